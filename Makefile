@@ -1,0 +1,48 @@
+# silt — the two commands a newcomer needs are `make demo` and `make test`.
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+RELEASE := build/release
+ASAN := build/asan
+
+.PHONY: deps build asan demo test unit bench fuzz fuzz-smoke format clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(RELEASE)/build.ninja: | deps
+	@cmake -S . -B $(RELEASE) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+
+$(ASAN)/build.ninja: | deps
+	@cmake -S . -B $(ASAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSILT_SANITIZE=ON \
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" $(CMAKE_FLAGS) >/dev/null
+
+build: deps $(RELEASE)/build.ninja
+	@ninja -C $(RELEASE) -j $(JOBS)
+
+asan: deps $(ASAN)/build.ninja
+	@ninja -C $(ASAN) -j $(JOBS)
+
+demo: build
+	@$(RELEASE)/silt demo demo-out
+
+# Release + ASan/UBSan builds, unit tests in both, then SQL/conformance/interop suites and a
+# fuzz smoke run. Ends with one "N passed, N failed" line.
+test: build asan
+	@bash scripts/run-tests.sh
+
+bench: deps
+	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSILT_BENCH=ON >/dev/null
+	@ninja -C build/bench -j $(JOBS)
+	@bash bench/run.sh
+
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	@CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSILT_FUZZ=ON >/dev/null
+	@ninja -C build/fuzz -j $(JOBS)
+	@bash scripts/run-fuzz.sh build/fuzz $(FUZZ_SECONDS)
+
+format:
+	@clang-format -i $$(git ls-files '*.h' '*.cc')
+
+clean:
+	rm -rf build demo-out

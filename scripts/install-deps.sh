@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages silt needs to build, test and benchmark.
+# Idempotent: quiet when everything is present; runs `apt-get update` only when something is missing.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config ccache mold clang
+  libsnappy-dev libzstd-dev liblz4-dev zlib1g-dev libbrotli-dev
+  libroaring-dev libsimdjson-dev libfmt-dev libre2-dev libedit-dev libcurl4-openssl-dev libssl-dev
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+)
+# Node.js + npm (for the DuckDB interop/bench peer) may come from outside Debian; take Debian's only when absent.
+command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Runs every suite of `make test` and prints one closing "N passed, N failed" line.
+# Suites: unit tests (release and ASan+UBSan builds), conformance, interop (DuckDB), fuzz smoke.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+RELEASE=build/release
+ASAN=build/asan
+passed=0
+failed=0
+skipped=0
+log_dir=$(mktemp -d)
+
+# Adds a gtest binary's counts; a crashed binary (no summary) counts as one failure.
+run_gtest() {
+  local label=$1; shift
+  local log="$log_dir/$label.log"
+  local start=$SECONDS
+  "$@" --gtest_brief=1 >"$log" 2>&1
+  local rc=$?
+  local p f s
+  p=$(grep -oP '^\[  PASSED  \] \K[0-9]+' "$log" | tail -1)
+  f=$(grep -oP '^\[  FAILED  \] \K[0-9]+(?= tests?, listed below)' "$log" | tail -1)
+  s=$(grep -oP '^\[  SKIPPED \] \K[0-9]+(?= tests?, listed below)' "$log" | tail -1)
+  p=${p:-0}; f=${f:-0}; s=${s:-0}
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+  printf '%-28s %5d passed %3d failed %3d skipped  (%ds)\n' "$label" "$p" "$f" "$s" $((SECONDS - start))
+  if [ "$f" -ne 0 ]; then sed -n '1,200p' "$log" | grep -vE '^\[       OK \]' | tail -80; fi
+  grep -hE '^\[  SKIPPED \] [A-Za-z]' "$log" | head -5 || true
+}
+
+# Adds a script suite's counts: it must print "N passed, N failed" as its last such line.
+run_suite() {
+  local label=$1; shift
+  local log="$log_dir/$label.log"
+  local start=$SECONDS
+  "$@" >"$log" 2>&1
+  local rc=$?
+  local line p f
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  p=$(echo "$line" | awk '{print $1}'); f=$(echo "$line" | awk '{print $3}')
+  p=${p:-0}; f=${f:-0}
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  passed=$((passed + p)); failed=$((failed + f))
+  printf '%-28s %5d passed %3d failed  (%ds)\n' "$label" "$p" "$f" $((SECONDS - start))
+  if [ "$f" -ne 0 ]; then tail -60 "$log"; fi
+  grep -E '^SKIP' "$log" | head -5 || true
+}
+
+run_gtest "unit (release)" "$RELEASE/silt_unit_tests"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  run_gtest "unit (asan+ubsan)" "$ASAN/silt_unit_tests"
+if [ -x "$RELEASE/silt_conformance_tests" ]; then
+  run_gtest "conformance" "$RELEASE/silt_conformance_tests"
+fi
+if [ -f test/interop/run.sh ]; then
+  run_suite "interop (duckdb)" bash test/interop/run.sh "$RELEASE/silt"
+fi
+if [ -f scripts/run-fuzz.sh ] && command -v clang++ >/dev/null; then
+  run_suite "fuzz smoke" bash scripts/fuzz-smoke.sh
+fi
+
+rm -rf "$log_dir"
+echo "${passed} passed, ${failed} failed, ${skipped} skipped"
+[ "$failed" -eq 0 ]

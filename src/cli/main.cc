@@ -1,0 +1,42 @@
+// The `silt` command line: dispatches subcommands (see `silt help`).
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace {
+
+void PrintUsage() {
+  std::printf(
+      "silt %s — an embeddable engine for Delta Lake tables\n\n"
+      "usage:\n"
+      "  silt version                      print the version\n"
+      "  silt parquet schema FILE          print a Parquet file's schema\n"
+      "  silt parquet meta FILE            print a Parquet file's metadata (row groups, columns)\n"
+      "  silt parquet cat FILE [--json] [--limit N] [--columns a,b]\n"
+      "                                    print a Parquet file's rows\n"
+      "  silt demo [DIR]                   write a Parquet file of generated data and inspect it\n",
+      SILT_VERSION);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+    PrintUsage();
+    return args.empty() ? 1 : 0;
+  }
+  const std::string& cmd = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (cmd == "version" || cmd == "--version") {
+    std::printf("silt %s\n", SILT_VERSION);
+    return 0;
+  }
+  if (cmd == "parquet") return silt::cli::RunParquet(rest);
+  if (cmd == "demo") return silt::cli::RunDemo(rest);
+  std::fprintf(stderr, "silt: unknown command '%s' (see `silt help`)\n", cmd.c_str());
+  return 2;
+}

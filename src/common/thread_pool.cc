@@ -1,0 +1,94 @@
+#include "common/thread_pool.h"
+
+#include <atomic>
+#include <memory>
+
+namespace silt {
+
+ThreadPool::ThreadPool(size_t num_threads) {
+  if (num_threads == 0) num_threads = std::max(1u, std::thread::hardware_concurrency());
+  workers_.reserve(num_threads);
+  for (size_t i = 0; i < num_threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void ThreadPool::Submit(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(task));
+  }
+  cv_.notify_one();
+}
+
+void ThreadPool::WorkerLoop() {
+  for (;;) {
+    std::function<void()> task;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    task();
+  }
+}
+
+bool ThreadPool::RunOneQueued() {
+  std::function<void()> task;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (queue_.empty()) return false;
+    task = std::move(queue_.front());
+    queue_.pop_front();
+  }
+  task();
+  return true;
+}
+
+Status ThreadPool::ParallelFor(size_t n, const std::function<Status(size_t)>& fn) {
+  if (n == 0) return Status::OK();
+  if (n == 1) return fn(0);
+  struct Shared {
+    std::atomic<size_t> next{0};
+    std::atomic<size_t> done{0};
+    std::vector<Status> results;
+    std::mutex mu;
+    std::condition_variable cv;
+  };
+  auto shared = std::make_shared<Shared>();
+  shared->results.resize(n);
+  auto drain = [shared, n, &fn] {
+    for (size_t i; (i = shared->next.fetch_add(1)) < n;) {
+      shared->results[i] = fn(i);
+      if (shared->done.fetch_add(1) + 1 == n) {
+        std::lock_guard<std::mutex> lock(shared->mu);
+        shared->cv.notify_all();
+      }
+    }
+  };
+  size_t helpers = std::min(n - 1, workers_.size());
+  for (size_t i = 0; i < helpers; ++i) Submit(drain);
+  drain();
+  // While others finish, help with queued work (avoids deadlock when nested in a task).
+  while (shared->done.load() < n) {
+    if (!RunOneQueued()) {
+      std::unique_lock<std::mutex> lock(shared->mu);
+      shared->cv.wait_for(lock, std::chrono::milliseconds(1),
+                          [&] { return shared->done.load() >= n; });
+    }
+  }
+  for (auto& s : shared->results)
+    if (!s.ok()) return s;
+  return Status::OK();
+}
+
+}  // namespace silt

@@ -1,0 +1,104 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "common/clock.h"
+#include "common/memory.h"
+#include "common/status.h"
+#include "common/thread_pool.h"
+
+namespace silt {
+namespace {
+
+Result<int> Half(int x) {
+  if (x % 2) return Status::InvalidArgument("odd", "SILT_ODD");
+  return x / 2;
+}
+
+Result<int> Quarter(int x) {
+  SILT_ASSIGN_OR_RETURN(int h, Half(x));
+  SILT_ASSIGN_OR_RETURN(int q, Half(h));
+  return q;
+}
+
+TEST(StatusTest, OkAndErrorCarryCodeClassAndMessage) {
+  EXPECT_TRUE(Status::OK().ok());
+  EXPECT_EQ(Status::OK().ToString(), "OK");
+  Status s = Status::Corruption("bad footer", "SILT_PARQUET_CORRUPT");
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_EQ(s.error_class(), "SILT_PARQUET_CORRUPT");
+  EXPECT_EQ(s.ToString(), "SILT_PARQUET_CORRUPT: bad footer");
+  EXPECT_EQ(Status::IoError("x").error_class(), "IO_ERROR");
+  EXPECT_EQ(s.WithContext("file a.parquet").ToString(),
+            "SILT_PARQUET_CORRUPT: file a.parquet: bad footer");
+  Status copy = s;
+  EXPECT_EQ(copy.message(), "bad footer");
+}
+
+TEST(StatusTest, ResultPropagates) {
+  EXPECT_EQ(*Quarter(8), 2);
+  auto r = Quarter(6);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().error_class(), "SILT_ODD");
+  Result<std::string> str = std::string("abc");
+  Result<std::string> moved = std::move(str);
+  EXPECT_EQ(moved.value(), "abc");
+}
+
+TEST(ClockTest, ManualClockMovesOnlyWhenTold) {
+  ManualClock c(1000);
+  EXPECT_EQ(c.NowMillis(), 1000);
+  c.AdvanceHours(1);
+  EXPECT_EQ(c.NowMillis(), 1000 + 3600 * 1000);
+  c.SetMillis(5);
+  EXPECT_EQ(c.NowMicros(), 5000);
+  EXPECT_GT(SystemClock::Default()->NowMillis(), 1600000000000LL);
+}
+
+TEST(ThreadPoolTest, ParallelForRunsAllAndReportsFirstError) {
+  ThreadPool pool(2);
+  std::atomic<int> sum{0};
+  ASSERT_TRUE(pool.ParallelFor(100, [&](size_t i) {
+                    sum += static_cast<int>(i);
+                    return Status::OK();
+                  }).ok());
+  EXPECT_EQ(sum.load(), 4950);
+  Status s = pool.ParallelFor(10, [&](size_t i) {
+    return i == 7 ? Status::IoError("seven") : (i == 3 ? Status::IoError("three") : Status::OK());
+  });
+  EXPECT_EQ(s.message(), "three");
+  // Nested use must not deadlock.
+  std::atomic<int> inner{0};
+  ASSERT_TRUE(pool.ParallelFor(4, [&](size_t) {
+                    return pool.ParallelFor(4, [&](size_t) {
+                      ++inner;
+                      return Status::OK();
+                    });
+                  }).ok());
+  EXPECT_EQ(inner.load(), 16);
+}
+
+TEST(MemoryTrackerTest, LimitsApplyToAncestors) {
+  auto root = std::make_shared<MemoryTracker>("query", 100);
+  MemoryTracker child("scan", -1, root);
+  ASSERT_TRUE(child.Reserve(60).ok());
+  Status s = child.Reserve(50);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfMemory);
+  EXPECT_EQ(child.used(), 60);
+  EXPECT_EQ(root->used(), 60);
+  child.Release(60);
+  EXPECT_EQ(root->used(), 0);
+  EXPECT_EQ(root->peak(), 60);
+  {
+    MemoryReservation r(&child);
+    ASSERT_TRUE(r.Resize(80).ok());
+    EXPECT_EQ(root->used(), 80);
+    ASSERT_TRUE(r.Resize(10).ok());
+    EXPECT_EQ(root->used(), 10);
+  }
+  EXPECT_EQ(root->used(), 0);
+}
+
+}  // namespace
+}  // namespace silt
