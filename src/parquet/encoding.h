@@ -36,16 +36,19 @@ class RleBitPackedDecoder {
 
  private:
   Status NextRun();
+  template <typename T>
+  Status GetPacked(T* out, size_t n);
   const uint8_t* data_ = nullptr;
   size_t len_ = 0;
   size_t pos_ = 0;
   int bit_width_ = 0;
   // current run
   bool rle_ = true;
-  uint64_t run_left_ = 0;   // values left in the run
+  uint64_t run_left_ = 0;   // values left in the run (for bit-packed: those present in the input)
   uint32_t rle_value_ = 0;
   const uint8_t* packed_ = nullptr;  // start of the bit-packed run
   uint64_t packed_index_ = 0;        // next value index within the packed run
+  uint32_t group_[8] = {};           // the group of 8 that packed_index_ is inside of (if unaligned)
 };
 
 // Writes the hybrid format (no length prefix). Emits RLE runs for >= 8 repeats, bit-packed groups
@@ -62,8 +65,8 @@ class RleBitPackedEncoder {
   int bit_width() const { return bit_width_; }
 
  private:
-  void FlushBuffered(bool done);
-  void FlushRepeat();
+  void WriteRleRun();
+  void WriteOrAppendBitPackedRun();
   void EndBitPackedRun();
   int bit_width_;
   std::string out_;
@@ -91,6 +94,8 @@ Status DecodePlainBoolean(const uint8_t* data, size_t len, size_t bit_offset, si
 Status DecodePlainByteArray(const uint8_t* data, size_t len, size_t n, Vector* out,
                             size_t* consumed);
 void EncodePlainBoolean(const uint8_t* values, size_t n, std::string* out);
+// Byte-array encoders take the rows rows[0..n) of a string/binary Vector (rows == nullptr: rows
+// 0..n-1) and append to *out.
 void EncodePlainByteArray(const Vector& strings, const uint32_t* rows, size_t n, std::string* out);
 
 // ---------------------------------------------------------------- DELTA_BINARY_PACKED
@@ -117,15 +122,21 @@ class DeltaBinaryPackedDecoder {
   uint64_t miniblocks_per_block_ = 0;
   uint64_t values_per_miniblock_ = 0;
   int64_t total_values_ = 0;
-  int64_t values_read_ = 0;
+  int64_t values_read_ = 0;  // values returned (or dropped) so far
   uint64_t last_value_ = 0;
   bool first_pending_ = true;
   uint64_t min_delta_ = 0;
-  std::vector<uint8_t> bit_widths_;
-  uint64_t miniblock_index_ = 0;
-  uint64_t values_left_in_miniblock_ = 0;
-  std::vector<uint64_t> miniblock_values_;
-  uint64_t miniblock_pos_ = 0;
+  const uint8_t* bit_widths_ = nullptr;  // of the current block, in the input
+  uint64_t miniblock_index_ = 0;         // next miniblock of the current block to load
+  // Current miniblock: [mb_next_, mb_end_) holds its not yet unpacked groups of 32 values.
+  const uint8_t* mb_next_ = nullptr;
+  const uint8_t* mb_end_ = nullptr;
+  int mb_width_ = 0;
+  uint64_t values_left_in_miniblock_ = 0;  // needed values not yet unpacked
+  // Unpacked values (relative deltas) of the current group of 32 not yet returned.
+  uint64_t group_[32] = {};
+  uint32_t group_pos_ = 0;
+  uint32_t group_end_ = 0;
 };
 
 // Encodes n values: block size 128, 4 miniblocks (parquet-mr's layout).
@@ -147,7 +158,8 @@ Status DecodeDeltaByteArray(const uint8_t* data, size_t len, size_t n, Vector* o
 void EncodeDeltaByteArray(const Vector& strings, const uint32_t* rows, size_t n, std::string* out);
 
 // ---------------------------------------------------------------- BYTE_STREAM_SPLIT
-// width-byte values split into `width` streams of n bytes each.
+// width-byte values split into `width` streams. The streams fill the whole page, so their length is
+// len / width (len must be a multiple of width); decodes the first n <= len / width values.
 Status DecodeByteStreamSplit(const uint8_t* data, size_t len, size_t n, int width, uint8_t* out);
 void EncodeByteStreamSplit(const uint8_t* values, size_t n, int width, std::string* out);
 

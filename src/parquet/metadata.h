@@ -69,6 +69,8 @@ struct LogicalType {
   TimeUnit unit = TimeUnit::MICROS;// TIME, TIMESTAMP
   int8_t bit_width = 0;            // INTEGER
   bool is_signed = true;           // INTEGER
+
+  friend bool operator==(const LogicalType&, const LogicalType&) = default;
 };
 
 struct SchemaElement {
@@ -82,6 +84,8 @@ struct SchemaElement {
   std::optional<int32_t> precision;
   std::optional<int32_t> field_id;
   std::optional<LogicalType> logical_type;
+
+  friend bool operator==(const SchemaElement&, const SchemaElement&) = default;
 };
 
 struct Statistics {
@@ -93,17 +97,23 @@ struct Statistics {
   std::optional<std::string> min_value;
   std::optional<bool> is_max_value_exact;
   std::optional<bool> is_min_value_exact;
+
+  friend bool operator==(const Statistics&, const Statistics&) = default;
 };
 
 struct KeyValue {
   std::string key;
   std::optional<std::string> value;
+
+  friend bool operator==(const KeyValue&, const KeyValue&) = default;
 };
 
 struct PageEncodingStats {
   PageType page_type = PageType::DATA_PAGE;
   Encoding encoding = Encoding::PLAIN;
   int32_t count = 0;
+
+  friend bool operator==(const PageEncodingStats&, const PageEncodingStats&) = default;
 };
 
 struct ColumnMetaData {
@@ -122,6 +132,8 @@ struct ColumnMetaData {
   std::vector<PageEncodingStats> encoding_stats;
   std::optional<int64_t> bloom_filter_offset;
   std::optional<int32_t> bloom_filter_length;
+
+  friend bool operator==(const ColumnMetaData&, const ColumnMetaData&) = default;
 };
 
 struct ColumnChunk {
@@ -132,12 +144,16 @@ struct ColumnChunk {
   std::optional<int32_t> offset_index_length;
   std::optional<int64_t> column_index_offset;
   std::optional<int32_t> column_index_length;
+
+  friend bool operator==(const ColumnChunk&, const ColumnChunk&) = default;
 };
 
 struct SortingColumn {
   int32_t column_idx = 0;
   bool descending = false;
   bool nulls_first = false;
+
+  friend bool operator==(const SortingColumn&, const SortingColumn&) = default;
 };
 
 struct RowGroup {
@@ -148,6 +164,8 @@ struct RowGroup {
   std::optional<int64_t> file_offset;
   std::optional<int64_t> total_compressed_size;
   std::optional<int16_t> ordinal;
+
+  friend bool operator==(const RowGroup&, const RowGroup&) = default;
 };
 
 struct FileMetaData {
@@ -159,6 +177,8 @@ struct FileMetaData {
   std::optional<std::string> created_by;
   // ColumnOrder union per leaf; true = TYPE_ORDER (the only defined order). Empty = absent.
   std::vector<bool> column_orders;
+
+  friend bool operator==(const FileMetaData&, const FileMetaData&) = default;
 };
 
 struct DataPageHeader {
@@ -167,12 +187,16 @@ struct DataPageHeader {
   Encoding definition_level_encoding = Encoding::RLE;
   Encoding repetition_level_encoding = Encoding::RLE;
   std::optional<Statistics> statistics;
+
+  friend bool operator==(const DataPageHeader&, const DataPageHeader&) = default;
 };
 
 struct DictionaryPageHeader {
   int32_t num_values = 0;
   Encoding encoding = Encoding::PLAIN;
   std::optional<bool> is_sorted;
+
+  friend bool operator==(const DictionaryPageHeader&, const DictionaryPageHeader&) = default;
 };
 
 struct DataPageHeaderV2 {
@@ -184,6 +208,8 @@ struct DataPageHeaderV2 {
   int32_t repetition_levels_byte_length = 0;
   bool is_compressed = true;  // thrift default true
   std::optional<Statistics> statistics;
+
+  friend bool operator==(const DataPageHeaderV2&, const DataPageHeaderV2&) = default;
 };
 
 struct PageHeader {
@@ -194,6 +220,8 @@ struct PageHeader {
   std::optional<DataPageHeader> data_page_header;
   std::optional<DictionaryPageHeader> dictionary_page_header;
   std::optional<DataPageHeaderV2> data_page_header_v2;
+
+  friend bool operator==(const PageHeader&, const PageHeader&) = default;
 };
 
 enum class BoundaryOrder : int32_t { UNORDERED = 0, ASCENDING = 1, DESCENDING = 2 };
@@ -204,16 +232,22 @@ struct ColumnIndex {
   std::vector<std::string> max_values;
   BoundaryOrder boundary_order = BoundaryOrder::UNORDERED;
   std::vector<int64_t> null_counts;  // empty = absent
+
+  friend bool operator==(const ColumnIndex&, const ColumnIndex&) = default;
 };
 
 struct PageLocation {
   int64_t offset = 0;
   int32_t compressed_page_size = 0;  // including the page header
   int64_t first_row_index = 0;
+
+  friend bool operator==(const PageLocation&, const PageLocation&) = default;
 };
 
 struct OffsetIndex {
   std::vector<PageLocation> page_locations;
+
+  friend bool operator==(const OffsetIndex&, const OffsetIndex&) = default;
 };
 
 // Bounds applied while decoding untrusted bytes.
