@@ -12,9 +12,10 @@ namespace {
 
 using TT = ThriftType;
 
-// Cap on up-front reservation for lists of structs: a lying list size must not allocate big before
-// the elements (each many bytes) turn out to be missing. Primitive lists are bounded by the input.
-constexpr uint32_t kMaxStructReserve = 1024;
+// Up-front reservation for a list is bounded by kReserveBytesPerInputByte × the input left, so a
+// lying size cannot allocate much more than the input (a list element takes >= 1 input byte, but
+// e.g. a ColumnChunk is 512 bytes in memory); reserving avoids moving big structs while growing.
+constexpr size_t kReserveBytesPerInputByte = 32;
 
 template <typename... I>
 constexpr uint32_t Bits(I... ids) {
@@ -44,7 +45,7 @@ Status Decode(ThriftReader* r, std::string* v) { return r->ReadBinary(v); }
 template <typename E>
   requires std::is_enum_v<E>
 Status Decode(ThriftReader* r, E* v) {
-  int32_t x;
+  int32_t x = 0;
   SILT_RETURN_NOT_OK(r->ReadI32(&x));
   *v = static_cast<E>(x);
   return Status::OK();
@@ -63,20 +64,14 @@ Status Decode(ThriftReader* r, DictionaryPageHeader* out);
 Status Decode(ThriftReader* r, DataPageHeaderV2* out);
 Status Decode(ThriftReader* r, PageLocation* out);
 
-const char* WireTypeName(TT t) {
-  static const char* const kNames[] = {"stop", "bool", "bool", "i8",  "i16",  "i32",    "i64",
-                                       "double", "binary", "list", "set", "map", "struct", "uuid"};
-  auto i = static_cast<size_t>(t);
-  return i < std::size(kNames) ? kNames[i] : "invalid";
-}
-
-// Reads the fields of one struct: known fields must have their declared wire type, unknown ones
-// are skipped, and the required ones must all be present.
+// Reads the fields of one struct. Unknown fields are skipped, and so are known fields with an
+// unexpected wire type (as Thrift-generated readers do: some writers reuse ids with other types),
+// which then do not count as present; the required ones must all be present.
 class StructReader {
  public:
   StructReader(ThriftReader* r, const char* name) : r_(r), name_(name) {}
 
-  // Calls on_field(id) per field; it consumes the value (via Read* or Skip). `required` has bit i
+  // Calls on_field(id) per field; it consumes the value (via Read*/Skip*). `required` has bit i
   // set for each required field id i (< 32).
   template <typename F>
   Status Fields(uint32_t required, F&& on_field) {
@@ -84,7 +79,7 @@ class StructReader {
     while (true) {
       SILT_RETURN_NOT_OK(r_->ReadFieldBegin(&type_, &id_));
       if (type_ == TT::kStop) break;
-      if (id_ > 0 && id_ < 32) seen_ |= 1u << id_;
+      seen_ |= Bit(id_);
       SILT_RETURN_NOT_OK(on_field(id_));
     }
     r_->ReadStructEnd();
@@ -95,26 +90,29 @@ class StructReader {
     return Status::OK();
   }
 
-  Status Expect(TT want) const {
-    if (type_ == want || (want == TT::kBoolTrue && IsBool(type_))) return Status::OK();
-    return r_->Corrupt(std::string(name_) + " field " + std::to_string(id_) + " has wire type " +
-                       WireTypeName(type_) + ", expected " + WireTypeName(want));
+  bool Is(TT want) const { return type_ == want || (want == TT::kBoolTrue && IsBool(type_)); }
+  Status Skip() { return r_->Skip(type_); }
+  // Skips a known field whose wire type is not the declared one.
+  Status SkipMismatched() {
+    seen_ &= ~Bit(id_);
+    return r_->Skip(type_);
   }
 
   template <typename T>
   Status Read(T* v) {
-    SILT_RETURN_NOT_OK(Expect(WireType<T>()));
+    if (!Is(WireType<T>())) return SkipMismatched();
     return Decode(r_, v);
   }
   template <typename T>
   Status Read(std::optional<T>* v) {
-    v->emplace();
-    return Read(&**v);
+    if (!Is(WireType<T>())) return SkipMismatched();
+    return Decode(r_, &v->emplace());
   }
   // A size or count: negative is Corruption.
   template <typename T>
   Status ReadCount(T* v) {
-    SILT_RETURN_NOT_OK(Read(v));
+    if (!Is(WireType<T>())) return SkipMismatched();
+    SILT_RETURN_NOT_OK(Decode(r_, v));
     if (*v < 0) {
       return r_->Corrupt(std::string(name_) + " field " + std::to_string(id_) + " is negative (" +
                          std::to_string(*v) + ")");
@@ -123,44 +121,54 @@ class StructReader {
   }
   template <typename T>
   Status ReadCount(std::optional<T>* v) {
-    v->emplace();
-    return ReadCount(&**v);
+    if (!Is(WireType<T>())) return SkipMismatched();
+    return ReadCount(&v->emplace());
   }
 
-  // The field is a list of `elem` (any element type when empty; bool lists: either bool nibble).
-  Status ListBegin(TT elem, uint32_t* n) {
-    SILT_RETURN_NOT_OK(Expect(TT::kList));
-    TT t;
+  // Reads the header of a list of `elem` (any element type when empty; bool lists: either bool
+  // nibble). *matched is false when the field was something else and has been skipped.
+  Status ListBegin(TT elem, uint32_t* n, bool* matched) {
+    *matched = false;
+    if (!Is(TT::kList)) return SkipMismatched();
+    TT t = TT::kStop;
     SILT_RETURN_NOT_OK(r_->ReadListBegin(&t, n));
-    if (*n == 0 || t == elem || (elem == TT::kBoolTrue && IsBool(t))) return Status::OK();
-    return r_->Corrupt(std::string(name_) + " field " + std::to_string(id_) + " is a list of " +
-                       WireTypeName(t) + ", expected " + WireTypeName(elem));
+    if (*n == 0 || t == elem || (elem == TT::kBoolTrue && IsBool(t))) {
+      *matched = true;
+      return Status::OK();
+    }
+    seen_ &= ~Bit(id_);
+    for (uint32_t i = 0; i < *n; ++i) SILT_RETURN_NOT_OK(r_->Skip(t));
+    return Status::OK();
   }
   template <typename T>
   Status ReadList(std::vector<T>* out) {
-    uint32_t n;
-    SILT_RETURN_NOT_OK(ListBegin(WireType<T>(), &n));
+    uint32_t n = 0;
+    bool matched = false;
+    SILT_RETURN_NOT_OK(ListBegin(WireType<T>(), &n, &matched));
+    if (!matched) return Status::OK();
     out->clear();
-    out->reserve(WireType<T>() == TT::kStruct ? std::min(n, kMaxStructReserve) : n);
+    out->reserve(std::min<size_t>(
+        n, std::max<size_t>(1024, r_->remaining() * kReserveBytesPerInputByte / sizeof(T))));
     for (uint32_t i = 0; i < n; ++i) SILT_RETURN_NOT_OK(Decode(r_, &out->emplace_back()));
     return Status::OK();
   }
   Status ReadList(std::vector<bool>* out) {
-    uint32_t n;
-    SILT_RETURN_NOT_OK(ListBegin(TT::kBoolTrue, &n));
+    uint32_t n = 0;
+    bool matched = false;
+    SILT_RETURN_NOT_OK(ListBegin(TT::kBoolTrue, &n, &matched));
+    if (!matched) return Status::OK();
     out->assign(n, false);
     for (uint32_t i = 0; i < n; ++i) {
-      bool b;
+      bool b = false;
       SILT_RETURN_NOT_OK(r_->ReadBool(&b));
       (*out)[i] = b;
     }
     return Status::OK();
   }
 
-  Status Skip() { return r_->Skip(type_); }
-  ThriftReader* reader() const { return r_; }
-
  private:
+  static uint32_t Bit(int16_t id) { return id > 0 && id < 32 ? 1u << id : 0u; }
+
   ThriftReader* r_;
   const char* name_;
   TT type_ = TT::kStop;
@@ -175,6 +183,7 @@ Status DecodeTimeUnit(ThriftReader* r, TimeUnit* out) {
   StructReader s(r, "TimeUnit");
   bool any = false;
   SILT_RETURN_NOT_OK(s.Fields(0, [&](int16_t id) -> Status {
+    if (!s.Is(TT::kStruct)) return s.SkipMismatched();
     any = true;
     *out = static_cast<TimeUnit>(id);
     return s.Skip();
@@ -186,10 +195,10 @@ Status DecodeTimeUnit(ThriftReader* r, TimeUnit* out) {
 Status Decode(ThriftReader* r, LogicalType* out) {
   StructReader s(r, "LogicalType");
   return s.Fields(0, [&](int16_t id) -> Status {
+    if (!s.Is(TT::kStruct)) return s.SkipMismatched();  // every member is a struct
     out->kind = static_cast<LogicalType::Kind>(id);
     switch (id) {
       case LogicalType::DECIMAL: {
-        SILT_RETURN_NOT_OK(s.Expect(TT::kStruct));
         StructReader d(r, "DecimalType");
         return d.Fields(Bits(1, 2), [&](int16_t f) -> Status {
           if (f == 1) return d.Read(&out->decimal_scale);
@@ -199,19 +208,17 @@ Status Decode(ThriftReader* r, LogicalType* out) {
       }
       case LogicalType::TIME:
       case LogicalType::TIMESTAMP: {
-        SILT_RETURN_NOT_OK(s.Expect(TT::kStruct));
         StructReader t(r, id == LogicalType::TIME ? "TimeType" : "TimestampType");
         return t.Fields(Bits(1, 2), [&](int16_t f) -> Status {
           if (f == 1) return t.Read(&out->is_adjusted_to_utc);
           if (f == 2) {
-            SILT_RETURN_NOT_OK(t.Expect(TT::kStruct));
+            if (!t.Is(TT::kStruct)) return t.SkipMismatched();
             return DecodeTimeUnit(r, &out->unit);
           }
           return t.Skip();
         });
       }
       case LogicalType::INTEGER: {
-        SILT_RETURN_NOT_OK(s.Expect(TT::kStruct));
         StructReader n(r, "IntType");
         return n.Fields(Bits(1, 2), [&](int16_t f) -> Status {
           if (f == 1) return n.Read(&out->bit_width);
@@ -306,7 +313,7 @@ Status Decode(ThriftReader* r, ColumnMetaData* out) {
   });
 }
 
-// file_offset (2) is required by the spec but deprecated and omitted by some writers: optional here.
+// file_offset (2) is required by the spec, but deprecated and omitted by some writers: optional.
 Status Decode(ThriftReader* r, ColumnChunk* out) {
   StructReader s(r, "ColumnChunk");
   return s.Fields(Bits(3), [&](int16_t id) -> Status {
@@ -356,10 +363,7 @@ Status DecodeColumnOrder(ThriftReader* r, bool* type_order) {
   StructReader s(r, "ColumnOrder");
   *type_order = false;
   return s.Fields(0, [&](int16_t id) -> Status {
-    if (id == 1) {
-      SILT_RETURN_NOT_OK(s.Expect(TT::kStruct));
-      *type_order = true;
-    }
+    if (id == 1 && s.Is(TT::kStruct)) *type_order = true;
     return s.Skip();
   });
 }
@@ -375,11 +379,13 @@ Status Decode(ThriftReader* r, FileMetaData* out) {
       case 5: return s.ReadList(&out->key_value_metadata);
       case 6: return s.Read(&out->created_by);
       case 7: {
-        uint32_t n;
-        SILT_RETURN_NOT_OK(s.ListBegin(TT::kStruct, &n));
+        uint32_t n = 0;
+        bool matched = false;
+        SILT_RETURN_NOT_OK(s.ListBegin(TT::kStruct, &n, &matched));
+        if (!matched) return Status::OK();
         out->column_orders.assign(n, false);
         for (uint32_t i = 0; i < n; ++i) {
-          bool b;
+          bool b = false;
           SILT_RETURN_NOT_OK(DecodeColumnOrder(r, &b));
           out->column_orders[i] = b;
         }

@@ -1,7 +1,8 @@
 // Parquet file metadata as plain C++ structs mirroring parquet.thrift (apache/parquet-format),
 // with Serialize/Deserialize in the Thrift compact protocol (thrift.h).
 //
-// Only the fields silt reads or writes are modelled; unknown fields are skipped on read. Optional
+// Only the fields silt reads or writes are modelled; unknown fields (and known ids with an
+// unexpected wire type, as Thrift-generated readers do) are skipped on read. Optional
 // thrift fields are std::optional. Deserialization is fuzz-safe: every length is checked against
 // the remaining input and against the limits in ThriftLimits; malformed input yields Corruption.
 #pragma once

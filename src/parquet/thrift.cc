@@ -100,7 +100,7 @@ Status ThriftReader::ReadI8(int8_t* v) {
 
 Status ThriftReader::ReadI16(int16_t* v) {
   const size_t start = pos_;
-  uint64_t u;
+  uint64_t u = 0;
   SILT_RETURN_NOT_OK(ReadVarint(&u));
   if (u > 0xFFFF) return Corrupt("i16 varint out of range", start);
   const uint16_t z = static_cast<uint16_t>(u);
@@ -110,7 +110,7 @@ Status ThriftReader::ReadI16(int16_t* v) {
 
 Status ThriftReader::ReadI32(int32_t* v) {
   const size_t start = pos_;
-  uint64_t u;
+  uint64_t u = 0;
   SILT_RETURN_NOT_OK(ReadVarint(&u));
   if (u > 0xFFFFFFFFu) return Corrupt("i32 varint out of range", start);
   const uint32_t z = static_cast<uint32_t>(u);
@@ -119,7 +119,7 @@ Status ThriftReader::ReadI32(int32_t* v) {
 }
 
 Status ThriftReader::ReadI64(int64_t* v) {
-  uint64_t z;
+  uint64_t z = 0;
   SILT_RETURN_NOT_OK(ReadVarint(&z));
   *v = static_cast<int64_t>((z >> 1) ^ (uint64_t{0} - (z & 1)));
   return Status::OK();
@@ -134,7 +134,7 @@ Status ThriftReader::ReadDouble(double* v) {
 
 Status ThriftReader::ReadBinary(std::string_view* v) {
   const size_t start = pos_;
-  uint64_t n;
+  uint64_t n = 0;
   SILT_RETURN_NOT_OK(ReadVarint(&n));
   if (n > remaining()) {
     return Corrupt("binary length " + std::to_string(n) + " exceeds the " +
@@ -159,12 +159,11 @@ Status ThriftReader::ReadBinary(std::string* v) {
 // Container sizes are i32 on the wire; negative or beyond the limit is Corruption.
 Status ThriftReader::ReadSize(uint32_t* size, const char* what) {
   const size_t start = pos_;
-  uint64_t n;
+  uint64_t n = 0;
   SILT_RETURN_NOT_OK(ReadVarint(&n));
   if (n > 0x7FFFFFFF) return Corrupt(std::string(what) + " size out of range", start);
   if (n > static_cast<uint64_t>(limits_.max_list_elements)) {
-    return Corrupt(std::string(what) + " size " + std::to_string(n) +
-                       " exceeds max_list_elements",
+    return Corrupt(std::string(what) + " size " + std::to_string(n) + " exceeds max_list_elements",
                    start);
   }
   *size = static_cast<uint32_t>(n);
@@ -187,7 +186,8 @@ Status ThriftReader::ReadListBegin(ThriftType* elem, uint32_t* size) {
     *size = 0;
     return Status::OK();
   }
-  if (t == 0 || t > kMaxType) return Corrupt("invalid list element type " + std::to_string(t), start);
+  if (t == 0 || t > kMaxType)
+    return Corrupt("invalid list element type " + std::to_string(t), start);
   if (static_cast<uint64_t>(n) * kMinElementBytes[t] > remaining()) {
     return Corrupt("list size " + std::to_string(n) + " exceeds the " +
                        std::to_string(remaining()) + " bytes left",
@@ -200,7 +200,7 @@ Status ThriftReader::ReadListBegin(ThriftType* elem, uint32_t* size) {
 
 Status ThriftReader::ReadMapBegin(ThriftType* key, ThriftType* value, uint32_t* size) {
   const size_t start = pos_;
-  uint32_t n;
+  uint32_t n = 0;
   SILT_RETURN_NOT_OK(ReadSize(&n, "map"));
   if (n == 0) {
     *key = *value = ThriftType::kStop;
@@ -214,8 +214,8 @@ Status ThriftReader::ReadMapBegin(ThriftType* key, ThriftType* value, uint32_t* 
     return Corrupt("invalid map key/value types", start);
   }
   if (static_cast<uint64_t>(n) * (kMinElementBytes[kt] + kMinElementBytes[vt]) > remaining()) {
-    return Corrupt("map size " + std::to_string(n) + " exceeds the " +
-                       std::to_string(remaining()) + " bytes left",
+    return Corrupt("map size " + std::to_string(n) + " exceeds the " + std::to_string(remaining()) +
+                       " bytes left",
                    start);
   }
   *key = static_cast<ThriftType>(kt);
@@ -234,7 +234,7 @@ Status ThriftReader::SkipValue(ThriftType type, int depth) {
   switch (type) {
     case ThriftType::kBoolTrue:
     case ThriftType::kBoolFalse: {
-      bool b;
+      bool b = false;
       return ReadBool(&b);
     }
     case ThriftType::kI8:
@@ -242,7 +242,7 @@ Status ThriftReader::SkipValue(ThriftType type, int depth) {
     case ThriftType::kI16:
     case ThriftType::kI32:
     case ThriftType::kI64: {
-      uint64_t v;
+      uint64_t v = 0;
       return ReadVarint(&v);
     }
     case ThriftType::kDouble:
@@ -251,7 +251,7 @@ Status ThriftReader::SkipValue(ThriftType type, int depth) {
       return SkipBytes(16, "uuid");
     case ThriftType::kBinary: {
       const size_t start = pos_;
-      uint64_t n;
+      uint64_t n = 0;
       SILT_RETURN_NOT_OK(ReadVarint(&n));
       if (n > remaining()) return Corrupt("binary length exceeds the bytes left", start);
       pos_ += n;
@@ -261,8 +261,8 @@ Status ThriftReader::SkipValue(ThriftType type, int depth) {
       if (depth >= limits_.max_depth) return Corrupt("struct nesting deeper than max_depth");
       SILT_RETURN_NOT_OK(ReadStructBegin());
       while (true) {
-        ThriftType t;
-        int16_t id;
+        ThriftType t = ThriftType::kStop;
+        int16_t id = 0;
         SILT_RETURN_NOT_OK(ReadFieldBegin(&t, &id));
         if (t == ThriftType::kStop) break;
         SILT_RETURN_NOT_OK(SkipValue(t, depth + 1));
@@ -273,16 +273,16 @@ Status ThriftReader::SkipValue(ThriftType type, int depth) {
     case ThriftType::kList:
     case ThriftType::kSet: {
       if (depth >= limits_.max_depth) return Corrupt("list nesting deeper than max_depth");
-      ThriftType elem;
-      uint32_t n;
+      ThriftType elem = ThriftType::kStop;
+      uint32_t n = 0;
       SILT_RETURN_NOT_OK(ReadListBegin(&elem, &n));
       for (uint32_t i = 0; i < n; ++i) SILT_RETURN_NOT_OK(SkipValue(elem, depth + 1));
       return Status::OK();
     }
     case ThriftType::kMap: {
       if (depth >= limits_.max_depth) return Corrupt("map nesting deeper than max_depth");
-      ThriftType kt, vt;
-      uint32_t n;
+      ThriftType kt = ThriftType::kStop, vt = ThriftType::kStop;
+      uint32_t n = 0;
       SILT_RETURN_NOT_OK(ReadMapBegin(&kt, &vt, &n));
       for (uint32_t i = 0; i < n; ++i) {
         SILT_RETURN_NOT_OK(SkipValue(kt, depth + 1));
@@ -347,7 +347,8 @@ void ThriftWriter::WriteListBegin(ThriftType elem, size_t size) {
 void ThriftWriter::WriteMapBegin(ThriftType key, ThriftType value, size_t size) {
   WriteVarint(size);
   if (size > 0) {
-    out_->push_back(static_cast<char>((static_cast<uint8_t>(key) << 4) | static_cast<uint8_t>(value)));
+    out_->push_back(
+        static_cast<char>((static_cast<uint8_t>(key) << 4) | static_cast<uint8_t>(value)));
   }
 }
 

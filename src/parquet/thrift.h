@@ -3,8 +3,8 @@
 // the values read (every length is checked against the remaining input and ThriftLimits first).
 //
 // Struct fields carry a 4-bit type and a field id delta from the previous field of the same struct;
-// both classes keep a stack of "last field id" for nested structs. Booleans as struct fields live in
-// the type nibble (1 = true, 2 = false); as list/map elements they are one byte each.
+// both classes keep a stack of "last field id" for nested structs. Booleans as struct fields live
+// in the type nibble (1 = true, 2 = false); as list/map elements they are one byte each.
 #pragma once
 
 #include <cstddef>
@@ -36,7 +36,9 @@ enum class ThriftType : uint8_t {
   kUuid = 13,  // newer Thrift; unused by Parquet, skippable (16 raw bytes)
 };
 
-inline bool IsBool(ThriftType t) { return t == ThriftType::kBoolTrue || t == ThriftType::kBoolFalse; }
+inline bool IsBool(ThriftType t) {
+  return t == ThriftType::kBoolTrue || t == ThriftType::kBoolFalse;
+}
 
 class ThriftReader {
  public:
