@@ -296,8 +296,8 @@ Status RleBitPackedDecoder::NextRun() {
 template <typename T>
 Status RleBitPackedDecoder::GetPacked(T* out, size_t n) {
   const int w = bit_width_;
-  constexpr bool kIsU32 = std::is_same_v<T, uint32_t>;
-  const bool direct = kIsU32 || w <= std::numeric_limits<T>::digits;
+  // Widths up to T's value bits cannot overflow T; wider ones are checked per batch.
+  const bool direct = w <= std::numeric_limits<T>::digits;
   size_t i = 0;
   // 1. The rest of a group a previous call stopped inside of.
   if (size_t in_group = packed_index_ & 7; in_group != 0) {
