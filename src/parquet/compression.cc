@@ -20,14 +20,22 @@ namespace {
 
 const char* Name(CompressionCodec c) {
   switch (c) {
-    case CompressionCodec::UNCOMPRESSED: return "UNCOMPRESSED";
-    case CompressionCodec::SNAPPY: return "SNAPPY";
-    case CompressionCodec::GZIP: return "GZIP";
-    case CompressionCodec::LZO: return "LZO";
-    case CompressionCodec::BROTLI: return "BROTLI";
-    case CompressionCodec::LZ4: return "LZ4";
-    case CompressionCodec::ZSTD: return "ZSTD";
-    case CompressionCodec::LZ4_RAW: return "LZ4_RAW";
+    case CompressionCodec::UNCOMPRESSED:
+      return "UNCOMPRESSED";
+    case CompressionCodec::SNAPPY:
+      return "SNAPPY";
+    case CompressionCodec::GZIP:
+      return "GZIP";
+    case CompressionCodec::LZO:
+      return "LZO";
+    case CompressionCodec::BROTLI:
+      return "BROTLI";
+    case CompressionCodec::LZ4:
+      return "LZ4";
+    case CompressionCodec::ZSTD:
+      return "ZSTD";
+    case CompressionCodec::LZ4_RAW:
+      return "LZ4_RAW";
   }
   return "UNKNOWN";
 }
@@ -37,13 +45,12 @@ Status Failed(CompressionCodec c, const std::string& what) {
 }
 
 Status WrongSize(CompressionCodec c, size_t got, size_t expected) {
-  return Failed(c, "decompressed to " + std::to_string(got) + " bytes, expected " +
-                       std::to_string(expected));
+  return Failed(
+      c, "decompressed to " + std::to_string(got) + " bytes, expected " + std::to_string(expected));
 }
 
 Status TooLarge(CompressionCodec c, size_t expected) {
-  return Failed(c, "decompressed to more than the expected " + std::to_string(expected) +
-                       " bytes");
+  return Failed(c, "decompressed to more than the expected " + std::to_string(expected) + " bytes");
 }
 
 // zlib and others refuse null buffers even when empty.
@@ -108,7 +115,8 @@ Status DecompressGzip(const uint8_t* in, size_t in_len, uint8_t* out, size_t out
       if (zs.avail_out == 0) return TooLarge(c, out_len);
       return Failed(c, "truncated deflate stream");
     }
-    return Failed(c, std::string("invalid deflate data") + (zs.msg ? std::string(": ") + zs.msg : ""));
+    return Failed(c,
+                  std::string("invalid deflate data") + (zs.msg ? std::string(": ") + zs.msg : ""));
   }
   const size_t got = out_len - out_left - zs.avail_out;
   if (got != out_len) return WrongSize(c, got, out_len);
@@ -228,8 +236,8 @@ Status DecompressZstd(const uint8_t* in, size_t in_len, uint8_t* out, size_t out
 Status CheckLevel(CompressionCodec c, int level, int min, int max) {
   if (level < min || level > max) {
     return Status::InvalidArgument(std::string(Name(c)) + " compression level " +
-                                   std::to_string(level) + " out of range [" +
-                                   std::to_string(min) + ", " + std::to_string(max) + "]");
+                                   std::to_string(level) + " out of range [" + std::to_string(min) +
+                                   ", " + std::to_string(max) + "]");
   }
   return Status::OK();
 }
@@ -255,8 +263,8 @@ Status Decompress(CompressionCodec codec, const uint8_t* in, size_t in_len, uint
       return DecompressZstd(in, in_len, out, out_len);
     case CompressionCodec::LZ4_RAW:
       if (!Lz4Block(in, in_len, out, out_len)) {
-        return Failed(codec, "invalid LZ4 block or not exactly " + std::to_string(out_len) +
-                                 " bytes");
+        return Failed(codec,
+                      "invalid LZ4 block or not exactly " + std::to_string(out_len) + " bytes");
       }
       return Status::OK();
     case CompressionCodec::LZ4:
@@ -326,7 +334,8 @@ Status Compress(CompressionCodec codec, const uint8_t* in, size_t in_len, std::s
       if (cap == 0) cap = in_len + (in_len >> 2) + 1024;  // 0 = "too large to bound"
       out->resize(start + cap);
       if (!BrotliEncoderCompress(level, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC, in_len,
-                                 NonNull(in), &cap, reinterpret_cast<uint8_t*>(out->data() + start))) {
+                                 NonNull(in), &cap,
+                                 reinterpret_cast<uint8_t*>(out->data() + start))) {
         out->resize(start);
         return Status::Internal("BrotliEncoderCompress failed");
       }

@@ -15,6 +15,7 @@ namespace silt::parquet {
 // UNCOMPRESSED, SNAPPY (raw block), GZIP (gzip/zlib members, concatenated members too), BROTLI,
 // LZ4 (deprecated id: Hadoop framing, falling back to a raw block then an LZ4 frame), ZSTD
 // (frames, with or without content size), LZ4_RAW (one raw block). LZO → NotImplemented.
+// Empty input with out_len 0 is accepted for every codec (writers may store an empty section so).
 Status Decompress(CompressionCodec codec, const uint8_t* in, size_t in_len, uint8_t* out,
                   size_t out_len);
 

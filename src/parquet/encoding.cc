@@ -207,8 +207,7 @@ constexpr uint64_t kMaxStringBytes = std::numeric_limits<uint32_t>::max();
 // consistent.
 class StringAppender {
  public:
-  explicit StringAppender(Vector* v)
-      : v_(v), old_size_(v->size()), old_bytes_(v->bytes().size()) {}
+  explicit StringAppender(Vector* v) : v_(v), old_size_(v->size()), old_bytes_(v->bytes().size()) {}
   ~StringAppender() {
     if (!committed_) {
       v_->offsets_buffer().resize(old_size_ + 1);
@@ -230,9 +229,7 @@ class StringAppender {
   bool committed_ = false;
 };
 
-Status TooManyBytes() {
-  return Status::Corruption("string data of one vector exceeds 4 GiB");
-}
+Status TooManyBytes() { return Status::Corruption("string data of one vector exceeds 4 GiB"); }
 
 }  // namespace
 
@@ -299,8 +296,8 @@ Status RleBitPackedDecoder::NextRun() {
 template <typename T>
 Status RleBitPackedDecoder::GetPacked(T* out, size_t n) {
   const int w = bit_width_;
-  constexpr bool kIsU32 = std::is_same_v<T, uint32_t>;
-  const bool direct = kIsU32 || w <= std::numeric_limits<T>::digits;
+  // Widths up to T's value bits cannot overflow T; wider ones are checked per batch.
+  const bool direct = w <= std::numeric_limits<T>::digits;
   size_t i = 0;
   // 1. The rest of a group a previous call stopped inside of.
   if (size_t in_group = packed_index_ & 7; in_group != 0) {
@@ -509,26 +506,44 @@ Status DecodePlainBoolean(const uint8_t* data, size_t len, size_t bit_offset, si
 
 Status DecodePlainByteArray(const uint8_t* data, size_t len, size_t n, Vector* out,
                             size_t* consumed) {
+  // Each value takes >= 4 input bytes, so the input bounds the output (the count may lie).
+  if (n > len / 4) {
+    return Status::Corruption("PLAIN byte array data truncated: " + std::to_string(n) +
+                              " values in " + std::to_string(len) + " bytes");
+  }
   StringAppender app(out);
   std::string& bytes = app.bytes();
   std::vector<uint32_t>& offsets = app.offsets();
-  // Each value takes >= 4 input bytes, so the input bounds the output (the count may lie).
-  offsets.reserve(offsets.size() + std::min<size_t>(n, len / 4));
-  bytes.reserve(bytes.size() + len);
-  size_t pos = 0;
+  const size_t base = bytes.size();
+  const size_t cap = len - 4 * n;  // bound on the value bytes
+  // Presized buffers and raw writes: no per-value capacity checks.
+  bytes.resize(base + cap);
+  char* dst = bytes.data() + base;
+  const size_t first = offsets.size();
+  offsets.resize(first + n);
+  uint32_t* off = offsets.data() + first;
+  size_t pos = 0, w = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (len - pos < 4) return Status::Corruption("PLAIN byte array length truncated");
+    // pos = 4 * i + w and w <= cap, so the length is in bounds, and a value within cap - w
+    // leaves room for the remaining lengths (this check subsumes the input bound).
     const uint32_t l = LoadLe32(data + pos);
     pos += 4;
-    if (l > len - pos) {
-      return Status::Corruption("PLAIN byte array of " + std::to_string(l) + " bytes, only " +
-                                std::to_string(len - pos) + " left");
+    if (l > cap - w) {
+      return Status::Corruption("PLAIN byte array value " + std::to_string(i) + " of " +
+                                std::to_string(l) + " bytes overruns the page");
     }
-    if (bytes.size() + l > kMaxStringBytes) return TooManyBytes();
-    bytes.append(reinterpret_cast<const char*>(data + pos), l);
+    // Short values (the common case) with slack on both sides: one fixed-size copy.
+    if (l <= 16 && len - pos >= 16 && cap - w >= 16) {
+      std::memcpy(dst + w, data + pos, 16);
+    } else {
+      std::memcpy(dst + w, data + pos, l);
+    }
     pos += l;
-    offsets.push_back(static_cast<uint32_t>(bytes.size()));
+    w += l;
+    off[i] = static_cast<uint32_t>(base + w);
   }
+  if (base + w > kMaxStringBytes) return TooManyBytes();
+  bytes.resize(base + w);
   app.Commit();
   *consumed = pos;
   return Status::OK();
@@ -614,8 +629,7 @@ Status DeltaBinaryPackedDecoder::LoadMiniblock() {
   if (miniblock_index_ >= miniblocks_per_block_) SILT_RETURN_NOT_OK(LoadBlock());
   const int w = bit_widths_[miniblock_index_++];
   if (w > 64) {
-    return Status::Corruption("DELTA_BINARY_PACKED bit width " + std::to_string(w) +
-                              " exceeds 64");
+    return Status::Corruption("DELTA_BINARY_PACKED bit width " + std::to_string(w) + " exceeds 64");
   }
   const uint64_t remaining = static_cast<uint64_t>(total_values_ - values_read_);
   const uint64_t values = std::min(values_per_miniblock_, remaining);
@@ -663,6 +677,17 @@ Status DeltaBinaryPackedDecoder::Get(T* out, size_t n) {
       }
       const UnpackFn<uint64_t> fn = kUnpack32x64[mb_width_];
       const size_t group_bytes = 4 * static_cast<size_t>(mb_width_);
+      if (mb_width_ == 0) {
+        // Constant deltas (e.g. a fixed step, or a constant column): no unpacking, vectorizes.
+        const size_t k =
+            static_cast<size_t>(std::min<uint64_t>(n - produced, values_left_in_miniblock_));
+        T* o = out + produced;
+        for (size_t i = 0; i < k; ++i) o[i] = static_cast<T>(last + (i + 1) * min_delta);
+        last += k * min_delta;
+        values_left_in_miniblock_ -= k;
+        produced += k;
+        continue;
+      }
       // Whole groups straight into out.
       while (n - produced >= 32 && values_left_in_miniblock_ >= 32 &&
              static_cast<size_t>(mb_end_ - mb_next_) >= group_bytes) {
@@ -743,8 +768,8 @@ void EncodeDelta(const U* values, size_t n, std::string* out) {
   WriteUleb(kBlock, out);
   WriteUleb(kMiniblocks, out);
   WriteUleb(n, out);
-  WriteUleb(ZigZagEncode(static_cast<uint64_t>(static_cast<int64_t>(
-                n > 0 ? static_cast<S>(values[0]) : S{0}))),
+  WriteUleb(ZigZagEncode(static_cast<uint64_t>(
+                static_cast<int64_t>(n > 0 ? static_cast<S>(values[0]) : S{0}))),
             out);
   U deltas[kBlock];
   for (size_t start = 1; start < n; start += kBlock) {
@@ -754,7 +779,8 @@ void EncodeDelta(const U* values, size_t n, std::string* out) {
       deltas[i] = static_cast<U>(values[start + i] - values[start + i - 1]);
       min_delta = std::min(min_delta, static_cast<S>(deltas[i]));
     }
-    for (size_t i = 0; i < count; ++i) deltas[i] = static_cast<U>(deltas[i] - static_cast<U>(min_delta));
+    for (size_t i = 0; i < count; ++i)
+      deltas[i] = static_cast<U>(deltas[i] - static_cast<U>(min_delta));
     for (size_t i = count; i < kBlock; ++i) deltas[i] = 0;  // padding of the last miniblock
     WriteUleb(ZigZagEncode(static_cast<uint64_t>(static_cast<int64_t>(min_delta))), out);
     const size_t used = (count + kPerMiniblock - 1) / kPerMiniblock;
@@ -906,14 +932,27 @@ Status DecodeDeltaByteArray(const uint8_t* data, size_t len, size_t n, Vector* o
     if (base + total > kMaxStringBytes) return TooManyBytes();
     bytes.resize(base + total);
     char* b = bytes.data();
+    const uint64_t end = base + total;
     size_t o = offsets.size();
     offsets.resize(o + k);
     uint64_t pos = base;
     for (size_t i = 0; i < k; ++i) {
       const size_t p = static_cast<size_t>(pre[i]), s = static_cast<size_t>(suf[i]);
-      // Source (previous value) and destination never overlap: the previous value ends at pos.
-      if (p) std::memcpy(b + pos, b + prev_start, p);
-      if (s) std::memcpy(b + pos + p, src + used, s);
+      // Short copies as one 16-byte load/store where both sides have room (the overshoot is
+      // overwritten later). The prefix goes through a temporary: a short previous value
+      // overlaps the 16 bytes written at pos.
+      if (p <= 16 && pos + 16 <= end) {
+        char tmp[16];
+        std::memcpy(tmp, b + prev_start, 16);
+        std::memcpy(b + pos, tmp, 16);
+      } else {
+        std::memcpy(b + pos, b + prev_start, p);
+      }
+      if (s <= 16 && pos + p + 16 <= end && avail - used >= 16) {
+        std::memcpy(b + pos + p, src + used, 16);
+      } else if (s) {
+        std::memcpy(b + pos + p, src + used, s);
+      }
       used += s;
       prev_start = pos;
       prev_len = p + s;
@@ -980,10 +1019,18 @@ Status DecodeByteStreamSplit(const uint8_t* data, size_t len, size_t n, int widt
                               " values, expected " + std::to_string(n));
   }
   switch (width) {
-    case 2: ByteStreamSplitDecodeK<2>(data, stride, n, out); break;
-    case 4: ByteStreamSplitDecodeK<4>(data, stride, n, out); break;
-    case 8: ByteStreamSplitDecodeK<8>(data, stride, n, out); break;
-    case 16: ByteStreamSplitDecodeK<16>(data, stride, n, out); break;
+    case 2:
+      ByteStreamSplitDecodeK<2>(data, stride, n, out);
+      break;
+    case 4:
+      ByteStreamSplitDecodeK<4>(data, stride, n, out);
+      break;
+    case 8:
+      ByteStreamSplitDecodeK<8>(data, stride, n, out);
+      break;
+    case 16:
+      ByteStreamSplitDecodeK<16>(data, stride, n, out);
+      break;
     default:
       for (size_t j = 0; j < k; ++j) {
         const uint8_t* s = data + j * stride;
@@ -999,10 +1046,18 @@ void EncodeByteStreamSplit(const uint8_t* values, size_t n, int width, std::stri
   out->resize(start + n * k);
   uint8_t* dst = reinterpret_cast<uint8_t*>(out->data() + start);
   switch (width) {
-    case 2: ByteStreamSplitEncodeK<2>(values, n, dst); break;
-    case 4: ByteStreamSplitEncodeK<4>(values, n, dst); break;
-    case 8: ByteStreamSplitEncodeK<8>(values, n, dst); break;
-    case 16: ByteStreamSplitEncodeK<16>(values, n, dst); break;
+    case 2:
+      ByteStreamSplitEncodeK<2>(values, n, dst);
+      break;
+    case 4:
+      ByteStreamSplitEncodeK<4>(values, n, dst);
+      break;
+    case 8:
+      ByteStreamSplitEncodeK<8>(values, n, dst);
+      break;
+    case 16:
+      ByteStreamSplitEncodeK<16>(values, n, dst);
+      break;
     default:
       for (size_t j = 0; j < k; ++j) {
         uint8_t* d = dst + j * n;

@@ -25,7 +25,9 @@ int BitWidth(uint64_t max_value);
 class RleBitPackedDecoder {
  public:
   RleBitPackedDecoder() = default;
-  RleBitPackedDecoder(const uint8_t* data, size_t len, int bit_width) { Reset(data, len, bit_width); }
+  RleBitPackedDecoder(const uint8_t* data, size_t len, int bit_width) {
+    Reset(data, len, bit_width);
+  }
   void Reset(const uint8_t* data, size_t len, int bit_width);
   // Decodes exactly n values (T = uint8_t, int16_t, uint16_t or uint32_t). Corruption when the
   // input ends first or a value does not fit T. Runs may continue across calls.
@@ -44,11 +46,11 @@ class RleBitPackedDecoder {
   int bit_width_ = 0;
   // current run
   bool rle_ = true;
-  uint64_t run_left_ = 0;   // values left in the run (for bit-packed: those present in the input)
+  uint64_t run_left_ = 0;  // values left in the run (for bit-packed: those present in the input)
   uint32_t rle_value_ = 0;
   const uint8_t* packed_ = nullptr;  // start of the bit-packed run
   uint64_t packed_index_ = 0;        // next value index within the packed run
-  uint32_t group_[8] = {};           // the group of 8 that packed_index_ is inside of (if unaligned)
+  uint32_t group_[8] = {};  // the group of 8 that packed_index_ is inside of (if unaligned)
 };
 
 // Writes the hybrid format (no length prefix). Emits RLE runs for >= 8 repeats, bit-packed groups

@@ -118,7 +118,8 @@ TEST(CompressionTest, GarbageAndTruncationAreCorruption) {
       std::string garbage = RandomBytes(1 + seed * 37, seed);
       std::string out;
       Status st = DecompressTo(codec, garbage, in.size(), &out);
-      EXPECT_TRUE(st.IsCorruption()) << static_cast<int>(codec) << " seed " << seed << " " << st.ToString();
+      EXPECT_TRUE(st.IsCorruption())
+          << static_cast<int>(codec) << " seed " << seed << " " << st.ToString();
     }
     std::string zeros(100, '\0');
     std::string out;
@@ -128,12 +129,26 @@ TEST(CompressionTest, GarbageAndTruncationAreCorruption) {
     std::string comp = MustCompress(writer, in);
     for (size_t cut : {size_t{0}, size_t{1}, comp.size() / 2, comp.size() - 1}) {
       Status st = DecompressTo(codec, comp.substr(0, cut), in.size(), &out);
-      EXPECT_TRUE(st.IsCorruption()) << static_cast<int>(codec) << " cut " << cut << " " << st.ToString();
+      EXPECT_TRUE(st.IsCorruption())
+          << static_cast<int>(codec) << " cut " << cut << " " << st.ToString();
     }
   }
   // Uncompressed: the sizes must agree.
   std::string out;
   EXPECT_TRUE(DecompressTo(C::UNCOMPRESSED, "abc", 4, &out).IsCorruption());
+}
+
+TEST(CompressionTest, EveryTruncationIsCorruption) {
+  const std::string in = Compressible(3000) + RandomBytes(500, 4);
+  for (C codec : kCompressed) {
+    const C writer = codec == C::LZ4 ? C::LZ4_RAW : codec;
+    std::string comp = MustCompress(writer, in);
+    for (size_t cut = 0; cut < comp.size(); ++cut) {
+      std::string out;
+      Status st = DecompressTo(codec, comp.substr(0, cut), in.size(), &out);
+      EXPECT_TRUE(st.IsCorruption()) << static_cast<int>(codec) << " cut " << cut;
+    }
+  }
 }
 
 TEST(CompressionTest, EmptySectionStoredAsZeroBytes) {
@@ -190,8 +205,8 @@ TEST(CompressionTest, Lz4HadoopFramingRawBlockAndFrame) {
   EXPECT_EQ(out, in);
   EXPECT_TRUE(DecompressTo(C::LZ4, hadoop, in.size() + 1, &out).IsCorruption());
   EXPECT_TRUE(DecompressTo(C::LZ4, hadoop, in.size() - 1, &out).IsCorruption());
-  EXPECT_TRUE(DecompressTo(C::LZ4, hadoop.substr(0, hadoop.size() - 1), in.size(), &out)
-                  .IsCorruption());
+  EXPECT_TRUE(
+      DecompressTo(C::LZ4, hadoop.substr(0, hadoop.size() - 1), in.size(), &out).IsCorruption());
   // Old parquet-cpp: a raw block under the LZ4 id.
   ASSERT_TRUE(DecompressTo(C::LZ4, Lz4RawBlock(in), in.size(), &out).ok());
   EXPECT_EQ(out, in);
@@ -231,8 +246,8 @@ TEST(CompressionTest, ZstdWithoutContentSizeAndMultipleFrames) {
   EXPECT_EQ(out, in);
   EXPECT_TRUE(DecompressTo(C::ZSTD, comp, in.size() - 1, &out).IsCorruption());
   EXPECT_TRUE(DecompressTo(C::ZSTD, comp, in.size() + 1, &out).IsCorruption());
-  EXPECT_TRUE(DecompressTo(C::ZSTD, comp.substr(0, comp.size() - 3), in.size(), &out)
-                  .IsCorruption());
+  EXPECT_TRUE(
+      DecompressTo(C::ZSTD, comp.substr(0, comp.size() - 3), in.size(), &out).IsCorruption());
   // Two frames with sizes.
   std::string two = MustCompress(C::ZSTD, "abc") + MustCompress(C::ZSTD, "defg");
   ASSERT_TRUE(DecompressTo(C::ZSTD, two, 7, &out).ok());

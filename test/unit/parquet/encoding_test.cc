@@ -32,7 +32,9 @@ void AppendUleb(uint64_t v, std::string* out) {
   out->push_back(static_cast<char>(v));
 }
 
-uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
 
 // ---------------------------------------------------------------- RLE / bit-packed hybrid
 
@@ -42,8 +44,8 @@ std::vector<uint32_t> RleValues(int w, size_t n, int pattern, std::mt19937_64& r
   for (size_t i = 0; i < n;) {
     uint32_t x = static_cast<uint32_t>(rng() & max);
     size_t run = 1;
-    if (pattern == 1) run = 1 + rng() % 20;       // mixed runs and singles
-    if (pattern == 2) run = n;                    // constant
+    if (pattern == 1) run = 1 + rng() % 20;                        // mixed runs and singles
+    if (pattern == 2) run = n;                                     // constant
     if (pattern == 3) x = static_cast<uint32_t>(i % 2 ? max : 0);  // alternating extremes
     for (size_t k = 0; k < run && i < n; ++k) v[i++] = x;
   }
@@ -331,8 +333,8 @@ TEST(BitPackedLegacyEncodingTest, RoundTripAndErrors) {
       for (size_t i = 0; i < n; ++i) ASSERT_EQ(static_cast<uint32_t>(out[i]), v[i]);
       if (!enc.empty()) {
         std::vector<uint8_t> cut(enc.begin(), enc.end() - 1);
-        EXPECT_TRUE(
-            DecodeBitPackedLegacy(cut.data(), cut.size(), w, n, out.data(), &consumed).IsCorruption());
+        EXPECT_TRUE(DecodeBitPackedLegacy(cut.data(), cut.size(), w, n, out.data(), &consumed)
+                        .IsCorruption());
       }
     }
   }
@@ -351,9 +353,9 @@ TEST(PlainEncodingTest, Fixed) {
   std::string enc(reinterpret_cast<const char*>(v.data()), v.size() * 8);
   std::vector<int64_t> out(4);
   size_t consumed = 0;
-  ASSERT_TRUE(DecodePlainFixed(U8(enc), enc.size(), 4, 8, reinterpret_cast<uint8_t*>(out.data()),
-                               &consumed)
-                  .ok());
+  ASSERT_TRUE(
+      DecodePlainFixed(U8(enc), enc.size(), 4, 8, reinterpret_cast<uint8_t*>(out.data()), &consumed)
+          .ok());
   EXPECT_EQ(out, v);
   EXPECT_EQ(consumed, 32u);
   EXPECT_TRUE(DecodePlainFixed(U8(enc), enc.size() - 1, 4, 8,
@@ -388,10 +390,10 @@ TEST(PlainEncodingTest, BooleanRoundTripWithOffsets) {
       off += k;
     }
     EXPECT_EQ(out, v);
-    EXPECT_TRUE(DecodePlainBoolean(U8(enc), enc.size(), 0, enc.size() * 8 + 1, out.data())
-                    .IsCorruption());
-    EXPECT_TRUE(DecodePlainBoolean(U8(enc), enc.size(), enc.size() * 8 + 1, 0, out.data())
-                    .IsCorruption());
+    EXPECT_TRUE(
+        DecodePlainBoolean(U8(enc), enc.size(), 0, enc.size() * 8 + 1, out.data()).IsCorruption());
+    EXPECT_TRUE(
+        DecodePlainBoolean(U8(enc), enc.size(), enc.size() * 8 + 1, 0, out.data()).IsCorruption());
   }
   std::string one = Bytes({0x05});
   uint8_t o[8];
@@ -509,7 +511,8 @@ TEST(ByteArrayEncodingTest, HugeClaims) {
   EXPECT_TRUE(DecodePlainByteArray(U8(plain), plain.size(), 1, &out, &consumed).IsCorruption());
   // A huge count over a tiny input fails without allocating for the count.
   std::string one = Bytes({1, 0, 0, 0, 'a'});
-  EXPECT_TRUE(DecodePlainByteArray(U8(one), one.size(), SIZE_MAX / 2, &out, &consumed).IsCorruption());
+  EXPECT_TRUE(
+      DecodePlainByteArray(U8(one), one.size(), SIZE_MAX / 2, &out, &consumed).IsCorruption());
   EXPECT_EQ(out.size(), 0u);
   // DELTA_LENGTH_BYTE_ARRAY: lengths say 1 GB, data is 2 bytes.
   std::string dlba;
@@ -609,12 +612,25 @@ std::vector<T> DeltaValues(size_t n, int pattern, std::mt19937_64& rng) {
   T cur = 0;
   for (size_t i = 0; i < n; ++i) {
     switch (pattern) {
-      case 0: v[i] = static_cast<T>(rng()); break;                        // full range, wraps
-      case 1: v[i] = static_cast<T>(static_cast<int64_t>(rng() % 2001) - 1000); break;
-      case 2: cur = static_cast<T>(cur + static_cast<T>(rng() % 5)); v[i] = cur; break;
-      case 3: v[i] = i % 2 ? hi : lo; break;                              // min/max deltas
-      case 4: v[i] = 12345; break;                                        // constant
-      case 5: v[i] = static_cast<T>(rng() >> (rng() % 64)) * (i % 3 ? 1 : -1); break;
+      case 0:
+        v[i] = static_cast<T>(rng());
+        break;  // full range, wraps
+      case 1:
+        v[i] = static_cast<T>(static_cast<int64_t>(rng() % 2001) - 1000);
+        break;
+      case 2:
+        cur = static_cast<T>(cur + static_cast<T>(rng() % 5));
+        v[i] = cur;
+        break;
+      case 3:
+        v[i] = i % 2 ? hi : lo;
+        break;  // min/max deltas
+      case 4:
+        v[i] = 12345;
+        break;  // constant
+      case 5:
+        v[i] = static_cast<T>(rng() >> (rng() % 64)) * (i % 3 ? 1 : -1);
+        break;
     }
   }
   return v;
@@ -674,13 +690,35 @@ void DeltaRoundTrips() {
 TEST(DeltaBinaryPackedTest, RoundTripInt64) { DeltaRoundTrips<int64_t>(); }
 TEST(DeltaBinaryPackedTest, RoundTripInt32) { DeltaRoundTrips<int32_t>(); }
 
+TEST(DeltaBinaryPackedTest, EveryMiniblockBitWidth) {
+  std::mt19937_64 rng(23);
+  for (int b = 0; b <= 64; ++b) {
+    // Deltas of b random bits: the miniblocks get bit width b (the first delta sets the minimum).
+    std::vector<int64_t> v(1 + 4 * 128 + 50);
+    uint64_t cur = rng();
+    for (auto& x : v) {
+      x = static_cast<int64_t>(cur);
+      cur += b == 0 ? 0 : (b == 64 ? rng() : rng() & ((uint64_t{1} << b) - 1));
+    }
+    std::string enc = EncodeDeltaT(v);
+    for (size_t batch : {size_t{1}, size_t{31}, size_t{33}, v.size()})
+      CheckDeltaDecode(enc, v, batch);
+    if (b <= 32) {
+      std::vector<int32_t> v32(v.size());
+      for (size_t i = 0; i < v.size(); ++i) v32[i] = static_cast<int32_t>(v[i]);
+      std::string e32 = EncodeDeltaT(v32);
+      for (size_t batch : {size_t{7}, v.size()}) CheckDeltaDecode(e32, v32, batch);
+    }
+  }
+}
+
 TEST(DeltaBinaryPackedTest, SpecExample) {
   std::vector<int64_t> v = {7, 5, 3, 1, 2, 3, 4, 5};
   std::string enc = EncodeDeltaT(v);
   // Header 128, 4 miniblocks, 8 values, first 7 (zigzag 14); block: min delta -2 (zigzag 3),
   // widths 2 0 0 0, one 32-value miniblock of 2 bits: 0 0 0 3 | 3 3 3 (0...).
-  std::string expected = Bytes({0x80, 0x01, 0x04, 0x08, 0x0E, 0x03, 0x02, 0x00, 0x00, 0x00, 0xC0,
-                                0x3F, 0, 0, 0, 0, 0, 0});
+  std::string expected = Bytes(
+      {0x80, 0x01, 0x04, 0x08, 0x0E, 0x03, 0x02, 0x00, 0x00, 0x00, 0xC0, 0x3F, 0, 0, 0, 0, 0, 0});
   EXPECT_EQ(enc, expected);
   CheckDeltaDecode(enc, v, 3);
   std::vector<int32_t> v32(v.begin(), v.end());
@@ -828,8 +866,8 @@ TEST(DeltaBinaryPackedTest, UnneededMiniblockWidthsAreIgnored) {
   AppendUleb(ZigZag(10), &h);
   AppendUleb(ZigZag(-1), &h);
   h += Bytes({1, 200, 200, 200});
-  h += Bytes({0x02});          // relative deltas 0, 1
-  h += std::string(3, '\0');   // rest of the 4-byte miniblock
+  h += Bytes({0x02});         // relative deltas 0, 1
+  h += std::string(3, '\0');  // rest of the 4-byte miniblock
   DeltaBinaryPackedDecoder d;
   ASSERT_TRUE(d.Init(U8(h), h.size()).ok());
   int64_t out[3];
@@ -846,7 +884,8 @@ TEST(DeltaBinaryPackedTest, UnneededMiniblockWidthsAreIgnored) {
 // ---------------------------------------------------------------- BYTE_STREAM_SPLIT
 
 TEST(ByteStreamSplitEncodingTest, RoundTripsAndSpecExample) {
-  std::string vals = Bytes({0xAA, 0xBB, 0xCC, 0xDD, 0x00, 0x11, 0x22, 0x33, 0xA3, 0xB4, 0xC5, 0xD6});
+  std::string vals =
+      Bytes({0xAA, 0xBB, 0xCC, 0xDD, 0x00, 0x11, 0x22, 0x33, 0xA3, 0xB4, 0xC5, 0xD6});
   std::string enc;
   EncodeByteStreamSplit(U8(vals), 3, 4, &enc);
   EXPECT_EQ(enc, Bytes({0xAA, 0x00, 0xA3, 0xBB, 0x11, 0xB4, 0xCC, 0x22, 0xC5, 0xDD, 0x33, 0xD6}));
