@@ -128,10 +128,6 @@ void ToJsonImpl(const Value& v, std::string* out) {
       double d = v.floating();
       if (std::isnan(d) || std::isinf(d)) {
         AppendJsonString(out, FormatDouble(d));
-      } else if (v.type()->id() == TypeId::kFloat) {
-        char buf[64];
-        auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(d));
-        out->append(buf, r.ptr);
       } else {
         *out += FormatDouble(d);
       }

@@ -233,6 +233,29 @@ void Vector::AppendSelected(const Vector& src, const uint32_t* sel, size_t n) {
     size_ = old + n;
     return;
   }
+  if (type_->is_binary_like()) {
+    size_t old = size_;
+    size_t total = 0;
+    for (size_t i = 0; i < n; ++i) total += src.offsets_[sel[i] + 1] - src.offsets_[sel[i]];
+    size_t b = bytes_.size();
+    bytes_.resize(b + total);
+    offsets_.resize(old + n + 1);
+    char* dst = bytes_.data();
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t o0 = src.offsets_[sel[i]], len = src.offsets_[sel[i] + 1] - o0;
+      std::memcpy(dst + b, src.bytes_.data() + o0, len);
+      b += len;
+      offsets_[old + i + 1] = static_cast<uint32_t>(b);
+    }
+    if (src.may_have_nulls() || may_have_nulls()) {
+      mutable_validity();
+      validity_.resize(old + n, 1);
+      if (src.may_have_nulls())
+        for (size_t i = 0; i < n; ++i) validity_[old + i] = src.validity_[sel[i]];
+    }
+    size_ = old + n;
+    return;
+  }
   for (size_t i = 0; i < n; ++i) AppendRange(src, sel[i], 1);
 }
 

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target in BUILD_DIR for SECONDS each, seeded with the conformance Parquet
+# files (when present) and files silt writes. Prints "N passed, N failed" (one per target).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/fuzz}
+seconds=${2:-60}
+corpus_root=build/fuzz-corpus
+mkdir -p "$corpus_root/parquet"
+seed=$corpus_root/parquet
+if [ -z "$(ls -A "$seed" 2>/dev/null)" ]; then
+  # Small real files as seeds (the fuzzer mutates them).
+  find ../shared/conformance -name '*.parquet' -size -64k 2>/dev/null | head -300 | while read -r f; do
+    cp "$f" "$seed/$(echo "$f" | md5sum | cut -c1-16).parquet"
+  done
+  if [ -x build/release/silt ]; then
+    for set in flat nested; do
+      for codec in none snappy zstd gzip; do
+        build/release/silt parquet gen "$seed/gen-$set-$codec.parquet" --rows 50 --columns $set --codec $codec >/dev/null 2>&1 || true
+        build/release/silt parquet gen "$seed/gen-$set-$codec-v2.parquet" --rows 50 --columns $set --codec $codec --page-version 2 >/dev/null 2>&1 || true
+      done
+    done
+  fi
+fi
+passed=0; failed=0
+for fuzzer in "$build"/*_fuzzer; do
+  [ -x "$fuzzer" ] || continue
+  name=$(basename "$fuzzer")
+  work=$corpus_root/${name%_fuzzer}-work
+  mkdir -p "$work"
+  if "$fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
+      -print_final_stats=1 "$work" "$seed" >"$corpus_root/$name.log" 2>&1; then
+    echo "PASS $name ($(grep -o 'stat::number_of_executed_units: [0-9]*' "$corpus_root/$name.log" | awk '{print $2}') runs)"
+    passed=$((passed + 1))
+  else
+    echo "FAIL $name"; tail -40 "$corpus_root/$name.log"
+    failed=$((failed + 1))
+  fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

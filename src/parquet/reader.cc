@@ -1,0 +1,1162 @@
+#include "parquet/reader.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "parquet/compression.h"
+#include "parquet/encoding.h"
+
+namespace silt::parquet {
+namespace {
+
+constexpr const char* kCorrupt = "SILT_PARQUET_CORRUPT";
+
+Status Corrupt(const std::string& where, const std::string& msg) {
+  return Status::Corruption(where + ": " + msg, kCorrupt);
+}
+
+uint32_t LoadLE32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+// ------------------------------------------------------------------ value conversion
+
+int128_t BigEndianToInt128(const uint8_t* p, size_t n, bool* overflow) {
+  *overflow = false;
+  if (n == 0) return 0;
+  // Bytes beyond 16 must be pure sign extension.
+  size_t skip = n > 16 ? n - 16 : 0;
+  uint8_t sign = (p[0] & 0x80) ? 0xFF : 0x00;
+  for (size_t i = 0; i < skip; ++i)
+    if (p[i] != sign) *overflow = true;
+  unsigned __int128 v = (p[skip] & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
+  for (size_t i = skip; i < n; ++i) v = (v << 8) | p[i];
+  return static_cast<int128_t>(v);
+}
+
+float HalfToFloat(uint16_t h) {
+  uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
+  float v;
+  if (exp == 0) v = std::ldexp(static_cast<float>(mant), -24);
+  else if (exp == 31) v = mant ? std::nanf("") : INFINITY;
+  else v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
+  return sign ? -v : v;
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+int64_t Int96ToMicros(const uint8_t* p) {
+  int64_t nanos;
+  int32_t jdn;
+  std::memcpy(&nanos, p, 8);
+  std::memcpy(&jdn, p + 8, 4);
+  return (static_cast<int64_t>(jdn) - 2440588LL) * 86400000000LL + FloorDiv(nanos, 1000);
+}
+
+std::string UuidText(const uint8_t* p) {
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  s.reserve(36);
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s.push_back('-');
+    s.push_back(hex[p[i] >> 4]);
+    s.push_back(hex[p[i] & 15]);
+  }
+  return s;
+}
+
+int PhysicalWidth(const ColumnNode& leaf) {
+  switch (leaf.physical_type) {
+    case Type::BOOLEAN: return 1;
+    case Type::INT32:
+    case Type::FLOAT: return 4;
+    case Type::INT64:
+    case Type::DOUBLE: return 8;
+    case Type::INT96: return 12;
+    case Type::FIXED_LEN_BYTE_ARRAY: return leaf.type_length;
+    case Type::BYTE_ARRAY: return 0;
+  }
+  return 0;
+}
+
+// Physical values before conversion: fixed-width bytes or a byte-array vector.
+struct Staging {
+  std::vector<uint8_t> fixed;
+  Vector bytes{DataType::Binary()};
+  void Clear() {
+    fixed.clear();
+    bytes.Clear();
+  }
+};
+
+// Appends n converted values from staging to out.
+Status ConvertAppend(const ColumnNode& leaf, const Staging& st, size_t n, Vector* out) {
+  size_t s0 = out->size();
+  const uint8_t* f = st.fixed.data();
+  int w = PhysicalWidth(leaf);
+  auto resize = [&] { out->Resize(s0 + n); };
+  switch (leaf.conversion) {
+    case LeafConversion::kNone:
+      if (leaf.physical_type == Type::BYTE_ARRAY || leaf.physical_type == Type::FIXED_LEN_BYTE_ARRAY) {
+        if (leaf.physical_type == Type::BYTE_ARRAY) {
+          out->AppendRange(st.bytes, 0, n);
+        } else {
+          for (size_t i = 0; i < n; ++i)
+            out->AppendString(std::string_view(reinterpret_cast<const char*>(f) + i * w, w));
+        }
+        return Status::OK();
+      }
+      resize();
+      std::memcpy(out->data<uint8_t>() + s0 * out->type()->fixed_width(), f, n * w);
+      return Status::OK();
+    case LeafConversion::kInt32ToInt8: {
+      resize();
+      int8_t* d = out->data<int8_t>() + s0;
+      for (size_t i = 0; i < n; ++i) d[i] = static_cast<int8_t>(static_cast<int32_t>(LoadLE32(f + 4 * i)));
+      return Status::OK();
+    }
+    case LeafConversion::kInt32ToInt16: {
+      resize();
+      int16_t* d = out->data<int16_t>() + s0;
+      for (size_t i = 0; i < n; ++i) d[i] = static_cast<int16_t>(static_cast<int32_t>(LoadLE32(f + 4 * i)));
+      return Status::OK();
+    }
+    case LeafConversion::kUInt32ToInt64:
+    case LeafConversion::kInt32ToInt64: {
+      resize();
+      int64_t* d = out->data<int64_t>() + s0;
+      bool u = leaf.conversion == LeafConversion::kUInt32ToInt64;
+      for (size_t i = 0; i < n; ++i) {
+        uint32_t v = LoadLE32(f + 4 * i);
+        d[i] = u ? static_cast<int64_t>(v) : static_cast<int64_t>(static_cast<int32_t>(v));
+      }
+      return Status::OK();
+    }
+    case LeafConversion::kInt32MillisToMicros: {
+      resize();
+      int64_t* d = out->data<int64_t>() + s0;
+      for (size_t i = 0; i < n; ++i) d[i] = static_cast<int64_t>(static_cast<int32_t>(LoadLE32(f + 4 * i))) * 1000;
+      return Status::OK();
+    }
+    case LeafConversion::kInt32ToDecimal:
+    case LeafConversion::kInt64ToDecimal:
+    case LeafConversion::kUInt64ToDecimal: {
+      resize();
+      int128_t* d = out->data<int128_t>() + s0;
+      for (size_t i = 0; i < n; ++i) {
+        if (leaf.conversion == LeafConversion::kInt32ToDecimal) {
+          d[i] = static_cast<int32_t>(LoadLE32(f + 4 * i));
+        } else {
+          uint64_t v;
+          std::memcpy(&v, f + 8 * i, 8);
+          d[i] = leaf.conversion == LeafConversion::kUInt64ToDecimal ? static_cast<int128_t>(v)
+                                                                      : static_cast<int128_t>(static_cast<int64_t>(v));
+        }
+      }
+      return Status::OK();
+    }
+    case LeafConversion::kBytesToDecimal: {
+      resize();
+      int128_t* d = out->data<int128_t>() + s0;
+      bool overflow = false, any = false;
+      for (size_t i = 0; i < n; ++i) {
+        if (leaf.physical_type == Type::BYTE_ARRAY) {
+          std::string_view s = st.bytes.GetString(i);
+          d[i] = BigEndianToInt128(reinterpret_cast<const uint8_t*>(s.data()), s.size(), &overflow);
+        } else {
+          d[i] = BigEndianToInt128(f + i * w, w, &overflow);
+        }
+        any |= overflow;
+      }
+      if (any) return Corrupt(leaf.path.back(), "decimal value does not fit in 128 bits");
+      return Status::OK();
+    }
+    case LeafConversion::kInt96ToMicros: {
+      resize();
+      int64_t* d = out->data<int64_t>() + s0;
+      for (size_t i = 0; i < n; ++i) d[i] = Int96ToMicros(f + 12 * i);
+      return Status::OK();
+    }
+    case LeafConversion::kMillisToMicros:
+    case LeafConversion::kNanosToMicros: {
+      resize();
+      int64_t* d = out->data<int64_t>() + s0;
+      for (size_t i = 0; i < n; ++i) {
+        int64_t v;
+        std::memcpy(&v, f + 8 * i, 8);
+        d[i] = leaf.conversion == LeafConversion::kMillisToMicros ? v * 1000 : FloorDiv(v, 1000);
+      }
+      return Status::OK();
+    }
+    case LeafConversion::kFloat16ToFloat: {
+      resize();
+      float* d = out->data<float>() + s0;
+      for (size_t i = 0; i < n; ++i) {
+        uint16_t h;
+        std::memcpy(&h, f + 2 * i, 2);
+        d[i] = HalfToFloat(h);
+      }
+      return Status::OK();
+    }
+    case LeafConversion::kUuidToString:
+      for (size_t i = 0; i < n; ++i) out->AppendString(UuidText(f + 16 * i));
+      return Status::OK();
+  }
+  return Status::Internal("unhandled conversion");
+}
+
+// ------------------------------------------------------------------ page decoding
+
+// Decoded content of one leaf column for a row group.
+struct LeafData {
+  std::vector<int16_t> def, rep;  // per entry, when the max level > 0
+  Vector values;                  // max_rep == 0: one row per entry (spaced); else dense
+  int64_t entries = 0;
+  int64_t first_row = 0;          // row index (in the row group) of the first decoded record
+  explicit LeafData(TypePtr t) : values(std::move(t)) {}
+};
+
+// Fills rows [s0, s0+entries) of v from its n_dense values at [s0, s0+n_dense), in place, putting
+// nulls where def < max_def.
+void SpreadNulls(Vector* v, size_t s0, const int16_t* def, size_t entries, int16_t max_def) {
+  size_t n_dense = v->size() - s0;
+  if (n_dense == entries) return;
+  if (v->id() == TypeId::kNull) {
+    v->Resize(s0 + entries);
+    return;
+  }
+  if (v->type()->is_binary_like()) {
+    auto& off = v->offsets_buffer();
+    off.resize(s0 + entries + 1);
+    size_t j = s0 + n_dense;  // offsets index of the end of the last dense value
+    for (size_t i = entries; i-- > 0;) {
+      off[s0 + i + 1] = off[j];
+      if (def[i] == max_def) --j;
+    }
+    // off[s0] is unchanged (== start of the first dense value).
+    // Resize the logical size without touching the offsets we just wrote.
+    std::vector<uint32_t> saved = off;
+    v->Resize(s0 + entries);
+    off = std::move(saved);
+  } else {
+    int w = v->type()->fixed_width();
+    v->Resize(s0 + entries);
+    uint8_t* d = v->data<uint8_t>() + s0 * w;
+    size_t j = n_dense;
+    for (size_t i = entries; i-- > 0;) {
+      if (def[i] == max_def) {
+        --j;
+        if (j != i) std::memmove(d + i * w, d + j * w, w);
+      } else {
+        std::memset(d + i * w, 0, w);
+      }
+    }
+  }
+  uint8_t* valid = v->mutable_validity() + s0;
+  for (size_t i = 0; i < entries; ++i) valid[i] = def[i] == max_def;
+}
+
+class ChunkDecoder {
+ public:
+  ChunkDecoder(const ParquetFile& file, const ReaderOptions& opts, const ColumnNode& leaf, std::string where)
+      : file_(file), opts_(opts), leaf_(leaf), where_(std::move(where)), dict_(leaf.type) {}
+
+  // Decodes the data pages of `cc` that cover rows [first_row, end_row) (all pages without an
+  // offset index) into out.
+  Status Decode(const ColumnChunk& cc, const std::shared_ptr<RandomAccessFile>& f, int64_t first_row, int64_t end_row,
+                const OffsetIndex* oi, bool keep_def, LeafData* out);
+
+ private:
+  Status DecodeDataPage(const PageHeader& h, const uint8_t* data, size_t len, bool keep_def, LeafData* out);
+  Status DecodeValues(Encoding enc, const uint8_t* data, size_t len, size_t n, Vector* out);
+  Status DecodeDictionary(const PageHeader& h, const uint8_t* data, size_t len);
+  Status Decompressed(const PageHeader& h, const uint8_t* data, size_t len, size_t skip, const uint8_t** out,
+                      size_t* out_len);
+  Status DecodeLevels(Encoding enc, int16_t max, const uint8_t* data, size_t len, size_t n, int16_t* out,
+                      size_t* consumed, bool prefixed);
+
+  const ParquetFile& file_;
+  const ReaderOptions& opts_;
+  const ColumnNode& leaf_;
+  std::string where_;
+  CompressionCodec codec_ = CompressionCodec::UNCOMPRESSED;
+  Vector dict_;
+  bool has_dict_ = false;
+  std::vector<uint8_t> scratch_;
+  std::vector<uint32_t> indices_;
+  std::vector<int16_t> page_def_;
+  Staging staging_;
+};
+
+Status ChunkDecoder::Decompressed(const PageHeader& h, const uint8_t* data, size_t len, size_t skip,
+                                  const uint8_t** out, size_t* out_len) {
+  // `skip` leading bytes (v2 levels) are never compressed.
+  size_t total = static_cast<size_t>(h.uncompressed_page_size);
+  if (skip > total || skip > len) return Corrupt(where_, "level bytes exceed the page size");
+  bool compressed = codec_ != CompressionCodec::UNCOMPRESSED &&
+                    !(h.data_page_header_v2 && !h.data_page_header_v2->is_compressed);
+  if (!compressed) {
+    if (len != total) {
+      // Some writers leave uncompressed_page_size == compressed size; trust the shorter.
+      if (len < total) return Corrupt(where_, "uncompressed page shorter than its header says");
+    }
+    *out = data;
+    *out_len = std::min(len, total);
+    return Status::OK();
+  }
+  scratch_.resize(total);
+  std::memcpy(scratch_.data(), data, skip);
+  Status s = Decompress(codec_, data + skip, len - skip, scratch_.data() + skip, total - skip);
+  if (!s.ok()) return s.WithContext(where_);
+  *out = scratch_.data();
+  *out_len = total;
+  return Status::OK();
+}
+
+Status ChunkDecoder::DecodeLevels(Encoding enc, int16_t max, const uint8_t* data, size_t len, size_t n,
+                                  int16_t* out, size_t* consumed, bool prefixed) {
+  int bw = BitWidth(static_cast<uint64_t>(max));
+  if (enc == Encoding::BIT_PACKED) {
+    return DecodeBitPackedLegacy(data, len, bw, n, out, consumed);
+  }
+  if (enc != Encoding::RLE) return Corrupt(where_, std::string("unsupported level encoding ") + EncodingName(enc));
+  const uint8_t* p = data;
+  size_t plen = len;
+  if (prefixed) {
+    if (len < 4) return Corrupt(where_, "truncated level length");
+    uint32_t l = LoadLE32(data);
+    if (l > len - 4) return Corrupt(where_, "level length exceeds the page");
+    p = data + 4;
+    plen = l;
+    *consumed = 4 + l;
+  } else {
+    *consumed = len;
+  }
+  RleBitPackedDecoder dec(p, plen, bw);
+  SILT_RETURN_NOT_OK(dec.Get(out, n));
+  for (size_t i = 0; i < n; ++i)
+    if (out[i] > max) return Corrupt(where_, "level " + std::to_string(out[i]) + " exceeds the maximum " + std::to_string(max));
+  return Status::OK();
+}
+
+Status ChunkDecoder::DecodeValues(Encoding enc, const uint8_t* data, size_t len, size_t n, Vector* out) {
+  if (n == 0) return Status::OK();
+  if (leaf_.type->id() == TypeId::kNull) {
+    out->Resize(out->size() + n);
+    return Status::OK();
+  }
+  if (enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY) {
+    if (!has_dict_) return Corrupt(where_, "dictionary-encoded page without a dictionary page");
+    if (len < 1) return Corrupt(where_, "truncated dictionary indices");
+    int bw = data[0];
+    if (bw > 32) return Corrupt(where_, "dictionary index bit width " + std::to_string(bw));
+    indices_.resize(n);
+    RleBitPackedDecoder dec(data + 1, len - 1, bw);
+    SILT_RETURN_NOT_OK(dec.Get(indices_.data(), n));
+    uint32_t dsize = static_cast<uint32_t>(dict_.size());
+    uint32_t bad = 0;
+    for (size_t i = 0; i < n; ++i) bad |= indices_[i] >= dsize;
+    if (bad) return Corrupt(where_, "dictionary index out of range");
+    out->AppendSelected(dict_, indices_.data(), n);
+    return Status::OK();
+  }
+  const Type pt = leaf_.physical_type;
+  const int w = PhysicalWidth(leaf_);
+  size_t consumed = 0;
+  if (pt == Type::BOOLEAN) {
+    size_t s0 = out->size();
+    out->Resize(s0 + n);
+    uint8_t* d = out->data<uint8_t>() + s0;
+    if (enc == Encoding::PLAIN) return DecodePlainBoolean(data, len, 0, n, d);
+    if (enc == Encoding::RLE) {
+      if (len < 4) return Corrupt(where_, "truncated boolean RLE length");
+      uint32_t l = LoadLE32(data);
+      if (l > len - 4) return Corrupt(where_, "boolean RLE length exceeds the page");
+      RleBitPackedDecoder dec(data + 4, l, 1);
+      return dec.Get(d, n);
+    }
+    return Corrupt(where_, std::string("encoding ") + EncodingName(enc) + " for BOOLEAN");
+  }
+  const bool direct = leaf_.conversion == LeafConversion::kNone;
+  if (pt == Type::BYTE_ARRAY) {
+    Vector* target = direct ? out : &staging_.bytes;
+    if (!direct) staging_.Clear();
+    Status s;
+    switch (enc) {
+      case Encoding::PLAIN: s = DecodePlainByteArray(data, len, n, target, &consumed); break;
+      case Encoding::DELTA_LENGTH_BYTE_ARRAY: s = DecodeDeltaLengthByteArray(data, len, n, target, &consumed); break;
+      case Encoding::DELTA_BYTE_ARRAY: s = DecodeDeltaByteArray(data, len, n, target, &consumed); break;
+      default: return Corrupt(where_, std::string("encoding ") + EncodingName(enc) + " for BYTE_ARRAY");
+    }
+    SILT_RETURN_NOT_OK(s);
+    return direct ? Status::OK() : ConvertAppend(leaf_, staging_, n, out);
+  }
+  // Fixed width: decode straight into the output when no conversion is needed.
+  uint8_t* dst;
+  size_t s0 = out->size();
+  const bool in_place = direct && pt != Type::FIXED_LEN_BYTE_ARRAY;
+  if (in_place) {
+    out->Resize(s0 + n);
+    dst = out->data<uint8_t>() + s0 * w;
+  } else {
+    staging_.Clear();
+    staging_.fixed.resize(n * static_cast<size_t>(w));
+    dst = staging_.fixed.data();
+  }
+  switch (enc) {
+    case Encoding::PLAIN:
+      SILT_RETURN_NOT_OK(DecodePlainFixed(data, len, n, w, dst, &consumed));
+      break;
+    case Encoding::BYTE_STREAM_SPLIT:
+      if (pt == Type::INT96) return Corrupt(where_, "BYTE_STREAM_SPLIT for INT96");
+      SILT_RETURN_NOT_OK(DecodeByteStreamSplit(data, len, n, w, dst));
+      break;
+    case Encoding::DELTA_BINARY_PACKED: {
+      DeltaBinaryPackedDecoder dec;
+      SILT_RETURN_NOT_OK(dec.Init(data, len));
+      if (pt == Type::INT32) {
+        SILT_RETURN_NOT_OK(dec.Get(reinterpret_cast<int32_t*>(dst), n));
+      } else if (pt == Type::INT64) {
+        SILT_RETURN_NOT_OK(dec.Get(reinterpret_cast<int64_t*>(dst), n));
+      } else {
+        return Corrupt(where_, "DELTA_BINARY_PACKED for a non-integer column");
+      }
+      break;
+    }
+    case Encoding::DELTA_BYTE_ARRAY: {
+      if (pt != Type::FIXED_LEN_BYTE_ARRAY) return Corrupt(where_, "DELTA_BYTE_ARRAY for a fixed-width column");
+      Vector tmp(DataType::Binary());
+      SILT_RETURN_NOT_OK(DecodeDeltaByteArray(data, len, n, &tmp, &consumed, w));
+      std::memcpy(dst, tmp.bytes().data(), n * static_cast<size_t>(w));
+      break;
+    }
+    default:
+      return Corrupt(where_, std::string("encoding ") + EncodingName(enc) + " for " + TypeName(pt));
+  }
+  return in_place ? Status::OK() : ConvertAppend(leaf_, staging_, n, out);
+}
+
+Status ChunkDecoder::DecodeDictionary(const PageHeader& h, const uint8_t* data, size_t len) {
+  if (!h.dictionary_page_header) return Corrupt(where_, "dictionary page without its header");
+  const auto& dh = *h.dictionary_page_header;
+  if (dh.num_values < 0 || dh.num_values > opts_.max_page_values)
+    return Corrupt(where_, "dictionary size " + std::to_string(dh.num_values));
+  if (dh.encoding != Encoding::PLAIN && dh.encoding != Encoding::PLAIN_DICTIONARY)
+    return Corrupt(where_, std::string("dictionary encoding ") + EncodingName(dh.encoding));
+  const uint8_t* p;
+  size_t plen;
+  SILT_RETURN_NOT_OK(Decompressed(h, data, len, 0, &p, &plen));
+  // Each value takes at least one bit (booleans) or byte: a count beyond that is a lie.
+  if (leaf_.physical_type != Type::BOOLEAN && static_cast<size_t>(dh.num_values) > plen * 1 &&
+      PhysicalWidth(leaf_) != 0)
+    return Corrupt(where_, "dictionary claims more values than its bytes hold");
+  dict_.Clear();
+  SILT_RETURN_NOT_OK(DecodeValues(Encoding::PLAIN, p, plen, static_cast<size_t>(dh.num_values), &dict_));
+  has_dict_ = true;
+  return Status::OK();
+}
+
+Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, size_t len, bool keep_def,
+                                    LeafData* out) {
+  int32_t num_values;
+  Encoding enc;
+  const uint8_t* values;
+  size_t values_len;
+  const bool has_rep = leaf_.max_rep > 0, has_def = leaf_.max_def > 0;
+  size_t e0 = static_cast<size_t>(out->entries);
+  int16_t* def = nullptr;
+  int16_t* rep = nullptr;
+  auto alloc_levels = [&](size_t n) {
+    if (has_rep) {
+      out->rep.resize(e0 + n);
+      rep = out->rep.data() + e0;
+    }
+    if (has_def) {
+      if (keep_def || has_rep) {
+        out->def.resize(e0 + n);
+        def = out->def.data() + e0;
+      } else {
+        page_def_.resize(n);
+        def = page_def_.data();
+      }
+    }
+  };
+  if (h.type == PageType::DATA_PAGE) {
+    if (!h.data_page_header) return Corrupt(where_, "data page without its header");
+    const auto& dh = *h.data_page_header;
+    num_values = dh.num_values;
+    enc = dh.encoding;
+    if (num_values < 0 || num_values > opts_.max_page_values)
+      return Corrupt(where_, "page value count " + std::to_string(num_values));
+    const uint8_t* p;
+    size_t plen;
+    SILT_RETURN_NOT_OK(Decompressed(h, data, len, 0, &p, &plen));
+    alloc_levels(static_cast<size_t>(num_values));
+    size_t used = 0;
+    if (has_rep) {
+      SILT_RETURN_NOT_OK(DecodeLevels(dh.repetition_level_encoding, leaf_.max_rep, p, plen,
+                                      static_cast<size_t>(num_values), rep, &used, true));
+      p += used;
+      plen -= used;
+    }
+    if (has_def) {
+      SILT_RETURN_NOT_OK(DecodeLevels(dh.definition_level_encoding, leaf_.max_def, p, plen,
+                                      static_cast<size_t>(num_values), def, &used, true));
+      p += used;
+      plen -= used;
+    }
+    values = p;
+    values_len = plen;
+  } else {
+    if (!h.data_page_header_v2) return Corrupt(where_, "data page v2 without its header");
+    const auto& dh = *h.data_page_header_v2;
+    num_values = dh.num_values;
+    enc = dh.encoding;
+    if (num_values < 0 || num_values > opts_.max_page_values)
+      return Corrupt(where_, "page value count " + std::to_string(num_values));
+    if (dh.repetition_levels_byte_length < 0 || dh.definition_levels_byte_length < 0)
+      return Corrupt(where_, "negative level length");
+    size_t rl = static_cast<size_t>(dh.repetition_levels_byte_length);
+    size_t dl = static_cast<size_t>(dh.definition_levels_byte_length);
+    if (rl > len || dl > len - rl) return Corrupt(where_, "level lengths exceed the page");
+    alloc_levels(static_cast<size_t>(num_values));
+    size_t used;
+    if (has_rep) SILT_RETURN_NOT_OK(DecodeLevels(Encoding::RLE, leaf_.max_rep, data, rl, static_cast<size_t>(num_values), rep, &used, false));
+    if (has_def) SILT_RETURN_NOT_OK(DecodeLevels(Encoding::RLE, leaf_.max_def, data + rl, dl, static_cast<size_t>(num_values), def, &used, false));
+    const uint8_t* p;
+    size_t plen;
+    SILT_RETURN_NOT_OK(Decompressed(h, data, len, rl + dl, &p, &plen));
+    values = p + rl + dl;
+    values_len = plen - rl - dl;
+  }
+  size_t n = static_cast<size_t>(num_values);
+  size_t n_dense = n;
+  if (has_def) {
+    n_dense = 0;
+    for (size_t i = 0; i < n; ++i) n_dense += def[i] == leaf_.max_def;
+  }
+  size_t s0 = out->values.size();
+  SILT_RETURN_NOT_OK(DecodeValues(enc, values, values_len, n_dense, &out->values));
+  if (!has_rep && n_dense != n) SpreadNulls(&out->values, s0, def, n, leaf_.max_def);
+  out->entries += num_values;
+  return Status::OK();
+}
+
+Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomAccessFile>& f, int64_t first_row,
+                            int64_t end_row, const OffsetIndex* oi, bool keep_def, LeafData* out) {
+  (void)file_;
+  if (!cc.meta_data) return Corrupt(where_, "column chunk without metadata");
+  const ColumnMetaData& md = *cc.meta_data;
+  codec_ = md.codec;
+  if (md.num_values < 0) return Corrupt(where_, "negative value count");
+  if (md.num_values == 0) return Status::OK();  // empty chunk: writers may leave offsets unset
+  int64_t start = md.data_page_offset;
+  if (md.dictionary_page_offset && *md.dictionary_page_offset > 0 && *md.dictionary_page_offset < start)
+    start = *md.dictionary_page_offset;
+  int64_t size = md.total_compressed_size;
+  if (start < 4 || size < 0 || start > f->size() || size > f->size() - start)
+    return Corrupt(where_, "column chunk [" + std::to_string(start) + ", +" + std::to_string(size) +
+                               ") lies outside the file of " + std::to_string(f->size()) + " bytes");
+  std::vector<uint8_t> buf(static_cast<size_t>(size));
+  SILT_RETURN_NOT_OK(f->ReadAt(start, size, buf.data()));
+  size_t pos = 0;
+  size_t page_no = 0;
+  // With an offset index, jump over data pages that end before first_row.
+  size_t first_page = 0;
+  if (oi && !oi->page_locations.empty()) {
+    const auto& locs = oi->page_locations;
+    while (first_page + 1 < locs.size() && locs[first_page + 1].first_row_index <= first_row) ++first_page;
+    out->first_row = locs[first_page].first_row_index;
+  }
+  int64_t values_seen = 0;
+  bool jumped = first_page == 0;
+  while (pos < buf.size() && values_seen < md.num_values) {
+    PageHeader h;
+    size_t consumed = 0;
+    Status s = DeserializePageHeader(buf.data() + pos, buf.size() - pos, &h, &consumed, opts_.limits);
+    if (!s.ok()) return s.WithContext(where_);
+    pos += consumed;
+    if (h.compressed_page_size < 0 || static_cast<size_t>(h.compressed_page_size) > buf.size() - pos)
+      return Corrupt(where_, "page of " + std::to_string(h.compressed_page_size) + " bytes overruns the column chunk");
+    if (h.uncompressed_page_size < 0) return Corrupt(where_, "negative page size");
+    if (h.uncompressed_page_size > opts_.max_page_bytes)
+      return Status::Unsupported(where_ + ": page of " + std::to_string(h.uncompressed_page_size) +
+                                     " bytes exceeds the reader's limit of " + std::to_string(opts_.max_page_bytes),
+                                 "SILT_PARQUET_PAGE_TOO_LARGE");
+    const uint8_t* data = buf.data() + pos;
+    size_t len = static_cast<size_t>(h.compressed_page_size);
+    pos += len;
+    if (h.crc && opts_.verify_page_crc) {
+      uint32_t crc = static_cast<uint32_t>(crc32(0L, data, static_cast<uInt>(len)));
+      if (crc != static_cast<uint32_t>(*h.crc)) return Corrupt(where_, "page CRC mismatch");
+    }
+    if (h.type == PageType::DICTIONARY_PAGE) {
+      SILT_RETURN_NOT_OK(DecodeDictionary(h, data, len));
+    } else if (h.type == PageType::DATA_PAGE || h.type == PageType::DATA_PAGE_V2) {
+      if (!jumped) {
+        // First data page reached: skip to the first page holding first_row.
+        const auto& loc = oi->page_locations[first_page];
+        int64_t target = loc.offset - start;
+        jumped = true;
+        if (target < 0 || target > static_cast<int64_t>(buf.size())) return Corrupt(where_, "offset index points outside the chunk");
+        if (static_cast<size_t>(target) != pos - len - consumed) {
+          pos = static_cast<size_t>(target);
+          page_no = first_page;
+          continue;
+        }
+      }
+      if (oi && page_no < oi->page_locations.size() && oi->page_locations[page_no].first_row_index >= end_row) break;
+      int32_t nv = h.type == PageType::DATA_PAGE ? (h.data_page_header ? h.data_page_header->num_values : 0)
+                                                 : (h.data_page_header_v2 ? h.data_page_header_v2->num_values : 0);
+      SILT_RETURN_NOT_OK(DecodeDataPage(h, data, len, keep_def, out));
+      values_seen += nv;
+      ++page_no;
+    }
+    // INDEX_PAGE and unknown page types are skipped.
+  }
+  if (!oi && values_seen < md.num_values)
+    return Corrupt(where_, "column chunk ended after " + std::to_string(values_seen) + " of " +
+                               std::to_string(md.num_values) + " values");
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------ record assembly
+
+class Assembler {
+ public:
+  Assembler(std::vector<LeafData>& leaves, const std::string& where) : leaves_(leaves), where_(where) {}
+
+  // Builds node n; rows are the entries of its first leaf with rep <= row_rep && def >= row_def.
+  Status Build(const ColumnNode& n, int16_t row_def, int16_t row_rep, Vector* out) {
+    const LeafData& ld = leaves_[n.FirstLeaf().leaf_index];
+    const ColumnNode& fl = n.FirstLeaf();
+    if (n.kind == ColumnNode::kLeaf && n.max_rep == 0) {
+      *out = std::move(leaves_[n.leaf_index].values);
+      return Status::OK();
+    }
+    const int16_t* def = fl.max_def > 0 ? ld.def.data() : nullptr;
+    const int16_t* rep = fl.max_rep > 0 ? ld.rep.data() : nullptr;
+    size_t entries = static_cast<size_t>(ld.entries);
+    auto is_row = [&](size_t i) {
+      return (!rep || rep[i] <= row_rep) && (!def || def[i] >= row_def);
+    };
+    switch (n.kind) {
+      case ColumnNode::kLeaf: {
+        const Vector& dense = leaves_[n.leaf_index].values;
+        size_t j = 0;
+        *out = Vector(n.type);
+        for (size_t i = 0; i < entries; ++i) {
+          if (!is_row(i)) continue;
+          if (!def || def[i] == n.max_def) {
+            if (j >= dense.size()) return Corrupt(where_, "fewer values than definition levels");
+            out->AppendRange(dense, j++, 1);
+          } else {
+            out->AppendNull();
+          }
+        }
+        return Status::OK();
+      }
+      case ColumnNode::kStruct: {
+        *out = Vector(n.type);
+        size_t rows = 0;
+        std::vector<uint8_t> valid;
+        for (size_t i = 0; i < entries; ++i) {
+          if (!is_row(i)) continue;
+          valid.push_back(!def || def[i] >= n.def_level);
+          ++rows;
+        }
+        for (size_t c = 0; c < n.children.size(); ++c) {
+          SILT_RETURN_NOT_OK(Build(n.children[c], row_def, row_rep, &out->child(c)));
+          if (out->child(c).size() != rows) return Corrupt(where_, "struct fields have different row counts");
+        }
+        FinishStruct(out, rows, valid);
+        return Status::OK();
+      }
+      case ColumnNode::kList:
+      case ColumnNode::kMap: {
+        *out = Vector(n.type);
+        std::vector<uint8_t> valid;
+        auto& off = out->offsets_buffer();
+        uint32_t elems = 0;
+        bool any_null = false;
+        for (size_t i = 0; i < entries; ++i) {
+          bool row = is_row(i);
+          if (row) {
+            if (valid.size()) off.push_back(elems);
+            valid.push_back(!def || def[i] >= n.def_level);
+            any_null |= !valid.back();
+          }
+          if ((!rep || rep[i] <= n.elem_rep) && (!def || def[i] >= n.elem_def)) ++elems;
+        }
+        if (valid.size()) off.push_back(elems);
+        for (size_t c = 0; c < n.children.size(); ++c) {
+          SILT_RETURN_NOT_OK(Build(n.children[c], n.elem_def, n.elem_rep, &out->child(c)));
+          if (out->child(c).size() != elems) return Corrupt(where_, "list elements disagree with the levels");
+        }
+        out->Resize(valid.size());  // offsets already in place; sets the row count
+        if (any_null) std::memcpy(out->mutable_validity(), valid.data(), valid.size());
+        return Status::OK();
+      }
+    }
+    return Status::Internal("unknown node kind");
+  }
+
+ private:
+  // Children are built with `rows` entries each; set the struct's row count and validity.
+  static void FinishStruct(Vector* out, size_t rows, const std::vector<uint8_t>& valid) {
+    out->Resize(rows);
+    bool any_null = std::find(valid.begin(), valid.end(), 0) != valid.end();
+    if (any_null) std::memcpy(out->mutable_validity(), valid.data(), rows);
+  }
+  std::vector<LeafData>& leaves_;
+  const std::string& where_;
+};
+
+void CollectLeaves(const ColumnNode& n, std::vector<const ColumnNode*>* out) {
+  if (n.kind == ColumnNode::kLeaf) {
+    out->push_back(&n);
+    return;
+  }
+  for (const auto& c : n.children) CollectLeaves(c, out);
+}
+
+// ------------------------------------------------------------------ statistics
+
+std::optional<Value> DecodeStat(const ColumnNode& leaf, const std::string& b) {
+  const TypePtr& t = leaf.type;
+  auto need = [&](size_t n) { return b.size() >= n; };
+  auto i32 = [&] {
+    int32_t v;
+    std::memcpy(&v, b.data(), 4);
+    return v;
+  };
+  auto i64 = [&] {
+    int64_t v;
+    std::memcpy(&v, b.data(), 8);
+    return v;
+  };
+  switch (leaf.conversion) {
+    case LeafConversion::kNone:
+      switch (leaf.physical_type) {
+        case Type::BOOLEAN:
+          if (!need(1)) return std::nullopt;
+          return Value::Boolean(b[0] != 0);
+        case Type::INT32:
+          if (!need(4)) return std::nullopt;
+          return Value::Integer(t, i32());
+        case Type::INT64:
+          if (!need(8)) return std::nullopt;
+          return Value::Integer(t, i64());
+        case Type::FLOAT: {
+          if (!need(4)) return std::nullopt;
+          float f;
+          std::memcpy(&f, b.data(), 4);
+          if (std::isnan(f)) return std::nullopt;
+          return Value::Floating(t, f);
+        }
+        case Type::DOUBLE: {
+          if (!need(8)) return std::nullopt;
+          double d;
+          std::memcpy(&d, b.data(), 8);
+          if (std::isnan(d)) return std::nullopt;
+          return Value::Floating(t, d);
+        }
+        case Type::BYTE_ARRAY:
+        case Type::FIXED_LEN_BYTE_ARRAY:
+          return t->id() == TypeId::kString ? Value::String(b) : Value::Binary(b);
+        default:
+          return std::nullopt;
+      }
+    case LeafConversion::kInt32ToInt8:
+    case LeafConversion::kInt32ToInt16:
+      if (!need(4)) return std::nullopt;
+      return Value::Integer(t, i32());
+    case LeafConversion::kUInt32ToInt64:
+      if (!need(4)) return std::nullopt;
+      return Value::Integer(t, static_cast<uint32_t>(i32()));
+    case LeafConversion::kInt32ToDecimal:
+      if (!need(4)) return std::nullopt;
+      return Value::Decimal(t->precision(), t->scale(), i32());
+    case LeafConversion::kInt64ToDecimal:
+      if (!need(8)) return std::nullopt;
+      return Value::Decimal(t->precision(), t->scale(), i64());
+    case LeafConversion::kUInt64ToDecimal:
+      if (!need(8)) return std::nullopt;
+      return Value::Decimal(t->precision(), t->scale(), static_cast<uint64_t>(i64()));
+    case LeafConversion::kBytesToDecimal: {
+      if (b.empty()) return std::nullopt;
+      bool overflow;
+      int128_t v = BigEndianToInt128(reinterpret_cast<const uint8_t*>(b.data()), b.size(), &overflow);
+      if (overflow) return std::nullopt;
+      return Value::Decimal(t->precision(), t->scale(), v);
+    }
+    case LeafConversion::kMillisToMicros:
+      if (!need(8)) return std::nullopt;
+      return Value::Integer(t, i64() * 1000);
+    case LeafConversion::kNanosToMicros:
+      if (!need(8)) return std::nullopt;
+      return Value::Integer(t, FloorDiv(i64(), 1000));
+    case LeafConversion::kInt32MillisToMicros:
+      if (!need(4)) return std::nullopt;
+      return Value::Integer(t, static_cast<int64_t>(i32()) * 1000);
+    default:
+      return std::nullopt;  // INT96, FLOAT16, UUID: no trusted order here
+  }
+}
+
+bool IsUnsignedLeaf(const ColumnNode& leaf) {
+  return leaf.conversion == LeafConversion::kUInt32ToInt64 || leaf.conversion == LeafConversion::kUInt64ToDecimal;
+}
+
+}  // namespace
+
+std::optional<int> CompareValues(const Value& a, const Value& b) {
+  if (a.is_null() || b.is_null()) return std::nullopt;
+  TypeId ta = a.type()->id(), tb = b.type()->id();
+  auto cmp = [](auto x, auto y) { return x < y ? -1 : (x > y ? 1 : 0); };
+  switch (ta) {
+    case TypeId::kBoolean:
+      if (tb != ta) return std::nullopt;
+      return cmp(a.boolean(), b.boolean());
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kDate:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+      if (tb == TypeId::kFloat || tb == TypeId::kDouble) return cmp(static_cast<double>(a.integer()), b.floating());
+      if (b.type()->fixed_width() == 0 || tb == TypeId::kDecimal || tb == TypeId::kBoolean) return std::nullopt;
+      return cmp(a.integer(), b.integer());
+    case TypeId::kFloat:
+    case TypeId::kDouble:
+      if (tb == TypeId::kFloat || tb == TypeId::kDouble) return cmp(a.floating(), b.floating());
+      if (tb == TypeId::kInt32 || tb == TypeId::kInt64 || tb == TypeId::kInt16 || tb == TypeId::kInt8)
+        return cmp(a.floating(), static_cast<double>(b.integer()));
+      return std::nullopt;
+    case TypeId::kDecimal:
+      if (tb != TypeId::kDecimal || a.type()->scale() != b.type()->scale()) return std::nullopt;
+      return cmp(a.decimal(), b.decimal());
+    case TypeId::kString:
+    case TypeId::kBinary: {
+      if (tb != TypeId::kString && tb != TypeId::kBinary) return std::nullopt;
+      int c = a.str().compare(b.str());  // std::string compares as unsigned char
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+bool StatsMayMatch(const ColumnStatistics& st, const ColumnPredicate& p) {
+  switch (p.op) {
+    case ColumnPredicate::kIsNull:
+      return !st.null_count || *st.null_count > 0;
+    case ColumnPredicate::kIsNotNull:
+      return !st.null_count || *st.null_count < st.num_values;
+    default:
+      break;
+  }
+  if (st.null_count && *st.null_count == st.num_values && st.num_values > 0) return false;  // all null
+  if (p.literal.is_null()) return false;  // comparisons with NULL match nothing
+  // kUnknown when a bound is missing or not comparable: it never excludes anything.
+  constexpr int kUnknown = 2;
+  int lo = st.min ? CompareValues(*st.min, p.literal).value_or(kUnknown) : kUnknown;  // min vs lit
+  int hi = st.max ? CompareValues(*st.max, p.literal).value_or(kUnknown) : kUnknown;  // max vs lit
+  bool lo_known = lo != kUnknown, hi_known = hi != kUnknown;
+  switch (p.op) {
+    case ColumnPredicate::kEq: return !(lo_known && lo > 0) && !(hi_known && hi < 0);
+    case ColumnPredicate::kLt: return !(lo_known && lo >= 0);
+    case ColumnPredicate::kLe: return !(lo_known && lo > 0);
+    case ColumnPredicate::kGt: return !(hi_known && hi <= 0);
+    case ColumnPredicate::kGe: return !(hi_known && hi < 0);
+    default: return true;
+  }
+}
+
+Result<std::unique_ptr<ParquetFile>> ParquetFile::Open(std::shared_ptr<RandomAccessFile> file, ReaderOptions options) {
+  std::unique_ptr<ParquetFile> pf(new ParquetFile(std::move(file), options));
+  SILT_RETURN_NOT_OK(pf->Init());
+  return pf;
+}
+
+Result<std::unique_ptr<ParquetFile>> ParquetFile::OpenPath(const std::string& path, ReaderOptions options) {
+  SILT_ASSIGN_OR_RETURN(auto f, OpenLocalFile(path));
+  return Open(std::move(f), options);
+}
+
+Status ParquetFile::Init() {
+  const std::string& where = file_->name();
+  int64_t size = file_->size();
+  if (size < 12) return Corrupt(where, "file of " + std::to_string(size) + " bytes is too small to be Parquet");
+  int64_t tail = std::min<int64_t>(size, std::max<int64_t>(8, options_.footer_read_size));
+  std::string buf(static_cast<size_t>(tail), '\0');
+  SILT_RETURN_NOT_OK(file_->ReadAt(size - tail, tail, reinterpret_cast<uint8_t*>(buf.data())));
+  const char* end = buf.data() + tail;
+  if (std::memcmp(end - 4, "PARE", 4) == 0)
+    return Status::NotImplemented(where + ": encrypted Parquet files are not supported", "SILT_PARQUET_UNSUPPORTED");
+  if (std::memcmp(end - 4, "PAR1", 4) != 0) return Corrupt(where, "not a Parquet file (no PAR1 magic at the end)");
+  char head[4];
+  SILT_RETURN_NOT_OK(file_->ReadAt(0, 4, reinterpret_cast<uint8_t*>(head)));
+  if (std::memcmp(head, "PAR1", 4) != 0) return Corrupt(where, "not a Parquet file (no PAR1 magic at the start)");
+  uint32_t footer_len = LoadLE32(reinterpret_cast<const uint8_t*>(end - 8));
+  if (static_cast<int64_t>(footer_len) > size - 12) return Corrupt(where, "footer length " + std::to_string(footer_len) + " exceeds the file");
+  const uint8_t* footer;
+  std::string big;
+  if (static_cast<int64_t>(footer_len) + 8 <= tail) {
+    footer = reinterpret_cast<const uint8_t*>(end - 8 - footer_len);
+  } else {
+    big.resize(footer_len);
+    SILT_RETURN_NOT_OK(file_->ReadAt(size - 8 - footer_len, footer_len, reinterpret_cast<uint8_t*>(big.data())));
+    footer = reinterpret_cast<const uint8_t*>(big.data());
+  }
+  Status s = DeserializeFileMetaData(footer, footer_len, &metadata_, options_.limits);
+  if (!s.ok()) return s.WithContext(where);
+  auto schema = FileSchema::Make(metadata_.schema);
+  if (!schema.ok()) return schema.status().WithContext(where);
+  schema_ = std::move(schema).value();
+  int64_t total = 0;
+  for (size_t i = 0; i < metadata_.row_groups.size(); ++i) {
+    const RowGroup& rg = metadata_.row_groups[i];
+    if (rg.num_rows < 0) return Corrupt(where, "row group with a negative row count");
+    if (rg.columns.size() != static_cast<size_t>(schema_.num_leaves()))
+      return Corrupt(where, "row group " + std::to_string(i) + " has " + std::to_string(rg.columns.size()) +
+                                " columns, the schema " + std::to_string(schema_.num_leaves()));
+    total += rg.num_rows;
+  }
+  if (total != metadata_.num_rows) {
+    // Some writers leave num_rows unset; the row groups are the truth.
+    metadata_.num_rows = total;
+  }
+  return Status::OK();
+}
+
+Result<ColumnIndex> ParquetFile::ReadColumnIndex(int rg, int leaf) const {
+  const ColumnChunk& cc = metadata_.row_groups[rg].columns[leaf];
+  if (!cc.column_index_offset || !cc.column_index_length) return Status::NotFound("no column index");
+  int64_t off = *cc.column_index_offset, len = *cc.column_index_length;
+  if (off < 0 || len <= 0 || off > file_->size() || len > file_->size() - off) return Corrupt(name(), "column index outside the file");
+  std::string b(static_cast<size_t>(len), '\0');
+  SILT_RETURN_NOT_OK(file_->ReadAt(off, len, reinterpret_cast<uint8_t*>(b.data())));
+  ColumnIndex ci;
+  SILT_RETURN_NOT_OK(DeserializeColumnIndex(reinterpret_cast<const uint8_t*>(b.data()), b.size(), &ci, options_.limits));
+  return ci;
+}
+
+Result<OffsetIndex> ParquetFile::ReadOffsetIndex(int rg, int leaf) const {
+  const ColumnChunk& cc = metadata_.row_groups[rg].columns[leaf];
+  if (!cc.offset_index_offset || !cc.offset_index_length) return Status::NotFound("no offset index");
+  int64_t off = *cc.offset_index_offset, len = *cc.offset_index_length;
+  if (off < 0 || len <= 0 || off > file_->size() || len > file_->size() - off) return Corrupt(name(), "offset index outside the file");
+  std::string b(static_cast<size_t>(len), '\0');
+  SILT_RETURN_NOT_OK(file_->ReadAt(off, len, reinterpret_cast<uint8_t*>(b.data())));
+  OffsetIndex oi;
+  SILT_RETURN_NOT_OK(DeserializeOffsetIndex(reinterpret_cast<const uint8_t*>(b.data()), b.size(), &oi, options_.limits));
+  // Page locations must be ordered by row; otherwise ignore the index.
+  for (size_t i = 1; i < oi.page_locations.size(); ++i)
+    if (oi.page_locations[i].first_row_index < oi.page_locations[i - 1].first_row_index)
+      return Corrupt(name(), "offset index rows are not ascending");
+  return oi;
+}
+
+Status ParquetFile::ReadRowGroup(int rg, const std::vector<int>& columns, DataChunk* out, int64_t first_row,
+                                 int64_t num_rows) const {
+  if (rg < 0 || rg >= num_row_groups()) return Status::InvalidArgument("row group " + std::to_string(rg) + " out of range");
+  const RowGroup& group = metadata_.row_groups[rg];
+  if (first_row < 0) first_row = 0;
+  if (first_row > group.num_rows) first_row = group.num_rows;
+  int64_t end_row = num_rows < 0 ? group.num_rows : std::min(group.num_rows, first_row + num_rows);
+  std::vector<int> cols = columns;
+  if (cols.empty())
+    for (size_t i = 0; i < schema_.columns().size(); ++i) cols.push_back(static_cast<int>(i));
+  out->columns.clear();
+  out->num_rows_without_columns = static_cast<size_t>(end_row - first_row);
+  std::vector<LeafData> leaves;
+  leaves.reserve(schema_.num_leaves());
+  for (int i = 0; i < schema_.num_leaves(); ++i) leaves.emplace_back(schema_.leaf(i).type);
+  for (int ci : cols) {
+    if (ci < 0 || ci >= static_cast<int>(schema_.columns().size())) return Status::InvalidArgument("column index out of range");
+    const ColumnNode& col = schema_.columns()[ci];
+    std::vector<const ColumnNode*> col_leaves;
+    CollectLeaves(col, &col_leaves);
+    int64_t col_first = -1;
+    for (const ColumnNode* leaf : col_leaves) {
+      std::string where = name() + ": column '" + col.name + "'" + (leaf != &col ? " (leaf " + std::to_string(leaf->leaf_index) + ")" : "") +
+                          ", row group " + std::to_string(rg);
+      std::optional<OffsetIndex> oi;
+      if (first_row > 0 || end_row < group.num_rows) {
+        auto r = ReadOffsetIndex(rg, leaf->leaf_index);
+        if (r.ok()) oi = std::move(r).value();
+      }
+      // Nested columns need identical first rows in every leaf; use the page index only when flat.
+      if (col.kind != ColumnNode::kLeaf) oi.reset();
+      ChunkDecoder dec(*this, options_, *leaf, where);
+      LeafData& ld = leaves[leaf->leaf_index];
+      ld = LeafData(leaf->type);
+      SILT_RETURN_NOT_OK(dec.Decode(group.columns[leaf->leaf_index], file_, first_row, end_row, oi ? &*oi : nullptr,
+                                    leaf != &col, &ld));
+      col_first = ld.first_row;
+    }
+    Vector v(col.type);
+    std::string where = name() + ": column '" + col.name + "'";
+    Assembler as(leaves, where);
+    SILT_RETURN_NOT_OK(as.Build(col, 0, 0, &v));
+    int64_t have = static_cast<int64_t>(v.size());
+    int64_t skip = first_row - col_first;
+    if (col_first + have < end_row || skip < 0)
+      return Corrupt(where, "decoded " + std::to_string(have) + " rows, row group has " + std::to_string(group.num_rows));
+    if (skip > 0 || have != end_row - first_row) {
+      Vector sliced(col.type);
+      sliced.AppendRange(v, static_cast<size_t>(skip), static_cast<size_t>(end_row - first_row));
+      v = std::move(sliced);
+    }
+    out->columns.push_back(std::move(v));
+    for (const ColumnNode* leaf : col_leaves) leaves[leaf->leaf_index] = LeafData(leaf->type);
+  }
+  return Status::OK();
+}
+
+ColumnStatistics ParquetFile::GetStatistics(int rg, int leaf_index) const {
+  ColumnStatistics out;
+  const ColumnNode& leaf = schema_.leaf(leaf_index);
+  const ColumnChunk& cc = metadata_.row_groups[rg].columns[leaf_index];
+  if (!cc.meta_data) return out;
+  out.num_values = cc.meta_data->num_values;
+  if (!cc.meta_data->statistics) return out;
+  const Statistics& s = *cc.meta_data->statistics;
+  out.null_count = s.null_count;
+  const std::string* mn = s.min_value ? &*s.min_value : nullptr;
+  const std::string* mx = s.max_value ? &*s.max_value : nullptr;
+  // Deprecated min/max use signed order: trust them only for signed numeric types.
+  bool signed_numeric = leaf.physical_type != Type::BYTE_ARRAY && leaf.physical_type != Type::FIXED_LEN_BYTE_ARRAY &&
+                        leaf.physical_type != Type::INT96 && !IsUnsignedLeaf(leaf);
+  if (!mn && s.min && signed_numeric) mn = &*s.min;
+  if (!mx && s.max && signed_numeric) mx = &*s.max;
+  if (mn) out.min = DecodeStat(leaf, *mn);
+  if (mx) out.max = DecodeStat(leaf, *mx);
+  if (leaf.type->id() == TypeId::kFloat || leaf.type->id() == TypeId::kDouble) {
+    // ±0.0: the data may hold either sign.
+    if (out.min && out.min->floating() == 0.0) out.min = Value::Floating(leaf.type, -0.0);
+    if (out.max && out.max->floating() == 0.0) out.max = Value::Floating(leaf.type, 0.0);
+  }
+  out.min_exact = s.is_min_value_exact.value_or(true);
+  out.max_exact = s.is_max_value_exact.value_or(true);
+  return out;
+}
+
+namespace {
+// Leaf index of a top-level primitive column named `name`, or -1.
+int PrimitiveLeaf(const FileSchema& schema, const std::string& name) {
+  int c = schema.FindColumn(name);
+  if (c < 0 || schema.columns()[c].kind != ColumnNode::kLeaf) return -1;
+  return schema.columns()[c].leaf_index;
+}
+}  // namespace
+
+bool ParquetFile::RowGroupMayMatch(int rg, const std::vector<ColumnPredicate>& preds) const {
+  for (const auto& p : preds) {
+    int leaf = PrimitiveLeaf(schema_, p.column);
+    if (leaf < 0) continue;
+    if (!StatsMayMatch(GetStatistics(rg, leaf), p)) return false;
+  }
+  return true;
+}
+
+std::vector<std::pair<int64_t, int64_t>> ParquetFile::MatchingRowRanges(int rg, const std::vector<ColumnPredicate>& preds) const {
+  int64_t rows = metadata_.row_groups[rg].num_rows;
+  int64_t lo = 0, hi = rows;  // hull of the rows that may match
+  for (const auto& p : preds) {
+    int leaf = PrimitiveLeaf(schema_, p.column);
+    if (leaf < 0) continue;
+    auto ci = ReadColumnIndex(rg, leaf);
+    auto oi = ReadOffsetIndex(rg, leaf);
+    if (!ci.ok() || !oi.ok()) continue;
+    const auto& locs = oi->page_locations;
+    size_t pages = locs.size();
+    if (ci->min_values.size() != pages || ci->max_values.size() != pages || ci->null_pages.size() != pages) continue;
+    const ColumnNode& node = schema_.leaf(leaf);
+    int64_t first = -1, last = -1;
+    for (size_t i = 0; i < pages; ++i) {
+      ColumnStatistics st;
+      int64_t page_end = i + 1 < pages ? locs[i + 1].first_row_index : rows;
+      st.num_values = page_end - locs[i].first_row_index;
+      if (i < ci->null_counts.size()) st.null_count = ci->null_counts[i];
+      if (ci->null_pages[i]) {
+        st.null_count = st.num_values;
+      } else {
+        st.min = DecodeStat(node, ci->min_values[i]);
+        st.max = DecodeStat(node, ci->max_values[i]);
+      }
+      if (StatsMayMatch(st, p)) {
+        if (first < 0) first = locs[i].first_row_index;
+        last = page_end;
+      }
+    }
+    if (first < 0) return {};
+    lo = std::max(lo, first);
+    hi = std::min(hi, last);
+  }
+  if (lo >= hi) return {};
+  return {{lo, hi}};
+}
+
+Result<std::unique_ptr<ParquetScanner>> ParquetScanner::Make(std::shared_ptr<const ParquetFile> file, ScanOptions options) {
+  auto s = std::make_unique<ParquetScanner>();
+  const FileSchema& schema = file->schema();
+  if (options.columns.empty()) {
+    for (size_t i = 0; i < schema.columns().size(); ++i) s->column_indices_.push_back(static_cast<int>(i));
+  } else {
+    for (const auto& c : options.columns) {
+      int i = schema.FindColumn(c);
+      if (i < 0) return Status::NotFound("column '" + c + "' not found in " + file->name(), "UNRESOLVED_COLUMN");
+      s->column_indices_.push_back(i);
+    }
+  }
+  for (int i : s->column_indices_) s->output_schema_.push_back(schema.schema()[i]);
+  s->file_ = std::move(file);
+  s->options_ = std::move(options);
+  return s;
+}
+
+Result<bool> ParquetScanner::Next(DataChunk* out) {
+  const auto& groups = file_->metadata().row_groups;
+  for (;;) {
+    if (options_.limit >= 0 && returned_ >= options_.limit) return false;
+    if (pending_rg_ >= 0 && !pending_ranges_.empty()) {
+      auto [b, e] = pending_ranges_.front();
+      pending_ranges_.erase(pending_ranges_.begin());
+      int64_t file_b = rg_first_row_ + b, file_e = rg_first_row_ + e;
+      // Apply the file-level window [offset, offset + limit).
+      int64_t win_b = options_.offset + returned_;
+      int64_t win_e = options_.limit < 0 ? INT64_MAX : options_.offset + options_.limit;
+      int64_t rb = std::max(file_b, win_b), re = std::min(file_e, win_e);
+      if (rb >= re) continue;
+      SILT_RETURN_NOT_OK(file_->ReadRowGroup(pending_rg_, column_indices_, out, rb - rg_first_row_, re - rb));
+      returned_ += re - rb;
+      return true;
+    }
+    if (pending_rg_ >= 0) {
+      rg_first_row_ += groups[pending_rg_].num_rows;
+      pending_rg_ = -1;
+    }
+    if (next_rg_ >= static_cast<int>(groups.size())) return false;
+    int rg = next_rg_++;
+    pending_rg_ = rg;
+    int64_t rows = groups[rg].num_rows;
+    if (rg_first_row_ + rows <= options_.offset + returned_ || rows == 0 ||
+        !file_->RowGroupMayMatch(rg, options_.predicates)) {
+      if (rows > 0 && rg_first_row_ + rows > options_.offset + returned_) ++row_groups_skipped_;
+      pending_ranges_.clear();
+      continue;
+    }
+    pending_ranges_ = options_.predicates.empty() ? std::vector<std::pair<int64_t, int64_t>>{{0, rows}}
+                                                  : file_->MatchingRowRanges(rg, options_.predicates);
+  }
+}
+
+}  // namespace silt::parquet

@@ -1,0 +1,136 @@
+// Parquet reader: opens a file, exposes its metadata and schema, and decodes row groups straight
+// into silt Vectors (projection, row ranges, row-group and page skipping by statistics).
+//
+// Memory: a scan holds at most one row group of the projected columns (decoded) plus one column
+// chunk of compressed bytes at a time; the whole file is never read. Every offset and length in
+// the file is checked: a corrupt or truncated file gives Corruption (class SILT_PARQUET_CORRUPT),
+// never a crash. ParquetFile is immutable after Open and safe to read from several threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/memory.h"
+#include "common/status.h"
+#include "io/file.h"
+#include "parquet/metadata.h"
+#include "parquet/schema.h"
+#include "vector/vector.h"
+
+namespace silt::parquet {
+
+struct ReaderOptions {
+  ThriftLimits limits;
+  // Bytes read speculatively from the end of the file to get the footer in one read.
+  int64_t footer_read_size = 64 << 10;
+  // A page claiming more than this (uncompressed) is refused (Unsupported,
+  // SILT_PARQUET_PAGE_TOO_LARGE) instead of allocating it; real writers stay far below.
+  int64_t max_page_bytes = 1LL << 30;
+  // A page claiming more level entries than this is rejected as corrupt.
+  int64_t max_page_values = 1LL << 27;
+  bool verify_page_crc = true;
+  // Optional: decoded row groups are accounted here.
+  MemoryTracker* memory = nullptr;
+};
+
+// Chunk statistics of one leaf column, decoded to logical values. min/max are absent when the
+// file has none that silt can trust (e.g. INT96, NaN bounds, old binary stats).
+struct ColumnStatistics {
+  std::optional<Value> min;
+  std::optional<Value> max;
+  std::optional<int64_t> null_count;
+  int64_t num_values = 0;
+  bool min_exact = true;
+  bool max_exact = true;
+};
+
+// A simple predicate on a top-level primitive column, used to skip row groups and pages whose
+// statistics prove that no row matches. Never used to filter rows (callers evaluate filters).
+struct ColumnPredicate {
+  enum Op { kEq, kLt, kLe, kGt, kGe, kIsNull, kIsNotNull };
+  std::string column;
+  Op op = kEq;
+  Value literal;  // same type as the column (ignored for the null checks)
+};
+
+// True unless the statistics prove that no value satisfies the predicate.
+bool StatsMayMatch(const ColumnStatistics& stats, const ColumnPredicate& pred);
+
+class ParquetFile {
+ public:
+  static Result<std::unique_ptr<ParquetFile>> Open(std::shared_ptr<RandomAccessFile> file,
+                                                   ReaderOptions options = {});
+  static Result<std::unique_ptr<ParquetFile>> OpenPath(const std::string& path, ReaderOptions options = {});
+
+  const FileMetaData& metadata() const { return metadata_; }
+  const FileSchema& schema() const { return schema_; }
+  int num_row_groups() const { return static_cast<int>(metadata_.row_groups.size()); }
+  int64_t num_rows() const { return metadata_.num_rows; }
+  const std::string& name() const { return file_->name(); }
+
+  // Decodes rows [first_row, first_row + num_rows) of row group rg (num_rows < 0: to the end) for
+  // the top-level columns `columns` (indices into schema().columns(), in output order; an empty
+  // list means all). `out` is replaced. Uses the page index, when present, to skip pages outside
+  // the range.
+  Status ReadRowGroup(int rg, const std::vector<int>& columns, DataChunk* out, int64_t first_row = 0,
+                      int64_t num_rows = -1) const;
+
+  // Statistics of leaf `leaf` in row group rg.
+  ColumnStatistics GetStatistics(int rg, int leaf) const;
+  // Row ranges [begin, end) of row group rg that the page index says may match all the predicates
+  // (one range covering the row group when there is no page index).
+  std::vector<std::pair<int64_t, int64_t>> MatchingRowRanges(int rg, const std::vector<ColumnPredicate>& preds) const;
+  // False when row group statistics prove that no row matches the predicates.
+  bool RowGroupMayMatch(int rg, const std::vector<ColumnPredicate>& preds) const;
+
+  Result<ColumnIndex> ReadColumnIndex(int rg, int leaf) const;
+  Result<OffsetIndex> ReadOffsetIndex(int rg, int leaf) const;
+
+ private:
+  ParquetFile(std::shared_ptr<RandomAccessFile> file, ReaderOptions options)
+      : file_(std::move(file)), options_(options) {}
+  Status Init();
+  std::shared_ptr<RandomAccessFile> file_;
+  ReaderOptions options_;
+  FileMetaData metadata_;
+  FileSchema schema_;
+};
+
+// Streams a file as DataChunks (one per row group, or per matching row range), with projection,
+// predicate-based skipping, and an optional row window over the whole file.
+struct ScanOptions {
+  std::vector<std::string> columns;  // top-level names; empty = all
+  std::vector<ColumnPredicate> predicates;
+  int64_t offset = 0;   // first row of the file to return
+  int64_t limit = -1;   // rows to return (< 0: all)
+};
+
+class ParquetScanner {
+ public:
+  static Result<std::unique_ptr<ParquetScanner>> Make(std::shared_ptr<const ParquetFile> file, ScanOptions options);
+  // Fills *out with the next chunk; returns false at the end.
+  Result<bool> Next(DataChunk* out);
+  const Schema& output_schema() const { return output_schema_; }
+  int row_groups_skipped() const { return row_groups_skipped_; }
+
+ private:
+  std::shared_ptr<const ParquetFile> file_;
+  ScanOptions options_;
+  std::vector<int> column_indices_;
+  Schema output_schema_;
+  int next_rg_ = 0;
+  int64_t rg_first_row_ = 0;  // file row index of next_rg_'s first row
+  int64_t returned_ = 0;
+  int row_groups_skipped_ = 0;
+  std::vector<std::pair<int64_t, int64_t>> pending_ranges_;
+  int pending_rg_ = -1;
+};
+
+// Compares two non-null values of the same primitive type: <0, 0, >0 (strings/binary bytewise
+// unsigned, floats numerically). nullopt when the types are not comparable.
+std::optional<int> CompareValues(const Value& a, const Value& b);
+
+}  // namespace silt::parquet
