@@ -452,6 +452,7 @@ function variants() {
   for (const c of CODECS) v.push({ name: `alltypes_${c}`, table: 'base', opts: `COMPRESSION ${c}` });
   for (const c of ['uncompressed', 'snappy', 'zstd', 'gzip'])
     v.push({ name: `alltypes_v2_${c}`, table: 'base', opts: `COMPRESSION ${c}, PARQUET_VERSION V2` });
+  // PARQUET_VERSION V2 = V2 encodings (DELTA_*, BYTE_STREAM_SPLIT); the page headers stay v1.
   // Several row groups (DuckDB rounds row group boundaries to its 2048-row vectors).
   v.push({ name: 'alltypes_rowgroups', table: 'big', opts: 'COMPRESSION snappy, ROW_GROUP_SIZE 2048' });
   v.push({ name: 'alltypes_rowgroups_v2', table: 'big', opts: 'COMPRESSION zstd, ROW_GROUP_SIZE 2048, PARQUET_VERSION V2' });
