@@ -2,8 +2,9 @@
 // DuckDB as the interop oracle for silt's Parquet reader/writer.
 //
 //   dump FILE [OUT]        canonical JSONL of the file's rows, in file order (stdout or OUT)
-//   dump-all DIR           for every DIR/X.parquet: X.duckdb.jsonl and X.duckdb.types
+//   dump-all DIR           for every DIR/X.parquet: X.duckdb.jsonl, .duckdb.types, .duckdb.meta
 //   schema FILE            name<TAB>sparktype per top-level column
+//   meta FILE              row groups, codecs, page header versions, dictionary pages, encodings
 //   compare EXP ACT        semantic comparison of two canonical JSONL files; exit 1 on mismatch
 //   write DIR              DuckDB-written files covering its types × codecs × options,
 //                          each with DIR/NAME.expected.jsonl and DIR/NAME.expected.types
@@ -121,7 +122,7 @@ function makeEncoder(T) {
       // Doubtful mappings (see SKIP in run.sh): the raw Parquet representation.
       case T.TIME: return String(v.micros);
       case T.TIME_TZ: return String(v.micros);
-      case T.UUID: return JSON.stringify('0x' + v.toUint128().toString(16).padStart(32, '0'));
+      case T.UUID: return JSON.stringify(v.toString()); // 8-4-4-4-12 lowercase hex
       case T.INTERVAL: return JSON.stringify(hex(intervalBytes(v)));
       case T.LIST: case T.ARRAY:
         return '[' + v.items.map((x) => enc(type.valueType, x)).join(',') + ']';
@@ -162,7 +163,8 @@ function makeSparkType(T) {
         return 'timestamp_ntz';
       // Doubtful mappings: raw Parquet physical representation.
       case T.TIME: case T.TIME_TZ: return 'bigint';
-      case T.UUID: case T.INTERVAL: return 'binary';
+      case T.UUID: return 'string';
+      case T.INTERVAL: return 'binary';
       case T.LIST: case T.ARRAY: return `array<${st(type.valueType)}>`;
       case T.STRUCT:
         return 'struct<' + type.entryNames.map((n, i) => `${n}:${st(type.entryTypes[i])}`).join(',') + '>';
@@ -201,6 +203,28 @@ async function schemaLines(session, file) {
   const st = makeSparkType(duck.DuckDBTypeId);
   const reader = await conn.runAndReadAll(`SELECT * FROM read_parquet(${sqlString(file)}) LIMIT 0`);
   return reader.columnNames().map((n, i) => `${n}\t${st(reader.columnType(i))}`);
+}
+
+// What the writer really did: codecs, page header versions, dictionary pages, row groups.
+// Page type = first field of the Thrift-compact PageHeader at the page offset (0x15 = field 1,
+// i32; then a zigzag varint: DATA_PAGE 0, DICTIONARY_PAGE 2, DATA_PAGE_V2 3).
+async function metaLine(session, file) {
+  const rows = (await session.conn.runAndReadAll(
+    `SELECT row_group_id, compression, encodings, dictionary_page_offset, data_page_offset
+     FROM parquet_metadata(${sqlString(file)})`)).getRows();
+  const buf = fs.readFileSync(file);
+  const pageType = (off) => (buf[Number(off)] === 0x15 ? buf[Number(off) + 1] >> 1 : -1);
+  const codecs = new Set(), pages = new Set(), encs = new Set(), groups = new Set();
+  let dict = 0;
+  for (const [rg, comp, enc, dictOff, dataOff] of rows) {
+    groups.add(rg); codecs.add(comp);
+    for (const e of enc.split(/,\s*/).filter(Boolean)) encs.add(e);
+    if (dictOff !== null && pageType(dictOff) === 2) dict++;
+    const t = pageType(dataOff);
+    pages.add(t === 0 ? 'v1' : t === 3 ? 'v2' : t === 2 ? 'dict' : '?');
+  }
+  const j = (x) => [...x].sort().join(',');
+  return `row_groups=${groups.size} codecs=${j(codecs)} pages=${j(pages)} dictionary_chunks=${dict} encodings=${j(encs)}`;
 }
 
 async function dumpToFile(session, file, out) {
@@ -323,31 +347,49 @@ function readLines(file) {
   return lines;
 }
 
-function compareFiles(expFile, actFile, maxDiffs = 5) {
+// Row-level diff: every top-level column is checked, so one bad column cannot hide another.
+function diffRow(e, a) {
+  if (e.k !== 'obj' || a.k !== 'obj') return [diff(e, a, '')].filter(Boolean);
+  const ek = e.entries.map(([k]) => k), ak = a.entries.map(([k]) => k);
+  if (ek.join('\u0000') !== ak.join('\u0000'))
+    return [['(columns)', `expected ${JSON.stringify(ek)}, got ${JSON.stringify(ak)}`]];
+  const out = [];
+  for (let j = 0; j < e.entries.length; j++) {
+    const d = diff(e.entries[j][1], a.entries[j][1], ek[j]);
+    if (d) out.push(d);
+  }
+  return out;
+}
+
+function compareFiles(expFile, actFile, maxDiffs = 6) {
   const exp = readLines(expFile), act = readLines(actFile);
-  const diffs = [];
+  const shown = [];
   const n = Math.min(exp.length, act.length);
   let bad = 0;
-  const perColumn = new Map();
+  const perColumn = new Map(); // column -> number of rows where it differs
   for (let r = 0; r < n; r++) {
     if (exp[r] === act[r]) continue; // fast path: identical text
-    let d;
+    let ds;
     try {
-      d = diff(parseJson(exp[r]), parseJson(act[r]), '');
+      ds = diffRow(parseJson(exp[r]), parseJson(act[r]));
     } catch (err) {
-      d = ['(parse)', `${err.message}: ${clip(act[r])}`];
+      ds = [['(parse)', `${err.message}: ${clip(act[r])}`]];
     }
-    if (d) {
-      bad++;
-      const col = d[0].split(/[.[]/)[0];
-      perColumn.set(col, (perColumn.get(col) || 0) + 1);
-      if (diffs.length < maxDiffs) diffs.push(`row ${r} column ${d[0]}: ${d[1]}`);
+    if (!ds.length) continue;
+    bad++;
+    for (const [p, msg] of ds) {
+      const col = p.split(/[.[]/)[0];
+      const seen = perColumn.get(col) || 0;
+      perColumn.set(col, seen + 1);
+      // Show the first difference of each column (up to maxDiffs columns).
+      if (!seen && shown.length < maxDiffs) shown.push(`row ${r} column ${p}: ${msg}`);
     }
   }
-  if (exp.length !== act.length) diffs.push(`row count: expected ${exp.length}, got ${act.length}`);
-  if (bad) diffs.push(`${bad} of ${n} rows differ; by column: ` +
+  const out = [...shown];
+  if (exp.length !== act.length) out.unshift(`row count: expected ${exp.length}, got ${act.length}`);
+  if (bad) out.push(`${bad} of ${n} rows differ; by column: ` +
     [...perColumn].map(([c, k]) => `${c}=${k}`).join(' '));
-  return diffs;
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -456,8 +498,9 @@ function variants() {
   // Several row groups (DuckDB rounds row group boundaries to its 2048-row vectors).
   v.push({ name: 'alltypes_rowgroups', table: 'big', opts: 'COMPRESSION snappy, ROW_GROUP_SIZE 2048' });
   v.push({ name: 'alltypes_rowgroups_v2', table: 'big', opts: 'COMPRESSION zstd, ROW_GROUP_SIZE 2048, PARQUET_VERSION V2' });
-  v.push({ name: 'extra_snappy', table: 'extra', opts: 'COMPRESSION snappy', doubtful: true });
-  v.push({ name: 'extra_v2', table: 'extra', opts: 'COMPRESSION zstd, PARQUET_VERSION V2', doubtful: true });
+  // One file per doubtful type, so that one unsupported type does not hide the others.
+  for (const t of ['uuid', 'time', 'interval', 'timestamp_ns'])
+    v.push({ name: `extra_${t}`, table: 'extra', cols: `id, c_${t}`, opts: 'COMPRESSION snappy', doubtful: true });
   return v;
 }
 
@@ -474,15 +517,10 @@ async function writeAll(dir) {
   const manifest = [];
   for (const v of variants()) {
     const file = path.join(dir, `${v.name}.parquet`);
-    await conn.run(`COPY (SELECT * FROM ${v.table} ORDER BY id) TO ${sqlString(file)} (FORMAT parquet, ${v.opts})`);
+    await conn.run(`COPY (SELECT ${v.cols || '*'} FROM ${v.table} ORDER BY id) TO ${sqlString(file)} (FORMAT parquet, ${v.opts})`);
     await dumpToFile(s, file, path.join(dir, `${v.name}.expected.jsonl`));
     fs.writeFileSync(path.join(dir, `${v.name}.expected.types`), (await schemaLines(s, file)).join('\n') + '\n');
-    const meta = await conn.runAndReadAll(
-      `SELECT count(DISTINCT row_group_id)::INTEGER, string_agg(DISTINCT compression, ','),
-              string_agg(DISTINCT encodings, ',') FROM parquet_metadata(${sqlString(file)})`);
-    const [rg, comp, encs] = meta.getRows()[0];
-    const encSet = [...new Set(encs.split(/,\s*/).filter(Boolean))].sort().join(',');
-    manifest.push(`${v.name}\t${v.doubtful ? 'doubtful' : 'exact'}\trow_groups=${rg} codec=${comp} encodings=${encSet}`);
+    manifest.push(`${v.name}\t${v.doubtful ? 'doubtful' : 'exact'}\t${await metaLine(s, file)}`);
   }
   fs.writeFileSync(path.join(dir, 'MANIFEST.tsv'), manifest.join('\n') + '\n');
   process.stdout.write(manifest.join('\n') + '\n');
@@ -492,7 +530,7 @@ async function writeAll(dir) {
 
 async function main() {
   const [cmd, ...args] = process.argv.slice(2);
-  const usage = () => { console.error('usage: duckdb_tool.mjs dump FILE [OUT] | dump-all DIR | schema FILE | compare EXP ACT | write DIR'); process.exit(2); };
+  const usage = () => { console.error('usage: duckdb_tool.mjs dump FILE [OUT] | dump-all DIR | schema FILE | meta FILE | compare EXP ACT | write DIR'); process.exit(2); };
   switch (cmd) {
     case 'dump': {
       if (!args[0]) usage();
@@ -514,6 +552,7 @@ async function main() {
         try {
           await dumpToFile(s, base + '.parquet', base + '.duckdb.jsonl');
           fs.writeFileSync(base + '.duckdb.types', (await schemaLines(s, base + '.parquet')).join('\n') + '\n');
+          fs.writeFileSync(base + '.duckdb.meta', (await metaLine(s, base + '.parquet')) + '\n');
         } catch (err) {
           // Leave an error file: run.sh reports it as the reason of that file's failures.
           failed++;
@@ -527,6 +566,12 @@ async function main() {
       if (!args[0]) usage();
       const s = await openDuckDB();
       process.stdout.write((await schemaLines(s, args[0])).join('\n') + '\n');
+      break;
+    }
+    case 'meta': {
+      if (!args[0]) usage();
+      const s = await openDuckDB();
+      console.log(await metaLine(s, args[0]));
       break;
     }
     case 'compare': {

@@ -7,7 +7,8 @@
 # a) DuckDB-written files (every type × codec × page version, see duckdb_tool.mjs write):
 #    `silt parquet cat --json` vs DuckDB's own dump, `silt parquet schema --types` vs DuckDB.
 # b) silt-written files (`silt parquet gen`, codec × page version × dictionary × column set):
-#    DuckDB's dump vs `silt parquet cat --json`, and schema agreement.
+#    DuckDB's dump vs `silt parquet cat --json`, schema agreement, and that the file really has
+#    the requested codec / page version / dictionary use / row groups.
 # Each check is one test: PASS/FAIL lines, then exactly one "N passed, N failed" line.
 set -uo pipefail # not -e: a failing check is counted, not fatal
 
@@ -90,6 +91,26 @@ check_schema() {
   fi
 }
 
+# check_writer NAME META: the file has the codec, page header version, dictionary use and row
+# group split that `silt parquet gen` was asked for (as DuckDB's parquet_metadata sees them).
+check_writer() {
+  local name=$1 meta codec pv dict rg want_codec problems=""
+  meta=$(cat "$2")
+  read -r codec pv dict rg <<<"${want[$name]}"
+  want_codec=$(echo "$codec" | tr a-z A-Z)
+  [ "$want_codec" = NONE ] && want_codec=UNCOMPRESSED
+  grep -q "codecs=$want_codec " <<<"$meta" || problems+="codec not $want_codec; "
+  grep -q "pages=v$pv " <<<"$meta" || problems+="data pages not all v$pv; "
+  if [ "$dict" = off ]; then
+    grep -q "dictionary_chunks=0 " <<<"$meta" || problems+="dictionary pages with --dictionary off; "
+  elif [[ $name == all_* || $name == dict_string_* || $name == flat_* ]]; then
+    grep -q "dictionary_chunks=0 " <<<"$meta" && problems+="no dictionary page with --dictionary on; "
+  fi
+  [ "$rg" = several ] && grep -q "row_groups=1 " <<<"$meta" && problems+="one row group despite --row-group-rows; "
+  if [ -z "$problems" ]; then verdict=PASS; reason=""; details=""
+  else verdict=FAIL; reason="${problems%; }"; details="$meta"; fi
+}
+
 record() { # name: counts the result of the last check_*
   if [ "$verdict" = PASS ]; then pass "$1"; else fail "$1" "$reason" "$details"; fi
 }
@@ -104,11 +125,11 @@ else
     f="$DUCK/$name.parquet"
     if [ "$kind" = doubtful ]; then
       # UUID (FLBA 16), TIME, INTERVAL (FLBA 12), TIMESTAMP(NANOS): no agreed Spark mapping, so
-      # these are not counted; the harness expects the raw Parquet form (hex bytes, micros).
+      # these are not counted (see README.md for what the harness expects of each).
       check_cat "duckdb_$name" "$f" "$DUCK/$name.expected.jsonl"
       c="$verdict${reason:+: $reason}"
       check_schema "duckdb_$name" "$f" "$DUCK/$name.expected.types"
-      echo "SKIP duckdb/$name (doubtful type mapping: uuid, time, interval, timestamp_ns; $info) informational: cat $c; schema $verdict${reason:+: $reason}"
+      echo "SKIP duckdb/$name (doubtful type mapping, not counted) informational: cat $c; schema $verdict${reason:+: $reason}"
       continue
     fi
     check_cat "duckdb_$name" "$f" "$DUCK/$name.expected.jsonl"
@@ -122,9 +143,20 @@ fi
 SW="$WORK/silt"
 mkdir -p "$SW"
 gen_names=()
+declare -A want # name -> "codec pv dict rowgroups": what the writer was asked for
 gen() { # name args...: one `silt parquet gen`; a failure is one failed test
-  local name=$1 err rc
+  local name=$1 err rc codec=snappy pv=1 dict=on rg=single a
   shift
+  local -a argv=("$@")
+  for ((a = 0; a < ${#argv[@]}; a++)); do
+    case ${argv[a]} in
+      --codec) codec=${argv[a + 1]} ;;
+      --page-version) pv=${argv[a + 1]} ;;
+      --dictionary) dict=${argv[a + 1]} ;;
+      --row-group-rows) rg=several ;;
+    esac
+  done
+  want[$name]="$codec $pv $dict $rg"
   err=$("$SILT" parquet gen "$SW/$name.parquet" --rows "$ROWS" --seed 7 "$@" 2>&1)
   rc=$?
   if [ $rc -ne 0 ]; then
@@ -162,12 +194,15 @@ if [ ${#gen_names[@]} -gt 0 ]; then
       e=$(cat "$SW/$name.duckdb.error")
       fail "silt/$name/read" "DuckDB cannot read it: $e"
       fail "silt/$name/schema" "DuckDB cannot read it: $e"
+      fail "silt/$name/writer" "DuckDB cannot read it: $e"
       continue
     fi
     check_cat "silt_$name" "$f" "$SW/$name.duckdb.jsonl"
     record "silt/$name/read"
     check_schema "silt_$name" "$f" "$SW/$name.duckdb.types"
     record "silt/$name/schema"
+    check_writer "$name" "$SW/$name.duckdb.meta"
+    record "silt/$name/writer"
   done
 fi
 
