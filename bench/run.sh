@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Parquet scan and write throughput: silt vs DuckDB (npm, pinned in bench/peers), side by side.
+#
+#   make bench                         (builds build/bench, then runs this)
+#   bash bench/run.sh [SILT_BINARY]    (default build/bench/silt, else build/release/silt)
+#   BENCH_SCALE=0.1 bash bench/run.sh  (fewer rows, for a quick look; not recorded unless 1)
+#
+# Prints `bench=<name> engine=<silt|duckdb> threads=<n> seconds=<x> rows=<n>` lines and appends a
+# dated table to bench/RESULTS.md. Scan times are best of 3, measured inside each engine (silt's
+# own seconds=, DuckDB's query time), so process start-up is excluded on both sides.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BENCH="$ROOT/bench"
+SCALE=${BENCH_SCALE:-1}
+RUNS=${BENCH_RUNS:-3}
+CODEC=${BENCH_CODEC:-snappy}
+
+SILT=${1:-}
+if [ -z "$SILT" ]; then
+  for c in "$ROOT/build/bench/silt" "$ROOT/build/release/silt"; do
+    if [ -x "$c" ]; then SILT=$c; break; fi
+  done
+fi
+[ -n "$SILT" ] && [ -x "$SILT" ] || { echo "bench: no silt binary (build first, or pass its path)" >&2; exit 2; }
+
+command -v node >/dev/null || { echo "bench: node not found" >&2; exit 2; }
+if [ ! -f "$BENCH/peers/node_modules/.package-lock.json" ] ||
+   [ "$BENCH/peers/package-lock.json" -nt "$BENCH/peers/node_modules/.package-lock.json" ]; then
+  (cd "$BENCH/peers" && npm ci --no-audit --no-fund >/dev/null)
+fi
+DUCK="node $BENCH/scan_duckdb.mjs"
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+# name columns rows
+DATASETS=(
+  "int64 int64 10000000"
+  "double double 10000000"
+  "dict_string dict_string 10000000"
+  "plain_string plain_string 5000000"
+  "nested nested 2000000"
+)
+
+rows_for() { awk -v r="$1" -v s="$SCALE" 'BEGIN { n = int(r * s); if (n < 1000) n = 1000; print n }'; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.6f", b - a }'; }
+emit() { # name engine threads seconds rows
+  echo "bench=$1 engine=$2 threads=$3 seconds=$4 rows=$5"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$WORK/results.tsv"
+}
+note() { echo "# $*"; echo "$*" >>"$WORK/notes.txt"; }
+: >"$WORK/results.tsv"
+: >"$WORK/notes.txt"
+
+# `silt parquet gen` is probed with a tiny file; without it DuckDB writes the data instead so the
+# scan rows still compare both engines on identical files.
+if "$SILT" parquet gen "$WORK/probe.parquet" --rows 10 --columns int64 >/dev/null 2>&1; then
+  have_gen=1
+else
+  have_gen=0
+  note "silt parquet gen is not available: data written by DuckDB, write rows skipped"
+fi
+
+for spec in "${DATASETS[@]}"; do
+  read -r name cols base_rows <<<"$spec"
+  rows=$(rows_for "$base_rows")
+  f="$WORK/$name.parquet"
+
+  # --- write: silt gen (generation + encoding) vs DuckDB COPY of the same rows from memory ---
+  if [ "$have_gen" = 1 ]; then
+    best=""
+    for _ in $(seq "$RUNS"); do
+      t0=$(now)
+      # 1M-row groups: both engines parallelize across row groups, so threads=2 can matter.
+      "$SILT" parquet gen "$f" --rows "$rows" --columns "$cols" --codec "$CODEC" --seed 1 \
+        --row-group-rows 1000000 >/dev/null
+      s=$(elapsed "$t0")
+      best=$(awk -v a="$best" -v b="$s" 'BEGIN { print (a == "" || b < a) ? b : a }')
+    done
+    emit "write_$name" silt 1 "$best" "$rows"
+    out=$($DUCK write "$f" --threads 1 --runs "$RUNS" --codec "$CODEC")
+    emit "write_$name" duckdb 1 "$(sed -E 's/.*seconds=([^ ]+).*/\1/' <<<"$out")" "$rows"
+  else
+    $DUCK gen "$cols" "$f" --rows "$rows" --codec "$CODEC" >/dev/null
+  fi
+
+  # Guard: DuckDB's query must really read the file, not answer from statistics.
+  if $DUCK explain "$f" | grep -q COLUMN_DATA_SCAN; then
+    note "$name: DuckDB answered the scan from statistics; DuckDB scan rows are not meaningful"
+  fi
+
+  # --- scan: every column of every row group decoded ---
+  for threads in 1 2; do
+    # The first call doubles as warm-up (page cache) and as the "is scan implemented" probe.
+    if out=$("$SILT" parquet scan "$f" --threads "$threads" 2>&1); then
+      best=""
+      srows=""
+      for _ in $(seq "$RUNS"); do
+        out=$("$SILT" parquet scan "$f" --threads "$threads")
+        s=$(sed -nE 's/.*seconds=([0-9.eE+-]+).*/\1/p' <<<"$out")
+        srows=$(sed -nE 's/.*rows=([0-9]+).*/\1/p' <<<"$out")
+        best=$(awk -v a="$best" -v b="$s" 'BEGIN { print (a == "" || b < a) ? b : a }')
+      done
+      emit "scan_$name" silt "$threads" "$best" "$srows"
+    else
+      [ "$threads" = 1 ] && note "silt parquet scan unavailable on $name: $(head -1 <<<"$out")"
+    fi
+    out=$($DUCK scan "$f" --threads "$threads" --runs "$RUNS")
+    emit "scan_$name" duckdb "$threads" "$(sed -E 's/.*seconds=([^ ]+).*/\1/' <<<"$out")" \
+      "$(sed -E 's/.*rows=([0-9]+).*/\1/' <<<"$out")"
+  done
+  rm -f "$f"
+done
+
+# --- bench/RESULTS.md: one dated table per full-scale run ---
+if [ "$SCALE" != 1 ]; then
+  echo "# BENCH_SCALE=$SCALE: not recorded in bench/RESULTS.md"
+  exit 0
+fi
+rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+{
+  [ -s "$BENCH/RESULTS.md" ] || printf '# Benchmark results\n\nAppended by `make bench` (bench/run.sh). Seconds are best of %s runs; ratio = silt / DuckDB (below 1: silt faster).\n' "$RUNS"
+  printf '\n## %s — silt %s, %s cores, DuckDB 1.5.6 (npm @duckdb/node-api 1.5.6-r.1), codec %s\n\n' \
+    "$(date -u '+%Y-%m-%d %H:%M UTC')" "$rev" "$(nproc)" "$CODEC"
+  echo '| bench | rows | threads | silt s | DuckDB s | silt/DuckDB |'
+  echo '| --- | ---: | ---: | ---: | ---: | ---: |'
+  awk -F'\t' '
+    { key = $1 "\t" $3; if (!(key in seen)) { seen[key] = 1; order[n++] = key }
+      t[key, $2] = $4; r[key] = $5 }
+    END {
+      for (i = 0; i < n; i++) {
+        k = order[i]; split(k, p, "\t")
+        s = ((k, "silt") in t) ? t[k, "silt"] : ""; d = ((k, "duckdb") in t) ? t[k, "duckdb"] : ""
+        ratio = (s != "" && d != "" && d > 0) ? sprintf("%.2f", s / d) : "n/a"
+        printf "| %s | %s | %s | %s | %s | %s |\n", p[1], r[k], p[2], (s == "" ? "n/a" : s), (d == "" ? "n/a" : d), ratio
+      }
+    }' "$WORK/results.tsv"
+  if [ -s "$WORK/notes.txt" ]; then echo; sed 's/^/Note: /' "$WORK/notes.txt"; fi
+  printf '\nWrite rows: silt = `silt parquet gen` wall time (generation + encoding + process start); DuckDB = `COPY` of the same rows already in memory. Scan rows: every column decoded (DuckDB via bit_xor/sum/strlen aggregates, which statistics cannot answer).\n\nReproduce: `make bench`\n'
+} >>"$BENCH/RESULTS.md"
+echo "# appended to bench/RESULTS.md"
