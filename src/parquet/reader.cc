@@ -239,10 +239,7 @@ void SpreadNulls(Vector* v, size_t s0, const int16_t* def, size_t entries, int16
       if (def[i] == max_def) --j;
     }
     // off[s0] is unchanged (== start of the first dense value).
-    // Resize the logical size without touching the offsets we just wrote.
-    std::vector<uint32_t> saved = off;
-    v->Resize(s0 + entries);
-    off = std::move(saved);
+    v->SetSizeUnchecked(s0 + entries);
   } else {
     int w = v->type()->fixed_width();
     v->Resize(s0 + entries);

@@ -238,15 +238,23 @@ void Vector::AppendSelected(const Vector& src, const uint32_t* sel, size_t n) {
     size_t total = 0;
     for (size_t i = 0; i < n; ++i) total += src.offsets_[sel[i] + 1] - src.offsets_[sel[i]];
     size_t b = bytes_.size();
-    bytes_.resize(b + total);
+    // 16 bytes of slack let short strings be copied with one fixed-size move.
+    bytes_.resize(b + total + 16);
     offsets_.resize(old + n + 1);
     char* dst = bytes_.data();
+    const char* sb = src.bytes_.data();
+    const size_t src_size = src.bytes_.size();
     for (size_t i = 0; i < n; ++i) {
       uint32_t o0 = src.offsets_[sel[i]], len = src.offsets_[sel[i] + 1] - o0;
-      std::memcpy(dst + b, src.bytes_.data() + o0, len);
+      if (len <= 16 && o0 + 16 <= src_size) {
+        std::memcpy(dst + b, sb + o0, 16);
+      } else {
+        std::memcpy(dst + b, sb + o0, len);
+      }
       b += len;
       offsets_[old + i + 1] = static_cast<uint32_t>(b);
     }
+    bytes_.resize(b);
     if (src.may_have_nulls() || may_have_nulls()) {
       mutable_validity();
       validity_.resize(old + n, 1);

@@ -85,6 +85,12 @@ class Vector {
   void Resize(size_t n);
   void Reserve(size_t n);
   void Clear() { Resize(0); }
+  // Sets the row count after a decoder filled the buffers directly (offsets, children, data);
+  // the caller guarantees they hold n rows. Validity, if present, is resized (new rows valid).
+  void SetSizeUnchecked(size_t n) {
+    if (!validity_.empty()) validity_.resize(n, 1);
+    size_ = n;
+  }
   void AppendNull();
   template <typename T>
   void Append(T v) {

@@ -30,7 +30,9 @@ std::vector<std::string> ParquetFilesUnder(const std::string& dir) {
 }
 
 Status ReadWholeFile(const std::string& path, int64_t* rows) {
-  SILT_ASSIGN_OR_RETURN(auto pf, ParquetFile::OpenPath(path));
+  ReaderOptions opts;
+  opts.verify_page_crc = true;
+  SILT_ASSIGN_OR_RETURN(auto pf, ParquetFile::OpenPath(path, opts));
   *rows = 0;
   for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
     DataChunk c;
