@@ -260,14 +260,22 @@ int Scan(const Flags& f) {
   auto pf = ParquetFile::OpenPath(f.positional[0]);
   if (!pf.ok()) return Fail(pf.status());
   std::shared_ptr<const ParquetFile> file(std::move(pf).value());
-  ThreadPool pool(static_cast<size_t>(std::max<int64_t>(1, *threads)));
   std::atomic<int64_t> rows{0};
-  Status s = pool.ParallelFor(static_cast<size_t>(file->num_row_groups()), [&](size_t rg) {
+  auto read = [&](size_t rg) {
     DataChunk chunk;
     SILT_RETURN_NOT_OK(file->ReadRowGroup(static_cast<int>(rg), {}, &chunk));
     rows += static_cast<int64_t>(chunk.size());
     return Status::OK();
-  });
+  };
+  size_t groups = static_cast<size_t>(file->num_row_groups());
+  Status s;
+  if (*threads <= 1) {
+    for (size_t rg = 0; rg < groups && s.ok(); ++rg) s = read(rg);
+  } else {
+    // ParallelFor runs on the caller too: threads - 1 workers make `threads` in all.
+    ThreadPool pool(static_cast<size_t>(*threads - 1));
+    s = pool.ParallelFor(groups, read);
+  }
   if (!s.ok()) return Fail(s);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("rows=%lld seconds=%.6f\n", static_cast<long long>(rows.load()), secs);

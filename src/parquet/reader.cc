@@ -99,7 +99,7 @@ Status ConvertAppend(const ColumnNode& leaf, const Staging& st, size_t n, Vector
   size_t s0 = out->size();
   const uint8_t* f = st.fixed.data();
   int w = PhysicalWidth(leaf);
-  auto resize = [&] { out->Resize(s0 + n); };
+  auto resize = [&] { out->ResizeUninitialized(s0 + n); };
   switch (leaf.conversion) {
     case LeafConversion::kNone:
       if (leaf.physical_type == Type::BYTE_ARRAY || leaf.physical_type == Type::FIXED_LEN_BYTE_ARRAY) {
@@ -242,15 +242,36 @@ void SpreadNulls(Vector* v, size_t s0, const int16_t* def, size_t entries, int16
     v->SetSizeUnchecked(s0 + entries);
   } else {
     int w = v->type()->fixed_width();
-    v->Resize(s0 + entries);
+    v->ResizeUninitialized(s0 + entries);  // every slot is written below
     uint8_t* d = v->data<uint8_t>() + s0 * w;
-    size_t j = n_dense;
-    for (size_t i = entries; i-- > 0;) {
-      if (def[i] == max_def) {
-        --j;
-        if (j != i) std::memmove(d + i * w, d + j * w, w);
-      } else {
-        std::memset(d + i * w, 0, w);
+    auto spread = [&](auto tag) {
+      using T = decltype(tag);
+      T* t = reinterpret_cast<T*>(d);
+      size_t j = n_dense;
+      for (size_t i = entries; i-- > 0;) {
+        bool present = def[i] == max_def;
+        j -= present;
+        T x{};
+        if (present) std::memcpy(&x, &t[j], sizeof(T));
+        std::memcpy(&t[i], &x, sizeof(T));
+      }
+    };
+    switch (w) {
+      case 1: spread(uint8_t{}); break;
+      case 2: spread(uint16_t{}); break;
+      case 4: spread(uint32_t{}); break;
+      case 8: spread(uint64_t{}); break;
+      case 16: spread(int128_t{}); break;
+      default: {
+        size_t j = n_dense;
+        for (size_t i = entries; i-- > 0;) {
+          if (def[i] == max_def) {
+            --j;
+            if (j != i) std::memmove(d + i * w, d + j * w, w);
+          } else {
+            std::memset(d + i * w, 0, w);
+          }
+        }
       }
     }
   }
@@ -367,7 +388,7 @@ Status ChunkDecoder::DecodeValues(Encoding enc, const uint8_t* data, size_t len,
   size_t consumed = 0;
   if (pt == Type::BOOLEAN) {
     size_t s0 = out->size();
-    out->Resize(s0 + n);
+    out->ResizeUninitialized(s0 + n);
     uint8_t* d = out->data<uint8_t>() + s0;
     if (enc == Encoding::PLAIN) return DecodePlainBoolean(data, len, 0, n, d);
     if (enc == Encoding::RLE) {
@@ -398,7 +419,7 @@ Status ChunkDecoder::DecodeValues(Encoding enc, const uint8_t* data, size_t len,
   size_t s0 = out->size();
   const bool in_place = direct && pt != Type::FIXED_LEN_BYTE_ARRAY;
   if (in_place) {
-    out->Resize(s0 + n);
+    out->ResizeUninitialized(s0 + n);
     dst = out->data<uint8_t>() + s0 * w;
   } else {
     staging_.Clear();

@@ -204,7 +204,7 @@ void Vector::AppendRange(const Vector& src, size_t offset, size_t count) {
       break;
     default: {
       int w = type_->fixed_width();
-      data_.insert(data_.end(), src.data_.begin() + offset * w, src.data_.begin() + (offset + count) * w);
+      data_.append(src.data_.data() + offset * w, count * w);
       break;
     }
   }

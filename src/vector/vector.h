@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -22,6 +24,65 @@
 #include "vector/value.h"
 
 namespace silt {
+
+// A growable byte buffer whose resize() leaves new bytes uninitialized, so decoders size it and
+// fill it without a wasted zeroing pass (resize(n, byte) fills).
+class ByteBuffer {
+ public:
+  ByteBuffer() = default;
+  ByteBuffer(const ByteBuffer& o) { append(o.data_, o.size_); }
+  ByteBuffer& operator=(const ByteBuffer& o) {
+    if (this != &o) {
+      size_ = 0;
+      append(o.data_, o.size_);
+    }
+    return *this;
+  }
+  ByteBuffer(ByteBuffer&& o) noexcept : data_(o.data_), size_(o.size_), capacity_(o.capacity_) {
+    o.data_ = nullptr;
+    o.size_ = o.capacity_ = 0;
+  }
+  ByteBuffer& operator=(ByteBuffer&& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    std::swap(capacity_, o.capacity_);
+    return *this;
+  }
+  ~ByteBuffer() { std::free(data_); }
+
+  uint8_t* data() { return data_; }
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+  void reserve(size_t n) {
+    if (n <= capacity_) return;
+    size_t cap = std::max(n, capacity_ * 2);
+    void* p = std::realloc(data_, cap);
+    if (!p) std::abort();  // out of memory: nothing sensible to return from a resize
+    data_ = static_cast<uint8_t*>(p);
+    capacity_ = cap;
+  }
+  void resize(size_t n) {
+    reserve(n);
+    size_ = n;
+  }
+  void resize(size_t n, uint8_t fill) {
+    size_t old = size_;
+    resize(n);
+    if (n > old) std::memset(data_ + old, fill, n - old);
+  }
+  void append(const uint8_t* p, size_t n) {
+    if (!n) return;
+    reserve(size_ + n);
+    std::memcpy(data_ + size_, p, n);
+    size_ += n;
+  }
+
+ private:
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
 
 class Vector {
  public:
@@ -85,6 +146,13 @@ class Vector {
   void Resize(size_t n);
   void Reserve(size_t n);
   void Clear() { Resize(0); }
+  // Fixed-width types only: sets the size to n leaving new values uninitialized (the caller
+  // writes them next). New rows are valid.
+  void ResizeUninitialized(size_t n) {
+    data_.resize(n * static_cast<size_t>(type_->fixed_width()));
+    if (!validity_.empty()) validity_.resize(n, 1);
+    size_ = n;
+  }
   // Sets the row count after a decoder filled the buffers directly (offsets, children, data);
   // the caller guarantees they hold n rows. Validity, if present, is resized (new rows valid).
   void SetSizeUnchecked(size_t n) {
@@ -120,7 +188,7 @@ class Vector {
   TypePtr type_;
   size_t size_ = 0;
   std::vector<uint8_t> validity_;
-  std::vector<uint8_t> data_;
+  ByteBuffer data_;
   std::vector<uint32_t> offsets_;  // size_+1 entries for string/binary/list/map
   std::string bytes_;
   std::vector<Vector> children_;
