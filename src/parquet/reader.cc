@@ -665,17 +665,22 @@ class Assembler {
     };
     switch (n.kind) {
       case ColumnNode::kLeaf: {
-        const Vector& dense = leaves_[n.leaf_index].values;
-        size_t j = 0;
-        *out = Vector(n.type);
+        const Vector& dense = leaves_[n.leaf_index].values;  // moved into *out below
+        std::vector<uint8_t> valid;
+        valid.reserve(entries);
+        size_t present = 0;
         for (size_t i = 0; i < entries; ++i) {
           if (!is_row(i)) continue;
-          if (!def || def[i] == n.max_def) {
-            if (j >= dense.size()) return Corrupt(where_, "fewer values than definition levels");
-            out->AppendRange(dense, j++, 1);
-          } else {
-            out->AppendNull();
-          }
+          bool v = !def || def[i] == n.max_def;
+          valid.push_back(v);
+          present += v;
+        }
+        if (present != dense.size()) return Corrupt(where_, "value count disagrees with the definition levels");
+        // Take the dense values and spread them in place, as for flat columns.
+        *out = std::move(leaves_[n.leaf_index].values);
+        if (present != valid.size()) {
+          std::vector<int16_t> levels(valid.begin(), valid.end());
+          SpreadNulls(out, 0, levels.data(), valid.size(), 1);
         }
         return Status::OK();
       }
