@@ -295,11 +295,7 @@ void AppendTree(const ColumnNode& n, int indent, std::string* out) {
   }
   if (n.field_id) *out += "  field_id=" + std::to_string(*n.field_id);
   *out += "\n";
-  if (n.kind == ColumnNode::kStruct)
-    for (const auto& c : n.children) AppendTree(c, indent + 1, out);
-  else
-    for (const auto& c : n.children)
-      if (c.kind != ColumnNode::kLeaf) AppendTree(c, indent + 1, out);
+  for (const auto& c : n.children) AppendTree(c, indent + 1, out);
 }
 
 }  // namespace
