@@ -353,6 +353,64 @@ TEST(DeletionVectorTest, FillSelectionMatchesContains) {
   EXPECT_EQ(keep, (std::vector<uint8_t>{7, 0, 7, 7}));
 }
 
+TEST(DeletionVectorTest, RandomOperationsMatchAModel) {
+  // Mixed Add/AddRange/Union against std::set, with ranges hugging container (65536) and bucket
+  // (2^32) edges, where CRoaring 0.2.66 has had run-container bugs.
+  std::mt19937_64 rng(5);
+  const uint64_t edges[] = {0,
+                            65536 - 7,
+                            3 * 65536 - 1,
+                            (uint64_t{1} << 32) - 70000,
+                            (uint64_t{1} << 32) - 9,
+                            (uint64_t{2} << 32) - 1};
+  for (int round = 0; round < 6; ++round) {
+    DeletionVector a, b;
+    std::set<uint64_t> model;
+    for (DeletionVector* dv : {&a, &b}) {
+      for (int op = 0; op < 20; ++op) {
+        uint64_t base = edges[rng() % 6] + rng() % 16;
+        if (rng() % 2) {
+          uint64_t len = rng() % 8 == 0 ? 70000 : rng() % 300;
+          ASSERT_TRUE(dv->AddRange(base, base + len).ok());
+          for (uint64_t r = base; r < base + len; ++r) model.insert(r);
+        } else {
+          ASSERT_TRUE(dv->Add(base).ok());
+          model.insert(base);
+        }
+      }
+    }
+    a.Union(b);
+    std::vector<uint64_t> expected(model.begin(), model.end());
+    ASSERT_EQ(a.ToSortedVector(), expected);
+    ASSERT_EQ(a.Cardinality(), expected.size());
+    DeletionVector back = RoundTrip(a);
+    ASSERT_EQ(back.ToSortedVector(), expected);
+    for (uint64_t r : {expected.front(), expected.back(), expected.back() + 1})
+      EXPECT_EQ(back.Contains(r), model.count(r) == 1);
+    uint64_t first = expected[expected.size() / 2] - 100;
+    std::vector<uint8_t> keep(20000, 1);
+    back.FillSelection(static_cast<int64_t>(first), keep.size(), keep.data());
+    for (size_t i = 0; i < keep.size(); ++i)
+      ASSERT_EQ(keep[i], model.count(first + i) ? 0 : 1) << first + i;
+  }
+  // A full container and a run ending at 65535, read from bytes (run containers in memory).
+  std::string full = FromHex(
+      "d1 d3 39 64 01 00 00 00 00 00 00 00 00 00 00 00 3b 30 01 00 03 00 00 ff ff 01 00 05 00"
+      "01 00 00 00 ff ff 01 00 fa ff 05 00");
+  auto dv = DeletionVector::Deserialize(full);
+  ASSERT_TRUE(dv.ok()) << dv.status().ToString();
+  EXPECT_EQ(dv->Cardinality(), 65536u + 6);
+  EXPECT_TRUE(dv->Contains(65535));
+  EXPECT_TRUE(dv->Contains(65536 + 65535));
+  EXPECT_FALSE(dv->Contains(65536 + 65529));
+  EXPECT_EQ(*dv->Max(), 65536u + 65535);
+  EXPECT_EQ(dv->Serialize(), full);
+  DeletionVector u = *dv;
+  u.Union(Of({65536 + 3, 200000}));
+  EXPECT_EQ(u.Cardinality(), 65536u + 8);
+  EXPECT_EQ(RoundTrip(u), u);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Descriptors.
 
