@@ -112,9 +112,7 @@ class LocalWriteFile final : public WritableFile {
 
 }  // namespace
 
-Result<std::shared_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("cannot open", path, errno);
+Result<std::shared_ptr<RandomAccessFile>> AdoptLocalReadFd(int fd, std::string path) {
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     int e = errno;
@@ -125,7 +123,18 @@ Result<std::shared_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path)
     ::close(fd);
     return Status::InvalidArgument(path + " is a directory");
   }
-  return std::shared_ptr<RandomAccessFile>(std::make_shared<LocalReadFile>(fd, st.st_size, path));
+  return std::shared_ptr<RandomAccessFile>(
+      std::make_shared<LocalReadFile>(fd, st.st_size, std::move(path)));
+}
+
+std::unique_ptr<WritableFile> AdoptLocalWriteFd(int fd, std::string path) {
+  return std::make_unique<LocalWriteFile>(fd, std::move(path));
+}
+
+Result<std::shared_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("cannot open", path, errno);
+  return AdoptLocalReadFd(fd, path);
 }
 
 Result<std::unique_ptr<WritableFile>> CreateLocalFile(const std::string& path) {

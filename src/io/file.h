@@ -69,5 +69,10 @@ Result<std::shared_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path)
 Result<std::unique_ptr<WritableFile>> CreateLocalFile(const std::string& path);
 // Reads a whole local file.
 Result<std::string> ReadLocalFile(const std::string& path);
+// Wrap an open file descriptor, taking ownership of it (closed on destruction, also on error).
+// `path` names the file in error messages. Used by LocalObjectStore, which opens files relative to
+// directory descriptors so that no symlink inside the store is followed.
+Result<std::shared_ptr<RandomAccessFile>> AdoptLocalReadFd(int fd, std::string path);
+std::unique_ptr<WritableFile> AdoptLocalWriteFd(int fd, std::string path);
 
 }  // namespace silt

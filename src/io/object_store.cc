@@ -1,0 +1,1096 @@
+#include "io/object_store.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "common/thread_pool.h"
+#include "io/path.h"
+
+namespace silt {
+
+// ---------------------------------------------------------------------------------------------
+// Keys
+
+Status ValidateObjectKey(std::string_view key, bool allow_dir) {
+  auto bad = [&](const char* why) {
+    return Status::InvalidArgument("invalid object key '" + std::string(key) + "': " + why,
+                                   kErrorInvalidObjectKey);
+  };
+  if (key.empty()) return allow_dir ? Status::OK() : bad("empty");
+  if (key.front() == '/') return bad("starts with '/'");
+  if (key.find('\0') != std::string_view::npos) return bad("contains a NUL byte");
+  std::string_view rest = key;
+  if (rest.back() == '/') {
+    if (!allow_dir) return bad("ends with '/'");
+    rest.remove_suffix(1);
+  }
+  size_t start = 0;
+  while (true) {
+    size_t end = rest.find('/', start);
+    std::string_view seg = rest.substr(start, end == std::string_view::npos ? end : end - start);
+    if (seg.empty()) return bad("has an empty segment");
+    if (seg == "." || seg == "..") return bad("has a '.' or '..' segment");
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return Status::OK();
+}
+
+namespace {
+
+// "a/b/c" -> {"a/b/", "c"}; "c" -> {"", "c"}; "a/" -> {"a/", ""}.
+std::pair<std::string, std::string> SplitKey(const std::string& key) {
+  size_t slash = key.rfind('/');
+  if (slash == std::string::npos) return {"", key};
+  return {key.substr(0, slash + 1), key.substr(slash + 1)};
+}
+
+// Directory segments of a directory prefix ("a/b/" or "a/b") -> {"a", "b"}.
+std::vector<std::string> DirSegments(std::string_view dir) {
+  std::vector<std::string> segs;
+  size_t start = 0;
+  while (start < dir.size()) {
+    size_t end = dir.find('/', start);
+    if (end == std::string_view::npos) end = dir.size();
+    if (end > start) segs.emplace_back(dir.substr(start, end - start));
+    start = end + 1;
+  }
+  return segs;
+}
+
+// "a/b" or "a/b/" -> "a/b/"; "" -> "".
+std::string DirPrefix(std::string_view dir) {
+  std::string p(dir);
+  if (!p.empty() && p.back() != '/') p.push_back('/');
+  return p;
+}
+
+Status NotFoundError(const std::string& root, const std::string& key) {
+  return Status::NotFound("object " + key + " not found in " + root, kErrorFileNotFound);
+}
+
+Status AlreadyExistsError(const std::string& root, const std::string& key) {
+  return Status::AlreadyExists("object " + key + " already exists in " + root,
+                               kErrorFileAlreadyExists);
+}
+
+Status ErrnoError(const char* what, const std::string& path, int err) {
+  std::string msg = std::string(what) + " " + path + ": " + strerror(err);
+  if (err == ENOENT) return Status::NotFound(msg, kErrorFileNotFound);
+  return Status::IoError(msg);
+}
+
+int64_t MillisOf(const struct stat& st) {
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+}
+
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& o) noexcept {
+    if (this != &o) {
+      Reset();
+      fd_ = std::exchange(o.fd_, -1);
+    }
+    return *this;
+  }
+  ~UniqueFd() { Reset(); }
+  int get() const { return fd_; }
+  int Release() { return std::exchange(fd_, -1); }
+  void Reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// Opens the directory `segments` below `root`, one component at a time with O_NOFOLLOW, so no
+// symlink inside the store is ever traversed. With `create`, missing directories are made (and
+// their parents fsync'd so the new entries survive a crash). A missing directory or a component
+// that is a plain file: NotFound; a symlink component: InvalidArgument.
+Result<UniqueFd> OpenDir(const std::string& root, const std::vector<std::string>& segments,
+                         bool create) {
+  UniqueFd fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0 && errno == ENOENT && create) {
+    std::error_code ec;
+    std::filesystem::create_directories(root, ec);
+    if (ec) return Status::IoError("cannot create directory " + root + ": " + ec.message());
+    fd = UniqueFd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  }
+  if (fd.get() < 0) return ErrnoError("cannot open directory", root, errno);
+  std::string path = root;
+  for (const std::string& seg : segments) {
+    path += "/" + seg;
+    bool made = false;
+    if (create) {
+      if (::mkdirat(fd.get(), seg.c_str(), 0755) == 0) {
+        made = true;
+      } else if (errno != EEXIST) {
+        return ErrnoError("cannot create directory", path, errno);
+      }
+    }
+    int next = ::openat(fd.get(), seg.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (next < 0) {
+      int err = errno;
+      if (err == ENOTDIR || err == ELOOP) {
+        struct stat st;
+        if (::fstatat(fd.get(), seg.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+          return Status::InvalidArgument(path + " is a symlink; the store does not follow symlinks",
+                                         kErrorInvalidObjectKey);
+        if (create) return Status::IoError(path + " is not a directory");
+        return Status::NotFound(path + " is not a directory", kErrorFileNotFound);
+      }
+      return ErrnoError("cannot open directory", path, err);
+    }
+    if (made) ::fsync(fd.get());
+    fd = UniqueFd(next);
+  }
+  return fd;
+}
+
+struct DirEntry {
+  std::string name;
+  bool is_dir;
+  int64_t size;
+  int64_t mtime_ms;
+};
+
+// The regular files and directories in `dirfd` (symlinks, sockets, … are skipped), unsorted.
+Result<std::vector<DirEntry>> ReadDir(int dirfd, const std::string& path) {
+  int dup_fd = ::fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+  if (dup_fd < 0) return ErrnoError("cannot list", path, errno);
+  DIR* d = ::fdopendir(dup_fd);
+  if (!d) {
+    int err = errno;
+    ::close(dup_fd);
+    return ErrnoError("cannot list", path, err);
+  }
+  // fdopendir shares the offset with dirfd's dup; start from the beginning.
+  ::rewinddir(d);
+  std::vector<DirEntry> out;
+  while (true) {
+    errno = 0;
+    struct dirent* e = ::readdir(d);
+    if (!e) {
+      int err = errno;
+      ::closedir(d);
+      if (err != 0) return ErrnoError("cannot list", path, err);
+      break;
+    }
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    struct stat st;
+    if (::fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // raced delete
+    if (S_ISREG(st.st_mode)) {
+      out.push_back({e->d_name, false, static_cast<int64_t>(st.st_size), MillisOf(st)});
+    } else if (S_ISDIR(st.st_mode)) {
+      out.push_back({e->d_name, true, 0, MillisOf(st)});
+    }
+  }
+  return out;
+}
+
+// Bytewise order of keys, where a directory sorts as name + "/".
+void SortForKeyOrder(std::vector<DirEntry>* entries) {
+  std::sort(entries->begin(), entries->end(), [](const DirEntry& a, const DirEntry& b) {
+    std::string_view an = a.name, bn = b.name;
+    size_t n = std::min(an.size(), bn.size());
+    int c = an.substr(0, n).compare(bn.substr(0, n));
+    if (c != 0) return c < 0;
+    if (an.size() == bn.size()) return false;
+    // One name is a prefix of the other: compare the next character, '/' for a directory's end.
+    auto next = [](const DirEntry& e, std::string_view name, size_t i) -> unsigned char {
+      return i < name.size() ? static_cast<unsigned char>(name[i]) : (e.is_dir ? '/' : 0);
+    };
+    return next(a, an, n) < next(b, bn, n);
+  });
+}
+
+Status WriteAllFd(int fd, std::string_view data, const std::string& path) {
+  const char* p = data.data();
+  size_t n = data.size();
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoError("cannot write", path, errno);
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return Status::OK();
+}
+
+// Publishes dir/tmp as dir/base without replacing an existing object: renameat2 NOREPLACE, or
+// link + unlink on file systems without it. On any outcome the temp name is gone.
+Status PublishNoReplace(int dirfd, const std::string& tmp, const std::string& base,
+                        const std::string& path, bool* exists) {
+  *exists = false;
+  if (::renameat2(dirfd, tmp.c_str(), dirfd, base.c_str(), RENAME_NOREPLACE) == 0)
+    return Status::OK();
+  int err = errno;
+  if (err == EEXIST) {
+    *exists = true;
+    ::unlinkat(dirfd, tmp.c_str(), 0);
+    return Status::OK();
+  }
+  if (err != EINVAL && err != ENOSYS && err != ENOTSUP) {
+    ::unlinkat(dirfd, tmp.c_str(), 0);
+    return ErrnoError("cannot publish", path, err);
+  }
+  int rc = ::linkat(dirfd, tmp.c_str(), dirfd, base.c_str(), 0);
+  err = errno;
+  ::unlinkat(dirfd, tmp.c_str(), 0);
+  if (rc == 0) return Status::OK();
+  if (err == EEXIST) {
+    *exists = true;
+    return Status::OK();
+  }
+  return ErrnoError("cannot publish", path, err);
+}
+
+// Streams into a hidden temp file; Close fsyncs it and renames it into place.
+class LocalStagedWriter final : public WritableFile {
+ public:
+  LocalStagedWriter(UniqueFd dirfd, std::unique_ptr<WritableFile> inner, std::string tmp,
+                    std::string base, std::string path)
+      : dirfd_(std::move(dirfd)),
+        inner_(std::move(inner)),
+        tmp_(std::move(tmp)),
+        base_(std::move(base)),
+        path_(std::move(path)) {}
+  ~LocalStagedWriter() override { Abandon(); }
+
+  Status Append(std::string_view data) override {
+    if (done_) return Status::IoError("write to closed object " + path_);
+    return inner_->Append(data);
+  }
+  Status Close() override {
+    if (done_) return closed_ok_ ? Status::OK() : Status::IoError("object " + path_ + " failed");
+    Status st = inner_->Close();
+    if (st.ok() && ::renameat(dirfd_.get(), tmp_.c_str(), dirfd_.get(), base_.c_str()) != 0)
+      st = ErrnoError("cannot publish", path_, errno);
+    if (!st.ok()) {
+      Abandon();
+      return st;
+    }
+    done_ = closed_ok_ = true;
+    if (::fsync(dirfd_.get()) != 0) return ErrnoError("cannot sync directory of", path_, errno);
+    return Status::OK();
+  }
+  int64_t bytes_written() const override { return inner_->bytes_written(); }
+
+ private:
+  void Abandon() {
+    if (done_) return;
+    done_ = true;
+    inner_.reset();
+    ::unlinkat(dirfd_.get(), tmp_.c_str(), 0);
+  }
+  UniqueFd dirfd_;
+  std::unique_ptr<WritableFile> inner_;
+  std::string tmp_, base_, path_;
+  bool done_ = false;
+  bool closed_ok_ = false;
+};
+
+}  // namespace
+
+Status ObjectStore::DeleteMany(const std::vector<std::string>& keys, ThreadPool* pool) {
+  if (pool) return pool->ParallelFor(keys.size(), [&](size_t i) { return Delete(keys[i]); });
+  Status first;
+  for (const auto& key : keys) {
+    Status st = Delete(key);
+    if (!st.ok() && first.ok()) first = std::move(st);
+  }
+  return first;
+}
+
+// ---------------------------------------------------------------------------------------------
+// LocalObjectStore
+
+LocalObjectStore::LocalObjectStore(std::string root_path) : root_path_(std::move(root_path)) {
+  while (root_path_.size() > 1 && root_path_.back() == '/') root_path_.pop_back();
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(root_path_, ec);
+  std::string abs_str = ec ? root_path_ : abs.lexically_normal().string();
+  while (abs_str.size() > 1 && abs_str.back() == '/') abs_str.pop_back();
+  root_uri_ = LocalPathToFileUri(abs_str);
+  if (root_uri_.back() != '/') root_uri_.push_back('/');
+  std::random_device rd;
+  rng_.seed((static_cast<uint64_t>(rd()) << 32) ^ rd() ^ static_cast<uint64_t>(::getpid()) ^
+            static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+}
+
+std::string LocalObjectStore::TempName(std::string_view base) {
+  uint64_t r;
+  {
+    std::lock_guard<std::mutex> lock(rng_mu_);
+    r = rng_();
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(r));
+  // Keep the temp name within NAME_MAX (255) even for long object names.
+  return "." + std::string(base.substr(0, 200)) + "." + hex + ".tmp";
+}
+
+Result<std::vector<ObjectMeta>> LocalObjectStore::ListFrom(const std::string& key) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key, /*allow_dir=*/true));
+  auto [dir, base] = SplitKey(key);
+  auto dirfd = OpenDir(root_path_, DirSegments(dir), /*create=*/false);
+  if (!dirfd.ok()) {
+    if (dirfd.status().IsNotFound()) return std::vector<ObjectMeta>{};
+    return dirfd.status();
+  }
+  SILT_ASSIGN_OR_RETURN(auto entries, ReadDir(dirfd->get(), root_path_ + "/" + dir));
+  std::vector<ObjectMeta> out;
+  for (auto& e : entries) {
+    if (e.is_dir || e.name < base) continue;
+    out.push_back({dir + e.name, e.size, e.mtime_ms, false});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const ObjectMeta& a, const ObjectMeta& b) { return a.key < b.key; });
+  return out;
+}
+
+namespace {
+
+Status WalkLocal(int dirfd, const std::string& root, const std::string& prefix,
+                 const ObjectVisitor& visit) {
+  SILT_ASSIGN_OR_RETURN(auto entries, ReadDir(dirfd, root + "/" + prefix));
+  SortForKeyOrder(&entries);
+  for (auto& e : entries) {
+    std::string key = prefix + e.name;
+    if (!e.is_dir) {
+      SILT_RETURN_NOT_OK(visit(ObjectMeta{key, e.size, e.mtime_ms, false}));
+      continue;
+    }
+    SILT_RETURN_NOT_OK(visit(ObjectMeta{key, 0, e.mtime_ms, true}));
+    UniqueFd sub(::openat(dirfd, e.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (sub.get() < 0) {
+      if (errno == ENOENT || errno == ENOTDIR) continue;  // removed or replaced meanwhile
+      return ErrnoError("cannot open directory", root + "/" + key, errno);
+    }
+    SILT_RETURN_NOT_OK(WalkLocal(sub.get(), root, key + "/", visit));
+  }
+  return Status::OK();
+}
+
+Result<int64_t> RemoveEmptyDirsBelow(int dirfd, const std::string& path) {
+  SILT_ASSIGN_OR_RETURN(auto entries, ReadDir(dirfd, path));
+  int64_t removed = 0;
+  for (auto& e : entries) {
+    if (!e.is_dir) continue;
+    std::string sub_path = path + "/" + e.name;
+    UniqueFd sub(::openat(dirfd, e.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (sub.get() < 0) {
+      if (errno == ENOENT || errno == ENOTDIR) continue;
+      return ErrnoError("cannot open directory", sub_path, errno);
+    }
+    SILT_ASSIGN_OR_RETURN(int64_t n, RemoveEmptyDirsBelow(sub.get(), sub_path));
+    removed += n;
+    sub.Reset();
+    // rmdir itself decides emptiness, so a file created concurrently keeps its directory.
+    if (::unlinkat(dirfd, e.name.c_str(), AT_REMOVEDIR) == 0) {
+      ++removed;
+    } else if (errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT) {
+      return ErrnoError("cannot remove directory", sub_path, errno);
+    }
+  }
+  return removed;
+}
+
+}  // namespace
+
+Status LocalObjectStore::ListRecursive(const std::string& dir, const ObjectVisitor& visit) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
+  auto dirfd = OpenDir(root_path_, DirSegments(dir), /*create=*/false);
+  if (!dirfd.ok()) return dirfd.status().IsNotFound() ? Status::OK() : dirfd.status();
+  return WalkLocal(dirfd->get(), root_path_, DirPrefix(dir), visit);
+}
+
+Result<ObjectMeta> LocalObjectStore::Head(const std::string& key) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+  auto [dir, base] = SplitKey(key);
+  auto dirfd = OpenDir(root_path_, DirSegments(dir), /*create=*/false);
+  if (!dirfd.ok())
+    return dirfd.status().IsNotFound() ? NotFoundError(root_uri_, key) : dirfd.status();
+  struct stat st;
+  if (::fstatat(dirfd->get(), base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return NotFoundError(root_uri_, key);
+    return ErrnoError("cannot stat", root_path_ + "/" + key, errno);
+  }
+  if (S_ISLNK(st.st_mode))
+    return Status::InvalidArgument(root_path_ + "/" + key + " is a symlink; not followed",
+                                   kErrorInvalidObjectKey);
+  if (!S_ISREG(st.st_mode)) return NotFoundError(root_uri_, key);
+  return ObjectMeta{key, static_cast<int64_t>(st.st_size), MillisOf(st), false};
+}
+
+Result<std::shared_ptr<RandomAccessFile>> LocalObjectStore::OpenRead(const std::string& key) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+  auto [dir, base] = SplitKey(key);
+  auto dirfd = OpenDir(root_path_, DirSegments(dir), /*create=*/false);
+  if (!dirfd.ok())
+    return dirfd.status().IsNotFound() ? NotFoundError(root_uri_, key) : dirfd.status();
+  std::string path = root_path_ + "/" + key;
+  int fd = ::openat(dirfd->get(), base.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return NotFoundError(root_uri_, key);
+    if (errno == ELOOP)
+      return Status::InvalidArgument(path + " is a symlink; not followed", kErrorInvalidObjectKey);
+    return ErrnoError("cannot open", path, errno);
+  }
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return NotFoundError(root_uri_, key);
+  }
+  return AdoptLocalReadFd(fd, std::move(path));
+}
+
+Result<std::string> LocalObjectStore::Get(const std::string& key) {
+  SILT_ASSIGN_OR_RETURN(auto file, OpenRead(key));
+  std::string out(static_cast<size_t>(file->size()), '\0');
+  SILT_RETURN_NOT_OK(file->ReadAt(0, file->size(), reinterpret_cast<uint8_t*>(out.data())));
+  return out;
+}
+
+Status LocalObjectStore::WriteObject(const std::string& key, std::string_view data,
+                                     PublishMode mode) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+  auto [dir, base] = SplitKey(key);
+  std::string path = root_path_ + "/" + key;
+  // A concurrent DeleteEmptyDirs may remove the directory between OpenDir and creating the temp
+  // file (ENOENT); walking again recreates it.
+  for (int attempt = 0;; ++attempt) {
+    SILT_ASSIGN_OR_RETURN(UniqueFd dirfd, OpenDir(root_path_, DirSegments(dir), /*create=*/true));
+    if (mode == PublishMode::kIfAbsent) {
+      // Fast path for losers of a commit race; the publish below is what guarantees exclusivity.
+      struct stat st;
+      if (::fstatat(dirfd.get(), base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+        return AlreadyExistsError(root_uri_, key);
+    }
+    std::string tmp = TempName(base);
+    UniqueFd fd(::openat(dirfd.get(), tmp.c_str(),
+                         O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644));
+    if (fd.get() < 0) {
+      if ((errno == ENOENT || errno == EEXIST) && attempt < 3) continue;
+      return ErrnoError("cannot create temp file for", path, errno);
+    }
+    Status st = WriteAllFd(fd.get(), data, path);
+    if (st.ok() && ::fsync(fd.get()) != 0) st = ErrnoError("cannot sync", path, errno);
+    if (st.ok() && ::close(fd.Release()) != 0) st = ErrnoError("cannot close", path, errno);
+    if (!st.ok()) {
+      ::unlinkat(dirfd.get(), tmp.c_str(), 0);
+      return st;
+    }
+    if (mode == PublishMode::kOverwrite) {
+      if (::renameat(dirfd.get(), tmp.c_str(), dirfd.get(), base.c_str()) != 0) {
+        int err = errno;
+        ::unlinkat(dirfd.get(), tmp.c_str(), 0);
+        return ErrnoError("cannot publish", path, err);
+      }
+    } else {
+      bool exists = false;
+      SILT_RETURN_NOT_OK(PublishNoReplace(dirfd.get(), tmp, base, path, &exists));
+      if (exists) return AlreadyExistsError(root_uri_, key);
+    }
+    if (::fsync(dirfd.get()) != 0) return ErrnoError("cannot sync directory of", path, errno);
+    return Status::OK();
+  }
+}
+
+Status LocalObjectStore::Put(const std::string& key, std::string_view data) {
+  return WriteObject(key, data, PublishMode::kOverwrite);
+}
+
+Status LocalObjectStore::PutIfAbsent(const std::string& key, std::string_view data) {
+  return WriteObject(key, data, PublishMode::kIfAbsent);
+}
+
+Result<std::unique_ptr<WritableFile>> LocalObjectStore::OpenWrite(const std::string& key) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+  auto [dir, base] = SplitKey(key);
+  std::string path = root_path_ + "/" + key;
+  for (int attempt = 0;; ++attempt) {
+    SILT_ASSIGN_OR_RETURN(UniqueFd dirfd, OpenDir(root_path_, DirSegments(dir), /*create=*/true));
+    std::string tmp = TempName(base);
+    int fd = ::openat(dirfd.get(), tmp.c_str(),
+                      O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) {
+      if ((errno == ENOENT || errno == EEXIST) && attempt < 3) continue;
+      return ErrnoError("cannot create temp file for", path, errno);
+    }
+    auto inner = AdoptLocalWriteFd(fd, path);
+    return std::unique_ptr<WritableFile>(std::make_unique<LocalStagedWriter>(
+        std::move(dirfd), std::move(inner), std::move(tmp), std::move(base), std::move(path)));
+  }
+}
+
+Status LocalObjectStore::Delete(const std::string& key) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+  auto [dir, base] = SplitKey(key);
+  auto dirfd = OpenDir(root_path_, DirSegments(dir), /*create=*/false);
+  if (!dirfd.ok()) return dirfd.status().IsNotFound() ? Status::OK() : dirfd.status();
+  if (::unlinkat(dirfd->get(), base.c_str(), 0) == 0) return Status::OK();
+  // A directory is not an object, so there is nothing to delete.
+  if (errno == ENOENT || errno == EISDIR) return Status::OK();
+  return ErrnoError("cannot delete", root_path_ + "/" + key, errno);
+}
+
+Result<int64_t> LocalObjectStore::DeleteEmptyDirs(const std::string& dir) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
+  auto dirfd = OpenDir(root_path_, DirSegments(dir), /*create=*/false);
+  if (!dirfd.ok()) {
+    if (dirfd.status().IsNotFound()) return int64_t{0};
+    return dirfd.status();
+  }
+  std::string path = root_path_;
+  if (!dir.empty())
+    path += "/" + std::string(dir.back() == '/' ? dir.substr(0, dir.size() - 1) : dir);
+  return RemoveEmptyDirsBelow(dirfd->get(), path);
+}
+
+// ---------------------------------------------------------------------------------------------
+// InMemoryObjectStore
+
+namespace {
+
+// Reads an immutable shared buffer: OpenRead costs no copy, and later overwrites do not change
+// bytes under an open handle.
+class SharedBufferFile final : public RandomAccessFile {
+ public:
+  SharedBufferFile(std::shared_ptr<const std::string> data, std::string name)
+      : data_(std::move(data)), name_(std::move(name)) {}
+  int64_t size() const override { return static_cast<int64_t>(data_->size()); }
+  const std::string& name() const override { return name_; }
+  Status ReadAt(int64_t offset, int64_t n, uint8_t* out) const override {
+    if (offset < 0 || n < 0 || offset > size() || n > size() - offset)
+      return Status::IoError("read of " + std::to_string(n) + " bytes at " +
+                             std::to_string(offset) + " past the end of " + name_ + " (" +
+                             std::to_string(size()) + " bytes)");
+    if (n) std::memcpy(out, data_->data() + offset, static_cast<size_t>(n));
+    return Status::OK();
+  }
+
+ private:
+  std::shared_ptr<const std::string> data_;
+  std::string name_;
+};
+
+class MemoryWriter final : public WritableFile {
+ public:
+  MemoryWriter(InMemoryObjectStore* store, std::string key) : store_(store), key_(std::move(key)) {}
+  Status Append(std::string_view data) override {
+    if (closed_) return Status::IoError("write to closed object " + key_);
+    buf_.append(data);
+    return Status::OK();
+  }
+  Status Close() override {
+    if (closed_) return Status::OK();
+    closed_ = true;
+    return store_->Put(key_, buf_);
+  }
+  int64_t bytes_written() const override { return static_cast<int64_t>(buf_.size()); }
+
+ private:
+  InMemoryObjectStore* store_;
+  std::string key_;
+  std::string buf_;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+InMemoryObjectStore::InMemoryObjectStore(std::shared_ptr<Clock> clock) : clock_(std::move(clock)) {}
+
+Result<std::vector<ObjectMeta>> InMemoryObjectStore::ListFrom(const std::string& key) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key, /*allow_dir=*/true));
+  std::string prefix = SplitKey(key).first;
+  std::vector<ObjectMeta> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = objects_.lower_bound(key);
+       it != objects_.end() && it->first.starts_with(prefix);) {
+    size_t slash = it->first.find('/', prefix.size());
+    if (slash != std::string::npos) {
+      // Skip the whole subdirectory: its keys all start with "<sub>/"; '0' follows '/'.
+      it = objects_.lower_bound(it->first.substr(0, slash) + "0");
+      continue;
+    }
+    out.push_back(
+        {it->first, static_cast<int64_t>(it->second.data->size()), it->second.mtime_ms, false});
+    ++it;
+  }
+  return out;
+}
+
+Status InMemoryObjectStore::ListRecursive(const std::string& dir, const ObjectVisitor& visit) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
+  const std::string prefix = DirPrefix(dir);
+  constexpr size_t kBatch = 256;
+  std::string cursor = prefix;         // next batch starts after this key (prefix itself is no key)
+  std::vector<std::string> open_dirs;  // implied directories already reported, outermost first
+  while (true) {
+    std::vector<ObjectMeta> batch;
+    {
+      // Visit outside the lock: the visitor may call back into the store.
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto it = objects_.upper_bound(cursor);
+           it != objects_.end() && it->first.starts_with(prefix) && batch.size() < kBatch; ++it) {
+        batch.push_back(
+            {it->first, static_cast<int64_t>(it->second.data->size()), it->second.mtime_ms, false});
+      }
+    }
+    if (batch.empty()) return Status::OK();
+    for (const auto& meta : batch) {
+      while (!open_dirs.empty() && !meta.key.starts_with(open_dirs.back() + "/"))
+        open_dirs.pop_back();
+      for (size_t pos = open_dirs.empty() ? prefix.size() : open_dirs.back().size() + 1;
+           (pos = meta.key.find('/', pos)) != std::string::npos; ++pos) {
+        open_dirs.push_back(meta.key.substr(0, pos));
+        SILT_RETURN_NOT_OK(visit(ObjectMeta{open_dirs.back(), 0, 0, true}));
+      }
+      SILT_RETURN_NOT_OK(visit(meta));
+    }
+    cursor = batch.back().key;
+  }
+}
+
+Result<ObjectMeta> InMemoryObjectStore::Head(const std::string& key) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = objects_.find(key);
+  if (it == objects_.end()) return NotFoundError(root_, key);
+  return ObjectMeta{key, static_cast<int64_t>(it->second.data->size()), it->second.mtime_ms, false};
+}
+
+Result<std::string> InMemoryObjectStore::Get(const std::string& key) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+  std::shared_ptr<const std::string> data;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = objects_.find(key);
+    if (it == objects_.end()) return NotFoundError(root_, key);
+    data = it->second.data;
+  }
+  return *data;
+}
+
+Result<std::shared_ptr<RandomAccessFile>> InMemoryObjectStore::OpenRead(const std::string& key) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = objects_.find(key);
+  if (it == objects_.end()) return NotFoundError(root_, key);
+  return std::shared_ptr<RandomAccessFile>(
+      std::make_shared<SharedBufferFile>(it->second.data, root_ + key));
+}
+
+Status InMemoryObjectStore::CheckShapeLocked(const std::string& key) const {
+  for (size_t pos = key.find('/'); pos != std::string::npos; pos = key.find('/', pos + 1)) {
+    if (objects_.count(key.substr(0, pos)))
+      return Status::IoError("cannot write " + root_ + key + ": " + key.substr(0, pos) +
+                             " is an object, not a directory");
+  }
+  auto child = objects_.lower_bound(key + "/");
+  if (child != objects_.end() && child->first.starts_with(key + "/"))
+    return Status::IoError("cannot write " + root_ + key + ": it is a directory");
+  return Status::OK();
+}
+
+Status InMemoryObjectStore::Store(const std::string& key, std::string_view data, bool if_absent) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+  auto bytes = std::make_shared<const std::string>(data);  // copy outside the lock
+  int64_t now = clock_->NowMillis();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = objects_.find(key);
+  if (it != objects_.end()) {
+    if (if_absent) return AlreadyExistsError(root_, key);
+    it->second = Entry{std::move(bytes), now};
+    return Status::OK();
+  }
+  SILT_RETURN_NOT_OK(CheckShapeLocked(key));
+  objects_.emplace(key, Entry{std::move(bytes), now});
+  return Status::OK();
+}
+
+Status InMemoryObjectStore::Put(const std::string& key, std::string_view data) {
+  return Store(key, data, /*if_absent=*/false);
+}
+
+Status InMemoryObjectStore::PutIfAbsent(const std::string& key, std::string_view data) {
+  return Store(key, data, /*if_absent=*/true);
+}
+
+Result<std::unique_ptr<WritableFile>> InMemoryObjectStore::OpenWrite(const std::string& key) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+  return std::unique_ptr<WritableFile>(std::make_unique<MemoryWriter>(this, key));
+}
+
+Status InMemoryObjectStore::Delete(const std::string& key) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+  std::lock_guard<std::mutex> lock(mu_);
+  objects_.erase(key);
+  return Status::OK();
+}
+
+Result<int64_t> InMemoryObjectStore::DeleteEmptyDirs(const std::string& dir) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
+  return int64_t{0};
+}
+
+Status InMemoryObjectStore::SetModificationTime(const std::string& key, int64_t millis) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = objects_.find(key);
+  if (it == objects_.end()) return NotFoundError(root_, key);
+  it->second.mtime_ms = millis;
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------------
+// FaultInjectingObjectStore
+
+const char* ObjectOpName(ObjectOp op) {
+  switch (op) {
+    case ObjectOp::kListFrom:
+      return "ListFrom";
+    case ObjectOp::kListRecursive:
+      return "ListRecursive";
+    case ObjectOp::kHead:
+      return "Head";
+    case ObjectOp::kGet:
+      return "Get";
+    case ObjectOp::kOpenRead:
+      return "OpenRead";
+    case ObjectOp::kReadAt:
+      return "ReadAt";
+    case ObjectOp::kPut:
+      return "Put";
+    case ObjectOp::kPutIfAbsent:
+      return "PutIfAbsent";
+    case ObjectOp::kOpenWrite:
+      return "OpenWrite";
+    case ObjectOp::kWriteClose:
+      return "WriteClose";
+    case ObjectOp::kDelete:
+      return "Delete";
+    case ObjectOp::kDeleteEmptyDirs:
+      return "DeleteEmptyDirs";
+  }
+  return "?";
+}
+
+struct FaultInjectingObjectStore::Injector {
+  struct RuleState {
+    FaultRule rule;
+    int64_t matched = 0;
+    int64_t fired = 0;
+  };
+  // What an operation must do after Check (delays already slept).
+  struct Decision {
+    bool fail = false;
+    bool crash = false;
+    int64_t crash_after_bytes = -1;
+    bool crash_visible = false;
+  };
+
+  explicit Injector(uint64_t seed) : rng(seed) {}
+
+  Decision Check(ObjectOp op, std::string_view key) {
+    Decision d;
+    int64_t delay_ms = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ++counts[static_cast<int>(op)];
+      for (auto& rs : rules) {
+        const FaultRule& r = rs.rule;
+        if (r.op && *r.op != op) continue;
+        if (!r.key_contains.empty() && key.find(r.key_contains) == std::string_view::npos) continue;
+        if (++rs.matched <= r.after) continue;
+        if (r.max_faults >= 0 && rs.fired >= r.max_faults) continue;
+        if (r.probability < 1.0 &&
+            std::uniform_real_distribution<double>(0, 1)(rng) >= r.probability)
+          continue;
+        ++rs.fired;
+        if (r.action == FaultRule::Action::kDelay) {
+          delay_ms = r.delay_ms;
+          break;
+        }
+        ++faults;
+        bool is_write =
+            op == ObjectOp::kPut || op == ObjectOp::kPutIfAbsent || op == ObjectOp::kOpenWrite;
+        if (r.action == FaultRule::Action::kCrashMidWrite && is_write) {
+          d.crash = true;
+          d.crash_after_bytes = r.crash_after_bytes;
+          d.crash_visible = r.crash_leaves_visible_partial && op == ObjectOp::kOpenWrite;
+        } else {
+          d.fail = true;
+        }
+        break;
+      }
+    }
+    if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    return d;
+  }
+
+  std::string CrashTempKey(const std::string& key) {
+    int64_t n;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      n = ++crash_seq;
+    }
+    auto [dir, base] = SplitKey(key);
+    return dir + "." + base.substr(0, 200) + ".crash-" + std::to_string(n) + ".tmp";
+  }
+
+  static Status Error(ObjectOp op, std::string_view key) {
+    return Status::IoError(
+        std::string("injected fault in ") + ObjectOpName(op) + " of " + std::string(key),
+        kErrorInjectedFault);
+  }
+
+  std::mutex mu;
+  std::vector<RuleState> rules;
+  std::mt19937_64 rng;
+  int64_t counts[kNumObjectOps] = {};
+  int64_t faults = 0;
+  int64_t crash_seq = 0;
+};
+
+namespace {
+
+using Injector = FaultInjectingObjectStore::Injector;
+
+class FaultReadFile final : public RandomAccessFile {
+ public:
+  FaultReadFile(std::shared_ptr<RandomAccessFile> inner, std::shared_ptr<Injector> injector,
+                std::string key)
+      : inner_(std::move(inner)), injector_(std::move(injector)), key_(std::move(key)) {}
+  int64_t size() const override { return inner_->size(); }
+  const std::string& name() const override { return inner_->name(); }
+  Status ReadAt(int64_t offset, int64_t n, uint8_t* out) const override {
+    if (injector_->Check(ObjectOp::kReadAt, key_).fail)
+      return Injector::Error(ObjectOp::kReadAt, key_);
+    return inner_->ReadAt(offset, n, out);
+  }
+
+ private:
+  std::shared_ptr<RandomAccessFile> inner_;
+  std::shared_ptr<Injector> injector_;
+  std::string key_;
+};
+
+// A normal writer whose Close can be failed (then the write is abandoned).
+class FaultWriter final : public WritableFile {
+ public:
+  FaultWriter(std::unique_ptr<WritableFile> inner, std::shared_ptr<Injector> injector,
+              std::string key)
+      : inner_(std::move(inner)), injector_(std::move(injector)), key_(std::move(key)) {}
+  Status Append(std::string_view data) override {
+    if (!inner_) return Status::IoError("write to closed object " + key_);
+    return inner_->Append(data);
+  }
+  Status Close() override {
+    if (!inner_) return Status::IoError("object " + key_ + " was abandoned");
+    if (injector_->Check(ObjectOp::kWriteClose, key_).fail) {
+      written_ = inner_->bytes_written();
+      inner_.reset();
+      return Injector::Error(ObjectOp::kWriteClose, key_);
+    }
+    return inner_->Close();
+  }
+  int64_t bytes_written() const override { return inner_ ? inner_->bytes_written() : written_; }
+
+ private:
+  std::unique_ptr<WritableFile> inner_;
+  std::shared_ptr<Injector> injector_;
+  std::string key_;
+  int64_t written_ = 0;
+};
+
+// Writes to the crash target (a hidden temp key, or the key itself for non-atomic stores) until
+// the crash point, then makes what it has durable there and fails.
+class CrashingWriter final : public WritableFile {
+ public:
+  CrashingWriter(std::unique_ptr<WritableFile> inner, int64_t crash_after, std::string key)
+      : inner_(std::move(inner)), crash_after_(crash_after), key_(std::move(key)) {}
+  Status Append(std::string_view data) override {
+    if (crashed_) return Injector::Error(ObjectOp::kOpenWrite, key_);
+    int64_t size = static_cast<int64_t>(data.size());
+    if (crash_after_ >= 0 && written_ + size >= crash_after_) {
+      Status st = inner_->Append(data.substr(0, static_cast<size_t>(crash_after_ - written_)));
+      written_ = crash_after_;
+      return Crash(st);
+    }
+    written_ += size;
+    return inner_->Append(data);
+  }
+  Status Close() override {
+    if (crashed_) return Injector::Error(ObjectOp::kOpenWrite, key_);
+    return Crash(Status::OK());
+  }
+  int64_t bytes_written() const override { return written_; }
+
+ private:
+  Status Crash(Status st) {
+    crashed_ = true;
+    if (st.ok()) st = inner_->Close();
+    if (!st.ok()) return st;
+    return Injector::Error(ObjectOp::kOpenWrite, key_);
+  }
+  std::unique_ptr<WritableFile> inner_;
+  int64_t crash_after_;
+  std::string key_;
+  int64_t written_ = 0;
+  bool crashed_ = false;
+};
+
+}  // namespace
+
+FaultInjectingObjectStore::FaultInjectingObjectStore(std::shared_ptr<ObjectStore> inner,
+                                                     uint64_t seed)
+    : inner_(std::move(inner)), injector_(std::make_shared<Injector>(seed)) {}
+
+void FaultInjectingObjectStore::AddRule(FaultRule rule) {
+  std::lock_guard<std::mutex> lock(injector_->mu);
+  injector_->rules.push_back({std::move(rule), 0, 0});
+}
+
+void FaultInjectingObjectStore::ClearRules() {
+  std::lock_guard<std::mutex> lock(injector_->mu);
+  injector_->rules.clear();
+}
+
+int64_t FaultInjectingObjectStore::op_count(ObjectOp op) const {
+  std::lock_guard<std::mutex> lock(injector_->mu);
+  return injector_->counts[static_cast<int>(op)];
+}
+
+int64_t FaultInjectingObjectStore::total_ops() const {
+  std::lock_guard<std::mutex> lock(injector_->mu);
+  int64_t total = 0;
+  for (int64_t c : injector_->counts) total += c;
+  return total;
+}
+
+int64_t FaultInjectingObjectStore::faults_injected() const {
+  std::lock_guard<std::mutex> lock(injector_->mu);
+  return injector_->faults;
+}
+
+void FaultInjectingObjectStore::ResetCounters() {
+  std::lock_guard<std::mutex> lock(injector_->mu);
+  for (int64_t& c : injector_->counts) c = 0;
+  injector_->faults = 0;
+}
+
+Result<std::vector<ObjectMeta>> FaultInjectingObjectStore::ListFrom(const std::string& key) {
+  if (injector_->Check(ObjectOp::kListFrom, key).fail)
+    return Injector::Error(ObjectOp::kListFrom, key);
+  return inner_->ListFrom(key);
+}
+
+Status FaultInjectingObjectStore::ListRecursive(const std::string& dir,
+                                                const ObjectVisitor& visit) {
+  if (injector_->Check(ObjectOp::kListRecursive, dir).fail)
+    return Injector::Error(ObjectOp::kListRecursive, dir);
+  return inner_->ListRecursive(dir, visit);
+}
+
+Result<ObjectMeta> FaultInjectingObjectStore::Head(const std::string& key) {
+  if (injector_->Check(ObjectOp::kHead, key).fail) return Injector::Error(ObjectOp::kHead, key);
+  return inner_->Head(key);
+}
+
+Result<std::string> FaultInjectingObjectStore::Get(const std::string& key) {
+  if (injector_->Check(ObjectOp::kGet, key).fail) return Injector::Error(ObjectOp::kGet, key);
+  return inner_->Get(key);
+}
+
+Result<std::shared_ptr<RandomAccessFile>> FaultInjectingObjectStore::OpenRead(
+    const std::string& key) {
+  if (injector_->Check(ObjectOp::kOpenRead, key).fail)
+    return Injector::Error(ObjectOp::kOpenRead, key);
+  SILT_ASSIGN_OR_RETURN(auto file, inner_->OpenRead(key));
+  return std::shared_ptr<RandomAccessFile>(
+      std::make_shared<FaultReadFile>(std::move(file), injector_, key));
+}
+
+namespace {
+
+Status CrashPut(ObjectStore& inner, Injector& injector, ObjectOp op, const std::string& key,
+                std::string_view data, int64_t after_bytes) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+  size_t cut =
+      after_bytes < 0 ? data.size() / 2 : std::min(data.size(), static_cast<size_t>(after_bytes));
+  SILT_RETURN_NOT_OK(inner.Put(injector.CrashTempKey(key), data.substr(0, cut)));
+  return Injector::Error(op, key);
+}
+
+}  // namespace
+
+Status FaultInjectingObjectStore::Put(const std::string& key, std::string_view data) {
+  auto d = injector_->Check(ObjectOp::kPut, key);
+  if (d.fail) return Injector::Error(ObjectOp::kPut, key);
+  if (d.crash) return CrashPut(*inner_, *injector_, ObjectOp::kPut, key, data, d.crash_after_bytes);
+  return inner_->Put(key, data);
+}
+
+Status FaultInjectingObjectStore::PutIfAbsent(const std::string& key, std::string_view data) {
+  auto d = injector_->Check(ObjectOp::kPutIfAbsent, key);
+  if (d.fail) return Injector::Error(ObjectOp::kPutIfAbsent, key);
+  if (d.crash)
+    return CrashPut(*inner_, *injector_, ObjectOp::kPutIfAbsent, key, data, d.crash_after_bytes);
+  return inner_->PutIfAbsent(key, data);
+}
+
+Result<std::unique_ptr<WritableFile>> FaultInjectingObjectStore::OpenWrite(const std::string& key) {
+  auto d = injector_->Check(ObjectOp::kOpenWrite, key);
+  if (d.fail) return Injector::Error(ObjectOp::kOpenWrite, key);
+  if (d.crash) {
+    SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+    std::string target = d.crash_visible ? key : injector_->CrashTempKey(key);
+    SILT_ASSIGN_OR_RETURN(auto inner, inner_->OpenWrite(target));
+    return std::unique_ptr<WritableFile>(
+        std::make_unique<CrashingWriter>(std::move(inner), d.crash_after_bytes, key));
+  }
+  SILT_ASSIGN_OR_RETURN(auto inner, inner_->OpenWrite(key));
+  return std::unique_ptr<WritableFile>(
+      std::make_unique<FaultWriter>(std::move(inner), injector_, key));
+}
+
+Status FaultInjectingObjectStore::Delete(const std::string& key) {
+  if (injector_->Check(ObjectOp::kDelete, key).fail) return Injector::Error(ObjectOp::kDelete, key);
+  return inner_->Delete(key);
+}
+
+Result<int64_t> FaultInjectingObjectStore::DeleteEmptyDirs(const std::string& dir) {
+  if (injector_->Check(ObjectOp::kDeleteEmptyDirs, dir).fail)
+    return Injector::Error(ObjectOp::kDeleteEmptyDirs, dir);
+  return inner_->DeleteEmptyDirs(dir);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Result<std::shared_ptr<ObjectStore>> OpenObjectStore(std::string_view root_uri_or_path) {
+  if (UriScheme(root_uri_or_path) == "memory")
+    return std::shared_ptr<ObjectStore>(std::make_shared<InMemoryObjectStore>());
+  SILT_ASSIGN_OR_RETURN(std::string path, LocalPathFromUri(root_uri_or_path));
+  return std::shared_ptr<ObjectStore>(std::make_shared<LocalObjectStore>(std::move(path)));
+}
+
+}  // namespace silt
