@@ -1,0 +1,69 @@
+// Delta's schemaString (the JSON of a Spark StructType) ↔ silt Schema, and column mapping.
+//
+// Field metadata is carried verbatim (re-serialized compactly in Jackson style) in
+// Field::metadata_json: column mapping ids and physical names, parquet.field.id, comments,
+// invariants, generation/identity/default expressions, type changes, char/varchar, collations.
+// Array elements and map keys/values have no metadata in Spark (metadata_json stays "").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "vector/types.h"
+
+namespace silt::delta {
+
+inline constexpr const char* kUnsupportedDataTypeClass = "UNSUPPORTED_DATATYPE";
+inline constexpr const char* kInvalidSchemaClass = "DELTA_INVALID_SCHEMA_STRING";
+
+// Metadata keys used by column mapping.
+inline constexpr const char* kColumnMappingIdKey = "delta.columnMapping.id";
+inline constexpr const char* kColumnMappingPhysicalNameKey = "delta.columnMapping.physicalName";
+inline constexpr const char* kParquetFieldIdKey = "parquet.field.id";
+
+// Parses a schemaString. Malformed JSON or layout → Corruption (kInvalidSchemaClass); an unknown
+// type name, "variant", geometry/geography → Unsupported (kUnsupportedDataTypeClass).
+// Accepted primitive names: string, long, integer, short, byte, float, double, boolean, binary,
+// date, timestamp, timestamp_ntz, void, decimal, decimal(p,s) (spaces allowed, p <= 38).
+Result<Schema> ParseSchemaString(std::string_view json);
+// One type: a JSON type name string ("integer") or a struct/array/map object.
+Result<TypePtr> ParseDataTypeJson(std::string_view json);
+
+// Compact JSON exactly as Spark writes it:
+// {"type":"struct","fields":[{"name":"a","type":"integer","nullable":true,"metadata":{}}]}.
+std::string SerializeSchema(const Schema& schema);
+std::string SerializeDataType(const DataType& type);
+// The Delta name of a primitive type ("integer", "long", "decimal(10,2)"); "" for nested.
+std::string PrimitiveTypeName(const DataType& type);
+
+enum class ColumnMappingMode : uint8_t { kNone, kName, kId };
+
+// Reads delta.columnMapping.mode ("none" when absent; case-insensitive). Unknown →
+// Unsupported "DELTA_MODE_NOT_SUPPORTED".
+Result<ColumnMappingMode> ParseColumnMappingMode(const std::optional<std::string>& value);
+
+// Field metadata lookups; nullopt when the key is absent, of the wrong type, or the metadata is
+// not valid JSON.
+std::optional<std::string> MetadataString(const Field& field, std::string_view key);
+std::optional<int64_t> MetadataInt(const Field& field, std::string_view key);
+// delta.columnMapping.physicalName / delta.columnMapping.id.
+std::optional<std::string> PhysicalName(const Field& field);
+std::optional<int64_t> ColumnMappingId(const Field& field);
+
+// The name of `field` in data files: its physical name under name/id mode (the logical name
+// when it has none, as Spark does), the logical name under none.
+std::string PhysicalNameOrName(const Field& field, ColumnMappingMode mode);
+
+// The physical schema: under name/id mode every struct field (nested in structs, array elements
+// and map keys/values too) is renamed to its physical name and, when it has a column mapping id,
+// gets "parquet.field.id" in its metadata. Under id mode a field without an id is Corruption
+// ("DELTA_COLUMN_MAPPING_MISSING_FIELD_ID"). Under none the schema is returned unchanged.
+Result<Schema> ToPhysicalSchema(const Schema& logical, ColumnMappingMode mode);
+
+// Field-by-field equality including names, nullability and metadata text.
+bool SchemaEquals(const Schema& a, const Schema& b);
+
+}  // namespace silt::delta
