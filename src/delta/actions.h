@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -244,6 +245,8 @@ enum class ActionKind : uint8_t {
   kSidecar,
 };
 
+static_assert(static_cast<int>(ActionKind::kSidecar) == 10, "keep in sync with Action::value");
+
 // The JSON key of an action kind ("add", "metaData", ...; "" for kUnknown).
 const char* ActionKindKey(ActionKind kind);
 
@@ -254,6 +257,7 @@ struct Action {
 
   Action() = default;
   template <typename T>
+    requires(!std::is_same_v<std::decay_t<T>, Action>)
   Action(T v) : value(std::move(v)) {}  // NOLINT: implicit from any action struct
 
   ActionKind kind() const { return static_cast<ActionKind>(value.index()); }

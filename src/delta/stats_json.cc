@@ -33,7 +33,7 @@ std::string StatsPathKey(const std::vector<std::string>& path) {
 }
 
 const ColumnStats* FileStats::Find(std::string_view key) const {
-  auto it = columns.find(std::string(key));
+  auto it = columns.find(key);
   return it == columns.end() ? nullptr : &it->second;
 }
 

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -36,8 +37,13 @@ struct ColumnStats {
 struct FileStats {
   std::optional<int64_t> num_records;
   std::optional<bool> tight_bounds;  // absent means true
+  // Transparent hashing: Find(string_view) looks up without building a std::string.
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
   // By StatsPathKey of the leaf. Array/map columns only carry null_count.
-  std::unordered_map<std::string, ColumnStats> columns;
+  std::unordered_map<std::string, ColumnStats, KeyHash, std::equal_to<>> columns;
 
   const ColumnStats* Find(std::string_view key) const;
   const ColumnStats* FindPath(const std::vector<std::string>& path) const {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -284,6 +286,40 @@ TEST(ActionParseTest, CommitInfoIsLenient) {
   EXPECT_EQ(ci.raw_json,
             R"({"timestamp":"soon","operation":7,"operationParameters":[],"readVersion":2,)"
             R"("job":{"jobId":"j"},"x":[1,2.5e300]})");
+}
+
+}  // namespace
+}  // namespace silt::delta
+
+namespace silt::delta {
+namespace {
+
+// A commit with many adds (a checkpoint-sized JSON log); prints the rate, checks the result.
+TEST(ActionParsePerfTest, ManyAdds) {
+  const int n = 20000;
+  std::string bytes;
+  for (int i = 0; i < n; ++i) {
+    AddFile add;
+    add.path = "part=" + std::to_string(i % 7) + "/part-00000-6fc16401-ac51-4b89-bf08-" +
+               std::to_string(100000000000 + i) + ".c000.snappy.parquet";
+    add.partition_values.Set("part", std::to_string(i % 7));
+    add.size = 1000 + i;
+    add.modification_time = 1688691720000 + i;
+    add.stats = R"({"numRecords":3,"minValues":{"col1":26,"col2":"foo1"},"maxValues":{"col1":46,)"
+                R"("col2":"foo1"},"nullCount":{"col1":0,"col2":0},"tightBounds":false})";
+    add.tags = StringMap{{"INSERTION_TIME", "1688691720000000"}};
+    bytes += SerializeAction(Action(std::move(add)));
+    bytes += '\n';
+  }
+  std::vector<Action> out;
+  out.reserve(n);
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(ParseCommit(bytes, &out, "big.json").ok());
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(out.size(), static_cast<size_t>(n));
+  EXPECT_EQ(out.back().get_if<AddFile>()->size, 1000 + n - 1);
+  std::cout << "[perf] " << n << " add lines (" << bytes.size() / 1024 << " KiB) in " << secs * 1e3
+            << " ms: " << n / secs / 1e3 << "k lines/s\n";
 }
 
 }  // namespace

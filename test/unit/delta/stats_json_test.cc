@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <iostream>
 
 #include "delta/schema_json.h"
 
@@ -206,6 +208,32 @@ TEST(StatsJsonTest, StatsColumnList) {
   for (const char* bad : {"a,,b", "a.", "`a", "a`b`", "`a`b"}) {
     EXPECT_FALSE(ParseStatsColumnList(bad).ok()) << bad;
   }
+}
+
+}  // namespace
+}  // namespace silt::delta
+
+namespace silt::delta {
+namespace {
+
+TEST(StatsJsonPerfTest, ManyStats) {
+  Schema schema = TestSchema();
+  const std::string json =
+      R"({"numRecords":3,"minValues":{"i":26,"s":"foo1","ts":"2024-01-01T00:00:00.000Z","n":{"x":1}},)"
+      R"("maxValues":{"i":46,"s":"foo9","ts":"2024-01-02T00:00:00.000Z","n":{"x":2}},)"
+      R"("nullCount":{"i":0,"s":0,"ts":0,"n":{"x":0}},"tightBounds":true})";
+  const int n = 5000;
+  int64_t total = 0;
+  auto start = std::chrono::steady_clock::now();
+  for (int k = 0; k < n; ++k) {
+    auto r = ParseStats(json, schema);
+    ASSERT_TRUE(r.ok());
+    total += *r->num_records;
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(total, 3 * n);
+  std::cout << "[perf] " << n << " stats parsed in " << secs * 1e3 << " ms: " << n / secs / 1e3
+            << "k/s\n";
 }
 
 }  // namespace
