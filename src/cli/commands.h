@@ -9,5 +9,6 @@ namespace silt::cli {
 
 int RunParquet(const std::vector<std::string>& args);
 int RunDemo(const std::vector<std::string>& args);
+int RunDelta(const std::vector<std::string>& args);
 
 }  // namespace silt::cli

@@ -19,6 +19,8 @@ void PrintUsage() {
       "  silt parquet meta FILE            print a Parquet file's metadata (row groups, columns)\n"
       "  silt parquet cat FILE [--json] [--limit N] [--columns a,b]\n"
       "                                    print a Parquet file's rows\n"
+      "  silt delta info|files|cat PATH [--version N] [--json] [--limit N]\n"
+      "                                    inspect a Delta table (metadata, live files, rows)\n"
       "  silt demo [DIR]                   write a Parquet file of generated data and inspect it\n",
       SILT_VERSION);
 }
@@ -43,6 +45,7 @@ int main(int argc, char** argv) {
   }
   if (cmd == "parquet") return silt::cli::RunParquet(rest);
   if (cmd == "demo") return silt::cli::RunDemo(rest);
+  if (cmd == "delta") return silt::cli::RunDelta(rest);
   std::fprintf(stderr, "silt: unknown command '%s' (see `silt help`)\n", cmd.c_str());
   return 2;
 }

@@ -12,15 +12,6 @@ using simdjson::dom::element;
 using simdjson::dom::element_type;
 using simdjson::dom::object;
 
-std::string DeletionVectorDescriptor::UniqueId() const {
-  std::string id(1, storage_type);
-  id += path_or_inline_dv;
-  if (offset) {
-    id += '@';
-    id += std::to_string(*offset);
-  }
-  return id;
-}
 
 const char* ActionKindKey(ActionKind kind) {
   switch (kind) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "delta/dv_descriptor.h"
 
 namespace silt::delta {
 
@@ -89,19 +90,8 @@ using StringMap = OrderedMap<std::string>;
 // reader interprets it against the schema, see partition_values.h).
 using PartitionValues = OrderedMap<std::optional<std::string>>;
 
-// add/remove.deletionVector. Shared with the DV file format code: keep it a plain struct.
-struct DeletionVectorDescriptor {
-  char storage_type = 'u';        // 'u' relative UUID path, 'i' inline, 'p' absolute path
-  std::string path_or_inline_dv;  // 'u': <prefix><20-char Z85 UUID>; 'i': Z85 bitmap; 'p': URI
-  std::optional<int32_t> offset;  // absent for 'i'; treat absent as 0 ('u'/'p')
-  int32_t size_in_bytes = 0;      // serialized DV size (before Z85 for inline)
-  int64_t cardinality = 0;        // number of deleted rows
+// DeletionVectorDescriptor: see delta/dv_descriptor.h.
 
-  // storageType + pathOrInlineDv [+ "@" + offset]: identifies the DV (and with the path, the
-  // logical file) during log replay.
-  std::string UniqueId() const;
-  bool operator==(const DeletionVectorDescriptor&) const = default;
-};
 
 struct Protocol {
   int32_t min_reader_version = 1;

@@ -140,6 +140,12 @@ class Vector {
   const Vector& child(size_t i) const { return children_[i]; }
   std::vector<Vector>& children() { return children_; }
 
+  // Replaces this vector's type with one of the same physical layout (same TypeId; for decimals
+  // the same precision class) — e.g. the same struct under other field names. Children keep
+  // their own types; callers retype them first.
+  void ResetType(TypePtr type) { type_ = std::move(type); }
+  std::vector<uint8_t>& validity_buffer() { return validity_; }
+
   // --- building
   // Sets the size to n. New rows are zero / empty / valid (for struct: children grow too; for
   // list/map/string: new rows are empty). Shrinking truncates (children of list/map too).

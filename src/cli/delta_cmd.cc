@@ -1,0 +1,131 @@
+// `silt delta info|files|cat PATH`: inspect Delta tables (the kernel, without SQL).
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/commands.h"
+#include "delta/scan.h"
+#include "delta/snapshot.h"
+#include "io/object_store.h"
+#include "io/path.h"
+
+namespace silt::cli {
+namespace {
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "%s\n", s.ToString().c_str());
+  return 1;
+}
+
+Result<std::shared_ptr<const delta::Snapshot>> Open(const std::string& path, std::optional<int64_t> version) {
+  SILT_ASSIGN_OR_RETURN(std::string root, LocalPathFromUri(path));
+  return delta::Snapshot::Load(std::make_shared<LocalObjectStore>(root), version);
+}
+
+}  // namespace
+
+int RunDelta(const std::vector<std::string>& args) {
+  const char* usage = "usage: silt delta info|files|cat PATH [--version N] [--json] [--limit N]";
+  if (args.size() < 2) {
+    std::fprintf(stderr, "%s\n", usage);
+    return 2;
+  }
+  std::optional<int64_t> version;
+  bool json = false;
+  int64_t limit = -1;
+  for (size_t i = 2; i < args.size(); ++i) {
+    if (args[i] == "--json") {
+      json = true;
+    } else if ((args[i] == "--version" || args[i] == "--limit") && i + 1 < args.size()) {
+      char* end = nullptr;
+      long long v = std::strtoll(args[i + 1].c_str(), &end, 10);
+      if (*end || args[i + 1].empty()) {
+        std::fprintf(stderr, "%s needs an integer\n", args[i].c_str());
+        return 2;
+      }
+      if (args[i] == "--version") {
+        version = v;
+      } else {
+        limit = v;
+      }
+      ++i;
+    } else {
+      std::fprintf(stderr, "%s\n", usage);
+      return 2;
+    }
+  }
+  auto snap = Open(args[1], version);
+  if (!snap.ok()) return Fail(snap.status());
+  const delta::Snapshot& s = **snap;
+  const std::string& cmd = args[0];
+  if (cmd == "info") {
+    const auto& p = s.protocol();
+    std::printf("version:        %lld\n", static_cast<long long>(s.version()));
+    std::printf("protocol:       reader %d, writer %d\n", p.min_reader_version, p.min_writer_version);
+    auto list = [](const std::optional<std::vector<std::string>>& v) {
+      std::string out;
+      if (v)
+        for (const auto& x : *v) out += (out.empty() ? "" : ", ") + x;
+      return out.empty() ? std::string("-") : out;
+    };
+    std::printf("reader features: %s\nwriter features: %s\n", list(p.reader_features).c_str(), list(p.writer_features).c_str());
+    std::printf("id:             %s\n", s.metadata().id.c_str());
+    std::string schema;
+    for (const auto& f : s.schema()) schema += (schema.empty() ? "" : ", ") + f.name + " " + f.type->ToString();
+    std::printf("schema:         %s\n", schema.c_str());
+    std::string parts;
+    for (const auto& c : s.partition_columns()) parts += (parts.empty() ? "" : ", ") + c;
+    std::printf("partitioned by: %s\n", parts.empty() ? "-" : parts.c_str());
+    for (const auto& [k, v] : s.metadata().configuration.entries()) std::printf("property:       %s = %s\n", k.c_str(), v.c_str());
+    int64_t bytes = 0, dvs = 0;
+    for (const auto& f : s.files()) {
+      bytes += f.size;
+      dvs += f.deletion_vector ? 1 : 0;
+    }
+    std::printf("files:          %zu (%lld bytes, %lld with deletion vectors)\n", s.files().size(),
+                static_cast<long long>(bytes), static_cast<long long>(dvs));
+    std::printf("tombstones:     %zu\n", s.tombstones().size());
+    std::printf("checkpoint:     %lld\n", static_cast<long long>(s.segment().checkpoint_version));
+    return 0;
+  }
+  if (cmd == "files") {
+    for (const auto& f : s.files())
+      std::printf("%s\t%lld\t%s\n", f.path.c_str(), static_cast<long long>(f.size),
+                  f.deletion_vector ? ("dv:" + std::to_string(f.deletion_vector->cardinality)).c_str() : "-");
+    return 0;
+  }
+  if (cmd == "cat") {
+    auto scan = delta::TableScan::Make(*snap);
+    if (!scan.ok()) return Fail(scan.status());
+    const Schema& schema = (*scan)->output_schema();
+    DataChunk chunk;
+    int64_t printed = 0;
+    for (;;) {
+      auto more = (*scan)->Next(&chunk);
+      if (!more.ok()) return Fail(more.status());
+      if (!*more) break;
+      for (size_t i = 0; i < chunk.size() && (limit < 0 || printed < limit); ++i, ++printed) {
+        std::string line = json ? "{" : "";
+        for (size_t c = 0; c < schema.size(); ++c) {
+          if (json) {
+            if (c) line += ",";
+            AppendJsonString(&line, schema[c].name);
+            line += ":" + chunk.columns[c].GetValue(i).ToJson();
+          } else {
+            if (c) line += "\t";
+            line += chunk.columns[c].GetValue(i).ToString();
+          }
+        }
+        line += json ? "}\n" : "\n";
+        std::fwrite(line.data(), 1, line.size(), stdout);
+      }
+    }
+    return 0;
+  }
+  std::fprintf(stderr, "%s\n", usage);
+  return 2;
+}
+
+}  // namespace silt::cli

@@ -1,0 +1,308 @@
+#include "delta/scan.h"
+
+#include <strings.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "delta/deletion_vector.h"
+#include "delta/partition_values.h"
+#include "io/path.h"
+#include "parquet/reader.h"
+
+namespace silt::delta {
+namespace {
+
+using parquet::ColumnNode;
+
+// The file column (among `nodes`) that holds logical field `f`, or -1.
+int MatchColumn(const std::vector<ColumnNode>& nodes, const Field& f, ColumnMappingMode mode) {
+  if (mode == ColumnMappingMode::kId) {
+    if (auto id = ColumnMappingId(f))
+      for (size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].field_id && *nodes[i].field_id == *id) return static_cast<int>(i);
+  }
+  std::string name = PhysicalNameOrName(f, mode);
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].name == name) return static_cast<int>(i);
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (strcasecmp(nodes[i].name.c_str(), name.c_str()) == 0) return static_cast<int>(i);
+  return -1;
+}
+
+Vector AllNull(const TypePtr& type, size_t rows) {
+  Vector v(type);
+  for (size_t i = 0; i < rows; ++i) v.AppendNull();
+  return v;
+}
+
+Status Incompatible(const std::string& name, const TypePtr& from, const TypePtr& to) {
+  return Status::Unsupported("column '" + name + "' is stored as " + from->ToString() + " but the table says " +
+                                 to->ToString(),
+                             "DELTA_UNSUPPORTED_TYPE_CHANGE");
+}
+
+// Widens a primitive vector (type widening on read) or returns Incompatible.
+Result<Vector> Widen(Vector v, const std::string& name, const TypePtr& to) {
+  TypeId from = v.id();
+  Vector out(to);
+  size_t n = v.size();
+  auto ints = [&](auto get) {
+    for (size_t i = 0; i < n; ++i) {
+      if (v.IsNull(i)) {
+        out.AppendNull();
+        continue;
+      }
+      int64_t x = get(i);
+      switch (to->id()) {
+        case TypeId::kInt16: out.Append<int16_t>(static_cast<int16_t>(x)); break;
+        case TypeId::kInt32: out.Append<int32_t>(static_cast<int32_t>(x)); break;
+        case TypeId::kInt64: out.Append<int64_t>(x); break;
+        case TypeId::kDouble: out.Append<double>(static_cast<double>(x)); break;
+        case TypeId::kDecimal: {
+          int128_t m = x;
+          for (int k = 0; k < to->scale(); ++k) m *= 10;
+          out.Append<int128_t>(m);
+          break;
+        }
+        default: break;
+      }
+    }
+  };
+  bool int_src = from == TypeId::kInt8 || from == TypeId::kInt16 || from == TypeId::kInt32 || from == TypeId::kInt64;
+  bool int_dst = to->id() == TypeId::kInt16 || to->id() == TypeId::kInt32 || to->id() == TypeId::kInt64 ||
+                 to->id() == TypeId::kDouble || to->id() == TypeId::kDecimal;
+  if (int_src && int_dst && v.type()->fixed_width() <= std::max(to->fixed_width(), 8)) {
+    switch (from) {
+      case TypeId::kInt8: ints([&](size_t i) { return static_cast<int64_t>(v.Get<int8_t>(i)); }); break;
+      case TypeId::kInt16: ints([&](size_t i) { return static_cast<int64_t>(v.Get<int16_t>(i)); }); break;
+      case TypeId::kInt32: ints([&](size_t i) { return static_cast<int64_t>(v.Get<int32_t>(i)); }); break;
+      default: ints([&](size_t i) { return v.Get<int64_t>(i); }); break;
+    }
+    return out;
+  }
+  if (from == TypeId::kFloat && to->id() == TypeId::kDouble) {
+    for (size_t i = 0; i < n; ++i) v.IsNull(i) ? out.AppendNull() : out.Append<double>(v.Get<float>(i));
+    return out;
+  }
+  if (from == TypeId::kDate && to->id() == TypeId::kTimestampNtz) {
+    for (size_t i = 0; i < n; ++i)
+      v.IsNull(i) ? out.AppendNull() : out.Append<int64_t>(static_cast<int64_t>(v.Get<int32_t>(i)) * 86400000000LL);
+    return out;
+  }
+  if (from == TypeId::kDecimal && to->id() == TypeId::kDecimal && to->scale() >= v.type()->scale()) {
+    int up = to->scale() - v.type()->scale();
+    for (size_t i = 0; i < n; ++i) {
+      if (v.IsNull(i)) {
+        out.AppendNull();
+        continue;
+      }
+      int128_t m = v.Get<int128_t>(i);
+      for (int k = 0; k < up; ++k) m *= 10;
+      out.Append<int128_t>(m);
+    }
+    return out;
+  }
+  if ((from == TypeId::kTimestamp || from == TypeId::kTimestampNtz) &&
+      (to->id() == TypeId::kTimestamp || to->id() == TypeId::kTimestampNtz)) {
+    v.ResetType(to);  // same micros; the file's UTC flag is not authoritative (Delta's schema is)
+    return v;
+  }
+  if (from == TypeId::kBinary && to->id() == TypeId::kString) {
+    v.ResetType(to);
+    return v;
+  }
+  return Incompatible(name, v.type(), to);
+}
+
+// Turns a vector read from the file (shape of `node`) into the logical type of `target`:
+// nested fields matched by physical name/id, missing ones NULL, primitives widened.
+Result<Vector> Conform(Vector v, const ColumnNode& node, const TypePtr& target, const std::string& name,
+                       ColumnMappingMode mode) {
+  if (target->id() == TypeId::kStruct) {
+    if (v.id() != TypeId::kStruct) return Incompatible(name, v.type(), target);
+    Vector out(target);
+    size_t rows = v.size();
+    for (size_t k = 0; k < target->fields().size(); ++k) {
+      const Field& f = target->fields()[k];
+      int c = MatchColumn(node.children, f, mode);
+      if (c < 0) {
+        out.child(k) = AllNull(f.type, rows);
+      } else {
+        SILT_ASSIGN_OR_RETURN(out.child(k), Conform(std::move(v.child(static_cast<size_t>(c))), node.children[c], f.type,
+                                                    name + "." + f.name, mode));
+      }
+    }
+    out.validity_buffer() = std::move(v.validity_buffer());
+    out.SetSizeUnchecked(rows);
+    return out;
+  }
+  if (target->id() == TypeId::kList || target->id() == TypeId::kMap) {
+    if (v.id() != target->id()) return Incompatible(name, v.type(), target);
+    Vector out(target);
+    size_t rows = v.size();
+    for (size_t k = 0; k < target->fields().size(); ++k) {
+      SILT_ASSIGN_OR_RETURN(out.child(k), Conform(std::move(v.child(k)), node.children[k], target->fields()[k].type,
+                                                  name + "." + target->fields()[k].name, mode));
+    }
+    out.offsets_buffer() = std::move(v.offsets_buffer());
+    out.validity_buffer() = std::move(v.validity_buffer());
+    out.SetSizeUnchecked(rows);
+    return out;
+  }
+  if (v.type()->Equals(*target)) {
+    v.ResetType(target);
+    return v;
+  }
+  if (v.id() == TypeId::kNull) return AllNull(target, v.size());
+  return Widen(std::move(v), name, target);
+}
+
+// A vector of `rows` copies of one partition value.
+Result<Vector> PartitionColumn(const Field& f, const std::optional<std::string>& text, size_t rows) {
+  SILT_ASSIGN_OR_RETURN(Value value, ParsePartitionValue(text, f.type));
+  Vector v(f.type);
+  v.Reserve(rows);
+  if (value.is_null()) return AllNull(f.type, rows);
+  for (size_t i = 0; i < rows; ++i) SILT_RETURN_NOT_OK(v.AppendValue(value));
+  return v;
+}
+
+// A sentinel table root for DV paths: the opener maps it back to keys of the table's store.
+constexpr char kTableRoot[] = "silt-table:";
+
+}  // namespace
+
+Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<const Snapshot> snapshot, TableScanOptions options) {
+  auto scan = std::unique_ptr<TableScan>(new TableScan());
+  const Schema& schema = snapshot->schema();
+  if (options.columns.empty()) {
+    for (size_t i = 0; i < schema.size(); ++i) scan->output_fields_.push_back(static_cast<int>(i));
+  } else {
+    for (const auto& c : options.columns) {
+      int i = FindField(schema, c);
+      if (i < 0) return Status::NotFound("column '" + c + "' does not exist in the table", "UNRESOLVED_COLUMN");
+      scan->output_fields_.push_back(i);
+    }
+  }
+  for (int i : scan->output_fields_) scan->output_schema_.push_back(schema[static_cast<size_t>(i)]);
+  scan->snapshot_ = std::move(snapshot);
+  return scan;
+}
+
+Status TableScan::ScanFile(const AddFile& file, const std::function<Status(DataChunk&)>& sink) const {
+  ObjectStore& store = *snapshot_->store();
+  const ColumnMappingMode mode = snapshot_->column_mapping_mode();
+  SILT_ASSIGN_OR_RETURN(DeltaPath dp, ParseDeltaPath(file.path));
+  std::shared_ptr<RandomAccessFile> raw;
+  auto open_path = [&](const DeltaPath& p) -> Result<std::shared_ptr<RandomAccessFile>> {
+    if (!p.absolute) return store.OpenRead(p.path);
+    SILT_ASSIGN_OR_RETURN(std::string local, LocalPathFromUri(p.path));
+    return OpenLocalFile(local);
+  };
+  auto opened = open_path(dp);
+  if (!opened.ok()) {
+    if (opened.status().IsNotFound())
+      return Status::NotFound("data file " + file.path + " of version " + std::to_string(snapshot_->version()) + " of " +
+                                  store.root() + " is missing (vacuumed or deleted?)",
+                              "DELTA_FILE_NOT_FOUND");
+    return opened.status();
+  }
+  raw = std::move(opened).value();
+  SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(raw));
+  // Deleted rows of this file.
+  std::optional<DeletionVector> dv;
+  if (file.deletion_vector) {
+    DvFileOpener opener = [&](const std::string& path) -> Result<std::shared_ptr<RandomAccessFile>> {
+      std::string_view p = path;
+      if (p.substr(0, sizeof(kTableRoot) - 1) == kTableRoot) {
+        p.remove_prefix(sizeof(kTableRoot) - 1);
+        while (!p.empty() && p[0] == '/') p.remove_prefix(1);
+        return store.OpenRead(std::string(p));
+      }
+      SILT_ASSIGN_OR_RETURN(DeltaPath dvp, ParseDeltaPath(path));
+      return open_path(dvp);
+    };
+    auto r = ReadDv(*file.deletion_vector, kTableRoot, opener);
+    if (!r.ok()) return r.status().WithContext("deletion vector of " + file.path);
+    dv = std::move(r).value();
+  }
+  const auto& file_columns = pf->schema().columns();
+  const auto& parts = snapshot_->partition_columns();
+  // Which file column feeds each output column (-1: missing, -2: partition column).
+  std::vector<int> source(output_schema_.size(), -1);
+  std::vector<int> read_cols;
+  for (size_t k = 0; k < output_schema_.size(); ++k) {
+    const Field& f = output_schema_[k];
+    if (std::find(parts.begin(), parts.end(), f.name) != parts.end()) {
+      source[k] = -2;
+      continue;
+    }
+    source[k] = MatchColumn(file_columns, f, mode);
+    if (source[k] >= 0 && std::find(read_cols.begin(), read_cols.end(), source[k]) == read_cols.end())
+      read_cols.push_back(source[k]);
+  }
+  int64_t row_base = 0;
+  for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
+    size_t rows = static_cast<size_t>(pf->metadata().row_groups[rg].num_rows);
+    DataChunk raw_chunk;
+    if (!read_cols.empty()) SILT_RETURN_NOT_OK(pf->ReadRowGroup(rg, read_cols, &raw_chunk));
+    DataChunk out;
+    out.num_rows_without_columns = rows;
+    for (size_t k = 0; k < output_schema_.size(); ++k) {
+      const Field& f = output_schema_[k];
+      if (source[k] == -2) {
+        std::string key = PhysicalNameOrName(f, mode);
+        const std::optional<std::string>* text = file.partition_values.Find(key);
+        if (!text) text = file.partition_values.Find(f.name);
+        SILT_ASSIGN_OR_RETURN(Vector v, PartitionColumn(f, text ? *text : std::nullopt, rows));
+        out.columns.push_back(std::move(v));
+      } else if (source[k] < 0) {
+        out.columns.push_back(AllNull(f.type, rows));
+      } else {
+        size_t pos = static_cast<size_t>(std::find(read_cols.begin(), read_cols.end(), source[k]) - read_cols.begin());
+        // A column read for two outputs (never in practice) is copied, else moved.
+        Vector v = raw_chunk.columns[pos];
+        SILT_ASSIGN_OR_RETURN(Vector c, Conform(std::move(v), file_columns[source[k]], f.type, f.name, mode));
+        out.columns.push_back(std::move(c));
+      }
+    }
+    if (dv && !dv->IsEmpty()) {
+      std::vector<uint8_t> keep(rows, 1);
+      dv->FillSelection(row_base, rows, keep.data());
+      std::vector<uint32_t> sel;
+      sel.reserve(rows);
+      for (size_t i = 0; i < rows; ++i)
+        if (keep[i]) sel.push_back(static_cast<uint32_t>(i));
+      if (sel.size() != rows) {
+        DataChunk filtered;
+        filtered.num_rows_without_columns = sel.size();
+        for (auto& c : out.columns) {
+          Vector fv(c.type());
+          fv.AppendSelected(c, sel.data(), sel.size());
+          filtered.columns.push_back(std::move(fv));
+        }
+        out = std::move(filtered);
+      }
+    }
+    row_base += static_cast<int64_t>(rows);
+    SILT_RETURN_NOT_OK(sink(out));
+  }
+  return Status::OK();
+}
+
+Result<bool> TableScan::Next(DataChunk* out) {
+  while (pending_.empty()) {
+    if (next_file_ >= snapshot_->files().size()) return false;
+    const AddFile& f = snapshot_->files()[next_file_++];
+    SILT_RETURN_NOT_OK(ScanFile(f, [&](DataChunk& c) {
+      pending_.push_back(std::move(c));
+      return Status::OK();
+    }));
+  }
+  *out = std::move(pending_.front());
+  pending_.erase(pending_.begin());
+  return true;
+}
+
+}  // namespace silt::delta

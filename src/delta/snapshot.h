@@ -1,0 +1,81 @@
+// Snapshot: the state of a Delta table at one version — protocol, metadata, schema and the live
+// data files — reconstructed from a LogSegment by Delta's action reconciliation (newest action per
+// (path, deletion vector) wins; latest protocol/metadata; latest txn per app; live domains).
+//
+// A Snapshot is immutable and safe to share between threads. It knows nothing of SQL.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "delta/actions.h"
+#include "delta/log_segment.h"
+#include "delta/schema_json.h"
+#include "io/object_store.h"
+#include "vector/types.h"
+
+namespace silt::delta {
+
+// The reader features silt understands; a table needing any other fails to load with
+// DELTA_UNSUPPORTED_FEATURES_FOR_READ.
+const std::vector<std::string>& SupportedReaderFeatures();
+// Checks that silt may read a table with this protocol.
+Status CheckReadSupported(const Protocol& protocol, const std::string& table);
+
+struct SnapshotOptions {
+  // Read the add/remove actions (false: only protocol, metadata and the small actions).
+  bool load_files = true;
+};
+
+class Snapshot {
+ public:
+  // Loads `version` (latest when absent) of the table whose root is the store's root.
+  static Result<std::shared_ptr<const Snapshot>> Load(std::shared_ptr<ObjectStore> store,
+                                                      std::optional<int64_t> version = std::nullopt,
+                                                      SnapshotOptions options = {});
+
+  int64_t version() const { return segment_.version; }
+  const LogSegment& segment() const { return segment_; }
+  const Protocol& protocol() const { return protocol_; }
+  const Metadata& metadata() const { return metadata_; }
+  // The logical schema (from metaData.schemaString).
+  const Schema& schema() const { return schema_; }
+  const std::vector<std::string>& partition_columns() const { return metadata_.partition_columns; }
+  ColumnMappingMode column_mapping_mode() const { return column_mapping_; }
+  // Value of a table property (metaData.configuration), if set.
+  std::optional<std::string> property(const std::string& key) const;
+
+  // Live data files (order: as found during replay — deterministic for a given log).
+  const std::vector<AddFile>& files() const { return files_; }
+  // Tombstones: removes not superseded by a newer add of the same file.
+  const std::vector<RemoveFile>& tombstones() const { return tombstones_; }
+  const std::map<std::string, SetTransaction>& transactions() const { return txns_; }
+  const std::map<std::string, DomainMetadata>& domains() const { return domains_; }
+  // Commit timestamp of this version: inCommitTimestamp when present, else the commit file's
+  // modification time (ms since epoch); -1 when unknown.
+  int64_t timestamp_ms() const { return timestamp_ms_; }
+  const std::shared_ptr<ObjectStore>& store() const { return store_; }
+
+ private:
+  Status Replay(const SnapshotOptions& options);
+  Status ReadCheckpoint(const SnapshotOptions& options, std::vector<Action>* out);
+
+  std::shared_ptr<ObjectStore> store_;
+  LogSegment segment_;
+  Protocol protocol_;
+  Metadata metadata_;
+  Schema schema_;
+  ColumnMappingMode column_mapping_ = ColumnMappingMode::kNone;
+  std::vector<AddFile> files_;
+  std::vector<RemoveFile> tombstones_;
+  std::map<std::string, SetTransaction> txns_;
+  std::map<std::string, DomainMetadata> domains_;
+  int64_t timestamp_ms_ = -1;
+};
+
+}  // namespace silt::delta
