@@ -1,0 +1,57 @@
+// Writing Delta tables: new data files (Parquet, partitioned Hive-style, with per-file stats),
+// table creation and appends, each committed through one Transaction.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "delta/actions.h"
+#include "delta/snapshot.h"
+#include "delta/transaction.h"
+#include "io/object_store.h"
+#include "parquet/writer.h"
+#include "vector/vector.h"
+
+namespace silt::delta {
+
+struct DataWriteOptions {
+  parquet::WriterOptions parquet;
+  std::shared_ptr<Clock> clock = SystemClock::Default();
+  // Rows per data file before a new file is started (per partition).
+  int64_t max_rows_per_file = 10'000'000;
+};
+
+// Writes `chunks` (columns in `schema` order — the table's logical schema) as data files of a
+// table with `metadata`, one or more per partition, and returns their add actions (not yet
+// committed: a commit must reference only files that are completely written, which these are).
+// Column-mapped tables are refused for now (NotImplemented).
+Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& metadata, const Schema& schema,
+                                            const std::vector<DataChunk>& chunks, const DataWriteOptions& options = {});
+
+// The protocol a new table needs for its schema and properties (table features only when a
+// feature requires them, as Spark does).
+Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties);
+
+struct CreateTableOptions {
+  std::vector<std::string> partition_columns;
+  StringMap properties;
+  std::optional<std::string> name;
+  std::optional<std::string> description;
+  DataWriteOptions write;
+  TransactionOptions txn;
+};
+
+// Creates a table at the store's root (version 0), optionally with rows (CTAS). Errors:
+// DELTA_TABLE_ALREADY_EXISTS when a log exists; DELTA_INVALID_PARTITION_COLUMN-style errors for
+// partition columns missing from the schema.
+Result<CommitResult> CreateTable(std::shared_ptr<ObjectStore> store, const Schema& schema,
+                                 const std::vector<DataChunk>& rows, CreateTableOptions options = {});
+
+// Appends rows (a blind append, Spark's WRITE with mode Append) to the latest version.
+Result<CommitResult> AppendRows(std::shared_ptr<ObjectStore> store, const std::vector<DataChunk>& rows,
+                                DataWriteOptions write = {}, TransactionOptions txn = {});
+
+}  // namespace silt::delta

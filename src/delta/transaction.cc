@@ -1,0 +1,158 @@
+#include "delta/transaction.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "delta/z85.h"
+#include "io/path.h"
+
+namespace silt::delta {
+namespace {
+
+Status Conflict(const char* cls, const std::string& msg) { return Status::CommitConflict(msg, cls); }
+
+std::string NormalizedPath(const std::string& p) {
+  auto d = PercentDecode(p);
+  return d.ok() ? *d : p;
+}
+
+bool SamePartition(const PartitionValues& a, const PartitionValues& b) {
+  for (const auto& [k, v] : a.entries()) {
+    const auto* o = b.Find(k);
+    if (!o || *o != v) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Transaction::Transaction(std::shared_ptr<ObjectStore> store, std::shared_ptr<const Snapshot> read_snapshot,
+                         TransactionOptions options)
+    : store_(std::move(store)), read_snapshot_(std::move(read_snapshot)), options_(std::move(options)),
+      txn_id_(Uuid::Random().ToString()) {}
+
+void Transaction::SetOperation(std::string operation, StringMap parameters) {
+  operation_ = std::move(operation);
+  operation_parameters_ = std::move(parameters);
+}
+
+void Transaction::SetMetric(const std::string& key, int64_t value) { operation_metrics_.Set(key, std::to_string(value)); }
+
+bool Transaction::is_blind_append() const {
+  ReadScope scope = read_scope_.value_or(removes_.empty() ? ReadScope::kNothing : ReadScope::kWholeTable);
+  return scope == ReadScope::kNothing && removes_.empty() && !new_metadata_ && !new_protocol_;
+}
+
+std::vector<Action> Transaction::BuildActions(int64_t /*version*/) const {
+  std::vector<Action> out;
+  CommitInfo ci;
+  ci.timestamp = options_.clock->NowMillis();
+  ci.operation = operation_;
+  ci.operation_parameters = operation_parameters_;
+  if (read_snapshot_) ci.read_version = read_version();
+  ci.isolation_level = options_.isolation_level;
+  ci.is_blind_append = is_blind_append();
+  if (!operation_metrics_.entries().empty()) ci.operation_metrics = operation_metrics_;
+  ci.user_metadata = user_metadata_;
+  ci.engine_info = options_.engine_info;
+  ci.txn_id = txn_id_;
+  out.push_back(std::move(ci));
+  if (new_protocol_) out.push_back(*new_protocol_);
+  if (new_metadata_) out.push_back(*new_metadata_);
+  for (const auto& t : txns_) out.push_back(t);
+  for (const auto& d : domains_) out.push_back(d);
+  for (const auto& r : removes_) out.push_back(r);
+  for (const auto& a : adds_) out.push_back(a);
+  return out;
+}
+
+Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v) const {
+  const std::string where = "concurrent commit at version " + std::to_string(v) + " of " + store_->root();
+  ReadScope scope = read_scope_.value_or(removes_.empty() ? ReadScope::kNothing : ReadScope::kWholeTable);
+  std::unordered_set<std::string> our_removes, our_reads;
+  for (const auto& r : removes_) our_removes.insert(NormalizedPath(r.path));
+  for (const auto& p : read_files_) our_reads.insert(NormalizedPath(p));
+  for (const auto& r : removes_) our_reads.insert(NormalizedPath(r.path));
+  for (const auto& a : winner) {
+    switch (a.kind()) {
+      case ActionKind::kProtocol:
+        return Conflict("DELTA_PROTOCOL_CHANGED", "the protocol version of the table was changed by a " + where);
+      case ActionKind::kMetadata:
+        return Conflict("DELTA_METADATA_CHANGED", "the metadata of the table was changed by a " + where);
+      case ActionKind::kAdd: {
+        const AddFile& f = *a.get_if<AddFile>();
+        if (!f.data_change) break;  // compaction/stat rewrites add no new data
+        bool conflict = scope == ReadScope::kWholeTable;
+        if (scope == ReadScope::kPartitions)
+          for (const auto& p : read_partitions_)
+            if (SamePartition(p, f.partition_values)) conflict = true;
+        if (conflict)
+          return Conflict("DELTA_CONCURRENT_APPEND",
+                          "files were added to data this transaction read by a " + where + " (e.g. " + f.path + ")");
+        break;
+      }
+      case ActionKind::kRemove: {
+        const RemoveFile& r = *a.get_if<RemoveFile>();
+        std::string p = NormalizedPath(r.path);
+        if (our_removes.count(p))
+          return Conflict("DELTA_CONCURRENT_DELETE_DELETE", "file " + r.path + " was already removed by a " + where);
+        if (our_reads.count(p) || (scope == ReadScope::kWholeTable && r.data_change))
+          return Conflict("DELTA_CONCURRENT_DELETE_READ", "file " + r.path + " that this transaction read was removed by a " + where);
+        break;
+      }
+      case ActionKind::kTxn: {
+        const SetTransaction& t = *a.get_if<SetTransaction>();
+        for (const auto& ours : txns_)
+          if (ours.app_id == t.app_id)
+            return Conflict("DELTA_CONCURRENT_TRANSACTION", "application " + t.app_id + " committed in a " + where);
+        break;
+      }
+      case ActionKind::kDomainMetadata: {
+        const DomainMetadata& d = *a.get_if<DomainMetadata>();
+        for (const auto& ours : domains_)
+          if (ours.domain == d.domain)
+            return Conflict("DELTA_CONCURRENT_TRANSACTION", "domain " + d.domain + " was changed by a " + where);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return Status::OK();
+}
+
+Result<CommitResult> Transaction::Commit() {
+  if (committed_) return Status::InvalidArgument("transaction already committed");
+  if (!read_snapshot_ && (!new_metadata_ || !new_protocol_))
+    return Status::InvalidArgument("creating a table needs protocol and metadata", "DELTA_METADATA_ABSENT");
+  int64_t version = read_version() + 1;
+  for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
+    std::string bytes = SerializeCommit(BuildActions(version));
+    Status s = store_->PutIfAbsent(CommitKey(version), bytes);
+    if (s.ok()) {
+      committed_ = true;
+      return CommitResult{version, attempt};
+    }
+    if (!s.IsAlreadyExists()) return s;
+    if (!read_snapshot_)
+      return Status::AlreadyExists("table " + store_->root() + " already exists", "DELTA_TABLE_ALREADY_EXISTS");
+    // Someone else won `version`: check every commit since our read version's successor that we
+    // have not checked yet, then try after the newest.
+    SILT_ASSIGN_OR_RETURN(auto listing, store_->ListFrom(CommitKey(version)));
+    int64_t latest = version;
+    for (const ObjectMeta& m : listing) {
+      auto f = ParseLogFileName(m);
+      if (!f || f->kind != LogFileKind::kCommit || f->version < version) continue;
+      SILT_ASSIGN_OR_RETURN(std::string winner_bytes, store_->Get(m.key));
+      std::vector<Action> winner;
+      SILT_RETURN_NOT_OK(ParseCommit(winner_bytes, &winner, m.key));
+      SILT_RETURN_NOT_OK(CheckConflicts(winner, f->version));
+      latest = std::max(latest, f->version);
+    }
+    version = latest + 1;
+  }
+  return Status::CommitConflict("gave up after " + std::to_string(options_.max_attempts) + " concurrent commits",
+                                "DELTA_MAX_COMMIT_RETRIES_EXCEEDED");
+}
+
+}  // namespace silt::delta

@@ -1,0 +1,104 @@
+// Transaction: one atomic commit to a Delta table. It collects actions against a read snapshot,
+// writes `_delta_log/<version>.json` with put-if-absent, and when another writer won that
+// version, checks the winning commits for logical conflicts (Delta's ConflictChecker rules) and
+// retries at the next version when there are none.
+//
+// Errors (Spark's exception classes as error classes): DELTA_CONCURRENT_APPEND,
+// DELTA_CONCURRENT_DELETE_READ, DELTA_CONCURRENT_DELETE_DELETE, DELTA_METADATA_CHANGED,
+// DELTA_PROTOCOL_CHANGED, DELTA_CONCURRENT_TRANSACTION (all StatusCode::kCommitConflict);
+// storage failures as IoError. A failed commit leaves the table as it was (the commit file is
+// the only thing a commit creates, and it appears atomically or not at all).
+// Not thread-safe; use one Transaction per thread.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "delta/actions.h"
+#include "delta/snapshot.h"
+#include "io/object_store.h"
+
+namespace silt::delta {
+
+// What the transaction read, for conflict detection.
+enum class ReadScope : uint8_t {
+  kNothing,     // a blind append
+  kPartitions,  // only files of the partitions in read_partitions (by partition values)
+  kWholeTable,  // any new file could have changed the result
+};
+
+struct TransactionOptions {
+  std::shared_ptr<Clock> clock = SystemClock::Default();
+  int max_attempts = 100;
+  std::string engine_info = std::string("silt/") + SILT_VERSION;
+  std::string isolation_level = "Serializable";
+};
+
+struct CommitResult {
+  int64_t version = -1;
+  int attempts = 0;
+};
+
+class Transaction {
+ public:
+  // `read_snapshot` is null when creating a table (the commit is version 0).
+  Transaction(std::shared_ptr<ObjectStore> store, std::shared_ptr<const Snapshot> read_snapshot,
+              TransactionOptions options = {});
+
+  int64_t read_version() const { return read_snapshot_ ? read_snapshot_->version() : -1; }
+  const Snapshot* read_snapshot() const { return read_snapshot_.get(); }
+
+  // commitInfo: Spark's operation name ("WRITE", "DELETE", "CREATE TABLE", …), parameters as
+  // JSON-encoded strings (as Spark writes them), metrics as plain strings.
+  void SetOperation(std::string operation, StringMap parameters = {});
+  void SetMetric(const std::string& key, int64_t value);
+  void SetUserMetadata(std::string value) { user_metadata_ = std::move(value); }
+
+  void UpdateProtocol(Protocol p) { new_protocol_ = std::move(p); }
+  void UpdateMetadata(Metadata m) { new_metadata_ = std::move(m); }
+  void Add(AddFile f) { adds_.push_back(std::move(f)); }
+  void Remove(RemoveFile r) { removes_.push_back(std::move(r)); }
+  void SetAppTransaction(SetTransaction t) { txns_.push_back(std::move(t)); }
+  void SetDomain(DomainMetadata d) { domains_.push_back(std::move(d)); }
+
+  // The read set. Default: kNothing when the transaction only adds files, else kWholeTable.
+  void SetReadScope(ReadScope scope) { read_scope_ = scope; }
+  void AddReadPartition(PartitionValues values) { read_partitions_.push_back(std::move(values)); }
+  // Files the transaction read (by path); a concurrent remove of one is a conflict.
+  void AddReadFile(const std::string& path) { read_files_.push_back(path); }
+
+  // Writes the commit. Call once.
+  Result<CommitResult> Commit();
+
+  // The actions of the commit at `version` (commitInfo first), as written.
+  std::vector<Action> BuildActions(int64_t version) const;
+
+ private:
+  Status CheckConflicts(const std::vector<Action>& winner, int64_t winner_version) const;
+  bool is_blind_append() const;
+
+  std::shared_ptr<ObjectStore> store_;
+  std::shared_ptr<const Snapshot> read_snapshot_;
+  TransactionOptions options_;
+  std::string operation_ = "WRITE";
+  StringMap operation_parameters_;
+  StringMap operation_metrics_;
+  std::optional<std::string> user_metadata_;
+  std::optional<Protocol> new_protocol_;
+  std::optional<Metadata> new_metadata_;
+  std::vector<AddFile> adds_;
+  std::vector<RemoveFile> removes_;
+  std::vector<SetTransaction> txns_;
+  std::vector<DomainMetadata> domains_;
+  std::optional<ReadScope> read_scope_;
+  std::vector<PartitionValues> read_partitions_;
+  std::vector<std::string> read_files_;
+  std::string txn_id_;
+  bool committed_ = false;
+};
+
+}  // namespace silt::delta
