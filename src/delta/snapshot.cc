@@ -3,41 +3,11 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "delta/table_features.h"
 #include "io/path.h"
 #include "parquet/reader.h"
 
 namespace silt::delta {
-
-const std::vector<std::string>& SupportedReaderFeatures() {
-  static const std::vector<std::string> kFeatures = {
-      "columnMapping", "deletionVectors", "timestampNtz", "typeWidening", "typeWidening-preview",
-      "v2Checkpoint",  "vacuumProtocolCheck"};
-  return kFeatures;
-}
-
-Status CheckReadSupported(const Protocol& p, const std::string& table) {
-  if (p.min_reader_version > 3 || p.min_reader_version < 1)
-    return Status::Unsupported("table " + table + " requires reader version " + std::to_string(p.min_reader_version) +
-                                   "; silt reads versions 1 to 3",
-                               "DELTA_INVALID_PROTOCOL_VERSION");
-  if (p.min_reader_version == 3) {
-    if (!p.reader_features)
-      return Status::Corruption("table " + table + " has reader version 3 but no readerFeatures",
-                                "DELTA_INVALID_PROTOCOL_VERSION");
-    std::vector<std::string> missing;
-    for (const auto& f : *p.reader_features) {
-      const auto& ok = SupportedReaderFeatures();
-      if (std::find(ok.begin(), ok.end(), f) == ok.end()) missing.push_back(f);
-    }
-    if (!missing.empty()) {
-      std::string list;
-      for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
-      return Status::Unsupported("table " + table + " requires reader features silt does not support: " + list,
-                                 "DELTA_UNSUPPORTED_FEATURES_FOR_READ");
-    }
-  }
-  return Status::OK();
-}
 
 namespace {
 

@@ -21,12 +21,6 @@
 
 namespace silt::delta {
 
-// The reader features silt understands; a table needing any other fails to load with
-// DELTA_UNSUPPORTED_FEATURES_FOR_READ.
-const std::vector<std::string>& SupportedReaderFeatures();
-// Checks that silt may read a table with this protocol.
-Status CheckReadSupported(const Protocol& protocol, const std::string& table);
-
 struct SnapshotOptions {
   // Read the add/remove actions (false: only protocol, metadata and the small actions).
   bool load_files = true;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "delta/table_features.h"
 #include "delta/z85.h"
 #include "io/path.h"
 
@@ -125,6 +126,13 @@ Result<CommitResult> Transaction::Commit() {
   if (committed_) return Status::InvalidArgument("transaction already committed");
   if (!read_snapshot_ && (!new_metadata_ || !new_protocol_))
     return Status::InvalidArgument("creating a table needs protocol and metadata", "DELTA_METADATA_ABSENT");
+  // The protocol and metadata this commit leaves in force must be ones silt can write.
+  {
+    const Protocol& p = new_protocol_ ? *new_protocol_ : read_snapshot_->protocol();
+    const Metadata& m = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();
+    bool removes_data = std::any_of(removes_.begin(), removes_.end(), [](const RemoveFile& r) { return r.data_change; });
+    SILT_RETURN_NOT_OK(CheckWriteSupported(p, m, removes_data, store_->root()));
+  }
   int64_t version = read_version() + 1;
   for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
     std::string bytes = SerializeCommit(BuildActions(version));

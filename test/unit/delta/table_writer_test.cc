@@ -9,6 +9,7 @@
 #include "delta/scan.h"
 #include "delta/snapshot.h"
 #include "delta/stats_json.h"
+#include "delta/table_features.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "io/object_store.h"
@@ -247,6 +248,56 @@ TEST(TransactionTest, FaultAtEveryStoreOperationLeavesTheTableReadable) {
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace silt::delta
+
+namespace silt::delta {
+namespace {
+
+TEST(TableFeaturesTest, WritesRefuseWhatSiltCannotHonour) {
+  auto store = std::make_shared<InMemoryObjectStore>();
+  Schema schema = {{"id", DataType::Int64(), false, ""}};
+  DataChunk c = DataChunk::FromSchema(schema);
+  c.columns[0].Append<int64_t>(1);
+  CreateTableOptions opts;
+  opts.properties.Set("delta.appendOnly", "true");
+  ASSERT_TRUE(CreateTable(store, schema, {c}, opts).ok());
+  auto snap = Snapshot::Load(store).value();
+  Transaction del(store, snap);
+  RemoveFile r;
+  r.path = snap->files()[0].path;
+  r.data_change = true;
+  del.Remove(r);
+  EXPECT_EQ(del.Commit().status().error_class(), "DELTA_CANNOT_MODIFY_APPEND_ONLY");
+  EXPECT_TRUE(AppendRows(store, {c}).ok());  // appends are fine
+  // A writer feature silt does not implement.
+  Transaction up(store, Snapshot::Load(store).value());
+  Protocol p;
+  p.min_reader_version = 1;
+  p.min_writer_version = 7;
+  p.writer_features = std::vector<std::string>{"appendOnly", "rowTracking"};
+  up.UpdateProtocol(p);
+  auto res = up.Commit();
+  EXPECT_EQ(res.status().error_class(), "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE");
+  EXPECT_NE(res.status().message().find("rowTracking"), std::string::npos);
+  // Nothing was committed by the refused transactions.
+  EXPECT_EQ(Snapshot::Load(store).value()->version(), 1);
+}
+
+TEST(TableFeaturesTest, ReadsRefuseUnknownReaderFeatures) {
+  Protocol p;
+  p.min_reader_version = 3;
+  p.min_writer_version = 7;
+  p.reader_features = std::vector<std::string>{"deletionVectors", "variantType"};
+  Status s = CheckReadSupported(p, "t");
+  EXPECT_EQ(s.error_class(), "DELTA_UNSUPPORTED_FEATURES_FOR_READ");
+  EXPECT_NE(s.message().find("variantType"), std::string::npos);
+  p.reader_features = std::vector<std::string>{"deletionVectors", "columnMapping", "timestampNtz", "v2Checkpoint"};
+  EXPECT_TRUE(CheckReadSupported(p, "t").ok());
+  p.min_reader_version = 4;
+  EXPECT_EQ(CheckReadSupported(p, "t").error_class(), "DELTA_INVALID_PROTOCOL_VERSION");
 }
 
 }  // namespace
