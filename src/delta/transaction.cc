@@ -30,7 +30,9 @@ bool SamePartition(const PartitionValues& a, const PartitionValues& b) {
 Transaction::Transaction(std::shared_ptr<ObjectStore> store, std::shared_ptr<const Snapshot> read_snapshot,
                          TransactionOptions options)
     : store_(std::move(store)), read_snapshot_(std::move(read_snapshot)), options_(std::move(options)),
-      txn_id_(Uuid::Random().ToString()) {}
+      txn_id_(Uuid::Random().ToString()) {
+  if (read_snapshot_) last_commit_timestamp_ = read_snapshot_->timestamp_ms();
+}
 
 void Transaction::SetOperation(std::string operation, StringMap parameters) {
   operation_ = std::move(operation);
@@ -57,6 +59,11 @@ std::vector<Action> Transaction::BuildActions(int64_t /*version*/) const {
   ci.user_metadata = user_metadata_;
   ci.engine_info = options_.engine_info;
   ci.txn_id = txn_id_;
+  // In-commit timestamps: strictly after the previous commit's, whatever the local clock says.
+  const Metadata& md = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();
+  const std::string* ict = md.configuration.Find("delta.enableInCommitTimestamps");
+  if (ict && (*ict == "true" || *ict == "TRUE" || *ict == "True"))
+    ci.in_commit_timestamp = std::max(*ci.timestamp, last_commit_timestamp_ + 1);
   out.push_back(std::move(ci));
   if (new_protocol_) out.push_back(*new_protocol_);
   if (new_metadata_) out.push_back(*new_metadata_);
@@ -155,6 +162,9 @@ Result<CommitResult> Transaction::Commit() {
       std::vector<Action> winner;
       SILT_RETURN_NOT_OK(ParseCommit(winner_bytes, &winner, m.key));
       SILT_RETURN_NOT_OK(CheckConflicts(winner, f->version));
+      for (const auto& a : winner)
+        if (const CommitInfo* ci = a.get_if<CommitInfo>())
+          last_commit_timestamp_ = std::max(last_commit_timestamp_, ci->in_commit_timestamp.value_or(ci->timestamp.value_or(-1)));
       latest = std::max(latest, f->version);
     }
     version = latest + 1;

@@ -98,6 +98,7 @@ class Transaction {
   std::vector<PartitionValues> read_partitions_;
   std::vector<std::string> read_files_;
   std::string txn_id_;
+  int64_t last_commit_timestamp_ = -1;  // newest known commit's timestamp, for ICT monotonicity
   bool committed_ = false;
 };
 

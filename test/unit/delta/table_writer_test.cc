@@ -302,3 +302,31 @@ TEST(TableFeaturesTest, ReadsRefuseUnknownReaderFeatures) {
 
 }  // namespace
 }  // namespace silt::delta
+
+namespace silt::delta {
+namespace {
+
+TEST(TransactionTest, InCommitTimestampsIncreaseEvenWhenTheClockGoesBack) {
+  auto store = std::make_shared<InMemoryObjectStore>();
+  auto clock = std::make_shared<ManualClock>(1'700'000'000'000);
+  Schema schema = {{"id", DataType::Int64(), false, ""}};
+  CreateTableOptions opts;
+  opts.properties.Set("delta.enableInCommitTimestamps", "true");
+  opts.txn.clock = clock;
+  ASSERT_TRUE(CreateTable(store, schema, {}, opts).ok());
+  auto snap = Snapshot::Load(store).value();
+  EXPECT_EQ(snap->timestamp_ms(), 1'700'000'000'000);
+  ASSERT_NE(std::find(snap->protocol().writer_features->begin(), snap->protocol().writer_features->end(),
+                      "inCommitTimestamp"),
+            snap->protocol().writer_features->end());
+  clock->SetMillis(1'600'000'000'000);  // the clock jumps back
+  TransactionOptions to;
+  to.clock = clock;
+  DataChunk c = DataChunk::FromSchema(schema);
+  c.columns[0].Append<int64_t>(1);
+  ASSERT_TRUE(AppendRows(store, {c}, {}, to).ok());
+  EXPECT_EQ(Snapshot::Load(store).value()->timestamp_ms(), 1'700'000'000'001);
+}
+
+}  // namespace
+}  // namespace silt::delta
