@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSILT_FUZZ=ON >/dev/null
 ninja -C build/fuzz -j "$(nproc)" >/dev/null
-bash scripts/run-fuzz.sh build/fuzz "${FUZZ_SMOKE_SECONDS:-20}"
+bash scripts/run-fuzz.sh build/fuzz "${FUZZ_SMOKE_SECONDS:-12}"

@@ -6,7 +6,17 @@ cd "$(dirname "$0")/.."
 build=${1:-build/fuzz}
 seconds=${2:-60}
 corpus_root=build/fuzz-corpus
-mkdir -p "$corpus_root/parquet"
+mkdir -p "$corpus_root/parquet" "$corpus_root/delta_log" "$corpus_root/deletion_vector"
+# Seeds: real commit files and DV bitmaps from the conformance tables (when present).
+if [ -z "$(ls -A "$corpus_root/delta_log" 2>/dev/null)" ]; then
+  find ../shared/conformance -path '*_delta_log/*.json' -size -64k 2>/dev/null | head -200 | while read -r f; do
+    cp "$f" "$corpus_root/delta_log/$(echo "$f" | md5sum | cut -c1-16).json"
+  done
+  find ../shared/conformance -name 'deletion_vector_*.bin' 2>/dev/null | head -50 | while read -r f; do
+    # A DV file is [version][size BE][bitmap][crc]; the bitmap starts at byte 5.
+    tail -c +6 "$f" | head -c -4 > "$corpus_root/deletion_vector/$(basename "$f")" 2>/dev/null || true
+  done
+fi
 seed=$corpus_root/parquet
 if [ -z "$(ls -A "$seed" 2>/dev/null)" ]; then
   # Small real files as seeds (the fuzzer mutates them).
@@ -28,8 +38,14 @@ for fuzzer in "$build"/*_fuzzer; do
   name=$(basename "$fuzzer")
   work=$corpus_root/${name%_fuzzer}-work
   mkdir -p "$work"
+  case $name in
+    parquet_fuzzer) seeds=$corpus_root/parquet ;;
+    delta_log_fuzzer) seeds=$corpus_root/delta_log ;;
+    deletion_vector_fuzzer) seeds=$corpus_root/deletion_vector ;;
+    *) seeds=$work ;;
+  esac
   if "$fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
-      -print_final_stats=1 "$work" "$seed" >"$corpus_root/$name.log" 2>&1; then
+      -print_final_stats=1 "$work" "$seeds" >"$corpus_root/$name.log" 2>&1; then
     echo "PASS $name ($(grep -o 'stat::number_of_executed_units: [0-9]*' "$corpus_root/$name.log" | awk '{print $2}') runs)"
     passed=$((passed + 1))
   else

@@ -540,14 +540,26 @@ Result<DeletionVector> DeletionVector::Deserialize(std::string_view bytes) {
   return dv;
 }
 
+// Set equality: empty buckets (Spark writes every key below the largest) do not count.
 bool DeletionVector::operator==(const DeletionVector& other) const {
-  if (buckets_.size() != other.buckets_.size()) return false;
-  for (size_t i = 0; i < buckets_.size(); ++i) {
-    if (buckets_[i].key != other.buckets_[i].key ||
-        !roaring_bitmap_equals(buckets_[i].bitmap.get(), other.buckets_[i].bitmap.get()))
+  auto next = [](const std::vector<Bucket>& b, size_t i) {
+    while (i < b.size() && roaring_bitmap_is_empty(b[i].bitmap.get())) ++i;
+    return i;
+  };
+  size_t i = next(buckets_, 0), j = next(other.buckets_, 0);
+  while (i < buckets_.size() && j < other.buckets_.size()) {
+    // CRoaring 0.2.66's roaring_bitmap_equals tells run and array containers of the same
+    // values apart; compare the sets through cardinalities instead.
+    const roaring_bitmap_t* a = buckets_[i].bitmap.get();
+    const roaring_bitmap_t* b = other.buckets_[j].bitmap.get();
+    uint64_t n = roaring_bitmap_get_cardinality(a);
+    if (buckets_[i].key != other.buckets_[j].key || n != roaring_bitmap_get_cardinality(b) ||
+        roaring_bitmap_and_cardinality(a, b) != n)
       return false;
+    i = next(buckets_, i + 1);
+    j = next(other.buckets_, j + 1);
   }
-  return true;
+  return i == buckets_.size() && j == other.buckets_.size();
 }
 
 // ---------------------------------------------------------------------------------------------
