@@ -20,13 +20,13 @@ run_gtest() {
   local p f s
   p=$(grep -oP '^\[  PASSED  \] \K[0-9]+' "$log" | tail -1)
   f=$(grep -oP '^\[  FAILED  \] \K[0-9]+(?= tests?, listed below)' "$log" | tail -1)
-  s=$(grep -oP '^\[  SKIPPED \] \K[0-9]+(?= tests?, listed below)' "$log" | tail -1)
+  s=$(grep -oP '^\[  SKIPPED \] \K[0-9]+(?= tests?)' "$log" | tail -1)
   p=${p:-0}; f=${f:-0}; s=${s:-0}
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
   printf '%-28s %5d passed %3d failed %3d skipped  (%ds)\n' "$label" "$p" "$f" "$s" $((SECONDS - start))
   if [ "$f" -ne 0 ]; then sed -n '1,200p' "$log" | grep -vE '^\[       OK \]' | tail -80; fi
-  grep -hE '^\[  SKIPPED \] [A-Za-z]' "$log" | head -5 || true
+  grep -h '^SKIP' "$log" | sort -u | head -5 || true
 }
 
 # Adds a script suite's counts: it must print "N passed, N failed" as its last such line.

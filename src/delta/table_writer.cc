@@ -99,6 +99,16 @@ std::string PartitionByParam(const std::vector<std::string>& cols) {
   return JsonStr(arr + "]");
 }
 
+// Spark's WRITE metrics for the files a commit adds.
+void SetWriteMetrics(Transaction* txn, const std::vector<DataChunk>& rows, const std::vector<AddFile>& adds) {
+  int64_t n = 0, bytes = 0;
+  for (const auto& c : rows) n += static_cast<int64_t>(c.size());
+  for (const auto& a : adds) bytes += a.size;
+  txn->SetMetric("numFiles", static_cast<int64_t>(adds.size()));
+  txn->SetMetric("numOutputRows", n);
+  txn->SetMetric("numOutputBytes", bytes);
+}
+
 }  // namespace
 
 Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& metadata, const Schema& schema,
@@ -221,12 +231,7 @@ Result<CommitResult> CreateTable(std::shared_ptr<ObjectStore> store, const Schem
   txn.SetOperation(rows.empty() ? "CREATE TABLE" : "CREATE TABLE AS SELECT", params);
   if (!rows.empty()) {
     SILT_ASSIGN_OR_RETURN(auto adds, WriteDataFiles(*store, md, schema, rows, options.write));
-    int64_t n = 0, bytes = 0;
-    for (const auto& c : rows) n += static_cast<int64_t>(c.size());
-    for (const auto& a : adds) bytes += a.size;
-    txn.SetMetric("numFiles", static_cast<int64_t>(adds.size()));
-    txn.SetMetric("numOutputRows", n);
-    txn.SetMetric("numOutputBytes", bytes);
+    SetWriteMetrics(&txn, rows, adds);
     for (auto& a : adds) txn.Add(std::move(a));
   }
   return txn.Commit();
@@ -241,12 +246,7 @@ Result<CommitResult> AppendRows(std::shared_ptr<ObjectStore> store, const std::v
   params.Set("mode", JsonStr("Append"));
   params.Set("partitionBy", PartitionByParam(snap->partition_columns()));
   txn.SetOperation("WRITE", params);
-  int64_t n = 0, bytes = 0;
-  for (const auto& c : rows) n += static_cast<int64_t>(c.size());
-  for (const auto& a : adds) bytes += a.size;
-  txn.SetMetric("numFiles", static_cast<int64_t>(adds.size()));
-  txn.SetMetric("numOutputRows", n);
-  txn.SetMetric("numOutputBytes", bytes);
+  SetWriteMetrics(&txn, rows, adds);
   for (auto& a : adds) txn.Add(std::move(a));
   txn.SetReadScope(ReadScope::kNothing);
   return txn.Commit();

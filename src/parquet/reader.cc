@@ -70,19 +70,6 @@ std::string UuidText(const uint8_t* p) {
   return s;
 }
 
-int PhysicalWidth(const ColumnNode& leaf) {
-  switch (leaf.physical_type) {
-    case Type::BOOLEAN: return 1;
-    case Type::INT32:
-    case Type::FLOAT: return 4;
-    case Type::INT64:
-    case Type::DOUBLE: return 8;
-    case Type::INT96: return 12;
-    case Type::FIXED_LEN_BYTE_ARRAY: return leaf.type_length;
-    case Type::BYTE_ARRAY: return 0;
-  }
-  return 0;
-}
 
 // Physical values before conversion: fixed-width bytes or a byte-array vector.
 struct Staging {
@@ -98,7 +85,7 @@ struct Staging {
 Status ConvertAppend(const ColumnNode& leaf, const Staging& st, size_t n, Vector* out) {
   size_t s0 = out->size();
   const uint8_t* f = st.fixed.data();
-  int w = PhysicalWidth(leaf);
+  int w = PhysicalByteWidth(leaf);
   auto resize = [&] { out->ResizeUninitialized(s0 + n); };
   switch (leaf.conversion) {
     case LeafConversion::kNone:
@@ -384,7 +371,7 @@ Status ChunkDecoder::DecodeValues(Encoding enc, const uint8_t* data, size_t len,
     return Status::OK();
   }
   const Type pt = leaf_.physical_type;
-  const int w = PhysicalWidth(leaf_);
+  const int w = PhysicalByteWidth(leaf_);
   size_t consumed = 0;
   if (pt == Type::BOOLEAN) {
     size_t s0 = out->size();
@@ -471,7 +458,7 @@ Status ChunkDecoder::DecodeDictionary(const PageHeader& h, const uint8_t* data, 
   SILT_RETURN_NOT_OK(Decompressed(h, data, len, 0, &p, &plen));
   // Each value takes at least one bit (booleans) or byte: a count beyond that is a lie.
   if (leaf_.physical_type != Type::BOOLEAN && static_cast<size_t>(dh.num_values) > plen * 1 &&
-      PhysicalWidth(leaf_) != 0)
+      PhysicalByteWidth(leaf_) != 0)
     return Corrupt(where_, "dictionary claims more values than its bytes hold");
   dict_.Clear();
   SILT_RETURN_NOT_OK(DecodeValues(Encoding::PLAIN, p, plen, static_cast<size_t>(dh.num_values), &dict_));

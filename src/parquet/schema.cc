@@ -336,6 +336,20 @@ std::string FileSchema::ToString() const {
   return out;
 }
 
+int PhysicalByteWidth(const ColumnNode& leaf) {
+  switch (leaf.physical_type) {
+    case Type::BOOLEAN: return 1;
+    case Type::INT32:
+    case Type::FLOAT: return 4;
+    case Type::INT64:
+    case Type::DOUBLE: return 8;
+    case Type::INT96: return 12;
+    case Type::FIXED_LEN_BYTE_ARRAY: return leaf.type_length;
+    case Type::BYTE_ARRAY: return 0;
+  }
+  return 0;
+}
+
 int DecimalBytesForPrecision(int precision) {
   // Smallest n with 2^(8n-1) > 10^p - 1.
   int bytes = 1;

@@ -104,6 +104,9 @@ class FileSchema {
 // (Delta column mapping writes them); names may be physical names.
 Result<std::vector<SchemaElement>> MakeParquetSchema(const Schema& schema);
 
+// Bytes per PLAIN value of a leaf's physical type (BOOLEAN counts 1, as decoded); 0 for BYTE_ARRAY.
+int PhysicalByteWidth(const ColumnNode& leaf);
+
 // Bytes of the minimal FLBA for a decimal precision (1..38).
 int DecimalBytesForPrecision(int precision);
 

@@ -113,17 +113,6 @@ Status Shred(const Vector& v, const ColumnNode& n, const Slots& in, std::vector<
 
 // ------------------------------------------------------------------ physical values
 
-int PhysWidth(const ColumnNode& leaf) {
-  switch (leaf.physical_type) {
-    case Type::BOOLEAN: return 1;
-    case Type::INT32:
-    case Type::FLOAT: return 4;
-    case Type::INT64:
-    case Type::DOUBLE: return 8;
-    case Type::FIXED_LEN_BYTE_ARRAY: return leaf.type_length;
-    default: return 0;
-  }
-}
 
 void Int128ToBigEndian(int128_t v, int bytes, uint8_t* out) {
   unsigned __int128 u = static_cast<unsigned __int128>(v);
@@ -149,7 +138,7 @@ void MakePhysical(const ColumnNode& leaf, const LeafShred& sh, Physical* p) {
   const Vector& v = *sh.values;
   p->n = sh.sel.size();
   p->sel = sh.sel.data();
-  p->width = PhysWidth(leaf);
+  p->width = PhysicalByteWidth(leaf);
   if (leaf.physical_type == Type::BYTE_ARRAY) {
     p->bytes = &v;
     return;

@@ -211,6 +211,14 @@ void Vector::AppendRange(const Vector& src, size_t offset, size_t count) {
   size_ = old + count;
 }
 
+void Vector::GatherValidity(const Vector& src, const uint32_t* sel, size_t n, size_t old) {
+  if (!src.may_have_nulls() && !may_have_nulls()) return;
+  mutable_validity();
+  validity_.resize(old + n, 1);
+  if (src.may_have_nulls())
+    for (size_t i = 0; i < n; ++i) validity_[old + i] = src.validity_[sel[i]];
+}
+
 void Vector::AppendSelected(const Vector& src, const uint32_t* sel, size_t n) {
   int w = type_->fixed_width();
   if (w && !type_->is_nested()) {
@@ -224,12 +232,7 @@ void Vector::AppendSelected(const Vector& src, const uint32_t* sel, size_t n) {
       case 8: for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * 8, s + size_t(sel[i]) * 8, 8); break;
       default: for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * w, s + size_t(sel[i]) * w, w); break;
     }
-    if (src.may_have_nulls() || may_have_nulls()) {
-      mutable_validity();
-      validity_.resize(old + n, 1);
-      if (src.may_have_nulls())
-        for (size_t i = 0; i < n; ++i) validity_[old + i] = src.validity_[sel[i]];
-    }
+    GatherValidity(src, sel, n, old);
     size_ = old + n;
     return;
   }
@@ -255,12 +258,7 @@ void Vector::AppendSelected(const Vector& src, const uint32_t* sel, size_t n) {
       offsets_[old + i + 1] = static_cast<uint32_t>(b);
     }
     bytes_.resize(b);
-    if (src.may_have_nulls() || may_have_nulls()) {
-      mutable_validity();
-      validity_.resize(old + n, 1);
-      if (src.may_have_nulls())
-        for (size_t i = 0; i < n; ++i) validity_[old + i] = src.validity_[sel[i]];
-    }
+    GatherValidity(src, sel, n, old);
     size_ = old + n;
     return;
   }

@@ -191,6 +191,8 @@ class Vector {
 
  private:
   void AppendDefaultRow();  // one empty/zero valid row (no validity change)
+  // Validity of rows [old, old+n) from src's rows sel[0..n) (rows `old`.. are being appended).
+  void GatherValidity(const Vector& src, const uint32_t* sel, size_t n, size_t old);
   TypePtr type_;
   size_t size_ = 0;
   std::vector<uint8_t> validity_;
