@@ -21,6 +21,8 @@ void PrintUsage() {
       "                                    print a Parquet file's rows\n"
       "  silt delta info|files|cat PATH [--version N] [--json] [--limit N]\n"
       "                                    inspect a Delta table (metadata, live files, rows)\n"
+      "  silt delta gen PATH [--columns SET] [--rows N] [--partition-by COL]\n"
+      "                                    create (or append to) a table of generated rows\n"
       "  silt demo [DIR]                   write a Parquet file of generated data and inspect it\n",
       SILT_VERSION);
 }

@@ -301,42 +301,4 @@ int RunParquet(const std::vector<std::string>& args) {
   return Usage(usage);
 }
 
-int RunDemo(const std::vector<std::string>& args) {
-  std::string dir = args.empty() ? "demo-out" : args[0];
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return Fail(Status::IoError("cannot create " + dir + ": " + ec.message()));
-  std::string path = dir + "/generated.parquet";
-  const int64_t rows = 100000;
-  std::printf("== silt demo: writing %lld generated rows of every type to %s\n\n", static_cast<long long>(rows), path.c_str());
-  Flags gen;
-  gen.positional = {path};
-  gen.values = {{"rows", std::to_string(rows)}, {"columns", "all"}, {"row-group-rows", "40000"}};
-  Status s = GenImpl(gen);
-  if (!s.ok()) return Fail(s);
-  Flags one;
-  one.positional = {path};
-  std::printf("== schema\n");
-  if (int rc = PrintSchema(one)) return rc;
-  std::printf("\n== metadata\n");
-  if (int rc = Meta(one)) return rc;
-  std::printf("\n== first rows (id, s, dec38, ts, arr, m)\n");
-  Flags head = one;
-  head.values = {{"limit", "5"}, {"columns", "id,s,dec38,ts,arr,m"}};
-  if (int rc = Cat(head)) return rc;
-  // Read everything back and compare with the generator's output.
-  auto pf = ParquetFile::OpenPath(path);
-  if (!pf.ok()) return Fail(pf.status());
-  int64_t checked = 0;
-  for (int rg = 0; rg < (*pf)->num_row_groups(); ++rg) {
-    DataChunk chunk;
-    s = (*pf)->ReadRowGroup(rg, {}, &chunk);
-    if (!s.ok()) return Fail(s);
-    checked += static_cast<int64_t>(chunk.size());
-  }
-  std::printf("\n== read back: %lld rows in %d row groups decoded without error\n", static_cast<long long>(checked),
-              (*pf)->num_row_groups());
-  return checked == rows ? 0 : Fail(Status::Internal("row count mismatch after read back"));
-}
-
 }  // namespace silt::cli
