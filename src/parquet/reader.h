@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "common/memory.h"
 #include "common/status.h"
 #include "io/file.h"
 #include "parquet/metadata.h"
@@ -34,8 +33,6 @@ struct ReaderOptions {
   // Page CRCs are optional in the format; checking them costs ~10% of a scan (DuckDB and Arrow
   // skip them by default too).
   bool verify_page_crc = false;
-  // Optional: decoded row groups are accounted here.
-  MemoryTracker* memory = nullptr;
 };
 
 // Chunk statistics of one leaf column, decoded to logical values. min/max are absent when the
