@@ -284,6 +284,12 @@ class ChunkDecoder {
                       size_t* out_len);
   Status DecodeLevels(Encoding enc, int16_t max, const uint8_t* data, size_t len, size_t n, int16_t* out,
                       size_t* consumed, bool prefixed);
+  // Decoder errors carry no file/column: name them, as Corruption with silt's Parquet class.
+  Status Rewhere(const Status& s) const {
+    if (s.message().find(where_) != std::string_view::npos) return s;
+    if (s.IsCorruption()) return Corrupt(where_, std::string(s.message()));
+    return s.WithContext(where_);
+  }
 
   const ParquetFile& file_;
   const ReaderOptions& opts_;
@@ -540,6 +546,9 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
     values_len = plen - rl - dl;
   }
   size_t n = static_cast<size_t>(num_values);
+  if (has_rep && n > 0 && rep[0] != 0 && (e0 == 0 || h.type == PageType::DATA_PAGE_V2))
+    return Corrupt(where_, "repetition levels of a column chunk (or v2 page) must start a new record (level 0), got " +
+                               std::to_string(rep[0]));
   size_t n_dense = n;
   if (has_def) {
     n_dense = 0;
@@ -601,7 +610,8 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
       if (crc != static_cast<uint32_t>(*h.crc)) return Corrupt(where_, "page CRC mismatch");
     }
     if (h.type == PageType::DICTIONARY_PAGE) {
-      SILT_RETURN_NOT_OK(DecodeDictionary(h, data, len));
+      Status ds = DecodeDictionary(h, data, len);
+      if (!ds.ok()) return Rewhere(ds);
     } else if (h.type == PageType::DATA_PAGE || h.type == PageType::DATA_PAGE_V2) {
       if (!jumped) {
         // First data page reached: skip to the first page holding first_row.
@@ -618,7 +628,8 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
       if (oi && page_no < oi->page_locations.size() && oi->page_locations[page_no].first_row_index >= end_row) break;
       int32_t nv = h.type == PageType::DATA_PAGE ? (h.data_page_header ? h.data_page_header->num_values : 0)
                                                  : (h.data_page_header_v2 ? h.data_page_header_v2->num_values : 0);
-      SILT_RETURN_NOT_OK(DecodeDataPage(h, data, len, keep_def, out));
+      Status ps = DecodeDataPage(h, data, len, keep_def, out);
+      if (!ps.ok()) return Rewhere(ps);
       values_seen += nv;
       ++page_no;
     }
