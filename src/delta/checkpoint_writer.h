@@ -70,11 +70,19 @@ namespace silt::delta {
 
 inline constexpr char kCheckpointV2NotImplementedClass[] = "DELTA_V2_CHECKPOINT_NOT_IMPLEMENTED";
 
+// Parquet settings for checkpoints: the writer's defaults (snappy, DataPage v1, as Spark) with
+// 32 MiB row groups, which bound the writer's buffer (a 300k-file checkpoint peaks ~100 MB lower
+// than with 128 MiB) and let readers decode one row group at a time.
+inline parquet::WriterOptions DefaultCheckpointParquetOptions() {
+  parquet::WriterOptions o;
+  o.row_group_bytes = 32LL << 20;
+  return o;
+}
+
 struct CheckpointOptions {
   // "Now" for tombstone and txn expiry; nullptr: the system clock.
   const Clock* clock = nullptr;
-  // Parquet settings (Spark writes snappy, DataPage v1).
-  parquet::WriterOptions parquet;
+  parquet::WriterOptions parquet = DefaultCheckpointParquetOptions();
   // Rows handed to the Parquet writer per chunk (bounds the builder's memory).
   int64_t rows_per_chunk = 16384;
 };
