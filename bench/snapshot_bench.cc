@@ -117,13 +117,15 @@ AddFile BenchAdd(std::mt19937_64& rng, int64_t v, int i) {
   a.data_change = true;
   int64_t n = 10000 + static_cast<int64_t>(rng() % 90000);
   int64_t lo = (v * 3000 + i) * 100000;
-  a.stats = "{\"numRecords\":" + std::to_string(n) + ",\"minValues\":{\"id\":" + std::to_string(lo) +
-            ",\"name\":\"aaron-" + std::to_string(rng() % 1000) +
-            "\",\"ts\":\"2024-01-01T00:00:00.000Z\",\"amount\":" + std::to_string(rng() % 100) +
-            ".25},\"maxValues\":{\"id\":" + std::to_string(lo + n) + ",\"name\":\"zoe-" +
-            std::to_string(rng() % 1000) + "\",\"ts\":\"2024-12-31T23:59:59.999Z\",\"amount\":" +
-            std::to_string(10000 + rng() % 1000) + ".5},\"nullCount\":{\"id\":0,\"name\":" +
-            std::to_string(rng() % 50) + ",\"ts\":0,\"amount\":" + std::to_string(rng() % 10) + "}}";
+  a.stats =
+      "{\"numRecords\":" + std::to_string(n) + ",\"minValues\":{\"id\":" + std::to_string(lo) +
+      ",\"name\":\"aaron-" + std::to_string(rng() % 1000) +
+      "\",\"ts\":\"2024-01-01T00:00:00.000Z\",\"amount\":" + std::to_string(rng() % 100) +
+      ".25},\"maxValues\":{\"id\":" + std::to_string(lo + n) + ",\"name\":\"zoe-" +
+      std::to_string(rng() % 1000) +
+      "\",\"ts\":\"2024-12-31T23:59:59.999Z\",\"amount\":" + std::to_string(10000 + rng() % 1000) +
+      ".5},\"nullCount\":{\"id\":0,\"name\":" + std::to_string(rng() % 50) +
+      ",\"ts\":0,\"amount\":" + std::to_string(rng() % 10) + "}}";
   return a;
 }
 
@@ -143,7 +145,8 @@ void GenerateTable(const fs::path& root, int64_t commits, int adds_per_commit) {
   }
 }
 
-std::shared_ptr<const silt::delta::Snapshot> LoadOrDie(const std::string& dir, std::optional<int64_t> v = {}) {
+std::shared_ptr<const silt::delta::Snapshot> LoadOrDie(const std::string& dir,
+                                                       std::optional<int64_t> v = {}) {
   auto snap = silt::delta::Snapshot::Load(std::make_shared<silt::LocalObjectStore>(dir), v);
   if (!snap.ok()) Die("load " + dir + ": " + snap.status().ToString());
   return *snap;
@@ -162,8 +165,9 @@ int MeasureLoad(const std::string& dir, const std::string& name) {
     version = snap->version();
     checkpoint = snap->segment().checkpoint_version;
   }
-  std::printf("bench=%s seconds=%.3f rss_mb=%.0f files=%zu version=%lld checkpoint=%lld\n", name.c_str(),
-              best, PeakRssMb(), files, static_cast<long long>(version), static_cast<long long>(checkpoint));
+  std::printf("bench=%s seconds=%.3f rss_mb=%.0f files=%zu version=%lld checkpoint=%lld\n",
+              name.c_str(), best, PeakRssMb(), files, static_cast<long long>(version),
+              static_cast<long long>(checkpoint));
   return 0;
 }
 
@@ -176,12 +180,13 @@ int MeasureCheckpoint(const std::string& dir, int64_t version, const std::string
   auto store = std::make_shared<silt::LocalObjectStore>(dir);
   silt::delta::CheckpointOptions options;
   // SILT_BENCH_ROW_GROUP_MB: checkpoint row group size to try (default: the writer's).
-  if (const char* mb = std::getenv("SILT_BENCH_ROW_GROUP_MB")) options.parquet.row_group_bytes = std::atoll(mb) << 20;
+  if (const char* mb = std::getenv("SILT_BENCH_ROW_GROUP_MB"))
+    options.parquet.row_group_bytes = std::atoll(mb) << 20;
   silt::Status s = silt::delta::WriteCheckpoint(*store, *snap, options, &info);
   if (!s.ok()) Die("checkpoint: " + s.ToString());
   double t2 = Now();
-  std::printf("bench=%s seconds=%.3f load_seconds=%.3f rss_mb=%.0f actions=%lld bytes=%lld\n", name.c_str(),
-              t2 - t1, t1 - t0, PeakRssMb(), static_cast<long long>(info.num_actions),
+  std::printf("bench=%s seconds=%.3f load_seconds=%.3f rss_mb=%.0f actions=%lld bytes=%lld\n",
+              name.c_str(), t2 - t1, t1 - t0, PeakRssMb(), static_cast<long long>(info.num_actions),
               static_cast<long long>(info.size_in_bytes));
   return 0;
 }
@@ -202,7 +207,8 @@ void RunChild(const std::vector<std::string>& args) {
   }
   int status = 0;
   waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) Die("child failed: " + args[0] + " " + args[1]);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    Die("child failed: " + args[0] + " " + args[1]);
 }
 
 }  // namespace
@@ -236,12 +242,11 @@ int main(int argc, char** argv) {
   fs::path big = base / "files_300k";
   double t = Now();
   GenerateTable(big, 100, 3000);
-  std::printf("gen=files_300k seconds=%.1f log_mb=%.0f\n", Now() - t,
-              [&] {
-                double bytes = 0;
-                for (const auto& e : fs::directory_iterator(big / "_delta_log")) bytes += e.file_size();
-                return bytes / 1e6;
-              }());
+  std::printf("gen=files_300k seconds=%.1f log_mb=%.0f\n", Now() - t, [&] {
+    double bytes = 0;
+    for (const auto& e : fs::directory_iterator(big / "_delta_log")) bytes += e.file_size();
+    return bytes / 1e6;
+  }());
   RunChild({"--load", big.string(), "snapshot_300k_json"});
   RunChild({"--checkpoint", big.string(), "99", "checkpoint_write_300k"});
   RunChild({"--load", big.string(), "snapshot_300k_checkpoint"});

@@ -14,12 +14,12 @@ namespace {
 // (they add no action fields silt would drop). v2Checkpoint is handled separately.
 const std::vector<std::string>& CheckpointableWriterFeatures() {
   static const std::vector<std::string> kFeatures = {
-      "appendOnly",        "invariants",          "checkConstraints",    "changeDataFeed",
-      "generatedColumns",  "columnMapping",       "identityColumns",     "deletionVectors",
-      "rowTracking",       "timestampNtz",        "domainMetadata",      "icebergCompatV1",
-      "icebergCompatV2",   "clustering",          "vacuumProtocolCheck", "typeWidening",
-      "typeWidening-preview", "inCommitTimestamp", "allowColumnDefaults", "checkpointProtection",
-      "variantType",       "variantType-preview"};
+      "appendOnly",           "invariants",         "checkConstraints",    "changeDataFeed",
+      "generatedColumns",     "columnMapping",      "identityColumns",     "deletionVectors",
+      "rowTracking",          "timestampNtz",       "domainMetadata",      "icebergCompatV1",
+      "icebergCompatV2",      "clustering",         "vacuumProtocolCheck", "typeWidening",
+      "typeWidening-preview", "inCommitTimestamp",  "allowColumnDefaults", "checkpointProtection",
+      "variantType",          "variantType-preview"};
   return kFeatures;
 }
 
@@ -28,15 +28,16 @@ bool HasFeature(const std::optional<std::vector<std::string>>& features, std::st
 }
 
 Status CheckWritable(const Protocol& p, const std::string& table) {
-  if (HasFeature(p.reader_features, "v2Checkpoint") || HasFeature(p.writer_features, "v2Checkpoint"))
+  if (HasFeature(p.reader_features, "v2Checkpoint") ||
+      HasFeature(p.writer_features, "v2Checkpoint"))
     return Status::NotImplemented("table " + table +
                                       " has the v2Checkpoint feature; silt writes only classic "
                                       "checkpoints",
                                   kCheckpointV2NotImplementedClass);
   if (p.min_writer_version > 7)
-    return Status::Unsupported("table " + table + " requires writer version " +
-                                   std::to_string(p.min_writer_version),
-                               "DELTA_INVALID_PROTOCOL_VERSION");
+    return Status::Unsupported(
+        "table " + table + " requires writer version " + std::to_string(p.min_writer_version),
+        "DELTA_INVALID_PROTOCOL_VERSION");
   if (p.min_writer_version == 7 && p.writer_features) {
     std::string missing;
     const auto& known = CheckpointableWriterFeatures();
@@ -44,10 +45,10 @@ Status CheckWritable(const Protocol& p, const std::string& table) {
       if (std::find(known.begin(), known.end(), f) == known.end())
         missing += (missing.empty() ? "" : ", ") + f;
     if (!missing.empty())
-      return Status::Unsupported("cannot checkpoint table " + table +
-                                     ": it requires writer features silt does not support: " +
-                                     missing,
-                                 "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE");
+      return Status::Unsupported(
+          "cannot checkpoint table " + table +
+              ": it requires writer features silt does not support: " + missing,
+          "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE");
   }
   return Status::OK();
 }
@@ -158,7 +159,8 @@ class RowBuilder {
     AppendPartitionValues(v.child(c++), &a.partition_values);
     AppendI64(v.child(c++), a.size);
     AppendI64(v.child(c++), a.modification_time);
-    AppendBool(v.child(c++), false);  // Spark's InMemoryLogReplay: adds in checkpoints carry no change
+    AppendBool(v.child(c++),
+               false);  // Spark's InMemoryLogReplay: adds in checkpoints carry no change
     AppendStringMap(v.child(c++), a.tags ? &*a.tags : nullptr);
     AppendDv(v.child(c++), a.deletion_vector);
     AppendI64(v.child(c++), a.base_row_id);
@@ -246,28 +248,27 @@ Schema CheckpointSchema(bool write_stats_as_json) {
                             F("clusteringProvider", DataType::String())};
   if (write_stats_as_json) add.push_back(F("stats", DataType::String()));
   Schema schema(kNumCols);
-  schema[kTxn] = F("txn", DataType::Struct({F("appId", DataType::String()),
-                                            F("version", DataType::Int64()),
-                                            F("lastUpdated", DataType::Int64())}));
+  schema[kTxn] =
+      F("txn", DataType::Struct({F("appId", DataType::String()), F("version", DataType::Int64()),
+                                 F("lastUpdated", DataType::Int64())}));
   schema[kAdd] = F("add", DataType::Struct(std::move(add)));
-  schema[kRemove] = F("remove", DataType::Struct({F("path", DataType::String()),
-                                                  F("deletionTimestamp", DataType::Int64()),
-                                                  F("dataChange", DataType::Boolean()),
-                                                  F("extendedFileMetadata", DataType::Boolean()),
-                                                  F("partitionValues", StringMapType()),
-                                                  F("size", DataType::Int64()),
-                                                  F("deletionVector", DvType()),
-                                                  F("baseRowId", DataType::Int64()),
-                                                  F("defaultRowCommitVersion", DataType::Int64())}));
+  schema[kRemove] =
+      F("remove",
+        DataType::Struct({F("path", DataType::String()), F("deletionTimestamp", DataType::Int64()),
+                          F("dataChange", DataType::Boolean()),
+                          F("extendedFileMetadata", DataType::Boolean()),
+                          F("partitionValues", StringMapType()), F("size", DataType::Int64()),
+                          F("deletionVector", DvType()), F("baseRowId", DataType::Int64()),
+                          F("defaultRowCommitVersion", DataType::Int64())}));
   schema[kMetaData] = F(
       "metaData",
-      DataType::Struct({F("id", DataType::String()), F("name", DataType::String()),
-                        F("description", DataType::String()),
-                        F("format", DataType::Struct({F("provider", DataType::String()),
-                                                      F("options", StringMapType())})),
-                        F("schemaString", DataType::String()),
-                        F("partitionColumns", StringListType()),
-                        F("configuration", StringMapType()), F("createdTime", DataType::Int64())}));
+      DataType::Struct(
+          {F("id", DataType::String()), F("name", DataType::String()),
+           F("description", DataType::String()),
+           F("format",
+             DataType::Struct({F("provider", DataType::String()), F("options", StringMapType())})),
+           F("schemaString", DataType::String()), F("partitionColumns", StringListType()),
+           F("configuration", StringMapType()), F("createdTime", DataType::Int64())}));
   schema[kProtocol] = F("protocol", DataType::Struct({F("minReaderVersion", DataType::Int32()),
                                                       F("minWriterVersion", DataType::Int32()),
                                                       F("readerFeatures", StringListType()),
@@ -324,8 +325,8 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
   for (const auto& [app, t] : snapshot.transactions()) txns += keep_txn(t) ? 1 : 0;
   for (const RemoveFile& r : snapshot.tombstones()) out.num_tombstones += keep_tombstone(r) ? 1 : 0;
   out.num_add_files = static_cast<int64_t>(snapshot.files().size());
-  out.num_actions = 2 + txns + static_cast<int64_t>(snapshot.domains().size()) +
-                    out.num_add_files + out.num_tombstones;
+  out.num_actions = 2 + txns + static_cast<int64_t>(snapshot.domains().size()) + out.num_add_files +
+                    out.num_tombstones;
 
   auto existing = store.Head(out.key);
   if (existing.ok() && existing->size > 0) {

@@ -90,12 +90,12 @@ struct CheckpointOptions {
 // What WriteCheckpoint did.
 struct CheckpointInfo {
   int64_t version = -1;
-  std::string key;              // "_delta_log/<v>.checkpoint.parquet"
-  int64_t num_actions = 0;      // rows ("size" in _last_checkpoint)
+  std::string key;          // "_delta_log/<v>.checkpoint.parquet"
+  int64_t num_actions = 0;  // rows ("size" in _last_checkpoint)
   int64_t num_add_files = 0;
-  int64_t num_tombstones = 0;   // unexpired removes written
-  int64_t size_in_bytes = 0;    // of the checkpoint file
-  bool already_existed = false; // a checkpoint for the version was there and was kept
+  int64_t num_tombstones = 0;    // unexpired removes written
+  int64_t size_in_bytes = 0;     // of the checkpoint file
+  bool already_existed = false;  // a checkpoint for the version was there and was kept
   bool last_checkpoint_updated = false;
 };
 

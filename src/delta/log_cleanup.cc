@@ -10,8 +10,7 @@
 namespace silt::delta {
 namespace {
 
-constexpr char kRequireCheckpointProtectionKey[] =
-    "delta.requireCheckpointProtectionBeforeVersion";
+constexpr char kRequireCheckpointProtectionKey[] = "delta.requireCheckpointProtectionBeforeVersion";
 
 int64_t FloorTo(int64_t t, int64_t unit) {
   int64_t q = t / unit;
@@ -140,10 +139,18 @@ Result<LogCleanupResult> CleanupExpiredLogs(ObjectStore& store, const Snapshot& 
     SILT_RETURN_NOT_OK(store.Delete(f.meta.key));
     res.deleted_keys.push_back(f.meta.key);
     switch (f.kind) {
-      case LogFileKind::kCommit: ++res.commits_deleted; break;
-      case LogFileKind::kChecksum: ++res.checksums_deleted; break;
-      case LogFileKind::kCompaction: ++res.compactions_deleted; break;
-      default: ++res.checkpoints_deleted; break;
+      case LogFileKind::kCommit:
+        ++res.commits_deleted;
+        break;
+      case LogFileKind::kChecksum:
+        ++res.checksums_deleted;
+        break;
+      case LogFileKind::kCompaction:
+        ++res.compactions_deleted;
+        break;
+      default:
+        ++res.checkpoints_deleted;
+        break;
     }
   }
   return res;

@@ -65,17 +65,17 @@ struct LogCleanupOptions {
 };
 
 struct LogCleanupResult {
-  bool skipped = false;            // rule 1 applied
+  bool skipped = false;  // rule 1 applied
   std::string skip_reason;
   int64_t cutoff_ms = 0;
-  int64_t oldest_retained_version = -1;     // R (-1 when nothing was evaluated)
-  int64_t retained_checkpoint_version = -1; // C (-1: none, nothing deleted)
-  int64_t cut_version = -1;                 // files with version < this were candidates
+  int64_t oldest_retained_version = -1;      // R (-1 when nothing was evaluated)
+  int64_t retained_checkpoint_version = -1;  // C (-1: none, nothing deleted)
+  int64_t cut_version = -1;                  // files with version < this were candidates
   int64_t commits_deleted = 0;
-  int64_t checkpoints_deleted = 0;          // files (each part of a multi-part checkpoint counts)
+  int64_t checkpoints_deleted = 0;  // files (each part of a multi-part checkpoint counts)
   int64_t checksums_deleted = 0;
   int64_t compactions_deleted = 0;
-  std::vector<std::string> deleted_keys;    // in deletion order
+  std::vector<std::string> deleted_keys;  // in deletion order
 };
 
 // Runs the cleanup described above for the table of `snapshot` (normally its latest version).

@@ -60,9 +60,9 @@ Result<std::string_view> Property(const StringMap& configuration, const char* ke
 }
 
 Status BadProperty(const char* key, std::string_view value, std::string_view why) {
-  return Status::InvalidArgument(std::string(key) + " = '" + std::string(value) + "': " +
-                                     std::string(why),
-                                 kInvalidTablePropertyClass);
+  return Status::InvalidArgument(
+      std::string(key) + " = '" + std::string(value) + "': " + std::string(why),
+      kInvalidTablePropertyClass);
 }
 
 Result<int64_t> DurationProperty(const StringMap& configuration, const char* key,
@@ -184,7 +184,8 @@ Result<std::optional<int64_t>> GetSetTransactionRetentionMillis(const StringMap&
   auto v = Property(configuration, kSetTransactionRetentionDurationKey);
   if (!v.ok()) return std::optional<int64_t>();
   auto millis = ParseIntervalMillis(*v);
-  if (!millis.ok()) return BadProperty(kSetTransactionRetentionDurationKey, *v, millis.status().message());
+  if (!millis.ok())
+    return BadProperty(kSetTransactionRetentionDurationKey, *v, millis.status().message());
   return std::optional<int64_t>(*millis);
 }
 

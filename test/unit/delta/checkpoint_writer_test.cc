@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <random>
 
-#include "unit/delta/conformance_files.h"
-#include "unit/delta/log_test_util.h"
 #include "delta/table_properties.h"
 #include "parquet/reader.h"
+#include "unit/delta/conformance_files.h"
+#include "unit/delta/log_test_util.h"
 
 namespace silt::delta {
 namespace {
@@ -70,11 +70,13 @@ void BuildRichTable(TestTable& t) {
   AddFile a0 = TestAdd("a0.parquet", "a", ts);
   AddFile a1 = TestAdd("a1.parquet", std::nullopt, ts);
   AddFile a2 = TestAdd("a2.parquet", "b", ts);
-  a2.tags = StringMap{{"INSERTION_TIME", "1700000000000000"}, {"OPTIMIZE_TARGET_SIZE", "268435456"}};
+  a2.tags =
+      StringMap{{"INSERTION_TIME", "1700000000000000"}, {"OPTIMIZE_TARGET_SIZE", "268435456"}};
   a2.base_row_id = 0;
   a2.default_row_commit_version = 0;
-  ASSERT_TRUE(t.Commit(0, {TestCommitInfo(ts, "CREATE TABLE"), TestProtocol(), TestMetadata(), a0, a1, a2})
-                  .ok());
+  ASSERT_TRUE(
+      t.Commit(0, {TestCommitInfo(ts, "CREATE TABLE"), TestProtocol(), TestMetadata(), a0, a1, a2})
+          .ok());
 
   ts = at(1);
   AddFile f10 = TestAdd("f1_0.parquet", "a", ts), f11 = TestAdd("f1_1.parquet", "c", ts);
@@ -89,16 +91,19 @@ void BuildRichTable(TestTable& t) {
   a1_dv.data_change = true;
   AddFile f11_dv = f11;
   f11_dv.deletion_vector = InlineDv();
-  ASSERT_TRUE(t.Commit(3, {TestCommitInfo(ts, "DELETE"), RemoveOf(a1, ts), a1_dv, RemoveOf(f11, ts), f11_dv})
+  ASSERT_TRUE(t.Commit(3, {TestCommitInfo(ts, "DELETE"), RemoveOf(a1, ts), a1_dv, RemoveOf(f11, ts),
+                           f11_dv})
                   .ok());
 
   ts = at(4);
-  ASSERT_TRUE(t.Commit(4, {TestCommitInfo(ts), Domain("delta.rowTracking", R"({"rowIdHighWaterMark":29})"),
-                           Domain("user.x", "{}")})
-                  .ok());
+  ASSERT_TRUE(
+      t.Commit(4, {TestCommitInfo(ts), Domain("delta.rowTracking", R"({"rowIdHighWaterMark":29})"),
+                   Domain("user.x", "{}")})
+          .ok());
 
   ts = at(5);
-  ASSERT_TRUE(t.Commit(5, {TestCommitInfo(ts), Txn("app1", 5, ts), Txn("app2", 1, std::nullopt)}).ok());
+  ASSERT_TRUE(
+      t.Commit(5, {TestCommitInfo(ts), Txn("app1", 5, ts), Txn("app2", 1, std::nullopt)}).ok());
 
   ts = at(6);
   AddFile f6 = TestAdd("f6.parquet", "b", ts);
@@ -151,7 +156,8 @@ void ExpectSameState(const Snapshot& expected, const Snapshot& actual, int64_t m
   EXPECT_EQ(expected.protocol(), actual.protocol());
   EXPECT_EQ(expected.metadata(), actual.metadata());
   EXPECT_EQ(SortedFiles(expected), SortedFiles(actual));
-  EXPECT_EQ(SortedTombstones(expected, min_tombstone_ts), SortedTombstones(actual, min_tombstone_ts));
+  EXPECT_EQ(SortedTombstones(expected, min_tombstone_ts),
+            SortedTombstones(actual, min_tombstone_ts));
   EXPECT_EQ(expected.transactions(), actual.transactions());
   EXPECT_EQ(expected.domains(), actual.domains());
 }
@@ -282,9 +288,10 @@ TEST(CheckpointWriterTest, StatsAsJsonDisabledDropsTheColumn) {
   TestTable t;
   t.clock->SetMillis(kT0);
   AddFile a = TestAdd("x.parquet", "a", kT0);
-  ASSERT_TRUE(t.Commit(0, {TestProtocol(false),
-                           TestMetadata(StringMap{{"delta.checkpoint.writeStatsAsJson", "false"}}), a})
-                  .ok());
+  ASSERT_TRUE(
+      t.Commit(0, {TestProtocol(false),
+                   TestMetadata(StringMap{{"delta.checkpoint.writeStatsAsJson", "false"}}), a})
+          .ok());
   auto snap = t.Load();
   ASSERT_TRUE(snap.ok());
   CheckpointInfo info;
@@ -407,7 +414,8 @@ class TempDir {
  public:
   TempDir() {
     std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() / ("silt_ckpt_" + std::to_string(rd()) + std::to_string(rd()));
+    path_ = std::filesystem::temp_directory_path() /
+            ("silt_ckpt_" + std::to_string(rd()) + std::to_string(rd()));
     std::filesystem::create_directories(path_);
   }
   ~TempDir() {
@@ -425,8 +433,8 @@ class TempDir {
 // struct, dropped since; clusteringProvider is newer than that table.
 void ExpectSparkCompatible(const Field& spark, const Field& ours, const std::string& path) {
   EXPECT_EQ(spark.nullable, ours.nullable) << path;
-  ASSERT_EQ(spark.type->id(), ours.type->id()) << path << ": " << spark.type->ToString() << " vs "
-                                               << ours.type->ToString();
+  ASSERT_EQ(spark.type->id(), ours.type->id())
+      << path << ": " << spark.type->ToString() << " vs " << ours.type->ToString();
   if (!spark.type->is_nested()) {
     EXPECT_TRUE(spark.type->Equals(*ours.type, true)) << path;
     return;

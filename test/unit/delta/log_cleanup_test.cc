@@ -5,8 +5,8 @@
 #include <set>
 
 #include "delta/checkpoint_writer.h"
-#include "unit/delta/log_test_util.h"
 #include "delta/table_properties.h"
+#include "unit/delta/log_test_util.h"
 
 namespace silt::delta {
 namespace {
@@ -29,7 +29,8 @@ std::string CrcKey(int64_t v) {
 // Commits 0..n-1, commit v (and its .crc) written at DayOf(v); a checkpoint right after each
 // version in `checkpoints`; log retention 10 days unless `config` says otherwise.
 void BuildDailyTable(TestTable& t, int64_t n, const std::set<int64_t>& checkpoints,
-                     StringMap config = StringMap{{"delta.logRetentionDuration", "interval 10 days"}}) {
+                     StringMap config = StringMap{
+                         {"delta.logRetentionDuration", "interval 10 days"}}) {
   for (int64_t v = 0; v < n; ++v) {
     t.clock->SetMillis(DayOf(v));
     std::vector<Action> actions = {TestCommitInfo(DayOf(v))};
@@ -52,7 +53,8 @@ void BuildDailyTable(TestTable& t, int64_t n, const std::set<int64_t>& checkpoin
   // Never candidates: a writer's temp file and a hidden Hadoop checksum.
   ASSERT_TRUE(t.store->Put("_delta_log/.00000000000000000001.json.1234.tmp", "x").ok());
   ASSERT_TRUE(t.store->Put("_delta_log/.00000000000000000001.json.crc", "x").ok());
-  ASSERT_TRUE(t.store->SetModificationTime("_delta_log/.00000000000000000001.json.1234.tmp", kT0).ok());
+  ASSERT_TRUE(
+      t.store->SetModificationTime("_delta_log/.00000000000000000001.json.1234.tmp", kT0).ok());
 }
 
 std::set<std::string> Keys(ObjectStore& store) {
@@ -67,7 +69,8 @@ std::set<std::string> Keys(ObjectStore& store) {
 
 // Every version >= oldest_retained loads; older ones either load or fail with the classes a
 // cleaned-up log gives.
-void ExpectTimeTravel(const std::shared_ptr<ObjectStore>& store, int64_t oldest_retained, int64_t latest) {
+void ExpectTimeTravel(const std::shared_ptr<ObjectStore>& store, int64_t oldest_retained,
+                      int64_t latest) {
   for (int64_t v = 0; v <= latest; ++v) {
     auto snap = Snapshot::Load(store, v);
     if (v >= oldest_retained) {
@@ -91,8 +94,10 @@ Result<LogCleanupResult> Cleanup(TestTable& t, ObjectStore* store = nullptr,
 TEST(LogCleanupTest, RetentionBoundaryIsExactlyTheCutoff) {
   TestTable t;
   BuildDailyTable(t, 26, {10, 20});
-  const std::string compact_old = "_delta_log/00000000000000000002.00000000000000000004.compacted.json";
-  const std::string compact_new = "_delta_log/00000000000000000008.00000000000000000012.compacted.json";
+  const std::string compact_old =
+      "_delta_log/00000000000000000002.00000000000000000004.compacted.json";
+  const std::string compact_new =
+      "_delta_log/00000000000000000008.00000000000000000012.compacted.json";
   ASSERT_TRUE(t.store->Put(compact_old, "").ok());
   ASSERT_TRUE(t.store->Put(compact_new, "").ok());
   ASSERT_TRUE(t.store->SetModificationTime(compact_old, DayOf(4)).ok());
@@ -144,7 +149,8 @@ TEST(LogCleanupTest, RetentionBoundaryIsExactlyTheCutoff) {
   EXPECT_TRUE(after.count("_delta_log/_last_checkpoint"));
   EXPECT_TRUE(after.count("_delta_log/.00000000000000000001.json.1234.tmp"));
   EXPECT_TRUE(after.count("_delta_log/.00000000000000000001.json.crc"));
-  for (int64_t v = 0; v < 26; ++v) EXPECT_TRUE(after.count("part=a/f" + std::to_string(v) + ".parquet"));
+  for (int64_t v = 0; v < 26; ++v)
+    EXPECT_TRUE(after.count("part=a/f" + std::to_string(v) + ".parquet"));
   ExpectTimeTravel(t.store, 20, 25);
   for (int64_t v = 0; v < 20; ++v) {
     auto snap = t.Load(v);
@@ -187,7 +193,8 @@ TEST(LogCleanupTest, EverythingExpiredKeepsTheLatestCheckpointAndAfter) {
   TestTable t;
   BuildDailyTable(t, 26, {10, 20});
   // An incomplete multi-part checkpoint is no anchor and is not below the cut either.
-  const std::string part = "_delta_log/00000000000000000023.checkpoint.0000000001.0000000002.parquet";
+  const std::string part =
+      "_delta_log/00000000000000000023.checkpoint.0000000001.0000000002.parquet";
   ASSERT_TRUE(t.store->Put(part, "PAR1").ok());
   t.clock->SetMillis(DayOf(400));
   auto r = Cleanup(t);
@@ -253,7 +260,8 @@ TEST(LogCleanupTest, DisabledOrProtectedTablesAreSkipped) {
     Protocol p = TestProtocol();
     p.writer_features->push_back("checkpointProtection");
     t.clock->SetMillis(DayOf(12));
-    ASSERT_TRUE(t.Commit(12, {p, TestMetadata(StringMap{{"delta.requireCheckpointProtectionBeforeVersion", "5"}})})
+    ASSERT_TRUE(t.Commit(12, {p, TestMetadata(StringMap{
+                                     {"delta.requireCheckpointProtectionBeforeVersion", "5"}})})
                     .ok());
     std::set<std::string> before = Keys(*t.store);
     t.clock->SetMillis(DayOf(400));

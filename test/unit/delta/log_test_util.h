@@ -31,7 +31,8 @@ inline Protocol TestProtocol(bool features = true) {
     p.min_reader_version = 3;
     p.min_writer_version = 7;
     p.reader_features = std::vector<std::string>{"deletionVectors"};
-    p.writer_features = std::vector<std::string>{"deletionVectors", "domainMetadata", "rowTracking"};
+    p.writer_features =
+        std::vector<std::string>{"deletionVectors", "domainMetadata", "rowTracking"};
   } else {
     p.min_reader_version = 1;
     p.min_writer_version = 2;

@@ -38,11 +38,11 @@ TEST(TablePropertiesTest, ParsesDeltaIntervalForms) {
 }
 
 TEST(TablePropertiesTest, RejectsBadIntervals) {
-  for (const char* text : {"", "interval", "7", "days", "interval 7", "7 fortnights",
-                           "interval 1 month", "interval 2 years", "interval -1 days",
-                           "interval 1 days 2", "interval abc days", "interval 1.5 days",
-                           "interval 1e3 seconds", "interval 99999999999999999999 days",
-                           "interval 999999999999999999 weeks"}) {
+  for (const char* text :
+       {"", "interval", "7", "days", "interval 7", "7 fortnights", "interval 1 month",
+        "interval 2 years", "interval -1 days", "interval 1 days 2", "interval abc days",
+        "interval 1.5 days", "interval 1e3 seconds", "interval 99999999999999999999 days",
+        "interval 999999999999999999 weeks"}) {
     auto r = ParseIntervalMillis(text);
     ASSERT_FALSE(r.ok()) << "'" << text << "' parsed as " << *r;
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << text;
