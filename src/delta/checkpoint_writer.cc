@@ -1,0 +1,384 @@
+#include "delta/checkpoint_writer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "delta/table_properties.h"
+
+namespace silt::delta {
+namespace {
+
+// Writer features whose tables a classic checkpoint of silt's action structs represents fully
+// (they add no action fields silt would drop). v2Checkpoint is handled separately.
+const std::vector<std::string>& CheckpointableWriterFeatures() {
+  static const std::vector<std::string> kFeatures = {
+      "appendOnly",           "invariants",         "checkConstraints",    "changeDataFeed",
+      "generatedColumns",     "columnMapping",      "identityColumns",     "deletionVectors",
+      "rowTracking",          "timestampNtz",       "domainMetadata",      "icebergCompatV1",
+      "icebergCompatV2",      "clustering",         "vacuumProtocolCheck", "typeWidening",
+      "typeWidening-preview", "inCommitTimestamp",  "allowColumnDefaults", "checkpointProtection",
+      "variantType",          "variantType-preview"};
+  return kFeatures;
+}
+
+bool HasFeature(const std::optional<std::vector<std::string>>& features, std::string_view name) {
+  return features && std::find(features->begin(), features->end(), name) != features->end();
+}
+
+Status CheckWritable(const Protocol& p, const std::string& table) {
+  if (HasFeature(p.reader_features, "v2Checkpoint") ||
+      HasFeature(p.writer_features, "v2Checkpoint"))
+    return Status::NotImplemented("table " + table +
+                                      " has the v2Checkpoint feature; silt writes only classic "
+                                      "checkpoints",
+                                  kCheckpointV2NotImplementedClass);
+  if (p.min_writer_version > 7)
+    return Status::Unsupported(
+        "table " + table + " requires writer version " + std::to_string(p.min_writer_version),
+        "DELTA_INVALID_PROTOCOL_VERSION");
+  if (p.min_writer_version == 7 && p.writer_features) {
+    std::string missing;
+    const auto& known = CheckpointableWriterFeatures();
+    for (const auto& f : *p.writer_features)
+      if (std::find(known.begin(), known.end(), f) == known.end())
+        missing += (missing.empty() ? "" : ", ") + f;
+    if (!missing.empty())
+      return Status::Unsupported(
+          "cannot checkpoint table " + table +
+              ": it requires writer features silt does not support: " + missing,
+          "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE");
+  }
+  return Status::OK();
+}
+
+Field F(const char* name, TypePtr type) { return Field{name, std::move(type), true, ""}; }
+TypePtr StringMapType() { return DataType::Map(DataType::String(), DataType::String(), true); }
+TypePtr StringListType() { return DataType::List(DataType::String(), true); }
+TypePtr DvType() {
+  return DataType::Struct({F("storageType", DataType::String()),
+                           F("pathOrInlineDv", DataType::String()), F("offset", DataType::Int32()),
+                           F("sizeInBytes", DataType::Int32()),
+                           F("cardinality", DataType::Int64())});
+}
+
+// --- appending one value to a column vector
+
+void AppendStr(Vector& v, const std::optional<std::string>& s) {
+  if (s) {
+    v.AppendString(*s);
+  } else {
+    v.AppendNull();
+  }
+}
+void AppendStr(Vector& v, const std::string& s) { v.AppendString(s); }
+void AppendI64(Vector& v, std::optional<int64_t> x) {
+  if (x) {
+    v.Append<int64_t>(*x);
+  } else {
+    v.AppendNull();
+  }
+}
+void AppendI32(Vector& v, std::optional<int32_t> x) {
+  if (x) {
+    v.Append<int32_t>(*x);
+  } else {
+    v.AppendNull();
+  }
+}
+void AppendBool(Vector& v, std::optional<bool> x) {
+  if (x) {
+    v.Append<uint8_t>(*x ? 1 : 0);
+  } else {
+    v.AppendNull();
+  }
+}
+void AppendStringMap(Vector& v, const StringMap* m) {
+  if (!m) {
+    v.AppendNull();
+    return;
+  }
+  for (const auto& [k, val] : *m) {
+    v.child(0).AppendString(k);
+    v.child(1).AppendString(val);
+  }
+  v.FinishListRow();
+}
+void AppendPartitionValues(Vector& v, const PartitionValues* m) {
+  if (!m) {
+    v.AppendNull();
+    return;
+  }
+  for (const auto& [k, val] : *m) {
+    v.child(0).AppendString(k);
+    AppendStr(v.child(1), val);
+  }
+  v.FinishListRow();
+}
+void AppendStringList(Vector& v, const std::optional<std::vector<std::string>>& list) {
+  if (!list) {
+    v.AppendNull();
+    return;
+  }
+  for (const auto& s : *list) v.child(0).AppendString(s);
+  v.FinishListRow();
+}
+// Closes a struct row whose children were appended.
+void FinishStructRow(Vector& st) { st.SetSizeUnchecked(st.size() + 1); }
+
+void AppendDv(Vector& v, const std::optional<DeletionVectorDescriptor>& dv) {
+  if (!dv) {
+    v.AppendNull();
+    return;
+  }
+  AppendStr(v.child(0), std::string(1, dv->storage_type));
+  AppendStr(v.child(1), dv->path_or_inline_dv);
+  AppendI32(v.child(2), dv->offset);
+  AppendI32(v.child(3), dv->size_in_bytes);
+  AppendI64(v.child(4), dv->cardinality);
+  FinishStructRow(v);
+}
+
+// Column order of the checkpoint (CheckpointSchema).
+enum Col : size_t { kTxn, kAdd, kRemove, kMetaData, kProtocol, kDomain, kNumCols };
+
+// Builds rows of the checkpoint: each Append* adds one row with exactly one non-null column.
+class RowBuilder {
+ public:
+  RowBuilder(const Schema& schema, bool stats) : schema_(schema), stats_(stats) { Reset(); }
+
+  void Reset() { chunk_ = DataChunk::FromSchema(schema_); }
+  DataChunk& chunk() { return chunk_; }
+  size_t rows() const { return chunk_.size(); }
+
+  void Add(const AddFile& a) {
+    Vector& v = Begin(kAdd);
+    size_t c = 0;
+    AppendStr(v.child(c++), a.path);
+    AppendPartitionValues(v.child(c++), &a.partition_values);
+    AppendI64(v.child(c++), a.size);
+    AppendI64(v.child(c++), a.modification_time);
+    AppendBool(v.child(c++),
+               false);  // Spark's InMemoryLogReplay: adds in checkpoints carry no change
+    AppendStringMap(v.child(c++), a.tags ? &*a.tags : nullptr);
+    AppendDv(v.child(c++), a.deletion_vector);
+    AppendI64(v.child(c++), a.base_row_id);
+    AppendI64(v.child(c++), a.default_row_commit_version);
+    AppendStr(v.child(c++), a.clustering_provider);
+    if (stats_) AppendStr(v.child(c++), a.stats);
+    FinishStructRow(v);
+  }
+  void Remove(const RemoveFile& r) {
+    Vector& v = Begin(kRemove);
+    AppendStr(v.child(0), r.path);
+    AppendI64(v.child(1), r.deletion_timestamp);
+    AppendBool(v.child(2), false);
+    AppendBool(v.child(3), r.extended_file_metadata);
+    AppendPartitionValues(v.child(4), r.partition_values ? &*r.partition_values : nullptr);
+    AppendI64(v.child(5), r.size);
+    AppendDv(v.child(6), r.deletion_vector);
+    AppendI64(v.child(7), r.base_row_id);
+    AppendI64(v.child(8), r.default_row_commit_version);
+    FinishStructRow(v);
+  }
+  void Meta(const Metadata& m) {
+    Vector& v = Begin(kMetaData);
+    AppendStr(v.child(0), m.id);
+    AppendStr(v.child(1), m.name);
+    AppendStr(v.child(2), m.description);
+    Vector& fmt = v.child(3);
+    AppendStr(fmt.child(0), m.format.provider);
+    AppendStringMap(fmt.child(1), &m.format.options);
+    FinishStructRow(fmt);
+    AppendStr(v.child(4), m.schema_string);
+    AppendStringList(v.child(5), m.partition_columns);
+    AppendStringMap(v.child(6), &m.configuration);
+    AppendI64(v.child(7), m.created_time);
+    FinishStructRow(v);
+  }
+  void Proto(const Protocol& p) {
+    Vector& v = Begin(kProtocol);
+    AppendI32(v.child(0), p.min_reader_version);
+    AppendI32(v.child(1), p.min_writer_version);
+    AppendStringList(v.child(2), p.reader_features);
+    AppendStringList(v.child(3), p.writer_features);
+    FinishStructRow(v);
+  }
+  void Txn(const SetTransaction& t) {
+    Vector& v = Begin(kTxn);
+    AppendStr(v.child(0), t.app_id);
+    AppendI64(v.child(1), t.version);
+    AppendI64(v.child(2), t.last_updated);
+    FinishStructRow(v);
+  }
+  void Domain(const DomainMetadata& d) {
+    Vector& v = Begin(kDomain);
+    AppendStr(v.child(0), d.domain);
+    AppendStr(v.child(1), d.configuration);
+    AppendBool(v.child(2), d.removed);
+    FinishStructRow(v);
+  }
+
+ private:
+  // Appends a null to every column but `col`, whose vector the caller fills.
+  Vector& Begin(Col col) {
+    for (size_t i = 0; i < kNumCols; ++i)
+      if (i != col) chunk_.columns[i].AppendNull();
+    return chunk_.columns[col];
+  }
+
+  const Schema& schema_;
+  bool stats_;
+  DataChunk chunk_;
+};
+
+}  // namespace
+
+Schema CheckpointSchema(bool write_stats_as_json) {
+  std::vector<Field> add = {F("path", DataType::String()),
+                            F("partitionValues", StringMapType()),
+                            F("size", DataType::Int64()),
+                            F("modificationTime", DataType::Int64()),
+                            F("dataChange", DataType::Boolean()),
+                            F("tags", StringMapType()),
+                            F("deletionVector", DvType()),
+                            F("baseRowId", DataType::Int64()),
+                            F("defaultRowCommitVersion", DataType::Int64()),
+                            F("clusteringProvider", DataType::String())};
+  if (write_stats_as_json) add.push_back(F("stats", DataType::String()));
+  Schema schema(kNumCols);
+  schema[kTxn] =
+      F("txn", DataType::Struct({F("appId", DataType::String()), F("version", DataType::Int64()),
+                                 F("lastUpdated", DataType::Int64())}));
+  schema[kAdd] = F("add", DataType::Struct(std::move(add)));
+  schema[kRemove] =
+      F("remove",
+        DataType::Struct({F("path", DataType::String()), F("deletionTimestamp", DataType::Int64()),
+                          F("dataChange", DataType::Boolean()),
+                          F("extendedFileMetadata", DataType::Boolean()),
+                          F("partitionValues", StringMapType()), F("size", DataType::Int64()),
+                          F("deletionVector", DvType()), F("baseRowId", DataType::Int64()),
+                          F("defaultRowCommitVersion", DataType::Int64())}));
+  schema[kMetaData] = F(
+      "metaData",
+      DataType::Struct(
+          {F("id", DataType::String()), F("name", DataType::String()),
+           F("description", DataType::String()),
+           F("format",
+             DataType::Struct({F("provider", DataType::String()), F("options", StringMapType())})),
+           F("schemaString", DataType::String()), F("partitionColumns", StringListType()),
+           F("configuration", StringMapType()), F("createdTime", DataType::Int64())}));
+  schema[kProtocol] = F("protocol", DataType::Struct({F("minReaderVersion", DataType::Int32()),
+                                                      F("minWriterVersion", DataType::Int32()),
+                                                      F("readerFeatures", StringListType()),
+                                                      F("writerFeatures", StringListType())}));
+  schema[kDomain] = F("domainMetadata", DataType::Struct({F("domain", DataType::String()),
+                                                          F("configuration", DataType::String()),
+                                                          F("removed", DataType::Boolean())}));
+  return schema;
+}
+
+std::string CheckpointKey(int64_t version) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%s%020lld.checkpoint.parquet", kLogDir,
+                static_cast<long long>(version));
+  return buf;
+}
+
+bool ShouldCheckpoint(int64_t version, const Snapshot& snapshot) {
+  auto interval = GetCheckpointInterval(snapshot.metadata().configuration);
+  int64_t n = interval.ok() ? *interval : kDefaultCheckpointInterval;
+  return version > 0 && version % n == 0;
+}
+
+Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
+                       const CheckpointOptions& options, CheckpointInfo* info) {
+  CheckpointInfo local;
+  CheckpointInfo& out = info ? *info : local;
+  out = CheckpointInfo();
+  const int64_t version = snapshot.version();
+  out.version = version;
+  out.key = CheckpointKey(version);
+  SILT_RETURN_NOT_OK(CheckWritable(snapshot.protocol(), store.root()));
+
+  const StringMap& config = snapshot.metadata().configuration;
+  SILT_ASSIGN_OR_RETURN(int64_t tombstone_retention, GetDeletedFileRetentionMillis(config));
+  SILT_ASSIGN_OR_RETURN(auto txn_retention, GetSetTransactionRetentionMillis(config));
+  SILT_ASSIGN_OR_RETURN(bool stats_as_json, GetCheckpointWriteStatsAsJson(config));
+  std::shared_ptr<Clock> system_clock;
+  const Clock* clock = options.clock;
+  if (!clock) {
+    system_clock = SystemClock::Default();
+    clock = system_clock.get();
+  }
+  const int64_t now = clock->NowMillis();
+  const int64_t min_tombstone_ts = now - tombstone_retention;
+  auto keep_tombstone = [&](const RemoveFile& r) {
+    return r.deletion_timestamp.value_or(0) > min_tombstone_ts;
+  };
+  auto keep_txn = [&](const SetTransaction& t) {
+    return !txn_retention || !t.last_updated || *t.last_updated > now - *txn_retention;
+  };
+
+  int64_t txns = 0;
+  for (const auto& [app, t] : snapshot.transactions()) txns += keep_txn(t) ? 1 : 0;
+  for (const RemoveFile& r : snapshot.tombstones()) out.num_tombstones += keep_tombstone(r) ? 1 : 0;
+  out.num_add_files = static_cast<int64_t>(snapshot.files().size());
+  out.num_actions = 2 + txns + static_cast<int64_t>(snapshot.domains().size()) + out.num_add_files +
+                    out.num_tombstones;
+
+  auto existing = store.Head(out.key);
+  if (existing.ok() && existing->size > 0) {
+    out.already_existed = true;
+    out.size_in_bytes = existing->size;
+  } else {
+    if (!existing.ok() && !existing.status().IsNotFound()) return existing.status();
+    const Schema schema = CheckpointSchema(stats_as_json);
+    SILT_ASSIGN_OR_RETURN(auto sink, store.OpenWrite(out.key));
+    SILT_ASSIGN_OR_RETURN(auto writer,
+                          parquet::ParquetWriter::Make(std::move(sink), schema, options.parquet));
+    RowBuilder rows(schema, stats_as_json);
+    const size_t per_chunk = static_cast<size_t>(std::max<int64_t>(1, options.rows_per_chunk));
+    auto flush_if_full = [&](bool force) -> Status {
+      if (rows.rows() == 0 || (!force && rows.rows() < per_chunk)) return Status::OK();
+      SILT_RETURN_NOT_OK(writer->Write(rows.chunk()));
+      rows.Reset();
+      return Status::OK();
+    };
+    rows.Proto(snapshot.protocol());
+    rows.Meta(snapshot.metadata());
+    for (const auto& [app, t] : snapshot.transactions())
+      if (keep_txn(t)) rows.Txn(t);
+    for (const auto& [name, d] : snapshot.domains()) rows.Domain(d);
+    for (const AddFile& a : snapshot.files()) {
+      rows.Add(a);
+      SILT_RETURN_NOT_OK(flush_if_full(false));
+    }
+    for (const RemoveFile& r : snapshot.tombstones()) {
+      if (!keep_tombstone(r)) continue;
+      rows.Remove(r);
+      SILT_RETURN_NOT_OK(flush_if_full(false));
+    }
+    SILT_RETURN_NOT_OK(flush_if_full(true));
+    if (writer->num_rows() != out.num_actions)
+      return Status::Internal("checkpoint row count " + std::to_string(writer->num_rows()) +
+                              " != " + std::to_string(out.num_actions));
+    Status closed = writer->Close();
+    if (!closed.ok()) return closed.WithContext("writing checkpoint " + out.key);
+    out.size_in_bytes = writer->bytes_written();
+  }
+
+  // Never move the hint back: a newer checkpoint may have been written meanwhile.
+  std::optional<int64_t> hint = ReadLastCheckpointHint(store);
+  if (hint && *hint > version) return Status::OK();
+  std::string json = "{\"version\":" + std::to_string(version) +
+                     ",\"size\":" + std::to_string(out.num_actions) +
+                     ",\"sizeInBytes\":" + std::to_string(out.size_in_bytes) +
+                     ",\"numOfAddFiles\":" + std::to_string(out.num_add_files) + "}";
+  SILT_RETURN_NOT_OK(store.Put(std::string(kLogDir) + "_last_checkpoint", json));
+  out.last_checkpoint_updated = true;
+  return Status::OK();
+}
+
+}  // namespace silt::delta
