@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "common/logging.h"
+#include "delta/checkpoint_writer.h"
+#include "delta/log_cleanup.h"
 #include "delta/table_features.h"
+#include "delta/table_properties.h"
 #include "delta/z85.h"
 #include "io/path.h"
 
@@ -129,6 +133,27 @@ Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v)
   return Status::OK();
 }
 
+void Transaction::RunPostCommitHooks(CommitResult* result) const {
+  const Metadata& md = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();
+  auto interval = GetCheckpointInterval(md.configuration);
+  if (!interval.ok() || result->version == 0 || result->version % *interval != 0) return;
+  auto snap = Snapshot::Load(store_, result->version);
+  Status s = snap.ok() ? Status::OK() : snap.status();
+  if (s.ok() && ShouldCheckpoint(result->version, **snap)) {
+    CheckpointOptions co;
+    co.clock = options_.clock.get();
+    s = WriteCheckpoint(*store_, **snap, co);
+    result->checkpointed = s.ok();
+    if (s.ok() && GetEnableExpiredLogCleanup(md.configuration).ValueOr(true)) {
+      auto cleaned = CleanupExpiredLogs(*store_, **snap, *options_.clock);
+      if (!cleaned.ok()) s = cleaned.status();
+    }
+  }
+  if (!s.ok()) {
+    SILT_LOG(kWarn) << "post-commit checkpoint of version " << result->version << " failed: " << s.ToString();
+  }
+}
+
 Result<CommitResult> Transaction::Commit() {
   if (committed_) return Status::InvalidArgument("transaction already committed");
   if (!read_snapshot_ && (!new_metadata_ || !new_protocol_))
@@ -146,7 +171,9 @@ Result<CommitResult> Transaction::Commit() {
     Status s = store_->PutIfAbsent(CommitKey(version), bytes);
     if (s.ok()) {
       committed_ = true;
-      return CommitResult{version, attempt};
+      CommitResult result{version, attempt};
+      if (options_.post_commit_hooks) RunPostCommitHooks(&result);
+      return result;
     }
     if (!s.IsAlreadyExists()) return s;
     if (!read_snapshot_)

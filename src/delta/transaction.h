@@ -36,11 +36,16 @@ struct TransactionOptions {
   int max_attempts = 100;
   std::string engine_info = std::string("silt/") + SILT_VERSION;
   std::string isolation_level = "Serializable";
+  // After a successful commit: write a checkpoint when delta.checkpointInterval says one is due,
+  // then clean up expired log files (delta.enableExpiredLogCleanup). Failures there are logged
+  // and do not fail the commit (it has already happened), as in Spark.
+  bool post_commit_hooks = true;
 };
 
 struct CommitResult {
   int64_t version = -1;
   int attempts = 0;
+  bool checkpointed = false;  // a post-commit checkpoint was written
 };
 
 class Transaction {
@@ -79,6 +84,7 @@ class Transaction {
 
  private:
   Status CheckConflicts(const std::vector<Action>& winner, int64_t winner_version) const;
+  void RunPostCommitHooks(CommitResult* result) const;
   bool is_blind_append() const;
 
   std::shared_ptr<ObjectStore> store_;

@@ -330,3 +330,28 @@ TEST(TransactionTest, InCommitTimestampsIncreaseEvenWhenTheClockGoesBack) {
 
 }  // namespace
 }  // namespace silt::delta
+
+namespace silt::delta {
+namespace {
+
+TEST(TransactionTest, CheckpointsEveryIntervalAfterCommit) {
+  auto store = std::make_shared<InMemoryObjectStore>();
+  Schema schema = {{"id", DataType::Int64(), false, ""}};
+  CreateTableOptions opts;
+  opts.properties.Set("delta.checkpointInterval", "3");
+  ASSERT_TRUE(CreateTable(store, schema, {}, opts).ok());
+  DataChunk c = DataChunk::FromSchema(schema);
+  c.columns[0].Append<int64_t>(1);
+  for (int v = 1; v <= 7; ++v) {
+    auto r = AppendRows(store, {c});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->checkpointed, v % 3 == 0) << v;
+  }
+  auto snap = Snapshot::Load(store).value();
+  EXPECT_EQ(snap->segment().checkpoint_version, 6);
+  EXPECT_EQ(snap->files().size(), 7u);
+  EXPECT_EQ(ScanRows(store).size(), 7u);
+}
+
+}  // namespace
+}  // namespace silt::delta
