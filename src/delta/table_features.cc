@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "delta/table_properties.h"
+
 namespace silt::delta {
 namespace {
 
@@ -26,13 +28,6 @@ std::vector<std::string> LegacyWriterFeatures(int version) {
   return f;
 }
 
-bool IsTrue(const Metadata& m, const std::string& key) {
-  const std::string* v = m.configuration.Find(key);
-  if (!v) return false;
-  std::string s = *v;
-  std::transform(s.begin(), s.end(), s.begin(), ::tolower);
-  return s == "true";
-}
 
 }  // namespace
 
@@ -105,7 +100,7 @@ Status CheckWriteSupported(const Protocol& p, const Metadata& m, bool removes_da
   if (!missing.empty())
     return Status::Unsupported("table " + table + " requires writer features silt does not support yet: " + Join(missing),
                                "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE");
-  if (removes_data && IsTrue(m, "delta.appendOnly"))
+  if (removes_data && GetBoolProperty(m.configuration, "delta.appendOnly", false).ValueOr(false))
     return Status::InvalidArgument("table " + table + " is append-only (delta.appendOnly = true): rows cannot be deleted or updated",
                                    "DELTA_CANNOT_MODIFY_APPEND_ONLY");
   return Status::OK();

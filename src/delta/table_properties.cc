@@ -74,7 +74,10 @@ Result<int64_t> DurationProperty(const StringMap& configuration, const char* key
   return *millis;
 }
 
-Result<bool> BoolProperty(const StringMap& configuration, const char* key, bool default_value) {
+
+}  // namespace
+
+Result<bool> GetBoolProperty(const StringMap& configuration, const char* key, bool default_value) {
   auto v = Property(configuration, key);
   if (!v.ok()) return default_value;
   std::string lower = Lower(*v);
@@ -82,8 +85,6 @@ Result<bool> BoolProperty(const StringMap& configuration, const char* key, bool 
   if (lower == "false") return false;
   return BadProperty(key, *v, "needs to be a boolean (true or false)");
 }
-
-}  // namespace
 
 Result<int64_t> ParseIntervalMillis(std::string_view text) {
   std::vector<std::string_view> tokens = SplitWhitespace(text);
@@ -173,11 +174,11 @@ Result<int64_t> GetCheckpointRetentionMillis(const StringMap& configuration) {
 }
 
 Result<bool> GetEnableExpiredLogCleanup(const StringMap& configuration) {
-  return BoolProperty(configuration, kEnableExpiredLogCleanupKey, true);
+  return GetBoolProperty(configuration, kEnableExpiredLogCleanupKey, true);
 }
 
 Result<bool> GetCheckpointWriteStatsAsJson(const StringMap& configuration) {
-  return BoolProperty(configuration, kCheckpointWriteStatsAsJsonKey, true);
+  return GetBoolProperty(configuration, kCheckpointWriteStatsAsJsonKey, true);
 }
 
 Result<std::optional<int64_t>> GetSetTransactionRetentionMillis(const StringMap& configuration) {

@@ -45,6 +45,10 @@ inline constexpr int64_t kDefaultCheckpointRetentionMillis = 2 * kMillisPerDay;
 // class kInvalidIntervalClass.
 Result<int64_t> ParseIntervalMillis(std::string_view text);
 
+// A boolean property ("true"/"false", case-insensitive); default when absent, InvalidArgument
+// (DELTA_INVALID_TABLE_PROPERTY) for any other text.
+Result<bool> GetBoolProperty(const StringMap& configuration, const char* key, bool default_value);
+
 // delta.checkpointInterval: commits between checkpoints; an integer > 0, default 10.
 Result<int64_t> GetCheckpointInterval(const StringMap& configuration);
 // delta.logRetentionDuration: how long commits/checkpoints are kept; default 30 days.

@@ -6,6 +6,7 @@
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
 #include "delta/stats_json.h"
+#include "delta/table_properties.h"
 #include "delta/z85.h"
 #include "io/path.h"
 
@@ -30,16 +31,7 @@ bool HasType(const TypePtr& t, TypeId id) {
   return false;
 }
 
-std::string PropertyOr(const StringMap& props, const std::string& key, const std::string& def) {
-  const std::string* v = props.Find(key);
-  return v ? *v : def;
-}
 
-bool IsTrue(const StringMap& props, const std::string& key) {
-  std::string v = PropertyOr(props, key, "false");
-  std::transform(v.begin(), v.end(), v.begin(), ::tolower);
-  return v == "true";
-}
 
 // Writes one data file of `rows` rows selected by `sel` from `chunk`'s data columns.
 Result<AddFile> WriteOneFile(ObjectStore& store, const Schema& data_schema, const std::vector<int>& data_cols,
@@ -181,9 +173,9 @@ Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) 
   bool ntz = false;
   for (const auto& f : schema) ntz |= HasType(f.type, TypeId::kTimestampNtz);
   if (ntz) reader.push_back("timestampNtz"), writer.push_back("timestampNtz");
-  if (IsTrue(properties, "delta.enableDeletionVectors")) reader.push_back("deletionVectors"), writer.push_back("deletionVectors");
-  if (IsTrue(properties, "delta.enableChangeDataFeed")) writer.push_back("changeDataFeed");
-  if (IsTrue(properties, "delta.enableInCommitTimestamps")) writer.push_back("inCommitTimestamp");
+  if (GetBoolProperty(properties, "delta.enableDeletionVectors", false).ValueOr(false)) reader.push_back("deletionVectors"), writer.push_back("deletionVectors");
+  if (GetBoolProperty(properties, "delta.enableChangeDataFeed", false).ValueOr(false)) writer.push_back("changeDataFeed");
+  if (GetBoolProperty(properties, "delta.enableInCommitTimestamps", false).ValueOr(false)) writer.push_back("inCommitTimestamp");
   Protocol p;
   if (reader.empty() && writer.empty()) {
     p.min_reader_version = 1;

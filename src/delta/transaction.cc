@@ -65,8 +65,7 @@ std::vector<Action> Transaction::BuildActions(int64_t /*version*/) const {
   ci.txn_id = txn_id_;
   // In-commit timestamps: strictly after the previous commit's, whatever the local clock says.
   const Metadata& md = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();
-  const std::string* ict = md.configuration.Find("delta.enableInCommitTimestamps");
-  if (ict && (*ict == "true" || *ict == "TRUE" || *ict == "True"))
+  if (GetBoolProperty(md.configuration, "delta.enableInCommitTimestamps", false).ValueOr(false))
     ci.in_commit_timestamp = std::max(*ci.timestamp, last_commit_timestamp_ + 1);
   out.push_back(std::move(ci));
   if (new_protocol_) out.push_back(*new_protocol_);
