@@ -1,0 +1,48 @@
+#include "exec/function_registry.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/logging.h"
+
+namespace silt::exec {
+
+namespace {
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+}  // namespace
+
+void FunctionRegistry::Add(std::string name, ScalarBinder binder) {
+  bool inserted = binders_.emplace(Lower(name), std::move(binder)).second;
+  SILT_CHECK(inserted);
+}
+
+const ScalarBinder* FunctionRegistry::Find(std::string_view name) const {
+  auto it = binders_.find(Lower(name));
+  return it == binders_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> FunctionRegistry::Names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, binder] : binders_) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+const FunctionRegistry& FunctionRegistry::Get() {
+  static const FunctionRegistry registry = [] {
+    FunctionRegistry r;
+    RegisterCoreFunctions(r);
+    RegisterMathFunctions(r);
+    RegisterStringFunctions(r);
+    RegisterDateTimeFunctions(r);
+    RegisterMiscFunctions(r);
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace silt::exec

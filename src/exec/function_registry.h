@@ -1,0 +1,41 @@
+// The scalar function registry behind BindScalarFunction (exec/functions.h). Each function family
+// registers binders for its names; a binder checks arity and argument types, coerces arguments
+// (CoerceTo) and returns the bound Expr.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "exec/expression.h"
+#include "exec/functions.h"
+
+namespace silt::exec {
+
+using ScalarBinder = std::function<Result<ExprPtr>(std::vector<ExprPtr> args, const BindContext& ctx)>;
+
+class FunctionRegistry {
+ public:
+  // Registers `name` (lower case). Registering a name twice is a bug (SILT_CHECK).
+  void Add(std::string name, ScalarBinder binder);
+  // Case-insensitive lookup; null when unknown.
+  const ScalarBinder* Find(std::string_view name) const;
+  std::vector<std::string> Names() const;
+  // The process-wide registry with every family registered (built once, thread-safe).
+  static const FunctionRegistry& Get();
+
+ private:
+  std::unordered_map<std::string, ScalarBinder> binders_;
+};
+
+// Function families, one file each under exec/functions/.
+void RegisterCoreFunctions(FunctionRegistry& r);      // operators, comparison, conditional, null
+void RegisterMathFunctions(FunctionRegistry& r);      // abs, round, floor, pow, ln, mod, ...
+void RegisterStringFunctions(FunctionRegistry& r);    // upper, substring, regexp_*, lpad, ...
+void RegisterDateTimeFunctions(FunctionRegistry& r);  // date_add, datediff, date_format, ...
+void RegisterMiscFunctions(FunctionRegistry& r);      // hash, uuid, array/map/struct basics, ...
+
+}  // namespace silt::exec

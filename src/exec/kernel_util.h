@@ -1,0 +1,86 @@
+// Helpers for writing scalar kernels (exec/expression.h ScalarKernel): broadcasting of constant
+// arguments, NULL propagation, fixed-width and string result building. Kernels in
+// exec/functions/ use these so each function body is only its arithmetic.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "exec/expression.h"
+#include "vector/vector.h"
+
+namespace silt::exec {
+
+// True when any argument is NULL at `row`.
+inline bool AnyNull(std::span<const Arg> args, size_t row) {
+  for (const Arg& a : args) {
+    if (a.vector->IsNull(a.index(row))) return true;
+  }
+  return false;
+}
+
+// Sets out's validity (out already holds `rows` rows) to "all arguments valid".
+inline void PropagateNulls(std::span<const Arg> args, size_t rows, Vector* out) {
+  bool any = false;
+  for (const Arg& a : args) any |= a.vector->may_have_nulls();
+  if (!any) return;
+  uint8_t* valid = out->mutable_validity();
+  for (size_t i = 0; i < rows; ++i) valid[i] = AnyNull(args, i) ? 0 : 1;
+  out->CompactValidity();
+}
+
+// out[i] = fn(a[i]) for fixed-width types; NULL in → NULL out (fn still runs on the slot's
+// defined value, so it must not fault on it).
+template <typename R, typename A, typename F>
+void MapUnary(const Arg& a, size_t rows, Vector* out, F&& fn) {
+  out->ResizeUninitialized(rows);
+  R* dst = out->data<R>();
+  const A* src = a.vector->data<A>();
+  if (a.constant) {
+    R v = fn(src[0]);
+    for (size_t i = 0; i < rows; ++i) dst[i] = v;
+  } else {
+    for (size_t i = 0; i < rows; ++i) dst[i] = fn(src[i]);
+  }
+  Arg args[1] = {a};
+  PropagateNulls(args, rows, out);
+}
+
+// out[i] = fn(a[i], b[i]) for fixed-width types, with broadcasting and NULL propagation.
+template <typename R, typename A, typename B, typename F>
+void MapBinary(const Arg& a, const Arg& b, size_t rows, Vector* out, F&& fn) {
+  out->ResizeUninitialized(rows);
+  R* dst = out->data<R>();
+  const A* x = a.vector->data<A>();
+  const B* y = b.vector->data<B>();
+  if (a.constant && !b.constant) {
+    A c = x[0];
+    for (size_t i = 0; i < rows; ++i) dst[i] = fn(c, y[i]);
+  } else if (!a.constant && b.constant) {
+    B c = y[0];
+    for (size_t i = 0; i < rows; ++i) dst[i] = fn(x[i], c);
+  } else {
+    for (size_t i = 0; i < rows; ++i) dst[i] = fn(x[a.index(i)], y[b.index(i)]);
+  }
+  Arg args[2] = {a, b};
+  PropagateNulls(args, rows, out);
+}
+
+// Row-at-a-time loop for kernels that may produce NULL or fail per row (ANSI errors, parsing):
+// fn(row) returns Status; rows with a NULL argument get a NULL result without calling fn when
+// null_in_null_out. fn appends exactly one value (or AppendNull) to out per call.
+template <typename F>
+Status ForEachRow(std::span<const Arg> args, size_t rows, Vector* out, bool null_in_null_out, F&& fn) {
+  for (size_t i = 0; i < rows; ++i) {
+    if (null_in_null_out && AnyNull(args, i)) {
+      out->AppendNull();
+      continue;
+    }
+    Status st = fn(i);
+    if (!st.ok()) return st;
+  }
+  return Status::OK();
+}
+
+}  // namespace silt::exec

@@ -1,0 +1,59 @@
+// Physical operators: a pull-based, vectorized pipeline over DataChunks (~2048 rows).
+//
+// Contract
+// - Next() fills *out with the next non-empty chunk of output_schema() and returns true, or
+//   returns false at the end (and from then on). *out is overwritten (callers may reuse it).
+// - An operator owns its children and pulls from them; it is used by one thread at a time.
+//   Parallelism comes from operators that run work on the ExecContext's thread pool internally
+//   (parallel scans over files/row groups, partitioned hash aggregation/join build) — the
+//   interface stays single-consumer.
+// - Memory that grows with the input (hash tables, sort buffers) is reserved on ctx.memory; a
+//   limit hit fails with OutOfMemory and error class SILT_MEMORY_LIMIT_EXCEEDED.
+// - Cancellation: long loops check ctx.cancelled and return Status::Cancelled.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/memory.h"
+#include "common/status.h"
+#include "common/thread_pool.h"
+#include "exec/expression.h"
+#include "vector/types.h"
+#include "vector/vector.h"
+
+namespace silt::exec {
+
+inline constexpr size_t kChunkRows = 2048;
+
+struct ExecContext {
+  EvalContext eval;
+  ThreadPool* pool = nullptr;       // null: run everything on the calling thread
+  MemoryTracker* memory = nullptr;  // null: unlimited, unaccounted
+  const std::atomic<bool>* cancelled = nullptr;
+  bool is_cancelled() const { return cancelled && cancelled->load(std::memory_order_relaxed); }
+};
+
+class Operator {
+ public:
+  virtual ~Operator() = default;
+  const Schema& output_schema() const { return schema_; }
+  virtual Result<bool> Next(ExecContext& ctx, DataChunk* out) = 0;
+  // Short name and details for EXPLAIN ("HashJoin", "Inner, keys=[a#0 = b#3]").
+  virtual std::string name() const = 0;
+  virtual std::string details() const { return ""; }
+  virtual std::vector<const Operator*> children() const { return {}; }
+
+ protected:
+  Schema schema_;
+};
+
+using OperatorPtr = std::unique_ptr<Operator>;
+
+// Pulls every chunk of op (test and command helper).
+Result<std::vector<DataChunk>> CollectAll(Operator& op, ExecContext& ctx);
+
+}  // namespace silt::exec
