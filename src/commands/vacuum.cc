@@ -126,6 +126,7 @@ class VacuumRun {
  private:
   Status InitRoot();
   Status LoadSnapshot();
+  Status CatalogManagedError() const;
   Status ComputeRetention();
   Result<std::optional<std::string>> Relativize(std::string_view log_path, bool ignore_cross_fs);
   Result<std::optional<std::string>> DvKey(const DeletionVectorDescriptor& dv);
@@ -171,8 +172,23 @@ Status VacuumRun::InitRoot() {
   return Status::OK();
 }
 
+Status VacuumRun::CatalogManagedError() const {
+  return Status::Unsupported(
+      "VACUUM is blocked by the catalog for Catalog-Managed tables. (" + result_.table_path + ")",
+      kErrorCatalogManagedOperation);
+}
+
 Status VacuumRun::LoadSnapshot() {
   auto loaded = Snapshot::Load(store_);
+  if (!loaded.ok() && loaded.status().error_class() == "DELTA_UNSUPPORTED_FEATURES_FOR_READ") {
+    // catalogManaged is a reader-writer feature, so the snapshot's read check refuses such a
+    // table first; VACUUM owes the user the catalog's error instead.
+    std::string_view msg = loaded.status().message();
+    if (msg.find("catalogManaged") != std::string_view::npos ||
+        msg.find("catalogOwned-preview") != std::string_view::npos) {
+      return CatalogManagedError();
+    }
+  }
   if (!loaded.ok()) {
     if (loaded.status().error_class() != "DELTA_TABLE_NOT_FOUND") return loaded.status();
     // A log directory with files but no commit: Spark's "no state defined" requirement.
@@ -193,9 +209,7 @@ Status VacuumRun::LoadSnapshot() {
   const delta::Protocol& protocol = snapshot_->protocol();
   if (delta::HasFeature(protocol, "catalogManaged") ||
       delta::HasFeature(protocol, "catalogOwned-preview")) {
-    return Status::Unsupported("VACUUM is blocked by the catalog for Catalog-Managed tables. (" +
-                                   result_.table_path + ")",
-                               kErrorCatalogManagedOperation);
+    return CatalogManagedError();
   }
   // The vacuumProtocolCheck rule: a vacuum must be able to write the table, not just read it.
   SILT_RETURN_NOT_OK(
