@@ -25,8 +25,8 @@ namespace {
 using delta::AddFile;
 using delta::DeletionVectorDescriptor;
 using delta::RemoveFile;
-using delta::StringMap;
 using delta::Snapshot;
+using delta::StringMap;
 
 constexpr int64_t kMillisPerHour = 3600LL * 1000;
 constexpr char kLastVacuumInfoField[] = "latestCommitVersionOutsideOfRetentionWindow";
@@ -99,7 +99,8 @@ void ForEachAncestor(const std::string& key, Fn&& fn) {
   }
 }
 
-std::string RetentionTooShortMessage(int64_t table_ms, int64_t specified_ms, const std::string& table) {
+std::string RetentionTooShortMessage(int64_t table_ms, int64_t specified_ms,
+                                     const std::string& table) {
   // Whole hours, rounded up, as Spark prints them.
   int64_t hours = table_ms / kMillisPerHour + (table_ms % kMillisPerHour != 0 ? 1 : 0);
   return "The specified VACUUM retention period is too low and may corrupt this Delta table if any "
@@ -201,7 +202,8 @@ Status VacuumRun::LoadSnapshot() {
           kErrorVacuumNoState);
     }
     return Status::InvalidArgument(
-        "`" + result_.table_path + "` is not a Delta table. VACUUM is only supported for Delta tables.",
+        "`" + result_.table_path +
+            "` is not a Delta table. VACUUM is only supported for Delta tables.",
         kErrorTableOnlyOperation);
   }
   snapshot_ = loaded.MoveValue();
@@ -247,14 +249,16 @@ Status VacuumRun::ComputeRetention() {
     }
     // Spark: Math.round (half up), then TimeUnit.HOURS.toMillis (saturating).
     double rounded = std::floor(hours + 0.5);
-    constexpr double kMaxHours = static_cast<double>(std::numeric_limits<int64_t>::max() / kMillisPerHour);
+    constexpr double kMaxHours =
+        static_cast<double>(std::numeric_limits<int64_t>::max() / kMillisPerHour);
     int64_t ms = rounded >= kMaxHours    ? std::numeric_limits<int64_t>::max()
                  : rounded <= -kMaxHours ? std::numeric_limits<int64_t>::min()
                                          : static_cast<int64_t>(rounded) * kMillisPerHour;
     if (options_.retain_argument_mode == RetainArgumentMode::kIgnoreNonZero && ms != 0) {
-      SILT_LOG(kWarn) << "Vacuum with retention threshold other than 0 hours is ignored. Please set "
-                         "delta.deletedFileRetentionDuration table property to configure the "
-                         "retention period.";
+      SILT_LOG(kWarn)
+          << "Vacuum with retention threshold other than 0 hours is ignored. Please set "
+             "delta.deletedFileRetentionDuration table property to configure the "
+             "retention period.";
       result_.retain_ignored = true;
     } else {
       specified = ms;
@@ -265,8 +269,9 @@ Status VacuumRun::ComputeRetention() {
                                    kErrorVacuumRetentionNegative);
   }
   if (options_.retention_check_enabled && specified && *specified < table_ms) {
-    return Status::InvalidArgument(RetentionTooShortMessage(table_ms, *specified, result_.table_path),
-                                   kErrorVacuumRetentionTooShort);
+    return Status::InvalidArgument(
+        RetentionTooShortMessage(table_ms, *specified, result_.table_path),
+        kErrorVacuumRetentionTooShort);
   }
   if (specified && *specified > table_ms) {
     // Tombstones older than the table's retention are gone from the state (§2.6), so a longer
@@ -284,7 +289,8 @@ Status VacuumRun::ComputeRetention() {
 
 // The object key of a log path, nullopt when it lies outside the table root. An absolute path of
 // another file system (scheme or authority) is kErrorFailRelativizePath unless ignored.
-Result<std::optional<std::string>> VacuumRun::Relativize(std::string_view log_path, bool ignore_cross_fs) {
+Result<std::optional<std::string>> VacuumRun::Relativize(std::string_view log_path,
+                                                         bool ignore_cross_fs) {
   SILT_ASSIGN_OR_RETURN(DeltaPath dp, ParseDeltaPath(log_path));
   if (!dp.absolute) {
     std::string key = NormalizeKey(dp.path);
@@ -303,10 +309,14 @@ Result<std::optional<std::string>> VacuumRun::Relativize(std::string_view log_pa
       if (ignore_cross_fs || options_.relativize_ignore_error) return std::optional<std::string>();
       return Status::InvalidArgument(
           "Failed to relativize the path (" + std::string(log_path) +
-              "). This can happen when absolute paths make it into the transaction log, which start "
-              "with the scheme s3://, wasbs:// or adls://. If this table is NOT USED IN PRODUCTION, "
-              "you can set the SQL configuration spark.databricks.delta.vacuum.relativize.ignoreError "
-              "to true. Using this SQL configuration could lead to accidental data loss, therefore we "
+              "). This can happen when absolute paths make it into the transaction log, which "
+              "start "
+              "with the scheme s3://, wasbs:// or adls://. If this table is NOT USED IN "
+              "PRODUCTION, "
+              "you can set the SQL configuration "
+              "spark.databricks.delta.vacuum.relativize.ignoreError "
+              "to true. Using this SQL configuration could lead to accidental data loss, therefore "
+              "we "
               "do not recommend the use of this flag unless this is a test table. (table " +
               result_.table_path + ")",
           kErrorFailRelativizePath);
@@ -448,13 +458,15 @@ Result<std::optional<int64_t>> VacuumRun::ReadWatermark() {
   simdjson::dom::element doc;
   if (parser.parse(padded).get(doc) != simdjson::SUCCESS) return std::optional<int64_t>();
   int64_t v = 0;
-  if (doc[kLastVacuumInfoField].get_int64().get(v) != simdjson::SUCCESS) return std::optional<int64_t>();
+  if (doc[kLastVacuumInfoField].get_int64().get(v) != simdjson::SUCCESS)
+    return std::optional<int64_t>();
   return std::optional<int64_t>(v);
 }
 
 // W: the greatest version whose commit timestamp is <= the cutoff (nullopt when the cutoff is
 // before every commit still in the log).
-Result<std::optional<int64_t>> VacuumRun::WatermarkAtCutoff(std::vector<delta::CommitEntry>* commits) {
+Result<std::optional<int64_t>> VacuumRun::WatermarkAtCutoff(
+    std::vector<delta::CommitEntry>* commits) {
   SILT_ASSIGN_OR_RETURN(*commits, delta::ListCommits(*store_, 0, false));
   std::optional<int64_t> w;
   for (const auto& c : *commits) {
@@ -473,7 +485,8 @@ Status VacuumRun::ListLite() {
   SILT_ASSIGN_OR_RETURN(std::optional<int64_t> last, ReadWatermark());
   auto cannot = [&]() {
     return Status::InvalidArgument(
-        "VACUUM LITE cannot delete all eligible files as some files are not referenced by the Delta "
+        "VACUUM LITE cannot delete all eligible files as some files are not referenced by the "
+        "Delta "
         "log. Please run VACUUM FULL. (table " +
             result_.table_path + ")",
         kErrorCannotVacuumLite);
@@ -555,9 +568,9 @@ Status VacuumRun::Report(VacuumProgress::Phase phase) {
   return options_.progress(progress_);
 }
 
-Result<int64_t> VacuumRun::CommitHistory(const std::string& operation, StringMap params,
-                                         const std::vector<std::pair<std::string, int64_t>>& metrics,
-                                         int64_t read_version) {
+Result<int64_t> VacuumRun::CommitHistory(
+    const std::string& operation, StringMap params,
+    const std::vector<std::pair<std::string, int64_t>>& metrics, int64_t read_version) {
   std::shared_ptr<const Snapshot> read = snapshot_;
   if (read_version != snapshot_->version()) {
     auto newer = Snapshot::Load(store_, read_version, delta::SnapshotOptions{.load_files = false});
@@ -592,7 +605,9 @@ Status VacuumRun::DeleteCandidates() {
     if (options_.delete_pool != nullptr) {
       SILT_RETURN_NOT_OK(options_.delete_pool->ParallelFor(n, del));
     } else {
-      for (size_t i = 0; i < n; ++i) SILT_RETURN_NOT_OK(del(i));
+      for (size_t i = 0; i < n; ++i) {
+        SILT_RETURN_NOT_OK(del(i));
+      }
     }
     for (size_t i = 0; i < n; ++i) {
       if (statuses[i].ok()) {
@@ -608,9 +623,11 @@ Status VacuumRun::DeleteCandidates() {
   // [silt decision] directories after files, deepest first, so a directory emptied by this run's
   // deletes goes in the same run; each delete is non-recursive, so one that a writer refilled (or
   // that holds young or hidden files) stays.
-  std::stable_sort(dirs.begin(), dirs.end(), [](const VacuumCandidate* a, const VacuumCandidate* b) {
-    return std::count(a->key.begin(), a->key.end(), '/') > std::count(b->key.begin(), b->key.end(), '/');
-  });
+  std::stable_sort(dirs.begin(), dirs.end(),
+                   [](const VacuumCandidate* a, const VacuumCandidate* b) {
+                     return std::count(a->key.begin(), a->key.end(), '/') >
+                            std::count(b->key.begin(), b->key.end(), '/');
+                   });
   for (const VacuumCandidate* d : dirs) {
     Status st = store_->DeleteDir(d->key);
     if (st.ok()) {
@@ -622,7 +639,9 @@ Status VacuumRun::DeleteCandidates() {
   }
   result_.num_deleted_files = static_cast<int64_t>(result_.deleted.size());
   progress_.deleted = result_.num_deleted_files;
-  if (!dirs.empty()) SILT_RETURN_NOT_OK(Report(VacuumProgress::Phase::kDeleting));
+  if (!dirs.empty()) {
+    SILT_RETURN_NOT_OK(Report(VacuumProgress::Phase::kDeleting));
+  }
   return Status::OK();
 }
 
@@ -663,8 +682,9 @@ Result<VacuumResult> VacuumRun::Run() {
   SILT_RETURN_NOT_OK(InitRoot());
   SILT_RETURN_NOT_OK(LoadSnapshot());
   if (options_.inventory && options_.mode == VacuumMode::kLite) {
-    return Status::InvalidArgument("Operation not allowed: Inventory option is not compatible with LITE",
-                                   "_LEGACY_ERROR_TEMP_0035");
+    return Status::InvalidArgument(
+        "Operation not allowed: Inventory option is not compatible with LITE",
+        "_LEGACY_ERROR_TEMP_0035");
   }
   SILT_RETURN_NOT_OK(ComputeRetention());
   SILT_RETURN_NOT_OK(BuildValidSet());
@@ -691,11 +711,11 @@ Result<VacuumResult> VacuumRun::Run() {
     if (result_.specified_retention_millis) {
       params.Set("specifiedRetentionMillis", std::to_string(*result_.specified_retention_millis));
     }
-    SILT_ASSIGN_OR_RETURN(
-        int64_t v, CommitHistory("VACUUM START", std::move(params),
-                                 {{"numFilesToDelete", result_.num_files_to_delete},
-                                  {"sizeOfDataToDelete", result_.size_of_data_to_delete}},
-                                 snapshot_->version()));
+    SILT_ASSIGN_OR_RETURN(int64_t v,
+                          CommitHistory("VACUUM START", std::move(params),
+                                        {{"numFilesToDelete", result_.num_files_to_delete},
+                                         {"sizeOfDataToDelete", result_.size_of_data_to_delete}},
+                                        snapshot_->version()));
     result_.start_commit_version = v;
   }
   Status deleted = DeleteCandidates();
@@ -732,7 +752,8 @@ std::string RequiredInventoryTree() {
 }
 
 bool IsIntegerType(TypeId id) {
-  return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 || id == TypeId::kInt64;
+  return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 ||
+         id == TypeId::kInt64;
 }
 
 // Integer column value as int64 (the caller checked the type).

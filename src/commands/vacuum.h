@@ -88,10 +88,10 @@ enum class RetainArgumentMode : uint8_t { kHonor, kIgnoreNonZero };
 struct VacuumProgress {
   enum class Phase : uint8_t { kPlanned, kDeleting, kDone };
   Phase phase = Phase::kPlanned;
-  int64_t listed = 0;      // entries seen by the listing / inventory / log scan
-  int64_t to_delete = 0;   // candidates (files and directories)
-  int64_t attempted = 0;   // deletes attempted so far
-  int64_t deleted = 0;     // successful deletes so far
+  int64_t listed = 0;     // entries seen by the listing / inventory / log scan
+  int64_t to_delete = 0;  // candidates (files and directories)
+  int64_t attempted = 0;  // deletes attempted so far
+  int64_t deleted = 0;    // successful deletes so far
 };
 
 struct VacuumOptions {
@@ -147,17 +147,17 @@ struct VacuumResult {
   // The keys a real run deleted successfully (empty for a dry run).
   std::vector<std::string> deleted;
   // Metrics, named as in Spark's VACUUM START / END operationMetrics.
-  int64_t num_files_to_delete = 0;      // candidates, files and directories
-  int64_t size_of_data_to_delete = 0;   // bytes of the candidates
-  int64_t num_deleted_files = 0;        // successful deletes, files and directories
-  int64_t num_vacuumed_directories = 0; // directories listed + 1 (Spark: "dirs scanned")
-  int64_t num_failed_deletes = 0;       // deletes that failed with an error (not counted above)
-  Status first_delete_error;            // the first such error, for the caller's log
+  int64_t num_files_to_delete = 0;       // candidates, files and directories
+  int64_t size_of_data_to_delete = 0;    // bytes of the candidates
+  int64_t num_deleted_files = 0;         // successful deletes, files and directories
+  int64_t num_vacuumed_directories = 0;  // directories listed + 1 (Spark: "dirs scanned")
+  int64_t num_failed_deletes = 0;        // deletes that failed with an error (not counted above)
+  Status first_delete_error;             // the first such error, for the caller's log
   // Retention.
-  int64_t default_retention_millis = 0;                // the table's deletedFileRetentionDuration
-  std::optional<int64_t> specified_retention_millis;   // the RETAIN in effect, if any
-  int64_t min_retained_timestamp_ms = 0;               // the cutoff
-  bool retain_ignored = false;                         // RETAIN dropped by kIgnoreNonZero
+  int64_t default_retention_millis = 0;               // the table's deletedFileRetentionDuration
+  std::optional<int64_t> specified_retention_millis;  // the RETAIN in effect, if any
+  int64_t min_retained_timestamp_ms = 0;              // the cutoff
+  bool retain_ignored = false;                        // RETAIN dropped by kIgnoreNonZero
   // The snapshot the valid set came from, and the history commits written (non-dry runs).
   int64_t snapshot_version = -1;
   std::optional<int64_t> start_commit_version;

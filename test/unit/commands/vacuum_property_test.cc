@@ -45,10 +45,13 @@ Result<Rows> ReadRows(std::shared_ptr<ObjectStore> store, std::optional<int64_t>
 
 std::set<std::string> AllKeys(ObjectStore& store) {
   std::set<std::string> keys;
-  EXPECT_TRUE(store.ListRecursive("", [&](const ObjectMeta& m) {
-    if (!m.is_dir) keys.insert(m.key);
-    return Status::OK();
-  }).ok());
+  EXPECT_TRUE(store
+                  .ListRecursive("",
+                                 [&](const ObjectMeta& m) {
+                                   if (!m.is_dir) keys.insert(m.key);
+                                   return Status::OK();
+                                 })
+                  .ok());
   return keys;
 }
 
@@ -192,7 +195,8 @@ TEST(VacuumProperty, RandomHistoriesKeepEveryVersionInsideTheRetentionWindowRead
     h.Create();
     for (int step = 0; step < 40; ++step) {
       // Advance between one minute and a day and a half, so removes age past the 2-day window.
-      h.t.clock()->AdvanceMillis(60'000 + static_cast<int64_t>(h.rng_() % static_cast<uint64_t>(36 * kHour)));
+      h.t.clock()->AdvanceMillis(
+          60'000 + static_cast<int64_t>(h.rng_() % static_cast<uint64_t>(36 * kHour)));
       switch (h.Pick(6)) {
         case 0:
         case 1:
@@ -234,7 +238,9 @@ struct FaultTable {
     for (int i = 0; i < 10; ++i) {
       GenerateOptions g;
       g.seed = static_cast<uint64_t>(i);
-      ASSERT_TRUE(delta::AppendRows(t.store(), {GenerateData(TwoColumnSchema(), 5, g)}, w, t.TxnOptions()).ok());
+      ASSERT_TRUE(
+          delta::AppendRows(t.store(), {GenerateData(TwoColumnSchema(), 5, g)}, w, t.TxnOptions())
+              .ok());
     }
     auto snap = t.Latest();
     std::vector<delta::RemoveFile> removes;

@@ -7,11 +7,11 @@
 #include <fstream>
 #include <limits>
 
-#include "unit/commands/vacuum_test_util.h"
 #include "common/thread_pool.h"
 #include "delta/checkpoint_writer.h"
 #include "delta/deletion_vector.h"
 #include "delta/history.h"
+#include "unit/commands/vacuum_test_util.h"
 #include "vector/vector.h"
 
 namespace silt::commands {
@@ -64,7 +64,8 @@ TEST(VacuumResolution, D_partition_path_APartitionDirectoryIsNotADeltaTable) {
   auto r = Vacuum(part, o);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().error_class(), kErrorTableOnlyOperation);
-  EXPECT_TRUE(Contains(r.status().message(), "v2=a` is not a Delta table. VACUUM is only supported for Delta tables."))
+  EXPECT_TRUE(Contains(r.status().message(),
+                       "v2=a` is not a Delta table. VACUUM is only supported for Delta tables."))
       << r.status().ToString();
   EXPECT_TRUE(t.Exists("v2=a/f.parquet"));
 }
@@ -211,7 +212,8 @@ TEST(VacuumRetention, D_negative_NegativeRetainFailsEvenWithTheCheckOff) {
   auto r = t.Run(t.Options(-2));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().error_class(), kErrorVacuumRetentionNegative);
-  EXPECT_TRUE(Contains(r.status().message(), "Retention period for Vacuum can't be less than 0 hours"));
+  EXPECT_TRUE(
+      Contains(r.status().message(), "Retention period for Vacuum can't be less than 0 hours"));
   // Delta 4.1+ mode ignores a non-zero RETAIN, negative ones included.
   VacuumOptions o = t.Options(-2, true);
   o.retain_argument_mode = RetainArgumentMode::kIgnoreNonZero;
@@ -292,7 +294,8 @@ TEST(VacuumRetention, S_retain_fraction_RoundsHalfUpToWholeHours) {
 }
 
 TEST(VacuumRetention, S_interval_parse_PropertySpellingsAndInvalidValues) {
-  for (const char* v : {"7 days", "interval 1 week", "INTERVAL 168 HOURS", " interval 1 day 144 hours "}) {
+  for (const char* v :
+       {"7 days", "interval 1 week", "INTERVAL 168 HOURS", " interval 1 day 144 hours "}) {
     VacuumTable t;
     t.Create({{"delta.deletedFileRetentionDuration", v}});
     VacuumResult r = t.RunOk(t.Options(std::nullopt, true));
@@ -318,7 +321,7 @@ TEST(VacuumRetention, S_retain_longer_than_property_DoesNotProtectFilesWhoseTomb
   t.Create();
   t.AddFileCommitted("old.parquet");  // written at T
   t.clock()->AdvanceMillis(30 * kDay);
-  t.Remove("old.parquet");  // removed at T + 30 d
+  t.Remove("old.parquet");              // removed at T + 30 d
   t.clock()->AdvanceMillis(10 * kDay);  // now T + 40 d: tombstone 10 d old > 7 d table retention
   // RETAIN 720 h: cutoff T + 10 d; the file's mtime T is older and its tombstone is gone.
   EXPECT_EQ(t.DryRunKeys(720), Keys{"old.parquet"});
@@ -350,9 +353,11 @@ TEST(VacuumFull, D_invisible_HiddenFilesAndDirectoriesAndTheLogAreNeverTouched) 
   o.full_records_lite_watermark = false;
   VacuumResult r = t.RunOk(o);
   EXPECT_TRUE(r.deleted.empty());
-  for (const char* k : {"file1.txt", "_hidden_dir/000001.text", ".hidden.txt", "_delta_log/unknown-old-file.json",
-                        "_delta_log/_staged_commits/x.json", "_delta_log/00000000000000000000.json"})
+  for (const char* k :
+       {"file1.txt", "_hidden_dir/000001.text", ".hidden.txt", "_delta_log/unknown-old-file.json",
+        "_delta_log/_staged_commits/x.json", "_delta_log/00000000000000000000.json"}) {
     EXPECT_TRUE(t.Exists(k)) << k;
+  }
   auto log_after = *t.store()->ListFrom("_delta_log/");
   // Only _last_vacuum_info ({} in Spark-parity mode) was added.
   ASSERT_EQ(log_after.size(), log_before.size() + 1);
@@ -602,7 +607,8 @@ TEST(VacuumFull, S_cross_fs_absolute_OtherFileSystemFailsUnlessIgnored) {
   auto r = t.Run(t.Options(0, true));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().error_class(), kErrorFailRelativizePath);
-  EXPECT_TRUE(Contains(r.status().message(), "spark.databricks.delta.vacuum.relativize.ignoreError"));
+  EXPECT_TRUE(
+      Contains(r.status().message(), "spark.databricks.delta.vacuum.relativize.ignoreError"));
   VacuumOptions o = t.Options(0, true);
   o.relativize_ignore_error = true;
   auto ignored = t.Run(o);
@@ -668,7 +674,8 @@ TEST(VacuumFull, R_recent_uncommitted_AYoungUntrackedFileIsKept) {
 TEST(VacuumFull, R_partitioned_OnlyTheTombstonedFileGoes) {
   VacuumTable t;
   t.Create({}, {"date"});
-  for (const char* d : {"2024-01-01", "2024-01-02"}) t.AddFileCommitted(std::string("date=") + d + "/f.parquet");
+  for (const char* d : {"2024-01-01", "2024-01-02"})
+    t.AddFileCommitted(std::string("date=") + d + "/f.parquet");
   t.Remove("date=2024-01-01/f.parquet");
   t.clock()->AdvanceMillis(8 * kDay);
   EXPECT_EQ(t.DryRunKeys(), Keys{"date=2024-01-01/f.parquet"});
@@ -736,10 +743,15 @@ struct DvTable {
   }
   int DvFiles() {
     int n = 0;
-    EXPECT_TRUE(t.store()->ListRecursive("", [&](const ObjectMeta& m) {
-      if (!m.is_dir && m.key.find("deletion_vector_") != std::string::npos) ++n;
-      return Status::OK();
-    }).ok());
+    EXPECT_TRUE(t.store()
+                    ->ListRecursive("",
+                                    [&](const ObjectMeta& m) {
+                                      if (!m.is_dir &&
+                                          m.key.find("deletion_vector_") != std::string::npos)
+                                        ++n;
+                                      return Status::OK();
+                                    })
+                    .ok());
     return n;
   }
 };
@@ -769,7 +781,8 @@ TEST(VacuumDv, D_dv_persistent_LiveDvFilesAreKeptSupersededOnesGo) {
     o.retain_hours = 0;
     d.t.RunOk(o);
     // FULL sees the 5 ephemeral DV files; LITE only what removes name.
-    EXPECT_EQ(d.DvFiles(), mode == VacuumMode::kFull ? 5 : 10) << (mode == VacuumMode::kFull ? "FULL" : "LITE");
+    EXPECT_EQ(d.DvFiles(), mode == VacuumMode::kFull ? 5 : 10)
+        << (mode == VacuumMode::kFull ? "FULL" : "LITE");
     EXPECT_EQ(d.t.Latest()->files().size(), 5u);
   }
 }
@@ -827,20 +840,23 @@ DataChunk InventoryChunk(const Schema& schema, const std::vector<InventoryEntry>
 }
 
 Schema InventorySchema() {
-  return {Field{"path", DataType::String(), true, "{}"}, Field{"length", DataType::Int64(), true, "{}"},
+  return {Field{"path", DataType::String(), true, "{}"},
+          Field{"length", DataType::Int64(), true, "{}"},
           Field{"isDir", DataType::Boolean(), true, "{}"},
           Field{"modificationTime", DataType::Int64(), true, "{}"}};
 }
 
 TEST(VacuumInventory, D_inv_schema_WrongColumnsFailWithTheRequiredSchemaTree) {
-  Schema wrong = {Field{"file", DataType::String(), true, "{}"}, Field{"size", DataType::Int64(), true, "{}"},
+  Schema wrong = {Field{"file", DataType::String(), true, "{}"},
+                  Field{"size", DataType::Int64(), true, "{}"},
                   Field{"isDir", DataType::Boolean(), true, "{}"},
                   Field{"modificationTime", DataType::Int64(), true, "{}"}};
   auto r = ValidateInventorySchema(wrong);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().error_class(), kErrorInvalidInventorySchema);
   EXPECT_TRUE(Contains(r.status().message(), "does not contain all of the required fields"));
-  EXPECT_TRUE(Contains(r.status().message(), " |-- path: string (nullable = true)\n |-- length: long (nullable = true)"));
+  EXPECT_TRUE(Contains(r.status().message(),
+                       " |-- path: string (nullable = true)\n |-- length: long (nullable = true)"));
   EXPECT_EQ(InventoryFromChunks(wrong, {}).status().error_class(), kErrorInvalidInventorySchema);
   // A timestamp modificationTime is not a BIGINT.
   Schema ts = InventorySchema();
@@ -849,7 +865,8 @@ TEST(VacuumInventory, D_inv_schema_WrongColumnsFailWithTheRequiredSchemaTree) {
   // [silt decision] any order, other case, NOT NULL, INT lengths and extra columns are fine.
   Schema loose = {Field{"extra", DataType::Double(), true, "{}"},
                   Field{"modificationtime", DataType::Int64(), false, "{}"},
-                  Field{"ISDIR", DataType::Boolean(), false, "{}"}, Field{"length", DataType::Int32(), true, "{}"},
+                  Field{"ISDIR", DataType::Boolean(), false, "{}"},
+                  Field{"length", DataType::Int32(), true, "{}"},
                   Field{"path", DataType::String(), false, "{}"}};
   auto idx = ValidateInventorySchema(loose);
   ASSERT_TRUE(idx.ok()) << idx.status().ToString();
@@ -857,8 +874,10 @@ TEST(VacuumInventory, D_inv_schema_WrongColumnsFailWithTheRequiredSchemaTree) {
 }
 
 TEST(VacuumInventory, S_inv_chunks_NullsAndIntegerWidthsConvert) {
-  Schema s = {Field{"path", DataType::String(), true, "{}"}, Field{"length", DataType::Int32(), true, "{}"},
-              Field{"isDir", DataType::Boolean(), true, "{}"}, Field{"modificationTime", DataType::Int64(), true, "{}"}};
+  Schema s = {Field{"path", DataType::String(), true, "{}"},
+              Field{"length", DataType::Int32(), true, "{}"},
+              Field{"isDir", DataType::Boolean(), true, "{}"},
+              Field{"modificationTime", DataType::Int64(), true, "{}"}};
   DataChunk c = DataChunk::FromSchema(s);
   ASSERT_TRUE(c.columns[0].AppendValue(Value::String("memory://a")).ok());
   ASSERT_TRUE(c.columns[1].AppendValue(Value::Int32(7)).ok());
@@ -872,7 +891,8 @@ TEST(VacuumInventory, S_inv_chunks_NullsAndIntegerWidthsConvert) {
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   ASSERT_EQ(rows->size(), 2u);
   EXPECT_EQ((*rows)[0], (InventoryEntry{"memory://a", 7, true, 5}));
-  EXPECT_EQ((*rows)[1], (InventoryEntry{"memory://b", 0, false, std::numeric_limits<int64_t>::max()}));
+  EXPECT_EQ((*rows)[1],
+            (InventoryEntry{"memory://b", 0, false, std::numeric_limits<int64_t>::max()}));
 }
 
 TEST(VacuumInventory, D_inv_run_InventoryRowsReplaceTheListing) {
@@ -887,13 +907,14 @@ TEST(VacuumInventory, D_inv_run_InventoryRowsReplaceTheListing) {
   t.Write("not-in-inventory.txt", "x", 0);
   t.clock()->AdvanceMillis(1000);
   std::string root = "file://" + tmp.path();
-  std::vector<InventoryEntry> inv = {{root, 0, true, 0},
-                                     {root, 0, true, 0},
-                                     {root + "/file1", 9, false, 0},
-                                     {root + "/file2", 9, false, 0},
-                                     {"file:" + tmp.path() + "/_underscore_col_=10/test.txt", 9, false, 0},
-                                     {root + "/_underscore_col_=10/test2.txt", 9, false, 0},
-                                     {"file:///tmp/random/file.txt", 9, false, 0}};
+  std::vector<InventoryEntry> inv = {
+      {root, 0, true, 0},
+      {root, 0, true, 0},
+      {root + "/file1", 9, false, 0},
+      {root + "/file2", 9, false, 0},
+      {"file:" + tmp.path() + "/_underscore_col_=10/test.txt", 9, false, 0},
+      {root + "/_underscore_col_=10/test2.txt", 9, false, 0},
+      {"file:///tmp/random/file.txt", 9, false, 0}};
   // Through the chunk form, as the SQL layer will pass a query result.
   auto rows = InventoryFromChunks(InventorySchema(), {InventoryChunk(InventorySchema(), inv)});
   ASSERT_TRUE(rows.ok());
@@ -915,12 +936,14 @@ TEST(VacuumInventory, D_inv_run_InventoryRowsReplaceTheListing) {
 TEST(VacuumInventory, D_inv_hidden_NonPartitionUnderscoreDirsAreHiddenInInventoryToo) {
   VacuumTable t;
   t.Create({}, {"v1", "v2"});
-  for (const char* k : {"file1", "file2", "_underscore_col_=10/test.txt", "_underscore_col_=10/test2.txt",
-                        "v1=a/_SUCCESS", "v1=a/.f.crc", "_delta_log/00000000000000000000.json"})
+  for (const char* k :
+       {"file1", "file2", "_underscore_col_=10/test.txt", "_underscore_col_=10/test2.txt",
+        "v1=a/_SUCCESS", "v1=a/.f.crc", "_delta_log/00000000000000000000.json"})
     if (!t.Exists(k)) t.Write(k, "x", 0);
   std::vector<InventoryEntry> inv;
-  for (const char* k : {"file1", "file2", "_underscore_col_=10/test.txt", "_underscore_col_=10/test2.txt",
-                        "v1=a/_SUCCESS", "v1=a/.f.crc", "_delta_log/00000000000000000000.json"})
+  for (const char* k :
+       {"file1", "file2", "_underscore_col_=10/test.txt", "_underscore_col_=10/test2.txt",
+        "v1=a/_SUCCESS", "v1=a/.f.crc", "_delta_log/00000000000000000000.json"})
     inv.push_back({std::string("memory:///") + k, 1, false, 0});
   VacuumOptions o = t.Options(0);
   o.inventory = inv;
@@ -938,7 +961,8 @@ TEST(VacuumInventory, S_inv_outside_scheme_RowsOfAnotherSchemeDeleteNothing) {
   t.Create();
   t.Write("junk", "x", 0);
   VacuumOptions o = t.Options(0);
-  o.inventory = std::vector<InventoryEntry>{{"s3a://bucket/junk", 1, false, 0}, {"memory:/junk", 1, false, 0}};
+  o.inventory = std::vector<InventoryEntry>{{"s3a://bucket/junk", 1, false, 0},
+                                            {"memory:/junk", 1, false, 0}};
   EXPECT_TRUE(t.RunOk(o).deleted.empty());
   EXPECT_TRUE(t.Exists("junk"));
 }
@@ -1020,7 +1044,9 @@ TEST(VacuumLite, L_commits_since_last_missing_WatermarkMakesCleanupHarmlessUntil
   ASSERT_TRUE(t.store()->Delete(delta::CommitKey(1)).ok());
   ASSERT_TRUE(t.store()->Delete(delta::CommitKey(2)).ok());
   EXPECT_TRUE(t.Run(lite).ok());
-  ASSERT_TRUE(t.store()->Put(kLastVacuumInfoKey, "{\"latestCommitVersionOutsideOfRetentionWindow\":1}").ok());
+  ASSERT_TRUE(t.store()
+                  ->Put(kLastVacuumInfoKey, "{\"latestCommitVersionOutsideOfRetentionWindow\":1}")
+                  .ok());
   auto r = t.Run(lite);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().error_class(), kErrorCannotVacuumLite);
@@ -1115,17 +1141,20 @@ TEST(VacuumHistory, D_log_0h_StartAndEndCommitsCarrySparksParametersAndMetrics) 
   delta::CommitInfo start = CommitInfoAt(*t.store(), *r.start_commit_version);
   delta::CommitInfo end = CommitInfoAt(*t.store(), *r.end_commit_version);
   EXPECT_EQ(start.operation, "VACUUM START");
-  EXPECT_EQ(*start.operation_parameters,
-            (delta::StringMap{{"retentionCheckEnabled", "false"}, {"defaultRetentionMillis", "0"},
-                              {"specifiedRetentionMillis", "0"}}));
-  EXPECT_EQ(*start.operation_metrics, (delta::StringMap{{"numFilesToDelete", "1"}, {"sizeOfDataToDelete", "9"}}));
+  EXPECT_EQ(*start.operation_parameters, (delta::StringMap{{"retentionCheckEnabled", "false"},
+                                                           {"defaultRetentionMillis", "0"},
+                                                           {"specifiedRetentionMillis", "0"}}));
+  EXPECT_EQ(*start.operation_metrics,
+            (delta::StringMap{{"numFilesToDelete", "1"}, {"sizeOfDataToDelete", "9"}}));
   EXPECT_EQ(end.operation, "VACUUM END");
   EXPECT_EQ(*end.operation_parameters, (delta::StringMap{{"status", "\"COMPLETED\""}}));
   EXPECT_EQ(*end.operation_metrics,
             (delta::StringMap{{"numDeletedFiles", "1"}, {"numVacuumedDirectories", "1"}}));
   // The commits hold nothing but commitInfo.
   std::vector<delta::Action> actions;
-  ASSERT_TRUE(delta::ParseCommit(*t.store()->Get(delta::CommitKey(*r.end_commit_version)), &actions, "x").ok());
+  ASSERT_TRUE(
+      delta::ParseCommit(*t.store()->Get(delta::CommitKey(*r.end_commit_version)), &actions, "x")
+          .ok());
   EXPECT_EQ(actions.size(), 1u);
   auto history = delta::ReadHistory(*t.store(), 2);
   ASSERT_TRUE(history.ok());
@@ -1172,7 +1201,9 @@ TEST(VacuumHistory, D_log_nothing_BothCommitsEvenWithNothingToDelete) {
   ASSERT_TRUE(r.end_commit_version.has_value());
   EXPECT_EQ(*CommitInfoAt(*t.store(), *r.start_commit_version).operation_metrics,
             (delta::StringMap{{"numFilesToDelete", "0"}, {"sizeOfDataToDelete", "0"}}));
-  EXPECT_EQ((*CommitInfoAt(*t.store(), *r.end_commit_version).operation_metrics->Find("numDeletedFiles")), "0");
+  EXPECT_EQ(
+      (*CommitInfoAt(*t.store(), *r.end_commit_version).operation_metrics->Find("numDeletedFiles")),
+      "0");
 }
 
 TEST(VacuumHistory, S_progress_cancel_EndSaysFailedAndARerunFinishes) {

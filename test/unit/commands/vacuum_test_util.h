@@ -4,8 +4,8 @@
 // "CreateFile / LogicallyDeleteFile / AdvanceClock" steps.
 #pragma once
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -61,7 +61,8 @@ class VacuumTable {
   void Create(delta::StringMap properties = {}, std::vector<std::string> partition_columns = {},
               delta::Protocol* protocol = nullptr) {
     Schema schema = TwoColumnSchema();
-    for (const auto& p : partition_columns) schema.push_back(Field{p, DataType::String(), true, "{}"});
+    for (const auto& p : partition_columns)
+      schema.push_back(Field{p, DataType::String(), true, "{}"});
     delta::CreateTableOptions o;
     o.partition_columns = partition_columns;
     o.properties = std::move(properties);
@@ -75,13 +76,15 @@ class VacuumTable {
     // A hand-made protocol (features silt may not support): commit version 0 directly.
     delta::Metadata md;
     md.id = "00000000-0000-4000-8000-00000000000a";
-    md.schema_string = R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]})";
+    md.schema_string =
+        R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]})";
     md.configuration = o.properties;
     md.created_time = clock_->NowMillis();
     delta::CommitInfo ci;
     ci.timestamp = clock_->NowMillis();
     ci.operation = "CREATE TABLE";
-    ASSERT_TRUE(store_->PutIfAbsent(delta::CommitKey(0), delta::SerializeCommit({ci, *protocol, md})).ok());
+    ASSERT_TRUE(
+        store_->PutIfAbsent(delta::CommitKey(0), delta::SerializeCommit({ci, *protocol, md})).ok());
   }
 
   // Writes a file with the clock's time as modification time (or `mtime`).
@@ -101,7 +104,9 @@ class VacuumTable {
     ASSERT_EQ(::utimensat(AT_FDCWD, (local_root_ + "/" + key).c_str(), ts, 0), 0) << key;
   }
   // A directory on local disk (InMemory stores have none).
-  void MakeDir(const std::string& key) { std::filesystem::create_directories(local_root_ + "/" + key); }
+  void MakeDir(const std::string& key) {
+    std::filesystem::create_directories(local_root_ + "/" + key);
+  }
 
   std::shared_ptr<const delta::Snapshot> Latest() {
     auto s = delta::Snapshot::Load(store_);
@@ -122,7 +127,8 @@ class VacuumTable {
       size_t at = log_path.find(col + "=");
       if (at == std::string::npos) continue;
       size_t end = log_path.find('/', at);
-      a.partition_values.Append(col, log_path.substr(at + col.size() + 1, end - at - col.size() - 1));
+      a.partition_values.Append(col,
+                                log_path.substr(at + col.size() + 1, end - at - col.size() - 1));
     }
     return a;
   }
@@ -146,7 +152,8 @@ class VacuumTable {
 
   // Spark suite's CreateFile(path, commit = true): writes the key and commits an add for it
   // (log path percent-encoded unless `log_path` is given).
-  void AddFileCommitted(const std::string& key, std::optional<std::string> log_path = std::nullopt) {
+  void AddFileCommitted(const std::string& key,
+                        std::optional<std::string> log_path = std::nullopt) {
     Write(key);
     CommitActions({AddAction(log_path.value_or(ToDeltaPath(key)))});
   }
