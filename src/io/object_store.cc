@@ -565,6 +565,24 @@ Result<int64_t> LocalObjectStore::DeleteEmptyDirs(const std::string& dir) {
   return RemoveEmptyDirsBelow(dirfd->get(), path);
 }
 
+Status LocalObjectStore::DeleteDir(const std::string& dir) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
+  std::string key = dir.ends_with('/') ? dir.substr(0, dir.size() - 1) : dir;
+  if (key.empty())
+    return Status::InvalidArgument("DeleteDir needs a directory below the root",
+                                   kErrorInvalidObjectKey);
+  auto [parent, base] = SplitKey(key);
+  auto dirfd = OpenDir(root_path_, DirSegments(parent), /*create=*/false);
+  if (!dirfd.ok()) return dirfd.status().IsNotFound() ? Status::OK() : dirfd.status();
+  // rmdir decides emptiness atomically, so an entry created concurrently keeps the directory.
+  if (::unlinkat(dirfd->get(), base.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT)
+    return Status::OK();
+  if (errno == ENOTEMPTY || errno == EEXIST)
+    return Status::IoError("directory " + root_path_ + "/" + key + " is not empty",
+                           kErrorDirectoryNotEmpty);
+  return ErrnoError("cannot remove directory", root_path_ + "/" + key, errno);
+}
+
 // ---------------------------------------------------------------------------------------------
 // InMemoryObjectStore
 
@@ -752,6 +770,20 @@ Result<int64_t> InMemoryObjectStore::DeleteEmptyDirs(const std::string& dir) {
   return int64_t{0};
 }
 
+Status InMemoryObjectStore::DeleteDir(const std::string& dir) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
+  if (dir.empty() || dir == "/")
+    return Status::InvalidArgument("DeleteDir needs a directory below the root",
+                                   kErrorInvalidObjectKey);
+  const std::string prefix = dir.ends_with('/') ? dir : dir + "/";
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = objects_.lower_bound(prefix);
+  if (it != objects_.end() && it->first.starts_with(prefix))
+    return Status::IoError("directory " + root_ + prefix + " is not empty",
+                           kErrorDirectoryNotEmpty);
+  return Status::OK();
+}
+
 Status InMemoryObjectStore::SetModificationTime(const std::string& key, int64_t millis) {
   SILT_RETURN_NOT_OK(ValidateObjectKey(key));
   std::lock_guard<std::mutex> lock(mu_);
@@ -790,6 +822,8 @@ const char* ObjectOpName(ObjectOp op) {
       return "Delete";
     case ObjectOp::kDeleteEmptyDirs:
       return "DeleteEmptyDirs";
+    case ObjectOp::kDeleteDir:
+      return "DeleteDir";
   }
   return "?";
 }
@@ -1082,6 +1116,12 @@ Result<int64_t> FaultInjectingObjectStore::DeleteEmptyDirs(const std::string& di
   if (injector_->Check(ObjectOp::kDeleteEmptyDirs, dir).fail)
     return Injector::Error(ObjectOp::kDeleteEmptyDirs, dir);
   return inner_->DeleteEmptyDirs(dir);
+}
+
+Status FaultInjectingObjectStore::DeleteDir(const std::string& dir) {
+  if (injector_->Check(ObjectOp::kDeleteDir, dir).fail)
+    return Injector::Error(ObjectOp::kDeleteDir, dir);
+  return inner_->DeleteDir(dir);
 }
 
 // ---------------------------------------------------------------------------------------------

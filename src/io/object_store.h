@@ -50,6 +50,7 @@ inline constexpr char kErrorFileNotFound[] = "DELTA_FILE_NOT_FOUND";
 inline constexpr char kErrorFileAlreadyExists[] = "DELTA_FILE_ALREADY_EXISTS";
 inline constexpr char kErrorInvalidObjectKey[] = "SILT_INVALID_OBJECT_KEY";
 inline constexpr char kErrorInjectedFault[] = "SILT_INJECTED_FAULT";
+inline constexpr char kErrorDirectoryNotEmpty[] = "SILT_DIRECTORY_NOT_EMPTY";
 
 struct ObjectMeta {
   std::string key;
@@ -120,6 +121,13 @@ class ObjectStore {
   // deepest first; `dir` itself stays. Returns how many were removed. A directory that gains an
   // entry concurrently is kept. Stores without directories return 0.
   virtual Result<int64_t> DeleteEmptyDirs(const std::string& dir) = 0;
+
+  // Removes the one directory `dir` (a non-empty key, optionally ending in '/'), never its
+  // contents: OK when it was removed or does not exist; IoError (kErrorDirectoryNotEmpty) when it
+  // still holds an object or a directory — the non-recursive delete VACUUM needs to remove a
+  // directory it found empty without racing writers that fill it meanwhile. Stores without
+  // directories treat a directory as existing while some key lies below it.
+  virtual Status DeleteDir(const std::string& dir) = 0;
 };
 
 // Validates an object key (see the contract above). `allow_dir` admits "" and a trailing '/'.
@@ -148,6 +156,7 @@ class LocalObjectStore final : public ObjectStore {
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override;
   Status Delete(const std::string& key) override;
   Result<int64_t> DeleteEmptyDirs(const std::string& dir) override;
+  Status DeleteDir(const std::string& dir) override;
 
  private:
   // A fresh hidden temp name beside `base` (O_EXCL makes collisions retry, not clobber).
@@ -180,6 +189,7 @@ class InMemoryObjectStore final : public ObjectStore {
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override;
   Status Delete(const std::string& key) override;
   Result<int64_t> DeleteEmptyDirs(const std::string& dir) override;
+  Status DeleteDir(const std::string& dir) override;
 
   // Sets an object's modification time (tests of retention on files "written long ago").
   Status SetModificationTime(const std::string& key, int64_t millis);
@@ -214,8 +224,9 @@ enum class ObjectOp : int {
   kWriteClose,
   kDelete,
   kDeleteEmptyDirs,
+  kDeleteDir,
 };
-inline constexpr int kNumObjectOps = 12;
+inline constexpr int kNumObjectOps = 13;
 const char* ObjectOpName(ObjectOp op);
 
 // One rule of a FaultInjectingObjectStore. A rule matches an operation of kind `op` (any kind
@@ -303,6 +314,7 @@ class FaultInjectingObjectStore final : public ObjectStore {
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override;
   Status Delete(const std::string& key) override;
   Result<int64_t> DeleteEmptyDirs(const std::string& dir) override;
+  Status DeleteDir(const std::string& dir) override;
 
   // Shared with the handles the store hands out (they count and fail ReadAt and Close).
   struct Injector;

@@ -529,6 +529,30 @@ TEST_P(ObjectStoreConformance, DeleteEmptyDirsRemovesWhatVacuumLeaves) {
   EXPECT_EQ(*store_->Get("again"), "1");
 }
 
+TEST_P(ObjectStoreConformance, DeleteDirRemovesOnlyAnEmptyDirectory) {
+  PutOk("t/a/b/file");
+  PutOk("t/e/gone");
+  ASSERT_TRUE(store_->Delete("t/e/gone").ok());
+  // Non-empty (an object below it, or a sub-directory): refused, nothing removed.
+  for (const char* dir : {"t/a/b", "t/a", "t/a/"}) {
+    Status st = store_->DeleteDir(dir);
+    EXPECT_EQ(st.code(), StatusCode::kIoError) << dir << ": " << st.ToString();
+    EXPECT_EQ(st.error_class(), kErrorDirectoryNotEmpty) << dir;
+  }
+  EXPECT_EQ(*store_->Get("t/a/b/file"), "x");
+  // Empty or missing: OK; on stores with directories it is gone afterwards.
+  EXPECT_TRUE(store_->DeleteDir("t/e").ok());
+  EXPECT_TRUE(store_->DeleteDir("t/e").ok());
+  EXPECT_TRUE(store_->DeleteDir("missing/dir").ok());
+  EXPECT_EQ(Walk(*store_, "t"), (std::vector<std::string>{"t/a/", "t/a/b/", "t/a/b/file"}));
+  ASSERT_TRUE(store_->Delete("t/a/b/file").ok());
+  EXPECT_TRUE(store_->DeleteDir("t/a/b/").ok());
+  EXPECT_TRUE(store_->DeleteDir("t/a").ok());
+  EXPECT_TRUE(Walk(*store_, "t").empty());
+  EXPECT_EQ(store_->DeleteDir("").code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->DeleteDir("../x").code(), StatusCode::kInvalidArgument);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllStores, ObjectStoreConformance, ::testing::ValuesIn(AllStores()),
                          [](const auto& info) { return info.param.name; });
 
@@ -737,8 +761,9 @@ TEST_P(FaultInjectingStoreTest, FailAfterNOperationsOfAnyKind) {
   ExpectInjected(store_->Delete("a"));
   ExpectInjected(store_->ListRecursive("", [](const ObjectMeta&) { return Status::OK(); }));
   ExpectInjected(store_->DeleteEmptyDirs("").status());
-  EXPECT_EQ(store_->total_ops(), 7);
-  EXPECT_EQ(store_->faults_injected(), 4);
+  ExpectInjected(store_->DeleteDir("d"));
+  EXPECT_EQ(store_->total_ops(), 8);
+  EXPECT_EQ(store_->faults_injected(), 5);
   // The failed delete did nothing.
   EXPECT_EQ(*inner_->Get("a"), "1");
 }

@@ -1,0 +1,854 @@
+#include "commands/vacuum.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "common/logging.h"
+#include "common/thread_pool.h"
+#include "delta/history.h"
+#include "delta/log_segment.h"
+#include "delta/schema_json.h"
+#include "delta/snapshot.h"
+#include "delta/table_features.h"
+#include "delta/table_properties.h"
+#include "delta/transaction.h"
+#include "io/path.h"
+
+namespace silt::commands {
+namespace {
+
+using delta::AddFile;
+using delta::DeletionVectorDescriptor;
+using delta::RemoveFile;
+using delta::Snapshot;
+using delta::StringMap;
+
+constexpr int64_t kMillisPerHour = 3600LL * 1000;
+constexpr char kLastVacuumInfoField[] = "latestCommitVersionOutsideOfRetentionWindow";
+
+int64_t SaturatingSub(int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_sub_overflow(a, b, &out)) {
+    return b > 0 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+  }
+  return out;
+}
+
+std::string LowerAscii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// A URI split into the parts Hadoop's makeQualified compares: scheme and authority must match the
+// table's file system, then the path decides inside/outside.
+struct Uri {
+  std::string scheme;     // lower case
+  std::string authority;  // "" for file: URIs (and "localhost")
+  std::string path;       // decoded, no trailing '/'
+};
+
+// `text` is decoded already (a log path after ParseDeltaPath, or the decoded store root).
+Uri ParseDecodedUri(std::string_view text) {
+  Uri u;
+  size_t colon = text.find(':');
+  u.scheme = LowerAscii(text.substr(0, colon));
+  std::string_view rest = text.substr(colon + 1);
+  if (rest.starts_with("//")) {
+    rest.remove_prefix(2);
+    size_t slash = rest.find('/');
+    u.authority = std::string(rest.substr(0, slash));
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  }
+  if (u.scheme == "file" && u.authority == "localhost") u.authority.clear();
+  u.path = std::string(rest);
+  while (!u.path.empty() && u.path.back() == '/') u.path.pop_back();
+  return u;
+}
+
+// "./a//b/" → "a/b": the canonical key form of a relative log path ([silt decision] §3.4).
+std::string NormalizeKey(std::string_view p) {
+  std::string out;
+  out.reserve(p.size());
+  size_t i = 0;
+  while (i < p.size()) {
+    size_t end = p.find('/', i);
+    if (end == std::string_view::npos) end = p.size();
+    std::string_view seg = p.substr(i, end - i);
+    if (!seg.empty() && seg != ".") {
+      if (!out.empty()) out.push_back('/');
+      out.append(seg);
+    }
+    i = end + 1;
+  }
+  return out;
+}
+
+// Calls fn(ancestor) for every directory strictly between the root and `key`.
+template <typename Fn>
+void ForEachAncestor(const std::string& key, Fn&& fn) {
+  for (size_t pos = key.find('/'); pos != std::string::npos; pos = key.find('/', pos + 1)) {
+    fn(key.substr(0, pos));
+  }
+}
+
+std::string RetentionTooShortMessage(int64_t table_ms, int64_t specified_ms,
+                                     const std::string& table) {
+  // Whole hours, rounded up, as Spark prints them.
+  int64_t hours = table_ms / kMillisPerHour + (table_ms % kMillisPerHour != 0 ? 1 : 0);
+  return "The specified VACUUM retention period is too low and may corrupt this Delta table if any "
+         "writes are in progress. If no operations (insert, upsert, delete, optimize) are running, "
+         "you can disable this safety check by setting: delta.retentionDurationCheck.enabled = "
+         "false. Otherwise, use a retention period of at least " +
+         std::to_string(hours) + " hours. (table " + table + ", requested " +
+         std::to_string(specified_ms / kMillisPerHour) + " hours)";
+}
+
+struct Group {
+  int64_t count = 0;
+  int64_t size = 0;
+  bool is_dir = false;
+};
+
+class VacuumRun {
+ public:
+  VacuumRun(std::shared_ptr<ObjectStore> store, VacuumOptions options)
+      : store_(std::move(store)), options_(std::move(options)) {}
+
+  Result<VacuumResult> Run();
+
+ private:
+  Status InitRoot();
+  Status LoadSnapshot();
+  Status CatalogManagedError() const;
+  Status ComputeRetention();
+  Result<std::optional<std::string>> Relativize(std::string_view log_path, bool ignore_cross_fs);
+  Result<std::optional<std::string>> DvKey(const DeletionVectorDescriptor& dv);
+  Status BuildValidSet();
+  bool IsHiddenKey(std::string_view key) const;
+  void Consider(const std::string& key, int64_t size, bool is_dir, int64_t mtime);
+  Status ListFull();
+  Status ListInventory();
+  Status ListLite();
+  Result<std::optional<int64_t>> ReadWatermark();
+  Result<std::optional<int64_t>> WatermarkAtCutoff(std::vector<delta::CommitEntry>* commits);
+  void PickCandidates();
+  Status Report(VacuumProgress::Phase phase);
+  Result<int64_t> CommitHistory(const std::string& operation, StringMap params,
+                                const std::vector<std::pair<std::string, int64_t>>& metrics,
+                                int64_t read_version);
+  Status DeleteCandidates();
+  void RecordWatermark();
+
+  std::shared_ptr<ObjectStore> store_;
+  VacuumOptions options_;
+  VacuumResult result_;
+  Uri root_;
+  std::shared_ptr<const Snapshot> snapshot_;
+  std::vector<std::string> partition_prefixes_;
+  bool uniform_iceberg_ = false;
+  int64_t now_ = 0;
+  int64_t cutoff_ = 0;
+  int64_t tombstone_floor_ = 0;  // removes at or before this are gone from Spark's state
+  std::unordered_set<std::string> valid_;
+  std::unordered_map<std::string, Group> groups_;
+  int64_t listed_ = 0;
+  int64_t listed_dirs_ = 0;
+  std::optional<int64_t> lite_watermark_;  // W of a LITE run
+  VacuumProgress progress_;
+};
+
+Status VacuumRun::InitRoot() {
+  SILT_ASSIGN_OR_RETURN(std::string decoded, PercentDecode(store_->root()));
+  if (!HasUriScheme(decoded)) decoded = "file://" + decoded;
+  root_ = ParseDecodedUri(decoded);
+  result_.table_path = root_.scheme + "://" + root_.authority + root_.path;
+  return Status::OK();
+}
+
+Status VacuumRun::CatalogManagedError() const {
+  return Status::Unsupported(
+      "VACUUM is blocked by the catalog for Catalog-Managed tables. (" + result_.table_path + ")",
+      kErrorCatalogManagedOperation);
+}
+
+Status VacuumRun::LoadSnapshot() {
+  auto loaded = Snapshot::Load(store_);
+  if (!loaded.ok() && loaded.status().error_class() == "DELTA_UNSUPPORTED_FEATURES_FOR_READ") {
+    // catalogManaged is a reader-writer feature, so the snapshot's read check refuses such a
+    // table first; VACUUM owes the user the catalog's error instead.
+    std::string_view msg = loaded.status().message();
+    if (msg.find("catalogManaged") != std::string_view::npos ||
+        msg.find("catalogOwned-preview") != std::string_view::npos) {
+      return CatalogManagedError();
+    }
+  }
+  if (!loaded.ok()) {
+    if (loaded.status().error_class() != "DELTA_TABLE_NOT_FOUND") return loaded.status();
+    // A log directory with files but no commit: Spark's "no state defined" requirement.
+    SILT_ASSIGN_OR_RETURN(auto log_entries, store_->ListFrom(delta::kLogDir));
+    if (!log_entries.empty()) {
+      return Status::InvalidArgument(
+          "requirement failed: No state defined for this table. Is this really a Delta table? "
+          "Refusing to garbage collect. (" +
+              result_.table_path + ")",
+          kErrorVacuumNoState);
+    }
+    return Status::InvalidArgument(
+        "`" + result_.table_path +
+            "` is not a Delta table. VACUUM is only supported for Delta tables.",
+        kErrorTableOnlyOperation);
+  }
+  snapshot_ = loaded.MoveValue();
+  result_.snapshot_version = snapshot_->version();
+  const delta::Protocol& protocol = snapshot_->protocol();
+  if (delta::HasFeature(protocol, "catalogManaged") ||
+      delta::HasFeature(protocol, "catalogOwned-preview")) {
+    return CatalogManagedError();
+  }
+  // The vacuumProtocolCheck rule: a vacuum must be able to write the table, not just read it.
+  SILT_RETURN_NOT_OK(
+      delta::CheckWriteSupported(protocol, snapshot_->metadata(), false, result_.table_path));
+
+  for (const std::string& col : snapshot_->partition_columns()) {
+    partition_prefixes_.push_back(col + "=");
+    std::string escaped = EscapePathName(col);
+    if (escaped != col) partition_prefixes_.push_back(escaped + "=");
+    // [silt decision] column-mapped tables may name partition directories by physical name.
+    int idx = FindField(snapshot_->schema(), col);
+    if (idx >= 0) {
+      if (auto physical = delta::PhysicalName(snapshot_->schema()[static_cast<size_t>(idx)])) {
+        partition_prefixes_.push_back(*physical + "=");
+      }
+    }
+  }
+  if (auto formats = snapshot_->property("delta.universalFormat.enabledFormats")) {
+    uniform_iceberg_ = LowerAscii(*formats).find("iceberg") != std::string::npos;
+  }
+  return Status::OK();
+}
+
+Status VacuumRun::ComputeRetention() {
+  SILT_ASSIGN_OR_RETURN(int64_t table_ms,
+                        delta::GetDeletedFileRetentionMillis(snapshot_->metadata().configuration));
+  result_.default_retention_millis = table_ms;
+  now_ = options_.clock->NowMillis();
+  std::optional<int64_t> specified;
+  if (options_.retain_hours) {
+    double hours = *options_.retain_hours;
+    if (!std::isfinite(hours)) {
+      return Status::InvalidArgument("RETAIN must be a finite number of hours",
+                                     kErrorVacuumRetentionNegative);
+    }
+    // Spark: Math.round (half up), then TimeUnit.HOURS.toMillis (saturating).
+    double rounded = std::floor(hours + 0.5);
+    constexpr double kMaxHours =
+        static_cast<double>(std::numeric_limits<int64_t>::max() / kMillisPerHour);
+    int64_t ms = rounded >= kMaxHours    ? std::numeric_limits<int64_t>::max()
+                 : rounded <= -kMaxHours ? std::numeric_limits<int64_t>::min()
+                                         : static_cast<int64_t>(rounded) * kMillisPerHour;
+    if (options_.retain_argument_mode == RetainArgumentMode::kIgnoreNonZero && ms != 0) {
+      SILT_LOG(kWarn)
+          << "Vacuum with retention threshold other than 0 hours is ignored. Please set "
+             "delta.deletedFileRetentionDuration table property to configure the "
+             "retention period.";
+      result_.retain_ignored = true;
+    } else {
+      specified = ms;
+    }
+  }
+  if (specified && *specified < 0) {
+    return Status::InvalidArgument("Retention period for Vacuum can't be less than 0 hours.",
+                                   kErrorVacuumRetentionNegative);
+  }
+  if (options_.retention_check_enabled && specified && *specified < table_ms) {
+    return Status::InvalidArgument(
+        RetentionTooShortMessage(table_ms, *specified, result_.table_path),
+        kErrorVacuumRetentionTooShort);
+  }
+  if (specified && *specified > table_ms) {
+    // Tombstones older than the table's retention are gone from the state (§2.6), so a longer
+    // RETAIN does not protect those files.
+    SILT_LOG(kWarn) << "VACUUM RETAIN is longer than delta.deletedFileRetentionDuration of "
+                    << result_.table_path << "; files removed earlier than the table's retention "
+                    << "are not protected by it";
+  }
+  result_.specified_retention_millis = specified;
+  cutoff_ = SaturatingSub(now_, specified.value_or(table_ms));
+  tombstone_floor_ = SaturatingSub(now_, table_ms);
+  result_.min_retained_timestamp_ms = cutoff_;
+  return Status::OK();
+}
+
+// The object key of a log path, nullopt when it lies outside the table root. An absolute path of
+// another file system (scheme or authority) is kErrorFailRelativizePath unless ignored.
+Result<std::optional<std::string>> VacuumRun::Relativize(std::string_view log_path,
+                                                         bool ignore_cross_fs) {
+  SILT_ASSIGN_OR_RETURN(DeltaPath dp, ParseDeltaPath(log_path));
+  if (!dp.absolute) {
+    std::string key = NormalizeKey(dp.path);
+    if (key.empty()) return std::optional<std::string>();
+    return std::optional<std::string>(std::move(key));
+  }
+  Uri u;
+  if (!HasUriScheme(dp.path)) {
+    // A scheme-less absolute path is qualified with the table's file system.
+    u = root_;
+    u.path = dp.path;
+    while (!u.path.empty() && u.path.back() == '/') u.path.pop_back();
+  } else {
+    u = ParseDecodedUri(dp.path);
+    if (u.scheme != root_.scheme || u.authority != root_.authority) {
+      if (ignore_cross_fs || options_.relativize_ignore_error) return std::optional<std::string>();
+      return Status::InvalidArgument(
+          "Failed to relativize the path (" + std::string(log_path) +
+              "). This can happen when absolute paths make it into the transaction log, which "
+              "start "
+              "with the scheme s3://, wasbs:// or adls://. If this table is NOT USED IN "
+              "PRODUCTION, "
+              "you can set the SQL configuration "
+              "spark.databricks.delta.vacuum.relativize.ignoreError "
+              "to true. Using this SQL configuration could lead to accidental data loss, therefore "
+              "we "
+              "do not recommend the use of this flag unless this is a test table. (table " +
+              result_.table_path + ")",
+          kErrorFailRelativizePath);
+    }
+  }
+  const std::string prefix = root_.path + "/";
+  if (!u.path.starts_with(prefix)) return std::optional<std::string>();
+  std::string key = NormalizeKey(std::string_view(u.path).substr(prefix.size()));
+  if (key.empty()) return std::optional<std::string>();
+  return std::optional<std::string>(std::move(key));
+}
+
+// The key of a DV's file, nullopt for inline DVs and files outside the root.
+Result<std::optional<std::string>> VacuumRun::DvKey(const DeletionVectorDescriptor& dv) {
+  if (dv.IsInline()) return std::optional<std::string>();
+  if (dv.storage_type == 'p') {
+    // [silt decision] Spark ignores 'p' DVs; silt protects the ones inside the root. A 'p' DV of
+    // another file system is outside by definition, never an error.
+    SILT_RETURN_NOT_OK(dv.Validate());
+    return Relativize(dv.path_or_inline_dv, /*ignore_cross_fs=*/true);
+  }
+  // 'u': "<prefix>/deletion_vector_<uuid>.bin" relative to the root. An undecodable descriptor
+  // fails the run: a DV file silt cannot name is a DV file it cannot protect.
+  SILT_ASSIGN_OR_RETURN(std::string rel, dv.AbsolutePath(""));
+  return std::optional<std::string>(NormalizeKey(rel));
+}
+
+Status VacuumRun::BuildValidSet() {
+  auto protect = [&](const std::string& key) {
+    valid_.insert(key);
+    ForEachAncestor(key, [&](std::string dir) { valid_.insert(std::move(dir)); });
+  };
+  auto protect_file = [&](const std::string& path,
+                          const std::optional<DeletionVectorDescriptor>& dv) -> Status {
+    SILT_ASSIGN_OR_RETURN(auto key, Relativize(path, false));
+    if (key) protect(*key);
+    if (dv) {
+      SILT_ASSIGN_OR_RETURN(auto dv_key, DvKey(*dv));
+      // [silt decision] the DV's directories are protected too (Spark adds only the file).
+      if (dv_key) protect(*dv_key);
+    }
+    return Status::OK();
+  };
+  for (const AddFile& f : snapshot_->files()) {
+    SILT_RETURN_NOT_OK(protect_file(f.path, f.deletion_vector));
+  }
+  for (const RemoveFile& r : snapshot_->tombstones()) {
+    int64_t ts = r.deletion_timestamp.value_or(0);
+    // Expired for this run (ts < cutoff), or already dropped from the state by the table's own
+    // tombstone retention (Spark's minFileRetentionTimestamp, §2.6).
+    if (ts < cutoff_ || ts <= tombstone_floor_) continue;
+    SILT_RETURN_NOT_OK(protect_file(r.path, r.deletion_vector));
+  }
+  return Status::OK();
+}
+
+bool VacuumRun::IsHiddenKey(std::string_view key) const {
+  size_t i = 0;
+  while (i <= key.size()) {
+    size_t end = key.find('/', i);
+    if (end == std::string_view::npos) end = key.size();
+    if (IsHiddenName(key.substr(i, end - i), partition_prefixes_, uniform_iceberg_)) return true;
+    i = end + 1;
+  }
+  return false;
+}
+
+// Delta's expansion (§3.3): an old file counts once for itself and once for each ancestor
+// directory; a directory counts once for itself. Only entries counted exactly once can go.
+void VacuumRun::Consider(const std::string& key, int64_t size, bool is_dir, int64_t mtime) {
+  if (is_dir) {
+    Group& g = groups_[key];
+    ++g.count;
+    g.is_dir = true;
+    return;
+  }
+  if (mtime >= cutoff_) return;
+  ForEachAncestor(key, [&](std::string dir) {
+    Group& g = groups_[std::move(dir)];
+    ++g.count;
+    g.is_dir = true;
+  });
+  Group& g = groups_[key];
+  ++g.count;
+  g.size += size;
+}
+
+Status VacuumRun::ListFull() {
+  return store_->ListRecursive("", [&](const ObjectMeta& m) -> Status {
+    // Per-component hidden rule: equivalent to not descending into hidden directories.
+    if (IsHiddenKey(m.key)) return Status::OK();
+    ++listed_;
+    if (m.is_dir) ++listed_dirs_;
+    Consider(m.key, m.size, m.is_dir, m.modification_time_ms);
+    return Status::OK();
+  });
+}
+
+Status VacuumRun::ListInventory() {
+  // Rows are raw (decoded) qualified URIs; keep those strictly below the root. file: roots also
+  // match Hadoop's "file:/path" spelling.
+  std::vector<std::string> bases = {result_.table_path + "/"};
+  if (root_.scheme == "file") bases.push_back("file:" + root_.path + "/");
+  std::unordered_map<std::string, InventoryEntry> rows;
+  for (const InventoryEntry& e : *options_.inventory) {
+    std::string_view rest;
+    bool inside = false;
+    for (const std::string& b : bases) {
+      if (std::string_view(e.path).starts_with(b)) {
+        rest = std::string_view(e.path).substr(b.size());
+        inside = true;
+        break;
+      }
+    }
+    if (!inside) continue;
+    std::string key = NormalizeKey(rest);
+    // [silt decision] the per-component hidden rule of listings, not Spark's whole-path rule.
+    if (key.empty() || IsHiddenKey(key)) continue;
+    auto [it, fresh] = rows.try_emplace(key, e);
+    if (!fresh && e.modification_time_ms > it->second.modification_time_ms) it->second = e;
+  }
+  for (const auto& [key, e] : rows) {
+    ++listed_;
+    if (e.is_dir) ++listed_dirs_;
+    Consider(key, e.length, e.is_dir, e.modification_time_ms);
+  }
+  return Status::OK();
+}
+
+Result<std::optional<int64_t>> VacuumRun::ReadWatermark() {
+  auto bytes = store_->Get(kLastVacuumInfoKey);
+  if (!bytes.ok()) {
+    if (bytes.status().IsNotFound()) return std::optional<int64_t>();
+    return bytes.status();
+  }
+  // A corrupt file counts as absent (Spark: telemetry only).
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(*bytes);
+  simdjson::dom::element doc;
+  if (parser.parse(padded).get(doc) != simdjson::SUCCESS) return std::optional<int64_t>();
+  int64_t v = 0;
+  if (doc[kLastVacuumInfoField].get_int64().get(v) != simdjson::SUCCESS)
+    return std::optional<int64_t>();
+  return std::optional<int64_t>(v);
+}
+
+// W: the greatest version whose commit timestamp is <= the cutoff (nullopt when the cutoff is
+// before every commit still in the log).
+Result<std::optional<int64_t>> VacuumRun::WatermarkAtCutoff(
+    std::vector<delta::CommitEntry>* commits) {
+  SILT_ASSIGN_OR_RETURN(*commits, delta::ListCommits(*store_, 0, false));
+  std::optional<int64_t> w;
+  for (const auto& c : *commits) {
+    if (c.timestamp_ms <= cutoff_) w = c.version;
+  }
+  // Only commits the snapshot covers: a commit racing this run is not "outside the window".
+  if (w && *w > snapshot_->version()) w = snapshot_->version();
+  return w;
+}
+
+Status VacuumRun::ListLite() {
+  std::vector<delta::CommitEntry> commits;
+  SILT_ASSIGN_OR_RETURN(std::optional<int64_t> w, WatermarkAtCutoff(&commits));
+  if (commits.empty()) return Status::OK();
+  const int64_t earliest = commits.front().version;
+  SILT_ASSIGN_OR_RETURN(std::optional<int64_t> last, ReadWatermark());
+  auto cannot = [&]() {
+    return Status::InvalidArgument(
+        "VACUUM LITE cannot delete all eligible files as some files are not referenced by the "
+        "Delta "
+        "log. Please run VACUUM FULL. (table " +
+            result_.table_path + ")",
+        kErrorCannotVacuumLite);
+  };
+  if (!w) return Status::OK();  // nothing is older than the cutoff yet
+  if (earliest != 0 && (!last || *last < earliest)) return cannot();
+  const int64_t start = std::min(snapshot_->version(), last ? *last + 1 : earliest);
+  const int64_t end = *w;
+  lite_watermark_ = end;
+  if (start > end) return Status::OK();
+  result_.eligible_start_commit_version = start;
+  result_.eligible_end_commit_version = end;
+  // Candidates named by the commits in [start, end], deduplicated by key (newest mtime wins).
+  struct Named {
+    int64_t size;
+    int64_t mtime;
+  };
+  std::unordered_map<std::string, Named> named;
+  auto add = [&](const std::string& key, int64_t size, int64_t mtime) {
+    if (IsHiddenKey(key)) return;
+    auto [it, fresh] = named.try_emplace(key, Named{size, mtime});
+    if (!fresh && mtime > it->second.mtime) it->second = Named{size, mtime};
+  };
+  int64_t expected = start;
+  for (const auto& c : commits) {
+    if (c.version < start || c.version > end) continue;
+    if (c.version != expected) return cannot();  // a hole in the range: files we cannot see
+    ++expected;
+    SILT_ASSIGN_OR_RETURN(std::string bytes, store_->Get(delta::CommitKey(c.version)));
+    std::vector<delta::Action> actions;
+    SILT_RETURN_NOT_OK(delta::ParseCommit(bytes, &actions, delta::CommitKey(c.version)));
+    for (const delta::Action& a : actions) {
+      if (const RemoveFile* r = a.get_if<RemoveFile>()) {
+        // LITE's eligibility is the tombstone's age, not the file's mtime.
+        int64_t ts = r->deletion_timestamp.value_or(0);
+        SILT_ASSIGN_OR_RETURN(auto key, Relativize(r->path, false));
+        if (key) add(*key, r->size.value_or(0), ts);
+        if (r->deletion_vector && r->deletion_vector->storage_type == 'u') {
+          SILT_ASSIGN_OR_RETURN(auto dv_key, DvKey(*r->deletion_vector));
+          if (dv_key) add(*dv_key, r->deletion_vector->size_in_bytes, ts);
+        }
+      } else if (const delta::AddCDCFile* cdc = a.get_if<delta::AddCDCFile>()) {
+        SILT_ASSIGN_OR_RETURN(auto key, Relativize(cdc->path, false));
+        if (key) add(*key, cdc->size, 0);
+      }
+    }
+  }
+  if (expected != end + 1) return cannot();
+  for (const auto& [key, n] : named) {
+    ++listed_;
+    Consider(key, n.size, false, n.mtime);
+  }
+  return Status::OK();
+}
+
+void VacuumRun::PickCandidates() {
+  for (auto& [key, g] : groups_) {
+    if (g.count != 1 || valid_.count(key)) continue;
+    VacuumCandidate c;
+    c.key = key;
+    c.path = result_.table_path + "/" + key;
+    c.size = g.size;
+    c.is_dir = g.is_dir;
+    result_.size_of_data_to_delete += g.size;
+    result_.candidates.push_back(std::move(c));
+  }
+  groups_.clear();
+  std::sort(result_.candidates.begin(), result_.candidates.end(),
+            [](const VacuumCandidate& a, const VacuumCandidate& b) { return a.key < b.key; });
+  result_.num_files_to_delete = static_cast<int64_t>(result_.candidates.size());
+  result_.num_vacuumed_directories = listed_dirs_ + 1;
+  progress_.listed = listed_;
+  progress_.to_delete = result_.num_files_to_delete;
+}
+
+Status VacuumRun::Report(VacuumProgress::Phase phase) {
+  progress_.phase = phase;
+  if (!options_.progress) return Status::OK();
+  return options_.progress(progress_);
+}
+
+Result<int64_t> VacuumRun::CommitHistory(
+    const std::string& operation, StringMap params,
+    const std::vector<std::pair<std::string, int64_t>>& metrics, int64_t read_version) {
+  std::shared_ptr<const Snapshot> read = snapshot_;
+  if (read_version != snapshot_->version()) {
+    auto newer = Snapshot::Load(store_, read_version, delta::SnapshotOptions{.load_files = false});
+    if (newer.ok()) read = newer.MoveValue();  // else the commit loop finds the newer versions
+  }
+  delta::TransactionOptions txn_options;
+  txn_options.clock = options_.clock;
+  delta::Transaction txn(store_, read, txn_options);
+  txn.SetOperation(operation, std::move(params));
+  for (const auto& [k, v] : metrics) txn.SetMetric(k, v);
+  SILT_ASSIGN_OR_RETURN(delta::CommitResult committed, txn.Commit());
+  return committed.version;
+}
+
+Status VacuumRun::DeleteCandidates() {
+  std::vector<const VacuumCandidate*> files, dirs;
+  for (const auto& c : result_.candidates) (c.is_dir ? dirs : files).push_back(&c);
+  auto note_failure = [&](const Status& st) {
+    ++result_.num_failed_deletes;
+    if (result_.first_delete_error.ok()) result_.first_delete_error = st;
+  };
+  const size_t batch = std::max<size_t>(1, options_.delete_batch_size);
+  std::vector<Status> statuses;
+  for (size_t begin = 0; begin < files.size(); begin += batch) {
+    const size_t n = std::min(batch, files.size() - begin);
+    statuses.assign(n, Status::OK());
+    auto del = [&](size_t i) -> Status {
+      // Delete of a missing key is OK: a concurrent or earlier VACUUM got there first.
+      statuses[i] = store_->Delete(files[begin + i]->key);
+      return Status::OK();
+    };
+    if (options_.delete_pool != nullptr) {
+      SILT_RETURN_NOT_OK(options_.delete_pool->ParallelFor(n, del));
+    } else {
+      for (size_t i = 0; i < n; ++i) {
+        SILT_RETURN_NOT_OK(del(i));
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (statuses[i].ok()) {
+        result_.deleted.push_back(files[begin + i]->key);
+      } else {
+        note_failure(statuses[i]);
+      }
+    }
+    progress_.attempted += static_cast<int64_t>(n);
+    progress_.deleted = static_cast<int64_t>(result_.deleted.size());
+    SILT_RETURN_NOT_OK(Report(VacuumProgress::Phase::kDeleting));
+  }
+  // [silt decision] directories after files, deepest first, so a directory emptied by this run's
+  // deletes goes in the same run; each delete is non-recursive, so one that a writer refilled (or
+  // that holds young or hidden files) stays.
+  std::stable_sort(dirs.begin(), dirs.end(),
+                   [](const VacuumCandidate* a, const VacuumCandidate* b) {
+                     return std::count(a->key.begin(), a->key.end(), '/') >
+                            std::count(b->key.begin(), b->key.end(), '/');
+                   });
+  for (const VacuumCandidate* d : dirs) {
+    Status st = store_->DeleteDir(d->key);
+    if (st.ok()) {
+      result_.deleted.push_back(d->key);
+    } else if (st.error_class() != kErrorDirectoryNotEmpty) {
+      note_failure(st);
+    }
+    ++progress_.attempted;
+  }
+  result_.num_deleted_files = static_cast<int64_t>(result_.deleted.size());
+  progress_.deleted = result_.num_deleted_files;
+  if (!dirs.empty()) {
+    SILT_RETURN_NOT_OK(Report(VacuumProgress::Phase::kDeleting));
+  }
+  return Status::OK();
+}
+
+// Best effort, as in Spark: a failed write only makes the next LITE run rescan.
+void VacuumRun::RecordWatermark() {
+  // [silt decision] a run whose deletes partly failed does not advance the watermark: the next
+  // LITE run must see those files again.
+  if (result_.num_failed_deletes > 0) return;
+  std::optional<int64_t> w;
+  std::string body;
+  if (options_.mode == VacuumMode::kLite) {
+    w = lite_watermark_;
+  } else if (options_.inventory) {
+    return;  // an inventory may be stale: it proves nothing about the log's files
+  } else if (!options_.full_records_lite_watermark) {
+    body = "{}";  // Spark parity: FULL erases the LITE watermark
+  } else {
+    std::vector<delta::CommitEntry> commits;
+    auto at = WatermarkAtCutoff(&commits);
+    if (!at.ok()) return;
+    w = *at;
+  }
+  if (w) body = std::string("{\"") + kLastVacuumInfoField + "\":" + std::to_string(*w) + "}";
+  if (body.empty()) return;
+  Status st = store_->Put(kLastVacuumInfoKey, body);
+  if (!st.ok()) {
+    SILT_LOG(kWarn) << "could not write " << kLastVacuumInfoKey << ": " << st.ToString();
+    return;
+  }
+  result_.recorded_watermark = w;
+}
+
+Result<VacuumResult> VacuumRun::Run() {
+  if (!options_.clock) return Status::InvalidArgument("VacuumOptions.clock is null");
+  result_.dry_run = options_.dry_run;
+  result_.mode = options_.mode;
+  result_.used_inventory = options_.inventory.has_value();
+  SILT_RETURN_NOT_OK(InitRoot());
+  SILT_RETURN_NOT_OK(LoadSnapshot());
+  if (options_.inventory && options_.mode == VacuumMode::kLite) {
+    return Status::InvalidArgument(
+        "Operation not allowed: Inventory option is not compatible with LITE",
+        "_LEGACY_ERROR_TEMP_0035");
+  }
+  SILT_RETURN_NOT_OK(ComputeRetention());
+  SILT_RETURN_NOT_OK(BuildValidSet());
+  if (options_.mode == VacuumMode::kLite) {
+    SILT_RETURN_NOT_OK(ListLite());
+  } else if (options_.inventory) {
+    SILT_RETURN_NOT_OK(ListInventory());
+  } else {
+    SILT_RETURN_NOT_OK(ListFull());
+  }
+  PickCandidates();
+  SILT_RETURN_NOT_OK(Report(VacuumProgress::Phase::kPlanned));
+  if (options_.dry_run) {
+    SILT_LOG(kInfo) << "Found " << result_.num_files_to_delete << " files ("
+                    << result_.size_of_data_to_delete << " bytes) and directories in a total of "
+                    << result_.num_vacuumed_directories << " directories that are safe to delete.";
+    return std::move(result_);
+  }
+
+  if (options_.logging_enabled) {
+    StringMap params;
+    params.Set("retentionCheckEnabled", options_.retention_check_enabled ? "true" : "false");
+    params.Set("defaultRetentionMillis", std::to_string(result_.default_retention_millis));
+    if (result_.specified_retention_millis) {
+      params.Set("specifiedRetentionMillis", std::to_string(*result_.specified_retention_millis));
+    }
+    SILT_ASSIGN_OR_RETURN(int64_t v,
+                          CommitHistory("VACUUM START", std::move(params),
+                                        {{"numFilesToDelete", result_.num_files_to_delete},
+                                         {"sizeOfDataToDelete", result_.size_of_data_to_delete}},
+                                        snapshot_->version()));
+    result_.start_commit_version = v;
+  }
+  Status deleted = DeleteCandidates();
+  if (options_.logging_enabled) {
+    StringMap params;
+    params.Set("status", deleted.ok() ? "\"COMPLETED\"" : "\"FAILED\"");
+    std::vector<std::pair<std::string, int64_t>> metrics;
+    if (deleted.ok()) {
+      metrics = {{"numDeletedFiles", result_.num_deleted_files},
+                 {"numVacuumedDirectories", result_.num_vacuumed_directories}};
+    }
+    auto v = CommitHistory("VACUUM END", std::move(params), metrics, *result_.start_commit_version);
+    if (!deleted.ok()) return deleted;
+    if (!v.ok()) return v.status();
+    result_.end_commit_version = *v;
+  }
+  if (!deleted.ok()) return deleted;
+  RecordWatermark();
+  SILT_LOG(kInfo) << "Deleted " << result_.num_deleted_files
+                  << " files and directories in a total of " << result_.num_vacuumed_directories
+                  << " directories.";
+  SILT_RETURN_NOT_OK(Report(VacuumProgress::Phase::kDone));
+  return std::move(result_);
+}
+
+// --- inventory
+
+std::string RequiredInventoryTree() {
+  return "root\n"
+         " |-- path: string (nullable = true)\n"
+         " |-- length: long (nullable = true)\n"
+         " |-- isDir: boolean (nullable = true)\n"
+         " |-- modificationTime: long (nullable = true)\n";
+}
+
+bool IsIntegerType(TypeId id) {
+  return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 ||
+         id == TypeId::kInt64;
+}
+
+// Integer column value as int64 (the caller checked the type).
+int64_t IntegerAt(const Vector& v, size_t row) {
+  switch (v.id()) {
+    case TypeId::kInt8:
+      return v.Get<int8_t>(row);
+    case TypeId::kInt16:
+      return v.Get<int16_t>(row);
+    case TypeId::kInt32:
+      return v.Get<int32_t>(row);
+    default:
+      return v.Get<int64_t>(row);
+  }
+}
+
+}  // namespace
+
+bool IsHiddenName(std::string_view name, const std::vector<std::string>& partition_prefixes,
+                  bool uniform_iceberg) {
+  if (uniform_iceberg && name == "metadata") return true;
+  if (!name.starts_with('.') && !name.starts_with('_')) return false;
+  if (name.starts_with("_delta_index") || name.starts_with("_change_data")) return false;
+  for (const std::string& p : partition_prefixes) {
+    if (name.starts_with(p)) return false;
+  }
+  return true;
+}
+
+Result<std::vector<int>> ValidateInventorySchema(const Schema& schema) {
+  struct Want {
+    const char* name;
+    bool integer;
+    TypeId id;
+  };
+  static const Want kWant[] = {{"path", false, TypeId::kString},
+                               {"length", true, TypeId::kInt64},
+                               {"isDir", false, TypeId::kBoolean},
+                               {"modificationTime", true, TypeId::kInt64}};
+  std::vector<int> out;
+  std::string problems;
+  for (const Want& w : kWant) {
+    int idx = FindField(schema, w.name);
+    if (idx < 0) {
+      problems += std::string(problems.empty() ? "" : "; ") + "missing column " + w.name;
+      continue;
+    }
+    TypeId id = schema[static_cast<size_t>(idx)].type->id();
+    if (w.integer ? !IsIntegerType(id) : id != w.id) {
+      problems += std::string(problems.empty() ? "" : "; ") + "column " + w.name + " is " +
+                  schema[static_cast<size_t>(idx)].type->ToString();
+    }
+    out.push_back(idx);
+  }
+  if (!problems.empty()) {
+    return Status::InvalidArgument(
+        "The schema for the specified INVENTORY does not contain all of the required fields. "
+        "Required fields are: \n" +
+            RequiredInventoryTree() + "(" + problems + ")",
+        kErrorInvalidInventorySchema);
+  }
+  return out;
+}
+
+Result<std::vector<InventoryEntry>> InventoryFromChunks(const Schema& schema,
+                                                        const std::vector<DataChunk>& chunks) {
+  SILT_ASSIGN_OR_RETURN(std::vector<int> cols, ValidateInventorySchema(schema));
+  std::vector<InventoryEntry> out;
+  for (const DataChunk& chunk : chunks) {
+    if (chunk.columns.size() != schema.size()) {
+      return Status::InvalidArgument("inventory chunk has " + std::to_string(chunk.columns.size()) +
+                                     " columns, the schema " + std::to_string(schema.size()));
+    }
+    const Vector& path = chunk.columns[static_cast<size_t>(cols[0])];
+    const Vector& length = chunk.columns[static_cast<size_t>(cols[1])];
+    const Vector& is_dir = chunk.columns[static_cast<size_t>(cols[2])];
+    const Vector& mtime = chunk.columns[static_cast<size_t>(cols[3])];
+    for (size_t r = 0; r < chunk.size(); ++r) {
+      if (path.IsNull(r)) continue;
+      InventoryEntry e;
+      e.path = std::string(path.GetString(r));
+      e.length = length.IsNull(r) ? 0 : IntegerAt(length, r);
+      e.is_dir = !is_dir.IsNull(r) && is_dir.Get<uint8_t>(r) != 0;
+      e.modification_time_ms =
+          mtime.IsNull(r) ? std::numeric_limits<int64_t>::max() : IntegerAt(mtime, r);
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+Result<VacuumResult> Vacuum(std::shared_ptr<ObjectStore> table_store, VacuumOptions options) {
+  if (!table_store) return Status::InvalidArgument("Vacuum needs a table store");
+  VacuumRun run(std::move(table_store), std::move(options));
+  return run.Run();
+}
+
+}  // namespace silt::commands
