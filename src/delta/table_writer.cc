@@ -201,6 +201,9 @@ Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) 
   if (GetBoolProperty(properties, "delta.enableDeletionVectors", false).ValueOr(false)) reader.push_back("deletionVectors"), writer.push_back("deletionVectors");
   if (GetBoolProperty(properties, "delta.enableChangeDataFeed", false).ValueOr(false)) writer.push_back("changeDataFeed");
   if (GetBoolProperty(properties, "delta.enableInCommitTimestamps", false).ValueOr(false)) writer.push_back("inCommitTimestamp");
+  // Row tracking keeps its high-water mark in a domain, so it needs domainMetadata too.
+  if (GetBoolProperty(properties, "delta.enableRowTracking", false).ValueOr(false))
+    writer.insert(writer.end(), {"domainMetadata", "rowTracking"});
   const std::string* cm_mode = properties.Find("delta.columnMapping.mode");
   bool column_mapping = cm_mode && ParseColumnMappingMode(*cm_mode).ValueOr(ColumnMappingMode::kNone) != ColumnMappingMode::kNone;
   Protocol p;
