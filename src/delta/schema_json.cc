@@ -2,7 +2,10 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+
 #include "delta/json_util.h"
+#include "delta/z85.h"
 
 namespace silt::delta {
 
@@ -403,6 +406,70 @@ Result<Schema> ToPhysicalSchema(const Schema& logical, ColumnMappingMode mode) {
     SILT_ASSIGN_OR_RETURN(Field pf, PhysicalField(f, mode));
     out.push_back(std::move(pf));
   }
+  return out;
+}
+
+namespace {
+
+// Appends "key":value_json to a field's metadata object.
+void AddMetadataEntry(std::string* metadata_json, std::string_view key, const std::string& value_json) {
+  std::string entry;
+  AppendJacksonString(&entry, key);
+  entry += ":" + value_json;
+  if (metadata_json->size() <= 2) {
+    *metadata_json = "{" + entry + "}";
+  } else {
+    metadata_json->insert(metadata_json->size() - 1, "," + entry);
+  }
+}
+
+TypePtr AssignType(const TypePtr& type, int64_t* next_id);
+
+Field AssignField(const Field& f, int64_t* max_id) {
+  Field out = f;
+  if (!ColumnMappingId(f)) AddMetadataEntry(&out.metadata_json, kColumnMappingIdKey, std::to_string(++*max_id));
+  if (!PhysicalName(f)) {
+    std::string name;
+    AppendJacksonString(&name, "col-" + Uuid::Random().ToString());
+    AddMetadataEntry(&out.metadata_json, kColumnMappingPhysicalNameKey, name);
+  }
+  out.type = AssignType(f.type, max_id);
+  return out;
+}
+
+TypePtr AssignType(const TypePtr& type, int64_t* max_id) {
+  switch (type->id()) {
+    case TypeId::kStruct: {
+      std::vector<Field> fields;
+      for (const Field& f : type->fields()) fields.push_back(AssignField(f, max_id));
+      return DataType::Struct(std::move(fields));
+    }
+    case TypeId::kList: return DataType::List(AssignType(type->element_type(), max_id), type->contains_null());
+    case TypeId::kMap: {
+      TypePtr k = AssignType(type->key_type(), max_id);
+      return DataType::Map(std::move(k), AssignType(type->value_type(), max_id), type->value_contains_null());
+    }
+    default: return type;
+  }
+}
+
+void MaxId(const TypePtr& type, int64_t* max_id) {
+  for (const Field& f : type->fields()) {
+    if (auto id = ColumnMappingId(f)) *max_id = std::max(*max_id, *id);
+    MaxId(f.type, max_id);
+  }
+}
+
+}  // namespace
+
+Schema AssignColumnMapping(const Schema& logical, int64_t* max_column_id) {
+  // Existing ids first, so new ones never collide with them.
+  for (const Field& f : logical) {
+    if (auto id = ColumnMappingId(f)) *max_column_id = std::max(*max_column_id, *id);
+    MaxId(f.type, max_column_id);
+  }
+  Schema out;
+  for (const Field& f : logical) out.push_back(AssignField(f, max_column_id));
   return out;
 }
 

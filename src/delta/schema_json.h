@@ -63,6 +63,13 @@ std::string PhysicalNameOrName(const Field& field, ColumnMappingMode mode);
 // ("DELTA_COLUMN_MAPPING_MISSING_FIELD_ID"). Under none the schema is returned unchanged.
 Result<Schema> ToPhysicalSchema(const Schema& logical, ColumnMappingMode mode);
 
+// Column mapping for a new table (Spark's DeltaColumnMapping.assignColumnIdAndPhysicalName):
+// every struct field (nested in structs, array elements and map keys/values too) without a
+// delta.columnMapping.id gets the next id after *max_column_id in pre-order (a parent before its
+// children), and one without a physical name gets "col-<random uuid>". Existing ids and names are
+// kept; *max_column_id ends as the largest id in the schema (delta.columnMapping.maxColumnId).
+Schema AssignColumnMapping(const Schema& logical, int64_t* max_column_id);
+
 // Field-by-field equality including names, nullability and metadata text.
 bool SchemaEquals(const Schema& a, const Schema& b);
 

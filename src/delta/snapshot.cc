@@ -1,6 +1,7 @@
 #include "delta/snapshot.h"
 
 #include <algorithm>
+#include <string_view>
 #include <unordered_set>
 
 #include "delta/table_features.h"
@@ -68,110 +69,111 @@ std::optional<DeletionVectorDescriptor> Dv(const Vector* v, size_t i) {
   return d;
 }
 
-// Appends the actions in rows of a checkpoint chunk (columns by name).
-void ActionsFromCheckpointChunk(const DataChunk& chunk, const Schema& schema, std::vector<Action>* out) {
-  auto col = [&](const char* name) -> const Vector* {
-    int i = FindField(schema, name);
-    return i < 0 ? nullptr : &chunk.columns[static_cast<size_t>(i)];
-  };
-  const Vector *add = col("add"), *rem = col("remove"), *md = col("metaData"), *pr = col("protocol"),
-               *txn = col("txn"), *dom = col("domainMetadata"), *cpm = col("checkpointMetadata"), *sc = col("sidecar");
-  for (size_t i = 0; i < chunk.size(); ++i) {
-    if (add && add->IsValid(i)) {
-      AddFile a;
-      a.path = Str(Child(add, "path"), i).value_or("");
-      a.partition_values = Partitions(Child(add, "partitionValues"), i);
-      a.size = Int(Child(add, "size"), i).value_or(0);
-      a.modification_time = Int(Child(add, "modificationTime"), i).value_or(0);
-      a.data_change = Bool(Child(add, "dataChange"), i).value_or(false);
-      a.stats = Str(Child(add, "stats"), i);
-      a.tags = Strings(Child(add, "tags"), i);
-      a.deletion_vector = Dv(Child(add, "deletionVector"), i);
-      a.base_row_id = Int(Child(add, "baseRowId"), i);
-      a.default_row_commit_version = Int(Child(add, "defaultRowCommitVersion"), i);
-      a.clustering_provider = Str(Child(add, "clusteringProvider"), i);
-      out->push_back(std::move(a));
-    } else if (rem && rem->IsValid(i)) {
-      RemoveFile r;
-      r.path = Str(Child(rem, "path"), i).value_or("");
-      r.deletion_timestamp = Int(Child(rem, "deletionTimestamp"), i);
-      r.data_change = Bool(Child(rem, "dataChange"), i).value_or(false);
-      r.extended_file_metadata = Bool(Child(rem, "extendedFileMetadata"), i);
-      if (Child(rem, "partitionValues") && Child(rem, "partitionValues")->IsValid(i))
-        r.partition_values = Partitions(Child(rem, "partitionValues"), i);
-      r.size = Int(Child(rem, "size"), i);
-      r.deletion_vector = Dv(Child(rem, "deletionVector"), i);
-      r.base_row_id = Int(Child(rem, "baseRowId"), i);
-      r.default_row_commit_version = Int(Child(rem, "defaultRowCommitVersion"), i);
-      out->push_back(std::move(r));
-    } else if (md && md->IsValid(i)) {
-      Metadata m;
-      m.id = Str(Child(md, "id"), i).value_or("");
-      m.name = Str(Child(md, "name"), i);
-      m.description = Str(Child(md, "description"), i);
-      if (const Vector* f = Child(md, "format")) {
-        m.format.provider = Str(Child(f, "provider"), i).value_or("parquet");
-        if (auto o = Strings(Child(f, "options"), i)) m.format.options = *o;
-      }
-      m.schema_string = Str(Child(md, "schemaString"), i);
-      m.partition_columns = StrList(Child(md, "partitionColumns"), i).value_or(std::vector<std::string>{});
-      if (auto c = Strings(Child(md, "configuration"), i)) m.configuration = *c;
-      m.created_time = Int(Child(md, "createdTime"), i);
-      out->push_back(std::move(m));
-    } else if (pr && pr->IsValid(i)) {
-      Protocol p;
-      p.min_reader_version = static_cast<int32_t>(Int(Child(pr, "minReaderVersion"), i).value_or(1));
-      p.min_writer_version = static_cast<int32_t>(Int(Child(pr, "minWriterVersion"), i).value_or(2));
-      p.reader_features = StrList(Child(pr, "readerFeatures"), i);
-      p.writer_features = StrList(Child(pr, "writerFeatures"), i);
-      out->push_back(std::move(p));
-    } else if (txn && txn->IsValid(i)) {
-      SetTransaction t;
-      t.app_id = Str(Child(txn, "appId"), i).value_or("");
-      t.version = Int(Child(txn, "version"), i).value_or(0);
-      t.last_updated = Int(Child(txn, "lastUpdated"), i);
-      out->push_back(std::move(t));
-    } else if (dom && dom->IsValid(i)) {
-      DomainMetadata d;
-      d.domain = Str(Child(dom, "domain"), i).value_or("");
-      d.configuration = Str(Child(dom, "configuration"), i).value_or("");
-      d.removed = Bool(Child(dom, "removed"), i).value_or(false);
-      out->push_back(std::move(d));
-    } else if (cpm && cpm->IsValid(i)) {
-      CheckpointMetadata c;
-      c.version = Int(Child(cpm, "version"), i).value_or(0);
-      c.tags = Strings(Child(cpm, "tags"), i);
-      out->push_back(std::move(c));
-    } else if (sc && sc->IsValid(i)) {
-      Sidecar s;
-      s.path = Str(Child(sc, "path"), i).value_or("");
-      s.size_in_bytes = Int(Child(sc, "sizeInBytes"), i).value_or(0);
-      s.modification_time = Int(Child(sc, "modificationTime"), i).value_or(0);
-      s.tags = Strings(Child(sc, "tags"), i);
-      out->push_back(std::move(s));
-    }
+// The columns of one action struct of a checkpoint chunk, resolved once per chunk (a by-name
+// lookup per row and field costs more than decoding the row).
+struct AddColumns {
+  const Vector *st = nullptr, *path, *pv, *size, *mtime, *dc, *stats, *tags, *dv, *brid, *drcv, *cp;
+  explicit AddColumns(const Vector* v) : st(v) {
+    path = Child(v, "path"), pv = Child(v, "partitionValues"), size = Child(v, "size");
+    mtime = Child(v, "modificationTime"), dc = Child(v, "dataChange"), stats = Child(v, "stats");
+    tags = Child(v, "tags"), dv = Child(v, "deletionVector"), brid = Child(v, "baseRowId");
+    drcv = Child(v, "defaultRowCommitVersion"), cp = Child(v, "clusteringProvider");
   }
-}
+  AddFile Read(size_t i) const {
+    AddFile a;
+    a.path = Str(path, i).value_or("");
+    a.partition_values = Partitions(pv, i);
+    a.size = Int(size, i).value_or(0);
+    a.modification_time = Int(mtime, i).value_or(0);
+    a.data_change = Bool(dc, i).value_or(false);
+    a.stats = Str(stats, i);
+    a.tags = Strings(tags, i);
+    a.deletion_vector = Dv(dv, i);
+    a.base_row_id = Int(brid, i);
+    a.default_row_commit_version = Int(drcv, i);
+    a.clustering_provider = Str(cp, i);
+    return a;
+  }
+};
 
-Status ReadParquetActions(ObjectStore& store, const std::string& key, bool load_files, std::vector<Action>* out) {
-  SILT_ASSIGN_OR_RETURN(auto file, store.OpenRead(key));
-  SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(file));
-  const Schema& schema = pf->schema().schema();
-  std::vector<int> cols;
-  for (const char* name : {"add", "remove", "metaData", "protocol", "txn", "domainMetadata", "checkpointMetadata", "sidecar"}) {
-    if (!load_files && (std::string(name) == "add" || std::string(name) == "remove")) continue;
-    int i = FindField(schema, name);
-    if (i >= 0) cols.push_back(i);
+struct RemoveColumns {
+  const Vector *st = nullptr, *path, *ts, *dc, *efm, *pv, *size, *dv, *brid, *drcv;
+  explicit RemoveColumns(const Vector* v) : st(v) {
+    path = Child(v, "path"), ts = Child(v, "deletionTimestamp"), dc = Child(v, "dataChange");
+    efm = Child(v, "extendedFileMetadata"), pv = Child(v, "partitionValues"), size = Child(v, "size");
+    dv = Child(v, "deletionVector"), brid = Child(v, "baseRowId");
+    drcv = Child(v, "defaultRowCommitVersion");
   }
-  Schema projected;
-  for (int c : cols) projected.push_back(schema[static_cast<size_t>(c)]);
-  for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
-    DataChunk chunk;
-    Status s = pf->ReadRowGroup(rg, cols, &chunk);
-    if (!s.ok()) return s.WithContext("checkpoint " + key);
-    ActionsFromCheckpointChunk(chunk, projected, out);
+  RemoveFile Read(size_t i) const {
+    RemoveFile r;
+    r.path = Str(path, i).value_or("");
+    r.deletion_timestamp = Int(ts, i);
+    r.data_change = Bool(dc, i).value_or(false);
+    r.extended_file_metadata = Bool(efm, i);
+    if (pv && pv->IsValid(i)) r.partition_values = Partitions(pv, i);
+    r.size = Int(size, i);
+    r.deletion_vector = Dv(dv, i);
+    r.base_row_id = Int(brid, i);
+    r.default_row_commit_version = Int(drcv, i);
+    return r;
   }
-  return Status::OK();
+};
+
+// The non-file action in row i of a checkpoint chunk, if any.
+std::optional<Action> SmallActionFromRow(const Vector* md, const Vector* pr, const Vector* txn, const Vector* dom,
+                                         const Vector* cpm, const Vector* sc, size_t i) {
+  if (md && md->IsValid(i)) {
+    Metadata m;
+    m.id = Str(Child(md, "id"), i).value_or("");
+    m.name = Str(Child(md, "name"), i);
+    m.description = Str(Child(md, "description"), i);
+    if (const Vector* f = Child(md, "format")) {
+      m.format.provider = Str(Child(f, "provider"), i).value_or("parquet");
+      if (auto o = Strings(Child(f, "options"), i)) m.format.options = *o;
+    }
+    m.schema_string = Str(Child(md, "schemaString"), i);
+    m.partition_columns = StrList(Child(md, "partitionColumns"), i).value_or(std::vector<std::string>{});
+    if (auto c = Strings(Child(md, "configuration"), i)) m.configuration = *c;
+    m.created_time = Int(Child(md, "createdTime"), i);
+    return Action(std::move(m));
+  }
+  if (pr && pr->IsValid(i)) {
+    Protocol p;
+    p.min_reader_version = static_cast<int32_t>(Int(Child(pr, "minReaderVersion"), i).value_or(1));
+    p.min_writer_version = static_cast<int32_t>(Int(Child(pr, "minWriterVersion"), i).value_or(2));
+    p.reader_features = StrList(Child(pr, "readerFeatures"), i);
+    p.writer_features = StrList(Child(pr, "writerFeatures"), i);
+    return Action(std::move(p));
+  }
+  if (txn && txn->IsValid(i)) {
+    SetTransaction t;
+    t.app_id = Str(Child(txn, "appId"), i).value_or("");
+    t.version = Int(Child(txn, "version"), i).value_or(0);
+    t.last_updated = Int(Child(txn, "lastUpdated"), i);
+    return Action(std::move(t));
+  }
+  if (dom && dom->IsValid(i)) {
+    DomainMetadata d;
+    d.domain = Str(Child(dom, "domain"), i).value_or("");
+    d.configuration = Str(Child(dom, "configuration"), i).value_or("");
+    d.removed = Bool(Child(dom, "removed"), i).value_or(false);
+    return Action(std::move(d));
+  }
+  if (cpm && cpm->IsValid(i)) {
+    CheckpointMetadata c;
+    c.version = Int(Child(cpm, "version"), i).value_or(0);
+    c.tags = Strings(Child(cpm, "tags"), i);
+    return Action(std::move(c));
+  }
+  if (sc && sc->IsValid(i)) {
+    Sidecar s;
+    s.path = Str(Child(sc, "path"), i).value_or("");
+    s.size_in_bytes = Int(Child(sc, "sizeInBytes"), i).value_or(0);
+    s.modification_time = Int(Child(sc, "modificationTime"), i).value_or(0);
+    s.tags = Strings(Child(sc, "tags"), i);
+    return Action(std::move(s));
+  }
+  return std::nullopt;
 }
 
 // The reconciliation key of a file action: the path decoded once (file: URIs canonicalised to
@@ -199,68 +201,166 @@ std::optional<std::string> Snapshot::property(const std::string& key) const {
   return v ? std::optional<std::string>(*v) : std::nullopt;
 }
 
-Status Snapshot::ReadCheckpoint(const SnapshotOptions& options, std::vector<Action>* out) {
+// Replay state shared by the commit pass and the checkpoint pass.
+struct Snapshot::ReplayState {
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  bool have_protocol = false, have_metadata = false;
+  // Reconciliation keys of the file actions of commits newer than the checkpoint. Checkpoint
+  // rows are only checked against it, never added: a checkpoint holds reconciled state (one
+  // action per key), so a 300k-file checkpoint needs no 300k-entry set.
+  std::unordered_set<std::string, KeyHash, std::equal_to<>> seen;
+  std::unordered_set<std::string> seen_txn, seen_domain;
+  std::vector<std::string> sidecars;
+
+  bool SeenInCommits(const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) const {
+    if (seen.empty()) return false;
+    // Plain relative paths without escapes or a DV are their own key: no allocation.
+    if (!dv && path.find('%') == std::string::npos && path.find(':') == std::string::npos)
+      return seen.find(std::string_view(path)) != seen.end();
+    return seen.count(FileKey(path, dv)) != 0;
+  }
+};
+
+void Snapshot::Apply(Action& a, bool from_checkpoint, ReplayState* st) {
+  switch (a.kind()) {
+    case ActionKind::kProtocol:
+      if (!st->have_protocol) protocol_ = std::move(*a.get_if<Protocol>()), st->have_protocol = true;
+      break;
+    case ActionKind::kMetadata:
+      if (!st->have_metadata) metadata_ = std::move(*a.get_if<Metadata>()), st->have_metadata = true;
+      break;
+    case ActionKind::kAdd: {
+      AddFile& f = *a.get_if<AddFile>();
+      if (from_checkpoint) {
+        if (!st->SeenInCommits(f.path, f.deletion_vector)) files_.push_back(std::move(f));
+      } else if (st->seen.insert(FileKey(f.path, f.deletion_vector)).second) {
+        files_.push_back(std::move(f));
+      }
+      break;
+    }
+    case ActionKind::kRemove: {
+      RemoveFile& r = *a.get_if<RemoveFile>();
+      if (from_checkpoint) {
+        if (!st->SeenInCommits(r.path, r.deletion_vector)) tombstones_.push_back(std::move(r));
+      } else if (st->seen.insert(FileKey(r.path, r.deletion_vector)).second) {
+        tombstones_.push_back(std::move(r));
+      }
+      break;
+    }
+    case ActionKind::kTxn: {
+      SetTransaction& t = *a.get_if<SetTransaction>();
+      if (st->seen_txn.insert(t.app_id).second) txns_[t.app_id] = std::move(t);
+      break;
+    }
+    case ActionKind::kDomainMetadata: {
+      DomainMetadata& d = *a.get_if<DomainMetadata>();
+      if (st->seen_domain.insert(d.domain).second && !d.removed) domains_[d.domain] = std::move(d);
+      break;
+    }
+    case ActionKind::kSidecar:
+      if (from_checkpoint) st->sidecars.push_back(a.get_if<Sidecar>()->path);
+      break;
+    default:
+      break;
+  }
+}
+
+// Decodes a Parquet checkpoint (part or sidecar) one row group at a time and reconciles each
+// row as it goes, so only one decoded row group is alive besides the snapshot's own state.
+Status Snapshot::ReadParquetCheckpoint(const std::string& key, bool load_files, ReplayState* st) {
+  SILT_ASSIGN_OR_RETURN(auto file, store_->OpenRead(key));
+  SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(file));
+  const Schema& schema = pf->schema().schema();
+  std::vector<int> cols;
+  Schema projected;
+  for (const char* name : {"add", "remove", "metaData", "protocol", "txn", "domainMetadata", "checkpointMetadata", "sidecar"}) {
+    if (!load_files && (std::string_view(name) == "add" || std::string_view(name) == "remove")) continue;
+    int i = FindField(schema, name);
+    if (i < 0) continue;
+    cols.push_back(i);
+    projected.push_back(schema[static_cast<size_t>(i)]);
+  }
+  // Reserve the live-file vector once: the add rows of each row group are its rows minus the
+  // nulls of add.path (chunk statistics), so growth never copies 300k AddFiles twice.
+  if (load_files && FindField(schema, "add") >= 0) {
+    int path_leaf = -1;
+    for (int l = 0; l < pf->schema().num_leaves(); ++l) {
+      const auto& p = pf->schema().leaf(l).path;
+      if (p.size() == 2 && p[0] == "add" && p[1] == "path") path_leaf = l;
+    }
+    int64_t adds = 0;
+    bool known = path_leaf >= 0;
+    for (int rg = 0; known && rg < pf->num_row_groups(); ++rg) {
+      auto stats = pf->GetStatistics(rg, path_leaf);
+      if (!stats.null_count) {
+        known = false;
+      } else {
+        adds += pf->metadata().row_groups[static_cast<size_t>(rg)].num_rows - *stats.null_count;
+      }
+    }
+    if (known && adds > 0) files_.reserve(files_.size() + static_cast<size_t>(adds));
+  }
+  DataChunk chunk;
+  for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
+    Status s = pf->ReadRowGroup(rg, cols, &chunk);
+    if (!s.ok()) return s.WithContext("checkpoint " + key);
+    auto column = [&](const char* name) -> const Vector* {
+      int i = FindField(projected, name);
+      return i < 0 ? nullptr : &chunk.columns[static_cast<size_t>(i)];
+    };
+    const Vector* add_v = column("add");
+    const Vector* rem_v = column("remove");
+    std::optional<AddColumns> add;
+    std::optional<RemoveColumns> rem;
+    if (add_v) add.emplace(add_v);
+    if (rem_v) rem.emplace(rem_v);
+    const Vector *md = column("metaData"), *pr = column("protocol"), *txn = column("txn"),
+                 *dom = column("domainMetadata"), *cpm = column("checkpointMetadata"), *sc = column("sidecar");
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      if (add_v && add_v->IsValid(i)) {
+        AddFile f = add->Read(i);
+        if (!st->SeenInCommits(f.path, f.deletion_vector)) files_.push_back(std::move(f));
+      } else if (rem_v && rem_v->IsValid(i)) {
+        RemoveFile r = rem->Read(i);
+        if (!st->SeenInCommits(r.path, r.deletion_vector)) tombstones_.push_back(std::move(r));
+      } else if (auto a = SmallActionFromRow(md, pr, txn, dom, cpm, sc, i)) {
+        Apply(*a, true, st);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status Snapshot::ReadCheckpoint(const SnapshotOptions& options, ReplayState* st) {
   for (const LogFile& part : segment_.checkpoint_parts) {
     if (part.json) {
       SILT_ASSIGN_OR_RETURN(std::string bytes, store_->Get(part.meta.key));
       std::vector<Action> actions;
       SILT_RETURN_NOT_OK(ParseCommit(bytes, &actions, part.meta.key));
-      for (auto& a : actions)
-        if (options.load_files || (a.kind() != ActionKind::kAdd && a.kind() != ActionKind::kRemove))
-          out->push_back(std::move(a));
+      for (auto& a : actions) {
+        if (!options.load_files && (a.kind() == ActionKind::kAdd || a.kind() == ActionKind::kRemove)) continue;
+        Apply(a, true, st);
+      }
     } else {
-      SILT_RETURN_NOT_OK(ReadParquetActions(*store_, part.meta.key, options.load_files, out));
+      SILT_RETURN_NOT_OK(ReadParquetCheckpoint(part.meta.key, options.load_files, st));
     }
   }
   if (!options.load_files) return Status::OK();
   // V2 checkpoints keep their file actions in sidecars.
-  std::vector<std::string> sidecars;
-  for (const auto& a : *out)
-    if (const Sidecar* s = a.get_if<Sidecar>()) sidecars.push_back(s->path);
+  std::vector<std::string> sidecars = std::move(st->sidecars);
   for (const auto& p : sidecars) {
     SILT_ASSIGN_OR_RETURN(DeltaPath dp, ParseDeltaPath(p));
     if (dp.absolute) return Status::NotImplemented("absolute sidecar paths are not supported: " + p);
-    SILT_RETURN_NOT_OK(ReadParquetActions(*store_, std::string(kLogDir) + "_sidecars/" + dp.path, true, out));
+    SILT_RETURN_NOT_OK(ReadParquetCheckpoint(std::string(kLogDir) + "_sidecars/" + dp.path, true, st));
   }
   return Status::OK();
 }
 
 Status Snapshot::Replay(const SnapshotOptions& options) {
-  bool have_protocol = false, have_metadata = false;
-  std::unordered_set<std::string> seen;
-  std::unordered_set<std::string> seen_txn, seen_domain;
-  auto apply = [&](Action& a) {
-    switch (a.kind()) {
-      case ActionKind::kProtocol:
-        if (!have_protocol) protocol_ = std::move(*a.get_if<Protocol>()), have_protocol = true;
-        break;
-      case ActionKind::kMetadata:
-        if (!have_metadata) metadata_ = std::move(*a.get_if<Metadata>()), have_metadata = true;
-        break;
-      case ActionKind::kAdd: {
-        AddFile& f = *a.get_if<AddFile>();
-        if (seen.insert(FileKey(f.path, f.deletion_vector)).second) files_.push_back(std::move(f));
-        break;
-      }
-      case ActionKind::kRemove: {
-        RemoveFile& r = *a.get_if<RemoveFile>();
-        if (seen.insert(FileKey(r.path, r.deletion_vector)).second) tombstones_.push_back(std::move(r));
-        break;
-      }
-      case ActionKind::kTxn: {
-        SetTransaction& t = *a.get_if<SetTransaction>();
-        if (seen_txn.insert(t.app_id).second) txns_[t.app_id] = std::move(t);
-        break;
-      }
-      case ActionKind::kDomainMetadata: {
-        DomainMetadata& d = *a.get_if<DomainMetadata>();
-        if (seen_domain.insert(d.domain).second && !d.removed) domains_[d.domain] = std::move(d);
-        break;
-      }
-      default:
-        break;
-    }
-  };
+  ReplayState st;
   // Newest commit first; within a commit the order of distinct keys does not matter.
   for (auto it = segment_.commits.rbegin(); it != segment_.commits.rend(); ++it) {
     SILT_ASSIGN_OR_RETURN(std::string bytes, store_->Get(it->meta.key));
@@ -274,21 +374,19 @@ Status Snapshot::Replay(const SnapshotOptions& options) {
     }
     for (auto& a : actions) {
       if (!options.load_files && (a.kind() == ActionKind::kAdd || a.kind() == ActionKind::kRemove)) continue;
-      apply(a);
+      Apply(a, false, &st);
     }
   }
   if (segment_.checkpoint_version >= 0) {
-    std::vector<Action> actions;
-    SILT_RETURN_NOT_OK(ReadCheckpoint(options, &actions));
+    SILT_RETURN_NOT_OK(ReadCheckpoint(options, &st));
     if (segment_.commits.empty() && !segment_.checkpoint_parts.empty())
       timestamp_ms_ = segment_.checkpoint_parts[0].meta.modification_time_ms;
-    for (auto& a : actions) apply(a);
   }
   const std::string& root = store_->root();
-  if (!have_protocol)
+  if (!st.have_protocol)
     return Status::Corruption("version " + std::to_string(version()) + " of " + root + " has no protocol action",
                               "DELTA_STATE_RECOVER_ERROR");
-  if (!have_metadata)
+  if (!st.have_metadata)
     return Status::Corruption("version " + std::to_string(version()) + " of " + root + " has no metaData action",
                               "DELTA_STATE_RECOVER_ERROR");
   SILT_RETURN_NOT_OK(CheckReadSupported(protocol_, root));

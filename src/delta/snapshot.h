@@ -56,8 +56,12 @@ class Snapshot {
   const std::shared_ptr<ObjectStore>& store() const { return store_; }
 
  private:
+  struct ReplayState;
   Status Replay(const SnapshotOptions& options);
-  Status ReadCheckpoint(const SnapshotOptions& options, std::vector<Action>* out);
+  // Reconciles one action; checkpoint actions only lose against newer commits.
+  void Apply(Action& a, bool from_checkpoint, ReplayState* st);
+  Status ReadCheckpoint(const SnapshotOptions& options, ReplayState* st);
+  Status ReadParquetCheckpoint(const std::string& key, bool load_files, ReplayState* st);
 
   std::shared_ptr<ObjectStore> store_;
   LogSegment segment_;

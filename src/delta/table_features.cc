@@ -39,12 +39,13 @@ const std::vector<std::string>& SupportedReaderFeatures() {
 }
 
 const std::vector<std::string>& SupportedWriterFeatures() {
-  // Features whose writer obligations silt meets. Others (generated/identity columns, CHECK
-  // constraints, row tracking, icebergCompat, catalog-managed tables) are refused until built.
+  // Features whose writer obligations silt meets (row tracking: Transaction assigns row ids).
+  // Others (generated/identity columns, CHECK constraints, icebergCompat, catalog-managed
+  // tables) are refused until built.
   static const std::vector<std::string> kFeatures = {
       "appendOnly",   "invariants", "deletionVectors", "timestampNtz", "domainMetadata", "v2Checkpoint",
       "vacuumProtocolCheck", "typeWidening", "typeWidening-preview", "changeDataFeed", "columnMapping",
-      "inCommitTimestamp", "clustering"};
+      "inCommitTimestamp", "clustering", "rowTracking"};
   return kFeatures;
 }
 

@@ -1,6 +1,7 @@
 #include "delta/table_writer.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "delta/partition_values.h"
@@ -32,6 +33,25 @@ bool HasType(const TypePtr& t, TypeId id) {
 }
 
 
+
+// The physical path of a logical column path (unknown components are kept as given, so a
+// stats column that names nothing still selects nothing).
+std::vector<std::string> PhysicalPath(const Schema& logical, const std::vector<std::string>& path, ColumnMappingMode cm) {
+  std::vector<std::string> out;
+  const std::vector<Field>* fields = &logical;
+  for (const auto& name : path) {
+    int i = fields ? FindField(*fields, name) : -1;
+    if (i < 0) {
+      out.push_back(name);
+      fields = nullptr;
+      continue;
+    }
+    const Field& f = (*fields)[static_cast<size_t>(i)];
+    out.push_back(PhysicalNameOrName(f, cm));
+    fields = f.type->id() == TypeId::kStruct ? &f.type->fields() : nullptr;
+  }
+  return out;
+}
 
 // Writes one data file of `rows` rows selected by `sel` from `chunk`'s data columns.
 Result<AddFile> WriteOneFile(ObjectStore& store, const Schema& data_schema, const std::vector<int>& data_cols,
@@ -107,19 +127,22 @@ Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& 
                                             const std::vector<DataChunk>& chunks, const DataWriteOptions& options) {
   const std::string* mode = metadata.configuration.Find("delta.columnMapping.mode");
   SILT_ASSIGN_OR_RETURN(ColumnMappingMode cm, ParseColumnMappingMode(mode ? std::optional<std::string>(*mode) : std::nullopt));
-  if (cm != ColumnMappingMode::kNone)
-    return Status::NotImplemented("writing to column-mapped tables is not supported yet");
+  // Data files, stats and partition values use physical names (and Parquet field ids) under
+  // column mapping, as Spark's DeltaParquetFileFormat writes them.
+  SILT_ASSIGN_OR_RETURN(Schema physical, ToPhysicalSchema(schema, cm));
   std::vector<int> part_cols, data_cols;
+  std::vector<std::string> part_names;
   for (const auto& p : metadata.partition_columns) {
     int i = FindField(schema, p);
     if (i < 0) return Status::InvalidArgument("partition column " + p + " is not in the schema", "DELTA_PARTITION_COLUMN_NOT_FOUND");
     part_cols.push_back(i);
+    part_names.push_back(physical[static_cast<size_t>(i)].name);
   }
   Schema data_schema;
   for (size_t i = 0; i < schema.size(); ++i)
     if (std::find(part_cols.begin(), part_cols.end(), static_cast<int>(i)) == part_cols.end()) {
       data_cols.push_back(static_cast<int>(i));
-      data_schema.push_back(schema[i]);
+      data_schema.push_back(physical[i]);
     }
   StatsOptions stats_options;
   if (const std::string* n = metadata.configuration.Find("delta.dataSkippingNumIndexedCols")) {
@@ -132,6 +155,8 @@ Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& 
   }
   if (const std::string* cols = metadata.configuration.Find("delta.dataSkippingStatsColumns")) {
     SILT_ASSIGN_OR_RETURN(auto parsed, ParseStatsColumnList(*cols));
+    // The property names logical columns; stats are keyed by physical paths.
+    for (auto& path : parsed) path = PhysicalPath(schema, path, cm);
     stats_options.stats_columns = std::move(parsed);
   }
   std::vector<AddFile> adds;
@@ -152,8 +177,8 @@ Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& 
       PartitionValues pv;
       silt::PartitionValues dirs;
       for (size_t k = 0; k < part_cols.size(); ++k) {
-        pv.Append(metadata.partition_columns[k], key[k]);
-        dirs.emplace_back(metadata.partition_columns[k], key[k]);
+        pv.Append(part_names[k], key[k]);
+        dirs.emplace_back(part_names[k], key[k]);
       }
       std::string dir = PartitionPath(dirs);
       for (size_t b = 0; b < rows.size(); b += static_cast<size_t>(options.max_rows_per_file)) {
@@ -176,12 +201,19 @@ Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) 
   if (GetBoolProperty(properties, "delta.enableDeletionVectors", false).ValueOr(false)) reader.push_back("deletionVectors"), writer.push_back("deletionVectors");
   if (GetBoolProperty(properties, "delta.enableChangeDataFeed", false).ValueOr(false)) writer.push_back("changeDataFeed");
   if (GetBoolProperty(properties, "delta.enableInCommitTimestamps", false).ValueOr(false)) writer.push_back("inCommitTimestamp");
+  // Row tracking keeps its high-water mark in a domain, so it needs domainMetadata too.
+  if (GetBoolProperty(properties, "delta.enableRowTracking", false).ValueOr(false))
+    writer.insert(writer.end(), {"domainMetadata", "rowTracking"});
+  const std::string* cm_mode = properties.Find("delta.columnMapping.mode");
+  bool column_mapping = cm_mode && ParseColumnMappingMode(*cm_mode).ValueOr(ColumnMappingMode::kNone) != ColumnMappingMode::kNone;
   Protocol p;
   if (reader.empty() && writer.empty()) {
-    p.min_reader_version = 1;
-    p.min_writer_version = 2;
+    // Column mapping alone is the legacy (2, 5) protocol, as Spark creates it.
+    p.min_reader_version = column_mapping ? 2 : 1;
+    p.min_writer_version = column_mapping ? 5 : 2;
     return p;
   }
+  if (column_mapping) reader.push_back("columnMapping"), writer.push_back("columnMapping");
   // Table features: list the legacy writer features version 2 implies, as Spark does.
   writer.insert(writer.begin(), {"appendOnly", "invariants"});
   p.min_reader_version = reader.empty() ? 1 : 3;
@@ -197,16 +229,26 @@ Result<CommitResult> CreateTable(std::shared_ptr<ObjectStore> store, const Schem
   for (const auto& p : options.partition_columns)
     if (FindField(schema, p) < 0)
       return Status::InvalidArgument("partition column " + p + " is not in the schema", "DELTA_PARTITION_COLUMN_NOT_FOUND");
+  const std::string* cm_mode = options.properties.Find("delta.columnMapping.mode");
+  SILT_ASSIGN_OR_RETURN(ColumnMappingMode cm,
+                        ParseColumnMappingMode(cm_mode ? std::optional<std::string>(*cm_mode) : std::nullopt));
+  Schema table_schema = schema;
+  if (cm != ColumnMappingMode::kNone) {
+    int64_t max_id = 0;
+    if (const std::string* m = options.properties.Find("delta.columnMapping.maxColumnId")) max_id = std::atoll(m->c_str());
+    table_schema = AssignColumnMapping(schema, &max_id);
+    options.properties.Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
+  }
   Metadata md;
   md.id = Uuid::Random().ToString();
   md.name = options.name;
   md.description = options.description;
-  md.schema_string = SerializeSchema(schema);
+  md.schema_string = SerializeSchema(table_schema);
   md.partition_columns = options.partition_columns;
   md.configuration = options.properties;
   md.created_time = options.txn.clock->NowMillis();
   Transaction txn(store, nullptr, options.txn);
-  txn.UpdateProtocol(ProtocolForNewTable(schema, options.properties));
+  txn.UpdateProtocol(ProtocolForNewTable(table_schema, options.properties));
   txn.UpdateMetadata(md);
   StringMap params;
   params.Set("partitionBy", PartitionByParam(options.partition_columns));
@@ -222,7 +264,7 @@ Result<CommitResult> CreateTable(std::shared_ptr<ObjectStore> store, const Schem
   params.Set("properties", JsonStr(props + "}"));
   txn.SetOperation(rows.empty() ? "CREATE TABLE" : "CREATE TABLE AS SELECT", params);
   if (!rows.empty()) {
-    SILT_ASSIGN_OR_RETURN(auto adds, WriteDataFiles(*store, md, schema, rows, options.write));
+    SILT_ASSIGN_OR_RETURN(auto adds, WriteDataFiles(*store, md, table_schema, rows, options.write));
     SetWriteMetrics(&txn, rows, adds);
     for (auto& a : adds) txn.Add(std::move(a));
   }

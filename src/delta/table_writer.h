@@ -27,7 +27,8 @@ struct DataWriteOptions {
 // Writes `chunks` (columns in `schema` order — the table's logical schema) as data files of a
 // table with `metadata`, one or more per partition, and returns their add actions (not yet
 // committed: a commit must reference only files that are completely written, which these are).
-// Column-mapped tables are refused for now (NotImplemented).
+// Under column mapping (name or id) the files, their stats and the partition values and
+// directories use physical names, and Parquet fields carry the column mapping ids as field_id.
 Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& metadata, const Schema& schema,
                                             const std::vector<DataChunk>& chunks, const DataWriteOptions& options = {});
 
@@ -44,7 +45,9 @@ struct CreateTableOptions {
   TransactionOptions txn;
 };
 
-// Creates a table at the store's root (version 0), optionally with rows (CTAS). Errors:
+// Creates a table at the store's root (version 0), optionally with rows (CTAS). With
+// delta.columnMapping.mode = name or id in the properties, fields get column mapping ids and
+// physical names (AssignColumnMapping) and delta.columnMapping.maxColumnId is set. Errors:
 // DELTA_TABLE_ALREADY_EXISTS when a log exists; DELTA_INVALID_PARTITION_COLUMN-style errors for
 // partition columns missing from the schema.
 Result<CommitResult> CreateTable(std::shared_ptr<ObjectStore> store, const Schema& schema,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include <simdjson.h>
+
 #include "common/logging.h"
 #include "delta/checkpoint_writer.h"
 #include "delta/log_cleanup.h"
@@ -21,6 +23,27 @@ std::string NormalizedPath(const std::string& p) {
   return d.ok() ? *d : p;
 }
 
+constexpr char kRowTrackingDomain[] = "delta.rowTracking";
+
+// rowIdHighWaterMark of a delta.rowTracking domain configuration; nullopt when absent/invalid.
+std::optional<int64_t> HighWaterMark(const std::string& configuration) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  int64_t v;
+  if (parser.parse(configuration).get(doc) || doc["rowIdHighWaterMark"].get_int64().get(v)) return std::nullopt;
+  return v;
+}
+
+// numRecords of a stats JSON text.
+std::optional<int64_t> NumRecords(const std::optional<std::string>& stats) {
+  if (!stats) return std::nullopt;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  int64_t v;
+  if (parser.parse(*stats).get(doc) || doc["numRecords"].get_int64().get(v) || v < 0) return std::nullopt;
+  return v;
+}
+
 bool SamePartition(const PartitionValues& a, const PartitionValues& b) {
   for (const auto& [k, v] : a.entries()) {
     const auto* o = b.Find(k);
@@ -35,7 +58,17 @@ Transaction::Transaction(std::shared_ptr<ObjectStore> store, std::shared_ptr<con
                          TransactionOptions options)
     : store_(std::move(store)), read_snapshot_(std::move(read_snapshot)), options_(std::move(options)),
       txn_id_(Uuid::Random().ToString()) {
-  if (read_snapshot_) last_commit_timestamp_ = read_snapshot_->timestamp_ms();
+  if (read_snapshot_) {
+    last_commit_timestamp_ = read_snapshot_->timestamp_ms();
+    auto it = read_snapshot_->domains().find(kRowTrackingDomain);
+    if (it != read_snapshot_->domains().end())
+      row_id_high_water_mark_ = HighWaterMark(it->second.configuration).value_or(-1);
+  }
+}
+
+bool Transaction::row_tracking_supported() const {
+  const Protocol& p = new_protocol_ ? *new_protocol_ : read_snapshot_->protocol();
+  return HasFeature(p, "rowTracking");
 }
 
 void Transaction::SetOperation(std::string operation, StringMap parameters) {
@@ -50,7 +83,7 @@ bool Transaction::is_blind_append() const {
   return scope == ReadScope::kNothing && removes_.empty() && !new_metadata_ && !new_protocol_;
 }
 
-std::vector<Action> Transaction::BuildActions(int64_t /*version*/) const {
+std::vector<Action> Transaction::BuildActions(int64_t version) const {
   std::vector<Action> out;
   CommitInfo ci;
   ci.timestamp = options_.clock->NowMillis();
@@ -63,17 +96,43 @@ std::vector<Action> Transaction::BuildActions(int64_t /*version*/) const {
   ci.user_metadata = user_metadata_;
   ci.engine_info = options_.engine_info;
   ci.txn_id = txn_id_;
+  const bool row_tracking = row_tracking_supported();
   // In-commit timestamps: strictly after the previous commit's, whatever the local clock says.
   const Metadata& md = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();
   if (GetBoolProperty(md.configuration, "delta.enableInCommitTimestamps", false).ValueOr(false))
     ci.in_commit_timestamp = std::max(*ci.timestamp, last_commit_timestamp_ + 1);
+  if (row_tracking && GetBoolProperty(md.configuration, "delta.enableRowTracking", false).ValueOr(false)) {
+    if (!ci.tags) ci.tags = StringMap{};
+    if (!ci.tags->Contains("delta.rowTracking.preserved")) ci.tags->Set("delta.rowTracking.preserved", "true");
+  }
   out.push_back(std::move(ci));
   if (new_protocol_) out.push_back(*new_protocol_);
   if (new_metadata_) out.push_back(*new_metadata_);
   for (const auto& t : txns_) out.push_back(t);
-  for (const auto& d : domains_) out.push_back(d);
+  // Row tracking (PROTOCOL.md "Row Tracking"): fresh row ids start after the high-water mark;
+  // the new mark goes into the same commit. Recomputed per attempt, so a retry after a
+  // concurrent commit never reuses the winner's ids.
+  std::vector<AddFile> adds = adds_;
+  int64_t hwm = row_id_high_water_mark_;
+  bool assigned = false;
+  if (row_tracking) {
+    for (size_t i = 0; i < adds.size(); ++i) {
+      AddFile& a = adds[i];
+      if (!a.base_row_id) {
+        a.base_row_id = hwm + 1;
+        hwm += add_num_records_[i];
+        assigned = true;
+      }
+      if (!a.default_row_commit_version) a.default_row_commit_version = version;
+    }
+  }
+  for (const auto& d : domains_) {
+    if (assigned && d.domain == kRowTrackingDomain) continue;
+    out.push_back(d);
+  }
+  if (assigned) out.push_back(DomainMetadata{kRowTrackingDomain, "{\"rowIdHighWaterMark\":" + std::to_string(hwm) + "}", false});
   for (const auto& r : removes_) out.push_back(r);
-  for (const auto& a : adds_) out.push_back(a);
+  for (auto& a : adds) out.push_back(std::move(a));
   return out;
 }
 
@@ -120,6 +179,8 @@ Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v)
       }
       case ActionKind::kDomainMetadata: {
         const DomainMetadata& d = *a.get_if<DomainMetadata>();
+        // Row ids are reassigned after the winner's mark on retry: not a conflict.
+        if (d.domain == kRowTrackingDomain && row_tracking_supported()) break;
         for (const auto& ours : domains_)
           if (ours.domain == d.domain)
             return Conflict("DELTA_CONCURRENT_TRANSACTION", "domain " + d.domain + " was changed by a " + where);
@@ -164,6 +225,17 @@ Result<CommitResult> Transaction::Commit() {
     bool removes_data = std::any_of(removes_.begin(), removes_.end(), [](const RemoveFile& r) { return r.data_change; });
     SILT_RETURN_NOT_OK(CheckWriteSupported(p, m, removes_data, store_->root()));
   }
+  if (row_tracking_supported()) {
+    add_num_records_.clear();
+    for (const auto& a : adds_) {
+      std::optional<int64_t> n = NumRecords(a.stats);
+      if (!n && !a.base_row_id)
+        return Status::InvalidArgument("cannot assign row ids to " + a.path + " of " + store_->root() +
+                                           ": its stats have no numRecords",
+                                       "DELTA_ROW_ID_ASSIGNMENT_WITHOUT_STATS");
+      add_num_records_.push_back(n.value_or(0));
+    }
+  }
   int64_t version = read_version() + 1;
   for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
     std::string bytes = SerializeCommit(BuildActions(version));
@@ -188,9 +260,12 @@ Result<CommitResult> Transaction::Commit() {
       std::vector<Action> winner;
       SILT_RETURN_NOT_OK(ParseCommit(winner_bytes, &winner, m.key));
       SILT_RETURN_NOT_OK(CheckConflicts(winner, f->version));
-      for (const auto& a : winner)
+      for (const auto& a : winner) {
         if (const CommitInfo* ci = a.get_if<CommitInfo>())
           last_commit_timestamp_ = std::max(last_commit_timestamp_, ci->in_commit_timestamp.value_or(ci->timestamp.value_or(-1)));
+        if (const DomainMetadata* d = a.get_if<DomainMetadata>(); d && d->domain == kRowTrackingDomain && !d->removed)
+          row_id_high_water_mark_ = std::max(row_id_high_water_mark_, HighWaterMark(d->configuration).value_or(-1));
+      }
       latest = std::max(latest, f->version);
     }
     version = latest + 1;

@@ -76,7 +76,11 @@ class Transaction {
   // Files the transaction read (by path); a concurrent remove of one is a conflict.
   void AddReadFile(const std::string& path) { read_files_.push_back(path); }
 
-  // Writes the commit. Call once.
+  // Writes the commit. Call once. On tables with the rowTracking feature, adds without a
+  // baseRowId get one from the table's row id high-water mark (domain delta.rowTracking), their
+  // defaultRowCommitVersion is the commit's version, and the commit updates the domain; both are
+  // recomputed when a concurrent commit wins the version. Such adds need numRecords in their
+  // stats (DELTA_ROW_ID_ASSIGNMENT_WITHOUT_STATS otherwise).
   Result<CommitResult> Commit();
 
   // The actions of the commit at `version` (commitInfo first), as written.
@@ -86,6 +90,7 @@ class Transaction {
   Status CheckConflicts(const std::vector<Action>& winner, int64_t winner_version) const;
   void RunPostCommitHooks(CommitResult* result) const;
   bool is_blind_append() const;
+  bool row_tracking_supported() const;
 
   std::shared_ptr<ObjectStore> store_;
   std::shared_ptr<const Snapshot> read_snapshot_;
@@ -105,6 +110,9 @@ class Transaction {
   std::vector<std::string> read_files_;
   std::string txn_id_;
   int64_t last_commit_timestamp_ = -1;  // newest known commit's timestamp, for ICT monotonicity
+  // Row tracking: the highest row id assigned so far (-1: none) and numRecords per add.
+  int64_t row_id_high_water_mark_ = -1;
+  std::vector<int64_t> add_num_records_;
   bool committed_ = false;
 };
 

@@ -1,5 +1,8 @@
 #include "parquet/schema.h"
 
+#include <simdjson.h>
+
+#include <climits>
 #include <cmath>
 #include <functional>
 
@@ -361,10 +364,23 @@ int DecimalBytesForPrecision(int precision) {
 
 namespace {
 
+// Spark's convention (ParquetUtils.FIELD_ID_METADATA_KEY): a struct field whose metadata holds
+// "parquet.field.id" is written with that Parquet field_id (Delta column mapping sets it).
+std::optional<int32_t> FieldIdFromMetadata(const std::string& metadata_json) {
+  if (metadata_json.find("parquet.field.id") == std::string::npos) return std::nullopt;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(metadata_json).get(doc)) return std::nullopt;
+  int64_t id;
+  if (doc["parquet.field.id"].get_int64().get(id) || id < INT32_MIN || id > INT32_MAX) return std::nullopt;
+  return static_cast<int32_t>(id);
+}
+
 Status AppendElements(const std::string& name, const TypePtr& type, bool nullable,
-                      std::vector<SchemaElement>* out) {
+                      std::vector<SchemaElement>* out, std::optional<int32_t> field_id = std::nullopt) {
   SchemaElement e;
   e.name = name;
+  e.field_id = field_id;
   e.repetition_type = nullable ? Repetition::OPTIONAL : Repetition::REQUIRED;
   auto logical = [](LogicalType::Kind k) {
     LogicalType lt;
@@ -438,7 +454,8 @@ Status AppendElements(const std::string& name, const TypePtr& type, bool nullabl
         return Status::InvalidArgument("cannot write empty struct '" + name + "' to Parquet", "DELTA_EMPTY_DATA");
       e.num_children = static_cast<int32_t>(type->fields().size());
       out->push_back(e);
-      for (const Field& f : type->fields()) SILT_RETURN_NOT_OK(AppendElements(f.name, f.type, f.nullable, out));
+      for (const Field& f : type->fields())
+        SILT_RETURN_NOT_OK(AppendElements(f.name, f.type, f.nullable, out, FieldIdFromMetadata(f.metadata_json)));
       return Status::OK();
     }
     case TypeId::kList: {
@@ -479,7 +496,8 @@ Result<std::vector<SchemaElement>> MakeParquetSchema(const Schema& schema) {
   root.name = "spark_schema";
   root.num_children = static_cast<int32_t>(schema.size());
   out.push_back(root);
-  for (const Field& f : schema) SILT_RETURN_NOT_OK(AppendElements(f.name, f.type, f.nullable, &out));
+  for (const Field& f : schema)
+    SILT_RETURN_NOT_OK(AppendElements(f.name, f.type, f.nullable, &out, FieldIdFromMetadata(f.metadata_json)));
   return out;
 }
 

@@ -100,8 +100,9 @@ class FileSchema {
   std::vector<const ColumnNode*> leaves_;
 };
 
-// silt schema → Parquet schema elements (writer side). field_ids: optional per top-level field
-// (Delta column mapping writes them); names may be physical names.
+// silt schema → Parquet schema elements (writer side). A struct field (top-level or nested)
+// whose metadata JSON has "parquet.field.id" gets that field_id, as Spark writes them for Delta
+// column mapping; names may be physical names.
 Result<std::vector<SchemaElement>> MakeParquetSchema(const Schema& schema);
 
 // Bytes per PLAIN value of a leaf's physical type (BOOLEAN counts 1, as decoded); 0 for BYTE_ARRAY.
