@@ -119,6 +119,7 @@ Status CheckMatches(const std::vector<uint32_t>& idx, size_t rows) {
 DmlOptions WithClock(const DmlOptions& o) {
   DmlOptions out = o;
   out.write.clock = o.clock;
+  out.write.tight_bounds.reset();
   out.txn.clock = o.clock;
   return out;
 }
@@ -364,9 +365,10 @@ std::string StatsWithWideBounds(const std::optional<std::string>& stats, int64_t
 Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
                                   std::shared_ptr<const Snapshot> snapshot, RowChanges changes,
                                   const DmlOptions& raw_options) {
-  const DmlOptions options = WithClock(raw_options);
+  DmlOptions options = WithClock(raw_options);
   const Snapshot& snap = *snapshot;
   Clock& clock = *options.clock;
+  if (delta::HasFeature(snap.protocol(), "deletionVectors")) options.write.tight_bounds = true;
   const int64_t start_ms = changes.start_time_ms >= 0 ? changes.start_time_ms : clock.NowMillis();
   SILT_RETURN_NOT_OK(delta::CheckWriteSupported(snap.protocol(), snap.metadata(),
                                                 !changes.deletions.empty(), store->root()));

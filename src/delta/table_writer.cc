@@ -135,6 +135,7 @@ Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& 
     SILT_ASSIGN_OR_RETURN(auto parsed, ParseStatsColumnList(*cols));
     stats_options.stats_columns = std::move(parsed);
   }
+  stats_options.tight_bounds = options.tight_bounds;
   std::vector<AddFile> adds;
   int file_index = 0;
   for (const DataChunk& chunk : chunks) {

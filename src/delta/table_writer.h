@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ struct DataWriteOptions {
   // Change data files use "_change_data" and "cdc" (Spark's CDC writer layout).
   std::string key_prefix;
   std::string file_prefix = "part";
+  // stats.tightBounds, written when set (Spark writes true on tables with deletion vectors).
+  std::optional<bool> tight_bounds;
 };
 
 // Writes `chunks` (columns in `schema` order — the table's logical schema) as data files of a
