@@ -1,6 +1,7 @@
 #include "commands/dml.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "delta/scan.h"
 #include "delta/stats_json.h"
@@ -87,7 +88,8 @@ RemoveFile MakeRemove(const AddFile& a, int64_t now_ms) {
 DataChunk Concat(const std::vector<DataChunk>& chunks, const Schema& schema) {
   DataChunk out = DataChunk::FromSchema(schema);
   for (const auto& c : chunks) {
-    for (size_t k = 0; k < out.columns.size(); ++k) out.columns[k].AppendRange(c.columns[k], 0, c.size());
+    for (size_t k = 0; k < out.columns.size(); ++k)
+      out.columns[k].AppendRange(c.columns[k], 0, c.size());
   }
   return out;
 }
@@ -166,8 +168,8 @@ void SetMetrics(delta::Transaction* txn, MetricNames names, const DmlMetrics& m)
     txn->SetMetric(merge ? target : plain, v);
   };
   // Spark drops these for metadata-only deletes whose row count is unknown (spec §2.3).
-  const bool drop_row_metrics =
-      names == MetricNames::kDelete && m.num_removed_files != 0 && m.num_deleted_rows.value_or(0) == 0;
+  const bool drop_row_metrics = names == MetricNames::kDelete && m.num_removed_files != 0 &&
+                                m.num_deleted_rows.value_or(0) == 0;
   if (!drop_row_metrics) set("numAddedFiles", "numTargetFilesAdded", m.num_added_files);
   set("numRemovedFiles", "numTargetFilesRemoved", m.num_removed_files);
   set("numAddedChangeFiles", "numTargetChangeFilesAdded", m.num_added_change_files);
@@ -383,8 +385,21 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
   std::vector<RemoveFile> removes;
   std::vector<AddFile> adds;
   std::vector<DataChunk> rows_to_write = std::move(changes.new_rows);
-  // Files that get a new DV: the file and its combined DV.
-  std::vector<std::pair<const AddFile*, DeletionVector>> dv_files;
+  // Files that get a new DV: the file, its combined DV and its physical row count.
+  struct DvFile {
+    const AddFile* file;
+    DeletionVector dv;
+    int64_t physical;
+  };
+  std::vector<DvFile> dv_files;
+  {
+    std::unordered_set<std::string> seen;
+    for (const FileRowDeletion& d : changes.deletions) {
+      if (!seen.insert(d.file.path).second) {
+        return Status::InvalidArgument("file " + d.file.path + " is listed twice in the deletions");
+      }
+    }
+  }
   std::vector<const AddFile*> removed_unread;
   int64_t deleted_rows = 0;
   bool deleted_known = true;
@@ -406,8 +421,7 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
       removed_unread.push_back(&f);
       continue;
     }
-    SILT_ASSIGN_OR_RETURN(std::optional<DeletionVector> old_dv,
-                          delta::LoadDeletionVector(snap, f));
+    SILT_ASSIGN_OR_RETURN(std::optional<DeletionVector> old_dv, delta::LoadDeletionVector(snap, f));
     DeletionVector combined = d.rows;
     if (old_dv) combined.Union(*old_dv);
     const int64_t newly = static_cast<int64_t>(combined.Cardinality()) - old_card;
@@ -417,7 +431,7 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
     const bool emptied = static_cast<int64_t>(combined.Cardinality()) >= physical;
     if (use_dvs && !emptied) {
       ++(f.deletion_vector ? m.num_deletion_vectors_updated : m.num_deletion_vectors_added);
-      dv_files.emplace_back(&f, std::move(combined));
+      dv_files.push_back({&f, std::move(combined), physical});
       continue;
     }
     removes.push_back(MakeRemove(f, now));
@@ -435,22 +449,23 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
   // One DV file for the whole commit, holding every new DV (Spark packs DVs per task).
   if (!dv_files.empty()) {
     std::vector<const DeletionVector*> dvs;
-    for (const auto& [f, dv] : dv_files) dvs.push_back(&dv);
+    for (const DvFile& d : dv_files) dvs.push_back(&d.dv);
     int prefix = 0;
     const auto& conf = snap.metadata().configuration;
     if (delta::GetBoolProperty(conf, "delta.randomizeFilePrefixes", false).ValueOr(false)) {
       prefix = 2;
-      if (const std::string* n = conf.Find("delta.randomPrefixLength")) prefix = std::atoi(n->c_str());
+      if (const std::string* n = conf.Find("delta.randomPrefixLength"))
+        prefix = std::atoi(n->c_str());
     }
     SILT_ASSIGN_OR_RETURN(delta::NewDvFile dvf, delta::EncodeNewDvFile(dvs, prefix));
     SILT_RETURN_NOT_OK(store->PutIfAbsent(dvf.relative_path, dvf.bytes));
     for (size_t i = 0; i < dv_files.size(); ++i) {
-      const AddFile& f = *dv_files[i].first;
+      const AddFile& f = *dv_files[i].file;
       removes.push_back(MakeRemove(f, now));
       AddFile a = f;
       a.data_change = true;
       a.deletion_vector = dvf.descriptors[i];
-      SILT_ASSIGN_OR_RETURN(int64_t physical, PhysicalRowCount(snap, f));
+      const int64_t physical = dv_files[i].physical;
       // numRecords is mandatory beside a DV; stats without it are replaced.
       a.stats = StatsWithWideBounds(StatsNumRecords(f) ? f.stats : std::nullopt, physical);
       adds.push_back(std::move(a));
@@ -461,8 +476,9 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
     DataChunk all = Concat(rows_to_write, snap.schema());
     rows_to_write.clear();
     if (all.size() > 0) {
-      SILT_ASSIGN_OR_RETURN(auto written, delta::WriteDataFiles(*store, snap.metadata(),
-                                                                snap.schema(), {all}, options.write));
+      SILT_ASSIGN_OR_RETURN(
+          auto written,
+          delta::WriteDataFiles(*store, snap.metadata(), snap.schema(), {all}, options.write));
       for (auto& a : written) {
         ++m.num_added_files;
         m.num_added_bytes += a.size;
@@ -488,7 +504,8 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
       changes.change_rows.push_back(std::move(dropped));
     }
     if (any) {
-      SILT_ASSIGN_OR_RETURN(cdc, WriteChangeFiles(*store, snap, changes.change_rows, options.write));
+      SILT_ASSIGN_OR_RETURN(cdc,
+                            WriteChangeFiles(*store, snap, changes.change_rows, options.write));
     }
     m.num_added_change_files = static_cast<int64_t>(cdc.size());
   }

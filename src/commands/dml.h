@@ -81,20 +81,20 @@ struct DmlOptions {
 // history, i.e. numDeletionVectorsAdded = added + updated, numDeletionVectorsRemoved = removed +
 // updated — see spec §2.7).
 struct DmlMetrics {
-  int64_t num_added_files = 0;                // numAddedFiles / numTargetFilesAdded
-  int64_t num_removed_files = 0;              // numRemovedFiles / numTargetFilesRemoved
-  int64_t num_added_change_files = 0;         // numAddedChangeFiles / numTargetChangeFilesAdded
-  int64_t num_deletion_vectors_added = 0;     // numDeletionVectorsAdded
-  int64_t num_deletion_vectors_removed = 0;   // numDeletionVectorsRemoved
-  int64_t num_deletion_vectors_updated = 0;   // numDeletionVectorsUpdated
-  std::optional<int64_t> num_deleted_rows;    // numDeletedRows; nullopt when stats cannot tell
-  int64_t num_updated_rows = 0;               // numUpdatedRows (UPDATE)
-  int64_t num_copied_rows = 0;                // numCopiedRows / numTargetRowsCopied
-  int64_t num_removed_bytes = 0;              // numRemovedBytes / numTargetBytesRemoved
-  int64_t num_added_bytes = 0;                // numAddedBytes / numTargetBytesAdded
-  int64_t execution_time_ms = 0;              // executionTimeMs
-  int64_t scan_time_ms = 0;                   // scanTimeMs
-  int64_t rewrite_time_ms = 0;                // rewriteTimeMs
+  int64_t num_added_files = 0;               // numAddedFiles / numTargetFilesAdded
+  int64_t num_removed_files = 0;             // numRemovedFiles / numTargetFilesRemoved
+  int64_t num_added_change_files = 0;        // numAddedChangeFiles / numTargetChangeFilesAdded
+  int64_t num_deletion_vectors_added = 0;    // numDeletionVectorsAdded
+  int64_t num_deletion_vectors_removed = 0;  // numDeletionVectorsRemoved
+  int64_t num_deletion_vectors_updated = 0;  // numDeletionVectorsUpdated
+  std::optional<int64_t> num_deleted_rows;   // numDeletedRows; nullopt when stats cannot tell
+  int64_t num_updated_rows = 0;              // numUpdatedRows (UPDATE)
+  int64_t num_copied_rows = 0;               // numCopiedRows / numTargetRowsCopied
+  int64_t num_removed_bytes = 0;             // numRemovedBytes / numTargetBytesRemoved
+  int64_t num_added_bytes = 0;               // numAddedBytes / numTargetBytesAdded
+  int64_t execution_time_ms = 0;             // executionTimeMs
+  int64_t scan_time_ms = 0;                  // scanTimeMs
+  int64_t rewrite_time_ms = 0;               // rewriteTimeMs
   // Not in history: how many data files were opened / pruned / dropped unread.
   int64_t files_read = 0;
   int64_t files_skipped = 0;
@@ -154,9 +154,9 @@ Result<DmlResult> UpdateRows(std::shared_ptr<ObjectStore> store,
 
 // Rows to delete from one live file of the snapshot.
 struct FileRowDeletion {
-  delta::AddFile file;       // exactly as in snapshot.files() (path + DV identify it)
+  delta::AddFile file;         // exactly as in snapshot.files() (path + DV identify it)
   delta::DeletionVector rows;  // physical row indexes; rows its old DV hides already are ignored
-  bool all_rows = false;     // every row: the file is removed without being read (rows ignored)
+  bool all_rows = false;       // every row: the file is removed without being read (rows ignored)
 };
 
 // Rows for the change data feed, in the table's logical schema (no _change_type column).
@@ -168,8 +168,8 @@ struct ChangeRows {
 enum class MetricNames : uint8_t { kDelete, kUpdate, kMerge };
 
 struct RowChanges {
-  std::string operation;             // "DELETE", "UPDATE", "MERGE"
-  delta::StringMap parameters;       // operationParameters (JSON texts, see Transaction)
+  std::string operation;        // "DELETE", "UPDATE", "MERGE"
+  delta::StringMap parameters;  // operationParameters (JSON texts, see Transaction)
   MetricNames metric_names = MetricNames::kDelete;
   // Set verbatim after the computed metrics (e.g. MERGE's numSourceRows, numTargetRowsInserted).
   std::vector<std::pair<std::string, int64_t>> extra_metrics;

@@ -179,7 +179,8 @@ Result<std::shared_ptr<RandomAccessFile>> OpenTableFile(ObjectStore& store, cons
 
 }  // namespace
 
-Result<std::optional<DeletionVector>> LoadDeletionVector(const Snapshot& snapshot, const AddFile& file) {
+Result<std::optional<DeletionVector>> LoadDeletionVector(const Snapshot& snapshot,
+                                                         const AddFile& file) {
   if (!file.deletion_vector) return std::optional<DeletionVector>();
   ObjectStore& store = *snapshot.store();
   DvFileOpener opener = [&](const std::string& path) -> Result<std::shared_ptr<RandomAccessFile>> {

@@ -31,7 +31,8 @@ struct TableScanOptions {
 // The deletion vector of a live file of `snapshot` (nullopt when the file has none), read through
 // the snapshot's store ('u' and in-root paths) or the local file system (absolute 'p' paths).
 // Errors as ReadDv, with the data file named.
-Result<std::optional<DeletionVector>> LoadDeletionVector(const Snapshot& snapshot, const AddFile& file);
+Result<std::optional<DeletionVector>> LoadDeletionVector(const Snapshot& snapshot,
+                                                         const AddFile& file);
 
 class TableScan {
  public:

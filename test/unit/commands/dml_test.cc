@@ -106,9 +106,9 @@ DeleteSpec DeleteWhere(const DmlTable& t, std::string sql, RowMatcher m, FileFil
 TEST(DmlDeleteDv, WorkedExampleADvFileIsByteForByteTheSpecs) {
   DmlTable t;
   t.Create(Ids(0, 10), false, true);
-  auto r = DeleteRows(t.store(), t.Latest(),
-                      DeleteWhere(t, "(value IN (0, 9))",
-                                  MatchInt(0, [](int64_t v) { return v == 0 || v == 9; })));
+  auto r = DeleteRows(
+      t.store(), t.Latest(),
+      DeleteWhere(t, "(value IN (0, 9))", MatchInt(0, [](int64_t v) { return v == 0 || v == 9; })));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->version, 1);
   EXPECT_TRUE(r->used_deletion_vectors);
@@ -280,9 +280,9 @@ TEST(DmlDeleteDv, FileWhoseRowsAreAllDeletedIsRemovedWithoutADv) {
                          DeleteWhere(t, "id < 2", MatchInt(0, [](int64_t v) { return v < 2; })))
                   .ok());
   // The rest of the first file (2, 3) plus one row of the second.
-  auto r = DeleteRows(t.store(), t.Latest(),
-                      DeleteWhere(t, "id < 4 OR id = 13",
-                                  MatchInt(0, [](int64_t v) { return v < 4 || v == 13; })));
+  auto r = DeleteRows(
+      t.store(), t.Latest(),
+      DeleteWhere(t, "id < 4 OR id = 13", MatchInt(0, [](int64_t v) { return v < 4 || v == 13; })));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->num_affected_rows, 3);
   auto snap = t.Latest();
@@ -317,13 +317,14 @@ TEST(DmlDeleteDv, NullHeavyDataKeepsRowsWherePredicateIsNull) {
   EXPECT_EQ(r->num_affected_rows, static_cast<int64_t>(rows.size() - keep.size()));
   EXPECT_EQ(ReadRows(t.store()), Expected(keep, false));
   // DELETE WHERE v IS NULL (a matcher on the string column).
-  DeleteSpec s = DeleteWhere(t, "v IS NULL", [](const DataChunk& c) -> Result<std::vector<uint32_t>> {
-    std::vector<uint32_t> out;
-    for (size_t i = 0; i < c.size(); ++i) {
-      if (c.columns[0].IsNull(i)) out.push_back(static_cast<uint32_t>(i));
-    }
-    return out;
-  });
+  DeleteSpec s =
+      DeleteWhere(t, "v IS NULL", [](const DataChunk& c) -> Result<std::vector<uint32_t>> {
+        std::vector<uint32_t> out;
+        for (size_t i = 0; i < c.size(); ++i) {
+          if (c.columns[0].IsNull(i)) out.push_back(static_cast<uint32_t>(i));
+        }
+        return out;
+      });
   s.columns = {"v"};
   ASSERT_TRUE(DeleteRows(t.store(), t.Latest(), s).ok());
   std::vector<Row> keep2;
@@ -348,12 +349,12 @@ TEST(DmlDeleteDv, NoMatchWritesNoCommit) {
 TEST(DmlDeleteDv, BadMatcherIndexesAreRejectedBeforeAnythingIsWritten) {
   DmlTable t;
   t.Create(Ids(0, 10), false, true);
-  for (std::vector<uint32_t> bad : {std::vector<uint32_t>{10}, std::vector<uint32_t>{3, 3},
-                                    std::vector<uint32_t>{4, 2}}) {
-    auto r = DeleteRows(t.store(), t.Latest(),
-                        DeleteWhere(t, "x", [bad](const DataChunk&) -> Result<std::vector<uint32_t>> {
-                          return bad;
-                        }));
+  for (std::vector<uint32_t> bad :
+       {std::vector<uint32_t>{10}, std::vector<uint32_t>{3, 3}, std::vector<uint32_t>{4, 2}}) {
+    auto r = DeleteRows(
+        t.store(), t.Latest(),
+        DeleteWhere(t, "x",
+                    [bad](const DataChunk&) -> Result<std::vector<uint32_t>> { return bad; }));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().error_class(), kErrorBadMatcherResult);
   }
@@ -406,9 +407,9 @@ TEST(DmlDeleteCow, RewritesTouchedFilesOnly) {
   DmlTable t;
   t.Create(Ids(0, 10), false, false);
   t.Append(Ids(10, 20));
-  auto r = DeleteRows(t.store(), t.Latest(),
-                      DeleteWhere(t, "id IN (1, 2)",
-                                  MatchInt(0, [](int64_t v) { return v == 1 || v == 2; })));
+  auto r = DeleteRows(
+      t.store(), t.Latest(),
+      DeleteWhere(t, "id IN (1, 2)", MatchInt(0, [](int64_t v) { return v == 1 || v == 2; })));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_FALSE(r->used_deletion_vectors);
   EXPECT_EQ(r->num_affected_rows, 2);
@@ -454,8 +455,12 @@ TEST(DmlDeleteCow, TableWithDvsButPropertyOffRewritesAndDropsTheDv) {
   auto ci = CommitInfoAt(*t.store(), 2);
   EXPECT_EQ(Metric(ci, "numDeletionVectorsRemoved"), "1");
   EXPECT_EQ(Metric(ci, "numCopiedRows"), "6");
-  EXPECT_EQ(ReadRows(t.store()), Expected({{3, "v3", {}}, {4, "v4", {}}, {6, "v6", {}}, {7, "v7", {}},
-                                           {8, "v8", {}}, {9, "v9", {}}},
+  EXPECT_EQ(ReadRows(t.store()), Expected({{3, "v3", {}},
+                                           {4, "v4", {}},
+                                           {6, "v6", {}},
+                                           {7, "v7", {}},
+                                           {8, "v8", {}},
+                                           {9, "v9", {}}},
                                           false));
 }
 
@@ -515,10 +520,10 @@ TEST(DmlDeletePartitions, SkippedFilesAreNeverOpened) {
   FaultRule no_b = FaultRule::FailAll();
   no_b.key_contains = "p=b";
   faulty->AddRule(no_b);
-  auto r = DeleteRows(faulty, t.Latest(faulty),
-                      DeleteWhere(t, "p = 'a' AND id % 2 = 0",
-                                  MatchInt(0, [](int64_t v) { return v % 2 == 0; }),
-                                  InPartition("a")));
+  auto r =
+      DeleteRows(faulty, t.Latest(faulty),
+                 DeleteWhere(t, "p = 'a' AND id % 2 = 0",
+                             MatchInt(0, [](int64_t v) { return v % 2 == 0; }), InPartition("a")));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(faulty->faults_injected(), 0);
   EXPECT_EQ(r->metrics.files_skipped, 1);
@@ -541,9 +546,9 @@ TEST(DmlDeletePartitions, SkippedFilesAreNeverOpened) {
 TEST(DmlDeletePartitions, CopyOnWriteKeepsPartitionValues) {
   DmlTable t;
   CreatePartitioned(t, false);
-  auto r = DeleteRows(t.store(), t.Latest(),
-                      DeleteWhere(t, "id IN (1, 6)",
-                                  MatchInt(0, [](int64_t v) { return v == 1 || v == 6; })));
+  auto r = DeleteRows(
+      t.store(), t.Latest(),
+      DeleteWhere(t, "id IN (1, 6)", MatchInt(0, [](int64_t v) { return v == 1 || v == 6; })));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   std::vector<Row> expected;
   for (const Row& x : Ids(0, 15)) {
@@ -643,14 +648,16 @@ TEST(DmlDeleteConformance, TableWithDvSmallDeletesMoreRows) {
   DmlTable t(std::make_shared<LocalObjectStore>(root));
   // Spark deleted {0, 9}; delete 5 and 6 more.
   ASSERT_EQ(ReadRows(t.store()), Sorted({"1", "2", "3", "4", "5", "6", "7", "8"}));
-  DeleteSpec s = DeleteWhere(t, "(value IN (5, 6))", [](const DataChunk& c) -> Result<std::vector<uint32_t>> {
-    std::vector<uint32_t> out;
-    for (size_t i = 0; i < c.size(); ++i) {
-      int32_t v = c.columns[0].Get<int32_t>(i);
-      if (c.columns[0].IsValid(i) && (v == 5 || v == 6)) out.push_back(static_cast<uint32_t>(i));
-    }
-    return out;
-  });
+  DeleteSpec s =
+      DeleteWhere(t, "(value IN (5, 6))", [](const DataChunk& c) -> Result<std::vector<uint32_t>> {
+        std::vector<uint32_t> out;
+        for (size_t i = 0; i < c.size(); ++i) {
+          int32_t v = c.columns[0].Get<int32_t>(i);
+          if (c.columns[0].IsValid(i) && (v == 5 || v == 6))
+            out.push_back(static_cast<uint32_t>(i));
+        }
+        return out;
+      });
   s.columns = {"value"};
   auto r = DeleteRows(t.store(), t.Latest(), s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -715,8 +722,7 @@ TEST(DmlDeleteConflicts, ConcurrentAppendToAnotherPartitionDoesNotConflict) {
   t.Append(Ids(100, 103, "b"));  // a concurrent writer, after our snapshot
   auto r = DeleteRows(t.store(), snap,
                       DeleteWhere(t, "p = 'a' AND id = 1",
-                                  MatchInt(0, [](int64_t v) { return v == 1; }),
-                                  InPartition("a")));
+                                  MatchInt(0, [](int64_t v) { return v == 1; }), InPartition("a")));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->version, 4);
   EXPECT_EQ(ReadRows(t.store()).size(), 15u + 3 - 1);
@@ -729,8 +735,7 @@ TEST(DmlDeleteConflicts, ConcurrentAppendToTheReadPartitionConflicts) {
   t.Append(Ids(100, 103, "a"));
   auto r = DeleteRows(t.store(), snap,
                       DeleteWhere(t, "p = 'a' AND id = 1",
-                                  MatchInt(0, [](int64_t v) { return v == 1; }),
-                                  InPartition("a")));
+                                  MatchInt(0, [](int64_t v) { return v == 1; }), InPartition("a")));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().error_class(), "DELTA_CONCURRENT_APPEND");
 }
@@ -777,18 +782,19 @@ TEST(DmlDeleteFaults, AnyFailedStoreOperationLeavesTheTableAsItWas) {
     for (int64_t n = 0;; ++n) {
       DmlTable t;
       CreatePartitioned(t, dvs);
-      ASSERT_TRUE(DeleteRows(t.store(), t.Latest(),
-                             DeleteWhere(t, "id = 0", MatchInt(0, [](int64_t v) { return v == 0; })))
-                      .ok());
+      ASSERT_TRUE(
+          DeleteRows(t.store(), t.Latest(),
+                     DeleteWhere(t, "id = 0", MatchInt(0, [](int64_t v) { return v == 0; })))
+              .ok());
       auto before = ReadRows(t.store());
       int64_t version = t.Latest()->version();
       auto faulty = std::make_shared<FaultInjectingObjectStore>(t.store());
       auto snap = t.Latest(faulty);
       faulty->ResetCounters();
       faulty->AddRule(FaultRule::FailAfter(n));
-      auto r = DeleteRows(faulty, snap,
-                          DeleteWhere(t, "id % 3 = 1",
-                                      MatchInt(0, [](int64_t v) { return v % 3 == 1; })));
+      auto r = DeleteRows(
+          faulty, snap,
+          DeleteWhere(t, "id % 3 = 1", MatchInt(0, [](int64_t v) { return v % 3 == 1; })));
       if (faulty->faults_injected() == 0) {
         ASSERT_TRUE(r.ok()) << r.status().ToString();
         std::vector<std::string> expected;
@@ -837,10 +843,15 @@ TEST(DmlScan, RowIndexColumnIsThePhysicalPositionAfterDvMasking) {
 TEST(DmlStats, WideBoundsRewriteKeepsEverythingElse) {
   EXPECT_EQ(StatsWithWideBounds(std::string(R"({"numRecords":3,"tightBounds":true})"), 3),
             R"({"numRecords":3,"tightBounds":false})");
-  EXPECT_EQ(StatsWithWideBounds(std::string(R"({"numRecords":3,"minValues":{"d":123456789012345678901234567890}})"), 3),
-            R"({"numRecords":3,"minValues":{"d":123456789012345678901234567890},"tightBounds":false})");
-  EXPECT_EQ(StatsWithWideBounds(std::string(R"({"numRecords":3,"minValues":{"tightBounds":"}"},"tightBounds": false})"), 3),
-            R"({"numRecords":3,"minValues":{"tightBounds":"}"},"tightBounds": false})");
+  EXPECT_EQ(
+      StatsWithWideBounds(
+          std::string(R"({"numRecords":3,"minValues":{"d":123456789012345678901234567890}})"), 3),
+      R"({"numRecords":3,"minValues":{"d":123456789012345678901234567890},"tightBounds":false})");
+  EXPECT_EQ(
+      StatsWithWideBounds(
+          std::string(R"({"numRecords":3,"minValues":{"tightBounds":"}"},"tightBounds": false})"),
+          3),
+      R"({"numRecords":3,"minValues":{"tightBounds":"}"},"tightBounds": false})");
   EXPECT_EQ(StatsWithWideBounds(std::nullopt, 7), R"({"numRecords":7,"tightBounds":false})");
   EXPECT_EQ(StatsWithWideBounds(std::string("{ }"), 7), R"({ "tightBounds":false})");
   EXPECT_EQ(PredicateParameter(""), "\"[]\"");

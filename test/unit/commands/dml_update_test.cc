@@ -104,9 +104,9 @@ std::vector<std::string> Rows(const std::vector<Row>& rows, bool partitioned) {
 TEST(DmlUpdate, DvModeDeletesMatchedRowsAndWritesOnlyUpdatedRows) {
   DmlTable t;
   t.Create(Ids(0, 10), false, true);
-  auto r = UpdateRows(t.store(), t.Latest(),
-                      UpdateWhere(t, "(id < 3)", MatchInt(0, [](int64_t v) { return v < 3; }),
-                                  PrefixV()));
+  auto r = UpdateRows(
+      t.store(), t.Latest(),
+      UpdateWhere(t, "(id < 3)", MatchInt(0, [](int64_t v) { return v < 3; }), PrefixV()));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(r->used_deletion_vectors);
   EXPECT_EQ(r->num_affected_rows, 3);
@@ -149,9 +149,9 @@ TEST(DmlUpdate, CopyOnWriteRewritesTouchedFilesWithUnmodifiedRows) {
   DmlTable t;
   t.Create(Ids(0, 10), false, false);
   t.Append(Ids(10, 20));
-  auto r = UpdateRows(t.store(), t.Latest(),
-                      UpdateWhere(t, "(id = 15)", MatchInt(0, [](int64_t v) { return v == 15; }),
-                                  PrefixV()));
+  auto r = UpdateRows(
+      t.store(), t.Latest(),
+      UpdateWhere(t, "(id = 15)", MatchInt(0, [](int64_t v) { return v == 15; }), PrefixV()));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_FALSE(r->used_deletion_vectors);
   auto expected = Ids(0, 20);
@@ -193,10 +193,10 @@ TEST(DmlUpdate, PartitionedUpdateMovesRowsToAnotherPartition) {
     FaultRule no_b = FaultRule::FailAll(ObjectOp::kOpenRead);
     no_b.key_contains = "p=b/";
     faulty->AddRule(no_b);
-    auto r = UpdateRows(faulty, t.Latest(faulty),
-                        UpdateWhere(t, "(p = 'a' AND id >= 3)",
-                                    MatchInt(0, [](int64_t v) { return v >= 3; }), PrefixV("b"),
-                                    InPartition("a")));
+    auto r = UpdateRows(
+        faulty, t.Latest(faulty),
+        UpdateWhere(t, "(p = 'a' AND id >= 3)", MatchInt(0, [](int64_t v) { return v >= 3; }),
+                    PrefixV("b"), InPartition("a")));
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(faulty->faults_injected(), 0);
     EXPECT_EQ(r->num_affected_rows, 2);
@@ -220,12 +220,13 @@ TEST(DmlUpdate, KAllFilesAreReadAndEveryRowUpdatedWithoutCallingTheMatcher) {
   t.Append(Ids(3, 6, "b"));
   bool called = false;
   auto r = UpdateRows(t.store(), t.Latest(),
-                      UpdateWhere(t, "(p = 'a')",
-                                  [&](const DataChunk&) -> Result<std::vector<uint32_t>> {
-                                    called = true;
-                                    return std::vector<uint32_t>{};
-                                  },
-                                  PrefixV(), PartitionIs("a")));
+                      UpdateWhere(
+                          t, "(p = 'a')",
+                          [&](const DataChunk&) -> Result<std::vector<uint32_t>> {
+                            called = true;
+                            return std::vector<uint32_t>{};
+                          },
+                          PrefixV(), PartitionIs("a")));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_FALSE(called);
   EXPECT_EQ(r->num_affected_rows, 3);
@@ -237,11 +238,14 @@ TEST(DmlUpdate, KAllFilesAreReadAndEveryRowUpdatedWithoutCallingTheMatcher) {
 
 TEST(DmlUpdate, NullsInThePredicateColumnAreNotUpdated) {
   DmlTable t;
-  t.Create({{std::nullopt, "a", {}}, {1, std::nullopt, {}}, {2, "b", {}}, {std::nullopt, std::nullopt, {}}},
+  t.Create({{std::nullopt, "a", {}},
+            {1, std::nullopt, {}},
+            {2, "b", {}},
+            {std::nullopt, std::nullopt, {}}},
            false, true);
-  auto r = UpdateRows(t.store(), t.Latest(),
-                      UpdateWhere(t, "(id >= 1)", MatchInt(0, [](int64_t v) { return v >= 1; }),
-                                  PrefixV()));
+  auto r = UpdateRows(
+      t.store(), t.Latest(),
+      UpdateWhere(t, "(id >= 1)", MatchInt(0, [](int64_t v) { return v >= 1; }), PrefixV()));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->num_affected_rows, 2);
   EXPECT_EQ(ReadRows(t.store()), Sorted({"NULL|a", "NULL|NULL", "1|NULL", "2|ub"}));
@@ -272,9 +276,9 @@ TEST(DmlUpdate, UpdaterMustKeepRowCountAndSchema) {
 TEST(DmlUpdate, NoMatchWritesNoCommit) {
   DmlTable t;
   t.Create(Ids(0, 4), false, true);
-  auto r = UpdateRows(t.store(), t.Latest(),
-                      UpdateWhere(t, "(id > 9)", MatchInt(0, [](int64_t v) { return v > 9; }),
-                                  PrefixV()));
+  auto r = UpdateRows(
+      t.store(), t.Latest(),
+      UpdateWhere(t, "(id > 9)", MatchInt(0, [](int64_t v) { return v > 9; }), PrefixV()));
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->version.has_value());
   EXPECT_EQ(t.Latest()->version(), 0);
@@ -284,10 +288,10 @@ TEST(DmlUpdate, RepeatedUpdatesOnATableWithDvsKeepRecordCounts) {
   DmlTable t;
   t.Create(Ids(0, 20), false, true);
   for (int round = 0; round < 3; ++round) {
-    auto r = UpdateRows(t.store(), t.Latest(),
-                        UpdateWhere(t, "(id % 3 = round)",
-                                    MatchInt(0, [round](int64_t v) { return v % 3 == round; }),
-                                    PrefixV()));
+    auto r = UpdateRows(
+        t.store(), t.Latest(),
+        UpdateWhere(t, "(id % 3 = round)",
+                    MatchInt(0, [round](int64_t v) { return v % 3 == round; }), PrefixV()));
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
   auto expected = Ids(0, 20);
@@ -299,12 +303,13 @@ TEST(DmlUpdate, ConcurrentUpdateOfTheSameFileConflicts) {
   DmlTable t;
   t.Create(Ids(0, 10), false, true);
   auto snap = t.Latest();
-  ASSERT_TRUE(UpdateRows(t.store(), snap,
-                         UpdateWhere(t, "a", MatchInt(0, [](int64_t v) { return v == 1; }),
-                                     PrefixV()))
-                  .ok());
-  auto r = UpdateRows(t.store(), snap,
-                      UpdateWhere(t, "b", MatchInt(0, [](int64_t v) { return v == 2; }), PrefixV()));
+  ASSERT_TRUE(
+      UpdateRows(t.store(), snap,
+                 UpdateWhere(t, "a", MatchInt(0, [](int64_t v) { return v == 1; }), PrefixV()))
+          .ok());
+  auto r =
+      UpdateRows(t.store(), snap,
+                 UpdateWhere(t, "b", MatchInt(0, [](int64_t v) { return v == 2; }), PrefixV()));
   EXPECT_EQ(r.status().error_class(), "DELTA_CONCURRENT_DELETE_DELETE");
 }
 
@@ -318,9 +323,9 @@ TEST(DmlUpdate, AnyFailedStoreOperationLeavesTheTableAsItWas) {
       auto faulty = std::make_shared<FaultInjectingObjectStore>(t.store());
       auto snap = t.Latest(faulty);
       faulty->AddRule(FaultRule::FailAfter(n));
-      auto r = UpdateRows(faulty, snap,
-                          UpdateWhere(t, "x", MatchInt(0, [](int64_t v) { return v % 2 == 0; }),
-                                      PrefixV("c")));
+      auto r = UpdateRows(
+          faulty, snap,
+          UpdateWhere(t, "x", MatchInt(0, [](int64_t v) { return v % 2 == 0; }), PrefixV("c")));
       if (faulty->faults_injected() == 0) {
         ASSERT_TRUE(r.ok()) << r.status().ToString();
         EXPECT_EQ(ReadRows(t.store()).size(), 10u);
@@ -345,14 +350,16 @@ TEST(DmlApplyRowChanges, MergeStyleDeletionsAndInsertsWithMergeMetricNames) {
   c.operation = "MERGE";
   c.parameters.Set("predicate", PredicateParameter("(t.id = s.id)"));
   c.metric_names = MetricNames::kMerge;
-  c.extra_metrics = {{"numSourceRows", 4}, {"numTargetRowsInserted", 2},
-                     {"numTargetRowsUpdated", 1}, {"numTargetRowsDeleted", 1}};
+  c.extra_metrics = {{"numSourceRows", 4},
+                     {"numTargetRowsInserted", 2},
+                     {"numTargetRowsUpdated", 1},
+                     {"numTargetRowsDeleted", 1}};
   FileRowDeletion d{snap->files()[0], {}, false};
   ASSERT_TRUE(d.rows.Add(2).ok());  // updated
   ASSERT_TRUE(d.rows.Add(7).ok());  // deleted
   c.deletions.push_back(d);
-  c.new_rows.push_back(testing::MakeRows({{2, "new2", {}}, {100, "i100", {}}, {101, "i101", {}}},
-                                         false));
+  c.new_rows.push_back(
+      testing::MakeRows({{2, "new2", {}}, {100, "i100", {}}, {101, "i101", {}}}, false));
   c.read_files = {snap->files()[0].path};
   auto r = ApplyRowChanges(t.store(), snap, std::move(c), t.Options());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -420,6 +427,19 @@ TEST(DmlApplyRowChanges, DeletingRowsTheOldDvHidesAlreadyIsANoOp) {
   EXPECT_FALSE(r->version.has_value());
 }
 
+TEST(DmlApplyRowChanges, AFileListedTwiceIsRejected) {
+  DmlTable t;
+  t.Create(Ids(0, 5), false, true);
+  auto snap = t.Latest();
+  RowChanges c;
+  c.operation = "MERGE";
+  c.deletions.push_back({snap->files()[0], {}, true});
+  c.deletions.push_back({snap->files()[0], {}, true});
+  EXPECT_EQ(ApplyRowChanges(t.store(), snap, std::move(c), t.Options()).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.Latest()->version(), 0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Change data feed
 
@@ -477,9 +497,9 @@ TEST(DmlChangeDataFeed, DeleteWritesDeleteRowsInTheSameCommit) {
 TEST(DmlChangeDataFeed, UpdateWritesPreAndPostImages) {
   DmlTable t;
   t.Create(Ids(0, 4), false, true, {{"delta.enableChangeDataFeed", "true"}});
-  auto r = UpdateRows(t.store(), t.Latest(),
-                      UpdateWhere(t, "(id = 2)", MatchInt(0, [](int64_t v) { return v == 2; }),
-                                  PrefixV()));
+  auto r = UpdateRows(
+      t.store(), t.Latest(),
+      UpdateWhere(t, "(id = 2)", MatchInt(0, [](int64_t v) { return v == 2; }), PrefixV()));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(ChangeRowsAt(t, 1), Sorted({"2|v2|update_preimage", "2|uv2|update_postimage"}));
 }
