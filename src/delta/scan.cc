@@ -171,7 +171,32 @@ Result<Vector> PartitionColumn(const Field& f, const std::optional<std::string>&
 // A sentinel table root for DV paths: the opener maps it back to keys of the table's store.
 constexpr char kTableRoot[] = "silt-table:";
 
+Result<std::shared_ptr<RandomAccessFile>> OpenTableFile(ObjectStore& store, const DeltaPath& p) {
+  if (!p.absolute) return store.OpenRead(p.path);
+  SILT_ASSIGN_OR_RETURN(std::string local, LocalPathFromUri(p.path));
+  return OpenLocalFile(local);
+}
+
 }  // namespace
+
+Result<std::optional<DeletionVector>> LoadDeletionVector(const Snapshot& snapshot,
+                                                         const AddFile& file) {
+  if (!file.deletion_vector) return std::optional<DeletionVector>();
+  ObjectStore& store = *snapshot.store();
+  DvFileOpener opener = [&](const std::string& path) -> Result<std::shared_ptr<RandomAccessFile>> {
+    std::string_view p = path;
+    if (p.substr(0, sizeof(kTableRoot) - 1) == kTableRoot) {
+      p.remove_prefix(sizeof(kTableRoot) - 1);
+      while (!p.empty() && p[0] == '/') p.remove_prefix(1);
+      return store.OpenRead(std::string(p));
+    }
+    SILT_ASSIGN_OR_RETURN(DeltaPath dvp, ParseDeltaPath(path));
+    return OpenTableFile(store, dvp);
+  };
+  auto r = ReadDv(*file.deletion_vector, kTableRoot, opener);
+  if (!r.ok()) return r.status().WithContext("deletion vector of " + file.path);
+  return std::optional<DeletionVector>(std::move(r).value());
+}
 
 Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<const Snapshot> snapshot, TableScanOptions options) {
   auto scan = std::unique_ptr<TableScan>(new TableScan());
@@ -186,6 +211,10 @@ Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<const Snapsho
     }
   }
   for (int i : scan->output_fields_) scan->output_schema_.push_back(schema[static_cast<size_t>(i)]);
+  if (options.with_row_index) {
+    scan->with_row_index_ = true;
+    scan->output_schema_.push_back(Field{kRowIndexColumn, DataType::Int64(), false, "{}"});
+  }
   scan->snapshot_ = std::move(snapshot);
   return scan;
 }
@@ -194,13 +223,7 @@ Status TableScan::ScanFile(const AddFile& file, const std::function<Status(DataC
   ObjectStore& store = *snapshot_->store();
   const ColumnMappingMode mode = snapshot_->column_mapping_mode();
   SILT_ASSIGN_OR_RETURN(DeltaPath dp, ParseDeltaPath(file.path));
-  std::shared_ptr<RandomAccessFile> raw;
-  auto open_path = [&](const DeltaPath& p) -> Result<std::shared_ptr<RandomAccessFile>> {
-    if (!p.absolute) return store.OpenRead(p.path);
-    SILT_ASSIGN_OR_RETURN(std::string local, LocalPathFromUri(p.path));
-    return OpenLocalFile(local);
-  };
-  auto opened = open_path(dp);
+  auto opened = OpenTableFile(store, dp);
   if (!opened.ok()) {
     if (opened.status().IsNotFound())
       return Status::NotFound("data file " + file.path + " of version " + std::to_string(snapshot_->version()) + " of " +
@@ -208,31 +231,17 @@ Status TableScan::ScanFile(const AddFile& file, const std::function<Status(DataC
                               "DELTA_FILE_NOT_FOUND");
     return opened.status();
   }
-  raw = std::move(opened).value();
+  std::shared_ptr<RandomAccessFile> raw = std::move(opened).value();
   SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(raw));
   // Deleted rows of this file.
-  std::optional<DeletionVector> dv;
-  if (file.deletion_vector) {
-    DvFileOpener opener = [&](const std::string& path) -> Result<std::shared_ptr<RandomAccessFile>> {
-      std::string_view p = path;
-      if (p.substr(0, sizeof(kTableRoot) - 1) == kTableRoot) {
-        p.remove_prefix(sizeof(kTableRoot) - 1);
-        while (!p.empty() && p[0] == '/') p.remove_prefix(1);
-        return store.OpenRead(std::string(p));
-      }
-      SILT_ASSIGN_OR_RETURN(DeltaPath dvp, ParseDeltaPath(path));
-      return open_path(dvp);
-    };
-    auto r = ReadDv(*file.deletion_vector, kTableRoot, opener);
-    if (!r.ok()) return r.status().WithContext("deletion vector of " + file.path);
-    dv = std::move(r).value();
-  }
+  SILT_ASSIGN_OR_RETURN(std::optional<DeletionVector> dv, LoadDeletionVector(*snapshot_, file));
   const auto& file_columns = pf->schema().columns();
   const auto& parts = snapshot_->partition_columns();
   // Which file column feeds each output column (-1: missing, -2: partition column).
-  std::vector<int> source(output_schema_.size(), -1);
+  const size_t num_fields = output_fields_.size();  // output columns without the row index
+  std::vector<int> source(num_fields, -1);
   std::vector<int> read_cols;
-  for (size_t k = 0; k < output_schema_.size(); ++k) {
+  for (size_t k = 0; k < num_fields; ++k) {
     const Field& f = output_schema_[k];
     if (std::find(parts.begin(), parts.end(), f.name) != parts.end()) {
       source[k] = -2;
@@ -249,7 +258,7 @@ Status TableScan::ScanFile(const AddFile& file, const std::function<Status(DataC
     if (!read_cols.empty()) SILT_RETURN_NOT_OK(pf->ReadRowGroup(rg, read_cols, &raw_chunk));
     DataChunk out;
     out.num_rows_without_columns = rows;
-    for (size_t k = 0; k < output_schema_.size(); ++k) {
+    for (size_t k = 0; k < num_fields; ++k) {
       const Field& f = output_schema_[k];
       if (source[k] == -2) {
         std::string key = PhysicalNameOrName(f, mode);
@@ -266,6 +275,13 @@ Status TableScan::ScanFile(const AddFile& file, const std::function<Status(DataC
         SILT_ASSIGN_OR_RETURN(Vector c, Conform(std::move(v), file_columns[source[k]], f.type, f.name, mode));
         out.columns.push_back(std::move(c));
       }
+    }
+    if (with_row_index_) {
+      Vector idx(DataType::Int64());
+      idx.ResizeUninitialized(rows);
+      int64_t* p = idx.data<int64_t>();
+      for (size_t i = 0; i < rows; ++i) p[i] = row_base + static_cast<int64_t>(i);
+      out.columns.push_back(std::move(idx));
     }
     if (dv && !dv->IsEmpty()) {
       std::vector<uint8_t> keep(rows, 1);

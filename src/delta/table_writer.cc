@@ -58,9 +58,10 @@ Result<AddFile> WriteOneFile(ObjectStore& store, const Schema& data_schema, cons
                              const DataChunk& chunk, const std::vector<uint32_t>& sel, const std::string& dir,
                              const PartitionValues& partition_values, const StatsOptions& stats_options,
                              const DataWriteOptions& options, int file_index) {
-  char name[96];
-  std::snprintf(name, sizeof name, "part-%05d-%s-c000%s.parquet", file_index, Uuid::Random().ToString().c_str(),
-                CodecSuffix(options.parquet.codec));
+  char index[16];
+  std::snprintf(index, sizeof index, "%05d", file_index);
+  std::string name = options.file_prefix + "-" + index + "-" + Uuid::Random().ToString() + "-c000" +
+                     CodecSuffix(options.parquet.codec) + ".parquet";
   std::string key = dir.empty() ? name : dir + "/" + name;
   DataChunk out;
   for (size_t k = 0; k < data_cols.size(); ++k) {
@@ -159,6 +160,7 @@ Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& 
     for (auto& path : parsed) path = PhysicalPath(schema, path, cm);
     stats_options.stats_columns = std::move(parsed);
   }
+  stats_options.tight_bounds = options.tight_bounds;
   std::vector<AddFile> adds;
   int file_index = 0;
   for (const DataChunk& chunk : chunks) {
@@ -180,7 +182,7 @@ Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& 
         pv.Append(part_names[k], key[k]);
         dirs.emplace_back(part_names[k], key[k]);
       }
-      std::string dir = PartitionPath(dirs);
+      std::string dir = JoinPath(options.key_prefix, PartitionPath(dirs));
       for (size_t b = 0; b < rows.size(); b += static_cast<size_t>(options.max_rows_per_file)) {
         std::vector<uint32_t> sel(rows.begin() + static_cast<long>(b),
                                   rows.begin() + static_cast<long>(std::min(rows.size(), b + static_cast<size_t>(options.max_rows_per_file))));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,12 @@ struct DataWriteOptions {
   std::shared_ptr<Clock> clock = SystemClock::Default();
   // Rows per data file before a new file is started (per partition).
   int64_t max_rows_per_file = 10'000'000;
+  // Where files go: <key_prefix>/<partition dirs>/<file_prefix>-NNNNN-<uuid>-c000….parquet.
+  // Change data files use "_change_data" and "cdc" (Spark's CDC writer layout).
+  std::string key_prefix;
+  std::string file_prefix = "part";
+  // stats.tightBounds, written when set (Spark writes true on tables with deletion vectors).
+  std::optional<bool> tight_bounds;
 };
 
 // Writes `chunks` (columns in `schema` order — the table's logical schema) as data files of a

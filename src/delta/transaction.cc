@@ -133,6 +133,7 @@ std::vector<Action> Transaction::BuildActions(int64_t version) const {
   if (assigned) out.push_back(DomainMetadata{kRowTrackingDomain, "{\"rowIdHighWaterMark\":" + std::to_string(hwm) + "}", false});
   for (const auto& r : removes_) out.push_back(r);
   for (auto& a : adds) out.push_back(std::move(a));
+  for (const auto& c : cdcs_) out.push_back(c);
   return out;
 }
 
@@ -156,6 +157,7 @@ Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v)
         if (scope == ReadScope::kPartitions)
           for (const auto& p : read_partitions_)
             if (SamePartition(p, f.partition_values)) conflict = true;
+        if (scope == ReadScope::kPredicate) conflict = !read_predicate_ || read_predicate_(f);
         if (conflict)
           return Conflict("DELTA_CONCURRENT_APPEND",
                           "files were added to data this transaction read by a " + where + " (e.g. " + f.path + ")");

@@ -11,6 +11,7 @@
 // Not thread-safe; use one Transaction per thread.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,7 +30,12 @@ enum class ReadScope : uint8_t {
   kNothing,     // a blind append
   kPartitions,  // only files of the partitions in read_partitions (by partition values)
   kWholeTable,  // any new file could have changed the result
+  kPredicate,   // only files for which the read predicate (SetReadPredicate) holds
 };
+
+// Could this (concurrently added) file hold rows the transaction would have read? DML passes
+// its file-level pruning here, so appends its pruning would have skipped do not conflict.
+using ReadFilePredicate = std::function<bool(const AddFile&)>;
 
 struct TransactionOptions {
   std::shared_ptr<Clock> clock = SystemClock::Default();
@@ -67,12 +73,19 @@ class Transaction {
   void UpdateMetadata(Metadata m) { new_metadata_ = std::move(m); }
   void Add(AddFile f) { adds_.push_back(std::move(f)); }
   void Remove(RemoveFile r) { removes_.push_back(std::move(r)); }
+  // A change data file (`cdc` action) written for this commit's data changes.
+  void AddCdc(AddCDCFile c) { cdcs_.push_back(std::move(c)); }
   void SetAppTransaction(SetTransaction t) { txns_.push_back(std::move(t)); }
   void SetDomain(DomainMetadata d) { domains_.push_back(std::move(d)); }
 
   // The read set. Default: kNothing when the transaction only adds files, else kWholeTable.
   void SetReadScope(ReadScope scope) { read_scope_ = scope; }
   void AddReadPartition(PartitionValues values) { read_partitions_.push_back(std::move(values)); }
+  // Sets the read scope to kPredicate with `predicate`.
+  void SetReadPredicate(ReadFilePredicate predicate) {
+    read_scope_ = ReadScope::kPredicate;
+    read_predicate_ = std::move(predicate);
+  }
   // Files the transaction read (by path); a concurrent remove of one is a conflict.
   void AddReadFile(const std::string& path) { read_files_.push_back(path); }
 
@@ -103,10 +116,12 @@ class Transaction {
   std::optional<Metadata> new_metadata_;
   std::vector<AddFile> adds_;
   std::vector<RemoveFile> removes_;
+  std::vector<AddCDCFile> cdcs_;
   std::vector<SetTransaction> txns_;
   std::vector<DomainMetadata> domains_;
   std::optional<ReadScope> read_scope_;
   std::vector<PartitionValues> read_partitions_;
+  ReadFilePredicate read_predicate_;
   std::vector<std::string> read_files_;
   std::string txn_id_;
   int64_t last_commit_timestamp_ = -1;  // newest known commit's timestamp, for ICT monotonicity

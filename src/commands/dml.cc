@@ -1,0 +1,678 @@
+#include "commands/dml.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "delta/scan.h"
+#include "delta/stats_json.h"
+#include "delta/table_features.h"
+#include "delta/table_properties.h"
+#include "io/path.h"
+#include "parquet/reader.h"
+
+namespace silt::commands {
+namespace {
+
+using delta::AddFile;
+using delta::DeletionVector;
+using delta::RemoveFile;
+using delta::Snapshot;
+
+constexpr char kChangeTypeColumn[] = "_change_type";
+constexpr char kChangeDataDir[] = "_change_data";
+
+std::string JsonStr(std::string_view v) {
+  std::string out;
+  AppendJsonString(&out, v);
+  return out;
+}
+
+bool CdfEnabled(const Snapshot& snap) {
+  return delta::GetBoolProperty(snap.metadata().configuration, "delta.enableChangeDataFeed", false)
+      .ValueOr(false);
+}
+
+Result<bool> ResolveUseDvs(const Snapshot& snap, const DmlOptions& options) {
+  if (!options.use_deletion_vectors) return DeletionVectorsWritable(snap);
+  if (!*options.use_deletion_vectors) return false;
+  if (!delta::HasFeature(snap.protocol(), "deletionVectors")) {
+    return Status::InvalidArgument("table " + snap.store()->root() +
+                                       " does not support deletion vectors (the deletionVectors "
+                                       "table feature is not in its protocol)",
+                                   kErrorDvFeatureMissing);
+  }
+  return true;
+}
+
+// numRecords from add.stats, if present.
+std::optional<int64_t> StatsNumRecords(const AddFile& f) {
+  if (!f.stats || f.stats->empty()) return std::nullopt;
+  auto parsed = delta::ParseStats(*f.stats, Schema{});
+  if (!parsed.ok()) return std::nullopt;
+  return parsed->num_records;
+}
+
+// The physical row count of a data file: stats when they have it, else the Parquet footer.
+Result<int64_t> PhysicalRowCount(const Snapshot& snap, const AddFile& f) {
+  if (auto n = StatsNumRecords(f)) return *n;
+  SILT_ASSIGN_OR_RETURN(DeltaPath p, ParseDeltaPath(f.path));
+  std::shared_ptr<RandomAccessFile> raw;
+  if (p.absolute) {
+    SILT_ASSIGN_OR_RETURN(std::string local, LocalPathFromUri(p.path));
+    SILT_ASSIGN_OR_RETURN(raw, OpenLocalFile(local));
+  } else {
+    SILT_ASSIGN_OR_RETURN(raw, snap.store()->OpenRead(p.path));
+  }
+  SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(raw));
+  return pf->num_rows();
+}
+
+// Spark's AddFile.removeWithTimestamp: the remove carries the add's DV, so that under
+// (path, dvId) reconciliation it cancels exactly that add.
+RemoveFile MakeRemove(const AddFile& a, int64_t now_ms) {
+  RemoveFile r;
+  r.path = a.path;
+  r.deletion_timestamp = now_ms;
+  r.data_change = true;
+  r.extended_file_metadata = true;
+  r.partition_values = a.partition_values;
+  r.size = a.size;
+  r.tags = a.tags;
+  r.deletion_vector = a.deletion_vector;
+  r.base_row_id = a.base_row_id;
+  r.default_row_commit_version = a.default_row_commit_version;
+  return r;
+}
+
+// Concatenates chunks (same layout) so the writer makes files per partition, not per chunk.
+DataChunk Concat(const std::vector<DataChunk>& chunks, const Schema& schema) {
+  DataChunk out = DataChunk::FromSchema(schema);
+  for (const auto& c : chunks) {
+    for (size_t k = 0; k < out.columns.size(); ++k)
+      out.columns[k].AppendRange(c.columns[k], 0, c.size());
+  }
+  return out;
+}
+
+// Rows `sel` of the first `n` columns of `chunk`.
+DataChunk Gather(const DataChunk& chunk, size_t n, const std::vector<uint32_t>& sel) {
+  DataChunk out;
+  for (size_t k = 0; k < n; ++k) {
+    Vector v(chunk.columns[k].type());
+    v.AppendSelected(chunk.columns[k], sel.data(), sel.size());
+    out.columns.push_back(std::move(v));
+  }
+  out.num_rows_without_columns = sel.size();
+  return out;
+}
+
+Status CheckMatches(const std::vector<uint32_t>& idx, size_t rows) {
+  for (size_t i = 0; i < idx.size(); ++i) {
+    if (idx[i] >= rows || (i > 0 && idx[i] <= idx[i - 1])) {
+      return Status::InvalidArgument("the row matcher returned index " + std::to_string(idx[i]) +
+                                         " for a chunk of " + std::to_string(rows) +
+                                         " rows (indexes must be strictly ascending and in range)",
+                                     kErrorBadMatcherResult);
+    }
+  }
+  return Status::OK();
+}
+
+DmlOptions WithClock(const DmlOptions& o) {
+  DmlOptions out = o;
+  out.write.clock = o.clock;
+  out.write.tight_bounds.reset();
+  out.txn.clock = o.clock;
+  return out;
+}
+
+// Writes the change rows as `_change_data/` files; returns their cdc actions.
+Result<std::vector<delta::AddCDCFile>> WriteChangeFiles(ObjectStore& store, const Snapshot& snap,
+                                                        const std::vector<ChangeRows>& changes,
+                                                        const delta::DataWriteOptions& write) {
+  Schema schema = snap.schema();
+  schema.push_back(Field{kChangeTypeColumn, DataType::String(), true, "{}"});
+  std::vector<DataChunk> chunks;
+  for (const auto& c : changes) {
+    for (const auto& rows : c.rows) {
+      if (rows.size() == 0) continue;
+      DataChunk out;
+      out.columns = rows.columns;
+      Vector type(DataType::String());
+      for (size_t i = 0; i < rows.size(); ++i) type.AppendString(c.change_type);
+      out.columns.push_back(std::move(type));
+      chunks.push_back(std::move(out));
+    }
+  }
+  std::vector<delta::AddCDCFile> out;
+  if (chunks.empty()) return out;
+  delta::DataWriteOptions o = write;
+  o.key_prefix = kChangeDataDir;
+  o.file_prefix = "cdc";
+  SILT_ASSIGN_OR_RETURN(auto adds, delta::WriteDataFiles(store, snap.metadata(), schema,
+                                                         {Concat(chunks, schema)}, o));
+  for (auto& a : adds) {
+    delta::AddCDCFile c;
+    c.path = std::move(a.path);
+    c.partition_values = std::move(a.partition_values);
+    c.size = a.size;
+    c.data_change = false;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void SetMetrics(delta::Transaction* txn, MetricNames names, const DmlMetrics& m) {
+  const bool merge = names == MetricNames::kMerge;
+  auto set = [&](const char* plain, const char* target, int64_t v) {
+    txn->SetMetric(merge ? target : plain, v);
+  };
+  // Spark drops these for metadata-only deletes whose row count is unknown (spec §2.3).
+  const bool drop_row_metrics = names == MetricNames::kDelete && m.num_removed_files != 0 &&
+                                m.num_deleted_rows.value_or(0) == 0;
+  if (!drop_row_metrics) set("numAddedFiles", "numTargetFilesAdded", m.num_added_files);
+  set("numRemovedFiles", "numTargetFilesRemoved", m.num_removed_files);
+  set("numAddedChangeFiles", "numTargetChangeFilesAdded", m.num_added_change_files);
+  set("numDeletionVectorsAdded", "numTargetDeletionVectorsAdded", m.num_deletion_vectors_added);
+  set("numDeletionVectorsRemoved", "numTargetDeletionVectorsRemoved",
+      m.num_deletion_vectors_removed);
+  set("numDeletionVectorsUpdated", "numTargetDeletionVectorsUpdated",
+      m.num_deletion_vectors_updated);
+  if (names == MetricNames::kDelete && !drop_row_metrics) {
+    txn->SetMetric("numDeletedRows", *m.num_deleted_rows);
+  }
+  if (names == MetricNames::kUpdate) txn->SetMetric("numUpdatedRows", m.num_updated_rows);
+  if (!drop_row_metrics) set("numCopiedRows", "numTargetRowsCopied", m.num_copied_rows);
+  txn->SetMetric("executionTimeMs", m.execution_time_ms);
+  txn->SetMetric("scanTimeMs", m.scan_time_ms);
+  txn->SetMetric("rewriteTimeMs", m.rewrite_time_ms);
+  set("numRemovedBytes", "numTargetBytesRemoved", m.num_removed_bytes);
+  set("numAddedBytes", "numTargetBytesAdded", m.num_added_bytes);
+}
+
+// The DV-masked rows of `file` whose physical index is not in `drop` (all columns).
+Status ReadSurvivingRows(const std::shared_ptr<const Snapshot>& snap, const AddFile& file,
+                         const DeletionVector* drop, std::vector<DataChunk>* out, int64_t* rows) {
+  delta::TableScanOptions so;
+  so.with_row_index = drop != nullptr;
+  SILT_ASSIGN_OR_RETURN(auto scan, delta::TableScan::Make(snap, so));
+  const size_t n = snap->schema().size();
+  return scan->ScanFile(file, [&](DataChunk& chunk) -> Status {
+    if (drop == nullptr) {
+      *rows += static_cast<int64_t>(chunk.size());
+      out->push_back(std::move(chunk));
+      return Status::OK();
+    }
+    const int64_t* idx = chunk.columns.back().data<int64_t>();
+    std::vector<uint32_t> keep;
+    keep.reserve(chunk.size());
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      if (!drop->Contains(static_cast<uint64_t>(idx[i]))) keep.push_back(static_cast<uint32_t>(i));
+    }
+    *rows += static_cast<int64_t>(keep.size());
+    if (!keep.empty()) out->push_back(Gather(chunk, n, keep));
+    return Status::OK();
+  });
+}
+
+// File classification shared by DELETE and UPDATE.
+struct Candidates {
+  std::vector<const AddFile*> all;    // every row matches
+  std::vector<const AddFile*> maybe;  // scan
+  int64_t skipped = 0;
+};
+
+Result<Candidates> Classify(const Snapshot& snap, const FileFilter& filter, bool have_matcher) {
+  Candidates c;
+  for (const AddFile& f : snap.files()) {
+    FileVerdict v = FileVerdict::kMaybe;
+    if (filter) {
+      SILT_ASSIGN_OR_RETURN(v, filter(f));
+    }
+    if (v == FileVerdict::kSkip) {
+      ++c.skipped;
+    } else if (v == FileVerdict::kAll || !have_matcher) {
+      c.all.push_back(&f);
+    } else {
+      c.maybe.push_back(&f);
+    }
+  }
+  return c;
+}
+
+// The scan columns (logical names) and where the matcher's columns sit among them.
+struct ScanLayout {
+  std::vector<std::string> scan_columns;  // empty: all table columns
+  std::vector<size_t> matcher_pos;        // index into the scan chunk per matcher column
+  size_t num_scan_columns = 0;            // without the row index
+};
+
+Result<ScanLayout> MakeLayout(const Snapshot& snap, const std::vector<std::string>& matcher_columns,
+                              bool need_all_columns) {
+  ScanLayout l;
+  const Schema& schema = snap.schema();
+  std::vector<int> fields;
+  if (matcher_columns.empty()) {
+    for (size_t i = 0; i < schema.size(); ++i) fields.push_back(static_cast<int>(i));
+  } else {
+    for (const auto& c : matcher_columns) {
+      int i = FindField(schema, c);
+      if (i < 0) {
+        return Status::NotFound("column '" + c + "' does not exist in the table",
+                                "UNRESOLVED_COLUMN");
+      }
+      if (std::find(fields.begin(), fields.end(), i) != fields.end()) {
+        return Status::InvalidArgument("column '" + c + "' is listed twice");
+      }
+      fields.push_back(i);
+    }
+  }
+  if (need_all_columns) {
+    l.num_scan_columns = schema.size();
+    for (int f : fields) l.matcher_pos.push_back(static_cast<size_t>(f));
+  } else {
+    l.num_scan_columns = fields.size();
+    for (size_t k = 0; k < fields.size(); ++k) {
+      l.scan_columns.push_back(schema[static_cast<size_t>(fields[k])].name);
+      l.matcher_pos.push_back(k);
+    }
+  }
+  return l;
+}
+
+// Calls the matcher on the columns it asked for (moved out of `chunk` and back).
+Result<std::vector<uint32_t>> RunMatcher(const RowMatcher& matcher, const ScanLayout& l,
+                                         DataChunk& chunk) {
+  DataChunk view;
+  view.num_rows_without_columns = chunk.size();
+  for (size_t p : l.matcher_pos) view.columns.push_back(std::move(chunk.columns[p]));
+  auto r = matcher(view);
+  for (size_t k = 0; k < l.matcher_pos.size(); ++k) {
+    chunk.columns[l.matcher_pos[k]] = std::move(view.columns[k]);
+  }
+  if (!r.ok()) return r.status();
+  SILT_RETURN_NOT_OK(CheckMatches(*r, chunk.size()));
+  return r;
+}
+
+std::vector<uint32_t> AllRows(size_t n) {
+  std::vector<uint32_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint32_t>(i);
+  return v;
+}
+
+delta::ReadFilePredicate ReadPredicateOf(const FileFilter& filter) {
+  if (!filter) return nullptr;
+  // An error while judging a concurrent file is treated as "could match": conflict, never a
+  // silently wrong result.
+  return [filter](const AddFile& f) {
+    auto v = filter(f);
+    return !v.ok() || *v != FileVerdict::kSkip;
+  };
+}
+
+}  // namespace
+
+bool DeletionVectorsWritable(const Snapshot& snapshot) {
+  return delta::HasFeature(snapshot.protocol(), "deletionVectors") &&
+         delta::GetBoolProperty(snapshot.metadata().configuration, "delta.enableDeletionVectors",
+                                false)
+             .ValueOr(false);
+}
+
+std::string PredicateParameter(const std::string& predicate_sql) {
+  if (predicate_sql.empty()) return JsonStr("[]");
+  std::string arr = "[";
+  AppendJsonString(&arr, predicate_sql);
+  arr += "]";
+  return JsonStr(arr);
+}
+
+std::string StatsWithWideBounds(const std::optional<std::string>& stats, int64_t num_records) {
+  if (!stats || stats->find('{') == std::string::npos) {
+    return "{\"numRecords\":" + std::to_string(num_records) + ",\"tightBounds\":false}";
+  }
+  const std::string& s = *stats;
+  // Find the top-level "tightBounds" key by walking the JSON text (strings and nesting tracked),
+  // so every other byte — including decimals too wide for a double — is kept as written.
+  int depth = 0;
+  size_t last_close = std::string::npos;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '"') {
+      size_t start = i++;
+      while (i < s.size() && s[i] != '"') i += s[i] == '\\' ? 2 : 1;
+      if (depth == 1 && s.compare(start, i - start + 1, "\"tightBounds\"") == 0) {
+        size_t v = s.find_first_not_of(" \t\r\n:", i + 1);
+        if (v != std::string::npos && s.compare(v, 4, "true") == 0) {
+          return s.substr(0, v) + "false" + s.substr(v + 4);
+        }
+        if (v != std::string::npos && s.compare(v, 5, "false") == 0) return s;
+      }
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) last_close = i;
+    }
+  }
+  if (last_close == std::string::npos) {
+    return "{\"numRecords\":" + std::to_string(num_records) + ",\"tightBounds\":false}";
+  }
+  size_t prev = s.find_last_not_of(" \t\r\n", last_close - 1);
+  bool empty = prev != std::string::npos && s[prev] == '{';
+  return s.substr(0, last_close) + (empty ? "" : ",") + "\"tightBounds\":false" +
+         s.substr(last_close);
+}
+
+Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
+                                  std::shared_ptr<const Snapshot> snapshot, RowChanges changes,
+                                  const DmlOptions& raw_options) {
+  DmlOptions options = WithClock(raw_options);
+  const Snapshot& snap = *snapshot;
+  Clock& clock = *options.clock;
+  if (delta::HasFeature(snap.protocol(), "deletionVectors")) options.write.tight_bounds = true;
+  const int64_t start_ms = changes.start_time_ms >= 0 ? changes.start_time_ms : clock.NowMillis();
+  SILT_RETURN_NOT_OK(delta::CheckWriteSupported(snap.protocol(), snap.metadata(),
+                                                !changes.deletions.empty(), store->root()));
+  SILT_ASSIGN_OR_RETURN(bool use_dvs, ResolveUseDvs(snap, options));
+  const bool cdf = CdfEnabled(snap);
+  DmlMetrics m = changes.metrics;
+  DmlResult result;
+  result.used_deletion_vectors = use_dvs;
+
+  const int64_t rewrite_start = clock.NowMillis();
+  const int64_t now = rewrite_start;
+  std::vector<RemoveFile> removes;
+  std::vector<AddFile> adds;
+  std::vector<DataChunk> rows_to_write = std::move(changes.new_rows);
+  // Files that get a new DV: the file, its combined DV and its physical row count.
+  struct DvFile {
+    const AddFile* file;
+    DeletionVector dv;
+    int64_t physical;
+  };
+  std::vector<DvFile> dv_files;
+  {
+    std::unordered_set<std::string> seen;
+    for (const FileRowDeletion& d : changes.deletions) {
+      if (!seen.insert(d.file.path).second) {
+        return Status::InvalidArgument("file " + d.file.path + " is listed twice in the deletions");
+      }
+    }
+  }
+  std::vector<const AddFile*> removed_unread;
+  int64_t deleted_rows = 0;
+  bool deleted_known = true;
+
+  for (const FileRowDeletion& d : changes.deletions) {
+    const AddFile& f = d.file;
+    const int64_t old_card = f.deletion_vector ? f.deletion_vector->cardinality : 0;
+    if (d.all_rows) {
+      removes.push_back(MakeRemove(f, now));
+      ++m.num_removed_files;
+      m.num_removed_bytes += f.size;
+      if (f.deletion_vector) ++m.num_deletion_vectors_removed;
+      if (auto n = StatsNumRecords(f)) {
+        deleted_rows += *n - old_card;
+      } else {
+        deleted_known = false;
+      }
+      ++m.files_removed_unread;
+      removed_unread.push_back(&f);
+      continue;
+    }
+    SILT_ASSIGN_OR_RETURN(std::optional<DeletionVector> old_dv, delta::LoadDeletionVector(snap, f));
+    DeletionVector combined = d.rows;
+    if (old_dv) combined.Union(*old_dv);
+    const int64_t newly = static_cast<int64_t>(combined.Cardinality()) - old_card;
+    if (newly <= 0) continue;  // nothing new: the file stays as it is
+    deleted_rows += newly;
+    SILT_ASSIGN_OR_RETURN(int64_t physical, PhysicalRowCount(snap, f));
+    const bool emptied = static_cast<int64_t>(combined.Cardinality()) >= physical;
+    if (use_dvs && !emptied) {
+      ++(f.deletion_vector ? m.num_deletion_vectors_updated : m.num_deletion_vectors_added);
+      dv_files.push_back({&f, std::move(combined), physical});
+      continue;
+    }
+    removes.push_back(MakeRemove(f, now));
+    ++m.num_removed_files;
+    m.num_removed_bytes += f.size;
+    if (f.deletion_vector) ++m.num_deletion_vectors_removed;
+    if (!emptied) {  // copy-on-write: keep the surviving rows
+      int64_t copied = 0;
+      SILT_RETURN_NOT_OK(ReadSurvivingRows(snapshot, f, &combined, &rows_to_write, &copied));
+      m.num_copied_rows += copied;
+      ++m.files_read;
+    }
+  }
+
+  // One DV file for the whole commit, holding every new DV (Spark packs DVs per task).
+  if (!dv_files.empty()) {
+    std::vector<const DeletionVector*> dvs;
+    for (const DvFile& d : dv_files) dvs.push_back(&d.dv);
+    int prefix = 0;
+    const auto& conf = snap.metadata().configuration;
+    if (delta::GetBoolProperty(conf, "delta.randomizeFilePrefixes", false).ValueOr(false)) {
+      prefix = 2;
+      if (const std::string* n = conf.Find("delta.randomPrefixLength"))
+        prefix = std::atoi(n->c_str());
+    }
+    SILT_ASSIGN_OR_RETURN(delta::NewDvFile dvf, delta::EncodeNewDvFile(dvs, prefix));
+    SILT_RETURN_NOT_OK(store->PutIfAbsent(dvf.relative_path, dvf.bytes));
+    for (size_t i = 0; i < dv_files.size(); ++i) {
+      const AddFile& f = *dv_files[i].file;
+      removes.push_back(MakeRemove(f, now));
+      AddFile a = f;
+      a.data_change = true;
+      a.deletion_vector = dvf.descriptors[i];
+      const int64_t physical = dv_files[i].physical;
+      // numRecords is mandatory beside a DV; stats without it are replaced.
+      a.stats = StatsWithWideBounds(StatsNumRecords(f) ? f.stats : std::nullopt, physical);
+      adds.push_back(std::move(a));
+    }
+  }
+
+  if (!rows_to_write.empty()) {
+    DataChunk all = Concat(rows_to_write, snap.schema());
+    rows_to_write.clear();
+    if (all.size() > 0) {
+      SILT_ASSIGN_OR_RETURN(
+          auto written,
+          delta::WriteDataFiles(*store, snap.metadata(), snap.schema(), {all}, options.write));
+      for (auto& a : written) {
+        ++m.num_added_files;
+        m.num_added_bytes += a.size;
+        adds.push_back(std::move(a));
+      }
+    }
+  }
+
+  // Change data feed: a commit with cdc files is read through them alone, so once there are any,
+  // the rows of files dropped unread must be written too.
+  std::vector<delta::AddCDCFile> cdc;
+  if (cdf) {
+    bool any = false;
+    for (const auto& c : changes.change_rows) {
+      for (const auto& r : c.rows) any |= r.size() > 0;
+    }
+    if (any && !removed_unread.empty()) {
+      ChangeRows dropped{"delete", {}};
+      for (const AddFile* f : removed_unread) {
+        int64_t n = 0;
+        SILT_RETURN_NOT_OK(ReadSurvivingRows(snapshot, *f, nullptr, &dropped.rows, &n));
+      }
+      changes.change_rows.push_back(std::move(dropped));
+    }
+    if (any) {
+      SILT_ASSIGN_OR_RETURN(cdc,
+                            WriteChangeFiles(*store, snap, changes.change_rows, options.write));
+    }
+    m.num_added_change_files = static_cast<int64_t>(cdc.size());
+  }
+  m.rewrite_time_ms += clock.NowMillis() - rewrite_start;
+  // History counts an updated DV as one added and one removed too (spec §2.7).
+  m.num_deletion_vectors_added += m.num_deletion_vectors_updated;
+  m.num_deletion_vectors_removed += m.num_deletion_vectors_updated;
+
+  if (deleted_known) m.num_deleted_rows = deleted_rows;
+  result.num_affected_rows = deleted_known ? deleted_rows : -1;
+  if (removes.empty() && adds.empty()) {
+    m.execution_time_ms = clock.NowMillis() - start_ms;
+    result.metrics = m;
+    return result;  // nothing changed: no commit
+  }
+
+  delta::Transaction txn(store, snapshot, options.txn);
+  txn.SetOperation(changes.operation, changes.parameters);
+  for (auto& r : removes) txn.Remove(std::move(r));
+  for (auto& a : adds) txn.Add(std::move(a));
+  for (auto& c : cdc) txn.AddCdc(std::move(c));
+  for (const auto& p : changes.read_files) txn.AddReadFile(p);
+  if (changes.read_predicate) {
+    txn.SetReadPredicate(changes.read_predicate);
+  } else {
+    txn.SetReadScope(delta::ReadScope::kWholeTable);
+  }
+  m.execution_time_ms = clock.NowMillis() - start_ms;
+  SetMetrics(&txn, changes.metric_names, m);
+  for (const auto& [k, v] : changes.extra_metrics) txn.SetMetric(k, v);
+  SILT_ASSIGN_OR_RETURN(delta::CommitResult cr, txn.Commit());
+  result.version = cr.version;
+  result.metrics = m;
+  return result;
+}
+
+Result<DmlResult> DeleteRows(std::shared_ptr<ObjectStore> store,
+                             std::shared_ptr<const Snapshot> snapshot, DeleteSpec spec) {
+  const DmlOptions options = WithClock(spec.options);
+  Clock& clock = *options.clock;
+  const int64_t start = clock.NowMillis();
+  const Snapshot& snap = *snapshot;
+  SILT_RETURN_NOT_OK(
+      delta::CheckWriteSupported(snap.protocol(), snap.metadata(), true, store->root()));
+  const bool cdf = CdfEnabled(snap);
+  SILT_ASSIGN_OR_RETURN(Candidates cand, Classify(snap, spec.file_filter, spec.matcher != nullptr));
+  SILT_ASSIGN_OR_RETURN(ScanLayout layout, MakeLayout(snap, spec.columns, cdf));
+
+  RowChanges changes;
+  changes.operation = "DELETE";
+  changes.parameters.Set("predicate", PredicateParameter(spec.predicate_sql));
+  changes.metric_names = MetricNames::kDelete;
+  changes.start_time_ms = start;
+  changes.metrics.files_skipped = cand.skipped;
+  changes.read_predicate = ReadPredicateOf(spec.file_filter);
+  for (const AddFile* f : cand.all) changes.deletions.push_back({*f, DeletionVector(), true});
+
+  ChangeRows deleted{"delete", {}};
+  const int64_t scan_start = clock.NowMillis();
+  if (!cand.maybe.empty()) {
+    delta::TableScanOptions so;
+    so.columns = layout.scan_columns;
+    so.with_row_index = true;
+    SILT_ASSIGN_OR_RETURN(auto scan, delta::TableScan::Make(snapshot, so));
+    for (const AddFile* f : cand.maybe) {
+      FileRowDeletion d{*f, DeletionVector(), false};
+      Status s = scan->ScanFile(*f, [&](DataChunk& chunk) -> Status {
+        SILT_ASSIGN_OR_RETURN(std::vector<uint32_t> idx, RunMatcher(spec.matcher, layout, chunk));
+        if (idx.empty()) return Status::OK();
+        const int64_t* row = chunk.columns.back().data<int64_t>();
+        std::vector<uint64_t> phys(idx.size());
+        for (size_t i = 0; i < idx.size(); ++i) phys[i] = static_cast<uint64_t>(row[idx[i]]);
+        SILT_RETURN_NOT_OK(d.rows.AddMany(phys.data(), phys.size()));
+        if (cdf) deleted.rows.push_back(Gather(chunk, layout.num_scan_columns, idx));
+        return Status::OK();
+      });
+      SILT_RETURN_NOT_OK(s);
+      ++changes.metrics.files_read;
+      changes.read_files.push_back(f->path);
+      if (!d.rows.IsEmpty()) changes.deletions.push_back(std::move(d));
+    }
+  }
+  changes.metrics.scan_time_ms = clock.NowMillis() - scan_start;
+  if (cdf) changes.change_rows.push_back(std::move(deleted));
+  return ApplyRowChanges(std::move(store), std::move(snapshot), std::move(changes), options);
+}
+
+Result<DmlResult> UpdateRows(std::shared_ptr<ObjectStore> store,
+                             std::shared_ptr<const Snapshot> snapshot, UpdateSpec spec) {
+  if (!spec.updater) return Status::InvalidArgument("UPDATE needs an updater");
+  const DmlOptions options = WithClock(spec.options);
+  Clock& clock = *options.clock;
+  const int64_t start = clock.NowMillis();
+  const Snapshot& snap = *snapshot;
+  SILT_RETURN_NOT_OK(
+      delta::CheckWriteSupported(snap.protocol(), snap.metadata(), true, store->root()));
+  const bool cdf = CdfEnabled(snap);
+  const Schema& schema = snap.schema();
+  SILT_ASSIGN_OR_RETURN(Candidates cand, Classify(snap, spec.file_filter, spec.matcher != nullptr));
+  SILT_ASSIGN_OR_RETURN(ScanLayout layout, MakeLayout(snap, spec.columns, true));
+
+  RowChanges changes;
+  changes.operation = "UPDATE";
+  changes.parameters.Set("predicate", PredicateParameter(spec.predicate_sql));
+  changes.metric_names = MetricNames::kUpdate;
+  changes.start_time_ms = start;
+  changes.metrics.files_skipped = cand.skipped;
+  changes.read_predicate = ReadPredicateOf(spec.file_filter);
+  ChangeRows pre{"update_preimage", {}}, post{"update_postimage", {}};
+
+  std::vector<std::pair<const AddFile*, bool>> files;  // (file, every row matches)
+  for (const AddFile* f : cand.all) files.emplace_back(f, true);
+  for (const AddFile* f : cand.maybe) files.emplace_back(f, false);
+  const int64_t scan_start = clock.NowMillis();
+  delta::TableScanOptions so;
+  so.with_row_index = true;
+  SILT_ASSIGN_OR_RETURN(auto scan, delta::TableScan::Make(snapshot, so));
+  for (const auto& [f, all] : files) {
+    FileRowDeletion d{*f, DeletionVector(), false};
+    const bool every_row = all;
+    Status s = scan->ScanFile(*f, [&](DataChunk& chunk) -> Status {
+      std::vector<uint32_t> idx;
+      if (every_row) {
+        idx = AllRows(chunk.size());
+      } else {
+        SILT_ASSIGN_OR_RETURN(idx, RunMatcher(spec.matcher, layout, chunk));
+      }
+      if (idx.empty()) return Status::OK();
+      const int64_t* row = chunk.columns.back().data<int64_t>();
+      std::vector<uint64_t> phys(idx.size());
+      for (size_t i = 0; i < idx.size(); ++i) phys[i] = static_cast<uint64_t>(row[idx[i]]);
+      SILT_RETURN_NOT_OK(d.rows.AddMany(phys.data(), phys.size()));
+      DataChunk matched = Gather(chunk, schema.size(), idx);
+      SILT_ASSIGN_OR_RETURN(DataChunk updated, spec.updater(matched));
+      bool ok = updated.columns.size() == schema.size() && updated.size() == matched.size();
+      for (size_t k = 0; ok && k < schema.size(); ++k) {
+        ok = updated.columns[k].type()->Equals(*schema[k].type) &&
+             updated.columns[k].size() == matched.size();
+      }
+      if (!ok) {
+        return Status::InvalidArgument("the updater must return " + std::to_string(matched.size()) +
+                                           " rows in the table's schema",
+                                       kErrorUpdateRowCount);
+      }
+      changes.metrics.num_updated_rows += static_cast<int64_t>(idx.size());
+      if (cdf) {
+        pre.rows.push_back(std::move(matched));
+        post.rows.push_back(updated);
+      }
+      changes.new_rows.push_back(std::move(updated));
+      return Status::OK();
+    });
+    SILT_RETURN_NOT_OK(s);
+    ++changes.metrics.files_read;
+    changes.read_files.push_back(f->path);
+    if (!d.rows.IsEmpty()) changes.deletions.push_back(std::move(d));
+  }
+  changes.metrics.scan_time_ms = clock.NowMillis() - scan_start;
+  if (cdf) {
+    changes.change_rows.push_back(std::move(pre));
+    changes.change_rows.push_back(std::move(post));
+  }
+  const int64_t updated_rows = changes.metrics.num_updated_rows;
+  SILT_ASSIGN_OR_RETURN(DmlResult r, ApplyRowChanges(std::move(store), std::move(snapshot),
+                                                     std::move(changes), options));
+  r.num_affected_rows = updated_rows;
+  return r;
+}
+
+}  // namespace silt::commands

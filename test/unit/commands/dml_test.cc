@@ -1,0 +1,874 @@
+// DELETE core (commands/dml.h): deletion vectors and copy-on-write, file-level shortcuts,
+// metrics, the spec's DV bytes, Spark-written DV tables, conflicts and fault injection.
+#include "commands/dml.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "delta/deletion_vector.h"
+#include "delta/stats_json.h"
+#include "unit/commands/dml_test_util.h"
+#include "unit/delta/conformance_files.h"
+
+namespace silt::commands {
+namespace {
+
+using testing::DmlTable;
+using testing::InPartition;
+using testing::MatchInt;
+using testing::PartitionIs;
+using testing::ReadRows;
+using testing::Row;
+using testing::Sorted;
+using testing::TempDir;
+
+delta::CommitInfo CommitInfoAt(ObjectStore& store, int64_t version) {
+  std::vector<delta::Action> actions;
+  auto bytes = store.Get(delta::CommitKey(version));
+  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+  EXPECT_TRUE(delta::ParseCommit(*bytes, &actions, "c").ok());
+  for (auto& a : actions) {
+    if (auto* ci = a.get_if<delta::CommitInfo>()) return *ci;
+  }
+  ADD_FAILURE() << "no commitInfo in version " << version;
+  return {};
+}
+
+std::vector<delta::Action> ActionsAt(ObjectStore& store, int64_t version) {
+  std::vector<delta::Action> actions;
+  auto bytes = store.Get(delta::CommitKey(version));
+  EXPECT_TRUE(bytes.ok());
+  EXPECT_TRUE(delta::ParseCommit(*bytes, &actions, "c").ok());
+  return actions;
+}
+
+std::string Metric(const delta::CommitInfo& ci, const std::string& key) {
+  if (!ci.operation_metrics) return "<none>";
+  const std::string* v = ci.operation_metrics->Find(key);
+  return v ? *v : "<absent>";
+}
+
+std::vector<std::string> Keys(ObjectStore& store, const std::string& contains) {
+  std::vector<std::string> out;
+  EXPECT_TRUE(store
+                  .ListRecursive("",
+                                 [&](const ObjectMeta& m) {
+                                   if (!m.is_dir && m.key.find(contains) != std::string::npos)
+                                     out.push_back(m.key);
+                                   return Status::OK();
+                                 })
+                  .ok());
+  return out;
+}
+
+std::vector<Row> Ids(int64_t from, int64_t to, std::optional<std::string> p = std::nullopt) {
+  std::vector<Row> rows;
+  for (int64_t i = from; i < to; ++i) rows.push_back({i, "v" + std::to_string(i), p});
+  return rows;
+}
+
+std::vector<std::string> Expected(const std::vector<Row>& rows, bool partitioned) {
+  std::vector<std::string> out;
+  for (const Row& r : rows) {
+    std::string s = (r.id ? std::to_string(*r.id) : "NULL") + "|" + (r.v ? *r.v : "NULL");
+    if (partitioned) s += "|" + (r.p ? *r.p : std::string("NULL"));
+    out.push_back(s);
+  }
+  return Sorted(out);
+}
+
+std::string Hex(std::string_view b) {
+  static const char* d = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : b) {
+    if (!out.empty()) out += ' ';
+    out += d[c >> 4];
+    out += d[c & 15];
+  }
+  return out;
+}
+
+DeleteSpec DeleteWhere(const DmlTable& t, std::string sql, RowMatcher m, FileFilter f = nullptr) {
+  DeleteSpec s;
+  s.predicate_sql = std::move(sql);
+  s.matcher = std::move(m);
+  s.file_filter = std::move(f);
+  s.columns = {"id"};
+  s.options = t.Options();
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deletion vectors: the spec's bytes
+
+// Spec §1.6 Example A: rows {0, 9} of a 10-row file → the 45-byte DV file Databricks wrote.
+TEST(DmlDeleteDv, WorkedExampleADvFileIsByteForByteTheSpecs) {
+  DmlTable t;
+  t.Create(Ids(0, 10), false, true);
+  auto r = DeleteRows(
+      t.store(), t.Latest(),
+      DeleteWhere(t, "(value IN (0, 9))", MatchInt(0, [](int64_t v) { return v == 0 || v == 9; })));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->version, 1);
+  EXPECT_TRUE(r->used_deletion_vectors);
+  EXPECT_EQ(r->num_affected_rows, 2);
+  auto dv_keys = Keys(*t.store(), "deletion_vector_");
+  ASSERT_EQ(dv_keys.size(), 1u);
+  auto bytes = t.store()->Get(dv_keys[0]);
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_EQ(Hex(*bytes),
+            "01 00 00 00 24 d1 d3 39 64 01 00 00 00 00 00 00 00 00 00 00 00 3a 30 00 00 01 00 00 "
+            "00 00 00 01 00 10 00 00 00 00 00 09 00 2a 67 18 46");
+  // remove(old, no DV) + add(same path, DV u/offset 1/36 bytes/2 rows, wide stats).
+  auto actions = ActionsAt(*t.store(), 1);
+  const delta::RemoveFile* rm = nullptr;
+  const delta::AddFile* add = nullptr;
+  for (auto& a : actions) {
+    if (auto* x = a.get_if<delta::RemoveFile>()) rm = x;
+    if (auto* x = a.get_if<delta::AddFile>()) add = x;
+  }
+  ASSERT_TRUE(rm && add);
+  EXPECT_EQ(rm->path, add->path);
+  EXPECT_FALSE(rm->deletion_vector.has_value());
+  EXPECT_EQ(rm->extended_file_metadata, true);
+  EXPECT_EQ(rm->deletion_timestamp, testing::kT0);
+  ASSERT_TRUE(add->deletion_vector.has_value());
+  EXPECT_EQ(add->deletion_vector->storage_type, 'u');
+  EXPECT_EQ(add->deletion_vector->offset, 1);
+  EXPECT_EQ(add->deletion_vector->size_in_bytes, 36);
+  EXPECT_EQ(add->deletion_vector->cardinality, 2);
+  EXPECT_EQ(*add->deletion_vector->AbsolutePath(""), dv_keys[0]);
+  auto stats = delta::ParseStats(*add->stats, Schema{});
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->num_records, 10);
+  EXPECT_EQ(stats->tight_bounds, false);
+  EXPECT_NE(add->stats->find("\"minValues\":{\"id\":0,"), std::string::npos) << *add->stats;
+  // History, as Databricks recorded it.
+  auto ci = CommitInfoAt(*t.store(), 1);
+  EXPECT_EQ(ci.operation, "DELETE");
+  EXPECT_EQ(*ci.operation_parameters->Find("predicate"), "\"[\\\"(value IN (0, 9))\\\"]\"");
+  EXPECT_EQ(ci.is_blind_append, false);
+  EXPECT_EQ(ci.read_version, 0);
+  EXPECT_EQ(Metric(ci, "numDeletionVectorsAdded"), "1");
+  EXPECT_EQ(Metric(ci, "numDeletionVectorsRemoved"), "0");
+  EXPECT_EQ(Metric(ci, "numDeletionVectorsUpdated"), "0");
+  EXPECT_EQ(Metric(ci, "numDeletedRows"), "2");
+  EXPECT_EQ(Metric(ci, "numRemovedFiles"), "0");
+  EXPECT_EQ(Metric(ci, "numAddedFiles"), "0");
+  EXPECT_EQ(Metric(ci, "numCopiedRows"), "0");
+  EXPECT_EQ(Metric(ci, "numAddedChangeFiles"), "0");
+  EXPECT_EQ(Metric(ci, "numRemovedBytes"), "0");
+  EXPECT_EQ(Metric(ci, "numAddedBytes"), "0");
+  EXPECT_EQ(Metric(ci, "executionTimeMs"), "0");  // manual clock
+  EXPECT_EQ(Metric(ci, "scanTimeMs"), "0");
+  EXPECT_EQ(Metric(ci, "rewriteTimeMs"), "0");
+  auto expected = Ids(1, 9);
+  EXPECT_EQ(ReadRows(t.store()), Expected(expected, false));
+  EXPECT_EQ(ReadRows(t.store(), 0), Expected(Ids(0, 10), false));  // time travel unaffected
+}
+
+// Spec §1.6 Example C: two DVs in one file (rows {3,4,7,11,18,29} of one file, 0..99 of another)
+// through the primitive, in the order given.
+TEST(DmlDeleteDv, WorkedExampleCTwoDvsInOneFile) {
+  DmlTable t;
+  t.Create(Ids(0, 30), false, true);
+  t.Append(Ids(100, 300));
+  auto snap = t.Latest();
+  ASSERT_EQ(snap->files().size(), 2u);
+  const delta::AddFile* small = &snap->files()[0];
+  const delta::AddFile* big = &snap->files()[1];
+  if (small->size > big->size) std::swap(small, big);
+  RowChanges c;
+  c.operation = "DELETE";
+  c.parameters.Set("predicate", PredicateParameter("x"));
+  FileRowDeletion d1{*small, {}, false}, d2{*big, {}, false};
+  for (uint64_t r : {3, 4, 7, 11, 18, 29}) ASSERT_TRUE(d1.rows.Add(r).ok());
+  ASSERT_TRUE(d2.rows.AddRange(0, 100).ok());
+  c.deletions = {d1, d2};
+  auto r = ApplyRowChanges(t.store(), snap, std::move(c), t.Options());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto dv_keys = Keys(*t.store(), "deletion_vector_");
+  ASSERT_EQ(dv_keys.size(), 1u);
+  auto bytes = t.store()->Get(dv_keys[0]);
+  ASSERT_TRUE(bytes.ok());
+  ASSERT_EQ(bytes->size(), 92u);
+  EXPECT_EQ(Hex(bytes->substr(0, 5)), "01 00 00 00 2c");
+  EXPECT_EQ(Hex(bytes->substr(5 + 44, 4)), "ac d7 4a 79");
+  EXPECT_EQ(Hex(bytes->substr(53)),
+            "00 00 00 1f d1 d3 39 64 01 00 00 00 00 00 00 00 00 00 00 00 3b 30 00 00 01 00 00 63 "
+            "00 01 00 00 00 63 00 88 3c d5 29");
+  auto after = t.Latest();
+  int seen = 0;
+  for (const auto& f : after->files()) {
+    ASSERT_TRUE(f.deletion_vector.has_value());
+    if (f.deletion_vector->cardinality == 6) {
+      EXPECT_EQ(f.deletion_vector->offset, 1);
+      EXPECT_EQ(f.deletion_vector->size_in_bytes, 44);
+      ++seen;
+    } else {
+      EXPECT_EQ(f.deletion_vector->offset, 53);
+      EXPECT_EQ(f.deletion_vector->size_in_bytes, 31);
+      EXPECT_EQ(f.deletion_vector->cardinality, 100);
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 2);
+  EXPECT_EQ(ReadRows(t.store()).size(), 30u - 6 + 200 - 100);
+  auto ci = CommitInfoAt(*t.store(), 2);
+  EXPECT_EQ(Metric(ci, "numDeletionVectorsAdded"), "2");
+  EXPECT_EQ(Metric(ci, "numDeletedRows"), "106");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deletion vectors: merging, full removal, NULLs
+
+TEST(DmlDeleteDv, SecondDeleteUnionsWithTheExistingDv) {
+  DmlTable t;
+  t.Create(Ids(0, 10), false, true);
+  ASSERT_TRUE(DeleteRows(t.store(), t.Latest(),
+                         DeleteWhere(t, "id < 3", MatchInt(0, [](int64_t v) { return v < 3; })))
+                  .ok());
+  auto r = DeleteRows(t.store(), t.Latest(),
+                      DeleteWhere(t, "id % 2 = 1", MatchInt(0, [](int64_t v) { return v % 2; })));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_affected_rows, 4);  // 3, 5, 7, 9: row 1 was deleted already
+  auto snap = t.Latest();
+  ASSERT_EQ(snap->files().size(), 1u);
+  auto dv = delta::LoadDeletionVector(*snap, snap->files()[0]);
+  ASSERT_TRUE(dv.ok() && dv->has_value());
+  EXPECT_EQ((*dv)->ToSortedVector(), (std::vector<uint64_t>{0, 1, 2, 3, 5, 7, 9}));
+  EXPECT_EQ(ReadRows(t.store()), Expected({{4, "v4", {}}, {6, "v6", {}}, {8, "v8", {}}}, false));
+  auto ci = CommitInfoAt(*t.store(), 2);
+  // An updated DV counts as added + removed + updated (spec §2.7).
+  EXPECT_EQ(Metric(ci, "numDeletionVectorsAdded"), "1");
+  EXPECT_EQ(Metric(ci, "numDeletionVectorsRemoved"), "1");
+  EXPECT_EQ(Metric(ci, "numDeletionVectorsUpdated"), "1");
+  // The remove carries the old DV so it cancels exactly the old (path, DV).
+  for (auto& a : ActionsAt(*t.store(), 2)) {
+    if (auto* rm = a.get_if<delta::RemoveFile>()) {
+      ASSERT_TRUE(rm->deletion_vector.has_value());
+      EXPECT_EQ(rm->deletion_vector->cardinality, 3);
+    }
+  }
+}
+
+TEST(DmlDeleteDv, MatcherSeesOnlyLiveRowsAndNewlyDeletedCountsOnce) {
+  DmlTable t;
+  t.Create(Ids(0, 10), false, true);
+  ASSERT_TRUE(DeleteRows(t.store(), t.Latest(),
+                         DeleteWhere(t, "id < 5", MatchInt(0, [](int64_t v) { return v < 5; })))
+                  .ok());
+  size_t seen = 0;
+  DeleteSpec s = DeleteWhere(t, "true", [&](const DataChunk& c) -> Result<std::vector<uint32_t>> {
+    seen += c.size();
+    EXPECT_EQ(c.columns.size(), 1u);
+    return std::vector<uint32_t>{0};
+  });
+  auto r = DeleteRows(t.store(), t.Latest(), s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(seen, 5u);
+  EXPECT_EQ(r->num_affected_rows, 1);
+  EXPECT_EQ(ReadRows(t.store()), Expected(Ids(6, 10), false));
+}
+
+TEST(DmlDeleteDv, FileWhoseRowsAreAllDeletedIsRemovedWithoutADv) {
+  DmlTable t;
+  t.Create(Ids(0, 4), false, true);
+  t.Append(Ids(10, 14));
+  ASSERT_TRUE(DeleteRows(t.store(), t.Latest(),
+                         DeleteWhere(t, "id < 2", MatchInt(0, [](int64_t v) { return v < 2; })))
+                  .ok());
+  // The rest of the first file (2, 3) plus one row of the second.
+  auto r = DeleteRows(
+      t.store(), t.Latest(),
+      DeleteWhere(t, "id < 4 OR id = 13", MatchInt(0, [](int64_t v) { return v < 4 || v == 13; })));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_affected_rows, 3);
+  auto snap = t.Latest();
+  ASSERT_EQ(snap->files().size(), 1u);
+  EXPECT_EQ(snap->files()[0].deletion_vector->cardinality, 1);
+  auto ci = CommitInfoAt(*t.store(), 3);
+  EXPECT_EQ(Metric(ci, "numRemovedFiles"), "1");
+  EXPECT_EQ(Metric(ci, "numDeletionVectorsAdded"), "1");    // the second file's new DV
+  EXPECT_EQ(Metric(ci, "numDeletionVectorsRemoved"), "1");  // the emptied file's DV
+  EXPECT_EQ(Metric(ci, "numDeletionVectorsUpdated"), "0");
+  EXPECT_EQ(Metric(ci, "numDeletedRows"), "3");
+  EXPECT_NE(Metric(ci, "numRemovedBytes"), "0");
+  EXPECT_EQ(ReadRows(t.store()), Expected(Ids(10, 13), false));
+}
+
+TEST(DmlDeleteDv, NullHeavyDataKeepsRowsWherePredicateIsNull) {
+  DmlTable t;
+  std::vector<Row> rows;
+  for (int i = 0; i < 50; ++i) {
+    rows.push_back({i % 3 == 0 ? std::nullopt : std::optional<int64_t>(i),
+                    i % 2 ? std::nullopt : std::optional<std::string>("x"), std::nullopt});
+  }
+  t.Create(rows, false, true);
+  // DELETE WHERE id > 20: NULL ids are kept.
+  auto r = DeleteRows(t.store(), t.Latest(),
+                      DeleteWhere(t, "id > 20", MatchInt(0, [](int64_t v) { return v > 20; })));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<Row> keep;
+  for (const Row& x : rows) {
+    if (!x.id || *x.id <= 20) keep.push_back(x);
+  }
+  EXPECT_EQ(r->num_affected_rows, static_cast<int64_t>(rows.size() - keep.size()));
+  EXPECT_EQ(ReadRows(t.store()), Expected(keep, false));
+  // DELETE WHERE v IS NULL (a matcher on the string column).
+  DeleteSpec s =
+      DeleteWhere(t, "v IS NULL", [](const DataChunk& c) -> Result<std::vector<uint32_t>> {
+        std::vector<uint32_t> out;
+        for (size_t i = 0; i < c.size(); ++i) {
+          if (c.columns[0].IsNull(i)) out.push_back(static_cast<uint32_t>(i));
+        }
+        return out;
+      });
+  s.columns = {"v"};
+  ASSERT_TRUE(DeleteRows(t.store(), t.Latest(), s).ok());
+  std::vector<Row> keep2;
+  for (const Row& x : keep) {
+    if (x.v) keep2.push_back(x);
+  }
+  EXPECT_EQ(ReadRows(t.store()), Expected(keep2, false));
+}
+
+TEST(DmlDeleteDv, NoMatchWritesNoCommit) {
+  DmlTable t;
+  t.Create(Ids(0, 10), false, true);
+  auto r = DeleteRows(t.store(), t.Latest(),
+                      DeleteWhere(t, "id > 100", MatchInt(0, [](int64_t v) { return v > 100; })));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->version.has_value());
+  EXPECT_EQ(r->num_affected_rows, 0);
+  EXPECT_EQ(t.Latest()->version(), 0);
+  EXPECT_TRUE(Keys(*t.store(), "deletion_vector_").empty());
+}
+
+TEST(DmlDeleteDv, BadMatcherIndexesAreRejectedBeforeAnythingIsWritten) {
+  DmlTable t;
+  t.Create(Ids(0, 10), false, true);
+  for (std::vector<uint32_t> bad :
+       {std::vector<uint32_t>{10}, std::vector<uint32_t>{3, 3}, std::vector<uint32_t>{4, 2}}) {
+    auto r = DeleteRows(
+        t.store(), t.Latest(),
+        DeleteWhere(t, "x",
+                    [bad](const DataChunk&) -> Result<std::vector<uint32_t>> { return bad; }));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().error_class(), kErrorBadMatcherResult);
+  }
+  auto err = DeleteRows(t.store(), t.Latest(),
+                        DeleteWhere(t, "x", [](const DataChunk&) -> Result<std::vector<uint32_t>> {
+                          return Status::InvalidArgument("boom", "MY_CLASS");
+                        }));
+  EXPECT_EQ(err.status().error_class(), "MY_CLASS");
+  DeleteSpec unknown = DeleteWhere(t, "x", MatchInt(0, [](int64_t) { return true; }));
+  unknown.columns = {"nope"};
+  EXPECT_EQ(DeleteRows(t.store(), t.Latest(), unknown).status().error_class(), "UNRESOLVED_COLUMN");
+  EXPECT_EQ(t.Latest()->version(), 0);
+  EXPECT_EQ(ReadRows(t.store()), Expected(Ids(0, 10), false));
+}
+
+TEST(DmlDeleteDv, ExplicitDvsOnATableWithoutTheFeatureFail) {
+  DmlTable t;
+  t.Create(Ids(0, 10), false, false);
+  DeleteSpec s = DeleteWhere(t, "x", MatchInt(0, [](int64_t v) { return v == 1; }));
+  s.options.use_deletion_vectors = true;
+  EXPECT_EQ(DeleteRows(t.store(), t.Latest(), s).status().error_class(), kErrorDvFeatureMissing);
+}
+
+TEST(DmlDeleteDv, AppendOnlyTableRefusesBeforeWriting) {
+  DmlTable t;
+  t.Create(Ids(0, 10), false, true, {{"delta.appendOnly", "true"}});
+  auto r = DeleteRows(t.store(), t.Latest(),
+                      DeleteWhere(t, "x", MatchInt(0, [](int64_t v) { return v == 1; })));
+  EXPECT_EQ(r.status().error_class(), "DELTA_CANNOT_MODIFY_APPEND_ONLY");
+  EXPECT_TRUE(Keys(*t.store(), "deletion_vector_").empty());
+}
+
+TEST(DmlDeleteDv, RandomPrefixPutsDvFilesInAPrefixDirectory) {
+  DmlTable t;
+  t.Create(Ids(0, 10), false, true,
+           {{"delta.randomizeFilePrefixes", "true"}, {"delta.randomPrefixLength", "3"}});
+  ASSERT_TRUE(DeleteRows(t.store(), t.Latest(),
+                         DeleteWhere(t, "x", MatchInt(0, [](int64_t v) { return v == 1; })))
+                  .ok());
+  auto keys = Keys(*t.store(), "deletion_vector_");
+  ASSERT_EQ(keys.size(), 1u);
+  EXPECT_EQ(keys[0].find('/'), 3u) << keys[0];
+  EXPECT_EQ(ReadRows(t.store()).size(), 9u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Copy-on-write
+
+TEST(DmlDeleteCow, RewritesTouchedFilesOnly) {
+  DmlTable t;
+  t.Create(Ids(0, 10), false, false);
+  t.Append(Ids(10, 20));
+  auto r = DeleteRows(
+      t.store(), t.Latest(),
+      DeleteWhere(t, "id IN (1, 2)", MatchInt(0, [](int64_t v) { return v == 1 || v == 2; })));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->used_deletion_vectors);
+  EXPECT_EQ(r->num_affected_rows, 2);
+  EXPECT_TRUE(Keys(*t.store(), "deletion_vector_").empty());
+  auto ci = CommitInfoAt(*t.store(), 2);
+  EXPECT_EQ(Metric(ci, "numRemovedFiles"), "1");
+  EXPECT_EQ(Metric(ci, "numAddedFiles"), "1");
+  EXPECT_EQ(Metric(ci, "numCopiedRows"), "8");
+  EXPECT_EQ(Metric(ci, "numDeletedRows"), "2");
+  EXPECT_EQ(Metric(ci, "numDeletionVectorsAdded"), "0");
+  EXPECT_NE(Metric(ci, "numAddedBytes"), "0");
+  EXPECT_NE(Metric(ci, "numRemovedBytes"), "0");
+  auto snap = t.Latest();
+  ASSERT_EQ(snap->files().size(), 2u);
+  std::vector<int64_t> counts;
+  for (const auto& f : snap->files()) {
+    EXPECT_FALSE(f.deletion_vector.has_value());
+    auto st = delta::ParseStats(*f.stats, Schema{});
+    counts.push_back(*st->num_records);
+  }
+  std::sort(counts.begin(), counts.end());
+  EXPECT_EQ(counts, (std::vector<int64_t>{8, 10}));
+  std::vector<Row> expected = Ids(0, 20);
+  expected.erase(expected.begin() + 1, expected.begin() + 3);
+  EXPECT_EQ(ReadRows(t.store()), Expected(expected, false));
+}
+
+// Spec §10 #28: a table that has DVs but DVs now disabled → copy-on-write that honours the old DV.
+TEST(DmlDeleteCow, TableWithDvsButPropertyOffRewritesAndDropsTheDv) {
+  DmlTable t;
+  t.Create(Ids(0, 10), false, true);
+  ASSERT_TRUE(DeleteRows(t.store(), t.Latest(),
+                         DeleteWhere(t, "id < 3", MatchInt(0, [](int64_t v) { return v < 3; })))
+                  .ok());
+  DeleteSpec s = DeleteWhere(t, "id = 5", MatchInt(0, [](int64_t v) { return v == 5; }));
+  s.options.use_deletion_vectors = false;
+  auto r = DeleteRows(t.store(), t.Latest(), s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_affected_rows, 1);
+  auto snap = t.Latest();
+  ASSERT_EQ(snap->files().size(), 1u);
+  EXPECT_FALSE(snap->files()[0].deletion_vector.has_value());
+  auto ci = CommitInfoAt(*t.store(), 2);
+  EXPECT_EQ(Metric(ci, "numDeletionVectorsRemoved"), "1");
+  EXPECT_EQ(Metric(ci, "numCopiedRows"), "6");
+  EXPECT_EQ(ReadRows(t.store()), Expected({{3, "v3", {}},
+                                           {4, "v4", {}},
+                                           {6, "v6", {}},
+                                           {7, "v7", {}},
+                                           {8, "v8", {}},
+                                           {9, "v9", {}}},
+                                          false));
+}
+
+TEST(DmlDeleteCow, AllRowsOfAFileDeletedAddsNothing) {
+  DmlTable t;
+  t.Create(Ids(0, 5), false, false);
+  auto r = DeleteRows(t.store(), t.Latest(),
+                      DeleteWhere(t, "id < 5", MatchInt(0, [](int64_t v) { return v < 5; })));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(t.Latest()->files().empty());
+  auto ci = CommitInfoAt(*t.store(), 1);
+  EXPECT_EQ(Metric(ci, "numAddedFiles"), "0");
+  EXPECT_EQ(Metric(ci, "numRemovedFiles"), "1");
+  EXPECT_EQ(Metric(ci, "numDeletedRows"), "5");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Partitions and file-level shortcuts
+
+void CreatePartitioned(DmlTable& t, bool dvs) {
+  t.Create(Ids(0, 5, "a"), true, dvs);
+  t.Append(Ids(5, 10, "b"));
+  t.Append(Ids(10, 15, "a"));
+}
+
+TEST(DmlDeletePartitions, PartitionOnlyPredicateRemovesFilesUnread) {
+  for (bool dvs : {true, false}) {
+    DmlTable t;
+    CreatePartitioned(t, dvs);
+    auto faulty = std::make_shared<FaultInjectingObjectStore>(t.store());
+    FaultRule no_reads = FaultRule::FailAll(ObjectOp::kOpenRead);
+    no_reads.key_contains = ".parquet";
+    faulty->AddRule(no_reads);
+    DeleteSpec s;
+    s.predicate_sql = "(p = 'a')";
+    s.file_filter = PartitionIs("a");
+    s.options = t.Options();
+    auto r = DeleteRows(faulty, t.Latest(faulty), s);  // no matcher: the filter decides
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(faulty->faults_injected(), 0);
+    EXPECT_EQ(r->metrics.files_removed_unread, 2);
+    EXPECT_EQ(r->metrics.files_read, 0);
+    EXPECT_EQ(r->num_affected_rows, 10);  // from stats
+    EXPECT_TRUE(Keys(*t.store(), "deletion_vector_").empty());
+    auto ci = CommitInfoAt(*t.store(), 3);
+    EXPECT_EQ(Metric(ci, "numRemovedFiles"), "2");
+    EXPECT_EQ(Metric(ci, "numDeletedRows"), "10");
+    EXPECT_EQ(Metric(ci, "numAddedFiles"), "0");
+    EXPECT_EQ(ReadRows(t.store()), Expected(Ids(5, 10, "b"), true));
+  }
+}
+
+TEST(DmlDeletePartitions, SkippedFilesAreNeverOpened) {
+  DmlTable t;
+  CreatePartitioned(t, true);
+  auto faulty = std::make_shared<FaultInjectingObjectStore>(t.store());
+  FaultRule no_b = FaultRule::FailAll();
+  no_b.key_contains = "p=b";
+  faulty->AddRule(no_b);
+  auto r =
+      DeleteRows(faulty, t.Latest(faulty),
+                 DeleteWhere(t, "p = 'a' AND id % 2 = 0",
+                             MatchInt(0, [](int64_t v) { return v % 2 == 0; }), InPartition("a")));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(faulty->faults_injected(), 0);
+  EXPECT_EQ(r->metrics.files_skipped, 1);
+  EXPECT_EQ(r->metrics.files_read, 2);
+  EXPECT_EQ(r->num_affected_rows, 3 + 3);  // 0 2 4, 10 12 14
+  std::vector<Row> expected;
+  for (const Row& x : Ids(0, 15)) {
+    bool in_a = *x.id < 5 || *x.id >= 10;
+    if (in_a && *x.id % 2 == 0) continue;
+    expected.push_back({x.id, x.v, in_a ? "a" : "b"});
+  }
+  EXPECT_EQ(ReadRows(t.store()), Expected(expected, true));
+  // New adds keep their partition values.
+  auto latest = t.Latest();
+  for (const auto& f : latest->files()) {
+    EXPECT_EQ(f.path.substr(0, 4) == "p=a/", **f.partition_values.Find("p") == "a");
+  }
+}
+
+TEST(DmlDeletePartitions, CopyOnWriteKeepsPartitionValues) {
+  DmlTable t;
+  CreatePartitioned(t, false);
+  auto r = DeleteRows(
+      t.store(), t.Latest(),
+      DeleteWhere(t, "id IN (1, 6)", MatchInt(0, [](int64_t v) { return v == 1 || v == 6; })));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<Row> expected;
+  for (const Row& x : Ids(0, 15)) {
+    if (*x.id == 1 || *x.id == 6) continue;
+    expected.push_back({x.id, x.v, (*x.id >= 5 && *x.id < 10) ? "b" : "a"});
+  }
+  EXPECT_EQ(ReadRows(t.store()), Expected(expected, true));
+  auto ci = CommitInfoAt(*t.store(), 3);
+  EXPECT_EQ(Metric(ci, "numRemovedFiles"), "2");
+  EXPECT_EQ(Metric(ci, "numAddedFiles"), "2");
+  EXPECT_EQ(Metric(ci, "numCopiedRows"), "8");
+}
+
+// Spec §10 #27 / §2.3: DELETE without a condition removes every file; DV'd files count as
+// numDeletionVectorsRemoved; numDeletedRows = numRecords - cardinality from the log.
+TEST(DmlDeleteWholeTable, RemovesEveryFileWithRowCountsFromStats) {
+  DmlTable t;
+  t.Create(Ids(0, 10), false, true);
+  t.Append(Ids(10, 20));
+  ASSERT_TRUE(DeleteRows(t.store(), t.Latest(),
+                         DeleteWhere(t, "id < 3", MatchInt(0, [](int64_t v) { return v < 3; })))
+                  .ok());
+  auto faulty = std::make_shared<FaultInjectingObjectStore>(t.store());
+  DeleteSpec s;
+  s.options = t.Options();
+  auto r = DeleteRows(faulty, t.Latest(faulty), s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(faulty->op_count(ObjectOp::kOpenRead), 0);
+  EXPECT_EQ(r->num_affected_rows, 17);
+  EXPECT_TRUE(t.Latest()->files().empty());
+  auto ci = CommitInfoAt(*t.store(), 3);
+  EXPECT_EQ(*ci.operation_parameters->Find("predicate"), "\"[]\"");
+  EXPECT_EQ(Metric(ci, "numRemovedFiles"), "2");
+  EXPECT_EQ(Metric(ci, "numDeletionVectorsRemoved"), "1");
+  EXPECT_EQ(Metric(ci, "numDeletedRows"), "17");
+  EXPECT_TRUE(ReadRows(t.store()).empty());
+}
+
+TEST(DmlDeleteWholeTable, WithoutStatsRowMetricsAreOmittedAsSparkDoes) {
+  DmlTable t;
+  t.Create(Ids(0, 10), false, false);
+  // Strip the stats from the add (an old writer's table).
+  auto snap = t.Latest();
+  delta::AddFile f = snap->files()[0];
+  delta::Transaction txn(t.store(), snap, t.TxnOptions());
+  // Re-adding the same (path, DV) replaces the add (no remove: a commit may not hold both).
+  f.stats.reset();
+  f.data_change = false;
+  txn.Add(f);
+  ASSERT_TRUE(txn.Commit().ok());
+  DeleteSpec s;
+  s.options = t.Options();
+  auto r = DeleteRows(t.store(), t.Latest(), s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_affected_rows, -1);
+  auto ci = CommitInfoAt(*t.store(), 2);
+  EXPECT_EQ(Metric(ci, "numRemovedFiles"), "1");
+  EXPECT_EQ(Metric(ci, "numDeletedRows"), "<absent>");
+  EXPECT_EQ(Metric(ci, "numCopiedRows"), "<absent>");
+  EXPECT_EQ(Metric(ci, "numAddedFiles"), "<absent>");
+}
+
+TEST(DmlDeleteDv, FileWithoutStatsGetsNumRecordsFromTheFooter) {
+  DmlTable t;
+  t.Create(Ids(0, 10), false, true);
+  auto snap = t.Latest();
+  delta::AddFile f = snap->files()[0];
+  delta::Transaction txn(t.store(), snap, t.TxnOptions());
+  // Re-adding the same (path, DV) replaces the add (no remove: a commit may not hold both).
+  f.stats.reset();
+  f.data_change = false;
+  txn.Add(f);
+  ASSERT_TRUE(txn.Commit().ok());
+  ASSERT_TRUE(DeleteRows(t.store(), t.Latest(),
+                         DeleteWhere(t, "id = 4", MatchInt(0, [](int64_t v) { return v == 4; })))
+                  .ok());
+  auto after = t.Latest();
+  EXPECT_EQ(*after->files()[0].stats, "{\"numRecords\":10,\"tightBounds\":false}");
+  EXPECT_EQ(ReadRows(t.store()).size(), 9u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spark-written tables that already carry DVs (copied: ../shared is read-only)
+
+std::string CopyConformanceTable(const TempDir& tmp, const std::string& rel) {
+  std::string dir = delta::testing::ConformanceDir();
+  if (dir.empty()) return "";
+  std::string dst = tmp.path() + "/t";
+  std::filesystem::copy(dir + "/" + rel, dst, std::filesystem::copy_options::recursive);
+  return dst;
+}
+
+TEST(DmlDeleteConformance, TableWithDvSmallDeletesMoreRows) {
+  TempDir tmp;
+  std::string root = CopyConformanceTable(tmp, "kernel-data/table-with-dv-small");
+  if (root.empty()) GTEST_SKIP() << "no conformance data";
+  DmlTable t(std::make_shared<LocalObjectStore>(root));
+  // Spark deleted {0, 9}; delete 5 and 6 more.
+  ASSERT_EQ(ReadRows(t.store()), Sorted({"1", "2", "3", "4", "5", "6", "7", "8"}));
+  DeleteSpec s =
+      DeleteWhere(t, "(value IN (5, 6))", [](const DataChunk& c) -> Result<std::vector<uint32_t>> {
+        std::vector<uint32_t> out;
+        for (size_t i = 0; i < c.size(); ++i) {
+          int32_t v = c.columns[0].Get<int32_t>(i);
+          if (c.columns[0].IsValid(i) && (v == 5 || v == 6))
+            out.push_back(static_cast<uint32_t>(i));
+        }
+        return out;
+      });
+  s.columns = {"value"};
+  auto r = DeleteRows(t.store(), t.Latest(), s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_affected_rows, 2);
+  EXPECT_EQ(ReadRows(t.store()), Sorted({"1", "2", "3", "4", "7", "8"}));
+  auto snap = t.Latest();
+  auto dv = delta::LoadDeletionVector(*snap, snap->files()[0]);
+  ASSERT_TRUE(dv.ok() && dv->has_value());
+  EXPECT_EQ((*dv)->ToSortedVector(), (std::vector<uint64_t>{0, 5, 6, 9}));
+  auto ci = CommitInfoAt(*t.store(), 2);
+  EXPECT_EQ(Metric(ci, "numDeletionVectorsUpdated"), "1");
+  // Spark's original DV file is untouched (time travel to version 1 still works).
+  EXPECT_EQ(ReadRows(t.store(), 1).size(), 8u);
+  // The add keeps Spark's tags and modificationTime.
+  EXPECT_EQ(snap->files()[0].modification_time, 1677811178336);
+  EXPECT_TRUE(snap->files()[0].tags->Contains("INSERTION_TIME"));
+}
+
+// Spark-written (part, col1, col2) tables with DVs in several partitions: delete the odd col1
+// rows everywhere and compare with the rows read before.
+void DeleteOddCol1(const std::string& rel) {
+  TempDir tmp;
+  std::string root = CopyConformanceTable(tmp, rel);
+  if (root.empty()) GTEST_SKIP() << "no conformance data";
+  DmlTable t(std::make_shared<LocalObjectStore>(root));
+  auto before = ReadRows(t.store());
+  ASSERT_FALSE(before.empty());
+  // (part, col1, col2): delete rows whose col1 is odd, in every partition.
+  auto odd = [](const DataChunk& c) -> Result<std::vector<uint32_t>> {
+    std::vector<uint32_t> out;
+    for (size_t i = 0; i < c.size(); ++i) {
+      if (c.columns[0].IsValid(i) && c.columns[0].Get<int32_t>(i) % 2 != 0) {
+        out.push_back(static_cast<uint32_t>(i));
+      }
+    }
+    return out;
+  };
+  DeleteSpec s = DeleteWhere(t, "(col1 % 2 != 0)", odd);
+  s.columns = {"col1"};
+  auto had_dvs = 0;
+  auto latest = t.Latest();
+  for (const auto& f : latest->files()) had_dvs += f.deletion_vector.has_value();
+  ASSERT_GT(had_dvs, 0);
+  auto r = DeleteRows(t.store(), t.Latest(), s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<std::string> expected;
+  for (const auto& row : before) {
+    // "part|col1|col2"
+    size_t a = row.find('|'), b = row.find('|', a + 1);
+    std::string col1 = row.substr(a + 1, b - a - 1);
+    if (col1 == "NULL" || std::stoi(col1) % 2 == 0) expected.push_back(row);
+  }
+  EXPECT_EQ(static_cast<size_t>(r->num_affected_rows), before.size() - expected.size());
+  EXPECT_EQ(ReadRows(t.store()), expected);
+}
+
+TEST(DmlDeleteConformance, DvPartitionedWithCheckpointCombinedDvsAreCorrect) {
+  DeleteOddCol1("golden/dv-partitioned-with-checkpoint/delta");
+}
+
+// Column mapping (name mode): the matcher sees logical names; DV-only changes keep the adds'
+// physical partition keys and stats.
+TEST(DmlDeleteConformance, DvWithColumnMappingCombinedDvsAreCorrect) {
+  DeleteOddCol1("golden/dv-with-columnmapping/delta");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Concurrency
+
+TEST(DmlDeleteConflicts, ConcurrentAppendToAnotherPartitionDoesNotConflict) {
+  DmlTable t;
+  CreatePartitioned(t, true);
+  auto snap = t.Latest();
+  t.Append(Ids(100, 103, "b"));  // a concurrent writer, after our snapshot
+  auto r = DeleteRows(t.store(), snap,
+                      DeleteWhere(t, "p = 'a' AND id = 1",
+                                  MatchInt(0, [](int64_t v) { return v == 1; }), InPartition("a")));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->version, 4);
+  EXPECT_EQ(ReadRows(t.store()).size(), 15u + 3 - 1);
+}
+
+TEST(DmlDeleteConflicts, ConcurrentAppendToTheReadPartitionConflicts) {
+  DmlTable t;
+  CreatePartitioned(t, true);
+  auto snap = t.Latest();
+  t.Append(Ids(100, 103, "a"));
+  auto r = DeleteRows(t.store(), snap,
+                      DeleteWhere(t, "p = 'a' AND id = 1",
+                                  MatchInt(0, [](int64_t v) { return v == 1; }), InPartition("a")));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().error_class(), "DELTA_CONCURRENT_APPEND");
+}
+
+TEST(DmlDeleteConflicts, ConcurrentDeleteOfTheSameFileConflicts) {
+  for (bool dvs : {true, false}) {
+    DmlTable t;
+    t.Create(Ids(0, 10), false, dvs);
+    auto snap = t.Latest();
+    ASSERT_TRUE(DeleteRows(t.store(), snap,
+                           DeleteWhere(t, "id = 1", MatchInt(0, [](int64_t v) { return v == 1; })))
+                    .ok());
+    auto r = DeleteRows(t.store(), snap,
+                        DeleteWhere(t, "id = 2", MatchInt(0, [](int64_t v) { return v == 2; })));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().error_class(), "DELTA_CONCURRENT_DELETE_DELETE") << dvs;
+    EXPECT_EQ(ReadRows(t.store()).size(), 9u);
+  }
+}
+
+TEST(DmlDeleteConflicts, ConcurrentRemovalOfAFileWeOnlyReadConflicts) {
+  DmlTable t;
+  t.Create(Ids(0, 10), false, true);
+  t.Append(Ids(10, 20));
+  auto snap = t.Latest();
+  // The winner deletes from the first file; we read both files but delete only from the second.
+  ASSERT_TRUE(DeleteRows(t.store(), snap,
+                         DeleteWhere(t, "id = 1", MatchInt(0, [](int64_t v) { return v == 1; })))
+                  .ok());
+  auto r = DeleteRows(t.store(), snap,
+                      DeleteWhere(t, "id = 15", MatchInt(0, [](int64_t v) { return v == 15; }),
+                                  [](const delta::AddFile&) -> Result<FileVerdict> {
+                                    return FileVerdict::kMaybe;
+                                  }));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().error_class(), "DELTA_CONCURRENT_DELETE_READ");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fault injection: fail the n-th store operation, for every n, in DV and CoW mode.
+
+TEST(DmlDeleteFaults, AnyFailedStoreOperationLeavesTheTableAsItWas) {
+  for (bool dvs : {true, false}) {
+    for (int64_t n = 0;; ++n) {
+      DmlTable t;
+      CreatePartitioned(t, dvs);
+      ASSERT_TRUE(
+          DeleteRows(t.store(), t.Latest(),
+                     DeleteWhere(t, "id = 0", MatchInt(0, [](int64_t v) { return v == 0; })))
+              .ok());
+      auto before = ReadRows(t.store());
+      int64_t version = t.Latest()->version();
+      auto faulty = std::make_shared<FaultInjectingObjectStore>(t.store());
+      auto snap = t.Latest(faulty);
+      faulty->ResetCounters();
+      faulty->AddRule(FaultRule::FailAfter(n));
+      auto r = DeleteRows(
+          faulty, snap,
+          DeleteWhere(t, "id % 3 = 1", MatchInt(0, [](int64_t v) { return v % 3 == 1; })));
+      if (faulty->faults_injected() == 0) {
+        ASSERT_TRUE(r.ok()) << r.status().ToString();
+        std::vector<std::string> expected;
+        for (const auto& row : before) {
+          if (std::stoi(row.substr(0, row.find('|'))) % 3 != 1) expected.push_back(row);
+        }
+        EXPECT_EQ(ReadRows(t.store()), expected);
+        EXPECT_GT(n, 2);
+        break;
+      }
+      EXPECT_FALSE(r.ok()) << "fault " << n << " was swallowed";
+      EXPECT_EQ(t.Latest()->version(), version) << n;
+      EXPECT_EQ(ReadRows(t.store()), before) << n;
+      ASSERT_LT(n, 200);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scan with physical row indexes (kernel extension used by DML)
+
+TEST(DmlScan, RowIndexColumnIsThePhysicalPositionAfterDvMasking) {
+  DmlTable t;
+  t.Create(Ids(0, 10), false, true);
+  ASSERT_TRUE(DeleteRows(t.store(), t.Latest(),
+                         DeleteWhere(t, "x", MatchInt(0, [](int64_t v) { return v % 4 == 0; })))
+                  .ok());
+  delta::TableScanOptions so;
+  so.columns = {"id"};
+  so.with_row_index = true;
+  auto scan = delta::TableScan::Make(t.Latest(), so);
+  ASSERT_TRUE(scan.ok());
+  ASSERT_EQ((*scan)->output_schema().size(), 2u);
+  EXPECT_EQ((*scan)->output_schema()[1].name, delta::kRowIndexColumn);
+  DataChunk c;
+  std::vector<int64_t> idx;
+  while (*(*scan)->Next(&c)) {
+    for (size_t i = 0; i < c.size(); ++i) {
+      EXPECT_EQ(c.columns[0].Get<int64_t>(i), c.columns[1].Get<int64_t>(i));  // id == position
+      idx.push_back(c.columns[1].Get<int64_t>(i));
+    }
+  }
+  EXPECT_EQ(idx, (std::vector<int64_t>{1, 2, 3, 5, 6, 7, 9}));
+}
+
+TEST(DmlStats, WideBoundsRewriteKeepsEverythingElse) {
+  EXPECT_EQ(StatsWithWideBounds(std::string(R"({"numRecords":3,"tightBounds":true})"), 3),
+            R"({"numRecords":3,"tightBounds":false})");
+  EXPECT_EQ(
+      StatsWithWideBounds(
+          std::string(R"({"numRecords":3,"minValues":{"d":123456789012345678901234567890}})"), 3),
+      R"({"numRecords":3,"minValues":{"d":123456789012345678901234567890},"tightBounds":false})");
+  EXPECT_EQ(
+      StatsWithWideBounds(
+          std::string(R"({"numRecords":3,"minValues":{"tightBounds":"}"},"tightBounds": false})"),
+          3),
+      R"({"numRecords":3,"minValues":{"tightBounds":"}"},"tightBounds": false})");
+  EXPECT_EQ(StatsWithWideBounds(std::nullopt, 7), R"({"numRecords":7,"tightBounds":false})");
+  EXPECT_EQ(StatsWithWideBounds(std::string("{ }"), 7), R"({ "tightBounds":false})");
+  EXPECT_EQ(PredicateParameter(""), "\"[]\"");
+  EXPECT_EQ(PredicateParameter("a = 'x'"), "\"[\\\"a = 'x'\\\"]\"");
+}
+
+}  // namespace
+}  // namespace silt::commands
