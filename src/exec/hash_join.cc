@@ -22,11 +22,10 @@ bool IsSemiOrAnti(JoinType t) { return t == JoinType::kLeftSemi || t == JoinType
 // Column-wise gather of a pair list into one output chunk: left columns from `left` rows ls,
 // right columns from `right` rows rs (either side may be replaced by NULLs).
 void GatherPairs(const DataChunk& left, const uint32_t* ls, const DataChunk& right,
-                 const uint32_t* rs, size_t n, const Schema& schema, DataChunk* out) {
+                 const uint32_t* rs, size_t n, const Schema& schema, size_t nl, DataChunk* out) {
   out->columns.clear();
   out->num_rows_without_columns = schema.empty() ? n : 0;
   out->columns.reserve(schema.size());
-  size_t nl = left.columns.size();
   for (size_t c = 0; c < schema.size(); ++c) {
     out->columns.emplace_back(schema[c].type);
     Vector& v = out->columns.back();
@@ -49,21 +48,26 @@ void GatherPairs(const DataChunk& left, const uint32_t* ls, const DataChunk& rig
 Status RunMorsels(ThreadPool* pool, size_t n, const std::function<Status(size_t, size_t)>& fn) {
   size_t morsels = (n + kMorselRows - 1) / kMorselRows;
   if (!pool || morsels <= 1) return n ? fn(0, n) : Status::OK();
-  return pool->ParallelFor(morsels, [&](size_t m) {
-    return fn(m * kMorselRows, std::min(n, (m + 1) * kMorselRows));
-  });
+  return pool->ParallelFor(
+      morsels, [&](size_t m) { return fn(m * kMorselRows, std::min(n, (m + 1) * kMorselRows)); });
 }
 
 }  // namespace
 
 const char* JoinTypeName(JoinType type) {
   switch (type) {
-    case JoinType::kInner: return "Inner";
-    case JoinType::kLeftOuter: return "LeftOuter";
-    case JoinType::kRightOuter: return "RightOuter";
-    case JoinType::kFullOuter: return "FullOuter";
-    case JoinType::kLeftSemi: return "LeftSemi";
-    case JoinType::kLeftAnti: return "LeftAnti";
+    case JoinType::kInner:
+      return "Inner";
+    case JoinType::kLeftOuter:
+      return "LeftOuter";
+    case JoinType::kRightOuter:
+      return "RightOuter";
+    case JoinType::kFullOuter:
+      return "FullOuter";
+    case JoinType::kLeftSemi:
+      return "LeftSemi";
+    case JoinType::kLeftAnti:
+      return "LeftAnti";
   }
   return "?";
 }
@@ -95,7 +99,9 @@ HashJoinOperator::HashJoinOperator(OperatorPtr probe, OperatorPtr build, JoinTyp
       null_aware_anti_(null_aware_anti) {
   null_safe_.resize(left_keys_.size(), false);
   schema_ = JoinOutputSchema(probe_->output_schema(), build_->output_schema(), type_);
-  pair_schema_ = JoinOutputSchema(probe_->output_schema(), build_->output_schema(), JoinType::kInner);
+  num_left_ = probe_->output_schema().size();
+  pair_schema_ =
+      JoinOutputSchema(probe_->output_schema(), build_->output_schema(), JoinType::kInner);
 }
 
 HashJoinOperator::~HashJoinOperator() = default;
@@ -116,15 +122,16 @@ std::string HashJoinOperator::details() const {
 
 Status HashJoinOperator::ValidateKeys() const {
   if (left_keys_.empty() || left_keys_.size() != right_keys_.size()) {
-    return Status::InvalidArgument("hash join needs the same non-zero number of keys on both sides");
+    return Status::InvalidArgument(
+        "hash join needs the same non-zero number of keys on both sides");
   }
   for (size_t k = 0; k < left_keys_.size(); ++k) {
     const DataType& l = *left_keys_[k]->type;
     const DataType& r = *right_keys_[k]->type;
     if (!l.Equals(r)) {
-      return Status::InvalidArgument("join key " + std::to_string(k) + " compares " +
-                                         l.ToString() + " with " + r.ToString(),
-                                     "DATATYPE_MISMATCH");
+      return Status::InvalidArgument(
+          "join key " + std::to_string(k) + " compares " + l.ToString() + " with " + r.ToString(),
+          "DATATYPE_MISMATCH");
     }
     SILT_RETURN_NOT_OK(CheckJoinKeyType(l));
   }
@@ -149,7 +156,8 @@ Status HashJoinOperator::Build(ExecContext& ctx) {
   for (const ExprPtr& e : right_keys_) {
     build_key_storage_.emplace_back(e->type);
     const Vector* v = nullptr;
-    SILT_RETURN_NOT_OK(EvaluateOrReference(*e, build_data_, ctx.eval, &build_key_storage_.back(), &v));
+    SILT_RETURN_NOT_OK(
+        EvaluateOrReference(*e, build_data_, ctx.eval, &build_key_storage_.back(), &v));
     build_keys_.push_back(v);
   }
   int_fast_path_ =
@@ -168,8 +176,8 @@ Status HashJoinOperator::Build(ExecContext& ctx) {
   build_has_null_key_ = inserted_rows_ != n;
 
   uint64_t cap = std::bit_ceil(std::max<uint64_t>(16, uint64_t(inserted_rows_) * 2));
-  int64_t table_bytes = int64_t(cap) * 4 + int64_t(n) * (4 + 8) +
-                        (PadsLeft(type_) ? int64_t(n) : 0);
+  int64_t table_bytes =
+      int64_t(cap) * 4 + int64_t(n) * (4 + 8) + (PadsLeft(type_) ? int64_t(n) : 0);
   int64_t key_bytes = 0;
   for (const Vector& v : build_key_storage_) key_bytes += static_cast<int64_t>(v.MemoryUsage());
   SILT_RETURN_NOT_OK(reservation_->Resize(reservation_->bytes() + table_bytes + key_bytes));
@@ -304,13 +312,14 @@ Status HashJoinOperator::ProbeChunk(const DataChunk& in, const EvalContext& ctx,
 
   auto flush = [&]() -> Status {
     size_t m = ps.size();
-    if (!int_fast_path_) m = FilterEqualKeys(keys, build_keys_, null_safe_, ps.data(), bs.data(), m);
+    if (!int_fast_path_)
+      m = FilterEqualKeys(keys, build_keys_, null_safe_, ps.data(), bs.data(), m);
     ps.resize(m);
     bs.resize(m);
     if (m == 0) return Status::OK();
     if (residual_) {
       DataChunk cand;
-      GatherPairs(in, ps.data(), build_data_, bs.data(), m, pair_schema_, &cand);
+      GatherPairs(in, ps.data(), build_data_, bs.data(), m, pair_schema_, num_left_, &cand);
       SILT_RETURN_NOT_OK(EvaluateFilter(*residual_, cand, ctx, &sel));
       for (uint32_t s : sel) {
         if (track_probe) probe_matched[ps[s]] = 1;
@@ -331,7 +340,7 @@ Status HashJoinOperator::ProbeChunk(const DataChunk& in, const EvalContext& ctx,
       }
       if (emit_pairs) {
         outputs->emplace_back();
-        GatherPairs(in, ps.data(), build_data_, bs.data(), m, schema_, &outputs->back());
+        GatherPairs(in, ps.data(), build_data_, bs.data(), m, schema_, num_left_, &outputs->back());
       }
     }
     ps.clear();
@@ -365,7 +374,8 @@ Status HashJoinOperator::ProbeChunk(const DataChunk& in, const EvalContext& ctx,
       if (IsSemiOrAnti(type_)) {
         GatherChunk(in, sel.data(), sel.size(), &outputs->back());
       } else {
-        GatherPairs(in, sel.data(), build_data_, nullptr, sel.size(), schema_, &outputs->back());
+        GatherPairs(in, sel.data(), build_data_, nullptr, sel.size(), schema_, num_left_,
+                    &outputs->back());
       }
     }
   }
@@ -380,7 +390,8 @@ void HashJoinOperator::EmitUnmatchedBuild(std::vector<DataChunk>* outputs) {
     if (!build_matched_[r]) sel.push_back(static_cast<uint32_t>(r));
     if (sel.size() == kChunkRows || (r + 1 == n && !sel.empty())) {
       outputs->emplace_back();
-      GatherPairs(no_left, nullptr, build_data_, sel.data(), sel.size(), schema_, &outputs->back());
+      GatherPairs(no_left, nullptr, build_data_, sel.data(), sel.size(), schema_, num_left_,
+                  &outputs->back());
       sel.clear();
     }
   }

@@ -110,7 +110,8 @@ class HashJoinOperator final : public Operator {
   std::vector<bool> null_safe_;
   ExprPtr residual_;
   bool null_aware_anti_;
-  Schema pair_schema_;  // left + right fields: what the residual is evaluated over
+  Schema pair_schema_;
+  size_t num_left_ = 0;  // left + right fields: what the residual is evaluated over
 
   // Build side.
   bool built_ = false;
@@ -124,7 +125,7 @@ class HashJoinOperator final : public Operator {
   std::vector<uint32_t> next_;
   uint64_t mask_ = 0;
   size_t inserted_rows_ = 0;
-  bool build_has_null_key_ = false;  // some row has a NULL in a non-null-safe key
+  bool build_has_null_key_ = false;             // some row has a NULL in a non-null-safe key
   mutable std::vector<uint8_t> build_matched_;  // right/full outer (atomic_ref writes)
   std::unique_ptr<MemoryReservation> reservation_;
   bool summary_done_ = false;

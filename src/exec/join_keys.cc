@@ -20,32 +20,45 @@ inline uint64_t HashDouble(double d) {
 }
 
 inline uint64_t HashInt128(int128_t v) {
-  uint64_t lo = static_cast<uint64_t>(v), hi = static_cast<uint64_t>(static_cast<unsigned __int128>(v) >> 64);
+  uint64_t lo = static_cast<uint64_t>(v),
+           hi = static_cast<uint64_t>(static_cast<unsigned __int128>(v) >> 64);
   return MixHash64(lo ^ MixHash64(hi + 0x51ed27));
 }
 
 inline uint64_t HashBytes(std::string_view s) { return std::hash<std::string_view>{}(s); }
 
-inline uint64_t Combine(uint64_t h, uint64_t v) { return MixHash64(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6))); }
+inline uint64_t Combine(uint64_t h, uint64_t v) {
+  return MixHash64(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6)));
+}
 
 // Slow path for nested values (rare as join keys).
 uint64_t HashValueAt(const Vector& v, size_t i) {
   if (v.IsNull(i)) return kNullKeyHash;
   switch (v.id()) {
-    case TypeId::kNull: return kNullKeyHash;
-    case TypeId::kBoolean: return MixHash64(v.data<uint8_t>()[i] != 0);
-    case TypeId::kInt8: return MixHash64(static_cast<uint64_t>(int64_t(v.data<int8_t>()[i])));
-    case TypeId::kInt16: return MixHash64(static_cast<uint64_t>(int64_t(v.data<int16_t>()[i])));
+    case TypeId::kNull:
+      return kNullKeyHash;
+    case TypeId::kBoolean:
+      return MixHash64(v.data<uint8_t>()[i] != 0);
+    case TypeId::kInt8:
+      return MixHash64(static_cast<uint64_t>(int64_t(v.data<int8_t>()[i])));
+    case TypeId::kInt16:
+      return MixHash64(static_cast<uint64_t>(int64_t(v.data<int16_t>()[i])));
     case TypeId::kInt32:
-    case TypeId::kDate: return MixHash64(static_cast<uint64_t>(int64_t(v.data<int32_t>()[i])));
+    case TypeId::kDate:
+      return MixHash64(static_cast<uint64_t>(int64_t(v.data<int32_t>()[i])));
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return MixHash64(static_cast<uint64_t>(v.data<int64_t>()[i]));
-    case TypeId::kFloat: return HashDouble(v.data<float>()[i]);
-    case TypeId::kDouble: return HashDouble(v.data<double>()[i]);
-    case TypeId::kDecimal: return HashInt128(v.data<int128_t>()[i]);
+    case TypeId::kTimestampNtz:
+      return MixHash64(static_cast<uint64_t>(v.data<int64_t>()[i]));
+    case TypeId::kFloat:
+      return HashDouble(v.data<float>()[i]);
+    case TypeId::kDouble:
+      return HashDouble(v.data<double>()[i]);
+    case TypeId::kDecimal:
+      return HashInt128(v.data<int128_t>()[i]);
     case TypeId::kString:
-    case TypeId::kBinary: return HashBytes(v.GetString(i));
+    case TypeId::kBinary:
+      return HashBytes(v.GetString(i));
     case TypeId::kStruct: {
       uint64_t h = 0x1234;
       for (size_t k = 0; k < v.num_children(); ++k) h = Combine(h, HashValueAt(v.child(k), i));
@@ -78,7 +91,8 @@ void HashLoop(const Vector& v, size_t begin, size_t end, uint64_t* hashes, bool 
     if (!valid) {
       for (size_t r = begin; r < end; ++r) h[r] = Combine(h[r], hash_at(r));
     } else {
-      for (size_t r = begin; r < end; ++r) h[r] = Combine(h[r], valid[r] ? hash_at(r) : kNullKeyHash);
+      for (size_t r = begin; r < end; ++r)
+        h[r] = Combine(h[r], valid[r] ? hash_at(r) : kNullKeyHash);
     }
   }
 }
@@ -93,9 +107,11 @@ void HashColumn(const Vector& v, size_t begin, size_t end, uint64_t* hashes, boo
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz: {
-      if (v.id() == TypeId::kInt64 || v.id() == TypeId::kTimestamp || v.id() == TypeId::kTimestampNtz) {
+      if (v.id() == TypeId::kInt64 || v.id() == TypeId::kTimestamp ||
+          v.id() == TypeId::kTimestampNtz) {
         const int64_t* d = v.data<int64_t>();
-        HashLoop(v, begin, end, hashes, first, [d](size_t r) { return MixHash64(static_cast<uint64_t>(d[r])); });
+        HashLoop(v, begin, end, hashes, first,
+                 [d](size_t r) { return MixHash64(static_cast<uint64_t>(d[r])); });
       } else if (v.id() == TypeId::kInt32 || v.id() == TypeId::kDate) {
         const int32_t* d = v.data<int32_t>();
         HashLoop(v, begin, end, hashes, first,
@@ -139,28 +155,38 @@ inline bool FloatEq(double x, double y) { return x == y || (std::isnan(x) && std
 
 bool ValueEqualAt(const Vector& a, size_t i, const Vector& b, size_t j) {
   switch (a.id()) {
-    case TypeId::kNull: return true;
+    case TypeId::kNull:
+      return true;
     case TypeId::kBoolean:
-    case TypeId::kInt8: return a.data<uint8_t>()[i] == b.data<uint8_t>()[j];
-    case TypeId::kInt16: return a.data<int16_t>()[i] == b.data<int16_t>()[j];
+    case TypeId::kInt8:
+      return a.data<uint8_t>()[i] == b.data<uint8_t>()[j];
+    case TypeId::kInt16:
+      return a.data<int16_t>()[i] == b.data<int16_t>()[j];
     case TypeId::kInt32:
-    case TypeId::kDate: return a.data<int32_t>()[i] == b.data<int32_t>()[j];
+    case TypeId::kDate:
+      return a.data<int32_t>()[i] == b.data<int32_t>()[j];
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return a.data<int64_t>()[i] == b.data<int64_t>()[j];
-    case TypeId::kFloat: return FloatEq(a.data<float>()[i], b.data<float>()[j]);
-    case TypeId::kDouble: return FloatEq(a.data<double>()[i], b.data<double>()[j]);
-    case TypeId::kDecimal: return a.data<int128_t>()[i] == b.data<int128_t>()[j];
+    case TypeId::kTimestampNtz:
+      return a.data<int64_t>()[i] == b.data<int64_t>()[j];
+    case TypeId::kFloat:
+      return FloatEq(a.data<float>()[i], b.data<float>()[j]);
+    case TypeId::kDouble:
+      return FloatEq(a.data<double>()[i], b.data<double>()[j]);
+    case TypeId::kDecimal:
+      return a.data<int128_t>()[i] == b.data<int128_t>()[j];
     case TypeId::kString:
-    case TypeId::kBinary: return a.GetString(i) == b.GetString(j);
-    default: return CompareValues(a, i, b, j) == 0;  // struct/array: Spark's ordering equality
+    case TypeId::kBinary:
+      return a.GetString(i) == b.GetString(j);
+    default:
+      return CompareValues(a, i, b, j) == 0;  // struct/array: Spark's ordering equality
   }
 }
 
 // keep[k] &= (a[ar[k]] == b[br[k]]) for one key column, with its NULL rule.
 template <typename F>
-void EqLoop(const Vector& a, const Vector& b, bool null_safe, const uint32_t* ar, const uint32_t* br,
-            size_t n, uint8_t* keep, F&& eq) {
+void EqLoop(const Vector& a, const Vector& b, bool null_safe, const uint32_t* ar,
+            const uint32_t* br, size_t n, uint8_t* keep, F&& eq) {
   const uint8_t* va = a.validity();
   const uint8_t* vb = b.validity();
   if (!va && !vb) {
@@ -181,7 +207,8 @@ void EqColumn(const Vector& a, const Vector& b, bool null_safe, const uint32_t* 
     case TypeId::kDate: {
       const int32_t* x = a.data<int32_t>();
       const int32_t* y = b.data<int32_t>();
-      EqLoop(a, b, null_safe, ar, br, n, keep, [x, y](uint32_t i, uint32_t j) { return x[i] == y[j]; });
+      EqLoop(a, b, null_safe, ar, br, n, keep,
+             [x, y](uint32_t i, uint32_t j) { return x[i] == y[j]; });
       break;
     }
     case TypeId::kInt64:
@@ -189,7 +216,8 @@ void EqColumn(const Vector& a, const Vector& b, bool null_safe, const uint32_t* 
     case TypeId::kTimestampNtz: {
       const int64_t* x = a.data<int64_t>();
       const int64_t* y = b.data<int64_t>();
-      EqLoop(a, b, null_safe, ar, br, n, keep, [x, y](uint32_t i, uint32_t j) { return x[i] == y[j]; });
+      EqLoop(a, b, null_safe, ar, br, n, keep,
+             [x, y](uint32_t i, uint32_t j) { return x[i] == y[j]; });
       break;
     }
     case TypeId::kString:
@@ -233,8 +261,10 @@ bool IsIntegralKeyType(TypeId id) {
     case TypeId::kInt64:
     case TypeId::kDate:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return true;
-    default: return false;
+    case TypeId::kTimestampNtz:
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -65,23 +65,36 @@ int CmpNone(const Vector&, size_t, const Vector&, size_t) { return 0; }
 
 RowComparator::CompareFn CompareFnFor(const DataType& t) {
   switch (t.id()) {
-    case TypeId::kNull: return CmpNone;
-    case TypeId::kBoolean: return CmpInt<uint8_t>;
-    case TypeId::kInt8: return CmpInt<int8_t>;
-    case TypeId::kInt16: return CmpInt<int16_t>;
+    case TypeId::kNull:
+      return CmpNone;
+    case TypeId::kBoolean:
+      return CmpInt<uint8_t>;
+    case TypeId::kInt8:
+      return CmpInt<int8_t>;
+    case TypeId::kInt16:
+      return CmpInt<int16_t>;
     case TypeId::kInt32:
-    case TypeId::kDate: return CmpInt<int32_t>;
+    case TypeId::kDate:
+      return CmpInt<int32_t>;
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return CmpInt<int64_t>;
-    case TypeId::kFloat: return CmpFloat<float>;
-    case TypeId::kDouble: return CmpFloat<double>;
-    case TypeId::kDecimal: return CmpInt<int128_t>;
+    case TypeId::kTimestampNtz:
+      return CmpInt<int64_t>;
+    case TypeId::kFloat:
+      return CmpFloat<float>;
+    case TypeId::kDouble:
+      return CmpFloat<double>;
+    case TypeId::kDecimal:
+      return CmpInt<int128_t>;
     case TypeId::kString:
-    case TypeId::kBinary: return CmpBytes;
-    case TypeId::kStruct: return CmpStruct;
-    case TypeId::kList: return CmpList;
-    case TypeId::kMap: return CmpNone;  // rejected by CheckOrderable
+    case TypeId::kBinary:
+      return CmpBytes;
+    case TypeId::kStruct:
+      return CmpStruct;
+    case TypeId::kList:
+      return CmpList;
+    case TypeId::kMap:
+      return CmpNone;  // rejected by CheckOrderable
   }
   return CmpNone;
 }
@@ -94,17 +107,23 @@ using u128 = unsigned __int128;
 int NormalizedWidth(const DataType& t) {
   switch (t.id()) {
     case TypeId::kBoolean:
-    case TypeId::kInt8: return 1;
-    case TypeId::kInt16: return 2;
+    case TypeId::kInt8:
+      return 1;
+    case TypeId::kInt16:
+      return 2;
     case TypeId::kInt32:
     case TypeId::kDate:
-    case TypeId::kFloat: return 4;
+    case TypeId::kFloat:
+      return 4;
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
-    case TypeId::kDouble: return 8;
-    case TypeId::kDecimal: return t.precision() <= 18 ? 8 : 16;
-    default: return 0;
+    case TypeId::kDouble:
+      return 8;
+    case TypeId::kDecimal:
+      return t.precision() <= 18 ? 8 : 16;
+    default:
+      return 0;
   }
 }
 
@@ -217,7 +236,8 @@ void EncodeColumn(const Vector& v, SortOrder o, bool with_null_byte, std::vector
       }
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -316,7 +336,9 @@ Status NormalizedSort(std::span<const Vector* const> keys, std::span<const SortO
     std::vector<Item<K>> tmp(n);
     SILT_RETURN_NOT_OK(ParallelSortRuns(
         &items, parts, ctx.pool,
-        [&](size_t b, size_t e) { RadixSort(items.data() + b, tmp.data() + b, e - b, total_bytes); },
+        [&](size_t b, size_t e) {
+          RadixSort(items.data() + b, tmp.data() + b, e - b, total_bytes);
+        },
         [](const Item<K>& x, const Item<K>& y) { return x.key < y.key; }));
   }
   perm->resize(n);
@@ -388,8 +410,10 @@ Status SortPermutation(std::span<const Vector* const> keys, std::span<const Sort
     std::iota(perm->begin(), perm->end(), 0u);
     return Status::OK();
   }
-  if (normalizable && total <= 8) return NormalizedSort<uint64_t>(keys, orders, num_rows, total, ctx, perm);
-  if (normalizable && total <= 16) return NormalizedSort<u128>(keys, orders, num_rows, total, ctx, perm);
+  if (normalizable && total <= 8)
+    return NormalizedSort<uint64_t>(keys, orders, num_rows, total, ctx, perm);
+  if (normalizable && total <= 16)
+    return NormalizedSort<u128>(keys, orders, num_rows, total, ctx, perm);
 
   RowComparator cmp(std::vector<const Vector*>(keys.begin(), keys.end()),
                     std::vector<SortOrder>(orders.begin(), orders.end()));
@@ -444,7 +468,8 @@ bool WouldOverflowOffsets(const Vector& dst, const Vector& src) {
         if (WouldOverflowOffsets(dst.child(k), src.child(k))) return true;
       }
       return false;
-    default: return false;
+    default:
+      return false;
   }
 }
 }  // namespace

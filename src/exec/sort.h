@@ -93,8 +93,7 @@ Status EvaluateOrReference(const Expr& expr, const DataChunk& chunk, const EvalC
 // Pulls every chunk of child and appends it to *all (one Vector per column; all must be built
 // from the child's schema), reserving the bytes on *reservation. Fails with NotImplemented when a
 // string/list column would pass the 4 GiB offset range of a single Vector.
-Status BufferAll(Operator& child, ExecContext& ctx, DataChunk* all,
-                 MemoryReservation* reservation);
+Status BufferAll(Operator& child, ExecContext& ctx, DataChunk* all, MemoryReservation* reservation);
 
 // Appends n NULL rows to v.
 void AppendNulls(Vector* v, size_t n);
@@ -140,7 +139,7 @@ class TopNOperator final : public Operator {
   int64_t limit_;
   int64_t offset_;
   bool done_input_ = false;
-  DataChunk buffer_;                // retained rows (sorted prefix after each compaction)
+  DataChunk buffer_;                 // retained rows (sorted prefix after each compaction)
   std::vector<Vector> buffer_keys_;  // evaluated sort keys of buffer_, row-aligned
   bool have_boundary_ = false;       // buffer_ holds exactly `keep` sorted rows from compaction
   size_t emitted_ = 0;

@@ -4,10 +4,11 @@
 // fallback evaluator handles columns, constants, calls, casts and AND/OR/NOT/IS [NOT] NULL
 // (non-lazily); it is not the engine's evaluator. Delete the weak block once
 // exec/expression.cc is merged.
+#include "unit/exec/exec_test_util.h"
+
 #include <gtest/gtest.h>
 
 #include "exec/kernel_util.h"
-#include "unit/exec/exec_test_util.h"
 
 namespace silt::exec {
 
@@ -26,8 +27,10 @@ ExprPtr CompareInt(std::string op, ExprPtr a, ExprPtr b) {
     uint8_t* dst = out->data<uint8_t>();
     for (size_t i = 0; i < rows; ++i) {
       size_t ia = args[0].index(i), ib = args[1].index(i);
-      int64_t x = wide_a ? args[0].vector->data<int64_t>()[ia] : args[0].vector->data<int32_t>()[ia];
-      int64_t y = wide_b ? args[1].vector->data<int64_t>()[ib] : args[1].vector->data<int32_t>()[ib];
+      int64_t x =
+          wide_a ? args[0].vector->data<int64_t>()[ia] : args[0].vector->data<int32_t>()[ia];
+      int64_t y =
+          wide_b ? args[1].vector->data<int64_t>()[ib] : args[1].vector->data<int32_t>()[ib];
       bool r = op == "<"    ? x < y
                : op == "<=" ? x <= y
                : op == ">"  ? x > y
@@ -82,8 +85,10 @@ __attribute__((weak)) ExprPtr MakeConstant(Value value) {
 
 __attribute__((weak)) std::string Expr::ToString() const {
   switch (kind) {
-    case ExprKind::kColumn: return name + "#" + std::to_string(column);
-    case ExprKind::kConstant: return constant.ToString();
+    case ExprKind::kColumn:
+      return name + "#" + std::to_string(column);
+    case ExprKind::kConstant:
+      return constant.ToString();
     default: {
       std::string s = name + "(";
       for (size_t i = 0; i < children.size(); ++i) s += (i ? ", " : "") + children[i]->ToString();
@@ -151,7 +156,8 @@ __attribute__((weak)) Status Evaluate(const Expr& expr, const DataChunk& input,
       }
       return Status::OK();
     }
-    default: return Status::NotImplemented("test fallback evaluator: " + expr.ToString());
+    default:
+      return Status::NotImplemented("test fallback evaluator: " + expr.ToString());
   }
 }
 
