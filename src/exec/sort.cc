@@ -270,6 +270,56 @@ void RadixSort(Item<K>* a, Item<K>* tmp, size_t n, int nbytes) {
   if (src != a) std::memcpy(static_cast<void*>(a), src, n * sizeof(Item<K>));
 }
 
+// MSD on the highest byte that varies, then LSD inside each bucket once it fits in cache: one
+// pass over memory for the big scatter instead of one per byte. Stable; result in a.
+template <typename K>
+void HybridRadixSort(Item<K>* a, Item<K>* tmp, size_t n, int nbytes, ThreadPool* pool = nullptr) {
+  if (n < 2 || nbytes == 0) return;
+  if (n <= 24) {
+    for (size_t i = 1; i < n; ++i) {
+      Item<K> x = a[i];
+      size_t j = i;
+      for (; j > 0 && a[j - 1].key > x.key; --j) a[j] = a[j - 1];
+      a[j] = x;
+    }
+    return;
+  }
+  if (n <= (size_t(1) << 14)) {
+    RadixSort(a, tmp, n, nbytes);
+    return;
+  }
+  K all_or = 0, all_and = ~K(0);
+  for (size_t r = 0; r < n; ++r) {
+    all_or |= a[r].key;
+    all_and &= a[r].key;
+  }
+  K diff = all_or ^ all_and;
+  int b = nbytes - 1;
+  while (b >= 0 && static_cast<uint8_t>(diff >> (8 * b)) == 0) --b;
+  if (b < 0) return;  // all keys equal
+  size_t counts[257] = {0};
+  for (size_t r = 0; r < n; ++r) ++counts[static_cast<uint8_t>(a[r].key >> (8 * b)) + 1];
+  for (int x = 0; x < 256; ++x) counts[x + 1] += counts[x];
+  size_t pos[256];
+  std::memcpy(pos, counts, sizeof(pos));
+  for (size_t r = 0; r < n; ++r) tmp[pos[static_cast<uint8_t>(a[r].key >> (8 * b))]++] = a[r];
+  auto bucket = [&](size_t x) {
+    size_t lo = counts[x], cnt = counts[x + 1] - lo;
+    if (cnt == 0) return;
+    HybridRadixSort(tmp + lo, a + lo, cnt, b);
+    std::memcpy(static_cast<void*>(a + lo), tmp + lo, cnt * sizeof(Item<K>));
+  };
+  if (pool) {
+    // Buckets are independent: no merge step needed.
+    (void)pool->ParallelFor(256, [&](size_t x) {
+      bucket(x);
+      return Status::OK();
+    });
+  } else {
+    for (size_t x = 0; x < 256; ++x) bucket(x);
+  }
+}
+
 // Splits [0, n) into `parts` runs sorted by sort_run(begin, end), then merges them pairwise
 // (std::merge takes from the earlier run on ties, so the result stays stable).
 template <typename T, typename SortRun, typename Less>
@@ -328,19 +378,9 @@ Status NormalizedSort(std::span<const Vector* const> keys, std::span<const SortO
     EncodeColumn<K>(*keys[k], orders[k], keys[k]->may_have_nulls(), &items);
   }
   if (ctx.is_cancelled()) return Status::Cancelled("sort cancelled");
-  size_t parts = SortParts(ctx, n);
-  if (parts <= 1) {
-    std::vector<Item<K>> tmp(n);
-    RadixSort(items.data(), tmp.data(), n, total_bytes);
-  } else {
-    std::vector<Item<K>> tmp(n);
-    SILT_RETURN_NOT_OK(ParallelSortRuns(
-        &items, parts, ctx.pool,
-        [&](size_t b, size_t e) {
-          RadixSort(items.data() + b, tmp.data() + b, e - b, total_bytes);
-        },
-        [](const Item<K>& x, const Item<K>& y) { return x.key < y.key; }));
-  }
+  std::vector<Item<K>> tmp(n);
+  HybridRadixSort(items.data(), tmp.data(), n, total_bytes,
+                  SortParts(ctx, n) > 1 ? ctx.pool : nullptr);
   perm->resize(n);
   for (size_t r = 0; r < n; ++r) (*perm)[r] = items[r].idx;
   return Status::OK();
@@ -673,13 +713,13 @@ Status TopNOperator::Consume(ExecContext& ctx) {
     SILT_RETURN_NOT_OK(EvaluateKeys(keys_, chunk, ctx.eval, &chunk_keys));
     sel.clear();
     if (have_boundary_) {
-      // Only rows strictly before the current last kept row can enter: a tie would sort after it
-      // (it arrived later) and fall off the end.
+      // Only rows strictly before the last row kept by the previous compaction can enter: a tie
+      // would sort after it (it arrived later) and fall off the end.
       std::vector<const Vector*> a, b;
       for (const Vector& v : chunk_keys) a.push_back(&v);
       for (const Vector& v : buffer_keys_) b.push_back(&v);
       RowComparator cmp(a, b, orders);
-      size_t last = buffer_.size() - 1;
+      const size_t last = keep - 1;  // rows after it were appended since the compaction
       for (size_t r = 0; r < n; ++r) {
         if (cmp.Compare(r, last) < 0) sel.push_back(static_cast<uint32_t>(r));
       }

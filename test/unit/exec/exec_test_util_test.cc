@@ -172,6 +172,22 @@ __attribute__((weak)) Status EvaluateFilter(const Expr& predicate, const DataChu
   return Status::OK();
 }
 
+__attribute__((weak)) bool IsConstantExpr(const Expr& expr) {
+  if (expr.kind == ExprKind::kColumn || !expr.deterministic) return false;
+  for (const ExprPtr& c : expr.children) {
+    if (!IsConstantExpr(*c)) return false;
+  }
+  return true;
+}
+
+__attribute__((weak)) Result<Value> EvaluateConstant(const Expr& expr, const EvalContext& ctx) {
+  DataChunk one;
+  one.num_rows_without_columns = 1;
+  Vector v(expr.type);
+  SILT_RETURN_NOT_OK(Evaluate(expr, one, ctx, &v));
+  return v.GetValue(0);
+}
+
 __attribute__((weak)) Result<std::vector<DataChunk>> CollectAll(Operator& op, ExecContext& ctx) {
   std::vector<DataChunk> out;
   while (true) {
