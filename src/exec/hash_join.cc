@@ -19,10 +19,11 @@ bool PadsLeft(JoinType t) { return t == JoinType::kRightOuter || t == JoinType::
 bool PadsRight(JoinType t) { return t == JoinType::kLeftOuter || t == JoinType::kFullOuter; }
 bool IsSemiOrAnti(JoinType t) { return t == JoinType::kLeftSemi || t == JoinType::kLeftAnti; }
 
-// Column-wise gather of a pair list into one output chunk: left columns from `left` rows ls,
-// right columns from `right` rows rs (either side may be replaced by NULLs).
-void GatherPairs(const DataChunk& left, const uint32_t* ls, const DataChunk& right,
-                 const uint32_t* rs, size_t n, const Schema& schema, size_t nl, DataChunk* out) {
+}  // namespace
+
+void GatherJoinPairs(const DataChunk& left, const uint32_t* ls, const DataChunk& right,
+                     const uint32_t* rs, size_t n, const Schema& schema, size_t nl,
+                     DataChunk* out) {
   out->columns.clear();
   out->num_rows_without_columns = schema.empty() ? n : 0;
   out->columns.reserve(schema.size());
@@ -44,6 +45,8 @@ void GatherPairs(const DataChunk& left, const uint32_t* ls, const DataChunk& rig
     }
   }
 }
+
+namespace {
 
 Status RunMorsels(ThreadPool* pool, size_t n, const std::function<Status(size_t, size_t)>& fn) {
   size_t morsels = (n + kMorselRows - 1) / kMorselRows;
@@ -319,7 +322,7 @@ Status HashJoinOperator::ProbeChunk(const DataChunk& in, const EvalContext& ctx,
     if (m == 0) return Status::OK();
     if (residual_) {
       DataChunk cand;
-      GatherPairs(in, ps.data(), build_data_, bs.data(), m, pair_schema_, num_left_, &cand);
+      GatherJoinPairs(in, ps.data(), build_data_, bs.data(), m, pair_schema_, num_left_, &cand);
       SILT_RETURN_NOT_OK(EvaluateFilter(*residual_, cand, ctx, &sel));
       for (uint32_t s : sel) {
         if (track_probe) probe_matched[ps[s]] = 1;
@@ -340,7 +343,8 @@ Status HashJoinOperator::ProbeChunk(const DataChunk& in, const EvalContext& ctx,
       }
       if (emit_pairs) {
         outputs->emplace_back();
-        GatherPairs(in, ps.data(), build_data_, bs.data(), m, schema_, num_left_, &outputs->back());
+        GatherJoinPairs(in, ps.data(), build_data_, bs.data(), m, schema_, num_left_,
+                        &outputs->back());
       }
     }
     ps.clear();
@@ -374,8 +378,8 @@ Status HashJoinOperator::ProbeChunk(const DataChunk& in, const EvalContext& ctx,
       if (IsSemiOrAnti(type_)) {
         GatherChunk(in, sel.data(), sel.size(), &outputs->back());
       } else {
-        GatherPairs(in, sel.data(), build_data_, nullptr, sel.size(), schema_, num_left_,
-                    &outputs->back());
+        GatherJoinPairs(in, sel.data(), build_data_, nullptr, sel.size(), schema_, num_left_,
+                        &outputs->back());
       }
     }
   }
@@ -390,8 +394,8 @@ void HashJoinOperator::EmitUnmatchedBuild(std::vector<DataChunk>* outputs) {
     if (!build_matched_[r]) sel.push_back(static_cast<uint32_t>(r));
     if (sel.size() == kChunkRows || (r + 1 == n && !sel.empty())) {
       outputs->emplace_back();
-      GatherPairs(no_left, nullptr, build_data_, sel.data(), sel.size(), schema_, num_left_,
-                  &outputs->back());
+      GatherJoinPairs(no_left, nullptr, build_data_, sel.data(), sel.size(), schema_, num_left_,
+                      &outputs->back());
       sel.clear();
     }
   }

@@ -52,6 +52,12 @@ const char* JoinTypeName(JoinType type);  // "Inner", "LeftOuter", ...
 // with NULLs become nullable.
 Schema JoinOutputSchema(const Schema& left, const Schema& right, JoinType type);
 
+// Writes n joined rows to *out (schema: left fields then right fields; nl = number of left
+// fields): left columns from rows ls[] of `left`, right columns from rows rs[] of `right`; a null
+// ls or rs pads that side with NULLs.
+void GatherJoinPairs(const DataChunk& left, const uint32_t* ls, const DataChunk& right,
+                     const uint32_t* rs, size_t n, const Schema& schema, size_t nl, DataChunk* out);
+
 // Build-side facts for dynamic file pruning of the probe side, per key (right_keys order).
 struct JoinKeySummary {
   int64_t non_null_count = 0;

@@ -83,6 +83,16 @@ __attribute__((weak)) ExprPtr MakeConstant(Value value) {
   return e;
 }
 
+__attribute__((weak)) ExprPtr MakeSpecial(ExprKind kind, TypePtr type,
+                                          std::vector<ExprPtr> children, bool has_else) {
+  auto e = std::make_shared<Expr>();
+  e->kind = kind;
+  e->type = std::move(type);
+  e->children = std::move(children);
+  e->has_else = has_else;
+  return e;
+}
+
 __attribute__((weak)) std::string Expr::ToString() const {
   switch (kind) {
     case ExprKind::kColumn:
