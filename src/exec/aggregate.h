@@ -7,8 +7,10 @@
 //   (states that own heap memory: DISTINCT sets, min/max of strings, collect_list).
 // - Update adds rows [0, rows) of `args` into states[i] (row i's group). NULL handling is Spark's
 //   (count(x) skips NULLs, sum of no non-NULL rows is NULL, count(*) has no args).
-// - Combine merges a partial state into another (parallel aggregation); Finalize writes one result
-//   row per state into *out (typed result_type()).
+// - Combine merges a partial state into another (parallel aggregation); Finalize appends one
+//   result row per state to *out (typed result_type(); callers usually pass an empty vector).
+//   Finalize does not consume the states: Destroy is still called for each.
+// - Update, Combine and Finalize may run on several threads at once over disjoint states.
 // - Errors (ANSI overflow in sum) are Status values with Spark's error classes.
 #pragma once
 
@@ -44,13 +46,18 @@ class AggregateFunction {
 
 struct BoundAggregate {
   std::shared_ptr<const AggregateFunction> function;
-  std::vector<ExprPtr> args;  // coerced arguments (empty for count(*))
+  // Coerced arguments evaluated per row (empty for count(*)). Bind-time constant parameters
+  // (first's ignoreNulls, approx_count_distinct's rsd, percentile's percentage, accuracy) are
+  // folded into the function and are not listed here.
+  std::vector<ExprPtr> args;
 };
 
 // Resolves an aggregate call by Spark name (case-insensitive) over bound argument expressions
 // (coercing them as Spark does, e.g. avg(int) → double, sum(decimal(p,s)) → decimal(p+10,s)).
-// `distinct` is count(DISTINCT x) / sum(DISTINCT x). Errors: UNRESOLVED_ROUTINE, WRONG_NUM_ARGS,
-// DATATYPE_MISMATCH.
+// `distinct` is count(DISTINCT x) / sum(DISTINCT x): rows where an argument is NULL are skipped
+// and the inner aggregate sees each distinct argument tuple once (ignored where it cannot change
+// the result: min, max, first, any_value, bool_and, ...). Errors: UNRESOLVED_ROUTINE,
+// WRONG_NUM_ARGS, DATATYPE_MISMATCH. The set of names is in aggregate_functions.cc.
 Result<BoundAggregate> BindAggregateFunction(std::string_view name, std::vector<ExprPtr> args,
                                              bool distinct, const BindContext& ctx);
 bool IsAggregateFunction(std::string_view name);

@@ -1,0 +1,606 @@
+#include "exec/hash_aggregate.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+
+#include "common/logging.h"
+
+namespace silt::exec {
+
+// ------------------------------------------------------------------------- GroupHashTable
+
+GroupHashTable::GroupHashTable(std::vector<TypePtr> key_types, size_t payload_bytes,
+                               MemoryTracker* memory)
+    : key_types_(std::move(key_types)),
+      stride_((payload_bytes + 15) / 16 * 16),
+      reservation_(memory) {
+  for (const TypePtr& t : key_types_) keys_.emplace_back(t);
+  if (key_types_.empty()) {
+    path_ = Path::kNoKeys;
+  } else if (key_types_.size() > 1) {
+    path_ = Path::kGeneric;
+  } else {
+    switch (key_types_[0]->id()) {
+      case TypeId::kBoolean:
+      case TypeId::kInt8:
+      case TypeId::kInt16:
+        path_ = Path::kDirect;
+        break;
+      case TypeId::kInt32:
+      case TypeId::kDate:
+      case TypeId::kInt64:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz:
+        path_ = Path::kSingleInt;
+        break;
+      default:
+        path_ = Path::kGeneric;
+    }
+  }
+  if (path_ == Path::kDirect) {
+    size_t domain = key_types_[0]->id() == TypeId::kInt16  ? 65536
+                    : key_types_[0]->id() == TypeId::kInt8 ? 256
+                                                           : 2;
+    direct_.assign(domain + 1, kNoGroup);  // last entry: the NULL key
+  } else if (path_ != Path::kNoKeys) {
+    slots_.assign(256, 0);
+  }
+}
+
+size_t GroupHashTable::MemoryUsage() const {
+  size_t n = slots_.capacity() * sizeof(uint64_t) + direct_.capacity() * sizeof(uint32_t) +
+             group_hashes_.capacity() * sizeof(uint64_t) + blocks_.size() * kBlockGroups * stride_;
+  for (const Vector& v : keys_) n += v.MemoryUsage();
+  return n;
+}
+
+Status GroupHashTable::Account() {
+  return reservation_.Resize(static_cast<int64_t>(MemoryUsage()));
+}
+
+uint32_t GroupHashTable::NewGroup(uint64_t hash) {
+  uint32_t g = static_cast<uint32_t>(group_hashes_.size());
+  group_hashes_.push_back(hash);
+  if (stride_ && (g >> kBlockShift) == blocks_.size()) {
+    blocks_.emplace_back(new uint8_t[kBlockGroups * stride_]);
+  }
+  return g;
+}
+
+void GroupHashTable::Grow(size_t min_groups) {
+  if (min_groups * 2 <= slots_.size()) return;
+  size_t cap = slots_.size();
+  while (cap < min_groups * 2) cap *= 2;
+  slots_.assign(cap, 0);
+  size_t mask = cap - 1;
+  for (size_t g = 0; g < group_hashes_.size(); ++g) {
+    if (g == null_group_) continue;
+    uint64_t h = group_hashes_[g];
+    size_t s = h & mask;
+    while (slots_[s]) s = (s + 1) & mask;
+    slots_[s] = ((h >> 32) << 32) | (g + 1);
+  }
+}
+
+template <typename T>
+void GroupHashTable::ProbeDirect(const Vector& key, const uint32_t* sel, size_t n, bool create,
+                                 uint32_t* groups) {
+  using U = std::make_unsigned_t<T>;
+  const T* d = key.data<T>();
+  const uint8_t* valid = key.validity();
+  const size_t null_idx = direct_.size() - 1;
+  for (size_t k = 0; k < n; ++k) {
+    size_t r = sel ? sel[k] : k;
+    size_t idx = (valid && !valid[r]) ? null_idx : static_cast<size_t>(static_cast<U>(d[r]));
+    uint32_t g = direct_[idx];
+    if (g == kNoGroup && create) {
+      g = NewGroup(HashValueAt(key, r));
+      keys_[0].AppendRange(key, r, 1);
+      direct_[idx] = g;
+    }
+    groups[k] = g;
+  }
+}
+
+template <typename T>
+void GroupHashTable::ProbeSingle(const Vector& key, const uint32_t* sel, size_t n,
+                                 const uint64_t* hashes, bool create, uint32_t* groups) {
+  const T* d = key.data<T>();
+  const uint8_t* valid = key.validity();
+  const size_t mask = slots_.size() - 1;
+  uint64_t* slots = slots_.data();
+  Vector& store = keys_[0];
+  for (size_t k = 0; k < n; ++k) {
+    size_t r = sel ? sel[k] : k;
+    if (valid && !valid[r]) {
+      if (null_group_ == kNoGroup && create) {
+        null_group_ = NewGroup(hashes[k]);
+        store.AppendNull();
+      }
+      groups[k] = null_group_;
+      continue;
+    }
+    const T v = d[r];
+    const uint64_t h = hashes[k];
+    const uint32_t tag = static_cast<uint32_t>(h >> 32);
+    size_t s = h & mask;
+    while (true) {
+      uint64_t e = slots[s];
+      if (e == 0) {
+        if (create) {
+          uint32_t g = NewGroup(h);
+          store.Append<T>(v);
+          slots[s] = (static_cast<uint64_t>(tag) << 32) | (g + 1);
+          groups[k] = g;
+        } else {
+          groups[k] = kNoGroup;
+        }
+        break;
+      }
+      if (static_cast<uint32_t>(e >> 32) == tag) {
+        uint32_t g = static_cast<uint32_t>(e) - 1;
+        if (store.data<T>()[g] == v) {
+          groups[k] = g;
+          break;
+        }
+      }
+      s = (s + 1) & mask;
+    }
+  }
+}
+
+void GroupHashTable::ProbeGeneric(std::span<const Vector* const> keys, const uint32_t* sel,
+                                  size_t n, const uint64_t* hashes, bool create, uint32_t* groups) {
+  rows_.resize(n);
+  cand_group_.resize(n);
+  slot_.resize(n);
+  remaining_.resize(n);
+  next_.resize(n);
+  cmp_.resize(n);
+  miss_.resize(n);
+  const size_t mask = slots_.size() - 1;
+  for (size_t k = 0; k < n; ++k) {
+    rows_[k] = sel ? sel[k] : static_cast<uint32_t>(k);
+    slot_[k] = static_cast<uint32_t>(hashes[k] & mask);
+    remaining_[k] = static_cast<uint32_t>(k);
+  }
+  size_t nrem = n;
+  while (nrem) {
+    // Pass 1: walk each row to an empty slot (claim it: new group) or a tag match (candidate).
+    size_t ncmp = 0;
+    new_rows_.clear();
+    for (size_t i = 0; i < nrem; ++i) {
+      uint32_t k = remaining_[i];
+      uint32_t tag = static_cast<uint32_t>(hashes[k] >> 32);
+      size_t s = slot_[k];
+      while (true) {
+        uint64_t e = slots_[s];
+        if (e == 0) {
+          if (create) {
+            uint32_t g = NewGroup(hashes[k]);
+            slots_[s] = (static_cast<uint64_t>(tag) << 32) | (g + 1);
+            groups[k] = g;
+            new_rows_.push_back(rows_[k]);
+          } else {
+            groups[k] = kNoGroup;
+          }
+          break;
+        }
+        if (static_cast<uint32_t>(e >> 32) == tag) {
+          cand_group_[k] = static_cast<uint32_t>(e) - 1;
+          cmp_[ncmp++] = k;
+          break;
+        }
+        s = (s + 1) & mask;
+      }
+      slot_[k] = static_cast<uint32_t>(s);
+    }
+    // New keys are stored before comparing, so later rows of this chunk find them.
+    if (!new_rows_.empty()) {
+      for (size_t c = 0; c < keys_.size(); ++c) {
+        keys_[c].AppendSelected(*keys[c], new_rows_.data(), new_rows_.size());
+      }
+    }
+    // Pass 2: compare candidates column by column; mismatches probe on from the next slot.
+    size_t nmiss = 0, m = ncmp;
+    for (size_t c = 0; c < keys_.size() && m > 0; ++c) {
+      m = MatchColumn(*keys[c], rows_.data(), keys_[c], cand_group_.data(), cmp_.data(), m,
+                      NullEquality::kNullsEqual, miss_.data(), &nmiss);
+    }
+    for (size_t i = 0; i < m; ++i) groups[cmp_[i]] = cand_group_[cmp_[i]];
+    for (size_t i = 0; i < nmiss; ++i) {
+      uint32_t k = miss_[i];
+      slot_[k] = static_cast<uint32_t>((slot_[k] + 1) & mask);
+      next_[i] = k;
+    }
+    std::swap(remaining_, next_);
+    nrem = nmiss;
+  }
+}
+
+Status GroupHashTable::FindOrCreate(std::span<const Vector* const> keys, const uint32_t* sel,
+                                    size_t n, const uint64_t* hashes, bool create,
+                                    uint32_t* groups) {
+  if (n == 0) return Status::OK();
+  SILT_CHECK(keys.size() == keys_.size());
+  if (path_ == Path::kNoKeys) {
+    if (group_hashes_.empty()) {
+      if (!create) {
+        std::fill(groups, groups + n, kNoGroup);
+        return Status::OK();
+      }
+      NewGroup(kNullHash);
+    }
+    std::fill(groups, groups + n, 0u);
+    return Account();
+  }
+  if (path_ == Path::kDirect) {
+    switch (key_types_[0]->id()) {
+      case TypeId::kInt16:
+        ProbeDirect<int16_t>(*keys[0], sel, n, create, groups);
+        break;
+      case TypeId::kInt8:
+        ProbeDirect<int8_t>(*keys[0], sel, n, create, groups);
+        break;
+      default:
+        ProbeDirect<uint8_t>(*keys[0], sel, n, create, groups);
+        break;
+    }
+    return Account();
+  }
+  if (!hashes) {
+    hbuf_.resize(n);
+    for (size_t c = 0; c < keys.size(); ++c) {
+      if (sel) {
+        HashColumnSelected(*keys[c], sel, n, hbuf_.data(), c > 0);
+      } else {
+        HashColumn(*keys[c], n, hbuf_.data(), c > 0);
+      }
+    }
+    hashes = hbuf_.data();
+  }
+  if (create) Grow(size() + n);
+  if (path_ == Path::kSingleInt) {
+    TypeId id = key_types_[0]->id();
+    if (id == TypeId::kInt32 || id == TypeId::kDate) {
+      ProbeSingle<int32_t>(*keys[0], sel, n, hashes, create, groups);
+    } else {
+      ProbeSingle<int64_t>(*keys[0], sel, n, hashes, create, groups);
+    }
+  } else {
+    ProbeGeneric(keys, sel, n, hashes, create, groups);
+  }
+  return Account();
+}
+
+// ------------------------------------------------------------------------- AggTable
+
+// One partial (or merged) aggregation table: the group table plus the aggregate states in its
+// payload, evaluated inputs per chunk, and Combine-based merging.
+class HashAggregateOperator::AggTable {
+ public:
+  AggTable(const HashAggregateOperator& op, MemoryTracker* memory)
+      : op_(op), table_(op.table_key_types_, op.payload_bytes_, memory) {}
+  ~AggTable() {
+    for (uint32_t g = 0; g < table_.size(); ++g) {
+      uint8_t* p = table_.payload(g);
+      for (size_t a = 0; a < op_.aggs_.size(); ++a)
+        op_.aggs_[a].agg.function->Destroy(p + op_.offsets_[a]);
+    }
+  }
+  size_t size() const { return table_.size(); }
+  GroupHashTable& table() { return table_; }
+
+  void InitNew(size_t from) {
+    for (size_t g = from; g < table_.size(); ++g) {
+      uint8_t* p = table_.payload(static_cast<uint32_t>(g));
+      for (size_t a = 0; a < op_.aggs_.size(); ++a)
+        op_.aggs_[a].agg.function->Init(p + op_.offsets_[a]);
+    }
+  }
+
+  Status EnsureGlobalGroup() {
+    if (table_.size() > 0) return Status::OK();
+    uint32_t g;
+    SILT_RETURN_NOT_OK(table_.FindOrCreate({}, nullptr, 1, nullptr, true, &g));
+    InitNew(0);
+    return Status::OK();
+  }
+
+  Status AddChunk(const DataChunk& in, const ExecContext& ctx) {
+    const size_t n = in.size();
+    if (n == 0) return Status::OK();
+    const EvalContext& ev = ctx.eval;
+    std::deque<Vector> owned;  // stable addresses
+    auto eval = [&](const ExprPtr& e, bool allow_constant, Arg* arg) -> Status {
+      if (e->kind == ExprKind::kColumn) {
+        *arg = Arg{&in.columns[e->column], false};
+        return Status::OK();
+      }
+      owned.emplace_back(e->type);
+      if (allow_constant && e->kind == ExprKind::kConstant) {
+        SILT_RETURN_NOT_OK(owned.back().AppendValue(e->constant));
+        *arg = Arg{&owned.back(), true};
+        return Status::OK();
+      }
+      SILT_RETURN_NOT_OK(Evaluate(*e, in, ev, &owned.back()));
+      *arg = Arg{&owned.back(), false};
+      return Status::OK();
+    };
+    const size_t nk = op_.keys_.size();
+    std::vector<const Vector*> key_vecs(nk);
+    for (size_t k = 0; k < nk; ++k) {
+      Arg a;
+      SILT_RETURN_NOT_OK(eval(op_.keys_[k], false, &a));
+      key_vecs[k] = a.vector;
+    }
+    const size_t na = op_.aggs_.size();
+    std::vector<std::vector<Arg>> args(na);
+    std::vector<std::vector<uint32_t>> sels(na);
+    for (size_t a = 0; a < na; ++a) {
+      const AggregateSpec& spec = op_.aggs_[a];
+      for (const ExprPtr& e : spec.agg.args) {
+        Arg arg;
+        SILT_RETURN_NOT_OK(eval(e, true, &arg));
+        args[a].push_back(arg);
+      }
+      if (spec.filter) {
+        SILT_RETURN_NOT_OK(EvaluateFilter(*spec.filter, in, ev, &sels[a]));
+        if (sels[a].size() == n) continue;  // every row passes: no compaction
+        for (Arg& arg : args[a]) {
+          if (arg.constant) continue;
+          owned.emplace_back(arg.vector->type());
+          owned.back().AppendSelected(*arg.vector, sels[a].data(), sels[a].size());
+          arg = Arg{&owned.back(), false};
+        }
+      }
+    }
+    const bool multi = op_.sets_.size() > 1;
+    std::vector<const Vector*> set_keys;
+    std::vector<Vector*> null_keys(nk, nullptr);
+    groups_.resize(n);
+    base_.resize(n);
+    states_.resize(n);
+    for (size_t s = 0; s < op_.sets_.size(); ++s) {
+      set_keys.clear();
+      for (size_t k = 0; k < nk; ++k) {
+        bool present = std::find(op_.sets_[s].begin(), op_.sets_[s].end(), static_cast<int>(k)) !=
+                       op_.sets_[s].end();
+        if (present) {
+          set_keys.push_back(key_vecs[k]);
+          continue;
+        }
+        if (!null_keys[k]) {
+          owned.emplace_back(key_vecs[k]->type());
+          Vector& v = owned.back();
+          v.Resize(n);
+          std::memset(v.mutable_validity(), 0, n);
+          null_keys[k] = &v;
+        }
+        set_keys.push_back(null_keys[k]);
+      }
+      if (multi) {
+        owned.emplace_back(DataType::Int64());
+        Vector& gid = owned.back();
+        gid.ResizeUninitialized(n);
+        std::fill(gid.data<int64_t>(), gid.data<int64_t>() + n, op_.set_ids_[s]);
+        set_keys.push_back(&gid);
+      }
+      size_t old = table_.size();
+      SILT_RETURN_NOT_OK(table_.FindOrCreate(set_keys, nullptr, n, nullptr, true, groups_.data()));
+      InitNew(old);
+      for (size_t i = 0; i < n; ++i) base_[i] = table_.payload(groups_[i]);
+      for (size_t a = 0; a < na; ++a) {
+        const AggregateFunction& fn = *op_.aggs_[a].agg.function;
+        const size_t off = op_.offsets_[a];
+        size_t rows = n;
+        if (op_.aggs_[a].filter && sels[a].size() != n) {
+          rows = sels[a].size();
+          for (size_t i = 0; i < rows; ++i) states_[i] = base_[sels[a][i]] + off;
+        } else {
+          for (size_t i = 0; i < n; ++i) states_[i] = base_[i] + off;
+        }
+        if (rows == 0) continue;
+        SILT_RETURN_NOT_OK(fn.Update(args[a], rows, states_.data(), ev));
+      }
+    }
+    return Status::OK();
+  }
+
+  // Combines the groups ids[0..n) of src into this table.
+  Status MergeFrom(AggTable& src, const uint32_t* ids, size_t n, const EvalContext& ev) {
+    std::vector<const Vector*> keys;
+    for (const Vector& v : src.table_.keys()) keys.push_back(&v);
+    hashes_.resize(n);
+    groups_.resize(n);
+    const std::vector<uint64_t>& sh = src.table_.hashes();
+    for (size_t k = 0; k < n; ++k) hashes_[k] = sh[ids[k]];
+    size_t old = table_.size();
+    SILT_RETURN_NOT_OK(table_.FindOrCreate(keys, ids, n, hashes_.data(), true, groups_.data()));
+    InitNew(old);
+    for (size_t a = 0; a < op_.aggs_.size(); ++a) {
+      const AggregateFunction& fn = *op_.aggs_[a].agg.function;
+      const size_t off = op_.offsets_[a];
+      for (size_t k = 0; k < n; ++k) {
+        SILT_RETURN_NOT_OK(
+            fn.Combine(src.table_.payload(ids[k]) + off, table_.payload(groups_[k]) + off, ev));
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  const HashAggregateOperator& op_;
+  GroupHashTable table_;
+  std::vector<uint32_t> groups_;
+  std::vector<uint64_t> hashes_;
+  std::vector<uint8_t*> base_, states_;
+};
+
+// ------------------------------------------------------------------------- operator
+
+HashAggregateOperator::HashAggregateOperator(OperatorPtr child, std::vector<ExprPtr> group_keys,
+                                             std::vector<AggregateSpec> aggregates,
+                                             std::vector<std::vector<int>> grouping_sets)
+    : child_(std::move(child)),
+      keys_(std::move(group_keys)),
+      aggs_(std::move(aggregates)),
+      sets_(std::move(grouping_sets)) {
+  const int nk = static_cast<int>(keys_.size());
+  if (sets_.empty()) {
+    sets_.emplace_back();
+    for (int k = 0; k < nk; ++k) sets_[0].push_back(k);
+  }
+  std::vector<bool> always(nk, true);
+  for (const auto& set : sets_) {
+    int64_t id = 0;
+    for (int k = 0; k < nk; ++k) {
+      bool present = std::find(set.begin(), set.end(), k) != set.end();
+      if (!present) {
+        id |= int64_t{1} << (nk - 1 - k);
+        always[k] = false;
+      }
+    }
+    for (int k : set) SILT_CHECK(k >= 0 && k < nk);
+    set_ids_.push_back(id);
+  }
+  for (int k = 0; k < nk; ++k) {
+    const ExprPtr& e = keys_[k];
+    std::string nm = e->kind == ExprKind::kColumn ? e->name : e->ToString();
+    schema_.push_back(Field{nm, e->type, e->nullable || !always[k], ""});
+    table_key_types_.push_back(e->type);
+  }
+  if (sets_.size() > 1) {
+    schema_.push_back(Field{"spark_grouping_id", DataType::Int64(), false, ""});
+    table_key_types_.push_back(DataType::Int64());
+  }
+  for (const AggregateSpec& a : aggs_) {
+    offsets_.push_back(payload_bytes_);
+    payload_bytes_ += (a.agg.function->state_size() + 15) / 16 * 16;
+    schema_.push_back(Field{a.name, a.agg.function->result_type(), true, ""});
+  }
+}
+
+HashAggregateOperator::~HashAggregateOperator() = default;
+
+std::string HashAggregateOperator::details() const {
+  std::string s = "keys=[";
+  for (size_t k = 0; k < keys_.size(); ++k) s += (k ? ", " : "") + keys_[k]->ToString();
+  s += "], functions=[";
+  for (size_t a = 0; a < aggs_.size(); ++a) s += (a ? ", " : "") + aggs_[a].name;
+  s += "]";
+  if (sets_.size() > 1) s += ", grouping sets=" + std::to_string(sets_.size());
+  return s;
+}
+
+Status HashAggregateOperator::Consume(ExecContext& ctx) {
+  size_t workers = ctx.pool ? std::max<size_t>(1, ctx.pool->num_threads()) : 1;
+  for (size_t w = 0; w < workers; ++w)
+    partials_.push_back(std::make_unique<AggTable>(*this, ctx.memory));
+  const Schema& in_schema = child_->output_schema();
+  if (workers == 1) {
+    DataChunk chunk = DataChunk::FromSchema(in_schema);
+    while (true) {
+      if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+      SILT_ASSIGN_OR_RETURN(bool more, child_->Next(ctx, &chunk));
+      if (!more) break;
+      SILT_RETURN_NOT_OK(partials_[0]->AddChunk(chunk, ctx));
+    }
+  } else {
+    // Batches of chunks; worker w aggregates chunks w, w+W, ... into its own partial table.
+    std::vector<DataChunk> batch;
+    bool more = true;
+    while (more) {
+      batch.clear();
+      while (batch.size() < 2 * workers) {
+        if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+        DataChunk chunk = DataChunk::FromSchema(in_schema);
+        SILT_ASSIGN_OR_RETURN(more, child_->Next(ctx, &chunk));
+        if (!more) break;
+        batch.push_back(std::move(chunk));
+      }
+      if (batch.empty()) break;
+      SILT_RETURN_NOT_OK(ctx.pool->ParallelFor(workers, [&](size_t w) -> Status {
+        for (size_t j = w; j < batch.size(); j += workers) {
+          SILT_RETURN_NOT_OK(partials_[w]->AddChunk(batch[j], ctx));
+        }
+        return Status::OK();
+      }));
+    }
+  }
+  SILT_RETURN_NOT_OK(Merge(ctx));
+  if (keys_.empty() && sets_.size() == 1) {
+    if (results_.empty()) results_.push_back(std::make_unique<AggTable>(*this, ctx.memory));
+    SILT_RETURN_NOT_OK(results_[0]->EnsureGlobalGroup());
+  }
+  return Status::OK();
+}
+
+Status HashAggregateOperator::Merge(ExecContext& ctx) {
+  size_t nonempty = 0;
+  for (const auto& p : partials_) nonempty += p->size() > 0;
+  if (nonempty <= 1) {
+    for (auto& p : partials_) {
+      if (p->size() > 0) results_.push_back(std::move(p));
+    }
+    partials_.clear();
+    return Status::OK();
+  }
+  // Radix-partition every partial's groups by hash; each partition merges on its own task.
+  size_t parts = 8;
+  while (parts < 2 * partials_.size()) parts *= 2;
+  std::vector<std::vector<std::vector<uint32_t>>> lists(partials_.size(),
+                                                        std::vector<std::vector<uint32_t>>(parts));
+  for (size_t t = 0; t < partials_.size(); ++t) {
+    const std::vector<uint64_t>& h = partials_[t]->table().hashes();
+    for (size_t g = 0; g < h.size(); ++g)
+      lists[t][(h[g] >> 40) & (parts - 1)].push_back(static_cast<uint32_t>(g));
+  }
+  results_.clear();
+  for (size_t p = 0; p < parts; ++p)
+    results_.push_back(std::make_unique<AggTable>(*this, ctx.memory));
+  SILT_RETURN_NOT_OK(ctx.pool->ParallelFor(parts, [&](size_t p) -> Status {
+    for (size_t t = 0; t < partials_.size(); ++t) {
+      const std::vector<uint32_t>& ids = lists[t][p];
+      for (size_t i = 0; i < ids.size(); i += kChunkRows) {
+        if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+        size_t cnt = std::min(kChunkRows, ids.size() - i);
+        SILT_RETURN_NOT_OK(results_[p]->MergeFrom(*partials_[t], ids.data() + i, cnt, ctx.eval));
+      }
+    }
+    return Status::OK();
+  }));
+  partials_.clear();
+  return Status::OK();
+}
+
+Result<bool> HashAggregateOperator::Next(ExecContext& ctx, DataChunk* out) {
+  if (!consumed_) {
+    consumed_ = true;
+    SILT_RETURN_NOT_OK(Consume(ctx));
+  }
+  while (out_table_ < results_.size() && out_group_ >= results_[out_table_]->size()) {
+    results_[out_table_].reset();  // release states and memory as soon as emitted
+    ++out_table_;
+    out_group_ = 0;
+  }
+  if (out_table_ >= results_.size()) return false;
+  AggTable& t = *results_[out_table_];
+  *out = DataChunk::FromSchema(schema_);
+  size_t cnt = std::min(kChunkRows, t.size() - out_group_);
+  const std::vector<Vector>& keys = t.table().keys();
+  for (size_t c = 0; c < keys.size(); ++c) out->columns[c].AppendRange(keys[c], out_group_, cnt);
+  std::vector<const uint8_t*> states(cnt);
+  for (size_t a = 0; a < aggs_.size(); ++a) {
+    for (size_t i = 0; i < cnt; ++i) {
+      states[i] = t.table().payload(static_cast<uint32_t>(out_group_ + i)) + offsets_[a];
+    }
+    SILT_RETURN_NOT_OK(aggs_[a].agg.function->Finalize(states.data(), cnt,
+                                                       &out->columns[keys.size() + a], ctx.eval));
+  }
+  out_group_ += cnt;
+  return true;
+}
+
+}  // namespace silt::exec
