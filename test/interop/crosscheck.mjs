@@ -2,7 +2,7 @@
 // The SQL cross-check: each query of test/sql/crosscheck/*.sql runs in `silt sql --mode json`
 // over Delta tables that `silt delta gen` wrote and in DuckDB over the same tables' Parquet data
 // files; the results must be equal as multisets of rows (columns by position, numbers by value
-// with a relative tolerance of 1e-9 for non-integers).
+// with a relative tolerance of 1e-9 for doubles; integers and decimals exactly).
 //
 //   node crosscheck.mjs SILT_BINARY WORK_DIR QUERY_FILE...
 //
@@ -201,8 +201,22 @@ function numEqual(a, b) {
   const d = Math.abs(x - y);
   return d <= 1e-12 || d <= 1e-9 * Math.max(Math.abs(x), Math.abs(y));
 }
+// Decimal texts compare exactly, whatever their scale ("12.30" = "12.3"): decimal(38) values
+// must not pass through doubles.
+function normDecimal(t) {
+  let [i, f = ''] = t.split('.');
+  f = f.replace(/0+$/, '');
+  const neg = i.startsWith('-');
+  i = i.replace(/^-/, '').replace(/^0+(?=[0-9])/, '');
+  const out = f ? `${i}.${f}` : i;
+  return neg && out !== '0' ? '-' + out : out;
+}
 function valueEqual(a, b) {
   const na = numText(a), nb = numText(b);
+  if (a.k === 'str' && b.k === 'str' && na !== null && nb !== null && NUMERIC.test(na) && NUMERIC.test(nb) &&
+      !/[eE]/.test(na + nb)) {
+    return normDecimal(na) === normDecimal(nb);  // both decimals (silt and DuckDB print them as strings)
+  }
   if (na !== null && nb !== null) return numEqual(na, nb);
   if (a.k !== b.k) return false;
   switch (a.k) {

@@ -102,6 +102,8 @@ FileOutcome RunOne(const fs::path& path, const std::string& shared, bool keep, b
   } else {
     fs::remove_all(dir, ec);
   }
+  std::fputs(out.report.c_str(), stdout);
+  out.report.clear();
   if (verbose || out.failed) {
     std::printf("%s %s (%d passed, %d failed, %d skipped)\n", out.failed ? "FAIL" : "PASS",
                 path.string().c_str(), out.passed, out.failed, out.skipped);
