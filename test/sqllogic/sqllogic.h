@@ -72,6 +72,11 @@ TextRows ResultToText(const Schema& schema, const std::vector<DataChunk>& chunks
 std::optional<std::string> CompareQuery(const Record& record, size_t num_columns,
                                         const TextRows& actual);
 
+// The error class on a `statement error CLASS` line matches the actual class when equal, or
+// when it is the main class of the actual "CLASS.SUBCLASS" (DATATYPE_MISMATCH matches
+// DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES).
+bool ErrorClassMatches(std::string_view actual, std::string_view expected);
+
 // Two values of an R column: equal text, both NaN, or |a - b| <= 1e-9 · max(|a|, |b|) (and
 // 1e-12 absolute, for values near zero).
 bool RealEquals(std::string_view expected, std::string_view actual);

@@ -213,6 +213,16 @@ TEST(SqllogicCompareTest, RealsWithTolerance) {
   EXPECT_FALSE(CompareQuery(Query("RR", {"1.0\t0.3"}), 2, actual));
 }
 
+TEST(SqllogicCompareTest, ErrorClasses) {
+  EXPECT_TRUE(ErrorClassMatches("TABLE_OR_VIEW_NOT_FOUND", "TABLE_OR_VIEW_NOT_FOUND"));
+  EXPECT_TRUE(ErrorClassMatches("DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES", "DATATYPE_MISMATCH"));
+  EXPECT_TRUE(ErrorClassMatches("DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES",
+                                "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES"));
+  EXPECT_FALSE(ErrorClassMatches("DATATYPE_MISMATCH", "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES"));
+  EXPECT_FALSE(ErrorClassMatches("DATATYPE_MISMATCHES", "DATATYPE_MISMATCH"));
+  EXPECT_FALSE(ErrorClassMatches("TABLE_OR_VIEW_NOT_FOUND", "TABLE"));
+}
+
 TEST(SqllogicCompareTest, ResultToTextUsesSparkSqlCells) {
   Schema s = {{"a", DataType::Int32(), true, "{}"},
               {"b", DataType::String(), true, "{}"},
