@@ -10,5 +10,9 @@ namespace silt::cli {
 int RunParquet(const std::vector<std::string>& args);
 int RunDemo(const std::vector<std::string>& args);
 int RunDelta(const std::vector<std::string>& args);
+// `silt sql` / `silt shell`: exit 1 at the first failed statement ("Error: [CLASS] message" on
+// stderr), 2 for usage errors.
+int RunSql(const std::vector<std::string>& args);
+int RunShell(const std::vector<std::string>& args);
 
 }  // namespace silt::cli

@@ -23,7 +23,17 @@ void PrintUsage() {
       "                                    inspect a Delta table (metadata, live files, rows)\n"
       "  silt delta gen PATH [--columns SET] [--rows N] [--partition-by COL]\n"
       "                                    create (or append to) a table of generated rows\n"
-      "  silt demo [DIR]                   write a Parquet file of generated data and inspect it\n",
+      "  silt demo [DIR]                   write a Parquet file of generated data and inspect it\n"
+      "  silt sql [-e SQL] [-f FILE|-] [OPTIONS]\n"
+      "                                    run ';'-separated Spark SQL statements and print each\n"
+      "                                    result; without -e/-f the same as `silt shell`\n"
+      "  silt shell [OPTIONS]              interactive SQL (line editing, ~/.silt_history,\n"
+      "                                    .help for the dot-commands); reads piped stdin too\n"
+      "      OPTIONS: --warehouse DIR (default ./silt-warehouse)  --mode box|csv|json|tabs\n"
+      "               (default box on a terminal, else tabs like spark-sql)  --timing\n"
+      "               --conf KEY=VALUE ...  --threads N  --memory-limit SIZE (e.g. 4GB)\n"
+      "      exit code: 0 success, 1 a statement failed (\"Error: [CLASS] message\" on stderr),\n"
+      "                 2 usage error\n",
       SILT_VERSION);
 }
 
@@ -48,6 +58,8 @@ int main(int argc, char** argv) {
   if (cmd == "parquet") return silt::cli::RunParquet(rest);
   if (cmd == "demo") return silt::cli::RunDemo(rest);
   if (cmd == "delta") return silt::cli::RunDelta(rest);
+  if (cmd == "sql") return silt::cli::RunSql(rest);
+  if (cmd == "shell") return silt::cli::RunShell(rest);
   std::fprintf(stderr, "silt: unknown command '%s' (see `silt help`)\n", cmd.c_str());
   return 2;
 }

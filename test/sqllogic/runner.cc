@@ -1,0 +1,157 @@
+// silt_sql_tests: runs test/sql/**/*.test (or the files and folders given as arguments), each
+// file in a fresh Database with its own temporary warehouse. See test/sql/README.md.
+//
+//   silt_sql_tests [-v] [--keep] [--shared DIR] [FILE|DIR ...]
+//
+// Prints the failures (file:line, SQL, expected vs actual), then
+//   sqllogictest: N files (S skipped), N statements/queries passed, N failed, N skipped
+//   N passed, N failed, N skipped
+// and exits 1 on any failure (a malformed file counts as one failure).
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "silt/silt.h"
+#include "sqllogic/sqllogic.h"
+
+namespace fs = std::filesystem;
+using silt::sqllogic::FileOutcome;
+
+namespace {
+
+std::string DefaultSharedDir() {
+  for (std::string base : {std::string(SILT_SHARED_DIR), std::string("/work/shared")}) {
+    std::error_code ec;
+    if (fs::is_directory(base, ec)) return fs::canonical(base, ec).string();
+  }
+  return "";
+}
+
+void Collect(const fs::path& p, std::vector<fs::path>* out) {
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) {
+    for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::end(it);
+         it.increment(ec)) {
+      if (it->is_regular_file() && it->path().extension() == ".test") out->push_back(it->path());
+    }
+  } else {
+    out->push_back(p);
+  }
+}
+
+std::string MakeTempDir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/silt-sqllogic-XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data())) return "";
+  return std::string(buf.data());
+}
+
+FileOutcome RunOne(const fs::path& path, const std::string& shared, bool keep, bool verbose) {
+  FileOutcome out;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    out.failed = 1;
+    out.report = "FAIL " + path.string() + ": cannot read the file\n";
+    return out;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string dir = MakeTempDir();
+  if (dir.empty()) {
+    out.failed = 1;
+    out.report = "FAIL " + path.string() + ": cannot create a temporary directory\n";
+    return out;
+  }
+  silt::sqllogic::Variables vars;
+  vars.test_dir = dir + "/files";
+  vars.warehouse = dir + "/warehouse";
+  vars.shared_dir = shared;
+  std::error_code ec;
+  fs::create_directories(vars.test_dir, ec);
+  auto file = silt::sqllogic::ParseTestFile(ss.str(), path.string(), vars);
+  if (!file.ok()) {
+    out.failed = 1;
+    out.report = "FAIL " + std::string(file.status().message()) + "\n";
+  } else if (!file->skip_reason.empty()) {
+    out = silt::sqllogic::RunTestFile(*file, nullptr);
+    std::printf("SKIP %s: %s\n", path.string().c_str(), file->skip_reason.c_str());
+  } else {
+    silt::DatabaseOptions options;
+    options.warehouse = vars.warehouse;
+    auto db = silt::Database::Open(options);
+    if (!db.ok()) {
+      out.failed = 1;
+      out.report =
+          "FAIL " + path.string() + ": cannot open a database: " + db.status().ToString() + "\n";
+    } else {
+      silt::Connection con(*db);
+      out = silt::sqllogic::RunTestFile(*file,
+                                        [&](const std::string& sql) { return con.Query(sql); });
+    }
+  }
+  if (keep) {
+    std::printf("kept %s for %s\n", dir.c_str(), path.string().c_str());
+  } else {
+    fs::remove_all(dir, ec);
+  }
+  std::fputs(out.report.c_str(), stdout);
+  out.report.clear();
+  if (verbose || out.failed) {
+    std::printf("%s %s (%d passed, %d failed, %d skipped)\n", out.failed ? "FAIL" : "PASS",
+                path.string().c_str(), out.passed, out.failed, out.skipped);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool verbose = false, keep = false;
+  std::string shared = DefaultSharedDir();
+  std::vector<fs::path> files;
+  std::vector<std::string> targets;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-v" || a == "--verbose") {
+      verbose = true;
+    } else if (a == "--keep") {
+      keep = true;
+    } else if (a == "--shared" && i + 1 < argc) {
+      shared = argv[++i];
+    } else if (a == "-h" || a == "--help") {
+      std::printf("usage: silt_sql_tests [-v] [--keep] [--shared DIR] [FILE|DIR ...]\n");
+      return 0;
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "silt_sql_tests: unknown option %s\n", a.c_str());
+      return 2;
+    } else {
+      targets.push_back(a);
+    }
+  }
+  if (targets.empty()) targets.push_back(std::string(SILT_SOURCE_DIR) + "/test/sql");
+  for (const std::string& t : targets) Collect(t, &files);
+  std::sort(files.begin(), files.end());
+  int passed = 0, failed = 0, skipped = 0, files_skipped = 0;
+  for (const fs::path& f : files) {
+    FileOutcome o = RunOne(f, shared, keep, verbose);
+    std::fputs(o.report.c_str(), stdout);
+    passed += o.passed;
+    failed += o.failed;
+    skipped += o.skipped;
+    if (o.passed == 0 && o.failed == 0 && o.skipped > 0) ++files_skipped;
+  }
+  std::printf(
+      "sqllogictest: %zu files (%d skipped), %d statements/queries passed, %d failed, %d "
+      "skipped\n",
+      files.size(), files_skipped, passed, failed, skipped);
+  std::printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+  return failed ? 1 : 0;
+}

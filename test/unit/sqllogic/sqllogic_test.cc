@@ -1,0 +1,322 @@
+#include "sqllogic/sqllogic.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace silt::sqllogic {
+namespace {
+
+Variables Vars() { return {"/tmp/td", "/tmp/wh", "/shared"}; }
+
+TestFile Parse(std::string_view text, Variables vars = Vars()) {
+  auto f = ParseTestFile(text, "t.test", vars);
+  EXPECT_TRUE(f.ok()) << f.status().ToString();
+  return f.ok() ? *f : TestFile{};
+}
+
+std::string ParseError(std::string_view text) {
+  auto f = ParseTestFile(text, "t.test", Vars());
+  EXPECT_FALSE(f.ok());
+  return f.ok() ? "" : std::string(f.status().message());
+}
+
+TEST(SqllogicParseTest, StatementsAndQueries) {
+  TestFile f = Parse(
+      "# name: t.test\n"
+      "\n"
+      "statement ok\n"
+      "CREATE TABLE t (id BIGINT)\n"
+      "USING DELTA\n"
+      "\n"
+      "statement error DELTA_VACUUM_RETENTION_PERIOD_TOO_SHORT\n"
+      "VACUUM t RETAIN 1 HOURS\n"
+      "\n"
+      "statement error\n"
+      "SELECT nope\n"
+      "----\n"
+      "UNRESOLVED_COLUMN\n"
+      "\n"
+      "query IT rowsort lbl\n"
+      "SELECT 1, 'a'\n"
+      "----\n"
+      "1\ta\n"
+      "2\t(empty)\n"
+      "\n"
+      "query I\n"
+      "SELECT count(*) FROM t\n"
+      "----\n"
+      "0\n");
+  ASSERT_EQ(f.records.size(), 5u);
+  EXPECT_EQ(f.records[0].kind, Record::kStatementOk);
+  EXPECT_EQ(f.records[0].line, 3);
+  EXPECT_EQ(f.records[0].sql, "CREATE TABLE t (id BIGINT)\nUSING DELTA");
+  EXPECT_EQ(f.records[1].kind, Record::kStatementError);
+  EXPECT_EQ(f.records[1].error_class, "DELTA_VACUUM_RETENTION_PERIOD_TOO_SHORT");
+  EXPECT_EQ(f.records[1].error_substring, "");
+  EXPECT_EQ(f.records[2].error_class, "");
+  EXPECT_EQ(f.records[2].error_substring, "UNRESOLVED_COLUMN");
+  EXPECT_EQ(f.records[3].kind, Record::kQuery);
+  EXPECT_EQ(f.records[3].types, "IT");
+  EXPECT_EQ(f.records[3].sort, SortMode::kRowSort);
+  EXPECT_EQ(f.records[3].label, "lbl");
+  EXPECT_EQ(f.records[3].expected, (std::vector<std::string>{"1\ta", "2\t(empty)"}));
+  EXPECT_TRUE(f.records[3].has_expected);
+  EXPECT_EQ(f.records[4].line, 21);
+  EXPECT_EQ(f.records[4].sort, SortMode::kNoSort);
+  EXPECT_EQ(f.records[4].expected, (std::vector<std::string>{"0"}));
+  EXPECT_TRUE(f.skip_reason.empty());
+}
+
+TEST(SqllogicParseTest, QueryWithoutResultSectionExpectsNoRows) {
+  TestFile f = Parse("query I\r\nSELECT 1 WHERE false\r\n");
+  ASSERT_EQ(f.records.size(), 1u);
+  EXPECT_EQ(f.records[0].sql, "SELECT 1 WHERE false");
+  EXPECT_TRUE(f.records[0].expected.empty());
+  EXPECT_FALSE(f.records[0].has_expected);
+}
+
+TEST(SqllogicParseTest, Variables) {
+  TestFile f = Parse(
+      "statement ok\nCREATE TABLE t LOCATION '__TEST_DIR__/t'\n\n"
+      "statement ok\nSELECT '__WAREHOUSE__', '${SHARED}/conformance'\n");
+  ASSERT_EQ(f.records.size(), 2u);
+  EXPECT_EQ(f.records[0].sql, "CREATE TABLE t LOCATION '/tmp/td/t'");
+  EXPECT_EQ(f.records[1].sql, "SELECT '/tmp/wh', '/shared/conformance'");
+  // Without the shared folder a file using ${SHARED} is skipped, not failed.
+  Variables no_shared = Vars();
+  no_shared.shared_dir = "";
+  f = Parse("statement ok\nSELECT '${SHARED}'\n", no_shared);
+  EXPECT_NE(f.skip_reason.find("shared"), std::string::npos);
+  f = Parse("require shared\n\nstatement ok\nSELECT 1\n", no_shared);
+  EXPECT_FALSE(f.skip_reason.empty());
+  f = Parse("require shared\n\nstatement ok\nSELECT 1\n");
+  EXPECT_TRUE(f.skip_reason.empty());
+  EXPECT_EQ(f.records.size(), 1u);
+}
+
+TEST(SqllogicParseTest, SkipsHaltAndIgnoredDirectives) {
+  TestFile f = Parse(
+      "hash-threshold 100\n"
+      "mode skip\n\n"
+      "statement ok\nSELECT 1\n\n"
+      "mode unskip\n\n"
+      "statement ok\nSELECT 2\n\n"
+      "skipif silt\nstatement ok\nSELECT 3\n\n"
+      "onlyif duckdb\nstatement ok\nSELECT 4\n\n"
+      "onlyif silt\nstatement ok\nSELECT 5\n\n"
+      "mode output_result\n"
+      "halt\n\n"
+      "statement ok\nSELECT 6\n");
+  ASSERT_EQ(f.records.size(), 7u);
+  EXPECT_TRUE(f.records[0].skip);
+  EXPECT_FALSE(f.records[1].skip);
+  EXPECT_TRUE(f.records[2].skip);
+  EXPECT_TRUE(f.records[3].skip);
+  EXPECT_FALSE(f.records[4].skip);
+  EXPECT_EQ(f.records[5].kind, Record::kHalt);
+  EXPECT_FALSE(Parse("require parquet\n").skip_reason.empty());
+  EXPECT_FALSE(Parse("load x.db\n").skip_reason.empty());
+}
+
+TEST(SqllogicParseTest, LoopsExpand) {
+  TestFile f = Parse(
+      "loop i 0 3\n"
+      "statement ok\nINSERT INTO t VALUES (${i})\n\n"
+      "endloop\n\n"
+      "foreach t int bigint\n"
+      "foreach n 1 2\n"
+      "query I\nSELECT CAST(${n} AS ${t})\n----\n${n}\n\n"
+      "endloop\n"
+      "endloop\n");
+  ASSERT_EQ(f.records.size(), 7u);
+  EXPECT_EQ(f.records[0].sql, "INSERT INTO t VALUES (0)");
+  EXPECT_EQ(f.records[2].sql, "INSERT INTO t VALUES (2)");
+  EXPECT_EQ(f.records[2].line, 2);
+  EXPECT_EQ(f.records[3].sql, "SELECT CAST(1 AS int)");
+  EXPECT_EQ(f.records[4].sql, "SELECT CAST(2 AS int)");
+  EXPECT_EQ(f.records[4].expected, (std::vector<std::string>{"2"}));
+  EXPECT_EQ(f.records[6].sql, "SELECT CAST(2 AS bigint)");
+}
+
+TEST(SqllogicParseTest, MalformedFilesNameTheLine) {
+  EXPECT_NE(ParseError("\nstatement okay\nSELECT 1\n").find("t.test:2:"), std::string::npos);
+  EXPECT_NE(ParseError("statement ok\n\n").find("without SQL"), std::string::npos);
+  EXPECT_NE(ParseError("statement ok\nSELECT 1\n----\n1\n").find("no ----"), std::string::npos);
+  EXPECT_NE(ParseError("query\nSELECT 1\n").find("t.test:1:"), std::string::npos);
+  EXPECT_NE(ParseError("query I2\nSELECT 1\n").find("letters"), std::string::npos);
+  EXPECT_NE(ParseError("query I rowsort lbl extra\nSELECT 1\n").find("extra"), std::string::npos);
+  EXPECT_NE(ParseError("loop i 0 2\nstatement ok\nSELECT 1\n").find("endloop"), std::string::npos);
+  EXPECT_NE(ParseError("endloop\n").find("endloop"), std::string::npos);
+  EXPECT_NE(ParseError("frobnicate\n").find("frobnicate"), std::string::npos);
+  EXPECT_NE(ParseError("query I\nSELECT 1\n----\n3 values hashing to abc\n").find("hash"),
+            std::string::npos);
+  EXPECT_NE(ParseError("statement ok\nSELECT 1\n\nskipif silt\n").find("skipif"),
+            std::string::npos);
+}
+
+Record Query(std::string types, std::vector<std::string> expected,
+             SortMode sort = SortMode::kNoSort) {
+  Record r;
+  r.kind = Record::kQuery;
+  r.types = std::move(types);
+  r.expected = std::move(expected);
+  r.has_expected = true;
+  r.sort = sort;
+  return r;
+}
+
+TEST(SqllogicCompareTest, RowWiseAndValueWise) {
+  TextRows actual = {{"1", "a"}, {"2", "b"}};
+  EXPECT_FALSE(CompareQuery(Query("IT", {"1\ta", "2\tb"}), 2, actual));
+  EXPECT_FALSE(CompareQuery(Query("IT", {"1", "a", "2", "b"}), 2, actual));
+  auto d = CompareQuery(Query("IT", {"1\ta", "2\tc"}), 2, actual);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_NE(d->find("row 2, column 2: expected 'c', got 'b'"), std::string::npos) << *d;
+  d = CompareQuery(Query("IT", {"1\ta"}), 2, actual);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_NE(d->find("expected 1 row(s), got 2"), std::string::npos) << *d;
+  d = CompareQuery(Query("I", {"1"}), 2, actual);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_NE(d->find("declares 1 column"), std::string::npos) << *d;
+  d = CompareQuery(Query("IT", {"1\ta\tx", "2\tb"}), 2, actual);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_NE(d->find("expected line 1 has 3"), std::string::npos) << *d;
+  // Order matters without a sort mode.
+  EXPECT_TRUE(CompareQuery(Query("IT", {"2\tb", "1\ta"}), 2, actual));
+  EXPECT_FALSE(CompareQuery(Query("IT", {"2\tb", "1\ta"}, SortMode::kRowSort), 2, actual));
+  EXPECT_FALSE(CompareQuery(Query("IT", {"a", "b", "1", "2"}, SortMode::kValueSort), 2, actual));
+  // No rows expected.
+  EXPECT_FALSE(CompareQuery(Query("I", {}), 1, {}));
+  EXPECT_TRUE(CompareQuery(Query("I", {}), 1, {{"1"}}));
+}
+
+TEST(SqllogicCompareTest, RealsWithTolerance) {
+  EXPECT_TRUE(RealEquals("0.1", "0.1"));
+  EXPECT_TRUE(RealEquals("0.30000000000000004", "0.3"));
+  EXPECT_TRUE(RealEquals("1.0E10", "10000000000.000001"));
+  EXPECT_FALSE(RealEquals("0.333333", "0.3333333333333333"));
+  EXPECT_FALSE(RealEquals("1.0", "1.001"));
+  EXPECT_TRUE(RealEquals("0.0", "1.0E-13"));
+  EXPECT_TRUE(RealEquals("NaN", "NaN"));
+  EXPECT_FALSE(RealEquals("NaN", "1.0"));
+  EXPECT_TRUE(RealEquals("Infinity", "Infinity"));
+  EXPECT_FALSE(RealEquals("Infinity", "-Infinity"));
+  EXPECT_FALSE(RealEquals("NULL", "0.0"));
+  EXPECT_TRUE(RealEquals("NULL", "NULL"));
+  EXPECT_FALSE(RealEquals("", "0"));
+  // Only R columns get the tolerance.
+  TextRows actual = {{"1", "0.30000000000000004"}};
+  EXPECT_FALSE(CompareQuery(Query("IR", {"1\t0.3"}), 2, actual));
+  EXPECT_TRUE(CompareQuery(Query("IT", {"1\t0.3"}), 2, actual));
+  EXPECT_TRUE(CompareQuery(Query("TR", {"1.0\t0.3"}), 2, actual));
+  EXPECT_FALSE(CompareQuery(Query("RR", {"1.0\t0.3"}), 2, actual));
+}
+
+TEST(SqllogicCompareTest, ErrorClasses) {
+  EXPECT_TRUE(ErrorClassMatches("TABLE_OR_VIEW_NOT_FOUND", "TABLE_OR_VIEW_NOT_FOUND"));
+  EXPECT_TRUE(ErrorClassMatches("DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES", "DATATYPE_MISMATCH"));
+  EXPECT_TRUE(ErrorClassMatches("DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES",
+                                "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES"));
+  EXPECT_FALSE(ErrorClassMatches("DATATYPE_MISMATCH", "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES"));
+  EXPECT_FALSE(ErrorClassMatches("DATATYPE_MISMATCHES", "DATATYPE_MISMATCH"));
+  EXPECT_FALSE(ErrorClassMatches("TABLE_OR_VIEW_NOT_FOUND", "TABLE"));
+}
+
+TEST(SqllogicCompareTest, ResultToTextUsesSparkSqlCells) {
+  Schema s = {{"a", DataType::Int32(), true, "{}"},
+              {"b", DataType::String(), true, "{}"},
+              {"c", DataType::Double(), true, "{}"}};
+  DataChunk chunk = DataChunk::FromSchema(s);
+  chunk.columns[0].Append<int32_t>(1);
+  chunk.columns[0].AppendNull();
+  chunk.columns[1].AppendString("");
+  chunk.columns[1].AppendNull();
+  chunk.columns[2].Append<double>(2.0);
+  chunk.columns[2].Append<double>(1e20);
+  TextRows rows = ResultToText(s, {chunk});
+  EXPECT_EQ(rows, (TextRows{{"1", "(empty)", "2.0"}, {"NULL", "NULL", "1.0E20"}}));
+}
+
+std::unique_ptr<QueryResult> IntResult(std::vector<int32_t> values) {
+  Schema s = {{"x", DataType::Int32(), true, "{}"}};
+  DataChunk chunk = DataChunk::FromSchema(s);
+  for (int32_t v : values) chunk.columns[0].Append<int32_t>(v);
+  std::vector<DataChunk> chunks;
+  chunks.push_back(std::move(chunk));
+  return std::make_unique<QueryResult>(s, std::move(chunks));
+}
+
+// A scripted executor: SQL text → result or error; records what it ran.
+Executor Scripted(std::vector<std::string>* seen) {
+  return [seen](const std::string& sql) -> Result<std::unique_ptr<QueryResult>> {
+    seen->push_back(sql);
+    if (sql == "ok") return std::make_unique<QueryResult>(Schema{}, std::vector<DataChunk>{});
+    if (sql == "one") return IntResult({1});
+    if (sql == "three") return IntResult({3, 1, 2});
+    if (sql == "missing") {
+      return Status::NotFound("The table `t` cannot be found.", "TABLE_OR_VIEW_NOT_FOUND");
+    }
+    return Status::InvalidArgument("[PARSE_SYNTAX_ERROR] Syntax error at or near '" + sql + "'.",
+                                   "PARSE_SYNTAX_ERROR");
+  };
+}
+
+TEST(SqllogicRunTest, CountsPassesFailuresAndSkips) {
+  TestFile f = Parse(
+      "statement ok\nok\n\n"                                           // pass
+      "statement ok\nmissing\n\n"                                      // fail
+      "statement error TABLE_OR_VIEW_NOT_FOUND\nmissing\n\n"           // pass
+      "statement error PARSE_SYNTAX_ERROR\nmissing\n\n"                // fail: wrong class
+      "statement error\nmissing\n----\ncannot be found\n\n"            // pass
+      "statement error\nmissing\n----\n[TABLE_OR_VIEW_NOT_FOUND]\n\n"  // pass: class in the text
+      "statement error\nmissing\n----\nno such words\n\n"              // fail
+      "statement error\nok\n\n"                                        // fail: no error
+      "query I\none\n----\n1\n\n"                                      // pass
+      "query I\nthree\n----\n1\n2\n3\n\n"                              // fail: order
+      "query I rowsort\nthree\n----\n1\n2\n3\n\n"                      // pass
+      "query I\nmissing\n----\n1\n\n"                                  // fail
+      "mode skip\n\nquery I\nnever\n\nmode unskip\n\n"                 // skip
+      "halt\n\n"
+      "statement ok\nnever\n\n"         // skip
+      "statement ok\nnever either\n");  // skip
+  std::vector<std::string> seen;
+  FileOutcome o = RunTestFile(f, Scripted(&seen));
+  EXPECT_EQ(o.passed, 6) << o.report;
+  EXPECT_EQ(o.failed, 6) << o.report;
+  EXPECT_EQ(o.skipped, 3) << o.report;
+  for (const std::string& s : seen) EXPECT_NE(s.rfind("never", 0), 0u) << "ran " << s;
+  EXPECT_NE(o.report.find("FAIL t.test:4\n    missing\n  statement failed: Error: "
+                          "[TABLE_OR_VIEW_NOT_FOUND] The table `t` cannot be found."),
+            std::string::npos)
+      << o.report;
+  EXPECT_NE(o.report.find("expected error class PARSE_SYNTAX_ERROR"), std::string::npos);
+  EXPECT_NE(o.report.find("statement succeeded"), std::string::npos);
+  EXPECT_NE(o.report.find("row 1, column 1: expected '1', got '3'"), std::string::npos);
+  EXPECT_NE(o.report.find("query failed"), std::string::npos);
+}
+
+TEST(SqllogicRunTest, Labels) {
+  TestFile f = Parse(
+      "query I rowsort same\nthree\n----\n1\n2\n3\n\n"
+      "query I rowsort same\nthree\n\n"  // compared with the first only: pass
+      "query I nosort same\none\n\n");   // differs: fail
+  std::vector<std::string> seen;
+  FileOutcome o = RunTestFile(f, Scripted(&seen));
+  EXPECT_EQ(o.passed, 2) << o.report;
+  EXPECT_EQ(o.failed, 1) << o.report;
+  EXPECT_NE(o.report.find("labelled 'same'"), std::string::npos) << o.report;
+}
+
+TEST(SqllogicRunTest, SkippedFileRunsNothing) {
+  Variables v = Vars();
+  v.shared_dir = "";
+  TestFile f = Parse("statement ok\nSELECT '${SHARED}'\n", v);
+  FileOutcome o = RunTestFile(f, nullptr);
+  EXPECT_EQ(o.passed, 0);
+  EXPECT_EQ(o.failed, 0);
+  EXPECT_EQ(o.skipped, 1);
+}
+
+}  // namespace
+}  // namespace silt::sqllogic
