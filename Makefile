@@ -34,6 +34,7 @@ bench: deps
 	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSILT_BENCH=ON >/dev/null
 	@ninja -C build/bench -j $(JOBS)
 	@bash bench/run.sh
+	@bash bench/tpch.sh
 
 FUZZ_SECONDS ?= 300
 fuzz: deps

@@ -1,8 +1,700 @@
+// Operators and null/conditional functions: arithmetic with Spark's result types (decimal
+// precision rules, integer overflow wrapping or ARITHMETIC_OVERFLOW in ANSI mode, division by
+// zero NULL or DIVIDE_BY_ZERO), comparisons (string vs number casts the string, NaN = NaN and NaN
+// above everything), NOT, null-safe equality, coalesce/nvl/if/nullif/greatest/least.
+#include <cmath>
+#include <cstring>
+
+#include "exec/cast.h"
 #include "exec/function_registry.h"
+#include "exec/kernel_util.h"
 
 namespace silt::exec {
 
-// Placeholder until this family lands: registers nothing.
-void RegisterCoreFunctions(FunctionRegistry& /*r*/) {}
+namespace {
+
+Status WrongArgs(const std::string& name, size_t got, const std::string& want) {
+  return Status::InvalidArgument("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `" + name + "` requires " + want +
+                                     " parameters but the actual number is " + std::to_string(got) + ".",
+                                 "WRONG_NUM_ARGS.WITHOUT_SUGGESTION");
+}
+
+Status TypeError(const std::string& what) {
+  return Status::InvalidArgument("[DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES] Cannot resolve " + what + " due to data type mismatch.",
+                                 "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES");
+}
+
+ExprPtr Call(std::string name, TypePtr type, std::vector<ExprPtr> args, ScalarKernel k, bool nullable = true) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kCall;
+  e->name = std::move(name);
+  e->type = std::move(type);
+  for (const auto& a : args) e->deterministic = e->deterministic && a->deterministic;
+  e->children = std::move(args);
+  e->kernel = std::move(k);
+  e->nullable = nullable;
+  return e;
+}
+
+// The type of a literal integral for decimal arithmetic: its own digits (Spark's
+// DecimalType.fromLiteral), else the type's full range.
+TypePtr DecimalFor(const ExprPtr& e) {
+  if (e->type->id() == TypeId::kDecimal) return e->type;
+  if (e->kind == ExprKind::kConstant && !e->constant.is_null() && IsIntegral(e->type->id())) {
+    int64_t v = e->constant.integer();
+    int digits = 1;
+    for (uint64_t a = v < 0 ? static_cast<uint64_t>(-(v + 1)) + 1 : static_cast<uint64_t>(v); a >= 10; a /= 10) ++digits;
+    return DataType::Decimal(digits, 0);
+  }
+  return DecimalForIntegral(e->type->id());
+}
+
+// ------------------------------------------------------------------ comparisons
+
+template <typename T>
+inline int Cmp(T a, T b) {
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+template <>
+inline int Cmp<double>(double a, double b) {
+  bool na = a != a, nb = b != b;
+  if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+template <>
+inline int Cmp<float>(float a, float b) {
+  return Cmp<double>(a, b);
+}
+
+enum class CmpOp { kEq, kNe, kLt, kLe, kGt, kGe };
+
+inline bool Apply(CmpOp op, int c) {
+  switch (op) {
+    case CmpOp::kEq: return c == 0;
+    case CmpOp::kNe: return c != 0;
+    case CmpOp::kLt: return c < 0;
+    case CmpOp::kLe: return c <= 0;
+    case CmpOp::kGt: return c > 0;
+    case CmpOp::kGe: return c >= 0;
+  }
+  return false;
+}
+
+template <typename T>
+void CompareFixed(const Arg& a, const Arg& b, size_t rows, CmpOp op, Vector* out) {
+  out->ResizeUninitialized(rows);
+  uint8_t* d = out->data<uint8_t>();
+  const T* x = a.vector->data<T>();
+  const T* y = b.vector->data<T>();
+  if (b.constant && !a.constant) {
+    T c = y[0];
+    switch (op) {
+      case CmpOp::kEq: for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) == 0; break;
+      case CmpOp::kNe: for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) != 0; break;
+      case CmpOp::kLt: for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) < 0; break;
+      case CmpOp::kLe: for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) <= 0; break;
+      case CmpOp::kGt: for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) > 0; break;
+      case CmpOp::kGe: for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) >= 0; break;
+    }
+  } else {
+    for (size_t i = 0; i < rows; ++i) d[i] = Apply(op, Cmp<T>(x[a.index(i)], y[b.index(i)]));
+  }
+  Arg args[2] = {a, b};
+  PropagateNulls(args, rows, out);
+}
+
+void CompareStrings(const Arg& a, const Arg& b, size_t rows, CmpOp op, Vector* out) {
+  out->ResizeUninitialized(rows);
+  uint8_t* d = out->data<uint8_t>();
+  for (size_t i = 0; i < rows; ++i) {
+    int c = a.vector->GetString(a.index(i)).compare(b.vector->GetString(b.index(i)));
+    d[i] = Apply(op, c < 0 ? -1 : c > 0);
+  }
+  Arg args[2] = {a, b};
+  PropagateNulls(args, rows, out);
+}
+
+int CompareValuesGeneric(const Value& a, const Value& b) {
+  // Nested values: lexicographic by children, then length (rare path).
+  if (a.type()->is_nested()) {
+    const auto& x = a.children();
+    const auto& y = b.children();
+    for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) {
+      if (x[i].is_null() || y[i].is_null()) {
+        if (x[i].is_null() != y[i].is_null()) return x[i].is_null() ? -1 : 1;
+        continue;
+      }
+      int c = CompareValuesGeneric(x[i], y[i]);
+      if (c) return c;
+    }
+    return Cmp(x.size(), y.size());
+  }
+  switch (a.type()->id()) {
+    case TypeId::kFloat:
+    case TypeId::kDouble: return Cmp<double>(a.floating(), b.floating());
+    case TypeId::kDecimal: return Cmp(a.decimal(), b.decimal());
+    case TypeId::kString:
+    case TypeId::kBinary: return Cmp(a.str(), b.str());
+    case TypeId::kBoolean: return Cmp(a.boolean(), b.boolean());
+    default: return Cmp(a.integer(), b.integer());
+  }
+}
+
+Status CompareKernel(std::span<const Arg> args, size_t rows, CmpOp op, Vector* out) {
+  const Arg& a = args[0];
+  const Arg& b = args[1];
+  switch (a.vector->id()) {
+    case TypeId::kBoolean: CompareFixed<uint8_t>(a, b, rows, op, out); return Status::OK();
+    case TypeId::kInt8: CompareFixed<int8_t>(a, b, rows, op, out); return Status::OK();
+    case TypeId::kInt16: CompareFixed<int16_t>(a, b, rows, op, out); return Status::OK();
+    case TypeId::kInt32:
+    case TypeId::kDate: CompareFixed<int32_t>(a, b, rows, op, out); return Status::OK();
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: CompareFixed<int64_t>(a, b, rows, op, out); return Status::OK();
+    case TypeId::kFloat: CompareFixed<float>(a, b, rows, op, out); return Status::OK();
+    case TypeId::kDouble: CompareFixed<double>(a, b, rows, op, out); return Status::OK();
+    case TypeId::kDecimal: CompareFixed<int128_t>(a, b, rows, op, out); return Status::OK();
+    case TypeId::kString:
+    case TypeId::kBinary: CompareStrings(a, b, rows, op, out); return Status::OK();
+    case TypeId::kNull: {
+      out->Resize(rows);
+      uint8_t* v = out->mutable_validity();
+      std::fill(v, v + rows, 0);
+      return Status::OK();
+    }
+    default:
+      for (size_t i = 0; i < rows; ++i) {
+        if (a.vector->IsNull(a.index(i)) || b.vector->IsNull(b.index(i))) {
+          out->AppendNull();
+        } else {
+          out->Append<uint8_t>(Apply(op, CompareValuesGeneric(a.vector->GetValue(a.index(i)), b.vector->GetValue(b.index(i)))));
+        }
+      }
+      return Status::OK();
+  }
+}
+
+// Spark's comparison coercion: a string against another atomic type is cast to that type.
+Result<std::vector<ExprPtr>> CoerceComparison(std::vector<ExprPtr> args, const BindContext& ctx) {
+  TypePtr a = args[0]->type, b = args[1]->type;
+  if (a->Equals(*b)) return args;
+  TypeId x = a->id(), y = b->id();
+  TypePtr target;
+  if (x == TypeId::kString && y != TypeId::kString && !b->is_nested() && y != TypeId::kNull && y != TypeId::kBinary) {
+    target = b;
+  } else if (y == TypeId::kString && x != TypeId::kString && !a->is_nested() && x != TypeId::kNull && x != TypeId::kBinary) {
+    target = a;
+  } else {
+    SILT_ASSIGN_OR_RETURN(target, CommonType(a, b));
+  }
+  for (auto& e : args) {
+    SILT_ASSIGN_OR_RETURN(e, CoerceTo(e, target, ctx));
+  }
+  return args;
+}
+
+void RegisterComparison(FunctionRegistry& r, const std::string& name, CmpOp op) {
+  r.Add(name, [name, op](std::vector<ExprPtr> args, const BindContext& ctx) -> Result<ExprPtr> {
+    if (args.size() != 2) return WrongArgs(name, args.size(), "2");
+    SILT_ASSIGN_OR_RETURN(args, CoerceComparison(std::move(args), ctx));
+    if (args[0]->type->id() == TypeId::kMap) {
+      return Status::InvalidArgument("[DATATYPE_MISMATCH.INVALID_ORDERING_TYPE] The `" + name + "` does not support ordering on type \"MAP\".",
+                                     "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE");
+    }
+    bool nullable = args[0]->nullable || args[1]->nullable;
+    return Call(name, DataType::Boolean(), std::move(args),
+                [op](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) { return CompareKernel(a, rows, op, out); },
+                nullable);
+  });
+}
+
+// ------------------------------------------------------------------ arithmetic
+
+enum class ArOp { kAdd, kSub, kMul, kDiv, kMod, kIntDiv };
+
+Status Overflow(const char* what) {
+  return Status::InvalidArgument(std::string("[ARITHMETIC_OVERFLOW] ") + what +
+                                     " overflow. Use 'try_add' to tolerate overflow and return NULL instead. If necessary set "
+                                     "\"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
+                                 "ARITHMETIC_OVERFLOW");
+}
+
+Status DivideByZero() {
+  return Status::InvalidArgument("[DIVIDE_BY_ZERO] Division by zero. Use `try_divide` to tolerate divisor being 0 and return "
+                                 "NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
+                                 "DIVIDE_BY_ZERO");
+}
+
+template <typename T>
+Status IntegralArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi, Vector* out) {
+  using U = std::make_unsigned_t<T>;
+  out->ResizeUninitialized(rows);
+  T* d = out->data<T>();
+  const T* x = a.vector->data<T>();
+  const T* y = b.vector->data<T>();
+  Arg args[2] = {a, b};
+  PropagateNulls(args, rows, out);
+  const uint8_t* valid = out->validity();
+  bool any_null_result = false;
+  std::vector<uint8_t> extra_null;
+  for (size_t i = 0; i < rows; ++i) {
+    T l = x[a.index(i)], r = y[b.index(i)];
+    bool row_valid = !valid || valid[i];
+    switch (op) {
+      case ArOp::kAdd:
+        if (ansi && row_valid && __builtin_add_overflow(l, r, &d[i])) return Overflow("integer");
+        d[i] = static_cast<T>(static_cast<U>(l) + static_cast<U>(r));
+        break;
+      case ArOp::kSub:
+        if (ansi && row_valid && __builtin_sub_overflow(l, r, &d[i])) return Overflow("integer");
+        d[i] = static_cast<T>(static_cast<U>(l) - static_cast<U>(r));
+        break;
+      case ArOp::kMul:
+        if (ansi && row_valid && __builtin_mul_overflow(l, r, &d[i])) return Overflow("integer");
+        d[i] = static_cast<T>(static_cast<U>(l) * static_cast<U>(r));
+        break;
+      case ArOp::kMod:
+      case ArOp::kIntDiv:
+        if (r == 0) {
+          if (ansi && row_valid) return DivideByZero();
+          d[i] = 0;
+          if (extra_null.empty()) extra_null.assign(rows, 0);
+          extra_null[i] = 1;
+          any_null_result = true;
+          break;
+        }
+        if (r == -1) {
+          d[i] = op == ArOp::kMod ? 0 : static_cast<T>(-static_cast<U>(l));
+        } else {
+          d[i] = op == ArOp::kMod ? static_cast<T>(l % r) : static_cast<T>(l / r);
+        }
+        break;
+      case ArOp::kDiv: break;
+    }
+  }
+  if (any_null_result) {
+    uint8_t* v = out->mutable_validity();
+    for (size_t i = 0; i < rows; ++i) {
+      if (extra_null[i]) v[i] = 0;
+    }
+  }
+  return Status::OK();
+}
+
+template <typename T>
+Status FloatArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi, Vector* out) {
+  out->ResizeUninitialized(rows);
+  T* d = out->data<T>();
+  const T* x = a.vector->data<T>();
+  const T* y = b.vector->data<T>();
+  Arg args[2] = {a, b};
+  PropagateNulls(args, rows, out);
+  switch (op) {
+    case ArOp::kAdd: for (size_t i = 0; i < rows; ++i) d[i] = x[a.index(i)] + y[b.index(i)]; return Status::OK();
+    case ArOp::kSub: for (size_t i = 0; i < rows; ++i) d[i] = x[a.index(i)] - y[b.index(i)]; return Status::OK();
+    case ArOp::kMul: for (size_t i = 0; i < rows; ++i) d[i] = x[a.index(i)] * y[b.index(i)]; return Status::OK();
+    default: break;
+  }
+  // Division and modulo: zero divisor → NULL (or DIVIDE_BY_ZERO in ANSI), as Spark.
+  std::vector<uint32_t> zero;
+  for (size_t i = 0; i < rows; ++i) {
+    T r = y[b.index(i)];
+    if (r == 0) {
+      if (ansi && (!out->validity() || out->validity()[i])) return DivideByZero();
+      zero.push_back(static_cast<uint32_t>(i));
+      d[i] = 0;
+      continue;
+    }
+    d[i] = op == ArOp::kDiv ? x[a.index(i)] / r : static_cast<T>(std::fmod(x[a.index(i)], r));
+  }
+  if (!zero.empty()) {
+    uint8_t* v = out->mutable_validity();
+    for (uint32_t i : zero) v[i] = 0;
+  }
+  return Status::OK();
+}
+
+// Decimal arithmetic on unscaled int128 values; the result type was fixed at bind time.
+Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi, const TypePtr& rt, Vector* out) {
+  int sa = a.vector->type()->scale(), sb = b.vector->type()->scale();
+  int rs = rt->scale(), rp = rt->precision();
+  out->ResizeUninitialized(rows);
+  int128_t* d = out->data<int128_t>();
+  const int128_t* x = a.vector->data<int128_t>();
+  const int128_t* y = b.vector->data<int128_t>();
+  Arg args[2] = {a, b};
+  PropagateNulls(args, rows, out);
+  std::vector<uint32_t> nulls;
+  int common = std::max(sa, sb);
+  int128_t ma = Pow10(common - sa), mb = Pow10(common - sb);
+  for (size_t i = 0; i < rows; ++i) {
+    if (out->validity() && !out->validity()[i]) {
+      d[i] = 0;
+      continue;
+    }
+    int128_t l = x[a.index(i)], r = y[b.index(i)];
+    int128_t v = 0;
+    bool ok = true;
+    switch (op) {
+      case ArOp::kAdd: v = Rescale(l * ma + r * mb, common, rs); break;
+      case ArOp::kSub: v = Rescale(l * ma - r * mb, common, rs); break;
+      case ArOp::kMul: {
+        int128_t p;
+        if (__builtin_mul_overflow(l, r, &p)) {
+          long double q = static_cast<long double>(l) * static_cast<long double>(r) / std::pow(10.0L, sa + sb - rs);
+          ok = std::fabs(q) < 1e38L;
+          v = ok ? static_cast<int128_t>(std::llroundl(q)) : 0;
+          if (ok && std::fabs(q) >= 9e18L) v = static_cast<int128_t>(q);
+        } else {
+          v = Rescale(p, sa + sb, rs);
+        }
+        break;
+      }
+      case ArOp::kDiv:
+      case ArOp::kMod:
+      case ArOp::kIntDiv: {
+        if (r == 0) {
+          if (ansi) return DivideByZero();
+          nulls.push_back(static_cast<uint32_t>(i));
+          continue;
+        }
+        if (op == ArOp::kMod) {
+          v = Rescale((l * ma) % (r * mb), common, rs);
+          break;
+        }
+        // l/r at scale rs: (l * 10^(rs - sa + sb)) / r, HALF_UP.
+        int shift = rs - sa + sb;
+        int128_t num;
+        if (shift >= 0 && !__builtin_mul_overflow(l, Pow10(shift), &num)) {
+          int128_t q = num / r, rem = num % r;
+          if (rem < 0) rem = -rem;
+          int128_t ar = r < 0 ? -r : r;
+          if (2 * rem >= ar) q += ((num < 0) != (r < 0)) ? -1 : 1;
+          v = q;
+        } else {
+          long double q = static_cast<long double>(l) / static_cast<long double>(r) * std::pow(10.0L, shift);
+          v = static_cast<int128_t>(std::llroundl(q));
+          if (std::fabs(q) >= 9e18L) v = static_cast<int128_t>(q);
+        }
+        break;
+      }
+    }
+    if (!ok || !FitsPrecision(v, rp)) {
+      if (ansi) {
+        return Status::InvalidArgument("[NUMERIC_VALUE_OUT_OF_RANGE] The result of the decimal operation cannot be represented as " +
+                                           rt->ToString() + ".",
+                                       "NUMERIC_VALUE_OUT_OF_RANGE");
+      }
+      nulls.push_back(static_cast<uint32_t>(i));
+      continue;
+    }
+    d[i] = v;
+  }
+  if (!nulls.empty()) {
+    uint8_t* vv = out->mutable_validity();
+    for (uint32_t i : nulls) {
+      vv[i] = 0;
+      d[i] = 0;
+    }
+  }
+  return Status::OK();
+}
+
+Status ArithKernel(std::span<const Arg> args, size_t rows, ArOp op, bool ansi, const TypePtr& rt, Vector* out) {
+  const Arg& a = args[0];
+  const Arg& b = args[1];
+  switch (rt->id()) {
+    case TypeId::kInt8: return IntegralArith<int8_t>(a, b, rows, op, ansi, out);
+    case TypeId::kInt16: return IntegralArith<int16_t>(a, b, rows, op, ansi, out);
+    case TypeId::kInt32: return IntegralArith<int32_t>(a, b, rows, op, ansi, out);
+    case TypeId::kInt64: return IntegralArith<int64_t>(a, b, rows, op, ansi, out);
+    case TypeId::kFloat: return FloatArith<float>(a, b, rows, op, ansi, out);
+    case TypeId::kDouble: return FloatArith<double>(a, b, rows, op, ansi, out);
+    case TypeId::kDecimal: return DecimalArith(a, b, rows, op, ansi, rt, out);
+    default: return Status::Internal("arithmetic on " + rt->ToString());
+  }
+}
+
+const char* OpName(ArOp op) {
+  switch (op) {
+    case ArOp::kAdd: return "+";
+    case ArOp::kSub: return "-";
+    case ArOp::kMul: return "*";
+    case ArOp::kDiv: return "/";
+    case ArOp::kMod: return "%";
+    case ArOp::kIntDiv: return "div";
+  }
+  return "?";
+}
+
+Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext& ctx) {
+  const char* name = OpName(op);
+  if (args.size() != 2) return WrongArgs(name, args.size(), "2");
+  TypeId x = args[0]->type->id(), y = args[1]->type->id();
+  // date ± days
+  if ((op == ArOp::kAdd || op == ArOp::kSub) && x == TypeId::kDate && IsIntegral(y)) {
+    return BindScalarFunction(op == ArOp::kAdd ? "date_add" : "date_sub", std::move(args), ctx);
+  }
+  if (op == ArOp::kAdd && IsIntegral(x) && y == TypeId::kDate) {
+    std::swap(args[0], args[1]);
+    return BindScalarFunction("date_add", std::move(args), ctx);
+  }
+  if (x == TypeId::kNull) {
+    SILT_ASSIGN_OR_RETURN(args[0], CoerceTo(args[0], y == TypeId::kNull ? DataType::Int32() : args[1]->type, ctx));
+  }
+  if (y == TypeId::kNull) {
+    SILT_ASSIGN_OR_RETURN(args[1], CoerceTo(args[1], args[0]->type, ctx));
+  }
+  x = args[0]->type->id();
+  y = args[1]->type->id();
+  // Strings in arithmetic are read as doubles (non-ANSI Spark).
+  for (auto& e : args) {
+    if (e->type->id() == TypeId::kString) {
+      SILT_ASSIGN_OR_RETURN(e, CoerceTo(e, DataType::Double(), ctx));
+    }
+  }
+  x = args[0]->type->id();
+  y = args[1]->type->id();
+  if (!IsNumeric(x) || !IsNumeric(y)) {
+    return TypeError("\"(" + args[0]->ToString() + " " + name + " " + args[1]->ToString() + ")\": the operator requires numeric operands, not \"" +
+                     args[0]->type->ToString() + "\" and \"" + args[1]->type->ToString() + "\"");
+  }
+  TypePtr rt;
+  if (op == ArOp::kIntDiv) {
+    for (auto& e : args) {
+      SILT_ASSIGN_OR_RETURN(e, CoerceTo(e, DataType::Int64(), ctx));
+    }
+    rt = DataType::Int64();
+  } else if (x == TypeId::kDouble || y == TypeId::kDouble || x == TypeId::kFloat || y == TypeId::kFloat ||
+             (op == ArOp::kDiv && x != TypeId::kDecimal && y != TypeId::kDecimal)) {
+    rt = (x == TypeId::kFloat && y == TypeId::kFloat && op != ArOp::kDiv) ? DataType::Float() : DataType::Double();
+    for (auto& e : args) {
+      SILT_ASSIGN_OR_RETURN(e, CoerceTo(e, rt, ctx));
+    }
+  } else if (x == TypeId::kDecimal || y == TypeId::kDecimal) {
+    TypePtr da = DecimalFor(args[0]), db = DecimalFor(args[1]);
+    int p1 = da->precision(), s1 = da->scale(), p2 = db->precision(), s2 = db->scale();
+    switch (op) {
+      case ArOp::kAdd:
+      case ArOp::kSub: {
+        int s = std::max(s1, s2);
+        rt = AdjustedDecimal(std::max(p1 - s1, p2 - s2) + s + 1, s);
+        break;
+      }
+      case ArOp::kMul: rt = AdjustedDecimal(p1 + p2 + 1, s1 + s2); break;
+      case ArOp::kDiv: {
+        int s = std::max(6, s1 + p2 + 1);
+        rt = AdjustedDecimal(p1 - s1 + s2 + s, s);
+        break;
+      }
+      default: {
+        int s = std::max(s1, s2);
+        rt = AdjustedDecimal(std::min(p1 - s1, p2 - s2) + s, s);
+      }
+    }
+    SILT_ASSIGN_OR_RETURN(args[0], CoerceTo(args[0], da, ctx));
+    SILT_ASSIGN_OR_RETURN(args[1], CoerceTo(args[1], db, ctx));
+  } else {
+    // Integral: the wider of the two.
+    rt = IsIntegral(x) && (x == TypeId::kInt64 || y == TypeId::kInt64) ? DataType::Int64()
+         : (x == TypeId::kInt32 || y == TypeId::kInt32)                 ? DataType::Int32()
+         : (x == TypeId::kInt16 || y == TypeId::kInt16)                 ? DataType::Int16()
+                                                                        : DataType::Int8();
+    for (auto& e : args) {
+      SILT_ASSIGN_OR_RETURN(e, CoerceTo(e, rt, ctx));
+    }
+  }
+  bool ansi = ctx.ansi;
+  bool nullable = true;
+  return Call(name, rt, std::move(args),
+              [op, ansi, rt](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                return ArithKernel(a, rows, op, ansi, rt, out);
+              },
+              nullable);
+}
+
+// ------------------------------------------------------------------ null / conditional
+
+Result<ExprPtr> Negate(std::vector<ExprPtr> args, const BindContext& ctx) {
+  if (args.size() != 1) return WrongArgs("negative", args.size(), "1");
+  if (args[0]->type->id() == TypeId::kString) {
+    SILT_ASSIGN_OR_RETURN(args[0], CoerceTo(args[0], DataType::Double(), ctx));
+  }
+  TypePtr t = args[0]->type;
+  if (!IsNumeric(t->id())) return TypeError("negative(" + args[0]->ToString() + ")");
+  ExprPtr zero;
+  if (t->id() == TypeId::kDecimal) zero = MakeConstant(Value::Decimal(t->precision(), t->scale(), 0));
+  else if (t->id() == TypeId::kDouble || t->id() == TypeId::kFloat) zero = MakeConstant(Value::Floating(t, -0.0));
+  else zero = MakeConstant(Value::Integer(t, 0));
+  SILT_ASSIGN_OR_RETURN(ExprPtr e, BindArith(ArOp::kSub, {zero, args[0]}, ctx));
+  auto m = std::const_pointer_cast<Expr>(e);
+  m->name = "negative";
+  m->children.erase(m->children.begin());
+  // The kernel computes 0 - x; keep the zero as the first argument inside the kernel.
+  TypePtr rt = m->type;
+  bool ansi = ctx.ansi;
+  Value zv = zero->constant;
+  m->type = t;
+  m->kernel = [zv, t, ansi](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
+    Vector z(t);
+    SILT_RETURN_NOT_OK(z.AppendValue(zv));
+    Arg args2[2] = {Arg{&z, true}, a[0]};
+    return ArithKernel(std::span<const Arg>(args2, 2), rows, ArOp::kSub, ansi, t, out);
+  };
+  (void)rt;
+  return ExprPtr(m);
+}
+
+Result<ExprPtr> BindNot(std::vector<ExprPtr> args, const BindContext& ctx) {
+  if (args.size() != 1) return WrongArgs("not", args.size(), "1");
+  SILT_ASSIGN_OR_RETURN(ExprPtr c, CoerceTo(args[0], DataType::Boolean(), ctx));
+  return MakeSpecial(ExprKind::kNot, DataType::Boolean(), {c});
+}
+
+Result<ExprPtr> BindLogic(ExprKind kind, std::vector<ExprPtr> args, const BindContext& ctx) {
+  if (args.size() != 2) return WrongArgs(kind == ExprKind::kAnd ? "and" : "or", args.size(), "2");
+  for (auto& a : args) {
+    SILT_ASSIGN_OR_RETURN(a, CoerceTo(a, DataType::Boolean(), ctx));
+  }
+  return MakeSpecial(kind, DataType::Boolean(), std::move(args));
+}
+
+Result<TypePtr> CommonOf(const std::vector<ExprPtr>& args, size_t from = 0) {
+  TypePtr t = DataType::Null();
+  for (size_t i = from; i < args.size(); ++i) {
+    SILT_ASSIGN_OR_RETURN(t, CommonType(t, args[i]->type));
+  }
+  return t;
+}
+
+Result<ExprPtr> BindCoalesce(std::vector<ExprPtr> args, const BindContext& ctx) {
+  if (args.empty()) return WrongArgs("coalesce", 0, "> 0");
+  SILT_ASSIGN_OR_RETURN(TypePtr t, CommonOf(args));
+  for (auto& a : args) {
+    SILT_ASSIGN_OR_RETURN(a, CoerceTo(a, t, ctx));
+  }
+  return MakeSpecial(ExprKind::kCoalesce, t, std::move(args));
+}
+
+Result<ExprPtr> BindIf(std::vector<ExprPtr> args, const BindContext& ctx) {
+  if (args.size() != 3) return WrongArgs("if", args.size(), "3");
+  SILT_ASSIGN_OR_RETURN(ExprPtr c, CoerceTo(args[0], DataType::Boolean(), ctx));
+  SILT_ASSIGN_OR_RETURN(TypePtr t, CommonType(args[1]->type, args[2]->type));
+  SILT_ASSIGN_OR_RETURN(ExprPtr a, CoerceTo(args[1], t, ctx));
+  SILT_ASSIGN_OR_RETURN(ExprPtr b, CoerceTo(args[2], t, ctx));
+  return MakeSpecial(ExprKind::kCase, t, {c, a, b}, true);
+}
+
+Result<ExprPtr> BindNullIf(std::vector<ExprPtr> args, const BindContext& ctx) {
+  if (args.size() != 2) return WrongArgs("nullif", args.size(), "2");
+  SILT_ASSIGN_OR_RETURN(ExprPtr eq, BindScalarFunction("=", {args[0], args[1]}, ctx));
+  return MakeSpecial(ExprKind::kCase, args[0]->type, {eq, MakeConstant(Value::Null(args[0]->type)), args[0]}, true);
+}
+
+Result<ExprPtr> BindNvl2(std::vector<ExprPtr> args, const BindContext& ctx) {
+  if (args.size() != 3) return WrongArgs("nvl2", args.size(), "3");
+  ExprPtr test = MakeSpecial(ExprKind::kIsNotNull, DataType::Boolean(), {args[0]});
+  return BindIf({test, args[1], args[2]}, ctx);
+}
+
+Result<ExprPtr> BindGreatestLeast(bool greatest, std::vector<ExprPtr> args, const BindContext& ctx) {
+  const char* name = greatest ? "greatest" : "least";
+  if (args.size() < 2) return WrongArgs(name, args.size(), "> 1");
+  SILT_ASSIGN_OR_RETURN(TypePtr t, CommonOf(args));
+  for (auto& a : args) {
+    SILT_ASSIGN_OR_RETURN(a, CoerceTo(a, t, ctx));
+  }
+  return Call(name, t, std::move(args), [greatest](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
+    for (size_t i = 0; i < rows; ++i) {
+      std::optional<Value> best;
+      for (const Arg& x : a) {
+        if (x.vector->IsNull(x.index(i))) continue;  // NULLs are skipped, as Spark
+        Value v = x.vector->GetValue(x.index(i));
+        if (!best || (greatest ? CompareValuesGeneric(v, *best) > 0 : CompareValuesGeneric(v, *best) < 0)) best = v;
+      }
+      if (best) {
+        SILT_RETURN_NOT_OK(out->AppendValue(*best));
+      }
+      else out->AppendNull();
+    }
+    return Status::OK();
+  });
+}
+
+Result<ExprPtr> BindNullSafeEq(std::vector<ExprPtr> args, const BindContext& ctx) {
+  if (args.size() != 2) return WrongArgs("<=>", args.size(), "2");
+  SILT_ASSIGN_OR_RETURN(args, CoerceComparison(std::move(args), ctx));
+  return Call("<=>", DataType::Boolean(), std::move(args),
+              [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
+                Vector eq(DataType::Boolean());
+                SILT_RETURN_NOT_OK(CompareKernel(a, rows, CmpOp::kEq, &eq));
+                out->ResizeUninitialized(rows);
+                uint8_t* d = out->data<uint8_t>();
+                for (size_t i = 0; i < rows; ++i) {
+                  bool na = a[0].vector->IsNull(a[0].index(i)), nb = a[1].vector->IsNull(a[1].index(i));
+                  d[i] = (na || nb) ? (na && nb) : eq.data<uint8_t>()[i];
+                }
+                return Status::OK();
+              },
+              false);
+}
+
+}  // namespace
+
+void RegisterCoreFunctions(FunctionRegistry& r) {
+  RegisterComparison(r, "=", CmpOp::kEq);
+  RegisterComparison(r, "==", CmpOp::kEq);
+  RegisterComparison(r, "<>", CmpOp::kNe);
+  RegisterComparison(r, "!=", CmpOp::kNe);
+  RegisterComparison(r, "<", CmpOp::kLt);
+  RegisterComparison(r, "<=", CmpOp::kLe);
+  RegisterComparison(r, ">", CmpOp::kGt);
+  RegisterComparison(r, ">=", CmpOp::kGe);
+  r.Add("<=>", BindNullSafeEq);
+  r.Add("equal_null", BindNullSafeEq);
+  r.Add("+", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kAdd, std::move(a), c); });
+  r.Add("-", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kSub, std::move(a), c); });
+  r.Add("*", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kMul, std::move(a), c); });
+  r.Add("/", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kDiv, std::move(a), c); });
+  r.Add("%", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kMod, std::move(a), c); });
+  r.Add("mod", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kMod, std::move(a), c); });
+  r.Add("div", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kIntDiv, std::move(a), c); });
+  r.Add("negative", Negate);
+  r.Add("positive", [](std::vector<ExprPtr> a, const BindContext&) -> Result<ExprPtr> {
+    if (a.size() != 1) return WrongArgs("positive", a.size(), "1");
+    return a[0];
+  });
+  r.Add("not", BindNot);
+  r.Add("!", BindNot);
+  r.Add("and", [](std::vector<ExprPtr> a, const BindContext& c) { return BindLogic(ExprKind::kAnd, std::move(a), c); });
+  r.Add("or", [](std::vector<ExprPtr> a, const BindContext& c) { return BindLogic(ExprKind::kOr, std::move(a), c); });
+  r.Add("coalesce", BindCoalesce);
+  r.Add("nvl", [](std::vector<ExprPtr> a, const BindContext& c) -> Result<ExprPtr> {
+    if (a.size() != 2) return WrongArgs("nvl", a.size(), "2");
+    return BindCoalesce(std::move(a), c);
+  });
+  r.Add("ifnull", [](std::vector<ExprPtr> a, const BindContext& c) -> Result<ExprPtr> {
+    if (a.size() != 2) return WrongArgs("ifnull", a.size(), "2");
+    return BindCoalesce(std::move(a), c);
+  });
+  r.Add("if", BindIf);
+  r.Add("iff", BindIf);
+  r.Add("nullif", BindNullIf);
+  r.Add("nvl2", BindNvl2);
+  r.Add("isnull", [](std::vector<ExprPtr> a, const BindContext&) -> Result<ExprPtr> {
+    if (a.size() != 1) return WrongArgs("isnull", a.size(), "1");
+    return MakeSpecial(ExprKind::kIsNull, DataType::Boolean(), {a[0]});
+  });
+  r.Add("isnotnull", [](std::vector<ExprPtr> a, const BindContext&) -> Result<ExprPtr> {
+    if (a.size() != 1) return WrongArgs("isnotnull", a.size(), "1");
+    return MakeSpecial(ExprKind::kIsNotNull, DataType::Boolean(), {a[0]});
+  });
+  r.Add("greatest", [](std::vector<ExprPtr> a, const BindContext& c) { return BindGreatestLeast(true, std::move(a), c); });
+  r.Add("least", [](std::vector<ExprPtr> a, const BindContext& c) { return BindGreatestLeast(false, std::move(a), c); });
+  r.Add("cast", [](std::vector<ExprPtr>, const BindContext&) -> Result<ExprPtr> {
+    return Status::InvalidArgument("CAST needs a target type: CAST(x AS type)", "PARSE_SYNTAX_ERROR");
+  });
+}
 
 }  // namespace silt::exec

@@ -1,0 +1,254 @@
+// CREATE [OR REPLACE] TABLE [IF NOT EXISTS] … USING DELTA, and CTAS.
+#include <filesystem>
+
+#include "commands/command.h"
+#include "delta/actions.h"
+#include "delta/schema_json.h"
+#include "delta/snapshot.h"
+#include "delta/table_writer.h"
+#include "delta/transaction.h"
+#include "delta/json_util.h"
+
+namespace silt::commands {
+
+namespace {
+
+std::string CommentMetadata(const std::string& comment) {
+  if (comment.empty()) return "{}";
+  std::string out = "{\"comment\":";
+  delta::AppendJacksonString(&out, comment);
+  return out + "}";
+}
+
+struct Target {
+  std::string location;
+  std::string display;
+  bool catalog = false;
+  std::string schema, name;
+  bool managed = true;
+};
+
+Result<Target> ResolveTarget(const sql::TableName& tn, const std::string& location, CommandContext& ctx) {
+  Target t;
+  if (tn.is_path()) {
+    t.location = tn.path;
+    t.display = "delta.`" + tn.path + "`";
+    t.managed = false;
+    return t;
+  }
+  if (tn.parts.size() > 2 && !(tn.parts.size() == 3 && planner::LowerName(tn.parts[0]) == "spark_catalog")) {
+    return Status::InvalidArgument("[REQUIRES_SINGLE_PART_NAMESPACE] " + tn.ToString() + " has too many name parts.",
+                                   "REQUIRES_SINGLE_PART_NAMESPACE");
+  }
+  t.catalog = true;
+  t.schema = planner::LowerName(tn.parts.size() >= 2 ? tn.parts[tn.parts.size() - 2] : *ctx.current_schema);
+  t.name = planner::LowerName(tn.parts.back());
+  if (!ctx.catalog->SchemaExists(t.schema)) {
+    return Status::NotFound("[SCHEMA_NOT_FOUND] The schema `" + t.schema + "` cannot be found.", "SCHEMA_NOT_FOUND");
+  }
+  t.display = "spark_catalog." + t.schema + "." + t.name;
+  t.managed = location.empty();
+  t.location = location.empty() ? ctx.catalog->ManagedLocation(t.schema, t.name) : location;
+  return t;
+}
+
+}  // namespace
+
+Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx) {
+  if (!stmt.using_format.empty() && stmt.using_format != "delta") {
+    return Status::NotImplemented("CREATE TABLE … USING " + stmt.using_format + " is not supported; silt creates Delta tables",
+                                  "SILT_UNSUPPORTED_DATA_SOURCE");
+  }
+  if (stmt.ttl) {
+    return Status::NotImplemented("Auto-TTL (DELETE ROWS … AFTER) is not implemented yet", "NOT_IMPLEMENTED");
+  }
+  for (const auto& c : stmt.columns) {
+    if (c.generated_as || c.identity || c.default_value) {
+      return Status::NotImplemented("generated, identity and default columns are not implemented yet (column " + c.name + ")",
+                                    "NOT_IMPLEMENTED");
+    }
+  }
+  std::string location = stmt.location;
+  SILT_ASSIGN_OR_RETURN(Target target, ResolveTarget(stmt.name, location, ctx));
+  bool exists = target.catalog && ctx.catalog->TableExists(target.schema, target.name);
+  if (exists && stmt.if_not_exists) return CommandResult{};
+  if (exists && !stmt.or_replace) {
+    return Status::AlreadyExists("[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table or view `" + target.schema + "`.`" +
+                                     target.name + "` because it already exists.",
+                                 "TABLE_OR_VIEW_ALREADY_EXISTS");
+  }
+  if (stmt.replace_only && !exists && target.catalog) {
+    return Status::NotFound("[TABLE_OR_VIEW_NOT_FOUND] The table " + target.display + " cannot be found.",
+                            "TABLE_OR_VIEW_NOT_FOUND");
+  }
+  if (exists) {
+    SILT_ASSIGN_OR_RETURN(planner::TableEntry e, ctx.catalog->GetTable(target.schema, target.name));
+    target.location = e.location;
+    target.managed = e.managed;
+  }
+  SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, planner::OpenTableStore(target.location));
+  Result<std::shared_ptr<const delta::Snapshot>> existing = delta::Snapshot::Load(store, std::nullopt, {.load_files = true});
+  bool has_log = existing.ok();
+  if (!existing.ok() && existing.status().code() != StatusCode::kNotFound) return existing.status();
+
+  // Schema: the column list, or the query's output (CTAS).
+  Schema schema;
+  std::vector<DataChunk> rows;
+  for (const auto& c : stmt.columns) schema.push_back({c.name, c.type, c.nullable, CommentMetadata(c.comment)});
+  for (size_t i = 0; i < schema.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (planner::LowerName(schema[i].name) == planner::LowerName(schema[j].name)) {
+        return Status::InvalidArgument("[COLUMN_ALREADY_EXISTS] The column `" + schema[i].name + "` already exists.",
+                                       "COLUMN_ALREADY_EXISTS");
+      }
+    }
+  }
+  if (stmt.as_query) {
+    SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, ctx.binder->BindQuery(*stmt.as_query));
+    Schema qschema;
+    for (const auto& c : plan->columns) qschema.push_back({c.name, c.type, true, "{}"});
+    SILT_ASSIGN_OR_RETURN(rows, ctx.run_plan(plan));
+    if (schema.empty()) {
+      schema = qschema;
+    } else {
+      SILT_ASSIGN_OR_RETURN(rows, CastChunks(rows, qschema, schema, target.display));
+    }
+    for (const auto& f : schema) {
+      if (f.type->id() == TypeId::kNull) {
+        return Status::InvalidArgument("[DELTA_COLUMN_DATA_TYPE_NOT_SUPPORTED] Column `" + f.name + "` has type void, which Delta tables do not support.",
+                                       "DELTA_COLUMN_DATA_TYPE_NOT_SUPPORTED");
+      }
+    }
+  }
+  if (schema.empty() && has_log && !stmt.or_replace) {
+    // CREATE TABLE t LOCATION '<existing delta table>': register it as it is.
+    if (!target.catalog) return CommandResult{};
+    planner::TableEntry e{target.schema, target.name, target.location, false, "delta", "", stmt.comment};
+    SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
+    return CommandResult{};
+  }
+  if (schema.empty()) {
+    return Status::InvalidArgument("[DELTA_SCHEMA_NOT_PROVIDED] Table schema is not provided. Please provide the schema "
+                                   "(column definition) of the table when using REPLACE table and an AS SELECT query is not provided.",
+                                   "DELTA_SCHEMA_NOT_PROVIDED");
+  }
+  for (const auto& p : stmt.partition_by) {
+    if (FindField(schema, p) < 0) {
+      return Status::InvalidArgument("[DELTA_COLUMN_NOT_FOUND_IN_SCHEMA] Couldn't find column " + p + " in:\n" +
+                                         DataType::Struct(schema)->ToString(),
+                                     "DELTA_COLUMN_NOT_FOUND_IN_SCHEMA");
+    }
+  }
+  delta::StringMap props;
+  for (const auto& [k, v] : stmt.properties) props.Set(k, v);
+  for (const auto& [name, expr] : stmt.constraints) props.Set("delta.constraints." + planner::LowerName(name), expr->ToString());
+  if (!props.Contains("delta.enableDeletionVectors") &&
+      ctx.config->GetBool("spark.databricks.delta.properties.defaults.enableDeletionVectors", true)) {
+    props.Set("delta.enableDeletionVectors", "true");
+  }
+  if (has_log && !stmt.or_replace) {
+    if (!target.catalog) {
+      return Status::AlreadyExists("[DELTA_TABLE_ALREADY_EXISTS] Table " + target.display + " already exists.",
+                                   "DELTA_TABLE_ALREADY_EXISTS");
+    }
+    // An existing table at LOCATION: the declared schema must match it.
+    const Schema& have = (*existing)->schema();
+    bool same = have.size() == schema.size();
+    for (size_t i = 0; same && i < have.size(); ++i) {
+      same = planner::LowerName(have[i].name) == planner::LowerName(schema[i].name) && have[i].type->Equals(*schema[i].type);
+    }
+    if (!same) {
+      return Status::InvalidArgument("[DELTA_CREATE_TABLE_SCHEME_MISMATCH] The specified schema does not match the existing "
+                                     "schema at " + target.location + ".",
+                                     "DELTA_CREATE_TABLE_SCHEME_MISMATCH");
+    }
+    planner::TableEntry e{target.schema, target.name, target.location, false, "delta", "", stmt.comment};
+    SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
+    return CommandResult{};
+  }
+
+  delta::TransactionOptions txn_opts;
+  txn_opts.clock = ctx.clock;
+  delta::DataWriteOptions write;
+  write.clock = ctx.clock;
+  if (has_log) {
+    // CREATE OR REPLACE over an existing table: one commit with the new metadata, every old file
+    // removed and the new rows added (time travel still sees the old versions).
+    const auto& snap = *existing;
+    delta::Metadata md = snap->metadata();
+    md.schema_string = delta::SerializeSchema(schema);
+    md.partition_columns = stmt.partition_by;
+    md.configuration = props;
+    if (!stmt.comment.empty()) md.description = stmt.comment;
+    delta::Transaction txn(store, snap, txn_opts);
+    txn.UpdateMetadata(md);
+    delta::Protocol proto = delta::ProtocolForNewTable(schema, props);
+    if (proto.min_reader_version > snap->protocol().min_reader_version ||
+        proto.min_writer_version > snap->protocol().min_writer_version || proto != snap->protocol()) {
+      txn.UpdateProtocol(proto);
+    }
+    txn.SetReadScope(delta::ReadScope::kWholeTable);
+    int64_t now = ctx.clock->NowMillis();
+    for (const auto& f : snap->files()) {
+      delta::RemoveFile r;
+      r.path = f.path;
+      r.deletion_timestamp = now;
+      r.data_change = true;
+      r.extended_file_metadata = true;
+      r.partition_values = f.partition_values;
+      r.size = f.size;
+      r.deletion_vector = f.deletion_vector;
+      txn.Remove(std::move(r));
+    }
+    delta::StringMap params;
+    params.Set("isManaged", target.managed ? "\"true\"" : "\"false\"");
+    txn.SetOperation(stmt.as_query ? "CREATE OR REPLACE TABLE AS SELECT" : "CREATE OR REPLACE TABLE", params);
+    if (!rows.empty()) {
+      SILT_ASSIGN_OR_RETURN(auto adds, delta::WriteDataFiles(*store, md, schema, rows, write));
+      int64_t n = 0;
+      for (const auto& c : rows) n += static_cast<int64_t>(c.size());
+      txn.SetMetric("numOutputRows", n);
+      txn.SetMetric("numFiles", static_cast<int64_t>(adds.size()));
+      for (auto& a : adds) txn.Add(std::move(a));
+    }
+    Result<delta::CommitResult> committed = txn.Commit();
+    SILT_RETURN_NOT_OK(committed.status());
+  } else {
+    delta::CreateTableOptions opts;
+    opts.partition_columns = stmt.partition_by;
+    opts.properties = props;
+    if (!stmt.comment.empty()) opts.description = stmt.comment;
+    opts.write = write;
+    opts.txn = txn_opts;
+    Result<delta::CommitResult> created = delta::CreateTable(store, schema, rows, opts);
+    SILT_RETURN_NOT_OK(created.status());
+  }
+  if (target.catalog && !exists) {
+    planner::TableEntry e{target.schema, target.name, target.location, target.managed, "delta", "", stmt.comment};
+    SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
+  }
+  return CommandResult{};
+}
+
+Result<CommandResult> DropTable(const sql::DropTableStatement& stmt, CommandContext& ctx) {
+  if (stmt.name.is_path()) {
+    return Status::InvalidArgument("DROP TABLE needs a catalog table name, not a path", "INVALID_SQL_SYNTAX");
+  }
+  std::string schema = planner::LowerName(stmt.name.parts.size() >= 2 ? stmt.name.parts[stmt.name.parts.size() - 2]
+                                                                       : *ctx.current_schema);
+  Result<planner::TableEntry> e = ctx.catalog->GetTable(schema, stmt.name.parts.back());
+  if (!e.ok()) {
+    if (stmt.if_exists && e.status().code() == StatusCode::kNotFound) return CommandResult{};
+    return Status::NotFound("[TABLE_OR_VIEW_NOT_FOUND] The table or view `" + schema + "`.`" +
+                                planner::LowerName(stmt.name.parts.back()) + "` cannot be found.",
+                            "TABLE_OR_VIEW_NOT_FOUND");
+  }
+  SILT_RETURN_NOT_OK(ctx.catalog->UnregisterTable(e->schema, e->name));
+  if (e->managed) {
+    std::error_code ec;
+    std::filesystem::remove_all(e->location, ec);
+  }
+  return CommandResult{};
+}
+
+}  // namespace silt::commands

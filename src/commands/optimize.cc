@@ -1,0 +1,382 @@
+#include "commands/optimize.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <cctype>
+#include <climits>
+
+#include "delta/json_util.h"
+#include "delta/scan.h"
+#include "delta/stats_json.h"
+#include "delta/table_features.h"
+#include "delta/table_writer.h"
+#include "delta/transaction.h"
+
+namespace silt::commands {
+
+namespace {
+
+bool EqualsIgnoreCase(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
+std::string JsonStr(const std::string& s) {
+  std::string out;
+  delta::AppendJacksonString(&out, s);
+  return out;
+}
+
+std::optional<int64_t> NumRecords(const delta::AddFile& f) {
+  if (!f.stats) return std::nullopt;
+  Result<delta::FileStats> st = delta::ParseStats(*f.stats, {});
+  if (!st.ok()) return std::nullopt;
+  return st->num_records;
+}
+
+std::string PartitionKey(const delta::AddFile& f) {
+  std::string k;
+  for (const auto& [name, v] : f.partition_values) {
+    k += name;
+    k += v ? "=" + *v : "\x01";
+    k += '\0';
+  }
+  return k;
+}
+
+FileSizeStats SizeStats(const std::vector<int64_t>& sizes) {
+  FileSizeStats s;
+  if (sizes.empty()) return s;
+  s.min = *std::min_element(sizes.begin(), sizes.end());
+  s.max = *std::max_element(sizes.begin(), sizes.end());
+  s.total_files = static_cast<int64_t>(sizes.size());
+  s.total_size = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
+  s.avg = static_cast<double>(s.total_size) / static_cast<double>(sizes.size());
+  return s;
+}
+
+// Concatenates chunks into one (the bin's rows, for sorting).
+DataChunk Concat(std::vector<DataChunk>& chunks, const Schema& schema) {
+  DataChunk out = DataChunk::FromSchema(schema);
+  size_t n = 0;
+  for (auto& c : chunks) {
+    for (size_t i = 0; i < out.columns.size(); ++i) out.columns[i].AppendRange(c.columns[i], 0, c.size());
+    n += c.size();
+  }
+  out.num_rows_without_columns = n;
+  chunks.clear();
+  return out;
+}
+
+// Three-way comparison of rows a and b of a primitive vector (NULLs first).
+int CompareRows(const Vector& v, uint32_t a, uint32_t b) {
+  bool na = v.IsNull(a), nb = v.IsNull(b);
+  if (na || nb) return na == nb ? 0 : (na ? -1 : 1);
+  auto cmp = [](auto x, auto y) { return x < y ? -1 : (y < x ? 1 : 0); };
+  switch (v.id()) {
+    case TypeId::kBoolean: return cmp(v.Get<uint8_t>(a), v.Get<uint8_t>(b));
+    case TypeId::kInt8: return cmp(v.Get<int8_t>(a), v.Get<int8_t>(b));
+    case TypeId::kInt16: return cmp(v.Get<int16_t>(a), v.Get<int16_t>(b));
+    case TypeId::kInt32:
+    case TypeId::kDate: return cmp(v.Get<int32_t>(a), v.Get<int32_t>(b));
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: return cmp(v.Get<int64_t>(a), v.Get<int64_t>(b));
+    case TypeId::kFloat: return cmp(v.Get<float>(a), v.Get<float>(b));
+    case TypeId::kDouble: return cmp(v.Get<double>(a), v.Get<double>(b));
+    case TypeId::kDecimal: return cmp(v.Get<int128_t>(a), v.Get<int128_t>(b));
+    case TypeId::kString:
+    case TypeId::kBinary: return v.GetString(a).compare(v.GetString(b)) < 0 ? -1 : (v.GetString(a) == v.GetString(b) ? 0 : 1);
+    default: return 0;
+  }
+}
+
+constexpr uint32_t kNumRanges = 1000;  // spark.databricks.io.skipping.mdc.rangeId.max
+
+// Range ids of a column: rows ranked by value, ranks scaled to [1, kNumRanges]; equal values
+// share an id; NULL is range 0.
+std::vector<uint32_t> RangeIds(const Vector& v) {
+  size_t n = v.size();
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return CompareRows(v, a, b) < 0; });
+  std::vector<uint32_t> ids(n, 0);
+  size_t rank = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (i == 0 || CompareRows(v, order[i - 1], order[i]) != 0) rank = i;
+    uint32_t row = order[i];
+    ids[row] = v.IsNull(row) ? 0 : 1 + static_cast<uint32_t>(rank * (kNumRanges - 1) / std::max<size_t>(n, 1));
+  }
+  return ids;
+}
+
+}  // namespace
+
+std::string InterleaveBits(const std::vector<uint32_t>& ids) {
+  std::string out(ids.size() * 4, '\0');
+  size_t bit = 0;
+  for (int b = 31; b >= 0; --b) {
+    for (uint32_t id : ids) {
+      if ((id >> b) & 1u) out[bit / 8] = static_cast<char>(out[bit / 8] | (0x80 >> (bit % 8)));
+      ++bit;
+    }
+  }
+  return out;
+}
+
+Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const OptimizeOptions& o) {
+  OptimizeResult result;
+  result.table_path = store->root();
+  result.start_time_ms = o.clock->NowMillis();
+  SILT_ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> snap, delta::Snapshot::Load(store));
+  SILT_RETURN_NOT_OK(delta::CheckWriteSupported(snap->protocol(), snap->metadata(), false, store->root()));
+  const Schema& schema = snap->schema();
+  const auto& parts = snap->partition_columns();
+  for (const auto& z : o.zorder_by) {
+    int fi = FindField(schema, z);
+    if (fi < 0) {
+      return Status::InvalidArgument("[DELTA_ZORDERING_COLUMN_DOES_NOT_EXIST] Z-Ordering column " + z +
+                                         " does not exist in data schema.",
+                                     "DELTA_ZORDERING_COLUMN_DOES_NOT_EXIST");
+    }
+    for (const auto& p : parts) {
+      if (EqualsIgnoreCase(p, z)) {
+        return Status::InvalidArgument("[DELTA_ZORDERING_ON_PARTITION_COLUMN] " + z +
+                                           " is a partition column. Z-Ordering can only be performed on data columns",
+                                       "DELTA_ZORDERING_ON_PARTITION_COLUMN");
+      }
+    }
+  }
+
+  // 1. Candidates.
+  struct Candidate {
+    const delta::AddFile* file;
+    bool for_deleted_rows;
+  };
+  std::map<std::string, std::vector<Candidate>> by_partition;
+  for (const auto& f : snap->files()) {
+    if (o.partition_filter) {
+      SILT_ASSIGN_OR_RETURN(bool keep, o.partition_filter(f));
+      if (!keep) continue;
+    }
+    ++result.total_considered_files;
+    bool has_dv = f.deletion_vector && f.deletion_vector->cardinality > 0;
+    std::optional<int64_t> records = NumRecords(f);
+    bool excess = false;
+    if (f.deletion_vector) {
+      if (!records) excess = true;
+      else if (*records > 0) excess = static_cast<double>(f.deletion_vector->cardinality) / static_cast<double>(*records) > o.max_deleted_rows_ratio;
+    }
+    bool selected = false;
+    switch (o.mode) {
+      case OptimizeOptions::Mode::kCompact: selected = f.size < o.min_file_size || excess; break;
+      case OptimizeOptions::Mode::kZOrder: selected = true; break;
+      case OptimizeOptions::Mode::kReorgPurge: selected = has_dv || (f.deletion_vector && !records); break;
+    }
+    if (!selected) continue;
+    by_partition[PartitionKey(f)].push_back({&f, excess});
+  }
+
+  // 2. Bins.
+  std::vector<std::vector<const delta::AddFile*>> bins;
+  std::set<std::string> partitions;
+  for (auto& [key, files] : by_partition) {
+    std::sort(files.begin(), files.end(), [](const Candidate& a, const Candidate& b) { return a.file->size < b.file->size; });
+    int64_t limit = o.mode == OptimizeOptions::Mode::kZOrder ? INT64_MAX : o.max_file_size;
+    std::vector<std::vector<Candidate>> pbins(1);
+    int64_t size = 0;
+    for (const auto& c : files) {
+      if (!pbins.back().empty() && size + c.file->size > limit) {
+        pbins.emplace_back();
+        size = 0;
+      }
+      pbins.back().push_back(c);
+      size += c.file->size;
+    }
+    for (auto& b : pbins) {
+      if (b.empty()) continue;
+      bool keep_single = o.mode != OptimizeOptions::Mode::kCompact || b[0].for_deleted_rows;
+      if (b.size() == 1 && !keep_single) continue;
+      std::vector<const delta::AddFile*> bin;
+      for (const auto& c : b) bin.push_back(c.file);
+      bins.push_back(std::move(bin));
+      partitions.insert(key);
+    }
+  }
+  result.num_bins = static_cast<int64_t>(bins.size());
+  result.partitions_optimized = static_cast<int64_t>(partitions.size());
+  int64_t selected_files = 0;
+  for (const auto& b : bins) selected_files += static_cast<int64_t>(b.size());
+  result.total_files_skipped = result.total_considered_files - selected_files;
+  if (bins.empty()) {
+    result.end_time_ms = o.clock->NowMillis();
+    return result;
+  }
+
+  // 3. Rewrite each bin (deleted rows dropped by the scan), in parallel.
+  SILT_ASSIGN_OR_RETURN(std::unique_ptr<delta::TableScan> scan, delta::TableScan::Make(snap));
+  std::vector<std::vector<delta::AddFile>> added(bins.size());
+  delta::DataWriteOptions write;
+  write.clock = o.clock;
+  auto rewrite = [&](size_t b) -> Status {
+    std::vector<DataChunk> chunks;
+    int64_t bytes = 0;
+    for (const delta::AddFile* f : bins[b]) {
+      bytes += f->size;
+      SILT_RETURN_NOT_OK(scan->ScanFile(*f, [&](DataChunk& c) -> Status {
+        if (c.size()) chunks.push_back(std::move(c));
+        return Status::OK();
+      }));
+    }
+    size_t rows = 0;
+    for (const auto& c : chunks) rows += c.size();
+    if (rows == 0) return Status::OK();  // every row was deleted: the files just go away
+    if (o.mode == OptimizeOptions::Mode::kZOrder && !o.zorder_by.empty()) {
+      DataChunk all = Concat(chunks, schema);
+      std::vector<std::vector<uint32_t>> ids;
+      for (const auto& z : o.zorder_by) ids.push_back(RangeIds(all.columns[FindField(schema, z)]));
+      std::vector<std::string> zvals(rows);
+      std::vector<uint32_t> row_ids(ids.size());
+      for (size_t r = 0; r < rows; ++r) {
+        for (size_t k = 0; k < ids.size(); ++k) row_ids[k] = ids[k][r];
+        zvals[r] = InterleaveBits(row_ids);
+      }
+      std::vector<uint32_t> order(rows);
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t c) { return zvals[a] < zvals[c]; });
+      DataChunk sorted = DataChunk::FromSchema(schema);
+      for (size_t i = 0; i < sorted.columns.size(); ++i) sorted.columns[i].AppendSelected(all.columns[i], order.data(), rows);
+      sorted.num_rows_without_columns = rows;
+      chunks.clear();
+      chunks.push_back(std::move(sorted));
+    }
+    delta::DataWriteOptions w = write;
+    int64_t files = std::max<int64_t>(1, bytes / std::max<int64_t>(o.max_file_size, 1));
+    w.max_rows_per_file = std::max<int64_t>(1, (static_cast<int64_t>(rows) + files - 1) / files);
+    SILT_ASSIGN_OR_RETURN(added[b], delta::WriteDataFiles(*store, snap->metadata(), schema, chunks, w));
+    return Status::OK();
+  };
+  if (o.pool && bins.size() > 1) {
+    SILT_RETURN_NOT_OK(o.pool->ParallelFor(bins.size(), rewrite));
+  } else {
+    for (size_t b = 0; b < bins.size(); ++b) {
+      SILT_RETURN_NOT_OK(rewrite(b));
+    }
+  }
+
+  // 4. One commit: removes and adds, dataChange=false.
+  delta::TransactionOptions topts;
+  topts.clock = o.clock;
+  topts.isolation_level = "SnapshotIsolation";
+  delta::Transaction txn(store, snap, topts);
+  int64_t now = o.clock->NowMillis();
+  std::vector<int64_t> removed_sizes, added_sizes;
+  for (const auto& bin : bins) {
+    for (const delta::AddFile* f : bin) {
+      delta::RemoveFile r;
+      r.path = f->path;
+      r.deletion_timestamp = now;
+      r.data_change = false;
+      r.extended_file_metadata = true;
+      r.partition_values = f->partition_values;
+      r.size = f->size;
+      r.tags = f->tags;
+      r.deletion_vector = f->deletion_vector;
+      r.base_row_id = f->base_row_id;
+      r.default_row_commit_version = f->default_row_commit_version;
+      txn.Remove(std::move(r));
+      txn.AddReadFile(f->path);
+      removed_sizes.push_back(f->size);
+      if (f->deletion_vector) {
+        ++result.num_deletion_vectors_removed;
+        result.num_deletion_vector_rows_removed += f->deletion_vector->cardinality;
+      }
+    }
+  }
+  for (auto& v : added) {
+    for (auto& a : v) {
+      a.data_change = false;
+      added_sizes.push_back(a.size);
+      txn.Add(std::move(a));
+    }
+  }
+  txn.SetReadScope(delta::ReadScope::kPartitions);
+  result.num_files_removed = static_cast<int64_t>(removed_sizes.size());
+  result.num_files_added = static_cast<int64_t>(added_sizes.size());
+  result.files_added = SizeStats(added_sizes);
+  result.files_removed = SizeStats(removed_sizes);
+  result.num_batches = 1;
+
+  delta::StringMap params;
+  params.Set("predicate", JsonStr("[" + o.predicate_text + "]"));
+  if (o.mode == OptimizeOptions::Mode::kReorgPurge) {
+    params.Set("applyPurge", "true");
+    txn.SetOperation("REORG", params);
+  } else {
+    std::string z = "[";
+    for (size_t i = 0; i < o.zorder_by.size(); ++i) z += (i ? "," : "") + JsonStr(o.zorder_by[i]);
+    params.Set("zOrderBy", JsonStr(z + "]"));
+    params.Set("clusterBy", JsonStr("[]"));
+    params.Set("auto", "false");
+    txn.SetOperation("OPTIMIZE", params);
+  }
+  std::vector<int64_t> sorted = added_sizes;
+  std::sort(sorted.begin(), sorted.end());
+  auto pct = [&](double p) { return sorted.empty() ? 0 : sorted[static_cast<size_t>(p * static_cast<double>(sorted.size() - 1))]; };
+  txn.SetMetric("numRemovedFiles", result.num_files_removed);
+  txn.SetMetric("numAddedFiles", result.num_files_added);
+  txn.SetMetric("numRemovedBytes", result.files_removed.total_size);
+  txn.SetMetric("numAddedBytes", result.files_added.total_size);
+  txn.SetMetric("minFileSize", result.files_added.min);
+  txn.SetMetric("p25FileSize", pct(0.25));
+  txn.SetMetric("p50FileSize", pct(0.5));
+  txn.SetMetric("p75FileSize", pct(0.75));
+  txn.SetMetric("maxFileSize", result.files_added.max);
+  txn.SetMetric("numDeletionVectorsRemoved", result.num_deletion_vectors_removed);
+  Result<delta::CommitResult> committed = txn.Commit();
+  SILT_RETURN_NOT_OK(committed.status());
+  result.committed_version = committed->version;
+  result.end_time_ms = o.clock->NowMillis();
+  return result;
+}
+
+Schema OptimizeResultSchema() {
+  auto i64 = [](const char* n) { return Field{n, DataType::Int64(), true, "{}"}; };
+  TypePtr sizes = DataType::Struct({i64("min"), i64("max"), {"avg", DataType::Double(), true, "{}"}, i64("totalFiles"), i64("totalSize")});
+  TypePtr dv = DataType::Struct({i64("numDeletionVectorsRemoved"), i64("numDeletionVectorRowsRemoved")});
+  TypePtr metrics = DataType::Struct({i64("numFilesAdded"), i64("numFilesRemoved"), {"filesAdded", sizes, true, "{}"},
+                                      {"filesRemoved", sizes, true, "{}"}, i64("partitionsOptimized"),
+                                      {"zOrderStats", DataType::String(), true, "{}"}, i64("numBins"), i64("numBatches"),
+                                      i64("totalConsideredFiles"), i64("totalFilesSkipped"),
+                                      {"preserveInsertionOrder", DataType::Boolean(), true, "{}"}, i64("startTimeMs"),
+                                      i64("endTimeMs"), {"deletionVectorStats", dv, true, "{}"}});
+  return {{"path", DataType::String(), true, "{}"}, {"metrics", metrics, true, "{}"}};
+}
+
+Result<DataChunk> OptimizeResultChunk(const OptimizeResult& r) {
+  Schema schema = OptimizeResultSchema();
+  const TypePtr& mt = schema[1].type;
+  TypePtr sizes = mt->fields()[2].type;
+  auto size_value = [&](const FileSizeStats& s) {
+    return Value::Nested(sizes, {Value::Int64(s.min), Value::Int64(s.max), Value::Double(s.avg), Value::Int64(s.total_files),
+                                 Value::Int64(s.total_size)});
+  };
+  Value metrics = Value::Nested(
+      mt, {Value::Int64(r.num_files_added), Value::Int64(r.num_files_removed), size_value(r.files_added),
+           size_value(r.files_removed), Value::Int64(r.partitions_optimized), Value::Null(DataType::String()),
+           Value::Int64(r.num_bins), Value::Int64(r.num_batches), Value::Int64(r.total_considered_files),
+           Value::Int64(r.total_files_skipped), Value::Boolean(false), Value::Int64(r.start_time_ms), Value::Int64(r.end_time_ms),
+           Value::Nested(mt->fields()[13].type, {Value::Int64(r.num_deletion_vectors_removed), Value::Int64(r.num_deletion_vector_rows_removed)})});
+  DataChunk c = DataChunk::FromSchema(schema);
+  SILT_RETURN_NOT_OK(c.columns[0].AppendValue(Value::String(r.table_path)));
+  SILT_RETURN_NOT_OK(c.columns[1].AppendValue(metrics));
+  return c;
+}
+
+}  // namespace silt::commands

@@ -1,0 +1,89 @@
+// OPTIMIZE (bin-packing compaction, ZORDER BY) and REORG TABLE … APPLY (PURGE) as a C++ API;
+// the SQL wrappers (optimize_command.cc) resolve tables and partition predicates into these.
+// ../shared/specs/dml-dv-optimize-reorg.md §3–4 is the specification.
+//
+// Compaction: candidate files are those of the selected partitions that are smaller than
+// min_file_size or whose deletion vector marks more than max_deleted_rows_ratio of their rows
+// (strict >). Per partition, files sorted by size are greedily packed into bins of at most
+// max_file_size bytes. A bin with one file is dropped — unless that file is there for its
+// deleted rows ([silt decision]: the seed promises OPTIMIZE purges files with > 5 % deleted
+// rows; Delta OSS would skip a lone one), or in REORG/ZORDER mode. Each bin's rows (deleted rows
+// dropped) are rewritten into new files (dataChange=false); the old files are removed
+// (dataChange=false). One commit for everything; no commit when nothing was rewritten.
+//
+// ZORDER BY: one bin per partition with all its files; rows are ordered by the bit-interleaving
+// of per-column range ids (quantiles of a sample, as Delta's range_partition_id), so files get
+// narrow min/max ranges on every z-order column.
+//
+// REORG PURGE: every selected file with a non-empty deletion vector is rewritten (single-file
+// bins kept), so soft-deleted rows are physically gone from live files; files without DVs are
+// never touched.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "common/thread_pool.h"
+#include "delta/actions.h"
+#include "delta/snapshot.h"
+#include "io/object_store.h"
+#include "vector/vector.h"
+
+namespace silt::commands {
+
+struct OptimizeOptions {
+  enum class Mode : uint8_t { kCompact, kZOrder, kReorgPurge };
+  Mode mode = Mode::kCompact;
+  // Partition filter: true when a file's partition is selected (WHERE); null = all files.
+  std::function<Result<bool>(const delta::AddFile&)> partition_filter;
+  std::string predicate_text;          // for operationParameters, e.g. "[\"(p = 1)\"]" content
+  std::vector<std::string> zorder_by;  // logical column names (mode kZOrder)
+  int64_t max_file_size = 1LL << 30;   // spark.databricks.delta.optimize.maxFileSize
+  int64_t min_file_size = 1LL << 30;   // spark.databricks.delta.optimize.minFileSize
+  double max_deleted_rows_ratio = 0.05;  // spark.databricks.delta.optimize.maxDeletedRowsRatio
+  ThreadPool* pool = nullptr;            // bins are rewritten in parallel when set
+  std::shared_ptr<Clock> clock = SystemClock::Default();
+};
+
+struct FileSizeStats {
+  int64_t min = 0, max = 0, total_files = 0, total_size = 0;
+  double avg = 0;
+};
+
+struct OptimizeResult {
+  std::string table_path;
+  std::optional<int64_t> committed_version;  // absent: nothing to do, no commit
+  int64_t num_files_added = 0;
+  int64_t num_files_removed = 0;
+  FileSizeStats files_added, files_removed;
+  int64_t partitions_optimized = 0;
+  int64_t num_bins = 0;
+  int64_t num_batches = 0;
+  int64_t total_considered_files = 0;
+  int64_t total_files_skipped = 0;
+  int64_t num_deletion_vectors_removed = 0;
+  int64_t num_deletion_vector_rows_removed = 0;
+  int64_t start_time_ms = 0, end_time_ms = 0;
+};
+
+// Runs OPTIMIZE / ZORDER / REORG PURGE against the latest snapshot of the table at `store`.
+// Errors: DELTA_ZORDERING_ON_PARTITION_COLUMN, DELTA_ZORDERING_COLUMN_DOES_NOT_EXIST, kernel
+// write-support errors, commit conflicts (DELTA_CONCURRENT_DELETE_READ when a compacted file
+// was removed concurrently).
+Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const OptimizeOptions& options);
+
+// Spark's OPTIMIZE/REORG result row: (path STRING, metrics STRUCT<…>).
+Schema OptimizeResultSchema();
+Result<DataChunk> OptimizeResultChunk(const OptimizeResult& result);
+
+// The z-value of row i: bit-interleaving (MSB first) of each column's 32-bit range id.
+// Exposed for tests.
+std::string InterleaveBits(const std::vector<uint32_t>& range_ids);
+
+}  // namespace silt::commands

@@ -1,0 +1,60 @@
+// VACUUM as a SQL statement: resolves the table and the inventory, maps session settings to
+// VacuumOptions (docs/vacuum.md has the table) and shapes Spark's output.
+#include "commands/command.h"
+#include "commands/vacuum.h"
+#include "common/thread_pool.h"
+
+namespace silt::commands {
+
+Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table, ctx.binder->ResolveTable(stmt.table, std::nullopt, false));
+  if (table.is_view) {
+    return Status::InvalidArgument("[DELTA_TABLE_ONLY_OPERATION] " + table.display_name + " is not a Delta table. VACUUM is only supported for Delta tables.",
+                                   kErrorTableOnlyOperation);
+  }
+  VacuumOptions opts;
+  opts.retain_hours = stmt.retain_hours;
+  opts.dry_run = stmt.dry_run;
+  opts.mode = stmt.type == "lite" ? VacuumMode::kLite : VacuumMode::kFull;
+  opts.retention_check_enabled = ctx.config->GetBool("spark.databricks.delta.retentionDurationCheck.enabled", true);
+  opts.logging_enabled = ctx.config->GetBool("spark.databricks.delta.vacuum.logging.enabled", true);
+  opts.relativize_ignore_error = ctx.config->GetBool("spark.databricks.delta.vacuum.relativize.ignoreError", false);
+  if (auto mode = ctx.config->Get("silt.vacuum.retainArgumentMode"); mode && planner::LowerName(*mode) == "ignorenonzero") {
+    opts.retain_argument_mode = RetainArgumentMode::kIgnoreNonZero;
+  }
+  if (ctx.config->GetBool("spark.databricks.delta.vacuum.parallelDelete.enabled", false)) opts.delete_pool = ctx.pool;
+  opts.clock = ctx.clock;
+  if (ctx.progress) {
+    opts.progress = [&](const VacuumProgress& p) -> Status {
+      ctx.progress("VACUUM: " + std::to_string(p.deleted) + " of " + std::to_string(p.to_delete) + " deleted, " +
+                   std::to_string(p.listed) + " listed");
+      return Status::OK();
+    };
+  }
+  if (stmt.inventory_table || stmt.inventory_query) {
+    planner::PlanPtr plan;
+    if (stmt.inventory_table) {
+      SILT_ASSIGN_OR_RETURN(planner::ResolvedTable inv, ctx.binder->ResolveTable(*stmt.inventory_table, std::nullopt));
+      SILT_ASSIGN_OR_RETURN(plan, ctx.binder->ScanPlan(inv, ""));
+    } else {
+      SILT_ASSIGN_OR_RETURN(plan, ctx.binder->BindQuery(*stmt.inventory_query));
+    }
+    Schema schema;
+    for (const auto& c : plan->columns) schema.push_back({c.name, c.type, c.nullable, "{}"});
+    SILT_RETURN_NOT_OK(ValidateInventorySchema(schema).status());
+    SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> rows, ctx.run_plan(plan));
+    SILT_ASSIGN_OR_RETURN(opts.inventory, InventoryFromChunks(schema, rows));
+  }
+  if (!table.store) {
+    SILT_ASSIGN_OR_RETURN(table.store, planner::OpenTableStore(table.location));
+  }
+  SILT_ASSIGN_OR_RETURN(VacuumResult r, Vacuum(table.store, opts));
+  if (stmt.dry_run) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& c : r.candidates) rows.push_back({c.path});
+    return StringRows({"path"}, rows);
+  }
+  return StringRows({"path"}, {{r.table_path}});
+}
+
+}  // namespace silt::commands

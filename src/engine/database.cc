@@ -1,0 +1,180 @@
+#include <atomic>
+
+#include "commands/command.h"
+#include "engine/engine.h"
+#include "exec/operator.h"
+#include "planner/binder.h"
+#include "planner/optimizer.h"
+#include "planner/physical_planner.h"
+#include "sql/parser.h"
+
+namespace silt {
+
+// ---------------------------------------------------------------------------------------------
+// Database
+
+Result<std::shared_ptr<Database>> Database::Open(DatabaseOptions options) {
+  auto state = std::make_unique<engine::DatabaseState>();
+  if (!options.clock) options.clock = SystemClock::Default();
+  SILT_ASSIGN_OR_RETURN(state->catalog, planner::Catalog::Open(options.warehouse));
+  // The pool's workers plus the calling thread share the work (ParallelFor runs on the caller).
+  size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads) : std::thread::hardware_concurrency();
+  if (threads > 1) state->pool = std::make_unique<ThreadPool>(threads - 1);
+  state->memory = std::make_shared<MemoryTracker>("database", options.memory_limit_bytes);
+  state->clock = options.clock;
+  state->options = std::move(options);
+  std::shared_ptr<Database> db(new Database());
+  db->state_ = std::move(state);
+  return db;
+}
+
+Database::~Database() = default;
+const DatabaseOptions& Database::options() const { return state_->options; }
+
+size_t QueryResult::num_rows() const {
+  size_t n = 0;
+  for (const auto& c : chunks_) n += c.size();
+  return n;
+}
+
+std::vector<Value> QueryResult::Row(size_t i) const {
+  for (const auto& c : chunks_) {
+    if (i < c.size()) return c.GetRow(i);
+    i -= c.size();
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Connection
+
+Connection::Connection(std::shared_ptr<Database> db)
+    : db_(std::move(db)), session_(std::make_unique<engine::SessionState>(&db_->state())) {}
+Connection::~Connection() = default;
+Connection::Connection(Connection&&) noexcept = default;
+Connection& Connection::operator=(Connection&&) noexcept = default;
+
+Result<std::vector<std::unique_ptr<QueryResult>>> Connection::QueryAll(std::string_view sql) {
+  SILT_ASSIGN_OR_RETURN(std::vector<sql::StatementNode> stmts, sql::ParseScript(sql));
+  std::vector<std::unique_ptr<QueryResult>> out;
+  for (const auto& s : stmts) {
+    SILT_ASSIGN_OR_RETURN(std::unique_ptr<QueryResult> r, session_->Execute(*s));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Result<std::unique_ptr<QueryResult>> Connection::Query(std::string_view sql) {
+  SILT_ASSIGN_OR_RETURN(auto all, QueryAll(sql));
+  if (all.empty()) return std::make_unique<QueryResult>(Schema{}, std::vector<DataChunk>{});
+  return std::move(all.back());
+}
+
+std::optional<std::string> Connection::GetConfig(const std::string& key) const { return session_->config.Get(key); }
+Status Connection::SetConfig(const std::string& key, const std::string& value) { return session_->config.Set(key, value); }
+const std::string& Connection::current_schema() const { return session_->current_schema; }
+
+namespace engine {
+
+namespace {
+
+std::unique_ptr<QueryResult> ToResult(commands::CommandResult r, std::string kind) {
+  auto out = std::make_unique<QueryResult>(std::move(r.schema), std::move(r.chunks));
+  out->statement = std::move(kind);
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement& stmt) {
+  // Per-statement settings: ANSI mode, time zone, a fixed current_timestamp().
+  planner::BinderContext bctx;
+  bctx.catalog = db->catalog.get();
+  bctx.config = &config;
+  bctx.current_schema = current_schema;
+  bctx.bind.ansi = config.GetBool("spark.sql.ansi.enabled", false);
+  bctx.bind.time_zone = config.Get("spark.sql.session.timeZone").value_or("UTC");
+  bctx.eval.ansi = bctx.bind.ansi;
+  bctx.eval.time_zone = bctx.bind.time_zone;
+  bctx.eval.now_micros = db->clock->NowMicros();
+  bctx.clock = db->clock;
+
+  int64_t limit = config.GetBytes("silt.memory.limit", -1);
+  auto memory = std::make_shared<MemoryTracker>("query", limit, db->memory);
+  planner::OptimizerOptions opt;
+  opt.stats_skipping = config.GetBool("spark.databricks.delta.stats.skipping", true);
+  opt.eval = bctx.eval;
+  exec::ExecContext ectx;
+  ectx.eval = bctx.eval;
+  ectx.pool = db->pool.get();
+  ectx.memory = memory.get();
+  auto run_plan = [&](const planner::PlanPtr& plan) -> Result<std::vector<DataChunk>> {
+    SILT_ASSIGN_OR_RETURN(planner::PlanPtr optimized, planner::Optimize(plan, opt));
+    SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op, planner::BuildPhysical(optimized));
+    return exec::CollectAll(*op, ectx);
+  };
+  bctx.execute = run_plan;
+  planner::Binder binder(bctx);
+
+  commands::CommandContext cctx;
+  cctx.catalog = db->catalog.get();
+  cctx.config = &config;
+  cctx.current_schema = &current_schema;
+  cctx.binder = &binder;
+  cctx.clock = db->clock;
+  cctx.run_plan = run_plan;
+  cctx.pool = db->pool.get();
+
+  using K = sql::StatementKind;
+  switch (stmt.kind) {
+    case K::kQuery: {
+      const auto& q = static_cast<const sql::QueryStatement&>(stmt);
+      SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, binder.BindQuery(*q.query));
+      Schema schema;
+      for (const auto& c : plan->columns) schema.push_back({c.name, c.type, c.nullable, "{}"});
+      SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> rows, run_plan(plan));
+      commands::CommandResult r{std::move(schema), std::move(rows)};
+      return ToResult(std::move(r), "query");
+    }
+    case K::kExplain: {
+      const auto& e = static_cast<const sql::ExplainStatement&>(stmt);
+      if (e.inner->kind != K::kQuery) {
+        return Status::NotImplemented("EXPLAIN of non-query statements is not supported yet", "NOT_IMPLEMENTED");
+      }
+      const auto& q = static_cast<const sql::QueryStatement&>(*e.inner);
+      SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, binder.BindQuery(*q.query));
+      std::string text;
+      if (!e.mode.empty()) text = "== Analyzed Logical Plan ==\n" + planner::ExplainPlan(*plan) + "\n== Optimized Logical Plan ==\n";
+      SILT_ASSIGN_OR_RETURN(planner::PlanPtr optimized, planner::Optimize(plan, opt));
+      text += planner::ExplainPlan(*optimized);
+      return ToResult(commands::StringRows({"plan"}, {{text}}), "explain");
+    }
+    default:
+      break;
+  }
+  Result<commands::CommandResult> r = Status::NotImplemented("statement not implemented yet", "NOT_IMPLEMENTED");
+  std::string kind = "command";
+  switch (stmt.kind) {
+    case K::kCreateTable: r = commands::CreateTable(static_cast<const sql::CreateTableStatement&>(stmt), cctx); kind = "create_table"; break;
+    case K::kDropTable: r = commands::DropTable(static_cast<const sql::DropTableStatement&>(stmt), cctx); kind = "drop_table"; break;
+    case K::kInsert: r = commands::Insert(static_cast<const sql::InsertStatement&>(stmt), cctx); kind = "insert"; break;
+    case K::kCreateSchema:
+    case K::kDropSchema:
+    case K::kUse:
+    case K::kShowSchemas: r = commands::SchemaCommand(stmt, cctx); break;
+    case K::kShowTables: r = commands::ShowTables(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
+    case K::kSet:
+    case K::kReset: r = commands::SetCommand(stmt, cctx); kind = "set"; break;
+    case K::kVacuum: r = commands::VacuumTable(static_cast<const sql::VacuumStatement&>(stmt), cctx); kind = "vacuum"; break;
+    case K::kDescribeHistory: r = commands::DescribeHistory(static_cast<const sql::DescribeStatement&>(stmt), cctx); break;
+    case K::kDescribeDetail: r = commands::DescribeDetail(static_cast<const sql::DescribeStatement&>(stmt), cctx); break;
+    case K::kDescribeTable: r = commands::DescribeTable(static_cast<const sql::DescribeStatement&>(stmt), cctx); break;
+    default:
+      r = Status::NotImplemented("[NOT_IMPLEMENTED] this statement is not implemented yet: " + stmt.text, "NOT_IMPLEMENTED");
+  }
+  SILT_RETURN_NOT_OK(r.status());
+  return ToResult(std::move(*r), kind);
+}
+
+}  // namespace engine
+}  // namespace silt

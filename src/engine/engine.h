@@ -1,0 +1,39 @@
+// The engine behind the public API (include/silt/silt.h): database-wide state (catalog, thread
+// pool, memory, clock) and per-connection session state (current schema, SET configuration),
+// and statement execution: parse → dispatch to a command or bind → optimize → execute.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/clock.h"
+#include "common/memory.h"
+#include "common/thread_pool.h"
+#include "planner/catalog.h"
+#include "planner/session_config.h"
+#include "silt/silt.h"
+#include "sql/ast.h"
+
+namespace silt::engine {
+
+class DatabaseState {
+ public:
+  DatabaseOptions options;
+  std::shared_ptr<planner::Catalog> catalog;
+  std::unique_ptr<ThreadPool> pool;
+  std::shared_ptr<MemoryTracker> memory;
+  std::shared_ptr<Clock> clock;
+};
+
+class SessionState {
+ public:
+  explicit SessionState(DatabaseState* db) : db(db) {}
+  DatabaseState* db;
+  planner::SessionConfig config;
+  std::string current_schema = planner::Catalog::kDefaultSchema;
+
+  // Runs one parsed statement.
+  Result<std::unique_ptr<QueryResult>> Execute(const sql::Statement& stmt);
+};
+
+}  // namespace silt::engine

@@ -1,0 +1,85 @@
+#include "exec/basic_operators.h"
+
+#include "exec/delta_scan.h"
+
+namespace silt::exec {
+
+FilterOperator::FilterOperator(OperatorPtr child, ExprPtr predicate)
+    : child_(std::move(child)), predicate_(std::move(predicate)) {
+  schema_ = child_->output_schema();
+}
+
+Result<bool> FilterOperator::Next(ExecContext& ctx, DataChunk* out) {
+  while (true) {
+    SILT_ASSIGN_OR_RETURN(bool more, child_->Next(ctx, out));
+    if (!more) return false;
+    SILT_RETURN_NOT_OK(ApplyFilters({predicate_}, ctx.eval, out));
+    if (out->size()) return true;
+  }
+}
+
+ProjectOperator::ProjectOperator(OperatorPtr child, std::vector<ExprPtr> exprs, std::vector<std::string> names)
+    : child_(std::move(child)), exprs_(std::move(exprs)) {
+  for (size_t i = 0; i < exprs_.size(); ++i) {
+    schema_.push_back({i < names.size() ? names[i] : exprs_[i]->ToString(), exprs_[i]->type, exprs_[i]->nullable, "{}"});
+  }
+}
+
+Result<bool> ProjectOperator::Next(ExecContext& ctx, DataChunk* out) {
+  DataChunk in;
+  while (true) {
+    SILT_ASSIGN_OR_RETURN(bool more, child_->Next(ctx, &in));
+    if (!more) return false;
+    if (in.size()) break;
+  }
+  DataChunk res;
+  res.num_rows_without_columns = in.size();
+  res.columns.assign(exprs_.size(), Vector(DataType::Null()));
+  // Computed expressions first (they read the input), then plain column references, moved out
+  // of the input on their last use instead of copied.
+  std::vector<int> last_use(in.columns.size(), -1);
+  for (size_t i = 0; i < exprs_.size(); ++i) {
+    const ExprPtr& e = exprs_[i];
+    if (e->kind == ExprKind::kColumn) {
+      last_use[e->column] = static_cast<int>(i);
+      continue;
+    }
+    Vector v(e->type);
+    SILT_RETURN_NOT_OK(Evaluate(*e, in, ctx.eval, &v));
+    res.columns[i] = std::move(v);
+  }
+  for (size_t i = 0; i < exprs_.size(); ++i) {
+    const ExprPtr& e = exprs_[i];
+    if (e->kind != ExprKind::kColumn) continue;
+    if (last_use[e->column] == static_cast<int>(i)) res.columns[i] = std::move(in.columns[e->column]);
+    else res.columns[i] = in.columns[e->column];
+  }
+  *out = std::move(res);
+  return true;
+}
+
+ValuesOperator::ValuesOperator(Schema schema, std::vector<DataChunk> chunks) : chunks_(std::move(chunks)) {
+  schema_ = std::move(schema);
+}
+
+Result<bool> ValuesOperator::Next(ExecContext&, DataChunk* out) {
+  while (chunk_ < chunks_.size() && offset_ >= chunks_[chunk_].size()) {
+    ++chunk_;
+    offset_ = 0;
+  }
+  if (chunk_ >= chunks_.size()) return false;
+  const DataChunk& c = chunks_[chunk_];
+  size_t n = std::min(kChunkRows, c.size() - offset_);
+  DataChunk r;
+  r.num_rows_without_columns = n;
+  for (const Vector& v : c.columns) {
+    Vector nv(v.type());
+    nv.AppendRange(v, offset_, n);
+    r.columns.push_back(std::move(nv));
+  }
+  offset_ += n;
+  *out = std::move(r);
+  return true;
+}
+
+}  // namespace silt::exec

@@ -1,0 +1,50 @@
+// The small operators every plan uses: Filter (keeps rows where a predicate is TRUE), Project
+// (computes expressions), Values (literal rows / materialized results).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "exec/expression.h"
+#include "exec/operator.h"
+
+namespace silt::exec {
+
+class FilterOperator final : public Operator {
+ public:
+  FilterOperator(OperatorPtr child, ExprPtr predicate);
+  Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
+  std::string name() const override { return "Filter"; }
+  std::string details() const override { return predicate_->ToString(); }
+  std::vector<const Operator*> children() const override { return {child_.get()}; }
+
+ private:
+  OperatorPtr child_;
+  ExprPtr predicate_;
+};
+
+class ProjectOperator final : public Operator {
+ public:
+  ProjectOperator(OperatorPtr child, std::vector<ExprPtr> exprs, std::vector<std::string> names);
+  Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
+  std::string name() const override { return "Project"; }
+  std::vector<const Operator*> children() const override { return {child_.get()}; }
+
+ private:
+  OperatorPtr child_;
+  std::vector<ExprPtr> exprs_;
+};
+
+// Emits `chunks` once, split into pieces of at most kChunkRows rows.
+class ValuesOperator final : public Operator {
+ public:
+  ValuesOperator(Schema schema, std::vector<DataChunk> chunks);
+  Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
+  std::string name() const override { return "Values"; }
+
+ private:
+  std::vector<DataChunk> chunks_;
+  size_t chunk_ = 0, offset_ = 0;
+};
+
+}  // namespace silt::exec

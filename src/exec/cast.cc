@@ -1,0 +1,399 @@
+#include "exec/cast.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "delta/partition_values.h"
+
+namespace silt::exec {
+
+bool IsIntegral(TypeId id) {
+  return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 || id == TypeId::kInt64;
+}
+bool IsNumeric(TypeId id) {
+  return IsIntegral(id) || id == TypeId::kFloat || id == TypeId::kDouble || id == TypeId::kDecimal;
+}
+bool IsDatetime(TypeId id) { return id == TypeId::kDate || id == TypeId::kTimestamp || id == TypeId::kTimestampNtz; }
+
+TypePtr DecimalForIntegral(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8: return DataType::Decimal(3, 0);
+    case TypeId::kInt16: return DataType::Decimal(5, 0);
+    case TypeId::kInt32: return DataType::Decimal(10, 0);
+    default: return DataType::Decimal(20, 0);
+  }
+}
+
+TypePtr AdjustedDecimal(int precision, int scale) {
+  if (precision <= 38) return DataType::Decimal(precision, scale);
+  int int_digits = precision - scale;
+  int min_scale = std::min(scale, 6);
+  int adjusted = std::max(38 - int_digits, min_scale);
+  return DataType::Decimal(38, adjusted);
+}
+
+int128_t Pow10(int n) {
+  int128_t r = 1;
+  for (int i = 0; i < n; ++i) r *= 10;
+  return r;
+}
+
+bool FitsPrecision(int128_t v, int precision) {
+  int128_t lim = Pow10(precision);
+  return v < lim && v > -lim;
+}
+
+int128_t Rescale(int128_t v, int from, int to) {
+  if (to >= from) return v * Pow10(to - from);
+  int128_t d = Pow10(from - to);
+  int128_t q = v / d, r = v % d;
+  if (r < 0) r = -r;
+  if (2 * r >= d) q += v < 0 ? -1 : 1;  // HALF_UP
+  return q;
+}
+
+bool CanCast(const TypePtr& from, const TypePtr& to) {
+  TypeId f = from->id(), t = to->id();
+  if (from->Equals(*to)) return true;
+  if (f == TypeId::kNull) return true;
+  if (t == TypeId::kString) return f != TypeId::kNull || true;
+  if (f == TypeId::kString) return t != TypeId::kStruct && t != TypeId::kList && t != TypeId::kMap;
+  if (IsNumeric(f) && IsNumeric(t)) return true;
+  if (f == TypeId::kBoolean && (IsNumeric(t) || IsDatetime(t))) return t != TypeId::kDate;
+  if (IsNumeric(f) && t == TypeId::kBoolean) return true;
+  if (IsDatetime(f) && IsDatetime(t)) return true;
+  if ((f == TypeId::kTimestamp && IsNumeric(t)) || (IsNumeric(f) && t == TypeId::kTimestamp)) return true;
+  if (f == TypeId::kBinary && t == TypeId::kString) return true;
+  if (f == TypeId::kStruct && t == TypeId::kStruct) {
+    if (from->fields().size() != to->fields().size()) return false;
+    for (size_t i = 0; i < from->fields().size(); ++i) {
+      if (!CanCast(from->fields()[i].type, to->fields()[i].type)) return false;
+    }
+    return true;
+  }
+  if (f == TypeId::kList && t == TypeId::kList) return CanCast(from->element_type(), to->element_type());
+  if (f == TypeId::kMap && t == TypeId::kMap) {
+    return CanCast(from->key_type(), to->key_type()) && CanCast(from->value_type(), to->value_type());
+  }
+  return false;
+}
+
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::string Lower(std::string_view s) {
+  std::string o(s);
+  for (char& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return o;
+}
+
+Status InvalidInput(const Value& v, const TypePtr& to) {
+  return Status::InvalidArgument("[CAST_INVALID_INPUT] The value '" + v.ToString() + "' of the type \"" +
+                                     v.type()->ToString() + "\" cannot be cast to \"" + to->ToString() +
+                                     "\" because it is malformed. Correct the value as per the syntax, or change its target type. "
+                                     "Use `try_cast` to tolerate malformed input and return NULL instead.",
+                                 "CAST_INVALID_INPUT");
+}
+
+Status Overflow(const Value& v, const TypePtr& to) {
+  return Status::InvalidArgument("[CAST_OVERFLOW] The value " + v.ToString() + " of the type \"" + v.type()->ToString() +
+                                     "\" cannot be cast to \"" + to->ToString() +
+                                     "\" due to an overflow. Use `try_cast` to tolerate overflow and return NULL instead.",
+                                 "CAST_OVERFLOW");
+}
+
+bool IntegralRange(TypeId t, int64_t* lo, int64_t* hi) {
+  switch (t) {
+    case TypeId::kInt8: *lo = INT8_MIN; *hi = INT8_MAX; return true;
+    case TypeId::kInt16: *lo = INT16_MIN; *hi = INT16_MAX; return true;
+    case TypeId::kInt32: *lo = INT32_MIN; *hi = INT32_MAX; return true;
+    case TypeId::kInt64: *lo = INT64_MIN; *hi = INT64_MAX; return true;
+    default: return false;
+  }
+}
+
+// Wraps like a Java narrowing conversion.
+int64_t Wrap(int64_t v, TypeId t) {
+  switch (t) {
+    case TypeId::kInt8: return static_cast<int8_t>(v);
+    case TypeId::kInt16: return static_cast<int16_t>(v);
+    case TypeId::kInt32: return static_cast<int32_t>(v);
+    default: return v;
+  }
+}
+
+// Parses a Spark numeric string for integral targets: optional sign, digits, optional fraction
+// (truncated, as UTF8String.toLong does).
+bool ParseIntegral(std::string_view s, int64_t* out) {
+  s = Trim(s);
+  if (s.empty()) return false;
+  bool neg = false;
+  size_t i = 0;
+  if (s[0] == '-' || s[0] == '+') {
+    neg = s[0] == '-';
+    i = 1;
+  }
+  if (i >= s.size()) return false;
+  __int128 v = 0;
+  bool digits = false;
+  for (; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i) {
+    v = v * 10 + (s[i] - '0');
+    digits = true;
+    if (v > (static_cast<__int128>(INT64_MAX) + 1)) return false;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    for (; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i) digits = true;
+  }
+  if (i != s.size() || !digits) return false;
+  if (neg) v = -v;
+  if (v > INT64_MAX || v < INT64_MIN) return false;
+  *out = static_cast<int64_t>(v);
+  return true;
+}
+
+bool ParseDouble(std::string_view s, double* out) {
+  s = Trim(s);
+  if (s.empty()) return false;
+  std::string l = Lower(s);
+  if (l == "nan") { *out = std::numeric_limits<double>::quiet_NaN(); return true; }
+  if (l == "infinity" || l == "+infinity" || l == "inf" || l == "+inf") { *out = INFINITY; return true; }
+  if (l == "-infinity" || l == "-inf") { *out = -INFINITY; return true; }
+  std::string str(s);
+  if (!str.empty() && (str.back() == 'd' || str.back() == 'D' || str.back() == 'f' || str.back() == 'F')) str.pop_back();
+  char* end = nullptr;
+  *out = std::strtod(str.c_str(), &end);
+  return end && *end == '\0' && end != str.c_str();
+}
+
+double ToDouble(const Value& v) {
+  switch (v.type()->id()) {
+    case TypeId::kFloat:
+    case TypeId::kDouble: return v.floating();
+    case TypeId::kDecimal: return static_cast<double>(v.decimal()) / std::pow(10.0, v.type()->scale());
+    case TypeId::kBoolean: return v.boolean() ? 1 : 0;
+    default: return static_cast<double>(v.integer());
+  }
+}
+
+constexpr int64_t kMicrosPerDay = 86400LL * 1000000;
+
+int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+std::string TimestampText(int64_t micros) {
+  std::string s = FormatTimestampMicros(micros);  // "yyyy-MM-dd HH:mm:ss.ffffff"
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+std::string CastToString(const Value& v) {
+  switch (v.type()->id()) {
+    case TypeId::kBoolean: return v.boolean() ? "true" : "false";
+    case TypeId::kFloat: return delta::FormatJavaFloat(static_cast<float>(v.floating()));
+    case TypeId::kDouble: return delta::FormatJavaDouble(v.floating());
+    case TypeId::kDecimal: return FormatDecimal(v.decimal(), v.type()->scale());
+    case TypeId::kDate: return FormatDate(static_cast<int32_t>(v.integer()));
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: return TimestampText(v.integer());
+    case TypeId::kString:
+    case TypeId::kBinary: return v.str();
+    case TypeId::kStruct:
+    case TypeId::kList:
+    case TypeId::kMap: return v.ToString();
+    default: return std::to_string(v.integer());
+  }
+}
+
+Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
+  if (v.is_null()) return Value::Null(to);
+  const TypeId f = v.type()->id(), t = to->id();
+  if (v.type()->Equals(*to)) return v;
+  auto fail_invalid = [&]() -> Result<Value> {
+    if (ansi) return InvalidInput(v, to);
+    return Value::Null(to);
+  };
+  auto fail_overflow = [&]() -> Result<Value> {
+    if (ansi) return Overflow(v, to);
+    return Value::Null(to);
+  };
+  if (t == TypeId::kString) return Value::String(CastToString(v));
+  if (t == TypeId::kBinary && f == TypeId::kString) return Value::Binary(v.str());
+
+  // Integral targets.
+  int64_t lo, hi;
+  if (IntegralRange(t, &lo, &hi)) {
+    if (IsIntegral(f) || IsDatetime(f) == false) {
+      if (IsIntegral(f)) {
+        int64_t x = v.integer();
+        if (x < lo || x > hi) {
+          if (ansi) return Overflow(v, to);
+          return Value::Integer(to, Wrap(x, t));
+        }
+        return Value::Integer(to, x);
+      }
+    }
+    switch (f) {
+      case TypeId::kBoolean: return Value::Integer(to, v.boolean() ? 1 : 0);
+      case TypeId::kFloat:
+      case TypeId::kDouble: {
+        double d = v.floating();
+        if (std::isnan(d)) return ansi ? Result<Value>(Overflow(v, to)) : Result<Value>(Value::Integer(to, 0));
+        double tr = std::trunc(d);
+        if (tr < static_cast<double>(lo) || tr > static_cast<double>(hi)) {
+          if (ansi) return Overflow(v, to);
+          // Java's (int)/(long) saturate; narrower types go through int first.
+          int64_t sat = tr < 0 ? (t == TypeId::kInt64 ? INT64_MIN : INT32_MIN) : (t == TypeId::kInt64 ? INT64_MAX : INT32_MAX);
+          return Value::Integer(to, Wrap(sat, t));
+        }
+        return Value::Integer(to, static_cast<int64_t>(tr));
+      }
+      case TypeId::kDecimal: {
+        int128_t q = v.decimal() / Pow10(v.type()->scale());
+        if (q < lo || q > hi) return fail_overflow();
+        return Value::Integer(to, static_cast<int64_t>(q));
+      }
+      case TypeId::kString: {
+        int64_t x;
+        if (!ParseIntegral(v.str(), &x) || x < lo || x > hi) return fail_invalid();
+        return Value::Integer(to, x);
+      }
+      case TypeId::kTimestamp: {
+        int64_t secs = FloorDiv(v.integer(), 1000000);
+        if (secs < lo || secs > hi) return fail_overflow();
+        return Value::Integer(to, secs);
+      }
+      default: break;
+    }
+  }
+  if (t == TypeId::kFloat || t == TypeId::kDouble) {
+    double d;
+    switch (f) {
+      case TypeId::kString:
+        if (!ParseDouble(v.str(), &d)) return fail_invalid();
+        break;
+      case TypeId::kTimestamp: d = static_cast<double>(v.integer()) / 1e6; break;
+      default:
+        if (!IsNumeric(f) && f != TypeId::kBoolean) return fail_invalid();
+        d = ToDouble(v);
+    }
+    if (t == TypeId::kFloat) d = static_cast<double>(static_cast<float>(d));
+    return Value::Floating(to, d);
+  }
+  if (t == TypeId::kDecimal) {
+    int p = to->precision(), s = to->scale();
+    int128_t u;
+    switch (f) {
+      case TypeId::kDecimal: u = Rescale(v.decimal(), v.type()->scale(), s); break;
+      case TypeId::kBoolean: u = (v.boolean() ? 1 : 0) * Pow10(s); break;
+      case TypeId::kFloat:
+      case TypeId::kDouble: {
+        double d = v.floating();
+        if (!std::isfinite(d)) return fail_invalid();
+        double scaled = d * std::pow(10.0, s);
+        if (std::fabs(scaled) >= 1e38) return fail_overflow();
+        u = static_cast<int128_t>(std::llround(scaled));
+        if (std::fabs(scaled) >= 9e18) u = static_cast<int128_t>(scaled);
+        break;
+      }
+      case TypeId::kString: {
+        std::string_view txt = Trim(v.str());
+        if (!delta::ParseDecimalText(txt, 38, s, &u)) return fail_invalid();
+        break;
+      }
+      default:
+        if (!IsIntegral(f)) return fail_invalid();
+        u = static_cast<int128_t>(v.integer()) * Pow10(s);
+    }
+    if (!FitsPrecision(u, p)) return fail_overflow();
+    return Value::Decimal(p, s, u);
+  }
+  if (t == TypeId::kBoolean) {
+    if (f == TypeId::kString) {
+      std::string l = Lower(Trim(v.str()));
+      if (l == "t" || l == "true" || l == "y" || l == "yes" || l == "1") return Value::Boolean(true);
+      if (l == "f" || l == "false" || l == "n" || l == "no" || l == "0") return Value::Boolean(false);
+      return fail_invalid();
+    }
+    if (IsNumeric(f)) return Value::Boolean(ToDouble(v) != 0);
+    if (f == TypeId::kTimestamp) return Value::Boolean(v.integer() != 0);
+  }
+  if (t == TypeId::kDate) {
+    switch (f) {
+      case TypeId::kString: {
+        std::string_view s = Trim(v.str());
+        if (s.size() > 10 && (s[10] == ' ' || s[10] == 'T')) s = s.substr(0, 10);
+        int32_t days;
+        std::string str(s);
+        if (str.size() == 4) str += "-01-01";
+        else if (str.size() == 7) str += "-01";
+        if (!delta::ParseDateText(str, &days)) return fail_invalid();
+        return Value::Integer(to, days);
+      }
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz: return Value::Integer(to, FloorDiv(v.integer(), kMicrosPerDay));
+      default: break;
+    }
+  }
+  if (t == TypeId::kTimestamp || t == TypeId::kTimestampNtz) {
+    switch (f) {
+      case TypeId::kString: {
+        std::string_view s = Trim(v.str());
+        int64_t micros;
+        bool has_zone;
+        if (delta::ParseTimestampText(s, &micros, &has_zone)) return Value::Integer(to, micros);
+        int32_t days;
+        if (delta::ParseDateText(s, &days)) return Value::Integer(to, days * kMicrosPerDay);
+        return fail_invalid();
+      }
+      case TypeId::kDate: return Value::Integer(to, v.integer() * kMicrosPerDay);
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz: return Value::Integer(to, v.integer());
+      default:
+        if (t == TypeId::kTimestamp && IsNumeric(f)) {
+          double secs = ToDouble(v);
+          if (!std::isfinite(secs)) return fail_invalid();
+          return Value::Integer(to, static_cast<int64_t>(secs * 1e6));
+        }
+    }
+  }
+  if (f == TypeId::kNull) return Value::Null(to);
+  if (t == TypeId::kStruct && f == TypeId::kStruct && v.children().size() == to->fields().size()) {
+    std::vector<Value> out;
+    for (size_t i = 0; i < v.children().size(); ++i) {
+      SILT_ASSIGN_OR_RETURN(Value c, CastValue(v.children()[i], to->fields()[i].type, ansi));
+      out.push_back(std::move(c));
+    }
+    return Value::Nested(to, std::move(out));
+  }
+  if (t == TypeId::kList && f == TypeId::kList) {
+    std::vector<Value> out;
+    for (const auto& c : v.children()) {
+      SILT_ASSIGN_OR_RETURN(Value x, CastValue(c, to->element_type(), ansi));
+      out.push_back(std::move(x));
+    }
+    return Value::Nested(to, std::move(out));
+  }
+  if (t == TypeId::kMap && f == TypeId::kMap) {
+    std::vector<Value> out;
+    for (size_t i = 0; i < v.children().size(); ++i) {
+      SILT_ASSIGN_OR_RETURN(Value x, CastValue(v.children()[i], i % 2 ? to->value_type() : to->key_type(), ansi));
+      out.push_back(std::move(x));
+    }
+    return Value::Nested(to, std::move(out));
+  }
+  return Status::InvalidArgument("[DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION] cannot cast " + v.type()->ToString() +
+                                     " to " + to->ToString() + ".",
+                                 "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION");
+}
+
+}  // namespace silt::exec

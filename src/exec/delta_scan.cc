@@ -1,0 +1,103 @@
+#include "exec/delta_scan.h"
+
+#include <algorithm>
+#include <mutex>
+
+namespace silt::exec {
+
+Status ApplyFilters(const std::vector<ExprPtr>& filters, const EvalContext& ctx, DataChunk* chunk) {
+  std::vector<uint32_t> sel;
+  for (const ExprPtr& f : filters) {
+    if (chunk->size() == 0) return Status::OK();
+    SILT_RETURN_NOT_OK(EvaluateFilter(*f, *chunk, ctx, &sel));
+    if (sel.size() == chunk->size()) continue;
+    DataChunk out;
+    out.num_rows_without_columns = sel.size();
+    for (const Vector& v : chunk->columns) {
+      Vector nv(v.type());
+      nv.AppendSelected(v, sel.data(), sel.size());
+      out.columns.push_back(std::move(nv));
+    }
+    *chunk = std::move(out);
+  }
+  return Status::OK();
+}
+
+Result<std::unique_ptr<DeltaScanOperator>> DeltaScanOperator::Make(std::shared_ptr<const delta::Snapshot> snapshot,
+                                                                   std::vector<std::string> columns,
+                                                                   std::vector<const delta::AddFile*> files,
+                                                                   std::vector<ExprPtr> filters, std::string table_name) {
+  std::unique_ptr<DeltaScanOperator> op(new DeltaScanOperator());
+  delta::TableScanOptions opts;
+  opts.columns = columns;
+  if (columns.empty() && !snapshot->schema().empty()) {
+    // No columns needed (count(*)): read one column to learn the row counts — a partition column
+    // when there is one (it comes from the log), else the first column.
+    opts.columns = {snapshot->partition_columns().empty() ? snapshot->schema()[0].name
+                                                          : snapshot->partition_columns()[0]};
+  }
+  SILT_ASSIGN_OR_RETURN(op->scan_, delta::TableScan::Make(snapshot, opts));
+  op->snapshot_ = std::move(snapshot);
+  op->files_ = std::move(files);
+  op->filters_ = std::move(filters);
+  op->table_name_ = std::move(table_name);
+  if (columns.empty()) {
+    op->schema_ = {};
+  } else {
+    op->schema_ = op->scan_->output_schema();
+  }
+  return op;
+}
+
+std::string DeltaScanOperator::details() const {
+  return table_name_ + ", " + std::to_string(files_.size()) + " files";
+}
+
+Status DeltaScanOperator::FillBatch(ExecContext& ctx) {
+  size_t threads = ctx.pool ? ctx.pool->num_threads() + 1 : 1;
+  size_t n = std::min(files_.size() - next_file_, std::max<size_t>(threads * 2, 1));
+  std::vector<std::vector<DataChunk>> out(n);
+  bool no_columns = schema_.empty();
+  auto work = [&](size_t i) -> Status {
+    if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+    const delta::AddFile& f = *files_[next_file_ + i];
+    return scan_->ScanFile(f, [&](DataChunk& chunk) -> Status {
+      if (no_columns) {
+        DataChunk c;
+        c.num_rows_without_columns = chunk.size();
+        out[i].push_back(std::move(c));
+        return Status::OK();
+      }
+      SILT_RETURN_NOT_OK(ApplyFilters(filters_, ctx.eval, &chunk));
+      if (chunk.size()) out[i].push_back(std::move(chunk));
+      return Status::OK();
+    });
+  };
+  if (ctx.pool && n > 1) {
+    SILT_RETURN_NOT_OK(ctx.pool->ParallelFor(n, work));
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      SILT_RETURN_NOT_OK(work(i));
+    }
+  }
+  next_file_ += n;
+  for (auto& v : out) {
+    for (auto& c : v) {
+      rows_read_ += static_cast<int64_t>(c.size());
+      ready_.push_back(std::move(c));
+    }
+  }
+  return Status::OK();
+}
+
+Result<bool> DeltaScanOperator::Next(ExecContext& ctx, DataChunk* out) {
+  while (ready_.empty()) {
+    if (next_file_ >= files_.size()) return false;
+    SILT_RETURN_NOT_OK(FillBatch(ctx));
+  }
+  *out = std::move(ready_.front());
+  ready_.pop_front();
+  return true;
+}
+
+}  // namespace silt::exec

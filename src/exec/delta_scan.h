@@ -1,0 +1,48 @@
+// DeltaScanOperator: reads a Delta snapshot's data files (a pruned subset) as chunks of the
+// requested logical columns, applies pushed-down filters, and drops rows deleted by deletion
+// vectors (delta::TableScan does the per-file work). Files are read and filtered in parallel on
+// the ExecContext's pool, a batch at a time; output order is file order (deterministic).
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "delta/scan.h"
+#include "delta/snapshot.h"
+#include "exec/expression.h"
+#include "exec/operator.h"
+
+namespace silt::exec {
+
+class DeltaScanOperator final : public Operator {
+ public:
+  // files: the files to read (pointers into snapshot->files()); filters: conjuncts over the
+  // output columns (rows where any is not TRUE are dropped).
+  static Result<std::unique_ptr<DeltaScanOperator>> Make(std::shared_ptr<const delta::Snapshot> snapshot,
+                                                         std::vector<std::string> columns,
+                                                         std::vector<const delta::AddFile*> files,
+                                                         std::vector<ExprPtr> filters, std::string table_name);
+  Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
+  std::string name() const override { return "DeltaScan"; }
+  std::string details() const override;
+  int64_t rows_read() const { return rows_read_; }
+
+ private:
+  DeltaScanOperator() = default;
+  Status FillBatch(ExecContext& ctx);
+  std::shared_ptr<const delta::Snapshot> snapshot_;
+  std::unique_ptr<delta::TableScan> scan_;
+  std::vector<const delta::AddFile*> files_;
+  std::vector<ExprPtr> filters_;
+  std::string table_name_;
+  size_t next_file_ = 0;
+  std::deque<DataChunk> ready_;
+  int64_t rows_read_ = 0;
+};
+
+// Keeps the rows of `chunk` where all `filters` are TRUE (in place).
+Status ApplyFilters(const std::vector<ExprPtr>& filters, const EvalContext& ctx, DataChunk* chunk);
+
+}  // namespace silt::exec

@@ -1,0 +1,210 @@
+#include "exec/functions.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "exec/cast.h"
+#include "exec/function_registry.h"
+
+namespace silt::exec {
+
+Result<ExprPtr> BindScalarFunction(std::string_view name, std::vector<ExprPtr> args, const BindContext& ctx) {
+  const ScalarBinder* b = FunctionRegistry::Get().Find(name);
+  if (!b) {
+    return Status::InvalidArgument("[UNRESOLVED_ROUTINE] Cannot resolve routine `" + std::string(name) +
+                                       "` on search path [`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`].",
+                                   "UNRESOLVED_ROUTINE");
+  }
+  return (*b)(std::move(args), ctx);
+}
+
+bool IsScalarFunction(std::string_view name) { return FunctionRegistry::Get().Find(name) != nullptr; }
+
+namespace {
+
+int NumericRank(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8: return 1;
+    case TypeId::kInt16: return 2;
+    case TypeId::kInt32: return 3;
+    case TypeId::kInt64: return 4;
+    case TypeId::kFloat: return 5;
+    case TypeId::kDouble: return 6;
+    default: return 0;
+  }
+}
+
+Status Mismatch(const TypePtr& a, const TypePtr& b) {
+  return Status::InvalidArgument("[DATATYPE_MISMATCH.DATA_DIFF_TYPES] Cannot resolve due to data type mismatch: the types \"" +
+                                     a->ToString() + "\" and \"" + b->ToString() + "\" have no common type.",
+                                 "DATATYPE_MISMATCH.DATA_DIFF_TYPES");
+}
+
+// Fast vectorized numeric → numeric casts (no strings, no decimals).
+template <typename From, typename To>
+void CastLoop(const Vector& in, size_t rows, Vector* out) {
+  out->ResizeUninitialized(rows);
+  const From* s = in.data<From>();
+  To* d = out->data<To>();
+  for (size_t i = 0; i < rows; ++i) d[i] = static_cast<To>(s[i]);
+  if (in.may_have_nulls()) {
+    uint8_t* v = out->mutable_validity();
+    std::copy(in.validity(), in.validity() + rows, v);
+  }
+}
+
+template <typename From>
+bool CastFromTo(const Vector& in, size_t rows, TypeId to, Vector* out) {
+  switch (to) {
+    case TypeId::kInt64: CastLoop<From, int64_t>(in, rows, out); return true;
+    case TypeId::kDouble: CastLoop<From, double>(in, rows, out); return true;
+    case TypeId::kFloat: CastLoop<From, float>(in, rows, out); return true;
+    default: return false;
+  }
+}
+
+// Widening casts that can never fail: int8/16/32 → int64/float/double, int64 → double/float,
+// float → double, date → int etc. handled generically.
+bool FastCast(const Vector& in, size_t rows, const TypePtr& to, Vector* out) {
+  TypeId f = in.id(), t = to->id();
+  if (NumericRank(t) <= NumericRank(f) || NumericRank(f) == 0 || NumericRank(t) == 0) {
+    // Decimal rescales to a wider scale of an integral: int → decimal.
+    if (t == TypeId::kDecimal && IsIntegral(f) && to->precision() - to->scale() >= (f == TypeId::kInt64 ? 19 : 10)) {
+      int128_t m = Pow10(to->scale());
+      out->ResizeUninitialized(rows);
+      int128_t* d = out->data<int128_t>();
+      for (size_t i = 0; i < rows; ++i) {
+        int64_t x = f == TypeId::kInt64 ? in.data<int64_t>()[i] : f == TypeId::kInt32 ? in.data<int32_t>()[i]
+                  : f == TypeId::kInt16 ? in.data<int16_t>()[i] : in.data<int8_t>()[i];
+        d[i] = static_cast<int128_t>(x) * m;
+      }
+      if (in.may_have_nulls()) std::copy(in.validity(), in.validity() + rows, out->mutable_validity());
+      return true;
+    }
+    if (t == TypeId::kDecimal && f == TypeId::kDecimal && to->scale() >= in.type()->scale() &&
+        to->precision() - to->scale() >= in.type()->precision() - in.type()->scale()) {
+      int128_t m = Pow10(to->scale() - in.type()->scale());
+      out->ResizeUninitialized(rows);
+      const int128_t* s = in.data<int128_t>();
+      int128_t* d = out->data<int128_t>();
+      for (size_t i = 0; i < rows; ++i) d[i] = s[i] * m;
+      if (in.may_have_nulls()) std::copy(in.validity(), in.validity() + rows, out->mutable_validity());
+      return true;
+    }
+    if (t == TypeId::kDouble && f == TypeId::kDecimal) {
+      double div = std::pow(10.0, in.type()->scale());
+      out->ResizeUninitialized(rows);
+      const int128_t* s = in.data<int128_t>();
+      double* d = out->data<double>();
+      for (size_t i = 0; i < rows; ++i) d[i] = static_cast<double>(s[i]) / div;
+      if (in.may_have_nulls()) std::copy(in.validity(), in.validity() + rows, out->mutable_validity());
+      return true;
+    }
+    return false;
+  }
+  switch (f) {
+    case TypeId::kInt8: return CastFromTo<int8_t>(in, rows, t, out);
+    case TypeId::kInt16: return CastFromTo<int16_t>(in, rows, t, out);
+    case TypeId::kInt32: return CastFromTo<int32_t>(in, rows, t, out);
+    case TypeId::kInt64: return CastFromTo<int64_t>(in, rows, t, out);
+    case TypeId::kFloat: return CastFromTo<float>(in, rows, t, out);
+    default: return false;
+  }
+}
+
+}  // namespace
+
+Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const BindContext& ctx) {
+  if (child->type->Equals(*target)) return child;
+  if (!CanCast(child->type, target)) {
+    return Status::InvalidArgument("[DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION] Cannot resolve \"CAST(" + child->ToString() +
+                                       " AS " + target->ToString() + ")\" due to data type mismatch: cannot cast \"" +
+                                       child->type->ToString() + "\" to \"" + target->ToString() + "\".",
+                                   "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION");
+  }
+  bool ansi = ctx.ansi && !try_cast;
+  // Constant folding: a cast of a literal is computed once.
+  if (child->kind == ExprKind::kConstant) {
+    SILT_ASSIGN_OR_RETURN(Value v, CastValue(child->constant, target, ansi));
+    auto c = MakeConstant(std::move(v));
+    auto e = std::const_pointer_cast<Expr>(c);
+    e->type = target;
+    return ExprPtr(e);
+  }
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kCast;
+  e->type = target;
+  e->name = try_cast ? "try_cast" : "cast";
+  e->children = {child};
+  e->nullable = true;
+  e->deterministic = child->deterministic;
+  TypePtr to = target;
+  e->kernel = [to, ansi](std::span<const Arg> args, size_t rows, const EvalContext&, Vector* out) -> Status {
+    const Arg& a = args[0];
+    if (!a.constant && !ansi && FastCast(*a.vector, rows, to, out)) return Status::OK();
+    for (size_t i = 0; i < rows; ++i) {
+      size_t r = a.index(i);
+      if (a.vector->IsNull(r)) {
+        out->AppendNull();
+        continue;
+      }
+      SILT_ASSIGN_OR_RETURN(Value v, CastValue(a.vector->GetValue(r), to, ansi));
+      SILT_RETURN_NOT_OK(out->AppendValue(v));
+    }
+    return Status::OK();
+  };
+  return ExprPtr(e);
+}
+
+Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b) {
+  if (a->Equals(*b)) return a;
+  TypeId x = a->id(), y = b->id();
+  if (x == TypeId::kNull) return b;
+  if (y == TypeId::kNull) return a;
+  if (IsNumeric(x) && IsNumeric(y)) {
+    if (x == TypeId::kDecimal || y == TypeId::kDecimal) {
+      if (x == TypeId::kFloat || x == TypeId::kDouble || y == TypeId::kFloat || y == TypeId::kDouble) return DataType::Double();
+      TypePtr da = x == TypeId::kDecimal ? a : DecimalForIntegral(x);
+      TypePtr db = y == TypeId::kDecimal ? b : DecimalForIntegral(y);
+      int scale = std::max(da->scale(), db->scale());
+      int range = std::max(da->precision() - da->scale(), db->precision() - db->scale());
+      return DataType::Decimal(std::min(38, range + scale), std::min(scale, 38 - std::min(38, range)));
+    }
+    return NumericRank(x) >= NumericRank(y) ? a : b;
+  }
+  if (IsDatetime(x) && IsDatetime(y)) {
+    if (x == TypeId::kTimestamp || y == TypeId::kTimestamp) return DataType::Timestamp();
+    return DataType::TimestampNtz();
+  }
+  bool xs = x == TypeId::kString, ys = y == TypeId::kString;
+  if ((xs || ys) && !a->is_nested() && !b->is_nested() && x != TypeId::kBinary && y != TypeId::kBinary) {
+    return DataType::String();
+  }
+  if (x == y && x == TypeId::kList) {
+    SILT_ASSIGN_OR_RETURN(TypePtr e, CommonType(a->element_type(), b->element_type()));
+    return DataType::List(e, a->contains_null() || b->contains_null());
+  }
+  if (x == y && x == TypeId::kMap) {
+    SILT_ASSIGN_OR_RETURN(TypePtr k, CommonType(a->key_type(), b->key_type()));
+    SILT_ASSIGN_OR_RETURN(TypePtr v, CommonType(a->value_type(), b->value_type()));
+    return DataType::Map(k, v);
+  }
+  if (x == y && x == TypeId::kStruct && a->fields().size() == b->fields().size()) {
+    std::vector<Field> fields;
+    for (size_t i = 0; i < a->fields().size(); ++i) {
+      SILT_ASSIGN_OR_RETURN(TypePtr t, CommonType(a->fields()[i].type, b->fields()[i].type));
+      fields.push_back({a->fields()[i].name, t, a->fields()[i].nullable || b->fields()[i].nullable, "{}"});
+    }
+    return DataType::Struct(std::move(fields));
+  }
+  return Mismatch(a, b);
+}
+
+Result<ExprPtr> CoerceTo(ExprPtr e, const TypePtr& type, const BindContext& ctx) {
+  if (e->type->Equals(*type)) return e;
+  BindContext lenient = ctx;
+  // Implicit widening never fails; string → other implicit casts follow the session's mode.
+  return BindCast(std::move(e), type, false, lenient);
+}
+
+}  // namespace silt::exec

@@ -1,0 +1,78 @@
+// The binder: resolves an AST query (sql/ast.h) against the catalog into a logical plan with
+// bound, typed expressions — names to columns (case-insensitive, Spark's rules for qualifiers
+// and ambiguity), functions to kernels, implicit casts, aggregates and windows, subqueries
+// (uncorrelated scalar subqueries are run once and become constants; IN/EXISTS become semi/anti
+// joins; correlated equality subqueries are decorrelated into joins).
+//
+// Errors carry Spark's classes: TABLE_OR_VIEW_NOT_FOUND, UNRESOLVED_COLUMN.WITH_SUGGESTION,
+// AMBIGUOUS_REFERENCE, MISSING_AGGREGATION, DATATYPE_MISMATCH.*, UNRESOLVED_ROUTINE, ...
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "exec/functions.h"
+#include "io/object_store.h"
+#include "planner/catalog.h"
+#include "planner/logical_plan.h"
+#include "planner/session_config.h"
+#include "sql/ast.h"
+
+namespace silt::planner {
+
+// A table named in a statement, resolved to its storage and (for Delta tables) a snapshot.
+struct ResolvedTable {
+  std::string display_name;  // `spark_catalog`.`default`.`t` style for messages: default.t
+  std::string location;
+  std::shared_ptr<ObjectStore> store;
+  std::shared_ptr<const delta::Snapshot> snapshot;  // null when the table has no log yet
+  std::optional<TableEntry> entry;                  // catalog tables only
+  bool is_view = false;
+};
+
+struct BinderContext {
+  Catalog* catalog = nullptr;
+  const SessionConfig* config = nullptr;
+  std::string current_schema = "default";
+  exec::BindContext bind;
+  exec::EvalContext eval;
+  std::shared_ptr<Clock> clock;
+  // Runs a plan to completion (uncorrelated scalar / EXISTS subqueries at bind time).
+  std::function<Result<std::vector<DataChunk>>(const PlanPtr&)> execute;
+};
+
+class Binder {
+ public:
+  explicit Binder(BinderContext ctx);
+  ~Binder();
+
+  Result<PlanPtr> BindQuery(const sql::Query& query);
+  // Binds an expression over the given columns (CHECK constraints, DELETE/UPDATE predicates,
+  // assignments). Aggregates, windows and subqueries are refused unless allow_subqueries.
+  Result<exec::ExprPtr> BindExpression(const sql::ParsedExpr& expr, const std::vector<OutputColumn>& columns,
+                                       const std::string& qualifier = "");
+  // Resolves a table (catalog name or path) at the requested version. must_exist=false returns
+  // a ResolvedTable without snapshot when the location has no Delta log.
+  Result<ResolvedTable> ResolveTable(const sql::TableName& name, const std::optional<sql::TimeTravel>& time_travel,
+                                     bool must_exist = true);
+  // A scan of a resolved table as a plan (all columns, qualifier = alias or table name).
+  Result<PlanPtr> ScanPlan(const ResolvedTable& table, const std::string& qualifier);
+
+  const BinderContext& context() const { return ctx_; }
+
+ private:
+  struct Impl;
+  BinderContext ctx_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Spark's output name of an unaliased expression (its SQL text).
+std::string ColumnNameOf(const sql::ParsedExpr& expr);
+
+}  // namespace silt::planner

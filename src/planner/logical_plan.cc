@@ -1,0 +1,126 @@
+#include "planner/logical_plan.h"
+
+namespace silt::planner {
+
+namespace {
+std::string Join(const std::vector<exec::ExprPtr>& exprs) {
+  std::string out;
+  for (const auto& e : exprs) out += (out.empty() ? "" : ", ") + e->ToString();
+  return out;
+}
+const char* JoinName(JoinKind k) {
+  switch (k) {
+    case JoinKind::kInner: return "Inner";
+    case JoinKind::kLeft: return "LeftOuter";
+    case JoinKind::kRight: return "RightOuter";
+    case JoinKind::kFull: return "FullOuter";
+    case JoinKind::kCross: return "Cross";
+    case JoinKind::kSemi: return "LeftSemi";
+    case JoinKind::kAnti: return "LeftAnti";
+  }
+  return "?";
+}
+}  // namespace
+
+std::string LogicalNode::Describe() const {
+  switch (kind) {
+    case LogicalKind::kScan: {
+      std::string s = "Scan " + table_name + " [";
+      for (size_t i = 0; i < scan_columns.size(); ++i) s += (i ? ", " : "") + scan_columns[i];
+      s += "]";
+      if (!pushed_filters.empty()) s += " PushedFilters: [" + Join(pushed_filters) + "]";
+      if (pruned_files) {
+        s += " files: " + std::to_string(files_total) + " total, " + std::to_string(files_after_partition_pruning) +
+             " after partition pruning, " + std::to_string(files_after_stats_pruning) + " after data skipping";
+      }
+      return s;
+    }
+    case LogicalKind::kValues: {
+      size_t n = 0;
+      for (const auto& c : rows) n += c.size();
+      return "LocalRelation [" + std::to_string(columns.size()) + " columns, " + std::to_string(n) + " rows]";
+    }
+    case LogicalKind::kFilter: return "Filter " + predicate->ToString();
+    case LogicalKind::kProject: return "Project [" + Join(exprs) + "]";
+    case LogicalKind::kAggregate: {
+      std::string s = "Aggregate [" + Join(group_keys) + "] [";
+      for (size_t i = 0; i < aggregates.size(); ++i) s += (i ? ", " : "") + aggregates[i].name;
+      return s + "]";
+    }
+    case LogicalKind::kJoin: {
+      std::string s = std::string("Join ") + JoinName(join);
+      if (!left_keys.empty()) {
+        s += " keys [";
+        for (size_t i = 0; i < left_keys.size(); ++i) {
+          s += (i ? ", " : "") + left_keys[i]->ToString() + (null_safe[i] ? " <=> " : " = ") + right_keys[i]->ToString();
+        }
+        s += "]";
+      }
+      if (condition) s += " condition " + condition->ToString();
+      if (null_aware_anti) s += " null-aware";
+      return s;
+    }
+    case LogicalKind::kSort: {
+      std::string s = "Sort [";
+      for (size_t i = 0; i < sort_keys.size(); ++i) {
+        s += (i ? ", " : "") + sort_keys[i].expr->ToString() + (sort_keys[i].ascending ? " ASC" : " DESC") +
+             (sort_keys[i].nulls_first ? " NULLS FIRST" : " NULLS LAST");
+      }
+      return s + "]";
+    }
+    case LogicalKind::kLimit:
+      return "Limit " + (limit ? std::to_string(*limit) : std::string("ALL")) + (offset ? " OFFSET " + std::to_string(offset) : "");
+    case LogicalKind::kWindow: {
+      std::string s = "Window [";
+      for (size_t i = 0; i < windows.size(); ++i) s += (i ? ", " : "") + windows[i].name;
+      return s + "]";
+    }
+    case LogicalKind::kUnionAll: return "Union";
+    case LogicalKind::kDistinct: return "Distinct";
+    case LogicalKind::kSetOp: return std::string(intersect ? "Intersect" : "Except") + (set_all ? " All" : "");
+  }
+  return "?";
+}
+
+namespace {
+void Explain(const LogicalNode& n, int depth, std::string* out) {
+  out->append(static_cast<size_t>(depth) * 3, ' ');
+  if (depth) out->append("+- ");
+  out->append(n.Describe());
+  out->push_back('\n');
+  for (const auto& c : n.children) Explain(*c, depth + 1, out);
+}
+}  // namespace
+
+std::string ExplainPlan(const LogicalNode& root) {
+  std::string out;
+  Explain(root, 0, &out);
+  return out;
+}
+
+PlanPtr MakeProject(PlanPtr child, std::vector<exec::ExprPtr> exprs, std::vector<std::string> names) {
+  auto node = std::make_shared<LogicalNode>();
+  node->kind = LogicalKind::kProject;
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    OutputColumn c{i < names.size() ? names[i] : exprs[i]->ToString(), exprs[i]->type, exprs[i]->nullable, ""};
+    if (exprs[i]->kind == exec::ExprKind::kColumn && exprs[i]->column < static_cast<int>(child->columns.size())) {
+      c.qualifier = child->columns[exprs[i]->column].qualifier;
+      c.nullable = child->columns[exprs[i]->column].nullable;
+    }
+    node->columns.push_back(std::move(c));
+  }
+  node->exprs = std::move(exprs);
+  node->children = {std::move(child)};
+  return node;
+}
+
+PlanPtr MakeFilter(PlanPtr child, exec::ExprPtr predicate) {
+  auto node = std::make_shared<LogicalNode>();
+  node->kind = LogicalKind::kFilter;
+  node->columns = child->columns;
+  node->predicate = std::move(predicate);
+  node->children = {std::move(child)};
+  return node;
+}
+
+}  // namespace silt::planner

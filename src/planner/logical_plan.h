@@ -1,0 +1,136 @@
+// The logical plan: what a query computes, as a tree of relational operators over bound
+// expressions (exec/expression.h). The binder builds it from the AST; the optimizer rewrites it
+// (predicate pushdown, partition pruning and file skipping, projection pruning); the physical
+// planner turns it into exec/ operators.
+//
+// Every node's output is a list of columns (OutputColumn); a kColumn expression in a node refers
+// to its child's output by index (for joins: left columns then right columns).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "delta/snapshot.h"
+#include "exec/aggregate.h"
+#include "exec/expression.h"
+#include "exec/window.h"
+#include "vector/types.h"
+#include "vector/vector.h"
+
+namespace silt::planner {
+
+struct OutputColumn {
+  std::string name;
+  TypePtr type;
+  bool nullable = true;
+  std::string qualifier;  // table alias or name it came from ("" after projections)
+};
+
+enum class LogicalKind : uint8_t {
+  kScan,       // a Delta table (snapshot) read
+  kValues,     // literal rows
+  kFilter,
+  kProject,
+  kAggregate,
+  kJoin,
+  kSort,
+  kLimit,
+  kWindow,
+  kUnionAll,
+  kDistinct,
+  kSetOp,      // INTERSECT / EXCEPT [ALL]
+};
+
+enum class JoinKind : uint8_t { kInner, kLeft, kRight, kFull, kCross, kSemi, kAnti };
+
+struct SortSpec {
+  exec::ExprPtr expr;
+  bool ascending = true;
+  bool nulls_first = true;
+};
+
+struct AggregateCall {
+  std::string name;  // display, e.g. "count(1)"
+  std::string function;  // lower-case function name
+  bool distinct = false;
+  exec::BoundAggregate bound;
+  exec::ExprPtr filter;  // FILTER (WHERE …), over the child's output
+};
+
+struct WindowCall {
+  std::string name;                 // display, e.g. "row_number() OVER (...)"
+  exec::WindowFunction fn;          // bound function (args over the node's input)
+  std::vector<exec::ExprPtr> partition_by;
+  std::vector<SortSpec> order_by;
+  TypePtr type;
+};
+
+struct LogicalNode;
+using PlanPtr = std::shared_ptr<LogicalNode>;
+
+struct LogicalNode {
+  LogicalKind kind = LogicalKind::kValues;
+  std::vector<OutputColumn> columns;
+  std::vector<PlanPtr> children;
+
+  // kScan
+  std::shared_ptr<const delta::Snapshot> snapshot;
+  std::string table_name;            // for EXPLAIN
+  std::vector<std::string> scan_columns;  // logical names read, in output order
+  std::vector<exec::ExprPtr> pushed_filters;  // conjuncts over the scan output (pruning + filtering)
+  // Files kept after pruning (filled by the optimizer; nullopt = all live files).
+  std::optional<std::vector<const delta::AddFile*>> pruned_files;
+  int64_t files_total = 0;
+  int64_t files_after_partition_pruning = 0;
+  int64_t files_after_stats_pruning = 0;
+
+  // kValues
+  std::vector<DataChunk> rows;
+
+  // kFilter
+  exec::ExprPtr predicate;
+
+  // kProject
+  std::vector<exec::ExprPtr> exprs;
+
+  // kAggregate: output = group keys then aggregates (+ grouping id when grouping_sets.size()>1)
+  std::vector<exec::ExprPtr> group_keys;
+  std::vector<AggregateCall> aggregates;
+  std::vector<std::vector<int>> grouping_sets;  // empty: one set of all keys
+
+  // kJoin
+  JoinKind join = JoinKind::kInner;
+  std::vector<exec::ExprPtr> left_keys, right_keys;  // over left / right output
+  std::vector<bool> null_safe;
+  exec::ExprPtr condition;  // residual, over left ++ right output
+  bool null_aware_anti = false;  // NOT IN subquery semantics
+
+  // kSort (and the ordering of kLimit when it is a top-N)
+  std::vector<SortSpec> sort_keys;
+
+  // kLimit
+  std::optional<int64_t> limit;
+  int64_t offset = 0;
+
+  // kWindow: output = child columns then one per call
+  std::vector<WindowCall> windows;
+
+  // kUnionAll (n children), kSetOp
+  bool intersect = false;  // kSetOp: INTERSECT (true) or EXCEPT
+  bool set_all = false;
+
+  // Display form for EXPLAIN, one line.
+  std::string Describe() const;
+};
+
+// Multi-line EXPLAIN text of a plan (indented tree).
+std::string ExplainPlan(const LogicalNode& root);
+
+// Helpers for building plans.
+PlanPtr MakeProject(PlanPtr child, std::vector<exec::ExprPtr> exprs, std::vector<std::string> names);
+PlanPtr MakeFilter(PlanPtr child, exec::ExprPtr predicate);
+
+}  // namespace silt::planner

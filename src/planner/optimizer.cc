@@ -1,0 +1,702 @@
+#include "planner/optimizer.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "delta/partition_values.h"
+#include "delta/stats_json.h"
+#include "exec/functions.h"
+#include "planner/catalog.h"
+
+namespace silt::planner {
+
+using exec::Expr;
+using exec::ExprKind;
+using exec::ExprPtr;
+
+namespace {
+
+ExprPtr Remap(const ExprPtr& e, const std::function<int(int)>& map) {
+  if (!e) return e;
+  if (e->kind == ExprKind::kColumn) {
+    auto c = std::make_shared<Expr>(*e);
+    c->column = map(e->column);
+    return c;
+  }
+  if (e->children.empty()) return e;
+  auto c = std::make_shared<Expr>(*e);
+  for (auto& ch : c->children) ch = Remap(ch, map);
+  return c;
+}
+
+// Replaces column references by the expressions they name (pushing through a projection).
+ExprPtr Substitute(const ExprPtr& e, const std::vector<ExprPtr>& exprs) {
+  if (e->kind == ExprKind::kColumn) return exprs[e->column];
+  if (e->children.empty()) return e;
+  auto c = std::make_shared<Expr>(*e);
+  for (auto& ch : c->children) ch = Substitute(ch, exprs);
+  return c;
+}
+
+bool Deterministic(const ExprPtr& e) {
+  if (!e->deterministic) return false;
+  for (const auto& c : e->children) {
+    if (!Deterministic(c)) return false;
+  }
+  return true;
+}
+
+void Conjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
+  if (e->kind == ExprKind::kAnd) {
+    Conjuncts(e->children[0], out);
+    Conjuncts(e->children[1], out);
+    return;
+  }
+  out->push_back(e);
+}
+
+ExprPtr AndAll(const std::vector<ExprPtr>& v) {
+  ExprPtr acc;
+  for (const auto& e : v) acc = acc ? exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(), {acc, e}) : e;
+  return acc;
+}
+
+std::vector<int> Cols(const ExprPtr& e) {
+  std::vector<int> c;
+  if (e) exec::CollectColumns(*e, &c);
+  return c;
+}
+
+bool Within(const ExprPtr& e, int lo, int hi) {
+  for (int c : Cols(e)) {
+    if (c < lo || c >= hi) return false;
+  }
+  return true;
+}
+
+void ExtractKeys(const std::vector<ExprPtr>& conj, int lw, int total, LogicalNode* j, std::vector<ExprPtr>* rest) {
+  for (const ExprPtr& c : conj) {
+    if (c->kind == ExprKind::kCall && (c->name == "=" || c->name == "==" || c->name == "<=>") && c->children.size() == 2) {
+      const ExprPtr& a = c->children[0];
+      const ExprPtr& b = c->children[1];
+      auto ca = Cols(a), cb = Cols(b);
+      if (!ca.empty() && !cb.empty()) {
+        bool al = Within(a, 0, lw), ar = Within(a, lw, total), bl = Within(b, 0, lw), br = Within(b, lw, total);
+        if ((al && br) || (ar && bl)) {
+          j->left_keys.push_back(al ? a : b);
+          j->right_keys.push_back(Remap(al ? b : a, [lw](int x) { return x - lw; }));
+          j->null_safe.push_back(c->name == "<=>");
+          continue;
+        }
+      }
+    }
+    rest->push_back(c);
+  }
+}
+
+PlanPtr Copy(const PlanPtr& n) { return std::make_shared<LogicalNode>(*n); }
+
+// ------------------------------------------------------------------ predicate pushdown
+
+PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters);
+
+PlanPtr WithFilters(PlanPtr node, const std::vector<ExprPtr>& filters) {
+  if (filters.empty()) return node;
+  return MakeFilter(node, AndAll(filters));
+}
+
+PlanPtr PushChildren(PlanPtr node) {
+  auto n = Copy(node);
+  for (auto& c : n->children) c = PushFilters(c, {});
+  return n;
+}
+
+PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
+  switch (node->kind) {
+    case LogicalKind::kFilter: {
+      Conjuncts(node->predicate, &filters);
+      return PushFilters(node->children[0], std::move(filters));
+    }
+    case LogicalKind::kScan: {
+      auto n = Copy(node);
+      std::vector<ExprPtr> keep;
+      for (auto& f : filters) {
+        if (Deterministic(f)) n->pushed_filters.push_back(f);
+        else keep.push_back(f);
+      }
+      return WithFilters(n, keep);
+    }
+    case LogicalKind::kProject: {
+      std::vector<ExprPtr> down, keep;
+      for (auto& f : filters) {
+        bool ok = Deterministic(f);
+        for (int c : Cols(f)) ok = ok && Deterministic(node->exprs[c]);
+        if (ok) down.push_back(Substitute(f, node->exprs));
+        else keep.push_back(f);
+      }
+      auto n = Copy(node);
+      n->children[0] = PushFilters(node->children[0], std::move(down));
+      return WithFilters(n, keep);
+    }
+    case LogicalKind::kJoin: {
+      auto n = Copy(node);
+      int lw = static_cast<int>(node->children[0]->columns.size());
+      int total = lw + static_cast<int>(node->children[1]->columns.size());
+      std::vector<ExprPtr> left, right, keep, both;
+      bool inner = n->join == JoinKind::kInner || n->join == JoinKind::kCross;
+      bool semi = n->join == JoinKind::kSemi || n->join == JoinKind::kAnti;
+      for (auto& f : filters) {
+        if (!Deterministic(f)) {
+          keep.push_back(f);
+        } else if (Within(f, 0, lw) && (inner || semi || n->join == JoinKind::kLeft)) {
+          left.push_back(f);
+        } else if (!semi && Within(f, lw, total) && (inner || n->join == JoinKind::kRight)) {
+          right.push_back(Remap(f, [lw](int x) { return x - lw; }));
+        } else if (inner) {
+          both.push_back(f);
+        } else {
+          keep.push_back(f);
+        }
+      }
+      // The join's own condition: one-sided conjuncts of an inner join go down too.
+      if (inner && n->condition) {
+        std::vector<ExprPtr> cond;
+        Conjuncts(n->condition, &cond);
+        n->condition = nullptr;
+        for (auto& c : cond) {
+          if (Deterministic(c) && Within(c, 0, lw)) left.push_back(c);
+          else if (Deterministic(c) && Within(c, lw, total)) right.push_back(Remap(c, [lw](int x) { return x - lw; }));
+          else both.push_back(c);
+        }
+      } else if (n->join == JoinKind::kLeft && n->condition) {
+        // ON conditions on the right side of a left join filter the right input.
+        std::vector<ExprPtr> cond, rest;
+        Conjuncts(n->condition, &cond);
+        for (auto& c : cond) {
+          if (Deterministic(c) && Within(c, lw, total) && !Cols(c).empty()) right.push_back(Remap(c, [lw](int x) { return x - lw; }));
+          else rest.push_back(c);
+        }
+        n->condition = AndAll(rest);
+      } else if (semi && n->condition) {
+        std::vector<ExprPtr> cond, rest;
+        Conjuncts(n->condition, &cond);
+        for (auto& c : cond) {
+          if (Deterministic(c) && Within(c, lw, total) && !Cols(c).empty()) right.push_back(Remap(c, [lw](int x) { return x - lw; }));
+          else rest.push_back(c);
+        }
+        n->condition = AndAll(rest);
+      }
+      if (!both.empty()) {
+        std::vector<ExprPtr> rest;
+        ExtractKeys(both, lw, total, n.get(), &rest);
+        if (!rest.empty()) {
+          std::vector<ExprPtr> all;
+          if (n->condition) all.push_back(n->condition);
+          all.insert(all.end(), rest.begin(), rest.end());
+          n->condition = AndAll(all);
+        }
+        if (n->join == JoinKind::kCross && !n->left_keys.empty()) n->join = JoinKind::kInner;
+        if (n->join == JoinKind::kCross && n->condition) n->join = JoinKind::kInner;
+      }
+      n->children[0] = PushFilters(node->children[0], std::move(left));
+      n->children[1] = PushFilters(node->children[1], std::move(right));
+      return WithFilters(n, keep);
+    }
+    case LogicalKind::kAggregate: {
+      std::vector<ExprPtr> down, keep;
+      size_t nk = node->group_keys.size();
+      for (auto& f : filters) {
+        bool ok = Deterministic(f) && node->grouping_sets.size() <= 1;
+        for (int c : Cols(f)) ok = ok && c < static_cast<int>(nk);
+        if (ok) down.push_back(Substitute(f, node->group_keys));
+        else keep.push_back(f);
+      }
+      auto n = Copy(node);
+      n->children[0] = PushFilters(node->children[0], std::move(down));
+      return WithFilters(n, keep);
+    }
+    case LogicalKind::kSort:
+    case LogicalKind::kDistinct: {
+      auto n = Copy(node);
+      n->children[0] = PushFilters(node->children[0], std::move(filters));
+      return n;
+    }
+    case LogicalKind::kUnionAll: {
+      auto n = Copy(node);
+      for (auto& c : n->children) c = PushFilters(c, filters);
+      return n;
+    }
+    default: {
+      auto n = PushChildren(node);
+      return WithFilters(n, filters);
+    }
+  }
+}
+
+// ------------------------------------------------------------------ projection pruning
+
+// Returns a plan whose output is exactly `needed` (sorted unique indices of node's output).
+PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed);
+
+PlanPtr Narrow(PlanPtr plan, const std::vector<int>& have, const std::vector<int>& needed) {
+  if (have == needed) return plan;
+  std::vector<ExprPtr> exprs;
+  std::vector<std::string> names;
+  for (int want : needed) {
+    int pos = static_cast<int>(std::lower_bound(have.begin(), have.end(), want) - have.begin());
+    const auto& c = plan->columns[pos];
+    exprs.push_back(exec::MakeColumn(pos, c.type, c.name, c.nullable));
+    names.push_back(c.name);
+  }
+  return MakeProject(plan, exprs, names);
+}
+
+std::vector<int> Union(std::vector<int> a, const std::vector<int>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  std::sort(a.begin(), a.end());
+  a.erase(std::unique(a.begin(), a.end()), a.end());
+  return a;
+}
+
+std::function<int(int)> RankMap(const std::vector<int>& kept) {
+  return [kept](int old) {
+    return static_cast<int>(std::lower_bound(kept.begin(), kept.end(), old) - kept.begin());
+  };
+}
+
+std::vector<int> All(size_t n) {
+  std::vector<int> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<int>(i);
+  return v;
+}
+
+PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed) {
+  switch (node->kind) {
+    case LogicalKind::kScan: {
+      std::vector<int> read = needed;
+      for (const auto& f : node->pushed_filters) read = Union(read, Cols(f));
+      auto n = Copy(node);
+      n->columns.clear();
+      n->scan_columns.clear();
+      for (int i : read) {
+        n->columns.push_back(node->columns[i]);
+        n->scan_columns.push_back(node->scan_columns[i]);
+      }
+      auto map = RankMap(read);
+      for (auto& f : n->pushed_filters) f = Remap(f, map);
+      return Narrow(n, read, needed);
+    }
+    case LogicalKind::kValues: {
+      auto n = Copy(node);
+      n->columns.clear();
+      for (int i : needed) n->columns.push_back(node->columns[i]);
+      n->rows.clear();
+      for (const auto& chunk : node->rows) {
+        DataChunk c;
+        c.num_rows_without_columns = chunk.size();
+        for (int i : needed) c.columns.push_back(chunk.columns[i]);
+        n->rows.push_back(std::move(c));
+      }
+      return n;
+    }
+    case LogicalKind::kFilter: {
+      std::vector<int> want = Union(needed, Cols(node->predicate));
+      auto n = Copy(node);
+      n->children[0] = Prune(node->children[0], want);
+      n->predicate = Remap(node->predicate, RankMap(want));
+      n->columns = n->children[0]->columns;
+      return Narrow(n, want, needed);
+    }
+    case LogicalKind::kProject: {
+      std::vector<int> want;
+      for (int i : needed) want = Union(want, Cols(node->exprs[i]));
+      auto n = Copy(node);
+      n->children[0] = Prune(node->children[0], want);
+      auto map = RankMap(want);
+      n->exprs.clear();
+      n->columns.clear();
+      for (int i : needed) {
+        n->exprs.push_back(Remap(node->exprs[i], map));
+        n->columns.push_back(node->columns[i]);
+      }
+      return n;
+    }
+    case LogicalKind::kAggregate: {
+      std::vector<int> want;
+      for (const auto& g : node->group_keys) want = Union(want, Cols(g));
+      for (const auto& a : node->aggregates) {
+        for (const auto& arg : a.bound.args) want = Union(want, Cols(arg));
+        want = Union(want, Cols(a.filter));
+      }
+      auto n = Copy(node);
+      n->children[0] = Prune(node->children[0], want);
+      auto map = RankMap(want);
+      for (auto& g : n->group_keys) g = Remap(g, map);
+      for (auto& a : n->aggregates) {
+        for (auto& arg : a.bound.args) arg = Remap(arg, map);
+        a.filter = Remap(a.filter, map);
+      }
+      return Narrow(n, All(node->columns.size()), needed);
+    }
+    case LogicalKind::kJoin: {
+      int lw = static_cast<int>(node->children[0]->columns.size());
+      int rw = static_cast<int>(node->children[1]->columns.size());
+      std::vector<int> l, r;
+      bool semi = node->join == JoinKind::kSemi || node->join == JoinKind::kAnti;
+      for (int i : needed) {
+        if (i < lw) l.push_back(i);
+        else r.push_back(i - lw);
+      }
+      for (const auto& k : node->left_keys) l = Union(l, Cols(k));
+      for (const auto& k : node->right_keys) r = Union(r, Cols(k));
+      for (int c : Cols(node->condition)) {
+        if (c < lw) l = Union(l, {c});
+        else r = Union(r, {c - lw});
+      }
+      auto n = Copy(node);
+      n->children[0] = Prune(node->children[0], l);
+      n->children[1] = Prune(node->children[1], r);
+      auto lm = RankMap(l), rm = RankMap(r);
+      for (auto& k : n->left_keys) k = Remap(k, lm);
+      for (auto& k : n->right_keys) k = Remap(k, rm);
+      int nlw = static_cast<int>(l.size());
+      n->condition = Remap(node->condition, [&](int c) { return c < lw ? lm(c) : nlw + rm(c - lw); });
+      n->columns.clear();
+      std::vector<int> have;
+      for (int i : l) {
+        n->columns.push_back(node->columns[i]);
+        have.push_back(i);
+      }
+      if (!semi) {
+        for (int i : r) {
+          n->columns.push_back(node->columns[lw + i]);
+          have.push_back(lw + i);
+        }
+      }
+      (void)rw;
+      return Narrow(n, have, needed);
+    }
+    case LogicalKind::kSort: {
+      std::vector<int> want = needed;
+      for (const auto& k : node->sort_keys) want = Union(want, Cols(k.expr));
+      auto n = Copy(node);
+      n->children[0] = Prune(node->children[0], want);
+      auto map = RankMap(want);
+      for (auto& k : n->sort_keys) k.expr = Remap(k.expr, map);
+      n->columns = n->children[0]->columns;
+      return Narrow(n, want, needed);
+    }
+    case LogicalKind::kLimit: {
+      auto n = Copy(node);
+      n->children[0] = Prune(node->children[0], needed);
+      n->columns = n->children[0]->columns;
+      return n;
+    }
+    case LogicalKind::kWindow: {
+      int base = static_cast<int>(node->children[0]->columns.size());
+      std::vector<int> want;
+      for (int i : needed) {
+        if (i < base) want.push_back(i);
+      }
+      for (const auto& w : node->windows) {
+        for (const auto& a : w.fn.args) want = Union(want, Cols(a));
+        want = Union(want, Cols(w.fn.default_value));
+        for (const auto& p : w.partition_by) want = Union(want, Cols(p));
+        for (const auto& o : w.order_by) want = Union(want, Cols(o.expr));
+      }
+      auto n = Copy(node);
+      n->children[0] = Prune(node->children[0], want);
+      auto map = RankMap(want);
+      for (auto& w : n->windows) {
+        for (auto& a : w.fn.args) a = Remap(a, map);
+        w.fn.default_value = Remap(w.fn.default_value, map);
+        for (auto& p : w.partition_by) p = Remap(p, map);
+        for (auto& o : w.order_by) o.expr = Remap(o.expr, map);
+      }
+      n->columns = n->children[0]->columns;
+      std::vector<int> have = want;
+      for (size_t k = 0; k < node->windows.size(); ++k) {
+        n->columns.push_back(node->columns[base + k]);
+        have.push_back(base + static_cast<int>(k));
+      }
+      return Narrow(n, have, needed);
+    }
+    case LogicalKind::kUnionAll: {
+      auto n = Copy(node);
+      for (auto& c : n->children) c = Prune(c, needed);
+      n->columns.clear();
+      for (int i : needed) n->columns.push_back(node->columns[i]);
+      return n;
+    }
+    case LogicalKind::kDistinct:
+    case LogicalKind::kSetOp: {
+      auto n = Copy(node);
+      for (auto& c : n->children) c = Prune(c, All(c->columns.size()));
+      return Narrow(n, All(node->columns.size()), needed);
+    }
+  }
+  return node;
+}
+
+void PruneAllScans(LogicalNode* n, const OptimizerOptions& o, Status* st) {
+  if (!st->ok()) return;
+  if (n->kind == LogicalKind::kScan) *st = PruneFiles(n, o);
+  for (auto& c : n->children) PruneAllScans(c.get(), o, st);
+}
+
+// ------------------------------------------------------------------ file pruning
+
+enum class Tri { kFalse, kTrue, kUnknown };
+
+// Can a file with these stats contain a row where `e` is true? (conservative)
+struct StatsView {
+  const delta::FileStats* stats;
+  const std::vector<std::string>* stat_keys;  // per scan column: stats key ("" = none)
+  const std::vector<std::optional<Value>>* partition;  // per scan column: partition value if partition col
+};
+
+std::optional<Value> ConstOf(const ExprPtr& e) {
+  if (e->kind == ExprKind::kConstant) return e->constant;
+  return std::nullopt;
+}
+
+int CompareForPrune(const Value& a, const Value& b, bool* ok) {
+  *ok = false;
+  if (a.is_null() || b.is_null()) return 0;
+  TypeId ta = a.type()->id(), tb = b.type()->id();
+  auto integral = [](TypeId t) {
+    return t == TypeId::kInt8 || t == TypeId::kInt16 || t == TypeId::kInt32 || t == TypeId::kInt64 || t == TypeId::kDate ||
+           t == TypeId::kTimestamp || t == TypeId::kTimestampNtz;
+  };
+  if (integral(ta) && integral(tb) && (ta == tb || (ta != TypeId::kDate && tb != TypeId::kDate && ta != TypeId::kTimestamp &&
+                                                    tb != TypeId::kTimestamp && ta != TypeId::kTimestampNtz && tb != TypeId::kTimestampNtz))) {
+    *ok = true;
+    return a.integer() < b.integer() ? -1 : a.integer() > b.integer();
+  }
+  if ((ta == TypeId::kDouble || ta == TypeId::kFloat) && (tb == TypeId::kDouble || tb == TypeId::kFloat)) {
+    double x = a.floating(), y = b.floating();
+    if (x != x || y != y) return 0;
+    *ok = true;
+    return x < y ? -1 : x > y;
+  }
+  if (ta == TypeId::kDecimal && tb == TypeId::kDecimal && a.type()->scale() == b.type()->scale()) {
+    *ok = true;
+    return a.decimal() < b.decimal() ? -1 : a.decimal() > b.decimal();
+  }
+  if (ta == TypeId::kString && tb == TypeId::kString) {
+    *ok = true;
+    int c = a.str().compare(b.str());
+    return c < 0 ? -1 : c > 0;
+  }
+  if (ta == TypeId::kBoolean && tb == TypeId::kBoolean) {
+    *ok = true;
+    return static_cast<int>(a.boolean()) - static_cast<int>(b.boolean());
+  }
+  return 0;
+}
+
+// A column reference with min/max known?
+struct ColRange {
+  bool has_minmax = false;
+  Value min, max;
+  std::optional<int64_t> nulls;
+  std::optional<int64_t> rows;
+  bool exact_partition = false;
+};
+
+ColRange RangeOf(int col, const StatsView& v) {
+  ColRange r;
+  if ((*v.partition)[col]) {
+    r.has_minmax = !(*v.partition)[col]->is_null();
+    r.min = r.max = *(*v.partition)[col];
+    r.exact_partition = true;
+    r.nulls = (*v.partition)[col]->is_null() ? 1 : 0;
+    return r;
+  }
+  if (!v.stats || (*v.stat_keys)[col].empty()) return r;
+  const delta::ColumnStats* cs = v.stats->Find((*v.stat_keys)[col]);
+  r.rows = v.stats->num_records;
+  if (!cs) return r;
+  r.nulls = cs->null_count;
+  // Delta truncates string maxima (32 characters by default): a long max is not an upper bound.
+  bool truncated_max = cs->max && !cs->max->is_null() && cs->max->type()->id() == TypeId::kString && cs->max->str().size() >= 32;
+  if (cs->min && cs->max && !cs->min->is_null() && !cs->max->is_null() && !truncated_max) {
+    r.has_minmax = true;
+    r.min = *cs->min;
+    r.max = *cs->max;
+  }
+  return r;
+}
+
+Tri MayMatch(const ExprPtr& e, const StatsView& v) {
+  switch (e->kind) {
+    case ExprKind::kAnd: {
+      Tri a = MayMatch(e->children[0], v), b = MayMatch(e->children[1], v);
+      if (a == Tri::kFalse || b == Tri::kFalse) return Tri::kFalse;
+      return Tri::kUnknown;
+    }
+    case ExprKind::kOr: {
+      Tri a = MayMatch(e->children[0], v), b = MayMatch(e->children[1], v);
+      if (a == Tri::kFalse && b == Tri::kFalse) return Tri::kFalse;
+      return Tri::kUnknown;
+    }
+    case ExprKind::kIsNull:
+    case ExprKind::kIsNotNull: {
+      if (e->children[0]->kind != ExprKind::kColumn) return Tri::kUnknown;
+      ColRange r = RangeOf(e->children[0]->column, v);
+      if (!r.nulls) return Tri::kUnknown;
+      if (e->kind == ExprKind::kIsNull) return *r.nulls == 0 ? Tri::kFalse : Tri::kUnknown;
+      if (r.rows && *r.nulls == *r.rows) return Tri::kFalse;
+      if (r.exact_partition && *r.nulls) return Tri::kFalse;
+      return Tri::kUnknown;
+    }
+    case ExprKind::kIn: {
+      if (e->children[0]->kind != ExprKind::kColumn) return Tri::kUnknown;
+      ColRange r = RangeOf(e->children[0]->column, v);
+      if (!r.has_minmax) {
+        if (r.rows && r.nulls && *r.nulls == *r.rows) return Tri::kFalse;
+        return Tri::kUnknown;
+      }
+      for (size_t i = 1; i < e->children.size(); ++i) {
+        auto c = ConstOf(e->children[i]);
+        if (!c) return Tri::kUnknown;
+        bool ok1, ok2;
+        int lo = CompareForPrune(*c, r.min, &ok1), hi = CompareForPrune(*c, r.max, &ok2);
+        if (!ok1 || !ok2) return Tri::kUnknown;
+        if (lo >= 0 && hi <= 0) return Tri::kUnknown;
+      }
+      return Tri::kFalse;
+    }
+    case ExprKind::kCall: {
+      if (e->children.size() != 2) return Tri::kUnknown;
+      std::string op = e->name;
+      ExprPtr col = e->children[0], lit = e->children[1];
+      if (col->kind != ExprKind::kColumn && lit->kind == ExprKind::kColumn) {
+        std::swap(col, lit);
+        if (op == "<") op = ">";
+        else if (op == ">") op = "<";
+        else if (op == "<=") op = ">=";
+        else if (op == ">=") op = "<=";
+      }
+      if (col->kind != ExprKind::kColumn) return Tri::kUnknown;
+      auto c = ConstOf(lit);
+      if (!c) return Tri::kUnknown;
+      if (c->is_null()) return op == "<=>" ? Tri::kUnknown : Tri::kFalse;
+      ColRange r = RangeOf(col->column, v);
+      if (!r.has_minmax) {
+        if (r.rows && r.nulls && *r.nulls == *r.rows && op != "<=>") return Tri::kFalse;
+        if (r.exact_partition) return Tri::kFalse;  // partition value NULL never compares true
+        return Tri::kUnknown;
+      }
+      bool ok1, ok2;
+      int vs_min = CompareForPrune(*c, r.min, &ok1);
+      int vs_max = CompareForPrune(*c, r.max, &ok2);
+      if (!ok1 || !ok2) return Tri::kUnknown;
+      if (op == "=" || op == "==" || op == "<=>") return (vs_min < 0 || vs_max > 0) ? Tri::kFalse : Tri::kUnknown;
+      if (op == "<") return vs_min <= 0 ? Tri::kFalse : Tri::kUnknown;   // col < c needs min < c
+      if (op == "<=") return vs_min < 0 ? Tri::kFalse : Tri::kUnknown;
+      if (op == ">") return vs_max >= 0 ? Tri::kFalse : Tri::kUnknown;   // col > c needs max > c
+      if (op == ">=") return vs_max > 0 ? Tri::kFalse : Tri::kUnknown;
+      if ((op == "<>" || op == "!=") && r.exact_partition) return vs_min == 0 ? Tri::kFalse : Tri::kUnknown;
+      return Tri::kUnknown;
+    }
+    case ExprKind::kConstant:
+      if (e->type->id() == TypeId::kBoolean && (e->constant.is_null() || !e->constant.boolean())) return Tri::kFalse;
+      return Tri::kUnknown;
+    default:
+      return Tri::kUnknown;
+  }
+}
+
+}  // namespace
+
+Status PruneFiles(LogicalNode* scan, const OptimizerOptions& options) {
+  const delta::Snapshot& snap = *scan->snapshot;
+  const auto& files = snap.files();
+  scan->files_total = static_cast<int64_t>(files.size());
+  std::vector<const delta::AddFile*> kept;
+  kept.reserve(files.size());
+  if (scan->pushed_filters.empty()) {
+    for (const auto& f : files) kept.push_back(&f);
+    scan->files_after_partition_pruning = scan->files_after_stats_pruning = scan->files_total;
+    scan->pruned_files = std::move(kept);
+    return Status::OK();
+  }
+  // Per scan column: partition column physical key, stats key of top-level primitive columns.
+  const Schema& schema = snap.schema();
+  delta::ColumnMappingMode mode = snap.column_mapping_mode();
+  std::vector<std::string> part_keys(scan->scan_columns.size()), stat_keys(scan->scan_columns.size());
+  std::vector<TypePtr> types(scan->scan_columns.size());
+  Schema physical;
+  for (size_t i = 0; i < scan->scan_columns.size(); ++i) {
+    int fi = FindField(schema, scan->scan_columns[i]);
+    if (fi < 0) continue;
+    const Field& f = schema[fi];
+    types[i] = f.type;
+    std::string phys = delta::PhysicalNameOrName(f, mode);
+    bool is_part = false;
+    for (const auto& p : snap.partition_columns()) is_part |= LowerName(p) == LowerName(f.name);
+    if (is_part) part_keys[i] = phys;
+    else if (!f.type->is_nested()) stat_keys[i] = delta::StatsPathKey({phys});
+  }
+  SILT_ASSIGN_OR_RETURN(physical, delta::ToPhysicalSchema(schema, mode));
+  std::vector<const delta::AddFile*> after_part;
+  for (const auto& f : files) {
+    std::vector<std::optional<Value>> pv(scan->scan_columns.size());
+    for (size_t i = 0; i < part_keys.size(); ++i) {
+      if (part_keys[i].empty()) continue;
+      std::optional<std::string> text;
+      for (const auto& [k, val] : f.partition_values) {
+        if (k == part_keys[i]) text = val;
+      }
+      Result<Value> v = delta::ParsePartitionValue(text, types[i]);
+      if (v.ok()) pv[i] = *v;
+    }
+    StatsView view{nullptr, &stat_keys, &pv};
+    bool drop = false;
+    for (const auto& c : scan->pushed_filters) drop |= MayMatch(c, view) == Tri::kFalse;
+    if (!drop) after_part.push_back(&f);
+  }
+  scan->files_after_partition_pruning = static_cast<int64_t>(after_part.size());
+  bool any_stats_col = std::any_of(stat_keys.begin(), stat_keys.end(), [](const std::string& s) { return !s.empty(); });
+  for (const delta::AddFile* f : after_part) {
+    if (!options.stats_skipping || !any_stats_col || !f->stats) {
+      kept.push_back(f);
+      continue;
+    }
+    Result<delta::FileStats> st = delta::ParseStats(*f->stats, physical);
+    if (!st.ok()) {
+      kept.push_back(f);
+      continue;
+    }
+    std::vector<std::optional<Value>> pv(scan->scan_columns.size());
+    for (size_t i = 0; i < part_keys.size(); ++i) {
+      if (part_keys[i].empty()) continue;
+      std::optional<std::string> text;
+      for (const auto& [k, val] : f->partition_values) {
+        if (k == part_keys[i]) text = val;
+      }
+      Result<Value> v = delta::ParsePartitionValue(text, types[i]);
+      if (v.ok()) pv[i] = *v;
+    }
+    StatsView view{&*st, &stat_keys, &pv};
+    bool drop = false;
+    for (const auto& c : scan->pushed_filters) drop |= MayMatch(c, view) == Tri::kFalse;
+    if (!drop) kept.push_back(f);
+  }
+  scan->files_after_stats_pruning = static_cast<int64_t>(kept.size());
+  scan->pruned_files = std::move(kept);
+  return Status::OK();
+}
+
+Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options) {
+  plan = PushFilters(plan, {});
+  plan = Prune(plan, All(plan->columns.size()));
+  Status st;
+  PruneAllScans(plan.get(), options, &st);
+  SILT_RETURN_NOT_OK(st);
+  return plan;
+}
+
+}  // namespace silt::planner

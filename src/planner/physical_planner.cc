@@ -1,0 +1,116 @@
+#include "planner/physical_planner.h"
+
+#include "exec/basic_operators.h"
+#include "exec/delta_scan.h"
+#include "exec/hash_aggregate.h"
+#include "exec/hash_join.h"
+#include "exec/nested_loop_join.h"
+#include "exec/set_operators.h"
+#include "exec/sort.h"
+#include "exec/window.h"
+
+namespace silt::planner {
+
+namespace {
+
+Schema SchemaOf(const LogicalNode& n) {
+  Schema s;
+  for (const auto& c : n.columns) s.push_back({c.name, c.type, c.nullable, "{}"});
+  return s;
+}
+
+std::vector<exec::SortKey> SortKeys(const std::vector<SortSpec>& specs) {
+  std::vector<exec::SortKey> keys;
+  for (const auto& s : specs) keys.push_back({s.expr, s.ascending, s.nulls_first});
+  return keys;
+}
+
+}  // namespace
+
+Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
+  const LogicalNode& n = *plan;
+  // ORDER BY … LIMIT n → top-N (the sort below is not built).
+  if (n.kind == LogicalKind::kLimit && n.limit && n.children[0]->kind == LogicalKind::kSort) {
+    SILT_ASSIGN_OR_RETURN(exec::OperatorPtr below, BuildPhysical(n.children[0]->children[0]));
+    return exec::OperatorPtr(std::make_unique<exec::TopNOperator>(std::move(below), SortKeys(n.children[0]->sort_keys),
+                                                                  *n.limit, n.offset));
+  }
+  std::vector<exec::OperatorPtr> children;
+  for (const auto& c : n.children) {
+    SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op, BuildPhysical(c));
+    children.push_back(std::move(op));
+  }
+  switch (n.kind) {
+    case LogicalKind::kScan: {
+      std::vector<const delta::AddFile*> files;
+      if (n.pruned_files) {
+        files = *n.pruned_files;
+      } else {
+        for (const auto& f : n.snapshot->files()) files.push_back(&f);
+      }
+      SILT_ASSIGN_OR_RETURN(auto op, exec::DeltaScanOperator::Make(n.snapshot, n.scan_columns, std::move(files),
+                                                                   n.pushed_filters, n.table_name));
+      return exec::OperatorPtr(std::move(op));
+    }
+    case LogicalKind::kValues:
+      return exec::OperatorPtr(std::make_unique<exec::ValuesOperator>(SchemaOf(n), n.rows));
+    case LogicalKind::kFilter:
+      return exec::OperatorPtr(std::make_unique<exec::FilterOperator>(std::move(children[0]), n.predicate));
+    case LogicalKind::kProject: {
+      std::vector<std::string> names;
+      for (const auto& c : n.columns) names.push_back(c.name);
+      return exec::OperatorPtr(std::make_unique<exec::ProjectOperator>(std::move(children[0]), n.exprs, names));
+    }
+    case LogicalKind::kAggregate: {
+      std::vector<exec::AggregateSpec> aggs;
+      for (const auto& a : n.aggregates) aggs.push_back({a.bound, a.filter, a.name});
+      return exec::OperatorPtr(std::make_unique<exec::HashAggregateOperator>(std::move(children[0]), n.group_keys,
+                                                                             std::move(aggs), n.grouping_sets));
+    }
+    case LogicalKind::kJoin: {
+      exec::JoinType jt = exec::JoinType::kInner;
+      switch (n.join) {
+        case JoinKind::kInner: case JoinKind::kCross: jt = exec::JoinType::kInner; break;
+        case JoinKind::kLeft: jt = exec::JoinType::kLeftOuter; break;
+        case JoinKind::kRight: jt = exec::JoinType::kRightOuter; break;
+        case JoinKind::kFull: jt = exec::JoinType::kFullOuter; break;
+        case JoinKind::kSemi: jt = exec::JoinType::kLeftSemi; break;
+        case JoinKind::kAnti: jt = exec::JoinType::kLeftAnti; break;
+      }
+      if (n.left_keys.empty()) {
+        return exec::OperatorPtr(std::make_unique<exec::NestedLoopJoinOperator>(std::move(children[0]), std::move(children[1]),
+                                                                                jt, n.condition));
+      }
+      auto op = std::make_unique<exec::HashJoinOperator>(std::move(children[0]), std::move(children[1]), jt, n.left_keys,
+                                                         n.right_keys, n.null_safe, n.condition, n.null_aware_anti);
+      return exec::OperatorPtr(std::move(op));
+    }
+    case LogicalKind::kSort:
+      return exec::OperatorPtr(std::make_unique<exec::SortOperator>(std::move(children[0]), SortKeys(n.sort_keys)));
+    case LogicalKind::kLimit: {
+      return exec::OperatorPtr(std::make_unique<exec::LimitOperator>(std::move(children[0]), n.limit.value_or(-1), n.offset));
+    }
+    case LogicalKind::kWindow: {
+      // One WindowOperator per call (each appends its column), so the output order is the
+      // calls' order; calls with the same PARTITION BY / ORDER BY could share one (later).
+      exec::OperatorPtr op = std::move(children[0]);
+      for (const WindowCall& w : n.windows) {
+        op = std::make_unique<exec::WindowOperator>(std::move(op), w.partition_by, SortKeys(w.order_by),
+                                                    std::vector<exec::WindowFunction>{w.fn});
+      }
+      return op;
+    }
+    case LogicalKind::kUnionAll:
+      return exec::OperatorPtr(std::make_unique<exec::UnionAllOperator>(std::move(children)));
+    case LogicalKind::kDistinct:
+      return exec::OperatorPtr(std::make_unique<exec::DistinctOperator>(std::move(children[0])));
+    case LogicalKind::kSetOp:
+      return exec::OperatorPtr(std::make_unique<exec::SetOperator>(
+          n.intersect ? (n.set_all ? exec::SetOpKind::kIntersectAll : exec::SetOpKind::kIntersect)
+                      : (n.set_all ? exec::SetOpKind::kExceptAll : exec::SetOpKind::kExcept),
+          std::move(children[0]), std::move(children[1])));
+  }
+  return Status::Internal("unknown logical node");
+}
+
+}  // namespace silt::planner

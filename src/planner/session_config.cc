@@ -1,0 +1,136 @@
+#include "planner/session_config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "planner/catalog.h"
+
+namespace silt::planner {
+
+const std::vector<ConfigKey>& KnownConfigKeys() {
+  using K = ConfigKey::Kind;
+  static const std::vector<ConfigKey> keys = [] {
+    std::vector<ConfigKey> k = {
+        {"spark.sql.ansi.enabled", "false", "ANSI SQL mode: errors instead of NULL on bad casts, overflow, division by zero.", K::kBool},
+        {"spark.sql.session.timeZone", "UTC", "Time zone of the session (IANA name or +hh:mm).", K::kString},
+        {"spark.sql.caseSensitive", "false", "Whether column names are case-sensitive.", K::kBool},
+        {"spark.sql.shuffle.partitions", "200", "Accepted for compatibility; silt sizes its own parallelism.", K::kInt},
+        {"spark.databricks.delta.retentionDurationCheck.enabled", "true", "VACUUM refuses a retention shorter than the table's deletedFileRetentionDuration.", K::kBool},
+        {"spark.databricks.delta.vacuum.parallelDelete.enabled", "false", "Delete files in parallel during VACUUM.", K::kBool},
+        {"spark.databricks.delta.vacuum.logging.enabled", "true", "Record VACUUM START/END commits in the table history.", K::kBool},
+        {"spark.databricks.delta.optimize.maxFileSize", "1073741824", "Target size of files written by OPTIMIZE.", K::kBytes},
+        {"spark.databricks.delta.optimize.minFileSize", "1073741824", "Files smaller than this are compacted by OPTIMIZE.", K::kBytes},
+        {"spark.databricks.delta.optimize.maxDeletedRowsRatio", "0.05", "OPTIMIZE rewrites files whose deleted-row ratio is above this.", K::kString},
+        {"spark.databricks.delta.properties.defaults.enableDeletionVectors", "true", "Deletion vectors on for new tables.", K::kBool},
+        {"spark.databricks.delta.schema.autoMerge.enabled", "false", "Schema evolution on write/MERGE.", K::kBool},
+        {"spark.databricks.delta.stats.skipping", "true", "Skip files by their min/max statistics.", K::kBool},
+        {"spark.databricks.delta.merge.enableLowShuffle", "true", "Accepted for compatibility.", K::kBool},
+        {"spark.databricks.delta.optimizeWrite.enabled", "false", "Accepted for compatibility.", K::kBool},
+        {"spark.sql.files.maxRecordsPerFile", "0", "Maximum rows per written data file (0 = no limit).", K::kInt},
+        {"silt.memory.limit", "-1", "Memory limit for one query in bytes (-1 = the database limit).", K::kBytes},
+        {"silt.threads", "0", "Threads for one query (0 = all).", K::kInt},
+    };
+    std::sort(k.begin(), k.end(), [](const ConfigKey& a, const ConfigKey& b) { return std::string(a.key) < b.key; });
+    return k;
+  }();
+  return keys;
+}
+
+namespace {
+const ConfigKey* FindKey(const std::string& key) {
+  for (const ConfigKey& k : KnownConfigKeys()) {
+    if (LowerName(k.key) == LowerName(key)) return &k;
+  }
+  return nullptr;
+}
+}  // namespace
+
+std::optional<bool> ParseBoolText(const std::string& text) {
+  std::string t = LowerName(text);
+  if (t == "true") return true;
+  if (t == "false") return false;
+  return std::nullopt;
+}
+
+std::optional<int64_t> ParseByteSize(const std::string& text) {
+  std::string t = LowerName(text);
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+  size_t i = 0;
+  bool neg = !t.empty() && t[0] == '-';
+  if (neg) ++i;
+  size_t digits_start = i;
+  while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
+  if (i == digits_start) return std::nullopt;
+  int64_t v = std::strtoll(t.substr(digits_start, i - digits_start).c_str(), nullptr, 10);
+  std::string unit = t.substr(i);
+  int64_t mult = 1;
+  if (unit.empty() || unit == "b") mult = 1;
+  else if (unit == "k" || unit == "kb") mult = 1LL << 10;
+  else if (unit == "m" || unit == "mb") mult = 1LL << 20;
+  else if (unit == "g" || unit == "gb") mult = 1LL << 30;
+  else if (unit == "t" || unit == "tb") mult = 1LL << 40;
+  else return std::nullopt;
+  return (neg ? -v : v) * mult;
+}
+
+Status SessionConfig::Set(const std::string& key, const std::string& value) {
+  const ConfigKey* k = FindKey(key);
+  std::string name = k ? k->key : key;
+  if (k) {
+    bool ok = true;
+    switch (k->kind) {
+      case ConfigKey::Kind::kBool: ok = ParseBoolText(value).has_value(); break;
+      case ConfigKey::Kind::kInt: {
+        char* end = nullptr;
+        std::strtoll(value.c_str(), &end, 10);
+        ok = !value.empty() && *end == '\0';
+        break;
+      }
+      case ConfigKey::Kind::kBytes: ok = ParseByteSize(value).has_value(); break;
+      case ConfigKey::Kind::kString: break;
+    }
+    if (!ok) {
+      return Status::InvalidArgument("[INVALID_CONF_VALUE] The value '" + value + "' in the config \"" + name +
+                                         "\" is invalid.",
+                                     "INVALID_CONF_VALUE");
+    }
+  }
+  values_[name] = value;
+  return Status::OK();
+}
+
+void SessionConfig::Reset(const std::string& key) {
+  const ConfigKey* k = FindKey(key);
+  values_.erase(k ? k->key : key);
+}
+
+std::optional<std::string> SessionConfig::Get(const std::string& key) const {
+  const ConfigKey* k = FindKey(key);
+  auto it = values_.find(k ? k->key : key);
+  if (it != values_.end()) return it->second;
+  if (k) return std::string(k->default_value);
+  return std::nullopt;
+}
+
+bool SessionConfig::GetBool(const std::string& key, bool fallback) const {
+  auto v = Get(key);
+  if (!v) return fallback;
+  return ParseBoolText(*v).value_or(fallback);
+}
+
+int64_t SessionConfig::GetInt(const std::string& key, int64_t fallback) const {
+  auto v = Get(key);
+  if (!v) return fallback;
+  char* end = nullptr;
+  int64_t r = std::strtoll(v->c_str(), &end, 10);
+  return (end && *end == '\0' && !v->empty()) ? r : fallback;
+}
+
+int64_t SessionConfig::GetBytes(const std::string& key, int64_t fallback) const {
+  auto v = Get(key);
+  if (!v) return fallback;
+  return ParseByteSize(*v).value_or(fallback);
+}
+
+}  // namespace silt::planner

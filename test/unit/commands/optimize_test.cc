@@ -1,0 +1,294 @@
+// OPTIMIZE / ZORDER / REORG PURGE core: which files get rewritten (the 5 % rule exactly at the
+// boundary, lone files, partitions), that deleted rows vanish physically, metrics and history.
+#include "commands/optimize.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "delta/deletion_vector.h"
+#include "delta/history.h"
+#include "delta/scan.h"
+#include "delta/table_writer.h"
+#include "delta/transaction.h"
+#include "io/object_store.h"
+
+namespace silt::commands {
+namespace {
+
+constexpr int64_t kT0 = 1700000000000;
+
+class OptimizeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    clock_ = std::make_shared<ManualClock>(kT0);
+    store_ = std::make_shared<InMemoryObjectStore>(clock_);
+  }
+  Schema TableSchema() { return {{"id", DataType::Int64(), true, "{}"}, {"p", DataType::String(), true, "{}"}}; }
+  void Create(bool partitioned) {
+    delta::CreateTableOptions o;
+    if (partitioned) o.partition_columns = {"p"};
+    o.properties.Set("delta.enableDeletionVectors", "true");
+    o.txn.clock = clock_;
+    o.write.clock = clock_;
+    ASSERT_TRUE(delta::CreateTable(store_, TableSchema(), {}, o).ok());
+  }
+  // One file of ids [from, from+n) in partition p.
+  void Append(int64_t from, int64_t n, const std::string& p = "a") {
+    DataChunk c = DataChunk::FromSchema(TableSchema());
+    for (int64_t i = 0; i < n; ++i) {
+      c.columns[0].Append<int64_t>(from + i);
+      c.columns[1].AppendString(p);
+    }
+    delta::DataWriteOptions w;
+    w.clock = clock_;
+    delta::TransactionOptions t;
+    t.clock = clock_;
+    auto r = delta::AppendRows(store_, {c}, w, t);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    clock_->AdvanceMillis(1000);
+  }
+  std::shared_ptr<const delta::Snapshot> Latest() { return *delta::Snapshot::Load(store_); }
+  // Marks physical rows of the file holding id `first_id` as deleted (a DV commit).
+  void DeleteRows(int64_t first_id, const std::vector<uint64_t>& rows) {
+    auto snap = Latest();
+    auto made = delta::TableScan::Make(snap);
+    ASSERT_TRUE(made.ok());
+    auto scan = std::move(*made);
+    for (const auto& f : snap->files()) {
+      bool mine = false;
+      ASSERT_TRUE(scan->ScanFile(f, [&](DataChunk& c) {
+                        if (c.size() && c.columns[0].Get<int64_t>(0) == first_id) mine = true;
+                        return Status::OK();
+                      }).ok());
+      if (!mine) continue;
+      delta::DeletionVector dv;
+      for (uint64_t r : rows) ASSERT_TRUE(dv.Add(r).ok());
+      auto file = *delta::EncodeNewDvFile({&dv});
+      ASSERT_TRUE(store_->Put(file.relative_path, file.bytes).ok());
+      delta::TransactionOptions t;
+      t.clock = clock_;
+      delta::Transaction txn(store_, snap, t);
+      delta::RemoveFile rm;
+      rm.path = f.path;
+      rm.deletion_timestamp = clock_->NowMillis();
+      rm.partition_values = f.partition_values;
+      rm.size = f.size;
+      txn.Remove(rm);
+      delta::AddFile a = f;
+      a.deletion_vector = file.descriptors[0];
+      txn.Add(a);
+      txn.SetOperation("DELETE");
+      ASSERT_TRUE(txn.Commit().ok());
+      clock_->AdvanceMillis(1000);
+      return;
+    }
+    FAIL() << "no file starts with id " << first_id;
+  }
+  std::vector<int64_t> Ids() {
+    auto snap = Latest();
+    auto made = delta::TableScan::Make(snap);
+    EXPECT_TRUE(made.ok());
+    auto scan = std::move(*made);
+    std::vector<int64_t> ids;
+    DataChunk c;
+    while (*scan->Next(&c)) {
+      for (size_t i = 0; i < c.size(); ++i) ids.push_back(c.columns[0].Get<int64_t>(i));
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  }
+  OptimizeResult Run(OptimizeOptions o) {
+    o.clock = clock_;
+    auto r = Optimize(store_, o);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : OptimizeResult{};
+  }
+  std::vector<int64_t> Range(int64_t from, int64_t to) {
+    std::vector<int64_t> v;
+    for (int64_t i = from; i < to; ++i) v.push_back(i);
+    return v;
+  }
+
+  std::shared_ptr<ManualClock> clock_;
+  std::shared_ptr<InMemoryObjectStore> store_;
+};
+
+TEST_F(OptimizeTest, CompactsSmallFilesOfAPartitionIntoOne) {
+  Create(false);
+  Append(0, 10);
+  Append(10, 10);
+  Append(20, 10);
+  auto r = Run({});
+  EXPECT_EQ(r.num_files_removed, 3);
+  EXPECT_EQ(r.num_files_added, 1);
+  ASSERT_TRUE(r.committed_version.has_value());
+  EXPECT_EQ(Latest()->files().size(), 1u);
+  EXPECT_FALSE(Latest()->files()[0].data_change);
+  EXPECT_EQ(Ids(), Range(0, 30));
+  auto hist = *delta::ReadHistory(*store_, 1);
+  EXPECT_EQ(*hist[0].commit_info->operation, "OPTIMIZE");
+  EXPECT_EQ(*hist[0].commit_info->operation_metrics->Find("numRemovedFiles"), "3");
+  EXPECT_EQ(*hist[0].commit_info->isolation_level, "SnapshotIsolation");
+}
+
+TEST_F(OptimizeTest, ALoneFileWithoutDeletedRowsIsNeverRewrittenAndNothingIsCommitted) {
+  Create(false);
+  Append(0, 10);
+  int64_t before = Latest()->version();
+  auto r = Run({});
+  EXPECT_EQ(r.num_files_added, 0);
+  EXPECT_FALSE(r.committed_version.has_value());
+  EXPECT_EQ(Latest()->version(), before);
+}
+
+TEST_F(OptimizeTest, FilesLargerThanMinFileSizeAreLeftAlone) {
+  Create(false);
+  Append(0, 10);
+  Append(10, 10);
+  OptimizeOptions o;
+  o.min_file_size = 1;  // every file counts as large
+  auto r = Run(o);
+  EXPECT_EQ(r.num_files_removed, 0);
+}
+
+TEST_F(OptimizeTest, TheDeletedRowsRatioIsStrictlyGreaterThan) {
+  Create(false);
+  Append(0, 100);
+  DeleteRows(0, {0, 1, 2, 3, 4});  // exactly 5 %: not above the ratio
+  OptimizeOptions o;
+  o.min_file_size = 1;
+  auto r = Run(o);
+  EXPECT_EQ(r.num_files_removed, 0);
+  DeleteRows(0, {0, 1, 2, 3, 4, 5});  // 6 %
+  r = Run(o);
+  EXPECT_EQ(r.num_files_removed, 1) << "a lone file with > 5 % deleted rows is rewritten (silt decision)";
+  EXPECT_EQ(r.num_deletion_vectors_removed, 1);
+  EXPECT_FALSE(Latest()->files()[0].deletion_vector.has_value());
+  EXPECT_EQ(Ids(), Range(6, 100));
+}
+
+TEST_F(OptimizeTest, BinsRespectMaxFileSizeAndPartitions) {
+  Create(true);
+  Append(0, 10, "a");
+  Append(10, 10, "a");
+  Append(20, 10, "b");
+  Append(30, 10, "b");
+  Append(40, 10, "c");  // alone in its partition: untouched
+  auto r = Run({});
+  EXPECT_EQ(r.partitions_optimized, 2);
+  EXPECT_EQ(r.num_files_removed, 4);
+  EXPECT_EQ(r.num_files_added, 2);
+  EXPECT_EQ(Latest()->files().size(), 3u);
+  EXPECT_EQ(Ids(), Range(0, 50));
+  OptimizeOptions tiny;
+  tiny.max_file_size = 1;  // every file is its own bin → nothing to compact
+  Append(50, 10, "a");
+  r = Run(tiny);
+  EXPECT_EQ(r.num_files_removed, 0);
+}
+
+TEST_F(OptimizeTest, PartitionFilterRestrictsTheFiles) {
+  Create(true);
+  Append(0, 10, "a");
+  Append(10, 10, "a");
+  Append(20, 10, "b");
+  Append(30, 10, "b");
+  OptimizeOptions o;
+  o.partition_filter = [](const delta::AddFile& f) -> Result<bool> {
+    const auto* v = f.partition_values.Find("p");
+    return v && *v && **v == "b";
+  };
+  auto r = Run(o);
+  EXPECT_EQ(r.num_files_removed, 2);
+  EXPECT_EQ(Latest()->files().size(), 3u);
+}
+
+TEST_F(OptimizeTest, ReorgPurgeRewritesEveryFileWithADeletionVectorEvenBelowTheRatio) {
+  Create(false);
+  Append(0, 100);
+  Append(100, 100);
+  DeleteRows(0, {7});  // 1 %: OPTIMIZE would not care
+  OptimizeOptions o;
+  o.mode = OptimizeOptions::Mode::kReorgPurge;
+  auto r = Run(o);
+  EXPECT_EQ(r.num_files_removed, 1);
+  EXPECT_EQ(r.num_files_added, 1);
+  EXPECT_EQ(r.num_deletion_vector_rows_removed, 1);
+  auto ids = Ids();
+  EXPECT_EQ(ids.size(), 199u);
+  EXPECT_FALSE(std::binary_search(ids.begin(), ids.end(), 7));
+  auto hist = *delta::ReadHistory(*store_, 1);
+  EXPECT_EQ(*hist[0].commit_info->operation, "REORG");
+  EXPECT_EQ(*hist[0].commit_info->operation_parameters->Find("applyPurge"), "true");
+  // No DVs left: a second PURGE is a no-op without a commit.
+  int64_t v = Latest()->version();
+  r = Run(o);
+  EXPECT_FALSE(r.committed_version.has_value());
+  EXPECT_EQ(Latest()->version(), v);
+}
+
+TEST_F(OptimizeTest, AllRowsDeletedFileJustDisappears) {
+  Create(false);
+  Append(0, 3);
+  DeleteRows(0, {0, 1, 2});
+  OptimizeOptions o;
+  o.mode = OptimizeOptions::Mode::kReorgPurge;
+  auto r = Run(o);
+  EXPECT_EQ(r.num_files_removed, 1);
+  EXPECT_EQ(r.num_files_added, 0);
+  EXPECT_TRUE(Latest()->files().empty());
+}
+
+TEST_F(OptimizeTest, ZOrderSortsRowsSoFilesHaveNarrowRanges) {
+  Create(false);
+  // Two files with interleaved ids; after ZORDER BY id into two files of half the size each,
+  // ids are sorted within the bin.
+  Append(0, 50);
+  Append(50, 50);
+  OptimizeOptions o;
+  o.mode = OptimizeOptions::Mode::kZOrder;
+  o.zorder_by = {"id"};
+  auto r = Run(o);
+  EXPECT_EQ(r.num_files_removed, 2);
+  auto snap = Latest();
+  auto made = delta::TableScan::Make(snap);
+    ASSERT_TRUE(made.ok());
+    auto scan = std::move(*made);
+  std::vector<int64_t> order;
+  for (const auto& f : snap->files()) {
+    ASSERT_TRUE(scan->ScanFile(f, [&](DataChunk& c) {
+                      for (size_t i = 0; i < c.size(); ++i) order.push_back(c.columns[0].Get<int64_t>(i));
+                      return Status::OK();
+                    }).ok());
+  }
+  EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+  EXPECT_EQ(order.size(), 100u);
+}
+
+TEST_F(OptimizeTest, ZOrderErrors) {
+  Create(true);
+  Append(0, 10);
+  OptimizeOptions o;
+  o.mode = OptimizeOptions::Mode::kZOrder;
+  o.zorder_by = {"nope"};
+  o.clock = clock_;
+  auto r = Optimize(store_, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().error_class(), "DELTA_ZORDERING_COLUMN_DOES_NOT_EXIST");
+  o.zorder_by = {"p"};
+  r = Optimize(store_, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().error_class(), "DELTA_ZORDERING_ON_PARTITION_COLUMN");
+}
+
+TEST(InterleaveBitsTest, MostSignificantBitsFirstAlternatingColumns) {
+  // Two columns: a = 0b10..., b = 0b01... → first byte bits a31 b31 a30 b30 ... = 1 0 0 1 ...
+  std::string z = InterleaveBits({0x80000000u, 0x40000000u});
+  ASSERT_EQ(z.size(), 8u);
+  EXPECT_EQ(static_cast<uint8_t>(z[0]), 0x90);
+  EXPECT_EQ(InterleaveBits({1u}), std::string("\0\0\0\1", 4));
+}
+
+}  // namespace
+}  // namespace silt::commands
