@@ -41,7 +41,7 @@ enum class ExprType : uint8_t {
   kFunction,        // name(args) [FILTER (WHERE filter)] [OVER window]; distinct; star_arg for count(*)
   kUnary,           // op: "-", "+", "not", "~"
   kBinary,          // op: "+","-","*","/","%","div","||","=","==","<>","!=","<",">","<=",">=","<=>",
-                    //     "and","or","&","|","^"
+                    //     "and","or","&","|","^","<<",">>",">>>" (!> and !< arrive as "<=" / ">=")
   kIsNull,          // children[0] IS [NOT] NULL (negated)
   kIsBool,          // children[0] IS [NOT] TRUE/FALSE (bool_value, negated)
   kIsDistinctFrom,  // a IS [NOT] DISTINCT FROM b (negated)
@@ -112,11 +112,24 @@ struct ParsedExpr {
   std::vector<OrderItem> within_group;  // percentile_cont(…) WITHIN GROUP (ORDER BY …)
   QueryNode subquery;                   // kInSubquery / kExists / kScalarSubquery
   std::vector<std::string> lambda_params;
+  // kInterval: Spark's interval type of the literal: "YEAR", "MONTH", "YEAR TO MONTH" (year-month),
+  // "DAY", "HOUR", "DAY TO SECOND", "HOUR TO MINUTE", ... (day-time); "" for a calendar interval
+  // (INTERVAL '…' string form or units mixing months with days/time).
+  std::string interval_qualifier;
+  // kFunction written without parentheses (current_date, current_timestamp, current_user, user,
+  // session_user): Spark resolves a column of that name first (non-ANSI mode).
+  bool no_parens = false;
+  // Height of this subtree (1 for a leaf), maintained by the parser, which rejects trees higher
+  // than kMaxExprHeight so consumers may recurse without overflowing the stack.
+  int height = 1;
 
   // SQL-like text of the expression as the user wrote it (normalised spacing), used for
   // Spark's default output column names, e.g. "(a + 1)", "count(1)", "sum(x)".
   std::string ToString() const;
 };
+
+// The parser's bound on ParsedExpr::height and on the nesting of subqueries/parentheses.
+inline constexpr int kMaxExprHeight = 1000;
 
 // ---------------------------------------------------------------------------------------------
 // Table references and queries
@@ -310,6 +323,10 @@ struct ColumnDef {
   bool identity = false;               // GENERATED ALWAYS|BY DEFAULT AS IDENTITY
   bool identity_always = false;
   int64_t identity_start = 1, identity_step = 1;
+  // ALTER TABLE … ADD COLUMNS / ALTER COLUMN position: FIRST or AFTER <column>.
+  bool position_first = false;
+  std::string position_after;
+  bool drop_default = false;  // ALTER COLUMN c DROP DEFAULT (SET DEFAULT uses default_value)
   SourcePos pos;
 };
 
@@ -332,7 +349,8 @@ struct CreateTableStatement : Statement {
   std::vector<ColumnDef> columns;
   std::vector<std::pair<std::string, ExprNode>> constraints;  // CONSTRAINT name CHECK (expr)
   std::string using_format;              // USING DELTA / PARQUET … (lower case; "" = default)
-  std::vector<std::string> partition_by;  // PARTITIONED BY (a, b)
+  std::vector<std::string> partition_by;  // PARTITIONED BY (a, b) (names, also of typed columns)
+  std::vector<ColumnDef> partition_columns;  // PARTITIONED BY (a INT, b STRING): typed ones
   std::vector<std::string> cluster_by;    // CLUSTER BY (a, b)
   std::string location;
   std::string comment;

@@ -1,0 +1,345 @@
+#include "sql/literals.h"
+
+#include <cctype>
+#include <string>
+#include <vector>
+
+namespace silt::sql {
+
+namespace {
+
+constexpr int64_t kMicrosPerSecond = 1000000;
+constexpr int64_t kMicrosPerMinute = 60 * kMicrosPerSecond;
+constexpr int64_t kMicrosPerHour = 60 * kMicrosPerMinute;
+constexpr int64_t kMicrosPerDay = 24 * kMicrosPerHour;
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.front())) || s.front() == '\0'))
+    s.remove_prefix(1);
+  while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.back())) || s.back() == '\0'))
+    s.remove_suffix(1);
+  return s;
+}
+
+bool IsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+int DaysInMonth(int64_t y, int m) {
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && IsLeap(y) ? 29 : kDays[m - 1];
+}
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+int64_t DaysFromCivil(int64_t y, int m, int d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+// Parses the date part; *rest receives what follows the date ("" or the text after ' '/'T').
+// allow_trailing: whether ' '/'T' followed by more text is allowed.
+bool ParseDatePart(std::string_view s, int64_t* days, std::string_view* rest, bool* had_sep) {
+  size_t i = 0;
+  int sign = 1;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+    sign = s[i] == '-' ? -1 : 1;
+    ++i;
+  }
+  int64_t seg[3] = {0, 1, 1};
+  int nseg = 0;
+  *had_sep = false;
+  *rest = {};
+  while (nseg < 3) {
+    size_t start = i;
+    int64_t v = 0;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+      v = v * 10 + (s[i] - '0');
+      ++i;
+      if (i - start > 7) return false;
+    }
+    size_t len = i - start;
+    if (nseg == 0 ? (len < 4 || len > 7) : (len < 1 || len > 2)) return false;
+    seg[nseg++] = v;
+    if (i >= s.size()) break;
+    if (s[i] == '-' && nseg < 3) {
+      ++i;
+      continue;
+    }
+    if (nseg == 3 && (s[i] == ' ' || s[i] == 'T')) {
+      *had_sep = true;
+      *rest = s.substr(i + 1);
+      break;
+    }
+    return false;
+  }
+  if (i < s.size() && !*had_sep) return false;
+  int64_t year = sign * seg[0];
+  int month = static_cast<int>(seg[1]), day = static_cast<int>(seg[2]);
+  if (month < 1 || month > 12 || day < 1 || day > DaysInMonth(year, month)) return false;
+  *days = DaysFromCivil(year, month, day);
+  return true;
+}
+
+// Zone text → offset seconds. False when malformed; *unsupported for region ids.
+bool ParseZone(std::string_view z, int64_t* offset, bool* unsupported) {
+  z = Trim(z);
+  *offset = 0;
+  if (z.empty()) return false;
+  auto upper = [](std::string_view v) {
+    std::string u(v);
+    for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return u;
+  };
+  std::string u = upper(z);
+  if (u == "Z" || u == "UTC" || u == "GMT" || u == "UT") return true;
+  std::string_view off = z;
+  for (std::string_view prefix : {"UTC", "GMT", "UT"}) {
+    if (u.rfind(prefix, 0) == 0 && u.size() > prefix.size() &&
+        (u[prefix.size()] == '+' || u[prefix.size()] == '-')) {
+      off = z.substr(prefix.size());
+      break;
+    }
+  }
+  if (off[0] != '+' && off[0] != '-') {
+    // A region id (letters and '/'): we have no time-zone database.
+    bool region = true;
+    for (char c : off) {
+      if (!(std::isalpha(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-')) {
+        region = false;
+      }
+    }
+    if (region && off.find('/') != std::string_view::npos) *unsupported = true;
+    return false;
+  }
+  int sign = off[0] == '-' ? -1 : 1;
+  off.remove_prefix(1);
+  int h = 0, m = 0, sec = 0;
+  auto digits = [](std::string_view d, int* v) {
+    if (d.empty() || d.size() > 2) return false;
+    *v = 0;
+    for (char c : d) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+      *v = *v * 10 + (c - '0');
+    }
+    return true;
+  };
+  size_t colon = off.find(':');
+  if (colon != std::string_view::npos) {
+    std::string_view hs = off.substr(0, colon), rest = off.substr(colon + 1);
+    size_t c2 = rest.find(':');
+    std::string_view ms = c2 == std::string_view::npos ? rest : rest.substr(0, c2);
+    if (!digits(hs, &h) || ms.size() != 2 || !digits(ms, &m)) return false;
+    if (c2 != std::string_view::npos && !digits(rest.substr(c2 + 1), &sec)) return false;
+  } else if (off.size() <= 2) {
+    if (!digits(off, &h)) return false;
+  } else if (off.size() == 4) {
+    if (!digits(off.substr(0, 2), &h) || !digits(off.substr(2), &m)) return false;
+  } else {
+    return false;
+  }
+  if (h > 18 || m > 59 || sec > 59) return false;
+  *offset = sign * (h * 3600 + m * 60 + sec);
+  return true;
+}
+
+}  // namespace
+
+std::optional<int32_t> ParseSparkDate(std::string_view text) {
+  std::string_view s = Trim(text);
+  int64_t days;
+  std::string_view rest;
+  bool sep;
+  if (!ParseDatePart(s, &days, &rest, &sep)) return std::nullopt;
+  if (days < INT32_MIN || days > INT32_MAX) return std::nullopt;
+  return static_cast<int32_t>(days);
+}
+
+std::optional<int64_t> ParseSparkTimestamp(std::string_view text, bool* has_zone,
+                                           bool* unsupported_zone, int64_t default_offset) {
+  *has_zone = false;
+  *unsupported_zone = false;
+  std::string_view s = Trim(text);
+  int64_t days;
+  std::string_view rest;
+  bool sep;
+  if (!ParseDatePart(s, &days, &rest, &sep)) {
+    // A date followed directly by a zone (e.g. "2024-01-01Z" / "2024-01-01+01:00") is not in
+    // Spark's grammar either; report malformed.
+    return std::nullopt;
+  }
+  int64_t micros = 0;
+  std::string_view zone;
+  if (sep) {
+    // Time: h[h]:m[m][:s[s][.f{0,9}]] then zone.
+    size_t i = 0;
+    int fields[3] = {0, 0, 0};
+    int nf = 0;
+    while (nf < 3) {
+      size_t st = i;
+      int v = 0;
+      while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i])) && i - st < 2) {
+        v = v * 10 + (rest[i] - '0');
+        ++i;
+      }
+      if (i == st) {
+        if (nf == 0 && rest.empty()) break;  // "2024-01-01 " (trailing separator)
+        return std::nullopt;
+      }
+      fields[nf++] = v;
+      if (i < rest.size() && rest[i] == ':' && nf < 3) {
+        ++i;
+        continue;
+      }
+      break;
+    }
+    if (nf == 1) return std::nullopt;  // an hour alone is not a time
+    int64_t frac = 0;
+    if (nf == 3 && i < rest.size() && rest[i] == '.') {
+      ++i;
+      int nd = 0;
+      while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i]))) {
+        if (nd < 6) frac = frac * 10 + (rest[i] - '0');
+        ++nd;
+        ++i;
+        if (nd > 9) return std::nullopt;
+      }
+      for (int k = nd; k < 6; ++k) frac *= 10;
+    }
+    if (fields[0] > 23 || fields[1] > 59 || fields[2] > 59) return std::nullopt;
+    micros = fields[0] * kMicrosPerHour + fields[1] * kMicrosPerMinute +
+             fields[2] * kMicrosPerSecond + frac;
+    zone = rest.substr(i);
+  }
+  int64_t offset = default_offset;
+  if (!Trim(zone).empty()) {
+    if (!ParseZone(zone, &offset, unsupported_zone)) return std::nullopt;
+    *has_zone = true;
+  }
+  __int128 total = static_cast<__int128>(days) * kMicrosPerDay + micros -
+                   static_cast<__int128>(offset) * kMicrosPerSecond;
+  if (total > INT64_MAX || total < INT64_MIN) return std::nullopt;
+  return static_cast<int64_t>(total);
+}
+
+bool ParseDecimalLiteral(std::string_view text, int128_t* unscaled, int* precision, int* scale) {
+  size_t i = 0;
+  bool neg = false;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
+    neg = text[i] == '-';
+    ++i;
+  }
+  std::string digits;
+  int frac_digits = 0;
+  bool seen_dot = false, any = false;
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      digits.push_back(c);
+      if (seen_dot) ++frac_digits;
+      any = true;
+    } else if (c == '.' && !seen_dot) {
+      seen_dot = true;
+    } else {
+      break;
+    }
+  }
+  if (!any) return false;
+  int64_t exp = 0;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    bool eneg = false;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
+      eneg = text[i] == '-';
+      ++i;
+    }
+    size_t st = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      if (exp < 100000) exp = exp * 10 + (text[i] - '0');
+      ++i;
+    }
+    if (i == st) return false;
+    if (eneg) exp = -exp;
+  }
+  if (i != text.size()) return false;
+  // Strip leading zeros (BigDecimal's unscaled value has no leading zeros).
+  size_t nz = 0;
+  while (nz + 1 < digits.size() && digits[nz] == '0') ++nz;
+  digits = digits.substr(nz);
+  int64_t sc = frac_digits - exp;
+  if (sc < 0) {
+    // Negative scale: fold into the unscaled digits (Spark disallows negative-scale decimals).
+    if (digits != "0") digits.append(static_cast<size_t>(-sc), '0');
+    sc = 0;
+  }
+  if (digits.size() > 38 || sc > 38) return false;
+  int128_t v = 0;
+  for (char c : digits) v = v * 10 + (c - '0');
+  int p = digits == "0" ? 1 : static_cast<int>(digits.size());
+  if (sc > p) p = static_cast<int>(sc);
+  if (p > 38) return false;
+  *unscaled = neg ? -v : v;
+  *precision = p;
+  *scale = static_cast<int>(sc);
+  return true;
+}
+
+Result<std::pair<int64_t, int64_t>> ParseIntervalString(std::string_view text) {
+  std::string_view s = Trim(text);
+  auto bad = [&]() {
+    return Status::InvalidArgument("Error parsing '" + std::string(text) + "' to interval",
+                                   "INVALID_INTERVAL_FORMAT");
+  };
+  std::vector<std::string> words;
+  {
+    size_t i = 0;
+    while (i < s.size()) {
+      while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+      size_t st = i;
+      while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+      if (i > st) {
+        std::string w(s.substr(st, i - st));
+        for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        words.push_back(std::move(w));
+      }
+    }
+  }
+  size_t k = 0;
+  if (k < words.size() && words[k] == "interval") ++k;
+  if (k >= words.size()) return bad();
+  __int128 months = 0, micros = 0;
+  while (k < words.size()) {
+    if (k + 1 >= words.size()) return bad();
+    const std::string& num = words[k];
+    std::string unit = words[k + 1];
+    k += 2;
+    if (unit.size() > 1 && unit.back() == 's') unit.pop_back();
+    int128_t unscaled;
+    int p, sc;
+    if (!ParseDecimalLiteral(num, &unscaled, &p, &sc) || p > 24) return bad();
+    __int128 pow10 = 1;
+    for (int j = 0; j < sc; ++j) pow10 *= 10;
+    int64_t per = 0;
+    if (unit == "year" || unit == "month") {
+      if (sc != 0) return bad();
+      months += unscaled * (unit == "year" ? 12 : 1);
+      continue;
+    }
+    if (unit == "week") per = 7 * kMicrosPerDay;
+    else if (unit == "day") per = kMicrosPerDay;
+    else if (unit == "hour") per = kMicrosPerHour;
+    else if (unit == "minute") per = kMicrosPerMinute;
+    else if (unit == "second") per = kMicrosPerSecond;
+    else if (unit == "millisecond") per = 1000;
+    else if (unit == "microsecond") per = 1;
+    else return bad();
+    micros += unscaled * per / pow10;
+    if (micros > INT64_MAX || micros < INT64_MIN || months > INT32_MAX || months < INT32_MIN) {
+      return bad();
+    }
+  }
+  return std::make_pair(static_cast<int64_t>(months), static_cast<int64_t>(micros));
+}
+
+}  // namespace silt::sql
