@@ -237,8 +237,9 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
     size_t rows = 0;
     for (const auto& c : chunks) rows += c.size();
     if (rows == 0) return Status::OK();  // every row was deleted: the files just go away
+    // One input chunk, so the writer cuts files by max_rows_per_file only.
+    DataChunk all = Concat(chunks, schema);
     if (o.mode == OptimizeOptions::Mode::kZOrder && !o.zorder_by.empty()) {
-      DataChunk all = Concat(chunks, schema);
       std::vector<std::vector<uint32_t>> ids;
       for (const auto& z : o.zorder_by) ids.push_back(RangeIds(all.columns[FindField(schema, z)]));
       std::vector<std::string> zvals(rows);
@@ -253,9 +254,10 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
       DataChunk sorted = DataChunk::FromSchema(schema);
       for (size_t i = 0; i < sorted.columns.size(); ++i) sorted.columns[i].AppendSelected(all.columns[i], order.data(), rows);
       sorted.num_rows_without_columns = rows;
-      chunks.clear();
-      chunks.push_back(std::move(sorted));
+      all = std::move(sorted);
     }
+    chunks.clear();
+    chunks.push_back(std::move(all));
     delta::DataWriteOptions w = write;
     int64_t files = std::max<int64_t>(1, bytes / std::max<int64_t>(o.max_file_size, 1));
     w.max_rows_per_file = std::max<int64_t>(1, (static_cast<int64_t>(rows) + files - 1) / files);

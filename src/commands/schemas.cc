@@ -123,8 +123,14 @@ Result<CommandResult> SetCommand(const sql::Statement& stmt, CommandContext& ctx
 }
 
 Result<CommandResult> DescribeTable(const sql::DescribeStatement& stmt, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, stmt.time_travel));
   std::vector<std::vector<std::string>> rows;
+  if (stmt.query) {
+    // DESCRIBE QUERY: the output schema of the query.
+    SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, ctx.binder->BindQuery(*stmt.query));
+    for (const auto& c : plan->columns) rows.push_back({c.name, c.type->ToString(), "NULL"});
+    return StringRows({"col_name", "data_type", "comment"}, rows);
+  }
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, stmt.time_travel));
   auto comment_of = [](const Field& f) -> std::string {
     auto p = f.metadata_json.find("\"comment\":\"");
     if (p == std::string::npos) return "NULL";

@@ -1763,6 +1763,7 @@ Result<exec::ExprPtr> Binder::BindExpression(const sql::ParsedExpr& expr, const 
 Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const std::optional<sql::TimeTravel>& tt,
                                            bool must_exist) {
   ResolvedTable t;
+  if (!name.is_path() && name.parts.empty()) return Status::InvalidArgument("a table name is required", "PARSE_SYNTAX_ERROR");
   if (name.is_path()) {
     std::string fmt = LowerName(name.path_format);
     if (fmt != "delta" && !fmt.empty()) {

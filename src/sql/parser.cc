@@ -3385,7 +3385,8 @@ Result<StatementNode> Parser::Describe() {
   if (AtKw("QUERY") && AtQueryStart(1)) {
     Next();
   }
-  if (AtQueryStart()) {
+  // DESCRIBE TABLE t is a table, not the query `TABLE t`.
+  if (AtQueryStart() && !AtKw("TABLE")) {
     auto s = std::make_unique<DescribeStatement>(StatementKind::kDescribeTable);
     SILT_ASSIGN_OR_RETURN(s->query, Query());
     return StatementNode(std::move(s));

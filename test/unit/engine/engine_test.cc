@@ -114,13 +114,19 @@ TEST_F(EngineTest, TimeTravelByTimestampUsesCommitTimes) {
   Run("INSERT INTO tt VALUES (1)");                       // T+1h
   clock_->AdvanceHours(1);
   Run("INSERT INTO tt VALUES (2)");                       // T+2h
-  // The commit files' modification times come from the real file system here, so resolve a
-  // timestamp far in the future (latest) and check the error for one before the table existed.
-  auto latest = Run("SELECT count(*) FROM tt TIMESTAMP AS OF '2999-01-01 00:00:00'");
-  EXPECT_EQ(Cell(*latest, 0, 0), "2");
-  auto r = con_->Query("SELECT * FROM tt TIMESTAMP AS OF '1999-01-01'");
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().error_class(), "DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION");
+  // Commit timestamps are the commit files' modification times (no in-commit timestamps):
+  // resolve the exact timestamp DESCRIBE HISTORY reports for version 1.
+  auto hist = Run("DESCRIBE HISTORY tt");
+  ASSERT_EQ(hist->num_rows(), 3u);
+  std::string v1 = Cell(*hist, 1, 1);
+  auto at1 = Run("SELECT count(*) FROM tt TIMESTAMP AS OF '" + v1 + "'");
+  EXPECT_EQ(Cell(*at1, 0, 0), "1");
+  auto late = con_->Query("SELECT * FROM tt TIMESTAMP AS OF '2999-01-01 00:00:00'");
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.status().error_class(), "DELTA_TIMESTAMP_GREATER_THAN_COMMIT");
+  auto early = con_->Query("SELECT * FROM tt TIMESTAMP AS OF '1999-01-01'");
+  ASSERT_FALSE(early.ok());
+  EXPECT_EQ(early.status().error_class(), "DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION");
 }
 
 TEST_F(EngineTest, VacuumDryRunThenRealRunWithTheRetentionCheckOff) {
