@@ -2,6 +2,11 @@
 
 #include "exec/expression.h"
 #include "exec/functions.h"
+#include "delta/partition_values.h"
+#include "delta/schema_json.h"
+#include "planner/optimizer.h"
+
+#include <algorithm>
 
 namespace silt::commands {
 
@@ -67,6 +72,95 @@ Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, 
     out.push_back(std::move(o));
   }
   return out;
+}
+
+}  // namespace silt::commands
+
+namespace silt::commands {
+
+Result<TablePredicate> BindTablePredicate(const sql::ParsedExpr* where, const delta::Snapshot& snapshot,
+                                          const std::string& alias, CommandContext& ctx) {
+  TablePredicate p;
+  if (!where) return p;
+  std::vector<planner::OutputColumn> cols;
+  for (const Field& f : snapshot.schema()) cols.push_back({f.name, f.type, f.nullable, alias});
+  SILT_ASSIGN_OR_RETURN(exec::ExprPtr e, ctx.binder->BindExpression(*where, cols));
+  SILT_ASSIGN_OR_RETURN(e, exec::CoerceTo(e, DataType::Boolean(), ctx.binder->context().bind));
+  // Read only the referenced columns: remap indices to their order of first reference.
+  std::vector<int> used;
+  exec::CollectColumns(*e, &used);
+  std::sort(used.begin(), used.end());
+  std::function<exec::ExprPtr(const exec::ExprPtr&)> remap = [&](const exec::ExprPtr& x) -> exec::ExprPtr {
+    if (x->kind == exec::ExprKind::kColumn) {
+      auto c = std::make_shared<exec::Expr>(*x);
+      c->column = static_cast<int>(std::lower_bound(used.begin(), used.end(), x->column) - used.begin());
+      return c;
+    }
+    if (x->children.empty()) return x;
+    auto c = std::make_shared<exec::Expr>(*x);
+    for (auto& ch : c->children) ch = remap(ch);
+    return c;
+  };
+  p.expr = remap(e);
+  p.partition_only = true;
+  for (int c : used) {
+    const std::string& name = snapshot.schema()[c].name;
+    p.columns.push_back(name);
+    bool part = false;
+    for (const auto& pc : snapshot.partition_columns()) part |= planner::LowerName(pc) == planner::LowerName(name);
+    p.partition_only = p.partition_only && part;
+  }
+  p.sql = e->ToString();  // SQL text (quoted literals), as Spark records expr.sql
+  return p;
+}
+
+Result<bool> PartitionMatches(const TablePredicate& pred, const delta::Snapshot& snapshot, const delta::AddFile& file,
+                              const exec::EvalContext& eval) {
+  if (!pred.expr) return true;
+  DataChunk row;
+  row.num_rows_without_columns = 1;
+  for (const auto& name : pred.columns) {
+    int fi = FindField(snapshot.schema(), name);
+    const Field& f = snapshot.schema()[fi];
+    std::string key = delta::PhysicalNameOrName(f, snapshot.column_mapping_mode());
+    const std::optional<std::string>* text = file.partition_values.Find(key);
+    SILT_ASSIGN_OR_RETURN(Value v, delta::ParsePartitionValue(text ? *text : std::nullopt, f.type));
+    Vector vec(f.type);
+    SILT_RETURN_NOT_OK(vec.AppendValue(v));
+    row.columns.push_back(std::move(vec));
+  }
+  std::vector<uint32_t> sel;
+  SILT_RETURN_NOT_OK(exec::EvaluateFilter(*pred.expr, row, eval, &sel));
+  return !sel.empty();
+}
+
+Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(const TablePredicate& pred,
+                                                                  std::shared_ptr<const delta::Snapshot> snapshot,
+                                                                  CommandContext& ctx) {
+  planner::LogicalNode scan;
+  scan.kind = planner::LogicalKind::kScan;
+  scan.snapshot = snapshot;
+  scan.scan_columns = pred.columns;
+  if (pred.expr) scan.pushed_filters = {pred.expr};
+  planner::OptimizerOptions opt;
+  opt.stats_skipping = ctx.config->GetBool("spark.databricks.delta.stats.skipping", true);
+  opt.eval = ctx.binder->context().eval;
+  SILT_RETURN_NOT_OK(planner::PruneFiles(&scan, opt));
+  std::unordered_set<const delta::AddFile*> out(scan.pruned_files->begin(), scan.pruned_files->end());
+  return out;
+}
+
+CommandResult CountRows(const std::vector<std::pair<std::string, int64_t>>& counters) {
+  CommandResult r;
+  DataChunk c;
+  for (const auto& [name, v] : counters) {
+    r.schema.push_back({name, DataType::Int64(), false, "{}"});
+    Vector vec(DataType::Int64());
+    vec.Append<int64_t>(v);
+    c.columns.push_back(std::move(vec));
+  }
+  r.chunks.push_back(std::move(c));
+  return r;
 }
 
 }  // namespace silt::commands

@@ -7,11 +7,14 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "common/clock.h"
 #include "common/status.h"
 #include "common/thread_pool.h"
+#include "delta/snapshot.h"
+#include "exec/expression.h"
 #include "planner/binder.h"
 #include "planner/catalog.h"
 #include "planner/logical_plan.h"
@@ -46,12 +49,38 @@ CommandResult StringRows(const std::vector<std::string>& column_names, const std
 Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, const Schema& from, const Schema& to,
                                           const std::string& table_name);
 
+// A predicate over a table's rows, bound for the DML/maintenance commands: the expression reads
+// only `columns` (logical names, in the order of its column indices).
+struct TablePredicate {
+  exec::ExprPtr expr;  // null: no predicate (every row)
+  std::vector<std::string> columns;
+  std::string sql;     // the predicate's text for operationParameters
+  bool partition_only = false;
+};
+// Binds `where` over the table's columns (qualified by `alias` or the table's name when given).
+Result<TablePredicate> BindTablePredicate(const sql::ParsedExpr* where, const delta::Snapshot& snapshot,
+                                          const std::string& alias, CommandContext& ctx);
+// Whether a file's partition values make `pred` (partition-only) TRUE.
+Result<bool> PartitionMatches(const TablePredicate& pred, const delta::Snapshot& snapshot, const delta::AddFile& file,
+                              const exec::EvalContext& eval);
+// The files the predicate may match by partition values and min/max statistics.
+Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(const TablePredicate& pred,
+                                                                  std::shared_ptr<const delta::Snapshot> snapshot,
+                                                                  CommandContext& ctx);
+// One row (or one per value) of BIGINT counters, e.g. num_affected_rows.
+CommandResult CountRows(const std::vector<std::pair<std::string, int64_t>>& counters);
+
 Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DropTable(const sql::DropTableStatement& stmt, CommandContext& ctx);
 Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& ctx);
 Result<CommandResult> SchemaCommand(const sql::Statement& stmt, CommandContext& ctx);  // CREATE/DROP/USE/SHOW SCHEMAS
 Result<CommandResult> ShowTables(const sql::ShowStatement& stmt, CommandContext& ctx);
 Result<CommandResult> SetCommand(const sql::Statement& stmt, CommandContext& ctx);  // SET / RESET
+Result<CommandResult> DeleteFrom(const sql::DeleteStatement& stmt, CommandContext& ctx);
+Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandContext& ctx);
+Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext& ctx);
+Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandContext& ctx);
+Result<CommandResult> ReorgTable(const sql::ReorgStatement& stmt, CommandContext& ctx);
 Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DescribeHistory(const sql::DescribeStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DescribeDetail(const sql::DescribeStatement& stmt, CommandContext& ctx);

@@ -165,6 +165,11 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
     case K::kShowTables: r = commands::ShowTables(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
     case K::kSet:
     case K::kReset: r = commands::SetCommand(stmt, cctx); kind = "set"; break;
+    case K::kDelete: r = commands::DeleteFrom(static_cast<const sql::DeleteStatement&>(stmt), cctx); kind = "delete"; break;
+    case K::kUpdate: r = commands::UpdateTable(static_cast<const sql::UpdateStatement&>(stmt), cctx); kind = "update"; break;
+    case K::kMerge: r = commands::MergeInto(static_cast<const sql::MergeStatement&>(stmt), cctx); kind = "merge"; break;
+    case K::kOptimize: r = commands::OptimizeTable(static_cast<const sql::OptimizeStatement&>(stmt), cctx); kind = "optimize"; break;
+    case K::kReorg: r = commands::ReorgTable(static_cast<const sql::ReorgStatement&>(stmt), cctx); kind = "reorg"; break;
     case K::kVacuum: r = commands::VacuumTable(static_cast<const sql::VacuumStatement&>(stmt), cctx); kind = "vacuum"; break;
     case K::kDescribeHistory: r = commands::DescribeHistory(static_cast<const sql::DescribeStatement&>(stmt), cctx); break;
     case K::kDescribeDetail: r = commands::DescribeDetail(static_cast<const sql::DescribeStatement&>(stmt), cctx); break;

@@ -1751,6 +1751,8 @@ Result<PlanPtr> Binder::BindQuery(const sql::Query& q) {
 Binder::Binder(BinderContext ctx) : ctx_(std::move(ctx)), impl_(std::make_unique<Impl>(this)) {}
 Binder::~Binder() = default;
 
+Result<PlanPtr> Binder::BindTableRef(const sql::TableRef& ref) { return impl_->BindTableRef(ref); }
+
 Result<exec::ExprPtr> Binder::BindExpression(const sql::ParsedExpr& expr, const std::vector<OutputColumn>& columns,
                                              const std::string& qualifier) {
   std::vector<OutputColumn> cols = columns;

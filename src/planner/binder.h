@@ -53,6 +53,8 @@ class Binder {
   ~Binder();
 
   Result<PlanPtr> BindQuery(const sql::Query& query);
+  // A FROM item (table, subquery, VALUES, join) as a plan; columns qualified by its alias.
+  Result<PlanPtr> BindTableRef(const sql::TableRef& ref);
   // Binds an expression over the given columns (CHECK constraints, DELETE/UPDATE predicates,
   // assignments). Aggregates, windows and subqueries are refused unless allow_subqueries.
   Result<exec::ExprPtr> BindExpression(const sql::ParsedExpr& expr, const std::vector<OutputColumn>& columns,

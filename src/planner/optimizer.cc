@@ -199,6 +199,15 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
         if (n->join == JoinKind::kCross && !n->left_keys.empty()) n->join = JoinKind::kInner;
         if (n->join == JoinKind::kCross && n->condition) n->join = JoinKind::kInner;
       }
+      // Equalities of any join's own condition become hash keys (outer joins included: the keys
+      // are part of their ON condition).
+      if (n->condition && n->left_keys.empty()) {
+        std::vector<ExprPtr> cond, rest;
+        Conjuncts(n->condition, &cond);
+        ExtractKeys(cond, lw, total, n.get(), &rest);
+        n->condition = AndAll(rest);
+        if (n->join == JoinKind::kCross && !n->left_keys.empty()) n->join = JoinKind::kInner;
+      }
       n->children[0] = PushFilters(node->children[0], std::move(left));
       n->children[1] = PushFilters(node->children[1], std::move(right));
       return WithFilters(n, keep);

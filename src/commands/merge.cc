@@ -1,0 +1,352 @@
+// MERGE INTO target [AS t] USING source [AS s] ON cond
+//   WHEN MATCHED [AND c] THEN UPDATE SET … | UPDATE SET * | DELETE
+//   WHEN NOT MATCHED [BY TARGET] [AND c] THEN INSERT (…) VALUES (…) | INSERT *
+//   WHEN NOT MATCHED BY SOURCE [AND c] THEN UPDATE SET … | DELETE
+// with Spark's semantics: clauses of a kind are tried in order, the first whose condition holds
+// acts; a target row matched by several source rows is an error when a clause would modify it
+// (DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE). Target rows are joined with the
+// source by the ON condition (hash join on its equalities); modified rows are deleted through
+// deletion vectors (or copy-on-write) and their new versions plus the inserts are written in one
+// commit by the DML core.
+#include <map>
+
+#include "commands/command.h"
+#include "commands/dml.h"
+#include "delta/scan.h"
+#include "exec/functions.h"
+#include "planner/optimizer.h"
+#include "planner/physical_planner.h"
+
+namespace silt::commands {
+
+namespace {
+
+using sql::MergeClause;
+
+std::string QuoteList(const std::vector<std::string>& items) {
+  std::string s = "[";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) s += ",";
+    s += "\"";
+    for (char c : items[i]) {
+      if (c == '"' || c == '\\') s += '\\';
+      s += c;
+    }
+    s += "\"";
+  }
+  return s + "]";
+}
+
+std::string JsonText(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+struct BoundClause {
+  MergeClause::Match match;
+  MergeClause::Action action;
+  exec::ExprPtr condition;            // over joined columns; null = always
+  std::vector<exec::ExprPtr> values;  // UPDATE/INSERT: one per target column, over joined columns
+  std::string condition_sql;
+};
+
+}  // namespace
+
+Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext& ctx) {
+  if (stmt.with_schema_evolution) {
+    return Status::NotImplemented("MERGE WITH SCHEMA EVOLUTION is not implemented yet", "NOT_IMPLEMENTED");
+  }
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.target, std::nullopt));
+  const Schema& schema = t.snapshot->schema();
+  std::string talias = !stmt.target_alias.empty() ? stmt.target_alias : (stmt.target.is_path() ? "" : stmt.target.parts.back());
+
+  // Source rows, materialized (the source of a MERGE is usually the small side).
+  SILT_ASSIGN_OR_RETURN(planner::PlanPtr source_plan, ctx.binder->BindTableRef(*stmt.source));
+  SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> source_rows, ctx.run_plan(source_plan));
+  int64_t num_source_rows = 0;
+  for (const auto& c : source_rows) num_source_rows += static_cast<int64_t>(c.size());
+
+  // Joined columns: target columns, __file, __row, then source columns, then __src (TRUE).
+  const int nt = static_cast<int>(schema.size());
+  std::vector<planner::OutputColumn> tcols, scols = source_plan->columns, joined;
+  for (const Field& f : schema) tcols.push_back({f.name, f.type, true, talias});
+  joined = tcols;
+  joined.push_back({"__file", DataType::Int64(), true, "__merge"});
+  joined.push_back({"__row", DataType::Int64(), true, "__merge"});
+  const int ns = static_cast<int>(scols.size());
+  const int src_base = nt + 2;
+  for (const auto& c : scols) joined.push_back(c);
+  joined.push_back({"__src", DataType::Boolean(), true, "__merge"});
+  const int src_marker = src_base + ns;
+
+  SILT_ASSIGN_OR_RETURN(exec::ExprPtr on, ctx.binder->BindExpression(*stmt.on, joined));
+  SILT_ASSIGN_OR_RETURN(on, exec::CoerceTo(on, DataType::Boolean(), ctx.binder->context().bind));
+
+  // Clauses.
+  exec::BindContext store_assign = ctx.binder->context().bind;
+  store_assign.ansi = true;
+  std::vector<BoundClause> clauses;
+  bool any_not_matched = false, any_by_source = false;
+  std::vector<std::string> matched_preds, not_matched_preds, by_source_preds;
+  for (const MergeClause& c : stmt.clauses) {
+    BoundClause b;
+    b.match = c.match;
+    b.action = c.action;
+    if (c.condition) {
+      SILT_ASSIGN_OR_RETURN(b.condition, ctx.binder->BindExpression(*c.condition, joined));
+      SILT_ASSIGN_OR_RETURN(b.condition, exec::CoerceTo(b.condition, DataType::Boolean(), ctx.binder->context().bind));
+      b.condition_sql = b.condition->ToString();
+    }
+    auto target_value = [&](int i, exec::ExprPtr v) -> Result<exec::ExprPtr> {
+      if (!v->type->Equals(*schema[i].type)) return exec::BindCast(v, schema[i].type, false, store_assign);
+      return v;
+    };
+    if (c.action == MergeClause::Action::kUpdate || c.action == MergeClause::Action::kUpdateStar ||
+        c.action == MergeClause::Action::kInsert || c.action == MergeClause::Action::kInsertStar) {
+      bool insert = c.action == MergeClause::Action::kInsert || c.action == MergeClause::Action::kInsertStar;
+      b.values.assign(schema.size(), nullptr);
+      if (c.action == MergeClause::Action::kUpdateStar || c.action == MergeClause::Action::kInsertStar) {
+        for (int i = 0; i < nt; ++i) {
+          int si = -1;
+          for (int k = 0; k < ns; ++k) {
+            if (planner::LowerName(scols[k].name) == planner::LowerName(schema[i].name)) si = k;
+          }
+          if (si < 0) {
+            return Status::InvalidArgument("[DELTA_MERGE_UNRESOLVED_EXPRESSION] Cannot resolve " + schema[i].name +
+                                               " in " + std::string(insert ? "INSERT" : "UPDATE") + " clause given the source columns.",
+                                           "DELTA_MERGE_UNRESOLVED_EXPRESSION");
+          }
+          SILT_ASSIGN_OR_RETURN(b.values[i], target_value(i, exec::MakeColumn(src_base + si, scols[si].type, scols[si].name)));
+        }
+      } else if (insert) {
+        if (c.insert_columns.size() != c.insert_values.size()) {
+          return Status::InvalidArgument("[DELTA_MERGE_INSERT_ARITY] The number of INSERT columns and values differ.",
+                                         "INSERT_COLUMN_ARITY_MISMATCH");
+        }
+        for (size_t k = 0; k < c.insert_columns.size(); ++k) {
+          int i = FindField(schema, c.insert_columns[k]);
+          if (i < 0) {
+            return Status::InvalidArgument("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column with name `" + c.insert_columns[k] +
+                                               "` cannot be resolved.",
+                                           "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+          }
+          SILT_ASSIGN_OR_RETURN(exec::ExprPtr v, ctx.binder->BindExpression(*c.insert_values[k], joined));
+          SILT_ASSIGN_OR_RETURN(b.values[i], target_value(i, v));
+        }
+        for (int i = 0; i < nt; ++i) {
+          if (!b.values[i]) b.values[i] = exec::MakeConstant(Value::Null(schema[i].type));
+        }
+      } else {
+        for (const auto& a : c.set) {
+          std::vector<std::string> path = a.column;
+          if (path.size() == 2 && planner::LowerName(path[0]) == planner::LowerName(talias)) path.erase(path.begin());
+          if (path.size() != 1) return Status::NotImplemented("MERGE UPDATE of nested fields", "NOT_IMPLEMENTED");
+          int i = FindField(schema, path[0]);
+          if (i < 0) {
+            return Status::InvalidArgument("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column with name `" + path[0] + "` cannot be resolved.",
+                                           "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+          }
+          if (!a.value) return Status::NotImplemented("SET col = DEFAULT", "NOT_IMPLEMENTED");
+          SILT_ASSIGN_OR_RETURN(exec::ExprPtr v, ctx.binder->BindExpression(*a.value, joined));
+          SILT_ASSIGN_OR_RETURN(b.values[i], target_value(i, v));
+        }
+        for (int i = 0; i < nt; ++i) {
+          if (!b.values[i]) b.values[i] = exec::MakeColumn(i, schema[i].type, schema[i].name);
+        }
+      }
+    }
+    std::string pred = b.condition_sql.empty() ? "" : b.condition_sql;
+    if (c.match == MergeClause::Match::kMatched) matched_preds.push_back(pred);
+    if (c.match == MergeClause::Match::kNotMatched) {
+      any_not_matched = true;
+      not_matched_preds.push_back(pred);
+    }
+    if (c.match == MergeClause::Match::kNotMatchedBySource) {
+      any_by_source = true;
+      by_source_preds.push_back(pred);
+    }
+    clauses.push_back(std::move(b));
+  }
+
+  // Target rows with their file and physical row index.
+  delta::TableScanOptions so;
+  so.with_row_index = true;
+  SILT_ASSIGN_OR_RETURN(std::unique_ptr<delta::TableScan> scan, delta::TableScan::Make(t.snapshot, so));
+  const auto& files = t.snapshot->files();
+  std::vector<DataChunk> target_rows;
+  for (size_t fi = 0; fi < files.size(); ++fi) {
+    SILT_RETURN_NOT_OK(scan->ScanFile(files[fi], [&](DataChunk& c) -> Status {
+      if (!c.size()) return Status::OK();
+      DataChunk r;
+      r.num_rows_without_columns = c.size();
+      for (int i = 0; i < nt; ++i) r.columns.push_back(std::move(c.columns[i]));
+      Vector file_col(DataType::Int64());
+      file_col.ResizeUninitialized(c.size());
+      for (size_t k = 0; k < c.size(); ++k) file_col.data<int64_t>()[k] = static_cast<int64_t>(fi);
+      r.columns.push_back(std::move(file_col));
+      r.columns.push_back(std::move(c.columns[nt]));  // the row index
+      target_rows.push_back(std::move(r));
+      return Status::OK();
+    }));
+  }
+  for (auto& c : source_rows) {
+    Vector marker(DataType::Boolean());
+    marker.ResizeUninitialized(c.size());
+    std::fill(marker.data<uint8_t>(), marker.data<uint8_t>() + c.size(), 1);
+    c.columns.push_back(std::move(marker));
+  }
+
+  // target ⋈ source on the ON condition; outer sides as the clauses need them.
+  auto values_node = [](std::vector<planner::OutputColumn> cols, std::vector<DataChunk> rows) {
+    auto n = std::make_shared<planner::LogicalNode>();
+    n->kind = planner::LogicalKind::kValues;
+    n->columns = std::move(cols);
+    n->rows = std::move(rows);
+    return n;
+  };
+  std::vector<planner::OutputColumn> tside(joined.begin(), joined.begin() + src_base);
+  std::vector<planner::OutputColumn> sside(joined.begin() + src_base, joined.end());
+  auto join = std::make_shared<planner::LogicalNode>();
+  join->kind = planner::LogicalKind::kJoin;
+  join->join = any_not_matched && any_by_source ? planner::JoinKind::kFull
+               : any_not_matched               ? planner::JoinKind::kRight
+               : any_by_source                 ? planner::JoinKind::kLeft
+                                               : planner::JoinKind::kInner;
+  join->children = {values_node(tside, std::move(target_rows)), values_node(sside, std::move(source_rows))};
+  join->columns = joined;
+  join->condition = on;  // the optimizer turns its equalities into hash keys
+  SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> pairs, ctx.run_plan(join));
+
+  // Decide each joined row's action.
+  exec::EvalContext eval = ctx.binder->context().eval;
+  std::map<size_t, std::map<int64_t, int>> touched;  // file → row → times matched with a modifying clause
+  std::map<size_t, delta::DeletionVector> deletions;
+  std::vector<DataChunk> new_rows;
+  int64_t updated = 0, deleted = 0, inserted = 0;
+  for (const DataChunk& j : pairs) {
+    size_t n = j.size();
+    const Vector& file_col = j.columns[nt];
+    const Vector& row_col = j.columns[nt + 1];
+    const Vector& marker = j.columns[src_marker];
+    std::vector<int> action(n, -1);
+    for (MergeClause::Match kind : {MergeClause::Match::kMatched, MergeClause::Match::kNotMatched, MergeClause::Match::kNotMatchedBySource}) {
+      std::vector<uint32_t> open;
+      for (size_t i = 0; i < n; ++i) {
+        bool has_t = file_col.IsValid(i), has_s = marker.IsValid(i);
+        bool mine = kind == MergeClause::Match::kMatched ? (has_t && has_s)
+                    : kind == MergeClause::Match::kNotMatched ? (!has_t && has_s) : (has_t && !has_s);
+        if (mine) open.push_back(static_cast<uint32_t>(i));
+      }
+      for (size_t ci = 0; ci < clauses.size() && !open.empty(); ++ci) {
+        const BoundClause& c = clauses[ci];
+        if (c.match != kind) continue;
+        std::vector<uint32_t> hit = open, rest;
+        if (c.condition) {
+          DataChunk sub;
+          sub.num_rows_without_columns = open.size();
+          for (const Vector& v : j.columns) {
+            Vector nv(v.type());
+            nv.AppendSelected(v, open.data(), open.size());
+            sub.columns.push_back(std::move(nv));
+          }
+          std::vector<uint32_t> sel;
+          SILT_RETURN_NOT_OK(exec::EvaluateFilter(*c.condition, sub, eval, &sel));
+          hit.clear();
+          size_t k = 0;
+          for (size_t idx = 0; idx < open.size(); ++idx) {
+            if (k < sel.size() && sel[k] == idx) {
+              hit.push_back(open[idx]);
+              ++k;
+            } else {
+              rest.push_back(open[idx]);
+            }
+          }
+        }
+        for (uint32_t r : hit) action[r] = static_cast<int>(ci);
+        open = std::move(rest);
+      }
+    }
+    // Rows per clause, evaluated in bulk.
+    std::map<int, std::vector<uint32_t>> by_clause;
+    for (size_t i = 0; i < n; ++i) {
+      if (action[i] >= 0) by_clause[action[i]].push_back(static_cast<uint32_t>(i));
+    }
+    for (auto& [ci, rows] : by_clause) {
+      const BoundClause& c = clauses[ci];
+      bool modifies_target = c.match != MergeClause::Match::kNotMatched;
+      if (modifies_target) {
+        for (uint32_t r : rows) {
+          size_t f = static_cast<size_t>(file_col.data<int64_t>()[r]);
+          int64_t row = row_col.data<int64_t>()[r];
+          if (++touched[f][row] > 1) {
+            return Status::InvalidArgument("[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE] Cannot perform Merge as "
+                                               "multiple source rows matched and attempted to modify the same target row in the "
+                                               "Delta table in possibly conflicting ways.",
+                                           "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE");
+          }
+          SILT_RETURN_NOT_OK(deletions[f].Add(static_cast<uint64_t>(row)));
+        }
+      }
+      if (c.action == MergeClause::Action::kDelete) {
+        deleted += static_cast<int64_t>(rows.size());
+        continue;
+      }
+      DataChunk sub;
+      sub.num_rows_without_columns = rows.size();
+      for (const Vector& v : j.columns) {
+        Vector nv(v.type());
+        nv.AppendSelected(v, rows.data(), rows.size());
+        sub.columns.push_back(std::move(nv));
+      }
+      DataChunk out;
+      out.num_rows_without_columns = rows.size();
+      for (const auto& v : c.values) {
+        Vector col(v->type);
+        SILT_RETURN_NOT_OK(exec::Evaluate(*v, sub, eval, &col));
+        out.columns.push_back(std::move(col));
+      }
+      new_rows.push_back(std::move(out));
+      if (c.match == MergeClause::Match::kNotMatched) inserted += static_cast<int64_t>(rows.size());
+      else updated += static_cast<int64_t>(rows.size());
+    }
+  }
+  // Target rows matched more than once must not be modified at all (checked above); rows
+  // matched several times by clauses that don't act are fine, as in Spark.
+
+  RowChanges changes;
+  changes.operation = "MERGE";
+  changes.metric_names = MetricNames::kMerge;
+  changes.parameters.Set("predicate", JsonText(QuoteList({on->ToString()})));
+  changes.parameters.Set("matchedPredicates", JsonText(QuoteList(matched_preds)));
+  changes.parameters.Set("notMatchedPredicates", JsonText(QuoteList(not_matched_preds)));
+  changes.parameters.Set("notMatchedBySourcePredicates", JsonText(QuoteList(by_source_preds)));
+  for (auto& [f, dv] : deletions) {
+    FileRowDeletion d;
+    d.file = files[f];
+    d.rows = std::move(dv);
+    changes.deletions.push_back(std::move(d));
+  }
+  for (const auto& f : files) changes.read_files.push_back(f.path);
+  changes.new_rows = std::move(new_rows);
+  changes.extra_metrics = {{"numSourceRows", num_source_rows},
+                           {"numTargetRowsInserted", inserted},
+                           {"numTargetRowsUpdated", updated},
+                           {"numTargetRowsDeleted", deleted},
+                           {"numOutputRows", inserted + updated}};
+  DmlOptions opts;
+  opts.clock = ctx.clock;
+  if (!changes.deletions.empty() || !changes.new_rows.empty()) {
+    SILT_ASSIGN_OR_RETURN(DmlResult r, ApplyRowChanges(t.store, t.snapshot, std::move(changes), opts));
+    (void)r;
+  }
+  return CountRows({{"num_affected_rows", inserted + updated + deleted},
+                    {"num_updated_rows", updated},
+                    {"num_deleted_rows", deleted},
+                    {"num_inserted_rows", inserted}});
+}
+
+}  // namespace silt::commands

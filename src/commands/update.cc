@@ -1,0 +1,86 @@
+// UPDATE t [[AS] a] SET col = expr, … [WHERE pred]: matched rows are deleted (deletion vector or
+// copy-on-write) and their new versions written in the same commit.
+#include "commands/command.h"
+#include "commands/dml.h"
+#include "exec/functions.h"
+
+namespace silt::commands {
+
+Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  const Schema& schema = t.snapshot->schema();
+  std::string alias = !stmt.alias.empty() ? stmt.alias : (stmt.table.is_path() ? "" : stmt.table.parts.back());
+  std::vector<planner::OutputColumn> cols;
+  for (const Field& f : schema) cols.push_back({f.name, f.type, f.nullable, alias});
+
+  // New value per column: the assignment (cast to the column's type) or the column itself.
+  std::vector<exec::ExprPtr> values(schema.size());
+  exec::BindContext store_assign = ctx.binder->context().bind;
+  store_assign.ansi = true;  // spark.sql.storeAssignmentPolicy=ANSI
+  for (const auto& a : stmt.set) {
+    std::vector<std::string> path = a.column;
+    if (path.size() == 2 && planner::LowerName(path[0]) == planner::LowerName(alias)) path.erase(path.begin());
+    if (path.size() != 1) {
+      return Status::NotImplemented("UPDATE of nested fields is not implemented yet", "NOT_IMPLEMENTED");
+    }
+    int fi = FindField(schema, path[0]);
+    if (fi < 0) {
+      return Status::InvalidArgument("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function parameter with name `" +
+                                         path[0] + "` cannot be resolved.",
+                                     "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+    }
+    if (values[fi]) {
+      return Status::InvalidArgument("[DELTA_MULTIPLE_ASSIGNMENTS] There is a conflict from these SET columns: [`" + path[0] + "`].",
+                                     "DELTA_CONFLICT_SET_COLUMN");
+    }
+    if (!a.value) return Status::NotImplemented("SET col = DEFAULT is not implemented yet", "NOT_IMPLEMENTED");
+    SILT_ASSIGN_OR_RETURN(exec::ExprPtr v, ctx.binder->BindExpression(*a.value, cols));
+    if (!v->type->Equals(*schema[fi].type)) {
+      SILT_ASSIGN_OR_RETURN(v, exec::BindCast(v, schema[fi].type, false, store_assign));
+    }
+    values[fi] = v;
+  }
+  for (size_t i = 0; i < schema.size(); ++i) {
+    if (!values[i]) values[i] = exec::MakeColumn(static_cast<int>(i), schema[i].type, schema[i].name, schema[i].nullable);
+  }
+
+  SILT_ASSIGN_OR_RETURN(TablePredicate pred, BindTablePredicate(stmt.where.get(), *t.snapshot, alias, ctx));
+  UpdateSpec spec;
+  spec.predicate_sql = pred.sql;
+  spec.columns = pred.columns;
+  spec.options.clock = ctx.clock;
+  exec::EvalContext eval = ctx.binder->context().eval;
+  eval.ansi = true;
+  if (pred.expr) {
+    SILT_ASSIGN_OR_RETURN(auto candidates, CandidateFiles(pred, t.snapshot, ctx));
+    const delta::Snapshot* snap = t.snapshot.get();
+    spec.file_filter = [pred, candidates, snap, eval](const delta::AddFile& f) -> Result<FileVerdict> {
+      if (!candidates.count(&f)) return FileVerdict::kSkip;
+      if (pred.partition_only) {
+        SILT_ASSIGN_OR_RETURN(bool all, PartitionMatches(pred, *snap, f, eval));
+        return all ? FileVerdict::kAll : FileVerdict::kSkip;
+      }
+      return FileVerdict::kMaybe;
+    };
+    exec::ExprPtr e = pred.expr;
+    spec.matcher = [e, eval](const DataChunk& rows) -> Result<std::vector<uint32_t>> {
+      std::vector<uint32_t> sel;
+      SILT_RETURN_NOT_OK(exec::EvaluateFilter(*e, rows, eval, &sel));
+      return sel;
+    };
+  }
+  spec.updater = [values, eval](const DataChunk& rows) -> Result<DataChunk> {
+    DataChunk out;
+    out.num_rows_without_columns = rows.size();
+    for (const auto& v : values) {
+      Vector col(v->type);
+      SILT_RETURN_NOT_OK(exec::Evaluate(*v, rows, eval, &col));
+      out.columns.push_back(std::move(col));
+    }
+    return out;
+  };
+  SILT_ASSIGN_OR_RETURN(DmlResult r, UpdateRows(t.store, t.snapshot, std::move(spec)));
+  return CountRows({{"num_affected_rows", r.num_affected_rows}});
+}
+
+}  // namespace silt::commands
