@@ -1631,9 +1631,10 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
 
   // date_add / date_sub / dateadd
   for (int sub = 0; sub < 2; ++sub) {
-    std::initializer_list<const char*> names = sub ? std::initializer_list<const char*>{"date_sub"}
-                                                   : std::initializer_list<const char*>{"date_add", "dateadd"};
-    Reg(r, names, [sub](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    auto names = sub ? std::vector<const char*>{"date_sub"}
+                     : std::vector<const char*>{"date_add", "dateadd"};
+    for (const char* name : names) {
+    Reg(r, {name}, [sub](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
       SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
       SILT_RETURN_NOT_OK(DateArg(n, a, 0, c));
       SILT_RETURN_NOT_OK(IntArg(n, a, 1, c));
@@ -1647,6 +1648,7 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                         return Status::OK();
                       });
     });
+    }
   }
   Reg(r, {"add_months"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));

@@ -407,7 +407,15 @@ double Log1p(double x) { return std::log1p(x); }
 double Exp(double x) { return std::exp(x); }
 double Expm1(double x) { return std::expm1(x); }
 double Sqrt(double x) { return std::sqrt(x); }
-double Cbrt(double x) { return std::cbrt(x); }
+// glibc's cbrt is not correctly rounded (cbrt(27) = 3.0000000000000004); one Newton step in
+// long double fixes the last ulp, as Java's StrictMath.cbrt gives exact cubes.
+double Cbrt(double x) {
+  double r = std::cbrt(x);
+  if (!std::isfinite(r) || r == 0) return r;
+  long double lr = r;
+  lr -= (lr * lr * lr - x) / (3 * lr * lr);
+  return static_cast<double>(lr);
+}
 double Rint(double x) { return std::nearbyint(x); }
 double Asinh(double x) {
   return std::isinf(x) ? x : std::log(x + std::sqrt(x * x + 1.0));  // Spark's formula
@@ -660,7 +668,7 @@ Result<std::optional<std::string>> Conv(std::string_view num, int from, int to, 
   }
   int64_t sv = static_cast<int64_t>(v);
   if (negative && to > 0) sv = sv < 0 ? -1 : -sv;
-  bool out_negative = false;
+  bool out_negative = negative && to < 0;
   if (to < 0 && sv < 0) {
     sv = -sv;
     out_negative = true;

@@ -145,12 +145,16 @@ inline Result<std::vector<Value>> EvalRows(const std::string& name,
 
 // Evaluates name(literals...) twice — with literal arguments and with every argument as a
 // one-row column — and fails unless both agree; returns the value.
+// Arguments at index >= literal_from stay literals in the column run too (arguments Spark
+// requires to be constant: LIKE's escape, regexp_replace's position, to_binary's format).
 inline Result<Value> Eval(const std::string& name, const std::vector<Value>& literals,
-                          const EvalContext& ctx = {}, const BindContext& bctx = {}) {
+                          const EvalContext& ctx = {}, const BindContext& bctx = {},
+                          size_t literal_from = SIZE_MAX) {
   std::vector<TestArg> lits, cols;
-  for (const Value& v : literals) {
+  for (size_t i = 0; i < literals.size(); ++i) {
+    const Value& v = literals[i];
     lits.push_back(Lit(v));
-    cols.push_back(Col(v.type(), {v}));
+    cols.push_back(i >= literal_from ? Lit(v) : Col(v.type(), {v}));
   }
   SILT_ASSIGN_OR_RETURN(auto a, EvalRows(name, lits, ctx, bctx));
   SILT_ASSIGN_OR_RETURN(auto b, EvalRows(name, cols, ctx, bctx));
