@@ -1,8 +1,2131 @@
+// Spark's date/time functions (datetimeExpressions.scala, DateTimeUtils.scala) and the calendar,
+// time zone and pattern machinery of datetime_calendar.h.
+//
+// Time zones: the session zone comes from EvalContext::time_zone at evaluation (BindContext's
+// at bind time only to validate literal zone arguments). TIMESTAMP values are UTC instants shown
+// in the session zone; TIMESTAMP_NTZ values are wall-clock values used as they are.
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
 #include "exec/function_registry.h"
+#include "exec/functions/datetime_calendar.h"
+#include "exec/functions/function_util.h"
 
 namespace silt::exec {
 
-// Placeholder until this family lands: registers nothing.
-void RegisterDateTimeFunctions(FunctionRegistry& /*r*/) {}
+namespace cal {
+
+// ---------------------------------------------------------------------------------------------
+// TimeZone
+
+namespace {
+
+bool ParseHms(std::string_view s, size_t* i, int32_t* secs, bool allow_compact) {
+  auto digits = [&](int max, int* v) {
+    int n = 0;
+    *v = 0;
+    while (*i < s.size() && n < max && std::isdigit(static_cast<unsigned char>(s[*i]))) {
+      *v = *v * 10 + (s[*i] - '0');
+      ++*i;
+      ++n;
+    }
+    return n;
+  };
+  int h = 0, m = 0, sec = 0;
+  int nh = digits(2, &h);
+  if (nh == 0) return false;
+  if (*i < s.size() && s[*i] == ':') {
+    ++*i;
+    if (digits(2, &m) != 2) return false;
+    if (*i < s.size() && s[*i] == ':') {
+      ++*i;
+      if (digits(2, &sec) != 2) return false;
+    }
+  } else if (allow_compact && nh == 2 && *i < s.size()) {
+    // +hhmm / +hhmmss
+    if (digits(2, &m) == 2) {
+      if (*i < s.size()) {
+        if (digits(2, &sec) != 2) return false;
+      }
+    }
+  }
+  if (m > 59 || sec > 59) return false;
+  *secs = h * 3600 + m * 60 + sec;
+  return true;
+}
+
+// POSIX TZ strings from TZif footers: "CET-1CEST,M3.5.0,M10.5.0/3".
+bool ParsePosixName(std::string_view s, size_t* i, std::string* name) {
+  if (*i < s.size() && s[*i] == '<') {
+    size_t close = s.find('>', *i);
+    if (close == std::string_view::npos) return false;
+    *name = std::string(s.substr(*i + 1, close - *i - 1));
+    *i = close + 1;
+    return true;
+  }
+  size_t b = *i;
+  while (*i < s.size() && std::isalpha(static_cast<unsigned char>(s[*i]))) ++*i;
+  *name = std::string(s.substr(b, *i - b));
+  return *i - b >= 3;
+}
+
+bool ParsePosixOffset(std::string_view s, size_t* i, int32_t* secs) {
+  int sign = 1;
+  if (*i < s.size() && (s[*i] == '+' || s[*i] == '-')) {
+    sign = s[*i] == '-' ? -1 : 1;
+    ++*i;
+  }
+  int32_t v;
+  // Hours may have up to 3 digits in rule times (v3: -167..167).
+  size_t b = *i;
+  int h = 0;
+  while (*i < s.size() && std::isdigit(static_cast<unsigned char>(s[*i])) && *i - b < 3) {
+    h = h * 10 + (s[*i] - '0');
+    ++*i;
+  }
+  if (*i == b) return false;
+  v = h * 3600;
+  if (*i < s.size() && s[*i] == ':') {
+    ++*i;
+    int32_t rest;
+    std::string_view tail = s;
+    size_t j = *i;
+    int m = 0, n = 0;
+    while (j < tail.size() && std::isdigit(static_cast<unsigned char>(tail[j])) && n < 2) {
+      m = m * 10 + (tail[j++] - '0');
+      ++n;
+    }
+    rest = m * 60;
+    if (j < tail.size() && tail[j] == ':') {
+      ++j;
+      int sec = 0;
+      n = 0;
+      while (j < tail.size() && std::isdigit(static_cast<unsigned char>(tail[j])) && n < 2) {
+        sec = sec * 10 + (tail[j++] - '0');
+        ++n;
+      }
+      rest += sec;
+    }
+    *i = j;
+    v += rest;
+  }
+  *secs = sign * v;
+  return true;
+}
+
+bool ParsePosixDate(std::string_view s, size_t* i, TimeZone::RuleDate* d) {
+  auto num = [&](int* v) {
+    size_t b = *i;
+    *v = 0;
+    while (*i < s.size() && std::isdigit(static_cast<unsigned char>(s[*i]))) {
+      *v = *v * 10 + (s[*i] - '0');
+      ++*i;
+    }
+    return *i > b;
+  };
+  if (*i >= s.size()) return false;
+  if (s[*i] == 'M') {
+    ++*i;
+    d->kind = 'M';
+    if (!num(&d->a) || *i >= s.size() || s[*i] != '.') return false;
+    ++*i;
+    if (!num(&d->b) || *i >= s.size() || s[*i] != '.') return false;
+    ++*i;
+    if (!num(&d->c)) return false;
+  } else if (s[*i] == 'J') {
+    ++*i;
+    d->kind = 'J';
+    if (!num(&d->a)) return false;
+  } else {
+    d->kind = 'N';
+    if (!num(&d->a)) return false;
+  }
+  d->time = 7200;
+  if (*i < s.size() && s[*i] == '/') {
+    ++*i;
+    if (!ParsePosixOffset(s, i, &d->time)) return false;
+  }
+  return true;
+}
+
+std::optional<TimeZone::Rule> ParsePosixRule(std::string_view s) {
+  TimeZone::Rule r;
+  size_t i = 0;
+  int32_t off;
+  if (!ParsePosixName(s, &i, &r.std_type.abbr) || !ParsePosixOffset(s, &i, &off)) {
+    return std::nullopt;
+  }
+  r.std_type.offset = -off;
+  r.std_type.dst = false;
+  if (i >= s.size()) return r;
+  if (!ParsePosixName(s, &i, &r.dst_type.abbr)) return std::nullopt;
+  r.dst_type.dst = true;
+  r.dst_type.offset = r.std_type.offset + 3600;
+  if (i < s.size() && s[i] != ',') {
+    if (!ParsePosixOffset(s, &i, &off)) return std::nullopt;
+    r.dst_type.offset = -off;
+  }
+  if (i >= s.size() || s[i] != ',') return std::nullopt;
+  ++i;
+  if (!ParsePosixDate(s, &i, &r.start) || i >= s.size() || s[i] != ',') return std::nullopt;
+  ++i;
+  if (!ParsePosixDate(s, &i, &r.end)) return std::nullopt;
+  r.has_dst = true;
+  return r;
+}
+
+// Local seconds (of the rule's year) at which a rule date/time occurs.
+int64_t RuleLocalSeconds(const TimeZone::RuleDate& d, int64_t year) {
+  int64_t days;
+  if (d.kind == 'J') {
+    days = DaysFromCivil(year, 1, 1) + d.a - 1 + (IsLeapYear(year) && d.a >= 60 ? 1 : 0);
+  } else if (d.kind == 'N') {
+    days = DaysFromCivil(year, 1, 1) + d.a;
+  } else {
+    int64_t first = DaysFromCivil(year, d.a, 1);
+    int dow = IsoDayOfWeek(first) % 7;  // 0 = Sunday
+    int day = 1 + (d.c - dow + 7) % 7 + (d.b - 1) * 7;
+    while (day > DaysInMonth(year, d.a)) day -= 7;
+    days = first + day - 1;
+  }
+  return days * kSecondsPerDay + d.time;
+}
+
+struct ByteReader {
+  const std::string& data;
+  size_t pos = 0;
+  bool Has(size_t n) const { return pos + n <= data.size(); }
+  int64_t Be(int bytes) {
+    uint64_t v = 0;
+    for (int k = 0; k < bytes; ++k) v = (v << 8) | static_cast<uint8_t>(data[pos++]);
+    if (bytes == 4) return static_cast<int32_t>(static_cast<uint32_t>(v));
+    return static_cast<int64_t>(v);
+  }
+};
+
+Result<TimeZonePtr> LoadTzif(const std::string& id) {
+  for (char c : id) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-' ||
+          c == '+')) {
+      return Status::InvalidArgument("", "");
+    }
+  }
+  if (id.empty() || id.find("..") != std::string::npos || id[0] == '/') {
+    return Status::InvalidArgument("", "");
+  }
+  std::ifstream f("/usr/share/zoneinfo/" + id, std::ios::binary);
+  if (!f) return Status::InvalidArgument("", "");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string data = ss.str();
+  ByteReader r{data};
+  auto bad = [] { return Status::InvalidArgument("", ""); };
+  auto header = [&](int64_t counts[6]) {
+    if (!r.Has(44) || data.compare(r.pos, 4, "TZif") != 0) return '\0';
+    char version = data[r.pos + 4];
+    r.pos += 20;
+    for (int k = 0; k < 6; ++k) counts[k] = r.Be(4);
+    return version == 0 ? '1' : version;
+  };
+  int64_t c[6];  // isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt
+  char version = header(c);
+  if (!version) return bad();
+  int tsize = 4;
+  if (version >= '2') {
+    size_t skip = static_cast<size_t>(c[3] * 5 + c[4] * 6 + c[5] + c[2] * 8 + c[1] + c[0]);
+    if (!r.Has(skip)) return bad();
+    r.pos += skip;
+    if (!header(c)) return bad();
+    tsize = 8;
+  }
+  size_t need = static_cast<size_t>(c[3] * (tsize + 1) + c[4] * 6 + c[5] +
+                                    c[2] * (tsize + 4) + c[1] + c[0]);
+  if (!r.Has(need)) return bad();
+  std::vector<int64_t> transitions(static_cast<size_t>(c[3]));
+  for (auto& t : transitions) t = r.Be(tsize);
+  std::vector<uint8_t> idx(static_cast<size_t>(c[3]));
+  for (auto& x : idx) x = static_cast<uint8_t>(r.Be(1));
+  std::vector<TimeZone::Type> types(static_cast<size_t>(c[4]));
+  std::vector<uint8_t> abbr_index(types.size());
+  for (size_t k = 0; k < types.size(); ++k) {
+    types[k].offset = static_cast<int32_t>(r.Be(4));
+    types[k].dst = r.Be(1) != 0;
+    abbr_index[k] = static_cast<uint8_t>(r.Be(1));
+  }
+  std::string chars = data.substr(r.pos, static_cast<size_t>(c[5]));
+  r.pos += static_cast<size_t>(c[5]);
+  for (size_t k = 0; k < types.size(); ++k) {
+    if (abbr_index[k] < chars.size()) types[k].abbr = std::string(chars.c_str() + abbr_index[k]);
+  }
+  for (uint8_t x : idx) {
+    if (x >= types.size()) return bad();
+  }
+  if (types.empty()) return bad();
+  r.pos += static_cast<size_t>(c[2] * (tsize + 4) + c[1] + c[0]);
+  std::optional<TimeZone::Rule> rule;
+  if (version >= '2' && r.pos < data.size() && data[r.pos] == '\n') {
+    size_t end = data.find('\n', r.pos + 1);
+    if (end != std::string::npos) {
+      std::string footer = data.substr(r.pos + 1, end - r.pos - 1);
+      if (!footer.empty()) rule = ParsePosixRule(footer);
+    }
+  }
+  return std::make_shared<const TimeZone>(id, std::move(transitions), std::move(idx),
+                                          std::move(types), std::move(rule));
+}
+
+// java.time.ZoneId.SHORT_IDS, which Spark's getZoneId passes.
+const char* ShortId(std::string_view id) {
+  static const std::pair<const char*, const char*> kIds[] = {
+      {"ACT", "Australia/Darwin"},   {"AET", "Australia/Sydney"},
+      {"AGT", "America/Argentina/Buenos_Aires"}, {"ART", "Africa/Cairo"},
+      {"AST", "America/Anchorage"},  {"BET", "America/Sao_Paulo"},
+      {"BST", "Asia/Dhaka"},         {"CAT", "Africa/Harare"},
+      {"CNT", "America/St_Johns"},   {"CST", "America/Chicago"},
+      {"CTT", "Asia/Shanghai"},      {"EAT", "Africa/Addis_Ababa"},
+      {"ECT", "Europe/Paris"},       {"IET", "America/Indiana/Indianapolis"},
+      {"IST", "Asia/Kolkata"},       {"JST", "Asia/Tokyo"},
+      {"MIT", "Pacific/Apia"},       {"NET", "Asia/Yerevan"},
+      {"NST", "Pacific/Auckland"},   {"PLT", "Asia/Karachi"},
+      {"PNT", "America/Phoenix"},    {"PRT", "America/Puerto_Rico"},
+      {"PST", "America/Los_Angeles"}, {"SST", "Pacific/Guadalcanal"},
+      {"VST", "Asia/Ho_Chi_Minh"},   {"EST", "-05:00"},
+      {"MST", "-07:00"},             {"HST", "-10:00"}};
+  for (const auto& [k, v] : kIds) {
+    if (id == k) return v;
+  }
+  return nullptr;
+}
+
+std::string OffsetId(int32_t secs) {
+  if (secs == 0) return "Z";
+  char buf[16];
+  int a = secs < 0 ? -secs : secs;
+  if (a % 60) {
+    snprintf(buf, sizeof buf, "%c%02d:%02d:%02d", secs < 0 ? '-' : '+', a / 3600, a / 60 % 60,
+             a % 60);
+  } else {
+    snprintf(buf, sizeof buf, "%c%02d:%02d", secs < 0 ? '-' : '+', a / 3600, a / 60 % 60);
+  }
+  return buf;
+}
+
+Result<TimeZonePtr> FindUncached(std::string_view name) {
+  auto invalid = [&] {
+    return Status::InvalidArgument(
+        "The timezone: " + std::string(name) +
+            " is invalid. The timezone must be either a region-based zone ID or a zone offset. "
+            "Region IDs must have the form 'area/city', such as 'America/Los_Angeles'. Zone "
+            "offsets must be in the format '(+|-)HH', '(+|-)HH:mm' or '(+|-)HH:mm:ss', e.g '-08', "
+            "'+01:00' or '-13:33:33'., and must be in the range from -18:00 to +18:00. 'Z' and "
+            "'UTC' are accepted as synonyms for '+00:00'.",
+        "INVALID_TIMEZONE");
+  };
+  std::string_view n = name;
+  if (n == "Z" || n == "UTC" || n == "GMT" || n == "UT") {
+    return std::make_shared<const TimeZone>(std::string(n == "Z" ? "Z" : n), 0);
+  }
+  if (const char* s = ShortId(n)) return FindUncached(s);
+  for (std::string_view prefix : {"UTC", "GMT", "UT"}) {
+    if (n.size() > prefix.size() && n.substr(0, prefix.size()) == prefix &&
+        (n[prefix.size()] == '+' || n[prefix.size()] == '-')) {
+      auto off = ParseOffset(n.substr(prefix.size()));
+      if (!off) return invalid();
+      return std::make_shared<const TimeZone>(std::string(n), *off);
+    }
+  }
+  if (!n.empty() && (n[0] == '+' || n[0] == '-')) {
+    auto off = ParseOffset(n);
+    if (!off) return invalid();
+    return std::make_shared<const TimeZone>(OffsetId(*off), *off);
+  }
+  auto tz = LoadTzif(std::string(n));
+  if (!tz.ok()) return invalid();
+  return tz;
+}
+
+}  // namespace
+
+std::optional<int32_t> ParseOffset(std::string_view s) {
+  if (s.empty() || (s[0] != '+' && s[0] != '-')) return std::nullopt;
+  int sign = s[0] == '-' ? -1 : 1;
+  size_t i = 1;
+  int32_t secs;
+  if (!ParseHms(s, &i, &secs, true) || i != s.size()) return std::nullopt;
+  if (secs > 18 * 3600) return std::nullopt;
+  return sign * secs;
+}
+
+TimeZone::TimeZone(std::string id, std::vector<int64_t> transitions,
+                   std::vector<uint8_t> type_index, std::vector<Type> types,
+                   std::optional<Rule> rule)
+    : id_(std::move(id)),
+      transitions_(std::move(transitions)),
+      type_index_(std::move(type_index)),
+      types_(std::move(types)) {
+  if (rule) {
+    has_rule_ = true;
+    rule_ = std::move(*rule);
+  }
+  if (transitions_.empty() && !has_rule_) fixed_offset_ = types_[0].offset;
+}
+
+std::shared_ptr<const TimeZone> TimeZone::Utc() {
+  static const TimeZonePtr utc = std::make_shared<const TimeZone>("UTC", 0);
+  return utc;
+}
+
+Result<TimeZonePtr> TimeZone::Find(std::string_view name) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, TimeZonePtr> cache;
+  std::string key(name);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  SILT_ASSIGN_OR_RETURN(TimeZonePtr tz, FindUncached(name));
+  std::lock_guard<std::mutex> lock(mu);
+  cache.emplace(key, tz);
+  return tz;
+}
+
+const TimeZone::Type& TimeZone::RuleTypeAt(int64_t t) const {
+  if (!rule_.has_dst) return rule_.std_type;
+  int64_t year = CivilFromDays(FloorDiv(t + rule_.std_type.offset, kSecondsPerDay)).year;
+  int64_t start = RuleLocalSeconds(rule_.start, year) - rule_.std_type.offset;
+  int64_t end = RuleLocalSeconds(rule_.end, year) - rule_.dst_type.offset;
+  bool dst = start < end ? (t >= start && t < end) : !(t >= end && t < start);
+  return dst ? rule_.dst_type : rule_.std_type;
+}
+
+const TimeZone::Type& TimeZone::TypeAt(int64_t t) const {
+  if (transitions_.empty()) return has_rule_ ? RuleTypeAt(t) : types_[0];
+  auto it = std::upper_bound(transitions_.begin(), transitions_.end(), t);
+  if (it == transitions_.begin()) return types_[0];
+  if (it == transitions_.end() && has_rule_) return RuleTypeAt(t);
+  return types_[type_index_[static_cast<size_t>(it - transitions_.begin() - 1)]];
+}
+
+int32_t TimeZone::OffsetAt(int64_t utc_seconds) const {
+  if (fixed()) return fixed_offset_;
+  return TypeAt(utc_seconds).offset;
+}
+
+int64_t TimeZone::LocalToUtc(int64_t local) const {
+  if (fixed()) return local - fixed_offset_;
+  // At most one transition near a local time in practice: compare the offsets a day around it.
+  int32_t before = OffsetAt(local - kSecondsPerDay);
+  int32_t after = OffsetAt(local + kSecondsPerDay);
+  if (before == after) {
+    int32_t o = OffsetAt(local - before);
+    return local - o;
+  }
+  bool before_ok = OffsetAt(local - before) == before;
+  bool after_ok = OffsetAt(local - after) == after;
+  if (before_ok) return local - before;  // unique, or the earlier offset of an overlap
+  if (after_ok) return local - after;
+  return local - before;  // gap: shift forward by its length
+}
+
+std::string TimeZone::Abbreviation(int64_t utc_seconds) const {
+  if (fixed()) {
+    if (!types_.empty() && !types_[0].abbr.empty()) return types_[0].abbr;
+    if (fixed_offset_ == 0) return id_ == "Z" ? "Z" : id_;
+    return OffsetId(fixed_offset_);
+  }
+  return TypeAt(utc_seconds).abbr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// String → date / timestamp (Spark's stringToDate / stringToTimestamp)
+
+namespace {
+
+std::string_view TrimAll(std::string_view s) {
+  auto ws = [](unsigned char c) { return c <= ' '; };
+  while (!s.empty() && ws(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && ws(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+struct ParsedStamp {
+  int64_t year;
+  int month = 1, day = 1, hour = 0, minute = 0, second = 0;
+  int64_t micros = 0;
+  bool has_zone = false;
+  TimeZonePtr zone;
+};
+
+// Parses the date part "[+-]yyyy[-m[m][-d[d]]]"; *i ends after it.
+bool ParseDatePart(std::string_view s, size_t* i, ParsedStamp* p, bool* stopped_at_sep) {
+  int sign = 1;
+  if (*i < s.size() && (s[*i] == '-' || s[*i] == '+')) {
+    sign = s[*i] == '-' ? -1 : 1;
+    ++*i;
+  }
+  int64_t seg[3] = {0, 1, 1};
+  int seg_i = 0, digits = 0;
+  int64_t value = 0;
+  *stopped_at_sep = false;
+  auto valid = [&](int segment, int n) {
+    return segment == 0 ? (n >= 4 && n <= 7) : (n >= 1 && n <= 2);
+  };
+  while (*i < s.size()) {
+    char c = s[*i];
+    if (seg_i == 2 && (c == ' ' || c == 'T')) {
+      *stopped_at_sep = true;
+      break;
+    }
+    if (seg_i < 2 && c == '-') {
+      if (!valid(seg_i, digits)) return false;
+      seg[seg_i++] = value;
+      value = 0;
+      digits = 0;
+    } else if (c >= '0' && c <= '9') {
+      value = value * 10 + (c - '0');
+      ++digits;
+    } else if ((c == ' ' || c == 'T') && seg_i < 2) {
+      return false;
+    } else {
+      return false;
+    }
+    ++*i;
+  }
+  if (!valid(seg_i, digits)) return false;
+  seg[seg_i] = value;
+  if (seg_i < 2 && *i < s.size()) return false;
+  if (seg[1] < 1 || seg[1] > 12) return false;
+  p->year = sign * seg[0];
+  p->month = static_cast<int>(seg[1]);
+  if (seg[2] < 1 || seg[2] > DaysInMonth(p->year, p->month)) return false;
+  p->day = static_cast<int>(seg[2]);
+  return true;
+}
+
+bool ParseTimeAndZone(std::string_view s, size_t* i, ParsedStamp* p) {
+  auto num = [&](int max_digits, int* v) {
+    int n = 0;
+    *v = 0;
+    while (*i < s.size() && n < max_digits && s[*i] >= '0' && s[*i] <= '9') {
+      *v = *v * 10 + (s[*i] - '0');
+      ++*i;
+      ++n;
+    }
+    return n;
+  };
+  if (*i >= s.size()) return true;
+  if (num(2, &p->hour) == 0) return false;
+  if (*i < s.size() && s[*i] == ':') {
+    ++*i;
+    if (num(2, &p->minute) == 0) return false;
+    if (*i < s.size() && s[*i] == ':') {
+      ++*i;
+      if (num(2, &p->second) == 0) return false;
+      if (*i < s.size() && s[*i] == '.') {
+        ++*i;
+        int64_t frac = 0;
+        int n = 0;
+        while (*i < s.size() && s[*i] >= '0' && s[*i] <= '9') {
+          if (n < 6) frac = frac * 10 + (s[*i] - '0');
+          ++n;
+          ++*i;
+        }
+        if (n == 0 || n > 9) return false;
+        for (int k = std::min(n, 6); k < 6; ++k) frac *= 10;
+        p->micros = frac;
+      }
+    }
+  }
+  if (p->hour > 23 || p->minute > 59 || p->second > 59) return false;
+  while (*i < s.size() && s[*i] == ' ') ++*i;
+  if (*i >= s.size()) return true;
+  std::string_view zone = s.substr(*i);
+  *i = s.size();
+  auto tz = TimeZone::Find(zone);
+  if (!tz.ok()) return false;
+  p->has_zone = true;
+  p->zone = *tz;
+  return true;
+}
+
+std::optional<ParsedStamp> ParseStamp(std::string_view text) {
+  std::string_view s = TrimAll(text);
+  if (s.empty()) return std::nullopt;
+  ParsedStamp p;
+  size_t i = 0;
+  bool sep = false;
+  if (!ParseDatePart(s, &i, &p, &sep)) return std::nullopt;
+  if (sep) {
+    ++i;  // ' ' or 'T'
+    if (!ParseTimeAndZone(s, &i, &p) || i != s.size()) return std::nullopt;
+  }
+  return p;
+}
+
+int64_t StampLocalMicros(const ParsedStamp& p) {
+  int64_t days = DaysFromCivil(p.year, p.month, p.day);
+  return ((days * 24 + p.hour) * 60 + p.minute) * 60 * kMicrosPerSecond +
+         p.second * kMicrosPerSecond + p.micros;
+}
+
+}  // namespace
+
+std::optional<int32_t> ParseDate(std::string_view text) {
+  std::string_view s = TrimAll(text);
+  if (s.empty()) return std::nullopt;
+  ParsedStamp p;
+  size_t i = 0;
+  bool sep = false;
+  if (!ParseDatePart(s, &i, &p, &sep)) return std::nullopt;
+  return static_cast<int32_t>(DaysFromCivil(p.year, p.month, p.day));
+}
+
+std::optional<int64_t> ParseTimestamp(std::string_view s, const TimeZone& zone) {
+  auto p = ParseStamp(s);
+  if (!p) return std::nullopt;
+  int64_t local = StampLocalMicros(*p);
+  return p->has_zone ? p->zone->LocalMicrosToUtc(local) : zone.LocalMicrosToUtc(local);
+}
+
+std::optional<int64_t> ParseTimestampNtz(std::string_view s) {
+  auto p = ParseStamp(s);
+  if (!p) return std::nullopt;
+  return StampLocalMicros(*p);
+}
+
+std::string FormatLocalTimestamp(int64_t local) {
+  int64_t days = FloorDiv(local, kMicrosPerDay);
+  int64_t rem = local - days * kMicrosPerDay;
+  CivilDate c = CivilFromDays(days);
+  int64_t secs = rem / kMicrosPerSecond, frac = rem % kMicrosPerSecond;
+  char buf[64];
+  snprintf(buf, sizeof buf, "%04lld-%02d-%02d %02lld:%02lld:%02lld",
+           static_cast<long long>(c.year), c.month, c.day, static_cast<long long>(secs / 3600),
+           static_cast<long long>(secs / 60 % 60), static_cast<long long>(secs % 60));
+  std::string out = buf;
+  if (frac) {
+    char f[8];
+    snprintf(f, sizeof f, "%06lld", static_cast<long long>(frac));
+    std::string fs = f;
+    while (fs.back() == '0') fs.pop_back();
+    out += "." + fs;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// DateTimePattern
+
+namespace {
+
+const char* kMonthShort[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                             "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+const char* kMonthLong[] = {"January", "February", "March",     "April",   "May",      "June",
+                            "July",    "August",   "September", "October", "November", "December"};
+const char* kDayShort[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+const char* kDayLong[] = {"Monday", "Tuesday", "Wednesday", "Thursday",
+                          "Friday", "Saturday", "Sunday"};
+
+Status PatternError(std::string_view pattern, const std::string& why, const char* cls) {
+  return Status::InvalidArgument(
+      "Fail to recognize '" + std::string(pattern) + "' pattern in the DateTimeFormatter: " + why,
+      cls);
+}
+
+bool IsNumericLetter(char c) {
+  return std::strchr("yudDHhKkmsSMLQq", c) != nullptr;
+}
+
+void AppendPadded(std::string* out, int64_t v, int width) {
+  std::string d = std::to_string(v < 0 ? -v : v);
+  if (v < 0) out->push_back('-');
+  if (static_cast<int>(d.size()) < width) out->append(static_cast<size_t>(width) - d.size(), '0');
+  *out += d;
+}
+
+void AppendOffset(std::string* out, int32_t off, bool colon, bool with_seconds_if_any,
+                  bool minutes_optional) {
+  int a = off < 0 ? -off : off;
+  char buf[16];
+  int h = a / 3600, m = a / 60 % 60, s = a % 60;
+  out->push_back(off < 0 ? '-' : '+');
+  snprintf(buf, sizeof buf, "%02d", h);
+  *out += buf;
+  if (minutes_optional && m == 0 && s == 0) return;
+  if (colon) out->push_back(':');
+  snprintf(buf, sizeof buf, "%02d", m);
+  *out += buf;
+  if (with_seconds_if_any && s) {
+    if (colon) out->push_back(':');
+    snprintf(buf, sizeof buf, "%02d", s);
+    *out += buf;
+  }
+}
+
+bool MatchText(std::string_view s, size_t* i, std::string_view word) {
+  if (s.size() - *i < word.size()) return false;
+  for (size_t k = 0; k < word.size(); ++k) {
+    if (std::tolower(static_cast<unsigned char>(s[*i + k])) !=
+        std::tolower(static_cast<unsigned char>(word[k]))) {
+      return false;
+    }
+  }
+  *i += word.size();
+  return true;
+}
+
+// Parsed fields; -1 = absent.
+struct Fields {
+  int64_t year = INT64_MIN;
+  int month = -1, day = -1, doy = -1;
+  int hour24 = -1, hour12 = -1, ampm = -1, clock24 = -1;
+  int minute = -1, second = -1;
+  int64_t nanos = -1;
+  bool era_bc = false;
+  bool has_offset = false;
+  int32_t offset = 0;
+  TimeZonePtr zone;
+};
+
+}  // namespace
+
+Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
+  DateTimePattern p;
+  bool has_era = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\'') {
+      size_t j = i + 1;
+      std::string lit;
+      while (j < pattern.size()) {
+        if (pattern[j] == '\'') {
+          if (j + 1 < pattern.size() && pattern[j + 1] == '\'') {
+            lit += '\'';
+            j += 2;
+            continue;
+          }
+          break;
+        }
+        lit += pattern[j++];
+      }
+      if (j >= pattern.size() && !(i + 1 < pattern.size() && pattern[i + 1] == '\'')) {
+        return PatternError(pattern, "Pattern ends with an incomplete string literal",
+                            "INVALID_DATETIME_PATTERN.ILLEGAL_CHARACTER");
+      }
+      if (j == i + 1) lit = "'";  // '' is a single quote
+      Token t;
+      t.literal = lit;
+      p.tokens_.push_back(t);
+      i = j;
+      continue;
+    }
+    if (c == '[' || c == ']') {
+      Token t;
+      t.letter = c;
+      p.tokens_.push_back(t);
+      continue;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c))) {
+      size_t j = i;
+      while (j < pattern.size() && pattern[j] == c) ++j;
+      int count = static_cast<int>(j - i);
+      if (std::strchr("YWwuec", c)) {
+        return Status::InvalidArgument(
+            std::string("All week-based patterns are unsupported since Spark 3.0, detected: ") +
+                c + ", Please use the SQL function EXTRACT instead",
+            "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_WEEK_BASED_PATTERN");
+      }
+      if (!std::strchr("GyMLdDQqEFahKkHmsSVzOXxZ", c)) {
+        return PatternError(pattern, std::string("Illegal pattern character: ") + c,
+                            "INVALID_DATETIME_PATTERN.ILLEGAL_CHARACTER");
+      }
+      if ((std::strchr("GMLEQq", c) && count >= 5) || (c == 'y' && count >= 7) ||
+          (std::strchr("dHhKkms", c) && count > 2) || (c == 'D' && count > 3) ||
+          (c == 'a' && count > 1) || (c == 'V' && count != 2) || (c == 'S' && count > 9) ||
+          (std::strchr("XxZ", c) && count > 5) || (c == 'O' && count != 1 && count != 4) ||
+          (c == 'z' && count > 4) || (c == 'F' && count > 1)) {
+        return PatternError(pattern, std::string("Too many pattern letters: ") + c,
+                            "INVALID_DATETIME_PATTERN.LENGTH");
+      }
+      has_era = has_era || c == 'G';
+      Token t;
+      t.letter = c;
+      t.count = count;
+      p.tokens_.push_back(t);
+      p.has_time_ = p.has_time_ || std::strchr("HhKkmsSa", c);
+      i = j - 1;
+      continue;
+    }
+    if (!p.tokens_.empty() && p.tokens_.back().letter == 0) {
+      p.tokens_.back().literal += c;
+    } else {
+      Token t;
+      t.literal = std::string(1, c);
+      p.tokens_.push_back(t);
+    }
+  }
+  // Spark substitutes 'y' with 'u' (proleptic, signed year) unless the pattern has an era.
+  if (!has_era) {
+    for (Token& t : p.tokens_) {
+      if (t.letter == 'y') t.letter = 'u';
+    }
+  }
+  return p;
+}
+
+void DateTimePattern::Format(int64_t micros, const TimeZone* zone, std::string* out) const {
+  int64_t secs = FloorDiv(micros, kMicrosPerSecond);
+  int32_t offset = zone ? zone->OffsetAt(secs) : 0;
+  int64_t local = micros + int64_t{offset} * kMicrosPerSecond;
+  int64_t days = FloorDiv(local, kMicrosPerDay);
+  int64_t tod = local - days * kMicrosPerDay;
+  CivilDate c = CivilFromDays(days);
+  int hour = static_cast<int>(tod / (3600 * kMicrosPerSecond));
+  int minute = static_cast<int>(tod / (60 * kMicrosPerSecond) % 60);
+  int second = static_cast<int>(tod / kMicrosPerSecond % 60);
+  int64_t nanos = tod % kMicrosPerSecond * 1000;
+  int dow = IsoDayOfWeek(days);
+  for (const Token& t : tokens_) {
+    if (t.letter == 0) {
+      *out += t.literal;
+      continue;
+    }
+    int n = t.count;
+    switch (t.letter) {
+      case '[':
+      case ']': break;
+      case 'G': *out += c.year > 0 ? (n == 4 ? "Anno Domini" : "AD") : (n == 4 ? "Before Christ" : "BC"); break;
+      case 'y':
+      case 'u': {
+        int64_t y = t.letter == 'y' ? (c.year > 0 ? c.year : 1 - c.year) : c.year;
+        if (n == 2) {
+          AppendPadded(out, FloorMod(y, 100), 2);
+        } else {
+          if (n >= 4 && y > 0 && std::to_string(y).size() > static_cast<size_t>(n)) out->push_back('+');
+          AppendPadded(out, y, n);
+        }
+        break;
+      }
+      case 'M':
+      case 'L':
+        if (n >= 4) {
+          *out += kMonthLong[c.month - 1];
+        } else if (n == 3) {
+          *out += kMonthShort[c.month - 1];
+        } else {
+          AppendPadded(out, c.month, n);
+        }
+        break;
+      case 'd': AppendPadded(out, c.day, n); break;
+      case 'D': AppendPadded(out, DayOfYear(days), n); break;
+      case 'Q':
+      case 'q': {
+        int q = (c.month - 1) / 3 + 1;
+        static const char* kQ[] = {"1st quarter", "2nd quarter", "3rd quarter", "4th quarter"};
+        if (n <= 2) {
+          AppendPadded(out, q, n);
+        } else if (n == 3) {
+          *out += "Q" + std::to_string(q);
+        } else {
+          *out += kQ[q - 1];
+        }
+        break;
+      }
+      case 'E': *out += n >= 4 ? kDayLong[dow - 1] : kDayShort[dow - 1]; break;
+      case 'F': AppendPadded(out, (c.day - 1) % 7 + 1, n); break;
+      case 'a': *out += hour < 12 ? "AM" : "PM"; break;
+      case 'h': AppendPadded(out, hour % 12 == 0 ? 12 : hour % 12, n); break;
+      case 'K': AppendPadded(out, hour % 12, n); break;
+      case 'k': AppendPadded(out, hour == 0 ? 24 : hour, n); break;
+      case 'H': AppendPadded(out, hour, n); break;
+      case 'm': AppendPadded(out, minute, n); break;
+      case 's': AppendPadded(out, second, n); break;
+      case 'S': {
+        char buf[16];
+        snprintf(buf, sizeof buf, "%09lld", static_cast<long long>(nanos));
+        out->append(buf, static_cast<size_t>(n));
+        break;
+      }
+      case 'V': *out += zone ? zone->id() : "Z"; break;
+      case 'z': *out += zone ? zone->Abbreviation(secs) : "UTC"; break;
+      case 'O':
+        *out += "GMT";
+        if (offset != 0) {
+          if (n == 1) {
+            int a = offset < 0 ? -offset : offset;
+            *out += offset < 0 ? "-" : "+";
+            *out += std::to_string(a / 3600);
+            if (a / 60 % 60) {
+              char buf[8];
+              snprintf(buf, sizeof buf, ":%02d", a / 60 % 60);
+              *out += buf;
+            }
+          } else {
+            AppendOffset(out, offset, true, true, false);
+          }
+        }
+        break;
+      case 'X':
+      case 'x':
+        if (t.letter == 'X' && offset == 0) {
+          *out += "Z";
+          break;
+        }
+        if (n == 1) {
+          AppendOffset(out, offset, false, false, true);
+        } else {
+          AppendOffset(out, offset, n == 3 || n == 5, n >= 4, false);
+        }
+        break;
+      case 'Z':
+        if (n <= 3) {
+          AppendOffset(out, offset, false, false, false);
+        } else if (n == 4) {
+          *out += "GMT";
+          if (offset != 0) AppendOffset(out, offset, true, true, false);
+        } else if (offset == 0) {
+          *out += "Z";
+        } else {
+          AppendOffset(out, offset, true, true, false);
+        }
+        break;
+      default: break;
+    }
+  }
+}
+
+std::optional<int64_t> DateTimePattern::Parse(std::string_view s, const TimeZone* zone) const {
+  Fields f;
+  size_t i = 0;
+  size_t k = 0;
+  // Parses tokens_[k..] until the end or the ']' closing the current optional section.
+  std::function<bool(int)> parse_seq = [&](int depth) -> bool {
+    while (k < tokens_.size()) {
+      const Token& t = tokens_[k];
+      if (t.letter == ']') {
+        if (depth > 0) return true;
+        ++k;
+        continue;
+      }
+      if (t.letter == '[') {
+        ++k;
+        size_t save_i = i;
+        Fields save_f = f;
+        size_t start_k = k;
+        if (!parse_seq(depth + 1)) {
+          i = save_i;
+          f = save_f;
+          // Skip to the matching ']'.
+          int d = 0;
+          k = start_k;
+          while (k < tokens_.size()) {
+            if (tokens_[k].letter == '[') ++d;
+            if (tokens_[k].letter == ']') {
+              if (d == 0) break;
+              --d;
+            }
+            ++k;
+          }
+        }
+        if (k < tokens_.size()) ++k;  // the ']'
+        continue;
+      }
+      ++k;
+      if (t.letter == 0) {
+        if (!MatchText(s, &i, t.literal)) return false;
+        continue;
+      }
+      bool adjacent = k < tokens_.size() && tokens_[k].letter != 0 &&
+                      IsNumericLetter(tokens_[k].letter);
+      auto digits = [&](int min, int max, int64_t* v) {
+        size_t b = i;
+        *v = 0;
+        while (i < s.size() && static_cast<int>(i - b) < max && s[i] >= '0' && s[i] <= '9') {
+          *v = *v * 10 + (s[i] - '0');
+          ++i;
+        }
+        return static_cast<int>(i - b) >= min;
+      };
+      int64_t v = 0;
+      int n = t.count;
+      switch (t.letter) {
+        case 'G':
+          if (MatchText(s, &i, "AD")) {
+            f.era_bc = false;
+          } else if (MatchText(s, &i, "BC")) {
+            f.era_bc = true;
+          } else {
+            return false;
+          }
+          break;
+        case 'y':
+        case 'u': {
+          if (n == 2) {
+            if (!digits(2, 2, &v)) return false;
+            f.year = 2000 + v;
+            break;
+          }
+          int sign = 1;
+          if (i < s.size() && (s[i] == '+' || s[i] == '-') && t.letter == 'u') {
+            sign = s[i] == '-' ? -1 : 1;
+            ++i;
+          }
+          if (!digits(n, adjacent ? std::max(n, 4) : 10, &v)) return false;
+          f.year = sign * v;
+          break;
+        }
+        case 'M':
+        case 'L':
+          if (n >= 3) {
+            bool found = false;
+            for (int m = 0; m < 12 && !found; ++m) {
+              if (MatchText(s, &i, n == 3 ? kMonthShort[m] : kMonthLong[m])) {
+                f.month = m + 1;
+                found = true;
+              }
+            }
+            if (!found) return false;
+          } else {
+            if (!digits(n, n == 1 && !adjacent ? 2 : 2, &v)) return false;
+            f.month = static_cast<int>(v);
+          }
+          break;
+        case 'd':
+          if (!digits(n, 2, &v)) return false;
+          f.day = static_cast<int>(v);
+          break;
+        case 'D':
+          if (!digits(n, 3, &v)) return false;
+          f.doy = static_cast<int>(v);
+          break;
+        case 'a':
+          if (MatchText(s, &i, "AM")) {
+            f.ampm = 0;
+          } else if (MatchText(s, &i, "PM")) {
+            f.ampm = 1;
+          } else {
+            return false;
+          }
+          break;
+        case 'H':
+          if (!digits(n, 2, &v)) return false;
+          f.hour24 = static_cast<int>(v);
+          break;
+        case 'k':
+          if (!digits(n, 2, &v)) return false;
+          f.clock24 = static_cast<int>(v);
+          break;
+        case 'h':
+          if (!digits(n, 2, &v) || v < 1 || v > 12) return false;
+          f.hour12 = static_cast<int>(v % 12);
+          break;
+        case 'K':
+          if (!digits(n, 2, &v) || v > 11) return false;
+          f.hour12 = static_cast<int>(v);
+          break;
+        case 'm':
+          if (!digits(n, 2, &v)) return false;
+          f.minute = static_cast<int>(v);
+          break;
+        case 's':
+          if (!digits(n, 2, &v)) return false;
+          f.second = static_cast<int>(v);
+          break;
+        case 'S': {
+          size_t b = i;
+          if (!digits(1, n, &v)) return false;
+          int got = static_cast<int>(i - b);
+          for (int z = got; z < 9; ++z) v *= 10;
+          f.nanos = v;
+          break;
+        }
+        case 'V':
+        case 'z': {
+          size_t b = i;
+          while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) ||
+                                  std::strchr("/_+-:", s[i]))) {
+            ++i;
+          }
+          auto tz = TimeZone::Find(s.substr(b, i - b));
+          if (!tz.ok()) return false;
+          f.zone = *tz;
+          break;
+        }
+        case 'O':
+        case 'X':
+        case 'x':
+        case 'Z': {
+          if (t.letter == 'O' || (t.letter == 'Z' && n == 4)) {
+            if (!MatchText(s, &i, "GMT")) return false;
+            if (i >= s.size() || (s[i] != '+' && s[i] != '-')) {
+              f.has_offset = true;
+              f.offset = 0;
+              break;
+            }
+          }
+          if (i < s.size() && (s[i] == 'Z' || s[i] == 'z') && t.letter != 'x') {
+            ++i;
+            f.has_offset = true;
+            f.offset = 0;
+            break;
+          }
+          if (i >= s.size() || (s[i] != '+' && s[i] != '-')) return false;
+          int sign = s[i] == '-' ? -1 : 1;
+          ++i;
+          int32_t secs;
+          if (!ParseHms(s, &i, &secs, true)) return false;
+          f.has_offset = true;
+          f.offset = sign * secs;
+          break;
+        }
+        default: return false;  // E, F, Q, q are rejected for parsing at bind time
+      }
+    }
+    return depth == 0;
+  };
+  if (!parse_seq(0) || i != s.size()) return std::nullopt;
+
+  // Resolve like Spark's DateTimeFormatterHelper.toLocalDate / toLocalTime.
+  int64_t year = f.year == INT64_MIN ? 1970 : f.year;
+  if (f.era_bc) year = 1 - year;
+  int month, day;
+  if (f.doy >= 0) {
+    int ylen = IsLeapYear(year) ? 366 : 365;
+    if (f.doy < 1 || f.doy > ylen) return std::nullopt;
+    CivilDate c = CivilFromDays(DaysFromCivil(year, 1, 1) + f.doy - 1);
+    if ((f.month >= 0 && f.month != c.month) || (f.day >= 0 && f.day != c.day)) return std::nullopt;
+    month = c.month;
+    day = c.day;
+  } else {
+    month = f.month >= 0 ? f.month : 1;
+    day = f.day >= 0 ? f.day : 1;
+  }
+  if (month < 1 || month > 12 || day < 1 || day > DaysInMonth(year, month)) return std::nullopt;
+  int hour;
+  if (f.hour24 >= 0) {
+    hour = f.hour24;
+  } else if (f.clock24 >= 0) {
+    if (f.clock24 < 1 || f.clock24 > 24) return std::nullopt;
+    hour = f.clock24 % 24;
+  } else if (f.hour12 >= 0) {
+    hour = f.hour12 + (f.ampm == 1 ? 12 : 0);
+  } else {
+    hour = f.ampm == 1 ? 12 : 0;
+  }
+  int minute = f.minute >= 0 ? f.minute : 0;
+  int second = f.second >= 0 ? f.second : 0;
+  if (hour > 23 || minute > 59 || second > 59) return std::nullopt;
+  int64_t nanos = f.nanos >= 0 ? f.nanos : 0;
+  int64_t local = ((DaysFromCivil(year, month, day) * 24 + hour) * 60 + minute) * 60 *
+                      kMicrosPerSecond +
+                  second * kMicrosPerSecond + nanos / 1000;
+  if (f.has_offset) return local - int64_t{f.offset} * kMicrosPerSecond;
+  if (f.zone) return f.zone->LocalMicrosToUtc(local);
+  if (!zone) return local;
+  return zone->LocalMicrosToUtc(local);
+}
+
+}  // namespace cal
+
+namespace {
+
+using cal::CivilDate;
+using cal::CivilFromDays;
+using cal::DaysFromCivil;
+using cal::FloorDiv;
+using cal::kMicrosPerDay;
+using cal::kMicrosPerSecond;
+using cal::TimeZone;
+using cal::TimeZonePtr;
+using fn::CheckArity;
+using fn::CoerceArg;
+using fn::ConstantOf;
+using fn::FixedWriter;
+using fn::MakeCall;
+using fn::NullAt;
+using fn::StringWriter;
+using fn::StrAt;
+using fn::TypeMismatch;
+using fn::ValAt;
+
+using Args = std::vector<ExprPtr>;
+using BinderFn = std::function<Result<ExprPtr>(std::string_view name, Args& args,
+                                               const BindContext& ctx)>;
+
+void Reg(FunctionRegistry& r, std::initializer_list<const char*> names, BinderFn f) {
+  for (const char* n : names) {
+    std::string name(n);
+    r.Add(name, [name, f](Args args, const BindContext& ctx) { return f(name, args, ctx); });
+  }
+}
+
+TypePtr DateT() { return DataType::Date(); }
+TypePtr TsT() { return DataType::Timestamp(); }
+TypePtr IntT() { return DataType::Int32(); }
+TypePtr LongT() { return DataType::Int64(); }
+
+Result<TimeZonePtr> SessionZone(const EvalContext& ctx) {
+  return TimeZone::Find(ctx.time_zone.empty() ? "UTC" : ctx.time_zone);
+}
+
+std::string Upper(std::string_view s) {
+  std::string u(s);
+  std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return std::toupper(c); });
+  return u;
+}
+
+// Coerces a date-ish argument: strings and timestamps become dates via the cast.
+Status DateArg(std::string_view name, Args& args, size_t i, const BindContext& ctx) {
+  return CoerceArg(name, args, i, DateT(), ctx);
+}
+
+// Timestamp-ish argument: TIMESTAMP_NTZ stays, everything else becomes TIMESTAMP.
+Status TimestampArg(std::string_view name, Args& args, size_t i, const BindContext& ctx) {
+  if (args[i]->type->id() == TypeId::kTimestampNtz) return Status::OK();
+  return CoerceArg(name, args, i, TsT(), ctx);
+}
+
+// Integer day/month counts: int8/16/32; strings and NULL coerce to int; wider types are an error
+// (Spark has no implicit narrowing cast).
+Status IntArg(std::string_view name, Args& args, size_t i, const BindContext& ctx) {
+  TypeId id = args[i]->type->id();
+  if (id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 ||
+      id == TypeId::kString || id == TypeId::kNull) {
+    return CoerceArg(name, args, i, IntT(), ctx);
+  }
+  return fn::UnexpectedType(name, i, "(\"INT\" or \"SMALLINT\" or \"TINYINT\")", args[i]->type);
+}
+
+// Local wall micros of a timestamp column value (UTC instant in zone, or ntz as is).
+inline int64_t LocalMicros(int64_t v, const TimeZone* zone) {
+  return zone ? zone->UtcMicrosToLocal(v) : v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Field extraction
+
+enum class Field {
+  kYear, kQuarter, kMonth, kDay, kDayOfWeek, kWeekday, kDayOfYear, kWeekOfYear, kYearOfWeek,
+  kDayOfWeekIso, kHour, kMinute, kSecond
+};
+
+int32_t DateField(int32_t days, Field f) {
+  switch (f) {
+    case Field::kYear: return static_cast<int32_t>(CivilFromDays(days).year);
+    case Field::kQuarter: return (CivilFromDays(days).month - 1) / 3 + 1;
+    case Field::kMonth: return CivilFromDays(days).month;
+    case Field::kDay: return CivilFromDays(days).day;
+    case Field::kDayOfWeek: return cal::IsoDayOfWeek(days) % 7 + 1;
+    case Field::kWeekday: return cal::IsoDayOfWeek(days) - 1;
+    case Field::kDayOfWeekIso: return cal::IsoDayOfWeek(days);
+    case Field::kDayOfYear: return cal::DayOfYear(days);
+    case Field::kWeekOfYear: return cal::IsoWeekOfYear(days);
+    case Field::kYearOfWeek: return static_cast<int32_t>(cal::IsoWeekYear(days));
+    default: return 0;
+  }
+}
+
+Result<ExprPtr> BindDateField(std::string_view name, Args& args, const BindContext& ctx, Field f) {
+  SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
+  SILT_RETURN_NOT_OK(DateArg(name, args, 0, ctx));
+  return MakeCall(std::string(name), IntT(), std::move(args),
+                  [f](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                    MapUnary<int32_t, int32_t>(a[0], rows, out,
+                                               [f](int32_t d) { return DateField(d, f); });
+                    return Status::OK();
+                  });
+}
+
+Result<ExprPtr> BindTimeField(std::string_view name, Args& args, const BindContext& ctx, Field f) {
+  SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
+  SILT_RETURN_NOT_OK(TimestampArg(name, args, 0, ctx));
+  bool ntz = args[0]->type->id() == TypeId::kTimestampNtz;
+  return MakeCall(std::string(name), IntT(), std::move(args),
+                  [f, ntz](std::span<const Arg> a, size_t rows, const EvalContext& ec,
+                           Vector* out) -> Status {
+                    TimeZonePtr zone;
+                    if (!ntz) {
+                      SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
+                    }
+                    const TimeZone* z = zone.get();
+                    MapUnary<int32_t, int64_t>(a[0], rows, out, [&](int64_t v) {
+                      int64_t local = LocalMicros(v, z);
+                      int64_t tod = local - FloorDiv(local, kMicrosPerDay) * kMicrosPerDay;
+                      int64_t secs = tod / kMicrosPerSecond;
+                      if (f == Field::kHour) return static_cast<int32_t>(secs / 3600);
+                      if (f == Field::kMinute) return static_cast<int32_t>(secs / 60 % 60);
+                      return static_cast<int32_t>(secs % 60);
+                    });
+                    return Status::OK();
+                  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Truncation
+
+enum TruncLevel {
+  kTruncInvalid = -1,
+  kTruncMicro, kTruncMilli, kTruncSecond, kTruncMinute, kTruncHour, kTruncDay, kTruncWeek,
+  kTruncMonth, kTruncQuarter, kTruncYear
+};
+
+TruncLevel ParseTruncLevel(std::string_view s, bool date_only) {
+  std::string u = Upper(s);
+  if (u == "YEAR" || u == "YYYY" || u == "YY") return kTruncYear;
+  if (u == "QUARTER") return kTruncQuarter;
+  if (u == "MONTH" || u == "MM" || u == "MON") return kTruncMonth;
+  if (u == "WEEK") return kTruncWeek;
+  if (date_only) return kTruncInvalid;
+  if (u == "DAY" || u == "DD") return kTruncDay;
+  if (u == "HOUR") return kTruncHour;
+  if (u == "MINUTE") return kTruncMinute;
+  if (u == "SECOND") return kTruncSecond;
+  if (u == "MILLISECOND") return kTruncMilli;
+  if (u == "MICROSECOND") return kTruncMicro;
+  return kTruncInvalid;
+}
+
+int64_t TruncDays(int64_t days, TruncLevel level) {
+  CivilDate c = CivilFromDays(days);
+  switch (level) {
+    case kTruncWeek: return days - (cal::IsoDayOfWeek(days) - 1);
+    case kTruncMonth: return DaysFromCivil(c.year, c.month, 1);
+    case kTruncQuarter: return DaysFromCivil(c.year, (c.month - 1) / 3 * 3 + 1, 1);
+    case kTruncYear: return DaysFromCivil(c.year, 1, 1);
+    default: return days;
+  }
+}
+
+int64_t TruncTimestamp(int64_t micros, TruncLevel level, const TimeZone* zone) {
+  switch (level) {
+    case kTruncMicro: return micros;
+    case kTruncMilli: return micros - cal::FloorMod(micros, 1000);
+    case kTruncSecond: return micros - cal::FloorMod(micros, kMicrosPerSecond);
+    default: break;
+  }
+  int64_t local = LocalMicros(micros, zone);
+  int64_t t;
+  if (level == kTruncMinute) {
+    t = local - cal::FloorMod(local, 60 * kMicrosPerSecond);
+  } else if (level == kTruncHour) {
+    t = local - cal::FloorMod(local, 3600 * kMicrosPerSecond);
+  } else {
+    t = TruncDays(FloorDiv(local, kMicrosPerDay), level == kTruncDay ? kTruncInvalid : level) *
+        kMicrosPerDay;
+  }
+  if (!zone) return t;
+  // java.time keeps the original offset when it is still valid for the truncated time.
+  int32_t orig = zone->OffsetAt(FloorDiv(micros, kMicrosPerSecond));
+  int64_t candidate = t - int64_t{orig} * kMicrosPerSecond;
+  if (zone->OffsetAt(FloorDiv(candidate, kMicrosPerSecond)) == orig) return candidate;
+  return zone->LocalMicrosToUtc(t);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing helpers for to_date / to_timestamp / unix_timestamp
+
+Status ParseError(std::string_view text, std::string_view fmt) {
+  return Status::InvalidArgument(
+      "Text '" + std::string(text) + "' could not be parsed" +
+          (fmt.empty() ? std::string() : " with the pattern '" + std::string(fmt) + "'") +
+          ". If necessary set spark.sql.ansi.enabled to \"false\" to bypass this error.",
+      "CANNOT_PARSE_TIMESTAMP");
+}
+
+struct PatternSource {
+  std::shared_ptr<const cal::DateTimePattern> fixed;
+  bool null_pattern = false;
+};
+
+Result<std::shared_ptr<const cal::DateTimePattern>> CompilePattern(std::string_view fmt,
+                                                                    bool parsing) {
+  SILT_ASSIGN_OR_RETURN(cal::DateTimePattern p, cal::DateTimePattern::Compile(fmt));
+  if (parsing) {
+    for (char bad : {'E', 'F', 'q', 'Q'}) {
+      if (fmt.find(bad) != std::string_view::npos) {
+        // Only outside quotes matters; recompiling the pattern already split them.
+        bool in_quote = false;
+        for (char c : fmt) {
+          if (c == '\'') in_quote = !in_quote;
+          if (!in_quote && c == bad) {
+            return Status::InvalidArgument(std::string("Illegal pattern character: ") + bad +
+                                               " (not allowed for parsing)",
+                                           "INVALID_DATETIME_PATTERN.ILLEGAL_CHARACTER");
+          }
+        }
+      }
+    }
+  }
+  return std::make_shared<const cal::DateTimePattern>(std::move(p));
+}
+
+Result<PatternSource> PreparePattern(const ExprPtr& fmt, bool parsing) {
+  PatternSource src;
+  if (const Value* v = ConstantOf(fmt)) {
+    if (v->is_null()) {
+      src.null_pattern = true;
+    } else {
+      SILT_ASSIGN_OR_RETURN(src.fixed, CompilePattern(v->str(), parsing));
+    }
+  }
+  return src;
+}
+
+class PatternCache {
+ public:
+  PatternCache(const PatternSource& src, bool parsing) : src_(src), parsing_(parsing) {}
+  Result<const cal::DateTimePattern*> Get(std::string_view fmt) {
+    if (src_.fixed) return src_.fixed.get();
+    if (last_ && fmt == last_fmt_) return last_.get();
+    SILT_ASSIGN_OR_RETURN(last_, CompilePattern(fmt, parsing_));
+    last_fmt_ = std::string(fmt);
+    return last_.get();
+  }
+
+ private:
+  const PatternSource& src_;
+  bool parsing_;
+  std::string last_fmt_;
+  std::shared_ptr<const cal::DateTimePattern> last_;
+};
+
+// Parses arg 0 (string) with the pattern in arg 1 (or `default_fmt`) into UTC micros (or local
+// micros when ntz); NULL rows stay NULL; failures are NULL or, in ANSI mode, an error.
+enum class ParseOut { kTimestamp, kTimestampNtz, kDate, kUnixSeconds };
+
+Result<ExprPtr> BindParse(std::string_view name, Args& args, const BindContext& ctx,
+                          ParseOut kind, std::string default_fmt) {
+  TypePtr result = kind == ParseOut::kDate           ? DateT()
+                   : kind == ParseOut::kTimestampNtz ? DataType::TimestampNtz()
+                   : kind == ParseOut::kUnixSeconds  ? LongT()
+                                                     : TsT();
+  TypeId in = args[0]->type->id();
+  bool has_fmt = args.size() == 2;
+  // Date/timestamp inputs: the pattern does not apply (Spark's GetTimestamp).
+  if (in == TypeId::kDate || in == TypeId::kTimestamp || in == TypeId::kTimestampNtz) {
+    if (has_fmt) args.pop_back();
+    if (kind == ParseOut::kUnixSeconds) {
+      SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, TsT(), ctx));
+      return MakeCall(std::string(name), LongT(), std::move(args),
+                      [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                        MapUnary<int64_t, int64_t>(a[0], rows, out, [](int64_t v) {
+                          return FloorDiv(v, kMicrosPerSecond);
+                        });
+                        return Status::OK();
+                      });
+    }
+    return BindCast(args[0], result, false, ctx);
+  }
+  if (!has_fmt && default_fmt.empty()) {
+    // to_date(str) / to_timestamp(str): Spark's CAST.
+    SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::String(), ctx));
+    return BindCast(args[0], result, false, ctx);
+  }
+  SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::String(), ctx));
+  if (has_fmt) {
+    SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, DataType::String(), ctx));
+  } else {
+    args.push_back([&] {
+      auto e = std::make_shared<Expr>();
+      e->kind = ExprKind::kConstant;
+      e->type = DataType::String();
+      e->constant = Value::String(default_fmt);
+      e->nullable = false;
+      return ExprPtr(e);
+    }());
+  }
+  SILT_ASSIGN_OR_RETURN(PatternSource src, PreparePattern(args[1], true));
+  bool ansi = ctx.ansi;
+  return MakeCall(
+      std::string(name), result, std::move(args),
+      [src, kind, ansi](std::span<const Arg> a, size_t rows, const EvalContext& ec,
+                        Vector* out) -> Status {
+        TimeZonePtr zone;
+        SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
+        PatternCache cache(src, true);
+        size_t w = out->type()->fixed_width();
+        (void)w;
+        for (size_t i = 0; i < rows; ++i) {
+          if (src.null_pattern || AnyNull(a, i)) {
+            out->AppendNull();
+            continue;
+          }
+          std::string_view fmt = StrAt(a[1], i);
+          SILT_ASSIGN_OR_RETURN(const cal::DateTimePattern* p, cache.Get(fmt));
+          std::string_view text = StrAt(a[0], i);
+          std::optional<int64_t> v =
+              p->Parse(text, kind == ParseOut::kTimestampNtz ? nullptr : zone.get());
+          if (!v) {
+            if (ansi) return ParseError(text, fmt);
+            out->AppendNull();
+            continue;
+          }
+          switch (kind) {
+            case ParseOut::kTimestamp:
+            case ParseOut::kTimestampNtz: out->Append<int64_t>(*v); break;
+            case ParseOut::kDate:
+              out->Append<int32_t>(static_cast<int32_t>(
+                  FloorDiv(zone->UtcMicrosToLocal(*v), kMicrosPerDay)));
+              break;
+            case ParseOut::kUnixSeconds: out->Append<int64_t>(FloorDiv(*v, kMicrosPerSecond)); break;
+          }
+        }
+        return Status::OK();
+      });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Misc helpers
+
+int DayOfWeekFromName(std::string_view s) {
+  std::string u = Upper(s);
+  static const char* kNames[7][3] = {{"MO", "MON", "MONDAY"},    {"TU", "TUE", "TUESDAY"},
+                                     {"WE", "WED", "WEDNESDAY"}, {"TH", "THU", "THURSDAY"},
+                                     {"FR", "FRI", "FRIDAY"},    {"SA", "SAT", "SATURDAY"},
+                                     {"SU", "SUN", "SUNDAY"}};
+  for (int d = 0; d < 7; ++d) {
+    for (const char* n : kNames[d]) {
+      if (u == n) return d + 1;  // ISO
+    }
+  }
+  return 0;
+}
+
+double MonthsBetween(int64_t t1, int64_t t2, bool round_off, const TimeZone* zone) {
+  int64_t l1 = LocalMicros(t1, zone), l2 = LocalMicros(t2, zone);
+  int64_t d1 = FloorDiv(l1, kMicrosPerDay), d2 = FloorDiv(l2, kMicrosPerDay);
+  CivilDate c1 = CivilFromDays(d1), c2 = CivilFromDays(d2);
+  int end1 = cal::DaysInMonth(c1.year, c1.month) - c1.day;
+  int end2 = cal::DaysInMonth(c2.year, c2.month) - c2.day;
+  double month_diff = static_cast<double>((c1.year * 12 + c1.month) - (c2.year * 12 + c2.month));
+  if (c1.day == c2.day || (end1 == 0 && end2 == 0)) return month_diff;
+  int64_t s1 = (l1 - d1 * kMicrosPerDay) / kMicrosPerSecond;
+  int64_t s2 = (l2 - d2 * kMicrosPerDay) / kMicrosPerSecond;
+  int64_t secs_diff = (c1.day - c2.day) * cal::kSecondsPerDay + s1 - s2;
+  double diff = month_diff + static_cast<double>(secs_diff) / (31.0 * cal::kSecondsPerDay);
+  if (!round_off) return diff;
+  return std::floor(diff * 1e8 + 0.5) / 1e8;
+}
+
+Status FieldOutOfBounds(const std::string& what) {
+  return Status::InvalidArgument(what + ". If necessary set spark.sql.ansi.enabled to \"false\" "
+                                        "to bypass this error.",
+                                 "DATETIME_FIELD_OUT_OF_BOUNDS");
+}
+
+// Zero-argument kernels (current_date, now, ...).
+ExprPtr NowCall(std::string_view name, TypePtr type,
+                std::function<void(const EvalContext&, size_t, Vector*, Status*)> fill) {
+  return MakeCall(std::string(name), std::move(type), {},
+                  [fill](std::span<const Arg>, size_t rows, const EvalContext& ec, Vector* out) {
+                    Status st;
+                    fill(ec, rows, out, &st);
+                    return st;
+                  },
+                  true, false);
+}
+
+Result<ExprPtr> BindExtract(std::string_view name, Args& args, const BindContext& ctx) {
+  SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
+  const Value* fv = ConstantOf(args[0]);
+  if (!fv || fv->is_null() || fv->type()->id() != TypeId::kString) {
+    return TypeMismatch(name, "the field argument must be a string literal");
+  }
+  std::string field = Upper(fv->str());
+  Args rest{args[1]};
+  auto date_field = [&](Field f) { return BindDateField(name, rest, ctx, f); };
+  auto time_field = [&](Field f) { return BindTimeField(name, rest, ctx, f); };
+  if (field == "YEAR" || field == "Y" || field == "YEARS" || field == "YR" || field == "YRS") {
+    return date_field(Field::kYear);
+  }
+  if (field == "YEAROFWEEK") return date_field(Field::kYearOfWeek);
+  if (field == "QUARTER" || field == "QTR") return date_field(Field::kQuarter);
+  if (field == "MONTH" || field == "MON" || field == "MONS" || field == "MONTHS") {
+    return date_field(Field::kMonth);
+  }
+  if (field == "WEEK" || field == "W" || field == "WEEKS") return date_field(Field::kWeekOfYear);
+  if (field == "DAY" || field == "D" || field == "DAYS") return date_field(Field::kDay);
+  if (field == "DAYOFWEEK" || field == "DOW") return date_field(Field::kDayOfWeek);
+  if (field == "DAYOFWEEK_ISO" || field == "DOW_ISO") return date_field(Field::kDayOfWeekIso);
+  if (field == "DOY") return date_field(Field::kDayOfYear);
+  if (field == "HOUR" || field == "H" || field == "HOURS" || field == "HR" || field == "HRS") {
+    return time_field(Field::kHour);
+  }
+  if (field == "MINUTE" || field == "M" || field == "MIN" || field == "MINS" ||
+      field == "MINUTES") {
+    return time_field(Field::kMinute);
+  }
+  if (field == "SECOND" || field == "S" || field == "SEC" || field == "SECONDS" ||
+      field == "SECS") {
+    // SecondWithFraction: decimal(8,6) seconds including the fraction.
+    SILT_RETURN_NOT_OK(TimestampArg(name, rest, 0, ctx));
+    bool ntz = rest[0]->type->id() == TypeId::kTimestampNtz;
+    return MakeCall(std::string(name), DataType::Decimal(8, 6), std::move(rest),
+                    [ntz](std::span<const Arg> a, size_t rows, const EvalContext& ec,
+                          Vector* out) -> Status {
+                      TimeZonePtr zone;
+                      if (!ntz) {
+                        SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
+                      }
+                      const TimeZone* z = zone.get();
+                      MapUnary<int128_t, int64_t>(a[0], rows, out, [&](int64_t v) {
+                        int64_t local = LocalMicros(v, z);
+                        return static_cast<int128_t>(cal::FloorMod(local, 60 * kMicrosPerSecond));
+                      });
+                      return Status::OK();
+                    });
+  }
+  return Status::InvalidArgument("Cannot extract " + fv->str() + " from " +
+                                     args[1]->type->ToString() + ".",
+                                 "INVALID_EXTRACT_FIELD");
+}
+
+}  // namespace
+
+void RegisterDateTimeFunctions(FunctionRegistry& r) {
+  Reg(r, {"current_date", "curdate"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
+    return NowCall(n, DateT(), [](const EvalContext& ec, size_t rows, Vector* out, Status* st) {
+      auto zone = SessionZone(ec);
+      if (!zone.ok()) {
+        *st = zone.status();
+        return;
+      }
+      int32_t d = static_cast<int32_t>(FloorDiv((*zone)->UtcMicrosToLocal(ec.now_micros), kMicrosPerDay));
+      FixedWriter<int32_t> w(out, rows);
+      for (size_t i = 0; i < rows; ++i) w.Set(i, d);
+    });
+  });
+  Reg(r, {"current_timestamp", "now"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
+    return NowCall(n, TsT(), [](const EvalContext& ec, size_t rows, Vector* out, Status*) {
+      FixedWriter<int64_t> w(out, rows);
+      for (size_t i = 0; i < rows; ++i) w.Set(i, ec.now_micros);
+    });
+  });
+  Reg(r, {"localtimestamp"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
+    return NowCall(n, DataType::TimestampNtz(), [](const EvalContext& ec, size_t rows, Vector* out, Status* st) {
+      auto zone = SessionZone(ec);
+      if (!zone.ok()) {
+        *st = zone.status();
+        return;
+      }
+      int64_t v = (*zone)->UtcMicrosToLocal(ec.now_micros);
+      FixedWriter<int64_t> w(out, rows);
+      for (size_t i = 0; i < rows; ++i) w.Set(i, v);
+    });
+  });
+  Reg(r, {"current_timezone"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
+    return NowCall(n, DataType::String(), [](const EvalContext& ec, size_t rows, Vector* out, Status*) {
+      for (size_t i = 0; i < rows; ++i) out->AppendString(ec.time_zone);
+    });
+  });
+
+  // date_add / date_sub / dateadd
+  for (int sub = 0; sub < 2; ++sub) {
+    auto names = sub ? std::vector<const char*>{"date_sub"}
+                     : std::vector<const char*>{"date_add", "dateadd"};
+    for (const char* name : names) {
+    Reg(r, {name}, [sub](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+      SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+      SILT_RETURN_NOT_OK(DateArg(n, a, 0, c));
+      SILT_RETURN_NOT_OK(IntArg(n, a, 1, c));
+      return MakeCall(std::string(n), DateT(), std::move(a),
+                      [sub](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                        MapBinary<int32_t, int32_t, int32_t>(x[0], x[1], rows, out, [sub](int32_t d, int32_t k) {
+                          uint32_t r = sub ? static_cast<uint32_t>(d) - static_cast<uint32_t>(k)
+                                           : static_cast<uint32_t>(d) + static_cast<uint32_t>(k);
+                          return static_cast<int32_t>(r);
+                        });
+                        return Status::OK();
+                      });
+    });
+    }
+  }
+  Reg(r, {"add_months"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+    SILT_RETURN_NOT_OK(DateArg(n, a, 0, c));
+    SILT_RETURN_NOT_OK(IntArg(n, a, 1, c));
+    return MakeCall(std::string(n), DateT(), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      MapBinary<int32_t, int32_t, int32_t>(x[0], x[1], rows, out, [](int32_t d, int32_t m) {
+                        return static_cast<int32_t>(cal::AddMonthsToDays(d, m));
+                      });
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"datediff", "date_diff"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+    SILT_RETURN_NOT_OK(DateArg(n, a, 0, c));
+    SILT_RETURN_NOT_OK(DateArg(n, a, 1, c));
+    return MakeCall(std::string(n), IntT(), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      MapBinary<int32_t, int32_t, int32_t>(x[0], x[1], rows, out, [](int32_t e, int32_t s) {
+                        return static_cast<int32_t>(static_cast<uint32_t>(e) - static_cast<uint32_t>(s));
+                      });
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"months_between"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 3));
+    SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, TsT(), c));
+    SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, TsT(), c));
+    if (a.size() == 3) {
+      SILT_RETURN_NOT_OK(CoerceArg(n, a, 2, DataType::Boolean(), c));
+    }
+    return MakeCall(std::string(n), DataType::Double(), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+                      SILT_ASSIGN_OR_RETURN(TimeZonePtr zone, SessionZone(ec));
+                      FixedWriter<double> w(out, rows);
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (AnyNull(x, i)) {
+                          w.SetNull(i);
+                          continue;
+                        }
+                        bool round_off = x.size() == 3 ? ValAt<uint8_t>(x[2], i) != 0 : true;
+                        w.Set(i, MonthsBetween(ValAt<int64_t>(x[0], i), ValAt<int64_t>(x[1], i), round_off, zone.get()));
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"date_format"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+    SILT_RETURN_NOT_OK(TimestampArg(n, a, 0, c));
+    SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::String(), c));
+    bool ntz = a[0]->type->id() == TypeId::kTimestampNtz;
+    SILT_ASSIGN_OR_RETURN(PatternSource src, PreparePattern(a[1], false));
+    return MakeCall(std::string(n), DataType::String(), std::move(a),
+                    [src, ntz](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+                      TimeZonePtr zone;
+                      if (!ntz) {
+                        SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
+                      }
+                      PatternCache cache(src, false);
+                      StringWriter w(out, rows);
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (src.null_pattern || AnyNull(x, i)) {
+                          w.CommitNull();
+                          continue;
+                        }
+                        SILT_ASSIGN_OR_RETURN(const cal::DateTimePattern* p, cache.Get(StrAt(x[1], i)));
+                        p->Format(ValAt<int64_t>(x[0], i), zone.get(), &w.buf());
+                        w.Commit();
+                      }
+                      w.Finish();
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"to_date"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+    return BindParse(n, a, c, ParseOut::kDate, "");
+  });
+  Reg(r, {"to_timestamp"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+    return BindParse(n, a, c, ParseOut::kTimestamp, "");
+  });
+  Reg(r, {"to_timestamp_ntz"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+    return BindParse(n, a, c, ParseOut::kTimestampNtz, "");
+  });
+  Reg(r, {"unix_timestamp", "to_unix_timestamp"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, n == "unix_timestamp" ? 0 : 1, 2));
+    if (a.empty()) {
+      return NowCall(n, LongT(), [](const EvalContext& ec, size_t rows, Vector* out, Status*) {
+        FixedWriter<int64_t> w(out, rows);
+        for (size_t i = 0; i < rows; ++i) w.Set(i, FloorDiv(ec.now_micros, kMicrosPerSecond));
+      });
+    }
+    return BindParse(n, a, c, ParseOut::kUnixSeconds, "yyyy-MM-dd HH:mm:ss");
+  });
+  Reg(r, {"from_unixtime"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+    SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, LongT(), c));
+    if (a.size() == 2) {
+      SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::String(), c));
+    } else {
+      auto e = std::make_shared<Expr>();
+      e->kind = ExprKind::kConstant;
+      e->type = DataType::String();
+      e->constant = Value::String("yyyy-MM-dd HH:mm:ss");
+      e->nullable = false;
+      a.push_back(e);
+    }
+    SILT_ASSIGN_OR_RETURN(PatternSource src, PreparePattern(a[1], false));
+    return MakeCall(std::string(n), DataType::String(), std::move(a),
+                    [src](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+                      SILT_ASSIGN_OR_RETURN(TimeZonePtr zone, SessionZone(ec));
+                      PatternCache cache(src, false);
+                      StringWriter w(out, rows);
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (src.null_pattern || AnyNull(x, i)) {
+                          w.CommitNull();
+                          continue;
+                        }
+                        SILT_ASSIGN_OR_RETURN(const cal::DateTimePattern* p, cache.Get(StrAt(x[1], i)));
+                        int64_t secs = ValAt<int64_t>(x[0], i);
+                        p->Format(secs * kMicrosPerSecond, zone.get(), &w.buf());
+                        w.Commit();
+                      }
+                      w.Finish();
+                      return Status::OK();
+                    });
+  });
+
+  struct DF {
+    const char* name;
+    Field f;
+  };
+  static const DF kDateFields[] = {
+      {"year", Field::kYear},           {"quarter", Field::kQuarter},
+      {"month", Field::kMonth},         {"day", Field::kDay},
+      {"dayofmonth", Field::kDay},      {"dayofweek", Field::kDayOfWeek},
+      {"weekday", Field::kWeekday},     {"dayofyear", Field::kDayOfYear},
+      {"weekofyear", Field::kWeekOfYear}};
+  for (const DF& d : kDateFields) {
+    Field f = d.f;
+    Reg(r, {d.name}, [f](std::string_view n, Args& a, const BindContext& c) {
+      return BindDateField(n, a, c, f);
+    });
+  }
+  static const DF kTimeFields[] = {
+      {"hour", Field::kHour}, {"minute", Field::kMinute}, {"second", Field::kSecond}};
+  for (const DF& d : kTimeFields) {
+    Field f = d.f;
+    Reg(r, {d.name}, [f](std::string_view n, Args& a, const BindContext& c) {
+      return BindTimeField(n, a, c, f);
+    });
+  }
+  Reg(r, {"date_part", "datepart", "extract"}, BindExtract);
+
+  Reg(r, {"last_day"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+    SILT_RETURN_NOT_OK(DateArg(n, a, 0, c));
+    return MakeCall(std::string(n), DateT(), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      MapUnary<int32_t, int32_t>(x[0], rows, out, [](int32_t d) {
+                        CivilDate cd = CivilFromDays(d);
+                        return static_cast<int32_t>(
+                            DaysFromCivil(cd.year, cd.month, cal::DaysInMonth(cd.year, cd.month)));
+                      });
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"next_day"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+    SILT_RETURN_NOT_OK(DateArg(n, a, 0, c));
+    SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::String(), c));
+    bool ansi = c.ansi;
+    return MakeCall(std::string(n), DateT(), std::move(a),
+                    [ansi](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+                      FixedWriter<int32_t> w(out, rows);
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (AnyNull(x, i)) {
+                          w.SetNull(i);
+                          continue;
+                        }
+                        int dow = DayOfWeekFromName(StrAt(x[1], i));
+                        if (dow == 0) {
+                          if (ansi) {
+                            return Status::InvalidArgument(
+                                "Illegal input for day of week: " + std::string(StrAt(x[1], i)) + ".",
+                                "ILLEGAL_DAY_OF_WEEK");
+                          }
+                          w.SetNull(i);
+                          continue;
+                        }
+                        int32_t d = ValAt<int32_t>(x[0], i);
+                        int delta = (dow - cal::IsoDayOfWeek(d) + 7) % 7;
+                        w.Set(i, d + (delta == 0 ? 7 : delta));
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"trunc"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+    SILT_RETURN_NOT_OK(DateArg(n, a, 0, c));
+    SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::String(), c));
+    return MakeCall(std::string(n), DateT(), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      FixedWriter<int32_t> w(out, rows);
+                      for (size_t i = 0; i < rows; ++i) {
+                        TruncLevel level = AnyNull(x, i) ? kTruncInvalid : ParseTruncLevel(StrAt(x[1], i), true);
+                        if (level == kTruncInvalid) {
+                          w.SetNull(i);
+                        } else {
+                          w.Set(i, static_cast<int32_t>(TruncDays(ValAt<int32_t>(x[0], i), level)));
+                        }
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"date_trunc"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+    SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, DataType::String(), c));
+    SILT_RETURN_NOT_OK(TimestampArg(n, a, 1, c));
+    TypePtr t = a[1]->type;
+    bool ntz = t->id() == TypeId::kTimestampNtz;
+    return MakeCall(std::string(n), t, std::move(a),
+                    [ntz](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+                      TimeZonePtr zone;
+                      if (!ntz) {
+                        SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
+                      }
+                      FixedWriter<int64_t> w(out, rows);
+                      for (size_t i = 0; i < rows; ++i) {
+                        TruncLevel level = AnyNull(x, i) ? kTruncInvalid : ParseTruncLevel(StrAt(x[0], i), false);
+                        if (level == kTruncInvalid) {
+                          w.SetNull(i);
+                        } else {
+                          w.Set(i, TruncTimestamp(ValAt<int64_t>(x[1], i), level, zone.get()));
+                        }
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"make_date"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 3, 3));
+    for (size_t i = 0; i < 3; ++i) {
+      SILT_RETURN_NOT_OK(CoerceArg(n, a, i, IntT(), c));
+    }
+    bool ansi = c.ansi;
+    return MakeCall(std::string(n), DateT(), std::move(a),
+                    [ansi](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+                      FixedWriter<int32_t> w(out, rows);
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (AnyNull(x, i)) {
+                          w.SetNull(i);
+                          continue;
+                        }
+                        int32_t y = ValAt<int32_t>(x[0], i), m = ValAt<int32_t>(x[1], i), d = ValAt<int32_t>(x[2], i);
+                        std::string err;
+                        if (y < -999999999 || y > 999999999) {
+                          err = "Invalid value for Year (valid values -999999999 - 999999999): " + std::to_string(y);
+                        } else if (m < 1 || m > 12) {
+                          err = "Invalid value for MonthOfYear (valid values 1 - 12): " + std::to_string(m);
+                        } else if (d < 1 || d > cal::DaysInMonth(y, m)) {
+                          err = "Invalid date '" + std::to_string(y) + "-" + std::to_string(m) + "-" + std::to_string(d) + "'";
+                        }
+                        if (!err.empty()) {
+                          if (ansi) return FieldOutOfBounds(err);
+                          w.SetNull(i);
+                          continue;
+                        }
+                        w.Set(i, static_cast<int32_t>(DaysFromCivil(y, m, d)));
+                      }
+                      return Status::OK();
+                    });
+  });
+  for (int ntz = 0; ntz < 2; ++ntz) {
+    Reg(r, {ntz ? "make_timestamp_ntz" : "make_timestamp"},
+        [ntz](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+          SILT_RETURN_NOT_OK(CheckArity(n, a, 6, ntz ? 6 : 7));
+          for (size_t i = 0; i < 5; ++i) {
+            SILT_RETURN_NOT_OK(CoerceArg(n, a, i, IntT(), c));
+          }
+          SILT_RETURN_NOT_OK(CoerceArg(n, a, 5, DataType::Decimal(16, 6), c));
+          if (a.size() == 7) {
+            SILT_RETURN_NOT_OK(CoerceArg(n, a, 6, DataType::String(), c));
+          }
+          bool ansi = c.ansi;
+          return MakeCall(
+              std::string(n), ntz ? DataType::TimestampNtz() : TsT(), std::move(a),
+              [ansi, ntz](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+                TimeZonePtr session;
+                if (!ntz) {
+                  SILT_ASSIGN_OR_RETURN(session, SessionZone(ec));
+                }
+                FixedWriter<int64_t> w(out, rows);
+                for (size_t i = 0; i < rows; ++i) {
+                  if (AnyNull(x, i)) {
+                    w.SetNull(i);
+                    continue;
+                  }
+                  int32_t y = ValAt<int32_t>(x[0], i), mo = ValAt<int32_t>(x[1], i), d = ValAt<int32_t>(x[2], i);
+                  int32_t h = ValAt<int32_t>(x[3], i), mi = ValAt<int32_t>(x[4], i);
+                  int128_t sec_u = ValAt<int128_t>(x[5], i);
+                  int64_t whole = static_cast<int64_t>(sec_u / 1000000), frac = static_cast<int64_t>(sec_u % 1000000);
+                  std::string err;
+                  bool plus_minute = false;
+                  if (mo < 1 || mo > 12) {
+                    err = "Invalid value for MonthOfYear (valid values 1 - 12): " + std::to_string(mo);
+                  } else if (d < 1 || d > cal::DaysInMonth(y, mo)) {
+                    err = "Invalid date '" + std::to_string(y) + "-" + std::to_string(mo) + "-" + std::to_string(d) + "'";
+                  } else if (h < 0 || h > 23) {
+                    err = "Invalid value for HourOfDay (valid values 0 - 23): " + std::to_string(h);
+                  } else if (mi < 0 || mi > 59) {
+                    err = "Invalid value for MinuteOfHour (valid values 0 - 59): " + std::to_string(mi);
+                  } else if (sec_u < 0 || whole > 60 || (whole == 60 && frac != 0)) {
+                    err = "Invalid value for SecondOfMinute (valid values 0 - 59): " + std::to_string(whole);
+                  } else if (whole == 60) {
+                    plus_minute = true;  // 60 seconds with no fraction: the next minute
+                    whole = 0;
+                  }
+                  if (!err.empty()) {
+                    if (ansi) return FieldOutOfBounds(err);
+                    w.SetNull(i);
+                    continue;
+                  }
+                  int64_t local = ((DaysFromCivil(y, mo, d) * 24 + h) * 60 + mi + (plus_minute ? 1 : 0)) * 60 * kMicrosPerSecond +
+                                  whole * kMicrosPerSecond + frac;
+                  if (ntz) {
+                    w.Set(i, local);
+                    continue;
+                  }
+                  const TimeZone* z = session.get();
+                  TimeZonePtr explicit_zone;
+                  if (x.size() == 7) {
+                    auto tz = TimeZone::Find(StrAt(x[6], i));
+                    if (!tz.ok()) return tz.status();
+                    explicit_zone = *tz;
+                    z = explicit_zone.get();
+                  }
+                  w.Set(i, z->LocalMicrosToUtc(local));
+                }
+                return Status::OK();
+              });
+        });
+  }
+  Reg(r, {"timestamp_seconds"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+    TypeId id = a[0]->type->id();
+    if (!fn::IsNumericId(id)) {
+      SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, LongT(), c));
+    }
+    return MakeCall(std::string(n), TsT(), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+                      FixedWriter<int64_t> w(out, rows);
+                      const Vector& v = *x[0].vector;
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (NullAt(x[0], i)) {
+                          w.SetNull(i);
+                          continue;
+                        }
+                        size_t r = x[0].index(i);
+                        int64_t micros;
+                        switch (v.id()) {
+                          case TypeId::kFloat:
+                          case TypeId::kDouble: {
+                            double d = v.id() == TypeId::kFloat ? v.data<float>()[r] : v.data<double>()[r];
+                            if (!std::isfinite(d)) {
+                              w.SetNull(i);
+                              continue;
+                            }
+                            micros = static_cast<int64_t>(d * 1e6);
+                            break;
+                          }
+                          case TypeId::kDecimal: {
+                            int s = v.type()->scale();
+                            int128_t u = v.data<int128_t>()[r];
+                            int128_t m = s <= 6 ? u * static_cast<int128_t>(std::pow(10, 6 - s))
+                                                : u / static_cast<int128_t>(std::pow(10, s - 6));
+                            if (m > INT64_MAX || m < INT64_MIN) return Status::InvalidArgument("Overflow in timestamp_seconds", "ARITHMETIC_OVERFLOW");
+                            micros = static_cast<int64_t>(m);
+                            break;
+                          }
+                          default: {
+                            int64_t s = static_cast<int64_t>(v.GetValue(r).integer());
+                            if (__builtin_mul_overflow(s, kMicrosPerSecond, &micros)) {
+                              return Status::InvalidArgument("long overflow in timestamp_seconds", "ARITHMETIC_OVERFLOW");
+                            }
+                          }
+                        }
+                        w.Set(i, micros);
+                      }
+                      return Status::OK();
+                    });
+  });
+  for (int64_t unit : {int64_t{1000}, int64_t{1}}) {
+    Reg(r, {unit == 1000 ? "timestamp_millis" : "timestamp_micros"},
+        [unit](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+          SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+          SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, LongT(), c));
+          return MakeCall(std::string(n), TsT(), std::move(a),
+                          [unit](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+                            FixedWriter<int64_t> w(out, rows);
+                            for (size_t i = 0; i < rows; ++i) {
+                              if (NullAt(x[0], i)) {
+                                w.SetNull(i);
+                                continue;
+                              }
+                              int64_t m;
+                              if (__builtin_mul_overflow(ValAt<int64_t>(x[0], i), unit, &m)) {
+                                return Status::InvalidArgument("long overflow", "ARITHMETIC_OVERFLOW");
+                              }
+                              w.Set(i, m);
+                            }
+                            return Status::OK();
+                          });
+        });
+  }
+  Reg(r, {"unix_date"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+    SILT_RETURN_NOT_OK(DateArg(n, a, 0, c));
+    return MakeCall(std::string(n), IntT(), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      MapUnary<int32_t, int32_t>(x[0], rows, out, [](int32_t d) { return d; });
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"date_from_unix_date"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+    SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, IntT(), c));
+    return MakeCall(std::string(n), DateT(), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      MapUnary<int32_t, int32_t>(x[0], rows, out, [](int32_t d) { return d; });
+                      return Status::OK();
+                    });
+  });
+  static const std::pair<const char*, int64_t> kUnixUnits[] = {
+      {"unix_seconds", kMicrosPerSecond}, {"unix_millis", 1000}, {"unix_micros", 1}};
+  for (const auto& [uname, div] : kUnixUnits) {
+    int64_t d = div;
+    Reg(r, {uname}, [d](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+      SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+      SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, TsT(), c));
+      return MakeCall(std::string(n), LongT(), std::move(a),
+                      [d](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                        MapUnary<int64_t, int64_t>(x[0], rows, out, [d](int64_t v) { return FloorDiv(v, d); });
+                        return Status::OK();
+                      });
+    });
+  }
+  for (int to_utc = 0; to_utc < 2; ++to_utc) {
+    Reg(r, {to_utc ? "to_utc_timestamp" : "from_utc_timestamp"},
+        [to_utc](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+          SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+          SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, TsT(), c));
+          SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::String(), c));
+          TimeZonePtr fixed;
+          if (const Value* v = ConstantOf(a[1]); v && !v->is_null()) {
+            SILT_ASSIGN_OR_RETURN(fixed, TimeZone::Find(v->str()));
+          }
+          return MakeCall(std::string(n), TsT(), std::move(a),
+                          [to_utc, fixed](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+                            FixedWriter<int64_t> w(out, rows);
+                            for (size_t i = 0; i < rows; ++i) {
+                              if (AnyNull(x, i)) {
+                                w.SetNull(i);
+                                continue;
+                              }
+                              TimeZonePtr zone = fixed;
+                              if (!zone) {
+                                SILT_ASSIGN_OR_RETURN(zone, TimeZone::Find(StrAt(x[1], i)));
+                              }
+                              int64_t v = ValAt<int64_t>(x[0], i);
+                              w.Set(i, to_utc ? zone->LocalMicrosToUtc(v) : zone->UtcMicrosToLocal(v));
+                            }
+                            return Status::OK();
+                          });
+        });
+  }
+}
 
 }  // namespace silt::exec

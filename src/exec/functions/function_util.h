@@ -1,0 +1,373 @@
+// Shared helpers of the scalar function families (exec/functions/*.cc): binder-side checks and
+// errors in Spark's classes, argument accessors and result writers for kernels. Internal to the
+// function library; the binder uses exec/functions.h.
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "exec/expression.h"
+#include "exec/functions.h"
+#include "exec/kernel_util.h"
+#include "vector/types.h"
+#include "vector/vector.h"
+
+namespace silt::exec::fn {
+
+// ---------------------------------------------------------------------------------------------
+// Binder helpers
+
+// WRONG_NUM_ARGS unless min <= args.size() <= max (max = SIZE_MAX: variadic).
+inline Status CheckArity(std::string_view name, const std::vector<ExprPtr>& args, size_t min,
+                         size_t max) {
+  size_t n = args.size();
+  if (n >= min && n <= max) return Status::OK();
+  std::string expected;
+  if (max == SIZE_MAX) {
+    expected = "at least " + std::to_string(min);
+  } else if (min == max) {
+    expected = std::to_string(min);
+  } else {
+    expected = "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  }
+  return Status::InvalidArgument("The `" + std::string(name) + "` requires " + expected +
+                                     " parameters but the actual number is " + std::to_string(n) +
+                                     ".",
+                                 "WRONG_NUM_ARGS");
+}
+
+inline Status TypeMismatch(std::string_view name, const std::string& detail) {
+  return Status::InvalidArgument(
+      "Cannot resolve \"" + std::string(name) + "\" due to data type mismatch: " + detail,
+      "DATATYPE_MISMATCH");
+}
+
+// DATATYPE_MISMATCH for argument `index` (0-based) not being of the `expected` kind.
+inline Status UnexpectedType(std::string_view name, size_t index, std::string_view expected,
+                             const TypePtr& got) {
+  return TypeMismatch(name, "Parameter " + std::to_string(index + 1) + " requires the " +
+                                std::string(expected) + " type, however it has the type \"" +
+                                got->ToString() + "\".");
+}
+
+inline bool IsIntegralId(TypeId id) {
+  return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 ||
+         id == TypeId::kInt64;
+}
+inline bool IsNumericId(TypeId id) {
+  return IsIntegralId(id) || id == TypeId::kFloat || id == TypeId::kDouble ||
+         id == TypeId::kDecimal;
+}
+inline bool IsAtomicId(TypeId id) {
+  return id != TypeId::kStruct && id != TypeId::kList && id != TypeId::kMap;
+}
+inline bool IsNullTyped(const ExprPtr& e) { return e->type->id() == TypeId::kNull; }
+
+// The constant Value of a kConstant argument (bind-time folding of patterns, units, scales), or
+// null when the argument is not a literal.
+inline const Value* ConstantOf(const ExprPtr& e) {
+  return e->kind == ExprKind::kConstant ? &e->constant : nullptr;
+}
+
+inline ExprPtr MakeCall(std::string name, TypePtr type, std::vector<ExprPtr> children,
+                        ScalarKernel kernel, bool deterministic = true, bool nullable = true) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kCall;
+  e->type = std::move(type);
+  e->nullable = nullable;
+  e->children = std::move(children);
+  e->name = std::move(name);
+  e->kernel = std::move(kernel);
+  e->deterministic = deterministic;
+  for (const ExprPtr& c : e->children) e->deterministic = e->deterministic && c->deterministic;
+  return e;
+}
+
+// Coerces argument `i` to `type`, rejecting nested arguments where Spark has no implicit cast
+// (e.g. upper(array(1))).
+inline Status CoerceArg(std::string_view name, std::vector<ExprPtr>& args, size_t i,
+                        const TypePtr& type, const BindContext& ctx) {
+  const TypePtr& have = args[i]->type;
+  if (have->Equals(*type)) return Status::OK();
+  if (!IsAtomicId(have->id()) && have->id() != type->id()) {
+    return UnexpectedType(name, i, "\"" + type->ToString() + "\"", have);
+  }
+  SILT_ASSIGN_OR_RETURN(args[i], CoerceTo(args[i], type, ctx));
+  return Status::OK();
+}
+
+// Coerces argument i to string unless it is already string or binary (functions that take both).
+inline Status CoerceStringOrBinary(std::string_view name, std::vector<ExprPtr>& args, size_t i,
+                                   const BindContext& ctx) {
+  TypeId id = args[i]->type->id();
+  if (id == TypeId::kString || id == TypeId::kBinary) return Status::OK();
+  return CoerceArg(name, args, i, DataType::String(), ctx);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernel helpers
+
+inline bool NullAt(const Arg& a, size_t row) { return a.vector->IsNull(a.index(row)); }
+inline std::string_view StrAt(const Arg& a, size_t row) {
+  return a.vector->GetString(a.index(row));
+}
+template <typename T>
+inline T ValAt(const Arg& a, size_t row) {
+  return a.vector->data<T>()[a.index(row)];
+}
+// True when every argument is a constant (the kernel then computes one row and the caller
+// broadcasts; `rows` may still be > 1 and the writers below handle that by computing each row).
+inline bool AllConstant(std::span<const Arg> args) {
+  for (const Arg& a : args) {
+    if (!a.constant) return false;
+  }
+  return true;
+}
+
+// Writes a fixed-width result of exactly `rows` rows; rows are valid unless SetNull'ed.
+template <typename T>
+class FixedWriter {
+ public:
+  FixedWriter(Vector* out, size_t rows) : out_(out) {
+    out->ResizeUninitialized(rows);
+    data_ = out->data<T>();
+  }
+  void Set(size_t i, T v) { data_[i] = v; }
+  void SetNull(size_t i) {
+    data_[i] = T{};
+    out_->mutable_validity()[i] = 0;
+  }
+  T* data() { return data_; }
+
+ private:
+  Vector* out_;
+  T* data_;
+};
+
+// Appends string/binary rows straight into out's buffers: append the row's bytes to buf(), then
+// Commit(); or CommitNull(). Finish() sets the row count.
+class StringWriter {
+ public:
+  explicit StringWriter(Vector* out, size_t rows_hint = 0)
+      : out_(out), bytes_(out->bytes()), offsets_(out->offsets_buffer()) {
+    offsets_.reserve(offsets_.size() + rows_hint);
+  }
+  std::string& buf() { return bytes_; }
+  void Commit() {
+    offsets_.push_back(static_cast<uint32_t>(bytes_.size()));
+    ++rows_;
+  }
+  void Append(std::string_view s) {
+    bytes_.append(s.data(), s.size());
+    Commit();
+  }
+  void CommitNull() {
+    bytes_.resize(offsets_.back());
+    if (validity_.size() < rows_) validity_.resize(rows_, 1);
+    validity_.push_back(0);
+    offsets_.push_back(static_cast<uint32_t>(bytes_.size()));
+    ++rows_;
+  }
+  // Discards bytes appended for the current row since the last Commit.
+  void Rollback() { bytes_.resize(offsets_.back()); }
+  void Finish() {
+    if (!validity_.empty()) {
+      validity_.resize(rows_, 1);
+      out_->validity_buffer() = std::move(validity_);
+    }
+    out_->SetSizeUnchecked(out_->size() + rows_);
+  }
+
+ private:
+  Vector* out_;
+  std::string& bytes_;
+  std::vector<uint32_t>& offsets_;
+  std::vector<uint8_t> validity_;
+  size_t rows_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// UTF-8
+
+inline int Utf8CharLen(uint8_t lead) {
+  if (lead < 0x80) return 1;
+  if ((lead & 0xE0) == 0xC0) return 2;
+  if ((lead & 0xF0) == 0xE0) return 3;
+  if ((lead & 0xF8) == 0xF0) return 4;
+  return 1;  // invalid lead byte: one byte, like Spark's numBytesForFirstByte fallback
+}
+
+inline int64_t Utf8Length(std::string_view s) {
+  int64_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+inline bool IsAscii(std::string_view s) {
+  for (unsigned char c : s) {
+    if (c >= 0x80) return false;
+  }
+  return true;
+}
+
+// Byte offset of character `chars` (clamped to the end).
+inline size_t Utf8Advance(std::string_view s, size_t from, int64_t chars) {
+  size_t i = from;
+  while (chars > 0 && i < s.size()) {
+    i += static_cast<size_t>(Utf8CharLen(static_cast<uint8_t>(s[i])));
+    --chars;
+  }
+  return i < s.size() ? i : s.size();
+}
+
+// Decodes the code point at s[i] and advances i (invalid bytes decode as themselves).
+inline uint32_t Utf8Decode(std::string_view s, size_t* i) {
+  auto b = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
+  uint8_t c = b(*i);
+  int len = Utf8CharLen(c);
+  if (len == 1 || *i + static_cast<size_t>(len) > s.size()) {
+    ++*i;
+    return c;
+  }
+  uint32_t cp = len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
+  for (int k = 1; k < len; ++k) cp = (cp << 6) | (b(*i + static_cast<size_t>(k)) & 0x3F);
+  *i += static_cast<size_t>(len);
+  return cp;
+}
+
+inline void Utf8Encode(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// Floor division and modulo for the calendar and integer kernels.
+inline int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+inline int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
+
+}  // namespace silt::exec::fn
+
+// ---------------------------------------------------------------------------------------------
+// Decimal digits of doubles (Java's Double.toString, %f, round on doubles all work on the
+// shortest round-trip decimal representation of the value).
+namespace silt::exec::fn {
+
+// value = ±0.digits × 10^exp10 with digits[0] != '0' (empty digits for zero).
+struct DecimalDigits {
+  bool negative = false;
+  std::string digits;
+  int exp10 = 0;
+};
+
+template <typename F>
+inline DecimalDigits ShortestDigits(F v) {
+  DecimalDigits r;
+  r.negative = std::signbit(v);
+  if (v == 0) return r;
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific);
+  std::string_view s(buf, static_cast<size_t>(res.ptr - buf));
+  size_t e = s.find('e');
+  for (size_t i = 0; i < e; ++i) {
+    if (s[i] != '.') r.digits.push_back(s[i]);
+  }
+  while (r.digits.size() > 1 && r.digits.back() == '0') r.digits.pop_back();
+  int exp = 0;
+  std::from_chars(s.data() + e + 1 + (s[e + 1] == '+'), s.data() + s.size(), exp);
+  r.exp10 = exp + 1;
+  return r;
+}
+
+// Java's Double.toString / Float.toString.
+template <typename F>
+inline std::string JavaFloatingToString(F v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  DecimalDigits d = ShortestDigits(v);
+  std::string out = d.negative ? "-" : "";
+  if (d.digits.empty()) return out + "0.0";
+  double a = std::fabs(static_cast<double>(v));
+  int nd = static_cast<int>(d.digits.size());
+  if (a >= 1e-3 && a < 1e7) {
+    if (d.exp10 <= 0) {
+      out += "0.";
+      out.append(static_cast<size_t>(-d.exp10), '0');
+      out += d.digits;
+    } else if (d.exp10 >= nd) {
+      out += d.digits;
+      out.append(static_cast<size_t>(d.exp10 - nd), '0');
+      out += ".0";
+    } else {
+      out.append(d.digits, 0, static_cast<size_t>(d.exp10));
+      out += '.';
+      out.append(d.digits, static_cast<size_t>(d.exp10));
+    }
+    return out;
+  }
+  out += d.digits[0];
+  out += '.';
+  out += nd > 1 ? d.digits.substr(1) : "0";
+  out += 'E';
+  out += std::to_string(d.exp10 - 1);
+  return out;
+}
+
+// Rounds d to `frac` digits after the decimal point, half-up on the decimal digits (Java's
+// Formatter %f and BigDecimal(double).setScale on the shortest representation). Returns the
+// fixed-point text without sign.
+inline std::string FixedHalfUp(const DecimalDigits& d, int frac) {
+  // Integer digits and fraction digits as one string with an implied point.
+  std::string all;
+  int int_digits = d.exp10 > 0 ? d.exp10 : 0;
+  if (d.exp10 <= 0) {
+    all.assign(static_cast<size_t>(-d.exp10), '0');
+    all += d.digits;
+  } else {
+    all = d.digits;
+    if (static_cast<int>(all.size()) < int_digits) all.append(int_digits - all.size(), '0');
+  }
+  size_t keep = static_cast<size_t>(int_digits + frac);
+  bool up = all.size() > keep && all[keep] >= '5';
+  if (all.size() > keep) all.resize(keep);
+  if (all.size() < keep) all.append(keep - all.size(), '0');
+  if (up) {
+    int i = static_cast<int>(all.size()) - 1;
+    while (i >= 0 && all[i] == '9') all[i--] = '0';
+    if (i >= 0) {
+      ++all[i];
+    } else {
+      all.insert(all.begin(), '1');
+      ++int_digits;
+    }
+  }
+  std::string ip = int_digits > 0 ? all.substr(0, static_cast<size_t>(int_digits)) : "0";
+  size_t nz = ip.find_first_not_of('0');
+  ip = nz == std::string::npos ? "0" : ip.substr(nz);
+  if (frac <= 0) return ip;
+  return ip + "." + all.substr(static_cast<size_t>(int_digits));
+}
+
+}  // namespace silt::exec::fn
