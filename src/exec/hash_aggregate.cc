@@ -531,8 +531,13 @@ Status HashAggregateOperator::Consume(ExecContext& ctx) {
   }
   SILT_RETURN_NOT_OK(Merge(ctx));
   if (keys_.empty() && sets_.size() == 1) {
-    if (results_.empty()) results_.push_back(std::make_unique<AggTable>(*this, ctx.memory));
-    SILT_RETURN_NOT_OK(results_[0]->EnsureGlobalGroup());
+    size_t groups = 0;
+    for (const auto& r : results_) groups += r->size();
+    if (groups == 0) {
+      results_.clear();
+      results_.push_back(std::make_unique<AggTable>(*this, ctx.memory));
+      SILT_RETURN_NOT_OK(results_[0]->EnsureGlobalGroup());
+    }
   }
   return Status::OK();
 }
