@@ -43,14 +43,17 @@ GroupHashTable::GroupHashTable(std::vector<TypePtr> key_types, size_t payload_by
                     : key_types_[0]->id() == TypeId::kInt8 ? 256
                                                            : 2;
     direct_.assign(domain + 1, kNoGroup);  // last entry: the NULL key
+  } else if (path_ == Path::kSingleInt) {
+    islots_.assign(256, IntSlot{0, 0});
   } else if (path_ != Path::kNoKeys) {
     slots_.assign(256, 0);
   }
 }
 
 size_t GroupHashTable::MemoryUsage() const {
-  size_t n = slots_.capacity() * sizeof(uint64_t) + direct_.capacity() * sizeof(uint32_t) +
-             group_hashes_.capacity() * sizeof(uint64_t) + blocks_.size() * kBlockGroups * stride_;
+  size_t n = slots_.capacity() * sizeof(uint64_t) + islots_.capacity() * sizeof(IntSlot) +
+             direct_.capacity() * sizeof(uint32_t) + group_hashes_.capacity() * sizeof(uint64_t) +
+             blocks_.size() * kBlockGroups * stride_;
   for (const Vector& v : keys_) n += v.MemoryUsage();
   return n;
 }
@@ -69,13 +72,28 @@ uint32_t GroupHashTable::NewGroup(uint64_t hash) {
 }
 
 void GroupHashTable::Grow(size_t min_groups) {
+  if (path_ == Path::kSingleInt) {
+    if (min_groups * 2 <= islots_.size()) return;
+    size_t cap = islots_.size();
+    while (cap < min_groups * 2) cap *= 2;
+    islots_.assign(cap, IntSlot{0, 0});
+    size_t mask = cap - 1;
+    bool narrow = key_types_[0]->fixed_width() == 4;
+    for (size_t g = 0; g < group_hashes_.size(); ++g) {
+      if (g == null_group_) continue;
+      size_t s = group_hashes_[g] & mask;
+      while (islots_[s].group_plus1) s = (s + 1) & mask;
+      int64_t key = narrow ? keys_[0].data<int32_t>()[g] : keys_[0].data<int64_t>()[g];
+      islots_[s] = IntSlot{key, static_cast<uint32_t>(g + 1)};
+    }
+    return;
+  }
   if (min_groups * 2 <= slots_.size()) return;
   size_t cap = slots_.size();
   while (cap < min_groups * 2) cap *= 2;
   slots_.assign(cap, 0);
   size_t mask = cap - 1;
   for (size_t g = 0; g < group_hashes_.size(); ++g) {
-    if (g == null_group_) continue;
     uint64_t h = group_hashes_[g];
     size_t s = h & mask;
     while (slots_[s]) s = (s + 1) & mask;
@@ -108,10 +126,12 @@ void GroupHashTable::ProbeSingle(const Vector& key, const uint32_t* sel, size_t 
                                  const uint64_t* hashes, bool create, uint32_t* groups) {
   const T* d = key.data<T>();
   const uint8_t* valid = key.validity();
-  const size_t mask = slots_.size() - 1;
-  uint64_t* slots = slots_.data();
+  const size_t mask = islots_.size() - 1;
+  IntSlot* slots = islots_.data();
   Vector& store = keys_[0];
+  constexpr size_t kAhead = 16;  // prefetch distance: probes are latency-bound on large tables
   for (size_t k = 0; k < n; ++k) {
+    if (k + kAhead < n) __builtin_prefetch(&slots[hashes[k + kAhead] & mask]);
     size_t r = sel ? sel[k] : k;
     if (valid && !valid[r]) {
       if (null_group_ == kNoGroup && create) {
@@ -121,29 +141,25 @@ void GroupHashTable::ProbeSingle(const Vector& key, const uint32_t* sel, size_t 
       groups[k] = null_group_;
       continue;
     }
-    const T v = d[r];
-    const uint64_t h = hashes[k];
-    const uint32_t tag = static_cast<uint32_t>(h >> 32);
-    size_t s = h & mask;
+    // The key lives in the slot, so a probe touches one cache line.
+    const int64_t v = d[r];
+    size_t s = hashes[k] & mask;
     while (true) {
-      uint64_t e = slots[s];
-      if (e == 0) {
+      IntSlot& e = slots[s];
+      if (e.group_plus1 == 0) {
         if (create) {
-          uint32_t g = NewGroup(h);
-          store.Append<T>(v);
-          slots[s] = (static_cast<uint64_t>(tag) << 32) | (g + 1);
+          uint32_t g = NewGroup(hashes[k]);
+          store.Append<T>(static_cast<T>(v));
+          e = IntSlot{v, g + 1};
           groups[k] = g;
         } else {
           groups[k] = kNoGroup;
         }
         break;
       }
-      if (static_cast<uint32_t>(e >> 32) == tag) {
-        uint32_t g = static_cast<uint32_t>(e) - 1;
-        if (store.data<T>()[g] == v) {
-          groups[k] = g;
-          break;
-        }
+      if (e.key == v) {
+        groups[k] = e.group_plus1 - 1;
+        break;
       }
       s = (s + 1) & mask;
     }
@@ -171,6 +187,7 @@ void GroupHashTable::ProbeGeneric(std::span<const Vector* const> keys, const uin
     size_t ncmp = 0;
     new_rows_.clear();
     for (size_t i = 0; i < nrem; ++i) {
+      if (i + 16 < nrem) __builtin_prefetch(&slots_[slot_[remaining_[i + 16]]]);
       uint32_t k = remaining_[i];
       uint32_t tag = static_cast<uint32_t>(hashes[k] >> 32);
       size_t s = slot_[k];
@@ -513,7 +530,8 @@ Status HashAggregateOperator::Consume(ExecContext& ctx) {
     bool more = true;
     while (more) {
       batch.clear();
-      while (batch.size() < 2 * workers) {
+      // Large batches: each ParallelFor round trip costs a wake-up of the workers.
+      while (batch.size() < 16 * workers) {
         if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
         DataChunk chunk = DataChunk::FromSchema(in_schema);
         SILT_ASSIGN_OR_RETURN(more, child_->Next(ctx, &chunk));
@@ -531,8 +549,13 @@ Status HashAggregateOperator::Consume(ExecContext& ctx) {
   }
   SILT_RETURN_NOT_OK(Merge(ctx));
   if (keys_.empty() && sets_.size() == 1) {
-    if (results_.empty()) results_.push_back(std::make_unique<AggTable>(*this, ctx.memory));
-    SILT_RETURN_NOT_OK(results_[0]->EnsureGlobalGroup());
+    size_t groups = 0;
+    for (const auto& r : results_) groups += r->size();
+    if (groups == 0) {
+      results_.clear();
+      results_.push_back(std::make_unique<AggTable>(*this, ctx.memory));
+      SILT_RETURN_NOT_OK(results_[0]->EnsureGlobalGroup());
+    }
   }
   return Status::OK();
 }

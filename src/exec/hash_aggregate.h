@@ -73,7 +73,12 @@ class GroupHashTable {
   size_t stride_;
   std::vector<Vector> keys_;
   std::vector<uint64_t> group_hashes_;
-  std::vector<uint64_t> slots_;     // 0 = empty, else tag << 32 | (group + 1)
+  std::vector<uint64_t> slots_;  // 0 = empty, else tag << 32 | (group + 1)
+  struct IntSlot {
+    int64_t key;
+    uint32_t group_plus1;  // 0 = empty
+  };
+  std::vector<IntSlot> islots_;     // kSingleInt: the key inline, one cache line per probe
   std::vector<uint32_t> direct_;    // kDirect: group per key value (+ one for NULL)
   uint32_t null_group_ = kNoGroup;  // kSingleInt: NULL keys live outside the slots
   std::vector<std::unique_ptr<uint8_t[]>> blocks_;
