@@ -48,9 +48,7 @@ const std::set<std::string>& NoBareAlias() {
       "TABLESAMPLE", "FOR",    "WHEN",   "THEN",   "ELSE",    "END",       "AND",   "OR",
       "AS",       "INTO",      "VALUES", "SET",    "WITH",    "VERSION",   "TIMESTAMP",
       "SYSTEM_VERSION", "SYSTEM_TIME", "TO", "IN", "IS", "NOT", "LIKE", "ILIKE", "RLIKE",
-      "REGEXP", "BETWEEN", "OVER", "FILTER", "RETAIN", "DRY", "ZORDER", "APPLY", "BY",
-      "DELETE", "LOCATION", "COMMENT", "TBLPROPERTIES", "OPTIONS", "PARTITIONED", "PARTITION",
-      "REPLACE", "OUTER"};
+      "REGEXP", "BETWEEN", "OVER", "FILTER", "BY", "OUTER"};
   return k;
 }
 
@@ -1721,7 +1719,7 @@ Result<QueryNode> Parser::Query() {
     do {
       CommonTableExpr cte;
       SILT_ASSIGN_OR_RETURN(cte.name, Identifier());
-      if (AtOp("(")) {
+      if (AtOp("(") && !AtQueryStart()) {
         SILT_ASSIGN_OR_RETURN(cte.column_aliases, IdentifierList());
       }
       AcceptKw("AS");
