@@ -3383,7 +3383,8 @@ Result<StatementNode> Parser::Describe() {
   if (AtKw("QUERY") && AtQueryStart(1)) {
     Next();
   }
-  if (AtQueryStart()) {
+  bool table_kw = AtKw("TABLE") && IsIdentToken(Peek(1));
+  if (!table_kw && AtQueryStart()) {
     auto s = std::make_unique<DescribeStatement>(StatementKind::kDescribeTable);
     SILT_ASSIGN_OR_RETURN(s->query, Query());
     return StatementNode(std::move(s));
@@ -3393,7 +3394,7 @@ Result<StatementNode> Parser::Describe() {
     return Status::NotImplemented("DESCRIBE " + Upper(Peek().text));
   }
   auto s = std::make_unique<DescribeStatement>(StatementKind::kDescribeTable);
-  if (AtKw("TABLE") && (IsIdentToken(Peek(1)))) Next();
+  if (table_kw) Next();
   if ((AtKw("EXTENDED") || AtKw("FORMATTED")) && IsIdentToken(Peek(1))) {
     Next();
     s->extended = true;
@@ -3474,7 +3475,9 @@ Result<StatementNode> Parser::Set() {
     std::string_view after = trim(rest.substr(close + 1));
     if (after.empty()) return StatementNode(std::move(s));
     if (after.front() != '=') return ErrorAt(set_tok);
-    s->value = std::string(trim(after.substr(1)));
+    std::string v(trim(after.substr(1)));
+    if (v.size() >= 2 && v.front() == '`' && v.back() == '`') v = v.substr(1, v.size() - 2);
+    s->value = std::move(v);
     return StatementNode(std::move(s));
   }
   eq = rest.find('=');
