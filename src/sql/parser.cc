@@ -1457,11 +1457,23 @@ Result<ExprNode> Parser::PrimaryExpr() {
         DepthGuard g(&depth_);
         SILT_RETURN_NOT_OK(CheckDepth());
         if (AtQueryStart()) {
+          // ((SELECT 1) + 1) also looks like a query start: when the subquery reading fails
+          // behind extra parentheses, read a parenthesised expression instead.
+          size_t save = p_;
+          bool nested = AtOp("(", 1);
           Next();
           auto sq = NewExpr(ExprType::kScalarSubquery, pos);
-          SILT_ASSIGN_OR_RETURN(sq->subquery, Query());
-          SILT_RETURN_NOT_OK(ExpectOp(")"));
-          return sq;
+          auto q = Query();
+          if (q.ok() && AtOp(")")) {
+            Next();
+            sq->subquery = std::move(q).MoveValue();
+            return sq;
+          }
+          if (!nested) {
+            if (!q.ok()) return q.status();
+            return ErrorHere();
+          }
+          p_ = save;
         }
         // Lambda (x, y) -> body.
         {

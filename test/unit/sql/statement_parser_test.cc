@@ -582,6 +582,14 @@ TEST(StatementParser, RoundTripTrickyInputs) {
   EXPECT_EQ(neg->select[0].expr->ToString(), "(1 - 1)");
   EXPECT_EQ(neg->select[1].expr->ToString(), "(2 - -3)");
   EXPECT_EQ(neg->select[2].expr->ToString(), "(a - b)");
+  auto sub = testing::ParseQuery("SELECT ((SELECT 1) + 1), ((SELECT 2))");
+  ASSERT_TRUE(sub);
+  EXPECT_EQ(sub->select[0].expr->type, ExprType::kBinary);
+  EXPECT_EQ(sub->select[0].expr->children[0]->type, ExprType::kScalarSubquery);
+  EXPECT_EQ(sub->select[1].expr->type, ExprType::kScalarSubquery);
+  auto digit = testing::ParseQuery("SELECT * FROM db.2024_t");
+  ASSERT_TRUE(digit);
+  EXPECT_EQ(digit->from[0]->name.parts, (std::vector<std::string>{"db", "2024_t"}));
   auto unicode = testing::ParseQuery("SELECT 'ü' AS `ñ`, größe FROM t");
   EXPECT_EQ(unicode->select[0].alias, "ñ");
   EXPECT_EQ(unicode->select[1].expr->names, std::vector<std::string>{"größe"});
