@@ -42,6 +42,7 @@ for fuzzer in "$build"/*_fuzzer; do
     parquet_fuzzer) seeds=$corpus_root/parquet ;;
     delta_log_fuzzer) seeds=$corpus_root/delta_log ;;
     deletion_vector_fuzzer) seeds=$corpus_root/deletion_vector ;;
+    sql_parser_fuzzer) seeds=test/fuzz/sql_corpus ;;  # checked-in SQL seeds
     *) seeds=$work ;;
   esac
   if "$fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \

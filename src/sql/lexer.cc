@@ -329,6 +329,12 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
           i = k;
           continue;
         }
+        if (!had_digits) {
+          // `.5x` is not a decimal (isValidDecimal): a '.' then a word, as in db.2024_t.
+          push(TokenKind::kOp, ".", start, i + 1);
+          i += 1;
+          continue;
+        }
         // A decimal followed by letters (1.5x): the number ends at its digits (isValidDecimal
         // fails, so Spark lexes the integer part, '.', …); we report it as a syntax error.
         return error(start, "Syntax error at or near '" + std::string(text.substr(i, end - i + 1)) + "'");

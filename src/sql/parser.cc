@@ -48,9 +48,7 @@ const std::set<std::string>& NoBareAlias() {
       "TABLESAMPLE", "FOR",    "WHEN",   "THEN",   "ELSE",    "END",       "AND",   "OR",
       "AS",       "INTO",      "VALUES", "SET",    "WITH",    "VERSION",   "TIMESTAMP",
       "SYSTEM_VERSION", "SYSTEM_TIME", "TO", "IN", "IS", "NOT", "LIKE", "ILIKE", "RLIKE",
-      "REGEXP", "BETWEEN", "OVER", "FILTER", "RETAIN", "DRY", "ZORDER", "APPLY", "BY",
-      "DELETE", "LOCATION", "COMMENT", "TBLPROPERTIES", "OPTIONS", "PARTITIONED", "PARTITION",
-      "REPLACE", "OUTER"};
+      "REGEXP", "BETWEEN", "OVER", "FILTER", "BY", "OUTER"};
   return k;
 }
 
@@ -1459,11 +1457,23 @@ Result<ExprNode> Parser::PrimaryExpr() {
         DepthGuard g(&depth_);
         SILT_RETURN_NOT_OK(CheckDepth());
         if (AtQueryStart()) {
+          // ((SELECT 1) + 1) also looks like a query start: when the subquery reading fails
+          // behind extra parentheses, read a parenthesised expression instead.
+          size_t save = p_;
+          bool nested = AtOp("(", 1);
           Next();
           auto sq = NewExpr(ExprType::kScalarSubquery, pos);
-          SILT_ASSIGN_OR_RETURN(sq->subquery, Query());
-          SILT_RETURN_NOT_OK(ExpectOp(")"));
-          return sq;
+          auto q = Query();
+          if (q.ok() && AtOp(")")) {
+            Next();
+            sq->subquery = std::move(q).MoveValue();
+            return sq;
+          }
+          if (!nested) {
+            if (!q.ok()) return q.status();
+            return ErrorHere();
+          }
+          p_ = save;
         }
         // Lambda (x, y) -> body.
         {
@@ -1721,7 +1731,7 @@ Result<QueryNode> Parser::Query() {
     do {
       CommonTableExpr cte;
       SILT_ASSIGN_OR_RETURN(cte.name, Identifier());
-      if (AtOp("(")) {
+      if (AtOp("(") && !AtQueryStart()) {
         SILT_ASSIGN_OR_RETURN(cte.column_aliases, IdentifierList());
       }
       AcceptKw("AS");
@@ -3385,8 +3395,8 @@ Result<StatementNode> Parser::Describe() {
   if (AtKw("QUERY") && AtQueryStart(1)) {
     Next();
   }
-  // DESCRIBE TABLE t is a table, not the query `TABLE t`.
-  if (AtQueryStart() && !AtKw("TABLE")) {
+  bool table_kw = AtKw("TABLE") && IsIdentToken(Peek(1));
+  if (!table_kw && AtQueryStart()) {
     auto s = std::make_unique<DescribeStatement>(StatementKind::kDescribeTable);
     SILT_ASSIGN_OR_RETURN(s->query, Query());
     return StatementNode(std::move(s));
@@ -3396,7 +3406,7 @@ Result<StatementNode> Parser::Describe() {
     return Status::NotImplemented("DESCRIBE " + Upper(Peek().text));
   }
   auto s = std::make_unique<DescribeStatement>(StatementKind::kDescribeTable);
-  if (AtKw("TABLE") && (IsIdentToken(Peek(1)))) Next();
+  if (table_kw) Next();
   if ((AtKw("EXTENDED") || AtKw("FORMATTED")) && IsIdentToken(Peek(1))) {
     Next();
     s->extended = true;
@@ -3477,7 +3487,9 @@ Result<StatementNode> Parser::Set() {
     std::string_view after = trim(rest.substr(close + 1));
     if (after.empty()) return StatementNode(std::move(s));
     if (after.front() != '=') return ErrorAt(set_tok);
-    s->value = std::string(trim(after.substr(1)));
+    std::string v(trim(after.substr(1)));
+    if (v.size() >= 2 && v.front() == '`' && v.back() == '`') v = v.substr(1, v.size() - 2);
+    s->value = std::move(v);
     return StatementNode(std::move(s));
   }
   eq = rest.find('=');

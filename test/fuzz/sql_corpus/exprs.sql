@@ -1,0 +1,1 @@
+SELECT CAST(a AS array<struct<x:int,y:map<string,decimal(10,2)>>>), INTERVAL '1 02:03' DAY TO MINUTE, DATE '2024-01-01', X'0A', 1.5e3, 10L, -2147483648, transform(a, x -> x + 1), sum(x) OVER (PARTITION BY a ORDER BY b ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)

@@ -1,0 +1,1 @@
+SELECT a, b AS x, count(*) FROM db.t WHERE a > 1 AND b LIKE 'x%' GROUP BY a HAVING sum(b) > 2 ORDER BY a DESC NULLS LAST LIMIT 10
