@@ -286,6 +286,14 @@ std::string CheckpointKey(int64_t version) {
   return buf;
 }
 
+std::string MultiPartCheckpointKey(int64_t version, int64_t part, int64_t num_parts) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%s%020lld.checkpoint.%010lld.%010lld.parquet", kLogDir,
+                static_cast<long long>(version), static_cast<long long>(part),
+                static_cast<long long>(num_parts));
+  return buf;
+}
+
 bool ShouldCheckpoint(int64_t version, const Snapshot& snapshot) {
   auto interval = GetCheckpointInterval(snapshot.metadata().configuration);
   int64_t n = interval.ok() ? *interval : kDefaultCheckpointInterval;
@@ -328,14 +336,45 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
   out.num_actions = 2 + txns + static_cast<int64_t>(snapshot.domains().size()) + out.num_add_files +
                     out.num_tombstones;
 
-  auto existing = store.Head(out.key);
-  if (existing.ok() && existing->size > 0) {
-    out.already_existed = true;
-    out.size_in_bytes = existing->size;
-  } else {
+  // Multi-part: ceil(actions / part_size) parts. File actions go to the part of a stable hash
+  // of their reconciliation key, so any writer of this version, whatever order its snapshot
+  // lists files in, writes the same parts (a reader may combine parts from two writers); the
+  // small actions go to part 1.
+  const int64_t num_parts =
+      options.part_size > 0 ? std::max<int64_t>(1, (out.num_actions + options.part_size - 1) / options.part_size) : 1;
+  std::vector<uint32_t> add_part, remove_part;
+  if (num_parts > 1) {
+    auto part_of = [&](const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) {
+      uint64_t h = 1469598103934665603ULL;  // FNV-1a: stable across processes and builds
+      auto mix = [&](std::string_view bytes) {
+        for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
+      };
+      mix(path);
+      if (dv) mix(dv->UniqueId());
+      return static_cast<uint32_t>(h % static_cast<uint64_t>(num_parts));
+    };
+    for (const AddFile& a : snapshot.files()) add_part.push_back(part_of(a.path, a.deletion_vector));
+    for (const RemoveFile& r : snapshot.tombstones()) remove_part.push_back(part_of(r.path, r.deletion_vector));
+  }
+  for (int64_t part = 0; part < num_parts; ++part) {
+    std::string key = num_parts == 1 ? out.key : MultiPartCheckpointKey(version, part + 1, num_parts);
+    out.part_keys.push_back(key);
+  }
+  out.key = out.part_keys[0];
+
+  const Schema schema = CheckpointSchema(stats_as_json);
+  int64_t rows_total = 0;
+  size_t existing_parts = 0;
+  for (int64_t part = 0; part < num_parts; ++part) {
+    const std::string& key = out.part_keys[static_cast<size_t>(part)];
+    auto existing = store.Head(key);
+    if (existing.ok() && existing->size > 0) {
+      ++existing_parts;
+      out.size_in_bytes += existing->size;
+      continue;
+    }
     if (!existing.ok() && !existing.status().IsNotFound()) return existing.status();
-    const Schema schema = CheckpointSchema(stats_as_json);
-    SILT_ASSIGN_OR_RETURN(auto sink, store.OpenWrite(out.key));
+    SILT_ASSIGN_OR_RETURN(auto sink, store.OpenWrite(key));
     SILT_ASSIGN_OR_RETURN(auto writer,
                           parquet::ParquetWriter::Make(std::move(sink), schema, options.parquet));
     RowBuilder rows(schema, stats_as_json);
@@ -346,28 +385,37 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
       rows.Reset();
       return Status::OK();
     };
-    rows.Proto(snapshot.protocol());
-    rows.Meta(snapshot.metadata());
-    for (const auto& [app, t] : snapshot.transactions())
-      if (keep_txn(t)) rows.Txn(t);
-    for (const auto& [name, d] : snapshot.domains()) rows.Domain(d);
-    for (const AddFile& a : snapshot.files()) {
-      rows.Add(a);
+    auto mine = [&](const std::vector<uint32_t>& parts, size_t i) {
+      return num_parts == 1 || parts[i] == static_cast<uint32_t>(part);
+    };
+    if (part == 0) {
+      rows.Proto(snapshot.protocol());
+      rows.Meta(snapshot.metadata());
+      for (const auto& [app, t] : snapshot.transactions())
+        if (keep_txn(t)) rows.Txn(t);
+      for (const auto& [name, d] : snapshot.domains()) rows.Domain(d);
+    }
+    for (size_t i = 0; i < snapshot.files().size(); ++i) {
+      if (!mine(add_part, i)) continue;
+      rows.Add(snapshot.files()[i]);
       SILT_RETURN_NOT_OK(flush_if_full(false));
     }
-    for (const RemoveFile& r : snapshot.tombstones()) {
-      if (!keep_tombstone(r)) continue;
+    for (size_t i = 0; i < snapshot.tombstones().size(); ++i) {
+      const RemoveFile& r = snapshot.tombstones()[i];
+      if (!keep_tombstone(r) || !mine(remove_part, i)) continue;
       rows.Remove(r);
       SILT_RETURN_NOT_OK(flush_if_full(false));
     }
     SILT_RETURN_NOT_OK(flush_if_full(true));
-    if (writer->num_rows() != out.num_actions)
-      return Status::Internal("checkpoint row count " + std::to_string(writer->num_rows()) +
-                              " != " + std::to_string(out.num_actions));
+    rows_total += writer->num_rows();
     Status closed = writer->Close();
-    if (!closed.ok()) return closed.WithContext("writing checkpoint " + out.key);
-    out.size_in_bytes = writer->bytes_written();
+    if (!closed.ok()) return closed.WithContext("writing checkpoint " + key);
+    out.size_in_bytes += writer->bytes_written();
   }
+  out.already_existed = existing_parts == out.part_keys.size();
+  if (existing_parts == 0 && rows_total != out.num_actions)
+    return Status::Internal("checkpoint row count " + std::to_string(rows_total) + " != " +
+                            std::to_string(out.num_actions));
 
   // Never move the hint back: a newer checkpoint may have been written meanwhile.
   std::optional<int64_t> hint = ReadLastCheckpointHint(store);
@@ -375,7 +423,8 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
   std::string json = "{\"version\":" + std::to_string(version) +
                      ",\"size\":" + std::to_string(out.num_actions) +
                      ",\"sizeInBytes\":" + std::to_string(out.size_in_bytes) +
-                     ",\"numOfAddFiles\":" + std::to_string(out.num_add_files) + "}";
+                     ",\"numOfAddFiles\":" + std::to_string(out.num_add_files) +
+                     (num_parts > 1 ? ",\"parts\":" + std::to_string(num_parts) : std::string()) + "}";
   SILT_RETURN_NOT_OK(store.Put(std::string(kLogDir) + "_last_checkpoint", json));
   out.last_checkpoint_updated = true;
   return Status::OK();
