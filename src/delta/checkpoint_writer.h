@@ -49,11 +49,14 @@
 // (it is optional). A failure after the checkpoint is published leaves a valid checkpoint and a
 // stale hint; both are harmless for readers (the hint is only a hint).
 //
-// Refused: tables with the v2Checkpoint feature (NotImplemented, class
-// kCheckpointV2NotImplementedClass: they need V2-spec checkpoints with checkpointMetadata, which
-// silt does not write yet), and tables with writer features this writer does not know
-// (Unsupported, DELTA_UNSUPPORTED_FEATURES_FOR_WRITE), whose actions may carry fields it would
-// drop.
+// Tables with the v2Checkpoint feature get a V2-spec checkpoint instead:
+// `<v>.checkpoint.<uuid>.parquet` with one more column, checkpointMetadata
+// struct<version:long, tags:map<string,string>>, whose row (version = v) comes first, and every
+// action inline (no sidecars); part_size is ignored. A non-empty UUID checkpoint already present
+// for the version is kept.
+//
+// Refused: tables with writer features this writer does not know (Unsupported,
+// DELTA_UNSUPPORTED_FEATURES_FOR_WRITE), whose actions may carry fields it would drop.
 //
 // Contract: `snapshot` must have been loaded with SnapshotOptions::load_files = true (a snapshot
 // without files would produce a checkpoint of an empty table; the Snapshot cannot tell).
@@ -75,7 +78,6 @@
 
 namespace silt::delta {
 
-inline constexpr char kCheckpointV2NotImplementedClass[] = "DELTA_V2_CHECKPOINT_NOT_IMPLEMENTED";
 
 // Parquet settings for checkpoints: the writer's defaults (snappy, DataPage v1, as Spark) with
 // 32 MiB row groups, which bound the writer's buffer (a 300k-file checkpoint peaks ~100 MB lower
@@ -100,7 +102,7 @@ struct CheckpointOptions {
 // What WriteCheckpoint did.
 struct CheckpointInfo {
   int64_t version = -1;
-  std::string key;          // "_delta_log/<v>.checkpoint.parquet" (multi-part: the first part)
+  std::string key;  // "_delta_log/<v>.checkpoint.parquet" (multi-part: the first part; V2: <v>.checkpoint.<uuid>.parquet)
   std::vector<std::string> part_keys;  // every file of the checkpoint (one unless multi-part)
   int64_t num_actions = 0;  // rows ("size" in _last_checkpoint)
   int64_t num_add_files = 0;
@@ -111,7 +113,7 @@ struct CheckpointInfo {
 };
 
 // The Arrow-like schema of a checkpoint file as this writer writes it (see above).
-Schema CheckpointSchema(bool write_stats_as_json = true);
+Schema CheckpointSchema(bool write_stats_as_json = true, bool v2 = false);
 
 // Writes the checkpoint of `snapshot` (at snapshot.version()) and updates _last_checkpoint.
 // `info`, when given, receives the details.

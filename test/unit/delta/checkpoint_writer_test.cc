@@ -307,20 +307,49 @@ TEST(CheckpointWriterTest, StatsAsJsonDisabledDropsTheColumn) {
   EXPECT_EQ((*again)->protocol(), TestProtocol(false));
 }
 
-TEST(CheckpointWriterTest, RefusesV2CheckpointAndUnknownWriterFeatures) {
-  {
-    TestTable t;
-    Protocol p = TestProtocol();
-    p.reader_features->push_back("v2Checkpoint");
-    p.writer_features->push_back("v2Checkpoint");
-    ASSERT_TRUE(t.Commit(0, {p, TestMetadata()}).ok());
-    auto snap = t.Load();
-    ASSERT_TRUE(snap.ok()) << snap.status().ToString();
-    Status s = WriteCheckpoint(*t.store, **snap);
-    EXPECT_EQ(s.code(), StatusCode::kNotImplemented);
-    EXPECT_EQ(s.error_class(), kCheckpointV2NotImplementedClass);
-    EXPECT_FALSE(t.store->Head(CheckpointKey(0)).ok());
-  }
+TEST(CheckpointWriterTest, V2CheckpointTablesGetAUuidNamedV2Checkpoint) {
+  TestTable t;
+  Protocol p = TestProtocol();
+  p.reader_features->push_back("v2Checkpoint");
+  p.writer_features->push_back("v2Checkpoint");
+  int64_t ts = kT0;
+  ASSERT_TRUE(t.Commit(0, {TestCommitInfo(ts), p, TestMetadata(), TestAdd("a.parquet", "x", ts),
+                           TestAdd("b.parquet", "y", ts)})
+                  .ok());
+  auto json = t.Load();
+  ASSERT_TRUE(json.ok()) << json.status().ToString();
+  CheckpointOptions options;
+  options.part_size = 1;  // ignored: V2 checkpoints are single files
+  CheckpointInfo info;
+  Status s = WriteCheckpoint(*t.store, **json, options, &info);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_FALSE(t.store->Head(CheckpointKey(0)).ok());
+  ASSERT_EQ(info.part_keys.size(), 1u);
+  auto f = ParseLogFileName(t.store->Head(info.key).value());
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->kind, LogFileKind::kUuidCheckpoint);
+  EXPECT_EQ(info.num_actions, 5);  // checkpointMetadata + protocol + metaData + 2 adds
+  // The checkpointMetadata row names the version.
+  auto pf = parquet::ParquetFile::Open(t.store->OpenRead(info.key).value()).value();
+  int cm = FindField(pf->schema().schema(), "checkpointMetadata");
+  ASSERT_GE(cm, 0);
+  DataChunk c;
+  ASSERT_TRUE(pf->ReadRowGroup(0, {cm}, &c).ok());
+  ASSERT_TRUE(c.columns[0].IsValid(0));
+  EXPECT_EQ(c.columns[0].child(0).Get<int64_t>(0), 0);
+  for (size_t r = 1; r < c.size(); ++r) EXPECT_TRUE(c.columns[0].IsNull(r));
+  auto ckpt = t.Load();
+  ASSERT_TRUE(ckpt.ok()) << ckpt.status().ToString();
+  EXPECT_EQ((*ckpt)->segment().checkpoint_version, 0);
+  EXPECT_EQ(SortedFiles(**ckpt), SortedFiles(**json));
+  // A second writer keeps the V2 checkpoint that is there.
+  CheckpointInfo again;
+  ASSERT_TRUE(WriteCheckpoint(*t.store, **ckpt, {}, &again).ok());
+  EXPECT_TRUE(again.already_existed);
+  EXPECT_EQ(again.key, info.key);
+}
+
+TEST(CheckpointWriterTest, RefusesUnknownWriterFeatures) {
   {
     TestTable t;
     Protocol p = TestProtocol();
