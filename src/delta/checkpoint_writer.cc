@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "delta/log_segment.h"
 #include "delta/table_properties.h"
+#include "delta/z85.h"
 
 namespace silt::delta {
 namespace {
@@ -19,7 +21,7 @@ const std::vector<std::string>& CheckpointableWriterFeatures() {
       "rowTracking",          "timestampNtz",       "domainMetadata",      "icebergCompatV1",
       "icebergCompatV2",      "clustering",         "vacuumProtocolCheck", "typeWidening",
       "typeWidening-preview", "inCommitTimestamp",  "allowColumnDefaults", "checkpointProtection",
-      "variantType",          "variantType-preview"};
+      "variantType",          "variantType-preview", "v2Checkpoint"};
   return kFeatures;
 }
 
@@ -27,13 +29,11 @@ bool HasFeature(const std::optional<std::vector<std::string>>& features, std::st
   return features && std::find(features->begin(), features->end(), name) != features->end();
 }
 
+bool IsV2CheckpointTable(const Protocol& p) {
+  return HasFeature(p.reader_features, "v2Checkpoint") || HasFeature(p.writer_features, "v2Checkpoint");
+}
+
 Status CheckWritable(const Protocol& p, const std::string& table) {
-  if (HasFeature(p.reader_features, "v2Checkpoint") ||
-      HasFeature(p.writer_features, "v2Checkpoint"))
-    return Status::NotImplemented("table " + table +
-                                      " has the v2Checkpoint feature; silt writes only classic "
-                                      "checkpoints",
-                                  kCheckpointV2NotImplementedClass);
   if (p.min_writer_version > 7)
     return Status::Unsupported(
         "table " + table + " requires writer version " + std::to_string(p.min_writer_version),
@@ -141,7 +141,8 @@ void AppendDv(Vector& v, const std::optional<DeletionVectorDescriptor>& dv) {
 }
 
 // Column order of the checkpoint (CheckpointSchema).
-enum Col : size_t { kTxn, kAdd, kRemove, kMetaData, kProtocol, kDomain, kNumCols };
+// kCheckpointMetadata exists only in V2 checkpoints.
+enum Col : size_t { kTxn, kAdd, kRemove, kMetaData, kProtocol, kDomain, kCheckpointMetadata };
 
 // Builds rows of the checkpoint: each Append* adds one row with exactly one non-null column.
 class RowBuilder {
@@ -212,6 +213,12 @@ class RowBuilder {
     AppendI64(v.child(2), t.last_updated);
     FinishStructRow(v);
   }
+  void CheckpointMeta(int64_t version) {
+    Vector& v = Begin(kCheckpointMetadata);
+    AppendI64(v.child(0), version);
+    AppendStringMap(v.child(1), nullptr);
+    FinishStructRow(v);
+  }
   void Domain(const DomainMetadata& d) {
     Vector& v = Begin(kDomain);
     AppendStr(v.child(0), d.domain);
@@ -223,7 +230,7 @@ class RowBuilder {
  private:
   // Appends a null to every column but `col`, whose vector the caller fills.
   Vector& Begin(Col col) {
-    for (size_t i = 0; i < kNumCols; ++i)
+    for (size_t i = 0; i < chunk_.columns.size(); ++i)
       if (i != col) chunk_.columns[i].AppendNull();
     return chunk_.columns[col];
   }
@@ -235,7 +242,7 @@ class RowBuilder {
 
 }  // namespace
 
-Schema CheckpointSchema(bool write_stats_as_json) {
+Schema CheckpointSchema(bool write_stats_as_json, bool v2) {
   std::vector<Field> add = {F("path", DataType::String()),
                             F("partitionValues", StringMapType()),
                             F("size", DataType::Int64()),
@@ -247,7 +254,7 @@ Schema CheckpointSchema(bool write_stats_as_json) {
                             F("defaultRowCommitVersion", DataType::Int64()),
                             F("clusteringProvider", DataType::String())};
   if (write_stats_as_json) add.push_back(F("stats", DataType::String()));
-  Schema schema(kNumCols);
+  Schema schema(v2 ? kCheckpointMetadata + 1 : kCheckpointMetadata);
   schema[kTxn] =
       F("txn", DataType::Struct({F("appId", DataType::String()), F("version", DataType::Int64()),
                                  F("lastUpdated", DataType::Int64())}));
@@ -276,6 +283,9 @@ Schema CheckpointSchema(bool write_stats_as_json) {
   schema[kDomain] = F("domainMetadata", DataType::Struct({F("domain", DataType::String()),
                                                           F("configuration", DataType::String()),
                                                           F("removed", DataType::Boolean())}));
+  if (v2)
+    schema[kCheckpointMetadata] = F("checkpointMetadata", DataType::Struct({F("version", DataType::Int64()),
+                                                                            F("tags", StringMapType())}));
   return schema;
 }
 
@@ -283,6 +293,14 @@ std::string CheckpointKey(int64_t version) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%s%020lld.checkpoint.parquet", kLogDir,
                 static_cast<long long>(version));
+  return buf;
+}
+
+std::string MultiPartCheckpointKey(int64_t version, int64_t part, int64_t num_parts) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%s%020lld.checkpoint.%010lld.%010lld.parquet", kLogDir,
+                static_cast<long long>(version), static_cast<long long>(part),
+                static_cast<long long>(num_parts));
   return buf;
 }
 
@@ -328,14 +346,69 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
   out.num_actions = 2 + txns + static_cast<int64_t>(snapshot.domains().size()) + out.num_add_files +
                     out.num_tombstones;
 
-  auto existing = store.Head(out.key);
-  if (existing.ok() && existing->size > 0) {
-    out.already_existed = true;
-    out.size_in_bytes = existing->size;
-  } else {
+  const bool v2 = IsV2CheckpointTable(snapshot.protocol());
+  if (v2) {
+    // V2 spec (PROTOCOL.md "V2 Checkpoint"): one UUID-named Parquet file with a
+    // checkpointMetadata row and every action inline (no sidecars). A V2 checkpoint of this
+    // version already there (any UUID) is kept.
+    out.num_actions += 1;
+    char prefix[64];
+    std::snprintf(prefix, sizeof prefix, "%s%020lld.checkpoint.", kLogDir, static_cast<long long>(version));
+    SILT_ASSIGN_OR_RETURN(auto listing, store.ListFrom(prefix));
+    for (const ObjectMeta& m : listing) {
+      if (m.key.rfind(prefix, 0) != 0) break;
+      auto f = ParseLogFileName(m);
+      if (f && f->kind == LogFileKind::kUuidCheckpoint && m.size > 0) {
+        out.key = m.key;
+        out.part_keys = {m.key};
+        out.size_in_bytes = m.size;
+        out.already_existed = true;
+        break;
+      }
+    }
+    if (!out.already_existed) out.key = std::string(prefix) + Uuid::Random().ToString() + ".parquet";
+  }
+  // Multi-part: ceil(actions / part_size) parts. File actions go to the part of a stable hash
+  // of their reconciliation key, so any writer of this version, whatever order its snapshot
+  // lists files in, writes the same parts (a reader may combine parts from two writers); the
+  // small actions go to part 1.
+  const int64_t num_parts =
+      options.part_size > 0 && !v2 ? std::max<int64_t>(1, (out.num_actions + options.part_size - 1) / options.part_size) : 1;
+  std::vector<uint32_t> add_part, remove_part;
+  if (num_parts > 1) {
+    auto part_of = [&](const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) {
+      uint64_t h = 1469598103934665603ULL;  // FNV-1a: stable across processes and builds
+      auto mix = [&](std::string_view bytes) {
+        for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
+      };
+      mix(path);
+      if (dv) mix(dv->UniqueId());
+      return static_cast<uint32_t>(h % static_cast<uint64_t>(num_parts));
+    };
+    for (const AddFile& a : snapshot.files()) add_part.push_back(part_of(a.path, a.deletion_vector));
+    for (const RemoveFile& r : snapshot.tombstones()) remove_part.push_back(part_of(r.path, r.deletion_vector));
+  }
+  if (!out.already_existed) {
+    for (int64_t part = 0; part < num_parts; ++part) {
+      std::string key = num_parts == 1 ? out.key : MultiPartCheckpointKey(version, part + 1, num_parts);
+      out.part_keys.push_back(key);
+    }
+    out.key = out.part_keys[0];
+  }
+
+  const Schema schema = CheckpointSchema(stats_as_json, v2);
+  int64_t rows_total = 0;
+  size_t existing_parts = 0;
+  for (int64_t part = 0; part < num_parts && !(v2 && out.already_existed); ++part) {
+    const std::string& key = out.part_keys[static_cast<size_t>(part)];
+    auto existing = store.Head(key);
+    if (existing.ok() && existing->size > 0) {
+      ++existing_parts;
+      out.size_in_bytes += existing->size;
+      continue;
+    }
     if (!existing.ok() && !existing.status().IsNotFound()) return existing.status();
-    const Schema schema = CheckpointSchema(stats_as_json);
-    SILT_ASSIGN_OR_RETURN(auto sink, store.OpenWrite(out.key));
+    SILT_ASSIGN_OR_RETURN(auto sink, store.OpenWrite(key));
     SILT_ASSIGN_OR_RETURN(auto writer,
                           parquet::ParquetWriter::Make(std::move(sink), schema, options.parquet));
     RowBuilder rows(schema, stats_as_json);
@@ -346,28 +419,38 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
       rows.Reset();
       return Status::OK();
     };
-    rows.Proto(snapshot.protocol());
-    rows.Meta(snapshot.metadata());
-    for (const auto& [app, t] : snapshot.transactions())
-      if (keep_txn(t)) rows.Txn(t);
-    for (const auto& [name, d] : snapshot.domains()) rows.Domain(d);
-    for (const AddFile& a : snapshot.files()) {
-      rows.Add(a);
+    auto mine = [&](const std::vector<uint32_t>& parts, size_t i) {
+      return num_parts == 1 || parts[i] == static_cast<uint32_t>(part);
+    };
+    if (part == 0) {
+      if (v2) rows.CheckpointMeta(version);
+      rows.Proto(snapshot.protocol());
+      rows.Meta(snapshot.metadata());
+      for (const auto& [app, t] : snapshot.transactions())
+        if (keep_txn(t)) rows.Txn(t);
+      for (const auto& [name, d] : snapshot.domains()) rows.Domain(d);
+    }
+    for (size_t i = 0; i < snapshot.files().size(); ++i) {
+      if (!mine(add_part, i)) continue;
+      rows.Add(snapshot.files()[i]);
       SILT_RETURN_NOT_OK(flush_if_full(false));
     }
-    for (const RemoveFile& r : snapshot.tombstones()) {
-      if (!keep_tombstone(r)) continue;
+    for (size_t i = 0; i < snapshot.tombstones().size(); ++i) {
+      const RemoveFile& r = snapshot.tombstones()[i];
+      if (!keep_tombstone(r) || !mine(remove_part, i)) continue;
       rows.Remove(r);
       SILT_RETURN_NOT_OK(flush_if_full(false));
     }
     SILT_RETURN_NOT_OK(flush_if_full(true));
-    if (writer->num_rows() != out.num_actions)
-      return Status::Internal("checkpoint row count " + std::to_string(writer->num_rows()) +
-                              " != " + std::to_string(out.num_actions));
+    rows_total += writer->num_rows();
     Status closed = writer->Close();
-    if (!closed.ok()) return closed.WithContext("writing checkpoint " + out.key);
-    out.size_in_bytes = writer->bytes_written();
+    if (!closed.ok()) return closed.WithContext("writing checkpoint " + key);
+    out.size_in_bytes += writer->bytes_written();
   }
+  if (!v2) out.already_existed = existing_parts == out.part_keys.size();
+  if (!out.already_existed && existing_parts == 0 && rows_total != out.num_actions)
+    return Status::Internal("checkpoint row count " + std::to_string(rows_total) + " != " +
+                            std::to_string(out.num_actions));
 
   // Never move the hint back: a newer checkpoint may have been written meanwhile.
   std::optional<int64_t> hint = ReadLastCheckpointHint(store);
@@ -375,7 +458,8 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
   std::string json = "{\"version\":" + std::to_string(version) +
                      ",\"size\":" + std::to_string(out.num_actions) +
                      ",\"sizeInBytes\":" + std::to_string(out.size_in_bytes) +
-                     ",\"numOfAddFiles\":" + std::to_string(out.num_add_files) + "}";
+                     ",\"numOfAddFiles\":" + std::to_string(out.num_add_files) +
+                     (num_parts > 1 ? ",\"parts\":" + std::to_string(num_parts) : std::string()) + "}";
   SILT_RETURN_NOT_OK(store.Put(std::string(kLogDir) + "_last_checkpoint", json));
   out.last_checkpoint_updated = true;
   return Status::OK();

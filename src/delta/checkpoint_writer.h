@@ -35,6 +35,11 @@
 // table has no domains). Not written: stats_parsed / partitionValues_parsed
 // (delta.checkpoint.writeStatsAsStruct), so readers use the JSON stats.
 //
+// Multi-part (CheckpointOptions::part_size): `<v>.checkpoint.<part>.<parts>.parquet`, the small
+// actions in part 1 and each file action in the part its key hashes to; readers use a set only
+// once every part exists, so parts are published one by one and `_last_checkpoint` (with
+// "parts") last. A part already present is kept (all writers put the same rows in it).
+//
 // Publishing: the Parquet file is streamed through ObjectStore::OpenWrite, so it appears
 // atomically and complete or not at all. A non-empty checkpoint file already present for the
 // version is kept as is (every writer writes the same state for a version; Spark does the same
@@ -44,11 +49,14 @@
 // (it is optional). A failure after the checkpoint is published leaves a valid checkpoint and a
 // stale hint; both are harmless for readers (the hint is only a hint).
 //
-// Refused: tables with the v2Checkpoint feature (NotImplemented, class
-// kCheckpointV2NotImplementedClass: they need V2-spec checkpoints with checkpointMetadata, which
-// silt does not write yet), and tables with writer features this writer does not know
-// (Unsupported, DELTA_UNSUPPORTED_FEATURES_FOR_WRITE), whose actions may carry fields it would
-// drop.
+// Tables with the v2Checkpoint feature get a V2-spec checkpoint instead:
+// `<v>.checkpoint.<uuid>.parquet` with one more column, checkpointMetadata
+// struct<version:long, tags:map<string,string>>, whose row (version = v) comes first, and every
+// action inline (no sidecars); part_size is ignored. A non-empty UUID checkpoint already present
+// for the version is kept.
+//
+// Refused: tables with writer features this writer does not know (Unsupported,
+// DELTA_UNSUPPORTED_FEATURES_FOR_WRITE), whose actions may carry fields it would drop.
 //
 // Contract: `snapshot` must have been loaded with SnapshotOptions::load_files = true (a snapshot
 // without files would produce a checkpoint of an empty table; the Snapshot cannot tell).
@@ -59,6 +67,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/status.h"
@@ -68,7 +78,6 @@
 
 namespace silt::delta {
 
-inline constexpr char kCheckpointV2NotImplementedClass[] = "DELTA_V2_CHECKPOINT_NOT_IMPLEMENTED";
 
 // Parquet settings for checkpoints: the writer's defaults (snappy, DataPage v1, as Spark) with
 // 32 MiB row groups, which bound the writer's buffer (a 300k-file checkpoint peaks ~100 MB lower
@@ -85,22 +94,26 @@ struct CheckpointOptions {
   parquet::WriterOptions parquet = DefaultCheckpointParquetOptions();
   // Rows handed to the Parquet writer per chunk (bounds the builder's memory).
   int64_t rows_per_chunk = 16384;
+  // > 0: write a multi-part checkpoint of ceil(actions / part_size) parts when that is more than
+  // one (Spark's spark.databricks.delta.checkpoint.partSize). 0: one file.
+  int64_t part_size = 0;
 };
 
 // What WriteCheckpoint did.
 struct CheckpointInfo {
   int64_t version = -1;
-  std::string key;          // "_delta_log/<v>.checkpoint.parquet"
+  std::string key;  // "_delta_log/<v>.checkpoint.parquet" (multi-part: the first part; V2: <v>.checkpoint.<uuid>.parquet)
+  std::vector<std::string> part_keys;  // every file of the checkpoint (one unless multi-part)
   int64_t num_actions = 0;  // rows ("size" in _last_checkpoint)
   int64_t num_add_files = 0;
   int64_t num_tombstones = 0;    // unexpired removes written
-  int64_t size_in_bytes = 0;     // of the checkpoint file
-  bool already_existed = false;  // a checkpoint for the version was there and was kept
+  int64_t size_in_bytes = 0;     // of the checkpoint file (all parts)
+  bool already_existed = false;  // every file of the checkpoint was there and was kept
   bool last_checkpoint_updated = false;
 };
 
 // The Arrow-like schema of a checkpoint file as this writer writes it (see above).
-Schema CheckpointSchema(bool write_stats_as_json = true);
+Schema CheckpointSchema(bool write_stats_as_json = true, bool v2 = false);
 
 // Writes the checkpoint of `snapshot` (at snapshot.version()) and updates _last_checkpoint.
 // `info`, when given, receives the details.
@@ -114,5 +127,7 @@ bool ShouldCheckpoint(int64_t version, const Snapshot& snapshot);
 
 // "_delta_log/00000000000000000010.checkpoint.parquet".
 std::string CheckpointKey(int64_t version);
+// "_delta_log/00000000000000000010.checkpoint.0000000001.0000000003.parquet" (part is 1-based).
+std::string MultiPartCheckpointKey(int64_t version, int64_t part, int64_t num_parts);
 
 }  // namespace silt::delta

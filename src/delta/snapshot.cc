@@ -4,6 +4,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "delta/stats_json.h"
 #include "delta/table_features.h"
 #include "io/path.h"
 #include "parquet/reader.h"
@@ -72,10 +73,11 @@ std::optional<DeletionVectorDescriptor> Dv(const Vector* v, size_t i) {
 // The columns of one action struct of a checkpoint chunk, resolved once per chunk (a by-name
 // lookup per row and field costs more than decoding the row).
 struct AddColumns {
-  const Vector *st = nullptr, *path, *pv, *size, *mtime, *dc, *stats, *tags, *dv, *brid, *drcv, *cp;
+  const Vector *st = nullptr, *path, *pv, *size, *mtime, *dc, *stats, *stats_parsed, *tags, *dv, *brid, *drcv, *cp;
   explicit AddColumns(const Vector* v) : st(v) {
     path = Child(v, "path"), pv = Child(v, "partitionValues"), size = Child(v, "size");
     mtime = Child(v, "modificationTime"), dc = Child(v, "dataChange"), stats = Child(v, "stats");
+    stats_parsed = Child(v, "stats_parsed");
     tags = Child(v, "tags"), dv = Child(v, "deletionVector"), brid = Child(v, "baseRowId");
     drcv = Child(v, "defaultRowCommitVersion"), cp = Child(v, "clusteringProvider");
   }
@@ -87,6 +89,9 @@ struct AddColumns {
     a.modification_time = Int(mtime, i).value_or(0);
     a.data_change = Bool(dc, i).value_or(false);
     a.stats = Str(stats, i);
+    // delta.checkpoint.writeStatsAsStruct checkpoints may carry only stats_parsed. When both are
+    // there they hold the same stats, and the JSON text is used as is (exact bytes, no work).
+    if (!a.stats && stats_parsed) a.stats = StatsJsonFromParsed(*stats_parsed, i);
     a.tags = Strings(tags, i);
     a.deletion_vector = Dv(dv, i);
     a.base_row_id = Int(brid, i);

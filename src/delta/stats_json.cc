@@ -8,6 +8,7 @@
 
 #include "delta/json_util.h"
 #include "delta/partition_values.h"
+#include "vector/vector.h"
 
 namespace silt::delta {
 
@@ -568,6 +569,97 @@ std::string SerializeStats(const Schema& schema, int64_t num_records,
     if (!writer.Struct(&out, name, schema, &path, kind)) out.resize(mark);
   }
   if (options.tight_bounds) out += *options.tight_bounds ? ",\"tightBounds\":true" : ",\"tightBounds\":false";
+  out.push_back('}');
+  return out;
+}
+
+namespace {
+
+// Integer value of an integral vector row (nullCount / numRecords columns are long, but a
+// writer may use int).
+std::optional<int64_t> IntegralAt(const Vector& v, size_t row) {
+  if (v.IsNull(row)) return std::nullopt;
+  switch (v.id()) {
+    case TypeId::kInt64: return v.Get<int64_t>(row);
+    case TypeId::kInt32: return v.Get<int32_t>(row);
+    case TypeId::kInt16: return v.Get<int16_t>(row);
+    default: return std::nullopt;
+  }
+}
+
+// Appends `"key":{...}` for a struct of stats_parsed (minValues/maxValues/nullCount, nested);
+// nothing when no field is non-null.
+bool AppendParsed(std::string* out, std::string_view key, const Vector& st, size_t row, StatKind kind) {
+  if (st.id() != TypeId::kStruct || st.IsNull(row)) return false;
+  size_t mark = out->size();
+  AppendJacksonString(out, key);
+  *out += ":{";
+  bool any = false;
+  const auto& fields = st.type()->fields();
+  for (size_t k = 0; k < fields.size(); ++k) {
+    const Vector& c = st.child(k);
+    if (c.IsNull(row)) continue;
+    size_t before = out->size();
+    if (any) out->push_back(',');
+    bool wrote;
+    if (c.id() == TypeId::kStruct) {
+      wrote = AppendParsed(out, fields[k].name, c, row, kind);
+    } else {
+      AppendJacksonString(out, fields[k].name);
+      out->push_back(':');
+      if (kind == StatKind::kNullCount) {
+        std::optional<int64_t> n = IntegralAt(c, row);
+        wrote = n.has_value();
+        if (n) AppendInt(out, *n);
+      } else {
+        // The checkpoint holds the values the writer chose: no truncation again.
+        wrote = AppendStatValue(out, c.GetValue(row), *c.type(), kind == StatKind::kMin,
+                                std::numeric_limits<int>::max() / 4);
+      }
+    }
+    if (wrote) {
+      any = true;
+    } else {
+      out->resize(before);
+    }
+  }
+  if (!any) {
+    out->resize(mark);
+    return false;
+  }
+  out->push_back('}');
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> StatsJsonFromParsed(const Vector& stats_parsed, size_t row) {
+  if (stats_parsed.id() != TypeId::kStruct || stats_parsed.IsNull(row)) return std::nullopt;
+  const auto& fields = stats_parsed.type()->fields();
+  auto child = [&](const char* name) -> const Vector* {
+    int i = FindField(fields, name);
+    return i < 0 ? nullptr : &stats_parsed.child(static_cast<size_t>(i));
+  };
+  std::string out = "{";
+  if (const Vector* n = child("numRecords")) {
+    if (auto v = IntegralAt(*n, row)) {
+      out += "\"numRecords\":";
+      AppendInt(&out, *v);
+    }
+  }
+  static constexpr std::pair<const char*, StatKind> kSections[] = {
+      {"minValues", StatKind::kMin}, {"maxValues", StatKind::kMax}, {"nullCount", StatKind::kNullCount}};
+  for (const auto& [name, kind] : kSections) {
+    const Vector* v = child(name);
+    if (!v) continue;
+    size_t mark = out.size();
+    if (out.size() > 1) out.push_back(',');
+    if (!AppendParsed(&out, name, *v, row, kind)) out.resize(mark);
+  }
+  if (const Vector* t = child("tightBounds"); t && t->id() == TypeId::kBoolean && t->IsValid(row)) {
+    if (out.size() > 1) out.push_back(',');
+    out += t->Get<uint8_t>(row) ? "\"tightBounds\":true" : "\"tightBounds\":false";
+  }
   out.push_back('}');
   return out;
 }

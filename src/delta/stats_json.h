@@ -19,6 +19,7 @@
 #include "common/status.h"
 #include "vector/types.h"
 #include "vector/value.h"
+#include "vector/vector.h"
 
 namespace silt::delta {
 
@@ -90,6 +91,11 @@ struct StatsOptions {
 // nullCount is written for every selected leaf. Empty objects are omitted.
 std::string SerializeStats(const Schema& physical_schema, int64_t num_records,
                            const std::vector<LeafStats>& leaves, const StatsOptions& options = {});
+
+// The stats JSON (as SerializeStats writes it, without truncating again) of row `row` of a
+// checkpoint's add.stats_parsed struct column (numRecords, minValues, maxValues, nullCount,
+// tightBounds; nested structs by physical name). nullopt when the row's struct is null.
+std::optional<std::string> StatsJsonFromParsed(const Vector& stats_parsed, size_t row);
 
 // Parses delta.dataSkippingStatsColumns: comma-separated column names, nested with '.', parts
 // optionally backtick-quoted (`a.b` is one name; `` escapes a backtick). InvalidArgument when

@@ -39,13 +39,14 @@ const std::vector<std::string>& SupportedReaderFeatures() {
 }
 
 const std::vector<std::string>& SupportedWriterFeatures() {
-  // Features whose writer obligations silt meets (row tracking: Transaction assigns row ids).
-  // Others (generated/identity columns, CHECK constraints, icebergCompat, catalog-managed
-  // tables) are refused until built.
+  // Features whose writer obligations silt meets (row tracking: Transaction assigns row ids;
+  // NOT NULL, invariants and CHECK constraints: WriteDataFiles, the last through the caller's
+  // RowValidator). Others (generated/identity columns, icebergCompat, catalog-managed tables)
+  // are refused until built.
   static const std::vector<std::string> kFeatures = {
       "appendOnly",   "invariants", "deletionVectors", "timestampNtz", "domainMetadata", "v2Checkpoint",
       "vacuumProtocolCheck", "typeWidening", "typeWidening-preview", "changeDataFeed", "columnMapping",
-      "inCommitTimestamp", "clustering", "rowTracking"};
+      "inCommitTimestamp", "clustering", "rowTracking", "checkConstraints"};
   return kFeatures;
 }
 
@@ -95,9 +96,6 @@ Status CheckWriteSupported(const Protocol& p, const Metadata& m, bool removes_da
       }
       missing.push_back(f);
     }
-  for (const auto& [k, v] : m.configuration.entries())
-    if (k.rfind("delta.constraints.", 0) == 0 && !Contains(missing, "checkConstraints")) missing.push_back("checkConstraints");
-  if (m.schema_string && m.schema_string->find("delta.invariants") != std::string::npos) missing.push_back("invariants");
   if (!missing.empty())
     return Status::Unsupported("table " + table + " requires writer features silt does not support yet: " + Join(missing),
                                "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE");

@@ -161,13 +161,18 @@ Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& 
     stats_options.stats_columns = std::move(parsed);
   }
   stats_options.tight_bounds = options.tight_bounds;
-  std::vector<AddFile> adds;
-  int file_index = 0;
+  // All rows are checked before the first file is written, so a violation leaves no orphans.
+  SILT_ASSIGN_OR_RETURN(TableConstraints constraints, TableConstraints::Make(schema, metadata));
   for (const DataChunk& chunk : chunks) {
     if (chunk.columns.size() != schema.size())
       return Status::InvalidArgument("rows have " + std::to_string(chunk.columns.size()) + " columns, the table " +
                                          std::to_string(schema.size()),
                                      "DELTA_INSERT_COLUMN_ARITY_MISMATCH");
+    SILT_RETURN_NOT_OK(constraints.Check(chunk, options.row_validator));
+  }
+  std::vector<AddFile> adds;
+  int file_index = 0;
+  for (const DataChunk& chunk : chunks) {
     // Group rows by partition values (formatted as Delta stores them).
     std::map<std::vector<std::optional<std::string>>, std::vector<uint32_t>> groups;
     for (size_t r = 0; r < chunk.size(); ++r) {
@@ -203,6 +208,9 @@ Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) 
   if (GetBoolProperty(properties, "delta.enableDeletionVectors", false).ValueOr(false)) reader.push_back("deletionVectors"), writer.push_back("deletionVectors");
   if (GetBoolProperty(properties, "delta.enableChangeDataFeed", false).ValueOr(false)) writer.push_back("changeDataFeed");
   if (GetBoolProperty(properties, "delta.enableInCommitTimestamps", false).ValueOr(false)) writer.push_back("inCommitTimestamp");
+  for (const auto& [k, v] : properties.entries())
+    if (k.rfind("delta.constraints.", 0) == 0 && std::find(writer.begin(), writer.end(), "checkConstraints") == writer.end())
+      writer.push_back("checkConstraints");
   // Row tracking keeps its high-water mark in a domain, so it needs domainMetadata too.
   if (GetBoolProperty(properties, "delta.enableRowTracking", false).ValueOr(false))
     writer.insert(writer.end(), {"domainMetadata", "rowTracking"});

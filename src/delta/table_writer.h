@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "delta/actions.h"
+#include "delta/constraints.h"
 #include "delta/snapshot.h"
 #include "delta/transaction.h"
 #include "io/object_store.h"
@@ -29,11 +30,19 @@ struct DataWriteOptions {
   std::string file_prefix = "part";
   // stats.tightBounds, written when set (Spark writes true on tables with deletion vectors).
   std::optional<bool> tight_bounds;
+  // Checks the SQL constraints the kernel cannot evaluate (CHECK constraints, complex
+  // invariants; see constraints.h). Writes to tables that have such constraints fail with
+  // SILT_CONSTRAINT_VALIDATOR_REQUIRED without one.
+  RowValidator row_validator;
 };
 
 // Writes `chunks` (columns in `schema` order — the table's logical schema) as data files of a
 // table with `metadata`, one or more per partition, and returns their add actions (not yet
 // committed: a commit must reference only files that are completely written, which these are).
+// Every chunk is checked against the table's constraints before any file is written: NOT NULL
+// (DELTA_NOT_NULL_CONSTRAINT_VIOLATED), invariants (DELTA_VIOLATE_CONSTRAINT_WITH_VALUES) and,
+// through options.row_validator, CHECK constraints. This is the one place constraints are
+// enforced: commands must write data through it.
 // Under column mapping (name or id) the files, their stats and the partition values and
 // directories use physical names, and Parquet fields carry the column mapping ids as field_id.
 Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& metadata, const Schema& schema,

@@ -204,6 +204,7 @@ void Transaction::RunPostCommitHooks(CommitResult* result) const {
   if (s.ok() && ShouldCheckpoint(result->version, **snap)) {
     CheckpointOptions co;
     co.clock = options_.clock.get();
+    co.part_size = options_.checkpoint_part_size;
     s = WriteCheckpoint(*store_, **snap, co);
     result->checkpointed = s.ok();
     if (s.ok() && GetEnableExpiredLogCleanup(md.configuration).ValueOr(true)) {

@@ -46,6 +46,8 @@ struct TransactionOptions {
   // then clean up expired log files (delta.enableExpiredLogCleanup). Failures there are logged
   // and do not fail the commit (it has already happened), as in Spark.
   bool post_commit_hooks = true;
+  // CheckpointOptions::part_size of the post-commit checkpoint (0: single file).
+  int64_t checkpoint_part_size = 0;
 };
 
 struct CommitResult {

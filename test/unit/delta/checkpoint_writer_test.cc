@@ -307,20 +307,49 @@ TEST(CheckpointWriterTest, StatsAsJsonDisabledDropsTheColumn) {
   EXPECT_EQ((*again)->protocol(), TestProtocol(false));
 }
 
-TEST(CheckpointWriterTest, RefusesV2CheckpointAndUnknownWriterFeatures) {
-  {
-    TestTable t;
-    Protocol p = TestProtocol();
-    p.reader_features->push_back("v2Checkpoint");
-    p.writer_features->push_back("v2Checkpoint");
-    ASSERT_TRUE(t.Commit(0, {p, TestMetadata()}).ok());
-    auto snap = t.Load();
-    ASSERT_TRUE(snap.ok()) << snap.status().ToString();
-    Status s = WriteCheckpoint(*t.store, **snap);
-    EXPECT_EQ(s.code(), StatusCode::kNotImplemented);
-    EXPECT_EQ(s.error_class(), kCheckpointV2NotImplementedClass);
-    EXPECT_FALSE(t.store->Head(CheckpointKey(0)).ok());
-  }
+TEST(CheckpointWriterTest, V2CheckpointTablesGetAUuidNamedV2Checkpoint) {
+  TestTable t;
+  Protocol p = TestProtocol();
+  p.reader_features->push_back("v2Checkpoint");
+  p.writer_features->push_back("v2Checkpoint");
+  int64_t ts = kT0;
+  ASSERT_TRUE(t.Commit(0, {TestCommitInfo(ts), p, TestMetadata(), TestAdd("a.parquet", "x", ts),
+                           TestAdd("b.parquet", "y", ts)})
+                  .ok());
+  auto json = t.Load();
+  ASSERT_TRUE(json.ok()) << json.status().ToString();
+  CheckpointOptions options;
+  options.part_size = 1;  // ignored: V2 checkpoints are single files
+  CheckpointInfo info;
+  Status s = WriteCheckpoint(*t.store, **json, options, &info);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_FALSE(t.store->Head(CheckpointKey(0)).ok());
+  ASSERT_EQ(info.part_keys.size(), 1u);
+  auto f = ParseLogFileName(t.store->Head(info.key).value());
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->kind, LogFileKind::kUuidCheckpoint);
+  EXPECT_EQ(info.num_actions, 5);  // checkpointMetadata + protocol + metaData + 2 adds
+  // The checkpointMetadata row names the version.
+  auto pf = parquet::ParquetFile::Open(t.store->OpenRead(info.key).value()).value();
+  int cm = FindField(pf->schema().schema(), "checkpointMetadata");
+  ASSERT_GE(cm, 0);
+  DataChunk c;
+  ASSERT_TRUE(pf->ReadRowGroup(0, {cm}, &c).ok());
+  ASSERT_TRUE(c.columns[0].IsValid(0));
+  EXPECT_EQ(c.columns[0].child(0).Get<int64_t>(0), 0);
+  for (size_t r = 1; r < c.size(); ++r) EXPECT_TRUE(c.columns[0].IsNull(r));
+  auto ckpt = t.Load();
+  ASSERT_TRUE(ckpt.ok()) << ckpt.status().ToString();
+  EXPECT_EQ((*ckpt)->segment().checkpoint_version, 0);
+  EXPECT_EQ(SortedFiles(**ckpt), SortedFiles(**json));
+  // A second writer keeps the V2 checkpoint that is there.
+  CheckpointInfo again;
+  ASSERT_TRUE(WriteCheckpoint(*t.store, **ckpt, {}, &again).ok());
+  EXPECT_TRUE(again.already_existed);
+  EXPECT_EQ(again.key, info.key);
+}
+
+TEST(CheckpointWriterTest, RefusesUnknownWriterFeatures) {
   {
     TestTable t;
     Protocol p = TestProtocol();
@@ -511,6 +540,87 @@ TEST(CheckpointWriterTest, SparkTableCheckpointMatchesSpark) {
     ExpectSparkCompatible(spark_schema[i], ours_schema[i], spark_schema[i].name);
   }
   EXPECT_EQ((*ours_pf)->num_rows(), (*spark_pf)->num_rows());
+}
+
+}  // namespace
+}  // namespace silt::delta
+
+namespace silt::delta {
+namespace {
+
+using namespace silt::delta::testing;  // NOLINT
+
+// Paths of the add/remove rows of one checkpoint file, sorted.
+std::vector<std::string> FilePathsIn(ObjectStore& store, const std::string& key, int64_t* rows) {
+  auto pf = parquet::ParquetFile::Open(store.OpenRead(key).value()).value();
+  std::vector<std::string> out;
+  *rows = pf->num_rows();
+  const Schema& schema = pf->schema().schema();
+  for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
+    DataChunk c;
+    EXPECT_TRUE(pf->ReadRowGroup(rg, {}, &c).ok());
+    for (const char* col : {"add", "remove"}) {
+      const Vector& v = c.columns[static_cast<size_t>(FindField(schema, col))];
+      for (size_t r = 0; r < c.size(); ++r)
+        if (v.IsValid(r)) out.push_back(std::string(col) + ":" + std::string(v.child(0).GetString(r)));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(CheckpointWriterTest, MultiPartCheckpointRoundTripsAndIsDeterministic) {
+  TestTable t;
+  BuildRichTable(t);
+  auto json = t.Load().value();
+  ManualClock clock(kT0 + 11 * kHour);
+  CheckpointOptions options;
+  options.clock = &clock;
+  options.part_size = 3;
+  CheckpointInfo info;
+  ASSERT_TRUE(WriteCheckpoint(*t.store, *json, options, &info).ok());
+  const int64_t parts = (info.num_actions + 2) / 3;
+  ASSERT_GT(parts, 1);
+  ASSERT_EQ(info.part_keys.size(), static_cast<size_t>(parts));
+  EXPECT_EQ(info.key, MultiPartCheckpointKey(10, 1, parts));
+  EXPECT_EQ(info.part_keys.back(), MultiPartCheckpointKey(10, parts, parts));
+  EXPECT_FALSE(t.store->Head(CheckpointKey(10)).ok());
+  auto last = t.store->Get("_delta_log/_last_checkpoint").value();
+  EXPECT_NE(last.find(",\"parts\":" + std::to_string(parts) + "}"), std::string::npos) << last;
+  int64_t rows = 0, total = 0;
+  for (const auto& k : info.part_keys) {
+    FilePathsIn(*t.store, k, &rows);
+    total += rows;
+  }
+  EXPECT_EQ(total, info.num_actions);
+
+  auto ckpt = t.Load();
+  ASSERT_TRUE(ckpt.ok()) << ckpt.status().ToString();
+  EXPECT_EQ((*ckpt)->segment().checkpoint_version, 10);
+  EXPECT_EQ((*ckpt)->segment().checkpoint_parts.size(), static_cast<size_t>(parts));
+  ExpectSameState(*json, **ckpt, clock.NowMillis() - kDefaultDeletedFileRetentionMillis);
+
+  // A writer whose snapshot came from a (classic) checkpoint lists files in another order but
+  // puts every action in the same part.
+  TestTable u;
+  BuildRichTable(u);
+  CheckpointOptions classic;
+  classic.clock = &clock;
+  ASSERT_TRUE(WriteCheckpoint(*u.store, *u.Load().value(), classic).ok());
+  auto from_ckpt = u.Load().value();
+  ASSERT_EQ(from_ckpt->segment().checkpoint_version, 10);
+  CheckpointInfo info2;
+  ASSERT_TRUE(WriteCheckpoint(*u.store, *from_ckpt, options, &info2).ok());
+  ASSERT_EQ(info2.part_keys, info.part_keys);
+  for (size_t i = 0; i < info.part_keys.size(); ++i) {
+    int64_t r1 = 0, r2 = 0;
+    EXPECT_EQ(FilePathsIn(*t.store, info.part_keys[i], &r1), FilePathsIn(*u.store, info2.part_keys[i], &r2)) << i;
+    EXPECT_EQ(r1, r2);
+  }
+  // Rewriting keeps the parts that are there.
+  CheckpointInfo again;
+  ASSERT_TRUE(WriteCheckpoint(*t.store, *json, options, &again).ok());
+  EXPECT_TRUE(again.already_existed);
 }
 
 }  // namespace
