@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 #include "common/logging.h"
 
@@ -16,7 +17,9 @@ std::string Lower(std::string_view s) {
 }  // namespace
 
 void FunctionRegistry::Add(std::string name, ScalarBinder binder) {
-  bool inserted = binders_.emplace(Lower(name), std::move(binder)).second;
+  std::string key = Lower(name);
+  bool inserted = binders_.emplace(key, std::move(binder)).second;
+  if (!inserted) std::fprintf(stderr, "silt: function %s registered twice\n", key.c_str());
   SILT_CHECK(inserted);
 }
 

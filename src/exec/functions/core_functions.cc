@@ -516,36 +516,6 @@ Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext&
 
 // ------------------------------------------------------------------ null / conditional
 
-Result<ExprPtr> Negate(std::vector<ExprPtr> args, const BindContext& ctx) {
-  if (args.size() != 1) return WrongArgs("negative", args.size(), "1");
-  if (args[0]->type->id() == TypeId::kString) {
-    SILT_ASSIGN_OR_RETURN(args[0], CoerceTo(args[0], DataType::Double(), ctx));
-  }
-  TypePtr t = args[0]->type;
-  if (!IsNumeric(t->id())) return TypeError("negative(" + args[0]->ToString() + ")");
-  ExprPtr zero;
-  if (t->id() == TypeId::kDecimal) zero = MakeConstant(Value::Decimal(t->precision(), t->scale(), 0));
-  else if (t->id() == TypeId::kDouble || t->id() == TypeId::kFloat) zero = MakeConstant(Value::Floating(t, -0.0));
-  else zero = MakeConstant(Value::Integer(t, 0));
-  SILT_ASSIGN_OR_RETURN(ExprPtr e, BindArith(ArOp::kSub, {zero, args[0]}, ctx));
-  auto m = std::const_pointer_cast<Expr>(e);
-  m->name = "negative";
-  m->children.erase(m->children.begin());
-  // The kernel computes 0 - x; keep the zero as the first argument inside the kernel.
-  TypePtr rt = m->type;
-  bool ansi = ctx.ansi;
-  Value zv = zero->constant;
-  m->type = t;
-  m->kernel = [zv, t, ansi](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
-    Vector z(t);
-    SILT_RETURN_NOT_OK(z.AppendValue(zv));
-    Arg args2[2] = {Arg{&z, true}, a[0]};
-    return ArithKernel(std::span<const Arg>(args2, 2), rows, ArOp::kSub, ansi, t, out);
-  };
-  (void)rt;
-  return ExprPtr(m);
-}
-
 Result<ExprPtr> BindNot(std::vector<ExprPtr> args, const BindContext& ctx) {
   if (args.size() != 1) return WrongArgs("not", args.size(), "1");
   SILT_ASSIGN_OR_RETURN(ExprPtr c, CoerceTo(args[0], DataType::Boolean(), ctx));
@@ -658,13 +628,7 @@ void RegisterCoreFunctions(FunctionRegistry& r) {
   r.Add("*", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kMul, std::move(a), c); });
   r.Add("/", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kDiv, std::move(a), c); });
   r.Add("%", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kMod, std::move(a), c); });
-  r.Add("mod", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kMod, std::move(a), c); });
   r.Add("div", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kIntDiv, std::move(a), c); });
-  r.Add("negative", Negate);
-  r.Add("positive", [](std::vector<ExprPtr> a, const BindContext&) -> Result<ExprPtr> {
-    if (a.size() != 1) return WrongArgs("positive", a.size(), "1");
-    return a[0];
-  });
   r.Add("not", BindNot);
   r.Add("!", BindNot);
   r.Add("and", [](std::vector<ExprPtr> a, const BindContext& c) { return BindLogic(ExprKind::kAnd, std::move(a), c); });

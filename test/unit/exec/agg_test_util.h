@@ -12,7 +12,7 @@
 #include "vector/value.h"
 #include "vector/vector.h"
 
-namespace silt::exec::testing {
+namespace silt::exec::aggtest {
 
 // Yields the given chunks in order.
 class ChunkSource : public Operator {
@@ -105,4 +105,4 @@ inline std::vector<std::string> SortedRows(Operator& op, ExecContext& ctx,
   return rows;
 }
 
-}  // namespace silt::exec::testing
+}  // namespace silt::exec::aggtest

@@ -10,7 +10,7 @@
 namespace silt::exec {
 namespace {
 
-using namespace silt::exec::testing;  // NOLINT
+using namespace silt::exec::aggtest;  // NOLINT
 
 // Binds `name` over the columns `cols` (plus bind-time constant arguments), aggregates row i into
 // group groups[i], and returns the finalized column (one row per group). With split, rows go into

@@ -14,7 +14,7 @@
 #include "exec/functions.h"
 #include "vector/vector.h"
 
-namespace silt::exec::testing {
+namespace silt::exec::fntest {
 
 struct TestArg {
   bool is_column = false;
@@ -180,4 +180,4 @@ inline std::string J(const Result<Value>& r) {
   return r->ToJson();
 }
 
-}  // namespace silt::exec::testing
+}  // namespace silt::exec::fntest

@@ -11,7 +11,7 @@
 namespace silt::exec {
 namespace {
 
-using namespace silt::exec::testing;  // NOLINT
+using namespace silt::exec::aggtest;  // NOLINT
 
 AggregateSpec Agg(const std::string& fn, std::vector<ExprPtr> args, bool distinct = false,
                   ExprPtr filter = nullptr) {

@@ -6,7 +6,7 @@
 
 #include "unit/exec/function_test_util.h"
 
-namespace silt::exec::testing {
+namespace silt::exec::fntest {
 namespace {
 
 std::string E(const std::string& name, const std::vector<Value>& args, const BindContext& b = {}) {
@@ -203,4 +203,4 @@ TEST(MathFunctions, ArityAndColumns) {
 }
 
 }  // namespace
-}  // namespace silt::exec::testing
+}  // namespace silt::exec::fntest

@@ -10,7 +10,7 @@
 namespace silt::exec {
 namespace {
 
-using namespace silt::exec::testing;  // NOLINT
+using namespace silt::exec::aggtest;  // NOLINT
 
 OperatorPtr Src(DataChunk data, size_t chunk_rows = 2) {
   Schema s = SchemaOf(data);

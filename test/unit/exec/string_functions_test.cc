@@ -3,7 +3,7 @@
 
 #include "unit/exec/function_test_util.h"
 
-namespace silt::exec::testing {
+namespace silt::exec::fntest {
 namespace {
 
 std::string E(const std::string& name, const std::vector<Value>& args, const BindContext& b = {}) {
@@ -358,4 +358,4 @@ TEST(StringFunctions, EmptyInput) {
 }
 
 }  // namespace
-}  // namespace silt::exec::testing
+}  // namespace silt::exec::fntest
