@@ -1,14 +1,77 @@
 // `silt demo [DIR]`: what silt does today, end to end on a local warehouse folder — writes and
-// inspects a Parquet file, creates a partitioned Delta table with deletion vectors enabled,
-// appends to it, and reads it back (latest and time travel).
+// inspects a Parquet file, creates a partitioned Delta table with the kernel tools, then loads
+// TPC-H-like data into Delta tables of an embedded warehouse and runs Spark SQL on them:
+// queries, a DELETE with deletion vectors, time travel, history, REORG PURGE and VACUUM.
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include <iostream>
+
 #include "cli/commands.h"
+#include "cli/render.h"
+#include "cli/tpch_gen.h"
+#include "silt/silt.h"
 
 namespace silt::cli {
+
+namespace {
+
+int RunSqlDemo(const std::string& dir) {
+  std::string data = dir + "/tpch-data";  // external tables: registered with LOCATION below
+  std::printf("\n== generate TPC-H-like data (scale 0.01) as Delta tables in %s\n", data.c_str());
+  std::fflush(stdout);
+  TpchOptions topts;
+  topts.scale = 0.01;
+  auto tables = GenerateTpch(data, topts);
+  if (!tables.ok()) {
+    std::fprintf(stderr, "%s\n", tables.status().ToString().c_str());
+    return 1;
+  }
+  DatabaseOptions dbo;
+  dbo.warehouse = dir + "/warehouse";
+  auto db = Database::Open(dbo);
+  if (!db.ok()) {
+    std::fprintf(stderr, "%s\n", db.status().ToString().c_str());
+    return 1;
+  }
+  Connection con(*db);
+  std::vector<std::string> sql = {"CREATE SCHEMA IF NOT EXISTS tpch"};
+  for (const auto& t : *tables) sql.push_back("CREATE TABLE tpch." + t + " USING DELTA LOCATION '" + data + "/" + t + "'");
+  sql.insert(sql.end(), {
+      "SHOW TABLES IN tpch",
+      "SELECT l_returnflag, l_linestatus, count(*) AS orders, sum(l_quantity) AS qty, avg(l_discount) AS avg_disc "
+      "FROM tpch.lineitem WHERE l_shipdate <= DATE '1998-09-02' GROUP BY l_returnflag, l_linestatus ORDER BY 1, 2",
+      "SELECT n_name, count(*) AS customers, round(avg(c_acctbal), 2) AS avg_balance FROM tpch.customer c "
+      "JOIN tpch.nation n ON c.c_nationkey = n.n_nationkey GROUP BY n_name ORDER BY customers DESC, n_name LIMIT 5",
+      "SELECT o_orderpriority, count(*) AS n FROM tpch.orders o WHERE EXISTS (SELECT 1 FROM tpch.lineitem l "
+      "WHERE l.l_orderkey = o.o_orderkey AND l_commitdate < l_receiptdate) GROUP BY 1 ORDER BY 1",
+      "DELETE FROM tpch.orders WHERE o_orderpriority = '5-LOW' AND o_totalprice > 300000",
+      "SELECT count(*) AS now, (SELECT count(*) FROM tpch.orders VERSION AS OF 1) AS before FROM tpch.orders",
+      "DESCRIBE DETAIL tpch.orders",
+      "REORG TABLE tpch.orders APPLY (PURGE)",
+      "VACUUM tpch.orders DRY RUN",
+      "EXPLAIN SELECT count(*) FROM tpch.lineitem WHERE l_shipdate < DATE '1992-03-01'",
+  });
+  RenderOptions ro;
+  ro.max_rows = 12;
+  for (const auto& q : sql) {
+    std::printf("\nsilt> %s;\n", q.c_str());
+    std::fflush(stdout);
+    auto r = con.Query(q);
+    if (!r.ok()) {
+      std::fprintf(stderr, "Error: %s\n", r.status().ToString().c_str());
+      return 1;
+    }
+    if (!(*r)->schema().empty()) RenderResult((*r)->schema(), (*r)->chunks(), ro, std::cout);
+    std::cout.flush();
+  }
+  std::printf("\n== done: files are in %s (try: silt sql --warehouse %s/warehouse)\n", dir.c_str(), dir.c_str());
+  return 0;
+}
+
+}  // namespace
 
 int RunDemo(const std::vector<std::string>& args) {
   std::string dir = args.empty() ? "demo-out" : args[0];
@@ -50,8 +113,7 @@ int RunDemo(const std::vector<std::string>& args) {
     std::fflush(stdout);
     if (int rc = s.run(s.args)) return rc;
   }
-  std::printf("\n== done: files are in %s\n", dir.c_str());
-  return 0;
+  return RunSqlDemo(dir);
 }
 
 }  // namespace silt::cli

@@ -101,14 +101,6 @@ bool ContainsAggregate(const ParsedExpr& e) {
   return false;
 }
 
-bool ContainsWindow(const ParsedExpr& e) {
-  if (e.type == ExprType::kFunction && e.over) return true;
-  for (const auto& c : e.children) {
-    if (c && ContainsWindow(*c)) return true;
-  }
-  return false;
-}
-
 ExprPtr MakeAnd(ExprPtr a, ExprPtr b) {
   if (!a) return b;
   if (!b) return a;

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "parquet/reader.h"
 #include "silt/silt.h"
 
 namespace silt {
@@ -150,6 +151,58 @@ TEST_F(EngineTest, VacuumDryRunThenRealRunWithTheRetentionCheckOff) {
   auto hist = Run("DESCRIBE HISTORY v LIMIT 2");
   EXPECT_EQ(Cell(*hist, 0, 4), "VACUUM END");
   EXPECT_EQ(Cell(*hist, 1, 4), "VACUUM START");
+}
+
+// Seed 001's compliance flow, checked at the byte level: after DELETE (DV) → REORG PURGE →
+// VACUUM RETAIN 0 HOURS, no data file left in the table directory holds the deleted value
+// (every file decompressed and every row read), and no DV file remains.
+TEST_F(EngineTest, CompliancePurgeLeavesTheDeletedValueInNoDataFile) {
+  Run("CREATE TABLE pii (id INT, email STRING) USING DELTA");
+  Run("INSERT INTO pii VALUES (1, 'keep@example.com'), (2, 'erase-me@example.com')");
+  Run("INSERT INTO pii VALUES (3, 'other@example.com')");
+  Run("DELETE FROM pii WHERE email = 'erase-me@example.com'");
+  auto scan_files = [&](bool* found, int* dv_files, int* data_files) {
+    *found = false;
+    *dv_files = *data_files = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir_ + "/wh/pii")) {
+      std::string name = e.path().filename().string();
+      if (e.path().string().find("_delta_log") != std::string::npos) continue;
+      if (name.rfind("deletion_vector_", 0) == 0) ++*dv_files;
+      if (e.path().extension() != ".parquet") continue;
+      ++*data_files;
+      auto f = parquet::ParquetFile::OpenPath(e.path().string());
+      ASSERT_TRUE(f.ok()) << f.status().ToString();
+      for (int rg = 0; rg < (*f)->num_row_groups(); ++rg) {
+        DataChunk c;
+        ASSERT_TRUE((*f)->ReadRowGroup(rg, {}, &c).ok());
+        for (size_t i = 0; i < c.size(); ++i) {
+          for (const auto& v : c.GetRow(i)) {
+            if (v.ToString() == "erase-me@example.com") *found = true;
+          }
+        }
+      }
+    }
+  };
+  bool found;
+  int dvs, files;
+  scan_files(&found, &dvs, &files);
+  EXPECT_TRUE(found) << "before REORG the value is only masked by a deletion vector";
+  EXPECT_EQ(dvs, 1);
+  Run("REORG TABLE pii APPLY (PURGE)");
+  Run("SET spark.databricks.delta.retentionDurationCheck.enabled = false");
+  clock_->AdvanceMillis(1000);
+  Run("VACUUM pii RETAIN 0 HOURS");
+  scan_files(&found, &dvs, &files);
+  EXPECT_FALSE(found);
+  EXPECT_EQ(dvs, 0);
+  EXPECT_EQ(files, 2);
+  auto rows = Run("SELECT id FROM pii ORDER BY id");
+  ASSERT_EQ(rows->num_rows(), 2u);
+  EXPECT_EQ(Cell(*rows, 0, 0), "1");
+  EXPECT_EQ(Cell(*rows, 1, 0), "3");
+  // Versions before the purge are gone with their files: a clear error names the missing file.
+  auto old = con_->Query("SELECT * FROM pii VERSION AS OF 1");
+  EXPECT_FALSE(old.ok());
 }
 
 }  // namespace
