@@ -3,9 +3,8 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
-#include <string_view>
 
-#include "exec/sort.h"
+#include "exec/row_hash.h"
 
 namespace silt::exec {
 
@@ -25,55 +24,8 @@ inline uint64_t HashInt128(int128_t v) {
   return MixHash64(lo ^ MixHash64(hi + 0x51ed27));
 }
 
-inline uint64_t HashBytes(std::string_view s) { return std::hash<std::string_view>{}(s); }
-
 inline uint64_t Combine(uint64_t h, uint64_t v) {
   return MixHash64(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6)));
-}
-
-// Slow path for nested values (rare as join keys).
-uint64_t HashValueAt(const Vector& v, size_t i) {
-  if (v.IsNull(i)) return kNullKeyHash;
-  switch (v.id()) {
-    case TypeId::kNull:
-      return kNullKeyHash;
-    case TypeId::kBoolean:
-      return MixHash64(v.data<uint8_t>()[i] != 0);
-    case TypeId::kInt8:
-      return MixHash64(static_cast<uint64_t>(int64_t(v.data<int8_t>()[i])));
-    case TypeId::kInt16:
-      return MixHash64(static_cast<uint64_t>(int64_t(v.data<int16_t>()[i])));
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      return MixHash64(static_cast<uint64_t>(int64_t(v.data<int32_t>()[i])));
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz:
-      return MixHash64(static_cast<uint64_t>(v.data<int64_t>()[i]));
-    case TypeId::kFloat:
-      return HashDouble(v.data<float>()[i]);
-    case TypeId::kDouble:
-      return HashDouble(v.data<double>()[i]);
-    case TypeId::kDecimal:
-      return HashInt128(v.data<int128_t>()[i]);
-    case TypeId::kString:
-    case TypeId::kBinary:
-      return HashBytes(v.GetString(i));
-    case TypeId::kStruct: {
-      uint64_t h = 0x1234;
-      for (size_t k = 0; k < v.num_children(); ++k) h = Combine(h, HashValueAt(v.child(k), i));
-      return h;
-    }
-    case TypeId::kList:
-    case TypeId::kMap: {
-      uint64_t h = 0x4321;
-      for (uint32_t k = v.offsets()[i]; k < v.offsets()[i + 1]; ++k) {
-        for (size_t c = 0; c < v.num_children(); ++c) h = Combine(h, HashValueAt(v.child(c), k));
-      }
-      return h;
-    }
-  }
-  return 0;
 }
 
 template <typename F>
@@ -141,7 +93,7 @@ void HashColumn(const Vector& v, size_t begin, size_t end, uint64_t* hashes, boo
       const uint32_t* off = v.offsets();
       const char* bytes = v.bytes().data();
       HashLoop(v, begin, end, hashes, first, [off, bytes](size_t r) {
-        return HashBytes(std::string_view(bytes + off[r], off[r + 1] - off[r]));
+        return HashBytes(bytes + off[r], off[r + 1] - off[r]);
       });
       break;
     }
@@ -151,36 +103,9 @@ void HashColumn(const Vector& v, size_t begin, size_t end, uint64_t* hashes, boo
   }
 }
 
-inline bool FloatEq(double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); }
-
-bool ValueEqualAt(const Vector& a, size_t i, const Vector& b, size_t j) {
-  switch (a.id()) {
-    case TypeId::kNull:
-      return true;
-    case TypeId::kBoolean:
-    case TypeId::kInt8:
-      return a.data<uint8_t>()[i] == b.data<uint8_t>()[j];
-    case TypeId::kInt16:
-      return a.data<int16_t>()[i] == b.data<int16_t>()[j];
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      return a.data<int32_t>()[i] == b.data<int32_t>()[j];
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz:
-      return a.data<int64_t>()[i] == b.data<int64_t>()[j];
-    case TypeId::kFloat:
-      return FloatEq(a.data<float>()[i], b.data<float>()[j]);
-    case TypeId::kDouble:
-      return FloatEq(a.data<double>()[i], b.data<double>()[j]);
-    case TypeId::kDecimal:
-      return a.data<int128_t>()[i] == b.data<int128_t>()[j];
-    case TypeId::kString:
-    case TypeId::kBinary:
-      return a.GetString(i) == b.GetString(j);
-    default:
-      return CompareValues(a, i, b, j) == 0;  // struct/array: Spark's ordering equality
-  }
+// Non-NULL values of one key type; NULLs are handled by the callers (each join kind has its rule).
+inline bool ValueEqualAt(const Vector& a, size_t i, const Vector& b, size_t j) {
+  return ValuesEqualAt(a, i, b, j, NullEquality::kNullsEqual);
 }
 
 // keep[k] &= (a[ar[k]] == b[br[k]]) for one key column, with its NULL rule.
