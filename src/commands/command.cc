@@ -163,4 +163,26 @@ CommandResult CountRows(const std::vector<std::pair<std::string, int64_t>>& coun
   return r;
 }
 
+Status BindRowFilter(const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
+                     const exec::EvalContext& eval, CommandContext& ctx, FileFilter* file_filter,
+                     RowMatcher* matcher) {
+  if (!pred.expr) return Status::OK();
+  SILT_ASSIGN_OR_RETURN(auto candidates, CandidateFiles(pred, snapshot, ctx));
+  *file_filter = [pred, candidates, snapshot, eval](const delta::AddFile& f) -> Result<FileVerdict> {
+    if (!candidates.count(&f)) return FileVerdict::kSkip;
+    if (pred.partition_only) {
+      SILT_ASSIGN_OR_RETURN(bool all, PartitionMatches(pred, *snapshot, f, eval));
+      return all ? FileVerdict::kAll : FileVerdict::kSkip;
+    }
+    return FileVerdict::kMaybe;
+  };
+  exec::ExprPtr e = pred.expr;
+  *matcher = [e, eval](const DataChunk& rows) -> Result<std::vector<uint32_t>> {
+    std::vector<uint32_t> sel;
+    SILT_RETURN_NOT_OK(exec::EvaluateFilter(*e, rows, eval, &sel));
+    return sel;
+  };
+  return Status::OK();
+}
+
 }  // namespace silt::commands

@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "commands/dml.h"
 #include "common/clock.h"
 #include "common/status.h"
 #include "common/thread_pool.h"
@@ -67,6 +68,12 @@ Result<bool> PartitionMatches(const TablePredicate& pred, const delta::Snapshot&
 Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(const TablePredicate& pred,
                                                                   std::shared_ptr<const delta::Snapshot> snapshot,
                                                                   CommandContext& ctx);
+// The DML core's file filter and row matcher for a bound predicate: files that partition values
+// or statistics exclude are skipped unread, files a partition-only predicate fully matches are
+// taken whole, the others are read and filtered with `eval`. Leaves both empty without a predicate.
+Status BindRowFilter(const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
+                     const exec::EvalContext& eval, CommandContext& ctx, FileFilter* file_filter,
+                     RowMatcher* matcher);
 // One row (or one per value) of BIGINT counters, e.g. num_affected_rows.
 CommandResult CountRows(const std::vector<std::pair<std::string, int64_t>>& counters);
 

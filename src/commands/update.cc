@@ -51,24 +51,7 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
   spec.options.clock = ctx.clock;
   exec::EvalContext eval = ctx.binder->context().eval;
   eval.ansi = true;
-  if (pred.expr) {
-    SILT_ASSIGN_OR_RETURN(auto candidates, CandidateFiles(pred, t.snapshot, ctx));
-    const delta::Snapshot* snap = t.snapshot.get();
-    spec.file_filter = [pred, candidates, snap, eval](const delta::AddFile& f) -> Result<FileVerdict> {
-      if (!candidates.count(&f)) return FileVerdict::kSkip;
-      if (pred.partition_only) {
-        SILT_ASSIGN_OR_RETURN(bool all, PartitionMatches(pred, *snap, f, eval));
-        return all ? FileVerdict::kAll : FileVerdict::kSkip;
-      }
-      return FileVerdict::kMaybe;
-    };
-    exec::ExprPtr e = pred.expr;
-    spec.matcher = [e, eval](const DataChunk& rows) -> Result<std::vector<uint32_t>> {
-      std::vector<uint32_t> sel;
-      SILT_RETURN_NOT_OK(exec::EvaluateFilter(*e, rows, eval, &sel));
-      return sel;
-    };
-  }
+  SILT_RETURN_NOT_OK(BindRowFilter(pred, t.snapshot, eval, ctx, &spec.file_filter, &spec.matcher));
   spec.updater = [values, eval](const DataChunk& rows) -> Result<DataChunk> {
     DataChunk out;
     out.num_rows_without_columns = rows.size();
