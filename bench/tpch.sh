@@ -26,9 +26,9 @@ rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
   echo '| query | threads | silt s | DuckDB s | silt/DuckDB | same first row |'
   echo '| --- | ---: | ---: | ---: | ---: | --- |'
   awk '
-    /^bench=/ { split($1, b, "="); split($2, e, "="); split($3, t, "="); split($4, s, "=");
+    /^bench=/ { split($1, b, "="); split($2, e, "="); split($3, t, "="); split($4, sc, "=");
                 k = b[2] SUBSEP t[2]; if (!(k in seen)) { seen[k] = 1; order[n++] = k }
-                sec[k, e[2]] = s[2]; last = e[2]; lastt = t[2] }
+                sec[k, e[2]] = sc[2]; last = e[2]; lastt = t[2] }
     /^firstrow=/ { q = substr($1, 10); sub(/^firstrow=[^ ]+ ?/, ""); row[q, lastt, last] = $0 }
     END {
       lg = 0; m = 0

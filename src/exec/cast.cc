@@ -34,19 +34,7 @@ TypePtr AdjustedDecimal(int precision, int scale) {
   return DataType::Decimal(38, adjusted);
 }
 
-int128_t Pow10(int n) {
-  int128_t r = 1;
-  for (int i = 0; i < n; ++i) r *= 10;
-  return r;
-}
-
-bool FitsPrecision(int128_t v, int precision) {
-  int128_t lim = Pow10(precision);
-  return v < lim && v > -lim;
-}
-
-int128_t Rescale(int128_t v, int from, int to) {
-  if (to >= from) return v * Pow10(to - from);
+int128_t RescaleDown(int128_t v, int from, int to) {
   int128_t d = Pow10(from - to);
   int128_t q = v / d, r = v % d;
   if (r < 0) r = -r;

@@ -14,6 +14,7 @@
 #include <optional>
 #include <random>
 
+#include "exec/cast.h"
 #include "exec/function_registry.h"
 #include "exec/functions/function_util.h"
 
@@ -57,17 +58,6 @@ Status DivideByZero() {
       "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead. "
       "If necessary set spark.sql.ansi.enabled to \"false\" to bypass this error.",
       "DIVIDE_BY_ZERO");
-}
-
-constexpr int128_t Pow10(int n) {
-  int128_t r = 1;
-  for (int i = 0; i < n; ++i) r *= 10;
-  return r;
-}
-
-bool FitsPrecision(int128_t v, int precision) {
-  int128_t lim = Pow10(precision);
-  return v < lim && v > -lim;
 }
 
 // Java's (long) cast of a double: saturating, NaN → 0.
