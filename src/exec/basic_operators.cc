@@ -25,6 +25,33 @@ ProjectOperator::ProjectOperator(OperatorPtr child, std::vector<ExprPtr> exprs, 
   }
 }
 
+Status ProjectChunk(const std::vector<ExprPtr>& exprs, const EvalContext& eval, DataChunk* in, DataChunk* out) {
+  DataChunk res;
+  res.num_rows_without_columns = in->size();
+  res.columns.assign(exprs.size(), Vector(DataType::Null()));
+  // Computed expressions first (they read the input), then plain column references, moved out
+  // of the input on their last use instead of copied.
+  std::vector<int> last_use(in->columns.size(), -1);
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    const ExprPtr& e = exprs[i];
+    if (e->kind == ExprKind::kColumn) {
+      last_use[e->column] = static_cast<int>(i);
+      continue;
+    }
+    Vector v(e->type);
+    SILT_RETURN_NOT_OK(Evaluate(*e, *in, eval, &v));
+    res.columns[i] = std::move(v);
+  }
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    const ExprPtr& e = exprs[i];
+    if (e->kind != ExprKind::kColumn) continue;
+    if (last_use[e->column] == static_cast<int>(i)) res.columns[i] = std::move(in->columns[e->column]);
+    else res.columns[i] = in->columns[e->column];
+  }
+  *out = std::move(res);
+  return Status::OK();
+}
+
 Result<bool> ProjectOperator::Next(ExecContext& ctx, DataChunk* out) {
   DataChunk in;
   while (true) {
@@ -32,29 +59,7 @@ Result<bool> ProjectOperator::Next(ExecContext& ctx, DataChunk* out) {
     if (!more) return false;
     if (in.size()) break;
   }
-  DataChunk res;
-  res.num_rows_without_columns = in.size();
-  res.columns.assign(exprs_.size(), Vector(DataType::Null()));
-  // Computed expressions first (they read the input), then plain column references, moved out
-  // of the input on their last use instead of copied.
-  std::vector<int> last_use(in.columns.size(), -1);
-  for (size_t i = 0; i < exprs_.size(); ++i) {
-    const ExprPtr& e = exprs_[i];
-    if (e->kind == ExprKind::kColumn) {
-      last_use[e->column] = static_cast<int>(i);
-      continue;
-    }
-    Vector v(e->type);
-    SILT_RETURN_NOT_OK(Evaluate(*e, in, ctx.eval, &v));
-    res.columns[i] = std::move(v);
-  }
-  for (size_t i = 0; i < exprs_.size(); ++i) {
-    const ExprPtr& e = exprs_[i];
-    if (e->kind != ExprKind::kColumn) continue;
-    if (last_use[e->column] == static_cast<int>(i)) res.columns[i] = std::move(in.columns[e->column]);
-    else res.columns[i] = in.columns[e->column];
-  }
-  *out = std::move(res);
+  SILT_RETURN_NOT_OK(ProjectChunk(exprs_, ctx.eval, &in, out));
   return true;
 }
 

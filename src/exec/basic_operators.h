@@ -23,6 +23,9 @@ class FilterOperator final : public Operator {
   ExprPtr predicate_;
 };
 
+// Evaluates `exprs` over *in into *out (columns of *in that are only passed through are moved).
+Status ProjectChunk(const std::vector<ExprPtr>& exprs, const EvalContext& eval, DataChunk* in, DataChunk* out);
+
 class ProjectOperator final : public Operator {
  public:
   ProjectOperator(OperatorPtr child, std::vector<ExprPtr> exprs, std::vector<std::string> names);

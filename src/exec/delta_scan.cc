@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "exec/basic_operators.h"
+
 namespace silt::exec {
 
 Status ApplyFilters(const std::vector<ExprPtr>& filters, const EvalContext& ctx, DataChunk* chunk) {
@@ -49,6 +51,11 @@ Result<std::unique_ptr<DeltaScanOperator>> DeltaScanOperator::Make(std::shared_p
   return op;
 }
 
+void DeltaScanOperator::SetProjection(std::vector<ExprPtr> exprs, Schema schema) {
+  projection_ = std::move(exprs);
+  schema_ = std::move(schema);
+}
+
 std::string DeltaScanOperator::details() const {
   return table_name_ + ", " + std::to_string(files_.size()) + " files";
 }
@@ -69,7 +76,14 @@ Status DeltaScanOperator::FillBatch(ExecContext& ctx) {
         return Status::OK();
       }
       SILT_RETURN_NOT_OK(ApplyFilters(filters_, ctx.eval, &chunk));
-      if (chunk.size()) out[i].push_back(std::move(chunk));
+      if (!chunk.size()) return Status::OK();
+      if (!projection_.empty()) {
+        DataChunk projected;
+        SILT_RETURN_NOT_OK(ProjectChunk(projection_, ctx.eval, &chunk, &projected));
+        out[i].push_back(std::move(projected));
+      } else {
+        out[i].push_back(std::move(chunk));
+      }
       return Status::OK();
     });
   };

@@ -24,6 +24,10 @@ class DeltaScanOperator final : public Operator {
                                                          std::vector<std::string> columns,
                                                          std::vector<const delta::AddFile*> files,
                                                          std::vector<ExprPtr> filters, std::string table_name);
+  // Evaluates `exprs` (over the scan's columns; deterministic) on each filtered chunk in the scan's
+  // worker tasks, so a projection above the scan runs in parallel too; the output schema becomes
+  // `schema`.
+  void SetProjection(std::vector<ExprPtr> exprs, Schema schema);
   Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
   std::string name() const override { return "DeltaScan"; }
   std::string details() const override;
@@ -36,6 +40,7 @@ class DeltaScanOperator final : public Operator {
   std::unique_ptr<delta::TableScan> scan_;
   std::vector<const delta::AddFile*> files_;
   std::vector<ExprPtr> filters_;
+  std::vector<ExprPtr> projection_;  // empty: the scan's columns as read
   std::string table_name_;
   size_t next_file_ = 0;
   std::deque<DataChunk> ready_;

@@ -1,5 +1,7 @@
 #include "planner/physical_planner.h"
 
+#include <algorithm>
+
 #include "exec/basic_operators.h"
 #include "exec/delta_scan.h"
 #include "exec/hash_aggregate.h"
@@ -23,6 +25,14 @@ std::vector<exec::SortKey> SortKeys(const std::vector<SortSpec>& specs) {
   std::vector<exec::SortKey> keys;
   for (const auto& s : specs) keys.push_back({s.expr, s.ascending, s.nulls_first});
   return keys;
+}
+
+bool IsDeterministic(const exec::Expr& e) {
+  if (!e.deterministic) return false;
+  for (const auto& c : e.children) {
+    if (!IsDeterministic(*c)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -59,6 +69,17 @@ Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
     case LogicalKind::kProject: {
       std::vector<std::string> names;
       for (const auto& c : n.columns) names.push_back(c.name);
+      // A deterministic projection right above a Delta scan runs in the scan's parallel workers.
+      const LogicalNode& child = *n.children[0];
+      if (child.kind == LogicalKind::kScan && !child.scan_columns.empty() &&
+          std::all_of(n.exprs.begin(), n.exprs.end(), [](const exec::ExprPtr& e) { return IsDeterministic(*e); })) {
+        Schema schema;
+        for (size_t i = 0; i < n.exprs.size(); ++i) {
+          schema.push_back({names[i], n.exprs[i]->type, n.exprs[i]->nullable, "{}"});
+        }
+        static_cast<exec::DeltaScanOperator&>(*children[0]).SetProjection(n.exprs, std::move(schema));
+        return std::move(children[0]);
+      }
       return exec::OperatorPtr(std::make_unique<exec::ProjectOperator>(std::move(children[0]), n.exprs, names));
     }
     case LogicalKind::kAggregate: {
