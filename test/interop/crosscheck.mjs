@@ -10,6 +10,10 @@
 //   -- table NAME: ARGS            `silt delta gen WORK/NAME ARGS`; `--partition-by COL:TYPE`
 //                                  partitions by COL, and DuckDB reads COL from the directory
 //                                  names as TYPE (DuckDB type name)
+//   -- setup NAME: SQL             `silt sql -e SQL` on table NAME (as ${NAME}) after it is
+//                                  generated, before DuckDB lists its data files (several lines
+//                                  run in order; e.g. DELETE, then OPTIMIZE / REORG … PURGE and
+//                                  VACUUM … RETAIN 0 HOURS so that only live, DV-free files remain)
 //   -- name: QUERY_NAME            starts a query; its SQL runs up to the next `-- name:`
 //   -- duckdb: SQL                 (inside a query) DuckDB's own spelling, up to the query's end
 //   ${NAME}                        a table: delta.`path` for silt, a view over the data files
@@ -36,7 +40,11 @@ function parseQueryFile(file) {
   lines.forEach((line, i) => {
     let m;
     if ((m = /^--\s*table\s+(\w+)\s*:\s*(.*)$/.exec(line))) {
-      tables.push({ name: m[1], args: m[2].trim().split(/\s+/).filter(Boolean) });
+      tables.push({ name: m[1], args: m[2].trim().split(/\s+/).filter(Boolean), setup: [] });
+    } else if ((m = /^--\s*setup\s+(\w+)\s*:\s*(.*)$/.exec(line))) {
+      const t = tables.find((x) => x.name === m[1]);
+      if (!t) throw new Error(`line ${i + 1}: setup for unknown table ${m[1]}`);
+      t.setup.push(m[2]);
     } else if ((m = /^--\s*name\s*:\s*(\S+)\s*$/.exec(line))) {
       cur = { name: m[1], line: i + 1, silt: '', duckdb: null };
       queries.push(cur);
@@ -348,6 +356,11 @@ async function main() {
       }
       try {
         execFileSync(silt, ['delta', 'gen', dir, ...args], { stdio: 'pipe' });
+        const self = 'delta.`' + dir.replaceAll('`', '``') + '`';
+        for (const sql of t.setup) {
+          execFileSync(silt, ['sql', '--warehouse', warehouse, '-e', sql.replaceAll('${' + t.name + '}', self)],
+            { stdio: 'pipe' });
+        }
         const list = '[' + dataFiles(dir).map(sqlString).join(', ') + ']';
         let select = '*';
         let opts = '';
