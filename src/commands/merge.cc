@@ -9,11 +9,13 @@
 // deletion vectors (or copy-on-write) and their new versions plus the inserts are written in one
 // commit by the DML core.
 #include <map>
+#include <unordered_set>
 
 #include "commands/command.h"
 #include "commands/dml.h"
 #include "delta/scan.h"
 #include "exec/functions.h"
+#include "exec/sort.h"
 #include "planner/optimizer.h"
 #include "planner/physical_planner.h"
 
@@ -53,6 +55,63 @@ struct BoundClause {
   std::vector<exec::ExprPtr> values;  // UPDATE/INSERT: one per target column, over joined columns
   std::string condition_sql;
 };
+
+// For the ON condition's equalities between a target column and a source column, the range of
+// the source's keys as a predicate over the target's columns: `col >= min AND col <= max` per
+// equality (FALSE when the source has no non-NULL key, so nothing can match). Null when the
+// condition has no such equality.
+Result<exec::ExprPtr> SourceKeyRange(const exec::ExprPtr& on, const std::vector<DataChunk>& source_rows,
+                                     const Schema& target, int src_base, CommandContext& ctx) {
+  std::vector<exec::ExprPtr> conjuncts, stack{on};
+  while (!stack.empty()) {
+    exec::ExprPtr e = stack.back();
+    stack.pop_back();
+    if (e->kind == exec::ExprKind::kAnd) {
+      stack.push_back(e->children[0]);
+      stack.push_back(e->children[1]);
+    } else {
+      conjuncts.push_back(e);
+    }
+  }
+  const exec::BindContext& bind = ctx.binder->context().bind;
+  exec::ExprPtr range;
+  for (const exec::ExprPtr& c : conjuncts) {
+    if (c->kind != exec::ExprKind::kCall || (c->name != "=" && c->name != "==") || c->children.size() != 2) continue;
+    const exec::Expr* a = c->children[0].get();
+    const exec::Expr* b = c->children[1].get();
+    if (a->kind != exec::ExprKind::kColumn || b->kind != exec::ExprKind::kColumn) continue;
+    if (a->column >= src_base) std::swap(a, b);
+    int tc = a->column, sc = b->column - src_base;
+    if (tc < 0 || tc >= static_cast<int>(target.size()) || sc < 0 || !a->type->Equals(*b->type)) continue;
+    // min/max of the source column's non-NULL values
+    const Vector* lo = nullptr;
+    const Vector* hi = nullptr;
+    size_t li = 0, hj = 0;
+    for (const DataChunk& chunk : source_rows) {
+      const Vector& v = chunk.columns[sc];
+      for (size_t i = 0; i < chunk.size(); ++i) {
+        if (v.IsNull(i)) continue;
+        if (!lo || exec::CompareValues(v, i, *lo, li) < 0) lo = &v, li = i;
+        if (!hi || exec::CompareValues(v, i, *hi, hj) > 0) hi = &v, hj = i;
+      }
+    }
+    exec::ExprPtr term;
+    if (!lo) {
+      term = exec::MakeConstant(Value::Boolean(false));
+    } else {
+      exec::ExprPtr col = exec::MakeColumn(tc, a->type, target[tc].name);
+      SILT_ASSIGN_OR_RETURN(exec::ExprPtr ge, exec::BindScalarFunction(">=", {col, exec::MakeConstant(lo->GetValue(li))}, bind));
+      SILT_ASSIGN_OR_RETURN(exec::ExprPtr le, exec::BindScalarFunction("<=", {col, exec::MakeConstant(hi->GetValue(hj))}, bind));
+      SILT_ASSIGN_OR_RETURN(term, exec::BindScalarFunction("and", {ge, le}, bind));
+    }
+    if (!range) {
+      range = term;
+    } else {
+      SILT_ASSIGN_OR_RETURN(range, exec::BindScalarFunction("and", {range, term}, bind));
+    }
+  }
+  return range;
+}
 
 }  // namespace
 
@@ -172,6 +231,22 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
     clauses.push_back(std::move(b));
   }
 
+  // Target file pruning (dynamic file pruning for MERGE): without NOT MATCHED BY SOURCE clauses
+  // only target rows that match a source row matter, so files whose statistics or partition
+  // values exclude every source key of an ON equality `target.col = source.col` are not read.
+  std::unordered_set<const delta::AddFile*> candidates;
+  bool prune = false;
+  if (!any_by_source) {
+    SILT_ASSIGN_OR_RETURN(exec::ExprPtr key_range, SourceKeyRange(on, source_rows, schema, src_base, ctx));
+    if (key_range) {
+      TablePredicate range;
+      range.expr = key_range;
+      for (const auto& f : schema) range.columns.push_back(f.name);
+      SILT_ASSIGN_OR_RETURN(candidates, CandidateFiles(range, t.snapshot, ctx));
+      prune = true;
+    }
+  }
+
   // Target rows with their file and physical row index.
   delta::TableScanOptions so;
   so.with_row_index = true;
@@ -179,6 +254,7 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   const auto& files = t.snapshot->files();
   std::vector<DataChunk> target_rows;
   for (size_t fi = 0; fi < files.size(); ++fi) {
+    if (prune && !candidates.count(&files[fi])) continue;
     SILT_RETURN_NOT_OK(scan->ScanFile(files[fi], [&](DataChunk& c) -> Status {
       if (!c.size()) return Status::OK();
       DataChunk r;

@@ -205,5 +205,35 @@ TEST_F(EngineTest, CompliancePurgeLeavesTheDeletedValueInNoDataFile) {
   EXPECT_FALSE(old.ok());
 }
 
+// MERGE without NOT MATCHED BY SOURCE reads only the target files whose key statistics overlap
+// the source keys: with the other file damaged on storage the MERGE still succeeds (it is never
+// opened), and reads that do need it fail.
+TEST_F(EngineTest, MergeSkipsTargetFilesOutsideTheSourceKeyRange) {
+  Run("CREATE TABLE tgt (k INT, v STRING) USING DELTA");
+  Run("INSERT INTO tgt VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+  Run("INSERT INTO tgt VALUES (100, 'x'), (101, 'y')");
+  std::string far_file;
+  for (const auto& e : std::filesystem::directory_iterator(dir_ + "/wh/tgt")) {
+    if (e.path().extension() != ".parquet") continue;
+    auto f = parquet::ParquetFile::OpenPath(e.path().string());
+    ASSERT_TRUE(f.ok());
+    DataChunk c;
+    ASSERT_TRUE((*f)->ReadRowGroup(0, {}, &c).ok());
+    if (c.GetRow(0)[0].ToString() == "100") far_file = e.path().string();
+  }
+  ASSERT_FALSE(far_file.empty());
+  std::filesystem::resize_file(far_file, 10);  // unreadable from now on
+  Run("MERGE INTO tgt USING (SELECT * FROM VALUES (2, 'B'), (4, 'D') AS s(k, v)) s ON tgt.k = s.k "
+      "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *");
+  EXPECT_FALSE(con_->Query("SELECT count(*) FROM tgt").ok()) << "the damaged file is still live";
+  auto rows = Run("SELECT k, v FROM tgt WHERE k < 50 ORDER BY k");
+  ASSERT_EQ(rows->num_rows(), 4u);
+  EXPECT_EQ(Cell(*rows, 1, 1), "B");
+  EXPECT_EQ(Cell(*rows, 3, 0), "4");
+  // NOT MATCHED BY SOURCE needs every target row: that MERGE must read the damaged file and fail.
+  EXPECT_FALSE(con_->Query("MERGE INTO tgt USING (SELECT 2 AS k) s ON tgt.k = s.k "
+                           "WHEN NOT MATCHED BY SOURCE THEN DELETE").ok());
+}
+
 }  // namespace
 }  // namespace silt
