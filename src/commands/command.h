@@ -89,6 +89,7 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
 Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ReorgTable(const sql::ReorgStatement& stmt, CommandContext& ctx);
 Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandContext& ctx);
+Result<CommandResult> RestoreTable(const sql::RestoreStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DescribeHistory(const sql::DescribeStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DescribeDetail(const sql::DescribeStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DescribeTable(const sql::DescribeStatement& stmt, CommandContext& ctx);

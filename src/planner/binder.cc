@@ -1754,7 +1754,7 @@ Result<exec::ExprPtr> Binder::BindExpression(const sql::ParsedExpr& expr, const 
   return impl_->Bind(expr, s);
 }
 
-Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const std::optional<sql::TimeTravel>& tt,
+Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql::TimeTravel* tt,
                                            bool must_exist) {
   ResolvedTable t;
   if (!name.is_path() && name.parts.empty()) return Status::InvalidArgument("a table name is required", "PARSE_SYNTAX_ERROR");

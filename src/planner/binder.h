@@ -62,6 +62,11 @@ class Binder {
   // Resolves a table (catalog name or path) at the requested version. must_exist=false returns
   // a ResolvedTable without snapshot when the location has no Delta log.
   Result<ResolvedTable> ResolveTable(const sql::TableName& name, const std::optional<sql::TimeTravel>& time_travel,
+                                     bool must_exist = true) {
+    return ResolveTable(name, time_travel ? &*time_travel : nullptr, must_exist);
+  }
+  // The same with the version given by `time_travel` (null: the latest).
+  Result<ResolvedTable> ResolveTable(const sql::TableName& name, const sql::TimeTravel* time_travel,
                                      bool must_exist = true);
   // A scan of a resolved table as a plan (all columns, qualifier = alias or table name).
   Result<PlanPtr> ScanPlan(const ResolvedTable& table, const std::string& qualifier);

@@ -235,5 +235,31 @@ TEST_F(EngineTest, MergeSkipsTargetFilesOutsideTheSourceKeyRange) {
                            "WHEN NOT MATCHED BY SOURCE THEN DELETE").ok());
 }
 
+TEST_F(EngineTest, RestoreReportsSparksMetricsAndHistory) {
+  Run("CREATE TABLE r (id INT) USING DELTA");
+  Run("INSERT INTO r VALUES (1), (2)");
+  Run("INSERT INTO r VALUES (3)");
+  Run("DELETE FROM r WHERE id = 3");  // removes the whole second file
+  Run("OPTIMIZE r");                  // nothing to compact: one file
+  auto out = Run("RESTORE TABLE r TO VERSION AS OF 2");
+  ASSERT_EQ(out->schema().size(), 6u);
+  EXPECT_EQ(out->schema()[0].name, "table_size_after_restore");
+  EXPECT_EQ(Cell(*out, 0, 1), "2");  // num_of_files_after_restore
+  EXPECT_EQ(Cell(*out, 0, 2), "0");  // num_removed_files
+  EXPECT_EQ(Cell(*out, 0, 3), "1");  // num_restored_files
+  EXPECT_EQ(Cell(*out, 0, 4), "0");  // removed_files_size
+  EXPECT_NE(Cell(*out, 0, 5), "0");  // restored_files_size
+  auto count = Run("SELECT count(*) FROM r");
+  EXPECT_EQ(Cell(*count, 0, 0), "3");
+  auto h = Run("DESCRIBE HISTORY r LIMIT 1");
+  ASSERT_EQ(h->num_rows(), 1u);
+  std::string row;
+  for (const auto& v : h->Row(0)) row += v.ToString() + "|";
+  EXPECT_NE(row.find("RESTORE"), std::string::npos) << row;
+  EXPECT_NE(row.find("numRestoredFiles"), std::string::npos) << row;
+  EXPECT_NE(row.find("version -> 2"), std::string::npos) << row;
+  EXPECT_NE(row.find("RESTORE|{version -> 2}|NULL|NULL|NULL|3|Serializable|false"), std::string::npos) << row;
+}
+
 }  // namespace
 }  // namespace silt
