@@ -89,6 +89,8 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
 Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ReorgTable(const sql::ReorgStatement& stmt, CommandContext& ctx);
 Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandContext& ctx);
+Result<CommandResult> ShowTblProperties(const sql::ShowStatement& stmt, CommandContext& ctx);
+Result<CommandResult> ShowColumns(const sql::ShowStatement& stmt, CommandContext& ctx);
 Result<CommandResult> RestoreTable(const sql::RestoreStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DescribeHistory(const sql::DescribeStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DescribeDetail(const sql::DescribeStatement& stmt, CommandContext& ctx);

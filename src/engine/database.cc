@@ -171,6 +171,8 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
     case K::kOptimize: r = commands::OptimizeTable(static_cast<const sql::OptimizeStatement&>(stmt), cctx); kind = "optimize"; break;
     case K::kReorg: r = commands::ReorgTable(static_cast<const sql::ReorgStatement&>(stmt), cctx); kind = "reorg"; break;
     case K::kVacuum: r = commands::VacuumTable(static_cast<const sql::VacuumStatement&>(stmt), cctx); kind = "vacuum"; break;
+    case K::kShowTblProperties: r = commands::ShowTblProperties(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
+    case K::kShowColumns: r = commands::ShowColumns(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
     case K::kRestore: r = commands::RestoreTable(static_cast<const sql::RestoreStatement&>(stmt), cctx); kind = "restore"; break;
     case K::kDescribeHistory: r = commands::DescribeHistory(static_cast<const sql::DescribeStatement&>(stmt), cctx); break;
     case K::kDescribeDetail: r = commands::DescribeDetail(static_cast<const sql::DescribeStatement&>(stmt), cctx); break;
