@@ -142,7 +142,8 @@ Result<CommandResult> RestoreTable(const sql::RestoreStatement& stmt, CommandCon
       {"restoredFilesSize", restored_size},
   };
   for (const auto& [k, v] : metrics) txn.SetMetric(k, v);
-  SILT_RETURN_NOT_OK(txn.Commit().status());
+  Result<delta::CommitResult> committed = txn.Commit();
+  SILT_RETURN_NOT_OK(committed.status());
 
   return CountRows({{"table_size_after_restore", metrics[0].second},
                     {"num_of_files_after_restore", metrics[1].second},

@@ -71,7 +71,7 @@ Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
       for (const auto& c : n.columns) names.push_back(c.name);
       // A deterministic projection right above a Delta scan runs in the scan's parallel workers.
       const LogicalNode& child = *n.children[0];
-      if (child.kind == LogicalKind::kScan && !child.scan_columns.empty() &&
+      if (child.kind == LogicalKind::kScan && !child.scan_columns.empty() && !n.exprs.empty() &&
           std::all_of(n.exprs.begin(), n.exprs.end(), [](const exec::ExprPtr& e) { return IsDeterministic(*e); })) {
         Schema schema;
         for (size_t i = 0; i < n.exprs.size(); ++i) {
