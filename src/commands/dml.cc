@@ -67,22 +67,6 @@ Result<int64_t> PhysicalRowCount(const Snapshot& snap, const AddFile& f) {
   return pf->num_rows();
 }
 
-// Spark's AddFile.removeWithTimestamp: the remove carries the add's DV, so that under
-// (path, dvId) reconciliation it cancels exactly that add.
-RemoveFile MakeRemove(const AddFile& a, int64_t now_ms) {
-  RemoveFile r;
-  r.path = a.path;
-  r.deletion_timestamp = now_ms;
-  r.data_change = true;
-  r.extended_file_metadata = true;
-  r.partition_values = a.partition_values;
-  r.size = a.size;
-  r.tags = a.tags;
-  r.deletion_vector = a.deletion_vector;
-  r.base_row_id = a.base_row_id;
-  r.default_row_commit_version = a.default_row_commit_version;
-  return r;
-}
 
 // Concatenates chunks (same layout) so the writer makes files per partition, not per chunk.
 DataChunk Concat(const std::vector<DataChunk>& chunks, const Schema& schema) {
@@ -312,6 +296,21 @@ delta::ReadFilePredicate ReadPredicateOf(const FileFilter& filter) {
 }
 
 }  // namespace
+
+RemoveFile MakeRemove(const AddFile& a, int64_t now_ms, bool data_change) {
+  RemoveFile r;
+  r.path = a.path;
+  r.deletion_timestamp = now_ms;
+  r.data_change = data_change;
+  r.extended_file_metadata = true;
+  r.partition_values = a.partition_values;
+  r.size = a.size;
+  r.tags = a.tags;
+  r.deletion_vector = a.deletion_vector;
+  r.base_row_id = a.base_row_id;
+  r.default_row_commit_version = a.default_row_commit_version;
+  return r;
+}
 
 bool DeletionVectorsWritable(const Snapshot& snapshot) {
   return delta::HasFeature(snapshot.protocol(), "deletionVectors") &&

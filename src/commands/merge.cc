@@ -62,17 +62,8 @@ struct BoundClause {
 // condition has no such equality.
 Result<exec::ExprPtr> SourceKeyRange(const exec::ExprPtr& on, const std::vector<DataChunk>& source_rows,
                                      const Schema& target, int src_base, CommandContext& ctx) {
-  std::vector<exec::ExprPtr> conjuncts, stack{on};
-  while (!stack.empty()) {
-    exec::ExprPtr e = stack.back();
-    stack.pop_back();
-    if (e->kind == exec::ExprKind::kAnd) {
-      stack.push_back(e->children[0]);
-      stack.push_back(e->children[1]);
-    } else {
-      conjuncts.push_back(e);
-    }
-  }
+  std::vector<exec::ExprPtr> conjuncts;
+  planner::Conjuncts(on, &conjuncts);
   const exec::BindContext& bind = ctx.binder->context().bind;
   exec::ExprPtr range;
   for (const exec::ExprPtr& c : conjuncts) {

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <climits>
 
+#include "commands/dml.h"
 #include "delta/json_util.h"
 #include "delta/scan.h"
 #include "delta/stats_json.h"
@@ -281,18 +282,7 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   std::vector<int64_t> removed_sizes, added_sizes;
   for (const auto& bin : bins) {
     for (const delta::AddFile* f : bin) {
-      delta::RemoveFile r;
-      r.path = f->path;
-      r.deletion_timestamp = now;
-      r.data_change = false;
-      r.extended_file_metadata = true;
-      r.partition_values = f->partition_values;
-      r.size = f->size;
-      r.tags = f->tags;
-      r.deletion_vector = f->deletion_vector;
-      r.base_row_id = f->base_row_id;
-      r.default_row_commit_version = f->default_row_commit_version;
-      txn.Remove(std::move(r));
+      txn.Remove(MakeRemove(*f, now, /*data_change=*/false));
       txn.AddReadFile(f->path);
       removed_sizes.push_back(f->size);
       if (f->deletion_vector) {

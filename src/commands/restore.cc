@@ -5,7 +5,7 @@
 // Before committing, every file to re-add must still exist: files removed by VACUUM make the
 // version unrestorable, and the table is left untouched.
 #include <filesystem>
-#include <unordered_map>
+#include <unordered_set>
 
 #include "commands/command.h"
 #include "delta/scan.h"
@@ -56,10 +56,9 @@ Result<CommandResult> RestoreTable(const sql::RestoreStatement& stmt, CommandCon
   const delta::Snapshot& from = *cur.snapshot;
   const delta::Snapshot& to = *target.snapshot;
 
-  std::unordered_map<std::string, const delta::AddFile*> current;
-  for (const auto& f : from.files()) current.emplace(FileId(f), &f);
-  std::unordered_map<std::string, const delta::AddFile*> wanted;
-  for (const auto& f : to.files()) wanted.emplace(FileId(f), &f);
+  std::unordered_set<std::string> current, wanted;
+  for (const auto& f : from.files()) current.insert(FileId(f));
+  for (const auto& f : to.files()) wanted.insert(FileId(f));
 
   std::vector<const delta::AddFile*> to_add, to_remove;
   for (const auto& f : to.files()) {
@@ -95,18 +94,7 @@ Result<CommandResult> RestoreTable(const sql::RestoreStatement& stmt, CommandCon
   const int64_t now = ctx.clock->NowMillis();
   int64_t removed_size = 0, restored_size = 0;
   for (const delta::AddFile* f : to_remove) {
-    delta::RemoveFile r;
-    r.path = f->path;
-    r.deletion_timestamp = now;
-    r.data_change = true;
-    r.extended_file_metadata = true;
-    r.partition_values = f->partition_values;
-    r.size = f->size;
-    r.tags = f->tags;
-    r.deletion_vector = f->deletion_vector;
-    r.base_row_id = f->base_row_id;
-    r.default_row_commit_version = f->default_row_commit_version;
-    txn.Remove(std::move(r));
+    txn.Remove(MakeRemove(*f, now));
     removed_size += f->size;
   }
   for (const delta::AddFile* f : to_add) {

@@ -15,6 +15,23 @@ using exec::Expr;
 using exec::ExprKind;
 using exec::ExprPtr;
 
+bool Deterministic(const ExprPtr& e) {
+  if (!e->deterministic) return false;
+  for (const auto& c : e->children) {
+    if (!Deterministic(c)) return false;
+  }
+  return true;
+}
+
+void Conjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
+  if (e->kind == ExprKind::kAnd) {
+    Conjuncts(e->children[0], out);
+    Conjuncts(e->children[1], out);
+    return;
+  }
+  out->push_back(e);
+}
+
 namespace {
 
 ExprPtr Remap(const ExprPtr& e, const std::function<int(int)>& map) {
@@ -37,23 +54,6 @@ ExprPtr Substitute(const ExprPtr& e, const std::vector<ExprPtr>& exprs) {
   auto c = std::make_shared<Expr>(*e);
   for (auto& ch : c->children) ch = Substitute(ch, exprs);
   return c;
-}
-
-bool Deterministic(const ExprPtr& e) {
-  if (!e->deterministic) return false;
-  for (const auto& c : e->children) {
-    if (!Deterministic(c)) return false;
-  }
-  return true;
-}
-
-void Conjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
-  if (e->kind == ExprKind::kAnd) {
-    Conjuncts(e->children[0], out);
-    Conjuncts(e->children[1], out);
-    return;
-  }
-  out->push_back(e);
 }
 
 ExprPtr AndAll(const std::vector<ExprPtr>& v) {

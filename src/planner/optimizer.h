@@ -16,6 +16,10 @@ struct OptimizerOptions {
 };
 
 Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options);
+// Whether no node of `e` is nondeterministic (rand(), uuid(), …).
+bool Deterministic(const exec::ExprPtr& e);
+// The conjuncts of `e` (its AND tree flattened, left to right) appended to *out.
+void Conjuncts(const exec::ExprPtr& e, std::vector<exec::ExprPtr>* out);
 
 // Keeps the files of `scan`'s snapshot that may hold rows matching its pushed filters (fills
 // pruned_files and the counters). Exposed for DML commands, which prune the same way.

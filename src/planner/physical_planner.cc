@@ -10,6 +10,7 @@
 #include "exec/set_operators.h"
 #include "exec/sort.h"
 #include "exec/window.h"
+#include "planner/optimizer.h"
 
 namespace silt::planner {
 
@@ -25,14 +26,6 @@ std::vector<exec::SortKey> SortKeys(const std::vector<SortSpec>& specs) {
   std::vector<exec::SortKey> keys;
   for (const auto& s : specs) keys.push_back({s.expr, s.ascending, s.nulls_first});
   return keys;
-}
-
-bool IsDeterministic(const exec::Expr& e) {
-  if (!e.deterministic) return false;
-  for (const auto& c : e.children) {
-    if (!IsDeterministic(*c)) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -72,7 +65,7 @@ Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
       // A deterministic projection right above a Delta scan runs in the scan's parallel workers.
       const LogicalNode& child = *n.children[0];
       if (child.kind == LogicalKind::kScan && !child.scan_columns.empty() && !n.exprs.empty() &&
-          std::all_of(n.exprs.begin(), n.exprs.end(), [](const exec::ExprPtr& e) { return IsDeterministic(*e); })) {
+          std::all_of(n.exprs.begin(), n.exprs.end(), [](const exec::ExprPtr& e) { return Deterministic(e); })) {
         Schema schema;
         for (size_t i = 0; i < n.exprs.size(); ++i) {
           schema.push_back({names[i], n.exprs[i]->type, n.exprs[i]->nullable, "{}"});
