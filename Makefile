@@ -35,6 +35,12 @@ bench: deps
 	@ninja -C build/bench -j $(JOBS)
 	@bash bench/run.sh
 	@bash bench/tpch.sh
+	@BENCH_RECORD=1 bash bench/dml.sh $(BENCH_DML_SCALE)
+	@BENCH_RECORD=1 bash bench/compact.sh $(BENCH_COMPACT_SCALE)
+
+# bench/dml.sh: 10M rows × scale; bench/compact.sh: 10k small files × scale (0.1 = 1k files).
+BENCH_DML_SCALE ?= 1
+BENCH_COMPACT_SCALE ?= 0.1
 
 FUZZ_SECONDS ?= 300
 fuzz: deps

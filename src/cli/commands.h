@@ -14,5 +14,7 @@ int RunDelta(const std::vector<std::string>& args);
 // stderr), 2 for usage errors.
 int RunSql(const std::vector<std::string>& args);
 int RunShell(const std::vector<std::string>& args);
+// `silt inspect TABLE`: live-file health report (cli/inspect.h).
+int RunInspect(const std::vector<std::string>& args);
 
 }  // namespace silt::cli

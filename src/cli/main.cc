@@ -23,6 +23,9 @@ void PrintUsage() {
       "                                    inspect a Delta table (metadata, live files, rows)\n"
       "  silt delta gen PATH [--columns SET] [--rows N] [--partition-by COL]\n"
       "                                    create (or append to) a table of generated rows\n"
+      "  silt inspect PATH|TABLE [--warehouse DIR] [--json]\n"
+      "                                    live files, sizes, rows and deleted rows per file and\n"
+      "                                    partition, with OPTIMIZE / REORG / VACUUM hints\n"
       "  silt demo [DIR]                   write a Parquet file of generated data and inspect it\n"
       "  silt sql [-e SQL] [-f FILE|-] [OPTIONS]\n"
       "                                    run ';'-separated Spark SQL statements and print each\n"
@@ -60,6 +63,7 @@ int main(int argc, char** argv) {
   if (cmd == "delta") return silt::cli::RunDelta(rest);
   if (cmd == "sql") return silt::cli::RunSql(rest);
   if (cmd == "shell") return silt::cli::RunShell(rest);
+  if (cmd == "inspect") return silt::cli::RunInspect(rest);
   std::fprintf(stderr, "silt: unknown command '%s' (see `silt help`)\n", cmd.c_str());
   return 2;
 }

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# OPTIMIZE of many small files and REORG TABLE … APPLY (PURGE) of a 10M-row table with 10% of its
+# rows deleted through deletion vectors, vs DuckDB writing the same data with
+# COPY (SELECT …) TO 'x.parquet' in the same run.
+#
+#   bash bench/compact.sh [SCALE]   OPTIMIZE input: 10k files × 10k rows × SCALE files (issue
+#                                   size ≈ 1 GB at SCALE 1; default 0.1 = 1k files); the REORG
+#                                   table has 10M × SCALE rows (at least 1M)
+#   BENCH_THREADS=2 (default) BENCH_RECORD=1 (append to bench/RESULTS.md) SILT=path/to/silt
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+SCALE=${1:-${BENCH_SCALE:-0.1}}
+FILES=$(awk -v s="$SCALE" 'BEGIN { n = int(10000 * s); if (n < 10) n = 10; print n }')
+PER_FILE=10000
+SMALL_ROWS=$((FILES * PER_FILE))
+N=$(awk -v s="$SCALE" 'BEGIN { n = int(10000000 * s); if (n < 1000000) n = 1000000; print n }')
+W="$WORK/wh"
+echo "# compact: OPTIMIZE of $FILES files × $PER_FILE rows; REORG PURGE of $N rows; threads $THREADS; work dir $WORK"
+
+cols="id BIGINT, k BIGINT, v DOUBLE, s STRING"
+gen() { echo "SELECT id, (id * 7919) % 1000003, CAST(id AS DOUBLE) * 0.5, concat('s', CAST(id % 1000 AS STRING)) FROM range($1)"; }
+silt_sql "$W" "CREATE TABLE small ($cols) USING DELTA;
+  SET spark.sql.files.maxRecordsPerFile = $PER_FILE;
+  INSERT INTO small $(gen "$SMALL_ROWS");
+  CREATE TABLE purge ($cols) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true');
+  INSERT INTO purge $(gen "$N");
+  DELETE FROM purge WHERE id % 10 = 0"
+before=$("$SILT" inspect small --warehouse "$W" --json | sed -nE 's/.*"totals":\{"files":([0-9]+),"bytes":([0-9]+).*/\1 \2/p')
+read -r nfiles nbytes <<<"$before"
+echo "# small: $nfiles files, $nbytes bytes"
+[ "$nfiles" -ge "$FILES" ] || echo "# WARNING: expected $FILES small files, got $nfiles" >&2
+# DuckDB reads the same Parquet files (all live: the table was only appended to).
+cp -r "$W/small" "$WORK/small_parquet"
+rm -rf "$WORK/small_parquet/_delta_log"
+
+s=$(silt_time "$W" "OPTIMIZE small")
+after=$("$SILT" inspect small --warehouse "$W" --json | sed -nE 's/.*"totals":\{"files":([0-9]+),"bytes":([0-9]+),"rows":([0-9]+).*/\1 files, \2 bytes, \3 rows/p')
+echo "# after OPTIMIZE: $after"
+emit "OPTIMIZE $nfiles small files ($((nbytes / 1000000)) MB)" silt "$s" "$SMALL_ROWS"
+s=$(silt_time "$W" "REORG TABLE purge APPLY (PURGE)")
+got=$("$SILT" sql --warehouse "$W" --mode tabs -e "SELECT count(*) FROM purge")
+[ "$got" = "$((N - (N + 9) / 10))" ] || echo "# WARNING: REORG left $got rows" >&2
+emit "REORG PURGE, 10% deleted rows" silt "$s" "$N"
+
+{
+  echo "CREATE TABLE base AS SELECT range AS id, (range * 7919) % 1000003 AS k, CAST(range AS DOUBLE) * 0.5 AS v,
+          concat('s', CAST(range % 1000 AS VARCHAR)) AS s FROM range($N);"
+  echo "CHECKPOINT;"
+  echo "-- time: optimize"
+  echo "COPY (SELECT * FROM read_parquet('$WORK/small_parquet/*.parquet')) TO '$WORK/optimized.parquet' (FORMAT parquet);"
+  echo "-- time: purge"
+  echo "COPY (SELECT * FROM base WHERE id % 10 <> 0) TO '$WORK/purged.parquet' (FORMAT parquet);"
+} | duck "$WORK/duck.db" >"$WORK/duck.txt"
+emit "OPTIMIZE $nfiles small files ($((nbytes / 1000000)) MB)" duckdb "$(awk '$1 == "optimize" { print $2 }' "$WORK/duck.txt")" "$SMALL_ROWS"
+emit "REORG PURGE, 10% deleted rows" duckdb "$(awk '$1 == "purge" { print $2 }' "$WORK/duck.txt")" "$N"
+
+record "OPTIMIZE and REORG PURGE (bench/compact.sh $SCALE)" \
+"OPTIMIZE: $nfiles files written by one INSERT with spark.sql.files.maxRecordsPerFile = $PER_FILE (the writer cuts a file per ~2k-row chunk, so files hold fewer rows than that), compacted by \`OPTIMIZE\` (default 1 GiB target); DuckDB = \`COPY (SELECT * FROM read_parquet('<the same files>/*.parquet')) TO 'x.parquet'\`. REORG: \`REORG TABLE … APPLY (PURGE)\` after \`DELETE … WHERE id % 10 = 0\` on a DV table; DuckDB = \`COPY (SELECT * FROM native_table WHERE id % 10 <> 0) TO 'x.parquet'\`. Each runs once; silt's own statement time. Reproduce: \`bash bench/compact.sh $SCALE\`."
