@@ -90,6 +90,7 @@ Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandC
 Result<CommandResult> ReorgTable(const sql::ReorgStatement& stmt, CommandContext& ctx);
 Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ShowTblProperties(const sql::ShowStatement& stmt, CommandContext& ctx);
+Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ShowColumns(const sql::ShowStatement& stmt, CommandContext& ctx);
 Result<CommandResult> RestoreTable(const sql::RestoreStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DescribeHistory(const sql::DescribeStatement& stmt, CommandContext& ctx);

@@ -1,44 +1,205 @@
-// SHOW TBLPROPERTIES t [('key')] and SHOW COLUMNS IN t: what Spark shows for a Delta table — the
-// table's configuration plus delta.minReaderVersion / delta.minWriterVersion and, for table
-// features, delta.feature.<name> = supported (DeltaTableV2.properties).
+// SHOW TBLPROPERTIES t [('key')], SHOW CREATE TABLE t and SHOW COLUMNS IN t, as Spark runs them
+// for Delta (v2) tables. The properties are DeltaTableV2.properties minus Spark's reserved keys
+// (provider, location, owner, comment, …): the table's configuration, delta.minReaderVersion,
+// delta.minWriterVersion and, on table-features protocols, delta.feature.<name> = supported;
+// listed sorted by key (ShowTablePropertiesExec / ShowCreateTableExec).
 #include <algorithm>
+#include <map>
 #include <set>
+
+#include <simdjson.h>
 
 #include "commands/command.h"
 
 namespace silt::commands {
 
-Result<CommandResult> ShowTblProperties(const sql::ShowStatement& stmt, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
-  std::vector<std::pair<std::string, std::string>> props;
-  for (const auto& [k, v] : t.snapshot->metadata().configuration) props.emplace_back(k, v);
-  const delta::Protocol& p = t.snapshot->protocol();
-  props.emplace_back("delta.minReaderVersion", std::to_string(p.min_reader_version));
-  props.emplace_back("delta.minWriterVersion", std::to_string(p.min_writer_version));
+namespace {
+
+// DeltaTableV2.name(): the catalog identifier, or delta.`path`.
+std::string V2Name(const planner::ResolvedTable& t) {
+  if (t.entry) return "spark_catalog." + t.entry->schema + "." + t.entry->name;
+  return t.display_name;
+}
+
+Status CheckNotView(const planner::ResolvedTable& t, const std::string& command) {
+  if (!t.is_view) return Status::OK();
+  return Status::NotImplemented(command + " of a view is not implemented yet", "NOT_IMPLEMENTED");
+}
+
+// Snapshot.getProperties without the reserved keys, sorted by key.
+std::map<std::string, std::string> TableProperties(const delta::Snapshot& s) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : s.metadata().configuration.entries()) {
+    if (k != "path") out[k] = v;
+  }
+  const delta::Protocol& p = s.protocol();
+  out["delta.minReaderVersion"] = std::to_string(p.min_reader_version);
+  out["delta.minWriterVersion"] = std::to_string(p.min_writer_version);
   std::set<std::string> features;
   if (p.reader_features) features.insert(p.reader_features->begin(), p.reader_features->end());
   if (p.writer_features) features.insert(p.writer_features->begin(), p.writer_features->end());
-  for (const auto& f : features) props.emplace_back("delta.feature." + f, "supported");
-  std::sort(props.begin(), props.end());
+  for (const auto& f : features) out["delta.feature." + f] = "supported";
+  return out;
+}
+
+// Spark's QuotingUtils.quoteIfNeeded.
+std::string QuoteIfNeeded(const std::string& name) {
+  bool plain = !name.empty();
+  bool all_digits = true;
+  for (char c : name) {
+    bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    plain = plain && alnum;
+    all_digits = all_digits && c >= '0' && c <= '9';
+  }
+  if (plain && !all_digits) return name;
+  std::string out = "`";
+  for (char c : name) {
+    out += c;
+    if (c == '`') out += '`';
+  }
+  return out + "`";
+}
+
+std::string EscapeSingleQuoted(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\' || c == '\'') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// The field's "comment" metadata, if any.
+std::optional<std::string> CommentOf(const Field& f) {
+  if (f.metadata_json.empty() || f.metadata_json == "{}") return std::nullopt;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(f.metadata_json).get(doc)) return std::nullopt;
+  std::string_view c;
+  if (doc["comment"].get(c)) return std::nullopt;
+  return std::string(c);
+}
+
+// Spark's DataType.sql: "INT", "DECIMAL(10,2)", "ARRAY<INT>", "MAP<STRING, INT>",
+// "STRUCT<a: INT, b: STRING NOT NULL>".
+std::string SqlType(const DataType& t) {
+  switch (t.id()) {
+    case TypeId::kList:
+      return "ARRAY<" + SqlType(*t.element_type()) + ">";
+    case TypeId::kMap:
+      return "MAP<" + SqlType(*t.key_type()) + ", " + SqlType(*t.value_type()) + ">";
+    case TypeId::kStruct: {
+      std::string out = "STRUCT<";
+      for (size_t i = 0; i < t.fields().size(); ++i) {
+        const Field& f = t.fields()[i];
+        out += (i ? ", " : "") + QuoteIfNeeded(f.name) + ": " + SqlType(*f.type) + (f.nullable ? "" : " NOT NULL");
+        if (auto c = CommentOf(f)) out += " COMMENT '" + EscapeSingleQuoted(*c) + "'";
+      }
+      return out + ">";
+    }
+    default: {
+      std::string s = t.ToString();
+      std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+      return s;
+    }
+  }
+}
+
+std::string MultiLines(const std::vector<std::string>& items) {
+  std::string out = "(\n  ";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ",\n  " : "") + items[i];
+  return out + ")\n";
+}
+
+// CatalogUtils.URIToString of the table path: local paths as file:/… URIs.
+std::string LocationUri(const std::string& location) {
+  if (!location.empty() && location[0] == '/') return "file:" + location;
+  if (location.rfind("file:///", 0) == 0) return "file:" + location.substr(7);
+  return location;
+}
+
+}  // namespace
+
+Result<CommandResult> ShowTblProperties(const sql::ShowStatement& stmt, CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_RETURN_NOT_OK(CheckNotView(t, "SHOW TBLPROPERTIES"));
+  std::map<std::string, std::string> props = TableProperties(*t.snapshot);
   std::vector<std::vector<std::string>> rows;
   if (!stmt.property_key.empty()) {
-    auto it = std::find_if(props.begin(), props.end(), [&](const auto& kv) { return kv.first == stmt.property_key; });
-    if (it == props.end()) {
-      rows.push_back({stmt.property_key, "Table " + t.display_name + " does not have property: " + stmt.property_key});
-    } else {
-      rows.push_back({it->first, it->second});
-    }
+    auto it = props.find(stmt.property_key);
+    rows.push_back({stmt.property_key, it != props.end() ? it->second
+                                                         : "Table " + V2Name(t) + " does not have property: " +
+                                                               stmt.property_key});
   } else {
     for (const auto& [k, v] : props) rows.push_back({k, v});
   }
-  return StringRows({"key", "value"}, rows);
+  CommandResult r = StringRows({"key", "value"}, rows);
+  for (auto& f : r.schema) f.nullable = false;
+  return r;
+}
+
+Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_RETURN_NOT_OK(CheckNotView(t, "SHOW CREATE TABLE"));
+  const delta::Snapshot& s = *t.snapshot;
+  std::string out = "CREATE TABLE " + V2Name(t) + " ";
+  std::vector<std::string> cols;
+  for (const Field& f : s.schema()) {
+    std::string c = QuoteIfNeeded(f.name) + " " + SqlType(*f.type) + (f.nullable ? "" : " NOT NULL");
+    if (auto cm = CommentOf(f)) c += " COMMENT '" + EscapeSingleQuoted(*cm) + "'";
+    cols.push_back(std::move(c));
+  }
+  out += MultiLines(cols);
+  out += "USING delta\n";
+  const auto& parts = s.partition_columns();
+  if (!parts.empty()) {
+    out += "PARTITIONED BY (";
+    for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + QuoteIfNeeded(parts[i]);
+    out += ")\n";
+  }
+  if (s.metadata().description) out += "COMMENT '" + EscapeSingleQuoted(*s.metadata().description) + "'\n";
+  out += "LOCATION '" + EscapeSingleQuoted(LocationUri(t.location)) + "'\n";
+  std::vector<std::string> props;
+  for (const auto& [k, v] : TableProperties(s)) {
+    props.push_back("'" + EscapeSingleQuoted(k) + "' = '" + EscapeSingleQuoted(v) + "'");
+  }
+  if (!props.empty()) out += "TBLPROPERTIES " + MultiLines(props);
+  CommandResult r = StringRows({"createtab_stmt"}, {{out}});
+  r.schema[0].nullable = false;
+  return r;
 }
 
 Result<CommandResult> ShowColumns(const sql::ShowStatement& stmt, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  sql::TableName name = stmt.table;
+  if (!stmt.schema.empty() && !name.is_path()) {
+    // SHOW COLUMNS IN t IN db: the namespaces must agree (SHOW_COLUMNS_WITH_CONFLICT_NAMESPACE).
+    if (name.parts.size() > 1) {
+      std::vector<std::string> ns(name.parts.begin(), name.parts.end() - 1);
+      auto lower = [](std::vector<std::string> v) {
+        for (auto& s : v) s = planner::LowerName(s);
+        return v;
+      };
+      if (lower(ns) != lower(stmt.schema)) {
+        std::string a, b;
+        for (const auto& p : stmt.schema) a += (a.empty() ? "" : ".") + ("`" + p + "`");
+        for (const auto& p : ns) b += (b.empty() ? "" : ".") + ("`" + p + "`");
+        return Status::InvalidArgument("[SHOW_COLUMNS_WITH_CONFLICT_NAMESPACE] SHOW COLUMNS with conflicting namespaces: " +
+                                           a + " != " + b + ".",
+                                       "SHOW_COLUMNS_WITH_CONFLICT_NAMESPACE");
+      }
+    } else {
+      std::vector<std::string> parts = stmt.schema;
+      parts.push_back(name.parts.back());
+      name.parts = parts;
+    }
+  }
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(name, std::nullopt));
+  SILT_RETURN_NOT_OK(CheckNotView(t, "SHOW COLUMNS"));
   std::vector<std::vector<std::string>> rows;
-  for (const auto& f : t.snapshot->schema()) rows.push_back({f.name});
-  return StringRows({"col_name"}, rows);
+  for (const Field& f : t.snapshot->schema()) rows.push_back({f.name});
+  CommandResult r = StringRows({"col_name"}, rows);
+  r.schema[0].nullable = false;
+  return r;
 }
 
 }  // namespace silt::commands

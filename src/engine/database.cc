@@ -172,6 +172,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
     case K::kReorg: r = commands::ReorgTable(static_cast<const sql::ReorgStatement&>(stmt), cctx); kind = "reorg"; break;
     case K::kVacuum: r = commands::VacuumTable(static_cast<const sql::VacuumStatement&>(stmt), cctx); kind = "vacuum"; break;
     case K::kShowTblProperties: r = commands::ShowTblProperties(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
+    case K::kShowCreateTable: r = commands::ShowCreateTable(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
     case K::kShowColumns: r = commands::ShowColumns(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
     case K::kRestore: r = commands::RestoreTable(static_cast<const sql::RestoreStatement&>(stmt), cctx); kind = "restore"; break;
     case K::kDescribeHistory: r = commands::DescribeHistory(static_cast<const sql::DescribeStatement&>(stmt), cctx); break;
