@@ -41,6 +41,28 @@ Result<bool> FileAvailable(const delta::Snapshot& snapshot, const delta::AddFile
   return true;
 }
 
+// Time travel's timestamp-range errors, restated as RESTORE's own classes (RestoreTableCommand);
+// both name the provided and the bounding commit timestamp, in that order.
+Status RestoreTimestampError(const Status& st) {
+  const std::string cls(st.error_class());
+  const bool after = cls == "DELTA_TIMESTAMP_GREATER_THAN_COMMIT";
+  if (!after && cls != "DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION") return st;
+  std::vector<std::string> ts;  // the parenthesised timestamps of time travel's message
+  for (size_t open = st.message().find('('); open != std::string::npos && ts.size() < 2;
+       open = st.message().find('(', open + 1)) {
+    size_t close = st.message().find(')', open);
+    if (close == std::string::npos) break;
+    ts.emplace_back(st.message().substr(open + 1, close - open - 1));
+  }
+  if (ts.size() < 2) return st;
+  const std::string out_class = after ? "DELTA_CANNOT_RESTORE_TIMESTAMP_GREATER" : "DELTA_CANNOT_RESTORE_TIMESTAMP_EARLIER";
+  return Status::InvalidArgument("[" + out_class + "] Cannot restore table to timestamp (" + ts[0] + ") as it is " +
+                                     (after ? "after the latest" : "before the earliest") +
+                                     " version available. Please use a timestamp " + (after ? "before" : "after") +
+                                     " (" + ts[1] + ")",
+                                 out_class);
+}
+
 }  // namespace
 
 Result<CommandResult> RestoreTable(const sql::RestoreStatement& stmt, CommandContext& ctx) {
@@ -52,7 +74,9 @@ Result<CommandResult> RestoreTable(const sql::RestoreStatement& stmt, CommandCon
                                        std::to_string(latest) + "].",
                                    "DELTA_CANNOT_RESTORE_TABLE_VERSION");
   }
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable target, ctx.binder->ResolveTable(stmt.table, &stmt.target));
+  Result<planner::ResolvedTable> resolved = ctx.binder->ResolveTable(stmt.table, &stmt.target);
+  if (!resolved.ok()) return RestoreTimestampError(resolved.status());
+  planner::ResolvedTable target = std::move(*resolved);
   const delta::Snapshot& from = *cur.snapshot;
   const delta::Snapshot& to = *target.snapshot;
 
