@@ -53,9 +53,15 @@ std::vector<std::string> PhysicalPath(const Schema& logical, const std::vector<s
   return out;
 }
 
-// Writes one data file of `rows` rows selected by `sel` from `chunk`'s data columns.
+// Rows of one input chunk that go to one file.
+struct ChunkRows {
+  const DataChunk* chunk;
+  std::vector<uint32_t> sel;
+};
+
+// Writes one data file of the selected rows of `pieces` (their data columns), in order.
 Result<AddFile> WriteOneFile(ObjectStore& store, const Schema& data_schema, const std::vector<int>& data_cols,
-                             const DataChunk& chunk, const std::vector<uint32_t>& sel, const std::string& dir,
+                             const std::vector<ChunkRows>& pieces, const std::string& dir,
                              const PartitionValues& partition_values, const StatsOptions& stats_options,
                              const DataWriteOptions& options, int file_index) {
   char index[16];
@@ -63,16 +69,20 @@ Result<AddFile> WriteOneFile(ObjectStore& store, const Schema& data_schema, cons
   std::string name = options.file_prefix + "-" + index + "-" + Uuid::Random().ToString() + "-c000" +
                      CodecSuffix(options.parquet.codec) + ".parquet";
   std::string key = dir.empty() ? name : dir + "/" + name;
-  DataChunk out;
-  for (size_t k = 0; k < data_cols.size(); ++k) {
-    Vector v(data_schema[k].type);
-    v.AppendSelected(chunk.columns[static_cast<size_t>(data_cols[k])], sel.data(), sel.size());
-    out.columns.push_back(std::move(v));
-  }
-  out.num_rows_without_columns = sel.size();
   SILT_ASSIGN_OR_RETURN(auto sink, store.OpenWrite(key));
   SILT_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(std::move(sink), data_schema, options.parquet));
-  SILT_RETURN_NOT_OK(writer->Write(out));
+  size_t num_rows = 0;
+  for (const ChunkRows& piece : pieces) {
+    DataChunk out;
+    for (size_t k = 0; k < data_cols.size(); ++k) {
+      Vector v(data_schema[k].type);
+      v.AppendSelected(piece.chunk->columns[static_cast<size_t>(data_cols[k])], piece.sel.data(), piece.sel.size());
+      out.columns.push_back(std::move(v));
+    }
+    out.num_rows_without_columns = piece.sel.size();
+    num_rows += piece.sel.size();
+    SILT_RETURN_NOT_OK(writer->Write(out));
+  }
   SILT_RETURN_NOT_OK(writer->Close());
   std::vector<LeafStats> leaves;
   const auto& fs = writer->file_schema();
@@ -91,7 +101,7 @@ Result<AddFile> WriteOneFile(ObjectStore& store, const Schema& data_schema, cons
   add.size = writer->bytes_written();
   add.modification_time = options.clock->NowMillis();
   add.data_change = true;
-  add.stats = SerializeStats(data_schema, static_cast<int64_t>(sel.size()), leaves, stats_options);
+  add.stats = SerializeStats(data_schema, static_cast<int64_t>(num_rows), leaves, stats_options);
   return add;
 }
 
@@ -170,31 +180,51 @@ Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& 
                                      "DELTA_INSERT_COLUMN_ARITY_MISMATCH");
     SILT_RETURN_NOT_OK(constraints.Check(chunk, options.row_validator));
   }
-  std::vector<AddFile> adds;
-  int file_index = 0;
+  // Rows are grouped by partition values (formatted as Delta stores them) across all chunks, so
+  // a file holds up to max_rows_per_file rows however the input was chunked.
+  std::map<std::vector<std::optional<std::string>>, std::vector<ChunkRows>> groups;
   for (const DataChunk& chunk : chunks) {
-    // Group rows by partition values (formatted as Delta stores them).
-    std::map<std::vector<std::optional<std::string>>, std::vector<uint32_t>> groups;
+    std::map<std::vector<std::optional<std::string>>, std::vector<uint32_t>> in_chunk;
     for (size_t r = 0; r < chunk.size(); ++r) {
       std::vector<std::optional<std::string>> key;
       for (int p : part_cols) key.push_back(FormatPartitionValue(chunk.columns[static_cast<size_t>(p)].GetValue(r)));
-      groups[key].push_back(static_cast<uint32_t>(r));
+      in_chunk[key].push_back(static_cast<uint32_t>(r));
     }
-    for (auto& [key, rows] : groups) {
-      PartitionValues pv;
-      silt::PartitionValues dirs;
-      for (size_t k = 0; k < part_cols.size(); ++k) {
-        pv.Append(part_names[k], key[k]);
-        dirs.emplace_back(part_names[k], key[k]);
+    for (auto& [key, rows] : in_chunk) groups[key].push_back({&chunk, std::move(rows)});
+  }
+  const size_t max_rows = static_cast<size_t>(std::max<int64_t>(1, options.max_rows_per_file));
+  std::vector<AddFile> adds;
+  int file_index = 0;
+  for (auto& [key, pieces] : groups) {
+    PartitionValues pv;
+    silt::PartitionValues dirs;
+    for (size_t k = 0; k < part_cols.size(); ++k) {
+      pv.Append(part_names[k], key[k]);
+      dirs.emplace_back(part_names[k], key[k]);
+    }
+    std::string dir = JoinPath(options.key_prefix, PartitionPath(dirs));
+    std::vector<ChunkRows> file;
+    size_t in_file = 0;
+    for (ChunkRows& piece : pieces) {
+      for (size_t b = 0; b < piece.sel.size();) {
+        size_t take = std::min(piece.sel.size() - b, max_rows - in_file);
+        file.push_back({piece.chunk, std::vector<uint32_t>(piece.sel.begin() + static_cast<long>(b),
+                                                           piece.sel.begin() + static_cast<long>(b + take))});
+        b += take;
+        in_file += take;
+        if (in_file == max_rows) {
+          SILT_ASSIGN_OR_RETURN(AddFile add, WriteOneFile(store, data_schema, data_cols, file, dir, pv, stats_options,
+                                                          options, file_index++));
+          adds.push_back(std::move(add));
+          file.clear();
+          in_file = 0;
+        }
       }
-      std::string dir = JoinPath(options.key_prefix, PartitionPath(dirs));
-      for (size_t b = 0; b < rows.size(); b += static_cast<size_t>(options.max_rows_per_file)) {
-        std::vector<uint32_t> sel(rows.begin() + static_cast<long>(b),
-                                  rows.begin() + static_cast<long>(std::min(rows.size(), b + static_cast<size_t>(options.max_rows_per_file))));
-        SILT_ASSIGN_OR_RETURN(AddFile add, WriteOneFile(store, data_schema, data_cols, chunk, sel, dir, pv, stats_options,
-                                                        options, file_index++));
-        adds.push_back(std::move(add));
-      }
+    }
+    if (in_file > 0) {
+      SILT_ASSIGN_OR_RETURN(AddFile add, WriteOneFile(store, data_schema, data_cols, file, dir, pv, stats_options,
+                                                      options, file_index++));
+      adds.push_back(std::move(add));
     }
   }
   return adds;

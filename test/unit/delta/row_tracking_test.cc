@@ -59,8 +59,11 @@ TEST(RowTrackingTest, CreateAndAppendAssignContiguousRowIds) {
   ASSERT_TRUE(ci && ci->tags);
   EXPECT_EQ(*ci->tags->Find("delta.rowTracking.preserved"), "true");
 
-  // Two chunks → two files in one commit: ranges follow each other.
-  ASSERT_TRUE(AppendRows(store, {Ids(10, 3), Ids(20, 4)}).ok());
+  // Seven rows in two chunks, at most four rows per file → two files in one commit (4 + 3 rows):
+  // their ranges follow each other.
+  DataWriteOptions write;
+  write.max_rows_per_file = 4;
+  ASSERT_TRUE(AppendRows(store, {Ids(10, 3), Ids(20, 4)}, write).ok());
   snap = Snapshot::Load(store).value();
   std::vector<std::pair<int64_t, int64_t>> ranges;  // (baseRowId, defaultRowCommitVersion)
   for (const auto& f : snap->files()) {
@@ -68,7 +71,7 @@ TEST(RowTrackingTest, CreateAndAppendAssignContiguousRowIds) {
     ranges.emplace_back(*f.base_row_id, *f.default_row_commit_version);
   }
   std::sort(ranges.begin(), ranges.end());
-  std::vector<std::pair<int64_t, int64_t>> want = {{0, 0}, {5, 1}, {8, 1}};
+  std::vector<std::pair<int64_t, int64_t>> want = {{0, 0}, {5, 1}, {9, 1}};
   EXPECT_EQ(ranges, want);
   EXPECT_EQ(HighWaterMarkDomain(*snap), R"({"rowIdHighWaterMark":11})");
 }

@@ -124,6 +124,37 @@ TEST(TableWriterTest, PartitionValuesWithSpecialCharactersRoundTrip) {
             keys.end());
 }
 
+// Files are cut by rows per partition across the input's chunks, not one per chunk: 3 chunks of
+// 1000 rows over partitions {0, 1} with at most 1200 rows per file → per partition 1500 rows in
+// files of 1200 and 300.
+TEST(TableWriterTest, FilesSpanChunksUpToMaxRowsPerFile) {
+  auto store = std::make_shared<InMemoryObjectStore>();
+  Schema schema = {{"p", DataType::Int32(), true, ""}, {"v", DataType::Int64(), true, ""}};
+  std::vector<DataChunk> chunks;
+  for (int c = 0; c < 3; ++c) {
+    DataChunk chunk = DataChunk::FromSchema(schema);
+    for (int64_t r = 0; r < 1000; ++r) {
+      chunk.columns[0].Append<int32_t>(static_cast<int32_t>(r % 2));
+      chunk.columns[1].Append<int64_t>(c * 1000 + r);
+    }
+    chunks.push_back(std::move(chunk));
+  }
+  CreateTableOptions opts;
+  opts.partition_columns = {"p"};
+  opts.write.max_rows_per_file = 1200;
+  ASSERT_TRUE(CreateTable(store, schema, chunks, opts).ok());
+  auto snap = Snapshot::Load(store).value();
+  std::vector<std::pair<std::string, int64_t>> files;  // (partition value, numRecords)
+  for (const auto& f : snap->files()) {
+    auto stats = ParseStats(*f.stats, {{"v", DataType::Int64(), true, ""}}).value();
+    files.emplace_back(**f.partition_values.Find("p"), *stats.num_records);
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<std::pair<std::string, int64_t>> want = {{"0", 300}, {"0", 1200}, {"1", 300}, {"1", 1200}};
+  EXPECT_EQ(files, want);
+  EXPECT_EQ(ScanRows(store).size(), 3000u);
+}
+
 TEST(TransactionTest, ConcurrentBlindAppendsAllLand) {
   std::string dir = std::filesystem::temp_directory_path() / ("silt-txn-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
