@@ -5,6 +5,7 @@
 #include "delta/actions.h"
 #include "delta/schema_json.h"
 #include "delta/snapshot.h"
+#include "delta/table_properties.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "delta/json_util.h"
@@ -139,8 +140,11 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
                                      "DELTA_COLUMN_NOT_FOUND_IN_SCHEMA");
     }
   }
-  delta::StringMap props;
-  for (const auto& [k, v] : stmt.properties) props.Set(k, v);
+  delta::StringMap given;
+  for (const auto& [k, v] : stmt.properties) given.Set(k, v);
+  SILT_ASSIGN_OR_RETURN(delta::StringMap props,
+                        delta::ValidateTableProperties(
+                            given, ctx.config->GetBool("spark.databricks.delta.allowArbitraryProperties.enabled", false)));
   for (const auto& [name, expr] : stmt.constraints) props.Set("delta.constraints." + planner::LowerName(name), expr->ToString());
   if (!props.Contains("delta.enableDeletionVectors") &&
       ctx.config->GetBool("spark.databricks.delta.properties.defaults.enableDeletionVectors", true)) {

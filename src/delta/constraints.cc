@@ -440,7 +440,7 @@ Result<TableConstraints> TableConstraints::Make(const Schema& schema, const Meta
     InvariantParser p(inv->sql, schema);
     inv->expr = p.Parse();
     if (!inv->expr) {
-      c.needs_validator_.push_back("invariant on " + column + " (" + inv->sql + ")");
+      c.needs_validator_.push_back({"EXPRESSION(" + inv->sql + ")", inv->sql});
       continue;
     }
     inv->columns = std::move(p.columns);
@@ -448,7 +448,7 @@ Result<TableConstraints> TableConstraints::Make(const Schema& schema, const Meta
   }
   for (const auto& [k, v] : metadata.configuration.entries())
     if (k.rfind("delta.constraints.", 0) == 0)
-      c.needs_validator_.push_back("CHECK constraint " + k.substr(std::string_view("delta.constraints.").size()) + " (" + v + ")");
+      c.needs_validator_.push_back({k.substr(std::string_view("delta.constraints.").size()), v});
   return c;
 }
 
@@ -477,7 +477,7 @@ Status TableConstraints::Check(const DataChunk& chunk, const RowValidator& valid
   if (!needs_validator_.empty()) {
     if (!validator) {
       std::string list;
-      for (const auto& n : needs_validator_) list += (list.empty() ? "" : ", ") + n;
+      for (const auto& n : needs_validator_) list += (list.empty() ? "" : ", ") + n.name + " (" + n.sql + ")";
       return Status::Unsupported("the table has constraints that need a SQL row validator, and the write has none: " + list,
                                  kValidatorRequiredClass);
     }

@@ -37,6 +37,14 @@ inline constexpr char kUnrecognizedInvariantClass[] = "DELTA_UNRECOGNIZED_INVARI
 // of the write is published.
 using RowValidator = std::function<Status(const DataChunk&)>;
 
+// A SQL constraint the kernel leaves to the RowValidator: a CHECK constraint (its name as
+// stored, after delta.constraints.) or an invariant outside the kernel's subset (named
+// EXPRESSION(<sql>), as Spark reports it).
+struct SqlCheck {
+  std::string name;
+  std::string sql;
+};
+
 // The constraints of a table, parsed once per write.
 class TableConstraints {
  public:
@@ -48,8 +56,8 @@ class TableConstraints {
   TableConstraints(TableConstraints&&) noexcept;
   TableConstraints& operator=(TableConstraints&&) noexcept;
 
-  // delta.constraints.* names and the invariants the kernel cannot evaluate.
-  const std::vector<std::string>& needs_validator() const { return needs_validator_; }
+  // delta.constraints.* and the invariants the kernel cannot evaluate.
+  const std::vector<SqlCheck>& needs_validator() const { return needs_validator_; }
   bool empty() const;
 
   // Checks NOT NULL and the kernel-evaluable invariants over `chunk`; then, when the table has
@@ -62,7 +70,7 @@ class TableConstraints {
   Schema schema_;
   bool has_not_null_ = false;
   std::vector<std::unique_ptr<Invariant>> invariants_;
-  std::vector<std::string> needs_validator_;
+  std::vector<SqlCheck> needs_validator_;
 };
 
 }  // namespace silt::delta

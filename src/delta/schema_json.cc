@@ -423,31 +423,31 @@ void AddMetadataEntry(std::string* metadata_json, std::string_view key, const st
   }
 }
 
-TypePtr AssignType(const TypePtr& type, int64_t* next_id);
+TypePtr AssignType(const TypePtr& type, int64_t* next_id, PhysicalNames names);
 
-Field AssignField(const Field& f, int64_t* max_id) {
+Field AssignField(const Field& f, int64_t* max_id, PhysicalNames names) {
   Field out = f;
   if (!ColumnMappingId(f)) AddMetadataEntry(&out.metadata_json, kColumnMappingIdKey, std::to_string(++*max_id));
   if (!PhysicalName(f)) {
     std::string name;
-    AppendJacksonString(&name, "col-" + Uuid::Random().ToString());
+    AppendJacksonString(&name, names == PhysicalNames::kLogical ? f.name : "col-" + Uuid::Random().ToString());
     AddMetadataEntry(&out.metadata_json, kColumnMappingPhysicalNameKey, name);
   }
-  out.type = AssignType(f.type, max_id);
+  out.type = AssignType(f.type, max_id, names);
   return out;
 }
 
-TypePtr AssignType(const TypePtr& type, int64_t* max_id) {
+TypePtr AssignType(const TypePtr& type, int64_t* max_id, PhysicalNames names) {
   switch (type->id()) {
     case TypeId::kStruct: {
       std::vector<Field> fields;
-      for (const Field& f : type->fields()) fields.push_back(AssignField(f, max_id));
+      for (const Field& f : type->fields()) fields.push_back(AssignField(f, max_id, names));
       return DataType::Struct(std::move(fields));
     }
-    case TypeId::kList: return DataType::List(AssignType(type->element_type(), max_id), type->contains_null());
+    case TypeId::kList: return DataType::List(AssignType(type->element_type(), max_id, names), type->contains_null());
     case TypeId::kMap: {
-      TypePtr k = AssignType(type->key_type(), max_id);
-      return DataType::Map(std::move(k), AssignType(type->value_type(), max_id), type->value_contains_null());
+      TypePtr k = AssignType(type->key_type(), max_id, names);
+      return DataType::Map(std::move(k), AssignType(type->value_type(), max_id, names), type->value_contains_null());
     }
     default: return type;
   }
@@ -462,14 +462,14 @@ void MaxId(const TypePtr& type, int64_t* max_id) {
 
 }  // namespace
 
-Schema AssignColumnMapping(const Schema& logical, int64_t* max_column_id) {
+Schema AssignColumnMapping(const Schema& logical, int64_t* max_column_id, PhysicalNames names) {
   // Existing ids first, so new ones never collide with them.
   for (const Field& f : logical) {
     if (auto id = ColumnMappingId(f)) *max_column_id = std::max(*max_column_id, *id);
     MaxId(f.type, max_column_id);
   }
   Schema out;
-  for (const Field& f : logical) out.push_back(AssignField(f, max_column_id));
+  for (const Field& f : logical) out.push_back(AssignField(f, max_column_id, names));
   return out;
 }
 

@@ -68,7 +68,10 @@ Result<Schema> ToPhysicalSchema(const Schema& logical, ColumnMappingMode mode);
 // delta.columnMapping.id gets the next id after *max_column_id in pre-order (a parent before its
 // children), and one without a physical name gets "col-<random uuid>". Existing ids and names are
 // kept; *max_column_id ends as the largest id in the schema (delta.columnMapping.maxColumnId).
-Schema AssignColumnMapping(const Schema& logical, int64_t* max_column_id);
+// kLogical names the physical column after the logical one instead: for a table that turns on
+// column mapping (mode none → name), whose data files already use the logical names.
+enum class PhysicalNames : uint8_t { kRandom, kLogical };
+Schema AssignColumnMapping(const Schema& logical, int64_t* max_column_id, PhysicalNames names = PhysicalNames::kRandom);
 
 // Field-by-field equality including names, nullability and metadata text.
 bool SchemaEquals(const Schema& a, const Schema& b);

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -188,6 +189,161 @@ Result<std::optional<int64_t>> GetSetTransactionRetentionMillis(const StringMap&
   if (!millis.ok())
     return BadProperty(kSetTransactionRetentionDurationKey, *v, millis.status().message());
   return std::optional<int64_t>(*millis);
+}
+
+namespace {
+
+enum class Kind : uint8_t { kBool, kInterval, kPositiveInt, kIntAtLeastMinus1, kProtocolVersion, kString, kInternal };
+
+struct Known {
+  const char* key;  // canonical spelling
+  Kind kind;
+  std::vector<std::string> choices;  // kString: allowed values (lower case); empty: any
+};
+
+const std::vector<Known>& KnownProperties() {
+  static const std::vector<Known> kKnown = {
+      {"delta.appendOnly", Kind::kBool, {}},
+      {"delta.autoOptimize", Kind::kBool, {}},
+      {"delta.autoOptimize.autoCompact", Kind::kString, {"auto", "legacy", "true", "false"}},
+      {"delta.autoOptimize.optimizeWrite", Kind::kBool, {}},
+      {"delta.checkpoint.writeStatsAsJson", Kind::kBool, {}},
+      {"delta.checkpoint.writeStatsAsStruct", Kind::kBool, {}},
+      {"delta.checkpointInterval", Kind::kPositiveInt, {}},
+      {"delta.checkpointPolicy", Kind::kString, {"classic", "v2"}},
+      {"delta.checkpointRetentionDuration", Kind::kInterval, {}},
+      {"delta.columnMapping.maxColumnId", Kind::kInternal, {}},
+      {"delta.columnMapping.mode", Kind::kString, {"none", "name", "id"}},
+      {"delta.compatibility.symlinkFormatManifest.enabled", Kind::kBool, {}},
+      {"delta.dataSkippingNumIndexedCols", Kind::kIntAtLeastMinus1, {}},
+      {"delta.dataSkippingStatsColumns", Kind::kString, {}},
+      {"delta.deletedFileRetentionDuration", Kind::kInterval, {}},
+      {"delta.dropFeatureTruncateHistory.retentionDuration", Kind::kInterval, {}},
+      {"delta.enableChangeDataCapture", Kind::kBool, {}},
+      {"delta.enableChangeDataFeed", Kind::kBool, {}},
+      {"delta.enableDeletionVectors", Kind::kBool, {}},
+      {"delta.enableExpiredLogCleanup", Kind::kBool, {}},
+      {"delta.enableFullRetentionRollback", Kind::kBool, {}},
+      {"delta.enableIcebergCompatV1", Kind::kBool, {}},
+      {"delta.enableIcebergCompatV2", Kind::kBool, {}},
+      {"delta.enableInCommitTimestamps", Kind::kBool, {}},
+      {"delta.enableRowTracking", Kind::kBool, {}},
+      {"delta.enableTypeWidening", Kind::kBool, {}},
+      {"delta.ignoreProtocolDefaults", Kind::kBool, {}},
+      {"delta.inCommitTimestampEnablementTimestamp", Kind::kInternal, {}},
+      {"delta.inCommitTimestampEnablementVersion", Kind::kInternal, {}},
+      {"delta.isolationLevel", Kind::kString, {"serializable", "writeserializable"}},
+      {"delta.logRetentionDuration", Kind::kInterval, {}},
+      {"delta.minReaderVersion", Kind::kProtocolVersion, {}},
+      {"delta.minWriterVersion", Kind::kProtocolVersion, {}},
+      {"delta.parquet.vorder.enabled", Kind::kBool, {}},
+      {"delta.randomizeFilePrefixes", Kind::kBool, {}},
+      {"delta.randomPrefixLength", Kind::kPositiveInt, {}},
+      {"delta.rowTracking.materializedRowCommitVersionColumnName", Kind::kInternal, {}},
+      {"delta.rowTracking.materializedRowIdColumnName", Kind::kInternal, {}},
+      {"delta.sampleRetentionDuration", Kind::kInterval, {}},
+      {"delta.setTransactionRetentionDuration", Kind::kInterval, {}},
+      {"delta.targetFileSize", Kind::kString, {}},
+      {"delta.timeUntilArchived", Kind::kInterval, {}},
+      {"delta.tuneFileSizesForRewrites", Kind::kBool, {}},
+      {"delta.universalFormat.enabledFormats", Kind::kString, {}},
+  };
+  return kKnown;
+}
+
+bool ParseInt32(std::string_view s, int64_t* out) {
+  bool negative = !s.empty() && s[0] == '-';
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  if (s.empty() || s.size() > 10) return false;
+  int64_t n = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    n = n * 10 + (c - '0');
+  }
+  if (n > std::numeric_limits<int32_t>::max()) return false;
+  *out = negative ? -n : n;
+  return true;
+}
+
+Status ValidateValue(const Known& k, const std::string& value) {
+  auto fail = [&](std::string_view needs) { return BadProperty(k.key, value, std::string(k.key) + " " + std::string(needs)); };
+  int64_t n = 0;
+  switch (k.kind) {
+    case Kind::kBool: {
+      std::string lower = Lower(value);
+      return lower == "true" || lower == "false" ? Status::OK() : fail("needs to be a boolean.");
+    }
+    case Kind::kInterval: {
+      if (SplitWhitespace(value).empty()) {
+        return Status::InvalidArgument("[DELTA_INVALID_CALENDAR_INTERVAL_EMPTY] Interval cannot be null or blank.",
+                                       "DELTA_INVALID_CALENDAR_INTERVAL_EMPTY");
+      }
+      Result<int64_t> ms = ParseIntervalMillis(value);
+      if (ms.ok()) return Status::OK();
+      return Status::InvalidArgument(std::string(ms.status().message()) + " (" + k.key +
+                                         " needs to be provided as a calendar interval such as '2 weeks'. Months and "
+                                         "years are not accepted. You may specify '365 days' for a year instead.)",
+                                     kInvalidIntervalClass);
+    }
+    case Kind::kPositiveInt:
+      return ParseInt32(value, &n) && n > 0 ? Status::OK() : fail("needs to be a positive integer.");
+    case Kind::kIntAtLeastMinus1:
+      return ParseInt32(value, &n) && n >= -1 ? Status::OK() : fail("needs to be larger than or equal to -1.");
+    case Kind::kProtocolVersion: {
+      bool reader = std::string_view(k.key) == "delta.minReaderVersion";
+      if (ParseInt32(value, &n) && n >= 1 && n <= (reader ? 3 : 7)) return Status::OK();
+      return fail(reader ? "needs to be one of 1, 2, 3." : "needs to be one of 1, 2, 3, 4, 5, 6, 7.");
+    }
+    case Kind::kString: {
+      if (k.choices.empty()) return Status::OK();
+      std::string lower = Lower(value);
+      for (const auto& c : k.choices) {
+        if (c == lower) return Status::OK();
+      }
+      std::string list;
+      for (const auto& c : k.choices) list += (list.empty() ? "" : ", ") + c;
+      return fail("needs to be one of: " + list + ".");
+    }
+    case Kind::kInternal:
+      return Status::InvalidArgument(std::string("[DELTA_CANNOT_MODIFY_TABLE_PROPERTY] The Delta table configuration ") +
+                                         k.key + " cannot be specified by the user",
+                                     kCannotModifyTablePropertyClass);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allow_arbitrary) {
+  static const std::map<std::string, const Known*> kByLower = [] {
+    std::map<std::string, const Known*> m;
+    for (const Known& k : KnownProperties()) m[Lower(k.key)] = &k;
+    return m;
+  }();
+  StringMap out;
+  for (const auto& [key, value] : properties) {
+    std::string lower = Lower(key);
+    if (lower.rfind("delta.", 0) != 0 || lower.rfind("delta.constraints.", 0) == 0 ||
+        lower.rfind("delta.feature.", 0) == 0 || lower.rfind("delta.universalformat.config.", 0) == 0) {
+      out.Set(key, value);
+      continue;
+    }
+    auto it = kByLower.find(lower);
+    if (it == kByLower.end()) {
+      if (allow_arbitrary) {
+        out.Set(key, value);
+        continue;
+      }
+      return Status::InvalidArgument("[DELTA_UNKNOWN_CONFIGURATION] Unknown configuration was specified: " + key +
+                                         "\nTo disable this check, set "
+                                         "spark.databricks.delta.allowArbitraryProperties.enabled=true in the Spark "
+                                         "session configuration.",
+                                     kUnknownConfigurationClass);
+    }
+    SILT_RETURN_NOT_OK(ValidateValue(*it->second, value));
+    out.Set(it->second->key, value);
+  }
+  return out;
 }
 
 }  // namespace silt::delta

@@ -18,6 +18,8 @@ namespace silt::delta {
 
 inline constexpr char kInvalidTablePropertyClass[] = "DELTA_INVALID_TABLE_PROPERTY";
 inline constexpr char kInvalidIntervalClass[] = "DELTA_INVALID_INTERVAL";
+inline constexpr char kUnknownConfigurationClass[] = "DELTA_UNKNOWN_CONFIGURATION";
+inline constexpr char kCannotModifyTablePropertyClass[] = "DELTA_CANNOT_MODIFY_TABLE_PROPERTY";
 
 inline constexpr char kCheckpointIntervalKey[] = "delta.checkpointInterval";
 inline constexpr char kLogRetentionDurationKey[] = "delta.logRetentionDuration";
@@ -63,5 +65,20 @@ Result<bool> GetEnableExpiredLogCleanup(const StringMap& configuration);
 Result<bool> GetCheckpointWriteStatsAsJson(const StringMap& configuration);
 // delta.setTransactionRetentionDuration: no default (nullopt: txns never expire).
 Result<std::optional<int64_t>> GetSetTransactionRetentionMillis(const StringMap& configuration);
+
+// Validates table properties a user gives (CREATE TABLE … TBLPROPERTIES, ALTER TABLE … SET
+// TBLPROPERTIES) as Spark's DeltaConfigs.validateConfigurations does, and returns them with the
+// keys of known delta.* properties in their canonical case ('DELTA.APPENDONLY' →
+// delta.appendOnly). Keys outside delta.*, delta.constraints.*, delta.feature.* and
+// delta.universalFormat.config.* pass unchanged. Known keys are the Delta Spark ones plus the
+// Databricks/Fabric ones users meet (delta.targetFileSize, delta.autoOptimize.autoCompact,
+// delta.parquet.vorder.enabled, …). Errors: an unknown delta.* key →
+// kUnknownConfigurationClass, unless `allow_arbitrary`
+// (spark.databricks.delta.allowArbitraryProperties.enabled); a bad value →
+// kInvalidTablePropertyClass, naming the key and what it needs (empty interval:
+// DELTA_INVALID_CALENDAR_INTERVAL_EMPTY; a bad one: kInvalidIntervalClass); an internal key
+// (delta.columnMapping.maxColumnId, row tracking's column names) →
+// kCannotModifyTablePropertyClass.
+Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allow_arbitrary);
 
 }  // namespace silt::delta
