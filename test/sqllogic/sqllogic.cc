@@ -264,8 +264,10 @@ class Parser {
       d.op = Directive::kFileTouch;
       d.path = w[2];
       SILT_RETURN_NOT_OK(mtime(3));
-    } else if ((sub == "mkdir" || sub == "exists" || sub == "missing") && w.size() == 3) {
+    } else if ((sub == "mkdir" || sub == "remove" || sub == "exists" || sub == "missing") &&
+               w.size() == 3) {
       d.op = sub == "mkdir"    ? Directive::kFileMkdir
+             : sub == "remove" ? Directive::kFileRemove
              : sub == "exists" ? Directive::kFileExists
                                : Directive::kFileMissing;
       d.path = w[2];
@@ -279,7 +281,8 @@ class Parser {
       d.count = n;
     } else {
       return fail(
-          "expected `file write|touch <path> [mtime <ISO>|mtime clock]`, `file mkdir|exists|missing "
+          "expected `file write|touch <path> [mtime <ISO>|mtime clock]`, `file "
+          "mkdir|remove|exists|missing "
           "<path>` or `file count <dir> <glob> <N>`");
     }
     if (*i < lines.size() && lines[*i].text == "----") {
@@ -519,6 +522,11 @@ std::optional<std::string> RunDirective(const Directive& d, const Environment& e
     case Directive::kFileMkdir:
       fs::create_directories(path, ec);
       if (ec) return "cannot create " + path + ": " + ec.message();
+      return std::nullopt;
+    case Directive::kFileRemove:
+      if (!fs::remove(path, ec)) {
+        return "cannot remove " + path + (ec ? ": " + ec.message() : ": it does not exist");
+      }
       return std::nullopt;
     case Directive::kFileExists:
       if (fs::exists(fs::symlink_status(path, ec))) return std::nullopt;

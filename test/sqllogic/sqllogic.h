@@ -28,6 +28,7 @@ struct Directive {
     kFileWrite,     // file write <path> [mtime <ISO>|mtime clock]  (+ content lines)
     kFileTouch,     // file touch <path-or-glob> [mtime <ISO>|mtime clock]
     kFileMkdir,     // file mkdir <path>
+    kFileRemove,    // file remove <path> (a file or an empty folder; must exist)
     kFileExists,    // file exists <path>
     kFileMissing,   // file missing <path>
     kFileCount,     // file count <dir> <glob> <N>

@@ -366,13 +366,15 @@ TEST(SqllogicDirectiveTest, ParsesClockAndFileDirectives) {
       "\n"
       "file mkdir t/ghi\n"
       "\n"
+      "file remove t/ghi\n"
+      "\n"
       "file exists t/a.txt\n"
       "\n"
       "file missing t/z.txt\n"
       "\n"
       "file count t *.parquet 3\n");
   EXPECT_TRUE(f.uses_clock);
-  ASSERT_EQ(f.records.size(), 10u);
+  ASSERT_EQ(f.records.size(), 11u);
   for (const Record& r : f.records) EXPECT_EQ(r.kind, Record::kDirective);
   EXPECT_EQ(f.records[0].directive.op, Directive::kClockSet);
   EXPECT_EQ(f.records[0].directive.millis, 1893456000000);
@@ -389,12 +391,14 @@ TEST(SqllogicDirectiveTest, ParsesClockAndFileDirectives) {
   EXPECT_EQ(f.records[5].directive.path, "t/*.parquet");
   EXPECT_EQ(f.records[5].directive.mtime_ms, 1577836800000);
   EXPECT_EQ(f.records[6].directive.op, Directive::kFileMkdir);
-  EXPECT_EQ(f.records[7].directive.op, Directive::kFileExists);
-  EXPECT_EQ(f.records[8].directive.op, Directive::kFileMissing);
-  EXPECT_EQ(f.records[9].directive.op, Directive::kFileCount);
-  EXPECT_EQ(f.records[9].directive.path, "t");
-  EXPECT_EQ(f.records[9].directive.glob, "*.parquet");
-  EXPECT_EQ(f.records[9].directive.count, 3);
+  EXPECT_EQ(f.records[7].directive.op, Directive::kFileRemove);
+  EXPECT_EQ(f.records[7].directive.path, "t/ghi");
+  EXPECT_EQ(f.records[8].directive.op, Directive::kFileExists);
+  EXPECT_EQ(f.records[9].directive.op, Directive::kFileMissing);
+  EXPECT_EQ(f.records[10].directive.op, Directive::kFileCount);
+  EXPECT_EQ(f.records[10].directive.path, "t");
+  EXPECT_EQ(f.records[10].directive.glob, "*.parquet");
+  EXPECT_EQ(f.records[10].directive.count, 3);
   EXPECT_FALSE(Parse("file exists a\n").uses_clock);
 }
 
@@ -434,14 +438,19 @@ TEST(SqllogicDirectiveTest, RunsDirectivesOnFilesAndTheClock) {
       "file count t * 3\n\n"
       "file count . t/* 3\n\n"
       "file touch t/*.parquet mtime 2001-01-01\n\n"
+      "file write t/gone.txt\n\n"
+      "file remove t/gone.txt\n\n"
+      "file missing t/gone.txt\n\n"
       // failing checks:
       "file exists t/nope\n\n"
       "file missing t/a.txt\n\n"
       "file count t *.parquet 1\n\n"
-      "file touch t/*.none\n");
+      "file touch t/*.none\n\n"
+      "file remove t/gone.txt\n");
   FileOutcome out = RunTestFile(f, nullptr, env);
-  EXPECT_EQ(out.passed, 6);
-  EXPECT_EQ(out.failed, 4) << out.report;
+  EXPECT_EQ(out.passed, 7);
+  EXPECT_EQ(out.failed, 5) << out.report;
+  EXPECT_NE(out.report.find("cannot remove"), std::string::npos) << out.report;
   EXPECT_NE(out.report.find("t/nope does not exist"), std::string::npos) << out.report;
   EXPECT_NE(out.report.find("t/a.txt exists"), std::string::npos) << out.report;
   EXPECT_NE(out.report.find("expected 1 file(s) matching *.parquet"), std::string::npos);
