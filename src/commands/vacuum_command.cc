@@ -53,7 +53,7 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
     }
     Schema schema;
     for (const auto& c : plan->columns) schema.push_back({c.name, c.type, c.nullable, "{}"});
-    SILT_RETURN_NOT_OK(ValidateInventorySchema(schema).status());
+    SILT_RETURN_NOT_OK(ValidateInventorySchema(schema));  // not .status(): it would dangle
     SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> rows, ctx.run_plan(plan));
     SILT_ASSIGN_OR_RETURN(opts.inventory, InventoryFromChunks(schema, rows));
   }
