@@ -86,6 +86,15 @@ FileOutcome RunOne(const fs::path& path, const std::string& shared, bool keep, b
   } else {
     silt::DatabaseOptions options;
     options.warehouse = vars.warehouse;
+    silt::sqllogic::Environment env;
+    env.test_dir = vars.test_dir;
+    std::shared_ptr<silt::ManualClock> clock;
+    if (file->uses_clock) {
+      // Starts at the real time; `clock set` / `clock advance` move it (no sleeping).
+      clock = std::make_shared<silt::ManualClock>(silt::SystemClock().NowMillis());
+      options.clock = clock;
+      env.clock = clock.get();
+    }
     auto db = silt::Database::Open(options);
     if (!db.ok()) {
       out.failed = 1;
@@ -94,7 +103,7 @@ FileOutcome RunOne(const fs::path& path, const std::string& shared, bool keep, b
     } else {
       silt::Connection con(*db);
       out = silt::sqllogic::RunTestFile(*file,
-                                        [&](const std::string& sql) { return con.Query(sql); });
+                                        [&](const std::string& sql) { return con.Query(sql); }, env);
     }
   }
   if (keep) {

@@ -4,7 +4,14 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
 #include <sstream>
+
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <sys/stat.h>
 
 #include "cli/render.h"
 #include "cli/shell_input.h"
@@ -174,6 +181,7 @@ class Parser {
       Add(std::move(r));
       return Status::OK();
     }
+    if (kw == "clock" || kw == "file") return ParseDirective(lines, i, header, trimmed, w);
     if (kw == "hash-threshold") return Status::OK();
     if (kw == "mode") {
       if (w.size() == 2 && w[1] == "skip") {
@@ -209,6 +217,79 @@ class Parser {
     }
     if (kw == "endloop") return Error(header.number, "endloop without loop");
     return Error(header.number, "unknown directive '" + kw + "'");
+  }
+
+  Status ParseDirective(const std::vector<Line>& lines, size_t* i, const Line& header,
+                        const std::string& text, const std::vector<std::string>& w) {
+    Record r;
+    r.kind = Record::kDirective;
+    r.line = header.number;
+    r.sql = text;
+    Directive& d = r.directive;
+    auto fail = [&](const std::string& msg) { return Error(header.number, msg); };
+    const std::string sub = w.size() > 1 ? w[1] : "";
+    // [mtime <ISO>|mtime clock] at w[from], the end of the line.
+    auto mtime = [&](size_t from) -> Status {
+      if (from == w.size()) return Status::OK();
+      if (from + 2 != w.size() || w[from] != "mtime") {
+        return fail("expected `mtime <ISO-8601 UTC>` or `mtime clock` after the path");
+      }
+      if (w[from + 1] == "clock") return Status::OK();
+      auto t = ParseUtcTimestamp(w[from + 1]);
+      if (!t.ok()) return fail(std::string(t.status().message()));
+      d.mtime_ms = *t;
+      return Status::OK();
+    };
+    if (w[0] == "clock") {
+      file_->uses_clock = true;
+      if (sub == "set" && w.size() == 3) {
+        d.op = Directive::kClockSet;
+        auto t = ParseUtcTimestamp(w[2]);
+        if (!t.ok()) return fail(std::string(t.status().message()));
+        d.millis = *t;
+      } else if (sub == "advance" && w.size() == 4) {
+        d.op = Directive::kClockAdvance;
+        auto ms = ParseDuration(w[2], w[3]);
+        if (!ms.ok()) return fail(std::string(ms.status().message()));
+        d.millis = *ms;
+      } else {
+        return fail("expected `clock set <ISO-8601 UTC>` or `clock advance <N> <unit>`");
+      }
+    } else if (sub == "write" && w.size() >= 3) {
+      d.op = Directive::kFileWrite;
+      d.path = w[2];
+      SILT_RETURN_NOT_OK(mtime(3));
+      d.content = Block(lines, i);
+    } else if (sub == "touch" && w.size() >= 3) {
+      d.op = Directive::kFileTouch;
+      d.path = w[2];
+      SILT_RETURN_NOT_OK(mtime(3));
+    } else if ((sub == "mkdir" || sub == "remove" || sub == "exists" || sub == "missing") &&
+               w.size() == 3) {
+      d.op = sub == "mkdir"    ? Directive::kFileMkdir
+             : sub == "remove" ? Directive::kFileRemove
+             : sub == "exists" ? Directive::kFileExists
+                               : Directive::kFileMissing;
+      d.path = w[2];
+    } else if (sub == "count" && w.size() == 5) {
+      d.op = Directive::kFileCount;
+      d.path = w[2];
+      d.glob = w[3];
+      char* end = nullptr;
+      long long n = std::strtoll(w[4].c_str(), &end, 10);
+      if (w[4].empty() || *end || n < 0) return fail("file count: N must be a count, got '" + w[4] + "'");
+      d.count = n;
+    } else {
+      return fail(
+          "expected `file write|touch <path> [mtime <ISO>|mtime clock]`, `file "
+          "mkdir|remove|exists|missing "
+          "<path>` or `file count <dir> <glob> <N>`");
+    }
+    if (*i < lines.size() && lines[*i].text == "----") {
+      return Error(lines[*i].number, "`" + w[0] + "` takes no ---- section");
+    }
+    Add(std::move(r));
+    return Status::OK();
   }
 
   Status ParseLoop(const std::vector<Line>& lines, size_t* i, const Line& header,
@@ -301,6 +382,177 @@ std::string Indent(const std::string& text) {
 }
 
 }  // namespace
+
+namespace {
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+std::string ResolvePath(const std::string& path, const Environment& env) {
+  if (!path.empty() && path[0] == '/') return path;
+  return env.test_dir + "/" + path;
+}
+
+int64_t MtimeOf(const Directive& d, const Environment& env) {
+  if (d.mtime_ms) return *d.mtime_ms;
+  return env.clock ? env.clock->NowMillis() : SystemClock().NowMillis();
+}
+
+std::optional<std::string> SetMtime(const std::string& path, int64_t ms) {
+  struct timespec times[2];
+  int64_t sec = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
+  times[0].tv_sec = times[1].tv_sec = static_cast<time_t>(sec);
+  times[0].tv_nsec = times[1].tv_nsec = static_cast<long>((ms - sec * 1000) * 1000000);
+  if (utimensat(AT_FDCWD, path.c_str(), times, 0) != 0) {
+    return "cannot set the mtime of " + path;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<int64_t> ParseUtcTimestamp(std::string_view text) {
+  auto bad = [&]() {
+    return Status::InvalidArgument("bad UTC timestamp '" + std::string(text) +
+                                   "' (expected YYYY-MM-DD[THH:MM:SS[.fff]][Z])");
+  };
+  std::string t(text);
+  if (!t.empty() && (t.back() == 'Z' || t.back() == 'z')) t.pop_back();
+  auto digits = [&](size_t pos, size_t n, int64_t* out) {
+    if (pos + n > t.size()) return false;
+    int64_t v = 0;
+    for (size_t k = pos; k < pos + n; ++k) {
+      if (!std::isdigit(static_cast<unsigned char>(t[k]))) return false;
+      v = v * 10 + (t[k] - '0');
+    }
+    *out = v;
+    return true;
+  };
+  int64_t y, mo, d, h = 0, mi = 0, se = 0, ms = 0;
+  if (!digits(0, 4, &y) || t.size() < 10 || t[4] != '-' || !digits(5, 2, &mo) || t[7] != '-' ||
+      !digits(8, 2, &d)) {
+    return bad();
+  }
+  if (t.size() > 10) {
+    if ((t[10] != 'T' && t[10] != ' ') || !digits(11, 2, &h) || t.size() < 19 || t[13] != ':' ||
+        !digits(14, 2, &mi) || t[16] != ':' || !digits(17, 2, &se)) {
+      return bad();
+    }
+    if (t.size() > 19) {
+      if (t[19] != '.' || t.size() == 20 || t.size() > 23) return bad();
+      std::string frac = t.substr(20);
+      frac.resize(3, '0');
+      t = t.substr(0, 20) + frac;
+      if (!digits(20, 3, &ms)) return bad();
+    }
+  }
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 59) return bad();
+  return ((DaysFromCivil(y, mo, d) * 24 + h) * 60 + mi) * 60000 + se * 1000 + ms;
+}
+
+Result<int64_t> ParseDuration(std::string_view number, std::string_view unit) {
+  std::string n(number);
+  char* end = nullptr;
+  long long v = std::strtoll(n.c_str(), &end, 10);
+  if (n.empty() || *end) {
+    return Status::InvalidArgument("bad duration '" + n + "' (expected an integer)");
+  }
+  std::string u(unit);
+  int64_t scale = 0;
+  if (u == "day" || u == "days") {
+    scale = 86400000;
+  } else if (u == "hour" || u == "hours") {
+    scale = 3600000;
+  } else if (u == "minute" || u == "minutes") {
+    scale = 60000;
+  } else if (u == "second" || u == "seconds") {
+    scale = 1000;
+  } else if (u == "ms") {
+    scale = 1;
+  } else {
+    return Status::InvalidArgument("bad duration unit '" + u +
+                                   "' (expected days, hours, minutes, seconds or ms)");
+  }
+  return static_cast<int64_t>(v) * scale;
+}
+
+std::optional<std::string> RunDirective(const Directive& d, const Environment& env) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string path = ResolvePath(d.path, env);
+  switch (d.op) {
+    case Directive::kClockSet:
+    case Directive::kClockAdvance:
+      if (!env.clock) return "no manual clock (the runner gives one to files with `clock`)";
+      if (d.op == Directive::kClockSet) {
+        env.clock->SetMillis(d.millis);
+      } else {
+        env.clock->AdvanceMillis(d.millis);
+      }
+      return std::nullopt;
+    case Directive::kFileWrite: {
+      fs::create_directories(fs::path(path).parent_path(), ec);
+      {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out << d.content;
+        if (!out) return "cannot write " + path;
+      }
+      return SetMtime(path, MtimeOf(d, env));
+    }
+    case Directive::kFileTouch: {
+      fs::path p(path);
+      std::string pattern = p.filename().string();
+      int n = 0;
+      for (auto it = fs::directory_iterator(p.parent_path(), ec); !ec && it != fs::end(it);
+           it.increment(ec)) {
+        if (fnmatch(pattern.c_str(), it->path().filename().c_str(), 0) != 0) continue;
+        if (auto err = SetMtime(it->path().string(), MtimeOf(d, env))) return err;
+        ++n;
+      }
+      if (n == 0) return "no file matches " + path;
+      return std::nullopt;
+    }
+    case Directive::kFileMkdir:
+      fs::create_directories(path, ec);
+      if (ec) return "cannot create " + path + ": " + ec.message();
+      return std::nullopt;
+    case Directive::kFileRemove:
+      if (!fs::remove(path, ec)) {
+        return "cannot remove " + path + (ec ? ": " + ec.message() : ": it does not exist");
+      }
+      return std::nullopt;
+    case Directive::kFileExists:
+      if (fs::exists(fs::symlink_status(path, ec))) return std::nullopt;
+      return path + " does not exist";
+    case Directive::kFileMissing:
+      if (!fs::exists(fs::symlink_status(path, ec))) return std::nullopt;
+      return path + " exists";
+    case Directive::kFileCount: {
+      int64_t n = 0;
+      std::string names;
+      if (!fs::is_directory(path, ec)) return path + " is not a directory";
+      for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::end(it);
+           it.increment(ec)) {
+        if (!it->is_regular_file()) continue;
+        std::string rel = fs::relative(it->path(), path, ec).string();
+        if (fnmatch(d.glob.c_str(), rel.c_str(), FNM_PATHNAME) != 0) continue;
+        ++n;
+        names += "\n    " + rel;
+      }
+      if (n == d.count) return std::nullopt;
+      return "expected " + std::to_string(d.count) + " file(s) matching " + d.glob + " under " +
+             path + ", found " + std::to_string(n) + names;
+    }
+  }
+  return std::nullopt;
+}
 
 Result<TestFile> ParseTestFile(std::string_view text, const std::string& path,
                                const Variables& vars) {
@@ -427,7 +679,10 @@ std::optional<std::string> CompareQuery(const Record& record, size_t num_columns
         bool real = record.sort == SortMode::kValueSort
                         ? all_real
                         : (record.types[c] == 'R' || record.types[c] == 'r');
-        bool eq = real ? RealEquals(expected[r][c], actual[r][c]) : expected[r][c] == actual[r][c];
+        bool eq = expected[r][c].starts_with("<REGEX>:")
+                      ? std::regex_match(actual[r][c], std::regex(expected[r][c].substr(8)))
+                  : real ? RealEquals(expected[r][c], actual[r][c])
+                         : expected[r][c] == actual[r][c];
         if (!eq) {
           diff = "row " + std::to_string(r + 1) + ", column " + std::to_string(c + 1) +
                  ": expected '" + expected[r][c] + "', got '" + actual[r][c] + "'";
@@ -442,7 +697,7 @@ std::optional<std::string> CompareQuery(const Record& record, size_t num_columns
          Listing(actual);
 }
 
-FileOutcome RunTestFile(const TestFile& file, const Executor& execute) {
+FileOutcome RunTestFile(const TestFile& file, const Executor& execute, const Environment& env) {
   FileOutcome out;
   if (!file.skip_reason.empty()) {
     out.skipped = std::max<int>(1, static_cast<int>(file.records.size()));
@@ -464,9 +719,20 @@ FileOutcome RunTestFile(const TestFile& file, const Executor& execute) {
       out.skipped += static_cast<int>(file.records.size() - k - 1);
       break;
     }
+    if (r.kind == Record::kDirective) {
+      const Directive::Op op = r.directive.op;
+      if (auto err = RunDirective(r.directive, env)) {
+        fail(r, *err);
+      } else if (op == Directive::kFileExists || op == Directive::kFileMissing ||
+                 op == Directive::kFileCount) {
+        ++out.passed;  // the checks count; clock and file actions do not
+      }
+      continue;
+    }
     auto result = execute(r.sql);
     switch (r.kind) {
       case Record::kHalt:
+      case Record::kDirective:
         break;
       case Record::kStatementOk:
         if (result.ok()) {

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/status.h"
 #include "silt/silt.h"
 
@@ -19,8 +20,38 @@ namespace silt::sqllogic {
 
 enum class SortMode { kNoSort, kRowSort, kValueSort };
 
+// A silt directive that acts on the test's clock or files instead of running SQL.
+struct Directive {
+  enum Op {
+    kClockSet,      // clock set <ISO-8601 UTC>
+    kClockAdvance,  // clock advance <N> <days|hours|minutes|seconds|ms>
+    kFileWrite,     // file write <path> [mtime <ISO>|mtime clock]  (+ content lines)
+    kFileTouch,     // file touch <path-or-glob> [mtime <ISO>|mtime clock]
+    kFileMkdir,     // file mkdir <path>
+    kFileRemove,    // file remove <path> (a file or an empty folder; must exist)
+    kFileExists,    // file exists <path>
+    kFileMissing,   // file missing <path>
+    kFileCount,     // file count <dir> <glob> <N>
+  };
+  Op op = kClockSet;
+  int64_t millis = 0;  // clock set: epoch ms; clock advance: the step (may be negative)
+  std::string path;    // file *: as written (relative paths are resolved against __TEST_DIR__)
+  std::string glob;    // file count: matched against paths relative to `path` ('*' stops at '/')
+  int64_t count = 0;   // file count
+  // file write / touch: the mtime to set, epoch ms; nullopt = the clock's now.
+  std::optional<int64_t> mtime_ms;
+  std::string content;  // file write: the lines after the header, joined with '\n'
+};
+
+// Parses "2030-01-02T03:04:05Z", "2030-01-02T03:04:05.250Z", "2030-01-02 03:04:05" or
+// "2030-01-02" (UTC) into epoch milliseconds.
+Result<int64_t> ParseUtcTimestamp(std::string_view text);
+
+// "N unit" of `clock advance` in milliseconds (unit: day(s), hour(s), minute(s), second(s), ms).
+Result<int64_t> ParseDuration(std::string_view number, std::string_view unit);
+
 struct Record {
-  enum Kind { kStatementOk, kStatementError, kQuery, kHalt };
+  enum Kind { kStatementOk, kStatementError, kQuery, kHalt, kDirective };
   Kind kind = kStatementOk;
   int line = 0;     // of the header line, 1-based
   std::string sql;  // lines joined with '\n'
@@ -39,6 +70,7 @@ struct Record {
   bool has_expected = false;
   // Set by `mode skip` or a skipif/onlyif prefix: counted as skipped, not run.
   bool skip = false;
+  Directive directive;  // kDirective
 };
 
 struct TestFile {
@@ -46,6 +78,8 @@ struct TestFile {
   std::vector<Record> records;
   // Non-empty: the whole file is skipped (require, load, a missing ${SHARED} folder).
   std::string skip_reason;
+  // A `clock` directive occurs: the runner gives the file's Database a ManualClock.
+  bool uses_clock = false;
 };
 
 // Variables substituted in the file text before parsing: __TEST_DIR__, __WAREHOUSE__ and
@@ -94,7 +128,18 @@ struct FileOutcome {
   std::string report;  // the failures, ready to print
 };
 
+// What directives act on. clock null: `clock` records fail (the file's Database has the system
+// clock); file mtimes default to the real time then.
+struct Environment {
+  ManualClock* clock = nullptr;
+  std::string test_dir;  // the base of relative `file` paths
+};
+
+// Runs one directive; an error message when its check (or action) failed.
+std::optional<std::string> RunDirective(const Directive& d, const Environment& env);
+
 // Runs the records of one file in order on `execute` (continuing after failures).
-FileOutcome RunTestFile(const TestFile& file, const Executor& execute);
+FileOutcome RunTestFile(const TestFile& file, const Executor& execute,
+                        const Environment& env = {});
 
 }  // namespace silt::sqllogic

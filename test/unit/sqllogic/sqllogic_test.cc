@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 namespace silt::sqllogic {
@@ -316,6 +321,170 @@ TEST(SqllogicRunTest, SkippedFileRunsNothing) {
   EXPECT_EQ(o.passed, 0);
   EXPECT_EQ(o.failed, 0);
   EXPECT_EQ(o.skipped, 1);
+}
+
+}  // namespace
+}  // namespace silt::sqllogic
+
+namespace silt::sqllogic {
+namespace {
+
+TEST(SqllogicDirectiveTest, ParsesTimestampsAndDurations) {
+  EXPECT_EQ(*ParseUtcTimestamp("1970-01-01T00:00:00Z"), 0);
+  EXPECT_EQ(*ParseUtcTimestamp("1970-01-02"), 86400000);
+  EXPECT_EQ(*ParseUtcTimestamp("2030-01-01T00:00:00Z"), 1893456000000);
+  EXPECT_EQ(*ParseUtcTimestamp("2030-01-01 00:00:01.5"), 1893456001500);
+  EXPECT_EQ(*ParseUtcTimestamp("1969-12-31T23:59:59.999Z"), -1);
+  EXPECT_FALSE(ParseUtcTimestamp("2030-13-01").ok());
+  EXPECT_FALSE(ParseUtcTimestamp("2030-01-01T00:00").ok());
+  EXPECT_FALSE(ParseUtcTimestamp("yesterday").ok());
+  EXPECT_FALSE(ParseUtcTimestamp("2030-01-01T00:00:00.1234Z").ok());
+  EXPECT_EQ(*ParseDuration("7", "days"), 7 * 86400000LL);
+  EXPECT_EQ(*ParseDuration("1", "hour"), 3600000);
+  EXPECT_EQ(*ParseDuration("-2", "minutes"), -120000);
+  EXPECT_EQ(*ParseDuration("3", "seconds"), 3000);
+  EXPECT_EQ(*ParseDuration("5", "ms"), 5);
+  EXPECT_FALSE(ParseDuration("1.5", "hours").ok());
+  EXPECT_FALSE(ParseDuration("1", "weeks").ok());
+}
+
+TEST(SqllogicDirectiveTest, ParsesClockAndFileDirectives) {
+  TestFile f = Parse(
+      "clock set 2030-01-01T00:00:00Z\n"
+      "\n"
+      "clock advance 7 days\n"
+      "\n"
+      "file write t/a.txt\n"
+      "hello\n"
+      "world\n"
+      "\n"
+      "file write __TEST_DIR__/b.txt mtime 2029-12-31T00:00:00Z\n"
+      "\n"
+      "file write c.txt mtime clock\n"
+      "\n"
+      "file touch t/*.parquet mtime 2020-01-01\n"
+      "\n"
+      "file mkdir t/ghi\n"
+      "\n"
+      "file remove t/ghi\n"
+      "\n"
+      "file exists t/a.txt\n"
+      "\n"
+      "file missing t/z.txt\n"
+      "\n"
+      "file count t *.parquet 3\n");
+  EXPECT_TRUE(f.uses_clock);
+  ASSERT_EQ(f.records.size(), 11u);
+  for (const Record& r : f.records) EXPECT_EQ(r.kind, Record::kDirective);
+  EXPECT_EQ(f.records[0].directive.op, Directive::kClockSet);
+  EXPECT_EQ(f.records[0].directive.millis, 1893456000000);
+  EXPECT_EQ(f.records[1].directive.op, Directive::kClockAdvance);
+  EXPECT_EQ(f.records[1].directive.millis, 7 * 86400000LL);
+  EXPECT_EQ(f.records[2].directive.op, Directive::kFileWrite);
+  EXPECT_EQ(f.records[2].directive.path, "t/a.txt");
+  EXPECT_EQ(f.records[2].directive.content, "hello\nworld");
+  EXPECT_FALSE(f.records[2].directive.mtime_ms.has_value());
+  EXPECT_EQ(f.records[3].directive.path, "/tmp/td/b.txt");
+  EXPECT_EQ(f.records[3].directive.mtime_ms, 1893369600000);
+  EXPECT_FALSE(f.records[4].directive.mtime_ms.has_value());
+  EXPECT_EQ(f.records[5].directive.op, Directive::kFileTouch);
+  EXPECT_EQ(f.records[5].directive.path, "t/*.parquet");
+  EXPECT_EQ(f.records[5].directive.mtime_ms, 1577836800000);
+  EXPECT_EQ(f.records[6].directive.op, Directive::kFileMkdir);
+  EXPECT_EQ(f.records[7].directive.op, Directive::kFileRemove);
+  EXPECT_EQ(f.records[7].directive.path, "t/ghi");
+  EXPECT_EQ(f.records[8].directive.op, Directive::kFileExists);
+  EXPECT_EQ(f.records[9].directive.op, Directive::kFileMissing);
+  EXPECT_EQ(f.records[10].directive.op, Directive::kFileCount);
+  EXPECT_EQ(f.records[10].directive.path, "t");
+  EXPECT_EQ(f.records[10].directive.glob, "*.parquet");
+  EXPECT_EQ(f.records[10].directive.count, 3);
+  EXPECT_FALSE(Parse("file exists a\n").uses_clock);
+}
+
+TEST(SqllogicDirectiveTest, RejectsMalformedDirectives) {
+  EXPECT_NE(ParseError("clock set tomorrow\n").find("t.test:1: bad UTC timestamp"),
+            std::string::npos);
+  EXPECT_NE(ParseError("clock advance 1 fortnight\n").find("bad duration unit"), std::string::npos);
+  EXPECT_NE(ParseError("clock advance 1\n").find("expected `clock set"), std::string::npos);
+  EXPECT_NE(ParseError("clock stop\n").find("expected `clock set"), std::string::npos);
+  EXPECT_NE(ParseError("file write a mtime\n").find("expected `mtime"), std::string::npos);
+  EXPECT_NE(ParseError("file write a atime clock\n").find("expected `mtime"), std::string::npos);
+  EXPECT_NE(ParseError("file count d *.x many\n").find("N must be a count"), std::string::npos);
+  EXPECT_NE(ParseError("file exists\n").find("expected `file write"), std::string::npos);
+  EXPECT_NE(ParseError("file delete a\n").find("expected `file write"), std::string::npos);
+  EXPECT_NE(ParseError("file exists a\n----\nx\n").find("takes no ---- section"),
+            std::string::npos);
+}
+
+TEST(SqllogicDirectiveTest, RunsDirectivesOnFilesAndTheClock) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("sqllogic-dir-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ManualClock clock(1000);
+  Environment env{&clock, dir.string()};
+  TestFile f = Parse(
+      "clock set 2030-01-01T00:00:00Z\n\n"
+      "file write t/a.txt\nabc\n\n"
+      "clock advance 1 hours\n\n"
+      "file write t/b.parquet mtime clock\n\n"
+      "file write t/c.parquet mtime 2000-01-01T00:00:00Z\n\n"
+      "file mkdir t/ghi\n\n"
+      "file exists t/ghi\n\n"
+      "file exists t/a.txt\n\n"
+      "file missing t/nope\n\n"
+      "file count t *.parquet 2\n\n"
+      "file count t * 3\n\n"
+      "file count . t/* 3\n\n"
+      "file touch t/*.parquet mtime 2001-01-01\n\n"
+      "file write t/gone.txt\n\n"
+      "file remove t/gone.txt\n\n"
+      "file missing t/gone.txt\n\n"
+      // failing checks:
+      "file exists t/nope\n\n"
+      "file missing t/a.txt\n\n"
+      "file count t *.parquet 1\n\n"
+      "file touch t/*.none\n\n"
+      "file remove t/gone.txt\n");
+  FileOutcome out = RunTestFile(f, nullptr, env);
+  EXPECT_EQ(out.passed, 7);
+  EXPECT_EQ(out.failed, 5) << out.report;
+  EXPECT_NE(out.report.find("cannot remove"), std::string::npos) << out.report;
+  EXPECT_NE(out.report.find("t/nope does not exist"), std::string::npos) << out.report;
+  EXPECT_NE(out.report.find("t/a.txt exists"), std::string::npos) << out.report;
+  EXPECT_NE(out.report.find("expected 1 file(s) matching *.parquet"), std::string::npos);
+  EXPECT_NE(out.report.find("no file matches"), std::string::npos);
+  EXPECT_EQ(clock.NowMillis(), 1893456000000 + 3600000);
+  auto mtime_ms = [&](const char* name) {
+    struct stat st;
+    EXPECT_EQ(::stat((dir / name).c_str(), &st), 0);
+    return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+  };
+  EXPECT_EQ(mtime_ms("t/a.txt"), 1893456000000);
+  EXPECT_EQ(mtime_ms("t/b.parquet"), 978307200000);
+  EXPECT_EQ(mtime_ms("t/c.parquet"), 978307200000);
+  std::ifstream in(dir / "t/a.txt");
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "abc");
+  // Without a manual clock, clock records fail.
+  FileOutcome no_clock = RunTestFile(Parse("clock advance 1 ms\n"), nullptr, Environment{});
+  EXPECT_EQ(no_clock.failed, 1);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace silt::sqllogic
+
+namespace silt::sqllogic {
+namespace {
+
+TEST(SqllogicRegexTest, RegexCellsMatchTheWholeValue) {
+  TestFile f = Parse("query T\nSELECT 1\n----\n<REGEX>:file://.*/part-[0-9]+\\.parquet\n");
+  ASSERT_EQ(f.records.size(), 1u);
+  EXPECT_FALSE(CompareQuery(f.records[0], 1, {{"file:///t/part-01.parquet"}}).has_value());
+  EXPECT_TRUE(CompareQuery(f.records[0], 1, {{"file:///t/part-01.parquet.crc"}}).has_value());
+  EXPECT_TRUE(CompareQuery(f.records[0], 1, {{"/t/part-01.parquet"}}).has_value());
 }
 
 }  // namespace
