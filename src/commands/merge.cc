@@ -14,7 +14,7 @@
 #include "commands/command.h"
 #include "commands/dml.h"
 #include "delta/scan.h"
-#include "delta/table_properties.h"
+#include "delta/change_data_feed.h"
 #include "exec/functions.h"
 #include "exec/sort.h"
 #include "planner/optimizer.h"
@@ -297,19 +297,8 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   int64_t updated = 0, deleted = 0, inserted = 0;
   // Change data feed (delta.enableChangeDataFeed=true): Spark's MERGE writes every change,
   // inserts included, to _change_data/ files.
-  const bool cdf = delta::GetBoolProperty(t.snapshot->metadata().configuration, "delta.enableChangeDataFeed", false)
-                       .ValueOr(false);
+  const bool cdf = delta::ChangeDataFeedEnabled(t.snapshot->metadata());
   ChangeRows cdf_pre{"update_preimage", {}}, cdf_post{"update_postimage", {}}, cdf_del{"delete", {}}, cdf_ins{"insert", {}};
-  auto target_image = [&](const DataChunk& j, const std::vector<uint32_t>& rows) {
-    DataChunk out;
-    out.num_rows_without_columns = rows.size();
-    for (int k = 0; k < nt; ++k) {
-      Vector v(j.columns[k].type());
-      v.AppendSelected(j.columns[k], rows.data(), rows.size());
-      out.columns.push_back(std::move(v));
-    }
-    return out;
-  };
   for (const DataChunk& j : pairs) {
     size_t n = j.size();
     const Vector& file_col = j.columns[nt];
@@ -375,7 +364,7 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
         }
       }
       if (cdf && modifies_target) {
-        (c.action == MergeClause::Action::kDelete ? cdf_del : cdf_pre).rows.push_back(target_image(j, rows));
+        (c.action == MergeClause::Action::kDelete ? cdf_del : cdf_pre).rows.push_back(Gather(j, static_cast<size_t>(nt), rows));
       }
       if (c.action == MergeClause::Action::kDelete) {
         deleted += static_cast<int64_t>(rows.size());

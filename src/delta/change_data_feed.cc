@@ -15,10 +15,6 @@
 namespace silt::delta {
 namespace {
 
-bool CdfEnabled(const Metadata& m) {
-  return GetBoolProperty(m.configuration, "delta.enableChangeDataFeed", false).ValueOr(false);
-}
-
 Status MissingChangeData(int64_t version, int64_t start, int64_t end) {
   return Status::InvalidArgument(
       "[DELTA_MISSING_CHANGE_DATA] Error getting change data for range [" + std::to_string(start) + " , " +
@@ -132,6 +128,10 @@ Status ReadCdcFile(const Snapshot& snap, const TableScan& scan, size_t ncols, co
 
 }  // namespace
 
+bool ChangeDataFeedEnabled(const Metadata& metadata) {
+  return GetBoolProperty(metadata.configuration, "delta.enableChangeDataFeed", false).ValueOr(false);
+}
+
 Result<ChangeFeed> ReadChangeFeed(std::shared_ptr<ObjectStore> store, int64_t start, std::optional<int64_t> end_opt) {
   if (start < 0) {
     return Status::InvalidArgument("[DELTA_INVALID_CDC_RANGE] CDC range from start " + std::to_string(start) +
@@ -156,7 +156,7 @@ Result<ChangeFeed> ReadChangeFeed(std::shared_ptr<ObjectStore> store, int64_t st
   }
   const int64_t end = std::min(end_opt.value_or(latest->version()), latest->version());
   SILT_ASSIGN_OR_RETURN(std::shared_ptr<const Snapshot> start_snap, Snapshot::Load(store, start, no_files));
-  if (!CdfEnabled(start_snap->metadata())) return MissingChangeData(start, start, end);
+  if (!ChangeDataFeedEnabled(start_snap->metadata())) return MissingChangeData(start, start, end);
   std::shared_ptr<const Snapshot> end_snap = latest;
   if (end != latest->version()) {
     SILT_ASSIGN_OR_RETURN(end_snap, Snapshot::Load(store, end, no_files));
@@ -191,7 +191,7 @@ Result<ChangeFeed> ReadChangeFeed(std::shared_ptr<ObjectStore> store, int64_t st
     std::vector<const RemoveFile*> removes;
     for (const Action& a : actions) {
       if (const Metadata* m = a.get_if<Metadata>()) {
-        if (!CdfEnabled(*m)) return MissingChangeData(v, start, end);
+        if (!ChangeDataFeedEnabled(*m)) return MissingChangeData(v, start, end);
       } else if (const AddCDCFile* c = a.get_if<AddCDCFile>()) {
         cdcs.push_back(c);
       } else if (const AddFile* f = a.get_if<AddFile>()) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "delta/actions.h"
 #include "io/object_store.h"
 #include "vector/types.h"
 #include "vector/vector.h"
@@ -36,6 +37,10 @@ inline constexpr char kErrorMissingChangeData[] = "DELTA_MISSING_CHANGE_DATA";
 inline constexpr char kChangeTypeColumn[] = "_change_type";
 inline constexpr char kCommitVersionColumn[] = "_commit_version";
 inline constexpr char kCommitTimestampColumn[] = "_commit_timestamp";
+
+// Whether commits on a table with this metadata record change data: delta.enableChangeDataFeed
+// is true (an unparsable value counts as false, as the property's default).
+bool ChangeDataFeedEnabled(const Metadata& metadata);
 
 struct ChangeFeed {
   Schema schema;                  // table columns + the three CDF columns
