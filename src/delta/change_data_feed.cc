@@ -7,6 +7,7 @@
 #include "delta/history.h"
 #include "delta/log_segment.h"
 #include "delta/scan.h"
+#include "delta/schema_json.h"
 #include "delta/snapshot.h"
 #include "delta/table_properties.h"
 #include "io/path.h"
@@ -130,6 +131,32 @@ Status ReadCdcFile(const Snapshot& snap, const TableScan& scan, size_t ncols, co
 
 bool ChangeDataFeedEnabled(const Metadata& metadata) {
   return GetBoolProperty(metadata.configuration, "delta.enableChangeDataFeed", false).ValueOr(false);
+}
+
+Status CheckCdcColumns(const Metadata* old_metadata, const Metadata& new_metadata) {
+  if (!ChangeDataFeedEnabled(new_metadata) || !new_metadata.schema_string) return Status::OK();
+  auto schema = ParseSchemaString(*new_metadata.schema_string);
+  if (!schema.ok()) return Status::OK();
+  std::string used;
+  for (const char* reserved : {kChangeTypeColumn, kCommitVersionColumn, kCommitTimestampColumn}) {
+    for (const Field& f : *schema) {
+      if (f.name == reserved) used += (used.empty() ? "" : ",") + f.name;
+    }
+  }
+  if (used.empty()) return Status::OK();
+  if (old_metadata == nullptr || !ChangeDataFeedEnabled(*old_metadata)) {
+    return Status::InvalidArgument("[DELTA_TABLE_ALREADY_CONTAINS_CDC_COLUMNS] Unable to enable Change Data Capture on the "
+                           "table. The table already contains reserved columns [" +
+                               used +
+                               "] that will be used internally as metadata for the table's Change Data Feed. To "
+                               "enable Change Data Feed on the table rename/drop these columns.",
+                           kErrorTableContainsCdcColumns);
+  }
+  return Status::InvalidArgument("[RESERVED_CDC_COLUMNS_ON_WRITE] The write contains reserved columns [" + used +
+                             "] that are used internally as metadata for Change Data Feed. To write to the table "
+                             "either rename/drop these columns or disable Change Data Feed on the table by setting "
+                             "delta.enableChangeDataFeed to false.",
+                         kErrorReservedCdcColumnsOnWrite);
 }
 
 Result<ChangeFeed> ReadChangeFeed(std::shared_ptr<ObjectStore> store, int64_t start, std::optional<int64_t> end_opt) {

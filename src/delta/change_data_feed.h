@@ -34,6 +34,8 @@ namespace silt::delta {
 
 inline constexpr char kErrorInvalidCdcRange[] = "DELTA_INVALID_CDC_RANGE";
 inline constexpr char kErrorMissingChangeData[] = "DELTA_MISSING_CHANGE_DATA";
+inline constexpr char kErrorTableContainsCdcColumns[] = "DELTA_TABLE_ALREADY_CONTAINS_CDC_COLUMNS";
+inline constexpr char kErrorReservedCdcColumnsOnWrite[] = "RESERVED_CDC_COLUMNS_ON_WRITE";
 inline constexpr char kChangeTypeColumn[] = "_change_type";
 inline constexpr char kCommitVersionColumn[] = "_commit_version";
 inline constexpr char kCommitTimestampColumn[] = "_commit_timestamp";
@@ -41,6 +43,13 @@ inline constexpr char kCommitTimestampColumn[] = "_commit_timestamp";
 // Whether commits on a table with this metadata record change data: delta.enableChangeDataFeed
 // is true (an unparsable value counts as false, as the property's default).
 bool ChangeDataFeedEnabled(const Metadata& metadata);
+
+// Spark's performCdcMetadataCheck, for a commit that sets `new_metadata`: when it enables the
+// change data feed, its schema must not have a top-level column named _change_type,
+// _commit_version or _commit_timestamp (exact names) — DELTA_TABLE_ALREADY_CONTAINS_CDC_COLUMNS
+// when the feed was off before (`old_metadata` null for a new table), else
+// RESERVED_CDC_COLUMNS_ON_WRITE. An unparsable schema is left to other checks.
+Status CheckCdcColumns(const Metadata* old_metadata, const Metadata& new_metadata);
 
 struct ChangeFeed {
   Schema schema;                  // table columns + the three CDF columns
