@@ -26,6 +26,16 @@ Status MissingChangeData(int64_t version, int64_t start, int64_t end) {
       kErrorMissingChangeData);
 }
 
+// A missing file of the range: Spark's DELTA_CHANGE_DATA_FILE_NOT_FOUND (other errors unchanged).
+Status MissingFile(Status s, const std::string& path) {
+  if (s.ok() || !s.IsNotFound() || s.error_class() == kErrorVersionNotFound) return s;
+  return Status::NotFound("[DELTA_CHANGE_DATA_FILE_NOT_FOUND] File " + path +
+                              " referenced in the transaction log cannot be found. This can occur when the change "
+                              "data file is out of the retention period and has been deleted by the VACUUM "
+                              "statement. (" + std::string(s.message()) + ")",
+                          kErrorChangeDataFileNotFound);
+}
+
 AddFile AsAdd(const RemoveFile& r) {
   AddFile a;
   a.path = r.path;
@@ -229,7 +239,7 @@ Result<ChangeFeed> ReadChangeFeed(std::shared_ptr<ObjectStore> store, int64_t st
     }
     if (!cdcs.empty()) {
       for (const AddCDCFile* c : cdcs) {
-        SILT_RETURN_NOT_OK(ReadCdcFile(*end_snap, *scan, ncols, *c, v, ts_us, &feed));
+        SILT_RETURN_NOT_OK(MissingFile(ReadCdcFile(*end_snap, *scan, ncols, *c, v, ts_us, &feed), c->path));
       }
       continue;
     }
@@ -243,12 +253,13 @@ Result<ChangeFeed> ReadChangeFeed(std::shared_ptr<ObjectStore> store, int64_t st
       std::vector<DataChunk> rows;
       auto r = removed_by_path.find(a->path);
       if (r == removed_by_path.end()) {
-        SILT_RETURN_NOT_OK(ReadRows(*scan, ncols, *a, nullptr, &rows));
+        SILT_RETURN_NOT_OK(MissingFile(ReadRows(*scan, ncols, *a, nullptr, &rows), a->path));
       } else {
         // Rows the new DV shows that the old one hid.
-        SILT_ASSIGN_OR_RETURN(auto old_dv, LoadDeletionVector(*end_snap, AsAdd(*r->second)));
-        if (old_dv) {
-          SILT_RETURN_NOT_OK(ReadRows(*scan, ncols, *a, &*old_dv, &rows));
+        auto old_dv = LoadDeletionVector(*end_snap, AsAdd(*r->second));
+        SILT_RETURN_NOT_OK(MissingFile(old_dv.status(), a->path));
+        if (*old_dv) {
+          SILT_RETURN_NOT_OK(MissingFile(ReadRows(*scan, ncols, *a, &**old_dv, &rows), a->path));
         }
       }
       for (auto& c : rows) Emit(std::move(c), nullptr, "insert", v, ts_us, &feed);
@@ -258,12 +269,13 @@ Result<ChangeFeed> ReadChangeFeed(std::shared_ptr<ObjectStore> store, int64_t st
       AddFile old = AsAdd(*r);
       auto a = added_by_path.find(r->path);
       if (a == added_by_path.end()) {
-        SILT_RETURN_NOT_OK(ReadRows(*scan, ncols, old, nullptr, &rows));
+        SILT_RETURN_NOT_OK(MissingFile(ReadRows(*scan, ncols, old, nullptr, &rows), r->path));
       } else {
         // Rows the old DV showed that the new one hides.
-        SILT_ASSIGN_OR_RETURN(auto new_dv, LoadDeletionVector(*end_snap, *a->second));
-        if (new_dv) {
-          SILT_RETURN_NOT_OK(ReadRows(*scan, ncols, old, &*new_dv, &rows));
+        auto new_dv = LoadDeletionVector(*end_snap, *a->second);
+        SILT_RETURN_NOT_OK(MissingFile(new_dv.status(), r->path));
+        if (*new_dv) {
+          SILT_RETURN_NOT_OK(MissingFile(ReadRows(*scan, ncols, old, &**new_dv, &rows), r->path));
         }
       }
       for (auto& c : rows) Emit(std::move(c), nullptr, "delete", v, ts_us, &feed);

@@ -16,7 +16,8 @@
 // InvalidArgument "Provided Start version(...) for reading change data is invalid..." (Spark's
 // IllegalArgumentException, no error class); change data not recorded at some version of the
 // range (CDF disabled at the start version or by a metaData action inside the range) →
-// DELTA_MISSING_CHANGE_DATA. An end past the latest version is clamped to it.
+// DELTA_MISSING_CHANGE_DATA. An end past the latest version is clamped to it. A file the range
+// needs (change data or data file) that is gone (e.g. vacuumed): DELTA_CHANGE_DATA_FILE_NOT_FOUND.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,7 @@ namespace silt::delta {
 
 inline constexpr char kErrorInvalidCdcRange[] = "DELTA_INVALID_CDC_RANGE";
 inline constexpr char kErrorMissingChangeData[] = "DELTA_MISSING_CHANGE_DATA";
+inline constexpr char kErrorChangeDataFileNotFound[] = "DELTA_CHANGE_DATA_FILE_NOT_FOUND";
 inline constexpr char kErrorTableContainsCdcColumns[] = "DELTA_TABLE_ALREADY_CONTAINS_CDC_COLUMNS";
 inline constexpr char kErrorReservedCdcColumnsOnWrite[] = "RESERVED_CDC_COLUMNS_ON_WRITE";
 inline constexpr char kChangeTypeColumn[] = "_change_type";

@@ -1079,20 +1079,27 @@ struct Binder::Impl {
     return PlanPtr(node);
   }
 
-  // table_changes('table', start [, end]): the change data feed (delta/change_data_feed.h);
-  // bounds are versions (integers) or timestamps (TIMESTAMP values or timestamp strings).
-  Result<PlanPtr> BindTableChanges(const sql::TableRef& ref, const std::vector<Value>& args) {
+  // table_changes('table', start [, end]) and table_changes_by_path('/path', start [, end]): the
+  // change data feed (delta/change_data_feed.h); bounds are versions (integers) or timestamps
+  // (TIMESTAMP values or timestamp strings).
+  Result<PlanPtr> BindTableChanges(const sql::TableRef& ref, const std::vector<Value>& args, bool by_path) {
+    const char* fn = by_path ? "table_changes_by_path" : "table_changes";
     if (args.size() < 2 || args.size() > 3) {
-      return Status::InvalidArgument("[WRONG_NUM_ARGS] table_changes() takes 2 or 3 arguments", "WRONG_NUM_ARGS");
+      return Status::InvalidArgument(std::string("[WRONG_NUM_ARGS] ") + fn + "() takes 2 or 3 arguments",
+                                     "WRONG_NUM_ARGS");
     }
     if (args[0].is_null() || args[0].type()->id() != TypeId::kString) {
-      return Status::InvalidArgument("table_changes: the first argument must be a table name string",
+      return Status::InvalidArgument(std::string(fn) + ": the first argument must be a table " +
+                                         (by_path ? "path" : "name") + " string",
                                      "INVALID_PARAMETER_VALUE");
     }
-    // The name: db.t, `t`, delta.`/path`.
+    // The name: db.t, `t`, delta.`/path`; or the path itself.
     sql::TableName name;
     const std::string& text = args[0].str();
-    if (text.size() > 8 && LowerName(text.substr(0, 7)) == "delta.`" && text.back() == '`') {
+    if (by_path) {
+      name.path_format = "delta";
+      name.path = text;
+    } else if (text.size() > 8 && LowerName(text.substr(0, 7)) == "delta.`" && text.back() == '`') {
       name.path_format = "delta";
       name.path = text.substr(7, text.size() - 8);
     } else {
@@ -1202,7 +1209,9 @@ struct Binder::Impl {
       tmp.column_aliases = ref.column_aliases;
       return ApplyAlias(node, tmp);
     }
-    if (fn == "table_changes") return BindTableChanges(ref, args);
+    if (fn == "table_changes" || fn == "table_changes_by_path") {
+      return BindTableChanges(ref, args, fn == "table_changes_by_path");
+    }
     return Status::InvalidArgument("[UNRESOLVABLE_TABLE_VALUED_FUNCTION] Could not resolve " + Backquote(fn) +
                                        " to a table-valued function.",
                                    "UNRESOLVABLE_TABLE_VALUED_FUNCTION");
