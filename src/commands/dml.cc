@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "delta/change_data_feed.h"
 #include "delta/scan.h"
 #include "delta/stats_json.h"
 #include "delta/table_features.h"
@@ -25,11 +26,6 @@ std::string JsonStr(std::string_view v) {
   std::string out;
   AppendJsonString(&out, v);
   return out;
-}
-
-bool CdfEnabled(const Snapshot& snap) {
-  return delta::GetBoolProperty(snap.metadata().configuration, "delta.enableChangeDataFeed", false)
-      .ValueOr(false);
 }
 
 Result<bool> ResolveUseDvs(const Snapshot& snap, const DmlOptions& options) {
@@ -75,18 +71,6 @@ DataChunk Concat(const std::vector<DataChunk>& chunks, const Schema& schema) {
     for (size_t k = 0; k < out.columns.size(); ++k)
       out.columns[k].AppendRange(c.columns[k], 0, c.size());
   }
-  return out;
-}
-
-// Rows `sel` of the first `n` columns of `chunk`.
-DataChunk Gather(const DataChunk& chunk, size_t n, const std::vector<uint32_t>& sel) {
-  DataChunk out;
-  for (size_t k = 0; k < n; ++k) {
-    Vector v(chunk.columns[k].type());
-    v.AppendSelected(chunk.columns[k], sel.data(), sel.size());
-    out.columns.push_back(std::move(v));
-  }
-  out.num_rows_without_columns = sel.size();
   return out;
 }
 
@@ -297,6 +281,17 @@ delta::ReadFilePredicate ReadPredicateOf(const FileFilter& filter) {
 
 }  // namespace
 
+DataChunk Gather(const DataChunk& chunk, size_t n, const std::vector<uint32_t>& sel) {
+  DataChunk out;
+  for (size_t k = 0; k < n; ++k) {
+    Vector v(chunk.columns[k].type());
+    v.AppendSelected(chunk.columns[k], sel.data(), sel.size());
+    out.columns.push_back(std::move(v));
+  }
+  out.num_rows_without_columns = sel.size();
+  return out;
+}
+
 RemoveFile MakeRemove(const AddFile& a, int64_t now_ms, bool data_change) {
   RemoveFile r;
   r.path = a.path;
@@ -374,7 +369,7 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
   SILT_RETURN_NOT_OK(delta::CheckWriteSupported(snap.protocol(), snap.metadata(),
                                                 !changes.deletions.empty(), store->root()));
   SILT_ASSIGN_OR_RETURN(bool use_dvs, ResolveUseDvs(snap, options));
-  const bool cdf = CdfEnabled(snap);
+  const bool cdf = delta::ChangeDataFeedEnabled(snap.metadata());
   DmlMetrics m = changes.metrics;
   DmlResult result;
   result.used_deletion_vectors = use_dvs;
@@ -549,7 +544,7 @@ Result<DmlResult> DeleteRows(std::shared_ptr<ObjectStore> store,
   const Snapshot& snap = *snapshot;
   SILT_RETURN_NOT_OK(
       delta::CheckWriteSupported(snap.protocol(), snap.metadata(), true, store->root()));
-  const bool cdf = CdfEnabled(snap);
+  const bool cdf = delta::ChangeDataFeedEnabled(snap.metadata());
   SILT_ASSIGN_OR_RETURN(Candidates cand, Classify(snap, spec.file_filter, spec.matcher != nullptr));
   SILT_ASSIGN_OR_RETURN(ScanLayout layout, MakeLayout(snap, spec.columns, cdf));
 
@@ -601,7 +596,7 @@ Result<DmlResult> UpdateRows(std::shared_ptr<ObjectStore> store,
   const Snapshot& snap = *snapshot;
   SILT_RETURN_NOT_OK(
       delta::CheckWriteSupported(snap.protocol(), snap.metadata(), true, store->root()));
-  const bool cdf = CdfEnabled(snap);
+  const bool cdf = delta::ChangeDataFeedEnabled(snap.metadata());
   const Schema& schema = snap.schema();
   SILT_ASSIGN_OR_RETURN(Candidates cand, Classify(snap, spec.file_filter, spec.matcher != nullptr));
   SILT_ASSIGN_OR_RETURN(ScanLayout layout, MakeLayout(snap, spec.columns, true));

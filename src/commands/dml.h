@@ -163,6 +163,9 @@ struct FileRowDeletion {
   bool all_rows = false;       // every row: the file is removed without being read (rows ignored)
 };
 
+// Rows `sel` of the first `num_columns` columns of `chunk` (e.g. a joined row's target image).
+DataChunk Gather(const DataChunk& chunk, size_t num_columns, const std::vector<uint32_t>& sel);
+
 // Rows for the change data feed, in the table's logical schema (no _change_type column).
 struct ChangeRows {
   std::string change_type;  // "insert", "delete", "update_preimage", "update_postimage"

@@ -14,6 +14,7 @@
 #include "commands/command.h"
 #include "commands/dml.h"
 #include "delta/scan.h"
+#include "delta/change_data_feed.h"
 #include "exec/functions.h"
 #include "exec/sort.h"
 #include "planner/optimizer.h"
@@ -294,6 +295,10 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   std::map<size_t, delta::DeletionVector> deletions;
   std::vector<DataChunk> new_rows;
   int64_t updated = 0, deleted = 0, inserted = 0;
+  // Change data feed (delta.enableChangeDataFeed=true): Spark's MERGE writes every change,
+  // inserts included, to _change_data/ files.
+  const bool cdf = delta::ChangeDataFeedEnabled(t.snapshot->metadata());
+  ChangeRows cdf_pre{"update_preimage", {}}, cdf_post{"update_postimage", {}}, cdf_del{"delete", {}}, cdf_ins{"insert", {}};
   for (const DataChunk& j : pairs) {
     size_t n = j.size();
     const Vector& file_col = j.columns[nt];
@@ -358,6 +363,9 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
           SILT_RETURN_NOT_OK(deletions[f].Add(static_cast<uint64_t>(row)));
         }
       }
+      if (cdf && modifies_target) {
+        (c.action == MergeClause::Action::kDelete ? cdf_del : cdf_pre).rows.push_back(Gather(j, static_cast<size_t>(nt), rows));
+      }
       if (c.action == MergeClause::Action::kDelete) {
         deleted += static_cast<int64_t>(rows.size());
         continue;
@@ -376,6 +384,7 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
         SILT_RETURN_NOT_OK(exec::Evaluate(*v, sub, eval, &col));
         out.columns.push_back(std::move(col));
       }
+      if (cdf) (modifies_target ? cdf_post : cdf_ins).rows.push_back(out);
       new_rows.push_back(std::move(out));
       if (c.match == MergeClause::Match::kNotMatched) inserted += static_cast<int64_t>(rows.size());
       else updated += static_cast<int64_t>(rows.size());
@@ -399,6 +408,7 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   }
   for (const auto& f : files) changes.read_files.push_back(f.path);
   changes.new_rows = std::move(new_rows);
+  if (cdf) changes.change_rows = {std::move(cdf_pre), std::move(cdf_post), std::move(cdf_del), std::move(cdf_ins)};
   changes.extra_metrics = {{"numSourceRows", num_source_rows},
                            {"numTargetRowsInserted", inserted},
                            {"numTargetRowsUpdated", updated},

@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include "common/logging.h"
+#include "delta/change_data_feed.h"
 #include "delta/checkpoint_writer.h"
 #include "delta/log_cleanup.h"
 #include "delta/table_features.h"
@@ -227,6 +228,9 @@ Result<CommitResult> Transaction::Commit() {
     const Metadata& m = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();
     bool removes_data = std::any_of(removes_.begin(), removes_.end(), [](const RemoveFile& r) { return r.data_change; });
     SILT_RETURN_NOT_OK(CheckWriteSupported(p, m, removes_data, store_->root()));
+    if (new_metadata_) {
+      SILT_RETURN_NOT_OK(CheckCdcColumns(read_snapshot_ ? &read_snapshot_->metadata() : nullptr, *new_metadata_));
+    }
   }
   if (row_tracking_supported()) {
     add_num_records_.clear();
