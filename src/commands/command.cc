@@ -1,10 +1,12 @@
 #include "commands/command.h"
 
-#include "exec/expression.h"
-#include "exec/functions.h"
+#include "delta/constraints.h"
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
+#include "exec/expression.h"
+#include "exec/functions.h"
 #include "planner/optimizer.h"
+#include "sql/parser.h"
 
 #include <algorithm>
 
@@ -183,6 +185,65 @@ Status BindRowFilter(const TablePredicate& pred, std::shared_ptr<const delta::Sn
     return sel;
   };
   return Status::OK();
+}
+
+Result<BoundCheck> BindCheck(const std::string& name, const std::string& sql, const Schema& logical, CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(sql::ExprNode parsed, sql::ParseExpression(sql));
+  std::vector<planner::OutputColumn> cols;
+  for (const Field& f : logical) cols.push_back({f.name, f.type, f.nullable, ""});
+  SILT_ASSIGN_OR_RETURN(exec::ExprPtr e, ctx.binder->BindExpression(*parsed, cols));
+  if (e->type->id() != TypeId::kBoolean && e->type->id() != TypeId::kNull) {
+    return Status::InvalidArgument("[DELTA_NON_BOOLEAN_CHECK_CONSTRAINT] CHECK constraint '" + name + "' (" + sql +
+                                       ") should be a boolean expression.",
+                                   "DELTA_NON_BOOLEAN_CHECK_CONSTRAINT");
+  }
+  BoundCheck c{name, sql, e, {}};
+  exec::CollectColumns(*e, &c.columns);
+  std::sort(c.columns.begin(), c.columns.end());
+  c.columns.erase(std::unique(c.columns.begin(), c.columns.end()), c.columns.end());
+  return c;
+}
+
+Result<std::vector<uint32_t>> CheckViolations(const BoundCheck& check, const DataChunk& chunk,
+                                              const exec::EvalContext& eval) {
+  std::vector<uint32_t> pass;
+  SILT_RETURN_NOT_OK(exec::EvaluateFilter(*check.expr, chunk, eval, &pass));
+  std::vector<uint32_t> out;
+  size_t k = 0;
+  for (uint32_t r = 0; r < chunk.size(); ++r) {
+    if (k < pass.size() && pass[k] == r) {
+      ++k;
+    } else {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+Result<delta::RowValidator> MakeRowValidator(const delta::Metadata& metadata, const Schema& logical, CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(delta::TableConstraints constraints, delta::TableConstraints::Make(logical, metadata));
+  if (constraints.needs_validator().empty()) return delta::RowValidator();
+  std::vector<BoundCheck> checks;
+  for (const delta::SqlCheck& c : constraints.needs_validator()) {
+    SILT_ASSIGN_OR_RETURN(BoundCheck b, BindCheck(c.name, c.sql, logical, ctx));
+    checks.push_back(std::move(b));
+  }
+  exec::EvalContext eval = ctx.binder->context().eval;
+  return delta::RowValidator([checks, eval, logical](const DataChunk& chunk) -> Status {
+    for (const BoundCheck& c : checks) {
+      SILT_ASSIGN_OR_RETURN(std::vector<uint32_t> bad, CheckViolations(c, chunk, eval));
+      if (bad.empty()) continue;
+      // Spark's DeltaInvariantViolationException for a CHECK constraint.
+      std::string msg = "[DELTA_VIOLATE_CONSTRAINT_WITH_VALUES] CHECK constraint " + c.name + " " + c.expr->ToString() +
+                        " violated by row with values:";
+      for (int col : c.columns) {
+        Value v = chunk.columns[static_cast<size_t>(col)].GetValue(bad[0]);
+        msg += "\n - " + logical[static_cast<size_t>(col)].name + " : " + (v.is_null() ? std::string("null") : v.ToString());
+      }
+      return Status::InvalidArgument(msg, delta::kConstraintViolatedClass);
+    }
+    return Status::OK();
+  });
 }
 
 }  // namespace silt::commands

@@ -74,11 +74,30 @@ Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(const TablePred
 Status BindRowFilter(const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
                      const exec::EvalContext& eval, CommandContext& ctx, FileFilter* file_filter,
                      RowMatcher* matcher);
+// A SQL constraint (CHECK constraint or invariant) bound over a table's logical columns.
+struct BoundCheck {
+  std::string name;          // the constraint's name (EXPRESSION(<sql>) for an invariant)
+  std::string sql;           // as stored
+  exec::ExprPtr expr;        // BOOLEAN, over the table's columns in logical order
+  std::vector<int> columns;  // the columns it reads, ascending
+};
+// Binds `sql` over `logical`. Errors: its parse/bind errors; DELTA_NON_BOOLEAN_CHECK_CONSTRAINT
+// when it is not a boolean expression.
+Result<BoundCheck> BindCheck(const std::string& name, const std::string& sql, const Schema& logical, CommandContext& ctx);
+// The rows of `chunk` (the table's columns, logical order) that violate `check`: FALSE or NULL.
+Result<std::vector<uint32_t>> CheckViolations(const BoundCheck& check, const DataChunk& chunk,
+                                              const exec::EvalContext& eval);
+// The RowValidator for writes to a table with `metadata` and schema `logical`: checks the SQL
+// constraints the kernel leaves to it and fails on the first violating row with
+// DELTA_VIOLATE_CONSTRAINT_WITH_VALUES and Spark's message (name, expression, the row's values of
+// the columns it reads). Empty when the table has none.
+Result<delta::RowValidator> MakeRowValidator(const delta::Metadata& metadata, const Schema& logical, CommandContext& ctx);
 // One row (or one per value) of BIGINT counters, e.g. num_affected_rows.
 CommandResult CountRows(const std::vector<std::pair<std::string, int64_t>>& counters);
 
 Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DropTable(const sql::DropTableStatement& stmt, CommandContext& ctx);
+Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandContext& ctx);
 Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& ctx);
 Result<CommandResult> SchemaCommand(const sql::Statement& stmt, CommandContext& ctx);  // CREATE/DROP/USE/SHOW SCHEMAS
 Result<CommandResult> ShowTables(const sql::ShowStatement& stmt, CommandContext& ctx);

@@ -145,7 +145,9 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   SILT_ASSIGN_OR_RETURN(delta::StringMap props,
                         delta::ValidateTableProperties(
                             given, ctx.config->GetBool("spark.databricks.delta.allowArbitraryProperties.enabled", false)));
-  for (const auto& [name, expr] : stmt.constraints) props.Set("delta.constraints." + planner::LowerName(name), expr->ToString());
+  for (size_t i = 0; i < stmt.constraints.size(); ++i) {
+    props.Set("delta.constraints." + planner::LowerName(stmt.constraints[i].first), stmt.constraint_texts[i]);
+  }
   if (!props.Contains("delta.enableDeletionVectors") &&
       ctx.config->GetBool("spark.databricks.delta.properties.defaults.enableDeletionVectors", true)) {
     props.Set("delta.enableDeletionVectors", "true");
@@ -175,6 +177,11 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   txn_opts.clock = ctx.clock;
   delta::DataWriteOptions write;
   write.clock = ctx.clock;
+  if (!rows.empty()) {
+    delta::Metadata declared;  // CTAS rows meet the declared CHECK constraints
+    declared.configuration = props;
+    SILT_ASSIGN_OR_RETURN(write.row_validator, MakeRowValidator(declared, schema, ctx));
+  }
   if (has_log) {
     // CREATE OR REPLACE over an existing table: one commit with the new metadata, every old file
     // removed and the new rows added (time travel still sees the old versions).

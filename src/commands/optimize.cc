@@ -225,6 +225,7 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   std::vector<std::vector<delta::AddFile>> added(bins.size());
   delta::DataWriteOptions write;
   write.clock = o.clock;
+  write.row_validator = o.row_validator;
   auto rewrite = [&](size_t b) -> Status {
     std::vector<DataChunk> chunks;
     int64_t bytes = 0;

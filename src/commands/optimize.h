@@ -31,6 +31,7 @@
 #include "common/status.h"
 #include "common/thread_pool.h"
 #include "delta/actions.h"
+#include "delta/constraints.h"
 #include "delta/snapshot.h"
 #include "io/object_store.h"
 #include "vector/vector.h"
@@ -48,6 +49,9 @@ struct OptimizeOptions {
   int64_t min_file_size = 1LL << 30;   // spark.databricks.delta.optimize.minFileSize
   double max_deleted_rows_ratio = 0.05;  // spark.databricks.delta.optimize.maxDeletedRowsRatio
   ThreadPool* pool = nullptr;            // bins are rewritten in parallel when set
+  // Re-checks the table's SQL constraints on rewritten rows (WriteDataFiles needs one when the
+  // table has CHECK constraints; see commands::MakeRowValidator).
+  delta::RowValidator row_validator;
   std::shared_ptr<Clock> clock = SystemClock::Default();
 };
 

@@ -12,6 +12,7 @@ Result<OptimizeOptions> CommonOptions(const planner::ResolvedTable& t, const sql
   OptimizeOptions o;
   o.clock = ctx.clock;
   o.pool = ctx.pool;
+  SILT_ASSIGN_OR_RETURN(o.row_validator, MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
   o.max_file_size = ctx.config->GetBytes("spark.databricks.delta.optimize.maxFileSize", 1LL << 30);
   if (auto p = t.snapshot->property("delta.targetFileSize")) {
     if (auto v = planner::ParseByteSize(*p)) o.max_file_size = *v;

@@ -49,6 +49,7 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
   spec.predicate_sql = pred.sql;
   spec.columns = pred.columns;
   spec.options.clock = ctx.clock;
+  SILT_ASSIGN_OR_RETURN(spec.options.write.row_validator, MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
   exec::EvalContext eval = ctx.binder->context().eval;
   eval.ansi = true;
   SILT_RETURN_NOT_OK(BindRowFilter(pred, t.snapshot, eval, ctx, &spec.file_filter, &spec.matcher));

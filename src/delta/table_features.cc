@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "delta/schema_json.h"
 #include "delta/table_properties.h"
 
 namespace silt::delta {
@@ -85,8 +86,9 @@ Status CheckWriteSupported(const Protocol& p, const Metadata& m, bool removes_da
   std::vector<std::string> missing;
   for (const auto& f : features)
     if (!Contains(SupportedWriterFeatures(), f)) {
-      // Legacy versions imply features a table may not use: refuse only what is in effect.
-      if (p.min_writer_version < 7 && (f == "checkConstraints" || f == "generatedColumns" || f == "identityColumns")) {
+      // Legacy versions imply features a table may not use, and upgrading a legacy protocol to
+      // table features lists them: refuse only what is in effect.
+      if (f == "checkConstraints" || f == "generatedColumns" || f == "identityColumns") {
         bool used = false;
         for (const auto& [k, v] : m.configuration.entries()) used |= f == "checkConstraints" && k.rfind("delta.constraints.", 0) == 0;
         if (f != "checkConstraints" && m.schema_string)
@@ -103,6 +105,95 @@ Status CheckWriteSupported(const Protocol& p, const Metadata& m, bool removes_da
     return Status::InvalidArgument("table " + table + " is append-only (delta.appendOnly = true): rows cannot be deleted or updated",
                                    "DELTA_CANNOT_MODIFY_APPEND_ONLY");
   return Status::OK();
+}
+
+}  // namespace silt::delta
+
+namespace silt::delta {
+namespace {
+
+bool TypeHas(const TypePtr& t, TypeId id) {
+  if (t->id() == id) return true;
+  for (const auto& f : t->fields()) {
+    if (TypeHas(f.type, id)) return true;
+  }
+  return false;
+}
+
+void AddUnique(std::vector<std::string>* v, const std::string& x) {
+  if (!Contains(*v, x)) v->push_back(x);
+}
+
+}  // namespace
+
+bool IsReaderWriterFeature(const std::string& feature) { return Contains(SupportedReaderFeatures(), feature); }
+
+std::vector<std::string> FeaturesForMetadata(const Schema& schema, const StringMap& configuration) {
+  std::vector<std::string> out;
+  auto enabled = [&](const char* key) { return GetBoolProperty(configuration, key, false).ValueOr(false); };
+  for (const auto& f : schema) {
+    if (TypeHas(f.type, TypeId::kTimestampNtz)) AddUnique(&out, "timestampNtz");
+  }
+  if (enabled("delta.enableDeletionVectors")) out.push_back("deletionVectors");
+  if (enabled("delta.enableChangeDataFeed")) out.push_back("changeDataFeed");
+  if (enabled("delta.enableInCommitTimestamps")) out.push_back("inCommitTimestamp");
+  if (enabled("delta.enableRowTracking")) out.insert(out.end(), {"domainMetadata", "rowTracking"});
+  for (const auto& [k, v] : configuration) {
+    if (k.rfind("delta.constraints.", 0) == 0) AddUnique(&out, "checkConstraints");
+  }
+  const std::string* cm = configuration.Find("delta.columnMapping.mode");
+  if (cm && ParseColumnMappingMode(*cm).ValueOr(ColumnMappingMode::kNone) != ColumnMappingMode::kNone) {
+    out.push_back("columnMapping");
+  }
+  return out;
+}
+
+Protocol WithFeatures(const Protocol& current, const std::vector<std::string>& features) {
+  std::vector<std::string> missing;
+  for (const auto& f : features) {
+    if (!HasFeature(current, f)) AddUnique(&missing, f);
+  }
+  if (missing.empty()) return current;
+  const bool legacy = !current.writer_features && !current.reader_features;
+  if (legacy) {
+    Protocol p = current;
+    bool expressible = true;
+    for (const auto& f : missing) {
+      if (f == "appendOnly" || f == "invariants") {
+        p.min_writer_version = std::max(p.min_writer_version, 2);
+      } else if (f == "checkConstraints") {
+        p.min_writer_version = std::max(p.min_writer_version, 3);
+      } else if (f == "changeDataFeed" || f == "generatedColumns") {
+        p.min_writer_version = std::max(p.min_writer_version, 4);
+      } else if (f == "columnMapping") {
+        p.min_writer_version = std::max(p.min_writer_version, 5);
+        p.min_reader_version = std::max(p.min_reader_version, 2);
+      } else if (f == "identityColumns") {
+        p.min_writer_version = std::max(p.min_writer_version, 6);
+      } else {
+        expressible = false;
+      }
+    }
+    if (expressible) return p;
+  }
+  std::vector<std::string> reader = current.reader_features ? *current.reader_features : std::vector<std::string>{};
+  std::vector<std::string> writer =
+      current.writer_features ? *current.writer_features : LegacyWriterFeatures(current.min_writer_version);
+  if (!current.reader_features && current.min_reader_version >= 2) AddUnique(&reader, "columnMapping");
+  for (const auto& f : missing) {
+    AddUnique(&writer, f);
+    if (IsReaderWriterFeature(f)) AddUnique(&reader, f);
+  }
+  Protocol p;
+  p.min_writer_version = 7;
+  p.writer_features = writer;
+  if (reader.empty()) {
+    p.min_reader_version = current.min_reader_version;
+  } else {
+    p.min_reader_version = 3;
+    p.reader_features = reader;
+  }
+  return p;
 }
 
 }  // namespace silt::delta

@@ -7,6 +7,7 @@
 
 #include "common/status.h"
 #include "delta/actions.h"
+#include "vector/types.h"
 
 namespace silt::delta {
 
@@ -23,5 +24,23 @@ Status CheckWriteSupported(const Protocol& protocol, const Metadata& metadata, b
 // Whether the protocol has a (reader or writer) feature, including the legacy versions that
 // imply it (e.g. writer version 2 implies appendOnly and invariants).
 bool HasFeature(const Protocol& protocol, const std::string& feature);
+
+// Whether a feature is a reader-writer feature (listed in readerFeatures too).
+bool IsReaderWriterFeature(const std::string& feature);
+
+// The protocol a table with `current` needs to support `features` as well (Delta's
+// Protocol.withFeatures, used when a table property turns a feature on): `current` when it
+// already supports them all; a legacy protocol stays legacy when each new feature has a legacy
+// version (checkConstraints → writer 3, changeDataFeed/generatedColumns → 4, columnMapping →
+// reader 2 + writer 5, identityColumns → 6), and otherwise becomes a table-features protocol
+// (writer 7, reader 3 with reader-writer features) listing the features its versions implied
+// plus the new ones. Never lowers a version.
+Protocol WithFeatures(const Protocol& current, const std::vector<std::string>& features);
+
+// The features a table's metadata requires: timestampNtz columns, and the properties
+// delta.enableDeletionVectors, delta.enableChangeDataFeed, delta.enableInCommitTimestamps,
+// delta.enableRowTracking (+ domainMetadata), delta.columnMapping.mode name/id and
+// delta.constraints.* (checkConstraints).
+std::vector<std::string> FeaturesForMetadata(const Schema& schema, const StringMap& configuration);
 
 }  // namespace silt::delta

@@ -312,14 +312,24 @@ Status ValidateValue(const Known& k, const std::string& value) {
   return Status::OK();
 }
 
-}  // namespace
-
-Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allow_arbitrary) {
+const Known* FindKnown(std::string_view key) {
   static const std::map<std::string, const Known*> kByLower = [] {
     std::map<std::string, const Known*> m;
     for (const Known& k : KnownProperties()) m[Lower(k.key)] = &k;
     return m;
   }();
+  auto it = kByLower.find(Lower(key));
+  return it == kByLower.end() ? nullptr : it->second;
+}
+
+}  // namespace
+
+std::string NormalizeTablePropertyKey(std::string_view key) {
+  const Known* k = FindKnown(key);
+  return k ? k->key : std::string(key);
+}
+
+Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allow_arbitrary) {
   StringMap out;
   for (const auto& [key, value] : properties) {
     std::string lower = Lower(key);
@@ -328,8 +338,8 @@ Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allo
       out.Set(key, value);
       continue;
     }
-    auto it = kByLower.find(lower);
-    if (it == kByLower.end()) {
+    const Known* known = FindKnown(key);
+    if (!known) {
       if (allow_arbitrary) {
         out.Set(key, value);
         continue;
@@ -340,8 +350,8 @@ Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allo
                                          "session configuration.",
                                      kUnknownConfigurationClass);
     }
-    SILT_RETURN_NOT_OK(ValidateValue(*it->second, value));
-    out.Set(it->second->key, value);
+    SILT_RETURN_NOT_OK(ValidateValue(*known, value));
+    out.Set(known->key, value);
   }
   return out;
 }

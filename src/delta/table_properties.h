@@ -80,5 +80,8 @@ Result<std::optional<int64_t>> GetSetTransactionRetentionMillis(const StringMap&
 // (delta.columnMapping.maxColumnId, row tracking's column names) →
 // kCannotModifyTablePropertyClass.
 Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allow_arbitrary);
+// A property key as ValidateTableProperties would store it: known delta.* keys in their
+// canonical case, anything else unchanged (Spark's DeltaConfigs.normalizeConfigKeys).
+std::string NormalizeTablePropertyKey(std::string_view key);
 
 }  // namespace silt::delta

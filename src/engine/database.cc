@@ -157,6 +157,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   switch (stmt.kind) {
     case K::kCreateTable: r = commands::CreateTable(static_cast<const sql::CreateTableStatement&>(stmt), cctx); kind = "create_table"; break;
     case K::kDropTable: r = commands::DropTable(static_cast<const sql::DropTableStatement&>(stmt), cctx); kind = "drop_table"; break;
+    case K::kAlterTable: r = commands::AlterTable(static_cast<const sql::AlterTableStatement&>(stmt), cctx); break;
     case K::kInsert: r = commands::Insert(static_cast<const sql::InsertStatement&>(stmt), cctx); kind = "insert"; break;
     case K::kCreateSchema:
     case K::kDropSchema:

@@ -348,6 +348,7 @@ struct CreateTableStatement : Statement {
   bool external = false;
   std::vector<ColumnDef> columns;
   std::vector<std::pair<std::string, ExprNode>> constraints;  // CONSTRAINT name CHECK (expr)
+  std::vector<std::string> constraint_texts;                  // each expr as written (Spark stores it)
   std::string using_format;              // USING DELTA / PARQUET … (lower case; "" = default)
   std::vector<std::string> partition_by;  // PARTITIONED BY (a, b) (names, also of typed columns)
   std::vector<ColumnDef> partition_columns;  // PARTITIONED BY (a INT, b STRING): typed ones
@@ -392,6 +393,7 @@ struct AlterTableStatement : Statement {
   std::vector<std::string> keys;    // kUnsetProperties
   std::string constraint_name;      // kAddConstraint / kDropConstraint
   ExprNode constraint_expr;
+  std::string constraint_text;      // the CHECK expression as written
   // kAlterColumn details
   TypePtr new_type;
   std::optional<bool> set_not_null;  // true: SET NOT NULL, false: DROP NOT NULL

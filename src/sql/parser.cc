@@ -111,6 +111,12 @@ class Parser {
     return t;
   }
   bool AtKw(std::string_view kw, size_t k = 0) const { return Peek(k).Is(kw); }
+  // The script's text between two token offsets, without surrounding whitespace.
+  std::string SourceText(int begin, int end) const {
+    std::string_view v = sql_.substr(static_cast<size_t>(begin), static_cast<size_t>(end - begin));
+    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
+    return std::string(v);
+  }
   bool AtOp(std::string_view op, size_t k = 0) const { return Peek(k).IsOp(op); }
   bool AtEnd() const { return Peek().kind == TokenKind::kEnd || AtOp(";"); }
   bool AtEndAfter(size_t k) const { return Peek(k).kind == TokenKind::kEnd || AtOp(";", k); }
@@ -2617,7 +2623,9 @@ Result<StatementNode> Parser::CreateTable(bool or_replace, bool replace_only, So
         SILT_ASSIGN_OR_RETURN(auto cname, Identifier());
         SILT_RETURN_NOT_OK(ExpectKw("CHECK"));
         SILT_RETURN_NOT_OK(ExpectOp("("));
+        const int start = Peek().pos.offset;
         SILT_ASSIGN_OR_RETURN(auto cexpr, Expression());
+        s->constraint_texts.push_back(SourceText(start, Peek().pos.offset));
         SILT_RETURN_NOT_OK(ExpectOp(")"));
         s->constraints.emplace_back(std::move(cname), std::move(cexpr));
         continue;
@@ -2876,7 +2884,9 @@ Result<StatementNode> Parser::Alter() {
       SILT_ASSIGN_OR_RETURN(s->constraint_name, Identifier());
       SILT_RETURN_NOT_OK(ExpectKw("CHECK"));
       SILT_RETURN_NOT_OK(ExpectOp("("));
+      const int start = Peek().pos.offset;
       SILT_ASSIGN_OR_RETURN(s->constraint_expr, Expression());
+      s->constraint_text = SourceText(start, Peek().pos.offset);
       SILT_RETURN_NOT_OK(ExpectOp(")"));
       return StatementNode(std::move(s));
     }

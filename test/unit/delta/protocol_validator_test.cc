@@ -5,6 +5,7 @@
 #include <simdjson.h>
 
 #include "delta/log_segment.h"
+#include "delta/table_features.h"
 #include "delta/table_writer.h"
 #include "io/object_store.h"
 #include "vector/generate.h"
@@ -115,6 +116,44 @@ TEST(ProtocolValidatorTest, LogsSiltWritesFollowTheProtocol) {
       ValidateCommit(*bytes, CommitKey(v));
     }
   }
+}
+
+}  // namespace
+}  // namespace silt::delta
+
+namespace silt::delta {
+namespace {
+
+// Protocol upgrades when a property turns a feature on (Protocol.withFeatures).
+TEST(WithFeaturesTest, LegacyStaysLegacyWhenItCanElseTableFeatures) {
+  Protocol legacy;
+  legacy.min_reader_version = 1;
+  legacy.min_writer_version = 2;
+  EXPECT_EQ(WithFeatures(legacy, {"appendOnly"}), legacy);
+  Protocol cdf = WithFeatures(legacy, {"changeDataFeed"});
+  EXPECT_EQ(cdf.min_reader_version, 1);
+  EXPECT_EQ(cdf.min_writer_version, 4);
+  EXPECT_FALSE(cdf.writer_features);
+  Protocol cm = WithFeatures(legacy, {"columnMapping"});
+  EXPECT_EQ(cm.min_reader_version, 2);
+  EXPECT_EQ(cm.min_writer_version, 5);
+
+  Protocol dv = WithFeatures(cm, {"deletionVectors"});
+  EXPECT_EQ(dv.min_reader_version, 3);
+  EXPECT_EQ(dv.min_writer_version, 7);
+  EXPECT_EQ(*dv.reader_features, (std::vector<std::string>{"columnMapping", "deletionVectors"}));
+  EXPECT_EQ(*dv.writer_features, (std::vector<std::string>{"appendOnly", "invariants", "checkConstraints", "changeDataFeed",
+                                                           "generatedColumns", "columnMapping", "deletionVectors"}));
+  // Writer-only features on table features keep the reader version.
+  Protocol ict = WithFeatures(legacy, {"inCommitTimestamp"});
+  EXPECT_EQ(ict.min_reader_version, 1);
+  EXPECT_EQ(ict.min_writer_version, 7);
+  EXPECT_FALSE(ict.reader_features);
+  EXPECT_EQ(WithFeatures(dv, {"deletionVectors", "columnMapping"}), dv);
+  // Listed but unused legacy features (generatedColumns) do not block writes.
+  Metadata m;
+  m.schema_string = R"({"type":"struct","fields":[]})";
+  EXPECT_TRUE(CheckWriteSupported(dv, m, false, "t").ok());
 }
 
 }  // namespace

@@ -261,5 +261,41 @@ TEST_F(EngineTest, RestoreReportsSparksMetricsAndHistory) {
   EXPECT_NE(row.find("RESTORE|{version -> 2}|NULL|NULL|NULL|3|Serializable|false"), std::string::npos) << row;
 }
 
+// Each ALTER TABLE form is one commit with Spark's operation name and parameters.
+TEST_F(EngineTest, AlterTableHistoryHasSparksOperationsAndParameters) {
+  Run("CREATE TABLE a (id INT, v STRING) USING DELTA");
+  Run("ALTER TABLE a SET TBLPROPERTIES ('delta.appendOnly' = 'false', 'k' = 'v')");
+  Run("ALTER TABLE a UNSET TBLPROPERTIES IF EXISTS ('k')");
+  Run("ALTER TABLE a ADD COLUMNS (c BIGINT COMMENT 'n' FIRST)");
+  Run("ALTER TABLE a ADD CONSTRAINT pos CHECK (id > 0)");
+  Run("ALTER TABLE a DROP CONSTRAINT pos");
+  Run("ALTER TABLE a SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name')");
+  Run("ALTER TABLE a RENAME COLUMN v TO w");
+  Run("ALTER TABLE a DROP COLUMN w");
+  Run("ALTER TABLE a ALTER COLUMN id COMMENT 'the id'");
+  auto h = Run("DESCRIBE HISTORY a");
+  std::vector<std::string> want = {
+      "CHANGE COLUMN|{column -> {\"name\":\"id\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{",
+      "DROP COLUMNS|{columns -> [\"w\"]}",
+      "RENAME COLUMN|{oldColumnPath -> v, newColumnPath -> w}",
+      "SET TBLPROPERTIES|{properties -> {\"delta.columnMapping.mode\":\"name\"}}",
+      "DROP CONSTRAINT|{name -> pos, expr -> id > 0, existed -> true}",
+      "ADD CONSTRAINT|{name -> pos, expr -> id > 0}",
+      "ADD COLUMNS|{columns -> [{\"column\":{\"name\":\"c\",\"type\":\"long\",\"nullable\":true,\"metadata\":{\"comment\":\"n\"}},\"position\":\"FIRST\"}]}",
+      "UNSET TBLPROPERTIES|{properties -> [\"k\"], ifExists -> true}",
+      "SET TBLPROPERTIES|{properties -> {\"delta.appendOnly\":\"false\",\"k\":\"v\"}}",
+  };
+  ASSERT_EQ(h->num_rows(), want.size() + 1);
+  for (size_t i = 0; i < want.size(); ++i) {
+    std::string row = Cell(*h, i, 4) + "|" + Cell(*h, i, 5);
+    EXPECT_EQ(row.rfind(want[i], 0), 0u) << row;
+    EXPECT_EQ(Cell(*h, i, 11), "false");  // isBlindAppend
+  }
+  auto cols = Run("SHOW COLUMNS IN a");
+  ASSERT_EQ(cols->num_rows(), 2u);
+  EXPECT_EQ(Cell(*cols, 0, 0), "c");
+  EXPECT_EQ(Cell(*cols, 1, 0), "id");
+}
+
 }  // namespace
 }  // namespace silt

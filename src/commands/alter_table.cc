@@ -1,0 +1,603 @@
+// ALTER TABLE … SET/UNSET TBLPROPERTIES, ADD COLUMNS, DROP COLUMNS, RENAME COLUMN, ALTER|CHANGE
+// COLUMN, ADD/DROP CONSTRAINT — Delta's alterDeltaTableCommands: each is one metadata-only commit
+// (plus the protocol upgrade a newly enabled feature needs) with Spark's operation name and
+// parameters. Dropping and renaming columns need column mapping (the data files keep the
+// physical names); ADD CONSTRAINT checks every live row first. The table is untouched on error.
+#include <simdjson.h>
+
+#include <algorithm>
+
+#include "commands/command.h"
+#include "delta/json_util.h"
+#include "delta/scan.h"
+#include "delta/schema_json.h"
+#include "delta/table_features.h"
+#include "delta/table_properties.h"
+#include "delta/transaction.h"
+
+namespace silt::commands {
+
+namespace {
+
+constexpr char kConstraintPrefix[] = "delta.constraints.";
+
+std::string Json(std::string_view s) {
+  std::string out;
+  delta::AppendJacksonString(&out, s);
+  return out;
+}
+
+std::string JsonList(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + Json(items[i]);
+  return out + "]";
+}
+
+std::vector<std::string> SplitPath(const std::string& dotted) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t dot; (dot = dotted.find('.', start)) != std::string::npos; start = dot + 1) {
+    out.push_back(dotted.substr(start, dot - start));
+  }
+  out.push_back(dotted.substr(start));
+  return out;
+}
+
+// The fields of the struct at `parent` (a path of struct fields from the top level), for editing.
+Result<std::vector<Field>*> StructAt(Schema* schema, const std::vector<std::string>& parent, const std::string& what) {
+  std::vector<Field>* fields = schema;
+  for (const auto& name : parent) {
+    int i = FindField(*fields, name);
+    if (i < 0) {
+      return Status::InvalidArgument("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function parameter with name `" +
+                                         name + "` cannot be resolved.",
+                                     "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+    }
+    Field& f = (*fields)[static_cast<size_t>(i)];
+    if (f.type->id() != TypeId::kStruct) {
+      return Status::InvalidArgument("[DELTA_UNSUPPORTED_NESTED_COLUMN] " + what + " `" + name +
+                                         "` is not a struct (" + f.type->ToString() + ")",
+                                     "DELTA_UNSUPPORTED_NESTED_COLUMN");
+    }
+    // Types are immutable and shared: give the field its own copy of the struct to edit.
+    f.type = DataType::Struct(f.type->fields());
+    fields = const_cast<std::vector<Field>*>(&f.type->fields());
+  }
+  return fields;
+}
+
+// A field's metadata with "comment" set (or removed when `comment` is empty), other keys kept.
+Result<std::string> WithComment(const std::string& metadata_json, const std::string& comment) {
+  std::string out = "{";
+  if (!metadata_json.empty() && metadata_json != "{}") {
+    simdjson::dom::parser parser;
+    simdjson::dom::object obj;
+    if (parser.parse(metadata_json).get(obj)) return Status::Corruption("invalid field metadata: " + metadata_json);
+    for (auto [key, value] : obj) {
+      if (key == "comment") continue;
+      out += (out.size() > 1 ? "," : "") + Json(key) + ":" + simdjson::minify(value);
+    }
+  }
+  if (!comment.empty()) out += (out.size() > 1 ? "," : "") + Json("comment") + ":" + Json(comment);
+  return out + "}";
+}
+
+// Spark's operationParameters form of a column (DeltaOperations.structFieldToMap).
+std::string FieldParam(const std::string& path, const Field& f) {
+  std::string type = delta::PrimitiveTypeName(*f.type);
+  if (type.empty()) type = f.type->id() == TypeId::kStruct ? "struct" : f.type->id() == TypeId::kList ? "array" : "map";
+  return "{\"name\":" + Json(path) + ",\"type\":" + Json(type) + ",\"nullable\":" + (f.nullable ? "true" : "false") +
+         ",\"metadata\":" + (f.metadata_json.empty() ? "{}" : f.metadata_json) + "}";
+}
+
+std::string ColumnNotFound(const std::string& name) {
+  return "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function parameter with name `" + name +
+         "` cannot be resolved.";
+}
+
+// One ALTER commit: the new metadata (and protocol, when it grew) and the operation.
+struct Change {
+  delta::Metadata metadata;
+  std::optional<delta::Protocol> protocol;
+  std::string operation;
+  delta::StringMap parameters;
+};
+
+Status CommitChange(const planner::ResolvedTable& t, Change change, CommandContext& ctx) {
+  const delta::Snapshot& snap = *t.snapshot;
+  delta::Protocol proto = change.protocol.value_or(snap.protocol());
+  SILT_ASSIGN_OR_RETURN(Schema schema, delta::ParseSchemaString(change.metadata.schema_string.value_or("{}")));
+  proto = delta::WithFeatures(proto, delta::FeaturesForMetadata(schema, change.metadata.configuration));
+  SILT_RETURN_NOT_OK(delta::CheckWriteSupported(proto, change.metadata, false, t.display_name));
+  delta::TransactionOptions topts;
+  topts.clock = ctx.clock;
+  delta::Transaction txn(t.store, t.snapshot, topts);
+  txn.SetReadScope(delta::ReadScope::kWholeTable);
+  if (proto != snap.protocol()) txn.UpdateProtocol(proto);
+  txn.UpdateMetadata(std::move(change.metadata));
+  txn.SetOperation(std::move(change.operation), std::move(change.parameters));
+  Result<delta::CommitResult> committed = txn.Commit();
+  return committed.status();
+}
+
+Status RequireColumnMapping(const delta::Snapshot& snap, const char* what, const char* error_class) {
+  if (snap.column_mapping_mode() != delta::ColumnMappingMode::kNone) return Status::OK();
+  return Status::InvalidArgument(std::string("[") + error_class + "] " + what +
+                                     " is not supported for your Delta table. Please enable Column Mapping on your "
+                                     "Delta table with mapping mode 'name'. You can use one of the following "
+                                     "commands.\n\nIf your table is already on the required protocol version:\n"
+                                     "ALTER TABLE table_name SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name')",
+                                 error_class);
+}
+
+// CHECK constraints that read `column` (a top-level name) block dropping or renaming it.
+Status CheckNoDependentConstraints(const delta::Snapshot& snap, const std::string& column, CommandContext& ctx) {
+  std::vector<std::string> dependent;
+  for (const auto& [k, v] : snap.metadata().configuration) {
+    if (k.rfind(kConstraintPrefix, 0) != 0) continue;
+    SILT_ASSIGN_OR_RETURN(BoundCheck c, BindCheck(k.substr(sizeof kConstraintPrefix - 1), v, snap.schema(), ctx));
+    for (int i : c.columns) {
+      if (planner::LowerName(snap.schema()[static_cast<size_t>(i)].name) == planner::LowerName(column)) {
+        dependent.push_back(c.name + " -> " + v);
+      }
+    }
+  }
+  if (dependent.empty()) return Status::OK();
+  std::string list;
+  for (const auto& d : dependent) list += "\n" + d;
+  return Status::InvalidArgument("[DELTA_CONSTRAINT_DEPENDENT_COLUMN_CHANGE] Cannot alter column " + column +
+                                     " because this column is referenced by the following check constraint(s):" + list,
+                                 "DELTA_CONSTRAINT_DEPENDENT_COLUMN_CHANGE");
+}
+
+Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
+                                    CommandContext& ctx) {
+  const delta::Snapshot& snap = *t.snapshot;
+  Change change{snap.metadata(), std::nullopt, "SET TBLPROPERTIES", {}};
+  delta::StringMap given;
+  for (const auto& [k, v] : stmt.properties) {
+    std::string lower = planner::LowerName(k);
+    if (lower.rfind(kConstraintPrefix, 0) == 0) {
+      return Status::InvalidArgument("[DELTA_ADD_CONSTRAINTS] Please use ALTER TABLE ADD CONSTRAINT to add CHECK constraints.",
+                                     "DELTA_ADD_CONSTRAINTS");
+    }
+    if (k == "location") {
+      return Status::InvalidArgument("[DELTA_CANNOT_CHANGE_LOCATION] Cannot change the 'location' of the Delta table "
+                                     "using SET TBLPROPERTIES. Please use ALTER TABLE SET LOCATION instead.",
+                                     "DELTA_CANNOT_CHANGE_LOCATION");
+    }
+    if (k == "provider") {
+      return Status::InvalidArgument("[DELTA_CANNOT_CHANGE_PROVIDER] 'provider' is a reserved table property, and cannot "
+                                     "be altered.",
+                                     "DELTA_CANNOT_CHANGE_PROVIDER");
+    }
+    if (k == "comment") {
+      change.metadata.description = v;
+      continue;
+    }
+    given.Set(k, v);
+  }
+  SILT_ASSIGN_OR_RETURN(
+      delta::StringMap props,
+      delta::ValidateTableProperties(given, ctx.config->GetBool("spark.databricks.delta.allowArbitraryProperties.enabled", false)));
+
+  // Protocol properties change the protocol action, not the configuration.
+  delta::Protocol proto = snap.protocol();
+  std::vector<std::string> features;
+  auto version = [&](const char* key, int current) -> Result<int> {
+    const std::string* v = props.Find(key);
+    if (!v) return current;
+    int want = std::atoi(v->c_str());
+    if (want < current) {
+      return Status::InvalidArgument("[DELTA_INVALID_PROTOCOL_DOWNGRADE] Protocol version cannot be downgraded from (" +
+                                         std::to_string(snap.protocol().min_reader_version) + "," +
+                                         std::to_string(snap.protocol().min_writer_version) + ") to " + key + " = " +
+                                         *v,
+                                     "DELTA_INVALID_PROTOCOL_DOWNGRADE");
+    }
+    return want;
+  };
+  SILT_ASSIGN_OR_RETURN(int reader, version("delta.minReaderVersion", proto.min_reader_version));
+  SILT_ASSIGN_OR_RETURN(int writer, version("delta.minWriterVersion", proto.min_writer_version));
+  delta::StringMap config = snap.metadata().configuration;
+  for (const auto& [k, v] : props) {
+    if (k == "delta.minReaderVersion" || k == "delta.minWriterVersion") continue;
+    if (planner::LowerName(k).rfind("delta.feature.", 0) == 0) {
+      std::string name = k.substr(std::string_view("delta.feature.").size());
+      std::string status = planner::LowerName(v);
+      if (status != "supported" && status != "enabled") {
+        return Status::InvalidArgument("[DELTA_UNSUPPORTED_FEATURE_STATUS] Unable to enable table feature " + name +
+                                           " because it requires the status 'supported', got '" + v + "'.",
+                                       "DELTA_UNSUPPORTED_FEATURE_STATUS");
+      }
+      auto known = [&](const std::vector<std::string>& list) {
+        for (const auto& f : list) {
+          if (planner::LowerName(f) == planner::LowerName(name)) return f;
+        }
+        return std::string();
+      };
+      std::string canonical = known(delta::SupportedWriterFeatures());
+      if (canonical.empty()) canonical = known(delta::SupportedReaderFeatures());
+      if (canonical.empty()) {
+        return Status::InvalidArgument("[DELTA_UNSUPPORTED_FEATURES_IN_CONFIG] The following table features specified in "
+                                       "config are not recognized or not supported by silt: " + name,
+                                       "DELTA_UNSUPPORTED_FEATURES_IN_CONFIG");
+      }
+      features.push_back(canonical);
+      continue;
+    }
+    config.Set(k, v);
+  }
+  if (reader > proto.min_reader_version || writer > proto.min_writer_version) {
+    if (reader >= 3 && writer < 7) {
+      return Status::InvalidArgument("[DELTA_INVALID_PROTOCOL_VERSION] reader version 3 needs writer version 7",
+                                     "DELTA_INVALID_PROTOCOL_VERSION");
+    }
+    // Table-features versions list what the legacy versions implied.
+    delta::Protocol up = proto;
+    up.min_reader_version = reader;
+    up.min_writer_version = writer;
+    if (writer == 7 && !proto.writer_features) {
+      up.writer_features = std::vector<std::string>{};
+      for (const char* f : {"appendOnly", "invariants", "checkConstraints", "changeDataFeed", "generatedColumns",
+                            "columnMapping", "identityColumns"}) {
+        if (delta::HasFeature(proto, f)) up.writer_features->push_back(f);
+      }
+    }
+    if (reader == 3 && !proto.reader_features) {
+      up.reader_features = std::vector<std::string>{};
+      if (proto.min_reader_version >= 2) up.reader_features->push_back("columnMapping");
+    }
+    proto = up;
+  }
+  proto = delta::WithFeatures(proto, features);
+
+  // Column mapping: none → name/id assigns ids, keeping the current names as physical names.
+  SILT_ASSIGN_OR_RETURN(delta::ColumnMappingMode old_mode,
+                        delta::ParseColumnMappingMode(snap.metadata().configuration.Find("delta.columnMapping.mode")
+                                                          ? std::optional<std::string>(*snap.metadata().configuration.Find("delta.columnMapping.mode"))
+                                                          : std::nullopt));
+  if (const std::string* m = props.Find("delta.columnMapping.mode")) {
+    SILT_ASSIGN_OR_RETURN(delta::ColumnMappingMode new_mode, delta::ParseColumnMappingMode(*m));
+    if (new_mode != old_mode) {
+      if (old_mode != delta::ColumnMappingMode::kNone || new_mode != delta::ColumnMappingMode::kName) {
+        return Status::InvalidArgument("[DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE_CHANGE] Changing column mapping mode from '" +
+                                           std::string(old_mode == delta::ColumnMappingMode::kNone   ? "none"
+                                                       : old_mode == delta::ColumnMappingMode::kName ? "name"
+                                                                                                      : "id") +
+                                           "' to '" + planner::LowerName(*m) + "' is not supported.",
+                                       "DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE_CHANGE");
+      }
+      int64_t max_id = 0;
+      Schema mapped = delta::AssignColumnMapping(snap.schema(), &max_id, delta::PhysicalNames::kLogical);
+      change.metadata.schema_string = delta::SerializeSchema(mapped);
+      config.Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
+    }
+  }
+  // Features whose enablement on a table with history needs more than a metadata change.
+  auto turning_on = [&](const char* key) {
+    return delta::GetBoolProperty(config, key, false).ValueOr(false) &&
+           !delta::GetBoolProperty(snap.metadata().configuration, key, false).ValueOr(false);
+  };
+  if (turning_on("delta.enableRowTracking")) {
+    return Status::NotImplemented("enabling row tracking on an existing table needs a backfill of row ids, which silt "
+                                  "does not implement yet",
+                                  "NOT_IMPLEMENTED");
+  }
+  if (turning_on("delta.enableInCommitTimestamps")) {
+    return Status::NotImplemented("enabling in-commit timestamps on an existing table is not implemented yet",
+                                  "NOT_IMPLEMENTED");
+  }
+  change.metadata.configuration = config;
+  change.protocol = proto;
+  std::string params = "{";
+  for (const auto& [k, v] : stmt.properties) params += (params.size() > 1 ? "," : "") + Json(delta::NormalizeTablePropertyKey(k)) + ":" + Json(v);
+  change.parameters.Set("properties", Json(params + "}"));
+  SILT_RETURN_NOT_OK(CommitChange(t, std::move(change), ctx));
+  return CommandResult{};
+}
+
+Result<CommandResult> UnsetProperties(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
+                                      CommandContext& ctx) {
+  const delta::Snapshot& snap = *t.snapshot;
+  Change change{snap.metadata(), std::nullopt, "UNSET TBLPROPERTIES", {}};
+  std::vector<std::string> keys;
+  for (const auto& k : stmt.keys) keys.push_back(delta::NormalizeTablePropertyKey(k));
+  for (const auto& k : keys) {
+    if (k == "delta.columnMapping.mode" && snap.column_mapping_mode() != delta::ColumnMappingMode::kNone) {
+      return Status::NotImplemented("removing column mapping (it rewrites every data file) is not implemented yet",
+                                    "NOT_IMPLEMENTED");
+    }
+    if (k == "comment") {
+      change.metadata.description.reset();
+      continue;
+    }
+    if (!change.metadata.configuration.Erase(k) && !stmt.if_exists) {
+      return Status::InvalidArgument("[DELTA_UNSET_NON_EXISTENT_PROPERTY] Attempted to unset non-existent property '" +
+                                         k + "' in table " + t.display_name,
+                                     "DELTA_UNSET_NON_EXISTENT_PROPERTY");
+    }
+  }
+  change.parameters.Set("properties", Json(JsonList(keys)));
+  change.parameters.Set("ifExists", stmt.if_exists ? "true" : "false");
+  SILT_RETURN_NOT_OK(CommitChange(t, std::move(change), ctx));
+  return CommandResult{};
+}
+
+Result<CommandResult> AddColumns(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
+                                 CommandContext& ctx) {
+  const delta::Snapshot& snap = *t.snapshot;
+  Change change{snap.metadata(), std::nullopt, "ADD COLUMNS", {}};
+  Schema schema = snap.schema();
+  const bool mapped = snap.column_mapping_mode() != delta::ColumnMappingMode::kNone;
+  const std::string* max = snap.metadata().configuration.Find("delta.columnMapping.maxColumnId");
+  int64_t max_id = max ? std::atoll(max->c_str()) : 0;
+  std::string params = "[";
+  for (const sql::ColumnDef& c : stmt.columns) {
+    if (!c.nullable) {
+      return Status::InvalidArgument("[DELTA_OPERATION_NOT_ALLOWED] Operation not allowed: `NOT NULL in ALTER TABLE ADD "
+                                     "COLUMNS` is not supported for Delta tables",
+                                     "DELTA_OPERATION_NOT_ALLOWED");
+    }
+    if (c.default_value || c.generated_as || c.identity) {
+      return Status::NotImplemented("default, generated and identity columns are not implemented yet (column " + c.name +
+                                        ")",
+                                    "NOT_IMPLEMENTED");
+    }
+    if (c.type->id() == TypeId::kNull) {
+      return Status::InvalidArgument("[DELTA_COLUMN_DATA_TYPE_NOT_SUPPORTED] Column `" + c.name +
+                                         "` has type void, which Delta tables do not support.",
+                                     "DELTA_COLUMN_DATA_TYPE_NOT_SUPPORTED");
+    }
+    std::vector<std::string> path = SplitPath(c.name);
+    std::string leaf = path.back();
+    path.pop_back();
+    SILT_ASSIGN_OR_RETURN(std::vector<Field>* fields, StructAt(&schema, path, "Cannot add a column to"));
+    if (FindField(*fields, leaf) >= 0) {
+      return Status::InvalidArgument("[FIELD_ALREADY_EXISTS] Cannot add column, because `" + leaf +
+                                         "` already exists in " + DataType::Struct(*fields)->ToString() + ".",
+                                     "FIELD_ALREADY_EXISTS");
+    }
+    SILT_ASSIGN_OR_RETURN(std::string metadata, WithComment("{}", c.comment));
+    Field f{leaf, c.type, true, metadata};
+    if (mapped) f = delta::AssignColumnMapping({f}, &max_id)[0];  // new columns get fresh ids and names
+    size_t at = fields->size();
+    std::string position;
+    if (c.position_first) {
+      at = 0;
+      position = "FIRST";
+    } else if (!c.position_after.empty()) {
+      int i = FindField(*fields, c.position_after);
+      if (i < 0) return Status::InvalidArgument(ColumnNotFound(c.position_after), "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+      at = static_cast<size_t>(i) + 1;
+      position = "AFTER " + c.position_after;
+    }
+    fields->insert(fields->begin() + static_cast<long>(at), f);
+    params += std::string(params.size() > 1 ? "," : "") + "{\"column\":" + FieldParam(c.name, f) +
+              (position.empty() ? "" : ",\"position\":" + Json(position)) + "}";
+  }
+  if (mapped) change.metadata.configuration.Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
+  change.metadata.schema_string = delta::SerializeSchema(schema);
+  change.parameters.Set("columns", Json(params + "]"));
+  SILT_RETURN_NOT_OK(CommitChange(t, std::move(change), ctx));
+  return CommandResult{};
+}
+
+bool IsPartitionColumn(const delta::Snapshot& snap, const std::string& name) {
+  for (const auto& p : snap.partition_columns()) {
+    if (planner::LowerName(p) == planner::LowerName(name)) return true;
+  }
+  return false;
+}
+
+Result<CommandResult> DropColumns(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
+                                  CommandContext& ctx) {
+  const delta::Snapshot& snap = *t.snapshot;
+  SILT_RETURN_NOT_OK(RequireColumnMapping(snap, "DROP COLUMN", "DELTA_UNSUPPORTED_DROP_COLUMN"));
+  Schema schema = snap.schema();
+  std::vector<std::string> dropped;
+  for (const std::string& name : stmt.column_names) {
+    std::vector<std::string> path = SplitPath(name);
+    std::string leaf = path.back();
+    path.pop_back();
+    Result<std::vector<Field>*> fields = StructAt(&schema, path, "Cannot drop a column of");
+    int i = fields.ok() ? FindField(**fields, leaf) : -1;
+    if (i < 0) {
+      if (stmt.if_exists) continue;
+      return Status::InvalidArgument(ColumnNotFound(name), "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+    }
+    if (path.empty() && IsPartitionColumn(snap, leaf)) {
+      return Status::InvalidArgument("[DELTA_UNSUPPORTED_DROP_PARTITION_COLUMN] Dropping partition columns (" + leaf +
+                                         ") is not allowed.",
+                                     "DELTA_UNSUPPORTED_DROP_PARTITION_COLUMN");
+    }
+    if ((*fields)->size() == 1) {
+      return Status::InvalidArgument("[DELTA_DROP_COLUMN_ON_SINGLE_FIELD_SCHEMA] Cannot drop column from a schema with a "
+                                     "single column. Schema:\n" + DataType::Struct(schema)->ToString(),
+                                     "DELTA_DROP_COLUMN_ON_SINGLE_FIELD_SCHEMA");
+    }
+    SILT_RETURN_NOT_OK(CheckNoDependentConstraints(snap, path.empty() ? leaf : path.front(), ctx));
+    (*fields)->erase((*fields)->begin() + i);
+    dropped.push_back(name);
+  }
+  if (dropped.empty()) return CommandResult{};  // IF EXISTS and nothing to drop: no commit
+  Change change{snap.metadata(), std::nullopt, "DROP COLUMNS", {}};
+  change.metadata.schema_string = delta::SerializeSchema(schema);
+  change.parameters.Set("columns", Json(JsonList(dropped)));
+  SILT_RETURN_NOT_OK(CommitChange(t, std::move(change), ctx));
+  return CommandResult{};
+}
+
+Result<CommandResult> RenameColumn(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
+                                   CommandContext& ctx) {
+  const delta::Snapshot& snap = *t.snapshot;
+  SILT_RETURN_NOT_OK(RequireColumnMapping(snap, "Column rename", "DELTA_UNSUPPORTED_RENAME_COLUMN"));
+  Schema schema = snap.schema();
+  const std::string& old_name = stmt.column_names.at(0);
+  std::vector<std::string> path = SplitPath(old_name);
+  std::string leaf = path.back();
+  path.pop_back();
+  SILT_ASSIGN_OR_RETURN(std::vector<Field>* fields, StructAt(&schema, path, "Cannot rename a column of"));
+  int i = FindField(*fields, leaf);
+  if (i < 0) return Status::InvalidArgument(ColumnNotFound(old_name), "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+  int clash = FindField(*fields, stmt.new_name);
+  if (clash >= 0 && clash != i) {
+    return Status::InvalidArgument("[DELTA_DUPLICATE_COLUMNS_FOUND] Found duplicate column(s) in the data to save: " +
+                                       planner::LowerName(stmt.new_name),
+                                   "DELTA_DUPLICATE_COLUMNS_FOUND");
+  }
+  SILT_RETURN_NOT_OK(CheckNoDependentConstraints(snap, path.empty() ? leaf : path.front(), ctx));
+  const std::string current = (*fields)[static_cast<size_t>(i)].name;
+  (*fields)[static_cast<size_t>(i)].name = stmt.new_name;
+  Change change{snap.metadata(), std::nullopt, "RENAME COLUMN", {}};
+  change.metadata.schema_string = delta::SerializeSchema(schema);
+  if (path.empty()) {
+    for (auto& p : change.metadata.partition_columns) {
+      if (planner::LowerName(p) == planner::LowerName(current)) p = stmt.new_name;
+    }
+  }
+  std::string new_path;
+  for (const auto& p : path) new_path += p + ".";
+  change.parameters.Set("oldColumnPath", Json(old_name));
+  change.parameters.Set("newColumnPath", Json(new_path + stmt.new_name));
+  SILT_RETURN_NOT_OK(CommitChange(t, std::move(change), ctx));
+  return CommandResult{};
+}
+
+// ALTER|CHANGE COLUMN c COMMENT '…' | DROP NOT NULL | TYPE <same type> | FIRST | AFTER x.
+Result<CommandResult> AlterColumn(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
+                                  CommandContext& ctx) {
+  const delta::Snapshot& snap = *t.snapshot;
+  Schema schema = snap.schema();
+  const sql::ColumnDef& c = stmt.columns.at(0);
+  std::vector<std::string> path = SplitPath(c.name);
+  std::string leaf = path.back();
+  path.pop_back();
+  SILT_ASSIGN_OR_RETURN(std::vector<Field>* fields, StructAt(&schema, path, "Cannot change a column of"));
+  int i = FindField(*fields, leaf);
+  if (i < 0) return Status::InvalidArgument(ColumnNotFound(c.name), "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+  Field f = (*fields)[static_cast<size_t>(i)];
+  auto unsupported = [&](const std::string& to) {
+    return Status::InvalidArgument("[DELTA_UNSUPPORTED_ALTER_TABLE_CHANGE_COL_OP] ALTER TABLE CHANGE COLUMN is not "
+                                   "supported for changing column " + c.name + " from " + f.type->ToString() +
+                                       (f.nullable ? "" : " NOT NULL") + " to " + to,
+                                   "DELTA_UNSUPPORTED_ALTER_TABLE_CHANGE_COL_OP");
+  };
+  if (stmt.new_type && !stmt.new_type->Equals(*f.type)) return unsupported(stmt.new_type->ToString());
+  if (stmt.set_not_null && *stmt.set_not_null && f.nullable) return unsupported(f.type->ToString() + " NOT NULL");
+  if (stmt.set_not_null && !*stmt.set_not_null) f.nullable = true;
+  if (stmt.new_comment) {
+    SILT_ASSIGN_OR_RETURN(f.metadata_json, WithComment(f.metadata_json, *stmt.new_comment));
+  }
+  fields->erase(fields->begin() + i);
+  size_t at = static_cast<size_t>(i);
+  std::string position;
+  if (c.position_first) {
+    at = 0;
+    position = "FIRST";
+  } else if (!c.position_after.empty()) {
+    int a = FindField(*fields, c.position_after);
+    if (a < 0) return Status::InvalidArgument(ColumnNotFound(c.position_after), "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+    at = static_cast<size_t>(a) + 1;
+    position = "AFTER " + c.position_after;
+  }
+  fields->insert(fields->begin() + static_cast<long>(at), f);
+  Change change{snap.metadata(), std::nullopt, "CHANGE COLUMN", {}};
+  change.metadata.schema_string = delta::SerializeSchema(schema);
+  change.parameters.Set("column", Json(FieldParam(c.name, f)));
+  if (!position.empty()) change.parameters.Set("position", Json(position));
+  SILT_RETURN_NOT_OK(CommitChange(t, std::move(change), ctx));
+  return CommandResult{};
+}
+
+Result<CommandResult> AddConstraint(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
+                                    CommandContext& ctx) {
+  const delta::Snapshot& snap = *t.snapshot;
+  const std::string name = planner::LowerName(stmt.constraint_name);
+  const std::string key = kConstraintPrefix + name;
+  if (const std::string* old = snap.metadata().configuration.Find(key)) {
+    return Status::InvalidArgument("[DELTA_CONSTRAINT_ALREADY_EXISTS] Constraint '" + name +
+                                       "' already exists. Please delete the old constraint first.\nOld constraint:\n" +
+                                       *old,
+                                   "DELTA_CONSTRAINT_ALREADY_EXISTS");
+  }
+  const std::string& sql = stmt.constraint_text;
+  SILT_ASSIGN_OR_RETURN(BoundCheck check, BindCheck(name, sql, snap.schema(), ctx));
+  // Every live row must satisfy the new constraint (DeltaErrors.newCheckConstraintViolated).
+  SILT_ASSIGN_OR_RETURN(std::unique_ptr<delta::TableScan> scan, delta::TableScan::Make(t.snapshot));
+  exec::EvalContext eval = ctx.binder->context().eval;
+  int64_t violating = 0;
+  DataChunk chunk;
+  while (true) {
+    SILT_ASSIGN_OR_RETURN(bool more, scan->Next(&chunk));
+    if (!more) break;
+    SILT_ASSIGN_OR_RETURN(std::vector<uint32_t> bad, CheckViolations(check, chunk, eval));
+    violating += static_cast<int64_t>(bad.size());
+  }
+  if (violating > 0) {
+    return Status::InvalidArgument("[DELTA_NEW_CHECK_CONSTRAINT_VIOLATION] " + std::to_string(violating) + " rows in " +
+                                       t.display_name + " violate the new CHECK constraint (" + sql + ")",
+                                   "DELTA_NEW_CHECK_CONSTRAINT_VIOLATION");
+  }
+  Change change{snap.metadata(), std::nullopt, "ADD CONSTRAINT", {}};
+  change.metadata.configuration.Set(key, sql);
+  change.parameters.Set("name", Json(name));
+  change.parameters.Set("expr", Json(sql));
+  SILT_RETURN_NOT_OK(CommitChange(t, std::move(change), ctx));
+  return CommandResult{};
+}
+
+Result<CommandResult> DropConstraint(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
+                                     CommandContext& ctx) {
+  const delta::Snapshot& snap = *t.snapshot;
+  const std::string name = planner::LowerName(stmt.constraint_name);
+  const std::string* old = snap.metadata().configuration.Find(kConstraintPrefix + name);
+  if (!old && !stmt.if_exists) {
+    return Status::InvalidArgument("[DELTA_CONSTRAINT_DOES_NOT_EXIST] Cannot drop nonexistent constraint " + name +
+                                       " from table " + t.display_name +
+                                       ". To ignore this error, add the parameter IF EXISTS or set the SQL session "
+                                       "configuration spark.databricks.delta.constraints.allowUnenforcedNotNull.enabled "
+                                       "to true.",
+                                   "DELTA_CONSTRAINT_DOES_NOT_EXIST");
+  }
+  Change change{snap.metadata(), std::nullopt, "DROP CONSTRAINT", {}};
+  change.parameters.Set("name", Json(name));
+  if (old) change.parameters.Set("expr", Json(*old));
+  change.parameters.Set("existed", old ? "\"true\"" : "\"false\"");
+  change.metadata.configuration.Erase(kConstraintPrefix + name);
+  SILT_RETURN_NOT_OK(CommitChange(t, std::move(change), ctx));
+  return CommandResult{};
+}
+
+}  // namespace
+
+Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.name, std::nullopt));
+  if (t.is_view) {
+    return Status::InvalidArgument("[EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE] 'ALTER TABLE' expects a table but " +
+                                       t.display_name + " is a view.",
+                                   "EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE");
+  }
+  using A = sql::AlterTableStatement::Action;
+  switch (stmt.action) {
+    case A::kSetProperties: return SetProperties(stmt, t, ctx);
+    case A::kUnsetProperties: return UnsetProperties(stmt, t, ctx);
+    case A::kAddColumns: return AddColumns(stmt, t, ctx);
+    case A::kDropColumns: return DropColumns(stmt, t, ctx);
+    case A::kRenameColumn: return RenameColumn(stmt, t, ctx);
+    case A::kAlterColumn: return AlterColumn(stmt, t, ctx);
+    case A::kAddConstraint: return AddConstraint(stmt, t, ctx);
+    case A::kDropConstraint: return DropConstraint(stmt, t, ctx);
+    case A::kRenameTable:
+      return Status::NotImplemented("ALTER TABLE … RENAME TO is not implemented yet", "NOT_IMPLEMENTED");
+    case A::kSetTtl:
+      return Status::NotImplemented("Auto-TTL (SET DELETE ROWS … AFTER / DROP TTL) is not implemented yet",
+                                    "NOT_IMPLEMENTED");
+    case A::kClusterBy:
+      return Status::NotImplemented("liquid clustering (ALTER TABLE … CLUSTER BY) is not implemented yet",
+                                    "NOT_IMPLEMENTED");
+  }
+  return Status::NotImplemented("this ALTER TABLE form is not implemented yet", "NOT_IMPLEMENTED");
+}
+
+}  // namespace silt::commands
