@@ -1,6 +1,7 @@
 #include "exec/delta_scan.h"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 
 #include "exec/basic_operators.h"
@@ -60,30 +61,50 @@ std::string DeltaScanOperator::details() const {
   return table_name_ + ", " + std::to_string(files_.size()) + " files";
 }
 
+Status DeltaScanOperator::ScanOne(ExecContext& ctx, const delta::AddFile& file,
+                                  const std::function<Status(DataChunk&)>& emit) {
+  const bool no_columns = schema_.empty();
+  auto process = [&](DataChunk& chunk) -> Status {
+    if (no_columns) {
+      DataChunk c;
+      c.num_rows_without_columns = chunk.size();
+      return emit(c);
+    }
+    SILT_RETURN_NOT_OK(ApplyFilters(filters_, ctx.eval, &chunk));
+    if (!chunk.size()) return Status::OK();
+    if (projection_.empty()) return emit(chunk);
+    DataChunk projected;
+    SILT_RETURN_NOT_OK(ProjectChunk(projection_, ctx.eval, &chunk, &projected));
+    return emit(projected);
+  };
+  return scan_->ScanFile(file, [&](DataChunk& group) -> Status {
+    if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+    // A row group can hold millions of rows: filter and project it piece by piece, so the
+    // intermediate vectors stay small and in cache.
+    if (group.size() <= kChunkRows || no_columns) return process(group);
+    for (size_t off = 0; off < group.size(); off += kChunkRows) {
+      size_t n = std::min(kChunkRows, group.size() - off);
+      DataChunk piece;
+      piece.num_rows_without_columns = n;
+      piece.columns.reserve(group.columns.size());
+      for (const Vector& c : group.columns) {
+        Vector v(c.type());
+        v.AppendRange(c, off, n);
+        piece.columns.push_back(std::move(v));
+      }
+      SILT_RETURN_NOT_OK(process(piece));
+    }
+    return Status::OK();
+  });
+}
+
 Status DeltaScanOperator::FillBatch(ExecContext& ctx) {
   size_t threads = ctx.pool ? ctx.pool->num_threads() + 1 : 1;
   size_t n = std::min(files_.size() - next_file_, std::max<size_t>(threads * 2, 1));
   std::vector<std::vector<DataChunk>> out(n);
-  bool no_columns = schema_.empty();
   auto work = [&](size_t i) -> Status {
-    if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
-    const delta::AddFile& f = *files_[next_file_ + i];
-    return scan_->ScanFile(f, [&](DataChunk& chunk) -> Status {
-      if (no_columns) {
-        DataChunk c;
-        c.num_rows_without_columns = chunk.size();
-        out[i].push_back(std::move(c));
-        return Status::OK();
-      }
-      SILT_RETURN_NOT_OK(ApplyFilters(filters_, ctx.eval, &chunk));
-      if (!chunk.size()) return Status::OK();
-      if (!projection_.empty()) {
-        DataChunk projected;
-        SILT_RETURN_NOT_OK(ProjectChunk(projection_, ctx.eval, &chunk, &projected));
-        out[i].push_back(std::move(projected));
-      } else {
-        out[i].push_back(std::move(chunk));
-      }
+    return ScanOne(ctx, *files_[next_file_ + i], [&](DataChunk& c) {
+      out[i].push_back(std::move(c));
       return Status::OK();
     });
   };
@@ -102,6 +123,29 @@ Status DeltaScanOperator::FillBatch(ExecContext& ctx) {
     }
   }
   return Status::OK();
+}
+
+Result<bool> DeltaScanOperator::PushAll(ExecContext& ctx, size_t workers, const ChunkSink& sink) {
+  if (next_file_ != 0 || !ready_.empty()) return false;  // already pulled from
+  std::atomic<size_t> next{0};
+  std::atomic<int64_t> rows{0};
+  auto work = [&](size_t w) -> Status {
+    for (size_t i; (i = next.fetch_add(1)) < files_.size();) {
+      SILT_RETURN_NOT_OK(ScanOne(ctx, *files_[i], [&](DataChunk& c) {
+        rows.fetch_add(static_cast<int64_t>(c.size()), std::memory_order_relaxed);
+        return sink(w, c);
+      }));
+    }
+    return Status::OK();
+  };
+  if (ctx.pool && workers > 1) {
+    SILT_RETURN_NOT_OK(ctx.pool->ParallelFor(workers, work));
+  } else {
+    SILT_RETURN_NOT_OK(work(0));
+  }
+  next_file_ = files_.size();
+  rows_read_ += rows.load();
+  return true;
 }
 
 Result<bool> DeltaScanOperator::Next(ExecContext& ctx, DataChunk* out) {

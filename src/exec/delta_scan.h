@@ -29,6 +29,9 @@ class DeltaScanOperator final : public Operator {
   // `schema`.
   void SetProjection(std::vector<ExprPtr> exprs, Schema schema);
   Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
+  // Files are taken by the workers one at a time (dynamic balance); row groups are cut into
+  // kChunkRows pieces before filtering, so each worker holds one row group's columns at a time.
+  Result<bool> PushAll(ExecContext& ctx, size_t workers, const ChunkSink& sink) override;
   std::string name() const override { return "DeltaScan"; }
   std::string details() const override;
   int64_t rows_read() const { return rows_read_; }
@@ -36,6 +39,8 @@ class DeltaScanOperator final : public Operator {
  private:
   DeltaScanOperator() = default;
   Status FillBatch(ExecContext& ctx);
+  // Reads one file: each row group in kChunkRows pieces, filtered and projected, to `emit`.
+  Status ScanOne(ExecContext& ctx, const delta::AddFile& file, const std::function<Status(DataChunk&)>& emit);
   std::shared_ptr<const delta::Snapshot> snapshot_;
   std::unique_ptr<delta::TableScan> scan_;
   std::vector<const delta::AddFile*> files_;

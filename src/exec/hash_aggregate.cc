@@ -513,10 +513,17 @@ std::string HashAggregateOperator::details() const {
 
 Status HashAggregateOperator::Consume(ExecContext& ctx) {
   size_t workers = ctx.pool ? std::max<size_t>(1, ctx.pool->num_threads()) : 1;
-  for (size_t w = 0; w < workers; ++w)
+  // A parallel source pushes straight into per-worker tables (the caller's thread is a worker).
+  const size_t push_workers = ctx.pool ? ctx.pool->num_threads() + 1 : 1;
+  for (size_t w = 0; w < push_workers; ++w)
     partials_.push_back(std::make_unique<AggTable>(*this, ctx.memory));
   const Schema& in_schema = child_->output_schema();
-  if (workers == 1) {
+  SILT_ASSIGN_OR_RETURN(bool pushed, child_->PushAll(ctx, push_workers, [&](size_t w, DataChunk& chunk) {
+    return partials_[w]->AddChunk(chunk, ctx);
+  }));
+  if (pushed) {
+    // merged below
+  } else if (workers == 1) {
     DataChunk chunk = DataChunk::FromSchema(in_schema);
     while (true) {
       if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,11 +38,20 @@ struct ExecContext {
   bool is_cancelled() const { return cancelled && cancelled->load(std::memory_order_relaxed); }
 };
 
+// Receives the chunks a parallel source pushes; `worker` (< the workers asked for) identifies the
+// task, so a consumer can keep per-worker state without locks.
+using ChunkSink = std::function<Status(size_t worker, DataChunk& chunk)>;
+
 class Operator {
  public:
   virtual ~Operator() = default;
   const Schema& output_schema() const { return schema_; }
   virtual Result<bool> Next(ExecContext& ctx, DataChunk* out) = 0;
+  // Push mode for parallel sources: produces the whole output on `workers` tasks of ctx.pool and
+  // hands each chunk to `sink` on the task that made it (no buffering between the source and a
+  // consumer such as hash aggregation). Returns false, having done nothing, when the operator
+  // only supports Next(); an operator is driven by one mode or the other, never both.
+  virtual Result<bool> PushAll(ExecContext& /*ctx*/, size_t /*workers*/, const ChunkSink& /*sink*/) { return false; }
   // Short name and details for EXPLAIN ("HashJoin", "Inner, keys=[a#0 = b#3]").
   virtual std::string name() const = 0;
   virtual std::string details() const { return ""; }
