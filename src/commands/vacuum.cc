@@ -91,13 +91,22 @@ std::string NormalizeKey(std::string_view p) {
   return out;
 }
 
-// Calls fn(ancestor) for every directory strictly between the root and `key`.
+// Calls fn(ancestor) for every directory strictly between the root and `key` (views into `key`).
 template <typename Fn>
-void ForEachAncestor(const std::string& key, Fn&& fn) {
-  for (size_t pos = key.find('/'); pos != std::string::npos; pos = key.find('/', pos + 1)) {
+void ForEachAncestor(std::string_view key, Fn&& fn) {
+  for (size_t pos = key.find('/'); pos != std::string_view::npos; pos = key.find('/', pos + 1)) {
     fn(key.substr(0, pos));
   }
 }
+
+// Heterogeneous lookup: the per-file ancestor lookups of 1M-file tables allocate no strings.
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using KeySet = std::unordered_set<std::string, KeyHash, std::equal_to<>>;
+template <typename V>
+using KeyMap = std::unordered_map<std::string, V, KeyHash, std::equal_to<>>;
 
 std::string RetentionTooShortMessage(int64_t table_ms, int64_t specified_ms,
                                      const std::string& table) {
@@ -157,8 +166,8 @@ class VacuumRun {
   int64_t now_ = 0;
   int64_t cutoff_ = 0;
   int64_t tombstone_floor_ = 0;  // removes at or before this are gone from Spark's state
-  std::unordered_set<std::string> valid_;
-  std::unordered_map<std::string, Group> groups_;
+  KeySet valid_;
+  KeyMap<Group> groups_;
   int64_t listed_ = 0;
   int64_t listed_dirs_ = 0;
   std::optional<int64_t> lite_watermark_;  // W of a LITE run
@@ -180,7 +189,8 @@ Status VacuumRun::CatalogManagedError() const {
 }
 
 Status VacuumRun::LoadSnapshot() {
-  auto loaded = Snapshot::Load(store_);
+  auto loaded = options_.snapshot ? Result<std::shared_ptr<const Snapshot>>(options_.snapshot)
+                                   : Snapshot::Load(store_);
   if (!loaded.ok() && loaded.status().error_class() == "DELTA_UNSUPPORTED_FEATURES_FOR_READ") {
     // catalogManaged is a reader-writer feature, so the snapshot's read check refuses such a
     // table first; VACUUM owes the user the catalog's error instead.
@@ -345,9 +355,17 @@ Result<std::optional<std::string>> VacuumRun::DvKey(const DeletionVectorDescript
 }
 
 Status VacuumRun::BuildValidSet() {
+  std::string last_parent;  // files come grouped by directory: its ancestors are in already
   auto protect = [&](const std::string& key) {
     valid_.insert(key);
-    ForEachAncestor(key, [&](std::string dir) { valid_.insert(std::move(dir)); });
+    size_t slash = key.rfind('/');
+    if (slash == std::string::npos) return;
+    std::string_view parent = std::string_view(key).substr(0, slash);
+    if (parent == last_parent) return;
+    last_parent.assign(parent);
+    ForEachAncestor(key, [&](std::string_view dir) {
+      if (valid_.find(dir) == valid_.end()) valid_.emplace(dir);
+    });
   };
   auto protect_file = [&](const std::string& path,
                           const std::optional<DeletionVectorDescriptor>& dv) -> Status {
@@ -394,11 +412,15 @@ void VacuumRun::Consider(const std::string& key, int64_t size, bool is_dir, int6
     return;
   }
   if (mtime >= cutoff_) return;
-  ForEachAncestor(key, [&](std::string dir) {
-    Group& g = groups_[std::move(dir)];
-    ++g.count;
-    g.is_dir = true;
+  ForEachAncestor(key, [&](std::string_view dir) {
+    auto it = groups_.find(dir);
+    if (it == groups_.end()) it = groups_.emplace(std::string(dir), Group{}).first;
+    ++it->second.count;
+    it->second.is_dir = true;
   });
+  // A valid file is never a candidate: only its ancestors need its count (this keeps the map
+  // at the size of the garbage, not of the table).
+  if (valid_.find(key) != valid_.end()) return;
   Group& g = groups_[key];
   ++g.count;
   g.size += size;
