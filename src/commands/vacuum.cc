@@ -140,7 +140,7 @@ class VacuumRun {
   Status ComputeRetention();
   Result<std::optional<std::string>> Relativize(std::string_view log_path, bool ignore_cross_fs);
   Result<std::optional<std::string>> DvKey(const DeletionVectorDescriptor& dv);
-  Status BuildValidSet();
+  Status BuildValidSet(bool only_listed);
   bool IsHiddenKey(std::string_view key) const;
   void Consider(const std::string& key, int64_t size, bool is_dir, int64_t mtime);
   Status ListFull();
@@ -354,17 +354,22 @@ Result<std::optional<std::string>> VacuumRun::DvKey(const DeletionVectorDescript
   return std::optional<std::string>(NormalizeKey(rel));
 }
 
-Status VacuumRun::BuildValidSet() {
+Status VacuumRun::BuildValidSet(bool only_listed) {
+  // only_listed (LITE, which lists before this): only keys that are candidates can matter, so
+  // the set stays at the size of the commits' removes instead of the table's.
+  auto wanted = [&](std::string_view key) {
+    return !only_listed || groups_.find(key) != groups_.end();
+  };
   std::string last_parent;  // files come grouped by directory: its ancestors are in already
   auto protect = [&](const std::string& key) {
-    valid_.insert(key);
+    if (wanted(key)) valid_.insert(key);
     size_t slash = key.rfind('/');
     if (slash == std::string::npos) return;
     std::string_view parent = std::string_view(key).substr(0, slash);
     if (parent == last_parent) return;
     last_parent.assign(parent);
     ForEachAncestor(key, [&](std::string_view dir) {
-      if (valid_.find(dir) == valid_.end()) valid_.emplace(dir);
+      if (wanted(dir) && valid_.find(dir) == valid_.end()) valid_.emplace(dir);
     });
   };
   auto protect_file = [&](const std::string& path,
@@ -709,13 +714,18 @@ Result<VacuumResult> VacuumRun::Run() {
         "_LEGACY_ERROR_TEMP_0035");
   }
   SILT_RETURN_NOT_OK(ComputeRetention());
-  SILT_RETURN_NOT_OK(BuildValidSet());
   if (options_.mode == VacuumMode::kLite) {
+    // LITE names few files: list first, then look only those up in the snapshot.
     SILT_RETURN_NOT_OK(ListLite());
-  } else if (options_.inventory) {
-    SILT_RETURN_NOT_OK(ListInventory());
+    SILT_RETURN_NOT_OK(BuildValidSet(/*only_listed=*/true));
   } else {
-    SILT_RETURN_NOT_OK(ListFull());
+    // FULL lists the whole table: the valid set first keeps live files out of groups_.
+    SILT_RETURN_NOT_OK(BuildValidSet(/*only_listed=*/false));
+    if (options_.inventory) {
+      SILT_RETURN_NOT_OK(ListInventory());
+    } else {
+      SILT_RETURN_NOT_OK(ListFull());
+    }
   }
   PickCandidates();
   SILT_RETURN_NOT_OK(Report(VacuumProgress::Phase::kPlanned));
