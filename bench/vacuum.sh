@@ -134,7 +134,7 @@ table() {
 verdict() {
   awk -F'\t' -v lim="1.3" '
     $2 ~ /^VACUUM FULL RETAIN 0 HOURS \(/ { r = $3 / $6; printf "FULL at %s files: %.2f× the limit (target ≤ %s×: %s). ", $1, r, lim, (r <= lim ? "met" : "not met") }
-    $2 ~ /^VACUUM (FULL|LITE)/ && $4 != "-" { if ($4 + 0 > rss[$1] + 0) rss[$1] = $4 }
+    $2 ~ /^VACUUM/ && $4 != "-" { if ($4 + 0 > rss[$1] + 0) rss[$1] = $4 }
     END { for (n in rss) if (n >= 1000000) printf "Peak RSS at %s files: %s MB (target < 1024: %s). ", n, rss[n], (rss[n] < 1024 ? "met" : "not met") }' "$ROWS"
   [ -f "$WORK/lite_ratio.tsv" ] && awk -F'\t' '{ printf "LITE at %s files: %s× faster than FULL after few changes (target ≥ 5×: %s). ", $1, $3, ($3 >= 5 ? "met" : "not met") }' "$WORK/lite_ratio.tsv"
   echo
