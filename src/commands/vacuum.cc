@@ -432,14 +432,17 @@ void VacuumRun::Consider(const std::string& key, int64_t size, bool is_dir, int6
 }
 
 Status VacuumRun::ListFull() {
-  return store_->ListRecursive("", [&](const ObjectMeta& m) -> Status {
+  // Size and mtime of live files never matter (they are not candidates, and their directories
+  // are valid anyway), so the store may skip them.
+  auto need_meta = [&](std::string_view key) { return valid_.find(key) == valid_.end(); };
+  return store_->ListRecursiveSomeMeta("", [&](const ObjectMeta& m) -> Status {
     // Per-component hidden rule: equivalent to not descending into hidden directories.
     if (IsHiddenKey(m.key)) return Status::OK();
     ++listed_;
     if (m.is_dir) ++listed_dirs_;
     Consider(m.key, m.size, m.is_dir, m.modification_time_ms);
     return Status::OK();
-  });
+  }, need_meta);
 }
 
 Status VacuumRun::ListInventory() {
