@@ -37,10 +37,13 @@ bench: deps
 	@bash bench/tpch.sh
 	@BENCH_RECORD=1 bash bench/dml.sh $(BENCH_DML_SCALE)
 	@BENCH_RECORD=1 bash bench/compact.sh $(BENCH_COMPACT_SCALE)
+	@BENCH_RECORD=1 bash bench/vacuum.sh $(BENCH_VACUUM_FILES)
 
 # bench/dml.sh: 10M rows × scale; bench/compact.sh: 10k small files × scale (0.1 = 1k files).
 BENCH_DML_SCALE ?= 1
 BENCH_COMPACT_SCALE ?= 0.1
+# bench/vacuum.sh: table sizes in data files (1000000 needs ~3M free inodes and ~10 minutes).
+BENCH_VACUUM_FILES ?= 100000 1000000
 
 FUZZ_SECONDS ?= 300
 fuzz: deps

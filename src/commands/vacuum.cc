@@ -91,13 +91,22 @@ std::string NormalizeKey(std::string_view p) {
   return out;
 }
 
-// Calls fn(ancestor) for every directory strictly between the root and `key`.
+// Calls fn(ancestor) for every directory strictly between the root and `key` (views into `key`).
 template <typename Fn>
-void ForEachAncestor(const std::string& key, Fn&& fn) {
-  for (size_t pos = key.find('/'); pos != std::string::npos; pos = key.find('/', pos + 1)) {
+void ForEachAncestor(std::string_view key, Fn&& fn) {
+  for (size_t pos = key.find('/'); pos != std::string_view::npos; pos = key.find('/', pos + 1)) {
     fn(key.substr(0, pos));
   }
 }
+
+// Heterogeneous lookup: the per-file ancestor lookups of 1M-file tables allocate no strings.
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using KeySet = std::unordered_set<std::string, KeyHash, std::equal_to<>>;
+template <typename V>
+using KeyMap = std::unordered_map<std::string, V, KeyHash, std::equal_to<>>;
 
 std::string RetentionTooShortMessage(int64_t table_ms, int64_t specified_ms,
                                      const std::string& table) {
@@ -131,7 +140,7 @@ class VacuumRun {
   Status ComputeRetention();
   Result<std::optional<std::string>> Relativize(std::string_view log_path, bool ignore_cross_fs);
   Result<std::optional<std::string>> DvKey(const DeletionVectorDescriptor& dv);
-  Status BuildValidSet();
+  Status BuildValidSet(bool only_listed);
   bool IsHiddenKey(std::string_view key) const;
   void Consider(const std::string& key, int64_t size, bool is_dir, int64_t mtime);
   Status ListFull();
@@ -157,8 +166,8 @@ class VacuumRun {
   int64_t now_ = 0;
   int64_t cutoff_ = 0;
   int64_t tombstone_floor_ = 0;  // removes at or before this are gone from Spark's state
-  std::unordered_set<std::string> valid_;
-  std::unordered_map<std::string, Group> groups_;
+  KeySet valid_;
+  KeyMap<Group> groups_;
   int64_t listed_ = 0;
   int64_t listed_dirs_ = 0;
   std::optional<int64_t> lite_watermark_;  // W of a LITE run
@@ -180,7 +189,8 @@ Status VacuumRun::CatalogManagedError() const {
 }
 
 Status VacuumRun::LoadSnapshot() {
-  auto loaded = Snapshot::Load(store_);
+  auto loaded = options_.snapshot ? Result<std::shared_ptr<const Snapshot>>(options_.snapshot)
+                                   : Snapshot::Load(store_);
   if (!loaded.ok() && loaded.status().error_class() == "DELTA_UNSUPPORTED_FEATURES_FOR_READ") {
     // catalogManaged is a reader-writer feature, so the snapshot's read check refuses such a
     // table first; VACUUM owes the user the catalog's error instead.
@@ -344,10 +354,23 @@ Result<std::optional<std::string>> VacuumRun::DvKey(const DeletionVectorDescript
   return std::optional<std::string>(NormalizeKey(rel));
 }
 
-Status VacuumRun::BuildValidSet() {
+Status VacuumRun::BuildValidSet(bool only_listed) {
+  // only_listed (LITE, which lists before this): only keys that are candidates can matter, so
+  // the set stays at the size of the commits' removes instead of the table's.
+  auto wanted = [&](std::string_view key) {
+    return !only_listed || groups_.find(key) != groups_.end();
+  };
+  std::string last_parent;  // files come grouped by directory: its ancestors are in already
   auto protect = [&](const std::string& key) {
-    valid_.insert(key);
-    ForEachAncestor(key, [&](std::string dir) { valid_.insert(std::move(dir)); });
+    if (wanted(key)) valid_.insert(key);
+    size_t slash = key.rfind('/');
+    if (slash == std::string::npos) return;
+    std::string_view parent = std::string_view(key).substr(0, slash);
+    if (parent == last_parent) return;
+    last_parent.assign(parent);
+    ForEachAncestor(key, [&](std::string_view dir) {
+      if (wanted(dir) && valid_.find(dir) == valid_.end()) valid_.emplace(dir);
+    });
   };
   auto protect_file = [&](const std::string& path,
                           const std::optional<DeletionVectorDescriptor>& dv) -> Status {
@@ -394,25 +417,32 @@ void VacuumRun::Consider(const std::string& key, int64_t size, bool is_dir, int6
     return;
   }
   if (mtime >= cutoff_) return;
-  ForEachAncestor(key, [&](std::string dir) {
-    Group& g = groups_[std::move(dir)];
-    ++g.count;
-    g.is_dir = true;
+  ForEachAncestor(key, [&](std::string_view dir) {
+    auto it = groups_.find(dir);
+    if (it == groups_.end()) it = groups_.emplace(std::string(dir), Group{}).first;
+    ++it->second.count;
+    it->second.is_dir = true;
   });
+  // A valid file is never a candidate: only its ancestors need its count (this keeps the map
+  // at the size of the garbage, not of the table).
+  if (valid_.find(key) != valid_.end()) return;
   Group& g = groups_[key];
   ++g.count;
   g.size += size;
 }
 
 Status VacuumRun::ListFull() {
-  return store_->ListRecursive("", [&](const ObjectMeta& m) -> Status {
+  // Size and mtime of live files never matter (they are not candidates, and their directories
+  // are valid anyway), so the store may skip them.
+  auto need_meta = [&](std::string_view key) { return valid_.find(key) == valid_.end(); };
+  return store_->ListRecursiveSomeMeta("", [&](const ObjectMeta& m) -> Status {
     // Per-component hidden rule: equivalent to not descending into hidden directories.
     if (IsHiddenKey(m.key)) return Status::OK();
     ++listed_;
     if (m.is_dir) ++listed_dirs_;
     Consider(m.key, m.size, m.is_dir, m.modification_time_ms);
     return Status::OK();
-  });
+  }, need_meta);
 }
 
 Status VacuumRun::ListInventory() {
@@ -687,13 +717,18 @@ Result<VacuumResult> VacuumRun::Run() {
         "_LEGACY_ERROR_TEMP_0035");
   }
   SILT_RETURN_NOT_OK(ComputeRetention());
-  SILT_RETURN_NOT_OK(BuildValidSet());
   if (options_.mode == VacuumMode::kLite) {
+    // LITE names few files: list first, then look only those up in the snapshot.
     SILT_RETURN_NOT_OK(ListLite());
-  } else if (options_.inventory) {
-    SILT_RETURN_NOT_OK(ListInventory());
+    SILT_RETURN_NOT_OK(BuildValidSet(/*only_listed=*/true));
   } else {
-    SILT_RETURN_NOT_OK(ListFull());
+    // FULL lists the whole table: the valid set first keeps live files out of groups_.
+    SILT_RETURN_NOT_OK(BuildValidSet(/*only_listed=*/false));
+    if (options_.inventory) {
+      SILT_RETURN_NOT_OK(ListInventory());
+    } else {
+      SILT_RETURN_NOT_OK(ListFull());
+    }
   }
   PickCandidates();
   SILT_RETURN_NOT_OK(Report(VacuumProgress::Phase::kPlanned));

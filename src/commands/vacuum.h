@@ -37,6 +37,9 @@
 namespace silt {
 class ThreadPool;
 }
+namespace silt::delta {
+class Snapshot;
+}
 
 namespace silt::commands {
 
@@ -118,6 +121,9 @@ struct VacuumOptions {
   ThreadPool* delete_pool = nullptr;
   // Deletes handed to the pool at a time; progress is reported after each batch (>= 1).
   size_t delete_batch_size = 1000;
+  // The latest snapshot of the table, with files, when the caller has just loaded it (the SQL
+  // statement's table resolution did); null: Vacuum loads it. Saves a second log replay.
+  std::shared_ptr<const delta::Snapshot> snapshot;
   // The only source of "now".
   std::shared_ptr<Clock> clock = SystemClock::Default();
   // Called in the caller's thread: once when the delete set is known, after every delete batch,

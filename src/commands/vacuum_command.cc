@@ -57,6 +57,8 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
     SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> rows, ctx.run_plan(plan));
     SILT_ASSIGN_OR_RETURN(opts.inventory, InventoryFromChunks(schema, rows));
   }
+  // Resolution loaded the latest snapshot (with files) a moment ago: VACUUM uses that one.
+  if (table.snapshot && table.snapshot->version() >= 0) opts.snapshot = table.snapshot;
   if (!table.store) {
     SILT_ASSIGN_OR_RETURN(table.store, planner::OpenTableStore(table.location));
   }

@@ -170,7 +170,10 @@ struct DirEntry {
 };
 
 // The regular files and directories in `dirfd` (symlinks, sockets, … are skipped), unsorted.
-Result<std::vector<DirEntry>> ReadDir(int dirfd, const std::string& path) {
+// need_meta (may be empty: all): called with the entry's name for regular files readdir
+// reported as such; false skips their stat (size and mtime 0).
+Result<std::vector<DirEntry>> ReadDir(int dirfd, const std::string& path,
+                                      const std::function<bool(const char* name)>& need_meta = {}) {
   int dup_fd = ::fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
   if (dup_fd < 0) return ErrnoError("cannot list", path, errno);
   DIR* d = ::fdopendir(dup_fd);
@@ -192,6 +195,10 @@ Result<std::vector<DirEntry>> ReadDir(int dirfd, const std::string& path) {
       break;
     }
     if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    if (need_meta && e->d_type == DT_REG && !need_meta(e->d_name)) {
+      out.push_back({e->d_name, false, 0, 0});
+      continue;
+    }
     struct stat st;
     if (::fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // raced delete
     if (S_ISREG(st.st_mode)) {
@@ -369,8 +376,17 @@ Result<std::vector<ObjectMeta>> LocalObjectStore::ListFrom(const std::string& ke
 namespace {
 
 Status WalkLocal(int dirfd, const std::string& root, const std::string& prefix,
-                 const ObjectVisitor& visit) {
-  SILT_ASSIGN_OR_RETURN(auto entries, ReadDir(dirfd, root + "/" + prefix));
+                 const ObjectVisitor& visit,
+                 const std::function<bool(std::string_view key)>* need_meta = nullptr) {
+  std::function<bool(const char*)> need;
+  std::string scratch;
+  if (need_meta != nullptr) {
+    need = [&](const char* name) {
+      scratch.assign(prefix).append(name);
+      return (*need_meta)(scratch);
+    };
+  }
+  SILT_ASSIGN_OR_RETURN(auto entries, ReadDir(dirfd, root + "/" + prefix, need));
   SortForKeyOrder(&entries);
   for (auto& e : entries) {
     std::string key = prefix + e.name;
@@ -384,7 +400,7 @@ Status WalkLocal(int dirfd, const std::string& root, const std::string& prefix,
       if (errno == ENOENT || errno == ENOTDIR) continue;  // removed or replaced meanwhile
       return ErrnoError("cannot open directory", root + "/" + key, errno);
     }
-    SILT_RETURN_NOT_OK(WalkLocal(sub.get(), root, key + "/", visit));
+    SILT_RETURN_NOT_OK(WalkLocal(sub.get(), root, key + "/", visit, need_meta));
   }
   return Status::OK();
 }
@@ -420,6 +436,15 @@ Status LocalObjectStore::ListRecursive(const std::string& dir, const ObjectVisit
   auto dirfd = OpenDir(root_path_, DirSegments(dir), /*create=*/false);
   if (!dirfd.ok()) return dirfd.status().IsNotFound() ? Status::OK() : dirfd.status();
   return WalkLocal(dirfd->get(), root_path_, DirPrefix(dir), visit);
+}
+
+Status LocalObjectStore::ListRecursiveSomeMeta(
+    const std::string& dir, const ObjectVisitor& visit,
+    const std::function<bool(std::string_view key)>& need_meta) {
+  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
+  auto dirfd = OpenDir(root_path_, DirSegments(dir), /*create=*/false);
+  if (!dirfd.ok()) return dirfd.status().IsNotFound() ? Status::OK() : dirfd.status();
+  return WalkLocal(dirfd->get(), root_path_, DirPrefix(dir), visit, &need_meta);
 }
 
 Result<ObjectMeta> LocalObjectStore::Head(const std::string& key) {

@@ -85,6 +85,16 @@ class ObjectStore {
   // A missing `dir` visits nothing.
   virtual Status ListRecursive(const std::string& dir, const ObjectVisitor& visit) = 0;
 
+  // ListRecursive for callers that need size and modification time of only some files (VACUUM:
+  // not of the live ones): a file whose key `need_meta` rejects may be reported with size 0 and
+  // modification_time_ms 0, which lets a store skip fetching them (Local: no stat per file when
+  // readdir tells the type). Same entries and order as ListRecursive otherwise. Default: that.
+  virtual Status ListRecursiveSomeMeta(const std::string& dir, const ObjectVisitor& visit,
+                                       const std::function<bool(std::string_view key)>& need_meta) {
+    (void)need_meta;
+    return ListRecursive(dir, visit);
+  }
+
   // Size and modification time of one object; NotFound when it does not exist.
   virtual Result<ObjectMeta> Head(const std::string& key) = 0;
 
@@ -148,6 +158,8 @@ class LocalObjectStore final : public ObjectStore {
 
   Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) override;
   Status ListRecursive(const std::string& dir, const ObjectVisitor& visit) override;
+  Status ListRecursiveSomeMeta(const std::string& dir, const ObjectVisitor& visit,
+                               const std::function<bool(std::string_view key)>& need_meta) override;
   Result<ObjectMeta> Head(const std::string& key) override;
   Result<std::string> Get(const std::string& key) override;
   Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override;

@@ -608,6 +608,44 @@ TEST_F(LocalObjectStoreTest, ModificationTimeComesFromTheFileSystem) {
   EXPECT_EQ((*store_->ListFrom(""))[0].modification_time_ms, 1700000000456);
 }
 
+TEST_F(LocalObjectStoreTest, ListRecursiveSomeMetaSkipsOnlyTheRejectedFiles) {
+  ASSERT_TRUE(store_->Put("a/live", "12345").ok());
+  ASSERT_TRUE(store_->Put("a/gone", "123").ok());
+  ASSERT_TRUE(store_->Put("top", "1").ok());
+  std::vector<ObjectMeta> all, some;
+  ASSERT_TRUE(store_->ListRecursive("", [&](const ObjectMeta& m) {
+    all.push_back(m);
+    return Status::OK();
+  }).ok());
+  ASSERT_TRUE(store_->ListRecursiveSomeMeta("", [&](const ObjectMeta& m) {
+    some.push_back(m);
+    return Status::OK();
+  }, [](std::string_view key) { return key != "a/live"; }).ok());
+  ASSERT_EQ(all.size(), 4u);  // a/, a/gone, a/live, top
+  ASSERT_EQ(some.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(some[i].key, all[i].key);
+    EXPECT_EQ(some[i].is_dir, all[i].is_dir);
+    if (all[i].key == "a/live") {
+      EXPECT_EQ(all[i].size, 5);
+      EXPECT_EQ(some[i].size, 0);  // not stat'ed
+      EXPECT_EQ(some[i].modification_time_ms, 0);
+    } else {
+      EXPECT_EQ(some[i], all[i]);
+    }
+  }
+  // The default implementation (any other store) reports everything.
+  InMemoryObjectStore mem;
+  ASSERT_TRUE(mem.Put("x", "12").ok());
+  std::vector<ObjectMeta> got;
+  ASSERT_TRUE(mem.ListRecursiveSomeMeta("", [&](const ObjectMeta& m) {
+    got.push_back(m);
+    return Status::OK();
+  }, [](std::string_view) { return false; }).ok());
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].size, 2);
+}
+
 TEST_F(LocalObjectStoreTest, WritesStageInUniqueHiddenTempFiles) {
   auto w1 = store_->OpenWrite("d/data.parquet");
   auto w2 = store_->OpenWrite("d/data.parquet");
