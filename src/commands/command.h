@@ -112,6 +112,7 @@ Result<CommandResult> ShowTblProperties(const sql::ShowStatement& stmt, CommandC
 Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ShowColumns(const sql::ShowStatement& stmt, CommandContext& ctx);
 Result<CommandResult> RestoreTable(const sql::RestoreStatement& stmt, CommandContext& ctx);
+Result<CommandResult> ConvertToDelta(const sql::ConvertToDeltaStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DescribeHistory(const sql::DescribeStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DescribeDetail(const sql::DescribeStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DescribeTable(const sql::DescribeStatement& stmt, CommandContext& ctx);
