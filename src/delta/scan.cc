@@ -271,7 +271,9 @@ Status TableScan::ScanFile(const AddFile& file, const std::function<Status(DataC
       } else {
         size_t pos = static_cast<size_t>(std::find(read_cols.begin(), read_cols.end(), source[k]) - read_cols.begin());
         // A column read for two outputs (never in practice) is copied, else moved.
-        Vector v = raw_chunk.columns[pos];
+        bool used_again = false;
+        for (size_t j = k + 1; j < num_fields; ++j) used_again |= source[j] == source[k];
+        Vector v = used_again ? raw_chunk.columns[pos] : std::move(raw_chunk.columns[pos]);
         SILT_ASSIGN_OR_RETURN(Vector c, Conform(std::move(v), file_columns[source[k]], f.type, f.name, mode));
         out.columns.push_back(std::move(c));
       }

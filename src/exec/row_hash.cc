@@ -132,8 +132,17 @@ uint64_t HashBytes(const void* data, size_t n) {
     n -= 8;
   }
   if (n) {
-    uint64_t w = 0;
-    std::memcpy(&w, s, n);
+    // The tail without a variable-length memcpy (a libc call per value for short strings, such
+    // as one-letter group keys): two overlapping 4-byte loads, or three single bytes.
+    uint64_t w;
+    if (n >= 4) {
+      uint32_t lo, hi;
+      std::memcpy(&lo, s, 4);
+      std::memcpy(&hi, s + n - 4, 4);
+      w = lo | static_cast<uint64_t>(hi) << 32;
+    } else {
+      w = s[0] | static_cast<uint64_t>(s[n >> 1]) << 8 | static_cast<uint64_t>(s[n - 1]) << 16;
+    }
     h ^= Rotl(w * 0x87c37b91114253d5ULL, 31) * 0x4cf5ad432745937fULL;
   }
   return HashMix(h);

@@ -578,6 +578,8 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
                                ") lies outside the file of " + std::to_string(f->size()) + " bytes");
   std::vector<uint8_t> buf(static_cast<size_t>(size));
   SILT_RETURN_NOT_OK(f->ReadAt(start, size, buf.data()));
+  // Flat columns: one value slot per row, so size the output once instead of growing it by pages.
+  if (leaf_.max_rep == 0) out->values.Reserve(out->values.size() + static_cast<size_t>(end_row - first_row));
   size_t pos = 0;
   size_t page_no = 0;
   // With an offset index, jump over data pages that end before first_row.
