@@ -136,9 +136,8 @@ Result<bool> PartitionMatches(const TablePredicate& pred, const delta::Snapshot&
   return !sel.empty();
 }
 
-Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(const TablePredicate& pred,
-                                                                  std::shared_ptr<const delta::Snapshot> snapshot,
-                                                                  CommandContext& ctx) {
+Result<planner::LogicalNode> PrunedScan(const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
+                                        CommandContext& ctx) {
   planner::LogicalNode scan;
   scan.kind = planner::LogicalKind::kScan;
   scan.snapshot = snapshot;
@@ -148,6 +147,13 @@ Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(const TablePred
   opt.stats_skipping = ctx.config->GetBool("spark.databricks.delta.stats.skipping", true);
   opt.eval = ctx.binder->context().eval;
   SILT_RETURN_NOT_OK(planner::PruneFiles(&scan, opt));
+  return scan;
+}
+
+Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(const TablePredicate& pred,
+                                                                  std::shared_ptr<const delta::Snapshot> snapshot,
+                                                                  CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(planner::LogicalNode scan, PrunedScan(pred, std::move(snapshot), ctx));
   std::unordered_set<const delta::AddFile*> out(scan.pruned_files->begin(), scan.pruned_files->end());
   return out;
 }

@@ -64,7 +64,11 @@ Result<TablePredicate> BindTablePredicate(const sql::ParsedExpr* where, const de
 // Whether a file's partition values make `pred` (partition-only) TRUE.
 Result<bool> PartitionMatches(const TablePredicate& pred, const delta::Snapshot& snapshot, const delta::AddFile& file,
                               const exec::EvalContext& eval);
-// The files the predicate may match by partition values and min/max statistics.
+// A scan node of `snapshot` reading pred.columns, its files pruned by `pred` (PruneFiles: partition
+// values, then min/max statistics when spark.databricks.delta.stats.skipping is on).
+Result<planner::LogicalNode> PrunedScan(const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
+                                        CommandContext& ctx);
+// The files the predicate may match by partition values and min/max statistics (PrunedScan's).
 Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(const TablePredicate& pred,
                                                                   std::shared_ptr<const delta::Snapshot> snapshot,
                                                                   CommandContext& ctx);
@@ -104,6 +108,9 @@ Result<CommandResult> ShowTables(const sql::ShowStatement& stmt, CommandContext&
 Result<CommandResult> SetCommand(const sql::Statement& stmt, CommandContext& ctx);  // SET / RESET
 Result<CommandResult> DeleteFrom(const sql::DeleteStatement& stmt, CommandContext& ctx);
 Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandContext& ctx);
+// EXPLAIN text of a DELETE or UPDATE (explain_dml.cc): the command and the scan of the files it
+// will read, chosen as the command chooses them.
+Result<std::string> ExplainDml(const sql::Statement& stmt, CommandContext& ctx);
 Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext& ctx);
 Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ReorgTable(const sql::ReorgStatement& stmt, CommandContext& ctx);

@@ -1,5 +1,6 @@
 #include "common/memory.h"
 
+#include <cstdio>
 #include <string>
 
 namespace silt {
@@ -20,12 +21,31 @@ bool MemoryTracker::TryReserveHere(int64_t bytes) {
   return true;
 }
 
+namespace {
+// "1.5 MiB (1572864 bytes)"
+std::string Bytes(int64_t n) {
+  static const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  if (u == 0) return std::to_string(n) + " bytes";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.1f %s (%lld bytes)", v, units[u], static_cast<long long>(n));
+  return buf;
+}
+}  // namespace
+
 Status MemoryTracker::Reserve(int64_t bytes) {
   if (bytes <= 0) return Status::OK();
   if (!TryReserveHere(bytes)) {
-    return Status::OutOfMemory("memory limit of " + std::to_string(limit_) + " bytes for '" +
-                                   label_ + "' exceeded (requested " + std::to_string(bytes) +
-                                   ", in use " + std::to_string(used()) + ")",
+    std::string hint = label_ == "query"      ? " (raise it with SET silt.memory.limit = <size>)"
+                       : label_ == "database" ? " (DatabaseOptions.memory_limit_bytes)"
+                                              : "";
+    return Status::OutOfMemory("memory limit of " + Bytes(limit_) + " for the " + label_ + " exceeded" + hint +
+                                   ": requested " + Bytes(bytes) + " more with " + Bytes(used()) + " in use",
                                "SILT_MEMORY_LIMIT_EXCEEDED");
   }
   if (parent_) {
@@ -50,7 +70,8 @@ Status MemoryReservation::Resize(int64_t bytes) {
     return Status::OK();
   }
   if (bytes > bytes_) {
-    SILT_RETURN_NOT_OK(tracker_->Reserve(bytes - bytes_));
+    Status s = tracker_->Reserve(bytes - bytes_);
+    if (!s.ok()) return owner_.empty() ? s : s.WithContext(owner_);
   } else if (bytes < bytes_) {
     tracker_->Release(bytes_ - bytes);
   }

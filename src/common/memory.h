@@ -18,7 +18,8 @@ class MemoryTracker {
   explicit MemoryTracker(std::string label, int64_t limit_bytes = -1,
                          std::shared_ptr<MemoryTracker> parent = nullptr);
   // Reserves bytes here and in every ancestor; fails with OutOfMemory (nothing reserved) when a
-  // limit would be exceeded.
+  // limit would be exceeded: error class SILT_MEMORY_LIMIT_EXCEEDED, the message names the
+  // tracker whose limit was hit, the limit, the request and what is in use.
   Status Reserve(int64_t bytes);
   void Release(int64_t bytes);
   int64_t used() const { return used_.load(std::memory_order_relaxed); }
@@ -39,16 +40,20 @@ class MemoryTracker {
 class MemoryReservation {
  public:
   MemoryReservation() = default;
-  explicit MemoryReservation(MemoryTracker* tracker) : tracker_(tracker) {}
+  // owner: who holds the memory (an operator name, "HashAggregate"); a failed Resize names it.
+  explicit MemoryReservation(MemoryTracker* tracker, std::string owner = {})
+      : tracker_(tracker), owner_(std::move(owner)) {}
   ~MemoryReservation() { Resize(0).ok(); }
   MemoryReservation(const MemoryReservation&) = delete;
   MemoryReservation& operator=(const MemoryReservation&) = delete;
-  // Grows or shrinks the reservation to exactly `bytes`.
+  // Grows or shrinks the reservation to exactly `bytes`; a limit hit fails with the tracker's
+  // error prefixed by "owner: ".
   Status Resize(int64_t bytes);
   int64_t bytes() const { return bytes_; }
 
  private:
   MemoryTracker* tracker_ = nullptr;
+  std::string owner_;
   int64_t bytes_ = 0;
 };
 

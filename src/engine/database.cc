@@ -138,15 +138,31 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
     }
     case K::kExplain: {
       const auto& e = static_cast<const sql::ExplainStatement&>(stmt);
+      if (e.mode == "codegen" || e.mode == "logical" || e.mode == "analyze") {
+        return Status::NotImplemented("EXPLAIN " + e.mode + " is not supported (use EXPLAIN [EXTENDED | FORMATTED | COST])",
+                                      "NOT_IMPLEMENTED");
+      }
+      if (e.inner->kind == K::kDelete || e.inner->kind == K::kUpdate) {
+        SILT_ASSIGN_OR_RETURN(std::string text, commands::ExplainDml(*e.inner, cctx));
+        return ToResult(commands::StringRows({"plan"}, {{"== Physical Plan ==\n" + text}}), "explain");
+      }
       if (e.inner->kind != K::kQuery) {
-        return Status::NotImplemented("EXPLAIN of non-query statements is not supported yet", "NOT_IMPLEMENTED");
+        return Status::NotImplemented("EXPLAIN of this statement is not supported yet (queries, DELETE and UPDATE are)",
+                                      "NOT_IMPLEMENTED");
       }
       const auto& q = static_cast<const sql::QueryStatement&>(*e.inner);
       SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, binder.BindQuery(*q.query));
       std::string text;
-      if (!e.mode.empty()) text = "== Analyzed Logical Plan ==\n" + planner::ExplainPlan(*plan) + "\n== Optimized Logical Plan ==\n";
+      if (e.mode == "extended") text = "== Analyzed Logical Plan ==\n" + planner::ExplainPlan(*plan) + "\n";
       SILT_ASSIGN_OR_RETURN(planner::PlanPtr optimized, planner::Optimize(plan, opt));
-      text += planner::ExplainPlan(*optimized);
+      if (e.mode == "extended" || e.mode == "cost") {
+        text += "== Optimized Logical Plan ==\n" + planner::ExplainPlan(*optimized);
+      }
+      if (e.mode != "cost") {
+        SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op, planner::BuildPhysical(optimized));
+        if (!text.empty()) text += "\n";
+        text += "== Physical Plan ==\n" + planner::ExplainPhysical(*op, e.mode == "formatted");
+      }
       return ToResult(commands::StringRows({"plan"}, {{text}}), "explain");
     }
     default:

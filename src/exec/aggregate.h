@@ -39,6 +39,11 @@ class AggregateFunction {
   virtual Status Finalize(const uint8_t* const* states, size_t n, Vector* out,
                           const EvalContext& ctx) const = 0;
   virtual void Destroy(uint8_t* /*state*/) const {}
+  // Bytes a state holds outside its state_size() bytes (collect_list values, DISTINCT sets,
+  // percentile buffers); 0 for fixed-size states. The hash aggregate reserves them on the
+  // query's MemoryTracker. Only functions that return true from has_heap_state() are asked.
+  virtual bool has_heap_state() const { return false; }
+  virtual size_t HeapBytes(const uint8_t* /*state*/) const { return 0; }
 
  protected:
   TypePtr result_type_;

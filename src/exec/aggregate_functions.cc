@@ -812,6 +812,11 @@ class CollectListFn final : public AggregateFunction {
     delete St<Vector*>(s);
     St<Vector*>(s) = nullptr;
   }
+  bool has_heap_state() const override { return true; }
+  size_t HeapBytes(const uint8_t* s) const override {
+    const Vector* v = St<Vector*>(s);
+    return v ? sizeof(Vector) + v->MemoryUsage() : 0;
+  }
   Status Update(std::span<const Arg> args, size_t rows, uint8_t* const* states,
                 const EvalContext&) const override {
     ArgView v(args[0]);
@@ -903,6 +908,14 @@ class DistinctFn final : public AggregateFunction {
   void Destroy(uint8_t* s) const override {
     delete St<DistinctSet*>(s);
     St<DistinctSet*>(s) = nullptr;
+  }
+  bool has_heap_state() const override { return true; }
+  size_t HeapBytes(const uint8_t* s) const override {
+    const DistinctSet* d = St<DistinctSet*>(s);
+    if (!d) return 0;
+    size_t n = sizeof(DistinctSet) + d->hashes.capacity() * sizeof(uint64_t) + d->slots.capacity() * sizeof(uint32_t);
+    for (const Vector& v : d->cols) n += v.MemoryUsage();
+    return n;
   }
   DistinctSet* Get(uint8_t* s) const {
     DistinctSet*& p = St<DistinctSet*>(s);
@@ -1231,6 +1244,11 @@ class PercentileFn final : public AggregateFunction {
     delete St<std::vector<double>*>(s);
     St<std::vector<double>*>(s) = nullptr;
   }
+  bool has_heap_state() const override { return true; }
+  size_t HeapBytes(const uint8_t* s) const override {
+    const auto* v = St<std::vector<double>*>(s);
+    return v ? sizeof(*v) + v->capacity() * sizeof(double) : 0;
+  }
   Status Update(std::span<const Arg> args, size_t rows, uint8_t* const* states,
                 const EvalContext&) const override {
     std::vector<double> x;
@@ -1288,6 +1306,11 @@ class PercentileApproxFn final : public AggregateFunction {
   void Destroy(uint8_t* s) const override {
     delete St<std::vector<T>*>(s);
     St<std::vector<T>*>(s) = nullptr;
+  }
+  bool has_heap_state() const override { return true; }
+  size_t HeapBytes(const uint8_t* s) const override {
+    const auto* v = St<std::vector<T>*>(s);
+    return v ? sizeof(*v) + v->capacity() * sizeof(T) : 0;
   }
   Status Update(std::span<const Arg> args, size_t rows, uint8_t* const* states,
                 const EvalContext&) const override {

@@ -52,6 +52,12 @@ Status ProjectChunk(const std::vector<ExprPtr>& exprs, const EvalContext& eval, 
   return Status::OK();
 }
 
+std::string ProjectOperator::details() const {
+  std::string s;
+  for (size_t i = 0; i < exprs_.size(); ++i) s += (i ? ", " : "") + exprs_[i]->ToString();
+  return "[" + s + "]";
+}
+
 Result<bool> ProjectOperator::Next(ExecContext& ctx, DataChunk* out) {
   DataChunk in;
   while (true) {

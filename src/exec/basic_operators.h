@@ -31,6 +31,7 @@ class ProjectOperator final : public Operator {
   ProjectOperator(OperatorPtr child, std::vector<ExprPtr> exprs, std::vector<std::string> names);
   Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
   std::string name() const override { return "Project"; }
+  std::string details() const override;
   std::vector<const Operator*> children() const override { return {child_.get()}; }
 
  private:

@@ -58,7 +58,18 @@ void DeltaScanOperator::SetProjection(std::vector<ExprPtr> exprs, Schema schema)
 }
 
 std::string DeltaScanOperator::details() const {
-  return table_name_ + ", " + std::to_string(files_.size()) + " files";
+  std::string s = explain_details_.empty() ? table_name_ + ", " + std::to_string(files_.size()) + " files" : explain_details_;
+  bool identity = projection_.size() == scan_->output_schema().size();
+  for (size_t i = 0; identity && i < projection_.size(); ++i) {
+    identity = projection_[i]->kind == ExprKind::kColumn && projection_[i]->column == static_cast<int>(i) &&
+               schema_[i].name == scan_->output_schema()[i].name;
+  }
+  if (!projection_.empty() && !identity) {
+    s += " project=[";
+    for (size_t i = 0; i < projection_.size(); ++i) s += (i ? ", " : "") + projection_[i]->ToString();
+    s += "]";
+  }
+  return s;
 }
 
 Status DeltaScanOperator::ScanOne(ExecContext& ctx, const delta::AddFile& file,

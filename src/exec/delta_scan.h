@@ -28,6 +28,9 @@ class DeltaScanOperator final : public Operator {
   // worker tasks, so a projection above the scan runs in parallel too; the output schema becomes
   // `schema`.
   void SetProjection(std::vector<ExprPtr> exprs, Schema schema);
+  // What EXPLAIN shows for this scan (columns, filters, how the files were chosen); default:
+  // the table name and the number of files read.
+  void SetExplainDetails(std::string details) { explain_details_ = std::move(details); }
   Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
   // Files are taken by the workers one at a time (dynamic balance); row groups are cut into
   // kChunkRows pieces before filtering, so each worker holds one row group's columns at a time.
@@ -47,6 +50,7 @@ class DeltaScanOperator final : public Operator {
   std::vector<ExprPtr> filters_;
   std::vector<ExprPtr> projection_;  // empty: the scan's columns as read
   std::string table_name_;
+  std::string explain_details_;
   size_t next_file_ = 0;
   std::deque<DataChunk> ready_;
   int64_t rows_read_ = 0;

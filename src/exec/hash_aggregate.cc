@@ -11,10 +11,10 @@ namespace silt::exec {
 // ------------------------------------------------------------------------- GroupHashTable
 
 GroupHashTable::GroupHashTable(std::vector<TypePtr> key_types, size_t payload_bytes,
-                               MemoryTracker* memory)
+                               MemoryTracker* memory, std::string owner)
     : key_types_(std::move(key_types)),
       stride_((payload_bytes + 15) / 16 * 16),
-      reservation_(memory) {
+      reservation_(memory, std::move(owner)) {
   for (const TypePtr& t : key_types_) keys_.emplace_back(t);
   if (key_types_.empty()) {
     path_ = Path::kNoKeys;
@@ -298,7 +298,11 @@ Status GroupHashTable::FindOrCreate(std::span<const Vector* const> keys, const u
 class HashAggregateOperator::AggTable {
  public:
   AggTable(const HashAggregateOperator& op, MemoryTracker* memory)
-      : op_(op), table_(op.table_key_types_, op.payload_bytes_, memory) {}
+      : op_(op), table_(op.table_key_types_, op.payload_bytes_, memory, op.name()), heap_(memory, op.name()) {
+    for (size_t a = 0; a < op_.aggs_.size(); ++a) {
+      if (op_.aggs_[a].agg.function->has_heap_state()) heap_aggs_.push_back(a);
+    }
+  }
   ~AggTable() {
     for (uint32_t g = 0; g < table_.size(); ++g) {
       uint8_t* p = table_.payload(g);
@@ -320,9 +324,9 @@ class HashAggregateOperator::AggTable {
   Status EnsureGlobalGroup() {
     if (table_.size() > 0) return Status::OK();
     uint32_t g;
-    SILT_RETURN_NOT_OK(table_.FindOrCreate({}, nullptr, 1, nullptr, true, &g));
-    InitNew(0);
-    return Status::OK();
+    Status st = table_.FindOrCreate({}, nullptr, 1, nullptr, true, &g);
+    InitNew(0);  // the groups exist even when accounting failed: the destructor destroys them
+    return st;
   }
 
   Status AddChunk(const DataChunk& in, const ExecContext& ctx) {
@@ -405,9 +409,11 @@ class HashAggregateOperator::AggTable {
         set_keys.push_back(&gid);
       }
       size_t old = table_.size();
-      SILT_RETURN_NOT_OK(table_.FindOrCreate(set_keys, nullptr, n, nullptr, true, groups_.data()));
-      InitNew(old);
+      Status st = table_.FindOrCreate(set_keys, nullptr, n, nullptr, true, groups_.data());
+      InitNew(old);  // also on a memory limit hit (the groups were created; see EnsureGlobalGroup)
+      SILT_RETURN_NOT_OK(st);
       for (size_t i = 0; i < n; ++i) base_[i] = table_.payload(groups_[i]);
+      int64_t heap_before = HeapBefore(groups_.data(), n);
       for (size_t a = 0; a < na; ++a) {
         const AggregateFunction& fn = *op_.aggs_[a].agg.function;
         const size_t off = op_.offsets_[a];
@@ -421,6 +427,7 @@ class HashAggregateOperator::AggTable {
         if (rows == 0) continue;
         SILT_RETURN_NOT_OK(fn.Update(args[a], rows, states_.data(), ev));
       }
+      SILT_RETURN_NOT_OK(AccountHeap(heap_before));
     }
     return Status::OK();
   }
@@ -434,8 +441,10 @@ class HashAggregateOperator::AggTable {
     const std::vector<uint64_t>& sh = src.table_.hashes();
     for (size_t k = 0; k < n; ++k) hashes_[k] = sh[ids[k]];
     size_t old = table_.size();
-    SILT_RETURN_NOT_OK(table_.FindOrCreate(keys, ids, n, hashes_.data(), true, groups_.data()));
+    Status st = table_.FindOrCreate(keys, ids, n, hashes_.data(), true, groups_.data());
     InitNew(old);
+    SILT_RETURN_NOT_OK(st);
+    int64_t heap_before = HeapBefore(groups_.data(), n);
     for (size_t a = 0; a < op_.aggs_.size(); ++a) {
       const AggregateFunction& fn = *op_.aggs_[a].agg.function;
       const size_t off = op_.offsets_[a];
@@ -444,12 +453,39 @@ class HashAggregateOperator::AggTable {
             fn.Combine(src.table_.payload(ids[k]) + off, table_.payload(groups_[k]) + off, ev));
       }
     }
-    return Status::OK();
+    return AccountHeap(heap_before);
   }
 
  private:
+  // Heap bytes of the states outside the table (collect_list, DISTINCT, percentile): measured
+  // on the groups a chunk touches, before and after its update, so the cost is per chunk row.
+  int64_t HeapOfTouched() const {
+    int64_t n = 0;
+    for (uint32_t g : touched_) {
+      const uint8_t* p = table_.payload(g);
+      for (size_t a : heap_aggs_) n += static_cast<int64_t>(op_.aggs_[a].agg.function->HeapBytes(p + op_.offsets_[a]));
+    }
+    return n;
+  }
+  int64_t HeapBefore(const uint32_t* groups, size_t n) {
+    if (heap_aggs_.empty()) return 0;
+    touched_.assign(groups, groups + n);
+    std::sort(touched_.begin(), touched_.end());
+    touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+    return HeapOfTouched();
+  }
+  Status AccountHeap(int64_t before) {
+    if (heap_aggs_.empty()) return Status::OK();
+    heap_bytes_ += HeapOfTouched() - before;
+    return heap_.Resize(heap_bytes_);
+  }
+
   const HashAggregateOperator& op_;
   GroupHashTable table_;
+  MemoryReservation heap_;
+  std::vector<size_t> heap_aggs_;  // aggregates with heap states
+  std::vector<uint32_t> touched_;
+  int64_t heap_bytes_ = 0;
   std::vector<uint32_t> groups_;
   std::vector<uint64_t> hashes_;
   std::vector<uint8_t*> base_, states_;

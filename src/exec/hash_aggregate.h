@@ -30,10 +30,12 @@ inline constexpr uint32_t kNoGroup = 0xffffffffu;
 // key (boolean, tinyint, smallint) a direct-indexed table.
 //
 // Memory (slots, key copies, hashes, payload arena) is reserved on `memory` (may be null); a
-// limit hit fails with OutOfMemory / SILT_MEMORY_LIMIT_EXCEEDED. Not thread-safe.
+// limit hit fails with OutOfMemory / SILT_MEMORY_LIMIT_EXCEEDED (message prefixed by `owner`,
+// the operator's name). Not thread-safe.
 class GroupHashTable {
  public:
-  GroupHashTable(std::vector<TypePtr> key_types, size_t payload_bytes, MemoryTracker* memory);
+  GroupHashTable(std::vector<TypePtr> key_types, size_t payload_bytes, MemoryTracker* memory,
+                 std::string owner = {});
   GroupHashTable(const GroupHashTable&) = delete;
   GroupHashTable& operator=(const GroupHashTable&) = delete;
 
@@ -48,6 +50,9 @@ class GroupHashTable {
   const std::vector<uint64_t>& hashes() const { return group_hashes_; }
   size_t payload_stride() const { return stride_; }
   uint8_t* payload(uint32_t g) {
+    return blocks_[g >> kBlockShift].get() + static_cast<size_t>(g & (kBlockGroups - 1)) * stride_;
+  }
+  const uint8_t* payload(uint32_t g) const {
     return blocks_[g >> kBlockShift].get() + static_cast<size_t>(g & (kBlockGroups - 1)) * stride_;
   }
   size_t MemoryUsage() const;

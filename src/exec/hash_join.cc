@@ -150,7 +150,7 @@ Status HashJoinOperator::Build(ExecContext& ctx) {
   if (built_) return Status::OK();
   built_ = true;
   SILT_RETURN_NOT_OK(ValidateKeys());
-  reservation_ = std::make_unique<MemoryReservation>(ctx.memory);
+  reservation_ = std::make_unique<MemoryReservation>(ctx.memory, name());
   build_data_ = DataChunk::FromSchema(build_->output_schema());
   SILT_RETURN_NOT_OK(BufferAll(*build_, ctx, &build_data_, reservation_.get()));
   const size_t n = build_data_.size();

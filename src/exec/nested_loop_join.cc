@@ -107,7 +107,7 @@ Status NestedLoopJoinOperator::ProbeChunk(const DataChunk& in, ExecContext& ctx)
 Result<bool> NestedLoopJoinOperator::Next(ExecContext& ctx, DataChunk* out) {
   if (!built_) {
     built_ = true;
-    reservation_ = std::make_unique<MemoryReservation>(ctx.memory);
+    reservation_ = std::make_unique<MemoryReservation>(ctx.memory, name());
     right_data_ = DataChunk::FromSchema(right_->output_schema());
     SILT_RETURN_NOT_OK(BufferAll(*right_, ctx, &right_data_, reservation_.get()));
     if (PadsLeft(type_)) right_matched_.assign(right_data_.size(), 0);

@@ -41,7 +41,7 @@ DistinctOperator::DistinctOperator(OperatorPtr child) : child_(std::move(child))
 }
 
 Result<bool> DistinctOperator::Next(ExecContext& ctx, DataChunk* out) {
-  if (!table_) table_ = std::make_unique<GroupHashTable>(TypesOf(schema_), 0, ctx.memory);
+  if (!table_) table_ = std::make_unique<GroupHashTable>(TypesOf(schema_), 0, ctx.memory, name());
   DataChunk in = DataChunk::FromSchema(child_->output_schema());
   while (true) {
     if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
@@ -126,7 +126,7 @@ struct Counts {
 }  // namespace
 
 Status SetOperator::Build(ExecContext& ctx) {
-  table_ = std::make_unique<GroupHashTable>(TypesOf(schema_), sizeof(Counts), ctx.memory);
+  table_ = std::make_unique<GroupHashTable>(TypesOf(schema_), sizeof(Counts), ctx.memory, name());
   std::vector<uint32_t> groups;
   DataChunk in = DataChunk::FromSchema(left_->output_schema());
   while (true) {

@@ -611,7 +611,7 @@ SortOperator::SortOperator(OperatorPtr child, std::vector<SortKey> keys)
 std::string SortOperator::details() const { return KeysToString(keys_); }
 
 Status SortOperator::Run(ExecContext& ctx) {
-  reservation_ = std::make_unique<MemoryReservation>(ctx.memory);
+  reservation_ = std::make_unique<MemoryReservation>(ctx.memory, name());
   data_ = DataChunk::FromSchema(schema_);
   SILT_RETURN_NOT_OK(BufferAll(*child_, ctx, &data_, reservation_.get()));
   size_t n = data_.size();
@@ -696,7 +696,7 @@ Status TopNOperator::Compact(const ExecContext& ctx) {
 }
 
 Status TopNOperator::Consume(ExecContext& ctx) {
-  reservation_ = std::make_unique<MemoryReservation>(ctx.memory);
+  reservation_ = std::make_unique<MemoryReservation>(ctx.memory, name());
   buffer_ = DataChunk::FromSchema(schema_);
   for (const SortKey& k : keys_) buffer_keys_.emplace_back(k.expr->type);
   const size_t keep = Keep(limit_, offset_);

@@ -410,7 +410,7 @@ Status UpdateRows(const AggregateFunction& f, const std::vector<Vector>& args, s
 }  // namespace
 
 Status WindowOperator::Run(ExecContext& ctx) {
-  reservation_ = std::make_unique<MemoryReservation>(ctx.memory);
+  reservation_ = std::make_unique<MemoryReservation>(ctx.memory, name());
   data_ = DataChunk::FromSchema(child_->output_schema());
   SILT_RETURN_NOT_OK(BufferAll(*child_, ctx, &data_, reservation_.get()));
   const size_t n = data_.size();

@@ -22,19 +22,28 @@ const char* JoinName(JoinKind k) {
 }
 }  // namespace
 
+std::string ScanFilesSummary(const LogicalNode& scan) {
+  if (!scan.pruned_files) return "";
+  int64_t part_skipped = scan.files_total - scan.files_after_partition_pruning;
+  int64_t stats_skipped = scan.files_after_partition_pruning - scan.files_after_stats_pruning;
+  return "files: " + std::to_string(scan.files_after_stats_pruning) + " of " + std::to_string(scan.files_total) +
+         " (partition pruning: " + std::to_string(part_skipped) + " skipped, stats: " +
+         (scan.stats_skipping ? std::to_string(stats_skipped) + " skipped" : std::string("disabled")) + ")";
+}
+
+std::string ScanDetails(const LogicalNode& scan) {
+  std::string s = scan.table_name + " [";
+  for (size_t i = 0; i < scan.scan_columns.size(); ++i) s += (i ? ", " : "") + scan.scan_columns[i];
+  s += "]";
+  if (!scan.pushed_filters.empty()) s += " filters=[" + Join(scan.pushed_filters) + "]";
+  std::string files = ScanFilesSummary(scan);
+  if (!files.empty()) s += " " + files;
+  return s;
+}
+
 std::string LogicalNode::Describe() const {
   switch (kind) {
-    case LogicalKind::kScan: {
-      std::string s = "Scan " + table_name + " [";
-      for (size_t i = 0; i < scan_columns.size(); ++i) s += (i ? ", " : "") + scan_columns[i];
-      s += "]";
-      if (!pushed_filters.empty()) s += " PushedFilters: [" + Join(pushed_filters) + "]";
-      if (pruned_files) {
-        s += " files: " + std::to_string(files_total) + " total, " + std::to_string(files_after_partition_pruning) +
-             " after partition pruning, " + std::to_string(files_after_stats_pruning) + " after data skipping";
-      }
-      return s;
-    }
+    case LogicalKind::kScan: return "DeltaScan " + ScanDetails(*this);
     case LogicalKind::kValues: {
       size_t n = 0;
       for (const auto& c : rows) n += c.size();
@@ -83,18 +92,22 @@ std::string LogicalNode::Describe() const {
 }
 
 namespace {
-void Explain(const LogicalNode& n, int depth, std::string* out) {
-  out->append(static_cast<size_t>(depth) * 3, ' ');
-  if (depth) out->append("+- ");
+// Spark's tree layout: a child line is the parent's prefix plus "+- " (last child) or ":- "
+// (others); the lines below a non-last child continue with ":  ".
+void Explain(const LogicalNode& n, const std::string& prefix, const std::string& marker, std::string* out) {
+  out->append(prefix + marker);
   out->append(n.Describe());
   out->push_back('\n');
-  for (const auto& c : n.children) Explain(*c, depth + 1, out);
+  std::string below = marker.empty() ? prefix : prefix + (marker == ":- " ? ":  " : "   ");
+  for (size_t i = 0; i < n.children.size(); ++i) {
+    Explain(*n.children[i], below, i + 1 == n.children.size() ? "+- " : ":- ", out);
+  }
 }
 }  // namespace
 
 std::string ExplainPlan(const LogicalNode& root) {
   std::string out;
-  Explain(root, 0, &out);
+  Explain(root, "", "", &out);
   return out;
 }
 

@@ -86,6 +86,7 @@ struct LogicalNode {
   int64_t files_total = 0;
   int64_t files_after_partition_pruning = 0;
   int64_t files_after_stats_pruning = 0;
+  bool stats_skipping = true;  // whether the optimizer applied min/max stats skipping
 
   // kValues
   std::vector<DataChunk> rows;
@@ -125,6 +126,13 @@ struct LogicalNode {
   // Display form for EXPLAIN, one line.
   std::string Describe() const;
 };
+
+// EXPLAIN text of a pruned scan's file selection, "files: 3 of 12 (partition pruning: 6 skipped,
+// stats: 3 skipped)" ("" before pruning); the counters are those of PruneFiles, which chose the
+// files the scan reads.
+std::string ScanFilesSummary(const LogicalNode& scan);
+// "default.t [a, b] filters=[…] files: …" (the DeltaScan line of EXPLAIN without its name).
+std::string ScanDetails(const LogicalNode& scan);
 
 // Multi-line EXPLAIN text of a plan (indented tree).
 std::string ExplainPlan(const LogicalNode& root);

@@ -624,6 +624,7 @@ Status PruneFiles(LogicalNode* scan, const OptimizerOptions& options) {
   const delta::Snapshot& snap = *scan->snapshot;
   const auto& files = snap.files();
   scan->files_total = static_cast<int64_t>(files.size());
+  scan->stats_skipping = options.stats_skipping;
   std::vector<const delta::AddFile*> kept;
   kept.reserve(files.size());
   if (scan->pushed_filters.empty()) {

@@ -28,7 +28,51 @@ std::vector<exec::SortKey> SortKeys(const std::vector<SortSpec>& specs) {
   return keys;
 }
 
+void NumberOperators(const exec::Operator& op, std::vector<const exec::Operator*>* order) {
+  for (const exec::Operator* c : op.children()) NumberOperators(*c, order);
+  order->push_back(&op);
+}
+
+// Spark's tree layout (see ExplainPlan).
+void ExplainTree(const exec::Operator& op, const std::string& prefix, const std::string& marker, bool formatted,
+                 const std::vector<const exec::Operator*>& order, std::string* out) {
+  out->append(prefix + marker);
+  out->append(op.name());
+  if (formatted) {
+    size_t id = std::find(order.begin(), order.end(), &op) - order.begin() + 1;
+    out->append(" (" + std::to_string(id) + ")");
+  } else {
+    std::string d = op.details();
+    if (!d.empty()) out->append(" " + d);
+  }
+  out->push_back('\n');
+  std::string below = marker.empty() ? prefix : prefix + (marker == ":- " ? ":  " : "   ");
+  std::vector<const exec::Operator*> children = op.children();
+  for (size_t i = 0; i < children.size(); ++i) {
+    ExplainTree(*children[i], below, i + 1 == children.size() ? "+- " : ":- ", formatted, order, out);
+  }
+}
+
 }  // namespace
+
+std::string ExplainPhysical(const exec::Operator& root, bool formatted) {
+  std::vector<const exec::Operator*> order;
+  NumberOperators(root, &order);
+  std::string out;
+  ExplainTree(root, "", "", formatted, order, &out);
+  if (!formatted) return out;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const exec::Operator& op = *order[i];
+    out += "\n(" + std::to_string(i + 1) + ") " + op.name() + "\n";
+    std::string d = op.details();
+    if (!d.empty()) out += "Arguments: " + d + "\n";
+    const Schema& schema = op.output_schema();
+    out += "Output [" + std::to_string(schema.size()) + "]: [";
+    for (size_t c = 0; c < schema.size(); ++c) out += (c ? ", " : "") + schema[c].name;
+    out += "]\n";
+  }
+  return out;
+}
 
 Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
   const LogicalNode& n = *plan;
@@ -53,6 +97,7 @@ Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
       }
       SILT_ASSIGN_OR_RETURN(auto op, exec::DeltaScanOperator::Make(n.snapshot, n.scan_columns, std::move(files),
                                                                    n.pushed_filters, n.table_name));
+      op->SetExplainDetails(ScanDetails(n));
       return exec::OperatorPtr(std::move(op));
     }
     case LogicalKind::kValues:

@@ -11,4 +11,9 @@ namespace silt::planner {
 
 Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan);
 
+// EXPLAIN text of a physical plan: an indented tree of "Name details" lines; `formatted`
+// (EXPLAIN FORMATTED) prints the tree as "Name (id)" with ids in post order, then one section
+// per operator with its details and output columns.
+std::string ExplainPhysical(const exec::Operator& root, bool formatted);
+
 }  // namespace silt::planner

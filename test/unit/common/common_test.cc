@@ -100,5 +100,29 @@ TEST(MemoryTrackerTest, LimitsApplyToAncestors) {
   EXPECT_EQ(root->used(), 0);
 }
 
+TEST(MemoryTrackerTest, ErrorNamesTheOwnerTheTrackerAndTheLimit) {
+  auto query = std::make_shared<MemoryTracker>("query", 1 << 20);
+  MemoryReservation r(query.get(), "HashJoin");
+  ASSERT_TRUE(r.Resize(1000).ok());
+  Status s = r.Resize(3 << 20);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfMemory);
+  EXPECT_EQ(s.error_class(), "SILT_MEMORY_LIMIT_EXCEEDED");
+  EXPECT_EQ(s.message(),
+            "HashJoin: memory limit of 1.0 MiB (1048576 bytes) for the query exceeded (raise it with SET "
+            "silt.memory.limit = <size>): requested 3.0 MiB (3144728 bytes) more with 1000 bytes in use");
+  EXPECT_EQ(r.bytes(), 1000);  // a failed Resize keeps the old reservation
+  EXPECT_EQ(query->used(), 1000);
+  // A database-wide limit hit through a query tracker names the database.
+  auto db = std::make_shared<MemoryTracker>("database", 2048);
+  MemoryTracker q("query", -1, db);
+  MemoryReservation r2(&q, "Sort");
+  s = r2.Resize(4096);
+  EXPECT_EQ(s.message(),
+            "Sort: memory limit of 2.0 KiB (2048 bytes) for the database exceeded "
+            "(DatabaseOptions.memory_limit_bytes): requested 4.0 KiB (4096 bytes) more with 0 bytes in use");
+  EXPECT_EQ(q.used(), 0);
+  EXPECT_EQ(db->used(), 0);
+}
+
 }  // namespace
 }  // namespace silt

@@ -299,3 +299,53 @@ TEST_F(EngineTest, AlterTableHistoryHasSparksOperationsAndParameters) {
 
 }  // namespace
 }  // namespace silt
+
+namespace silt {
+namespace {
+
+// DatabaseOptions.memory_limit_bytes bounds every statement of the database (the parent of each
+// statement's tracker); silt.memory.limit lowers it per session; a failure releases everything.
+TEST(EngineMemoryLimitTest, DatabaseLimitAndSessionLimit) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "silt-engine-mem-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+  std::string dir = tmpl;
+  {
+    DatabaseOptions opts;
+    opts.warehouse = dir + "/wh";
+    opts.threads = 2;
+    opts.memory_limit_bytes = 2 << 20;
+    auto db = Database::Open(opts);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    Connection con(*db);
+    ASSERT_TRUE(con.Query("CREATE TABLE t (id BIGINT, s STRING) USING DELTA").ok());
+    auto ins = con.Query("INSERT INTO t SELECT id, concat('v', id) FROM range(200000)");
+    ASSERT_TRUE(ins.ok()) << ins.status().ToString();
+    auto r = con.Query("SELECT count(*) FROM (SELECT s FROM t ORDER BY s)");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().error_class(), "SILT_MEMORY_LIMIT_EXCEEDED");
+    EXPECT_NE(r.status().message().find("Sort: memory limit of 2.0 MiB (2097152 bytes) for the database exceeded"),
+              std::string::npos)
+        << r.status().ToString();
+    // A session limit above the database's does not lift it.
+    ASSERT_TRUE(con.Query("SET silt.memory.limit = 1GB").ok());
+    r = con.Query("SELECT count(DISTINCT s) FROM t");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("HashAggregate: memory limit of 2.0 MiB"), std::string::npos)
+        << r.status().ToString();
+    // A lower one applies first.
+    ASSERT_TRUE(con.Query("SET silt.memory.limit = 64KB").ok());
+    r = con.Query("SELECT count(*) FROM (SELECT id FROM t ORDER BY id)");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("memory limit of 64.0 KiB (65536 bytes) for the query"), std::string::npos)
+        << r.status().ToString();
+    // Small statements still run, and nothing stayed reserved.
+    ASSERT_TRUE(con.Query("RESET silt.memory.limit").ok());
+    r = con.Query("SELECT max(id) FROM t");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ((*r)->Row(0)[0].ToString(), "199999");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace silt

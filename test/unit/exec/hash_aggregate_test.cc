@@ -387,6 +387,57 @@ TEST(HashAggregateTest, MemoryLimit) {
   EXPECT_GT(tracker.used(), static_cast<int64_t>(n * 8));
 }
 
+// Aggregate states that live outside the group table (collect_list values, DISTINCT sets,
+// percentile buffers) are reserved too: one global group can hold every input value.
+TEST(HashAggregateTest, HeapStatesCountAgainstTheLimit) {
+  const size_t n = 200000;
+  Vector k(DataType::Int64());
+  Vector v(DataType::String());
+  for (size_t i = 0; i < n; ++i) {
+    k.Append<int64_t>(static_cast<int64_t>(i % 1000));
+    ASSERT_TRUE(v.AppendValue(Value::String("value-" + std::to_string(i))).ok());
+  }
+  DataChunk d = Chunk({std::move(k), std::move(v)});
+  auto str = DataType::String();
+  for (const char* fn : {"collect_list", "count", "percentile"}) {
+    for (bool grouped : {false, true}) {
+      for (bool parallel : {false, true}) {
+        SCOPED_TRACE(std::string(fn) + (grouped ? " grouped" : " global") + (parallel ? " parallel" : ""));
+        MemoryTracker tracker("query", 1 << 20);
+        ThreadPool pool(2);
+        ExecContext ctx;
+        ctx.memory = &tracker;
+        ctx.pool = parallel ? &pool : nullptr;
+        std::vector<AggregateSpec> aggs;
+        if (std::string(fn) == "percentile") {
+          aggs.push_back(Agg("percentile", {C(0, DataType::Int64()), MakeConstant(Value::Double(0.5))}));
+        } else {
+          aggs.push_back(Agg(fn, {C(1, str)}, /*distinct=*/std::string(fn) == "count"));
+        }
+        std::vector<ExprPtr> keys;
+        if (grouped) keys.push_back(C(0, DataType::Int64()));
+        auto op = std::make_unique<HashAggregateOperator>(Source(d), keys, std::move(aggs));
+        Status st;
+        RunAgg(std::move(op), ctx, &st);
+        EXPECT_EQ(st.code(), StatusCode::kOutOfMemory) << st.ToString();
+        EXPECT_EQ(st.error_class(), "SILT_MEMORY_LIMIT_EXCEEDED");
+        EXPECT_EQ(st.message().substr(0, 38), "HashAggregate: memory limit of 1.0 MiB") << st.ToString();
+        EXPECT_EQ(tracker.used(), 0);
+      }
+    }
+  }
+  // Enough memory: the result is right and the states were accounted while running.
+  MemoryTracker tracker("query", 256 << 20);
+  ExecContext ctx;
+  ctx.memory = &tracker;
+  std::vector<AggregateSpec> aggs;
+  aggs.push_back(Agg("count", {C(1, str)}, true));
+  auto op = std::make_unique<HashAggregateOperator>(Source(d), std::vector<ExprPtr>{}, std::move(aggs));
+  EXPECT_EQ(RunAgg(std::move(op), ctx), (std::vector<std::string>{"200000"}));
+  EXPECT_GT(tracker.peak(), 4 << 20);  // 200000 distinct strings of ~12 bytes plus the index
+  EXPECT_EQ(tracker.used(), 0);
+}
+
 TEST(HashAggregateTest, CancelledQuery) {
   std::atomic<bool> cancelled{true};
   ExecContext ctx;
