@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -90,6 +91,9 @@ class Connection {
   std::optional<std::string> GetConfig(const std::string& key) const;
   Status SetConfig(const std::string& key, const std::string& value);
   const std::string& current_schema() const;
+  // Progress lines of long-running commands (e.g. "VACUUM: 1200 of 50000 deleted, 80000
+  // listed"), called on the statement's thread while it runs; empty to turn them off.
+  void SetProgressHandler(std::function<void(const std::string&)> handler);
 
   engine::SessionState& session() { return *session_; }
 

@@ -38,11 +38,16 @@ std::string HistoryPath() {
 }  // namespace
 
 SqlSession::SqlSession(std::shared_ptr<Database> db, ShellSettings settings)
-    : db_(db), con_(std::move(db)), settings_(std::move(settings)) {}
+    : db_(db), con_(std::move(db)), settings_(std::move(settings)),
+      progress_(std::make_unique<ProgressLine>(stderr, isatty(STDERR_FILENO) != 0)) {
+  con_.SetProgressHandler([p = progress_.get()](const std::string& line) { p->Update(line, ProgressLine::Clock::now()); });
+}
 
 bool SqlSession::RunStatement(const std::string& sql) {
   auto start = std::chrono::steady_clock::now();
+  progress_->Start(start);
   auto result = con_.Query(sql);
+  progress_->Finish();
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!result.ok()) {
     std::fflush(stdout);

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "cli/progress.h"
 #include "cli/shell_input.h"
 #include "silt/silt.h"
 
@@ -39,6 +40,7 @@ class SqlSession {
   std::shared_ptr<Database> db_;
   Connection con_;
   ShellSettings settings_;
+  std::unique_ptr<ProgressLine> progress_;
 };
 
 }  // namespace silt::cli

@@ -30,6 +30,8 @@ using delta::StringMap;
 
 constexpr int64_t kMillisPerHour = 3600LL * 1000;
 constexpr char kLastVacuumInfoField[] = "latestCommitVersionOutsideOfRetentionWindow";
+// A FULL listing reports progress (VacuumProgress::Phase::kListing) every this many entries.
+constexpr int64_t kProgressListEvery = 50000;
 
 int64_t SaturatingSub(int64_t a, int64_t b) {
   int64_t out;
@@ -441,6 +443,10 @@ Status VacuumRun::ListFull() {
     ++listed_;
     if (m.is_dir) ++listed_dirs_;
     Consider(m.key, m.size, m.is_dir, m.modification_time_ms);
+    if (listed_ % kProgressListEvery == 0) {
+      progress_.listed = listed_;
+      return Report(VacuumProgress::Phase::kListing);
+    }
     return Status::OK();
   }, need_meta);
 }

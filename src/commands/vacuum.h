@@ -89,7 +89,8 @@ enum class VacuumMode : uint8_t { kFull, kLite };
 enum class RetainArgumentMode : uint8_t { kHonor, kIgnoreNonZero };
 
 struct VacuumProgress {
-  enum class Phase : uint8_t { kPlanned, kDeleting, kDone };
+  // kListing: every kProgressListEvery entries of a FULL listing; kPlanned: candidates known.
+  enum class Phase : uint8_t { kListing, kPlanned, kDeleting, kDone };
   Phase phase = Phase::kPlanned;
   int64_t listed = 0;     // entries seen by the listing / inventory / log scan
   int64_t to_delete = 0;  // candidates (files and directories)

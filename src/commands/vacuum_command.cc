@@ -38,8 +38,12 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
   opts.clock = ctx.clock;
   if (ctx.progress) {
     opts.progress = [&](const VacuumProgress& p) -> Status {
-      ctx.progress("VACUUM: " + std::to_string(p.deleted) + " of " + std::to_string(p.to_delete) + " deleted, " +
-                   std::to_string(p.listed) + " listed");
+      if (p.phase == VacuumProgress::Phase::kListing) {
+        ctx.progress("VACUUM: " + std::to_string(p.listed) + " listed");
+      } else {
+        ctx.progress("VACUUM: " + std::to_string(p.deleted) + " of " + std::to_string(p.to_delete) + " deleted, " +
+                     std::to_string(p.listed) + " listed");
+      }
       return Status::OK();
     };
   }

@@ -74,6 +74,10 @@ std::optional<std::string> Connection::GetConfig(const std::string& key) const {
 Status Connection::SetConfig(const std::string& key, const std::string& value) { return session_->config.Set(key, value); }
 const std::string& Connection::current_schema() const { return session_->current_schema; }
 
+void Connection::SetProgressHandler(std::function<void(const std::string&)> handler) {
+  session_->progress = std::move(handler);
+}
+
 namespace engine {
 
 namespace {
@@ -124,6 +128,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   cctx.clock = db->clock;
   cctx.run_plan = run_plan;
   cctx.pool = db->pool.get();
+  cctx.progress = progress;
 
   using K = sql::StatementKind;
   switch (stmt.kind) {

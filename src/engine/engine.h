@@ -3,6 +3,7 @@
 // and statement execution: parse → dispatch to a command or bind → optimize → execute.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -31,6 +32,8 @@ class SessionState {
   DatabaseState* db;
   planner::SessionConfig config;
   std::string current_schema = planner::Catalog::kDefaultSchema;
+  // Receives progress lines of long commands (VACUUM); empty: none are produced.
+  std::function<void(const std::string&)> progress;
 
   // Runs one parsed statement.
   Result<std::unique_ptr<QueryResult>> Execute(const sql::Statement& stmt);

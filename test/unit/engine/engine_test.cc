@@ -347,5 +347,20 @@ TEST(EngineMemoryLimitTest, DatabaseLimitAndSessionLimit) {
   std::filesystem::remove_all(dir);
 }
 
+// Long commands report progress through the connection's handler (the CLI draws it on stderr).
+TEST_F(EngineTest, VacuumReportsProgressToTheConnectionsHandler) {
+  Run("CREATE TABLE v (id INT) USING DELTA");
+  Run("INSERT INTO v VALUES (1)");
+  std::vector<std::string> lines;
+  con_->SetProgressHandler([&](const std::string& line) { lines.push_back(line); });
+  Run("VACUUM v");
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.front().rfind("VACUUM: 0 of 0 deleted, ", 0), 0u) << lines.front();
+  con_->SetProgressHandler(nullptr);
+  lines.clear();
+  Run("VACUUM v");
+  EXPECT_TRUE(lines.empty());
+}
+
 }  // namespace
 }  // namespace silt
