@@ -729,4 +729,17 @@ Result<std::vector<std::vector<std::string>>> ParseStatsColumnList(std::string_v
   return out;
 }
 
+std::optional<int64_t> StatsNumRecords(std::string_view json) {
+  constexpr std::string_view kKey = "\"numRecords\":";
+  size_t at = json.find(kKey);
+  if (at == std::string_view::npos) return std::nullopt;
+  size_t i = at + kKey.size();
+  while (i < json.size() && json[i] == ' ') ++i;
+  int64_t n = 0;
+  size_t digits = 0;
+  for (; i < json.size() && json[i] >= '0' && json[i] <= '9' && digits < 18; ++i, ++digits) n = n * 10 + (json[i] - '0');
+  if (digits == 0) return std::nullopt;
+  return n;
+}
+
 }  // namespace silt::delta

@@ -61,6 +61,9 @@ struct FileStats {
 // timestamps "yyyy-MM-ddTHH:mm:ss.SSS" + 'Z' or an offset (no zone = UTC), timestamp_ntz
 // without zone, strings, booleans.
 Result<FileStats> ParseStats(std::string_view json, const Schema& physical_schema);
+// numRecords alone, found without parsing the whole object (planning estimates); nullopt when
+// absent or not a plain integer.
+std::optional<int64_t> StatsNumRecords(std::string_view json);
 
 // Serialization input: the statistics of one physical leaf column (struct leaves; an array or map
 // column is one leaf). Mirrors the Parquet writer's ColumnStatistics without depending on it.

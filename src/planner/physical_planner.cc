@@ -1,6 +1,7 @@
 #include "planner/physical_planner.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "exec/basic_operators.h"
 #include "exec/delta_scan.h"
@@ -10,6 +11,7 @@
 #include "exec/set_operators.h"
 #include "exec/sort.h"
 #include "exec/window.h"
+#include "delta/stats_json.h"
 #include "planner/optimizer.h"
 
 namespace silt::planner {
@@ -72,6 +74,53 @@ std::string ExplainPhysical(const exec::Operator& root, bool formatted) {
     out += "]\n";
   }
   return out;
+}
+
+// A rough row count of a plan's output, for choosing a hash join's build side: scans from the
+// statistics of the files they read, filters and joins by fixed factors.
+double EstimateRows(const LogicalNode& n) {
+  switch (n.kind) {
+    case LogicalKind::kScan: {
+      double rows = 0;
+      auto add = [&](const delta::AddFile& f) {
+        auto st = f.stats ? delta::StatsNumRecords(*f.stats) : std::nullopt;
+        rows += st ? static_cast<double>(*st) : static_cast<double>(f.size) / 16;  // ~16 bytes a row
+      };
+      if (n.pruned_files) {
+        for (const delta::AddFile* f : *n.pruned_files) add(*f);
+      } else {
+        for (const auto& f : n.snapshot->files()) add(f);
+      }
+      return rows * std::pow(0.5, static_cast<double>(n.pushed_filters.size()));
+    }
+    case LogicalKind::kValues: return static_cast<double>(n.rows.size());
+    case LogicalKind::kFilter: return 0.5 * EstimateRows(*n.children[0]);
+    case LogicalKind::kAggregate: return n.group_keys.empty() ? 1 : 0.5 * EstimateRows(*n.children[0]);
+    case LogicalKind::kLimit: {
+      double below = EstimateRows(*n.children[0]);
+      return n.limit ? std::min(below, static_cast<double>(*n.limit)) : below;
+    }
+    case LogicalKind::kJoin: {
+      double l = EstimateRows(*n.children[0]);
+      if (n.join == JoinKind::kSemi || n.join == JoinKind::kAnti) return l;
+      return std::max(l, EstimateRows(*n.children[1]));  // key–foreign-key joins
+    }
+    default: return n.children.empty() ? 1 : EstimateRows(*n.children[0]);
+  }
+}
+
+// `e` over (left ++ right) columns rewritten over (right ++ left).
+exec::ExprPtr SwapSides(const exec::ExprPtr& e, int left_width, int right_width) {
+  if (!e) return e;
+  if (e->kind == exec::ExprKind::kColumn) {
+    auto c = std::make_shared<exec::Expr>(*e);
+    c->column = e->column < left_width ? e->column + right_width : e->column - left_width;
+    return c;
+  }
+  if (e->children.empty()) return e;
+  auto c = std::make_shared<exec::Expr>(*e);
+  for (auto& ch : c->children) ch = SwapSides(ch, left_width, right_width);
+  return c;
 }
 
 Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
@@ -139,6 +188,25 @@ Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
       if (n.left_keys.empty()) {
         return exec::OperatorPtr(std::make_unique<exec::NestedLoopJoinOperator>(std::move(children[0]), std::move(children[1]),
                                                                                 jt, n.condition));
+      }
+      // An inner join builds its hash table on the smaller side (the right one as written, unless
+      // the estimates say the left is smaller); a projection restores the column order.
+      if (jt == exec::JoinType::kInner && EstimateRows(*n.children[1]) > 2 * EstimateRows(*n.children[0])) {
+        const int lw = static_cast<int>(children[0]->output_schema().size());
+        const int rw = static_cast<int>(children[1]->output_schema().size());
+        Schema joined = children[0]->output_schema();
+        for (const Field& f : children[1]->output_schema()) joined.push_back(f);
+        auto op = std::make_unique<exec::HashJoinOperator>(std::move(children[1]), std::move(children[0]), jt,
+                                                           n.right_keys, n.left_keys, n.null_safe,
+                                                           SwapSides(n.condition, lw, rw));
+        std::vector<exec::ExprPtr> order;
+        std::vector<std::string> names;
+        for (int i = 0; i < lw + rw; ++i) {
+          const Field& f = joined[static_cast<size_t>(i)];
+          order.push_back(exec::MakeColumn(i < lw ? i + rw : i - lw, f.type, f.name, f.nullable));
+          names.push_back(f.name);
+        }
+        return exec::OperatorPtr(std::make_unique<exec::ProjectOperator>(std::move(op), std::move(order), std::move(names)));
       }
       auto op = std::make_unique<exec::HashJoinOperator>(std::move(children[0]), std::move(children[1]), jt, n.left_keys,
                                                          n.right_keys, n.null_safe, n.condition, n.null_aware_anti);
