@@ -18,6 +18,14 @@ Result<bool> FilterOperator::Next(ExecContext& ctx, DataChunk* out) {
   }
 }
 
+Result<bool> FilterOperator::PushAll(ExecContext& ctx, size_t workers, const ChunkSink& sink) {
+  if (!push_) return false;
+  return child_->PushAll(ctx, workers, [&](size_t w, DataChunk& chunk) -> Status {
+    SILT_RETURN_NOT_OK(ApplyFilters({predicate_}, ctx.eval, &chunk));
+    return chunk.size() ? sink(w, chunk) : Status::OK();
+  });
+}
+
 ProjectOperator::ProjectOperator(OperatorPtr child, std::vector<ExprPtr> exprs, std::vector<std::string> names)
     : child_(std::move(child)), exprs_(std::move(exprs)) {
   for (size_t i = 0; i < exprs_.size(); ++i) {
@@ -67,6 +75,16 @@ Result<bool> ProjectOperator::Next(ExecContext& ctx, DataChunk* out) {
   }
   SILT_RETURN_NOT_OK(ProjectChunk(exprs_, ctx.eval, &in, out));
   return true;
+}
+
+Result<bool> ProjectOperator::PushAll(ExecContext& ctx, size_t workers, const ChunkSink& sink) {
+  if (!push_) return false;
+  return child_->PushAll(ctx, workers, [&](size_t w, DataChunk& chunk) -> Status {
+    if (!chunk.size()) return Status::OK();
+    DataChunk out;
+    SILT_RETURN_NOT_OK(ProjectChunk(exprs_, ctx.eval, &chunk, &out));
+    return sink(w, out);
+  });
 }
 
 ValuesOperator::ValuesOperator(Schema schema, std::vector<DataChunk> chunks) : chunks_(std::move(chunks)) {

@@ -14,6 +14,10 @@ class FilterOperator final : public Operator {
  public:
   FilterOperator(OperatorPtr child, ExprPtr predicate);
   Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
+  // Filters a parallel child's pushed chunks on its workers, once EnablePush() said the
+  // predicate may run on several threads (deterministic).
+  Result<bool> PushAll(ExecContext& ctx, size_t workers, const ChunkSink& sink) override;
+  void EnablePush() { push_ = true; }
   std::string name() const override { return "Filter"; }
   std::string details() const override { return predicate_->ToString(); }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
@@ -21,6 +25,7 @@ class FilterOperator final : public Operator {
  private:
   OperatorPtr child_;
   ExprPtr predicate_;
+  bool push_ = false;
 };
 
 // Evaluates `exprs` over *in into *out (columns of *in that are only passed through are moved).
@@ -30,6 +35,9 @@ class ProjectOperator final : public Operator {
  public:
   ProjectOperator(OperatorPtr child, std::vector<ExprPtr> exprs, std::vector<std::string> names);
   Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
+  // As FilterOperator::PushAll, for deterministic expressions.
+  Result<bool> PushAll(ExecContext& ctx, size_t workers, const ChunkSink& sink) override;
+  void EnablePush() { push_ = true; }
   std::string name() const override { return "Project"; }
   std::string details() const override;
   std::vector<const Operator*> children() const override { return {child_.get()}; }
@@ -37,6 +45,7 @@ class ProjectOperator final : public Operator {
  private:
   OperatorPtr child_;
   std::vector<ExprPtr> exprs_;
+  bool push_ = false;
 };
 
 // Emits `chunks` once, split into pieces of at most kChunkRows rows.

@@ -455,6 +455,36 @@ Result<bool> HashJoinOperator::Next(ExecContext& ctx, DataChunk* out) {
   }
 }
 
+Result<bool> HashJoinOperator::PushAll(ExecContext& ctx, size_t workers, const ChunkSink& sink) {
+  if (probe_done_ || !pending_.empty()) return false;  // already pulled from
+  SILT_RETURN_NOT_OK(Build(ctx));
+  const bool empty_build = build_data_.size() == 0;
+  const bool no_output = (empty_build && (type_ == JoinType::kInner || type_ == JoinType::kRightOuter ||
+                                          type_ == JoinType::kLeftSemi)) ||
+                         (null_aware_anti_ && !empty_build && build_has_null_key_);
+  if (!no_output) {
+    SILT_ASSIGN_OR_RETURN(bool pushed, probe_->PushAll(ctx, workers, [&](size_t w, DataChunk& chunk) -> Status {
+      std::vector<DataChunk> outs;
+      SILT_RETURN_NOT_OK(ProbeChunk(chunk, ctx.eval, &outs));
+      for (DataChunk& c : outs) {
+        if (c.size()) SILT_RETURN_NOT_OK(sink(w, c));
+      }
+      return Status::OK();
+    }));
+    if (!pushed) return false;  // Next() takes over (the build is kept)
+  }
+  probe_done_ = true;
+  if (PadsLeft(type_)) {
+    unmatched_emitted_ = true;
+    std::vector<DataChunk> outs;
+    EmitUnmatchedBuild(&outs);
+    for (DataChunk& c : outs) {
+      if (c.size()) SILT_RETURN_NOT_OK(sink(0, c));
+    }
+  }
+  return true;
+}
+
 const JoinBuildSummary* HashJoinOperator::build_summary() {
   if (!built_) return nullptr;
   if (!summary_done_) {

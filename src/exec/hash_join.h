@@ -89,6 +89,8 @@ class HashJoinOperator final : public Operator {
   ~HashJoinOperator() override;
 
   Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
+  // Builds, then probes the probe side's pushed chunks on its workers (when it can push).
+  Result<bool> PushAll(ExecContext& ctx, size_t workers, const ChunkSink& sink) override;
   std::string name() const override { return "HashJoin"; }
   std::string details() const override;
   std::vector<const Operator*> children() const override { return {probe_.get(), build_.get()}; }

@@ -151,8 +151,11 @@ Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
     }
     case LogicalKind::kValues:
       return exec::OperatorPtr(std::make_unique<exec::ValuesOperator>(SchemaOf(n), n.rows));
-    case LogicalKind::kFilter:
-      return exec::OperatorPtr(std::make_unique<exec::FilterOperator>(std::move(children[0]), n.predicate));
+    case LogicalKind::kFilter: {
+      auto op = std::make_unique<exec::FilterOperator>(std::move(children[0]), n.predicate);
+      if (Deterministic(n.predicate)) op->EnablePush();
+      return exec::OperatorPtr(std::move(op));
+    }
     case LogicalKind::kProject: {
       std::vector<std::string> names;
       for (const auto& c : n.columns) names.push_back(c.name);
@@ -167,7 +170,11 @@ Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
         static_cast<exec::DeltaScanOperator&>(*children[0]).SetProjection(n.exprs, std::move(schema));
         return std::move(children[0]);
       }
-      return exec::OperatorPtr(std::make_unique<exec::ProjectOperator>(std::move(children[0]), n.exprs, names));
+      auto op = std::make_unique<exec::ProjectOperator>(std::move(children[0]), n.exprs, names);
+      if (std::all_of(n.exprs.begin(), n.exprs.end(), [](const exec::ExprPtr& e) { return Deterministic(e); })) {
+        op->EnablePush();
+      }
+      return exec::OperatorPtr(std::move(op));
     }
     case LogicalKind::kAggregate: {
       std::vector<exec::AggregateSpec> aggs;
@@ -206,7 +213,9 @@ Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
           order.push_back(exec::MakeColumn(i < lw ? i + rw : i - lw, f.type, f.name, f.nullable));
           names.push_back(f.name);
         }
-        return exec::OperatorPtr(std::make_unique<exec::ProjectOperator>(std::move(op), std::move(order), std::move(names)));
+        auto project = std::make_unique<exec::ProjectOperator>(std::move(op), std::move(order), std::move(names));
+        project->EnablePush();
+        return exec::OperatorPtr(std::move(project));
       }
       auto op = std::make_unique<exec::HashJoinOperator>(std::move(children[0]), std::move(children[1]), jt, n.left_keys,
                                                          n.right_keys, n.null_safe, n.condition, n.null_aware_anti);
