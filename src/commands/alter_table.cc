@@ -43,16 +43,18 @@ std::vector<std::string> SplitPath(const std::string& dotted) {
   return out;
 }
 
+Status ColumnNotFound(const std::string& name) {
+  return Status::InvalidArgument("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function parameter with name `" + name +
+                                     "` cannot be resolved.",
+                                 "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+}
+
 // The fields of the struct at `parent` (a path of struct fields from the top level), for editing.
 Result<std::vector<Field>*> StructAt(Schema* schema, const std::vector<std::string>& parent, const std::string& what) {
   std::vector<Field>* fields = schema;
   for (const auto& name : parent) {
     int i = FindField(*fields, name);
-    if (i < 0) {
-      return Status::InvalidArgument("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function parameter with name `" +
-                                         name + "` cannot be resolved.",
-                                     "UNRESOLVED_COLUMN.WITH_SUGGESTION");
-    }
+    if (i < 0) return ColumnNotFound(name);
     Field& f = (*fields)[static_cast<size_t>(i)];
     if (f.type->id() != TypeId::kStruct) {
       return Status::InvalidArgument("[DELTA_UNSUPPORTED_NESTED_COLUMN] " + what + " `" + name +
@@ -90,9 +92,41 @@ std::string FieldParam(const std::string& path, const Field& f) {
          ",\"metadata\":" + (f.metadata_json.empty() ? "{}" : f.metadata_json) + "}";
 }
 
-std::string ColumnNotFound(const std::string& name) {
-  return "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function parameter with name `" + name +
-         "` cannot be resolved.";
+// Inserts `f` into `fields` at the position a column definition asks for (FIRST, AFTER c) or at
+// `default_at`; *position gets Spark's text for operationParameters ("" when none was given).
+Status InsertAtPosition(std::vector<Field>* fields, Field f, const sql::ColumnDef& c, size_t default_at,
+                        std::string* position) {
+  size_t at = default_at;
+  position->clear();
+  if (c.position_first) {
+    at = 0;
+    *position = "FIRST";
+  } else if (!c.position_after.empty()) {
+    int i = FindField(*fields, c.position_after);
+    if (i < 0) return ColumnNotFound(c.position_after);
+    at = static_cast<size_t>(i) + 1;
+    *position = "AFTER " + c.position_after;
+  }
+  fields->insert(fields->begin() + static_cast<long>(at), std::move(f));
+  return Status::OK();
+}
+
+// A dotted column path resolved to the struct holding its last component (for editing).
+struct FieldPath {
+  std::vector<std::string> parent;  // the struct fields leading to it (empty: top level)
+  std::string leaf;
+  std::vector<Field>* fields = nullptr;
+  int index = -1;                   // of leaf in *fields, -1 when absent
+};
+
+Result<FieldPath> Locate(Schema* schema, const std::string& dotted, const std::string& what) {
+  FieldPath p;
+  p.parent = SplitPath(dotted);
+  p.leaf = p.parent.back();
+  p.parent.pop_back();
+  SILT_ASSIGN_OR_RETURN(p.fields, StructAt(schema, p.parent, what));
+  p.index = FindField(*p.fields, p.leaf);
+  return p;
 }
 
 // One ALTER commit: the new metadata (and protocol, when it grew) and the operation.
@@ -349,31 +383,19 @@ Result<CommandResult> AddColumns(const sql::AlterTableStatement& stmt, const pla
                                          "` has type void, which Delta tables do not support.",
                                      "DELTA_COLUMN_DATA_TYPE_NOT_SUPPORTED");
     }
-    std::vector<std::string> path = SplitPath(c.name);
-    std::string leaf = path.back();
-    path.pop_back();
-    SILT_ASSIGN_OR_RETURN(std::vector<Field>* fields, StructAt(&schema, path, "Cannot add a column to"));
-    if (FindField(*fields, leaf) >= 0) {
-      return Status::InvalidArgument("[FIELD_ALREADY_EXISTS] Cannot add column, because `" + leaf +
-                                         "` already exists in " + DataType::Struct(*fields)->ToString() + ".",
+    SILT_ASSIGN_OR_RETURN(FieldPath at, Locate(&schema, c.name, "Cannot add a column to"));
+    if (at.index >= 0) {
+      return Status::InvalidArgument("[FIELD_ALREADY_EXISTS] Cannot add column, because `" + at.leaf +
+                                         "` already exists in " + DataType::Struct(*at.fields)->ToString() + ".",
                                      "FIELD_ALREADY_EXISTS");
     }
     SILT_ASSIGN_OR_RETURN(std::string metadata, WithComment("{}", c.comment));
-    Field f{leaf, c.type, true, metadata};
+    Field f{at.leaf, c.type, true, metadata};
     if (mapped) f = delta::AssignColumnMapping({f}, &max_id)[0];  // new columns get fresh ids and names
-    size_t at = fields->size();
     std::string position;
-    if (c.position_first) {
-      at = 0;
-      position = "FIRST";
-    } else if (!c.position_after.empty()) {
-      int i = FindField(*fields, c.position_after);
-      if (i < 0) return Status::InvalidArgument(ColumnNotFound(c.position_after), "UNRESOLVED_COLUMN.WITH_SUGGESTION");
-      at = static_cast<size_t>(i) + 1;
-      position = "AFTER " + c.position_after;
-    }
-    fields->insert(fields->begin() + static_cast<long>(at), f);
-    params += std::string(params.size() > 1 ? "," : "") + "{\"column\":" + FieldParam(c.name, f) +
+    const std::string param = FieldParam(c.name, f);
+    SILT_RETURN_NOT_OK(InsertAtPosition(at.fields, std::move(f), c, at.fields->size(), &position));
+    params += std::string(params.size() > 1 ? "," : "") + "{\"column\":" + param +
               (position.empty() ? "" : ",\"position\":" + Json(position)) + "}";
   }
   if (mapped) change.metadata.configuration.Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
@@ -397,27 +419,23 @@ Result<CommandResult> DropColumns(const sql::AlterTableStatement& stmt, const pl
   Schema schema = snap.schema();
   std::vector<std::string> dropped;
   for (const std::string& name : stmt.column_names) {
-    std::vector<std::string> path = SplitPath(name);
-    std::string leaf = path.back();
-    path.pop_back();
-    Result<std::vector<Field>*> fields = StructAt(&schema, path, "Cannot drop a column of");
-    int i = fields.ok() ? FindField(**fields, leaf) : -1;
-    if (i < 0) {
+    Result<FieldPath> at = Locate(&schema, name, "Cannot drop a column of");
+    if (!at.ok() || at->index < 0) {
       if (stmt.if_exists) continue;
-      return Status::InvalidArgument(ColumnNotFound(name), "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+      return ColumnNotFound(name);
     }
-    if (path.empty() && IsPartitionColumn(snap, leaf)) {
-      return Status::InvalidArgument("[DELTA_UNSUPPORTED_DROP_PARTITION_COLUMN] Dropping partition columns (" + leaf +
+    if (at->parent.empty() && IsPartitionColumn(snap, at->leaf)) {
+      return Status::InvalidArgument("[DELTA_UNSUPPORTED_DROP_PARTITION_COLUMN] Dropping partition columns (" + at->leaf +
                                          ") is not allowed.",
                                      "DELTA_UNSUPPORTED_DROP_PARTITION_COLUMN");
     }
-    if ((*fields)->size() == 1) {
+    if (at->fields->size() == 1) {
       return Status::InvalidArgument("[DELTA_DROP_COLUMN_ON_SINGLE_FIELD_SCHEMA] Cannot drop column from a schema with a "
                                      "single column. Schema:\n" + DataType::Struct(schema)->ToString(),
                                      "DELTA_DROP_COLUMN_ON_SINGLE_FIELD_SCHEMA");
     }
-    SILT_RETURN_NOT_OK(CheckNoDependentConstraints(snap, path.empty() ? leaf : path.front(), ctx));
-    (*fields)->erase((*fields)->begin() + i);
+    SILT_RETURN_NOT_OK(CheckNoDependentConstraints(snap, at->parent.empty() ? at->leaf : at->parent.front(), ctx));
+    at->fields->erase(at->fields->begin() + at->index);
     dropped.push_back(name);
   }
   if (dropped.empty()) return CommandResult{};  // IF EXISTS and nothing to drop: no commit
@@ -434,30 +452,27 @@ Result<CommandResult> RenameColumn(const sql::AlterTableStatement& stmt, const p
   SILT_RETURN_NOT_OK(RequireColumnMapping(snap, "Column rename", "DELTA_UNSUPPORTED_RENAME_COLUMN"));
   Schema schema = snap.schema();
   const std::string& old_name = stmt.column_names.at(0);
-  std::vector<std::string> path = SplitPath(old_name);
-  std::string leaf = path.back();
-  path.pop_back();
-  SILT_ASSIGN_OR_RETURN(std::vector<Field>* fields, StructAt(&schema, path, "Cannot rename a column of"));
-  int i = FindField(*fields, leaf);
-  if (i < 0) return Status::InvalidArgument(ColumnNotFound(old_name), "UNRESOLVED_COLUMN.WITH_SUGGESTION");
-  int clash = FindField(*fields, stmt.new_name);
-  if (clash >= 0 && clash != i) {
+  SILT_ASSIGN_OR_RETURN(FieldPath at, Locate(&schema, old_name, "Cannot rename a column of"));
+  if (at.index < 0) return ColumnNotFound(old_name);
+  int clash = FindField(*at.fields, stmt.new_name);
+  if (clash >= 0 && clash != at.index) {
     return Status::InvalidArgument("[DELTA_DUPLICATE_COLUMNS_FOUND] Found duplicate column(s) in the data to save: " +
                                        planner::LowerName(stmt.new_name),
                                    "DELTA_DUPLICATE_COLUMNS_FOUND");
   }
-  SILT_RETURN_NOT_OK(CheckNoDependentConstraints(snap, path.empty() ? leaf : path.front(), ctx));
-  const std::string current = (*fields)[static_cast<size_t>(i)].name;
-  (*fields)[static_cast<size_t>(i)].name = stmt.new_name;
+  SILT_RETURN_NOT_OK(CheckNoDependentConstraints(snap, at.parent.empty() ? at.leaf : at.parent.front(), ctx));
+  Field& renamed = (*at.fields)[static_cast<size_t>(at.index)];
+  const std::string current = renamed.name;
+  renamed.name = stmt.new_name;
   Change change{snap.metadata(), std::nullopt, "RENAME COLUMN", {}};
   change.metadata.schema_string = delta::SerializeSchema(schema);
-  if (path.empty()) {
+  if (at.parent.empty()) {
     for (auto& p : change.metadata.partition_columns) {
       if (planner::LowerName(p) == planner::LowerName(current)) p = stmt.new_name;
     }
   }
   std::string new_path;
-  for (const auto& p : path) new_path += p + ".";
+  for (const auto& p : at.parent) new_path += p + ".";
   change.parameters.Set("oldColumnPath", Json(old_name));
   change.parameters.Set("newColumnPath", Json(new_path + stmt.new_name));
   SILT_RETURN_NOT_OK(CommitChange(t, std::move(change), ctx));
@@ -470,13 +485,9 @@ Result<CommandResult> AlterColumn(const sql::AlterTableStatement& stmt, const pl
   const delta::Snapshot& snap = *t.snapshot;
   Schema schema = snap.schema();
   const sql::ColumnDef& c = stmt.columns.at(0);
-  std::vector<std::string> path = SplitPath(c.name);
-  std::string leaf = path.back();
-  path.pop_back();
-  SILT_ASSIGN_OR_RETURN(std::vector<Field>* fields, StructAt(&schema, path, "Cannot change a column of"));
-  int i = FindField(*fields, leaf);
-  if (i < 0) return Status::InvalidArgument(ColumnNotFound(c.name), "UNRESOLVED_COLUMN.WITH_SUGGESTION");
-  Field f = (*fields)[static_cast<size_t>(i)];
+  SILT_ASSIGN_OR_RETURN(FieldPath at, Locate(&schema, c.name, "Cannot change a column of"));
+  if (at.index < 0) return ColumnNotFound(c.name);
+  Field f = (*at.fields)[static_cast<size_t>(at.index)];
   auto unsupported = [&](const std::string& to) {
     return Status::InvalidArgument("[DELTA_UNSUPPORTED_ALTER_TABLE_CHANGE_COL_OP] ALTER TABLE CHANGE COLUMN is not "
                                    "supported for changing column " + c.name + " from " + f.type->ToString() +
@@ -489,22 +500,13 @@ Result<CommandResult> AlterColumn(const sql::AlterTableStatement& stmt, const pl
   if (stmt.new_comment) {
     SILT_ASSIGN_OR_RETURN(f.metadata_json, WithComment(f.metadata_json, *stmt.new_comment));
   }
-  fields->erase(fields->begin() + i);
-  size_t at = static_cast<size_t>(i);
+  at.fields->erase(at.fields->begin() + at.index);
   std::string position;
-  if (c.position_first) {
-    at = 0;
-    position = "FIRST";
-  } else if (!c.position_after.empty()) {
-    int a = FindField(*fields, c.position_after);
-    if (a < 0) return Status::InvalidArgument(ColumnNotFound(c.position_after), "UNRESOLVED_COLUMN.WITH_SUGGESTION");
-    at = static_cast<size_t>(a) + 1;
-    position = "AFTER " + c.position_after;
-  }
-  fields->insert(fields->begin() + static_cast<long>(at), f);
+  const std::string param = FieldParam(c.name, f);
+  SILT_RETURN_NOT_OK(InsertAtPosition(at.fields, std::move(f), c, static_cast<size_t>(at.index), &position));
   Change change{snap.metadata(), std::nullopt, "CHANGE COLUMN", {}};
   change.metadata.schema_string = delta::SerializeSchema(schema);
-  change.parameters.Set("column", Json(FieldParam(c.name, f)));
+  change.parameters.Set("column", Json(param));
   if (!position.empty()) change.parameters.Set("position", Json(position));
   SILT_RETURN_NOT_OK(CommitChange(t, std::move(change), ctx));
   return CommandResult{};

@@ -15,6 +15,7 @@
 
 #include "cli/render.h"
 #include "cli/shell_input.h"
+#include "delta/history.h"
 
 namespace silt::sqllogic {
 
@@ -385,16 +386,6 @@ std::string Indent(const std::string& text) {
 
 namespace {
 
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 std::string ResolvePath(const std::string& path, const Environment& env) {
   if (!path.empty() && path[0] == '/') return path;
   return env.test_dir + "/" + path;
@@ -419,42 +410,10 @@ std::optional<std::string> SetMtime(const std::string& path, int64_t ms) {
 }  // namespace
 
 Result<int64_t> ParseUtcTimestamp(std::string_view text) {
-  auto bad = [&]() {
-    return Status::InvalidArgument("bad UTC timestamp '" + std::string(text) +
-                                   "' (expected YYYY-MM-DD[THH:MM:SS[.fff]][Z])");
-  };
-  std::string t(text);
-  if (!t.empty() && (t.back() == 'Z' || t.back() == 'z')) t.pop_back();
-  auto digits = [&](size_t pos, size_t n, int64_t* out) {
-    if (pos + n > t.size()) return false;
-    int64_t v = 0;
-    for (size_t k = pos; k < pos + n; ++k) {
-      if (!std::isdigit(static_cast<unsigned char>(t[k]))) return false;
-      v = v * 10 + (t[k] - '0');
-    }
-    *out = v;
-    return true;
-  };
-  int64_t y, mo, d, h = 0, mi = 0, se = 0, ms = 0;
-  if (!digits(0, 4, &y) || t.size() < 10 || t[4] != '-' || !digits(5, 2, &mo) || t[7] != '-' ||
-      !digits(8, 2, &d)) {
-    return bad();
-  }
-  if (t.size() > 10) {
-    if ((t[10] != 'T' && t[10] != ' ') || !digits(11, 2, &h) || t.size() < 19 || t[13] != ':' ||
-        !digits(14, 2, &mi) || t[16] != ':' || !digits(17, 2, &se)) {
-      return bad();
-    }
-    if (t.size() > 19) {
-      if (t[19] != '.' || t.size() == 20 || t.size() > 23) return bad();
-      std::string frac = t.substr(20);
-      frac.resize(3, '0');
-      t = t.substr(0, 20) + frac;
-      if (!digits(20, 3, &ms)) return bad();
-    }
-  }
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 59) return bad();
-  return ((DaysFromCivil(y, mo, d) * 24 + h) * 60 + mi) * 60000 + se * 1000 + ms;
+  // The kernel's TIMESTAMP AS OF parser: the same forms, UTC without a zone.
+  Result<int64_t> ms = delta::ParseTimestampLiteralMillis(text);
+  if (ms.ok()) return ms;
+  return Status::InvalidArgument("bad UTC timestamp '" + std::string(text) + "' (expected YYYY-MM-DD[THH:MM[:SS[.fff]]][Z])");
 }
 
 Result<int64_t> ParseDuration(std::string_view number, std::string_view unit) {

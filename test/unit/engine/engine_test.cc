@@ -396,5 +396,37 @@ TEST_F(EngineTest, VacuumReportsProgressToTheConnectionsHandler) {
   EXPECT_TRUE(lines.empty());
 }
 
+// SHOW CREATE TABLE's multi-line text (the sqllogictest format cannot hold multi-line values).
+TEST_F(EngineTest, ShowCreateTableUsesSparksLayout) {
+  Run("CREATE TABLE s (id INT NOT NULL, name STRING COMMENT 'the name', `odd col` BIGINT, "
+      "d STRUCT<x: INT, y: ARRAY<STRING>>, m MAP<STRING, DECIMAL(10,2)>, p STRING) USING DELTA "
+      "PARTITIONED BY (p) COMMENT 'it\\'s a table' TBLPROPERTIES ('my.key' = 'v')");
+  auto r = Run("SHOW CREATE TABLE s");
+  ASSERT_EQ(r->num_rows(), 1u);
+  EXPECT_EQ(r->schema()[0].name, "createtab_stmt");
+  std::string loc = "file:" + dir_ + "/wh/s";
+  EXPECT_EQ(Cell(*r, 0, 0),
+            "CREATE TABLE spark_catalog.default.s (\n"
+            "  id INT NOT NULL,\n"
+            "  name STRING COMMENT 'the name',\n"
+            "  `odd col` BIGINT,\n"
+            "  d STRUCT<x: INT, y: ARRAY<STRING>>,\n"
+            "  m MAP<STRING, DECIMAL(10,2)>,\n"
+            "  p STRING)\n"
+            "USING delta\n"
+            "PARTITIONED BY (p)\n"
+            "COMMENT 'it\\'s a table'\n"
+            "LOCATION '" + loc + "'\n"
+            "TBLPROPERTIES (\n"
+            "  'delta.enableDeletionVectors' = 'true',\n"
+            "  'delta.feature.appendOnly' = 'supported',\n"
+            "  'delta.feature.deletionVectors' = 'supported',\n"
+            "  'delta.feature.invariants' = 'supported',\n"
+            "  'delta.minReaderVersion' = '3',\n"
+            "  'delta.minWriterVersion' = '7',\n"
+            "  'my.key' = 'v')\n");
+}
+
+
 }  // namespace
 }  // namespace silt
