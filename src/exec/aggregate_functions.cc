@@ -472,7 +472,7 @@ int128_t DecimalDivideRound(int128_t num, int64_t den, int k2, int precision, bo
 // makes the result NULL (sticky, as in Spark) or, under ANSI, an ARITHMETIC_OVERFLOW error.
 class DecimalSumFn final : public AggregateFunction {
  public:
-  DecimalSumFn(int p, int s, bool avg, bool try_mode) : scale_(s), avg_(avg), try_(try_mode) {
+  DecimalSumFn(int p, int s, bool avg, bool try_mode) : input_precision_(p), scale_(s), avg_(avg), try_(try_mode) {
     sum_precision_ = std::min(38, p + 10);
     limit_ = Pow10(sum_precision_);
     if (avg) {
@@ -504,14 +504,23 @@ class DecimalSumFn final : public AggregateFunction {
     ArgView v(args[0]);
     const int128_t* d = v.data<int128_t>();
     const bool nulls = v.may_null();
+    // Inputs of at most 28 digits cannot overflow int128 when added to a sum within the limit
+    // (< 10^38): only the limit needs checking.
+    const bool small = input_precision_ <= 28;
     for (size_t i = 0; i < rows; ++i) {
       if (nulls && v.null(i)) continue;
       State& s = St<State>(states[i]);
       ++s.count;
       if (s.overflow) continue;
-      int128_t t;
       int128_t x = d[v.row(i)];
-      if (__builtin_add_overflow(s.sum, x, &t) || t >= limit_ || t <= -limit_) {
+      int128_t t;
+      if (small) {
+        t = s.sum + x;
+      } else if (__builtin_add_overflow(s.sum, x, &t)) {
+        SILT_RETURN_NOT_OK(Add(s, x, ctx));
+        continue;
+      }
+      if (t >= limit_ || t <= -limit_) [[unlikely]] {
         SILT_RETURN_NOT_OK(Add(s, x, ctx));
       } else {
         s.sum = t;
@@ -557,6 +566,7 @@ class DecimalSumFn final : public AggregateFunction {
   }
 
  private:
+  int input_precision_;
   int scale_;
   int sum_precision_;
   int128_t limit_;
