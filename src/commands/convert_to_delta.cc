@@ -386,7 +386,8 @@ Result<CommandResult> ConvertPath(const std::string& path, const sql::ConvertToD
   params.Set("sourceFormat", JsonStr("parquet"));
   txn.SetOperation("CONVERT", params);
   txn.SetMetric("numConvertedFiles", static_cast<int64_t>(files.size()));
-  SILT_RETURN_NOT_OK(txn.Commit().status());
+  Result<delta::CommitResult> committed = txn.Commit();  // kept: status() refers into it
+  SILT_RETURN_NOT_OK(committed.status());
   return CommandResult{};
 }
 
