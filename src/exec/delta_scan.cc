@@ -8,21 +8,40 @@
 
 namespace silt::exec {
 
-Status ApplyFilters(const std::vector<ExprPtr>& filters, const EvalContext& ctx, DataChunk* chunk) {
-  std::vector<uint32_t> sel;
+Status SelectRows(const std::vector<ExprPtr>& filters, const EvalContext& ctx, const DataChunk& chunk,
+                  std::vector<uint32_t>* sel, bool* all) {
+  *all = true;
+  sel->clear();
+  std::vector<uint32_t> next;
   for (const ExprPtr& f : filters) {
-    if (chunk->size() == 0) return Status::OK();
-    SILT_RETURN_NOT_OK(EvaluateFilter(*f, *chunk, ctx, &sel));
-    if (sel.size() == chunk->size()) continue;
-    DataChunk out;
-    out.num_rows_without_columns = sel.size();
-    for (const Vector& v : chunk->columns) {
-      Vector nv(v.type());
-      nv.AppendSelected(v, sel.data(), sel.size());
-      out.columns.push_back(std::move(nv));
+    if (*all) {
+      SILT_RETURN_NOT_OK(EvaluateFilter(*f, chunk, ctx, sel));
+      *all = sel->size() == chunk.size();
+      continue;
     }
-    *chunk = std::move(out);
+    if (sel->empty()) break;
+    // Later conjuncts see only the surviving rows, and only the columns they read.
+    SILT_RETURN_NOT_OK(EvaluateFilter(*f, SubsetFor(*f, chunk, *sel), ctx, &next));
+    for (size_t k = 0; k < next.size(); ++k) next[k] = (*sel)[next[k]];
+    sel->swap(next);
   }
+  return Status::OK();
+}
+
+Status ApplyFilters(const std::vector<ExprPtr>& filters, const EvalContext& ctx, DataChunk* chunk) {
+  if (filters.empty() || chunk->size() == 0) return Status::OK();
+  std::vector<uint32_t> sel;
+  bool all;
+  SILT_RETURN_NOT_OK(SelectRows(filters, ctx, *chunk, &sel, &all));
+  if (all) return Status::OK();
+  DataChunk out;
+  out.num_rows_without_columns = sel.size();
+  for (const Vector& v : chunk->columns) {
+    Vector nv(v.type());
+    nv.AppendSelected(v, sel.data(), sel.size());
+    out.columns.push_back(std::move(nv));
+  }
+  *chunk = std::move(out);
   return Status::OK();
 }
 
@@ -75,35 +94,42 @@ std::string DeltaScanOperator::details() const {
 Status DeltaScanOperator::ScanOne(ExecContext& ctx, const delta::AddFile& file,
                                   const std::function<Status(DataChunk&)>& emit) {
   const bool no_columns = schema_.empty();
-  auto process = [&](DataChunk& chunk) -> Status {
-    if (no_columns) {
-      DataChunk c;
-      c.num_rows_without_columns = chunk.size();
-      return emit(c);
-    }
-    SILT_RETURN_NOT_OK(ApplyFilters(filters_, ctx.eval, &chunk));
-    if (!chunk.size()) return Status::OK();
+  auto emit_projected = [&](DataChunk& chunk) -> Status {
     if (projection_.empty()) return emit(chunk);
     DataChunk projected;
     SILT_RETURN_NOT_OK(ProjectChunk(projection_, ctx.eval, &chunk, &projected));
     return emit(projected);
   };
+  std::vector<uint32_t> sel;
   return scan_->ScanFile(file, [&](DataChunk& group) -> Status {
     if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
-    // A row group can hold millions of rows: filter and project it piece by piece, so the
-    // intermediate vectors stay small and in cache.
-    if (group.size() <= kChunkRows || no_columns) return process(group);
-    for (size_t off = 0; off < group.size(); off += kChunkRows) {
-      size_t n = std::min(kChunkRows, group.size() - off);
+    if (no_columns) {
+      DataChunk c;
+      c.num_rows_without_columns = group.size();
+      return emit(c);
+    }
+    // A row group can hold millions of rows: its filters run over it once (conjunct by
+    // conjunct on the survivors), then the surviving rows go on in kChunkRows pieces, so later
+    // operators work on small vectors and each column is copied once.
+    bool all = true;
+    SILT_RETURN_NOT_OK(SelectRows(filters_, ctx.eval, group, &sel, &all));
+    const size_t rows = all ? group.size() : sel.size();
+    if (all && rows <= kChunkRows) return emit_projected(group);
+    for (size_t off = 0; off < rows; off += kChunkRows) {
+      size_t n = std::min(kChunkRows, rows - off);
       DataChunk piece;
       piece.num_rows_without_columns = n;
       piece.columns.reserve(group.columns.size());
       for (const Vector& c : group.columns) {
         Vector v(c.type());
-        v.AppendRange(c, off, n);
+        if (all) {
+          v.AppendRange(c, off, n);
+        } else {
+          v.AppendSelected(c, sel.data() + off, n);
+        }
         piece.columns.push_back(std::move(v));
       }
-      SILT_RETURN_NOT_OK(process(piece));
+      SILT_RETURN_NOT_OK(emit_projected(piece));
     }
     return Status::OK();
   });

@@ -58,5 +58,9 @@ class DeltaScanOperator final : public Operator {
 
 // Keeps the rows of `chunk` where all `filters` are TRUE (in place).
 Status ApplyFilters(const std::vector<ExprPtr>& filters, const EvalContext& ctx, DataChunk* chunk);
+// The rows of `chunk` where all `filters` are TRUE, evaluating each conjunct only on the rows the
+// earlier ones kept: *all when every row passes (sel is then not filled), else their indices.
+Status SelectRows(const std::vector<ExprPtr>& filters, const EvalContext& ctx, const DataChunk& chunk,
+                  std::vector<uint32_t>* sel, bool* all);
 
 }  // namespace silt::exec

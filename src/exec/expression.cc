@@ -137,6 +137,32 @@ DataChunk Subset(const DataChunk& in, const std::vector<uint32_t>& sel) {
   return out;
 }
 
+}  // namespace
+
+// Only the columns `e` reads are gathered, the others become row-count-only placeholders
+// (NULL-typed, no data): a conjunct over 2 of 16 columns copies 2.
+DataChunk SubsetFor(const Expr& e, const DataChunk& in, const std::vector<uint32_t>& sel) {
+  std::vector<int> used;
+  CollectColumns(e, &used);
+  DataChunk out;
+  out.num_rows_without_columns = sel.size();
+  out.columns.reserve(in.columns.size());
+  for (size_t c = 0; c < in.columns.size(); ++c) {
+    if (std::find(used.begin(), used.end(), static_cast<int>(c)) == used.end()) {
+      Vector placeholder(DataType::Null());
+      placeholder.Resize(sel.size());
+      out.columns.push_back(std::move(placeholder));
+      continue;
+    }
+    Vector nv(in.columns[c].type());
+    nv.AppendSelected(in.columns[c], sel.data(), sel.size());
+    out.columns.push_back(std::move(nv));
+  }
+  return out;
+}
+
+namespace {
+
 // A vector of `n` copies of `v`.
 Status Broadcast(const Value& v, const TypePtr& type, size_t n, Vector* out) {
   *out = Vector(type);
@@ -264,7 +290,7 @@ Status EvalLogic(const Expr& e, const DataChunk& in, const EvalContext& ctx, Vec
                                           : (l == 1 || rv == 1 ? 1 : (l == 0 && rv == 0 ? 0 : -1)));
       }
     } else {
-      DataChunk sub = Subset(in, open);
+      DataChunk sub = SubsetFor(*e.children[1], in, open);
       SILT_RETURN_NOT_OK(EvalInto(*e.children[1], sub, ctx, &right));
       for (size_t k = 0; k < open.size(); ++k) {
         size_t i = open[k];
@@ -461,7 +487,7 @@ Status EvaluateFilter(const Expr& predicate, const DataChunk& input, const EvalC
     SILT_RETURN_NOT_OK(EvaluateFilter(*predicate.children[0], input, ctx, &first));
     if (first.empty()) return Status::OK();
     if (first.size() == n) return EvaluateFilter(*predicate.children[1], input, ctx, sel);
-    DataChunk sub = Subset(input, first);
+    DataChunk sub = SubsetFor(*predicate.children[1], input, first);
     std::vector<uint32_t> second;
     SILT_RETURN_NOT_OK(EvaluateFilter(*predicate.children[1], sub, ctx, &second));
     sel->reserve(second.size());

@@ -101,5 +101,8 @@ Result<Value> EvaluateConstant(const Expr& expr, const EvalContext& ctx);
 bool IsConstantExpr(const Expr& expr);
 // Columns (input indices) the expression reads.
 void CollectColumns(const Expr& expr, std::vector<int>* columns);
+// The rows `sel` of `in` for evaluating `e` alone: the columns `e` reads are gathered, the others
+// are NULL-typed placeholders of the right length (no data).
+DataChunk SubsetFor(const Expr& e, const DataChunk& in, const std::vector<uint32_t>& sel);
 
 }  // namespace silt::exec
