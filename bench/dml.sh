@@ -13,6 +13,9 @@ source "$(dirname "$0")/lib.sh"
 SCALE=${1:-${BENCH_SCALE:-1}}
 N=$(awk -v s="$SCALE" 'BEGIN { n = int(10000000 * s); if (n < 10000) n = 10000; print n }')
 M=$((N / 100))  # MERGE source rows (100k for 10M)
+# File layout of the target: 10 files of N/10 rows (1M-row files at 10M rows), written by one
+# INSERT with spark.sql.files.maxRecordsPerFile; BENCH_FILE_ROWS overrides the rows per file.
+FILE_ROWS=${BENCH_FILE_ROWS:-$(( (N + 9) / 10 ))}
 W="$WORK/wh"
 echo "# dml: $N-row target, $M-row MERGE source, threads $THREADS, work dir $WORK"
 
@@ -20,13 +23,15 @@ echo "# dml: $N-row target, $M-row MERGE source, threads $THREADS, work dir $WOR
 cols="id BIGINT, k BIGINT, v DOUBLE, s STRING"
 gen="SELECT id, (id * 7919) % 1000003, CAST(id AS DOUBLE) * 0.5, concat('s', CAST(id % 1000 AS STRING)) FROM range($N)"
 t0=$(date +%s.%N)
-silt_sql "$W" "CREATE TABLE base_dv ($cols) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true');
+silt_sql "$W" "SET spark.sql.files.maxRecordsPerFile = $FILE_ROWS;
+  CREATE TABLE base_dv ($cols) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true');
   INSERT INTO base_dv $gen;
   CREATE TABLE base_cow ($cols) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'false');
   INSERT INTO base_cow $gen;
   CREATE TABLE src ($cols) USING DELTA;
   INSERT INTO src SELECT id * 200, id, CAST(id AS DOUBLE) * 1.5, 'merged' FROM range($M)"
-echo "# silt: generated in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s; $("$SILT" inspect base_dv --warehouse "$W" --json | sed -nE 's/.*"totals":\{"files":([0-9]+),"bytes":([0-9]+).*/\1 files, \2 bytes per table/p')"
+read -r nfiles nbytes <<<"$("$SILT" inspect base_dv --warehouse "$W" --json | sed -nE 's/.*"totals":\{"files":([0-9]+),"bytes":([0-9]+).*/\1 \2/p')"
+echo "# silt: generated in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s; $nfiles files, $nbytes bytes per table"
 
 d01=$(( (N + 999) / 1000 )); d10=$(( (N + 9) / 10 )); matched=$(( (N + 199) / 200 )); [ "$matched" -gt "$M" ] && matched=$M
 declare -A expect=( [delete_0.1pct]=$((N - d01)) [delete_10pct]=$((N - d10)) [merge_100k]=$((N + M - matched)) )
@@ -81,4 +86,4 @@ emit "scan of the predicate column (count WHERE id % 1000 = 0)" duckdb "$(awk '$
 dv01=$(awk -F'\t' '$1 == "delete_0.1pct (deletion vectors)" && $2 == "silt" { print $3 }' "$WORK/results.tsv")
 echo "# 0.1% DV delete / one predicate-column scan: $(awk -v a="$dv01" -v b="$scan" 'BEGIN { printf "%.2f", a / b }')"
 record "DML on a $N-row table (bench/dml.sh $SCALE)" \
-"Columns id BIGINT, k BIGINT, v DOUBLE, s STRING; DELETEs hit every file (\`id % 1000 = 0\`, \`id % 10 = 0\`); MERGE of $M source rows (\`id * 200\`: half match, half insert) with UPDATE SET * / INSERT *. silt = its own statement time (\`silt sql --timing\`) on a fresh copy of the table; DuckDB = the same statement on a native table in a database file (one DuckDB number, shown against both silt variants). The 0.1% DV delete took $(awk -v a="$dv01" -v b="$scan" 'BEGIN { printf "%.2f", a / b }')× one scan of the predicate column (target: one scan plus writing the DVs). Reproduce: \`bash bench/dml.sh $SCALE\`."
+"Columns id BIGINT, k BIGINT, v DOUBLE, s STRING; target layout: $nfiles files of $FILE_ROWS rows ($nbytes bytes), one INSERT with spark.sql.files.maxRecordsPerFile = $FILE_ROWS; DELETEs hit every file (\`id % 1000 = 0\`, \`id % 10 = 0\`); MERGE of $M source rows (\`id * 200\`: half match, half insert) with UPDATE SET * / INSERT *. silt = its own statement time (\`silt sql --timing\`) on a fresh copy of the table; DuckDB = the same statement on a native table in a database file (one DuckDB number, shown against both silt variants). The 0.1% DV delete took $(awk -v a="$dv01" -v b="$scan" 'BEGIN { printf "%.2f", a / b }')× one scan of the predicate column (target: one scan plus writing the DVs). Reproduce: \`bash bench/dml.sh $SCALE\`."

@@ -227,21 +227,37 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   write.clock = o.clock;
   write.row_validator = o.row_validator;
   auto rewrite = [&](size_t b) -> Status {
+    // The bin's files are read in parallel too (a table of small files is often one bin); the
+    // pool's ParallelFor runs nested calls on the calling worker as well.
+    const std::vector<const delta::AddFile*>& in = bins[b];
+    std::vector<std::vector<DataChunk>> per_file(in.size());
+    auto read = [&](size_t i) -> Status {
+      return scan->ScanFile(*in[i], [&](DataChunk& c) -> Status {
+        if (c.size()) per_file[i].push_back(std::move(c));
+        return Status::OK();
+      });
+    };
+    if (o.pool && in.size() > 1) {
+      SILT_RETURN_NOT_OK(o.pool->ParallelFor(in.size(), read));
+    } else {
+      for (size_t i = 0; i < in.size(); ++i) {
+        SILT_RETURN_NOT_OK(read(i));
+      }
+    }
     std::vector<DataChunk> chunks;
     int64_t bytes = 0;
-    for (const delta::AddFile* f : bins[b]) {
-      bytes += f->size;
-      SILT_RETURN_NOT_OK(scan->ScanFile(*f, [&](DataChunk& c) -> Status {
-        if (c.size()) chunks.push_back(std::move(c));
-        return Status::OK();
-      }));
+    for (size_t i = 0; i < in.size(); ++i) {
+      bytes += in[i]->size;
+      for (auto& c : per_file[i]) chunks.push_back(std::move(c));
     }
+    per_file.clear();
     size_t rows = 0;
     for (const auto& c : chunks) rows += c.size();
     if (rows == 0) return Status::OK();  // every row was deleted: the files just go away
-    // One input chunk, so the writer cuts files by max_rows_per_file only.
-    DataChunk all = Concat(chunks, schema);
+    // The writer cuts files by max_rows_per_file across chunks, so the rows are only
+    // concatenated when they are to be sorted.
     if (o.mode == OptimizeOptions::Mode::kZOrder && !o.zorder_by.empty()) {
+      DataChunk all = Concat(chunks, schema);
       std::vector<std::vector<uint32_t>> ids;
       for (const auto& z : o.zorder_by) ids.push_back(RangeIds(all.columns[FindField(schema, z)]));
       std::vector<std::string> zvals(rows);
@@ -256,10 +272,9 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
       DataChunk sorted = DataChunk::FromSchema(schema);
       for (size_t i = 0; i < sorted.columns.size(); ++i) sorted.columns[i].AppendSelected(all.columns[i], order.data(), rows);
       sorted.num_rows_without_columns = rows;
-      all = std::move(sorted);
+      chunks.clear();
+      chunks.push_back(std::move(sorted));
     }
-    chunks.clear();
-    chunks.push_back(std::move(all));
     delta::DataWriteOptions w = write;
     int64_t files = std::max<int64_t>(1, bytes / std::max<int64_t>(o.max_file_size, 1));
     w.max_rows_per_file = std::max<int64_t>(1, (static_cast<int64_t>(rows) + files - 1) / files);

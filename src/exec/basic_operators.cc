@@ -87,17 +87,23 @@ Result<bool> ProjectOperator::PushAll(ExecContext& ctx, size_t workers, const Ch
   });
 }
 
-ValuesOperator::ValuesOperator(Schema schema, std::vector<DataChunk> chunks) : chunks_(std::move(chunks)) {
+ValuesOperator::ValuesOperator(Schema schema, std::vector<DataChunk> chunks)
+    : chunks_(std::make_shared<const std::vector<DataChunk>>(std::move(chunks))) {
+  schema_ = std::move(schema);
+}
+
+ValuesOperator::ValuesOperator(Schema schema, std::shared_ptr<const std::vector<DataChunk>> chunks) : chunks_(std::move(chunks)) {
   schema_ = std::move(schema);
 }
 
 Result<bool> ValuesOperator::Next(ExecContext&, DataChunk* out) {
-  while (chunk_ < chunks_.size() && offset_ >= chunks_[chunk_].size()) {
+  const std::vector<DataChunk>& chunks = *chunks_;
+  while (chunk_ < chunks.size() && offset_ >= chunks[chunk_].size()) {
     ++chunk_;
     offset_ = 0;
   }
-  if (chunk_ >= chunks_.size()) return false;
-  const DataChunk& c = chunks_[chunk_];
+  if (chunk_ >= chunks.size()) return false;
+  const DataChunk& c = chunks[chunk_];
   size_t n = std::min(kChunkRows, c.size() - offset_);
   DataChunk r;
   r.num_rows_without_columns = n;

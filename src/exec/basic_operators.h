@@ -52,11 +52,13 @@ class ProjectOperator final : public Operator {
 class ValuesOperator final : public Operator {
  public:
   ValuesOperator(Schema schema, std::vector<DataChunk> chunks);
+  // Rows shared with the plan that owns them (not copied).
+  ValuesOperator(Schema schema, std::shared_ptr<const std::vector<DataChunk>> chunks);
   Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
   std::string name() const override { return "Values"; }
 
  private:
-  std::vector<DataChunk> chunks_;
+  std::shared_ptr<const std::vector<DataChunk>> chunks_;
   size_t chunk_ = 0, offset_ = 0;
 };
 

@@ -68,6 +68,44 @@ struct WindowCall {
   TypePtr type;
 };
 
+// The literal rows of a kValues node. The optimizer rewrites a plan by copying its nodes, and the
+// physical planner hands the rows to a ValuesOperator; a MERGE feeds all target rows through one
+// Values node, so the rows are shared between those copies (copy-on-write) instead of being
+// copied at each step.
+class ValuesRows {
+ public:
+  ValuesRows() = default;
+  ValuesRows(std::vector<DataChunk> rows)  // NOLINT: implicit, `node->rows = std::move(chunks)`
+      : rows_(std::make_shared<std::vector<DataChunk>>(std::move(rows))) {}
+
+  size_t size() const { return rows_ ? rows_->size() : 0; }
+  bool empty() const { return size() == 0; }
+  const DataChunk& operator[](size_t i) const { return (*rows_)[i]; }
+  std::vector<DataChunk>::const_iterator begin() const { return rows_ ? rows_->cbegin() : Empty().cbegin(); }
+  std::vector<DataChunk>::const_iterator end() const { return rows_ ? rows_->cend() : Empty().cend(); }
+  void clear() { rows_.reset(); }
+  void push_back(DataChunk c) { Mutable().push_back(std::move(c)); }
+  // The rows as one shared, immutable vector (never null).
+  std::shared_ptr<const std::vector<DataChunk>> shared() const {
+    return rows_ ? std::shared_ptr<const std::vector<DataChunk>>(rows_) : std::make_shared<const std::vector<DataChunk>>();
+  }
+
+ private:
+  static const std::vector<DataChunk>& Empty() {
+    static const std::vector<DataChunk> empty;
+    return empty;
+  }
+  std::vector<DataChunk>& Mutable() {
+    if (!rows_) {
+      rows_ = std::make_shared<std::vector<DataChunk>>();
+    } else if (rows_.use_count() > 1) {
+      rows_ = std::make_shared<std::vector<DataChunk>>(*rows_);
+    }
+    return *rows_;
+  }
+  std::shared_ptr<std::vector<DataChunk>> rows_;
+};
+
 struct LogicalNode;
 using PlanPtr = std::shared_ptr<LogicalNode>;
 
@@ -89,7 +127,7 @@ struct LogicalNode {
   bool stats_skipping = true;  // whether the optimizer applied min/max stats skipping
 
   // kValues
-  std::vector<DataChunk> rows;
+  ValuesRows rows;
 
   // kFilter
   exec::ExprPtr predicate;

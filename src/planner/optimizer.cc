@@ -298,6 +298,9 @@ PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed) {
     }
     case LogicalKind::kValues: {
       auto n = Copy(node);
+      bool all = needed.size() == node->columns.size();
+      for (size_t i = 0; i < needed.size() && all; ++i) all = needed[i] == static_cast<int>(i);
+      if (all) return n;  // keeps sharing the rows
       n->columns.clear();
       for (int i : needed) n->columns.push_back(node->columns[i]);
       n->rows.clear();

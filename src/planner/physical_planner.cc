@@ -150,7 +150,7 @@ Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
       return exec::OperatorPtr(std::move(op));
     }
     case LogicalKind::kValues:
-      return exec::OperatorPtr(std::make_unique<exec::ValuesOperator>(SchemaOf(n), n.rows));
+      return exec::OperatorPtr(std::make_unique<exec::ValuesOperator>(SchemaOf(n), n.rows.shared()));
     case LogicalKind::kFilter: {
       auto op = std::make_unique<exec::FilterOperator>(std::move(children[0]), n.predicate);
       if (Deterministic(n.predicate)) op->EnablePush();
