@@ -41,6 +41,8 @@ struct CommandContext {
   std::function<void(const std::string&)> progress;
   // Optimizes and runs a bound plan, returning all its rows.
   std::function<Result<std::vector<DataChunk>>(const planner::PlanPtr&)> run_plan;
+  // The session's temporary views (CREATE/DROP VIEW change them).
+  planner::TempViews* temp_views = nullptr;
 };
 
 // Builds a one-row-per-value result of string columns (SHOW …, SET, DESCRIBE …).
@@ -96,11 +98,15 @@ Result<std::vector<uint32_t>> CheckViolations(const BoundCheck& check, const Dat
 // DELTA_VIOLATE_CONSTRAINT_WITH_VALUES and Spark's message (name, expression, the row's values of
 // the columns it reads). Empty when the table has none.
 Result<delta::RowValidator> MakeRowValidator(const delta::Metadata& metadata, const Schema& logical, CommandContext& ctx);
+// The output columns of the view `name` (bound as a query would bind it).
+Result<std::vector<planner::OutputColumn>> ViewColumns(const sql::TableName& name, CommandContext& ctx);
 // One row (or one per value) of BIGINT counters, e.g. num_affected_rows.
 CommandResult CountRows(const std::vector<std::pair<std::string, int64_t>>& counters);
 
 Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DropTable(const sql::DropTableStatement& stmt, CommandContext& ctx);
+Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt, CommandContext& ctx);  // views.cc
+Result<CommandResult> DropView(const sql::DropViewStatement& stmt, CommandContext& ctx);
 Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandContext& ctx);
 Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& ctx);
 Result<CommandResult> SchemaCommand(const sql::Statement& stmt, CommandContext& ctx);  // CREATE/DROP/USE/SHOW SCHEMAS

@@ -7,6 +7,7 @@ namespace silt::commands {
 
 Result<CommandResult> DescribeDetail(const sql::DescribeStatement& stmt, CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_RETURN_NOT_OK(planner::ExpectTable(t, "DESCRIBE DETAIL"));
   const delta::Snapshot& s = *t.snapshot;
   TypePtr sarr = DataType::List(DataType::String());
   TypePtr smap = DataType::Map(DataType::String(), DataType::String());

@@ -69,6 +69,7 @@ Schema DescribeHistorySchema() {
 
 Result<CommandResult> DescribeHistory(const sql::DescribeStatement& stmt, CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_RETURN_NOT_OK(planner::ExpectTable(t, "DESCRIBE HISTORY"));
   std::optional<int> limit;
   if (stmt.limit) {
     std::vector<planner::OutputColumn> none;

@@ -27,6 +27,7 @@ Result<std::string> ExplainDml(const sql::Statement& stmt, CommandContext& ctx) 
     return Status::NotImplemented("EXPLAIN of this statement is not supported yet", "NOT_IMPLEMENTED");
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(*table, std::nullopt));
+  SILT_RETURN_NOT_OK(planner::ExpectTable(t, "EXPLAIN"));
   if (!t.snapshot) return Status::NotFound("table " + t.display_name + " has no Delta log", "DELTA_TABLE_NOT_FOUND");
   if (alias.empty() && !table->is_path()) alias = table->parts.back();
   SILT_ASSIGN_OR_RETURN(TablePredicate pred, BindTablePredicate(where, *t.snapshot, alias, ctx));

@@ -24,6 +24,7 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     return Status::NotImplemented("INSERT … REPLACE WHERE / BY NAME / IF NOT EXISTS is not implemented yet", "NOT_IMPLEMENTED");
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_RETURN_NOT_OK(planner::ExpectTable(table, "INSERT"));
   const delta::Snapshot& snap = *table.snapshot;
   const Schema& schema = snap.schema();
 

@@ -112,6 +112,7 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
     return Status::NotImplemented("MERGE WITH SCHEMA EVOLUTION is not implemented yet", "NOT_IMPLEMENTED");
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.target, std::nullopt));
+  SILT_RETURN_NOT_OK(planner::ExpectTable(t, "MERGE INTO"));
   const Schema& schema = t.snapshot->schema();
   std::string talias = !stmt.target_alias.empty() ? stmt.target_alias : (stmt.target.is_path() ? "" : stmt.target.parts.back());
 

@@ -58,6 +58,7 @@ Result<CommandResult> Run(const planner::ResolvedTable& t, const OptimizeOptions
 
 Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_RETURN_NOT_OK(planner::ExpectTable(t, "OPTIMIZE"));
   if (stmt.full) {
     return Status::InvalidArgument("[DELTA_CLUSTERING_NOT_ENABLED] OPTIMIZE FULL is only for tables with liquid clustering.",
                                    "DELTA_OPTIMIZE_FULL_NOT_SUPPORTED");
@@ -79,6 +80,7 @@ Result<CommandResult> ReorgTable(const sql::ReorgStatement& stmt, CommandContext
                                   "NOT_IMPLEMENTED");
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_RETURN_NOT_OK(planner::ExpectTable(t, "REORG TABLE"));
   SILT_ASSIGN_OR_RETURN(OptimizeOptions o, CommonOptions(t, stmt.where.get(), ctx));
   o.mode = OptimizeOptions::Mode::kReorgPurge;
   return Run(t, o);

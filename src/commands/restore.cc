@@ -67,6 +67,7 @@ Status RestoreTimestampError(const Status& st) {
 
 Result<CommandResult> RestoreTable(const sql::RestoreStatement& stmt, CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable cur, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_RETURN_NOT_OK(planner::ExpectTable(cur, "RESTORE"));
   const int64_t latest = cur.snapshot->version();
   if (stmt.target.version && (*stmt.target.version < 0 || *stmt.target.version > latest)) {
     return Status::InvalidArgument("[DELTA_CANNOT_RESTORE_TABLE_VERSION] Cannot restore table to version " +

@@ -92,6 +92,13 @@ Result<CommandResult> ShowTables(const sql::ShowStatement& stmt, CommandContext&
     c.columns[1].AppendString(t);
     c.columns[2].Append<uint8_t>(0);
   }
+  // Temporary views are listed with every schema, with an empty namespace (as Spark does).
+  for (const auto& [name, view] : *ctx.temp_views) {
+    if (!MatchesShowPattern(name, stmt.pattern)) continue;
+    c.columns[0].AppendString("");
+    c.columns[1].AppendString(name);
+    c.columns[2].Append<uint8_t>(1);
+  }
   if (c.size()) r.chunks.push_back(std::move(c));
   return r;
 }
@@ -131,6 +138,24 @@ Result<CommandResult> DescribeTable(const sql::DescribeStatement& stmt, CommandC
     return StringRows({"col_name", "data_type", "comment"}, rows);
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, stmt.time_travel));
+  if (t.is_view) {
+    SILT_ASSIGN_OR_RETURN(std::vector<planner::OutputColumn> columns, ViewColumns(stmt.table, ctx));
+    for (const auto& c : columns) rows.push_back({c.name, c.type->ToString(), "NULL"});
+    if (stmt.extended) {
+      rows.push_back({"", "", ""});
+      rows.push_back({"# Detailed Table Information", "", ""});
+      if (!t.is_temp_view) {
+        rows.push_back({"Catalog", "spark_catalog", ""});
+        rows.push_back({"Database", t.entry->schema, ""});
+      }
+      rows.push_back({"Table", t.entry->name, ""});
+      rows.push_back({"Type", t.is_temp_view ? "VIEW (temporary)" : "VIEW", ""});
+      if (!t.entry->comment.empty()) rows.push_back({"Comment", t.entry->comment, ""});
+      rows.push_back({"View Text", t.entry->view_text, ""});
+      rows.push_back({"View Current Schema", t.entry->view_current_schema, ""});
+    }
+    return StringRows({"col_name", "data_type", "comment"}, rows);
+  }
   auto comment_of = [](const Field& f) -> std::string {
     auto p = f.metadata_json.find("\"comment\":\"");
     if (p == std::string::npos) return "NULL";

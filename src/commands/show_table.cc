@@ -17,14 +17,10 @@ namespace {
 
 // DeltaTableV2.name(): the catalog identifier, or delta.`path`.
 std::string V2Name(const planner::ResolvedTable& t) {
-  if (t.entry) return "spark_catalog." + t.entry->schema + "." + t.entry->name;
+  if (t.entry && !t.is_temp_view) return "spark_catalog." + t.entry->schema + "." + t.entry->name;
   return t.display_name;
 }
 
-Status CheckNotView(const planner::ResolvedTable& t, const std::string& command) {
-  if (!t.is_view) return Status::OK();
-  return Status::NotImplemented(command + " of a view is not implemented yet", "NOT_IMPLEMENTED");
-}
 
 // Snapshot.getProperties without the reserved keys, sorted by key.
 std::map<std::string, std::string> TableProperties(const delta::Snapshot& s) {
@@ -122,8 +118,8 @@ std::string LocationUri(const std::string& location) {
 
 Result<CommandResult> ShowTblProperties(const sql::ShowStatement& stmt, CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
-  SILT_RETURN_NOT_OK(CheckNotView(t, "SHOW TBLPROPERTIES"));
-  std::map<std::string, std::string> props = TableProperties(*t.snapshot);
+  // A view has no Delta properties (TBLPROPERTIES given at CREATE VIEW are not kept).
+  std::map<std::string, std::string> props = t.is_view ? std::map<std::string, std::string>{} : TableProperties(*t.snapshot);
   std::vector<std::vector<std::string>> rows;
   if (!stmt.property_key.empty()) {
     auto it = props.find(stmt.property_key);
@@ -140,7 +136,18 @@ Result<CommandResult> ShowTblProperties(const sql::ShowStatement& stmt, CommandC
 
 Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
-  SILT_RETURN_NOT_OK(CheckNotView(t, "SHOW CREATE TABLE"));
+  if (t.is_view) {
+    // Spark's layout: CREATE VIEW name (col, …) [COMMENT '…'] AS <query as written>.
+    SILT_ASSIGN_OR_RETURN(std::vector<planner::OutputColumn> columns, ViewColumns(stmt.table, ctx));
+    std::vector<std::string> cols;
+    for (const auto& c : columns) cols.push_back(QuoteIfNeeded(c.name));
+    std::string out = "CREATE " + std::string(t.is_temp_view ? "TEMPORARY " : "") + "VIEW " + V2Name(t) + " " + MultiLines(cols);
+    if (!t.entry->comment.empty()) out += "COMMENT '" + EscapeSingleQuoted(t.entry->comment) + "'\n";
+    out += "AS " + t.entry->view_text + "\n";
+    CommandResult r = StringRows({"createtab_stmt"}, {{out}});
+    r.schema[0].nullable = false;
+    return r;
+  }
   const delta::Snapshot& s = *t.snapshot;
   std::string out = "CREATE TABLE " + V2Name(t) + " ";
   std::vector<std::string> cols;
@@ -194,9 +201,13 @@ Result<CommandResult> ShowColumns(const sql::ShowStatement& stmt, CommandContext
     }
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(name, std::nullopt));
-  SILT_RETURN_NOT_OK(CheckNotView(t, "SHOW COLUMNS"));
   std::vector<std::vector<std::string>> rows;
-  for (const Field& f : t.snapshot->schema()) rows.push_back({f.name});
+  if (t.is_view) {
+    SILT_ASSIGN_OR_RETURN(std::vector<planner::OutputColumn> columns, ViewColumns(name, ctx));
+    for (const auto& c : columns) rows.push_back({c.name});
+  } else {
+    for (const Field& f : t.snapshot->schema()) rows.push_back({f.name});
+  }
   CommandResult r = StringRows({"col_name"}, rows);
   r.schema[0].nullable = false;
   return r;

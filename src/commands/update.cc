@@ -8,6 +8,7 @@ namespace silt::commands {
 
 Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_RETURN_NOT_OK(planner::ExpectTable(t, "UPDATE"));
   const Schema& schema = t.snapshot->schema();
   std::string alias = !stmt.alias.empty() ? stmt.alias : (stmt.table.is_path() ? "" : stmt.table.parts.back());
   std::vector<planner::OutputColumn> cols;

@@ -102,6 +102,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   bctx.eval.time_zone = bctx.bind.time_zone;
   bctx.eval.now_micros = db->clock->NowMicros();
   bctx.clock = db->clock;
+  bctx.temp_views = &temp_views;
 
   int64_t limit = config.GetBytes("silt.memory.limit", -1);
   auto memory = std::make_shared<MemoryTracker>("query", limit, db->memory);
@@ -129,6 +130,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   cctx.run_plan = run_plan;
   cctx.pool = db->pool.get();
   cctx.progress = progress;
+  cctx.temp_views = &temp_views;
 
   using K = sql::StatementKind;
   switch (stmt.kind) {
@@ -178,6 +180,8 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   switch (stmt.kind) {
     case K::kCreateTable: r = commands::CreateTable(static_cast<const sql::CreateTableStatement&>(stmt), cctx); kind = "create_table"; break;
     case K::kDropTable: r = commands::DropTable(static_cast<const sql::DropTableStatement&>(stmt), cctx); kind = "drop_table"; break;
+    case K::kCreateView: r = commands::CreateView(static_cast<const sql::CreateViewStatement&>(stmt), cctx); break;
+    case K::kDropView: r = commands::DropView(static_cast<const sql::DropViewStatement&>(stmt), cctx); break;
     case K::kAlterTable: r = commands::AlterTable(static_cast<const sql::AlterTableStatement&>(stmt), cctx); break;
     case K::kInsert: r = commands::Insert(static_cast<const sql::InsertStatement&>(stmt), cctx); kind = "insert"; break;
     case K::kCreateSchema:

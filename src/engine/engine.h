@@ -32,6 +32,7 @@ class SessionState {
   DatabaseState* db;
   planner::SessionConfig config;
   std::string current_schema = planner::Catalog::kDefaultSchema;
+  planner::TempViews temp_views;
   // Receives progress lines of long commands (VACUUM); empty: none are produced.
   std::function<void(const std::string&)> progress;
 

@@ -8,6 +8,7 @@
 #include "exec/aggregate.h"
 #include "exec/functions.h"
 #include "io/path.h"
+#include "sql/parser.h"
 
 namespace silt::planner {
 
@@ -154,6 +155,9 @@ struct ExprScope {
 struct Binder::Impl {
   Binder* self;
   std::vector<std::map<std::string, const sql::CommonTableExpr*>> cte_stack;
+  std::set<std::string> expanded_views;  // see Binder::expanded_views()
+  bool temp_view_ref = false;
+  int view_depth = 0;
 
   explicit Impl(Binder* b) : self(b) {}
   const BinderContext& ctx() const { return self->ctx_; }
@@ -957,6 +961,60 @@ struct Binder::Impl {
     return p;
   }
 
+  // A named query (CTE or view) used in FROM: its columns renamed to `columns` (when given),
+  // qualified by the reference's alias or `name`, then renamed by the reference's own aliases.
+  Result<PlanPtr> NamedRelation(PlanPtr plan, const std::vector<std::string>& columns, const std::string& name,
+                                const sql::TableRef& ref) {
+    if (!columns.empty()) {
+      sql::TableRef tmp;
+      tmp.column_aliases = columns;
+      SILT_ASSIGN_OR_RETURN(plan, ApplyAlias(plan, tmp));
+    }
+    plan = MakeProject(plan, IdentityExprs(plan), Names(plan));
+    plan->columns = Requalify(plan->columns, ref.alias.empty() ? name : ref.alias);
+    sql::TableRef tmp;
+    tmp.column_aliases = ref.column_aliases;
+    return ApplyAlias(plan, tmp);
+  }
+
+  // A view's query, bound again at each use as Spark does: in the schema that was current when
+  // the view was created and without the caller's CTEs.
+  Result<PlanPtr> BindView(const ResolvedTable& t, const sql::TableRef& ref) {
+    const TableEntry& e = *t.entry;
+    if (ref.time_travel) {
+      return Status::Unsupported("[UNSUPPORTED_FEATURE.TIME_TRAVEL] The feature is not supported: Time travel on the relation: " +
+                                     Backquote(t.display_name) + ".",
+                                 "UNSUPPORTED_FEATURE.TIME_TRAVEL");
+    }
+    constexpr int kMaxViewDepth = 100;  // Spark's spark.sql.view.maxNestedViewDepth
+    if (view_depth >= kMaxViewDepth) {
+      return Status::InvalidArgument("[VIEW_EXCEED_MAX_NESTED_DEPTH] The depth of view " + Backquote(t.display_name) +
+                                         " exceeds the maximum view resolution depth (" + std::to_string(kMaxViewDepth) +
+                                         "). Analysis is aborted to avoid errors.",
+                                     "VIEW_EXCEED_MAX_NESTED_DEPTH");
+    }
+    Result<sql::StatementNode> parsed = sql::ParseStatement(e.view_text);
+    if (!parsed.ok() || (*parsed)->kind != sql::StatementKind::kQuery) {
+      return Status::Corruption("the stored query of view " + Backquote(t.display_name) + " cannot be parsed: " +
+                                    (parsed.ok() ? std::string("not a query") : parsed.status().message()),
+                                "SILT_CATALOG_CORRUPT");
+    }
+    const auto& q = static_cast<const sql::QueryStatement&>(**parsed);
+    expanded_views.insert(t.is_temp_view ? e.name : e.schema + "." + e.name);
+    temp_view_ref = temp_view_ref || t.is_temp_view;
+    std::vector<std::map<std::string, const sql::CommonTableExpr*>> saved_ctes = std::move(cte_stack);
+    cte_stack.clear();
+    std::string saved_schema = self->ctx_.current_schema;
+    if (!e.view_current_schema.empty()) self->ctx_.current_schema = e.view_current_schema;
+    ++view_depth;
+    Result<PlanPtr> p = self->BindQuery(*q.query);
+    --view_depth;
+    self->ctx_.current_schema = std::move(saved_schema);
+    cte_stack = std::move(saved_ctes);
+    SILT_RETURN_NOT_OK(p.status());
+    return NamedRelation(*p, e.view_columns, ref.name.parts.back(), ref);
+  }
+
   Result<PlanPtr> BindTableRef(const sql::TableRef& ref) {
     switch (ref.kind) {
       case sql::TableRef::Kind::kTable: {
@@ -974,23 +1032,11 @@ struct Binder::Impl {
             Result<PlanPtr> p = self->BindQuery(*cte->query);
             cte_stack = saved;
             SILT_RETURN_NOT_OK(p.status());
-            PlanPtr plan = *p;
-            if (!cte->column_aliases.empty()) {
-              sql::TableRef tmp;
-              tmp.column_aliases = cte->column_aliases;
-              SILT_ASSIGN_OR_RETURN(plan, ApplyAlias(plan, tmp));
-            }
-            plan = MakeProject(plan, IdentityExprs(plan), Names(plan));
-            plan->columns = Requalify(plan->columns, ref.alias.empty() ? cte->name : ref.alias);
-            sql::TableRef tmp;
-            tmp.column_aliases = ref.column_aliases;
-            return ApplyAlias(plan, tmp);
+            return NamedRelation(*p, cte->column_aliases, cte->name, ref);
           }
         }
         SILT_ASSIGN_OR_RETURN(ResolvedTable t, self->ResolveTable(ref.name, ref.time_travel));
-        if (t.is_view) {
-          return Status::NotImplemented("views are not supported yet", "SILT_UNSUPPORTED_VIEW");
-        }
+        if (t.is_view) return BindView(t, ref);
         std::string q = ref.alias.empty() ? (ref.name.is_path() ? "" : ref.name.parts.back()) : ref.alias;
         SILT_ASSIGN_OR_RETURN(PlanPtr p, self->ScanPlan(t, q));
         sql::TableRef tmp;
@@ -1838,6 +1884,15 @@ Binder::Binder(BinderContext ctx) : ctx_(std::move(ctx)), impl_(std::make_unique
 Binder::~Binder() = default;
 
 Result<PlanPtr> Binder::BindTableRef(const sql::TableRef& ref) { return impl_->BindTableRef(ref); }
+const std::set<std::string>& Binder::expanded_views() const { return impl_->expanded_views; }
+bool Binder::referenced_temp_view() const { return impl_->temp_view_ref; }
+
+Status ExpectTable(const ResolvedTable& table, std::string_view command) {
+  if (!table.is_view) return Status::OK();
+  return Status::InvalidArgument("[EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE] '" + std::string(command) +
+                                     "' expects a table but " + Backquote(table.display_name) + " is a view.",
+                                 "EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE");
+}
 
 Result<exec::ExprPtr> Binder::BindExpression(const sql::ParsedExpr& expr, const std::vector<OutputColumn>& columns,
                                              const std::string& qualifier) {
@@ -1852,6 +1907,22 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
                                            bool must_exist) {
   ResolvedTable t;
   if (!name.is_path() && name.parts.empty()) return Status::InvalidArgument("a table name is required", "PARSE_SYNTAX_ERROR");
+  if (!name.is_path() && name.parts.size() == 1 && ctx_.temp_views) {
+    auto it = ctx_.temp_views->find(LowerName(name.parts[0]));
+    if (it != ctx_.temp_views->end()) {
+      const TempView& v = it->second;
+      t.is_view = t.is_temp_view = true;
+      t.display_name = v.name;
+      TableEntry& e = t.entry.emplace();
+      e.name = LowerName(v.name);
+      e.managed = false;
+      e.format = "view";
+      e.view_text = v.sql;
+      e.view_columns = v.columns;
+      e.view_current_schema = v.current_schema;
+      return t;
+    }
+  }
   if (name.is_path()) {
     std::string fmt = LowerName(name.path_format);
     if (fmt != "delta" && !fmt.empty()) {

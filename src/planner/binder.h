@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,13 @@ struct ResolvedTable {
   std::string location;
   std::shared_ptr<ObjectStore> store;
   std::shared_ptr<const delta::Snapshot> snapshot;  // null when the table has no log yet
-  std::optional<TableEntry> entry;                  // catalog tables only
+  std::optional<TableEntry> entry;                  // catalog tables and views; temporary views too
   bool is_view = false;
+  bool is_temp_view = false;
 };
+
+// EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE for a view given to a command that needs a Delta table.
+Status ExpectTable(const ResolvedTable& table, std::string_view command);
 
 struct BinderContext {
   Catalog* catalog = nullptr;
@@ -45,6 +50,9 @@ struct BinderContext {
   std::shared_ptr<Clock> clock;
   // Runs a plan to completion (uncorrelated scalar / EXISTS subqueries at bind time).
   std::function<Result<std::vector<DataChunk>>(const PlanPtr&)> execute;
+  // The session's temporary views (may be null): a one-part name resolves to one of them before
+  // the catalog, as in Spark.
+  const TempViews* temp_views = nullptr;
 };
 
 class Binder {
@@ -72,6 +80,10 @@ class Binder {
   Result<PlanPtr> ScanPlan(const ResolvedTable& table, const std::string& qualifier);
 
   const BinderContext& context() const { return ctx_; }
+  // The views expanded while binding so far ("schema.name" for catalog views, "name" for
+  // temporary ones, lower case), e.g. to refuse a view that would refer to itself.
+  const std::set<std::string>& expanded_views() const;
+  bool referenced_temp_view() const;
 
  private:
   struct Impl;

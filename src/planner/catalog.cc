@@ -68,6 +68,15 @@ std::string SerializeEntry(const TableEntry& e) {
   delta::AppendJacksonString(&out, e.format);
   out += ",\"viewText\":";
   delta::AppendJacksonString(&out, e.view_text);
+  if (e.format == "view") {
+    out += ",\"viewColumns\":[";
+    for (size_t i = 0; i < e.view_columns.size(); ++i) {
+      if (i) out += ',';
+      delta::AppendJacksonString(&out, e.view_columns[i]);
+    }
+    out += "],\"viewCurrentSchema\":";
+    delta::AppendJacksonString(&out, e.view_current_schema);
+  }
   out += ",\"comment\":";
   delta::AppendJacksonString(&out, e.comment);
   out += "}\n";
@@ -96,6 +105,14 @@ Result<TableEntry> ParseEntry(const std::string& path) {
   str("format", &e.format);
   str("viewText", &e.view_text);
   str("comment", &e.comment);
+  str("viewCurrentSchema", &e.view_current_schema);
+  simdjson::dom::array cols;
+  if (doc["viewColumns"].get_array().get(cols) == simdjson::SUCCESS) {
+    for (simdjson::dom::element c : cols) {
+      std::string_view v;
+      if (c.get_string().get(v) == simdjson::SUCCESS) e.view_columns.emplace_back(v);
+    }
+  }
   bool managed = true;
   if (doc["managed"].get_bool().get(managed) == simdjson::SUCCESS) e.managed = managed;
   return e;

@@ -13,6 +13,7 @@
 // atomically; creation uses put-if-absent).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,8 +31,20 @@ struct TableEntry {
   bool managed = true;   // DROP TABLE deletes the data of managed tables
   std::string format = "delta";  // "delta" | "view"
   std::string view_text;         // views: the SELECT text
+  std::vector<std::string> view_columns;  // views: the column names given at CREATE VIEW (may be empty)
+  std::string view_current_schema;        // views: the schema unqualified names resolve in
   std::string comment;
 };
+
+// A session's temporary view (CREATE TEMPORARY VIEW): its query text, bound again at each use as
+// Spark does, the column names given at creation and the schema current at creation.
+struct TempView {
+  std::string name;  // as written
+  std::string sql;
+  std::vector<std::string> columns;
+  std::string current_schema;
+};
+using TempViews = std::map<std::string, TempView>;  // by lower-case name
 
 class Catalog {
  public:

@@ -525,6 +525,8 @@ struct CreateViewStatement : Statement {
   bool if_not_exists = false;
   std::vector<std::string> column_aliases;
   QueryNode query;
+  std::string query_text;  // the query as written (what a persistent view stores)
+  std::string comment;
 };
 
 struct DropViewStatement : Statement {

@@ -2732,8 +2732,7 @@ Result<StatementNode> Parser::CreateView(bool or_replace, bool temporary, Source
   }
   while (true) {
     if (AcceptKw("COMMENT")) {
-      SILT_ASSIGN_OR_RETURN(auto ignored, StringLit());
-      (void)ignored;
+      SILT_ASSIGN_OR_RETURN(v->comment, StringLit());
     } else if (AcceptKw("TBLPROPERTIES")) {
       SILT_ASSIGN_OR_RETURN(auto ignored, PropertyListClause());
       (void)ignored;
@@ -2742,7 +2741,10 @@ Result<StatementNode> Parser::CreateView(bool or_replace, bool temporary, Source
     }
   }
   SILT_RETURN_NOT_OK(ExpectKw("AS"));
+  size_t begin = static_cast<size_t>(Peek().pos.offset);
   SILT_ASSIGN_OR_RETURN(v->query, Query());
+  size_t end = p_ > 0 ? static_cast<size_t>(t_[p_ - 1].end_offset) : begin;
+  v->query_text = std::string(sql_.substr(begin, end > begin ? end - begin : 0));
   return StatementNode(std::move(v));
 }
 
