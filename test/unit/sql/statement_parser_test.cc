@@ -186,12 +186,15 @@ TEST(StatementParser, DropTableAndViews) {
   EXPECT_TRUE(v->or_replace);
   EXPECT_TRUE(v->temporary);
   EXPECT_EQ(v->column_aliases, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(v->comment, "v");
   ASSERT_TRUE(v->query);
+  EXPECT_EQ(v->query_text, "SELECT 1, 2");
   auto v2 = Parse<CreateViewStatement>("CREATE TEMP VIEW IF NOT EXISTS v AS SELECT * FROM t");
   EXPECT_TRUE(v2->if_not_exists);
   EXPECT_TRUE(v2->temporary);
-  auto v3 = Parse<CreateViewStatement>("CREATE VIEW db.v AS SELECT 1");
+  auto v3 = Parse<CreateViewStatement>("CREATE VIEW db.v AS\n  WITH c AS (SELECT 1 AS x) SELECT x FROM c  ");
   EXPECT_FALSE(v3->temporary);
+  EXPECT_EQ(v3->query_text, "WITH c AS (SELECT 1 AS x) SELECT x FROM c");
   EXPECT_TRUE(Parse<CreateViewStatement>("CREATE GLOBAL TEMPORARY VIEW g AS SELECT 1")->temporary);
   auto dv = Parse<DropViewStatement>("DROP VIEW IF EXISTS v");
   EXPECT_TRUE(dv->if_exists);
