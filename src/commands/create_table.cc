@@ -129,7 +129,7 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   if (schema.empty() && has_log && !stmt.or_replace) {
     // CREATE TABLE t LOCATION '<existing delta table>': register it as it is.
     if (!target.catalog) return CommandResult{};
-    planner::TableEntry e{target.schema, target.name, target.location, false, "delta", "", stmt.comment};
+    planner::TableEntry e{target.schema, target.name, target.location, false, "delta", "", stmt.comment, {}, ""};
     SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
     return CommandResult{};
   }
@@ -173,7 +173,7 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
                                      "schema at " + target.location + ".",
                                      "DELTA_CREATE_TABLE_SCHEME_MISMATCH");
     }
-    planner::TableEntry e{target.schema, target.name, target.location, false, "delta", "", stmt.comment};
+    planner::TableEntry e{target.schema, target.name, target.location, false, "delta", "", stmt.comment, {}, ""};
     SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
     return CommandResult{};
   }
@@ -240,7 +240,7 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     SILT_RETURN_NOT_OK(created.status());
   }
   if (target.catalog && !exists) {
-    planner::TableEntry e{target.schema, target.name, target.location, target.managed, "delta", "", stmt.comment};
+    planner::TableEntry e{target.schema, target.name, target.location, target.managed, "delta", "", stmt.comment, {}, ""};
     SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
   }
   return CommandResult{};

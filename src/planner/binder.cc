@@ -7,6 +7,7 @@
 #include "delta/history.h"
 #include "exec/aggregate.h"
 #include "exec/functions.h"
+#include "exec/functions/datetime_calendar.h"
 #include "io/path.h"
 #include "sql/parser.h"
 
@@ -133,7 +134,11 @@ struct AggState {
   std::vector<AggregateCall> calls;
   std::vector<std::string> call_texts;
   std::vector<std::vector<int>> grouping_sets;
-  size_t width() const { return group_exprs.size() + calls.size() + (grouping_sets.size() > 1 ? 1 : 0); }
+  // The aggregate's output (HashAggregateOperator's order): the keys, spark_grouping_id when
+  // there are several grouping sets, then the aggregate calls.
+  bool has_grouping_id() const { return grouping_sets.size() > 1; }
+  int call_column(size_t i) const { return static_cast<int>(group_exprs.size() + (has_grouping_id() ? 1 : 0) + i); }
+  size_t width() const { return group_exprs.size() + calls.size() + (has_grouping_id() ? 1 : 0); }
 };
 
 struct WindowState {
@@ -270,9 +275,13 @@ struct Binder::Impl {
     }
     switch (e.type) {
       case ExprType::kLiteral:
+        if (e.local_timestamp && !e.literal.is_null()) {
+          SILT_ASSIGN_OR_RETURN(auto zone, exec::cal::TimeZone::Find(ctx().bind.time_zone));
+          return exec::MakeConstant(Value::Integer(DataType::Timestamp(), zone->LocalMicrosToUtc(e.literal.integer())));
+        }
         return exec::MakeConstant(e.literal);
       case ExprType::kInterval: {
-        return Status::NotImplemented("interval values are supported only in date/timestamp arithmetic",
+        return Status::NotImplemented("interval values are supported only in date/timestamp arithmetic (x ± INTERVAL …)",
                                       "SILT_INTERVAL_UNSUPPORTED");
       }
       case ExprType::kColumnRef:
@@ -291,6 +300,12 @@ struct Binder::Impl {
         return exec::BindScalarFunction(op, {c}, ctx().bind);
       }
       case ExprType::kBinary: {
+        if ((e.op == "+" || e.op == "-") && e.children[1]->type == ExprType::kInterval) {
+          return BindIntervalArithmetic(*e.children[0], *e.children[1], e.op == "-", s);
+        }
+        if (e.op == "+" && e.children[0]->type == ExprType::kInterval) {
+          return BindIntervalArithmetic(*e.children[1], *e.children[0], false, s);
+        }
         SILT_ASSIGN_OR_RETURN(ExprPtr a, Bind(*e.children[0], s));
         SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*e.children[1], s));
         return exec::BindScalarFunction(LowerName(e.op), {a, b}, ctx().bind);
@@ -460,6 +475,33 @@ struct Binder::Impl {
     return ref;
   }
 
+  // x ± INTERVAL …, as Spark resolves it: DATE ± year-month → add_months (DATE); DATE ± whole days
+  // → date_add (DATE); otherwise the date becomes a TIMESTAMP and the interval is added to it in
+  // the session time zone (__timestamp_add_interval). Strings are read as timestamps.
+  Result<ExprPtr> BindIntervalArithmetic(const ParsedExpr& x, const ParsedExpr& interval, bool subtract, ExprScope& s) {
+    SILT_ASSIGN_OR_RETURN(ExprPtr v, Bind(x, s));
+    int64_t months = subtract ? -interval.interval_months : interval.interval_months;
+    int64_t micros = subtract ? -interval.interval_micros : interval.interval_micros;
+    const auto lit64 = [](int64_t n) { return exec::MakeConstant(Value::Int64(n)); };
+    TypeId id = v->type->id();
+    if (id == TypeId::kDate) {
+      const auto lit32 = [](int64_t n) { return exec::MakeConstant(Value::Int32(static_cast<int32_t>(n))); };
+      if (micros == 0) return exec::BindScalarFunction("add_months", {v, lit32(months)}, ctx().bind);
+      if (months == 0 && micros % exec::cal::kMicrosPerDay == 0) {
+        return exec::BindScalarFunction("date_add", {v, lit32(micros / exec::cal::kMicrosPerDay)}, ctx().bind);
+      }
+    }
+    if (id == TypeId::kDate || id == TypeId::kString) {
+      SILT_ASSIGN_OR_RETURN(v, exec::CoerceTo(v, DataType::Timestamp(), ctx().bind));
+    } else if (id != TypeId::kTimestamp && id != TypeId::kTimestampNtz) {
+      return Status::InvalidArgument("[DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES] Cannot resolve \"" + x.ToString() + " " +
+                                         (subtract ? "-" : "+") + " " + interval.ToString() + "\" due to data type mismatch: " +
+                                         "an interval can only be added to a DATE or TIMESTAMP, not " + v->type->ToString() + ".",
+                                     "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES");
+    }
+    return exec::BindScalarFunction("__timestamp_add_interval", {v, lit64(months), lit64(micros)}, ctx().bind);
+  }
+
   Result<ExprPtr> BindCase(const ParsedExpr& e, ExprScope& s) {
     size_t i = 0;
     ExprPtr operand;
@@ -507,6 +549,7 @@ struct Binder::Impl {
   Result<ExprPtr> BindFunction(const ParsedExpr& e, ExprScope& s) {
     std::string name = LowerName(e.names.empty() ? "" : e.names.back());
     if (e.over) return BindWindowCall(e, s, name);
+    if (name == "grouping" || name == "grouping_id") return BindGrouping(e, s, name);
     if (exec::IsAggregateFunction(name)) {
       if (!s.agg) {
         return Status::InvalidArgument("[UNSUPPORTED_EXPR_FOR_OPERATOR] Aggregate function " + e.ToString() +
@@ -517,7 +560,7 @@ struct Binder::Impl {
       for (size_t i = 0; i < s.agg->call_texts.size(); ++i) {
         if (s.agg->call_texts[i] == text) {
           const AggregateCall& c = s.agg->calls[i];
-          return exec::MakeColumn(static_cast<int>(s.agg->group_exprs.size() + i), c.bound.function->result_type(), text);
+          return exec::MakeColumn(s.agg->call_column(i), c.bound.function->result_type(), text);
         }
       }
       // Arguments bind over the aggregate's input.
@@ -547,7 +590,7 @@ struct Binder::Impl {
       TypePtr type = call.bound.function->result_type();
       s.agg->calls.push_back(std::move(call));
       s.agg->call_texts.push_back(text);
-      return exec::MakeColumn(static_cast<int>(s.agg->group_exprs.size() + s.agg->calls.size() - 1), type, text);
+      return exec::MakeColumn(s.agg->call_column(s.agg->calls.size() - 1), type, text);
     }
     std::vector<ExprPtr> args;
     for (const auto& a : e.children) {
@@ -558,10 +601,60 @@ struct Binder::Impl {
       return Status::InvalidArgument("[INVALID_USAGE_OF_STAR_OR_REGEX] Invalid usage of '*' in " + name + ".",
                                      "INVALID_USAGE_OF_STAR_OR_REGEX");
     }
-    if (name == "grouping" || name == "grouping_id") {
-      return Status::NotImplemented(name + "() is not supported yet", "SILT_UNSUPPORTED_EXPRESSION");
-    }
     return exec::BindScalarFunction(name, std::move(args), ctx().bind);
+  }
+
+  // grouping(col): 1 when col is aggregated away in the row's grouping set (TINYINT);
+  // grouping_id([cols]): those bits of the listed keys (all keys by default), the first one
+  // highest (BIGINT) — both read from the aggregate's spark_grouping_id column.
+  Result<ExprPtr> BindGrouping(const ParsedExpr& e, ExprScope& s, const std::string& name) {
+    if (!s.agg || !s.agg->has_grouping_id()) {
+      return Status::InvalidArgument("[UNSUPPORTED_GROUPING_EXPRESSION] grouping()/grouping_id() can only be used with "
+                                     "GroupingSets/Cube/Rollup.",
+                                     "UNSUPPORTED_GROUPING_EXPRESSION");
+    }
+    if (name == "grouping" && e.children.size() != 1) {
+      return Status::InvalidArgument("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `grouping` requires 1 parameters but the "
+                                     "actual number is " + std::to_string(e.children.size()) + ".",
+                                     "WRONG_NUM_ARGS.WITHOUT_SUGGESTION");
+    }
+    const size_t nk = s.agg->group_exprs.size();
+    ExprPtr gid = exec::MakeColumn(static_cast<int>(nk), DataType::Int64(), "spark_grouping_id", false);
+    std::vector<size_t> keys;  // indices of the listed keys
+    for (const auto& a : e.children) {
+      size_t k = 0;
+      while (k < nk && s.agg->group_texts[k] != a->ToString()) ++k;
+      if (k == nk) {
+        return Status::InvalidArgument("[GROUPING_COLUMN_MISMATCH] Column of grouping (" + a->ToString() +
+                                           ") can't be found in the grouping columns.",
+                                       "GROUPING_COLUMN_MISMATCH");
+      }
+      keys.push_back(k);
+    }
+    if (name == "grouping_id" && keys.empty()) return gid;
+    auto bit = [&](size_t k) -> Result<ExprPtr> {
+      ExprPtr shift = exec::MakeConstant(Value::Int32(static_cast<int32_t>(nk - 1 - k)));
+      SILT_ASSIGN_OR_RETURN(ExprPtr shifted, exec::BindScalarFunction("shiftright", {gid, shift}, ctx().bind));
+      return exec::BindScalarFunction("&", {shifted, exec::MakeConstant(Value::Int64(1))}, ctx().bind);
+    };
+    if (name == "grouping") {
+      SILT_ASSIGN_OR_RETURN(ExprPtr b, bit(keys[0]));
+      return exec::CoerceTo(b, DataType::Int8(), ctx().bind);
+    }
+    ExprPtr out;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      SILT_ASSIGN_OR_RETURN(ExprPtr b, bit(keys[i]));
+      if (size_t up = keys.size() - 1 - i) {
+        ExprPtr by = exec::MakeConstant(Value::Int32(static_cast<int32_t>(up)));
+        SILT_ASSIGN_OR_RETURN(b, exec::BindScalarFunction("shiftleft", {b, by}, ctx().bind));
+      }
+      if (!out) {
+        out = b;
+      } else {
+        SILT_ASSIGN_OR_RETURN(out, exec::BindScalarFunction("|", {out, b}, ctx().bind));
+      }
+    }
+    return out;
   }
 
   Result<ExprPtr> BindWindowCall(const ParsedExpr& e, ExprScope& s, const std::string& name) {
@@ -996,7 +1089,7 @@ struct Binder::Impl {
     Result<sql::StatementNode> parsed = sql::ParseStatement(e.view_text);
     if (!parsed.ok() || (*parsed)->kind != sql::StatementKind::kQuery) {
       return Status::Corruption("the stored query of view " + Backquote(t.display_name) + " cannot be parsed: " +
-                                    (parsed.ok() ? std::string("not a query") : parsed.status().message()),
+                                    (parsed.ok() ? std::string("not a query") : std::string(parsed.status().message())),
                                 "SILT_CATALOG_CORRUPT");
     }
     const auto& q = static_cast<const sql::QueryStatement&>(**parsed);
@@ -1680,10 +1773,6 @@ struct Binder::Impl {
           agg.grouping_sets.push_back(idx);
         }
       }
-      if (agg.grouping_sets.size() > 1) {
-        // Keys absent from some set are NULL in those rows.
-        for (auto& t : agg.group_texts) (void)t;
-      }
     } else {
       s.plan = &plan;
     }
@@ -1777,8 +1866,8 @@ struct Binder::Impl {
         bool nullable = agg.group_exprs[i]->nullable || agg.grouping_sets.size() > 1;
         node->columns.push_back({ColumnNameOf(*group_ast_or_null(q, i)), agg.group_exprs[i]->type, nullable, ""});
       }
+      if (agg.has_grouping_id()) node->columns.push_back({"spark_grouping_id", DataType::Int64(), false, ""});
       for (const auto& c : agg.calls) node->columns.push_back({c.name, c.bound.function->result_type(), true, ""});
-      if (agg.grouping_sets.size() > 1) node->columns.push_back({"spark_grouping_id", DataType::Int64(), false, ""});
       plan = node;
       if (having) plan = MakeFilter(plan, having);
     }

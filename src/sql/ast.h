@@ -91,6 +91,9 @@ struct ParsedExpr {
   std::vector<ExprNode> children;
 
   Value literal;                        // kLiteral
+  // kLiteral TIMESTAMP '…' written without a zone: a wall time in the session time zone (the
+  // literal holds it as if it were UTC; the binder converts it).
+  bool local_timestamp = false;
   int64_t interval_months = 0;          // kInterval
   int64_t interval_micros = 0;          // kInterval (days folded in as 24h)
   std::vector<std::string> names;       // kColumnRef / kStar qualifier / kFunction (qualified name)

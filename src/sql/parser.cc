@@ -1168,6 +1168,7 @@ Result<ExprNode> Parser::TypedStringLiteral(std::string_view kw, SourcePos pos) 
       e->literal = Value::Integer(DataType::TimestampNtz(), *ts);
     } else {
       e->literal = Value::Integer(DataType::Timestamp(), *ts);
+      e->local_timestamp = !has_zone;
     }
     return e;
   }
@@ -1690,8 +1691,9 @@ Result<ExprNode> Parser::PrimaryExpr() {
         auto f = NewExpr(ExprType::kFunction, pos);
         f->names = {fname};
         SILT_ASSIGN_OR_RETURN(auto src, Expression());
-        f->children.push_back(std::move(src));
+        // Spark's function form: trim(trimStr, srcStr).
         f->children.push_back(std::move(first));
+        f->children.push_back(std::move(src));
         SILT_RETURN_NOT_OK(ExpectOp(")"));
         return Finish(std::move(f));
       }
@@ -1710,7 +1712,9 @@ Result<ExprNode> Parser::PrimaryExpr() {
     lam->children.push_back(std::move(body));
     return Finish(std::move(lam));
   }
-  if (t.kind == TokenKind::kWord && NotAColumn().count(u)) return ErrorHere();
+  // Such words may still name a function: rlike(s, re), like(s, p).
+  bool fn = (u == "RLIKE" || u == "LIKE" || u == "ILIKE") && AtOp("(", 1);
+  if (t.kind == TokenKind::kWord && NotAColumn().count(u) && !fn) return ErrorHere();
   // Name: column path or function call.
   std::vector<std::string> names = {Next().text};
   while (AtOp(".") && IsIdentToken(Peek(1)) && AtOp("(", 2)) {

@@ -886,6 +886,57 @@ void RegisterMathFunctions(FunctionRegistry& r) {
                       return Status::OK();
                     });
   });
+  // Bitwise a & b, a | b, a ^ b and ~a over integral types (the wider of the two).
+  auto integral_kernel = [](TypeId id, auto&& run) {
+    switch (id) {
+      case TypeId::kInt8: run(int8_t{}); break;
+      case TypeId::kInt16: run(int16_t{}); break;
+      case TypeId::kInt32: run(int32_t{}); break;
+      default: run(int64_t{}); break;
+    }
+  };
+  for (const char* name : {"&", "|", "^"}) {
+    char op = name[0];
+    Reg(r, {name}, [op, integral_kernel](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+      SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+      for (size_t i = 0; i < 2; ++i) {
+        if (!IsIntegralId(a[i]->type->id()) && a[i]->type->id() != TypeId::kNull) {
+          return fn::UnexpectedType(n, i, "\"INTEGRAL\"", a[i]->type);
+        }
+      }
+      static const TypeId kOrder[] = {TypeId::kInt8, TypeId::kInt16, TypeId::kInt32, TypeId::kInt64};
+      auto rank = [](TypeId id) { return static_cast<int>(std::find(std::begin(kOrder), std::end(kOrder), id) - std::begin(kOrder)); };
+      TypeId wide = kOrder[std::min(3, std::max(rank(a[0]->type->id()) % 4, rank(a[1]->type->id()) % 4))];
+      TypePtr t = wide == TypeId::kInt8 ? DataType::Int8() : wide == TypeId::kInt16 ? DataType::Int16()
+                  : wide == TypeId::kInt32 ? DataType::Int32() : DataType::Int64();
+      SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, t, c));
+      SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, t, c));
+      return MakeCall(std::string(n), t, std::move(a),
+                      [op, wide, integral_kernel](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                        integral_kernel(wide, [&](auto zero) {
+                          using T = decltype(zero);
+                          MapBinary<T, T, T>(x[0], x[1], rows, out, [op](T l, T r) {
+                            return static_cast<T>(op == '&' ? (l & r) : op == '|' ? (l | r) : (l ^ r));
+                          });
+                        });
+                        return Status::OK();
+                      });
+    });
+  }
+  Reg(r, {"~"}, [integral_kernel](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+    TypeId id = a[0]->type->id();
+    if (!IsIntegralId(id)) return fn::UnexpectedType(n, 0, "\"INTEGRAL\"", a[0]->type);
+    TypePtr t = a[0]->type;
+    return MakeCall(std::string(n), t, std::move(a),
+                    [id, integral_kernel](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      integral_kernel(id, [&](auto zero) {
+                        using T = decltype(zero);
+                        MapUnary<T, T>(x[0], rows, out, [](T v) { return static_cast<T>(~v); });
+                      });
+                      return Status::OK();
+                    });
+  });
   for (int kind = 0; kind < 3; ++kind) {
     static const char* kNames[] = {"shiftleft", "shiftright", "shiftrightunsigned"};
     Reg(r, {kNames[kind]}, [kind](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {

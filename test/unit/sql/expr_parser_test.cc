@@ -336,7 +336,9 @@ TEST(ExprParser, Functions) {
   EXPECT_EQ(pos->names, std::vector<std::string>{"position"});
   auto trim = Expr("TRIM(LEADING 'x' FROM s)");
   EXPECT_EQ(trim->names, std::vector<std::string>{"ltrim"});
-  EXPECT_EQ(trim->children[0]->type, ExprType::kColumnRef);
+  ASSERT_EQ(trim->children.size(), 2u);  // trim(trimStr, srcStr), Spark's function order
+  EXPECT_EQ(trim->children[0]->literal.str(), "x");
+  EXPECT_EQ(trim->children[1]->type, ExprType::kColumnRef);
   EXPECT_EQ(Expr("trim(s)")->children.size(), 1u);
   auto cd = Expr("current_date");
   EXPECT_TRUE(cd->no_parens);
