@@ -473,6 +473,10 @@ Status ChunkDecoder::DecodeDictionary(const PageHeader& h, const uint8_t* data, 
     return Corrupt(where_, "dictionary claims more values than its bytes hold");
   dict_.Clear();
   SILT_RETURN_NOT_OK(DecodeValues(Encoding::PLAIN, p, plen, static_cast<size_t>(dh.num_values), &dict_));
+  // Slack after the last string (not part of any value): Vector::AppendSelected copies a short
+  // string with one 16-byte move only when 16 bytes are readable, which a dictionary of 1-byte
+  // flags would otherwise never offer.
+  if (dict_.type()->is_binary_like()) dict_.bytes().append(16, '\0');
   has_dict_ = true;
   return Status::OK();
 }
