@@ -48,8 +48,8 @@ class TableScanFile {
   int num_row_groups() const { return static_cast<int>(row_base_.size()); }
   int64_t row_group_rows(int rg) const;
   // Row ranges [begin, end) covering row group rg, of about `target_rows` rows each, cut where
-  // the page index says a page of the first column read starts (so a range decodes few pages of
-  // its neighbours); one range when the file has no page index or the group is small.
+  // the page index says pages of (most of) the columns read start, so a range decodes few pages
+  // of its neighbours; one range when a column read has no page index or the group is small.
   std::vector<std::pair<int64_t, int64_t>> SplitRowGroup(int rg, int64_t target_rows) const;
   // Reads rows [begin, end) of row group rg (deleted rows removed) as one chunk to `sink`.
   // Thread-safe.

@@ -601,11 +601,20 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
     while (first_page + 1 < locs.size() && locs[first_page + 1].first_row_index <= first_row) ++first_page;
     out->first_row = locs[first_page].first_row_index;
   }
-  // The chunk's bytes, uninitialized: a row range reads only the bytes before the first data page
+  // The chunk's bytes held: a row range reads only the bytes before the first data page
   // (dictionary) through the end of the first data page (its header tells the jumper where data
-  // starts), and its own pages, so several ranges of one chunk cost one read of it in all.
+  // starts) and its own pages, so the ranges of one chunk read (and allocate) it once in all.
+  // [0, head_len) is in head, [tail_begin, tail_end) in tail.
   const size_t buf_size = static_cast<size_t>(size);
-  std::unique_ptr<uint8_t[]> buf(new uint8_t[buf_size]);
+  std::unique_ptr<uint8_t[]> head, tail;
+  size_t head_len = 0, tail_begin = 0, tail_end = 0;
+  auto read_all = [&]() -> Status {
+    tail.reset();
+    tail_begin = tail_end = 0;
+    head.reset(new uint8_t[buf_size]);  // uninitialized: every byte is read next
+    head_len = buf_size;
+    return f->ReadAt(start, size, head.get());
+  };
   bool partial = false;
   if (oi && !oi->page_locations.empty()) {
     const auto& locs = oi->page_locations;
@@ -617,13 +626,31 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
     for (size_t i = 0; valid && i <= last; ++i) valid = locs[i].compressed_page_size >= 0;
     if (valid && (range_begin > head_end || range_end < size)) {
       partial = true;
-      const int64_t first_end = std::min(std::max(head_end, range_end), size);
-      SILT_RETURN_NOT_OK(f->ReadAt(start, range_begin > head_end ? head_end : first_end, buf.get()));
-      if (range_begin > head_end)
-        SILT_RETURN_NOT_OK(f->ReadAt(start + range_begin, range_end - range_begin, buf.get() + range_begin));
+      head_len = static_cast<size_t>(range_begin > head_end ? head_end : std::min(std::max(head_end, range_end), size));
+      head.reset(new uint8_t[head_len]);
+      SILT_RETURN_NOT_OK(f->ReadAt(start, static_cast<int64_t>(head_len), head.get()));
+      if (range_begin > head_end) {
+        tail_begin = static_cast<size_t>(range_begin);
+        tail_end = static_cast<size_t>(range_end);
+        tail.reset(new uint8_t[tail_end - tail_begin]);
+        SILT_RETURN_NOT_OK(f->ReadAt(start + range_begin, range_end - range_begin, tail.get()));
+      }
     }
   }
-  if (!partial) SILT_RETURN_NOT_OK(f->ReadAt(start, size, buf.get()));
+  if (!partial) SILT_RETURN_NOT_OK(read_all());
+  size_t dict_pos = 0;  // chunk offset of the pending dictionary page's bytes
+  // The bytes held from chunk offset p on (nullptr when p was not read).
+  auto held = [&](size_t p, size_t* avail) -> const uint8_t* {
+    if (p < head_len) {
+      *avail = head_len - p;
+      return head.get() + p;
+    }
+    if (p >= tail_begin && p < tail_end) {
+      *avail = tail_end - p;
+      return tail.get() + (p - tail_begin);
+    }
+    return nullptr;
+  };
   // Flat columns: one value slot per row, so size the output once instead of growing it by pages.
   if (leaf_.max_rep == 0) out->values.Reserve(out->values.size() + static_cast<size_t>(end_row - first_row));
   size_t pos = 0;
@@ -634,19 +661,28 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
     // Past the range: stop before reading the next page's header (its bytes may not be read).
     if (oi && !oi->page_locations.empty() && jumped && (page_no >= oi->page_locations.size() || oi->page_locations[page_no].first_row_index >= end_row))
       break;
+    size_t avail = 0;
+    const uint8_t* at = held(pos, &avail);
     PageHeader h;
     size_t consumed = 0;
-    Status s = DeserializePageHeader(buf.get() + pos, buf_size - pos, &h, &consumed, opts_.limits);
+    Status s = at ? DeserializePageHeader(at, avail, &h, &consumed, opts_.limits) : Status::OK();
+    if (head_len < buf_size && (!at || !s.ok() || h.compressed_page_size < 0 ||
+                                static_cast<size_t>(h.compressed_page_size) > avail - consumed)) {
+      // The pages disagree with the offset index: read the whole chunk and parse this page again.
+      SILT_RETURN_NOT_OK(read_all());
+      if (pending_dict_) pending_dict_data_ = head.get() + dict_pos;
+      continue;
+    }
     if (!s.ok()) return s.WithContext(where_);
     pos += consumed;
-    if (h.compressed_page_size < 0 || static_cast<size_t>(h.compressed_page_size) > buf_size - pos)
+    if (h.compressed_page_size < 0 || static_cast<size_t>(h.compressed_page_size) > avail - consumed)
       return Corrupt(where_, "page of " + std::to_string(h.compressed_page_size) + " bytes overruns the column chunk");
     if (h.uncompressed_page_size < 0) return Corrupt(where_, "negative page size");
     if (h.uncompressed_page_size > opts_.max_page_bytes)
       return Status::Unsupported(where_ + ": page of " + std::to_string(h.uncompressed_page_size) +
                                      " bytes exceeds the reader's limit of " + std::to_string(opts_.max_page_bytes),
                                  "SILT_PARQUET_PAGE_TOO_LARGE");
-    const uint8_t* data = buf.get() + pos;
+    const uint8_t* data = at + consumed;
     size_t len = static_cast<size_t>(h.compressed_page_size);
     pos += len;
     if (h.crc && opts_.verify_page_crc) {
@@ -656,6 +692,7 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
     if (h.type == PageType::DICTIONARY_PAGE) {
       pending_dict_ = std::move(h);
       pending_dict_data_ = data;
+      dict_pos = pos - len;
       pending_dict_len_ = len;
       dict_.Clear();
       has_dict_ = true;
