@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "delta/deletion_vector.h"
 #include "delta/partition_values.h"
@@ -219,7 +220,7 @@ Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<const Snapsho
   return scan;
 }
 
-Status TableScan::ScanFile(const AddFile& file, const std::function<Status(DataChunk&)>& sink) const {
+Result<std::unique_ptr<TableScanFile>> TableScan::OpenFile(const AddFile& file) const {
   ObjectStore& store = *snapshot_->store();
   const ColumnMappingMode mode = snapshot_->column_mapping_mode();
   SILT_ASSIGN_OR_RETURN(DeltaPath dp, ParseDeltaPath(file.path));
@@ -231,81 +232,136 @@ Status TableScan::ScanFile(const AddFile& file, const std::function<Status(DataC
                               "DELTA_FILE_NOT_FOUND");
     return opened.status();
   }
-  std::shared_ptr<RandomAccessFile> raw = std::move(opened).value();
-  SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(raw));
+  std::unique_ptr<TableScanFile> tf(new TableScanFile());
+  tf->scan_ = this;
+  tf->file_ = &file;
+  SILT_ASSIGN_OR_RETURN(tf->pf_, parquet::ParquetFile::Open(std::move(opened).value()));
   // Deleted rows of this file.
-  SILT_ASSIGN_OR_RETURN(std::optional<DeletionVector> dv, LoadDeletionVector(*snapshot_, file));
-  const auto& file_columns = pf->schema().columns();
+  SILT_ASSIGN_OR_RETURN(tf->dv_, LoadDeletionVector(*snapshot_, file));
+  const auto& file_columns = tf->pf_->schema().columns();
   const auto& parts = snapshot_->partition_columns();
   // Which file column feeds each output column (-1: missing, -2: partition column).
   const size_t num_fields = output_fields_.size();  // output columns without the row index
-  std::vector<int> source(num_fields, -1);
-  std::vector<int> read_cols;
+  tf->source_.assign(num_fields, -1);
   for (size_t k = 0; k < num_fields; ++k) {
     const Field& f = output_schema_[k];
     if (std::find(parts.begin(), parts.end(), f.name) != parts.end()) {
-      source[k] = -2;
+      tf->source_[k] = -2;
       continue;
     }
-    source[k] = MatchColumn(file_columns, f, mode);
-    if (source[k] >= 0 && std::find(read_cols.begin(), read_cols.end(), source[k]) == read_cols.end())
-      read_cols.push_back(source[k]);
+    int c = MatchColumn(file_columns, f, mode);
+    tf->source_[k] = c;
+    if (c >= 0 && std::find(tf->read_cols_.begin(), tf->read_cols_.end(), c) == tf->read_cols_.end())
+      tf->read_cols_.push_back(c);
   }
   int64_t row_base = 0;
-  for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
-    size_t rows = static_cast<size_t>(pf->metadata().row_groups[rg].num_rows);
-    DataChunk raw_chunk;
-    if (!read_cols.empty()) SILT_RETURN_NOT_OK(pf->ReadRowGroup(rg, read_cols, &raw_chunk));
-    DataChunk out;
-    out.num_rows_without_columns = rows;
-    for (size_t k = 0; k < num_fields; ++k) {
-      const Field& f = output_schema_[k];
-      if (source[k] == -2) {
-        std::string key = PhysicalNameOrName(f, mode);
-        const std::optional<std::string>* text = file.partition_values.Find(key);
-        if (!text) text = file.partition_values.Find(f.name);
-        SILT_ASSIGN_OR_RETURN(Vector v, PartitionColumn(f, text ? *text : std::nullopt, rows));
-        out.columns.push_back(std::move(v));
-      } else if (source[k] < 0) {
-        out.columns.push_back(AllNull(f.type, rows));
-      } else {
-        size_t pos = static_cast<size_t>(std::find(read_cols.begin(), read_cols.end(), source[k]) - read_cols.begin());
-        // A column read for two outputs (never in practice) is copied, else moved.
-        bool used_again = false;
-        for (size_t j = k + 1; j < num_fields; ++j) used_again |= source[j] == source[k];
-        Vector v = used_again ? raw_chunk.columns[pos] : std::move(raw_chunk.columns[pos]);
-        SILT_ASSIGN_OR_RETURN(Vector c, Conform(std::move(v), file_columns[source[k]], f.type, f.name, mode));
-        out.columns.push_back(std::move(c));
-      }
-    }
-    if (with_row_index_) {
-      Vector idx(DataType::Int64());
-      idx.ResizeUninitialized(rows);
-      int64_t* p = idx.data<int64_t>();
-      for (size_t i = 0; i < rows; ++i) p[i] = row_base + static_cast<int64_t>(i);
-      out.columns.push_back(std::move(idx));
-    }
-    if (dv && !dv->IsEmpty()) {
-      std::vector<uint8_t> keep(rows, 1);
-      dv->FillSelection(row_base, rows, keep.data());
-      std::vector<uint32_t> sel;
-      sel.reserve(rows);
-      for (size_t i = 0; i < rows; ++i)
-        if (keep[i]) sel.push_back(static_cast<uint32_t>(i));
-      if (sel.size() != rows) {
-        DataChunk filtered;
-        filtered.num_rows_without_columns = sel.size();
-        for (auto& c : out.columns) {
-          Vector fv(c.type());
-          fv.AppendSelected(c, sel.data(), sel.size());
-          filtered.columns.push_back(std::move(fv));
-        }
-        out = std::move(filtered);
-      }
-    }
-    row_base += static_cast<int64_t>(rows);
-    SILT_RETURN_NOT_OK(sink(out));
+  for (const auto& g : tf->pf_->metadata().row_groups) {
+    tf->row_base_.push_back(row_base);
+    row_base += g.num_rows;
   }
+  return tf;
+}
+
+TableScanFile::~TableScanFile() = default;
+
+int64_t TableScanFile::row_group_rows(int rg) const { return pf_->metadata().row_groups[rg].num_rows; }
+
+std::vector<std::pair<int64_t, int64_t>> TableScanFile::SplitRowGroup(int rg, int64_t target_rows) const {
+  const int64_t rows = row_group_rows(rg);
+  std::vector<std::pair<int64_t, int64_t>> out;
+  // Rows where pages start, with how many of the columns read start one there. A column without
+  // a page index (or nested: ranges do not use it) would be decoded whole for every range: then
+  // the group stays one range.
+  std::map<int64_t, int> starts;
+  bool splittable = rows > target_rows && !read_cols_.empty();
+  for (size_t k = 0; splittable && k < read_cols_.size(); ++k) {
+    const parquet::ColumnNode& col = pf_->schema().columns()[static_cast<size_t>(read_cols_[k])];
+    auto oi = col.kind == parquet::ColumnNode::kLeaf ? pf_->ReadOffsetIndex(rg, col.leaf_index)
+                                                      : Result<parquet::OffsetIndex>(Status::NotFound("nested"));
+    splittable = oi.ok();
+    if (!splittable) break;
+    for (const auto& loc : oi->page_locations)
+      if (loc.first_row_index > 0 && loc.first_row_index < rows) ++starts[loc.first_row_index];
+  }
+  int64_t begin = 0;
+  if (splittable) {
+    // Each cut: the page start shared by most columns among [begin + target, begin + 2 * target),
+    // so that few columns decode a page twice and slice it (a dictionary falling back to PLAIN
+    // shifts one column's pages).
+    for (auto it = starts.lower_bound(begin + target_rows); it != starts.end(); it = starts.lower_bound(begin + target_rows)) {
+      auto best = it;
+      for (auto j = it; j != starts.end() && j->first < begin + 2 * target_rows; ++j)
+        if (j->second > best->second) best = j;
+      out.emplace_back(begin, best->first);
+      begin = best->first;
+    }
+  }
+  out.emplace_back(begin, rows);
+  return out;
+}
+
+Status TableScanFile::ReadRows(int rg, int64_t begin, int64_t end, const std::function<Status(DataChunk&)>& sink) const {
+  const Snapshot& snapshot = *scan_->snapshot_;
+  const ColumnMappingMode mode = snapshot.column_mapping_mode();
+  const auto& file_columns = pf_->schema().columns();
+  const size_t num_fields = source_.size();
+  const int64_t row_base = row_base_[static_cast<size_t>(rg)] + begin;
+  size_t rows = static_cast<size_t>(end - begin);
+  DataChunk raw_chunk;
+  if (!read_cols_.empty()) SILT_RETURN_NOT_OK(pf_->ReadRowGroup(rg, read_cols_, &raw_chunk, begin, end - begin));
+  DataChunk out;
+  out.num_rows_without_columns = rows;
+  for (size_t k = 0; k < num_fields; ++k) {
+    const Field& f = scan_->output_schema_[k];
+    if (source_[k] == -2) {
+      std::string key = PhysicalNameOrName(f, mode);
+      const std::optional<std::string>* text = file_->partition_values.Find(key);
+      if (!text) text = file_->partition_values.Find(f.name);
+      SILT_ASSIGN_OR_RETURN(Vector v, PartitionColumn(f, text ? *text : std::nullopt, rows));
+      out.columns.push_back(std::move(v));
+    } else if (source_[k] < 0) {
+      out.columns.push_back(AllNull(f.type, rows));
+    } else {
+      size_t pos = static_cast<size_t>(std::find(read_cols_.begin(), read_cols_.end(), source_[k]) - read_cols_.begin());
+      // A column read for two outputs (never in practice) is copied, else moved.
+      bool used_again = false;
+      for (size_t j = k + 1; j < num_fields; ++j) used_again |= source_[j] == source_[k];
+      Vector v = used_again ? raw_chunk.columns[pos] : std::move(raw_chunk.columns[pos]);
+      SILT_ASSIGN_OR_RETURN(Vector c, Conform(std::move(v), file_columns[source_[k]], f.type, f.name, mode));
+      out.columns.push_back(std::move(c));
+    }
+  }
+  if (scan_->with_row_index_) {
+    Vector idx(DataType::Int64());
+    idx.ResizeUninitialized(rows);
+    int64_t* p = idx.data<int64_t>();
+    for (size_t i = 0; i < rows; ++i) p[i] = row_base + static_cast<int64_t>(i);
+    out.columns.push_back(std::move(idx));
+  }
+  if (dv_ && !dv_->IsEmpty()) {
+    std::vector<uint8_t> keep(rows, 1);
+    dv_->FillSelection(row_base, rows, keep.data());
+    std::vector<uint32_t> sel;
+    sel.reserve(rows);
+    for (size_t i = 0; i < rows; ++i)
+      if (keep[i]) sel.push_back(static_cast<uint32_t>(i));
+    if (sel.size() != rows) {
+      DataChunk filtered;
+      filtered.num_rows_without_columns = sel.size();
+      for (auto& c : out.columns) {
+        Vector fv(c.type());
+        fv.AppendSelected(c, sel.data(), sel.size());
+        filtered.columns.push_back(std::move(fv));
+      }
+      out = std::move(filtered);
+    }
+  }
+  return sink(out);
+}
+
+Status TableScan::ScanFile(const AddFile& file, const std::function<Status(DataChunk&)>& sink) const {
+  SILT_ASSIGN_OR_RETURN(std::unique_ptr<TableScanFile> tf, OpenFile(file));
+  for (int rg = 0; rg < tf->num_row_groups(); ++rg) SILT_RETURN_NOT_OK(tf->ReadRows(rg, 0, tf->row_group_rows(rg), sink));
   return Status::OK();
 }
 

@@ -15,6 +15,10 @@
 #include "delta/snapshot.h"
 #include "vector/vector.h"
 
+namespace silt::parquet {
+class ParquetFile;
+}
+
 namespace silt::delta {
 
 // Name of the optional trailing row-index column (Spark's `_metadata.row_index`).
@@ -34,6 +38,35 @@ struct TableScanOptions {
 Result<std::optional<DeletionVector>> LoadDeletionVector(const Snapshot& snapshot,
                                                          const AddFile& file);
 
+class TableScan;
+
+// One data file of a TableScan, opened: footer read, deletion vector loaded, columns matched.
+// Its row groups are then read independently, so several threads can share one big file.
+class TableScanFile {
+ public:
+  ~TableScanFile();
+  int num_row_groups() const { return static_cast<int>(row_base_.size()); }
+  int64_t row_group_rows(int rg) const;
+  // Row ranges [begin, end) covering row group rg, of about `target_rows` rows each, cut where
+  // the page index says pages of (most of) the columns read start, so a range decodes few pages
+  // of its neighbours; one range when a column read has no page index or the group is small.
+  std::vector<std::pair<int64_t, int64_t>> SplitRowGroup(int rg, int64_t target_rows) const;
+  // Reads rows [begin, end) of row group rg (deleted rows removed) as one chunk to `sink`.
+  // Thread-safe.
+  Status ReadRows(int rg, int64_t begin, int64_t end, const std::function<Status(DataChunk&)>& sink) const;
+
+ private:
+  friend class TableScan;
+  TableScanFile() = default;
+  const TableScan* scan_ = nullptr;
+  const AddFile* file_ = nullptr;
+  std::unique_ptr<parquet::ParquetFile> pf_;
+  std::optional<DeletionVector> dv_;
+  std::vector<int> source_;     // per output column: file column, -1 missing, -2 partition column
+  std::vector<int> read_cols_;  // file columns read
+  std::vector<int64_t> row_base_;  // file row index of each row group's first row
+};
+
 class TableScan {
  public:
   static Result<std::unique_ptr<TableScan>> Make(std::shared_ptr<const Snapshot> snapshot, TableScanOptions options = {});
@@ -43,8 +76,12 @@ class TableScan {
   Result<bool> Next(DataChunk* out);
   // Reads one data file of the snapshot, passing each row group's chunk to `sink`. Thread-safe.
   Status ScanFile(const AddFile& file, const std::function<Status(DataChunk&)>& sink) const;
+  // Opens one data file of the snapshot for reading its row groups one at a time. Thread-safe;
+  // `file` must outlive the result.
+  Result<std::unique_ptr<TableScanFile>> OpenFile(const AddFile& file) const;
 
  private:
+  friend class TableScanFile;
   std::shared_ptr<const Snapshot> snapshot_;
   Schema output_schema_;
   std::vector<int> output_fields_;  // index into snapshot schema

@@ -867,11 +867,34 @@ struct DistinctSet {
   std::vector<Vector> cols;
   std::vector<uint64_t> hashes;
   std::vector<uint32_t> slots;  // 0 = empty, else index + 1
+  // Byte width of the one column when its values are equal exactly when their bytes are
+  // (integers, dates, timestamps, decimals; not floats: -0.0 = 0.0), else 0.
+  int raw_width = 0;
   size_t size() const { return hashes.size(); }
+
+  explicit DistinctSet(const std::vector<TypePtr>& types) {
+    for (const TypePtr& t : types) cols.emplace_back(t);
+    if (types.size() != 1) return;
+    switch (types[0]->id()) {
+      case TypeId::kBoolean: case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
+      case TypeId::kDecimal: case TypeId::kDate: case TypeId::kTimestamp: case TypeId::kTimestampNtz:
+        raw_width = types[0]->fixed_width();
+        break;
+      default: break;
+    }
+  }
 
   // Inserts row `row` of `src` (one vector per column, already known to hold no NULL at `row`)
   // when absent.
   void Insert(std::span<const Vector* const> src, size_t row, uint64_t h) {
+    switch (raw_width) {
+      case 1: return InsertRaw<uint8_t>(*src[0], row, h);
+      case 2: return InsertRaw<uint16_t>(*src[0], row, h);
+      case 4: return InsertRaw<uint32_t>(*src[0], row, h);
+      case 8: return InsertRaw<uint64_t>(*src[0], row, h);
+      case 16: return InsertRaw<unsigned __int128>(*src[0], row, h);
+      default: break;
+    }
     if ((size() + 1) * 2 > slots.size()) Grow();
     size_t mask = slots.size() - 1;
     for (size_t s = h & mask;; s = (s + 1) & mask) {
@@ -889,6 +912,24 @@ struct DistinctSet {
         }
         if (eq) return;
       }
+    }
+  }
+  // Insert for a raw_width column: values compared and appended as T.
+  template <typename T>
+  void InsertRaw(const Vector& src, size_t row, uint64_t h) {
+    if ((size() + 1) * 2 > slots.size()) Grow();
+    const T v = src.Get<T>(row);
+    const T* have = cols[0].data<T>();
+    size_t mask = slots.size() - 1;
+    for (size_t s = h & mask;; s = (s + 1) & mask) {
+      uint32_t e = slots[s];
+      if (e == 0) {
+        cols[0].Append<T>(v);
+        hashes.push_back(h);
+        slots[s] = static_cast<uint32_t>(hashes.size());
+        return;
+      }
+      if (hashes[e - 1] == h && have[e - 1] == v) return;
     }
   }
   void Grow() {
@@ -929,10 +970,7 @@ class DistinctFn final : public AggregateFunction {
   }
   DistinctSet* Get(uint8_t* s) const {
     DistinctSet*& p = St<DistinctSet*>(s);
-    if (!p) {
-      p = new DistinctSet();
-      for (const TypePtr& t : types_) p->cols.emplace_back(t);
-    }
+    if (!p) p = new DistinctSet(types_);
     return p;
   }
   Status Update(std::span<const Arg> args, size_t rows, uint8_t* const* states,

@@ -91,67 +91,81 @@ std::string DeltaScanOperator::details() const {
   return s;
 }
 
-Status DeltaScanOperator::ScanOne(ExecContext& ctx, const delta::AddFile& file,
-                                  const std::function<Status(DataChunk&)>& emit) {
-  const bool no_columns = schema_.empty();
+Status DeltaScanOperator::ScanGroup(ExecContext& ctx, DataChunk& group, std::vector<uint32_t>* sel,
+                                    const std::function<Status(DataChunk&)>& emit) {
+  if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+  if (schema_.empty()) {
+    DataChunk c;
+    c.num_rows_without_columns = group.size();
+    return emit(c);
+  }
   auto emit_projected = [&](DataChunk& chunk) -> Status {
     if (projection_.empty()) return emit(chunk);
     DataChunk projected;
     SILT_RETURN_NOT_OK(ProjectChunk(projection_, ctx.eval, &chunk, &projected));
     return emit(projected);
   };
-  std::vector<uint32_t> sel;
-  return scan_->ScanFile(file, [&](DataChunk& group) -> Status {
-    if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
-    if (no_columns) {
-      DataChunk c;
-      c.num_rows_without_columns = group.size();
-      return emit(c);
-    }
-    // A row group can hold millions of rows: its filters run over it once (conjunct by
-    // conjunct on the survivors), then the surviving rows go on in kChunkRows pieces, so later
-    // operators work on small vectors and each column is copied once.
-    bool all = true;
-    SILT_RETURN_NOT_OK(SelectRows(filters_, ctx.eval, group, &sel, &all));
-    const size_t rows = all ? group.size() : sel.size();
-    if (all && rows <= kChunkRows) return emit_projected(group);
-    for (size_t off = 0; off < rows; off += kChunkRows) {
-      size_t n = std::min(kChunkRows, rows - off);
-      DataChunk piece;
-      piece.num_rows_without_columns = n;
-      piece.columns.reserve(group.columns.size());
-      for (const Vector& c : group.columns) {
-        Vector v(c.type());
-        if (all) {
-          v.AppendRange(c, off, n);
-        } else {
-          v.AppendSelected(c, sel.data() + off, n);
-        }
-        piece.columns.push_back(std::move(v));
+  // A row group can hold millions of rows: its filters run over it once (conjunct by
+  // conjunct on the survivors), then the surviving rows go on in kChunkRows pieces, so later
+  // operators work on small vectors and each column is copied once.
+  bool all = true;
+  SILT_RETURN_NOT_OK(SelectRows(filters_, ctx.eval, group, sel, &all));
+  const size_t rows = all ? group.size() : sel->size();
+  if (all && rows <= kChunkRows) return emit_projected(group);
+  for (size_t off = 0; off < rows; off += kChunkRows) {
+    size_t n = std::min(kChunkRows, rows - off);
+    DataChunk piece;
+    piece.num_rows_without_columns = n;
+    piece.columns.reserve(group.columns.size());
+    for (const Vector& c : group.columns) {
+      Vector v(c.type());
+      if (all) {
+        v.AppendRange(c, off, n);
+      } else {
+        v.AppendSelected(c, sel->data() + off, n);
       }
-      SILT_RETURN_NOT_OK(emit_projected(piece));
+      piece.columns.push_back(std::move(v));
     }
-    return Status::OK();
-  });
+    SILT_RETURN_NOT_OK(emit_projected(piece));
+  }
+  return Status::OK();
+}
+
+std::vector<DeltaScanOperator::ScanUnit> DeltaScanOperator::SplitFile(const delta::TableScanFile& file) {
+  std::vector<ScanUnit> units;
+  for (int rg = 0; rg < file.num_row_groups(); ++rg)
+    for (const auto& [begin, end] : file.SplitRowGroup(rg, kScanUnitRows)) units.push_back({rg, begin, end});
+  return units;
 }
 
 Status DeltaScanOperator::FillBatch(ExecContext& ctx) {
   size_t threads = ctx.pool ? ctx.pool->num_threads() + 1 : 1;
   size_t n = std::min(files_.size() - next_file_, std::max<size_t>(threads * 2, 1));
-  std::vector<std::vector<DataChunk>> out(n);
-  auto work = [&](size_t i) -> Status {
-    return ScanOne(ctx, *files_[next_file_ + i], [&](DataChunk& c) {
-      out[i].push_back(std::move(c));
-      return Status::OK();
-    });
+  auto run = [&](size_t count, const std::function<Status(size_t)>& fn) -> Status {
+    if (ctx.pool && count > 1) return ctx.pool->ParallelFor(count, fn);
+    for (size_t i = 0; i < count; ++i) SILT_RETURN_NOT_OK(fn(i));
+    return Status::OK();
   };
-  if (ctx.pool && n > 1) {
-    SILT_RETURN_NOT_OK(ctx.pool->ParallelFor(n, work));
-  } else {
-    for (size_t i = 0; i < n; ++i) {
-      SILT_RETURN_NOT_OK(work(i));
-    }
-  }
+  std::vector<std::unique_ptr<delta::TableScanFile>> opened(n);
+  SILT_RETURN_NOT_OK(run(n, [&](size_t i) -> Status {
+    SILT_ASSIGN_OR_RETURN(opened[i], scan_->OpenFile(*files_[next_file_ + i]));
+    return Status::OK();
+  }));
+  // One task per row range, so a batch of one big file still uses every thread.
+  std::vector<std::pair<size_t, ScanUnit>> units;
+  for (size_t i = 0; i < n; ++i)
+    for (const ScanUnit& u : SplitFile(*opened[i])) units.emplace_back(i, u);
+  std::vector<std::vector<DataChunk>> out(units.size());
+  SILT_RETURN_NOT_OK(run(units.size(), [&](size_t u) -> Status {
+    std::vector<uint32_t> sel;
+    const ScanUnit& unit = units[u].second;
+    return opened[units[u].first]->ReadRows(unit.row_group, unit.begin, unit.end, [&](DataChunk& group) {
+      return ScanGroup(ctx, group, &sel, [&](DataChunk& c) {
+        out[u].push_back(std::move(c));
+        return Status::OK();
+      });
+    });
+  }));
   next_file_ += n;
   for (auto& v : out) {
     for (auto& c : v) {
@@ -164,16 +178,50 @@ Status DeltaScanOperator::FillBatch(ExecContext& ctx) {
 
 Result<bool> DeltaScanOperator::PushAll(ExecContext& ctx, size_t workers, const ChunkSink& sink) {
   if (next_file_ != 0 || !ready_.empty()) return false;  // already pulled from
-  std::atomic<size_t> next{0};
+  struct OpenFile {
+    std::unique_ptr<delta::TableScanFile> file;
+    std::vector<ScanUnit> units;
+    std::atomic<size_t> next_unit{0};
+  };
+  std::mutex mu;
+  size_t next_file = 0;                         // guarded by mu
+  std::deque<std::shared_ptr<OpenFile>> shared;  // guarded by mu: files that may have unread row groups
   std::atomic<int64_t> rows{0};
   auto work = [&](size_t w) -> Status {
-    for (size_t i; (i = next.fetch_add(1)) < files_.size();) {
-      SILT_RETURN_NOT_OK(ScanOne(ctx, *files_[i], [&](DataChunk& c) {
-        rows.fetch_add(static_cast<int64_t>(c.size()), std::memory_order_relaxed);
-        return sink(w, c);
-      }));
+    std::vector<uint32_t> sel;
+    auto emit = [&](DataChunk& c) {
+      rows.fetch_add(static_cast<int64_t>(c.size()), std::memory_order_relaxed);
+      return sink(w, c);
+    };
+    while (true) {
+      std::shared_ptr<OpenFile> of;
+      size_t file = files_.size();
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (next_file < files_.size()) {
+          file = next_file++;
+        } else {
+          while (!shared.empty() && shared.front()->next_unit.load() >= shared.front()->units.size())
+            shared.pop_front();
+          if (shared.empty()) return Status::OK();
+          of = shared.front();
+        }
+      }
+      if (!of) {
+        of = std::make_shared<OpenFile>();
+        SILT_ASSIGN_OR_RETURN(of->file, scan_->OpenFile(*files_[file]));
+        of->units = SplitFile(*of->file);
+        if (of->units.size() > 1) {
+          std::lock_guard<std::mutex> lock(mu);
+          shared.push_back(of);
+        }
+      }
+      for (size_t u; (u = of->next_unit.fetch_add(1)) < of->units.size();) {
+        const ScanUnit& unit = of->units[u];
+        SILT_RETURN_NOT_OK(of->file->ReadRows(unit.row_group, unit.begin, unit.end,
+                                              [&](DataChunk& group) { return ScanGroup(ctx, group, &sel, emit); }));
+      }
     }
-    return Status::OK();
   };
   if (ctx.pool && workers > 1) {
     SILT_RETURN_NOT_OK(ctx.pool->ParallelFor(workers, work));

@@ -1,7 +1,8 @@
 // DeltaScanOperator: reads a Delta snapshot's data files (a pruned subset) as chunks of the
 // requested logical columns, applies pushed-down filters, and drops rows deleted by deletion
-// vectors (delta::TableScan does the per-file work). Files are read and filtered in parallel on
-// the ExecContext's pool, a batch at a time; output order is file order (deterministic).
+// vectors (delta::TableScan does the per-file work). The work units are page-aligned row ranges
+// of row groups, read and filtered in parallel on the ExecContext's pool; Next() returns them in
+// file and row order (deterministic), PushAll() in no particular order.
 #pragma once
 
 #include <deque>
@@ -18,6 +19,9 @@ namespace silt::exec {
 
 class DeltaScanOperator final : public Operator {
  public:
+  // Rows of a work unit: large enough that per-unit costs (page index, dictionary pages) stay
+  // small, small enough that one file of one row group (1-2M rows) feeds every worker.
+  static constexpr int64_t kScanUnitRows = 200'000;
   // files: the files to read (pointers into snapshot->files()); filters: conjuncts over the
   // output columns (rows where any is not TRUE are dropped).
   static Result<std::unique_ptr<DeltaScanOperator>> Make(std::shared_ptr<const delta::Snapshot> snapshot,
@@ -32,8 +36,9 @@ class DeltaScanOperator final : public Operator {
   // the table name and the number of files read.
   void SetExplainDetails(std::string details) { explain_details_ = std::move(details); }
   Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
-  // Files are taken by the workers one at a time (dynamic balance); row groups are cut into
-  // kChunkRows pieces before filtering, so each worker holds one row group's columns at a time.
+  // Each worker opens the next file and reads its units; once no file is left, idle workers take
+  // the unread units of files still being read (dynamic balance, also within one big row
+  // group). A worker holds one unit's columns at a time.
   Result<bool> PushAll(ExecContext& ctx, size_t workers, const ChunkSink& sink) override;
   std::string name() const override { return "DeltaScan"; }
   std::string details() const override;
@@ -41,9 +46,18 @@ class DeltaScanOperator final : public Operator {
 
  private:
   DeltaScanOperator() = default;
+  // A work unit: rows [begin, end) of one row group of a file (page-aligned, about
+  // kScanUnitRows rows), so several workers can share one big row group.
+  struct ScanUnit {
+    int row_group;
+    int64_t begin, end;
+  };
+  static std::vector<ScanUnit> SplitFile(const delta::TableScanFile& file);
   Status FillBatch(ExecContext& ctx);
-  // Reads one file: each row group in kChunkRows pieces, filtered and projected, to `emit`.
-  Status ScanOne(ExecContext& ctx, const delta::AddFile& file, const std::function<Status(DataChunk&)>& emit);
+  // Filters and projects one row group's chunk and passes it to `emit` in kChunkRows pieces.
+  // `sel` is scratch space of the calling worker.
+  Status ScanGroup(ExecContext& ctx, DataChunk& group, std::vector<uint32_t>* sel,
+                   const std::function<Status(DataChunk&)>& emit);
   std::shared_ptr<const delta::Snapshot> snapshot_;
   std::unique_ptr<delta::TableScan> scan_;
   std::vector<const delta::AddFile*> files_;

@@ -391,8 +391,42 @@ Status EvalCoalesce(const Expr& e, const DataChunk& in, const EvalContext& ctx, 
 
 Status EvalIn(const Expr& e, const DataChunk& in, const EvalContext& ctx, Vector* out) {
   size_t n = in.size();
-  Vector value(e.children[0]->type);
-  SILT_RETURN_NOT_OK(EvalInto(*e.children[0], in, ctx, &value));
+  // A column is read in place (EvalInto would copy it).
+  Vector owned(e.children[0]->type);
+  const Vector* vp = &owned;
+  if (e.children[0]->kind == ExprKind::kColumn) {
+    vp = &in.columns[e.children[0]->column];
+  } else {
+    SILT_RETURN_NOT_OK(EvalInto(*e.children[0], in, ctx, &owned));
+  }
+  const Vector& value = *vp;
+  // Strings against non-NULL string constants (shipmode IN ('MAIL', 'SHIP')): no per-row type
+  // dispatch; the result is NULL exactly where the value is.
+  std::vector<std::string_view> items;
+  for (size_t c = 1; c < e.children.size(); ++c) {
+    const Expr& item = *e.children[c];
+    if (item.kind != ExprKind::kConstant || item.constant.is_null() || !item.constant.type()->is_binary_like()) break;
+    items.push_back(item.constant.str());
+  }
+  if (value.type()->is_binary_like() && items.size() + 1 == e.children.size()) {
+    *out = Vector(DataType::Boolean());
+    out->ResizeUninitialized(n);
+    uint8_t* d = out->data<uint8_t>();
+    for (size_t i = 0; i < n; ++i) {
+      const std::string_view v = value.GetString(i);
+      bool hit = false;
+      for (std::string_view it : items) hit |= v == it;
+      d[i] = hit;
+    }
+    if (value.may_have_nulls()) {
+      uint8_t* valid = out->mutable_validity();
+      for (size_t i = 0; i < n; ++i) {
+        valid[i] = value.IsValid(i);
+        d[i] &= valid[i];  // NULL slots hold 0
+      }
+    }
+    return Status::OK();
+  }
   std::vector<int8_t> r(n, 0);  // 0 false so far, 1 true, -1 null seen
   for (size_t i = 0; i < n; ++i) {
     if (value.IsNull(i)) r[i] = -1;

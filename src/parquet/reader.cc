@@ -298,6 +298,11 @@ class ChunkDecoder {
   CompressionCodec codec_ = CompressionCodec::UNCOMPRESSED;
   Vector dict_;
   bool has_dict_ = false;
+  // The dictionary page, decoded when the first dictionary-encoded data page needs it: a row
+  // range past the writer's fallback to PLAIN never pays for it.
+  std::optional<PageHeader> pending_dict_;
+  const uint8_t* pending_dict_data_ = nullptr;
+  size_t pending_dict_len_ = 0;
   std::vector<uint8_t> scratch_;
   std::vector<uint32_t> indices_;
   std::vector<int16_t> page_def_;
@@ -468,6 +473,10 @@ Status ChunkDecoder::DecodeDictionary(const PageHeader& h, const uint8_t* data, 
     return Corrupt(where_, "dictionary claims more values than its bytes hold");
   dict_.Clear();
   SILT_RETURN_NOT_OK(DecodeValues(Encoding::PLAIN, p, plen, static_cast<size_t>(dh.num_values), &dict_));
+  // Slack after the last string (not part of any value): Vector::AppendSelected copies a short
+  // string with one 16-byte move only when 16 bytes are readable, which a dictionary of 1-byte
+  // flags would otherwise never offer.
+  if (dict_.type()->is_binary_like()) dict_.bytes().append(16, '\0');
   has_dict_ = true;
   return Status::OK();
 }
@@ -497,11 +506,19 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
       }
     }
   };
+  // Before the page is decompressed: the dictionary shares scratch_.
+  auto load_dictionary = [&]() -> Status {
+    if (!pending_dict_ || (enc != Encoding::PLAIN_DICTIONARY && enc != Encoding::RLE_DICTIONARY)) return Status::OK();
+    PageHeader dict_header = std::move(*pending_dict_);
+    pending_dict_.reset();
+    return DecodeDictionary(dict_header, pending_dict_data_, pending_dict_len_);
+  };
   if (h.type == PageType::DATA_PAGE) {
     if (!h.data_page_header) return Corrupt(where_, "data page without its header");
     const auto& dh = *h.data_page_header;
     num_values = dh.num_values;
     enc = dh.encoding;
+    SILT_RETURN_NOT_OK(load_dictionary());
     if (num_values < 0 || num_values > opts_.max_page_values)
       return Corrupt(where_, "page value count " + std::to_string(num_values));
     const uint8_t* p;
@@ -528,6 +545,7 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
     const auto& dh = *h.data_page_header_v2;
     num_values = dh.num_values;
     enc = dh.encoding;
+    SILT_RETURN_NOT_OK(load_dictionary());
     if (num_values < 0 || num_values > opts_.max_page_values)
       return Corrupt(where_, "page value count " + std::to_string(num_values));
     if (dh.repetition_levels_byte_length < 0 || dh.definition_levels_byte_length < 0)
@@ -576,35 +594,95 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
   if (start < 4 || size < 0 || start > f->size() || size > f->size() - start)
     return Corrupt(where_, "column chunk [" + std::to_string(start) + ", +" + std::to_string(size) +
                                ") lies outside the file of " + std::to_string(f->size()) + " bytes");
-  std::vector<uint8_t> buf(static_cast<size_t>(size));
-  SILT_RETURN_NOT_OK(f->ReadAt(start, size, buf.data()));
-  // Flat columns: one value slot per row, so size the output once instead of growing it by pages.
-  if (leaf_.max_rep == 0) out->values.Reserve(out->values.size() + static_cast<size_t>(end_row - first_row));
-  size_t pos = 0;
-  size_t page_no = 0;
-  // With an offset index, jump over data pages that end before first_row.
+  // With an offset index, jump over data pages that end before first_row and stop at end_row.
   size_t first_page = 0;
   if (oi && !oi->page_locations.empty()) {
     const auto& locs = oi->page_locations;
     while (first_page + 1 < locs.size() && locs[first_page + 1].first_row_index <= first_row) ++first_page;
     out->first_row = locs[first_page].first_row_index;
   }
+  // The chunk's bytes held: a row range reads only the bytes before the first data page
+  // (dictionary) through the end of the first data page (its header tells the jumper where data
+  // starts) and its own pages, so the ranges of one chunk read (and allocate) it once in all.
+  // [0, head_len) is in head, [tail_begin, tail_end) in tail.
+  const size_t buf_size = static_cast<size_t>(size);
+  std::unique_ptr<uint8_t[]> head, tail;
+  size_t head_len = 0, tail_begin = 0, tail_end = 0;
+  auto read_all = [&]() -> Status {
+    tail.reset();
+    tail_begin = tail_end = 0;
+    head.reset(new uint8_t[buf_size]);  // uninitialized: every byte is read next
+    head_len = buf_size;
+    return f->ReadAt(start, size, head.get());
+  };
+  bool partial = false;
+  if (oi && !oi->page_locations.empty()) {
+    const auto& locs = oi->page_locations;
+    size_t last = first_page;
+    while (last + 1 < locs.size() && locs[last + 1].first_row_index < end_row) ++last;
+    auto end_of = [&](size_t i) { return locs[i].offset + static_cast<int64_t>(locs[i].compressed_page_size) - start; };
+    const int64_t head_end = end_of(0), range_begin = locs[first_page].offset - start, range_end = end_of(last);
+    bool valid = head_end > 0 && range_begin >= 0 && range_end <= size && range_begin <= range_end;
+    for (size_t i = 0; valid && i <= last; ++i) valid = locs[i].compressed_page_size >= 0;
+    if (valid && (range_begin > head_end || range_end < size)) {
+      partial = true;
+      head_len = static_cast<size_t>(range_begin > head_end ? head_end : std::min(std::max(head_end, range_end), size));
+      head.reset(new uint8_t[head_len]);
+      SILT_RETURN_NOT_OK(f->ReadAt(start, static_cast<int64_t>(head_len), head.get()));
+      if (range_begin > head_end) {
+        tail_begin = static_cast<size_t>(range_begin);
+        tail_end = static_cast<size_t>(range_end);
+        tail.reset(new uint8_t[tail_end - tail_begin]);
+        SILT_RETURN_NOT_OK(f->ReadAt(start + range_begin, range_end - range_begin, tail.get()));
+      }
+    }
+  }
+  if (!partial) SILT_RETURN_NOT_OK(read_all());
+  size_t dict_pos = 0;  // chunk offset of the pending dictionary page's bytes
+  // The bytes held from chunk offset p on (nullptr when p was not read).
+  auto held = [&](size_t p, size_t* avail) -> const uint8_t* {
+    if (p < head_len) {
+      *avail = head_len - p;
+      return head.get() + p;
+    }
+    if (p >= tail_begin && p < tail_end) {
+      *avail = tail_end - p;
+      return tail.get() + (p - tail_begin);
+    }
+    return nullptr;
+  };
+  // Flat columns: one value slot per row, so size the output once instead of growing it by pages.
+  if (leaf_.max_rep == 0) out->values.Reserve(out->values.size() + static_cast<size_t>(end_row - first_row));
+  size_t pos = 0;
+  size_t page_no = 0;
   int64_t values_seen = 0;
   bool jumped = first_page == 0;
-  while (pos < buf.size() && values_seen < md.num_values) {
+  while (pos < buf_size && values_seen < md.num_values) {
+    // Past the range: stop before reading the next page's header (its bytes may not be read).
+    if (oi && !oi->page_locations.empty() && jumped && (page_no >= oi->page_locations.size() || oi->page_locations[page_no].first_row_index >= end_row))
+      break;
+    size_t avail = 0;
+    const uint8_t* at = held(pos, &avail);
     PageHeader h;
     size_t consumed = 0;
-    Status s = DeserializePageHeader(buf.data() + pos, buf.size() - pos, &h, &consumed, opts_.limits);
+    Status s = at ? DeserializePageHeader(at, avail, &h, &consumed, opts_.limits) : Status::OK();
+    if (head_len < buf_size && (!at || !s.ok() || h.compressed_page_size < 0 ||
+                                static_cast<size_t>(h.compressed_page_size) > avail - consumed)) {
+      // The pages disagree with the offset index: read the whole chunk and parse this page again.
+      SILT_RETURN_NOT_OK(read_all());
+      if (pending_dict_) pending_dict_data_ = head.get() + dict_pos;
+      continue;
+    }
     if (!s.ok()) return s.WithContext(where_);
     pos += consumed;
-    if (h.compressed_page_size < 0 || static_cast<size_t>(h.compressed_page_size) > buf.size() - pos)
+    if (h.compressed_page_size < 0 || static_cast<size_t>(h.compressed_page_size) > avail - consumed)
       return Corrupt(where_, "page of " + std::to_string(h.compressed_page_size) + " bytes overruns the column chunk");
     if (h.uncompressed_page_size < 0) return Corrupt(where_, "negative page size");
     if (h.uncompressed_page_size > opts_.max_page_bytes)
       return Status::Unsupported(where_ + ": page of " + std::to_string(h.uncompressed_page_size) +
                                      " bytes exceeds the reader's limit of " + std::to_string(opts_.max_page_bytes),
                                  "SILT_PARQUET_PAGE_TOO_LARGE");
-    const uint8_t* data = buf.data() + pos;
+    const uint8_t* data = at + consumed;
     size_t len = static_cast<size_t>(h.compressed_page_size);
     pos += len;
     if (h.crc && opts_.verify_page_crc) {
@@ -612,22 +690,25 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
       if (crc != static_cast<uint32_t>(*h.crc)) return Corrupt(where_, "page CRC mismatch");
     }
     if (h.type == PageType::DICTIONARY_PAGE) {
-      Status ds = DecodeDictionary(h, data, len);
-      if (!ds.ok()) return Rewhere(ds);
+      pending_dict_ = std::move(h);
+      pending_dict_data_ = data;
+      dict_pos = pos - len;
+      pending_dict_len_ = len;
+      dict_.Clear();
+      has_dict_ = true;
     } else if (h.type == PageType::DATA_PAGE || h.type == PageType::DATA_PAGE_V2) {
       if (!jumped) {
         // First data page reached: skip to the first page holding first_row.
         const auto& loc = oi->page_locations[first_page];
         int64_t target = loc.offset - start;
         jumped = true;
-        if (target < 0 || target > static_cast<int64_t>(buf.size())) return Corrupt(where_, "offset index points outside the chunk");
+        if (target < 0 || target > static_cast<int64_t>(buf_size)) return Corrupt(where_, "offset index points outside the chunk");
         if (static_cast<size_t>(target) != pos - len - consumed) {
           pos = static_cast<size_t>(target);
           page_no = first_page;
           continue;
         }
       }
-      if (oi && page_no < oi->page_locations.size() && oi->page_locations[page_no].first_row_index >= end_row) break;
       int32_t nv = h.type == PageType::DATA_PAGE ? (h.data_page_header ? h.data_page_header->num_values : 0)
                                                  : (h.data_page_header_v2 ? h.data_page_header_v2->num_values : 0);
       Status ps = DecodeDataPage(h, data, len, keep_def, out);

@@ -230,6 +230,8 @@ void Vector::AppendSelected(const Vector& src, const uint32_t* sel, size_t n) {
       case 1: for (size_t i = 0; i < n; ++i) dst[i] = s[sel[i]]; break;
       case 4: for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * 4, s + size_t(sel[i]) * 4, 4); break;
       case 8: for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * 8, s + size_t(sel[i]) * 8, 8); break;
+      // Decimals: a constant size keeps the copy inline (a dictionary gather does one per row).
+      case 16: for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * 16, s + size_t(sel[i]) * 16, 16); break;
       default: for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * w, s + size_t(sel[i]) * w, w); break;
     }
     GatherValidity(src, sel, n, old);
