@@ -557,30 +557,48 @@ Result<DmlResult> DeleteRows(std::shared_ptr<ObjectStore> store,
   changes.read_predicate = ReadPredicateOf(spec.file_filter);
   for (const AddFile* f : cand.all) changes.deletions.push_back({*f, DeletionVector(), true});
 
-  ChangeRows deleted{"delete", {}};
   const int64_t scan_start = clock.NowMillis();
+  // Per candidate file: its matched rows (and, with CDF, their images), merged in file order so
+  // the DV file and the commit are the same whether the files were scanned serially or not.
+  struct FileMatches {
+    DeletionVector rows;
+    std::vector<DataChunk> images;
+  };
+  std::vector<FileMatches> found(cand.maybe.size());
   if (!cand.maybe.empty()) {
     delta::TableScanOptions so;
     so.columns = layout.scan_columns;
     so.with_row_index = true;
     SILT_ASSIGN_OR_RETURN(auto scan, delta::TableScan::Make(snapshot, so));
-    for (const AddFile* f : cand.maybe) {
-      FileRowDeletion d{*f, DeletionVector(), false};
-      Status s = scan->ScanFile(*f, [&](DataChunk& chunk) -> Status {
+    auto scan_file = [&](size_t i) -> Status {
+      FileMatches& out = found[i];
+      std::vector<uint64_t> phys;
+      return scan->ScanFile(*cand.maybe[i], [&](DataChunk& chunk) -> Status {
         SILT_ASSIGN_OR_RETURN(std::vector<uint32_t> idx, RunMatcher(spec.matcher, layout, chunk));
         if (idx.empty()) return Status::OK();
         const int64_t* row = chunk.columns.back().data<int64_t>();
-        std::vector<uint64_t> phys(idx.size());
-        for (size_t i = 0; i < idx.size(); ++i) phys[i] = static_cast<uint64_t>(row[idx[i]]);
-        SILT_RETURN_NOT_OK(d.rows.AddMany(phys.data(), phys.size()));
-        if (cdf) deleted.rows.push_back(Gather(chunk, layout.num_scan_columns, idx));
+        phys.resize(idx.size());
+        for (size_t k = 0; k < idx.size(); ++k) phys[k] = static_cast<uint64_t>(row[idx[k]]);
+        SILT_RETURN_NOT_OK(out.rows.AddMany(phys.data(), phys.size()));
+        if (cdf) out.images.push_back(Gather(chunk, layout.num_scan_columns, idx));
         return Status::OK();
       });
-      SILT_RETURN_NOT_OK(s);
-      ++changes.metrics.files_read;
-      changes.read_files.push_back(f->path);
-      if (!d.rows.IsEmpty()) changes.deletions.push_back(std::move(d));
+    };
+    if (options.pool && cand.maybe.size() > 1) {
+      SILT_RETURN_NOT_OK(options.pool->ParallelFor(cand.maybe.size(), scan_file));
+    } else {
+      for (size_t i = 0; i < cand.maybe.size(); ++i) SILT_RETURN_NOT_OK(scan_file(i));
     }
+  }
+  ChangeRows deleted{"delete", {}};
+  for (size_t i = 0; i < cand.maybe.size(); ++i) {
+    const AddFile* f = cand.maybe[i];
+    ++changes.metrics.files_read;
+    changes.read_files.push_back(f->path);
+    if (!found[i].rows.IsEmpty()) {
+      changes.deletions.push_back({*f, std::move(found[i].rows), false});
+    }
+    for (DataChunk& c : found[i].images) deleted.rows.push_back(std::move(c));
   }
   changes.metrics.scan_time_ms = clock.NowMillis() - scan_start;
   if (cdf) changes.change_rows.push_back(std::move(deleted));

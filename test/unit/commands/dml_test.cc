@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "delta/change_data_feed.h"
 #include "delta/deletion_vector.h"
 #include "delta/stats_json.h"
 #include "unit/commands/dml_test_util.h"
@@ -784,6 +785,115 @@ TEST(DmlDeleteConflicts, ConcurrentRemovalOfAFileWeOnlyReadConflicts) {
                                   }));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().error_class(), "DELTA_CONCURRENT_DELETE_READ");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parallel scan (DmlOptions::pool): files are matched concurrently, results merged in file order.
+
+// A copy of every object of `from` (same keys and bytes), so two runs start from the same table.
+std::shared_ptr<ObjectStore> CopyStore(ObjectStore& from, std::shared_ptr<Clock> clock) {
+  auto to = std::make_shared<InMemoryObjectStore>(clock);
+  EXPECT_TRUE(from.ListRecursive("", [&](const ObjectMeta& m) -> Status {
+                    if (m.is_dir) return Status::OK();
+                    SILT_ASSIGN_OR_RETURN(std::string bytes, from.Get(m.key));
+                    return to->Put(m.key, bytes);
+                  }).ok());
+  return to;
+}
+
+// The DV files' bytes, sorted (their names hold random UUIDs).
+std::vector<std::string> DvFileBytes(ObjectStore& store) {
+  std::vector<std::string> out;
+  for (const auto& k : Keys(store, "deletion_vector_")) out.push_back(*store.Get(k));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// add/remove actions of a commit without the DV file's name: path, DV offset/size/cardinality.
+std::vector<std::string> FileActions(ObjectStore& store, int64_t version) {
+  std::vector<std::string> out;
+  auto dv = [](const std::optional<delta::DeletionVectorDescriptor>& d) {
+    return d ? std::to_string(d->offset.value_or(-1)) + "/" + std::to_string(d->size_in_bytes) + "/" +
+                   std::to_string(d->cardinality)
+             : std::string("-");
+  };
+  for (auto& a : ActionsAt(store, version)) {
+    if (auto* add = a.get_if<delta::AddFile>()) {
+      out.push_back("add " + add->path + " " + dv(add->deletion_vector) + " " + add->stats.value_or(""));
+    } else if (auto* rm = a.get_if<delta::RemoveFile>()) {
+      out.push_back("remove " + rm->path + " " + dv(rm->deletion_vector));
+    }
+  }
+  return out;
+}
+
+TEST(DmlDeleteParallel, PoolScanCommitsWhatTheSerialScanCommits) {
+  ThreadPool pool(3);
+  for (bool cdf : {false, true}) {
+    SCOPED_TRACE(cdf ? "cdf" : "no cdf");
+    DmlTable base;
+    delta::StringMap props;
+    if (cdf) props.Set("delta.enableChangeDataFeed", "true");
+    base.Create(Ids(0, 100), false, true, props);
+    for (int64_t f = 1; f < 8; ++f) base.Append(Ids(f * 100, f * 100 + 100));
+    // Older DVs on every file, so the new ones are unions.
+    ASSERT_TRUE(DeleteRows(base.store(), base.Latest(),
+                           DeleteWhere(base, "id % 7 = 0", MatchInt(0, [](int64_t v) { return v % 7 == 0; })))
+                    .ok());
+    const int64_t v0 = base.Latest()->version();
+    // Files from id 500 on have no match.
+    auto matcher = MatchInt(0, [](int64_t v) { return v % 3 == 0 && v < 500; });
+    std::vector<std::string> rows[2], metrics[2], actions[2], dv_bytes[2], feed[2];
+    for (int parallel = 0; parallel < 2; ++parallel) {
+      DmlTable t(CopyStore(*base.store(), base.clock()));
+      DeleteSpec spec = DeleteWhere(t, "id % 3 = 0 AND id < 500", matcher);
+      if (parallel) spec.options.pool = &pool;
+      auto r = DeleteRows(t.store(), t.Latest(), std::move(spec));
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      ASSERT_EQ(r->version, v0 + 1);
+      EXPECT_EQ(r->metrics.files_read, 8);
+      EXPECT_EQ(r->num_affected_rows, 143);  // multiples of 3 below 500, minus those of 21
+      rows[parallel] = ReadRows(t.store());
+      auto ci = CommitInfoAt(*t.store(), v0 + 1);
+      ASSERT_TRUE(ci.operation_metrics.has_value());
+      for (const auto& [k, v] : ci.operation_metrics->entries()) metrics[parallel].push_back(k + "=" + v);
+      actions[parallel] = FileActions(*t.store(), v0 + 1);
+      dv_bytes[parallel] = DvFileBytes(*t.store());
+      if (cdf) {
+        auto changes = delta::ReadChangeFeed(t.store(), v0 + 1, v0 + 1);
+        ASSERT_TRUE(changes.ok()) << changes.status().ToString();
+        for (const DataChunk& c : changes->chunks)
+          for (size_t i = 0; i < c.size(); ++i) feed[parallel].push_back(c.columns[0].GetValue(i).ToString());
+        EXPECT_EQ(feed[parallel].size(), 143u);
+      }
+    }
+    EXPECT_EQ(rows[1], rows[0]);
+    EXPECT_EQ(metrics[1], metrics[0]);
+    EXPECT_EQ(actions[1], actions[0]);
+    EXPECT_EQ(actions[0].size(), 10u);  // 5 files: remove + add with the new DV
+    EXPECT_EQ(dv_bytes[1], dv_bytes[0]);
+    EXPECT_EQ(feed[1], feed[0]);  // same rows in the same order
+  }
+}
+
+TEST(DmlDeleteParallel, MatcherErrorOnAnyFileFailsTheStatementBeforeWriting) {
+  ThreadPool pool(3);
+  DmlTable t;
+  t.Create(Ids(0, 100), false, true);
+  for (int64_t f = 1; f < 6; ++f) t.Append(Ids(f * 100, f * 100 + 100));
+  const int64_t v0 = t.Latest()->version();
+  DeleteSpec spec = DeleteWhere(t, "boom", [](const DataChunk& rows) -> Result<std::vector<uint32_t>> {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows.columns[0].Get<int64_t>(i) == 420) return Status::InvalidArgument("boom at 420");
+    }
+    return std::vector<uint32_t>{0};
+  });
+  spec.options.pool = &pool;
+  auto r = DeleteRows(t.store(), t.Latest(), std::move(spec));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("boom at 420"), std::string::npos);
+  EXPECT_EQ(t.Latest()->version(), v0);
+  EXPECT_TRUE(Keys(*t.store(), "deletion_vector_").empty());
 }
 
 // ---------------------------------------------------------------------------------------------
