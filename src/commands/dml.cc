@@ -263,6 +263,26 @@ Result<std::vector<uint32_t>> RunMatcher(const RowMatcher& matcher, const ScanLa
   return r;
 }
 
+// DELETE asks the matcher about slices of this many rows of a row group, so its temporaries
+// (e.g. `id % 1000` before `= 0`) stay small and in cache instead of row-group sized.
+constexpr size_t kMatchRows = 16384;
+
+// RunMatcher on rows [off, off + len) of `chunk` (the matcher's columns copied); indexes are
+// relative to the slice.
+Result<std::vector<uint32_t>> RunMatcherOnSlice(const RowMatcher& matcher, const ScanLayout& l,
+                                                const DataChunk& chunk, size_t off, size_t len) {
+  DataChunk view;
+  view.num_rows_without_columns = len;
+  for (size_t p : l.matcher_pos) {
+    Vector v(chunk.columns[p].type());
+    v.AppendRange(chunk.columns[p], off, len);
+    view.columns.push_back(std::move(v));
+  }
+  SILT_ASSIGN_OR_RETURN(std::vector<uint32_t> idx, matcher(view));
+  SILT_RETURN_NOT_OK(CheckMatches(idx, len));
+  return idx;
+}
+
 std::vector<uint32_t> AllRows(size_t n) {
   std::vector<uint32_t> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint32_t>(i);
@@ -568,21 +588,43 @@ Result<DmlResult> DeleteRows(std::shared_ptr<ObjectStore> store,
   if (!cand.maybe.empty()) {
     delta::TableScanOptions so;
     so.columns = layout.scan_columns;
+    SILT_ASSIGN_OR_RETURN(auto plain_scan, delta::TableScan::Make(snapshot, so));
     so.with_row_index = true;
-    SILT_ASSIGN_OR_RETURN(auto scan, delta::TableScan::Make(snapshot, so));
+    SILT_ASSIGN_OR_RETURN(auto indexed_scan, delta::TableScan::Make(snapshot, so));
     auto scan_file = [&](size_t i) -> Status {
+      const AddFile& f = *cand.maybe[i];
       FileMatches& out = found[i];
+      // Without a DV the scan hands over each row group whole and in order, so a row's physical
+      // index is the rows before its chunk plus its position: no row-index column is built.
+      const bool indexed = f.deletion_vector.has_value();
+      int64_t chunk_start = 0;
+      std::vector<uint32_t> abs;
       std::vector<uint64_t> phys;
-      return scan->ScanFile(*cand.maybe[i], [&](DataChunk& chunk) -> Status {
-        SILT_ASSIGN_OR_RETURN(std::vector<uint32_t> idx, RunMatcher(spec.matcher, layout, chunk));
-        if (idx.empty()) return Status::OK();
-        const int64_t* row = chunk.columns.back().data<int64_t>();
-        phys.resize(idx.size());
-        for (size_t k = 0; k < idx.size(); ++k) phys[k] = static_cast<uint64_t>(row[idx[k]]);
-        SILT_RETURN_NOT_OK(out.rows.AddMany(phys.data(), phys.size()));
-        if (cdf) out.images.push_back(Gather(chunk, layout.num_scan_columns, idx));
+      auto sink = [&](DataChunk& chunk) -> Status {
+        const int64_t* row_index = indexed ? chunk.columns.back().data<int64_t>() : nullptr;
+        const size_t n = chunk.size();
+        for (size_t off = 0; off < n; off += kMatchRows) {
+          const size_t len = std::min(kMatchRows, n - off);
+          std::vector<uint32_t> idx;
+          if (len == n) {
+            SILT_ASSIGN_OR_RETURN(idx, RunMatcher(spec.matcher, layout, chunk));
+          } else {
+            SILT_ASSIGN_OR_RETURN(idx, RunMatcherOnSlice(spec.matcher, layout, chunk, off, len));
+          }
+          if (idx.empty()) continue;
+          abs.resize(idx.size());
+          phys.resize(idx.size());
+          for (size_t k = 0; k < idx.size(); ++k) {
+            abs[k] = static_cast<uint32_t>(off) + idx[k];
+            phys[k] = static_cast<uint64_t>(row_index ? row_index[abs[k]] : chunk_start + abs[k]);
+          }
+          SILT_RETURN_NOT_OK(out.rows.AddMany(phys.data(), phys.size()));
+          if (cdf) out.images.push_back(Gather(chunk, layout.num_scan_columns, abs));
+        }
+        chunk_start += static_cast<int64_t>(n);
         return Status::OK();
-      });
+      };
+      return (indexed ? indexed_scan : plain_scan)->ScanFile(f, sink);
     };
     if (options.pool && cand.maybe.size() > 1) {
       SILT_RETURN_NOT_OK(options.pool->ParallelFor(cand.maybe.size(), scan_file));

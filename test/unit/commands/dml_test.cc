@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 
 #include "delta/change_data_feed.h"
 #include "delta/deletion_vector.h"
 #include "delta/stats_json.h"
+#include "parquet/reader.h"
 #include "unit/commands/dml_test_util.h"
 #include "unit/delta/conformance_files.h"
 
@@ -874,6 +876,61 @@ TEST(DmlDeleteParallel, PoolScanCommitsWhatTheSerialScanCommits) {
     EXPECT_EQ(dv_bytes[1], dv_bytes[0]);
     EXPECT_EQ(feed[1], feed[0]);  // same rows in the same order
   }
+}
+
+// Files larger than the matcher's slices, in several row groups: physical indexes are right at
+// slice and row-group boundaries, both without a DV (computed from positions) and with one (the
+// scan's row-index column).
+TEST(DmlDeleteParallel, BigRowGroupsAreMatchedInSlicesWithTheirPhysicalIndexes) {
+  ThreadPool pool(1);
+  DmlTable t;
+  t.Create({}, false, true);
+  delta::DataWriteOptions w;
+  w.clock = t.clock();
+  w.parquet.row_group_max_rows = 40000;
+  for (int64_t f = 0; f < 2; ++f) {
+    ASSERT_TRUE(delta::AppendRows(t.store(), {testing::MakeRows(Ids(f * 50000, f * 50000 + 50000), false)}, w,
+                                  t.TxnOptions())
+                    .ok());
+  }
+  auto snap = t.Latest();
+  ASSERT_EQ(snap->files().size(), 2u);
+  for (const auto& f : snap->files()) {
+    auto pf = parquet::ParquetFile::Open(*t.store()->OpenRead(f.path));
+    ASSERT_TRUE(pf.ok());
+    ASSERT_EQ((*pf)->num_row_groups(), 2);  // 40000 + 10000 rows
+  }
+  // Row i of a file holds id = file * 50000 + i.
+  auto boundary = [](int64_t v) {
+    int64_t i = v % 50000;
+    return i % 1000 == 7 || i == 16383 || i == 16384 || i == 32768 || i == 39999 || i == 40000 || i == 49999;
+  };
+  auto second = [](int64_t v) { return v % 50000 % 1000 == 8 || v % 50000 == 0; };
+  std::set<uint64_t> expected;
+  for (int64_t i = 0; i < 50000; ++i) {
+    if (boundary(i)) expected.insert(static_cast<uint64_t>(i));
+  }
+  for (int round = 0; round < 2; ++round) {
+    DeleteSpec spec = DeleteWhere(t, "x", MatchInt(0, round == 0 ? std::function<bool(int64_t)>(boundary) : second));
+    spec.options.pool = &pool;
+    auto r = DeleteRows(t.store(), t.Latest(), std::move(spec));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    if (round == 1) {
+      for (int64_t i = 0; i < 50000; ++i) {
+        if (second(i)) expected.insert(static_cast<uint64_t>(i));
+      }
+    }
+    EXPECT_EQ(r->num_affected_rows, round == 0 ? 2 * 56 : 2 * 51);
+    auto after = t.Latest();
+    ASSERT_EQ(after->files().size(), 2u);
+    for (const auto& f : after->files()) {
+      auto dv = delta::LoadDeletionVector(*after, f);
+      ASSERT_TRUE(dv.ok() && dv->has_value());
+      auto rows = (*dv)->ToSortedVector();
+      EXPECT_EQ(std::set<uint64_t>(rows.begin(), rows.end()), expected) << "round " << round;
+    }
+  }
+  EXPECT_EQ(ReadRows(t.store()).size(), 2u * (50000 - expected.size()));
 }
 
 TEST(DmlDeleteParallel, MatcherErrorOnAnyFileFailsTheStatementBeforeWriting) {
