@@ -8,6 +8,7 @@
 // source by the ON condition (hash join on its equalities); modified rows are deleted through
 // deletion vectors (or copy-on-write) and their new versions plus the inserts are written in one
 // commit by the DML core.
+#include <algorithm>
 #include <map>
 #include <unordered_set>
 
@@ -244,23 +245,38 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   so.with_row_index = true;
   SILT_ASSIGN_OR_RETURN(std::unique_ptr<delta::TableScan> scan, delta::TableScan::Make(t.snapshot, so));
   const auto& files = t.snapshot->files();
-  std::vector<DataChunk> target_rows;
+  std::vector<size_t> scanned;  // indexes into files
   for (size_t fi = 0; fi < files.size(); ++fi) {
-    if (prune && !candidates.count(&files[fi])) continue;
-    SILT_RETURN_NOT_OK(scan->ScanFile(files[fi], [&](DataChunk& c) -> Status {
+    if (!prune || candidates.count(&files[fi])) scanned.push_back(fi);
+  }
+  // Files are read in parallel on the pool; their chunks are joined in file order afterwards.
+  std::vector<std::vector<DataChunk>> per_file(scanned.size());
+  auto scan_file = [&](size_t k) -> Status {
+    const size_t fi = scanned[k];
+    return scan->ScanFile(files[fi], [&](DataChunk& c) -> Status {
       if (!c.size()) return Status::OK();
       DataChunk r;
       r.num_rows_without_columns = c.size();
       for (int i = 0; i < nt; ++i) r.columns.push_back(std::move(c.columns[i]));
       Vector file_col(DataType::Int64());
       file_col.ResizeUninitialized(c.size());
-      for (size_t k = 0; k < c.size(); ++k) file_col.data<int64_t>()[k] = static_cast<int64_t>(fi);
+      std::fill_n(file_col.data<int64_t>(), c.size(), static_cast<int64_t>(fi));
       r.columns.push_back(std::move(file_col));
       r.columns.push_back(std::move(c.columns[nt]));  // the row index
-      target_rows.push_back(std::move(r));
+      per_file[k].push_back(std::move(r));
       return Status::OK();
-    }));
+    });
+  };
+  if (ctx.pool && scanned.size() > 1) {
+    SILT_RETURN_NOT_OK(ctx.pool->ParallelFor(scanned.size(), scan_file));
+  } else {
+    for (size_t k = 0; k < scanned.size(); ++k) SILT_RETURN_NOT_OK(scan_file(k));
   }
+  std::vector<DataChunk> target_rows;
+  for (auto& chunks : per_file) {
+    for (auto& c : chunks) target_rows.push_back(std::move(c));
+  }
+  per_file.clear();
   for (auto& c : source_rows) {
     Vector marker(DataType::Boolean());
     marker.ResizeUninitialized(c.size());
