@@ -171,11 +171,17 @@ Status ReadSurvivingRows(const std::shared_ptr<const Snapshot>& snap, const AddF
       out->push_back(std::move(chunk));
       return Status::OK();
     }
+    if (chunk.size() == 0) return Status::OK();
+    // The chunk's physical indexes ascend: mark the dropped ones of their span in one pass over
+    // the DV (work per dropped row, not a bitmap lookup per row).
     const int64_t* idx = chunk.columns.back().data<int64_t>();
+    const int64_t first = idx[0];
+    std::vector<uint8_t> live(static_cast<size_t>(idx[chunk.size() - 1] - first + 1), 1);
+    drop->FillSelection(first, live.size(), live.data());
     std::vector<uint32_t> keep;
     keep.reserve(chunk.size());
     for (size_t i = 0; i < chunk.size(); ++i) {
-      if (!drop->Contains(static_cast<uint64_t>(idx[i]))) keep.push_back(static_cast<uint32_t>(i));
+      if (live[static_cast<size_t>(idx[i] - first)]) keep.push_back(static_cast<uint32_t>(i));
     }
     *rows += static_cast<int64_t>(keep.size());
     if (!keep.empty()) out->push_back(Gather(chunk, n, keep));
@@ -415,6 +421,12 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
     }
   }
   std::vector<const AddFile*> removed_unread;
+  // Copy-on-write files: read after the loop (in parallel on the pool), rows kept in this order.
+  struct CowFile {
+    const AddFile* file;
+    DeletionVector drop;
+  };
+  std::vector<CowFile> cow_files;
   int64_t deleted_rows = 0;
   bool deleted_known = true;
 
@@ -452,10 +464,22 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
     ++m.num_removed_files;
     m.num_removed_bytes += f.size;
     if (f.deletion_vector) ++m.num_deletion_vectors_removed;
-    if (!emptied) {  // copy-on-write: keep the surviving rows
-      int64_t copied = 0;
-      SILT_RETURN_NOT_OK(ReadSurvivingRows(snapshot, f, &combined, &rows_to_write, &copied));
-      m.num_copied_rows += copied;
+    if (!emptied) cow_files.push_back({&f, std::move(combined)});  // copy-on-write
+  }
+  {
+    std::vector<std::vector<DataChunk>> kept(cow_files.size());
+    std::vector<int64_t> copied(cow_files.size(), 0);
+    auto read = [&](size_t i) -> Status {
+      return ReadSurvivingRows(snapshot, *cow_files[i].file, &cow_files[i].drop, &kept[i], &copied[i]);
+    };
+    if (options.pool && cow_files.size() > 1) {
+      SILT_RETURN_NOT_OK(options.pool->ParallelFor(cow_files.size(), read));
+    } else {
+      for (size_t i = 0; i < cow_files.size(); ++i) SILT_RETURN_NOT_OK(read(i));
+    }
+    for (size_t i = 0; i < cow_files.size(); ++i) {
+      for (DataChunk& c : kept[i]) rows_to_write.push_back(std::move(c));
+      m.num_copied_rows += copied[i];
       ++m.files_read;
     }
   }

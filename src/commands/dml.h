@@ -82,7 +82,8 @@ struct DmlOptions {
   std::shared_ptr<Clock> clock = SystemClock::Default();
   delta::DataWriteOptions write;  // for rewritten / updated rows (its clock is replaced by `clock`)
   delta::TransactionOptions txn;  // its clock is replaced by `clock`
-  // DELETE scans its candidate files in parallel on it when set (see Thread safety above).
+  // When set, DELETE scans its candidate files on it (see Thread safety above) and copy-on-write
+  // reads the files it rewrites on it.
   ThreadPool* pool = nullptr;
 };
 

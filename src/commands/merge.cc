@@ -471,6 +471,7 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
                            {"numOutputRows", inserted + updated}};
   DmlOptions opts;
   opts.clock = ctx.clock;
+  opts.pool = ctx.pool;  // copy-on-write reads the rewritten files on it
   SILT_ASSIGN_OR_RETURN(opts.write.row_validator, MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
   if (!changes.deletions.empty() || !changes.new_rows.empty()) {
     SILT_ASSIGN_OR_RETURN(DmlResult r, ApplyRowChanges(t.store, t.snapshot, std::move(changes), opts));
