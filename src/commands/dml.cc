@@ -64,16 +64,6 @@ Result<int64_t> PhysicalRowCount(const Snapshot& snap, const AddFile& f) {
 }
 
 
-// Concatenates chunks (same layout) so the writer makes files per partition, not per chunk.
-DataChunk Concat(const std::vector<DataChunk>& chunks, const Schema& schema) {
-  DataChunk out = DataChunk::FromSchema(schema);
-  for (const auto& c : chunks) {
-    for (size_t k = 0; k < out.columns.size(); ++k)
-      out.columns[k].AppendRange(c.columns[k], 0, c.size());
-  }
-  return out;
-}
-
 Status CheckMatches(const std::vector<uint32_t>& idx, size_t rows) {
   for (size_t i = 0; i < idx.size(); ++i) {
     if (idx[i] >= rows || (i > 0 && idx[i] <= idx[i - 1])) {
@@ -117,8 +107,7 @@ Result<std::vector<delta::AddCDCFile>> WriteChangeFiles(ObjectStore& store, cons
   delta::DataWriteOptions o = write;
   o.key_prefix = kChangeDataDir;
   o.file_prefix = "cdc";
-  SILT_ASSIGN_OR_RETURN(auto adds, delta::WriteDataFiles(store, snap.metadata(), schema,
-                                                         {Concat(chunks, schema)}, o));
+  SILT_ASSIGN_OR_RETURN(auto adds, delta::WriteDataFiles(store, snap.metadata(), schema, chunks, o));
   for (auto& a : adds) {
     delta::AddCDCFile c;
     c.path = std::move(a.path);
@@ -510,18 +499,20 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
     }
   }
 
+  // The writer groups rows across chunks (files per partition, not per chunk), so they are
+  // passed as they are rather than copied into one chunk first.
+  rows_to_write.erase(std::remove_if(rows_to_write.begin(), rows_to_write.end(),
+                                     [](const DataChunk& c) { return c.size() == 0; }),
+                      rows_to_write.end());
   if (!rows_to_write.empty()) {
-    DataChunk all = Concat(rows_to_write, snap.schema());
+    SILT_ASSIGN_OR_RETURN(
+        auto written,
+        delta::WriteDataFiles(*store, snap.metadata(), snap.schema(), rows_to_write, options.write));
     rows_to_write.clear();
-    if (all.size() > 0) {
-      SILT_ASSIGN_OR_RETURN(
-          auto written,
-          delta::WriteDataFiles(*store, snap.metadata(), snap.schema(), {all}, options.write));
-      for (auto& a : written) {
-        ++m.num_added_files;
-        m.num_added_bytes += a.size;
-        adds.push_back(std::move(a));
-      }
+    for (auto& a : written) {
+      ++m.num_added_files;
+      m.num_added_bytes += a.size;
+      adds.push_back(std::move(a));
     }
   }
 
