@@ -15,6 +15,7 @@ Result<CommandResult> DeleteFrom(const sql::DeleteStatement& stmt, CommandContex
   spec.predicate_sql = pred.sql;
   spec.columns = pred.columns;
   spec.options.clock = ctx.clock;
+  spec.options.pool = ctx.pool;  // BindRowFilter's matcher is thread-safe
   SILT_ASSIGN_OR_RETURN(spec.options.write.row_validator, MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
   exec::EvalContext eval = ctx.binder->context().eval;
   SILT_RETURN_NOT_OK(BindRowFilter(pred, t.snapshot, eval, ctx, &spec.file_filter, &spec.matcher));

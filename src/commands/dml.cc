@@ -64,16 +64,6 @@ Result<int64_t> PhysicalRowCount(const Snapshot& snap, const AddFile& f) {
 }
 
 
-// Concatenates chunks (same layout) so the writer makes files per partition, not per chunk.
-DataChunk Concat(const std::vector<DataChunk>& chunks, const Schema& schema) {
-  DataChunk out = DataChunk::FromSchema(schema);
-  for (const auto& c : chunks) {
-    for (size_t k = 0; k < out.columns.size(); ++k)
-      out.columns[k].AppendRange(c.columns[k], 0, c.size());
-  }
-  return out;
-}
-
 Status CheckMatches(const std::vector<uint32_t>& idx, size_t rows) {
   for (size_t i = 0; i < idx.size(); ++i) {
     if (idx[i] >= rows || (i > 0 && idx[i] <= idx[i - 1])) {
@@ -117,8 +107,7 @@ Result<std::vector<delta::AddCDCFile>> WriteChangeFiles(ObjectStore& store, cons
   delta::DataWriteOptions o = write;
   o.key_prefix = kChangeDataDir;
   o.file_prefix = "cdc";
-  SILT_ASSIGN_OR_RETURN(auto adds, delta::WriteDataFiles(store, snap.metadata(), schema,
-                                                         {Concat(chunks, schema)}, o));
+  SILT_ASSIGN_OR_RETURN(auto adds, delta::WriteDataFiles(store, snap.metadata(), schema, chunks, o));
   for (auto& a : adds) {
     delta::AddCDCFile c;
     c.path = std::move(a.path);
@@ -171,11 +160,17 @@ Status ReadSurvivingRows(const std::shared_ptr<const Snapshot>& snap, const AddF
       out->push_back(std::move(chunk));
       return Status::OK();
     }
+    if (chunk.size() == 0) return Status::OK();
+    // The chunk's physical indexes ascend: mark the dropped ones of their span in one pass over
+    // the DV (work per dropped row, not a bitmap lookup per row).
     const int64_t* idx = chunk.columns.back().data<int64_t>();
+    const int64_t first = idx[0];
+    std::vector<uint8_t> live(static_cast<size_t>(idx[chunk.size() - 1] - first + 1), 1);
+    drop->FillSelection(first, live.size(), live.data());
     std::vector<uint32_t> keep;
     keep.reserve(chunk.size());
     for (size_t i = 0; i < chunk.size(); ++i) {
-      if (!drop->Contains(static_cast<uint64_t>(idx[i]))) keep.push_back(static_cast<uint32_t>(i));
+      if (live[static_cast<size_t>(idx[i] - first)]) keep.push_back(static_cast<uint32_t>(i));
     }
     *rows += static_cast<int64_t>(keep.size());
     if (!keep.empty()) out->push_back(Gather(chunk, n, keep));
@@ -261,6 +256,26 @@ Result<std::vector<uint32_t>> RunMatcher(const RowMatcher& matcher, const ScanLa
   if (!r.ok()) return r.status();
   SILT_RETURN_NOT_OK(CheckMatches(*r, chunk.size()));
   return r;
+}
+
+// DELETE asks the matcher about slices of this many rows of a row group, so its temporaries
+// (e.g. `id % 1000` before `= 0`) stay small and in cache instead of row-group sized.
+constexpr size_t kMatchRows = 16384;
+
+// RunMatcher on rows [off, off + len) of `chunk` (the matcher's columns copied); indexes are
+// relative to the slice.
+Result<std::vector<uint32_t>> RunMatcherOnSlice(const RowMatcher& matcher, const ScanLayout& l,
+                                                const DataChunk& chunk, size_t off, size_t len) {
+  DataChunk view;
+  view.num_rows_without_columns = len;
+  for (size_t p : l.matcher_pos) {
+    Vector v(chunk.columns[p].type());
+    v.AppendRange(chunk.columns[p], off, len);
+    view.columns.push_back(std::move(v));
+  }
+  SILT_ASSIGN_OR_RETURN(std::vector<uint32_t> idx, matcher(view));
+  SILT_RETURN_NOT_OK(CheckMatches(idx, len));
+  return idx;
 }
 
 std::vector<uint32_t> AllRows(size_t n) {
@@ -395,6 +410,12 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
     }
   }
   std::vector<const AddFile*> removed_unread;
+  // Copy-on-write files: read after the loop (in parallel on the pool), rows kept in this order.
+  struct CowFile {
+    const AddFile* file;
+    DeletionVector drop;
+  };
+  std::vector<CowFile> cow_files;
   int64_t deleted_rows = 0;
   bool deleted_known = true;
 
@@ -432,10 +453,22 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
     ++m.num_removed_files;
     m.num_removed_bytes += f.size;
     if (f.deletion_vector) ++m.num_deletion_vectors_removed;
-    if (!emptied) {  // copy-on-write: keep the surviving rows
-      int64_t copied = 0;
-      SILT_RETURN_NOT_OK(ReadSurvivingRows(snapshot, f, &combined, &rows_to_write, &copied));
-      m.num_copied_rows += copied;
+    if (!emptied) cow_files.push_back({&f, std::move(combined)});  // copy-on-write
+  }
+  {
+    std::vector<std::vector<DataChunk>> kept(cow_files.size());
+    std::vector<int64_t> copied(cow_files.size(), 0);
+    auto read = [&](size_t i) -> Status {
+      return ReadSurvivingRows(snapshot, *cow_files[i].file, &cow_files[i].drop, &kept[i], &copied[i]);
+    };
+    if (options.pool && cow_files.size() > 1) {
+      SILT_RETURN_NOT_OK(options.pool->ParallelFor(cow_files.size(), read));
+    } else {
+      for (size_t i = 0; i < cow_files.size(); ++i) SILT_RETURN_NOT_OK(read(i));
+    }
+    for (size_t i = 0; i < cow_files.size(); ++i) {
+      for (DataChunk& c : kept[i]) rows_to_write.push_back(std::move(c));
+      m.num_copied_rows += copied[i];
       ++m.files_read;
     }
   }
@@ -466,18 +499,20 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
     }
   }
 
+  // The writer groups rows across chunks (files per partition, not per chunk), so they are
+  // passed as they are rather than copied into one chunk first.
+  rows_to_write.erase(std::remove_if(rows_to_write.begin(), rows_to_write.end(),
+                                     [](const DataChunk& c) { return c.size() == 0; }),
+                      rows_to_write.end());
   if (!rows_to_write.empty()) {
-    DataChunk all = Concat(rows_to_write, snap.schema());
+    SILT_ASSIGN_OR_RETURN(
+        auto written,
+        delta::WriteDataFiles(*store, snap.metadata(), snap.schema(), rows_to_write, options.write));
     rows_to_write.clear();
-    if (all.size() > 0) {
-      SILT_ASSIGN_OR_RETURN(
-          auto written,
-          delta::WriteDataFiles(*store, snap.metadata(), snap.schema(), {all}, options.write));
-      for (auto& a : written) {
-        ++m.num_added_files;
-        m.num_added_bytes += a.size;
-        adds.push_back(std::move(a));
-      }
+    for (auto& a : written) {
+      ++m.num_added_files;
+      m.num_added_bytes += a.size;
+      adds.push_back(std::move(a));
     }
   }
 
@@ -557,30 +592,70 @@ Result<DmlResult> DeleteRows(std::shared_ptr<ObjectStore> store,
   changes.read_predicate = ReadPredicateOf(spec.file_filter);
   for (const AddFile* f : cand.all) changes.deletions.push_back({*f, DeletionVector(), true});
 
-  ChangeRows deleted{"delete", {}};
   const int64_t scan_start = clock.NowMillis();
+  // Per candidate file: its matched rows (and, with CDF, their images), merged in file order so
+  // the DV file and the commit are the same whether the files were scanned serially or not.
+  struct FileMatches {
+    DeletionVector rows;
+    std::vector<DataChunk> images;
+  };
+  std::vector<FileMatches> found(cand.maybe.size());
   if (!cand.maybe.empty()) {
     delta::TableScanOptions so;
     so.columns = layout.scan_columns;
+    SILT_ASSIGN_OR_RETURN(auto plain_scan, delta::TableScan::Make(snapshot, so));
     so.with_row_index = true;
-    SILT_ASSIGN_OR_RETURN(auto scan, delta::TableScan::Make(snapshot, so));
-    for (const AddFile* f : cand.maybe) {
-      FileRowDeletion d{*f, DeletionVector(), false};
-      Status s = scan->ScanFile(*f, [&](DataChunk& chunk) -> Status {
-        SILT_ASSIGN_OR_RETURN(std::vector<uint32_t> idx, RunMatcher(spec.matcher, layout, chunk));
-        if (idx.empty()) return Status::OK();
-        const int64_t* row = chunk.columns.back().data<int64_t>();
-        std::vector<uint64_t> phys(idx.size());
-        for (size_t i = 0; i < idx.size(); ++i) phys[i] = static_cast<uint64_t>(row[idx[i]]);
-        SILT_RETURN_NOT_OK(d.rows.AddMany(phys.data(), phys.size()));
-        if (cdf) deleted.rows.push_back(Gather(chunk, layout.num_scan_columns, idx));
+    SILT_ASSIGN_OR_RETURN(auto indexed_scan, delta::TableScan::Make(snapshot, so));
+    auto scan_file = [&](size_t i) -> Status {
+      const AddFile& f = *cand.maybe[i];
+      FileMatches& out = found[i];
+      // Without a DV the scan hands over each row group whole and in order, so a row's physical
+      // index is the rows before its chunk plus its position: no row-index column is built.
+      const bool indexed = f.deletion_vector.has_value();
+      int64_t chunk_start = 0;
+      std::vector<uint32_t> abs;
+      std::vector<uint64_t> phys;
+      auto sink = [&](DataChunk& chunk) -> Status {
+        const int64_t* row_index = indexed ? chunk.columns.back().data<int64_t>() : nullptr;
+        const size_t n = chunk.size();
+        for (size_t off = 0; off < n; off += kMatchRows) {
+          const size_t len = std::min(kMatchRows, n - off);
+          std::vector<uint32_t> idx;
+          if (len == n) {
+            SILT_ASSIGN_OR_RETURN(idx, RunMatcher(spec.matcher, layout, chunk));
+          } else {
+            SILT_ASSIGN_OR_RETURN(idx, RunMatcherOnSlice(spec.matcher, layout, chunk, off, len));
+          }
+          if (idx.empty()) continue;
+          abs.resize(idx.size());
+          phys.resize(idx.size());
+          for (size_t k = 0; k < idx.size(); ++k) {
+            abs[k] = static_cast<uint32_t>(off) + idx[k];
+            phys[k] = static_cast<uint64_t>(row_index ? row_index[abs[k]] : chunk_start + abs[k]);
+          }
+          SILT_RETURN_NOT_OK(out.rows.AddMany(phys.data(), phys.size()));
+          if (cdf) out.images.push_back(Gather(chunk, layout.num_scan_columns, abs));
+        }
+        chunk_start += static_cast<int64_t>(n);
         return Status::OK();
-      });
-      SILT_RETURN_NOT_OK(s);
-      ++changes.metrics.files_read;
-      changes.read_files.push_back(f->path);
-      if (!d.rows.IsEmpty()) changes.deletions.push_back(std::move(d));
+      };
+      return (indexed ? indexed_scan : plain_scan)->ScanFile(f, sink);
+    };
+    if (options.pool && cand.maybe.size() > 1) {
+      SILT_RETURN_NOT_OK(options.pool->ParallelFor(cand.maybe.size(), scan_file));
+    } else {
+      for (size_t i = 0; i < cand.maybe.size(); ++i) SILT_RETURN_NOT_OK(scan_file(i));
     }
+  }
+  ChangeRows deleted{"delete", {}};
+  for (size_t i = 0; i < cand.maybe.size(); ++i) {
+    const AddFile* f = cand.maybe[i];
+    ++changes.metrics.files_read;
+    changes.read_files.push_back(f->path);
+    if (!found[i].rows.IsEmpty()) {
+      changes.deletions.push_back({*f, std::move(found[i].rows), false});
+    }
+    for (DataChunk& c : found[i].images) deleted.rows.push_back(std::move(c));
   }
   changes.metrics.scan_time_ms = clock.NowMillis() - scan_start;
   if (cdf) changes.change_rows.push_back(std::move(deleted));

@@ -18,7 +18,9 @@
 // it was (at worst with unreferenced files, which VACUUM removes). Conflicts with concurrent
 // writers surface as Transaction's DELTA_CONCURRENT_* errors (StatusCode::kCommitConflict).
 //
-// Thread safety: each call is independent; callbacks are called from the calling thread only.
+// Thread safety: each call is independent. Callbacks are called from the calling thread only,
+// except DELETE's matcher when DmlOptions::pool is set: files are then scanned in parallel and
+// the matcher is called concurrently from the pool's threads (it must be thread-safe).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,7 @@
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "common/thread_pool.h"
 #include "delta/actions.h"
 #include "delta/deletion_vector.h"
 #include "delta/snapshot.h"
@@ -79,6 +82,9 @@ struct DmlOptions {
   std::shared_ptr<Clock> clock = SystemClock::Default();
   delta::DataWriteOptions write;  // for rewritten / updated rows (its clock is replaced by `clock`)
   delta::TransactionOptions txn;  // its clock is replaced by `clock`
+  // When set, DELETE scans its candidate files on it (see Thread safety above) and copy-on-write
+  // reads the files it rewrites on it.
+  ThreadPool* pool = nullptr;
 };
 
 // operationMetrics of a DML commit (Spark's names in the comments; DV counters as written to

@@ -8,6 +8,7 @@
 // source by the ON condition (hash join on its equalities); modified rows are deleted through
 // deletion vectors (or copy-on-write) and their new versions plus the inserts are written in one
 // commit by the DML core.
+#include <algorithm>
 #include <map>
 #include <unordered_set>
 
@@ -17,6 +18,7 @@
 #include "delta/change_data_feed.h"
 #include "exec/functions.h"
 #include "exec/sort.h"
+#include "planner/binder.h"
 #include "planner/optimizer.h"
 #include "planner/physical_planner.h"
 
@@ -240,28 +242,82 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
     }
   }
 
+  // Only the target columns the statement reads are scanned and joined: those of ON and of the
+  // clauses' conditions and values (every one when the change data feed records pre-images).
+  // The expressions are rebased onto that narrower layout: read target columns, __file, __row,
+  // source columns, __src.
+  const bool cdf = delta::ChangeDataFeedEnabled(t.snapshot->metadata());
+  const std::string on_sql = on->ToString();
+  std::vector<int> read_cols;
+  if (cdf) {
+    for (int i = 0; i < nt; ++i) read_cols.push_back(i);
+  } else {
+    std::vector<int> refs;
+    exec::CollectColumns(*on, &refs);
+    for (const BoundClause& b : clauses) {
+      if (b.condition) exec::CollectColumns(*b.condition, &refs);
+      for (const exec::ExprPtr& v : b.values) exec::CollectColumns(*v, &refs);
+    }
+    for (int c : refs) {
+      if (c < nt) read_cols.push_back(c);
+    }
+    std::sort(read_cols.begin(), read_cols.end());
+    read_cols.erase(std::unique(read_cols.begin(), read_cols.end()), read_cols.end());
+    if (read_cols.empty() && nt > 0) read_cols.push_back(0);  // no columns would mean all
+  }
+  const int nr = static_cast<int>(read_cols.size());
+  auto rebase = [&](int c) {
+    return c < nt ? static_cast<int>(std::lower_bound(read_cols.begin(), read_cols.end(), c) - read_cols.begin())
+                  : c - nt + nr;
+  };
+  on = planner::RemapColumns(on, rebase);
+  for (BoundClause& b : clauses) {
+    if (b.condition) b.condition = planner::RemapColumns(b.condition, rebase);
+    for (exec::ExprPtr& v : b.values) v = planner::RemapColumns(v, rebase);
+  }
+  std::vector<planner::OutputColumn> narrow;
+  for (int c : read_cols) narrow.push_back(joined[static_cast<size_t>(c)]);
+  narrow.insert(narrow.end(), joined.begin() + nt, joined.end());
+  const int file_pos = nr, row_pos = nr + 1, marker_pos = src_marker - nt + nr;
+
   // Target rows with their file and physical row index.
   delta::TableScanOptions so;
+  for (int c : read_cols) so.columns.push_back(schema[static_cast<size_t>(c)].name);
   so.with_row_index = true;
   SILT_ASSIGN_OR_RETURN(std::unique_ptr<delta::TableScan> scan, delta::TableScan::Make(t.snapshot, so));
   const auto& files = t.snapshot->files();
-  std::vector<DataChunk> target_rows;
+  std::vector<size_t> scanned;  // indexes into files
   for (size_t fi = 0; fi < files.size(); ++fi) {
-    if (prune && !candidates.count(&files[fi])) continue;
-    SILT_RETURN_NOT_OK(scan->ScanFile(files[fi], [&](DataChunk& c) -> Status {
+    if (!prune || candidates.count(&files[fi])) scanned.push_back(fi);
+  }
+  // Files are read in parallel on the pool; their chunks are joined in file order afterwards.
+  std::vector<std::vector<DataChunk>> per_file(scanned.size());
+  auto scan_file = [&](size_t k) -> Status {
+    const size_t fi = scanned[k];
+    return scan->ScanFile(files[fi], [&](DataChunk& c) -> Status {
       if (!c.size()) return Status::OK();
       DataChunk r;
       r.num_rows_without_columns = c.size();
-      for (int i = 0; i < nt; ++i) r.columns.push_back(std::move(c.columns[i]));
+      for (int i = 0; i < nr; ++i) r.columns.push_back(std::move(c.columns[i]));
       Vector file_col(DataType::Int64());
       file_col.ResizeUninitialized(c.size());
-      for (size_t k = 0; k < c.size(); ++k) file_col.data<int64_t>()[k] = static_cast<int64_t>(fi);
+      std::fill_n(file_col.data<int64_t>(), c.size(), static_cast<int64_t>(fi));
       r.columns.push_back(std::move(file_col));
-      r.columns.push_back(std::move(c.columns[nt]));  // the row index
-      target_rows.push_back(std::move(r));
+      r.columns.push_back(std::move(c.columns[nr]));  // the row index
+      per_file[k].push_back(std::move(r));
       return Status::OK();
-    }));
+    });
+  };
+  if (ctx.pool && scanned.size() > 1) {
+    SILT_RETURN_NOT_OK(ctx.pool->ParallelFor(scanned.size(), scan_file));
+  } else {
+    for (size_t k = 0; k < scanned.size(); ++k) SILT_RETURN_NOT_OK(scan_file(k));
   }
+  std::vector<DataChunk> target_rows;
+  for (auto& chunks : per_file) {
+    for (auto& c : chunks) target_rows.push_back(std::move(c));
+  }
+  per_file.clear();
   for (auto& c : source_rows) {
     Vector marker(DataType::Boolean());
     marker.ResizeUninitialized(c.size());
@@ -277,8 +333,8 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
     n->rows = std::move(rows);
     return n;
   };
-  std::vector<planner::OutputColumn> tside(joined.begin(), joined.begin() + src_base);
-  std::vector<planner::OutputColumn> sside(joined.begin() + src_base, joined.end());
+  std::vector<planner::OutputColumn> tside(narrow.begin(), narrow.begin() + nr + 2);
+  std::vector<planner::OutputColumn> sside(narrow.begin() + nr + 2, narrow.end());
   auto join = std::make_shared<planner::LogicalNode>();
   join->kind = planner::LogicalKind::kJoin;
   join->join = any_not_matched && any_by_source ? planner::JoinKind::kFull
@@ -286,7 +342,7 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
                : any_by_source                 ? planner::JoinKind::kLeft
                                                : planner::JoinKind::kInner;
   join->children = {values_node(tside, std::move(target_rows)), values_node(sside, std::move(source_rows))};
-  join->columns = joined;
+  join->columns = narrow;
   join->condition = on;  // the optimizer turns its equalities into hash keys
   SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> pairs, ctx.run_plan(join));
 
@@ -297,14 +353,13 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   std::vector<DataChunk> new_rows;
   int64_t updated = 0, deleted = 0, inserted = 0;
   // Change data feed (delta.enableChangeDataFeed=true): Spark's MERGE writes every change,
-  // inserts included, to _change_data/ files.
-  const bool cdf = delta::ChangeDataFeedEnabled(t.snapshot->metadata());
+  // inserts included, to _change_data/ files (every target column was read, in schema order).
   ChangeRows cdf_pre{"update_preimage", {}}, cdf_post{"update_postimage", {}}, cdf_del{"delete", {}}, cdf_ins{"insert", {}};
   for (const DataChunk& j : pairs) {
     size_t n = j.size();
-    const Vector& file_col = j.columns[nt];
-    const Vector& row_col = j.columns[nt + 1];
-    const Vector& marker = j.columns[src_marker];
+    const Vector& file_col = j.columns[file_pos];
+    const Vector& row_col = j.columns[row_pos];
+    const Vector& marker = j.columns[marker_pos];
     std::vector<int> action(n, -1);
     for (MergeClause::Match kind : {MergeClause::Match::kMatched, MergeClause::Match::kNotMatched, MergeClause::Match::kNotMatchedBySource}) {
       std::vector<uint32_t> open;
@@ -397,7 +452,7 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   RowChanges changes;
   changes.operation = "MERGE";
   changes.metric_names = MetricNames::kMerge;
-  changes.parameters.Set("predicate", JsonText(QuoteList({on->ToString()})));
+  changes.parameters.Set("predicate", JsonText(QuoteList({on_sql})));
   changes.parameters.Set("matchedPredicates", JsonText(QuoteList(matched_preds)));
   changes.parameters.Set("notMatchedPredicates", JsonText(QuoteList(not_matched_preds)));
   changes.parameters.Set("notMatchedBySourcePredicates", JsonText(QuoteList(by_source_preds)));
@@ -417,6 +472,7 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
                            {"numOutputRows", inserted + updated}};
   DmlOptions opts;
   opts.clock = ctx.clock;
+  opts.pool = ctx.pool;  // copy-on-write reads the rewritten files on it
   SILT_ASSIGN_OR_RETURN(opts.write.row_validator, MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
   if (!changes.deletions.empty() || !changes.new_rows.empty()) {
     SILT_ASSIGN_OR_RETURN(DmlResult r, ApplyRowChanges(t.store, t.snapshot, std::move(changes), opts));

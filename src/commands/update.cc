@@ -50,6 +50,7 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
   spec.predicate_sql = pred.sql;
   spec.columns = pred.columns;
   spec.options.clock = ctx.clock;
+  spec.options.pool = ctx.pool;  // copy-on-write reads the rewritten files on it
   SILT_ASSIGN_OR_RETURN(spec.options.write.row_validator, MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
   exec::EvalContext eval = ctx.binder->context().eval;
   eval.ansi = true;

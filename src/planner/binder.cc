@@ -67,7 +67,8 @@ void SplitBound(const ExprPtr& e, std::vector<ExprPtr>* out) {
   out->push_back(e);
 }
 
-// Rewrites column indices of a bound expression through `map` (old index → new index).
+}  // namespace
+
 ExprPtr RemapColumns(const ExprPtr& e, const std::function<int(int)>& map) {
   if (e->kind == ExprKind::kColumn) {
     auto copy = std::make_shared<exec::Expr>(*e);
@@ -79,6 +80,8 @@ ExprPtr RemapColumns(const ExprPtr& e, const std::function<int(int)>& map) {
   for (auto& c : copy->children) c = RemapColumns(c, map);
   return copy;
 }
+
+namespace {
 
 bool ReadsOnly(const ExprPtr& e, int lo, int hi) {
   std::vector<int> cols;

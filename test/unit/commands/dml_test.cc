@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 
+#include "delta/change_data_feed.h"
 #include "delta/deletion_vector.h"
 #include "delta/stats_json.h"
+#include "parquet/reader.h"
 #include "unit/commands/dml_test_util.h"
 #include "unit/delta/conformance_files.h"
 
@@ -784,6 +787,206 @@ TEST(DmlDeleteConflicts, ConcurrentRemovalOfAFileWeOnlyReadConflicts) {
                                   }));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().error_class(), "DELTA_CONCURRENT_DELETE_READ");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parallel scan (DmlOptions::pool): files are matched concurrently, results merged in file order.
+
+// A copy of every object of `from` (same keys and bytes), so two runs start from the same table.
+std::shared_ptr<ObjectStore> CopyStore(ObjectStore& from, std::shared_ptr<Clock> clock) {
+  auto to = std::make_shared<InMemoryObjectStore>(clock);
+  EXPECT_TRUE(from.ListRecursive("", [&](const ObjectMeta& m) -> Status {
+                    if (m.is_dir) return Status::OK();
+                    SILT_ASSIGN_OR_RETURN(std::string bytes, from.Get(m.key));
+                    return to->Put(m.key, bytes);
+                  }).ok());
+  return to;
+}
+
+// The DV files' bytes, sorted (their names hold random UUIDs).
+std::vector<std::string> DvFileBytes(ObjectStore& store) {
+  std::vector<std::string> out;
+  for (const auto& k : Keys(store, "deletion_vector_")) out.push_back(*store.Get(k));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// add/remove actions of a commit without the DV file's name: path, DV offset/size/cardinality.
+std::vector<std::string> FileActions(ObjectStore& store, int64_t version) {
+  std::vector<std::string> out;
+  auto dv = [](const std::optional<delta::DeletionVectorDescriptor>& d) {
+    return d ? std::to_string(d->offset.value_or(-1)) + "/" + std::to_string(d->size_in_bytes) + "/" +
+                   std::to_string(d->cardinality)
+             : std::string("-");
+  };
+  for (auto& a : ActionsAt(store, version)) {
+    if (auto* add = a.get_if<delta::AddFile>()) {
+      out.push_back("add " + add->path + " " + dv(add->deletion_vector) + " " + add->stats.value_or(""));
+    } else if (auto* rm = a.get_if<delta::RemoveFile>()) {
+      out.push_back("remove " + rm->path + " " + dv(rm->deletion_vector));
+    }
+  }
+  return out;
+}
+
+// Ids of the rows of the files a commit adds without a DV (copy-on-write output), in file order.
+std::vector<int64_t> RewrittenIds(const std::shared_ptr<ObjectStore>& store, int64_t version) {
+  std::vector<int64_t> ids;
+  auto snap = delta::Snapshot::Load(store, version);
+  EXPECT_TRUE(snap.ok());
+  auto scan = delta::TableScan::Make(*snap);
+  EXPECT_TRUE(scan.ok());
+  for (auto& a : ActionsAt(*store, version)) {
+    auto* add = a.get_if<delta::AddFile>();
+    if (!add || add->deletion_vector) continue;
+    EXPECT_TRUE((*scan)
+                    ->ScanFile(*add, [&](DataChunk& c) {
+                      for (size_t i = 0; i < c.size(); ++i) ids.push_back(c.columns[0].Get<int64_t>(i));
+                      return Status::OK();
+                    })
+                    .ok());
+  }
+  return ids;
+}
+
+TEST(DmlDeleteParallel, PoolScanCommitsWhatTheSerialScanCommits) {
+  ThreadPool pool(3);
+  for (int mode = 0; mode < 4; ++mode) {
+    const bool cdf = mode & 1, cow = mode & 2;
+    SCOPED_TRACE(std::string(cdf ? "cdf" : "no cdf") + (cow ? ", copy-on-write" : ", DVs"));
+    DmlTable base;
+    delta::StringMap props;
+    if (cdf) props.Set("delta.enableChangeDataFeed", "true");
+    base.Create(Ids(0, 100), false, true, props);
+    for (int64_t f = 1; f < 8; ++f) base.Append(Ids(f * 100, f * 100 + 100));
+    // Older DVs on every file, so the new ones are unions.
+    ASSERT_TRUE(DeleteRows(base.store(), base.Latest(),
+                           DeleteWhere(base, "id % 7 = 0", MatchInt(0, [](int64_t v) { return v % 7 == 0; })))
+                    .ok());
+    const int64_t v0 = base.Latest()->version();
+    // Files from id 500 on have no match.
+    auto matcher = MatchInt(0, [](int64_t v) { return v % 3 == 0 && v < 500; });
+    std::vector<std::string> rows[2], metrics[2], actions[2], dv_bytes[2], feed[2];
+    std::vector<int64_t> rewritten[2];
+    for (int parallel = 0; parallel < 2; ++parallel) {
+      DmlTable t(CopyStore(*base.store(), base.clock()));
+      DeleteSpec spec = DeleteWhere(t, "id % 3 = 0 AND id < 500", matcher);
+      if (parallel) spec.options.pool = &pool;
+      if (cow) spec.options.use_deletion_vectors = false;  // rewrites files that have older DVs
+      auto r = DeleteRows(t.store(), t.Latest(), std::move(spec));
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      ASSERT_EQ(r->version, v0 + 1);
+      EXPECT_EQ(r->metrics.files_read, cow ? 8 + 5 : 8);  // copy-on-write reads 5 files again
+      EXPECT_EQ(r->num_affected_rows, 143);  // multiples of 3 below 500, minus those of 21
+      rows[parallel] = ReadRows(t.store());
+      auto ci = CommitInfoAt(*t.store(), v0 + 1);
+      ASSERT_TRUE(ci.operation_metrics.has_value());
+      for (const auto& [k, v] : ci.operation_metrics->entries()) metrics[parallel].push_back(k + "=" + v);
+      actions[parallel] = FileActions(*t.store(), v0 + 1);
+      // The rewritten file's name is random: compare its rows, in order, instead. The survivors
+      // of all 5 files reach the writer as separate chunks and still make one file.
+      if (cow) {
+        EXPECT_EQ(std::count_if(actions[parallel].begin(), actions[parallel].end(),
+                                [](const std::string& a) { return a.rfind("add ", 0) == 0; }),
+                  1);
+      }
+      if (cow) actions[parallel].erase(std::remove_if(actions[parallel].begin(), actions[parallel].end(),
+                                                      [](const std::string& a) { return a.rfind("add ", 0) == 0; }),
+                                       actions[parallel].end());
+      rewritten[parallel] = RewrittenIds(t.store(), v0 + 1);
+      dv_bytes[parallel] = DvFileBytes(*t.store());
+      if (cdf) {
+        auto changes = delta::ReadChangeFeed(t.store(), v0 + 1, v0 + 1);
+        ASSERT_TRUE(changes.ok()) << changes.status().ToString();
+        for (const DataChunk& c : changes->chunks)
+          for (size_t i = 0; i < c.size(); ++i) feed[parallel].push_back(c.columns[0].GetValue(i).ToString());
+        EXPECT_EQ(feed[parallel].size(), 143u);
+      }
+    }
+    EXPECT_EQ(rows[1], rows[0]);
+    EXPECT_EQ(metrics[1], metrics[0]);
+    EXPECT_EQ(actions[1], actions[0]);
+    EXPECT_EQ(actions[0].size(), cow ? 5u : 10u);  // 5 files: remove (+ add with the new DV)
+    EXPECT_EQ(rewritten[1], rewritten[0]);
+    EXPECT_EQ(rewritten[0].size(), cow ? 500u - 72 - 143 : 0u);  // survivors of the 5 files
+    EXPECT_EQ(dv_bytes[1], dv_bytes[0]);
+    EXPECT_EQ(feed[1], feed[0]);  // same rows in the same order
+  }
+}
+
+// Files larger than the matcher's slices, in several row groups: physical indexes are right at
+// slice and row-group boundaries, both without a DV (computed from positions) and with one (the
+// scan's row-index column).
+TEST(DmlDeleteParallel, BigRowGroupsAreMatchedInSlicesWithTheirPhysicalIndexes) {
+  ThreadPool pool(1);
+  DmlTable t;
+  t.Create({}, false, true);
+  delta::DataWriteOptions w;
+  w.clock = t.clock();
+  w.parquet.row_group_max_rows = 40000;
+  for (int64_t f = 0; f < 2; ++f) {
+    ASSERT_TRUE(delta::AppendRows(t.store(), {testing::MakeRows(Ids(f * 50000, f * 50000 + 50000), false)}, w,
+                                  t.TxnOptions())
+                    .ok());
+  }
+  auto snap = t.Latest();
+  ASSERT_EQ(snap->files().size(), 2u);
+  for (const auto& f : snap->files()) {
+    auto pf = parquet::ParquetFile::Open(*t.store()->OpenRead(f.path));
+    ASSERT_TRUE(pf.ok());
+    ASSERT_EQ((*pf)->num_row_groups(), 2);  // 40000 + 10000 rows
+  }
+  // Row i of a file holds id = file * 50000 + i.
+  auto boundary = [](int64_t v) {
+    int64_t i = v % 50000;
+    return i % 1000 == 7 || i == 16383 || i == 16384 || i == 32768 || i == 39999 || i == 40000 || i == 49999;
+  };
+  auto second = [](int64_t v) { return v % 50000 % 1000 == 8 || v % 50000 == 0; };
+  std::set<uint64_t> expected;
+  for (int64_t i = 0; i < 50000; ++i) {
+    if (boundary(i)) expected.insert(static_cast<uint64_t>(i));
+  }
+  for (int round = 0; round < 2; ++round) {
+    DeleteSpec spec = DeleteWhere(t, "x", MatchInt(0, round == 0 ? std::function<bool(int64_t)>(boundary) : second));
+    spec.options.pool = &pool;
+    auto r = DeleteRows(t.store(), t.Latest(), std::move(spec));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    if (round == 1) {
+      for (int64_t i = 0; i < 50000; ++i) {
+        if (second(i)) expected.insert(static_cast<uint64_t>(i));
+      }
+    }
+    EXPECT_EQ(r->num_affected_rows, round == 0 ? 2 * 56 : 2 * 51);
+    auto after = t.Latest();
+    ASSERT_EQ(after->files().size(), 2u);
+    for (const auto& f : after->files()) {
+      auto dv = delta::LoadDeletionVector(*after, f);
+      ASSERT_TRUE(dv.ok() && dv->has_value());
+      auto rows = (*dv)->ToSortedVector();
+      EXPECT_EQ(std::set<uint64_t>(rows.begin(), rows.end()), expected) << "round " << round;
+    }
+  }
+  EXPECT_EQ(ReadRows(t.store()).size(), 2u * (50000 - expected.size()));
+}
+
+TEST(DmlDeleteParallel, MatcherErrorOnAnyFileFailsTheStatementBeforeWriting) {
+  ThreadPool pool(3);
+  DmlTable t;
+  t.Create(Ids(0, 100), false, true);
+  for (int64_t f = 1; f < 6; ++f) t.Append(Ids(f * 100, f * 100 + 100));
+  const int64_t v0 = t.Latest()->version();
+  DeleteSpec spec = DeleteWhere(t, "boom", [](const DataChunk& rows) -> Result<std::vector<uint32_t>> {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows.columns[0].Get<int64_t>(i) == 420) return Status::InvalidArgument("boom at 420");
+    }
+    return std::vector<uint32_t>{0};
+  });
+  spec.options.pool = &pool;
+  auto r = DeleteRows(t.store(), t.Latest(), std::move(spec));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("boom at 420"), std::string::npos);
+  EXPECT_EQ(t.Latest()->version(), v0);
+  EXPECT_TRUE(Keys(*t.store(), "deletion_vector_").empty());
 }
 
 // ---------------------------------------------------------------------------------------------
