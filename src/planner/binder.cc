@@ -70,6 +70,7 @@ void SplitBound(const ExprPtr& e, std::vector<ExprPtr>* out) {
 }  // namespace
 
 ExprPtr RemapColumns(const ExprPtr& e, const std::function<int(int)>& map) {
+  if (!e) return e;
   if (e->kind == ExprKind::kColumn) {
     auto copy = std::make_shared<exec::Expr>(*e);
     copy->column = map(e->column);

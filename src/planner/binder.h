@@ -94,7 +94,8 @@ class Binder {
 // Spark's output name of an unaliased expression (its SQL text).
 std::string ColumnNameOf(const sql::ParsedExpr& expr);
 
-// Rewrites column indices of a bound expression through `map` (old index → new index).
+// Rewrites column indices of a bound expression through `map` (old index → new index); null
+// stays null.
 exec::ExprPtr RemapColumns(const exec::ExprPtr& e, const std::function<int(int)>& map);
 
 }  // namespace silt::planner

@@ -7,6 +7,7 @@
 #include "delta/partition_values.h"
 #include "delta/stats_json.h"
 #include "exec/functions.h"
+#include "planner/binder.h"
 #include "planner/catalog.h"
 
 namespace silt::planner {
@@ -33,19 +34,6 @@ void Conjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
 }
 
 namespace {
-
-ExprPtr Remap(const ExprPtr& e, const std::function<int(int)>& map) {
-  if (!e) return e;
-  if (e->kind == ExprKind::kColumn) {
-    auto c = std::make_shared<Expr>(*e);
-    c->column = map(e->column);
-    return c;
-  }
-  if (e->children.empty()) return e;
-  auto c = std::make_shared<Expr>(*e);
-  for (auto& ch : c->children) ch = Remap(ch, map);
-  return c;
-}
 
 // Replaces column references by the expressions they name (pushing through a projection).
 ExprPtr Substitute(const ExprPtr& e, const std::vector<ExprPtr>& exprs) {
@@ -85,7 +73,7 @@ void ExtractKeys(const std::vector<ExprPtr>& conj, int lw, int total, LogicalNod
         bool al = Within(a, 0, lw), ar = Within(a, lw, total), bl = Within(b, 0, lw), br = Within(b, lw, total);
         if ((al && br) || (ar && bl)) {
           j->left_keys.push_back(al ? a : b);
-          j->right_keys.push_back(Remap(al ? b : a, [lw](int x) { return x - lw; }));
+          j->right_keys.push_back(RemapColumns(al ? b : a, [lw](int x) { return x - lw; }));
           j->null_safe.push_back(c->name == "<=>");
           continue;
         }
@@ -152,7 +140,7 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
         } else if (Within(f, 0, lw) && (inner || semi || n->join == JoinKind::kLeft)) {
           left.push_back(f);
         } else if (!semi && Within(f, lw, total) && (inner || n->join == JoinKind::kRight)) {
-          right.push_back(Remap(f, [lw](int x) { return x - lw; }));
+          right.push_back(RemapColumns(f, [lw](int x) { return x - lw; }));
         } else if (inner) {
           both.push_back(f);
         } else {
@@ -166,7 +154,7 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
         n->condition = nullptr;
         for (auto& c : cond) {
           if (Deterministic(c) && Within(c, 0, lw)) left.push_back(c);
-          else if (Deterministic(c) && Within(c, lw, total)) right.push_back(Remap(c, [lw](int x) { return x - lw; }));
+          else if (Deterministic(c) && Within(c, lw, total)) right.push_back(RemapColumns(c, [lw](int x) { return x - lw; }));
           else both.push_back(c);
         }
       } else if (n->join == JoinKind::kLeft && n->condition) {
@@ -174,7 +162,7 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
         std::vector<ExprPtr> cond, rest;
         Conjuncts(n->condition, &cond);
         for (auto& c : cond) {
-          if (Deterministic(c) && Within(c, lw, total) && !Cols(c).empty()) right.push_back(Remap(c, [lw](int x) { return x - lw; }));
+          if (Deterministic(c) && Within(c, lw, total) && !Cols(c).empty()) right.push_back(RemapColumns(c, [lw](int x) { return x - lw; }));
           else rest.push_back(c);
         }
         n->condition = AndAll(rest);
@@ -182,7 +170,7 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
         std::vector<ExprPtr> cond, rest;
         Conjuncts(n->condition, &cond);
         for (auto& c : cond) {
-          if (Deterministic(c) && Within(c, lw, total) && !Cols(c).empty()) right.push_back(Remap(c, [lw](int x) { return x - lw; }));
+          if (Deterministic(c) && Within(c, lw, total) && !Cols(c).empty()) right.push_back(RemapColumns(c, [lw](int x) { return x - lw; }));
           else rest.push_back(c);
         }
         n->condition = AndAll(rest);
@@ -293,7 +281,7 @@ PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed) {
         n->scan_columns.push_back(node->scan_columns[i]);
       }
       auto map = RankMap(read);
-      for (auto& f : n->pushed_filters) f = Remap(f, map);
+      for (auto& f : n->pushed_filters) f = RemapColumns(f, map);
       return Narrow(n, read, needed);
     }
     case LogicalKind::kValues: {
@@ -316,7 +304,7 @@ PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed) {
       std::vector<int> want = Union(needed, Cols(node->predicate));
       auto n = Copy(node);
       n->children[0] = Prune(node->children[0], want);
-      n->predicate = Remap(node->predicate, RankMap(want));
+      n->predicate = RemapColumns(node->predicate, RankMap(want));
       n->columns = n->children[0]->columns;
       return Narrow(n, want, needed);
     }
@@ -329,7 +317,7 @@ PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed) {
       n->exprs.clear();
       n->columns.clear();
       for (int i : needed) {
-        n->exprs.push_back(Remap(node->exprs[i], map));
+        n->exprs.push_back(RemapColumns(node->exprs[i], map));
         n->columns.push_back(node->columns[i]);
       }
       return n;
@@ -344,10 +332,10 @@ PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed) {
       auto n = Copy(node);
       n->children[0] = Prune(node->children[0], want);
       auto map = RankMap(want);
-      for (auto& g : n->group_keys) g = Remap(g, map);
+      for (auto& g : n->group_keys) g = RemapColumns(g, map);
       for (auto& a : n->aggregates) {
-        for (auto& arg : a.bound.args) arg = Remap(arg, map);
-        a.filter = Remap(a.filter, map);
+        for (auto& arg : a.bound.args) arg = RemapColumns(arg, map);
+        a.filter = RemapColumns(a.filter, map);
       }
       return Narrow(n, All(node->columns.size()), needed);
     }
@@ -370,10 +358,10 @@ PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed) {
       n->children[0] = Prune(node->children[0], l);
       n->children[1] = Prune(node->children[1], r);
       auto lm = RankMap(l), rm = RankMap(r);
-      for (auto& k : n->left_keys) k = Remap(k, lm);
-      for (auto& k : n->right_keys) k = Remap(k, rm);
+      for (auto& k : n->left_keys) k = RemapColumns(k, lm);
+      for (auto& k : n->right_keys) k = RemapColumns(k, rm);
       int nlw = static_cast<int>(l.size());
-      n->condition = Remap(node->condition, [&](int c) { return c < lw ? lm(c) : nlw + rm(c - lw); });
+      n->condition = RemapColumns(node->condition, [&](int c) { return c < lw ? lm(c) : nlw + rm(c - lw); });
       n->columns.clear();
       std::vector<int> have;
       for (int i : l) {
@@ -395,7 +383,7 @@ PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed) {
       auto n = Copy(node);
       n->children[0] = Prune(node->children[0], want);
       auto map = RankMap(want);
-      for (auto& k : n->sort_keys) k.expr = Remap(k.expr, map);
+      for (auto& k : n->sort_keys) k.expr = RemapColumns(k.expr, map);
       n->columns = n->children[0]->columns;
       return Narrow(n, want, needed);
     }
@@ -421,10 +409,10 @@ PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed) {
       n->children[0] = Prune(node->children[0], want);
       auto map = RankMap(want);
       for (auto& w : n->windows) {
-        for (auto& a : w.fn.args) a = Remap(a, map);
-        w.fn.default_value = Remap(w.fn.default_value, map);
-        for (auto& p : w.partition_by) p = Remap(p, map);
-        for (auto& o : w.order_by) o.expr = Remap(o.expr, map);
+        for (auto& a : w.fn.args) a = RemapColumns(a, map);
+        w.fn.default_value = RemapColumns(w.fn.default_value, map);
+        for (auto& p : w.partition_by) p = RemapColumns(p, map);
+        for (auto& o : w.order_by) o.expr = RemapColumns(o.expr, map);
       }
       n->columns = n->children[0]->columns;
       std::vector<int> have = want;
