@@ -582,7 +582,9 @@ Result<std::optional<int64_t>> VacuumRun::ReadWatermark() {
 // before every commit still in the log).
 Result<std::optional<int64_t>> VacuumRun::WatermarkAtCutoff(
     std::vector<delta::CommitEntry>* commits) {
-  SILT_ASSIGN_OR_RETURN(*commits, delta::ListCommits(*store_, 0, false));
+  // The ICT configuration of the snapshot this run uses (ListCommits would load it again).
+  SILT_ASSIGN_OR_RETURN(delta::IctConfig ict, delta::IctConfigOf(snapshot_->metadata(), *store_));
+  SILT_ASSIGN_OR_RETURN(*commits, delta::ListCommits(*store_, 0, false, &ict));
   std::optional<int64_t> w;
   for (const auto& c : *commits) {
     if (c.timestamp_ms <= cutoff_) w = c.version;

@@ -187,15 +187,9 @@ std::optional<Action> SmallActionFromRow(const Vector* md, const Vector* pr, con
 // metaData, protocol, … are all-null columns of as many rows. False when the writer left the null
 // count out. (The whole struct's leaves cannot decide it: writers count nulls of map and list
 // leaves differently.)
-bool NoActionsIn(const parquet::ParquetFile& pf, int rg, const parquet::ColumnNode& node) {
-  static const std::pair<std::string_view, std::string_view> kRequired[] = {
-      {"add", "path"},          {"remove", "path"},   {"metaData", "id"},
-      {"protocol", "minReaderVersion"}, {"txn", "appId"}, {"domainMetadata", "domain"},
-      {"checkpointMetadata", "version"}, {"sidecar", "path"}};
-  std::string_view field;
-  for (const auto& [action, f] : kRequired)
-    if (node.name == action) field = f;
-  if (field.empty() || node.kind != parquet::ColumnNode::kStruct) return false;
+// Whether non-repeated leaf `field` of struct `node` is null in every row of row group rg.
+bool FieldAllNull(const parquet::ParquetFile& pf, int rg, const parquet::ColumnNode& node, std::string_view field) {
+  if (node.kind != parquet::ColumnNode::kStruct) return false;
   for (const parquet::ColumnNode& c : node.children) {
     if (c.name != field) continue;
     if (c.kind != parquet::ColumnNode::kLeaf || c.max_rep != 0) return false;
@@ -203,6 +197,24 @@ bool NoActionsIn(const parquet::ParquetFile& pf, int rg, const parquet::ColumnNo
     return s.null_count && *s.null_count == s.num_values;
   }
   return false;
+}
+
+bool NoActionsIn(const parquet::ParquetFile& pf, int rg, const parquet::ColumnNode& node) {
+  static const std::pair<std::string_view, std::string_view> kRequired[] = {
+      {"add", "path"},          {"remove", "path"},   {"metaData", "id"},
+      {"protocol", "minReaderVersion"}, {"txn", "appId"}, {"domainMetadata", "domain"},
+      {"checkpointMetadata", "version"}, {"sidecar", "path"}};
+  for (const auto& [action, field] : kRequired)
+    if (node.name == action) return FieldAllNull(pf, rg, node, field);
+  return false;
+}
+
+// Whether no file action of file-action column `node` (add or remove) in row group rg has a
+// deletion vector (deletionVector.storageType, required in a descriptor, is all null).
+bool NoDvsIn(const parquet::ParquetFile& pf, int rg, const parquet::ColumnNode& node) {
+  for (const parquet::ColumnNode& c : node.children)
+    if (c.name == "deletionVector") return FieldAllNull(pf, rg, c, "storageType");
+  return true;
 }
 
 // The reconciliation key of a file action: the path decoded once (file: URIs canonicalised to
@@ -433,23 +445,35 @@ Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st,
     int i = FindField(schema, name);
     return i < 0 ? nullptr : &pf->schema().columns()[static_cast<size_t>(i)];
   };
-  std::optional<parquet::ColumnNode> add_node, rem_node;
-  if (const auto* n = top("add")) add_node = parquet::PruneStruct(*n, {"path", "deletionVector"});
-  if (const auto* n = top("remove")) rem_node = parquet::PruneStruct(*n, {"path", "deletionTimestamp", "deletionVector"});
+  // Each file-action column pruned with and without its deletionVector (row groups without DVs
+  // skip decoding those five all-null leaves).
+  std::optional<parquet::ColumnNode> add_node, rem_node, add_no_dv, rem_no_dv;
+  if (const auto* n = top("add")) {
+    add_node = parquet::PruneStruct(*n, {"path", "deletionVector"});
+    add_no_dv = parquet::PruneStruct(*n, {"path"});
+  }
+  if (const auto* n = top("remove")) {
+    rem_node = parquet::PruneStruct(*n, {"path", "deletionTimestamp", "deletionVector"});
+    rem_no_dv = parquet::PruneStruct(*n, {"path", "deletionTimestamp"});
+  }
   const parquet::ColumnNode* sc_node = top("sidecar");
   std::vector<const parquet::ColumnNode*> nodes;
   DataChunk chunk;
   for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
     nodes.clear();
     int add_i = -1, rem_i = -1, sc_i = -1;
-    auto want = [&](const parquet::ColumnNode* n, int* index) {
-      if (!n || NoActionsIn(*pf, rg, *n)) return;
+    auto want = [&](const std::optional<parquet::ColumnNode>& full, const std::optional<parquet::ColumnNode>& no_dv,
+                    int* index) {
+      if (!full || NoActionsIn(*pf, rg, *full)) return;
       *index = static_cast<int>(nodes.size());
-      nodes.push_back(n);
+      nodes.push_back(no_dv && NoDvsIn(*pf, rg, *full) ? &*no_dv : &*full);
     };
-    want(add_node ? &*add_node : nullptr, &add_i);
-    want(rem_node ? &*rem_node : nullptr, &rem_i);
-    want(sc_node, &sc_i);
+    want(add_node, add_no_dv, &add_i);
+    want(rem_node, rem_no_dv, &rem_i);
+    if (sc_node && !NoActionsIn(*pf, rg, *sc_node)) {
+      sc_i = static_cast<int>(nodes.size());
+      nodes.push_back(sc_node);
+    }
     if (nodes.empty()) continue;
     Status s = pf->ReadRowGroupNodes(rg, nodes, &chunk);
     if (!s.ok()) return s.WithContext("checkpoint " + key);
