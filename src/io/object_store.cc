@@ -392,13 +392,15 @@ Status WalkLocal(int dirfd, const std::string& root, const std::string& prefix,
   }
   SILT_ASSIGN_OR_RETURN(auto entries, ReadDir(dirfd, root + "/" + prefix, need));
   SortForKeyOrder(&entries);
+  ObjectMeta m;  // reused: one key buffer per directory, not one allocation per entry
   for (auto& e : entries) {
-    std::string key = prefix + e.name;
-    if (!e.is_dir) {
-      SILT_RETURN_NOT_OK(visit(ObjectMeta{key, e.size, e.mtime_ms, false}));
-      continue;
-    }
-    SILT_RETURN_NOT_OK(visit(ObjectMeta{key, 0, e.mtime_ms, true}));
+    m.key.assign(prefix).append(e.name);
+    m.size = e.is_dir ? 0 : e.size;
+    m.modification_time_ms = e.mtime_ms;
+    m.is_dir = e.is_dir;
+    SILT_RETURN_NOT_OK(visit(m));
+    if (!e.is_dir) continue;
+    const std::string& key = m.key;
     UniqueFd sub(::openat(dirfd, e.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (sub.get() < 0) {
       if (errno == ENOENT || errno == ENOTDIR) continue;  // removed or replaced meanwhile
