@@ -193,8 +193,10 @@ bool FieldAllNull(const parquet::ParquetFile& pf, int rg, const parquet::ColumnN
   for (const parquet::ColumnNode& c : node.children) {
     if (c.name != field) continue;
     if (c.kind != parquet::ColumnNode::kLeaf || c.max_rep != 0) return false;
+    // A non-repeated leaf has one level entry per row: all of them null.
     parquet::ColumnStatistics s = pf.GetStatistics(rg, c.leaf_index);
-    return s.null_count && *s.null_count == s.num_values;
+    return s.null_count && *s.null_count == s.num_values &&
+           s.num_values == pf.metadata().row_groups[static_cast<size_t>(rg)].num_rows;
   }
   return false;
 }
