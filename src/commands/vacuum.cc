@@ -4,9 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <span>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "common/logging.h"
 #include "common/thread_pool.h"
@@ -22,7 +23,6 @@
 namespace silt::commands {
 namespace {
 
-using delta::AddFile;
 using delta::DeletionVectorDescriptor;
 using delta::RemoveFile;
 using delta::Snapshot;
@@ -93,6 +93,21 @@ std::string NormalizeKey(std::string_view p) {
   return out;
 }
 
+// Whether a log path is its own key: relative, without escapes, scheme, or empty or "." segment
+// (what silt, Spark and delta-rs write). Relativize gives such a path back unchanged, so the valid
+// set of a 1M-file table skips decoding and normalising 1M strings.
+bool IsPlainKey(std::string_view p) {
+  size_t seg = 0;  // start of the current segment
+  for (size_t i = 0; i <= p.size(); ++i) {
+    const char c = i < p.size() ? p[i] : '/';
+    if (c == '%' || c == ':') return false;
+    if (c != '/') continue;
+    if (i == seg || (i == seg + 1 && p[seg] == '.')) return false;  // "" or "." segment
+    seg = i + 1;
+  }
+  return true;
+}
+
 // Calls fn(ancestor) for every directory strictly between the root and `key` (views into `key`).
 template <typename Fn>
 void ForEachAncestor(std::string_view key, Fn&& fn) {
@@ -106,7 +121,71 @@ struct KeyHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
-using KeySet = std::unordered_set<std::string, KeyHash, std::equal_to<>>;
+
+// The valid set: keys copied into large blocks, indexed by an open-addressing table of
+// (hash, key) slots. A 1M-file table does ~3M lookups (build, listing metadata, counting); a probe
+// here touches one slot and, on a hash match, the key bytes — std::unordered_set chases a bucket,
+// a node and a heap string, and allocates twice per key.
+class ValidSet {
+ public:
+  bool contains(std::string_view key) const {
+    if (slots_.empty()) return false;
+    const uint64_t h = KeyHash{}(key);
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.data == nullptr) return false;
+      if (s.hash == h && std::string_view(s.data, s.len) == key) return true;
+    }
+  }
+  void insert(std::string_view key) {
+    if ((size_ + 1) * 2 > slots_.size()) Grow();
+    const uint64_t h = KeyHash{}(key);
+    size_t i = h & mask_;
+    for (; slots_[i].data != nullptr; i = (i + 1) & mask_) {
+      if (slots_[i].hash == h && std::string_view(slots_[i].data, slots_[i].len) == key) return;
+    }
+    slots_[i] = Slot{h, Copy(key), static_cast<uint32_t>(key.size())};
+    ++size_;
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    const char* data = nullptr;  // null: empty slot
+    uint32_t len = 0;
+  };
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(1024, old.size() * 2), Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.data == nullptr) continue;
+      size_t i = s.hash & mask_;
+      while (slots_[i].data != nullptr) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+  const char* Copy(std::string_view key) {
+    constexpr size_t kBlock = 1 << 20;
+    if (key.size() > left_) {
+      const size_t n = std::max(kBlock, key.size());
+      blocks_.push_back(std::make_unique<char[]>(n));
+      next_ = blocks_.back().get();
+      left_ = n;
+    }
+    char* out = next_;
+    std::memcpy(out, key.data(), key.size());
+    next_ += key.size();
+    left_ -= key.size();
+    return out;
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  size_t size_ = 0;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* next_ = nullptr;
+  size_t left_ = 0;
+};
 template <typename V>
 using KeyMap = std::unordered_map<std::string, V, KeyHash, std::equal_to<>>;
 
@@ -168,7 +247,7 @@ class VacuumRun {
   int64_t now_ = 0;
   int64_t cutoff_ = 0;
   int64_t tombstone_floor_ = 0;  // removes at or before this are gone from Spark's state
-  KeySet valid_;
+  ValidSet valid_;
   KeyMap<Group> groups_;
   int64_t listed_ = 0;
   int64_t listed_dirs_ = 0;
@@ -191,8 +270,10 @@ Status VacuumRun::CatalogManagedError() const {
 }
 
 Status VacuumRun::LoadSnapshot() {
+  // Without files: BuildValidSet streams the file actions it needs (ForEachFileAction).
   auto loaded = options_.snapshot ? Result<std::shared_ptr<const Snapshot>>(options_.snapshot)
-                                   : Snapshot::Load(store_);
+                                   : Snapshot::Load(store_, std::nullopt,
+                                                    delta::SnapshotOptions{.load_files = false});
   if (!loaded.ok() && loaded.status().error_class() == "DELTA_UNSUPPORTED_FEATURES_FOR_READ") {
     // catalogManaged is a reader-writer feature, so the snapshot's read check refuses such a
     // table first; VACUUM owes the user the catalog's error instead.
@@ -363,39 +444,37 @@ Status VacuumRun::BuildValidSet(bool only_listed) {
     return !only_listed || groups_.find(key) != groups_.end();
   };
   std::string last_parent;  // files come grouped by directory: its ancestors are in already
-  auto protect = [&](const std::string& key) {
+  auto protect = [&](std::string_view key) {
     if (wanted(key)) valid_.insert(key);
     size_t slash = key.rfind('/');
-    if (slash == std::string::npos) return;
-    std::string_view parent = std::string_view(key).substr(0, slash);
+    if (slash == std::string_view::npos) return;
+    std::string_view parent = key.substr(0, slash);
     if (parent == last_parent) return;
     last_parent.assign(parent);
     ForEachAncestor(key, [&](std::string_view dir) {
-      if (wanted(dir) && valid_.find(dir) == valid_.end()) valid_.emplace(dir);
+      if (wanted(dir)) valid_.insert(dir);
     });
   };
-  auto protect_file = [&](const std::string& path,
-                          const std::optional<DeletionVectorDescriptor>& dv) -> Status {
-    SILT_ASSIGN_OR_RETURN(auto key, Relativize(path, false));
-    if (key) protect(*key);
-    if (dv) {
-      SILT_ASSIGN_OR_RETURN(auto dv_key, DvKey(*dv));
+  return snapshot_->ForEachFileAction([&](const delta::FileActionRef& fa) -> Status {
+    if (!fa.is_add) {
+      int64_t ts = fa.deletion_timestamp.value_or(0);
+      // Expired for this run (ts < cutoff), or already dropped from the state by the table's own
+      // tombstone retention (Spark's minFileRetentionTimestamp, §2.6).
+      if (ts < cutoff_ || ts <= tombstone_floor_) return Status::OK();
+    }
+    if (IsPlainKey(fa.path)) {
+      protect(fa.path);
+    } else {
+      SILT_ASSIGN_OR_RETURN(auto key, Relativize(fa.path, false));
+      if (key) protect(*key);
+    }
+    if (fa.deletion_vector) {
+      SILT_ASSIGN_OR_RETURN(auto dv_key, DvKey(*fa.deletion_vector));
       // [silt decision] the DV's directories are protected too (Spark adds only the file).
       if (dv_key) protect(*dv_key);
     }
     return Status::OK();
-  };
-  for (const AddFile& f : snapshot_->files()) {
-    SILT_RETURN_NOT_OK(protect_file(f.path, f.deletion_vector));
-  }
-  for (const RemoveFile& r : snapshot_->tombstones()) {
-    int64_t ts = r.deletion_timestamp.value_or(0);
-    // Expired for this run (ts < cutoff), or already dropped from the state by the table's own
-    // tombstone retention (Spark's minFileRetentionTimestamp, §2.6).
-    if (ts < cutoff_ || ts <= tombstone_floor_) continue;
-    SILT_RETURN_NOT_OK(protect_file(r.path, r.deletion_vector));
-  }
-  return Status::OK();
+  });
 }
 
 bool VacuumRun::IsHiddenKey(std::string_view key) const {
@@ -427,7 +506,7 @@ void VacuumRun::Consider(const std::string& key, int64_t size, bool is_dir, int6
   });
   // A valid file is never a candidate: only its ancestors need its count (this keeps the map
   // at the size of the garbage, not of the table).
-  if (valid_.find(key) != valid_.end()) return;
+  if (valid_.contains(key)) return;
   Group& g = groups_[key];
   ++g.count;
   g.size += size;
@@ -436,7 +515,7 @@ void VacuumRun::Consider(const std::string& key, int64_t size, bool is_dir, int6
 Status VacuumRun::ListFull() {
   // Size and mtime of live files never matter (they are not candidates, and their directories
   // are valid anyway), so the store may skip them.
-  auto need_meta = [&](std::string_view key) { return valid_.find(key) == valid_.end(); };
+  auto need_meta = [&](std::string_view key) { return !valid_.contains(key); };
   return store_->ListRecursiveSomeMeta("", [&](const ObjectMeta& m) -> Status {
     // Per-component hidden rule: equivalent to not descending into hidden directories.
     if (IsHiddenKey(m.key)) return Status::OK();
@@ -503,7 +582,9 @@ Result<std::optional<int64_t>> VacuumRun::ReadWatermark() {
 // before every commit still in the log).
 Result<std::optional<int64_t>> VacuumRun::WatermarkAtCutoff(
     std::vector<delta::CommitEntry>* commits) {
-  SILT_ASSIGN_OR_RETURN(*commits, delta::ListCommits(*store_, 0, false));
+  // The ICT configuration of the snapshot this run uses (ListCommits would load it again).
+  SILT_ASSIGN_OR_RETURN(delta::IctConfig ict, delta::IctConfigOf(snapshot_->metadata(), *store_));
+  SILT_ASSIGN_OR_RETURN(*commits, delta::ListCommits(*store_, 0, false, &ict));
   std::optional<int64_t> w;
   for (const auto& c : *commits) {
     if (c.timestamp_ms <= cutoff_) w = c.version;
@@ -580,7 +661,7 @@ Status VacuumRun::ListLite() {
 
 void VacuumRun::PickCandidates() {
   for (auto& [key, g] : groups_) {
-    if (g.count != 1 || valid_.count(key)) continue;
+    if (g.count != 1 || valid_.contains(key)) continue;
     VacuumCandidate c;
     c.key = key;
     c.path = result_.table_path + "/" + key;
@@ -629,21 +710,30 @@ Status VacuumRun::DeleteCandidates() {
     if (result_.first_delete_error.ok()) result_.first_delete_error = st;
   };
   const size_t batch = std::max<size_t>(1, options_.delete_batch_size);
+  // Candidates are sorted by key, so a directory's files are adjacent: each DeleteKeys call (and
+  // each pool task's slice of a batch) opens a directory once for its run of files.
+  std::vector<std::string_view> keys;
+  keys.reserve(files.size());
+  for (const VacuumCandidate* f : files) keys.push_back(f->key);
   std::vector<Status> statuses;
   for (size_t begin = 0; begin < files.size(); begin += batch) {
     const size_t n = std::min(batch, files.size() - begin);
     statuses.assign(n, Status::OK());
-    auto del = [&](size_t i) -> Status {
-      // Delete of a missing key is OK: a concurrent or earlier VACUUM got there first.
-      statuses[i] = store_->Delete(files[begin + i]->key);
-      return Status::OK();
-    };
+    // A missing key is OK: a concurrent or earlier VACUUM got there first.
+    std::span<const std::string_view> batch_keys(keys.data() + begin, n);
     if (options_.delete_pool != nullptr) {
-      SILT_RETURN_NOT_OK(options_.delete_pool->ParallelFor(n, del));
+      const size_t slices = std::min(n, 4 * std::max<size_t>(1, options_.delete_pool->num_threads()));
+      const size_t per = (n + slices - 1) / slices;
+      SILT_RETURN_NOT_OK(options_.delete_pool->ParallelFor(slices, [&](size_t s) -> Status {
+        const size_t lo = s * per, hi = std::min(n, lo + per);
+        if (lo < hi) {
+          store_->DeleteKeys(batch_keys.subspan(lo, hi - lo),
+                             std::span<Status>(statuses.data() + lo, hi - lo));
+        }
+        return Status::OK();
+      }));
     } else {
-      for (size_t i = 0; i < n; ++i) {
-        SILT_RETURN_NOT_OK(del(i));
-      }
+      store_->DeleteKeys(batch_keys, statuses);
     }
     for (size_t i = 0; i < n; ++i) {
       if (statuses[i].ok()) {

@@ -122,8 +122,10 @@ struct VacuumOptions {
   ThreadPool* delete_pool = nullptr;
   // Deletes handed to the pool at a time; progress is reported after each batch (>= 1).
   size_t delete_batch_size = 1000;
-  // The latest snapshot of the table, with files, when the caller has just loaded it (the SQL
-  // statement's table resolution did); null: Vacuum loads it. Saves a second log replay.
+  // The latest snapshot of the table when the caller has just loaded it (the SQL statement's
+  // table resolution does, without files); null: Vacuum loads it without files. The valid set
+  // comes from Snapshot::ForEachFileAction either way: a loaded file list is walked, else the
+  // file actions are streamed from the log (never 1M AddFiles in memory).
   std::shared_ptr<const delta::Snapshot> snapshot;
   // The only source of "now".
   std::shared_ptr<Clock> clock = SystemClock::Default();

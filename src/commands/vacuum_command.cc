@@ -7,7 +7,9 @@
 namespace silt::commands {
 
 Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandContext& ctx) {
-  auto resolved = ctx.binder->ResolveTable(stmt.table, std::nullopt, false);
+  // Without the file list: VACUUM streams the file actions it needs (LITE only probes the few
+  // paths its commits name), so a 1M-file table is never materialised.
+  auto resolved = ctx.binder->ResolveTable(stmt.table, std::nullopt, false, /*load_files=*/false);
   if (!resolved.ok() && resolved.status().error_class() == "DELTA_UNSUPPORTED_FEATURES_FOR_READ") {
     // The binder's snapshot load refuses a catalogManaged table (a reader feature) before VACUUM
     // can: the user is owed the catalog's error, as Vacuum() gives it for a store (§1.4).
@@ -34,7 +36,8 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
   if (auto mode = ctx.config->Get("silt.vacuum.retainArgumentMode"); mode && planner::LowerName(*mode) == "ignorenonzero") {
     opts.retain_argument_mode = RetainArgumentMode::kIgnoreNonZero;
   }
-  if (ctx.config->GetBool("spark.databricks.delta.vacuum.parallelDelete.enabled", false)) opts.delete_pool = ctx.pool;
+  // [silt decision] parallel by default (Spark: off); the conf set to false deletes in this thread.
+  if (ctx.config->GetBool("spark.databricks.delta.vacuum.parallelDelete.enabled", true)) opts.delete_pool = ctx.pool;
   opts.clock = ctx.clock;
   if (ctx.progress) {
     opts.progress = [&](const VacuumProgress& p) -> Status {
@@ -61,7 +64,7 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
     SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> rows, ctx.run_plan(plan));
     SILT_ASSIGN_OR_RETURN(opts.inventory, InventoryFromChunks(schema, rows));
   }
-  // Resolution loaded the latest snapshot (with files) a moment ago: VACUUM uses that one.
+  // Resolution loaded the latest snapshot a moment ago: VACUUM uses that one.
   if (table.snapshot && table.snapshot->version() >= 0) opts.snapshot = table.snapshot;
   if (!table.store) {
     SILT_ASSIGN_OR_RETURN(table.store, planner::OpenTableStore(table.location));

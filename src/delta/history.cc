@@ -229,7 +229,10 @@ Result<IctConfig> ReadIctConfig(ObjectStore& store) {
   // Non-owning: the snapshot does not outlive this call.
   std::shared_ptr<ObjectStore> alias(std::shared_ptr<ObjectStore>(), &store);
   SILT_ASSIGN_OR_RETURN(auto snapshot, Snapshot::Load(alias, std::nullopt, {.load_files = false}));
-  const Metadata& md = snapshot->metadata();
+  return IctConfigOf(snapshot->metadata(), store);
+}
+
+Result<IctConfig> IctConfigOf(const Metadata& md, const ObjectStore& store) {
   IctConfig cfg;
   const std::string* enabled = md.configuration.Find(kPropEnableInCommitTimestamps);
   cfg.enabled = enabled && EqualsIgnoreCase(*enabled, "true");
@@ -253,9 +256,10 @@ Result<IctConfig> ReadIctConfig(ObjectStore& store) {
 }
 
 Result<std::vector<CommitEntry>> ListCommits(ObjectStore& store, int64_t from_version,
-                                             bool read_commit_info) {
+                                             bool read_commit_info, const IctConfig* ict) {
   SILT_ASSIGN_OR_RETURN(LogListing log, ListLog(store, from_version));
   if (log.commits.empty()) return std::vector<CommitEntry>();
+  if (ict) return BuildEntries(store, log.commits, *ict, read_commit_info);
   SILT_ASSIGN_OR_RETURN(IctConfig cfg, ReadIctConfig(store));
   return BuildEntries(store, log.commits, cfg, read_commit_info);
 }

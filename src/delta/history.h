@@ -73,6 +73,8 @@ struct IctConfig {
 // DELTA_TABLE_NOT_FOUND (from BuildLogSegment); exactly one of the two enablement properties, or a
 // non-integer value, is Corruption.
 Result<IctConfig> ReadIctConfig(ObjectStore& store);
+// The same from a snapshot's metadata the caller already has (`store` names the table in errors).
+Result<IctConfig> IctConfigOf(const Metadata& metadata, const ObjectStore& store);
 
 // The commits present in _delta_log with version >= from_version, ascending, with effective
 // timestamps (see the file comment). With read_commit_info every entry gets commit_info (an empty
@@ -81,8 +83,11 @@ Result<IctConfig> ReadIctConfig(ObjectStore& store);
 // log gives an empty vector.
 // Errors: an ICT version without commitInfo (DELTA_MISSING_COMMIT_INFO) or without
 // inCommitTimestamp (DELTA_MISSING_COMMIT_TIMESTAMP); read/parse errors of commit files.
+// `ict`: the table's ICT configuration when the caller has it (IctConfigOf its snapshot), which
+// saves loading the latest snapshot again; null: ReadIctConfig.
 Result<std::vector<CommitEntry>> ListCommits(ObjectStore& store, int64_t from_version = 0,
-                                             bool read_commit_info = false);
+                                             bool read_commit_info = false,
+                                             const IctConfig* ict = nullptr);
 
 // Spark's getEarliestRecreatableCommit: 0 when commit 0 exists, else the oldest complete
 // checkpoint c (classic, complete multi-part, or UUID/v2; empty files ignored) with

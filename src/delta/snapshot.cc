@@ -181,16 +181,54 @@ std::optional<Action> SmallActionFromRow(const Vector* md, const Vector* pr, con
   return std::nullopt;
 }
 
+// Whether row group rg holds no action of the kind of top-level column `node`: the field every
+// such action must have (add.path, metaData.id, …) is null in all its rows, by the chunk
+// statistics. Then the column's decode is skipped — most checkpoint rows are adds, so remove,
+// metaData, protocol, … are all-null columns of as many rows. False when the writer left the null
+// count out. (The whole struct's leaves cannot decide it: writers count nulls of map and list
+// leaves differently.)
+// Whether non-repeated leaf `field` of struct `node` is null in every row of row group rg.
+bool FieldAllNull(const parquet::ParquetFile& pf, int rg, const parquet::ColumnNode& node, std::string_view field) {
+  if (node.kind != parquet::ColumnNode::kStruct) return false;
+  for (const parquet::ColumnNode& c : node.children) {
+    if (c.name != field) continue;
+    if (c.kind != parquet::ColumnNode::kLeaf || c.max_rep != 0) return false;
+    // A non-repeated leaf has one level entry per row: all of them null.
+    parquet::ColumnStatistics s = pf.GetStatistics(rg, c.leaf_index);
+    return s.null_count && *s.null_count == s.num_values &&
+           s.num_values == pf.metadata().row_groups[static_cast<size_t>(rg)].num_rows;
+  }
+  return false;
+}
+
+bool NoActionsIn(const parquet::ParquetFile& pf, int rg, const parquet::ColumnNode& node) {
+  static const std::pair<std::string_view, std::string_view> kRequired[] = {
+      {"add", "path"},          {"remove", "path"},   {"metaData", "id"},
+      {"protocol", "minReaderVersion"}, {"txn", "appId"}, {"domainMetadata", "domain"},
+      {"checkpointMetadata", "version"}, {"sidecar", "path"}};
+  for (const auto& [action, field] : kRequired)
+    if (node.name == action) return FieldAllNull(pf, rg, node, field);
+  return false;
+}
+
+// Whether no file action of file-action column `node` (add or remove) in row group rg has a
+// deletion vector (deletionVector.storageType, required in a descriptor, is all null).
+bool NoDvsIn(const parquet::ParquetFile& pf, int rg, const parquet::ColumnNode& node) {
+  for (const parquet::ColumnNode& c : node.children)
+    if (c.name == "deletionVector") return FieldAllNull(pf, rg, c, "storageType");
+  return true;
+}
+
 // The reconciliation key of a file action: the path decoded once (file: URIs canonicalised to
 // plain absolute paths, so `file:/p`, `file:///p` and `/p` name one file) plus the DV's id.
-std::string FileKey(const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) {
+std::string FileKey(std::string_view path, const std::optional<DeletionVectorDescriptor>& dv) {
   std::string key;
   if (UriScheme(path) == "file") {
     auto local = LocalPathFromUri(path);
-    key = local.ok() ? *local : path;
+    key = local.ok() ? *local : std::string(path);
   } else {
     auto decoded = PercentDecode(path);
-    key = decoded.ok() ? *decoded : path;
+    key = decoded.ok() ? *decoded : std::string(path);
   }
   if (dv) {
     key += '\x1f';
@@ -220,11 +258,11 @@ struct Snapshot::ReplayState {
   std::unordered_set<std::string> seen_txn, seen_domain;
   std::vector<std::string> sidecars;
 
-  bool SeenInCommits(const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) const {
+  bool SeenInCommits(std::string_view path, const std::optional<DeletionVectorDescriptor>& dv) const {
     if (seen.empty()) return false;
     // Plain relative paths without escapes or a DV are their own key: no allocation.
-    if (!dv && path.find('%') == std::string::npos && path.find(':') == std::string::npos)
-      return seen.find(std::string_view(path)) != seen.end();
+    if (!dv && path.find('%') == std::string_view::npos && path.find(':') == std::string_view::npos)
+      return seen.find(path) != seen.end();
     return seen.count(FileKey(path, dv)) != 0;
   }
 };
@@ -280,13 +318,11 @@ Status Snapshot::ReadParquetCheckpoint(const std::string& key, bool load_files, 
   SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(file));
   const Schema& schema = pf->schema().schema();
   std::vector<int> cols;
-  Schema projected;
   for (const char* name : {"add", "remove", "metaData", "protocol", "txn", "domainMetadata", "checkpointMetadata", "sidecar"}) {
     if (!load_files && (std::string_view(name) == "add" || std::string_view(name) == "remove")) continue;
     int i = FindField(schema, name);
     if (i < 0) continue;
     cols.push_back(i);
-    projected.push_back(schema[static_cast<size_t>(i)]);
   }
   // Reserve the live-file vector once: the add rows of each row group are its rows minus the
   // nulls of add.path (chunk statistics), so growth never copies 300k AddFiles twice.
@@ -309,12 +345,23 @@ Status Snapshot::ReadParquetCheckpoint(const std::string& key, bool load_files, 
     if (known && adds > 0) files_.reserve(files_.size() + static_cast<size_t>(adds));
   }
   DataChunk chunk;
+  std::vector<const parquet::ColumnNode*> nodes;
+  std::vector<std::string_view> names;  // of `nodes`, in order
   for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
-    Status s = pf->ReadRowGroup(rg, cols, &chunk);
+    nodes.clear();
+    names.clear();
+    for (int ci : cols) {
+      const parquet::ColumnNode& n = pf->schema().columns()[static_cast<size_t>(ci)];
+      if (NoActionsIn(*pf, rg, n)) continue;
+      nodes.push_back(&n);
+      names.push_back(n.name);
+    }
+    if (nodes.empty()) continue;
+    Status s = pf->ReadRowGroupNodes(rg, nodes, &chunk);
     if (!s.ok()) return s.WithContext("checkpoint " + key);
     auto column = [&](const char* name) -> const Vector* {
-      int i = FindField(projected, name);
-      return i < 0 ? nullptr : &chunk.columns[static_cast<size_t>(i)];
+      auto it = std::find(names.begin(), names.end(), std::string_view(name));
+      return it == names.end() ? nullptr : &chunk.columns[static_cast<size_t>(it - names.begin())];
     };
     const Vector* add_v = column("add");
     const Vector* rem_v = column("remove");
@@ -339,6 +386,15 @@ Status Snapshot::ReadParquetCheckpoint(const std::string& key, bool load_files, 
   return Status::OK();
 }
 
+namespace {
+// The store key of a V2 checkpoint's sidecar (paths are relative to _delta_log/_sidecars/).
+Result<std::string> SidecarKey(const std::string& path) {
+  SILT_ASSIGN_OR_RETURN(DeltaPath dp, ParseDeltaPath(path));
+  if (dp.absolute) return Status::NotImplemented("absolute sidecar paths are not supported: " + path);
+  return std::string(kLogDir) + "_sidecars/" + dp.path;
+}
+}  // namespace
+
 Status Snapshot::ReadCheckpoint(const SnapshotOptions& options, ReplayState* st) {
   for (const LogFile& part : segment_.checkpoint_parts) {
     if (part.json) {
@@ -357,9 +413,128 @@ Status Snapshot::ReadCheckpoint(const SnapshotOptions& options, ReplayState* st)
   // V2 checkpoints keep their file actions in sidecars.
   std::vector<std::string> sidecars = std::move(st->sidecars);
   for (const auto& p : sidecars) {
-    SILT_ASSIGN_OR_RETURN(DeltaPath dp, ParseDeltaPath(p));
-    if (dp.absolute) return Status::NotImplemented("absolute sidecar paths are not supported: " + p);
-    SILT_RETURN_NOT_OK(ReadParquetCheckpoint(std::string(kLogDir) + "_sidecars/" + dp.path, true, st));
+    SILT_ASSIGN_OR_RETURN(std::string key, SidecarKey(p));
+    SILT_RETURN_NOT_OK(ReadParquetCheckpoint(key, true, st));
+  }
+  return Status::OK();
+}
+
+// Reconciles one file action for ForEachFileAction exactly as Apply does for the file list.
+Status Snapshot::VisitFileAction(Action& a, bool from_checkpoint, ReplayState* st, const FileActionVisitor& visit) {
+  auto live = [&](const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) {
+    return from_checkpoint ? !st->SeenInCommits(path, dv) : st->seen.insert(FileKey(path, dv)).second;
+  };
+  if (const AddFile* f = a.get_if<AddFile>()) {
+    if (live(f->path, f->deletion_vector))
+      return visit(FileActionRef{true, f->path, f->deletion_vector ? &*f->deletion_vector : nullptr, std::nullopt});
+  } else if (const RemoveFile* r = a.get_if<RemoveFile>()) {
+    if (live(r->path, r->deletion_vector))
+      return visit(FileActionRef{false, r->path, r->deletion_vector ? &*r->deletion_vector : nullptr, r->deletion_timestamp});
+  } else if (const Sidecar* sc = a.get_if<Sidecar>(); sc && from_checkpoint) {
+    st->sidecars.push_back(sc->path);
+  }
+  return Status::OK();
+}
+
+// The file actions of a Parquet checkpoint (part or sidecar), decoding only add.path,
+// add.deletionVector, remove.path, remove.deletionTimestamp, remove.deletionVector and the sidecar
+// column: no stats, partition values or tags, and no AddFile per row.
+Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st, const FileActionVisitor& visit) const {
+  SILT_ASSIGN_OR_RETURN(auto file, store_->OpenRead(key));
+  SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(file));
+  const Schema& schema = pf->schema().schema();
+  auto top = [&](const char* name) -> const parquet::ColumnNode* {
+    int i = FindField(schema, name);
+    return i < 0 ? nullptr : &pf->schema().columns()[static_cast<size_t>(i)];
+  };
+  // Each file-action column pruned with and without its deletionVector (row groups without DVs
+  // skip decoding those five all-null leaves).
+  std::optional<parquet::ColumnNode> add_node, rem_node, add_no_dv, rem_no_dv;
+  if (const auto* n = top("add")) {
+    add_node = parquet::PruneStruct(*n, {"path", "deletionVector"});
+    add_no_dv = parquet::PruneStruct(*n, {"path"});
+  }
+  if (const auto* n = top("remove")) {
+    rem_node = parquet::PruneStruct(*n, {"path", "deletionTimestamp", "deletionVector"});
+    rem_no_dv = parquet::PruneStruct(*n, {"path", "deletionTimestamp"});
+  }
+  const parquet::ColumnNode* sc_node = top("sidecar");
+  std::vector<const parquet::ColumnNode*> nodes;
+  DataChunk chunk;
+  for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
+    nodes.clear();
+    int add_i = -1, rem_i = -1, sc_i = -1;
+    auto want = [&](const std::optional<parquet::ColumnNode>& full, const std::optional<parquet::ColumnNode>& no_dv,
+                    int* index) {
+      if (!full || NoActionsIn(*pf, rg, *full)) return;
+      *index = static_cast<int>(nodes.size());
+      nodes.push_back(no_dv && NoDvsIn(*pf, rg, *full) ? &*no_dv : &*full);
+    };
+    want(add_node, add_no_dv, &add_i);
+    want(rem_node, rem_no_dv, &rem_i);
+    if (sc_node && !NoActionsIn(*pf, rg, *sc_node)) {
+      sc_i = static_cast<int>(nodes.size());
+      nodes.push_back(sc_node);
+    }
+    if (nodes.empty()) continue;
+    Status s = pf->ReadRowGroupNodes(rg, nodes, &chunk);
+    if (!s.ok()) return s.WithContext("checkpoint " + key);
+    auto column = [&](int i) -> const Vector* { return i < 0 ? nullptr : &chunk.columns[static_cast<size_t>(i)]; };
+    const Vector *add_v = column(add_i), *rem_v = column(rem_i), *sc_v = column(sc_i);
+    const Vector *add_path = Child(add_v, "path"), *add_dv = Child(add_v, "deletionVector");
+    const Vector *rem_path = Child(rem_v, "path"), *rem_ts = Child(rem_v, "deletionTimestamp"),
+                 *rem_dv = Child(rem_v, "deletionVector");
+    const Vector* sc_path = Child(sc_v, "path");
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      if (add_v && add_v->IsValid(i)) {
+        std::string_view path = add_path && add_path->IsValid(i) ? add_path->GetString(i) : std::string_view();
+        std::optional<DeletionVectorDescriptor> dv = Dv(add_dv, i);
+        if (!st->SeenInCommits(path, dv))
+          SILT_RETURN_NOT_OK(visit(FileActionRef{true, path, dv ? &*dv : nullptr, std::nullopt}));
+      } else if (rem_v && rem_v->IsValid(i)) {
+        std::string_view path = rem_path && rem_path->IsValid(i) ? rem_path->GetString(i) : std::string_view();
+        std::optional<DeletionVectorDescriptor> dv = Dv(rem_dv, i);
+        if (!st->SeenInCommits(path, dv))
+          SILT_RETURN_NOT_OK(visit(FileActionRef{false, path, dv ? &*dv : nullptr, Int(rem_ts, i)}));
+      } else if (sc_v && sc_v->IsValid(i)) {
+        st->sidecars.push_back(Str(sc_path, i).value_or(""));
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status Snapshot::ForEachFileAction(const FileActionVisitor& visit) const {
+  if (files_loaded_) {
+    for (const AddFile& f : files_)
+      SILT_RETURN_NOT_OK(visit(FileActionRef{true, f.path, f.deletion_vector ? &*f.deletion_vector : nullptr, std::nullopt}));
+    for (const RemoveFile& r : tombstones_)
+      SILT_RETURN_NOT_OK(
+          visit(FileActionRef{false, r.path, r.deletion_vector ? &*r.deletion_vector : nullptr, r.deletion_timestamp}));
+    return Status::OK();
+  }
+  ReplayState st;
+  for (auto it = segment_.commits.rbegin(); it != segment_.commits.rend(); ++it) {
+    SILT_ASSIGN_OR_RETURN(std::string bytes, store_->Get(it->meta.key));
+    std::vector<Action> actions;
+    SILT_RETURN_NOT_OK(ParseCommit(bytes, &actions, it->meta.key));
+    for (auto& a : actions) SILT_RETURN_NOT_OK(VisitFileAction(a, false, &st, visit));
+  }
+  if (segment_.checkpoint_version < 0) return Status::OK();
+  for (const LogFile& part : segment_.checkpoint_parts) {
+    if (part.json) {
+      SILT_ASSIGN_OR_RETURN(std::string bytes, store_->Get(part.meta.key));
+      std::vector<Action> actions;
+      SILT_RETURN_NOT_OK(ParseCommit(bytes, &actions, part.meta.key));
+      for (auto& a : actions) SILT_RETURN_NOT_OK(VisitFileAction(a, true, &st, visit));
+    } else {
+      SILT_RETURN_NOT_OK(VisitParquetCheckpoint(part.meta.key, &st, visit));
+    }
+  }
+  std::vector<std::string> sidecars = std::move(st.sidecars);
+  for (const auto& p : sidecars) {
+    SILT_ASSIGN_OR_RETURN(std::string key, SidecarKey(p));
+    SILT_RETURN_NOT_OK(VisitParquetCheckpoint(key, &st, visit));
   }
   return Status::OK();
 }
@@ -409,6 +584,7 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(std::shared_ptr<ObjectSto
                                                        SnapshotOptions options) {
   std::shared_ptr<Snapshot> snap(new Snapshot());
   snap->store_ = std::move(store);
+  snap->files_loaded_ = options.load_files;
   SILT_ASSIGN_OR_RETURN(snap->segment_, BuildLogSegment(*snap->store_, version));
   SILT_RETURN_NOT_OK(snap->Replay(options));
   return std::shared_ptr<const Snapshot>(std::move(snap));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,6 +26,16 @@ struct SnapshotOptions {
   // Read the add/remove actions (false: only protocol, metadata and the small actions).
   bool load_files = true;
 };
+
+// One reconciled file action, as Snapshot::ForEachFileAction reports it (views valid during the
+// call only).
+struct FileActionRef {
+  bool is_add = true;
+  std::string_view path;  // as written in the log (percent-encoded URI or relative path)
+  const DeletionVectorDescriptor* deletion_vector = nullptr;
+  std::optional<int64_t> deletion_timestamp;  // removes only
+};
+using FileActionVisitor = std::function<Status(const FileActionRef&)>;
 
 class Snapshot {
  public:
@@ -48,6 +59,15 @@ class Snapshot {
   const std::vector<AddFile>& files() const { return files_; }
   // Tombstones: removes not superseded by a newer add of the same file.
   const std::vector<RemoveFile>& tombstones() const { return tombstones_; }
+  // Whether files() and tombstones() were loaded (SnapshotOptions::load_files).
+  bool files_loaded() const { return files_loaded_; }
+  // Visits every live add and every tombstone (files() and tombstones(); order unspecified) with
+  // only path, DV and deletionTimestamp. With the files loaded it walks them; without,
+  // it replays the log's file actions again, streaming: of a Parquet checkpoint it decodes only
+  // those columns, and it holds only the keys of the commits after the checkpoint, never the file
+  // list (VACUUM of a 1M-file table needs a few paths, not 1M AddFiles). A non-OK return of
+  // `visit` stops the walk and is returned.
+  Status ForEachFileAction(const FileActionVisitor& visit) const;
   const std::map<std::string, SetTransaction>& transactions() const { return txns_; }
   const std::map<std::string, DomainMetadata>& domains() const { return domains_; }
   // Commit timestamp of this version: inCommitTimestamp when present, else the commit file's
@@ -62,6 +82,8 @@ class Snapshot {
   void Apply(Action& a, bool from_checkpoint, ReplayState* st);
   Status ReadCheckpoint(const SnapshotOptions& options, ReplayState* st);
   Status ReadParquetCheckpoint(const std::string& key, bool load_files, ReplayState* st);
+  static Status VisitFileAction(Action& a, bool from_checkpoint, ReplayState* st, const FileActionVisitor& visit);
+  Status VisitParquetCheckpoint(const std::string& key, ReplayState* st, const FileActionVisitor& visit) const;
 
   std::shared_ptr<ObjectStore> store_;
   LogSegment segment_;
@@ -71,6 +93,7 @@ class Snapshot {
   ColumnMappingMode column_mapping_ = ColumnMappingMode::kNone;
   std::vector<AddFile> files_;
   std::vector<RemoveFile> tombstones_;
+  bool files_loaded_ = true;
   std::map<std::string, SetTransaction> txns_;
   std::map<std::string, DomainMetadata> domains_;
   int64_t timestamp_ms_ = -1;

@@ -316,6 +316,10 @@ class LocalStagedWriter final : public WritableFile {
 
 }  // namespace
 
+void ObjectStore::DeleteKeys(std::span<const std::string_view> keys, std::span<Status> statuses) {
+  for (size_t i = 0; i < keys.size(); ++i) statuses[i] = Delete(std::string(keys[i]));
+}
+
 Status ObjectStore::DeleteMany(const std::vector<std::string>& keys, ThreadPool* pool) {
   if (pool) return pool->ParallelFor(keys.size(), [&](size_t i) { return Delete(keys[i]); });
   Status first;
@@ -388,13 +392,15 @@ Status WalkLocal(int dirfd, const std::string& root, const std::string& prefix,
   }
   SILT_ASSIGN_OR_RETURN(auto entries, ReadDir(dirfd, root + "/" + prefix, need));
   SortForKeyOrder(&entries);
+  ObjectMeta m;  // reused: one key buffer per directory, not one allocation per entry
   for (auto& e : entries) {
-    std::string key = prefix + e.name;
-    if (!e.is_dir) {
-      SILT_RETURN_NOT_OK(visit(ObjectMeta{key, e.size, e.mtime_ms, false}));
-      continue;
-    }
-    SILT_RETURN_NOT_OK(visit(ObjectMeta{key, 0, e.mtime_ms, true}));
+    m.key.assign(prefix).append(e.name);
+    m.size = e.is_dir ? 0 : e.size;
+    m.modification_time_ms = e.mtime_ms;
+    m.is_dir = e.is_dir;
+    SILT_RETURN_NOT_OK(visit(m));
+    if (!e.is_dir) continue;
+    const std::string& key = m.key;
     UniqueFd sub(::openat(dirfd, e.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (sub.get() < 0) {
       if (errno == ENOENT || errno == ENOTDIR) continue;  // removed or replaced meanwhile
@@ -566,15 +572,48 @@ Result<std::unique_ptr<WritableFile>> LocalObjectStore::OpenWrite(const std::str
   }
 }
 
+namespace {
+// Delete's outcome for object `key` named `base` in its open directory `dirfd`.
+Status UnlinkObject(int dirfd, const std::string& base, const std::string& root, std::string_view key) {
+  if (::unlinkat(dirfd, base.c_str(), 0) == 0) return Status::OK();
+  // A directory is not an object, so there is nothing to delete.
+  if (errno == ENOENT || errno == EISDIR) return Status::OK();
+  return ErrnoError("cannot delete", root + "/" + std::string(key), errno);
+}
+}  // namespace
+
 Status LocalObjectStore::Delete(const std::string& key) {
   SILT_RETURN_NOT_OK(ValidateObjectKey(key));
   auto [dir, base] = SplitKey(key);
   auto dirfd = OpenDir(root_path_, DirSegments(dir), /*create=*/false);
   if (!dirfd.ok()) return dirfd.status().IsNotFound() ? Status::OK() : dirfd.status();
-  if (::unlinkat(dirfd->get(), base.c_str(), 0) == 0) return Status::OK();
-  // A directory is not an object, so there is nothing to delete.
-  if (errno == ENOENT || errno == EISDIR) return Status::OK();
-  return ErrnoError("cannot delete", root_path_ + "/" + key, errno);
+  return UnlinkObject(dirfd->get(), base, root_path_, key);
+}
+
+void LocalObjectStore::DeleteKeys(std::span<const std::string_view> keys, std::span<Status> statuses) {
+  // Consecutive keys of one directory share one open of it (the directory walk with O_NOFOLLOW
+  // costs more syscalls than the unlink itself).
+  std::string open_dir, base;
+  Result<UniqueFd> dirfd = Status::NotFound("no directory open");
+  bool have_dir = false;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    std::string_view key = keys[i];
+    statuses[i] = ValidateObjectKey(key);
+    if (!statuses[i].ok()) continue;
+    size_t slash = key.rfind('/');
+    std::string_view dir = slash == std::string_view::npos ? std::string_view() : key.substr(0, slash + 1);
+    if (!have_dir || dir != open_dir) {
+      open_dir.assign(dir);
+      have_dir = true;
+      dirfd = OpenDir(root_path_, DirSegments(dir), /*create=*/false);
+    }
+    if (!dirfd.ok()) {
+      statuses[i] = dirfd.status().IsNotFound() ? Status::OK() : dirfd.status();
+      continue;
+    }
+    base.assign(slash == std::string_view::npos ? key : key.substr(slash + 1));
+    statuses[i] = UnlinkObject(dirfd->get(), base, root_path_, key);
+  }
 }
 
 Result<int64_t> LocalObjectStore::DeleteEmptyDirs(const std::string& dir) {

@@ -34,6 +34,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -123,6 +124,11 @@ class ObjectStore {
   // Removes the object. A missing key (or a directory key) is OK: delete is idempotent.
   virtual Status Delete(const std::string& key) = 0;
 
+  // Deletes keys[i] as Delete would and puts its outcome in statuses[i] (same size), in the
+  // caller's thread. Local opens a directory once for consecutive keys in it (sort the keys);
+  // the default calls Delete per key, so faults injected there apply.
+  virtual void DeleteKeys(std::span<const std::string_view> keys, std::span<Status> statuses);
+
   // Deletes every key (on `pool` when given, else in the caller's thread). All keys are attempted;
   // returns the first failure by index. Implemented on Delete, so faults injected there apply.
   Status DeleteMany(const std::vector<std::string>& keys, ThreadPool* pool = nullptr);
@@ -167,6 +173,7 @@ class LocalObjectStore final : public ObjectStore {
   Status PutIfAbsent(const std::string& key, std::string_view data) override;
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override;
   Status Delete(const std::string& key) override;
+  void DeleteKeys(std::span<const std::string_view> keys, std::span<Status> statuses) override;
   Result<int64_t> DeleteEmptyDirs(const std::string& dir) override;
   Status DeleteDir(const std::string& dir) override;
 

@@ -1070,22 +1070,42 @@ Result<OffsetIndex> ParquetFile::ReadOffsetIndex(int rg, int leaf) const {
 
 Status ParquetFile::ReadRowGroup(int rg, const std::vector<int>& columns, DataChunk* out, int64_t first_row,
                                  int64_t num_rows) const {
+  std::vector<const ColumnNode*> nodes;
+  for (int ci : columns) {
+    if (ci < 0 || ci >= static_cast<int>(schema_.columns().size())) return Status::InvalidArgument("column index out of range");
+    nodes.push_back(&schema_.columns()[ci]);
+  }
+  if (columns.empty())
+    for (const ColumnNode& c : schema_.columns()) nodes.push_back(&c);
+  return ReadNodes(rg, nodes, out, first_row, num_rows);
+}
+
+Status ParquetFile::ReadRowGroupNodes(int rg, const std::vector<const ColumnNode*>& nodes, DataChunk* out) const {
+  for (const ColumnNode* n : nodes) {
+    if (!n) return Status::InvalidArgument("null column node");
+    std::vector<const ColumnNode*> col_leaves;
+    CollectLeaves(*n, &col_leaves);
+    for (const ColumnNode* leaf : col_leaves)
+      if (leaf->leaf_index < 0 || leaf->leaf_index >= schema_.num_leaves())
+        return Status::InvalidArgument("column node of another file");
+  }
+  return ReadNodes(rg, nodes, out, 0, -1);
+}
+
+Status ParquetFile::ReadNodes(int rg, const std::vector<const ColumnNode*>& nodes, DataChunk* out, int64_t first_row,
+                              int64_t num_rows) const {
   if (rg < 0 || rg >= num_row_groups()) return Status::InvalidArgument("row group " + std::to_string(rg) + " out of range");
   const RowGroup& group = metadata_.row_groups[rg];
   if (first_row < 0) first_row = 0;
   if (first_row > group.num_rows) first_row = group.num_rows;
   int64_t end_row = num_rows < 0 ? group.num_rows : std::min(group.num_rows, first_row + num_rows);
-  std::vector<int> cols = columns;
-  if (cols.empty())
-    for (size_t i = 0; i < schema_.columns().size(); ++i) cols.push_back(static_cast<int>(i));
   out->columns.clear();
   out->num_rows_without_columns = static_cast<size_t>(end_row - first_row);
   std::vector<LeafData> leaves;
   leaves.reserve(schema_.num_leaves());
   for (int i = 0; i < schema_.num_leaves(); ++i) leaves.emplace_back(schema_.leaf(i).type);
-  for (int ci : cols) {
-    if (ci < 0 || ci >= static_cast<int>(schema_.columns().size())) return Status::InvalidArgument("column index out of range");
-    const ColumnNode& col = schema_.columns()[ci];
+  for (const ColumnNode* node : nodes) {
+    const ColumnNode& col = *node;
     std::vector<const ColumnNode*> col_leaves;
     CollectLeaves(col, &col_leaves);
     int64_t col_first = -1;
@@ -1123,6 +1143,22 @@ Status ParquetFile::ReadRowGroup(int rg, const std::vector<int>& columns, DataCh
     for (const ColumnNode* leaf : col_leaves) leaves[leaf->leaf_index] = LeafData(leaf->type);
   }
   return Status::OK();
+}
+
+std::optional<ColumnNode> PruneStruct(const ColumnNode& col, const std::vector<std::string>& fields) {
+  if (col.kind != ColumnNode::kStruct) return std::nullopt;
+  ColumnNode out = col;
+  out.children.clear();
+  std::vector<Field> type_fields;
+  const std::vector<Field>& all = col.type->fields();
+  for (size_t i = 0; i < col.children.size(); ++i) {
+    if (std::find(fields.begin(), fields.end(), col.children[i].name) == fields.end()) continue;
+    out.children.push_back(col.children[i]);
+    type_fields.push_back(all[i]);
+  }
+  if (out.children.empty()) return std::nullopt;
+  out.type = DataType::Struct(std::move(type_fields));
+  return out;
 }
 
 ColumnStatistics ParquetFile::GetStatistics(int rg, int leaf_index) const {

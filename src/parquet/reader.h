@@ -77,6 +77,10 @@ class ParquetFile {
   Status ReadRowGroup(int rg, const std::vector<int>& columns, DataChunk* out, int64_t first_row = 0,
                       int64_t num_rows = -1) const;
 
+  // Whole rows of row group rg for `nodes`: top-level columns of schema().columns() or pruned
+  // copies of them (PruneStruct), in output order. Decodes only the leaves below each node.
+  Status ReadRowGroupNodes(int rg, const std::vector<const ColumnNode*>& nodes, DataChunk* out) const;
+
   // Statistics of leaf `leaf` in row group rg.
   ColumnStatistics GetStatistics(int rg, int leaf) const;
   // Row ranges [begin, end) of row group rg that the page index says may match all the predicates
@@ -92,11 +96,18 @@ class ParquetFile {
   ParquetFile(std::shared_ptr<RandomAccessFile> file, ReaderOptions options)
       : file_(std::move(file)), options_(options) {}
   Status Init();
+  Status ReadNodes(int rg, const std::vector<const ColumnNode*>& nodes, DataChunk* out, int64_t first_row,
+                   int64_t num_rows) const;
   std::shared_ptr<RandomAccessFile> file_;
   ReaderOptions options_;
   FileMetaData metadata_;
   FileSchema schema_;
 };
+
+// A copy of struct column `col` with only the fields named in `fields` (whole subtrees, in the
+// column's order), so ReadRowGroupNodes decodes just their leaves (a checkpoint's add.path without
+// add.stats). nullopt when `col` is not a struct or has none of those fields.
+std::optional<ColumnNode> PruneStruct(const ColumnNode& col, const std::vector<std::string>& fields);
 
 // Streams a file as DataChunks (one per row group, or per matching row range), with projection,
 // predicate-based skipping, and an optional row window over the whole file.

@@ -1997,7 +1997,7 @@ Result<exec::ExprPtr> Binder::BindExpression(const sql::ParsedExpr& expr, const 
 }
 
 Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql::TimeTravel* tt,
-                                           bool must_exist) {
+                                           bool must_exist, bool load_files) {
   ResolvedTable t;
   if (!name.is_path() && name.parts.empty()) return Status::InvalidArgument("a table name is required", "PARSE_SYNTAX_ERROR");
   if (!name.is_path() && name.parts.size() == 1 && ctx_.temp_views) {
@@ -2070,7 +2070,8 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
       SILT_ASSIGN_OR_RETURN(version, delta::VersionAtTimestamp(*t.store, ts_ms));
     }
   }
-  Result<std::shared_ptr<const delta::Snapshot>> snap = delta::Snapshot::Load(t.store, version);
+  Result<std::shared_ptr<const delta::Snapshot>> snap =
+      delta::Snapshot::Load(t.store, version, delta::SnapshotOptions{.load_files = load_files});
   if (!snap.ok()) {
     if (snap.status().code() == StatusCode::kNotFound && !version) {
       if (!must_exist) return t;

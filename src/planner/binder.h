@@ -68,14 +68,15 @@ class Binder {
   Result<exec::ExprPtr> BindExpression(const sql::ParsedExpr& expr, const std::vector<OutputColumn>& columns,
                                        const std::string& qualifier = "");
   // Resolves a table (catalog name or path) at the requested version. must_exist=false returns
-  // a ResolvedTable without snapshot when the location has no Delta log.
+  // a ResolvedTable without snapshot when the location has no Delta log. load_files=false loads
+  // the snapshot without its file list (VACUUM streams the file actions it needs instead).
   Result<ResolvedTable> ResolveTable(const sql::TableName& name, const std::optional<sql::TimeTravel>& time_travel,
-                                     bool must_exist = true) {
-    return ResolveTable(name, time_travel ? &*time_travel : nullptr, must_exist);
+                                     bool must_exist = true, bool load_files = true) {
+    return ResolveTable(name, time_travel ? &*time_travel : nullptr, must_exist, load_files);
   }
   // The same with the version given by `time_travel` (null: the latest).
   Result<ResolvedTable> ResolveTable(const sql::TableName& name, const sql::TimeTravel* time_travel,
-                                     bool must_exist = true);
+                                     bool must_exist = true, bool load_files = true);
   // A scan of a resolved table as a plan (all columns, qualifier = alias or table name).
   Result<PlanPtr> ScanPlan(const ResolvedTable& table, const std::string& qualifier);
 

@@ -17,7 +17,7 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
         {"spark.sql.caseSensitive", "false", "Whether column names are case-sensitive.", K::kBool},
         {"spark.sql.shuffle.partitions", "200", "Accepted for compatibility; silt sizes its own parallelism.", K::kInt},
         {"spark.databricks.delta.retentionDurationCheck.enabled", "true", "VACUUM refuses a retention shorter than the table's deletedFileRetentionDuration.", K::kBool},
-        {"spark.databricks.delta.vacuum.parallelDelete.enabled", "false", "Delete files in parallel during VACUUM.", K::kBool},
+        {"spark.databricks.delta.vacuum.parallelDelete.enabled", "true", "Delete files in parallel during VACUUM (silt's default; Spark's is false).", K::kBool},
         {"spark.databricks.delta.vacuum.logging.enabled", "true", "Record VACUUM START/END commits in the table history.", K::kBool},
         {"spark.databricks.delta.optimize.maxFileSize", "1073741824", "Target size of files written by OPTIMIZE.", K::kBytes},
         {"spark.databricks.delta.optimize.minFileSize", "1073741824", "Files smaller than this are compacted by OPTIMIZE.", K::kBytes},

@@ -571,6 +571,72 @@ TEST(VacuumFull, S_young_dir_InMemoryStoreBehavesTheSame) {
   EXPECT_TRUE(t.Exists("x/young.parquet"));
 }
 
+// Deletes go to the store in per-directory runs (DeleteKeys), on the pool by default in SQL: any
+// pool and batch size deletes the same files as the sequential run, on a local store.
+TEST(VacuumFull, S_parallel_delete_SameResultForAnyPoolAndBatch) {
+  struct Case {
+    int threads;
+    size_t batch;
+  };
+  std::vector<std::string> want;
+  for (Case c : {Case{0, 1000}, Case{2, 1}, Case{2, 7}, Case{3, 1000}, Case{1, 50}}) {
+    TempDir tmp;
+    VacuumTable t(tmp.path());
+    t.Create();
+    std::vector<delta::AddFile> adds;
+    for (int d = 0; d < 4; ++d) {
+      for (int i = 0; i < 12; ++i) {
+        std::string key = "p=" + std::to_string(d) + "/f" + std::to_string(i) + ".parquet";
+        t.Write(key, "x", kT0 - 30 * kDay);
+        if (i % 3 != 0) adds.push_back(t.AddAction(key));
+      }
+    }
+    t.CommitActions(adds);
+    t.Write("p=9/only.parquet", "x", kT0 - 30 * kDay);  // an old file keeps its directory (§3.3)
+    std::unique_ptr<ThreadPool> pool;
+    VacuumOptions o = t.Options(0);
+    if (c.threads > 0) {
+      pool = std::make_unique<ThreadPool>(static_cast<size_t>(c.threads));
+      o.delete_pool = pool.get();
+    }
+    o.delete_batch_size = c.batch;
+    VacuumResult r = t.RunOk(o);
+    std::vector<std::string> deleted = r.deleted;
+    std::sort(deleted.begin(), deleted.end());
+    EXPECT_EQ(r.num_failed_deletes, 0);
+    EXPECT_EQ(deleted.size(), 4u * 4 + 1) << c.threads << " threads, batch " << c.batch;
+    if (want.empty()) want = deleted;
+    EXPECT_EQ(deleted, want) << c.threads << " threads, batch " << c.batch;
+    for (const auto& k : deleted) EXPECT_FALSE(t.Exists(k)) << k;
+    EXPECT_TRUE(t.Exists("p=0/f1.parquet"));
+  }
+}
+
+// Enough live files that the valid set grows (rehashes) several times: none of them, and every
+// one of the removed files, is a candidate.
+TEST(VacuumFull, S_many_live_files_ValidSetKeepsEveryOne) {
+  VacuumTable t;
+  t.Create();
+  std::vector<delta::AddFile> adds;
+  std::vector<delta::RemoveFile> removes;
+  for (int i = 0; i < 3000; ++i) {
+    std::string key = "d" + std::to_string(i % 7) + "/f" + std::to_string(i) + ".parquet";
+    t.Write(key, "x", kT0 - 30 * kDay);
+    if (i % 10 == 0) {
+      removes.push_back(t.RemoveAction(key));
+    } else {
+      adds.push_back(t.AddAction(key));
+    }
+  }
+  t.CommitActions(adds);
+  t.CommitActions({}, removes);
+  t.clock()->AdvanceMillis(8 * kDay);
+  std::vector<std::string> want;
+  for (const auto& r : removes) want.push_back(r.path);
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(t.DryRunKeys(), want);
+}
+
 TEST(VacuumFull, S_readd_TheCurrentSnapshotWins) {
   VacuumTable t;
   t.Create();
@@ -823,6 +889,54 @@ TEST(VacuumDv, S_dv_tombstone_DvTombstonesProtectTheDvFileUntilTheyExpire) {
   EXPECT_TRUE(d.t.DryRunKeys().empty());
   d.t.clock()->AdvanceMillis(7 * kDay);
   EXPECT_EQ(d.t.DryRunKeys(), Keys{dv_key});
+}
+
+// VACUUM streams the snapshot's file actions (no file list) unless the caller hands it a loaded
+// snapshot; from a Parquet checkpoint plus later commits both give the same candidates: a path
+// removed and re-added after the checkpoint, and a DV file a remove names but a live add uses
+// again, are kept (§3.4, §4.2); a young tombstone protects its file in FULL.
+TEST(VacuumDv, S_streamed_state_SameCandidatesAsTheLoadedFileList) {
+  for (VacuumMode mode : {VacuumMode::kFull, VacuumMode::kLite}) {
+    DvTable d;
+    d.Files(6);
+    std::string a = d.DeleteRows(0, "ab");    // f0 with DV file a
+    std::string b = d.DeleteRows(1);          // f1 with DV file b ...
+    d.DeleteRows(1);                          // ... superseded: b is garbage
+    d.t.Remove("f2.parquet");
+    ASSERT_TRUE(delta::WriteCheckpoint(*d.t.store(), *d.t.Latest()).ok());
+    d.t.CommitActions({d.t.AddAction("f2.parquet")});  // re-added after the checkpoint
+    d.t.Remove("f3.parquet");
+    delta::AddFile f0;
+    auto before = d.t.Latest();
+    for (const auto& f : before->files())
+      if (f.path == "f0.parquet") f0 = f;
+    ASSERT_TRUE(f0.deletion_vector.has_value());
+    delta::RemoveFile r0 = d.t.RemoveAction("f0.parquet");
+    r0.deletion_vector = f0.deletion_vector;
+    d.t.CommitActions({}, {r0}, {}, "DELETE");
+    d.t.CommitActions({f0});  // the same (path, DV) pair live again
+    d.t.clock()->AdvanceMillis(2 * kHour);
+    d.t.Remove("f4.parquet");  // a young tombstone: f4 stays in FULL, is not eligible in LITE
+    VacuumOptions o = d.t.Options(1, /*dry_run=*/true);
+    o.mode = mode;
+    VacuumResult streamed = d.t.RunOk(o);
+    auto loaded = d.t.Latest();
+    ASSERT_TRUE(loaded->files_loaded());
+    o.snapshot = loaded;
+    VacuumResult listed = d.t.RunOk(o);
+    const char* name = mode == VacuumMode::kFull ? "FULL" : "LITE";
+    EXPECT_EQ(streamed.candidates, listed.candidates) << name;
+    std::vector<std::string> keys;
+    for (const auto& c : streamed.candidates) keys.push_back(c.key);
+    EXPECT_EQ(keys, (Keys{b, "f3.parquet"})) << name;
+    o.dry_run = false;
+    o.snapshot = nullptr;
+    d.t.RunOk(o);
+    EXPECT_FALSE(d.t.Exists(b));
+    EXPECT_FALSE(d.t.Exists("f3.parquet"));
+    for (const char* kept : {"f0.parquet", "f2.parquet", "f4.parquet"}) EXPECT_TRUE(d.t.Exists(kept)) << kept;
+    EXPECT_TRUE(d.t.Exists(a));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 // spelling of the path each side uses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "delta/checkpoint_writer.h"
 #include "delta/dv_descriptor.h"
 #include "log_test_util.h"
@@ -84,6 +86,100 @@ TEST(SnapshotReplayTest, CheckpointAloneKeepsEveryRow) {
   ASSERT_TRUE(snap.ok()) << snap.status().ToString();
   EXPECT_TRUE((*snap)->segment().commits.empty());
   EXPECT_EQ((*snap)->files().size(), 5u);
+}
+
+// "+<path>#<dv id>" for adds, "-<path>#<dv id>@<deletionTimestamp>" for tombstones, sorted.
+std::vector<std::string> Streamed(const Snapshot& s) {
+  std::vector<std::string> out;
+  Status st = s.ForEachFileAction([&](const FileActionRef& fa) {
+    std::string k = (fa.is_add ? "+" : "-") + std::string(fa.path) + "#" +
+                    (fa.deletion_vector ? fa.deletion_vector->UniqueId() : "");
+    if (!fa.is_add) k += "@" + std::to_string(fa.deletion_timestamp.value_or(-1));
+    out.push_back(std::move(k));
+    return Status::OK();
+  });
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  std::sort(out.begin(), out.end());
+  return out;
+}
+std::vector<std::string> Listed(const Snapshot& s) {
+  std::vector<std::string> out;
+  for (const auto& f : s.files())
+    out.push_back("+" + f.path + "#" + (f.deletion_vector ? f.deletion_vector->UniqueId() : ""));
+  for (const auto& r : s.tombstones())
+    out.push_back("-" + r.path + "#" + (r.deletion_vector ? r.deletion_vector->UniqueId() : "") + "@" +
+                  std::to_string(r.deletion_timestamp.value_or(-1)));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// ForEachFileAction without the file list (a second, column-pruned replay) reports exactly the
+// reconciled adds and tombstones a full load holds: checkpoint rows (single- and multi-part) with
+// DVs and tombstones, later commits that remove, replace or re-add them under other spellings.
+TEST(SnapshotReplayTest, ForEachFileActionStreamsWhatTheFileListHolds) {
+  for (int64_t part_size : {0, 2}) {
+    TestTable t;
+    BuildLog(t, true);
+    AddFile dv_file = TestAdd("udv.parquet", "b", t.clock->NowMillis());
+    DeletionVectorDescriptor u;
+    u.storage_type = 'u';
+    u.path_or_inline_dv = "ab^-aqEH.-t@S}K{vb[*k^";
+    u.offset = 1;
+    u.size_in_bytes = 36;
+    u.cardinality = 3;
+    dv_file.deletion_vector = u;
+    int64_t ts = t.clock->NowMillis();
+    ASSERT_TRUE(t.Commit(3, {TestCommitInfo(ts), dv_file, TestAdd("gone.parquet", "b", ts)}).ok());
+    ASSERT_TRUE(t.Commit(4, {TestCommitInfo(ts, "DELETE"), RemoveOf(TestAdd("gone.parquet", "b", ts), ts + 5)}).ok());
+    auto at4 = t.Load();
+    ASSERT_TRUE(at4.ok()) << at4.status().ToString();
+    CheckpointOptions co;
+    co.part_size = part_size;
+    ASSERT_TRUE(WriteCheckpoint(*t.store, **at4, co).ok());
+    // After the checkpoint: the removed path comes back, the DV'd file is removed, "keep" gets
+    // a DV under an escaped spelling of its path.
+    AddFile back = TestAdd("gone.parquet", "b", ts);
+    AddFile keep_dv = TestAdd("keep.parquet", "a", ts);
+    keep_dv.path = "part%3Da/keep.parquet";
+    keep_dv.deletion_vector = InlineDv("wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{N", 1);
+    ASSERT_TRUE(t.Commit(5, {TestCommitInfo(ts), back, RemoveOf(dv_file, ts + 7), keep_dv,
+                             RemoveOf(TestAdd("keep.parquet", "a", ts), ts + 7)})
+                    .ok());
+    for (int64_t v = 0; v <= 5; ++v) {
+      auto full = Snapshot::Load(t.store, v);
+      auto lean = Snapshot::Load(t.store, v, SnapshotOptions{.load_files = false});
+      ASSERT_TRUE(full.ok() && lean.ok());
+      EXPECT_TRUE((*full)->files_loaded());
+      EXPECT_FALSE((*lean)->files_loaded());
+      EXPECT_TRUE((*lean)->files().empty());
+      std::vector<std::string> want = Listed(**full);
+      EXPECT_EQ(Streamed(**full), want) << "version " << v;
+      EXPECT_EQ(Streamed(**lean), want) << "version " << v << ", part size " << part_size;
+    }
+    auto latest = Snapshot::Load(t.store, std::nullopt, SnapshotOptions{.load_files = false});
+    ASSERT_TRUE(latest.ok());
+    ASSERT_EQ((*latest)->segment().checkpoint_version, 4);
+    if (part_size > 0) {
+      EXPECT_GT((*latest)->segment().checkpoint_parts.size(), 1u);
+    }
+    std::vector<std::string> s = Streamed(**latest);
+    EXPECT_TRUE(std::count(s.begin(), s.end(), "+part=b/gone.parquet#"));
+    EXPECT_TRUE(std::count(s.begin(), s.end(), "-part=b/udv.parquet#" + u.UniqueId() + "@" + std::to_string(ts + 7)));
+  }
+}
+
+TEST(SnapshotReplayTest, ForEachFileActionStopsAtTheVisitorsError) {
+  TestTable t;
+  BuildLog(t, true);
+  auto lean = Snapshot::Load(t.store, 0, SnapshotOptions{.load_files = false});
+  ASSERT_TRUE(lean.ok());
+  int calls = 0;
+  Status st = (*lean)->ForEachFileAction([&](const FileActionRef&) {
+    ++calls;
+    return Status::Cancelled("enough");
+  });
+  EXPECT_EQ(st.code(), StatusCode::kCancelled);
+  EXPECT_EQ(calls, 1);
 }
 
 }  // namespace

@@ -385,6 +385,27 @@ TEST_P(ObjectStoreConformance, DeleteManySerialAndParallel) {
   EXPECT_EQ(store_->DeleteMany({"ok", "../bad"}).code(), StatusCode::kInvalidArgument);
 }
 
+// DeleteKeys: one status per key, Delete's semantics for each (missing key or directory: OK;
+// invalid key: InvalidArgument), whatever the order of directories in the run (Local caches the
+// open directory between consecutive keys).
+TEST_P(ObjectStoreConformance, DeleteKeysReportsEachKey) {
+  for (const char* k : {"a/1", "a/2", "b/c/1", "b/c/2", "top", "a/3"}) PutOk(k);
+  std::vector<std::string_view> keys = {"a/1", "a/2", "b/c/1", "a/3", "b/c/missing", "nodir/x",
+                                        "b/c", "../bad", "top", "b/c/2", "a/1"};
+  std::vector<Status> statuses(keys.size(), Status::Internal("not set"));
+  store_->DeleteKeys(keys, statuses);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] == "../bad") {
+      EXPECT_EQ(statuses[i].code(), StatusCode::kInvalidArgument);
+    } else {
+      EXPECT_TRUE(statuses[i].ok()) << keys[i] << ": " << statuses[i].ToString();
+    }
+  }
+  for (const char* k : {"a/1", "a/2", "a/3", "b/c/1", "b/c/2", "top"})
+    EXPECT_TRUE(store_->Head(k).status().IsNotFound()) << k;
+  store_->DeleteKeys({}, {});
+}
+
 TEST_P(ObjectStoreConformance, OpenWriteIsInvisibleUntilClose) {
   PutOk("w/other", "o");
   auto w = store_->OpenWrite("w/big.parquet");
