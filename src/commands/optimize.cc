@@ -226,6 +226,8 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   delta::DataWriteOptions write;
   write.clock = o.clock;
   write.row_validator = o.row_validator;
+  // Columns are encoded in parallel too: a table of small files is often a single bin.
+  write.parquet.pool = o.pool;
   auto rewrite = [&](size_t b) -> Status {
     // The bin's files are read in parallel too (a table of small files is often one bin); the
     // pool's ParallelFor runs nested calls on the calling worker as well.

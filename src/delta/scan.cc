@@ -169,6 +169,47 @@ Result<Vector> PartitionColumn(const Field& f, const std::optional<std::string>&
   return v;
 }
 
+// Keeps the rows sel[0..n) (increasing) of v, in place: dropping a deletion vector's rows from a
+// freshly decoded row group then touches no new memory (REORG PURGE rewrites whole files of
+// them). Nested vectors are copied.
+void KeepRows(Vector* v, const uint32_t* sel, size_t n) {
+  const DataType& t = *v->type();
+  if (!t.is_nested() && t.fixed_width() > 0) {
+    const size_t w = static_cast<size_t>(t.fixed_width());
+    uint8_t* d = v->data<uint8_t>();
+    for (size_t i = 0; i < n; ++i)
+      if (sel[i] != i) std::memcpy(d + i * w, d + size_t(sel[i]) * w, w);
+  } else if (t.is_binary_like()) {
+    // Row i's start offset is written only after every read of offsets below sel[i] >= i.
+    std::vector<uint32_t>& off = v->offsets_buffer();
+    char* bytes = v->bytes().data();
+    uint32_t pos = 0;
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t b = off[sel[i]], e = off[sel[i] + 1];
+      if (b != pos) std::memmove(bytes + pos, bytes + b, e - b);
+      off[i] = pos;
+      pos += e - b;
+    }
+    off[n] = pos;
+    off.resize(n + 1);
+    v->bytes().resize(pos);
+  } else {
+    Vector kept(v->type());
+    kept.AppendSelected(*v, sel, n);
+    *v = std::move(kept);
+    return;
+  }
+  if (v->may_have_nulls()) {
+    uint8_t* valid = v->validity_buffer().data();
+    for (size_t i = 0; i < n; ++i) valid[i] = valid[sel[i]];
+  }
+  if (t.is_binary_like()) {
+    v->SetSizeUnchecked(n);
+  } else {
+    v->ResizeUninitialized(n);
+  }
+}
+
 // A sentinel table root for DV paths: the opener maps it back to keys of the table's store.
 constexpr char kTableRoot[] = "silt-table:";
 
@@ -346,14 +387,8 @@ Status TableScanFile::ReadRows(int rg, int64_t begin, int64_t end, const std::fu
     for (size_t i = 0; i < rows; ++i)
       if (keep[i]) sel.push_back(static_cast<uint32_t>(i));
     if (sel.size() != rows) {
-      DataChunk filtered;
-      filtered.num_rows_without_columns = sel.size();
-      for (auto& c : out.columns) {
-        Vector fv(c.type());
-        fv.AppendSelected(c, sel.data(), sel.size());
-        filtered.columns.push_back(std::move(fv));
-      }
-      out = std::move(filtered);
+      for (auto& c : out.columns) KeepRows(&c, sel.data(), sel.size());
+      out.num_rows_without_columns = sel.size();
     }
   }
   return sink(out);

@@ -53,10 +53,13 @@ std::vector<std::string> PhysicalPath(const Schema& logical, const std::vector<s
   return out;
 }
 
-// Rows of one input chunk that go to one file.
+// Rows of one input chunk that go to one file: the rows in `sel`, or when it is empty the
+// range [begin, begin + count) (unpartitioned tables need no row selection).
 struct ChunkRows {
   const DataChunk* chunk;
   std::vector<uint32_t> sel;
+  size_t begin = 0, count = 0;
+  size_t size() const { return sel.empty() ? count : sel.size(); }
 };
 
 // Writes one data file of the selected rows of `pieces` (their data columns), in order.
@@ -72,15 +75,34 @@ Result<AddFile> WriteOneFile(ObjectStore& store, const Schema& data_schema, cons
   SILT_ASSIGN_OR_RETURN(auto sink, store.OpenWrite(key));
   SILT_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(std::move(sink), data_schema, options.parquet));
   size_t num_rows = 0;
+  // A whole chunk whose columns are the file's (no partition columns, the same types — column
+  // mapping renames nested fields) goes to the writer as it is.
+  auto passes_as_is = [&](const ChunkRows& piece) {
+    if (!piece.sel.empty() || piece.begin != 0 || piece.count != piece.chunk->size() ||
+        piece.chunk->columns.size() != data_cols.size())
+      return false;
+    for (size_t k = 0; k < data_cols.size(); ++k)
+      if (data_cols[k] != static_cast<int>(k) || !piece.chunk->columns[k].type()->Equals(*data_schema[k].type)) return false;
+    return true;
+  };
   for (const ChunkRows& piece : pieces) {
+    num_rows += piece.size();
+    if (passes_as_is(piece)) {
+      SILT_RETURN_NOT_OK(writer->Write(*piece.chunk));  // the writer copies what it buffers
+      continue;
+    }
     DataChunk out;
     for (size_t k = 0; k < data_cols.size(); ++k) {
       Vector v(data_schema[k].type);
-      v.AppendSelected(piece.chunk->columns[static_cast<size_t>(data_cols[k])], piece.sel.data(), piece.sel.size());
+      const Vector& src = piece.chunk->columns[static_cast<size_t>(data_cols[k])];
+      if (piece.sel.empty()) {
+        v.AppendRange(src, piece.begin, piece.count);
+      } else {
+        v.AppendSelected(src, piece.sel.data(), piece.sel.size());
+      }
       out.columns.push_back(std::move(v));
     }
-    out.num_rows_without_columns = piece.sel.size();
-    num_rows += piece.sel.size();
+    out.num_rows_without_columns = piece.size();
     SILT_RETURN_NOT_OK(writer->Write(out));
   }
   SILT_RETURN_NOT_OK(writer->Close());
@@ -184,6 +206,10 @@ Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& 
   // a file holds up to max_rows_per_file rows however the input was chunked.
   std::map<std::vector<std::optional<std::string>>, std::vector<ChunkRows>> groups;
   for (const DataChunk& chunk : chunks) {
+    if (part_cols.empty()) {
+      if (chunk.size() > 0) groups[{}].push_back({&chunk, {}, 0, chunk.size()});
+      continue;
+    }
     std::map<std::vector<std::optional<std::string>>, std::vector<uint32_t>> in_chunk;
     for (size_t r = 0; r < chunk.size(); ++r) {
       std::vector<std::optional<std::string>> key;
@@ -206,10 +232,14 @@ Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& 
     std::vector<ChunkRows> file;
     size_t in_file = 0;
     for (ChunkRows& piece : pieces) {
-      for (size_t b = 0; b < piece.sel.size();) {
-        size_t take = std::min(piece.sel.size() - b, max_rows - in_file);
-        file.push_back({piece.chunk, std::vector<uint32_t>(piece.sel.begin() + static_cast<long>(b),
-                                                           piece.sel.begin() + static_cast<long>(b + take))});
+      for (size_t b = 0; b < piece.size();) {
+        size_t take = std::min(piece.size() - b, max_rows - in_file);
+        if (piece.sel.empty()) {
+          file.push_back({piece.chunk, {}, piece.begin + b, take});
+        } else {
+          file.push_back({piece.chunk, std::vector<uint32_t>(piece.sel.begin() + static_cast<long>(b),
+                                                             piece.sel.begin() + static_cast<long>(b + take))});
+        }
         b += take;
         in_file += take;
         if (in_file == max_rows) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "common/thread_pool.h"
 #include "parquet/compression.h"
 #include "parquet/encoding.h"
 
@@ -126,7 +127,8 @@ void Int128ToBigEndian(int128_t v, int bytes, uint8_t* out) {
 // logical byte-array vector.
 struct Physical {
   int width = 0;  // 0: byte array
-  std::vector<uint8_t> fixed;
+  std::vector<uint8_t> owned;  // the converted values, unless `fixed` points into the vector
+  const uint8_t* fixed = nullptr;
   const Vector* bytes = nullptr;
   const uint32_t* sel = nullptr;
   size_t n = 0;
@@ -144,9 +146,15 @@ void MakePhysical(const ColumnNode& leaf, const LeafShred& sh, Physical* p) {
     return;
   }
   size_t n = p->n;
-  p->fixed.resize(n * static_cast<size_t>(p->width));
-  uint8_t* d = p->fixed.data();
   const uint32_t* sel = sh.sel.data();
+  // Without nulls the dense values are the vector's own when its layout is the physical one.
+  if (n == v.size() && v.type()->fixed_width() == p->width && v.id() != TypeId::kBoolean && v.id() != TypeId::kDecimal) {
+    p->fixed = v.data<uint8_t>();
+    return;
+  }
+  p->owned.resize(n * static_cast<size_t>(p->width));
+  uint8_t* d = p->owned.data();
+  p->fixed = d;
   switch (v.id()) {
     case TypeId::kBoolean:
     case TypeId::kInt32:
@@ -301,15 +309,15 @@ bool TruncateMax(std::string* s, size_t n, bool utf8, bool* ok) {
   return false;
 }
 
-void FillStats(const ColumnNode& leaf, const Vector& v, const uint32_t* sel, size_t b, size_t e, int64_t nulls,
-               int trunc, std::optional<std::string>* min_out, std::optional<std::string>* max_out, bool* min_exact,
+// Encoded (and for binary, truncated) bounds of the values at rows min_row and max_row of v
+// (min_row < 0: no bounds).
+void FillStats(const ColumnNode& leaf, const Vector& v, int64_t min_row, int64_t max_row, int trunc,
+               std::optional<std::string>* min_out, std::optional<std::string>* max_out, bool* min_exact,
                bool* max_exact) {
   *min_exact = *max_exact = true;
-  int64_t mn, mx;
-  MinMax(v, sel, b, e, &mn, &mx);
-  (void)nulls;
-  if (mn < 0) return;
-  std::string smin = EncodeStat(leaf, v, sel[mn]), smax = EncodeStat(leaf, v, sel[mx]);
+  if (min_row < 0) return;
+  std::string smin = EncodeStat(leaf, v, static_cast<uint32_t>(min_row)),
+              smax = EncodeStat(leaf, v, static_cast<uint32_t>(max_row));
   if (v.id() == TypeId::kFloat || v.id() == TypeId::kDouble) {
     // Zero bounds carry both signs: min -0.0, max +0.0 (PARQUET-1222).
     if (v.id() == TypeId::kFloat) {
@@ -343,12 +351,21 @@ void FillStats(const ColumnNode& leaf, const Vector& v, const uint32_t* sel, siz
 // ------------------------------------------------------------------ dictionary
 
 // Builds dictionary indices for dense values until the dictionary exceeds max_bytes. Returns the
-// number of values covered (== p.n when everything fits).
-size_t BuildDictionary(const Physical& p, int64_t max_bytes, std::vector<uint32_t>* indices,
+// number of values covered (== p.n when everything fits), or 0 when the first `probe` values
+// (about a page) already show that the dictionary does not pay — parquet-mr makes the same
+// check when its first page is written and then writes the whole chunk PLAIN; hashing on
+// through a column of distinct values (ids, hashes) until the dictionary is full costs time.
+size_t BuildDictionary(const Physical& p, int64_t max_bytes, size_t probe, std::vector<uint32_t>* indices,
                        std::vector<uint32_t>* dict_positions, int64_t* dict_bytes) {
   indices->resize(p.n);
   *dict_bytes = 0;
+  int64_t probe_plain = 0;
+  auto pays = [&](size_t i) {  // after values [0, i)
+    int64_t index_bytes = static_cast<int64_t>(i) * BitWidth(dict_positions->size() - 1) / 8;
+    return *dict_bytes + index_bytes < probe_plain;
+  };
   auto add = [&](auto& map, auto key, size_t i) -> bool {
+    if (i < probe) probe_plain += static_cast<int64_t>(p.ValueBytes(i));
     auto [it, inserted] = map.try_emplace(key, static_cast<uint32_t>(dict_positions->size()));
     if (inserted) {
       *dict_bytes += static_cast<int64_t>(p.ValueBytes(i));
@@ -367,16 +384,18 @@ size_t BuildDictionary(const Physical& p, int64_t max_bytes, std::vector<uint32_
     map.reserve(1024);
     for (size_t i = 0; i < p.n; ++i) {
       uint64_t key = 0;
-      std::memcpy(&key, p.fixed.data() + i * p.width, p.width);
+      std::memcpy(&key, p.fixed + i * p.width, p.width);
       if (!add(map, key, i)) return i;
+      if (i + 1 == probe && probe < p.n && !pays(probe)) return 0;
     }
   } else {
     std::unordered_map<std::string_view, uint32_t> map;
     map.reserve(1024);
     for (size_t i = 0; i < p.n; ++i) {
-      std::string_view key = p.width ? std::string_view(reinterpret_cast<const char*>(p.fixed.data()) + i * p.width, p.width)
+      std::string_view key = p.width ? std::string_view(reinterpret_cast<const char*>(p.fixed) + i * p.width, p.width)
                                      : p.Bytes(i);
       if (!add(map, key, i)) return i;
+      if (i + 1 == probe && probe < p.n && !pays(probe)) return 0;
     }
   }
   return p.n;
@@ -451,13 +470,34 @@ Status ParquetWriter::Write(const DataChunk& chunk) {
 Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, RowGroup* rg) {
   // Shred the column into its leaves.
   std::vector<LeafShred> shreds(static_cast<size_t>(file_schema_.num_leaves()));
-  Slots top;
   size_t rows = column.size();
-  top.idx.resize(rows);
-  for (size_t i = 0; i < rows; ++i) top.idx[i] = static_cast<int64_t>(i);
-  top.def_absent.assign(rows, 0);
-  top.rep.assign(rows, 0);
-  SILT_RETURN_NOT_OK(Shred(column, node, top, &shreds));
+  if (node.kind == ColumnNode::kLeaf) {
+    // A top-level primitive: its definition levels are its validity, no slots to thread through.
+    LeafShred& sh = shreds[node.leaf_index];
+    sh.values = &column;
+    sh.entries = rows;
+    if (!column.may_have_nulls()) {
+      if (node.max_def > 0) sh.def.assign(rows, node.max_def);
+      sh.sel.resize(rows);
+      for (size_t i = 0; i < rows; ++i) sh.sel[i] = static_cast<uint32_t>(i);
+    } else {
+      if (node.max_def > 0) sh.def.resize(rows);
+      sh.sel.reserve(rows);
+      for (size_t i = 0; i < rows; ++i) {
+        bool null = column.IsNull(i);
+        if (null && !node.nullable) return NotNull(node);
+        if (node.max_def > 0) sh.def[i] = null ? node.slot_def : node.max_def;
+        if (!null) sh.sel.push_back(static_cast<uint32_t>(i));
+      }
+    }
+  } else {
+    Slots top;
+    top.idx.resize(rows);
+    for (size_t i = 0; i < rows; ++i) top.idx[i] = static_cast<int64_t>(i);
+    top.def_absent.assign(rows, 0);
+    top.rep.assign(rows, 0);
+    SILT_RETURN_NOT_OK(Shred(column, node, top, &shreds));
+  }
   std::vector<const ColumnNode*> leaves;
   std::function<void(const ColumnNode&)> collect = [&](const ColumnNode& n) {
     if (n.kind == ColumnNode::kLeaf) leaves.push_back(&n);
@@ -465,6 +505,27 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
   };
   collect(node);
   const bool v2 = options_.data_page_version == 2;
+  const bool compress = options_.codec != CompressionCodec::UNCOMPRESSED;
+  // Compresses a page body (v2: all but the level_bytes of levels), fills the header's sizes and
+  // CRC and appends header + payload to *out. Thread-safe (pages are built concurrently).
+  auto build_page = [&](PageHeader& h, const std::string& body, size_t level_bytes, std::string* out) -> Status {
+    std::string compressed;
+    if (compress) {
+      compressed.reserve(body.size() + body.size() / 6 + 64);
+      compressed.append(body.data(), level_bytes);
+      SILT_RETURN_NOT_OK(Compress(options_.codec, reinterpret_cast<const uint8_t*>(body.data()) + level_bytes,
+                                  body.size() - level_bytes, &compressed, options_.compression_level));
+    }
+    const std::string& payload = compress ? compressed : body;
+    h.uncompressed_page_size = static_cast<int32_t>(body.size());
+    h.compressed_page_size = static_cast<int32_t>(payload.size());
+    if (options_.write_page_crc)
+      h.crc = static_cast<int32_t>(crc32(0L, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size())));
+    out->clear();
+    SerializePageHeader(h, out);
+    out->append(payload);
+    return Status::OK();
+  };
   for (const ColumnNode* leaf : leaves) {
     LeafShred& sh = shreds[leaf->leaf_index];
     Physical phys;
@@ -488,28 +549,12 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
       enc_stats.push_back({t, e, 1});
     };
     int64_t total_uncompressed = 0, total_compressed = 0;
-    std::string body, compressed, header;
-    auto emit_page = [&](PageHeader& h, const std::string& uncompressed_tail, size_t level_bytes) -> Status {
-      // body = [levels (v2: uncompressed)] + values; compress the part after level_bytes (v2) or all (v1).
-      compressed.clear();
-      const bool compress = options_.codec != CompressionCodec::UNCOMPRESSED;
-      if (compress) {
-        compressed.append(uncompressed_tail.data(), level_bytes);
-        SILT_RETURN_NOT_OK(Compress(options_.codec, reinterpret_cast<const uint8_t*>(uncompressed_tail.data()) + level_bytes,
-                                    uncompressed_tail.size() - level_bytes, &compressed, options_.compression_level));
-      }
-      const std::string& payload = compress ? compressed : uncompressed_tail;
-      h.uncompressed_page_size = static_cast<int32_t>(uncompressed_tail.size());
-      h.compressed_page_size = static_cast<int32_t>(payload.size());
-      if (options_.write_page_crc)
-        h.crc = static_cast<int32_t>(crc32(0L, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size())));
-      header.clear();
-      SerializePageHeader(h, &header);
-      SILT_RETURN_NOT_OK(sink_->Append(header));
-      SILT_RETURN_NOT_OK(sink_->Append(payload));
-      offset_ += static_cast<int64_t>(header.size() + payload.size());
-      total_uncompressed += static_cast<int64_t>(header.size() + uncompressed_tail.size());
-      total_compressed += static_cast<int64_t>(header.size() + payload.size());
+    // Appends a built page (header + payload) to the file.
+    auto append_page = [&](const std::string& bytes, size_t uncompressed_body) -> Status {
+      SILT_RETURN_NOT_OK(sink_->Append(bytes));
+      offset_ += static_cast<int64_t>(bytes.size());
+      total_compressed += static_cast<int64_t>(bytes.size());
+      total_uncompressed += static_cast<int64_t>(uncompressed_body);
       return Status::OK();
     };
 
@@ -518,7 +563,8 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
     size_t dict_covered = 0;
     if (options_.dictionary && leaf->physical_type != Type::BOOLEAN && phys.n > 0 && vals.id() != TypeId::kNull) {
       int64_t dict_bytes;
-      dict_covered = BuildDictionary(phys, options_.dictionary_page_bytes, &indices, &dict_pos, &dict_bytes);
+      dict_covered = BuildDictionary(phys, options_.dictionary_page_bytes, static_cast<size_t>(options_.page_rows), &indices,
+                                     &dict_pos, &dict_bytes);
       // Not worth it when the dictionary is about as big as the values themselves.
       int64_t plain_bytes = 0;
       for (size_t i = 0; i < phys.n; ++i) plain_bytes += static_cast<int64_t>(phys.ValueBytes(i));
@@ -527,9 +573,9 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
       if (dict_covered < 64 && dict_covered < phys.n) dict_covered = 0;
     }
     if (dict_covered > 0) {
-      body.clear();
+      std::string body;
       if (phys.width) {
-        for (uint32_t p : dict_pos) body.append(reinterpret_cast<const char*>(phys.fixed.data()) + size_t(p) * phys.width, phys.width);
+        for (uint32_t p : dict_pos) body.append(reinterpret_cast<const char*>(phys.fixed) + size_t(p) * phys.width, phys.width);
       } else {
         std::vector<uint32_t> rows_sel(dict_pos.size());
         for (size_t i = 0; i < dict_pos.size(); ++i) rows_sel[i] = phys.sel[dict_pos[i]];
@@ -542,37 +588,33 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
       dh.encoding = v2 ? Encoding::PLAIN : Encoding::PLAIN_DICTIONARY;
       h.dictionary_page_header = dh;
       md.dictionary_page_offset = offset_;
-      SILT_RETURN_NOT_OK(emit_page(h, body, 0));
+      std::string bytes;
+      SILT_RETURN_NOT_OK(build_page(h, body, 0, &bytes));
+      SILT_RETURN_NOT_OK(append_page(bytes, bytes.size() - static_cast<size_t>(h.compressed_page_size) + body.size()));
       note_encoding(dh.encoding);
       count_page(PageType::DICTIONARY_PAGE, dh.encoding);
     }
     const int dict_bw = BitWidth(dict_pos.empty() ? 0 : dict_pos.size() - 1);
 
-    // Data pages, cut at record boundaries.
-    PageIndexes pix;
+    // Data pages, cut at record boundaries: planned in order, built (encoded, compressed,
+    // min/max) in batches — in parallel with a pool — and appended in order.
     const int16_t* def = leaf->max_def > 0 ? sh.def.data() : nullptr;
     const int16_t* rep = leaf->max_rep > 0 ? sh.rep.data() : nullptr;
-    size_t e = 0, d = 0;
-    int64_t row_index = 0;
-    bool first_data_page = true;
-    while (e < sh.entries || (first_data_page && sh.entries == 0)) {
-      size_t e0 = e, d0 = d;
-      int64_t page_rows = 0, page_bytes = 0;
-      while (e < sh.entries) {
-        bool new_row = !rep || rep[e] == 0;
-        if (new_row && e > e0 &&
-            (page_rows >= options_.page_rows || page_bytes >= options_.page_bytes ||
-             (d0 < dict_covered && d >= dict_covered)))  // the dictionary is full: PLAIN from here
-          break;
-        if (new_row) ++page_rows;
-        if (!def || def[e] == leaf->max_def) {
-          page_bytes += static_cast<int64_t>(phys.ValueBytes(d));
-          ++d;
-        }
-        ++e;
-      }
-      size_t n_entries = e - e0, n_dense = d - d0;
-      bool use_dict = dict_covered > 0 && d <= dict_covered;
+    struct Page {
+      size_t e0 = 0, e = 0, d0 = 0, d = 0;
+      int64_t rows = 0;
+      std::string bytes;  // header + payload
+      size_t uncompressed = 0;  // header + uncompressed body
+      PageType type = PageType::DATA_PAGE;
+      Encoding enc = Encoding::PLAIN;
+      int64_t nulls = 0;
+      int64_t min_row = -1, max_row = -1;  // rows of vals
+      std::optional<std::string> pmin, pmax;
+    };
+    auto build = [&](Page& pg) -> Status {
+      size_t n_entries = pg.e - pg.e0, n_dense = pg.d - pg.d0;
+      const size_t d0 = pg.d0, e0 = pg.e0;
+      bool use_dict = dict_covered > 0 && pg.d <= dict_covered;
       Encoding enc = Encoding::PLAIN;
       std::string values;
       if (use_dict) {
@@ -592,35 +634,35 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
         if (v2) {
           enc = Encoding::RLE;
           RleBitPackedEncoder rle(1);
-          for (size_t i = d0; i < d; ++i) rle.Put(phys.fixed[i]);
+          for (size_t i = d0; i < pg.d; ++i) rle.Put(phys.fixed[i]);
           std::string r = rle.Finish();
           AppendLE32(&values, static_cast<uint32_t>(r.size()));
           values += r;
         } else {
-          EncodePlainBoolean(phys.fixed.data() + d0, n_dense, &values);
+          EncodePlainBoolean(phys.fixed + d0, n_dense, &values);
         }
       } else if (v2 && leaf->physical_type == Type::INT32) {
         enc = Encoding::DELTA_BINARY_PACKED;
-        EncodeDeltaBinaryPacked32(reinterpret_cast<const int32_t*>(phys.fixed.data()) + d0, n_dense, &values);
+        EncodeDeltaBinaryPacked32(reinterpret_cast<const int32_t*>(phys.fixed) + d0, n_dense, &values);
       } else if (v2 && leaf->physical_type == Type::INT64) {
         enc = Encoding::DELTA_BINARY_PACKED;
-        EncodeDeltaBinaryPacked(reinterpret_cast<const int64_t*>(phys.fixed.data()) + d0, n_dense, &values);
+        EncodeDeltaBinaryPacked(reinterpret_cast<const int64_t*>(phys.fixed) + d0, n_dense, &values);
       } else {
-        values.append(reinterpret_cast<const char*>(phys.fixed.data()) + d0 * phys.width, n_dense * phys.width);
+        values.append(reinterpret_cast<const char*>(phys.fixed) + d0 * phys.width, n_dense * phys.width);
       }
       // Levels.
       std::string rep_bytes, def_bytes;
       if (rep) {
         RleBitPackedEncoder rle(BitWidth(static_cast<uint64_t>(leaf->max_rep)));
-        for (size_t i = e0; i < e; ++i) rle.Put(static_cast<uint32_t>(rep[i]));
+        for (size_t i = e0; i < pg.e; ++i) rle.Put(static_cast<uint32_t>(rep[i]));
         rep_bytes = rle.Finish();
       }
       if (def) {
         RleBitPackedEncoder rle(BitWidth(static_cast<uint64_t>(leaf->max_def)));
-        for (size_t i = e0; i < e; ++i) rle.Put(static_cast<uint32_t>(def[i]));
+        for (size_t i = e0; i < pg.e; ++i) rle.Put(static_cast<uint32_t>(def[i]));
         def_bytes = rle.Finish();
       }
-      body.clear();
+      std::string body;
       size_t level_bytes = 0;
       if (v2) {
         body = rep_bytes + def_bytes;
@@ -629,11 +671,15 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
         if (rep) AppendLE32(&body, static_cast<uint32_t>(rep_bytes.size())), body += rep_bytes;
         if (def) AppendLE32(&body, static_cast<uint32_t>(def_bytes.size())), body += def_bytes;
       }
-      body += values;
-      int64_t nulls = static_cast<int64_t>(n_entries - n_dense);
+      if (body.empty()) {
+        body = std::move(values);
+      } else {
+        body += values;
+      }
+      pg.nulls = static_cast<int64_t>(n_entries - n_dense);
       if (leaf->max_rep > 0) {
-        nulls = 0;  // null_count counts null leaf values only, not empty/absent lists
-        for (size_t i = e0; i < e; ++i) nulls += leaf->nullable && def[i] == leaf->slot_def;
+        pg.nulls = 0;  // null_count counts null leaf values only, not empty/absent lists
+        for (size_t i = e0; i < pg.e; ++i) pg.nulls += leaf->nullable && def[i] == leaf->slot_def;
       }
       PageHeader h;
       if (v2) {
@@ -641,11 +687,11 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
         DataPageHeaderV2 dh;
         dh.num_values = static_cast<int32_t>(n_entries);
         dh.num_nulls = static_cast<int32_t>(n_entries - n_dense);
-        dh.num_rows = static_cast<int32_t>(page_rows);
+        dh.num_rows = static_cast<int32_t>(pg.rows);
         dh.encoding = enc;
         dh.definition_levels_byte_length = static_cast<int32_t>(def_bytes.size());
         dh.repetition_levels_byte_length = static_cast<int32_t>(rep_bytes.size());
-        dh.is_compressed = options_.codec != CompressionCodec::UNCOMPRESSED;
+        dh.is_compressed = compress;
         h.data_page_header_v2 = dh;
       } else {
         h.type = PageType::DATA_PAGE;
@@ -654,27 +700,78 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
         dh.encoding = enc;
         h.data_page_header = dh;
       }
-      if (first_data_page) md.data_page_offset = offset_;
-      int64_t page_offset = offset_;
-      SILT_RETURN_NOT_OK(emit_page(h, body, level_bytes));
-      note_encoding(enc);
-      count_page(h.type, enc);
-      // Page index entries.
+      SILT_RETURN_NOT_OK(build_page(h, body, level_bytes, &pg.bytes));
+      pg.uncompressed = pg.bytes.size() - static_cast<size_t>(h.compressed_page_size) + body.size();
+      pg.type = h.type;
+      pg.enc = enc;
+      int64_t pmn, pmx;
+      MinMax(vals, phys.sel, d0, pg.d, &pmn, &pmx);
+      if (pmn >= 0) pg.min_row = phys.sel[pmn], pg.max_row = phys.sel[pmx];
       if (options_.write_page_index) {
-        std::optional<std::string> pmin, pmax;
         bool mine, maxe;
-        FillStats(*leaf, vals, phys.sel, d0, d, nulls, options_.stats_truncate_bytes, &pmin, &pmax, &mine, &maxe);
-        bool null_page = n_dense == 0;
-        pix.column_index.null_pages.push_back(null_page);
-        pix.column_index.min_values.push_back(pmin.value_or(""));
-        pix.column_index.max_values.push_back(pmax.value_or(""));
-        pix.column_index.null_counts.push_back(nulls);
-        if (!null_page && (!pmin || !pmax)) pix.valid = false;  // e.g. an all-NaN page
-        pix.offset_index.page_locations.push_back(
-            PageLocation{page_offset, static_cast<int32_t>(offset_ - page_offset), row_index});
+        FillStats(*leaf, vals, pg.min_row, pg.max_row, options_.stats_truncate_bytes, &pg.pmin, &pg.pmax, &mine, &maxe);
       }
-      row_index += page_rows;
-      first_data_page = false;
+      return Status::OK();
+    };
+
+    PageIndexes pix;
+    std::vector<uint32_t> extremes;  // rows of each page's min and max: the chunk's are among them
+    size_t e = 0, d = 0;
+    int64_t row_index = 0;
+    bool first_data_page = true;
+    const size_t batch = options_.pool ? 2 * std::max<size_t>(options_.pool->num_threads(), 1) : 1;
+    std::vector<Page> pages;
+    while (e < sh.entries || (first_data_page && sh.entries == 0)) {
+      pages.clear();
+      while (pages.size() < batch && (e < sh.entries || (first_data_page && sh.entries == 0 && pages.empty()))) {
+        Page pg;
+        pg.e0 = e;
+        pg.d0 = d;
+        int64_t page_bytes = 0;
+        while (e < sh.entries) {
+          bool new_row = !rep || rep[e] == 0;
+          if (new_row && e > pg.e0 &&
+              (pg.rows >= options_.page_rows || page_bytes >= options_.page_bytes ||
+               (pg.d0 < dict_covered && d >= dict_covered)))  // the dictionary is full: PLAIN from here
+            break;
+          if (new_row) ++pg.rows;
+          if (!def || def[e] == leaf->max_def) {
+            page_bytes += static_cast<int64_t>(phys.ValueBytes(d));
+            ++d;
+          }
+          ++e;
+        }
+        pg.e = e;
+        pg.d = d;
+        pages.push_back(std::move(pg));
+        if (sh.entries == 0) break;
+      }
+      if (options_.pool && pages.size() > 1) {
+        SILT_RETURN_NOT_OK(options_.pool->ParallelFor(pages.size(), [&](size_t i) { return build(pages[i]); }));
+      } else {
+        for (Page& pg : pages) SILT_RETURN_NOT_OK(build(pg));
+      }
+      for (Page& pg : pages) {
+        int64_t page_offset = offset_;
+        if (first_data_page) md.data_page_offset = page_offset;
+        SILT_RETURN_NOT_OK(append_page(pg.bytes, pg.uncompressed));
+        note_encoding(pg.enc);
+        count_page(pg.type, pg.enc);
+        if (pg.min_row >= 0) extremes.insert(extremes.end(), {static_cast<uint32_t>(pg.min_row), static_cast<uint32_t>(pg.max_row)});
+        // Page index entries.
+        if (options_.write_page_index) {
+          bool null_page = pg.d == pg.d0;
+          pix.column_index.null_pages.push_back(null_page);
+          pix.column_index.min_values.push_back(pg.pmin.value_or(""));
+          pix.column_index.max_values.push_back(pg.pmax.value_or(""));
+          pix.column_index.null_counts.push_back(pg.nulls);
+          if (!null_page && (!pg.pmin || !pg.pmax)) pix.valid = false;  // e.g. an all-NaN page
+          pix.offset_index.page_locations.push_back(
+              PageLocation{page_offset, static_cast<int32_t>(offset_ - page_offset), row_index});
+        }
+        row_index += pg.rows;
+        first_data_page = false;
+      }
       if (sh.entries == 0) break;
     }
     if (def || rep) note_encoding(Encoding::RLE);
@@ -688,9 +785,12 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
         for (size_t i = 0; i < sh.entries; ++i) leaf_nulls += def[i] < leaf->max_def;
     }
     st.null_count = leaf_nulls;
+    // The first minimum and maximum of the chunk in row order (ties resolve as a full scan would).
+    int64_t cmn, cmx;
+    MinMax(vals, extremes.data(), 0, extremes.size(), &cmn, &cmx);
+    int64_t min_row = cmn < 0 ? -1 : int64_t{extremes[cmn]}, max_row = cmn < 0 ? -1 : int64_t{extremes[cmx]};
     bool mine, maxe;
-    FillStats(*leaf, vals, phys.sel, 0, phys.n, leaf_nulls, options_.stats_truncate_bytes, &st.min_value, &st.max_value,
-              &mine, &maxe);
+    FillStats(*leaf, vals, min_row, max_row, options_.stats_truncate_bytes, &st.min_value, &st.max_value, &mine, &maxe);
     if (st.min_value && !mine) st.is_min_value_exact = false;
     if (st.max_value && !maxe) st.is_max_value_exact = false;
     if (leaf->type->id() == TypeId::kNull) st.min_value.reset(), st.max_value.reset();
@@ -707,10 +807,8 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
     ColumnStatistics& fs = leaf_stats_[leaf->leaf_index];
     fs.num_values += static_cast<int64_t>(sh.entries);
     *fs.null_count += leaf_nulls;
-    int64_t mn, mx;
-    MinMax(vals, phys.sel, 0, phys.n, &mn, &mx);
-    if (mn >= 0) {
-      Value vmin = vals.GetValue(phys.sel[mn]), vmax = vals.GetValue(phys.sel[mx]);
+    if (min_row >= 0) {
+      Value vmin = vals.GetValue(static_cast<size_t>(min_row)), vmax = vals.GetValue(static_cast<size_t>(max_row));
       if (!fs.min || CompareValues(vmin, *fs.min).value_or(0) < 0) fs.min = vmin;
       if (!fs.max || CompareValues(vmax, *fs.max).value_or(0) > 0) fs.max = vmax;
     }

@@ -19,6 +19,10 @@
 #include "parquet/schema.h"
 #include "vector/vector.h"
 
+namespace silt {
+class ThreadPool;
+}
+
 namespace silt::parquet {
 
 struct WriterOptions {
@@ -36,6 +40,9 @@ struct WriterOptions {
   int stats_truncate_bytes = 64;           // binary min/max longer than this are truncated
   std::string created_by;                  // default "silt version X (build silt)"
   std::vector<KeyValue> key_value_metadata;
+  // Builds (encodes, compresses, checksums) batches of a column chunk's pages in parallel when
+  // set; pages are still appended in order, so the file is the same as without.
+  ThreadPool* pool = nullptr;
 };
 
 class ParquetWriter {

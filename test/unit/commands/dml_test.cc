@@ -1055,6 +1055,47 @@ TEST(DmlScan, RowIndexColumnIsThePhysicalPositionAfterDvMasking) {
   EXPECT_EQ(idx, (std::vector<int64_t>{1, 2, 3, 5, 6, 7, 9}));
 }
 
+TEST(DmlScan, DeletedRowsAreDroppedFromEveryColumnKind) {
+  // The scan drops a DV's rows in place: fixed-width and string columns with nulls and strings
+  // of every length (the survivors move left over the dropped ones), plus partition values.
+  std::vector<Row> rows;
+  std::vector<std::string> expected;
+  for (int64_t i = 0; i < 300; ++i) {
+    Row r;
+    if (i % 7 != 3) r.id = i * 10 + i % 3;
+    if (i % 5 != 1 || i % 7 == 3) r.v = std::string(static_cast<size_t>(i % 23), static_cast<char>('a' + i % 26)) + std::to_string(i);
+    r.p = i % 2 ? "odd" : "even";
+    rows.push_back(r);
+    if (i % 4 == 0 || i % 9 == 8) continue;  // deleted below
+    expected.push_back((r.id ? std::to_string(*r.id) : "NULL") + "|" + (r.v ? *r.v : "NULL") + "|" + *r.p);
+  }
+  DmlTable t;
+  t.Create(rows, /*partitioned=*/true, /*dvs=*/true);
+  auto doomed = [](int64_t i) { return i % 4 == 0 || i % 9 == 8; };
+  // v ends with the row number i when present; else id (never NULL then) is i * 10 + i % 3.
+  DeleteSpec spec = DeleteWhere(t, "x", [&](const DataChunk& c) -> Result<std::vector<uint32_t>> {
+    std::vector<uint32_t> out;
+    for (size_t r = 0; r < c.size(); ++r) {
+      int64_t i;
+      if (c.columns[1].IsNull(r)) {
+        i = c.columns[0].Get<int64_t>(r) / 10;
+      } else {
+        std::string_view v = c.columns[1].GetString(r);
+        i = std::stoll(std::string(v.substr(v.find_first_of("0123456789"))));
+      }
+      if (doomed(i)) out.push_back(static_cast<uint32_t>(r));
+    }
+    return out;
+  });
+  spec.columns = {"id", "v"};
+  ASSERT_TRUE(DeleteRows(t.store(), t.Latest(), spec).ok());
+  auto snap = t.Latest();
+  ASSERT_FALSE(snap->files().empty());
+  for (const auto& f : snap->files()) EXPECT_TRUE(f.deletion_vector.has_value()) << f.path;
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(ReadRows(t.store()), expected);
+}
+
 TEST(DmlStats, WideBoundsRewriteKeepsEverythingElse) {
   EXPECT_EQ(StatsWithWideBounds(std::string(R"({"numRecords":3,"tightBounds":true})"), 3),
             R"({"numRecords":3,"tightBounds":false})");

@@ -2,6 +2,7 @@
 // dictionary mode, plus edge cases (empty, all-null, huge strings, deep nesting, fallback).
 #include <gtest/gtest.h>
 
+#include "common/thread_pool.h"
 #include "parquet/compression.h"
 #include "parquet/reader.h"
 #include "parquet/writer.h"
@@ -191,6 +192,66 @@ TEST(RoundTripEdgeTest, DictionaryFallsBackToPlainMidChunk) {
   EXPECT_TRUE(has_dict);
   EXPECT_TRUE(has_plain);
   ExpectSameRows(c, ReadAll(*pf), "fallback");
+}
+
+TEST(RoundTripEdgeTest, PagesBuiltInParallelGiveTheSameBytes) {
+  // Every type, nested columns, nulls, dictionaries that fall back and several row groups: the
+  // pool only changes which thread builds a page, never the file.
+  ThreadPool pool(3);
+  for (int version : {1, 2}) {
+    for (const char* name : {"all", "nested"}) {
+      Schema schema = NamedTestSchema(name).value();
+      GenerateOptions go;
+      go.string_cardinality = 40;
+      std::vector<DataChunk> chunks = {GenerateData(schema, 2500, go), GenerateData(schema, 1700, {9})};
+      WriterOptions wo;
+      wo.data_page_version = version;
+      wo.page_rows = 400;
+      wo.row_group_max_rows = 1500;
+      wo.dictionary_page_bytes = 4 << 10;
+      std::string sequential = WriteToString(schema, chunks, wo);
+      wo.pool = &pool;
+      std::string parallel = WriteToString(schema, chunks, wo);
+      EXPECT_EQ(sequential.size(), parallel.size()) << name << " v" << version;
+      EXPECT_TRUE(sequential == parallel) << name << " v" << version;
+      auto pf = Open(parallel);
+      ASSERT_TRUE(pf);
+      EXPECT_EQ(pf->num_row_groups(), 3);
+      DataChunk expected = DataChunk::FromSchema(schema);
+      for (const auto& c : chunks)
+        for (size_t i = 0; i < c.columns.size(); ++i) expected.columns[i].AppendRange(c.columns[i], 0, c.size());
+      ExpectSameRows(expected, ReadAll(*pf), std::string(name) + " parallel v" + std::to_string(version));
+    }
+  }
+}
+
+TEST(RoundTripEdgeTest, DictionaryIsDroppedWhenTheFirstPageShowsItDoesNotPay) {
+  // Distinct ids overflow the dictionary after 2048 values, so without the probe the first
+  // pages would be dictionary-encoded; after the first page's worth of values the dictionary is
+  // already as big as the values, so the chunk is PLAIN from the start (no dictionary page). A
+  // low-cardinality column next to it keeps its dictionary.
+  Schema schema = {{"id", DataType::Int64(), true, "{}"}, {"s", DataType::String(), true, "{}"}};
+  DataChunk c = DataChunk::FromSchema(schema);
+  for (int64_t i = 0; i < 5000; ++i) {
+    c.columns[0].Append<int64_t>(i * 7919);
+    c.columns[1].AppendString("v" + std::to_string(i % 7));
+  }
+  WriterOptions wo;
+  wo.page_rows = 1000;
+  wo.dictionary_page_bytes = 16 << 10;
+  auto pf = Open(WriteToString(schema, {c}, wo));
+  ASSERT_TRUE(pf);
+  const auto& id = *pf->metadata().row_groups[0].columns[0].meta_data;
+  const auto& s = *pf->metadata().row_groups[0].columns[1].meta_data;
+  EXPECT_FALSE(id.dictionary_page_offset.has_value());
+  for (const auto& es : id.encoding_stats) EXPECT_EQ(es.encoding, Encoding::PLAIN);
+  EXPECT_TRUE(s.dictionary_page_offset.has_value());
+  for (const auto& es : s.encoding_stats) {
+    if (es.page_type == PageType::DATA_PAGE) {
+      EXPECT_EQ(es.encoding, Encoding::PLAIN_DICTIONARY);
+    }
+  }
+  ExpectSameRows(c, ReadAll(*pf), "probe");
 }
 
 TEST(RoundTripEdgeTest, NullInRequiredColumnIsRejected) {
