@@ -396,7 +396,9 @@ Status TableScanFile::ReadRows(int rg, int64_t begin, int64_t end, const std::fu
 
 Status TableScan::ScanFile(const AddFile& file, const std::function<Status(DataChunk&)>& sink) const {
   SILT_ASSIGN_OR_RETURN(std::unique_ptr<TableScanFile> tf, OpenFile(file));
-  for (int rg = 0; rg < tf->num_row_groups(); ++rg) SILT_RETURN_NOT_OK(tf->ReadRows(rg, 0, tf->row_group_rows(rg), sink));
+  for (int rg = 0; rg < tf->num_row_groups(); ++rg) {
+    for (const auto& [begin, end] : tf->SplitRowGroup(rg, kScanFileRows)) SILT_RETURN_NOT_OK(tf->ReadRows(rg, begin, end, sink));
+  }
   return Status::OK();
 }
 
