@@ -41,6 +41,9 @@ struct DatabaseOptions {
   int64_t memory_limit_bytes = -1;
   // Source of "now" for commits, retention and current_timestamp() (tests inject a ManualClock).
   std::shared_ptr<Clock> clock;
+  // Tune the process's malloc for scan buffers on Open (see TuneAllocatorForScans in
+  // src/common/allocator.h: process-wide, once). Turn off when the host tunes its own allocator.
+  bool tune_allocator = true;
 };
 
 class Database {

@@ -1,12 +1,11 @@
 // The `silt` command line: dispatches subcommands (see `silt help`).
-#include <malloc.h>
-
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
+#include "common/allocator.h"
 
 namespace {
 
@@ -43,10 +42,8 @@ void PrintUsage() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Scans allocate and free row-group-sized buffers; keep them in the heap instead of returning
-  // them to the kernel each time (page faults otherwise cost a third of a scan).
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  // Also for the subcommands that read Parquet without opening a Database.
+  silt::TuneAllocatorForScans();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
     PrintUsage();

@@ -1,6 +1,7 @@
 #include <atomic>
 
 #include "commands/command.h"
+#include "common/allocator.h"
 #include "engine/engine.h"
 #include "exec/operator.h"
 #include "planner/binder.h"
@@ -14,6 +15,7 @@ namespace silt {
 // Database
 
 Result<std::shared_ptr<Database>> Database::Open(DatabaseOptions options) {
+  if (options.tune_allocator) TuneAllocatorForScans();
   auto state = std::make_unique<engine::DatabaseState>();
   if (!options.clock) options.clock = SystemClock::Default();
   SILT_ASSIGN_OR_RETURN(state->catalog, planner::Catalog::Open(options.warehouse));
