@@ -212,10 +212,14 @@ void RegisterComparison(FunctionRegistry& r, const std::string& name, CmpOp op) 
 // ------------------------------------------------------------------ arithmetic
 
 enum class ArOp { kAdd, kSub, kMul, kDiv, kMod, kIntDiv };
+// What an integer overflow or a zero divisor does: legacy Spark wraps integers and returns NULL
+// for a zero divisor, ANSI fails, and the try_ functions (try_add …) return NULL for both.
+enum class ArMode { kLegacy, kAnsi, kTry };
 
-Status Overflow(const char* what) {
-  return Status::InvalidArgument(std::string("[ARITHMETIC_OVERFLOW] ") + what +
-                                     " overflow. Use 'try_add' to tolerate overflow and return NULL instead. If necessary set "
+// hint: the try_ function that tolerates it, as Spark names it per operator.
+Status Overflow(const char* what, const char* hint) {
+  return Status::InvalidArgument(std::string("[ARITHMETIC_OVERFLOW] ") + what + " overflow. Use '" + hint +
+                                     "' to tolerate overflow and return NULL instead. If necessary set "
                                      "\"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
                                  "ARITHMETIC_OVERFLOW");
 }
@@ -227,7 +231,8 @@ Status DivideByZero() {
 }
 
 template <typename T>
-Status IntegralArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi, Vector* out) {
+Status IntegralArith(const Arg& a, const Arg& b, size_t rows, ArOp op, ArMode mode, Vector* out) {
+  const bool ansi = mode == ArMode::kAnsi;
   using U = std::make_unsigned_t<T>;
   out->ResizeUninitialized(rows);
   T* d = out->data<T>();
@@ -238,30 +243,41 @@ Status IntegralArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi
   const uint8_t* valid = out->validity();
   bool any_null_result = false;
   std::vector<uint8_t> extra_null;
+  auto set_null = [&](size_t i) {
+    d[i] = 0;
+    if (extra_null.empty()) extra_null.assign(rows, 0);
+    extra_null[i] = 1;
+    any_null_result = true;
+  };
+  // Checked only outside legacy mode: legacy wraps (two's complement, as the JVM).
+  auto overflowed = [&](size_t i, bool overflow) -> Status {
+    if (!overflow || mode == ArMode::kLegacy || (valid && !valid[i])) return Status::OK();
+    if (ansi) return Overflow("integer", op == ArOp::kAdd ? "try_add" : op == ArOp::kSub ? "try_subtract" : "try_multiply");
+    set_null(i);
+    return Status::OK();
+  };
   for (size_t i = 0; i < rows; ++i) {
     T l = x[a.index(i)], r = y[b.index(i)];
     bool row_valid = !valid || valid[i];
+    T tmp;
     switch (op) {
       case ArOp::kAdd:
-        if (ansi && row_valid && __builtin_add_overflow(l, r, &d[i])) return Overflow("integer");
         d[i] = static_cast<T>(static_cast<U>(l) + static_cast<U>(r));
+        SILT_RETURN_NOT_OK(overflowed(i, __builtin_add_overflow(l, r, &tmp)));
         break;
       case ArOp::kSub:
-        if (ansi && row_valid && __builtin_sub_overflow(l, r, &d[i])) return Overflow("integer");
         d[i] = static_cast<T>(static_cast<U>(l) - static_cast<U>(r));
+        SILT_RETURN_NOT_OK(overflowed(i, __builtin_sub_overflow(l, r, &tmp)));
         break;
       case ArOp::kMul:
-        if (ansi && row_valid && __builtin_mul_overflow(l, r, &d[i])) return Overflow("integer");
         d[i] = static_cast<T>(static_cast<U>(l) * static_cast<U>(r));
+        SILT_RETURN_NOT_OK(overflowed(i, __builtin_mul_overflow(l, r, &tmp)));
         break;
       case ArOp::kMod:
       case ArOp::kIntDiv:
         if (r == 0) {
           if (ansi && row_valid) return DivideByZero();
-          d[i] = 0;
-          if (extra_null.empty()) extra_null.assign(rows, 0);
-          extra_null[i] = 1;
-          any_null_result = true;
+          set_null(i);
           break;
         }
         if (r == -1) {
@@ -448,14 +464,16 @@ Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi,
   return Status::OK();
 }
 
-Status ArithKernel(std::span<const Arg> args, size_t rows, ArOp op, bool ansi, const TypePtr& rt, Vector* out) {
+Status ArithKernel(std::span<const Arg> args, size_t rows, ArOp op, ArMode mode, const TypePtr& rt, Vector* out) {
   const Arg& a = args[0];
   const Arg& b = args[1];
+  // Floats and decimals have no wrapping: outside ANSI an out-of-range result is NULL.
+  const bool ansi = mode == ArMode::kAnsi;
   switch (rt->id()) {
-    case TypeId::kInt8: return IntegralArith<int8_t>(a, b, rows, op, ansi, out);
-    case TypeId::kInt16: return IntegralArith<int16_t>(a, b, rows, op, ansi, out);
-    case TypeId::kInt32: return IntegralArith<int32_t>(a, b, rows, op, ansi, out);
-    case TypeId::kInt64: return IntegralArith<int64_t>(a, b, rows, op, ansi, out);
+    case TypeId::kInt8: return IntegralArith<int8_t>(a, b, rows, op, mode, out);
+    case TypeId::kInt16: return IntegralArith<int16_t>(a, b, rows, op, mode, out);
+    case TypeId::kInt32: return IntegralArith<int32_t>(a, b, rows, op, mode, out);
+    case TypeId::kInt64: return IntegralArith<int64_t>(a, b, rows, op, mode, out);
     case TypeId::kFloat: return FloatArith<float>(a, b, rows, op, ansi, out);
     case TypeId::kDouble: return FloatArith<double>(a, b, rows, op, ansi, out);
     case TypeId::kDecimal: return DecimalArith(a, b, rows, op, ansi, rt, out);
@@ -475,8 +493,10 @@ const char* OpName(ArOp op) {
   return "?";
 }
 
-Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext& ctx) {
-  const char* name = OpName(op);
+// try_ = true binds try_add/try_subtract/try_multiply/try_divide/try_mod: NULL instead of an
+// overflow or a zero divisor, whatever spark.sql.ansi.enabled says.
+Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext& ctx, const char* try_name = nullptr) {
+  const char* name = try_name ? try_name : OpName(op);
   if (args.size() != 2) return WrongArgs(name, args.size(), "2");
   TypeId x = args[0]->type->id(), y = args[1]->type->id();
   // date ± days
@@ -552,11 +572,11 @@ Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext&
       SILT_ASSIGN_OR_RETURN(e, CoerceTo(e, rt, ctx));
     }
   }
-  bool ansi = ctx.ansi;
+  const ArMode mode = try_name ? ArMode::kTry : ctx.ansi ? ArMode::kAnsi : ArMode::kLegacy;
   bool nullable = true;
   return Call(name, rt, std::move(args),
-              [op, ansi, rt](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                return ArithKernel(a, rows, op, ansi, rt, out);
+              [op, mode, rt](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                return ArithKernel(a, rows, op, mode, rt, out);
               },
               nullable);
 }
@@ -676,6 +696,11 @@ void RegisterCoreFunctions(FunctionRegistry& r) {
   r.Add("/", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kDiv, std::move(a), c); });
   r.Add("%", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kMod, std::move(a), c); });
   r.Add("div", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kIntDiv, std::move(a), c); });
+  for (auto [name, op] : {std::pair{"try_add", ArOp::kAdd}, std::pair{"try_subtract", ArOp::kSub},
+                          std::pair{"try_multiply", ArOp::kMul}, std::pair{"try_divide", ArOp::kDiv},
+                          std::pair{"try_mod", ArOp::kMod}}) {
+    r.Add(name, [name, op](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(op, std::move(a), c, name); });
+  }
   r.Add("not", BindNot);
   r.Add("!", BindNot);
   r.Add("and", [](std::vector<ExprPtr> a, const BindContext& c) { return BindLogic(ExprKind::kAnd, std::move(a), c); });
