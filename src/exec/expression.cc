@@ -531,16 +531,23 @@ Status EvaluateFilter(const Expr& predicate, const DataChunk& input, const EvalC
   Vector v(DataType::Boolean());
   SILT_RETURN_NOT_OK(EvalInto(predicate, input, ctx, &v));
   const uint8_t* d = v.data<uint8_t>();
-  sel->reserve(n);
+  // Branch-free compaction: a filter keeping half the rows at random would mispredict every
+  // other branch.
+  sel->resize(n);
+  uint32_t* out = sel->data();
+  size_t k = 0;
   if (!v.may_have_nulls()) {
     for (size_t i = 0; i < n; ++i) {
-      if (d[i]) sel->push_back(static_cast<uint32_t>(i));
+      out[k] = static_cast<uint32_t>(i);
+      k += d[i] != 0;
     }
   } else {
     for (size_t i = 0; i < n; ++i) {
-      if (d[i] && v.IsValid(i)) sel->push_back(static_cast<uint32_t>(i));
+      out[k] = static_cast<uint32_t>(i);
+      k += (d[i] != 0) & v.IsValid(i);
     }
   }
+  sel->resize(k);
   return Status::OK();
 }
 

@@ -469,7 +469,10 @@ class HashAggregateOperator::AggTable {
   }
   int64_t HeapBefore(const uint32_t* groups, size_t n) {
     if (heap_aggs_.empty()) return 0;
-    touched_.assign(groups, groups + n);
+    // Runs of one group (a global aggregate: every row) collapse before the sort.
+    touched_.clear();
+    for (size_t i = 0; i < n; ++i)
+      if (touched_.empty() || touched_.back() != groups[i]) touched_.push_back(groups[i]);
     std::sort(touched_.begin(), touched_.end());
     touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
     return HeapOfTouched();

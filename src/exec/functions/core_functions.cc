@@ -103,12 +103,35 @@ void CompareFixed(const Arg& a, const Arg& b, size_t rows, CmpOp op, Vector* out
   PropagateNulls(args, rows, out);
 }
 
-void CompareStrings(const Arg& a, const Arg& b, size_t rows, CmpOp op, Vector* out) {
-  out->ResizeUninitialized(rows);
-  uint8_t* d = out->data<uint8_t>();
+void CompareStringRows(const Arg& a, const Arg& b, size_t rows, CmpOp op, uint8_t* d) {
   for (size_t i = 0; i < rows; ++i) {
     int c = a.vector->GetString(a.index(i)).compare(b.vector->GetString(b.index(i)));
     d[i] = Apply(op, c < 0 ? -1 : c > 0);
+  }
+}
+
+void CompareStrings(const Arg& a, const Arg& b, size_t rows, CmpOp op, Vector* out) {
+  out->ResizeUninitialized(rows);
+  uint8_t* d = out->data<uint8_t>();
+  if ((op == CmpOp::kEq || op == CmpOp::kNe) && a.constant != b.constant) {
+    // column = 'literal' (the common filter): lengths first, bytes only when they agree.
+    const Vector& col = a.constant ? *b.vector : *a.vector;
+    const std::string_view key = (a.constant ? a : b).vector->GetString(0);
+    const uint32_t* off = col.offsets();
+    const char* bytes = col.bytes().data();
+    const size_t n = key.size();
+    const uint8_t want = op == CmpOp::kEq;
+    if (n == 1) {  // one-letter flags and codes: branch-free
+      for (size_t i = 0; i < rows; ++i) d[i] = ((off[i + 1] - off[i] == 1) & (bytes[off[i]] == key[0])) == want;
+    } else {
+      for (size_t i = 0; i < rows; ++i) {
+        const char* v = bytes + off[i];
+        bool eq = off[i + 1] - off[i] == n && (n == 0 || (v[0] == key[0] && std::memcmp(v + 1, key.data() + 1, n - 1) == 0));
+        d[i] = eq == want;
+      }
+    }
+  } else {
+    CompareStringRows(a, b, rows, op, d);
   }
   Arg args[2] = {a, b};
   PropagateNulls(args, rows, out);
