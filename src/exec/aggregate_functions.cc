@@ -481,13 +481,19 @@ class DecimalSumFn final : public AggregateFunction {
       result_type_ = DataType::Decimal(sum_precision_, s);
     }
   }
+  // The sum is `sum + partial`. Inputs of at most 18 digits accumulate in the 64-bit partial and
+  // fold into `sum` (with its range check) when the partial would overflow or at the end: the hot
+  // loop then adds 64-bit words. Any partial is below 2^63 < 10^19 <= the limit (p + 10 >= 19
+  // digits), so it alone never passes the limit.
   struct State {
     int128_t sum;
+    int64_t partial;
     int64_t count;
     bool overflow;
   };
   size_t state_size() const override { return sizeof(State); }
-  void Init(uint8_t* s) const override { St<State>(s) = State{0, 0, false}; }
+  void Init(uint8_t* s) const override { St<State>(s) = State{0, 0, 0, false}; }
+  bool word_partials() const { return input_precision_ >= 9 && input_precision_ <= 18; }
 
   Status Add(State& s, int128_t v, const EvalContext& ctx) const {
     int128_t t;
@@ -507,6 +513,21 @@ class DecimalSumFn final : public AggregateFunction {
     // Inputs of at most 28 digits cannot overflow int128 when added to a sum within the limit
     // (< 10^38): only the limit needs checking.
     const bool small = input_precision_ <= 28;
+    if (word_partials()) {
+      for (size_t i = 0; i < rows; ++i) {
+        if (nulls && v.null(i)) continue;
+        State& s = St<State>(states[i]);
+        ++s.count;
+        const int64_t x = static_cast<int64_t>(d[v.row(i)]);
+        if (__builtin_add_overflow(s.partial, x, &s.partial)) [[unlikely]] {
+          // The wrapped partial is off by exactly 2^64: fold the true value.
+          const int128_t t = static_cast<int128_t>(s.partial) + (x < 0 ? -(static_cast<int128_t>(1) << 64) : (static_cast<int128_t>(1) << 64));
+          s.partial = 0;
+          if (!s.overflow) SILT_RETURN_NOT_OK(Add(s, t, ctx));
+        }
+      }
+      return Status::OK();
+    }
     for (size_t i = 0; i < rows; ++i) {
       if (nulls && v.null(i)) continue;
       State& s = St<State>(states[i]);
@@ -533,15 +554,15 @@ class DecimalSumFn final : public AggregateFunction {
     State& b = St<State>(dst);
     b.count += a.count;
     b.overflow |= a.overflow;
-    if (!b.overflow) {
-      SILT_RETURN_NOT_OK(Add(b, a.sum, ctx));
-    }
+    if (!b.overflow) SILT_RETURN_NOT_OK(Add(b, a.sum, ctx));
+    if (!b.overflow) SILT_RETURN_NOT_OK(Add(b, a.partial, ctx));
     return Status::OK();
   }
   Status Finalize(const uint8_t* const* states, size_t n, Vector* out,
                   const EvalContext& ctx) const override {
     for (size_t i = 0; i < n; ++i) {
-      const State& s = St<State>(states[i]);
+      State s = St<State>(states[i]);
+      if (!s.overflow && s.partial != 0) SILT_RETURN_NOT_OK(Add(s, s.partial, ctx));
       if (s.count == 0 || s.overflow) {
         out->AppendNull();
         continue;

@@ -234,6 +234,9 @@ void RegisterComparison(FunctionRegistry& r, const std::string& name, CmpOp op) 
 
 // ------------------------------------------------------------------ arithmetic
 
+// Lambdas in the per-row loops of the decimal kernels must inline into each instantiation.
+#define SILT_ALWAYS_INLINE __attribute__((always_inline))
+
 enum class ArOp { kAdd, kSub, kMul, kDiv, kMod, kIntDiv };
 // What an integer overflow or a zero divisor does: legacy Spark wraps integers and returns NULL
 // for a zero divisor, ANSI fails, and the try_ functions (try_add …) return NULL for both.
@@ -392,6 +395,20 @@ void DecimalDispatch(const Arg& a, const Arg& b, const int128_t* x, const int128
 
 inline bool FitsInt64(int128_t v) { return v == static_cast<int128_t>(static_cast<int64_t>(v)); }
 
+// l * r (scale `from`) at scale rs for operands beyond 64 bits; false when out of range (|v| must
+// stay below lim). Kept out of line so that the common 64-bit product inlines into its loop.
+[[gnu::noinline]] bool MultiplyWideDecimal(int128_t l, int128_t r, int from, int rs, int128_t lim, int128_t* v) {
+  int128_t p;
+  if (__builtin_mul_overflow(l, r, &p)) {
+    long double q = static_cast<long double>(l) * static_cast<long double>(r) / std::pow(10.0L, from - rs);
+    if (!(std::fabs(q) < 1e38L)) return false;
+    *v = std::fabs(q) >= 9e18L ? static_cast<int128_t>(q) : static_cast<int128_t>(std::llroundl(q));
+  } else {
+    *v = from == rs ? p : Rescale(p, from, rs);
+  }
+  return *v < lim && *v > -lim;
+}
+
 // Decimal arithmetic on unscaled int128 values; the result type was fixed at bind time. Division
 // by zero is an error under ANSI, else NULL (as out-of-range results are).
 Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi, const TypePtr& rt, Vector* out) {
@@ -407,15 +424,25 @@ Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi,
   std::vector<uint32_t> bad;
   bool div_by_zero = false;
   const int common = std::max(sa, sb);
-  const int128_t ma = Pow10(common - sa), mb = Pow10(common - sb);
+  int128_t ma = Pow10(common - sa), mb = Pow10(common - sb);
   const int128_t lim = Pow10(rp);
   auto fits = [lim](int128_t v) { return v < lim && v > -lim; };
   switch (op) {
     case ArOp::kAdd:
     case ArOp::kSub: {
+      // A constant operand (`1 - l_discount`) is brought to the common scale once, not per row.
+      int128_t scaled_a, scaled_b;
+      if (a.constant && ma != 1 && !__builtin_mul_overflow(x[0], ma, &scaled_a)) {
+        x = &scaled_a;
+        ma = 1;
+      }
+      if (b.constant && mb != 1 && !__builtin_mul_overflow(y[0], mb, &scaled_b)) {
+        y = &scaled_b;
+        mb = 1;
+      }
       const int128_t sign = op == ArOp::kAdd ? 1 : -1;
       if (ma == 1 && mb == 1 && common == rs) {
-        DecimalDispatch(a, b, x, y, d, valid, rows, [&](int128_t l, int128_t r, int128_t* v) {
+        DecimalDispatch(a, b, x, y, d, valid, rows, [&](int128_t l, int128_t r, int128_t* v) SILT_ALWAYS_INLINE {
           *v = op == ArOp::kAdd ? l + r : l - r;
           return fits(*v);
         }, &bad);
@@ -429,18 +456,13 @@ Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi,
     }
     case ArOp::kMul: {
       const int from = sa + sb;
-      DecimalDispatch(a, b, x, y, d, valid, rows, [&](int128_t l, int128_t r, int128_t* v) {
-        int128_t p;
+      DecimalDispatch(a, b, x, y, d, valid, rows, [&](int128_t l, int128_t r, int128_t* v) SILT_ALWAYS_INLINE {
         if (FitsInt64(l) && FitsInt64(r)) [[likely]] {
-          p = static_cast<int128_t>(static_cast<int64_t>(l)) * static_cast<int64_t>(r);
-        } else if (__builtin_mul_overflow(l, r, &p)) {
-          long double q = static_cast<long double>(l) * static_cast<long double>(r) / std::pow(10.0L, from - rs);
-          if (!(std::fabs(q) < 1e38L)) return false;
-          *v = std::fabs(q) >= 9e18L ? static_cast<int128_t>(q) : static_cast<int128_t>(std::llroundl(q));
+          int128_t p = static_cast<int128_t>(static_cast<int64_t>(l)) * static_cast<int64_t>(r);
+          *v = from == rs ? p : Rescale(p, from, rs);
           return fits(*v);
         }
-        *v = from == rs ? p : Rescale(p, from, rs);
-        return fits(*v);
+        return MultiplyWideDecimal(l, r, from, rs, lim, v);
       }, &bad);
       break;
     }

@@ -277,6 +277,22 @@ TEST_P(AggFnTest, SumAvgDecimal) {
   EXPECT_EQ(r.One("avg", {Decimals(10, 2, {1, 1, 0})}), "\"0.006667\"");
 }
 
+TEST_P(AggFnTest, SumDecimalBeyond64Bits) {
+  // Inputs of 9-18 digits add up in a 64-bit partial that folds into the 128-bit sum when it
+  // would overflow: sums past 2^63 either way, and back, stay exact.
+  Runner r = R();
+  const int128_t big = 999999999999999999;  // 18 nines
+  std::vector<std::optional<int128_t>> up(25, big), down(25, -big), mixed;
+  for (int i = 0; i < 40; ++i) mixed.push_back(i % 4 == 3 ? -big : big);
+  EXPECT_EQ(r.One("sum", {Decimals(18, 0, up)}), "\"24999999999999999975\"");
+  EXPECT_EQ(r.One("sum", {Decimals(18, 0, down)}), "\"-24999999999999999975\"");
+  EXPECT_EQ(r.One("sum", {Decimals(18, 0, mixed)}), "\"19999999999999999980\"");
+  EXPECT_EQ(r.One("avg", {Decimals(18, 2, up)}), "\"9999999999999999.990000\"");
+  auto g = r.Run("sum", {Decimals(18, 0, mixed)}, std::vector<uint32_t>(40, 1), 2);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(Json(*g), "[null,\"19999999999999999980\"]");
+}
+
 TEST_P(AggFnTest, DecimalOverflow) {
   Runner r = R();
   int128_t max38 = 1;
