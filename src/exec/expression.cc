@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "exec/kernel_util.h"
 #include "exec/operator.h"
 
 namespace silt::exec {
@@ -412,10 +413,11 @@ Status EvalIn(const Expr& e, const DataChunk& in, const EvalContext& ctx, Vector
     *out = Vector(DataType::Boolean());
     out->ResizeUninitialized(n);
     uint8_t* d = out->data<uint8_t>();
+    const uint32_t* off = value.offsets();
+    const char* bytes = value.bytes().data();
     for (size_t i = 0; i < n; ++i) {
-      const std::string_view v = value.GetString(i);
       bool hit = false;
-      for (std::string_view it : items) hit |= v == it;
+      for (std::string_view it : items) hit |= StringEqualsAt(off, bytes, i, it);
       d[i] = hit;
     }
     if (value.may_have_nulls()) {

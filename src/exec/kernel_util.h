@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string_view>
 
@@ -11,6 +12,19 @@
 #include "vector/vector.h"
 
 namespace silt::exec {
+
+// Row i of a string vector (offsets, bytes()) equals `key`. Length and first byte are tested
+// together without a branch (a mix of lengths would mispredict): `col = 'literal'` and
+// `col IN (…)` filters mostly fail there. bytes must be a Vector's bytes().data(): reading the
+// first byte of an empty last value reads the std::string's terminating NUL.
+inline bool StringEqualsAt(const uint32_t* offsets, const char* bytes, size_t i, std::string_view key) {
+  const size_t n = key.size();
+  const uint32_t begin = offsets[i], len = offsets[i + 1] - begin;
+  if (n == 0) return len == 0;
+  const char* v = bytes + begin;
+  if (!((len == n) & (v[0] == key[0]))) return false;
+  return n == 1 || std::memcmp(v + 1, key.data() + 1, n - 1) == 0;
+}
 
 // True when any argument is NULL at `row`.
 inline bool AnyNull(std::span<const Arg> args, size_t row) {

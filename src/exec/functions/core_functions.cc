@@ -114,7 +114,7 @@ void CompareStrings(const Arg& a, const Arg& b, size_t rows, CmpOp op, Vector* o
   out->ResizeUninitialized(rows);
   uint8_t* d = out->data<uint8_t>();
   if ((op == CmpOp::kEq || op == CmpOp::kNe) && a.constant != b.constant) {
-    // column = 'literal' (the common filter): lengths first, bytes only when they agree.
+    // column = 'literal', the common filter.
     const Vector& col = a.constant ? *b.vector : *a.vector;
     const std::string_view key = (a.constant ? a : b).vector->GetString(0);
     const uint32_t* off = col.offsets();
@@ -124,11 +124,7 @@ void CompareStrings(const Arg& a, const Arg& b, size_t rows, CmpOp op, Vector* o
     if (n == 1) {  // one-letter flags and codes: branch-free
       for (size_t i = 0; i < rows; ++i) d[i] = ((off[i + 1] - off[i] == 1) & (bytes[off[i]] == key[0])) == want;
     } else {
-      for (size_t i = 0; i < rows; ++i) {
-        const char* v = bytes + off[i];
-        bool eq = off[i + 1] - off[i] == n && (n == 0 || (v[0] == key[0] && std::memcmp(v + 1, key.data() + 1, n - 1) == 0));
-        d[i] = eq == want;
-      }
+      for (size_t i = 0; i < rows; ++i) d[i] = StringEqualsAt(off, bytes, i, key) == want;
     }
   } else {
     CompareStringRows(a, b, rows, op, d);
