@@ -9,6 +9,7 @@
 #include "exec/functions.h"
 #include "planner/binder.h"
 #include "planner/catalog.h"
+#include "planner/join_order.h"
 
 namespace silt::planner {
 
@@ -693,6 +694,10 @@ Status PruneFiles(LogicalNode* scan, const OptimizerOptions& options) {
 
 Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options) {
   plan = PushFilters(plan, {});
+  // Join order needs the scans' filters for its estimates; the reordered joins' conditions then
+  // become hash keys in a second pushdown pass.
+  SILT_ASSIGN_OR_RETURN(PlanPtr reordered, ReorderJoins(plan));
+  if (reordered != plan) plan = PushFilters(reordered, {});
   plan = Prune(plan, All(plan->columns.size()));
   Status st;
   PruneAllScans(plan.get(), options, &st);

@@ -1,7 +1,6 @@
 #include "planner/physical_planner.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "exec/basic_operators.h"
 #include "exec/delta_scan.h"
@@ -11,7 +10,7 @@
 #include "exec/set_operators.h"
 #include "exec/sort.h"
 #include "exec/window.h"
-#include "delta/stats_json.h"
+#include "planner/join_order.h"
 #include "planner/optimizer.h"
 
 namespace silt::planner {
@@ -74,39 +73,6 @@ std::string ExplainPhysical(const exec::Operator& root, bool formatted) {
     out += "]\n";
   }
   return out;
-}
-
-// A rough row count of a plan's output, for choosing a hash join's build side: scans from the
-// statistics of the files they read, filters and joins by fixed factors.
-double EstimateRows(const LogicalNode& n) {
-  switch (n.kind) {
-    case LogicalKind::kScan: {
-      double rows = 0;
-      auto add = [&](const delta::AddFile& f) {
-        auto st = f.stats ? delta::StatsNumRecords(*f.stats) : std::nullopt;
-        rows += st ? static_cast<double>(*st) : static_cast<double>(f.size) / 16;  // ~16 bytes a row
-      };
-      if (n.pruned_files) {
-        for (const delta::AddFile* f : *n.pruned_files) add(*f);
-      } else {
-        for (const auto& f : n.snapshot->files()) add(f);
-      }
-      return rows * std::pow(0.5, static_cast<double>(n.pushed_filters.size()));
-    }
-    case LogicalKind::kValues: return static_cast<double>(n.rows.size());
-    case LogicalKind::kFilter: return 0.5 * EstimateRows(*n.children[0]);
-    case LogicalKind::kAggregate: return n.group_keys.empty() ? 1 : 0.5 * EstimateRows(*n.children[0]);
-    case LogicalKind::kLimit: {
-      double below = EstimateRows(*n.children[0]);
-      return n.limit ? std::min(below, static_cast<double>(*n.limit)) : below;
-    }
-    case LogicalKind::kJoin: {
-      double l = EstimateRows(*n.children[0]);
-      if (n.join == JoinKind::kSemi || n.join == JoinKind::kAnti) return l;
-      return std::max(l, EstimateRows(*n.children[1]));  // key–foreign-key joins
-    }
-    default: return n.children.empty() ? 1 : EstimateRows(*n.children[0]);
-  }
 }
 
 // `e` over (left ++ right) columns rewritten over (right ++ left).

@@ -1,0 +1,313 @@
+#include "planner/join_order.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "delta/schema_json.h"
+#include "delta/stats_json.h"
+#include "exec/functions.h"
+#include "planner/binder.h"
+#include "planner/catalog.h"
+#include "planner/optimizer.h"
+
+namespace silt::planner {
+
+using exec::ExprKind;
+using exec::ExprPtr;
+
+namespace {
+
+// Rows of a scan's files before its filters (the size of the key domain it holds).
+double ScanRows(const LogicalNode& n) {
+  double rows = 0;
+  auto add = [&](const delta::AddFile& f) {
+    auto st = f.stats ? delta::StatsNumRecords(*f.stats) : std::nullopt;
+    rows += st ? static_cast<double>(*st) : static_cast<double>(f.size) / 16;  // ~16 bytes a row
+  };
+  if (n.pruned_files) {
+    for (const delta::AddFile* f : *n.pruned_files) add(*f);
+  } else {
+    for (const auto& f : n.snapshot->files()) add(f);
+  }
+  return rows;
+}
+
+// At most max − min + 1 distinct values of an integer or date column of a scan, from the
+// min/max statistics of all its files (nullopt when a file has none, or there are too many
+// files to read their statistics while planning). Keys like nation keys (25 values) are told
+// apart from unique keys this way.
+std::optional<double> IntegerDistinctBound(const LogicalNode& scan, size_t col) {
+  constexpr size_t kMaxFiles = 1000;
+  const delta::Snapshot& snap = *scan.snapshot;
+  const auto& files = snap.files();
+  if (col >= scan.scan_columns.size() || files.empty() || files.size() > kMaxFiles) return std::nullopt;
+  const Schema& schema = snap.schema();
+  int fi = FindField(schema, scan.scan_columns[col]);
+  if (fi < 0) return std::nullopt;
+  const Field& f = schema[static_cast<size_t>(fi)];
+  switch (f.type->id()) {
+    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64: case TypeId::kDate: break;
+    default: return std::nullopt;
+  }
+  for (const auto& p : snap.partition_columns())
+    if (LowerName(p) == LowerName(f.name)) return std::nullopt;
+  const delta::ColumnMappingMode mode = snap.column_mapping_mode();
+  Result<Schema> physical = delta::ToPhysicalSchema(schema, mode);
+  if (!physical.ok()) return std::nullopt;
+  const std::string key = delta::StatsPathKey({delta::PhysicalNameOrName(f, mode)});
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+  for (const auto& file : files) {
+    if (!file.stats) return std::nullopt;
+    Result<delta::FileStats> st = delta::ParseStats(*file.stats, *physical);
+    if (!st.ok()) return std::nullopt;
+    const delta::ColumnStats* cs = st->Find(key);
+    if (!cs || !cs->min || !cs->max || cs->min->is_null() || cs->max->is_null()) return std::nullopt;
+    lo = std::min(lo, cs->min->integer());
+    hi = std::max(hi, cs->max->integer());
+  }
+  if (hi < lo) return std::nullopt;
+  return static_cast<double>(hi) - static_cast<double>(lo) + 1;
+}
+
+}  // namespace
+
+double EstimateRows(const LogicalNode& n) {
+  switch (n.kind) {
+    case LogicalKind::kScan: return ScanRows(n) * std::pow(0.5, static_cast<double>(n.pushed_filters.size()));
+    case LogicalKind::kValues: {
+      double rows = 0;
+      for (const DataChunk& c : n.rows) rows += static_cast<double>(c.size());
+      return rows;
+    }
+    case LogicalKind::kFilter: return 0.5 * EstimateRows(*n.children[0]);
+    case LogicalKind::kAggregate: return n.group_keys.empty() ? 1 : 0.5 * EstimateRows(*n.children[0]);
+    case LogicalKind::kLimit: {
+      double below = EstimateRows(*n.children[0]);
+      return n.limit ? std::min(below, static_cast<double>(*n.limit)) : below;
+    }
+    case LogicalKind::kJoin: {
+      double l = EstimateRows(*n.children[0]);
+      if (n.join == JoinKind::kSemi || n.join == JoinKind::kAnti) return l;
+      return std::max(l, EstimateRows(*n.children[1]));  // key–foreign-key joins
+    }
+    default: return n.children.empty() ? 1 : EstimateRows(*n.children[0]);
+  }
+}
+
+namespace {
+
+bool IsChainJoin(const LogicalNode& n) {
+  return n.kind == LogicalKind::kJoin && (n.join == JoinKind::kInner || n.join == JoinKind::kCross) &&
+         !n.null_aware_anti;
+}
+
+std::vector<int> Cols(const ExprPtr& e) {
+  std::vector<int> c;
+  if (e) exec::CollectColumns(*e, &c);
+  return c;
+}
+
+ExprPtr Shift(const ExprPtr& e, int by) {
+  return by == 0 ? e : RemapColumns(e, [by](int c) { return c + by; });
+}
+
+// A chain of inner/cross joins flattened: its inputs (leaves), each at a column offset of the
+// chain's output, and every condition as a conjunct over that output.
+struct Chain {
+  std::vector<PlanPtr> leaves;
+  std::vector<int> offsets;
+  std::vector<ExprPtr> conjuncts;
+  bool deterministic = true;
+};
+
+Status Flatten(const PlanPtr& n, int offset, Chain* chain) {
+  if (!IsChainJoin(*n)) {
+    chain->leaves.push_back(n);
+    chain->offsets.push_back(offset);
+    return Status::OK();
+  }
+  const int lw = static_cast<int>(n->children[0]->columns.size());
+  SILT_RETURN_NOT_OK(Flatten(n->children[0], offset, chain));
+  SILT_RETURN_NOT_OK(Flatten(n->children[1], offset + lw, chain));
+  for (size_t k = 0; k < n->left_keys.size(); ++k) {
+    const bool null_safe = k < n->null_safe.size() && n->null_safe[k];
+    SILT_ASSIGN_OR_RETURN(ExprPtr eq, exec::BindScalarFunction(null_safe ? "<=>" : "=",
+                                                                {Shift(n->left_keys[k], offset), Shift(n->right_keys[k], offset + lw)},
+                                                                exec::BindContext{}));
+    chain->conjuncts.push_back(std::move(eq));
+  }
+  if (n->condition) {
+    std::vector<ExprPtr> cs;
+    Conjuncts(n->condition, &cs);
+    for (const ExprPtr& c : cs) {
+      chain->deterministic &= Deterministic(c);
+      chain->conjuncts.push_back(Shift(c, offset));
+    }
+  }
+  return Status::OK();
+}
+
+// One input of the greedy order: a plan and, per output column, its column in the chain.
+struct Component {
+  PlanPtr plan;
+  std::vector<int> globals;
+  double rows;
+};
+
+Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
+  const size_t total = root->columns.size();
+  std::vector<int> leaf_of(total, 0);
+  std::vector<double> leaf_rows(chain.leaves.size());  // before the leaf's filters, for scans
+  std::vector<Component> comps;
+  for (size_t i = 0; i < chain.leaves.size(); ++i) {
+    const LogicalNode& leaf = *chain.leaves[i];
+    Component c{chain.leaves[i], {}, EstimateRows(leaf)};
+    for (size_t k = 0; k < leaf.columns.size(); ++k) {
+      const int g = chain.offsets[i] + static_cast<int>(k);
+      c.globals.push_back(g);
+      leaf_of[static_cast<size_t>(g)] = static_cast<int>(i);
+    }
+    leaf_rows[i] = leaf.kind == LogicalKind::kScan ? ScanRows(leaf) : c.rows;
+    comps.push_back(std::move(c));
+  }
+  // Distinct values of a chain column (computed on first use): its table's rows, or fewer when
+  // the statistics bound an integer column's range.
+  std::vector<double> ndv(total, -1);
+  auto distinct = [&](int g) {
+    double& d = ndv[static_cast<size_t>(g)];
+    if (d >= 0) return d;
+    const size_t leaf = static_cast<size_t>(leaf_of[static_cast<size_t>(g)]);
+    d = leaf_rows[leaf];
+    if (chain.leaves[leaf]->kind == LogicalKind::kScan) {
+      auto bound = IntegerDistinctBound(*chain.leaves[leaf], static_cast<size_t>(g - chain.offsets[leaf]));
+      if (bound) d = std::min(d, *bound);
+    }
+    return d;
+  };
+  std::vector<std::vector<int>> conj_cols;
+  for (const ExprPtr& c : chain.conjuncts) conj_cols.push_back(Cols(c));
+  std::vector<bool> applied(chain.conjuncts.size(), false);
+
+  auto contains = [](const Component& c, int g) { return std::find(c.globals.begin(), c.globals.end(), g) != c.globals.end(); };
+  // The conjuncts that joining a and b applies: all their columns in a ∪ b.
+  auto applicable = [&](const Component& a, const Component& b) {
+    std::vector<size_t> out;
+    for (size_t k = 0; k < conj_cols.size(); ++k) {
+      if (applied[k]) continue;
+      bool all = true;
+      for (int g : conj_cols[k]) all &= contains(a, g) || contains(b, g);
+      if (all) out.push_back(k);
+    }
+    return out;
+  };
+  // Selectivity of an equality between a column of a and one of b (1 when there is none):
+  // 1 / the larger number of distinct values of the two columns.
+  auto selectivity = [&](const Component& a, const Component& b, const std::vector<size_t>& conj) {
+    double best = 1;
+    for (size_t k : conj) {
+      const ExprPtr& c = chain.conjuncts[k];
+      if (c->kind != ExprKind::kCall || (c->name != "=" && c->name != "<=>") || c->children.size() != 2) continue;
+      auto x = Cols(c->children[0]), y = Cols(c->children[1]);
+      if (x.empty() || y.empty()) continue;
+      const bool crosses = (contains(a, x[0]) && contains(b, y[0])) || (contains(b, x[0]) && contains(a, y[0]));
+      if (!crosses) continue;
+      double d = std::max(distinct(x[0]), distinct(y[0]));
+      if (d >= 1) best = std::min(best, 1 / d);
+    }
+    return best;
+  };
+
+  while (comps.size() > 1) {
+    size_t bi = 0, bj = 1;
+    double best = std::numeric_limits<double>::infinity();
+    bool connected = false;
+    for (size_t i = 0; i < comps.size(); ++i) {
+      for (size_t j = i + 1; j < comps.size(); ++j) {
+        double sel = selectivity(comps[i], comps[j], applicable(comps[i], comps[j]));
+        if (sel >= 1) continue;
+        double est = comps[i].rows * comps[j].rows * sel;
+        if (est < best) {
+          best = est;
+          bi = i;
+          bj = j;
+          connected = true;
+        }
+      }
+    }
+    if (!connected) {
+      // No equality joins what is left: cross (or theta) joins, smallest inputs first.
+      std::vector<size_t> order(comps.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return comps[x].rows < comps[y].rows; });
+      bi = std::min(order[0], order[1]);
+      bj = std::max(order[0], order[1]);
+      best = comps[bi].rows * comps[bj].rows;
+    }
+    // The larger input probes, the smaller one is built (the physical planner may still swap).
+    Component& a = comps[bi].rows >= comps[bj].rows ? comps[bi] : comps[bj];
+    Component& b = &a == &comps[bi] ? comps[bj] : comps[bi];
+    std::vector<size_t> conj = applicable(a, b);
+    Component merged;
+    merged.globals = a.globals;
+    merged.globals.insert(merged.globals.end(), b.globals.begin(), b.globals.end());
+    std::vector<int> local(total, -1);
+    for (size_t p = 0; p < merged.globals.size(); ++p) local[static_cast<size_t>(merged.globals[p])] = static_cast<int>(p);
+    auto join = std::make_shared<LogicalNode>();
+    join->kind = LogicalKind::kJoin;
+    join->children = {a.plan, b.plan};
+    join->columns = a.plan->columns;
+    join->columns.insert(join->columns.end(), b.plan->columns.begin(), b.plan->columns.end());
+    ExprPtr cond;
+    for (size_t k : conj) {
+      ExprPtr c = RemapColumns(chain.conjuncts[k], [&](int g) { return local[static_cast<size_t>(g)]; });
+      cond = cond ? exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(), {cond, c}) : c;
+      applied[k] = true;
+    }
+    join->join = cond ? JoinKind::kInner : JoinKind::kCross;
+    join->condition = cond;
+    merged.plan = join;
+    merged.rows = std::max(best, 1.0);
+    comps.erase(comps.begin() + static_cast<std::ptrdiff_t>(bj));
+    comps[bi] = std::move(merged);
+  }
+  // The chain's columns in their original order.
+  const Component& all = comps[0];
+  std::vector<int> local(total, -1);
+  for (size_t p = 0; p < all.globals.size(); ++p) local[static_cast<size_t>(all.globals[p])] = static_cast<int>(p);
+  std::vector<ExprPtr> exprs;
+  std::vector<std::string> names;
+  for (size_t g = 0; g < total; ++g) {
+    const OutputColumn& col = root->columns[g];
+    exprs.push_back(exec::MakeColumn(local[g], col.type, col.name, col.nullable));
+    names.push_back(col.name);
+  }
+  PlanPtr out = MakeProject(all.plan, std::move(exprs), std::move(names));
+  out->columns = root->columns;
+  return out;
+}
+
+}  // namespace
+
+Result<PlanPtr> ReorderJoins(const PlanPtr& plan) {
+  if (IsChainJoin(*plan)) {
+    Chain chain;
+    SILT_RETURN_NOT_OK(Flatten(plan, 0, &chain));
+    if (chain.leaves.size() >= 3 && chain.deterministic) {
+      for (PlanPtr& leaf : chain.leaves) {
+        SILT_ASSIGN_OR_RETURN(leaf, ReorderJoins(leaf));
+      }
+      return ReorderChain(plan, std::move(chain));
+    }
+  }
+  PlanPtr out = plan;
+  for (size_t i = 0; i < plan->children.size(); ++i) {
+    SILT_ASSIGN_OR_RETURN(PlanPtr c, ReorderJoins(plan->children[i]));
+    if (c == plan->children[i]) continue;
+    if (out == plan) out = std::make_shared<LogicalNode>(*plan);
+    out->children[i] = std::move(c);
+  }
+  return out;
+}
+
+}  // namespace silt::planner
