@@ -7,6 +7,7 @@
 #include "delta/history.h"
 #include "exec/aggregate.h"
 #include "exec/functions.h"
+#include "exec/generate.h"
 #include "exec/functions/datetime_calendar.h"
 #include "io/path.h"
 #include "sql/parser.h"
@@ -552,6 +553,12 @@ struct Binder::Impl {
 
   Result<ExprPtr> BindFunction(const ParsedExpr& e, ExprScope& s) {
     std::string name = LowerName(e.names.empty() ? "" : e.names.back());
+    if (exec::FindGenerator(name)) {
+      // Top-level SELECT items and LATERAL VIEW bind generators themselves (BindSelect).
+      return Status::InvalidArgument("[UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS] The generator is not supported: nested in "
+                                         "expressions \"" + e.ToString() + "\".",
+                                     "UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS");
+    }
     if (e.over) return BindWindowCall(e, s, name);
     if (name == "grouping" || name == "grouping_id") return BindGrouping(e, s, name);
     if (exec::IsAggregateFunction(name)) {
@@ -1469,6 +1476,8 @@ struct Binder::Impl {
 
   // ------------------------------------------------------------------ queries
   static constexpr int kWindowBase = 1 << 20;
+  // Placeholder columns of a SELECT-list generator's output, until its Generate node exists.
+  static constexpr int kGenerateBase = 1 << 21;
 
   Result<int64_t> ConstantInt(const ParsedExpr& e, const char* what) {
     std::vector<OutputColumn> none;
@@ -1605,8 +1614,71 @@ struct Binder::Impl {
     return MakeSort(plan, std::move(keys));
   }
 
+  // A Generate node over `child` calling generator `call` on `arg` (bound over child's output).
+  // Its columns are named by `aliases` when given (as many as it makes), else Spark's names.
+  Result<PlanPtr> MakeGenerate(PlanPtr child, const ParsedExpr& call, ExprPtr arg, const std::vector<std::string>& aliases,
+                               const std::string& qualifier) {
+    const std::string name = LowerName(call.names.back());
+    std::optional<exec::Generator> gen = exec::FindGenerator(name);
+    if (!gen) {
+      return Status::InvalidArgument("[UNSUPPORTED_GENERATOR.NOT_GENERATOR] The generator is not supported: `" + name +
+                                         "` is expected to be a generator. However, its class is not a generator.",
+                                     "UNSUPPORTED_GENERATOR.NOT_GENERATOR");
+    }
+    SILT_ASSIGN_OR_RETURN(std::vector<Field> fields, exec::GeneratorOutput(*gen, arg->type, call.ToString()));
+    SILT_RETURN_NOT_OK(CheckGeneratorAliases(fields, aliases));
+    auto node = std::make_shared<LogicalNode>();
+    node->kind = LogicalKind::kGenerate;
+    node->generator = name;
+    node->exprs = {std::move(arg)};
+    node->columns = child->columns;
+    for (size_t k = 0; k < fields.size(); ++k) {
+      node->columns.push_back({aliases.empty() ? fields[k].name : aliases[k], fields[k].type, fields[k].nullable, qualifier});
+    }
+    node->children = {std::move(child)};
+    return node;
+  }
+
+  static Status CheckGeneratorAliases(const std::vector<Field>& fields, const std::vector<std::string>& aliases) {
+    if (aliases.empty() || aliases.size() == fields.size()) return Status::OK();
+    std::string list;
+    for (const auto& a : aliases) list += (list.empty() ? "" : ", ") + a;
+    return Status::InvalidArgument("[UDTF_ALIAS_NUMBER_MISMATCH] The number of aliases supplied in the AS clause does not match "
+                                       "the number of columns output by the UDTF. Expected " + std::to_string(fields.size()) +
+                                       " aliases, but got " + list + ".",
+                                   "UDTF_ALIAS_NUMBER_MISMATCH");
+  }
+
+  // The one argument of a generator call, bound in scope s.
+  Result<ExprPtr> BindGeneratorArg(const ParsedExpr& call, ExprScope& s) {
+    if (call.children.size() != 1) {
+      return Status::InvalidArgument("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `" + LowerName(call.names.back()) +
+                                         "` requires 1 parameters but the actual number is " + std::to_string(call.children.size()) + ".",
+                                     "WRONG_NUM_ARGS.WITHOUT_SUGGESTION");
+    }
+    return Bind(*call.children[0], s);
+  }
+
+  static bool IsGeneratorCall(const ParsedExpr& e) {
+    return e.type == ExprType::kFunction && !e.names.empty() && !e.over && exec::FindGenerator(e.names.back());
+  }
+
   Result<PlanPtr> BindSelect(const sql::Query& q) {
     SILT_ASSIGN_OR_RETURN(PlanPtr plan, BindFromList(q));
+    for (const sql::LateralView& lv : q.lateral_views) {
+      ExprScope ls;
+      ls.columns = &plan->columns;
+      ls.plan = &plan;
+      SILT_ASSIGN_OR_RETURN(ExprPtr arg, BindGeneratorArg(*lv.generator, ls));
+      SILT_ASSIGN_OR_RETURN(PlanPtr g, MakeGenerate(plan, *lv.generator, std::move(arg), lv.column_aliases, lv.table_alias));
+      if (lv.outer) {
+        // LATERAL VIEW OUTER: the _outer form of the generator.
+        std::string n = LowerName(lv.generator->names.back());
+        if (!n.ends_with("_outer")) g->generator = n + "_outer";
+        for (size_t k = plan->columns.size(); k < g->columns.size(); ++k) g->columns[k].nullable = true;
+      }
+      plan = std::move(g);
+    }
     std::vector<OutputColumn> cols = plan->columns;
     const size_t star_width = cols.size();
 
@@ -1781,9 +1853,42 @@ struct Binder::Impl {
       s.plan = &plan;
     }
 
+    // A generator item (SELECT explode(a) AS x, …): its argument is bound like any item, a
+    // Generate node goes above the aggregate/window, and the item stands for its columns.
+    const ParsedExpr* gen_call = nullptr;
+    std::vector<std::string> gen_aliases;
+    ExprPtr gen_arg;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (!items[i].expr || !IsGeneratorCall(*items[i].expr)) continue;
+      if (gen_call) {
+        return Status::InvalidArgument("[UNSUPPORTED_GENERATOR.MULTI_GENERATOR] The generator is not supported: only one generator "
+                                           "allowed per SELECT clause but found 2: \"" + gen_call->ToString() + "\", \"" +
+                                           items[i].expr->ToString() + "\".",
+                                       "UNSUPPORTED_GENERATOR.MULTI_GENERATOR");
+      }
+      gen_call = items[i].expr;
+    }
     std::vector<ExprPtr> exprs;
     std::vector<std::string> names;
+    std::vector<Item> bound_items;  // items, with a generator's expanded to one per column
     for (const Item& it : items) {
+      if (it.expr && it.expr == gen_call) {
+        for (const auto& si : q.select) {
+          if (si.expr.get() == gen_call) gen_aliases = !si.aliases.empty() ? si.aliases : si.alias.empty() ? std::vector<std::string>{} : std::vector<std::string>{si.alias};
+        }
+        SILT_ASSIGN_OR_RETURN(gen_arg, BindGeneratorArg(*gen_call, s));
+        std::optional<exec::Generator> g = exec::FindGenerator(gen_call->names.back());
+        SILT_ASSIGN_OR_RETURN(std::vector<Field> fields, exec::GeneratorOutput(*g, gen_arg->type, gen_call->ToString()));
+        SILT_RETURN_NOT_OK(CheckGeneratorAliases(fields, gen_aliases));
+        for (size_t k = 0; k < fields.size(); ++k) {
+          std::string n = gen_aliases.empty() ? fields[k].name : gen_aliases[k];
+          exprs.push_back(exec::MakeColumn(kGenerateBase + static_cast<int>(k), fields[k].type, n, fields[k].nullable));
+          names.push_back(n);
+          bound_items.push_back({it.expr, -1, n});
+        }
+        continue;
+      }
+      bound_items.push_back(it);
       if (!it.expr) {
         const auto& c = cols[it.star_column];
         ExprPtr ref = exec::MakeColumn(it.star_column, c.type, c.name, c.nullable);
@@ -1803,6 +1908,7 @@ struct Binder::Impl {
       exprs.push_back(b);
       names.push_back(it.name);
     }
+    items = std::move(bound_items);
     const size_t visible = exprs.size();
 
     ExprPtr having;
@@ -1877,7 +1983,9 @@ struct Binder::Impl {
     }
     size_t base = plan->columns.size();
     auto fix_window = [&](const ExprPtr& e) {
-      return RemapColumns(e, [&](int c) { return c >= kWindowBase ? static_cast<int>(base) + (c - kWindowBase) : c; });
+      return RemapColumns(e, [&](int c) {
+        return c >= kWindowBase && c < kGenerateBase ? static_cast<int>(base) + (c - kWindowBase) : c;
+      });
     };
     if (!win.calls.empty()) {
       auto node = std::make_shared<LogicalNode>();
@@ -1891,6 +1999,14 @@ struct Binder::Impl {
       if (qualify) qualify = fix_window(qualify);
     }
     if (qualify) plan = MakeFilter(plan, qualify);
+    if (gen_call) {
+      const int gen_base = static_cast<int>(plan->columns.size());
+      if (!win.calls.empty()) gen_arg = fix_window(gen_arg);
+      SILT_ASSIGN_OR_RETURN(plan, MakeGenerate(plan, *gen_call, gen_arg, gen_aliases, ""));
+      for (auto& e : exprs) {
+        e = RemapColumns(e, [&](int c) { return c >= kGenerateBase ? gen_base + (c - kGenerateBase) : c; });
+      }
+    }
     plan = MakeProject(plan, exprs, names);
     if (q.distinct) {
       auto d = std::make_shared<LogicalNode>();

@@ -87,6 +87,7 @@ std::string LogicalNode::Describe() const {
     case LogicalKind::kUnionAll: return "Union";
     case LogicalKind::kDistinct: return "Distinct";
     case LogicalKind::kSetOp: return std::string(intersect ? "Intersect" : "Except") + (set_all ? " All" : "");
+    case LogicalKind::kGenerate: return "Generate " + generator + "(" + exprs[0]->ToString() + ")";
   }
   return "?";
 }

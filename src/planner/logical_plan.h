@@ -42,6 +42,7 @@ enum class LogicalKind : uint8_t {
   kUnionAll,
   kDistinct,
   kSetOp,      // INTERSECT / EXCEPT [ALL]
+  kGenerate,   // explode & co. (LATERAL VIEW, a generator in a SELECT list)
 };
 
 enum class JoinKind : uint8_t { kInner, kLeft, kRight, kFull, kCross, kSemi, kAnti };
@@ -156,6 +157,10 @@ struct LogicalNode {
 
   // kWindow: output = child columns then one per call
   std::vector<WindowCall> windows;
+
+  // kGenerate: output = child columns then the generated ones; exprs[0] = the generator's
+  // argument over the child's output
+  std::string generator;  // function name as called, e.g. "posexplode_outer"
 
   // kUnionAll (n children), kSetOp
   bool intersect = false;  // kSetOp: INTERSECT (true) or EXCEPT

@@ -423,6 +423,25 @@ PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed) {
       }
       return Narrow(n, have, needed);
     }
+    case LogicalKind::kGenerate: {
+      // The child columns asked for and the argument's; every generated column stays.
+      const int base = static_cast<int>(node->children[0]->columns.size());
+      std::vector<int> want;
+      for (int i : needed) {
+        if (i < base) want.push_back(i);
+      }
+      want = Union(want, Cols(node->exprs[0]));
+      auto n = Copy(node);
+      n->children[0] = Prune(node->children[0], want);
+      n->exprs[0] = RemapColumns(node->exprs[0], RankMap(want));
+      n->columns = n->children[0]->columns;
+      std::vector<int> have = want;
+      for (size_t k = static_cast<size_t>(base); k < node->columns.size(); ++k) {
+        n->columns.push_back(node->columns[k]);
+        have.push_back(static_cast<int>(k));
+      }
+      return Narrow(n, have, needed);
+    }
     case LogicalKind::kUnionAll: {
       auto n = Copy(node);
       for (auto& c : n->children) c = Prune(c, needed);

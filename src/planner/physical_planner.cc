@@ -4,6 +4,7 @@
 
 #include "exec/basic_operators.h"
 #include "exec/delta_scan.h"
+#include "exec/generate.h"
 #include "exec/hash_aggregate.h"
 #include "exec/hash_join.h"
 #include "exec/nested_loop_join.h"
@@ -201,6 +202,15 @@ Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
                                                     std::vector<exec::WindowFunction>{w.fn});
       }
       return op;
+    }
+    case LogicalKind::kGenerate: {
+      std::optional<exec::Generator> gen = exec::FindGenerator(n.generator);
+      if (!gen) return Status::Internal("not a generator: " + n.generator);
+      std::vector<Field> generated;
+      for (size_t k = n.children[0]->columns.size(); k < n.columns.size(); ++k) {
+        generated.push_back({n.columns[k].name, n.columns[k].type, n.columns[k].nullable, "{}"});
+      }
+      return exec::OperatorPtr(std::make_unique<exec::GenerateOperator>(std::move(children[0]), *gen, n.exprs[0], std::move(generated)));
     }
     case LogicalKind::kUnionAll:
       return exec::OperatorPtr(std::make_unique<exec::UnionAllOperator>(std::move(children)));

@@ -189,6 +189,16 @@ struct TableRef {
 struct SelectItem {
   ExprNode expr;      // may be kStar
   std::string alias;  // AS alias (empty: derived from the expression)
+  std::vector<std::string> aliases;  // AS (a, b): the columns of a generator (posexplode …)
+};
+
+// LATERAL VIEW [OUTER] generator(args) table_alias [AS] col, …
+struct LateralView {
+  SourcePos pos;
+  bool outer = false;
+  ExprNode generator;  // a kFunction call
+  std::string table_alias;
+  std::vector<std::string> column_aliases;
 };
 
 struct CommonTableExpr {
@@ -217,6 +227,7 @@ struct Query {
   bool distinct = false;
   std::vector<SelectItem> select;
   std::vector<TableRefNode> from;  // comma-separated FROM items (implicit cross joins)
+  std::vector<LateralView> lateral_views;  // applied in order to the FROM result
   ExprNode where;
   GroupingKind grouping = GroupingKind::kPlain;
   bool group_by_all = false;                      // GROUP BY ALL

@@ -1970,8 +1970,14 @@ Result<QueryNode> Parser::SelectBlock(std::vector<TableRefNode> from_first) {
     SelectItem item;
     SILT_ASSIGN_OR_RETURN(item.expr, Expression());
     if (AcceptKw("AS")) {
-      if (AtOp("(")) {
-        return Status::NotImplemented("multi-column aliases (AS (a, b)) in the select list");
+      if (AcceptOp("(")) {
+        do {
+          SILT_ASSIGN_OR_RETURN(std::string a, Identifier());
+          item.aliases.push_back(std::move(a));
+        } while (AcceptOp(","));
+        SILT_RETURN_NOT_OK(ExpectOp(")"));
+        q->select.push_back(std::move(item));
+        continue;
       }
       SILT_ASSIGN_OR_RETURN(item.alias, Identifier());
     } else if (AtBareAlias() && item.expr->type != ExprType::kStar) {
@@ -1985,8 +1991,22 @@ Result<QueryNode> Parser::SelectBlock(std::vector<TableRefNode> from_first) {
   } else if (AcceptKw("FROM")) {
     SILT_ASSIGN_OR_RETURN(q->from, FromList());
   }
-  if (AtKw("LATERAL") && AtKw("VIEW", 1)) {
-    return Status::NotImplemented("LATERAL VIEW (use explode() in the select list or a join)");
+  while (AtKw("LATERAL") && AtKw("VIEW", 1)) {
+    LateralView lv;
+    lv.pos = Next().pos;
+    Next();
+    lv.outer = AcceptKw("OUTER");
+    if (Peek().kind != TokenKind::kWord || !AtOp("(", 1)) return ErrorHere("LATERAL VIEW expects a generator function call");
+    SILT_ASSIGN_OR_RETURN(lv.generator, PrimaryExpr());
+    if (lv.generator->type != ExprType::kFunction) return ErrorHere("LATERAL VIEW expects a generator function call");
+    SILT_ASSIGN_OR_RETURN(lv.table_alias, Identifier());
+    if (AcceptKw("AS") || AtBareAlias()) {
+      do {
+        SILT_ASSIGN_OR_RETURN(std::string c, Identifier());
+        lv.column_aliases.push_back(std::move(c));
+      } while (AcceptOp(","));
+    }
+    q->lateral_views.push_back(std::move(lv));
   }
   if (AcceptKw("WHERE")) {
     SILT_ASSIGN_OR_RETURN(q->where, Expression());
