@@ -272,9 +272,23 @@ TEST(QueryParser, HintsAndComments) {
   EXPECT_EQ(q->from[0]->name.parts, std::vector<std::string>{"t"});
 }
 
+TEST(QueryParser, LateralViewsAndGeneratorAliases) {
+  auto q = ParseQuery("SELECT x, p FROM t LATERAL VIEW explode(a) e AS x LATERAL VIEW OUTER posexplode(b) f p, y WHERE x > 1");
+  ASSERT_TRUE(q);
+  ASSERT_EQ(q->lateral_views.size(), 2u);
+  EXPECT_FALSE(q->lateral_views[0].outer);
+  EXPECT_EQ(q->lateral_views[0].table_alias, "e");
+  EXPECT_EQ(q->lateral_views[0].column_aliases, std::vector<std::string>{"x"});
+  EXPECT_TRUE(q->lateral_views[1].outer);
+  EXPECT_EQ(q->lateral_views[1].column_aliases, (std::vector<std::string>{"p", "y"}));
+  EXPECT_TRUE(q->where);
+  auto g = ParseQuery("SELECT posexplode(a) AS (p, v), b FROM t");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->select[0].aliases, (std::vector<std::string>{"p", "v"}));
+  EXPECT_EQ(ParseError("SELECT * FROM t LATERAL VIEW e AS x").error_class(), "PARSE_SYNTAX_ERROR");
+}
+
 TEST(QueryParser, NotImplementedForms) {
-  EXPECT_EQ(ParseError("SELECT * FROM t LATERAL VIEW explode(a) e AS x").code(),
-            StatusCode::kNotImplemented);
   EXPECT_EQ(ParseError("SELECT * FROM t TABLESAMPLE (10 PERCENT)").code(),
             StatusCode::kNotImplemented);
 }
