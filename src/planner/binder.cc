@@ -8,6 +8,7 @@
 #include "exec/aggregate.h"
 #include "exec/functions.h"
 #include "exec/generate.h"
+#include "exec/lambda.h"
 #include "exec/functions/datetime_calendar.h"
 #include "io/path.h"
 #include "sql/parser.h"
@@ -160,6 +161,8 @@ struct ExprScope {
   PlanPtr* plan = nullptr;                       // mutable input plan: correlated subqueries join onto it
   const std::vector<OutputColumn>* outer = nullptr;  // outer query columns (correlation)
   std::vector<std::pair<int, int>>* outer_refs = nullptr;  // (outer index, placeholder index) collected
+  // Parameters of the lambdas being bound (innermost last): name → placeholder column.
+  std::vector<std::pair<std::string, exec::ExprPtr>> lambda_vars;
 };
 
 struct Binder::Impl {
@@ -431,6 +434,15 @@ struct Binder::Impl {
   }
 
   Result<ExprPtr> BindColumnRef(const ParsedExpr& e, ExprScope& s) {
+    // A lambda parameter shadows columns of the same name (innermost lambda first).
+    for (auto it = s.lambda_vars.rbegin(); it != s.lambda_vars.rend(); ++it) {
+      if (!NameEq(it->first, e.names[0])) continue;
+      ExprPtr ref = it->second;
+      for (size_t i = 1; i < e.names.size(); ++i) {
+        SILT_ASSIGN_OR_RETURN(ref, FieldAccess(ref, e.names[i]));
+      }
+      return ref;
+    }
     const std::vector<OutputColumn>& cols = s.agg ? *s.agg->input : *s.columns;
     size_t consumed = 0;
     Result<int> idx = ResolveColumn(e.names, cols, &consumed);
@@ -551,8 +563,67 @@ struct Binder::Impl {
     return exec::MakeSpecial(ExprKind::kCase, type, std::move(children), otherwise != nullptr);
   }
 
+  // transform(arr, x -> …) & co. (exec/lambda.h). Each lambda's parameters are placeholder
+  // columns at a base per nesting level; the body's other columns are captured: they become extra
+  // arguments of the call and are renumbered after the parameters.
+  Result<ExprPtr> BindHigherOrder(const ParsedExpr& e, ExprScope& s, const std::string& name) {
+    std::vector<ExprPtr> args;
+    std::vector<const ParsedExpr*> lambdas;
+    for (const auto& c : e.children) {
+      if (c->type == ExprType::kLambda) {
+        lambdas.push_back(c.get());
+        continue;
+      }
+      if (!lambdas.empty()) {
+        return Status::InvalidArgument("[INVALID_LAMBDA_FUNCTION_CALL] Invalid lambda function call: the lambda function must "
+                                           "be the last argument of " + Backquote(name) + ".",
+                                       "INVALID_LAMBDA_FUNCTION_CALL");
+      }
+      SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*c, s));
+      args.push_back(std::move(b));
+    }
+    const int base = kLambdaBase + static_cast<int>(s.lambda_vars.size()) * 64;
+    std::vector<exec::BoundLambda> bound;
+    std::vector<int> captured;  // column indices (of the enclosing scope) the bodies read
+    std::vector<ExprPtr> captured_refs;
+    std::vector<ExprPtr> bodies;
+    for (size_t k = 0; k < lambdas.size(); ++k) {
+      const ParsedExpr& lam = *lambdas[k];
+      SILT_ASSIGN_OR_RETURN(std::vector<TypePtr> types,
+                            exec::LambdaParamTypes(name, args, k, lam.lambda_params.size(), bound));
+      ExprScope ls = s;
+      for (size_t p = 0; p < types.size(); ++p) {
+        ls.lambda_vars.push_back({lam.lambda_params[p], exec::MakeColumn(base + static_cast<int>(p), types[p], lam.lambda_params[p])});
+      }
+      SILT_ASSIGN_OR_RETURN(ExprPtr body, Bind(*lam.children[0], ls));
+      std::function<void(const ExprPtr&)> collect = [&](const ExprPtr& x) {
+        if (x->kind == ExprKind::kColumn && x->column < base &&
+            std::find(captured.begin(), captured.end(), x->column) == captured.end()) {
+          captured.push_back(x->column);
+          captured_refs.push_back(x);
+        }
+        for (const auto& c : x->children) collect(c);
+      };
+      collect(body);
+      bodies.push_back(body);
+      bound.push_back({body, types.size()});  // renumbered below, once every capture is known
+    }
+    for (size_t k = 0; k < bound.size(); ++k) {
+      const int params = static_cast<int>(bound[k].params);
+      bound[k].body = RemapColumns(bodies[k], [&](int c) {
+        if (c >= base) return c - base;
+        return params + static_cast<int>(std::find(captured.begin(), captured.end(), c) - captured.begin());
+      });
+    }
+    return exec::BindHigherOrderFunction(name, std::move(args), std::move(bound), std::move(captured_refs), ctx().bind);
+  }
+
   Result<ExprPtr> BindFunction(const ParsedExpr& e, ExprScope& s) {
     std::string name = LowerName(e.names.empty() ? "" : e.names.back());
+    if (exec::IsHigherOrderFunction(name) &&
+        std::any_of(e.children.begin(), e.children.end(), [](const auto& c) { return c->type == ExprType::kLambda; })) {
+      return BindHigherOrder(e, s, name);
+    }
     if (exec::FindGenerator(name)) {
       // Top-level SELECT items and LATERAL VIEW bind generators themselves (BindSelect).
       return Status::InvalidArgument("[UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS] The generator is not supported: nested in "
@@ -1478,6 +1549,8 @@ struct Binder::Impl {
   static constexpr int kWindowBase = 1 << 20;
   // Placeholder columns of a SELECT-list generator's output, until its Generate node exists.
   static constexpr int kGenerateBase = 1 << 21;
+  // Lambda parameters' placeholder columns (exec/lambda.h), 64 per nesting level.
+  static constexpr int kLambdaBase = 1 << 22;
 
   Result<int64_t> ConstantInt(const ParsedExpr& e, const char* what) {
     std::vector<OutputColumn> none;

@@ -1590,7 +1590,9 @@ Result<ExprNode> Parser::PrimaryExpr() {
       c->children.push_back(std::move(v));
       return Finish(std::move(c));
     }
-    if (u == "EXISTS" && AtOp("(", 1)) {
+    // EXISTS (query); exists(array, x -> …) is the higher-order function (a call).
+    if (u == "EXISTS" && AtOp("(", 1) &&
+        (AtKw("SELECT", 2) || AtKw("WITH", 2) || AtKw("FROM", 2) || AtKw("VALUES", 2) || AtKw("TABLE", 2) || AtOp("(", 2))) {
       Next();
       Next();
       DepthGuard g(&depth_);
