@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "commands/command.h"
 #include "delta/json_util.h"
@@ -571,6 +572,57 @@ Result<CommandResult> DropConstraint(const sql::AlterTableStatement& stmt, const
   return CommandResult{};
 }
 
+// ALTER TABLE t RENAME TO u: a catalog operation (no commit). A managed table's directory moves
+// to the new name's location, as Spark's session catalog does; an external table keeps its
+// location. The new name is registered first (put-if-absent), so a concurrent rename or create
+// of that name fails instead of being overwritten.
+Result<CommandResult> RenameTable(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t, CommandContext& ctx) {
+  if (!t.entry || t.is_temp_view) {
+    return Status::InvalidArgument("[UNSUPPORTED_FEATURE.TABLE_OPERATION] The feature is not supported: Table " + t.display_name +
+                                       " does not support RENAME TO (only catalog tables can be renamed).",
+                                   "UNSUPPORTED_FEATURE.TABLE_OPERATION");
+  }
+  const planner::TableEntry& old = *t.entry;
+  std::vector<std::string> parts;
+  for (size_t b = 0, e; b <= stmt.new_name.size(); b = e + 1) {
+    e = stmt.new_name.find('.', b);
+    if (e == std::string::npos) e = stmt.new_name.size();
+    parts.push_back(stmt.new_name.substr(b, e - b));
+  }
+  planner::TableEntry renamed = old;
+  renamed.name = planner::LowerName(parts.back());
+  if (parts.size() >= 2 && planner::LowerName(parts[parts.size() - 2]) != old.schema) {
+    return Status::InvalidArgument("[UNSUPPORTED_FEATURE.TABLE_OPERATION] The feature is not supported: RENAME TO another schema (`" +
+                                       old.schema + "` to `" + planner::LowerName(parts[parts.size() - 2]) + "`).",
+                                   "UNSUPPORTED_FEATURE.TABLE_OPERATION");
+  }
+  if (ctx.catalog->TableExists(old.schema, renamed.name)) {
+    return Status::AlreadyExists("[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot rename to `" + old.schema + "`.`" + renamed.name +
+                                     "` because a table or view of that name already exists.",
+                                 "TABLE_OR_VIEW_ALREADY_EXISTS");
+  }
+  std::error_code ec;
+  if (old.managed) {
+    renamed.location = ctx.catalog->ManagedLocation(old.schema, renamed.name);
+    if (std::filesystem::exists(renamed.location, ec)) {
+      return Status::AlreadyExists("[LOCATION_ALREADY_EXISTS] Cannot name the managed table as `" + old.schema + "`.`" + renamed.name +
+                                       "`, as its associated location '" + renamed.location +
+                                       "' already exists. Please pick a different table name, or remove the existing location first.",
+                                   "LOCATION_ALREADY_EXISTS");
+    }
+  }
+  SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(renamed));
+  if (old.managed) {
+    std::filesystem::rename(old.location, renamed.location, ec);
+    if (ec) {
+      (void)ctx.catalog->UnregisterTable(old.schema, renamed.name);
+      return Status::IoError("cannot move " + old.location + " to " + renamed.location + ": " + ec.message());
+    }
+  }
+  SILT_RETURN_NOT_OK(ctx.catalog->UnregisterTable(old.schema, old.name));
+  return CommandResult{};
+}
+
 }  // namespace
 
 Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandContext& ctx) {
@@ -590,8 +642,7 @@ Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandCo
     case A::kAlterColumn: return AlterColumn(stmt, t, ctx);
     case A::kAddConstraint: return AddConstraint(stmt, t, ctx);
     case A::kDropConstraint: return DropConstraint(stmt, t, ctx);
-    case A::kRenameTable:
-      return Status::NotImplemented("ALTER TABLE … RENAME TO is not implemented yet", "NOT_IMPLEMENTED");
+    case A::kRenameTable: return RenameTable(stmt, t, ctx);
     case A::kSetTtl:
       return Status::NotImplemented("Auto-TTL (SET DELETE ROWS … AFTER / DROP TTL) is not implemented yet",
                                     "NOT_IMPLEMENTED");

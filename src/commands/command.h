@@ -105,6 +105,7 @@ CommandResult CountRows(const std::vector<std::pair<std::string, int64_t>>& coun
 
 Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DropTable(const sql::DropTableStatement& stmt, CommandContext& ctx);
+Result<CommandResult> TruncateTable(const sql::TruncateStatement& stmt, CommandContext& ctx);
 Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt, CommandContext& ctx);  // views.cc
 Result<CommandResult> DropView(const sql::DropViewStatement& stmt, CommandContext& ctx);
 Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandContext& ctx);

@@ -182,6 +182,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   switch (stmt.kind) {
     case K::kCreateTable: r = commands::CreateTable(static_cast<const sql::CreateTableStatement&>(stmt), cctx); kind = "create_table"; break;
     case K::kDropTable: r = commands::DropTable(static_cast<const sql::DropTableStatement&>(stmt), cctx); kind = "drop_table"; break;
+    case K::kTruncate: r = commands::TruncateTable(static_cast<const sql::TruncateStatement&>(stmt), cctx); break;
     case K::kCreateView: r = commands::CreateView(static_cast<const sql::CreateViewStatement&>(stmt), cctx); break;
     case K::kDropView: r = commands::DropView(static_cast<const sql::DropViewStatement&>(stmt), cctx); break;
     case K::kAlterTable: r = commands::AlterTable(static_cast<const sql::AlterTableStatement&>(stmt), cctx); break;

@@ -276,6 +276,7 @@ enum class StatementKind : uint8_t {
   kReset,
   kCreateView,
   kDropView,
+  kTruncate,
 };
 
 struct Statement {
@@ -380,6 +381,13 @@ struct DropTableStatement : Statement {
   TableName name;
   bool if_exists = false;
   bool purge = false;
+};
+
+// TRUNCATE TABLE t [PARTITION (…)]
+struct TruncateStatement : Statement {
+  TruncateStatement() : Statement(StatementKind::kTruncate) {}
+  TableName table;
+  bool partition = false;  // a PARTITION clause was given (Delta refuses it)
 };
 
 struct AlterTableStatement : Statement {

@@ -2373,6 +2373,21 @@ Result<StatementNode> Parser::StatementBody() {
     r = CreateTable(true, true, pos);
   } else if (first.Is("DROP")) {
     r = Drop();
+  } else if (first.Is("TRUNCATE")) {
+    Next();
+    SILT_RETURN_NOT_OK(ExpectKw("TABLE"));
+    auto t = std::make_unique<TruncateStatement>();
+    SILT_ASSIGN_OR_RETURN(t->table, ParseTableName(true));
+    if (AcceptKw("PARTITION")) {
+      t->partition = true;
+      SILT_RETURN_NOT_OK(ExpectOp("("));
+      for (int depth = 1; depth > 0; Next()) {
+        if (Peek().kind == TokenKind::kEnd) return ErrorHere();
+        if (AtOp("(")) ++depth;
+        if (AtOp(")")) --depth;
+      }
+    }
+    r = StatementNode(std::move(t));
   } else if (first.Is("USE")) {
     r = Use();
   } else if (first.Is("SHOW")) {
