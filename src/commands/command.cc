@@ -68,7 +68,16 @@ Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, 
     o.num_rows_without_columns = c.size();
     for (size_t i = 0; i < to.size(); ++i) {
       Vector v(to[i].type);
-      SILT_RETURN_NOT_OK(exec::Evaluate(*casts[i], c, ectx, &v));
+      Status st = exec::Evaluate(*casts[i], c, ectx, &v);
+      if (st.error_class() == "CAST_OVERFLOW") {
+        // Spark names the column it was writing.
+        return Status::InvalidArgument("[CAST_OVERFLOW_IN_TABLE_INSERT] Fail to assign a value of \"" + from[i].type->ToString() +
+                                           "\" type to the \"" + to[i].type->ToString() + "\" type column or variable `" + to[i].name +
+                                           "` due to an overflow. Use `try_cast` on the input value to tolerate overflow and return "
+                                           "NULL instead.",
+                                       "CAST_OVERFLOW_IN_TABLE_INSERT");
+      }
+      SILT_RETURN_NOT_OK(st);
       o.columns.push_back(std::move(v));
     }
     out.push_back(std::move(o));

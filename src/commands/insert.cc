@@ -20,8 +20,8 @@ std::string JsonStr(const std::string& s) {
 }  // namespace
 
 Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& ctx) {
-  if (stmt.replace_where || stmt.by_name || stmt.if_not_exists) {
-    return Status::NotImplemented("INSERT … REPLACE WHERE / BY NAME / IF NOT EXISTS is not implemented yet", "NOT_IMPLEMENTED");
+  if (stmt.replace_where || stmt.if_not_exists) {
+    return Status::NotImplemented("INSERT … REPLACE WHERE / IF NOT EXISTS is not implemented yet", "NOT_IMPLEMENTED");
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table, ctx.binder->ResolveTable(stmt.table, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(table, "INSERT"));
@@ -52,25 +52,37 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   Schema qschema;
   for (const auto& c : plan->columns) qschema.push_back({c.name, c.type, true, "{}"});
 
-  // Which query column feeds each table column (-1: static partition value or NULL).
-  std::vector<int> source(schema.size(), -1);
-  if (!stmt.columns.empty()) {
-    if (stmt.columns.size() != qschema.size()) {
-      return Status::InvalidArgument("[INSERT_COLUMN_ARITY_MISMATCH] Cannot write to " + table.display_name +
-                                         ": the column list has " + std::to_string(stmt.columns.size()) +
-                                         " columns but the data has " + std::to_string(qschema.size()) + ".",
-                                     stmt.columns.size() < qschema.size() ? "INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS"
-                                                                          : "INSERT_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS");
+  // Which query column feeds each table column (-1: static partition value or NULL). BY NAME:
+  // the query's column names are the column list.
+  std::vector<std::string> named = stmt.columns;
+  if (stmt.by_name) {
+    for (const auto& c : qschema) named.push_back(c.name);
+    for (const auto& n : named) {
+      if (FindField(schema, n) < 0) {
+        return Status::InvalidArgument("[INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_COLUMNS] Cannot write incompatible data for the table " +
+                                           table.display_name + ": Cannot find extra column `" + n + "`.",
+                                       "INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_COLUMNS");
+      }
     }
-    for (size_t i = 0; i < stmt.columns.size(); ++i) {
-      int fi = FindField(schema, stmt.columns[i]);
+  }
+  std::vector<int> source(schema.size(), -1);
+  if (!named.empty()) {
+    if (named.size() != qschema.size()) {
+      return Status::InvalidArgument("[INSERT_COLUMN_ARITY_MISMATCH] Cannot write to " + table.display_name +
+                                         ": the column list has " + std::to_string(named.size()) +
+                                         " columns but the data has " + std::to_string(qschema.size()) + ".",
+                                     named.size() < qschema.size() ? "INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS"
+                                                                   : "INSERT_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS");
+    }
+    for (size_t i = 0; i < named.size(); ++i) {
+      int fi = FindField(schema, named[i]);
       if (fi < 0) {
         return Status::InvalidArgument("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function parameter with name `" +
-                                           stmt.columns[i] + "` cannot be resolved.",
+                                           named[i] + "` cannot be resolved.",
                                        "UNRESOLVED_COLUMN.WITH_SUGGESTION");
       }
       if (source[fi] >= 0) {
-        return Status::InvalidArgument("[COLUMN_ALREADY_EXISTS] The column `" + stmt.columns[i] + "` already exists.",
+        return Status::InvalidArgument("[COLUMN_ALREADY_EXISTS] The column `" + named[i] + "` already exists.",
                                        "COLUMN_ALREADY_EXISTS");
       }
       source[fi] = static_cast<int>(i);
