@@ -573,6 +573,12 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
 
 Result<DmlResult> DeleteRows(std::shared_ptr<ObjectStore> store,
                              std::shared_ptr<const Snapshot> snapshot, DeleteSpec spec) {
+  SILT_ASSIGN_OR_RETURN(RowChanges changes, MatchDeletedRows(store, snapshot, spec));
+  return ApplyRowChanges(std::move(store), std::move(snapshot), std::move(changes), WithClock(spec.options));
+}
+
+Result<RowChanges> MatchDeletedRows(const std::shared_ptr<ObjectStore>& store,
+                                    const std::shared_ptr<const Snapshot>& snapshot, const DeleteSpec& spec) {
   const DmlOptions options = WithClock(spec.options);
   Clock& clock = *options.clock;
   const int64_t start = clock.NowMillis();
@@ -659,7 +665,7 @@ Result<DmlResult> DeleteRows(std::shared_ptr<ObjectStore> store,
   }
   changes.metrics.scan_time_ms = clock.NowMillis() - scan_start;
   if (cdf) changes.change_rows.push_back(std::move(deleted));
-  return ApplyRowChanges(std::move(store), std::move(snapshot), std::move(changes), options);
+  return changes;
 }
 
 Result<DmlResult> UpdateRows(std::shared_ptr<ObjectStore> store,

@@ -208,6 +208,12 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
                                   std::shared_ptr<const delta::Snapshot> snapshot,
                                   RowChanges changes, const DmlOptions& options);
 
+// DeleteRows without its commit: the DELETE's row changes (deletions, metrics, CDF images), for a
+// statement that adds to them before ApplyRowChanges (INSERT … REPLACE WHERE). Checks and errors
+// as DeleteRows'.
+Result<RowChanges> MatchDeletedRows(const std::shared_ptr<ObjectStore>& store,
+                                    const std::shared_ptr<const delta::Snapshot>& snapshot, const DeleteSpec& spec);
+
 // Whether DML on this table writes deletion vectors by default (spec §2.1 dvWritable).
 bool DeletionVectorsWritable(const delta::Snapshot& snapshot);
 

@@ -1,5 +1,6 @@
-// INSERT INTO | OVERWRITE [TABLE] t [PARTITION (…)] [(cols)] VALUES … | SELECT …
+// INSERT INTO | OVERWRITE [TABLE] t [PARTITION (…)] [(cols) | BY NAME] [REPLACE WHERE pred] VALUES … | SELECT …
 #include "commands/command.h"
+#include "commands/dml.h"
 #include "delta/actions.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
@@ -17,11 +18,63 @@ std::string JsonStr(const std::string& s) {
   }
   return out + "\"";
 }
+CommandResult InsertedRows(int64_t n) { return CountRows({{"num_affected_rows", n}, {"num_inserted_rows", n}}); }
+
+// INSERT INTO t REPLACE WHERE pred (Delta's replaceWhere): the rows matching pred are deleted —
+// as DELETE deletes them, with deletion vectors or copy-on-write — and `data` added, in one WRITE
+// commit. Every new row must satisfy pred (DELTA_REPLACE_WHERE_MISMATCH) unless
+// spark.databricks.delta.replaceWhere.constraintCheck.enabled is false.
+Result<CommandResult> ReplaceWhere(const sql::InsertStatement& stmt, const planner::ResolvedTable& table,
+                                   std::vector<DataChunk> data, int64_t num_rows, delta::DataWriteOptions write,
+                                   CommandContext& ctx) {
+  const delta::Snapshot& snap = *table.snapshot;
+  std::string alias = stmt.table.is_path() ? "" : stmt.table.parts.back();
+  SILT_ASSIGN_OR_RETURN(TablePredicate pred, BindTablePredicate(stmt.replace_where.get(), snap, alias, ctx));
+  DeleteSpec spec;
+  spec.predicate_sql = pred.sql;
+  spec.columns = pred.columns;
+  spec.options.clock = ctx.clock;
+  spec.options.pool = ctx.pool;
+  spec.options.write = std::move(write);
+  exec::EvalContext eval = ctx.binder->context().eval;
+  SILT_RETURN_NOT_OK(BindRowFilter(pred, table.snapshot, eval, ctx, &spec.file_filter, &spec.matcher));
+  if (spec.matcher && ctx.config->GetBool("spark.databricks.delta.replaceWhere.constraintCheck.enabled", true)) {
+    const Schema& schema = snap.schema();
+    for (const DataChunk& c : data) {
+      DataChunk view;
+      view.num_rows_without_columns = c.size();
+      for (const std::string& col : pred.columns) view.columns.push_back(c.columns[static_cast<size_t>(FindField(schema, col))]);
+      SILT_ASSIGN_OR_RETURN(std::vector<uint32_t> ok, spec.matcher(view));
+      if (ok.size() != c.size()) {
+        return Status::InvalidArgument("[DELTA_REPLACE_WHERE_MISMATCH] Written data does not conform to partial table overwrite "
+                                           "condition or constraint '" + pred.sql + "'.",
+                                       "DELTA_REPLACE_WHERE_MISMATCH");
+      }
+    }
+  }
+  const DmlOptions options = spec.options;
+  SILT_ASSIGN_OR_RETURN(RowChanges changes, MatchDeletedRows(table.store, table.snapshot, spec));
+  changes.operation = "WRITE";
+  changes.parameters = delta::StringMap();
+  changes.parameters.Set("mode", JsonStr("Overwrite"));
+  std::string part = "[";
+  for (size_t i = 0; i < snap.partition_columns().size(); ++i) part += (i ? "," : "") + JsonStr(snap.partition_columns()[i]);
+  changes.parameters.Set("partitionBy", JsonStr(part + "]"));
+  changes.parameters.Set("predicate", JsonStr(pred.sql));
+  changes.extra_metrics.push_back({"numOutputRows", num_rows});
+  for (DataChunk& c : data) {
+    if (c.size()) changes.new_rows.push_back(std::move(c));
+  }
+  Result<DmlResult> done = ApplyRowChanges(table.store, table.snapshot, std::move(changes), options);
+  SILT_RETURN_NOT_OK(done.status());
+  return InsertedRows(num_rows);
+}
+
 }  // namespace
 
 Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& ctx) {
-  if (stmt.replace_where || stmt.if_not_exists) {
-    return Status::NotImplemented("INSERT … REPLACE WHERE / IF NOT EXISTS is not implemented yet", "NOT_IMPLEMENTED");
+  if (stmt.if_not_exists) {
+    return Status::NotImplemented("INSERT … IF NOT EXISTS is not implemented yet", "NOT_IMPLEMENTED");
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table, ctx.binder->ResolveTable(stmt.table, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(table, "INSERT"));
@@ -135,9 +188,10 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   SILT_ASSIGN_OR_RETURN(write.row_validator, MakeRowValidator(snap.metadata(), schema, ctx));
   int64_t max_records = ctx.config->GetInt("spark.sql.files.maxRecordsPerFile", 0);
   if (max_records > 0) write.max_rows_per_file = max_records;
-  std::vector<delta::AddFile> adds;
   int64_t num_rows = 0;
   for (const auto& c : data) num_rows += static_cast<int64_t>(c.size());
+  if (stmt.replace_where) return ReplaceWhere(stmt, table, std::move(data), num_rows, std::move(write), ctx);
+  std::vector<delta::AddFile> adds;
   if (num_rows > 0) {
     SILT_ASSIGN_OR_RETURN(adds, delta::WriteDataFiles(*table.store, snap.metadata(), schema, data, write));
   }
@@ -186,15 +240,7 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   Result<delta::CommitResult> committed = txn.Commit();
     SILT_RETURN_NOT_OK(committed.status());
   // Spark's INSERT returns no rows (num_affected_rows on Databricks); silt reports the count.
-  CommandResult r;
-  r.schema = {{"num_affected_rows", DataType::Int64(), false, "{}"}, {"num_inserted_rows", DataType::Int64(), false, "{}"}};
-  DataChunk c;
-  c.columns.emplace_back(DataType::Int64());
-  c.columns.emplace_back(DataType::Int64());
-  c.columns[0].Append<int64_t>(num_rows);
-  c.columns[1].Append<int64_t>(num_rows);
-  r.chunks.push_back(std::move(c));
-  return r;
+  return InsertedRows(num_rows);
 }
 
 }  // namespace silt::commands
