@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "exec/kernel_util.h"
+
 namespace silt::exec {
 
 std::optional<Generator> FindGenerator(std::string_view name) {
@@ -96,7 +98,6 @@ Result<bool> GenerateOperator::Next(ExecContext& ctx, DataChunk* out) {
     } else {
       for (size_t f = 0; f < arr.num_children(); ++f) sources.push_back(&arr.child(f));
     }
-    size_t g = 0;
     if (gen_.kind == GeneratorKind::kPosExplode) {
       Vector pos(DataType::Int32());
       for (size_t k = 0; k < rows.size(); ++k) {
@@ -104,25 +105,9 @@ Result<bool> GenerateOperator::Next(ExecContext& ctx, DataChunk* out) {
         else pos.Append<int32_t>(static_cast<int32_t>(elems[k] - off[rows[k]]));
       }
       res.columns.push_back(std::move(pos));
-      ++g;
     }
     for (const Vector* src : sources) {
-      Vector v(generated_[g++].type);
-      // Runs of present elements are gathered at once; a NULL row (outer) is appended alone.
-      std::vector<uint32_t> sel;
-      auto flush = [&] {
-        if (!sel.empty()) v.AppendSelected(*src, sel.data(), sel.size());
-        sel.clear();
-      };
-      for (int64_t e : elems) {
-        if (e >= 0) {
-          sel.push_back(static_cast<uint32_t>(e));
-        } else {
-          flush();
-          v.AppendNull();
-        }
-      }
-      flush();
+      Vector v = GatherOrNull(*src, elems);
       // An element struct that is itself NULL makes its fields NULL (inline).
       if (gen_.kind == GeneratorKind::kInline && arr.child(0).may_have_nulls()) {
         for (size_t k = 0; k < elems.size(); ++k) {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "exec/expression.h"
 #include "vector/vector.h"
@@ -24,6 +25,27 @@ inline bool StringEqualsAt(const uint32_t* offsets, const char* bytes, size_t i,
   const char* v = bytes + begin;
   if (!((len == n) & (v[0] == key[0]))) return false;
   return n == 1 || std::memcmp(v + 1, key.data() + 1, n - 1) == 0;
+}
+
+// Rows idx[k] of src, or a NULL row where idx[k] < 0 (outer generators, zip_with's padding).
+// Runs of present rows are copied at once.
+inline Vector GatherOrNull(const Vector& src, const std::vector<int64_t>& idx) {
+  Vector v(src.type());
+  std::vector<uint32_t> run;
+  auto flush = [&] {
+    if (!run.empty()) v.AppendSelected(src, run.data(), run.size());
+    run.clear();
+  };
+  for (int64_t i : idx) {
+    if (i >= 0) {
+      run.push_back(static_cast<uint32_t>(i));
+    } else {
+      flush();
+      v.AppendNull();
+    }
+  }
+  flush();
+  return v;
 }
 
 // True when any argument is NULL at `row`.

@@ -62,26 +62,6 @@ Vector Gather(const Vector& src, const std::vector<uint32_t>& idx) {
   return v;
 }
 
-// As Gather, with -1 for a NULL row (zip_with pads the shorter array).
-Vector GatherOrNull(const Vector& src, const std::vector<int64_t>& idx) {
-  Vector v(src.type());
-  std::vector<uint32_t> run;
-  auto flush = [&] {
-    if (!run.empty()) v.AppendSelected(src, run.data(), run.size());
-    run.clear();
-  };
-  for (int64_t i : idx) {
-    if (i >= 0) {
-      run.push_back(static_cast<uint32_t>(i));
-    } else {
-      flush();
-      v.AppendNull();
-    }
-  }
-  flush();
-  return v;
-}
-
 // The lambda chunk of elements whose input rows are `rows`: the parameters, then the captured
 // arguments repeated for each element.
 DataChunk LambdaChunk(std::vector<Vector> params, std::span<const Arg> captured, const std::vector<uint32_t>& rows) {
