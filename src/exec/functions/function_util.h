@@ -194,6 +194,11 @@ class StringWriter {
   size_t rows_ = 0;
 };
 
+// Spark's ordering of two non-null cells of the same type (a[i] vs b[j]): -1, 0, 1; NaN is the
+// largest double and equal to itself. Nested values compare by their JSON text (equality exact).
+// Defined in misc_functions.cc.
+int CompareCells(const Vector& a, size_t i, const Vector& b, size_t j);
+
 // ---------------------------------------------------------------------------------------------
 // UTF-8
 

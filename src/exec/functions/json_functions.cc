@@ -1,0 +1,815 @@
+// Spark's JSON functions (jsonExpressions.scala): get_json_object, json_array_length,
+// json_object_keys, schema_of_json, from_json and to_json. Parsing is simdjson's DOM (one parser
+// per kernel call); writing follows Jackson's compact output as Spark configures it (no spaces,
+// NULL struct fields left out, timestamps "yyyy-MM-dd'T'HH:mm:ss.SSSXXX" in the session zone).
+// Invalid JSON gives NULL (from_json: a struct of NULLs in the default PERMISSIVE mode).
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include "delta/json_util.h"
+#include "delta/schema_json.h"
+#include "exec/cast.h"
+#include "exec/function_registry.h"
+#include "exec/functions/datetime_calendar.h"
+#include "exec/functions/function_util.h"
+// The schema argument of from_json is a type string; the SQL type grammar lives in sql/ (a
+// parse-only dependency upward; no planner state is involved).
+#include "sql/parser.h"
+
+namespace silt::exec {
+
+namespace {
+
+using fn::CheckArity;
+using fn::CoerceArg;
+using fn::MakeCall;
+using fn::NullAt;
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+using Args = std::vector<ExprPtr>;
+using BinderFn = std::function<Result<ExprPtr>(std::string_view name, Args& args, const BindContext& ctx)>;
+
+void Reg(FunctionRegistry& r, std::initializer_list<const char*> names, BinderFn f) {
+  for (const char* n : names) {
+    std::string name(n);
+    r.Add(name, [name, f](Args args, const BindContext& ctx) { return f(name, args, ctx); });
+  }
+}
+
+// Parses one JSON document; false when it is not valid JSON (or empty).
+bool ParseJson(simdjson::dom::parser& parser, std::string_view s, element* out) {
+  return !parser.parse(s.data(), s.size(), true).get(*out);
+}
+
+// The value of a foldable argument (literal or constant expression such as schema_of_json('…')).
+Result<Value> FoldedArg(std::string_view name, const ExprPtr& e, const char* what) {
+  if (!IsConstantExpr(*e)) {
+    return fn::TypeMismatch(name, "the input " + std::string(what) + " should be a foldable expression; however, got " +
+                                      e->ToString() + ".");
+  }
+  return EvaluateConstant(*e, EvalContext{});
+}
+
+// ---------------------------------------------------------------------------------------------
+// get_json_object
+
+struct PathStep {
+  enum Kind { kKey, kIndex, kWildcard } kind;
+  std::string key;
+  int64_t index = 0;
+};
+
+// Spark's JsonPathParser: "$" then ".name", "['name']", "[n]" or "[*]"; nullopt when invalid.
+std::optional<std::vector<PathStep>> ParsePath(std::string_view p) {
+  if (p.empty() || p[0] != '$') return std::nullopt;
+  std::vector<PathStep> steps;
+  size_t i = 1;
+  while (i < p.size()) {
+    if (p[i] == '.') {
+      size_t e = p.find_first_of(".[", i + 1);
+      if (e == std::string_view::npos) e = p.size();
+      if (e == i + 1) return std::nullopt;
+      std::string key(p.substr(i + 1, e - i - 1));
+      steps.push_back(key == "*" ? PathStep{PathStep::kWildcard, "", 0} : PathStep{PathStep::kKey, key, 0});
+      i = e;
+    } else if (p[i] == '[') {
+      size_t e = p.find(']', i);
+      if (e == std::string_view::npos) return std::nullopt;
+      std::string_view in = p.substr(i + 1, e - i - 1);
+      if (in == "*") {
+        steps.push_back({PathStep::kWildcard, "", 0});
+      } else if (in.size() >= 2 && in.front() == '\'' && in.back() == '\'') {
+        steps.push_back({PathStep::kKey, std::string(in.substr(1, in.size() - 2)), 0});
+      } else {
+        int64_t k = 0;
+        auto [ptr, ec] = std::from_chars(in.data(), in.data() + in.size(), k);
+        if (in.empty() || ec != std::errc() || ptr != in.data() + in.size() || k < 0) return std::nullopt;
+        steps.push_back({PathStep::kIndex, "", k});
+      }
+      i = e + 1;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return steps;
+}
+
+void EvalPath(element e, const std::vector<PathStep>& steps, size_t k, std::vector<element>* out) {
+  if (k == steps.size()) {
+    out->push_back(e);
+    return;
+  }
+  const PathStep& s = steps[k];
+  if (s.kind == PathStep::kKey) {
+    simdjson::dom::object obj;
+    element child;
+    if (!e.get_object().get(obj) && !obj.at_key(s.key).get(child)) EvalPath(child, steps, k + 1, out);
+  } else {
+    simdjson::dom::array arr;
+    if (e.get_array().get(arr)) return;
+    if (s.kind == PathStep::kIndex) {
+      element child;
+      if (!arr.at(static_cast<size_t>(s.index)).get(child)) EvalPath(child, steps, k + 1, out);
+    } else {
+      for (element child : arr) EvalPath(child, steps, k + 1, out);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// schema_of_json: Spark's JsonInferSchema (integers → bigint, other numbers → double, fields
+// sorted by name, conflicting types → string)
+
+TypePtr Merge(const TypePtr& a, const TypePtr& b);
+
+TypePtr InferType(element e) {
+  switch (e.type()) {
+    case element_type::INT64: return DataType::Int64();
+    case element_type::UINT64: return DataType::Decimal(20, 0);
+    case element_type::DOUBLE: return DataType::Double();
+    case element_type::STRING: return DataType::String();
+    case element_type::BOOL: return DataType::Boolean();
+    case element_type::NULL_VALUE: return DataType::Null();
+    case element_type::ARRAY: {
+      TypePtr t = DataType::Null();
+      simdjson::dom::array arr = e.get_array().value_unsafe();
+      for (element c : arr) t = Merge(t, InferType(c));
+      return DataType::List(t);
+    }
+    case element_type::OBJECT: {
+      std::vector<Field> fields;
+      simdjson::dom::object obj = e.get_object().value_unsafe();
+      for (auto f : obj) {
+        std::string name(f.key);
+        TypePtr t = InferType(f.value);
+        int at = FindField(fields, name);
+        if (at >= 0 && fields[static_cast<size_t>(at)].name == name) {
+          fields[static_cast<size_t>(at)].type = Merge(fields[static_cast<size_t>(at)].type, t);
+        } else {
+          fields.push_back(Field{name, t, true, "{}"});
+        }
+      }
+      std::stable_sort(fields.begin(), fields.end(), [](const Field& a, const Field& b) { return a.name < b.name; });
+      return DataType::Struct(std::move(fields));
+    }
+  }
+  return DataType::String();
+}
+
+TypePtr Merge(const TypePtr& a, const TypePtr& b) {
+  if (a->Equals(*b)) return a;
+  TypeId x = a->id(), y = b->id();
+  if (x == TypeId::kNull) return b;
+  if (y == TypeId::kNull) return a;
+  if ((x == TypeId::kDouble && fn::IsNumericId(y)) || (y == TypeId::kDouble && fn::IsNumericId(x))) {
+    return DataType::Double();
+  }
+  if (fn::IsNumericId(x) && fn::IsNumericId(y)) {
+    auto t = CommonType(a, b);  // bigint with decimal(20,0)
+    if (t.ok()) return *t;
+  }
+  if (x == TypeId::kList && y == TypeId::kList) return DataType::List(Merge(a->element_type(), b->element_type()));
+  if (x == TypeId::kStruct && y == TypeId::kStruct) {
+    std::vector<Field> fields = a->fields();
+    for (const Field& f : b->fields()) {
+      auto it = std::find_if(fields.begin(), fields.end(), [&](const Field& g) { return g.name == f.name; });
+      if (it == fields.end()) {
+        fields.push_back(f);
+      } else {
+        it->type = Merge(it->type, f.type);
+      }
+    }
+    std::stable_sort(fields.begin(), fields.end(), [](const Field& p, const Field& q) { return p.name < q.name; });
+    return DataType::Struct(std::move(fields));
+  }
+  return DataType::String();
+}
+
+// Spark's canonicalizeType: NULL → string, empty structs inside dropped.
+TypePtr Canonical(const TypePtr& t, bool top) {
+  switch (t->id()) {
+    case TypeId::kNull: return DataType::String();
+    case TypeId::kList: {
+      TypePtr e = Canonical(t->element_type(), false);
+      return e ? DataType::List(e) : nullptr;
+    }
+    case TypeId::kStruct: {
+      std::vector<Field> fields;
+      for (const Field& f : t->fields()) {
+        if (TypePtr c = Canonical(f.type, false)) fields.push_back(Field{f.name, c, true, "{}"});
+      }
+      if (fields.empty() && !top) return nullptr;
+      return DataType::Struct(std::move(fields));
+    }
+    default: return t;
+  }
+}
+
+// DataType.sql: "BIGINT", "ARRAY<STRING>", "STRUCT<a: BIGINT, `b c`: STRING>".
+std::string SqlTypeName(const TypePtr& t) {
+  switch (t->id()) {
+    case TypeId::kBoolean: return "BOOLEAN";
+    case TypeId::kInt8: return "TINYINT";
+    case TypeId::kInt16: return "SMALLINT";
+    case TypeId::kInt32: return "INT";
+    case TypeId::kInt64: return "BIGINT";
+    case TypeId::kFloat: return "FLOAT";
+    case TypeId::kDouble: return "DOUBLE";
+    case TypeId::kDecimal: return "DECIMAL(" + std::to_string(t->precision()) + "," + std::to_string(t->scale()) + ")";
+    case TypeId::kList: return "ARRAY<" + SqlTypeName(t->element_type()) + ">";
+    case TypeId::kMap: return "MAP<" + SqlTypeName(t->key_type()) + ", " + SqlTypeName(t->value_type()) + ">";
+    case TypeId::kStruct: {
+      std::string s = "STRUCT<";
+      for (size_t i = 0; i < t->fields().size(); ++i) {
+        const std::string& n = t->fields()[i].name;
+        bool plain = !n.empty() && std::all_of(n.begin(), n.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        }) && !std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+        if (i) s += ", ";
+        if (plain) {
+          s += n;
+        } else {
+          s += '`';
+          for (char c : n) s += c == '`' ? std::string("``") : std::string(1, c);
+          s += '`';
+        }
+        s += ": " + SqlTypeName(t->fields()[i].type);
+      }
+      return s + ">";
+    }
+    default: {
+      std::string s = t->ToString();
+      std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+      return s;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// from_json
+
+// The schema argument: a DDL type ("array<int>", "struct<a:int>"), a table schema
+// ("a INT, b STRING") or Spark's JSON form of a type.
+Result<TypePtr> ParseJsonSchema(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  if (!s.empty() && s.front() == '{') return delta::ParseDataTypeJson(s);
+  auto direct = sql::ParseDataType(s);
+  if (direct.ok()) return direct;
+  // A table schema: top-level comma-separated "name type" (name may be `quoted`).
+  std::vector<Field> fields;
+  int depth = 0;
+  bool quoted = false;
+  size_t from = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    char c = i < s.size() ? s[i] : ',';
+    if (c == '`') quoted = !quoted;
+    if (quoted) continue;
+    if (c == '<' || c == '(') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if (c != ',' || depth != 0) continue;
+    std::string_view col = s.substr(from, i - from);
+    from = i + 1;
+    while (!col.empty() && std::isspace(static_cast<unsigned char>(col.front()))) col.remove_prefix(1);
+    std::string name;
+    size_t k = 0;
+    if (!col.empty() && col[0] == '`') {
+      for (k = 1; k < col.size(); ++k) {
+        if (col[k] == '`') {
+          if (k + 1 < col.size() && col[k + 1] == '`') {
+            name += '`';
+            ++k;
+            continue;
+          }
+          ++k;
+          break;
+        }
+        name += col[k];
+      }
+    } else {
+      while (k < col.size() && !std::isspace(static_cast<unsigned char>(col[k])) && col[k] != ':') name += col[k++];
+    }
+    std::string_view rest = col.substr(k);
+    while (!rest.empty() && (std::isspace(static_cast<unsigned char>(rest.front())) || rest.front() == ':')) {
+      rest.remove_prefix(1);
+    }
+    if (name.empty() || rest.empty()) return direct.status();
+    auto t = sql::ParseDataType(rest);
+    if (!t.ok()) return direct.status();
+    fields.push_back(Field{name, *t, true, "{}"});
+  }
+  return DataType::Struct(std::move(fields));
+}
+
+// Converts JSON values to silt vectors for one from_json call; `malformed` records whether a
+// value did not fit its type (it became NULL).
+class JsonReader {
+ public:
+  explicit JsonReader(const cal::TimeZone* zone) : zone_(zone) {}
+  bool malformed = false;
+
+  // Appends e as one row of v's type.
+  void Append(Vector* v, element e) {
+    if (e.is_null()) {
+      v->AppendNull();
+      return;
+    }
+    if (!AppendValue(v, e)) {
+      malformed = true;
+      v->AppendNull();
+    }
+  }
+
+  // Appends a struct row of NULL fields (PERMISSIVE's result for a malformed record).
+  static void AppendNullFields(Vector* v) {
+    for (size_t k = 0; k < v->num_children(); ++k) v->child(k).AppendNull();
+    v->SetSizeUnchecked(v->size() + 1);
+  }
+
+ private:
+  bool AppendValue(Vector* v, element e) {
+    switch (v->id()) {
+      case TypeId::kBoolean: {
+        bool b;
+        if (e.get_bool().get(b)) return false;
+        v->Append<uint8_t>(b ? 1 : 0);
+        return true;
+      }
+      case TypeId::kInt8:
+      case TypeId::kInt16:
+      case TypeId::kInt32:
+      case TypeId::kInt64: {
+        int64_t x;
+        if (e.type() != element_type::INT64 || e.get_int64().get(x)) return false;
+        int bits = v->type()->fixed_width() * 8;
+        if (bits < 64 && (x < -(int64_t{1} << (bits - 1)) || x >= (int64_t{1} << (bits - 1)))) return false;
+        if (bits == 8) v->Append<int8_t>(static_cast<int8_t>(x));
+        if (bits == 16) v->Append<int16_t>(static_cast<int16_t>(x));
+        if (bits == 32) v->Append<int32_t>(static_cast<int32_t>(x));
+        if (bits == 64) v->Append<int64_t>(x);
+        return true;
+      }
+      case TypeId::kFloat:
+      case TypeId::kDouble: {
+        double d;
+        if (e.is_number()) {
+          d = e.get_double().value_unsafe();
+        } else if (e.is_string()) {  // allowNonNumericNumbers
+          std::string_view s = e.get_string().value_unsafe();
+          if (s == "NaN") {
+            d = std::nan("");
+          } else if (s == "Infinity" || s == "+Infinity" || s == "+INF" || s == "INF") {
+            d = HUGE_VAL;
+          } else if (s == "-Infinity" || s == "-INF") {
+            d = -HUGE_VAL;
+          } else {
+            return false;
+          }
+        } else {
+          return false;
+        }
+        if (v->id() == TypeId::kFloat) {
+          v->Append<float>(static_cast<float>(d));
+        } else {
+          v->Append<double>(d);
+        }
+        return true;
+      }
+      case TypeId::kDecimal: {
+        if (!e.is_number()) return false;
+        Value num = e.type() == element_type::INT64 ? Value::Int64(e.get_int64().value_unsafe())
+                                                    : Value::Double(e.get_double().value_unsafe());
+        auto cast = CastValue(num, v->type(), false);
+        if (!cast.ok() || cast->is_null()) return false;
+        v->Append<int128_t>(cast->decimal());
+        return true;
+      }
+      case TypeId::kString: {
+        std::string_view s;
+        if (!e.get_string().get(s)) {
+          v->AppendString(s);
+        } else {
+          scratch_.clear();
+          delta::AppendJsonElement(&scratch_, e);
+          v->AppendString(scratch_);
+        }
+        return true;
+      }
+      case TypeId::kDate: {
+        std::string_view s;
+        if (e.get_string().get(s)) return false;
+        auto d = cal::ParseDate(s);
+        if (!d) return false;
+        v->Append<int32_t>(*d);
+        return true;
+      }
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz: {
+        bool ntz = v->id() == TypeId::kTimestampNtz;
+        if (e.type() == element_type::INT64 && !ntz) {  // seconds since the epoch
+          v->Append<int64_t>(e.get_int64().value_unsafe() * 1000000);
+          return true;
+        }
+        std::string_view s;
+        if (e.get_string().get(s)) return false;
+        auto t = ntz ? cal::ParseTimestampNtz(s) : cal::ParseTimestamp(s, *zone_);
+        if (!t) return false;
+        v->Append<int64_t>(*t);
+        return true;
+      }
+      case TypeId::kList: {
+        simdjson::dom::array arr;
+        if (e.get_array().get(arr)) return false;
+        for (element c : arr) Append(&v->child(0), c);
+        v->FinishListRow();
+        return true;
+      }
+      case TypeId::kMap: {
+        simdjson::dom::object obj;
+        if (e.get_object().get(obj)) return false;
+        for (auto f : obj) {
+          v->child(0).AppendString(f.key);
+          Append(&v->child(1), f.value);
+        }
+        v->FinishListRow();
+        return true;
+      }
+      case TypeId::kStruct: {
+        simdjson::dom::object obj;
+        if (e.get_object().get(obj)) return false;
+        const std::vector<Field>& fields = v->type()->fields();
+        for (size_t k = 0; k < fields.size(); ++k) {
+          element c;
+          if (obj.at_key(fields[k].name).get(c)) {
+            v->child(k).AppendNull();
+          } else {
+            Append(&v->child(k), c);
+          }
+        }
+        v->SetSizeUnchecked(v->size() + 1);
+        return true;
+      }
+      default: return false;  // binary (base64 text) is not read yet
+    }
+  }
+
+  const cal::TimeZone* zone_;
+  std::string scratch_;
+};
+
+// Options of from_json/to_json: a constant map<string,string>.
+Result<std::vector<std::pair<std::string, std::string>>> JsonOptions(std::string_view name, const ExprPtr& e) {
+  if (e->type->id() != TypeId::kMap) return fn::UnexpectedType(name, 2, "\"MAP\"", e->type);
+  SILT_ASSIGN_OR_RETURN(Value v, FoldedArg(name, e, "options"));
+  std::vector<std::pair<std::string, std::string>> out;
+  if (v.is_null()) return out;
+  const std::vector<Value>& kv = v.children();
+  for (size_t i = 0; i + 1 < kv.size(); i += 2) {
+    out.emplace_back(CastToString(kv[i]), kv[i + 1].is_null() ? "" : CastToString(kv[i + 1]));
+  }
+  return out;
+}
+
+bool OptionIs(const std::string& a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// to_json
+
+struct JsonWriter {
+  cal::DateTimePattern timestamp_format, timestamp_ntz_format, date_format;
+
+  // Appends row r of v; timestamps are shown in `zone`.
+  void Write(const Vector& v, size_t r, const cal::TimeZone* zone, std::string* out) const {
+    if (v.id() == TypeId::kNull || v.IsNull(r)) {
+      *out += "null";
+      return;
+    }
+    switch (v.id()) {
+      case TypeId::kBoolean: *out += v.data<uint8_t>()[r] ? "true" : "false"; break;
+      case TypeId::kInt8: delta::AppendInt(out, v.data<int8_t>()[r]); break;
+      case TypeId::kInt16: delta::AppendInt(out, v.data<int16_t>()[r]); break;
+      case TypeId::kInt32: delta::AppendInt(out, v.data<int32_t>()[r]); break;
+      case TypeId::kInt64: delta::AppendInt(out, v.data<int64_t>()[r]); break;
+      case TypeId::kFloat:
+      case TypeId::kDouble: {
+        double d = v.id() == TypeId::kFloat ? v.data<float>()[r] : v.data<double>()[r];
+        std::string s = v.id() == TypeId::kFloat ? fn::JavaFloatingToString(v.data<float>()[r])
+                                                 : fn::JavaFloatingToString(d);
+        if (std::isfinite(d)) {
+          *out += s;
+        } else {  // Jackson quotes non-numeric numbers
+          *out += '"' + s + '"';
+        }
+        break;
+      }
+      case TypeId::kDecimal: *out += FormatDecimal(v.data<int128_t>()[r], v.type()->scale()); break;
+      case TypeId::kString: delta::AppendJacksonString(out, v.GetString(r)); break;
+      case TypeId::kDate: {
+        std::string s;
+        date_format.Format(static_cast<int64_t>(v.data<int32_t>()[r]) * 86400000000LL, nullptr, &s);
+        delta::AppendJacksonString(out, s);
+        break;
+      }
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz: {
+        std::string s;
+        bool ntz = v.id() == TypeId::kTimestampNtz;
+        (ntz ? timestamp_ntz_format : timestamp_format).Format(v.data<int64_t>()[r], ntz ? nullptr : zone, &s);
+        delta::AppendJacksonString(out, s);
+        break;
+      }
+      case TypeId::kList: {
+        out->push_back('[');
+        const uint32_t* off = v.offsets();
+        for (uint32_t j = off[r]; j < off[r + 1]; ++j) {
+          if (j > off[r]) out->push_back(',');
+          Write(v.child(0), j, zone, out);
+        }
+        out->push_back(']');
+        break;
+      }
+      case TypeId::kMap: {
+        out->push_back('{');
+        const uint32_t* off = v.offsets();
+        for (uint32_t j = off[r]; j < off[r + 1]; ++j) {
+          if (j > off[r]) out->push_back(',');
+          const Vector& keys = v.child(0);
+          delta::AppendJacksonString(out, keys.id() == TypeId::kString ? std::string(keys.GetString(j))
+                                                                       : CastToString(keys.GetValue(j)));
+          out->push_back(':');
+          Write(v.child(1), j, zone, out);
+        }
+        out->push_back('}');
+        break;
+      }
+      case TypeId::kStruct: {
+        out->push_back('{');
+        bool first = true;
+        const std::vector<Field>& fields = v.type()->fields();
+        for (size_t k = 0; k < fields.size(); ++k) {
+          const Vector& c = v.child(k);
+          if (c.id() == TypeId::kNull || c.IsNull(r)) continue;  // ignoreNullFields
+          if (!first) out->push_back(',');
+          first = false;
+          delta::AppendJacksonString(out, fields[k].name);
+          out->push_back(':');
+          Write(c, r, zone, out);
+        }
+        out->push_back('}');
+        break;
+      }
+      default: *out += "null"; break;
+    }
+  }
+};
+
+bool HasBinary(const TypePtr& t) {
+  if (t->id() == TypeId::kBinary) return true;
+  for (const Field& f : t->fields()) {
+    if (HasBinary(f.type)) return true;
+  }
+  return false;
+}
+
+// The JSON text argument of the inspection functions: string (other atomic types cast).
+Status JsonTextArg(std::string_view n, Args& a, const BindContext& c) {
+  return CoerceArg(n, a, 0, DataType::String(), c);
+}
+
+}  // namespace
+
+void RegisterJsonFunctions(FunctionRegistry& r) {
+  Reg(r, {"get_json_object"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+    SILT_RETURN_NOT_OK(JsonTextArg(n, a, c));
+    SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::String(), c));
+    return MakeCall(std::string(n), DataType::String(), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      fn::StringWriter w(out, rows);
+                      simdjson::dom::parser parser;
+                      std::string last_path;
+                      std::optional<std::vector<PathStep>> path;
+                      bool have_path = false;
+                      std::vector<element> found;
+                      for (size_t i = 0; i < rows; ++i) {
+                        element doc;
+                        if (AnyNull(x, i)) {
+                          w.CommitNull();
+                          continue;
+                        }
+                        std::string_view p = fn::StrAt(x[1], i);
+                        if (!have_path || p != last_path) {
+                          last_path = std::string(p);
+                          path = ParsePath(p);
+                          have_path = true;
+                        }
+                        if (!path || !ParseJson(parser, fn::StrAt(x[0], i), &doc)) {
+                          w.CommitNull();
+                          continue;
+                        }
+                        found.clear();
+                        EvalPath(doc, *path, 0, &found);
+                        bool wildcard = std::any_of(path->begin(), path->end(),
+                                                    [](const PathStep& s) { return s.kind == PathStep::kWildcard; });
+                        if (found.empty() || (found.size() == 1 && found[0].is_null())) {
+                          w.CommitNull();
+                          continue;
+                        }
+                        std::string_view s;
+                        if (!wildcard && !found[0].get_string().get(s)) {
+                          w.Append(s);  // a string value alone is returned unquoted
+                          continue;
+                        }
+                        // Several matches of a wildcard form a JSON array; one match is itself.
+                        if (found.size() > 1) w.buf().push_back('[');
+                        for (size_t k = 0; k < found.size(); ++k) {
+                          if (k) w.buf().push_back(',');
+                          delta::AppendJsonElement(&w.buf(), found[k]);
+                        }
+                        if (found.size() > 1) w.buf().push_back(']');
+                        w.Commit();
+                      }
+                      w.Finish();
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"json_array_length"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+    SILT_RETURN_NOT_OK(JsonTextArg(n, a, c));
+    return MakeCall(std::string(n), DataType::Int32(), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      fn::FixedWriter<int32_t> w(out, rows);
+                      simdjson::dom::parser parser;
+                      for (size_t i = 0; i < rows; ++i) {
+                        element doc;
+                        simdjson::dom::array arr;
+                        if (NullAt(x[0], i) || !ParseJson(parser, fn::StrAt(x[0], i), &doc) ||
+                            doc.get_array().get(arr)) {
+                          w.SetNull(i);
+                          continue;
+                        }
+                        w.Set(i, static_cast<int32_t>(arr.size()));
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"json_object_keys"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+    SILT_RETURN_NOT_OK(JsonTextArg(n, a, c));
+    return MakeCall(std::string(n), DataType::List(DataType::String(), false), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      simdjson::dom::parser parser;
+                      for (size_t i = 0; i < rows; ++i) {
+                        element doc;
+                        simdjson::dom::object obj;
+                        if (NullAt(x[0], i) || !ParseJson(parser, fn::StrAt(x[0], i), &doc) ||
+                            doc.get_object().get(obj)) {
+                          out->AppendNull();
+                          continue;
+                        }
+                        for (auto f : obj) out->child(0).AppendString(f.key);
+                        out->FinishListRow();
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"schema_of_json"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+    SILT_ASSIGN_OR_RETURN(Value v, FoldedArg(n, a[0], "json"));
+    if (v.is_null() || v.type()->id() != TypeId::kString) {
+      return fn::TypeMismatch(n, "the input json should be a foldable \"STRING\" expression and not null.");
+    }
+    simdjson::dom::parser parser;
+    element doc;
+    if (!ParseJson(parser, v.str(), &doc)) {
+      return Status::InvalidArgument("Malformed records are detected in schema inference. Parse Mode: FAILFAST.",
+                                     "MALFORMED_RECORD_IN_PARSING");
+    }
+    std::string schema = SqlTypeName(Canonical(InferType(doc), true));
+    return MakeConstant(Value::String(std::move(schema)));
+  });
+  Reg(r, {"from_json"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 3));
+    SILT_RETURN_NOT_OK(JsonTextArg(n, a, c));
+    SILT_ASSIGN_OR_RETURN(Value sv, FoldedArg(n, a[1], "schema"));
+    if (sv.is_null() || sv.type()->id() != TypeId::kString) {
+      return fn::TypeMismatch(n, "The input schema " + sv.ToString() + " must be a foldable \"STRING\".");
+    }
+    SILT_ASSIGN_OR_RETURN(TypePtr schema, ParseJsonSchema(sv.str()));
+    TypeId sid = schema->id();
+    if (sid != TypeId::kStruct && sid != TypeId::kList && sid != TypeId::kMap) {
+      return Status::InvalidArgument("Input schema \"" + schema->ToString() + "\" must be a struct, an array or a map.",
+                                     "INVALID_SCHEMA.NON_STRUCT_TYPE");
+    }
+    if (sid == TypeId::kMap && schema->key_type()->id() != TypeId::kString) {
+      return fn::TypeMismatch(n, "from_json reads map keys as strings: the schema's key type must be STRING.");
+    }
+    bool failfast = false;
+    if (a.size() == 3) {
+      SILT_ASSIGN_OR_RETURN(auto opts, JsonOptions(n, a[2]));
+      for (const auto& [k, v] : opts) {
+        if (!OptionIs(k, "mode")) continue;
+        if (OptionIs(v, "FAILFAST")) {
+          failfast = true;
+        } else if (!OptionIs(v, "PERMISSIVE")) {
+          return Status::InvalidArgument("from_json() doesn't support the " + v +
+                                             " mode. Acceptable modes are PERMISSIVE and FAILFAST.",
+                                         "PARSE_MODE_UNSUPPORTED");
+        }
+      }
+      a.pop_back();
+    }
+    a.pop_back();  // the schema is folded into the call's type
+    return MakeCall(std::string(n), schema, std::move(a),
+                    [failfast](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+                      SILT_ASSIGN_OR_RETURN(auto zone, cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
+                      simdjson::dom::parser parser;
+                      bool is_struct = out->id() == TypeId::kStruct;
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (NullAt(x[0], i)) {
+                          out->AppendNull();
+                          continue;
+                        }
+                        std::string_view text = fn::StrAt(x[0], i);
+                        if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+                          out->AppendNull();  // no record at all
+                          continue;
+                        }
+                        element doc;
+                        JsonReader reader(zone.get());
+                        bool parsed = ParseJson(parser, text, &doc);
+                        if (parsed && out->id() == TypeId::kList && doc.is_object() &&
+                            out->type()->element_type()->id() == TypeId::kStruct) {
+                          // a single object read as an array of structs is an array of one
+                          reader.Append(&out->child(0), doc);
+                          out->FinishListRow();
+                        } else if (parsed && !doc.is_null() &&
+                                   (is_struct ? doc.is_object() : out->id() == TypeId::kList ? doc.is_array()
+                                                                                              : doc.is_object())) {
+                          reader.Append(out, doc);
+                        } else {
+                          reader.malformed = true;
+                          if (is_struct) {
+                            JsonReader::AppendNullFields(out);
+                          } else {
+                            out->AppendNull();
+                          }
+                        }
+                        if (failfast && reader.malformed) {
+                          return Status::InvalidArgument(
+                              "Malformed records are detected in record parsing: [null]. Parse Mode: FAILFAST. To "
+                              "process malformed records as null result, try setting the option 'mode' as "
+                              "'PERMISSIVE'.",
+                              "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION");
+                        }
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"to_json"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+    TypeId id = a[0]->type->id();
+    if (id != TypeId::kStruct && id != TypeId::kList && id != TypeId::kMap) {
+      return fn::TypeMismatch(n, "Parameter 1 requires the (\"STRUCT\" or \"ARRAY\" or \"MAP\") type, however \"" +
+                                     a[0]->ToString() + "\" has the type \"" + a[0]->type->ToString() + "\".");
+    }
+    if (HasBinary(a[0]->type)) return Status::NotImplemented("to_json of binary values is not supported yet");
+    std::string ts = "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", ts_ntz = "yyyy-MM-dd'T'HH:mm:ss.SSS", date = "yyyy-MM-dd";
+    if (a.size() == 2) {
+      SILT_ASSIGN_OR_RETURN(auto opts, JsonOptions(n, a[1]));
+      for (const auto& [k, v] : opts) {
+        if (OptionIs(k, "timestampFormat")) ts = v;
+        if (OptionIs(k, "timestampNTZFormat")) ts_ntz = v;
+        if (OptionIs(k, "dateFormat")) date = v;
+      }
+      a.pop_back();
+    }
+    auto writer = std::make_shared<JsonWriter>();
+    SILT_ASSIGN_OR_RETURN(writer->timestamp_format, cal::DateTimePattern::Compile(ts));
+    SILT_ASSIGN_OR_RETURN(writer->timestamp_ntz_format, cal::DateTimePattern::Compile(ts_ntz));
+    SILT_ASSIGN_OR_RETURN(writer->date_format, cal::DateTimePattern::Compile(date));
+    return MakeCall(std::string(n), DataType::String(), std::move(a),
+                    [writer](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+                      SILT_ASSIGN_OR_RETURN(auto zone, cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
+                      fn::StringWriter w(out, rows);
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (NullAt(x[0], i)) {
+                          w.CommitNull();
+                          continue;
+                        }
+                        writer->Write(*x[0].vector, x[0].index(i), zone.get(), &w.buf());
+                        w.Commit();
+                      }
+                      w.Finish();
+                      return Status::OK();
+                    });
+  });
+}
+
+}  // namespace silt::exec
