@@ -1,14 +1,16 @@
 // Spark's array and map functions beyond the basics of misc_functions.cc (collectionOperations.scala,
 // complexTypeCreator.scala): flatten, sequence, array_join, array_union/intersect/except,
 // array_position, array_remove, array_max/min, slice, array_repeat, arrays_zip,
-// map_from_arrays, str_to_map and array_sort without a comparator. NULL array in → NULL out;
+// map_from_arrays, str_to_map, array_sort without a comparator and shuffle. NULL array in → NULL out;
 // elements compare with Spark's ordering (fn::CompareCells: NaN equals NaN, NULL equals NULL in
 // the set operations).
 #include <algorithm>
+#include <mutex>
 #include <numeric>
 
 #include "exec/function_registry.h"
 #include "exec/functions/function_util.h"
+#include "exec/functions/random_util.h"
 #include "exec/functions/regex_util.h"
 
 namespace silt::exec {
@@ -646,6 +648,47 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
                       }
                       return Status::OK();
                     });
+  });
+  Reg(r, {"shuffle"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+    SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
+    // Like rand(): the seed is fixed when the call is bound (random unless given) and the
+    // generator runs over the rows in order, as Spark's single partition 0 does.
+    SILT_ASSIGN_OR_RETURN(int64_t seed, fn::RandomSeedArg(n, a, 1));
+    if (a.size() == 2) a.pop_back();
+    struct State {
+      std::mutex mu;
+      fn::XorShiftRandom rng;
+      explicit State(int64_t s) : rng(s) {}
+    };
+    auto state = std::make_shared<State>(seed);
+    TypePtr t = a[0]->type;
+    return MakeCall(std::string(n), t, std::move(a),
+                    [state](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      std::vector<uint32_t> idx;
+                      std::lock_guard<std::mutex> lock(state->mu);
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (NullAt(x[0], i)) {
+                          out->AppendNull();
+                          continue;
+                        }
+                        ListRow row = RowOf(x[0], i);
+                        // Spark's RandomIndicesGenerator: inside-out Fisher-Yates.
+                        idx.resize(row.size());
+                        for (uint32_t k = 0; k < row.size(); ++k) {
+                          uint32_t j = static_cast<uint32_t>(state->rng.NextInt(static_cast<int32_t>(k + 1)));
+                          idx[k] = row.begin + k;
+                          if (j != k) {
+                            idx[k] = idx[j];
+                            idx[j] = row.begin + k;
+                          }
+                        }
+                        out->child(0).AppendSelected(*row.el, idx.data(), idx.size());
+                        out->FinishListRow();
+                      }
+                      return Status::OK();
+                    },
+                    /*deterministic=*/false);
   });
   Reg(r, {"array_sort"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     if (a.size() == 2) {
