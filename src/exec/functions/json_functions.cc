@@ -45,6 +45,34 @@ bool ParseJson(simdjson::dom::parser& parser, std::string_view s, element* out) 
   return !parser.parse(s.data(), s.size(), true).get(*out);
 }
 
+// get_json_object, json_array_length and json_object_keys parse like Spark's shared Jackson
+// factory with ALLOW_UNQUOTED_CONTROL_CHARS: raw control characters inside strings are escaped
+// (into *scratch) and the text parsed again.
+bool ParseJsonLenient(simdjson::dom::parser& parser, std::string_view s, std::string* scratch, element* out) {
+  simdjson::error_code err = parser.parse(s.data(), s.size(), true).get(*out);
+  if (err != simdjson::UNESCAPED_CHARS) return !err;
+  scratch->clear();
+  bool in_string = false, escaped = false;
+  for (char c : s) {
+    if (in_string && !escaped && static_cast<unsigned char>(c) < 0x20) {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      *scratch += "\\u00";
+      scratch->push_back(kHex[(c >> 4) & 15]);
+      scratch->push_back(kHex[c & 15]);
+      continue;
+    }
+    if (escaped) {
+      escaped = false;
+    } else if (in_string && c == '\\') {
+      escaped = true;
+    } else if (c == '"') {
+      in_string = !in_string;
+    }
+    scratch->push_back(c);
+  }
+  return ParseJson(parser, *scratch, out);
+}
+
 // The value of a foldable argument (literal or constant expression such as schema_of_json('…')).
 Result<Value> FoldedArg(std::string_view name, const ExprPtr& e, const char* what) {
   if (!IsConstantExpr(*e)) {
@@ -308,7 +336,12 @@ Result<TypePtr> ParseJsonSchema(std::string_view s) {
 // value did not fit its type (it became NULL).
 class JsonReader {
  public:
-  explicit JsonReader(const cal::TimeZone* zone) : zone_(zone) {}
+  // Custom formats (the timestampFormat, timestampNTZFormat and dateFormat options) replace
+  // Spark's default lenient parsing when set.
+  struct Formats {
+    std::optional<cal::DateTimePattern> timestamp, timestamp_ntz, date;
+  };
+  JsonReader(const cal::TimeZone* zone, const Formats* formats) : zone_(zone), formats_(formats) {}
   bool malformed = false;
 
   // Appends e as one row of v's type.
@@ -401,7 +434,13 @@ class JsonReader {
       case TypeId::kDate: {
         std::string_view s;
         if (e.get_string().get(s)) return false;
-        auto d = cal::ParseDate(s);
+        std::optional<int32_t> d;
+        if (formats_->date) {
+          auto micros = formats_->date->Parse(s, nullptr);
+          if (micros) d = static_cast<int32_t>(cal::FloorDiv(*micros, cal::kMicrosPerDay));
+        } else {
+          d = cal::ParseDate(s);
+        }
         if (!d) return false;
         v->Append<int32_t>(*d);
         return true;
@@ -415,7 +454,9 @@ class JsonReader {
         }
         std::string_view s;
         if (e.get_string().get(s)) return false;
-        auto t = ntz ? cal::ParseTimestampNtz(s) : cal::ParseTimestamp(s, *zone_);
+        const std::optional<cal::DateTimePattern>& format = ntz ? formats_->timestamp_ntz : formats_->timestamp;
+        auto t = format ? format->Parse(s, ntz ? nullptr : zone_)
+                        : ntz ? cal::ParseTimestampNtz(s) : cal::ParseTimestamp(s, *zone_);
         if (!t) return false;
         v->Append<int64_t>(*t);
         return true;
@@ -457,6 +498,7 @@ class JsonReader {
   }
 
   const cal::TimeZone* zone_;
+  const Formats* formats_;
   std::string scratch_;
 };
 
@@ -512,7 +554,7 @@ struct JsonWriter {
       case TypeId::kString: delta::AppendJacksonString(out, v.GetString(r)); break;
       case TypeId::kDate: {
         std::string s;
-        date_format.Format(static_cast<int64_t>(v.data<int32_t>()[r]) * 86400000000LL, nullptr, &s);
+        date_format.Format(static_cast<int64_t>(v.data<int32_t>()[r]) * cal::kMicrosPerDay, nullptr, &s);
         delta::AppendJacksonString(out, s);
         break;
       }
@@ -593,6 +635,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                     [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
                       fn::StringWriter w(out, rows);
                       simdjson::dom::parser parser;
+                      std::string scratch;
                       std::string last_path;
                       std::optional<std::vector<PathStep>> path;
                       bool have_path = false;
@@ -609,7 +652,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                           path = ParsePath(p);
                           have_path = true;
                         }
-                        if (!path || !ParseJson(parser, fn::StrAt(x[0], i), &doc)) {
+                        if (!path || !ParseJsonLenient(parser, fn::StrAt(x[0], i), &scratch, &doc)) {
                           w.CommitNull();
                           continue;
                         }
@@ -646,10 +689,11 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                     [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
                       fn::FixedWriter<int32_t> w(out, rows);
                       simdjson::dom::parser parser;
+                      std::string scratch;
                       for (size_t i = 0; i < rows; ++i) {
                         element doc;
                         simdjson::dom::array arr;
-                        if (NullAt(x[0], i) || !ParseJson(parser, fn::StrAt(x[0], i), &doc) ||
+                        if (NullAt(x[0], i) || !ParseJsonLenient(parser, fn::StrAt(x[0], i), &scratch, &doc) ||
                             doc.get_array().get(arr)) {
                           w.SetNull(i);
                           continue;
@@ -665,10 +709,11 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
     return MakeCall(std::string(n), DataType::List(DataType::String(), false), std::move(a),
                     [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
                       simdjson::dom::parser parser;
+                      std::string scratch;
                       for (size_t i = 0; i < rows; ++i) {
                         element doc;
                         simdjson::dom::object obj;
-                        if (NullAt(x[0], i) || !ParseJson(parser, fn::StrAt(x[0], i), &doc) ||
+                        if (NullAt(x[0], i) || !ParseJsonLenient(parser, fn::StrAt(x[0], i), &scratch, &doc) ||
                             doc.get_object().get(obj)) {
                           out->AppendNull();
                           continue;
@@ -711,9 +756,17 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
       return fn::TypeMismatch(n, "from_json reads map keys as strings: the schema's key type must be STRING.");
     }
     bool failfast = false;
+    auto formats = std::make_shared<JsonReader::Formats>();
     if (a.size() == 3) {
       SILT_ASSIGN_OR_RETURN(auto opts, JsonOptions(n, a[2]));
       for (const auto& [k, v] : opts) {
+        if (OptionIs(k, "timestampFormat")) {
+          SILT_ASSIGN_OR_RETURN(formats->timestamp, cal::DateTimePattern::Compile(v));
+        } else if (OptionIs(k, "timestampNTZFormat")) {
+          SILT_ASSIGN_OR_RETURN(formats->timestamp_ntz, cal::DateTimePattern::Compile(v));
+        } else if (OptionIs(k, "dateFormat")) {
+          SILT_ASSIGN_OR_RETURN(formats->date, cal::DateTimePattern::Compile(v));
+        }
         if (!OptionIs(k, "mode")) continue;
         if (OptionIs(v, "FAILFAST")) {
           failfast = true;
@@ -727,7 +780,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
     }
     a.pop_back();  // the schema is folded into the call's type
     return MakeCall(std::string(n), schema, std::move(a),
-                    [failfast](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+                    [failfast, formats](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
                       SILT_ASSIGN_OR_RETURN(auto zone, cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
                       simdjson::dom::parser parser;
                       bool is_struct = out->id() == TypeId::kStruct;
@@ -742,7 +795,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                           continue;
                         }
                         element doc;
-                        JsonReader reader(zone.get());
+                        JsonReader reader(zone.get(), formats.get());
                         bool parsed = ParseJson(parser, text, &doc);
                         if (parsed && out->id() == TypeId::kList && doc.is_object() &&
                             out->type()->element_type()->id() == TypeId::kStruct) {
