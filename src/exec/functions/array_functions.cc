@@ -1,7 +1,9 @@
 // Spark's array and map functions beyond the basics of misc_functions.cc (collectionOperations.scala,
 // complexTypeCreator.scala): flatten, sequence, array_join, array_union/intersect/except,
 // array_position, array_remove, array_max/min, slice, array_repeat, arrays_zip,
-// map_from_arrays, str_to_map, array_sort without a comparator and shuffle. NULL array in → NULL out;
+// map_from_arrays, str_to_map, array_sort without a comparator, shuffle, array_distinct,
+// arrays_overlap, array_compact, array_append/prepend, array_size, get, map_concat, map_entries,
+// map_from_entries and map_contains_key. NULL array in → NULL out;
 // elements compare with Spark's ordering (fn::CompareCells: NaN equals NaN, NULL equals NULL in
 // the set operations).
 #include <algorithm>
@@ -311,6 +313,22 @@ Status DuplicateKey(const Value& key) {
                                  "DUPLICATED_MAP_KEY");
 }
 
+// Appends src[j] to the keys of the map row that starts at keys[first]: NULL keys and keys
+// already in the row fail like Spark (spark.sql.mapKeyDedupPolicy = EXCEPTION).
+Status AppendMapKey(Vector* keys, size_t first, const Vector& src, size_t j) {
+  if (src.IsNull(j)) return Status::InvalidArgument("Cannot use null as map key.", "NULL_MAP_KEY");
+  for (size_t q = first; q < keys->size(); ++q) {
+    if (CompareCells(*keys, q, src, j) == 0) return DuplicateKey(src.GetValue(j));
+  }
+  keys->AppendRange(src, j, 1);
+  return Status::OK();
+}
+
+Status RequireMap(std::string_view name, const Args& a, size_t i) {
+  if (a[i]->type->id() == TypeId::kMap) return Status::OK();
+  return fn::UnexpectedType(name, i, "\"MAP\"", a[i]->type);
+}
+
 // Index of the minimum (max = false) or maximum non-null element of a row; -1 when none.
 int64_t ExtremeOf(const ListRow& row, bool max) {
   int64_t best = -1;
@@ -588,13 +606,10 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
                           return Status::InvalidArgument(
                               "The key array and value array of MapData must have the same length.");
                         }
+                        size_t first = out->child(0).size();
                         for (uint32_t j = keys.begin; j < keys.end; ++j) {
-                          if (keys.el->IsNull(j)) return Status::InvalidArgument("Cannot use null as map key.", "NULL_MAP_KEY");
-                          for (uint32_t q = keys.begin; q < j; ++q) {
-                            if (CompareCells(*keys.el, q, *keys.el, j) == 0) return DuplicateKey(keys.el->GetValue(j));
-                          }
+                          SILT_RETURN_NOT_OK(AppendMapKey(&out->child(0), first, *keys.el, j));
                         }
-                        out->child(0).AppendRange(*keys.el, keys.begin, keys.size());
                         out->child(1).AppendRange(*vals.el, vals.begin, vals.size());
                         out->FinishListRow();
                       }
@@ -645,6 +660,277 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
                           }
                         }
                         out->FinishListRow();
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"array_distinct"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+    SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
+    TypePtr t = a[0]->type;
+    return MakeCall(std::string(n), t, std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      std::vector<Cell> cells;
+                      std::vector<uint32_t> sel;
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (NullAt(x[0], i)) {
+                          out->AppendNull();
+                          continue;
+                        }
+                        ListRow row = RowOf(x[0], i);
+                        cells.clear();
+                        for (uint32_t j = row.begin; j < row.end; ++j) cells.push_back({row.el, j});
+                        std::vector<uint8_t> keep = FirstOccurrences(cells);
+                        sel.clear();
+                        for (size_t k = 0; k < cells.size(); ++k) {
+                          if (keep[k]) sel.push_back(cells[k].i);
+                        }
+                        out->child(0).AppendSelected(*row.el, sel.data(), sel.size());
+                        out->FinishListRow();
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"arrays_overlap"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+    SILT_RETURN_NOT_OK(CoerceArrays(n, a, 0, 2, c).status());
+    return MakeCall(std::string(n), DataType::Boolean(), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      fn::FixedWriter<uint8_t> w(out, rows);
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (AnyNull(x, i)) {
+                          w.SetNull(i);
+                          continue;
+                        }
+                        ListRow a = RowOf(x[0], i), b = RowOf(x[1], i);
+                        SortedElements sorted(b);
+                        bool found = false, saw_null = false;
+                        for (uint32_t j = a.begin; j < a.end && !found; ++j) {
+                          if (a.el->IsNull(j)) {
+                            saw_null = true;
+                          } else {
+                            found = sorted.Contains(*a.el, j);
+                          }
+                        }
+                        for (uint32_t j = b.begin; j < b.end && !saw_null; ++j) saw_null = b.el->IsNull(j);
+                        // No common element: NULL when both are non-empty and one holds a NULL.
+                        if (!found && saw_null && a.size() > 0 && b.size() > 0) {
+                          w.SetNull(i);
+                        } else {
+                          w.Set(i, found ? 1 : 0);
+                        }
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"array_compact"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+    SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
+    TypePtr t = DataType::List(a[0]->type->element_type(), false);
+    return MakeCall(std::string(n), t, std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      std::vector<uint32_t> sel;
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (NullAt(x[0], i)) {
+                          out->AppendNull();
+                          continue;
+                        }
+                        ListRow row = RowOf(x[0], i);
+                        sel.clear();
+                        for (uint32_t j = row.begin; j < row.end; ++j) {
+                          if (!row.el->IsNull(j)) sel.push_back(j);
+                        }
+                        out->child(0).AppendSelected(*row.el, sel.data(), sel.size());
+                        out->FinishListRow();
+                      }
+                      return Status::OK();
+                    });
+  });
+  for (int prepend = 0; prepend < 2; ++prepend) {
+    Reg(r, {prepend ? "array_prepend" : "array_append"},
+        [prepend](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+          SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+          SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
+          SILT_RETURN_NOT_OK(CoerceArrayAndElement(n, a, c));
+          TypePtr t = DataType::List(a[0]->type->element_type(), a[0]->type->contains_null() || a[1]->nullable);
+          return MakeCall(std::string(n), t, std::move(a),
+                          [prepend](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                            Vector& el = out->child(0);
+                            for (size_t i = 0; i < rows; ++i) {
+                              if (NullAt(x[0], i)) {  // a NULL element is added; a NULL array gives NULL
+                                out->AppendNull();
+                                continue;
+                              }
+                              ListRow row = RowOf(x[0], i);
+                              if (prepend) el.AppendRange(*x[1].vector, x[1].index(i), 1);
+                              el.AppendRange(*row.el, row.begin, row.size());
+                              if (!prepend) el.AppendRange(*x[1].vector, x[1].index(i), 1);
+                              out->FinishListRow();
+                            }
+                            return Status::OK();
+                          });
+        });
+  }
+  Reg(r, {"array_size"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+    SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
+    return MakeCall(std::string(n), DataType::Int32(), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      fn::FixedWriter<int32_t> w(out, rows);
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (NullAt(x[0], i)) {
+                          w.SetNull(i);
+                        } else {
+                          w.Set(i, static_cast<int32_t>(RowOf(x[0], i).size()));
+                        }
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"get"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+    SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
+    if (!fn::IsIntegralId(a[1]->type->id()) && !fn::IsNullTyped(a[1])) {
+      return fn::UnexpectedType(n, 1, "\"INT\"", a[1]->type);
+    }
+    SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::Int32(), c));
+    TypePtr t = a[0]->type->element_type();
+    return MakeCall(std::string(n), t, std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      for (size_t i = 0; i < rows; ++i) {
+                        int64_t k = AnyNull(x, i) ? -1 : ValAt<int32_t>(x[1], i);
+                        ListRow row = k >= 0 ? RowOf(x[0], i) : ListRow{nullptr, 0, 0};
+                        if (k < 0 || k >= row.size()) {  // 0-based; out of bounds is NULL, never an error
+                          out->AppendNull();
+                        } else {
+                          out->AppendRange(*row.el, row.begin + static_cast<size_t>(k), 1);
+                        }
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"map_concat"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    if (a.empty()) {
+      return MakeCall(std::string(n), DataType::Map(DataType::String(), DataType::String()), {},
+                      [](std::span<const Arg>, size_t rows, const EvalContext&, Vector* out) {
+                        for (size_t i = 0; i < rows; ++i) out->FinishListRow();
+                        return Status::OK();
+                      });
+    }
+    TypePtr t = DataType::Null();
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (fn::IsNullTyped(a[i])) continue;
+      SILT_RETURN_NOT_OK(RequireMap(n, a, i));
+      auto common = CommonType(t, a[i]->type);
+      if (!common.ok()) {
+        return fn::TypeMismatch(n, "The input to function `map_concat` should all be of the same map type, but it's "
+                                   "[\"" + a[0]->type->ToString() + "\", \"" + a[i]->type->ToString() + "\"].");
+      }
+      t = *common;
+    }
+    if (t->id() == TypeId::kNull) t = DataType::Map(DataType::String(), DataType::String());
+    for (size_t i = 0; i < a.size(); ++i) SILT_RETURN_NOT_OK(CoerceArg(n, a, i, t, c));
+    return MakeCall(std::string(n), t, std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (AnyNull(x, i)) {
+                          out->AppendNull();
+                          continue;
+                        }
+                        size_t first = out->child(0).size();
+                        for (const Arg& m : x) {
+                          size_t r = m.index(i);
+                          const uint32_t* off = m.vector->offsets();
+                          for (uint32_t j = off[r]; j < off[r + 1]; ++j) {
+                            SILT_RETURN_NOT_OK(AppendMapKey(&out->child(0), first, m.vector->child(0), j));
+                          }
+                          out->child(1).AppendRange(m.vector->child(1), off[r], off[r + 1] - off[r]);
+                        }
+                        out->FinishListRow();
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"map_entries"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+    SILT_RETURN_NOT_OK(RequireMap(n, a, 0));
+    const TypePtr& mt = a[0]->type;
+    TypePtr entry = DataType::Struct({Field{"key", mt->key_type(), false, "{}"},
+                                      Field{"value", mt->value_type(), mt->value_contains_null(), "{}"}});
+    return MakeCall(std::string(n), DataType::List(entry, false), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      Vector& st = out->child(0);
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (NullAt(x[0], i)) {
+                          out->AppendNull();
+                          continue;
+                        }
+                        size_t r = x[0].index(i);
+                        const uint32_t* off = x[0].vector->offsets();
+                        uint32_t b = off[r], e = off[r + 1];
+                        st.child(0).AppendRange(x[0].vector->child(0), b, e - b);
+                        st.child(1).AppendRange(x[0].vector->child(1), b, e - b);
+                        st.SetSizeUnchecked(st.size() + (e - b));
+                        out->FinishListRow();
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"map_from_entries"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+    SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
+    const TypePtr& et = a[0]->type->element_type();
+    if (et->id() != TypeId::kStruct || et->fields().size() != 2) {
+      return fn::UnexpectedType(n, 0, "\"ARRAY\" of pair \"STRUCT\"", a[0]->type);
+    }
+    if (!fn::IsAtomicId(et->fields()[0].type->id())) {
+      return Status::NotImplemented("map_from_entries: nested key types are not supported yet");
+    }
+    TypePtr t = DataType::Map(et->fields()[0].type, et->fields()[1].type, et->fields()[1].nullable);
+    return MakeCall(std::string(n), t, std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (NullAt(x[0], i)) {
+                          out->AppendNull();
+                          continue;
+                        }
+                        ListRow row = RowOf(x[0], i);
+                        bool null_entry = false;
+                        for (uint32_t j = row.begin; j < row.end && !null_entry; ++j) null_entry = row.el->IsNull(j);
+                        if (null_entry) {  // Spark: a NULL entry makes the map NULL
+                          out->AppendNull();
+                          continue;
+                        }
+                        size_t first = out->child(0).size();
+                        for (uint32_t j = row.begin; j < row.end; ++j) {
+                          SILT_RETURN_NOT_OK(AppendMapKey(&out->child(0), first, row.el->child(0), j));
+                        }
+                        out->child(1).AppendRange(row.el->child(1), row.begin, row.size());
+                        out->FinishListRow();
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"map_contains_key"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+    SILT_RETURN_NOT_OK(RequireMap(n, a, 0));
+    SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, a[0]->type->key_type(), c));
+    return MakeCall(std::string(n), DataType::Boolean(), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      fn::FixedWriter<uint8_t> w(out, rows);
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (AnyNull(x, i)) {
+                          w.SetNull(i);
+                          continue;
+                        }
+                        size_t r = x[0].index(i);
+                        const Vector& keys = x[0].vector->child(0);
+                        const uint32_t* off = x[0].vector->offsets();
+                        bool found = false;
+                        for (uint32_t j = off[r]; j < off[r + 1] && !found; ++j) {
+                          found = CompareCells(keys, j, *x[1].vector, x[1].index(i)) == 0;
+                        }
+                        w.Set(i, found ? 1 : 0);
                       }
                       return Status::OK();
                     });
