@@ -45,33 +45,61 @@ bool ParseJson(simdjson::dom::parser& parser, std::string_view s, element* out) 
   return !parser.parse(s.data(), s.size(), true).get(*out);
 }
 
-// get_json_object, json_array_length and json_object_keys parse like Spark's shared Jackson
-// factory with ALLOW_UNQUOTED_CONTROL_CHARS: raw control characters inside strings are escaped
-// (into *scratch) and the text parsed again.
-bool ParseJsonLenient(simdjson::dom::parser& parser, std::string_view s, std::string* scratch, element* out) {
+// Jackson features Spark enables beyond strict JSON, done by rewriting the text into strict JSON
+// (into *scratch) and parsing again when the strict parse fails:
+// - control_chars (ALLOW_UNQUOTED_CONTROL_CHARS; get_json_object, json_array_length,
+//   json_object_keys): raw control characters inside strings;
+// - single_quotes (allowSingleQuotes, on by default for from_json and schema_of_json):
+//   'strings' and 'names' in single quotes.
+struct Leniency {
+  bool control_chars = false;
+  bool single_quotes = false;
+};
+
+bool ParseJsonLenient(simdjson::dom::parser& parser, std::string_view s, Leniency lenient, std::string* scratch,
+                      element* out) {
   simdjson::error_code err = parser.parse(s.data(), s.size(), true).get(*out);
-  if (err != simdjson::UNESCAPED_CHARS) return !err;
+  if (!err) return true;
+  bool control = lenient.control_chars && err == simdjson::UNESCAPED_CHARS;
+  bool single = lenient.single_quotes && s.find('\'') != std::string_view::npos;
+  if (!control && !single) return false;
+  static constexpr char kHex[] = "0123456789ABCDEF";
   scratch->clear();
-  bool in_string = false, escaped = false;
-  for (char c : s) {
-    if (in_string && !escaped && static_cast<unsigned char>(c) < 0x20) {
-      static constexpr char kHex[] = "0123456789ABCDEF";
+  char quote = 0;  // the quote of the string we are in, 0 outside strings
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (quote == 0) {
+      if (c == '"' || (c == '\'' && single)) {
+        quote = c;
+        c = '"';
+      }
+      scratch->push_back(c);
+    } else if (c == '\\' && i + 1 < s.size()) {
+      if (quote == '\'' && s[i + 1] == '\'') {
+        scratch->push_back('\'');  // \' is no JSON escape
+      } else {
+        scratch->push_back('\\');
+        scratch->push_back(s[i + 1]);
+      }
+      ++i;
+    } else if (c == quote) {
+      quote = 0;
+      scratch->push_back('"');
+    } else if (c == '"') {  // a double quote inside a single-quoted string
+      *scratch += "\\\"";
+    } else if (control && static_cast<unsigned char>(c) < 0x20) {
       *scratch += "\\u00";
       scratch->push_back(kHex[(c >> 4) & 15]);
       scratch->push_back(kHex[c & 15]);
-      continue;
+    } else {
+      scratch->push_back(c);
     }
-    if (escaped) {
-      escaped = false;
-    } else if (in_string && c == '\\') {
-      escaped = true;
-    } else if (c == '"') {
-      in_string = !in_string;
-    }
-    scratch->push_back(c);
   }
   return ParseJson(parser, *scratch, out);
 }
+
+constexpr Leniency kControlChars{true, false};
+constexpr Leniency kSingleQuotes{false, true};
 
 // The value of a foldable argument (literal or constant expression such as schema_of_json('…')).
 Result<Value> FoldedArg(std::string_view name, const ExprPtr& e, const char* what) {
@@ -652,7 +680,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                           path = ParsePath(p);
                           have_path = true;
                         }
-                        if (!path || !ParseJsonLenient(parser, fn::StrAt(x[0], i), &scratch, &doc)) {
+                        if (!path || !ParseJsonLenient(parser, fn::StrAt(x[0], i), kControlChars, &scratch, &doc)) {
                           w.CommitNull();
                           continue;
                         }
@@ -693,7 +721,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                       for (size_t i = 0; i < rows; ++i) {
                         element doc;
                         simdjson::dom::array arr;
-                        if (NullAt(x[0], i) || !ParseJsonLenient(parser, fn::StrAt(x[0], i), &scratch, &doc) ||
+                        if (NullAt(x[0], i) || !ParseJsonLenient(parser, fn::StrAt(x[0], i), kControlChars, &scratch, &doc) ||
                             doc.get_array().get(arr)) {
                           w.SetNull(i);
                           continue;
@@ -713,7 +741,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                       for (size_t i = 0; i < rows; ++i) {
                         element doc;
                         simdjson::dom::object obj;
-                        if (NullAt(x[0], i) || !ParseJsonLenient(parser, fn::StrAt(x[0], i), &scratch, &doc) ||
+                        if (NullAt(x[0], i) || !ParseJsonLenient(parser, fn::StrAt(x[0], i), kControlChars, &scratch, &doc) ||
                             doc.get_object().get(obj)) {
                           out->AppendNull();
                           continue;
@@ -732,7 +760,8 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
     }
     simdjson::dom::parser parser;
     element doc;
-    if (!ParseJson(parser, v.str(), &doc)) {
+    std::string scratch;
+    if (!ParseJsonLenient(parser, v.str(), kSingleQuotes, &scratch, &doc)) {
       return Status::InvalidArgument("Malformed records are detected in schema inference. Parse Mode: FAILFAST.",
                                      "MALFORMED_RECORD_IN_PARSING");
     }
@@ -783,6 +812,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                     [failfast, formats](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
                       SILT_ASSIGN_OR_RETURN(auto zone, cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
                       simdjson::dom::parser parser;
+                      std::string scratch;
                       bool is_struct = out->id() == TypeId::kStruct;
                       for (size_t i = 0; i < rows; ++i) {
                         if (NullAt(x[0], i)) {
@@ -796,7 +826,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                         }
                         element doc;
                         JsonReader reader(zone.get(), formats.get());
-                        bool parsed = ParseJson(parser, text, &doc);
+                        bool parsed = ParseJsonLenient(parser, text, kSingleQuotes, &scratch, &doc);
                         if (parsed && out->id() == TypeId::kList && doc.is_object() &&
                             out->type()->element_type()->id() == TypeId::kStruct) {
                           // a single object read as an array of structs is an array of one
