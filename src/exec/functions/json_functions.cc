@@ -521,7 +521,15 @@ class JsonReader {
         v->SetSizeUnchecked(v->size() + 1);
         return true;
       }
-      default: return false;  // binary (base64 text) is not read yet
+      case TypeId::kBinary: {  // base64 text, as Jackson's getBinaryValue
+        std::string_view s;
+        if (e.get_string().get(s)) return false;
+        scratch_.clear();
+        fn::Base64Decode(s, &scratch_);
+        v->AppendString(scratch_);
+        return true;
+      }
+      default: return false;
     }
   }
 
@@ -580,6 +588,12 @@ struct JsonWriter {
       }
       case TypeId::kDecimal: *out += FormatDecimal(v.data<int128_t>()[r], v.type()->scale()); break;
       case TypeId::kString: delta::AppendJacksonString(out, v.GetString(r)); break;
+      case TypeId::kBinary: {  // Jackson's writeBinary: base64 without line breaks
+        out->push_back('"');
+        fn::Base64Encode(v.GetString(r), out, SIZE_MAX);
+        out->push_back('"');
+        break;
+      }
       case TypeId::kDate: {
         std::string s;
         date_format.Format(static_cast<int64_t>(v.data<int32_t>()[r]) * cal::kMicrosPerDay, nullptr, &s);
@@ -638,14 +652,6 @@ struct JsonWriter {
     }
   }
 };
-
-bool HasBinary(const TypePtr& t) {
-  if (t->id() == TypeId::kBinary) return true;
-  for (const Field& f : t->fields()) {
-    if (HasBinary(f.type)) return true;
-  }
-  return false;
-}
 
 // The JSON text argument of the inspection functions: string (other atomic types cast).
 Status JsonTextArg(std::string_view n, Args& a, const BindContext& c) {
@@ -862,7 +868,6 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
       return fn::TypeMismatch(n, "Parameter 1 requires the (\"STRUCT\" or \"ARRAY\" or \"MAP\") type, however \"" +
                                      a[0]->ToString() + "\" has the type \"" + a[0]->type->ToString() + "\".");
     }
-    if (HasBinary(a[0]->type)) return Status::NotImplemented("to_json of binary values is not supported yet");
     std::string ts = "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", ts_ntz = "yyyy-MM-dd'T'HH:mm:ss.SSS", date = "yyyy-MM-dd";
     if (a.size() == 2) {
       SILT_ASSIGN_OR_RETURN(auto opts, JsonOptions(n, a[1]));
