@@ -380,7 +380,13 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
   Reg(r, {"sequence"}, BindSequence);
   Reg(r, {"array_join"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 3));
-    if (!fn::IsNullTyped(a[0])) SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
+    if (!fn::IsNullTyped(a[0])) {
+      SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
+      // Atomic elements cast to string implicitly; nested ones do not (Spark's implicitCast).
+      if (!fn::IsAtomicId(a[0]->type->element_type()->id())) {
+        return fn::UnexpectedType(n, 0, "\"ARRAY<STRING>\"", a[0]->type);
+      }
+    }
     SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, DataType::List(DataType::String()), c));
     for (size_t i = 1; i < a.size(); ++i) SILT_RETURN_NOT_OK(CoerceArg(n, a, i, DataType::String(), c));
     return MakeCall(std::string(n), DataType::String(), std::move(a),

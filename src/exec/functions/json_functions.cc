@@ -561,6 +561,7 @@ bool OptionIs(const std::string& a, std::string_view b) {
 
 struct JsonWriter {
   cal::DateTimePattern timestamp_format, timestamp_ntz_format, date_format;
+  bool ignore_null_fields = true;  // the ignoreNullFields option
 
   // Appends row r of v; timestamps are shown in `zone`.
   void Write(const Vector& v, size_t r, const cal::TimeZone* zone, std::string* out) const {
@@ -638,7 +639,7 @@ struct JsonWriter {
         const std::vector<Field>& fields = v.type()->fields();
         for (size_t k = 0; k < fields.size(); ++k) {
           const Vector& c = v.child(k);
-          if (c.id() == TypeId::kNull || c.IsNull(r)) continue;  // ignoreNullFields
+          if (ignore_null_fields && (c.id() == TypeId::kNull || c.IsNull(r))) continue;
           if (!first) out->push_back(',');
           first = false;
           delta::AppendJacksonString(out, fields[k].name);
@@ -869,16 +870,17 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                                      a[0]->ToString() + "\" has the type \"" + a[0]->type->ToString() + "\".");
     }
     std::string ts = "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", ts_ntz = "yyyy-MM-dd'T'HH:mm:ss.SSS", date = "yyyy-MM-dd";
+    auto writer = std::make_shared<JsonWriter>();
     if (a.size() == 2) {
       SILT_ASSIGN_OR_RETURN(auto opts, JsonOptions(n, a[1]));
       for (const auto& [k, v] : opts) {
+        if (OptionIs(k, "ignoreNullFields")) writer->ignore_null_fields = !OptionIs(v, "false");
         if (OptionIs(k, "timestampFormat")) ts = v;
         if (OptionIs(k, "timestampNTZFormat")) ts_ntz = v;
         if (OptionIs(k, "dateFormat")) date = v;
       }
       a.pop_back();
     }
-    auto writer = std::make_shared<JsonWriter>();
     SILT_ASSIGN_OR_RETURN(writer->timestamp_format, cal::DateTimePattern::Compile(ts));
     SILT_ASSIGN_OR_RETURN(writer->timestamp_ntz_format, cal::DateTimePattern::Compile(ts_ntz));
     SILT_ASSIGN_OR_RETURN(writer->date_format, cal::DateTimePattern::Compile(date));
