@@ -361,7 +361,8 @@ Result<TypePtr> ParseJsonSchema(std::string_view s) {
 }
 
 // Converts JSON values to silt vectors for one from_json call; `malformed` records whether a
-// value did not fit its type (it became NULL).
+// value did not fit its type (it became NULL). Values are checked (Convert without a vector)
+// before they are appended, so a value that does not fit leaves no partial rows behind.
 class JsonReader {
  public:
   // Custom formats (the timestampFormat, timestampNTZFormat and dateFormat options) replace
@@ -372,13 +373,30 @@ class JsonReader {
   JsonReader(const cal::TimeZone* zone, const Formats* formats) : zone_(zone), formats_(formats) {}
   bool malformed = false;
 
-  // Appends e as one row of v's type.
-  void Append(Vector* v, element e) {
-    if (e.is_null()) {
-      v->AppendNull();
-      return;
+  // Appends a root struct row from obj: each top-level field is converted on its own, and a
+  // field whose value does not fit its type (anywhere inside) is NULL — Spark 3.5's partial
+  // results (spark.sql.json.enablePartialResults off: no partial values below the top level).
+  void AppendRootStruct(Vector* v, simdjson::dom::object obj) {
+    const std::vector<Field>& fields = v->type()->fields();
+    for (size_t k = 0; k < fields.size(); ++k) {
+      element c;
+      if (obj.at_key(fields[k].name).get(c) || c.is_null()) {
+        v->child(k).AppendNull();
+      } else if (Convert(*fields[k].type, c, nullptr)) {
+        Convert(*fields[k].type, c, &v->child(k));
+      } else {
+        malformed = true;
+        v->child(k).AppendNull();
+      }
     }
-    if (!AppendValue(v, e)) {
+    v->SetSizeUnchecked(v->size() + 1);
+  }
+
+  // Appends a root array or map: NULL unless all of e fits.
+  void AppendRoot(Vector* v, element e) {
+    if (Convert(*v->type(), e, nullptr)) {
+      Convert(*v->type(), e, v);
+    } else {
       malformed = true;
       v->AppendNull();
     }
@@ -391,12 +409,14 @@ class JsonReader {
   }
 
  private:
-  bool AppendValue(Vector* v, element e) {
-    switch (v->id()) {
+  // Converts non-null e to type t and appends it to v; with v == nullptr only tells whether it
+  // fits (a value that fits then appends without failing).
+  bool Convert(const DataType& t, element e, Vector* v) {
+    switch (t.id()) {
       case TypeId::kBoolean: {
         bool b;
         if (e.get_bool().get(b)) return false;
-        v->Append<uint8_t>(b ? 1 : 0);
+        if (v) v->Append<uint8_t>(b ? 1 : 0);
         return true;
       }
       case TypeId::kInt8:
@@ -405,8 +425,9 @@ class JsonReader {
       case TypeId::kInt64: {
         int64_t x;
         if (e.type() != element_type::INT64 || e.get_int64().get(x)) return false;
-        int bits = v->type()->fixed_width() * 8;
+        int bits = t.fixed_width() * 8;
         if (bits < 64 && (x < -(int64_t{1} << (bits - 1)) || x >= (int64_t{1} << (bits - 1)))) return false;
+        if (!v) return true;
         if (bits == 8) v->Append<int8_t>(static_cast<int8_t>(x));
         if (bits == 16) v->Append<int16_t>(static_cast<int16_t>(x));
         if (bits == 32) v->Append<int32_t>(static_cast<int32_t>(x));
@@ -432,7 +453,8 @@ class JsonReader {
         } else {
           return false;
         }
-        if (v->id() == TypeId::kFloat) {
+        if (!v) return true;
+        if (t.id() == TypeId::kFloat) {
           v->Append<float>(static_cast<float>(d));
         } else {
           v->Append<double>(d);
@@ -443,13 +465,14 @@ class JsonReader {
         if (!e.is_number()) return false;
         Value num = e.type() == element_type::INT64 ? Value::Int64(e.get_int64().value_unsafe())
                                                     : Value::Double(e.get_double().value_unsafe());
-        auto cast = CastValue(num, v->type(), false);
+        auto cast = CastValue(num, DataType::Decimal(t.precision(), t.scale()), false);
         if (!cast.ok() || cast->is_null()) return false;
-        v->Append<int128_t>(cast->decimal());
+        if (v) v->Append<int128_t>(cast->decimal());
         return true;
       }
       case TypeId::kString: {
         std::string_view s;
+        if (!v) return true;  // any JSON value reads as a string
         if (!e.get_string().get(s)) {
           v->AppendString(s);
         } else {
@@ -470,60 +493,64 @@ class JsonReader {
           d = cal::ParseDate(s);
         }
         if (!d) return false;
-        v->Append<int32_t>(*d);
+        if (v) v->Append<int32_t>(*d);
         return true;
       }
       case TypeId::kTimestamp:
       case TypeId::kTimestampNtz: {
-        bool ntz = v->id() == TypeId::kTimestampNtz;
+        bool ntz = t.id() == TypeId::kTimestampNtz;
         if (e.type() == element_type::INT64 && !ntz) {  // seconds since the epoch
-          v->Append<int64_t>(e.get_int64().value_unsafe() * 1000000);
+          if (v) v->Append<int64_t>(e.get_int64().value_unsafe() * 1000000);
           return true;
         }
         std::string_view s;
         if (e.get_string().get(s)) return false;
         const std::optional<cal::DateTimePattern>& format = ntz ? formats_->timestamp_ntz : formats_->timestamp;
-        auto t = format ? format->Parse(s, ntz ? nullptr : zone_)
+        auto ts = format ? format->Parse(s, ntz ? nullptr : zone_)
                         : ntz ? cal::ParseTimestampNtz(s) : cal::ParseTimestamp(s, *zone_);
-        if (!t) return false;
-        v->Append<int64_t>(*t);
+        if (!ts) return false;
+        if (v) v->Append<int64_t>(*ts);
         return true;
       }
       case TypeId::kList: {
         simdjson::dom::array arr;
         if (e.get_array().get(arr)) return false;
-        for (element c : arr) Append(&v->child(0), c);
-        v->FinishListRow();
+        for (element c : arr) {
+          if (!Child(*t.element_type(), c, v ? &v->child(0) : nullptr)) return false;
+        }
+        if (v) v->FinishListRow();
         return true;
       }
       case TypeId::kMap: {
         simdjson::dom::object obj;
         if (e.get_object().get(obj)) return false;
         for (auto f : obj) {
-          v->child(0).AppendString(f.key);
-          Append(&v->child(1), f.value);
+          if (!Child(*t.value_type(), f.value, v ? &v->child(1) : nullptr)) return false;
+          if (v) v->child(0).AppendString(f.key);
         }
-        v->FinishListRow();
+        if (v) v->FinishListRow();
         return true;
       }
       case TypeId::kStruct: {
         simdjson::dom::object obj;
         if (e.get_object().get(obj)) return false;
-        const std::vector<Field>& fields = v->type()->fields();
+        const std::vector<Field>& fields = t.fields();
         for (size_t k = 0; k < fields.size(); ++k) {
           element c;
-          if (obj.at_key(fields[k].name).get(c)) {
-            v->child(k).AppendNull();
-          } else {
-            Append(&v->child(k), c);
+          bool absent = obj.at_key(fields[k].name).get(c) != simdjson::SUCCESS;
+          if (absent) {
+            if (v) v->child(k).AppendNull();
+          } else if (!Child(*fields[k].type, c, v ? &v->child(k) : nullptr)) {
+            return false;
           }
         }
-        v->SetSizeUnchecked(v->size() + 1);
+        if (v) v->SetSizeUnchecked(v->size() + 1);
         return true;
       }
       case TypeId::kBinary: {  // base64 text, as Jackson's getBinaryValue
         std::string_view s;
         if (e.get_string().get(s)) return false;
+        if (!v) return true;
         scratch_.clear();
         fn::Base64Decode(s, &scratch_);
         v->AppendString(scratch_);
@@ -531,6 +558,15 @@ class JsonReader {
       }
       default: return false;
     }
+  }
+
+  // A nested value: NULL appends NULL, anything else converts.
+  bool Child(const DataType& t, element e, Vector* v) {
+    if (e.is_null()) {
+      if (v) v->AppendNull();
+      return true;
+    }
+    return Convert(t, e, v);
   }
 
   const cal::TimeZone* zone_;
@@ -654,9 +690,11 @@ struct JsonWriter {
   }
 };
 
-// The JSON text argument of the inspection functions: string (other atomic types cast).
-Status JsonTextArg(std::string_view n, Args& a, const BindContext& c) {
-  return CoerceArg(n, a, 0, DataType::String(), c);
+// A string argument (JSON text, path): Spark casts only an untyped NULL (ExpectsInputTypes).
+Status StringArg(std::string_view n, Args& a, size_t i, const BindContext& c) {
+  TypeId id = a[i]->type->id();
+  if (id != TypeId::kString && id != TypeId::kNull) return fn::UnexpectedType(n, i, "\"STRING\"", a[i]->type);
+  return CoerceArg(n, a, i, DataType::String(), c);
 }
 
 }  // namespace
@@ -664,8 +702,8 @@ Status JsonTextArg(std::string_view n, Args& a, const BindContext& c) {
 void RegisterJsonFunctions(FunctionRegistry& r) {
   Reg(r, {"get_json_object"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
-    SILT_RETURN_NOT_OK(JsonTextArg(n, a, c));
-    SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::String(), c));
+    SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
+    SILT_RETURN_NOT_OK(StringArg(n, a, 1, c));
     return MakeCall(std::string(n), DataType::String(), std::move(a),
                     [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
                       fn::StringWriter w(out, rows);
@@ -719,7 +757,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
   });
   Reg(r, {"json_array_length"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
-    SILT_RETURN_NOT_OK(JsonTextArg(n, a, c));
+    SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
     return MakeCall(std::string(n), DataType::Int32(), std::move(a),
                     [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
                       fn::FixedWriter<int32_t> w(out, rows);
@@ -740,7 +778,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
   });
   Reg(r, {"json_object_keys"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
-    SILT_RETURN_NOT_OK(JsonTextArg(n, a, c));
+    SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
     return MakeCall(std::string(n), DataType::List(DataType::String(), false), std::move(a),
                     [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
                       simdjson::dom::parser parser;
@@ -777,7 +815,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
   });
   Reg(r, {"from_json"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 3));
-    SILT_RETURN_NOT_OK(JsonTextArg(n, a, c));
+    SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
     SILT_ASSIGN_OR_RETURN(Value sv, FoldedArg(n, a[1], "schema"));
     if (sv.is_null() || sv.type()->id() != TypeId::kString) {
       return fn::TypeMismatch(n, "The input schema " + sv.ToString() + " must be a foldable \"STRING\".");
@@ -837,12 +875,16 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                         if (parsed && out->id() == TypeId::kList && doc.is_object() &&
                             out->type()->element_type()->id() == TypeId::kStruct) {
                           // a single object read as an array of structs is an array of one
-                          reader.Append(&out->child(0), doc);
+                          reader.AppendRootStruct(&out->child(0), doc.get_object().value_unsafe());
                           out->FinishListRow();
                         } else if (parsed && !doc.is_null() &&
                                    (is_struct ? doc.is_object() : out->id() == TypeId::kList ? doc.is_array()
                                                                                               : doc.is_object())) {
-                          reader.Append(out, doc);
+                          if (is_struct) {
+                            reader.AppendRootStruct(out, doc.get_object().value_unsafe());
+                          } else {
+                            reader.AppendRoot(out, doc);
+                          }
                         } else {
                           reader.malformed = true;
                           if (is_struct) {
