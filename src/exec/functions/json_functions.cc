@@ -114,12 +114,15 @@ Result<Value> FoldedArg(std::string_view name, const ExprPtr& e, const char* wha
 // get_json_object
 
 struct PathStep {
-  enum Kind { kKey, kIndex, kWildcard } kind;
+  // kKey: .name / ['name']; kIndex: [n]; kWildcard: [*]; kFieldWildcard: .* / ['*'] (matches
+  // nothing at an object, as in Spark).
+  enum Kind { kKey, kIndex, kWildcard, kFieldWildcard } kind;
   std::string key;
   int64_t index = 0;
 };
 
-// Spark's JsonPathParser: "$" then ".name", "['name']", "[n]" or "[*]"; nullopt when invalid.
+// Spark's JsonPathParser: "$" then ".name", "['name']", "[n]", "[*]", ".*" or "['*']"; nullopt
+// when invalid.
 std::optional<std::vector<PathStep>> ParsePath(std::string_view p) {
   if (p.empty() || p[0] != '$') return std::nullopt;
   std::vector<PathStep> steps;
@@ -130,7 +133,7 @@ std::optional<std::vector<PathStep>> ParsePath(std::string_view p) {
       if (e == std::string_view::npos) e = p.size();
       if (e == i + 1) return std::nullopt;
       std::string key(p.substr(i + 1, e - i - 1));
-      steps.push_back(key == "*" ? PathStep{PathStep::kWildcard, "", 0} : PathStep{PathStep::kKey, key, 0});
+      steps.push_back(key == "*" ? PathStep{PathStep::kFieldWildcard, "", 0} : PathStep{PathStep::kKey, key, 0});
       i = e;
     } else if (p[i] == '[') {
       size_t e = p.find(']', i);
@@ -138,12 +141,18 @@ std::optional<std::vector<PathStep>> ParsePath(std::string_view p) {
       std::string_view in = p.substr(i + 1, e - i - 1);
       if (in == "*") {
         steps.push_back({PathStep::kWildcard, "", 0});
-      } else if (in.size() >= 2 && in.front() == '\'' && in.back() == '\'') {
-        steps.push_back({PathStep::kKey, std::string(in.substr(1, in.size() - 2)), 0});
+      } else if (in == "'*'") {
+        steps.push_back({PathStep::kFieldWildcard, "", 0});
+      } else if (in.size() >= 3 && in.front() == '\'' && in.back() == '\'') {
+        std::string key(in.substr(1, in.size() - 2));
+        if (key.find_first_of("'?") != std::string::npos) return std::nullopt;
+        steps.push_back({PathStep::kKey, key, 0});
       } else {
         int64_t k = 0;
         auto [ptr, ec] = std::from_chars(in.data(), in.data() + in.size(), k);
-        if (in.empty() || ec != std::errc() || ptr != in.data() + in.size() || k < 0) return std::nullopt;
+        if (in.empty() || in[0] == '-' || in[0] == '+' || ec != std::errc() || ptr != in.data() + in.size()) {
+          return std::nullopt;
+        }
         steps.push_back({PathStep::kIndex, "", k});
       }
       i = e + 1;
@@ -154,26 +163,100 @@ std::optional<std::vector<PathStep>> ParsePath(std::string_view p) {
   return steps;
 }
 
-void EvalPath(element e, const std::vector<PathStep>& steps, size_t k, std::vector<element>* out) {
-  if (k == steps.size()) {
-    out->push_back(e);
-    return;
+// Compact JSON output with the commas of the enclosing arrays (a small Jackson generator).
+class JsonOut {
+ public:
+  std::string& text() { return s_; }
+  void BeginArray() {
+    Separate();
+    s_.push_back('[');
+    first_.push_back(true);
   }
-  const PathStep& s = steps[k];
-  if (s.kind == PathStep::kKey) {
-    simdjson::dom::object obj;
-    element child;
-    if (!e.get_object().get(obj) && !obj.at_key(s.key).get(child)) EvalPath(child, steps, k + 1, out);
-  } else {
-    simdjson::dom::array arr;
-    if (e.get_array().get(arr)) return;
-    if (s.kind == PathStep::kIndex) {
-      element child;
-      if (!arr.at(static_cast<size_t>(s.index)).get(child)) EvalPath(child, steps, k + 1, out);
-    } else {
-      for (element child : arr) EvalPath(child, steps, k + 1, out);
+  void EndArray() {
+    s_.push_back(']');
+    first_.pop_back();
+  }
+  // Starts a value: the caller appends its text to text().
+  void Separate() {
+    if (first_.empty()) return;
+    if (!first_.back()) s_.push_back(',');
+    first_.back() = false;
+  }
+
+ private:
+  std::string s_;
+  std::vector<bool> first_;
+};
+
+// Spark's GetJsonObject.evaluatePath: raw style writes a string match unquoted; below a
+// wildcard values are quoted, a wildcard with one match yields that match alone and more
+// matches an array; [*][*] flattens. Returns whether anything matched.
+enum class PathStyle { kRaw, kQuoted, kFlatten };
+
+bool EvalPath(element e, std::span<const PathStep> path, PathStyle style, JsonOut* out) {
+  if (path.empty()) {
+    std::string_view str;
+    if (style == PathStyle::kRaw && !e.get_string().get(str)) {
+      out->Separate();
+      out->text().append(str);
+      return true;
     }
+    simdjson::dom::array arr;
+    if (style == PathStyle::kFlatten && !e.get_array().get(arr)) {
+      bool dirty = false;
+      for (element c : arr) dirty |= EvalPath(c, path, style, out);
+      return dirty;
+    }
+    out->Separate();
+    delta::AppendJsonElement(&out->text(), e);
+    return true;
   }
+  const PathStep& step = path[0];
+  std::span<const PathStep> rest = path.subspan(1);
+  if (step.kind == PathStep::kKey) {
+    simdjson::dom::object obj;
+    if (e.get_object().get(obj)) return false;
+    for (auto field : obj) {  // the first match that is not null
+      if (field.key == step.key && !field.value.is_null()) return EvalPath(field.value, rest, style, out);
+    }
+    return false;
+  }
+  simdjson::dom::array arr;
+  if (step.kind == PathStep::kFieldWildcard || e.get_array().get(arr)) return false;
+  if (step.kind == PathStep::kIndex) {
+    element c;
+    if (arr.at(static_cast<size_t>(step.index)).get(c)) return false;
+    // an index followed by a wildcard has one or more results: quoted from here on
+    bool wildcard_next = !rest.empty() && rest[0].kind == PathStep::kWildcard;
+    return EvalPath(c, rest, wildcard_next ? PathStyle::kQuoted : style, out);
+  }
+  if (!rest.empty() && rest[0].kind == PathStep::kWildcard) {  // [*][*]: Hive's flattening
+    bool dirty = false;
+    out->BeginArray();
+    for (element c : arr) dirty |= EvalPath(c, rest.subspan(1), PathStyle::kFlatten, out);
+    out->EndArray();
+    return dirty;
+  }
+  if (style == PathStyle::kQuoted) {
+    bool dirty = false;
+    out->BeginArray();
+    for (element c : arr) dirty |= EvalPath(c, rest, PathStyle::kQuoted, out);
+    out->EndArray();
+    return dirty;
+  }
+  // Matches go to a buffer first: one match is written without the array around it.
+  JsonOut buffer;
+  buffer.BeginArray();
+  int matches = 0;
+  PathStyle next = style == PathStyle::kRaw ? PathStyle::kQuoted : style;
+  for (element c : arr) matches += EvalPath(c, rest, next, &buffer) ? 1 : 0;
+  buffer.EndArray();
+  const std::string& b = buffer.text();
+  if (matches > 0) {
+    out->Separate();
+    out->text().append(matches > 1 ? std::string_view(b) : std::string_view(b).substr(1, b.size() - 2));
+  }
+  return matches > 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -712,7 +795,6 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                       std::string last_path;
                       std::optional<std::vector<PathStep>> path;
                       bool have_path = false;
-                      std::vector<element> found;
                       for (size_t i = 0; i < rows; ++i) {
                         element doc;
                         if (AnyNull(x, i)) {
@@ -729,27 +811,12 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                           w.CommitNull();
                           continue;
                         }
-                        found.clear();
-                        EvalPath(doc, *path, 0, &found);
-                        bool wildcard = std::any_of(path->begin(), path->end(),
-                                                    [](const PathStep& s) { return s.kind == PathStep::kWildcard; });
-                        if (found.empty() || (found.size() == 1 && found[0].is_null())) {
+                        JsonOut result;
+                        if (EvalPath(doc, *path, PathStyle::kRaw, &result)) {
+                          w.Append(result.text());
+                        } else {
                           w.CommitNull();
-                          continue;
                         }
-                        std::string_view s;
-                        if (!wildcard && !found[0].get_string().get(s)) {
-                          w.Append(s);  // a string value alone is returned unquoted
-                          continue;
-                        }
-                        // Several matches of a wildcard form a JSON array; one match is itself.
-                        if (found.size() > 1) w.buf().push_back('[');
-                        for (size_t k = 0; k < found.size(); ++k) {
-                          if (k) w.buf().push_back(',');
-                          delta::AppendJsonElement(&w.buf(), found[k]);
-                        }
-                        if (found.size() > 1) w.buf().push_back(']');
-                        w.Commit();
                       }
                       w.Finish();
                       return Status::OK();
