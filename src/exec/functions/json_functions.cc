@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "delta/json_util.h"
+#include "delta/partition_values.h"
 #include "delta/schema_json.h"
 #include "exec/cast.h"
 #include "exec/function_registry.h"
@@ -706,7 +707,7 @@ struct JsonWriter {
         }
         break;
       }
-      case TypeId::kDecimal: *out += FormatDecimal(v.data<int128_t>()[r], v.type()->scale()); break;
+      case TypeId::kDecimal: *out += delta::FormatJavaBigDecimal(v.data<int128_t>()[r], v.type()->scale()); break;
       case TypeId::kString: delta::AppendJacksonString(out, v.GetString(r)); break;
       case TypeId::kBinary: {  // Jackson's writeBinary: base64 without line breaks
         out->push_back('"');
