@@ -399,15 +399,19 @@ Result<TypePtr> ParseJsonSchema(std::string_view s) {
   if (!s.empty() && s.front() == '{') return delta::ParseDataTypeJson(s);
   auto direct = sql::ParseDataType(s);
   if (direct.ok()) return direct;
-  // A table schema: top-level comma-separated "name type" (name may be `quoted`).
+  // A table schema: top-level comma-separated "name type [NOT NULL] [COMMENT '…']" (name may be
+  // `quoted`). Errors in a column's type are reported as such once one column has parsed.
   std::vector<Field> fields;
   int depth = 0;
-  bool quoted = false;
+  char quote = 0;
   size_t from = 0;
   for (size_t i = 0; i <= s.size(); ++i) {
     char c = i < s.size() ? s[i] : ',';
-    if (c == '`') quoted = !quoted;
-    if (quoted) continue;
+    if (quote) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '`' || c == '\'' || c == '"') quote = c;
     if (c == '<' || c == '(') ++depth;
     if (c == '>' || c == ')') --depth;
     if (c != ',' || depth != 0) continue;
@@ -437,8 +441,27 @@ Result<TypePtr> ParseJsonSchema(std::string_view s) {
       rest.remove_prefix(1);
     }
     if (name.empty() || rest.empty()) return direct.status();
+    // The type ends at a top-level NOT NULL or COMMENT (nullability is not kept: from_json's
+    // result fields are nullable in Spark too).
+    int d = 0;
+    for (size_t j = 0; j < rest.size(); ++j) {
+      char ch = rest[j];
+      if (ch == '<' || ch == '(') ++d;
+      if (ch == '>' || ch == ')') --d;
+      if (d != 0 || !std::isspace(static_cast<unsigned char>(ch))) continue;
+      std::string_view word = rest.substr(j + 1, 7);
+      auto starts = [&](std::string_view kw) {
+        return word.size() >= kw.size() && std::equal(kw.begin(), kw.end(), word.begin(), [](char x, char y) {
+                 return x == std::toupper(static_cast<unsigned char>(y));
+               });
+      };
+      if (starts("NOT ") || starts("COMMENT")) {
+        rest = rest.substr(0, j);
+        break;
+      }
+    }
     auto t = sql::ParseDataType(rest);
-    if (!t.ok()) return direct.status();
+    if (!t.ok()) return t.status();
     fields.push_back(Field{name, *t, true, "{}"});
   }
   return DataType::Struct(std::move(fields));
