@@ -285,12 +285,9 @@ void SplitJava(std::string_view s, const std::string& delim, const RE2* re, std:
   size_t from = 0, pos = 0;
   while (pos <= s.size() && re->Match(input, pos, s.size(), RE2::UNANCHORED, &m, 1)) {
     size_t mb = static_cast<size_t>(m.data() - s.data()), me = mb + m.size();
-    if (me == mb) {  // an empty match splits between characters, never at the very start
-      if (mb >= s.size()) break;
-      if (mb == 0) {
-        pos = 1;
-        continue;
-      }
+    if (me == mb && mb == 0) {  // an empty match splits between characters, never at the start
+      pos = 1;
+      continue;
     }
     out->push_back(s.substr(from, mb - from));
     from = me;
@@ -301,7 +298,9 @@ void SplitJava(std::string_view s, const std::string& delim, const RE2* re, std:
 
 // A delimiter of str_to_map: plain text when it has no regex metacharacter, else compiled.
 Result<std::shared_ptr<const RE2>> DelimiterRegex(std::string_view d) {
-  if (d.find_first_of("\\^$.|?*+()[]{}") == std::string_view::npos) return std::shared_ptr<const RE2>();
+  if (!d.empty() && d.find_first_of("\\^$.|?*+()[]{}") == std::string_view::npos) {
+    return std::shared_ptr<const RE2>();
+  }
   return fn::CompileJavaRegex(d, "str_to_map");
 }
 
