@@ -43,6 +43,8 @@ const FunctionRegistry& FunctionRegistry::Get() {
     RegisterStringFunctions(r);
     RegisterDateTimeFunctions(r);
     RegisterMiscFunctions(r);
+    RegisterArrayFunctions(r);
+    RegisterJsonFunctions(r);
     return r;
   }();
   return registry;

@@ -194,6 +194,18 @@ class StringWriter {
   size_t rows_ = 0;
 };
 
+// Spark's ordering of two non-null cells of the same type (a[i] vs b[j]): -1, 0, 1; NaN is the
+// largest double and equal to itself. Nested values compare by their JSON text (equality exact).
+// Defined in misc_functions.cc.
+int CompareCells(const Vector& a, size_t i, const Vector& b, size_t j);
+
+// Java's MIME base64 encoder (Spark's base64): lines of `line_length` characters separated by
+// CRLF; SIZE_MAX for none (Jackson's binary values in JSON). Defined in string_functions.cc.
+void Base64Encode(std::string_view in, std::string* out, size_t line_length = 76);
+// Java's MIME decoder: characters outside the alphabet are skipped, '=' ends the data.
+void Base64Decode(std::string_view in, std::string* out);
+int B64Value(unsigned char c);
+
 // ---------------------------------------------------------------------------------------------
 // UTF-8
 

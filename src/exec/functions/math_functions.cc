@@ -12,15 +12,17 @@
 #include <limits>
 #include <mutex>
 #include <optional>
-#include <random>
 
 #include "exec/cast.h"
 #include "exec/function_registry.h"
 #include "exec/functions/function_util.h"
+#include "exec/functions/random_util.h"
 
 namespace silt::exec {
 
 namespace {
+
+using fn::XorShiftRandom;
 
 using fn::CheckArity;
 using fn::CoerceArg;
@@ -514,99 +516,9 @@ Result<ExprPtr> BindMod(std::string_view name, Args& args, const BindContext& ct
 // rand / randn: Spark's XORShiftRandom (seed + partition index 0) and java.util.Random's
 // nextDouble / nextGaussian.
 
-uint32_t Rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
-
-// Scala's MurmurHash3.bytesHash (standard murmur3 x86_32).
-uint32_t ScalaBytesHash(const uint8_t* data, size_t len, uint32_t seed) {
-  uint32_t h = seed;
-  size_t i = 0;
-  auto mix_k = [](uint32_t k) {
-    k *= 0xcc9e2d51u;
-    k = Rotl32(k, 15);
-    return k * 0x1b873593u;
-  };
-  for (; i + 4 <= len; i += 4) {
-    uint32_t k = uint32_t{data[i]} | (uint32_t{data[i + 1]} << 8) | (uint32_t{data[i + 2]} << 16) |
-                 (uint32_t{data[i + 3]} << 24);
-    h ^= mix_k(k);
-    h = Rotl32(h, 13) * 5 + 0xe6546b64u;
-  }
-  uint32_t k = 0;
-  size_t rem = len - i;
-  if (rem == 3) k ^= uint32_t{data[i + 2]} << 16;
-  if (rem >= 2) k ^= uint32_t{data[i + 1]} << 8;
-  if (rem >= 1) {
-    k ^= data[i];
-    h ^= mix_k(k);
-  }
-  h ^= static_cast<uint32_t>(len);
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16;
-  return h;
-}
-
-class XorShiftRandom {
- public:
-  explicit XorShiftRandom(int64_t init) {
-    uint8_t bytes[8];
-    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<uint8_t>(static_cast<uint64_t>(init) >> (56 - 8 * i));
-    uint32_t low = ScalaBytesHash(bytes, 8, 0x3c074a61u);
-    uint32_t high = ScalaBytesHash(bytes, 8, low);
-    seed_ = (static_cast<uint64_t>(high) << 32) | low;
-  }
-  int32_t Next(int bits) {
-    uint64_t s = seed_ ^ (seed_ << 21);
-    s ^= s >> 35;
-    s ^= s << 4;
-    seed_ = s;
-    return static_cast<int32_t>(s & ((uint64_t{1} << bits) - 1));
-  }
-  double NextDouble() {
-    int64_t hi = Next(26), lo = Next(27);
-    return static_cast<double>((hi << 27) + lo) * 0x1.0p-53;
-  }
-  double NextGaussian() {
-    if (have_next_) {
-      have_next_ = false;
-      return next_gaussian_;
-    }
-    double v1, v2, s;
-    do {
-      v1 = 2 * NextDouble() - 1;
-      v2 = 2 * NextDouble() - 1;
-      s = v1 * v1 + v2 * v2;
-    } while (s >= 1 || s == 0);
-    double m = std::sqrt(-2 * std::log(s) / s);
-    next_gaussian_ = v2 * m;
-    have_next_ = true;
-    return v1 * m;
-  }
-
- private:
-  uint64_t seed_;
-  bool have_next_ = false;
-  double next_gaussian_ = 0;
-};
-
 Result<ExprPtr> BindRand(std::string_view name, Args& args, const BindContext&, bool gaussian) {
   SILT_RETURN_NOT_OK(CheckArity(name, args, 0, 1));
-  int64_t seed;
-  if (args.empty()) {
-    std::random_device rd;
-    seed = static_cast<int64_t>((uint64_t{rd()} << 32) | rd());
-  } else {
-    const Value* v = ConstantOf(args[0]);
-    TypeId id = args[0]->type->id();
-    if (!v || !(id == TypeId::kInt32 || id == TypeId::kInt64 || id == TypeId::kNull ||
-                id == TypeId::kInt8 || id == TypeId::kInt16)) {
-      return TypeMismatch(name, "Input argument to " + std::string(name) +
-                                    " must be an integer, long, or null constant.");
-    }
-    seed = v->is_null() ? 0 : v->integer();
-  }
+  SILT_ASSIGN_OR_RETURN(int64_t seed, fn::RandomSeedArg(name, args, 0));
   struct State {
     std::mutex mu;
     XorShiftRandom rng;

@@ -15,10 +15,51 @@
 
 namespace silt::exec {
 
+// ---------------------------------------------------------------------------------------------
+// Cell comparison (declared in function_util.h)
+
+namespace fn {
+int CompareCells(const Vector& a, size_t i, const Vector& b, size_t j) {
+  auto cmp = [](auto x, auto y) { return x < y ? -1 : (x > y ? 1 : 0); };
+  switch (a.id()) {
+    case TypeId::kBoolean: return cmp(a.data<uint8_t>()[i], b.data<uint8_t>()[j]);
+    case TypeId::kInt8: return cmp(a.data<int8_t>()[i], b.data<int8_t>()[j]);
+    case TypeId::kInt16: return cmp(a.data<int16_t>()[i], b.data<int16_t>()[j]);
+    case TypeId::kInt32:
+    case TypeId::kDate: return cmp(a.data<int32_t>()[i], b.data<int32_t>()[j]);
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: return cmp(a.data<int64_t>()[i], b.data<int64_t>()[j]);
+    case TypeId::kDecimal: return cmp(a.data<int128_t>()[i], b.data<int128_t>()[j]);
+    case TypeId::kFloat:
+    case TypeId::kDouble: {
+      double x = a.id() == TypeId::kFloat ? a.data<float>()[i] : a.data<double>()[i];
+      double y = b.id() == TypeId::kFloat ? b.data<float>()[j] : b.data<double>()[j];
+      // Spark's SQL ordering: NaN is larger than any other value and equal to itself.
+      bool nx = std::isnan(x), ny = std::isnan(y);
+      if (nx || ny) return nx && ny ? 0 : (nx ? 1 : -1);
+      return cmp(x, y);
+    }
+    case TypeId::kString:
+    case TypeId::kBinary: {
+      std::string_view x = a.GetString(i), y = b.GetString(j);
+      int c = x.compare(y);
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    default: {
+      Value x = a.GetValue(i), y = b.GetValue(j);
+      return x == y ? 0 : (x.ToJson() < y.ToJson() ? -1 : 1);
+    }
+  }
+}
+
+}  // namespace fn
+
 namespace {
 
 using fn::CheckArity;
 using fn::CoerceArg;
+using fn::CompareCells;
 using fn::ConstantOf;
 using fn::FixedWriter;
 using fn::MakeCall;
@@ -252,43 +293,6 @@ ScalarKernel HashKernel(typename Hs::H seed) {
     for (size_t i = 0; i < rows; ++i) w.Set(i, static_cast<Out>(h[i]));
     return Status::OK();
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Cell comparison for array_contains / sort_array / map keys
-
-int CompareCells(const Vector& a, size_t i, const Vector& b, size_t j) {
-  auto cmp = [](auto x, auto y) { return x < y ? -1 : (x > y ? 1 : 0); };
-  switch (a.id()) {
-    case TypeId::kBoolean: return cmp(a.data<uint8_t>()[i], b.data<uint8_t>()[j]);
-    case TypeId::kInt8: return cmp(a.data<int8_t>()[i], b.data<int8_t>()[j]);
-    case TypeId::kInt16: return cmp(a.data<int16_t>()[i], b.data<int16_t>()[j]);
-    case TypeId::kInt32:
-    case TypeId::kDate: return cmp(a.data<int32_t>()[i], b.data<int32_t>()[j]);
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return cmp(a.data<int64_t>()[i], b.data<int64_t>()[j]);
-    case TypeId::kDecimal: return cmp(a.data<int128_t>()[i], b.data<int128_t>()[j]);
-    case TypeId::kFloat:
-    case TypeId::kDouble: {
-      double x = a.id() == TypeId::kFloat ? a.data<float>()[i] : a.data<double>()[i];
-      double y = b.id() == TypeId::kFloat ? b.data<float>()[j] : b.data<double>()[j];
-      // Spark's SQL ordering: NaN is larger than any other value and equal to itself.
-      bool nx = std::isnan(x), ny = std::isnan(y);
-      if (nx || ny) return nx && ny ? 0 : (nx ? 1 : -1);
-      return cmp(x, y);
-    }
-    case TypeId::kString:
-    case TypeId::kBinary: {
-      std::string_view x = a.GetString(i), y = b.GetString(j);
-      int c = x.compare(y);
-      return c < 0 ? -1 : (c > 0 ? 1 : 0);
-    }
-    default: {
-      Value x = a.GetValue(i), y = b.GetValue(j);
-      return x == y ? 0 : (x.ToJson() < y.ToJson() ? -1 : 1);
-    }
-  }
 }
 
 Status AppendCell(Vector* dst, const Arg& a, size_t row) {

@@ -266,11 +266,78 @@ bool LikeMatcher::Match(std::string_view s) const {
   return false;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Base64 (declared in function_util.h)
+
+constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+void Base64Encode(std::string_view in, std::string* out, size_t line_length) {
+  size_t line = 0;
+  auto put = [&](char c) {
+    if (line == line_length) {
+      *out += "\r\n";
+      line = 0;
+    }
+    out->push_back(c);
+    ++line;
+  };
+  size_t i = 0;
+  const auto* p = reinterpret_cast<const unsigned char*>(in.data());
+  for (; i + 3 <= in.size(); i += 3) {
+    uint32_t v = (uint32_t{p[i]} << 16) | (uint32_t{p[i + 1]} << 8) | p[i + 2];
+    put(kB64[v >> 18]);
+    put(kB64[(v >> 12) & 63]);
+    put(kB64[(v >> 6) & 63]);
+    put(kB64[v & 63]);
+  }
+  if (i + 1 == in.size()) {
+    uint32_t v = uint32_t{p[i]} << 16;
+    put(kB64[v >> 18]);
+    put(kB64[(v >> 12) & 63]);
+    put('=');
+    put('=');
+  } else if (i + 2 == in.size()) {
+    uint32_t v = (uint32_t{p[i]} << 16) | (uint32_t{p[i + 1]} << 8);
+    put(kB64[v >> 18]);
+    put(kB64[(v >> 12) & 63]);
+    put(kB64[(v >> 6) & 63]);
+    put('=');
+  }
+}
+
+int B64Value(unsigned char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+void Base64Decode(std::string_view in, std::string* out) {
+  uint32_t acc = 0;
+  int bits = 0;
+  for (unsigned char c : in) {
+    if (c == '=') break;
+    int v = B64Value(c);
+    if (v < 0) continue;
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out->push_back(static_cast<char>((acc >> bits) & 0xFF));
+    }
+  }
+}
+
 }  // namespace fn
 
 namespace {
 
 using fn::AllConstant;
+using fn::B64Value;
+using fn::Base64Decode;
+using fn::Base64Encode;
 using fn::CheckArity;
 using fn::CoerceArg;
 using fn::CoerceStringOrBinary;
@@ -726,69 +793,6 @@ void SplitRegex(std::string_view s, const RE2& re, int32_t limit, Vector* elems)
 
 // ---------------------------------------------------------------------------------------------
 // Encodings
-
-constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-// Java's MIME encoder (Spark 3.5 base64): lines of 76 characters separated by CRLF.
-void Base64Encode(std::string_view in, std::string* out) {
-  size_t line = 0;
-  auto put = [&](char c) {
-    if (line == 76) {
-      *out += "\r\n";
-      line = 0;
-    }
-    out->push_back(c);
-    ++line;
-  };
-  size_t i = 0;
-  const auto* p = reinterpret_cast<const unsigned char*>(in.data());
-  for (; i + 3 <= in.size(); i += 3) {
-    uint32_t v = (uint32_t{p[i]} << 16) | (uint32_t{p[i + 1]} << 8) | p[i + 2];
-    put(kB64[v >> 18]);
-    put(kB64[(v >> 12) & 63]);
-    put(kB64[(v >> 6) & 63]);
-    put(kB64[v & 63]);
-  }
-  if (i + 1 == in.size()) {
-    uint32_t v = uint32_t{p[i]} << 16;
-    put(kB64[v >> 18]);
-    put(kB64[(v >> 12) & 63]);
-    put('=');
-    put('=');
-  } else if (i + 2 == in.size()) {
-    uint32_t v = (uint32_t{p[i]} << 16) | (uint32_t{p[i + 1]} << 8);
-    put(kB64[v >> 18]);
-    put(kB64[(v >> 12) & 63]);
-    put(kB64[(v >> 6) & 63]);
-    put('=');
-  }
-}
-
-int B64Value(unsigned char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-// Java's MIME decoder: characters outside the alphabet are skipped, '=' ends the data.
-void Base64Decode(std::string_view in, std::string* out) {
-  uint32_t acc = 0;
-  int bits = 0;
-  for (unsigned char c : in) {
-    if (c == '=') break;
-    int v = B64Value(c);
-    if (v < 0) continue;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out->push_back(static_cast<char>((acc >> bits) & 0xFF));
-    }
-  }
-}
 
 // Spark's strict base64 check (to_binary(s, 'base64')).
 bool IsValidBase64(std::string_view s) {

@@ -1,0 +1,1038 @@
+// Spark's JSON functions (jsonExpressions.scala): get_json_object, json_array_length,
+// json_object_keys, schema_of_json, from_json and to_json. Parsing is simdjson's DOM (one parser
+// per kernel call); writing follows Jackson's compact output as Spark configures it (no spaces,
+// NULL struct fields left out, timestamps "yyyy-MM-dd'T'HH:mm:ss.SSSXXX" in the session zone).
+// Invalid JSON gives NULL (from_json: a struct of NULLs in the default PERMISSIVE mode).
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include "delta/json_util.h"
+#include "delta/partition_values.h"
+#include "delta/schema_json.h"
+#include "exec/cast.h"
+#include "exec/function_registry.h"
+#include "exec/functions/datetime_calendar.h"
+#include "exec/functions/function_util.h"
+// The schema argument of from_json is a type string; the SQL type grammar lives in sql/ (a
+// parse-only dependency upward; no planner state is involved).
+#include "sql/parser.h"
+
+namespace silt::exec {
+
+namespace {
+
+using fn::CheckArity;
+using fn::CoerceArg;
+using fn::MakeCall;
+using fn::NullAt;
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+using Args = std::vector<ExprPtr>;
+using BinderFn = std::function<Result<ExprPtr>(std::string_view name, Args& args, const BindContext& ctx)>;
+
+void Reg(FunctionRegistry& r, std::initializer_list<const char*> names, BinderFn f) {
+  for (const char* n : names) {
+    std::string name(n);
+    r.Add(name, [name, f](Args args, const BindContext& ctx) { return f(name, args, ctx); });
+  }
+}
+
+// Parses one JSON document; false when it is not valid JSON (or empty).
+bool ParseJson(simdjson::dom::parser& parser, std::string_view s, element* out) {
+  return !parser.parse(s.data(), s.size(), true).get(*out);
+}
+
+// Jackson features Spark enables beyond strict JSON, done by rewriting the text into strict JSON
+// (into *scratch) and parsing again when the strict parse fails:
+// - control_chars (ALLOW_UNQUOTED_CONTROL_CHARS; get_json_object, json_array_length,
+//   json_object_keys): raw control characters inside strings;
+// - single_quotes (allowSingleQuotes, on by default for from_json and schema_of_json):
+//   'strings' and 'names' in single quotes.
+struct Leniency {
+  bool control_chars = false;
+  bool single_quotes = false;
+};
+
+bool ParseJsonLenient(simdjson::dom::parser& parser, std::string_view s, Leniency lenient, std::string* scratch,
+                      element* out) {
+  simdjson::error_code err = parser.parse(s.data(), s.size(), true).get(*out);
+  if (!err) return true;
+  bool control = lenient.control_chars && err == simdjson::UNESCAPED_CHARS;
+  bool single = lenient.single_quotes && s.find('\'') != std::string_view::npos;
+  if (!control && !single) return false;
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  scratch->clear();
+  char quote = 0;  // the quote of the string we are in, 0 outside strings
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (quote == 0) {
+      if (c == '"' || (c == '\'' && single)) {
+        quote = c;
+        c = '"';
+      }
+      scratch->push_back(c);
+    } else if (c == '\\' && i + 1 < s.size()) {
+      if (quote == '\'' && s[i + 1] == '\'') {
+        scratch->push_back('\'');  // \' is no JSON escape
+      } else {
+        scratch->push_back('\\');
+        scratch->push_back(s[i + 1]);
+      }
+      ++i;
+    } else if (c == quote) {
+      quote = 0;
+      scratch->push_back('"');
+    } else if (c == '"') {  // a double quote inside a single-quoted string
+      *scratch += "\\\"";
+    } else if (control && static_cast<unsigned char>(c) < 0x20) {
+      *scratch += "\\u00";
+      scratch->push_back(kHex[(c >> 4) & 15]);
+      scratch->push_back(kHex[c & 15]);
+    } else {
+      scratch->push_back(c);
+    }
+  }
+  return ParseJson(parser, *scratch, out);
+}
+
+constexpr Leniency kControlChars{true, false};
+constexpr Leniency kSingleQuotes{false, true};
+
+// The value of a foldable argument (literal or constant expression such as schema_of_json('…')).
+Result<Value> FoldedArg(std::string_view name, const ExprPtr& e, const char* what) {
+  if (!IsConstantExpr(*e)) {
+    return fn::TypeMismatch(name, "the input " + std::string(what) + " should be a foldable expression; however, got " +
+                                      e->ToString() + ".");
+  }
+  return EvaluateConstant(*e, EvalContext{});
+}
+
+// ---------------------------------------------------------------------------------------------
+// get_json_object
+
+struct PathStep {
+  // kKey: .name / ['name']; kIndex: [n]; kWildcard: [*]; kFieldWildcard: .* / ['*'] (matches
+  // nothing at an object, as in Spark).
+  enum Kind { kKey, kIndex, kWildcard, kFieldWildcard } kind;
+  std::string key;
+  int64_t index = 0;
+};
+
+// Spark's JsonPathParser: "$" then ".name", "['name']", "[n]", "[*]", ".*" or "['*']"; nullopt
+// when invalid.
+std::optional<std::vector<PathStep>> ParsePath(std::string_view p) {
+  if (p.empty() || p[0] != '$') return std::nullopt;
+  std::vector<PathStep> steps;
+  size_t i = 1;
+  while (i < p.size()) {
+    if (p[i] == '.') {
+      size_t e = p.find_first_of(".[", i + 1);
+      if (e == std::string_view::npos) e = p.size();
+      if (e == i + 1) return std::nullopt;
+      std::string key(p.substr(i + 1, e - i - 1));
+      steps.push_back(key == "*" ? PathStep{PathStep::kFieldWildcard, "", 0} : PathStep{PathStep::kKey, key, 0});
+      i = e;
+    } else if (p[i] == '[') {
+      size_t e = p.find(']', i);
+      if (e == std::string_view::npos) return std::nullopt;
+      std::string_view in = p.substr(i + 1, e - i - 1);
+      if (in == "*") {
+        steps.push_back({PathStep::kWildcard, "", 0});
+      } else if (in == "'*'") {
+        steps.push_back({PathStep::kFieldWildcard, "", 0});
+      } else if (in.size() >= 3 && in.front() == '\'' && in.back() == '\'') {
+        std::string key(in.substr(1, in.size() - 2));
+        if (key.find_first_of("'?") != std::string::npos) return std::nullopt;
+        steps.push_back({PathStep::kKey, key, 0});
+      } else {
+        int64_t k = 0;
+        auto [ptr, ec] = std::from_chars(in.data(), in.data() + in.size(), k);
+        if (in.empty() || in[0] == '-' || in[0] == '+' || ec != std::errc() || ptr != in.data() + in.size()) {
+          return std::nullopt;
+        }
+        steps.push_back({PathStep::kIndex, "", k});
+      }
+      i = e + 1;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return steps;
+}
+
+// Compact JSON output with the commas of the enclosing arrays (a small Jackson generator).
+class JsonOut {
+ public:
+  std::string& text() { return s_; }
+  void BeginArray() {
+    Separate();
+    s_.push_back('[');
+    first_.push_back(true);
+  }
+  void EndArray() {
+    s_.push_back(']');
+    first_.pop_back();
+  }
+  // Starts a value: the caller appends its text to text().
+  void Separate() {
+    if (first_.empty()) return;
+    if (!first_.back()) s_.push_back(',');
+    first_.back() = false;
+  }
+
+ private:
+  std::string s_;
+  std::vector<bool> first_;
+};
+
+// Spark's GetJsonObject.evaluatePath: raw style writes a string match unquoted; below a
+// wildcard values are quoted, a wildcard with one match yields that match alone and more
+// matches an array; [*][*] flattens. Returns whether anything matched.
+enum class PathStyle { kRaw, kQuoted, kFlatten };
+
+bool EvalPath(element e, std::span<const PathStep> path, PathStyle style, JsonOut* out) {
+  if (path.empty()) {
+    std::string_view str;
+    if (style == PathStyle::kRaw && !e.get_string().get(str)) {
+      out->Separate();
+      out->text().append(str);
+      return true;
+    }
+    simdjson::dom::array arr;
+    if (style == PathStyle::kFlatten && !e.get_array().get(arr)) {
+      bool dirty = false;
+      for (element c : arr) dirty |= EvalPath(c, path, style, out);
+      return dirty;
+    }
+    out->Separate();
+    delta::AppendJsonElement(&out->text(), e);
+    return true;
+  }
+  const PathStep& step = path[0];
+  std::span<const PathStep> rest = path.subspan(1);
+  if (step.kind == PathStep::kKey) {
+    simdjson::dom::object obj;
+    if (e.get_object().get(obj)) return false;
+    for (auto field : obj) {  // the first match that is not null
+      if (field.key == step.key && !field.value.is_null()) return EvalPath(field.value, rest, style, out);
+    }
+    return false;
+  }
+  simdjson::dom::array arr;
+  if (step.kind == PathStep::kFieldWildcard || e.get_array().get(arr)) return false;
+  if (step.kind == PathStep::kIndex) {
+    element c;
+    if (arr.at(static_cast<size_t>(step.index)).get(c)) return false;
+    // an index followed by a wildcard has one or more results: quoted from here on
+    bool wildcard_next = !rest.empty() && rest[0].kind == PathStep::kWildcard;
+    return EvalPath(c, rest, wildcard_next ? PathStyle::kQuoted : style, out);
+  }
+  if (!rest.empty() && rest[0].kind == PathStep::kWildcard) {  // [*][*]: Hive's flattening
+    bool dirty = false;
+    out->BeginArray();
+    for (element c : arr) dirty |= EvalPath(c, rest.subspan(1), PathStyle::kFlatten, out);
+    out->EndArray();
+    return dirty;
+  }
+  if (style == PathStyle::kQuoted) {
+    bool dirty = false;
+    out->BeginArray();
+    for (element c : arr) dirty |= EvalPath(c, rest, PathStyle::kQuoted, out);
+    out->EndArray();
+    return dirty;
+  }
+  // Matches go to a buffer first: one match is written without the array around it.
+  JsonOut buffer;
+  buffer.BeginArray();
+  int matches = 0;
+  PathStyle next = style == PathStyle::kRaw ? PathStyle::kQuoted : style;
+  for (element c : arr) matches += EvalPath(c, rest, next, &buffer) ? 1 : 0;
+  buffer.EndArray();
+  const std::string& b = buffer.text();
+  if (matches > 0) {
+    out->Separate();
+    out->text().append(matches > 1 ? std::string_view(b) : std::string_view(b).substr(1, b.size() - 2));
+  }
+  return matches > 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// schema_of_json: Spark's JsonInferSchema (integers → bigint, other numbers → double, fields
+// sorted by name, conflicting types → string)
+
+TypePtr Merge(const TypePtr& a, const TypePtr& b);
+
+TypePtr InferType(element e) {
+  switch (e.type()) {
+    case element_type::INT64: return DataType::Int64();
+    case element_type::UINT64: return DataType::Decimal(20, 0);
+    case element_type::DOUBLE: return DataType::Double();
+    case element_type::STRING: return DataType::String();
+    case element_type::BOOL: return DataType::Boolean();
+    case element_type::NULL_VALUE: return DataType::Null();
+    case element_type::ARRAY: {
+      TypePtr t = DataType::Null();
+      simdjson::dom::array arr = e.get_array().value_unsafe();
+      for (element c : arr) t = Merge(t, InferType(c));
+      return DataType::List(t);
+    }
+    case element_type::OBJECT: {
+      std::vector<Field> fields;
+      simdjson::dom::object obj = e.get_object().value_unsafe();
+      for (auto f : obj) {
+        std::string name(f.key);
+        TypePtr t = InferType(f.value);
+        int at = FindField(fields, name);
+        if (at >= 0 && fields[static_cast<size_t>(at)].name == name) {
+          fields[static_cast<size_t>(at)].type = Merge(fields[static_cast<size_t>(at)].type, t);
+        } else {
+          fields.push_back(Field{name, t, true, "{}"});
+        }
+      }
+      std::stable_sort(fields.begin(), fields.end(), [](const Field& a, const Field& b) { return a.name < b.name; });
+      return DataType::Struct(std::move(fields));
+    }
+  }
+  return DataType::String();
+}
+
+TypePtr Merge(const TypePtr& a, const TypePtr& b) {
+  if (a->Equals(*b)) return a;
+  TypeId x = a->id(), y = b->id();
+  if (x == TypeId::kNull) return b;
+  if (y == TypeId::kNull) return a;
+  if ((x == TypeId::kDouble && fn::IsNumericId(y)) || (y == TypeId::kDouble && fn::IsNumericId(x))) {
+    return DataType::Double();
+  }
+  if (fn::IsNumericId(x) && fn::IsNumericId(y)) {
+    auto t = CommonType(a, b);  // bigint with decimal(20,0)
+    if (t.ok()) return *t;
+  }
+  if (x == TypeId::kList && y == TypeId::kList) return DataType::List(Merge(a->element_type(), b->element_type()));
+  if (x == TypeId::kStruct && y == TypeId::kStruct) {
+    std::vector<Field> fields = a->fields();
+    for (const Field& f : b->fields()) {
+      auto it = std::find_if(fields.begin(), fields.end(), [&](const Field& g) { return g.name == f.name; });
+      if (it == fields.end()) {
+        fields.push_back(f);
+      } else {
+        it->type = Merge(it->type, f.type);
+      }
+    }
+    std::stable_sort(fields.begin(), fields.end(), [](const Field& p, const Field& q) { return p.name < q.name; });
+    return DataType::Struct(std::move(fields));
+  }
+  return DataType::String();
+}
+
+// Spark's canonicalizeType: NULL → string, empty structs inside dropped.
+TypePtr Canonical(const TypePtr& t, bool top) {
+  switch (t->id()) {
+    case TypeId::kNull: return DataType::String();
+    case TypeId::kList: {
+      TypePtr e = Canonical(t->element_type(), false);
+      return e ? DataType::List(e) : nullptr;
+    }
+    case TypeId::kStruct: {
+      std::vector<Field> fields;
+      for (const Field& f : t->fields()) {
+        if (TypePtr c = Canonical(f.type, false)) fields.push_back(Field{f.name, c, true, "{}"});
+      }
+      if (fields.empty() && !top) return nullptr;
+      return DataType::Struct(std::move(fields));
+    }
+    default: return t;
+  }
+}
+
+// DataType.sql: "BIGINT", "ARRAY<STRING>", "STRUCT<a: BIGINT, `b c`: STRING>".
+std::string SqlTypeName(const TypePtr& t) {
+  switch (t->id()) {
+    case TypeId::kBoolean: return "BOOLEAN";
+    case TypeId::kInt8: return "TINYINT";
+    case TypeId::kInt16: return "SMALLINT";
+    case TypeId::kInt32: return "INT";
+    case TypeId::kInt64: return "BIGINT";
+    case TypeId::kFloat: return "FLOAT";
+    case TypeId::kDouble: return "DOUBLE";
+    case TypeId::kDecimal: return "DECIMAL(" + std::to_string(t->precision()) + "," + std::to_string(t->scale()) + ")";
+    case TypeId::kList: return "ARRAY<" + SqlTypeName(t->element_type()) + ">";
+    case TypeId::kMap: return "MAP<" + SqlTypeName(t->key_type()) + ", " + SqlTypeName(t->value_type()) + ">";
+    case TypeId::kStruct: {
+      std::string s = "STRUCT<";
+      for (size_t i = 0; i < t->fields().size(); ++i) {
+        const std::string& n = t->fields()[i].name;
+        bool plain = !n.empty() && std::all_of(n.begin(), n.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        }) && !std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+        if (i) s += ", ";
+        if (plain) {
+          s += n;
+        } else {
+          s += '`';
+          for (char c : n) s += c == '`' ? std::string("``") : std::string(1, c);
+          s += '`';
+        }
+        s += ": " + SqlTypeName(t->fields()[i].type);
+      }
+      return s + ">";
+    }
+    default: {
+      std::string s = t->ToString();
+      std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+      return s;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// from_json
+
+// The schema argument: a DDL type ("array<int>", "struct<a:int>"), a table schema
+// ("a INT, b STRING") or Spark's JSON form of a type.
+Result<TypePtr> ParseJsonSchema(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  if (!s.empty() && s.front() == '{') return delta::ParseDataTypeJson(s);
+  auto direct = sql::ParseDataType(s);
+  if (direct.ok()) return direct;
+  // A table schema: top-level comma-separated "name type [NOT NULL] [COMMENT '…']" (name may be
+  // `quoted`). Errors in a column's type are reported as such once one column has parsed.
+  std::vector<Field> fields;
+  int depth = 0;
+  char quote = 0;
+  size_t from = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    char c = i < s.size() ? s[i] : ',';
+    if (quote) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '`' || c == '\'' || c == '"') quote = c;
+    if (c == '<' || c == '(') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if (c != ',' || depth != 0) continue;
+    std::string_view col = s.substr(from, i - from);
+    from = i + 1;
+    while (!col.empty() && std::isspace(static_cast<unsigned char>(col.front()))) col.remove_prefix(1);
+    std::string name;
+    size_t k = 0;
+    if (!col.empty() && col[0] == '`') {
+      for (k = 1; k < col.size(); ++k) {
+        if (col[k] == '`') {
+          if (k + 1 < col.size() && col[k + 1] == '`') {
+            name += '`';
+            ++k;
+            continue;
+          }
+          ++k;
+          break;
+        }
+        name += col[k];
+      }
+    } else {
+      while (k < col.size() && !std::isspace(static_cast<unsigned char>(col[k])) && col[k] != ':') name += col[k++];
+    }
+    std::string_view rest = col.substr(k);
+    while (!rest.empty() && (std::isspace(static_cast<unsigned char>(rest.front())) || rest.front() == ':')) {
+      rest.remove_prefix(1);
+    }
+    if (name.empty() || rest.empty()) return direct.status();
+    // The type ends at a top-level NOT NULL or COMMENT (nullability is not kept: from_json's
+    // result fields are nullable in Spark too).
+    int d = 0;
+    for (size_t j = 0; j < rest.size(); ++j) {
+      char ch = rest[j];
+      if (ch == '<' || ch == '(') ++d;
+      if (ch == '>' || ch == ')') --d;
+      if (d != 0 || !std::isspace(static_cast<unsigned char>(ch))) continue;
+      std::string_view word = rest.substr(j + 1, 7);
+      auto starts = [&](std::string_view kw) {
+        return word.size() >= kw.size() && std::equal(kw.begin(), kw.end(), word.begin(), [](char x, char y) {
+                 return x == std::toupper(static_cast<unsigned char>(y));
+               });
+      };
+      if (starts("NOT ") || starts("COMMENT")) {
+        rest = rest.substr(0, j);
+        break;
+      }
+    }
+    auto t = sql::ParseDataType(rest);
+    if (!t.ok()) return t.status();
+    fields.push_back(Field{name, *t, true, "{}"});
+  }
+  return DataType::Struct(std::move(fields));
+}
+
+// Converts JSON values to silt vectors for one from_json call; `malformed` records whether a
+// value did not fit its type (it became NULL). Values are checked (Convert without a vector)
+// before they are appended, so a value that does not fit leaves no partial rows behind.
+class JsonReader {
+ public:
+  // Custom formats (the timestampFormat, timestampNTZFormat and dateFormat options) replace
+  // Spark's default lenient parsing when set.
+  struct Formats {
+    std::optional<cal::DateTimePattern> timestamp, timestamp_ntz, date;
+  };
+  JsonReader(const cal::TimeZone* zone, const Formats* formats) : zone_(zone), formats_(formats) {}
+  bool malformed = false;
+
+  // Appends a root struct row from obj: each top-level field is converted on its own, and a
+  // field whose value does not fit its type (anywhere inside) is NULL — Spark 3.5's partial
+  // results (spark.sql.json.enablePartialResults off: no partial values below the top level).
+  void AppendRootStruct(Vector* v, simdjson::dom::object obj) {
+    const std::vector<Field>& fields = v->type()->fields();
+    for (size_t k = 0; k < fields.size(); ++k) {
+      element c;
+      if (obj.at_key(fields[k].name).get(c) || c.is_null()) {
+        v->child(k).AppendNull();
+      } else if (Convert(*fields[k].type, c, nullptr)) {
+        Convert(*fields[k].type, c, &v->child(k));
+      } else {
+        malformed = true;
+        v->child(k).AppendNull();
+      }
+    }
+    v->SetSizeUnchecked(v->size() + 1);
+  }
+
+  // Appends a root array or map: NULL unless all of e fits.
+  void AppendRoot(Vector* v, element e) {
+    if (Convert(*v->type(), e, nullptr)) {
+      Convert(*v->type(), e, v);
+    } else {
+      malformed = true;
+      v->AppendNull();
+    }
+  }
+
+  // Appends a struct row of NULL fields (PERMISSIVE's result for a malformed record).
+  static void AppendNullFields(Vector* v) {
+    for (size_t k = 0; k < v->num_children(); ++k) v->child(k).AppendNull();
+    v->SetSizeUnchecked(v->size() + 1);
+  }
+
+ private:
+  // Converts non-null e to type t and appends it to v; with v == nullptr only tells whether it
+  // fits (a value that fits then appends without failing).
+  bool Convert(const DataType& t, element e, Vector* v) {
+    switch (t.id()) {
+      case TypeId::kBoolean: {
+        bool b;
+        if (e.get_bool().get(b)) return false;
+        if (v) v->Append<uint8_t>(b ? 1 : 0);
+        return true;
+      }
+      case TypeId::kInt8:
+      case TypeId::kInt16:
+      case TypeId::kInt32:
+      case TypeId::kInt64: {
+        int64_t x;
+        if (e.type() != element_type::INT64 || e.get_int64().get(x)) return false;
+        int bits = t.fixed_width() * 8;
+        if (bits < 64 && (x < -(int64_t{1} << (bits - 1)) || x >= (int64_t{1} << (bits - 1)))) return false;
+        if (!v) return true;
+        if (bits == 8) v->Append<int8_t>(static_cast<int8_t>(x));
+        if (bits == 16) v->Append<int16_t>(static_cast<int16_t>(x));
+        if (bits == 32) v->Append<int32_t>(static_cast<int32_t>(x));
+        if (bits == 64) v->Append<int64_t>(x);
+        return true;
+      }
+      case TypeId::kFloat:
+      case TypeId::kDouble: {
+        double d;
+        if (e.is_number()) {
+          d = e.get_double().value_unsafe();
+        } else if (e.is_string()) {  // allowNonNumericNumbers
+          std::string_view s = e.get_string().value_unsafe();
+          if (s == "NaN") {
+            d = std::nan("");
+          } else if (s == "Infinity" || s == "+Infinity" || s == "+INF" || s == "INF") {
+            d = HUGE_VAL;
+          } else if (s == "-Infinity" || s == "-INF") {
+            d = -HUGE_VAL;
+          } else {
+            return false;
+          }
+        } else {
+          return false;
+        }
+        if (!v) return true;
+        if (t.id() == TypeId::kFloat) {
+          v->Append<float>(static_cast<float>(d));
+        } else {
+          v->Append<double>(d);
+        }
+        return true;
+      }
+      case TypeId::kDecimal: {
+        if (!e.is_number()) return false;
+        Value num = e.type() == element_type::INT64 ? Value::Int64(e.get_int64().value_unsafe())
+                                                    : Value::Double(e.get_double().value_unsafe());
+        auto cast = CastValue(num, DataType::Decimal(t.precision(), t.scale()), false);
+        if (!cast.ok() || cast->is_null()) return false;
+        if (v) v->Append<int128_t>(cast->decimal());
+        return true;
+      }
+      case TypeId::kString: {
+        std::string_view s;
+        if (!v) return true;  // any JSON value reads as a string
+        if (!e.get_string().get(s)) {
+          v->AppendString(s);
+        } else {
+          scratch_.clear();
+          delta::AppendJsonElement(&scratch_, e);
+          v->AppendString(scratch_);
+        }
+        return true;
+      }
+      case TypeId::kDate: {
+        std::string_view s;
+        if (e.get_string().get(s)) return false;
+        std::optional<int32_t> d;
+        if (formats_->date) {
+          auto micros = formats_->date->Parse(s, nullptr);
+          if (micros) d = static_cast<int32_t>(cal::FloorDiv(*micros, cal::kMicrosPerDay));
+        } else {
+          d = cal::ParseDate(s);
+        }
+        if (!d) return false;
+        if (v) v->Append<int32_t>(*d);
+        return true;
+      }
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz: {
+        bool ntz = t.id() == TypeId::kTimestampNtz;
+        if (e.type() == element_type::INT64 && !ntz) {  // seconds since the epoch
+          if (v) v->Append<int64_t>(e.get_int64().value_unsafe() * 1000000);
+          return true;
+        }
+        std::string_view s;
+        if (e.get_string().get(s)) return false;
+        const std::optional<cal::DateTimePattern>& format = ntz ? formats_->timestamp_ntz : formats_->timestamp;
+        auto ts = format ? format->Parse(s, ntz ? nullptr : zone_)
+                        : ntz ? cal::ParseTimestampNtz(s) : cal::ParseTimestamp(s, *zone_);
+        if (!ts) return false;
+        if (v) v->Append<int64_t>(*ts);
+        return true;
+      }
+      case TypeId::kList: {
+        simdjson::dom::array arr;
+        if (e.get_array().get(arr)) return false;
+        for (element c : arr) {
+          if (!Child(*t.element_type(), c, v ? &v->child(0) : nullptr)) return false;
+        }
+        if (v) v->FinishListRow();
+        return true;
+      }
+      case TypeId::kMap: {
+        simdjson::dom::object obj;
+        if (e.get_object().get(obj)) return false;
+        for (auto f : obj) {
+          if (!Child(*t.value_type(), f.value, v ? &v->child(1) : nullptr)) return false;
+          if (v) v->child(0).AppendString(f.key);
+        }
+        if (v) v->FinishListRow();
+        return true;
+      }
+      case TypeId::kStruct: {
+        simdjson::dom::object obj;
+        if (e.get_object().get(obj)) return false;
+        const std::vector<Field>& fields = t.fields();
+        for (size_t k = 0; k < fields.size(); ++k) {
+          element c;
+          bool absent = obj.at_key(fields[k].name).get(c) != simdjson::SUCCESS;
+          if (absent) {
+            if (v) v->child(k).AppendNull();
+          } else if (!Child(*fields[k].type, c, v ? &v->child(k) : nullptr)) {
+            return false;
+          }
+        }
+        if (v) v->SetSizeUnchecked(v->size() + 1);
+        return true;
+      }
+      case TypeId::kBinary: {  // base64 text, as Jackson's getBinaryValue
+        std::string_view s;
+        if (e.get_string().get(s)) return false;
+        if (!v) return true;
+        scratch_.clear();
+        fn::Base64Decode(s, &scratch_);
+        v->AppendString(scratch_);
+        return true;
+      }
+      default: return false;
+    }
+  }
+
+  // A nested value: NULL appends NULL, anything else converts.
+  bool Child(const DataType& t, element e, Vector* v) {
+    if (e.is_null()) {
+      if (v) v->AppendNull();
+      return true;
+    }
+    return Convert(t, e, v);
+  }
+
+  const cal::TimeZone* zone_;
+  const Formats* formats_;
+  std::string scratch_;
+};
+
+// Options of from_json/to_json: a constant map<string,string>.
+Result<std::vector<std::pair<std::string, std::string>>> JsonOptions(std::string_view name, const ExprPtr& e) {
+  if (e->type->id() != TypeId::kMap) return fn::UnexpectedType(name, 2, "\"MAP\"", e->type);
+  SILT_ASSIGN_OR_RETURN(Value v, FoldedArg(name, e, "options"));
+  std::vector<std::pair<std::string, std::string>> out;
+  if (v.is_null()) return out;
+  const std::vector<Value>& kv = v.children();
+  for (size_t i = 0; i + 1 < kv.size(); i += 2) {
+    out.emplace_back(CastToString(kv[i]), kv[i + 1].is_null() ? "" : CastToString(kv[i + 1]));
+  }
+  return out;
+}
+
+bool OptionIs(const std::string& a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// to_json
+
+struct JsonWriter {
+  cal::DateTimePattern timestamp_format, timestamp_ntz_format, date_format;
+  bool ignore_null_fields = true;  // the ignoreNullFields option
+
+  // Appends row r of v; timestamps are shown in `zone`.
+  void Write(const Vector& v, size_t r, const cal::TimeZone* zone, std::string* out) const {
+    if (v.id() == TypeId::kNull || v.IsNull(r)) {
+      *out += "null";
+      return;
+    }
+    switch (v.id()) {
+      case TypeId::kBoolean: *out += v.data<uint8_t>()[r] ? "true" : "false"; break;
+      case TypeId::kInt8: delta::AppendInt(out, v.data<int8_t>()[r]); break;
+      case TypeId::kInt16: delta::AppendInt(out, v.data<int16_t>()[r]); break;
+      case TypeId::kInt32: delta::AppendInt(out, v.data<int32_t>()[r]); break;
+      case TypeId::kInt64: delta::AppendInt(out, v.data<int64_t>()[r]); break;
+      case TypeId::kFloat:
+      case TypeId::kDouble: {
+        double d = v.id() == TypeId::kFloat ? v.data<float>()[r] : v.data<double>()[r];
+        std::string s = v.id() == TypeId::kFloat ? fn::JavaFloatingToString(v.data<float>()[r])
+                                                 : fn::JavaFloatingToString(d);
+        if (std::isfinite(d)) {
+          *out += s;
+        } else {  // Jackson quotes non-numeric numbers
+          *out += '"' + s + '"';
+        }
+        break;
+      }
+      case TypeId::kDecimal: *out += delta::FormatJavaBigDecimal(v.data<int128_t>()[r], v.type()->scale()); break;
+      case TypeId::kString: delta::AppendJacksonString(out, v.GetString(r)); break;
+      case TypeId::kBinary: {  // Jackson's writeBinary: base64 without line breaks
+        out->push_back('"');
+        fn::Base64Encode(v.GetString(r), out, SIZE_MAX);
+        out->push_back('"');
+        break;
+      }
+      case TypeId::kDate: {
+        std::string s;
+        date_format.Format(static_cast<int64_t>(v.data<int32_t>()[r]) * cal::kMicrosPerDay, nullptr, &s);
+        delta::AppendJacksonString(out, s);
+        break;
+      }
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz: {
+        std::string s;
+        bool ntz = v.id() == TypeId::kTimestampNtz;
+        (ntz ? timestamp_ntz_format : timestamp_format).Format(v.data<int64_t>()[r], ntz ? nullptr : zone, &s);
+        delta::AppendJacksonString(out, s);
+        break;
+      }
+      case TypeId::kList: {
+        out->push_back('[');
+        const uint32_t* off = v.offsets();
+        for (uint32_t j = off[r]; j < off[r + 1]; ++j) {
+          if (j > off[r]) out->push_back(',');
+          Write(v.child(0), j, zone, out);
+        }
+        out->push_back(']');
+        break;
+      }
+      case TypeId::kMap: {
+        out->push_back('{');
+        const uint32_t* off = v.offsets();
+        for (uint32_t j = off[r]; j < off[r + 1]; ++j) {
+          if (j > off[r]) out->push_back(',');
+          const Vector& keys = v.child(0);
+          delta::AppendJacksonString(out, keys.id() == TypeId::kString ? std::string(keys.GetString(j))
+                                                                       : CastToString(keys.GetValue(j)));
+          out->push_back(':');
+          Write(v.child(1), j, zone, out);
+        }
+        out->push_back('}');
+        break;
+      }
+      case TypeId::kStruct: {
+        out->push_back('{');
+        bool first = true;
+        const std::vector<Field>& fields = v.type()->fields();
+        for (size_t k = 0; k < fields.size(); ++k) {
+          const Vector& c = v.child(k);
+          if (ignore_null_fields && (c.id() == TypeId::kNull || c.IsNull(r))) continue;
+          if (!first) out->push_back(',');
+          first = false;
+          delta::AppendJacksonString(out, fields[k].name);
+          out->push_back(':');
+          Write(c, r, zone, out);
+        }
+        out->push_back('}');
+        break;
+      }
+      default: *out += "null"; break;
+    }
+  }
+};
+
+// A string argument (JSON text, path): Spark casts only an untyped NULL (ExpectsInputTypes).
+Status StringArg(std::string_view n, Args& a, size_t i, const BindContext& c) {
+  TypeId id = a[i]->type->id();
+  if (id != TypeId::kString && id != TypeId::kNull) return fn::UnexpectedType(n, i, "\"STRING\"", a[i]->type);
+  return CoerceArg(n, a, i, DataType::String(), c);
+}
+
+}  // namespace
+
+void RegisterJsonFunctions(FunctionRegistry& r) {
+  Reg(r, {"get_json_object"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+    SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
+    SILT_RETURN_NOT_OK(StringArg(n, a, 1, c));
+    return MakeCall(std::string(n), DataType::String(), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      fn::StringWriter w(out, rows);
+                      simdjson::dom::parser parser;
+                      std::string scratch;
+                      std::string last_path;
+                      std::optional<std::vector<PathStep>> path;
+                      bool have_path = false;
+                      for (size_t i = 0; i < rows; ++i) {
+                        element doc;
+                        if (AnyNull(x, i)) {
+                          w.CommitNull();
+                          continue;
+                        }
+                        std::string_view p = fn::StrAt(x[1], i);
+                        if (!have_path || p != last_path) {
+                          last_path = std::string(p);
+                          path = ParsePath(p);
+                          have_path = true;
+                        }
+                        if (!path || !ParseJsonLenient(parser, fn::StrAt(x[0], i), kControlChars, &scratch, &doc)) {
+                          w.CommitNull();
+                          continue;
+                        }
+                        JsonOut result;
+                        if (EvalPath(doc, *path, PathStyle::kRaw, &result)) {
+                          w.Append(result.text());
+                        } else {
+                          w.CommitNull();
+                        }
+                      }
+                      w.Finish();
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"json_array_length"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+    SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
+    return MakeCall(std::string(n), DataType::Int32(), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      fn::FixedWriter<int32_t> w(out, rows);
+                      simdjson::dom::parser parser;
+                      std::string scratch;
+                      for (size_t i = 0; i < rows; ++i) {
+                        element doc;
+                        simdjson::dom::array arr;
+                        if (NullAt(x[0], i) || !ParseJsonLenient(parser, fn::StrAt(x[0], i), kControlChars, &scratch, &doc) ||
+                            doc.get_array().get(arr)) {
+                          w.SetNull(i);
+                          continue;
+                        }
+                        w.Set(i, static_cast<int32_t>(arr.size()));
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"json_object_keys"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+    SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
+    return MakeCall(std::string(n), DataType::List(DataType::String(), false), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      simdjson::dom::parser parser;
+                      std::string scratch;
+                      for (size_t i = 0; i < rows; ++i) {
+                        element doc;
+                        simdjson::dom::object obj;
+                        if (NullAt(x[0], i) || !ParseJsonLenient(parser, fn::StrAt(x[0], i), kControlChars, &scratch, &doc) ||
+                            doc.get_object().get(obj)) {
+                          out->AppendNull();
+                          continue;
+                        }
+                        for (auto f : obj) out->child(0).AppendString(f.key);
+                        out->FinishListRow();
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"schema_of_json"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+    SILT_ASSIGN_OR_RETURN(Value v, FoldedArg(n, a[0], "json"));
+    if (v.is_null() || v.type()->id() != TypeId::kString) {
+      return fn::TypeMismatch(n, "the input json should be a foldable \"STRING\" expression and not null.");
+    }
+    simdjson::dom::parser parser;
+    element doc;
+    std::string scratch;
+    if (!ParseJsonLenient(parser, v.str(), kSingleQuotes, &scratch, &doc)) {
+      return Status::InvalidArgument("Malformed records are detected in schema inference. Parse Mode: FAILFAST.",
+                                     "MALFORMED_RECORD_IN_PARSING");
+    }
+    std::string schema = SqlTypeName(Canonical(InferType(doc), true));
+    return MakeConstant(Value::String(std::move(schema)));
+  });
+  Reg(r, {"from_json"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 3));
+    SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
+    SILT_ASSIGN_OR_RETURN(Value sv, FoldedArg(n, a[1], "schema"));
+    if (sv.is_null() || sv.type()->id() != TypeId::kString) {
+      return fn::TypeMismatch(n, "The input schema " + sv.ToString() + " must be a foldable \"STRING\".");
+    }
+    SILT_ASSIGN_OR_RETURN(TypePtr schema, ParseJsonSchema(sv.str()));
+    TypeId sid = schema->id();
+    if (sid != TypeId::kStruct && sid != TypeId::kList && sid != TypeId::kMap) {
+      return Status::InvalidArgument("Input schema \"" + schema->ToString() + "\" must be a struct, an array or a map.",
+                                     "INVALID_SCHEMA.NON_STRUCT_TYPE");
+    }
+    if (sid == TypeId::kMap && schema->key_type()->id() != TypeId::kString) {
+      return fn::TypeMismatch(n, "from_json reads map keys as strings: the schema's key type must be STRING.");
+    }
+    bool failfast = false;
+    auto formats = std::make_shared<JsonReader::Formats>();
+    if (a.size() == 3) {
+      SILT_ASSIGN_OR_RETURN(auto opts, JsonOptions(n, a[2]));
+      for (const auto& [k, v] : opts) {
+        if (OptionIs(k, "timestampFormat")) {
+          SILT_ASSIGN_OR_RETURN(formats->timestamp, cal::DateTimePattern::Compile(v));
+        } else if (OptionIs(k, "timestampNTZFormat")) {
+          SILT_ASSIGN_OR_RETURN(formats->timestamp_ntz, cal::DateTimePattern::Compile(v));
+        } else if (OptionIs(k, "dateFormat")) {
+          SILT_ASSIGN_OR_RETURN(formats->date, cal::DateTimePattern::Compile(v));
+        }
+        if (!OptionIs(k, "mode")) continue;
+        if (OptionIs(v, "FAILFAST")) {
+          failfast = true;
+        } else if (!OptionIs(v, "PERMISSIVE")) {
+          return Status::InvalidArgument("from_json() doesn't support the " + v +
+                                             " mode. Acceptable modes are PERMISSIVE and FAILFAST.",
+                                         "PARSE_MODE_UNSUPPORTED");
+        }
+      }
+      a.pop_back();
+    }
+    a.pop_back();  // the schema is folded into the call's type
+    return MakeCall(std::string(n), schema, std::move(a),
+                    [failfast, formats](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+                      SILT_ASSIGN_OR_RETURN(auto zone, cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
+                      simdjson::dom::parser parser;
+                      std::string scratch;
+                      bool is_struct = out->id() == TypeId::kStruct;
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (NullAt(x[0], i)) {
+                          out->AppendNull();
+                          continue;
+                        }
+                        std::string_view text = fn::StrAt(x[0], i);
+                        if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+                          out->AppendNull();  // no record at all
+                          continue;
+                        }
+                        element doc;
+                        JsonReader reader(zone.get(), formats.get());
+                        bool parsed = ParseJsonLenient(parser, text, kSingleQuotes, &scratch, &doc);
+                        if (parsed && out->id() == TypeId::kList && doc.is_object() &&
+                            out->type()->element_type()->id() == TypeId::kStruct) {
+                          // a single object read as an array of structs is an array of one
+                          reader.AppendRootStruct(&out->child(0), doc.get_object().value_unsafe());
+                          out->FinishListRow();
+                        } else if (parsed && !doc.is_null() &&
+                                   (is_struct ? doc.is_object() : out->id() == TypeId::kList ? doc.is_array()
+                                                                                              : doc.is_object())) {
+                          if (is_struct) {
+                            reader.AppendRootStruct(out, doc.get_object().value_unsafe());
+                          } else {
+                            reader.AppendRoot(out, doc);
+                          }
+                        } else {
+                          reader.malformed = true;
+                          if (is_struct) {
+                            JsonReader::AppendNullFields(out);
+                          } else {
+                            out->AppendNull();
+                          }
+                        }
+                        if (failfast && reader.malformed) {
+                          return Status::InvalidArgument(
+                              "Malformed records are detected in record parsing: [null]. Parse Mode: FAILFAST. To "
+                              "process malformed records as null result, try setting the option 'mode' as "
+                              "'PERMISSIVE'.",
+                              "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION");
+                        }
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"to_json"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+    TypeId id = a[0]->type->id();
+    if (id != TypeId::kStruct && id != TypeId::kList && id != TypeId::kMap) {
+      return fn::TypeMismatch(n, "Parameter 1 requires the (\"STRUCT\" or \"ARRAY\" or \"MAP\") type, however \"" +
+                                     a[0]->ToString() + "\" has the type \"" + a[0]->type->ToString() + "\".");
+    }
+    std::string ts = "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", ts_ntz = "yyyy-MM-dd'T'HH:mm:ss.SSS", date = "yyyy-MM-dd";
+    auto writer = std::make_shared<JsonWriter>();
+    if (a.size() == 2) {
+      SILT_ASSIGN_OR_RETURN(auto opts, JsonOptions(n, a[1]));
+      for (const auto& [k, v] : opts) {
+        if (OptionIs(k, "ignoreNullFields")) writer->ignore_null_fields = !OptionIs(v, "false");
+        if (OptionIs(k, "timestampFormat")) ts = v;
+        if (OptionIs(k, "timestampNTZFormat")) ts_ntz = v;
+        if (OptionIs(k, "dateFormat")) date = v;
+      }
+      a.pop_back();
+    }
+    SILT_ASSIGN_OR_RETURN(writer->timestamp_format, cal::DateTimePattern::Compile(ts));
+    SILT_ASSIGN_OR_RETURN(writer->timestamp_ntz_format, cal::DateTimePattern::Compile(ts_ntz));
+    SILT_ASSIGN_OR_RETURN(writer->date_format, cal::DateTimePattern::Compile(date));
+    return MakeCall(std::string(n), DataType::String(), std::move(a),
+                    [writer](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+                      SILT_ASSIGN_OR_RETURN(auto zone, cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
+                      fn::StringWriter w(out, rows);
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (NullAt(x[0], i)) {
+                          w.CommitNull();
+                          continue;
+                        }
+                        writer->Write(*x[0].vector, x[0].index(i), zone.get(), &w.buf());
+                        w.Commit();
+                      }
+                      w.Finish();
+                      return Status::OK();
+                    });
+  });
+}
+
+}  // namespace silt::exec
