@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -30,6 +31,11 @@ class FunctionRegistry {
  private:
   std::unordered_map<std::string, ScalarBinder> binders_;
 };
+
+// A family's binder, told the name it was called by (aliases share one binder).
+using NamedBinder = std::function<Result<ExprPtr>(std::string_view name, std::vector<ExprPtr>& args, const BindContext& ctx)>;
+// Registers `f` under each of `names`.
+void Reg(FunctionRegistry& r, std::initializer_list<const char*> names, NamedBinder f);
 
 // Function families, one file each under exec/functions/.
 void RegisterCoreFunctions(FunctionRegistry& r);      // operators, comparison, conditional, null

@@ -27,14 +27,6 @@ using fn::NullAt;
 using fn::ValAt;
 
 using Args = std::vector<ExprPtr>;
-using BinderFn = std::function<Result<ExprPtr>(std::string_view name, Args& args, const BindContext& ctx)>;
-
-void Reg(FunctionRegistry& r, std::initializer_list<const char*> names, BinderFn f) {
-  for (const char* n : names) {
-    std::string name(n);
-    r.Add(name, [name, f](Args args, const BindContext& ctx) { return f(name, args, ctx); });
-  }
-}
 
 // Spark's ByteArrayMethods.MAX_ROUNDED_ARRAY_LENGTH.
 constexpr int64_t kMaxArrayLength = 2147483632;

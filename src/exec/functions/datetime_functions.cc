@@ -1155,15 +1155,6 @@ using fn::TypeMismatch;
 using fn::ValAt;
 
 using Args = std::vector<ExprPtr>;
-using BinderFn = std::function<Result<ExprPtr>(std::string_view name, Args& args,
-                                               const BindContext& ctx)>;
-
-void Reg(FunctionRegistry& r, std::initializer_list<const char*> names, BinderFn f) {
-  for (const char* n : names) {
-    std::string name(n);
-    r.Add(name, [name, f](Args args, const BindContext& ctx) { return f(name, args, ctx); });
-  }
-}
 
 TypePtr DateT() { return DataType::Date(); }
 TypePtr TsT() { return DataType::Timestamp(); }

@@ -32,14 +32,6 @@ using simdjson::dom::element;
 using simdjson::dom::element_type;
 
 using Args = std::vector<ExprPtr>;
-using BinderFn = std::function<Result<ExprPtr>(std::string_view name, Args& args, const BindContext& ctx)>;
-
-void Reg(FunctionRegistry& r, std::initializer_list<const char*> names, BinderFn f) {
-  for (const char* n : names) {
-    std::string name(n);
-    r.Add(name, [name, f](Args args, const BindContext& ctx) { return f(name, args, ctx); });
-  }
-}
 
 // Parses one JSON document; false when it is not valid JSON (or empty).
 bool ParseJson(simdjson::dom::parser& parser, std::string_view s, element* out) {

@@ -68,15 +68,6 @@ using fn::TypeMismatch;
 using fn::ValAt;
 
 using Args = std::vector<ExprPtr>;
-using BinderFn = std::function<Result<ExprPtr>(std::string_view name, Args& args,
-                                               const BindContext& ctx)>;
-
-void Reg(FunctionRegistry& r, std::initializer_list<const char*> names, BinderFn f) {
-  for (const char* n : names) {
-    std::string name(n);
-    r.Add(name, [name, f](Args args, const BindContext& ctx) { return f(name, args, ctx); });
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Murmur3 x86_32 as Spark's Murmur3_x86_32 (tail bytes mixed one by one, sign-extended).

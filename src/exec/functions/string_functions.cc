@@ -355,18 +355,9 @@ using fn::Utf8Length;
 using fn::ValAt;
 
 using Args = std::vector<ExprPtr>;
-using BinderFn = std::function<Result<ExprPtr>(std::string_view name, Args& args,
-                                               const BindContext& ctx)>;
 
 TypePtr Str() { return DataType::String(); }
 TypePtr Int() { return DataType::Int32(); }
-
-void Reg(FunctionRegistry& r, std::initializer_list<const char*> names, BinderFn f) {
-  for (const char* n : names) {
-    std::string name(n);
-    r.Add(name, [name, f](Args args, const BindContext& ctx) { return f(name, args, ctx); });
-  }
-}
 
 // Row loops: rows with a NULL argument produce NULL; f returns false for a NULL result and may
 // set *st to fail the whole evaluation.
