@@ -14,6 +14,10 @@ std::optional<Generator> FindGenerator(std::string_view name) {
     g.outer = true;
     n.resize(n.size() - 6);
   }
+  if (n == "json_tuple") {
+    g.kind = GeneratorKind::kInline;  // over array(__json_tuple(…)), see the binder
+    return g;
+  }
   if (n == "explode") g.kind = GeneratorKind::kExplode;
   else if (n == "posexplode") g.kind = GeneratorKind::kPosExplode;
   else if (n == "inline") g.kind = GeneratorKind::kInline;

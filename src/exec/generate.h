@@ -20,6 +20,7 @@ struct Generator {
 };
 
 // The generator a function name calls ("explode_outer" → explode, outer), or nullopt.
+// json_tuple is inline over the array the binder builds for it (one row per input row).
 std::optional<Generator> FindGenerator(std::string_view name);
 
 // The columns `gen` produces from an argument of type `arg`, with Spark's names: explode →

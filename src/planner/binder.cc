@@ -1722,8 +1722,18 @@ struct Binder::Impl {
                                    "UDTF_ALIAS_NUMBER_MISMATCH");
   }
 
-  // The one argument of a generator call, bound in scope s.
+  // The one argument of a generator call, bound in scope s. json_tuple(json, k1, …) is inline
+  // over array(__json_tuple(json, k1, …)): one row of fields c0, c1, … per input row.
   Result<ExprPtr> BindGeneratorArg(const ParsedExpr& call, ExprScope& s) {
+    if (LowerName(call.names.back()) == "json_tuple") {
+      std::vector<ExprPtr> args;
+      for (const auto& c : call.children) {
+        SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*c, s));
+        args.push_back(std::move(b));
+      }
+      SILT_ASSIGN_OR_RETURN(ExprPtr row, exec::BindScalarFunction("__json_tuple", std::move(args), ctx().bind));
+      return exec::BindScalarFunction("array", {std::move(row)}, ctx().bind);
+    }
     if (call.children.size() != 1) {
       return Status::InvalidArgument("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `" + LowerName(call.names.back()) +
                                          "` requires 1 parameters but the actual number is " + std::to_string(call.children.size()) + ".",

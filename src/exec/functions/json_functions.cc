@@ -859,6 +859,56 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                       return Status::OK();
                     });
   });
+  // json_tuple's row (the binder makes json_tuple a generator over it): a struct of the named
+  // top-level fields as strings — a string unquoted, anything else as compact JSON; NULL fields
+  // for a missing field, a JSON null, or text that is not a JSON object.
+  Reg(r, {"__json_tuple"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    if (a.size() < 2) {
+      return Status::InvalidArgument("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `json_tuple` requires more than one argument.",
+                                     "WRONG_NUM_ARGS.WITHOUT_SUGGESTION");
+    }
+    std::vector<Field> fields;
+    for (size_t i = 0; i < a.size(); ++i) {
+      SILT_RETURN_NOT_OK(StringArg("json_tuple", a, i, c));
+      if (i) fields.push_back({"c" + std::to_string(i - 1), DataType::String(), true, "{}"});
+    }
+    return MakeCall(std::string(n), DataType::Struct(std::move(fields)), std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      simdjson::dom::parser parser;
+                      std::string scratch, text;
+                      const size_t nf = x.size() - 1;
+                      std::vector<std::optional<std::string>> got(nf);
+                      for (size_t i = 0; i < rows; ++i) {
+                        std::fill(got.begin(), got.end(), std::nullopt);
+                        element doc;
+                        simdjson::dom::object obj;
+                        if (!NullAt(x[0], i) && ParseJsonLenient(parser, fn::StrAt(x[0], i), kControlChars, &scratch, &doc) &&
+                            !doc.get_object().get(obj)) {
+                          for (auto field : obj) {
+                            for (size_t k = 0; k < nf; ++k) {
+                              if (NullAt(x[k + 1], i) || fn::StrAt(x[k + 1], i) != field.key) continue;
+                              std::string_view str;
+                              if (field.value.is_null()) {
+                                got[k].reset();
+                              } else if (!field.value.get_string().get(str)) {
+                                got[k] = std::string(str);
+                              } else {
+                                text.clear();
+                                delta::AppendJsonElement(&text, field.value);
+                                got[k] = text;
+                              }
+                            }
+                          }
+                        }
+                        for (size_t k = 0; k < nf; ++k) {
+                          if (got[k]) out->child(k).AppendString(*got[k]);
+                          else out->child(k).AppendNull();
+                        }
+                      }
+                      out->SetSizeUnchecked(rows);
+                      return Status::OK();
+                    });
+  });
   Reg(r, {"json_object_keys"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
     SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
