@@ -239,13 +239,7 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
         return Status::OK();
       });
     };
-    if (o.pool && in.size() > 1) {
-      SILT_RETURN_NOT_OK(o.pool->ParallelFor(in.size(), read));
-    } else {
-      for (size_t i = 0; i < in.size(); ++i) {
-        SILT_RETURN_NOT_OK(read(i));
-      }
-    }
+    SILT_RETURN_NOT_OK(ParallelFor(o.pool, in.size(), read));
     std::vector<DataChunk> chunks;
     int64_t bytes = 0;
     for (size_t i = 0; i < in.size(); ++i) {
@@ -283,13 +277,7 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
     SILT_ASSIGN_OR_RETURN(added[b], delta::WriteDataFiles(*store, snap->metadata(), schema, chunks, w));
     return Status::OK();
   };
-  if (o.pool && bins.size() > 1) {
-    SILT_RETURN_NOT_OK(o.pool->ParallelFor(bins.size(), rewrite));
-  } else {
-    for (size_t b = 0; b < bins.size(); ++b) {
-      SILT_RETURN_NOT_OK(rewrite(b));
-    }
-  }
+  SILT_RETURN_NOT_OK(ParallelFor(o.pool, bins.size(), rewrite));
 
   // 4. One commit: removes and adds, dataChange=false.
   delta::TransactionOptions topts;

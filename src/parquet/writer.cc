@@ -746,11 +746,7 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
         pages.push_back(std::move(pg));
         if (sh.entries == 0) break;
       }
-      if (options_.pool && pages.size() > 1) {
-        SILT_RETURN_NOT_OK(options_.pool->ParallelFor(pages.size(), [&](size_t i) { return build(pages[i]); }));
-      } else {
-        for (Page& pg : pages) SILT_RETURN_NOT_OK(build(pg));
-      }
+      SILT_RETURN_NOT_OK(ParallelFor(options_.pool, pages.size(), [&](size_t i) { return build(pages[i]); }));
       for (Page& pg : pages) {
         int64_t page_offset = offset_;
         if (first_data_page) md.data_page_offset = page_offset;
