@@ -69,7 +69,15 @@ class ParquetWriter {
 
  private:
   ParquetWriter() = default;
-  Status WriteColumn(const Vector& column, const ColumnNode& node, RowGroup* rg);
+  // A column chunk's pages, built apart from the file so columns are encoded in parallel; its
+  // offsets (chunk, pages) are relative to its start until FlushRowGroup places it.
+  struct ColumnOut {
+    std::vector<std::string> pages;
+    int64_t size = 0;
+    int64_t uncompressed = 0;
+    std::vector<int> leaves;
+  };
+  Status WriteColumn(const Vector& column, const ColumnNode& node, RowGroup* rg, ColumnOut* out);
   struct PageIndexes {
     ColumnIndex column_index;
     OffsetIndex offset_index;

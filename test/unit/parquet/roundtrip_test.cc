@@ -196,7 +196,7 @@ TEST(RoundTripEdgeTest, DictionaryFallsBackToPlainMidChunk) {
 
 TEST(RoundTripEdgeTest, PagesBuiltInParallelGiveTheSameBytes) {
   // Every type, nested columns, nulls, dictionaries that fall back and several row groups: the
-  // pool only changes which thread builds a page, never the file.
+  // pool only changes which thread builds a page or a column chunk, never the file.
   ThreadPool pool(3);
   for (int version : {1, 2}) {
     for (const char* name : {"all", "nested"}) {
