@@ -166,6 +166,10 @@ class FileCutter {
     return Status::OK();
   }
 
+  // How many rows the partition will get in all (its files' buffers are sized for them);
+  // without it a file is expected to fill up to max_rows_per_file.
+  void ExpectRows(const PartitionKey& key, int64_t rows) { remaining_[key] = rows; }
+
   // Closes the partition's open file, if any.
   Status Close(const PartitionKey& key) {
     auto it = open_.find(key);
@@ -173,6 +177,7 @@ class FileCutter {
     OpenFile f = std::move(it->second);
     open_.erase(it);
     if (!f.writer) return Status::OK();
+    if (auto r = remaining_.find(key); r != remaining_.end()) r->second -= static_cast<int64_t>(f.rows);
     SILT_ASSIGN_OR_RETURN(AddFile add, Finish(f));
     adds_.push_back(std::move(add));
     return Status::OK();
@@ -215,7 +220,10 @@ class FileCutter {
     f->key = dir.empty() ? name : dir + "/" + name;
     SILT_ASSIGN_OR_RETURN(auto sink, store_.OpenWrite(f->key));
     started_.push_back(f->key);
-    SILT_ASSIGN_OR_RETURN(f->writer, parquet::ParquetWriter::Make(std::move(sink), plan_.data_schema, options_.parquet));
+    parquet::WriterOptions po = options_.parquet;
+    po.expected_rows = static_cast<int64_t>(max_rows_);
+    if (auto r = remaining_.find(key); r != remaining_.end()) po.expected_rows = std::min(po.expected_rows, r->second);
+    SILT_ASSIGN_OR_RETURN(f->writer, parquet::ParquetWriter::Make(std::move(sink), plan_.data_schema, std::move(po)));
     return Status::OK();
   }
 
@@ -277,6 +285,7 @@ class FileCutter {
   const DataWriteOptions& options_;
   const size_t max_rows_;
   std::map<PartitionKey, OpenFile> open_;
+  std::map<PartitionKey, int64_t> remaining_;
   std::vector<std::string> started_;
   std::vector<AddFile> adds_;
   int file_index_ = 0;
@@ -323,6 +332,9 @@ Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& 
     for (auto& [key, rows] : SplitByPartition(plan, chunk)) groups[key].push_back(std::move(rows));
   FileCutter files(store, plan, options);
   for (const auto& [key, pieces] : groups) {
+    int64_t rows = 0;
+    for (const ChunkRows& piece : pieces) rows += static_cast<int64_t>(piece.size());
+    files.ExpectRows(key, rows);
     for (const ChunkRows& piece : pieces) SILT_RETURN_NOT_OK(files.Append(key, piece));
     SILT_RETURN_NOT_OK(files.Close(key));
   }

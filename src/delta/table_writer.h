@@ -52,7 +52,9 @@ Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& 
 // all at once (same columns, stats, constraints, file cuts at max_rows_per_file per partition):
 // rows are encoded into row groups as they arrive, so a caller that streams them (OPTIMIZE and
 // REORG read files while the earlier ones are written) holds a row group per open file instead
-// of every row. One file per partition is open at a time, started in the order rows arrive.
+// of every row. One file per partition is open at a time, started in the order rows arrive; its
+// row group buffers are sized for max_rows_per_file rows (at most a row group), so a caller
+// that knows how many rows come sets it to that.
 // Constraints are checked per chunk, so a violation can come after files were written: on any
 // failure the writer deletes the files it started (none was committed). Not thread-safe.
 class DataFileWriter {

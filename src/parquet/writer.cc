@@ -403,6 +403,17 @@ size_t BuildDictionary(const Physical& p, int64_t max_bytes, size_t probe, std::
 
 void AppendLE32(std::string* out, uint32_t v) { out->append(reinterpret_cast<const char*>(&v), 4); }
 
+// Bytes of the values held by v (validity, fixed-width values, offsets, string bytes, children):
+// what a row group buffers, independent of the buffers' capacity.
+int64_t UsedBytes(const Vector& v) {
+  const int64_t n = static_cast<int64_t>(v.size());
+  int64_t b = (v.may_have_nulls() ? n : 0) + n * v.type()->fixed_width();
+  if (v.id() == TypeId::kString || v.id() == TypeId::kBinary) b += 4 * (n + 1) + static_cast<int64_t>(v.bytes().size());
+  if (v.id() == TypeId::kList || v.id() == TypeId::kMap) b += 4 * (n + 1);
+  for (size_t c = 0; c < v.num_children(); ++c) b += UsedBytes(v.child(c));
+  return b;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(std::unique_ptr<WritableFile> sink, const Schema& schema,
@@ -447,17 +458,32 @@ Status ParquetWriter::Write(const DataChunk& chunk) {
     if (!schema_[i].nullable && chunk.columns[i].CountNulls() > 0) return NotNull(file_schema_.columns()[i]);
   }
   size_t n = chunk.size();
+  if (n == 0) return Status::OK();
+  int64_t chunk_bytes = 0;
+  for (const Vector& c : chunk.columns) chunk_bytes += UsedBytes(c);
+  const double row_bytes = static_cast<double>(chunk_bytes) / static_cast<double>(n);
   size_t done = 0;
   while (done < n) {
     size_t take = n - done;
     if (options_.row_group_max_rows > 0)
       take = std::min<size_t>(take, static_cast<size_t>(options_.row_group_max_rows - buffered_rows_));
-    int64_t before = 0;
-    for (auto& b : buffered_) before += static_cast<int64_t>(b.MemoryUsage());
+    if (buffered_rows_ == 0 && options_.expected_rows > 0) {
+      // Size the buffers for the row group: the file's remaining rows, at most a row group's
+      // worth at this chunk's bytes per row (+1: the flush comes at or past the target).
+      double fit = static_cast<double>(options_.row_group_bytes) / std::max(row_bytes, 1.0) + 1;
+      int64_t rows = std::min<int64_t>(options_.expected_rows - rows_written_, static_cast<int64_t>(fit));
+      if (options_.row_group_max_rows > 0) rows = std::min(rows, options_.row_group_max_rows);
+      if (rows > static_cast<int64_t>(take)) {
+        for (size_t i = 0; i < schema_.size(); ++i) {
+          const Vector& src = chunk.columns[i];
+          buffered_[i].Reserve(static_cast<size_t>(rows));
+          if (src.id() == TypeId::kString || src.id() == TypeId::kBinary)
+            buffered_[i].bytes().reserve(src.bytes().size() * static_cast<size_t>(rows) / n * 9 / 8);
+        }
+      }
+    }
     for (size_t i = 0; i < schema_.size(); ++i) buffered_[i].AppendRange(chunk.columns[i], done, take);
-    int64_t after = 0;
-    for (auto& b : buffered_) after += static_cast<int64_t>(b.MemoryUsage());
-    buffered_bytes_ += std::max<int64_t>(0, after - before);
+    buffered_bytes_ += static_cast<int64_t>(row_bytes * static_cast<double>(take));
     buffered_rows_ += static_cast<int64_t>(take);
     done += take;
     if ((options_.row_group_max_rows > 0 && buffered_rows_ >= options_.row_group_max_rows) ||
@@ -853,7 +879,8 @@ Status ParquetWriter::FlushRowGroup() {
   rows_written_ += buffered_rows_;
   buffered_rows_ = 0;
   buffered_bytes_ = 0;
-  for (size_t i = 0; i < buffered_.size(); ++i) buffered_[i] = Vector(schema_[i].type);
+  // The buffers keep their capacity for the next row group (no fresh pages to fault in).
+  for (Vector& b : buffered_) b.Resize(0);
   return Status::OK();
 }
 

@@ -28,7 +28,7 @@ namespace silt::parquet {
 struct WriterOptions {
   CompressionCodec codec = CompressionCodec::SNAPPY;
   int compression_level = -1;              // codec default
-  int64_t row_group_bytes = 128LL << 20;   // target (uncompressed) row group size
+  int64_t row_group_bytes = 128LL << 20;   // target row group size (the buffered values' bytes)
   int64_t row_group_max_rows = -1;         // optional row cap per row group
   int64_t page_bytes = 1 << 20;            // target page size (values)
   int64_t page_rows = 20000;               // max rows per page (parquet-mr's default)
@@ -40,6 +40,10 @@ struct WriterOptions {
   int stats_truncate_bytes = 64;           // binary min/max longer than this are truncated
   std::string created_by;                  // default "silt version X (build silt)"
   std::vector<KeyValue> key_value_metadata;
+  // Rows the file will get, when the caller knows: the row group buffers are then sized once
+  // (for at most a row group) instead of growing, copying and faulting in fresh pages as rows
+  // come. Only memory is affected, never the file.
+  int64_t expected_rows = -1;
   // Builds (encodes, compresses, checksums) batches of a column chunk's pages in parallel when
   // set; pages are still appended in order, so the file is the same as without.
   ThreadPool* pool = nullptr;
