@@ -148,6 +148,7 @@ Status ScanInOrder(const delta::TableScan& scan, const std::vector<const delta::
   std::atomic<bool> consuming{false};  // a flag, not a mutex: the consumer's own nested pool work may try it
   std::atomic<bool> failed{false};
   Status consume_error;  // written by the consumer only, read after every task finished
+  Status read_error;     // the first file that failed (guarded by mu): others just stop
   // The next chunk in order, if it was read (mu held).
   auto ready = [&]() -> DataChunk* {
     while (next < slots.size() && slots[next].done && slots[next].chunks.empty()) ++next;
@@ -193,6 +194,7 @@ Status ScanInOrder(const delta::TableScan& scan, const std::vector<const delta::
     {
       std::lock_guard<std::mutex> lock(mu);
       slots[i].done = true;
+      if (!read.ok() && read.code() != StatusCode::kCancelled && read_error.ok()) read_error = read;
     }
     if (!read.ok()) {
       failed.store(true);
@@ -203,6 +205,7 @@ Status ScanInOrder(const delta::TableScan& scan, const std::vector<const delta::
   });
   drain();
   if (!consume_error.ok()) return consume_error;
+  if (!read_error.ok()) return read_error;  // not a file that stopped because of it
   return st;
 }
 
