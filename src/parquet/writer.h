@@ -2,8 +2,8 @@
 // Parquet (PAR1, DataPage v1 by default, RLE_DICTIONARY with PLAIN fallback, chunk statistics,
 // column and offset indexes, both LogicalType and ConvertedType annotations).
 //
-// Memory: one row group of buffered input plus one column chunk of encoded pages. Not
-// thread-safe. A file is complete only after Close() returns OK; callers that publish files
+// Memory: one row group of buffered input plus its encoded pages (column chunks are built in
+// parallel and written in order when the row group is flushed). Not thread-safe. A file is complete only after Close() returns OK; callers that publish files
 // (Delta commits) must reference them only after that.
 #pragma once
 
