@@ -461,11 +461,7 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
     auto read = [&](size_t i) -> Status {
       return ReadSurvivingRows(snapshot, *cow_files[i].file, &cow_files[i].drop, &kept[i], &copied[i]);
     };
-    if (options.pool && cow_files.size() > 1) {
-      SILT_RETURN_NOT_OK(options.pool->ParallelFor(cow_files.size(), read));
-    } else {
-      for (size_t i = 0; i < cow_files.size(); ++i) SILT_RETURN_NOT_OK(read(i));
-    }
+    SILT_RETURN_NOT_OK(ParallelFor(options.pool, cow_files.size(), read));
     for (size_t i = 0; i < cow_files.size(); ++i) {
       for (DataChunk& c : kept[i]) rows_to_write.push_back(std::move(c));
       m.num_copied_rows += copied[i];
@@ -647,11 +643,7 @@ Result<RowChanges> MatchDeletedRows(const std::shared_ptr<ObjectStore>& store,
       };
       return (indexed ? indexed_scan : plain_scan)->ScanFile(f, sink);
     };
-    if (options.pool && cand.maybe.size() > 1) {
-      SILT_RETURN_NOT_OK(options.pool->ParallelFor(cand.maybe.size(), scan_file));
-    } else {
-      for (size_t i = 0; i < cand.maybe.size(); ++i) SILT_RETURN_NOT_OK(scan_file(i));
-    }
+    SILT_RETURN_NOT_OK(ParallelFor(options.pool, cand.maybe.size(), scan_file));
   }
   ChangeRows deleted{"delete", {}};
   for (size_t i = 0; i < cand.maybe.size(); ++i) {

@@ -308,11 +308,7 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
       return Status::OK();
     });
   };
-  if (ctx.pool && scanned.size() > 1) {
-    SILT_RETURN_NOT_OK(ctx.pool->ParallelFor(scanned.size(), scan_file));
-  } else {
-    for (size_t k = 0; k < scanned.size(); ++k) SILT_RETURN_NOT_OK(scan_file(k));
-  }
+  SILT_RETURN_NOT_OK(ParallelFor(ctx.pool, scanned.size(), scan_file));
   std::vector<DataChunk> target_rows;
   for (auto& chunks : per_file) {
     for (auto& c : chunks) target_rows.push_back(std::move(c));

@@ -1,6 +1,8 @@
 #include "commands/optimize.h"
 
 #include <algorithm>
+#include <atomic>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -115,6 +117,96 @@ std::vector<uint32_t> RangeIds(const Vector& v) {
     ids[row] = v.IsNull(row) ? 0 : 1 + static_cast<uint32_t>(rank * (kNumRanges - 1) / std::max<size_t>(n, 1));
   }
   return ids;
+}
+
+// The rows of a bin when every file's statistics give its record count (stats minus the DV's
+// cardinality); nullopt otherwise.
+std::optional<int64_t> LiveRows(const std::vector<const delta::AddFile*>& files) {
+  int64_t rows = 0;
+  for (const delta::AddFile* f : files) {
+    std::optional<int64_t> n = NumRecords(*f);
+    if (!n) return std::nullopt;
+    rows += *n - (f->deletion_vector ? f->deletion_vector->cardinality : 0);
+  }
+  return std::max<int64_t>(rows, 0);
+}
+
+// Reads `files` in parallel on `pool` and hands their non-empty chunks to `consume` in file
+// order, each as soon as the chunks before it were consumed, so reading the next files overlaps
+// writing the earlier ones and a chunk is dropped once written. Nobody waits for the consumer:
+// the thread that queues a chunk consumes whatever is ready in order if the consumer is free,
+// and otherwise goes on reading (the thread consuming checks again before it lets go).
+Status ScanInOrder(const delta::TableScan& scan, const std::vector<const delta::AddFile*>& files, ThreadPool* pool,
+                   const std::function<Status(DataChunk&)>& consume) {
+  struct Slot {
+    std::deque<DataChunk> chunks;
+    bool done = false;
+  };
+  std::vector<Slot> slots(files.size());
+  std::mutex mu;  // guards slots and next
+  size_t next = 0;
+  std::atomic<bool> consuming{false};  // a flag, not a mutex: the consumer's own nested pool work may try it
+  std::atomic<bool> failed{false};
+  Status consume_error;  // written by the consumer only, read after every task finished
+  Status read_error;     // the first file that failed (guarded by mu): others just stop
+  // The next chunk in order, if it was read (mu held).
+  auto ready = [&]() -> DataChunk* {
+    while (next < slots.size() && slots[next].done && slots[next].chunks.empty()) ++next;
+    return next < slots.size() && !slots[next].chunks.empty() ? &slots[next].chunks.front() : nullptr;
+  };
+  auto drain = [&]() {
+    for (;;) {
+      bool expected = false;
+      if (!consuming.compare_exchange_strong(expected, true)) return;
+      for (;;) {
+        DataChunk chunk;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          DataChunk* c = ready();
+          if (!c) break;
+          chunk = std::move(*c);
+          slots[next].chunks.pop_front();
+        }
+        if (failed.load()) continue;  // dropped: the statement fails anyway
+        Status st = consume(chunk);
+        if (!st.ok()) {
+          consume_error = std::move(st);
+          failed.store(true);
+        }
+      }
+      consuming.store(false);
+      // A chunk queued after the check above found the consumer busy: take it over.
+      std::lock_guard<std::mutex> lock(mu);
+      if (!ready()) return;
+    }
+  };
+  Status st = ParallelFor(pool, files.size(), [&](size_t i) -> Status {
+    Status read = scan.ScanFile(*files[i], [&](DataChunk& c) -> Status {
+      if (failed.load()) return Status::Cancelled("another file of the bin failed");
+      if (c.size() == 0) return Status::OK();
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        slots[i].chunks.push_back(std::move(c));
+      }
+      drain();
+      return Status::OK();
+    });
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      slots[i].done = true;
+      if (!read.ok() && read.code() != StatusCode::kCancelled && read_error.ok()) read_error = read;
+    }
+    if (!read.ok()) {
+      failed.store(true);
+      return read;
+    }
+    drain();
+    return Status::OK();
+  });
+  drain();
+  if (!consume_error.ok()) return consume_error;
+  if (!read_error.ok()) return read_error;  // not a file that stopped because of it
+  return st;
 }
 
 }  // namespace
@@ -232,6 +324,25 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
     // The bin's files are read in parallel too (a table of small files is often one bin); the
     // pool's ParallelFor runs nested calls on the calling worker as well.
     const std::vector<const delta::AddFile*>& in = bins[b];
+    const bool sort = o.mode == OptimizeOptions::Mode::kZOrder && !o.zorder_by.empty();
+    // Without sorting, and with the row count known from the files' statistics (to cut files
+    // evenly), rows are written while the next ones are read.
+    std::optional<int64_t> live = sort ? std::nullopt : LiveRows(in);
+    if (live) {
+      int64_t bytes = 0;
+      for (const delta::AddFile* f : in) bytes += f->size;
+      delta::DataWriteOptions w = write;
+      int64_t files = std::max<int64_t>(1, bytes / std::max<int64_t>(o.max_file_size, 1));
+      w.max_rows_per_file = std::max<int64_t>(1, (*live + files - 1) / files);
+      SILT_ASSIGN_OR_RETURN(auto writer, delta::DataFileWriter::Make(*store, snap->metadata(), schema, w));
+      Status st = ScanInOrder(*scan, in, o.pool, [&](DataChunk& c) { return writer->Write(c); });
+      if (!st.ok()) {
+        writer->Abort();
+        return st;
+      }
+      SILT_ASSIGN_OR_RETURN(added[b], writer->Finish());
+      return Status::OK();
+    }
     std::vector<std::vector<DataChunk>> per_file(in.size());
     auto read = [&](size_t i) -> Status {
       return scan->ScanFile(*in[i], [&](DataChunk& c) -> Status {
@@ -239,13 +350,7 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
         return Status::OK();
       });
     };
-    if (o.pool && in.size() > 1) {
-      SILT_RETURN_NOT_OK(o.pool->ParallelFor(in.size(), read));
-    } else {
-      for (size_t i = 0; i < in.size(); ++i) {
-        SILT_RETURN_NOT_OK(read(i));
-      }
-    }
+    SILT_RETURN_NOT_OK(ParallelFor(o.pool, in.size(), read));
     std::vector<DataChunk> chunks;
     int64_t bytes = 0;
     for (size_t i = 0; i < in.size(); ++i) {
@@ -258,7 +363,7 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
     if (rows == 0) return Status::OK();  // every row was deleted: the files just go away
     // The writer cuts files by max_rows_per_file across chunks, so the rows are only
     // concatenated when they are to be sorted.
-    if (o.mode == OptimizeOptions::Mode::kZOrder && !o.zorder_by.empty()) {
+    if (sort) {
       DataChunk all = Concat(chunks, schema);
       std::vector<std::vector<uint32_t>> ids;
       for (const auto& z : o.zorder_by) ids.push_back(RangeIds(all.columns[FindField(schema, z)]));
@@ -283,13 +388,7 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
     SILT_ASSIGN_OR_RETURN(added[b], delta::WriteDataFiles(*store, snap->metadata(), schema, chunks, w));
     return Status::OK();
   };
-  if (o.pool && bins.size() > 1) {
-    SILT_RETURN_NOT_OK(o.pool->ParallelFor(bins.size(), rewrite));
-  } else {
-    for (size_t b = 0; b < bins.size(); ++b) {
-      SILT_RETURN_NOT_OK(rewrite(b));
-    }
-  }
+  SILT_RETURN_NOT_OK(ParallelFor(o.pool, bins.size(), rewrite));
 
   // 4. One commit: removes and adds, dataChange=false.
   delta::TransactionOptions topts;

@@ -91,4 +91,10 @@ Status ThreadPool::ParallelFor(size_t n, const std::function<Status(size_t)>& fn
   return Status::OK();
 }
 
+Status ParallelFor(ThreadPool* pool, size_t n, const std::function<Status(size_t)>& fn) {
+  if (pool && n > 1) return pool->ParallelFor(n, fn);
+  for (size_t i = 0; i < n; ++i) SILT_RETURN_NOT_OK(fn(i));
+  return Status::OK();
+}
+
 }  // namespace silt

@@ -42,4 +42,8 @@ class ThreadPool {
   std::vector<std::thread> workers_;
 };
 
+// Runs fn(i) for i in [0, n): on `pool` when there is one and n > 1, otherwise serially in
+// order, stopping at the first error.
+Status ParallelFor(ThreadPool* pool, size_t n, const std::function<Status(size_t)>& fn);
+
 }  // namespace silt

@@ -62,38 +62,189 @@ struct ChunkRows {
   size_t size() const { return sel.empty() ? count : sel.size(); }
 };
 
-// Writes one data file of the selected rows of `pieces` (their data columns), in order.
-Result<AddFile> WriteOneFile(ObjectStore& store, const Schema& data_schema, const std::vector<int>& data_cols,
-                             const std::vector<ChunkRows>& pieces, const std::string& dir,
-                             const PartitionValues& partition_values, const StatsOptions& stats_options,
-                             const DataWriteOptions& options, int file_index) {
-  char index[16];
-  std::snprintf(index, sizeof index, "%05d", file_index);
-  std::string name = options.file_prefix + "-" + index + "-" + Uuid::Random().ToString() + "-c000" +
-                     CodecSuffix(options.parquet.codec) + ".parquet";
-  std::string key = dir.empty() ? name : dir + "/" + name;
-  SILT_ASSIGN_OR_RETURN(auto sink, store.OpenWrite(key));
-  SILT_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(std::move(sink), data_schema, options.parquet));
-  size_t num_rows = 0;
-  // A whole chunk whose columns are the file's (no partition columns, the same types — column
-  // mapping renames nested fields) goes to the writer as it is.
-  auto passes_as_is = [&](const ChunkRows& piece) {
-    if (!piece.sel.empty() || piece.begin != 0 || piece.count != piece.chunk->size() ||
-        piece.chunk->columns.size() != data_cols.size())
-      return false;
-    for (size_t k = 0; k < data_cols.size(); ++k)
-      if (data_cols[k] != static_cast<int>(k) || !piece.chunk->columns[k].type()->Equals(*data_schema[k].type)) return false;
-    return true;
-  };
-  for (const ChunkRows& piece : pieces) {
-    num_rows += piece.size();
-    if (passes_as_is(piece)) {
-      SILT_RETURN_NOT_OK(writer->Write(*piece.chunk));  // the writer copies what it buffers
-      continue;
+using PartitionKey = std::vector<std::optional<std::string>>;
+
+// What a write derives from the table's metadata once: the files' (physical) columns, the
+// partition columns, stats options and constraints.
+struct WritePlan {
+  Schema schema;  // logical, as the rows come
+  Schema data_schema;
+  std::vector<int> data_cols, part_cols;
+  std::vector<std::string> part_names;
+  StatsOptions stats_options;
+  TableConstraints constraints;
+};
+
+Result<WritePlan> MakeWritePlan(const Metadata& metadata, const Schema& schema, const DataWriteOptions& options) {
+  WritePlan plan;
+  plan.schema = schema;
+  const std::string* mode = metadata.configuration.Find("delta.columnMapping.mode");
+  SILT_ASSIGN_OR_RETURN(ColumnMappingMode cm, ParseColumnMappingMode(mode ? std::optional<std::string>(*mode) : std::nullopt));
+  // Data files, stats and partition values use physical names (and Parquet field ids) under
+  // column mapping, as Spark's DeltaParquetFileFormat writes them.
+  SILT_ASSIGN_OR_RETURN(Schema physical, ToPhysicalSchema(schema, cm));
+  for (const auto& p : metadata.partition_columns) {
+    int i = FindField(schema, p);
+    if (i < 0) return Status::InvalidArgument("partition column " + p + " is not in the schema", "DELTA_PARTITION_COLUMN_NOT_FOUND");
+    plan.part_cols.push_back(i);
+    plan.part_names.push_back(physical[static_cast<size_t>(i)].name);
+  }
+  for (size_t i = 0; i < schema.size(); ++i)
+    if (std::find(plan.part_cols.begin(), plan.part_cols.end(), static_cast<int>(i)) == plan.part_cols.end()) {
+      plan.data_cols.push_back(static_cast<int>(i));
+      plan.data_schema.push_back(physical[i]);
     }
+  if (const std::string* n = metadata.configuration.Find("delta.dataSkippingNumIndexedCols")) {
+    char* end = nullptr;
+    long v = std::strtol(n->c_str(), &end, 10);
+    if (*end || n->empty() || v < -1)
+      return Status::InvalidArgument("delta.dataSkippingNumIndexedCols must be an integer >= -1, got " + *n,
+                                     "DELTA_INVALID_TABLE_PROPERTY");
+    plan.stats_options.num_indexed_cols = static_cast<int>(v);
+  }
+  if (const std::string* cols = metadata.configuration.Find("delta.dataSkippingStatsColumns")) {
+    SILT_ASSIGN_OR_RETURN(auto parsed, ParseStatsColumnList(*cols));
+    // The property names logical columns; stats are keyed by physical paths.
+    for (auto& path : parsed) path = PhysicalPath(schema, path, cm);
+    plan.stats_options.stats_columns = std::move(parsed);
+  }
+  plan.stats_options.tight_bounds = options.tight_bounds;
+  SILT_ASSIGN_OR_RETURN(plan.constraints, TableConstraints::Make(schema, metadata));
+  return plan;
+}
+
+Status CheckRows(const WritePlan& plan, const DataChunk& chunk, const DataWriteOptions& options) {
+  if (chunk.columns.size() != plan.schema.size())
+    return Status::InvalidArgument("rows have " + std::to_string(chunk.columns.size()) + " columns, the table " +
+                                       std::to_string(plan.schema.size()),
+                                   "DELTA_INSERT_COLUMN_ARITY_MISMATCH");
+  return plan.constraints.Check(chunk, options.row_validator);
+}
+
+// The rows of `chunk` by partition values (formatted as Delta stores them), in key order.
+std::map<PartitionKey, ChunkRows> SplitByPartition(const WritePlan& plan, const DataChunk& chunk) {
+  std::map<PartitionKey, ChunkRows> out;
+  if (chunk.size() == 0) return out;
+  if (plan.part_cols.empty()) {
+    out.emplace(PartitionKey{}, ChunkRows{&chunk, {}, 0, chunk.size()});
+    return out;
+  }
+  for (size_t r = 0; r < chunk.size(); ++r) {
+    PartitionKey key;
+    for (int p : plan.part_cols) key.push_back(FormatPartitionValue(chunk.columns[static_cast<size_t>(p)].GetValue(r)));
+    auto [it, inserted] = out.try_emplace(std::move(key), ChunkRows{&chunk, {}});
+    it->second.sel.push_back(static_cast<uint32_t>(r));
+  }
+  return out;
+}
+
+// Cuts the rows of each partition into data files of up to max_rows_per_file rows, encoding them
+// as they are appended: one open file per partition.
+class FileCutter {
+ public:
+  FileCutter(ObjectStore& store, const WritePlan& plan, const DataWriteOptions& options)
+      : store_(store), plan_(plan), options_(options), max_rows_(static_cast<size_t>(std::max<int64_t>(1, options.max_rows_per_file))) {}
+
+  // Appends rows of the partition `key`, closing its file whenever it reaches the row limit.
+  Status Append(const PartitionKey& key, const ChunkRows& piece) {
+    for (size_t b = 0; b < piece.size();) {
+      OpenFile& f = open_[key];
+      if (!f.writer) SILT_RETURN_NOT_OK(Open(key, &f));
+      size_t take = std::min(piece.size() - b, max_rows_ - f.rows);
+      ChunkRows part{piece.chunk, {}};
+      if (piece.sel.empty()) {
+        part.begin = piece.begin + b;
+        part.count = take;
+      } else {
+        part.sel.assign(piece.sel.begin() + static_cast<long>(b), piece.sel.begin() + static_cast<long>(b + take));
+      }
+      SILT_RETURN_NOT_OK(WritePiece(f, part));
+      f.rows += take;
+      b += take;
+      if (f.rows == max_rows_) SILT_RETURN_NOT_OK(Close(key));
+    }
+    return Status::OK();
+  }
+
+  // How many rows the partition will get in all (its files' buffers are sized for them);
+  // without it a file is expected to fill up to max_rows_per_file.
+  void ExpectRows(const PartitionKey& key, int64_t rows) { remaining_[key] = rows; }
+
+  // Closes the partition's open file, if any.
+  Status Close(const PartitionKey& key) {
+    auto it = open_.find(key);
+    if (it == open_.end()) return Status::OK();
+    OpenFile f = std::move(it->second);
+    open_.erase(it);
+    if (!f.writer) return Status::OK();
+    if (auto r = remaining_.find(key); r != remaining_.end()) r->second -= static_cast<int64_t>(f.rows);
+    SILT_ASSIGN_OR_RETURN(AddFile add, Finish(f));
+    adds_.push_back(std::move(add));
+    return Status::OK();
+  }
+
+  Status CloseAll() {
+    while (!open_.empty()) SILT_RETURN_NOT_OK(Close(open_.begin()->first));
+    return Status::OK();
+  }
+
+  std::vector<AddFile> TakeAdds() { return std::move(adds_); }
+
+  // Deletes every file started (best effort: they were never committed).
+  void DeleteStarted() {
+    open_.clear();  // drops the writers without finishing their files
+    for (const auto& key : started_) (void)store_.Delete(key);
+    started_.clear();
+    adds_.clear();
+  }
+
+ private:
+  struct OpenFile {
+    std::unique_ptr<parquet::ParquetWriter> writer;
+    std::string key;
+    PartitionValues partition_values;
+    size_t rows = 0;
+  };
+
+  Status Open(const PartitionKey& key, OpenFile* f) {
+    silt::PartitionValues dirs;
+    for (size_t k = 0; k < plan_.part_cols.size(); ++k) {
+      f->partition_values.Append(plan_.part_names[k], key[k]);
+      dirs.emplace_back(plan_.part_names[k], key[k]);
+    }
+    std::string dir = JoinPath(options_.key_prefix, PartitionPath(dirs));
+    char index[16];
+    std::snprintf(index, sizeof index, "%05d", file_index_++);
+    std::string name = options_.file_prefix + "-" + index + "-" + Uuid::Random().ToString() + "-c000" +
+                       CodecSuffix(options_.parquet.codec) + ".parquet";
+    f->key = dir.empty() ? name : dir + "/" + name;
+    SILT_ASSIGN_OR_RETURN(auto sink, store_.OpenWrite(f->key));
+    started_.push_back(f->key);
+    parquet::WriterOptions po = options_.parquet;
+    po.expected_rows = static_cast<int64_t>(max_rows_);
+    if (auto r = remaining_.find(key); r != remaining_.end()) po.expected_rows = std::min(po.expected_rows, r->second);
+    SILT_ASSIGN_OR_RETURN(f->writer, parquet::ParquetWriter::Make(std::move(sink), plan_.data_schema, std::move(po)));
+    return Status::OK();
+  }
+
+  // Writes the selected rows of a chunk (its data columns).
+  Status WritePiece(OpenFile& f, const ChunkRows& piece) {
+    const std::vector<int>& data_cols = plan_.data_cols;
+    // A whole chunk whose columns are the file's (no partition columns, the same types — column
+    // mapping renames nested fields) goes to the writer as it is.
+    auto passes_as_is = [&] {
+      if (!piece.sel.empty() || piece.begin != 0 || piece.count != piece.chunk->size() ||
+          piece.chunk->columns.size() != data_cols.size())
+        return false;
+      for (size_t k = 0; k < data_cols.size(); ++k)
+        if (data_cols[k] != static_cast<int>(k) || !piece.chunk->columns[k].type()->Equals(*plan_.data_schema[k].type))
+          return false;
+      return true;
+    };
+    if (passes_as_is()) return f.writer->Write(*piece.chunk);  // the writer copies what it buffers
     DataChunk out;
     for (size_t k = 0; k < data_cols.size(); ++k) {
-      Vector v(data_schema[k].type);
+      Vector v(plan_.data_schema[k].type);
       const Vector& src = piece.chunk->columns[static_cast<size_t>(data_cols[k])];
       if (piece.sel.empty()) {
         v.AppendRange(src, piece.begin, piece.count);
@@ -103,29 +254,42 @@ Result<AddFile> WriteOneFile(ObjectStore& store, const Schema& data_schema, cons
       out.columns.push_back(std::move(v));
     }
     out.num_rows_without_columns = piece.size();
-    SILT_RETURN_NOT_OK(writer->Write(out));
+    return f.writer->Write(out);
   }
-  SILT_RETURN_NOT_OK(writer->Close());
-  std::vector<LeafStats> leaves;
-  const auto& fs = writer->file_schema();
-  for (int i = 0; i < fs.num_leaves(); ++i) {
-    const auto& st = writer->leaf_statistics()[static_cast<size_t>(i)];
-    LeafStats ls;
-    ls.path = fs.leaf(i).path;
-    if (st.min) ls.min = *st.min;
-    if (st.max) ls.max = *st.max;
-    ls.null_count = st.null_count;
-    leaves.push_back(std::move(ls));
+
+  Result<AddFile> Finish(OpenFile& f) {
+    SILT_RETURN_NOT_OK(f.writer->Close());
+    std::vector<LeafStats> leaves;
+    const auto& fs = f.writer->file_schema();
+    for (int i = 0; i < fs.num_leaves(); ++i) {
+      const auto& st = f.writer->leaf_statistics()[static_cast<size_t>(i)];
+      LeafStats ls;
+      ls.path = fs.leaf(i).path;
+      if (st.min) ls.min = *st.min;
+      if (st.max) ls.max = *st.max;
+      ls.null_count = st.null_count;
+      leaves.push_back(std::move(ls));
+    }
+    AddFile add;
+    add.path = ToDeltaPath(f.key);
+    add.partition_values = f.partition_values;
+    add.size = f.writer->bytes_written();
+    add.modification_time = options_.clock->NowMillis();
+    add.data_change = true;
+    add.stats = SerializeStats(plan_.data_schema, static_cast<int64_t>(f.rows), leaves, plan_.stats_options);
+    return add;
   }
-  AddFile add;
-  add.path = ToDeltaPath(key);
-  add.partition_values = partition_values;
-  add.size = writer->bytes_written();
-  add.modification_time = options.clock->NowMillis();
-  add.data_change = true;
-  add.stats = SerializeStats(data_schema, static_cast<int64_t>(num_rows), leaves, stats_options);
-  return add;
-}
+
+  ObjectStore& store_;
+  const WritePlan& plan_;
+  const DataWriteOptions& options_;
+  const size_t max_rows_;
+  std::map<PartitionKey, OpenFile> open_;
+  std::map<PartitionKey, int64_t> remaining_;
+  std::vector<std::string> started_;
+  std::vector<AddFile> adds_;
+  int file_index_ = 0;
+};
 
 // A JSON string literal (operationParameters values are JSON texts; Spark writes strings).
 std::string JsonStr(std::string_view v) {
@@ -158,106 +322,69 @@ void SetWriteMetrics(Transaction* txn, const std::vector<DataChunk>& rows, const
 
 Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& metadata, const Schema& schema,
                                             const std::vector<DataChunk>& chunks, const DataWriteOptions& options) {
-  const std::string* mode = metadata.configuration.Find("delta.columnMapping.mode");
-  SILT_ASSIGN_OR_RETURN(ColumnMappingMode cm, ParseColumnMappingMode(mode ? std::optional<std::string>(*mode) : std::nullopt));
-  // Data files, stats and partition values use physical names (and Parquet field ids) under
-  // column mapping, as Spark's DeltaParquetFileFormat writes them.
-  SILT_ASSIGN_OR_RETURN(Schema physical, ToPhysicalSchema(schema, cm));
-  std::vector<int> part_cols, data_cols;
-  std::vector<std::string> part_names;
-  for (const auto& p : metadata.partition_columns) {
-    int i = FindField(schema, p);
-    if (i < 0) return Status::InvalidArgument("partition column " + p + " is not in the schema", "DELTA_PARTITION_COLUMN_NOT_FOUND");
-    part_cols.push_back(i);
-    part_names.push_back(physical[static_cast<size_t>(i)].name);
-  }
-  Schema data_schema;
-  for (size_t i = 0; i < schema.size(); ++i)
-    if (std::find(part_cols.begin(), part_cols.end(), static_cast<int>(i)) == part_cols.end()) {
-      data_cols.push_back(static_cast<int>(i));
-      data_schema.push_back(physical[i]);
-    }
-  StatsOptions stats_options;
-  if (const std::string* n = metadata.configuration.Find("delta.dataSkippingNumIndexedCols")) {
-    char* end = nullptr;
-    long v = std::strtol(n->c_str(), &end, 10);
-    if (*end || n->empty() || v < -1)
-      return Status::InvalidArgument("delta.dataSkippingNumIndexedCols must be an integer >= -1, got " + *n,
-                                     "DELTA_INVALID_TABLE_PROPERTY");
-    stats_options.num_indexed_cols = static_cast<int>(v);
-  }
-  if (const std::string* cols = metadata.configuration.Find("delta.dataSkippingStatsColumns")) {
-    SILT_ASSIGN_OR_RETURN(auto parsed, ParseStatsColumnList(*cols));
-    // The property names logical columns; stats are keyed by physical paths.
-    for (auto& path : parsed) path = PhysicalPath(schema, path, cm);
-    stats_options.stats_columns = std::move(parsed);
-  }
-  stats_options.tight_bounds = options.tight_bounds;
+  SILT_ASSIGN_OR_RETURN(WritePlan plan, MakeWritePlan(metadata, schema, options));
   // All rows are checked before the first file is written, so a violation leaves no orphans.
-  SILT_ASSIGN_OR_RETURN(TableConstraints constraints, TableConstraints::Make(schema, metadata));
-  for (const DataChunk& chunk : chunks) {
-    if (chunk.columns.size() != schema.size())
-      return Status::InvalidArgument("rows have " + std::to_string(chunk.columns.size()) + " columns, the table " +
-                                         std::to_string(schema.size()),
-                                     "DELTA_INSERT_COLUMN_ARITY_MISMATCH");
-    SILT_RETURN_NOT_OK(constraints.Check(chunk, options.row_validator));
+  for (const DataChunk& chunk : chunks) SILT_RETURN_NOT_OK(CheckRows(plan, chunk, options));
+  // Rows are grouped by partition values across all chunks, and each partition is written in
+  // turn, so a file holds up to max_rows_per_file rows however the input was chunked.
+  std::map<PartitionKey, std::vector<ChunkRows>> groups;
+  for (const DataChunk& chunk : chunks)
+    for (auto& [key, rows] : SplitByPartition(plan, chunk)) groups[key].push_back(std::move(rows));
+  FileCutter files(store, plan, options);
+  for (const auto& [key, pieces] : groups) {
+    int64_t rows = 0;
+    for (const ChunkRows& piece : pieces) rows += static_cast<int64_t>(piece.size());
+    files.ExpectRows(key, rows);
+    for (const ChunkRows& piece : pieces) SILT_RETURN_NOT_OK(files.Append(key, piece));
+    SILT_RETURN_NOT_OK(files.Close(key));
   }
-  // Rows are grouped by partition values (formatted as Delta stores them) across all chunks, so
-  // a file holds up to max_rows_per_file rows however the input was chunked.
-  std::map<std::vector<std::optional<std::string>>, std::vector<ChunkRows>> groups;
-  for (const DataChunk& chunk : chunks) {
-    if (part_cols.empty()) {
-      if (chunk.size() > 0) groups[{}].push_back({&chunk, {}, 0, chunk.size()});
-      continue;
-    }
-    std::map<std::vector<std::optional<std::string>>, std::vector<uint32_t>> in_chunk;
-    for (size_t r = 0; r < chunk.size(); ++r) {
-      std::vector<std::optional<std::string>> key;
-      for (int p : part_cols) key.push_back(FormatPartitionValue(chunk.columns[static_cast<size_t>(p)].GetValue(r)));
-      in_chunk[key].push_back(static_cast<uint32_t>(r));
-    }
-    for (auto& [key, rows] : in_chunk) groups[key].push_back({&chunk, std::move(rows)});
-  }
-  const size_t max_rows = static_cast<size_t>(std::max<int64_t>(1, options.max_rows_per_file));
-  std::vector<AddFile> adds;
-  int file_index = 0;
-  for (auto& [key, pieces] : groups) {
-    PartitionValues pv;
-    silt::PartitionValues dirs;
-    for (size_t k = 0; k < part_cols.size(); ++k) {
-      pv.Append(part_names[k], key[k]);
-      dirs.emplace_back(part_names[k], key[k]);
-    }
-    std::string dir = JoinPath(options.key_prefix, PartitionPath(dirs));
-    std::vector<ChunkRows> file;
-    size_t in_file = 0;
-    for (ChunkRows& piece : pieces) {
-      for (size_t b = 0; b < piece.size();) {
-        size_t take = std::min(piece.size() - b, max_rows - in_file);
-        if (piece.sel.empty()) {
-          file.push_back({piece.chunk, {}, piece.begin + b, take});
-        } else {
-          file.push_back({piece.chunk, std::vector<uint32_t>(piece.sel.begin() + static_cast<long>(b),
-                                                             piece.sel.begin() + static_cast<long>(b + take))});
-        }
-        b += take;
-        in_file += take;
-        if (in_file == max_rows) {
-          SILT_ASSIGN_OR_RETURN(AddFile add, WriteOneFile(store, data_schema, data_cols, file, dir, pv, stats_options,
-                                                          options, file_index++));
-          adds.push_back(std::move(add));
-          file.clear();
-          in_file = 0;
-        }
-      }
-    }
-    if (in_file > 0) {
-      SILT_ASSIGN_OR_RETURN(AddFile add, WriteOneFile(store, data_schema, data_cols, file, dir, pv, stats_options,
-                                                      options, file_index++));
-      adds.push_back(std::move(add));
+  return files.TakeAdds();
+}
+
+struct DataFileWriter::Impl {
+  Impl(ObjectStore& store, WritePlan p, DataWriteOptions o) : plan(std::move(p)), options(std::move(o)), files(store, plan, options) {}
+  WritePlan plan;
+  DataWriteOptions options;
+  FileCutter files;
+  bool failed = false;
+};
+
+Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Make(ObjectStore& store, const Metadata& metadata,
+                                                             const Schema& schema, DataWriteOptions options) {
+  SILT_ASSIGN_OR_RETURN(WritePlan plan, MakeWritePlan(metadata, schema, options));
+  std::unique_ptr<DataFileWriter> w(new DataFileWriter());
+  w->impl_ = std::make_unique<Impl>(store, std::move(plan), std::move(options));
+  return w;
+}
+
+DataFileWriter::~DataFileWriter() = default;
+
+Status DataFileWriter::Write(const DataChunk& chunk) {
+  if (impl_->failed) return Status::InvalidArgument("write after a failed write");
+  Status st = CheckRows(impl_->plan, chunk, impl_->options);
+  if (st.ok()) {
+    for (const auto& [key, rows] : SplitByPartition(impl_->plan, chunk)) {
+      st = impl_->files.Append(key, rows);
+      if (!st.ok()) break;
     }
   }
-  return adds;
+  if (!st.ok()) Abort();
+  return st;
+}
+
+Result<std::vector<AddFile>> DataFileWriter::Finish() {
+  if (impl_->failed) return Status::InvalidArgument("finish after a failed write");
+  Status st = impl_->files.CloseAll();
+  if (!st.ok()) {
+    Abort();
+    return st;
+  }
+  return impl_->files.TakeAdds();
+}
+
+void DataFileWriter::Abort() {
+  impl_->failed = true;
+  impl_->files.DeleteStarted();
 }
 
 Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) {

@@ -48,6 +48,33 @@ struct DataWriteOptions {
 Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& metadata, const Schema& schema,
                                             const std::vector<DataChunk>& chunks, const DataWriteOptions& options = {});
 
+// Writes data files from rows handed over a chunk at a time, as WriteDataFiles would write them
+// all at once (same columns, stats, constraints, file cuts at max_rows_per_file per partition):
+// rows are encoded into row groups as they arrive, so a caller that streams them (OPTIMIZE and
+// REORG read files while the earlier ones are written) holds a row group per open file instead
+// of every row. One file per partition is open at a time, started in the order rows arrive; its
+// row group buffers are sized for max_rows_per_file rows (at most a row group), so a caller
+// that knows how many rows come sets it to that.
+// Constraints are checked per chunk, so a violation can come after files were written: on any
+// failure the writer deletes the files it started (none was committed). Not thread-safe.
+class DataFileWriter {
+ public:
+  static Result<std::unique_ptr<DataFileWriter>> Make(ObjectStore& store, const Metadata& metadata,
+                                                      const Schema& schema, DataWriteOptions options = {});
+  ~DataFileWriter();
+  // Appends rows (columns in `schema` order); the chunk is not kept.
+  Status Write(const DataChunk& chunk);
+  // Completes the open files and returns the add actions of all files (not yet committed).
+  Result<std::vector<AddFile>> Finish();
+  // Deletes the files started so far (a caller that fails elsewhere calls it instead of Finish).
+  void Abort();
+
+ private:
+  DataFileWriter() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // The protocol a new table needs for its schema and properties (table features only when a
 // feature requires them, as Spark does).
 Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties);

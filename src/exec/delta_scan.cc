@@ -4,6 +4,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "common/thread_pool.h"
 #include "exec/basic_operators.h"
 
 namespace silt::exec {
@@ -141,13 +142,8 @@ std::vector<DeltaScanOperator::ScanUnit> DeltaScanOperator::SplitFile(const delt
 Status DeltaScanOperator::FillBatch(ExecContext& ctx) {
   size_t threads = ctx.pool ? ctx.pool->num_threads() + 1 : 1;
   size_t n = std::min(files_.size() - next_file_, std::max<size_t>(threads * 2, 1));
-  auto run = [&](size_t count, const std::function<Status(size_t)>& fn) -> Status {
-    if (ctx.pool && count > 1) return ctx.pool->ParallelFor(count, fn);
-    for (size_t i = 0; i < count; ++i) SILT_RETURN_NOT_OK(fn(i));
-    return Status::OK();
-  };
   std::vector<std::unique_ptr<delta::TableScanFile>> opened(n);
-  SILT_RETURN_NOT_OK(run(n, [&](size_t i) -> Status {
+  SILT_RETURN_NOT_OK(ParallelFor(ctx.pool, n, [&](size_t i) -> Status {
     SILT_ASSIGN_OR_RETURN(opened[i], scan_->OpenFile(*files_[next_file_ + i]));
     return Status::OK();
   }));
@@ -156,7 +152,7 @@ Status DeltaScanOperator::FillBatch(ExecContext& ctx) {
   for (size_t i = 0; i < n; ++i)
     for (const ScanUnit& u : SplitFile(*opened[i])) units.emplace_back(i, u);
   std::vector<std::vector<DataChunk>> out(units.size());
-  SILT_RETURN_NOT_OK(run(units.size(), [&](size_t u) -> Status {
+  SILT_RETURN_NOT_OK(ParallelFor(ctx.pool, units.size(), [&](size_t u) -> Status {
     std::vector<uint32_t> sel;
     const ScanUnit& unit = units[u].second;
     return opened[units[u].first]->ReadRows(unit.row_group, unit.begin, unit.end, [&](DataChunk& group) {

@@ -403,6 +403,17 @@ size_t BuildDictionary(const Physical& p, int64_t max_bytes, size_t probe, std::
 
 void AppendLE32(std::string* out, uint32_t v) { out->append(reinterpret_cast<const char*>(&v), 4); }
 
+// Bytes of the values held by v (validity, fixed-width values, offsets, string bytes, children):
+// what a row group buffers, independent of the buffers' capacity.
+int64_t UsedBytes(const Vector& v) {
+  const int64_t n = static_cast<int64_t>(v.size());
+  int64_t b = (v.may_have_nulls() ? n : 0) + n * v.type()->fixed_width();
+  if (v.id() == TypeId::kString || v.id() == TypeId::kBinary) b += 4 * (n + 1) + static_cast<int64_t>(v.bytes().size());
+  if (v.id() == TypeId::kList || v.id() == TypeId::kMap) b += 4 * (n + 1);
+  for (size_t c = 0; c < v.num_children(); ++c) b += UsedBytes(v.child(c));
+  return b;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(std::unique_ptr<WritableFile> sink, const Schema& schema,
@@ -447,17 +458,32 @@ Status ParquetWriter::Write(const DataChunk& chunk) {
     if (!schema_[i].nullable && chunk.columns[i].CountNulls() > 0) return NotNull(file_schema_.columns()[i]);
   }
   size_t n = chunk.size();
+  if (n == 0) return Status::OK();
+  int64_t chunk_bytes = 0;
+  for (const Vector& c : chunk.columns) chunk_bytes += UsedBytes(c);
+  const double row_bytes = static_cast<double>(chunk_bytes) / static_cast<double>(n);
   size_t done = 0;
   while (done < n) {
     size_t take = n - done;
     if (options_.row_group_max_rows > 0)
       take = std::min<size_t>(take, static_cast<size_t>(options_.row_group_max_rows - buffered_rows_));
-    int64_t before = 0;
-    for (auto& b : buffered_) before += static_cast<int64_t>(b.MemoryUsage());
+    if (buffered_rows_ == 0 && options_.expected_rows > 0) {
+      // Size the buffers for the row group: the file's remaining rows, at most a row group's
+      // worth at this chunk's bytes per row (+1: the flush comes at or past the target).
+      double fit = static_cast<double>(options_.row_group_bytes) / std::max(row_bytes, 1.0) + 1;
+      int64_t rows = std::min<int64_t>(options_.expected_rows - rows_written_, static_cast<int64_t>(fit));
+      if (options_.row_group_max_rows > 0) rows = std::min(rows, options_.row_group_max_rows);
+      if (rows > static_cast<int64_t>(take)) {
+        for (size_t i = 0; i < schema_.size(); ++i) {
+          const Vector& src = chunk.columns[i];
+          buffered_[i].Reserve(static_cast<size_t>(rows));
+          if (src.id() == TypeId::kString || src.id() == TypeId::kBinary)
+            buffered_[i].bytes().reserve(src.bytes().size() * static_cast<size_t>(rows) / n * 9 / 8);
+        }
+      }
+    }
     for (size_t i = 0; i < schema_.size(); ++i) buffered_[i].AppendRange(chunk.columns[i], done, take);
-    int64_t after = 0;
-    for (auto& b : buffered_) after += static_cast<int64_t>(b.MemoryUsage());
-    buffered_bytes_ += std::max<int64_t>(0, after - before);
+    buffered_bytes_ += static_cast<int64_t>(row_bytes * static_cast<double>(take));
     buffered_rows_ += static_cast<int64_t>(take);
     done += take;
     if ((options_.row_group_max_rows > 0 && buffered_rows_ >= options_.row_group_max_rows) ||
@@ -467,7 +493,7 @@ Status ParquetWriter::Write(const DataChunk& chunk) {
   return Status::OK();
 }
 
-Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, RowGroup* rg) {
+Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, RowGroup* rg, ColumnOut* out) {
   // Shred the column into its leaves.
   std::vector<LeafShred> shreds(static_cast<size_t>(file_schema_.num_leaves()));
   size_t rows = column.size();
@@ -504,11 +530,12 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
     for (const auto& c : n.children) collect(c);
   };
   collect(node);
+  for (const ColumnNode* leaf : leaves) out->leaves.push_back(leaf->leaf_index);
   const bool v2 = options_.data_page_version == 2;
   const bool compress = options_.codec != CompressionCodec::UNCOMPRESSED;
   // Compresses a page body (v2: all but the level_bytes of levels), fills the header's sizes and
   // CRC and appends header + payload to *out. Thread-safe (pages are built concurrently).
-  auto build_page = [&](PageHeader& h, const std::string& body, size_t level_bytes, std::string* out) -> Status {
+  auto build_page = [&](PageHeader& h, const std::string& body, size_t level_bytes, std::string* bytes) -> Status {
     std::string compressed;
     if (compress) {
       compressed.reserve(body.size() + body.size() / 6 + 64);
@@ -521,9 +548,9 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
     h.compressed_page_size = static_cast<int32_t>(payload.size());
     if (options_.write_page_crc)
       h.crc = static_cast<int32_t>(crc32(0L, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size())));
-    out->clear();
-    SerializePageHeader(h, out);
-    out->append(payload);
+    bytes->clear();
+    SerializePageHeader(h, bytes);
+    bytes->append(payload);
     return Status::OK();
   };
   for (const ColumnNode* leaf : leaves) {
@@ -537,7 +564,7 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
     md.path_in_schema = leaf->path;
     md.codec = options_.codec;
     md.num_values = static_cast<int64_t>(sh.entries);
-    int64_t chunk_start = offset_;
+    int64_t chunk_start = out->size;
     std::vector<Encoding> encodings;
     auto note_encoding = [&](Encoding e) {
       if (std::find(encodings.begin(), encodings.end(), e) == encodings.end()) encodings.push_back(e);
@@ -549,12 +576,12 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
       enc_stats.push_back({t, e, 1});
     };
     int64_t total_uncompressed = 0, total_compressed = 0;
-    // Appends a built page (header + payload) to the file.
-    auto append_page = [&](const std::string& bytes, size_t uncompressed_body) -> Status {
-      SILT_RETURN_NOT_OK(sink_->Append(bytes));
-      offset_ += static_cast<int64_t>(bytes.size());
+    // Appends a built page (header + payload) to the column's output.
+    auto append_page = [&](std::string&& bytes, size_t uncompressed_body) -> Status {
+      out->size += static_cast<int64_t>(bytes.size());
       total_compressed += static_cast<int64_t>(bytes.size());
       total_uncompressed += static_cast<int64_t>(uncompressed_body);
+      out->pages.push_back(std::move(bytes));
       return Status::OK();
     };
 
@@ -587,10 +614,11 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
       dh.num_values = static_cast<int32_t>(dict_pos.size());
       dh.encoding = v2 ? Encoding::PLAIN : Encoding::PLAIN_DICTIONARY;
       h.dictionary_page_header = dh;
-      md.dictionary_page_offset = offset_;
+      md.dictionary_page_offset = out->size;
       std::string bytes;
       SILT_RETURN_NOT_OK(build_page(h, body, 0, &bytes));
-      SILT_RETURN_NOT_OK(append_page(bytes, bytes.size() - static_cast<size_t>(h.compressed_page_size) + body.size()));
+      size_t uncompressed = bytes.size() - static_cast<size_t>(h.compressed_page_size) + body.size();
+      SILT_RETURN_NOT_OK(append_page(std::move(bytes), uncompressed));
       note_encoding(dh.encoding);
       count_page(PageType::DICTIONARY_PAGE, dh.encoding);
     }
@@ -746,15 +774,11 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
         pages.push_back(std::move(pg));
         if (sh.entries == 0) break;
       }
-      if (options_.pool && pages.size() > 1) {
-        SILT_RETURN_NOT_OK(options_.pool->ParallelFor(pages.size(), [&](size_t i) { return build(pages[i]); }));
-      } else {
-        for (Page& pg : pages) SILT_RETURN_NOT_OK(build(pg));
-      }
+      SILT_RETURN_NOT_OK(ParallelFor(options_.pool, pages.size(), [&](size_t i) { return build(pages[i]); }));
       for (Page& pg : pages) {
-        int64_t page_offset = offset_;
+        int64_t page_offset = out->size;
         if (first_data_page) md.data_page_offset = page_offset;
-        SILT_RETURN_NOT_OK(append_page(pg.bytes, pg.uncompressed));
+        SILT_RETURN_NOT_OK(append_page(std::move(pg.bytes), pg.uncompressed));
         note_encoding(pg.enc);
         count_page(pg.type, pg.enc);
         if (pg.min_row >= 0) extremes.insert(extremes.end(), {static_cast<uint32_t>(pg.min_row), static_cast<uint32_t>(pg.max_row)});
@@ -767,7 +791,7 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
           pix.column_index.null_counts.push_back(pg.nulls);
           if (!null_page && (!pg.pmin || !pg.pmax)) pix.valid = false;  // e.g. an all-NaN page
           pix.offset_index.page_locations.push_back(
-              PageLocation{page_offset, static_cast<int32_t>(offset_ - page_offset), row_index});
+              PageLocation{page_offset, static_cast<int32_t>(out->size - page_offset), row_index});
         }
         row_index += pg.rows;
         first_data_page = false;
@@ -802,7 +826,7 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
     cc.file_offset = chunk_start;
     cc.meta_data = std::move(md);
     rg->columns[leaf->leaf_index] = std::move(cc);
-    rg->total_byte_size += total_uncompressed;
+    out->uncompressed += total_uncompressed;
     // File-level exact statistics.
     ColumnStatistics& fs = leaf_stats_[leaf->leaf_index];
     fs.num_values += static_cast<int64_t>(sh.entries);
@@ -812,12 +836,7 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
       if (!fs.min || CompareValues(vmin, *fs.min).value_or(0) < 0) fs.min = vmin;
       if (!fs.max || CompareValues(vmax, *fs.max).value_or(0) > 0) fs.max = vmax;
     }
-    if (options_.write_page_index) {
-      if (page_indexes_.size() < metadata_.row_groups.size() + 1) page_indexes_.resize(metadata_.row_groups.size() + 1);
-      auto& slot = page_indexes_[metadata_.row_groups.size()];
-      slot.resize(static_cast<size_t>(file_schema_.num_leaves()));
-      slot[leaf->leaf_index] = std::move(pix);
-    }
+    if (options_.write_page_index) page_indexes_[metadata_.row_groups.size()][leaf->leaf_index] = std::move(pix);
   }
   return Status::OK();
 }
@@ -829,8 +848,30 @@ Status ParquetWriter::FlushRowGroup() {
   rg.columns.resize(static_cast<size_t>(file_schema_.num_leaves()));
   rg.file_offset = offset_;
   int64_t start = offset_;
-  for (size_t i = 0; i < buffered_.size(); ++i)
-    SILT_RETURN_NOT_OK(WriteColumn(buffered_[i], file_schema_.columns()[i], &rg));
+  if (options_.write_page_index) {
+    page_indexes_.resize(metadata_.row_groups.size() + 1);
+    page_indexes_.back().resize(static_cast<size_t>(file_schema_.num_leaves()));
+  }
+  // Columns are built in parallel (each into its own pages; a column's pages are built in
+  // parallel as well), then written in order with their offsets made absolute.
+  std::vector<ColumnOut> outs(buffered_.size());
+  SILT_RETURN_NOT_OK(ParallelFor(options_.pool, buffered_.size(), [&](size_t i) {
+    return WriteColumn(buffered_[i], file_schema_.columns()[i], &rg, &outs[i]);
+  }));
+  for (ColumnOut& out : outs) {
+    const int64_t base = offset_;
+    for (int l : out.leaves) {
+      ColumnChunk& cc = rg.columns[static_cast<size_t>(l)];
+      cc.file_offset += base;
+      cc.meta_data->data_page_offset += base;
+      if (cc.meta_data->dictionary_page_offset) *cc.meta_data->dictionary_page_offset += base;
+      if (options_.write_page_index)
+        for (PageLocation& loc : page_indexes_.back()[static_cast<size_t>(l)].offset_index.page_locations) loc.offset += base;
+    }
+    for (const std::string& page : out.pages) SILT_RETURN_NOT_OK(sink_->Append(page));
+    offset_ += out.size;
+    rg.total_byte_size += out.uncompressed;
+  }
   rg.total_compressed_size = offset_ - start;
   rg.ordinal = static_cast<int16_t>(metadata_.row_groups.size());
   metadata_.row_groups.push_back(std::move(rg));
@@ -838,7 +879,8 @@ Status ParquetWriter::FlushRowGroup() {
   rows_written_ += buffered_rows_;
   buffered_rows_ = 0;
   buffered_bytes_ = 0;
-  for (size_t i = 0; i < buffered_.size(); ++i) buffered_[i] = Vector(schema_[i].type);
+  // The buffers keep their capacity for the next row group (no fresh pages to fault in).
+  for (Vector& b : buffered_) b.Resize(0);
   return Status::OK();
 }
 

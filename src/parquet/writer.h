@@ -2,8 +2,8 @@
 // Parquet (PAR1, DataPage v1 by default, RLE_DICTIONARY with PLAIN fallback, chunk statistics,
 // column and offset indexes, both LogicalType and ConvertedType annotations).
 //
-// Memory: one row group of buffered input plus one column chunk of encoded pages. Not
-// thread-safe. A file is complete only after Close() returns OK; callers that publish files
+// Memory: one row group of buffered input plus its encoded pages (column chunks are built in
+// parallel and written in order when the row group is flushed). Not thread-safe. A file is complete only after Close() returns OK; callers that publish files
 // (Delta commits) must reference them only after that.
 #pragma once
 
@@ -28,7 +28,7 @@ namespace silt::parquet {
 struct WriterOptions {
   CompressionCodec codec = CompressionCodec::SNAPPY;
   int compression_level = -1;              // codec default
-  int64_t row_group_bytes = 128LL << 20;   // target (uncompressed) row group size
+  int64_t row_group_bytes = 128LL << 20;   // target row group size (the buffered values' bytes)
   int64_t row_group_max_rows = -1;         // optional row cap per row group
   int64_t page_bytes = 1 << 20;            // target page size (values)
   int64_t page_rows = 20000;               // max rows per page (parquet-mr's default)
@@ -40,6 +40,10 @@ struct WriterOptions {
   int stats_truncate_bytes = 64;           // binary min/max longer than this are truncated
   std::string created_by;                  // default "silt version X (build silt)"
   std::vector<KeyValue> key_value_metadata;
+  // Rows the file will get, when the caller knows: the row group buffers are then sized once
+  // (for at most a row group) instead of growing, copying and faulting in fresh pages as rows
+  // come. Only memory is affected, never the file.
+  int64_t expected_rows = -1;
   // Builds (encodes, compresses, checksums) batches of a column chunk's pages in parallel when
   // set; pages are still appended in order, so the file is the same as without.
   ThreadPool* pool = nullptr;
@@ -69,7 +73,15 @@ class ParquetWriter {
 
  private:
   ParquetWriter() = default;
-  Status WriteColumn(const Vector& column, const ColumnNode& node, RowGroup* rg);
+  // A column chunk's pages, built apart from the file so columns are encoded in parallel; its
+  // offsets (chunk, pages) are relative to its start until FlushRowGroup places it.
+  struct ColumnOut {
+    std::vector<std::string> pages;
+    int64_t size = 0;
+    int64_t uncompressed = 0;
+    std::vector<int> leaves;
+  };
+  Status WriteColumn(const Vector& column, const ColumnNode& node, RowGroup* rg, ColumnOut* out);
   struct PageIndexes {
     ColumnIndex column_index;
     OffsetIndex offset_index;

@@ -5,13 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "delta/deletion_vector.h"
 #include "delta/history.h"
 #include "delta/scan.h"
+#include "delta/stats_json.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "io/object_store.h"
+#include "parquet/reader.h"
 
 namespace silt::commands {
 namespace {
@@ -235,6 +238,84 @@ TEST_F(OptimizeTest, AllRowsDeletedFileJustDisappears) {
   EXPECT_EQ(r.num_files_removed, 1);
   EXPECT_EQ(r.num_files_added, 0);
   EXPECT_TRUE(Latest()->files().empty());
+}
+
+TEST_F(OptimizeTest, ReorgOnAPoolStreamsTheFilesInOrder) {
+  // Twelve files (one bin) read in parallel while the new file is written: it holds the
+  // surviving rows in the bin's file order (smallest file first).
+  Create(false);
+  std::map<int64_t, int64_t> rows_of;  // first id -> rows
+  for (int64_t i = 0, from = 0; i < 12; ++i) {
+    int64_t n = 40 + 15 * i;
+    Append(from, n);
+    rows_of[from] = n;
+    DeleteRows(from, {0, static_cast<uint64_t>(n / 2)});
+    from += n;
+  }
+  auto before = Latest();
+  std::vector<std::pair<int64_t, int64_t>> order;  // (size, first id)
+  for (const auto& f : before->files()) {
+    auto st = delta::ParseStats(*f.stats, TableSchema()).value();
+    order.emplace_back(f.size, st.Find("id")->min->integer());
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<int64_t> want;
+  for (const auto& [size, from] : order) {
+    int64_t n = rows_of[from];
+    for (int64_t id = from; id < from + n; ++id)
+      if (id != from && id != from + n / 2) want.push_back(id);
+  }
+  ThreadPool pool(3);
+  OptimizeOptions o;
+  o.mode = OptimizeOptions::Mode::kReorgPurge;
+  o.pool = &pool;
+  auto r = Run(o);
+  EXPECT_EQ(r.num_files_removed, 12);
+  EXPECT_EQ(r.num_files_added, 1);
+  std::vector<std::string> added;
+  auto after = Latest();
+  for (const auto& f : after->files()) added.push_back(f.path);
+  ASSERT_EQ(added.size(), 1u);
+  auto pf = parquet::ParquetFile::Open(std::make_shared<BufferFile>(store_->Get(added[0]).value())).value();
+  std::vector<int64_t> got;
+  for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
+    DataChunk c;
+    ASSERT_TRUE(pf->ReadRowGroup(rg, {}, &c).ok());
+    for (size_t i = 0; i < c.size(); ++i) got.push_back(c.columns[0].Get<int64_t>(i));
+  }
+  EXPECT_EQ(got, want);
+}
+
+TEST_F(OptimizeTest, AFailedStreamedRewriteLeavesNoNewFiles) {
+  Create(false);
+  for (int64_t i = 0; i < 6; ++i) {
+    Append(i * 100, 100);
+    DeleteRows(i * 100, {3});
+  }
+  auto parquet_files = [&] {
+    std::vector<std::string> keys;
+    EXPECT_TRUE(store_->ListRecursive("", [&](const ObjectMeta& m) {
+      if (m.key.ends_with(".parquet") && !m.key.starts_with("_delta_log")) keys.push_back(m.key);
+      return Status::OK();
+    }).ok());
+    return keys;
+  };
+  std::vector<std::string> keys = parquet_files();
+  ASSERT_EQ(keys.size(), 6u);
+  ASSERT_TRUE(store_->Delete(keys[3]).ok());  // a file of the bin is gone
+  keys.erase(keys.begin() + 3);
+  ThreadPool pool(2);
+  OptimizeOptions o;
+  o.mode = OptimizeOptions::Mode::kReorgPurge;
+  o.pool = &pool;
+  o.clock = clock_;
+  int64_t v = Latest()->version();
+  auto r = Optimize(store_, o);
+  ASSERT_FALSE(r.ok());
+  // The missing file's error, not that of a file that stopped reading because of it.
+  EXPECT_NE(r.status().code(), StatusCode::kCancelled) << r.status().ToString();
+  EXPECT_EQ(parquet_files(), keys);
+  EXPECT_EQ(Latest()->version(), v);
 }
 
 TEST_F(OptimizeTest, ZOrderSortsRowsSoFilesHaveNarrowRanges) {

@@ -13,6 +13,7 @@
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "io/object_store.h"
+#include "parquet/reader.h"
 #include "vector/generate.h"
 
 namespace silt::delta {
@@ -153,6 +154,119 @@ TEST(TableWriterTest, FilesSpanChunksUpToMaxRowsPerFile) {
   std::vector<std::pair<std::string, int64_t>> want = {{"0", 300}, {"0", 1200}, {"1", 300}, {"1", 1200}};
   EXPECT_EQ(files, want);
   EXPECT_EQ(ScanRows(store).size(), 3000u);
+}
+
+// A written data file as (partition values, stats, row counts of its row groups, its rows in order).
+struct WrittenFile {
+  std::string partition, stats;
+  std::vector<int64_t> row_groups;
+  std::vector<std::string> rows;
+  bool operator==(const WrittenFile&) const = default;
+};
+
+std::vector<WrittenFile> ReadWritten(ObjectStore& store, const std::vector<AddFile>& adds) {
+  std::vector<WrittenFile> out;
+  for (const AddFile& a : adds) {
+    WrittenFile w;
+    for (const auto& [k, v] : a.partition_values) w.partition += k + "=" + v.value_or("<null>") + ";";
+    w.stats = a.stats.value_or("");
+    auto bytes = store.Get(a.path);  // plain names: the path is the key
+    EXPECT_TRUE(bytes.ok()) << a.path;
+    if (!bytes.ok()) continue;
+    EXPECT_EQ(static_cast<int64_t>(bytes->size()), a.size);
+    auto pf = parquet::ParquetFile::Open(std::make_shared<BufferFile>(*bytes)).value();
+    for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
+      w.row_groups.push_back(pf->metadata().row_groups[static_cast<size_t>(rg)].num_rows);
+      DataChunk c;
+      EXPECT_TRUE(pf->ReadRowGroup(rg, {}, &c).ok());
+      for (size_t r = 0; r < c.size(); ++r) {
+        std::string row;
+        for (const auto& col : c.columns) row += col.GetValue(r).ToJson() + "|";
+        w.rows.push_back(row);
+      }
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+TEST(TableWriterTest, StreamingWriterWritesWhatWriteDataFilesWrites) {
+  // Chunks of uneven sizes (one empty), row groups and files that span chunks, nulls and strings:
+  // handing the chunks over one at a time gives the same files (rows in order, row group
+  // boundaries, stats) as writing them all at once; with partitions, each partition's files too.
+  for (bool partitioned : {false, true}) {
+    auto store = std::make_shared<InMemoryObjectStore>();
+    Schema schema = {{"id", DataType::Int64(), true, ""}, {"s", DataType::String(), true, ""}, {"p", DataType::Int32(), true, ""}};
+    CreateTableOptions opts;
+    if (partitioned) opts.partition_columns = {"p"};
+    ASSERT_TRUE(CreateTable(store, schema, {}, opts).ok());
+    auto snap = Snapshot::Load(store).value();
+    std::vector<DataChunk> chunks;
+    int64_t id = 0;
+    for (size_t n : {700, 0, 1300, 450, 2100}) {
+      DataChunk c = DataChunk::FromSchema(schema);
+      for (size_t r = 0; r < n; ++r, ++id) {
+        c.columns[0].Append<int64_t>(id * 7 % 1000);
+        if (id % 11 == 0) {
+          c.columns[1].AppendNull();
+        } else {
+          c.columns[1].AppendString("v" + std::to_string(id % 37));
+        }
+        c.columns[2].Append<int32_t>(static_cast<int32_t>(id / 900 % 3));
+      }
+      chunks.push_back(std::move(c));
+    }
+    DataWriteOptions w;
+    w.max_rows_per_file = 1100;
+    w.parquet.row_group_max_rows = 400;
+    w.parquet.page_rows = 150;
+    auto all = WriteDataFiles(*store, snap->metadata(), schema, chunks, w);
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    auto writer = DataFileWriter::Make(*store, snap->metadata(), schema, w);
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    for (const DataChunk& c : chunks) ASSERT_TRUE((*writer)->Write(c).ok());
+    auto streamed = (*writer)->Finish();
+    ASSERT_TRUE(streamed.ok()) << streamed.status().ToString();
+    std::vector<WrittenFile> want = ReadWritten(*store, *all), got = ReadWritten(*store, *streamed);
+    ASSERT_EQ(want.size(), 5u);  // unpartitioned: 4550 rows by 1100; partitions of 1800, 1800 and 950 rows
+    // Partitions' files are started in the order their rows come; within one, in row order.
+    auto by_partition = [](std::vector<WrittenFile> v) {
+      std::stable_sort(v.begin(), v.end(), [](const WrittenFile& a, const WrittenFile& b) { return a.partition < b.partition; });
+      return v;
+    };
+    EXPECT_TRUE(by_partition(want) == by_partition(got)) << "partitioned " << partitioned;
+    if (!partitioned) {
+      EXPECT_EQ(want[0].row_groups, (std::vector<int64_t>{400, 400, 300}));
+    }
+  }
+}
+
+TEST(TableWriterTest, StreamingWriterDeletesItsFilesWhenAChunkViolatesAConstraint) {
+  auto store = std::make_shared<InMemoryObjectStore>();
+  Schema schema = {{"id", DataType::Int64(), false, ""}};
+  ASSERT_TRUE(CreateTable(store, schema, {}).ok());
+  auto snap = Snapshot::Load(store).value();
+  DataWriteOptions w;
+  w.max_rows_per_file = 100;
+  auto writer = DataFileWriter::Make(*store, snap->metadata(), schema, w).value();
+  DataChunk good = DataChunk::FromSchema(schema), bad = DataChunk::FromSchema(schema);
+  for (int64_t i = 0; i < 250; ++i) good.columns[0].Append<int64_t>(i);
+  bad.columns[0].Append<int64_t>(1);
+  bad.columns[0].AppendNull();
+  ASSERT_TRUE(writer->Write(good).ok());
+  auto data_files = [&] {
+    size_t n = 0;
+    EXPECT_TRUE(store->ListRecursive("", [&](const ObjectMeta& m) {
+      n += m.key.find(".parquet") != std::string::npos;
+      return Status::OK();
+    }).ok());
+    return n;
+  };
+  EXPECT_EQ(data_files(), 2u);  // two complete files (the third is open: not yet in the store)
+  Status st = writer->Write(bad);
+  EXPECT_EQ(st.error_class(), "DELTA_NOT_NULL_CONSTRAINT_VIOLATED") << st.ToString();
+  EXPECT_EQ(data_files(), 0u);
+  EXPECT_FALSE(writer->Finish().ok());
 }
 
 TEST(TransactionTest, ConcurrentBlindAppendsAllLand) {

@@ -196,7 +196,7 @@ TEST(RoundTripEdgeTest, DictionaryFallsBackToPlainMidChunk) {
 
 TEST(RoundTripEdgeTest, PagesBuiltInParallelGiveTheSameBytes) {
   // Every type, nested columns, nulls, dictionaries that fall back and several row groups: the
-  // pool only changes which thread builds a page, never the file.
+  // pool only changes which thread builds a page or a column chunk, never the file.
   ThreadPool pool(3);
   for (int version : {1, 2}) {
     for (const char* name : {"all", "nested"}) {
@@ -222,6 +222,32 @@ TEST(RoundTripEdgeTest, PagesBuiltInParallelGiveTheSameBytes) {
         for (size_t i = 0; i < c.columns.size(); ++i) expected.columns[i].AppendRange(c.columns[i], 0, c.size());
       ExpectSameRows(expected, ReadAll(*pf), std::string(name) + " parallel v" + std::to_string(version));
     }
+  }
+}
+
+TEST(RoundTripEdgeTest, BuffersSizedForTheExpectedRowsGiveTheSameFile) {
+  // expected_rows only sizes the row group buffers (kept across row groups): the file is the
+  // same whether the hint is absent, exact, too small or too large, with row groups cut by bytes.
+  for (const char* name : {"all", "nested"}) {
+    Schema schema = NamedTestSchema(name).value();
+    GenerateOptions go;
+    go.string_cardinality = 40;
+    std::vector<DataChunk> chunks = {GenerateData(schema, 2500, go), GenerateData(schema, 1700, {9}), GenerateData(schema, 900, {4})};
+    WriterOptions wo;
+    wo.row_group_bytes = 96 << 10;
+    wo.page_rows = 500;
+    std::string plain = WriteToString(schema, chunks, wo);
+    auto pf = Open(plain);
+    ASSERT_TRUE(pf);
+    EXPECT_GT(pf->num_row_groups(), 2) << name;
+    for (int64_t expected : {5100, 100, 1000000}) {
+      wo.expected_rows = expected;
+      EXPECT_TRUE(WriteToString(schema, chunks, wo) == plain) << name << " expecting " << expected;
+    }
+    DataChunk all = DataChunk::FromSchema(schema);
+    for (const auto& c : chunks)
+      for (size_t i = 0; i < c.columns.size(); ++i) all.columns[i].AppendRange(c.columns[i], 0, c.size());
+    ExpectSameRows(all, ReadAll(*pf), name);
   }
 }
 
