@@ -514,7 +514,8 @@ void VacuumRun::Consider(const std::string& key, int64_t size, bool is_dir, int6
 
 Status VacuumRun::ListFull() {
   // Size and mtime of live files never matter (they are not candidates, and their directories
-  // are valid anyway), so the store may skip them.
+  // are valid anyway), so the store may skip them. Called on the listing's pool threads: valid_
+  // is only read while listing.
   auto need_meta = [&](std::string_view key) { return !valid_.contains(key); };
   return store_->ListRecursiveSomeMeta("", [&](const ObjectMeta& m) -> Status {
     // Per-component hidden rule: equivalent to not descending into hidden directories.
@@ -527,7 +528,7 @@ Status VacuumRun::ListFull() {
       return Report(VacuumProgress::Phase::kListing);
     }
     return Status::OK();
-  }, need_meta);
+  }, need_meta, options_.list_pool);
 }
 
 Status VacuumRun::ListInventory() {
