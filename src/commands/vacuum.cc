@@ -9,6 +9,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "common/key_filter.h"
 #include "common/logging.h"
 #include "common/thread_pool.h"
 #include "delta/history.h"
@@ -97,13 +98,18 @@ std::string NormalizeKey(std::string_view p) {
 // (what silt, Spark and delta-rs write). Relativize gives such a path back unchanged, so the valid
 // set of a 1M-file table skips decoding and normalising 1M strings.
 bool IsPlainKey(std::string_view p) {
-  size_t seg = 0;  // start of the current segment
-  for (size_t i = 0; i <= p.size(); ++i) {
-    const char c = i < p.size() ? p[i] : '/';
-    if (c == '%' || c == ':') return false;
-    if (c != '/') continue;
-    if (i == seg || (i == seg + 1 && p[seg] == '.')) return false;  // "" or "." segment
-    seg = i + 1;
+  const size_t n = p.size();
+  if (n == 0 || p.front() == '/' || p.back() == '/') return false;  // "" segment at an end
+  // memchr scans a word at a time: a per-character loop here was a third of LITE's probe of a
+  // 100k-file checkpoint (every live path passes through this test).
+  if (std::memchr(p.data(), '%', n) != nullptr || std::memchr(p.data(), ':', n) != nullptr) {
+    return false;
+  }
+  if (p[0] == '.' && (n == 1 || p[1] == '/')) return false;  // leading "." segment
+  for (size_t i = p.find('/'); i != std::string_view::npos; i = p.find('/', i + 1)) {
+    // i + 1 < n: p does not end in '/'.
+    if (p[i + 1] == '/') return false;                                      // "" segment
+    if (p[i + 1] == '.' && (i + 2 == n || p[i + 2] == '/')) return false;  // "." segment
   }
   return true;
 }
@@ -440,17 +446,34 @@ Result<std::optional<std::string>> VacuumRun::DvKey(const DeletionVectorDescript
 Status VacuumRun::BuildValidSet(bool only_listed) {
   // only_listed (LITE, which lists before this): only keys that are candidates can matter, so
   // the set stays at the size of the commits' removes instead of the table's.
+  // only_listed: the listed keys and their directories, probed for every live path of the table
+  // (the quick filter turns almost all of those probes away without hashing the path).
+  ValidSet listed;
+  KeyQuickFilter listed_filter;
+  if (only_listed) {
+    for (const auto& [key, g] : groups_) {
+      listed.insert(key);
+      listed_filter.Add(key);
+    }
+  }
   auto wanted = [&](std::string_view key) {
-    return !only_listed || groups_.find(key) != groups_.end();
+    return !only_listed || (listed_filter.MayContain(key) && listed.contains(key));
   };
   std::string last_parent;  // files come grouped by directory: its ancestors are in already
+  bool have_parent = false;
   auto protect = [&](std::string_view key) {
     if (wanted(key)) valid_.insert(key);
+    // In last_parent itself? Forward scans only (memcmp, memchr): a byte-wise rfind over the file
+    // name cost more than the rest of a LITE probe.
+    const size_t p = last_parent.size();
+    if (have_parent && key.size() > p && key[p] == '/' && key.starts_with(last_parent) &&
+        key.find('/', p + 1) == std::string_view::npos) {
+      return;
+    }
     size_t slash = key.rfind('/');
     if (slash == std::string_view::npos) return;
-    std::string_view parent = key.substr(0, slash);
-    if (parent == last_parent) return;
-    last_parent.assign(parent);
+    last_parent.assign(key.substr(0, slash));
+    have_parent = true;
     ForEachAncestor(key, [&](std::string_view dir) {
       if (wanted(dir)) valid_.insert(dir);
     });
@@ -514,7 +537,8 @@ void VacuumRun::Consider(const std::string& key, int64_t size, bool is_dir, int6
 
 Status VacuumRun::ListFull() {
   // Size and mtime of live files never matter (they are not candidates, and their directories
-  // are valid anyway), so the store may skip them.
+  // are valid anyway), so the store may skip them. Called on the listing's pool threads: valid_
+  // is only read while listing.
   auto need_meta = [&](std::string_view key) { return !valid_.contains(key); };
   return store_->ListRecursiveSomeMeta("", [&](const ObjectMeta& m) -> Status {
     // Per-component hidden rule: equivalent to not descending into hidden directories.
@@ -527,7 +551,7 @@ Status VacuumRun::ListFull() {
       return Report(VacuumProgress::Phase::kListing);
     }
     return Status::OK();
-  }, need_meta);
+  }, need_meta, options_.list_pool);
 }
 
 Status VacuumRun::ListInventory() {

@@ -429,6 +429,13 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
       for (const auto& [app, t] : snapshot.transactions())
         if (keep_txn(t)) rows.Txn(t);
       for (const auto& [name, d] : snapshot.domains()) rows.Domain(d);
+      // The small actions get a row group of their own: a reader that wants only protocol and
+      // metadata (every statement's table resolution) skips the file-action row groups by their
+      // null counts and decodes a few rows, not the 65k-row group the first adds would share.
+      if (!snapshot.files().empty() || !snapshot.tombstones().empty()) {
+        SILT_RETURN_NOT_OK(flush_if_full(true));
+        SILT_RETURN_NOT_OK(writer->FlushRowGroup());
+      }
     }
     for (size_t i = 0; i < snapshot.files().size(); ++i) {
       if (!mine(add_part, i)) continue;

@@ -1,9 +1,11 @@
 #include "delta/snapshot.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string_view>
 #include <unordered_set>
 
+#include "common/key_filter.h"
 #include "delta/stats_json.h"
 #include "delta/table_features.h"
 #include "io/path.h"
@@ -255,14 +257,22 @@ struct Snapshot::ReplayState {
   // rows are only checked against it, never added: a checkpoint holds reconciled state (one
   // action per key), so a 300k-file checkpoint needs no 300k-entry set.
   std::unordered_set<std::string, KeyHash, std::equal_to<>> seen;
+  KeyQuickFilter seen_filter;  // of the keys in `seen`: most checkpoint rows skip the hash lookup
   std::unordered_set<std::string> seen_txn, seen_domain;
   std::vector<std::string> sidecars;
 
+  // Records a commit's file action; false when a newer commit had its key already.
+  bool SeeInCommit(std::string key) {
+    seen_filter.Add(key);
+    return seen.insert(std::move(key)).second;
+  }
   bool SeenInCommits(std::string_view path, const std::optional<DeletionVectorDescriptor>& dv) const {
     if (seen.empty()) return false;
     // Plain relative paths without escapes or a DV are their own key: no allocation.
-    if (!dv && path.find('%') == std::string_view::npos && path.find(':') == std::string_view::npos)
-      return seen.find(path) != seen.end();
+    if (!dv && std::memchr(path.data(), '%', path.size()) == nullptr &&
+        std::memchr(path.data(), ':', path.size()) == nullptr) {
+      return seen_filter.MayContain(path) && seen.find(path) != seen.end();
+    }
     return seen.count(FileKey(path, dv)) != 0;
   }
 };
@@ -279,7 +289,7 @@ void Snapshot::Apply(Action& a, bool from_checkpoint, ReplayState* st) {
       AddFile& f = *a.get_if<AddFile>();
       if (from_checkpoint) {
         if (!st->SeenInCommits(f.path, f.deletion_vector)) files_.push_back(std::move(f));
-      } else if (st->seen.insert(FileKey(f.path, f.deletion_vector)).second) {
+      } else if (st->SeeInCommit(FileKey(f.path, f.deletion_vector))) {
         files_.push_back(std::move(f));
       }
       break;
@@ -288,7 +298,7 @@ void Snapshot::Apply(Action& a, bool from_checkpoint, ReplayState* st) {
       RemoveFile& r = *a.get_if<RemoveFile>();
       if (from_checkpoint) {
         if (!st->SeenInCommits(r.path, r.deletion_vector)) tombstones_.push_back(std::move(r));
-      } else if (st->seen.insert(FileKey(r.path, r.deletion_vector)).second) {
+      } else if (st->SeeInCommit(FileKey(r.path, r.deletion_vector))) {
         tombstones_.push_back(std::move(r));
       }
       break;
@@ -422,7 +432,7 @@ Status Snapshot::ReadCheckpoint(const SnapshotOptions& options, ReplayState* st)
 // Reconciles one file action for ForEachFileAction exactly as Apply does for the file list.
 Status Snapshot::VisitFileAction(Action& a, bool from_checkpoint, ReplayState* st, const FileActionVisitor& visit) {
   auto live = [&](const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) {
-    return from_checkpoint ? !st->SeenInCommits(path, dv) : st->seen.insert(FileKey(path, dv)).second;
+    return from_checkpoint ? !st->SeenInCommits(path, dv) : st->SeeInCommit(FileKey(path, dv));
   };
   if (const AddFile* f = a.get_if<AddFile>()) {
     if (live(f->path, f->deletion_vector))
@@ -459,6 +469,11 @@ Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st,
     rem_no_dv = parquet::PruneStruct(*n, {"path", "deletionTimestamp"});
   }
   const parquet::ColumnNode* sc_node = top("sidecar");
+  int add_path_leaf = -1;
+  if (add_node) {
+    for (const parquet::ColumnNode& c : add_node->children)
+      if (c.name == "path" && c.kind == parquet::ColumnNode::kLeaf) add_path_leaf = c.leaf_index;
+  }
   std::vector<const parquet::ColumnNode*> nodes;
   DataChunk chunk;
   for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
@@ -470,7 +485,17 @@ Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st,
       *index = static_cast<int>(nodes.size());
       nodes.push_back(no_dv && NoDvsIn(*pf, rg, *full) ? &*no_dv : &*full);
     };
-    want(add_node, add_no_dv, &add_i);
+    if (add_node && add_path_leaf >= 0 && !NoActionsIn(*pf, rg, *add_node) && NoDvsIn(*pf, rg, *add_node)) {
+      // Adds without DVs need only their paths (a row is an add iff add.path is set): straight
+      // from the pages, without a string vector of 100k paths.
+      Status s = pf->ForEachString(rg, add_path_leaf, [&](std::string_view path) -> Status {
+        if (st->SeenInCommits(path, std::nullopt)) return Status::OK();
+        return visit(FileActionRef{true, path, nullptr, std::nullopt});
+      });
+      if (!s.ok()) return s.IsCorruption() ? s.WithContext("checkpoint " + key) : s;
+    } else {
+      want(add_node, add_no_dv, &add_i);
+    }
     want(rem_node, rem_no_dv, &rem_i);
     if (sc_node && !NoActionsIn(*pf, rg, *sc_node)) {
       sc_i = static_cast<int>(nodes.size());

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <thread>
 
@@ -411,6 +413,193 @@ Status WalkLocal(int dirfd, const std::string& root, const std::string& prefix,
   return Status::OK();
 }
 
+// One directory's entries as the listing reports them, in key order, and its subdirectories.
+Status ReadListing(int dirfd, const std::string& root, const std::string& prefix,
+                   const std::function<bool(std::string_view key)>* need_meta,
+                   std::vector<ObjectMeta>* batch, std::vector<std::string>* subdirs) {
+  std::function<bool(const char*)> need;
+  std::string scratch;
+  if (need_meta != nullptr) {
+    need = [&](const char* name) {
+      scratch.assign(prefix).append(name);
+      return (*need_meta)(scratch);
+    };
+  }
+  SILT_ASSIGN_OR_RETURN(auto entries, ReadDir(dirfd, root + "/" + prefix, need));
+  SortForKeyOrder(&entries);
+  batch->clear();
+  batch->reserve(entries.size());
+  for (auto& e : entries) {
+    batch->push_back(ObjectMeta{prefix + e.name, e.is_dir ? 0 : e.size, e.mtime_ms, e.is_dir});
+    if (e.is_dir) subdirs->push_back(std::move(e.name));
+  }
+  return Status::OK();
+}
+
+// ListRecursiveSomeMeta on a pool: directories are the work items. Readers (the pool's workers
+// and the caller, which reads whenever it has nothing to deliver, so the walk progresses even
+// when every pool thread is busy elsewhere) take a directory from a bounded queue, read it, hand
+// its entries as one batch to a bounded queue for the caller, and queue its subdirectories; when
+// the directory queue is full a reader walks the subdirectory itself, depth first. Only the
+// caller calls `visit`, so the consumer needs no locking. Memory: kMaxPending directory names
+// and kMaxBatches directories' entries besides the ones being read.
+class ParallelLocalWalk : public std::enable_shared_from_this<ParallelLocalWalk> {
+ public:
+  static constexpr size_t kMaxPending = 256;
+  static constexpr size_t kMaxBatches = 8;
+
+  ParallelLocalWalk(std::string root, const std::function<bool(std::string_view key)>* need_meta)
+      : root_(std::move(root)), need_meta_(need_meta) {}
+
+  Status Run(UniqueFd start, const std::string& prefix, const ObjectVisitor& visit,
+             ThreadPool* pool) {
+    pending_.push_back(Pending{std::make_shared<UniqueFd>(std::move(start)), "", prefix});
+    // Workers hold the walk by shared_ptr: a task the pool starts after Run returned finds
+    // `finished_` and leaves without touching the caller's frame (need_meta, visit).
+    for (size_t i = 0; i < pool->num_threads(); ++i) {
+      pool->Submit([self = shared_from_this()] { self->WorkerLoop(); });
+    }
+    Status st = CallerLoop(visit);
+    std::unique_lock<std::mutex> lock(mu_);
+    finished_ = true;
+    stop_ = true;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return active_workers_ == 0; });
+    if (st.ok()) st = first_error_;
+    return st;
+  }
+
+ private:
+  struct Pending {
+    std::shared_ptr<UniqueFd> parent;  // the start directory itself when `name` is empty
+    std::string name;
+    std::string prefix;  // key prefix of the directory's entries ("a/b/")
+  };
+
+  Status CallerLoop(const ObjectVisitor& visit) {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_) {
+      if (!batches_.empty()) {
+        std::vector<ObjectMeta> batch = std::move(batches_.front());
+        batches_.pop_front();
+        cv_.notify_all();  // a reader may be waiting for room
+        lock.unlock();
+        Status st = VisitAll(batch, visit);
+        lock.lock();
+        if (!st.ok()) return st;
+        continue;
+      }
+      if (!pending_.empty()) {
+        Pending p = TakePending();
+        lock.unlock();
+        Status st = ReadTree(p, &visit);
+        lock.lock();
+        FinishRead(st);
+        continue;
+      }
+      if (reading_ == 0) return Status::OK();  // nothing queued, read or delivered: done
+      cv_.wait(lock);
+    }
+    return Status::OK();
+  }
+
+  void WorkerLoop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (finished_) return;
+    ++active_workers_;
+    while (!stop_) {
+      if (pending_.empty()) {
+        if (reading_ == 0) break;  // no reader can queue more
+        cv_.wait(lock);
+        continue;
+      }
+      Pending p = TakePending();
+      lock.unlock();
+      Status st = ReadTree(p, nullptr);
+      lock.lock();
+      FinishRead(st);
+    }
+    --active_workers_;
+    cv_.notify_all();
+  }
+
+  Pending TakePending() {
+    Pending p = std::move(pending_.front());
+    pending_.pop_front();
+    ++reading_;
+    return p;
+  }
+  void FinishRead(const Status& st) {
+    --reading_;
+    if (!st.ok() && first_error_.ok()) {
+      first_error_ = st;
+      stop_ = true;
+    }
+    cv_.notify_all();
+  }
+
+  static Status VisitAll(const std::vector<ObjectMeta>& batch, const ObjectVisitor& visit) {
+    for (const ObjectMeta& m : batch) SILT_RETURN_NOT_OK(visit(m));
+    return Status::OK();
+  }
+
+  // Reads directory `p` and, depth first, the subdirectories that do not fit in the queue.
+  // `visit` is set only in the caller's thread, which delivers its own batches directly.
+  Status ReadTree(const Pending& p, const ObjectVisitor* visit) {
+    auto dir = std::make_shared<UniqueFd>();
+    if (p.name.empty()) {
+      dir = p.parent;
+    } else {
+      *dir = UniqueFd(::openat(p.parent->get(), p.name.c_str(),
+                               O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (dir->get() < 0) {
+        if (errno == ENOENT || errno == ENOTDIR) return Status::OK();  // removed or replaced
+        return ErrnoError("cannot open directory", root_ + "/" + p.prefix.substr(0, p.prefix.size() - 1),
+                          errno);
+      }
+    }
+    std::vector<ObjectMeta> batch;
+    std::vector<std::string> subdirs;
+    SILT_RETURN_NOT_OK(ReadListing(dir->get(), root_, p.prefix, need_meta_, &batch, &subdirs));
+    if (visit != nullptr) {
+      SILT_RETURN_NOT_OK(VisitAll(batch, *visit));
+    } else if (!batch.empty()) {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || batches_.size() < kMaxBatches; });
+      if (stop_) return Status::OK();
+      batches_.push_back(std::move(batch));
+      cv_.notify_all();
+    }
+    for (std::string& name : subdirs) {
+      Pending sub{dir, std::move(name), ""};
+      sub.prefix = p.prefix + sub.name + "/";
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (stop_) return Status::OK();
+        if (pending_.size() < kMaxPending) {
+          pending_.push_back(std::move(sub));
+          cv_.notify_all();
+          continue;
+        }
+      }
+      SILT_RETURN_NOT_OK(ReadTree(sub, visit));
+    }
+    return Status::OK();
+  }
+
+  const std::string root_;
+  const std::function<bool(std::string_view key)>* const need_meta_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Pending> pending_;
+  std::deque<std::vector<ObjectMeta>> batches_;
+  int reading_ = 0;          // directories taken from pending_ and not finished
+  int active_workers_ = 0;   // pool tasks inside WorkerLoop
+  bool stop_ = false;        // an error, or the caller is done
+  bool finished_ = false;    // Run returned (late tasks must not start)
+  Status first_error_;
+};
+
 Result<int64_t> RemoveEmptyDirsBelow(int dirfd, const std::string& path) {
   SILT_ASSIGN_OR_RETURN(auto entries, ReadDir(dirfd, path));
   int64_t removed = 0;
@@ -446,11 +635,15 @@ Status LocalObjectStore::ListRecursive(const std::string& dir, const ObjectVisit
 
 Status LocalObjectStore::ListRecursiveSomeMeta(
     const std::string& dir, const ObjectVisitor& visit,
-    const std::function<bool(std::string_view key)>& need_meta) {
+    const std::function<bool(std::string_view key)>& need_meta, ThreadPool* pool) {
   SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
   auto dirfd = OpenDir(root_path_, DirSegments(dir), /*create=*/false);
   if (!dirfd.ok()) return dirfd.status().IsNotFound() ? Status::OK() : dirfd.status();
-  return WalkLocal(dirfd->get(), root_path_, DirPrefix(dir), visit, &need_meta);
+  if (pool == nullptr || pool->num_threads() == 0) {
+    return WalkLocal(dirfd->get(), root_path_, DirPrefix(dir), visit, &need_meta);
+  }
+  auto walk = std::make_shared<ParallelLocalWalk>(root_path_, &need_meta);
+  return walk->Run(std::move(dirfd).value(), DirPrefix(dir), visit, pool);
 }
 
 Result<ObjectMeta> LocalObjectStore::Head(const std::string& key) {

@@ -89,10 +89,18 @@ class ObjectStore {
   // ListRecursive for callers that need size and modification time of only some files (VACUUM:
   // not of the live ones): a file whose key `need_meta` rejects may be reported with size 0 and
   // modification_time_ms 0, which lets a store skip fetching them (Local: no stat per file when
-  // readdir tells the type). Same entries and order as ListRecursive otherwise. Default: that.
+  // readdir tells the type). Same entries as ListRecursive otherwise.
+  // With a `pool`, a store may list directories in parallel on it (Local does): the entries are
+  // the same but their order is unspecified (one directory's entries still come together, in key
+  // order, and a directory before its contents); `visit` is still called only in the caller's
+  // thread, never concurrently, while `need_meta` may run on pool threads concurrently. Memory
+  // stays bounded by a few directories' entries and a bounded queue of pending directories.
+  // Default: ListRecursive (sequential, key order; a paged cloud listing fits here).
   virtual Status ListRecursiveSomeMeta(const std::string& dir, const ObjectVisitor& visit,
-                                       const std::function<bool(std::string_view key)>& need_meta) {
+                                       const std::function<bool(std::string_view key)>& need_meta,
+                                       ThreadPool* pool = nullptr) {
     (void)need_meta;
+    (void)pool;
     return ListRecursive(dir, visit);
   }
 
@@ -165,7 +173,8 @@ class LocalObjectStore final : public ObjectStore {
   Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) override;
   Status ListRecursive(const std::string& dir, const ObjectVisitor& visit) override;
   Status ListRecursiveSomeMeta(const std::string& dir, const ObjectVisitor& visit,
-                               const std::function<bool(std::string_view key)>& need_meta) override;
+                               const std::function<bool(std::string_view key)>& need_meta,
+                               ThreadPool* pool = nullptr) override;
   Result<ObjectMeta> Head(const std::string& key) override;
   Result<std::string> Get(const std::string& key) override;
   Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "parquet/compression.h"
 #include "parquet/encoding.h"
@@ -275,10 +276,14 @@ class ChunkDecoder {
   // offset index) into out.
   Status Decode(const ColumnChunk& cc, const std::shared_ptr<RandomAccessFile>& f, int64_t first_row, int64_t end_row,
                 const OffsetIndex* oi, bool keep_def, LeafData* out);
+  // Byte-array leaves without repetition: Decode hands each non-null value to `sink` (views into
+  // the page or dictionary) instead of building out->values.
+  void set_sink(const std::function<Status(std::string_view)>* sink) { sink_ = sink; }
 
  private:
   Status DecodeDataPage(const PageHeader& h, const uint8_t* data, size_t len, bool keep_def, LeafData* out);
   Status DecodeValues(Encoding enc, const uint8_t* data, size_t len, size_t n, Vector* out);
+  Status SinkValues(Encoding enc, const uint8_t* data, size_t len, size_t n);
   Status DecodeDictionary(const PageHeader& h, const uint8_t* data, size_t len);
   Status Decompressed(const PageHeader& h, const uint8_t* data, size_t len, size_t skip, const uint8_t** out,
                       size_t* out_len);
@@ -307,7 +312,45 @@ class ChunkDecoder {
   std::vector<uint32_t> indices_;
   std::vector<int16_t> page_def_;
   Staging staging_;
+  const std::function<Status(std::string_view)>* sink_ = nullptr;
 };
+
+Status ChunkDecoder::SinkValues(Encoding enc, const uint8_t* data, size_t len, size_t n) {
+  const std::function<Status(std::string_view)>& sink = *sink_;
+  if (enc == Encoding::PLAIN) {
+    // The page's bytes in place: no string vector, no copy.
+    size_t pos = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (len - pos < 4) return Corrupt(where_, "PLAIN byte array data truncated");
+      const uint32_t l = LoadLE32(data + pos);
+      pos += 4;
+      if (l > len - pos) return Corrupt(where_, "PLAIN byte array value overruns the page");
+      SILT_RETURN_NOT_OK(sink(std::string_view(reinterpret_cast<const char*>(data + pos), l)));
+      pos += l;
+    }
+    return Status::OK();
+  }
+  if (enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY) {
+    if (!has_dict_) return Corrupt(where_, "dictionary-encoded page without a dictionary page");
+    if (len < 1) return Corrupt(where_, "truncated dictionary indices");
+    int bw = data[0];
+    if (bw > 32) return Corrupt(where_, "dictionary index bit width " + std::to_string(bw));
+    indices_.resize(n);
+    RleBitPackedDecoder dec(data + 1, len - 1, bw);
+    SILT_RETURN_NOT_OK(dec.Get(indices_.data(), n));
+    const size_t dsize = dict_.size();
+    for (size_t i = 0; i < n; ++i) {
+      if (indices_[i] >= dsize) return Corrupt(where_, "dictionary index out of range");
+      SILT_RETURN_NOT_OK(sink(dict_.GetString(indices_[i])));
+    }
+    return Status::OK();
+  }
+  // Other encodings (DELTA_*): decoded as usual, then handed over.
+  Vector values(leaf_.type);
+  SILT_RETURN_NOT_OK(DecodeValues(enc, data, len, n, &values));
+  for (size_t i = 0; i < values.size(); ++i) SILT_RETURN_NOT_OK(sink(values.GetString(i)));
+  return Status::OK();
+}
 
 Status ChunkDecoder::Decompressed(const PageHeader& h, const uint8_t* data, size_t len, size_t skip,
                                   const uint8_t** out, size_t* out_len) {
@@ -572,6 +615,10 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
     n_dense = 0;
     for (size_t i = 0; i < n; ++i) n_dense += def[i] == leaf_.max_def;
   }
+  if (sink_ != nullptr) {
+    out->entries += num_values;
+    return SinkValues(enc, values, values_len, n_dense);
+  }
   size_t s0 = out->values.size();
   SILT_RETURN_NOT_OK(DecodeValues(enc, values, values_len, n_dense, &out->values));
   if (!has_rep && n_dense != n) SpreadNulls(&out->values, s0, def, n, leaf_.max_def);
@@ -652,7 +699,7 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
     return nullptr;
   };
   // Flat columns: one value slot per row, so size the output once instead of growing it by pages.
-  if (leaf_.max_rep == 0) out->values.Reserve(out->values.size() + static_cast<size_t>(end_row - first_row));
+  if (leaf_.max_rep == 0 && sink_ == nullptr) out->values.Reserve(out->values.size() + static_cast<size_t>(end_row - first_row));
   size_t pos = 0;
   size_t page_no = 0;
   int64_t values_seen = 0;
@@ -1143,6 +1190,22 @@ Status ParquetFile::ReadNodes(int rg, const std::vector<const ColumnNode*>& node
     for (const ColumnNode* leaf : col_leaves) leaves[leaf->leaf_index] = LeafData(leaf->type);
   }
   return Status::OK();
+}
+
+Status ParquetFile::ForEachString(int rg, int leaf_index, const std::function<Status(std::string_view)>& fn) const {
+  if (rg < 0 || rg >= num_row_groups()) return Status::InvalidArgument("row group " + std::to_string(rg) + " out of range");
+  if (leaf_index < 0 || leaf_index >= schema_.num_leaves())
+    return Status::InvalidArgument("leaf " + std::to_string(leaf_index) + " out of range");
+  const ColumnNode& leaf = schema_.leaf(leaf_index);
+  if (leaf.physical_type != Type::BYTE_ARRAY || leaf.max_rep != 0 || leaf.conversion != LeafConversion::kNone ||
+      !leaf.type->is_binary_like())
+    return Status::InvalidArgument(name() + ": ForEachString needs a non-repeated string leaf, leaf " +
+                                   std::to_string(leaf_index) + " is not one");
+  const RowGroup& group = metadata_.row_groups[rg];
+  ChunkDecoder dec(*this, options_, leaf, name() + ": leaf " + std::to_string(leaf_index) + ", row group " + std::to_string(rg));
+  dec.set_sink(&fn);
+  LeafData ld(leaf.type);
+  return dec.Decode(group.columns[leaf_index], file_, 0, group.num_rows, nullptr, false, &ld);
 }
 
 std::optional<ColumnNode> PruneStruct(const ColumnNode& col, const std::vector<std::string>& fields) {

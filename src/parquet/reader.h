@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,6 +81,12 @@ class ParquetFile {
   // Whole rows of row group rg for `nodes`: top-level columns of schema().columns() or pruned
   // copies of them (PruneStruct), in output order. Decodes only the leaves below each node.
   Status ReadRowGroupNodes(int rg, const std::vector<const ColumnNode*>& nodes, DataChunk* out) const;
+
+  // Calls fn with each non-null value of string leaf `leaf` (not repeated, e.g. a checkpoint's
+  // add.path) in row group rg, in row order, straight from the pages: no Vector is built, so a
+  // probe of 100k paths neither copies nor allocates them. The views are valid during the call.
+  // A non-OK return of fn stops the walk and is returned. Other leaves: InvalidArgument.
+  Status ForEachString(int rg, int leaf, const std::function<Status(std::string_view)>& fn) const;
 
   // Statistics of leaf `leaf` in row group rg.
   ColumnStatistics GetStatistics(int rg, int leaf) const;

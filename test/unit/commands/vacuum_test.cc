@@ -612,6 +612,73 @@ TEST(VacuumFull, S_parallel_delete_SameResultForAnyPoolAndBatch) {
   }
 }
 
+// A table with many directories, hidden and partition directories starting with '_', special
+// characters, empty and young directories: the parallel listing (any pool size) plans and deletes
+// exactly what the sequential walk does. (The store's own tests cover pending-queue overflow.)
+void BuildWideVacuumTable(VacuumTable& t) {
+  t.Create({}, {"_c"});
+  // Per directory: f0 untracked, f1 live, f2 live or (every 4th directory) removed.
+  auto dir_of = [](int d) { return "_c=" + std::to_string(d) + (d % 5 == 0 ? " a%b#c" : ""); };
+  std::vector<delta::AddFile> adds;
+  std::vector<delta::RemoveFile> removes;
+  for (int d = 0; d < 40; ++d) {
+    for (int i = 0; i < 3; ++i) {
+      std::string key = dir_of(d) + "/f" + std::to_string(i) + ".parquet";
+      t.Write(key, "xy", kT0 - 30 * kDay);
+      if (i > 0) adds.push_back(t.AddAction(ToDeltaPath(key)));
+      if (i == 2 && d % 4 == 0) removes.push_back(t.RemoveAction(ToDeltaPath(key)));
+    }
+  }
+  t.CommitActions(adds);
+  t.CommitActions({}, removes);
+  t.Write("_tmp/old.parquet", "x", kT0 - 30 * kDay);     // hidden directory
+  t.Write(".hidden/old.parquet", "x", kT0 - 30 * kDay);  // hidden directory
+  t.Write("_c=7/.crc", "x", kT0 - 30 * kDay);            // hidden name in a partition
+  t.Write("young/new.parquet", "x", kT0 + 7 * kDay);     // young: its directory stays
+  t.MakeDir("empty/nested/deeper");
+  t.clock()->AdvanceMillis(8 * kDay);
+}
+
+TEST(VacuumFull, S_parallel_listing_SameCandidatesAndDeletesAsTheSequentialWalk) {
+  TempDir seq_dir;
+  VacuumTable seq(seq_dir.path());
+  BuildWideVacuumTable(seq);
+  VacuumOptions so = seq.Options(std::nullopt, true);
+  VacuumResult seq_dry = seq.RunOk(so);
+  ASSERT_GT(seq_dry.candidates.size(), 40u);
+  VacuumResult seq_run = seq.RunOk(seq.Options());
+  for (size_t threads : {1, 3}) {
+    TempDir dir;
+    VacuumTable t(dir.path());
+    BuildWideVacuumTable(t);
+    ThreadPool pool(threads);
+    VacuumOptions o = t.Options(std::nullopt, true);
+    o.list_pool = &pool;
+    VacuumResult dry = t.RunOk(o);
+    EXPECT_EQ(dry.candidates.size(), seq_dry.candidates.size()) << threads;
+    for (size_t i = 0; i < std::min(dry.candidates.size(), seq_dry.candidates.size()); ++i) {
+      EXPECT_EQ(dry.candidates[i].key, seq_dry.candidates[i].key);
+      EXPECT_EQ(dry.candidates[i].size, seq_dry.candidates[i].size);
+      EXPECT_EQ(dry.candidates[i].is_dir, seq_dry.candidates[i].is_dir);
+    }
+    EXPECT_EQ(dry.num_vacuumed_directories, seq_dry.num_vacuumed_directories);
+    EXPECT_EQ(dry.size_of_data_to_delete, seq_dry.size_of_data_to_delete);
+    o = t.Options();
+    o.list_pool = &pool;
+    VacuumResult run = t.RunOk(o);
+    EXPECT_EQ(run.deleted, seq_run.deleted) << threads;
+    EXPECT_EQ(run.num_failed_deletes, 0);
+  }
+  EXPECT_TRUE(seq.Exists("_c=1/f1.parquet"));
+  EXPECT_FALSE(seq.Exists("_c=1/f0.parquet"));
+  EXPECT_FALSE(seq.Exists("_c=0 a%b#c/f2.parquet"));
+  EXPECT_TRUE(seq.Exists("_tmp/old.parquet"));
+  EXPECT_TRUE(seq.Exists(".hidden/old.parquet"));
+  EXPECT_TRUE(seq.Exists("_c=7/.crc"));
+  EXPECT_TRUE(seq.Exists("young/new.parquet"));
+  EXPECT_FALSE(seq.Exists("empty/nested/deeper"));
+}
+
 // Enough live files that the valid set grows (rehashes) several times: none of them, and every
 // one of the removed files, is a candidate.
 TEST(VacuumFull, S_many_live_files_ValidSetKeepsEveryOne) {

@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "common/clock.h"
+#include "common/key_filter.h"
 #include "common/memory.h"
 #include "common/status.h"
 #include "common/thread_pool.h"
@@ -122,6 +123,29 @@ TEST(MemoryTrackerTest, ErrorNamesTheOwnerTheTrackerAndTheLimit) {
             "(DatabaseOptions.memory_limit_bytes): requested 4.0 KiB (4096 bytes) more with 0 bytes in use");
   EXPECT_EQ(q.used(), 0);
   EXPECT_EQ(db->used(), 0);
+}
+
+}  // namespace
+}  // namespace silt
+
+namespace silt {
+namespace {
+
+// No false negatives, and few false positives for paths that differ only in their UUID or their
+// directory (the reason it looks at the middle and the start of a key, not only its end).
+TEST(KeyQuickFilterTest, NeverRejectsAnAddedKeyAndRejectsMostOthers) {
+  KeyQuickFilter f;
+  auto path = [](int i) {
+    return "p=" + std::to_string(i % 97) + "/part-" + std::to_string(i) + "-6c4f53af-cd85-" +
+           std::to_string(i * 7919 % 100003) + ".c000.snappy.parquet";
+  };
+  for (int i = 0; i < 200; ++i) f.Add(path(i));
+  for (const char* k : {"", "a", "p=1", "1234567", "12345678"}) f.Add(k);
+  for (int i = 0; i < 200; ++i) EXPECT_TRUE(f.MayContain(path(i))) << path(i);
+  for (const char* k : {"", "a", "p=1", "1234567", "12345678"}) EXPECT_TRUE(f.MayContain(k)) << k;
+  int false_positives = 0;
+  for (int i = 200; i < 100200; ++i) false_positives += f.MayContain(path(i));
+  EXPECT_LT(false_positives, 1000);  // ~0.3% expected for 205 bits of 65536
 }
 
 }  // namespace

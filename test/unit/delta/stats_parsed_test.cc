@@ -56,48 +56,55 @@ TEST(StatsParsedTest, StructToSparkJson) {
 }
 
 // Rewrites a checkpoint as a writeStatsAsStruct-only writer would: stats null, stats_parsed set.
+// Rewrites a checkpoint as a writeStatsAsStruct-only writer would: stats null, stats_parsed set.
+// Row group by row group, so the layout (small actions in a row group of their own) is kept.
 void ReplaceJsonStatsWithParsed(ObjectStore& store, const std::string& key) {
   auto pf = parquet::ParquetFile::Open(store.OpenRead(key).value()).value();
   Schema schema = pf->schema().schema();
-  DataChunk chunk;
-  ASSERT_TRUE(pf->ReadRowGroup(0, {}, &chunk).ok());
-  ASSERT_EQ(pf->num_row_groups(), 1);
   int ai = FindField(schema, "add");
   ASSERT_GE(ai, 0);
-  Vector& add = chunk.columns[static_cast<size_t>(ai)];
-  std::vector<Field> fields = add.type()->fields();
-  int si = FindField(fields, "stats");
-  ASSERT_GE(si, 0);
   TypePtr vt = DataType::Struct({{"id", DataType::Int64(), true, ""}});
   TypePtr spt = DataType::Struct({{"numRecords", DataType::Int64(), true, ""},
                                   {"minValues", vt, true, ""},
                                   {"maxValues", vt, true, ""},
                                   {"nullCount", vt, true, ""}});
-  Vector parsed(spt), nulls(DataType::String());
-  for (size_t r = 0; r < chunk.size(); ++r) {
-    nulls.AppendNull();
-    if (add.IsNull(r)) {
-      ASSERT_TRUE(parsed.AppendValue(Value::Null(spt)).ok());
-      continue;
+  std::vector<DataChunk> chunks(static_cast<size_t>(pf->num_row_groups()));
+  for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
+    DataChunk& chunk = chunks[static_cast<size_t>(rg)];
+    ASSERT_TRUE(pf->ReadRowGroup(rg, {}, &chunk).ok());
+    Vector& add = chunk.columns[static_cast<size_t>(ai)];
+    std::vector<Field> fields = add.type()->fields();
+    int si = FindField(fields, "stats");
+    ASSERT_GE(si, 0);
+    Vector parsed(spt), nulls(DataType::String());
+    for (size_t r = 0; r < chunk.size(); ++r) {
+      nulls.AppendNull();
+      if (add.IsNull(r)) {
+        ASSERT_TRUE(parsed.AppendValue(Value::Null(spt)).ok());
+        continue;
+      }
+      auto st = ParseStats(std::string(add.child(static_cast<size_t>(si)).GetString(r)),
+                           {{"id", DataType::Int64(), true, ""}});
+      ASSERT_TRUE(st.ok());
+      const ColumnStats* id = st->Find("id");
+      ASSERT_TRUE(id && id->min && id->max && id->null_count);
+      ASSERT_TRUE(parsed.AppendValue(Value::Nested(spt, {Value::Int64(*st->num_records), Value::Nested(vt, {*id->min}),
+                                                         Value::Nested(vt, {*id->max}),
+                                                         Value::Nested(vt, {Value::Int64(*id->null_count)})}))
+                      .ok());
     }
-    auto st = ParseStats(std::string(add.child(static_cast<size_t>(si)).GetString(r)),
-                         {{"id", DataType::Int64(), true, ""}});
-    ASSERT_TRUE(st.ok());
-    const ColumnStats* id = st->Find("id");
-    ASSERT_TRUE(id && id->min && id->max && id->null_count);
-    ASSERT_TRUE(parsed.AppendValue(Value::Nested(spt, {Value::Int64(*st->num_records), Value::Nested(vt, {*id->min}),
-                                                       Value::Nested(vt, {*id->max}),
-                                                       Value::Nested(vt, {Value::Int64(*id->null_count)})}))
-                    .ok());
+    add.children()[static_cast<size_t>(si)] = std::move(nulls);
+    add.children().push_back(std::move(parsed));
+    fields.push_back({"stats_parsed", spt, true, ""});
+    add.ResetType(DataType::Struct(fields));
+    schema[static_cast<size_t>(ai)].type = add.type();
   }
-  add.children()[static_cast<size_t>(si)] = std::move(nulls);
-  add.children().push_back(std::move(parsed));
-  fields.push_back({"stats_parsed", spt, true, ""});
-  add.ResetType(DataType::Struct(fields));
-  schema[static_cast<size_t>(ai)].type = add.type();
   ASSERT_TRUE(store.Delete(key).ok());
   auto writer = parquet::ParquetWriter::Make(store.OpenWrite(key).value(), schema).value();
-  ASSERT_TRUE(writer->Write(chunk).ok());
+  for (const DataChunk& chunk : chunks) {
+    ASSERT_TRUE(writer->Write(chunk).ok());
+    ASSERT_TRUE(writer->FlushRowGroup().ok());
+  }
   ASSERT_TRUE(writer->Close().ok());
 }
 

@@ -667,6 +667,102 @@ TEST_F(LocalObjectStoreTest, ListRecursiveSomeMetaSkipsOnlyTheRejectedFiles) {
   EXPECT_EQ(got[0].size, 2);
 }
 
+// A deep and wide tree: more directories than the parallel walk's pending queue holds (so
+// readers also walk subdirectories themselves), hidden and empty directories, names with spaces,
+// '%', '=', non-ASCII bytes and a name that is a prefix of its sibling.
+void BuildWideTree(const std::string& root) {
+  // Plain file writes (no fsync per object as Put does): the test is about listing.
+  auto put = [&](const std::string& key, const std::string& data) {
+    fs::path p = fs::path(root) / key;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << data;
+  };
+  for (int a = 0; a < 30; ++a) {
+    std::string d1 = "p=" + std::to_string(a);
+    for (int b = 0; b < 12; ++b) {
+      std::string d2 = d1 + "/q=" + std::to_string(b) + (b % 3 == 0 ? " x%20y" : "");
+      for (int f = 0; f < 3; ++f) put(d2 + "/f" + std::to_string(f), std::string(f, 'x'));
+      if (a % 7 == 0) put(d2 + "/deep/er/still/f", "d");
+    }
+  }
+  for (const char* k : {"_delta_log/00000000000000000000.json", "_delta_log/_sidecars/s.parquet",
+                        ".hidden/x", "_tmp/p=1/y", "caf\xc3\xa9/\xe2\x82\xac 1", "a/b", "a b/c", "a=/d", "top"}) {
+    put(k, "v");
+  }
+  fs::create_directories(root + "/empty/nested/deeper");
+  fs::create_directories(root + "/.hidden_empty");
+}
+
+std::vector<ObjectMeta> ListSomeMeta(ObjectStore& store, const std::string& dir, ThreadPool* pool,
+                                     std::vector<std::thread::id>* threads = nullptr) {
+  std::vector<ObjectMeta> out;
+  Status st = store.ListRecursiveSomeMeta(dir, [&](const ObjectMeta& m) {
+    out.push_back(m);
+    if (threads) threads->push_back(std::this_thread::get_id());
+    return Status::OK();
+  }, [](std::string_view key) { return key.find("f1") == std::string_view::npos; }, pool);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return out;
+}
+
+TEST_F(LocalObjectStoreTest, ParallelListingYieldsTheSequentialEntries) {
+  BuildWideTree(root_);
+  const std::vector<ObjectMeta> seq = ListSomeMeta(*store_, "", nullptr);
+  ASSERT_GT(seq.size(), 1500u);
+  // Sequential: bytewise key order with directories as key + "/" (the ListRecursive contract).
+  for (size_t i = 1; i < seq.size(); ++i) {
+    auto k = [&](size_t j) { return seq[j].is_dir ? seq[j].key + "/" : seq[j].key; };
+    EXPECT_LT(k(i - 1), k(i));
+  }
+  auto by_key = [](std::vector<ObjectMeta> v) {
+    std::sort(v.begin(), v.end(), [](const ObjectMeta& a, const ObjectMeta& b) { return a.key < b.key; });
+    return v;
+  };
+  for (size_t threads : {1, 2, 4}) {
+    ThreadPool pool(threads);
+    for (const std::string dir : {"", "p=7", "empty/"}) {
+      std::vector<std::thread::id> visitors;
+      const std::vector<ObjectMeta> par = ListSomeMeta(*store_, dir, &pool, &visitors);
+      EXPECT_EQ(by_key(par), by_key(ListSomeMeta(*store_, dir, nullptr))) << threads << " threads, dir " << dir;
+      // The visitor runs in the caller's thread only, and a directory comes before its contents.
+      for (const auto& id : visitors) EXPECT_EQ(id, std::this_thread::get_id());
+      std::set<std::string> seen_dirs;
+      const std::string base = !dir.empty() && dir.back() == '/' ? dir.substr(0, dir.size() - 1) : dir;
+      for (const ObjectMeta& m : par) {
+        size_t slash = m.key.rfind('/');
+        std::string parent = slash == std::string::npos ? "" : m.key.substr(0, slash);
+        if (parent != base) {
+          EXPECT_TRUE(seen_dirs.count(parent)) << m.key << " before its directory";
+        }
+        if (m.is_dir) seen_dirs.insert(m.key);
+      }
+    }
+  }
+  // A missing directory lists nothing.
+  ThreadPool pool(2);
+  EXPECT_TRUE(ListSomeMeta(*store_, "nope/", &pool).empty());
+}
+
+TEST_F(LocalObjectStoreTest, ParallelListingStopsOnAVisitorErrorAndRunsInsideBusyPools) {
+  BuildWideTree(root_);
+  const size_t total = ListSomeMeta(*store_, "", nullptr).size();
+  ThreadPool pool(2);
+  int visited = 0;
+  Status st = store_->ListRecursiveSomeMeta("", [&](const ObjectMeta&) {
+    return ++visited == 100 ? Status::Cancelled("enough") : Status::OK();
+  }, [](std::string_view) { return true; }, &pool);
+  EXPECT_EQ(st.code(), StatusCode::kCancelled) << st.ToString();
+  EXPECT_EQ(visited, 100);
+  // The pool is left clean, and a listing started from inside tasks that occupy every pool
+  // thread completes (the caller reads directories itself).
+  std::atomic<size_t> sizes{0};
+  ASSERT_TRUE(pool.ParallelFor(4, [&](size_t) {
+    sizes += ListSomeMeta(*store_, "", &pool).size();
+    return Status::OK();
+  }).ok());
+  EXPECT_EQ(sizes.load(), 4 * total);
+}
+
 TEST_F(LocalObjectStoreTest, WritesStageInUniqueHiddenTempFiles) {
   auto w1 = store_->OpenWrite("d/data.parquet");
   auto w2 = store_->OpenWrite("d/data.parquet");

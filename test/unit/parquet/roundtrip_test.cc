@@ -452,3 +452,70 @@ TEST(SchemaTest, DecimalBytes) {
 
 }  // namespace
 }  // namespace silt::parquet
+
+namespace silt::parquet {
+namespace {
+
+// ForEachString hands over exactly the non-null values a full decode gives, in row order: PLAIN
+// and dictionary pages (with the fallback mid-chunk), v1 and v2 pages, compressed or not, leaves
+// inside a struct whose rows are null too. Other leaves are refused.
+TEST(ReaderTest, ForEachStringMatchesTheDecodedColumn) {
+  TypePtr st = DataType::Struct({{"path", DataType::String(), true, ""}, {"n", DataType::Int64(), true, ""}});
+  Schema schema = {{"s", DataType::String(), true, ""}, {"add", st, true, ""},
+                   {"tags", DataType::List(DataType::String()), true, ""}};
+  DataChunk c = DataChunk::FromSchema(schema);
+  for (int i = 0; i < 5000; ++i) {
+    std::string v = "p=" + std::to_string(i % 37) + "/part-" + std::to_string(i * 7919 % 10007) + ".parquet";
+    ASSERT_TRUE(c.columns[0].AppendValue(i % 5 == 0 ? Value::Null(DataType::String()) : Value::String(v)).ok());
+    Value add = i % 3 == 0   ? Value::Null(st)
+                : i % 7 == 0 ? Value::Nested(st, {Value::Null(DataType::String()), Value::Int64(i)})
+                             : Value::Nested(st, {Value::String(v + (i % 2 ? "" : "x")), Value::Int64(i)});
+    ASSERT_TRUE(c.columns[1].AppendValue(add).ok());
+    ASSERT_TRUE(c.columns[2].AppendValue(Value::Null(schema[2].type)).ok());
+  }
+  for (int version : {1, 2}) {
+    for (CompressionCodec codec : {CompressionCodec::SNAPPY, CompressionCodec::UNCOMPRESSED}) {
+      WriterOptions wo;
+      wo.data_page_version = version;
+      wo.codec = codec;
+      wo.dictionary_page_bytes = 8 << 10;  // falls back to PLAIN after a few hundred values
+      wo.page_rows = 700;
+      wo.row_group_max_rows = 3000;
+      auto pf = Open(WriteToString(schema, {c}, wo));
+      ASSERT_TRUE(pf);
+      ASSERT_EQ(pf->num_row_groups(), 2);
+      const std::string label = "v" + std::to_string(version) + " codec " + std::to_string(static_cast<int>(codec));
+      for (int leaf : {0, 1}) {
+        std::vector<std::string> want, got;
+        for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
+          DataChunk d;
+          ASSERT_TRUE(pf->ReadRowGroup(rg, {}, &d).ok());
+          const Vector& v = leaf == 0 ? d.columns[0] : d.columns[1].child(0);
+          for (size_t r = 0; r < d.size(); ++r) {
+            bool present = leaf == 0 ? v.IsValid(r) : d.columns[1].IsValid(r) && v.IsValid(r);
+            if (present) want.emplace_back(v.GetString(r));
+          }
+          ASSERT_TRUE(pf->ForEachString(rg, leaf, [&](std::string_view s) {
+            got.emplace_back(s);
+            return Status::OK();
+          }).ok());
+        }
+        EXPECT_GT(want.size(), 2000u) << label;
+        EXPECT_EQ(got, want) << label << " leaf " << leaf;
+      }
+      int calls = 0;
+      Status stop = pf->ForEachString(0, 0, [&](std::string_view) {
+        return ++calls == 10 ? Status::Cancelled("stop") : Status::OK();
+      });
+      EXPECT_EQ(stop.code(), StatusCode::kCancelled);
+      EXPECT_EQ(calls, 10);
+      auto ignore = [](std::string_view) { return Status::OK(); };
+      EXPECT_EQ(pf->ForEachString(0, 2, ignore).code(), StatusCode::kInvalidArgument);  // add.n
+      EXPECT_EQ(pf->ForEachString(0, 3, ignore).code(), StatusCode::kInvalidArgument);  // repeated
+      EXPECT_EQ(pf->ForEachString(2, 0, ignore).code(), StatusCode::kInvalidArgument);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace silt::parquet
