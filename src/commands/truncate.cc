@@ -8,12 +8,16 @@
 namespace silt::commands {
 
 Result<CommandResult> TruncateTable(const sql::TruncateStatement& stmt, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t,
+                        ctx.binder->ResolveTable(stmt.table, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "TRUNCATE TABLE"));
   if (stmt.partition) {
-    return Status::InvalidArgument("[DELTA_TRUNCATE_TABLE_PARTITION_NOT_SUPPORTED] Operation not allowed: TRUNCATE TABLE on Delta "
-                                       "tables does not support partition predicates; use DELETE to delete specific partitions or rows.",
-                                   "DELTA_TRUNCATE_TABLE_PARTITION_NOT_SUPPORTED");
+    return Status::InvalidArgument(
+        "[DELTA_TRUNCATE_TABLE_PARTITION_NOT_SUPPORTED] Operation not allowed: TRUNCATE TABLE on "
+        "Delta "
+        "tables does not support partition predicates; use DELETE to delete specific partitions or "
+        "rows.",
+        "DELTA_TRUNCATE_TABLE_PARTITION_NOT_SUPPORTED");
   }
   RowChanges changes;
   changes.operation = "TRUNCATE";

@@ -18,29 +18,38 @@ std::optional<Generator> FindGenerator(std::string_view name) {
     g.kind = GeneratorKind::kInline;  // over array(__json_tuple(…)), see the binder
     return g;
   }
-  if (n == "explode") g.kind = GeneratorKind::kExplode;
-  else if (n == "posexplode") g.kind = GeneratorKind::kPosExplode;
-  else if (n == "inline") g.kind = GeneratorKind::kInline;
-  else return std::nullopt;
+  if (n == "explode")
+    g.kind = GeneratorKind::kExplode;
+  else if (n == "posexplode")
+    g.kind = GeneratorKind::kPosExplode;
+  else if (n == "inline")
+    g.kind = GeneratorKind::kInline;
+  else
+    return std::nullopt;
   return g;
 }
 
-Result<std::vector<Field>> GeneratorOutput(const Generator& gen, const TypePtr& arg, std::string_view name) {
+Result<std::vector<Field>> GeneratorOutput(const Generator& gen, const TypePtr& arg,
+                                           std::string_view name) {
   const TypeId id = arg->id();
   const bool fits = gen.kind == GeneratorKind::kInline
                         ? id == TypeId::kList && arg->element_type()->id() == TypeId::kStruct
                         : id == TypeId::kList || id == TypeId::kMap;
   if (!fits) {
-    std::string want = gen.kind == GeneratorKind::kInline ? "\"ARRAY<STRUCT>\"" : "(\"ARRAY\" or \"MAP\")";
-    return Status::InvalidArgument("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] Cannot resolve \"" + std::string(name) +
-                                       "\" due to data type mismatch: The first parameter requires the " + want +
-                                       " type, however it has the type \"" + arg->ToString() + "\".",
-                                   "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE");
+    std::string want =
+        gen.kind == GeneratorKind::kInline ? "\"ARRAY<STRUCT>\"" : "(\"ARRAY\" or \"MAP\")";
+    return Status::InvalidArgument(
+        "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] Cannot resolve \"" + std::string(name) +
+            "\" due to data type mismatch: The first parameter requires the " + want +
+            " type, however it has the type \"" + arg->ToString() + "\".",
+        "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE");
   }
   std::vector<Field> out;
-  if (gen.kind == GeneratorKind::kPosExplode) out.push_back({"pos", DataType::Int32(), gen.outer, "{}"});
+  if (gen.kind == GeneratorKind::kPosExplode)
+    out.push_back({"pos", DataType::Int32(), gen.outer, "{}"});
   if (gen.kind == GeneratorKind::kInline) {
-    for (const Field& f : arg->element_type()->fields()) out.push_back({f.name, f.type, true, "{}"});
+    for (const Field& f : arg->element_type()->fields())
+      out.push_back({f.name, f.type, true, "{}"});
   } else if (id == TypeId::kList) {
     out.push_back({"col", arg->element_type(), true, "{}"});
   } else {
@@ -50,7 +59,8 @@ Result<std::vector<Field>> GeneratorOutput(const Generator& gen, const TypePtr& 
   return out;
 }
 
-GenerateOperator::GenerateOperator(OperatorPtr child, Generator gen, ExprPtr arg, std::vector<Field> generated)
+GenerateOperator::GenerateOperator(OperatorPtr child, Generator gen, ExprPtr arg,
+                                   std::vector<Field> generated)
     : child_(std::move(child)), gen_(gen), arg_(std::move(arg)), generated_(std::move(generated)) {
   schema_ = child_->output_schema();
   schema_.insert(schema_.end(), generated_.begin(), generated_.end());
@@ -58,7 +68,8 @@ GenerateOperator::GenerateOperator(OperatorPtr child, Generator gen, ExprPtr arg
 
 std::string GenerateOperator::details() const {
   static const char* kNames[] = {"explode", "posexplode", "inline"};
-  std::string s = std::string(kNames[static_cast<int>(gen_.kind)]) + (gen_.outer ? "_outer" : "") + "(" + arg_->ToString() + ") [";
+  std::string s = std::string(kNames[static_cast<int>(gen_.kind)]) + (gen_.outer ? "_outer" : "") +
+                  "(" + arg_->ToString() + ") [";
   for (size_t i = 0; i < generated_.size(); ++i) s += (i ? ", " : "") + generated_[i].name;
   return s + "]";
 }
@@ -98,15 +109,18 @@ Result<bool> GenerateOperator::Next(ExecContext& ctx, DataChunk* out) {
     // keys and values, or an element struct's fields (inline).
     std::vector<const Vector*> sources;
     if (gen_.kind == GeneratorKind::kInline) {
-      for (size_t f = 0; f < arr.child(0).num_children(); ++f) sources.push_back(&arr.child(0).child(f));
+      for (size_t f = 0; f < arr.child(0).num_children(); ++f)
+        sources.push_back(&arr.child(0).child(f));
     } else {
       for (size_t f = 0; f < arr.num_children(); ++f) sources.push_back(&arr.child(f));
     }
     if (gen_.kind == GeneratorKind::kPosExplode) {
       Vector pos(DataType::Int32());
       for (size_t k = 0; k < rows.size(); ++k) {
-        if (elems[k] < 0) pos.AppendNull();
-        else pos.Append<int32_t>(static_cast<int32_t>(elems[k] - off[rows[k]]));
+        if (elems[k] < 0)
+          pos.AppendNull();
+        else
+          pos.Append<int32_t>(static_cast<int32_t>(elems[k] - off[rows[k]]));
       }
       res.columns.push_back(std::move(pos));
     }
@@ -115,7 +129,8 @@ Result<bool> GenerateOperator::Next(ExecContext& ctx, DataChunk* out) {
       // An element struct that is itself NULL makes its fields NULL (inline).
       if (gen_.kind == GeneratorKind::kInline && arr.child(0).may_have_nulls()) {
         for (size_t k = 0; k < elems.size(); ++k) {
-          if (elems[k] >= 0 && arr.child(0).IsNull(static_cast<size_t>(elems[k]))) v.SetValid(k, false);
+          if (elems[k] >= 0 && arr.child(0).IsNull(static_cast<size_t>(elems[k])))
+            v.SetValid(k, false);
         }
       }
       res.columns.push_back(std::move(v));

@@ -26,7 +26,8 @@ std::optional<Generator> FindGenerator(std::string_view name);
 // The columns `gen` produces from an argument of type `arg`, with Spark's names: explode →
 // col (array) or key, value (map); posexplode → pos then those; inline → the struct's fields.
 // DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE when `arg` does not fit `name`.
-Result<std::vector<Field>> GeneratorOutput(const Generator& gen, const TypePtr& arg, std::string_view name);
+Result<std::vector<Field>> GeneratorOutput(const Generator& gen, const TypePtr& arg,
+                                           std::string_view name);
 
 // Output: the child's columns, then the generated columns (`generated`, from GeneratorOutput).
 class GenerateOperator final : public Operator {

@@ -11,7 +11,17 @@ namespace silt::exec {
 
 namespace {
 
-enum class Hof { kTransform, kFilter, kExists, kForall, kAggregate, kZipWith, kMapFilter, kTransformKeys, kTransformValues };
+enum class Hof {
+  kTransform,
+  kFilter,
+  kExists,
+  kForall,
+  kAggregate,
+  kZipWith,
+  kMapFilter,
+  kTransformKeys,
+  kTransformValues
+};
 
 std::optional<Hof> FindHof(std::string_view name) {
   if (name == "transform") return Hof::kTransform;
@@ -26,11 +36,13 @@ std::optional<Hof> FindHof(std::string_view name) {
   return std::nullopt;
 }
 
-Status TypeMismatch(std::string_view name, size_t arg, const std::string& want, const TypePtr& have) {
-  return Status::InvalidArgument("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] Cannot resolve \"" + std::string(name) +
-                                     "\" due to data type mismatch: Parameter " + std::to_string(arg + 1) + " requires the " + want +
-                                     " type, however it has the type \"" + have->ToString() + "\".",
-                                 "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE");
+Status TypeMismatch(std::string_view name, size_t arg, const std::string& want,
+                    const TypePtr& have) {
+  return Status::InvalidArgument(
+      "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] Cannot resolve \"" + std::string(name) +
+          "\" due to data type mismatch: Parameter " + std::to_string(arg + 1) + " requires the " +
+          want + " type, however it has the type \"" + have->ToString() + "\".",
+      "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE");
 }
 
 // Where each element of a batch's arrays (or maps) comes from.
@@ -64,7 +76,8 @@ Vector Gather(const Vector& src, const std::vector<uint32_t>& idx) {
 
 // The lambda chunk of elements whose input rows are `rows`: the parameters, then the captured
 // arguments repeated for each element.
-DataChunk LambdaChunk(std::vector<Vector> params, std::span<const Arg> captured, const std::vector<uint32_t>& rows) {
+DataChunk LambdaChunk(std::vector<Vector> params, std::span<const Arg> captured,
+                      const std::vector<uint32_t>& rows) {
   DataChunk c;
   c.num_rows_without_columns = rows.size();
   for (Vector& p : params) c.columns.push_back(std::move(p));
@@ -82,8 +95,9 @@ Vector Positions(const std::vector<int32_t>& pos) {
   return v;
 }
 
-Result<Vector> Apply(const BoundLambda& f, std::vector<Vector> params, std::span<const Arg> captured,
-                     const std::vector<uint32_t>& rows, const EvalContext& ctx) {
+Result<Vector> Apply(const BoundLambda& f, std::vector<Vector> params,
+                     std::span<const Arg> captured, const std::vector<uint32_t>& rows,
+                     const EvalContext& ctx) {
   // Only as many parameters as the lambda declares (transform's index is optional).
   params.resize(f.params, Vector(DataType::Null()));
   DataChunk chunk = LambdaChunk(std::move(params), captured, rows);
@@ -96,8 +110,8 @@ bool IsTrue(const Vector& b, size_t i) { return b.IsValid(i) && b.data<uint8_t>(
 
 // transform / filter / exists / forall over arrays; map_filter / transform_keys /
 // transform_values over maps.
-Status ElementwiseKernel(Hof hof, const BoundLambda& f, std::span<const Arg> args, size_t rows, const EvalContext& ctx,
-                         Vector* out) {
+Status ElementwiseKernel(Hof hof, const BoundLambda& f, std::span<const Arg> args, size_t rows,
+                         const EvalContext& ctx, Vector* out) {
   const Arg& a = args[0];
   std::span<const Arg> captured = args.subspan(1);
   const Vector& src = *a.vector;
@@ -130,12 +144,16 @@ Status ElementwiseKernel(Hof hof, const BoundLambda& f, std::span<const Arg> arg
       case Hof::kTransformKeys: {
         std::set<std::string> seen;
         for (size_t j = k; j < k + n; ++j) {
-          if (res.IsNull(j)) return Status::InvalidArgument("[NULL_MAP_KEY] Cannot use null as map key.", "NULL_MAP_KEY");
+          if (res.IsNull(j))
+            return Status::InvalidArgument("[NULL_MAP_KEY] Cannot use null as map key.",
+                                           "NULL_MAP_KEY");
           std::string key = res.GetValue(j).ToString();
           if (!seen.insert(key).second) {
             return Status::InvalidArgument("[DUPLICATED_MAP_KEY] Duplicate map key " + key +
-                                               " was found, please check the input data. If you want to remove the duplicated keys, "
-                                               "you can set \"spark.sql.mapKeyDedupPolicy\" to \"LAST_WIN\" so that the key inserted "
+                                               " was found, please check the input data. If you "
+                                               "want to remove the duplicated keys, "
+                                               "you can set \"spark.sql.mapKeyDedupPolicy\" to "
+                                               "\"LAST_WIN\" so that the key inserted "
                                                "at last takes precedence.",
                                            "DUPLICATED_MAP_KEY");
           }
@@ -151,7 +169,8 @@ Status ElementwiseKernel(Hof hof, const BoundLambda& f, std::span<const Arg> arg
         for (size_t j = 0; j < n; ++j) {
           if (IsTrue(res, k + j)) sel.push_back(off[li] + static_cast<uint32_t>(j));
         }
-        for (size_t c = 0; c < out->num_children(); ++c) out->child(c).AppendSelected(src.child(c), sel.data(), sel.size());
+        for (size_t c = 0; c < out->num_children(); ++c)
+          out->child(c).AppendSelected(src.child(c), sel.data(), sel.size());
         out->FinishListRow();
         break;
       case Hof::kExists:
@@ -160,11 +179,15 @@ Status ElementwiseKernel(Hof hof, const BoundLambda& f, std::span<const Arg> arg
         const bool decisive = hof == Hof::kExists;
         bool hit = false, null = false;
         for (size_t j = k; j < k + n && !hit; ++j) {
-          if (res.IsNull(j)) null = true;
-          else hit = (res.data<uint8_t>()[j] != 0) == decisive;
+          if (res.IsNull(j))
+            null = true;
+          else
+            hit = (res.data<uint8_t>()[j] != 0) == decisive;
         }
-        if (!hit && null) out->AppendNull();
-        else out->Append<uint8_t>(hit == decisive ? 1 : 0);
+        if (!hit && null)
+          out->AppendNull();
+        else
+          out->Append<uint8_t>(hit == decisive ? 1 : 0);
         break;
       }
       default:
@@ -177,8 +200,9 @@ Status ElementwiseKernel(Hof hof, const BoundLambda& f, std::span<const Arg> arg
 
 // aggregate(array, zero, merge [, finish]): the accumulator of every row advances one element
 // position at a time, each step one evaluation of merge over the rows that still have elements.
-Status AggregateKernel(const BoundLambda& merge, const BoundLambda* finish, std::span<const Arg> args, size_t rows,
-                       const EvalContext& ctx, Vector* out) {
+Status AggregateKernel(const BoundLambda& merge, const BoundLambda* finish,
+                       std::span<const Arg> args, size_t rows, const EvalContext& ctx,
+                       Vector* out) {
   const Arg& a = args[0];
   const Arg& zero = args[1];
   std::span<const Arg> captured = args.subspan(2);
@@ -218,14 +242,17 @@ Status AggregateKernel(const BoundLambda& merge, const BoundLambda* finish, std:
     SILT_ASSIGN_OR_RETURN(result, Apply(*finish, {std::move(result)}, captured, all, ctx));
   }
   for (size_t r = 0; r < rows; ++r) {
-    if (src.IsNull(a.index(r))) out->AppendNull();
-    else out->AppendRange(result, r, 1);
+    if (src.IsNull(a.index(r)))
+      out->AppendNull();
+    else
+      out->AppendRange(result, r, 1);
   }
   return Status::OK();
 }
 
 // zip_with(left, right, f): element k of both arrays (NULL past the shorter one's end).
-Status ZipWithKernel(const BoundLambda& f, std::span<const Arg> args, size_t rows, const EvalContext& ctx, Vector* out) {
+Status ZipWithKernel(const BoundLambda& f, std::span<const Arg> args, size_t rows,
+                     const EvalContext& ctx, Vector* out) {
   const Arg& a = args[0];
   const Arg& b = args[1];
   std::span<const Arg> captured = args.subspan(2);
@@ -237,7 +264,8 @@ Status ZipWithKernel(const BoundLambda& f, std::span<const Arg> args, size_t row
   for (size_t r = 0; r < rows; ++r) {
     const size_t la = a.index(r), lb = b.index(r);
     if (va.IsNull(la) || vb.IsNull(lb)) continue;
-    const uint32_t na = va.offsets()[la + 1] - va.offsets()[la], nb = vb.offsets()[lb + 1] - vb.offsets()[lb];
+    const uint32_t na = va.offsets()[la + 1] - va.offsets()[la],
+                   nb = vb.offsets()[lb + 1] - vb.offsets()[lb];
     lens[r] = std::max(na, nb);
     for (uint32_t k = 0; k < lens[r]; ++k) {
       elem_rows.push_back(static_cast<uint32_t>(r));
@@ -266,16 +294,19 @@ Status ZipWithKernel(const BoundLambda& f, std::span<const Arg> args, size_t row
 
 bool IsHigherOrderFunction(std::string_view name) { return FindHof(name).has_value(); }
 
-Result<std::vector<TypePtr>> LambdaParamTypes(std::string_view name, const std::vector<ExprPtr>& args, size_t index,
-                                              size_t params, const std::vector<BoundLambda>& lambdas) {
+Result<std::vector<TypePtr>> LambdaParamTypes(std::string_view name,
+                                              const std::vector<ExprPtr>& args, size_t index,
+                                              size_t params,
+                                              const std::vector<BoundLambda>& lambdas) {
   const Hof hof = *FindHof(name);
   std::vector<TypePtr> types;
   size_t min = 1, max = 1;
   auto need = [&](size_t i, TypeId id, const char* want) -> Status {
     if (i >= args.size()) {
-      return Status::InvalidArgument("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `" + std::string(name) +
-                                         "` requires more parameters than the " + std::to_string(args.size()) + " given.",
-                                     "WRONG_NUM_ARGS.WITHOUT_SUGGESTION");
+      return Status::InvalidArgument(
+          "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `" + std::string(name) +
+              "` requires more parameters than the " + std::to_string(args.size()) + " given.",
+          "WRONG_NUM_ARGS.WITHOUT_SUGGESTION");
     }
     if (args[i]->type->id() != id) return TypeMismatch(name, i, want, args[i]->type);
     return Status::OK();
@@ -314,42 +345,57 @@ Result<std::vector<TypePtr>> LambdaParamTypes(std::string_view name, const std::
       break;
   }
   if (params < min || params > max) {
-    return Status::InvalidArgument("[INVALID_LAMBDA_FUNCTION_CALL.NUM_ARGS_MISMATCH] Invalid lambda function call. A higher order "
-                                       "function expects " + std::to_string(max) + " arguments, but got " + std::to_string(params) + ".",
-                                   "INVALID_LAMBDA_FUNCTION_CALL.NUM_ARGS_MISMATCH");
+    return Status::InvalidArgument(
+        "[INVALID_LAMBDA_FUNCTION_CALL.NUM_ARGS_MISMATCH] Invalid lambda function call. A higher "
+        "order "
+        "function expects " +
+            std::to_string(max) + " arguments, but got " + std::to_string(params) + ".",
+        "INVALID_LAMBDA_FUNCTION_CALL.NUM_ARGS_MISMATCH");
   }
   types.resize(params);
   return types;
 }
 
-Result<ExprPtr> BindHigherOrderFunction(std::string_view name, std::vector<ExprPtr> args, std::vector<BoundLambda> lambdas,
+Result<ExprPtr> BindHigherOrderFunction(std::string_view name, std::vector<ExprPtr> args,
+                                        std::vector<BoundLambda> lambdas,
                                         std::vector<ExprPtr> captured, const BindContext&) {
   const Hof hof = *FindHof(name);
   const size_t own = hof == Hof::kAggregate || hof == Hof::kZipWith ? 2 : 1;
   const size_t want_lambdas = hof == Hof::kAggregate ? (lambdas.size() == 2 ? 2 : 1) : 1;
   if (args.size() != own || lambdas.size() != want_lambdas) {
-    return Status::InvalidArgument("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `" + std::string(name) + "` requires " +
-                                       std::to_string(own + want_lambdas) + " parameters but the actual number is " +
+    return Status::InvalidArgument("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `" + std::string(name) +
+                                       "` requires " + std::to_string(own + want_lambdas) +
+                                       " parameters but the actual number is " +
                                        std::to_string(args.size() + lambdas.size()) + ".",
                                    "WRONG_NUM_ARGS.WITHOUT_SUGGESTION");
   }
   const TypePtr& body = lambdas[0].body->type;
   TypePtr rt;
   switch (hof) {
-    case Hof::kTransform: rt = DataType::List(body); break;
-    case Hof::kZipWith: rt = DataType::List(body); break;
+    case Hof::kTransform:
+      rt = DataType::List(body);
+      break;
+    case Hof::kZipWith:
+      rt = DataType::List(body);
+      break;
     case Hof::kFilter:
     case Hof::kMapFilter:
     case Hof::kExists:
     case Hof::kForall:
-      if (body->id() != TypeId::kBoolean) return TypeMismatch(name, 1, "\"BOOLEAN\" (lambda result)", body);
+      if (body->id() != TypeId::kBoolean)
+        return TypeMismatch(name, 1, "\"BOOLEAN\" (lambda result)", body);
       rt = hof == Hof::kFilter || hof == Hof::kMapFilter ? args[0]->type : DataType::Boolean();
       break;
-    case Hof::kTransformKeys: rt = DataType::Map(body, args[0]->type->value_type()); break;
-    case Hof::kTransformValues: rt = DataType::Map(args[0]->type->key_type(), body); break;
+    case Hof::kTransformKeys:
+      rt = DataType::Map(body, args[0]->type->value_type());
+      break;
+    case Hof::kTransformValues:
+      rt = DataType::Map(args[0]->type->key_type(), body);
+      break;
     case Hof::kAggregate:
       // Spark requires merge to return the accumulator's (zero's) type.
-      if (!body->Equals(*args[1]->type)) return TypeMismatch(name, 2, "\"" + args[1]->type->ToString() + "\" (merge result)", body);
+      if (!body->Equals(*args[1]->type))
+        return TypeMismatch(name, 2, "\"" + args[1]->type->ToString() + "\" (merge result)", body);
       rt = lambdas.size() == 2 ? lambdas[1].body->type : body;
       break;
   }
@@ -368,11 +414,16 @@ Result<ExprPtr> BindHigherOrderFunction(std::string_view name, std::vector<ExprP
   e->children.insert(e->children.end(), captured.begin(), captured.end());
   for (const ExprPtr& c : e->children) deterministic &= c->deterministic;
   e->deterministic = deterministic;
-  e->kernel = [hof, lambdas = std::move(lambdas)](std::span<const Arg> a, size_t rows, const EvalContext& ctx, Vector* out) -> Status {
+  e->kernel = [hof, lambdas = std::move(lambdas)](std::span<const Arg> a, size_t rows,
+                                                  const EvalContext& ctx, Vector* out) -> Status {
     switch (hof) {
-      case Hof::kAggregate: return AggregateKernel(lambdas[0], lambdas.size() == 2 ? &lambdas[1] : nullptr, a, rows, ctx, out);
-      case Hof::kZipWith: return ZipWithKernel(lambdas[0], a, rows, ctx, out);
-      default: return ElementwiseKernel(hof, lambdas[0], a, rows, ctx, out);
+      case Hof::kAggregate:
+        return AggregateKernel(lambdas[0], lambdas.size() == 2 ? &lambdas[1] : nullptr, a, rows,
+                               ctx, out);
+      case Hof::kZipWith:
+        return ZipWithKernel(lambdas[0], a, rows, ctx, out);
+      default:
+        return ElementwiseKernel(hof, lambdas[0], a, rows, ctx, out);
     }
   };
   return ExprPtr(e);

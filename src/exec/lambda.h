@@ -25,12 +25,15 @@ bool IsHigherOrderFunction(std::string_view name);
 // arguments `args`, for a lambda of `params` parameters; `lambdas` are the lambdas bound so far
 // (aggregate's finish takes the merge's type). INVALID_LAMBDA_FUNCTION_CALL.NUM_ARGS_MISMATCH
 // for a wrong parameter count, DATATYPE_MISMATCH for arguments of the wrong type.
-Result<std::vector<TypePtr>> LambdaParamTypes(std::string_view name, const std::vector<ExprPtr>& args, size_t index,
-                                              size_t params, const std::vector<BoundLambda>& lambdas);
+Result<std::vector<TypePtr>> LambdaParamTypes(std::string_view name,
+                                              const std::vector<ExprPtr>& args, size_t index,
+                                              size_t params,
+                                              const std::vector<BoundLambda>& lambdas);
 
 // The call: args, then `captured` (columns of the enclosing row, in the order the lambdas'
 // bodies number them after their parameters).
-Result<ExprPtr> BindHigherOrderFunction(std::string_view name, std::vector<ExprPtr> args, std::vector<BoundLambda> lambdas,
+Result<ExprPtr> BindHigherOrderFunction(std::string_view name, std::vector<ExprPtr> args,
+                                        std::vector<BoundLambda> lambdas,
                                         std::vector<ExprPtr> captured, const BindContext& ctx);
 
 }  // namespace silt::exec

@@ -41,14 +41,21 @@ std::optional<double> IntegerDistinctBound(const LogicalNode& scan, size_t col) 
   constexpr size_t kMaxFiles = 1000;
   const delta::Snapshot& snap = *scan.snapshot;
   const auto& files = snap.files();
-  if (col >= scan.scan_columns.size() || files.empty() || files.size() > kMaxFiles) return std::nullopt;
+  if (col >= scan.scan_columns.size() || files.empty() || files.size() > kMaxFiles)
+    return std::nullopt;
   const Schema& schema = snap.schema();
   int fi = FindField(schema, scan.scan_columns[col]);
   if (fi < 0) return std::nullopt;
   const Field& f = schema[static_cast<size_t>(fi)];
   switch (f.type->id()) {
-    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64: case TypeId::kDate: break;
-    default: return std::nullopt;
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kDate:
+      break;
+    default:
+      return std::nullopt;
   }
   for (const auto& p : snap.partition_columns())
     if (LowerName(p) == LowerName(f.name)) return std::nullopt;
@@ -62,7 +69,8 @@ std::optional<double> IntegerDistinctBound(const LogicalNode& scan, size_t col) 
     Result<delta::FileStats> st = delta::ParseStats(*file.stats, *physical);
     if (!st.ok()) return std::nullopt;
     const delta::ColumnStats* cs = st->Find(key);
-    if (!cs || !cs->min || !cs->max || cs->min->is_null() || cs->max->is_null()) return std::nullopt;
+    if (!cs || !cs->min || !cs->max || cs->min->is_null() || cs->max->is_null())
+      return std::nullopt;
     lo = std::min(lo, cs->min->integer());
     hi = std::max(hi, cs->max->integer());
   }
@@ -74,14 +82,17 @@ std::optional<double> IntegerDistinctBound(const LogicalNode& scan, size_t col) 
 
 double EstimateRows(const LogicalNode& n) {
   switch (n.kind) {
-    case LogicalKind::kScan: return ScanRows(n) * std::pow(0.5, static_cast<double>(n.pushed_filters.size()));
+    case LogicalKind::kScan:
+      return ScanRows(n) * std::pow(0.5, static_cast<double>(n.pushed_filters.size()));
     case LogicalKind::kValues: {
       double rows = 0;
       for (const DataChunk& c : n.rows) rows += static_cast<double>(c.size());
       return rows;
     }
-    case LogicalKind::kFilter: return 0.5 * EstimateRows(*n.children[0]);
-    case LogicalKind::kAggregate: return n.group_keys.empty() ? 1 : 0.5 * EstimateRows(*n.children[0]);
+    case LogicalKind::kFilter:
+      return 0.5 * EstimateRows(*n.children[0]);
+    case LogicalKind::kAggregate:
+      return n.group_keys.empty() ? 1 : 0.5 * EstimateRows(*n.children[0]);
     case LogicalKind::kLimit: {
       double below = EstimateRows(*n.children[0]);
       return n.limit ? std::min(below, static_cast<double>(*n.limit)) : below;
@@ -91,15 +102,16 @@ double EstimateRows(const LogicalNode& n) {
       if (n.join == JoinKind::kSemi || n.join == JoinKind::kAnti) return l;
       return std::max(l, EstimateRows(*n.children[1]));  // key–foreign-key joins
     }
-    default: return n.children.empty() ? 1 : EstimateRows(*n.children[0]);
+    default:
+      return n.children.empty() ? 1 : EstimateRows(*n.children[0]);
   }
 }
 
 namespace {
 
 bool IsChainJoin(const LogicalNode& n) {
-  return n.kind == LogicalKind::kJoin && (n.join == JoinKind::kInner || n.join == JoinKind::kCross) &&
-         !n.null_aware_anti;
+  return n.kind == LogicalKind::kJoin &&
+         (n.join == JoinKind::kInner || n.join == JoinKind::kCross) && !n.null_aware_anti;
 }
 
 std::vector<int> Cols(const ExprPtr& e) {
@@ -132,9 +144,11 @@ Status Flatten(const PlanPtr& n, int offset, Chain* chain) {
   SILT_RETURN_NOT_OK(Flatten(n->children[1], offset + lw, chain));
   for (size_t k = 0; k < n->left_keys.size(); ++k) {
     const bool null_safe = k < n->null_safe.size() && n->null_safe[k];
-    SILT_ASSIGN_OR_RETURN(ExprPtr eq, exec::BindScalarFunction(null_safe ? "<=>" : "=",
-                                                                {Shift(n->left_keys[k], offset), Shift(n->right_keys[k], offset + lw)},
-                                                                exec::BindContext{}));
+    SILT_ASSIGN_OR_RETURN(
+        ExprPtr eq, exec::BindScalarFunction(
+                        null_safe ? "<=>" : "=",
+                        {Shift(n->left_keys[k], offset), Shift(n->right_keys[k], offset + lw)},
+                        exec::BindContext{}));
     chain->conjuncts.push_back(std::move(eq));
   }
   if (n->condition) {
@@ -180,7 +194,8 @@ Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
     const size_t leaf = static_cast<size_t>(leaf_of[static_cast<size_t>(g)]);
     d = leaf_rows[leaf];
     if (chain.leaves[leaf]->kind == LogicalKind::kScan) {
-      auto bound = IntegerDistinctBound(*chain.leaves[leaf], static_cast<size_t>(g - chain.offsets[leaf]));
+      auto bound =
+          IntegerDistinctBound(*chain.leaves[leaf], static_cast<size_t>(g - chain.offsets[leaf]));
       if (bound) d = std::min(d, *bound);
     }
     return d;
@@ -189,7 +204,9 @@ Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
   for (const ExprPtr& c : chain.conjuncts) conj_cols.push_back(Cols(c));
   std::vector<bool> applied(chain.conjuncts.size(), false);
 
-  auto contains = [](const Component& c, int g) { return std::find(c.globals.begin(), c.globals.end(), g) != c.globals.end(); };
+  auto contains = [](const Component& c, int g) {
+    return std::find(c.globals.begin(), c.globals.end(), g) != c.globals.end();
+  };
   // The conjuncts that joining a and b applies: all their columns in a ∪ b.
   auto applicable = [&](const Component& a, const Component& b) {
     std::vector<size_t> out;
@@ -207,10 +224,13 @@ Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
     double best = 1;
     for (size_t k : conj) {
       const ExprPtr& c = chain.conjuncts[k];
-      if (c->kind != ExprKind::kCall || (c->name != "=" && c->name != "<=>") || c->children.size() != 2) continue;
+      if (c->kind != ExprKind::kCall || (c->name != "=" && c->name != "<=>") ||
+          c->children.size() != 2)
+        continue;
       auto x = Cols(c->children[0]), y = Cols(c->children[1]);
       if (x.empty() || y.empty()) continue;
-      const bool crosses = (contains(a, x[0]) && contains(b, y[0])) || (contains(b, x[0]) && contains(a, y[0]));
+      const bool crosses =
+          (contains(a, x[0]) && contains(b, y[0])) || (contains(b, x[0]) && contains(a, y[0]));
       if (!crosses) continue;
       double d = std::max(distinct(x[0]), distinct(y[0]));
       if (d >= 1) best = std::min(best, 1 / d);
@@ -239,7 +259,8 @@ Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
       // No equality joins what is left: cross (or theta) joins, smallest inputs first.
       std::vector<size_t> order(comps.size());
       for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return comps[x].rows < comps[y].rows; });
+      std::sort(order.begin(), order.end(),
+                [&](size_t x, size_t y) { return comps[x].rows < comps[y].rows; });
       bi = std::min(order[0], order[1]);
       bj = std::max(order[0], order[1]);
       best = comps[bi].rows * comps[bj].rows;
@@ -252,7 +273,8 @@ Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
     merged.globals = a.globals;
     merged.globals.insert(merged.globals.end(), b.globals.begin(), b.globals.end());
     std::vector<int> local(total, -1);
-    for (size_t p = 0; p < merged.globals.size(); ++p) local[static_cast<size_t>(merged.globals[p])] = static_cast<int>(p);
+    for (size_t p = 0; p < merged.globals.size(); ++p)
+      local[static_cast<size_t>(merged.globals[p])] = static_cast<int>(p);
     auto join = std::make_shared<LogicalNode>();
     join->kind = LogicalKind::kJoin;
     join->children = {a.plan, b.plan};
@@ -260,7 +282,8 @@ Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
     join->columns.insert(join->columns.end(), b.plan->columns.begin(), b.plan->columns.end());
     ExprPtr cond;
     for (size_t k : conj) {
-      ExprPtr c = RemapColumns(chain.conjuncts[k], [&](int g) { return local[static_cast<size_t>(g)]; });
+      ExprPtr c =
+          RemapColumns(chain.conjuncts[k], [&](int g) { return local[static_cast<size_t>(g)]; });
       cond = cond ? exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(), {cond, c}) : c;
       applied[k] = true;
     }
@@ -274,7 +297,8 @@ Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
   // The chain's columns in their original order.
   const Component& all = comps[0];
   std::vector<int> local(total, -1);
-  for (size_t p = 0; p < all.globals.size(); ++p) local[static_cast<size_t>(all.globals[p])] = static_cast<int>(p);
+  for (size_t p = 0; p < all.globals.size(); ++p)
+    local[static_cast<size_t>(all.globals[p])] = static_cast<int>(p);
   std::vector<ExprPtr> exprs;
   std::vector<std::string> names;
   for (size_t g = 0; g < total; ++g) {
