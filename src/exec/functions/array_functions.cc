@@ -690,7 +690,8 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
   });
   Reg(r, {"arrays_overlap"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
-    SILT_RETURN_NOT_OK(CoerceArrays(n, a, 0, 2, c).status());
+    Result<TypePtr> common = CoerceArrays(n, a, 0, 2, c);  // a named Result: status() must outlive the check
+    SILT_RETURN_NOT_OK(common.status());
     return MakeCall(std::string(n), DataType::Boolean(), std::move(a),
                     [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
                       fn::FixedWriter<uint8_t> w(out, rows);
