@@ -283,6 +283,8 @@ class ChunkDecoder {
  private:
   Status DecodeDataPage(const PageHeader& h, const uint8_t* data, size_t len, bool keep_def, LeafData* out);
   Status DecodeValues(Encoding enc, const uint8_t* data, size_t len, size_t n, Vector* out);
+  // Reads a dictionary-encoded page's n indices into indices_, each checked against the dictionary.
+  Status DecodeDictIndices(const uint8_t* data, size_t len, size_t n);
   Status SinkValues(Encoding enc, const uint8_t* data, size_t len, size_t n);
   Status DecodeDictionary(const PageHeader& h, const uint8_t* data, size_t len);
   Status Decompressed(const PageHeader& h, const uint8_t* data, size_t len, size_t skip, const uint8_t** out,
@@ -315,6 +317,21 @@ class ChunkDecoder {
   const std::function<Status(std::string_view)>* sink_ = nullptr;
 };
 
+Status ChunkDecoder::DecodeDictIndices(const uint8_t* data, size_t len, size_t n) {
+  if (!has_dict_) return Corrupt(where_, "dictionary-encoded page without a dictionary page");
+  if (len < 1) return Corrupt(where_, "truncated dictionary indices");
+  int bw = data[0];
+  if (bw > 32) return Corrupt(where_, "dictionary index bit width " + std::to_string(bw));
+  indices_.resize(n);
+  RleBitPackedDecoder dec(data + 1, len - 1, bw);
+  SILT_RETURN_NOT_OK(dec.Get(indices_.data(), n));
+  const uint32_t dsize = static_cast<uint32_t>(dict_.size());
+  uint32_t bad = 0;
+  for (size_t i = 0; i < n; ++i) bad |= indices_[i] >= dsize;
+  if (bad) return Corrupt(where_, "dictionary index out of range");
+  return Status::OK();
+}
+
 Status ChunkDecoder::SinkValues(Encoding enc, const uint8_t* data, size_t len, size_t n) {
   const std::function<Status(std::string_view)>& sink = *sink_;
   if (enc == Encoding::PLAIN) {
@@ -331,18 +348,8 @@ Status ChunkDecoder::SinkValues(Encoding enc, const uint8_t* data, size_t len, s
     return Status::OK();
   }
   if (enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY) {
-    if (!has_dict_) return Corrupt(where_, "dictionary-encoded page without a dictionary page");
-    if (len < 1) return Corrupt(where_, "truncated dictionary indices");
-    int bw = data[0];
-    if (bw > 32) return Corrupt(where_, "dictionary index bit width " + std::to_string(bw));
-    indices_.resize(n);
-    RleBitPackedDecoder dec(data + 1, len - 1, bw);
-    SILT_RETURN_NOT_OK(dec.Get(indices_.data(), n));
-    const size_t dsize = dict_.size();
-    for (size_t i = 0; i < n; ++i) {
-      if (indices_[i] >= dsize) return Corrupt(where_, "dictionary index out of range");
-      SILT_RETURN_NOT_OK(sink(dict_.GetString(indices_[i])));
-    }
+    SILT_RETURN_NOT_OK(DecodeDictIndices(data, len, n));
+    for (size_t i = 0; i < n; ++i) SILT_RETURN_NOT_OK(sink(dict_.GetString(indices_[i])));
     return Status::OK();
   }
   // Other encodings (DELTA_*): decoded as usual, then handed over.
@@ -410,17 +417,7 @@ Status ChunkDecoder::DecodeValues(Encoding enc, const uint8_t* data, size_t len,
     return Status::OK();
   }
   if (enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY) {
-    if (!has_dict_) return Corrupt(where_, "dictionary-encoded page without a dictionary page");
-    if (len < 1) return Corrupt(where_, "truncated dictionary indices");
-    int bw = data[0];
-    if (bw > 32) return Corrupt(where_, "dictionary index bit width " + std::to_string(bw));
-    indices_.resize(n);
-    RleBitPackedDecoder dec(data + 1, len - 1, bw);
-    SILT_RETURN_NOT_OK(dec.Get(indices_.data(), n));
-    uint32_t dsize = static_cast<uint32_t>(dict_.size());
-    uint32_t bad = 0;
-    for (size_t i = 0; i < n; ++i) bad |= indices_[i] >= dsize;
-    if (bad) return Corrupt(where_, "dictionary index out of range");
+    SILT_RETURN_NOT_OK(DecodeDictIndices(data, len, n));
     out->AppendSelected(dict_, indices_.data(), n);
     return Status::OK();
   }
