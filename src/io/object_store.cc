@@ -381,38 +381,6 @@ Result<std::vector<ObjectMeta>> LocalObjectStore::ListFrom(const std::string& ke
 
 namespace {
 
-Status WalkLocal(int dirfd, const std::string& root, const std::string& prefix,
-                 const ObjectVisitor& visit,
-                 const std::function<bool(std::string_view key)>* need_meta = nullptr) {
-  std::function<bool(const char*)> need;
-  std::string scratch;
-  if (need_meta != nullptr) {
-    need = [&](const char* name) {
-      scratch.assign(prefix).append(name);
-      return (*need_meta)(scratch);
-    };
-  }
-  SILT_ASSIGN_OR_RETURN(auto entries, ReadDir(dirfd, root + "/" + prefix, need));
-  SortForKeyOrder(&entries);
-  ObjectMeta m;  // reused: one key buffer per directory, not one allocation per entry
-  for (auto& e : entries) {
-    m.key.assign(prefix).append(e.name);
-    m.size = e.is_dir ? 0 : e.size;
-    m.modification_time_ms = e.mtime_ms;
-    m.is_dir = e.is_dir;
-    SILT_RETURN_NOT_OK(visit(m));
-    if (!e.is_dir) continue;
-    const std::string& key = m.key;
-    UniqueFd sub(::openat(dirfd, e.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (sub.get() < 0) {
-      if (errno == ENOENT || errno == ENOTDIR) continue;  // removed or replaced meanwhile
-      return ErrnoError("cannot open directory", root + "/" + key, errno);
-    }
-    SILT_RETURN_NOT_OK(WalkLocal(sub.get(), root, key + "/", visit, need_meta));
-  }
-  return Status::OK();
-}
-
 // One directory's entries as the listing reports them, in key order, and its subdirectories.
 Status ReadListing(int dirfd, const std::string& root, const std::string& prefix,
                    const std::function<bool(std::string_view key)>* need_meta,
@@ -432,6 +400,29 @@ Status ReadListing(int dirfd, const std::string& root, const std::string& prefix
   for (auto& e : entries) {
     batch->push_back(ObjectMeta{prefix + e.name, e.is_dir ? 0 : e.size, e.mtime_ms, e.is_dir});
     if (e.is_dir) subdirs->push_back(std::move(e.name));
+  }
+  return Status::OK();
+}
+
+// The sequential walk: a directory's entries in key order, each directory's contents right after
+// its own entry.
+Status WalkLocal(int dirfd, const std::string& root, const std::string& prefix,
+                 const ObjectVisitor& visit,
+                 const std::function<bool(std::string_view key)>* need_meta = nullptr) {
+  std::vector<ObjectMeta> batch;
+  std::vector<std::string> subdirs;
+  SILT_RETURN_NOT_OK(ReadListing(dirfd, root, prefix, need_meta, &batch, &subdirs));
+  size_t next_subdir = 0;  // subdirs are in the batch's order
+  for (const ObjectMeta& m : batch) {
+    SILT_RETURN_NOT_OK(visit(m));
+    if (!m.is_dir) continue;
+    const std::string& name = subdirs[next_subdir++];
+    UniqueFd sub(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (sub.get() < 0) {
+      if (errno == ENOENT || errno == ENOTDIR) continue;  // removed or replaced meanwhile
+      return ErrnoError("cannot open directory", root + "/" + m.key, errno);
+    }
+    SILT_RETURN_NOT_OK(WalkLocal(sub.get(), root, m.key + "/", visit, need_meta));
   }
   return Status::OK();
 }
