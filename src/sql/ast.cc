@@ -46,6 +46,8 @@ std::string QuoteIfNeeded(const std::string& part) {
   return out + "`";
 }
 
+}  // namespace
+
 // Spark's DataType.sql.
 std::string TypeSql(const TypePtr& t) {
   if (!t) return "?";
@@ -79,6 +81,8 @@ std::string TypeSql(const TypePtr& t) {
   }
   return "?";
 }
+
+namespace {
 
 std::string TimestampText(int64_t micros) {
   std::string s = FormatTimestampMicros(micros);  // "YYYY-MM-DD HH:MM:SS.ffffff"

@@ -16,8 +16,9 @@
 #include "exec/function_registry.h"
 #include "exec/functions/datetime_calendar.h"
 #include "exec/functions/function_util.h"
-// The schema argument of from_json is a type string; the SQL type grammar lives in sql/ (a
-// parse-only dependency upward; no planner state is involved).
+// The schema argument of from_json is a type string and schema_of_json prints one; the SQL type
+// grammar and its printer (TypeSql) live in sql/ (a parse-only dependency upward; no planner
+// state is involved).
 #include "sql/parser.h"
 
 namespace silt::exec {
@@ -338,46 +339,6 @@ TypePtr Canonical(const TypePtr& t, bool top) {
       return DataType::Struct(std::move(fields));
     }
     default: return t;
-  }
-}
-
-// DataType.sql: "BIGINT", "ARRAY<STRING>", "STRUCT<a: BIGINT, `b c`: STRING>".
-std::string SqlTypeName(const TypePtr& t) {
-  switch (t->id()) {
-    case TypeId::kBoolean: return "BOOLEAN";
-    case TypeId::kInt8: return "TINYINT";
-    case TypeId::kInt16: return "SMALLINT";
-    case TypeId::kInt32: return "INT";
-    case TypeId::kInt64: return "BIGINT";
-    case TypeId::kFloat: return "FLOAT";
-    case TypeId::kDouble: return "DOUBLE";
-    case TypeId::kDecimal: return "DECIMAL(" + std::to_string(t->precision()) + "," + std::to_string(t->scale()) + ")";
-    case TypeId::kList: return "ARRAY<" + SqlTypeName(t->element_type()) + ">";
-    case TypeId::kMap: return "MAP<" + SqlTypeName(t->key_type()) + ", " + SqlTypeName(t->value_type()) + ">";
-    case TypeId::kStruct: {
-      std::string s = "STRUCT<";
-      for (size_t i = 0; i < t->fields().size(); ++i) {
-        const std::string& n = t->fields()[i].name;
-        bool plain = !n.empty() && std::all_of(n.begin(), n.end(), [](char c) {
-          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-        }) && !std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-        if (i) s += ", ";
-        if (plain) {
-          s += n;
-        } else {
-          s += '`';
-          for (char c : n) s += c == '`' ? std::string("``") : std::string(1, c);
-          s += '`';
-        }
-        s += ": " + SqlTypeName(t->fields()[i].type);
-      }
-      return s + ">";
-    }
-    default: {
-      std::string s = t->ToString();
-      std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-      return s;
-    }
   }
 }
 
@@ -943,7 +904,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
       return Status::InvalidArgument("Malformed records are detected in schema inference. Parse Mode: FAILFAST.",
                                      "MALFORMED_RECORD_IN_PARSING");
     }
-    std::string schema = SqlTypeName(Canonical(InferType(doc), true));
+    std::string schema = sql::TypeSql(Canonical(InferType(doc), true));
     return MakeConstant(Value::String(std::move(schema)));
   });
   Reg(r, {"from_json"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
