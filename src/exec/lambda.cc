@@ -98,8 +98,6 @@ Vector Positions(const std::vector<int32_t>& pos) {
 Result<Vector> Apply(const BoundLambda& f, std::vector<Vector> params,
                      std::span<const Arg> captured, const std::vector<uint32_t>& rows,
                      const EvalContext& ctx) {
-  // Only as many parameters as the lambda declares (transform's index is optional).
-  params.resize(f.params, Vector(DataType::Null()));
   DataChunk chunk = LambdaChunk(std::move(params), captured, rows);
   Vector out(f.body->type);
   SILT_RETURN_NOT_OK(Evaluate(*f.body, chunk, ctx, &out));
@@ -119,7 +117,8 @@ Status ElementwiseKernel(Hof hof, const BoundLambda& f, std::span<const Arg> arg
   Elements e = Enumerate(a, rows);
   std::vector<Vector> params;
   params.push_back(Gather(src.child(0), e.index));
-  params.push_back(is_map ? Gather(src.child(1), e.index) : Positions(e.pos));
+  // The second parameter only when the lambda declares it (transform's index is optional).
+  if (f.params == 2) params.push_back(is_map ? Gather(src.child(1), e.index) : Positions(e.pos));
   SILT_ASSIGN_OR_RETURN(Vector res, Apply(f, std::move(params), captured, e.row, ctx));
   const uint32_t* off = src.offsets();
   size_t k = 0;  // first element of the current row in e / res
