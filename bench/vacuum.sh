@@ -83,6 +83,7 @@ for N in "${SCALES[@]}"; do
   # (a) the limit, on a copy: list everything, delete exactly the DRY RUN's files.
   A="$WORK/limit_$N"
   cp -a "$BASE" "$A"
+  sync
   sed "s|^$BASE/|$A/|" "$WORK/dry_$N.txt" >"$WORK/rm_$N.txt"
   t=$(now)
   find "$A" -type f >"$WORK/find_$N.txt"
@@ -100,6 +101,7 @@ for N in "${SCALES[@]}"; do
   B="$WORK/full_$N"
   cp -a "$BASE" "$B"
   rm -rf "$BASE"
+  sync  # the copy's metadata is flushed now, not by VACUUM's first commit fsync
   vac "$B" "FULL RETAIN 0 HOURS"
   data_files "$B" >"$WORK/left_full_$N.txt"
   if ! cmp -s "$WORK/left_limit_$N.txt" "$WORK/left_full_$N.txt"; then
@@ -112,6 +114,7 @@ for N in "${SCALES[@]}"; do
   "$GEN" remove "$B" --count "$LITE_FILES" >/dev/null
   C="$WORK/full2_$N"
   cp -a "$B" "$C"
+  sync
   before=$(data_files "$B" | wc -l)
   vac "$B" "LITE RETAIN 0 HOURS"
   lite_deleted=$((before - $(data_files "$B" | wc -l)))

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <span>
 #include <unordered_map>
 
@@ -175,7 +176,7 @@ class ValidSet {
     constexpr size_t kBlock = 1 << 20;
     if (key.size() > left_) {
       const size_t n = std::max(kBlock, key.size());
-      blocks_.push_back(std::make_unique<char[]>(n));
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(n));
       next_ = blocks_.back().get();
       left_ = n;
     }
@@ -445,9 +446,8 @@ Result<std::optional<std::string>> VacuumRun::DvKey(const DeletionVectorDescript
 
 Status VacuumRun::BuildValidSet(bool only_listed) {
   // only_listed (LITE, which lists before this): only keys that are candidates can matter, so
-  // the set stays at the size of the commits' removes instead of the table's.
-  // only_listed: the listed keys and their directories, probed for every live path of the table
-  // (the quick filter turns almost all of those probes away without hashing the path).
+  // the set stays at the size of the commits' removes instead of the table's. Every live path is
+  // probed against the listed keys (the quick filter turns almost all probes away without hashing).
   ValidSet listed;
   KeyQuickFilter listed_filter;
   if (only_listed) {
@@ -459,12 +459,25 @@ Status VacuumRun::BuildValidSet(bool only_listed) {
   auto wanted = [&](std::string_view key) {
     return !only_listed || (listed_filter.MayContain(key) && listed.contains(key));
   };
+  // only_listed: the walk runs on log_pool, so protect is called from several threads; the few
+  // keys kept go in under a lock, and there is no per-walk state (last_parent) to share.
+  std::mutex valid_mu;
+  auto keep = [&](std::string_view key) {
+    if (!wanted(key)) return;
+    std::lock_guard<std::mutex> lock(valid_mu);
+    valid_.insert(key);
+  };
   std::string last_parent;  // files come grouped by directory: its ancestors are in already
   bool have_parent = false;
   auto protect = [&](std::string_view key) {
-    if (wanted(key)) valid_.insert(key);
+    if (only_listed) {
+      keep(key);
+      ForEachAncestor(key, keep);
+      return;
+    }
+    valid_.insert(key);
     // In last_parent itself? Forward scans only (memcmp, memchr): a byte-wise rfind over the file
-    // name cost more than the rest of a LITE probe.
+    // name costs more than the rest of the probe.
     const size_t p = last_parent.size();
     if (have_parent && key.size() > p && key[p] == '/' && key.starts_with(last_parent) &&
         key.find('/', p + 1) == std::string_view::npos) {
@@ -474,9 +487,7 @@ Status VacuumRun::BuildValidSet(bool only_listed) {
     if (slash == std::string_view::npos) return;
     last_parent.assign(key.substr(0, slash));
     have_parent = true;
-    ForEachAncestor(key, [&](std::string_view dir) {
-      if (wanted(dir)) valid_.insert(dir);
-    });
+    ForEachAncestor(key, [&](std::string_view dir) { valid_.insert(dir); });
   };
   return snapshot_->ForEachFileAction([&](const delta::FileActionRef& fa) -> Status {
     if (!fa.is_add) {
@@ -497,7 +508,7 @@ Status VacuumRun::BuildValidSet(bool only_listed) {
       if (dv_key) protect(*dv_key);
     }
     return Status::OK();
-  });
+  }, only_listed ? options_.log_pool : nullptr);
 }
 
 bool VacuumRun::IsHiddenKey(std::string_view key) const {

@@ -124,6 +124,9 @@ struct VacuumOptions {
   // silt.vacuum.parallelListing.enabled), else walks the tree in the caller's thread. The result
   // does not depend on it: VACUUM's planning is independent of the listing order. Not owned.
   ThreadPool* list_pool = nullptr;
+  // LITE reads the checkpoint's file actions (the probe of its candidates) in parallel page
+  // ranges on this pool when set (the statement's pool), else in the caller's thread. Not owned.
+  ThreadPool* log_pool = nullptr;
   // Deletes handed to the pool at a time; progress is reported after each batch (>= 1).
   size_t delete_batch_size = 1000;
   // The latest snapshot of the table when the caller has just loaded it (the SQL statement's

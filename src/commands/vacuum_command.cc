@@ -40,6 +40,7 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
   if (ctx.config->GetBool("spark.databricks.delta.vacuum.parallelDelete.enabled", true)) opts.delete_pool = ctx.pool;
   // [silt decision] the FULL listing reads directories in parallel on the statement's pool.
   if (ctx.config->GetBool("silt.vacuum.parallelListing.enabled", true)) opts.list_pool = ctx.pool;
+  opts.log_pool = ctx.pool;
   opts.clock = ctx.clock;
   if (ctx.progress) {
     opts.progress = [&](const VacuumProgress& p) -> Status {

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <string_view>
 #include <unordered_set>
 
 #include "common/key_filter.h"
+#include "common/thread_pool.h"
 #include "delta/stats_json.h"
 #include "delta/table_features.h"
 #include "io/path.h"
@@ -448,8 +450,10 @@ Status Snapshot::VisitFileAction(Action& a, bool from_checkpoint, ReplayState* s
 
 // The file actions of a Parquet checkpoint (part or sidecar), decoding only add.path,
 // add.deletionVector, remove.path, remove.deletionTimestamp, remove.deletionVector and the sidecar
-// column: no stats, partition values or tags, and no AddFile per row.
-Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st, const FileActionVisitor& visit) const {
+// column: no stats, partition values or tags, and no AddFile per row. The work is a list of tasks
+// (a page range of add.path, or a row group's other columns), run in order without a pool.
+Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st, const FileActionVisitor& visit,
+                                        ThreadPool* pool) const {
   SILT_ASSIGN_OR_RETURN(auto file, store_->OpenRead(key));
   SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(file));
   const Schema& schema = pf->schema().schema();
@@ -474,38 +478,68 @@ Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st,
     for (const parquet::ColumnNode& c : add_node->children)
       if (c.name == "path" && c.kind == parquet::ColumnNode::kLeaf) add_path_leaf = c.leaf_index;
   }
-  std::vector<const parquet::ColumnNode*> nodes;
-  DataChunk chunk;
+  struct Task {
+    int rg = 0;
+    int64_t first_row = 0, end_row = -1;  // add.path rows (paths_only)
+    bool paths_only = false;
+    std::vector<const parquet::ColumnNode*> nodes;
+    int add_i = -1, rem_i = -1, sc_i = -1;  // positions in nodes
+  };
+  std::vector<Task> tasks;
+  // Page ranges per row group: a few per thread, so that uneven row groups still spread.
+  const size_t parts = pool ? 2 * (pool->num_threads() + 1) : 1;
   for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
-    nodes.clear();
-    int add_i = -1, rem_i = -1, sc_i = -1;
+    Task t;
+    t.rg = rg;
     auto want = [&](const std::optional<parquet::ColumnNode>& full, const std::optional<parquet::ColumnNode>& no_dv,
                     int* index) {
       if (!full || NoActionsIn(*pf, rg, *full)) return;
-      *index = static_cast<int>(nodes.size());
-      nodes.push_back(no_dv && NoDvsIn(*pf, rg, *full) ? &*no_dv : &*full);
+      *index = static_cast<int>(t.nodes.size());
+      t.nodes.push_back(no_dv && NoDvsIn(*pf, rg, *full) ? &*no_dv : &*full);
     };
     if (add_node && add_path_leaf >= 0 && !NoActionsIn(*pf, rg, *add_node) && NoDvsIn(*pf, rg, *add_node)) {
       // Adds without DVs need only their paths (a row is an add iff add.path is set): straight
       // from the pages, without a string vector of 100k paths.
-      Status s = pf->ForEachString(rg, add_path_leaf, [&](std::string_view path) -> Status {
+      const int64_t rows = pf->metadata().row_groups[static_cast<size_t>(rg)].num_rows;
+      std::vector<int64_t> starts = parts > 1 ? pf->PageRowStarts(rg, add_path_leaf) : std::vector<int64_t>{0};
+      starts.push_back(rows);
+      const int64_t target = rows / static_cast<int64_t>(parts) + 1;
+      int64_t begin = 0;
+      for (size_t i = 1; i < starts.size(); ++i) {
+        if (starts[i] - begin < target && i + 1 < starts.size()) continue;
+        Task r;
+        r.rg = rg;
+        r.first_row = begin;
+        r.end_row = starts[i];
+        r.paths_only = true;
+        tasks.push_back(std::move(r));
+        begin = starts[i];
+      }
+    } else {
+      want(add_node, add_no_dv, &t.add_i);
+    }
+    want(rem_node, rem_no_dv, &t.rem_i);
+    if (sc_node && !NoActionsIn(*pf, rg, *sc_node)) {
+      t.sc_i = static_cast<int>(t.nodes.size());
+      t.nodes.push_back(sc_node);
+    }
+    if (!t.nodes.empty()) tasks.push_back(std::move(t));
+  }
+  std::mutex sidecars_mu;
+  return ParallelFor(pool, tasks.size(), [&](size_t ti) -> Status {
+    const Task& t = tasks[ti];
+    if (t.paths_only) {
+      Status s = pf->ForEachString(t.rg, add_path_leaf, [&](std::string_view path) -> Status {
         if (st->SeenInCommits(path, std::nullopt)) return Status::OK();
         return visit(FileActionRef{true, path, nullptr, std::nullopt});
-      });
-      if (!s.ok()) return s.IsCorruption() ? s.WithContext("checkpoint " + key) : s;
-    } else {
-      want(add_node, add_no_dv, &add_i);
+      }, t.first_row, t.end_row);
+      return s.ok() || !s.IsCorruption() ? s : s.WithContext("checkpoint " + key);
     }
-    want(rem_node, rem_no_dv, &rem_i);
-    if (sc_node && !NoActionsIn(*pf, rg, *sc_node)) {
-      sc_i = static_cast<int>(nodes.size());
-      nodes.push_back(sc_node);
-    }
-    if (nodes.empty()) continue;
-    Status s = pf->ReadRowGroupNodes(rg, nodes, &chunk);
+    DataChunk chunk;
+    Status s = pf->ReadRowGroupNodes(t.rg, t.nodes, &chunk);
     if (!s.ok()) return s.WithContext("checkpoint " + key);
     auto column = [&](int i) -> const Vector* { return i < 0 ? nullptr : &chunk.columns[static_cast<size_t>(i)]; };
-    const Vector *add_v = column(add_i), *rem_v = column(rem_i), *sc_v = column(sc_i);
+    const Vector *add_v = column(t.add_i), *rem_v = column(t.rem_i), *sc_v = column(t.sc_i);
     const Vector *add_path = Child(add_v, "path"), *add_dv = Child(add_v, "deletionVector");
     const Vector *rem_path = Child(rem_v, "path"), *rem_ts = Child(rem_v, "deletionTimestamp"),
                  *rem_dv = Child(rem_v, "deletionVector");
@@ -522,14 +556,15 @@ Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st,
         if (!st->SeenInCommits(path, dv))
           SILT_RETURN_NOT_OK(visit(FileActionRef{false, path, dv ? &*dv : nullptr, Int(rem_ts, i)}));
       } else if (sc_v && sc_v->IsValid(i)) {
+        std::lock_guard<std::mutex> lock(sidecars_mu);
         st->sidecars.push_back(Str(sc_path, i).value_or(""));
       }
     }
-  }
-  return Status::OK();
+    return Status::OK();
+  });
 }
 
-Status Snapshot::ForEachFileAction(const FileActionVisitor& visit) const {
+Status Snapshot::ForEachFileAction(const FileActionVisitor& visit, ThreadPool* pool) const {
   if (files_loaded_) {
     for (const AddFile& f : files_)
       SILT_RETURN_NOT_OK(visit(FileActionRef{true, f.path, f.deletion_vector ? &*f.deletion_vector : nullptr, std::nullopt}));
@@ -553,13 +588,13 @@ Status Snapshot::ForEachFileAction(const FileActionVisitor& visit) const {
       SILT_RETURN_NOT_OK(ParseCommit(bytes, &actions, part.meta.key));
       for (auto& a : actions) SILT_RETURN_NOT_OK(VisitFileAction(a, true, &st, visit));
     } else {
-      SILT_RETURN_NOT_OK(VisitParquetCheckpoint(part.meta.key, &st, visit));
+      SILT_RETURN_NOT_OK(VisitParquetCheckpoint(part.meta.key, &st, visit, pool));
     }
   }
   std::vector<std::string> sidecars = std::move(st.sidecars);
   for (const auto& p : sidecars) {
     SILT_ASSIGN_OR_RETURN(std::string key, SidecarKey(p));
-    SILT_RETURN_NOT_OK(VisitParquetCheckpoint(key, &st, visit));
+    SILT_RETURN_NOT_OK(VisitParquetCheckpoint(key, &st, visit, pool));
   }
   return Status::OK();
 }

@@ -66,8 +66,10 @@ class Snapshot {
   // it replays the log's file actions again, streaming: of a Parquet checkpoint it decodes only
   // those columns, and it holds only the keys of the commits after the checkpoint, never the file
   // list (VACUUM of a 1M-file table needs a few paths, not 1M AddFiles). A non-OK return of
-  // `visit` stops the walk and is returned.
-  Status ForEachFileAction(const FileActionVisitor& visit) const;
+  // `visit` stops the walk and is returned. With a pool, a Parquet checkpoint's row groups (and
+  // page ranges of add.path) are decoded in parallel: `visit` is then called from several threads
+  // at once and must be thread-safe.
+  Status ForEachFileAction(const FileActionVisitor& visit, ThreadPool* pool = nullptr) const;
   const std::map<std::string, SetTransaction>& transactions() const { return txns_; }
   const std::map<std::string, DomainMetadata>& domains() const { return domains_; }
   // Commit timestamp of this version: inCommitTimestamp when present, else the commit file's
@@ -83,7 +85,8 @@ class Snapshot {
   Status ReadCheckpoint(const SnapshotOptions& options, ReplayState* st);
   Status ReadParquetCheckpoint(const std::string& key, bool load_files, ReplayState* st);
   static Status VisitFileAction(Action& a, bool from_checkpoint, ReplayState* st, const FileActionVisitor& visit);
-  Status VisitParquetCheckpoint(const std::string& key, ReplayState* st, const FileActionVisitor& visit) const;
+  Status VisitParquetCheckpoint(const std::string& key, ReplayState* st, const FileActionVisitor& visit,
+                                ThreadPool* pool) const;
 
   std::shared_ptr<ObjectStore> store_;
   LogSegment segment_;

@@ -310,7 +310,10 @@ class ChunkDecoder {
   std::optional<PageHeader> pending_dict_;
   const uint8_t* pending_dict_data_ = nullptr;
   size_t pending_dict_len_ = 0;
-  std::vector<uint8_t> scratch_;
+  // Decompressed page bytes, reused across pages; grown without zeroing (every byte handed out is
+  // written by the memcpy and the codec first).
+  std::unique_ptr<uint8_t[]> scratch_;
+  size_t scratch_size_ = 0;
   std::vector<uint32_t> indices_;
   std::vector<int16_t> page_def_;
   Staging staging_;
@@ -375,11 +378,14 @@ Status ChunkDecoder::Decompressed(const PageHeader& h, const uint8_t* data, size
     *out_len = std::min(len, total);
     return Status::OK();
   }
-  scratch_.resize(total);
-  std::memcpy(scratch_.data(), data, skip);
-  Status s = Decompress(codec_, data + skip, len - skip, scratch_.data() + skip, total - skip);
+  if (total > scratch_size_) {
+    scratch_ = std::make_unique_for_overwrite<uint8_t[]>(total);
+    scratch_size_ = total;
+  }
+  std::memcpy(scratch_.get(), data, skip);
+  Status s = Decompress(codec_, data + skip, len - skip, scratch_.get() + skip, total - skip);
   if (!s.ok()) return s.WithContext(where_);
-  *out = scratch_.data();
+  *out = scratch_.get();
   *out_len = total;
   return Status::OK();
 }
@@ -1189,7 +1195,19 @@ Status ParquetFile::ReadNodes(int rg, const std::vector<const ColumnNode*>& node
   return Status::OK();
 }
 
-Status ParquetFile::ForEachString(int rg, int leaf_index, const std::function<Status(std::string_view)>& fn) const {
+std::vector<int64_t> ParquetFile::PageRowStarts(int rg, int leaf) const {
+  std::vector<int64_t> starts;
+  if (rg >= 0 && rg < num_row_groups() && leaf >= 0 && leaf < schema_.num_leaves()) {
+    if (auto oi = ReadOffsetIndex(rg, leaf); oi.ok()) {
+      for (const PageLocation& loc : oi->page_locations) starts.push_back(loc.first_row_index);
+    }
+  }
+  if (starts.empty() || starts.front() != 0) starts = {0};
+  return starts;
+}
+
+Status ParquetFile::ForEachString(int rg, int leaf_index, const std::function<Status(std::string_view)>& fn,
+                                  int64_t first_row, int64_t end_row) const {
   if (rg < 0 || rg >= num_row_groups()) return Status::InvalidArgument("row group " + std::to_string(rg) + " out of range");
   if (leaf_index < 0 || leaf_index >= schema_.num_leaves())
     return Status::InvalidArgument("leaf " + std::to_string(leaf_index) + " out of range");
@@ -1199,10 +1217,27 @@ Status ParquetFile::ForEachString(int rg, int leaf_index, const std::function<St
     return Status::InvalidArgument(name() + ": ForEachString needs a non-repeated string leaf, leaf " +
                                    std::to_string(leaf_index) + " is not one");
   const RowGroup& group = metadata_.row_groups[rg];
+  if (end_row < 0 || end_row > group.num_rows) end_row = group.num_rows;
+  std::optional<OffsetIndex> oi;
+  if (first_row != 0 || end_row != group.num_rows) {
+    auto r = ReadOffsetIndex(rg, leaf_index);
+    auto boundary = [&](int64_t row) {
+      if (row == 0 || row == group.num_rows) return true;
+      if (!r.ok()) return false;
+      for (const PageLocation& loc : r->page_locations)
+        if (loc.first_row_index == row) return true;
+      return false;
+    };
+    if (first_row < 0 || first_row > end_row || !boundary(first_row) || !boundary(end_row))
+      return Status::InvalidArgument(name() + ": ForEachString rows [" + std::to_string(first_row) + ", " +
+                                     std::to_string(end_row) + ") do not start and end at page boundaries");
+    if (first_row == end_row) return Status::OK();
+    if (r.ok()) oi = std::move(*r);
+  }
   ChunkDecoder dec(*this, options_, leaf, name() + ": leaf " + std::to_string(leaf_index) + ", row group " + std::to_string(rg));
   dec.set_sink(&fn);
   LeafData ld(leaf.type);
-  return dec.Decode(group.columns[leaf_index], file_, 0, group.num_rows, nullptr, false, &ld);
+  return dec.Decode(group.columns[leaf_index], file_, first_row, end_row, oi ? &*oi : nullptr, false, &ld);
 }
 
 std::optional<ColumnNode> PruneStruct(const ColumnNode& col, const std::vector<std::string>& fields) {

@@ -86,7 +86,14 @@ class ParquetFile {
   // add.path) in row group rg, in row order, straight from the pages: no Vector is built, so a
   // probe of 100k paths neither copies nor allocates them. The views are valid during the call.
   // A non-OK return of fn stops the walk and is returned. Other leaves: InvalidArgument.
-  Status ForEachString(int rg, int leaf, const std::function<Status(std::string_view)>& fn) const;
+  // [first_row, end_row) (end_row < 0: to the end) limits the walk to those rows, reading only
+  // their pages; both ends must be page boundaries (PageRowStarts, or the row group's end), so
+  // that disjoint ranges can be walked in parallel and each value is seen once.
+  Status ForEachString(int rg, int leaf, const std::function<Status(std::string_view)>& fn, int64_t first_row = 0,
+                       int64_t end_row = -1) const;
+  // The first row of each data page of leaf `leaf` in row group rg, from its offset index ({0}
+  // without one: the chunk is one range).
+  std::vector<int64_t> PageRowStarts(int rg, int leaf) const;
 
   // Statistics of leaf `leaf` in row group rg.
   ColumnStatistics GetStatistics(int rg, int leaf) const;

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <mutex>
+
+#include "common/thread_pool.h"
 
 #include "delta/checkpoint_writer.h"
 #include "delta/dv_descriptor.h"
@@ -89,15 +92,17 @@ TEST(SnapshotReplayTest, CheckpointAloneKeepsEveryRow) {
 }
 
 // "+<path>#<dv id>" for adds, "-<path>#<dv id>@<deletionTimestamp>" for tombstones, sorted.
-std::vector<std::string> Streamed(const Snapshot& s) {
+std::vector<std::string> Streamed(const Snapshot& s, ThreadPool* pool = nullptr) {
   std::vector<std::string> out;
+  std::mutex mu;
   Status st = s.ForEachFileAction([&](const FileActionRef& fa) {
     std::string k = (fa.is_add ? "+" : "-") + std::string(fa.path) + "#" +
                     (fa.deletion_vector ? fa.deletion_vector->UniqueId() : "");
     if (!fa.is_add) k += "@" + std::to_string(fa.deletion_timestamp.value_or(-1));
+    std::lock_guard<std::mutex> lock(mu);
     out.push_back(std::move(k));
     return Status::OK();
-  });
+  }, pool);
   EXPECT_TRUE(st.ok()) << st.ToString();
   std::sort(out.begin(), out.end());
   return out;
@@ -166,6 +171,39 @@ TEST(SnapshotReplayTest, ForEachFileActionStreamsWhatTheFileListHolds) {
     EXPECT_TRUE(std::count(s.begin(), s.end(), "+part=b/gone.parquet#"));
     EXPECT_TRUE(std::count(s.begin(), s.end(), "-part=b/udv.parquet#" + u.UniqueId() + "@" + std::to_string(ts + 7)));
   }
+}
+
+// On a pool, a checkpoint's add.path pages are walked in parallel ranges (here: pages of 3 rows,
+// row groups of 40, tombstones in their own tasks): the same actions, each once.
+TEST(SnapshotReplayTest, ForEachFileActionOnAPoolStreamsTheSameActions) {
+  TestTable t;
+  int64_t ts = kT0;
+  std::vector<Action> v0 = {TestCommitInfo(ts), TestProtocol(), TestMetadata()};
+  for (int i = 0; i < 100; ++i) v0.push_back(TestAdd("f" + std::to_string(i) + ".parquet", i % 2 ? "a" : "b", ts));
+  ASSERT_TRUE(t.Commit(0, std::move(v0)).ok());
+  std::vector<Action> v1 = {TestCommitInfo(ts, "DELETE")};
+  for (int i = 0; i < 100; i += 7) v1.push_back(RemoveOf(TestAdd("f" + std::to_string(i) + ".parquet", i % 2 ? "a" : "b", ts), ts + i));
+  ASSERT_TRUE(t.Commit(1, std::move(v1)).ok());
+  auto at1 = t.Load();
+  ASSERT_TRUE(at1.ok()) << at1.status().ToString();
+  CheckpointOptions co;
+  co.parquet.page_rows = 3;
+  co.parquet.row_group_max_rows = 40;
+  co.clock = t.clock.get();  // the tombstones are unexpired: they go in the checkpoint too
+  ASSERT_TRUE(WriteCheckpoint(*t.store, **at1, co).ok());
+  // After the checkpoint: one more file removed, one removed file back.
+  ASSERT_TRUE(t.Commit(2, {TestCommitInfo(ts, "WRITE"), RemoveOf(TestAdd("f1.parquet", "a", ts), ts + 1),
+                           TestAdd("f7.parquet", "a", ts)})
+                  .ok());
+  auto full = Snapshot::Load(t.store);
+  auto lean = Snapshot::Load(t.store, std::nullopt, SnapshotOptions{.load_files = false});
+  ASSERT_TRUE(full.ok() && lean.ok());
+  ASSERT_EQ((*lean)->segment().checkpoint_version, 1);
+  std::vector<std::string> want = Listed(**full);
+  ASSERT_EQ(want.size(), 100u);  // 85 files, 15 tombstones
+  ThreadPool pool(2);
+  EXPECT_EQ(Streamed(**lean), want);
+  EXPECT_EQ(Streamed(**lean, &pool), want);
 }
 
 TEST(SnapshotReplayTest, ForEachFileActionStopsAtTheVisitorsError) {

@@ -486,7 +486,7 @@ TEST(ReaderTest, ForEachStringMatchesTheDecodedColumn) {
       ASSERT_EQ(pf->num_row_groups(), 2);
       const std::string label = "v" + std::to_string(version) + " codec " + std::to_string(static_cast<int>(codec));
       for (int leaf : {0, 1}) {
-        std::vector<std::string> want, got;
+        std::vector<std::string> want, got, ranged;
         for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
           DataChunk d;
           ASSERT_TRUE(pf->ReadRowGroup(rg, {}, &d).ok());
@@ -499,9 +499,22 @@ TEST(ReaderTest, ForEachStringMatchesTheDecodedColumn) {
             got.emplace_back(s);
             return Status::OK();
           }).ok());
+          // Page by page, as a parallel walk splits a row group: each value once, in order.
+          std::vector<int64_t> starts = pf->PageRowStarts(rg, leaf);
+          EXPECT_GT(starts.size(), 3u) << label;
+          for (size_t p = 0; p < starts.size(); ++p) {
+            const int64_t end = p + 1 < starts.size() ? starts[p + 1] : -1;
+            ASSERT_TRUE(pf->ForEachString(rg, leaf, [&](std::string_view s) {
+              ranged.emplace_back(s);
+              return Status::OK();
+            }, starts[p], end).ok()) << label << " page " << p;
+          }
+          EXPECT_EQ(pf->ForEachString(rg, leaf, [](std::string_view) { return Status::OK(); }, starts[1] + 1, -1).code(),
+                    StatusCode::kInvalidArgument);  // not a page boundary
         }
         EXPECT_GT(want.size(), 2000u) << label;
         EXPECT_EQ(got, want) << label << " leaf " << leaf;
+        EXPECT_EQ(ranged, want) << label << " leaf " << leaf;
       }
       int calls = 0;
       Status stop = pf->ForEachString(0, 0, [&](std::string_view) {
