@@ -827,7 +827,8 @@ void VacuumRun::RecordWatermark() {
   }
   if (w) body = std::string("{\"") + kLastVacuumInfoField + "\":" + std::to_string(*w) + "}";
   if (body.empty()) return;
-  Status st = store_->Put(kLastVacuumInfoKey, body);
+  // A hint (a lost or stale watermark only makes LITE rescan): not worth an fsync per run.
+  Status st = store_->PutHint(kLastVacuumInfoKey, body);
   if (!st.ok()) {
     SILT_LOG(kWarn) << "could not write " << kLastVacuumInfoKey << ": " << st.ToString();
     return;

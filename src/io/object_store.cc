@@ -685,7 +685,7 @@ Result<std::string> LocalObjectStore::Get(const std::string& key) {
 }
 
 Status LocalObjectStore::WriteObject(const std::string& key, std::string_view data,
-                                     PublishMode mode) {
+                                     PublishMode mode, bool durable) {
   SILT_RETURN_NOT_OK(ValidateObjectKey(key));
   auto [dir, base] = SplitKey(key);
   std::string path = root_path_ + "/" + key;
@@ -707,7 +707,7 @@ Status LocalObjectStore::WriteObject(const std::string& key, std::string_view da
       return ErrnoError("cannot create temp file for", path, errno);
     }
     Status st = WriteAllFd(fd.get(), data, path);
-    if (st.ok() && ::fsync(fd.get()) != 0) st = ErrnoError("cannot sync", path, errno);
+    if (st.ok() && durable && ::fsync(fd.get()) != 0) st = ErrnoError("cannot sync", path, errno);
     if (st.ok() && ::close(fd.Release()) != 0) st = ErrnoError("cannot close", path, errno);
     if (!st.ok()) {
       ::unlinkat(dirfd.get(), tmp.c_str(), 0);
@@ -724,13 +724,17 @@ Status LocalObjectStore::WriteObject(const std::string& key, std::string_view da
       SILT_RETURN_NOT_OK(PublishNoReplace(dirfd.get(), tmp, base, path, &exists));
       if (exists) return AlreadyExistsError(root_uri_, key);
     }
-    if (::fsync(dirfd.get()) != 0) return ErrnoError("cannot sync directory of", path, errno);
+    if (durable && ::fsync(dirfd.get()) != 0) return ErrnoError("cannot sync directory of", path, errno);
     return Status::OK();
   }
 }
 
 Status LocalObjectStore::Put(const std::string& key, std::string_view data) {
   return WriteObject(key, data, PublishMode::kOverwrite);
+}
+
+Status LocalObjectStore::PutHint(const std::string& key, std::string_view data) {
+  return WriteObject(key, data, PublishMode::kOverwrite, /*durable=*/false);
 }
 
 Status LocalObjectStore::PutIfAbsent(const std::string& key, std::string_view data) {

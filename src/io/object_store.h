@@ -118,6 +118,11 @@ class ObjectStore {
   // or a prefix. Durable when it returns OK.
   virtual Status Put(const std::string& key, std::string_view data) = 0;
 
+  // Put of a hint whose loss in a crash is harmless (_delta_log/_last_vacuum_info): as atomic
+  // for readers, but a store may skip making it durable (local: no fsync, as Hadoop's local file
+  // system writes it for Spark). After a crash the key may hold the old bytes, or be empty.
+  virtual Status PutHint(const std::string& key, std::string_view data) { return Put(key, data); }
+
   // Creates the object only if no object has that key: AlreadyExists (kErrorFileAlreadyExists)
   // otherwise. Atomic and exclusive: of concurrent callers (threads or processes) exactly one
   // succeeds; no reader ever sees a partial object. This is the Delta commit primitive.
@@ -179,6 +184,7 @@ class LocalObjectStore final : public ObjectStore {
   Result<std::string> Get(const std::string& key) override;
   Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override;
   Status Put(const std::string& key, std::string_view data) override;
+  Status PutHint(const std::string& key, std::string_view data) override;
   Status PutIfAbsent(const std::string& key, std::string_view data) override;
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override;
   Status Delete(const std::string& key) override;
@@ -190,7 +196,8 @@ class LocalObjectStore final : public ObjectStore {
   // A fresh hidden temp name beside `base` (O_EXCL makes collisions retry, not clobber).
   std::string TempName(std::string_view base);
   enum class PublishMode { kOverwrite, kIfAbsent };
-  Status WriteObject(const std::string& key, std::string_view data, PublishMode mode);
+  // durable: fsync the object and its directory before returning.
+  Status WriteObject(const std::string& key, std::string_view data, PublishMode mode, bool durable = true);
 
   std::string root_path_;  // no trailing '/' (except "/")
   std::string root_uri_;

@@ -160,6 +160,19 @@ TEST_P(ObjectStoreConformance, PutOverwritesAndOpenHandlesKeepTheirBytes) {
   EXPECT_EQ(buf, "first");
 }
 
+// A hint (no fsync on local disk) still replaces the object atomically, and stages no visible
+// temp file.
+TEST_P(ObjectStoreConformance, PutHintCreatesAndReplaces) {
+  ASSERT_TRUE(store_->PutHint("_delta_log/_last_vacuum_info", "{\"a\":1}").ok());
+  EXPECT_EQ(*store_->Get("_delta_log/_last_vacuum_info"), "{\"a\":1}");
+  ASSERT_TRUE(store_->PutHint("_delta_log/_last_vacuum_info", "{}").ok());
+  EXPECT_EQ(*store_->Get("_delta_log/_last_vacuum_info"), "{}");
+  auto listed = store_->ListFrom("_delta_log/");
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].key, "_delta_log/_last_vacuum_info");
+}
+
 TEST_P(ObjectStoreConformance, EmptyObjects) {
   PutOk("empty", "");
   EXPECT_EQ(*store_->Get("empty"), "");
