@@ -459,56 +459,53 @@ Status VacuumRun::BuildValidSet(bool only_listed) {
   auto wanted = [&](std::string_view key) {
     return !only_listed || (listed_filter.MayContain(key) && listed.contains(key));
   };
-  // only_listed: the walk runs on log_pool, so protect is called from several threads; the few
-  // keys kept go in under a lock, and there is no per-walk state (last_parent) to share.
+  // LITE walks the checkpoint on log_pool: visitors run concurrently and insert under the lock.
+  ThreadPool* pool = only_listed ? options_.log_pool : nullptr;
   std::mutex valid_mu;
   auto keep = [&](std::string_view key) {
     if (!wanted(key)) return;
+    if (pool == nullptr) return valid_.insert(key);
     std::lock_guard<std::mutex> lock(valid_mu);
     valid_.insert(key);
   };
-  std::string last_parent;  // files come grouped by directory: its ancestors are in already
-  bool have_parent = false;
-  auto protect = [&](std::string_view key) {
-    if (only_listed) {
+  return snapshot_->ForEachFileActionOn(pool, [&]() -> delta::FileActionVisitor {
+    // Files come grouped by directory: a task's last directory has its ancestors in already.
+    auto protect = [&, last_parent = std::string(), have_parent = false](std::string_view key) mutable {
       keep(key);
+      // In last_parent itself? Forward scans only (memcmp, memchr): a byte-wise rfind over the
+      // file name costs more than the rest of the probe.
+      const size_t p = last_parent.size();
+      if (have_parent && key.size() > p && key[p] == '/' && key.starts_with(last_parent) &&
+          key.find('/', p + 1) == std::string_view::npos) {
+        return;
+      }
+      size_t slash = key.rfind('/');
+      if (slash == std::string_view::npos) return;
+      last_parent.assign(key.substr(0, slash));
+      have_parent = true;
       ForEachAncestor(key, keep);
-      return;
-    }
-    valid_.insert(key);
-    // In last_parent itself? Forward scans only (memcmp, memchr): a byte-wise rfind over the file
-    // name costs more than the rest of the probe.
-    const size_t p = last_parent.size();
-    if (have_parent && key.size() > p && key[p] == '/' && key.starts_with(last_parent) &&
-        key.find('/', p + 1) == std::string_view::npos) {
-      return;
-    }
-    size_t slash = key.rfind('/');
-    if (slash == std::string_view::npos) return;
-    last_parent.assign(key.substr(0, slash));
-    have_parent = true;
-    ForEachAncestor(key, [&](std::string_view dir) { valid_.insert(dir); });
-  };
-  return snapshot_->ForEachFileAction([&](const delta::FileActionRef& fa) -> Status {
-    if (!fa.is_add) {
-      int64_t ts = fa.deletion_timestamp.value_or(0);
-      // Expired for this run (ts < cutoff), or already dropped from the state by the table's own
-      // tombstone retention (Spark's minFileRetentionTimestamp, §2.6).
-      if (ts < cutoff_ || ts <= tombstone_floor_) return Status::OK();
-    }
-    if (IsPlainKey(fa.path)) {
-      protect(fa.path);
-    } else {
-      SILT_ASSIGN_OR_RETURN(auto key, Relativize(fa.path, false));
-      if (key) protect(*key);
-    }
-    if (fa.deletion_vector) {
-      SILT_ASSIGN_OR_RETURN(auto dv_key, DvKey(*fa.deletion_vector));
-      // [silt decision] the DV's directories are protected too (Spark adds only the file).
-      if (dv_key) protect(*dv_key);
-    }
-    return Status::OK();
-  }, only_listed ? options_.log_pool : nullptr);
+    };
+    return [&, protect](const delta::FileActionRef& fa) mutable -> Status {
+      if (!fa.is_add) {
+        int64_t ts = fa.deletion_timestamp.value_or(0);
+        // Expired for this run (ts < cutoff), or already dropped from the state by the table's
+        // own tombstone retention (Spark's minFileRetentionTimestamp, §2.6).
+        if (ts < cutoff_ || ts <= tombstone_floor_) return Status::OK();
+      }
+      if (IsPlainKey(fa.path)) {
+        protect(fa.path);
+      } else {
+        SILT_ASSIGN_OR_RETURN(auto key, Relativize(fa.path, false));
+        if (key) protect(*key);
+      }
+      if (fa.deletion_vector) {
+        SILT_ASSIGN_OR_RETURN(auto dv_key, DvKey(*fa.deletion_vector));
+        // [silt decision] the DV's directories are protected too (Spark adds only the file).
+        if (dv_key) protect(*dv_key);
+      }
+      return Status::OK();
+    };
+  });
 }
 
 bool VacuumRun::IsHiddenKey(std::string_view key) const {

@@ -452,8 +452,8 @@ Status Snapshot::VisitFileAction(Action& a, bool from_checkpoint, ReplayState* s
 // add.deletionVector, remove.path, remove.deletionTimestamp, remove.deletionVector and the sidecar
 // column: no stats, partition values or tags, and no AddFile per row. The work is a list of tasks
 // (a page range of add.path, or a row group's other columns), run in order without a pool.
-Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st, const FileActionVisitor& visit,
-                                        ThreadPool* pool) const {
+Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st,
+                                        const FileActionVisitorFactory& make_visitor, ThreadPool* pool) const {
   SILT_ASSIGN_OR_RETURN(auto file, store_->OpenRead(key));
   SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(file));
   const Schema& schema = pf->schema().schema();
@@ -528,6 +528,7 @@ Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st,
   std::mutex sidecars_mu;
   return ParallelFor(pool, tasks.size(), [&](size_t ti) -> Status {
     const Task& t = tasks[ti];
+    const FileActionVisitor visit = make_visitor();
     if (t.paths_only) {
       Status s = pf->ForEachString(t.rg, add_path_leaf, [&](std::string_view path) -> Status {
         if (st->SeenInCommits(path, std::nullopt)) return Status::OK();
@@ -564,7 +565,12 @@ Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st,
   });
 }
 
-Status Snapshot::ForEachFileAction(const FileActionVisitor& visit, ThreadPool* pool) const {
+Status Snapshot::ForEachFileAction(const FileActionVisitor& visit) const {
+  return ForEachFileActionOn(nullptr, [&visit]() -> FileActionVisitor { return std::cref(visit); });
+}
+
+Status Snapshot::ForEachFileActionOn(ThreadPool* pool, const FileActionVisitorFactory& make_visitor) const {
+  const FileActionVisitor visit = make_visitor();  // the commits' (and a loaded file list's)
   if (files_loaded_) {
     for (const AddFile& f : files_)
       SILT_RETURN_NOT_OK(visit(FileActionRef{true, f.path, f.deletion_vector ? &*f.deletion_vector : nullptr, std::nullopt}));
@@ -588,13 +594,13 @@ Status Snapshot::ForEachFileAction(const FileActionVisitor& visit, ThreadPool* p
       SILT_RETURN_NOT_OK(ParseCommit(bytes, &actions, part.meta.key));
       for (auto& a : actions) SILT_RETURN_NOT_OK(VisitFileAction(a, true, &st, visit));
     } else {
-      SILT_RETURN_NOT_OK(VisitParquetCheckpoint(part.meta.key, &st, visit, pool));
+      SILT_RETURN_NOT_OK(VisitParquetCheckpoint(part.meta.key, &st, make_visitor, pool));
     }
   }
   std::vector<std::string> sidecars = std::move(st.sidecars);
   for (const auto& p : sidecars) {
     SILT_ASSIGN_OR_RETURN(std::string key, SidecarKey(p));
-    SILT_RETURN_NOT_OK(VisitParquetCheckpoint(key, &st, visit, pool));
+    SILT_RETURN_NOT_OK(VisitParquetCheckpoint(key, &st, make_visitor, pool));
   }
   return Status::OK();
 }

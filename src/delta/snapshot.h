@@ -36,6 +36,9 @@ struct FileActionRef {
   std::optional<int64_t> deletion_timestamp;  // removes only
 };
 using FileActionVisitor = std::function<Status(const FileActionRef&)>;
+// Makes a visitor for one task of a parallel walk (ForEachFileActionOn): each gets its own, so
+// per-walk state (e.g. the last directory seen) needs no sharing.
+using FileActionVisitorFactory = std::function<FileActionVisitor()>;
 
 class Snapshot {
  public:
@@ -66,10 +69,13 @@ class Snapshot {
   // it replays the log's file actions again, streaming: of a Parquet checkpoint it decodes only
   // those columns, and it holds only the keys of the commits after the checkpoint, never the file
   // list (VACUUM of a 1M-file table needs a few paths, not 1M AddFiles). A non-OK return of
-  // `visit` stops the walk and is returned. With a pool, a Parquet checkpoint's row groups (and
-  // page ranges of add.path) are decoded in parallel: `visit` is then called from several threads
-  // at once and must be thread-safe.
-  Status ForEachFileAction(const FileActionVisitor& visit, ThreadPool* pool = nullptr) const;
+  // `visit` stops the walk and is returned.
+  Status ForEachFileAction(const FileActionVisitor& visit) const;
+  // The same walk split into tasks run on `pool` (null: in order on the caller): the commits,
+  // then each page range of a checkpoint's add.path or row group of its other columns. Each task
+  // visits with a visitor of its own from `make_visitor` (called on the task's thread), so
+  // visitors run concurrently: what they share must be thread-safe.
+  Status ForEachFileActionOn(ThreadPool* pool, const FileActionVisitorFactory& make_visitor) const;
   const std::map<std::string, SetTransaction>& transactions() const { return txns_; }
   const std::map<std::string, DomainMetadata>& domains() const { return domains_; }
   // Commit timestamp of this version: inCommitTimestamp when present, else the commit file's
@@ -85,7 +91,7 @@ class Snapshot {
   Status ReadCheckpoint(const SnapshotOptions& options, ReplayState* st);
   Status ReadParquetCheckpoint(const std::string& key, bool load_files, ReplayState* st);
   static Status VisitFileAction(Action& a, bool from_checkpoint, ReplayState* st, const FileActionVisitor& visit);
-  Status VisitParquetCheckpoint(const std::string& key, ReplayState* st, const FileActionVisitor& visit,
+  Status VisitParquetCheckpoint(const std::string& key, ReplayState* st, const FileActionVisitorFactory& make_visitor,
                                 ThreadPool* pool) const;
 
   std::shared_ptr<ObjectStore> store_;

@@ -651,10 +651,9 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
     while (first_page + 1 < locs.size() && locs[first_page + 1].first_row_index <= first_row) ++first_page;
     out->first_row = locs[first_page].first_row_index;
   }
-  // The chunk's bytes held: a row range reads only the bytes before the first data page
-  // (dictionary) through the end of the first data page (its header tells the jumper where data
-  // starts) and its own pages, so the ranges of one chunk read (and allocate) it once in all.
-  // [0, head_len) is in head, [tail_begin, tail_end) in tail.
+  // The chunk's bytes held: a row range reads only the bytes before the first data page (the
+  // dictionary, if any) and its own pages, so the ranges of one chunk read (and allocate) it
+  // about once in all. [0, head_len) is in head, [tail_begin, tail_end) in tail.
   const size_t buf_size = static_cast<size_t>(size);
   std::unique_ptr<uint8_t[]> head, tail;
   size_t head_len = 0, tail_begin = 0, tail_end = 0;
@@ -671,8 +670,9 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
     size_t last = first_page;
     while (last + 1 < locs.size() && locs[last + 1].first_row_index < end_row) ++last;
     auto end_of = [&](size_t i) { return locs[i].offset + static_cast<int64_t>(locs[i].compressed_page_size) - start; };
-    const int64_t head_end = end_of(0), range_begin = locs[first_page].offset - start, range_end = end_of(last);
-    bool valid = head_end > 0 && range_begin >= 0 && range_end <= size && range_begin <= range_end;
+    const int64_t head_end = locs[0].offset - start, range_begin = locs[first_page].offset - start,
+                  range_end = end_of(last);
+    bool valid = head_end >= 0 && range_begin >= head_end && range_end <= size && range_begin <= range_end;
     for (size_t i = 0; valid && i <= last; ++i) valid = locs[i].compressed_page_size >= 0;
     if (valid && (range_begin > head_end || range_end < size)) {
       partial = true;
@@ -707,7 +707,19 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
   size_t page_no = 0;
   int64_t values_seen = 0;
   bool jumped = first_page == 0;
+  // Where the data pages start: a range past the first page jumps there to its own pages.
+  const size_t data_begin = oi && !oi->page_locations.empty() && oi->page_locations[0].offset >= start
+                                ? static_cast<size_t>(oi->page_locations[0].offset - start)
+                                : buf_size;
   while (pos < buf_size && values_seen < md.num_values) {
+    if (!jumped && pos >= data_begin) {
+      const int64_t target = oi->page_locations[first_page].offset - start;
+      if (target < 0 || target > static_cast<int64_t>(buf_size)) return Corrupt(where_, "offset index points outside the chunk");
+      pos = static_cast<size_t>(target);
+      page_no = first_page;
+      jumped = true;
+      continue;
+    }
     // Past the range: stop before reading the next page's header (its bytes may not be read).
     if (oi && !oi->page_locations.empty() && jumped && (page_no >= oi->page_locations.size() || oi->page_locations[page_no].first_row_index >= end_row))
       break;

@@ -92,17 +92,24 @@ TEST(SnapshotReplayTest, CheckpointAloneKeepsEveryRow) {
 }
 
 // "+<path>#<dv id>" for adds, "-<path>#<dv id>@<deletionTimestamp>" for tombstones, sorted.
-std::vector<std::string> Streamed(const Snapshot& s, ThreadPool* pool = nullptr) {
+// With a pool: the walk split into tasks (ForEachFileActionOn); *visitors counts their visitors.
+std::vector<std::string> Streamed(const Snapshot& s, ThreadPool* pool = nullptr, int* visitors = nullptr) {
   std::vector<std::string> out;
   std::mutex mu;
-  Status st = s.ForEachFileAction([&](const FileActionRef& fa) {
+  auto visit = [&](const FileActionRef& fa) {
     std::string k = (fa.is_add ? "+" : "-") + std::string(fa.path) + "#" +
                     (fa.deletion_vector ? fa.deletion_vector->UniqueId() : "");
     if (!fa.is_add) k += "@" + std::to_string(fa.deletion_timestamp.value_or(-1));
     std::lock_guard<std::mutex> lock(mu);
     out.push_back(std::move(k));
     return Status::OK();
-  }, pool);
+  };
+  Status st = pool == nullptr ? s.ForEachFileAction(visit)
+                              : s.ForEachFileActionOn(pool, [&]() -> FileActionVisitor {
+                                  std::lock_guard<std::mutex> lock(mu);
+                                  if (visitors) ++*visitors;
+                                  return visit;
+                                });
   EXPECT_TRUE(st.ok()) << st.ToString();
   std::sort(out.begin(), out.end());
   return out;
@@ -174,7 +181,8 @@ TEST(SnapshotReplayTest, ForEachFileActionStreamsWhatTheFileListHolds) {
 }
 
 // On a pool, a checkpoint's add.path pages are walked in parallel ranges (here: pages of 3 rows,
-// row groups of 40, tombstones in their own tasks): the same actions, each once.
+// row groups of 40, tombstones in their own tasks), each task with its own visitor: the same
+// actions, each once.
 TEST(SnapshotReplayTest, ForEachFileActionOnAPoolStreamsTheSameActions) {
   TestTable t;
   int64_t ts = kT0;
@@ -203,7 +211,10 @@ TEST(SnapshotReplayTest, ForEachFileActionOnAPoolStreamsTheSameActions) {
   ASSERT_EQ(want.size(), 100u);  // 85 files, 15 tombstones
   ThreadPool pool(2);
   EXPECT_EQ(Streamed(**lean), want);
-  EXPECT_EQ(Streamed(**lean, &pool), want);
+  int visitors = 0;
+  EXPECT_EQ(Streamed(**lean, &pool, &visitors), want);
+  EXPECT_GT(visitors, 6);  // the commits', and one per task of 3 row groups in 3-row pages
+  EXPECT_EQ(Streamed(**full, &pool), want);
 }
 
 TEST(SnapshotReplayTest, ForEachFileActionStopsAtTheVisitorsError) {
