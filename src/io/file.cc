@@ -65,7 +65,11 @@ class LocalWriteFile final : public WritableFile {
     if (fd_ < 0) return Status::IoError("write to closed file " + path_);
     // Buffer small appends; the Parquet writer emits many small pieces.
     if (buf_.size() + data.size() > kBufSize) SILT_RETURN_NOT_OK(Flush());
-    if (data.size() >= kBufSize) return WriteAll(data);
+    if (data.size() >= kBufSize) {
+      SILT_RETURN_NOT_OK(WriteAll(data));
+      StartWriteback();
+      return Status::OK();
+    }
     buf_.append(data);
     written_ += static_cast<int64_t>(data.size());
     return Status::OK();
@@ -83,11 +87,21 @@ class LocalWriteFile final : public WritableFile {
 
  private:
   static constexpr size_t kBufSize = 1 << 20;
+  // Writeback of what was written is started every this many bytes, so Close's fsync waits for
+  // the tail only instead of the whole file.
+  static constexpr int64_t kWritebackBytes = 8 << 20;
   Status Flush() {
-    std::string b;
-    b.swap(buf_);
-    written_ -= static_cast<int64_t>(b.size());
-    return WriteAll(b);
+    written_ -= static_cast<int64_t>(buf_.size());
+    Status st = WriteAll(buf_);
+    buf_.clear();  // keeps its capacity: no fresh pages to fault in for the next megabyte
+    if (st.ok()) StartWriteback();
+    return st;
+  }
+  void StartWriteback() {
+    if (written_ - writeback_from_ < kWritebackBytes) return;
+    // A hint: an error here shows up again at fsync.
+    (void)::sync_file_range(fd_, writeback_from_, written_ - writeback_from_, SYNC_FILE_RANGE_WRITE);
+    writeback_from_ = written_;
   }
   Status WriteAll(std::string_view data) {
     const char* p = data.data();
@@ -108,6 +122,7 @@ class LocalWriteFile final : public WritableFile {
   std::string path_;
   std::string buf_;
   int64_t written_ = 0;
+  int64_t writeback_from_ = 0;  // bytes before this have had their writeback started
 };
 
 }  // namespace

@@ -375,7 +375,7 @@ void RleBitPackedEncoder::Put(uint32_t value) {
     ++repeat_count_;
     if (repeat_count_ >= 8) {
       // Keeps the RLE header a ULEB32 (parquet-mr's counts are ints).
-      if (repeat_count_ == (uint64_t{1} << 31) - 1) WriteRleRun();
+      if (repeat_count_ == kMaxRepeat) WriteRleRun();
       return;
     }
   } else {
@@ -385,6 +385,41 @@ void RleBitPackedEncoder::Put(uint32_t value) {
   }
   buffered_[num_buffered_++] = value;
   if (num_buffered_ == 8) WriteOrAppendBitPackedRun();
+}
+
+void RleBitPackedEncoder::PutMany(const uint32_t* values, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    // At a group boundary outside a run (repeat_count_ is 0 there unless a run is open), 8
+    // values that are not all equal leave Put with them bit-packed and no repeat pending.
+    if (num_buffered_ == 0 && repeat_count_ == 0 && n - i >= 8) {
+      const uint32_t* g = values + i;
+      bool all_equal = true;
+      for (int k = 1; k < 8; ++k) all_equal &= g[k] == g[0];
+      if (!all_equal) {
+        std::memcpy(buffered_, g, sizeof(buffered_));
+        previous_ = g[7];
+        WriteOrAppendBitPackedRun();
+        i += 8;
+        continue;
+      }
+    }
+    Put(values[i++]);
+  }
+}
+
+void RleBitPackedEncoder::PutRun(uint32_t value, size_t count) {
+  while (count > 0) {
+    // Inside a run of `value`, Put only counts: count in bulk up to one short of the flush.
+    if (repeat_count_ >= 8 && value == previous_ && repeat_count_ + 1 < kMaxRepeat) {
+      const uint64_t take = std::min<uint64_t>(count, kMaxRepeat - 1 - repeat_count_);
+      repeat_count_ += take;
+      count -= take;
+      continue;
+    }
+    Put(value);
+    --count;
+  }
 }
 
 void RleBitPackedEncoder::WriteRleRun() {

@@ -59,14 +59,17 @@ class RleBitPackedEncoder {
  public:
   explicit RleBitPackedEncoder(int bit_width) : bit_width_(bit_width) {}
   void Put(uint32_t value);
-  void PutMany(const uint32_t* values, size_t n) {
-    for (size_t i = 0; i < n; ++i) Put(values[i]);
-  }
+  // The same as Put for each value, a group of 8 at a time where it can.
+  void PutMany(const uint32_t* values, size_t n);
+  // The same as Put(value) `count` times.
+  void PutRun(uint32_t value, size_t count);
   // Flushes pending values and returns the bytes; the encoder is reset for reuse.
   std::string Finish();
   int bit_width() const { return bit_width_; }
 
  private:
+  // Put flushes an RLE run when its count reaches this (parquet-mr's counts are ints).
+  static constexpr uint64_t kMaxRepeat = (uint64_t{1} << 31) - 1;
   void WriteRleRun();
   void WriteOrAppendBitPackedRun();
   void EndBitPackedRun();

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstring>
 #include <string_view>
-#include <unordered_map>
 
 #include "common/thread_pool.h"
 #include "parquet/compression.h"
@@ -350,6 +349,79 @@ void FillStats(const ColumnNode& leaf, const Vector& v, int64_t min_row, int64_t
 
 // ------------------------------------------------------------------ dictionary
 
+// Open-addressing map from a value to its dictionary index: slots hold index + 1 (0: empty) and
+// the value's hash, so probing compares values only on a hash match and growing never rehashes.
+class DictTable {
+ public:
+  DictTable() { Resize(1024); }
+  // The slot of the value with `hash` for which same(index) holds, or the empty slot to put it.
+  template <typename Same>
+  size_t Find(uint64_t hash, Same same) const {
+    for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.index1 == 0 || (s.hash == hash && same(s.index1 - 1))) return i;
+    }
+  }
+  bool Empty(size_t slot) const { return slots_[slot].index1 == 0; }
+  uint32_t Index(size_t slot) const { return slots_[slot].index1 - 1; }
+  // Fills an empty slot from Find; the table stays at most half full.
+  void Put(size_t slot, uint64_t hash, uint32_t index) {
+    slots_[slot] = Slot{hash, index + 1};
+    if (++size_ * 2 > slots_.size()) Resize(slots_.size() * 2);
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t index1 = 0;
+  };
+  void Resize(size_t n) {
+    std::vector<Slot> old(n);
+    old.swap(slots_);
+    mask_ = n - 1;
+    for (const Slot& s : old) {
+      if (s.index1 == 0) continue;
+      size_t i = s.hash & mask_;
+      while (slots_[i].index1 != 0) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, size_ = 0;
+};
+
+// MurmurHash3's finalizer: every input bit reaches the low bits that pick the slot.
+inline uint64_t Mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+// A fast, non-cryptographic hash of bytes, 8 at a time.
+uint64_t HashBytes(const char* p, size_t n) {
+  uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = Mix(h ^ w);
+  }
+  // The tail (0-7 bytes) in fixed-size loads: a memcpy of n bytes is a call and a stall.
+  uint64_t w = 0;
+  if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + n - 4, 4);
+    w = (uint64_t{a} << 32) | b;
+  } else if (n > 0) {
+    w = (uint64_t{static_cast<uint8_t>(p[0])} << 16) | (uint64_t{static_cast<uint8_t>(p[n / 2])} << 8) |
+        static_cast<uint8_t>(p[n - 1]);
+  }
+  return Mix(h ^ w);
+}
+
 // Builds dictionary indices for dense values until the dictionary exceeds max_bytes. Returns the
 // number of values covered (== p.n when everything fits), or 0 when the first `probe` values
 // (about a page) already show that the dictionary does not pay — parquet-mr makes the same
@@ -364,41 +436,60 @@ size_t BuildDictionary(const Physical& p, int64_t max_bytes, size_t probe, std::
     int64_t index_bytes = static_cast<int64_t>(i) * BitWidth(dict_positions->size() - 1) / 8;
     return *dict_bytes + index_bytes < probe_plain;
   };
-  auto add = [&](auto& map, auto key, size_t i) -> bool {
+  DictTable table;
+  uint32_t* idx = indices->data();
+  // Adds value i (hash h, equal to dictionary entry j when same(j)); false when the dictionary
+  // is full.
+  auto add = [&](size_t i, uint64_t h, auto same) -> bool {
     if (i < probe) probe_plain += static_cast<int64_t>(p.ValueBytes(i));
-    auto [it, inserted] = map.try_emplace(key, static_cast<uint32_t>(dict_positions->size()));
-    if (inserted) {
-      *dict_bytes += static_cast<int64_t>(p.ValueBytes(i));
-      if (*dict_bytes > max_bytes) {
-        map.erase(it);
-        *dict_bytes -= static_cast<int64_t>(p.ValueBytes(i));
-        return false;
-      }
+    size_t slot = table.Find(h, same);
+    if (table.Empty(slot)) {
+      const int64_t bytes = static_cast<int64_t>(p.ValueBytes(i));
+      if (*dict_bytes + bytes > max_bytes) return false;
+      *dict_bytes += bytes;
+      table.Put(slot, h, static_cast<uint32_t>(dict_positions->size()));
+      idx[i] = static_cast<uint32_t>(dict_positions->size());
       dict_positions->push_back(static_cast<uint32_t>(i));
+    } else {
+      idx[i] = table.Index(slot);
     }
-    (*indices)[i] = it->second;
     return true;
   };
-  if (p.width > 0 && p.width <= 8) {
-    std::unordered_map<uint64_t, uint32_t> map;
-    map.reserve(1024);
-    for (size_t i = 0; i < p.n; ++i) {
+  const uint32_t* pos = nullptr;  // dict_positions->data(), refreshed as it grows
+  for (size_t i = 0; i < p.n; ++i) {
+    pos = dict_positions->data();
+    bool ok;
+    if (p.width > 0 && p.width <= 8) {
       uint64_t key = 0;
       std::memcpy(&key, p.fixed + i * p.width, p.width);
-      if (!add(map, key, i)) return i;
-      if (i + 1 == probe && probe < p.n && !pays(probe)) return 0;
+      ok = add(i, Mix(key), [&](uint32_t j) {
+        uint64_t other = 0;
+        std::memcpy(&other, p.fixed + size_t(pos[j]) * p.width, p.width);
+        return other == key;
+      });
+    } else if (p.width > 0) {
+      const char* key = reinterpret_cast<const char*>(p.fixed) + i * p.width;
+      ok = add(i, HashBytes(key, p.width), [&](uint32_t j) {
+        return std::memcmp(reinterpret_cast<const char*>(p.fixed) + size_t(pos[j]) * p.width, key, p.width) == 0;
+      });
+    } else {
+      std::string_view key = p.Bytes(i);
+      ok = add(i, HashBytes(key.data(), key.size()), [&](uint32_t j) { return p.Bytes(pos[j]) == key; });
     }
-  } else {
-    std::unordered_map<std::string_view, uint32_t> map;
-    map.reserve(1024);
-    for (size_t i = 0; i < p.n; ++i) {
-      std::string_view key = p.width ? std::string_view(reinterpret_cast<const char*>(p.fixed) + i * p.width, p.width)
-                                     : p.Bytes(i);
-      if (!add(map, key, i)) return i;
-      if (i + 1 == probe && probe < p.n && !pays(probe)) return 0;
-    }
+    if (!ok) return i;
+    if (i + 1 == probe && probe < p.n && !pays(probe)) return 0;
   }
   return p.n;
+}
+
+// Levels [b, e) in runs of equal values (mostly one run: a column without nulls).
+void PutLevels(const int16_t* levels, size_t b, size_t e, RleBitPackedEncoder* rle) {
+  while (b < e) {
+    size_t j = b + 1;
+    while (j < e && levels[j] == levels[b]) ++j;
+    rle->PutRun(static_cast<uint32_t>(levels[b]), j - b);
+    b = j;
+  }
 }
 
 void AppendLE32(std::string* out, uint32_t v) { out->append(reinterpret_cast<const char*>(&v), 4); }
@@ -593,11 +684,25 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
       dict_covered = BuildDictionary(phys, options_.dictionary_page_bytes, static_cast<size_t>(options_.page_rows), &indices,
                                      &dict_pos, &dict_bytes);
       // Not worth it when the dictionary is about as big as the values themselves.
-      int64_t plain_bytes = 0;
-      for (size_t i = 0; i < phys.n; ++i) plain_bytes += static_cast<int64_t>(phys.ValueBytes(i));
-      int bw = BitWidth(dict_pos.empty() ? 0 : dict_pos.size() - 1);
-      if (dict_covered == phys.n && dict_bytes + static_cast<int64_t>(phys.n) * bw / 8 >= plain_bytes) dict_covered = 0;
+      if (dict_covered == phys.n) {
+        int64_t plain_bytes = static_cast<int64_t>(phys.n) * phys.width;
+        if (phys.width == 0)
+          for (size_t i = 0; i < phys.n; ++i) plain_bytes += static_cast<int64_t>(phys.ValueBytes(i));
+        int bw = BitWidth(dict_pos.empty() ? 0 : dict_pos.size() - 1);
+        if (dict_bytes + static_cast<int64_t>(phys.n) * bw / 8 >= plain_bytes) dict_covered = 0;
+      }
       if (dict_covered < 64 && dict_covered < phys.n) dict_covered = 0;
+    }
+    // Byte arrays in dictionary pages: a page's min and max are found among integer ranks of the
+    // dictionary entries (sorted once) instead of comparing every value's bytes.
+    std::vector<uint32_t> dict_rank;
+    if (dict_covered > 0 && (vals.id() == TypeId::kString || vals.id() == TypeId::kBinary)) {
+      std::vector<uint32_t> order(dict_pos.size());
+      for (uint32_t j = 0; j < order.size(); ++j) order[j] = j;
+      std::sort(order.begin(), order.end(),
+                [&](uint32_t a, uint32_t b) { return phys.Bytes(dict_pos[a]) < phys.Bytes(dict_pos[b]); });
+      dict_rank.resize(order.size());
+      for (uint32_t r = 0; r < order.size(); ++r) dict_rank[order[r]] = r;  // entries are distinct
     }
     if (dict_covered > 0) {
       std::string body;
@@ -682,12 +787,12 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
       std::string rep_bytes, def_bytes;
       if (rep) {
         RleBitPackedEncoder rle(BitWidth(static_cast<uint64_t>(leaf->max_rep)));
-        for (size_t i = e0; i < pg.e; ++i) rle.Put(static_cast<uint32_t>(rep[i]));
+        PutLevels(rep, e0, pg.e, &rle);
         rep_bytes = rle.Finish();
       }
       if (def) {
         RleBitPackedEncoder rle(BitWidth(static_cast<uint64_t>(leaf->max_def)));
-        for (size_t i = e0; i < pg.e; ++i) rle.Put(static_cast<uint32_t>(def[i]));
+        PutLevels(def, e0, pg.e, &rle);
         def_bytes = rle.Finish();
       }
       std::string body;
@@ -732,8 +837,18 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
       pg.uncompressed = pg.bytes.size() - static_cast<size_t>(h.compressed_page_size) + body.size();
       pg.type = h.type;
       pg.enc = enc;
-      int64_t pmn, pmx;
-      MinMax(vals, phys.sel, d0, pg.d, &pmn, &pmx);
+      int64_t pmn = -1, pmx = -1;
+      if (use_dict && !dict_rank.empty()) {
+        // The first minimum and maximum in row order, as MinMax finds them.
+        uint32_t rmin = UINT32_MAX, rmax = 0;
+        for (size_t i = d0; i < pg.d; ++i) {
+          const uint32_t r = dict_rank[indices[i]];
+          if (r < rmin) rmin = r, pmn = static_cast<int64_t>(i);
+          if (pmx < 0 || r > rmax) rmax = r, pmx = static_cast<int64_t>(i);
+        }
+      } else {
+        MinMax(vals, phys.sel, d0, pg.d, &pmn, &pmx);
+      }
       if (pmn >= 0) pg.min_row = phys.sel[pmn], pg.max_row = phys.sel[pmx];
       if (options_.write_page_index) {
         bool mine, maxe;
@@ -756,6 +871,18 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
         pg.e0 = e;
         pg.d0 = d;
         int64_t page_bytes = 0;
+        if (!rep && phys.width > 0 && phys.n == sh.entries && e < sh.entries) {
+          // Flat, fixed width, no nulls: the loop below in arithmetic (entries are rows and
+          // values; the page ends at its row or byte limit or where the dictionary ends).
+          const int64_t w = phys.width;
+          size_t k = static_cast<size_t>(std::min(options_.page_rows, (options_.page_bytes + w - 1) / w));
+          if (pg.d0 < dict_covered) k = std::min(k, dict_covered - pg.d0);
+          k = std::min(std::max<size_t>(k, 1), sh.entries - e);
+          pg.rows = static_cast<int64_t>(k);
+          page_bytes = static_cast<int64_t>(k) * w;
+          e += k;
+          d += k;
+        }
         while (e < sh.entries) {
           bool new_row = !rep || rep[e] == 0;
           if (new_row && e > pg.e0 &&
