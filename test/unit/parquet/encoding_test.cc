@@ -58,6 +58,36 @@ std::string EncodeRle(int w, const std::vector<uint32_t>& v) {
   return enc.Finish();
 }
 
+// PutMany (8-value groups) and PutRun (bulk counts in a run) write exactly what Put does value
+// by value, whatever the mix of runs and noise and wherever the calls split the input.
+TEST(RleTest, BulkPutsMatchPutOneByOne) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<uint32_t> v;
+    while (v.size() < 3000) {
+      uint32_t x = rng() % 4;
+      size_t run = rng() % 3 == 0 ? rng() % 40 : 1 + rng() % 3;
+      v.insert(v.end(), run, x);
+    }
+    RleBitPackedEncoder one(2), many(2), runs(2);
+    for (uint32_t x : v) one.Put(x);
+    for (size_t i = 0; i < v.size();) {
+      size_t n = std::min<size_t>(v.size() - i, 1 + rng() % 50);
+      many.PutMany(v.data() + i, n);
+      for (size_t j = i; j < i + n;) {
+        size_t k = j + 1;
+        while (k < i + n && v[k] == v[j]) ++k;
+        runs.PutRun(v[j], k - j);
+        j = k;
+      }
+      i += n;
+    }
+    std::string want = one.Finish();
+    ASSERT_EQ(many.Finish(), want) << trial;
+    ASSERT_EQ(runs.Finish(), want) << trial;
+  }
+}
+
 TEST(RleTest, SpecExampleBitPacked) {
   std::vector<uint32_t> levels = {3, 2, 3, 0, 1, 3};
   std::string enc = EncodeRle(2, levels);
