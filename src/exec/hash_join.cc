@@ -204,7 +204,7 @@ Status HashJoinOperator::Build(ExecContext& ctx) {
   heads_.assign(cap, kEmpty);
   next_.assign(n, kEmpty);
   auto hash_of = [this](size_t r) {
-    return int_fast_path_ ? MixHash64(static_cast<uint64_t>(build_int_keys_[r])) : build_hashes_[r];
+    return int_fast_path_ ? HashMix(static_cast<uint64_t>(build_int_keys_[r])) : build_hashes_[r];
   };
   if (!ctx.pool || n <= kMorselRows) {
     // Inserting from the back leaves every chain in ascending row order (deterministic output).
@@ -270,7 +270,7 @@ Status HashJoinOperator::ProbeChunk(const DataChunk& in, const EvalContext& ctx,
   if (int_fast_path_) {
     ints.resize(n);
     WidenToInt64(*keys[0], 0, n, ints.data());
-    for (size_t r = 0; r < n; ++r) hashes[r] = MixHash64(static_cast<uint64_t>(ints[r]));
+    for (size_t r = 0; r < n; ++r) hashes[r] = HashMix(static_cast<uint64_t>(ints[r]));
   } else {
     HashKeyColumns(keys, 0, n, hashes.data());
   }

@@ -15,17 +15,17 @@ inline uint64_t HashDouble(double d) {
   if (std::isnan(d)) return 0x7ff8000000000000ULL * 31 + 7;
   uint64_t u;
   std::memcpy(&u, &d, 8);
-  return MixHash64(u);
+  return HashMix(u);
 }
 
 inline uint64_t HashInt128(int128_t v) {
   uint64_t lo = static_cast<uint64_t>(v),
            hi = static_cast<uint64_t>(static_cast<unsigned __int128>(v) >> 64);
-  return MixHash64(lo ^ MixHash64(hi + 0x51ed27));
+  return HashMix(lo ^ HashMix(hi + 0x51ed27));
 }
 
 inline uint64_t Combine(uint64_t h, uint64_t v) {
-  return MixHash64(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6)));
+  return HashMix(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6)));
 }
 
 template <typename F>
@@ -63,11 +63,11 @@ void HashColumn(const Vector& v, size_t begin, size_t end, uint64_t* hashes, boo
           v.id() == TypeId::kTimestampNtz) {
         const int64_t* d = v.data<int64_t>();
         HashLoop(v, begin, end, hashes, first,
-                 [d](size_t r) { return MixHash64(static_cast<uint64_t>(d[r])); });
+                 [d](size_t r) { return HashMix(static_cast<uint64_t>(d[r])); });
       } else if (v.id() == TypeId::kInt32 || v.id() == TypeId::kDate) {
         const int32_t* d = v.data<int32_t>();
         HashLoop(v, begin, end, hashes, first,
-                 [d](size_t r) { return MixHash64(static_cast<uint64_t>(int64_t(d[r]))); });
+                 [d](size_t r) { return HashMix(static_cast<uint64_t>(int64_t(d[r]))); });
       } else {
         HashLoop(v, begin, end, hashes, first, [&v](size_t r) { return HashValueAt(v, r); });
       }

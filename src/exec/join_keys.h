@@ -13,6 +13,7 @@
 #include <span>
 #include <vector>
 
+#include "common/hash.h"
 #include "common/status.h"
 #include "vector/vector.h"
 
@@ -20,16 +21,6 @@ namespace silt::exec {
 
 // DATATYPE_MISMATCH when values of `type` cannot be join keys.
 Status CheckJoinKeyType(const DataType& type);
-
-// A 64-bit finalizer (murmur3 fmix64): spreads integer keys over the table's buckets.
-inline uint64_t MixHash64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
 
 inline constexpr uint64_t kNullKeyHash = 0x9e3779b97f4a7c15ULL;
 

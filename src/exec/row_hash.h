@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <span>
 
+#include "common/hash.h"
 #include "vector/vector.h"
 
 namespace silt::exec {
@@ -26,20 +27,10 @@ enum class NullEquality : uint8_t { kNullsEqual, kNullsNeverEqual };
 
 inline constexpr uint64_t kNullHash = 0x6a09e667f3bcc908ULL;
 
-// Mixes a 64-bit word into a well-distributed hash (murmur3's finalizer).
-inline uint64_t HashMix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
 // Combines the hash of the next key column into a running row hash (order-dependent).
 inline uint64_t HashCombine(uint64_t seed, uint64_t h) {
   return HashMix(seed * 0x9e3779b97f4a7c15ULL + h + 0x632be59bd9b4e019ULL);
 }
-uint64_t HashBytes(const void* data, size_t n);
 
 // Hashes rows [0, rows) of col into hashes (combine=false) or combines them into hashes
 // (combine=true), column after column.

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "common/hash.h"
 #include "common/thread_pool.h"
 #include "parquet/compression.h"
 #include "parquet/encoding.h"
@@ -390,38 +391,6 @@ class DictTable {
   size_t mask_ = 0, size_ = 0;
 };
 
-// MurmurHash3's finalizer: every input bit reaches the low bits that pick the slot.
-inline uint64_t Mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
-
-// A fast, non-cryptographic hash of bytes, 8 at a time.
-uint64_t HashBytes(const char* p, size_t n) {
-  uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
-  for (; n >= 8; p += 8, n -= 8) {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = Mix(h ^ w);
-  }
-  // The tail (0-7 bytes) in fixed-size loads: a memcpy of n bytes is a call and a stall.
-  uint64_t w = 0;
-  if (n >= 4) {
-    uint32_t a, b;
-    std::memcpy(&a, p, 4);
-    std::memcpy(&b, p + n - 4, 4);
-    w = (uint64_t{a} << 32) | b;
-  } else if (n > 0) {
-    w = (uint64_t{static_cast<uint8_t>(p[0])} << 16) | (uint64_t{static_cast<uint8_t>(p[n / 2])} << 8) |
-        static_cast<uint8_t>(p[n - 1]);
-  }
-  return Mix(h ^ w);
-}
-
 // Builds dictionary indices for dense values until the dictionary exceeds max_bytes. Returns the
 // number of values covered (== p.n when everything fits), or 0 when the first `probe` values
 // (about a page) already show that the dictionary does not pay — parquet-mr makes the same
@@ -462,7 +431,7 @@ size_t BuildDictionary(const Physical& p, int64_t max_bytes, size_t probe, std::
     if (p.width > 0 && p.width <= 8) {
       uint64_t key = 0;
       std::memcpy(&key, p.fixed + i * p.width, p.width);
-      ok = add(i, Mix(key), [&](uint32_t j) {
+      ok = add(i, HashMix(key), [&](uint32_t j) {
         uint64_t other = 0;
         std::memcpy(&other, p.fixed + size_t(pos[j]) * p.width, p.width);
         return other == key;
