@@ -10,6 +10,7 @@
 #include "delta/partition_values.h"
 #include "io/path.h"
 #include "parquet/reader.h"
+#include "vector/gather.h"
 
 namespace silt::delta {
 namespace {
@@ -175,22 +176,8 @@ Result<Vector> PartitionColumn(const Field& f, const std::optional<std::string>&
 void KeepRows(Vector* v, const uint32_t* sel, size_t n) {
   const DataType& t = *v->type();
   if (!t.is_nested() && t.fixed_width() > 0) {
-    // Typed copies for the common widths: a memcpy of a run-time width is a call per row.
-    auto compact = [&](auto* d) {
-      for (size_t i = 0; i < n; ++i) d[i] = d[sel[i]];
-    };
-    switch (t.fixed_width()) {
-      case 1: compact(v->data<uint8_t>()); break;
-      case 2: compact(v->data<uint16_t>()); break;
-      case 4: compact(v->data<uint32_t>()); break;
-      case 8: compact(v->data<uint64_t>()); break;
-      default: {
-        const size_t w = static_cast<size_t>(t.fixed_width());
-        uint8_t* d = v->data<uint8_t>();
-        for (size_t i = 0; i < n; ++i)
-          if (sel[i] != i) std::memcpy(d + i * w, d + size_t(sel[i]) * w, w);
-      }
-    }
+    uint8_t* d = v->data<uint8_t>();
+    GatherFixedWidth(d, d, static_cast<size_t>(t.fixed_width()), sel, n);
   } else if (t.is_binary_like()) {
     // Row i's start offset is written only after every read of offsets below sel[i] >= i.
     std::vector<uint32_t>& off = v->offsets_buffer();

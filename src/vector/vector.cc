@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "vector/gather.h"
+
 namespace silt {
 
 Vector::Vector(TypePtr type) : type_(std::move(type)) {
@@ -224,16 +226,7 @@ void Vector::AppendSelected(const Vector& src, const uint32_t* sel, size_t n) {
   if (w && !type_->is_nested()) {
     size_t old = size_;
     data_.resize((old + n) * w);
-    uint8_t* dst = data_.data() + old * w;
-    const uint8_t* s = src.data_.data();
-    switch (w) {
-      case 1: for (size_t i = 0; i < n; ++i) dst[i] = s[sel[i]]; break;
-      case 4: for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * 4, s + size_t(sel[i]) * 4, 4); break;
-      case 8: for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * 8, s + size_t(sel[i]) * 8, 8); break;
-      // Decimals: a constant size keeps the copy inline (a dictionary gather does one per row).
-      case 16: for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * 16, s + size_t(sel[i]) * 16, 16); break;
-      default: for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * w, s + size_t(sel[i]) * w, w); break;
-    }
+    GatherFixedWidth(data_.data() + old * w, src.data_.data(), static_cast<size_t>(w), sel, n);
     GatherValidity(src, sel, n, old);
     size_ = old + n;
     return;
