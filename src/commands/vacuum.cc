@@ -97,20 +97,24 @@ std::string NormalizeKey(std::string_view p) {
 
 // Whether a log path is its own key: relative, without escapes, scheme, or empty or "." segment
 // (what silt, Spark and delta-rs write). Relativize gives such a path back unchanged, so the valid
-// set of a 1M-file table skips decoding and normalising 1M strings.
-bool IsPlainKey(std::string_view p) {
+// set of a 1M-file table skips decoding and normalising 1M strings. `unescaped`: the caller
+// already knows p has no '%' or ':'. *last_slash is where p's parent ends (npos: none).
+bool IsPlainKey(std::string_view p, bool unescaped, size_t* last_slash) {
   const size_t n = p.size();
   if (n == 0 || p.front() == '/' || p.back() == '/') return false;  // "" segment at an end
   // memchr scans a word at a time: a per-character loop here was a third of LITE's probe of a
   // 100k-file checkpoint (every live path passes through this test).
-  if (std::memchr(p.data(), '%', n) != nullptr || std::memchr(p.data(), ':', n) != nullptr) {
+  if (!unescaped &&
+      (std::memchr(p.data(), '%', n) != nullptr || std::memchr(p.data(), ':', n) != nullptr)) {
     return false;
   }
   if (p[0] == '.' && (n == 1 || p[1] == '/')) return false;  // leading "." segment
+  *last_slash = std::string_view::npos;
   for (size_t i = p.find('/'); i != std::string_view::npos; i = p.find('/', i + 1)) {
     // i + 1 < n: p does not end in '/'.
     if (p[i + 1] == '/') return false;                                      // "" segment
     if (p[i + 1] == '.' && (i + 2 == n || p[i + 2] == '/')) return false;  // "." segment
+    *last_slash = i;
   }
   return true;
 }
@@ -470,18 +474,14 @@ Status VacuumRun::BuildValidSet(bool only_listed) {
   };
   return snapshot_->ForEachFileActionOn(pool, [&]() -> delta::FileActionVisitor {
     // Files come grouped by directory: a task's last directory has its ancestors in already.
-    auto protect = [&, last_parent = std::string(), have_parent = false](std::string_view key) mutable {
+    // `slash`: where key's parent ends (npos: in the root).
+    auto protect = [&, last_parent = std::string(), have_parent = false](std::string_view key,
+                                                                         size_t slash) mutable {
       keep(key);
-      // In last_parent itself? Forward scans only (memcmp, memchr): a byte-wise rfind over the
-      // file name costs more than the rest of the probe.
-      const size_t p = last_parent.size();
-      if (have_parent && key.size() > p && key[p] == '/' && key.starts_with(last_parent) &&
-          key.find('/', p + 1) == std::string_view::npos) {
-        return;
-      }
-      size_t slash = key.rfind('/');
       if (slash == std::string_view::npos) return;
-      last_parent.assign(key.substr(0, slash));
+      const std::string_view parent = key.substr(0, slash);
+      if (have_parent && parent == last_parent) return;  // its ancestors are in already
+      last_parent.assign(parent);
       have_parent = true;
       ForEachAncestor(key, keep);
     };
@@ -492,16 +492,17 @@ Status VacuumRun::BuildValidSet(bool only_listed) {
         // own tombstone retention (Spark's minFileRetentionTimestamp, §2.6).
         if (ts < cutoff_ || ts <= tombstone_floor_) return Status::OK();
       }
-      if (IsPlainKey(fa.path)) {
-        protect(fa.path);
+      size_t slash = std::string_view::npos;
+      if (IsPlainKey(fa.path, fa.unescaped, &slash)) {
+        protect(fa.path, slash);
       } else {
         SILT_ASSIGN_OR_RETURN(auto key, Relativize(fa.path, false));
-        if (key) protect(*key);
+        if (key) protect(*key, key->rfind('/'));
       }
       if (fa.deletion_vector) {
         SILT_ASSIGN_OR_RETURN(auto dv_key, DvKey(*fa.deletion_vector));
         // [silt decision] the DV's directories are protected too (Spark adds only the file).
-        if (dv_key) protect(*dv_key);
+        if (dv_key) protect(*dv_key, dv_key->rfind('/'));
       }
       return Status::OK();
     };

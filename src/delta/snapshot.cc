@@ -270,12 +270,16 @@ struct Snapshot::ReplayState {
   }
   bool SeenInCommits(std::string_view path, const std::optional<DeletionVectorDescriptor>& dv) const {
     if (seen.empty()) return false;
-    // Plain relative paths without escapes or a DV are their own key: no allocation.
-    if (!dv && std::memchr(path.data(), '%', path.size()) == nullptr &&
-        std::memchr(path.data(), ':', path.size()) == nullptr) {
-      return seen_filter.MayContain(path) && seen.find(path) != seen.end();
-    }
+    if (!dv && Unescaped(path)) return SeenUnescaped(path);
     return seen.count(FileKey(path, dv)) != 0;
+  }
+  // A path without escapes or scheme and without a DV is its own key: no allocation.
+  bool SeenUnescaped(std::string_view path) const {
+    return !seen.empty() && seen_filter.MayContain(path) && seen.find(path) != seen.end();
+  }
+  static bool Unescaped(std::string_view path) {
+    return std::memchr(path.data(), '%', path.size()) == nullptr &&
+           std::memchr(path.data(), ':', path.size()) == nullptr;
   }
 };
 
@@ -531,6 +535,11 @@ Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st,
     const FileActionVisitor visit = make_visitor();
     if (t.paths_only) {
       Status s = pf->ForEachString(t.rg, add_path_leaf, [&](std::string_view path) -> Status {
+        // Checked once here for both the reconciliation and the visitor (e.g. VACUUM's keys).
+        if (ReplayState::Unescaped(path)) {
+          if (st->SeenUnescaped(path)) return Status::OK();
+          return visit(FileActionRef{true, path, nullptr, std::nullopt, /*unescaped=*/true});
+        }
         if (st->SeenInCommits(path, std::nullopt)) return Status::OK();
         return visit(FileActionRef{true, path, nullptr, std::nullopt});
       }, t.first_row, t.end_row);

@@ -34,6 +34,9 @@ struct FileActionRef {
   std::string_view path;  // as written in the log (percent-encoded URI or relative path)
   const DeletionVectorDescriptor* deletion_vector = nullptr;
   std::optional<int64_t> deletion_timestamp;  // removes only
+  // The walk already found no '%' or ':' in path (no escape to decode, no scheme). False means
+  // unchecked, not escaped.
+  bool unescaped = false;
 };
 using FileActionVisitor = std::function<Status(const FileActionRef&)>;
 // Makes a visitor for one task of a parallel walk (ForEachFileActionOn): each gets its own, so

@@ -665,20 +665,27 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
     return f->ReadAt(start, size, head.get());
   };
   bool partial = false;
+  // A range starting past the dictionary region reads that region only once one of its pages is
+  // dictionary-encoded: after a writer's PLAIN fallback, later ranges never need the dictionary.
+  bool dict_deferred = false;
+  int64_t head_end = 0;
   if (oi && !oi->page_locations.empty()) {
     const auto& locs = oi->page_locations;
     size_t last = first_page;
     while (last + 1 < locs.size() && locs[last + 1].first_row_index < end_row) ++last;
     auto end_of = [&](size_t i) { return locs[i].offset + static_cast<int64_t>(locs[i].compressed_page_size) - start; };
-    const int64_t head_end = locs[0].offset - start, range_begin = locs[first_page].offset - start,
-                  range_end = end_of(last);
+    head_end = locs[0].offset - start;
+    const int64_t range_begin = locs[first_page].offset - start, range_end = end_of(last);
     bool valid = head_end >= 0 && range_begin >= head_end && range_end <= size && range_begin <= range_end;
     for (size_t i = 0; valid && i <= last; ++i) valid = locs[i].compressed_page_size >= 0;
     if (valid && (range_begin > head_end || range_end < size)) {
       partial = true;
-      head_len = static_cast<size_t>(range_begin > head_end ? head_end : std::min(std::max(head_end, range_end), size));
-      head.reset(new uint8_t[head_len]);
-      SILT_RETURN_NOT_OK(f->ReadAt(start, static_cast<int64_t>(head_len), head.get()));
+      dict_deferred = range_begin > head_end && head_end > 0;
+      head_len = range_begin > head_end ? 0 : static_cast<size_t>(std::min(std::max(head_end, range_end), size));
+      if (head_len > 0) {
+        head.reset(new uint8_t[head_len]);
+        SILT_RETURN_NOT_OK(f->ReadAt(start, static_cast<int64_t>(head_len), head.get()));
+      }
       if (range_begin > head_end) {
         tail_begin = static_cast<size_t>(range_begin);
         tail_end = static_cast<size_t>(range_end);
@@ -703,7 +710,6 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
   };
   // Flat columns: one value slot per row, so size the output once instead of growing it by pages.
   if (leaf_.max_rep == 0 && sink_ == nullptr) out->values.Reserve(out->values.size() + static_cast<size_t>(end_row - first_row));
-  size_t pos = 0;
   size_t page_no = 0;
   int64_t values_seen = 0;
   bool jumped = first_page == 0;
@@ -711,6 +717,7 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
   const size_t data_begin = oi && !oi->page_locations.empty() && oi->page_locations[0].offset >= start
                                 ? static_cast<size_t>(oi->page_locations[0].offset - start)
                                 : buf_size;
+  size_t pos = dict_deferred ? data_begin : 0;  // deferred: straight to the range's first page
   while (pos < buf_size && values_seen < md.num_values) {
     if (!jumped && pos >= data_begin) {
       const int64_t target = oi->page_locations[first_page].offset - start;
@@ -733,6 +740,12 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
       // The pages disagree with the offset index: read the whole chunk and parse this page again.
       SILT_RETURN_NOT_OK(read_all());
       if (pending_dict_) pending_dict_data_ = head.get() + dict_pos;
+      if (dict_deferred) {  // the dictionary page was never parsed: start over from it
+        dict_deferred = false;
+        pos = 0;
+        page_no = 0;
+        jumped = false;
+      }
       continue;
     }
     if (!s.ok()) return s.WithContext(where_);
@@ -768,6 +781,23 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
         if (static_cast<size_t>(target) != pos - len - consumed) {
           pos = static_cast<size_t>(target);
           page_no = first_page;
+          continue;
+        }
+      }
+      if (dict_deferred) {
+        const Encoding enc = h.type == PageType::DATA_PAGE
+                                 ? (h.data_page_header ? h.data_page_header->encoding : Encoding::PLAIN)
+                                 : (h.data_page_header_v2 ? h.data_page_header_v2->encoding : Encoding::PLAIN);
+        if (enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY) {
+          // Read the dictionary region now and start over from it: its page is parsed, then the
+          // jump comes back to this page (nothing of it was decoded yet).
+          dict_deferred = false;
+          head_len = static_cast<size_t>(head_end);
+          head.reset(new uint8_t[head_len]);
+          SILT_RETURN_NOT_OK(f->ReadAt(start, head_end, head.get()));
+          pos = 0;
+          page_no = 0;
+          jumped = false;
           continue;
         }
       }
