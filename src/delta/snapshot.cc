@@ -490,8 +490,9 @@ Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st,
     int add_i = -1, rem_i = -1, sc_i = -1;  // positions in nodes
   };
   std::vector<Task> tasks;
-  // Page ranges per row group: a few per thread, so that uneven row groups still spread.
-  const size_t parts = pool ? 2 * (pool->num_threads() + 1) : 1;
+  // Page ranges per row group: a few per thread, so that uneven row groups still spread and the
+  // range that decodes the dictionary (the first, before a PLAIN fallback) is not the long pole.
+  const size_t parts = pool ? 4 * (pool->num_threads() + 1) : 1;
   for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
     Task t;
     t.rg = rg;
