@@ -242,9 +242,11 @@ class VacuumRun {
   Result<std::optional<int64_t>> WatermarkAtCutoff(std::vector<delta::CommitEntry>* commits);
   void PickCandidates();
   Status Report(VacuumProgress::Phase phase);
-  Result<int64_t> CommitHistory(const std::string& operation, StringMap params,
-                                const std::vector<std::pair<std::string, int64_t>>& metrics,
-                                int64_t read_version);
+  // `after`: the START commit, for END (which reads on from it).
+  Result<delta::CommitResult> CommitHistory(
+      const std::string& operation, StringMap params,
+      const std::vector<std::pair<std::string, int64_t>>& metrics,
+      const std::optional<delta::CommitResult>& after);
   Status DeleteCandidates();
   void RecordWatermark();
 
@@ -718,21 +720,25 @@ Status VacuumRun::Report(VacuumProgress::Phase phase) {
   return options_.progress(progress_);
 }
 
-Result<int64_t> VacuumRun::CommitHistory(
+Result<delta::CommitResult> VacuumRun::CommitHistory(
     const std::string& operation, StringMap params,
-    const std::vector<std::pair<std::string, int64_t>>& metrics, int64_t read_version) {
+    const std::vector<std::pair<std::string, int64_t>>& metrics,
+    const std::optional<delta::CommitResult>& after) {
   std::shared_ptr<const Snapshot> read = snapshot_;
-  if (read_version != snapshot_->version()) {
-    auto newer = Snapshot::Load(store_, read_version, delta::SnapshotOptions{.load_files = false});
+  // START only writes a commitInfo: END reads on from it without reloading the snapshot, unless
+  // another commit came between this run's snapshot and START.
+  const bool follows = after && after->version == snapshot_->version() + 1;
+  if (after && !follows) {
+    auto newer = Snapshot::Load(store_, after->version, delta::SnapshotOptions{.load_files = false});
     if (newer.ok()) read = newer.MoveValue();  // else the commit loop finds the newer versions
   }
   delta::TransactionOptions txn_options;
   txn_options.clock = options_.clock;
   delta::Transaction txn(store_, read, txn_options);
+  if (follows) txn.ReadAfter(*after);
   txn.SetOperation(operation, std::move(params));
   for (const auto& [k, v] : metrics) txn.SetMetric(k, v);
-  SILT_ASSIGN_OR_RETURN(delta::CommitResult committed, txn.Commit());
-  return committed.version;
+  return txn.Commit();
 }
 
 Status VacuumRun::DeleteCandidates() {
@@ -869,6 +875,7 @@ Result<VacuumResult> VacuumRun::Run() {
     return std::move(result_);
   }
 
+  std::optional<delta::CommitResult> start;
   if (options_.logging_enabled) {
     StringMap params;
     params.Set("retentionCheckEnabled", options_.retention_check_enabled ? "true" : "false");
@@ -876,12 +883,12 @@ Result<VacuumResult> VacuumRun::Run() {
     if (result_.specified_retention_millis) {
       params.Set("specifiedRetentionMillis", std::to_string(*result_.specified_retention_millis));
     }
-    SILT_ASSIGN_OR_RETURN(int64_t v,
+    SILT_ASSIGN_OR_RETURN(start,
                           CommitHistory("VACUUM START", std::move(params),
                                         {{"numFilesToDelete", result_.num_files_to_delete},
                                          {"sizeOfDataToDelete", result_.size_of_data_to_delete}},
-                                        snapshot_->version()));
-    result_.start_commit_version = v;
+                                        std::nullopt));
+    result_.start_commit_version = start->version;
   }
   Status deleted = DeleteCandidates();
   if (options_.logging_enabled) {
@@ -892,10 +899,10 @@ Result<VacuumResult> VacuumRun::Run() {
       metrics = {{"numDeletedFiles", result_.num_deleted_files},
                  {"numVacuumedDirectories", result_.num_vacuumed_directories}};
     }
-    auto v = CommitHistory("VACUUM END", std::move(params), metrics, *result_.start_commit_version);
+    auto end = CommitHistory("VACUUM END", std::move(params), metrics, start);
     if (!deleted.ok()) return deleted;
-    if (!v.ok()) return v.status();
-    result_.end_commit_version = *v;
+    if (!end.ok()) return end.status();
+    result_.end_commit_version = end->version;
   }
   if (!deleted.ok()) return deleted;
   RecordWatermark();

@@ -60,6 +60,7 @@ Transaction::Transaction(std::shared_ptr<ObjectStore> store, std::shared_ptr<con
     : store_(std::move(store)), read_snapshot_(std::move(read_snapshot)), options_(std::move(options)),
       txn_id_(Uuid::Random().ToString()) {
   if (read_snapshot_) {
+    read_version_ = read_snapshot_->version();
     last_commit_timestamp_ = read_snapshot_->timestamp_ms();
     auto it = read_snapshot_->domains().find(kRowTrackingDomain);
     if (it != read_snapshot_->domains().end())
@@ -218,6 +219,12 @@ void Transaction::RunPostCommitHooks(CommitResult* result) const {
   }
 }
 
+void Transaction::ReadAfter(const CommitResult& own) {
+  if (!read_snapshot_ || own.version != read_version_ + 1) return;
+  read_version_ = own.version;
+  last_commit_timestamp_ = std::max(last_commit_timestamp_, own.timestamp_ms);
+}
+
 Result<CommitResult> Transaction::Commit() {
   if (committed_) return Status::InvalidArgument("transaction already committed");
   if (!read_snapshot_ && (!new_metadata_ || !new_protocol_))
@@ -245,11 +252,13 @@ Result<CommitResult> Transaction::Commit() {
   }
   int64_t version = read_version() + 1;
   for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
-    std::string bytes = SerializeCommit(BuildActions(version));
-    Status s = store_->PutIfAbsent(CommitKey(version), bytes);
+    const std::vector<Action> actions = BuildActions(version);
+    Status s = store_->PutIfAbsent(CommitKey(version), SerializeCommit(actions));
     if (s.ok()) {
       committed_ = true;
       CommitResult result{version, attempt};
+      const CommitInfo& ci = *actions.front().get_if<CommitInfo>();
+      result.timestamp_ms = ci.in_commit_timestamp.value_or(ci.timestamp.value_or(-1));
       if (options_.post_commit_hooks) RunPostCommitHooks(&result);
       return result;
     }

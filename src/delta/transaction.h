@@ -54,6 +54,7 @@ struct CommitResult {
   int64_t version = -1;
   int attempts = 0;
   bool checkpointed = false;  // a post-commit checkpoint was written
+  int64_t timestamp_ms = -1;  // the commit's timestamp (its inCommitTimestamp when set)
 };
 
 class Transaction {
@@ -62,8 +63,12 @@ class Transaction {
   Transaction(std::shared_ptr<ObjectStore> store, std::shared_ptr<const Snapshot> read_snapshot,
               TransactionOptions options = {});
 
-  int64_t read_version() const { return read_snapshot_ ? read_snapshot_->version() : -1; }
+  int64_t read_version() const { return read_version_; }
   const Snapshot* read_snapshot() const { return read_snapshot_.get(); }
+  // Reads on after `own`: this process's commit at read_version() + 1 that left the table's state
+  // as it was (only a commitInfo, e.g. VACUUM START). This transaction then commits after it, as
+  // if its read snapshot had been reloaded there. Ignored for any other commit.
+  void ReadAfter(const CommitResult& own);
 
   // commitInfo: Spark's operation name ("WRITE", "DELETE", "CREATE TABLE", …), parameters as
   // JSON-encoded strings (as Spark writes them), metrics as plain strings.
@@ -126,6 +131,7 @@ class Transaction {
   ReadFilePredicate read_predicate_;
   std::vector<std::string> read_files_;
   std::string txn_id_;
+  int64_t read_version_ = -1;
   int64_t last_commit_timestamp_ = -1;  // newest known commit's timestamp, for ICT monotonicity
   // Row tracking: the highest row id assigned so far (-1: none) and numRecords per add.
   int64_t row_id_high_water_mark_ = -1;

@@ -1328,6 +1328,7 @@ TEST(VacuumHistory, D_log_0h_StartAndEndCommitsCarrySparksParametersAndMetrics) 
   EXPECT_EQ(*start.operation_metrics,
             (delta::StringMap{{"numFilesToDelete", "1"}, {"sizeOfDataToDelete", "9"}}));
   EXPECT_EQ(end.operation, "VACUUM END");
+  EXPECT_EQ(end.read_version, r.start_commit_version);  // END reads on from START
   EXPECT_EQ(*end.operation_parameters, (delta::StringMap{{"status", "\"COMPLETED\""}}));
   EXPECT_EQ(*end.operation_metrics,
             (delta::StringMap{{"numDeletedFiles", "1"}, {"numVacuumedDirectories", "1"}}));

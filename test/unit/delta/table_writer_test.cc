@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "delta/history.h"
 #include "delta/scan.h"
 #include "delta/snapshot.h"
 #include "delta/stats_json.h"
@@ -471,6 +472,48 @@ TEST(TransactionTest, InCommitTimestampsIncreaseEvenWhenTheClockGoesBack) {
   c.columns[0].Append<int64_t>(1);
   ASSERT_TRUE(AppendRows(store, {c}, {}, to).ok());
   EXPECT_EQ(Snapshot::Load(store).value()->timestamp_ms(), 1'700'000'000'001);
+}
+
+// A commitInfo-only commit followed by another on the same read snapshot (VACUUM START / END):
+// the second reads on from the first, without a reload and without a lost first attempt.
+TEST(TransactionTest, ReadAfterOwnCommitGoesOnFromIt) {
+  auto store = std::make_shared<InMemoryObjectStore>();
+  auto clock = std::make_shared<ManualClock>(1'700'000'000'000);
+  Schema schema = {{"id", DataType::Int64(), false, ""}};
+  CreateTableOptions opts;
+  opts.properties.Set("delta.enableInCommitTimestamps", "true");
+  opts.txn.clock = clock;
+  ASSERT_TRUE(CreateTable(store, schema, {}, opts).ok());
+  auto snap = Snapshot::Load(store).value();
+  TransactionOptions to;
+  to.clock = clock;  // frozen: ICT must still increase
+  Transaction first(store, snap, to);
+  first.SetOperation("VACUUM START");
+  auto a = first.Commit();
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->version, 1);
+  EXPECT_EQ(a->timestamp_ms, 1'700'000'000'001);
+  Transaction second(store, snap, to);
+  second.ReadAfter(*a);
+  EXPECT_EQ(second.read_version(), 1);
+  second.SetOperation("VACUUM END");
+  auto b = second.Commit();
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->version, 2);
+  EXPECT_EQ(b->attempts, 1);
+  EXPECT_EQ(b->timestamp_ms, 1'700'000'000'002);
+  auto history = ReadHistory(*store, 1);
+  ASSERT_TRUE(history.ok());
+  EXPECT_EQ((*history)[0].commit_info->read_version, 1);
+  // Not the next version (another commit came between): ignored, the commit loop catches up.
+  Transaction third(store, snap, to);
+  third.ReadAfter(*b);
+  EXPECT_EQ(third.read_version(), 0);
+  third.SetOperation("VACUUM END");
+  auto c = third.Commit();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->version, 3);
+  EXPECT_EQ(c->timestamp_ms, 1'700'000'000'003);
 }
 
 }  // namespace
