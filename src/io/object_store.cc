@@ -124,8 +124,42 @@ class UniqueFd {
 // symlink inside the store is ever traversed. With `create`, missing directories are made (and
 // their parents fsync'd so the new entries survive a crash). A missing directory or a component
 // that is a plain file: NotFound; a symlink component: InvalidArgument.
-Result<UniqueFd> OpenDir(const std::string& root, const std::vector<std::string>& segments,
-                         bool create) {
+// Opens `segments` below the open directory `from` (named `path` in errors) without following
+// symlinks, creating missing ones when `create`; `from` stays open and the caller's.
+Result<UniqueFd> OpenSubdir(int from, std::string path, const std::vector<std::string>& segments,
+                            bool create) {
+  UniqueFd fd;
+  for (const std::string& seg : segments) {
+    const int at = fd.get() < 0 ? from : fd.get();
+    path += "/" + seg;
+    bool made = false;
+    if (create) {
+      if (::mkdirat(at, seg.c_str(), 0755) == 0) {
+        made = true;
+      } else if (errno != EEXIST) {
+        return ErrnoError("cannot create directory", path, errno);
+      }
+    }
+    int next = ::openat(at, seg.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (next < 0) {
+      int err = errno;
+      if (err == ENOTDIR || err == ELOOP) {
+        struct stat st;
+        if (::fstatat(at, seg.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+          return Status::InvalidArgument(path + " is a symlink; the store does not follow symlinks",
+                                         kErrorInvalidObjectKey);
+        if (create) return Status::IoError(path + " is not a directory");
+        return Status::NotFound(path + " is not a directory", kErrorFileNotFound);
+      }
+      return ErrnoError("cannot open directory", path, err);
+    }
+    if (made) ::fsync(at);
+    fd = UniqueFd(next);
+  }
+  return fd;
+}
+
+Result<UniqueFd> OpenRootDir(const std::string& root, bool create) {
   UniqueFd fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0 && errno == ENOENT && create) {
     std::error_code ec;
@@ -134,34 +168,14 @@ Result<UniqueFd> OpenDir(const std::string& root, const std::vector<std::string>
     fd = UniqueFd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   }
   if (fd.get() < 0) return ErrnoError("cannot open directory", root, errno);
-  std::string path = root;
-  for (const std::string& seg : segments) {
-    path += "/" + seg;
-    bool made = false;
-    if (create) {
-      if (::mkdirat(fd.get(), seg.c_str(), 0755) == 0) {
-        made = true;
-      } else if (errno != EEXIST) {
-        return ErrnoError("cannot create directory", path, errno);
-      }
-    }
-    int next = ::openat(fd.get(), seg.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (next < 0) {
-      int err = errno;
-      if (err == ENOTDIR || err == ELOOP) {
-        struct stat st;
-        if (::fstatat(fd.get(), seg.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-          return Status::InvalidArgument(path + " is a symlink; the store does not follow symlinks",
-                                         kErrorInvalidObjectKey);
-        if (create) return Status::IoError(path + " is not a directory");
-        return Status::NotFound(path + " is not a directory", kErrorFileNotFound);
-      }
-      return ErrnoError("cannot open directory", path, err);
-    }
-    if (made) ::fsync(fd.get());
-    fd = UniqueFd(next);
-  }
   return fd;
+}
+
+Result<UniqueFd> OpenDir(const std::string& root, const std::vector<std::string>& segments,
+                         bool create) {
+  SILT_ASSIGN_OR_RETURN(UniqueFd fd, OpenRootDir(root, create));
+  if (segments.empty()) return fd;
+  return OpenSubdir(fd.get(), root, segments, create);
 }
 
 struct DirEntry {
@@ -781,7 +795,9 @@ Status LocalObjectStore::Delete(const std::string& key) {
 void LocalObjectStore::DeleteKeys(std::span<const std::string_view> keys, std::span<Status> statuses) {
   // Consecutive keys of one directory share one open of it (the directory walk with O_NOFOLLOW
   // costs more syscalls than the unlink itself).
+  // The root is opened once per call too: keys spread over many directories (one file each).
   std::string open_dir, base;
+  std::optional<Result<UniqueFd>> root;
   Result<UniqueFd> dirfd = Status::NotFound("no directory open");
   bool have_dir = false;
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -790,17 +806,23 @@ void LocalObjectStore::DeleteKeys(std::span<const std::string_view> keys, std::s
     if (!statuses[i].ok()) continue;
     size_t slash = key.rfind('/');
     std::string_view dir = slash == std::string_view::npos ? std::string_view() : key.substr(0, slash + 1);
+    if (!root) root = OpenRootDir(root_path_, /*create=*/false);
+    if (!root->ok()) {
+      statuses[i] = root->status().IsNotFound() ? Status::OK() : root->status();
+      continue;
+    }
     if (!have_dir || dir != open_dir) {
       open_dir.assign(dir);
       have_dir = true;
-      dirfd = OpenDir(root_path_, DirSegments(dir), /*create=*/false);
+      dirfd = OpenSubdir((*root)->get(), root_path_, DirSegments(dir), /*create=*/false);
     }
     if (!dirfd.ok()) {
       statuses[i] = dirfd.status().IsNotFound() ? Status::OK() : dirfd.status();
       continue;
     }
+    const int at = dir.empty() ? (*root)->get() : dirfd->get();
     base.assign(slash == std::string_view::npos ? key : key.substr(slash + 1));
-    statuses[i] = UnlinkObject(dirfd->get(), base, root_path_, key);
+    statuses[i] = UnlinkObject(at, base, root_path_, key);
   }
 }
 

@@ -833,6 +833,13 @@ TEST_F(LocalObjectStoreTest, SymlinksAreNotFollowed) {
   EXPECT_TRUE(store_->Delete("filelink").ok());
   EXPECT_FALSE(fs::is_symlink(root_ + "/filelink"));
   EXPECT_TRUE(fs::exists(outside + "/secret"));
+  // DeleteKeys never deletes through a linked directory, whatever the key before it.
+  std::vector<std::string_view> keys = {"real/none", "dirlink/secret"};
+  std::vector<Status> statuses(keys.size());
+  store_->DeleteKeys(keys, statuses);
+  EXPECT_TRUE(statuses[0].ok());
+  EXPECT_EQ(statuses[1].code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(fs::exists(outside + "/secret"));
   // Overwriting a symlinked name replaces the link, not the file it points to.
   fs::create_symlink(outside + "/secret", root_ + "/filelink2");
   EXPECT_TRUE(store_->Put("filelink2", "mine").ok());
