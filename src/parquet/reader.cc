@@ -718,6 +718,13 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
                                 ? static_cast<size_t>(oi->page_locations[0].offset - start)
                                 : buf_size;
   size_t pos = dict_deferred ? data_begin : 0;  // deferred: straight to the range's first page
+  // Once the deferred dictionary region is held: parse its page, then jump back to the range.
+  auto start_over_from_dictionary = [&] {
+    dict_deferred = false;
+    pos = 0;
+    page_no = 0;
+    jumped = false;
+  };
   while (pos < buf_size && values_seen < md.num_values) {
     if (!jumped && pos >= data_begin) {
       const int64_t target = oi->page_locations[first_page].offset - start;
@@ -740,12 +747,7 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
       // The pages disagree with the offset index: read the whole chunk and parse this page again.
       SILT_RETURN_NOT_OK(read_all());
       if (pending_dict_) pending_dict_data_ = head.get() + dict_pos;
-      if (dict_deferred) {  // the dictionary page was never parsed: start over from it
-        dict_deferred = false;
-        pos = 0;
-        page_no = 0;
-        jumped = false;
-      }
+      if (dict_deferred) start_over_from_dictionary();
       continue;
     }
     if (!s.ok()) return s.WithContext(where_);
@@ -789,15 +791,11 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
                                  ? (h.data_page_header ? h.data_page_header->encoding : Encoding::PLAIN)
                                  : (h.data_page_header_v2 ? h.data_page_header_v2->encoding : Encoding::PLAIN);
         if (enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY) {
-          // Read the dictionary region now and start over from it: its page is parsed, then the
-          // jump comes back to this page (nothing of it was decoded yet).
-          dict_deferred = false;
+          // Nothing of this page was decoded yet: the jump comes back to it.
           head_len = static_cast<size_t>(head_end);
           head.reset(new uint8_t[head_len]);
           SILT_RETURN_NOT_OK(f->ReadAt(start, head_end, head.get()));
-          pos = 0;
-          page_no = 0;
-          jumped = false;
+          start_over_from_dictionary();
           continue;
         }
       }
