@@ -452,14 +452,20 @@ TEST(TableFeaturesTest, ReadsRefuseUnknownReaderFeatures) {
 namespace silt::delta {
 namespace {
 
-TEST(TransactionTest, InCommitTimestampsIncreaseEvenWhenTheClockGoesBack) {
-  auto store = std::make_shared<InMemoryObjectStore>();
-  auto clock = std::make_shared<ManualClock>(1'700'000'000'000);
-  Schema schema = {{"id", DataType::Int64(), false, ""}};
+// A one-column table with in-commit timestamps, created at the clock's 1'700'000'000'000 ms.
+void CreateIctTable(const std::shared_ptr<ObjectStore>& store, const std::shared_ptr<ManualClock>& clock,
+                    const Schema& schema) {
   CreateTableOptions opts;
   opts.properties.Set("delta.enableInCommitTimestamps", "true");
   opts.txn.clock = clock;
   ASSERT_TRUE(CreateTable(store, schema, {}, opts).ok());
+}
+
+TEST(TransactionTest, InCommitTimestampsIncreaseEvenWhenTheClockGoesBack) {
+  auto store = std::make_shared<InMemoryObjectStore>();
+  auto clock = std::make_shared<ManualClock>(1'700'000'000'000);
+  Schema schema = {{"id", DataType::Int64(), false, ""}};
+  CreateIctTable(store, clock, schema);
   auto snap = Snapshot::Load(store).value();
   EXPECT_EQ(snap->timestamp_ms(), 1'700'000'000'000);
   ASSERT_NE(std::find(snap->protocol().writer_features->begin(), snap->protocol().writer_features->end(),
@@ -479,11 +485,7 @@ TEST(TransactionTest, InCommitTimestampsIncreaseEvenWhenTheClockGoesBack) {
 TEST(TransactionTest, ReadAfterOwnCommitGoesOnFromIt) {
   auto store = std::make_shared<InMemoryObjectStore>();
   auto clock = std::make_shared<ManualClock>(1'700'000'000'000);
-  Schema schema = {{"id", DataType::Int64(), false, ""}};
-  CreateTableOptions opts;
-  opts.properties.Set("delta.enableInCommitTimestamps", "true");
-  opts.txn.clock = clock;
-  ASSERT_TRUE(CreateTable(store, schema, {}, opts).ok());
+  CreateIctTable(store, clock, {{"id", DataType::Int64(), false, ""}});
   auto snap = Snapshot::Load(store).value();
   TransactionOptions to;
   to.clock = clock;  // frozen: ICT must still increase
