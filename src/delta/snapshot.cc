@@ -537,12 +537,9 @@ Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st,
     if (t.paths_only) {
       Status s = pf->ForEachString(t.rg, add_path_leaf, [&](std::string_view path) -> Status {
         // Checked once here for both the reconciliation and the visitor (e.g. VACUUM's keys).
-        if (ReplayState::Unescaped(path)) {
-          if (st->SeenUnescaped(path)) return Status::OK();
-          return visit(FileActionRef{true, path, nullptr, std::nullopt, /*unescaped=*/true});
-        }
-        if (st->SeenInCommits(path, std::nullopt)) return Status::OK();
-        return visit(FileActionRef{true, path, nullptr, std::nullopt});
+        const bool unescaped = ReplayState::Unescaped(path);
+        if (unescaped ? st->SeenUnescaped(path) : st->SeenInCommits(path, std::nullopt)) return Status::OK();
+        return visit(FileActionRef{true, path, nullptr, std::nullopt, unescaped});
       }, t.first_row, t.end_row);
       return s.ok() || !s.IsCorruption() ? s : s.WithContext("checkpoint " + key);
     }

@@ -120,12 +120,11 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-// Opens the directory `segments` below `root`, one component at a time with O_NOFOLLOW, so no
-// symlink inside the store is ever traversed. With `create`, missing directories are made (and
-// their parents fsync'd so the new entries survive a crash). A missing directory or a component
-// that is a plain file: NotFound; a symlink component: InvalidArgument.
-// Opens `segments` below the open directory `from` (named `path` in errors) without following
-// symlinks, creating missing ones when `create`; `from` stays open and the caller's.
+// Opens the directory `segments` below the open directory `from` (named `path` in errors), one
+// component at a time with O_NOFOLLOW, so no symlink inside the store is ever traversed. With
+// `create`, missing directories are made (and their parents fsync'd so the new entries survive a
+// crash). A missing directory or a component that is a plain file: NotFound; a symlink
+// component: InvalidArgument. `from` stays open and the caller's; no segments: an empty fd.
 Result<UniqueFd> OpenSubdir(int from, std::string path, const std::vector<std::string>& segments,
                             bool create) {
   UniqueFd fd;
@@ -171,6 +170,7 @@ Result<UniqueFd> OpenRootDir(const std::string& root, bool create) {
   return fd;
 }
 
+// OpenSubdir below the store's root directory (the root itself when there are no segments).
 Result<UniqueFd> OpenDir(const std::string& root, const std::vector<std::string>& segments,
                          bool create) {
   SILT_ASSIGN_OR_RETURN(UniqueFd fd, OpenRootDir(root, create));
