@@ -34,78 +34,6 @@ const char* OutputModeName(OutputMode mode) {
 
 namespace {
 
-// Java's layout of the shortest digits `digits` (no dot) with decimal exponent `exp`
-// (value = d.ddd × 10^exp).
-std::string JavaLayout(bool negative, std::string_view digits, int exp) {
-  std::string s = negative ? "-" : "";
-  if (exp >= -3 && exp < 7) {
-    if (exp >= 0) {
-      size_t int_len = static_cast<size_t>(exp) + 1;
-      if (digits.size() <= int_len) {
-        s.append(digits);
-        s.append(int_len - digits.size(), '0');
-        s += ".0";
-      } else {
-        s.append(digits.substr(0, int_len));
-        s += '.';
-        s.append(digits.substr(int_len));
-      }
-    } else {
-      s += "0.";
-      s.append(static_cast<size_t>(-exp - 1), '0');
-      s.append(digits);
-    }
-    return s;
-  }
-  s += digits[0];
-  s += '.';
-  if (digits.size() > 1) {
-    s.append(digits.substr(1));
-  } else {
-    s += '0';
-  }
-  s += 'E';
-  s += std::to_string(exp);
-  return s;
-}
-
-template <typename F>
-std::string FormatJava(F v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
-  char buf[64];
-  // Scientific shortest round-trip form: "-d.ddde±XX".
-  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  std::string_view text(buf, static_cast<size_t>(r.ptr - buf));
-  bool negative = text[0] == '-';
-  if (negative) text.remove_prefix(1);
-  size_t e = text.find('e');
-  std::string digits;
-  for (char c : text.substr(0, e)) {
-    if (c != '.') digits += c;
-  }
-  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
-  if (digits.size() == 1) {
-    // Java never prints one significant digit: it takes the 2-digit decimal closest to the
-    // value instead (only differs for subnormals, e.g. Double.MIN_VALUE is "4.9E-324").
-    r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific, 1);
-    text = std::string_view(buf, static_cast<size_t>(r.ptr - buf));
-    if (text[0] == '-') text.remove_prefix(1);
-    e = text.find('e');
-    digits.clear();
-    for (char c : text.substr(0, e)) {
-      if (c != '.') digits += c;
-    }
-    if (digits.back() == '0') digits.pop_back();
-  }
-  int exp = 0;
-  std::string_view es = text.substr(e + 1);
-  if (!es.empty() && es[0] == '+') es.remove_prefix(1);
-  std::from_chars(es.data(), es.data() + es.size(), exp);
-  return JavaLayout(negative, digits, exp);
-}
-
 bool IsNumeric(TypeId id) {
   switch (id) {
     case TypeId::kInt8:
@@ -260,8 +188,6 @@ void AppendCellImpl(const Vector& v, size_t i, CellStyle style, bool nested, std
 
 }  // namespace
 
-std::string FormatJavaDouble(double v) { return FormatJava(v); }
-std::string FormatJavaFloat(float v) { return FormatJava(v); }
 
 std::string FormatSparkTimestamp(int64_t micros) {
   // FormatTimestampMicros gives "yyyy-MM-dd HH:mm:ss.ffffff"; Spark drops trailing zeros of the

@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/number_format.h"
 #include "vector/types.h"
 #include "vector/vector.h"
 
@@ -50,10 +51,9 @@ std::string FormatCell(const Vector& v, size_t row, CellStyle style);
 // Appends row `row` of `v` as canonical JSON (Value::ToJson's format).
 void AppendJsonCell(const Vector& v, size_t row, std::string* out);
 
-// Java's Double.toString / Float.toString (shortest round-trip digits; plain notation for
-// 1e-3 <= |v| < 1e7, else d.dddE±n): 1.0, 0.1, 1.0E10, 1.0E-4, -0.0, NaN, Infinity.
-std::string FormatJavaDouble(double v);
-std::string FormatJavaFloat(float v);
+// Java's Double.toString / Float.toString (common/number_format.h).
+using silt::FormatJavaDouble;
+using silt::FormatJavaFloat;
 // Spark's fraction timestamp format: "2024-01-02 03:04:05", "2024-01-02 03:04:05.12".
 std::string FormatSparkTimestamp(int64_t micros);
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "common/ascii.h"
+
 namespace silt::cli {
 
 bool IsBlank(std::string_view s) {
@@ -144,7 +146,7 @@ Result<int64_t> ParseByteSize(std::string_view text) {
   std::string s;
   for (char c : text) {
     if (!std::isspace(static_cast<unsigned char>(c))) {
-      s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      s += AsciiToLower(c);
     }
   }
   if (s == "-1" || s == "unlimited" || s == "none") return int64_t{-1};

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <climits>
 
+#include "common/ascii.h"
 #include "commands/dml.h"
 #include "delta/json_util.h"
 #include "delta/scan.h"
@@ -21,14 +22,6 @@
 namespace silt::commands {
 
 namespace {
-
-bool EqualsIgnoreCase(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  }
-  return true;
-}
 
 std::string JsonStr(const std::string& s) {
   std::string out;

@@ -9,6 +9,7 @@
 
 #include <simdjson.h>
 
+#include "common/ascii.h"
 #include "commands/command.h"
 
 namespace silt::commands {
@@ -94,9 +95,7 @@ std::string SqlType(const DataType& t) {
       return out + ">";
     }
     default: {
-      std::string s = t.ToString();
-      std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-      return s;
+      return AsciiUpper(t.ToString());
     }
   }
 }

@@ -8,14 +8,14 @@
 #include <set>
 #include <utility>
 
+#include "common/ascii.h"
+#include "common/datetime.h"
 #include "delta/log_segment.h"
 #include "delta/partition_values.h"
 #include "delta/snapshot.h"
 
 namespace silt::delta {
 namespace {
-
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 std::string LogPath(const ObjectStore& store) { return store.root() + "_delta_log"; }
 
@@ -122,12 +122,6 @@ Result<int64_t> ParseIntProperty(const Metadata& md, const char* key, const std:
                                   " is not an integer: '" + *v + "'",
                               "DELTA_INVALID_TABLE_PROPERTY");
   return out;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return (x | 0x20) == (y | 0x20);
-         });
 }
 
 bool UsesIct(const IctConfig& cfg, int64_t version) {
@@ -391,7 +385,7 @@ Result<int64_t> ParseTimestampLiteralMillis(std::string_view text) {
   while (!s.empty() && blank(s.back())) s.remove_suffix(1);
   int64_t micros = 0;
   bool has_zone = false;
-  if (s.empty() || !ParseTimestampText(s, &micros, &has_zone))
+  if (s.empty() || !ParseIsoTimestamp(s, &micros, &has_zone))
     return Status::InvalidArgument("The provided timestamp ('" + std::string(text) +
                                        "') cannot be converted to a valid timestamp.",
                                    kErrorTimestampInvalid);

@@ -2,35 +2,13 @@
 
 #include <charconv>
 
-#include "delta/partition_values.h"
+#include "common/json_escape.h"
+#include "common/number_format.h"
 
 namespace silt::delta {
 
 void AppendJacksonString(std::string* out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  out->push_back('"');
-  size_t run = 0;  // start of the pending unescaped run: copy runs in bulk
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out->append(s.data() + run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
-      case '\b': *out += "\\b"; break;
-      case '\f': *out += "\\f"; break;
-      default:
-        *out += "\\u00";
-        out->push_back(kHex[c >> 4]);
-        out->push_back(kHex[c & 15]);
-    }
-  }
-  out->append(s.data() + run, s.size() - run);
-  out->push_back('"');
+  AppendJsonString(out, s, JsonHexCase::kUpper);
 }
 
 void AppendInt(std::string* out, int64_t v) {

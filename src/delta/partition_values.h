@@ -1,6 +1,6 @@
-// Partition values (add.partitionValues) as typed Values, plus the text conversions Delta-Spark
-// uses for them and for statistics: Java's Double/Float.toString, BigDecimal.toString, and the
-// date/timestamp forms.
+// Partition values (add.partitionValues) as typed Values, plus the ISO timestamp forms Delta-Spark
+// writes. The number and date/time text rules themselves live in common/number_format.h and
+// common/datetime.h.
 #pragma once
 
 #include <cstdint>
@@ -30,29 +30,6 @@ Result<Value> ParsePartitionValue(const std::optional<std::string>& text, const 
 // fraction digits and 'Z'; timestamp_ntz "yyyy-MM-dd HH:mm:ss[.f]" (trailing zeros dropped);
 // binary as its raw bytes.
 std::optional<std::string> FormatPartitionValue(const Value& value);
-
-// Java's Double.toString / Float.toString: shortest round-trip digits; plain notation with at
-// least one fraction digit when 1e-3 <= |v| < 1e7 ("100.0", "0.001"), else "d.dddE[-]n"
-// ("1.0E7", "1.2345E-5"); "NaN", "Infinity", "-Infinity", "-0.0".
-std::string FormatJavaDouble(double v);
-std::string FormatJavaFloat(float v);
-
-// Java's BigDecimal.toString of unscaled × 10^-scale: plain unless the adjusted exponent is
-// below -6 ("-3.1661E-8", "0E-10"). This is how Spark writes decimals in stats JSON.
-std::string FormatJavaBigDecimal(int128_t unscaled, int scale);
-
-// Exact decimal text → unscaled value at `scale` (sign, digits, optional '.', optional exponent).
-// Extra fraction digits are rounded HALF_UP. False if malformed or more than `precision` digits.
-bool ParseDecimalText(std::string_view text, int precision, int scale, int128_t* unscaled);
-
-// "yyyy-MM-dd" (year may have a sign or more digits) → days since epoch.
-bool ParseDateText(std::string_view text, int32_t* days);
-
-// Date-time text → microseconds since epoch. Accepts "yyyy-MM-dd", then 'T' or ' ' and
-// HH:mm[:ss[.fraction]] (fraction 0–9 digits, truncated to micros), then optionally 'Z', "UTC",
-// or an offset ±HH[:mm] / ±HHmm. *has_zone says whether a zone was present; without one the
-// time is taken as UTC.
-bool ParseTimestampText(std::string_view text, int64_t* micros, bool* has_zone);
 
 // Days/micros since epoch → date parts, and formatting helpers.
 std::string FormatIsoTimestampMicros(int64_t micros);   // "2024-06-15T19:30:45.000000Z"

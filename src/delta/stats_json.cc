@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "common/datetime.h"
+#include "common/number_format.h"
 #include "delta/json_util.h"
 #include "delta/partition_values.h"
 #include "vector/vector.h"
@@ -124,14 +126,14 @@ std::optional<Value> FromString(std::string_view s, const TypePtr& type) {
     }
     case TypeId::kDate: {
       int32_t d;
-      if (!ParseDateText(s, &d)) return std::nullopt;
+      if (!ParseIsoDate(s, &d)) return std::nullopt;
       return Value::Integer(type, d);
     }
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz: {
       int64_t us;
       bool has_zone;
-      if (!ParseTimestampText(s, &us, &has_zone)) return std::nullopt;
+      if (!ParseIsoTimestamp(s, &us, &has_zone)) return std::nullopt;
       // A zoned value for a no-zone column has no defined instant→local mapping: drop it.
       if (has_zone && type->id() == TypeId::kTimestampNtz) return std::nullopt;
       return Value::Integer(type, us);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/ascii.h"
+
 namespace silt::delta {
 namespace {
 
@@ -19,12 +21,6 @@ Status BadInterval(std::string_view text, std::string_view why) {
   return Status::InvalidArgument(
       "'" + std::string(text) + "' is not a valid INTERVAL: " + std::string(why),
       kInvalidIntervalClass);
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 std::vector<std::string_view> SplitWhitespace(std::string_view s) {
@@ -81,7 +77,7 @@ Result<int64_t> DurationProperty(const StringMap& configuration, const char* key
 Result<bool> GetBoolProperty(const StringMap& configuration, const char* key, bool default_value) {
   auto v = Property(configuration, key);
   if (!v.ok()) return default_value;
-  std::string lower = Lower(*v);
+  std::string lower = AsciiLower(*v);
   if (lower == "true") return true;
   if (lower == "false") return false;
   return BadProperty(key, *v, "needs to be a boolean (true or false)");
@@ -90,13 +86,13 @@ Result<bool> GetBoolProperty(const StringMap& configuration, const char* key, bo
 Result<int64_t> ParseIntervalMillis(std::string_view text) {
   std::vector<std::string_view> tokens = SplitWhitespace(text);
   size_t i = 0;
-  if (!tokens.empty() && Lower(tokens[0]) == "interval") ++i;
+  if (!tokens.empty() && AsciiLower(tokens[0]) == "interval") ++i;
   if (i >= tokens.size()) return BadInterval(text, "no value");
   __int128 total = 0;
   while (i < tokens.size()) {
     if (i + 1 >= tokens.size()) return BadInterval(text, "a value without a unit");
     std::string_view num = tokens[i];
-    std::string unit = Lower(tokens[i + 1]);
+    std::string unit = AsciiLower(tokens[i + 1]);
     i += 2;
     int64_t per_unit = UnitMicros(unit);
     if (per_unit < 0) return BadInterval(text, "unknown unit '" + unit + "'");
@@ -270,7 +266,7 @@ Status ValidateValue(const Known& k, const std::string& value) {
   int64_t n = 0;
   switch (k.kind) {
     case Kind::kBool: {
-      std::string lower = Lower(value);
+      std::string lower = AsciiLower(value);
       return lower == "true" || lower == "false" ? Status::OK() : fail("needs to be a boolean.");
     }
     case Kind::kInterval: {
@@ -296,7 +292,7 @@ Status ValidateValue(const Known& k, const std::string& value) {
     }
     case Kind::kString: {
       if (k.choices.empty()) return Status::OK();
-      std::string lower = Lower(value);
+      std::string lower = AsciiLower(value);
       for (const auto& c : k.choices) {
         if (c == lower) return Status::OK();
       }
@@ -315,10 +311,10 @@ Status ValidateValue(const Known& k, const std::string& value) {
 const Known* FindKnown(std::string_view key) {
   static const std::map<std::string, const Known*> kByLower = [] {
     std::map<std::string, const Known*> m;
-    for (const Known& k : KnownProperties()) m[Lower(k.key)] = &k;
+    for (const Known& k : KnownProperties()) m[AsciiLower(k.key)] = &k;
     return m;
   }();
-  auto it = kByLower.find(Lower(key));
+  auto it = kByLower.find(AsciiLower(key));
   return it == kByLower.end() ? nullptr : it->second;
 }
 
@@ -332,7 +328,7 @@ std::string NormalizeTablePropertyKey(std::string_view key) {
 Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allow_arbitrary) {
   StringMap out;
   for (const auto& [key, value] : properties) {
-    std::string lower = Lower(key);
+    std::string lower = AsciiLower(key);
     if (lower.rfind("delta.", 0) != 0 || lower.rfind("delta.constraints.", 0) == 0 ||
         lower.rfind("delta.feature.", 0) == 0 || lower.rfind("delta.universalformat.config.", 0) == 0) {
       out.Set(key, value);

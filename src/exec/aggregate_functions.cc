@@ -20,6 +20,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/ascii.h"
 #include "exec/aggregate.h"
 #include "exec/row_hash.h"
 
@@ -28,12 +29,6 @@ namespace silt::exec {
 namespace {
 
 using uint128_t = unsigned __int128;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 Status OverflowError(const std::string& what, std::string_view try_fn) {
   return Status::InvalidArgument(
@@ -1794,11 +1789,11 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
 
 }  // namespace
 
-bool IsAggregateFunction(std::string_view name) { return AggregateNames().count(Lower(name)) > 0; }
+bool IsAggregateFunction(std::string_view name) { return AggregateNames().count(AsciiLower(name)) > 0; }
 
 Result<BoundAggregate> BindAggregateFunction(std::string_view name, std::vector<ExprPtr> args,
                                              bool distinct, const BindContext& ctx) {
-  std::string n = Lower(name);
+  std::string n = AsciiLower(name);
   if (!AggregateNames().count(n)) {
     return Status::NotFound("Cannot resolve routine `" + std::string(name) + "`",
                             "UNRESOLVED_ROUTINE");

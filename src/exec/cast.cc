@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <limits>
 
-#include "delta/partition_values.h"
+#include "common/ascii.h"
+#include "common/datetime.h"
+#include "common/number_format.h"
 
 namespace silt::exec {
 
@@ -76,12 +78,6 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-std::string Lower(std::string_view s) {
-  std::string o(s);
-  for (char& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
-}
-
 Status InvalidInput(const Value& v, const TypePtr& to) {
   return Status::InvalidArgument("[CAST_INVALID_INPUT] The value '" + v.ToString() + "' of the type \"" +
                                      v.type()->ToString() + "\" cannot be cast to \"" + to->ToString() +
@@ -150,7 +146,7 @@ bool ParseIntegral(std::string_view s, int64_t* out) {
 bool ParseDouble(std::string_view s, double* out) {
   s = Trim(s);
   if (s.empty()) return false;
-  std::string l = Lower(s);
+  std::string l = AsciiLower(s);
   if (l == "nan") { *out = std::numeric_limits<double>::quiet_NaN(); return true; }
   if (l == "infinity" || l == "+infinity" || l == "inf" || l == "+inf") { *out = INFINITY; return true; }
   if (l == "-infinity" || l == "-inf") { *out = -INFINITY; return true; }
@@ -171,10 +167,6 @@ double ToDouble(const Value& v) {
   }
 }
 
-constexpr int64_t kMicrosPerDay = 86400LL * 1000000;
-
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
 std::string TimestampText(int64_t micros) {
   std::string s = FormatTimestampMicros(micros);  // "yyyy-MM-dd HH:mm:ss.ffffff"
   while (!s.empty() && s.back() == '0') s.pop_back();
@@ -187,8 +179,8 @@ std::string TimestampText(int64_t micros) {
 std::string CastToString(const Value& v) {
   switch (v.type()->id()) {
     case TypeId::kBoolean: return v.boolean() ? "true" : "false";
-    case TypeId::kFloat: return delta::FormatJavaFloat(static_cast<float>(v.floating()));
-    case TypeId::kDouble: return delta::FormatJavaDouble(v.floating());
+    case TypeId::kFloat: return FormatJavaFloat(static_cast<float>(v.floating()));
+    case TypeId::kDouble: return FormatJavaDouble(v.floating());
     case TypeId::kDecimal: return FormatDecimal(v.decimal(), v.type()->scale());
     case TypeId::kDate: return FormatDate(static_cast<int32_t>(v.integer()));
     case TypeId::kTimestamp:
@@ -295,7 +287,7 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
       }
       case TypeId::kString: {
         std::string_view txt = Trim(v.str());
-        if (!delta::ParseDecimalText(txt, 38, s, &u)) return fail_invalid();
+        if (!ParseDecimalText(txt, 38, s, &u)) return fail_invalid();
         break;
       }
       default:
@@ -307,7 +299,7 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
   }
   if (t == TypeId::kBoolean) {
     if (f == TypeId::kString) {
-      std::string l = Lower(Trim(v.str()));
+      std::string l = AsciiLower(Trim(v.str()));
       if (l == "t" || l == "true" || l == "y" || l == "yes" || l == "1") return Value::Boolean(true);
       if (l == "f" || l == "false" || l == "n" || l == "no" || l == "0") return Value::Boolean(false);
       return fail_invalid();
@@ -324,7 +316,7 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
         std::string str(s);
         if (str.size() == 4) str += "-01-01";
         else if (str.size() == 7) str += "-01";
-        if (!delta::ParseDateText(str, &days)) return fail_invalid();
+        if (!ParseIsoDate(str, &days)) return fail_invalid();
         return Value::Integer(to, days);
       }
       case TypeId::kTimestamp:
@@ -338,9 +330,9 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
         std::string_view s = Trim(v.str());
         int64_t micros;
         bool has_zone;
-        if (delta::ParseTimestampText(s, &micros, &has_zone)) return Value::Integer(to, micros);
+        if (ParseIsoTimestamp(s, &micros, &has_zone)) return Value::Integer(to, micros);
         int32_t days;
-        if (delta::ParseDateText(s, &days)) return Value::Integer(to, days * kMicrosPerDay);
+        if (ParseIsoDate(s, &days)) return Value::Integer(to, days * kMicrosPerDay);
         return fail_invalid();
       }
       case TypeId::kDate: return Value::Integer(to, v.integer() * kMicrosPerDay);

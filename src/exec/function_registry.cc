@@ -4,27 +4,20 @@
 #include <cctype>
 #include <cstdio>
 
+#include "common/ascii.h"
 #include "common/logging.h"
 
 namespace silt::exec {
 
-namespace {
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-}  // namespace
-
 void FunctionRegistry::Add(std::string name, ScalarBinder binder) {
-  std::string key = Lower(name);
+  std::string key = AsciiLower(name);
   bool inserted = binders_.emplace(key, std::move(binder)).second;
   if (!inserted) std::fprintf(stderr, "silt: function %s registered twice\n", key.c_str());
   SILT_CHECK(inserted);
 }
 
 const ScalarBinder* FunctionRegistry::Find(std::string_view name) const {
-  auto it = binders_.find(Lower(name));
+  auto it = binders_.find(AsciiLower(name));
   return it == binders_.end() ? nullptr : &it->second;
 }
 

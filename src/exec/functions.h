@@ -9,6 +9,7 @@
 //   CAST_INVALID_INPUT / CAST_OVERFLOW (ANSI casts at run time), DIVIDE_BY_ZERO (ANSI).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,6 +24,10 @@ namespace silt::exec {
 struct BindContext {
   bool ansi = false;              // spark.sql.ansi.enabled
   std::string time_zone = "UTC";  // spark.sql.session.timeZone
+  // The SQL type grammar ("array<int>", "struct<a:int>") for functions that take a type string
+  // (from_json's schema). It lives in sql/, above exec, so the binder injects it; when unset,
+  // such a schema fails with NOT_IMPLEMENTED.
+  std::function<Result<TypePtr>(std::string_view)> parse_data_type;
 };
 
 // Scalar function by name (case-insensitive), e.g. "upper", "date_add", "regexp_replace",

@@ -2,13 +2,13 @@
 
 #include <cctype>
 
+#include "common/ascii.h"
 #include "exec/kernel_util.h"
 
 namespace silt::exec {
 
 std::optional<Generator> FindGenerator(std::string_view name) {
-  std::string n(name);
-  for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string n = AsciiLower(name);
   Generator g;
   if (n.ends_with("_outer")) {
     g.outer = true;

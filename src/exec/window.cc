@@ -6,15 +6,11 @@
 #include <limits>
 #include <numeric>
 
+#include "common/ascii.h"
+
 namespace silt::exec {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 Status ArgCount(std::string_view name, const std::vector<ExprPtr>& args, size_t lo, size_t hi) {
   if (args.size() < lo || args.size() > hi) {
@@ -79,7 +75,7 @@ bool IsWindowFunction(std::string_view name) {
   static const char* kNames[] = {"row_number", "rank",  "dense_rank", "percent_rank", "cume_dist",
                                  "ntile",      "lag",   "lead",       "first_value",  "last_value",
                                  "nth_value",  "first", "last"};
-  std::string n = Lower(name);
+  std::string n = AsciiLower(name);
   for (const char* k : kNames) {
     if (n == k) return true;
   }
@@ -89,7 +85,7 @@ bool IsWindowFunction(std::string_view name) {
 Result<WindowFunction> BindWindowFunction(std::string_view name, std::vector<ExprPtr> args,
                                           bool ignore_nulls) {
   WindowFunction f;
-  f.name = Lower(name);
+  f.name = AsciiLower(name);
   f.ignore_nulls = ignore_nulls;
   const std::string& n = f.name;
   EvalContext ectx;

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <memory>
 
+#include "common/ascii.h"
+
 namespace silt::parquet {
 
 namespace {
@@ -382,9 +384,7 @@ Status Compress(CompressionCodec codec, const uint8_t* in, size_t in_len, std::s
 }
 
 Result<CompressionCodec> ParseCodecName(const std::string& name) {
-  std::string s = name;
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  std::string s = AsciiLower(name);
   if (s == "none" || s == "uncompressed") return CompressionCodec::UNCOMPRESSED;
   if (s == "snappy") return CompressionCodec::SNAPPY;
   if (s == "gzip") return CompressionCodec::GZIP;

@@ -2172,7 +2172,10 @@ Result<PlanPtr> Binder::BindQuery(const sql::Query& q) {
 
 // ---------------------------------------------------------------------------------------------
 
-Binder::Binder(BinderContext ctx) : ctx_(std::move(ctx)), impl_(std::make_unique<Impl>(this)) {}
+Binder::Binder(BinderContext ctx) : ctx_(std::move(ctx)), impl_(std::make_unique<Impl>(this)) {
+  // Functions that take a type string (from_json) parse it with the SQL type grammar.
+  if (!ctx_.bind.parse_data_type) ctx_.bind.parse_data_type = sql::ParseDataType;
+}
 Binder::~Binder() = default;
 
 Result<PlanPtr> Binder::BindTableRef(const sql::TableRef& ref) { return impl_->BindTableRef(ref); }

@@ -8,81 +8,16 @@
 #include <cctype>
 #include <string>
 
-#include "delta/partition_values.h"
+#include "common/ascii.h"
+#include "common/number_format.h"
 #include "sql/ast.h"
+#include "vector/type_sql.h"
 
 namespace silt::sql {
 
 namespace {
 
-std::string Upper(std::string_view s) {
-  std::string u(s);
-  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return u;
-}
-std::string Lower(std::string_view s) {
-  std::string u(s);
-  for (char& c : u) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return u;
-}
-
-bool NeedsQuote(const std::string& part) {
-  if (part.empty()) return true;
-  bool all_digits = true;
-  for (char c : part) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return true;
-    if (!std::isdigit(static_cast<unsigned char>(c))) all_digits = false;
-  }
-  return all_digits;
-}
-
-std::string QuoteIfNeeded(const std::string& part) {
-  if (!NeedsQuote(part)) return part;
-  std::string out = "`";
-  for (char c : part) {
-    if (c == '`') out += "``";
-    else out.push_back(c);
-  }
-  return out + "`";
-}
-
-}  // namespace
-
-// Spark's DataType.sql.
-std::string TypeSql(const TypePtr& t) {
-  if (!t) return "?";
-  switch (t->id()) {
-    case TypeId::kNull: return "VOID";
-    case TypeId::kBoolean: return "BOOLEAN";
-    case TypeId::kInt8: return "TINYINT";
-    case TypeId::kInt16: return "SMALLINT";
-    case TypeId::kInt32: return "INT";
-    case TypeId::kInt64: return "BIGINT";
-    case TypeId::kFloat: return "FLOAT";
-    case TypeId::kDouble: return "DOUBLE";
-    case TypeId::kDecimal:
-      return "DECIMAL(" + std::to_string(t->precision()) + "," + std::to_string(t->scale()) + ")";
-    case TypeId::kString: return "STRING";
-    case TypeId::kBinary: return "BINARY";
-    case TypeId::kDate: return "DATE";
-    case TypeId::kTimestamp: return "TIMESTAMP";
-    case TypeId::kTimestampNtz: return "TIMESTAMP_NTZ";
-    case TypeId::kList: return "ARRAY<" + TypeSql(t->element_type()) + ">";
-    case TypeId::kMap:
-      return "MAP<" + TypeSql(t->key_type()) + ", " + TypeSql(t->value_type()) + ">";
-    case TypeId::kStruct: {
-      std::string s = "STRUCT<";
-      for (size_t i = 0; i < t->fields().size(); ++i) {
-        if (i) s += ", ";
-        s += QuoteIfNeeded(t->fields()[i].name) + ": " + TypeSql(t->fields()[i].type);
-      }
-      return s + ">";
-    }
-  }
-  return "?";
-}
-
-namespace {
+std::string QuoteIfNeeded(const std::string& part) { return QuoteIdentifierIfNeeded(part); }
 
 std::string TimestampText(int64_t micros) {
   std::string s = FormatTimestampMicros(micros);  // "YYYY-MM-DD HH:MM:SS.ffffff"
@@ -102,9 +37,9 @@ std::string LiteralPretty(const Value& v) {
     case TypeId::kInt16:
     case TypeId::kInt32:
     case TypeId::kInt64: return std::to_string(v.integer());
-    case TypeId::kFloat: return delta::FormatJavaFloat(static_cast<float>(v.floating()));
-    case TypeId::kDouble: return delta::FormatJavaDouble(v.floating());
-    case TypeId::kDecimal: return delta::FormatJavaBigDecimal(v.decimal(), v.type()->scale());
+    case TypeId::kFloat: return FormatJavaFloat(static_cast<float>(v.floating()));
+    case TypeId::kDouble: return FormatJavaDouble(v.floating());
+    case TypeId::kDecimal: return FormatJavaBigDecimal(v.decimal(), v.type()->scale());
     case TypeId::kString: return v.str();
     case TypeId::kBinary: {
       static const char* kHex = "0123456789ABCDEF";
@@ -237,7 +172,7 @@ struct Printer {
     if (e.names.size() != 1) return false;
     for (auto it = lambda_scopes.rbegin(); it != lambda_scopes.rend(); ++it) {
       for (const auto& p : **it) {
-        if (Lower(p) == Lower(e.names[0])) return true;
+        if (AsciiLower(p) == AsciiLower(e.names[0])) return true;
       }
     }
     return false;
@@ -283,7 +218,7 @@ struct Printer {
       s += " BETWEEN " + Bound(w.frame->start, w.frame->start_offset) + " AND " +
            Bound(w.frame->end, w.frame->end_offset);
     } else {
-      std::string fn = Lower(f.names.empty() ? "" : f.names.back());
+      std::string fn = AsciiLower(f.names.empty() ? "" : f.names.back());
       if (fn == "row_number" || fn == "rank" || fn == "dense_rank" || fn == "percent_rank" ||
           fn == "cume_dist" || fn == "ntile") {
         s += "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW";
@@ -322,7 +257,7 @@ struct Printer {
         return s + "*";
       }
       case ExprType::kFunction: {
-        std::string name = Lower(e.names.empty() ? "" : e.names.back());
+        std::string name = AsciiLower(e.names.empty() ? "" : e.names.back());
         std::string s;
         if (e.star_arg) {
           s = name + "(" + (name == "count" ? "1" : "*") + ")";
@@ -385,7 +320,7 @@ struct Printer {
       case ExprType::kLike: {
         std::string s;
         if (!e.quantifier.empty()) {
-          s = Print(*e.children[0]) + " " + Upper(e.op) + " " + Upper(e.quantifier) + " (" +
+          s = Print(*e.children[0]) + " " + AsciiUpper(e.op) + " " + AsciiUpper(e.quantifier) + " (" +
               Args(e, 1) + ")";
         } else if (e.op == "like") {
           s = Print(*e.children[0]) + " LIKE " + Print(*e.children[1]);

@@ -131,8 +131,7 @@ struct ParsedExpr {
   std::string ToString() const;
 };
 
-// Spark's DataType.sql form of a type: "BIGINT", "ARRAY<STRING>", "STRUCT<a: BIGINT, `b c`: STRING>".
-std::string TypeSql(const TypePtr& t);
+// Spark's DataType.sql form of a type (TypeSql) is in vector/type_sql.h.
 
 // The parser's bound on ParsedExpr::height and on the nesting of subqueries/parentheses.
 inline constexpr int kMaxExprHeight = 1000;

@@ -2,6 +2,9 @@
 
 #include <cctype>
 
+#include "common/ascii.h"
+#include "common/utf8.h"
+
 namespace silt::sql {
 
 namespace {
@@ -32,24 +35,6 @@ SourcePos PosAt(std::string_view text, size_t offset) {
   return p;
 }
 
-void AppendUtf8(std::string* out, uint32_t cp) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
 int HexVal(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -62,7 +47,7 @@ int HexVal(char c) {
 bool Token::Is(std::string_view kw) const {
   if (kind != TokenKind::kWord || text.size() != kw.size()) return false;
   for (size_t i = 0; i < kw.size(); ++i) {
-    if (std::toupper(static_cast<unsigned char>(text[i])) != kw[i]) return false;
+    if (AsciiToUpper(text[i]) != kw[i]) return false;
   }
   return true;
 }
@@ -309,8 +294,8 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
       // Suffix.
       size_t end = num_end;
       if (end < n) {
-        char s0 = static_cast<char>(std::toupper(static_cast<unsigned char>(text[end])));
-        char s1 = end + 1 < n ? static_cast<char>(std::toupper(static_cast<unsigned char>(text[end + 1]))) : 0;
+        char s0 = AsciiToUpper(text[end]);
+        char s1 = end + 1 < n ? AsciiToUpper(text[end + 1]) : 0;
         bool has_exp = num_end > j;
         if (s0 == 'B' && s1 == 'D') {
           end += 2;

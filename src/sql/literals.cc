@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "common/ascii.h"
+#include "common/datetime.h"
+
 namespace silt::sql {
 
 namespace {
@@ -21,78 +24,12 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-bool IsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-int DaysInMonth(int64_t y, int m) {
-  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && IsLeap(y) ? 29 : kDays[m - 1];
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-int64_t DaysFromCivil(int64_t y, int m, int d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-// Parses the date part; *rest receives what follows the date ("" or the text after ' '/'T').
-// allow_trailing: whether ' '/'T' followed by more text is allowed.
-bool ParseDatePart(std::string_view s, int64_t* days, std::string_view* rest, bool* had_sep) {
-  size_t i = 0;
-  int sign = 1;
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
-    sign = s[i] == '-' ? -1 : 1;
-    ++i;
-  }
-  int64_t seg[3] = {0, 1, 1};
-  int nseg = 0;
-  *had_sep = false;
-  *rest = {};
-  while (nseg < 3) {
-    size_t start = i;
-    int64_t v = 0;
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
-      v = v * 10 + (s[i] - '0');
-      ++i;
-      if (i - start > 7) return false;
-    }
-    size_t len = i - start;
-    if (nseg == 0 ? (len < 4 || len > 7) : (len < 1 || len > 2)) return false;
-    seg[nseg++] = v;
-    if (i >= s.size()) break;
-    if (s[i] == '-' && nseg < 3) {
-      ++i;
-      continue;
-    }
-    if (nseg == 3 && (s[i] == ' ' || s[i] == 'T')) {
-      *had_sep = true;
-      *rest = s.substr(i + 1);
-      break;
-    }
-    return false;
-  }
-  if (i < s.size() && !*had_sep) return false;
-  int64_t year = sign * seg[0];
-  int month = static_cast<int>(seg[1]), day = static_cast<int>(seg[2]);
-  if (month < 1 || month > 12 || day < 1 || day > DaysInMonth(year, month)) return false;
-  *days = DaysFromCivil(year, month, day);
-  return true;
-}
-
 // Zone text → offset seconds. False when malformed; *unsupported for region ids.
 bool ParseZone(std::string_view z, int64_t* offset, bool* unsupported) {
   z = Trim(z);
   *offset = 0;
   if (z.empty()) return false;
-  auto upper = [](std::string_view v) {
-    std::string u(v);
-    for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return u;
-  };
-  std::string u = upper(z);
+  std::string u = AsciiUpper(z);
   if (u == "Z" || u == "UTC" || u == "GMT" || u == "UT") return true;
   std::string_view off = z;
   for (std::string_view prefix : {"UTC", "GMT", "UT"}) {
@@ -147,11 +84,9 @@ bool ParseZone(std::string_view z, int64_t* offset, bool* unsupported) {
 }  // namespace
 
 std::optional<int32_t> ParseSparkDate(std::string_view text) {
-  std::string_view s = Trim(text);
-  int64_t days;
-  std::string_view rest;
-  bool sep;
-  if (!ParseDatePart(s, &days, &rest, &sep)) return std::nullopt;
+  SparkDateTime t;
+  if (!silt::ParseSparkDate(text, kSqlLiteralSyntax, &t)) return std::nullopt;
+  int64_t days = DaysFromCivil(t.year, t.month, t.day);
   if (days < INT32_MIN || days > INT32_MAX) return std::nullopt;
   return static_cast<int32_t>(days);
 }
@@ -160,64 +95,16 @@ std::optional<int64_t> ParseSparkTimestamp(std::string_view text, bool* has_zone
                                            bool* unsupported_zone, int64_t default_offset) {
   *has_zone = false;
   *unsupported_zone = false;
-  std::string_view s = Trim(text);
-  int64_t days;
-  std::string_view rest;
-  bool sep;
-  if (!ParseDatePart(s, &days, &rest, &sep)) {
-    // A date followed directly by a zone (e.g. "2024-01-01Z" / "2024-01-01+01:00") is not in
-    // Spark's grammar either; report malformed.
-    return std::nullopt;
-  }
-  int64_t micros = 0;
-  std::string_view zone;
-  if (sep) {
-    // Time: h[h]:m[m][:s[s][.f{0,9}]] then zone.
-    size_t i = 0;
-    int fields[3] = {0, 0, 0};
-    int nf = 0;
-    while (nf < 3) {
-      size_t st = i;
-      int v = 0;
-      while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i])) && i - st < 2) {
-        v = v * 10 + (rest[i] - '0');
-        ++i;
-      }
-      if (i == st) {
-        if (nf == 0 && rest.empty()) break;  // "2024-01-01 " (trailing separator)
-        return std::nullopt;
-      }
-      fields[nf++] = v;
-      if (i < rest.size() && rest[i] == ':' && nf < 3) {
-        ++i;
-        continue;
-      }
-      break;
-    }
-    if (nf == 1) return std::nullopt;  // an hour alone is not a time
-    int64_t frac = 0;
-    if (nf == 3 && i < rest.size() && rest[i] == '.') {
-      ++i;
-      int nd = 0;
-      while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i]))) {
-        if (nd < 6) frac = frac * 10 + (rest[i] - '0');
-        ++nd;
-        ++i;
-        if (nd > 9) return std::nullopt;
-      }
-      for (int k = nd; k < 6; ++k) frac *= 10;
-    }
-    if (fields[0] > 23 || fields[1] > 59 || fields[2] > 59) return std::nullopt;
-    micros = fields[0] * kMicrosPerHour + fields[1] * kMicrosPerMinute +
-             fields[2] * kMicrosPerSecond + frac;
-    zone = rest.substr(i);
-  }
+  SparkDateTime t;
+  if (!ParseSparkDateTime(text, kSqlLiteralSyntax, &t)) return std::nullopt;
   int64_t offset = default_offset;
-  if (!Trim(zone).empty()) {
-    if (!ParseZone(zone, &offset, unsupported_zone)) return std::nullopt;
+  if (!t.zone.empty()) {
+    if (!ParseZone(t.zone, &offset, unsupported_zone)) return std::nullopt;
     *has_zone = true;
   }
-  __int128 total = static_cast<__int128>(days) * kMicrosPerDay + micros -
+  __int128 total = static_cast<__int128>(DaysFromCivil(t.year, t.month, t.day)) * kMicrosPerDay +
+                   t.hour * kMicrosPerHour + t.minute * kMicrosPerMinute +
+                   t.second * kMicrosPerSecond + t.micros -
                    static_cast<__int128>(offset) * kMicrosPerSecond;
   if (total > INT64_MAX || total < INT64_MIN) return std::nullopt;
   return static_cast<int64_t>(total);
@@ -299,9 +186,7 @@ Result<std::pair<int64_t, int64_t>> ParseIntervalString(std::string_view text) {
       size_t st = i;
       while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
       if (i > st) {
-        std::string w(s.substr(st, i - st));
-        for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        words.push_back(std::move(w));
+        words.push_back(AsciiLower(s.substr(st, i - st)));
       }
     }
   }

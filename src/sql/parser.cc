@@ -16,7 +16,7 @@
 #include <string>
 #include <utility>
 
-#include "delta/partition_values.h"
+#include "common/ascii.h"
 #include "sql/lexer.h"
 #include "sql/literals.h"
 
@@ -25,17 +25,6 @@ namespace silt::sql {
 namespace {
 
 constexpr int kMaxNesting = 256;  // parentheses / subqueries / nested types
-
-std::string Upper(std::string_view s) {
-  std::string u(s);
-  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return u;
-}
-std::string Lower(std::string_view s) {
-  std::string u(s);
-  for (char& c : u) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return u;
-}
 
 // Words that never start an implicit (AS-less) alias: Spark's strict-non-reserved keywords plus
 // the words that begin a following clause (ANTLR's prediction picks the clause there).
@@ -305,7 +294,7 @@ bool Parser::AtBareAlias() const {
   const Token& t = Peek();
   if (t.kind == TokenKind::kQuoted) return true;
   if (t.kind != TokenKind::kWord) return false;
-  return NoBareAlias().count(Upper(t.text)) == 0;
+  return NoBareAlias().count(AsciiUpper(t.text)) == 0;
 }
 
 Result<std::string> Parser::StringLit() {
@@ -327,8 +316,8 @@ Result<TableName> Parser::ParseTableName(bool allow_string_path) {
   }
   // format.`path`
   if (Peek().kind == TokenKind::kWord && AtOp(".", 1) && Peek(2).kind == TokenKind::kQuoted &&
-      PathFormats().count(Lower(Peek().text)) && !AtOp(".", 3)) {
-    n.path_format = Lower(Next().text);
+      PathFormats().count(AsciiLower(Peek().text)) && !AtOp(".", 3)) {
+    n.path_format = AsciiLower(Next().text);
     Next();
     n.path = Next().text;
     if (n.path.empty()) return ErrorAt(t_[p_ - 1], "empty path");
@@ -356,7 +345,7 @@ Result<std::pair<std::string, std::string>> Parser::Property(bool value_required
     Next();
     kv.second = "-" + Next().text;
   } else if (v.Is("TRUE") || v.Is("FALSE")) {
-    kv.second = Lower(Next().text);
+    kv.second = AsciiLower(Next().text);
   } else if (has_eq || value_required) {
     return ErrorHere();
   }
@@ -384,7 +373,7 @@ Result<TypePtr> Parser::DataTypeRule() {
   SILT_RETURN_NOT_OK(CheckDepth());
   const Token& t = Peek();
   if (t.kind != TokenKind::kWord) return ErrorHere();
-  std::string name = Upper(t.text);
+  std::string name = AsciiUpper(t.text);
   SourcePos pos = t.pos;
   Next();
   auto close_angle = [&]() -> Status { return ExpectOp(">"); };
@@ -593,7 +582,7 @@ Result<ExprNode> Parser::Predicated() {
     return Finish(std::move(in));
   }
   if (t.Is("LIKE") || t.Is("ILIKE") || t.Is("RLIKE") || t.Is("REGEXP")) {
-    std::string kind = Lower(Next().text);
+    std::string kind = AsciiLower(Next().text);
     if (kind == "regexp") kind = "rlike";
     auto l = NewExpr(ExprType::kLike, start);
     l->op = kind;
@@ -818,7 +807,7 @@ Result<ExprNode> Parser::PostfixExpr() {
 Result<ExprNode> Parser::NumberLiteral(const Token& t, bool negative) {
   std::string text = t.text;
   auto e = NewExpr(ExprType::kLiteral, t.pos);
-  std::string u = Upper(text);
+  std::string u = AsciiUpper(text);
   auto range_error = [&](const std::string& type, const std::string& lo, const std::string& hi) {
     return ClassError("INVALID_NUMERIC_LITERAL_RANGE",
                       "Numeric literal " + std::string(negative ? "-" : "") +
@@ -937,7 +926,7 @@ struct UnitInfo {
   int rank;        // for qualifier ordering: YEAR 0, MONTH 1, DAY 2, HOUR 3, MINUTE 4, SECOND 5
 };
 std::optional<UnitInfo> LookupUnit(std::string_view word, bool allow_plural) {
-  std::string u = Upper(word);
+  std::string u = AsciiUpper(word);
   if (allow_plural && u.size() > 1 && u.back() == 'S' && u != "S") u.pop_back();
   static const UnitInfo kUnits[] = {
       {"YEAR", true, 0, 12, 0},
@@ -1301,7 +1290,7 @@ Result<ExprNode> Parser::FunctionCall(std::vector<std::string> name, SourcePos p
   SILT_RETURN_NOT_OK(CheckDepth());
   auto f = NewExpr(ExprType::kFunction, pos);
   f->names = std::move(name);
-  std::string lname = Lower(f->names.back());
+  std::string lname = AsciiLower(f->names.back());
   if (AtOp("*") && AtOp(")", 1)) {
     Next();
     f->star_arg = true;
@@ -1545,7 +1534,7 @@ Result<ExprNode> Parser::PrimaryExpr() {
       return ErrorHere();
   }
   // Words.
-  std::string u = Upper(t.text);
+  std::string u = AsciiUpper(t.text);
   if (t.kind == TokenKind::kWord) {
     if (u == "NULL") {
       Next();
@@ -1607,7 +1596,7 @@ Result<ExprNode> Parser::PrimaryExpr() {
         !AtOp("(", 1) && !AtOp(".", 1)) {
       Next();
       auto f = NewExpr(ExprType::kFunction, pos);
-      f->names = {Lower(u)};
+      f->names = {AsciiLower(u)};
       f->no_parens = true;
       return f;
     }
@@ -1636,7 +1625,7 @@ Result<ExprNode> Parser::PrimaryExpr() {
       if (AtKw("FROM")) {
         Next();
         auto f = NewExpr(ExprType::kFunction, pos);
-        f->names = {Lower(t.text)};
+        f->names = {AsciiLower(t.text)};
         f->children.push_back(std::move(str));
         SILT_ASSIGN_OR_RETURN(auto from, Expression());
         f->children.push_back(std::move(from));
@@ -1676,7 +1665,7 @@ Result<ExprNode> Parser::PrimaryExpr() {
       std::string fname = "trim";
       bool spec = false;
       if (AtKw("BOTH") || AtKw("LEADING") || AtKw("TRAILING")) {
-        std::string w = Upper(Next().text);
+        std::string w = AsciiUpper(Next().text);
         fname = w == "LEADING" ? "ltrim" : w == "TRAILING" ? "rtrim" : "trim";
         spec = true;
       }
@@ -2132,8 +2121,8 @@ Result<TableRefNode> Parser::Relation() {
       jt = JoinType::kCross;
       is_join = true;
     } else if (AtKw("LEFT") || AtKw("RIGHT") || AtKw("FULL") || AtKw("SEMI") || AtKw("ANTI")) {
-      std::string w = Upper(Next().text);
-      if (w == "LEFT" && (AtKw("SEMI") || AtKw("ANTI"))) w = Upper(Next().text);
+      std::string w = AsciiUpper(Next().text);
+      if (w == "LEFT" && (AtKw("SEMI") || AtKw("ANTI"))) w = AsciiUpper(Next().text);
       if (w == "LEFT" || w == "RIGHT" || w == "FULL") AcceptKw("OUTER");
       if (!AtKw("JOIN")) return ErrorHere();
       Next();
@@ -2441,7 +2430,7 @@ Result<StatementNode> Parser::Explain() {
   auto e = std::make_unique<ExplainStatement>();
   for (const char* m : {"EXTENDED", "FORMATTED", "CODEGEN", "COST", "LOGICAL", "ANALYZE"}) {
     if (AtKw(m) && !AtOp("(", 1)) {
-      e->mode = Lower(Next().text);
+      e->mode = AsciiLower(Next().text);
       break;
     }
   }
@@ -2694,7 +2683,7 @@ Result<StatementNode> Parser::CreateTable(bool or_replace, bool replace_only, So
     if (AcceptKw("USING")) {
       SILT_RETURN_NOT_OK(once("USING", p));
       SILT_ASSIGN_OR_RETURN(auto fmt, Identifier());
-      s->using_format = Lower(fmt);
+      s->using_format = AsciiLower(fmt);
     } else if (AcceptKw("OPTIONS")) {
       SILT_RETURN_NOT_OK(once("OPTIONS", p));
       SILT_ASSIGN_OR_RETURN(s->options, PropertyListClause());
@@ -3031,7 +3020,7 @@ Result<StatementNode> Parser::Alter() {
     } else if (IsIdentToken(Peek())) {
       // Hive-style CHANGE COLUMN old new type [COMMENT …]: only the same name is supported.
       SILT_ASSIGN_OR_RETURN(auto new_name, Identifier());
-      if (Lower(new_name) != Lower(parts.back())) {
+      if (AsciiLower(new_name) != AsciiLower(parts.back())) {
         return Status::NotImplemented("CHANGE COLUMN with a new name (use RENAME COLUMN)");
       }
       SILT_ASSIGN_OR_RETURN(s->new_type, DataTypeRule());
@@ -3287,7 +3276,7 @@ Result<StatementNode> Parser::Vacuum() {
     const Token& t = Peek();
     if (t.Is("LITE") || t.Is("FULL")) {
       if (n_type++ == 0) type_pos = t.pos;
-      s->type = Lower(Next().text);
+      s->type = AsciiLower(Next().text);
       lite = lite || s->type == "lite";
     } else if (t.Is("USING") && AtKw("INVENTORY", 1)) {
       if (n_inventory++ == 0) inv_pos = t.pos;
@@ -3312,11 +3301,11 @@ Result<StatementNode> Parser::Vacuum() {
       const Token& num = Peek();
       if (num.kind != TokenKind::kNumber) return ErrorHere();
       std::string body = num.text;
-      char last = static_cast<char>(std::toupper(static_cast<unsigned char>(body.back())));
+      char last = AsciiToUpper(body.back());
       // L/S/Y/BD/F suffixes are rejected (Spark's grammar lets L/S/Y/BD through to a failing
       // double conversion; F is not in the grammar); D parses.
       if (last == 'D' && body.size() >= 2 &&
-          std::toupper(static_cast<unsigned char>(body[body.size() - 2])) == 'B') {
+          AsciiToUpper(body[body.size() - 2]) == 'B') {
         return ErrorAt(num);
       }
       if (last == 'L' || last == 'S' || last == 'Y' || last == 'F') return ErrorAt(num);
@@ -3456,7 +3445,7 @@ Result<StatementNode> Parser::Describe() {
   }
   if ((AtKw("SCHEMA") || AtKw("DATABASE") || AtKw("FUNCTION") || AtKw("CATALOG")) &&
       IsIdentToken(Peek(1))) {
-    return Status::NotImplemented("DESCRIBE " + Upper(Peek().text));
+    return Status::NotImplemented("DESCRIBE " + AsciiUpper(Peek().text));
   }
   auto s = std::make_unique<DescribeStatement>(StatementKind::kDescribeTable);
   if (table_kw) Next();
@@ -3517,11 +3506,11 @@ Result<StatementNode> Parser::Set() {
   }
   // SET TIME ZONE 'x' | LOCAL | INTERVAL …
   {
-    std::string u = Upper(rest.substr(0, std::min<size_t>(rest.size(), 9)));
+    std::string u = AsciiUpper(rest.substr(0, std::min<size_t>(rest.size(), 9)));
     if (u == "TIME ZONE" && (rest.size() == 9 || std::isspace(static_cast<unsigned char>(rest[9])))) {
       std::string_view v = trim(rest.substr(9));
       s->key = "spark.sql.session.timeZone";
-      if (Upper(v) == "LOCAL") {
+      if (AsciiUpper(v) == "LOCAL") {
         s->value = "LOCAL";
       } else if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front()) {
         s->value = UnescapeSqlString(v.substr(1, v.size() - 2));

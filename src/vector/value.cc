@@ -4,64 +4,19 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/datetime.h"
+#include "common/number_format.h"
+
 namespace silt {
 
-std::string Int128ToString(int128_t v) {
-  if (v == 0) return "0";
-  bool neg = v < 0;
-  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
-  char buf[48];
-  int p = 47;
-  buf[p] = 0;
-  while (u) {
-    buf[--p] = static_cast<char>('0' + static_cast<int>(u % 10));
-    u /= 10;
-  }
-  if (neg) buf[--p] = '-';
-  return std::string(buf + p);
-}
+std::string Int128ToString(int128_t v) { return Int128ToDecimalString(v); }
 
-std::string FormatDecimal(int128_t unscaled, int scale) {
-  std::string digits = Int128ToString(unscaled);
-  bool neg = digits[0] == '-';
-  std::string_view mag(digits);
-  if (neg) mag.remove_prefix(1);
-  std::string out = neg ? "-" : "";
-  if (scale <= 0) return out.append(mag);
-  size_t s = static_cast<size_t>(scale);
-  if (mag.size() <= s) {
-    out += "0.";
-    out.append(s - mag.size(), '0');
-    return out.append(mag);
-  }
-  out.append(mag.substr(0, mag.size() - s));
-  out += '.';
-  return out.append(mag.substr(mag.size() - s));
-}
-
-namespace {
-// Howard Hinnant's civil_from_days.
-void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t yy = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = yy + (*m <= 2);
-}
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-}  // namespace
+std::string FormatDecimal(int128_t unscaled, int scale) { return FormatPlainDecimal(unscaled, scale); }
 
 std::string FormatDate(int32_t days) {
-  int64_t y;
-  unsigned m, d;
-  CivilFromDays(days, &y, &m, &d);
+  CivilDate c = CivilFromDays(days);
   char buf[32];
-  snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(y), m, d);
+  snprintf(buf, sizeof buf, "%04lld-%02d-%02d", static_cast<long long>(c.year), c.month, c.day);
   return buf;
 }
 
@@ -82,31 +37,6 @@ std::string FormatDouble(double v) {
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
-}
-
-void AppendJsonString(std::string* out, std::string_view s) {
-  static const char* hex = "0123456789abcdef";
-  out->push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
-      case '\b': *out += "\\b"; break;
-      case '\f': *out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          *out += "\\u00";
-          out->push_back(hex[c >> 4]);
-          out->push_back(hex[c & 15]);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out->push_back('"');
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/json_escape.h"
 #include "vector/types.h"
 
 namespace silt {
@@ -66,7 +67,7 @@ std::string FormatDecimal(int128_t unscaled, int scale);
 std::string Int128ToString(int128_t v);
 std::string FormatDate(int32_t days);
 std::string FormatTimestampMicros(int64_t micros);
-void AppendJsonString(std::string* out, std::string_view s);
+// AppendJsonString (JSON string quoting) is in common/json_escape.h.
 std::string FormatDouble(double v);
 
 }  // namespace silt

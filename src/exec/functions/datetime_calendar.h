@@ -19,53 +19,22 @@
 #include <string_view>
 #include <vector>
 
+#include "common/datetime.h"
 #include "common/status.h"
 
 namespace silt::exec::cal {
 
-constexpr int64_t kMicrosPerSecond = 1000000;
-constexpr int64_t kMicrosPerDay = 86400LL * kMicrosPerSecond;
-constexpr int64_t kSecondsPerDay = 86400;
-
-inline int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-inline int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
-
-inline bool IsLeapYear(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-inline int DaysInMonth(int64_t y, int m) {
-  static constexpr int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && IsLeapYear(y) ? 29 : kDays[m - 1];
-}
-
-// Howard Hinnant's days_from_civil / civil_from_days.
-inline int64_t DaysFromCivil(int64_t y, int m, int d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-struct CivilDate {
-  int64_t year;
-  int month;  // 1..12
-  int day;    // 1..31
-};
-
-inline CivilDate CivilFromDays(int64_t z) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t doe = z - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  const int d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
-  const int m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
-  return {yoe + era * 400 + (m <= 2), m, d};
-}
+// The calendar primitives live in common/datetime.h.
+using silt::CivilDate;
+using silt::CivilFromDays;
+using silt::DaysFromCivil;
+using silt::DaysInMonth;
+using silt::FloorDiv;
+using silt::FloorMod;
+using silt::IsLeapYear;
+using silt::kMicrosPerDay;
+using silt::kMicrosPerSecond;
+using silt::kSecondsPerDay;
 
 // ISO day of week: 1 = Monday .. 7 = Sunday.
 inline int IsoDayOfWeek(int64_t days) { return static_cast<int>(FloorMod(days + 3, 7)) + 1; }
@@ -169,10 +138,6 @@ std::optional<int32_t> ParseDate(std::string_view s);
 // Local timestamps use `zone` unless the text names one; ntz ignores any zone in the text.
 std::optional<int64_t> ParseTimestamp(std::string_view s, const TimeZone& zone);
 std::optional<int64_t> ParseTimestampNtz(std::string_view s);
-
-// "yyyy-MM-dd HH:mm:ss[.ffffff]" of a local micros value (trailing zeros of the fraction
-// dropped, as Spark's CAST(timestamp AS STRING)).
-std::string FormatLocalTimestamp(int64_t local_micros);
 
 // ---------------------------------------------------------------------------------------------
 // Datetime patterns

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "common/ascii.h"
 #include "exec/function_registry.h"
 #include "exec/functions/datetime_calendar.h"
 #include "exec/functions/function_util.h"
@@ -447,176 +448,46 @@ std::string TimeZone::Abbreviation(int64_t utc_seconds) const {
 
 namespace {
 
-std::string_view TrimAll(std::string_view s) {
-  auto ws = [](unsigned char c) { return c <= ' '; };
-  while (!s.empty() && ws(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && ws(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+// CAST and the functions trim like UTF8String.trimAll and take an hour alone as a time.
+constexpr const SparkDateTimeSyntax& kCastSyntax = kCastDateTimeSyntax;
 
+// The fields of a timestamp text and its zone (null when the text names none).
 struct ParsedStamp {
-  int64_t year;
-  int month = 1, day = 1, hour = 0, minute = 0, second = 0;
-  int64_t micros = 0;
-  bool has_zone = false;
+  SparkDateTime fields;
   TimeZonePtr zone;
 };
 
-// Parses the date part "[+-]yyyy[-m[m][-d[d]]]"; *i ends after it.
-bool ParseDatePart(std::string_view s, size_t* i, ParsedStamp* p, bool* stopped_at_sep) {
-  int sign = 1;
-  if (*i < s.size() && (s[*i] == '-' || s[*i] == '+')) {
-    sign = s[*i] == '-' ? -1 : 1;
-    ++*i;
-  }
-  int64_t seg[3] = {0, 1, 1};
-  int seg_i = 0, digits = 0;
-  int64_t value = 0;
-  *stopped_at_sep = false;
-  auto valid = [&](int segment, int n) {
-    return segment == 0 ? (n >= 4 && n <= 7) : (n >= 1 && n <= 2);
-  };
-  while (*i < s.size()) {
-    char c = s[*i];
-    if (seg_i == 2 && (c == ' ' || c == 'T')) {
-      *stopped_at_sep = true;
-      break;
-    }
-    if (seg_i < 2 && c == '-') {
-      if (!valid(seg_i, digits)) return false;
-      seg[seg_i++] = value;
-      value = 0;
-      digits = 0;
-    } else if (c >= '0' && c <= '9') {
-      value = value * 10 + (c - '0');
-      ++digits;
-    } else if ((c == ' ' || c == 'T') && seg_i < 2) {
-      return false;
-    } else {
-      return false;
-    }
-    ++*i;
-  }
-  if (!valid(seg_i, digits)) return false;
-  seg[seg_i] = value;
-  if (seg_i < 2 && *i < s.size()) return false;
-  if (seg[1] < 1 || seg[1] > 12) return false;
-  p->year = sign * seg[0];
-  p->month = static_cast<int>(seg[1]);
-  if (seg[2] < 1 || seg[2] > DaysInMonth(p->year, p->month)) return false;
-  p->day = static_cast<int>(seg[2]);
-  return true;
-}
-
-bool ParseTimeAndZone(std::string_view s, size_t* i, ParsedStamp* p) {
-  auto num = [&](int max_digits, int* v) {
-    int n = 0;
-    *v = 0;
-    while (*i < s.size() && n < max_digits && s[*i] >= '0' && s[*i] <= '9') {
-      *v = *v * 10 + (s[*i] - '0');
-      ++*i;
-      ++n;
-    }
-    return n;
-  };
-  if (*i >= s.size()) return true;
-  if (num(2, &p->hour) == 0) return false;
-  if (*i < s.size() && s[*i] == ':') {
-    ++*i;
-    if (num(2, &p->minute) == 0) return false;
-    if (*i < s.size() && s[*i] == ':') {
-      ++*i;
-      if (num(2, &p->second) == 0) return false;
-      if (*i < s.size() && s[*i] == '.') {
-        ++*i;
-        int64_t frac = 0;
-        int n = 0;
-        while (*i < s.size() && s[*i] >= '0' && s[*i] <= '9') {
-          if (n < 6) frac = frac * 10 + (s[*i] - '0');
-          ++n;
-          ++*i;
-        }
-        if (n == 0 || n > 9) return false;
-        for (int k = std::min(n, 6); k < 6; ++k) frac *= 10;
-        p->micros = frac;
-      }
-    }
-  }
-  if (p->hour > 23 || p->minute > 59 || p->second > 59) return false;
-  while (*i < s.size() && s[*i] == ' ') ++*i;
-  if (*i >= s.size()) return true;
-  std::string_view zone = s.substr(*i);
-  *i = s.size();
-  auto tz = TimeZone::Find(zone);
-  if (!tz.ok()) return false;
-  p->has_zone = true;
-  p->zone = *tz;
-  return true;
-}
-
 std::optional<ParsedStamp> ParseStamp(std::string_view text) {
-  std::string_view s = TrimAll(text);
-  if (s.empty()) return std::nullopt;
   ParsedStamp p;
-  size_t i = 0;
-  bool sep = false;
-  if (!ParseDatePart(s, &i, &p, &sep)) return std::nullopt;
-  if (sep) {
-    ++i;  // ' ' or 'T'
-    if (!ParseTimeAndZone(s, &i, &p) || i != s.size()) return std::nullopt;
+  if (!ParseSparkDateTime(text, kCastSyntax, &p.fields)) return std::nullopt;
+  if (!p.fields.zone.empty()) {
+    auto tz = TimeZone::Find(p.fields.zone);
+    if (!tz.ok()) return std::nullopt;
+    p.zone = *tz;
   }
   return p;
-}
-
-int64_t StampLocalMicros(const ParsedStamp& p) {
-  int64_t days = DaysFromCivil(p.year, p.month, p.day);
-  return ((days * 24 + p.hour) * 60 + p.minute) * 60 * kMicrosPerSecond +
-         p.second * kMicrosPerSecond + p.micros;
 }
 
 }  // namespace
 
 std::optional<int32_t> ParseDate(std::string_view text) {
-  std::string_view s = TrimAll(text);
-  if (s.empty()) return std::nullopt;
-  ParsedStamp p;
-  size_t i = 0;
-  bool sep = false;
-  if (!ParseDatePart(s, &i, &p, &sep)) return std::nullopt;
-  return static_cast<int32_t>(DaysFromCivil(p.year, p.month, p.day));
+  SparkDateTime t;
+  if (!ParseSparkDate(text, kCastSyntax, &t)) return std::nullopt;
+  return static_cast<int32_t>(DaysFromCivil(t.year, t.month, t.day));
 }
 
 std::optional<int64_t> ParseTimestamp(std::string_view s, const TimeZone& zone) {
   auto p = ParseStamp(s);
-  if (!p) return std::nullopt;
-  int64_t local = StampLocalMicros(*p);
-  return p->has_zone ? p->zone->LocalMicrosToUtc(local) : zone.LocalMicrosToUtc(local);
+  int64_t local;
+  if (!p || !SparkDateTimeLocalMicros(p->fields, &local)) return std::nullopt;
+  return p->zone ? p->zone->LocalMicrosToUtc(local) : zone.LocalMicrosToUtc(local);
 }
 
 std::optional<int64_t> ParseTimestampNtz(std::string_view s) {
   auto p = ParseStamp(s);
-  if (!p) return std::nullopt;
-  return StampLocalMicros(*p);
-}
-
-std::string FormatLocalTimestamp(int64_t local) {
-  int64_t days = FloorDiv(local, kMicrosPerDay);
-  int64_t rem = local - days * kMicrosPerDay;
-  CivilDate c = CivilFromDays(days);
-  int64_t secs = rem / kMicrosPerSecond, frac = rem % kMicrosPerSecond;
-  char buf[64];
-  snprintf(buf, sizeof buf, "%04lld-%02d-%02d %02lld:%02lld:%02lld",
-           static_cast<long long>(c.year), c.month, c.day, static_cast<long long>(secs / 3600),
-           static_cast<long long>(secs / 60 % 60), static_cast<long long>(secs % 60));
-  std::string out = buf;
-  if (frac) {
-    char f[8];
-    snprintf(f, sizeof f, "%06lld", static_cast<long long>(frac));
-    std::string fs = f;
-    while (fs.back() == '0') fs.pop_back();
-    out += "." + fs;
-  }
-  return out;
+  int64_t local;
+  if (!p || !SparkDateTimeLocalMicros(p->fields, &local)) return std::nullopt;
+  return local;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -670,12 +541,7 @@ void AppendOffset(std::string* out, int32_t off, bool colon, bool with_seconds_i
 
 bool MatchText(std::string_view s, size_t* i, std::string_view word) {
   if (s.size() - *i < word.size()) return false;
-  for (size_t k = 0; k < word.size(); ++k) {
-    if (std::tolower(static_cast<unsigned char>(s[*i + k])) !=
-        std::tolower(static_cast<unsigned char>(word[k]))) {
-      return false;
-    }
-  }
+  if (!EqualsIgnoreCase(s.substr(*i, word.size()), word)) return false;
   *i += word.size();
   return true;
 }
@@ -1165,12 +1031,6 @@ Result<TimeZonePtr> SessionZone(const EvalContext& ctx) {
   return TimeZone::Find(ctx.time_zone.empty() ? "UTC" : ctx.time_zone);
 }
 
-std::string Upper(std::string_view s) {
-  std::string u(s);
-  std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return std::toupper(c); });
-  return u;
-}
-
 // Coerces a date-ish argument: strings and timestamps become dates via the cast.
 Status DateArg(std::string_view name, Args& args, size_t i, const BindContext& ctx) {
   return CoerceArg(name, args, i, DateT(), ctx);
@@ -1267,7 +1127,7 @@ enum TruncLevel {
 };
 
 TruncLevel ParseTruncLevel(std::string_view s, bool date_only) {
-  std::string u = Upper(s);
+  std::string u = AsciiUpper(s);
   if (u == "YEAR" || u == "YYYY" || u == "YY") return kTruncYear;
   if (u == "QUARTER") return kTruncQuarter;
   if (u == "MONTH" || u == "MM" || u == "MON") return kTruncMonth;
@@ -1475,7 +1335,7 @@ Result<ExprPtr> BindParse(std::string_view name, Args& args, const BindContext& 
 // Misc helpers
 
 int DayOfWeekFromName(std::string_view s) {
-  std::string u = Upper(s);
+  std::string u = AsciiUpper(s);
   static const char* kNames[7][3] = {{"MO", "MON", "MONDAY"},    {"TU", "TUE", "TUESDAY"},
                                      {"WE", "WED", "WEDNESDAY"}, {"TH", "THU", "THURSDAY"},
                                      {"FR", "FRI", "FRIDAY"},    {"SA", "SAT", "SATURDAY"},
@@ -1528,7 +1388,7 @@ Result<ExprPtr> BindExtract(std::string_view name, Args& args, const BindContext
   if (!fv || fv->is_null() || fv->type()->id() != TypeId::kString) {
     return TypeMismatch(name, "the field argument must be a string literal");
   }
-  std::string field = Upper(fv->str());
+  std::string field = AsciiUpper(fv->str());
   Args rest{args[1]};
   auto date_field = [&](Field f) { return BindDateField(name, rest, ctx, f); };
   auto time_field = [&](Field f) { return BindTimeField(name, rest, ctx, f); };

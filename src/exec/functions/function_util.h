@@ -13,7 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/datetime.h"
 #include "common/status.h"
+#include "common/utf8.h"
 #include "exec/expression.h"
 #include "exec/functions.h"
 #include "exec/kernel_util.h"
@@ -255,30 +257,12 @@ inline uint32_t Utf8Decode(std::string_view s, size_t* i) {
   return cp;
 }
 
-inline void Utf8Encode(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
+// Appends the UTF-8 bytes of `cp` (common/utf8.h, argument order of the kernels).
+inline void Utf8Encode(uint32_t cp, std::string* out) { AppendUtf8(out, cp); }
 
-// Floor division and modulo for the calendar and integer kernels.
-inline int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-inline int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
+// Floor division and modulo for the calendar and integer kernels (common/datetime.h).
+using silt::FloorDiv;
+using silt::FloorMod;
 
 }  // namespace silt::exec::fn
 

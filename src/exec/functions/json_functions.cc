@@ -9,17 +9,15 @@
 #include <cctype>
 #include <optional>
 
+#include "common/ascii.h"
+#include "common/number_format.h"
 #include "delta/json_util.h"
-#include "delta/partition_values.h"
 #include "delta/schema_json.h"
 #include "exec/cast.h"
 #include "exec/function_registry.h"
 #include "exec/functions/datetime_calendar.h"
 #include "exec/functions/function_util.h"
-// The schema argument of from_json is a type string and schema_of_json prints one; the SQL type
-// grammar and its printer (TypeSql) live in sql/ (a parse-only dependency upward; no planner
-// state is involved).
-#include "sql/parser.h"
+#include "vector/type_sql.h"
 
 namespace silt::exec {
 
@@ -346,11 +344,15 @@ TypePtr Canonical(const TypePtr& t, bool top) {
 // from_json
 
 // The schema argument: a DDL type ("array<int>", "struct<a:int>"), a table schema
-// ("a INT, b STRING") or Spark's JSON form of a type.
-Result<TypePtr> ParseJsonSchema(std::string_view s) {
+// ("a INT, b STRING") or Spark's JSON form of a type. The DDL forms are parsed by the SQL type
+// grammar the binder injects (`parse_data_type`).
+Result<TypePtr> ParseJsonSchema(std::string_view s, const BindContext& ctx) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   if (!s.empty() && s.front() == '{') return delta::ParseDataTypeJson(s);
-  auto direct = sql::ParseDataType(s);
+  if (!ctx.parse_data_type) {
+    return Status::NotImplemented("from_json with a DDL schema string needs the SQL type parser");
+  }
+  auto direct = ctx.parse_data_type(s);
   if (direct.ok()) return direct;
   // A table schema: top-level comma-separated "name type [NOT NULL] [COMMENT '…']" (name may be
   // `quoted`). Errors in a column's type are reported as such once one column has parsed.
@@ -403,17 +405,13 @@ Result<TypePtr> ParseJsonSchema(std::string_view s) {
       if (ch == '>' || ch == ')') --d;
       if (d != 0 || !std::isspace(static_cast<unsigned char>(ch))) continue;
       std::string_view word = rest.substr(j + 1, 7);
-      auto starts = [&](std::string_view kw) {
-        return word.size() >= kw.size() && std::equal(kw.begin(), kw.end(), word.begin(), [](char x, char y) {
-                 return x == std::toupper(static_cast<unsigned char>(y));
-               });
-      };
+      auto starts = [&](std::string_view kw) { return StartsWithIgnoreCase(word, kw); };
       if (starts("NOT ") || starts("COMMENT")) {
         rest = rest.substr(0, j);
         break;
       }
     }
-    auto t = sql::ParseDataType(rest);
+    auto t = ctx.parse_data_type(rest);
     if (!t.ok()) return t.status();
     fields.push_back(Field{name, *t, true, "{}"});
   }
@@ -648,8 +646,7 @@ Result<std::vector<std::pair<std::string, std::string>>> JsonOptions(std::string
 }
 
 bool OptionIs(const std::string& a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+  return EqualsIgnoreCase(a, b);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -683,7 +680,7 @@ struct JsonWriter {
         }
         break;
       }
-      case TypeId::kDecimal: *out += delta::FormatJavaBigDecimal(v.data<int128_t>()[r], v.type()->scale()); break;
+      case TypeId::kDecimal: *out += FormatJavaBigDecimal(v.data<int128_t>()[r], v.type()->scale()); break;
       case TypeId::kString: delta::AppendJacksonString(out, v.GetString(r)); break;
       case TypeId::kBinary: {  // Jackson's writeBinary: base64 without line breaks
         out->push_back('"');
@@ -904,7 +901,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
       return Status::InvalidArgument("Malformed records are detected in schema inference. Parse Mode: FAILFAST.",
                                      "MALFORMED_RECORD_IN_PARSING");
     }
-    std::string schema = sql::TypeSql(Canonical(InferType(doc), true));
+    std::string schema = TypeSql(Canonical(InferType(doc), true));
     return MakeConstant(Value::String(std::move(schema)));
   });
   Reg(r, {"from_json"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
@@ -914,7 +911,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
     if (sv.is_null() || sv.type()->id() != TypeId::kString) {
       return fn::TypeMismatch(n, "The input schema " + sv.ToString() + " must be a foldable \"STRING\".");
     }
-    SILT_ASSIGN_OR_RETURN(TypePtr schema, ParseJsonSchema(sv.str()));
+    SILT_ASSIGN_OR_RETURN(TypePtr schema, ParseJsonSchema(sv.str(), c));
     TypeId sid = schema->id();
     if (sid != TypeId::kStruct && sid != TypeId::kList && sid != TypeId::kMap) {
       return Status::InvalidArgument("Input schema \"" + schema->ToString() + "\" must be a struct, an array or a map.",
