@@ -205,6 +205,8 @@ class Parser {
   Result<OrderItem> SortItem();
   Result<std::vector<OrderItem>> SortList();
   Result<std::vector<ExprNode>> ExpressionList();
+  // "GROUPING SETS ( set [, set]* )" with set = "( [expr [, expr]*] )" or a bare expression.
+  Result<std::vector<std::vector<ExprNode>>> GroupingSetsClause();
 
   // ---- queries
   Result<QueryNode> Query();
@@ -1221,6 +1223,29 @@ Result<std::vector<ExprNode>> Parser::ExpressionList() {
   return out;
 }
 
+Result<std::vector<std::vector<ExprNode>>> Parser::GroupingSetsClause() {
+  Next();  // GROUPING
+  Next();  // SETS
+  SILT_RETURN_NOT_OK(ExpectOp("("));
+  std::vector<std::vector<ExprNode>> sets;
+  do {
+    std::vector<ExprNode> set;
+    if (AtOp("(")) {
+      Next();
+      if (!AtOp(")")) {
+        SILT_ASSIGN_OR_RETURN(set, ExpressionList());
+      }
+      SILT_RETURN_NOT_OK(ExpectOp(")"));
+    } else {
+      SILT_ASSIGN_OR_RETURN(auto e, Expression());
+      set.push_back(std::move(e));
+    }
+    sets.push_back(std::move(set));
+  } while (AcceptOp(","));
+  SILT_RETURN_NOT_OK(ExpectOp(")"));
+  return sets;
+}
+
 Result<WindowSpec> Parser::WindowSpecBody() {
   // After '(' : [name] [PARTITION|DISTRIBUTE BY …] [ORDER|SORT BY …] [frame] ')'
   WindowSpec w;
@@ -2015,25 +2040,8 @@ Result<QueryNode> Parser::SelectBlock(std::vector<TableRefNode> from_first) {
       SILT_RETURN_NOT_OK(ExpectOp(")"));
       if (AtOp(",")) return Status::NotImplemented("mixing ROLLUP/CUBE with other GROUP BY items");
     } else if (AtKw("GROUPING") && AtKw("SETS", 1)) {
-      Next();
-      Next();
       q->grouping = GroupingKind::kGroupingSets;
-      SILT_RETURN_NOT_OK(ExpectOp("("));
-      do {
-        std::vector<ExprNode> set;
-        if (AtOp("(")) {
-          Next();
-          if (!AtOp(")")) {
-            SILT_ASSIGN_OR_RETURN(set, ExpressionList());
-          }
-          SILT_RETURN_NOT_OK(ExpectOp(")"));
-        } else {
-          SILT_ASSIGN_OR_RETURN(auto e, Expression());
-          set.push_back(std::move(e));
-        }
-        q->grouping_sets.push_back(std::move(set));
-      } while (AcceptOp(","));
-      SILT_RETURN_NOT_OK(ExpectOp(")"));
+      SILT_ASSIGN_OR_RETURN(q->grouping_sets, GroupingSetsClause());
     } else {
       SILT_ASSIGN_OR_RETURN(q->group_by, ExpressionList());
       if (AtKw("WITH") && (AtKw("ROLLUP", 1) || AtKw("CUBE", 1))) {
@@ -2041,25 +2049,8 @@ Result<QueryNode> Parser::SelectBlock(std::vector<TableRefNode> from_first) {
         q->grouping = Next().Is("ROLLUP") ? GroupingKind::kRollup : GroupingKind::kCube;
       } else if (AtKw("GROUPING") && AtKw("SETS", 1)) {
         // GROUP BY a, b GROUPING SETS ((a), (b))
-        Next();
-        Next();
         q->grouping = GroupingKind::kGroupingSets;
-        SILT_RETURN_NOT_OK(ExpectOp("("));
-        do {
-          std::vector<ExprNode> set;
-          if (AtOp("(")) {
-            Next();
-            if (!AtOp(")")) {
-              SILT_ASSIGN_OR_RETURN(set, ExpressionList());
-            }
-            SILT_RETURN_NOT_OK(ExpectOp(")"));
-          } else {
-            SILT_ASSIGN_OR_RETURN(auto e, Expression());
-            set.push_back(std::move(e));
-          }
-          q->grouping_sets.push_back(std::move(set));
-        } while (AcceptOp(","));
-        SILT_RETURN_NOT_OK(ExpectOp(")"));
+        SILT_ASSIGN_OR_RETURN(q->grouping_sets, GroupingSetsClause());
         q->group_by.clear();
       }
     }
