@@ -12,6 +12,7 @@ enum class JsonHexCase { kLower, kUpper };
 
 // Appends `s` as a quoted JSON string to *out: '"' and '\\' escaped, \n \r \t \b \f as two-letter
 // escapes, other control bytes below 0x20 as \u00XX; every other byte (UTF-8 included) as is.
-void AppendJsonString(std::string* out, std::string_view s, JsonHexCase hex = JsonHexCase::kLower);
+// (vector/value.h's two-argument AppendJsonString is this with JsonHexCase::kLower.)
+void AppendJsonString(std::string* out, std::string_view s, JsonHexCase hex);
 
 }  // namespace silt

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "common/datetime.h"
+#include "common/json_escape.h"
 #include "common/number_format.h"
 
 namespace silt {
@@ -12,6 +13,10 @@ namespace silt {
 std::string Int128ToString(int128_t v) { return Int128ToDecimalString(v); }
 
 std::string FormatDecimal(int128_t unscaled, int scale) { return FormatPlainDecimal(unscaled, scale); }
+
+void AppendJsonString(std::string* out, std::string_view s) {
+  AppendJsonString(out, s, JsonHexCase::kLower);
+}
 
 std::string FormatDate(int32_t days) {
   CivilDate c = CivilFromDays(days);

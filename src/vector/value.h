@@ -7,7 +7,6 @@
 #include <variant>
 #include <vector>
 
-#include "common/json_escape.h"
 #include "vector/types.h"
 
 namespace silt {
@@ -67,7 +66,7 @@ std::string FormatDecimal(int128_t unscaled, int scale);
 std::string Int128ToString(int128_t v);
 std::string FormatDate(int32_t days);
 std::string FormatTimestampMicros(int64_t micros);
-// AppendJsonString (JSON string quoting) is in common/json_escape.h.
+void AppendJsonString(std::string* out, std::string_view s);
 std::string FormatDouble(double v);
 
 }  // namespace silt

@@ -45,13 +45,13 @@ TEST(Utf8Test, EncodesEachLength) {
 
 TEST(JsonEscapeTest, EscapesLikeJackson) {
   std::string s;
-  AppendJsonString(&s, std::string_view("a\"b\\c\n\r\t\b\f\x01\x1f/é\0", 16));
+  AppendJsonString(&s, std::string_view("a\"b\\c\n\r\t\b\f\x01\x1f/é\0", 16), JsonHexCase::kLower);
   EXPECT_EQ(s, "\"a\\\"b\\\\c\\n\\r\\t\\b\\f\\u0001\\u001f/é\\u0000\"");
   s.clear();
   AppendJsonString(&s, "\x1f", JsonHexCase::kUpper);
   EXPECT_EQ(s, "\"\\u001F\"");
   s = "x";
-  AppendJsonString(&s, "");
+  AppendJsonString(&s, "", JsonHexCase::kLower);
   EXPECT_EQ(s, "x\"\"");
 }
 
