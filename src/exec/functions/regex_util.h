@@ -1,5 +1,6 @@
 // Java regular expressions (Spark's dialect) on RE2, and Spark's LIKE matcher. Used by the
-// string functions (rlike, regexp_*, split, like, ilike). Implemented in string_functions.cc.
+// string functions (rlike, regexp_*, split, like, ilike). Implemented in java_regex.cc and
+// like_matcher.cc.
 //
 // RE2 has no backreferences, lookaround, atomic groups, possessive quantifiers or class
 // intersections: such patterns fail with INVALID_PARAMETER_VALUE.PATTERN naming the feature.

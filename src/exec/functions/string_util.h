@@ -1,0 +1,82 @@
+// Row loops and helpers shared by the string function families (string_functions.cc,
+// format_functions.cc, digest_functions.cc), and the families RegisterStringFunctions registers.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "exec/function_registry.h"
+#include "exec/functions/function_util.h"
+
+namespace silt::exec::fn {
+
+// Row loops: rows with a NULL argument produce NULL; f returns false for a NULL result and may
+// set *st to fail the whole evaluation.
+template <typename F>
+Status StrRows(std::span<const Arg> args, size_t rows, Vector* out, F&& f) {
+  StringWriter w(out, rows);
+  Status st;
+  for (size_t i = 0; i < rows; ++i) {
+    if (AnyNull(args, i)) {
+      w.CommitNull();
+      continue;
+    }
+    bool ok = f(i, w.buf(), &st);
+    if (!st.ok()) return st;
+    if (ok) {
+      w.Commit();
+    } else {
+      w.CommitNull();
+    }
+  }
+  w.Finish();
+  return Status::OK();
+}
+
+template <typename T, typename F>
+Status FixedRows(std::span<const Arg> args, size_t rows, Vector* out, F&& f) {
+  FixedWriter<T> w(out, rows);
+  Status st;
+  for (size_t i = 0; i < rows; ++i) {
+    if (AnyNull(args, i)) {
+      w.SetNull(i);
+      continue;
+    }
+    T v{};
+    bool ok = f(i, &v, &st);
+    if (!st.ok()) return st;
+    if (ok) {
+      w.Set(i, v);
+    } else {
+      w.SetNull(i);
+    }
+  }
+  return Status::OK();
+}
+
+// Appends `s` upper- or lower-cased as Java's String.toUpperCase/toLowerCase (ASCII fast path,
+// ß → SS when upper, other code points through the C.UTF-8 locale).
+void AppendCaseMapped(std::string_view s, bool upper, std::string* out);
+
+// Character [start, end) of s (end clamped); bytes when `binary`.
+std::string_view CharRange(std::string_view s, int64_t start, int64_t end, bool binary);
+
+// Hex digits of `in` (two per byte) appended to *out.
+inline void HexEncode(std::string_view in, std::string* out, bool upper = true) {
+  const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+  for (unsigned char c : in) {
+    out->push_back(digits[c >> 4]);
+    out->push_back(digits[c & 15]);
+  }
+}
+
+}  // namespace silt::exec::fn
+
+namespace silt::exec {
+
+// Parts of the string library in their own files, registered by RegisterStringFunctions.
+void RegisterFormatFunctions(FunctionRegistry& r);  // format_string / printf, format_number
+void RegisterDigestFunctions(FunctionRegistry& r);  // md5, sha1, sha2, crc32
+
+}  // namespace silt::exec
