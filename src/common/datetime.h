@@ -61,6 +61,9 @@ constexpr CivilDate CivilFromDays(int64_t z) {
   return {yoe + era * 400 + (m <= 2), m, d};
 }
 
+// ISO day of week: 1 = Monday .. 7 = Sunday.
+constexpr int IsoDayOfWeek(int64_t days) { return static_cast<int>(FloorMod(days + 3, 7)) + 1; }
+
 // ---------------------------------------------------------------------------------------------
 // ISO forms (no surrounding whitespace)
 
