@@ -22,6 +22,7 @@
 
 #include "common/ascii.h"
 #include "exec/aggregate.h"
+#include "exec/aggregate_util.h"
 #include "exec/row_hash.h"
 
 namespace silt::exec {
@@ -29,6 +30,10 @@ namespace silt::exec {
 namespace {
 
 using uint128_t = unsigned __int128;
+using agg::ArgView;
+using agg::Cmp;
+using agg::St;
+using agg::ToDoubles;
 
 Status OverflowError(const std::string& what, std::string_view try_fn) {
   return Status::InvalidArgument(
@@ -44,30 +49,6 @@ Status Mismatch(std::string_view fn, const std::string& why) {
       "DATATYPE_MISMATCH");
 }
 
-template <typename T>
-inline T& St(uint8_t* p) {
-  return *std::launder(reinterpret_cast<T*>(p));
-}
-template <typename T>
-inline const T& St(const uint8_t* p) {
-  return *std::launder(reinterpret_cast<const T*>(p));
-}
-
-// Broadcast-aware view of an argument: a constant argument reads row 0 for every row.
-struct ArgView {
-  const Vector* v;
-  size_t stride;
-  bool null_type;
-  explicit ArgView(const Arg& a)
-      : v(a.vector), stride(a.constant ? 0 : 1), null_type(a.vector->id() == TypeId::kNull) {}
-  size_t row(size_t i) const { return i * stride; }
-  bool may_null() const { return null_type || v->may_have_nulls(); }
-  bool null(size_t i) const { return null_type || v->IsNull(i * stride); }
-  template <typename T>
-  const T* data() const {
-    return v->data<T>();
-  }
-};
 
 const int128_t* Pow10Table() {
   static const auto* table = [] {
@@ -89,15 +70,6 @@ int Digits(uint128_t v) {
   return d;
 }
 
-// Spark's value order for min/max: NaN above everything, -0.0 equal to 0.0.
-template <typename T>
-inline int Cmp(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    bool na = std::isnan(a), nb = std::isnan(b);
-    if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
-  }
-  return a < b ? -1 : (b < a ? 1 : 0);
-}
 
 // --- slots: how a value of one physical type lives in a state
 
@@ -180,47 +152,7 @@ auto DispatchSlot(const TypePtr& type, Make&& make)
   }
 }
 
-using FnPtr = std::shared_ptr<const AggregateFunction>;
-
-// Converts an argument to doubles (NULL rows: valid[i] = 0). Integral and floating inputs only;
-// decimals and strings are cast at bind time.
-void ToDoubles(const Arg& a, size_t rows, std::vector<double>* out, std::vector<uint8_t>* valid) {
-  ArgView v(a);
-  out->resize(rows);
-  valid->assign(rows, 1);
-  double* o = out->data();
-  auto conv = [&](auto tag) {
-    using T = decltype(tag);
-    const T* d = v.data<T>();
-    for (size_t i = 0; i < rows; ++i) o[i] = static_cast<double>(d[v.row(i)]);
-  };
-  switch (a.vector->id()) {
-    case TypeId::kInt8:
-      conv(int8_t{});
-      break;
-    case TypeId::kInt16:
-      conv(int16_t{});
-      break;
-    case TypeId::kInt32:
-      conv(int32_t{});
-      break;
-    case TypeId::kInt64:
-      conv(int64_t{});
-      break;
-    case TypeId::kFloat:
-      conv(float{});
-      break;
-    case TypeId::kDouble:
-      conv(double{});
-      break;
-    default:
-      valid->assign(rows, 0);
-      return;  // void: all NULL
-  }
-  if (v.may_null()) {
-    for (size_t i = 0; i < rows; ++i) (*valid)[i] = !v.null(i);
-  }
-}
+using agg::FnPtr;
 
 // ---------------------------------------------------------------- count
 
@@ -876,601 +808,6 @@ class CollectListFn final : public AggregateFunction {
   TypePtr elem_;
 };
 
-// ---------------------------------------------------------------- DISTINCT
-
-// A set of distinct argument tuples (columns of the argument types) with an open-addressing index.
-struct DistinctSet {
-  std::vector<Vector> cols;
-  std::vector<uint64_t> hashes;
-  std::vector<uint32_t> slots;  // 0 = empty, else index + 1
-  // Byte width of the one column when its values are equal exactly when their bytes are
-  // (integers, dates, timestamps, decimals; not floats: -0.0 = 0.0), else 0.
-  int raw_width = 0;
-  // Widths up to 8 probe this table instead of `slots`: the value sits in its slot, so a probe
-  // touches one cache line instead of three (slot, hash, value).
-  struct WordSlot {
-    uint64_t value;
-    uint64_t index;  // 0 = empty, else index + 1
-  };
-  std::vector<WordSlot> word_slots;
-  size_t size() const { return hashes.size(); }
-
-  explicit DistinctSet(const std::vector<TypePtr>& types) {
-    for (const TypePtr& t : types) cols.emplace_back(t);
-    if (types.size() != 1) return;
-    switch (types[0]->id()) {
-      case TypeId::kBoolean: case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
-      case TypeId::kDecimal: case TypeId::kDate: case TypeId::kTimestamp: case TypeId::kTimestampNtz:
-        raw_width = types[0]->fixed_width();
-        break;
-      default: break;
-    }
-  }
-
-  // Inserts row `row` of `src` (one vector per column, already known to hold no NULL at `row`)
-  // when absent.
-  void Insert(std::span<const Vector* const> src, size_t row, uint64_t h) {
-    switch (raw_width) {
-      case 1: return InsertWord<uint8_t>(*src[0], row, h);
-      case 2: return InsertWord<uint16_t>(*src[0], row, h);
-      case 4: return InsertWord<uint32_t>(*src[0], row, h);
-      case 8: return InsertWord<uint64_t>(*src[0], row, h);
-      case 16: return InsertRaw<unsigned __int128>(*src[0], row, h);
-      default: break;
-    }
-    if ((size() + 1) * 2 > slots.size()) Grow();
-    size_t mask = slots.size() - 1;
-    for (size_t s = h & mask;; s = (s + 1) & mask) {
-      uint32_t e = slots[s];
-      if (e == 0) {
-        for (size_t c = 0; c < cols.size(); ++c) cols[c].AppendRange(*src[c], row, 1);
-        hashes.push_back(h);
-        slots[s] = static_cast<uint32_t>(hashes.size());
-        return;
-      }
-      if (hashes[e - 1] == h) {
-        bool eq = true;
-        for (size_t c = 0; c < cols.size() && eq; ++c) {
-          eq = ValuesEqualAt(cols[c], e - 1, *src[c], row, NullEquality::kNullsEqual);
-        }
-        if (eq) return;
-      }
-    }
-  }
-  // Hint that a row with hash h will be inserted soon: its probe starts in a cache miss on big
-  // sets.
-  void Prefetch(uint64_t h) const {
-    if (!word_slots.empty()) __builtin_prefetch(&word_slots[h & (word_slots.size() - 1)]);
-  }
-  template <typename T>
-  void InsertWord(const Vector& src, size_t row, uint64_t h) {
-    if ((size() + 1) * 2 > word_slots.size()) GrowWords<T>();
-    const T v = src.Get<T>(row);
-    size_t mask = word_slots.size() - 1;
-    for (size_t s = h & mask;; s = (s + 1) & mask) {
-      WordSlot& slot = word_slots[s];
-      if (slot.index == 0) {
-        cols[0].Append<T>(v);
-        hashes.push_back(h);
-        slot = {static_cast<uint64_t>(v), hashes.size()};
-        return;
-      }
-      if (slot.value == static_cast<uint64_t>(v)) return;
-    }
-  }
-  template <typename T>
-  void GrowWords() {
-    size_t cap = std::max<size_t>(8, word_slots.size() * 2);
-    word_slots.assign(cap, WordSlot{0, 0});
-    const T* have = cols[0].data<T>();
-    for (size_t i = 0; i < hashes.size(); ++i) {
-      for (size_t s = hashes[i] & (cap - 1);; s = (s + 1) & (cap - 1)) {
-        if (word_slots[s].index == 0) {
-          word_slots[s] = {static_cast<uint64_t>(have[i]), i + 1};
-          break;
-        }
-      }
-    }
-  }
-  // Insert for a 16-byte raw_width column: values compared and appended as T.
-  template <typename T>
-  void InsertRaw(const Vector& src, size_t row, uint64_t h) {
-    if ((size() + 1) * 2 > slots.size()) Grow();
-    const T v = src.Get<T>(row);
-    const T* have = cols[0].data<T>();
-    size_t mask = slots.size() - 1;
-    for (size_t s = h & mask;; s = (s + 1) & mask) {
-      uint32_t e = slots[s];
-      if (e == 0) {
-        cols[0].Append<T>(v);
-        hashes.push_back(h);
-        slots[s] = static_cast<uint32_t>(hashes.size());
-        return;
-      }
-      if (hashes[e - 1] == h && have[e - 1] == v) return;
-    }
-  }
-  void Grow() {
-    size_t cap = std::max<size_t>(8, slots.size() * 2);
-    slots.assign(cap, 0);
-    for (size_t i = 0; i < hashes.size(); ++i) {
-      for (size_t s = hashes[i] & (cap - 1);; s = (s + 1) & (cap - 1)) {
-        if (slots[s] == 0) {
-          slots[s] = static_cast<uint32_t>(i + 1);
-          break;
-        }
-      }
-    }
-  }
-};
-
-// f(DISTINCT args): collects the distinct non-NULL argument tuples per group and feeds them to
-// the inner aggregate at Finalize.
-class DistinctFn final : public AggregateFunction {
- public:
-  DistinctFn(FnPtr inner, std::vector<TypePtr> arg_types)
-      : inner_(std::move(inner)), types_(std::move(arg_types)) {
-    result_type_ = inner_->result_type();
-  }
-  size_t state_size() const override { return sizeof(DistinctSet*); }
-  void Init(uint8_t* s) const override { St<DistinctSet*>(s) = nullptr; }
-  void Destroy(uint8_t* s) const override {
-    delete St<DistinctSet*>(s);
-    St<DistinctSet*>(s) = nullptr;
-  }
-  bool has_heap_state() const override { return true; }
-  size_t HeapBytes(const uint8_t* s) const override {
-    const DistinctSet* d = St<DistinctSet*>(s);
-    if (!d) return 0;
-    size_t n = sizeof(DistinctSet) + d->hashes.capacity() * sizeof(uint64_t) + d->slots.capacity() * sizeof(uint32_t) +
-               d->word_slots.capacity() * sizeof(DistinctSet::WordSlot);
-    for (const Vector& v : d->cols) n += v.MemoryUsage();
-    return n;
-  }
-  DistinctSet* Get(uint8_t* s) const {
-    DistinctSet*& p = St<DistinctSet*>(s);
-    if (!p) p = new DistinctSet(types_);
-    return p;
-  }
-  Status Update(std::span<const Arg> args, size_t rows, uint8_t* const* states,
-                const EvalContext&) const override {
-    std::vector<const Vector*> cols;
-    bool any_constant = false, any_null = false;
-    for (const Arg& a : args) {
-      cols.push_back(a.vector);
-      any_constant |= a.constant;
-      any_null |= ArgView(a).may_null();
-    }
-    std::vector<uint64_t> h(rows);
-    if (!any_constant) {
-      HashRows(cols, rows, h.data());
-    }
-    constexpr size_t kPrefetchDistance = 16;
-    for (size_t i = 0; i < rows; ++i) {
-      if (!any_constant && i + kPrefetchDistance < rows) Get(states[i + kPrefetchDistance])->Prefetch(h[i + kPrefetchDistance]);
-      if (any_null) {
-        bool skip = false;
-        for (const Arg& a : args) skip |= ArgView(a).null(i);
-        if (skip) continue;
-      }
-      if (!any_constant) {
-        Get(states[i])->Insert(cols, i, h[i]);
-        continue;
-      }
-      // Some argument is a 1-row constant: hash and insert row by row.
-      uint64_t rh = kNullHash;
-      for (size_t c = 0; c < args.size(); ++c) {
-        size_t r = args[c].index(i);
-        rh = c == 0 ? HashValueAt(*cols[c], r) : HashCombine(rh, HashValueAt(*cols[c], r));
-      }
-      // Insert reads row `row` of every column; build per-row 1-row views for constants.
-      std::vector<Vector> tmp;
-      std::vector<const Vector*> src;
-      tmp.reserve(args.size());
-      for (size_t c = 0; c < args.size(); ++c) {
-        tmp.emplace_back(types_[c]);
-        tmp.back().AppendRange(*cols[c], args[c].index(i), 1);
-      }
-      for (auto& t : tmp) src.push_back(&t);
-      Get(states[i])->Insert(src, 0, rh);
-    }
-    return Status::OK();
-  }
-  Status Combine(const uint8_t* src, uint8_t* dst, const EvalContext&) const override {
-    const DistinctSet* a = St<DistinctSet*>(src);
-    if (!a || a->size() == 0) return Status::OK();
-    DistinctSet* b = Get(dst);
-    std::vector<const Vector*> cols;
-    for (const Vector& v : a->cols) cols.push_back(&v);
-    for (size_t i = 0; i < a->size(); ++i) b->Insert(cols, i, a->hashes[i]);
-    return Status::OK();
-  }
-  Status Finalize(const uint8_t* const* states, size_t n, Vector* out,
-                  const EvalContext& ctx) const override {
-    size_t sz = (inner_->state_size() + 15) / 16 * 16;
-    std::vector<uint8_t> raw(sz + 16);
-    uint8_t* st =
-        reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(raw.data()) + 15) & ~uintptr_t{15});
-    std::vector<uint8_t*> ptrs;
-    for (size_t i = 0; i < n; ++i) {
-      const DistinctSet* set = St<DistinctSet*>(states[i]);
-      inner_->Init(st);
-      Status status;
-      if (set && set->size() > 0) {
-        std::vector<Arg> args;
-        for (const Vector& v : set->cols) args.push_back(Arg{&v, false});
-        ptrs.assign(set->size(), st);
-        status = inner_->Update(args, set->size(), ptrs.data(), ctx);
-      }
-      const uint8_t* cst = st;
-      if (status.ok()) status = inner_->Finalize(&cst, 1, out, ctx);
-      inner_->Destroy(st);
-      SILT_RETURN_NOT_OK(status);
-    }
-    return Status::OK();
-  }
-
- private:
-  FnPtr inner_;
-  std::vector<TypePtr> types_;
-};
-
-// ---------------------------------------------------------------- variance family
-
-enum class MomentKind { kVarSamp, kVarPop, kStddevSamp, kStddevPop };
-
-class CentralMomentFn final : public AggregateFunction {
- public:
-  explicit CentralMomentFn(MomentKind kind) : kind_(kind) { result_type_ = DataType::Double(); }
-  struct State {
-    double n, avg, m2;
-  };
-  size_t state_size() const override { return sizeof(State); }
-  void Init(uint8_t* s) const override { St<State>(s) = State{0, 0, 0}; }
-  Status Update(std::span<const Arg> args, size_t rows, uint8_t* const* states,
-                const EvalContext&) const override {
-    std::vector<double> x;
-    std::vector<uint8_t> valid;
-    ToDoubles(args[0], rows, &x, &valid);
-    for (size_t i = 0; i < rows; ++i) {
-      if (!valid[i]) continue;
-      State& s = St<State>(states[i]);
-      // Spark's CentralMomentAgg update, operation for operation.
-      double n = s.n + 1.0;
-      double delta = x[i] - s.avg;
-      double delta_n = delta / n;
-      s.avg += delta_n;
-      s.m2 += delta * (delta - delta_n);
-      s.n = n;
-    }
-    return Status::OK();
-  }
-  Status Combine(const uint8_t* src, uint8_t* dst, const EvalContext&) const override {
-    const State& a = St<State>(src);
-    State& b = St<State>(dst);
-    double n = b.n + a.n;
-    double delta = a.avg - b.avg;
-    double delta_n = n == 0.0 ? 0.0 : delta / n;
-    double avg = b.avg + delta_n * a.n;
-    double m2 = b.m2 + a.m2 + delta * delta_n * b.n * a.n;
-    b = State{n, avg, m2};
-    return Status::OK();
-  }
-  Status Finalize(const uint8_t* const* states, size_t n, Vector* out,
-                  const EvalContext&) const override {
-    for (size_t i = 0; i < n; ++i) {
-      const State& s = St<State>(states[i]);
-      bool samp = kind_ == MomentKind::kVarSamp || kind_ == MomentKind::kStddevSamp;
-      if (s.n == 0.0 || (samp && s.n == 1.0)) {
-        out->AppendNull();  // Spark 3.1+: NULL, not NaN, when dividing by zero
-        continue;
-      }
-      double v = s.m2 / (samp ? s.n - 1.0 : s.n);
-      if (kind_ == MomentKind::kStddevSamp || kind_ == MomentKind::kStddevPop) v = std::sqrt(v);
-      out->Append<double>(v);
-    }
-    return Status::OK();
-  }
-
- private:
-  MomentKind kind_;
-};
-
-enum class CovKind { kCovarPop, kCovarSamp, kCorr };
-
-class CovarianceFn final : public AggregateFunction {
- public:
-  explicit CovarianceFn(CovKind kind) : kind_(kind) { result_type_ = DataType::Double(); }
-  struct State {
-    double n, x_avg, y_avg, ck, x_mk, y_mk;
-  };
-  size_t state_size() const override { return sizeof(State); }
-  void Init(uint8_t* s) const override { St<State>(s) = State{0, 0, 0, 0, 0, 0}; }
-  Status Update(std::span<const Arg> args, size_t rows, uint8_t* const* states,
-                const EvalContext&) const override {
-    std::vector<double> x, y;
-    std::vector<uint8_t> vx, vy;
-    ToDoubles(args[0], rows, &x, &vx);
-    ToDoubles(args[1], rows, &y, &vy);
-    for (size_t i = 0; i < rows; ++i) {
-      if (!vx[i] || !vy[i]) continue;
-      State& s = St<State>(states[i]);
-      // Spark's Covariance / Corr update.
-      double n = s.n + 1.0;
-      double dx = x[i] - s.x_avg;
-      double dx_n = dx / n;
-      double dy = y[i] - s.y_avg;
-      double dy_n = dy / n;
-      s.x_avg += dx_n;
-      s.y_avg += dy_n;
-      s.ck += dx * (y[i] - s.y_avg);
-      s.x_mk += dx * (x[i] - s.x_avg);
-      s.y_mk += dy * (y[i] - s.y_avg);
-      s.n = n;
-    }
-    return Status::OK();
-  }
-  Status Combine(const uint8_t* src, uint8_t* dst, const EvalContext&) const override {
-    const State& a = St<State>(src);
-    State& b = St<State>(dst);
-    double n = b.n + a.n;
-    double dx = a.x_avg - b.x_avg;
-    double dx_n = n == 0.0 ? 0.0 : dx / n;
-    double dy = a.y_avg - b.y_avg;
-    double dy_n = n == 0.0 ? 0.0 : dy / n;
-    State r;
-    r.n = n;
-    r.x_avg = b.x_avg + dx_n * a.n;
-    r.y_avg = b.y_avg + dy_n * a.n;
-    r.ck = b.ck + a.ck + dx * dy_n * b.n * a.n;
-    r.x_mk = b.x_mk + a.x_mk + dx * dx_n * b.n * a.n;
-    r.y_mk = b.y_mk + a.y_mk + dy * dy_n * b.n * a.n;
-    b = r;
-    return Status::OK();
-  }
-  Status Finalize(const uint8_t* const* states, size_t n, Vector* out,
-                  const EvalContext&) const override {
-    for (size_t i = 0; i < n; ++i) {
-      const State& s = St<State>(states[i]);
-      if (s.n == 0.0 || (kind_ != CovKind::kCovarPop && s.n == 1.0)) {
-        out->AppendNull();
-        continue;
-      }
-      switch (kind_) {
-        case CovKind::kCovarPop:
-          out->Append<double>(s.ck / s.n);
-          break;
-        case CovKind::kCovarSamp:
-          out->Append<double>(s.ck / (s.n - 1.0));
-          break;
-        case CovKind::kCorr:
-          out->Append<double>(s.ck / std::sqrt(s.x_mk * s.y_mk));
-          break;
-      }
-    }
-    return Status::OK();
-  }
-
- private:
-  CovKind kind_;
-};
-
-// ---------------------------------------------------------------- approx_count_distinct
-
-// HyperLogLog with 2^p one-byte registers (p from rsd as Spark computes it) and Ertl's improved
-// raw estimator ("New cardinality estimation algorithms for HyperLogLog sketches", 2017), which
-// is unbiased over the whole range without empirical correction tables.
-class HllFn final : public AggregateFunction {
- public:
-  explicit HllFn(int p) : p_(p), m_(size_t{1} << p) { result_type_ = DataType::Int64(); }
-  size_t state_size() const override { return m_; }
-  void Init(uint8_t* s) const override { std::memset(s, 0, m_); }
-  Status Update(std::span<const Arg> args, size_t rows, uint8_t* const* states,
-                const EvalContext&) const override {
-    ArgView v(args[0]);
-    if (v.null_type) return Status::OK();
-    std::vector<uint64_t> h(rows);
-    if (args[0].constant) {
-      std::fill(h.begin(), h.end(), HashValueAt(*v.v, 0));
-    } else {
-      HashColumn(*v.v, rows, h.data(), false);
-    }
-    const bool nulls = v.may_null();
-    for (size_t i = 0; i < rows; ++i) {
-      if (nulls && v.null(i)) continue;
-      uint64_t x = HashMix(h[i] + 0x5851f42d4c957f2dULL);  // decorrelate from table slot bits
-      size_t idx = x >> (64 - p_);
-      uint64_t w = (x << p_) | (uint64_t{1} << (p_ - 1));
-      uint8_t rho = static_cast<uint8_t>(__builtin_clzll(w) + 1);
-      uint8_t& reg = states[i][idx];
-      if (rho > reg) reg = rho;
-    }
-    return Status::OK();
-  }
-  Status Combine(const uint8_t* src, uint8_t* dst, const EvalContext&) const override {
-    for (size_t i = 0; i < m_; ++i) dst[i] = std::max(dst[i], src[i]);
-    return Status::OK();
-  }
-  static double Sigma(double x) {
-    if (x == 1.0) return std::numeric_limits<double>::infinity();
-    double y = 1.0, z = x, prev;
-    do {
-      x *= x;
-      prev = z;
-      z += x * y;
-      y += y;
-    } while (z != prev);
-    return z;
-  }
-  static double Tau(double x) {
-    if (x == 0.0 || x == 1.0) return 0.0;
-    double y = 1.0, z = 1.0 - x, prev;
-    do {
-      x = std::sqrt(x);
-      prev = z;
-      y *= 0.5;
-      z -= (1.0 - x) * (1.0 - x) * y;
-    } while (z != prev);
-    return z / 3.0;
-  }
-  Status Finalize(const uint8_t* const* states, size_t n, Vector* out,
-                  const EvalContext&) const override {
-    const int q = 64 - p_;
-    std::vector<int64_t> c(q + 2);
-    const double m = static_cast<double>(m_);
-    for (size_t i = 0; i < n; ++i) {
-      std::fill(c.begin(), c.end(), 0);
-      for (size_t r = 0; r < m_; ++r) ++c[std::min<int>(states[i][r], q + 1)];
-      if (c[0] == static_cast<int64_t>(m_)) {
-        out->Append<int64_t>(0);
-        continue;
-      }
-      double z = m * Tau(1.0 - static_cast<double>(c[q + 1]) / m);
-      for (int k = q; k >= 1; --k) z = 0.5 * (z + static_cast<double>(c[k]));
-      z += m * Sigma(static_cast<double>(c[0]) / m);
-      double e = (0.5 / std::log(2.0)) * m * m / z;
-      out->Append<int64_t>(std::llround(e));
-    }
-    return Status::OK();
-  }
-
- private:
-  int p_;
-  size_t m_;
-};
-
-// ---------------------------------------------------------------- percentiles
-
-// percentile(x, p) / median(x): exact, linear interpolation between the closest ranks (Spark's
-// Percentile), over the values as doubles.
-class PercentileFn final : public AggregateFunction {
- public:
-  explicit PercentileFn(double p) : p_(p) { result_type_ = DataType::Double(); }
-  size_t state_size() const override { return sizeof(std::vector<double>*); }
-  void Init(uint8_t* s) const override { St<std::vector<double>*>(s) = nullptr; }
-  void Destroy(uint8_t* s) const override {
-    delete St<std::vector<double>*>(s);
-    St<std::vector<double>*>(s) = nullptr;
-  }
-  bool has_heap_state() const override { return true; }
-  size_t HeapBytes(const uint8_t* s) const override {
-    const auto* v = St<std::vector<double>*>(s);
-    return v ? sizeof(*v) + v->capacity() * sizeof(double) : 0;
-  }
-  Status Update(std::span<const Arg> args, size_t rows, uint8_t* const* states,
-                const EvalContext&) const override {
-    std::vector<double> x;
-    std::vector<uint8_t> valid;
-    ToDoubles(args[0], rows, &x, &valid);
-    for (size_t i = 0; i < rows; ++i) {
-      if (!valid[i]) continue;
-      auto*& v = St<std::vector<double>*>(states[i]);
-      if (!v) v = new std::vector<double>();
-      v->push_back(x[i]);
-    }
-    return Status::OK();
-  }
-  Status Combine(const uint8_t* src, uint8_t* dst, const EvalContext&) const override {
-    const auto* a = St<std::vector<double>*>(src);
-    if (!a) return Status::OK();
-    auto*& b = St<std::vector<double>*>(dst);
-    if (!b) b = new std::vector<double>();
-    b->insert(b->end(), a->begin(), a->end());
-    return Status::OK();
-  }
-  Status Finalize(const uint8_t* const* states, size_t n, Vector* out,
-                  const EvalContext&) const override {
-    for (size_t i = 0; i < n; ++i) {
-      const auto* v = St<std::vector<double>*>(states[i]);
-      if (!v || v->empty()) {
-        out->AppendNull();
-        continue;
-      }
-      std::vector<double> s(*v);
-      std::sort(s.begin(), s.end(), [](double a, double b) { return Cmp(a, b) < 0; });
-      double pos = static_cast<double>(s.size() - 1) * p_;
-      double lo = std::floor(pos), hi = std::ceil(pos);
-      size_t l = static_cast<size_t>(lo), h = static_cast<size_t>(hi);
-      out->Append<double>(l == h ? s[l] : (hi - pos) * s[l] + (pos - lo) * s[h]);
-    }
-    return Status::OK();
-  }
-
- private:
-  double p_;
-};
-
-// percentile_approx(x, p, accuracy): computed exactly — the value at rank ceil(p * n), or the
-// minimum/maximum for p within 1/accuracy of 0/1 as Spark's QuantileSummaries answers — which is
-// within Spark's error bound. Result type = x's type.
-template <typename T>
-class PercentileApproxFn final : public AggregateFunction {
- public:
-  PercentileApproxFn(TypePtr type, double p, int64_t accuracy) : p_(p), accuracy_(accuracy) {
-    result_type_ = std::move(type);
-  }
-  size_t state_size() const override { return sizeof(std::vector<T>*); }
-  void Init(uint8_t* s) const override { St<std::vector<T>*>(s) = nullptr; }
-  void Destroy(uint8_t* s) const override {
-    delete St<std::vector<T>*>(s);
-    St<std::vector<T>*>(s) = nullptr;
-  }
-  bool has_heap_state() const override { return true; }
-  size_t HeapBytes(const uint8_t* s) const override {
-    const auto* v = St<std::vector<T>*>(s);
-    return v ? sizeof(*v) + v->capacity() * sizeof(T) : 0;
-  }
-  Status Update(std::span<const Arg> args, size_t rows, uint8_t* const* states,
-                const EvalContext&) const override {
-    ArgView v(args[0]);
-    if (v.null_type) return Status::OK();
-    const T* d = v.data<T>();
-    for (size_t i = 0; i < rows; ++i) {
-      if (v.null(i)) continue;
-      auto*& s = St<std::vector<T>*>(states[i]);
-      if (!s) s = new std::vector<T>();
-      s->push_back(d[v.row(i)]);
-    }
-    return Status::OK();
-  }
-  Status Combine(const uint8_t* src, uint8_t* dst, const EvalContext&) const override {
-    const auto* a = St<std::vector<T>*>(src);
-    if (!a) return Status::OK();
-    auto*& b = St<std::vector<T>*>(dst);
-    if (!b) b = new std::vector<T>();
-    b->insert(b->end(), a->begin(), a->end());
-    return Status::OK();
-  }
-  Status Finalize(const uint8_t* const* states, size_t n, Vector* out,
-                  const EvalContext&) const override {
-    double rel = 1.0 / static_cast<double>(accuracy_);
-    for (size_t i = 0; i < n; ++i) {
-      const auto* v = St<std::vector<T>*>(states[i]);
-      if (!v || v->empty()) {
-        out->AppendNull();
-        continue;
-      }
-      std::vector<T> s(*v);
-      std::sort(s.begin(), s.end(), [](T a, T b) { return Cmp<T>(a, b) < 0; });
-      size_t idx;
-      if (p_ <= rel) {
-        idx = 0;
-      } else if (p_ >= 1.0 - rel) {
-        idx = s.size() - 1;
-      } else {
-        double rank = std::ceil(p_ * static_cast<double>(s.size()));
-        idx = rank < 1.0 ? 0 : std::min(s.size() - 1, static_cast<size_t>(rank) - 1);
-      }
-      out->Append<T>(s[idx]);
-    }
-    return Status::OK();
-  }
-
- private:
-  double p_;
-  int64_t accuracy_;
-};
-
 // ---------------------------------------------------------------- binding
 
 Status WrongArgs(std::string_view name, size_t got, const std::string& expected) {
@@ -1688,7 +1025,7 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
         return Mismatch(n, "collect_set cannot be used on map values");
       }
       *distinct = false;
-      return FnPtr(std::make_shared<DistinctFn>(list, std::vector<TypePtr>{args[0]->type}));
+      return agg::MakeDistinct(list, std::vector<TypePtr>{args[0]->type});
     }
     return FnPtr(list);
   }
@@ -1696,20 +1033,20 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
       n == "var_samp" || n == "var_pop") {
     SILT_RETURN_NOT_OK(CheckArity(n, na, 1, 1));
     SILT_ASSIGN_OR_RETURN(args[0], ToDoubleArg(n, args[0], ctx));
-    MomentKind k = n == "stddev_pop"                    ? MomentKind::kStddevPop
-                   : n == "var_pop"                     ? MomentKind::kVarPop
-                   : n == "variance" || n == "var_samp" ? MomentKind::kVarSamp
-                                                        : MomentKind::kStddevSamp;
-    return FnPtr(std::make_shared<CentralMomentFn>(k));
+    agg::MomentKind k = n == "stddev_pop"                    ? agg::MomentKind::kStddevPop
+                   : n == "var_pop"                     ? agg::MomentKind::kVarPop
+                   : n == "variance" || n == "var_samp" ? agg::MomentKind::kVarSamp
+                                                        : agg::MomentKind::kStddevSamp;
+    return agg::MakeCentralMoment(k);
   }
   if (n == "covar_pop" || n == "covar_samp" || n == "corr") {
     SILT_RETURN_NOT_OK(CheckArity(n, na, 2, 2));
     SILT_ASSIGN_OR_RETURN(args[0], ToDoubleArg(n, args[0], ctx));
     SILT_ASSIGN_OR_RETURN(args[1], ToDoubleArg(n, args[1], ctx));
-    CovKind k = n == "corr"        ? CovKind::kCorr
-                : n == "covar_pop" ? CovKind::kCovarPop
-                                   : CovKind::kCovarSamp;
-    return FnPtr(std::make_shared<CovarianceFn>(k));
+    agg::CovKind k = n == "corr"        ? agg::CovKind::kCorr
+                : n == "covar_pop" ? agg::CovKind::kCovarPop
+                                   : agg::CovKind::kCovarSamp;
+    return agg::MakeCovariance(k);
   }
   if (n == "approx_count_distinct") {
     SILT_RETURN_NOT_OK(CheckArity(n, na, 1, 2));
@@ -1729,7 +1066,7 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
     if (p > 18) {
       return Status::NotImplemented("approx_count_distinct with relativeSD below 0.0022");
     }
-    return FnPtr(std::make_shared<HllFn>(p));
+    return agg::MakeHll(p);
   }
   if (n == "percentile" || n == "median") {
     SILT_RETURN_NOT_OK(CheckArity(n, na, n == "median" ? 1 : 2, n == "median" ? 1 : 2));
@@ -1743,7 +1080,7 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
     }
     if (p < 0.0 || p > 1.0) return Mismatch(n, "the percentage must be between 0.0 and 1.0");
     SILT_ASSIGN_OR_RETURN(args[0], ToDoubleArg(n, args[0], ctx));
-    return FnPtr(std::make_shared<PercentileFn>(p));
+    return agg::MakePercentile(p);
   }
   if (n == "percentile_approx" || n == "approx_percentile") {
     SILT_RETURN_NOT_OK(CheckArity(n, na, 2, 3));
@@ -1761,28 +1098,12 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
     }
     args.resize(1);
     TypePtr t = args[0]->type;
-    switch (t->id()) {
-      case TypeId::kInt8:
-        return FnPtr(std::make_shared<PercentileApproxFn<int8_t>>(t, p, accuracy));
-      case TypeId::kInt16:
-        return FnPtr(std::make_shared<PercentileApproxFn<int16_t>>(t, p, accuracy));
-      case TypeId::kInt32:
-      case TypeId::kDate:
-        return FnPtr(std::make_shared<PercentileApproxFn<int32_t>>(t, p, accuracy));
-      case TypeId::kInt64:
-      case TypeId::kTimestamp:
-      case TypeId::kTimestampNtz:
-        return FnPtr(std::make_shared<PercentileApproxFn<int64_t>>(t, p, accuracy));
-      case TypeId::kFloat:
-        return FnPtr(std::make_shared<PercentileApproxFn<float>>(t, p, accuracy));
-      case TypeId::kDouble:
-        return FnPtr(std::make_shared<PercentileApproxFn<double>>(t, p, accuracy));
-      case TypeId::kDecimal:
-        return FnPtr(std::make_shared<PercentileApproxFn<int128_t>>(t, p, accuracy));
-      default:
-        return Mismatch(
-            n, "requires a numeric, date or timestamp argument, not \"" + t->ToString() + "\"");
+    FnPtr f = agg::MakePercentileApprox(t, p, accuracy);
+    if (!f) {
+      return Mismatch(
+          n, "requires a numeric, date or timestamp argument, not \"" + t->ToString() + "\"");
     }
+    return f;
   }
   return Status::NotFound("Cannot resolve routine `" + n + "`", "UNRESOLVED_ROUTINE");
 }
@@ -1803,7 +1124,7 @@ Result<BoundAggregate> BindAggregateFunction(std::string_view name, std::vector<
   if (distinct) {
     std::vector<TypePtr> types;
     for (const ExprPtr& a : args) types.push_back(a->type);
-    fn = std::make_shared<DistinctFn>(std::move(fn), std::move(types));
+    fn = agg::MakeDistinct(std::move(fn), std::move(types));
   }
   out.function = std::move(fn);
   out.args = std::move(args);
