@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/ascii.h"
 #include "delta/json_util.h"
 #include "delta/z85.h"
 
@@ -357,8 +358,7 @@ std::string SerializeDataType(const DataType& type) {
 
 Result<ColumnMappingMode> ParseColumnMappingMode(const std::optional<std::string>& value) {
   if (!value) return ColumnMappingMode::kNone;
-  std::string v;
-  for (char c : *value) v.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c));
+  std::string v = AsciiLower(*value);
   if (v == "none") return ColumnMappingMode::kNone;
   if (v == "name") return ColumnMappingMode::kName;
   if (v == "id") return ColumnMappingMode::kId;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "common/ascii.h"
 #include "delta/change_data_feed.h"
 #include "delta/history.h"
 #include "exec/aggregate.h"
@@ -22,16 +23,7 @@ using sql::ParsedExpr;
 
 namespace {
 
-bool NameEq(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
+bool NameEq(std::string_view a, std::string_view b) { return EqualsIgnoreCase(a, b); }
 
 std::string Backquote(const std::string& s) { return "`" + s + "`"; }
 

@@ -1,5 +1,6 @@
 // Spark's format_string / printf (java.util.Formatter over Spark's values) and format_number
 // (java.text.DecimalFormat patterns).
+#include "common/ascii.h"
 #include "exec/functions/string_util.h"
 
 namespace silt::exec {
@@ -160,7 +161,7 @@ Status FormatOne(char conv, const FormatSpec& f, const Vector* v, size_t r, std:
       std::string s = is_null ? "false"
                       : v->id() == TypeId::kBoolean ? (v->data<uint8_t>()[r] ? "true" : "false")
                                                    : "true";
-      if (conv == 'B') std::transform(s.begin(), s.end(), s.begin(), ::toupper);
+      if (conv == 'B') s = AsciiUpper(s);
       Pad(f, s, out);
       return Status::OK();
     }

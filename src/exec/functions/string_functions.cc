@@ -22,6 +22,7 @@
 #include <random>
 #include <unordered_map>
 
+#include "common/ascii.h"
 #include "exec/function_registry.h"
 #include "exec/functions/function_util.h"
 #include "exec/functions/regex_util.h"
@@ -164,9 +165,9 @@ void fn::AppendCaseMapped(std::string_view s, bool upper, std::string* out) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
       if (upper) {
-        out->push_back(static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c));
+        out->push_back(AsciiToUpper(static_cast<char>(c)));
       } else {
-        out->push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c));
+        out->push_back(AsciiToLower(static_cast<char>(c)));
       }
       ++i;
       continue;
@@ -577,7 +578,7 @@ std::string Soundex(std::string_view s) {
   char last = kCode[f - 'A'];
   for (size_t i = 1; i < s.size() && out.size() < 4; ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 'a' && c <= 'z') c = static_cast<unsigned char>(c - 32);
+    c = static_cast<unsigned char>(AsciiToUpper(static_cast<char>(c)));
     if (c < 'A' || c > 'Z') {
       last = '0';
       continue;
@@ -1581,7 +1582,7 @@ void RegisterStringFunctions(FunctionRegistry& r) {
       auto f = ConstString(args[1], &is_null);
       if (!f) return TypeMismatch(name, "the `fmt` argument must be a constant string");
       fmt = is_null ? "" : *f;
-      std::transform(fmt.begin(), fmt.end(), fmt.begin(), ::tolower);
+      fmt = AsciiLower(fmt);
       if (!is_null && fmt != "hex" && fmt != "utf-8" && fmt != "utf8" && fmt != "base64") {
         return TypeMismatch(name, "Input to `to_binary` should have been one of 'hex', 'utf-8', "
                                   "'utf8', or 'base64', but got '" + *f + "'.");
@@ -1767,8 +1768,7 @@ void RegisterStringFunctions(FunctionRegistry& r) {
     return MakeCall(std::string(name), DataType::Binary(), std::move(args),
                     [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
                       return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
-                        std::string cs(StrAt(a[1], i));
-                        std::transform(cs.begin(), cs.end(), cs.begin(), ::toupper);
+                        std::string cs = AsciiUpper(StrAt(a[1], i));
                         std::string_view s = StrAt(a[0], i);
                         if (cs == "UTF-8" || cs == "UTF8") {
                           b.append(s);
@@ -1797,8 +1797,7 @@ void RegisterStringFunctions(FunctionRegistry& r) {
     return MakeCall(std::string(name), Str(), std::move(args),
                     [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
                       return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
-                        std::string cs(StrAt(a[1], i));
-                        std::transform(cs.begin(), cs.end(), cs.begin(), ::toupper);
+                        std::string cs = AsciiUpper(StrAt(a[1], i));
                         std::string_view s = StrAt(a[0], i);
                         if (cs == "UTF-8" || cs == "UTF8") {
                           b.append(s);
