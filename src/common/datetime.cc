@@ -254,10 +254,10 @@ bool ParseSparkDateTime(std::string_view text, const SparkDateTimeSyntax& syntax
 }
 
 bool SparkDateTimeLocalMicros(const SparkDateTime& t, int64_t* micros) {
-  __int128 total = static_cast<__int128>(DaysFromCivil(t.year, t.month, t.day)) * kMicrosPerDay +
-                   (static_cast<int64_t>(t.hour) * 3600 + t.minute * 60 + t.second) *
-                       kMicrosPerSecond +
-                   t.micros;
+  __int128 total =
+      static_cast<__int128>(DaysFromCivil(t.year, t.month, t.day)) * kMicrosPerDay +
+      (static_cast<int64_t>(t.hour) * 3600 + t.minute * 60 + t.second) * kMicrosPerSecond +
+      t.micros;
   if (total > std::numeric_limits<int64_t>::max() || total < std::numeric_limits<int64_t>::min()) {
     return false;
   }

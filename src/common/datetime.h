@@ -107,10 +107,10 @@ inline constexpr SparkDateTimeSyntax kCastDateTimeSyntax{/*trim_all_controls=*/t
 struct SparkDateTime {
   int64_t year = 0;
   int month = 1, day = 1, hour = 0, minute = 0, second = 0;
-  int64_t micros = 0;      // fraction of the second
-  bool has_time = false;   // a ' '/'T' separator followed the date
-  std::string_view zone;   // the text after the time with surrounding whitespace removed
-                           // ("" when none); it points into the input
+  int64_t micros = 0;     // fraction of the second
+  bool has_time = false;  // a ' '/'T' separator followed the date
+  std::string_view zone;  // the text after the time with surrounding whitespace removed
+                          // ("" when none); it points into the input
 };
 
 // Spark's stringToDate: the trimmed text starts with a date; whatever follows a ' '/'T' after a

@@ -134,8 +134,14 @@ TEST(SparkDateTimeTest, WhereTheSyntaxesDiffer) {
   EXPECT_EQ(t.micros, 0);
   EXPECT_FALSE(ParseSparkDateTime("2024-06-15 12:00:00.", kCastDateTimeSyntax, &t));
   // Control bytes other than whitespace around the text.
-  EXPECT_FALSE(ParseSparkDate("\x01" "2024-06-15", kSqlLiteralSyntax, &t));
-  EXPECT_TRUE(ParseSparkDate("\x01" "2024-06-15", kCastDateTimeSyntax, &t));
+  EXPECT_FALSE(
+      ParseSparkDate("\x01"
+                     "2024-06-15",
+                     kSqlLiteralSyntax, &t));
+  EXPECT_TRUE(
+      ParseSparkDate("\x01"
+                     "2024-06-15",
+                     kCastDateTimeSyntax, &t));
   // NUL and whitespace are trimmed by both.
   EXPECT_TRUE(ParseSparkDate(std::string_view("\t2024-06-15\0", 12), kSqlLiteralSyntax, &t));
   EXPECT_TRUE(ParseSparkDate(std::string_view("\t2024-06-15\0", 12), kCastDateTimeSyntax, &t));
