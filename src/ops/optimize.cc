@@ -1,4 +1,4 @@
-#include "commands/optimize.h"
+#include "ops/optimize.h"
 
 #include <algorithm>
 #include <atomic>
@@ -10,7 +10,7 @@
 #include <cctype>
 #include <climits>
 
-#include "commands/dml.h"
+#include "ops/dml.h"
 #include "delta/json_util.h"
 #include "delta/scan.h"
 #include "delta/stats_json.h"
