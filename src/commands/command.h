@@ -10,7 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "commands/dml.h"
+#include "ops/dml.h"
 #include "common/clock.h"
 #include "common/status.h"
 #include "common/thread_pool.h"

@@ -2,7 +2,7 @@
 // files that partition values or statistics exclude are never read, files a partition-only
 // predicate fully matches are dropped unread.
 #include "commands/command.h"
-#include "commands/dml.h"
+#include "ops/dml.h"
 
 namespace silt::commands {
 

@@ -1,6 +1,6 @@
 // INSERT INTO | OVERWRITE [TABLE] t [PARTITION (…)] [(cols) | BY NAME] [REPLACE WHERE pred] VALUES … | SELECT …
 #include "commands/command.h"
-#include "commands/dml.h"
+#include "ops/dml.h"
 #include "delta/actions.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"

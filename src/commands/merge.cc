@@ -13,7 +13,7 @@
 #include <unordered_set>
 
 #include "commands/command.h"
-#include "commands/dml.h"
+#include "ops/dml.h"
 #include "delta/scan.h"
 #include "delta/change_data_feed.h"
 #include "exec/functions.h"

@@ -2,7 +2,7 @@
 // resolve the table, check that WHERE names only partition columns, map session settings and
 // table properties to OptimizeOptions, return Spark's (path, metrics) row.
 #include "commands/command.h"
-#include "commands/optimize.h"
+#include "ops/optimize.h"
 
 namespace silt::commands {
 

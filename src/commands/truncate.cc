@@ -3,7 +3,7 @@
 // and the change data feed are handled as DELETE without WHERE handles them. Files are dropped
 // unread; the data stays readable by time travel until VACUUM.
 #include "commands/command.h"
-#include "commands/dml.h"
+#include "ops/dml.h"
 
 namespace silt::commands {
 

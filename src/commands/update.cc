@@ -1,7 +1,7 @@
 // UPDATE t [[AS] a] SET col = expr, … [WHERE pred]: matched rows are deleted (deletion vector or
 // copy-on-write) and their new versions written in the same commit.
 #include "commands/command.h"
-#include "commands/dml.h"
+#include "ops/dml.h"
 #include "exec/functions.h"
 
 namespace silt::commands {

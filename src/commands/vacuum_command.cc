@@ -1,7 +1,7 @@
 // VACUUM as a SQL statement: resolves the table and the inventory, maps session settings to
 // VacuumOptions (docs/vacuum.md has the table) and shapes Spark's output.
 #include "commands/command.h"
-#include "commands/vacuum.h"
+#include "ops/vacuum.h"
 #include "common/thread_pool.h"
 
 namespace silt::commands {

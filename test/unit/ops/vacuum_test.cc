@@ -1,6 +1,6 @@
 // VACUUM command core: the given/when/then scenarios of /work/shared/specs/vacuum.md §10 that need
 // no SQL (each test is named after its scenario id), plus silt's own edge cases.
-#include "commands/vacuum.h"
+#include "ops/vacuum.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include "delta/checkpoint_writer.h"
 #include "delta/deletion_vector.h"
 #include "delta/history.h"
-#include "unit/commands/vacuum_test_util.h"
+#include "unit/ops/vacuum_test_util.h"
 #include "vector/vector.h"
 
 namespace silt::commands {

@@ -5,12 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include "commands/dml.h"
-#include "commands/optimize.h"
+#include "ops/dml.h"
+#include "ops/optimize.h"
 #include "delta/transaction.h"
 #include "io/path.h"
 #include "parquet/reader.h"
-#include "unit/commands/dml_test_util.h"
+#include "unit/ops/dml_test_util.h"
 
 namespace silt::commands {
 namespace {

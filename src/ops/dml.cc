@@ -1,4 +1,4 @@
-#include "commands/dml.h"
+#include "ops/dml.h"
 
 #include <algorithm>
 #include <unordered_set>

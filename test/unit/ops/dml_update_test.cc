@@ -1,11 +1,11 @@
 // UPDATE core, the ApplyRowChanges primitive (as MERGE uses it) and the change data feed.
 #include <gtest/gtest.h>
 
-#include "commands/dml.h"
+#include "ops/dml.h"
 #include "delta/stats_json.h"
 #include "io/path.h"
 #include "parquet/reader.h"
-#include "unit/commands/dml_test_util.h"
+#include "unit/ops/dml_test_util.h"
 
 namespace silt::commands {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "commands/dml.h"
+#include "ops/dml.h"
 #include "common/clock.h"
 #include "delta/scan.h"
 #include "delta/snapshot.h"

@@ -1,6 +1,6 @@
 // DELETE core (commands/dml.h): deletion vectors and copy-on-write, file-level shortcuts,
 // metrics, the spec's DV bytes, Spark-written DV tables, conflicts and fault injection.
-#include "commands/dml.h"
+#include "ops/dml.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include "delta/deletion_vector.h"
 #include "delta/stats_json.h"
 #include "parquet/reader.h"
-#include "unit/commands/dml_test_util.h"
+#include "unit/ops/dml_test_util.h"
 #include "unit/delta/conformance_files.h"
 
 namespace silt::commands {

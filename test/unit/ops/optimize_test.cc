@@ -1,6 +1,6 @@
 // OPTIMIZE / ZORDER / REORG PURGE core: which files get rewritten (the 5 % rule exactly at the
 // boundary, lone files, partitions), that deleted rows vanish physically, metrics and history.
-#include "commands/optimize.h"
+#include "ops/optimize.h"
 
 #include <gtest/gtest.h>
 

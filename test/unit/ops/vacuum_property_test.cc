@@ -8,11 +8,11 @@
 #include <random>
 #include <set>
 
-#include "commands/vacuum.h"
+#include "ops/vacuum.h"
 #include "common/thread_pool.h"
 #include "delta/deletion_vector.h"
 #include "delta/scan.h"
-#include "unit/commands/vacuum_test_util.h"
+#include "unit/ops/vacuum_test_util.h"
 #include "vector/generate.h"
 
 namespace silt::commands {

@@ -1,4 +1,4 @@
-#include "commands/optimize.h"
+#include "ops/optimize.h"
 
 #include <algorithm>
 #include <atomic>
@@ -11,7 +11,7 @@
 #include <climits>
 
 #include "common/ascii.h"
-#include "commands/dml.h"
+#include "ops/dml.h"
 #include "delta/json_util.h"
 #include "delta/scan.h"
 #include "delta/stats_json.h"

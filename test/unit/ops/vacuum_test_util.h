@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "commands/vacuum.h"
+#include "ops/vacuum.h"
 #include "common/clock.h"
 #include "delta/actions.h"
 #include "delta/snapshot.h"

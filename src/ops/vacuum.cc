@@ -1,4 +1,4 @@
-#include "commands/vacuum.h"
+#include "ops/vacuum.h"
 
 #include <simdjson.h>
 
