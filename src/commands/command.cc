@@ -181,17 +181,17 @@ CommandResult CountRows(const std::vector<std::pair<std::string, int64_t>>& coun
 }
 
 Status BindRowFilter(const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
-                     const exec::EvalContext& eval, CommandContext& ctx, FileFilter* file_filter,
-                     RowMatcher* matcher) {
+                     const exec::EvalContext& eval, CommandContext& ctx, ops::FileFilter* file_filter,
+                     ops::RowMatcher* matcher) {
   if (!pred.expr) return Status::OK();
   SILT_ASSIGN_OR_RETURN(auto candidates, CandidateFiles(pred, snapshot, ctx));
-  *file_filter = [pred, candidates, snapshot, eval](const delta::AddFile& f) -> Result<FileVerdict> {
-    if (!candidates.count(&f)) return FileVerdict::kSkip;
+  *file_filter = [pred, candidates, snapshot, eval](const delta::AddFile& f) -> Result<ops::FileVerdict> {
+    if (!candidates.count(&f)) return ops::FileVerdict::kSkip;
     if (pred.partition_only) {
       SILT_ASSIGN_OR_RETURN(bool all, PartitionMatches(pred, *snapshot, f, eval));
-      return all ? FileVerdict::kAll : FileVerdict::kSkip;
+      return all ? ops::FileVerdict::kAll : ops::FileVerdict::kSkip;
     }
-    return FileVerdict::kMaybe;
+    return ops::FileVerdict::kMaybe;
   };
   exec::ExprPtr e = pred.expr;
   *matcher = [e, eval](const DataChunk& rows) -> Result<std::vector<uint32_t>> {

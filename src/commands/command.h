@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ops/dml.h"
+#include "ops/optimize.h"
 #include "common/clock.h"
 #include "common/status.h"
 #include "common/thread_pool.h"
@@ -78,8 +79,8 @@ Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(const TablePred
 // or statistics exclude are skipped unread, files a partition-only predicate fully matches are
 // taken whole, the others are read and filtered with `eval`. Leaves both empty without a predicate.
 Status BindRowFilter(const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
-                     const exec::EvalContext& eval, CommandContext& ctx, FileFilter* file_filter,
-                     RowMatcher* matcher);
+                     const exec::EvalContext& eval, CommandContext& ctx, ops::FileFilter* file_filter,
+                     ops::RowMatcher* matcher);
 // A SQL constraint (CHECK constraint or invariant) bound over a table's logical columns.
 struct BoundCheck {
   std::string name;          // the constraint's name (EXPRESSION(<sql>) for an invariant)
@@ -121,6 +122,12 @@ Result<std::string> ExplainDml(const sql::Statement& stmt, CommandContext& ctx);
 Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext& ctx);
 Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ReorgTable(const sql::ReorgStatement& stmt, CommandContext& ctx);
+// OPTIMIZE's and REORG's shared options (optimize.cc): session settings and table properties,
+// the row validator and the partition-only WHERE (DELTA_NON_PARTITION_COLUMN_REFERENCE otherwise).
+Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTable& t, const sql::ParsedExpr* where,
+                                                      CommandContext& ctx);
+// Runs ops::Optimize and shapes Spark's (path, metrics) row.
+Result<CommandResult> RunOptimize(const planner::ResolvedTable& t, const ops::OptimizeOptions& o);
 Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ShowTblProperties(const sql::ShowStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandContext& ctx);

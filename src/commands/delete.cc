@@ -11,7 +11,7 @@ Result<CommandResult> DeleteFrom(const sql::DeleteStatement& stmt, CommandContex
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "DELETE"));
   std::string alias = !stmt.alias.empty() ? stmt.alias : (stmt.table.is_path() ? "" : stmt.table.parts.back());
   SILT_ASSIGN_OR_RETURN(TablePredicate pred, BindTablePredicate(stmt.where.get(), *t.snapshot, alias, ctx));
-  DeleteSpec spec;
+  ops::DeleteSpec spec;
   spec.predicate_sql = pred.sql;
   spec.columns = pred.columns;
   spec.options.clock = ctx.clock;
@@ -19,7 +19,7 @@ Result<CommandResult> DeleteFrom(const sql::DeleteStatement& stmt, CommandContex
   SILT_ASSIGN_OR_RETURN(spec.options.write.row_validator, MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
   exec::EvalContext eval = ctx.binder->context().eval;
   SILT_RETURN_NOT_OK(BindRowFilter(pred, t.snapshot, eval, ctx, &spec.file_filter, &spec.matcher));
-  SILT_ASSIGN_OR_RETURN(DmlResult r, DeleteRows(t.store, t.snapshot, std::move(spec)));
+  SILT_ASSIGN_OR_RETURN(ops::DmlResult r, ops::DeleteRows(t.store, t.snapshot, std::move(spec)));
   return CountRows({{"num_affected_rows", r.num_affected_rows}});
 }
 

@@ -119,7 +119,7 @@ Result<CommandResult> RestoreTable(const sql::RestoreStatement& stmt, CommandCon
   const int64_t now = ctx.clock->NowMillis();
   int64_t removed_size = 0, restored_size = 0;
   for (const delta::AddFile* f : to_remove) {
-    txn.Remove(MakeRemove(*f, now));
+    txn.Remove(ops::MakeRemove(*f, now));
     removed_size += f->size;
   }
   for (const delta::AddFile* f : to_add) {

@@ -19,19 +19,19 @@ Result<CommandResult> TruncateTable(const sql::TruncateStatement& stmt, CommandC
         "rows.",
         "DELTA_TRUNCATE_TABLE_PARTITION_NOT_SUPPORTED");
   }
-  RowChanges changes;
+  ops::RowChanges changes;
   changes.operation = "TRUNCATE";
-  changes.metric_names = MetricNames::kDelete;
+  changes.metric_names = ops::MetricNames::kDelete;
   for (const delta::AddFile& f : t.snapshot->files()) {
-    FileRowDeletion d;
+    ops::FileRowDeletion d;
     d.file = f;
     d.all_rows = true;
     changes.deletions.push_back(std::move(d));
   }
-  DmlOptions options;
+  ops::DmlOptions options;
   options.clock = ctx.clock;
   options.pool = ctx.pool;
-  Result<DmlResult> done = ApplyRowChanges(t.store, t.snapshot, std::move(changes), options);
+  Result<ops::DmlResult> done = ops::ApplyRowChanges(t.store, t.snapshot, std::move(changes), options);
   SILT_RETURN_NOT_OK(done.status());
   return CommandResult{};
 }

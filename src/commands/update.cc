@@ -46,7 +46,7 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
   }
 
   SILT_ASSIGN_OR_RETURN(TablePredicate pred, BindTablePredicate(stmt.where.get(), *t.snapshot, alias, ctx));
-  UpdateSpec spec;
+  ops::UpdateSpec spec;
   spec.predicate_sql = pred.sql;
   spec.columns = pred.columns;
   spec.options.clock = ctx.clock;
@@ -65,7 +65,7 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
     }
     return out;
   };
-  SILT_ASSIGN_OR_RETURN(DmlResult r, UpdateRows(t.store, t.snapshot, std::move(spec)));
+  SILT_ASSIGN_OR_RETURN(ops::DmlResult r, ops::UpdateRows(t.store, t.snapshot, std::move(spec)));
   return CountRows({{"num_affected_rows", r.num_affected_rows}});
 }
 
