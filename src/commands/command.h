@@ -81,6 +81,33 @@ Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(const TablePred
 Status BindRowFilter(const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
                      const exec::EvalContext& eval, CommandContext& ctx, ops::FileFilter* file_filter,
                      ops::RowMatcher* matcher);
+// What BindDmlTarget binds besides the table and its WHERE.
+struct BindDmlOptions {
+  bool ansi_eval = false;     // evaluate with ANSI semantics (UPDATE's SET values)
+  bool row_validator = true;  // bind the table's SQL constraints for rewritten/updated rows
+  bool scan = false;          // prune even without WHERE (EXPLAIN prints the scan)
+};
+// The target of a DELETE or UPDATE (and their EXPLAIN), bound in one place: the resolved table,
+// the WHERE over its columns, one pruning pass (the scan EXPLAIN prints; the file filter and row
+// matcher the ops core takes are made from it), the evaluation context and the row validator.
+struct BoundDmlTarget {
+  planner::ResolvedTable table;
+  std::string alias;  // the statement's alias, else the table's name ("" for a path)
+  TablePredicate predicate;
+  exec::EvalContext eval;
+  planner::LogicalNode scan;  // pruned: with WHERE or BindDmlOptions::scan
+  ops::FileFilter file_filter;  // empty without WHERE
+  ops::RowMatcher matcher;      // empty without WHERE
+  delta::RowValidator row_validator;
+};
+// The statement's table: resolution's errors; `operation` on a view (ExpectTable);
+// DELTA_TABLE_NOT_FOUND without a Delta log.
+Result<planner::ResolvedTable> ResolveDmlTable(const sql::TableName& table, const std::string& operation,
+                                               CommandContext& ctx);
+// Binds the rest for `resolved` (from ResolveDmlTable of `table`). Errors: the predicate's and the
+// constraints' bind errors, pruning's errors.
+Result<BoundDmlTarget> BindDmlTarget(planner::ResolvedTable resolved, const sql::TableName& table, const std::string& alias,
+                                     const sql::ParsedExpr* where, const BindDmlOptions& options, CommandContext& ctx);
 // A SQL constraint (CHECK constraint or invariant) bound over a table's logical columns.
 struct BoundCheck {
   std::string name;          // the constraint's name (EXPRESSION(<sql>) for an invariant)
