@@ -1,7 +1,9 @@
-// The statement commands: one file per statement kind (create_table.cc, insert.cc, vacuum.cc,
-// …). A command gets the session's context, plans any queries it contains through the binder,
-// does its work with exec/ and the Delta kernel, commits through one delta::Transaction, and
-// returns its result rows (Spark's output schema for that command).
+// The statement commands: one file per statement, named after it (create_table.cc, insert.cc,
+// vacuum.cc, reorg.cc, set.cc, …). A command gets the session's context, resolves its table and
+// binds its predicates through the binder, and either runs an operation of ops/ (VACUUM, DML,
+// OPTIMIZE/REORG, TRUNCATE, RESTORE: typed options in, typed result out) or does its work with
+// exec/ and the Delta kernel itself, committing through one delta::Transaction; it returns its
+// result rows (Spark's output schema for that command).
 #pragma once
 
 #include <functional>

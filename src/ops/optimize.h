@@ -50,7 +50,7 @@ struct OptimizeOptions {
   double max_deleted_rows_ratio = 0.05;  // spark.databricks.delta.optimize.maxDeletedRowsRatio
   ThreadPool* pool = nullptr;            // bins are rewritten in parallel when set
   // Re-checks the table's SQL constraints on rewritten rows (WriteDataFiles needs one when the
-  // table has CHECK constraints; see commands::MakeRowValidator).
+  // table has CHECK constraints; the SQL statements bind one with commands::MakeRowValidator).
   delta::RowValidator row_validator;
   // Required (no system-clock default): null fails with kErrorMissingClock (ops/ops.h).
   std::shared_ptr<Clock> clock;
