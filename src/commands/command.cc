@@ -180,18 +180,20 @@ CommandResult CountRows(const std::vector<std::pair<std::string, int64_t>>& coun
   return r;
 }
 
-Status BindRowFilter(const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
-                     const exec::EvalContext& eval, CommandContext& ctx, FileFilter* file_filter,
-                     RowMatcher* matcher) {
-  if (!pred.expr) return Status::OK();
-  SILT_ASSIGN_OR_RETURN(auto candidates, CandidateFiles(pred, snapshot, ctx));
-  *file_filter = [pred, candidates, snapshot, eval](const delta::AddFile& f) -> Result<FileVerdict> {
-    if (!candidates.count(&f)) return FileVerdict::kSkip;
+namespace {
+
+// The core's file filter and row matcher from `scan` (PrunedScan of `pred`).
+void RowFilterFromScan(const TablePredicate& pred, const std::shared_ptr<const delta::Snapshot>& snapshot,
+                       const planner::LogicalNode& scan, const exec::EvalContext& eval, ops::FileFilter* file_filter,
+                       ops::RowMatcher* matcher) {
+  std::unordered_set<const delta::AddFile*> candidates(scan.pruned_files->begin(), scan.pruned_files->end());
+  *file_filter = [pred, candidates, snapshot, eval](const delta::AddFile& f) -> Result<ops::FileVerdict> {
+    if (!candidates.count(&f)) return ops::FileVerdict::kSkip;
     if (pred.partition_only) {
       SILT_ASSIGN_OR_RETURN(bool all, PartitionMatches(pred, *snapshot, f, eval));
-      return all ? FileVerdict::kAll : FileVerdict::kSkip;
+      return all ? ops::FileVerdict::kAll : ops::FileVerdict::kSkip;
     }
-    return FileVerdict::kMaybe;
+    return ops::FileVerdict::kMaybe;
   };
   exec::ExprPtr e = pred.expr;
   *matcher = [e, eval](const DataChunk& rows) -> Result<std::vector<uint32_t>> {
@@ -199,7 +201,48 @@ Status BindRowFilter(const TablePredicate& pred, std::shared_ptr<const delta::Sn
     SILT_RETURN_NOT_OK(exec::EvaluateFilter(*e, rows, eval, &sel));
     return sel;
   };
+}
+
+}  // namespace
+
+Status BindRowFilter(const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
+                     const exec::EvalContext& eval, CommandContext& ctx, ops::FileFilter* file_filter,
+                     ops::RowMatcher* matcher) {
+  if (!pred.expr) return Status::OK();
+  SILT_ASSIGN_OR_RETURN(planner::LogicalNode scan, PrunedScan(pred, snapshot, ctx));
+  RowFilterFromScan(pred, snapshot, scan, eval, file_filter, matcher);
   return Status::OK();
+}
+
+Result<planner::ResolvedTable> ResolveDmlTable(const sql::TableName& table, const std::string& operation,
+                                               CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(table, std::nullopt));
+  SILT_RETURN_NOT_OK(planner::ExpectTable(t, operation));
+  if (!t.snapshot) return Status::NotFound("table " + t.display_name + " has no Delta log", "DELTA_TABLE_NOT_FOUND");
+  return t;
+}
+
+Result<BoundDmlTarget> BindDmlTarget(planner::ResolvedTable resolved, const sql::TableName& table, const std::string& alias,
+                                     const sql::ParsedExpr* where, const BindDmlOptions& options, CommandContext& ctx) {
+  BoundDmlTarget b;
+  b.table = std::move(resolved);
+  b.alias = !alias.empty() ? alias : (table.is_path() ? "" : table.parts.back());
+  SILT_ASSIGN_OR_RETURN(b.predicate, BindTablePredicate(where, *b.table.snapshot, b.alias, ctx));
+  // The constraints bind before the pruning pass, as the statements always did.
+  if (options.row_validator) {
+    SILT_ASSIGN_OR_RETURN(b.row_validator,
+                          MakeRowValidator(b.table.snapshot->metadata(), b.table.snapshot->schema(), ctx));
+  }
+  b.eval = ctx.binder->context().eval;
+  if (options.ansi_eval) b.eval.ansi = true;
+  // One pruning pass: the core's file filter and EXPLAIN's scan line come from the same files.
+  if (b.predicate.expr || options.scan) {
+    SILT_ASSIGN_OR_RETURN(b.scan, PrunedScan(b.predicate, b.table.snapshot, ctx));
+  }
+  if (b.predicate.expr) {
+    RowFilterFromScan(b.predicate, b.table.snapshot, b.scan, b.eval, &b.file_filter, &b.matcher);
+  }
+  return b;
 }
 
 Result<BoundCheck> BindCheck(const std::string& name, const std::string& sql, const Schema& logical, CommandContext& ctx) {

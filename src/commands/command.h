@@ -1,7 +1,9 @@
-// The statement commands: one file per statement kind (create_table.cc, insert.cc, vacuum.cc,
-// …). A command gets the session's context, plans any queries it contains through the binder,
-// does its work with exec/ and the Delta kernel, commits through one delta::Transaction, and
-// returns its result rows (Spark's output schema for that command).
+// The statement commands: one file per statement, named after it (create_table.cc, insert.cc,
+// vacuum.cc, reorg.cc, set.cc, …). A command gets the session's context, resolves its table and
+// binds its predicates through the binder, and either runs an operation of ops/ (VACUUM, DML,
+// OPTIMIZE/REORG, TRUNCATE, RESTORE: typed options in, typed result out) or does its work with
+// exec/ and the Delta kernel itself, committing through one delta::Transaction; it returns its
+// result rows (Spark's output schema for that command).
 #pragma once
 
 #include <functional>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "ops/dml.h"
+#include "ops/optimize.h"
 #include "common/clock.h"
 #include "common/status.h"
 #include "common/thread_pool.h"
@@ -78,8 +81,35 @@ Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(const TablePred
 // or statistics exclude are skipped unread, files a partition-only predicate fully matches are
 // taken whole, the others are read and filtered with `eval`. Leaves both empty without a predicate.
 Status BindRowFilter(const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
-                     const exec::EvalContext& eval, CommandContext& ctx, FileFilter* file_filter,
-                     RowMatcher* matcher);
+                     const exec::EvalContext& eval, CommandContext& ctx, ops::FileFilter* file_filter,
+                     ops::RowMatcher* matcher);
+// What BindDmlTarget binds besides the table and its WHERE.
+struct BindDmlOptions {
+  bool ansi_eval = false;     // evaluate with ANSI semantics (UPDATE's SET values)
+  bool row_validator = true;  // bind the table's SQL constraints for rewritten/updated rows
+  bool scan = false;          // prune even without WHERE (EXPLAIN prints the scan)
+};
+// The target of a DELETE or UPDATE (and their EXPLAIN), bound in one place: the resolved table,
+// the WHERE over its columns, one pruning pass (the scan EXPLAIN prints; the file filter and row
+// matcher the ops core takes are made from it), the evaluation context and the row validator.
+struct BoundDmlTarget {
+  planner::ResolvedTable table;
+  std::string alias;  // the statement's alias, else the table's name ("" for a path)
+  TablePredicate predicate;
+  exec::EvalContext eval;
+  planner::LogicalNode scan;  // pruned: with WHERE or BindDmlOptions::scan
+  ops::FileFilter file_filter;  // empty without WHERE
+  ops::RowMatcher matcher;      // empty without WHERE
+  delta::RowValidator row_validator;
+};
+// The statement's table: resolution's errors; `operation` on a view (ExpectTable);
+// DELTA_TABLE_NOT_FOUND without a Delta log.
+Result<planner::ResolvedTable> ResolveDmlTable(const sql::TableName& table, const std::string& operation,
+                                               CommandContext& ctx);
+// Binds the rest for `resolved` (from ResolveDmlTable of `table`). Errors: the predicate's and the
+// constraints' bind errors, pruning's errors.
+Result<BoundDmlTarget> BindDmlTarget(planner::ResolvedTable resolved, const sql::TableName& table, const std::string& alias,
+                                     const sql::ParsedExpr* where, const BindDmlOptions& options, CommandContext& ctx);
 // A SQL constraint (CHECK constraint or invariant) bound over a table's logical columns.
 struct BoundCheck {
   std::string name;          // the constraint's name (EXPRESSION(<sql>) for an invariant)
@@ -121,6 +151,12 @@ Result<std::string> ExplainDml(const sql::Statement& stmt, CommandContext& ctx);
 Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext& ctx);
 Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ReorgTable(const sql::ReorgStatement& stmt, CommandContext& ctx);
+// OPTIMIZE's and REORG's shared options (optimize.cc): session settings and table properties,
+// the row validator and the partition-only WHERE (DELTA_NON_PARTITION_COLUMN_REFERENCE otherwise).
+Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTable& t, const sql::ParsedExpr* where,
+                                                      CommandContext& ctx);
+// Runs ops::Optimize and shapes Spark's (path, metrics) row.
+Result<CommandResult> RunOptimize(const planner::ResolvedTable& t, const ops::OptimizeOptions& o);
 Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ShowTblProperties(const sql::ShowStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandContext& ctx);

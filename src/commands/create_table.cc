@@ -246,32 +246,4 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   return CommandResult{};
 }
 
-Result<CommandResult> DropTable(const sql::DropTableStatement& stmt, CommandContext& ctx) {
-  if (stmt.name.is_path()) {
-    return Status::InvalidArgument("DROP TABLE needs a catalog table name, not a path", "INVALID_SQL_SYNTAX");
-  }
-  std::string schema = planner::LowerName(stmt.name.parts.size() >= 2 ? stmt.name.parts[stmt.name.parts.size() - 2]
-                                                                       : *ctx.current_schema);
-  // Spark's DROP TABLE drops a temporary view of that name too.
-  if (stmt.name.parts.size() == 1 && ctx.temp_views->erase(planner::LowerName(stmt.name.parts[0]))) return CommandResult{};
-  Result<planner::TableEntry> e = ctx.catalog->GetTable(schema, stmt.name.parts.back());
-  if (!e.ok()) {
-    if (stmt.if_exists && e.status().code() == StatusCode::kNotFound) return CommandResult{};
-    return Status::NotFound("[TABLE_OR_VIEW_NOT_FOUND] The table or view `" + schema + "`.`" +
-                                planner::LowerName(stmt.name.parts.back()) + "` cannot be found.",
-                            "TABLE_OR_VIEW_NOT_FOUND");
-  }
-  if (e->format == "view") {
-    return Status::InvalidArgument("[WRONG_COMMAND_FOR_OBJECT_TYPE] The operation DROP TABLE requires a TABLE. But `spark_catalog`.`" +
-                                       e->schema + "`.`" + e->name + "` is a VIEW. Use DROP VIEW instead.",
-                                   "WRONG_COMMAND_FOR_OBJECT_TYPE");
-  }
-  SILT_RETURN_NOT_OK(ctx.catalog->UnregisterTable(e->schema, e->name));
-  if (e->managed) {
-    std::error_code ec;
-    std::filesystem::remove_all(e->location, ec);
-  }
-  return CommandResult{};
-}
-
 }  // namespace silt::commands

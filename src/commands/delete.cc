@@ -1,25 +1,24 @@
-// DELETE FROM t [[AS] a] [WHERE pred]: deletion vectors (or copy-on-write) through the DML core;
-// files that partition values or statistics exclude are never read, files a partition-only
-// predicate fully matches are dropped unread.
+// DELETE FROM t [[AS] a] [WHERE pred]: deletion vectors (or copy-on-write) through the DML core
+// (ops::DeleteRows); files that partition values or statistics exclude are never read, files a
+// partition-only predicate fully matches are dropped unread. The statement binds its target once
+// (BindDmlTarget); the core checks write support once, and the commit reuses that verdict.
 #include "commands/command.h"
 #include "ops/dml.h"
 
 namespace silt::commands {
 
 Result<CommandResult> DeleteFrom(const sql::DeleteStatement& stmt, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
-  SILT_RETURN_NOT_OK(planner::ExpectTable(t, "DELETE"));
-  std::string alias = !stmt.alias.empty() ? stmt.alias : (stmt.table.is_path() ? "" : stmt.table.parts.back());
-  SILT_ASSIGN_OR_RETURN(TablePredicate pred, BindTablePredicate(stmt.where.get(), *t.snapshot, alias, ctx));
-  DeleteSpec spec;
-  spec.predicate_sql = pred.sql;
-  spec.columns = pred.columns;
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ResolveDmlTable(stmt.table, "DELETE", ctx));
+  SILT_ASSIGN_OR_RETURN(BoundDmlTarget b, BindDmlTarget(std::move(t), stmt.table, stmt.alias, stmt.where.get(), {}, ctx));
+  ops::DeleteSpec spec;
+  spec.predicate_sql = b.predicate.sql;
+  spec.columns = b.predicate.columns;
   spec.options.clock = ctx.clock;
-  spec.options.pool = ctx.pool;  // BindRowFilter's matcher is thread-safe
-  SILT_ASSIGN_OR_RETURN(spec.options.write.row_validator, MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
-  exec::EvalContext eval = ctx.binder->context().eval;
-  SILT_RETURN_NOT_OK(BindRowFilter(pred, t.snapshot, eval, ctx, &spec.file_filter, &spec.matcher));
-  SILT_ASSIGN_OR_RETURN(DmlResult r, DeleteRows(t.store, t.snapshot, std::move(spec)));
+  spec.options.pool = ctx.pool;  // the matcher is thread-safe
+  spec.options.write.row_validator = std::move(b.row_validator);
+  spec.file_filter = std::move(b.file_filter);
+  spec.matcher = std::move(b.matcher);
+  SILT_ASSIGN_OR_RETURN(ops::DmlResult r, ops::DeleteRows(b.table.store, b.table.snapshot, std::move(spec)));
   return CountRows({{"num_affected_rows", r.num_affected_rows}});
 }
 

@@ -1,5 +1,5 @@
 // EXPLAIN DELETE / UPDATE: the command, then the scan of the target's files that the command will
-// read. The files come from PrunedScan — what DeleteFrom / UpdateTable use through BindRowFilter —
+// read. The files come from BindDmlTarget's pruning pass — the one DeleteFrom / UpdateTable use —
 // so the counts are the files the command really reads. A partition-only predicate's matching
 // files match in all their rows (no row filter is evaluated); the scan line says so.
 #include "commands/command.h"
@@ -26,13 +26,12 @@ Result<std::string> ExplainDml(const sql::Statement& stmt, CommandContext& ctx) 
   } else {
     return Status::NotImplemented("EXPLAIN of this statement is not supported yet", "NOT_IMPLEMENTED");
   }
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(*table, std::nullopt));
-  SILT_RETURN_NOT_OK(planner::ExpectTable(t, "EXPLAIN"));
-  if (!t.snapshot) return Status::NotFound("table " + t.display_name + " has no Delta log", "DELTA_TABLE_NOT_FOUND");
-  if (alias.empty() && !table->is_path()) alias = table->parts.back();
-  SILT_ASSIGN_OR_RETURN(TablePredicate pred, BindTablePredicate(where, *t.snapshot, alias, ctx));
-  SILT_ASSIGN_OR_RETURN(planner::LogicalNode scan, PrunedScan(pred, t.snapshot, ctx));
-  scan.table_name = t.display_name;
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ResolveDmlTable(*table, "EXPLAIN", ctx));
+  SILT_ASSIGN_OR_RETURN(BoundDmlTarget b,
+                        BindDmlTarget(std::move(t), *table, alias, where, {.row_validator = false, .scan = true}, ctx));
+  planner::LogicalNode& scan = b.scan;
+  const TablePredicate& pred = b.predicate;
+  scan.table_name = b.table.display_name;
   text += " " + scan.table_name;
   if (stmt.kind == sql::StatementKind::kUpdate) {
     const auto& u = static_cast<const sql::UpdateStatement&>(stmt);

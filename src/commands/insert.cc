@@ -30,7 +30,7 @@ Result<CommandResult> ReplaceWhere(const sql::InsertStatement& stmt, const plann
   const delta::Snapshot& snap = *table.snapshot;
   std::string alias = stmt.table.is_path() ? "" : stmt.table.parts.back();
   SILT_ASSIGN_OR_RETURN(TablePredicate pred, BindTablePredicate(stmt.replace_where.get(), snap, alias, ctx));
-  DeleteSpec spec;
+  ops::DeleteSpec spec;
   spec.predicate_sql = pred.sql;
   spec.columns = pred.columns;
   spec.options.clock = ctx.clock;
@@ -52,8 +52,8 @@ Result<CommandResult> ReplaceWhere(const sql::InsertStatement& stmt, const plann
       }
     }
   }
-  const DmlOptions options = spec.options;
-  SILT_ASSIGN_OR_RETURN(RowChanges changes, MatchDeletedRows(table.store, table.snapshot, spec));
+  const ops::DmlOptions options = spec.options;
+  SILT_ASSIGN_OR_RETURN(ops::RowChanges changes, ops::MatchDeletedRows(table.store, table.snapshot, spec));
   changes.operation = "WRITE";
   changes.parameters = delta::StringMap();
   changes.parameters.Set("mode", JsonStr("Overwrite"));
@@ -65,7 +65,7 @@ Result<CommandResult> ReplaceWhere(const sql::InsertStatement& stmt, const plann
   for (DataChunk& c : data) {
     if (c.size()) changes.new_rows.push_back(std::move(c));
   }
-  Result<DmlResult> done = ApplyRowChanges(table.store, table.snapshot, std::move(changes), options);
+  Result<ops::DmlResult> done = ops::ApplyRowChanges(table.store, table.snapshot, std::move(changes), options);
   SILT_RETURN_NOT_OK(done.status());
   return InsertedRows(num_rows);
 }

@@ -350,7 +350,7 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   int64_t updated = 0, deleted = 0, inserted = 0;
   // Change data feed (delta.enableChangeDataFeed=true): Spark's MERGE writes every change,
   // inserts included, to _change_data/ files (every target column was read, in schema order).
-  ChangeRows cdf_pre{"update_preimage", {}}, cdf_post{"update_postimage", {}}, cdf_del{"delete", {}}, cdf_ins{"insert", {}};
+  ops::ChangeRows cdf_pre{"update_preimage", {}}, cdf_post{"update_postimage", {}}, cdf_del{"delete", {}}, cdf_ins{"insert", {}};
   for (const DataChunk& j : pairs) {
     size_t n = j.size();
     const Vector& file_col = j.columns[file_pos];
@@ -416,7 +416,7 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
         }
       }
       if (cdf && modifies_target) {
-        (c.action == MergeClause::Action::kDelete ? cdf_del : cdf_pre).rows.push_back(Gather(j, static_cast<size_t>(nt), rows));
+        (c.action == MergeClause::Action::kDelete ? cdf_del : cdf_pre).rows.push_back(ops::Gather(j, static_cast<size_t>(nt), rows));
       }
       if (c.action == MergeClause::Action::kDelete) {
         deleted += static_cast<int64_t>(rows.size());
@@ -445,15 +445,15 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   // Target rows matched more than once must not be modified at all (checked above); rows
   // matched several times by clauses that don't act are fine, as in Spark.
 
-  RowChanges changes;
+  ops::RowChanges changes;
   changes.operation = "MERGE";
-  changes.metric_names = MetricNames::kMerge;
+  changes.metric_names = ops::MetricNames::kMerge;
   changes.parameters.Set("predicate", JsonText(QuoteList({on_sql})));
   changes.parameters.Set("matchedPredicates", JsonText(QuoteList(matched_preds)));
   changes.parameters.Set("notMatchedPredicates", JsonText(QuoteList(not_matched_preds)));
   changes.parameters.Set("notMatchedBySourcePredicates", JsonText(QuoteList(by_source_preds)));
   for (auto& [f, dv] : deletions) {
-    FileRowDeletion d;
+    ops::FileRowDeletion d;
     d.file = files[f];
     d.rows = std::move(dv);
     changes.deletions.push_back(std::move(d));
@@ -466,12 +466,12 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
                            {"numTargetRowsUpdated", updated},
                            {"numTargetRowsDeleted", deleted},
                            {"numOutputRows", inserted + updated}};
-  DmlOptions opts;
+  ops::DmlOptions opts;
   opts.clock = ctx.clock;
   opts.pool = ctx.pool;  // copy-on-write reads the rewritten files on it
   SILT_ASSIGN_OR_RETURN(opts.write.row_validator, MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
   if (!changes.deletions.empty() || !changes.new_rows.empty()) {
-    SILT_ASSIGN_OR_RETURN(DmlResult r, ApplyRowChanges(t.store, t.snapshot, std::move(changes), opts));
+    SILT_ASSIGN_OR_RETURN(ops::DmlResult r, ops::ApplyRowChanges(t.store, t.snapshot, std::move(changes), opts));
     (void)r;
   }
   return CountRows({{"num_affected_rows", inserted + updated + deleted},

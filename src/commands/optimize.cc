@@ -1,15 +1,13 @@
-// OPTIMIZE t [WHERE partition_pred] [ZORDER BY (cols)] and REORG TABLE t [WHERE …] APPLY (PURGE):
-// resolve the table, check that WHERE names only partition columns, map session settings and
-// table properties to OptimizeOptions, return Spark's (path, metrics) row.
+// OPTIMIZE t [WHERE partition_pred] [ZORDER BY (cols)]: resolve the table, check that WHERE names
+// only partition columns, map session settings and table properties to OptimizeOptions, return
+// Spark's (path, metrics) row. REORG TABLE (reorg.cc) shares the options and the result row.
 #include "commands/command.h"
 #include "ops/optimize.h"
 
 namespace silt::commands {
 
-namespace {
-
-Result<OptimizeOptions> CommonOptions(const planner::ResolvedTable& t, const sql::ParsedExpr* where, CommandContext& ctx) {
-  OptimizeOptions o;
+Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTable& t, const sql::ParsedExpr* where, CommandContext& ctx) {
+  ops::OptimizeOptions o;
   o.clock = ctx.clock;
   o.pool = ctx.pool;
   SILT_ASSIGN_OR_RETURN(o.row_validator, MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
@@ -45,16 +43,14 @@ Result<OptimizeOptions> CommonOptions(const planner::ResolvedTable& t, const sql
   return o;
 }
 
-Result<CommandResult> Run(const planner::ResolvedTable& t, const OptimizeOptions& o) {
-  SILT_ASSIGN_OR_RETURN(OptimizeResult r, Optimize(t.store, o));
+Result<CommandResult> RunOptimize(const planner::ResolvedTable& t, const ops::OptimizeOptions& o) {
+  SILT_ASSIGN_OR_RETURN(ops::OptimizeResult r, ops::Optimize(t.store, o));
   CommandResult out;
-  out.schema = OptimizeResultSchema();
-  SILT_ASSIGN_OR_RETURN(DataChunk c, OptimizeResultChunk(r));
+  out.schema = ops::OptimizeResultSchema();
+  SILT_ASSIGN_OR_RETURN(DataChunk c, ops::OptimizeResultChunk(r));
   out.chunks.push_back(std::move(c));
   return out;
 }
-
-}  // namespace
 
 Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
@@ -63,27 +59,15 @@ Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandC
     return Status::InvalidArgument("[DELTA_CLUSTERING_NOT_ENABLED] OPTIMIZE FULL is only for tables with liquid clustering.",
                                    "DELTA_OPTIMIZE_FULL_NOT_SUPPORTED");
   }
-  SILT_ASSIGN_OR_RETURN(OptimizeOptions o, CommonOptions(t, stmt.where.get(), ctx));
+  SILT_ASSIGN_OR_RETURN(ops::OptimizeOptions o, OptimizeStatementOptions(t, stmt.where.get(), ctx));
   if (!stmt.zorder_by.empty()) {
-    o.mode = OptimizeOptions::Mode::kZOrder;
+    o.mode = ops::OptimizeOptions::Mode::kZOrder;
     for (const auto& path : stmt.zorder_by) {
       if (path.size() != 1) return Status::NotImplemented("ZORDER BY nested fields is not implemented yet", "NOT_IMPLEMENTED");
       o.zorder_by.push_back(path[0]);
     }
   }
-  return Run(t, o);
-}
-
-Result<CommandResult> ReorgTable(const sql::ReorgStatement& stmt, CommandContext& ctx) {
-  if (planner::LowerName(stmt.apply) != "purge") {
-    return Status::NotImplemented("REORG TABLE … APPLY (" + stmt.apply + ") is not implemented; only APPLY (PURGE) is",
-                                  "NOT_IMPLEMENTED");
-  }
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
-  SILT_RETURN_NOT_OK(planner::ExpectTable(t, "REORG TABLE"));
-  SILT_ASSIGN_OR_RETURN(OptimizeOptions o, CommonOptions(t, stmt.where.get(), ctx));
-  o.mode = OptimizeOptions::Mode::kReorgPurge;
-  return Run(t, o);
+  return RunOptimize(t, o);
 }
 
 }  // namespace silt::commands

@@ -1,9 +1,7 @@
-// TRUNCATE TABLE t: every live file removed in one commit, operation "TRUNCATE" (Delta's
-// DeltaOperations.Truncate), through the DML core so that append-only tables, table features
-// and the change data feed are handled as DELETE without WHERE handles them. Files are dropped
-// unread; the data stays readable by time travel until VACUUM.
+// TRUNCATE TABLE t: resolves the table and runs ops::Truncate (every live file removed in one
+// commit, operation "TRUNCATE"; see ops/truncate.h).
 #include "commands/command.h"
-#include "ops/dml.h"
+#include "ops/truncate.h"
 
 namespace silt::commands {
 
@@ -19,19 +17,10 @@ Result<CommandResult> TruncateTable(const sql::TruncateStatement& stmt, CommandC
         "rows.",
         "DELTA_TRUNCATE_TABLE_PARTITION_NOT_SUPPORTED");
   }
-  RowChanges changes;
-  changes.operation = "TRUNCATE";
-  changes.metric_names = MetricNames::kDelete;
-  for (const delta::AddFile& f : t.snapshot->files()) {
-    FileRowDeletion d;
-    d.file = f;
-    d.all_rows = true;
-    changes.deletions.push_back(std::move(d));
-  }
-  DmlOptions options;
+  ops::DmlOptions options;
   options.clock = ctx.clock;
   options.pool = ctx.pool;
-  Result<DmlResult> done = ApplyRowChanges(t.store, t.snapshot, std::move(changes), options);
+  Result<ops::DmlResult> done = ops::Truncate(t.store, t.snapshot, options);
   SILT_RETURN_NOT_OK(done.status());
   return CommandResult{};
 }

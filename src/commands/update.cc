@@ -7,8 +7,7 @@
 namespace silt::commands {
 
 Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
-  SILT_RETURN_NOT_OK(planner::ExpectTable(t, "UPDATE"));
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ResolveDmlTable(stmt.table, "UPDATE", ctx));
   const Schema& schema = t.snapshot->schema();
   std::string alias = !stmt.alias.empty() ? stmt.alias : (stmt.table.is_path() ? "" : stmt.table.parts.back());
   std::vector<planner::OutputColumn> cols;
@@ -45,16 +44,19 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
     if (!values[i]) values[i] = exec::MakeColumn(static_cast<int>(i), schema[i].type, schema[i].name, schema[i].nullable);
   }
 
-  SILT_ASSIGN_OR_RETURN(TablePredicate pred, BindTablePredicate(stmt.where.get(), *t.snapshot, alias, ctx));
-  UpdateSpec spec;
-  spec.predicate_sql = pred.sql;
-  spec.columns = pred.columns;
+  const std::shared_ptr<const delta::Snapshot> snapshot = t.snapshot;
+  const std::shared_ptr<ObjectStore> store = t.store;
+  SILT_ASSIGN_OR_RETURN(BoundDmlTarget b, BindDmlTarget(std::move(t), stmt.table, stmt.alias, stmt.where.get(),
+                                                        {.ansi_eval = true}, ctx));
+  ops::UpdateSpec spec;
+  spec.predicate_sql = b.predicate.sql;
+  spec.columns = b.predicate.columns;
   spec.options.clock = ctx.clock;
   spec.options.pool = ctx.pool;  // copy-on-write reads the rewritten files on it
-  SILT_ASSIGN_OR_RETURN(spec.options.write.row_validator, MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
-  exec::EvalContext eval = ctx.binder->context().eval;
-  eval.ansi = true;
-  SILT_RETURN_NOT_OK(BindRowFilter(pred, t.snapshot, eval, ctx, &spec.file_filter, &spec.matcher));
+  spec.options.write.row_validator = std::move(b.row_validator);
+  spec.file_filter = std::move(b.file_filter);
+  spec.matcher = std::move(b.matcher);
+  const exec::EvalContext eval = b.eval;
   spec.updater = [values, eval](const DataChunk& rows) -> Result<DataChunk> {
     DataChunk out;
     out.num_rows_without_columns = rows.size();
@@ -65,7 +67,7 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
     }
     return out;
   };
-  SILT_ASSIGN_OR_RETURN(DmlResult r, UpdateRows(t.store, t.snapshot, std::move(spec)));
+  SILT_ASSIGN_OR_RETURN(ops::DmlResult r, ops::UpdateRows(store, snapshot, std::move(spec)));
   return CountRows({{"num_affected_rows", r.num_affected_rows}});
 }
 

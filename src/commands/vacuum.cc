@@ -18,23 +18,23 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
         msg.find("catalogOwned-preview") != std::string_view::npos) {
       return Status::Unsupported("VACUUM is blocked by the catalog for Catalog-Managed tables. (" +
                                      (stmt.table.is_path() ? stmt.table.path : stmt.table.ToString()) + ")",
-                                 kErrorCatalogManagedOperation);
+                                 ops::kErrorCatalogManagedOperation);
     }
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table, std::move(resolved));
   if (table.is_view) {
     return Status::InvalidArgument("[DELTA_TABLE_ONLY_OPERATION] " + table.display_name + " is not a Delta table. VACUUM is only supported for Delta tables.",
-                                   kErrorTableOnlyOperation);
+                                   ops::kErrorTableOnlyOperation);
   }
-  VacuumOptions opts;
+  ops::VacuumOptions opts;
   opts.retain_hours = stmt.retain_hours;
   opts.dry_run = stmt.dry_run;
-  opts.mode = stmt.type == "lite" ? VacuumMode::kLite : VacuumMode::kFull;
+  opts.mode = stmt.type == "lite" ? ops::VacuumMode::kLite : ops::VacuumMode::kFull;
   opts.retention_check_enabled = ctx.config->GetBool("spark.databricks.delta.retentionDurationCheck.enabled", true);
   opts.logging_enabled = ctx.config->GetBool("spark.databricks.delta.vacuum.logging.enabled", true);
   opts.relativize_ignore_error = ctx.config->GetBool("spark.databricks.delta.vacuum.relativize.ignoreError", false);
   if (auto mode = ctx.config->Get("silt.vacuum.retainArgumentMode"); mode && planner::LowerName(*mode) == "ignorenonzero") {
-    opts.retain_argument_mode = RetainArgumentMode::kIgnoreNonZero;
+    opts.retain_argument_mode = ops::RetainArgumentMode::kIgnoreNonZero;
   }
   // [silt decision] parallel by default (Spark: off); the conf set to false deletes in this thread.
   if (ctx.config->GetBool("spark.databricks.delta.vacuum.parallelDelete.enabled", true)) opts.delete_pool = ctx.pool;
@@ -43,8 +43,8 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
   opts.log_pool = ctx.pool;
   opts.clock = ctx.clock;
   if (ctx.progress) {
-    opts.progress = [&](const VacuumProgress& p) -> Status {
-      if (p.phase == VacuumProgress::Phase::kListing) {
+    opts.progress = [&](const ops::VacuumProgress& p) -> Status {
+      if (p.phase == ops::VacuumProgress::Phase::kListing) {
         ctx.progress("VACUUM: " + std::to_string(p.listed) + " listed");
       } else {
         ctx.progress("VACUUM: " + std::to_string(p.deleted) + " of " + std::to_string(p.to_delete) + " deleted, " +
@@ -63,16 +63,16 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
     }
     Schema schema;
     for (const auto& c : plan->columns) schema.push_back({c.name, c.type, c.nullable, "{}"});
-    SILT_RETURN_NOT_OK(ValidateInventorySchema(schema));  // not .status(): it would dangle
+    SILT_RETURN_NOT_OK(ops::ValidateInventorySchema(schema));  // not .status(): it would dangle
     SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> rows, ctx.run_plan(plan));
-    SILT_ASSIGN_OR_RETURN(opts.inventory, InventoryFromChunks(schema, rows));
+    SILT_ASSIGN_OR_RETURN(opts.inventory, ops::InventoryFromChunks(schema, rows));
   }
   // Resolution loaded the latest snapshot a moment ago: VACUUM uses that one.
   if (table.snapshot && table.snapshot->version() >= 0) opts.snapshot = table.snapshot;
   if (!table.store) {
     SILT_ASSIGN_OR_RETURN(table.store, planner::OpenTableStore(table.location));
   }
-  SILT_ASSIGN_OR_RETURN(VacuumResult r, Vacuum(table.store, opts));
+  SILT_ASSIGN_OR_RETURN(ops::VacuumResult r, ops::Vacuum(table.store, opts));
   if (stmt.dry_run) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& c : r.candidates) rows.push_back({c.path});

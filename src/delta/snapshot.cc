@@ -243,6 +243,14 @@ std::string FileKey(std::string_view path, const std::optional<DeletionVectorDes
 
 }  // namespace
 
+Status Snapshot::CheckWriteSupported(bool removes_data, const std::string& table) const {
+  const uint8_t bit = removes_data ? 2 : 1;
+  if (write_check_.ok.load(std::memory_order_acquire) & bit) return Status::OK();
+  SILT_RETURN_NOT_OK(delta::CheckWriteSupported(protocol_, metadata_, removes_data, table));
+  write_check_.ok.fetch_or(bit, std::memory_order_acq_rel);
+  return Status::OK();
+}
+
 std::optional<std::string> Snapshot::property(const std::string& key) const {
   const std::string* v = metadata_.configuration.Find(key);
   return v ? std::optional<std::string>(*v) : std::nullopt;

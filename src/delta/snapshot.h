@@ -5,6 +5,7 @@
 // A Snapshot is immutable and safe to share between threads. It knows nothing of SQL.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -86,6 +87,12 @@ class Snapshot {
   int64_t timestamp_ms() const { return timestamp_ms_; }
   const std::shared_ptr<ObjectStore>& store() const { return store_; }
 
+  // delta::CheckWriteSupported for this snapshot's protocol and metadata (`table` names the table
+  // in the error). The verdict is computed once per snapshot and `removes_data`: a statement's
+  // early check and its commit (Transaction::Commit without a new protocol or metadata) share
+  // it. Errors are not cached. Thread-safe.
+  Status CheckWriteSupported(bool removes_data, const std::string& table) const;
+
  private:
   struct ReplayState;
   Status Replay(const SnapshotOptions& options);
@@ -109,6 +116,17 @@ class Snapshot {
   std::map<std::string, SetTransaction> txns_;
   std::map<std::string, DomainMetadata> domains_;
   int64_t timestamp_ms_ = -1;
+  // Bit (1 << removes_data): CheckWriteSupported passed. A copy starts unchecked.
+  struct WriteCheckMemo {
+    mutable std::atomic<uint8_t> ok{0};
+    WriteCheckMemo() = default;
+    WriteCheckMemo(const WriteCheckMemo&) {}
+    WriteCheckMemo& operator=(const WriteCheckMemo&) {
+      ok = 0;
+      return *this;
+    }
+  };
+  WriteCheckMemo write_check_;
 };
 
 }  // namespace silt::delta

@@ -234,7 +234,13 @@ Result<CommitResult> Transaction::Commit() {
     const Protocol& p = new_protocol_ ? *new_protocol_ : read_snapshot_->protocol();
     const Metadata& m = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();
     bool removes_data = std::any_of(removes_.begin(), removes_.end(), [](const RemoveFile& r) { return r.data_change; });
-    SILT_RETURN_NOT_OK(CheckWriteSupported(p, m, removes_data, store_->root()));
+    // Unchanged protocol and metadata: the read snapshot's verdict, which the statement's own
+    // early check (e.g. the DML core's) has usually computed already.
+    if (read_snapshot_ && !new_protocol_ && !new_metadata_) {
+      SILT_RETURN_NOT_OK(read_snapshot_->CheckWriteSupported(removes_data, store_->root()));
+    } else {
+      SILT_RETURN_NOT_OK(CheckWriteSupported(p, m, removes_data, store_->root()));
+    }
     if (new_metadata_) {
       SILT_RETURN_NOT_OK(CheckCdcColumns(read_snapshot_ ? &read_snapshot_->metadata() : nullptr, *new_metadata_));
     }

@@ -9,9 +9,10 @@
 #include "delta/table_features.h"
 #include "delta/table_properties.h"
 #include "io/path.h"
+#include "ops/ops.h"
 #include "parquet/reader.h"
 
-namespace silt::commands {
+namespace silt::ops {
 namespace {
 
 using delta::AddFile;
@@ -376,13 +377,14 @@ std::string StatsWithWideBounds(const std::optional<std::string>& stats, int64_t
 Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
                                   std::shared_ptr<const Snapshot> snapshot, RowChanges changes,
                                   const DmlOptions& raw_options) {
+  SILT_RETURN_NOT_OK(RequireClock(raw_options.clock, "DmlOptions"));
   DmlOptions options = WithClock(raw_options);
   const Snapshot& snap = *snapshot;
   Clock& clock = *options.clock;
   if (delta::HasFeature(snap.protocol(), "deletionVectors")) options.write.tight_bounds = true;
   const int64_t start_ms = changes.start_time_ms >= 0 ? changes.start_time_ms : clock.NowMillis();
-  SILT_RETURN_NOT_OK(delta::CheckWriteSupported(snap.protocol(), snap.metadata(),
-                                                !changes.deletions.empty(), store->root()));
+  // Computed once per snapshot: DELETE/UPDATE checked it before their scan, the commit reuses it.
+  SILT_RETURN_NOT_OK(snap.CheckWriteSupported(!changes.deletions.empty(), store->root()));
   SILT_ASSIGN_OR_RETURN(bool use_dvs, ResolveUseDvs(snap, options));
   const bool cdf = delta::ChangeDataFeedEnabled(snap.metadata());
   DmlMetrics m = changes.metrics;
@@ -575,12 +577,12 @@ Result<DmlResult> DeleteRows(std::shared_ptr<ObjectStore> store,
 
 Result<RowChanges> MatchDeletedRows(const std::shared_ptr<ObjectStore>& store,
                                     const std::shared_ptr<const Snapshot>& snapshot, const DeleteSpec& spec) {
+  SILT_RETURN_NOT_OK(RequireClock(spec.options.clock, "DmlOptions"));
   const DmlOptions options = WithClock(spec.options);
   Clock& clock = *options.clock;
   const int64_t start = clock.NowMillis();
   const Snapshot& snap = *snapshot;
-  SILT_RETURN_NOT_OK(
-      delta::CheckWriteSupported(snap.protocol(), snap.metadata(), true, store->root()));
+  SILT_RETURN_NOT_OK(snap.CheckWriteSupported(true, store->root()));
   const bool cdf = delta::ChangeDataFeedEnabled(snap.metadata());
   SILT_ASSIGN_OR_RETURN(Candidates cand, Classify(snap, spec.file_filter, spec.matcher != nullptr));
   SILT_ASSIGN_OR_RETURN(ScanLayout layout, MakeLayout(snap, spec.columns, cdf));
@@ -663,12 +665,12 @@ Result<RowChanges> MatchDeletedRows(const std::shared_ptr<ObjectStore>& store,
 Result<DmlResult> UpdateRows(std::shared_ptr<ObjectStore> store,
                              std::shared_ptr<const Snapshot> snapshot, UpdateSpec spec) {
   if (!spec.updater) return Status::InvalidArgument("UPDATE needs an updater");
+  SILT_RETURN_NOT_OK(RequireClock(spec.options.clock, "DmlOptions"));
   const DmlOptions options = WithClock(spec.options);
   Clock& clock = *options.clock;
   const int64_t start = clock.NowMillis();
   const Snapshot& snap = *snapshot;
-  SILT_RETURN_NOT_OK(
-      delta::CheckWriteSupported(snap.protocol(), snap.metadata(), true, store->root()));
+  SILT_RETURN_NOT_OK(snap.CheckWriteSupported(true, store->root()));
   const bool cdf = delta::ChangeDataFeedEnabled(snap.metadata());
   const Schema& schema = snap.schema();
   SILT_ASSIGN_OR_RETURN(Candidates cand, Classify(snap, spec.file_filter, spec.matcher != nullptr));
@@ -742,4 +744,4 @@ Result<DmlResult> UpdateRows(std::shared_ptr<ObjectStore> store,
   return r;
 }
 
-}  // namespace silt::commands
+}  // namespace silt::ops

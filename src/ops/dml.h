@@ -42,7 +42,7 @@
 #include "io/object_store.h"
 #include "vector/vector.h"
 
-namespace silt::commands {
+namespace silt::ops {
 
 // Error classes.
 inline constexpr char kErrorDvFeatureMissing[] = "SILT_DELETION_VECTORS_NOT_SUPPORTED_BY_TABLE";
@@ -79,7 +79,8 @@ struct DmlOptions {
   // when the protocol lacks the feature.
   std::optional<bool> use_deletion_vectors;
   // The source of "now": commit timestamps, deletionTimestamp, and the *TimeMs metrics.
-  std::shared_ptr<Clock> clock = SystemClock::Default();
+  // Required (no system-clock default): null fails with kErrorMissingClock (ops/ops.h).
+  std::shared_ptr<Clock> clock;
   delta::DataWriteOptions write;  // for rewritten / updated rows (its clock is replaced by `clock`)
   delta::TransactionOptions txn;  // its clock is replaced by `clock`
   // When set, DELETE scans its candidate files on it (see Thread safety above) and copy-on-write
@@ -224,4 +225,4 @@ std::string PredicateParameter(const std::string& predicate_sql);
 // byte for byte; nullopt/empty → {"numRecords":<num_records>,"tightBounds":false}.
 std::string StatsWithWideBounds(const std::optional<std::string>& stats, int64_t num_records);
 
-}  // namespace silt::commands
+}  // namespace silt::ops

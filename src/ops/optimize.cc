@@ -18,8 +18,9 @@
 #include "delta/table_features.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
+#include "ops/ops.h"
 
-namespace silt::commands {
+namespace silt::ops {
 
 namespace {
 
@@ -217,11 +218,12 @@ std::string InterleaveBits(const std::vector<uint32_t>& ids) {
 }
 
 Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const OptimizeOptions& o) {
+  SILT_RETURN_NOT_OK(RequireClock(o.clock, "OptimizeOptions"));
   OptimizeResult result;
   result.table_path = store->root();
   result.start_time_ms = o.clock->NowMillis();
   SILT_ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> snap, delta::Snapshot::Load(store));
-  SILT_RETURN_NOT_OK(delta::CheckWriteSupported(snap->protocol(), snap->metadata(), false, store->root()));
+  SILT_RETURN_NOT_OK(snap->CheckWriteSupported(false, store->root()));
   const Schema& schema = snap->schema();
   const auto& parts = snap->partition_columns();
   for (const auto& z : o.zorder_by) {
@@ -481,4 +483,4 @@ Result<DataChunk> OptimizeResultChunk(const OptimizeResult& r) {
   return c;
 }
 
-}  // namespace silt::commands
+}  // namespace silt::ops

@@ -36,7 +36,7 @@
 #include "io/object_store.h"
 #include "vector/vector.h"
 
-namespace silt::commands {
+namespace silt::ops {
 
 struct OptimizeOptions {
   enum class Mode : uint8_t { kCompact, kZOrder, kReorgPurge };
@@ -50,9 +50,10 @@ struct OptimizeOptions {
   double max_deleted_rows_ratio = 0.05;  // spark.databricks.delta.optimize.maxDeletedRowsRatio
   ThreadPool* pool = nullptr;            // bins are rewritten in parallel when set
   // Re-checks the table's SQL constraints on rewritten rows (WriteDataFiles needs one when the
-  // table has CHECK constraints; see commands::MakeRowValidator).
+  // table has CHECK constraints; the SQL statements bind one with commands::MakeRowValidator).
   delta::RowValidator row_validator;
-  std::shared_ptr<Clock> clock = SystemClock::Default();
+  // Required (no system-clock default): null fails with kErrorMissingClock (ops/ops.h).
+  std::shared_ptr<Clock> clock;
 };
 
 struct FileSizeStats {
@@ -90,4 +91,4 @@ Result<DataChunk> OptimizeResultChunk(const OptimizeResult& result);
 // Exposed for tests.
 std::string InterleaveBits(const std::vector<uint32_t>& range_ids);
 
-}  // namespace silt::commands
+}  // namespace silt::ops

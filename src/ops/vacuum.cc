@@ -21,8 +21,9 @@
 #include "delta/table_properties.h"
 #include "delta/transaction.h"
 #include "io/path.h"
+#include "ops/ops.h"
 
-namespace silt::commands {
+namespace silt::ops {
 namespace {
 
 using delta::DeletionVectorDescriptor;
@@ -841,7 +842,7 @@ void VacuumRun::RecordWatermark() {
 }
 
 Result<VacuumResult> VacuumRun::Run() {
-  if (!options_.clock) return Status::InvalidArgument("VacuumOptions.clock is null");
+  SILT_RETURN_NOT_OK(RequireClock(options_.clock, "VacuumOptions"));
   result_.dry_run = options_.dry_run;
   result_.mode = options_.mode;
   result_.used_inventory = options_.inventory.has_value();
@@ -1023,4 +1024,4 @@ Result<VacuumResult> Vacuum(std::shared_ptr<ObjectStore> table_store, VacuumOpti
   return run.Run();
 }
 
-}  // namespace silt::commands
+}  // namespace silt::ops

@@ -41,7 +41,7 @@ namespace silt::delta {
 class Snapshot;
 }
 
-namespace silt::commands {
+namespace silt::ops {
 
 // Error classes (Spark's where Spark has one).
 inline constexpr char kErrorVacuumRetentionTooShort[] = "DELTA_VACUUM_RETENTION_PERIOD_TOO_SHORT";
@@ -134,8 +134,9 @@ struct VacuumOptions {
   // comes from Snapshot::ForEachFileAction either way: a loaded file list is walked, else the
   // file actions are streamed from the log (never 1M AddFiles in memory).
   std::shared_ptr<const delta::Snapshot> snapshot;
-  // The only source of "now".
-  std::shared_ptr<Clock> clock = SystemClock::Default();
+  // The only source of "now". Required (no system-clock default): null fails with
+  // kErrorMissingClock (ops/ops.h).
+  std::shared_ptr<Clock> clock;
   // Called in the caller's thread: once when the delete set is known, after every delete batch,
   // and at the end. A non-OK return stops the run before the next batch; the VACUUM END commit
   // then says FAILED and Vacuum returns that status.
@@ -199,7 +200,7 @@ struct VacuumResult {
 // A failed individual delete is not an error (Spark parity): it is counted in
 // num_failed_deletes and the file is retried by the next run. A failed history commit or a
 // progress callback's error is returned (the END commit, if START was written, says FAILED).
-Result<VacuumResult> Vacuum(std::shared_ptr<ObjectStore> table_store, VacuumOptions options = {});
+Result<VacuumResult> Vacuum(std::shared_ptr<ObjectStore> table_store, VacuumOptions options);
 
 // Delta's hidden-name rule for one path component (DeltaTableUtils.isHiddenDirectory): names
 // starting with '.' or '_' except `_delta_index*`, `_change_data*` and `<partitionColumn>=…`;
@@ -207,4 +208,4 @@ Result<VacuumResult> Vacuum(std::shared_ptr<ObjectStore> table_store, VacuumOpti
 bool IsHiddenName(std::string_view name, const std::vector<std::string>& partition_prefixes,
                   bool uniform_iceberg);
 
-}  // namespace silt::commands
+}  // namespace silt::ops

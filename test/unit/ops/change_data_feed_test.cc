@@ -12,7 +12,7 @@
 #include "parquet/reader.h"
 #include "unit/ops/dml_test_util.h"
 
-namespace silt::commands {
+namespace silt::ops {
 namespace {
 
 using testing::DmlTable;
@@ -361,4 +361,4 @@ TEST(ChangeDataFeedLayout, OptimizeAndPurgeWriteNoChangeFiles) {
 }
 
 }  // namespace
-}  // namespace silt::commands
+}  // namespace silt::ops

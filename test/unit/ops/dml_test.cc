@@ -14,7 +14,7 @@
 #include "unit/ops/dml_test_util.h"
 #include "unit/delta/conformance_files.h"
 
-namespace silt::commands {
+namespace silt::ops {
 namespace {
 
 using testing::DmlTable;
@@ -1115,4 +1115,4 @@ TEST(DmlStats, WideBoundsRewriteKeepsEverythingElse) {
 }
 
 }  // namespace
-}  // namespace silt::commands
+}  // namespace silt::ops

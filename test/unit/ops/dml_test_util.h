@@ -19,7 +19,7 @@
 #include "delta/table_writer.h"
 #include "io/object_store.h"
 
-namespace silt::commands::testing {
+namespace silt::ops::testing {
 
 inline constexpr int64_t kT0 = 1700000000000;
 
@@ -180,4 +180,4 @@ class TempDir {
   std::string path_;
 };
 
-}  // namespace silt::commands::testing
+}  // namespace silt::ops::testing

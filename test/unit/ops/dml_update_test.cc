@@ -7,7 +7,7 @@
 #include "parquet/reader.h"
 #include "unit/ops/dml_test_util.h"
 
-namespace silt::commands {
+namespace silt::ops {
 namespace {
 
 using testing::DmlTable;
@@ -532,4 +532,4 @@ TEST(DmlChangeDataFeed, FilesDroppedUnreadAreReadForTheFeedWhenTheCommitHasChang
 }
 
 }  // namespace
-}  // namespace silt::commands
+}  // namespace silt::ops

@@ -16,7 +16,7 @@
 #include "io/object_store.h"
 #include "parquet/reader.h"
 
-namespace silt::commands {
+namespace silt::ops {
 namespace {
 
 constexpr int64_t kT0 = 1700000000000;
@@ -369,4 +369,4 @@ TEST(InterleaveBitsTest, MostSignificantBitsFirstAlternatingColumns) {
 }
 
 }  // namespace
-}  // namespace silt::commands
+}  // namespace silt::ops

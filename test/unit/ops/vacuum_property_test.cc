@@ -15,7 +15,7 @@
 #include "unit/ops/vacuum_test_util.h"
 #include "vector/generate.h"
 
-namespace silt::commands {
+namespace silt::ops {
 namespace {
 
 using testing::kDay;
@@ -375,4 +375,4 @@ TEST(VacuumDvHistory, D_dv_history_VersionByVersionVacuumKeepsTimeTravelOfTheVac
 }
 
 }  // namespace
-}  // namespace silt::commands
+}  // namespace silt::ops

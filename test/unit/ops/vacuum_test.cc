@@ -14,7 +14,7 @@
 #include "unit/ops/vacuum_test_util.h"
 #include "vector/vector.h"
 
-namespace silt::commands {
+namespace silt::ops {
 namespace {
 
 using testing::kDay;
@@ -44,12 +44,14 @@ delta::CommitInfo CommitInfoAt(ObjectStore& store, int64_t version) {
 
 TEST(VacuumResolution, D_nonexistent_EmptyStoreOrPlainParquetDirIsNotADeltaTable) {
   auto store = std::make_shared<InMemoryObjectStore>();
-  auto r = Vacuum(store, {});
+  VacuumOptions plain;
+  plain.clock = std::make_shared<ManualClock>(kT0);
+  auto r = Vacuum(store, plain);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().error_class(), kErrorTableOnlyOperation);
   EXPECT_TRUE(Contains(r.status().message(), "is not a Delta table.")) << r.status().ToString();
   ASSERT_TRUE(store->Put("part-0.parquet", "PAR1").ok());
-  VacuumOptions dry;
+  VacuumOptions dry = plain;
   dry.dry_run = true;
   EXPECT_EQ(Vacuum(store, dry).status().error_class(), kErrorTableOnlyOperation);
 }
@@ -74,7 +76,9 @@ TEST(VacuumResolution, D_no_state_ALogWithoutCommitsRefusesToGarbageCollect) {
   auto store = std::make_shared<InMemoryObjectStore>();
   ASSERT_TRUE(store->Put("_delta_log/_last_checkpoint", "{}").ok());
   ASSERT_TRUE(store->Put("f.parquet", "x").ok());
-  auto r = Vacuum(store, {});
+  VacuumOptions o;
+  o.clock = std::make_shared<ManualClock>(kT0);
+  auto r = Vacuum(store, o);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().error_class(), kErrorVacuumNoState);
   EXPECT_TRUE(Contains(r.status().message(), "No state defined for this table"));
@@ -1434,4 +1438,4 @@ TEST(VacuumHidden, IsHiddenNameFollowsDeltaTableUtils) {
 }
 
 }  // namespace
-}  // namespace silt::commands
+}  // namespace silt::ops

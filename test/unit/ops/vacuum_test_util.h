@@ -23,7 +23,7 @@
 #include "io/object_store.h"
 #include "io/path.h"
 
-namespace silt::commands::testing {
+namespace silt::ops::testing {
 
 inline constexpr int64_t kT0 = 1700000000000;  // 2023-11-14T22:13:20Z
 inline constexpr int64_t kHour = 3600LL * 1000;
@@ -230,4 +230,4 @@ class TempDir {
   std::string path_;
 };
 
-}  // namespace silt::commands::testing
+}  // namespace silt::ops::testing
