@@ -1,27 +1,8 @@
-// CONVERT TO DELTA parquet.`/path` [NO STATISTICS] [PARTITIONED BY (col TYPE, ...)] (Delta's
-// ConvertToDeltaCommand with its ParquetTable source): one commit, version 0, that adds every
-// data file found below the directory in place. The Parquet files are never rewritten, moved or
-// deleted; only `_delta_log/00000000000000000000.json` is created.
-//
-//  - Listing: every file below the directory, recursively, except hidden names (starting with
-//    '_' or '.'); hidden directories are skipped too unless their name holds '=' (a partition
-//    directory such as `_p=1`).
-//  - Partitions: each file's Hive-style `col=value` directories (walked up from the file, as
-//    Spark's PartitionUtils.parsePartition does) must name the PARTITIONED BY columns in order;
-//    values are unescaped, __HIVE_DEFAULT_PARTITION__ is null, and a value that does not cast to
-//    the declared type fails.
-//  - Schema: the footers' schemas merged (Spark's SchemaMergingUtils: union of the fields by
-//    name, equal types or byte/short/int widening, nested structs merged), all nullable, then
-//    the partition columns with their declared types.
-//  - Stats (unless NO STATISTICS or spark.databricks.delta.stats.collect=false): numRecords
-//    from the footer and per-leaf min/max/nullCount aggregated over the row groups' column
-//    statistics (top-level and struct leaves; array/map columns get none).
-// Already a Delta table (a log exists, or the delta.`path` form): success, nothing done. No rows
-// are returned. A catalog name can only refer to a Delta table or a view in silt's catalog.
+#include "ops/convert_to_delta.h"
+
 #include <algorithm>
 #include <filesystem>
 
-#include "commands/command.h"
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
 #include "delta/stats_json.h"
@@ -31,9 +12,10 @@
 #include "delta/z85.h"
 #include "exec/cast.h"
 #include "io/path.h"
+#include "ops/ops.h"
 #include "parquet/reader.h"
 
-namespace silt::commands {
+namespace silt::ops {
 
 namespace {
 
@@ -83,7 +65,12 @@ std::string SparkTypeName(const DataType& t) {
   }
 }
 
-bool NameEq(std::string_view a, std::string_view b) { return planner::LowerName(a) == planner::LowerName(b); }
+bool NameEq(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+           return lower(x) == lower(y);
+         });
+}
 
 // `t` with every field, element and value nullable (Spark's asNullable).
 TypePtr AsNullable(const TypePtr& t) {
@@ -200,11 +187,14 @@ Result<std::vector<std::pair<std::string, std::optional<std::string>>>> ParsePar
   return cols;
 }
 
-Result<CommandResult> ConvertPath(const std::string& path, const sql::ConvertToDeltaStatement& stmt, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, planner::OpenTableStore(path));
+}  // namespace
+
+Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store, const ConvertOptions& options) {
+  SILT_RETURN_NOT_OK(RequireClock(options.clock, "ConvertOptions"));
+  const std::string& path = options.display_path.empty() ? store->root() : options.display_path;
   // Idempotent: a directory that already has a Delta log is left alone.
   Result<std::shared_ptr<const delta::Snapshot>> existing = delta::Snapshot::Load(store, std::nullopt, {.load_files = false});
-  if (existing.ok()) return CommandResult{};
+  if (existing.ok()) return ConvertResult{};
   if (existing.status().code() != StatusCode::kNotFound) return existing.status();
 
   std::string root = store->root();
@@ -239,7 +229,7 @@ Result<CommandResult> ConvertPath(const std::string& path, const sql::ConvertToD
 
   // Partition values of every file against the declared partition schema.
   std::vector<std::string> expected;
-  for (const auto& c : stmt.partition_schema) expected.push_back(c.name);
+  for (const auto& c : options.partition_columns) expected.push_back(c.name);
   for (SourceFile& f : files) {
     const std::string uri = root + f.meta.key;
     SILT_ASSIGN_OR_RETURN(auto parsed, ParsePartitionDirs(f.meta.key, uri));
@@ -253,10 +243,10 @@ Result<CommandResult> ConvertPath(const std::string& path, const sql::ConvertToD
                                          " from parsing the file name: " + uri,
                                      "DELTA_UNEXPECTED_NUM_PARTITION_COLUMNS_FROM_FILE_NAME");
     }
-    if (!ctx.config->GetBool("spark.databricks.delta.convert.partitionValues.ignoreCastFailure", false)) {
+    if (!options.ignore_partition_cast_failure) {
       for (size_t i = 0; i < parsed.size(); ++i) {
         if (!parsed[i].second) continue;
-        const TypePtr& type = stmt.partition_schema[i].type;
+        const TypePtr& type = options.partition_columns[i].type;
         Result<Value> v = exec::CastValue(Value::String(*parsed[i].second), type, false);
         if (!v.ok() || v->is_null()) {
           return Status::InvalidArgument("[DELTA_FAILED_CAST_PARTITION_VALUE] Failed to cast partition value `" +
@@ -305,28 +295,27 @@ Result<CommandResult> ConvertPath(const std::string& path, const sql::ConvertToD
     for (const auto& p : expected) is_partition = is_partition || NameEq(p, fld.name);
     if (!is_partition) schema.push_back(fld);
   }
-  for (const auto& c : stmt.partition_schema) schema.push_back({c.name, c.type, true, "{}"});
+  for (const auto& c : options.partition_columns) schema.push_back({c.name, c.type, true, "{}"});
   if (schema.empty()) {
     return Status::InvalidArgument("[DELTA_FAILED_INFER_SCHEMA] Failed to infer schema from the given list of files.",
                                    "DELTA_FAILED_INFER_SCHEMA");
   }
 
   delta::StringMap props;
-  if (ctx.config->GetBool("spark.databricks.delta.properties.defaults.enableDeletionVectors", true)) {
+  if (options.enable_deletion_vectors) {
     props.Set("delta.enableDeletionVectors", "true");
   }
-  const bool collect_stats =
-      !stmt.no_statistics && ctx.config->GetBool("spark.databricks.delta.stats.collect", true);
+  const bool collect_stats = options.collect_stats;
 
   delta::Metadata md;
   md.id = delta::Uuid::Random().ToString();
   md.schema_string = delta::SerializeSchema(schema);
   md.partition_columns = expected;
   md.configuration = props;
-  md.created_time = ctx.clock->NowMillis();
+  md.created_time = options.clock->NowMillis();
 
-  delta::TransactionOptions topts;
-  topts.clock = ctx.clock;
+  delta::TransactionOptions topts = options.txn;
+  topts.clock = options.clock;
   delta::Transaction txn(store, nullptr, topts);
   txn.UpdateProtocol(delta::ProtocolForNewTable(schema, props));
   txn.UpdateMetadata(md);
@@ -386,48 +375,11 @@ Result<CommandResult> ConvertPath(const std::string& path, const sql::ConvertToD
   params.Set("sourceFormat", JsonStr("parquet"));
   txn.SetOperation("CONVERT", params);
   txn.SetMetric("numConvertedFiles", static_cast<int64_t>(files.size()));
-  Result<delta::CommitResult> committed = txn.Commit();  // kept: status() refers into it
-  SILT_RETURN_NOT_OK(committed.status());
-  return CommandResult{};
+  SILT_ASSIGN_OR_RETURN(delta::CommitResult committed, txn.Commit());
+  ConvertResult result;
+  result.version = committed.version;
+  result.num_converted_files = static_cast<int64_t>(files.size());
+  return result;
 }
 
-}  // namespace
-
-Result<CommandResult> ConvertToDelta(const sql::ConvertToDeltaStatement& stmt, CommandContext& ctx) {
-  const sql::TableName& name = stmt.table;
-  if (name.is_path()) {
-    const std::string fmt = planner::LowerName(name.path_format);
-    if (fmt == "delta") return CommandResult{};  // already Delta: Spark makes CONVERT idempotent
-    if (fmt != "parquet") {
-      return Status::InvalidArgument("[DELTA_CONVERT_NON_PARQUET_TABLE] CONVERT TO DELTA only supports parquet tables, "
-                                     "but you are trying to convert a " + fmt + " source: " + fmt + ".`" + name.path + "`",
-                                     "DELTA_CONVERT_NON_PARQUET_TABLE");
-    }
-    return ConvertPath(name.path, stmt, ctx);
-  }
-  // silt's catalog holds Delta tables and views only: a Delta table is already converted.
-  Result<planner::ResolvedTable> resolved = ctx.binder->ResolveTable(name, nullptr, /*must_exist=*/false);
-  if (!resolved.ok()) {
-    if (resolved.status().code() == StatusCode::kNotFound) {
-      std::string schema = name.parts.size() >= 2 ? name.parts[name.parts.size() - 2] : *ctx.current_schema;
-      std::string location = ctx.catalog->ManagedLocation(planner::LowerName(schema), planner::LowerName(name.parts.back()));
-      std::error_code ec;
-      if (std::filesystem::is_directory(location, ec)) {
-        return Status::NotImplemented("[NOT_IMPLEMENTED] silt's catalog holds only Delta tables and views, so " +
-                                          name.ToString() +
-                                          " cannot be a Parquet catalog table; convert its directory with "
-                                          "CONVERT TO DELTA parquet.`" + location + "`",
-                                      "NOT_IMPLEMENTED");
-      }
-    }
-    return resolved.status();
-  }
-  if (resolved->is_view) {
-    return Status::InvalidArgument("[DELTA_OPERATION_NOT_ALLOWED] Operation not allowed: `Converting a view to a Delta "
-                                   "table` is not supported for Delta tables",
-                                   "DELTA_OPERATION_NOT_ALLOWED");
-  }
-  return CommandResult{};
-}
-
-}  // namespace silt::commands
+}  // namespace silt::ops

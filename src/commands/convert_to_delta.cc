@@ -1,0 +1,61 @@
+// CONVERT TO DELTA parquet.`/path` [NO STATISTICS] [PARTITIONED BY (col TYPE, ...)]: maps the
+// statement and session settings to ops::ConvertToDelta (ops/convert_to_delta.h has the
+// semantics). Already a Delta table (a log exists, or the delta.`path` form): success, nothing
+// done. No rows are returned. A catalog name can only refer to a Delta table or a view in
+// silt's catalog.
+#include <filesystem>
+
+#include "commands/command.h"
+#include "ops/convert_to_delta.h"
+
+namespace silt::commands {
+
+Result<CommandResult> ConvertToDelta(const sql::ConvertToDeltaStatement& stmt, CommandContext& ctx) {
+  const sql::TableName& name = stmt.table;
+  if (name.is_path()) {
+    const std::string fmt = planner::LowerName(name.path_format);
+    if (fmt == "delta") return CommandResult{};  // already Delta: Spark makes CONVERT idempotent
+    if (fmt != "parquet") {
+      return Status::InvalidArgument("[DELTA_CONVERT_NON_PARQUET_TABLE] CONVERT TO DELTA only supports parquet tables, "
+                                     "but you are trying to convert a " + fmt + " source: " + fmt + ".`" + name.path + "`",
+                                     "DELTA_CONVERT_NON_PARQUET_TABLE");
+    }
+    SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, planner::OpenTableStore(name.path));
+    ops::ConvertOptions options;
+    options.clock = ctx.clock;
+    for (const auto& c : stmt.partition_schema) options.partition_columns.push_back({c.name, c.type});
+    options.collect_stats = !stmt.no_statistics && ctx.config->GetBool("spark.databricks.delta.stats.collect", true);
+    options.ignore_partition_cast_failure =
+        ctx.config->GetBool("spark.databricks.delta.convert.partitionValues.ignoreCastFailure", false);
+    options.enable_deletion_vectors =
+        ctx.config->GetBool("spark.databricks.delta.properties.defaults.enableDeletionVectors", true);
+    options.display_path = name.path;
+    SILT_RETURN_NOT_OK(ops::ConvertToDelta(store, options).status());
+    return CommandResult{};
+  }
+  // silt's catalog holds Delta tables and views only: a Delta table is already converted.
+  Result<planner::ResolvedTable> resolved = ctx.binder->ResolveTable(name, nullptr, /*must_exist=*/false);
+  if (!resolved.ok()) {
+    if (resolved.status().code() == StatusCode::kNotFound) {
+      std::string schema = name.parts.size() >= 2 ? name.parts[name.parts.size() - 2] : *ctx.current_schema;
+      std::string location = ctx.catalog->ManagedLocation(planner::LowerName(schema), planner::LowerName(name.parts.back()));
+      std::error_code ec;
+      if (std::filesystem::is_directory(location, ec)) {
+        return Status::NotImplemented("[NOT_IMPLEMENTED] silt's catalog holds only Delta tables and views, so " +
+                                          name.ToString() +
+                                          " cannot be a Parquet catalog table; convert its directory with "
+                                          "CONVERT TO DELTA parquet.`" + location + "`",
+                                      "NOT_IMPLEMENTED");
+      }
+    }
+    return resolved.status();
+  }
+  if (resolved->is_view) {
+    return Status::InvalidArgument("[DELTA_OPERATION_NOT_ALLOWED] Operation not allowed: `Converting a view to a Delta "
+                                   "table` is not supported for Delta tables",
+                                   "DELTA_OPERATION_NOT_ALLOWED");
+  }
+  return CommandResult{};
+}
+
+}  // namespace silt::commands
