@@ -41,7 +41,7 @@ DeleteSpec DeleteIdAtMost(const DmlTable& t, int64_t max_id) {
 
 TEST(OpsApi, DeleteThenPurgeThenVacuumWithoutSql) {
   DmlTable t;
-  t.Create({{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"}}, /*partitioned=*/false, /*dvs=*/true);
+  t.Create({{1, "a", {}}, {2, "b", {}}, {3, "c", {}}, {4, "d", {}}}, /*partitioned=*/false, /*dvs=*/true);
   std::shared_ptr<const delta::Snapshot> v0 = t.Latest();
   ASSERT_EQ(v0->files().size(), 1u);
   const std::string first_file = v0->files()[0].path;
@@ -109,8 +109,8 @@ TEST(OpsApi, DeleteThenPurgeThenVacuumWithoutSql) {
 
 TEST(OpsApi, TruncateThenRestore) {
   DmlTable t;
-  t.Create({{1, "a"}, {2, "b"}}, /*partitioned=*/false, /*dvs=*/false);
-  t.Append({{3, "c"}});
+  t.Create({{1, "a", {}}, {2, "b", {}}}, /*partitioned=*/false, /*dvs=*/false);
+  t.Append({{3, "c", {}}});
   std::shared_ptr<const delta::Snapshot> v1 = t.Latest();
   ASSERT_EQ(v1->files().size(), 2u);
 
@@ -144,7 +144,7 @@ TEST(OpsApi, TruncateThenRestore) {
 
 TEST(OpsApi, RestoreRefusesMissingFilesUnlessTold) {
   DmlTable t;
-  t.Create({{1, "a"}}, /*partitioned=*/false, /*dvs=*/false);
+  t.Create({{1, "a", {}}}, /*partitioned=*/false, /*dvs=*/false);
   std::shared_ptr<const delta::Snapshot> v0 = t.Latest();
   ASSERT_TRUE(Truncate(t.store(), v0, t.Options()).ok());
   ASSERT_TRUE(t.store()->Delete(v0->files()[0].path).ok());
@@ -166,7 +166,7 @@ TEST(OpsApi, RestoreRefusesMissingFilesUnlessTold) {
 
 TEST(OpsApi, EveryOperationNeedsAnExplicitClock) {
   DmlTable t;
-  t.Create({{1, "a"}, {2, "b"}}, /*partitioned=*/false, /*dvs=*/true);
+  t.Create({{1, "a", {}}, {2, "b", {}}}, /*partitioned=*/false, /*dvs=*/true);
   std::shared_ptr<const delta::Snapshot> v0 = t.Latest();
   auto expect_missing_clock = [](const Status& st, const std::string& what) {
     EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << what << ": " << st.ToString();
@@ -198,7 +198,7 @@ TEST(OpsApi, WriteSupportVerdictIsPerSnapshotAndErrorsAreNotCached) {
   DmlTable t;
   delta::StringMap props;
   props.Set("delta.appendOnly", "true");
-  t.Create({{1, "a"}}, /*partitioned=*/false, /*dvs=*/false, props);
+  t.Create({{1, "a", {}}}, /*partitioned=*/false, /*dvs=*/false, props);
   std::shared_ptr<const delta::Snapshot> v0 = t.Latest();
   for (int attempt = 0; attempt < 2; ++attempt) {
     Result<DmlResult> r = DeleteRows(t.store(), v0, DeleteIdAtMost(t, 1));
