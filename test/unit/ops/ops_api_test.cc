@@ -28,7 +28,9 @@ using testing::ReadRows;
 constexpr int64_t kHourMs = 3600LL * 1000;
 constexpr int64_t kWeekMs = 7 * 24 * kHourMs;
 
-std::vector<std::string> Rows(std::initializer_list<const char*> rows) { return {rows.begin(), rows.end()}; }
+std::vector<std::string> Rows(std::initializer_list<const char*> rows) {
+  return {rows.begin(), rows.end()};
+}
 
 DeleteSpec DeleteIdAtMost(const DmlTable& t, int64_t max_id) {
   DeleteSpec s;
@@ -41,7 +43,8 @@ DeleteSpec DeleteIdAtMost(const DmlTable& t, int64_t max_id) {
 
 TEST(OpsApi, DeleteThenPurgeThenVacuumWithoutSql) {
   DmlTable t;
-  t.Create({{1, "a", {}}, {2, "b", {}}, {3, "c", {}}, {4, "d", {}}}, /*partitioned=*/false, /*dvs=*/true);
+  t.Create({{1, "a", {}}, {2, "b", {}}, {3, "c", {}}, {4, "d", {}}}, /*partitioned=*/false,
+           /*dvs=*/true);
   std::shared_ptr<const delta::Snapshot> v0 = t.Latest();
   ASSERT_EQ(v0->files().size(), 1u);
   const std::string first_file = v0->files()[0].path;
@@ -184,7 +187,8 @@ TEST(OpsApi, EveryOperationNeedsAnExplicitClock) {
   up.updater = [](const DataChunk& rows) -> Result<DataChunk> { return rows; };
   expect_missing_clock(UpdateRows(t.store(), v0, up).status(), "UpdateRows");
 
-  expect_missing_clock(ApplyRowChanges(t.store(), v0, RowChanges{}, DmlOptions{}).status(), "ApplyRowChanges");
+  expect_missing_clock(ApplyRowChanges(t.store(), v0, RowChanges{}, DmlOptions{}).status(),
+                       "ApplyRowChanges");
   expect_missing_clock(Truncate(t.store(), v0, DmlOptions{}).status(), "Truncate");
   expect_missing_clock(Optimize(t.store(), OptimizeOptions{}).status(), "Optimize");
   expect_missing_clock(Vacuum(t.store(), VacuumOptions{}).status(), "Vacuum");
@@ -207,7 +211,8 @@ TEST(OpsApi, WriteSupportVerdictIsPerSnapshotAndErrorsAreNotCached) {
   }
   // Appending is allowed, and a verdict of one kind does not answer the other.
   EXPECT_TRUE(v0->CheckWriteSupported(false, t.store()->root()).ok());
-  EXPECT_EQ(v0->CheckWriteSupported(true, t.store()->root()).error_class(), "DELTA_CANNOT_MODIFY_APPEND_ONLY");
+  EXPECT_EQ(v0->CheckWriteSupported(true, t.store()->root()).error_class(),
+            "DELTA_CANNOT_MODIFY_APPEND_ONLY");
   EXPECT_TRUE(v0->CheckWriteSupported(false, t.store()->root()).ok());
   EXPECT_EQ(ReadRows(t.store()), Rows({"1|a"}));
 }
