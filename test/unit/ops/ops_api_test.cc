@@ -9,12 +9,15 @@
 #include <vector>
 
 #include "delta/snapshot.h"
+#include "io/object_store.h"
+#include "ops/convert_to_delta.h"
 #include "ops/dml.h"
 #include "ops/ops.h"
 #include "ops/optimize.h"
 #include "ops/restore.h"
 #include "ops/truncate.h"
 #include "ops/vacuum.h"
+#include "parquet/writer.h"
 #include "unit/ops/dml_test_util.h"
 
 namespace silt::ops {
@@ -193,6 +196,7 @@ TEST(OpsApi, EveryOperationNeedsAnExplicitClock) {
   expect_missing_clock(Optimize(t.store(), OptimizeOptions{}).status(), "Optimize");
   expect_missing_clock(Vacuum(t.store(), VacuumOptions{}).status(), "Vacuum");
   expect_missing_clock(Restore(t.store(), v0, v0, RestoreOptions{}).status(), "Restore");
+  expect_missing_clock(ConvertToDelta(t.store(), ConvertOptions{}).status(), "ConvertToDelta");
 
   EXPECT_EQ(t.Latest()->version(), 0) << "nothing was committed";
   EXPECT_EQ(ReadRows(t.store()), Rows({"1|a", "2|b"}));
@@ -215,6 +219,51 @@ TEST(OpsApi, WriteSupportVerdictIsPerSnapshotAndErrorsAreNotCached) {
             "DELTA_CANNOT_MODIFY_APPEND_ONLY");
   EXPECT_TRUE(v0->CheckWriteSupported(false, t.store()->root()).ok());
   EXPECT_EQ(ReadRows(t.store()), Rows({"1|a"}));
+}
+
+TEST(OpsApi, ConvertParquetDirectoryInTheInMemoryStore) {
+  auto clock = std::make_shared<ManualClock>(kT0);
+  auto store = std::make_shared<InMemoryObjectStore>(clock);
+  ConvertOptions options;
+  options.clock = clock;
+  options.partition_columns = {{"p", DataType::String()}};
+  Result<ConvertResult> missing = ConvertToDelta(store, options);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().error_class(), kErrorFileNotFound);
+
+  const Schema data{Field{"id", DataType::Int64(), true, "{}"}};
+  auto write = [&](const std::string& key, std::vector<int64_t> ids) {
+    auto sink = store->OpenWrite(key);
+    ASSERT_TRUE(sink.ok()) << sink.status().ToString();
+    auto writer = parquet::ParquetWriter::Make(std::move(*sink), data);
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    DataChunk c = DataChunk::FromSchema(data);
+    for (int64_t id : ids) c.columns[0].Append<int64_t>(id);
+    ASSERT_TRUE((*writer)->Write(c).ok());
+    ASSERT_TRUE((*writer)->Close().ok());
+  };
+  write("p=a/f1.parquet", {1, 2});
+  write("p=b/f2.parquet", {3});
+  write("_hidden/ignored.parquet", {9});
+
+  Result<ConvertResult> converted = ConvertToDelta(store, options);
+  ASSERT_TRUE(converted.ok()) << converted.status().ToString();
+  EXPECT_EQ(converted->version, 0);
+  EXPECT_EQ(converted->num_converted_files, 2);
+  auto snap = delta::Snapshot::Load(store);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ((*snap)->files().size(), 2u);
+  EXPECT_EQ((*snap)->partition_columns(), std::vector<std::string>{"p"});
+  EXPECT_EQ((*snap)->metadata().created_time, std::optional<int64_t>(kT0));
+  EXPECT_EQ(ReadRows(store), Rows({"1|a", "2|a", "3|b"}));
+
+  // Idempotent: a directory with a Delta log is left alone.
+  Result<ConvertResult> again = ConvertToDelta(store, options);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_FALSE(again->version.has_value());
+  auto after = delta::Snapshot::Load(store);
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ((*after)->version(), 0);
 }
 
 }  // namespace
