@@ -183,11 +183,14 @@ CommandResult CountRows(const std::vector<std::pair<std::string, int64_t>>& coun
 namespace {
 
 // The core's file filter and row matcher from `scan` (PrunedScan of `pred`).
-void RowFilterFromScan(const TablePredicate& pred, const std::shared_ptr<const delta::Snapshot>& snapshot,
-                       const planner::LogicalNode& scan, const exec::EvalContext& eval, ops::FileFilter* file_filter,
-                       ops::RowMatcher* matcher) {
-  std::unordered_set<const delta::AddFile*> candidates(scan.pruned_files->begin(), scan.pruned_files->end());
-  *file_filter = [pred, candidates, snapshot, eval](const delta::AddFile& f) -> Result<ops::FileVerdict> {
+void RowFilterFromScan(const TablePredicate& pred,
+                       const std::shared_ptr<const delta::Snapshot>& snapshot,
+                       const planner::LogicalNode& scan, const exec::EvalContext& eval,
+                       ops::FileFilter* file_filter, ops::RowMatcher* matcher) {
+  std::unordered_set<const delta::AddFile*> candidates(scan.pruned_files->begin(),
+                                                       scan.pruned_files->end());
+  *file_filter = [pred, candidates, snapshot,
+                  eval](const delta::AddFile& f) -> Result<ops::FileVerdict> {
     if (!candidates.count(&f)) return ops::FileVerdict::kSkip;
     if (pred.partition_only) {
       SILT_ASSIGN_OR_RETURN(bool all, PartitionMatches(pred, *snapshot, f, eval));
@@ -206,32 +209,35 @@ void RowFilterFromScan(const TablePredicate& pred, const std::shared_ptr<const d
 }  // namespace
 
 Status BindRowFilter(const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
-                     const exec::EvalContext& eval, CommandContext& ctx, ops::FileFilter* file_filter,
-                     ops::RowMatcher* matcher) {
+                     const exec::EvalContext& eval, CommandContext& ctx,
+                     ops::FileFilter* file_filter, ops::RowMatcher* matcher) {
   if (!pred.expr) return Status::OK();
   SILT_ASSIGN_OR_RETURN(planner::LogicalNode scan, PrunedScan(pred, snapshot, ctx));
   RowFilterFromScan(pred, snapshot, scan, eval, file_filter, matcher);
   return Status::OK();
 }
 
-Result<planner::ResolvedTable> ResolveDmlTable(const sql::TableName& table, const std::string& operation,
-                                               CommandContext& ctx) {
+Result<planner::ResolvedTable> ResolveDmlTable(const sql::TableName& table,
+                                               const std::string& operation, CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(table, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, operation));
-  if (!t.snapshot) return Status::NotFound("table " + t.display_name + " has no Delta log", "DELTA_TABLE_NOT_FOUND");
+  if (!t.snapshot)
+    return Status::NotFound("table " + t.display_name + " has no Delta log",
+                            "DELTA_TABLE_NOT_FOUND");
   return t;
 }
 
-Result<BoundDmlTarget> BindDmlTarget(planner::ResolvedTable resolved, const sql::TableName& table, const std::string& alias,
-                                     const sql::ParsedExpr* where, const BindDmlOptions& options, CommandContext& ctx) {
+Result<BoundDmlTarget> BindDmlTarget(planner::ResolvedTable resolved, const sql::TableName& table,
+                                     const std::string& alias, const sql::ParsedExpr* where,
+                                     const BindDmlOptions& options, CommandContext& ctx) {
   BoundDmlTarget b;
   b.table = std::move(resolved);
   b.alias = !alias.empty() ? alias : (table.is_path() ? "" : table.parts.back());
   SILT_ASSIGN_OR_RETURN(b.predicate, BindTablePredicate(where, *b.table.snapshot, b.alias, ctx));
   // The constraints bind before the pruning pass, as the statements always did.
   if (options.row_validator) {
-    SILT_ASSIGN_OR_RETURN(b.row_validator,
-                          MakeRowValidator(b.table.snapshot->metadata(), b.table.snapshot->schema(), ctx));
+    SILT_ASSIGN_OR_RETURN(b.row_validator, MakeRowValidator(b.table.snapshot->metadata(),
+                                                            b.table.snapshot->schema(), ctx));
   }
   b.eval = ctx.binder->context().eval;
   if (options.ansi_eval) b.eval.ansi = true;

@@ -12,13 +12,13 @@
 #include <unordered_set>
 #include <vector>
 
-#include "ops/dml.h"
-#include "ops/optimize.h"
 #include "common/clock.h"
 #include "common/status.h"
 #include "common/thread_pool.h"
 #include "delta/snapshot.h"
 #include "exec/expression.h"
+#include "ops/dml.h"
+#include "ops/optimize.h"
 #include "planner/binder.h"
 #include "planner/catalog.h"
 #include "planner/logical_plan.h"
@@ -81,8 +81,8 @@ Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(const TablePred
 // or statistics exclude are skipped unread, files a partition-only predicate fully matches are
 // taken whole, the others are read and filtered with `eval`. Leaves both empty without a predicate.
 Status BindRowFilter(const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
-                     const exec::EvalContext& eval, CommandContext& ctx, ops::FileFilter* file_filter,
-                     ops::RowMatcher* matcher);
+                     const exec::EvalContext& eval, CommandContext& ctx,
+                     ops::FileFilter* file_filter, ops::RowMatcher* matcher);
 // What BindDmlTarget binds besides the table and its WHERE.
 struct BindDmlOptions {
   bool ansi_eval = false;     // evaluate with ANSI semantics (UPDATE's SET values)
@@ -97,19 +97,20 @@ struct BoundDmlTarget {
   std::string alias;  // the statement's alias, else the table's name ("" for a path)
   TablePredicate predicate;
   exec::EvalContext eval;
-  planner::LogicalNode scan;  // pruned: with WHERE or BindDmlOptions::scan
+  planner::LogicalNode scan;    // pruned: with WHERE or BindDmlOptions::scan
   ops::FileFilter file_filter;  // empty without WHERE
   ops::RowMatcher matcher;      // empty without WHERE
   delta::RowValidator row_validator;
 };
 // The statement's table: resolution's errors; `operation` on a view (ExpectTable);
 // DELTA_TABLE_NOT_FOUND without a Delta log.
-Result<planner::ResolvedTable> ResolveDmlTable(const sql::TableName& table, const std::string& operation,
-                                               CommandContext& ctx);
+Result<planner::ResolvedTable> ResolveDmlTable(const sql::TableName& table,
+                                               const std::string& operation, CommandContext& ctx);
 // Binds the rest for `resolved` (from ResolveDmlTable of `table`). Errors: the predicate's and the
 // constraints' bind errors, pruning's errors.
-Result<BoundDmlTarget> BindDmlTarget(planner::ResolvedTable resolved, const sql::TableName& table, const std::string& alias,
-                                     const sql::ParsedExpr* where, const BindDmlOptions& options, CommandContext& ctx);
+Result<BoundDmlTarget> BindDmlTarget(planner::ResolvedTable resolved, const sql::TableName& table,
+                                     const std::string& alias, const sql::ParsedExpr* where,
+                                     const BindDmlOptions& options, CommandContext& ctx);
 // A SQL constraint (CHECK constraint or invariant) bound over a table's logical columns.
 struct BoundCheck {
   std::string name;          // the constraint's name (EXPRESSION(<sql>) for an invariant)
@@ -153,7 +154,8 @@ Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandC
 Result<CommandResult> ReorgTable(const sql::ReorgStatement& stmt, CommandContext& ctx);
 // OPTIMIZE's and REORG's shared options (optimize.cc): session settings and table properties,
 // the row validator and the partition-only WHERE (DELTA_NON_PARTITION_COLUMN_REFERENCE otherwise).
-Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTable& t, const sql::ParsedExpr* where,
+Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTable& t,
+                                                      const sql::ParsedExpr* where,
                                                       CommandContext& ctx);
 // Runs ops::Optimize and shapes Spark's (path, metrics) row.
 Result<CommandResult> RunOptimize(const planner::ResolvedTable& t, const ops::OptimizeOptions& o);

@@ -30,7 +30,8 @@ Result<CommandResult> ConvertToDelta(const sql::ConvertToDeltaStatement& stmt, C
     options.enable_deletion_vectors =
         ctx.config->GetBool("spark.databricks.delta.properties.defaults.enableDeletionVectors", true);
     options.display_path = name.path;
-    SILT_RETURN_NOT_OK(ops::ConvertToDelta(store, options).status());
+    Result<ops::ConvertResult> converted = ops::ConvertToDelta(store, options);  // kept: status() refers into it
+    SILT_RETURN_NOT_OK(converted.status());
     return CommandResult{};
   }
   // silt's catalog holds Delta tables and views only: a Delta table is already converted.

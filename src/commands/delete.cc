@@ -9,7 +9,8 @@ namespace silt::commands {
 
 Result<CommandResult> DeleteFrom(const sql::DeleteStatement& stmt, CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ResolveDmlTable(stmt.table, "DELETE", ctx));
-  SILT_ASSIGN_OR_RETURN(BoundDmlTarget b, BindDmlTarget(std::move(t), stmt.table, stmt.alias, stmt.where.get(), {}, ctx));
+  SILT_ASSIGN_OR_RETURN(BoundDmlTarget b, BindDmlTarget(std::move(t), stmt.table, stmt.alias,
+                                                        stmt.where.get(), {}, ctx));
   ops::DeleteSpec spec;
   spec.predicate_sql = b.predicate.sql;
   spec.columns = b.predicate.columns;
@@ -18,7 +19,8 @@ Result<CommandResult> DeleteFrom(const sql::DeleteStatement& stmt, CommandContex
   spec.options.write.row_validator = std::move(b.row_validator);
   spec.file_filter = std::move(b.file_filter);
   spec.matcher = std::move(b.matcher);
-  SILT_ASSIGN_OR_RETURN(ops::DmlResult r, ops::DeleteRows(b.table.store, b.table.snapshot, std::move(spec)));
+  SILT_ASSIGN_OR_RETURN(ops::DmlResult r,
+                        ops::DeleteRows(b.table.store, b.table.snapshot, std::move(spec)));
   return CountRows({{"num_affected_rows", r.num_affected_rows}});
 }
 

@@ -28,7 +28,8 @@ Result<std::string> ExplainDml(const sql::Statement& stmt, CommandContext& ctx) 
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ResolveDmlTable(*table, "EXPLAIN", ctx));
   SILT_ASSIGN_OR_RETURN(BoundDmlTarget b,
-                        BindDmlTarget(std::move(t), *table, alias, where, {.row_validator = false, .scan = true}, ctx));
+                        BindDmlTarget(std::move(t), *table, alias, where,
+                                      {.row_validator = false, .scan = true}, ctx));
   planner::LogicalNode& scan = b.scan;
   const TablePredicate& pred = b.predicate;
   scan.table_name = b.table.display_name;

@@ -4,8 +4,9 @@
 // with dataChange=true, and restores the target's metadata (the protocol is never downgraded).
 // Before committing, every file to re-add must still exist: files removed by VACUUM make the
 // version unrestorable, and the table is left untouched.
-#include "commands/command.h"
 #include "ops/restore.h"
+
+#include "commands/command.h"
 
 namespace silt::commands {
 
@@ -60,7 +61,8 @@ Result<CommandResult> RestoreTable(const sql::RestoreStatement& stmt, CommandCon
     if (ts.size() >= 2 && ts.front() == '\'' && ts.back() == '\'') ts = ts.substr(1, ts.size() - 2);
     options.parameters.Set("timestamp", "\"" + ts + "\"");
   }
-  SILT_ASSIGN_OR_RETURN(ops::RestoreResult r, ops::Restore(cur.store, cur.snapshot, target.snapshot, options));
+  SILT_ASSIGN_OR_RETURN(ops::RestoreResult r,
+                        ops::Restore(cur.store, cur.snapshot, target.snapshot, options));
   return CountRows({{"table_size_after_restore", r.table_size_after_restore},
                     {"num_of_files_after_restore", r.num_of_files_after_restore},
                     {"num_removed_files", r.num_removed_files},

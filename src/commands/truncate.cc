@@ -1,7 +1,8 @@
 // TRUNCATE TABLE t: resolves the table and runs ops::Truncate (every live file removed in one
 // commit, operation "TRUNCATE"; see ops/truncate.h).
-#include "commands/command.h"
 #include "ops/truncate.h"
+
+#include "commands/command.h"
 
 namespace silt::commands {
 

@@ -1,8 +1,8 @@
 // UPDATE t [[AS] a] SET col = expr, … [WHERE pred]: matched rows are deleted (deletion vector or
 // copy-on-write) and their new versions written in the same commit.
 #include "commands/command.h"
-#include "ops/dml.h"
 #include "exec/functions.h"
+#include "ops/dml.h"
 
 namespace silt::commands {
 
@@ -46,8 +46,9 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
 
   const std::shared_ptr<const delta::Snapshot> snapshot = t.snapshot;
   const std::shared_ptr<ObjectStore> store = t.store;
-  SILT_ASSIGN_OR_RETURN(BoundDmlTarget b, BindDmlTarget(std::move(t), stmt.table, stmt.alias, stmt.where.get(),
-                                                        {.ansi_eval = true}, ctx));
+  SILT_ASSIGN_OR_RETURN(BoundDmlTarget b,
+                        BindDmlTarget(std::move(t), stmt.table, stmt.alias, stmt.where.get(),
+                                      {.ansi_eval = true}, ctx));
   ops::UpdateSpec spec;
   spec.predicate_sql = b.predicate.sql;
   spec.columns = b.predicate.columns;

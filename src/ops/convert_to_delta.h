@@ -55,15 +55,17 @@ struct ConvertOptions {
 };
 
 struct ConvertResult {
-  std::optional<int64_t> version;    // 0; absent when the directory already was a Delta table
-  int64_t num_converted_files = 0;   // numConvertedFiles
+  std::optional<int64_t> version;   // 0; absent when the directory already was a Delta table
+  int64_t num_converted_files = 0;  // numConvertedFiles
 };
 
 // Converts the Parquet files below `store`'s root in place. Errors (Spark's classes):
 // DELTA_FILE_NOT_FOUND (no such directory), DELTA_EMPTY_DIRECTORY,
-// DELTA_UNEXPECTED_NUM_PARTITION_COLUMNS_FROM_FILE_NAME, DELTA_UNEXPECTED_PARTITION_COLUMN_FROM_FILE_NAME,
-// DELTA_FAILED_CAST_PARTITION_VALUE, DELTA_FAILED_MERGE_SCHEMA_FILE, DELTA_FAILED_INFER_SCHEMA, a
-// footer's read error, the commit's errors; kErrorMissingClock.
-Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store, const ConvertOptions& options);
+// DELTA_UNEXPECTED_NUM_PARTITION_COLUMNS_FROM_FILE_NAME,
+// DELTA_UNEXPECTED_PARTITION_COLUMN_FROM_FILE_NAME, DELTA_FAILED_CAST_PARTITION_VALUE,
+// DELTA_FAILED_MERGE_SCHEMA_FILE, DELTA_FAILED_INFER_SCHEMA, a footer's read error, the commit's
+// errors; kErrorMissingClock.
+Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store,
+                                     const ConvertOptions& options);
 
 }  // namespace silt::ops

@@ -42,7 +42,9 @@ struct RestoreResult {
 // (an older snapshot of the same table, files loaded). Errors: DELTA_RESTORE_MISSED_DATA_FILES
 // (up to 100 missing paths) unless ignore_missing_files; kErrorMissingClock; the commit's errors
 // (write support, conflicts with concurrent writers: the whole table is the read set).
-Result<RestoreResult> Restore(std::shared_ptr<ObjectStore> store, std::shared_ptr<const delta::Snapshot> current,
-                              std::shared_ptr<const delta::Snapshot> target, const RestoreOptions& options);
+Result<RestoreResult> Restore(std::shared_ptr<ObjectStore> store,
+                              std::shared_ptr<const delta::Snapshot> current,
+                              std::shared_ptr<const delta::Snapshot> target,
+                              const RestoreOptions& options);
 
 }  // namespace silt::ops

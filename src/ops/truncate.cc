@@ -4,7 +4,8 @@
 
 namespace silt::ops {
 
-Result<DmlResult> Truncate(std::shared_ptr<ObjectStore> store, std::shared_ptr<const delta::Snapshot> snapshot,
+Result<DmlResult> Truncate(std::shared_ptr<ObjectStore> store,
+                           std::shared_ptr<const delta::Snapshot> snapshot,
                            const DmlOptions& options) {
   RowChanges changes;
   changes.operation = "TRUNCATE";

@@ -17,7 +17,8 @@ namespace silt::ops {
 // version). `options.clock` is required. Result: DELETE's metrics; no commit (version nullopt)
 // when the snapshot has no files. Errors: as ApplyRowChanges (DELTA_CANNOT_MODIFY_APPEND_ONLY,
 // DELTA_UNSUPPORTED_FEATURES_FOR_WRITE, conflicts, storage errors), kErrorMissingClock.
-Result<DmlResult> Truncate(std::shared_ptr<ObjectStore> store, std::shared_ptr<const delta::Snapshot> snapshot,
+Result<DmlResult> Truncate(std::shared_ptr<ObjectStore> store,
+                           std::shared_ptr<const delta::Snapshot> snapshot,
                            const DmlOptions& options);
 
 }  // namespace silt::ops

@@ -9,12 +9,15 @@
 #include <vector>
 
 #include "delta/snapshot.h"
+#include "io/object_store.h"
+#include "ops/convert_to_delta.h"
 #include "ops/dml.h"
 #include "ops/ops.h"
 #include "ops/optimize.h"
 #include "ops/restore.h"
 #include "ops/truncate.h"
 #include "ops/vacuum.h"
+#include "parquet/writer.h"
 #include "unit/ops/dml_test_util.h"
 
 namespace silt::ops {
@@ -28,7 +31,9 @@ using testing::ReadRows;
 constexpr int64_t kHourMs = 3600LL * 1000;
 constexpr int64_t kWeekMs = 7 * 24 * kHourMs;
 
-std::vector<std::string> Rows(std::initializer_list<const char*> rows) { return {rows.begin(), rows.end()}; }
+std::vector<std::string> Rows(std::initializer_list<const char*> rows) {
+  return {rows.begin(), rows.end()};
+}
 
 DeleteSpec DeleteIdAtMost(const DmlTable& t, int64_t max_id) {
   DeleteSpec s;
@@ -41,7 +46,8 @@ DeleteSpec DeleteIdAtMost(const DmlTable& t, int64_t max_id) {
 
 TEST(OpsApi, DeleteThenPurgeThenVacuumWithoutSql) {
   DmlTable t;
-  t.Create({{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"}}, /*partitioned=*/false, /*dvs=*/true);
+  t.Create({{1, "a", {}}, {2, "b", {}}, {3, "c", {}}, {4, "d", {}}}, /*partitioned=*/false,
+           /*dvs=*/true);
   std::shared_ptr<const delta::Snapshot> v0 = t.Latest();
   ASSERT_EQ(v0->files().size(), 1u);
   const std::string first_file = v0->files()[0].path;
@@ -109,8 +115,8 @@ TEST(OpsApi, DeleteThenPurgeThenVacuumWithoutSql) {
 
 TEST(OpsApi, TruncateThenRestore) {
   DmlTable t;
-  t.Create({{1, "a"}, {2, "b"}}, /*partitioned=*/false, /*dvs=*/false);
-  t.Append({{3, "c"}});
+  t.Create({{1, "a", {}}, {2, "b", {}}}, /*partitioned=*/false, /*dvs=*/false);
+  t.Append({{3, "c", {}}});
   std::shared_ptr<const delta::Snapshot> v1 = t.Latest();
   ASSERT_EQ(v1->files().size(), 2u);
 
@@ -144,7 +150,7 @@ TEST(OpsApi, TruncateThenRestore) {
 
 TEST(OpsApi, RestoreRefusesMissingFilesUnlessTold) {
   DmlTable t;
-  t.Create({{1, "a"}}, /*partitioned=*/false, /*dvs=*/false);
+  t.Create({{1, "a", {}}}, /*partitioned=*/false, /*dvs=*/false);
   std::shared_ptr<const delta::Snapshot> v0 = t.Latest();
   ASSERT_TRUE(Truncate(t.store(), v0, t.Options()).ok());
   ASSERT_TRUE(t.store()->Delete(v0->files()[0].path).ok());
@@ -166,7 +172,7 @@ TEST(OpsApi, RestoreRefusesMissingFilesUnlessTold) {
 
 TEST(OpsApi, EveryOperationNeedsAnExplicitClock) {
   DmlTable t;
-  t.Create({{1, "a"}, {2, "b"}}, /*partitioned=*/false, /*dvs=*/true);
+  t.Create({{1, "a", {}}, {2, "b", {}}}, /*partitioned=*/false, /*dvs=*/true);
   std::shared_ptr<const delta::Snapshot> v0 = t.Latest();
   auto expect_missing_clock = [](const Status& st, const std::string& what) {
     EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << what << ": " << st.ToString();
@@ -184,11 +190,13 @@ TEST(OpsApi, EveryOperationNeedsAnExplicitClock) {
   up.updater = [](const DataChunk& rows) -> Result<DataChunk> { return rows; };
   expect_missing_clock(UpdateRows(t.store(), v0, up).status(), "UpdateRows");
 
-  expect_missing_clock(ApplyRowChanges(t.store(), v0, RowChanges{}, DmlOptions{}).status(), "ApplyRowChanges");
+  expect_missing_clock(ApplyRowChanges(t.store(), v0, RowChanges{}, DmlOptions{}).status(),
+                       "ApplyRowChanges");
   expect_missing_clock(Truncate(t.store(), v0, DmlOptions{}).status(), "Truncate");
   expect_missing_clock(Optimize(t.store(), OptimizeOptions{}).status(), "Optimize");
   expect_missing_clock(Vacuum(t.store(), VacuumOptions{}).status(), "Vacuum");
   expect_missing_clock(Restore(t.store(), v0, v0, RestoreOptions{}).status(), "Restore");
+  expect_missing_clock(ConvertToDelta(t.store(), ConvertOptions{}).status(), "ConvertToDelta");
 
   EXPECT_EQ(t.Latest()->version(), 0) << "nothing was committed";
   EXPECT_EQ(ReadRows(t.store()), Rows({"1|a", "2|b"}));
@@ -198,7 +206,7 @@ TEST(OpsApi, WriteSupportVerdictIsPerSnapshotAndErrorsAreNotCached) {
   DmlTable t;
   delta::StringMap props;
   props.Set("delta.appendOnly", "true");
-  t.Create({{1, "a"}}, /*partitioned=*/false, /*dvs=*/false, props);
+  t.Create({{1, "a", {}}}, /*partitioned=*/false, /*dvs=*/false, props);
   std::shared_ptr<const delta::Snapshot> v0 = t.Latest();
   for (int attempt = 0; attempt < 2; ++attempt) {
     Result<DmlResult> r = DeleteRows(t.store(), v0, DeleteIdAtMost(t, 1));
@@ -207,9 +215,55 @@ TEST(OpsApi, WriteSupportVerdictIsPerSnapshotAndErrorsAreNotCached) {
   }
   // Appending is allowed, and a verdict of one kind does not answer the other.
   EXPECT_TRUE(v0->CheckWriteSupported(false, t.store()->root()).ok());
-  EXPECT_EQ(v0->CheckWriteSupported(true, t.store()->root()).error_class(), "DELTA_CANNOT_MODIFY_APPEND_ONLY");
+  EXPECT_EQ(v0->CheckWriteSupported(true, t.store()->root()).error_class(),
+            "DELTA_CANNOT_MODIFY_APPEND_ONLY");
   EXPECT_TRUE(v0->CheckWriteSupported(false, t.store()->root()).ok());
   EXPECT_EQ(ReadRows(t.store()), Rows({"1|a"}));
+}
+
+TEST(OpsApi, ConvertParquetDirectoryInTheInMemoryStore) {
+  auto clock = std::make_shared<ManualClock>(kT0);
+  auto store = std::make_shared<InMemoryObjectStore>(clock);
+  ConvertOptions options;
+  options.clock = clock;
+  options.partition_columns = {{"p", DataType::String()}};
+  Result<ConvertResult> missing = ConvertToDelta(store, options);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().error_class(), kErrorFileNotFound);
+
+  const Schema data{Field{"id", DataType::Int64(), true, "{}"}};
+  auto write = [&](const std::string& key, std::vector<int64_t> ids) {
+    auto sink = store->OpenWrite(key);
+    ASSERT_TRUE(sink.ok()) << sink.status().ToString();
+    auto writer = parquet::ParquetWriter::Make(std::move(*sink), data);
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    DataChunk c = DataChunk::FromSchema(data);
+    for (int64_t id : ids) c.columns[0].Append<int64_t>(id);
+    ASSERT_TRUE((*writer)->Write(c).ok());
+    ASSERT_TRUE((*writer)->Close().ok());
+  };
+  write("p=a/f1.parquet", {1, 2});
+  write("p=b/f2.parquet", {3});
+  write("_hidden/ignored.parquet", {9});
+
+  Result<ConvertResult> converted = ConvertToDelta(store, options);
+  ASSERT_TRUE(converted.ok()) << converted.status().ToString();
+  EXPECT_EQ(converted->version, 0);
+  EXPECT_EQ(converted->num_converted_files, 2);
+  auto snap = delta::Snapshot::Load(store);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ((*snap)->files().size(), 2u);
+  EXPECT_EQ((*snap)->partition_columns(), std::vector<std::string>{"p"});
+  EXPECT_EQ((*snap)->metadata().created_time, std::optional<int64_t>(kT0));
+  EXPECT_EQ(ReadRows(store), Rows({"1|a", "2|a", "3|b"}));
+
+  // Idempotent: a directory with a Delta log is left alone.
+  Result<ConvertResult> again = ConvertToDelta(store, options);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_FALSE(again->version.has_value());
+  auto after = delta::Snapshot::Load(store);
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ((*after)->version(), 0);
 }
 
 }  // namespace
