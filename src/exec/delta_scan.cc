@@ -114,7 +114,7 @@ std::string DeltaScanOperator::AnalyzeDetails() const {
          ", numFilesPrunedByDfp=" + std::to_string(dfp_.files_before - dfp_.files_after) +
          ", numFilesAfterDfp=" + std::to_string(dfp_.files_after) + ", bytesPrunedByDfp=" + std::to_string(dfp_.bytes_pruned) +
          ", dfpBuildDistinctValues=" + std::to_string(dfp_.build_distinct_values) + ", dfpFilterKind=" + dfp_.filter_kind +
-         ", dfpTimeMs=" + ms;
+         ", dfpTimeMs=" + ms + ", numRowGroupsPrunedByDfp=" + std::to_string(row_groups_pruned_.load());
   }
   return s;
 }
@@ -161,8 +161,15 @@ Status DeltaScanOperator::ScanGroup(ExecContext& ctx, DataChunk& group, std::vec
 
 std::vector<DeltaScanOperator::ScanUnit> DeltaScanOperator::SplitFile(const delta::TableScanFile& file) {
   std::vector<ScanUnit> units;
-  for (int rg = 0; rg < file.num_row_groups(); ++rg)
+  for (int rg = 0; rg < file.num_row_groups(); ++rg) {
+    bool keep = true;
+    for (const RowGroupFilter& f : row_group_filters_) keep = keep && file.RowGroupMayMatch(rg, f.column, f.alternatives);
+    if (!keep) {
+      row_groups_pruned_.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
     for (const auto& [begin, end] : file.SplitRowGroup(rg, kScanUnitRows)) units.push_back({rg, begin, end});
+  }
   return units;
 }
 

@@ -5,6 +5,7 @@
 // file and row order (deterministic), PushAll() in no particular order.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include "delta/snapshot.h"
 #include "exec/expression.h"
 #include "exec/operator.h"
+#include "parquet/reader.h"
 
 namespace silt::exec {
 
@@ -64,6 +66,11 @@ class DeltaScanOperator final : public Operator {
   Status SetFiles(std::vector<const delta::AddFile*> files);
   // Adds a conjunct over the scan's columns (before projection) that rows must pass.
   void AddRowFilter(ExprPtr filter) { filters_.push_back(std::move(filter)); }
+  // Skips row groups whose statistics prove that scan column `column` satisfies none of
+  // `alternatives` (see delta::TableScanFile::RowGroupMayMatch); counted in the DFP metrics.
+  void AddRowGroupFilter(int column, std::vector<std::vector<parquet::ColumnPredicate>> alternatives) {
+    row_group_filters_.push_back({column, std::move(alternatives)});
+  }
   DfpScanMetrics& dfp_metrics() { return dfp_; }
   const DfpScanMetrics& dfp_metrics() const { return dfp_; }
   // After a run: "numFilesRead=2, bytesRead=1234, rowsOutput=10" then the DFP metrics when
@@ -78,7 +85,8 @@ class DeltaScanOperator final : public Operator {
     int row_group;
     int64_t begin, end;
   };
-  static std::vector<ScanUnit> SplitFile(const delta::TableScanFile& file);
+  // The units of the file's row groups that the row-group filters keep.
+  std::vector<ScanUnit> SplitFile(const delta::TableScanFile& file);
   Status FillBatch(ExecContext& ctx);
   // Filters and projects one row group's chunk and passes it to `emit` in kChunkRows pieces.
   // `sel` is scratch space of the calling worker.
@@ -96,6 +104,12 @@ class DeltaScanOperator final : public Operator {
   int64_t rows_read_ = 0;
   bool started_ = false;
   DfpScanMetrics dfp_;
+  struct RowGroupFilter {
+    int column;
+    std::vector<std::vector<parquet::ColumnPredicate>> alternatives;
+  };
+  std::vector<RowGroupFilter> row_group_filters_;
+  std::atomic<int64_t> row_groups_pruned_{0};
 };
 
 // Keeps the rows of `chunk` where all `filters` are TRUE (in place).

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "exec/functions.h"
+#include "parquet/reader.h"
 #include "planner/catalog.h"
 
 namespace silt::planner {
@@ -327,6 +328,23 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
     m.filter_kind = m.filter_kind == "none" ? kind : m.filter_kind + "+" + kind;
     SILT_RETURN_NOT_OK(t.scan->SetFiles(std::move(kept)));
     if (row_pred) t.scan->AddRowFilter(row_pred);
+    // Row groups of the kept files, by their Parquet statistics (values in the column's type only;
+    // not strings, whose statistics a writer may truncate).
+    if (ks.non_null_count > 0 && ks.min.type()->Equals(*t.column_type) && t.column_type->id() != TypeId::kString) {
+      std::vector<std::vector<parquet::ColumnPredicate>> alternatives;
+      auto pred = [](parquet::ColumnPredicate::Op op, const Value& v) {
+        parquet::ColumnPredicate p;
+        p.op = op;
+        p.literal = v;
+        return p;
+      };
+      if (distinct >= 0 && distinct <= options.per_value_probe_limit) {
+        for (const Value& v : ks.distinct_values) alternatives.push_back({pred(parquet::ColumnPredicate::kEq, v)});
+      } else {
+        alternatives.push_back({pred(parquet::ColumnPredicate::kGe, ks.min), pred(parquet::ColumnPredicate::kLe, ks.max)});
+      }
+      t.scan->AddRowGroupFilter(t.scan_column, std::move(alternatives));
+    }
   }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   for (const DfpTarget& t : targets) t.scan->dfp_metrics().time_ms += ms / static_cast<double>(targets.size());

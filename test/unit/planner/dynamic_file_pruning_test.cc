@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include "commands/dml.h"
+#include "delta/table_writer.h"
+#include "exec/delta_scan.h"
 #include "exec/hash_join.h"
+#include "parquet/reader.h"
 #include "unit/commands/dml_test_util.h"
 
 namespace silt::planner {
@@ -91,6 +94,48 @@ TEST(DynamicFilePruning, OnlyNullKeysKeepNoFile) {
   auto kept = PruneFileList(*snap, kColumns, {rp.file}, AllFiles(*snap), true);
   ASSERT_TRUE(kept.ok());
   EXPECT_TRUE(kept->empty());
+}
+
+// Row groups of a kept file are pruned by their Parquet statistics.
+TEST(DynamicFilePruning, RowGroupsArePrunedByTheirStatistics) {
+  DmlTable t;
+  t.Create({}, false, false);
+  delta::DataWriteOptions w;
+  w.clock = t.clock();
+  w.parquet.row_group_max_rows = 10;  // one file of 10 row groups: ids [10i, 10i + 9]
+  ASSERT_TRUE(delta::AppendRows(t.store(), {commands::testing::MakeRows(Ids(0, 100), false)}, w, t.TxnOptions()).ok());
+  auto snap = t.Latest();
+  ASSERT_EQ(snap->files().size(), 1u);
+  for (bool push : {false, true}) {
+    auto scan = exec::DeltaScanOperator::Make(snap, kColumns, AllFiles(*snap), {}, "t");
+    ASSERT_TRUE(scan.ok()) << scan.status().ToString();
+    parquet::ColumnPredicate eq;
+    eq.op = parquet::ColumnPredicate::kEq;
+    eq.literal = Value::Int64(15);
+    parquet::ColumnPredicate ge = eq, le = eq;
+    ge.op = parquet::ColumnPredicate::kGe;
+    ge.literal = Value::Int64(71);
+    le.op = parquet::ColumnPredicate::kLe;
+    le.literal = Value::Int64(72);
+    (*scan)->AddRowGroupFilter(0, {{eq}, {ge, le}});
+    (*scan)->dfp_metrics().considered = true;
+    (*scan)->dfp_metrics().files_before = (*scan)->dfp_metrics().files_after = 1;
+    exec::ExecContext ctx;
+    int64_t rows = 0;
+    if (push) {
+      auto r = (*scan)->PushAll(ctx, 1, [&](size_t, DataChunk& c) {
+        rows += static_cast<int64_t>(c.size());
+        return Status::OK();
+      });
+      ASSERT_TRUE(r.ok() && *r);
+    } else {
+      auto chunks = exec::CollectAll(**scan, ctx);
+      ASSERT_TRUE(chunks.ok()) << chunks.status().ToString();
+      for (const auto& c : *chunks) rows += static_cast<int64_t>(c.size());
+    }
+    EXPECT_EQ(rows, 20);  // row groups [10, 19] and [70, 79]
+    EXPECT_NE((*scan)->AnalyzeDetails().find("numRowGroupsPrunedByDfp=8"), std::string::npos) << (*scan)->AnalyzeDetails();
+  }
 }
 
 // D-21: a MERGE whose runtime filter kept files {0, 1} commits after a concurrent DELETE from
