@@ -7,6 +7,7 @@
 #include "exec/functions.h"
 #include "parquet/reader.h"
 #include "planner/catalog.h"
+#include "planner/join_order.h"
 
 namespace silt::planner {
 
@@ -192,6 +193,14 @@ void PlanJoin(LogicalNode* join, const DfpOptions& options, int* next_id) {
     }
     if (files < options.files_threshold) {
       NoteReason(scan, "below_files_threshold");
+      continue;
+    }
+    // Building first on a side estimated bigger than both the limit and the pruned side would
+    // cost more memory than the pruning saves (the join would otherwise build on the smaller one).
+    const double build_rows = EstimateRows(*join->children[static_cast<size_t>(1 - side)]);
+    if (build_rows > static_cast<double>(options.exec.max_build_rows) &&
+        build_rows > EstimateRows(*join->children[static_cast<size_t>(side)])) {
+      NoteReason(scan, "build_too_large");
       continue;
     }
     const auto& build_keys = side == 0 ? join->right_keys : join->left_keys;
