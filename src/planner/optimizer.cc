@@ -507,9 +507,19 @@ int CompareForPrune(const Value& a, const Value& b, bool* ok) {
     *ok = true;
     return x < y ? -1 : x > y;
   }
-  if (ta == TypeId::kDecimal && tb == TypeId::kDecimal && a.type()->scale() == b.type()->scale()) {
+  if (ta == TypeId::kDecimal && tb == TypeId::kDecimal) {
+    // Different scales (a key widened to a common decimal type): compare exactly at the larger
+    // scale; give up (unknown) when rescaling would overflow.
+    int128_t x = a.decimal(), y = b.decimal();
+    int d = a.type()->scale() - b.type()->scale();
+    int128_t& up = d < 0 ? x : y;
+    constexpr int128_t kLimit = ~(int128_t{1} << 127) / 10;
+    for (int k = 0; k < (d < 0 ? -d : d); ++k) {
+      if (up > kLimit || up < -kLimit) return 0;
+      up *= 10;
+    }
     *ok = true;
-    return a.decimal() < b.decimal() ? -1 : a.decimal() > b.decimal();
+    return x < y ? -1 : x > y;
   }
   if (ta == TypeId::kString && tb == TypeId::kString) {
     *ok = true;
