@@ -14,11 +14,11 @@
 
 #include "commands/command.h"
 #include "commands/dml.h"
-#include "delta/scan.h"
 #include "delta/change_data_feed.h"
+#include "delta/scan.h"
 #include "exec/functions.h"
-#include "exec/sort.h"
 #include "exec/hash_join.h"
+#include "exec/sort.h"
 #include "planner/binder.h"
 #include "planner/dynamic_file_pruning.h"
 #include "planner/optimizer.h"
@@ -72,7 +72,8 @@ struct SourceKeyFilter {
   int64_t distinct = 0;
 };
 
-SourceKeyFilter SourceKeyFilterOf(const exec::ExprPtr& on, const std::vector<DataChunk>& source_rows, const Schema& target,
+SourceKeyFilter SourceKeyFilterOf(const exec::ExprPtr& on,
+                                  const std::vector<DataChunk>& source_rows, const Schema& target,
                                   int src_base, const planner::DfpExecOptions& options) {
   std::vector<exec::ExprPtr> conjuncts;
   planner::Conjuncts(on, &conjuncts);
@@ -86,12 +87,15 @@ SourceKeyFilter SourceKeyFilterOf(const exec::ExprPtr& on, const std::vector<Dat
     int tc = a->column, sc = b->column - src_base;
     if (tc < 0 || tc >= static_cast<int>(target.size()) || sc < 0 || !a->type->Equals(*b->type)) continue;
     Vector keys(b->type);
-    for (const DataChunk& chunk : source_rows) keys.AppendRange(chunk.columns[static_cast<size_t>(sc)], 0, chunk.size());
-    const exec::JoinKeySummary ks =
-        exec::SummarizeKeys(keys, static_cast<size_t>(std::max<int64_t>(0, options.max_in_list_values)));
-    const planner::RuntimePredicate rp =
-        planner::MakeRuntimePredicate(ks, exec::MakeColumn(tc, a->type, target[static_cast<size_t>(tc)].name), options);
-    out.file = out.file ? exec::MakeSpecial(exec::ExprKind::kAnd, DataType::Boolean(), {out.file, rp.file}) : rp.file;
+    for (const DataChunk& chunk : source_rows)
+      keys.AppendRange(chunk.columns[static_cast<size_t>(sc)], 0, chunk.size());
+    const exec::JoinKeySummary ks = exec::SummarizeKeys(
+        keys, static_cast<size_t>(std::max<int64_t>(0, options.max_in_list_values)));
+    const planner::RuntimePredicate rp = planner::MakeRuntimePredicate(
+        ks, exec::MakeColumn(tc, a->type, target[static_cast<size_t>(tc)].name), options);
+    out.file =
+        out.file ? exec::MakeSpecial(exec::ExprKind::kAnd, DataType::Boolean(), {out.file, rp.file})
+                 : rp.file;
     out.kind = out.kind.empty() ? rp.kind : out.kind + "+" + rp.kind;
     out.distinct = std::max(out.distinct, rp.distinct);
   }

@@ -56,7 +56,9 @@ class TableScanFile {
   // one of `alternatives` (their `column` fields are ignored: this column's file column is
   // used), judged by the row group's statistics. True when the column does not come from the
   // file (a partition or missing column) or its statistics cannot tell.
-  bool RowGroupMayMatch(int rg, int column, const std::vector<std::vector<parquet::ColumnPredicate>>& alternatives) const;
+  bool RowGroupMayMatch(
+      int rg, int column,
+      const std::vector<std::vector<parquet::ColumnPredicate>>& alternatives) const;
   // Reads rows [begin, end) of row group rg (deleted rows removed) as one chunk to `sink`.
   // Thread-safe.
   Status ReadRows(int rg, int64_t begin, int64_t end, const std::function<Status(DataChunk&)>& sink) const;

@@ -157,16 +157,20 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
         const auto& q = static_cast<const sql::QueryStatement&>(*e.inner);
         SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, binder.BindQuery(*q.query));
         SILT_ASSIGN_OR_RETURN(planner::PlanPtr optimized, planner::Optimize(plan, opt));
-        SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op, planner::BuildPhysical(optimized, /*profile=*/true));
+        SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op,
+                              planner::BuildPhysical(optimized, /*profile=*/true));
         const auto start = std::chrono::steady_clock::now();
         SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> rows, exec::CollectAll(*op, ectx));
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
         int64_t n = 0;
         for (const DataChunk& c : rows) n += static_cast<int64_t>(c.size());
         char head[96];
         std::snprintf(head, sizeof(head), "== Physical Plan (analyzed: %lld rows, %.3f ms) ==\n",
                       static_cast<long long>(n), ms);
-        return ToResult(commands::StringRows({"plan"}, {{head + planner::ExplainAnalyzed(*op)}}), "explain");
+        return ToResult(commands::StringRows({"plan"}, {{head + planner::ExplainAnalyzed(*op)}}),
+                        "explain");
       }
       if (e.mode == "codegen" || e.mode == "logical" || e.mode == "analyze") {
         return Status::NotImplemented("EXPLAIN " + e.mode + " is not supported (use EXPLAIN [EXTENDED | FORMATTED | COST])",

@@ -102,19 +102,23 @@ Status DeltaScanOperator::SetFiles(std::vector<const delta::AddFile*> files) {
 std::string DeltaScanOperator::AnalyzeDetails() const {
   int64_t bytes = 0;
   for (const delta::AddFile* f : files_) bytes += f->size;
-  std::string s = "numFilesRead=" + std::to_string(files_.size()) + ", bytesRead=" + std::to_string(bytes) +
+  std::string s = "numFilesRead=" + std::to_string(files_.size()) +
+                  ", bytesRead=" + std::to_string(bytes) +
                   ", rowsOutput=" + std::to_string(rows_read_);
   if (!dfp_.considered) return s;
   char ms[32];
   std::snprintf(ms, sizeof(ms), "%.3f", dfp_.time_ms);
   s += std::string(", dfp.applied=") + (dfp_.applied ? "true" : "false") +
-       ", dfp.reasonNotApplied=" + (dfp_.reason_not_applied.empty() ? "none" : dfp_.reason_not_applied);
+       ", dfp.reasonNotApplied=" +
+       (dfp_.reason_not_applied.empty() ? "none" : dfp_.reason_not_applied);
   if (dfp_.files_before >= 0) {
     s += ", numFilesBeforeDfp=" + std::to_string(dfp_.files_before) +
          ", numFilesPrunedByDfp=" + std::to_string(dfp_.files_before - dfp_.files_after) +
-         ", numFilesAfterDfp=" + std::to_string(dfp_.files_after) + ", bytesPrunedByDfp=" + std::to_string(dfp_.bytes_pruned) +
-         ", dfpBuildDistinctValues=" + std::to_string(dfp_.build_distinct_values) + ", dfpFilterKind=" + dfp_.filter_kind +
-         ", dfpTimeMs=" + ms + ", numRowGroupsPrunedByDfp=" + std::to_string(row_groups_pruned_.load());
+         ", numFilesAfterDfp=" + std::to_string(dfp_.files_after) +
+         ", bytesPrunedByDfp=" + std::to_string(dfp_.bytes_pruned) +
+         ", dfpBuildDistinctValues=" + std::to_string(dfp_.build_distinct_values) +
+         ", dfpFilterKind=" + dfp_.filter_kind + ", dfpTimeMs=" + ms +
+         ", numRowGroupsPrunedByDfp=" + std::to_string(row_groups_pruned_.load());
   }
   return s;
 }
@@ -163,7 +167,8 @@ std::vector<DeltaScanOperator::ScanUnit> DeltaScanOperator::SplitFile(const delt
   std::vector<ScanUnit> units;
   for (int rg = 0; rg < file.num_row_groups(); ++rg) {
     bool keep = true;
-    for (const RowGroupFilter& f : row_group_filters_) keep = keep && file.RowGroupMayMatch(rg, f.column, f.alternatives);
+    for (const RowGroupFilter& f : row_group_filters_)
+      keep = keep && file.RowGroupMayMatch(rg, f.column, f.alternatives);
     if (!keep) {
       row_groups_pruned_.fetch_add(1, std::memory_order_relaxed);
       continue;

@@ -68,7 +68,8 @@ class DeltaScanOperator final : public Operator {
   void AddRowFilter(ExprPtr filter) { filters_.push_back(std::move(filter)); }
   // Skips row groups whose statistics prove that scan column `column` satisfies none of
   // `alternatives` (see delta::TableScanFile::RowGroupMayMatch); counted in the DFP metrics.
-  void AddRowGroupFilter(int column, std::vector<std::vector<parquet::ColumnPredicate>> alternatives) {
+  void AddRowGroupFilter(int column,
+                         std::vector<std::vector<parquet::ColumnPredicate>> alternatives) {
     row_group_filters_.push_back({column, std::move(alternatives)});
   }
   DfpScanMetrics& dfp_metrics() { return dfp_; }

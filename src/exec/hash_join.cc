@@ -554,7 +554,8 @@ JoinKeySummary SummarizeKeys(const Vector& key, size_t max_distinct) {
 void HashJoinOperator::ComputeSummary() {
   summary_.build_rows = static_cast<int64_t>(build_data_.size());
   summary_.keys.clear();
-  for (const Vector* v : build_keys_) summary_.keys.push_back(SummarizeKeys(*v, summary_max_distinct_));
+  for (const Vector* v : build_keys_)
+    summary_.keys.push_back(SummarizeKeys(*v, summary_max_distinct_));
 }
 
 }  // namespace silt::exec

@@ -56,10 +56,14 @@ bool Integral(TypeId t) {
 
 int IntegralWidth(TypeId t) {
   switch (t) {
-    case TypeId::kInt8: return 1;
-    case TypeId::kInt16: return 2;
-    case TypeId::kInt32: return 4;
-    default: return 8;
+    case TypeId::kInt8:
+      return 1;
+    case TypeId::kInt16:
+      return 2;
+    case TypeId::kInt32:
+      return 4;
+    default:
+      return 8;
   }
 }
 
@@ -67,7 +71,9 @@ int IntegralWidth(TypeId t) {
 // INT = BIGINT to CAST(int AS BIGINT) = BIGINT). -1 for anything else.
 int KeyColumn(const ExprPtr& key) {
   if (key->kind == ExprKind::kColumn) return key->column;
-  if (key->kind != ExprKind::kCast || key->children.size() != 1 || key->children[0]->kind != ExprKind::kColumn) return -1;
+  if (key->kind != ExprKind::kCast || key->children.size() != 1 ||
+      key->children[0]->kind != ExprKind::kColumn)
+    return -1;
   TypeId from = key->children[0]->type->id(), to = key->type->id();
   bool widening = (Integral(from) && Integral(to) && IntegralWidth(from) <= IntegralWidth(to)) ||
                   (from == TypeId::kFloat && to == TypeId::kDouble) ||
@@ -82,9 +88,17 @@ bool StatsEligible(const LogicalNode& scan, int col) {
     if (LowerName(p) == LowerName(name)) return true;
   }
   switch (scan.columns[static_cast<size_t>(col)].type->id()) {
-    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
-    case TypeId::kFloat: case TypeId::kDouble: case TypeId::kDecimal:
-    case TypeId::kDate: case TypeId::kTimestamp: case TypeId::kTimestampNtz: case TypeId::kString:
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kFloat:
+    case TypeId::kDouble:
+    case TypeId::kDecimal:
+    case TypeId::kDate:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+    case TypeId::kString:
       return true;
     default:
       return false;
@@ -243,11 +257,14 @@ int64_t Bytes(const std::vector<const delta::AddFile*>& files) {
 DfpOptions DfpOptionsFrom(const SessionConfig& config) {
   DfpOptions o;
   o.enabled = config.GetBool("spark.databricks.optimizer.dynamicFilePruning", o.enabled);
-  o.size_threshold = config.GetBytes("spark.databricks.optimizer.deltaTableSizeThreshold", o.size_threshold);
-  o.files_threshold = config.GetInt("spark.databricks.optimizer.deltaTableFilesThreshold", o.files_threshold);
+  o.size_threshold =
+      config.GetBytes("spark.databricks.optimizer.deltaTableSizeThreshold", o.size_threshold);
+  o.files_threshold =
+      config.GetInt("spark.databricks.optimizer.deltaTableFilesThreshold", o.files_threshold);
   o.exec.max_build_rows = config.GetInt("silt.dfp.maxBuildRows", o.exec.max_build_rows);
   o.exec.max_in_list_values = config.GetInt("silt.dfp.maxInListValues", o.exec.max_in_list_values);
-  o.exec.per_value_probe_limit = config.GetInt("silt.dfp.perValueProbeLimit", o.exec.per_value_probe_limit);
+  o.exec.per_value_probe_limit =
+      config.GetInt("silt.dfp.perValueProbeLimit", o.exec.per_value_probe_limit);
   return o;
 }
 
@@ -257,9 +274,11 @@ Status PlanDynamicFilePruning(LogicalNode* plan, const DfpOptions& options) {
   return Status::OK();
 }
 
-RuntimePredicate MakeRuntimePredicate(const exec::JoinKeySummary& ks, const ExprPtr& col, const DfpExecOptions& options) {
+RuntimePredicate MakeRuntimePredicate(const exec::JoinKeySummary& ks, const ExprPtr& col,
+                                      const DfpExecOptions& options) {
   RuntimePredicate rp;
-  const bool in_list = ks.distinct_complete && static_cast<int64_t>(ks.distinct_values.size()) <= options.max_in_list_values;
+  const bool in_list = ks.distinct_complete && static_cast<int64_t>(ks.distinct_values.size()) <=
+                                                   options.max_in_list_values;
   if (ks.non_null_count == 0) {
     // No key can match: no file is kept (NULL keys never match an equality).
     rp.kind = "in_list";
@@ -287,21 +306,27 @@ RuntimePredicate MakeRuntimePredicate(const exec::JoinKeySummary& ks, const Expr
     return rp;
   }
   rp.file = exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(),
-                              {Comparison(">=", col, exec::MakeConstant(ks.min)), Comparison("<=", col, exec::MakeConstant(ks.max))});
+                              {Comparison(">=", col, exec::MakeConstant(ks.min)),
+                               Comparison("<=", col, exec::MakeConstant(ks.max))});
   if (key_col) {
-    Result<ExprPtr> ge = exec::BindScalarFunction(">=", {key_col, exec::MakeConstant(ks.min)}, exec::BindContext{});
-    Result<ExprPtr> le = exec::BindScalarFunction("<=", {key_col, exec::MakeConstant(ks.max)}, exec::BindContext{});
-    if (ge.ok() && le.ok()) rp.row = exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(), {*ge, *le});
+    Result<ExprPtr> ge =
+        exec::BindScalarFunction(">=", {key_col, exec::MakeConstant(ks.min)}, exec::BindContext{});
+    Result<ExprPtr> le =
+        exec::BindScalarFunction("<=", {key_col, exec::MakeConstant(ks.max)}, exec::BindContext{});
+    if (ge.ok() && le.ok())
+      rp.row = exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(), {*ge, *le});
   }
   return rp;
 }
 
-delta::ReadFilePredicate DfpReadPredicate(std::shared_ptr<const delta::Snapshot> snapshot, std::vector<std::string> columns,
+delta::ReadFilePredicate DfpReadPredicate(std::shared_ptr<const delta::Snapshot> snapshot,
+                                          std::vector<std::string> columns,
                                           ExprPtr file_predicate) {
   return [snapshot = std::move(snapshot), columns = std::move(columns),
           pred = std::move(file_predicate)](const delta::AddFile& f) {
     // An error judging the file counts as "could match": a conflict, never a wrong result.
-    Result<std::vector<const delta::AddFile*>> kept = PruneFileList(*snapshot, columns, {pred}, {&f}, true);
+    Result<std::vector<const delta::AddFile*>> kept =
+        PruneFileList(*snapshot, columns, {pred}, {&f}, true);
     return !kept.ok() || !kept->empty();
   };
 }
@@ -318,28 +343,33 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
       if (!m.applied) m.reason_not_applied = "build_too_large";
       continue;
     }
-    if (t.key >= summary->keys.size()) return Status::Internal("dynamic file pruning: join key out of range");
+    if (t.key >= summary->keys.size())
+      return Status::Internal("dynamic file pruning: join key out of range");
     const exec::JoinKeySummary& ks = summary->keys[t.key];
-    ExprPtr col = exec::MakeColumn(t.scan_column, t.column_type, t.scan_columns[static_cast<size_t>(t.scan_column)]);
+    ExprPtr col = exec::MakeColumn(t.scan_column, t.column_type,
+                                   t.scan_columns[static_cast<size_t>(t.scan_column)]);
     RuntimePredicate rp = MakeRuntimePredicate(ks, col, options);
     ExprPtr file_pred = rp.file, row_pred = rp.row;
     const std::string& kind = rp.kind;
     const int64_t distinct = rp.distinct;
     const std::vector<const delta::AddFile*>& before = t.scan->files();
     if (m.files_before < 0) m.files_before = static_cast<int64_t>(before.size());
-    SILT_ASSIGN_OR_RETURN(std::vector<const delta::AddFile*> kept,
-                          PruneFileList(*t.scan->snapshot(), t.scan_columns, {file_pred}, before, true));
+    SILT_ASSIGN_OR_RETURN(
+        std::vector<const delta::AddFile*> kept,
+        PruneFileList(*t.scan->snapshot(), t.scan_columns, {file_pred}, before, true));
     m.bytes_pruned += Bytes(before) - Bytes(kept);
     m.files_after = static_cast<int64_t>(kept.size());
     m.applied = true;
     m.reason_not_applied.clear();
-    m.build_distinct_values = m.filter_kind == "none" ? distinct : std::max(m.build_distinct_values, distinct);
+    m.build_distinct_values =
+        m.filter_kind == "none" ? distinct : std::max(m.build_distinct_values, distinct);
     m.filter_kind = m.filter_kind == "none" ? kind : m.filter_kind + "+" + kind;
     SILT_RETURN_NOT_OK(t.scan->SetFiles(std::move(kept)));
     if (row_pred) t.scan->AddRowFilter(row_pred);
     // Row groups of the kept files, by their Parquet statistics (values in the column's type only;
     // not strings, whose statistics a writer may truncate).
-    if (ks.non_null_count > 0 && ks.min.type()->Equals(*t.column_type) && t.column_type->id() != TypeId::kString) {
+    if (ks.non_null_count > 0 && ks.min.type()->Equals(*t.column_type) &&
+        t.column_type->id() != TypeId::kString) {
       std::vector<std::vector<parquet::ColumnPredicate>> alternatives;
       auto pred = [](parquet::ColumnPredicate::Op op, const Value& v) {
         parquet::ColumnPredicate p;
@@ -348,15 +378,19 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
         return p;
       };
       if (distinct >= 0 && distinct <= options.per_value_probe_limit) {
-        for (const Value& v : ks.distinct_values) alternatives.push_back({pred(parquet::ColumnPredicate::kEq, v)});
+        for (const Value& v : ks.distinct_values)
+          alternatives.push_back({pred(parquet::ColumnPredicate::kEq, v)});
       } else {
-        alternatives.push_back({pred(parquet::ColumnPredicate::kGe, ks.min), pred(parquet::ColumnPredicate::kLe, ks.max)});
+        alternatives.push_back({pred(parquet::ColumnPredicate::kGe, ks.min),
+                                pred(parquet::ColumnPredicate::kLe, ks.max)});
       }
       t.scan->AddRowGroupFilter(t.scan_column, std::move(alternatives));
     }
   }
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  for (const DfpTarget& t : targets) t.scan->dfp_metrics().time_ms += ms / static_cast<double>(targets.size());
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  for (const DfpTarget& t : targets)
+    t.scan->dfp_metrics().time_ms += ms / static_cast<double>(targets.size());
   return Status::OK();
 }
 

@@ -56,9 +56,9 @@ struct DfpTarget {
 
 // The runtime filter for a column whose values must be among a build side's keys `keys`.
 struct RuntimePredicate {
-  exec::ExprPtr file;    // for PruneFileList: `col IN (...)`, `col >= min AND col <= max` or FALSE
-  exec::ExprPtr row;     // a bound row filter (null when none is needed or possible)
-  std::string kind;      // in_list | range
+  exec::ExprPtr file;     // for PruneFileList: `col IN (...)`, `col >= min AND col <= max` or FALSE
+  exec::ExprPtr row;      // a bound row filter (null when none is needed or possible)
+  std::string kind;       // in_list | range
   int64_t distinct = -1;  // distinct keys (-1: more than max_in_list_values)
 };
 RuntimePredicate MakeRuntimePredicate(const exec::JoinKeySummary& keys, const exec::ExprPtr& column,
@@ -68,7 +68,8 @@ RuntimePredicate MakeRuntimePredicate(const exec::JoinKeySummary& keys, const ex
 // step 9): a concurrently added file conflicts only when `file_predicate` (over `columns`) may
 // hold for one of its rows; pruned files are not in the read set, so removing them does not
 // conflict either.
-delta::ReadFilePredicate DfpReadPredicate(std::shared_ptr<const delta::Snapshot> snapshot, std::vector<std::string> columns,
+delta::ReadFilePredicate DfpReadPredicate(std::shared_ptr<const delta::Snapshot> snapshot,
+                                          std::vector<std::string> columns,
                                           exec::ExprPtr file_predicate);
 
 // Applies `targets` after `join` built its hash table (before the probe side is pulled).

@@ -111,8 +111,8 @@ class ValuesRows {
 // filter on one of its columns whose values come, at run time, from a join's build side.
 struct RuntimeFilter {
   int id = 0;
-  int scan_column = -1;    // index into the scan's scan_columns
-  std::string build_key;   // display of the build side's key ("dynamicpruning(...)")
+  int scan_column = -1;   // index into the scan's scan_columns
+  std::string build_key;  // display of the build side's key ("dynamicpruning(...)")
 };
 
 // What the hash join needs at run time to turn its build side into runtime filters.

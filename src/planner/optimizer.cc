@@ -565,7 +565,8 @@ ColRange RangeOf(int col, const StatsView& v) {
     // Delta writes timestamp statistics truncated to milliseconds: the true maximum can be up to
     // 999 µs above the stored one (Delta compares against max + 1 ms).
     TypeId t = r.max.type()->id();
-    if ((t == TypeId::kTimestamp || t == TypeId::kTimestampNtz) && r.max.integer() < INT64_MAX - 1000) {
+    if ((t == TypeId::kTimestamp || t == TypeId::kTimestampNtz) &&
+        r.max.integer() < INT64_MAX - 1000) {
       r.max = Value::Integer(r.max.type(), r.max.integer() + 999);
     }
   }
@@ -672,19 +673,18 @@ Status PruneFiles(LogicalNode* scan, const OptimizerOptions& options) {
   }
   int64_t after_part = 0;
   SILT_ASSIGN_OR_RETURN(std::vector<const delta::AddFile*> kept,
-                        PruneFileList(snap, scan->scan_columns, scan->pushed_filters, all, options.stats_skipping,
-                                      &after_part));
+                        PruneFileList(snap, scan->scan_columns, scan->pushed_filters, all,
+                                      options.stats_skipping, &after_part));
   scan->files_after_partition_pruning = after_part;
   scan->files_after_stats_pruning = static_cast<int64_t>(kept.size());
   scan->pruned_files = std::move(kept);
   return Status::OK();
 }
 
-Result<std::vector<const delta::AddFile*>> PruneFileList(const delta::Snapshot& snap,
-                                                         const std::vector<std::string>& scan_columns,
-                                                         const std::vector<ExprPtr>& filters,
-                                                         const std::vector<const delta::AddFile*>& files,
-                                                         bool stats_skipping, int64_t* after_partition) {
+Result<std::vector<const delta::AddFile*>> PruneFileList(
+    const delta::Snapshot& snap, const std::vector<std::string>& scan_columns,
+    const std::vector<ExprPtr>& filters, const std::vector<const delta::AddFile*>& files,
+    bool stats_skipping, int64_t* after_partition) {
   std::vector<const delta::AddFile*> kept;
   kept.reserve(files.size());
   // Per scan column: partition column physical key, stats key of top-level primitive columns.

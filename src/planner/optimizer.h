@@ -13,10 +13,10 @@ namespace silt::planner {
 
 // Dynamic file pruning settings (docs/dfp.md; defaults as Databricks).
 struct DfpOptions {
-  bool enabled = true;                        // spark.databricks.optimizer.dynamicFilePruning
-  int64_t size_threshold = 10000000000;       // spark.databricks.optimizer.deltaTableSizeThreshold
-  int64_t files_threshold = 10;               // spark.databricks.optimizer.deltaTableFilesThreshold
-  DfpExecOptions exec;                        // silt.dfp.*
+  bool enabled = true;                   // spark.databricks.optimizer.dynamicFilePruning
+  int64_t size_threshold = 10000000000;  // spark.databricks.optimizer.deltaTableSizeThreshold
+  int64_t files_threshold = 10;          // spark.databricks.optimizer.deltaTableFilesThreshold
+  DfpExecOptions exec;                   // silt.dfp.*
 };
 
 struct OptimizerOptions {
@@ -38,10 +38,9 @@ Status PruneFiles(LogicalNode* scan, const OptimizerOptions& options);
 // (conjuncts over the columns `scan_columns`) is true: partition values exactly, then min/max/
 // nullCount statistics (when stats_skipping) with Delta's data-skipping rules. Unknown → kept.
 // *after_partition (optional) receives the count after the partition-value step.
-Result<std::vector<const delta::AddFile*>> PruneFileList(const delta::Snapshot& snapshot,
-                                                         const std::vector<std::string>& scan_columns,
-                                                         const std::vector<exec::ExprPtr>& filters,
-                                                         const std::vector<const delta::AddFile*>& in,
-                                                         bool stats_skipping, int64_t* after_partition = nullptr);
+Result<std::vector<const delta::AddFile*>> PruneFileList(
+    const delta::Snapshot& snapshot, const std::vector<std::string>& scan_columns,
+    const std::vector<exec::ExprPtr>& filters, const std::vector<const delta::AddFile*>& in,
+    bool stats_skipping, int64_t* after_partition = nullptr);
 
 }  // namespace silt::planner

@@ -49,17 +49,22 @@ class ProfiledOperator final : public exec::Operator {
   Result<bool> Next(exec::ExecContext& ctx, DataChunk* out) override {
     const auto start = std::chrono::steady_clock::now();
     Result<bool> r = inner_->Next(ctx, out);
-    nanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    nanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
     if (r.ok() && *r) rows_ += static_cast<int64_t>(out->size());
     return r;
   }
-  Result<bool> PushAll(exec::ExecContext& ctx, size_t workers, const exec::ChunkSink& sink) override {
+  Result<bool> PushAll(exec::ExecContext& ctx, size_t workers,
+                       const exec::ChunkSink& sink) override {
     const auto start = std::chrono::steady_clock::now();
     Result<bool> r = inner_->PushAll(ctx, workers, [&](size_t w, DataChunk& c) {
       rows_.fetch_add(static_cast<int64_t>(c.size()), std::memory_order_relaxed);
       return sink(w, c);
     });
-    nanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    nanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
     return r;
   }
   std::string name() const override { return inner_->name(); }
@@ -83,8 +88,9 @@ void NumberOperators(const exec::Operator& op, std::vector<const exec::Operator*
 }
 
 // Spark's tree layout (see ExplainPlan).
-void ExplainTree(const exec::Operator& op, const std::string& prefix, const std::string& marker, bool formatted,
-                 const std::vector<const exec::Operator*>& order, std::string* out, bool analyzed = false) {
+void ExplainTree(const exec::Operator& op, const std::string& prefix, const std::string& marker,
+                 bool formatted, const std::vector<const exec::Operator*>& order, std::string* out,
+                 bool analyzed = false) {
   out->append(prefix + marker);
   out->append(op.name());
   if (formatted) {
@@ -97,7 +103,8 @@ void ExplainTree(const exec::Operator& op, const std::string& prefix, const std:
   if (analyzed) {
     if (const auto* p = dynamic_cast<const ProfiledOperator*>(&op)) {
       char buf[96];
-      std::snprintf(buf, sizeof(buf), " (rows=%lld, time=%.3f ms)", static_cast<long long>(p->rows()), p->time_ms());
+      std::snprintf(buf, sizeof(buf), " (rows=%lld, time=%.3f ms)",
+                    static_cast<long long>(p->rows()), p->time_ms());
       out->append(buf);
     }
     if (const auto* scan = dynamic_cast<const exec::DeltaScanOperator*>(&Unprofiled(op))) {
@@ -108,7 +115,8 @@ void ExplainTree(const exec::Operator& op, const std::string& prefix, const std:
   std::string below = marker.empty() ? prefix : prefix + (marker == ":- " ? ":  " : "   ");
   std::vector<const exec::Operator*> children = op.children();
   for (size_t i = 0; i < children.size(); ++i) {
-    ExplainTree(*children[i], below, i + 1 == children.size() ? "+- " : ":- ", formatted, order, out, analyzed);
+    ExplainTree(*children[i], below, i + 1 == children.size() ? "+- " : ":- ", formatted, order,
+                out, analyzed);
   }
 }
 
@@ -177,12 +185,14 @@ Result<exec::OperatorPtr> BuildNode(const PlanPtr& plan, PhysicalContext& pctx) 
 }
 
 // Wires the runtime filters of join `n` (dynamic file pruning) into its hash join.
-Status WireRuntimeFilters(const LogicalNode& n, const PhysicalContext& pctx, exec::HashJoinOperator* op) {
+Status WireRuntimeFilters(const LogicalNode& n, const PhysicalContext& pctx,
+                          exec::HashJoinOperator* op) {
   if (n.dfp_pruned_side < 0 || n.dfp_filters.empty()) return Status::OK();
   std::vector<DfpTarget> targets;
   for (const auto& [id, key] : n.dfp_filters) {
     auto it = pctx.scans.find(id);
-    if (it == pctx.scans.end()) return Status::Internal("runtime filter #" + std::to_string(id) + " has no scan");
+    if (it == pctx.scans.end())
+      return Status::Internal("runtime filter #" + std::to_string(id) + " has no scan");
     const LogicalNode& scan = *it->second.node;
     for (const RuntimeFilter& rf : scan.runtime_filters) {
       if (rf.id != id) continue;
@@ -198,9 +208,10 @@ Status WireRuntimeFilters(const LogicalNode& n, const PhysicalContext& pctx, exe
   }
   op->SetSummaryMaxDistinct(static_cast<size_t>(std::max<int64_t>(0, n.dfp.max_in_list_values)));
   DfpExecOptions options = n.dfp;
-  op->SetAfterBuild([targets = std::move(targets), options](exec::ExecContext&, exec::HashJoinOperator& join) {
-    return ApplyRuntimeFilters(join, targets, options);
-  });
+  op->SetAfterBuild(
+      [targets = std::move(targets), options](exec::ExecContext&, exec::HashJoinOperator& join) {
+        return ApplyRuntimeFilters(join, targets, options);
+      });
   return Status::OK();
 }
 
@@ -300,8 +311,10 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
       // dynamic file pruning the pruned side is the probe side (a left outer join pruning its
       // right side becomes a right outer join with the sides swapped).
       bool swap = n.dfp_pruned_side >= 0
-                      ? n.dfp_pruned_side == 1 && (jt == exec::JoinType::kInner || jt == exec::JoinType::kLeftOuter)
-                      : jt == exec::JoinType::kInner && EstimateRows(*n.children[1]) > 2 * EstimateRows(*n.children[0]);
+                      ? n.dfp_pruned_side == 1 &&
+                            (jt == exec::JoinType::kInner || jt == exec::JoinType::kLeftOuter)
+                      : jt == exec::JoinType::kInner &&
+                            EstimateRows(*n.children[1]) > 2 * EstimateRows(*n.children[0]);
       if (swap) {
         const int lw = static_cast<int>(children[0]->output_schema().size());
         const int rw = static_cast<int>(children[1]->output_schema().size());
@@ -309,8 +322,8 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
         for (const Field& f : children[1]->output_schema()) joined.push_back(f);
         auto op = std::make_unique<exec::HashJoinOperator>(
             std::move(children[1]), std::move(children[0]),
-            jt == exec::JoinType::kLeftOuter ? exec::JoinType::kRightOuter : jt, n.right_keys, n.left_keys, n.null_safe,
-            SwapSides(n.condition, lw, rw));
+            jt == exec::JoinType::kLeftOuter ? exec::JoinType::kRightOuter : jt, n.right_keys,
+            n.left_keys, n.null_safe, SwapSides(n.condition, lw, rw));
         SILT_RETURN_NOT_OK(WireRuntimeFilters(n, pctx, op.get()));
         std::vector<exec::ExprPtr> order;
         std::vector<std::string> names;
@@ -318,7 +331,8 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
         for (int i = 0; i < lw + rw; ++i) {
           const Field& f = joined[static_cast<size_t>(i)];
           const int from = i < lw ? i + rw : i - lw;
-          order.push_back(exec::MakeColumn(from, f.type, f.name, swapped[static_cast<size_t>(from)].nullable));
+          order.push_back(
+              exec::MakeColumn(from, f.type, f.name, swapped[static_cast<size_t>(from)].nullable));
           names.push_back(f.name);
         }
         auto project = std::make_unique<exec::ProjectOperator>(std::move(op), std::move(order), std::move(names));

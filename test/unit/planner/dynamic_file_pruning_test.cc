@@ -29,7 +29,8 @@ void MakeTenFiles(DmlTable& t) {
   for (int64_t i = 1; i < 10; ++i) t.Append(Ids(10 * i, 10 * i + 10));
 }
 
-exec::JoinKeySummary Keys(const std::vector<std::optional<int64_t>>& keys, size_t max_distinct = 1000) {
+exec::JoinKeySummary Keys(const std::vector<std::optional<int64_t>>& keys,
+                          size_t max_distinct = 1000) {
   Vector v(DataType::Int64());
   for (const auto& k : keys) k ? v.Append<int64_t>(*k) : v.AppendNull();
   return exec::SummarizeKeys(v, max_distinct);
@@ -49,7 +50,8 @@ TEST(DynamicFilePruning, InListKeepsOnlyFilesHoldingAKey) {
   DmlTable t;
   MakeTenFiles(t);
   auto snap = t.Latest();
-  RuntimePredicate rp = MakeRuntimePredicate(Keys({12, std::nullopt, 57, 12}), IdColumn(), DfpExecOptions{});
+  RuntimePredicate rp =
+      MakeRuntimePredicate(Keys({12, std::nullopt, 57, 12}), IdColumn(), DfpExecOptions{});
   EXPECT_EQ(rp.kind, "in_list");
   EXPECT_EQ(rp.distinct, 2);
   auto kept = PruneFileList(*snap, kColumns, {rp.file}, AllFiles(*snap), true);
@@ -63,11 +65,13 @@ TEST(DynamicFilePruning, PerValueProbingIsMorePreciseThanTheListRange) {
   auto snap = t.Latest();
   DfpExecOptions o;
   auto keys = Keys({5, 95});
-  auto probe = PruneFileList(*snap, kColumns, {MakeRuntimePredicate(keys, IdColumn(), o).file}, AllFiles(*snap), true);
+  auto probe = PruneFileList(*snap, kColumns, {MakeRuntimePredicate(keys, IdColumn(), o).file},
+                             AllFiles(*snap), true);
   ASSERT_TRUE(probe.ok());
   EXPECT_EQ(probe->size(), 2u);
   o.per_value_probe_limit = 1;  // above it: the list's min/max, as Delta
-  auto range = PruneFileList(*snap, kColumns, {MakeRuntimePredicate(keys, IdColumn(), o).file}, AllFiles(*snap), true);
+  auto range = PruneFileList(*snap, kColumns, {MakeRuntimePredicate(keys, IdColumn(), o).file},
+                             AllFiles(*snap), true);
   ASSERT_TRUE(range.ok());
   EXPECT_EQ(range->size(), 10u);
 }
@@ -90,7 +94,8 @@ TEST(DynamicFilePruning, OnlyNullKeysKeepNoFile) {
   DmlTable t;
   MakeTenFiles(t);
   auto snap = t.Latest();
-  RuntimePredicate rp = MakeRuntimePredicate(Keys({std::nullopt, std::nullopt}), IdColumn(), DfpExecOptions{});
+  RuntimePredicate rp =
+      MakeRuntimePredicate(Keys({std::nullopt, std::nullopt}), IdColumn(), DfpExecOptions{});
   auto kept = PruneFileList(*snap, kColumns, {rp.file}, AllFiles(*snap), true);
   ASSERT_TRUE(kept.ok());
   EXPECT_TRUE(kept->empty());
@@ -103,7 +108,9 @@ TEST(DynamicFilePruning, RowGroupsArePrunedByTheirStatistics) {
   delta::DataWriteOptions w;
   w.clock = t.clock();
   w.parquet.row_group_max_rows = 10;  // one file of 10 row groups: ids [10i, 10i + 9]
-  ASSERT_TRUE(delta::AppendRows(t.store(), {commands::testing::MakeRows(Ids(0, 100), false)}, w, t.TxnOptions()).ok());
+  ASSERT_TRUE(delta::AppendRows(t.store(), {commands::testing::MakeRows(Ids(0, 100), false)}, w,
+                                t.TxnOptions())
+                  .ok());
   auto snap = t.Latest();
   ASSERT_EQ(snap->files().size(), 1u);
   for (bool push : {false, true}) {
@@ -134,7 +141,8 @@ TEST(DynamicFilePruning, RowGroupsArePrunedByTheirStatistics) {
       for (const auto& c : *chunks) rows += static_cast<int64_t>(c.size());
     }
     EXPECT_EQ(rows, 20);  // row groups [10, 19] and [70, 79]
-    EXPECT_NE((*scan)->AnalyzeDetails().find("numRowGroupsPrunedByDfp=8"), std::string::npos) << (*scan)->AnalyzeDetails();
+    EXPECT_NE((*scan)->AnalyzeDetails().find("numRowGroupsPrunedByDfp=8"), std::string::npos)
+        << (*scan)->AnalyzeDetails();
   }
 }
 
@@ -164,8 +172,9 @@ TEST(DynamicFilePruning, PrunedFilesAreNotInTheReadSet) {
     commands::RowChanges a;
     a.operation = "MERGE";
     a.metric_names = commands::MetricNames::kMerge;
-    auto only_id_1 = PruneFileList(*snap, kColumns, {MakeRuntimePredicate(Keys({1}), IdColumn(), DfpExecOptions{}).file},
-                                   AllFiles(*snap), true);
+    auto only_id_1 = PruneFileList(
+        *snap, kColumns, {MakeRuntimePredicate(Keys({1}), IdColumn(), DfpExecOptions{}).file},
+        AllFiles(*snap), true);
     ASSERT_TRUE(only_id_1.ok());
     ASSERT_EQ(only_id_1->size(), 1u);
     const delta::AddFile* file0 = (*only_id_1)[0];
@@ -189,7 +198,8 @@ TEST(DynamicFilePruning, PrunedFilesAreNotInTheReadSet) {
     } else {
       ASSERT_FALSE(ra.ok());
       const std::string c(ra.status().error_class());
-      EXPECT_TRUE(c == "DELTA_CONCURRENT_DELETE_READ" || c == "DELTA_CONCURRENT_APPEND") << ra.status().ToString();
+      EXPECT_TRUE(c == "DELTA_CONCURRENT_DELETE_READ" || c == "DELTA_CONCURRENT_APPEND")
+          << ra.status().ToString();
     }
   }
 }
