@@ -306,6 +306,21 @@ TableScanFile::~TableScanFile() = default;
 
 int64_t TableScanFile::row_group_rows(int rg) const { return pf_->metadata().row_groups[rg].num_rows; }
 
+bool TableScanFile::RowGroupMayMatch(
+    int rg, int column,
+    const std::vector<std::vector<parquet::ColumnPredicate>>& alternatives) const {
+  if (column < 0 || static_cast<size_t>(column) >= source_.size() ||
+      source_[static_cast<size_t>(column)] < 0)
+    return true;
+  const std::string& name =
+      pf_->schema().columns()[static_cast<size_t>(source_[static_cast<size_t>(column)])].name;
+  for (std::vector<parquet::ColumnPredicate> preds : alternatives) {
+    for (parquet::ColumnPredicate& p : preds) p.column = name;
+    if (pf_->RowGroupMayMatch(rg, preds)) return true;
+  }
+  return false;
+}
+
 std::vector<std::pair<int64_t, int64_t>> TableScanFile::SplitRowGroup(int rg, int64_t target_rows) const {
   const int64_t rows = row_group_rows(rg);
   std::vector<std::pair<int64_t, int64_t>> out;

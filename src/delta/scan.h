@@ -17,6 +17,7 @@
 
 namespace silt::parquet {
 class ParquetFile;
+struct ColumnPredicate;
 }
 
 namespace silt::delta {
@@ -51,6 +52,13 @@ class TableScanFile {
   // the page index says pages of (most of) the columns read start, so a range decodes few pages
   // of its neighbours; one range when a column read has no page index or the group is small.
   std::vector<std::pair<int64_t, int64_t>> SplitRowGroup(int rg, int64_t target_rows) const;
+  // Whether row group rg may hold a row whose output column `column` satisfies all predicates of
+  // one of `alternatives` (their `column` fields are ignored: this column's file column is
+  // used), judged by the row group's statistics. True when the column does not come from the
+  // file (a partition or missing column) or its statistics cannot tell.
+  bool RowGroupMayMatch(
+      int rg, int column,
+      const std::vector<std::vector<parquet::ColumnPredicate>>& alternatives) const;
   // Reads rows [begin, end) of row group rg (deleted rows removed) as one chunk to `sink`.
   // Thread-safe.
   Status ReadRows(int rg, int64_t begin, int64_t end, const std::function<Status(DataChunk&)>& sink) const;
