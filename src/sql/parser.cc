@@ -1,9 +1,6 @@
-// Recursive-descent parser for Spark SQL (SqlBaseParser.g4, non-ANSI keyword rules) plus Delta's
-// extensions (DeltaSqlBase.g4). Expression precedence follows Spark's grammar:
-//   OR < AND < NOT < predicate (comparison chain, then one of BETWEEN/IN/LIKE/IS …)
-//   < | < ^ < & < shifts < + - || < * / % DIV < unary - + ~ < postfix ([i], .f, ::type).
-// Comparisons are part of valueExpression in Spark, so `a = b IS NULL` is `(a = b) IS NULL` and
-// BETWEEN bounds are full value expressions.
+// The parser's entry points (ParseScript, ParseStatement, ParseExpression, ParseDataType,
+// SplitStatements), the statement dispatch and the shared name rules; the grammar itself is in
+// parse_*.cc around the Parser class of parser_internal.h.
 #include "sql/parser.h"
 
 #include <algorithm>
