@@ -125,5 +125,23 @@ TEST_F(BinderTest, BindExpressionOverGivenColumns) {
   EXPECT_EQ(unbound.status().error_class(), "UNRESOLVED_COLUMN.WITH_SUGGESTION");
 }
 
+TEST_F(BinderTest, InAndExistsSubqueriesInWhereBecomeSemiAndAntiJoins) {
+  auto plan = Bind("SELECT name FROM t WHERE id IN (SELECT k FROM big)");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto joins = Find(*plan, LogicalKind::kJoin);
+  ASSERT_EQ(joins.size(), 1u) << ExplainPlan(**plan);
+  EXPECT_EQ(joins[0]->join, JoinKind::kSemi);
+  ASSERT_EQ(joins[0]->left_keys.size(), 1u) << ExplainPlan(**plan);
+  EXPECT_EQ(joins[0]->left_keys[0]->type->id(), TypeId::kInt64);  // INT id compared as BIGINT
+  EXPECT_TRUE(Find(*plan, LogicalKind::kFilter).empty()) << ExplainPlan(**plan);
+
+  plan = Bind("SELECT name FROM t WHERE NOT EXISTS (SELECT 1 FROM big WHERE big.k = t.id)");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  joins = Find(*plan, LogicalKind::kJoin);
+  ASSERT_EQ(joins.size(), 1u) << ExplainPlan(**plan);
+  EXPECT_EQ(joins[0]->join, JoinKind::kAnti);
+  EXPECT_EQ(joins[0]->left_keys.size(), 1u) << ExplainPlan(**plan);
+}
+
 }  // namespace
 }  // namespace silt::planner

@@ -170,5 +170,32 @@ TEST_F(OptimizerTest, JoinChainStartsWithTheSmallestConnectedPair) {
   EXPECT_EQ((*plan)->columns[3].name, "y");
 }
 
+TEST_F(OptimizerTest, CrossJoinWithAnEqualityFilterBecomesAHashJoin) {
+  Run("CREATE TABLE l (id INT, v STRING) USING delta");
+  Run("CREATE TABLE r (k INT, w STRING) USING delta");
+  const std::string q = "SELECT v, w FROM l, r WHERE l.id = r.k AND w <> 'x'";
+  auto bound = Bind(q);
+  ASSERT_TRUE(bound.ok()) << bound.status().ToString();
+  auto joins = Find(*bound, LogicalKind::kJoin);
+  ASSERT_EQ(joins.size(), 1u);
+  EXPECT_TRUE(joins[0]->left_keys.empty()) << ExplainPlan(**bound);
+  EXPECT_EQ(Find(*bound, LogicalKind::kFilter).size(), 1u) << ExplainPlan(**bound);
+
+  auto plan = BindAndOptimize(q);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  joins = Find(*plan, LogicalKind::kJoin);
+  ASSERT_EQ(joins.size(), 1u) << ExplainPlan(**plan);
+  ASSERT_EQ(joins[0]->left_keys.size(), 1u) << ExplainPlan(**plan);
+  EXPECT_EQ(joins[0]->left_keys[0]->kind, exec::ExprKind::kColumn);
+  EXPECT_EQ(joins[0]->right_keys[0]->kind, exec::ExprKind::kColumn);
+  EXPECT_EQ(joins[0]->condition, nullptr) << joins[0]->condition->ToString();
+  EXPECT_TRUE(Find(*plan, LogicalKind::kFilter).empty()) << ExplainPlan(**plan);
+  // w <> 'x' went into r's scan.
+  auto scans = Find(*plan, LogicalKind::kScan);
+  ASSERT_EQ(scans.size(), 2u);
+  EXPECT_TRUE(scans[0]->pushed_filters.empty()) << ExplainPlan(**plan);
+  EXPECT_EQ(scans[1]->pushed_filters.size(), 1u) << ExplainPlan(**plan);
+}
+
 }  // namespace
 }  // namespace silt::planner
