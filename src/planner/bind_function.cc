@@ -1,0 +1,252 @@
+// Binding function calls: scalar and aggregate calls, higher-order lambdas, grouping(), window calls.
+#include "planner/binder_impl.h"
+
+namespace silt::planner {
+
+// transform(arr, x -> …) & co. (exec/lambda.h). Each lambda's parameters are placeholder
+// columns at a base per nesting level; the body's other columns are captured: they become extra
+// arguments of the call and are renumbered after the parameters.
+Result<ExprPtr> Binder::Impl::BindHigherOrder(const ParsedExpr& e, ExprScope& s, const std::string& name) {
+  std::vector<ExprPtr> args;
+  std::vector<const ParsedExpr*> lambdas;
+  for (const auto& c : e.children) {
+    if (c->type == ExprType::kLambda) {
+      lambdas.push_back(c.get());
+      continue;
+    }
+    if (!lambdas.empty()) {
+      return Status::InvalidArgument("[INVALID_LAMBDA_FUNCTION_CALL] Invalid lambda function call: the lambda function must "
+                                         "be the last argument of " + Backquote(name) + ".",
+                                     "INVALID_LAMBDA_FUNCTION_CALL");
+    }
+    SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*c, s));
+    args.push_back(std::move(b));
+  }
+  const int base = kLambdaBase + static_cast<int>(s.lambda_vars.size()) * 64;
+  std::vector<exec::BoundLambda> bound;
+  std::vector<int> captured;  // column indices (of the enclosing scope) the bodies read
+  std::vector<ExprPtr> captured_refs;
+  std::vector<ExprPtr> bodies;
+  for (size_t k = 0; k < lambdas.size(); ++k) {
+    const ParsedExpr& lam = *lambdas[k];
+    SILT_ASSIGN_OR_RETURN(std::vector<TypePtr> types,
+                          exec::LambdaParamTypes(name, args, k, lam.lambda_params.size(), bound));
+    ExprScope ls = s;
+    for (size_t p = 0; p < types.size(); ++p) {
+      ls.lambda_vars.push_back({lam.lambda_params[p], exec::MakeColumn(base + static_cast<int>(p), types[p], lam.lambda_params[p])});
+    }
+    SILT_ASSIGN_OR_RETURN(ExprPtr body, Bind(*lam.children[0], ls));
+    std::function<void(const ExprPtr&)> collect = [&](const ExprPtr& x) {
+      if (x->kind == ExprKind::kColumn && x->column < base &&
+          std::find(captured.begin(), captured.end(), x->column) == captured.end()) {
+        captured.push_back(x->column);
+        captured_refs.push_back(x);
+      }
+      for (const auto& c : x->children) collect(c);
+    };
+    collect(body);
+    bodies.push_back(body);
+    bound.push_back({body, types.size()});  // renumbered below, once every capture is known
+  }
+  for (size_t k = 0; k < bound.size(); ++k) {
+    const int params = static_cast<int>(bound[k].params);
+    bound[k].body = RemapColumns(bodies[k], [&](int c) {
+      if (c >= base) return c - base;
+      return params + static_cast<int>(std::find(captured.begin(), captured.end(), c) - captured.begin());
+    });
+  }
+  return exec::BindHigherOrderFunction(name, std::move(args), std::move(bound), std::move(captured_refs), ctx().bind);
+}
+
+Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
+  std::string name = LowerName(e.names.empty() ? "" : e.names.back());
+  if (exec::IsHigherOrderFunction(name) &&
+      std::any_of(e.children.begin(), e.children.end(), [](const auto& c) { return c->type == ExprType::kLambda; })) {
+    return BindHigherOrder(e, s, name);
+  }
+  if (exec::FindGenerator(name)) {
+    // Top-level SELECT items and LATERAL VIEW bind generators themselves (BindSelect).
+    return Status::InvalidArgument("[UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS] The generator is not supported: nested in "
+                                       "expressions \"" + e.ToString() + "\".",
+                                   "UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS");
+  }
+  if (e.over) return BindWindowCall(e, s, name);
+  if (name == "grouping" || name == "grouping_id") return BindGrouping(e, s, name);
+  if (exec::IsAggregateFunction(name)) {
+    if (!s.agg) {
+      return Status::InvalidArgument("[UNSUPPORTED_EXPR_FOR_OPERATOR] Aggregate function " + e.ToString() +
+                                         " is not allowed here.",
+                                     "UNSUPPORTED_EXPR_FOR_OPERATOR");
+    }
+    std::string text = e.ToString();
+    for (size_t i = 0; i < s.agg->call_texts.size(); ++i) {
+      if (s.agg->call_texts[i] == text) {
+        const AggregateCall& c = s.agg->calls[i];
+        return exec::MakeColumn(s.agg->call_column(i), c.bound.function->result_type(), text);
+      }
+    }
+    // Arguments bind over the aggregate's input.
+    ExprScope in;
+    in.columns = const_cast<std::vector<OutputColumn>*>(s.agg->input);
+    std::vector<ExprPtr> args;
+    if (!e.star_arg) {
+      for (const auto& a : e.children) {
+        if (ContainsAggregate(*a)) {
+          return Status::InvalidArgument("[NESTED_AGGREGATE_FUNCTION] It is not allowed to use an aggregate function "
+                                             "in the argument of another aggregate function.",
+                                         "NESTED_AGGREGATE_FUNCTION");
+        }
+        SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*a, in));
+        args.push_back(b);
+      }
+    }
+    AggregateCall call;
+    call.name = text;
+    call.function = name;
+    call.distinct = e.distinct;
+    SILT_ASSIGN_OR_RETURN(call.bound, exec::BindAggregateFunction(name, std::move(args), e.distinct, ctx().bind));
+    if (e.filter) {
+      SILT_ASSIGN_OR_RETURN(ExprPtr f, Bind(*e.filter, in));
+      SILT_ASSIGN_OR_RETURN(call.filter, exec::CoerceTo(f, DataType::Boolean(), ctx().bind));
+    }
+    TypePtr type = call.bound.function->result_type();
+    s.agg->calls.push_back(std::move(call));
+    s.agg->call_texts.push_back(text);
+    return exec::MakeColumn(s.agg->call_column(s.agg->calls.size() - 1), type, text);
+  }
+  std::vector<ExprPtr> args;
+  for (const auto& a : e.children) {
+    SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*a, s));
+    args.push_back(b);
+  }
+  if (e.star_arg) {
+    return Status::InvalidArgument("[INVALID_USAGE_OF_STAR_OR_REGEX] Invalid usage of '*' in " + name + ".",
+                                   "INVALID_USAGE_OF_STAR_OR_REGEX");
+  }
+  return exec::BindScalarFunction(name, std::move(args), ctx().bind);
+}
+
+// grouping(col): 1 when col is aggregated away in the row's grouping set (TINYINT);
+// grouping_id([cols]): those bits of the listed keys (all keys by default), the first one
+// highest (BIGINT) — both read from the aggregate's spark_grouping_id column.
+Result<ExprPtr> Binder::Impl::BindGrouping(const ParsedExpr& e, ExprScope& s, const std::string& name) {
+  if (!s.agg || !s.agg->has_grouping_id()) {
+    return Status::InvalidArgument("[UNSUPPORTED_GROUPING_EXPRESSION] grouping()/grouping_id() can only be used with "
+                                   "GroupingSets/Cube/Rollup.",
+                                   "UNSUPPORTED_GROUPING_EXPRESSION");
+  }
+  if (name == "grouping" && e.children.size() != 1) {
+    return Status::InvalidArgument("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `grouping` requires 1 parameters but the "
+                                   "actual number is " + std::to_string(e.children.size()) + ".",
+                                   "WRONG_NUM_ARGS.WITHOUT_SUGGESTION");
+  }
+  const size_t nk = s.agg->group_exprs.size();
+  ExprPtr gid = exec::MakeColumn(static_cast<int>(nk), DataType::Int64(), "spark_grouping_id", false);
+  std::vector<size_t> keys;  // indices of the listed keys
+  for (const auto& a : e.children) {
+    size_t k = 0;
+    while (k < nk && s.agg->group_texts[k] != a->ToString()) ++k;
+    if (k == nk) {
+      return Status::InvalidArgument("[GROUPING_COLUMN_MISMATCH] Column of grouping (" + a->ToString() +
+                                         ") can't be found in the grouping columns.",
+                                     "GROUPING_COLUMN_MISMATCH");
+    }
+    keys.push_back(k);
+  }
+  if (name == "grouping_id" && keys.empty()) return gid;
+  auto bit = [&](size_t k) -> Result<ExprPtr> {
+    ExprPtr shift = exec::MakeConstant(Value::Int32(static_cast<int32_t>(nk - 1 - k)));
+    SILT_ASSIGN_OR_RETURN(ExprPtr shifted, exec::BindScalarFunction("shiftright", {gid, shift}, ctx().bind));
+    return exec::BindScalarFunction("&", {shifted, exec::MakeConstant(Value::Int64(1))}, ctx().bind);
+  };
+  if (name == "grouping") {
+    SILT_ASSIGN_OR_RETURN(ExprPtr b, bit(keys[0]));
+    return exec::CoerceTo(b, DataType::Int8(), ctx().bind);
+  }
+  ExprPtr out;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    SILT_ASSIGN_OR_RETURN(ExprPtr b, bit(keys[i]));
+    if (size_t up = keys.size() - 1 - i) {
+      ExprPtr by = exec::MakeConstant(Value::Int32(static_cast<int32_t>(up)));
+      SILT_ASSIGN_OR_RETURN(b, exec::BindScalarFunction("shiftleft", {b, by}, ctx().bind));
+    }
+    if (!out) {
+      out = b;
+    } else {
+      SILT_ASSIGN_OR_RETURN(out, exec::BindScalarFunction("|", {out, b}, ctx().bind));
+    }
+  }
+  return out;
+}
+
+Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s, const std::string& name) {
+  if (!s.window) {
+    return Status::InvalidArgument("[UNSUPPORTED_EXPR_FOR_OPERATOR] Window function " + e.ToString() +
+                                       " is only allowed in the SELECT list and ORDER BY.",
+                                   "UNSUPPORTED_EXPR_FOR_OPERATOR");
+  }
+  std::string text = e.ToString();
+  for (size_t i = 0; i < s.window->texts.size(); ++i) {
+    if (s.window->texts[i] == text) {
+      return exec::MakeColumn(static_cast<int>(s.window->base_width + i), s.window->calls[i].type, text);
+    }
+  }
+  ExprScope inner = s;
+  inner.window = nullptr;
+  WindowCall call;
+  call.name = text;
+  std::vector<ExprPtr> args;
+  for (const auto& a : e.children) {
+    SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*a, inner));
+    args.push_back(b);
+  }
+  const sql::WindowSpec& w = *e.over;
+  for (const auto& p : w.partition_by) {
+    SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*p, inner));
+    call.partition_by.push_back(b);
+  }
+  for (const auto& o : w.order_by) {
+    SortSpec k;
+    SILT_ASSIGN_OR_RETURN(k.expr, Bind(*o.expr, inner));
+    k.ascending = o.ascending;
+    k.nulls_first = o.nulls_first.value_or(o.ascending);
+    call.order_by.push_back(k);
+  }
+  std::optional<exec::WindowFrame> frame;
+  if (w.frame) {
+    exec::WindowFrame f;
+    f.type = w.frame->unit == sql::WindowFrame::Unit::kRows ? exec::WindowFrameType::kRows : exec::WindowFrameType::kRange;
+    auto bound = [&](sql::WindowFrame::BoundType t, const sql::ExprNode& off) -> Result<exec::WindowBound> {
+      using BT = sql::WindowFrame::BoundType;
+      exec::WindowBound b;
+      switch (t) {
+        case BT::kUnboundedPreceding: b.kind = exec::WindowBoundKind::kUnboundedPreceding; return b;
+        case BT::kUnboundedFollowing: b.kind = exec::WindowBoundKind::kUnboundedFollowing; return b;
+        case BT::kCurrentRow: b.kind = exec::WindowBoundKind::kCurrentRow; return b;
+        case BT::kPreceding: b.kind = exec::WindowBoundKind::kPreceding; break;
+        case BT::kFollowing: b.kind = exec::WindowBoundKind::kFollowing; break;
+      }
+      std::vector<OutputColumn> none;
+      SILT_ASSIGN_OR_RETURN(ExprPtr oe, self->BindExpression(*off, none));
+      SILT_ASSIGN_OR_RETURN(b.offset, exec::EvaluateConstant(*oe, ctx().eval));
+      return b;
+    };
+    SILT_ASSIGN_OR_RETURN(f.start, bound(w.frame->start, w.frame->start_offset));
+    SILT_ASSIGN_OR_RETURN(f.end, bound(w.frame->end, w.frame->end_offset));
+    frame = f;
+  }
+  if (exec::IsAggregateFunction(name)) {
+    SILT_ASSIGN_OR_RETURN(exec::BoundAggregate agg, exec::BindAggregateFunction(name, args, e.distinct, ctx().bind));
+    call.fn = exec::MakeAggregateWindowFunction(name, std::move(agg), frame);
+  } else {
+    SILT_ASSIGN_OR_RETURN(call.fn, exec::BindWindowFunction(name, args, e.ignore_nulls));
+    if (frame) call.fn.frame = frame;
+  }
+  call.type = call.fn.result_type;
+  TypePtr type = call.type;
+  s.window->calls.push_back(std::move(call));
+  s.window->texts.push_back(text);
+  return exec::MakeColumn(static_cast<int>(s.window->base_width + s.window->calls.size() - 1), type, text);
+}
+
+}  // namespace silt::planner

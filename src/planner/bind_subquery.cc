@@ -1,0 +1,264 @@
+// Binding subqueries: scalar (uncorrelated and decorrelated), EXISTS / IN as values and as semi/anti joins.
+#include "planner/binder_impl.h"
+
+namespace silt::planner {
+
+// Uncorrelated scalar subquery: run once, becomes a constant. Correlated (equality-correlated
+// aggregate, as TPC-H Q17/Q2 use): decorrelated into a left join onto the input plan.
+Result<ExprPtr> Binder::Impl::BindScalarSubquery(const ParsedExpr& e, ExprScope& s) {
+  Result<PlanPtr> plan = self->BindQuery(*e.subquery);
+  if (plan.ok()) {
+    if ((*plan)->columns.size() != 1) {
+      return Status::InvalidArgument("[SCALAR_SUBQUERY_TOO_MANY_COLUMNS] Scalar subquery must return only one column, "
+                                         "but got " + std::to_string((*plan)->columns.size()) + ".",
+                                     "SCALAR_SUBQUERY_TOO_MANY_COLUMNS");
+    }
+    if (!ctx().execute) return Status::Internal("no executor for subqueries");
+    SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> chunks, ctx().execute(*plan));
+    size_t rows = 0;
+    Value v = Value::Null((*plan)->columns[0].type);
+    for (const auto& c : chunks) {
+      if (c.size() && rows == 0) v = c.columns[0].GetValue(0);
+      rows += c.size();
+    }
+    if (rows > 1) {
+      return Status::InvalidArgument("[SCALAR_SUBQUERY_TOO_MANY_ROWS] More than one row returned by a subquery used as "
+                                         "an expression.",
+                                     "SCALAR_SUBQUERY_TOO_MANY_ROWS");
+    }
+    auto c = exec::MakeConstant(v);
+    return c;
+  }
+  if (plan.status().error_class().rfind("UNRESOLVED_COLUMN", 0) != 0 || !s.plan || s.agg) return plan.status();
+  return BindCorrelatedScalar(e, s);
+}
+
+Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScope& s) {
+  const sql::Query& q = *e.subquery;
+  if (q.set_op != sql::SetOp::kNone || q.select.size() != 1 || !q.group_by.empty() || q.from.empty()) {
+    return Status::NotImplemented("correlated scalar subqueries are supported as a single aggregate over FROM … WHERE "
+                                  "with equality correlation",
+                                  "SILT_UNSUPPORTED_SUBQUERY");
+  }
+  SILT_ASSIGN_OR_RETURN(auto corr, BindCorrelatedFrom(q, *s.columns));
+  // corr.plan: inner FROM filtered by inner-only conjuncts; corr.inner_keys/outer_keys.
+  std::vector<OutputColumn> inner_cols = corr.plan->columns;
+  AggState agg;
+  agg.input = &inner_cols;
+  agg.group_exprs = corr.inner_keys;
+  for (auto& g : agg.group_exprs) agg.group_texts.push_back("\x01" + g->ToString());  // never matches user text
+  ExprScope as;
+  as.agg = &agg;
+  as.columns = &inner_cols;
+  if (!ContainsAggregate(*q.select[0].expr)) {
+    return Status::NotImplemented("correlated scalar subqueries must aggregate (e.g. SELECT max(x) …)",
+                                  "SILT_UNSUPPORTED_SUBQUERY");
+  }
+  SILT_ASSIGN_OR_RETURN(ExprPtr value, Bind(*q.select[0].expr, as));
+  auto agg_node = std::make_shared<LogicalNode>();
+  agg_node->kind = LogicalKind::kAggregate;
+  agg_node->children = {corr.plan};
+  agg_node->group_keys = agg.group_exprs;
+  agg_node->aggregates = agg.calls;
+  for (size_t i = 0; i < agg.group_exprs.size(); ++i) agg_node->columns.push_back({"k" + std::to_string(i), agg.group_exprs[i]->type, true, ""});
+  for (const auto& c : agg.calls) agg_node->columns.push_back({c.name, c.bound.function->result_type(), true, ""});
+  std::vector<ExprPtr> proj;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < agg.group_exprs.size(); ++i) {
+    proj.push_back(exec::MakeColumn(static_cast<int>(i), agg.group_exprs[i]->type, "k"));
+    names.push_back("__k" + std::to_string(i));
+  }
+  proj.push_back(value);
+  names.push_back("__scalar");
+  PlanPtr inner = MakeProject(agg_node, proj, names);
+  PlanPtr left = *s.plan;
+  int left_width = static_cast<int>(left->columns.size());
+  auto join = std::make_shared<LogicalNode>();
+  join->kind = LogicalKind::kJoin;
+  join->join = JoinKind::kLeft;
+  join->children = {left, inner};
+  join->left_keys = corr.outer_keys;
+  for (size_t i = 0; i < corr.inner_keys.size(); ++i) {
+    join->right_keys.push_back(exec::MakeColumn(static_cast<int>(i), corr.inner_keys[i]->type, "k"));
+    join->null_safe.push_back(false);
+  }
+  join->columns = left->columns;
+  for (auto c : inner->columns) {
+    c.nullable = true;
+    join->columns.push_back(c);
+  }
+  *s.plan = join;
+  *s.columns = join->columns;
+  ExprPtr ref = exec::MakeColumn(left_width + static_cast<int>(corr.inner_keys.size()), value->type, "scalarsubquery()");
+  // count() over no matching rows is 0, not NULL (Spark's "count bug" handling).
+  if (value->kind == ExprKind::kColumn && agg.calls.size() == 1 && (agg.calls[0].function == "count" || agg.calls[0].function == "count_if")) {
+    return exec::BindScalarFunction("coalesce", {ref, exec::MakeConstant(Value::Int64(0))}, ctx().bind);
+  }
+  return ref;
+}
+
+// EXISTS / IN (subquery) used as a value (not a top-level WHERE conjunct): uncorrelated only.
+Result<ExprPtr> Binder::Impl::BindPredicateSubqueryAsValue(const ParsedExpr& e, ExprScope& s) {
+  SILT_ASSIGN_OR_RETURN(PlanPtr plan, self->BindQuery(*e.subquery));
+  if (!ctx().execute) return Status::Internal("no executor for subqueries");
+  SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> chunks, ctx().execute(plan));
+  if (e.type == ExprType::kExists) {
+    size_t rows = 0;
+    for (const auto& c : chunks) rows += c.size();
+    return exec::MakeConstant(Value::Boolean((rows > 0) != e.negated));
+  }
+  // value IN (v1, v2, ...) over the subquery's rows.
+  SILT_ASSIGN_OR_RETURN(ExprPtr v, Bind(*e.children[0], s));
+  if (plan->columns.size() != 1) {
+    return Status::InvalidArgument("[DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH] The number of columns in the "
+                                       "left hand side of an IN subquery does not match the number of columns in the output of subquery.",
+                                   "DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH");
+  }
+  SILT_ASSIGN_OR_RETURN(TypePtr common, exec::CommonType(v->type, plan->columns[0].type));
+  std::vector<ExprPtr> items;
+  SILT_ASSIGN_OR_RETURN(ExprPtr vv, exec::CoerceTo(v, common, ctx().bind));
+  items.push_back(vv);
+  for (const auto& c : chunks) {
+    for (size_t i = 0; i < c.size(); ++i) {
+      SILT_ASSIGN_OR_RETURN(ExprPtr it, exec::CoerceTo(exec::MakeConstant(c.columns[0].GetValue(i)), common, ctx().bind));
+      items.push_back(it);
+    }
+  }
+  if (items.size() == 1) return exec::MakeConstant(Value::Boolean(e.negated));
+  ExprPtr in = exec::MakeSpecial(ExprKind::kIn, DataType::Boolean(), std::move(items));
+  if (!e.negated) return in;
+  return exec::BindScalarFunction("not", {in}, ctx().bind);
+}
+
+Result<Binder::Impl::Correlated> Binder::Impl::BindCorrelatedFrom(const sql::Query& q, const std::vector<OutputColumn>& outer) {
+  Correlated out;
+  SILT_ASSIGN_OR_RETURN(out.plan, BindFromList(q));
+  std::vector<OutputColumn> inner_cols = out.plan->columns;
+  int n_inner = static_cast<int>(inner_cols.size());
+  std::vector<ExprPtr> inner_only;
+  if (q.where) {
+    std::vector<const ParsedExpr*> conj;
+    SplitConjuncts(q.where.get(), &conj);
+    for (const ParsedExpr* c : conj) {
+      std::vector<std::pair<int, int>> refs;
+      ExprScope s;
+      s.columns = &inner_cols;
+      s.outer = &outer;
+      s.outer_refs = &refs;
+      SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*c, s));
+      if (refs.empty()) {
+        inner_only.push_back(b);
+        continue;
+      }
+      // Map placeholders (n_inner + k) to outer indices and inner indices past the outer width.
+      std::map<int, int> ph_to_outer;
+      for (auto [o, ph] : refs) ph_to_outer[ph] = o;
+      int n_outer = static_cast<int>(outer.size());
+      auto to_joined = [&](int col) { return col >= n_inner ? ph_to_outer[col] : col + n_outer; };
+      // Equality between an outer-only side and an inner-only side → join keys.
+      if (b->kind == ExprKind::kCall && (b->name == "=" || b->name == "==") && b->children.size() == 2) {
+        const ExprPtr& l = b->children[0];
+        const ExprPtr& r = b->children[1];
+        bool l_outer = ReadsOnly(l, n_inner, 1 << 30), r_outer = ReadsOnly(r, n_inner, 1 << 30);
+        bool l_inner = ReadsOnly(l, 0, n_inner), r_inner = ReadsOnly(r, 0, n_inner);
+        if ((l_outer && r_inner) || (r_outer && l_inner)) {
+          const ExprPtr& o = l_outer ? l : r;
+          const ExprPtr& i = l_outer ? r : l;
+          out.outer_keys.push_back(RemapColumns(o, [&](int c) { return ph_to_outer[c]; }));
+          out.inner_keys.push_back(i);
+          continue;
+        }
+      }
+      out.residual.push_back(RemapColumns(b, to_joined));
+    }
+  }
+  ExprPtr f;
+  for (auto& c : inner_only) f = MakeAnd(f, c);
+  if (f) out.plan = MakeFilter(out.plan, f);
+  return out;
+}
+
+// A top-level WHERE conjunct `[NOT] EXISTS (…)` or `x [NOT] IN (…)` → semi/anti join onto plan.
+Status Binder::Impl::ApplyPredicateSubquery(const ParsedExpr& e, bool negated, PlanPtr* plan, std::vector<OutputColumn>* cols) {
+  const sql::Query& q = *e.subquery;
+  auto join = std::make_shared<LogicalNode>();
+  join->kind = LogicalKind::kJoin;
+  join->join = negated ? JoinKind::kAnti : JoinKind::kSemi;
+  join->columns = *cols;
+  bool simple_block = q.set_op == sql::SetOp::kNone && q.group_by.empty() && !q.having && q.order_by.empty() &&
+                      !q.limit && !q.distinct && !q.from.empty() && q.ctes.empty();
+  bool select_has_agg = false;
+  for (const auto& it : q.select) select_has_agg |= it.expr && ContainsAggregate(*it.expr);
+  Result<PlanPtr> standalone = self->BindQuery(q);
+  if (standalone.ok() || !simple_block || select_has_agg) {
+    if (!standalone.ok()) return standalone.status();
+    // Uncorrelated.
+    PlanPtr sub = *standalone;
+    if (e.type == ExprType::kExists) {
+      SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> chunks, ctx().execute(sub));
+      size_t rows = 0;
+      for (const auto& c : chunks) rows += c.size();
+      if ((rows > 0) == !negated) return Status::OK();  // keeps every row
+      auto empty = std::make_shared<LogicalNode>();
+      empty->kind = LogicalKind::kLimit;
+      empty->limit = 0;
+      empty->children = {*plan};
+      empty->columns = *cols;
+      *plan = empty;
+      return Status::OK();
+    }
+    if (sub->columns.size() != 1) {
+      return Status::InvalidArgument("[DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH] The number of columns in the "
+                                         "left hand side of an IN subquery does not match the number of columns in the output of subquery.",
+                                     "DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH");
+    }
+    ExprScope s;
+    s.columns = cols;
+    s.plan = plan;
+    SILT_ASSIGN_OR_RETURN(ExprPtr v, Bind(*e.children[0], s));
+    SILT_ASSIGN_OR_RETURN(TypePtr common, exec::CommonType(v->type, sub->columns[0].type));
+    SILT_ASSIGN_OR_RETURN(v, exec::CoerceTo(v, common, ctx().bind));
+    SILT_ASSIGN_OR_RETURN(ExprPtr rk, exec::CoerceTo(exec::MakeColumn(0, sub->columns[0].type, sub->columns[0].name), common, ctx().bind));
+    join->children = {*plan, sub};
+    join->left_keys = {v};
+    join->right_keys = {rk};
+    join->null_safe = {false};
+    join->null_aware_anti = negated;
+    join->columns = *cols;
+    *plan = join;
+    return Status::OK();
+  }
+  // Correlated: FROM … WHERE with outer references.
+  SILT_ASSIGN_OR_RETURN(Correlated corr, BindCorrelatedFrom(q, *cols));
+  join->children = {*plan, corr.plan};
+  join->left_keys = corr.outer_keys;
+  join->right_keys = corr.inner_keys;
+  join->null_safe.assign(corr.outer_keys.size(), false);
+  ExprPtr residual;
+  for (auto& r : corr.residual) residual = MakeAnd(residual, r);
+  if (e.type == ExprType::kInSubquery) {
+    if (q.select.size() != 1) {
+      return Status::InvalidArgument("[DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH] IN subquery must return one column.",
+                                     "DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH");
+    }
+    std::vector<OutputColumn> inner_cols = corr.plan->columns;
+    ExprScope is;
+    is.columns = &inner_cols;
+    SILT_ASSIGN_OR_RETURN(ExprPtr iv, Bind(*q.select[0].expr, is));
+    ExprScope os;
+    os.columns = cols;
+    SILT_ASSIGN_OR_RETURN(ExprPtr ov, Bind(*e.children[0], os));
+    SILT_ASSIGN_OR_RETURN(TypePtr common, exec::CommonType(ov->type, iv->type));
+    SILT_ASSIGN_OR_RETURN(ov, exec::CoerceTo(ov, common, ctx().bind));
+    SILT_ASSIGN_OR_RETURN(iv, exec::CoerceTo(iv, common, ctx().bind));
+    join->left_keys.push_back(ov);
+    join->right_keys.push_back(iv);
+    join->null_safe.push_back(false);
+    join->null_aware_anti = negated;
+  }
+  join->condition = residual;
+  *plan = join;
+  return Status::OK();
+}
+
+}  // namespace silt::planner

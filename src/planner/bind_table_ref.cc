@@ -1,0 +1,231 @@
+// Binding FROM: the relation list, aliases, CTEs and views, tables and inline VALUES.
+#include "planner/binder_impl.h"
+
+namespace silt::planner {
+
+Result<PlanPtr> Binder::Impl::BindFromList(const sql::Query& q) {
+  if (q.from.empty()) {
+    // SELECT without FROM: one row, no columns.
+    auto v = std::make_shared<LogicalNode>();
+    v->kind = LogicalKind::kValues;
+    DataChunk one;
+    one.num_rows_without_columns = 1;
+    v->rows.push_back(std::move(one));
+    return PlanPtr(v);
+  }
+  PlanPtr plan;
+  for (const auto& ref : q.from) {
+    SILT_ASSIGN_OR_RETURN(PlanPtr p, BindTableRef(*ref));
+    if (!plan) {
+      plan = p;
+      continue;
+    }
+    plan = CrossJoin(plan, p);
+  }
+  return plan;
+}
+
+PlanPtr Binder::Impl::CrossJoin(PlanPtr l, PlanPtr r) {
+  auto j = std::make_shared<LogicalNode>();
+  j->kind = LogicalKind::kJoin;
+  j->join = JoinKind::kCross;
+  j->columns = l->columns;
+  j->columns.insert(j->columns.end(), r->columns.begin(), r->columns.end());
+  j->children = {std::move(l), std::move(r)};
+  return j;
+}
+
+Result<PlanPtr> Binder::Impl::ApplyAlias(PlanPtr p, const sql::TableRef& ref) {
+  if (!ref.column_aliases.empty()) {
+    if (ref.column_aliases.size() != p->columns.size()) {
+      return Status::InvalidArgument("[ASSIGNMENT_ARITY_MISMATCH] Number of column aliases (" +
+                                         std::to_string(ref.column_aliases.size()) + ") does not match number of columns (" +
+                                         std::to_string(p->columns.size()) + ").",
+                                     "ASSIGNMENT_ARITY_MISMATCH");
+    }
+    std::vector<ExprPtr> exprs;
+    for (size_t i = 0; i < p->columns.size(); ++i) {
+      exprs.push_back(exec::MakeColumn(static_cast<int>(i), p->columns[i].type, p->columns[i].name, p->columns[i].nullable));
+    }
+    p = MakeProject(p, exprs, ref.column_aliases);
+  }
+  if (!ref.alias.empty()) {
+    // Aliasing re-qualifies the columns; wrap in a projection so shared nodes keep theirs.
+    std::vector<ExprPtr> exprs;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < p->columns.size(); ++i) {
+      exprs.push_back(exec::MakeColumn(static_cast<int>(i), p->columns[i].type, p->columns[i].name, p->columns[i].nullable));
+      names.push_back(p->columns[i].name);
+    }
+    p = MakeProject(p, exprs, names);
+    p->columns = Requalify(p->columns, ref.alias);
+  }
+  return p;
+}
+
+// A named query (CTE or view) used in FROM: its columns renamed to `columns` (when given),
+// qualified by the reference's alias or `name`, then renamed by the reference's own aliases.
+Result<PlanPtr> Binder::Impl::NamedRelation(PlanPtr plan, const std::vector<std::string>& columns, const std::string& name,
+                              const sql::TableRef& ref) {
+  if (!columns.empty()) {
+    sql::TableRef tmp;
+    tmp.column_aliases = columns;
+    SILT_ASSIGN_OR_RETURN(plan, ApplyAlias(plan, tmp));
+  }
+  plan = MakeProject(plan, IdentityExprs(plan), Names(plan));
+  plan->columns = Requalify(plan->columns, ref.alias.empty() ? name : ref.alias);
+  sql::TableRef tmp;
+  tmp.column_aliases = ref.column_aliases;
+  return ApplyAlias(plan, tmp);
+}
+
+// A view's query, bound again at each use as Spark does: in the schema that was current when
+// the view was created and without the caller's CTEs.
+Result<PlanPtr> Binder::Impl::BindView(const ResolvedTable& t, const sql::TableRef& ref) {
+  const TableEntry& e = *t.entry;
+  if (ref.time_travel) {
+    return Status::Unsupported("[UNSUPPORTED_FEATURE.TIME_TRAVEL] The feature is not supported: Time travel on the relation: " +
+                                   Backquote(t.display_name) + ".",
+                               "UNSUPPORTED_FEATURE.TIME_TRAVEL");
+  }
+  constexpr int kMaxViewDepth = 100;  // Spark's spark.sql.view.maxNestedViewDepth
+  if (view_depth >= kMaxViewDepth) {
+    return Status::InvalidArgument("[VIEW_EXCEED_MAX_NESTED_DEPTH] The depth of view " + Backquote(t.display_name) +
+                                       " exceeds the maximum view resolution depth (" + std::to_string(kMaxViewDepth) +
+                                       "). Analysis is aborted to avoid errors.",
+                                   "VIEW_EXCEED_MAX_NESTED_DEPTH");
+  }
+  Result<sql::StatementNode> parsed = sql::ParseStatement(e.view_text);
+  if (!parsed.ok() || (*parsed)->kind != sql::StatementKind::kQuery) {
+    return Status::Corruption("the stored query of view " + Backquote(t.display_name) + " cannot be parsed: " +
+                                  (parsed.ok() ? std::string("not a query") : std::string(parsed.status().message())),
+                              "SILT_CATALOG_CORRUPT");
+  }
+  const auto& q = static_cast<const sql::QueryStatement&>(**parsed);
+  expanded_views.insert(t.is_temp_view ? e.name : e.schema + "." + e.name);
+  temp_view_ref = temp_view_ref || t.is_temp_view;
+  std::vector<std::map<std::string, const sql::CommonTableExpr*>> saved_ctes = std::move(cte_stack);
+  cte_stack.clear();
+  std::string saved_schema = self->ctx_.current_schema;
+  if (!e.view_current_schema.empty()) self->ctx_.current_schema = e.view_current_schema;
+  ++view_depth;
+  Result<PlanPtr> p = self->BindQuery(*q.query);
+  --view_depth;
+  self->ctx_.current_schema = std::move(saved_schema);
+  cte_stack = std::move(saved_ctes);
+  SILT_RETURN_NOT_OK(p.status());
+  return NamedRelation(*p, e.view_columns, ref.name.parts.back(), ref);
+}
+
+Result<PlanPtr> Binder::Impl::BindTableRef(const sql::TableRef& ref) {
+  switch (ref.kind) {
+    case sql::TableRef::Kind::kTable: {
+      // CTE?
+      if (!ref.name.is_path() && ref.name.parts.size() == 1) {
+        for (auto it = cte_stack.rbegin(); it != cte_stack.rend(); ++it) {
+          auto f = it->find(LowerName(ref.name.parts[0]));
+          if (f == it->end()) continue;
+          const sql::CommonTableExpr* cte = f->second;
+          // Bind the CTE body with only the CTEs defined before it visible.
+          std::vector<std::map<std::string, const sql::CommonTableExpr*>> saved = cte_stack;
+          cte_stack.erase(cte_stack.begin() + (it.base() - cte_stack.begin()), cte_stack.end());
+          auto& scope = cte_stack.emplace_back(*it);
+          scope.erase(LowerName(cte->name));
+          Result<PlanPtr> p = self->BindQuery(*cte->query);
+          cte_stack = saved;
+          SILT_RETURN_NOT_OK(p.status());
+          return NamedRelation(*p, cte->column_aliases, cte->name, ref);
+        }
+      }
+      SILT_ASSIGN_OR_RETURN(ResolvedTable t, self->ResolveTable(ref.name, ref.time_travel));
+      if (t.is_view) return BindView(t, ref);
+      std::string q = ref.alias.empty() ? (ref.name.is_path() ? "" : ref.name.parts.back()) : ref.alias;
+      SILT_ASSIGN_OR_RETURN(PlanPtr p, self->ScanPlan(t, q));
+      sql::TableRef tmp;
+      tmp.column_aliases = ref.column_aliases;
+      return ApplyAlias(p, tmp);
+    }
+    case sql::TableRef::Kind::kSubquery: {
+      SILT_ASSIGN_OR_RETURN(PlanPtr p, self->BindQuery(*ref.subquery));
+      p = MakeProject(p, IdentityExprs(p), Names(p));
+      p->columns = Requalify(p->columns, ref.alias);
+      sql::TableRef tmp;
+      tmp.column_aliases = ref.column_aliases;
+      return ApplyAlias(p, tmp);
+    }
+    case sql::TableRef::Kind::kValues:
+      return BindValues(ref);
+    case sql::TableRef::Kind::kFunction:
+      return BindTableFunction(ref);
+    case sql::TableRef::Kind::kJoin:
+      return BindJoin(ref);
+  }
+  return Status::Internal("unknown table reference");
+}
+
+std::vector<ExprPtr> Binder::Impl::IdentityExprs(const PlanPtr& p) {
+  std::vector<ExprPtr> out;
+  for (size_t i = 0; i < p->columns.size(); ++i) {
+    out.push_back(exec::MakeColumn(static_cast<int>(i), p->columns[i].type, p->columns[i].name, p->columns[i].nullable));
+  }
+  return out;
+}
+
+std::vector<std::string> Binder::Impl::Names(const PlanPtr& p) {
+  std::vector<std::string> out;
+  for (const auto& c : p->columns) out.push_back(c.name);
+  return out;
+}
+
+Result<PlanPtr> Binder::Impl::BindValues(const sql::TableRef& ref) {
+  std::vector<OutputColumn> none;
+  size_t width = ref.values.empty() ? 0 : ref.values[0].size();
+  std::vector<std::vector<Value>> rows;
+  std::vector<TypePtr> types(width, DataType::Null());
+  for (const auto& row : ref.values) {
+    if (row.size() != width) {
+      return Status::InvalidArgument("[INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH] Invalid inline table. Inline table "
+                                         "expected " + std::to_string(width) + " columns but found " +
+                                         std::to_string(row.size()) + " columns in a row.",
+                                     "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH");
+    }
+    std::vector<Value> vals;
+    for (size_t i = 0; i < width; ++i) {
+      SILT_ASSIGN_OR_RETURN(ExprPtr b, self->BindExpression(*row[i], none));
+      if (!exec::IsConstantExpr(*b)) {
+        return Status::InvalidArgument("[INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE] Invalid inline "
+                                           "table. Cannot evaluate the expression " + b->ToString() + " in inline table definition.",
+                                       "INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE");
+      }
+      SILT_ASSIGN_OR_RETURN(Value v, exec::EvaluateConstant(*b, ctx().eval));
+      SILT_ASSIGN_OR_RETURN(types[i], exec::CommonType(types[i], v.type()));
+      vals.push_back(std::move(v));
+    }
+    rows.push_back(std::move(vals));
+  }
+  auto node = std::make_shared<LogicalNode>();
+  node->kind = LogicalKind::kValues;
+  for (size_t i = 0; i < width; ++i) {
+    std::string name = i < ref.column_aliases.size() ? ref.column_aliases[i] : "col" + std::to_string(i + 1);
+    TypePtr t = types[i]->id() == TypeId::kNull ? DataType::Null() : types[i];
+    node->columns.push_back({name, t, true, ref.alias});
+  }
+  if (!ref.column_aliases.empty() && ref.column_aliases.size() != width) {
+    return Status::InvalidArgument("[ASSIGNMENT_ARITY_MISMATCH] Number of column aliases does not match number of columns.",
+                                   "ASSIGNMENT_ARITY_MISMATCH");
+  }
+  DataChunk chunk;
+  for (size_t i = 0; i < width; ++i) chunk.columns.emplace_back(node->columns[i].type);
+  chunk.num_rows_without_columns = rows.size();
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < width; ++i) {
+      SILT_ASSIGN_OR_RETURN(ExprPtr c, exec::CoerceTo(exec::MakeConstant(row[i]), node->columns[i].type, ctx().bind));
+      SILT_ASSIGN_OR_RETURN(Value v, exec::EvaluateConstant(*c, ctx().eval));
+      SILT_RETURN_NOT_OK(chunk.columns[i].AppendValue(v));
+    }
+  }
+  node->rows.push_back(std::move(chunk));
+  return PlanPtr(node);
+}
+
+}  // namespace silt::planner

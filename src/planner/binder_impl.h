@@ -1,0 +1,153 @@
+// Private to the binder files (src/planner/bind_*.cc): Binder::Impl, the binding scopes and shared helpers.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "common/ascii.h"
+#include "delta/change_data_feed.h"
+#include "delta/history.h"
+#include "exec/aggregate.h"
+#include "exec/functions.h"
+#include "exec/generate.h"
+#include "exec/lambda.h"
+#include "exec/functions/datetime_calendar.h"
+#include "io/path.h"
+#include "planner/binder.h"
+#include "sql/parser.h"
+
+namespace silt::planner {
+
+using exec::ExprKind;
+using exec::ExprPtr;
+using sql::ExprType;
+using sql::ParsedExpr;
+
+// Helpers shared by the binder files (defined in binder.cc).
+bool NameEq(std::string_view a, std::string_view b);
+std::string Backquote(const std::string& s);
+Status Unresolved(const std::string& name, const std::vector<OutputColumn>& cols);
+void SplitConjuncts(const ParsedExpr* e, std::vector<const ParsedExpr*>* out);
+void SplitBound(const ExprPtr& e, std::vector<ExprPtr>* out);
+bool ReadsOnly(const ExprPtr& e, int lo, int hi);
+bool ContainsAggregate(const ParsedExpr& e);
+ExprPtr MakeAnd(ExprPtr a, ExprPtr b);
+std::vector<OutputColumn> Requalify(std::vector<OutputColumn> cols, const std::string& q);
+
+// State of the aggregation a SELECT block performs, used while binding its post-aggregation
+// expressions (SELECT list, HAVING, ORDER BY).
+struct AggState {
+  const std::vector<OutputColumn>* input = nullptr;  // pre-aggregation columns
+  std::vector<std::string> group_texts;
+  std::vector<ExprPtr> group_exprs;
+  std::vector<AggregateCall> calls;
+  std::vector<std::string> call_texts;
+  std::vector<std::vector<int>> grouping_sets;
+  // The aggregate's output (HashAggregateOperator's order): the keys, spark_grouping_id when
+  // there are several grouping sets, then the aggregate calls.
+  bool has_grouping_id() const { return grouping_sets.size() > 1; }
+  int call_column(size_t i) const { return static_cast<int>(group_exprs.size() + (has_grouping_id() ? 1 : 0) + i); }
+  size_t width() const { return group_exprs.size() + calls.size() + (has_grouping_id() ? 1 : 0); }
+};
+
+struct WindowState {
+  size_t base_width = 0;
+  std::vector<WindowCall> calls;
+  std::vector<std::string> texts;
+};
+
+// Where an expression is being bound.
+struct ExprScope {
+  std::vector<OutputColumn>* columns = nullptr;  // what kColumn indices refer to
+  AggState* agg = nullptr;                       // binding over an aggregate's output
+  WindowState* window = nullptr;                 // window calls allowed
+  PlanPtr* plan = nullptr;                       // mutable input plan: correlated subqueries join onto it
+  const std::vector<OutputColumn>* outer = nullptr;  // outer query columns (correlation)
+  std::vector<std::pair<int, int>>* outer_refs = nullptr;  // (outer index, placeholder index) collected
+  // Parameters of the lambdas being bound (innermost last): name → placeholder column.
+  std::vector<std::pair<std::string, exec::ExprPtr>> lambda_vars;
+};
+
+struct Binder::Impl {
+  Binder* self;
+  std::vector<std::map<std::string, const sql::CommonTableExpr*>> cte_stack;
+  std::set<std::string> expanded_views;  // see Binder::expanded_views()
+  bool temp_view_ref = false;
+  int view_depth = 0;
+
+  explicit Impl(Binder* b) : self(b) {}
+  const BinderContext& ctx() const { return self->ctx_; }
+
+  // ------------------------------------------------------------------ column resolution
+  Result<int> ResolveColumn(const std::vector<std::string>& names, const std::vector<OutputColumn>& cols,
+                            size_t* consumed);
+  Result<ExprPtr> FieldAccess(ExprPtr base, const std::string& field);
+
+  // ------------------------------------------------------------------ expressions
+  Result<ExprPtr> Bind(const ParsedExpr& e, ExprScope& s);
+  Result<ExprPtr> BindColumnRef(const ParsedExpr& e, ExprScope& s);
+  Result<ExprPtr> BindIntervalArithmetic(const ParsedExpr& x, const ParsedExpr& interval, bool subtract, ExprScope& s);
+  Result<ExprPtr> BindCase(const ParsedExpr& e, ExprScope& s);
+  Result<ExprPtr> BindHigherOrder(const ParsedExpr& e, ExprScope& s, const std::string& name);
+  Result<ExprPtr> BindFunction(const ParsedExpr& e, ExprScope& s);
+  Result<ExprPtr> BindGrouping(const ParsedExpr& e, ExprScope& s, const std::string& name);
+  Result<ExprPtr> BindWindowCall(const ParsedExpr& e, ExprScope& s, const std::string& name);
+  Result<ExprPtr> BindScalarSubquery(const ParsedExpr& e, ExprScope& s);
+  Result<ExprPtr> BindCorrelatedScalar(const ParsedExpr& e, ExprScope& s);
+  Result<ExprPtr> BindPredicateSubqueryAsValue(const ParsedExpr& e, ExprScope& s);
+  // The FROM … WHERE of a correlated subquery: inner plan filtered by its inner-only conjuncts
+  // and the equality correlations split into (outer key, inner key) pairs.
+  struct Correlated {
+    PlanPtr plan;
+    std::vector<ExprPtr> outer_keys, inner_keys;
+    std::vector<ExprPtr> residual;  // over outer ++ inner (non-equality correlated conjuncts)
+  };
+
+  Result<Correlated> BindCorrelatedFrom(const sql::Query& q, const std::vector<OutputColumn>& outer);
+  Status ApplyPredicateSubquery(const ParsedExpr& e, bool negated, PlanPtr* plan, std::vector<OutputColumn>* cols);
+
+  // ------------------------------------------------------------------ FROM
+  Result<PlanPtr> BindFromList(const sql::Query& q);
+  PlanPtr CrossJoin(PlanPtr l, PlanPtr r);
+  Result<PlanPtr> ApplyAlias(PlanPtr p, const sql::TableRef& ref);
+  Result<PlanPtr> NamedRelation(PlanPtr plan, const std::vector<std::string>& columns, const std::string& name,
+                                const sql::TableRef& ref);
+  Result<PlanPtr> BindView(const ResolvedTable& t, const sql::TableRef& ref);
+  Result<PlanPtr> BindTableRef(const sql::TableRef& ref);
+  static std::vector<ExprPtr> IdentityExprs(const PlanPtr& p);
+  static std::vector<std::string> Names(const PlanPtr& p);
+  Result<PlanPtr> BindValues(const sql::TableRef& ref);
+  Result<PlanPtr> BindTableChanges(const sql::TableRef& ref, const std::vector<Value>& args, bool by_path);
+  Result<PlanPtr> BindTableFunction(const sql::TableRef& ref);
+  Result<PlanPtr> BindJoin(const sql::TableRef& ref);
+
+  // ------------------------------------------------------------------ queries
+  static constexpr int kWindowBase = 1 << 20;
+  // Placeholder columns of a SELECT-list generator's output, until its Generate node exists.
+  static constexpr int kGenerateBase = 1 << 21;
+  // Lambda parameters' placeholder columns (exec/lambda.h), 64 per nesting level.
+  static constexpr int kLambdaBase = 1 << 22;
+  Result<int64_t> ConstantInt(const ParsedExpr& e, const char* what);
+  Result<PlanPtr> ApplyLimit(PlanPtr plan, const sql::Query& q);
+  PlanPtr MakeSort(PlanPtr child, std::vector<SortSpec> keys);
+  Result<PlanPtr> BindSetOp(const sql::Query& q);
+  Result<PlanPtr> OrderByOutput(PlanPtr plan, const sql::Query& q);
+  Result<PlanPtr> MakeGenerate(PlanPtr child, const ParsedExpr& call, ExprPtr arg, const std::vector<std::string>& aliases,
+                               const std::string& qualifier);
+  static Status CheckGeneratorAliases(const std::vector<Field>& fields, const std::vector<std::string>& aliases);
+  Result<ExprPtr> BindGeneratorArg(const ParsedExpr& call, ExprScope& s);
+  static bool IsGeneratorCall(const ParsedExpr& e);
+  Result<PlanPtr> BindSelect(const sql::Query& q);
+  const ParsedExpr* group_ast_or_null(const sql::Query& q, size_t i);
+ public:
+  static void ExtractJoinKeys(const ExprPtr& cond, int lw, int total, LogicalNode* j);
+};
+
+}  // namespace silt::planner

@@ -1,0 +1,560 @@
+// Queries: WITH, set operations, SELECT blocks, FROM/JOIN/LATERAL VIEW, VALUES, time travel.
+#include "sql/parser_internal.h"
+
+namespace silt::sql::internal {
+
+// ---------------------------------------------------------------------------------------------
+// Queries
+
+Result<QueryNode> Parser::Query() {
+  DepthGuard g(&depth_);
+  SILT_RETURN_NOT_OK(CheckDepth());
+  SourcePos pos = Peek().pos;
+  std::vector<CommonTableExpr> ctes;
+  bool recursive = false;
+  if (AcceptKw("WITH")) {
+    recursive = AcceptKw("RECURSIVE");
+    do {
+      CommonTableExpr cte;
+      SILT_ASSIGN_OR_RETURN(cte.name, Identifier());
+      if (AtOp("(") && !AtQueryStart()) {
+        SILT_ASSIGN_OR_RETURN(cte.column_aliases, IdentifierList());
+      }
+      AcceptKw("AS");
+      SILT_RETURN_NOT_OK(ExpectOp("("));
+      SILT_ASSIGN_OR_RETURN(cte.query, Query());
+      SILT_RETURN_NOT_OK(ExpectOp(")"));
+      ctes.push_back(std::move(cte));
+    } while (AcceptOp(","));
+  }
+  SILT_ASSIGN_OR_RETURN(auto q, QueryTerm(0));
+  // ORDER BY / LIMIT / OFFSET apply to the whole term; wrap when the term already has its own.
+  bool has_org = AtKw("ORDER") || AtKw("SORT") || AtKw("CLUSTER") || AtKw("DISTRIBUTE") ||
+                 AtKw("LIMIT") || AtKw("OFFSET") || AtKw("WINDOW");
+  auto wrap = [&](QueryNode inner) {
+    auto w = std::make_unique<struct Query>();
+    w->pos = inner->pos;
+    SelectItem star;
+    star.expr = NewExpr(ExprType::kStar, inner->pos);
+    w->select.push_back(std::move(star));
+    auto ref = std::make_unique<TableRef>();
+    ref->kind = TableRef::Kind::kSubquery;
+    ref->pos = inner->pos;
+    ref->subquery = std::move(inner);
+    w->from.push_back(std::move(ref));
+    return w;
+  };
+  if (has_org && (!q->order_by.empty() || q->limit || q->offset || !q->ctes.empty())) {
+    q = wrap(std::move(q));
+  }
+  if (has_org) SILT_RETURN_NOT_OK(QueryOrganization(q.get()));
+  if (!ctes.empty()) {
+    if (!q->ctes.empty()) q = wrap(std::move(q));
+    q->ctes = std::move(ctes);
+    q->recursive_cte = recursive;
+  }
+  q->pos = pos;
+  return q;
+}
+
+Status Parser::QueryOrganization(struct Query* q) {
+  if (AtKw("WINDOW") && q->set_op == SetOp::kNone && IsIdentToken(Peek(1))) {
+    Next();
+    do {
+      SILT_ASSIGN_OR_RETURN(auto name, Identifier());
+      SILT_RETURN_NOT_OK(ExpectKw("AS"));
+      SILT_RETURN_NOT_OK(ExpectOp("("));
+      SILT_ASSIGN_OR_RETURN(auto spec, WindowSpecBody());
+      q->windows.emplace_back(std::move(name), std::move(spec));
+    } while (AcceptOp(","));
+  }
+  for (const char* kw : {"ORDER", "CLUSTER", "DISTRIBUTE", "SORT"}) {
+    if (AtKw(kw) && AtKw("BY", 1)) {
+      Next();
+      Next();
+      if (std::string_view(kw) == "DISTRIBUTE" || std::string_view(kw) == "CLUSTER") {
+        // Partitioning hints: silt runs in one process; CLUSTER BY also sorts.
+        SILT_ASSIGN_OR_RETURN(auto exprs, ExpressionList());
+        if (std::string_view(kw) == "CLUSTER") {
+          for (auto& e : exprs) {
+            OrderItem it;
+            it.expr = std::move(e);
+            q->order_by.push_back(std::move(it));
+          }
+        }
+      } else {
+        if (!q->order_by.empty()) return ErrorAt(t_[p_ - 2]);
+        SILT_ASSIGN_OR_RETURN(q->order_by, SortList());
+      }
+    }
+  }
+  if (AtKw("WINDOW") && IsIdentToken(Peek(1))) {
+    if (q->set_op != SetOp::kNone) return ErrorHere();
+    Next();
+    do {
+      SILT_ASSIGN_OR_RETURN(auto name, Identifier());
+      SILT_RETURN_NOT_OK(ExpectKw("AS"));
+      SILT_RETURN_NOT_OK(ExpectOp("("));
+      SILT_ASSIGN_OR_RETURN(auto spec, WindowSpecBody());
+      q->windows.emplace_back(std::move(name), std::move(spec));
+    } while (AcceptOp(","));
+  }
+  if (AcceptKw("LIMIT")) {
+    if (AcceptKw("ALL")) {
+      q->limit = nullptr;
+    } else {
+      SILT_ASSIGN_OR_RETURN(q->limit, Expression());
+    }
+  }
+  if (AcceptKw("OFFSET")) {
+    SILT_ASSIGN_OR_RETURN(q->offset, Expression());
+  }
+  return Status::OK();
+}
+
+Result<QueryNode> Parser::QueryTerm(int prec) {
+  // prec 0: UNION / EXCEPT / MINUS; prec 1: INTERSECT (binds tighter).
+  if (prec >= 2) return QueryPrimary();
+  SILT_ASSIGN_OR_RETURN(auto left, QueryTerm(prec + 1));
+  int chain = 0;
+  while (true) {
+    SetOp op;
+    if (prec == 0 && AtKw("UNION")) {
+      op = SetOp::kUnion;
+    } else if (prec == 0 && (AtKw("EXCEPT") || AtKw("MINUS"))) {
+      op = SetOp::kExcept;
+    } else if (prec == 1 && AtKw("INTERSECT")) {
+      op = SetOp::kIntersect;
+    } else {
+      break;
+    }
+    if (++chain > kMaxExprHeight) return ErrorHere("too many set operations");
+    SourcePos pos = Next().pos;
+    auto q = std::make_unique<struct Query>();
+    q->pos = left->pos;
+    (void)pos;
+    q->set_op = op;
+    if (AcceptKw("ALL")) {
+      q->set_all = true;
+    } else {
+      AcceptKw("DISTINCT");
+    }
+    if (AtKw("BY") && AtKw("NAME", 1)) {
+      Next();
+      Next();
+      q->by_name = true;
+    }
+    SILT_ASSIGN_OR_RETURN(auto right, QueryTerm(prec + 1));
+    q->left = std::move(left);
+    q->right = std::move(right);
+    left = std::move(q);
+  }
+  return left;
+}
+
+Result<QueryNode> Parser::QueryPrimary() {
+  SourcePos pos = Peek().pos;
+  if (AtKw("SELECT")) return SelectBlock({});
+  if (AtKw("VALUES")) return ValuesQuery();
+  if (AtKw("TABLE")) {
+    Next();
+    auto q = std::make_unique<struct Query>();
+    q->pos = pos;
+    SelectItem star;
+    star.expr = NewExpr(ExprType::kStar, pos);
+    q->select.push_back(std::move(star));
+    auto ref = std::make_unique<TableRef>();
+    ref->kind = TableRef::Kind::kTable;
+    ref->pos = Peek().pos;
+    SILT_ASSIGN_OR_RETURN(ref->name, ParseTableName(false));
+    q->from.push_back(std::move(ref));
+    return q;
+  }
+  if (AtKw("FROM")) {
+    // FROM t SELECT … (Hive-style).
+    Next();
+    SILT_ASSIGN_OR_RETURN(auto from, FromList());
+    if (!AtKw("SELECT")) {
+      // FROM t alone: SELECT *.
+      auto q = std::make_unique<struct Query>();
+      q->pos = pos;
+      SelectItem star;
+      star.expr = NewExpr(ExprType::kStar, pos);
+      q->select.push_back(std::move(star));
+      q->from = std::move(from);
+      return q;
+    }
+    return SelectBlock(std::move(from));
+  }
+  if (AtOp("(")) {
+    Next();
+    DepthGuard g(&depth_);
+    SILT_RETURN_NOT_OK(CheckDepth());
+    SILT_ASSIGN_OR_RETURN(auto q, Query());
+    SILT_RETURN_NOT_OK(ExpectOp(")"));
+    return q;
+  }
+  return ErrorHere();
+}
+
+Result<std::vector<std::vector<ExprNode>>> Parser::ValuesRows() {
+  // After VALUES: rows (a, b), (c, d) or bare expressions 1, 2 (one column each).
+  std::vector<std::vector<ExprNode>> rows;
+  do {
+    std::vector<ExprNode> row;
+    if (AtOp("(") && !AtQueryStart()) {
+      Next();
+      DepthGuard g(&depth_);
+      SILT_RETURN_NOT_OK(CheckDepth());
+      SILT_ASSIGN_OR_RETURN(row, ExpressionList());
+      SILT_RETURN_NOT_OK(ExpectOp(")"));
+    } else {
+      SILT_ASSIGN_OR_RETURN(auto e, Expression());
+      row.push_back(std::move(e));
+    }
+    rows.push_back(std::move(row));
+  } while (AcceptOp(","));
+  return rows;
+}
+
+Result<QueryNode> Parser::ValuesQuery() {
+  SourcePos pos = Next().pos;  // VALUES
+  auto ref = std::make_unique<TableRef>();
+  ref->kind = TableRef::Kind::kValues;
+  ref->pos = pos;
+  SILT_ASSIGN_OR_RETURN(ref->values, ValuesRows());
+  SILT_RETURN_NOT_OK(TableAlias(ref.get()));
+  auto q = std::make_unique<struct Query>();
+  q->pos = pos;
+  SelectItem star;
+  star.expr = NewExpr(ExprType::kStar, pos);
+  q->select.push_back(std::move(star));
+  q->from.push_back(std::move(ref));
+  return q;
+}
+
+Result<QueryNode> Parser::SelectBlock(std::vector<TableRefNode> from_first) {
+  auto q = std::make_unique<struct Query>();
+  q->pos = Peek().pos;
+  SILT_RETURN_NOT_OK(ExpectKw("SELECT"));
+  if (AcceptKw("DISTINCT")) {
+    q->distinct = true;
+  } else if (AtKw("ALL") && !AtOp(",", 1) && !AtKw("FROM", 1) && !AtEndAfter(1)) {
+    Next();
+  }
+  do {
+    SelectItem item;
+    SILT_ASSIGN_OR_RETURN(item.expr, Expression());
+    if (AcceptKw("AS")) {
+      if (AcceptOp("(")) {
+        do {
+          SILT_ASSIGN_OR_RETURN(std::string a, Identifier());
+          item.aliases.push_back(std::move(a));
+        } while (AcceptOp(","));
+        SILT_RETURN_NOT_OK(ExpectOp(")"));
+        q->select.push_back(std::move(item));
+        continue;
+      }
+      SILT_ASSIGN_OR_RETURN(item.alias, Identifier());
+    } else if (AtBareAlias() && item.expr->type != ExprType::kStar) {
+      last_bare_alias_ = p_;
+      item.alias = Next().text;
+    }
+    q->select.push_back(std::move(item));
+  } while (AcceptOp(","));
+  if (!from_first.empty()) {
+    q->from = std::move(from_first);
+  } else if (AcceptKw("FROM")) {
+    SILT_ASSIGN_OR_RETURN(q->from, FromList());
+  }
+  while (AtKw("LATERAL") && AtKw("VIEW", 1)) {
+    LateralView lv;
+    lv.pos = Next().pos;
+    Next();
+    lv.outer = AcceptKw("OUTER");
+    if (Peek().kind != TokenKind::kWord || !AtOp("(", 1)) return ErrorHere("LATERAL VIEW expects a generator function call");
+    SILT_ASSIGN_OR_RETURN(lv.generator, PrimaryExpr());
+    if (lv.generator->type != ExprType::kFunction) return ErrorHere("LATERAL VIEW expects a generator function call");
+    SILT_ASSIGN_OR_RETURN(lv.table_alias, Identifier());
+    if (AcceptKw("AS") || AtBareAlias()) {
+      do {
+        SILT_ASSIGN_OR_RETURN(std::string c, Identifier());
+        lv.column_aliases.push_back(std::move(c));
+      } while (AcceptOp(","));
+    }
+    q->lateral_views.push_back(std::move(lv));
+  }
+  if (AcceptKw("WHERE")) {
+    SILT_ASSIGN_OR_RETURN(q->where, Expression());
+  }
+  if (AtKw("GROUP") && AtKw("BY", 1)) {
+    Next();
+    Next();
+    if (AtKw("ALL") && !AtOp("(", 1) && !AtOp(",", 1)) {
+      Next();
+      q->group_by_all = true;
+    } else if ((AtKw("ROLLUP") || AtKw("CUBE")) && AtOp("(", 1)) {
+      q->grouping = Next().Is("ROLLUP") ? GroupingKind::kRollup : GroupingKind::kCube;
+      Next();
+      SILT_ASSIGN_OR_RETURN(q->group_by, ExpressionList());
+      SILT_RETURN_NOT_OK(ExpectOp(")"));
+      if (AtOp(",")) return Status::NotImplemented("mixing ROLLUP/CUBE with other GROUP BY items");
+    } else if (AtKw("GROUPING") && AtKw("SETS", 1)) {
+      q->grouping = GroupingKind::kGroupingSets;
+      SILT_ASSIGN_OR_RETURN(q->grouping_sets, GroupingSetsClause());
+    } else {
+      SILT_ASSIGN_OR_RETURN(q->group_by, ExpressionList());
+      if (AtKw("WITH") && (AtKw("ROLLUP", 1) || AtKw("CUBE", 1))) {
+        Next();
+        q->grouping = Next().Is("ROLLUP") ? GroupingKind::kRollup : GroupingKind::kCube;
+      } else if (AtKw("GROUPING") && AtKw("SETS", 1)) {
+        // GROUP BY a, b GROUPING SETS ((a), (b))
+        q->grouping = GroupingKind::kGroupingSets;
+        SILT_ASSIGN_OR_RETURN(q->grouping_sets, GroupingSetsClause());
+        q->group_by.clear();
+      }
+    }
+  }
+  if (AcceptKw("HAVING")) {
+    SILT_ASSIGN_OR_RETURN(q->having, Expression());
+  }
+  for (int round = 0; round < 2; ++round) {
+    if (AtKw("WINDOW") && IsIdentToken(Peek(1)) && q->windows.empty()) {
+      Next();
+      do {
+        SILT_ASSIGN_OR_RETURN(auto name, Identifier());
+        SILT_RETURN_NOT_OK(ExpectKw("AS"));
+        SILT_RETURN_NOT_OK(ExpectOp("("));
+        SILT_ASSIGN_OR_RETURN(auto spec, WindowSpecBody());
+        q->windows.emplace_back(std::move(name), std::move(spec));
+      } while (AcceptOp(","));
+    }
+    if (!q->qualify && AcceptKw("QUALIFY")) {
+      SILT_ASSIGN_OR_RETURN(q->qualify, Expression());
+    }
+  }
+  return q;
+}
+
+Result<std::vector<TableRefNode>> Parser::FromList() {
+  std::vector<TableRefNode> out;
+  do {
+    SILT_ASSIGN_OR_RETURN(auto r, Relation());
+    out.push_back(std::move(r));
+  } while (AcceptOp(","));
+  return out;
+}
+
+Result<TableRefNode> Parser::Relation() {
+  bool lateral = AcceptKw("LATERAL");
+  SILT_ASSIGN_OR_RETURN(auto left, RelationPrimary());
+  if (lateral) {
+    if (left->kind != TableRef::Kind::kSubquery) return ErrorHere();
+    left->lateral = true;
+  }
+  int chain = 0;
+  while (true) {
+    SourcePos pos = Peek().pos;
+    bool natural = false;
+    size_t save = p_;
+    if (AcceptKw("NATURAL")) natural = true;
+    JoinType jt = JoinType::kInner;
+    bool is_join = false;
+    if (AcceptKw("JOIN")) {
+      is_join = true;
+    } else if (AtKw("INNER") && AtKw("JOIN", 1)) {
+      Next();
+      Next();
+      is_join = true;
+    } else if (AtKw("CROSS") && AtKw("JOIN", 1)) {
+      Next();
+      Next();
+      jt = JoinType::kCross;
+      is_join = true;
+    } else if (AtKw("LEFT") || AtKw("RIGHT") || AtKw("FULL") || AtKw("SEMI") || AtKw("ANTI")) {
+      std::string w = AsciiUpper(Next().text);
+      if (w == "LEFT" && (AtKw("SEMI") || AtKw("ANTI"))) w = AsciiUpper(Next().text);
+      if (w == "LEFT" || w == "RIGHT" || w == "FULL") AcceptKw("OUTER");
+      if (!AtKw("JOIN")) return ErrorHere();
+      Next();
+      jt = w == "LEFT"    ? JoinType::kLeft
+           : w == "RIGHT" ? JoinType::kRight
+           : w == "FULL"  ? JoinType::kFull
+           : w == "SEMI"  ? JoinType::kLeftSemi
+                          : JoinType::kLeftAnti;
+      is_join = true;
+    }
+    if (!is_join) {
+      if (natural) p_ = save;
+      if (natural) return ErrorHere();
+      break;
+    }
+    if (++chain > kMaxExprHeight) return ErrorHere("too many joins");
+    bool rlateral = AcceptKw("LATERAL");
+    SILT_ASSIGN_OR_RETURN(auto right, RelationPrimary());
+    if (rlateral) {
+      if (right->kind != TableRef::Kind::kSubquery) return ErrorHere();
+      right->lateral = true;
+    }
+    auto j = std::make_unique<TableRef>();
+    j->kind = TableRef::Kind::kJoin;
+    j->pos = left->pos;
+    (void)pos;
+    j->join_type = jt;
+    j->natural = natural;
+    if (!natural) {
+      if (AcceptKw("ON")) {
+        SILT_ASSIGN_OR_RETURN(j->join_condition, Expression());
+      } else if (AtKw("USING")) {
+        Next();
+        SILT_ASSIGN_OR_RETURN(j->using_columns, IdentifierList());
+      }
+    }
+    j->left = std::move(left);
+    j->right = std::move(right);
+    left = std::move(j);
+  }
+  return left;
+}
+
+Result<std::optional<TimeTravel>> Parser::TemporalClause() {
+  size_t save = p_;
+  bool had_for = AcceptKw("FOR");
+  if ((AtKw("VERSION") || AtKw("SYSTEM_VERSION")) && AtKw("AS", 1) && AtKw("OF", 2)) {
+    Next();
+    Next();
+    Next();
+    TimeTravel tt;
+    const Token& v = Peek();
+    std::string text;
+    if (v.kind == TokenKind::kNumber || v.kind == TokenKind::kString) {
+      text = Next().text;
+    } else {
+      return ErrorHere();
+    }
+    int64_t ver = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), ver);
+    if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) {
+      return ClassError("DELTA_VERSION_INVALID",
+                        "The provided version (" + text + ") is not a valid version", v.pos);
+    }
+    tt.version = ver;
+    return std::optional<TimeTravel>(std::move(tt));
+  }
+  if ((AtKw("TIMESTAMP") || AtKw("SYSTEM_TIME")) && AtKw("AS", 1) && AtKw("OF", 2)) {
+    Next();
+    Next();
+    Next();
+    TimeTravel tt;
+    SILT_ASSIGN_OR_RETURN(tt.timestamp, ValueExpr(0));
+    return std::optional<TimeTravel>(std::move(tt));
+  }
+  if (had_for) p_ = save;
+  return std::optional<TimeTravel>();
+}
+
+Status Parser::TableAlias(TableRef* r) {
+  if (AcceptKw("AS")) {
+    SILT_ASSIGN_OR_RETURN(r->alias, Identifier());
+  } else if (AtBareAlias()) {
+    r->alias = Next().text;
+  } else {
+    return Status::OK();
+  }
+  if (AtOp("(") && IsIdentToken(Peek(1))) {
+    SILT_ASSIGN_OR_RETURN(r->column_aliases, IdentifierList());
+  }
+  return Status::OK();
+}
+
+Result<TableRefNode> Parser::RelationPrimary() {
+  auto r = std::make_unique<TableRef>();
+  r->pos = Peek().pos;
+  if (AtKw("VALUES")) {
+    Next();
+    r->kind = TableRef::Kind::kValues;
+    SILT_ASSIGN_OR_RETURN(r->values, ValuesRows());
+    SILT_RETURN_NOT_OK(TableAlias(r.get()));
+    return r;
+  }
+  if (AtOp("(")) {
+    DepthGuard g(&depth_);
+    SILT_RETURN_NOT_OK(CheckDepth());
+    Next();
+    if (AtQueryStart()) {
+      r->kind = TableRef::Kind::kSubquery;
+      SILT_ASSIGN_OR_RETURN(r->subquery, Query());
+      SILT_RETURN_NOT_OK(ExpectOp(")"));
+      SILT_RETURN_NOT_OK(TableAlias(r.get()));
+      return r;
+    }
+    // Parenthesised relation (a JOIN b).
+    SILT_ASSIGN_OR_RETURN(auto inner, Relation());
+    SILT_RETURN_NOT_OK(ExpectOp(")"));
+    if (!inner->alias.empty() || AtKw("AS") || AtBareAlias()) {
+      if (!inner->alias.empty()) return ErrorHere();
+      SILT_RETURN_NOT_OK(TableAlias(inner.get()));
+    }
+    return inner;
+  }
+  // Table-valued function: name(args).
+  if (IsIdentToken(Peek()) && AtOp("(", 1)) {
+    r->kind = TableRef::Kind::kFunction;
+    r->function_name = Next().text;
+    Next();
+    DepthGuard g(&depth_);
+    SILT_RETURN_NOT_OK(CheckDepth());
+    if (!AtOp(")")) {
+      SILT_ASSIGN_OR_RETURN(r->function_args, ExpressionList());
+    }
+    SILT_RETURN_NOT_OK(ExpectOp(")"));
+    SILT_RETURN_NOT_OK(TableAlias(r.get()));
+    return r;
+  }
+  r->kind = TableRef::Kind::kTable;
+  SILT_ASSIGN_OR_RETURN(r->name, ParseTableName(false));
+  // t@v123 / t@yyyyMMddHHmmssSSS (Delta).
+  if (AtOp("@")) {
+    Next();
+    TimeTravel tt;
+    const Token& v = Peek();
+    if (v.kind == TokenKind::kWord && (v.text[0] == 'v' || v.text[0] == 'V') && v.text.size() > 1 &&
+        std::all_of(v.text.begin() + 1, v.text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      int64_t ver = 0;
+      auto [ptr, ec] = std::from_chars(v.text.data() + 1, v.text.data() + v.text.size(), ver);
+      if (ec != std::errc()) return ErrorAt(v);
+      (void)ptr;
+      tt.version = ver;
+      Next();
+    } else if (v.kind == TokenKind::kNumber && v.text.size() == 17 &&
+               std::all_of(v.text.begin(), v.text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      tt.timestamp_text = v.text;
+      // yyyyMMddHHmmssSSS → a timestamp literal.
+      std::string s = v.text;
+      std::string iso = s.substr(0, 4) + "-" + s.substr(4, 2) + "-" + s.substr(6, 2) + " " +
+                        s.substr(8, 2) + ":" + s.substr(10, 2) + ":" + s.substr(12, 2) + "." +
+                        s.substr(14, 3);
+      bool hz, unsup;
+      auto ts = ParseSparkTimestamp(iso, &hz, &unsup);
+      if (!ts) {
+        return ClassError("DELTA_TIMESTAMP_INVALID",
+                          "The provided timestamp (" + v.text + ") cannot be converted to a valid timestamp",
+                          v.pos);
+      }
+      auto lit = NewExpr(ExprType::kLiteral, v.pos);
+      lit->literal = Value::Integer(DataType::Timestamp(), *ts);
+      tt.timestamp = std::move(lit);
+      Next();
+    } else {
+      return ErrorHere();
+    }
+    r->time_travel = std::move(tt);
+  } else {
+    SILT_ASSIGN_OR_RETURN(r->time_travel, TemporalClause());
+  }
+  if (AtKw("TABLESAMPLE")) return Status::NotImplemented("TABLESAMPLE");
+  SILT_RETURN_NOT_OK(TableAlias(r.get()));
+  return r;
+}
+
+}  // namespace silt::sql::internal

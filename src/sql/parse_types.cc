@@ -1,0 +1,130 @@
+// Data types: the Spark type grammar (ARRAY/MAP/STRUCT, DECIMAL, CHAR/VARCHAR, intervals).
+#include "sql/parser_internal.h"
+
+namespace silt::sql::internal {
+
+// ---------------------------------------------------------------------------------------------
+// Types
+
+Result<TypePtr> Parser::DataTypeRule() {
+  DepthGuard g(&depth_);
+  SILT_RETURN_NOT_OK(CheckDepth());
+  const Token& t = Peek();
+  if (t.kind != TokenKind::kWord) return ErrorHere();
+  std::string name = AsciiUpper(t.text);
+  SourcePos pos = t.pos;
+  Next();
+  auto close_angle = [&]() -> Status { return ExpectOp(">"); };
+  if (name == "ARRAY") {
+    SILT_RETURN_NOT_OK(ExpectOp("<"));
+    SILT_ASSIGN_OR_RETURN(auto elem, DataTypeRule());
+    SILT_RETURN_NOT_OK(close_angle());
+    return DataType::List(std::move(elem));
+  }
+  if (name == "MAP") {
+    SILT_RETURN_NOT_OK(ExpectOp("<"));
+    SILT_ASSIGN_OR_RETURN(auto k, DataTypeRule());
+    SILT_RETURN_NOT_OK(ExpectOp(","));
+    SILT_ASSIGN_OR_RETURN(auto v, DataTypeRule());
+    SILT_RETURN_NOT_OK(close_angle());
+    return DataType::Map(std::move(k), std::move(v));
+  }
+  if (name == "STRUCT") {
+    std::vector<Field> fields;
+    if (AcceptOp("<>")) return DataType::Struct({});
+    SILT_RETURN_NOT_OK(ExpectOp("<"));
+    if (!AtOp(">")) {
+      do {
+        Field f;
+        SILT_ASSIGN_OR_RETURN(f.name, Identifier());
+        AcceptOp(":");
+        SILT_ASSIGN_OR_RETURN(f.type, DataTypeRule());
+        f.nullable = true;
+        if (AtKw("NOT") && AtKw("NULL", 1)) {
+          Next();
+          Next();
+          f.nullable = false;
+        }
+        if (AcceptKw("COMMENT")) {
+          SILT_ASSIGN_OR_RETURN(auto c, StringLit());
+          std::string js;
+          AppendJsonString(&js, c);
+          f.metadata_json = "{\"comment\":" + js + "}";
+        } else {
+          f.metadata_json = "{}";
+        }
+        fields.push_back(std::move(f));
+      } while (AcceptOp(","));
+    }
+    SILT_RETURN_NOT_OK(close_angle());
+    return DataType::Struct(std::move(fields));
+  }
+  // Primitive, with optional (n[, m]).
+  std::vector<int64_t> params;
+  if (AtOp("(")) {
+    Next();
+    do {
+      if (Peek().kind != TokenKind::kNumber) return ErrorHere();
+      const Token& nt = Next();
+      int64_t v = 0;
+      auto [ptr, ec] = std::from_chars(nt.text.data(), nt.text.data() + nt.text.size(), v);
+      if (ec != std::errc() || ptr != nt.text.data() + nt.text.size()) return ErrorAt(nt);
+      params.push_back(v);
+    } while (AcceptOp(","));
+    SILT_RETURN_NOT_OK(ExpectOp(")"));
+  }
+  auto no_params = [&](TypePtr ty) -> Result<TypePtr> {
+    if (!params.empty()) {
+      return ClassError("UNSUPPORTED_DATATYPE", "Unsupported data type \"" + name + "(" +
+                                                    std::to_string(params[0]) + ")\"",
+                        pos);
+    }
+    return ty;
+  };
+  if (name == "BOOLEAN") return no_params(DataType::Boolean());
+  if (name == "TINYINT" || name == "BYTE") return no_params(DataType::Int8());
+  if (name == "SMALLINT" || name == "SHORT") return no_params(DataType::Int16());
+  if (name == "INT" || name == "INTEGER") return no_params(DataType::Int32());
+  if (name == "BIGINT" || name == "LONG") return no_params(DataType::Int64());
+  if (name == "FLOAT" || name == "REAL") return no_params(DataType::Float());
+  if (name == "DOUBLE") return no_params(DataType::Double());
+  if (name == "STRING") return no_params(DataType::String());
+  if (name == "BINARY") return no_params(DataType::Binary());
+  if (name == "DATE") return no_params(DataType::Date());
+  if (name == "TIMESTAMP" || name == "TIMESTAMP_LTZ") return no_params(DataType::Timestamp());
+  if (name == "TIMESTAMP_NTZ") return no_params(DataType::TimestampNtz());
+  if (name == "VOID") return no_params(DataType::Null());
+  if (name == "CHAR" || name == "CHARACTER" || name == "VARCHAR") {
+    if (params.size() != 1) {
+      return ClassError("DATATYPE_MISSING_SIZE",
+                        "DataType \"" + name + "\" requires a length parameter, for example \"" +
+                            name + "(10)\". Please specify the length.",
+                        pos);
+    }
+    return DataType::String();
+  }
+  if (name == "DECIMAL" || name == "DEC" || name == "NUMERIC") {
+    int64_t p = params.empty() ? 10 : params[0];
+    int64_t s = params.size() > 1 ? params[1] : 0;
+    if (params.size() > 2) return ErrorAt(t_[p_ - 1]);
+    if (p < 1 || p > 38) {
+      return ClassError("DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION",
+                        "Decimal precision " + std::to_string(p) +
+                            " exceeds max precision 38",
+                        pos);
+    }
+    if (s < 0 || s > p) {
+      return ClassError("INVALID_PARAMETER_VALUE",
+                        "Decimal scale (" + std::to_string(s) +
+                            ") cannot be greater than precision (" + std::to_string(p) + ")",
+                        pos);
+    }
+    return DataType::Decimal(static_cast<int>(p), static_cast<int>(s));
+  }
+  if (name == "INTERVAL" || name == "VARIANT" || name == "TIME") {
+    return Status::NotImplemented("data type " + name + " is not supported by silt");
+  }
+  return ClassError("UNSUPPORTED_DATATYPE", "Unsupported data type \"" + name + "\"", pos);
+}
+
+}  // namespace silt::sql::internal

@@ -1,0 +1,201 @@
+// The optimizer on bound plans: predicate pushdown into scans, partition pruning and min/max
+// file skipping (PruneFiles' counters), and the greedy order of inner-join chains.
+#include <algorithm>
+
+#include "planner/join_order.h"
+#include "unit/planner/planner_test_util.h"
+
+namespace silt::planner {
+namespace {
+
+class OptimizerTest : public PlannerTest {
+ protected:
+  const LogicalNode* OnlyScan(const PlanPtr& plan) {
+    auto scans = Find(plan, LogicalKind::kScan);
+    EXPECT_EQ(scans.size(), 1u) << ExplainPlan(*plan);
+    return scans.empty() ? nullptr : scans[0];
+  }
+};
+
+TEST_F(OptimizerTest, FiltersArePushedIntoTheScanAndOnlyNeededColumnsRead) {
+  Run("CREATE TABLE t (id INT, name STRING, extra STRING) USING delta");
+  Run("INSERT INTO t VALUES (1, 'a', 'x'), (2, 'b', 'y')");
+  auto bound = Bind("SELECT name FROM (SELECT * FROM t) WHERE id > 1 AND rand() < 2");
+  ASSERT_TRUE(bound.ok()) << bound.status().ToString();
+  EXPECT_TRUE(OnlyScan(*bound)->pushed_filters.empty());
+
+  auto plan = BindAndOptimize("SELECT name FROM (SELECT * FROM t) WHERE id > 1 AND rand() < 2");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const LogicalNode* scan = OnlyScan(*plan);
+  ASSERT_NE(scan, nullptr);
+  // The deterministic conjunct reaches the scan; rand() stays above it in a Filter.
+  ASSERT_EQ(scan->pushed_filters.size(), 1u) << ExplainPlan(**plan);
+  EXPECT_NE(scan->pushed_filters[0]->ToString().find("> 1"), std::string::npos)
+      << scan->pushed_filters[0]->ToString();
+  auto filters = Find(*plan, LogicalKind::kFilter);
+  ASSERT_FALSE(filters.empty()) << ExplainPlan(**plan);
+  EXPECT_FALSE(Deterministic(filters[0]->predicate));
+  // Projection pruning: `extra` is not read.
+  EXPECT_EQ(scan->scan_columns, (std::vector<std::string>{"id", "name"})) << ExplainPlan(**plan);
+}
+
+TEST_F(OptimizerTest, PartitionPruningKeepsTheMatchingPartitionsFiles) {
+  Run("CREATE TABLE p (id INT, part STRING) USING delta PARTITIONED BY (part)");
+  Run("INSERT INTO p VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+  Run("INSERT INTO p VALUES (4, 'b')");
+  auto plan = BindAndOptimize("SELECT id FROM p WHERE part = 'b'");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const LogicalNode* scan = OnlyScan(*plan);
+  ASSERT_NE(scan, nullptr);
+  EXPECT_EQ(scan->files_total, 4);
+  EXPECT_EQ(scan->files_after_partition_pruning, 2);
+  EXPECT_EQ(scan->files_after_stats_pruning, 2);
+  ASSERT_TRUE(scan->pruned_files.has_value());
+  ASSERT_EQ(scan->pruned_files->size(), 2u);
+  for (const delta::AddFile* f : *scan->pruned_files) {
+    const std::optional<std::string>* v = f->partition_values.Find("part");
+    ASSERT_NE(v, nullptr) << f->path;
+    EXPECT_EQ(*v, std::optional<std::string>("b")) << f->path;
+  }
+}
+
+TEST_F(OptimizerTest, MinMaxStatisticsSkipFilesUnlessDisabled) {
+  Run("CREATE TABLE s (id INT, v STRING) USING delta");
+  Run("INSERT INTO s VALUES (1, 'a'), (10, 'b')");
+  Run("INSERT INTO s VALUES (11, 'c'), (20, 'd')");
+  Run("INSERT INTO s VALUES (21, 'e'), (30, 'f')");
+  auto plan = BindAndOptimize("SELECT v FROM s WHERE id > 25");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const LogicalNode* scan = OnlyScan(*plan);
+  ASSERT_NE(scan, nullptr);
+  EXPECT_EQ(scan->files_total, 3);
+  EXPECT_EQ(scan->files_after_partition_pruning, 3);
+  EXPECT_EQ(scan->files_after_stats_pruning, 1);
+  ASSERT_TRUE(scan->pruned_files.has_value());
+  EXPECT_EQ(scan->pruned_files->size(), 1u);
+
+  // spark.databricks.delta.stats.skipping=false: every file is read.
+  plan = BindAndOptimize("SELECT v FROM s WHERE id > 25", /*stats_skipping=*/false);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  scan = OnlyScan(*plan);
+  ASSERT_NE(scan, nullptr);
+  EXPECT_EQ(scan->files_after_stats_pruning, 3);
+  EXPECT_FALSE(scan->pruned_files.has_value() && scan->pruned_files->size() != 3u);
+}
+
+TEST_F(OptimizerTest, PruneFilesOnAScanWithFiltersGivenByHand) {
+  Run("CREATE TABLE s (id INT, part INT) USING delta PARTITIONED BY (part)");
+  Run("INSERT INTO s VALUES (1, 1), (5, 1)");
+  Run("INSERT INTO s VALUES (6, 1), (9, 1)");
+  Run("INSERT INTO s VALUES (1, 2), (9, 2)");
+  Binder& b = binder();
+  sql::TableName name;
+  name.parts = {"s"};
+  auto table = b.ResolveTable(name, nullptr);
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  auto scan = b.ScanPlan(*table, "s");
+  ASSERT_TRUE(scan.ok()) << scan.status().ToString();
+  auto pred = sql::ParseExpression("part = 1 AND id < 3");
+  ASSERT_TRUE(pred.ok());
+  auto bound = b.BindExpression(**pred, (*scan)->columns);
+  ASSERT_TRUE(bound.ok()) << bound.status().ToString();
+  Conjuncts(*bound, &(*scan)->pushed_filters);
+  ASSERT_EQ((*scan)->pushed_filters.size(), 2u);
+
+  ASSERT_TRUE(PruneFiles(scan->get(), OptimizerOptions{}).ok());
+  EXPECT_EQ((*scan)->files_total, 3);
+  EXPECT_EQ((*scan)->files_after_partition_pruning, 2);  // part = 1
+  EXPECT_EQ((*scan)->files_after_stats_pruning, 1);      // id in [1, 5]
+  ASSERT_TRUE((*scan)->pruned_files.has_value());
+  ASSERT_EQ((*scan)->pruned_files->size(), 1u);
+  EXPECT_NE(ScanFilesSummary(**scan).find("1 of 3"), std::string::npos) << ScanFilesSummary(**scan);
+}
+
+// The tables a plan's scans read, left to right.
+std::vector<std::string> ScanTables(const PlanPtr& plan) {
+  std::vector<std::string> out;
+  std::function<void(const LogicalNode&)> walk = [&](const LogicalNode& n) {
+    if (n.kind == LogicalKind::kScan)
+      out.push_back(n.table_name.substr(n.table_name.rfind('.') + 1));
+    for (const auto& c : n.children) walk(*c);
+  };
+  walk(*plan);
+  return out;
+}
+
+TEST_F(OptimizerTest, JoinChainStartsWithTheSmallestConnectedPair) {
+  // a: 1 row, b: 40 rows, c: 8 rows. Written order a, b, c would start with a cross join of a
+  // and b (no condition between them); the greedy order joins a with c first (estimated 1 row),
+  // then b (c–b estimated 8 rows), and every join gets hash keys.
+  Run("CREATE TABLE a (x INT) USING delta");
+  Run("CREATE TABLE b (y INT) USING delta");
+  Run("CREATE TABLE c (x INT, y INT) USING delta");
+  Run("INSERT INTO a VALUES (1)");
+  Run("INSERT INTO b SELECT id FROM range(40)");
+  Run("INSERT INTO c SELECT id, id * 5 FROM range(8)");
+  const std::string q = "SELECT * FROM a, b, c WHERE a.x = c.x AND b.y = c.y";
+
+  auto bound = Bind(q);
+  ASSERT_TRUE(bound.ok()) << bound.status().ToString();
+  auto bound_joins = Find(*bound, LogicalKind::kJoin);
+  ASSERT_EQ(bound_joins.size(), 2u);
+  // As bound: (a × b) ⋈ c, the inner join without keys.
+  EXPECT_TRUE(bound_joins[1]->left_keys.empty()) << ExplainPlan(**bound);
+  EXPECT_EQ(ScanTables(bound_joins[0]->children[0]), (std::vector<std::string>{"a", "b"}))
+      << ExplainPlan(**bound);
+  EXPECT_GT(EstimateRows(**bound), 0.0);
+
+  auto plan = BindAndOptimize(q);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto joins = Find(*plan, LogicalKind::kJoin);
+  ASSERT_EQ(joins.size(), 2u) << ExplainPlan(**plan);
+  for (const LogicalNode* j : joins) {
+    EXPECT_EQ(j->left_keys.size(), 1u) << ExplainPlan(**plan);
+  }
+  // The inner join (pre-order: the outer one first) reads a and c.
+  PlanPtr inner;
+  for (const auto& c : joins[0]->children) {
+    if (!Find(c, LogicalKind::kJoin).empty()) inner = c;
+  }
+  ASSERT_NE(inner, nullptr) << ExplainPlan(**plan);
+  auto tables = ScanTables(inner);
+  std::sort(tables.begin(), tables.end());
+  ASSERT_EQ(tables.size(), 2u) << ExplainPlan(**plan);
+  EXPECT_EQ(tables, (std::vector<std::string>{"a", "c"})) << ExplainPlan(**plan);
+  // The output keeps the written column order: a.x, b.y, c.x, c.y.
+  ASSERT_EQ((*plan)->columns.size(), 4u);
+  EXPECT_EQ((*plan)->columns[0].name, "x");
+  EXPECT_EQ((*plan)->columns[1].name, "y");
+  EXPECT_EQ((*plan)->columns[2].name, "x");
+  EXPECT_EQ((*plan)->columns[3].name, "y");
+}
+
+TEST_F(OptimizerTest, CrossJoinWithAnEqualityFilterBecomesAHashJoin) {
+  Run("CREATE TABLE l (id INT, v STRING) USING delta");
+  Run("CREATE TABLE r (k INT, w STRING) USING delta");
+  const std::string q = "SELECT v, w FROM l, r WHERE l.id = r.k AND w <> 'x'";
+  auto bound = Bind(q);
+  ASSERT_TRUE(bound.ok()) << bound.status().ToString();
+  auto joins = Find(*bound, LogicalKind::kJoin);
+  ASSERT_EQ(joins.size(), 1u);
+  EXPECT_TRUE(joins[0]->left_keys.empty()) << ExplainPlan(**bound);
+  EXPECT_EQ(Find(*bound, LogicalKind::kFilter).size(), 1u) << ExplainPlan(**bound);
+
+  auto plan = BindAndOptimize(q);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  joins = Find(*plan, LogicalKind::kJoin);
+  ASSERT_EQ(joins.size(), 1u) << ExplainPlan(**plan);
+  ASSERT_EQ(joins[0]->left_keys.size(), 1u) << ExplainPlan(**plan);
+  EXPECT_EQ(joins[0]->left_keys[0]->kind, exec::ExprKind::kColumn);
+  EXPECT_EQ(joins[0]->right_keys[0]->kind, exec::ExprKind::kColumn);
+  EXPECT_EQ(joins[0]->condition, nullptr) << joins[0]->condition->ToString();
+  EXPECT_TRUE(Find(*plan, LogicalKind::kFilter).empty()) << ExplainPlan(**plan);
+  // w <> 'x' went into r's scan.
+  auto scans = Find(*plan, LogicalKind::kScan);
+  ASSERT_EQ(scans.size(), 2u);
+  EXPECT_TRUE(scans[0]->pushed_filters.empty()) << ExplainPlan(**plan);
+  EXPECT_EQ(scans[1]->pushed_filters.size(), 1u) << ExplainPlan(**plan);
+}
+
+}  // namespace
+}  // namespace silt::planner
