@@ -120,7 +120,7 @@ check_sql="SELECT count(*), sum(quantity), sum(amount) FROM @T@"
 fresh_copy() {
   rm -rf "${W:?}/$1"
   mkdir -p "$W/$1"
-  (cd "$W/sales" && find . -maxdepth 1 -type f -name '*.parquet' -exec cp -l {} "$W/$1/" +)
+  (cd "$W/sales" && find . -maxdepth 1 -type f -name '*.parquet' -exec cp -l -t "$W/$1/" {} +)
   cp -r "$W/sales/_delta_log" "$W/$1/"
 }
 # traced OUT SQL: runs SQL under strace; prints the result rows to OUT and "files bytes" (live
@@ -128,24 +128,35 @@ fresh_copy() {
 traced() {
   strace -f -qq -s 0 -e trace=openat,pread64,close -o "$WORK/trace" \
     "$SILT" sql --warehouse "$W" --threads "$THREADS" --mode tabs -e "$2" | grep -v '^spark\.' >"$1"
+  # A close or pread that another thread's call interrupts shows as "<unfinished ...>" then
+  # "<... resumed>": its fd is resolved when the call starts (a close frees the fd at once, and an
+  # openat on another thread may get it back before the close is reported as resumed).
   awk -v list="$WORK/sales_files.txt" '
     BEGIN { while ((getline f < list) > 0) live[f] = 1 }
     function ret(line) { sub(/.*\) *= */, "", line); return line + 0 }
+    function arg1(line) { sub(/^[0-9]+ [a-z0-9]+\(/, "", line); sub(/[,) ].*/, "", line); return line + 0 }
+    function opened(line, fd) { name = line; sub(/^[^"]*"/, "", name); sub(/".*/, "", name); sub(/.*\//, "", name)
+                                if (fd >= 0) file[fd] = (name in live) ? name : "" }
+    function got(name, n) { if (name != "" && n > 0) { bytes += n; seen[name] = 1 } }
     {
-      pid = $1; line = $0
-      if (line ~ /<unfinished \.\.\.>$/) { pend[pid] = line; next }
-      if (line ~ /<\.\.\. [a-z0-9]+ resumed>/) { r = line; sub(/^[0-9]+ <\.\.\. [a-z0-9]+ resumed>/, "", r); line = pend[pid] r; sub(/ <unfinished \.\.\.>/, "", line); delete pend[pid] }
-      if (line ~ /^[0-9]+ openat\(/ && line ~ /O_RDONLY/) {
-        name = line; sub(/^[^"]*"/, "", name); sub(/".*/, "", name); sub(/.*\//, "", name)
-        fd = ret(line); if (fd >= 0) file[fd] = (name in live) ? name : ""
-      } else if (line ~ /^[0-9]+ close\(/) {
-        fd = line; sub(/^[0-9]+ close\(/, "", fd); sub(/\).*/, "", fd); delete file[fd + 0]
-      } else if (line ~ /^[0-9]+ pread64\(/) {
-        fd = line; sub(/^[0-9]+ pread64\(/, "", fd); sub(/,.*/, "", fd); n = ret(line)
-        if ((fd + 0) in file && file[fd + 0] != "" && n > 0) { bytes += n; seen[file[fd + 0]] = 1 }
+      pid = $1
+      if ($0 ~ /<unfinished \.\.\.>$/) {
+        if ($2 ~ /^close\(/) { delete file[arg1($0)]; pend[pid] = "close" }
+        else if ($2 ~ /^pread64\(/) { fd = arg1($0); pend[pid] = "pread"; pf[pid] = (fd in file) ? file[fd] : "" }
+        else if ($2 ~ /^openat\(/ && $0 ~ /O_RDONLY/) pend[pid] = $0
+        else pend[pid] = ""
+        next
       }
+      if ($2 == "<...") {
+        if (pend[pid] == "pread") got(pf[pid], ret($0))
+        else if (pend[pid] != "" && pend[pid] != "close") opened(pend[pid], ret($0))
+        delete pend[pid]; next
+      }
+      if ($2 ~ /^openat\(/ && $0 ~ /O_RDONLY/) opened($0, ret($0))
+      else if ($2 ~ /^close\(/) delete file[arg1($0)]
+      else if ($2 ~ /^pread64\(/) { fd = arg1($0); if (fd in file) got(file[fd], ret($0)) }
     }
-    END { c = 0; for (f in seen) c++; printf "%d %d\n", c, bytes }' "$WORK/trace"
+    END { c = 0; for (f in seen) c++; printf "%d %d\n", c, bytes + 0 }' "$WORK/trace"
   rm -f "$WORK/trace"
 }
 # timed SQL: best of RUNS (silt's statement time); for DML each run on a fresh copy.
