@@ -170,7 +170,27 @@ timed_dml() { # mode stmt
   done | best
 }
 
+# engine_metrics QUERY SET_SQL: silt's own DFP metrics for the query (EXPLAIN ANALYZE of a SELECT;
+# operationMetrics of the DML's commit), printed as an "engine" line and kept for the record; "n/a"
+# when this silt reports none. Not used for the table (the strace counts are), only shown beside it.
+engine_metrics() {
+  local out
+  if [ "${kind[$1]}" = select ]; then
+    out=$("$SILT" sql --warehouse "$W" --threads "$THREADS" --mode tabs -e "$2; EXPLAIN ANALYZE ${sql[$1]}" 2>&1 || true)
+  else
+    fresh_copy t_metrics
+    out=$("$SILT" sql --warehouse "$W" --threads "$THREADS" --mode tabs \
+      -e "$2; ${sql[$1]//@T@/t_metrics}; DESCRIBE HISTORY t_metrics LIMIT 1" 2>&1 || true)
+    rm -rf "${W:?}/t_metrics"
+  fi
+  out=$(echo "$out" | grep -oE '"?(numFiles(Before|After|PrunedBy)Dfp|bytesPrunedByDfp|dfpFilterKind|dfpBuildDistinctValues|dfp\.?[Aa]pplied|dfp\.?[Rr]easonNotApplied|reasonNotApplied)"?[=: ]+"?[A-Za-z0-9_.-]+' |
+    tr -d '"' | sed -E 's/[: ]+/=/' | paste -sd' ' - || true)
+  echo "engine query=$1 ${out:-n/a}"
+  printf '%s\t%s\n' "$1" "${out:-n/a}" >>"$WORK/engine.tsv"
+}
+
 : >"$WORK/dfp.tsv"
+: >"$WORK/engine.tsv"
 for q in "${queries[@]}"; do
   for mode in on off; do
     set_sql=$([ "$mode" = on ] && echo "$ON" || echo "$OFF")
@@ -184,6 +204,7 @@ for q in "${queries[@]}"; do
       secs=$(timed_dml "$mode" "$set_sql; ${sql[$q]}")
       rm -rf "${W:?}/t_$mode"
     fi
+    if [ "$mode" = on ]; then engine_metrics "$q" "$set_sql"; fi
     echo "dfp query=$q engine=silt dfp=$mode threads=$THREADS seconds=$secs files=$files bytes=$bytes total_files=$nfiles total_bytes=$nbytes"
     printf '%s\tsilt_%s\t%s\t%s\t%s\n' "$q" "$mode" "$secs" "$files" "$bytes" >>"$WORK/dfp.tsv"
   done
@@ -275,7 +296,9 @@ rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
     "$(date -u '+%Y-%m-%d %H:%M UTC')" "$N" "$SCALE" "$rev" "$(nproc)" "$LOAD_AT_START" "$LOAD_AT_END" "$THREADS" "$RUNS"
   echo "$table"
   echo
-  for q in "${queries[@]}"; do echo "- $q: ${describe[$q]}"; done
+  for q in "${queries[@]}"; do
+    echo "- $q: ${describe[$q]}; silt's own metrics with DFP on: $(awk -F'\t' -v q="$q" '$1 == q { print $2 }' "$WORK/engine.tsv")"
+  done
   printf '\nFact table `sales` (sale_id BIGINT, date_key INT, customer_key BIGINT, product_key INT, store_key INT, quantity INT, amount DECIMAL(9,2)): %s rows in %s files (%s bytes), written by silt in date order (one INSERT … FROM range() with spark.sql.files.maxRecordsPerFile = %s), so each file holds about %s days of %s. Dimensions: date_dim (1000 days from 2022-01-01, 10 holidays), customer (100k), product (10k), store (200). files / MB read = live `sales` files that got a read and the bytes read from them (strace of one untimed run, engine-independent). DFP on = dynamicFilePruning true and deltaTableSizeThreshold 0 (the 10 GB default excludes this table); off = dynamicFilePruning false. Times are silt'"'"'s own statement time, best of %s, warm page cache, `sync` before each run; DML on fresh copies of `sales`. DuckDB: SELECTs over read_parquet of the same live files; MERGE/DELETE on its own native copy (CREATE TABLE AS from those files, CHECKPOINT, fresh per run). Results identical with DFP on and off (checked); DuckDB results %s. %s. Reproduce: `bash bench/dfp.sh %s` (or `make bench`).\n' \
     "$N" "$nfiles" "$nbytes" "$FILE_ROWS" "$(awk -v d=$DAYS -v f="$nfiles" 'BEGIN { printf "%.1f", d / f }')" "$DAYS" "$RUNS" \
     "$([ -z "$mismatch" ] && echo "equal to silt's (checked)" || echo "differ for:$mismatch")" "$verdict" "$SCALE"
