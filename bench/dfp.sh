@@ -6,7 +6,7 @@
 #   bash bench/dfp.sh [SCALE]     fact rows = 50M × SCALE (default 1; 0.02 = 1M rows for a quick
 #                                 look) in BENCH_DFP_FILES (default 500) files, 1000 days
 #   BENCH_THREADS=2 (default) BENCH_RUNS=3 (best of) BENCH_RECORD=1 (append to bench/RESULTS.md)
-#   SILT=path/to/silt BENCH_KEEP=1 (keep the work dir)
+#   SILT=path/to/silt BENCH_KEEP=1 (keep the work dir) BENCH_DFP_SET="SET k = v; …" (added to DFP on)
 #
 # Per query and mode (DFP on / off) it measures:
 #   - files and bytes read from the fact table: one extra, untimed run under strace (openat,
@@ -72,6 +72,8 @@ live_files() {
 }
 
 ON="SET spark.databricks.optimizer.dynamicFilePruning = true; SET spark.databricks.optimizer.deltaTableSizeThreshold = 0"
+# BENCH_DFP_SET: more ';'-separated statements for the DFP-on runs (e.g. "SET silt.dfp.perValueProbeLimit = 1000").
+[ -z "${BENCH_DFP_SET:-}" ] || ON="$ON; $BENCH_DFP_SET"
 OFF="SET spark.databricks.optimizer.dynamicFilePruning = false"
 
 # Queries: SELECTs read `sales`; DMLs name their target @T@ (a fresh copy of sales). Each query's
@@ -300,8 +302,9 @@ rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
   for q in "${queries[@]}"; do
     echo "- $q: ${describe[$q]}; silt's own metrics with DFP on: $(awk -F'\t' -v q="$q" '$1 == q { print $2 }' "$WORK/engine.tsv")"
   done
-  printf '\nFact table `sales` (sale_id BIGINT, date_key INT, customer_key BIGINT, product_key INT, store_key INT, quantity INT, amount DECIMAL(9,2)): %s rows in %s files (%s bytes), written by silt in date order (one INSERT … FROM range() with spark.sql.files.maxRecordsPerFile = %s), so each file holds about %s days of %s. Dimensions: date_dim (1000 days from 2022-01-01, 10 holidays), customer (100k), product (10k), store (200). files / MB read = live `sales` files that got a read and the bytes read from them (strace of one untimed run, engine-independent). DFP on = dynamicFilePruning true and deltaTableSizeThreshold 0 (the 10 GB default excludes this table); off = dynamicFilePruning false. Times are silt'"'"'s own statement time, best of %s, warm page cache, `sync` before each run; DML on fresh copies of `sales`. DuckDB: SELECTs over read_parquet of the same live files; MERGE/DELETE on its own native copy (CREATE TABLE AS from those files, CHECKPOINT, fresh per run). Results identical with DFP on and off (checked); DuckDB results %s. %s. Reproduce: `bash bench/dfp.sh %s` (or `make bench`).\n' \
-    "$N" "$nfiles" "$nbytes" "$FILE_ROWS" "$(awk -v d=$DAYS -v f="$nfiles" 'BEGIN { printf "%.1f", d / f }')" "$DAYS" "$RUNS" \
+  printf '\nFact table `sales` (sale_id BIGINT, date_key INT, customer_key BIGINT, product_key INT, store_key INT, quantity INT, amount DECIMAL(9,2)): %s rows in %s files (%s bytes), written by silt in date order (one INSERT … FROM range() with spark.sql.files.maxRecordsPerFile = %s), so each file holds about %s days of %s. Dimensions: date_dim (1000 days from 2022-01-01, 10 holidays), customer (100k), product (10k), store (200). files / MB read = live `sales` files that got a read and the bytes read from them (strace of one untimed run, engine-independent). DFP on = dynamicFilePruning true and deltaTableSizeThreshold 0 (the 10 GB default excludes this table); off = dynamicFilePruning false%s. Times are silt'"'"'s own statement time, best of %s, warm page cache, `sync` before each run; DML on fresh copies of `sales`. DuckDB: SELECTs over read_parquet of the same live files; MERGE/DELETE on its own native copy (CREATE TABLE AS from those files, CHECKPOINT, fresh per run). Results identical with DFP on and off (checked); DuckDB results %s. %s. Reproduce: `bash bench/dfp.sh %s` (or `make bench`).\n' \
+    "$N" "$nfiles" "$nbytes" "$FILE_ROWS" "$(awk -v d=$DAYS -v f="$nfiles" 'BEGIN { printf "%.1f", d / f }')" "$DAYS" \
+    "$([ -z "${BENCH_DFP_SET:-}" ] && echo "" || echo "; DFP on also ran \`$BENCH_DFP_SET\`")" "$RUNS" \
     "$([ -z "$mismatch" ] && echo "equal to silt's (checked)" || echo "differ for:$mismatch")" "$verdict" "$SCALE"
 } >>"$BENCH/RESULTS.md"
 echo "# appended to bench/RESULTS.md"
