@@ -18,7 +18,9 @@
 #include "delta/change_data_feed.h"
 #include "exec/functions.h"
 #include "exec/sort.h"
+#include "exec/hash_join.h"
 #include "planner/binder.h"
+#include "planner/dynamic_file_pruning.h"
 #include "planner/optimizer.h"
 #include "planner/physical_planner.h"
 
@@ -59,16 +61,22 @@ struct BoundClause {
   std::string condition_sql;
 };
 
-// For the ON condition's equalities between a target column and a source column, the range of
-// the source's keys as a predicate over the target's columns: `col >= min AND col <= max` per
-// equality (FALSE when the source has no non-NULL key, so nothing can match). Null when the
-// condition has no such equality.
-Result<exec::ExprPtr> SourceKeyRange(const exec::ExprPtr& on, const std::vector<DataChunk>& source_rows,
-                                     const Schema& target, int src_base, CommandContext& ctx) {
+// Dynamic file pruning of the MERGE target (planner/dynamic_file_pruning.h): for each equality
+// of the ON condition between a target column and a source column, the source's keys as a runtime
+// filter over the target column — an IN list up to silt.dfp.maxInListValues distinct keys, else
+// their min/max range, FALSE when the source has no non-NULL key (nothing can match); `file` is
+// the conjunction, null when the condition has no such equality.
+struct SourceKeyFilter {
+  exec::ExprPtr file;
+  std::string kind;  // in_list | range ('+'-joined for several equalities)
+  int64_t distinct = 0;
+};
+
+SourceKeyFilter SourceKeyFilterOf(const exec::ExprPtr& on, const std::vector<DataChunk>& source_rows, const Schema& target,
+                                  int src_base, const planner::DfpExecOptions& options) {
   std::vector<exec::ExprPtr> conjuncts;
   planner::Conjuncts(on, &conjuncts);
-  const exec::BindContext& bind = ctx.binder->context().bind;
-  exec::ExprPtr range;
+  SourceKeyFilter out;
   for (const exec::ExprPtr& c : conjuncts) {
     if (c->kind != exec::ExprKind::kCall || (c->name != "=" && c->name != "==") || c->children.size() != 2) continue;
     const exec::Expr* a = c->children[0].get();
@@ -77,34 +85,17 @@ Result<exec::ExprPtr> SourceKeyRange(const exec::ExprPtr& on, const std::vector<
     if (a->column >= src_base) std::swap(a, b);
     int tc = a->column, sc = b->column - src_base;
     if (tc < 0 || tc >= static_cast<int>(target.size()) || sc < 0 || !a->type->Equals(*b->type)) continue;
-    // min/max of the source column's non-NULL values
-    const Vector* lo = nullptr;
-    const Vector* hi = nullptr;
-    size_t li = 0, hj = 0;
-    for (const DataChunk& chunk : source_rows) {
-      const Vector& v = chunk.columns[sc];
-      for (size_t i = 0; i < chunk.size(); ++i) {
-        if (v.IsNull(i)) continue;
-        if (!lo || exec::CompareValues(v, i, *lo, li) < 0) lo = &v, li = i;
-        if (!hi || exec::CompareValues(v, i, *hi, hj) > 0) hi = &v, hj = i;
-      }
-    }
-    exec::ExprPtr term;
-    if (!lo) {
-      term = exec::MakeConstant(Value::Boolean(false));
-    } else {
-      exec::ExprPtr col = exec::MakeColumn(tc, a->type, target[tc].name);
-      SILT_ASSIGN_OR_RETURN(exec::ExprPtr ge, exec::BindScalarFunction(">=", {col, exec::MakeConstant(lo->GetValue(li))}, bind));
-      SILT_ASSIGN_OR_RETURN(exec::ExprPtr le, exec::BindScalarFunction("<=", {col, exec::MakeConstant(hi->GetValue(hj))}, bind));
-      SILT_ASSIGN_OR_RETURN(term, exec::BindScalarFunction("and", {ge, le}, bind));
-    }
-    if (!range) {
-      range = term;
-    } else {
-      SILT_ASSIGN_OR_RETURN(range, exec::BindScalarFunction("and", {range, term}, bind));
-    }
+    Vector keys(b->type);
+    for (const DataChunk& chunk : source_rows) keys.AppendRange(chunk.columns[static_cast<size_t>(sc)], 0, chunk.size());
+    const exec::JoinKeySummary ks =
+        exec::SummarizeKeys(keys, static_cast<size_t>(std::max<int64_t>(0, options.max_in_list_values)));
+    const planner::RuntimePredicate rp =
+        planner::MakeRuntimePredicate(ks, exec::MakeColumn(tc, a->type, target[static_cast<size_t>(tc)].name), options);
+    out.file = out.file ? exec::MakeSpecial(exec::ExprKind::kAnd, DataType::Boolean(), {out.file, rp.file}) : rp.file;
+    out.kind = out.kind.empty() ? rp.kind : out.kind + "+" + rp.kind;
+    out.distinct = std::max(out.distinct, rp.distinct);
   }
-  return range;
+  return out;
 }
 
 }  // namespace
@@ -229,14 +220,20 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   // Target file pruning (dynamic file pruning for MERGE): without NOT MATCHED BY SOURCE clauses
   // only target rows that match a source row matter, so files whose statistics or partition
   // values exclude every source key of an ON equality `target.col = source.col` are not read.
+  // The thresholds of SELECT joins do not apply: the source is read in full before the target
+  // anyway, so pruning costs no pipelining.
   std::unordered_set<const delta::AddFile*> candidates;
   bool prune = false;
-  if (!any_by_source) {
-    SILT_ASSIGN_OR_RETURN(exec::ExprPtr key_range, SourceKeyRange(on, source_rows, schema, src_base, ctx));
-    if (key_range) {
+  const planner::DfpOptions dfp = planner::DfpOptionsFrom(*ctx.config);
+  SourceKeyFilter key_filter;
+  std::vector<std::string> target_columns;
+  for (const auto& f : schema) target_columns.push_back(f.name);
+  if (!any_by_source && dfp.enabled && num_source_rows <= dfp.exec.max_build_rows) {
+    key_filter = SourceKeyFilterOf(on, source_rows, schema, src_base, dfp.exec);
+    if (key_filter.file) {
       TablePredicate range;
-      range.expr = key_range;
-      for (const auto& f : schema) range.columns.push_back(f.name);
+      range.expr = key_filter.file;
+      range.columns = target_columns;
       SILT_ASSIGN_OR_RETURN(candidates, CandidateFiles(range, t.snapshot, ctx));
       prune = true;
     }
@@ -458,14 +455,28 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
     d.rows = std::move(dv);
     changes.deletions.push_back(std::move(d));
   }
-  for (const auto& f : files) changes.read_files.push_back(f.path);
+  // The read set: with pruning only the files read, and a concurrently added file conflicts
+  // only when it could hold one of the source's keys (spec B.4 step 9).
+  int64_t bytes_before = 0, bytes_after = 0;
+  for (const auto& f : files) bytes_before += f.size;
+  for (size_t fi : scanned) bytes_after += files[fi].size;
+  if (prune) {
+    for (size_t fi : scanned) changes.read_files.push_back(files[fi].path);
+    changes.read_predicate = planner::DfpReadPredicate(t.snapshot, target_columns, key_filter.file);
+  } else {
+    for (const auto& f : files) changes.read_files.push_back(f.path);
+  }
   changes.new_rows = std::move(new_rows);
   if (cdf) changes.change_rows = {std::move(cdf_pre), std::move(cdf_post), std::move(cdf_del), std::move(cdf_ins)};
   changes.extra_metrics = {{"numSourceRows", num_source_rows},
                            {"numTargetRowsInserted", inserted},
                            {"numTargetRowsUpdated", updated},
                            {"numTargetRowsDeleted", deleted},
-                           {"numOutputRows", inserted + updated}};
+                           {"numOutputRows", inserted + updated},
+                           {"numTargetFilesBeforeSkipping", static_cast<int64_t>(files.size())},
+                           {"numTargetBytesBeforeSkipping", bytes_before},
+                           {"numTargetFilesAfterSkipping", static_cast<int64_t>(scanned.size())},
+                           {"numTargetBytesAfterSkipping", bytes_after}};
   DmlOptions opts;
   opts.clock = ctx.clock;
   opts.pool = ctx.pool;  // copy-on-write reads the rewritten files on it

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <mutex>
 
 #include "common/thread_pool.h"
@@ -92,6 +93,32 @@ std::string DeltaScanOperator::details() const {
   return s;
 }
 
+Status DeltaScanOperator::SetFiles(std::vector<const delta::AddFile*> files) {
+  if (started_) return Status::Internal("DeltaScan: files replaced after the scan started");
+  files_ = std::move(files);
+  return Status::OK();
+}
+
+std::string DeltaScanOperator::AnalyzeDetails() const {
+  int64_t bytes = 0;
+  for (const delta::AddFile* f : files_) bytes += f->size;
+  std::string s = "numFilesRead=" + std::to_string(files_.size()) + ", bytesRead=" + std::to_string(bytes) +
+                  ", rowsOutput=" + std::to_string(rows_read_);
+  if (!dfp_.considered) return s;
+  char ms[32];
+  std::snprintf(ms, sizeof(ms), "%.3f", dfp_.time_ms);
+  s += std::string(", dfp.applied=") + (dfp_.applied ? "true" : "false") +
+       ", dfp.reasonNotApplied=" + (dfp_.reason_not_applied.empty() ? "none" : dfp_.reason_not_applied);
+  if (dfp_.files_before >= 0) {
+    s += ", numFilesBeforeDfp=" + std::to_string(dfp_.files_before) +
+         ", numFilesPrunedByDfp=" + std::to_string(dfp_.files_before - dfp_.files_after) +
+         ", numFilesAfterDfp=" + std::to_string(dfp_.files_after) + ", bytesPrunedByDfp=" + std::to_string(dfp_.bytes_pruned) +
+         ", dfpBuildDistinctValues=" + std::to_string(dfp_.build_distinct_values) + ", dfpFilterKind=" + dfp_.filter_kind +
+         ", dfpTimeMs=" + ms;
+  }
+  return s;
+}
+
 Status DeltaScanOperator::ScanGroup(ExecContext& ctx, DataChunk& group, std::vector<uint32_t>* sel,
                                     const std::function<Status(DataChunk&)>& emit) {
   if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
@@ -174,6 +201,7 @@ Status DeltaScanOperator::FillBatch(ExecContext& ctx) {
 
 Result<bool> DeltaScanOperator::PushAll(ExecContext& ctx, size_t workers, const ChunkSink& sink) {
   if (next_file_ != 0 || !ready_.empty()) return false;  // already pulled from
+  started_ = true;
   struct OpenFile {
     std::unique_ptr<delta::TableScanFile> file;
     std::vector<ScanUnit> units;
@@ -230,6 +258,7 @@ Result<bool> DeltaScanOperator::PushAll(ExecContext& ctx, size_t workers, const 
 }
 
 Result<bool> DeltaScanOperator::Next(ExecContext& ctx, DataChunk* out) {
+  started_ = true;
   while (ready_.empty()) {
     if (next_file_ >= files_.size()) return false;
     SILT_RETURN_NOT_OK(FillBatch(ctx));

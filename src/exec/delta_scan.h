@@ -17,6 +17,20 @@
 
 namespace silt::exec {
 
+// Dynamic file pruning on one Delta scan (docs/dfp.md); EXPLAIN ANALYZE prints these under the
+// names of spec B.4 (dfp.applied, dfp.reasonNotApplied, numFilesBeforeDfp, ...).
+struct DfpScanMetrics {
+  bool considered = false;         // a join planned runtime filters for the scan or said why not
+  bool applied = false;            // some runtime filter pruned the scan's file list
+  std::string reason_not_applied;  // disabled, below_size_threshold, ... ("" when applied)
+  int64_t files_before = -1;       // files before the first runtime filter
+  int64_t files_after = -1;
+  int64_t bytes_pruned = 0;
+  int64_t build_distinct_values = 0;
+  std::string filter_kind = "none";  // in_list | range | none (several filters: joined by '+')
+  double time_ms = 0;
+};
+
 class DeltaScanOperator final : public Operator {
  public:
   // Rows of a work unit: large enough that per-unit costs (page index, dictionary pages) stay
@@ -44,6 +58,18 @@ class DeltaScanOperator final : public Operator {
   std::string details() const override;
   int64_t rows_read() const { return rows_read_; }
 
+  const std::shared_ptr<const delta::Snapshot>& snapshot() const { return snapshot_; }
+  const std::vector<const delta::AddFile*>& files() const { return files_; }
+  // Replaces the files to read (dynamic file pruning); only before the first Next()/PushAll().
+  Status SetFiles(std::vector<const delta::AddFile*> files);
+  // Adds a conjunct over the scan's columns (before projection) that rows must pass.
+  void AddRowFilter(ExprPtr filter) { filters_.push_back(std::move(filter)); }
+  DfpScanMetrics& dfp_metrics() { return dfp_; }
+  const DfpScanMetrics& dfp_metrics() const { return dfp_; }
+  // After a run: "numFilesRead=2, bytesRead=1234, rowsOutput=10" then the DFP metrics when
+  // dynamic file pruning considered the scan (EXPLAIN ANALYZE).
+  std::string AnalyzeDetails() const;
+
  private:
   DeltaScanOperator() = default;
   // A work unit: rows [begin, end) of one row group of a file (page-aligned, about
@@ -68,6 +94,8 @@ class DeltaScanOperator final : public Operator {
   size_t next_file_ = 0;
   std::deque<DataChunk> ready_;
   int64_t rows_read_ = 0;
+  bool started_ = false;
+  DfpScanMetrics dfp_;
 };
 
 // Keeps the rows of `chunk` where all `filters` are TRUE (in place).

@@ -226,6 +226,7 @@ Status HashJoinOperator::Build(ExecContext& ctx) {
     }));
   }
   if (PadsLeft(type_)) build_matched_.assign(n, 0);
+  if (after_build_) SILT_RETURN_NOT_OK(after_build_(ctx, *this));
   return Status::OK();
 }
 
@@ -494,64 +495,66 @@ const JoinBuildSummary* HashJoinOperator::build_summary() {
   return &summary_;
 }
 
-void HashJoinOperator::ComputeSummary() {
-  const size_t n = build_data_.size();
-  summary_.build_rows = static_cast<int64_t>(n);
-  summary_.keys.clear();
-  for (const Vector* v : build_keys_) {
-    JoinKeySummary ks;
-    const uint8_t* valid = v->validity();
-    size_t min_row = 0, max_row = 0;
-    // Distinct keys: a small open-addressing set of row ids, abandoned past the limit.
-    constexpr size_t kSlots = 256;
-    static_assert(kSlots >= 2 * kJoinSummaryMaxDistinct);
-    std::vector<uint32_t> slots(kSlots, kEmpty);
-    std::vector<uint32_t> distinct_rows;
-    bool distinct_ok = true;
-    const Vector* one[1] = {v};
-    std::vector<bool> not_null_safe(1, false);
-    uint64_t hashes[kChunkRows];
-    for (size_t b = 0; b < n; b += kChunkRows) {
-      size_t e = std::min(n, b + kChunkRows);
-      if (distinct_ok) HashKeyColumns(one, b, e, hashes);
-      for (size_t r = b; r < e; ++r) {
-        if (valid && !valid[r]) {
-          ks.has_nulls = true;
+JoinKeySummary SummarizeKeys(const Vector& key, size_t max_distinct) {
+  const size_t n = key.size();
+  const Vector* v = &key;
+  JoinKeySummary ks;
+  const uint8_t* valid = v->validity();
+  size_t min_row = 0, max_row = 0;
+  // Distinct keys: a small open-addressing set of row ids, abandoned past the limit.
+  const size_t slots_n = std::bit_ceil(std::max<size_t>(16, 2 * max_distinct + 2));
+  std::vector<uint32_t> slots(slots_n, kEmpty);
+  std::vector<uint32_t> distinct_rows;
+  bool distinct_ok = true;
+  const Vector* one[1] = {v};
+  std::vector<bool> not_null_safe(1, false);
+  uint64_t hashes[kChunkRows];
+  for (size_t b = 0; b < n; b += kChunkRows) {
+    size_t e = std::min(n, b + kChunkRows);
+    if (distinct_ok) HashKeyColumns(one, b, e, hashes);
+    for (size_t r = b; r < e; ++r) {
+      if (valid && !valid[r]) {
+        ks.has_nulls = true;
+        continue;
+      }
+      if (ks.non_null_count == 0) {
+        min_row = max_row = r;
+      } else {
+        if (CompareValues(*v, r, *v, min_row) < 0) min_row = r;
+        if (CompareValues(*v, r, *v, max_row) > 0) max_row = r;
+      }
+      ++ks.non_null_count;
+      if (!distinct_ok) continue;
+      size_t s = hashes[r - b] & (slots_n - 1);
+      while (slots[s] != kEmpty && !KeysEqualAt(one, r, one, slots[s], not_null_safe)) {
+        s = (s + 1) & (slots_n - 1);
+      }
+      if (slots[s] == kEmpty) {
+        if (distinct_rows.size() >= max_distinct) {
+          distinct_ok = false;
           continue;
         }
-        if (ks.non_null_count == 0) {
-          min_row = max_row = r;
-        } else {
-          if (CompareValues(*v, r, *v, min_row) < 0) min_row = r;
-          if (CompareValues(*v, r, *v, max_row) > 0) max_row = r;
-        }
-        ++ks.non_null_count;
-        if (!distinct_ok) continue;
-        size_t s = hashes[r - b] & (kSlots - 1);
-        while (slots[s] != kEmpty && !KeysEqualAt(one, r, one, slots[s], not_null_safe)) {
-          s = (s + 1) & (kSlots - 1);
-        }
-        if (slots[s] == kEmpty) {
-          if (distinct_rows.size() == kJoinSummaryMaxDistinct) {
-            distinct_ok = false;
-            continue;
-          }
-          slots[s] = static_cast<uint32_t>(r);
-          distinct_rows.push_back(static_cast<uint32_t>(r));
-        }
+        slots[s] = static_cast<uint32_t>(r);
+        distinct_rows.push_back(static_cast<uint32_t>(r));
       }
     }
-    if (ks.non_null_count > 0) {
-      ks.has_min_max = true;
-      ks.min = v->GetValue(min_row);
-      ks.max = v->GetValue(max_row);
-    }
-    ks.distinct_complete = distinct_ok;
-    if (distinct_ok) {
-      for (uint32_t r : distinct_rows) ks.distinct_values.push_back(v->GetValue(r));
-    }
-    summary_.keys.push_back(std::move(ks));
   }
+  if (ks.non_null_count > 0) {
+    ks.has_min_max = true;
+    ks.min = v->GetValue(min_row);
+    ks.max = v->GetValue(max_row);
+  }
+  ks.distinct_complete = distinct_ok;
+  if (distinct_ok) {
+    for (uint32_t r : distinct_rows) ks.distinct_values.push_back(v->GetValue(r));
+  }
+  return ks;
+}
+
+void HashJoinOperator::ComputeSummary() {
+  summary_.build_rows = static_cast<int64_t>(build_data_.size());
+  summary_.keys.clear();
+  for (const Vector* v : build_keys_) summary_.keys.push_back(SummarizeKeys(*v, summary_max_distinct_));
 }
 
 }  // namespace silt::exec

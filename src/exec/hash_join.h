@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,12 +68,16 @@ struct JoinKeySummary {
   Value min;
   Value max;
   // Every distinct non-NULL key, in first-seen order, when there are at most
-  // kJoinSummaryMaxDistinct of them (distinct_complete); otherwise empty.
+  // kJoinSummaryMaxDistinct of them (or the operator's SetSummaryMaxDistinct; distinct_complete);
+  // otherwise empty.
   bool distinct_complete = false;
   std::vector<Value> distinct_values;
 };
 
 inline constexpr size_t kJoinSummaryMaxDistinct = 64;
+
+// The summary of one key column (NULLs counted apart; at most max_distinct distinct values kept).
+JoinKeySummary SummarizeKeys(const Vector& key, size_t max_distinct);
 
 struct JoinBuildSummary {
   int64_t build_rows = 0;
@@ -100,6 +105,12 @@ class HashJoinOperator final : public Operator {
   Status Build(ExecContext& ctx);
   // Build-side key summary, computed on first use after Build(); null before Build().
   const JoinBuildSummary* build_summary();
+  // Distinct keys the summary keeps per key column (default kJoinSummaryMaxDistinct).
+  void SetSummaryMaxDistinct(size_t n) { summary_max_distinct_ = n; }
+  // Called once at the end of Build(), before any probe-side row is pulled: dynamic file pruning
+  // turns build_summary() into runtime filters of the probe side's Delta scans here.
+  using BuildHook = std::function<Status(ExecContext& ctx, HashJoinOperator& join)>;
+  void SetAfterBuild(BuildHook hook) { after_build_ = std::move(hook); }
 
  private:
   struct ProbeScratch;
@@ -138,6 +149,8 @@ class HashJoinOperator final : public Operator {
   std::unique_ptr<MemoryReservation> reservation_;
   bool summary_done_ = false;
   JoinBuildSummary summary_;
+  size_t summary_max_distinct_ = kJoinSummaryMaxDistinct;
+  BuildHook after_build_;
 
   // Probe side.
   bool probe_done_ = false;

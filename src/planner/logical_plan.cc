@@ -38,6 +38,11 @@ std::string ScanDetails(const LogicalNode& scan) {
   if (!scan.pushed_filters.empty()) s += " filters=[" + Join(scan.pushed_filters) + "]";
   std::string files = ScanFilesSummary(scan);
   if (!files.empty()) s += " " + files;
+  for (const RuntimeFilter& rf : scan.runtime_filters) {
+    s += " [RuntimeFilter#" + std::to_string(rf.id) + ": " + scan.scan_columns[rf.scan_column] +
+         " IN dynamicpruning(" + rf.build_key + ")]";
+  }
+  if (scan.runtime_filters.empty() && !scan.dfp_reason.empty()) s += " [dynamic file pruning: not applied, " + scan.dfp_reason + "]";
   return s;
 }
 

@@ -107,6 +107,21 @@ class ValuesRows {
   std::shared_ptr<std::vector<DataChunk>> rows_;
 };
 
+// Dynamic file pruning (planner/dynamic_file_pruning.h): a placeholder on a Delta scan for a
+// filter on one of its columns whose values come, at run time, from a join's build side.
+struct RuntimeFilter {
+  int id = 0;
+  int scan_column = -1;    // index into the scan's scan_columns
+  std::string build_key;   // display of the build side's key ("dynamicpruning(...)")
+};
+
+// What the hash join needs at run time to turn its build side into runtime filters.
+struct DfpExecOptions {
+  int64_t max_build_rows = 1000000;
+  int64_t max_in_list_values = 1000;
+  int64_t per_value_probe_limit = 64;
+};
+
 struct LogicalNode;
 using PlanPtr = std::shared_ptr<LogicalNode>;
 
@@ -126,6 +141,10 @@ struct LogicalNode {
   int64_t files_after_partition_pruning = 0;
   int64_t files_after_stats_pruning = 0;
   bool stats_skipping = true;  // whether the optimizer applied min/max stats skipping
+  // Runtime filters of dynamic file pruning on this scan, and why it did not apply when a join
+  // could have pruned it ("" = applied or not considered).
+  std::vector<RuntimeFilter> runtime_filters;
+  std::string dfp_reason;
 
   // kValues
   ValuesRows rows;
@@ -147,6 +166,12 @@ struct LogicalNode {
   std::vector<bool> null_safe;
   exec::ExprPtr condition;  // residual, over left ++ right output
   bool null_aware_anti = false;  // NOT IN subquery semantics
+  // Dynamic file pruning: the side (0 left, 1 right) whose Delta scans runtime filters prune —
+  // the hash join's probe side, its build side runs first (-1: none); per filter its id and
+  // the index of its key in left_keys/right_keys.
+  int dfp_pruned_side = -1;
+  std::vector<std::pair<int, int>> dfp_filters;
+  DfpExecOptions dfp;
 
   // kSort (and the ordering of kLimit when it is a top-N)
   std::vector<SortSpec> sort_keys;

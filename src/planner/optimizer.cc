@@ -9,6 +9,7 @@
 #include "exec/functions.h"
 #include "planner/binder.h"
 #include "planner/catalog.h"
+#include "planner/dynamic_file_pruning.h"
 #include "planner/join_order.h"
 
 namespace silt::planner {
@@ -85,6 +86,12 @@ void ExtractKeys(const std::vector<ExprPtr>& conj, int lw, int total, LogicalNod
 }
 
 PlanPtr Copy(const PlanPtr& n) { return std::make_shared<LogicalNode>(*n); }
+
+PlanPtr DeepCopy(const PlanPtr& n) {
+  auto c = Copy(n);
+  for (auto& ch : c->children) ch = DeepCopy(ch);
+  return c;
+}
 
 // ------------------------------------------------------------------ predicate pushdown
 
@@ -545,6 +552,12 @@ ColRange RangeOf(int col, const StatsView& v) {
     r.has_minmax = true;
     r.min = *cs->min;
     r.max = *cs->max;
+    // Delta writes timestamp statistics truncated to milliseconds: the true maximum can be up to
+    // 999 µs above the stored one (Delta compares against max + 1 ms).
+    TypeId t = r.max.type()->id();
+    if ((t == TypeId::kTimestamp || t == TypeId::kTimestampNtz) && r.max.integer() < INT64_MAX - 1000) {
+      r.max = Value::Integer(r.max.type(), r.max.integer() + 999);
+    }
   }
   return r;
 }
@@ -576,11 +589,14 @@ Tri MayMatch(const ExprPtr& e, const StatsView& v) {
       ColRange r = RangeOf(e->children[0]->column, v);
       if (!r.has_minmax) {
         if (r.rows && r.nulls && *r.nulls == *r.rows) return Tri::kFalse;
+        if (r.exact_partition) return Tri::kFalse;  // a NULL partition value is never IN (...)
         return Tri::kUnknown;
       }
+      // NULL items never match (Delta drops them; nothing left → no row can match).
       for (size_t i = 1; i < e->children.size(); ++i) {
         auto c = ConstOf(e->children[i]);
         if (!c) return Tri::kUnknown;
+        if (c->is_null()) continue;
         bool ok1, ok2;
         int lo = CompareForPrune(*c, r.min, &ok1), hi = CompareForPrune(*c, r.max, &ok2);
         if (!ok1 || !ok2) return Tri::kUnknown;
@@ -636,22 +652,39 @@ Status PruneFiles(LogicalNode* scan, const OptimizerOptions& options) {
   const auto& files = snap.files();
   scan->files_total = static_cast<int64_t>(files.size());
   scan->stats_skipping = options.stats_skipping;
-  std::vector<const delta::AddFile*> kept;
-  kept.reserve(files.size());
+  std::vector<const delta::AddFile*> all;
+  all.reserve(files.size());
+  for (const auto& f : files) all.push_back(&f);
   if (scan->pushed_filters.empty()) {
-    for (const auto& f : files) kept.push_back(&f);
     scan->files_after_partition_pruning = scan->files_after_stats_pruning = scan->files_total;
-    scan->pruned_files = std::move(kept);
+    scan->pruned_files = std::move(all);
     return Status::OK();
   }
+  int64_t after_part = 0;
+  SILT_ASSIGN_OR_RETURN(std::vector<const delta::AddFile*> kept,
+                        PruneFileList(snap, scan->scan_columns, scan->pushed_filters, all, options.stats_skipping,
+                                      &after_part));
+  scan->files_after_partition_pruning = after_part;
+  scan->files_after_stats_pruning = static_cast<int64_t>(kept.size());
+  scan->pruned_files = std::move(kept);
+  return Status::OK();
+}
+
+Result<std::vector<const delta::AddFile*>> PruneFileList(const delta::Snapshot& snap,
+                                                         const std::vector<std::string>& scan_columns,
+                                                         const std::vector<ExprPtr>& filters,
+                                                         const std::vector<const delta::AddFile*>& files,
+                                                         bool stats_skipping, int64_t* after_partition) {
+  std::vector<const delta::AddFile*> kept;
+  kept.reserve(files.size());
   // Per scan column: partition column physical key, stats key of top-level primitive columns.
   const Schema& schema = snap.schema();
   delta::ColumnMappingMode mode = snap.column_mapping_mode();
-  std::vector<std::string> part_keys(scan->scan_columns.size()), stat_keys(scan->scan_columns.size());
-  std::vector<TypePtr> types(scan->scan_columns.size());
+  std::vector<std::string> part_keys(scan_columns.size()), stat_keys(scan_columns.size());
+  std::vector<TypePtr> types(scan_columns.size());
   Schema physical;
-  for (size_t i = 0; i < scan->scan_columns.size(); ++i) {
-    int fi = FindField(schema, scan->scan_columns[i]);
+  for (size_t i = 0; i < scan_columns.size(); ++i) {
+    int fi = FindField(schema, scan_columns[i]);
     if (fi < 0) continue;
     const Field& f = schema[fi];
     types[i] = f.type;
@@ -662,9 +695,8 @@ Status PruneFiles(LogicalNode* scan, const OptimizerOptions& options) {
     else if (!f.type->is_nested()) stat_keys[i] = delta::StatsPathKey({phys});
   }
   SILT_ASSIGN_OR_RETURN(physical, delta::ToPhysicalSchema(schema, mode));
-  std::vector<const delta::AddFile*> after_part;
-  for (const auto& f : files) {
-    std::vector<std::optional<Value>> pv(scan->scan_columns.size());
+  auto partition_values = [&](const delta::AddFile& f) {
+    std::vector<std::optional<Value>> pv(scan_columns.size());
     for (size_t i = 0; i < part_keys.size(); ++i) {
       if (part_keys[i].empty()) continue;
       std::optional<std::string> text;
@@ -674,15 +706,20 @@ Status PruneFiles(LogicalNode* scan, const OptimizerOptions& options) {
       Result<Value> v = delta::ParsePartitionValue(text, types[i]);
       if (v.ok()) pv[i] = *v;
     }
+    return pv;
+  };
+  std::vector<const delta::AddFile*> after_part;
+  for (const delta::AddFile* f : files) {
+    std::vector<std::optional<Value>> pv = partition_values(*f);
     StatsView view{nullptr, &stat_keys, &pv};
     bool drop = false;
-    for (const auto& c : scan->pushed_filters) drop |= MayMatch(c, view) == Tri::kFalse;
-    if (!drop) after_part.push_back(&f);
+    for (const auto& c : filters) drop |= MayMatch(c, view) == Tri::kFalse;
+    if (!drop) after_part.push_back(f);
   }
-  scan->files_after_partition_pruning = static_cast<int64_t>(after_part.size());
+  if (after_partition) *after_partition = static_cast<int64_t>(after_part.size());
   bool any_stats_col = std::any_of(stat_keys.begin(), stat_keys.end(), [](const std::string& s) { return !s.empty(); });
   for (const delta::AddFile* f : after_part) {
-    if (!options.stats_skipping || !any_stats_col || !f->stats) {
+    if (!stats_skipping || !any_stats_col || !f->stats) {
       kept.push_back(f);
       continue;
     }
@@ -691,24 +728,13 @@ Status PruneFiles(LogicalNode* scan, const OptimizerOptions& options) {
       kept.push_back(f);
       continue;
     }
-    std::vector<std::optional<Value>> pv(scan->scan_columns.size());
-    for (size_t i = 0; i < part_keys.size(); ++i) {
-      if (part_keys[i].empty()) continue;
-      std::optional<std::string> text;
-      for (const auto& [k, val] : f->partition_values) {
-        if (k == part_keys[i]) text = val;
-      }
-      Result<Value> v = delta::ParsePartitionValue(text, types[i]);
-      if (v.ok()) pv[i] = *v;
-    }
+    std::vector<std::optional<Value>> pv = partition_values(*f);
     StatsView view{&*st, &stat_keys, &pv};
     bool drop = false;
-    for (const auto& c : scan->pushed_filters) drop |= MayMatch(c, view) == Tri::kFalse;
+    for (const auto& c : filters) drop |= MayMatch(c, view) == Tri::kFalse;
     if (!drop) kept.push_back(f);
   }
-  scan->files_after_stats_pruning = static_cast<int64_t>(kept.size());
-  scan->pruned_files = std::move(kept);
-  return Status::OK();
+  return kept;
 }
 
 Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options) {
@@ -721,6 +747,10 @@ Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options) {
   Status st;
   PruneAllScans(plan.get(), options, &st);
   SILT_RETURN_NOT_OK(st);
+  // Runtime filters mark joins and scans in place: a subtree the binder shared (a CTE used
+  // twice) gets its own copy first.
+  plan = DeepCopy(plan);
+  SILT_RETURN_NOT_OK(PlanDynamicFilePruning(plan.get(), options.dfp));
   return plan;
 }
 

@@ -11,9 +11,18 @@
 
 namespace silt::planner {
 
+// Dynamic file pruning settings (docs/dfp.md; defaults as Databricks).
+struct DfpOptions {
+  bool enabled = true;                        // spark.databricks.optimizer.dynamicFilePruning
+  int64_t size_threshold = 10000000000;       // spark.databricks.optimizer.deltaTableSizeThreshold
+  int64_t files_threshold = 10;               // spark.databricks.optimizer.deltaTableFilesThreshold
+  DfpExecOptions exec;                        // silt.dfp.*
+};
+
 struct OptimizerOptions {
   bool stats_skipping = true;  // spark.databricks.delta.stats.skipping
   exec::EvalContext eval;
+  DfpOptions dfp;
 };
 
 Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options);
@@ -25,5 +34,14 @@ void Conjuncts(const exec::ExprPtr& e, std::vector<exec::ExprPtr>* out);
 // Keeps the files of `scan`'s snapshot that may hold rows matching its pushed filters (fills
 // pruned_files and the counters). Exposed for DML commands, which prune the same way.
 Status PruneFiles(LogicalNode* scan, const OptimizerOptions& options);
+// The files of `in` (live files of `snapshot`) that may hold rows where every one of `filters`
+// (conjuncts over the columns `scan_columns`) is true: partition values exactly, then min/max/
+// nullCount statistics (when stats_skipping) with Delta's data-skipping rules. Unknown → kept.
+// *after_partition (optional) receives the count after the partition-value step.
+Result<std::vector<const delta::AddFile*>> PruneFileList(const delta::Snapshot& snapshot,
+                                                         const std::vector<std::string>& scan_columns,
+                                                         const std::vector<exec::ExprPtr>& filters,
+                                                         const std::vector<const delta::AddFile*>& in,
+                                                         bool stats_skipping, int64_t* after_partition = nullptr);
 
 }  // namespace silt::planner

@@ -1,6 +1,7 @@
 #include "planner/physical_planner.h"
 
 #include <algorithm>
+#include <map>
 
 #include "exec/basic_operators.h"
 #include "exec/delta_scan.h"
@@ -11,6 +12,7 @@
 #include "exec/set_operators.h"
 #include "exec/sort.h"
 #include "exec/window.h"
+#include "planner/dynamic_file_pruning.h"
 #include "planner/join_order.h"
 #include "planner/optimizer.h"
 
@@ -37,7 +39,7 @@ void NumberOperators(const exec::Operator& op, std::vector<const exec::Operator*
 
 // Spark's tree layout (see ExplainPlan).
 void ExplainTree(const exec::Operator& op, const std::string& prefix, const std::string& marker, bool formatted,
-                 const std::vector<const exec::Operator*>& order, std::string* out) {
+                 const std::vector<const exec::Operator*>& order, std::string* out, bool analyzed = false) {
   out->append(prefix + marker);
   out->append(op.name());
   if (formatted) {
@@ -47,15 +49,28 @@ void ExplainTree(const exec::Operator& op, const std::string& prefix, const std:
     std::string d = op.details();
     if (!d.empty()) out->append(" " + d);
   }
+  if (analyzed) {
+    if (const auto* scan = dynamic_cast<const exec::DeltaScanOperator*>(&op)) {
+      out->append(" {metrics: " + scan->AnalyzeDetails() + "}");
+    }
+  }
   out->push_back('\n');
   std::string below = marker.empty() ? prefix : prefix + (marker == ":- " ? ":  " : "   ");
   std::vector<const exec::Operator*> children = op.children();
   for (size_t i = 0; i < children.size(); ++i) {
-    ExplainTree(*children[i], below, i + 1 == children.size() ? "+- " : ":- ", formatted, order, out);
+    ExplainTree(*children[i], below, i + 1 == children.size() ? "+- " : ":- ", formatted, order, out, analyzed);
   }
 }
 
 }  // namespace
+
+std::string ExplainAnalyzed(const exec::Operator& root) {
+  std::vector<const exec::Operator*> order;
+  NumberOperators(root, &order);
+  std::string out;
+  ExplainTree(root, "", "", false, order, &out, true);
+  return out;
+}
 
 std::string ExplainPhysical(const exec::Operator& root, bool formatted) {
   std::vector<const exec::Operator*> order;
@@ -90,17 +105,67 @@ exec::ExprPtr SwapSides(const exec::ExprPtr& e, int left_width, int right_width)
   return c;
 }
 
+namespace {
+
+// The Delta scans built so far that runtime filters prune, by filter id.
+struct PhysicalContext {
+  struct ScanInfo {
+    exec::DeltaScanOperator* op;
+    const LogicalNode* node;
+  };
+  std::map<int, ScanInfo> scans;
+};
+
+Result<exec::OperatorPtr> BuildNode(const PlanPtr& plan, PhysicalContext& pctx);
+
+// Wires the runtime filters of join `n` (dynamic file pruning) into its hash join.
+Status WireRuntimeFilters(const LogicalNode& n, const PhysicalContext& pctx, exec::HashJoinOperator* op) {
+  if (n.dfp_pruned_side < 0 || n.dfp_filters.empty()) return Status::OK();
+  std::vector<DfpTarget> targets;
+  for (const auto& [id, key] : n.dfp_filters) {
+    auto it = pctx.scans.find(id);
+    if (it == pctx.scans.end()) return Status::Internal("runtime filter #" + std::to_string(id) + " has no scan");
+    const LogicalNode& scan = *it->second.node;
+    for (const RuntimeFilter& rf : scan.runtime_filters) {
+      if (rf.id != id) continue;
+      DfpTarget t;
+      t.id = id;
+      t.key = static_cast<size_t>(key);
+      t.scan = it->second.op;
+      t.scan_column = rf.scan_column;
+      t.scan_columns = scan.scan_columns;
+      t.column_type = scan.columns[static_cast<size_t>(rf.scan_column)].type;
+      targets.push_back(std::move(t));
+    }
+  }
+  op->SetSummaryMaxDistinct(static_cast<size_t>(std::max<int64_t>(0, n.dfp.max_in_list_values)));
+  DfpExecOptions options = n.dfp;
+  op->SetAfterBuild([targets = std::move(targets), options](exec::ExecContext&, exec::HashJoinOperator& join) {
+    return ApplyRuntimeFilters(join, targets, options);
+  });
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
+  PhysicalContext pctx;
+  return BuildNode(plan, pctx);
+}
+
+namespace {
+
+Result<exec::OperatorPtr> BuildNode(const PlanPtr& plan, PhysicalContext& pctx) {
   const LogicalNode& n = *plan;
   // ORDER BY … LIMIT n → top-N (the sort below is not built).
   if (n.kind == LogicalKind::kLimit && n.limit && n.children[0]->kind == LogicalKind::kSort) {
-    SILT_ASSIGN_OR_RETURN(exec::OperatorPtr below, BuildPhysical(n.children[0]->children[0]));
+    SILT_ASSIGN_OR_RETURN(exec::OperatorPtr below, BuildNode(n.children[0]->children[0], pctx));
     return exec::OperatorPtr(std::make_unique<exec::TopNOperator>(std::move(below), SortKeys(n.children[0]->sort_keys),
                                                                   *n.limit, n.offset));
   }
   std::vector<exec::OperatorPtr> children;
   for (const auto& c : n.children) {
-    SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op, BuildPhysical(c));
+    SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op, BuildNode(c, pctx));
     children.push_back(std::move(op));
   }
   switch (n.kind) {
@@ -114,6 +179,11 @@ Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
       SILT_ASSIGN_OR_RETURN(auto op, exec::DeltaScanOperator::Make(n.snapshot, n.scan_columns, std::move(files),
                                                                    n.pushed_filters, n.table_name));
       op->SetExplainDetails(ScanDetails(n));
+      for (const RuntimeFilter& rf : n.runtime_filters) pctx.scans[rf.id] = {op.get(), &n};
+      if (!n.runtime_filters.empty() || !n.dfp_reason.empty()) {
+        op->dfp_metrics().considered = true;
+        op->dfp_metrics().reason_not_applied = n.dfp_reason;
+      }
       return exec::OperatorPtr(std::move(op));
     }
     case LogicalKind::kValues:
@@ -164,20 +234,29 @@ Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
                                                                                 jt, n.condition));
       }
       // An inner join builds its hash table on the smaller side (the right one as written, unless
-      // the estimates say the left is smaller); a projection restores the column order.
-      if (jt == exec::JoinType::kInner && EstimateRows(*n.children[1]) > 2 * EstimateRows(*n.children[0])) {
+      // the estimates say the left is smaller); a projection restores the column order. With
+      // dynamic file pruning the pruned side is the probe side (a left outer join pruning its
+      // right side becomes a right outer join with the sides swapped).
+      bool swap = n.dfp_pruned_side >= 0
+                      ? n.dfp_pruned_side == 1 && (jt == exec::JoinType::kInner || jt == exec::JoinType::kLeftOuter)
+                      : jt == exec::JoinType::kInner && EstimateRows(*n.children[1]) > 2 * EstimateRows(*n.children[0]);
+      if (swap) {
         const int lw = static_cast<int>(children[0]->output_schema().size());
         const int rw = static_cast<int>(children[1]->output_schema().size());
         Schema joined = children[0]->output_schema();
         for (const Field& f : children[1]->output_schema()) joined.push_back(f);
-        auto op = std::make_unique<exec::HashJoinOperator>(std::move(children[1]), std::move(children[0]), jt,
-                                                           n.right_keys, n.left_keys, n.null_safe,
-                                                           SwapSides(n.condition, lw, rw));
+        auto op = std::make_unique<exec::HashJoinOperator>(
+            std::move(children[1]), std::move(children[0]),
+            jt == exec::JoinType::kLeftOuter ? exec::JoinType::kRightOuter : jt, n.right_keys, n.left_keys, n.null_safe,
+            SwapSides(n.condition, lw, rw));
+        SILT_RETURN_NOT_OK(WireRuntimeFilters(n, pctx, op.get()));
         std::vector<exec::ExprPtr> order;
         std::vector<std::string> names;
+        const Schema& swapped = op->output_schema();  // nullability after outer-join padding
         for (int i = 0; i < lw + rw; ++i) {
           const Field& f = joined[static_cast<size_t>(i)];
-          order.push_back(exec::MakeColumn(i < lw ? i + rw : i - lw, f.type, f.name, f.nullable));
+          const int from = i < lw ? i + rw : i - lw;
+          order.push_back(exec::MakeColumn(from, f.type, f.name, swapped[static_cast<size_t>(from)].nullable));
           names.push_back(f.name);
         }
         auto project = std::make_unique<exec::ProjectOperator>(std::move(op), std::move(order), std::move(names));
@@ -186,6 +265,7 @@ Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
       }
       auto op = std::make_unique<exec::HashJoinOperator>(std::move(children[0]), std::move(children[1]), jt, n.left_keys,
                                                          n.right_keys, n.null_safe, n.condition, n.null_aware_anti);
+      if (n.dfp_pruned_side == 0) SILT_RETURN_NOT_OK(WireRuntimeFilters(n, pctx, op.get()));
       return exec::OperatorPtr(std::move(op));
     }
     case LogicalKind::kSort:
@@ -224,5 +304,7 @@ Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
   }
   return Status::Internal("unknown logical node");
 }
+
+}  // namespace
 
 }  // namespace silt::planner

@@ -15,5 +15,9 @@ Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan);
 // (EXPLAIN FORMATTED) prints the tree as "Name (id)" with ids in post order, then one section
 // per operator with its details and output columns.
 std::string ExplainPhysical(const exec::Operator& root, bool formatted);
+// EXPLAIN ANALYZE text of a physical plan that has run: ExplainPhysical's tree, each Delta scan
+// followed by what it read and its dynamic file pruning metrics
+// ("metrics: numFilesRead=2, bytesRead=…, rowsOutput=…, dfp.applied=true, …", docs/dfp.md).
+std::string ExplainAnalyzed(const exec::Operator& root);
 
 }  // namespace silt::planner

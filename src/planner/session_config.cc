@@ -30,6 +30,13 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
         {"spark.sql.files.maxRecordsPerFile", "0", "Maximum rows per written data file (0 = no limit).", K::kInt},
         {"silt.memory.limit", "-1", "Memory limit for one query in bytes (-1 = the database limit).", K::kBytes},
         {"silt.threads", "0", "Threads for one query (0 = all).", K::kInt},
+        {"spark.databricks.optimizer.dynamicFilePruning", "true", "Dynamic file pruning: a join's build-side keys prune the files of a Delta scan on its probe side at run time (docs/dfp.md).", K::kBool},
+        {"spark.databricks.optimizer.deltaTableSizeThreshold", "10000000000", "Dynamic file pruning applies only to a Delta scan of at least this many bytes (after static pruning).", K::kBytes},
+        {"spark.databricks.optimizer.deltaTableFilesThreshold", "10", "Dynamic file pruning applies only to a Delta scan of at least this many files (after static pruning).", K::kInt},
+        {"silt.dfp.maxBuildRows", "1000000", "Dynamic file pruning is not applied when the join's build side has more rows.", K::kInt},
+        {"silt.dfp.maxInListValues", "1000", "Up to this many distinct build keys the runtime filter is an IN list, else a min/max range.", K::kInt},
+        {"silt.dfp.perValueProbeLimit", "64", "IN lists up to this size test each value against a file's min/max (larger ones use the list's min/max, as Delta).", K::kInt},
+        {"silt.dfp.waitTimeoutMs", "0", "Accepted: silt's hash join always finishes its build side before the pruned scan lists its files, so there is never a wait.", K::kInt},
     };
     std::sort(k.begin(), k.end(), [](const ConfigKey& a, const ConfigKey& b) { return std::string(a.key) < b.key; });
     return k;

@@ -1,0 +1,336 @@
+#include "planner/dynamic_file_pruning.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "exec/functions.h"
+#include "planner/catalog.h"
+
+namespace silt::planner {
+
+using exec::Expr;
+using exec::ExprKind;
+using exec::ExprPtr;
+
+namespace {
+
+struct Traced {
+  LogicalNode* scan = nullptr;
+  int column = -1;
+};
+
+// The Delta scan column that column `col` of `node` is, row for row, when every row of the scan
+// that reaches the output keeps its value (filters, projections of the column, inner joins, the
+// preserved side of outer joins, the left side of semi/anti joins). nullopt otherwise.
+std::optional<Traced> TraceColumn(LogicalNode* node, int col) {
+  switch (node->kind) {
+    case LogicalKind::kScan:
+      return Traced{node, col};
+    case LogicalKind::kFilter:
+      return TraceColumn(node->children[0].get(), col);
+    case LogicalKind::kProject: {
+      const ExprPtr& e = node->exprs[static_cast<size_t>(col)];
+      if (e->kind != ExprKind::kColumn) return std::nullopt;
+      return TraceColumn(node->children[0].get(), e->column);
+    }
+    case LogicalKind::kJoin: {
+      const int lw = static_cast<int>(node->children[0]->columns.size());
+      const JoinKind j = node->join;
+      const bool left_ok = j == JoinKind::kInner || j == JoinKind::kCross || j == JoinKind::kSemi ||
+                           j == JoinKind::kAnti || j == JoinKind::kLeft;
+      const bool right_ok = j == JoinKind::kInner || j == JoinKind::kCross || j == JoinKind::kRight;
+      if (col < lw) return left_ok ? TraceColumn(node->children[0].get(), col) : std::nullopt;
+      return right_ok ? TraceColumn(node->children[1].get(), col - lw) : std::nullopt;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+bool Integral(TypeId t) {
+  return t == TypeId::kInt8 || t == TypeId::kInt16 || t == TypeId::kInt32 || t == TypeId::kInt64;
+}
+
+int IntegralWidth(TypeId t) {
+  switch (t) {
+    case TypeId::kInt8: return 1;
+    case TypeId::kInt16: return 2;
+    case TypeId::kInt32: return 4;
+    default: return 8;
+  }
+}
+
+// The column a join key reads: a column, or a widening numeric cast of one (the binder coerces
+// INT = BIGINT to CAST(int AS BIGINT) = BIGINT). -1 for anything else.
+int KeyColumn(const ExprPtr& key) {
+  if (key->kind == ExprKind::kColumn) return key->column;
+  if (key->kind != ExprKind::kCast || key->children.size() != 1 || key->children[0]->kind != ExprKind::kColumn) return -1;
+  TypeId from = key->children[0]->type->id(), to = key->type->id();
+  bool widening = (Integral(from) && Integral(to) && IntegralWidth(from) <= IntegralWidth(to)) ||
+                  (from == TypeId::kFloat && to == TypeId::kDouble) ||
+                  (from == TypeId::kDecimal && to == TypeId::kDecimal);
+  return widening ? key->children[0]->column : -1;
+}
+
+// Types whose Delta statistics can prune (spec B.3).
+bool StatsEligible(const LogicalNode& scan, int col) {
+  const std::string& name = scan.scan_columns[static_cast<size_t>(col)];
+  for (const std::string& p : scan.snapshot->partition_columns()) {
+    if (LowerName(p) == LowerName(name)) return true;
+  }
+  switch (scan.columns[static_cast<size_t>(col)].type->id()) {
+    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
+    case TypeId::kFloat: case TypeId::kDouble: case TypeId::kDecimal:
+    case TypeId::kDate: case TypeId::kTimestamp: case TypeId::kTimestampNtz: case TypeId::kString:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void CandidateSize(const LogicalNode& scan, int64_t* files, int64_t* bytes) {
+  *files = 0;
+  *bytes = 0;
+  if (scan.pruned_files) {
+    for (const delta::AddFile* f : *scan.pruned_files) {
+      ++*files;
+      *bytes += f->size;
+    }
+  } else {
+    for (const delta::AddFile& f : scan.snapshot->files()) {
+      ++*files;
+      *bytes += f.size;
+    }
+  }
+}
+
+void NoteReason(LogicalNode* scan, const std::string& reason) {
+  if (scan->runtime_filters.empty() && scan->dfp_reason.empty()) scan->dfp_reason = reason;
+}
+
+struct SideKey {
+  size_t key;
+  Traced traced;
+};
+
+// The keys of side `side` of `join` that are columns of Delta scans below it.
+std::vector<SideKey> TraceSide(LogicalNode* join, int side) {
+  std::vector<SideKey> out;
+  const auto& keys = side == 0 ? join->left_keys : join->right_keys;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (i < join->null_safe.size() && join->null_safe[i]) continue;  // NULL <=> NULL matches
+    int col = KeyColumn(keys[i]);
+    if (col < 0) continue;
+    std::optional<Traced> t = TraceColumn(join->children[static_cast<size_t>(side)].get(), col);
+    if (t) out.push_back({i, *t});
+  }
+  return out;
+}
+
+void PlanJoin(LogicalNode* join, const DfpOptions& options, int* next_id) {
+  if (join->left_keys.empty()) return;
+  bool side_ok[2] = {false, false};
+  switch (join->join) {
+    case JoinKind::kInner:
+    case JoinKind::kCross:
+      side_ok[0] = side_ok[1] = true;
+      break;
+    case JoinKind::kSemi:
+      side_ok[0] = !join->null_aware_anti;
+      break;
+    case JoinKind::kLeft:
+      side_ok[1] = true;
+      break;
+    case JoinKind::kRight:
+      side_ok[0] = true;
+      break;
+    case JoinKind::kFull:
+    case JoinKind::kAnti:
+      break;
+  }
+  std::vector<SideKey> sides[2] = {TraceSide(join, 0), TraceSide(join, 1)};
+  int64_t side_bytes[2] = {-1, -1};
+  for (int s = 0; s < 2; ++s) {
+    if (!side_ok[s]) {
+      for (SideKey& k : sides[s]) NoteReason(k.traced.scan, "ineligible_join_type");
+      sides[s].clear();
+      continue;
+    }
+    std::vector<SideKey> eligible;
+    for (SideKey& k : sides[s]) {
+      if (StatsEligible(*k.traced.scan, k.traced.column)) {
+        eligible.push_back(k);
+      } else {
+        NoteReason(k.traced.scan, "ineligible_key_type");
+      }
+    }
+    sides[s] = std::move(eligible);
+    for (const SideKey& k : sides[s]) {
+      int64_t files, bytes;
+      CandidateSize(*k.traced.scan, &files, &bytes);
+      side_bytes[s] = std::max(side_bytes[s], bytes);
+    }
+  }
+  // The bigger Delta scan is pruned; the other side is built first.
+  int side = -1;
+  if (!sides[0].empty() || !sides[1].empty()) side = side_bytes[0] >= side_bytes[1] ? 0 : 1;
+  if (side < 0) return;
+  std::vector<std::pair<int, int>> filters;
+  for (const SideKey& k : sides[side]) {
+    LogicalNode* scan = k.traced.scan;
+    int64_t files, bytes;
+    CandidateSize(*scan, &files, &bytes);
+    if (!options.enabled) {
+      NoteReason(scan, "disabled");
+      continue;
+    }
+    if (bytes < options.size_threshold) {
+      NoteReason(scan, "below_size_threshold");
+      continue;
+    }
+    if (files < options.files_threshold) {
+      NoteReason(scan, "below_files_threshold");
+      continue;
+    }
+    const auto& build_keys = side == 0 ? join->right_keys : join->left_keys;
+    RuntimeFilter rf;
+    rf.id = (*next_id)++;
+    rf.scan_column = k.traced.column;
+    rf.build_key = build_keys[k.key]->ToString();
+    scan->runtime_filters.push_back(rf);
+    scan->dfp_reason.clear();
+    filters.emplace_back(rf.id, static_cast<int>(k.key));
+  }
+  if (filters.empty()) return;
+  join->dfp_pruned_side = side;
+  join->dfp_filters = std::move(filters);
+  join->dfp = options.exec;
+}
+
+void Visit(LogicalNode* node, const DfpOptions& options, int* next_id) {
+  if (node->kind == LogicalKind::kJoin) PlanJoin(node, options, next_id);
+  for (auto& c : node->children) Visit(c.get(), options, next_id);
+}
+
+ExprPtr Comparison(const char* op, ExprPtr a, ExprPtr b) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kCall;
+  e->type = DataType::Boolean();
+  e->name = op;
+  e->children = {std::move(a), std::move(b)};
+  return e;
+}
+
+int64_t Bytes(const std::vector<const delta::AddFile*>& files) {
+  int64_t b = 0;
+  for (const delta::AddFile* f : files) b += f->size;
+  return b;
+}
+
+}  // namespace
+
+DfpOptions DfpOptionsFrom(const SessionConfig& config) {
+  DfpOptions o;
+  o.enabled = config.GetBool("spark.databricks.optimizer.dynamicFilePruning", o.enabled);
+  o.size_threshold = config.GetBytes("spark.databricks.optimizer.deltaTableSizeThreshold", o.size_threshold);
+  o.files_threshold = config.GetInt("spark.databricks.optimizer.deltaTableFilesThreshold", o.files_threshold);
+  o.exec.max_build_rows = config.GetInt("silt.dfp.maxBuildRows", o.exec.max_build_rows);
+  o.exec.max_in_list_values = config.GetInt("silt.dfp.maxInListValues", o.exec.max_in_list_values);
+  o.exec.per_value_probe_limit = config.GetInt("silt.dfp.perValueProbeLimit", o.exec.per_value_probe_limit);
+  return o;
+}
+
+Status PlanDynamicFilePruning(LogicalNode* plan, const DfpOptions& options) {
+  int next_id = 1;
+  Visit(plan, options, &next_id);
+  return Status::OK();
+}
+
+RuntimePredicate MakeRuntimePredicate(const exec::JoinKeySummary& ks, const ExprPtr& col, const DfpExecOptions& options) {
+  RuntimePredicate rp;
+  const bool in_list = ks.distinct_complete && static_cast<int64_t>(ks.distinct_values.size()) <= options.max_in_list_values;
+  if (ks.non_null_count == 0) {
+    // No key can match: no file is kept (NULL keys never match an equality).
+    rp.kind = "in_list";
+    rp.distinct = 0;
+    rp.file = exec::MakeConstant(Value::Boolean(false));
+    return rp;
+  }
+  rp.kind = in_list ? "in_list" : "range";
+  if (in_list) rp.distinct = static_cast<int64_t>(ks.distinct_values.size());
+  // The row filter compares in the key's type (the build side's): the column, cast when narrower.
+  const TypePtr& key_type = ks.min.type();
+  ExprPtr key_col = col;
+  if (!key_type->Equals(*col->type)) {
+    Result<ExprPtr> cast = exec::CoerceTo(col, key_type, exec::BindContext{});
+    key_col = cast.ok() ? *cast : nullptr;
+  }
+  if (in_list && rp.distinct <= options.per_value_probe_limit) {
+    std::vector<ExprPtr> children = {col};
+    for (const Value& v : ks.distinct_values) children.push_back(exec::MakeConstant(v));
+    rp.file = exec::MakeSpecial(ExprKind::kIn, DataType::Boolean(), children);
+    if (key_col) {
+      children[0] = key_col;
+      rp.row = exec::MakeSpecial(ExprKind::kIn, DataType::Boolean(), std::move(children));
+    }
+    return rp;
+  }
+  rp.file = exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(),
+                              {Comparison(">=", col, exec::MakeConstant(ks.min)), Comparison("<=", col, exec::MakeConstant(ks.max))});
+  if (key_col) {
+    Result<ExprPtr> ge = exec::BindScalarFunction(">=", {key_col, exec::MakeConstant(ks.min)}, exec::BindContext{});
+    Result<ExprPtr> le = exec::BindScalarFunction("<=", {key_col, exec::MakeConstant(ks.max)}, exec::BindContext{});
+    if (ge.ok() && le.ok()) rp.row = exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(), {*ge, *le});
+  }
+  return rp;
+}
+
+delta::ReadFilePredicate DfpReadPredicate(std::shared_ptr<const delta::Snapshot> snapshot, std::vector<std::string> columns,
+                                          ExprPtr file_predicate) {
+  return [snapshot = std::move(snapshot), columns = std::move(columns),
+          pred = std::move(file_predicate)](const delta::AddFile& f) {
+    // An error judging the file counts as "could match": a conflict, never a wrong result.
+    Result<std::vector<const delta::AddFile*>> kept = PruneFileList(*snapshot, columns, {pred}, {&f}, true);
+    return !kept.ok() || !kept->empty();
+  };
+}
+
+Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTarget>& targets,
+                           const DfpExecOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const exec::JoinBuildSummary* summary = join.build_summary();
+  if (!summary) return Status::OK();
+  for (const DfpTarget& t : targets) {
+    exec::DfpScanMetrics& m = t.scan->dfp_metrics();
+    m.considered = true;
+    if (summary->build_rows > options.max_build_rows) {
+      if (!m.applied) m.reason_not_applied = "build_too_large";
+      continue;
+    }
+    if (t.key >= summary->keys.size()) return Status::Internal("dynamic file pruning: join key out of range");
+    const exec::JoinKeySummary& ks = summary->keys[t.key];
+    ExprPtr col = exec::MakeColumn(t.scan_column, t.column_type, t.scan_columns[static_cast<size_t>(t.scan_column)]);
+    RuntimePredicate rp = MakeRuntimePredicate(ks, col, options);
+    ExprPtr file_pred = rp.file, row_pred = rp.row;
+    const std::string& kind = rp.kind;
+    const int64_t distinct = rp.distinct;
+    const std::vector<const delta::AddFile*>& before = t.scan->files();
+    if (m.files_before < 0) m.files_before = static_cast<int64_t>(before.size());
+    SILT_ASSIGN_OR_RETURN(std::vector<const delta::AddFile*> kept,
+                          PruneFileList(*t.scan->snapshot(), t.scan_columns, {file_pred}, before, true));
+    m.bytes_pruned += Bytes(before) - Bytes(kept);
+    m.files_after = static_cast<int64_t>(kept.size());
+    m.applied = true;
+    m.reason_not_applied.clear();
+    m.build_distinct_values = m.filter_kind == "none" ? distinct : std::max(m.build_distinct_values, distinct);
+    m.filter_kind = m.filter_kind == "none" ? kind : m.filter_kind + "+" + kind;
+    SILT_RETURN_NOT_OK(t.scan->SetFiles(std::move(kept)));
+    if (row_pred) t.scan->AddRowFilter(row_pred);
+  }
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  for (const DfpTarget& t : targets) t.scan->dfp_metrics().time_ms += ms / static_cast<double>(targets.size());
+  return Status::OK();
+}
+
+}  // namespace silt::planner
