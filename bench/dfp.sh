@@ -78,8 +78,8 @@ OFF="SET spark.databricks.optimizer.dynamicFilePruning = false"
 
 # Queries: SELECTs read `sales`; DMLs name their target @T@ (a fresh copy of sales). Each query's
 # class: selective (the DFP targets apply) or nonselective (DFP cannot prune: it must cost <= 5%).
-queries=(one_day two_dims month semi_join merge_1000_keys delete_in_subquery all_days customer_segment)
-declare -A kind sql cls
+queries=(one_day two_dims month semi_join merge_1000_keys merge_1000_keys_probe delete_in_subquery all_days customer_segment)
+declare -A kind sql cls pre
 kind[one_day]=select; cls[one_day]=selective
 sql[one_day]="SELECT count(*), sum(quantity), sum(amount) FROM sales JOIN date_dim ON date_key = d_date_key
   WHERE d_date = DATE'2023-06-15'"
@@ -97,6 +97,10 @@ sql[semi_join]="SELECT count(*), sum(quantity), sum(amount) FROM sales
 kind[merge_1000_keys]=dml; cls[merge_1000_keys]=selective
 sql[merge_1000_keys]="MERGE INTO @T@ t USING merge_src s ON t.sale_id = s.sale_id
   WHEN MATCHED THEN UPDATE SET quantity = s.quantity, amount = s.amount"
+# The same MERGE with silt.dfp.perValueProbeLimit raised from 64 to 1000, so the 1,000-key IN list
+# is tested value by value against each file's min/max instead of by the list's min/max only.
+kind[merge_1000_keys_probe]=dml; cls[merge_1000_keys_probe]=selective; sql[merge_1000_keys_probe]=${sql[merge_1000_keys]}
+pre[merge_1000_keys_probe]="SET silt.dfp.perValueProbeLimit = 1000; "
 kind[delete_in_subquery]=dml; cls[delete_in_subquery]=selective
 sql[delete_in_subquery]="DELETE FROM @T@ WHERE date_key IN (SELECT d_date_key FROM date_dim WHERE d_holiday)"
 kind[all_days]=select; cls[all_days]=nonselective
@@ -111,6 +115,7 @@ declare -A describe=(
   [month]="range of dates through the calendar: d_year/d_month = Feb 2024, grouped by product category"
   [semi_join]="semi join: date_key IN (SELECT … WHERE d_holiday), 10 days spread over the range"
   [merge_1000_keys]="MERGE of 1,000 source keys (200 sale_ids on each of 5 days spread over the range)"
+  [merge_1000_keys_probe]="the same MERGE with SET silt.dfp.perValueProbeLimit = 1000 (default 64) in both modes"
   [delete_in_subquery]="DELETE … WHERE date_key IN (SELECT … WHERE d_holiday)"
   [all_days]="non-selective: every date (d_day_of_week BETWEEN 1 AND 7)"
   [customer_segment]="non-selective for files: 0.8% of customers, spread over every file"
@@ -136,7 +141,7 @@ traced() {
   awk -v list="$WORK/sales_files.txt" '
     BEGIN { while ((getline f < list) > 0) live[f] = 1 }
     function ret(line) { sub(/.*\) *= */, "", line); return line + 0 }
-    function arg1(line) { sub(/^[0-9]+ [a-z0-9]+\(/, "", line); sub(/[,) ].*/, "", line); return line + 0 }
+    function arg1(line) { sub(/^[0-9]+ +[a-z0-9]+\(/, "", line); sub(/[,) ].*/, "", line); return line + 0 }
     function opened(line, fd) { name = line; sub(/^[^"]*"/, "", name); sub(/".*/, "", name); sub(/.*\//, "", name)
                                 if (fd >= 0) file[fd] = (name in live) ? name : "" }
     function got(name, n) { if (name != "" && n > 0) { bytes += n; seen[name] = 1 } }
@@ -164,7 +169,7 @@ traced() {
 # timed_once MODE QUERY: one timed run (silt's statement time); a DML on a fresh copy.
 timed_once() {
   local set_sql
-  set_sql=$([ "$1" = on ] && echo "$ON" || echo "$OFF")
+  set_sql="${pre[$2]:-}$([ "$1" = on ] && echo "$ON" || echo "$OFF")"
   if [ "${kind[$2]}" = select ]; then
     sync; silt_time "$W" "$set_sql; ${sql[$2]}"
   else
@@ -187,7 +192,7 @@ engine_metrics() {
       -e "$2; ${sql[$1]//@T@/t_metrics}; DESCRIBE HISTORY t_metrics LIMIT 1" 2>&1 || true)
     rm -rf "${W:?}/t_metrics"
   fi
-  out=$(echo "$out" | grep -oE '"?(numFiles(Before|After|PrunedBy)Dfp|bytesPrunedByDfp|dfpFilterKind|dfpBuildDistinctValues|dfp\.?[Aa]pplied|dfp\.?[Rr]easonNotApplied|reasonNotApplied)"?[=: ]+"?[A-Za-z0-9_.-]+' |
+  out=$(echo "$out" | grep -oE '"?(numFiles(Before|After|PrunedBy)Dfp|numTarget(Files|Bytes)(Before|After)Skipping|bytesPrunedByDfp|dfpFilterKind|dfpBuildDistinctValues|dfp\.?[Aa]pplied|dfp\.?[Rr]easonNotApplied|reasonNotApplied)"?[=: ]+"?[A-Za-z0-9_.-]+' |
     tr -d '"' | sed -E 's/[: ]+/=/' | paste -sd' ' - || true)
   echo "engine query=$1 ${out:-n/a}"
   printf '%s\t%s\n' "$1" "${out:-n/a}" >>"$WORK/engine.tsv"
@@ -197,7 +202,7 @@ engine_metrics() {
 : >"$WORK/engine.tsv"
 for q in "${queries[@]}"; do
   for mode in on off; do
-    set_sql=$([ "$mode" = on ] && echo "$ON" || echo "$OFF")
+    set_sql="${pre[$q]:-}$([ "$mode" = on ] && echo "$ON" || echo "$OFF")"
     if [ "${kind[$q]}" = select ]; then
       read -r files bytes <<<"$(traced "$WORK/res_${q}_$mode.txt" "$set_sql; ${sql[$q]}")"
     else
@@ -242,7 +247,7 @@ sales_list=$(live_files sales)
       echo "CHECKPOINT;"
       echo "-- time: $q"
       case $q in
-        merge_1000_keys) echo "MERGE INTO x t USING n_merge_src s ON t.sale_id = s.sale_id
+        merge_1000_keys*) echo "MERGE INTO x t USING n_merge_src s ON t.sale_id = s.sale_id
                                 WHEN MATCHED THEN UPDATE SET quantity = s.quantity, amount = s.amount;" ;;
         delete_in_subquery) echo "DELETE FROM x WHERE date_key IN (SELECT d_date_key FROM n_date_dim WHERE d_holiday);" ;;
       esac
