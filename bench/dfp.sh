@@ -278,7 +278,7 @@ table=$(awk -F'\t' -v cf="$WORK/classes.txt" '
     print "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     for (i = 0; i < n; i++) {
       q = order[i]; on = t[q, "silt_on"]; off = t[q, "silt_off"]; d = t[q, "duckdb"]
-      printf "| %s | %s | %d / %d | %.1f | %.1f | %s | %s | %s | %s | %s | %s |\n", q, cls[q], f[q, "silt_on"], f[q, "silt_off"],
+      printf "| %s | %s | %d / %d | %.2f | %.2f | %s | %s | %s | %s | %s | %s |\n", q, cls[q], f[q, "silt_on"], f[q, "silt_off"],
         b[q, "silt_on"] / 1e6, b[q, "silt_off"] / 1e6, (b[q, "silt_on"] > 0 ? sprintf("%.1fx", b[q, "silt_off"] / b[q, "silt_on"]) : "all pruned"),
         on, off, (on > 0 ? sprintf("%.2fx", off / on) : "-"), d, (d > 0 ? sprintf("%.2f", on / d) : "-")
     }
