@@ -42,7 +42,6 @@ std::string ScanDetails(const LogicalNode& scan) {
     s += " [RuntimeFilter#" + std::to_string(rf.id) + ": " + scan.scan_columns[rf.scan_column] +
          " IN dynamicpruning(" + rf.build_key + ")]";
   }
-  if (scan.runtime_filters.empty() && !scan.dfp_reason.empty()) s += " [dynamic file pruning: not applied, " + scan.dfp_reason + "]";
   return s;
 }
 
