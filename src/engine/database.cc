@@ -157,7 +157,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
         const auto& q = static_cast<const sql::QueryStatement&>(*e.inner);
         SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, binder.BindQuery(*q.query));
         SILT_ASSIGN_OR_RETURN(planner::PlanPtr optimized, planner::Optimize(plan, opt));
-        SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op, planner::BuildPhysical(optimized));
+        SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op, planner::BuildPhysical(optimized, /*profile=*/true));
         const auto start = std::chrono::steady_clock::now();
         SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> rows, exec::CollectAll(*op, ectx));
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -1,6 +1,9 @@
 #include "planner/physical_planner.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <map>
 
 #include "exec/basic_operators.h"
@@ -32,6 +35,48 @@ std::vector<exec::SortKey> SortKeys(const std::vector<SortSpec>& specs) {
   return keys;
 }
 
+// EXPLAIN ANALYZE's instrumentation: forwards to `inner`, counting the rows it returns and the
+// wall time of its calls (which includes the time of its children, in pull and push mode alike).
+class ProfiledOperator final : public exec::Operator {
+ public:
+  explicit ProfiledOperator(exec::OperatorPtr inner) : inner_(std::move(inner)) { RefreshSchema(); }
+  void RefreshSchema() { schema_ = inner_->output_schema(); }
+  exec::Operator& inner() { return *inner_; }
+  const exec::Operator& inner() const { return *inner_; }
+  int64_t rows() const { return rows_.load(); }
+  double time_ms() const { return static_cast<double>(nanos_) / 1e6; }
+
+  Result<bool> Next(exec::ExecContext& ctx, DataChunk* out) override {
+    const auto start = std::chrono::steady_clock::now();
+    Result<bool> r = inner_->Next(ctx, out);
+    nanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    if (r.ok() && *r) rows_ += static_cast<int64_t>(out->size());
+    return r;
+  }
+  Result<bool> PushAll(exec::ExecContext& ctx, size_t workers, const exec::ChunkSink& sink) override {
+    const auto start = std::chrono::steady_clock::now();
+    Result<bool> r = inner_->PushAll(ctx, workers, [&](size_t w, DataChunk& c) {
+      rows_.fetch_add(static_cast<int64_t>(c.size()), std::memory_order_relaxed);
+      return sink(w, c);
+    });
+    nanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    return r;
+  }
+  std::string name() const override { return inner_->name(); }
+  std::string details() const override { return inner_->details(); }
+  std::vector<const exec::Operator*> children() const override { return inner_->children(); }
+
+ private:
+  exec::OperatorPtr inner_;
+  std::atomic<int64_t> rows_{0};
+  int64_t nanos_ = 0;
+};
+
+const exec::Operator& Unprofiled(const exec::Operator& op) {
+  const auto* p = dynamic_cast<const ProfiledOperator*>(&op);
+  return p ? p->inner() : op;
+}
+
 void NumberOperators(const exec::Operator& op, std::vector<const exec::Operator*>* order) {
   for (const exec::Operator* c : op.children()) NumberOperators(*c, order);
   order->push_back(&op);
@@ -50,7 +95,12 @@ void ExplainTree(const exec::Operator& op, const std::string& prefix, const std:
     if (!d.empty()) out->append(" " + d);
   }
   if (analyzed) {
-    if (const auto* scan = dynamic_cast<const exec::DeltaScanOperator*>(&op)) {
+    if (const auto* p = dynamic_cast<const ProfiledOperator*>(&op)) {
+      char buf[96];
+      std::snprintf(buf, sizeof(buf), " (rows=%lld, time=%.3f ms)", static_cast<long long>(p->rows()), p->time_ms());
+      out->append(buf);
+    }
+    if (const auto* scan = dynamic_cast<const exec::DeltaScanOperator*>(&Unprofiled(op))) {
       out->append(" {metrics: " + scan->AnalyzeDetails() + "}");
     }
   }
@@ -114,9 +164,17 @@ struct PhysicalContext {
     const LogicalNode* node;
   };
   std::map<int, ScanInfo> scans;
+  bool profile = false;
 };
 
 Result<exec::OperatorPtr> BuildNode(const PlanPtr& plan, PhysicalContext& pctx);
+Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pctx);
+
+Result<exec::OperatorPtr> BuildNode(const PlanPtr& plan, PhysicalContext& pctx) {
+  SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op, BuildOperator(plan, pctx));
+  if (!pctx.profile) return op;
+  return exec::OperatorPtr(std::make_unique<ProfiledOperator>(std::move(op)));
+}
 
 // Wires the runtime filters of join `n` (dynamic file pruning) into its hash join.
 Status WireRuntimeFilters(const LogicalNode& n, const PhysicalContext& pctx, exec::HashJoinOperator* op) {
@@ -148,14 +206,15 @@ Status WireRuntimeFilters(const LogicalNode& n, const PhysicalContext& pctx, exe
 
 }  // namespace
 
-Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan) {
+Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan, bool profile) {
   PhysicalContext pctx;
+  pctx.profile = profile;
   return BuildNode(plan, pctx);
 }
 
 namespace {
 
-Result<exec::OperatorPtr> BuildNode(const PlanPtr& plan, PhysicalContext& pctx) {
+Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pctx) {
   const LogicalNode& n = *plan;
   // ORDER BY … LIMIT n → top-N (the sort below is not built).
   if (n.kind == LogicalKind::kLimit && n.limit && n.children[0]->kind == LogicalKind::kSort) {
@@ -204,7 +263,10 @@ Result<exec::OperatorPtr> BuildNode(const PlanPtr& plan, PhysicalContext& pctx) 
         for (size_t i = 0; i < n.exprs.size(); ++i) {
           schema.push_back({names[i], n.exprs[i]->type, n.exprs[i]->nullable, "{}"});
         }
-        static_cast<exec::DeltaScanOperator&>(*children[0]).SetProjection(n.exprs, std::move(schema));
+        auto* profiled = dynamic_cast<ProfiledOperator*>(children[0].get());
+        exec::Operator& scan = profiled ? profiled->inner() : *children[0];
+        static_cast<exec::DeltaScanOperator&>(scan).SetProjection(n.exprs, std::move(schema));
+        if (profiled) profiled->RefreshSchema();
         return std::move(children[0]);
       }
       auto op = std::make_unique<exec::ProjectOperator>(std::move(children[0]), n.exprs, names);

@@ -9,15 +9,18 @@
 
 namespace silt::planner {
 
-Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan);
+// With `profile`, every operator is wrapped so that it counts the rows it returns and the time
+// spent in it (children included), for ExplainAnalyzed.
+Result<exec::OperatorPtr> BuildPhysical(const PlanPtr& plan, bool profile = false);
 
 // EXPLAIN text of a physical plan: an indented tree of "Name details" lines; `formatted`
 // (EXPLAIN FORMATTED) prints the tree as "Name (id)" with ids in post order, then one section
 // per operator with its details and output columns.
 std::string ExplainPhysical(const exec::Operator& root, bool formatted);
-// EXPLAIN ANALYZE text of a physical plan that has run: ExplainPhysical's tree, each Delta scan
-// followed by what it read and its dynamic file pruning metrics
-// ("metrics: numFilesRead=2, bytesRead=…, rowsOutput=…, dfp.applied=true, …", docs/dfp.md).
+// EXPLAIN ANALYZE text of a physical plan that has run: ExplainPhysical's tree, each operator
+// of a profiled plan followed by "(rows=N, time=T ms)" (time includes its children's), each Delta
+// scan by what it read and its dynamic file pruning metrics
+// ("{metrics: numFilesRead=2, bytesRead=…, rowsOutput=…, dfp.applied=true, …}", docs/dfp.md).
 std::string ExplainAnalyzed(const exec::Operator& root);
 
 }  // namespace silt::planner
