@@ -39,12 +39,15 @@ bench: deps
 	@BENCH_RECORD=1 bash bench/dml.sh $(BENCH_DML_SCALE)
 	@BENCH_RECORD=1 bash bench/compact.sh $(BENCH_COMPACT_SCALE)
 	@BENCH_RECORD=1 bash bench/vacuum.sh $(BENCH_VACUUM_FILES)
+	@BENCH_RECORD=1 bash bench/dfp.sh $(BENCH_DFP_SCALE)
 
 # bench/dml.sh: 10M rows × scale; bench/compact.sh: 10k small files × scale (0.1 = 1k files).
 BENCH_DML_SCALE ?= 1
 BENCH_COMPACT_SCALE ?= 0.1
 # bench/vacuum.sh: table sizes in data files (1000000 needs ~3M free inodes and ~10 minutes).
 BENCH_VACUUM_FILES ?= 100000 1000000
+# bench/dfp.sh: star schema with a 50M-row × scale fact table in 500 files (0.02 = 1M rows, quick).
+BENCH_DFP_SCALE ?= 1
 
 FUZZ_SECONDS ?= 300
 fuzz: deps

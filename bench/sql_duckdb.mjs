@@ -2,7 +2,8 @@
 // DuckDB side of bench/dml.sh and bench/compact.sh (DuckDB from bench/peers, pinned): runs the
 // ';'-terminated statements read from stdin on a DuckDB database file, one statement per
 // "-- time: NAME" marker being timed (around that statement only, autocommit), and prints
-// `NAME seconds` lines.
+// `NAME seconds` lines. A statement after a "-- rows: NAME" marker prints its result rows as
+// `rows NAME<TAB>v1<TAB>v2…` lines instead (untimed; for result checks).
 //
 //   node bench/sql_duckdb.mjs DB_FILE --threads N < script.sql
 import { createRequire } from 'node:module';
@@ -23,13 +24,25 @@ await conn.run(`SET threads = ${threads}`);
 
 const text = fs.readFileSync(0, 'utf8');
 let name = null;
+let rowsName = null;
 let sql = '';
 for (const line of text.split('\n')) {
   const m = line.match(/^-- time: (\S+)/);
   if (m) { name = m[1]; continue; }
+  const r = line.match(/^-- rows: (\S+)/);
+  if (r) { rowsName = r[1]; continue; }
   if (line.startsWith('--')) continue;
   sql += line + '\n';
   if (line.trimEnd().endsWith(';')) {
+    if (rowsName) {
+      const reader = await conn.runAndReadAll(sql);
+      for (const row of reader.getRows()) {
+        console.log(`rows ${rowsName}\t${row.map((v) => (v === null ? 'NULL' : String(v))).join('\t')}`);
+      }
+      rowsName = null;
+      sql = '';
+      continue;
+    }
     const t0 = process.hrtime.bigint();
     await conn.run(sql);
     const s = Number(process.hrtime.bigint() - t0) / 1e9;
