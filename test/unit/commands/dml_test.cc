@@ -13,6 +13,7 @@
 #include "parquet/reader.h"
 #include "unit/commands/dml_test_util.h"
 #include "unit/delta/conformance_files.h"
+#include "support/wall_clock.h"
 
 namespace silt::commands {
 namespace {
@@ -921,7 +922,7 @@ TEST(DmlDeleteParallel, BigRowGroupsAreMatchedInSlicesWithTheirPhysicalIndexes) 
   ThreadPool pool(1);
   DmlTable t;
   t.Create({}, false, true);
-  delta::DataWriteOptions w;
+  delta::DataWriteOptions w = WallWrite();
   w.clock = t.clock();
   w.parquet.row_group_max_rows = 40000;
   for (int64_t f = 0; f < 2; ++f) {

@@ -14,6 +14,7 @@
 #include "delta/scan.h"
 #include "unit/commands/vacuum_test_util.h"
 #include "vector/generate.h"
+#include "support/wall_clock.h"
 
 namespace silt::commands {
 namespace {
@@ -95,7 +96,7 @@ class History {
     GenerateOptions g;
     g.seed = rng_();
     DataChunk chunk = GenerateData(TwoColumnSchema(), 1 + static_cast<size_t>(Pick(20)), g);
-    delta::DataWriteOptions w;
+    delta::DataWriteOptions w = WallWrite();
     w.clock = t.clock();
     auto r = delta::AppendRows(t.store(), {chunk}, w, t.TxnOptions());
     ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -233,7 +234,7 @@ struct FaultTable {
   // Ten data files, six of them removed long ago, plus untracked junk.
   void Build() {
     t.Create();
-    delta::DataWriteOptions w;
+    delta::DataWriteOptions w = WallWrite();
     w.clock = t.clock();
     for (int i = 0; i < 10; ++i) {
       GenerateOptions g;
