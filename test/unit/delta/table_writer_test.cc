@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "delta/checkpoint_writer.h"
 #include "delta/history.h"
 #include "delta/scan.h"
 #include "delta/snapshot.h"
@@ -542,6 +543,55 @@ TEST(TransactionTest, CheckpointsEveryIntervalAfterCommit) {
   EXPECT_EQ(snap->segment().checkpoint_version, 6);
   EXPECT_EQ(snap->files().size(), 7u);
   EXPECT_EQ(ScanRows(store).size(), 7u);
+}
+
+// The engine has no clock default: a write, commit or checkpoint without one fails with
+// INTERNAL_ERROR instead of silently reading wall time, and writes nothing.
+TEST(TableWriterTest, MissingClockFailsInsteadOfReadingWallTime) {
+  auto clock = std::make_shared<ManualClock>(1'700'000'000'000);
+  auto store = std::make_shared<InMemoryObjectStore>(clock);
+  Schema schema = {{"id", DataType::Int64(), true, ""}};
+  DataChunk rows = GenerateData(schema, 10, {});
+
+  CreateTableOptions no_txn_clock;
+  no_txn_clock.write.clock = clock;
+  auto created = CreateTable(store, schema, {rows}, no_txn_clock);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.status().error_class(), "INTERNAL_ERROR");
+  EXPECT_NE(created.status().message().find("TransactionOptions.clock"), std::string::npos);
+  EXPECT_TRUE(store->ListFrom(kLogDir).value().empty());
+
+  CreateTableOptions with_clock;
+  with_clock.write.clock = clock;
+  with_clock.txn.clock = clock;
+  ASSERT_TRUE(CreateTable(store, schema, {rows}, with_clock).ok());
+
+  TransactionOptions txn;
+  txn.clock = clock;
+  auto no_write_clock = AppendRows(store, {rows}, DataWriteOptions(), txn);
+  ASSERT_FALSE(no_write_clock.ok());
+  EXPECT_EQ(no_write_clock.status().error_class(), "INTERNAL_ERROR");
+  EXPECT_NE(no_write_clock.status().message().find("DataWriteOptions.clock"), std::string::npos);
+
+  DataWriteOptions write;
+  write.clock = clock;
+  auto no_commit_clock = AppendRows(store, {rows}, write, TransactionOptions());
+  ASSERT_FALSE(no_commit_clock.ok());
+  EXPECT_EQ(no_commit_clock.status().error_class(), "INTERNAL_ERROR");
+
+  auto snap = Snapshot::Load(store);
+  ASSERT_TRUE(snap.ok());
+  EXPECT_EQ((*snap)->version(), 0);
+  Status checkpoint = WriteCheckpoint(*store, **snap, CheckpointOptions());
+  EXPECT_EQ(checkpoint.error_class(), "INTERNAL_ERROR");
+  CheckpointOptions with_checkpoint_clock;
+  with_checkpoint_clock.clock = clock.get();
+  EXPECT_TRUE(WriteCheckpoint(*store, **snap, with_checkpoint_clock).ok());
+
+  // With a clock everything works, and the commit time is the clock's.
+  auto appended = AppendRows(store, {rows}, write, txn);
+  ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+  EXPECT_EQ(appended->timestamp_ms, clock->NowMillis());
 }
 
 }  // namespace
