@@ -11,9 +11,9 @@
 #include "delta/deletion_vector.h"
 #include "delta/stats_json.h"
 #include "parquet/reader.h"
+#include "support/wall_clock.h"
 #include "unit/commands/dml_test_util.h"
 #include "unit/delta/conformance_files.h"
-#include "support/wall_clock.h"
 
 namespace silt::commands {
 namespace {

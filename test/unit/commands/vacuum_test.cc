@@ -11,9 +11,9 @@
 #include "delta/checkpoint_writer.h"
 #include "delta/deletion_vector.h"
 #include "delta/history.h"
+#include "support/wall_clock.h"
 #include "unit/commands/vacuum_test_util.h"
 #include "vector/vector.h"
-#include "support/wall_clock.h"
 
 namespace silt::commands {
 namespace {

@@ -7,9 +7,9 @@
 
 #include "delta/table_properties.h"
 #include "parquet/reader.h"
+#include "support/wall_clock.h"
 #include "unit/delta/conformance_files.h"
 #include "unit/delta/log_test_util.h"
-#include "support/wall_clock.h"
 
 namespace silt::delta {
 namespace {

@@ -1,8 +1,9 @@
 // Constraints on write: NOT NULL (nested as Spark), legacy delta.invariants evaluated by the
 // kernel, and CHECK constraints through the RowValidator hook (refused without one).
+#include "delta/constraints.h"
+
 #include <gtest/gtest.h>
 
-#include "delta/constraints.h"
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
 #include "io/object_store.h"
@@ -102,7 +103,9 @@ TEST(ConstraintsTest, LegacyInvariantsAreEnforcedByTheKernel) {
             std::string::npos)
       << res.status().message();
   // NULL is a violation too (Spark's CheckDeltaInvariant: null or false).
-  EXPECT_EQ(AppendRows(store, {rows({std::nullopt})}, WallWrite(), WallTxn()).status().error_class(), kConstraintViolatedClass);
+  EXPECT_EQ(
+      AppendRows(store, {rows({std::nullopt})}, WallWrite(), WallTxn()).status().error_class(),
+      kConstraintViolatedClass);
   EXPECT_EQ(Snapshot::Load(store).value()->files().size(), 1u);
 }
 

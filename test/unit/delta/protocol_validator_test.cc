@@ -8,8 +8,8 @@
 #include "delta/table_features.h"
 #include "delta/table_writer.h"
 #include "io/object_store.h"
-#include "vector/generate.h"
 #include "support/wall_clock.h"
+#include "vector/generate.h"
 
 namespace silt::delta {
 namespace {

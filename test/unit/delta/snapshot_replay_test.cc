@@ -7,7 +7,6 @@
 #include <mutex>
 
 #include "common/thread_pool.h"
-
 #include "delta/checkpoint_writer.h"
 #include "delta/dv_descriptor.h"
 #include "log_test_util.h"

@@ -1,5 +1,7 @@
 // Write path of the kernel: create/append round trips, partitions with special characters,
 // stats, concurrent writers, conflicts and fault injection at every store operation.
+#include "delta/table_writer.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -12,12 +14,11 @@
 #include "delta/snapshot.h"
 #include "delta/stats_json.h"
 #include "delta/table_features.h"
-#include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
-#include "vector/generate.h"
 #include "support/wall_clock.h"
+#include "vector/generate.h"
 
 namespace silt::delta {
 namespace {
@@ -91,7 +92,8 @@ TEST(TableWriterTest, CreateAppendAndScanEveryType) {
   EXPECT_NE(log.find("\"mode\":\"Append\""), std::string::npos);
   EXPECT_NE(log.find("\"isBlindAppend\":true"), std::string::npos);
   EXPECT_NE(log.find("\"numOutputRows\":\"300\""), std::string::npos);
-  EXPECT_EQ(CreateTable(store, schema, {}, WallCreate()).status().error_class(), "DELTA_TABLE_ALREADY_EXISTS");
+  EXPECT_EQ(CreateTable(store, schema, {}, WallCreate()).status().error_class(),
+            "DELTA_TABLE_ALREADY_EXISTS");
 }
 
 TEST(TableWriterTest, PartitionValuesWithSpecialCharactersRoundTrip) {
