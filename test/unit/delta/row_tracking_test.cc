@@ -81,7 +81,8 @@ TEST(RowTrackingTest, RetryAfterConcurrentCommitReassignsAfterTheWinner) {
   auto store = RowTrackingTable(2);  // mark 1
   auto snap = Snapshot::Load(store).value();
   auto adds_of = [&](int64_t first, int64_t n) {
-    return WriteDataFiles(*store, snap->metadata(), snap->schema(), {Ids(first, n)}, WallWrite()).value();
+    return WriteDataFiles(*store, snap->metadata(), snap->schema(), {Ids(first, n)}, WallWrite())
+        .value();
   };
   Transaction loser(store, snap, WallTxn());
   for (auto& a : adds_of(100, 10)) loser.Add(std::move(a));
