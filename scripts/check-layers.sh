@@ -136,7 +136,7 @@ probe() {
   fi
   if (cd "$dir" && eval "$cmd -fsyntax-only $tmp/planted.cc") >"$tmp/planted.log" 2>&1; then
     fail "src/$1 with #include \"$planted\" compiled: the wrong-way include was not caught"
-  elif grep -q "$planted: No such file" "$tmp/planted.log"; then
+  elif grep -qE "$planted(: No such file|' file not found)" "$tmp/planted.log"; then  # gcc, clang
     pass
   else
     fail "src/$1 with #include \"$planted\" failed for another reason:"; head -5 "$tmp/planted.log"
