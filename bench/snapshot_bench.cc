@@ -179,6 +179,7 @@ int MeasureCheckpoint(const std::string& dir, int64_t version, const std::string
   silt::delta::CheckpointInfo info;
   auto store = std::make_shared<silt::LocalObjectStore>(dir);
   silt::delta::CheckpointOptions options;
+  options.clock = silt::SystemClock::Default().get();
   // SILT_BENCH_ROW_GROUP_MB: checkpoint row group size to try (default: the writer's).
   if (const char* mb = std::getenv("SILT_BENCH_ROW_GROUP_MB"))
     options.parquet.row_group_bytes = std::atoll(mb) << 20;

@@ -219,7 +219,9 @@ int Create(const Args& a) {
   auto snap = silt::delta::Snapshot::Load(store);
   if (!snap.ok()) Die("load: " + snap.status().ToString());
   silt::delta::CheckpointInfo info;
-  silt::Status st = silt::delta::WriteCheckpoint(*store, **snap, {}, &info);
+  silt::delta::CheckpointOptions checkpoint;
+  checkpoint.clock = silt::SystemClock::Default().get();
+  silt::Status st = silt::delta::WriteCheckpoint(*store, **snap, checkpoint, &info);
   if (!st.ok()) Die("checkpoint: " + st.ToString());
   if ((*snap)->files().size() != static_cast<size_t>(a.files - a.removed))
     Die("snapshot has " + std::to_string((*snap)->files().size()) + " files");
@@ -237,6 +239,7 @@ int Remove(const Args& a) {
   const auto& files = (*snap)->files();
   if (a.count < 1 || static_cast<size_t>(a.count) > files.size()) Die("bad --count");
   silt::delta::TransactionOptions options;
+  options.clock = silt::SystemClock::Default();
   options.post_commit_hooks = false;  // no checkpoint of 1M files in the middle of a benchmark
   silt::delta::Transaction txn(store, *snap, options);
   txn.SetOperation("DELETE");

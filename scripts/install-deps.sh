@@ -6,8 +6,8 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache mold clang
   libsnappy-dev libzstd-dev liblz4-dev zlib1g-dev libbrotli-dev
-  libroaring-dev libsimdjson-dev libfmt-dev libre2-dev libedit-dev libcurl4-openssl-dev libssl-dev
-  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  libroaring-dev libsimdjson-dev libre2-dev libedit-dev libssl-dev
+  libgtest-dev libgmock-dev googletest
   strace
 )
 # Node.js + npm (for the DuckDB interop/bench peer) may come from outside Debian; take Debian's only when absent.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every suite of `make test` and prints one closing "N passed, N failed" line.
 # Suites: unit tests (release and ASan+UBSan builds), conformance, sqllogictest (test/sql, both
-# builds), interop and the SQL cross-check (DuckDB), fuzz smoke.
+# builds), interop and the SQL cross-check (DuckDB), fuzz smoke, the layer order (a wrong-way
+# include must not compile) and the clang-format check.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RELEASE=build/release
@@ -74,6 +75,9 @@ fi
 if [ -f scripts/run-fuzz.sh ] && command -v clang++ >/dev/null; then
   run_suite "fuzz smoke" bash scripts/fuzz-smoke.sh
 fi
+
+run_suite "layers" bash scripts/check-layers.sh "$RELEASE"
+run_suite "format" bash scripts/check-format.sh
 
 rm -rf "$log_dir"
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"

@@ -34,7 +34,10 @@ int Gen(const std::vector<std::string>& args) {
   int64_t rows = 10000;
   uint64_t seed = 42;
   std::vector<std::string> partition_by;
+  // The CLI is the top of the stack: it picks the system clock for the engine.
   delta::CreateTableOptions opts;
+  opts.write.clock = SystemClock::Default();
+  opts.txn.clock = SystemClock::Default();
   for (size_t i = 2; i + 1 < args.size(); i += 2) {
     const std::string &k = args[i], &v = args[i + 1];
     if (k == "--columns") {
@@ -66,7 +69,7 @@ int Gen(const std::vector<std::string>& args) {
   bool exists = store->ListFrom(delta::kLogDir).ValueOr({}).size() > 0;
   Result<delta::CommitResult> r = Status::Internal("unset");
   if (exists) {
-    r = delta::AppendRows(store, {data});
+    r = delta::AppendRows(store, {data}, opts.write, opts.txn);
   } else {
     opts.partition_columns = partition_by;
     r = delta::CreateTable(store, *schema, {data}, opts);

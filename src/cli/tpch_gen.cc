@@ -81,6 +81,8 @@ class TableWriter {
     store_ = std::make_shared<LocalObjectStore>(path_);
     delta::CreateTableOptions opts;
     opts.name = name_;
+    opts.write.clock = SystemClock::Default();  // the CLI picks the system clock
+    opts.txn.clock = SystemClock::Default();
     Result<delta::CommitResult> r = delta::CreateTable(store_, schema_, {}, opts);
     SILT_RETURN_NOT_OK(r.status());
     NewChunk();
@@ -99,7 +101,10 @@ class TableWriter {
     rows.push_back(std::move(chunk_));
     delta::DataWriteOptions w;
     w.max_rows_per_file = rows_per_file_;
-    Result<delta::CommitResult> r = delta::AppendRows(store_, rows, w);
+    w.clock = SystemClock::Default();
+    delta::TransactionOptions txn;
+    txn.clock = SystemClock::Default();
+    Result<delta::CommitResult> r = delta::AppendRows(store_, rows, w, txn);
     SILT_RETURN_NOT_OK(r.status());
     NewChunk();
     return Status::OK();

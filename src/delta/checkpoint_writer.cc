@@ -324,13 +324,8 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
   SILT_ASSIGN_OR_RETURN(int64_t tombstone_retention, GetDeletedFileRetentionMillis(config));
   SILT_ASSIGN_OR_RETURN(auto txn_retention, GetSetTransactionRetentionMillis(config));
   SILT_ASSIGN_OR_RETURN(bool stats_as_json, GetCheckpointWriteStatsAsJson(config));
-  std::shared_ptr<Clock> system_clock;
-  const Clock* clock = options.clock;
-  if (!clock) {
-    system_clock = SystemClock::Default();
-    clock = system_clock.get();
-  }
-  const int64_t now = clock->NowMillis();
+  if (!options.clock) return Status::Internal("CheckpointOptions.clock is not set");
+  const int64_t now = options.clock->NowMillis();
   const int64_t min_tombstone_ts = now - tombstone_retention;
   auto keep_tombstone = [&](const RemoveFile& r) {
     return r.deletion_timestamp.value_or(0) > min_tombstone_ts;

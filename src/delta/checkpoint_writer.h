@@ -89,7 +89,8 @@ inline parquet::WriterOptions DefaultCheckpointParquetOptions() {
 }
 
 struct CheckpointOptions {
-  // "Now" for tombstone and txn expiry; nullptr: the system clock.
+  // "Now" for tombstone and txn expiry. Required: a null clock fails the checkpoint with
+  // INTERNAL_ERROR (the engine never reads the system clock by itself).
   const Clock* clock = nullptr;
   parquet::WriterOptions parquet = DefaultCheckpointParquetOptions();
   // Rows handed to the Parquet writer per chunk (bounds the builder's memory).

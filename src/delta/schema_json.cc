@@ -350,12 +350,6 @@ std::string SerializeSchema(const Schema& schema) {
   return out;
 }
 
-std::string SerializeDataType(const DataType& type) {
-  std::string out;
-  AppendType(&out, type);
-  return out;
-}
-
 Result<ColumnMappingMode> ParseColumnMappingMode(const std::optional<std::string>& value) {
   if (!value) return ColumnMappingMode::kNone;
   std::string v = AsciiLower(*value);

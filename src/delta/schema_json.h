@@ -35,7 +35,6 @@ Result<TypePtr> ParseDataTypeJson(std::string_view json);
 // Compact JSON exactly as Spark writes it:
 // {"type":"struct","fields":[{"name":"a","type":"integer","nullable":true,"metadata":{}}]}.
 std::string SerializeSchema(const Schema& schema);
-std::string SerializeDataType(const DataType& type);
 // The Delta name of a primitive type ("integer", "long", "decimal(10,2)"); "" for nested.
 std::string PrimitiveTypeName(const DataType& type);
 

@@ -76,6 +76,7 @@ struct WritePlan {
 };
 
 Result<WritePlan> MakeWritePlan(const Metadata& metadata, const Schema& schema, const DataWriteOptions& options) {
+  if (!options.clock) return Status::Internal("DataWriteOptions.clock is not set");
   WritePlan plan;
   plan.schema = schema;
   const std::string* mode = metadata.configuration.Find("delta.columnMapping.mode");
@@ -443,6 +444,7 @@ Result<CommitResult> CreateTable(std::shared_ptr<ObjectStore> store, const Schem
   md.schema_string = SerializeSchema(table_schema);
   md.partition_columns = options.partition_columns;
   md.configuration = options.properties;
+  if (!options.txn.clock) return Status::Internal("TransactionOptions.clock is not set");
   md.created_time = options.txn.clock->NowMillis();
   Transaction txn(store, nullptr, options.txn);
   txn.UpdateProtocol(ProtocolForNewTable(table_schema, options.properties));

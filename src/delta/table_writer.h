@@ -21,7 +21,9 @@ namespace silt::delta {
 
 struct DataWriteOptions {
   parquet::WriterOptions parquet;
-  std::shared_ptr<Clock> clock = SystemClock::Default();
+  // Modification time of the written files. Required: the engine never reads the system clock by
+  // itself; a null clock fails the write with INTERNAL_ERROR.
+  std::shared_ptr<Clock> clock;
   // Rows per data file before a new file is started (per partition).
   int64_t max_rows_per_file = 10'000'000;
   // Where files go: <key_prefix>/<partition dirs>/<file_prefix>-NNNNN-<uuid>-c000….parquet.

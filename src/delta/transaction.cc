@@ -226,6 +226,7 @@ void Transaction::ReadAfter(const CommitResult& own) {
 }
 
 Result<CommitResult> Transaction::Commit() {
+  if (!options_.clock) return Status::Internal("TransactionOptions.clock is not set");
   if (committed_) return Status::InvalidArgument("transaction already committed");
   if (!read_snapshot_ && (!new_metadata_ || !new_protocol_))
     return Status::InvalidArgument("creating a table needs protocol and metadata", "DELTA_METADATA_ABSENT");

@@ -38,7 +38,9 @@ enum class ReadScope : uint8_t {
 using ReadFilePredicate = std::function<bool(const AddFile&)>;
 
 struct TransactionOptions {
-  std::shared_ptr<Clock> clock = SystemClock::Default();
+  // Commit timestamps, post-commit checkpoint and log cleanup. Required: the engine never reads the
+  // system clock by itself; a null clock fails Commit with INTERNAL_ERROR.
+  std::shared_ptr<Clock> clock;
   int max_attempts = 100;
   std::string engine_info = std::string("silt/") + SILT_VERSION;
   std::string isolation_level = "Serializable";

@@ -18,8 +18,6 @@ Result<ExprPtr> BindScalarFunction(std::string_view name, std::vector<ExprPtr> a
   return (*b)(std::move(args), ctx);
 }
 
-bool IsScalarFunction(std::string_view name) { return FunctionRegistry::Get().Find(name) != nullptr; }
-
 namespace {
 
 int NumericRank(TypeId id) {

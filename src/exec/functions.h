@@ -40,8 +40,6 @@ struct BindContext {
 // Returns the bound expression (a kCall, or a special form for and/or/not/coalesce/if/nvl/...).
 Result<ExprPtr> BindScalarFunction(std::string_view name, std::vector<ExprPtr> args,
                                    const BindContext& ctx);
-// True when `name` is a known scalar function (for error messages and the binder's dispatch).
-bool IsScalarFunction(std::string_view name);
 
 // CAST(child AS target) with Spark semantics: non-ANSI returns NULL on bad input; ANSI raises
 // CAST_INVALID_INPUT/CAST_OVERFLOW; try_cast always returns NULL. Unsupported pairs fail with

@@ -1400,9 +1400,10 @@ Status FaultInjectingObjectStore::DeleteDir(const std::string& dir) {
 
 // ---------------------------------------------------------------------------------------------
 
-Result<std::shared_ptr<ObjectStore>> OpenObjectStore(std::string_view root_uri_or_path) {
+Result<std::shared_ptr<ObjectStore>> OpenObjectStore(std::string_view root_uri_or_path,
+                                                     std::shared_ptr<Clock> clock) {
   if (UriScheme(root_uri_or_path) == "memory")
-    return std::shared_ptr<ObjectStore>(std::make_shared<InMemoryObjectStore>());
+    return std::shared_ptr<ObjectStore>(std::make_shared<InMemoryObjectStore>(std::move(clock)));
   SILT_ASSIGN_OR_RETURN(std::string path, LocalPathFromUri(root_uri_or_path));
   return std::shared_ptr<ObjectStore>(std::make_shared<LocalObjectStore>(std::move(path)));
 }

@@ -210,7 +210,8 @@ class LocalObjectStore final : public ObjectStore {
 // an object and a parent of other objects (IoError), so tests behave as on LocalObjectStore.
 class InMemoryObjectStore final : public ObjectStore {
  public:
-  explicit InMemoryObjectStore(std::shared_ptr<Clock> clock = SystemClock::Default());
+  // `clock` gives the modification times (required, not null).
+  explicit InMemoryObjectStore(std::shared_ptr<Clock> clock);
 
   const std::string& root() const override { return root_; }
 
@@ -360,7 +361,9 @@ class FaultInjectingObjectStore final : public ObjectStore {
 };
 
 // An object store for a table root given as a local path or a file: URI (io/path.h); "memory://"
-// gives a fresh InMemoryObjectStore. Other schemes: NotImplemented.
-Result<std::shared_ptr<ObjectStore>> OpenObjectStore(std::string_view root_uri_or_path);
+// gives a fresh InMemoryObjectStore whose modification times come from `clock`. Other schemes:
+// NotImplemented.
+Result<std::shared_ptr<ObjectStore>> OpenObjectStore(std::string_view root_uri_or_path,
+                                                     std::shared_ptr<Clock> clock);
 
 }  // namespace silt

@@ -1020,12 +1020,4 @@ Status ParquetWriter::Close() {
   return sink_->Close();
 }
 
-Status WriteParquetFile(const std::string& path, const Schema& schema, const std::vector<DataChunk>& chunks,
-                        WriterOptions options) {
-  SILT_ASSIGN_OR_RETURN(auto sink, CreateLocalFile(path));
-  SILT_ASSIGN_OR_RETURN(auto w, ParquetWriter::Make(std::move(sink), schema, std::move(options)));
-  for (const auto& c : chunks) SILT_RETURN_NOT_OK(w->Write(c));
-  return w->Close();
-}
-
 }  // namespace silt::parquet

@@ -103,8 +103,4 @@ class ParquetWriter {
   std::vector<ColumnStatistics> leaf_stats_;
 };
 
-// Writes one chunk to a local file (convenience for tools and tests).
-Status WriteParquetFile(const std::string& path, const Schema& schema, const std::vector<DataChunk>& chunks,
-                        WriterOptions options = {});
-
 }  // namespace silt::parquet

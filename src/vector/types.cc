@@ -101,25 +101,6 @@ TypePtr DataType::Map(TypePtr key, TypePtr value, bool value_contains_null) {
       std::vector<Field>{{"key", std::move(key), false, ""}, {"value", std::move(value), value_contains_null, ""}});
 }
 
-TypePtr DataType::FromId(TypeId id) {
-  switch (id) {
-    case TypeId::kNull: return Null();
-    case TypeId::kBoolean: return Boolean();
-    case TypeId::kInt8: return Int8();
-    case TypeId::kInt16: return Int16();
-    case TypeId::kInt32: return Int32();
-    case TypeId::kInt64: return Int64();
-    case TypeId::kFloat: return Float();
-    case TypeId::kDouble: return Double();
-    case TypeId::kString: return String();
-    case TypeId::kBinary: return Binary();
-    case TypeId::kDate: return Date();
-    case TypeId::kTimestamp: return Timestamp();
-    case TypeId::kTimestampNtz: return TimestampNtz();
-    default: return nullptr;
-  }
-}
-
 int FindField(const std::vector<Field>& fields, const std::string& name) {
   for (size_t i = 0; i < fields.size(); ++i)
     if (fields[i].name == name) return static_cast<int>(i);

@@ -90,8 +90,6 @@ class DataType {
   static TypePtr Struct(std::vector<Field> fields);
   static TypePtr List(TypePtr element, bool contains_null = true);
   static TypePtr Map(TypePtr key, TypePtr value, bool value_contains_null = true);
-  // The primitive type for an id (not decimal/nested).
-  static TypePtr FromId(TypeId id);
 
   DataType(TypeId id, int precision, int scale, std::vector<Field> fields)
       : id_(id), precision_(precision), scale_(scale), fields_(std::move(fields)) {}

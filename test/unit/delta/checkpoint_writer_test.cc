@@ -7,6 +7,7 @@
 
 #include "delta/table_properties.h"
 #include "parquet/reader.h"
+#include "support/wall_clock.h"
 #include "unit/delta/conformance_files.h"
 #include "unit/delta/log_test_util.h"
 
@@ -171,7 +172,7 @@ TEST(CheckpointWriterTest, RoundTripMatchesJsonReplay) {
   ASSERT_EQ((*json)->segment().checkpoint_version, -1);
 
   ManualClock clock(kT0 + 11 * kHour);
-  CheckpointOptions options;
+  CheckpointOptions options = WallCheckpoint();
   options.clock = &clock;
   CheckpointInfo info;
   Status s = WriteCheckpoint(*t.store, **json, options, &info);
@@ -222,7 +223,7 @@ TEST(CheckpointWriterTest, EveryRowHasExactlyOneAction) {
   BuildRichTable(t);
   auto snap = t.Load();
   ASSERT_TRUE(snap.ok());
-  CheckpointOptions options;
+  CheckpointOptions options = WallCheckpoint();
   ManualClock clock(kT0 + 11 * kHour);
   options.clock = &clock;
   options.rows_per_chunk = 3;  // several chunks through the writer
@@ -266,9 +267,9 @@ TEST(CheckpointWriterTest, ExistingCheckpointIsKept) {
   auto snap = t.Load();
   ASSERT_TRUE(snap.ok());
   CheckpointInfo first, second;
-  ASSERT_TRUE(WriteCheckpoint(*t.store, **snap, {}, &first).ok());
+  ASSERT_TRUE(WriteCheckpoint(*t.store, **snap, WallCheckpoint(), &first).ok());
   auto before = t.store->Get(first.key);
-  ASSERT_TRUE(WriteCheckpoint(*t.store, **snap, {}, &second).ok());
+  ASSERT_TRUE(WriteCheckpoint(*t.store, **snap, WallCheckpoint(), &second).ok());
   EXPECT_TRUE(second.already_existed);
   EXPECT_EQ(second.size_in_bytes, first.size_in_bytes);
   EXPECT_EQ(*t.store->Get(first.key), *before);
@@ -279,9 +280,9 @@ TEST(CheckpointWriterTest, LastCheckpointNeverMovesBack) {
   BuildRichTable(t);
   auto v10 = t.Load(), v5 = t.Load(5);
   ASSERT_TRUE(v10.ok() && v5.ok());
-  ASSERT_TRUE(WriteCheckpoint(*t.store, **v10).ok());
+  ASSERT_TRUE(WriteCheckpoint(*t.store, **v10, WallCheckpoint()).ok());
   CheckpointInfo info;
-  ASSERT_TRUE(WriteCheckpoint(*t.store, **v5, {}, &info).ok());
+  ASSERT_TRUE(WriteCheckpoint(*t.store, **v5, WallCheckpoint(), &info).ok());
   EXPECT_FALSE(info.last_checkpoint_updated);
   EXPECT_EQ(ReadLastCheckpointHint(*t.store), 10);
   EXPECT_TRUE(t.store->Head(CheckpointKey(5)).ok());
@@ -302,7 +303,7 @@ TEST(CheckpointWriterTest, StatsAsJsonDisabledDropsTheColumn) {
   auto snap = t.Load();
   ASSERT_TRUE(snap.ok());
   CheckpointInfo info;
-  ASSERT_TRUE(WriteCheckpoint(*t.store, **snap, {}, &info).ok());
+  ASSERT_TRUE(WriteCheckpoint(*t.store, **snap, WallCheckpoint(), &info).ok());
   auto pf = parquet::ParquetFile::Open(*t.store->OpenRead(info.key));
   ASSERT_TRUE(pf.ok());
   const Field& add = (*pf)->schema().schema()[1];
@@ -325,7 +326,7 @@ TEST(CheckpointWriterTest, V2CheckpointTablesGetAUuidNamedV2Checkpoint) {
                   .ok());
   auto json = t.Load();
   ASSERT_TRUE(json.ok()) << json.status().ToString();
-  CheckpointOptions options;
+  CheckpointOptions options = WallCheckpoint();
   options.part_size = 1;  // ignored: V2 checkpoints are single files
   CheckpointInfo info;
   Status s = WriteCheckpoint(*t.store, **json, options, &info);
@@ -351,7 +352,7 @@ TEST(CheckpointWriterTest, V2CheckpointTablesGetAUuidNamedV2Checkpoint) {
   EXPECT_EQ(SortedFiles(**ckpt), SortedFiles(**json));
   // A second writer keeps the V2 checkpoint that is there.
   CheckpointInfo again;
-  ASSERT_TRUE(WriteCheckpoint(*t.store, **ckpt, {}, &again).ok());
+  ASSERT_TRUE(WriteCheckpoint(*t.store, **ckpt, WallCheckpoint(), &again).ok());
   EXPECT_TRUE(again.already_existed);
   EXPECT_EQ(again.key, info.key);
 }
@@ -364,7 +365,7 @@ TEST(CheckpointWriterTest, RefusesUnknownWriterFeatures) {
     ASSERT_TRUE(t.Commit(0, {p, TestMetadata()}).ok());
     auto snap = t.Load();
     ASSERT_TRUE(snap.ok());
-    Status s = WriteCheckpoint(*t.store, **snap);
+    Status s = WriteCheckpoint(*t.store, **snap, WallCheckpoint());
     EXPECT_EQ(s.code(), StatusCode::kUnsupported);
     EXPECT_EQ(s.error_class(), "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE");
     EXPECT_NE(s.message().find("someFutureFeature"), std::string_view::npos);
@@ -378,7 +379,7 @@ TEST(CheckpointWriterTest, InvalidRetentionPropertyFails) {
                   .ok());
   auto snap = t.Load();
   ASSERT_TRUE(snap.ok());
-  Status s = WriteCheckpoint(*t.store, **snap);
+  Status s = WriteCheckpoint(*t.store, **snap, WallCheckpoint());
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(s.error_class(), kInvalidTablePropertyClass);
   EXPECT_NE(s.message().find(kDeletedFileRetentionDurationKey), std::string_view::npos);
@@ -391,7 +392,7 @@ TEST(CheckpointWriterTest, CrashWhileWritingLeavesNoCheckpoint) {
   faulty->AddRule(FaultRule::CrashMidWrite(ObjectOp::kOpenWrite, 100));
   auto snap = Snapshot::Load(faulty);
   ASSERT_TRUE(snap.ok());
-  Status s = WriteCheckpoint(*faulty, **snap);
+  Status s = WriteCheckpoint(*faulty, **snap, WallCheckpoint());
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(t.store->Head(CheckpointKey(10)).status().IsNotFound());
   EXPECT_FALSE(t.store->Head("_delta_log/_last_checkpoint").ok());
@@ -402,7 +403,7 @@ TEST(CheckpointWriterTest, CrashWhileWritingLeavesNoCheckpoint) {
   // The _last_checkpoint update failing leaves a valid checkpoint that readers use.
   faulty->ClearRules();
   faulty->AddRule(FaultRule::FailAll(ObjectOp::kPut));
-  s = WriteCheckpoint(*faulty, **snap);
+  s = WriteCheckpoint(*faulty, **snap, WallCheckpoint());
   EXPECT_FALSE(s.ok());
   reload = t.Load();
   ASSERT_TRUE(reload.ok());
@@ -410,7 +411,7 @@ TEST(CheckpointWriterTest, CrashWhileWritingLeavesNoCheckpoint) {
 
   faulty->ClearRules();
   CheckpointInfo info;
-  ASSERT_TRUE(WriteCheckpoint(*faulty, **snap, {}, &info).ok());
+  ASSERT_TRUE(WriteCheckpoint(*faulty, **snap, WallCheckpoint(), &info).ok());
   EXPECT_TRUE(info.already_existed);
   EXPECT_EQ(ReadLastCheckpointHint(*t.store), 10);
 }
@@ -517,7 +518,7 @@ TEST(CheckpointWriterTest, SparkTableCheckpointMatchesSpark) {
   ASSERT_EQ((*json10)->segment().checkpoint_version, -1);
   // "Now" shortly after the table was written, so its tombstones are unexpired, as for Spark.
   ManualClock clock(1691426740498 + kHour);
-  CheckpointOptions options;
+  CheckpointOptions options = WallCheckpoint();
   options.clock = &clock;
   CheckpointInfo info;
   Status s = WriteCheckpoint(*ours_store, **json10, options, &info);
@@ -525,7 +526,7 @@ TEST(CheckpointWriterTest, SparkTableCheckpointMatchesSpark) {
   EXPECT_EQ(info.num_actions, 13);  // Spark's _last_checkpoint: "size":13
   EXPECT_EQ(info.num_add_files, 6);
 
-  auto spark_store = OpenObjectStore(golden);
+  auto spark_store = OpenObjectStore(golden, WallClock());
   ASSERT_TRUE(spark_store.ok());
   for (int64_t v : {10, 13}) {
     auto spark = Snapshot::Load(*spark_store, v);
@@ -581,7 +582,7 @@ TEST(CheckpointWriterTest, MultiPartCheckpointRoundTripsAndIsDeterministic) {
   BuildRichTable(t);
   auto json = t.Load().value();
   ManualClock clock(kT0 + 11 * kHour);
-  CheckpointOptions options;
+  CheckpointOptions options = WallCheckpoint();
   options.clock = &clock;
   options.part_size = 3;
   CheckpointInfo info;
@@ -611,7 +612,7 @@ TEST(CheckpointWriterTest, MultiPartCheckpointRoundTripsAndIsDeterministic) {
   // puts every action in the same part.
   TestTable u;
   BuildRichTable(u);
-  CheckpointOptions classic;
+  CheckpointOptions classic = WallCheckpoint();
   classic.clock = &clock;
   ASSERT_TRUE(WriteCheckpoint(*u.store, *u.Load().value(), classic).ok());
   auto from_ckpt = u.Load().value();

@@ -12,6 +12,7 @@
 #include "delta/table_writer.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
+#include "support/wall_clock.h"
 
 namespace silt::delta {
 namespace {
@@ -72,15 +73,15 @@ std::vector<std::string> ScanAll(std::shared_ptr<ObjectStore> store) {
 class ColumnMappingWriteTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ColumnMappingWriteTest, CreateAppendScanWithPhysicalNames) {
-  auto store = std::make_shared<InMemoryObjectStore>();
-  CreateTableOptions opts;
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
+  CreateTableOptions opts = WallCreate();
   opts.partition_columns = {"part"};
   opts.properties.Set("delta.columnMapping.mode", GetParam());
   DataChunk first = TestRows(0, 6);
   auto created = CreateTable(store, TestSchema(), {first}, opts);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   DataChunk second = TestRows(100, 3);
-  auto appended = AppendRows(store, {second});
+  auto appended = AppendRows(store, {second}, WallWrite(), WallTxn());
   ASSERT_TRUE(appended.ok()) << appended.status().ToString();
 
   auto snap = Snapshot::Load(store).value();

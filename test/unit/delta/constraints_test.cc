@@ -1,11 +1,13 @@
 // Constraints on write: NOT NULL (nested as Spark), legacy delta.invariants evaluated by the
 // kernel, and CHECK constraints through the RowValidator hook (refused without one).
+#include "delta/constraints.h"
+
 #include <gtest/gtest.h>
 
-#include "delta/constraints.h"
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
 #include "io/object_store.h"
+#include "support/wall_clock.h"
 
 namespace silt::delta {
 namespace {
@@ -29,17 +31,17 @@ std::string Invariant(const std::string& sql) {
 }
 
 TEST(ConstraintsTest, TopLevelNotNull) {
-  auto store = std::make_shared<InMemoryObjectStore>();
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
   Schema schema = {{"id", DataType::Int64(), false, ""}, {"v", DataType::String(), true, ""}};
-  ASSERT_TRUE(CreateTable(store, schema, {}).ok());
+  ASSERT_TRUE(CreateTable(store, schema, {}, WallCreate()).ok());
   DataChunk ok = DataChunk::FromSchema(schema);
   ok.columns[0].Append<int64_t>(1);
   ok.columns[1].AppendNull();
-  ASSERT_TRUE(AppendRows(store, {ok}).ok());
+  ASSERT_TRUE(AppendRows(store, {ok}, WallWrite(), WallTxn()).ok());
   DataChunk bad = DataChunk::FromSchema(schema);
   bad.columns[0].AppendNull();
   bad.columns[1].AppendString("x");
-  auto res = AppendRows(store, {ok, bad});
+  auto res = AppendRows(store, {ok, bad}, WallWrite(), WallTxn());
   EXPECT_EQ(res.status().error_class(), kNotNullViolatedClass);
   EXPECT_NE(res.status().message().find("NOT NULL constraint violated for column: id."), std::string::npos);
   // Nothing written for the refused append (not even the valid first chunk's file).
@@ -78,10 +80,10 @@ TEST(ConstraintsTest, NestedNotNullOnlyWhereTheParentIsPresent) {
 }
 
 TEST(ConstraintsTest, LegacyInvariantsAreEnforcedByTheKernel) {
-  auto store = std::make_shared<InMemoryObjectStore>();
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
   Schema schema = {{"value", DataType::Int32(), true, Invariant("value < 3")},
                    {"name", DataType::String(), true, ""}};
-  ASSERT_TRUE(CreateTable(store, schema, {}).ok());
+  ASSERT_TRUE(CreateTable(store, schema, {}, WallCreate()).ok());
   auto rows = [&](std::vector<std::optional<int32_t>> values) {
     DataChunk c = DataChunk::FromSchema(schema);
     for (auto v : values) {
@@ -94,14 +96,16 @@ TEST(ConstraintsTest, LegacyInvariantsAreEnforcedByTheKernel) {
     }
     return c;
   };
-  EXPECT_TRUE(AppendRows(store, {rows({1, 2})}).ok());
-  auto res = AppendRows(store, {rows({1, 5})});
+  EXPECT_TRUE(AppendRows(store, {rows({1, 2})}, WallWrite(), WallTxn()).ok());
+  auto res = AppendRows(store, {rows({1, 5})}, WallWrite(), WallTxn());
   EXPECT_EQ(res.status().error_class(), kConstraintViolatedClass);
   EXPECT_NE(res.status().message().find("EXPRESSION(value < 3) value < 3 violated by row with values:\n - value : 5"),
             std::string::npos)
       << res.status().message();
   // NULL is a violation too (Spark's CheckDeltaInvariant: null or false).
-  EXPECT_EQ(AppendRows(store, {rows({std::nullopt})}).status().error_class(), kConstraintViolatedClass);
+  EXPECT_EQ(
+      AppendRows(store, {rows({std::nullopt})}, WallWrite(), WallTxn()).status().error_class(),
+      kConstraintViolatedClass);
   EXPECT_EQ(Snapshot::Load(store).value()->files().size(), 1u);
 }
 
@@ -149,9 +153,9 @@ TEST(ConstraintsTest, InvariantSubset) {
 }
 
 TEST(ConstraintsTest, CheckConstraintsNeedAValidator) {
-  auto store = std::make_shared<InMemoryObjectStore>();
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
   Schema schema = {{"id", DataType::Int64(), true, ""}};
-  CreateTableOptions opts;
+  CreateTableOptions opts = WallCreate();
   opts.properties.Set("delta.constraints.positive", "id > 0");
   ASSERT_TRUE(CreateTable(store, schema, {}, opts).ok());
   auto snap = Snapshot::Load(store).value();
@@ -159,11 +163,11 @@ TEST(ConstraintsTest, CheckConstraintsNeedAValidator) {
   DataChunk c = DataChunk::FromSchema(schema);
   c.columns[0].Append<int64_t>(-1);
   // Without a validator the write is refused, never silently unchecked.
-  auto res = AppendRows(store, {c});
+  auto res = AppendRows(store, {c}, WallWrite(), WallTxn());
   EXPECT_EQ(res.status().error_class(), kValidatorRequiredClass);
   EXPECT_NE(res.status().message().find("positive"), std::string::npos);
   // The SQL layer's validator decides.
-  DataWriteOptions w;
+  DataWriteOptions w = WallWrite();
   size_t seen_rows = 0;
   w.row_validator = [&](const DataChunk& chunk) {
     seen_rows += chunk.size();
@@ -172,10 +176,10 @@ TEST(ConstraintsTest, CheckConstraintsNeedAValidator) {
                                      kConstraintViolatedClass);
     return Status::OK();
   };
-  EXPECT_EQ(AppendRows(store, {c}, w).status().error_class(), kConstraintViolatedClass);
+  EXPECT_EQ(AppendRows(store, {c}, w, WallTxn()).status().error_class(), kConstraintViolatedClass);
   DataChunk good = DataChunk::FromSchema(schema);
   good.columns[0].Append<int64_t>(7);
-  EXPECT_TRUE(AppendRows(store, {good}, w).ok());
+  EXPECT_TRUE(AppendRows(store, {good}, w, WallTxn()).ok());
   EXPECT_EQ(seen_rows, 2u);
   EXPECT_EQ(ParquetFiles(*store), 1u);
 }

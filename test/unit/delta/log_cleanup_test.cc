@@ -6,6 +6,7 @@
 
 #include "delta/checkpoint_writer.h"
 #include "delta/table_properties.h"
+#include "support/wall_clock.h"
 #include "unit/delta/log_test_util.h"
 
 namespace silt::delta {
@@ -45,7 +46,7 @@ void BuildDailyTable(TestTable& t, int64_t n, const std::set<int64_t>& checkpoin
     if (checkpoints.count(v)) {
       auto snap = t.Load(v);
       ASSERT_TRUE(snap.ok());
-      CheckpointOptions options;
+      CheckpointOptions options = WallCheckpoint();
       options.clock = t.clock.get();
       ASSERT_TRUE(WriteCheckpoint(*t.store, **snap, options).ok());
     }

@@ -8,6 +8,7 @@
 #include "delta/table_features.h"
 #include "delta/table_writer.h"
 #include "io/object_store.h"
+#include "support/wall_clock.h"
 #include "vector/generate.h"
 
 namespace silt::delta {
@@ -101,15 +102,15 @@ void ValidateCommit(const std::string& bytes, const std::string& where) {
 
 TEST(ProtocolValidatorTest, LogsSiltWritesFollowTheProtocol) {
   for (bool dv : {false, true}) {
-    auto store = std::make_shared<InMemoryObjectStore>();
+    auto store = std::make_shared<InMemoryObjectStore>(WallClock());
     Schema schema = NamedTestSchema("all").value();
-    CreateTableOptions opts;
+    CreateTableOptions opts = WallCreate();
     opts.partition_columns = {"s"};
     if (dv) opts.properties.Set("delta.enableDeletionVectors", "true");
     GenerateOptions go;
     go.string_cardinality = 5;
     ASSERT_TRUE(CreateTable(store, schema, {GenerateData(schema, 200, go)}, opts).ok());
-    ASSERT_TRUE(AppendRows(store, {GenerateData(schema, 50, go)}).ok());
+    ASSERT_TRUE(AppendRows(store, {GenerateData(schema, 50, go)}, WallWrite(), WallTxn()).ok());
     for (int64_t v = 0; v <= 1; ++v) {
       auto bytes = store->Get(CommitKey(v));
       ASSERT_TRUE(bytes.ok());

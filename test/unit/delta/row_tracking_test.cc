@@ -11,6 +11,7 @@
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "io/object_store.h"
+#include "support/wall_clock.h"
 
 namespace silt::delta {
 namespace {
@@ -36,8 +37,8 @@ std::string HighWaterMarkDomain(const Snapshot& snap) {
 }
 
 std::shared_ptr<InMemoryObjectStore> RowTrackingTable(int64_t rows) {
-  auto store = std::make_shared<InMemoryObjectStore>();
-  CreateTableOptions opts;
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
+  CreateTableOptions opts = WallCreate();
   opts.properties.Set("delta.enableRowTracking", "true");
   auto created = CreateTable(store, IdSchema(), {Ids(0, rows)}, opts);
   EXPECT_TRUE(created.ok()) << created.status().ToString();
@@ -61,9 +62,9 @@ TEST(RowTrackingTest, CreateAndAppendAssignContiguousRowIds) {
 
   // Seven rows in two chunks, at most four rows per file → two files in one commit (4 + 3 rows):
   // their ranges follow each other.
-  DataWriteOptions write;
+  DataWriteOptions write = WallWrite();
   write.max_rows_per_file = 4;
-  ASSERT_TRUE(AppendRows(store, {Ids(10, 3), Ids(20, 4)}, write).ok());
+  ASSERT_TRUE(AppendRows(store, {Ids(10, 3), Ids(20, 4)}, write, WallTxn()).ok());
   snap = Snapshot::Load(store).value();
   std::vector<std::pair<int64_t, int64_t>> ranges;  // (baseRowId, defaultRowCommitVersion)
   for (const auto& f : snap->files()) {
@@ -80,11 +81,12 @@ TEST(RowTrackingTest, RetryAfterConcurrentCommitReassignsAfterTheWinner) {
   auto store = RowTrackingTable(2);  // mark 1
   auto snap = Snapshot::Load(store).value();
   auto adds_of = [&](int64_t first, int64_t n) {
-    return WriteDataFiles(*store, snap->metadata(), snap->schema(), {Ids(first, n)}).value();
+    return WriteDataFiles(*store, snap->metadata(), snap->schema(), {Ids(first, n)}, WallWrite())
+        .value();
   };
-  Transaction loser(store, snap);
+  Transaction loser(store, snap, WallTxn());
   for (auto& a : adds_of(100, 10)) loser.Add(std::move(a));
-  Transaction winner(store, snap);
+  Transaction winner(store, snap, WallTxn());
   for (auto& a : adds_of(200, 3)) winner.Add(std::move(a));
   ASSERT_TRUE(winner.Commit().ok());  // ids 2..4
   auto res = loser.Commit();
@@ -103,7 +105,7 @@ TEST(RowTrackingTest, RetryAfterConcurrentCommitReassignsAfterTheWinner) {
 
 TEST(RowTrackingTest, AddWithoutNumRecordsIsRefused) {
   auto store = RowTrackingTable(1);
-  Transaction txn(store, Snapshot::Load(store).value());
+  Transaction txn(store, Snapshot::Load(store).value(), WallTxn());
   AddFile a;
   a.path = "x.parquet";
   a.size = 1;
@@ -112,8 +114,8 @@ TEST(RowTrackingTest, AddWithoutNumRecordsIsRefused) {
 }
 
 TEST(RowTrackingTest, TablesWithoutTheFeatureGetNoRowIds) {
-  auto store = std::make_shared<InMemoryObjectStore>();
-  ASSERT_TRUE(CreateTable(store, IdSchema(), {Ids(0, 3)}).ok());
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
+  ASSERT_TRUE(CreateTable(store, IdSchema(), {Ids(0, 3)}, WallCreate()).ok());
   auto snap = Snapshot::Load(store).value();
   EXPECT_FALSE(snap->files()[0].base_row_id);
   EXPECT_FALSE(snap->files()[0].default_row_commit_version);

@@ -7,10 +7,10 @@
 #include <mutex>
 
 #include "common/thread_pool.h"
-
 #include "delta/checkpoint_writer.h"
 #include "delta/dv_descriptor.h"
 #include "log_test_util.h"
+#include "support/wall_clock.h"
 
 namespace silt::delta {
 namespace {
@@ -48,7 +48,7 @@ void BuildLog(TestTable& t, bool checkpoint) {
   if (checkpoint) {
     auto snap = t.Load();
     ASSERT_TRUE(snap.ok()) << snap.status().ToString();
-    ASSERT_TRUE(WriteCheckpoint(*t.store, **snap).ok());
+    ASSERT_TRUE(WriteCheckpoint(*t.store, **snap, WallCheckpoint()).ok());
   }
   t.clock->SetMillis(kT0 + kHour);
   ts = t.clock->NowMillis();
@@ -145,7 +145,7 @@ TEST(SnapshotReplayTest, ForEachFileActionStreamsWhatTheFileListHolds) {
     ASSERT_TRUE(t.Commit(4, {TestCommitInfo(ts, "DELETE"), RemoveOf(TestAdd("gone.parquet", "b", ts), ts + 5)}).ok());
     auto at4 = t.Load();
     ASSERT_TRUE(at4.ok()) << at4.status().ToString();
-    CheckpointOptions co;
+    CheckpointOptions co = WallCheckpoint();
     co.part_size = part_size;
     ASSERT_TRUE(WriteCheckpoint(*t.store, **at4, co).ok());
     // After the checkpoint: the removed path comes back, the DV'd file is removed, "keep" gets
@@ -194,7 +194,7 @@ TEST(SnapshotReplayTest, ForEachFileActionOnAPoolStreamsTheSameActions) {
   ASSERT_TRUE(t.Commit(1, std::move(v1)).ok());
   auto at1 = t.Load();
   ASSERT_TRUE(at1.ok()) << at1.status().ToString();
-  CheckpointOptions co;
+  CheckpointOptions co = WallCheckpoint();
   co.parquet.page_rows = 3;
   co.parquet.row_group_max_rows = 40;
   co.clock = t.clock.get();  // the tombstones are unexpired: they go in the checkpoint too

@@ -8,6 +8,7 @@
 #include "log_test_util.h"
 #include "parquet/reader.h"
 #include "parquet/writer.h"
+#include "support/wall_clock.h"
 
 namespace silt::delta {
 namespace {
@@ -116,7 +117,7 @@ TEST(StatsParsedTest, SnapshotUsesStatsParsedWhenTheJsonIsAbsent) {
   b.stats = StatsJson(5, 100, 200);
   ASSERT_TRUE(t.Commit(0, {TestCommitInfo(ts), TestProtocol(false), TestMetadata(), a, b}).ok());
   auto json = t.Load().value();
-  ASSERT_TRUE(WriteCheckpoint(*t.store, *json).ok());
+  ASSERT_TRUE(WriteCheckpoint(*t.store, *json, WallCheckpoint()).ok());
   ReplaceJsonStatsWithParsed(*t.store, CheckpointKey(0));
   auto snap = t.Load();
   ASSERT_TRUE(snap.ok()) << snap.status().ToString();

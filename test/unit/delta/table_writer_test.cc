@@ -1,20 +1,23 @@
 // Write path of the kernel: create/append round trips, partitions with special characters,
 // stats, concurrent writers, conflicts and fault injection at every store operation.
+#include "delta/table_writer.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <filesystem>
 #include <thread>
 
+#include "delta/checkpoint_writer.h"
 #include "delta/history.h"
 #include "delta/scan.h"
 #include "delta/snapshot.h"
 #include "delta/stats_json.h"
 #include "delta/table_features.h"
-#include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
+#include "support/wall_clock.h"
 #include "vector/generate.h"
 
 namespace silt::delta {
@@ -53,14 +56,14 @@ std::vector<std::string> ChunkRows(const DataChunk& c) {
 }
 
 TEST(TableWriterTest, CreateAppendAndScanEveryType) {
-  auto store = std::make_shared<InMemoryObjectStore>();
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
   Schema schema = NamedTestSchema("all").value();
   DataChunk first = GenerateData(schema, 700, {});
-  auto created = CreateTable(store, schema, {first});
+  auto created = CreateTable(store, schema, {first}, WallCreate());
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_EQ(created->version, 0);
   DataChunk second = GenerateData(schema, 300, {9});
-  auto appended = AppendRows(store, {second});
+  auto appended = AppendRows(store, {second}, WallWrite(), WallTxn());
   ASSERT_TRUE(appended.ok()) << appended.status().ToString();
   EXPECT_EQ(appended->version, 1);
   auto expected = ChunkRows(first);
@@ -89,11 +92,12 @@ TEST(TableWriterTest, CreateAppendAndScanEveryType) {
   EXPECT_NE(log.find("\"mode\":\"Append\""), std::string::npos);
   EXPECT_NE(log.find("\"isBlindAppend\":true"), std::string::npos);
   EXPECT_NE(log.find("\"numOutputRows\":\"300\""), std::string::npos);
-  EXPECT_EQ(CreateTable(store, schema, {}).status().error_class(), "DELTA_TABLE_ALREADY_EXISTS");
+  EXPECT_EQ(CreateTable(store, schema, {}, WallCreate()).status().error_class(),
+            "DELTA_TABLE_ALREADY_EXISTS");
 }
 
 TEST(TableWriterTest, PartitionValuesWithSpecialCharactersRoundTrip) {
-  auto store = std::make_shared<InMemoryObjectStore>();
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
   Schema schema = {{"p", DataType::String(), true, ""}, {"d", DataType::Date(), true, ""}, {"v", DataType::Int64(), true, ""}};
   DataChunk c = DataChunk::FromSchema(schema);
   const char* values[] = {"a:b", "x y", "100%", "é/ü", "a=b", nullptr};
@@ -107,7 +111,7 @@ TEST(TableWriterTest, PartitionValuesWithSpecialCharactersRoundTrip) {
     c.columns[1].Append<int32_t>(19000 + static_cast<int32_t>(i));
     c.columns[2].Append<int64_t>(i++);
   }
-  CreateTableOptions opts;
+  CreateTableOptions opts = WallCreate();
   opts.partition_columns = {"p", "d"};
   ASSERT_TRUE(CreateTable(store, schema, {c}, opts).ok());
   EXPECT_EQ(ScanRows(store), ChunkRows(c));
@@ -130,7 +134,7 @@ TEST(TableWriterTest, PartitionValuesWithSpecialCharactersRoundTrip) {
 // 1000 rows over partitions {0, 1} with at most 1200 rows per file → per partition 1500 rows in
 // files of 1200 and 300.
 TEST(TableWriterTest, FilesSpanChunksUpToMaxRowsPerFile) {
-  auto store = std::make_shared<InMemoryObjectStore>();
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
   Schema schema = {{"p", DataType::Int32(), true, ""}, {"v", DataType::Int64(), true, ""}};
   std::vector<DataChunk> chunks;
   for (int c = 0; c < 3; ++c) {
@@ -141,7 +145,7 @@ TEST(TableWriterTest, FilesSpanChunksUpToMaxRowsPerFile) {
     }
     chunks.push_back(std::move(chunk));
   }
-  CreateTableOptions opts;
+  CreateTableOptions opts = WallCreate();
   opts.partition_columns = {"p"};
   opts.write.max_rows_per_file = 1200;
   ASSERT_TRUE(CreateTable(store, schema, chunks, opts).ok());
@@ -196,9 +200,9 @@ TEST(TableWriterTest, StreamingWriterWritesWhatWriteDataFilesWrites) {
   // handing the chunks over one at a time gives the same files (rows in order, row group
   // boundaries, stats) as writing them all at once; with partitions, each partition's files too.
   for (bool partitioned : {false, true}) {
-    auto store = std::make_shared<InMemoryObjectStore>();
+    auto store = std::make_shared<InMemoryObjectStore>(WallClock());
     Schema schema = {{"id", DataType::Int64(), true, ""}, {"s", DataType::String(), true, ""}, {"p", DataType::Int32(), true, ""}};
-    CreateTableOptions opts;
+    CreateTableOptions opts = WallCreate();
     if (partitioned) opts.partition_columns = {"p"};
     ASSERT_TRUE(CreateTable(store, schema, {}, opts).ok());
     auto snap = Snapshot::Load(store).value();
@@ -217,7 +221,7 @@ TEST(TableWriterTest, StreamingWriterWritesWhatWriteDataFilesWrites) {
       }
       chunks.push_back(std::move(c));
     }
-    DataWriteOptions w;
+    DataWriteOptions w = WallWrite();
     w.max_rows_per_file = 1100;
     w.parquet.row_group_max_rows = 400;
     w.parquet.page_rows = 150;
@@ -243,11 +247,11 @@ TEST(TableWriterTest, StreamingWriterWritesWhatWriteDataFilesWrites) {
 }
 
 TEST(TableWriterTest, StreamingWriterDeletesItsFilesWhenAChunkViolatesAConstraint) {
-  auto store = std::make_shared<InMemoryObjectStore>();
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
   Schema schema = {{"id", DataType::Int64(), false, ""}};
-  ASSERT_TRUE(CreateTable(store, schema, {}).ok());
+  ASSERT_TRUE(CreateTable(store, schema, {}, WallCreate()).ok());
   auto snap = Snapshot::Load(store).value();
-  DataWriteOptions w;
+  DataWriteOptions w = WallWrite();
   w.max_rows_per_file = 100;
   auto writer = DataFileWriter::Make(*store, snap->metadata(), schema, w).value();
   DataChunk good = DataChunk::FromSchema(schema), bad = DataChunk::FromSchema(schema);
@@ -275,7 +279,7 @@ TEST(TransactionTest, ConcurrentBlindAppendsAllLand) {
   std::filesystem::remove_all(dir);
   auto store = std::make_shared<LocalObjectStore>(dir);
   Schema schema = {{"id", DataType::Int64(), false, ""}};
-  ASSERT_TRUE(CreateTable(store, schema, {}).ok());
+  ASSERT_TRUE(CreateTable(store, schema, {}, WallCreate()).ok());
   constexpr int kThreads = 6, kEach = 4;
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
@@ -284,7 +288,7 @@ TEST(TransactionTest, ConcurrentBlindAppendsAllLand) {
       for (int k = 0; k < kEach; ++k) {
         DataChunk c = DataChunk::FromSchema(schema);
         c.columns[0].Append<int64_t>(t * 100 + k);
-        if (!AppendRows(store, {c}).ok()) ++failures;
+        if (!AppendRows(store, {c}, WallWrite(), WallTxn()).ok()) ++failures;
       }
     });
   for (auto& th : threads) th.join();
@@ -297,11 +301,11 @@ TEST(TransactionTest, ConcurrentBlindAppendsAllLand) {
 }
 
 TEST(TransactionTest, ConflictsUseDeltasExceptionClasses) {
-  auto store = std::make_shared<InMemoryObjectStore>();
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
   Schema schema = {{"id", DataType::Int64(), false, ""}};
   DataChunk c = DataChunk::FromSchema(schema);
   c.columns[0].Append<int64_t>(1);
-  ASSERT_TRUE(CreateTable(store, schema, {c}).ok());
+  ASSERT_TRUE(CreateTable(store, schema, {c}, WallCreate()).ok());
   auto snap = Snapshot::Load(store).value();
   const AddFile& file = snap->files()[0];
   auto remove_of = [&](const AddFile& f) {
@@ -312,7 +316,7 @@ TEST(TransactionTest, ConflictsUseDeltasExceptionClasses) {
     return r;
   };
   // Two deletes of the same file: the second loses with ConcurrentDeleteDelete.
-  Transaction a(store, snap), b(store, snap);
+  Transaction a(store, snap, WallTxn()), b(store, snap, WallTxn());
   a.SetOperation("DELETE");
   b.SetOperation("DELETE");
   a.Remove(remove_of(file));
@@ -324,26 +328,26 @@ TEST(TransactionTest, ConflictsUseDeltasExceptionClasses) {
   EXPECT_EQ(rb.status().code(), StatusCode::kCommitConflict);
   // A reader of the whole table loses against a concurrent append.
   auto snap2 = Snapshot::Load(store).value();
-  Transaction reader(store, snap2);
+  Transaction reader(store, snap2, WallTxn());
   reader.SetReadScope(ReadScope::kWholeTable);
   reader.SetOperation("UPDATE");
-  ASSERT_TRUE(AppendRows(store, {c}).ok());
+  ASSERT_TRUE(AppendRows(store, {c}, WallWrite(), WallTxn()).ok());
   auto rr = reader.Commit();
   EXPECT_EQ(rr.status().error_class(), "DELTA_CONCURRENT_APPEND");
   // A blind append does not conflict with a concurrent append: it retries at the next version.
   auto snap3 = Snapshot::Load(store).value();
-  Transaction blind(store, snap3);
+  Transaction blind(store, snap3, WallTxn());
   AddFile extra = snap3->files()[0];
   extra.path = "extra.parquet";
   blind.Add(extra);
-  ASSERT_TRUE(AppendRows(store, {c}).ok());
+  ASSERT_TRUE(AppendRows(store, {c}, WallWrite(), WallTxn()).ok());
   auto rbl = blind.Commit();
   ASSERT_TRUE(rbl.ok()) << rbl.status().ToString();
   EXPECT_EQ(rbl->version, snap3->version() + 2);
   EXPECT_EQ(rbl->attempts, 2);
   // A metadata change wins over everything.
   auto snap4 = Snapshot::Load(store).value();
-  Transaction alter(store, snap4), other(store, snap4);
+  Transaction alter(store, snap4, WallTxn()), other(store, snap4, WallTxn());
   Metadata md = snap4->metadata();
   md.configuration.Set("delta.appendOnly", "false");
   alter.UpdateMetadata(md);
@@ -356,20 +360,20 @@ TEST(TransactionTest, FaultAtEveryStoreOperationLeavesTheTableReadable) {
   Schema schema = {{"p", DataType::Int32(), true, ""}, {"v", DataType::String(), true, ""}};
   DataChunk base = GenerateData(schema, 50, {});
   DataChunk more = GenerateData(schema, 20, {3});
-  CreateTableOptions opts;
+  CreateTableOptions opts = WallCreate();
   opts.partition_columns = {"p"};
   // Count the operations of one append.
   int64_t ops;
   {
-    auto mem = std::make_shared<InMemoryObjectStore>();
+    auto mem = std::make_shared<InMemoryObjectStore>(WallClock());
     ASSERT_TRUE(CreateTable(mem, schema, {base}, opts).ok());
     auto faulty = std::make_shared<FaultInjectingObjectStore>(mem);
-    ASSERT_TRUE(AppendRows(faulty, {more}).ok());
+    ASSERT_TRUE(AppendRows(faulty, {more}, WallWrite(), WallTxn()).ok());
     ops = faulty->total_ops();
   }
   ASSERT_GT(ops, 3);
   auto before = [&] {
-    auto mem = std::make_shared<InMemoryObjectStore>();
+    auto mem = std::make_shared<InMemoryObjectStore>(WallClock());
     EXPECT_TRUE(CreateTable(mem, schema, {base}, opts).ok());
     return mem;
   };
@@ -383,7 +387,7 @@ TEST(TransactionTest, FaultAtEveryStoreOperationLeavesTheTableReadable) {
       rule.after = n;
       rule.max_faults = 1;
       faulty->AddRule(rule);
-      auto r = AppendRows(faulty, {more});
+      auto r = AppendRows(faulty, {more}, WallWrite(), WallTxn());
       auto snap = Snapshot::Load(mem);
       ASSERT_TRUE(snap.ok()) << "fault after " << n << ": " << snap.status().ToString();
       if (r.ok()) {
@@ -403,23 +407,23 @@ namespace silt::delta {
 namespace {
 
 TEST(TableFeaturesTest, WritesRefuseWhatSiltCannotHonour) {
-  auto store = std::make_shared<InMemoryObjectStore>();
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
   Schema schema = {{"id", DataType::Int64(), false, ""}};
   DataChunk c = DataChunk::FromSchema(schema);
   c.columns[0].Append<int64_t>(1);
-  CreateTableOptions opts;
+  CreateTableOptions opts = WallCreate();
   opts.properties.Set("delta.appendOnly", "true");
   ASSERT_TRUE(CreateTable(store, schema, {c}, opts).ok());
   auto snap = Snapshot::Load(store).value();
-  Transaction del(store, snap);
+  Transaction del(store, snap, WallTxn());
   RemoveFile r;
   r.path = snap->files()[0].path;
   r.data_change = true;
   del.Remove(r);
   EXPECT_EQ(del.Commit().status().error_class(), "DELTA_CANNOT_MODIFY_APPEND_ONLY");
-  EXPECT_TRUE(AppendRows(store, {c}).ok());  // appends are fine
+  EXPECT_TRUE(AppendRows(store, {c}, WallWrite(), WallTxn()).ok());  // appends are fine
   // A writer feature silt does not implement.
-  Transaction up(store, Snapshot::Load(store).value());
+  Transaction up(store, Snapshot::Load(store).value(), WallTxn());
   Protocol p;
   p.min_reader_version = 1;
   p.min_writer_version = 7;
@@ -455,14 +459,14 @@ namespace {
 // A one-column table with in-commit timestamps, created at the clock's 1'700'000'000'000 ms.
 void CreateIctTable(const std::shared_ptr<ObjectStore>& store, const std::shared_ptr<ManualClock>& clock,
                     const Schema& schema) {
-  CreateTableOptions opts;
+  CreateTableOptions opts = WallCreate();
   opts.properties.Set("delta.enableInCommitTimestamps", "true");
   opts.txn.clock = clock;
   ASSERT_TRUE(CreateTable(store, schema, {}, opts).ok());
 }
 
 TEST(TransactionTest, InCommitTimestampsIncreaseEvenWhenTheClockGoesBack) {
-  auto store = std::make_shared<InMemoryObjectStore>();
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
   auto clock = std::make_shared<ManualClock>(1'700'000'000'000);
   Schema schema = {{"id", DataType::Int64(), false, ""}};
   CreateIctTable(store, clock, schema);
@@ -472,22 +476,22 @@ TEST(TransactionTest, InCommitTimestampsIncreaseEvenWhenTheClockGoesBack) {
                       "inCommitTimestamp"),
             snap->protocol().writer_features->end());
   clock->SetMillis(1'600'000'000'000);  // the clock jumps back
-  TransactionOptions to;
+  TransactionOptions to = WallTxn();
   to.clock = clock;
   DataChunk c = DataChunk::FromSchema(schema);
   c.columns[0].Append<int64_t>(1);
-  ASSERT_TRUE(AppendRows(store, {c}, {}, to).ok());
+  ASSERT_TRUE(AppendRows(store, {c}, WallWrite(), to).ok());
   EXPECT_EQ(Snapshot::Load(store).value()->timestamp_ms(), 1'700'000'000'001);
 }
 
 // A commitInfo-only commit followed by another on the same read snapshot (VACUUM START / END):
 // the second reads on from the first, without a reload and without a lost first attempt.
 TEST(TransactionTest, ReadAfterOwnCommitGoesOnFromIt) {
-  auto store = std::make_shared<InMemoryObjectStore>();
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
   auto clock = std::make_shared<ManualClock>(1'700'000'000'000);
   CreateIctTable(store, clock, {{"id", DataType::Int64(), false, ""}});
   auto snap = Snapshot::Load(store).value();
-  TransactionOptions to;
+  TransactionOptions to = WallTxn();
   to.clock = clock;  // frozen: ICT must still increase
   Transaction first(store, snap, to);
   first.SetOperation("VACUUM START");
@@ -525,15 +529,15 @@ namespace silt::delta {
 namespace {
 
 TEST(TransactionTest, CheckpointsEveryIntervalAfterCommit) {
-  auto store = std::make_shared<InMemoryObjectStore>();
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
   Schema schema = {{"id", DataType::Int64(), false, ""}};
-  CreateTableOptions opts;
+  CreateTableOptions opts = WallCreate();
   opts.properties.Set("delta.checkpointInterval", "3");
   ASSERT_TRUE(CreateTable(store, schema, {}, opts).ok());
   DataChunk c = DataChunk::FromSchema(schema);
   c.columns[0].Append<int64_t>(1);
   for (int v = 1; v <= 7; ++v) {
-    auto r = AppendRows(store, {c});
+    auto r = AppendRows(store, {c}, WallWrite(), WallTxn());
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(r->checkpointed, v % 3 == 0) << v;
   }
@@ -541,6 +545,55 @@ TEST(TransactionTest, CheckpointsEveryIntervalAfterCommit) {
   EXPECT_EQ(snap->segment().checkpoint_version, 6);
   EXPECT_EQ(snap->files().size(), 7u);
   EXPECT_EQ(ScanRows(store).size(), 7u);
+}
+
+// The engine has no clock default: a write, commit or checkpoint without one fails with
+// INTERNAL_ERROR instead of silently reading wall time, and writes nothing.
+TEST(TableWriterTest, MissingClockFailsInsteadOfReadingWallTime) {
+  auto clock = std::make_shared<ManualClock>(1'700'000'000'000);
+  auto store = std::make_shared<InMemoryObjectStore>(clock);
+  Schema schema = {{"id", DataType::Int64(), true, ""}};
+  DataChunk rows = GenerateData(schema, 10, {});
+
+  CreateTableOptions no_txn_clock;
+  no_txn_clock.write.clock = clock;
+  auto created = CreateTable(store, schema, {rows}, no_txn_clock);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.status().error_class(), "INTERNAL_ERROR");
+  EXPECT_NE(created.status().message().find("TransactionOptions.clock"), std::string::npos);
+  EXPECT_TRUE(store->ListFrom(kLogDir).value().empty());
+
+  CreateTableOptions with_clock;
+  with_clock.write.clock = clock;
+  with_clock.txn.clock = clock;
+  ASSERT_TRUE(CreateTable(store, schema, {rows}, with_clock).ok());
+
+  TransactionOptions txn;
+  txn.clock = clock;
+  auto no_write_clock = AppendRows(store, {rows}, DataWriteOptions(), txn);
+  ASSERT_FALSE(no_write_clock.ok());
+  EXPECT_EQ(no_write_clock.status().error_class(), "INTERNAL_ERROR");
+  EXPECT_NE(no_write_clock.status().message().find("DataWriteOptions.clock"), std::string::npos);
+
+  DataWriteOptions write;
+  write.clock = clock;
+  auto no_commit_clock = AppendRows(store, {rows}, write, TransactionOptions());
+  ASSERT_FALSE(no_commit_clock.ok());
+  EXPECT_EQ(no_commit_clock.status().error_class(), "INTERNAL_ERROR");
+
+  auto snap = Snapshot::Load(store);
+  ASSERT_TRUE(snap.ok());
+  EXPECT_EQ((*snap)->version(), 0);
+  Status checkpoint = WriteCheckpoint(*store, **snap, CheckpointOptions());
+  EXPECT_EQ(checkpoint.error_class(), "INTERNAL_ERROR");
+  CheckpointOptions with_checkpoint_clock;
+  with_checkpoint_clock.clock = clock.get();
+  EXPECT_TRUE(WriteCheckpoint(*store, **snap, with_checkpoint_clock).ok());
+
+  // With a clock everything works, and the commit time is the clock's.
+  auto appended = AppendRows(store, {rows}, write, txn);
+  ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+  EXPECT_EQ(appended->timestamp_ms, clock->NowMillis());
 }
 
 }  // namespace

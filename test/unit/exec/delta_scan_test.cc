@@ -3,6 +3,8 @@
 // to PLAIN) and files of several small row groups, with deletion vectors spanning ranges and
 // groups, read through PushAll (aggregates, join probes: units of one file shared by the workers)
 // and Next (join builds, LIMIT: units in file order), checked against values computed here.
+#include "exec/delta_scan.h"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -10,10 +12,10 @@
 
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
-#include "exec/delta_scan.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
 #include "silt/silt.h"
+#include "support/wall_clock.h"
 
 namespace silt {
 namespace {
@@ -50,18 +52,18 @@ class DeltaScanRowGroupTest : public ::testing::Test {
     auto store = std::make_shared<LocalObjectStore>(table_);
     Schema schema = {{"id", DataType::Int64(), true, "{}"}, {"v", DataType::Int64(), true, "{}"},
                      {"s", DataType::String(), true, "{}"}};
-    delta::CreateTableOptions o;
+    delta::CreateTableOptions o = WallCreate();
     o.properties.Set("delta.enableDeletionVectors", "true");
     ASSERT_TRUE(delta::CreateTable(store, schema, {}, o).ok());
-    delta::DataWriteOptions big;
+    delta::DataWriteOptions big = WallWrite();
     big.parquet.page_bytes = 64 << 10;             // id: pages of 8192 rows, s: of 20000
     big.parquet.dictionary_page_bytes = 16 << 10;  // id falls back to PLAIN after 2048 values
-    auto r = delta::AppendRows(store, {Rows(schema, 0, kBigRows)}, big);
+    auto r = delta::AppendRows(store, {Rows(schema, 0, kBigRows)}, big, WallTxn());
     ASSERT_TRUE(r.ok()) << r.status().ToString();
-    delta::DataWriteOptions small;
+    delta::DataWriteOptions small = WallWrite();
     small.max_rows_per_file = 10000;
     small.parquet.row_group_max_rows = 1000;
-    r = delta::AppendRows(store, {Rows(schema, kBigRows, kRows)}, small);
+    r = delta::AppendRows(store, {Rows(schema, kBigRows, kRows)}, small, WallTxn());
     ASSERT_TRUE(r.ok()) << r.status().ToString();
 
     DatabaseOptions opts;

@@ -15,6 +15,7 @@
 
 #include "common/clock.h"
 #include "common/thread_pool.h"
+#include "support/wall_clock.h"
 
 namespace silt {
 namespace {
@@ -83,7 +84,7 @@ std::vector<StoreKind> AllStores() {
       {"Local", true,
        [](const std::string& d) { return std::make_shared<LocalObjectStore>(d + "/root"); }},
       {"InMemory", false,
-       [](const std::string&) { return std::make_shared<InMemoryObjectStore>(); }},
+       [](const std::string&) { return std::make_shared<InMemoryObjectStore>(WallClock()); }},
       {"FaultInjectingLocal", true,
        [](const std::string& d) {
          return std::make_shared<FaultInjectingObjectStore>(
@@ -92,7 +93,7 @@ std::vector<StoreKind> AllStores() {
       {"FaultInjectingInMemory", false,
        [](const std::string&) {
          return std::make_shared<FaultInjectingObjectStore>(
-             std::make_shared<InMemoryObjectStore>());
+             std::make_shared<InMemoryObjectStore>(WallClock()));
        }},
   };
 }
@@ -624,12 +625,13 @@ TEST_F(LocalObjectStoreTest, RootIsCreatedOnFirstWriteAndNamedAsFileUri) {
   std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(content, "{}");
 
-  auto via_uri = OpenObjectStore("file://" + root_);
+  auto via_uri = OpenObjectStore("file://" + root_, WallClock());
   ASSERT_TRUE(via_uri.ok());
   EXPECT_EQ(*(*via_uri)->Get("_delta_log/00000000000000000000.json"), "{}");
   EXPECT_EQ((*via_uri)->root(), store_->root());
-  EXPECT_EQ(OpenObjectStore("s3://bucket/t").status().code(), StatusCode::kNotImplemented);
-  auto mem = OpenObjectStore("memory://");
+  EXPECT_EQ(OpenObjectStore("s3://bucket/t", WallClock()).status().code(),
+            StatusCode::kNotImplemented);
+  auto mem = OpenObjectStore("memory://", WallClock());
   ASSERT_TRUE(mem.ok());
   EXPECT_EQ((*mem)->root(), "memory://");
 }
@@ -669,7 +671,7 @@ TEST_F(LocalObjectStoreTest, ListRecursiveSomeMetaSkipsOnlyTheRejectedFiles) {
     }
   }
   // The default implementation (any other store) reports everything.
-  InMemoryObjectStore mem;
+  InMemoryObjectStore mem(WallClock());
   ASSERT_TRUE(mem.Put("x", "12").ok());
   std::vector<ObjectMeta> got;
   ASSERT_TRUE(mem.ListRecursiveSomeMeta("", [&](const ObjectMeta& m) {

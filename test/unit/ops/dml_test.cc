@@ -11,6 +11,7 @@
 #include "delta/deletion_vector.h"
 #include "delta/stats_json.h"
 #include "parquet/reader.h"
+#include "support/wall_clock.h"
 #include "unit/ops/dml_test_util.h"
 #include "unit/delta/conformance_files.h"
 
@@ -921,7 +922,7 @@ TEST(DmlDeleteParallel, BigRowGroupsAreMatchedInSlicesWithTheirPhysicalIndexes) 
   ThreadPool pool(1);
   DmlTable t;
   t.Create({}, false, true);
-  delta::DataWriteOptions w;
+  delta::DataWriteOptions w = WallWrite();
   w.clock = t.clock();
   w.parquet.row_group_max_rows = 40000;
   for (int64_t f = 0; f < 2; ++f) {

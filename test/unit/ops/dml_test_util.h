@@ -18,6 +18,7 @@
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
 #include "io/object_store.h"
+#include "support/wall_clock.h"
 
 namespace silt::ops::testing {
 
@@ -116,7 +117,7 @@ class DmlTable {
   std::shared_ptr<ManualClock> clock() const { return clock_; }
 
   delta::TransactionOptions TxnOptions() const {
-    delta::TransactionOptions o;
+    delta::TransactionOptions o = WallTxn();
     o.clock = clock_;
     o.post_commit_hooks = false;
     return o;
@@ -131,7 +132,7 @@ class DmlTable {
   void Create(const std::vector<Row>& rows, bool partitioned, bool dvs,
               delta::StringMap extra_properties = {}) {
     partitioned_ = partitioned;
-    delta::CreateTableOptions o;
+    delta::CreateTableOptions o = WallCreate();
     if (partitioned) o.partition_columns = {"p"};
     if (dvs) o.properties.Set("delta.enableDeletionVectors", "true");
     for (const auto& [k, v] : extra_properties.entries()) o.properties.Set(k, v);
@@ -144,7 +145,7 @@ class DmlTable {
   }
   // One blind append (one file per partition).
   void Append(const std::vector<Row>& rows) {
-    delta::DataWriteOptions w;
+    delta::DataWriteOptions w = WallWrite();
     w.clock = clock_;
     auto r = delta::AppendRows(store_, {MakeRows(rows, partitioned_)}, w, TxnOptions());
     ASSERT_TRUE(r.ok()) << r.status().ToString();

@@ -15,6 +15,7 @@
 #include "delta/transaction.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
+#include "support/wall_clock.h"
 
 namespace silt::ops {
 namespace {
@@ -29,7 +30,7 @@ class OptimizeTest : public ::testing::Test {
   }
   Schema TableSchema() { return {{"id", DataType::Int64(), true, "{}"}, {"p", DataType::String(), true, "{}"}}; }
   void Create(bool partitioned) {
-    delta::CreateTableOptions o;
+    delta::CreateTableOptions o = WallCreate();
     if (partitioned) o.partition_columns = {"p"};
     o.properties.Set("delta.enableDeletionVectors", "true");
     o.txn.clock = clock_;
@@ -43,9 +44,9 @@ class OptimizeTest : public ::testing::Test {
       c.columns[0].Append<int64_t>(from + i);
       c.columns[1].AppendString(p);
     }
-    delta::DataWriteOptions w;
+    delta::DataWriteOptions w = WallWrite();
     w.clock = clock_;
-    delta::TransactionOptions t;
+    delta::TransactionOptions t = WallTxn();
     t.clock = clock_;
     auto r = delta::AppendRows(store_, {c}, w, t);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -65,7 +66,7 @@ class OptimizeTest : public ::testing::Test {
       }
       auto file = *delta::EncodeNewDvFile({&dv});
       ASSERT_TRUE(store_->Put(file.relative_path, file.bytes).ok());
-      delta::TransactionOptions t;
+      delta::TransactionOptions t = WallTxn();
       t.clock = clock_;
       delta::Transaction txn(store_, snap, t);
       delta::RemoveFile rm;

@@ -12,6 +12,7 @@
 #include "common/thread_pool.h"
 #include "delta/deletion_vector.h"
 #include "delta/scan.h"
+#include "support/wall_clock.h"
 #include "unit/ops/vacuum_test_util.h"
 #include "vector/generate.h"
 
@@ -95,7 +96,7 @@ class History {
     GenerateOptions g;
     g.seed = rng_();
     DataChunk chunk = GenerateData(TwoColumnSchema(), 1 + static_cast<size_t>(Pick(20)), g);
-    delta::DataWriteOptions w;
+    delta::DataWriteOptions w = WallWrite();
     w.clock = t.clock();
     auto r = delta::AppendRows(t.store(), {chunk}, w, t.TxnOptions());
     ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -233,7 +234,7 @@ struct FaultTable {
   // Ten data files, six of them removed long ago, plus untracked junk.
   void Build() {
     t.Create();
-    delta::DataWriteOptions w;
+    delta::DataWriteOptions w = WallWrite();
     w.clock = t.clock();
     for (int i = 0; i < 10; ++i) {
       GenerateOptions g;

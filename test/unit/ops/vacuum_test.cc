@@ -11,6 +11,7 @@
 #include "delta/checkpoint_writer.h"
 #include "delta/deletion_vector.h"
 #include "delta/history.h"
+#include "support/wall_clock.h"
 #include "unit/ops/vacuum_test_util.h"
 #include "vector/vector.h"
 
@@ -43,9 +44,9 @@ delta::CommitInfo CommitInfoAt(ObjectStore& store, int64_t version) {
 // Resolution and protocol
 
 TEST(VacuumResolution, D_nonexistent_EmptyStoreOrPlainParquetDirIsNotADeltaTable) {
-  auto store = std::make_shared<InMemoryObjectStore>();
   VacuumOptions plain;
   plain.clock = std::make_shared<ManualClock>(kT0);
+  auto store = std::make_shared<InMemoryObjectStore>(plain.clock);
   auto r = Vacuum(store, plain);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().error_class(), kErrorTableOnlyOperation);
@@ -73,7 +74,7 @@ TEST(VacuumResolution, D_partition_path_APartitionDirectoryIsNotADeltaTable) {
 }
 
 TEST(VacuumResolution, D_no_state_ALogWithoutCommitsRefusesToGarbageCollect) {
-  auto store = std::make_shared<InMemoryObjectStore>();
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
   ASSERT_TRUE(store->Put("_delta_log/_last_checkpoint", "{}").ok());
   ASSERT_TRUE(store->Put("f.parquet", "x").ok());
   VacuumOptions o;
@@ -974,7 +975,7 @@ TEST(VacuumDv, S_streamed_state_SameCandidatesAsTheLoadedFileList) {
     std::string b = d.DeleteRows(1);          // f1 with DV file b ...
     d.DeleteRows(1);                          // ... superseded: b is garbage
     d.t.Remove("f2.parquet");
-    ASSERT_TRUE(delta::WriteCheckpoint(*d.t.store(), *d.t.Latest()).ok());
+    ASSERT_TRUE(delta::WriteCheckpoint(*d.t.store(), *d.t.Latest(), WallCheckpoint()).ok());
     d.t.CommitActions({d.t.AddAction("f2.parquet")});  // re-added after the checkpoint
     d.t.Remove("f3.parquet");
     delta::AddFile f0;
@@ -1189,7 +1190,7 @@ void CleanedUpLog(VacuumTable& t) {
   t.AddFileCommitted("a.parquet");
   t.clock()->AdvanceMillis(1000);
   t.Remove("a.parquet");
-  ASSERT_TRUE(delta::WriteCheckpoint(*t.store(), *t.Latest()).ok());
+  ASSERT_TRUE(delta::WriteCheckpoint(*t.store(), *t.Latest(), WallCheckpoint()).ok());
   ASSERT_TRUE(t.store()->Delete(delta::CommitKey(0)).ok());
   t.clock()->AdvanceMillis(1000);
 }
@@ -1218,7 +1219,7 @@ TEST(VacuumLite, L_commits_since_last_missing_WatermarkMakesCleanupHarmlessUntil
   EXPECT_EQ(first.recorded_watermark, 1);
   t.AddFileCommitted("b.parquet");  // v2
   t.Remove("a.parquet");            // v3
-  ASSERT_TRUE(delta::WriteCheckpoint(*t.store(), *t.Latest()).ok());
+  ASSERT_TRUE(delta::WriteCheckpoint(*t.store(), *t.Latest(), WallCheckpoint()).ok());
   ASSERT_TRUE(t.store()->Delete(delta::CommitKey(0)).ok());
   t.clock()->AdvanceMillis(1000);
   VacuumResult second = t.RunOk(lite);

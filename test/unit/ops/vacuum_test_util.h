@@ -22,6 +22,7 @@
 #include "delta/transaction.h"
 #include "io/object_store.h"
 #include "io/path.h"
+#include "support/wall_clock.h"
 
 namespace silt::ops::testing {
 
@@ -51,7 +52,7 @@ class VacuumTable {
   const std::string& local_root() const { return local_root_; }
 
   delta::TransactionOptions TxnOptions() const {
-    delta::TransactionOptions o;
+    delta::TransactionOptions o = WallTxn();
     o.clock = clock_;
     o.post_commit_hooks = false;
     return o;
@@ -63,7 +64,7 @@ class VacuumTable {
     Schema schema = TwoColumnSchema();
     for (const auto& p : partition_columns)
       schema.push_back(Field{p, DataType::String(), true, "{}"});
-    delta::CreateTableOptions o;
+    delta::CreateTableOptions o = WallCreate();
     o.partition_columns = partition_columns;
     o.properties = std::move(properties);
     o.txn = TxnOptions();
