@@ -17,6 +17,7 @@
 #include "io/path.h"
 #include "planner/catalog.h"
 #include "vector/value.h"
+#include "io/object_store_factory.h"
 
 namespace silt::cli {
 namespace {
@@ -302,7 +303,9 @@ int RunInspect(const std::vector<std::string>& args) {
   }
   auto location = ResolveLocation(target, warehouse);
   if (!location.ok()) return Fail(location.status());
-  auto snap = delta::Snapshot::Load(std::make_shared<LocalObjectStore>(*location));
+  auto store = OpenObjectStore(*location);
+  if (!store.ok()) return Fail(store.status());
+  auto snap = delta::Snapshot::Load(*store);
   if (!snap.ok()) return Fail(snap.status());
   opts.now_millis = SystemClock::Default()->NowMillis();
   auto report = BuildInspectReport(**snap, *location, opts);

@@ -19,7 +19,6 @@
 // Already a Delta table (a log exists, or the delta.`path` form): success, nothing done. No rows
 // are returned. A catalog name can only refer to a Delta table or a view in silt's catalog.
 #include <algorithm>
-#include <filesystem>
 
 #include "commands/command.h"
 #include "delta/partition_values.h"
@@ -30,6 +29,7 @@
 #include "delta/transaction.h"
 #include "delta/z85.h"
 #include "exec/cast.h"
+#include "io/object_store_factory.h"
 #include "io/path.h"
 #include "parquet/reader.h"
 
@@ -226,9 +226,8 @@ Result<CommandResult> ConvertPath(const std::string& path, const sql::ConvertToD
   }));
   if (!root_exists) {
     // A missing directory lists as empty; tell it apart from an empty one.
-    std::error_code ec;
-    Result<std::string> local = LocalPathFromUri(root);
-    if (!local.ok() || !std::filesystem::is_directory(*local, ec)) {
+    Result<bool> dir_exists = store->DirExists("");
+    if (!dir_exists.ok() || !*dir_exists) {
       return Status::NotFound(root + " doesn't exist", kErrorFileNotFound);
     }
   }
@@ -411,8 +410,9 @@ Result<CommandResult> ConvertToDelta(const sql::ConvertToDeltaStatement& stmt, C
     if (resolved.status().code() == StatusCode::kNotFound) {
       std::string schema = name.parts.size() >= 2 ? name.parts[name.parts.size() - 2] : *ctx.current_schema;
       std::string location = ctx.catalog->ManagedLocation(planner::LowerName(schema), planner::LowerName(name.parts.back()));
-      std::error_code ec;
-      if (std::filesystem::is_directory(location, ec)) {
+      Result<std::shared_ptr<ObjectStore>> dir = planner::OpenTableStore(location);
+      Result<bool> dir_exists = dir.ok() ? (*dir)->DirExists("") : Result<bool>(false);
+      if (dir_exists.ok() && *dir_exists) {
         return Status::NotImplemented("[NOT_IMPLEMENTED] silt's catalog holds only Delta tables and views, so " +
                                           name.ToString() +
                                           " cannot be a Parquet catalog table; convert its directory with "

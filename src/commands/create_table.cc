@@ -1,5 +1,4 @@
 // CREATE [OR REPLACE] TABLE [IF NOT EXISTS] … USING DELTA, and CTAS.
-#include <filesystem>
 
 #include "commands/command.h"
 #include "delta/actions.h"
@@ -9,6 +8,7 @@
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "delta/json_util.h"
+#include "io/object_store_factory.h"
 
 namespace silt::commands {
 
@@ -268,8 +268,8 @@ Result<CommandResult> DropTable(const sql::DropTableStatement& stmt, CommandCont
   }
   SILT_RETURN_NOT_OK(ctx.catalog->UnregisterTable(e->schema, e->name));
   if (e->managed) {
-    std::error_code ec;
-    std::filesystem::remove_all(e->location, ec);
+    // Best effort, as before: a failed removal leaves files behind but the table is dropped.
+    (void)DeleteLocation(e->location);
   }
   return CommandResult{};
 }

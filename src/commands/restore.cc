@@ -4,12 +4,12 @@
 // with dataChange=true, and restores the target's metadata (the protocol is never downgraded).
 // Before committing, every file to re-add must still exist: files removed by VACUUM make the
 // version unrestorable, and the table is left untouched.
-#include <filesystem>
 #include <unordered_set>
 
 #include "commands/command.h"
 #include "delta/scan.h"
 #include "delta/transaction.h"
+#include "io/object_store_factory.h"
 #include "io/path.h"
 
 namespace silt::commands {
@@ -25,8 +25,11 @@ std::string FileId(const delta::AddFile& f) {
 Result<bool> FileAvailable(const delta::Snapshot& snapshot, const delta::AddFile& f) {
   SILT_ASSIGN_OR_RETURN(DeltaPath p, ParseDeltaPath(f.path));
   if (p.absolute) {
-    SILT_ASSIGN_OR_RETURN(std::string local, LocalPathFromUri(p.path));
-    if (!std::filesystem::exists(local)) return false;
+    Result<std::shared_ptr<RandomAccessFile>> file = OpenLocationForRead(p.path);
+    if (!file.ok()) {
+      if (file.status().code() == StatusCode::kNotFound) return false;
+      return file.status();
+    }
   } else {
     Result<ObjectMeta> head = snapshot.store()->Head(p.path);
     if (!head.ok()) {

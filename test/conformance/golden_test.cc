@@ -14,6 +14,7 @@
 #include "delta/snapshot.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
+#include "io/local_object_store.h"
 
 namespace fs = std::filesystem;
 

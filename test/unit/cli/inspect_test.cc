@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/inspect.h"
 #include "silt/silt.h"
+#include "io/local_object_store.h"
 
 namespace silt::cli {
 namespace {

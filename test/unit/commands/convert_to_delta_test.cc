@@ -15,6 +15,7 @@
 #include "io/object_store.h"
 #include "parquet/writer.h"
 #include "silt/silt.h"
+#include "io/local_object_store.h"
 
 namespace silt {
 namespace {

@@ -13,6 +13,9 @@
 #include "parquet/reader.h"
 #include "unit/commands/dml_test_util.h"
 #include "unit/delta/conformance_files.h"
+#include "io/local_object_store.h"
+#include "io/memory_object_store.h"
+#include "support/fault_injecting_object_store.h"
 
 namespace silt::commands {
 namespace {

@@ -6,6 +6,7 @@
 #include "io/path.h"
 #include "parquet/reader.h"
 #include "unit/commands/dml_test_util.h"
+#include "support/fault_injecting_object_store.h"
 
 namespace silt::commands {
 namespace {

@@ -15,6 +15,7 @@
 #include "delta/transaction.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
+#include "io/memory_object_store.h"
 
 namespace silt::commands {
 namespace {

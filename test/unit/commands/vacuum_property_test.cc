@@ -14,6 +14,7 @@
 #include "delta/scan.h"
 #include "unit/commands/vacuum_test_util.h"
 #include "vector/generate.h"
+#include "support/fault_injecting_object_store.h"
 
 namespace silt::commands {
 namespace {

@@ -13,6 +13,8 @@
 #include "delta/history.h"
 #include "unit/commands/vacuum_test_util.h"
 #include "vector/vector.h"
+#include "io/local_object_store.h"
+#include "io/memory_object_store.h"
 
 namespace silt::commands {
 namespace {

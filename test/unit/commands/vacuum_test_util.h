@@ -22,6 +22,9 @@
 #include "delta/transaction.h"
 #include "io/object_store.h"
 #include "io/path.h"
+#include "io/local_object_store.h"
+#include "io/memory_object_store.h"
+#include "support/fault_injecting_object_store.h"
 
 namespace silt::commands::testing {
 

@@ -12,6 +12,7 @@
 #include "delta/table_writer.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
+#include "io/memory_object_store.h"
 
 namespace silt::delta {
 namespace {

@@ -7,6 +7,7 @@
 #include "delta/checkpoint_writer.h"
 #include "delta/table_properties.h"
 #include "unit/delta/log_test_util.h"
+#include "support/fault_injecting_object_store.h"
 
 namespace silt::delta {
 namespace {

@@ -13,6 +13,7 @@
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
 #include "io/object_store.h"
+#include "io/memory_object_store.h"
 
 namespace silt::delta::testing {
 

@@ -9,6 +9,7 @@
 #include "delta/table_writer.h"
 #include "io/object_store.h"
 #include "vector/generate.h"
+#include "io/memory_object_store.h"
 
 namespace silt::delta {
 namespace {

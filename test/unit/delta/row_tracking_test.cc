@@ -11,6 +11,7 @@
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "io/object_store.h"
+#include "io/memory_object_store.h"
 
 namespace silt::delta {
 namespace {

@@ -16,6 +16,9 @@
 #include "io/object_store.h"
 #include "parquet/reader.h"
 #include "vector/generate.h"
+#include "io/local_object_store.h"
+#include "io/memory_object_store.h"
+#include "support/fault_injecting_object_store.h"
 
 namespace silt::delta {
 namespace {

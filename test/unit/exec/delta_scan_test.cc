@@ -14,6 +14,7 @@
 #include "io/object_store.h"
 #include "parquet/reader.h"
 #include "silt/silt.h"
+#include "io/local_object_store.h"
 
 namespace silt {
 namespace {

@@ -15,6 +15,10 @@
 
 #include "common/clock.h"
 #include "common/thread_pool.h"
+#include "io/local_object_store.h"
+#include "io/memory_object_store.h"
+#include "support/fault_injecting_object_store.h"
+#include "io/object_store_factory.h"
 
 namespace silt {
 namespace {
