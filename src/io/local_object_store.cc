@@ -807,10 +807,23 @@ Result<std::vector<std::string>> LocalObjectStore::ListDirs(const std::string& d
 
 Result<bool> LocalObjectStore::DirExists(const std::string& dir) {
   SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
-  auto dirfd = OpenDir(root_path_, DirSegments(dir), /*create=*/false);
-  if (dirfd.ok()) return true;
-  if (dirfd.status().IsNotFound()) return false;
-  return dirfd.status();
+  std::string key = dir.ends_with('/') ? dir.substr(0, dir.size() - 1) : dir;
+  if (key.empty()) {
+    struct stat st;
+    if (::stat(root_path_.c_str(), &st) == 0) return S_ISDIR(st.st_mode);
+    if (errno == ENOENT || errno == ENOTDIR) return false;
+    return ErrnoError("cannot stat", root_path_, errno);
+  }
+  auto [parent, base] = SplitKey(key);
+  auto dirfd = OpenDir(root_path_, DirSegments(parent), /*create=*/false);
+  if (!dirfd.ok()) {
+    if (dirfd.status().IsNotFound()) return false;
+    return dirfd.status();
+  }
+  struct stat st;
+  if (::fstatat(dirfd->get(), base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return S_ISDIR(st.st_mode);
+  if (errno == ENOENT || errno == ENOTDIR) return false;
+  return ErrnoError("cannot stat", root_path_ + "/" + key, errno);
 }
 
 Status LocalObjectStore::RenameDir(const std::string& from, const std::string& to) {

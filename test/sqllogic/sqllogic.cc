@@ -199,6 +199,17 @@ class Parser {
       return Status::OK();
     }
     if (kw == "require") {
+      if (w.size() >= 2 && w[1] == "local-warehouse") {
+        // `require local-warehouse REASON…`: the file needs the warehouse on the local file
+        // system (it inspects or edits the warehouse's files); skipped on the in-memory run.
+        if (w.size() < 3) return Error(header.number, "require local-warehouse needs a reason");
+        if (vars_.memory_warehouse) {
+          std::string reason;
+          for (size_t i = 2; i < w.size(); ++i) reason += (i > 2 ? " " : "") + w[i];
+          file_->skip_reason = "require local-warehouse (in-memory store run): " + reason;
+        }
+        return Status::OK();
+      }
       if (w.size() == 2 && w[1] == "shared") {
         if (vars_.shared_dir.empty()) {
           file_->skip_reason = "require shared: the shared conformance folder is absent";

@@ -350,4 +350,16 @@ Status FaultInjectingObjectStore::DeleteDir(const std::string& dir) {
 }
 
 // ---------------------------------------------------------------------------------------------
+Result<std::vector<std::string>> FaultInjectingObjectStore::ListDirs(const std::string& dir) {
+  if (injector_->Check(ObjectOp::kListRecursive, dir).fail)
+    return Injector::Error(ObjectOp::kListRecursive, dir);
+  return inner_->ListDirs(dir);
+}
+
+Result<bool> FaultInjectingObjectStore::DirExists(const std::string& dir) {
+  if (injector_->Check(ObjectOp::kListRecursive, dir).fail)
+    return Injector::Error(ObjectOp::kListRecursive, dir);
+  return inner_->DirExists(dir);
+}
+
 }  // namespace silt

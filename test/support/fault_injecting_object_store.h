@@ -126,6 +126,10 @@ class FaultInjectingObjectStore final : public ObjectStore {
   Status Delete(const std::string& key) override;
   Result<int64_t> DeleteEmptyDirs(const std::string& dir) override;
   Status DeleteDir(const std::string& dir) override;
+  // Count and fail as kListRecursive (they are listings); RenameDir keeps the default, so a move
+  // is the copies and deletes it is made of, each counted and failed by its own kind.
+  Result<std::vector<std::string>> ListDirs(const std::string& dir) override;
+  Result<bool> DirExists(const std::string& dir) override;
 
   // Shared with the handles the store hands out (they count and fail ReadAt and Close).
   struct Injector;
