@@ -189,7 +189,9 @@ TEST_F(ObjectStoreFactoryTest, DatabaseRunsOnAnInMemoryWarehouse) {
   EXPECT_FALSE(Must(store->DirExists("wh/.silt_catalog/s")));
   ASSERT_TRUE(con2.Query("DROP TABLE e").ok());
   EXPECT_FALSE(Must(store->DirExists("wh/e")));
-  auto cloud = Database::Open({.warehouse = "s3://bucket/wh"});
+  DatabaseOptions cloud_opts;
+  cloud_opts.warehouse = "s3://bucket/wh";
+  auto cloud = Database::Open(cloud_opts);
   ASSERT_FALSE(cloud.ok());
   EXPECT_EQ(cloud.status().error_class(), "NOT_IMPLEMENTED");
 }
