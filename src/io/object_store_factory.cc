@@ -73,8 +73,7 @@ class SubtreeObjectStore final : public ObjectStore {
     return inner_->OpenWrite(prefix_ + key);
   }
   Status Delete(const std::string& key) override {
-    SILT_RETURN_NOT_OK(ValidateObjectKey(key, /*allow_dir=*/true));
-    if (key.empty()) return Status::OK();  // the root is a directory: deleting it is a no-op
+    SILT_RETURN_NOT_OK(ValidateObjectKey(key));
     return inner_->Delete(prefix_ + key);
   }
   void DeleteKeys(std::span<const std::string_view> keys, std::span<Status> statuses) override {
