@@ -9,10 +9,10 @@
 #include "delta/scan.h"
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
-#include "vector/generate.h"
 #include "io/object_store.h"
-#include "io/path.h"
 #include "io/object_store_factory.h"
+#include "io/path.h"
+#include "vector/generate.h"
 
 namespace silt::cli {
 namespace {

@@ -14,10 +14,10 @@
 #include "common/clock.h"
 #include "delta/stats_json.h"
 #include "delta/table_properties.h"
+#include "io/object_store_factory.h"
 #include "io/path.h"
 #include "planner/catalog.h"
 #include "vector/value.h"
-#include "io/object_store_factory.h"
 
 namespace silt::cli {
 namespace {

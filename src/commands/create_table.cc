@@ -2,12 +2,12 @@
 
 #include "commands/command.h"
 #include "delta/actions.h"
+#include "delta/json_util.h"
 #include "delta/schema_json.h"
 #include "delta/snapshot.h"
 #include "delta/table_properties.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
-#include "delta/json_util.h"
 #include "io/object_store_factory.h"
 
 namespace silt::commands {

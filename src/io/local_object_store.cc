@@ -273,7 +273,6 @@ class LocalStagedWriter final : public WritableFile {
   bool closed_ok_ = false;
 };
 
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -489,8 +488,8 @@ class ParallelLocalWalk : public std::enable_shared_from_this<ParallelLocalWalk>
                                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       if (dir->get() < 0) {
         if (errno == ENOENT || errno == ENOTDIR) return Status::OK();  // removed or replaced
-        return ErrnoError("cannot open directory", root_ + "/" + p.prefix.substr(0, p.prefix.size() - 1),
-                          errno);
+        return ErrnoError("cannot open directory",
+                          root_ + "/" + p.prefix.substr(0, p.prefix.size() - 1), errno);
       }
     }
     std::vector<ObjectMeta> batch;
@@ -528,10 +527,10 @@ class ParallelLocalWalk : public std::enable_shared_from_this<ParallelLocalWalk>
   std::condition_variable cv_;
   std::deque<Pending> pending_;
   std::deque<std::vector<ObjectMeta>> batches_;
-  int reading_ = 0;          // directories taken from pending_ and not finished
-  int active_workers_ = 0;   // pool tasks inside WorkerLoop
-  bool stop_ = false;        // an error, or the caller is done
-  bool finished_ = false;    // Run returned (late tasks must not start)
+  int reading_ = 0;         // directories taken from pending_ and not finished
+  int active_workers_ = 0;  // pool tasks inside WorkerLoop
+  bool stop_ = false;       // an error, or the caller is done
+  bool finished_ = false;   // Run returned (late tasks must not start)
   Status first_error_;
 };
 
@@ -668,7 +667,8 @@ Status LocalObjectStore::WriteObject(const std::string& key, std::string_view da
       SILT_RETURN_NOT_OK(PublishNoReplace(dirfd.get(), tmp, base, path, &exists));
       if (exists) return AlreadyExistsError(root_uri_, key);
     }
-    if (durable && ::fsync(dirfd.get()) != 0) return ErrnoError("cannot sync directory of", path, errno);
+    if (durable && ::fsync(dirfd.get()) != 0)
+      return ErrnoError("cannot sync directory of", path, errno);
     return Status::OK();
   }
 }
@@ -706,7 +706,8 @@ Result<std::unique_ptr<WritableFile>> LocalObjectStore::OpenWrite(const std::str
 
 namespace {
 // Delete's outcome for object `key` named `base` in its open directory `dirfd`.
-Status UnlinkObject(int dirfd, const std::string& base, const std::string& root, std::string_view key) {
+Status UnlinkObject(int dirfd, const std::string& base, const std::string& root,
+                    std::string_view key) {
   if (::unlinkat(dirfd, base.c_str(), 0) == 0) return Status::OK();
   // A directory is not an object, so there is nothing to delete.
   if (errno == ENOENT || errno == EISDIR) return Status::OK();
@@ -722,7 +723,8 @@ Status LocalObjectStore::Delete(const std::string& key) {
   return UnlinkObject(dirfd->get(), base, root_path_, key);
 }
 
-void LocalObjectStore::DeleteKeys(std::span<const std::string_view> keys, std::span<Status> statuses) {
+void LocalObjectStore::DeleteKeys(std::span<const std::string_view> keys,
+                                  std::span<Status> statuses) {
   // Consecutive keys of one directory share one open of it (the directory walk with O_NOFOLLOW
   // costs more syscalls than the unlink itself).
   // The root is opened once per call too: keys spread over many directories (one file each).
@@ -735,7 +737,8 @@ void LocalObjectStore::DeleteKeys(std::span<const std::string_view> keys, std::s
     statuses[i] = ValidateObjectKey(key);
     if (!statuses[i].ok()) continue;
     size_t slash = key.rfind('/');
-    std::string_view dir = slash == std::string_view::npos ? std::string_view() : key.substr(0, slash + 1);
+    std::string_view dir =
+        slash == std::string_view::npos ? std::string_view() : key.substr(0, slash + 1);
     if (!root) root = OpenRootDir(root_path_, /*create=*/false);
     if (!root->ok()) {
       statuses[i] = root->status().IsNotFound() ? Status::OK() : root->status();
@@ -821,7 +824,8 @@ Result<bool> LocalObjectStore::DirExists(const std::string& dir) {
     return dirfd.status();
   }
   struct stat st;
-  if (::fstatat(dirfd->get(), base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return S_ISDIR(st.st_mode);
+  if (::fstatat(dirfd->get(), base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+    return S_ISDIR(st.st_mode);
   if (errno == ENOENT || errno == ENOTDIR) return false;
   return ErrnoError("cannot stat", root_path_ + "/" + key, errno);
 }
@@ -833,22 +837,27 @@ Status LocalObjectStore::RenameDir(const std::string& from, const std::string& t
   std::string to_key = to.ends_with('/') ? to.substr(0, to.size() - 1) : to;
   if (from_key.empty() || to_key.empty() || to_key.starts_with(from_key + "/") ||
       from_key.starts_with(to_key + "/") || from_key == to_key) {
-    return Status::InvalidArgument("cannot move directory '" + from + "' to '" + to + "' in " + root_uri_,
-                                   kErrorInvalidObjectKey);
+    return Status::InvalidArgument(
+        "cannot move directory '" + from + "' to '" + to + "' in " + root_uri_,
+        kErrorInvalidObjectKey);
   }
   auto [from_parent, from_base] = SplitKey(from_key);
   auto [to_parent, to_base] = SplitKey(to_key);
-  SILT_ASSIGN_OR_RETURN(UniqueFd from_fd, OpenDir(root_path_, DirSegments(from_parent), /*create=*/false));
-  SILT_ASSIGN_OR_RETURN(UniqueFd to_fd, OpenDir(root_path_, DirSegments(to_parent), /*create=*/true));
+  SILT_ASSIGN_OR_RETURN(UniqueFd from_fd,
+                        OpenDir(root_path_, DirSegments(from_parent), /*create=*/false));
+  SILT_ASSIGN_OR_RETURN(UniqueFd to_fd,
+                        OpenDir(root_path_, DirSegments(to_parent), /*create=*/true));
   // rename(2) replaces an empty target directory and refuses a non-empty one.
   if (::renameat(from_fd.get(), from_base.c_str(), to_fd.get(), to_base.c_str()) != 0) {
     int err = errno;
     std::string what = root_path_ + "/" + from_key + " to " + root_path_ + "/" + to_key;
     if (err == ENOTEMPTY || err == EEXIST)
-      return Status::IoError("cannot move " + what + ": the target already exists", kErrorFileAlreadyExists);
+      return Status::IoError("cannot move " + what + ": the target already exists",
+                             kErrorFileAlreadyExists);
     return ErrnoError("cannot move", what, err);
   }
-  if (::fsync(to_fd.get()) != 0) return ErrnoError("cannot sync directory", root_path_ + "/" + to_parent, errno);
+  if (::fsync(to_fd.get()) != 0)
+    return ErrnoError("cannot sync directory", root_path_ + "/" + to_parent, errno);
   return Status::OK();
 }
 

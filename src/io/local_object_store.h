@@ -52,7 +52,8 @@ class LocalObjectStore final : public ObjectStore {
   std::string TempName(std::string_view base);
   enum class PublishMode { kOverwrite, kIfAbsent };
   // durable: fsync the object and its directory before returning.
-  Status WriteObject(const std::string& key, std::string_view data, PublishMode mode, bool durable = true);
+  Status WriteObject(const std::string& key, std::string_view data, PublishMode mode,
+                     bool durable = true);
 
   std::string root_path_;  // no trailing '/' (except "/")
   std::string root_uri_;

@@ -96,7 +96,9 @@ namespace {
 // Stops a listing early; never escapes the functions below.
 constexpr char kStopListing[] = "SILT_INTERNAL_STOP_LISTING";
 
-bool IsStop(const Status& st) { return st.code() == StatusCode::kInternal && st.message() == kStopListing; }
+bool IsStop(const Status& st) {
+  return st.code() == StatusCode::kInternal && st.message() == kStopListing;
+}
 
 }  // namespace
 
@@ -136,8 +138,9 @@ Status ObjectStore::RenameDir(const std::string& from, const std::string& to) {
   const std::string to_prefix = store_internal::DirPrefix(to);
   if (from_prefix.empty() || to_prefix.empty() || to_prefix.starts_with(from_prefix) ||
       from_prefix.starts_with(to_prefix)) {
-    return Status::InvalidArgument("cannot move directory '" + from + "' to '" + to + "' in " + root(),
-                                   kErrorInvalidObjectKey);
+    return Status::InvalidArgument(
+        "cannot move directory '" + from + "' to '" + to + "' in " + root(),
+        kErrorInvalidObjectKey);
   }
   SILT_ASSIGN_OR_RETURN(bool target_exists, DirExists(to_prefix));
   if (target_exists) {

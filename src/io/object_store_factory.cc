@@ -157,9 +157,9 @@ Status UnsupportedScheme(const std::string& scheme, std::string_view location) {
                                       "') is not implemented yet: " + std::string(location),
                                   "NOT_IMPLEMENTED");
   }
-  return Status::NotImplemented("[NOT_IMPLEMENTED] No FileSystem for scheme \"" + scheme + "\": " +
-                                    std::string(location),
-                                "NOT_IMPLEMENTED");
+  return Status::NotImplemented(
+      "[NOT_IMPLEMENTED] No FileSystem for scheme \"" + scheme + "\": " + std::string(location),
+      "NOT_IMPLEMENTED");
 }
 
 // "memory://name/a/b/" -> {"name", "a/b"}; "memory://" -> {"", ""}.
@@ -176,9 +176,9 @@ Result<std::pair<std::string, std::string>> ParseMemoryLocation(std::string_view
   if (!path.empty()) {
     Status st = ValidateObjectKey(path);
     if (!st.ok()) {
-      return Status::InvalidArgument("bad memory location " + std::string(location) + ": " +
-                                         std::string(st.message()),
-                                     kErrorInvalidPath);
+      return Status::InvalidArgument(
+          "bad memory location " + std::string(location) + ": " + std::string(st.message()),
+          kErrorInvalidPath);
     }
   }
   return std::pair<std::string, std::string>(std::move(name), std::move(path));
@@ -282,7 +282,8 @@ Result<Parent> OpenParent(std::string_view location) {
   if (IsMemory(canonical)) {
     SILT_ASSIGN_OR_RETURN(auto parsed, ParseMemoryLocation(canonical));
     if (parsed.first.empty()) {
-      return Status::InvalidArgument("an anonymous memory:// store has no parent", kErrorInvalidPath);
+      return Status::InvalidArgument("an anonymous memory:// store has no parent",
+                                     kErrorInvalidPath);
     }
     SILT_ASSIGN_OR_RETURN(std::shared_ptr<InMemoryObjectStore> store, MemoryStore(parsed.first));
     return Parent{std::move(store), parsed.second};
@@ -300,7 +301,8 @@ Result<std::shared_ptr<RandomAccessFile>> OpenLocationForRead(std::string_view l
   if (!IsMemory(canonical)) return OpenLocalFile(canonical);
   SILT_ASSIGN_OR_RETURN(Parent p, OpenParent(canonical));
   if (p.key.empty()) {
-    return Status::NotFound("no object at " + canonical + ": it is a store's root", kErrorFileNotFound);
+    return Status::NotFound("no object at " + canonical + ": it is a store's root",
+                            kErrorFileNotFound);
   }
   return p.store->OpenRead(p.key);
 }
@@ -321,15 +323,17 @@ Status MoveLocation(std::string_view from, std::string_view to) {
   SILT_ASSIGN_OR_RETURN(std::string a, CanonicalLocation(from));
   SILT_ASSIGN_OR_RETURN(std::string b, CanonicalLocation(to));
   if (IsMemory(a) != IsMemory(b)) {
-    return Status::NotImplemented("[NOT_IMPLEMENTED] cannot move " + a + " to " + b + ": different stores",
-                                  "NOT_IMPLEMENTED");
+    return Status::NotImplemented(
+        "[NOT_IMPLEMENTED] cannot move " + a + " to " + b + ": different stores",
+        "NOT_IMPLEMENTED");
   }
   if (IsMemory(a)) {
     SILT_ASSIGN_OR_RETURN(auto pa, ParseMemoryLocation(a));
     SILT_ASSIGN_OR_RETURN(auto pb, ParseMemoryLocation(b));
     if (pa.first != pb.first || pa.first.empty()) {
-      return Status::NotImplemented("[NOT_IMPLEMENTED] cannot move " + a + " to " + b + ": different stores",
-                                    "NOT_IMPLEMENTED");
+      return Status::NotImplemented(
+          "[NOT_IMPLEMENTED] cannot move " + a + " to " + b + ": different stores",
+          "NOT_IMPLEMENTED");
     }
     SILT_ASSIGN_OR_RETURN(std::shared_ptr<InMemoryObjectStore> store, MemoryStore(pa.first));
     return store->RenameDir(pa.second, pb.second);

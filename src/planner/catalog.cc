@@ -1,8 +1,8 @@
 #include "planner/catalog.h"
 
-#include <algorithm>
-
 #include <simdjson.h>
+
+#include <algorithm>
 
 #include "delta/json_util.h"
 #include "io/object_store_factory.h"
@@ -93,7 +93,8 @@ Result<std::shared_ptr<Catalog>> Catalog::Open(const std::string& warehouse) {
   if (!catalog->SchemaExists(kDefaultSchema)) {
     Status st = catalog->store_->PutIfAbsent(catalog->SchemaMetaKey(kDefaultSchema), "{}\n");
     if (!st.ok() && st.code() != StatusCode::kAlreadyExists) {
-      return Status::IoError("cannot create warehouse " + location + ": " + std::string(st.message()));
+      return Status::IoError("cannot create warehouse " + location + ": " +
+                             std::string(st.message()));
     }
   }
   return catalog;
@@ -152,11 +153,12 @@ Status Catalog::CreateSchema(const std::string& name, bool if_not_exists, const 
   Status st = store_->PutIfAbsent(SchemaMetaKey(name), meta);
   if (st.code() == StatusCode::kAlreadyExists) {
     if (if_not_exists) return Status::OK();
-    return Status::AlreadyExists("[SCHEMA_ALREADY_EXISTS] Cannot create schema `" + LowerName(name) +
-                                     "` because it already exists.",
+    return Status::AlreadyExists("[SCHEMA_ALREADY_EXISTS] Cannot create schema `" +
+                                     LowerName(name) + "` because it already exists.",
                                  "SCHEMA_ALREADY_EXISTS");
   }
-  if (!st.ok()) return Status::IoError("cannot create schema " + name + ": " + std::string(st.message()));
+  if (!st.ok())
+    return Status::IoError("cannot create schema " + name + ": " + std::string(st.message()));
   return Status::OK();
 }
 
@@ -200,7 +202,8 @@ Result<std::vector<std::string>> Catalog::ListTables(const std::string& schema) 
   SILT_ASSIGN_OR_RETURN(std::vector<ObjectMeta> entries, store_->ListFrom(SchemaDirKey(s) + "/"));
   for (const ObjectMeta& m : entries) {
     std::string fn = m.key.substr(m.key.rfind('/') + 1);
-    if (fn.size() > 5 && !fn.starts_with(".") && fn.ends_with(".json")) out.push_back(fn.substr(0, fn.size() - 5));
+    if (fn.size() > 5 && !fn.starts_with(".") && fn.ends_with(".json"))
+      out.push_back(fn.substr(0, fn.size() - 5));
   }
   // Unregistered managed Delta tables (a copied-in spark-warehouse).
   std::string base = s == kDefaultSchema ? "" : s + ".db";
@@ -216,9 +219,10 @@ Result<std::vector<std::string>> Catalog::ListTables(const std::string& schema) 
 Result<TableEntry> Catalog::GetTable(const std::string& schema, const std::string& name) const {
   std::string s = LowerName(schema), n = LowerName(name);
   auto not_found = [&] {
-    return Status::NotFound("[TABLE_OR_VIEW_NOT_FOUND] The table or view `" + s + "`.`" + n +
-                                "` cannot be found. Verify the spelling and correctness of the schema and catalog.",
-                            "TABLE_OR_VIEW_NOT_FOUND");
+    return Status::NotFound(
+        "[TABLE_OR_VIEW_NOT_FOUND] The table or view `" + s + "`.`" + n +
+            "` cannot be found. Verify the spelling and correctness of the schema and catalog.",
+        "TABLE_OR_VIEW_NOT_FOUND");
   };
   std::string key = EntryKey(s, n);
   if (!ValidateObjectKey(key).ok()) return not_found();

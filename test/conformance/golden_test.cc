@@ -12,9 +12,9 @@
 
 #include "delta/scan.h"
 #include "delta/snapshot.h"
+#include "io/local_object_store.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
-#include "io/local_object_store.h"
 
 namespace fs = std::filesystem;
 

@@ -167,7 +167,8 @@ int main(int argc, char** argv) {
     }
   }
   if (store != "local" && store != "memory") {
-    std::fprintf(stderr, "silt_sql_tests: --store must be local or memory, not %s\n", store.c_str());
+    std::fprintf(stderr, "silt_sql_tests: --store must be local or memory, not %s\n",
+                 store.c_str());
     return 2;
   }
   if (targets.empty()) targets.push_back(std::string(SILT_SOURCE_DIR) + "/test/sql");

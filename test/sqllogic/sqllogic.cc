@@ -1,5 +1,9 @@
 #include "sqllogic/sqllogic.h"
 
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -8,10 +12,6 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
-
-#include <fcntl.h>
-#include <fnmatch.h>
-#include <sys/stat.h>
 
 #include "cli/render.h"
 #include "cli/shell_input.h"
@@ -505,7 +505,8 @@ std::optional<std::string> RunMemoryDirective(const Directive& d, const Environm
       return std::nullopt;
     case Directive::kFileRemove:
       if (!store.Head(key).ok()) return "cannot remove " + path + ": it does not exist";
-      if (Status st = store.Delete(key); !st.ok()) return "cannot remove " + path + ": " + st.ToString();
+      if (Status st = store.Delete(key); !st.ok())
+        return "cannot remove " + path + ": " + st.ToString();
       return std::nullopt;
     case Directive::kFileExists:
       if (store.Head(key).ok() || is_dir(key)) return std::nullopt;

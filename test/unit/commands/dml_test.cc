@@ -10,12 +10,12 @@
 #include "delta/change_data_feed.h"
 #include "delta/deletion_vector.h"
 #include "delta/stats_json.h"
-#include "parquet/reader.h"
-#include "unit/commands/dml_test_util.h"
-#include "unit/delta/conformance_files.h"
 #include "io/local_object_store.h"
 #include "io/memory_object_store.h"
+#include "parquet/reader.h"
 #include "support/fault_injecting_object_store.h"
+#include "unit/commands/dml_test_util.h"
+#include "unit/delta/conformance_files.h"
 
 namespace silt::commands {
 namespace {

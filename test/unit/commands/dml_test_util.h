@@ -17,8 +17,8 @@
 #include "delta/scan.h"
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
-#include "io/object_store.h"
 #include "io/memory_object_store.h"
+#include "io/object_store.h"
 
 namespace silt::commands::testing {
 

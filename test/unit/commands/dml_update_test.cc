@@ -5,8 +5,8 @@
 #include "delta/stats_json.h"
 #include "io/path.h"
 #include "parquet/reader.h"
-#include "unit/commands/dml_test_util.h"
 #include "support/fault_injecting_object_store.h"
+#include "unit/commands/dml_test_util.h"
 
 namespace silt::commands {
 namespace {

@@ -13,9 +13,9 @@
 #include "delta/stats_json.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
+#include "io/memory_object_store.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
-#include "io/memory_object_store.h"
 
 namespace silt::commands {
 namespace {

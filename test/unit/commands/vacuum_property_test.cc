@@ -12,9 +12,9 @@
 #include "common/thread_pool.h"
 #include "delta/deletion_vector.h"
 #include "delta/scan.h"
+#include "support/fault_injecting_object_store.h"
 #include "unit/commands/vacuum_test_util.h"
 #include "vector/generate.h"
-#include "support/fault_injecting_object_store.h"
 
 namespace silt::commands {
 namespace {

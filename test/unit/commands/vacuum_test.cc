@@ -11,10 +11,10 @@
 #include "delta/checkpoint_writer.h"
 #include "delta/deletion_vector.h"
 #include "delta/history.h"
-#include "unit/commands/vacuum_test_util.h"
-#include "vector/vector.h"
 #include "io/local_object_store.h"
 #include "io/memory_object_store.h"
+#include "unit/commands/vacuum_test_util.h"
+#include "vector/vector.h"
 
 namespace silt::commands {
 namespace {

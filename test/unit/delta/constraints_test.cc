@@ -1,12 +1,13 @@
 // Constraints on write: NOT NULL (nested as Spark), legacy delta.invariants evaluated by the
 // kernel, and CHECK constraints through the RowValidator hook (refused without one).
+#include "delta/constraints.h"
+
 #include <gtest/gtest.h>
 
-#include "delta/constraints.h"
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
-#include "io/object_store.h"
 #include "io/memory_object_store.h"
+#include "io/object_store.h"
 
 namespace silt::delta {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "delta/checkpoint_writer.h"
 #include "delta/table_properties.h"
-#include "unit/delta/log_test_util.h"
 #include "support/fault_injecting_object_store.h"
+#include "unit/delta/log_test_util.h"
 
 namespace silt::delta {
 namespace {

@@ -7,9 +7,9 @@
 #include "delta/log_segment.h"
 #include "delta/table_features.h"
 #include "delta/table_writer.h"
+#include "io/memory_object_store.h"
 #include "io/object_store.h"
 #include "vector/generate.h"
-#include "io/memory_object_store.h"
 
 namespace silt::delta {
 namespace {

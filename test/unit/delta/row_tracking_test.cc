@@ -10,8 +10,8 @@
 #include "delta/table_features.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
-#include "io/object_store.h"
 #include "io/memory_object_store.h"
+#include "io/object_store.h"
 
 namespace silt::delta {
 namespace {

@@ -1,5 +1,7 @@
 // Write path of the kernel: create/append round trips, partitions with special characters,
 // stats, concurrent writers, conflicts and fault injection at every store operation.
+#include "delta/table_writer.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -11,14 +13,13 @@
 #include "delta/snapshot.h"
 #include "delta/stats_json.h"
 #include "delta/table_features.h"
-#include "delta/table_writer.h"
 #include "delta/transaction.h"
-#include "io/object_store.h"
-#include "parquet/reader.h"
-#include "vector/generate.h"
 #include "io/local_object_store.h"
 #include "io/memory_object_store.h"
+#include "io/object_store.h"
+#include "parquet/reader.h"
 #include "support/fault_injecting_object_store.h"
+#include "vector/generate.h"
 
 namespace silt::delta {
 namespace {

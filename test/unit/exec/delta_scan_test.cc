@@ -3,6 +3,8 @@
 // to PLAIN) and files of several small row groups, with deletion vectors spanning ranges and
 // groups, read through PushAll (aggregates, join probes: units of one file shared by the workers)
 // and Next (join builds, LIMIT: units in file order), checked against values computed here.
+#include "exec/delta_scan.h"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -10,11 +12,10 @@
 
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
-#include "exec/delta_scan.h"
+#include "io/local_object_store.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
 #include "silt/silt.h"
-#include "io/local_object_store.h"
 
 namespace silt {
 namespace {

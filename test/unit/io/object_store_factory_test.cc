@@ -32,7 +32,8 @@ class ObjectStoreFactoryTest : public ::testing::Test {
     char tmpl[] = "/tmp/silt_factory_test_XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
-    name_ = "factory-test-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    name_ = "factory-test-" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name());
   }
   void TearDown() override {
     DropMemoryStore(name_);
@@ -48,7 +49,8 @@ TEST_F(ObjectStoreFactoryTest, LocalPathsAndFileUrisOpenTheSameDirectory) {
   EXPECT_EQ(a->root(), "file://" + dir_ + "/t/");
   ASSERT_TRUE(a->Put("_delta_log/0.json", "x").ok());
   EXPECT_TRUE(fs::exists(dir_ + "/t/_delta_log/0.json"));
-  for (std::string uri : {"file://" + dir_ + "/t", "file:" + dir_ + "/t/", "file://localhost" + dir_ + "/t"}) {
+  for (std::string uri :
+       {"file://" + dir_ + "/t", "file:" + dir_ + "/t/", "file://localhost" + dir_ + "/t"}) {
     auto b = Must(OpenObjectStore(uri));
     ASSERT_TRUE(b) << uri;
     EXPECT_EQ(Must(b->Get("_delta_log/0.json")), "x") << uri;
@@ -96,14 +98,15 @@ TEST_F(ObjectStoreFactoryTest, NamedMemoryStoresAreSharedAndSubpathsAreViews) {
 }
 
 TEST_F(ObjectStoreFactoryTest, CloudAndUnknownSchemesAreNotImplementedYet) {
-  for (const char* uri : {"s3://bucket/t", "s3a://bucket/t", "abfss://c@acct.dfs.core.windows.net/t",
-                          "gs://bucket/t", "az://container/t", "wasbs://c@a.blob.core.windows.net/t",
-                          "hdfs://nn/t", "ftp://host/t"}) {
+  for (const char* uri :
+       {"s3://bucket/t", "s3a://bucket/t", "abfss://c@acct.dfs.core.windows.net/t", "gs://bucket/t",
+        "az://container/t", "wasbs://c@a.blob.core.windows.net/t", "hdfs://nn/t", "ftp://host/t"}) {
     auto store = OpenObjectStore(uri);
     ASSERT_FALSE(store.ok()) << uri;
     EXPECT_EQ(store.status().code(), StatusCode::kNotImplemented) << uri;
     EXPECT_EQ(store.status().error_class(), "NOT_IMPLEMENTED") << uri;
-    EXPECT_NE(store.status().message().find(uri), std::string_view::npos) << store.status().ToString();
+    EXPECT_NE(store.status().message().find(uri), std::string_view::npos)
+        << store.status().ToString();
     EXPECT_EQ(CanonicalLocation(uri).status().code(), StatusCode::kNotImplemented) << uri;
   }
   EXPECT_EQ(OpenObjectStore("").status().code(), StatusCode::kInvalidArgument);
@@ -149,7 +152,8 @@ TEST_F(ObjectStoreFactoryTest, WholeLocationOperations) {
     EXPECT_EQ(Must(store->Get("t2/keep")), "k");
   }
   EXPECT_FALSE(fs::exists(dir_ + "/u"));
-  EXPECT_EQ(MoveLocation(dir_ + "/t2", "memory://" + name_ + "/t3").code(), StatusCode::kNotImplemented);
+  EXPECT_EQ(MoveLocation(dir_ + "/t2", "memory://" + name_ + "/t3").code(),
+            StatusCode::kNotImplemented);
 }
 
 // The engine on an in-memory warehouse: managed tables, the catalog and DDL all land in the
@@ -161,9 +165,10 @@ TEST_F(ObjectStoreFactoryTest, DatabaseRunsOnAnInMemoryWarehouse) {
   auto db = Must(Database::Open(opts));
   ASSERT_TRUE(db);
   Connection con(db);
-  for (const char* sql : {"CREATE SCHEMA s", "CREATE TABLE s.t (id INT, p STRING) USING DELTA PARTITIONED BY (p)",
-                          "INSERT INTO s.t VALUES (1, 'a'), (2, 'b')", "DELETE FROM s.t WHERE id = 1",
-                          "CREATE TABLE d (x INT) USING DELTA", "ALTER TABLE d RENAME TO e"}) {
+  for (const char* sql :
+       {"CREATE SCHEMA s", "CREATE TABLE s.t (id INT, p STRING) USING DELTA PARTITIONED BY (p)",
+        "INSERT INTO s.t VALUES (1, 'a'), (2, 'b')", "DELETE FROM s.t WHERE id = 1",
+        "CREATE TABLE d (x INT) USING DELTA", "ALTER TABLE d RENAME TO e"}) {
     auto r = con.Query(sql);
     ASSERT_TRUE(r.ok()) << sql << ": " << r.status().ToString();
   }

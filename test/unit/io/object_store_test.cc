@@ -17,8 +17,8 @@
 #include "common/thread_pool.h"
 #include "io/local_object_store.h"
 #include "io/memory_object_store.h"
-#include "support/fault_injecting_object_store.h"
 #include "io/object_store_factory.h"
+#include "support/fault_injecting_object_store.h"
 
 namespace silt {
 namespace {
@@ -655,7 +655,8 @@ TEST_P(ObjectStoreConformance, RenameDirMovesEveryObject) {
   Status st = store_->RenameDir("old", "new");
   ASSERT_TRUE(st.ok()) << st.ToString();
   EXPECT_EQ(WalkObjects(*store_, "new"),
-            (std::vector<std::string>{"new/.hidden", "new/_delta_log/00.json", "new/p=1/part-0.parquet"}));
+            (std::vector<std::string>{"new/.hidden", "new/_delta_log/00.json",
+                                      "new/p=1/part-0.parquet"}));
   EXPECT_EQ(Must(store_->Get("new/p=1/part-0.parquet")), Pattern(100000));
   EXPECT_TRUE(WalkObjects(*store_, "old").empty());
   EXPECT_FALSE(Must(store_->DirExists("old")));

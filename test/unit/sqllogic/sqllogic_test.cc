@@ -1,7 +1,6 @@
 #include "sqllogic/sqllogic.h"
 
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -515,19 +514,23 @@ TEST(SqllogicDirectiveTest, RunsFileDirectivesOnAMemoryWarehouse) {
 }
 
 TEST(SqllogicParseTest, RequireLocalWarehouseSkipsOnlyTheInMemoryRun) {
-  const char* text = "require local-warehouse it reads the warehouse with DuckDB\n\nstatement ok\nSELECT 1\n";
+  const char* text =
+      "require local-warehouse it reads the warehouse with DuckDB\n\nstatement ok\nSELECT 1\n";
   EXPECT_TRUE(Parse(text).skip_reason.empty());
   Variables memory = Vars();
   memory.memory_warehouse = true;
   TestFile f = Parse(text, memory);
-  EXPECT_NE(f.skip_reason.find("it reads the warehouse with DuckDB"), std::string::npos) << f.skip_reason;
+  EXPECT_NE(f.skip_reason.find("it reads the warehouse with DuckDB"), std::string::npos)
+      << f.skip_reason;
   auto bad = ParseTestFile("require local-warehouse\n", "t.test", Vars());
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("needs a reason"), std::string_view::npos);
   // __WAREHOUSE_URI__: a file: URI locally, the memory location on the in-memory run.
   memory.warehouse = "memory://m";
-  EXPECT_EQ(Parse("statement ok\nSELECT '__WAREHOUSE_URI__'\n").records[0].sql, "SELECT 'file:///tmp/wh'");
-  EXPECT_EQ(Parse("statement ok\nSELECT '__WAREHOUSE_URI__'\n", memory).records[0].sql, "SELECT 'memory://m'");
+  EXPECT_EQ(Parse("statement ok\nSELECT '__WAREHOUSE_URI__'\n").records[0].sql,
+            "SELECT 'file:///tmp/wh'");
+  EXPECT_EQ(Parse("statement ok\nSELECT '__WAREHOUSE_URI__'\n", memory).records[0].sql,
+            "SELECT 'memory://m'");
 }
 
 }  // namespace
