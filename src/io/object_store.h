@@ -25,6 +25,12 @@
 //
 // Thread safety: every implementation is safe for concurrent use by many threads and (Local) many
 // processes. Handles it returns (RandomAccessFile, WritableFile) follow file.h's rules.
+//
+// Implementations: LocalObjectStore (io/local_object_store.h), InMemoryObjectStore
+// (io/memory_object_store.h); FaultInjectingObjectStore is test support
+// (test/support/fault_injecting_object_store.h). Code outside io/ does not construct them: it
+// opens a location (local path, file:// or memory:// URI) with OpenObjectStore in
+// io/object_store_factory.h. See docs/storage.md.
 #pragma once
 
 #include <cstdint>
