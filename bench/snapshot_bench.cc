@@ -26,6 +26,7 @@
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
 #include "io/object_store.h"
+#include "io/local_object_store.h"
 
 namespace {
 

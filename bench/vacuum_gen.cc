@@ -34,6 +34,7 @@
 #include "delta/snapshot.h"
 #include "delta/transaction.h"
 #include "io/object_store.h"
+#include "io/local_object_store.h"
 
 namespace {
 

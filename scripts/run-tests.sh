@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every suite of `make test` and prints one closing "N passed, N failed" line.
 # Suites: unit tests (release and ASan+UBSan builds), conformance, sqllogictest (test/sql, both
-# builds), interop and the SQL cross-check (DuckDB), fuzz smoke, the layer order (a wrong-way
-# include must not compile) and the clang-format check.
+# builds, and the release build once more on the in-memory store), interop and the SQL
+# cross-check (DuckDB), fuzz smoke, the layer order (a wrong-way include must not compile) and the
+# clang-format check.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RELEASE=build/release
@@ -59,6 +60,8 @@ if [ -x "$RELEASE/silt_conformance_tests" ]; then
 fi
 if [ -x "$RELEASE/silt_sql_tests" ]; then
   run_suite "sql (sqllogictest)" "$RELEASE/silt_sql_tests"
+  # The same files with each warehouse on the in-memory ObjectStore (memory://…).
+  run_suite "sql (in-memory store)" "$RELEASE/silt_sql_tests" --store memory
 fi
 if [ -x "$ASAN/silt_sql_tests" ]; then
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

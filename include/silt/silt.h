@@ -1,5 +1,5 @@
-// silt's public C++ API: open a database (a local warehouse directory), open connections, run
-// Spark SQL, read results as columnar chunks.
+// silt's public C++ API: open a database (a warehouse: a local directory or a storage URI), open
+// connections, run Spark SQL, read results as columnar chunks.
 //
 //   auto db = silt::Database::Open({.warehouse = "./silt-warehouse"});
 //   silt::Connection con(*db);
@@ -33,7 +33,10 @@ class SessionState;
 }  // namespace engine
 
 struct DatabaseOptions {
-  // Root of the local warehouse: managed tables and the catalog live here. Created if missing.
+  // Root of the warehouse: managed tables and the catalog live here. Created if missing. A local
+  // path, a file:/// URI or "memory://<name>" (an in-memory store shared by every Database and
+  // store opened on that name in the process, e.g. for tests); cloud schemes (s3://, abfss://,
+  // gs://, az://) fail with NOT_IMPLEMENTED for now. See docs/storage.md.
   std::string warehouse = "./silt-warehouse";
   // Worker threads for scans, joins and aggregation (0 = one per core).
   int threads = 0;

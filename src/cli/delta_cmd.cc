@@ -9,9 +9,10 @@
 #include "delta/scan.h"
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
-#include "vector/generate.h"
 #include "io/object_store.h"
+#include "io/object_store_factory.h"
 #include "io/path.h"
+#include "vector/generate.h"
 
 namespace silt::cli {
 namespace {
@@ -22,8 +23,8 @@ int Fail(const Status& s) {
 }
 
 Result<std::shared_ptr<const delta::Snapshot>> Open(const std::string& path, std::optional<int64_t> version) {
-  SILT_ASSIGN_OR_RETURN(std::string root, LocalPathFromUri(path));
-  return delta::Snapshot::Load(std::make_shared<LocalObjectStore>(root), version);
+  SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenObjectStore(path, SystemClock::Default()));
+  return delta::Snapshot::Load(std::move(store), version);
 }
 
 }  // namespace
@@ -59,9 +60,9 @@ int Gen(const std::vector<std::string>& args) {
   }
   auto schema = NamedTestSchema(set);
   if (!schema.ok()) return Fail(schema.status());
-  auto root = LocalPathFromUri(args[1]);
-  if (!root.ok()) return Fail(root.status());
-  auto store = std::make_shared<LocalObjectStore>(*root);
+  auto opened = OpenObjectStore(args[1], SystemClock::Default());
+  if (!opened.ok()) return Fail(opened.status());
+  std::shared_ptr<ObjectStore> store = *opened;
   GenerateOptions go;
   go.seed = seed;
   go.string_cardinality = 20;  // a few partition values when partitioning by a string

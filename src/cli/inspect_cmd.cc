@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "delta/stats_json.h"
 #include "delta/table_properties.h"
+#include "io/object_store_factory.h"
 #include "io/path.h"
 #include "planner/catalog.h"
 #include "vector/value.h"
@@ -96,7 +97,7 @@ Result<std::string> ResolveLocation(const std::string& target, const std::string
   if (target.find('/') != std::string::npos || target.rfind("file:", 0) == 0 || IsDir(target + "/_delta_log")) {
     return LocalPathFromUri(target);
   }
-  SILT_ASSIGN_OR_RETURN(auto catalog, planner::Catalog::Open(warehouse));
+  SILT_ASSIGN_OR_RETURN(auto catalog, planner::Catalog::Open(warehouse, SystemClock::Default()));
   std::string schema = planner::Catalog::kDefaultSchema, name = target;
   if (size_t dot = target.find('.'); dot != std::string::npos) {
     schema = target.substr(0, dot);
@@ -302,7 +303,9 @@ int RunInspect(const std::vector<std::string>& args) {
   }
   auto location = ResolveLocation(target, warehouse);
   if (!location.ok()) return Fail(location.status());
-  auto snap = delta::Snapshot::Load(std::make_shared<LocalObjectStore>(*location));
+  auto store = OpenObjectStore(*location, SystemClock::Default());
+  if (!store.ok()) return Fail(store.status());
+  auto snap = delta::Snapshot::Load(*store);
   if (!snap.ok()) return Fail(snap.status());
   opts.now_millis = SystemClock::Default()->NowMillis();
   auto report = BuildInspectReport(**snap, *location, opts);

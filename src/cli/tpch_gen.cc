@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <functional>
 #include <memory>
 
 #include "delta/table_writer.h"
 #include "io/object_store.h"
+#include "io/object_store_factory.h"
 
 namespace silt::cli {
 
@@ -75,10 +75,8 @@ class TableWriter {
       : path_(dir + "/" + name), name_(std::move(name)), schema_(std::move(schema)), rows_per_file_(rows_per_file) {}
 
   Status Begin() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-    std::filesystem::create_directories(path_, ec);
-    store_ = std::make_shared<LocalObjectStore>(path_);
+    (void)DeleteLocation(path_);  // a fresh table each run
+    SILT_ASSIGN_OR_RETURN(store_, OpenObjectStore(path_, SystemClock::Default()));
     delta::CreateTableOptions opts;
     opts.name = name_;
     opts.write.clock = SystemClock::Default();  // the CLI picks the system clock

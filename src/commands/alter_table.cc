@@ -6,7 +6,6 @@
 #include <simdjson.h>
 
 #include <algorithm>
-#include <filesystem>
 
 #include "commands/command.h"
 #include "delta/json_util.h"
@@ -15,6 +14,7 @@
 #include "delta/table_features.h"
 #include "delta/table_properties.h"
 #include "delta/transaction.h"
+#include "io/object_store_factory.h"
 
 namespace silt::commands {
 
@@ -601,10 +601,10 @@ Result<CommandResult> RenameTable(const sql::AlterTableStatement& stmt, const pl
                                      "` because a table or view of that name already exists.",
                                  "TABLE_OR_VIEW_ALREADY_EXISTS");
   }
-  std::error_code ec;
   if (old.managed) {
     renamed.location = ctx.catalog->ManagedLocation(old.schema, renamed.name);
-    if (std::filesystem::exists(renamed.location, ec)) {
+    SILT_ASSIGN_OR_RETURN(bool exists, LocationExists(renamed.location));
+    if (exists) {
       return Status::AlreadyExists("[LOCATION_ALREADY_EXISTS] Cannot name the managed table as `" + old.schema + "`.`" + renamed.name +
                                        "`, as its associated location '" + renamed.location +
                                        "' already exists. Please pick a different table name, or remove the existing location first.",
@@ -613,10 +613,11 @@ Result<CommandResult> RenameTable(const sql::AlterTableStatement& stmt, const pl
   }
   SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(renamed));
   if (old.managed) {
-    std::filesystem::rename(old.location, renamed.location, ec);
-    if (ec) {
+    Status moved = MoveLocation(old.location, renamed.location);
+    if (!moved.ok()) {
       (void)ctx.catalog->UnregisterTable(old.schema, renamed.name);
-      return Status::IoError("cannot move " + old.location + " to " + renamed.location + ": " + ec.message());
+      return Status::IoError("cannot move " + old.location + " to " + renamed.location + ": " +
+                             std::string(moved.message()));
     }
   }
   SILT_RETURN_NOT_OK(ctx.catalog->UnregisterTable(old.schema, old.name));

@@ -3,7 +3,6 @@
 // semantics). Already a Delta table (a log exists, or the delta.`path` form): success, nothing
 // done. No rows are returned. A catalog name can only refer to a Delta table or a view in
 // silt's catalog.
-#include <filesystem>
 
 #include "commands/command.h"
 #include "ops/convert_to_delta.h"
@@ -20,7 +19,7 @@ Result<CommandResult> ConvertToDelta(const sql::ConvertToDeltaStatement& stmt, C
                                      "but you are trying to convert a " + fmt + " source: " + fmt + ".`" + name.path + "`",
                                      "DELTA_CONVERT_NON_PARQUET_TABLE");
     }
-    SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, planner::OpenTableStore(name.path));
+    SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, planner::OpenTableStore(name.path, ctx.clock));
     ops::ConvertOptions options;
     options.clock = ctx.clock;
     for (const auto& c : stmt.partition_schema) options.partition_columns.push_back({c.name, c.type});
@@ -40,8 +39,9 @@ Result<CommandResult> ConvertToDelta(const sql::ConvertToDeltaStatement& stmt, C
     if (resolved.status().code() == StatusCode::kNotFound) {
       std::string schema = name.parts.size() >= 2 ? name.parts[name.parts.size() - 2] : *ctx.current_schema;
       std::string location = ctx.catalog->ManagedLocation(planner::LowerName(schema), planner::LowerName(name.parts.back()));
-      std::error_code ec;
-      if (std::filesystem::is_directory(location, ec)) {
+      Result<std::shared_ptr<ObjectStore>> dir = planner::OpenTableStore(location, ctx.clock);
+      Result<bool> dir_exists = dir.ok() ? (*dir)->DirExists("") : Result<bool>(false);
+      if (dir_exists.ok() && *dir_exists) {
         return Status::NotImplemented("[NOT_IMPLEMENTED] silt's catalog holds only Delta tables and views, so " +
                                           name.ToString() +
                                           " cannot be a Parquet catalog table; convert its directory with "

@@ -1,14 +1,14 @@
 // CREATE [OR REPLACE] TABLE [IF NOT EXISTS] … USING DELTA, and CTAS.
-#include <filesystem>
 
 #include "commands/command.h"
 #include "delta/actions.h"
+#include "delta/json_util.h"
 #include "delta/schema_json.h"
 #include "delta/snapshot.h"
 #include "delta/table_properties.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
-#include "delta/json_util.h"
+#include "io/object_store_factory.h"
 
 namespace silt::commands {
 
@@ -92,7 +92,7 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     target.location = e.location;
     target.managed = e.managed;
   }
-  SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, planner::OpenTableStore(target.location));
+  SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, planner::OpenTableStore(target.location, ctx.clock));
   Result<std::shared_ptr<const delta::Snapshot>> existing = delta::Snapshot::Load(store, std::nullopt, {.load_files = true});
   bool has_log = existing.ok();
   if (!existing.ok() && existing.status().code() != StatusCode::kNotFound) return existing.status();

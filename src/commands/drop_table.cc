@@ -1,8 +1,8 @@
 // DROP TABLE [IF EXISTS] name: unregisters a catalog table (or drops a temporary view of that
 // name, as Spark does); a managed table's directory is deleted with it.
-#include <filesystem>
 
 #include "commands/command.h"
+#include "io/object_store_factory.h"
 
 namespace silt::commands {
 
@@ -28,8 +28,8 @@ Result<CommandResult> DropTable(const sql::DropTableStatement& stmt, CommandCont
   }
   SILT_RETURN_NOT_OK(ctx.catalog->UnregisterTable(e->schema, e->name));
   if (e->managed) {
-    std::error_code ec;
-    std::filesystem::remove_all(e->location, ec);
+    // Best effort, as before: a failed removal leaves files behind but the table is dropped.
+    (void)DeleteLocation(e->location);
   }
   return CommandResult{};
 }

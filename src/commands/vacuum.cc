@@ -70,7 +70,7 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
   // Resolution loaded the latest snapshot a moment ago: VACUUM uses that one.
   if (table.snapshot && table.snapshot->version() >= 0) opts.snapshot = table.snapshot;
   if (!table.store) {
-    SILT_ASSIGN_OR_RETURN(table.store, planner::OpenTableStore(table.location));
+    SILT_ASSIGN_OR_RETURN(table.store, planner::OpenTableStore(table.location, ctx.clock));
   }
   SILT_ASSIGN_OR_RETURN(ops::VacuumResult r, ops::Vacuum(table.store, opts));
   if (stmt.dry_run) {

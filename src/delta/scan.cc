@@ -8,6 +8,7 @@
 
 #include "delta/deletion_vector.h"
 #include "delta/partition_values.h"
+#include "io/object_store_factory.h"
 #include "io/path.h"
 #include "parquet/reader.h"
 #include "vector/gather.h"
@@ -214,8 +215,7 @@ constexpr char kTableRoot[] = "silt-table:";
 
 Result<std::shared_ptr<RandomAccessFile>> OpenTableFile(ObjectStore& store, const DeltaPath& p) {
   if (!p.absolute) return store.OpenRead(p.path);
-  SILT_ASSIGN_OR_RETURN(std::string local, LocalPathFromUri(p.path));
-  return OpenLocalFile(local);
+  return OpenLocationForRead(p.path);
 }
 
 }  // namespace

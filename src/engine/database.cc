@@ -21,7 +21,7 @@ Result<std::shared_ptr<Database>> Database::Open(DatabaseOptions options) {
   if (options.tune_allocator) TuneAllocatorForScans();
   auto state = std::make_unique<engine::DatabaseState>();
   if (!options.clock) options.clock = SystemClock::Default();
-  SILT_ASSIGN_OR_RETURN(state->catalog, planner::Catalog::Open(options.warehouse));
+  SILT_ASSIGN_OR_RETURN(state->catalog, planner::Catalog::Open(options.warehouse, options.clock));
   // The pool's workers plus the calling thread share the work (ParallelFor runs on the caller).
   size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads) : std::thread::hardware_concurrency();
   if (threads > 1) state->pool = std::make_unique<ThreadPool>(threads - 1);

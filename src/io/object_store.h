@@ -25,21 +25,22 @@
 //
 // Thread safety: every implementation is safe for concurrent use by many threads and (Local) many
 // processes. Handles it returns (RandomAccessFile, WritableFile) follow file.h's rules.
+//
+// Implementations: LocalObjectStore (io/local_object_store.h), InMemoryObjectStore
+// (io/memory_object_store.h); FaultInjectingObjectStore is test support
+// (test/support/fault_injecting_object_store.h). Code outside io/ does not construct them: it
+// opens a location (local path, file:// or memory:// URI) with OpenObjectStore in
+// io/object_store_factory.h. See docs/storage.md.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
-#include <random>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "common/clock.h"
 #include "common/status.h"
 #include "io/file.h"
 
@@ -50,7 +51,6 @@ class ThreadPool;
 inline constexpr char kErrorFileNotFound[] = "DELTA_FILE_NOT_FOUND";
 inline constexpr char kErrorFileAlreadyExists[] = "DELTA_FILE_ALREADY_EXISTS";
 inline constexpr char kErrorInvalidObjectKey[] = "SILT_INVALID_OBJECT_KEY";
-inline constexpr char kErrorInjectedFault[] = "SILT_INJECTED_FAULT";
 inline constexpr char kErrorDirectoryNotEmpty[] = "SILT_DIRECTORY_NOT_EMPTY";
 
 struct ObjectMeta {
@@ -157,213 +157,32 @@ class ObjectStore {
   // directory it found empty without racing writers that fill it meanwhile. Stores without
   // directories treat a directory as existing while some key lies below it.
   virtual Status DeleteDir(const std::string& dir) = 0;
+
+  // The names (one segment, no '/') of the directories directly in `dir`, sorted bytewise; S3's
+  // CommonPrefixes of a delimiter listing. Local: real directories (empty ones too, symlinks
+  // skipped); stores without directories: the ones implied by keys. A missing `dir` has none.
+  // Default: from ListRecursive (correct, but walks the whole subtree).
+  virtual Result<std::vector<std::string>> ListDirs(const std::string& dir);
+
+  // Whether directory `dir` ("" = the root) exists: Local asks the file system (an empty
+  // directory exists); stores without directories: while some object lies below it.
+  // Default: from ListRecursive, stopping at the first entry.
+  virtual Result<bool> DirExists(const std::string& dir);
+
+  // Moves every object below directory `from` to the same key below `to` (ALTER TABLE RENAME of a
+  // managed table). `to` must not hold objects yet (IoError, kErrorFileAlreadyExists otherwise).
+  // Local: one rename(2) of the directory (atomic). Default: copies each object (streamed, so
+  // memory stays bounded) and deletes the source afterwards — not atomic, as on an object store;
+  // after a failure the objects copied so far stay under `to`.
+  virtual Status RenameDir(const std::string& from, const std::string& to);
 };
+
+// Deletes directory `dir` of `store` with everything below it (hidden objects included): every
+// object, then the emptied directories, then `dir` itself unless it is the root (""). A missing
+// `dir` is OK. Returns the first failure after attempting every object.
+Status DeleteTree(ObjectStore& store, const std::string& dir);
 
 // Validates an object key (see the contract above). `allow_dir` admits "" and a trailing '/'.
 Status ValidateObjectKey(std::string_view key, bool allow_dir = false);
-
-// Object store on a local POSIX file system below `root_path` (created on first write).
-// Keys map to files below the root; no symlink inside the root is followed (a key whose path
-// crosses one is InvalidArgument; listings skip them), so a key never escapes the root.
-// Writes go to a hidden temp file in the target directory, are fsync'd, then published with
-// rename (Put, OpenWrite) or renameat2(RENAME_NOREPLACE) / link (PutIfAbsent); the directory is
-// fsync'd after publishing.
-class LocalObjectStore final : public ObjectStore {
- public:
-  explicit LocalObjectStore(std::string root_path);
-
-  const std::string& root() const override { return root_uri_; }
-  const std::string& root_path() const { return root_path_; }
-
-  Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) override;
-  Status ListRecursive(const std::string& dir, const ObjectVisitor& visit) override;
-  Status ListRecursiveSomeMeta(const std::string& dir, const ObjectVisitor& visit,
-                               const std::function<bool(std::string_view key)>& need_meta,
-                               ThreadPool* pool = nullptr) override;
-  Result<ObjectMeta> Head(const std::string& key) override;
-  Result<std::string> Get(const std::string& key) override;
-  Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override;
-  Status Put(const std::string& key, std::string_view data) override;
-  Status PutHint(const std::string& key, std::string_view data) override;
-  Status PutIfAbsent(const std::string& key, std::string_view data) override;
-  Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override;
-  Status Delete(const std::string& key) override;
-  void DeleteKeys(std::span<const std::string_view> keys, std::span<Status> statuses) override;
-  Result<int64_t> DeleteEmptyDirs(const std::string& dir) override;
-  Status DeleteDir(const std::string& dir) override;
-
- private:
-  // A fresh hidden temp name beside `base` (O_EXCL makes collisions retry, not clobber).
-  std::string TempName(std::string_view base);
-  enum class PublishMode { kOverwrite, kIfAbsent };
-  // durable: fsync the object and its directory before returning.
-  Status WriteObject(const std::string& key, std::string_view data, PublishMode mode, bool durable = true);
-
-  std::string root_path_;  // no trailing '/' (except "/")
-  std::string root_uri_;
-  std::mutex rng_mu_;
-  std::mt19937_64 rng_;
-};
-
-// Thread-safe object store in memory, for fast tests. Modification times come from `clock`
-// (tests of retention pass a ManualClock). Emulates a file system's shape: a key cannot be both
-// an object and a parent of other objects (IoError), so tests behave as on LocalObjectStore.
-class InMemoryObjectStore final : public ObjectStore {
- public:
-  // `clock` gives the modification times (required, not null).
-  explicit InMemoryObjectStore(std::shared_ptr<Clock> clock);
-
-  const std::string& root() const override { return root_; }
-
-  Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) override;
-  Status ListRecursive(const std::string& dir, const ObjectVisitor& visit) override;
-  Result<ObjectMeta> Head(const std::string& key) override;
-  Result<std::string> Get(const std::string& key) override;
-  Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override;
-  Status Put(const std::string& key, std::string_view data) override;
-  Status PutIfAbsent(const std::string& key, std::string_view data) override;
-  Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override;
-  Status Delete(const std::string& key) override;
-  Result<int64_t> DeleteEmptyDirs(const std::string& dir) override;
-  Status DeleteDir(const std::string& dir) override;
-
-  // Sets an object's modification time (tests of retention on files "written long ago").
-  Status SetModificationTime(const std::string& key, int64_t millis);
-
- private:
-  struct Entry {
-    std::shared_ptr<const std::string> data;
-    int64_t mtime_ms;
-  };
-  Status Store(const std::string& key, std::string_view data, bool if_absent);
-  Status CheckShapeLocked(const std::string& key) const;
-
-  std::shared_ptr<Clock> clock_;
-  std::string root_ = "memory://";
-  mutable std::mutex mu_;
-  std::map<std::string, Entry, std::less<>> objects_;
-};
-
-// Operations a FaultInjectingObjectStore counts and can fail. DeleteMany counts one kDelete per
-// key; kReadAt is one ReadAt on a handle from OpenRead; kWriteClose is Close of an OpenWrite
-// writer (kOpenWrite is the open itself).
-enum class ObjectOp : int {
-  kListFrom,
-  kListRecursive,
-  kHead,
-  kGet,
-  kOpenRead,
-  kReadAt,
-  kPut,
-  kPutIfAbsent,
-  kOpenWrite,
-  kWriteClose,
-  kDelete,
-  kDeleteEmptyDirs,
-  kDeleteDir,
-};
-inline constexpr int kNumObjectOps = 13;
-const char* ObjectOpName(ObjectOp op);
-
-// One rule of a FaultInjectingObjectStore. A rule matches an operation of kind `op` (any kind
-// when unset) whose key contains `key_contains`; of the matching operations the first `after`
-// pass, then each one fires with `probability` (drawn from the store's seeded generator) until
-// the rule has fired `max_faults` times (-1: no limit).
-struct FaultRule {
-  enum class Action {
-    kFail,           // the operation does nothing and returns IoError (kErrorInjectedFault)
-    kCrashMidWrite,  // Put/PutIfAbsent/OpenWrite: see below; other kinds: like kFail
-    kDelay,          // sleeps delay_ms, then runs the operation normally
-  };
-  Action action = Action::kFail;
-  std::optional<ObjectOp> op;
-  std::string key_contains;
-  int64_t after = 0;
-  double probability = 1.0;
-  int64_t max_faults = -1;
-  // kCrashMidWrite: how many bytes reach storage before the "crash" (-1: half of a Put's bytes;
-  // OpenWrite: the crash hits the Append that crosses this count, or Close if never crossed;
-  // -1 crashes at Close, after every appended byte reached storage but before publishing).
-  // The bytes land in a hidden temp object ".<name>.crash-<n>.tmp" beside the key, the key itself
-  // stays untouched, and the call returns IoError — what a crashed writer leaves on a store with
-  // atomic visibility. With crash_leaves_visible_partial (OpenWrite only) the partial bytes land
-  // under the key itself, simulating a store without atomic visibility.
-  int64_t crash_after_bytes = -1;
-  bool crash_leaves_visible_partial = false;
-  int64_t delay_ms = 0;
-
-  static FaultRule FailAll(std::optional<ObjectOp> op = std::nullopt) {
-    FaultRule r;
-    r.op = op;
-    return r;
-  }
-  // Lets n matching operations succeed, then fails every later one.
-  static FaultRule FailAfter(int64_t n, std::optional<ObjectOp> op = std::nullopt) {
-    FaultRule r = FailAll(op);
-    r.after = n;
-    return r;
-  }
-  static FaultRule FailWithProbability(double p, std::optional<ObjectOp> op = std::nullopt) {
-    FaultRule r = FailAll(op);
-    r.probability = p;
-    return r;
-  }
-  static FaultRule CrashMidWrite(ObjectOp op, int64_t after_bytes = -1) {
-    FaultRule r = FailAll(op);
-    r.action = Action::kCrashMidWrite;
-    r.crash_after_bytes = after_bytes;
-    return r;
-  }
-  static FaultRule Delay(int64_t ms, std::optional<ObjectOp> op = std::nullopt) {
-    FaultRule r = FailAll(op);
-    r.action = Action::kDelay;
-    r.delay_ms = ms;
-    return r;
-  }
-};
-
-// Wraps a store, counts operations per kind and injects faults by rules (reliability tests).
-// With no rules it behaves exactly like `inner`. Rules are checked in the order added; the first
-// that fires decides. Thread-safe; rules may be changed while operations run.
-class FaultInjectingObjectStore final : public ObjectStore {
- public:
-  explicit FaultInjectingObjectStore(std::shared_ptr<ObjectStore> inner, uint64_t seed = 42);
-
-  void AddRule(FaultRule rule);
-  void ClearRules();
-  // Operations attempted (failed ones included) per kind / in total; faults fired.
-  int64_t op_count(ObjectOp op) const;
-  int64_t total_ops() const;
-  int64_t faults_injected() const;
-  void ResetCounters();
-
-  ObjectStore& inner() { return *inner_; }
-  const std::string& root() const override { return inner_->root(); }
-
-  Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) override;
-  Status ListRecursive(const std::string& dir, const ObjectVisitor& visit) override;
-  Result<ObjectMeta> Head(const std::string& key) override;
-  Result<std::string> Get(const std::string& key) override;
-  Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override;
-  Status Put(const std::string& key, std::string_view data) override;
-  Status PutIfAbsent(const std::string& key, std::string_view data) override;
-  Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override;
-  Status Delete(const std::string& key) override;
-  Result<int64_t> DeleteEmptyDirs(const std::string& dir) override;
-  Status DeleteDir(const std::string& dir) override;
-
-  // Shared with the handles the store hands out (they count and fail ReadAt and Close).
-  struct Injector;
-
- private:
-  std::shared_ptr<ObjectStore> inner_;
-  std::shared_ptr<Injector> injector_;
-};
-
-// An object store for a table root given as a local path or a file: URI (io/path.h); "memory://"
-// gives a fresh InMemoryObjectStore whose modification times come from `clock`. Other schemes:
-// NotImplemented.
-Result<std::shared_ptr<ObjectStore>> OpenObjectStore(std::string_view root_uri_or_path,
-                                                     std::shared_ptr<Clock> clock);
 
 }  // namespace silt

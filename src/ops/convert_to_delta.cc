@@ -1,7 +1,6 @@
 #include "ops/convert_to_delta.h"
 
 #include <algorithm>
-#include <filesystem>
 
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
@@ -216,9 +215,8 @@ Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store, const C
   }));
   if (!root_exists) {
     // A missing directory lists as empty; tell it apart from an empty one.
-    std::error_code ec;
-    Result<std::string> local = LocalPathFromUri(root);
-    if (!local.ok() || !std::filesystem::is_directory(*local, ec)) {
+    Result<bool> dir_exists = store->DirExists("");
+    if (!dir_exists.ok() || !*dir_exists) {
       return Status::NotFound(root + " doesn't exist", kErrorFileNotFound);
     }
   }

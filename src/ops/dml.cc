@@ -8,6 +8,7 @@
 #include "delta/stats_json.h"
 #include "delta/table_features.h"
 #include "delta/table_properties.h"
+#include "io/object_store_factory.h"
 #include "io/path.h"
 #include "ops/ops.h"
 #include "parquet/reader.h"
@@ -55,8 +56,7 @@ Result<int64_t> PhysicalRowCount(const Snapshot& snap, const AddFile& f) {
   SILT_ASSIGN_OR_RETURN(DeltaPath p, ParseDeltaPath(f.path));
   std::shared_ptr<RandomAccessFile> raw;
   if (p.absolute) {
-    SILT_ASSIGN_OR_RETURN(std::string local, LocalPathFromUri(p.path));
-    SILT_ASSIGN_OR_RETURN(raw, OpenLocalFile(local));
+    SILT_ASSIGN_OR_RETURN(raw, OpenLocationForRead(p.path));
   } else {
     SILT_ASSIGN_OR_RETURN(raw, snap.store()->OpenRead(p.path));
   }

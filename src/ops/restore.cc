@@ -1,12 +1,12 @@
 #include "ops/restore.h"
 
-#include <filesystem>
 #include <string>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "delta/scan.h"
+#include "io/object_store_factory.h"
 #include "io/path.h"
 #include "ops/dml.h"
 #include "ops/ops.h"
@@ -24,8 +24,11 @@ std::string FileId(const delta::AddFile& f) {
 Result<bool> FileAvailable(const delta::Snapshot& snapshot, const delta::AddFile& f) {
   SILT_ASSIGN_OR_RETURN(DeltaPath p, ParseDeltaPath(f.path));
   if (p.absolute) {
-    SILT_ASSIGN_OR_RETURN(std::string local, LocalPathFromUri(p.path));
-    if (!std::filesystem::exists(local)) return false;
+    Result<std::shared_ptr<RandomAccessFile>> file = OpenLocationForRead(p.path);
+    if (!file.ok()) {
+      if (file.status().code() == StatusCode::kNotFound) return false;
+      return file.status();
+    }
   } else {
     Result<ObjectMeta> head = snapshot.store()->Head(p.path);
     if (!head.ok()) {

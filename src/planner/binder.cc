@@ -196,7 +196,7 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
     t.is_view = e->format == "view";
     if (t.is_view) return t;
   }
-  SILT_ASSIGN_OR_RETURN(t.store, OpenTableStore(t.location));
+  SILT_ASSIGN_OR_RETURN(t.store, OpenTableStore(t.location, ctx_.catalog->clock()));
   std::optional<int64_t> version;
   if (tt) {
     if (tt->version) {

@@ -1,22 +1,14 @@
 #include "planner/catalog.h"
 
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <cerrno>
-#include <cstring>
-
-#include <unistd.h>
-
 #include <simdjson.h>
 
+#include <algorithm>
+
 #include "delta/json_util.h"
+#include "io/object_store_factory.h"
 #include "io/path.h"
 
 namespace silt::planner {
-
-namespace fs = std::filesystem;
 
 std::string LowerName(std::string_view s) {
   std::string out(s);
@@ -29,31 +21,7 @@ std::string LowerName(std::string_view s) {
 namespace {
 
 constexpr const char* kMetaDir = ".silt_catalog";
-
-Status WriteFileAtomic(const std::string& path, const std::string& data, bool if_absent) {
-  std::error_code ec;
-  fs::create_directories(fs::path(path).parent_path(), ec);
-  std::string tmp = path + ".tmp." + std::to_string(reinterpret_cast<uintptr_t>(&data));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << data;
-    if (!out.good()) return Status::IoError("cannot write " + tmp);
-  }
-  if (if_absent) {
-    // link() fails if the target exists: an atomic put-if-absent on local disks.
-    if (::link(tmp.c_str(), path.c_str()) != 0) {
-      int err = errno;
-      fs::remove(tmp, ec);
-      if (err == EEXIST) return Status::AlreadyExists(path, "TABLE_OR_VIEW_ALREADY_EXISTS");
-      return Status::IoError("cannot create " + path + ": " + std::strerror(err));
-    }
-    fs::remove(tmp, ec);
-    return Status::OK();
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) return Status::IoError("cannot write " + path + ": " + ec.message());
-  return Status::OK();
-}
+constexpr const char* kSchemaMeta = "_schema.meta";
 
 std::string SerializeEntry(const TableEntry& e) {
   std::string out = "{\"schema\":";
@@ -83,12 +51,7 @@ std::string SerializeEntry(const TableEntry& e) {
   return out;
 }
 
-Result<TableEntry> ParseEntry(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("catalog entry missing: " + path, "TABLE_OR_VIEW_NOT_FOUND");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+Result<TableEntry> ParseEntry(const std::string& text, const std::string& path) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   if (parser.parse(text).get(doc) != simdjson::SUCCESS || !doc.is_object()) {
@@ -118,42 +81,62 @@ Result<TableEntry> ParseEntry(const std::string& path) {
   return e;
 }
 
-bool IsDeltaTableDir(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_directory(p / "_delta_log", ec);
-}
-
 }  // namespace
 
-Catalog::Catalog(std::string warehouse) : warehouse_(std::move(warehouse)) {}
+Catalog::Catalog(std::string warehouse, std::shared_ptr<ObjectStore> store,
+                 std::shared_ptr<Clock> clock)
+    : warehouse_(std::move(warehouse)), store_(std::move(store)), clock_(std::move(clock)) {}
 
-Result<std::shared_ptr<Catalog>> Catalog::Open(const std::string& warehouse_dir) {
-  SILT_ASSIGN_OR_RETURN(std::string local, LocalPathFromUri(warehouse_dir));
-  std::error_code ec;
-  fs::path root = fs::absolute(local, ec);
-  if (ec) return Status::IoError("bad warehouse path " + warehouse_dir + ": " + ec.message());
-  fs::create_directories(root / kMetaDir / kDefaultSchema, ec);
-  if (ec) return Status::IoError("cannot create warehouse " + root.string() + ": " + ec.message());
-  return std::shared_ptr<Catalog>(new Catalog(root.lexically_normal().string()));
+Result<std::shared_ptr<Catalog>> Catalog::Open(const std::string& warehouse,
+                                               std::shared_ptr<Clock> clock) {
+  if (!clock) return Status::Internal("Catalog::Open(" + warehouse + "): no clock");
+  SILT_ASSIGN_OR_RETURN(std::string location, CanonicalLocation(warehouse));
+  SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenObjectStore(location, clock));
+  std::shared_ptr<Catalog> catalog(new Catalog(location, std::move(store), std::move(clock)));
+  if (!catalog->SchemaExists(kDefaultSchema)) {
+    Status st = catalog->store_->PutIfAbsent(catalog->SchemaMetaKey(kDefaultSchema), "{}\n");
+    if (!st.ok() && st.code() != StatusCode::kAlreadyExists) {
+      return Status::IoError("cannot create warehouse " + location + ": " +
+                             std::string(st.message()));
+    }
+  }
+  return catalog;
 }
 
-std::string Catalog::SchemaDir(const std::string& schema) const {
-  return (fs::path(warehouse_) / kMetaDir / LowerName(schema)).string();
+std::string Catalog::SchemaDirKey(const std::string& schema) const {
+  return std::string(kMetaDir) + "/" + LowerName(schema);
 }
 
-std::string Catalog::EntryPath(const std::string& schema, const std::string& name) const {
-  return (fs::path(SchemaDir(schema)) / (LowerName(name) + ".json")).string();
+std::string Catalog::SchemaMetaKey(const std::string& schema) const {
+  return SchemaDirKey(schema) + "/" + kSchemaMeta;
+}
+
+std::string Catalog::EntryKey(const std::string& schema, const std::string& name) const {
+  return SchemaDirKey(schema) + "/" + LowerName(name) + ".json";
+}
+
+std::string Catalog::ManagedKey(const std::string& schema, const std::string& name) const {
+  std::string s = LowerName(schema);
+  return s == kDefaultSchema ? LowerName(name) : s + ".db/" + LowerName(name);
 }
 
 std::string Catalog::ManagedLocation(const std::string& schema, const std::string& name) const {
-  std::string s = LowerName(schema);
-  fs::path base = s == kDefaultSchema ? fs::path(warehouse_) : fs::path(warehouse_) / (s + ".db");
-  return (base / LowerName(name)).string();
+  return ChildLocation(warehouse_, ManagedKey(schema, name));
+}
+
+bool Catalog::IsDeltaTableDir(const std::string& key) const {
+  if (!ValidateObjectKey(key, /*allow_dir=*/true).ok()) return false;
+  Result<bool> exists = store_->DirExists(JoinPath(key, "_delta_log"));
+  return exists.ok() && *exists;
 }
 
 bool Catalog::SchemaExists(const std::string& name) const {
-  std::error_code ec;
-  return fs::is_directory(SchemaDir(name), ec);
+  std::string s = LowerName(name);
+  if (!ValidateObjectKey(SchemaDirKey(s)).ok()) return false;
+  if (store_->Head(SchemaMetaKey(s)).ok()) return true;
+  // Warehouses of earlier versions: a schema is a directory, possibly without _schema.meta.
+  Result<bool> exists = store_->DirExists(SchemaDirKey(s));
+  return exists.ok() && *exists;
 }
 
 Status Catalog::CreateSchema(const std::string& name, bool if_not_exists, const std::string& comment) {
@@ -163,15 +146,22 @@ Status Catalog::CreateSchema(const std::string& name, bool if_not_exists, const 
                                      "` because it already exists.",
                                  "SCHEMA_ALREADY_EXISTS");
   }
-  std::error_code ec;
-  fs::create_directories(SchemaDir(name), ec);
-  if (ec) return Status::IoError("cannot create schema " + name + ": " + ec.message());
+  SILT_RETURN_NOT_OK(ValidateObjectKey(SchemaDirKey(name)));
+  std::string meta = "{";
   if (!comment.empty()) {
-    std::string meta = "{\"comment\":";
+    meta += "\"comment\":";
     delta::AppendJacksonString(&meta, comment);
-    meta += "}\n";
-    SILT_RETURN_NOT_OK(WriteFileAtomic((fs::path(SchemaDir(name)) / "_schema.meta").string(), meta, false));
   }
+  meta += "}\n";
+  Status st = store_->PutIfAbsent(SchemaMetaKey(name), meta);
+  if (st.code() == StatusCode::kAlreadyExists) {
+    if (if_not_exists) return Status::OK();
+    return Status::AlreadyExists("[SCHEMA_ALREADY_EXISTS] Cannot create schema `" +
+                                     LowerName(name) + "` because it already exists.",
+                                 "SCHEMA_ALREADY_EXISTS");
+  }
+  if (!st.ok())
+    return Status::IoError("cannot create schema " + name + ": " + std::string(st.message()));
   return Status::OK();
 }
 
@@ -190,24 +180,20 @@ Status Catalog::DropSchema(const std::string& name, bool if_exists, bool cascade
                                        "` because it contains objects. Use DROP SCHEMA ... CASCADE.",
                                    "SCHEMA_NOT_EMPTY");
   }
-  std::error_code ec;
+  // Best effort, as a recursive directory removal: what cannot be removed stays behind.
   for (const std::string& t : tables) {
     SILT_ASSIGN_OR_RETURN(TableEntry e, GetTable(s, t));
-    if (e.managed && e.format != "view") fs::remove_all(e.location, ec);
+    if (e.managed && e.format != "view") (void)DeleteLocation(e.location);
   }
-  fs::remove_all(SchemaDir(s), ec);
-  fs::remove_all(fs::path(warehouse_) / (s + ".db"), ec);
+  (void)DeleteTree(*store_, SchemaDirKey(s));
+  (void)DeleteTree(*store_, s + ".db");
   return Status::OK();
 }
 
 std::vector<std::string> Catalog::ListSchemas() const {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& d : fs::directory_iterator(fs::path(warehouse_) / kMetaDir, ec)) {
-    if (d.is_directory()) out.push_back(d.path().filename().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
+  Result<std::vector<std::string>> dirs = store_->ListDirs(kMetaDir);
+  if (!dirs.ok()) return {};
+  return *dirs;
 }
 
 Result<std::vector<std::string>> Catalog::ListTables(const std::string& schema) const {
@@ -216,16 +202,17 @@ Result<std::vector<std::string>> Catalog::ListTables(const std::string& schema) 
     return Status::NotFound("[SCHEMA_NOT_FOUND] The schema `" + s + "` cannot be found.", "SCHEMA_NOT_FOUND");
   }
   std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& f : fs::directory_iterator(SchemaDir(s), ec)) {
-    std::string fn = f.path().filename().string();
-    if (fn.size() > 5 && fn.ends_with(".json")) out.push_back(fn.substr(0, fn.size() - 5));
+  SILT_ASSIGN_OR_RETURN(std::vector<ObjectMeta> entries, store_->ListFrom(SchemaDirKey(s) + "/"));
+  for (const ObjectMeta& m : entries) {
+    std::string fn = m.key.substr(m.key.rfind('/') + 1);
+    if (fn.size() > 5 && !fn.starts_with(".") && fn.ends_with(".json"))
+      out.push_back(fn.substr(0, fn.size() - 5));
   }
   // Unregistered managed Delta tables (a copied-in spark-warehouse).
-  fs::path base = s == kDefaultSchema ? fs::path(warehouse_) : fs::path(warehouse_) / (s + ".db");
-  for (const auto& d : fs::directory_iterator(base, ec)) {
-    std::string fn = d.path().filename().string();
-    if (d.is_directory() && !fn.starts_with(".") && IsDeltaTableDir(d.path())) out.push_back(LowerName(fn));
+  std::string base = s == kDefaultSchema ? "" : s + ".db";
+  SILT_ASSIGN_OR_RETURN(std::vector<std::string> dirs, store_->ListDirs(base));
+  for (const std::string& fn : dirs) {
+    if (!fn.starts_with(".") && IsDeltaTableDir(JoinPath(base, fn))) out.push_back(LowerName(fn));
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -234,20 +221,25 @@ Result<std::vector<std::string>> Catalog::ListTables(const std::string& schema) 
 
 Result<TableEntry> Catalog::GetTable(const std::string& schema, const std::string& name) const {
   std::string s = LowerName(schema), n = LowerName(name);
-  std::string path = EntryPath(s, n);
-  std::error_code ec;
-  if (fs::exists(path, ec)) return ParseEntry(path);
-  std::string managed = ManagedLocation(s, n);
-  if (SchemaExists(s) && IsDeltaTableDir(managed)) {
+  auto not_found = [&] {
+    return Status::NotFound(
+        "[TABLE_OR_VIEW_NOT_FOUND] The table or view `" + s + "`.`" + n +
+            "` cannot be found. Verify the spelling and correctness of the schema and catalog.",
+        "TABLE_OR_VIEW_NOT_FOUND");
+  };
+  std::string key = EntryKey(s, n);
+  if (!ValidateObjectKey(key).ok()) return not_found();
+  Result<std::string> text = store_->Get(key);
+  if (text.ok()) return ParseEntry(*text, store_->root() + key);
+  if (text.status().code() != StatusCode::kNotFound) return text.status();
+  if (SchemaExists(s) && IsDeltaTableDir(ManagedKey(s, n))) {
     TableEntry e;
     e.schema = s;
     e.name = n;
-    e.location = managed;
+    e.location = ManagedLocation(s, n);
     return e;
   }
-  return Status::NotFound("[TABLE_OR_VIEW_NOT_FOUND] The table or view `" + s + "`.`" + n +
-                              "` cannot be found. Verify the spelling and correctness of the schema and catalog.",
-                          "TABLE_OR_VIEW_NOT_FOUND");
+  return not_found();
 }
 
 bool Catalog::TableExists(const std::string& schema, const std::string& name) const {
@@ -261,7 +253,10 @@ Status Catalog::RegisterTable(const TableEntry& entry, bool replace) {
   if (!SchemaExists(e.schema)) {
     return Status::NotFound("[SCHEMA_NOT_FOUND] The schema `" + e.schema + "` cannot be found.", "SCHEMA_NOT_FOUND");
   }
-  Status st = WriteFileAtomic(EntryPath(e.schema, e.name), SerializeEntry(e), !replace);
+  std::string key = EntryKey(e.schema, e.name);
+  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+  std::string text = SerializeEntry(e);
+  Status st = replace ? store_->Put(key, text) : store_->PutIfAbsent(key, text);
   if (st.code() == StatusCode::kAlreadyExists) {
     return Status::AlreadyExists("[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table or view `" + e.schema + "`.`" +
                                      e.name + "` because it already exists.",
@@ -271,22 +266,15 @@ Status Catalog::RegisterTable(const TableEntry& entry, bool replace) {
 }
 
 Status Catalog::UnregisterTable(const std::string& schema, const std::string& name) {
-  std::error_code ec;
-  fs::remove(EntryPath(schema, name), ec);
+  std::string key = EntryKey(schema, name);
+  if (!ValidateObjectKey(key).ok()) return Status::OK();
+  (void)store_->Delete(key);
   return Status::OK();
 }
 
-Result<std::shared_ptr<ObjectStore>> OpenTableStore(const std::string& location) {
-  std::string scheme = UriScheme(location);
-  if (!scheme.empty() && scheme != "file") {
-    return Status::NotImplemented("storage scheme '" + scheme + "' is not supported yet (table " + location + ")",
-                                  "SILT_UNSUPPORTED_STORAGE_SCHEME");
-  }
-  SILT_ASSIGN_OR_RETURN(std::string local, LocalPathFromUri(location));
-  std::error_code ec;
-  std::string abs = fs::absolute(local, ec).lexically_normal().string();
-  if (abs.size() > 1 && abs.back() == '/') abs.pop_back();
-  return std::shared_ptr<ObjectStore>(std::make_shared<LocalObjectStore>(abs));
+Result<std::shared_ptr<ObjectStore>> OpenTableStore(const std::string& location,
+                                                    std::shared_ptr<Clock> clock) {
+  return OpenObjectStore(location, std::move(clock));
 }
 
 }  // namespace silt::planner

@@ -1,16 +1,18 @@
-// Catalog: schemas (databases) and tables of a local warehouse directory, the way Spark's
-// session catalog lays them out:
+// Catalog: schemas (databases) and tables of a warehouse (a local directory or any location the
+// ObjectStore factory opens, io/object_store_factory.h), the way Spark's session catalog lays
+// them out:
 //   <warehouse>/<table>/              managed tables of schema `default`
 //   <warehouse>/<schema>.db/<table>/  managed tables of other schemas
-// and a small metastore under <warehouse>/.silt_catalog/ (one JSON file per schema and per table;
+// and a small metastore under <warehouse>/.silt_catalog/ (per schema a directory with a
+// `_schema.meta` object — older warehouses may lack it — and one JSON object per table;
 // external tables — LOCATION '…' — and views are known only from there). A managed table
 // directory that holds a `_delta_log` but has no entry (e.g. a spark-warehouse copied in) is
 // still found by name.
 //
 // Names are case-insensitive (stored lower case, like Spark's Hive metastore). Errors use
 // Spark's classes: SCHEMA_NOT_FOUND, SCHEMA_ALREADY_EXISTS, TABLE_OR_VIEW_NOT_FOUND,
-// TABLE_OR_VIEW_ALREADY_EXISTS, SCHEMA_NOT_EMPTY. Thread-safe (entries are files written
-// atomically; creation uses put-if-absent).
+// TABLE_OR_VIEW_ALREADY_EXISTS, SCHEMA_NOT_EMPTY. All I/O goes through the warehouse's
+// ObjectStore. Thread-safe (entries are objects written atomically; creation uses put-if-absent).
 #pragma once
 
 #include <map>
@@ -19,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/status.h"
 #include "io/object_store.h"
 
@@ -50,9 +53,14 @@ class Catalog {
  public:
   static constexpr const char* kDefaultSchema = "default";
 
-  // Opens (creating if missing) the warehouse at `warehouse_dir` (a local path).
-  static Result<std::shared_ptr<Catalog>> Open(const std::string& warehouse_dir);
+  // Opens (creating if missing) the warehouse at `warehouse`: a local path or any location
+  // io/object_store_factory.h opens (file:///..., memory://<name>). All its I/O goes through that
+  // store. `clock` (required) gives the modification times of the memory stores it creates.
+  static Result<std::shared_ptr<Catalog>> Open(const std::string& warehouse,
+                                               std::shared_ptr<Clock> clock);
+  // The warehouse location in canonical form (CanonicalLocation: an absolute path for local ones).
   const std::string& warehouse() const { return warehouse_; }
+  const std::shared_ptr<Clock>& clock() const { return clock_; }
 
   Status CreateSchema(const std::string& name, bool if_not_exists, const std::string& comment = "");
   // cascade: drop the schema's tables too (managed data deleted).
@@ -69,21 +77,31 @@ class Catalog {
   Status RegisterTable(const TableEntry& entry, bool replace = false);
   // Removes the entry (not the data).
   Status UnregisterTable(const std::string& schema, const std::string& name);
-  // Where a managed table of that name lives.
+  // Where a managed table of that name lives (a location below warehouse()).
   std::string ManagedLocation(const std::string& schema, const std::string& name) const;
 
  private:
-  explicit Catalog(std::string warehouse);
-  std::string SchemaDir(const std::string& schema) const;
-  std::string EntryPath(const std::string& schema, const std::string& name) const;
+  Catalog(std::string warehouse, std::shared_ptr<ObjectStore> store, std::shared_ptr<Clock> clock);
+  // Keys in the warehouse store.
+  std::string SchemaDirKey(const std::string& schema) const;
+  std::string SchemaMetaKey(const std::string& schema) const;
+  std::string EntryKey(const std::string& schema, const std::string& name) const;
+  std::string ManagedKey(const std::string& schema, const std::string& name) const;
+  bool IsDeltaTableDir(const std::string& key) const;
+
   std::string warehouse_;
+  std::shared_ptr<ObjectStore> store_;
+  std::shared_ptr<Clock> clock_;
 };
 
 // Lower-cases ASCII (Spark identifiers are case-insensitive).
 std::string LowerName(std::string_view s);
 
-// Opens an ObjectStore rooted at a table location (local path or file:// URI; other schemes
-// fail with a clear error until their stores land).
-Result<std::shared_ptr<ObjectStore>> OpenTableStore(const std::string& location);
+// Opens an ObjectStore rooted at a table location: io/object_store_factory.h's OpenObjectStore
+// (local path, file:// or memory:// URI; cloud schemes fail with NOT_IMPLEMENTED until their
+// stores land).
+// `clock`: the modification times of a memory store the call creates (OpenObjectStore).
+Result<std::shared_ptr<ObjectStore>> OpenTableStore(const std::string& location,
+                                                    std::shared_ptr<Clock> clock);
 
 }  // namespace silt::planner

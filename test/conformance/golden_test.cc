@@ -12,6 +12,7 @@
 
 #include "delta/scan.h"
 #include "delta/snapshot.h"
+#include "io/local_object_store.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
 

@@ -1,13 +1,18 @@
 // silt_sql_tests: runs test/sql/**/*.test (or the files and folders given as arguments), each
 // file in a fresh Database with its own temporary warehouse. See test/sql/README.md.
 //
-//   silt_sql_tests [-v] [--keep] [--shared DIR] [FILE|DIR ...]
+//   silt_sql_tests [-v] [--keep] [--shared DIR] [--store local|memory] [FILE|DIR ...]
+//
+// --store memory (or SILT_SQL_TEST_STORE=memory) puts each file's warehouse on a fresh
+// in-memory store, memory://sqllogic-<pid>-<n> (path tables under __TEST_DIR__ stay local);
+// files marked `require local-warehouse REASON` are skipped on that run.
 //
 // Prints the failures (file:line, SQL, expected vs actual), then
 //   sqllogictest: N files (S skipped), N statements/queries passed, N failed, N skipped
 //   N passed, N failed, N skipped
 // and exits 1 on any failure (a malformed file counts as one failure).
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -17,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "io/object_store_factory.h"
 #include "silt/silt.h"
 #include "sqllogic/sqllogic.h"
 
@@ -54,7 +60,8 @@ std::string MakeTempDir() {
   return std::string(buf.data());
 }
 
-FileOutcome RunOne(const fs::path& path, const std::string& shared, bool keep, bool verbose) {
+FileOutcome RunOne(const fs::path& path, const std::string& shared, bool keep, bool verbose,
+                   bool memory_store) {
   FileOutcome out;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -74,6 +81,13 @@ FileOutcome RunOne(const fs::path& path, const std::string& shared, bool keep, b
   vars.test_dir = dir + "/files";
   vars.warehouse = dir + "/warehouse";
   vars.shared_dir = shared;
+  std::string memory_name;
+  if (memory_store) {
+    static int counter = 0;
+    memory_name = "sqllogic-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+    vars.warehouse = "memory://" + memory_name;
+    vars.memory_warehouse = true;
+  }
   std::error_code ec;
   fs::create_directories(vars.test_dir, ec);
   auto file = silt::sqllogic::ParseTestFile(ss.str(), path.string(), vars);
@@ -106,6 +120,7 @@ FileOutcome RunOne(const fs::path& path, const std::string& shared, bool keep, b
                                         [&](const std::string& sql) { return con.Query(sql); }, env);
     }
   }
+  if (!memory_name.empty()) silt::DropMemoryStore(memory_name);
   if (keep) {
     std::printf("kept %s for %s\n", dir.c_str(), path.string().c_str());
   } else {
@@ -124,6 +139,8 @@ FileOutcome RunOne(const fs::path& path, const std::string& shared, bool keep, b
 
 int main(int argc, char** argv) {
   bool verbose = false, keep = false;
+  const char* store_env = std::getenv("SILT_SQL_TEST_STORE");
+  std::string store = store_env && *store_env ? store_env : "local";
   std::string shared = DefaultSharedDir();
   std::vector<fs::path> files;
   std::vector<std::string> targets;
@@ -135,8 +152,12 @@ int main(int argc, char** argv) {
       keep = true;
     } else if (a == "--shared" && i + 1 < argc) {
       shared = argv[++i];
+    } else if (a == "--store" && i + 1 < argc) {
+      store = argv[++i];
     } else if (a == "-h" || a == "--help") {
-      std::printf("usage: silt_sql_tests [-v] [--keep] [--shared DIR] [FILE|DIR ...]\n");
+      std::printf(
+          "usage: silt_sql_tests [-v] [--keep] [--shared DIR] [--store local|memory] "
+          "[FILE|DIR ...]\n");
       return 0;
     } else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "silt_sql_tests: unknown option %s\n", a.c_str());
@@ -145,12 +166,17 @@ int main(int argc, char** argv) {
       targets.push_back(a);
     }
   }
+  if (store != "local" && store != "memory") {
+    std::fprintf(stderr, "silt_sql_tests: --store must be local or memory, not %s\n",
+                 store.c_str());
+    return 2;
+  }
   if (targets.empty()) targets.push_back(std::string(SILT_SOURCE_DIR) + "/test/sql");
   for (const std::string& t : targets) Collect(t, &files);
   std::sort(files.begin(), files.end());
   int passed = 0, failed = 0, skipped = 0, files_skipped = 0;
   for (const fs::path& f : files) {
-    FileOutcome o = RunOne(f, shared, keep, verbose);
+    FileOutcome o = RunOne(f, shared, keep, verbose, store == "memory");
     std::fputs(o.report.c_str(), stdout);
     passed += o.passed;
     failed += o.failed;

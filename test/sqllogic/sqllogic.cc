@@ -1,5 +1,9 @@
 #include "sqllogic/sqllogic.h"
 
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -9,13 +13,12 @@
 #include <regex>
 #include <sstream>
 
-#include <fcntl.h>
-#include <fnmatch.h>
-#include <sys/stat.h>
-
 #include "cli/render.h"
 #include "cli/shell_input.h"
 #include "delta/history.h"
+#include "io/memory_object_store.h"
+#include "io/object_store_factory.h"
+#include "support/wall_clock.h"
 
 namespace silt::sqllogic {
 
@@ -199,6 +202,17 @@ class Parser {
       return Status::OK();
     }
     if (kw == "require") {
+      if (w.size() >= 2 && w[1] == "local-warehouse") {
+        // `require local-warehouse REASON…`: the file needs the warehouse on the local file
+        // system (it inspects or edits the warehouse's files); skipped on the in-memory run.
+        if (w.size() < 3) return Error(header.number, "require local-warehouse needs a reason");
+        if (vars_.memory_warehouse) {
+          std::string reason;
+          for (size_t i = 2; i < w.size(); ++i) reason += (i > 2 ? " " : "") + w[i];
+          file_->skip_reason = "require local-warehouse (in-memory store run): " + reason;
+        }
+        return Status::OK();
+      }
       if (w.size() == 2 && w[1] == "shared") {
         if (vars_.shared_dir.empty()) {
           file_->skip_reason = "require shared: the shared conformance folder is absent";
@@ -388,6 +402,7 @@ namespace {
 
 std::string ResolvePath(const std::string& path, const Environment& env) {
   if (!path.empty() && path[0] == '/') return path;
+  if (path.starts_with("memory://")) return path;
   return env.test_dir + "/" + path;
 }
 
@@ -442,10 +457,97 @@ Result<int64_t> ParseDuration(std::string_view number, std::string_view unit) {
   return static_cast<int64_t>(v) * scale;
 }
 
+namespace {
+
+// `file` directives on a memory://<name>/<key> path (the warehouse of the in-memory run): the
+// same checks and actions through the named in-memory store. Object stores have no empty
+// directories: mkdir is a no-op and a directory exists while an object lies below it.
+std::optional<std::string> RunMemoryDirective(const Directive& d, const Environment& env,
+                                              const std::string& path) {
+  std::string rest = path.substr(std::string_view("memory://").size());
+  while (!rest.empty() && rest.back() == '/') rest.pop_back();
+  size_t slash = rest.find('/');
+  if (slash == std::string::npos) return "no object key in " + path;
+  // The Database created the store (with its clock); the fallback only runs before it exists.
+  auto store_or = MemoryStore(rest.substr(0, slash), WallClock());
+  if (!store_or.ok()) return store_or.status().ToString();
+  InMemoryObjectStore& store = **store_or;
+  std::string key = rest.substr(slash + 1);
+  auto is_dir = [&](const std::string& k) {
+    Result<bool> r = store.DirExists(k);
+    return r.ok() && *r;
+  };
+  switch (d.op) {
+    case Directive::kClockSet:
+    case Directive::kClockAdvance:
+      return std::nullopt;
+    case Directive::kFileWrite: {
+      Status st = store.Put(key, d.content);
+      if (st.ok()) st = store.SetModificationTime(key, MtimeOf(d, env));
+      if (!st.ok()) return "cannot write " + path + ": " + st.ToString();
+      return std::nullopt;
+    }
+    case Directive::kFileTouch: {
+      size_t cut = key.rfind('/');
+      std::string dir = cut == std::string::npos ? "" : key.substr(0, cut + 1);
+      std::string pattern = key.substr(dir.size());
+      auto listed = store.ListFrom(dir);
+      if (!listed.ok()) return listed.status().ToString();
+      int n = 0;
+      for (const ObjectMeta& m : *listed) {
+        if (fnmatch(pattern.c_str(), m.key.substr(dir.size()).c_str(), 0) != 0) continue;
+        Status st = store.SetModificationTime(m.key, MtimeOf(d, env));
+        if (!st.ok()) return st.ToString();
+        ++n;
+      }
+      if (n == 0) return "no file matches " + path;
+      return std::nullopt;
+    }
+    case Directive::kFileMkdir:
+      return std::nullopt;
+    case Directive::kFileRemove:
+      if (!store.Head(key).ok()) return "cannot remove " + path + ": it does not exist";
+      if (Status st = store.Delete(key); !st.ok())
+        return "cannot remove " + path + ": " + st.ToString();
+      return std::nullopt;
+    case Directive::kFileExists:
+      if (store.Head(key).ok() || is_dir(key)) return std::nullopt;
+      return path + " does not exist";
+    case Directive::kFileMissing:
+      if (!store.Head(key).ok() && !is_dir(key)) return std::nullopt;
+      return path + " exists";
+    case Directive::kFileCount: {
+      if (!is_dir(key)) return path + " is not a directory";
+      int64_t n = 0;
+      std::string names;
+      Status st = store.ListRecursive(key, [&](const ObjectMeta& m) {
+        if (m.is_dir) return Status::OK();
+        std::string rel = m.key.substr(key.size() + 1);
+        if (fnmatch(d.glob.c_str(), rel.c_str(), FNM_PATHNAME) == 0) {
+          ++n;
+          names += "\n    " + rel;
+        }
+        return Status::OK();
+      });
+      if (!st.ok()) return st.ToString();
+      if (n == d.count) return std::nullopt;
+      return "expected " + std::to_string(d.count) + " file(s) matching " + d.glob + " under " +
+             path + ", found " + std::to_string(n) + names;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> RunDirective(const Directive& d, const Environment& env) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const std::string path = ResolvePath(d.path, env);
+  if (path.starts_with("memory://") && d.op != Directive::kClockSet &&
+      d.op != Directive::kClockAdvance) {
+    return RunMemoryDirective(d, env, path);
+  }
   switch (d.op) {
     case Directive::kClockSet:
     case Directive::kClockAdvance:
@@ -523,6 +625,9 @@ Result<TestFile> ParseTestFile(std::string_view text, const std::string& path,
     return file;
   }
   ReplaceAll(&body, "__TEST_DIR__", vars.test_dir);
+  // The warehouse as a URI, as store roots print it: file:///… locally, memory://… otherwise.
+  ReplaceAll(&body, "__WAREHOUSE_URI__",
+             vars.memory_warehouse ? vars.warehouse : "file://" + vars.warehouse);
   ReplaceAll(&body, "__WAREHOUSE__", vars.warehouse);
   ReplaceAll(&body, "${SHARED}", vars.shared_dir);
   std::vector<Line> lines;

@@ -88,6 +88,9 @@ struct Variables {
   std::string test_dir;
   std::string warehouse;
   std::string shared_dir;
+  // The run on the in-memory store (silt_sql_tests --store memory): the warehouse is a
+  // memory://<name> location and files marked `require local-warehouse` are skipped.
+  bool memory_warehouse = false;
 };
 
 // Parses a .test file. Errors (InvalidArgument "path:line: ...") are malformed files.

@@ -1,12 +1,14 @@
 // `silt inspect`: the report over a table made through the public API, with deletion vectors,
 // partitions, and a removed file awaiting VACUUM.
+#include "cli/inspect.h"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
 
 #include "cli/commands.h"
-#include "cli/inspect.h"
+#include "io/local_object_store.h"
 #include "silt/silt.h"
 
 namespace silt::cli {

@@ -12,6 +12,7 @@
 
 #include "delta/snapshot.h"
 #include "delta/stats_json.h"
+#include "io/local_object_store.h"
 #include "io/object_store.h"
 #include "parquet/writer.h"
 #include "silt/silt.h"

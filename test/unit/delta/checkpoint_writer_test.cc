@@ -6,7 +6,10 @@
 #include <random>
 
 #include "delta/table_properties.h"
+#include "io/local_object_store.h"
+#include "io/object_store_factory.h"
 #include "parquet/reader.h"
+#include "support/fault_injecting_object_store.h"
 #include "support/wall_clock.h"
 #include "unit/delta/conformance_files.h"
 #include "unit/delta/log_test_util.h"

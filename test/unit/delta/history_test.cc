@@ -10,8 +10,11 @@
 
 #include "common/clock.h"
 #include "delta/log_segment.h"
-#include "unit/delta/conformance_files.h"
+#include "io/local_object_store.h"
+#include "io/memory_object_store.h"
 #include "io/object_store.h"
+#include "support/fault_injecting_object_store.h"
+#include "unit/delta/conformance_files.h"
 
 namespace silt::delta {
 namespace {

@@ -6,6 +6,7 @@
 
 #include "delta/checkpoint_writer.h"
 #include "delta/table_properties.h"
+#include "support/fault_injecting_object_store.h"
 #include "support/wall_clock.h"
 #include "unit/delta/log_test_util.h"
 

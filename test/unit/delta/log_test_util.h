@@ -12,6 +12,7 @@
 #include "delta/actions.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
+#include "io/memory_object_store.h"
 #include "io/object_store.h"
 
 namespace silt::delta::testing {

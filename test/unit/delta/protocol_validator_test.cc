@@ -7,6 +7,7 @@
 #include "delta/log_segment.h"
 #include "delta/table_features.h"
 #include "delta/table_writer.h"
+#include "io/memory_object_store.h"
 #include "io/object_store.h"
 #include "support/wall_clock.h"
 #include "vector/generate.h"

@@ -10,6 +10,7 @@
 #include "delta/table_features.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
+#include "io/memory_object_store.h"
 #include "io/object_store.h"
 #include "support/wall_clock.h"
 

@@ -15,8 +15,11 @@
 #include "delta/stats_json.h"
 #include "delta/table_features.h"
 #include "delta/transaction.h"
+#include "io/local_object_store.h"
+#include "io/memory_object_store.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
+#include "support/fault_injecting_object_store.h"
 #include "support/wall_clock.h"
 #include "vector/generate.h"
 

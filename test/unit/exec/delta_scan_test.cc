@@ -12,6 +12,7 @@
 
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
+#include "io/local_object_store.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
 #include "silt/silt.h"

@@ -15,12 +15,26 @@
 
 #include "common/clock.h"
 #include "common/thread_pool.h"
+#include "io/local_object_store.h"
+#include "io/memory_object_store.h"
+#include "io/object_store_factory.h"
+#include "support/fault_injecting_object_store.h"
 #include "support/wall_clock.h"
 
 namespace silt {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The value of an OK result; a failure (and a default value) otherwise.
+template <typename T>
+T Must(Result<T> r) {
+  if (!r.ok()) {
+    ADD_FAILURE() << r.status().ToString();
+    return T{};
+  }
+  return r.MoveValue();
+}
 
 std::string MakeTempDir() {
   char tmpl[] = "/tmp/silt_store_test_XXXXXX";
@@ -94,6 +108,22 @@ std::vector<StoreKind> AllStores() {
        [](const std::string&) {
          return std::make_shared<FaultInjectingObjectStore>(
              std::make_shared<InMemoryObjectStore>(WallClock()));
+       }},
+      // The factory's stores (io/object_store_factory.h): a file: URI and a named memory store
+      // seen from a subdirectory (the view a memory://<name>/<table> location gets).
+      {"FactoryFileUri", true,
+       [](const std::string& d) { return Must(OpenObjectStore("file://" + d + "/root", WallClock())); }},
+      {"FactoryMemorySubtree", false,
+       [](const std::string&) {
+         static std::atomic<int> counter{0};
+         std::string name = "conformance-" + std::to_string(++counter);
+         // Objects outside the subtree must stay invisible to it.
+         auto whole = Must(MemoryStore(name, WallClock()));
+         EXPECT_TRUE(whole->Put("outside", "x").ok());
+         EXPECT_TRUE(whole->Put("tables/sibling/f", "x").ok());
+         auto store = Must(OpenObjectStore("memory://" + name + "/tables/t", WallClock()));
+         DropMemoryStore(name);  // the view keeps the store alive
+         return store;
        }},
   };
 }
@@ -586,6 +616,73 @@ TEST_P(ObjectStoreConformance, DeleteDirRemovesOnlyAnEmptyDirectory) {
   EXPECT_TRUE(Walk(*store_, "t").empty());
   EXPECT_EQ(store_->DeleteDir("").code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(store_->DeleteDir("../x").code(), StatusCode::kInvalidArgument);
+}
+
+TEST_P(ObjectStoreConformance, ListDirsReportsTheDirectSubdirectories) {
+  auto dirs = store_->ListDirs("");
+  ASSERT_TRUE(dirs.ok()) << dirs.status().ToString();
+  EXPECT_TRUE(dirs->empty());
+  PutOk("top");
+  PutOk("b/x");
+  PutOk("a/deep/er/y");
+  PutOk("a/z");
+  PutOk("c d/e");
+  EXPECT_EQ(Must(store_->ListDirs("")), (std::vector<std::string>{"a", "b", "c d"}));
+  EXPECT_EQ(Must(store_->ListDirs("a")), (std::vector<std::string>{"deep"}));
+  EXPECT_EQ(Must(store_->ListDirs("a/")), (std::vector<std::string>{"deep"}));
+  EXPECT_TRUE(Must(store_->ListDirs("b")).empty());
+  EXPECT_TRUE(Must(store_->ListDirs("missing")).empty());
+  EXPECT_EQ(store_->ListDirs("../x").status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_P(ObjectStoreConformance, DirExists) {
+  EXPECT_FALSE(Must(store_->DirExists("a")));
+  PutOk("a/b/c");
+  EXPECT_TRUE(Must(store_->DirExists("")));
+  EXPECT_TRUE(Must(store_->DirExists("a")));
+  EXPECT_TRUE(Must(store_->DirExists("a/b/")));
+  EXPECT_FALSE(Must(store_->DirExists("a/b/c")));  // an object, not a directory
+  EXPECT_FALSE(Must(store_->DirExists("a/x")));
+  ASSERT_TRUE(store_->Delete("a/b/c").ok());
+  // Stores with directories keep the emptied ones until DeleteEmptyDirs; others forget them.
+  EXPECT_EQ(Must(store_->DirExists("a/b")), GetParam().has_dirs);
+}
+
+TEST_P(ObjectStoreConformance, RenameDirMovesEveryObject) {
+  PutOk("old/_delta_log/00.json", "commit");
+  PutOk("old/p=1/part-0.parquet", Pattern(100000));
+  PutOk("old/.hidden", "h");
+  PutOk("other/keep", "k");
+  Status st = store_->RenameDir("old", "new");
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(WalkObjects(*store_, "new"),
+            (std::vector<std::string>{"new/.hidden", "new/_delta_log/00.json",
+                                      "new/p=1/part-0.parquet"}));
+  EXPECT_EQ(Must(store_->Get("new/p=1/part-0.parquet")), Pattern(100000));
+  EXPECT_TRUE(WalkObjects(*store_, "old").empty());
+  EXPECT_FALSE(Must(store_->DirExists("old")));
+  EXPECT_EQ(Must(store_->Get("other/keep")), "k");
+  // A target holding objects is refused, and nothing moves.
+  PutOk("x/a", "1");
+  st = store_->RenameDir("x", "other");
+  EXPECT_EQ(st.error_class(), kErrorFileAlreadyExists) << st.ToString();
+  EXPECT_EQ(Must(store_->Get("x/a")), "1");
+  EXPECT_EQ(store_->RenameDir("x", "x/y").code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->RenameDir("", "y").code(), StatusCode::kInvalidArgument);
+}
+
+TEST_P(ObjectStoreConformance, DeleteTreeRemovesADirectoryWithItsContents) {
+  PutOk("t/_delta_log/00.json");
+  PutOk("t/_delta_log/.00.json.crc");
+  PutOk("t/p=1/q=2/part-0.parquet");
+  PutOk("t2/keep");
+  Status st = DeleteTree(*store_, "t");
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(Walk(*store_, ""), (std::vector<std::string>{"t2/", "t2/keep"}));
+  EXPECT_FALSE(Must(store_->DirExists("t")));
+  EXPECT_TRUE(DeleteTree(*store_, "t").ok());  // missing: OK
+  EXPECT_TRUE(DeleteTree(*store_, "").ok());   // the root: emptied, kept
+  EXPECT_TRUE(WalkObjects(*store_, "").empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(AllStores, ObjectStoreConformance, ::testing::ValuesIn(AllStores()),

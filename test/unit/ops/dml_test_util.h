@@ -17,6 +17,7 @@
 #include "delta/scan.h"
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
+#include "io/memory_object_store.h"
 #include "io/object_store.h"
 #include "support/wall_clock.h"
 

@@ -5,6 +5,7 @@
 #include "delta/stats_json.h"
 #include "io/path.h"
 #include "parquet/reader.h"
+#include "support/fault_injecting_object_store.h"
 #include "unit/ops/dml_test_util.h"
 
 namespace silt::ops {

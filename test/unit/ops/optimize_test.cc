@@ -13,6 +13,7 @@
 #include "delta/stats_json.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
+#include "io/memory_object_store.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
 #include "support/wall_clock.h"

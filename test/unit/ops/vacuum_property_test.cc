@@ -12,6 +12,7 @@
 #include "common/thread_pool.h"
 #include "delta/deletion_vector.h"
 #include "delta/scan.h"
+#include "support/fault_injecting_object_store.h"
 #include "support/wall_clock.h"
 #include "unit/ops/vacuum_test_util.h"
 #include "vector/generate.h"

@@ -11,6 +11,8 @@
 #include "delta/checkpoint_writer.h"
 #include "delta/deletion_vector.h"
 #include "delta/history.h"
+#include "io/local_object_store.h"
+#include "io/memory_object_store.h"
 #include "support/wall_clock.h"
 #include "unit/ops/vacuum_test_util.h"
 #include "vector/vector.h"

@@ -20,8 +20,11 @@
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
+#include "io/local_object_store.h"
+#include "io/memory_object_store.h"
 #include "io/object_store.h"
 #include "io/path.h"
+#include "support/fault_injecting_object_store.h"
 #include "support/wall_clock.h"
 
 namespace silt::ops::testing {

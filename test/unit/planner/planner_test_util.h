@@ -35,7 +35,7 @@ class PlannerTest : public ::testing::Test {
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     db_ = *db;
     con_ = std::make_unique<Connection>(db_);
-    auto catalog = Catalog::Open(opts.warehouse);
+    auto catalog = Catalog::Open(opts.warehouse, clock_);
     ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
     catalog_ = *catalog;
   }

@@ -1,13 +1,15 @@
 #include "sqllogic/sqllogic.h"
 
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
+
+#include "io/object_store_factory.h"
+#include "support/wall_clock.h"
 
 namespace silt::sqllogic {
 namespace {
@@ -471,6 +473,65 @@ TEST(SqllogicDirectiveTest, RunsDirectivesOnFilesAndTheClock) {
   FileOutcome no_clock = RunTestFile(Parse("clock advance 1 ms\n"), nullptr, Environment{});
   EXPECT_EQ(no_clock.failed, 1);
   fs::remove_all(dir);
+}
+
+// The in-memory store run: `file` directives on memory:// paths act on the named store.
+TEST(SqllogicDirectiveTest, RunsFileDirectivesOnAMemoryWarehouse) {
+  const std::string name = "sqllogic-directive-test";
+  Variables vars = Vars();
+  vars.warehouse = "memory://" + name;
+  vars.memory_warehouse = true;
+  ManualClock clock(1000);
+  Environment env{&clock, "/tmp/unused"};
+  TestFile f = Parse(
+      "clock set 2030-01-01T00:00:00Z\n\n"
+      "file write __WAREHOUSE__/t/a.txt\nabc\n\n"
+      "file write __WAREHOUSE__/t/p=1/b.parquet mtime 2000-01-01\n\n"
+      "file write __WAREHOUSE__/t/c.parquet\n\n"
+      "file mkdir __WAREHOUSE__/empty\n\n"
+      "file exists __WAREHOUSE__/t\n\n"
+      "file exists __WAREHOUSE__/t/a.txt\n\n"
+      "file missing __WAREHOUSE__/empty\n\n"
+      "file count __WAREHOUSE__/t */*.parquet 1\n\n"
+      "file count __WAREHOUSE__/t * 2\n\n"
+      "file touch __WAREHOUSE__/t/*.parquet mtime 2001-01-01\n\n"
+      "file remove __WAREHOUSE__/t/a.txt\n\n"
+      "file missing __WAREHOUSE__/t/a.txt\n\n"
+      // failing:
+      "file remove __WAREHOUSE__/t/a.txt\n\n"
+      "file count __WAREHOUSE__/nope * 0\n",
+      vars);
+  FileOutcome out = RunTestFile(f, nullptr, env);
+  EXPECT_EQ(out.passed, 6) << out.report;
+  EXPECT_EQ(out.failed, 2) << out.report;
+  EXPECT_NE(out.report.find("it does not exist"), std::string::npos) << out.report;
+  EXPECT_NE(out.report.find("is not a directory"), std::string::npos) << out.report;
+  auto store = MemoryStore(name, WallClock());
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->Head("t/p=1/b.parquet")->modification_time_ms, 946684800000);
+  EXPECT_EQ((*store)->Head("t/c.parquet")->modification_time_ms, 978307200000);
+  EXPECT_FALSE((*store)->Head("t/a.txt").ok());
+  DropMemoryStore(name);
+}
+
+TEST(SqllogicParseTest, RequireLocalWarehouseSkipsOnlyTheInMemoryRun) {
+  const char* text =
+      "require local-warehouse it reads the warehouse with DuckDB\n\nstatement ok\nSELECT 1\n";
+  EXPECT_TRUE(Parse(text).skip_reason.empty());
+  Variables memory = Vars();
+  memory.memory_warehouse = true;
+  TestFile f = Parse(text, memory);
+  EXPECT_NE(f.skip_reason.find("it reads the warehouse with DuckDB"), std::string::npos)
+      << f.skip_reason;
+  auto bad = ParseTestFile("require local-warehouse\n", "t.test", Vars());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("needs a reason"), std::string_view::npos);
+  // __WAREHOUSE_URI__: a file: URI locally, the memory location on the in-memory run.
+  memory.warehouse = "memory://m";
+  EXPECT_EQ(Parse("statement ok\nSELECT '__WAREHOUSE_URI__'\n").records[0].sql,
+            "SELECT 'file:///tmp/wh'");
+  EXPECT_EQ(Parse("statement ok\nSELECT '__WAREHOUSE_URI__'\n", memory).records[0].sql,
+            "SELECT 'memory://m'");
 }
 
 }  // namespace
