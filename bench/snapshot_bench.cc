@@ -25,8 +25,8 @@
 #include "delta/checkpoint_writer.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
-#include "io/object_store.h"
 #include "io/local_object_store.h"
+#include "io/object_store.h"
 
 namespace {
 

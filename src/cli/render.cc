@@ -188,7 +188,6 @@ void AppendCellImpl(const Vector& v, size_t i, CellStyle style, bool nested, std
 
 }  // namespace
 
-
 std::string FormatSparkTimestamp(int64_t micros) {
   // FormatTimestampMicros gives "yyyy-MM-dd HH:mm:ss.ffffff"; Spark drops trailing zeros of the
   // fraction and the dot when it is zero.
