@@ -68,7 +68,7 @@ struct BoundClause {
 // the conjunction, null when the condition has no such equality.
 struct SourceKeyFilter {
   exec::ExprPtr file;
-  std::string kind;  // in_list | range ('+'-joined for several equalities)
+  std::string kind;  // in_list | in_ranges | range ('+'-joined for several equalities)
   int64_t distinct = 0;
 };
 

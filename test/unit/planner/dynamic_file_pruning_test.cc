@@ -4,10 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include "ops/dml.h"
+#include <algorithm>
+#include <cmath>
+
 #include "delta/table_writer.h"
 #include "exec/delta_scan.h"
 #include "exec/hash_join.h"
+#include "ops/dml.h"
 #include "parquet/reader.h"
 #include "unit/ops/dml_test_util.h"
 
@@ -69,11 +72,69 @@ TEST(DynamicFilePruning, PerValueProbingIsMorePreciseThanTheListRange) {
                              AllFiles(*snap), true);
   ASSERT_TRUE(probe.ok());
   EXPECT_EQ(probe->size(), 2u);
-  o.per_value_probe_limit = 1;  // above it: the list's min/max, as Delta
+  o.per_value_probe_limit = 1;  // above it: at most one range, the list's min/max (as Delta)
   auto range = PruneFileList(*snap, kColumns, {MakeRuntimePredicate(keys, IdColumn(), o).file},
                              AllFiles(*snap), true);
   ASSERT_TRUE(range.ok());
   EXPECT_EQ(range->size(), 10u);
+}
+
+TEST(DynamicFilePruning, PastTheProbeLimitKeysCoalesceIntoRangesAtTheLargestGaps) {
+  DmlTable t;
+  MakeTenFiles(t);
+  auto snap = t.Latest();
+  DfpExecOptions o;
+  o.per_value_probe_limit = 3;
+  // Three clusters of keys: the two largest gaps (5 -> 52, 55 -> 91) split them.
+  RuntimePredicate rp = MakeRuntimePredicate(Keys({97, 3, 52, 1, 55, 5, 91, 93, 3}), IdColumn(), o);
+  EXPECT_EQ(rp.kind, "in_ranges");
+  EXPECT_EQ(rp.distinct, 8);
+  ASSERT_EQ(rp.ranges.size(), 3u);
+  EXPECT_EQ(rp.ranges[0].lo.integer(), 1);
+  EXPECT_EQ(rp.ranges[0].hi.integer(), 5);
+  EXPECT_EQ(rp.ranges[1].lo.integer(), 52);
+  EXPECT_EQ(rp.ranges[1].hi.integer(), 55);
+  EXPECT_EQ(rp.ranges[2].lo.integer(), 91);
+  EXPECT_EQ(rp.ranges[2].hi.integer(), 97);
+  auto kept = PruneFileList(*snap, kColumns, {rp.file}, AllFiles(*snap), true);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(kept->size(), 3u);  // files 0, 5 and 9; the list's min/max would keep all 10
+  // Always a superset of the per-value test (Delta's kept set).
+  o.per_value_probe_limit = 64;
+  RuntimePredicate exact =
+      MakeRuntimePredicate(Keys({97, 3, 52, 1, 55, 5, 91, 93, 3}), IdColumn(), o);
+  EXPECT_EQ(exact.kind, "in_list");
+  auto exact_kept = PruneFileList(*snap, kColumns, {exact.file}, AllFiles(*snap), true);
+  ASSERT_TRUE(exact_kept.ok());
+  for (const delta::AddFile* f : *exact_kept)
+    EXPECT_NE(std::find(kept->begin(), kept->end(), f), kept->end()) << f->path;
+}
+
+TEST(DynamicFilePruning, CoalesceKeyRangesOrdersAndSplitsStrings) {
+  std::vector<Value> v = {Value::String("b2"), Value::String("a1"), Value::String("zz"),
+                          Value::String("a2"), Value::String("b1"), Value::String("a1")};
+  std::vector<KeyRange> r = CoalesceKeyRanges(v, 10);  // under the limit: one range per value
+  ASSERT_EQ(r.size(), 5u);
+  EXPECT_EQ(r[0].lo.str(), "a1");
+  EXPECT_EQ(r[4].hi.str(), "zz");
+  r = CoalesceKeyRanges(v, 2);  // the largest gap is b2 -> zz
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].lo.str(), "a1");
+  EXPECT_EQ(r[0].hi.str(), "b2");
+  EXPECT_EQ(r[1].lo.str(), "zz");
+  EXPECT_EQ(r[1].hi.str(), "zz");
+  r = CoalesceKeyRanges(v, 1);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].lo.str(), "a1");
+  EXPECT_EQ(r[0].hi.str(), "zz");
+  // Doubles: NaN sorts last (Spark order).
+  r = CoalesceKeyRanges({Value::Double(std::nan("")), Value::Double(1.0), Value::Double(2.0)}, 2);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].lo.floating(), 1.0);
+  EXPECT_EQ(r[0].hi.floating(), 2.0);
+  EXPECT_TRUE(std::isnan(r[1].lo.floating()));
+  // A type without an order here: no ranges (the caller falls back to min/max).
+  EXPECT_TRUE(CoalesceKeyRanges({Value::Boolean(true)}, 2).empty());
 }
 
 TEST(DynamicFilePruning, OverflowBecomesARange) {
