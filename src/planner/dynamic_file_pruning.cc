@@ -338,6 +338,37 @@ ExprPtr AnyRange(const ExprPtr& col, const std::vector<KeyRange>& ranges, size_t
                            {AnyRange(col, ranges, b, m, c), AnyRange(col, ranges, m, e, c)});
 }
 
+// Whether [min, max] overlaps one of `ranges` (sorted, disjoint): binary search.
+bool Overlaps(OrderClass c, const std::vector<KeyRange>& ranges, const Value& min,
+              const Value& max) {
+  auto it = std::lower_bound(ranges.begin(), ranges.end(), min,
+                             [c](const KeyRange& r, const Value& v) {
+                               return CompareOrdered(c, r.hi, v) < 0;
+                             });
+  return it != ranges.end() && CompareOrdered(c, it->lo, max) <= 0;
+}
+
+// Whether a runtime predicate can prune by FileColumnRanges and Overlaps instead of
+// PruneFileList: keys and column of one exactly comparable order (not floating point, whose NaN
+// statistics PruneFileList treats as unknown; decimals of one scale).
+bool FastPrunable(const exec::JoinKeySummary& ks, const RuntimePredicate& rp,
+                  const TypePtr& column_type) {
+  if (ks.non_null_count == 0 || !ks.has_min_max) return false;
+  // An IN list's ranges are its single values (sorted): the binary search tests them exactly as
+  // the per-value test does. A `range` predicate is the one range [ks.min, ks.max].
+  if (rp.kind != "range" && rp.ranges.empty()) return false;
+  const OrderClass c = OrderClassOf(ks.min.type()->id());
+  if (c == OrderClass::kNone || c == OrderClass::kFloating) return false;
+  if (OrderClassOf(column_type->id()) != c) return false;
+  if (c == OrderClass::kDecimal && ks.min.type()->scale() != column_type->scale()) return false;
+  // Date and timestamp keys compare only with their own type.
+  const TypeId k = ks.min.type()->id(), t = column_type->id();
+  const bool k_time = k == TypeId::kDate || k == TypeId::kTimestamp || k == TypeId::kTimestampNtz;
+  const bool t_time = t == TypeId::kDate || t == TypeId::kTimestamp || t == TypeId::kTimestampNtz;
+  if ((k_time || t_time) && k != t) return false;
+  return true;
+}
+
 int64_t Bytes(const std::vector<const delta::AddFile*>& files) {
   int64_t b = 0;
   for (const delta::AddFile* f : files) b += f->size;
@@ -435,7 +466,7 @@ RuntimePredicate MakeRuntimePredicate(const exec::JoinKeySummary& ks, const Expr
     std::vector<ExprPtr> children = {col};
     for (const Value& v : ks.distinct_values) children.push_back(exec::MakeConstant(v));
     rp.file = exec::MakeSpecial(ExprKind::kIn, DataType::Boolean(), std::move(children));
-    for (const Value& v : ks.distinct_values) rp.ranges.push_back({v, v});
+    rp.ranges = CoalesceKeyRanges(ks.distinct_values, options.per_value_probe_limit);
   } else if (!rp.ranges.empty()) {
     rp.kind = "in_ranges";
     rp.file = AnyRange(col, rp.ranges, 0, rp.ranges.size(), OrderClassOf(ks.min.type()->id()));
@@ -490,9 +521,43 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
     const int64_t distinct = rp.distinct;
     const std::vector<const delta::AddFile*>& before = t.scan->files();
     if (m.files_before < 0) m.files_before = static_cast<int64_t>(before.size());
-    SILT_ASSIGN_OR_RETURN(
-        std::vector<const delta::AddFile*> kept,
-        PruneFileList(*t.scan->snapshot(), t.scan_columns, {file_pred}, before, true));
+    std::vector<const delta::AddFile*> kept;
+    size_t straddle = 0;  // kept files that may hold keys outside [ks.min, ks.max]
+    if (FastPrunable(ks, rp, t.column_type)) {
+      // One pass over the files, parsing only the key column's statistics: each file's
+      // [min, max] against the sorted ranges by binary search.
+      const OrderClass c = OrderClassOf(ks.min.type()->id());
+      std::vector<KeyRange> single;
+      if (rp.ranges.empty()) single.push_back({ks.min, ks.max});
+      const std::vector<KeyRange>& ranges = rp.ranges.empty() ? single : rp.ranges;
+      SILT_ASSIGN_OR_RETURN(
+          std::vector<FileColumnRange> bounds,
+          FileColumnRanges(*t.scan->snapshot(), t.scan_columns, t.scan_column, before, true));
+      for (size_t i = 0; i < before.size(); ++i) {
+        const FileColumnRange& b = bounds[i];
+        if (b.state == FileColumnRange::State::kNoValue) continue;
+        if (b.state == FileColumnRange::State::kRange) {
+          if (!Overlaps(c, ranges, b.min, b.max)) continue;
+          if (CompareOrdered(c, b.min, ks.min) < 0 || CompareOrdered(c, b.max, ks.max) > 0)
+            ++straddle;
+        } else {
+          ++straddle;
+        }
+        kept.push_back(before[i]);
+      }
+    } else {
+      SILT_ASSIGN_OR_RETURN(
+          kept, PruneFileList(*t.scan->snapshot(), t.scan_columns, {file_pred}, before, true));
+      if (row_pred) {
+        ExprPtr outside = exec::MakeSpecial(ExprKind::kOr, DataType::Boolean(),
+                                            {Comparison("<", col, exec::MakeConstant(ks.min)),
+                                             Comparison(">", col, exec::MakeConstant(ks.max))});
+        SILT_ASSIGN_OR_RETURN(
+            std::vector<const delta::AddFile*> out,
+            PruneFileList(*t.scan->snapshot(), t.scan_columns, {outside}, kept, true));
+        straddle = out.size();
+      }
+    }
     m.bytes_pruned += Bytes(before) - Bytes(kept);
     m.files_after = static_cast<int64_t>(kept.size());
     m.applied = true;
@@ -500,18 +565,10 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
     m.build_distinct_values =
         m.filter_kind == "none" ? distinct : std::max(m.build_distinct_values, distinct);
     m.filter_kind = m.filter_kind == "none" ? kind : m.filter_kind + "+" + kind;
+    // The row filter is worth its cost per row only when many kept files hold keys outside the
+    // range (by their statistics); on files inside it every row would pass.
+    if (row_pred && 2 * straddle > kept.size()) t.scan->AddRowFilter(row_pred);
     SILT_RETURN_NOT_OK(t.scan->SetFiles(std::move(kept)));
-    if (row_pred) {
-      // Worth its cost per row only when many kept files hold keys outside the range (by their
-      // statistics); on files inside it every row would pass.
-      ExprPtr outside = exec::MakeSpecial(ExprKind::kOr, DataType::Boolean(),
-                                          {Comparison("<", col, exec::MakeConstant(ks.min)),
-                                           Comparison(">", col, exec::MakeConstant(ks.max))});
-      const std::vector<const delta::AddFile*>& now = t.scan->files();
-      SILT_ASSIGN_OR_RETURN(std::vector<const delta::AddFile*> straddle,
-                            PruneFileList(*t.scan->snapshot(), t.scan_columns, {outside}, now, true));
-      if (2 * straddle.size() > now.size()) t.scan->AddRowFilter(row_pred);
-    }
     // Row groups of the kept files, by their Parquet statistics (values in the column's type only;
     // not strings, whose statistics a writer may truncate).
     if (ks.non_null_count > 0 && ks.min.type()->Equals(*t.column_type) &&

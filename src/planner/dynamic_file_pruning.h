@@ -76,7 +76,8 @@ struct RuntimePredicate {
   exec::ExprPtr row;      // a bound row filter (null when none is needed or possible)
   std::string kind;       // in_list | in_ranges | range
   int64_t distinct = -1;  // distinct keys (-1: more than max_in_list_values)
-  std::vector<KeyRange> ranges;  // the file predicate's ranges (one per value for an IN list)
+  std::vector<KeyRange> ranges;  // sorted ranges of the keys (one per value for an IN list;
+                                 // empty for a range or a type without an order here)
 };
 RuntimePredicate MakeRuntimePredicate(const exec::JoinKeySummary& keys, const exec::ExprPtr& column,
                                       const DfpExecOptions& options);
