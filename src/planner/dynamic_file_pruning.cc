@@ -567,7 +567,9 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
     m.filter_kind = m.filter_kind == "none" ? kind : m.filter_kind + "+" + kind;
     // The row filter is worth its cost per row only when many kept files hold keys outside the
     // range (by their statistics); on files inside it every row would pass.
-    if (row_pred && 2 * straddle > kept.size()) t.scan->AddRowFilter(row_pred);
+    // Adaptive: dropped after a first sample of rows when it keeps nearly all of them (keys
+    // spread over the whole column's range), so it cannot cost a non-selective query much.
+    if (row_pred && 2 * straddle > kept.size()) t.scan->AddAdaptiveRowFilter(row_pred);
     SILT_RETURN_NOT_OK(t.scan->SetFiles(std::move(kept)));
     // Row groups of the kept files, by their Parquet statistics (values in the column's type only;
     // not strings, whose statistics a writer may truncate).

@@ -9,6 +9,7 @@
 
 #include "delta/table_writer.h"
 #include "exec/delta_scan.h"
+#include "exec/functions.h"
 #include "exec/hash_join.h"
 #include "ops/dml.h"
 #include "parquet/reader.h"
@@ -281,6 +282,49 @@ TEST(DynamicFilePruning, ConcurrentAppendOfAKeptKeyConflicts) {
   auto ra = ops::ApplyRowChanges(t.store(), snap, std::move(a), t.Options());
   ASSERT_FALSE(ra.ok());
   EXPECT_EQ(ra.status().error_class(), "DELTA_CONCURRENT_APPEND");
+}
+
+// The scan's row filter from a runtime filter is adaptive: dropped after its first sample of rows
+// when it keeps more than 95% of them, kept otherwise (results never depend on it: the join tests
+// membership exactly).
+TEST(DynamicFilePruning, AdaptiveRowFilterIsDroppedWhenItKeepsNearlyEveryRow) {
+  DmlTable t;
+  t.Create({}, false, true);
+  delta::DataWriteOptions w;
+  w.clock = t.clock();
+  w.parquet.row_group_max_rows = 10;  // one file of 10 row groups: ids [10i, 10i + 9]
+  ASSERT_TRUE(
+      delta::AppendRows(t.store(), {ops::testing::MakeRows(Ids(0, 100), false)}, w, t.TxnOptions())
+          .ok());
+  auto snap = t.Latest();
+  struct Case {
+    const char* op;
+    int64_t literal;
+    int64_t rows;
+    const char* state;
+  };
+  // id >= 1 keeps 29 of the first 30 rows: dropped, the other 70 rows all pass unfiltered.
+  // id < 50 keeps all of the first 30 rows: dropped, all 100 rows pass (the join would filter).
+  // id >= 20 keeps 10 of the first 30 rows: kept, exactly the 80 matching rows pass.
+  for (const Case& c :
+       {Case{">=", 1, 99, "dropped"}, Case{"<", 50, 100, "dropped"}, Case{">=", 20, 80, "kept"}}) {
+    SCOPED_TRACE(std::string(c.op) + std::to_string(c.literal));
+    auto scan = exec::DeltaScanOperator::Make(snap, kColumns, AllFiles(*snap), {}, "t");
+    ASSERT_TRUE(scan.ok()) << scan.status().ToString();
+    auto f = exec::BindScalarFunction(
+        c.op, {IdColumn(), exec::MakeConstant(Value::Int64(c.literal))}, exec::BindContext{});
+    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    (*scan)->AddAdaptiveRowFilter(*f);
+    (*scan)->SetAdaptiveSampleRows(30);
+    EXPECT_EQ((*scan)->adaptive_filter_state(), "sampling");
+    exec::ExecContext ctx;
+    auto chunks = exec::CollectAll(**scan, ctx);
+    ASSERT_TRUE(chunks.ok()) << chunks.status().ToString();
+    int64_t rows = 0;
+    for (const auto& ch : *chunks) rows += static_cast<int64_t>(ch.size());
+    EXPECT_EQ(rows, c.rows);
+    EXPECT_EQ((*scan)->adaptive_filter_state(), c.state);
+  }
 }
 
 }  // namespace
