@@ -125,7 +125,12 @@ Result<ExprPtr> Binder::Impl::BindPredicateSubqueryAsValue(const ParsedExpr& e, 
     }
   }
   if (items.size() == 1) return exec::MakeConstant(Value::Boolean(e.negated));
-  ExprPtr in = exec::MakeSpecial(ExprKind::kIn, DataType::Boolean(), std::move(items));
+  auto marked = std::make_shared<exec::Expr>(
+      *exec::MakeSpecial(ExprKind::kIn, DataType::Boolean(), std::move(items)));
+  // Marks the list as an IN subquery's values (DML: a runtime filter, governed by
+  // spark.databricks.optimizer.dynamicFilePruning; see commands/command.cc).
+  marked->name = kInSubqueryValues;
+  ExprPtr in = std::move(marked);
   if (!e.negated) return in;
   return exec::BindScalarFunction("not", {in}, ctx().bind);
 }
