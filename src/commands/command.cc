@@ -1,14 +1,16 @@
 #include "commands/command.h"
 
+#include <algorithm>
+
 #include "delta/constraints.h"
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
 #include "exec/expression.h"
 #include "exec/functions.h"
+#include "planner/binder.h"
+#include "planner/dynamic_file_pruning.h"
 #include "planner/optimizer.h"
 #include "sql/parser.h"
-
-#include <algorithm>
 
 namespace silt::commands {
 
@@ -227,6 +229,75 @@ Result<planner::ResolvedTable> ResolveDmlTable(const sql::TableName& table,
   return t;
 }
 
+namespace {
+
+int64_t TotalBytes(const std::vector<const delta::AddFile*>& files) {
+  int64_t b = 0;
+  for (const delta::AddFile* f : files) b += f->size;
+  return b;
+}
+
+// Dynamic file pruning of a DML target by its `col IN (subquery)` conjuncts (`keys`, bound over
+// `columns`): each list's values are the build keys of a runtime filter (MakeRuntimePredicate,
+// as a join's or MERGE's) that prunes scan->pruned_files, unless
+// spark.databricks.optimizer.dynamicFilePruning is off or a list has more than
+// silt.dfp.maxBuildRows values. Appends the skipping and DFP metrics.
+Status PruneBySubqueryKeys(const std::vector<exec::ExprPtr>& keys,
+                           const std::vector<std::string>& columns, const delta::Snapshot& snapshot,
+                           CommandContext& ctx, planner::LogicalNode* scan,
+                           std::vector<std::pair<std::string, int64_t>>* metrics) {
+  std::vector<const delta::AddFile*> all;
+  for (const delta::AddFile& f : snapshot.files()) all.push_back(&f);
+  std::vector<const delta::AddFile*> kept = *scan->pruned_files;
+  const int64_t before_dfp = static_cast<int64_t>(kept.size());
+  const int64_t bytes_before_dfp = TotalBytes(kept);
+  const planner::DfpOptions dfp = planner::DfpOptionsFrom(*ctx.config);
+  bool applied = false;
+  if (dfp.enabled) {
+    for (const exec::ExprPtr& in : keys) {
+      if (static_cast<int64_t>(in->children.size()) - 1 > dfp.exec.max_build_rows) continue;
+      const TypePtr& type = in->children[1]->type;
+      Vector values(type);
+      bool constants = true;
+      for (size_t i = 1; i < in->children.size(); ++i) {
+        const exec::Expr& item = *in->children[i];
+        if (item.kind != exec::ExprKind::kConstant || !item.constant.type()->Equals(*type)) {
+          constants = false;
+          break;
+        }
+        SILT_RETURN_NOT_OK(values.AppendValue(item.constant));
+      }
+      if (!constants) continue;
+      const exec::JoinKeySummary ks = exec::SummarizeKeys(
+          values, static_cast<size_t>(std::max<int64_t>(0, dfp.exec.max_in_list_values)));
+      const planner::RuntimePredicate rp =
+          planner::MakeRuntimePredicate(ks, in->children[0], dfp.exec);
+      SILT_ASSIGN_OR_RETURN(
+          kept, planner::PruneFileList(snapshot, columns, {rp.file}, kept, scan->stats_skipping));
+      applied = true;
+      planner::RuntimeFilter rf;
+      rf.id = static_cast<int>(scan->runtime_filters.size()) + 1;
+      rf.scan_column = in->children[0]->column;
+      rf.build_key = "subquery";
+      scan->runtime_filters.push_back(rf);
+    }
+  }
+  metrics->push_back({"numFilesBeforeSkipping", static_cast<int64_t>(all.size())});
+  metrics->push_back({"numBytesBeforeSkipping", TotalBytes(all)});
+  metrics->push_back({"numFilesAfterSkipping", static_cast<int64_t>(kept.size())});
+  metrics->push_back({"numBytesAfterSkipping", TotalBytes(kept)});
+  if (applied) {
+    metrics->push_back({"numFilesBeforeDfp", before_dfp});
+    metrics->push_back({"numFilesPrunedByDfp", before_dfp - static_cast<int64_t>(kept.size())});
+    metrics->push_back({"numFilesAfterDfp", static_cast<int64_t>(kept.size())});
+    metrics->push_back({"bytesPrunedByDfp", bytes_before_dfp - TotalBytes(kept)});
+  }
+  scan->pruned_files = std::move(kept);
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<BoundDmlTarget> BindDmlTarget(planner::ResolvedTable resolved, const sql::TableName& table,
                                      const std::string& alias, const sql::ParsedExpr* where,
                                      const BindDmlOptions& options, CommandContext& ctx) {
@@ -242,8 +313,30 @@ Result<BoundDmlTarget> BindDmlTarget(planner::ResolvedTable resolved, const sql:
   b.eval = ctx.binder->context().eval;
   if (options.ansi_eval) b.eval.ansi = true;
   // One pruning pass: the core's file filter and EXPLAIN's scan line come from the same files.
+  // The values of IN subqueries are run-time keys: static skipping uses the other conjuncts,
+  // then each `col IN (subquery)` prunes as a runtime filter (dynamic file pruning, with its
+  // switch and metrics), never as literals.
   if (b.predicate.expr || options.scan) {
-    SILT_ASSIGN_OR_RETURN(b.scan, PrunedScan(b.predicate, b.table.snapshot, ctx));
+    std::vector<exec::ExprPtr> conjuncts, static_part, subquery_in;
+    if (b.predicate.expr) planner::Conjuncts(b.predicate.expr, &conjuncts);
+    for (const exec::ExprPtr& c : conjuncts) {
+      const bool keys = c->kind == exec::ExprKind::kIn && c->name == planner::kInSubqueryValues &&
+                        c->children[0]->kind == exec::ExprKind::kColumn;
+      (keys ? subquery_in : static_part).push_back(c);
+    }
+    TablePredicate static_pred = b.predicate;
+    static_pred.expr = nullptr;
+    for (const exec::ExprPtr& c : static_part) {
+      static_pred.expr =
+          static_pred.expr
+              ? exec::MakeSpecial(exec::ExprKind::kAnd, DataType::Boolean(), {static_pred.expr, c})
+              : c;
+    }
+    SILT_ASSIGN_OR_RETURN(b.scan, PrunedScan(static_pred, b.table.snapshot, ctx));
+    if (b.predicate.expr) {
+      SILT_RETURN_NOT_OK(PruneBySubqueryKeys(subquery_in, b.predicate.columns, *b.table.snapshot,
+                                             ctx, &b.scan, &b.skipping_metrics));
+    }
   }
   if (b.predicate.expr) {
     RowFilterFromScan(b.predicate, b.table.snapshot, b.scan, b.eval, &b.file_filter, &b.matcher);

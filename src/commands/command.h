@@ -101,6 +101,11 @@ struct BoundDmlTarget {
   ops::FileFilter file_filter;  // empty without WHERE
   ops::RowMatcher matcher;      // empty without WHERE
   delta::RowValidator row_validator;
+  // With WHERE: numFilesBeforeSkipping / numFilesAfterSkipping / numBytesBeforeSkipping /
+  // numBytesAfterSkipping, and when the predicate has IN subqueries whose values dynamic file
+  // pruning applied: numFilesBeforeDfp / numFilesPrunedByDfp / numFilesAfterDfp /
+  // bytesPrunedByDfp (operationMetrics).
+  std::vector<std::pair<std::string, int64_t>> skipping_metrics;
 };
 // The statement's table: resolution's errors; `operation` on a view (ExpectTable);
 // DELTA_TABLE_NOT_FOUND without a Delta log.

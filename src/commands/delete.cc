@@ -19,6 +19,7 @@ Result<CommandResult> DeleteFrom(const sql::DeleteStatement& stmt, CommandContex
   spec.options.write.row_validator = std::move(b.row_validator);
   spec.file_filter = std::move(b.file_filter);
   spec.matcher = std::move(b.matcher);
+  spec.extra_metrics = std::move(b.skipping_metrics);
   SILT_ASSIGN_OR_RETURN(ops::DmlResult r,
                         ops::DeleteRows(b.table.store, b.table.snapshot, std::move(spec)));
   return CountRows({{"num_affected_rows", r.num_affected_rows}});

@@ -45,6 +45,16 @@ Result<std::string> ExplainDml(const sql::Statement& stmt, CommandContext& ctx) 
     text += "]";
   }
   text += "\n+- DeltaScan " + planner::ScanDetails(scan);
+  // IN subqueries' values prune as runtime filters (already run at bind time).
+  int64_t before_dfp = -1, after_dfp = -1;
+  for (const auto& [k, v] : b.skipping_metrics) {
+    if (k == "numFilesBeforeDfp") before_dfp = v;
+    if (k == "numFilesAfterDfp") after_dfp = v;
+  }
+  if (after_dfp >= 0) {
+    text += " (dynamic file pruning: files: " + std::to_string(after_dfp) + " of " +
+            std::to_string(before_dfp) + ")";
+  }
   if (pred.expr && pred.partition_only) text += " (partition-only predicate: all rows of these files match)";
   return text + "\n";
 }

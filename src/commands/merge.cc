@@ -63,12 +63,13 @@ struct BoundClause {
 
 // Dynamic file pruning of the MERGE target (planner/dynamic_file_pruning.h): for each equality
 // of the ON condition between a target column and a source column, the source's keys as a runtime
-// filter over the target column — an IN list up to silt.dfp.maxInListValues distinct keys, else
+// filter over the target column — an IN list up to silt.dfp.maxInListValues distinct keys (past
+// silt.dfp.perValueProbeLimit, coalesced into ranges), else
 // their min/max range, FALSE when the source has no non-NULL key (nothing can match); `file` is
 // the conjunction, null when the condition has no such equality.
 struct SourceKeyFilter {
   exec::ExprPtr file;
-  std::string kind;  // in_list | range ('+'-joined for several equalities)
+  std::string kind;  // in_list | in_ranges | range ('+'-joined for several equalities)
   int64_t distinct = 0;
 };
 

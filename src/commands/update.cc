@@ -57,6 +57,7 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
   spec.options.write.row_validator = std::move(b.row_validator);
   spec.file_filter = std::move(b.file_filter);
   spec.matcher = std::move(b.matcher);
+  spec.extra_metrics = std::move(b.skipping_metrics);
   const exec::EvalContext eval = b.eval;
   spec.updater = [values, eval](const DataChunk& rows) -> Result<DataChunk> {
     DataChunk out;

@@ -123,6 +123,23 @@ std::string DeltaScanOperator::AnalyzeDetails() const {
   return s;
 }
 
+void DeltaScanOperator::BuildAllFilters() {
+  all_filters_ = filters_;
+  all_filters_.insert(all_filters_.end(), adaptive_filters_.begin(), adaptive_filters_.end());
+}
+
+std::string DeltaScanOperator::adaptive_filter_state() const {
+  if (adaptive_filters_.empty()) return "none";
+  switch (adaptive_state_.load()) {
+    case kKeep:
+      return "kept";
+    case kDrop:
+      return "dropped";
+    default:
+      return "sampling";
+  }
+}
+
 Status DeltaScanOperator::ScanGroup(ExecContext& ctx, DataChunk& group, std::vector<uint32_t>* sel,
                                     const std::function<Status(DataChunk&)>& emit) {
   if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
@@ -141,7 +158,28 @@ Status DeltaScanOperator::ScanGroup(ExecContext& ctx, DataChunk& group, std::vec
   // conjunct on the survivors), then the surviving rows go on in kChunkRows pieces, so later
   // operators work on small vectors and each column is copied once.
   bool all = true;
-  SILT_RETURN_NOT_OK(SelectRows(filters_, ctx.eval, group, sel, &all));
+  const int adaptive = adaptive_filters_.empty() ? kDrop : adaptive_state_.load();
+  if (adaptive == kKeep) {
+    SILT_RETURN_NOT_OK(SelectRows(all_filters_, ctx.eval, group, sel, &all));
+  } else if (adaptive == kSampling) {
+    // Rows after the other filters, then after the adaptive ones too: the adaptive filters'
+    // own pass ratio.
+    SILT_RETURN_NOT_OK(SelectRows(filters_, ctx.eval, group, sel, &all));
+    const int64_t before = static_cast<int64_t>(all ? group.size() : sel->size());
+    SILT_RETURN_NOT_OK(SelectRows(all_filters_, ctx.eval, group, sel, &all));
+    const int64_t after = static_cast<int64_t>(all ? group.size() : sel->size());
+    const int64_t seen = adaptive_seen_.fetch_add(before) + before;
+    const int64_t passed = adaptive_passed_.fetch_add(after) + after;
+    if (seen >= adaptive_sample_rows_) {
+      int expected = kSampling;
+      adaptive_state_.compare_exchange_strong(
+          expected, static_cast<double>(passed) > kAdaptiveKeepRatio * static_cast<double>(seen)
+                        ? kDrop
+                        : kKeep);
+    }
+  } else {
+    SILT_RETURN_NOT_OK(SelectRows(filters_, ctx.eval, group, sel, &all));
+  }
   const size_t rows = all ? group.size() : sel->size();
   if (all && rows <= kChunkRows) return emit_projected(group);
   for (size_t off = 0; off < rows; off += kChunkRows) {
@@ -213,6 +251,7 @@ Status DeltaScanOperator::FillBatch(ExecContext& ctx) {
 
 Result<bool> DeltaScanOperator::PushAll(ExecContext& ctx, size_t workers, const ChunkSink& sink) {
   if (next_file_ != 0 || !ready_.empty()) return false;  // already pulled from
+  if (!started_) BuildAllFilters();
   started_ = true;
   struct OpenFile {
     std::unique_ptr<delta::TableScanFile> file;
@@ -270,6 +309,7 @@ Result<bool> DeltaScanOperator::PushAll(ExecContext& ctx, size_t workers, const 
 }
 
 Result<bool> DeltaScanOperator::Next(ExecContext& ctx, DataChunk* out) {
+  if (!started_) BuildAllFilters();
   started_ = true;
   while (ready_.empty()) {
     if (next_file_ >= files_.size()) return false;

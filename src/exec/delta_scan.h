@@ -66,6 +66,16 @@ class DeltaScanOperator final : public Operator {
   Status SetFiles(std::vector<const delta::AddFile*> files);
   // Adds a conjunct over the scan's columns (before projection) that rows must pass.
   void AddRowFilter(ExprPtr filter) { filters_.push_back(std::move(filter)); }
+  // Adds a conjunct that only saves work when it drops rows (a runtime filter, whose rows the
+  // join tests exactly anyway): it runs on the first kAdaptiveSampleRows rows that pass the other
+  // filters, and is then dropped for the rest of the scan when it kept more than
+  // kAdaptiveKeepRatio of them (DataFusion's adaptive runtime filters).
+  void AddAdaptiveRowFilter(ExprPtr filter) { adaptive_filters_.push_back(std::move(filter)); }
+  static constexpr int64_t kAdaptiveSampleRows = 100'000;
+  static constexpr double kAdaptiveKeepRatio = 0.95;
+  void SetAdaptiveSampleRows(int64_t rows) { adaptive_sample_rows_ = rows; }  // tests
+  // "none", "sampling", "kept" or "dropped" (tests, EXPLAIN ANALYZE).
+  std::string adaptive_filter_state() const;
   // Skips row groups whose statistics prove that scan column `column` satisfies none of
   // `alternatives` (see delta::TableScanFile::RowGroupMayMatch); counted in the DFP metrics.
   void AddRowGroupFilter(int column,
@@ -89,6 +99,7 @@ class DeltaScanOperator final : public Operator {
   // The units of the file's row groups that the row-group filters keep.
   std::vector<ScanUnit> SplitFile(const delta::TableScanFile& file);
   Status FillBatch(ExecContext& ctx);
+  void BuildAllFilters();
   // Filters and projects one row group's chunk and passes it to `emit` in kChunkRows pieces.
   // `sel` is scratch space of the calling worker.
   Status ScanGroup(ExecContext& ctx, DataChunk& group, std::vector<uint32_t>* sel,
@@ -97,6 +108,13 @@ class DeltaScanOperator final : public Operator {
   std::unique_ptr<delta::TableScan> scan_;
   std::vector<const delta::AddFile*> files_;
   std::vector<ExprPtr> filters_;
+  std::vector<ExprPtr> adaptive_filters_;
+  std::vector<ExprPtr> all_filters_;  // filters_ then adaptive_filters_ (built on first use)
+  enum AdaptiveState : int { kSampling = 0, kKeep = 1, kDrop = 2 };
+  std::atomic<int> adaptive_state_{kSampling};
+  int64_t adaptive_sample_rows_ = kAdaptiveSampleRows;
+  std::atomic<int64_t> adaptive_seen_{0};    // sampled rows that passed filters_
+  std::atomic<int64_t> adaptive_passed_{0};  // ... and the adaptive filters
   std::vector<ExprPtr> projection_;  // empty: the scan's columns as read
   std::string table_name_;
   std::string explain_details_;

@@ -590,6 +590,7 @@ Result<RowChanges> MatchDeletedRows(const std::shared_ptr<ObjectStore>& store,
   RowChanges changes;
   changes.operation = "DELETE";
   changes.parameters.Set("predicate", PredicateParameter(spec.predicate_sql));
+  changes.extra_metrics = spec.extra_metrics;
   changes.metric_names = MetricNames::kDelete;
   changes.start_time_ms = start;
   changes.metrics.files_skipped = cand.skipped;
@@ -678,6 +679,7 @@ Result<DmlResult> UpdateRows(std::shared_ptr<ObjectStore> store,
 
   RowChanges changes;
   changes.operation = "UPDATE";
+  changes.extra_metrics = spec.extra_metrics;
   changes.parameters.Set("predicate", PredicateParameter(spec.predicate_sql));
   changes.metric_names = MetricNames::kUpdate;
   changes.start_time_ms = start;

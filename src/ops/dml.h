@@ -133,6 +133,8 @@ struct DeleteSpec {
   // Logical columns the matcher sees, in this order; empty: all table columns.
   std::vector<std::string> columns;
   DmlOptions options;
+  // operationMetrics set verbatim after the computed ones (file skipping, dynamic file pruning).
+  std::vector<std::pair<std::string, int64_t>> extra_metrics;
 };
 
 // Deletes the matched rows of `snapshot` (normally the latest version of the table in `store`)
@@ -152,6 +154,7 @@ struct UpdateSpec {
   std::vector<std::string> columns;
   RowUpdater updater;  // required
   DmlOptions options;
+  std::vector<std::pair<std::string, int64_t>> extra_metrics;  // as DeleteSpec
 };
 
 // Updates the matched rows: they are deleted from their files (DV or copy-on-write) and their new

@@ -99,7 +99,16 @@ Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScop
 
 // EXISTS / IN (subquery) used as a value (not a top-level WHERE conjunct): uncorrelated only.
 Result<ExprPtr> Binder::Impl::BindPredicateSubqueryAsValue(const ParsedExpr& e, ExprScope& s) {
-  SILT_ASSIGN_OR_RETURN(PlanPtr plan, self->BindQuery(*e.subquery));
+  Result<PlanPtr> standalone = self->BindQuery(*e.subquery);
+  if (!standalone.ok() && e.type == ExprType::kExists && s.columns) {
+    // Correlated `[NOT] EXISTS (SELECT … FROM … WHERE inner.k = outer.col [AND inner-only …])`
+    // outside a SELECT's WHERE (DML predicates): `outer.col IN (inner keys) AND outer.col IS NOT
+    // NULL`, exactly EXISTS's TRUE/FALSE (NULL inner keys never match and are left out).
+    SILT_ASSIGN_OR_RETURN(std::optional<ExprPtr> rewritten, CorrelatedExistsAsIn(e, s));
+    if (rewritten) return *rewritten;
+  }
+  if (!standalone.ok()) return standalone.status();
+  PlanPtr plan = *standalone;
   if (!ctx().execute) return Status::Internal("no executor for subqueries");
   SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> chunks, ctx().execute(plan));
   if (e.type == ExprType::kExists) {
@@ -125,9 +134,53 @@ Result<ExprPtr> Binder::Impl::BindPredicateSubqueryAsValue(const ParsedExpr& e, 
     }
   }
   if (items.size() == 1) return exec::MakeConstant(Value::Boolean(e.negated));
-  ExprPtr in = exec::MakeSpecial(ExprKind::kIn, DataType::Boolean(), std::move(items));
+  auto marked = std::make_shared<exec::Expr>(
+      *exec::MakeSpecial(ExprKind::kIn, DataType::Boolean(), std::move(items)));
+  // Marks the list as an IN subquery's values (DML: a runtime filter, governed by
+  // spark.databricks.optimizer.dynamicFilePruning; see commands/command.cc).
+  marked->name = kInSubqueryValues;
+  ExprPtr in = std::move(marked);
   if (!e.negated) return in;
   return exec::BindScalarFunction("not", {in}, ctx().bind);
+}
+
+Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsIn(const ParsedExpr& e,
+                                                                  ExprScope& s) {
+  const sql::Query& q = *e.subquery;
+  const bool simple_block = q.set_op == sql::SetOp::kNone && q.group_by.empty() && !q.having &&
+                            q.order_by.empty() && !q.limit && !q.distinct && !q.from.empty() &&
+                            q.ctes.empty();
+  if (!simple_block || !ctx().execute) return std::optional<ExprPtr>();
+  Result<Correlated> c = BindCorrelatedFrom(q, *s.columns);
+  if (!c.ok() || !c->residual.empty() || c->outer_keys.size() != 1 ||
+      c->outer_keys[0]->kind != ExprKind::kColumn)
+    return std::optional<ExprPtr>();
+  ExprPtr outer = c->outer_keys[0], inner = c->inner_keys[0];
+  SILT_ASSIGN_OR_RETURN(TypePtr common, exec::CommonType(outer->type, inner->type));
+  SILT_ASSIGN_OR_RETURN(ExprPtr inner_c, exec::CoerceTo(inner, common, ctx().bind));
+  SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> chunks,
+                        ctx().execute(MakeProject(c->plan, {inner_c}, {"k"})));
+  SILT_ASSIGN_OR_RETURN(ExprPtr outer_c, exec::CoerceTo(outer, common, ctx().bind));
+  std::vector<ExprPtr> items = {outer_c};
+  for (const auto& chunk : chunks) {
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      Value v = chunk.columns[0].GetValue(i);
+      if (!v.is_null()) items.push_back(exec::MakeConstant(v));
+    }
+  }
+  ExprPtr result;
+  if (items.size() == 1) {
+    result = exec::MakeConstant(Value::Boolean(false));
+  } else {
+    auto in = std::make_shared<exec::Expr>(
+        *exec::MakeSpecial(ExprKind::kIn, DataType::Boolean(), std::move(items)));
+    in->name = kInSubqueryValues;
+    ExprPtr not_null = exec::MakeSpecial(ExprKind::kIsNotNull, DataType::Boolean(), {outer});
+    result = MakeAnd(ExprPtr(std::move(in)), not_null);
+  }
+  if (!e.negated) return std::optional<ExprPtr>(result);
+  SILT_ASSIGN_OR_RETURN(ExprPtr negated, exec::BindScalarFunction("not", {result}, ctx().bind));
+  return std::optional<ExprPtr>(negated);
 }
 
 Result<Binder::Impl::Correlated> Binder::Impl::BindCorrelatedFrom(const sql::Query& q, const std::vector<OutputColumn>& outer) {

@@ -27,6 +27,10 @@
 
 namespace silt::planner {
 
+// Expr::name of the `IN (v1, v2, ...)` list an uncorrelated IN subquery binds to outside a
+// SELECT's WHERE (DML predicates): its values are run-time keys, not literals of the statement.
+inline constexpr const char* kInSubqueryValues = "in_subquery";
+
 // A table named in a statement, resolved to its storage and (for Delta tables) a snapshot.
 struct ResolvedTable {
   std::string display_name;  // `spark_catalog`.`default`.`t` style for messages: default.t

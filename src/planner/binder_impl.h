@@ -111,6 +111,9 @@ struct Binder::Impl {
   };
 
   Result<Correlated> BindCorrelatedFrom(const sql::Query& q, const std::vector<OutputColumn>& outer);
+  // A correlated [NOT] EXISTS with one equality key as `outer IN (keys) AND outer IS NOT NULL`
+  // (negated: its NOT); nullopt when the subquery is not of that form.
+  Result<std::optional<ExprPtr>> CorrelatedExistsAsIn(const ParsedExpr& e, ExprScope& s);
   Status ApplyPredicateSubquery(const ParsedExpr& e, bool negated, PlanPtr* plan, std::vector<OutputColumn>* cols);
 
   // ------------------------------------------------------------------ FROM

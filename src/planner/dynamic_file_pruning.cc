@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <optional>
 
 #include "exec/functions.h"
@@ -246,6 +248,127 @@ ExprPtr Comparison(const char* op, ExprPtr a, ExprPtr b) {
   return e;
 }
 
+enum class OrderClass { kNone, kInteger, kFloating, kDecimal, kString };
+
+OrderClass OrderClassOf(TypeId t) {
+  switch (t) {
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kDate:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+      return OrderClass::kInteger;
+    case TypeId::kFloat:
+    case TypeId::kDouble:
+      return OrderClass::kFloating;
+    case TypeId::kDecimal:
+      return OrderClass::kDecimal;
+    case TypeId::kString:
+      return OrderClass::kString;
+    default:
+      return OrderClass::kNone;
+  }
+}
+
+// Spark order of floating values: NaN above everything, -0.0 == 0.0.
+int CompareFloating(double a, double b) {
+  const bool an = std::isnan(a), bn = std::isnan(b);
+  if (an || bn) return an == bn ? 0 : (an ? 1 : -1);
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+int CompareOrdered(OrderClass c, const Value& a, const Value& b) {
+  switch (c) {
+    case OrderClass::kInteger:
+      return a.integer() < b.integer() ? -1 : (a.integer() > b.integer() ? 1 : 0);
+    case OrderClass::kFloating:
+      return CompareFloating(a.floating(), b.floating());
+    case OrderClass::kDecimal:
+      return a.decimal() < b.decimal() ? -1 : (a.decimal() > b.decimal() ? 1 : 0);
+    case OrderClass::kString:
+      return a.str().compare(b.str()) < 0 ? -1 : (a.str() == b.str() ? 0 : 1);
+    case OrderClass::kNone:
+      break;
+  }
+  return 0;
+}
+
+// The first 8 bytes of a string as a big-endian number: ordered like the strings' prefixes.
+double StringPrefix(const std::string& s) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; ++i) v = (v << 8) | (i < s.size() ? static_cast<uint8_t>(s[i]) : 0u);
+  return static_cast<double>(v);
+}
+
+// The distance between sorted values a <= b (only its order among gaps matters).
+double Gap(OrderClass c, const Value& a, const Value& b) {
+  switch (c) {
+    case OrderClass::kInteger:
+      return static_cast<double>(b.integer()) - static_cast<double>(a.integer());
+    case OrderClass::kFloating: {
+      const double d = b.floating() - a.floating();
+      return std::isnan(d) ? HUGE_VAL : d;
+    }
+    case OrderClass::kDecimal:
+      return static_cast<double>(b.decimal()) - static_cast<double>(a.decimal());
+    case OrderClass::kString:
+      return StringPrefix(b.str()) - StringPrefix(a.str());
+    case OrderClass::kNone:
+      break;
+  }
+  return 0;
+}
+
+// `col >= lo AND col <= hi`, or `col = lo` for a single value.
+ExprPtr RangeExpr(const ExprPtr& col, const KeyRange& r, OrderClass c) {
+  if (CompareOrdered(c, r.lo, r.hi) == 0) return Comparison("=", col, exec::MakeConstant(r.lo));
+  return exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(),
+                           {Comparison(">=", col, exec::MakeConstant(r.lo)),
+                            Comparison("<=", col, exec::MakeConstant(r.hi))});
+}
+
+// A balanced OR of the ranges [b, e) (not empty).
+ExprPtr AnyRange(const ExprPtr& col, const std::vector<KeyRange>& ranges, size_t b, size_t e,
+                 OrderClass c) {
+  if (e - b == 1) return RangeExpr(col, ranges[b], c);
+  const size_t m = b + (e - b) / 2;
+  return exec::MakeSpecial(ExprKind::kOr, DataType::Boolean(),
+                           {AnyRange(col, ranges, b, m, c), AnyRange(col, ranges, m, e, c)});
+}
+
+// Whether [min, max] overlaps one of `ranges` (sorted, disjoint): binary search.
+bool Overlaps(OrderClass c, const std::vector<KeyRange>& ranges, const Value& min,
+              const Value& max) {
+  auto it = std::lower_bound(ranges.begin(), ranges.end(), min,
+                             [c](const KeyRange& r, const Value& v) {
+                               return CompareOrdered(c, r.hi, v) < 0;
+                             });
+  return it != ranges.end() && CompareOrdered(c, it->lo, max) <= 0;
+}
+
+// Whether a runtime predicate can prune by FileColumnRanges and Overlaps instead of
+// PruneFileList: keys and column of one exactly comparable order (not floating point, whose NaN
+// statistics PruneFileList treats as unknown; decimals of one scale).
+bool FastPrunable(const exec::JoinKeySummary& ks, const RuntimePredicate& rp,
+                  const TypePtr& column_type) {
+  if (ks.non_null_count == 0 || !ks.has_min_max) return false;
+  // An IN list's ranges are its single values (sorted): the binary search tests them exactly as
+  // the per-value test does. A `range` predicate is the one range [ks.min, ks.max].
+  if (rp.kind != "range" && rp.ranges.empty()) return false;
+  const OrderClass c = OrderClassOf(ks.min.type()->id());
+  if (c == OrderClass::kNone || c == OrderClass::kFloating) return false;
+  if (OrderClassOf(column_type->id()) != c) return false;
+  if (c == OrderClass::kDecimal && ks.min.type()->scale() != column_type->scale()) return false;
+  // Date and timestamp keys compare only with their own type.
+  const TypeId k = ks.min.type()->id(), t = column_type->id();
+  const bool k_time = k == TypeId::kDate || k == TypeId::kTimestamp || k == TypeId::kTimestampNtz;
+  const bool t_time = t == TypeId::kDate || t == TypeId::kTimestamp || t == TypeId::kTimestampNtz;
+  if ((k_time || t_time) && k != t) return false;
+  return true;
+}
+
 int64_t Bytes(const std::vector<const delta::AddFile*>& files) {
   int64_t b = 0;
   for (const delta::AddFile* f : files) b += f->size;
@@ -274,6 +397,42 @@ Status PlanDynamicFilePruning(LogicalNode* plan, const DfpOptions& options) {
   return Status::OK();
 }
 
+std::vector<KeyRange> CoalesceKeyRanges(const std::vector<Value>& values, int64_t max_ranges) {
+  std::vector<KeyRange> out;
+  if (values.empty() || max_ranges < 1) return out;
+  const OrderClass c = OrderClassOf(values[0].type()->id());
+  if (c == OrderClass::kNone) return out;
+  for (const Value& v : values) {
+    if (v.is_null() || OrderClassOf(v.type()->id()) != c) return out;
+  }
+  std::vector<Value> sorted = values;
+  std::sort(sorted.begin(), sorted.end(),
+            [c](const Value& a, const Value& b) { return CompareOrdered(c, a, b) < 0; });
+  sorted.erase(
+      std::unique(sorted.begin(), sorted.end(),
+                  [c](const Value& a, const Value& b) { return CompareOrdered(c, a, b) == 0; }),
+      sorted.end());
+  const size_t n = sorted.size();
+  const size_t k = static_cast<size_t>(std::min<int64_t>(max_ranges, static_cast<int64_t>(n)));
+  // Split after value i for the k - 1 largest gaps (ties: the earlier gap, for determinism).
+  std::vector<size_t> gaps(n - 1);
+  for (size_t i = 0; i + 1 < n; ++i) gaps[i] = i;
+  std::vector<double> size(n - 1);
+  for (size_t i = 0; i + 1 < n; ++i) size[i] = Gap(c, sorted[i], sorted[i + 1]);
+  std::partial_sort(
+      gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(k - 1), gaps.end(),
+      [&size](size_t a, size_t b) { return size[a] > size[b] || (size[a] == size[b] && a < b); });
+  std::vector<size_t> cuts(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(k - 1));
+  std::sort(cuts.begin(), cuts.end());
+  size_t start = 0;
+  for (size_t cut : cuts) {
+    out.push_back({sorted[start], sorted[cut]});
+    start = cut + 1;
+  }
+  out.push_back({sorted[start], sorted[n - 1]});
+  return out;
+}
+
 RuntimePredicate MakeRuntimePredicate(const exec::JoinKeySummary& ks, const ExprPtr& col,
                                       const DfpExecOptions& options) {
   RuntimePredicate rp;
@@ -298,10 +457,19 @@ RuntimePredicate MakeRuntimePredicate(const exec::JoinKeySummary& ks, const Expr
   // The row filter is the keys' min/max range: two vectorized comparisons per row. An IN list
   // evaluated per row costs more than the hash join's own probe when the values are spread over
   // every file (measured 3x slower with 64 values), so exact membership is left to the join.
+  // Past silt.dfp.perValueProbeLimit values, the file predicate is that many ranges split at the
+  // largest gaps between the sorted values (not one min/max range, which keeps most files as soon
+  // as the keys are spread).
+  if (in_list && rp.distinct > options.per_value_probe_limit)
+    rp.ranges = CoalesceKeyRanges(ks.distinct_values, options.per_value_probe_limit);
   if (in_list && rp.distinct <= options.per_value_probe_limit) {
     std::vector<ExprPtr> children = {col};
     for (const Value& v : ks.distinct_values) children.push_back(exec::MakeConstant(v));
     rp.file = exec::MakeSpecial(ExprKind::kIn, DataType::Boolean(), std::move(children));
+    rp.ranges = CoalesceKeyRanges(ks.distinct_values, options.per_value_probe_limit);
+  } else if (!rp.ranges.empty()) {
+    rp.kind = "in_ranges";
+    rp.file = AnyRange(col, rp.ranges, 0, rp.ranges.size(), OrderClassOf(ks.min.type()->id()));
   } else {
     rp.file = exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(),
                                 {Comparison(">=", col, exec::MakeConstant(ks.min)),
@@ -353,9 +521,43 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
     const int64_t distinct = rp.distinct;
     const std::vector<const delta::AddFile*>& before = t.scan->files();
     if (m.files_before < 0) m.files_before = static_cast<int64_t>(before.size());
-    SILT_ASSIGN_OR_RETURN(
-        std::vector<const delta::AddFile*> kept,
-        PruneFileList(*t.scan->snapshot(), t.scan_columns, {file_pred}, before, true));
+    std::vector<const delta::AddFile*> kept;
+    size_t straddle = 0;  // kept files that may hold keys outside [ks.min, ks.max]
+    if (FastPrunable(ks, rp, t.column_type)) {
+      // One pass over the files, parsing only the key column's statistics: each file's
+      // [min, max] against the sorted ranges by binary search.
+      const OrderClass c = OrderClassOf(ks.min.type()->id());
+      std::vector<KeyRange> single;
+      if (rp.ranges.empty()) single.push_back({ks.min, ks.max});
+      const std::vector<KeyRange>& ranges = rp.ranges.empty() ? single : rp.ranges;
+      SILT_ASSIGN_OR_RETURN(
+          std::vector<FileColumnRange> bounds,
+          FileColumnRanges(*t.scan->snapshot(), t.scan_columns, t.scan_column, before, true));
+      for (size_t i = 0; i < before.size(); ++i) {
+        const FileColumnRange& b = bounds[i];
+        if (b.state == FileColumnRange::State::kNoValue) continue;
+        if (b.state == FileColumnRange::State::kRange) {
+          if (!Overlaps(c, ranges, b.min, b.max)) continue;
+          if (CompareOrdered(c, b.min, ks.min) < 0 || CompareOrdered(c, b.max, ks.max) > 0)
+            ++straddle;
+        } else {
+          ++straddle;
+        }
+        kept.push_back(before[i]);
+      }
+    } else {
+      SILT_ASSIGN_OR_RETURN(
+          kept, PruneFileList(*t.scan->snapshot(), t.scan_columns, {file_pred}, before, true));
+      if (row_pred) {
+        ExprPtr outside = exec::MakeSpecial(ExprKind::kOr, DataType::Boolean(),
+                                            {Comparison("<", col, exec::MakeConstant(ks.min)),
+                                             Comparison(">", col, exec::MakeConstant(ks.max))});
+        SILT_ASSIGN_OR_RETURN(
+            std::vector<const delta::AddFile*> out,
+            PruneFileList(*t.scan->snapshot(), t.scan_columns, {outside}, kept, true));
+        straddle = out.size();
+      }
+    }
     m.bytes_pruned += Bytes(before) - Bytes(kept);
     m.files_after = static_cast<int64_t>(kept.size());
     m.applied = true;
@@ -363,18 +565,12 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
     m.build_distinct_values =
         m.filter_kind == "none" ? distinct : std::max(m.build_distinct_values, distinct);
     m.filter_kind = m.filter_kind == "none" ? kind : m.filter_kind + "+" + kind;
+    // The row filter is worth its cost per row only when many kept files hold keys outside the
+    // range (by their statistics); on files inside it every row would pass.
+    // Adaptive: dropped after a first sample of rows when it keeps nearly all of them (keys
+    // spread over the whole column's range), so it cannot cost a non-selective query much.
+    if (row_pred && 2 * straddle > kept.size()) t.scan->AddAdaptiveRowFilter(row_pred);
     SILT_RETURN_NOT_OK(t.scan->SetFiles(std::move(kept)));
-    if (row_pred) {
-      // Worth its cost per row only when many kept files hold keys outside the range (by their
-      // statistics); on files inside it every row would pass.
-      ExprPtr outside = exec::MakeSpecial(ExprKind::kOr, DataType::Boolean(),
-                                          {Comparison("<", col, exec::MakeConstant(ks.min)),
-                                           Comparison(">", col, exec::MakeConstant(ks.max))});
-      const std::vector<const delta::AddFile*>& now = t.scan->files();
-      SILT_ASSIGN_OR_RETURN(std::vector<const delta::AddFile*> straddle,
-                            PruneFileList(*t.scan->snapshot(), t.scan_columns, {outside}, now, true));
-      if (2 * straddle.size() > now.size()) t.scan->AddRowFilter(row_pred);
-    }
     // Row groups of the kept files, by their Parquet statistics (values in the column's type only;
     // not strings, whose statistics a writer may truncate).
     if (ks.non_null_count > 0 && ks.min.type()->Equals(*t.column_type) &&
@@ -389,6 +585,10 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
       if (distinct >= 0 && distinct <= options.per_value_probe_limit) {
         for (const Value& v : ks.distinct_values)
           alternatives.push_back({pred(parquet::ColumnPredicate::kEq, v)});
+      } else if (!rp.ranges.empty()) {
+        for (const KeyRange& r : rp.ranges)
+          alternatives.push_back({pred(parquet::ColumnPredicate::kGe, r.lo),
+                                  pred(parquet::ColumnPredicate::kLe, r.hi)});
       } else {
         alternatives.push_back({pred(parquet::ColumnPredicate::kGe, ks.min),
                                 pred(parquet::ColumnPredicate::kLe, ks.max)});

@@ -15,7 +15,8 @@
 // Execution (ApplyRuntimeFilters, called by HashJoinOperator right after its build): per filter,
 // the build side's non-NULL keys become `k IN (values)` (at most silt.dfp.maxInListValues distinct
 // values; each value is tested against the file's min/max up to silt.dfp.perValueProbeLimit
-// values, else the list's min/max, as Delta does) or `k BETWEEN min AND max`; an empty build side
+// values, else the sorted values coalesced into that many ranges split at their largest gaps) or
+// `k BETWEEN min AND max`; an empty build side
 // (or only NULL keys) keeps no file. The predicate prunes the scan's file list with the rules of
 // static data skipping (partition values exactly, then min/max/nullCount statistics) and is also
 // added as a row filter of the scan. A build side above silt.dfp.maxBuildRows rows leaves the
@@ -54,12 +55,29 @@ struct DfpTarget {
   TypePtr column_type;
 };
 
+// A closed interval [lo, hi] of key values.
+struct KeyRange {
+  Value lo;
+  Value hi;
+};
+
+// The sorted, disjoint ranges that cover `values` (non-NULL keys of one orderable type, any
+// order, duplicates allowed): one single-value range per distinct value when there are at most
+// `max_ranges`, else `max_ranges` ranges obtained by splitting the sorted values at their
+// `max_ranges - 1` largest gaps (numeric distance; strings by their first 8 bytes). A file whose
+// [min, max] overlaps no range holds no key, so the kept files are a superset of Delta's
+// per-value test.
+std::vector<KeyRange> CoalesceKeyRanges(const std::vector<Value>& values, int64_t max_ranges);
+
 // The runtime filter for a column whose values must be among a build side's keys `keys`.
 struct RuntimePredicate {
-  exec::ExprPtr file;     // for PruneFileList: `col IN (...)`, `col >= min AND col <= max` or FALSE
+  exec::ExprPtr file;     // for PruneFileList: `col IN (...)`, an OR of `col >= lo AND col <= hi`
+                          // ranges, `col >= min AND col <= max` or FALSE
   exec::ExprPtr row;      // a bound row filter (null when none is needed or possible)
-  std::string kind;       // in_list | range
+  std::string kind;       // in_list | in_ranges | range
   int64_t distinct = -1;  // distinct keys (-1: more than max_in_list_values)
+  std::vector<KeyRange> ranges;  // sorted ranges of the keys (one per value for an IN list;
+                                 // empty for a range or a type without an order here)
 };
 RuntimePredicate MakeRuntimePredicate(const exec::JoinKeySummary& keys, const exec::ExprPtr& column,
                                       const DfpExecOptions& options);

@@ -747,6 +747,61 @@ Result<std::vector<const delta::AddFile*>> PruneFileList(
   return kept;
 }
 
+Result<std::vector<FileColumnRange>> FileColumnRanges(const delta::Snapshot& snap,
+                                                      const std::vector<std::string>& scan_columns,
+                                                      int column,
+                                                      const std::vector<const delta::AddFile*>& files,
+                                                      bool stats_skipping) {
+  std::vector<FileColumnRange> out(files.size());
+  if (column < 0 || static_cast<size_t>(column) >= scan_columns.size()) return out;
+  const Schema& schema = snap.schema();
+  const int fi = FindField(schema, scan_columns[static_cast<size_t>(column)]);
+  if (fi < 0) return out;
+  const Field& field = schema[static_cast<size_t>(fi)];
+  const delta::ColumnMappingMode mode = snap.column_mapping_mode();
+  const std::string phys = delta::PhysicalNameOrName(field, mode);
+  bool is_part = false;
+  for (const auto& p : snap.partition_columns()) is_part |= LowerName(p) == LowerName(field.name);
+  using State = FileColumnRange::State;
+  if (is_part) {
+    for (size_t i = 0; i < files.size(); ++i) {
+      std::optional<std::string> text;
+      for (const auto& [k, val] : files[i]->partition_values) {
+        if (k == phys) text = val;
+      }
+      Result<Value> v = delta::ParsePartitionValue(text, field.type);
+      if (!v.ok()) continue;
+      if (v->is_null()) {
+        out[i].state = State::kNoValue;
+      } else {
+        out[i].state = State::kRange;
+        out[i].min = out[i].max = *v;
+      }
+    }
+    return out;
+  }
+  if (!stats_skipping || field.type->is_nested()) return out;
+  // Only this column's statistics are parsed (the others are skipped unread).
+  SILT_ASSIGN_OR_RETURN(Schema physical, delta::ToPhysicalSchema(Schema{field}, mode));
+  std::vector<std::optional<Value>> no_partition(scan_columns.size());
+  std::vector<std::string> keys(scan_columns.size());
+  keys[static_cast<size_t>(column)] = delta::StatsPathKey({phys});
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!files[i]->stats) continue;
+    Result<delta::FileStats> st = delta::ParseStats(*files[i]->stats, physical);
+    if (!st.ok()) continue;
+    ColRange r = RangeOf(column, StatsView{&*st, &keys, &no_partition});
+    if (r.has_minmax) {
+      out[i].state = State::kRange;
+      out[i].min = std::move(r.min);
+      out[i].max = std::move(r.max);
+    } else if (r.rows && r.nulls && *r.nulls == *r.rows) {
+      out[i].state = State::kNoValue;
+    }
+  }
+  return out;
+}
+
 Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options) {
   plan = PushFilters(plan, {});
   // Join order needs the scans' filters for its estimates; the reordered joins' conditions then

@@ -43,4 +43,20 @@ Result<std::vector<const delta::AddFile*>> PruneFileList(
     const std::vector<exec::ExprPtr>& filters, const std::vector<const delta::AddFile*>& in,
     bool stats_skipping, int64_t* after_partition = nullptr);
 
+// What data skipping knows of scan column `column` (an index into `scan_columns`) in each file of
+// `in`, read with the rules of PruneFileList (partition value exactly; else the statistics'
+// min/max, a truncated string maximum unused, a timestamp maximum + 999 µs; only the column's
+// statistics are parsed). For a cheap per-file test of one column (dynamic file pruning).
+struct FileColumnRange {
+  enum class State { kUnknown, kNoValue, kRange };
+  State state = State::kUnknown;  // kNoValue: the file holds only NULLs in the column
+  Value min;                      // kRange: bounds of its non-NULL values
+  Value max;
+};
+Result<std::vector<FileColumnRange>> FileColumnRanges(const delta::Snapshot& snapshot,
+                                                      const std::vector<std::string>& scan_columns,
+                                                      int column,
+                                                      const std::vector<const delta::AddFile*>& in,
+                                                      bool stats_skipping);
+
 }  // namespace silt::planner

@@ -35,7 +35,7 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
         {"spark.databricks.optimizer.deltaTableFilesThreshold", "10", "Dynamic file pruning applies only to a Delta scan of at least this many files (after static pruning).", K::kInt},
         {"silt.dfp.maxBuildRows", "1000000", "Dynamic file pruning is not applied when the join's build side has more rows.", K::kInt},
         {"silt.dfp.maxInListValues", "1000", "Up to this many distinct build keys the runtime filter is an IN list, else a min/max range.", K::kInt},
-        {"silt.dfp.perValueProbeLimit", "64", "IN lists up to this size test each value against a file's min/max (larger ones use the list's min/max, as Delta).", K::kInt},
+        {"silt.dfp.perValueProbeLimit", "64", "IN lists up to this size test each value against a file's min/max; longer ones are coalesced into this many ranges split at the largest gaps between the sorted values.", K::kInt},
         {"silt.dfp.waitTimeoutMs", "0", "Accepted: silt's hash join always finishes its build side before the pruned scan lists its files, so there is never a wait.", K::kInt},
     };
     std::sort(k.begin(), k.end(), [](const ConfigKey& a, const ConfigKey& b) { return std::string(a.key) < b.key; });

@@ -4,10 +4,14 @@
 
 #include <gtest/gtest.h>
 
-#include "ops/dml.h"
+#include <algorithm>
+#include <cmath>
+
 #include "delta/table_writer.h"
 #include "exec/delta_scan.h"
+#include "exec/functions.h"
 #include "exec/hash_join.h"
+#include "ops/dml.h"
 #include "parquet/reader.h"
 #include "unit/ops/dml_test_util.h"
 
@@ -69,11 +73,69 @@ TEST(DynamicFilePruning, PerValueProbingIsMorePreciseThanTheListRange) {
                              AllFiles(*snap), true);
   ASSERT_TRUE(probe.ok());
   EXPECT_EQ(probe->size(), 2u);
-  o.per_value_probe_limit = 1;  // above it: the list's min/max, as Delta
+  o.per_value_probe_limit = 1;  // above it: at most one range, the list's min/max (as Delta)
   auto range = PruneFileList(*snap, kColumns, {MakeRuntimePredicate(keys, IdColumn(), o).file},
                              AllFiles(*snap), true);
   ASSERT_TRUE(range.ok());
   EXPECT_EQ(range->size(), 10u);
+}
+
+TEST(DynamicFilePruning, PastTheProbeLimitKeysCoalesceIntoRangesAtTheLargestGaps) {
+  DmlTable t;
+  MakeTenFiles(t);
+  auto snap = t.Latest();
+  DfpExecOptions o;
+  o.per_value_probe_limit = 3;
+  // Three clusters of keys: the two largest gaps (5 -> 52, 55 -> 91) split them.
+  RuntimePredicate rp = MakeRuntimePredicate(Keys({97, 3, 52, 1, 55, 5, 91, 93, 3}), IdColumn(), o);
+  EXPECT_EQ(rp.kind, "in_ranges");
+  EXPECT_EQ(rp.distinct, 8);
+  ASSERT_EQ(rp.ranges.size(), 3u);
+  EXPECT_EQ(rp.ranges[0].lo.integer(), 1);
+  EXPECT_EQ(rp.ranges[0].hi.integer(), 5);
+  EXPECT_EQ(rp.ranges[1].lo.integer(), 52);
+  EXPECT_EQ(rp.ranges[1].hi.integer(), 55);
+  EXPECT_EQ(rp.ranges[2].lo.integer(), 91);
+  EXPECT_EQ(rp.ranges[2].hi.integer(), 97);
+  auto kept = PruneFileList(*snap, kColumns, {rp.file}, AllFiles(*snap), true);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(kept->size(), 3u);  // files 0, 5 and 9; the list's min/max would keep all 10
+  // Always a superset of the per-value test (Delta's kept set).
+  o.per_value_probe_limit = 64;
+  RuntimePredicate exact =
+      MakeRuntimePredicate(Keys({97, 3, 52, 1, 55, 5, 91, 93, 3}), IdColumn(), o);
+  EXPECT_EQ(exact.kind, "in_list");
+  auto exact_kept = PruneFileList(*snap, kColumns, {exact.file}, AllFiles(*snap), true);
+  ASSERT_TRUE(exact_kept.ok());
+  for (const delta::AddFile* f : *exact_kept)
+    EXPECT_NE(std::find(kept->begin(), kept->end(), f), kept->end()) << f->path;
+}
+
+TEST(DynamicFilePruning, CoalesceKeyRangesOrdersAndSplitsStrings) {
+  std::vector<Value> v = {Value::String("b2"), Value::String("a1"), Value::String("zz"),
+                          Value::String("a2"), Value::String("b1"), Value::String("a1")};
+  std::vector<KeyRange> r = CoalesceKeyRanges(v, 10);  // under the limit: one range per value
+  ASSERT_EQ(r.size(), 5u);
+  EXPECT_EQ(r[0].lo.str(), "a1");
+  EXPECT_EQ(r[4].hi.str(), "zz");
+  r = CoalesceKeyRanges(v, 2);  // the largest gap is b2 -> zz
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].lo.str(), "a1");
+  EXPECT_EQ(r[0].hi.str(), "b2");
+  EXPECT_EQ(r[1].lo.str(), "zz");
+  EXPECT_EQ(r[1].hi.str(), "zz");
+  r = CoalesceKeyRanges(v, 1);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].lo.str(), "a1");
+  EXPECT_EQ(r[0].hi.str(), "zz");
+  // Doubles: NaN sorts last (Spark order).
+  r = CoalesceKeyRanges({Value::Double(std::nan("")), Value::Double(1.0), Value::Double(2.0)}, 2);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].lo.floating(), 1.0);
+  EXPECT_EQ(r[0].hi.floating(), 2.0);
+  EXPECT_TRUE(std::isnan(r[1].lo.floating()));
+  // A type without an order here: no ranges (the caller falls back to min/max).
+  EXPECT_TRUE(CoalesceKeyRanges({Value::Boolean(true)}, 2).empty());
 }
 
 TEST(DynamicFilePruning, OverflowBecomesARange) {
@@ -220,6 +282,49 @@ TEST(DynamicFilePruning, ConcurrentAppendOfAKeptKeyConflicts) {
   auto ra = ops::ApplyRowChanges(t.store(), snap, std::move(a), t.Options());
   ASSERT_FALSE(ra.ok());
   EXPECT_EQ(ra.status().error_class(), "DELTA_CONCURRENT_APPEND");
+}
+
+// The scan's row filter from a runtime filter is adaptive: dropped after its first sample of rows
+// when it keeps more than 95% of them, kept otherwise (results never depend on it: the join tests
+// membership exactly).
+TEST(DynamicFilePruning, AdaptiveRowFilterIsDroppedWhenItKeepsNearlyEveryRow) {
+  DmlTable t;
+  t.Create({}, false, true);
+  delta::DataWriteOptions w;
+  w.clock = t.clock();
+  w.parquet.row_group_max_rows = 10;  // one file of 10 row groups: ids [10i, 10i + 9]
+  ASSERT_TRUE(
+      delta::AppendRows(t.store(), {ops::testing::MakeRows(Ids(0, 100), false)}, w, t.TxnOptions())
+          .ok());
+  auto snap = t.Latest();
+  struct Case {
+    const char* op;
+    int64_t literal;
+    int64_t rows;
+    const char* state;
+  };
+  // id >= 1 keeps 29 of the first 30 rows: dropped, the other 70 rows all pass unfiltered.
+  // id < 50 keeps all of the first 30 rows: dropped, all 100 rows pass (the join would filter).
+  // id >= 20 keeps 10 of the first 30 rows: kept, exactly the 80 matching rows pass.
+  for (const Case& c :
+       {Case{">=", 1, 99, "dropped"}, Case{"<", 50, 100, "dropped"}, Case{">=", 20, 80, "kept"}}) {
+    SCOPED_TRACE(std::string(c.op) + std::to_string(c.literal));
+    auto scan = exec::DeltaScanOperator::Make(snap, kColumns, AllFiles(*snap), {}, "t");
+    ASSERT_TRUE(scan.ok()) << scan.status().ToString();
+    auto f = exec::BindScalarFunction(
+        c.op, {IdColumn(), exec::MakeConstant(Value::Int64(c.literal))}, exec::BindContext{});
+    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    (*scan)->AddAdaptiveRowFilter(*f);
+    (*scan)->SetAdaptiveSampleRows(30);
+    EXPECT_EQ((*scan)->adaptive_filter_state(), "sampling");
+    exec::ExecContext ctx;
+    auto chunks = exec::CollectAll(**scan, ctx);
+    ASSERT_TRUE(chunks.ok()) << chunks.status().ToString();
+    int64_t rows = 0;
+    for (const auto& ch : *chunks) rows += static_cast<int64_t>(ch.size());
+    EXPECT_EQ(rows, c.rows);
+    EXPECT_EQ((*scan)->adaptive_filter_state(), c.state);
+  }
 }
 
 }  // namespace
