@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks that the build enforces the layer order of docs/ARCHITECTURE-layers.md: each src/<layer>
+# Checks that the build enforces the layer order of docs/ARCHITECTURE.md: each src/<layer>
 # compiles with one include directory, <build>/layers/<layer>/, which shows only the layers it may
 # use, so a wrong-way include does not compile. Run by `make test` (scripts/run-tests.sh) and CTest.
 #   1. The table below (the contract) matches what each layer's include directory shows.
@@ -21,7 +21,7 @@ failed=0
 pass() { passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 
-# The layers, bottom to top, and what each may include besides itself (docs/ARCHITECTURE-layers.md).
+# The layers, bottom to top, and what each may include besides itself (docs/ARCHITECTURE.md).
 ORDER=(common vector io parquet delta sql exec planner ops commands engine cli)
 declare -A USES=(
   [common]=""
