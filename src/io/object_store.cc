@@ -178,7 +178,7 @@ Status DeleteTree(ObjectStore& store, const std::string& dir) {
     return Status::OK();
   }));
   SILT_RETURN_NOT_OK(store.DeleteMany(keys));
-  SILT_RETURN_NOT_OK(store.DeleteEmptyDirs(dir).status());
+  SILT_RETURN_NOT_OK(store.DeleteEmptyDirs(dir));
   if (dir.empty() || dir == "/") return Status::OK();
   return store.DeleteDir(dir);
 }
