@@ -231,12 +231,6 @@ Result<planner::ResolvedTable> ResolveDmlTable(const sql::TableName& table,
 
 namespace {
 
-int64_t TotalBytes(const std::vector<const delta::AddFile*>& files) {
-  int64_t b = 0;
-  for (const delta::AddFile* f : files) b += f->size;
-  return b;
-}
-
 // Dynamic file pruning of a DML target by its `col IN (subquery)` conjuncts (`keys`, bound over
 // `columns`): each list's values are the build keys of a runtime filter (MakeRuntimePredicate,
 // as a join's or MERGE's) that prunes scan->pruned_files, unless
@@ -250,7 +244,7 @@ Status PruneBySubqueryKeys(const std::vector<exec::ExprPtr>& keys,
   for (const delta::AddFile& f : snapshot.files()) all.push_back(&f);
   std::vector<const delta::AddFile*> kept = *scan->pruned_files;
   const int64_t before_dfp = static_cast<int64_t>(kept.size());
-  const int64_t bytes_before_dfp = TotalBytes(kept);
+  const int64_t bytes_before_dfp = planner::FileBytes(kept);
   const planner::DfpOptions dfp = planner::DfpOptionsFrom(*ctx.config);
   bool applied = false;
   if (dfp.enabled) {
@@ -283,14 +277,14 @@ Status PruneBySubqueryKeys(const std::vector<exec::ExprPtr>& keys,
     }
   }
   metrics->push_back({"numFilesBeforeSkipping", static_cast<int64_t>(all.size())});
-  metrics->push_back({"numBytesBeforeSkipping", TotalBytes(all)});
+  metrics->push_back({"numBytesBeforeSkipping", planner::FileBytes(all)});
   metrics->push_back({"numFilesAfterSkipping", static_cast<int64_t>(kept.size())});
-  metrics->push_back({"numBytesAfterSkipping", TotalBytes(kept)});
+  metrics->push_back({"numBytesAfterSkipping", planner::FileBytes(kept)});
   if (applied) {
     metrics->push_back({"numFilesBeforeDfp", before_dfp});
     metrics->push_back({"numFilesPrunedByDfp", before_dfp - static_cast<int64_t>(kept.size())});
     metrics->push_back({"numFilesAfterDfp", static_cast<int64_t>(kept.size())});
-    metrics->push_back({"bytesPrunedByDfp", bytes_before_dfp - TotalBytes(kept)});
+    metrics->push_back({"bytesPrunedByDfp", bytes_before_dfp - planner::FileBytes(kept)});
   }
   scan->pruned_files = std::move(kept);
   return Status::OK();

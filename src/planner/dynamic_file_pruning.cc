@@ -369,13 +369,13 @@ bool FastPrunable(const exec::JoinKeySummary& ks, const RuntimePredicate& rp,
   return true;
 }
 
-int64_t Bytes(const std::vector<const delta::AddFile*>& files) {
+}  // namespace
+
+int64_t FileBytes(const std::vector<const delta::AddFile*>& files) {
   int64_t b = 0;
   for (const delta::AddFile* f : files) b += f->size;
   return b;
 }
-
-}  // namespace
 
 DfpOptions DfpOptionsFrom(const SessionConfig& config) {
   DfpOptions o;
@@ -558,7 +558,7 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
         straddle = out.size();
       }
     }
-    m.bytes_pruned += Bytes(before) - Bytes(kept);
+    m.bytes_pruned += FileBytes(before) - FileBytes(kept);
     m.files_after = static_cast<int64_t>(kept.size());
     m.applied = true;
     m.reason_not_applied.clear();

@@ -39,6 +39,8 @@ namespace silt::planner {
 
 // The session's DFP settings (spark.databricks.optimizer.* and silt.dfp.*).
 DfpOptions DfpOptionsFrom(const SessionConfig& config);
+// The summed sizes of `files` (the bytes metrics of pruning).
+int64_t FileBytes(const std::vector<const delta::AddFile*>& files);
 
 // Marks joins and scans of `plan` (modified in place; its nodes must not be shared with another
 // plan — Optimize copies them first). Never fails for a plan it cannot prune.
