@@ -22,7 +22,7 @@ pass() { passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 
 # The layers, bottom to top, and what each may include besides itself (docs/ARCHITECTURE.md).
-ORDER=(common vector io parquet delta sql exec planner ops commands engine cli)
+ORDER=(common vector io parquet delta sql exec planner ops maintenance commands engine cli)
 declare -A USES=(
   [common]=""
   [vector]="common"
@@ -33,9 +33,10 @@ declare -A USES=(
   [exec]="common vector io parquet delta"
   [planner]="common vector io parquet delta sql exec"
   [ops]="common vector io parquet delta exec"
-  [commands]="common vector io parquet delta sql exec planner ops"
-  [engine]="common vector io parquet delta sql exec planner ops commands"
-  [cli]="common vector io parquet delta sql exec planner ops commands engine"
+  [maintenance]="common vector io parquet delta sql exec planner ops"
+  [commands]="common vector io parquet delta sql exec planner ops maintenance"
+  [engine]="common vector io parquet delta sql exec planner ops maintenance commands"
+  [cli]="common vector io parquet delta sql exec planner ops maintenance commands engine"
 )
 
 allowed() {  # allowed LAYER USED
