@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "commands/command.h"
+#include "delta/auto_ttl.h"
 #include "delta/json_util.h"
 #include "delta/scan.h"
 #include "delta/schema_json.h"
@@ -185,10 +186,67 @@ Status CheckNoDependentConstraints(const delta::Snapshot& snap, const std::strin
                                  "DELTA_CONSTRAINT_DEPENDENT_COLUMN_CHANGE");
 }
 
+bool CaseSensitive(CommandContext& ctx) { return ctx.config->GetBool("spark.sql.caseSensitive", false); }
+
+// ALTER TABLE t [SET] DELETE ROWS n DAYS AFTER c (replace semantics: one SET TBLPROPERTIES
+// commit with both keys) and ALTER TABLE t DROP ROW DELETION (UNSET TBLPROPERTIES of the keys;
+// no commit when the table has no policy). Spec A.2-A.4.
+Result<CommandResult> SetTtl(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t, CommandContext& ctx) {
+  const delta::Snapshot& snap = *t.snapshot;
+  if (!stmt.ttl) {
+    Change change{snap.metadata(), std::nullopt, "UNSET TBLPROPERTIES", {}};
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : snap.metadata().configuration) {
+      if (delta::IsAutoTtlKey(k)) keys.push_back(k);
+    }
+    if (!delta::RemoveAutoTtlPolicy(&change.metadata.configuration)) return CommandResult{};  // rule 11
+    change.parameters.Set("properties", Json(JsonList(keys)));
+    change.parameters.Set("ifExists", "true");
+    SILT_RETURN_NOT_OK(CommitChange(t, std::move(change), ctx));
+    return CommandResult{};
+  }
+  Change change{snap.metadata(), std::nullopt, "SET TBLPROPERTIES", {}};
+  SILT_RETURN_NOT_OK(delta::SetAutoTtlPolicy(&change.metadata.configuration, snap.schema(), stmt.ttl->column,
+                                             stmt.ttl->amount, CaseSensitive(ctx)));
+  std::string params = "{";
+  for (const auto& [k, v] : change.metadata.configuration) {
+    if (delta::IsAutoTtlKey(k)) params += (params.size() > 1 ? "," : "") + Json(k) + ":" + Json(v);
+  }
+  change.parameters.Set("properties", Json(params + "}"));
+  SILT_RETURN_NOT_OK(CommitChange(t, std::move(change), ctx));
+  return CommandResult{};
+}
+
+// SET TBLPROPERTIES naming Auto-TTL keys: both keys together (the id key is silt's own).
+Status CheckAutoTtlPropertiesGiven(const sql::PropertyList& properties) {
+  bool days = false, column = false, any = false;
+  for (const auto& [k, v] : properties) {
+    if (!delta::IsAutoTtlKey(k)) continue;
+    any = true;
+    const std::string key = delta::CanonicalAutoTtlKey(k);
+    if (key == delta::kAutoTtlTimestampColumnIdKey) {
+      return Status::InvalidArgument(std::string("[") + delta::kInvalidTablePropertyClass + "] '" + key +
+                                         "' is maintained by silt and cannot be set or unset directly.",
+                                     delta::kInvalidTablePropertyClass);
+    }
+    days = days || key == delta::kAutoTtlExpireInDaysKey;
+    column = column || key == delta::kAutoTtlTimestampColumnKey;
+  }
+  if (any && !(days && column)) {
+    return Status::InvalidArgument(std::string("[") + delta::kInvalidTablePropertyClass + "] '" +
+                                       delta::kAutoTtlExpireInDaysKey + "' and '" + delta::kAutoTtlTimestampColumnKey +
+                                       "' must be set or unset together (or use ALTER TABLE … DELETE ROWS n DAYS "
+                                       "AFTER column / DROP ROW DELETION).",
+                                   delta::kInvalidTablePropertyClass);
+  }
+  return Status::OK();
+}
+
 Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
                                     CommandContext& ctx) {
   const delta::Snapshot& snap = *t.snapshot;
   Change change{snap.metadata(), std::nullopt, "SET TBLPROPERTIES", {}};
+  SILT_RETURN_NOT_OK(CheckAutoTtlPropertiesGiven(stmt.properties));
   delta::StringMap given;
   for (const auto& [k, v] : stmt.properties) {
     std::string lower = planner::LowerName(k);
@@ -323,6 +381,10 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
     return Status::NotImplemented("enabling in-commit timestamps on an existing table is not implemented yet",
                                   "NOT_IMPLEMENTED");
   }
+  // Auto-TTL keys (given now, or already set when column mapping turns on) pass the DDL's checks.
+  SILT_ASSIGN_OR_RETURN(Schema new_schema,
+                        delta::ParseSchemaString(change.metadata.schema_string.value_or("{}")));
+  SILT_RETURN_NOT_OK(delta::NormalizeAutoTtlConfiguration(&config, new_schema, CaseSensitive(ctx)));
   change.metadata.configuration = config;
   change.protocol = proto;
   std::string params = "{";
@@ -337,7 +399,16 @@ Result<CommandResult> UnsetProperties(const sql::AlterTableStatement& stmt, cons
   const delta::Snapshot& snap = *t.snapshot;
   Change change{snap.metadata(), std::nullopt, "UNSET TBLPROPERTIES", {}};
   std::vector<std::string> keys;
-  for (const auto& k : stmt.keys) keys.push_back(delta::NormalizeTablePropertyKey(k));
+  sql::PropertyList unset;
+  for (const auto& k : stmt.keys) unset.emplace_back(k, "");
+  SILT_RETURN_NOT_OK(CheckAutoTtlPropertiesGiven(unset));
+  for (const auto& k : stmt.keys) {
+    keys.push_back(delta::IsAutoTtlKey(k) ? delta::CanonicalAutoTtlKey(k) : delta::NormalizeTablePropertyKey(k));
+  }
+  // Both policy keys go: so does the column-mapping id that belongs to them.
+  for (const auto& k : keys) {
+    if (k == delta::kAutoTtlExpireInDaysKey) change.metadata.configuration.Erase(delta::kAutoTtlTimestampColumnIdKey);
+  }
   for (const auto& k : keys) {
     if (k == "delta.columnMapping.mode" && snap.column_mapping_mode() != delta::ColumnMappingMode::kNone) {
       return Status::NotImplemented("removing column mapping (it rewrites every data file) is not implemented yet",
@@ -416,6 +487,9 @@ bool IsPartitionColumn(const delta::Snapshot& snap, const std::string& name) {
 Result<CommandResult> DropColumns(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
                                   CommandContext& ctx) {
   const delta::Snapshot& snap = *t.snapshot;
+  for (const std::string& name : stmt.column_names) {
+    SILT_RETURN_NOT_OK(delta::CheckAutoTtlColumnDrop(snap.metadata().configuration, name, CaseSensitive(ctx)));
+  }
   SILT_RETURN_NOT_OK(RequireColumnMapping(snap, "DROP COLUMN", "DELTA_UNSUPPORTED_DROP_COLUMN"));
   Schema schema = snap.schema();
   std::vector<std::string> dropped;
@@ -450,6 +524,8 @@ Result<CommandResult> DropColumns(const sql::AlterTableStatement& stmt, const pl
 Result<CommandResult> RenameColumn(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
                                    CommandContext& ctx) {
   const delta::Snapshot& snap = *t.snapshot;
+  SILT_RETURN_NOT_OK(
+      delta::CheckAutoTtlColumnRename(snap.metadata().configuration, stmt.column_names.at(0), CaseSensitive(ctx)));
   SILT_RETURN_NOT_OK(RequireColumnMapping(snap, "Column rename", "DELTA_UNSUPPORTED_RENAME_COLUMN"));
   Schema schema = snap.schema();
   const std::string& old_name = stmt.column_names.at(0);
@@ -495,6 +571,10 @@ Result<CommandResult> AlterColumn(const sql::AlterTableStatement& stmt, const pl
                                        (f.nullable ? "" : " NOT NULL") + " to " + to,
                                    "DELTA_UNSUPPORTED_ALTER_TABLE_CHANGE_COL_OP");
   };
+  if (stmt.new_type && at.parent.empty()) {
+    SILT_RETURN_NOT_OK(
+        delta::CheckAutoTtlColumnType(snap.metadata().configuration, f.name, *stmt.new_type, CaseSensitive(ctx)));
+  }
   if (stmt.new_type && !stmt.new_type->Equals(*f.type)) return unsupported(stmt.new_type->ToString());
   if (stmt.set_not_null && *stmt.set_not_null && f.nullable) return unsupported(f.type->ToString() + " NOT NULL");
   if (stmt.set_not_null && !*stmt.set_not_null) f.nullable = true;
@@ -628,12 +708,19 @@ Result<CommandResult> RenameTable(const sql::AlterTableStatement& stmt, const pl
 
 Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.name, std::nullopt));
+  if (t.is_system) SILT_RETURN_NOT_OK(planner::ExpectTable(t, "ALTER TABLE"));  // read-only
+  using A = sql::AlterTableStatement::Action;
+  if (t.is_view && stmt.action == A::kSetTtl) {
+    return Status::InvalidArgument("[AUTO_TTL_UNSUPPORTED_TABLE_TYPE] Auto-TTL (DELETE ROWS … AFTER / DROP ROW "
+                                   "DELETION) needs a Delta table; " +
+                                       t.display_name + " is a view.",
+                                   "AUTO_TTL_UNSUPPORTED_TABLE_TYPE");
+  }
   if (t.is_view) {
     return Status::InvalidArgument("[EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE] 'ALTER TABLE' expects a table but " +
                                        t.display_name + " is a view.",
                                    "EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE");
   }
-  using A = sql::AlterTableStatement::Action;
   switch (stmt.action) {
     case A::kSetProperties: return SetProperties(stmt, t, ctx);
     case A::kUnsetProperties: return UnsetProperties(stmt, t, ctx);
@@ -644,9 +731,7 @@ Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandCo
     case A::kAddConstraint: return AddConstraint(stmt, t, ctx);
     case A::kDropConstraint: return DropConstraint(stmt, t, ctx);
     case A::kRenameTable: return RenameTable(stmt, t, ctx);
-    case A::kSetTtl:
-      return Status::NotImplemented("Auto-TTL (SET DELETE ROWS … AFTER / DROP TTL) is not implemented yet",
-                                    "NOT_IMPLEMENTED");
+    case A::kSetTtl: return SetTtl(stmt, t, ctx);
     case A::kClusterBy:
       return Status::NotImplemented("liquid clustering (ALTER TABLE … CLUSTER BY) is not implemented yet",
                                     "NOT_IMPLEMENTED");

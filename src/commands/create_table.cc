@@ -2,6 +2,7 @@
 
 #include "commands/command.h"
 #include "delta/actions.h"
+#include "delta/auto_ttl.h"
 #include "delta/json_util.h"
 #include "delta/schema_json.h"
 #include "delta/snapshot.h"
@@ -59,9 +60,6 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   if (!stmt.using_format.empty() && stmt.using_format != "delta") {
     return Status::NotImplemented("CREATE TABLE … USING " + stmt.using_format + " is not supported; silt creates Delta tables",
                                   "SILT_UNSUPPORTED_DATA_SOURCE");
-  }
-  if (stmt.ttl) {
-    return Status::NotImplemented("Auto-TTL (DELETE ROWS … AFTER) is not implemented yet", "NOT_IMPLEMENTED");
   }
   for (const auto& c : stmt.columns) {
     if (c.generated_as || c.identity || c.default_value) {
@@ -126,6 +124,13 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
       }
     }
   }
+  if (schema.empty() && has_log && !stmt.or_replace && stmt.ttl) {
+    return Status::InvalidArgument("[AUTO_TTL_UNSUPPORTED_TABLE_TYPE] CREATE TABLE over the existing Delta table at " +
+                                       target.location +
+                                       " registers it as it is and cannot set an Auto-TTL policy; register it first, "
+                                       "then use ALTER TABLE … DELETE ROWS n DAYS AFTER column.",
+                                   "AUTO_TTL_UNSUPPORTED_TABLE_TYPE");
+  }
   if (schema.empty() && has_log && !stmt.or_replace) {
     // CREATE TABLE t LOCATION '<existing delta table>': register it as it is.
     if (!target.catalog) return CommandResult{};
@@ -152,6 +157,34 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
                             given, ctx.config->GetBool("spark.databricks.delta.allowArbitraryProperties.enabled", false)));
   for (size_t i = 0; i < stmt.constraints.size(); ++i) {
     props.Set("delta.constraints." + planner::LowerName(stmt.constraints[i].first), stmt.constraint_texts[i]);
+  }
+  // Auto-TTL (spec A.3/A.4): the DELETE ROWS clause, or the keys given as TBLPROPERTIES, checked
+  // against the new schema. Under column mapping the policy records the column's id, so the ids
+  // are assigned here (CreateTable keeps them).
+  bool ttl = stmt.ttl.has_value();
+  for (const auto& [k, v] : props) ttl = ttl || delta::IsAutoTtlKey(k);
+  if (ttl && has_log && !stmt.or_replace) {
+    return Status::InvalidArgument("[AUTO_TTL_UNSUPPORTED_TABLE_TYPE] CREATE TABLE over the existing Delta table at " +
+                                       target.location +
+                                       " registers it as it is and cannot set an Auto-TTL policy; register it first, "
+                                       "then use ALTER TABLE … DELETE ROWS n DAYS AFTER column.",
+                                   "AUTO_TTL_UNSUPPORTED_TABLE_TYPE");
+  }
+  if (ttl) {
+    const bool case_sensitive = ctx.config->GetBool("spark.sql.caseSensitive", false);
+    const std::string* cm_mode = props.Find("delta.columnMapping.mode");
+    SILT_ASSIGN_OR_RETURN(delta::ColumnMappingMode cm,
+                          delta::ParseColumnMappingMode(cm_mode ? std::optional<std::string>(*cm_mode) : std::nullopt));
+    if (cm != delta::ColumnMappingMode::kNone) {
+      int64_t max_id = 0;
+      if (const std::string* m = props.Find("delta.columnMapping.maxColumnId")) max_id = std::atoll(m->c_str());
+      schema = delta::AssignColumnMapping(schema, &max_id);
+      props.Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
+    }
+    SILT_RETURN_NOT_OK(delta::NormalizeAutoTtlConfiguration(&props, schema, case_sensitive));
+    if (stmt.ttl) {
+      SILT_RETURN_NOT_OK(delta::SetAutoTtlPolicy(&props, schema, stmt.ttl->column, stmt.ttl->amount, case_sensitive));
+    }
   }
   if (!props.Contains("delta.enableDeletionVectors") &&
       ctx.config->GetBool("spark.databricks.delta.properties.defaults.enableDeletionVectors", true)) {

@@ -26,6 +26,7 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
     return Status::InvalidArgument("[DELTA_TABLE_ONLY_OPERATION] " + table.display_name + " is not a Delta table. VACUUM is only supported for Delta tables.",
                                    ops::kErrorTableOnlyOperation);
   }
+  SILT_RETURN_NOT_OK(planner::ExpectTable(table, "VACUUM"));  // system tables are read-only
   ops::VacuumOptions opts;
   opts.retain_hours = stmt.retain_hours;
   opts.dry_run = stmt.dry_run;

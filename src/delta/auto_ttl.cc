@@ -2,7 +2,9 @@
 
 #include <charconv>
 #include <limits>
+#include <vector>
 
+#include "delta/schema_json.h"
 #include "delta/table_properties.h"
 
 namespace silt::delta {
@@ -35,6 +37,192 @@ Result<std::optional<AutoTtlPolicy>> AutoTtlPolicyOf(const StringMap& configurat
                                    kInvalidTablePropertyClass);
   }
   return std::optional<AutoTtlPolicy>(AutoTtlPolicy{*column, static_cast<int32_t>(days)});
+}
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+bool NameMatches(std::string_view a, std::string_view b, bool case_sensitive) {
+  return case_sensitive ? a == b : Lower(a) == Lower(b);
+}
+
+std::vector<std::string> SplitDotted(const std::string& dotted) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t dot; (dot = dotted.find('.', start)) != std::string::npos; start = dot + 1) {
+    out.push_back(dotted.substr(start, dot - start));
+  }
+  out.push_back(dotted.substr(start));
+  return out;
+}
+
+int FindTopLevel(const Schema& schema, std::string_view name, bool case_sensitive) {
+  for (size_t i = 0; i < schema.size(); ++i) {
+    if (NameMatches(schema[i].name, name, case_sensitive)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string TypeName(const DataType& type) {
+  std::string name = PrimitiveTypeName(type);
+  if (name.empty()) {
+    name = type.id() == TypeId::kStruct ? "struct" : type.id() == TypeId::kList ? "array" : "map";
+  }
+  for (char& c : name) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  return name;
+}
+
+// The policy's column when both keys are set (validity of the number is not needed here).
+const std::string* PolicyColumn(const StringMap& configuration) {
+  if (!configuration.Contains(kAutoTtlExpireInDaysKey)) return nullptr;
+  return configuration.Find(kAutoTtlTimestampColumnKey);
+}
+
+}  // namespace
+
+bool IsAutoTtlKey(std::string_view key) {
+  const std::string lower = Lower(key);
+  return lower == Lower(kAutoTtlExpireInDaysKey) || lower == Lower(kAutoTtlTimestampColumnKey) ||
+         lower == Lower(kAutoTtlTimestampColumnIdKey);
+}
+
+std::string CanonicalAutoTtlKey(std::string_view key) {
+  const std::string lower = Lower(key);
+  for (const char* k : {kAutoTtlExpireInDaysKey, kAutoTtlTimestampColumnKey, kAutoTtlTimestampColumnIdKey}) {
+    if (lower == Lower(k)) return k;
+  }
+  return std::string(key);
+}
+
+bool IsAutoTtlTimeType(const DataType& type) {
+  return type.id() == TypeId::kDate || type.id() == TypeId::kTimestamp || type.id() == TypeId::kTimestampNtz;
+}
+
+Status ValidateAutoTtlExpireInDays(int64_t days) {
+  if (days < 0 || days > std::numeric_limits<int32_t>::max()) {
+    return Status::InvalidArgument("[AUTO_TTL_INVALID_EXPIRATION_DAYS] The expiration period must be a non-negative "
+                                   "integer number of days that fits in INT, got " +
+                                       std::to_string(days) + ".",
+                                   "AUTO_TTL_INVALID_EXPIRATION_DAYS");
+  }
+  return Status::OK();
+}
+
+Result<size_t> ValidateAutoTtlColumn(const Schema& schema, const std::string& column, bool case_sensitive) {
+  const std::vector<std::string> parts = SplitDotted(column);
+  const int i = FindTopLevel(schema, parts[0], case_sensitive);
+  if (i < 0) {
+    std::string names;
+    for (size_t k = 0; k < schema.size(); ++k) names += (k ? ", " : "") + std::string("`") + schema[k].name + "`";
+    return Status::InvalidArgument("[AUTO_TTL_COLUMN_NOT_FOUND] The Auto-TTL time column `" + column +
+                                       "` cannot be resolved among the table's columns: " + names + ".",
+                                   "AUTO_TTL_COLUMN_NOT_FOUND");
+  }
+  const Field& f = schema[static_cast<size_t>(i)];
+  if (parts.size() > 1) {
+    return Status::InvalidArgument("[AUTO_TTL_NESTED_COLUMN_NOT_SUPPORTED] The Auto-TTL time column must be a "
+                                   "top-level column; `" +
+                                       column + "` is nested in `" + f.name + "` (" + TypeName(*f.type) + ").",
+                                   "AUTO_TTL_NESTED_COLUMN_NOT_SUPPORTED");
+  }
+  if (!IsAutoTtlTimeType(*f.type)) {
+    return Status::InvalidArgument("[AUTO_TTL_INVALID_COLUMN_TYPE] The Auto-TTL time column `" + f.name +
+                                       "` has type " + TypeName(*f.type) +
+                                       "; it must be DATE, TIMESTAMP or TIMESTAMP_NTZ.",
+                                   "AUTO_TTL_INVALID_COLUMN_TYPE");
+  }
+  return static_cast<size_t>(i);
+}
+
+Status SetAutoTtlPolicy(StringMap* configuration, const Schema& schema, const std::string& column, int64_t days,
+                        bool case_sensitive) {
+  SILT_RETURN_NOT_OK(ValidateAutoTtlExpireInDays(days));
+  SILT_ASSIGN_OR_RETURN(size_t i, ValidateAutoTtlColumn(schema, column, case_sensitive));
+  const Field& f = schema[i];
+  const std::string* mode = configuration->Find("delta.columnMapping.mode");
+  SILT_ASSIGN_OR_RETURN(ColumnMappingMode cm,
+                        ParseColumnMappingMode(mode ? std::optional<std::string>(*mode) : std::nullopt));
+  std::optional<int64_t> id;
+  if (cm != ColumnMappingMode::kNone) {
+    id = ColumnMappingId(f);
+    if (!id) {
+      return Status::Internal("the Auto-TTL column `" + f.name + "` has no delta.columnMapping.id under column mapping");
+    }
+  }
+  RemoveAutoTtlPolicy(configuration);
+  configuration->Set(kAutoTtlExpireInDaysKey, std::to_string(days));
+  configuration->Set(kAutoTtlTimestampColumnKey, f.name);
+  if (id) configuration->Set(kAutoTtlTimestampColumnIdKey, std::to_string(*id));
+  return Status::OK();
+}
+
+bool RemoveAutoTtlPolicy(StringMap* configuration) {
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : *configuration) {
+    if (IsAutoTtlKey(k)) keys.push_back(k);
+  }
+  for (const auto& k : keys) configuration->Erase(k);
+  return !keys.empty();
+}
+
+Status NormalizeAutoTtlConfiguration(StringMap* configuration, const Schema& schema, bool case_sensitive) {
+  // Canonical key spelling first (a user may write 'autoTTL.expireInDays').
+  StringMap canonical;
+  bool any = false;
+  for (const auto& [k, v] : *configuration) {
+    if (IsAutoTtlKey(k)) {
+      any = true;
+      canonical.Set(CanonicalAutoTtlKey(k), v);
+    }
+  }
+  if (!any) return Status::OK();
+  SILT_ASSIGN_OR_RETURN(std::optional<AutoTtlPolicy> policy, AutoTtlPolicyOf(canonical));
+  if (!policy) {
+    // Only the id key: it is derived, never set on its own.
+    return Status::InvalidArgument(std::string("[") + kInvalidTablePropertyClass + "] '" +
+                                       kAutoTtlTimestampColumnIdKey + "' is maintained by silt and cannot be set; use "
+                                       "ALTER TABLE … DELETE ROWS n DAYS AFTER column.",
+                                   kInvalidTablePropertyClass);
+  }
+  return SetAutoTtlPolicy(configuration, schema, policy->timestamp_column, policy->expire_in_days, case_sensitive);
+}
+
+Status CheckAutoTtlColumnRename(const StringMap& old_configuration, const std::string& column, bool case_sensitive) {
+  const std::string* ttl = PolicyColumn(old_configuration);
+  if (!ttl || !NameMatches(*ttl, column, case_sensitive)) return Status::OK();
+  return Status::InvalidArgument("[AUTO_TTL_COLUMN_RENAME_NOT_SUPPORTED] Cannot rename column `" + column +
+                                     "`: it is the time column of the table's Auto-TTL policy (DELETE ROWS … AFTER " +
+                                     *ttl + "). Renaming it is not supported, also with column mapping.",
+                                 "AUTO_TTL_COLUMN_RENAME_NOT_SUPPORTED");
+}
+
+Status CheckAutoTtlColumnDrop(const StringMap& old_configuration, const std::string& column, bool case_sensitive) {
+  const std::string* ttl = PolicyColumn(old_configuration);
+  if (!ttl || !NameMatches(*ttl, column, case_sensitive)) return Status::OK();
+  return Status::InvalidArgument("[AUTO_TTL_COLUMN_DROP_NOT_SUPPORTED] Cannot drop column `" + column +
+                                     "`: it is the time column of the table's Auto-TTL policy. Remove the policy "
+                                     "first with ALTER TABLE … DROP ROW DELETION.",
+                                 "AUTO_TTL_COLUMN_DROP_NOT_SUPPORTED");
+}
+
+Status CheckAutoTtlColumnType(const StringMap& old_configuration, const std::string& column, const DataType& new_type,
+                              bool case_sensitive) {
+  const std::string* ttl = PolicyColumn(old_configuration);
+  if (!ttl || !NameMatches(*ttl, column, case_sensitive) || IsAutoTtlTimeType(new_type)) return Status::OK();
+  return Status::InvalidArgument("[AUTO_TTL_INVALID_COLUMN_TYPE] Cannot change the type of column `" + column +
+                                     "` to " + TypeName(new_type) +
+                                     ": it is the time column of the table's Auto-TTL policy, which must stay DATE, "
+                                     "TIMESTAMP or TIMESTAMP_NTZ.",
+                                 "AUTO_TTL_INVALID_COLUMN_TYPE");
 }
 
 }  // namespace silt::delta

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 #include "delta/actions.h"
+#include "vector/types.h"
 
 namespace silt::delta {
 
@@ -28,5 +30,53 @@ struct AutoTtlPolicy {
 // InvalidArgument with class AUTO_TTL_INVALID_EXPIRATION_DAYS (bad number) or
 // DELTA_INVALID_TABLE_PROPERTY (one key missing). Does not check the column against the schema.
 Result<std::optional<AutoTtlPolicy>> AutoTtlPolicyOf(const StringMap& configuration);
+
+}  // namespace silt::delta
+
+namespace silt::delta {
+
+// --- Validation shared by the DDL (CREATE … DELETE ROWS, ALTER … DELETE ROWS / DROP ROW
+// DELETION) and by SET/UNSET TBLPROPERTIES on the keys (spec A.4). Error classes:
+// AUTO_TTL_INVALID_EXPIRATION_DAYS, AUTO_TTL_INVALID_COLUMN_TYPE, AUTO_TTL_COLUMN_NOT_FOUND,
+// AUTO_TTL_NESTED_COLUMN_NOT_SUPPORTED, AUTO_TTL_COLUMN_RENAME_NOT_SUPPORTED,
+// AUTO_TTL_COLUMN_DROP_NOT_SUPPORTED, AUTO_TTL_UNSUPPORTED_TABLE_TYPE.
+
+// True for the keys this header owns (case-insensitive), which SET/UNSET TBLPROPERTIES must
+// route through the checks below.
+bool IsAutoTtlKey(std::string_view key);
+// The key in its canonical spelling (kAutoTtl*Key) when IsAutoTtlKey, else the key unchanged.
+std::string CanonicalAutoTtlKey(std::string_view key);
+
+// DATE, TIMESTAMP or TIMESTAMP_NTZ.
+bool IsAutoTtlTimeType(const DataType& type);
+
+// Rule 1: 0 <= days <= INT max.
+Status ValidateAutoTtlExpireInDays(int64_t days);
+
+// Rules 2-4: `column` as written (a dotted path names a nested field) resolved against the
+// table's logical schema with the session's case sensitivity. Returns the index of the
+// top-level field.
+Result<size_t> ValidateAutoTtlColumn(const Schema& schema, const std::string& column, bool case_sensitive);
+
+// Replaces the policy in `configuration` with (column, days) after validating both: stores the
+// schema's spelling of the column, and kAutoTtlTimestampColumnIdKey when the configuration's
+// delta.columnMapping.mode is name/id (the field must then carry its delta.columnMapping.id).
+Status SetAutoTtlPolicy(StringMap* configuration, const Schema& schema, const std::string& column, int64_t days,
+                        bool case_sensitive);
+
+// Removes every Auto-TTL key; false when there was none.
+bool RemoveAutoTtlPolicy(StringMap* configuration);
+
+// Checks the policy a configuration carries (if any) against the schema it goes with and
+// normalizes it (canonical column spelling, the column-mapping id key added or dropped).
+// For CREATE TABLE … TBLPROPERTIES('autottl.*'=…) and ALTER TABLE SET TBLPROPERTIES.
+Status NormalizeAutoTtlConfiguration(StringMap* configuration, const Schema& schema, bool case_sensitive);
+
+// Schema-change guards for the policy's column (`old_configuration` = the table's current
+// configuration; no policy → OK). Names are top-level column names or dotted paths as written.
+Status CheckAutoTtlColumnRename(const StringMap& old_configuration, const std::string& column, bool case_sensitive);
+Status CheckAutoTtlColumnDrop(const StringMap& old_configuration, const std::string& column, bool case_sensitive);
+Status CheckAutoTtlColumnType(const StringMap& old_configuration, const std::string& column, const DataType& new_type,
+                              bool case_sensitive);
 
 }  // namespace silt::delta

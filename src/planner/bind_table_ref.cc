@@ -137,7 +137,8 @@ Result<PlanPtr> Binder::Impl::BindTableRef(const sql::TableRef& ref) {
           return NamedRelation(*p, cte->column_aliases, cte->name, ref);
         }
       }
-      SILT_ASSIGN_OR_RETURN(ResolvedTable t, self->ResolveTable(ref.name, ref.time_travel));
+      // A system table not written yet reads as empty (must_exist=false gives it without snapshot).
+      SILT_ASSIGN_OR_RETURN(ResolvedTable t, self->ResolveTable(ref.name, ref.time_travel, !IsSystemTableName(ref.name)));
       if (t.is_view) return BindView(t, ref);
       std::string q = ref.alias.empty() ? (ref.name.is_path() ? "" : ref.name.parts.back()) : ref.alias;
       SILT_ASSIGN_OR_RETURN(PlanPtr p, self->ScanPlan(t, q));

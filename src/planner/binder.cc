@@ -2,6 +2,9 @@
 
 #include "planner/binder_impl.h"
 
+#include "delta/operations_history.h"
+#include "io/object_store_factory.h"
+
 namespace silt::planner {
 
 bool NameEq(std::string_view a, std::string_view b) { return EqualsIgnoreCase(a, b); }
@@ -129,7 +132,19 @@ Result<PlanPtr> Binder::BindTableRef(const sql::TableRef& ref) { return impl_->B
 const std::set<std::string>& Binder::expanded_views() const { return impl_->expanded_views; }
 bool Binder::referenced_temp_view() const { return impl_->temp_view_ref; }
 
+namespace {
+
+Status SystemTableReadOnly(const ResolvedTable& table, std::string_view command) {
+  return Status::InvalidArgument("[UNSUPPORTED_FEATURE.TABLE_OPERATION] The feature is not supported: Table " +
+                                     Backquote(table.display_name) + " does not support " + std::string(command) +
+                                     ". It is a read-only system table written by the maintenance service.",
+                                 "UNSUPPORTED_FEATURE.TABLE_OPERATION");
+}
+
+}  // namespace
+
 Status ExpectTable(const ResolvedTable& table, std::string_view command) {
+  if (table.is_system && command.rfind("DESCRIBE", 0) != 0) return SystemTableReadOnly(table, command);
   if (!table.is_view) return Status::OK();
   return Status::InvalidArgument("[EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE] '" + std::string(command) +
                                      "' expects a table but " + Backquote(table.display_name) + " is a view.",
@@ -143,6 +158,13 @@ Result<exec::ExprPtr> Binder::BindExpression(const sql::ParsedExpr& expr, const 
   ExprScope s;
   s.columns = &cols;
   return impl_->Bind(expr, s);
+}
+
+bool IsSystemTableName(const sql::TableName& name) {
+  if (name.is_path() || name.parts.size() != 3) return false;
+  return NameEq(name.parts[0], delta::kSystemCatalog) && NameEq(name.parts[1], delta::kSystemStorageSchema) &&
+         (NameEq(name.parts[2], delta::kOperationsHistoryTable) ||
+          NameEq(name.parts[2], delta::kDatabricksOperationsHistoryTable));
 }
 
 Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql::TimeTravel* tt,
@@ -165,7 +187,12 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
       return t;
     }
   }
-  if (name.is_path()) {
+  if (IsSystemTableName(name)) {
+    // The operations-history table (spec A.7): a Delta table inside the warehouse, both names.
+    t.is_system = true;
+    t.location = ChildLocation(ctx_.catalog->warehouse(), delta::kOperationsHistoryKey);
+    t.display_name = std::string(delta::kSystemCatalog) + "." + delta::kSystemStorageSchema + "." + LowerName(name.parts[2]);
+  } else if (name.is_path()) {
     std::string fmt = LowerName(name.path_format);
     if (fmt != "delta" && !fmt.empty()) {
       return Status::NotImplemented("reading " + fmt + " paths directly is not supported; use delta.`path`",
@@ -224,6 +251,11 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
   if (!snap.ok()) {
     if (snap.status().code() == StatusCode::kNotFound && !version) {
       if (!must_exist) return t;
+      if (t.is_system) {
+        return Status::NotFound("[DELTA_TABLE_NOT_FOUND] The system table " + t.display_name +
+                                    " has no rows yet (the maintenance service has not written it).",
+                                "DELTA_TABLE_NOT_FOUND");
+      }
       if (name.is_path()) {
         return Status::NotFound("[DELTA_TABLE_NOT_FOUND] Delta table " + Backquote(name.path) + " doesn't exist.",
                                 "DELTA_TABLE_NOT_FOUND");
@@ -236,6 +268,13 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
 }
 
 Result<PlanPtr> Binder::ScanPlan(const ResolvedTable& table, const std::string& qualifier) {
+  if (!table.snapshot && table.is_system) {
+    // Not written yet: no rows, the table's columns.
+    auto node = std::make_shared<LogicalNode>();
+    node->kind = LogicalKind::kValues;
+    for (const Field& f : delta::OperationsHistorySchema()) node->columns.push_back({f.name, f.type, f.nullable, qualifier});
+    return PlanPtr(node);
+  }
   if (!table.snapshot) {
     return Status::NotFound("[DELTA_TABLE_NOT_FOUND] Delta table " + table.display_name + " doesn't exist.",
                             "DELTA_TABLE_NOT_FOUND");

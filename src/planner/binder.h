@@ -40,9 +40,17 @@ struct ResolvedTable {
   std::optional<TableEntry> entry;                  // catalog tables and views; temporary views too
   bool is_view = false;
   bool is_temp_view = false;
+  // A read-only system table (system.storage.maintenance_operations_history and its Databricks
+  // name, delta/operations_history.h); snapshot is null while the table has no rows yet.
+  bool is_system = false;
 };
 
-// EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE for a view given to a command that needs a Delta table.
+// True for the names of the operations-history system table (three parts, case-insensitive).
+bool IsSystemTableName(const sql::TableName& name);
+
+// EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE for a view given to a command that needs a Delta table;
+// UNSUPPORTED_FEATURE.TABLE_OPERATION for a system table given to one that writes (any command
+// but DESCRIBE …).
 Status ExpectTable(const ResolvedTable& table, std::string_view command);
 
 struct BinderContext {

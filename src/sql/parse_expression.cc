@@ -1,6 +1,9 @@
 // Expressions: boolean/predicate/arithmetic precedence, postfix, primaries, function calls, CASE, windows.
 #include "sql/parser_internal.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace silt::sql::internal {
 
 // ---------------------------------------------------------------------------------------------
@@ -772,6 +775,50 @@ Result<ExprNode> Parser::PrimaryExpr() {
       f->children.push_back(std::move(field));
       f->children.push_back(std::move(src));
       return Finish(std::move(f));
+    }
+    // TIMESTAMPDIFF | DATEDIFF | DATE_DIFF (unit, start, end) and TIMESTAMPADD | DATEADD |
+    // DATE_ADD (unit, quantity, ts): Spark's datetimeUnit keyword becomes a string literal first
+    // argument of timestampdiff / timestampadd; the two-argument date forms stay as they are.
+    const bool diff_form = u == "TIMESTAMPDIFF" || u == "DATEDIFF" || u == "DATE_DIFF";
+    const bool add_form = u == "TIMESTAMPADD" || u == "DATEADD" || u == "DATE_ADD";
+    if ((diff_form || add_form) && AtOp("(", 1) && AtOp(",", 3)) {
+      static const char* const kUnits[] = {"YEAR",   "QUARTER", "MONTH",  "WEEK",        "DAY",        "DAYOFYEAR",
+                                           "HOUR",   "MINUTE",  "SECOND", "MILLISECOND", "MICROSECOND"};
+      const Token& unit_tok = Peek(2);
+      const std::string unit = AsciiUpper(unit_tok.text);
+      const bool is_unit = unit_tok.kind == TokenKind::kWord &&
+                           std::any_of(std::begin(kUnits), std::end(kUnits), [&](const char* k) { return unit == k; });
+      if (unit_tok.kind == TokenKind::kString && (u == "TIMESTAMPDIFF" || u == "TIMESTAMPADD")) {
+        return ClassError("INVALID_PARAMETER_VALUE.DATETIME_UNIT",
+                          "The value of parameter(s) `unit` in `" + AsciiLower(u) +
+                              "` is invalid: expects one of the units without quotes YEAR, QUARTER, MONTH, WEEK, DAY, "
+                              "DAYOFYEAR, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND, but got the string literal '" +
+                              unit_tok.text + "'.",
+                          unit_tok.pos);
+      }
+      if (is_unit) {
+        size_t save = p_;
+        Next();
+        Next();
+        SourcePos upos = Next().pos;
+        Next();  // ,
+        DepthGuard g(&depth_);
+        SILT_RETURN_NOT_OK(CheckDepth());
+        SILT_ASSIGN_OR_RETURN(auto first, Expression());
+        if (AcceptOp(",")) {
+          SILT_ASSIGN_OR_RETURN(auto second, Expression());
+          SILT_RETURN_NOT_OK(ExpectOp(")"));
+          auto f = NewExpr(ExprType::kFunction, pos);
+          f->names = {diff_form ? "timestampdiff" : "timestampadd"};
+          auto lit = NewExpr(ExprType::kLiteral, upos);
+          lit->literal = Value::String(unit);
+          f->children.push_back(std::move(lit));
+          f->children.push_back(std::move(first));
+          f->children.push_back(std::move(second));
+          return Finish(std::move(f));
+        }
+        p_ = save;  // date_add(day, 1) with a column named day
+      }
     }
     if ((u == "SUBSTRING" || u == "SUBSTR") && AtOp("(", 1)) {
       // SUBSTRING(str FROM pos [FOR len]) or the call form.

@@ -455,7 +455,152 @@ Result<ExprPtr> BindExtract(std::string_view name, Args& args, const BindContext
 
 }  // namespace
 
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// timestampdiff / timestampadd (Spark's TimestampDiff / TimestampAdd, DateTimeUtils.timestampDiff
+// and timestampAdd). The parser turns the unit keyword into an upper-case string literal.
+
+enum class DtUnit { kMicrosecond, kMillisecond, kSecond, kMinute, kHour, kDay, kDayOfYear, kWeek, kMonth, kQuarter, kYear };
+
+Result<DtUnit> BindDtUnit(std::string_view name, const ExprPtr& arg, bool allow_day_of_year) {
+  const Value* v = ConstantOf(arg);
+  std::string unit = v && !v->is_null() && v->type()->id() == TypeId::kString ? AsciiUpper(v->str()) : "";
+  static const std::pair<const char*, DtUnit> kUnits[] = {
+      {"MICROSECOND", DtUnit::kMicrosecond}, {"MILLISECOND", DtUnit::kMillisecond}, {"SECOND", DtUnit::kSecond},
+      {"MINUTE", DtUnit::kMinute},           {"HOUR", DtUnit::kHour},               {"DAY", DtUnit::kDay},
+      {"DAYOFYEAR", DtUnit::kDayOfYear},     {"WEEK", DtUnit::kWeek},               {"MONTH", DtUnit::kMonth},
+      {"QUARTER", DtUnit::kQuarter},         {"YEAR", DtUnit::kYear}};
+  for (const auto& [text, u] : kUnits) {
+    if (unit == text && (allow_day_of_year || u != DtUnit::kDayOfYear)) return u;
+  }
+  return Status::InvalidArgument("[INVALID_PARAMETER_VALUE.DATETIME_UNIT] The value of parameter(s) `unit` in `" +
+                                     std::string(name) +
+                                     "` is invalid: expects one of the units without quotes YEAR, QUARTER, MONTH, "
+                                     "WEEK, DAY, DAYOFYEAR, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND, but got "
+                                     "the string literal '" +
+                                     unit + "'.",
+                                 "INVALID_PARAMETER_VALUE.DATETIME_UNIT");
+}
+
+int64_t UnitMicros(DtUnit u) {
+  switch (u) {
+    case DtUnit::kMicrosecond: return 1;
+    case DtUnit::kMillisecond: return 1000;
+    case DtUnit::kSecond: return kMicrosPerSecond;
+    case DtUnit::kMinute: return 60 * kMicrosPerSecond;
+    case DtUnit::kHour: return 3600 * kMicrosPerSecond;
+    default: return 0;
+  }
+}
+
+// java.time LocalDateTime.until(end, unit) on local wall-clock micros: time units are the
+// difference truncated toward zero; date units compare the dates after moving the end date one
+// day towards the start when its time of day has not reached the start's, months as
+// (prolepticMonth * 32 + dayOfMonth) differences / 32 (truncating).
+int64_t LocalUntil(int64_t start, int64_t end, DtUnit u) {
+  if (int64_t per = UnitMicros(u)) return (end - start) / per;
+  int64_t start_day = FloorDiv(start, kMicrosPerDay), end_day = FloorDiv(end, kMicrosPerDay);
+  int64_t start_tod = start - start_day * kMicrosPerDay, end_tod = end - end_day * kMicrosPerDay;
+  if (end_day > start_day && end_tod < start_tod) {
+    --end_day;
+  } else if (end_day < start_day && end_tod > start_tod) {
+    ++end_day;
+  }
+  if (u == DtUnit::kDay || u == DtUnit::kDayOfYear) return end_day - start_day;
+  if (u == DtUnit::kWeek) return (end_day - start_day) / 7;
+  CivilDate a = CivilFromDays(end_day), b = CivilFromDays(start_day);
+  int64_t packed_end = (static_cast<int64_t>(a.year) * 12 + (a.month - 1)) * 32 + a.day;
+  int64_t packed_start = (static_cast<int64_t>(b.year) * 12 + (b.month - 1)) * 32 + b.day;
+  int64_t months = (packed_end - packed_start) / 32;
+  if (u == DtUnit::kQuarter) return months / 3;
+  if (u == DtUnit::kYear) return months / 12;
+  return months;
+}
+
+Result<ExprPtr> BindTimestampDiff(std::string_view n, Args& a, const BindContext& c) {
+  SILT_RETURN_NOT_OK(CheckArity(n, a, 3, 3));
+  SILT_ASSIGN_OR_RETURN(DtUnit unit, BindDtUnit(n, a[0], false));
+  SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, TsT(), c));
+  SILT_RETURN_NOT_OK(CoerceArg(n, a, 2, TsT(), c));
+  return MakeCall(std::string(n), LongT(), std::move(a),
+                  [unit](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+                    SILT_ASSIGN_OR_RETURN(TimeZonePtr zone, SessionZone(ec));
+                    FixedWriter<int64_t> w(out, rows);
+                    for (size_t i = 0; i < rows; ++i) {
+                      if (NullAt(x[1], i) || NullAt(x[2], i)) {
+                        w.SetNull(i);
+                        continue;
+                      }
+                      w.Set(i, LocalUntil(zone->UtcMicrosToLocal(ValAt<int64_t>(x[1], i)),
+                                          zone->UtcMicrosToLocal(ValAt<int64_t>(x[2], i)), unit));
+                    }
+                    return Status::OK();
+                  });
+}
+
+Result<ExprPtr> BindTimestampAdd(std::string_view n, Args& a, const BindContext& c) {
+  SILT_RETURN_NOT_OK(CheckArity(n, a, 3, 3));
+  SILT_ASSIGN_OR_RETURN(DtUnit unit, BindDtUnit(n, a[0], true));
+  SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, LongT(), c));
+  SILT_RETURN_NOT_OK(TimestampArg(n, a, 2, c));
+  TypePtr type = a[2]->type;
+  const bool ntz = type->id() == TypeId::kTimestampNtz;
+  std::string unit_text = AsciiUpper(ConstantOf(a[0])->str());
+  return MakeCall(std::string(n), type, std::move(a),
+                  [unit, ntz, unit_text](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+                    TimeZonePtr zone;
+                    if (!ntz) {
+                      SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
+                    }
+                    FixedWriter<int64_t> w(out, rows);
+                    for (size_t i = 0; i < rows; ++i) {
+                      if (NullAt(x[1], i) || NullAt(x[2], i)) {
+                        w.SetNull(i);
+                        continue;
+                      }
+                      const int64_t q = ValAt<int64_t>(x[1], i), ts = ValAt<int64_t>(x[2], i);
+                      auto overflow = [&] {
+                        return Status::InvalidArgument("[DATETIME_OVERFLOW] Datetime operation overflow: add " +
+                                                           std::to_string(q) + " " + unit_text + " to TIMESTAMP " +
+                                                           std::to_string(ts) + " (microseconds since the epoch).",
+                                                       "DATETIME_OVERFLOW");
+                      };
+                      int64_t result = 0;
+                      if (int64_t per = UnitMicros(unit)) {
+                        int64_t micros = 0;
+                        if (__builtin_mul_overflow(q, per, &micros) || __builtin_add_overflow(ts, micros, &result)) {
+                          return overflow();
+                        }
+                      } else {
+                        // Math.toIntExact(quantity), then months or days on the local date.
+                        const int64_t factor = unit == DtUnit::kWeek ? 7 : unit == DtUnit::kQuarter ? 3 : unit == DtUnit::kYear ? 12 : 1;
+                        int32_t amount = 0;
+                        if (q < INT32_MIN || q > INT32_MAX ||
+                            __builtin_mul_overflow(static_cast<int32_t>(q), static_cast<int32_t>(factor), &amount)) {
+                          return overflow();
+                        }
+                        const bool months = unit == DtUnit::kMonth || unit == DtUnit::kQuarter || unit == DtUnit::kYear;
+                        int64_t local = zone ? zone->UtcMicrosToLocal(ts) : ts;
+                        int64_t day = FloorDiv(local, kMicrosPerDay);
+                        int64_t tod = local - day * kMicrosPerDay;
+                        int64_t new_day = months ? cal::AddMonthsToDays(day, amount) : day + amount;
+                        if (__builtin_mul_overflow(new_day, kMicrosPerDay, &local) || __builtin_add_overflow(local, tod, &local)) {
+                          return overflow();
+                        }
+                        result = zone ? zone->LocalMicrosToUtc(local) : local;
+                      }
+                      w.Set(i, result);
+                    }
+                    return Status::OK();
+                  });
+}
+
+}  // namespace
+
 void RegisterDateTimeFunctions(FunctionRegistry& r) {
+  Reg(r, {"timestampdiff"}, BindTimestampDiff);
+  Reg(r, {"timestampadd"}, BindTimestampAdd);
   Reg(r, {"current_date", "curdate"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
     return NowCall(n, DateT(), [](const EvalContext& ec, size_t rows, Vector* out, Status* st) {
