@@ -11,12 +11,10 @@ namespace {
 
 Schema TestSchema() {
   TypePtr inner = DataType::Struct({{"ts", DataType::Timestamp(), true, "{}"}});
-  return {{"id", DataType::Int64(), false, "{}"},
-          {"created_at", DataType::Timestamp(), true, "{}"},
-          {"d", DataType::Date(), true, "{}"},
-          {"ntz", DataType::TimestampNtz(), true, "{}"},
-          {"name", DataType::String(), true, "{}"},
-          {"s", inner, true, "{}"}};
+  return {
+      {"id", DataType::Int64(), false, "{}"},   {"created_at", DataType::Timestamp(), true, "{}"},
+      {"d", DataType::Date(), true, "{}"},      {"ntz", DataType::TimestampNtz(), true, "{}"},
+      {"name", DataType::String(), true, "{}"}, {"s", inner, true, "{}"}};
 }
 
 std::string ClassOf(const Status& s) { return std::string(s.error_class()); }
@@ -52,14 +50,20 @@ TEST(AutoTtlTest, ColumnRules) {
   EXPECT_EQ(*ts, 1u);
   EXPECT_TRUE(ValidateAutoTtlColumn(schema, "d", false).ok());
   EXPECT_TRUE(ValidateAutoTtlColumn(schema, "ntz", false).ok());
-  EXPECT_EQ(ClassOf(ValidateAutoTtlColumn(schema, "name", false).status()), "AUTO_TTL_INVALID_COLUMN_TYPE");
-  EXPECT_EQ(ClassOf(ValidateAutoTtlColumn(schema, "id", false).status()), "AUTO_TTL_INVALID_COLUMN_TYPE");
-  EXPECT_EQ(ClassOf(ValidateAutoTtlColumn(schema, "nope", false).status()), "AUTO_TTL_COLUMN_NOT_FOUND");
-  EXPECT_EQ(ClassOf(ValidateAutoTtlColumn(schema, "s.ts", false).status()), "AUTO_TTL_NESTED_COLUMN_NOT_SUPPORTED");
-  EXPECT_EQ(ClassOf(ValidateAutoTtlColumn(schema, "s", false).status()), "AUTO_TTL_INVALID_COLUMN_TYPE");
+  EXPECT_EQ(ClassOf(ValidateAutoTtlColumn(schema, "name", false).status()),
+            "AUTO_TTL_INVALID_COLUMN_TYPE");
+  EXPECT_EQ(ClassOf(ValidateAutoTtlColumn(schema, "id", false).status()),
+            "AUTO_TTL_INVALID_COLUMN_TYPE");
+  EXPECT_EQ(ClassOf(ValidateAutoTtlColumn(schema, "nope", false).status()),
+            "AUTO_TTL_COLUMN_NOT_FOUND");
+  EXPECT_EQ(ClassOf(ValidateAutoTtlColumn(schema, "s.ts", false).status()),
+            "AUTO_TTL_NESTED_COLUMN_NOT_SUPPORTED");
+  EXPECT_EQ(ClassOf(ValidateAutoTtlColumn(schema, "s", false).status()),
+            "AUTO_TTL_INVALID_COLUMN_TYPE");
   // Case sensitivity follows the session.
   EXPECT_TRUE(ValidateAutoTtlColumn(schema, "CREATED_AT", false).ok());
-  EXPECT_EQ(ClassOf(ValidateAutoTtlColumn(schema, "CREATED_AT", true).status()), "AUTO_TTL_COLUMN_NOT_FOUND");
+  EXPECT_EQ(ClassOf(ValidateAutoTtlColumn(schema, "CREATED_AT", true).status()),
+            "AUTO_TTL_COLUMN_NOT_FOUND");
 }
 
 TEST(AutoTtlTest, SetStoresSchemaSpellingAndReplaces) {
@@ -89,7 +93,8 @@ TEST(AutoTtlTest, ColumnMappingRecordsTheFieldId) {
   config.Set("delta.columnMapping.mode", "name");
   ASSERT_TRUE(SetAutoTtlPolicy(&config, mapped, "created_at", 7, false).ok());
   ASSERT_TRUE(config.Contains(kAutoTtlTimestampColumnIdKey));
-  EXPECT_EQ(*config.Find(kAutoTtlTimestampColumnIdKey), std::to_string(*ColumnMappingId(mapped[1])));
+  EXPECT_EQ(*config.Find(kAutoTtlTimestampColumnIdKey),
+            std::to_string(*ColumnMappingId(mapped[1])));
 }
 
 TEST(AutoTtlTest, NormalizeChecksPropertiesLikeTheDdl) {
@@ -105,17 +110,21 @@ TEST(AutoTtlTest, NormalizeChecksPropertiesLikeTheDdl) {
   StringMap bad_type;
   bad_type.Set(kAutoTtlExpireInDaysKey, "5");
   bad_type.Set(kAutoTtlTimestampColumnKey, "name");
-  EXPECT_EQ(ClassOf(NormalizeAutoTtlConfiguration(&bad_type, schema, false)), "AUTO_TTL_INVALID_COLUMN_TYPE");
+  EXPECT_EQ(ClassOf(NormalizeAutoTtlConfiguration(&bad_type, schema, false)),
+            "AUTO_TTL_INVALID_COLUMN_TYPE");
   StringMap one_key;
   one_key.Set(kAutoTtlTimestampColumnKey, "created_at");
-  EXPECT_EQ(ClassOf(NormalizeAutoTtlConfiguration(&one_key, schema, false)), kInvalidTablePropertyClass);
+  EXPECT_EQ(ClassOf(NormalizeAutoTtlConfiguration(&one_key, schema, false)),
+            kInvalidTablePropertyClass);
   StringMap bad_days;
   bad_days.Set(kAutoTtlExpireInDaysKey, "ten");
   bad_days.Set(kAutoTtlTimestampColumnKey, "created_at");
-  EXPECT_EQ(ClassOf(NormalizeAutoTtlConfiguration(&bad_days, schema, false)), "AUTO_TTL_INVALID_EXPIRATION_DAYS");
+  EXPECT_EQ(ClassOf(NormalizeAutoTtlConfiguration(&bad_days, schema, false)),
+            "AUTO_TTL_INVALID_EXPIRATION_DAYS");
   StringMap id_only;
   id_only.Set(kAutoTtlTimestampColumnIdKey, "3");
-  EXPECT_EQ(ClassOf(NormalizeAutoTtlConfiguration(&id_only, schema, false)), kInvalidTablePropertyClass);
+  EXPECT_EQ(ClassOf(NormalizeAutoTtlConfiguration(&id_only, schema, false)),
+            kInvalidTablePropertyClass);
   StringMap none;
   none.Set("delta.appendOnly", "false");
   EXPECT_TRUE(NormalizeAutoTtlConfiguration(&none, schema, false).ok());
@@ -126,10 +135,12 @@ TEST(AutoTtlTest, SchemaChangeGuards) {
   StringMap config;
   config.Set(kAutoTtlExpireInDaysKey, "30");
   config.Set(kAutoTtlTimestampColumnKey, "created_at");
-  EXPECT_EQ(ClassOf(CheckAutoTtlColumnRename(config, "CREATED_AT", false)), "AUTO_TTL_COLUMN_RENAME_NOT_SUPPORTED");
+  EXPECT_EQ(ClassOf(CheckAutoTtlColumnRename(config, "CREATED_AT", false)),
+            "AUTO_TTL_COLUMN_RENAME_NOT_SUPPORTED");
   EXPECT_TRUE(CheckAutoTtlColumnRename(config, "CREATED_AT", true).ok());
   EXPECT_TRUE(CheckAutoTtlColumnRename(config, "name", false).ok());
-  EXPECT_EQ(ClassOf(CheckAutoTtlColumnDrop(config, "created_at", false)), "AUTO_TTL_COLUMN_DROP_NOT_SUPPORTED");
+  EXPECT_EQ(ClassOf(CheckAutoTtlColumnDrop(config, "created_at", false)),
+            "AUTO_TTL_COLUMN_DROP_NOT_SUPPORTED");
   EXPECT_TRUE(CheckAutoTtlColumnDrop(config, "id", false).ok());
   EXPECT_EQ(ClassOf(CheckAutoTtlColumnType(config, "created_at", *DataType::String(), false)),
             "AUTO_TTL_INVALID_COLUMN_TYPE");
