@@ -333,9 +333,10 @@ Result<StatementNode> Parser::CreateView(bool or_replace, bool temporary, Source
       (void)ignored;
     } else if (AtKw("DELETE") && AtKw("ROWS", 1)) {
       // Auto-TTL (spec A.4 rule 9): only Delta tables carry a row-deletion policy.
-      return ClassError("AUTO_TTL_UNSUPPORTED_TABLE_TYPE",
-                        "Auto-TTL (DELETE ROWS … AFTER) is not supported on views; it needs a Delta table",
-                        Peek().pos);
+      return ClassError(
+          "AUTO_TTL_UNSUPPORTED_TABLE_TYPE",
+          "Auto-TTL (DELETE ROWS … AFTER) is not supported on views; it needs a Delta table",
+          Peek().pos);
     } else {
       break;
     }
