@@ -1,6 +1,7 @@
 // DESCRIBE [TABLE] [EXTENDED] t [time travel] and DESCRIBE QUERY q: columns, partition columns and,
 // with EXTENDED, the table's catalog details (Spark's col_name, data_type, comment rows).
 #include "commands/command.h"
+#include "delta/operations_history.h"
 
 namespace silt::commands {
 
@@ -12,7 +13,19 @@ Result<CommandResult> DescribeTable(const sql::DescribeStatement& stmt, CommandC
     for (const auto& c : plan->columns) rows.push_back({c.name, c.type->ToString(), "NULL"});
     return StringRows({"col_name", "data_type", "comment"}, rows);
   }
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, stmt.time_travel));
+  // A system table not written yet has no snapshot (must_exist=false) but its columns.
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, stmt.time_travel,
+                                                                            !planner::IsSystemTableName(stmt.table)));
+  if (t.is_system && !t.snapshot) {
+    for (const Field& f : delta::OperationsHistorySchema()) rows.push_back({f.name, f.type->ToString(), "NULL"});
+    if (stmt.extended) {
+      rows.push_back({"", "", ""});
+      rows.push_back({"# Detailed Table Information", "", ""});
+      rows.push_back({"Location", t.location, ""});
+      rows.push_back({"Provider", "delta", ""});
+    }
+    return StringRows({"col_name", "data_type", "comment"}, rows);
+  }
   if (t.is_view) {
     SILT_ASSIGN_OR_RETURN(std::vector<planner::OutputColumn> columns, ViewColumns(stmt.table, ctx));
     for (const auto& c : columns) rows.push_back({c.name, c.type->ToString(), "NULL"});

@@ -10,6 +10,13 @@ Result<CommandResult> DropTable(const sql::DropTableStatement& stmt, CommandCont
   if (stmt.name.is_path()) {
     return Status::InvalidArgument("DROP TABLE needs a catalog table name, not a path", "INVALID_SQL_SYNTAX");
   }
+  if (planner::IsSystemTableName(stmt.name)) {
+    return Status::InvalidArgument("[UNSUPPORTED_FEATURE.TABLE_OPERATION] The feature is not supported: Table `" +
+                                       stmt.name.ToString() +
+                                       "` does not support DROP TABLE. It is a read-only system table written by the "
+                                       "maintenance service.",
+                                   "UNSUPPORTED_FEATURE.TABLE_OPERATION");
+  }
   std::string schema = planner::LowerName(stmt.name.parts.size() >= 2 ? stmt.name.parts[stmt.name.parts.size() - 2]
                                                                        : *ctx.current_schema);
   // Spark's DROP TABLE drops a temporary view of that name too.
