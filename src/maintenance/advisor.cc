@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <set>
+#include <string_view>
 
 #include "common/ascii.h"
 #include "delta/deletion_vector.h"
@@ -121,6 +123,7 @@ Result<AutoTtlAdvice> AdviseTtl(const delta::Snapshot& snap, const delta::AutoTt
     int64_t live = records ? std::max<int64_t>(0, *records - DvRows(f)) : 0;
     std::optional<int64_t> lo, hi;
     bool has_nulls = true;
+    bool loose = false;  // wide bounds of a file with a deletion vector (see below)
     if (is_partition) {
       const std::optional<std::string>* pv = f.partition_values.Find(physical.name);
       if (!pv) pv = f.partition_values.Find(field->name);
@@ -142,8 +145,10 @@ Result<AutoTtlAdvice> AdviseTtl(const delta::Snapshot& snap, const delta::AutoTt
           if (c->min && !c->min->is_null()) lo = c->min->integer();
           if (c->max && !c->max->is_null()) hi = c->max->integer();
           has_nulls = !c->null_count || *c->null_count > 0;
-          // Truncated bounds (tightBounds=false after DVs) are still bounds of the file's rows.
         }
+        // After a DELETE with deletion vectors the file keeps its old statistics, marked
+        // tightBounds=false: still bounds, but the expired rows may be the deleted ones.
+        loose = f.deletion_vector && DvRows(f) > 0 && !st->TightBounds();
       }
     }
     if (!lo || !hi) {
@@ -154,6 +159,11 @@ Result<AutoTtlAdvice> AdviseTtl(const delta::Snapshot& snap, const delta::AutoTt
       continue;
     }
     if (*lo > a.cutoff) continue;  // nothing expired
+    if (loose) {
+      ++a.files_loose_bounds;
+      a.rows_loose_bounds_max += live;
+      continue;
+    }
     if (*hi <= a.cutoff && !has_nulls) {
       ++a.files_fully_expired;
       a.bytes_fully_expired += f.size;
@@ -188,6 +198,10 @@ JobAdvice TtlJob(const std::optional<AutoTtlAdvice>& ttl) {
        " rows, removed whole), " + std::to_string(a.files_partially_expired) + " files partly expired (up to " +
        std::to_string(a.rows_partially_expired_max) + " more rows)";
   if (a.files_without_stats > 0) d += ", " + std::to_string(a.files_without_stats) + " of them without statistics";
+  if (a.files_loose_bounds > 0) {
+    d += "; " + std::to_string(a.files_loose_bounds) + " files with deletion vectors may still hold up to " +
+         std::to_string(a.rows_loose_bounds_max) + " expired rows (loose statistics: PURGE makes them exact)";
+  }
   if (a.gone_by_millis) {
     d += "; expired rows physically gone by " + FormatMillis(*a.gone_by_millis) + " at the latest (6 days + retention " +
          FormatDuration(a.retention_millis) + ")";
@@ -227,7 +241,13 @@ Result<JobAdvice> VacuumJob(const delta::Snapshot& snap, int64_t now_millis, int
   int64_t cutoff = now_millis - retention_millis;
   int64_t gone = 0, absolute = 0, pending = 0;
   std::optional<int64_t> next;
+  // A path can be a tombstone and live at once (a remove of the file without its deletion
+  // vector, the add with it), or a tombstone twice: VACUUM deletes a file once, and never a
+  // live one.
+  std::set<std::string_view> live, seen;
+  for (const delta::AddFile& f : snap.files()) live.insert(f.path);
   for (const delta::RemoveFile& r : snap.tombstones()) {
+    if (live.count(r.path) || !seen.insert(r.path).second) continue;
     int64_t ts = r.deletion_timestamp.value_or(0);
     if (ts > cutoff) {
       ++pending;
@@ -355,7 +375,7 @@ Result<JobAdvice> CheckpointJob(const delta::Snapshot& snap) {
 Result<JobAdvice> LogCleanupJob(const delta::Snapshot& snap, int64_t now_millis) {
   JobAdvice j;
   j.job = Job::kLogCleanup;
-  const StringMap& conf = snap.metadata().configuration;
+  const delta::StringMap& conf = snap.metadata().configuration;
   SILT_ASSIGN_OR_RETURN(bool enabled, delta::GetEnableExpiredLogCleanup(conf));
   SILT_ASSIGN_OR_RETURN(int64_t retention, delta::GetLogRetentionMillis(conf));
   if (!enabled) {
@@ -399,7 +419,7 @@ Result<JobAdvice> LogCleanupJob(const delta::Snapshot& snap, int64_t now_millis)
 
 }  // namespace
 
-Result<Thresholds> LoadThresholds(const ConfigLookup& config, const StringMap& table_properties) {
+Result<Thresholds> LoadThresholds(const ConfigLookup& config, const delta::StringMap& table_properties) {
   Thresholds t;
   auto get = [&](const char* key) -> std::optional<std::string> { return config ? config(key) : std::nullopt; };
   auto bytes = [&](const char* key, int64_t* out) -> Status {
@@ -495,7 +515,7 @@ Result<TableAdvice> Advise(const delta::Snapshot& snap, const AdvisorOptions& op
   TableAdvice a;
   a.version = snap.version();
   a.now_millis = options.clock->NowMillis();
-  const StringMap& conf = snap.metadata().configuration;
+  const delta::StringMap& conf = snap.metadata().configuration;
   for (const delta::AddFile& f : snap.files()) {
     ++a.num_files;
     a.num_bytes += f.size;

@@ -46,6 +46,6 @@ using ConfigLookup = std::function<std::optional<std::string>(const std::string&
 // The thresholds for one table: config keys above (null lookup: defaults), then the table's
 // delta.targetFileSize. Errors: a value that does not parse, or a ratio outside [0, 1]:
 // InvalidArgument with class INVALID_CONF_VALUE (naming the key).
-Result<Thresholds> LoadThresholds(const ConfigLookup& config, const StringMap& table_properties);
+Result<Thresholds> LoadThresholds(const ConfigLookup& config, const delta::StringMap& table_properties);
 
 }  // namespace silt::maintenance

@@ -56,7 +56,7 @@ TEST(LoadThresholds, ConfigAndTableProperty) {
     auto it = conf.find(k);
     return it == conf.end() ? std::nullopt : std::optional<std::string>(it->second);
   };
-  StringMap props;
+  delta::StringMap props;
   props.Set("delta.targetFileSize", "64m");
   Result<Thresholds> t = LoadThresholds(lookup, props);
   ASSERT_TRUE(t.ok()) << t.status().ToString();
@@ -123,7 +123,8 @@ class AdvisorTest : public ::testing::Test {
 };
 
 TEST_F(AdvisorTest, AutoTtlExpiryFromStatistics) {
-  Run("CREATE TABLE ev (id INT, ts TIMESTAMP) USING DELTA LOCATION '" + dir_ + "/ev'");
+  Run("CREATE TABLE ev (id INT, ts TIMESTAMP) USING DELTA LOCATION '" + dir_ + "/ev' "
+      "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
   // One file entirely expired (40 and 35 days old), one straddling the cutoff, one recent, one
   // with only NULL times (never expires).
   Run("INSERT INTO ev VALUES (1, " + DaysAgo(40) + "), (2, " + DaysAgo(35) + ")");
@@ -162,12 +163,23 @@ TEST_F(AdvisorTest, AutoTtlExpiryFromStatistics) {
   EXPECT_FALSE(JobOf(after, Job::kAutoTtlDelete).due);
   EXPECT_EQ(after.ttl->files_fully_expired + after.ttl->files_partially_expired, 0);
   EXPECT_FALSE(after.ttl->gone_by_millis.has_value());
+  // The straddling file got a deletion vector and keeps its old (loose) bounds: reported, not due;
+  // PURGE is due, and after it the bounds are tight again.
+  EXPECT_EQ(after.ttl->files_loose_bounds, 1);
+  EXPECT_EQ(after.ttl->rows_loose_bounds_max, 2);
+  EXPECT_TRUE(JobOf(after, Job::kPurge).due);
+  EXPECT_EQ(JobOf(after, Job::kPurge).rows, 1);
+  Run("REORG TABLE ev APPLY (PURGE)");
+  TableAdvice purged = Advice("ev");
+  EXPECT_EQ(purged.ttl->files_loose_bounds, 0);
+  EXPECT_FALSE(JobOf(purged, Job::kPurge).due);
+  EXPECT_FALSE(JobOf(purged, Job::kAutoTtlDelete).due);
   // The removed files are tombstones now: VACUUM is due only after the retention.
   EXPECT_FALSE(JobOf(after, Job::kVacuum).due);
   clock_->AdvanceMillis(8 * kDayMs);
   TableAdvice later = Advice("ev");
   EXPECT_TRUE(JobOf(later, Job::kVacuum).due);
-  EXPECT_GE(JobOf(later, Job::kVacuum).files, 1);
+  EXPECT_EQ(JobOf(later, Job::kVacuum).files, 2);  // the fully expired file, the purged one
   EXPECT_GT(JobOf(later, Job::kVacuum).bytes, 0);
 }
 
@@ -237,6 +249,10 @@ TEST_F(AdvisorTest, CheckpointAndLogCleanup) {
   EXPECT_EQ(cp.files, 4);  // commits 0..3, no checkpoint
   EXPECT_FALSE(JobOf(a, Job::kLogCleanup).due);
   Run("ALTER TABLE k SET TBLPROPERTIES ('delta.checkpointInterval' = '2')");
+  // The commit of version 4 wrote the checkpoint itself; without it (a failed write), one is due.
+  EXPECT_FALSE(JobOf(Advice("k"), Job::kCheckpoint).due);
+  std::filesystem::remove(dir_ + "/k/_delta_log/00000000000000000004.checkpoint.parquet");
+  std::filesystem::remove(dir_ + "/k/_delta_log/_last_checkpoint");
   TableAdvice b = Advice("k");
   EXPECT_TRUE(JobOf(b, Job::kCheckpoint).due);
   EXPECT_EQ(AdviceRows(b, "k")[4].action.value_or(""), "write a checkpoint at version 4");
