@@ -7,18 +7,22 @@
 namespace silt::commands {
 
 Result<CommandResult> ShowMaintenance(const sql::ShowStatement& stmt, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t,
+                        ctx.binder->ResolveTable(stmt.table, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "SHOW MAINTENANCE"));
   if (!t.snapshot) {
-    return Status::NotFound("[DELTA_TABLE_NOT_FOUND] Delta table " + t.display_name + " doesn't exist.",
-                            "DELTA_TABLE_NOT_FOUND");
+    return Status::NotFound(
+        "[DELTA_TABLE_NOT_FOUND] Delta table " + t.display_name + " doesn't exist.",
+        "DELTA_TABLE_NOT_FOUND");
   }
   planner::SessionConfig* config = ctx.config;
-  maintenance::ConfigLookup lookup = [config](const std::string& key) -> std::optional<std::string> {
+  maintenance::ConfigLookup lookup =
+      [config](const std::string& key) -> std::optional<std::string> {
     return config ? config->Get(key) : std::nullopt;
   };
   maintenance::AdvisorOptions o;
-  SILT_ASSIGN_OR_RETURN(o.thresholds, maintenance::LoadThresholds(lookup, t.snapshot->metadata().configuration));
+  SILT_ASSIGN_OR_RETURN(o.thresholds,
+                        maintenance::LoadThresholds(lookup, t.snapshot->metadata().configuration));
   o.clock = ctx.clock;
   SILT_ASSIGN_OR_RETURN(maintenance::TableAdvice advice, maintenance::Advise(*t.snapshot, o));
   CommandResult r;

@@ -20,11 +20,12 @@ namespace silt::maintenance {
 // rewritten even alone.
 inline constexpr char kOptimizeMaxFileSizeConf[] = "spark.databricks.delta.optimize.maxFileSize";
 inline constexpr char kOptimizeMinFileSizeConf[] = "spark.databricks.delta.optimize.minFileSize";
-inline constexpr char kOptimizeMaxDeletedRowsRatioConf[] = "spark.databricks.delta.optimize.maxDeletedRowsRatio";
+inline constexpr char kOptimizeMaxDeletedRowsRatioConf[] =
+    "spark.databricks.delta.optimize.maxDeletedRowsRatio";
 inline constexpr char kTargetFileSizeProperty[] = "delta.targetFileSize";
 // [silt decision] The service compacts a table when OPTIMIZE would rewrite at least this many
-// small files (Databricks' auto compaction uses 50, spark.databricks.delta.autoCompact.minNumFiles),
-// or any file over the deleted-rows ratio.
+// small files (Databricks' auto compaction uses 50,
+// spark.databricks.delta.autoCompact.minNumFiles), or any file over the deleted-rows ratio.
 inline constexpr char kCompactionMinFilesConf[] = "silt.maintenance.optimize.minNumFiles";
 inline constexpr int64_t kDefaultCompactionMinFiles = 50;
 // Auto-TTL's buffer between a row's expiry and its physical removal, besides the table's
@@ -46,6 +47,7 @@ using ConfigLookup = std::function<std::optional<std::string>(const std::string&
 // The thresholds for one table: config keys above (null lookup: defaults), then the table's
 // delta.targetFileSize. Errors: a value that does not parse, or a ratio outside [0, 1]:
 // InvalidArgument with class INVALID_CONF_VALUE (naming the key).
-Result<Thresholds> LoadThresholds(const ConfigLookup& config, const delta::StringMap& table_properties);
+Result<Thresholds> LoadThresholds(const ConfigLookup& config,
+                                  const delta::StringMap& table_properties);
 
 }  // namespace silt::maintenance

@@ -11,8 +11,8 @@
 #include "common/datetime.h"
 #include "delta/snapshot.h"
 #include "io/object_store_factory.h"
-#include "vector/value.h"
 #include "silt/silt.h"
+#include "vector/value.h"
 
 namespace silt::maintenance {
 namespace {
@@ -31,7 +31,8 @@ TEST(TargetExpirationDays, NegativeAdvisesToLowerTheRetention) {
   Result<int64_t> r = TargetExpirationDays(10, 7 * kDayMs);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().error_class(), kErrorAutoTtlTargetTooShort);
-  EXPECT_NE(r.status().message().find("lower delta.deletedFileRetentionDuration to at most 4 days"), std::string::npos)
+  EXPECT_NE(r.status().message().find("lower delta.deletedFileRetentionDuration to at most 4 days"),
+            std::string::npos)
       << r.status().ToString();
   Result<int64_t> r2 = TargetExpirationDays(5, 0);
   ASSERT_FALSE(r2.ok());
@@ -51,7 +52,8 @@ TEST(AutoTtlCutoff, TimestampAndDate) {
 }
 
 TEST(LoadThresholds, ConfigAndTableProperty) {
-  std::map<std::string, std::string> conf{{kOptimizeMinFileSizeConf, "1m"}, {kCompactionMinFilesConf, "3"}};
+  std::map<std::string, std::string> conf{{kOptimizeMinFileSizeConf, "1m"},
+                                          {kCompactionMinFilesConf, "3"}};
   ConfigLookup lookup = [&](const std::string& k) -> std::optional<std::string> {
     auto it = conf.find(k);
     return it == conf.end() ? std::nullopt : std::optional<std::string>(it->second);
@@ -114,7 +116,9 @@ class AdvisorTest : public ::testing::Test {
     EXPECT_TRUE(a.ok()) << a.status().ToString();
     return a.ok() ? *a : TableAdvice{};
   }
-  static const JobAdvice& JobOf(const TableAdvice& a, Job j) { return a.jobs.at(static_cast<size_t>(j)); }
+  static const JobAdvice& JobOf(const TableAdvice& a, Job j) {
+    return a.jobs.at(static_cast<size_t>(j));
+  }
 
   std::string dir_;
   std::shared_ptr<ManualClock> clock_;
@@ -123,19 +127,22 @@ class AdvisorTest : public ::testing::Test {
 };
 
 TEST_F(AdvisorTest, AutoTtlExpiryFromStatistics) {
-  Run("CREATE TABLE ev (id INT, ts TIMESTAMP) USING DELTA LOCATION '" + dir_ + "/ev' "
+  Run("CREATE TABLE ev (id INT, ts TIMESTAMP) USING DELTA LOCATION '" + dir_ +
+      "/ev' "
       "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
   // One file entirely expired (40 and 35 days old), one straddling the cutoff, one recent, one
   // with only NULL times (never expires).
   Run("INSERT INTO ev VALUES (1, " + DaysAgo(40) + "), (2, " + DaysAgo(35) + ")");
-  Run("INSERT INTO ev VALUES (3, " + DaysAgo(31) + "), (4, " + DaysAgo(2) + "), (5, " + DaysAgo(1) + ")");
+  Run("INSERT INTO ev VALUES (3, " + DaysAgo(31) + "), (4, " + DaysAgo(2) + "), (5, " + DaysAgo(1) +
+      ")");
   Run("INSERT INTO ev VALUES (6, " + DaysAgo(1) + ")");
   Run("INSERT INTO ev VALUES (7, NULL)");
   // No policy yet: the DELETE job has nothing to say.
   TableAdvice none = Advice("ev");
   EXPECT_FALSE(none.ttl.has_value());
   EXPECT_FALSE(JobOf(none, Job::kAutoTtlDelete).due);
-  Run("ALTER TABLE ev SET TBLPROPERTIES ('autottl.expireInDays' = '30', 'autottl.timestampColumn' = 'ts')");
+  Run("ALTER TABLE ev SET TBLPROPERTIES ('autottl.expireInDays' = '30', 'autottl.timestampColumn' "
+      "= 'ts')");
   TableAdvice a = Advice("ev");
   ASSERT_TRUE(a.ttl.has_value());
   EXPECT_EQ(a.ttl->cutoff, clock_->NowMillis() * 1000 - 30LL * 86400000000LL);
@@ -145,7 +152,8 @@ TEST_F(AdvisorTest, AutoTtlExpiryFromStatistics) {
   EXPECT_EQ(a.ttl->rows_partially_expired_max, 3);
   EXPECT_EQ(a.ttl->files_without_stats, 0);
   ASSERT_TRUE(a.ttl->gone_by_millis.has_value());
-  EXPECT_EQ(*a.ttl->gone_by_millis, clock_->NowMillis() + 13 * kDayMs);  // 6 days + 7 days retention
+  EXPECT_EQ(*a.ttl->gone_by_millis,
+            clock_->NowMillis() + 13 * kDayMs);  // 6 days + 7 days retention
   const JobAdvice& del = JobOf(a, Job::kAutoTtlDelete);
   EXPECT_TRUE(del.due);
   EXPECT_EQ(del.files, 2);
@@ -184,9 +192,12 @@ TEST_F(AdvisorTest, AutoTtlExpiryFromStatistics) {
 }
 
 TEST_F(AdvisorTest, AutoTtlOnADatePartitionColumn) {
-  Run("CREATE TABLE d (id INT, day DATE) USING DELTA PARTITIONED BY (day) LOCATION '" + dir_ + "/d'");
-  Run("INSERT INTO d VALUES (1, DATE '2000-01-01'), (2, DATE '2000-01-01'), (3, DATE '2999-01-01'), (4, NULL)");
-  Run("ALTER TABLE d SET TBLPROPERTIES ('autottl.expireInDays' = '1', 'autottl.timestampColumn' = 'day')");
+  Run("CREATE TABLE d (id INT, day DATE) USING DELTA PARTITIONED BY (day) LOCATION '" + dir_ +
+      "/d'");
+  Run("INSERT INTO d VALUES (1, DATE '2000-01-01'), (2, DATE '2000-01-01'), (3, DATE "
+      "'2999-01-01'), (4, NULL)");
+  Run("ALTER TABLE d SET TBLPROPERTIES ('autottl.expireInDays' = '1', 'autottl.timestampColumn' = "
+      "'day')");
   TableAdvice a = Advice("d");
   ASSERT_TRUE(a.ttl.has_value());
   EXPECT_EQ(a.ttl->column_type, TypeId::kDate);
@@ -196,9 +207,11 @@ TEST_F(AdvisorTest, AutoTtlOnADatePartitionColumn) {
 }
 
 TEST_F(AdvisorTest, DeletionVectorsPurgeVacuumAndCompaction) {
-  Run("CREATE TABLE s (id INT) USING DELTA LOCATION '" + dir_ + "/s' TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
+  Run("CREATE TABLE s (id INT) USING DELTA LOCATION '" + dir_ +
+      "/s' TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
   for (int i = 0; i < 4; ++i) {
-    Run("INSERT INTO s SELECT id FROM range(" + std::to_string(i * 100) + ", " + std::to_string(i * 100 + 100) + ")");
+    Run("INSERT INTO s SELECT id FROM range(" + std::to_string(i * 100) + ", " +
+        std::to_string(i * 100 + 100) + ")");
   }
   // 4 small files; the default threshold (50 files) says not due, 3 says due.
   TableAdvice a = Advice("s");
@@ -218,7 +231,7 @@ TEST_F(AdvisorTest, DeletionVectorsPurgeVacuumAndCompaction) {
   const JobAdvice& purge = JobOf(b, Job::kPurge);
   EXPECT_EQ(purge.files, 1);
   EXPECT_EQ(purge.rows, 10);
-  EXPECT_FALSE(purge.due);  // no TTL policy: OPTIMIZE takes care of it
+  EXPECT_FALSE(purge.due);                      // no TTL policy: OPTIMIZE takes care of it
   EXPECT_TRUE(JobOf(b, Job::kCompaction).due);  // a file over the deleted-rows ratio
   EXPECT_EQ(JobOf(b, Job::kCompaction).rows, 10);
 
@@ -237,11 +250,13 @@ TEST_F(AdvisorTest, DeletionVectorsPurgeVacuumAndCompaction) {
   TableAdvice v2 = Advice("s");
   EXPECT_FALSE(JobOf(v2, Job::kVacuum).due);
   EXPECT_EQ(JobOf(v2, Job::kVacuum).files, 0);
-  EXPECT_NE(JobOf(v2, Job::kVacuum).detail.find("4 already deleted"), std::string::npos) << JobOf(v2, Job::kVacuum).detail;
+  EXPECT_NE(JobOf(v2, Job::kVacuum).detail.find("4 already deleted"), std::string::npos)
+      << JobOf(v2, Job::kVacuum).detail;
 }
 
 TEST_F(AdvisorTest, CheckpointAndLogCleanup) {
-  Run("CREATE TABLE k (id INT) USING DELTA LOCATION '" + dir_ + "/k' TBLPROPERTIES ('delta.checkpointInterval' = '100')");
+  Run("CREATE TABLE k (id INT) USING DELTA LOCATION '" + dir_ +
+      "/k' TBLPROPERTIES ('delta.checkpointInterval' = '100')");
   for (int i = 0; i < 3; ++i) Run("INSERT INTO k VALUES (" + std::to_string(i) + ")");
   TableAdvice a = Advice("k");
   const JobAdvice& cp = JobOf(a, Job::kCheckpoint);
@@ -261,7 +276,9 @@ TEST_F(AdvisorTest, CheckpointAndLogCleanup) {
 TEST_F(AdvisorTest, TtlColumnOfTheWrongTypeIsAnError) {
   Run("CREATE TABLE w (id INT, s STRING) USING DELTA LOCATION '" + dir_ + "/w'");
   Run("INSERT INTO w VALUES (1, 'x')");
-  auto r = con_->Query("ALTER TABLE w SET TBLPROPERTIES ('autottl.expireInDays' = '3', 'autottl.timestampColumn' = 's')");
+  auto r = con_->Query(
+      "ALTER TABLE w SET TBLPROPERTIES ('autottl.expireInDays' = '3', 'autottl.timestampColumn' = "
+      "'s')");
   if (!r.ok()) GTEST_SKIP() << "the DDL validates the policy already: " << r.status().ToString();
   auto store = OpenObjectStore(dir_ + "/w", clock_);
   auto snap = delta::Snapshot::Load(*store);
