@@ -167,12 +167,14 @@ Result<AutoTtlAdvice> AdviseTtl(const delta::Snapshot& snap, const delta::AutoTt
       continue;
     }
     if (*lo > a.cutoff) continue;  // nothing expired
-    if (loose) {
+    bool all_expired = *hi <= a.cutoff && !has_nulls;
+    if (loose && !all_expired) {
+      // Loose bounds still contain every live row: "all expired" stays certain, "some" does not.
       ++a.files_loose_bounds;
       a.rows_loose_bounds_max += live;
       continue;
     }
-    if (*hi <= a.cutoff && !has_nulls) {
+    if (all_expired) {
       ++a.files_fully_expired;
       a.bytes_fully_expired += f.size;
       a.rows_fully_expired += live;

@@ -191,6 +191,22 @@ TEST_F(AdvisorTest, AutoTtlExpiryFromStatistics) {
   EXPECT_GT(JobOf(later, Job::kVacuum).bytes, 0);
 }
 
+TEST_F(AdvisorTest, AFullyExpiredFileStaysFullyExpiredAfterAUserDelete) {
+  Run("CREATE TABLE u (id INT, ts TIMESTAMP) USING DELTA LOCATION '" + dir_ +
+      "/u' "
+      "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', 'autottl.expireInDays' = '30', "
+      "'autottl.timestampColumn' = 'ts')");
+  Run("INSERT INTO u VALUES (1, " + DaysAgo(50) + "), (2, " + DaysAgo(45) + "), (3, " +
+      DaysAgo(40) + ")");
+  Run("DELETE FROM u WHERE id = 2");  // a deletion vector; the bounds are loose now
+  TableAdvice a = Advice("u");
+  ASSERT_TRUE(a.ttl.has_value());
+  EXPECT_EQ(a.ttl->files_fully_expired, 1);
+  EXPECT_EQ(a.ttl->rows_fully_expired, 2);
+  EXPECT_EQ(a.ttl->files_loose_bounds, 0);
+  EXPECT_TRUE(JobOf(a, Job::kAutoTtlDelete).due);
+}
+
 TEST_F(AdvisorTest, AutoTtlOnADatePartitionColumn) {
   Run("CREATE TABLE d (id INT, day DATE) USING DELTA PARTITIONED BY (day) LOCATION '" + dir_ +
       "/d'");
