@@ -65,8 +65,8 @@ struct AutoTtlAdvice {
   int64_t rows_partially_expired_max = 0;
   // Files without usable statistics for the column (counted as possibly expired).
   int64_t files_without_stats = 0;
-  // Files with a deletion vector whose statistics predate it (tightBounds=false) and reach below
-  // the cutoff: their expired rows may be exactly the deleted ones. Not counted above and not
+  // Files with a deletion vector whose statistics predate it (tightBounds=false) and straddle
+  // the cutoff: their expired rows may be exactly the deleted ones (all below it: fully expired). Not counted above and not
   // making DELETE due: on an Auto-TTL table PURGE is due while they exist, and the rewritten
   // files have tight statistics again, so no expired row is missed for longer than a cycle.
   int64_t files_loose_bounds = 0;
