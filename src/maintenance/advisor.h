@@ -66,9 +66,10 @@ struct AutoTtlAdvice {
   // Files without usable statistics for the column (counted as possibly expired).
   int64_t files_without_stats = 0;
   // Files with a deletion vector whose statistics predate it (tightBounds=false) and straddle
-  // the cutoff: their expired rows may be exactly the deleted ones (all below it: fully expired). Not counted above and not
-  // making DELETE due: on an Auto-TTL table PURGE is due while they exist, and the rewritten
-  // files have tight statistics again, so no expired row is missed for longer than a cycle.
+  // the cutoff: their expired rows may be exactly the deleted ones (all below it: fully expired).
+  // Not counted above and not making DELETE due: on an Auto-TTL table PURGE is due while they
+  // exist, and the rewritten files have tight statistics again, so no expired row is missed for
+  // longer than a cycle.
   int64_t files_loose_bounds = 0;
   int64_t rows_loose_bounds_max = 0;
   // The table's delta.deletedFileRetentionDuration.
