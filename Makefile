@@ -40,6 +40,7 @@ bench: deps
 	@BENCH_RECORD=1 bash bench/compact.sh $(BENCH_COMPACT_SCALE)
 	@BENCH_RECORD=1 bash bench/vacuum.sh $(BENCH_VACUUM_FILES)
 	@BENCH_RECORD=1 bash bench/dfp.sh $(BENCH_DFP_SCALE)
+	@BENCH_RECORD=1 bash bench/maintenance.sh $(BENCH_MAINT_SCALE)
 
 # bench/dml.sh: 10M rows × scale; bench/compact.sh: 10k small files × scale (0.1 = 1k files).
 BENCH_DML_SCALE ?= 1
@@ -48,6 +49,8 @@ BENCH_COMPACT_SCALE ?= 0.1
 BENCH_VACUUM_FILES ?= 100000 1000000
 # bench/dfp.sh: star schema with a 50M-row × scale fact table in 500 files (0.02 = 1M rows, quick).
 BENCH_DFP_SCALE ?= 1
+# bench/maintenance.sh: 100 tables, 10M rows × scale in total (0.01 = 100k rows, quick).
+BENCH_MAINT_SCALE ?= 1
 
 FUZZ_SECONDS ?= 300
 fuzz: deps

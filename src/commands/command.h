@@ -168,6 +168,8 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
 Result<CommandResult> ShowTblProperties(const sql::ShowStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ShowColumns(const sql::ShowStatement& stmt, CommandContext& ctx);
+// SHOW MAINTENANCE t: the maintenance advisor's rows (show_maintenance.cc, docs/maintenance.md).
+Result<CommandResult> ShowMaintenance(const sql::ShowStatement& stmt, CommandContext& ctx);
 Result<CommandResult> RestoreTable(const sql::RestoreStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ConvertToDelta(const sql::ConvertToDeltaStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DescribeHistory(const sql::DescribeStatement& stmt, CommandContext& ctx);

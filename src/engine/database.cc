@@ -228,6 +228,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
     case K::kShowTblProperties: r = commands::ShowTblProperties(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
     case K::kShowCreateTable: r = commands::ShowCreateTable(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
     case K::kShowColumns: r = commands::ShowColumns(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
+    case K::kShowMaintenance: r = commands::ShowMaintenance(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
     case K::kRestore: r = commands::RestoreTable(static_cast<const sql::RestoreStatement&>(stmt), cctx); kind = "restore"; break;
     case K::kConvertToDelta: r = commands::ConvertToDelta(static_cast<const sql::ConvertToDeltaStatement&>(stmt), cctx); kind = "convert"; break;
     case K::kDescribeHistory: r = commands::DescribeHistory(static_cast<const sql::DescribeStatement&>(stmt), cctx); break;

@@ -279,6 +279,7 @@ enum class StatementKind : uint8_t {
   kCreateView,
   kDropView,
   kTruncate,
+  kShowMaintenance,  // SHOW MAINTENANCE t (ShowStatement::table)
 };
 
 struct Statement {
@@ -326,7 +327,7 @@ struct ShowStatement : Statement {
   explicit ShowStatement(StatementKind k) : Statement(k) {}
   std::vector<std::string> schema;  // SHOW TABLES [IN|FROM schema]
   std::string pattern;              // [LIKE 'pattern']
-  TableName table;                  // SHOW TBLPROPERTIES / SHOW CREATE TABLE / SHOW COLUMNS
+  TableName table;                  // SHOW TBLPROPERTIES / CREATE TABLE / COLUMNS / MAINTENANCE
   std::string property_key;         // SHOW TBLPROPERTIES t ('key')
 };
 

@@ -71,6 +71,12 @@ Result<StatementNode> Parser::Show() {
     }
     return StatementNode(std::move(s));
   }
+  if (AtKw("MAINTENANCE")) {
+    Next();
+    auto s = std::make_unique<ShowStatement>(StatementKind::kShowMaintenance);
+    SILT_ASSIGN_OR_RETURN(s->table, ParseTableName(false));
+    return StatementNode(std::move(s));
+  }
   return ErrorHere();
 }
 
