@@ -65,7 +65,9 @@ Status GroupHashTable::Account() {
 uint32_t GroupHashTable::NewGroup(uint64_t hash) {
   uint32_t g = static_cast<uint32_t>(group_hashes_.size());
   group_hashes_.push_back(hash);
-  if (stride_ && (g >> kBlockShift) == blocks_.size()) {
+  // Blocks exist with a zero stride too (an aggregate with no aggregate calls, e.g. GROUP BY
+  // alone): payload(g) must stay a valid pointer.
+  if ((g >> kBlockShift) == blocks_.size()) {
     blocks_.emplace_back(new uint8_t[kBlockGroups * stride_]);
   }
   return g;
