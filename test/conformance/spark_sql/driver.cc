@@ -22,6 +22,7 @@
 // Usage: silt_spark_golden [--timeout SECONDS] [--sample N] [--verbose] [FILE.sql.out|DIR]...
 //   default: every *.sql.out under the shared spark-sql results folder.
 //   --sample N: only every N-th file (sorted by path), for a bounded run in `make test`.
+//   --mutate N: also run N mutants of every query statement (see Mutate below); crashes only.
 //   --gate: print "<statements without crash> passed, <crashes> failed" last (scripts/run-tests.sh)
 // Exit status: 1 when a statement crashed, else 0.
 #include <sys/resource.h>
@@ -48,6 +49,18 @@
 namespace fs = std::filesystem;
 
 namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
 
 struct Query {
   std::string sql;
@@ -103,7 +116,10 @@ std::vector<Query> ParseResults(const std::string& text) {
       state = kOutput;
       continue;
     }
-    std::string* target = state == kSql ? &cur.sql : state == kSchema ? &cur.schema : state == kOutput ? &cur.output : nullptr;
+    std::string* target = state == kSql      ? &cur.sql
+                          : state == kSchema ? &cur.schema
+                          : state == kOutput ? &cur.output
+                                             : nullptr;
     if (target) *target += l + "\n";
   }
   flush();
@@ -152,8 +168,10 @@ std::string SkipReason(const std::string& sql) {
   size_t b = u.find_first_not_of(" \t\n");
   u = b == std::string::npos ? "" : u.substr(b);
   if (u.starts_with("EXPLAIN")) return "EXPLAIN output is Spark-internal";
-  if (u.starts_with("DESCRIBE FUNCTION") || u.starts_with("DESC FUNCTION")) return "DESCRIBE FUNCTION (JVM class names)";
-  if (u.find("TEMPORARY FUNCTION") != std::string::npos || u.find("CREATE FUNCTION") != std::string::npos)
+  if (u.starts_with("DESCRIBE FUNCTION") || u.starts_with("DESC FUNCTION"))
+    return "DESCRIBE FUNCTION (JVM class names)";
+  if (u.find("TEMPORARY FUNCTION") != std::string::npos ||
+      u.find("CREATE FUNCTION") != std::string::npos)
     return "JVM UDF";
   return "";
 }
@@ -169,7 +187,8 @@ std::vector<std::string> SplitLines(const std::string& s) {
 
 // The expected error class of an exception output, "" when the output is rows.
 bool ExpectedError(const std::string& output, std::string* error_class) {
-  if (!(output.starts_with("org.apache.") || output.starts_with("java.") || output.starts_with("scala.")))
+  if (!(output.starts_with("org.apache.") || output.starts_with("java.") ||
+        output.starts_with("scala.")))
     return false;
   size_t p = output.find("\"errorClass\" : \"");
   if (p != std::string::npos) {
@@ -205,16 +224,242 @@ std::string OneLine(std::string s) {
 }
 
 const char* kSetup[] = {
-    "CREATE TABLE testdata AS SELECT CAST(id AS INT) AS key, CAST(id AS STRING) AS value FROM range(1, 101)",
+    "CREATE TABLE testdata AS SELECT CAST(id AS INT) AS key, CAST(id AS STRING) AS value FROM "
+    "range(1, 101)",
     "CREATE TABLE arraydata AS SELECT * FROM VALUES (array(1, 2, 3), array(array(1, 2, 3))), "
     "(array(2, 3, 4), array(array(2, 3, 4))) AS t(arraycol, nestedarraycol)",
-    "CREATE TABLE mapdata AS SELECT * FROM VALUES (map(1, 'a1', 2, 'b1', 3, 'c1', 4, 'd1', 5, 'e1')), "
-    "(map(1, 'a2', 2, 'b2', 3, 'c2', 4, 'd2')), (map(1, 'a3', 2, 'b3', 3, 'c3')), (map(1, 'a4', 2, 'b4')), "
+    "CREATE TABLE mapdata AS SELECT * FROM VALUES (map(1, 'a1', 2, 'b1', 3, 'c1', 4, 'd1', 5, "
+    "'e1')), "
+    "(map(1, 'a2', 2, 'b2', 3, 'c2', 4, 'd2')), (map(1, 'a3', 2, 'b3', 3, 'c3')), (map(1, 'a4', 2, "
+    "'b4')), "
     "(map(1, 'a5')) AS t(mapcol)",
 };
 
-[[noreturn]] void RunChild(int fd, const std::string& warehouse, bool ansi, const std::vector<std::pair<std::string, std::string>>& sets,
-                           const std::vector<Query>& queries, const std::set<size_t>& skip, unsigned timeout) {
+// ---- mutants: statements derived from a golden query by a small token edit ----
+//
+// With --mutate N every query statement (SELECT, WITH, VALUES, FROM, TABLE) also runs N
+// deterministic mutants right after it, in the same session: a token deleted, duplicated or
+// swapped, a literal replaced by an edge value, an identifier replaced by another of the
+// statement, a clause or operator inserted or replaced, the query wrapped. Only crashes count.
+
+struct Token {
+  enum Kind { kIdent, kNumber, kString, kOp } kind;
+  std::string text;
+};
+
+std::vector<Token> Tokenize(const std::string& sql) {
+  std::vector<Token> out;
+  size_t i = 0, n = sql.size();
+  while (i < n) {
+    char c = sql[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else if (c == '-' && i + 1 < n && sql[i + 1] == '-') {
+      while (i < n && sql[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < n && sql[i + 1] == '*') {
+      size_t e = sql.find("*/", i + 2);
+      i = e == std::string::npos ? n : e + 2;
+    } else if (c == '\'' || c == '"' || c == '`') {
+      size_t j = i + 1;
+      while (j < n && sql[j] != c) j += sql[j] == '\\' ? 2 : 1;
+      j = std::min(j + 1, n);
+      out.push_back({c == '`' ? Token::kIdent : Token::kString, sql.substr(i, j - i)});
+      i = j;
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      size_t j = i;
+      while (j < n && (std::isalnum(static_cast<unsigned char>(sql[j])) || sql[j] == '.')) ++j;
+      out.push_back({Token::kNumber, sql.substr(i, j - i)});
+      i = j;
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t j = i;
+      while (j < n && (std::isalnum(static_cast<unsigned char>(sql[j])) || sql[j] == '_')) ++j;
+      out.push_back({Token::kIdent, sql.substr(i, j - i)});
+      i = j;
+    } else {
+      static const char* kMulti[] = {"<=>", "<=", ">=", "<>", "!=", "||",
+                                     "::",  "==", "->", "=>", "<<", ">>"};
+      size_t len = 1;
+      for (const char* m : kMulti) {
+        if (sql.compare(i, std::strlen(m), m) == 0) {
+          len = std::strlen(m);
+          break;
+        }
+      }
+      out.push_back({Token::kOp, sql.substr(i, len)});
+      i += len;
+    }
+  }
+  return out;
+}
+
+bool IsQueryStatement(const std::string& sql) {
+  std::string u = Upper(sql.substr(0, 64));
+  size_t b = u.find_first_not_of(" \t\n(");
+  if (b == std::string::npos) return false;
+  u = u.substr(b);
+  for (const char* k : {"SELECT", "WITH", "VALUES", "FROM", "TABLE"})
+    if (u.starts_with(k)) return true;
+  return false;
+}
+
+std::string Mutate(const std::string& sql, uint64_t seed) {
+  std::vector<Token> t = Tokenize(sql);
+  if (t.size() < 2) return sql;
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+  auto rnd = [&](size_t n) {
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    return static_cast<size_t>(x % n);
+  };
+  auto join = [](const std::vector<Token>& v) {
+    std::string s;
+    for (const auto& k : v) s += (s.empty() ? "" : " ") + k.text;
+    return s;
+  };
+  auto pick = [&](Token::Kind kind) -> long {
+    std::vector<size_t> idx;
+    for (size_t i = 1; i < t.size(); ++i)
+      if (t[i].kind == kind) idx.push_back(i);
+    return idx.empty() ? -1 : static_cast<long>(idx[rnd(idx.size())]);
+  };
+  static const char* kValues[] = {"NULL",
+                                  "0",
+                                  "-1",
+                                  "2147483647",
+                                  "-2147483648",
+                                  "9223372036854775807",
+                                  "1e308",
+                                  "-0.0",
+                                  "''",
+                                  "'a'",
+                                  "CAST(NULL AS INT)",
+                                  "array()",
+                                  "map()",
+                                  "struct(1)",
+                                  "1.5",
+                                  "99999999999999999999999.9",
+                                  "DATE'2020-01-01'",
+                                  "TIMESTAMP'1970-01-01 00:00:00'",
+                                  "X'00'",
+                                  "(SELECT 1)",
+                                  "(SELECT NULL)"};
+  static const char* kInserts[] = {"NULL",
+                                   ",",
+                                   "(",
+                                   ")",
+                                   "DISTINCT",
+                                   "ALL",
+                                   "GROUP BY 1",
+                                   "ORDER BY 1",
+                                   "LIMIT 0",
+                                   "*",
+                                   "HAVING true",
+                                   "()",
+                                   "(SELECT 1)",
+                                   "WHERE false",
+                                   "GROUP BY ()",
+                                   "AS",
+                                   "NOT",
+                                   "OVER ()",
+                                   "FILTER (WHERE true)",
+                                   "IN ()",
+                                   "LATERAL VIEW explode(array()) e",
+                                   ".",
+                                   "ROLLUP",
+                                   "CUBE",
+                                   "GROUPING SETS (())"};
+  static const char* kOps[] = {"+",  "-",  "*",  "/",    "%",  "=",   "<",   ">", "AND", "OR",
+                               "||", "IN", "IS", "LIKE", "::", "<=>", "DIV", "&", "|",   "^"};
+  switch (rnd(8)) {
+    case 0:
+      t.erase(t.begin() + 1 + static_cast<long>(rnd(t.size() - 1)));
+      break;
+    case 1: {
+      size_t i = 1 + rnd(t.size() - 1);
+      t.insert(t.begin() + static_cast<long>(i), t[i]);
+      break;
+    }
+    case 2: {
+      long i = pick(rnd(2) ? Token::kNumber : Token::kString);
+      if (i < 0) i = pick(Token::kNumber);
+      if (i < 0) i = static_cast<long>(1 + rnd(t.size() - 1));
+      t[i] = {Token::kOp, kValues[rnd(std::size(kValues))]};
+      break;
+    }
+    case 3: {
+      size_t i = 1 + rnd(t.size() - 1);
+      if (i + 1 < t.size()) std::swap(t[i], t[i + 1]);
+      break;
+    }
+    case 4: {
+      long i = pick(Token::kIdent), j = pick(Token::kIdent);
+      if (i >= 0 && j >= 0) t[i] = t[j];
+      break;
+    }
+    case 5:
+      t.insert(t.begin() + 1 + static_cast<long>(rnd(t.size())),
+               {Token::kOp, kInserts[rnd(std::size(kInserts))]});
+      break;
+    case 6: {
+      long i = pick(Token::kOp);
+      if (i < 0) i = static_cast<long>(1 + rnd(t.size() - 1));
+      t[i] = {Token::kOp, kOps[rnd(std::size(kOps))]};
+      break;
+    }
+    default: {
+      std::string q = join(t);
+      switch (rnd(4)) {
+        case 0:
+          return "SELECT * FROM (" + q + ")";
+        case 1:
+          return "SELECT count(*) FROM (" + q + ") GROUP BY ()";
+        case 2:
+          return q + " UNION ALL " + q;
+        default:
+          return "WITH x AS (" + q + ") SELECT * FROM x x1, x x2";
+      }
+    }
+  }
+  return join(t);
+}
+
+std::string Escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '\\')
+      o += "\\\\";
+    else if (c == '\n')
+      o += "\\n";
+    else
+      o += c;
+  }
+  return o;
+}
+
+std::string Unescape(const std::string& s) {
+  std::string o;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) {
+      o += s[i + 1] == 'n' ? '\n' : s[i + 1];
+      ++i;
+    } else {
+      o += s[i];
+    }
+  }
+  return o;
+}
+
+uint64_t HashText(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+[[noreturn]] void RunChild(int fd, const std::string& warehouse, bool ansi,
+                           const std::vector<std::pair<std::string, std::string>>& sets,
+                           const std::vector<Query>& queries, const std::set<std::string>& skip,
+                           unsigned timeout, int mutants, uint64_t file_seed) {
   silt::DatabaseOptions options;
   options.warehouse = warehouse;
   options.threads = 1;
@@ -230,52 +475,78 @@ const char* kSetup[] = {
   for (const auto& [k, v] : sets) (void)con.SetConfig(k, v);
   for (const char* s : kSetup) {
     auto r = con.Query(s);
-    if (!r.ok()) Report(fd, "W setup failed: " + OneLine(std::string(r.status().error_class())) + " " + OneLine(std::string(r.status().message())));
+    if (!r.ok())
+      Report(fd, "W setup failed: " + OneLine(std::string(r.status().error_class())) + " " +
+                     OneLine(std::string(r.status().message())));
   }
   silt::cli::RenderOptions render;
   render.mode = silt::cli::OutputMode::kTabs;
   for (size_t i = 0; i < queries.size(); ++i) {
-    if (skip.count(i)) continue;
     const Query& q = queries[i];
-    Report(fd, "S " + std::to_string(i));
-    alarm(timeout);
-    std::string outcome;
-    try {
-      auto r = con.Query(q.sql);
-      alarm(0);
-      std::string expected_class;
-      bool expect_error = ExpectedError(q.output, &expected_class);
-      std::string why = SkipReason(q.sql);
-      if (!why.empty()) {
-        outcome = "skip " + why;
-      } else if (!r.ok()) {
-        std::string got = std::string(r.status().error_class());
-        if (expect_error && !expected_class.empty() && MajorClass(got) == MajorClass(expected_class))
-          outcome = "pass";
-        else
-          outcome = "fail error " + got + (expect_error ? " (expected " + expected_class + ")" : " (expected rows)") + ": " +
-                    OneLine(std::string(r.status().message()));
-      } else if (expect_error) {
-        outcome = "fail rows (expected " + (expected_class.empty() ? std::string("an error") : expected_class) + ")";
-      } else {
-        std::string text = silt::cli::RenderToString((*r)->schema(), (*r)->chunks(), render);
-        auto got = SplitLines(TrimNewlines(text));
-        auto want = SplitLines(q.output);
-        if (!HasTopLevelOrderBy(q.sql)) {
-          std::sort(got.begin(), got.end());
-          std::sort(want.begin(), want.end());
+    if (!skip.count(std::to_string(i))) {
+      Report(fd, "S " + std::to_string(i));
+      alarm(timeout);
+      std::string outcome;
+      try {
+        auto r = con.Query(q.sql);
+        alarm(0);
+        std::string expected_class;
+        bool expect_error = ExpectedError(q.output, &expected_class);
+        std::string why = SkipReason(q.sql);
+        if (!why.empty()) {
+          outcome = "skip " + why;
+        } else if (!r.ok()) {
+          std::string got = std::string(r.status().error_class());
+          if (expect_error && !expected_class.empty() &&
+              MajorClass(got) == MajorClass(expected_class))
+            outcome = "pass";
+          else
+            outcome = "fail error " + got +
+                      (expect_error ? " (expected " + expected_class + ")" : " (expected rows)") +
+                      ": " + OneLine(std::string(r.status().message()));
+        } else if (expect_error) {
+          outcome = "fail rows (expected " +
+                    (expected_class.empty() ? std::string("an error") : expected_class) + ")";
+        } else {
+          std::string text = silt::cli::RenderToString((*r)->schema(), (*r)->chunks(), render);
+          auto got = SplitLines(TrimNewlines(text));
+          auto want = SplitLines(q.output);
+          if (!HasTopLevelOrderBy(q.sql)) {
+            std::sort(got.begin(), got.end());
+            std::sort(want.begin(), want.end());
+          }
+          outcome = got == want ? "pass" : "fail rows differ";
         }
-        outcome = got == want ? "pass" : "fail rows differ";
+      } catch (const std::exception& e) {
+        // An exception escaping the API would terminate an embedding host: a crash.
+        Report(fd, "X " + std::to_string(i) + " uncaught exception: " + OneLine(e.what()));
+        _exit(4);
+      } catch (...) {
+        Report(fd, "X " + std::to_string(i) + " uncaught exception");
+        _exit(4);
       }
-    } catch (const std::exception& e) {
-      // An exception escaping the API would terminate an embedding host: a crash.
-      Report(fd, "X " + std::to_string(i) + " uncaught exception: " + OneLine(e.what()));
-      _exit(4);
-    } catch (...) {
-      Report(fd, "X " + std::to_string(i) + " uncaught exception");
-      _exit(4);
+      Report(fd, "R " + std::to_string(i) + " " + outcome);
     }
-    Report(fd, "R " + std::to_string(i) + " " + outcome);
+    if (mutants <= 0 || !IsQueryStatement(q.sql) || !SkipReason(q.sql).empty()) continue;
+    for (int m = 0; m < mutants; ++m) {
+      std::string id = std::to_string(i) + "." + std::to_string(m);
+      if (skip.count(id)) continue;
+      std::string sql = Mutate(q.sql, file_seed + i * 1000 + static_cast<uint64_t>(m));
+      Report(fd, "S " + id + " " + Escape(sql));
+      alarm(timeout);
+      try {
+        auto r = con.Query(sql);
+        (void)r;
+      } catch (const std::exception& e) {
+        Report(fd, "X " + id + " uncaught exception: " + OneLine(e.what()));
+        _exit(4);
+      } catch (...) {
+        Report(fd, "X " + id + " uncaught exception");
+        _exit(4);
+      }
+      alarm(0);
+      Report(fd, "R " + id + " mutant");
+    }
   }
   Report(fd, "D");
   _exit(0);
@@ -285,7 +556,7 @@ const char* kSetup[] = {
 
 struct Crash {
   std::string file;
-  size_t index;
+  std::string id;  // "i" (the file's i-th statement) or "i.m" (its m-th mutant)
   std::string kind;
   std::string sql;
 };
@@ -317,7 +588,8 @@ std::string SignalName(int sig) {
   }
 }
 
-FileResult RunFile(const std::string& path, const std::string& shared, unsigned timeout, int serial, bool verbose) {
+FileResult RunFile(const std::string& path, const std::string& shared, unsigned timeout, int serial,
+                   bool verbose, int mutants) {
   FileResult fr;
   std::vector<Query> queries = ParseResults(ReadFile(path));
   fr.queries = queries.size();
@@ -341,23 +613,29 @@ FileResult RunFile(const std::string& path, const std::string& shared, unsigned 
       }
     }
   }
-  std::set<size_t> skip;
-  for (int attempt = 0; attempt <= static_cast<int>(queries.size()); ++attempt) {
+  std::set<std::string> skip;
+  const uint64_t file_seed = HashText(fs::path(path).filename().string());
+  const int max_attempts = static_cast<int>(queries.size()) * (1 + std::max(mutants, 0)) + 1;
+  for (int attempt = 0; attempt < max_attempts; ++attempt) {
     int fds[2];
     if (pipe(fds) != 0) {
       perror("pipe");
       std::exit(2);
     }
-    std::string warehouse = "memory://spark-golden-" + std::to_string(getpid()) + "-" + std::to_string(serial) + "-" + std::to_string(attempt);
+    std::string warehouse = "memory://spark-golden-" + std::to_string(getpid()) + "-" +
+                            std::to_string(serial) + "-" + std::to_string(attempt);
     std::cout.flush();
     pid_t pid = fork();
     if (pid == 0) {
       close(fds[0]);
-      // Keep a runaway statement from taking the shared machine's memory.
-      struct rlimit lim {};
-      lim.rlim_cur = lim.rlim_max = 8ull << 30;
-      setrlimit(RLIMIT_AS, &lim);
-      RunChild(fds[1], warehouse, ansi, sets, queries, skip, timeout);
+      if (!kSanitized) {
+        // Keep a runaway statement from taking the shared machine's memory (not under ASan: its
+        // shadow memory needs a huge address space).
+        struct rlimit lim {};
+        lim.rlim_cur = lim.rlim_max = 8ull << 30;
+        setrlimit(RLIMIT_AS, &lim);
+      }
+      RunChild(fds[1], warehouse, ansi, sets, queries, skip, timeout, mutants, file_seed);
     }
     close(fds[1]);
     std::string data;
@@ -372,19 +650,26 @@ FileResult RunFile(const std::string& path, const std::string& shared, unsigned 
     waitpid(pid, &status, 0);
     // Outcomes of this run.
     std::map<size_t, std::string> outcomes;
-    long running = -1;
+    std::string running, running_sql;
     bool done = false;
     std::string exception;
     for (const auto& l : SplitLines(data)) {
-      if (l.starts_with("S ")) running = std::stol(l.substr(2));
+      if (l.starts_with("S ")) {
+        size_t sp = l.find(' ', 2);
+        running = l.substr(2, sp == std::string::npos ? std::string::npos : sp - 2);
+        running_sql =
+            sp == std::string::npos ? queries[std::stoul(running)].sql : Unescape(l.substr(sp + 1));
+      }
       if (l.starts_with("R ")) {
         size_t sp = l.find(' ', 2);
-        outcomes[std::stoul(l.substr(2, sp - 2))] = l.substr(sp + 1);
-        running = -1;
+        std::string id = l.substr(2, sp - 2);
+        if (id.find('.') == std::string::npos) outcomes[std::stoul(id)] = l.substr(sp + 1);
+        running.clear();
       }
       if (l.starts_with("X ")) exception = l.substr(l.find(' ', 2) + 1);
       if (l == "D") done = true;
-      if ((l.starts_with("W ") || l.starts_with("E ")) && attempt == 0) std::cerr << path << ": " << l.substr(2) << "\n";
+      if ((l.starts_with("W ") || l.starts_with("E ")) && attempt == 0)
+        std::cerr << path << ": " << l.substr(2) << "\n";
     }
     if (done && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
       for (const auto& [i, o] : outcomes) {
@@ -399,17 +684,17 @@ FileResult RunFile(const std::string& path, const std::string& shared, unsigned 
       }
       return fr;
     }
-    if (running < 0) {
+    if (running.empty()) {
       std::cerr << path << ": the child died outside a statement (status " << status << ")\n";
-      fr.fail += queries.size() - skip.size();
+      fr.fail += queries.size();
       return fr;
     }
-    std::string kind = !exception.empty()          ? exception
-                       : WIFSIGNALED(status)       ? SignalName(WTERMSIG(status))
-                                                   : "exit status " + std::to_string(WEXITSTATUS(status));
-    fr.crashes.push_back({path, static_cast<size_t>(running), kind, queries[running].sql});
+    std::string kind = !exception.empty()    ? exception
+                       : WIFSIGNALED(status) ? SignalName(WTERMSIG(status))
+                                             : "exit status " + std::to_string(WEXITSTATUS(status));
+    fr.crashes.push_back({path, running, kind, running_sql});
     if (verbose) std::cerr << "crash " << path << " #" << running << " (" << kind << ")\n";
-    skip.insert(static_cast<size_t>(running));
+    skip.insert(running);
   }
   return fr;
 }
@@ -421,6 +706,7 @@ int main(int argc, char** argv) {
   unsigned timeout = 20;
   size_t sample = 1;
   bool verbose = false, gate = false;
+  int mutants = 0;
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -428,12 +714,15 @@ int main(int argc, char** argv) {
       timeout = static_cast<unsigned>(std::stoul(argv[++i]));
     } else if (a == "--sample" && i + 1 < argc) {
       sample = std::max<size_t>(1, std::stoul(argv[++i]));
+    } else if (a == "--mutate" && i + 1 < argc) {
+      mutants = std::stoi(argv[++i]);
     } else if (a == "--verbose") {
       verbose = true;
     } else if (a == "--gate") {
       gate = true;
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: silt_spark_golden [--timeout S] [--sample N] [--verbose] [--gate] [FILE.sql.out|DIR]...\n";
+      std::cout << "usage: silt_spark_golden [--timeout S] [--sample N] [--mutate N] [--verbose] "
+                   "[--gate] [FILE.sql.out|DIR]...\n";
       return 0;
     } else {
       args.push_back(a);
@@ -465,25 +754,32 @@ int main(int argc, char** argv) {
   std::vector<Crash> crashes;
   int serial = 0;
   for (const auto& f : files) {
-    FileResult fr = RunFile(f, shared, timeout, serial++, verbose);
+    FileResult fr = RunFile(f, shared, timeout, serial++, verbose, mutants);
     total += fr.queries;
     pass += fr.pass;
     fail += fr.fail;
     skipped += fr.skipped;
     std::string name = fs::path(f).lexically_relative(shared + "/results").string();
-    std::printf("%-60s %4zu queries %4zu pass %4zu fail %3zu skipped %3zu crash\n", name.c_str(), fr.queries, fr.pass, fr.fail, fr.skipped,
-                fr.crashes.size());
+    std::printf("%-60s %4zu queries %4zu pass %4zu fail %3zu skipped %3zu crash\n", name.c_str(),
+                fr.queries, fr.pass, fr.fail, fr.skipped, fr.crashes.size());
     if (verbose)
       for (const auto& l : fr.failures) std::printf("  %s\n", l.c_str());
     crashes.insert(crashes.end(), fr.crashes.begin(), fr.crashes.end());
   }
   for (const auto& c : crashes) {
     std::string name = fs::path(c.file).lexically_relative(shared + "/results").string();
-    std::printf("CRASH %s #%zu (%s): %s\n", name.c_str(), c.index, c.kind.c_str(), OneLine(c.sql).c_str());
+    std::printf("CRASH %s #%s (%s): %s\n", name.c_str(), c.id.c_str(), c.kind.c_str(),
+                OneLine(c.sql).c_str());
   }
-  size_t counted = pass + fail + crashes.size();
-  std::printf("total: %zu files, %zu queries, %zu pass (%.1f%% of %zu counted), %zu fail, %zu skipped, %zu crash\n", files.size(), total, pass,
-              counted ? 100.0 * static_cast<double>(pass) / static_cast<double>(counted) : 0.0, counted, fail, skipped, crashes.size());
+  size_t crashed_statements = 0;  // of the files' own statements (not mutants)
+  for (const auto& c : crashes) crashed_statements += c.id.find('.') == std::string::npos;
+  size_t counted = pass + fail + crashed_statements;
+  std::printf(
+      "total: %zu files, %zu queries, %zu pass (%.1f%% of %zu counted), %zu fail, %zu skipped, %zu "
+      "crash\n",
+      files.size(), total, pass,
+      counted ? 100.0 * static_cast<double>(pass) / static_cast<double>(counted) : 0.0, counted,
+      fail, skipped, crashes.size());
   if (gate) std::printf("%zu passed, %zu failed\n", total - crashes.size(), crashes.size());
   return crashes.empty() ? 0 : 1;
 }
