@@ -308,6 +308,7 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   ExprPtr qualify;
   if (q.qualify) {
     SILT_ASSIGN_OR_RETURN(qualify, Bind(*q.qualify, s));
+    SILT_ASSIGN_OR_RETURN(qualify, exec::CoerceTo(qualify, DataType::Boolean(), ctx().bind));
   }
 
   // ORDER BY: select aliases and ordinals, else expressions over the input (hidden columns).

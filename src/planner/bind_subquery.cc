@@ -41,6 +41,13 @@ Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScop
                                   "SILT_UNSUPPORTED_SUBQUERY");
   }
   SILT_ASSIGN_OR_RETURN(auto corr, BindCorrelatedFrom(q, *s.columns));
+  if (!corr.residual.empty()) {
+    // A correlated conjunct other than outer = inner (t.a < u.b, t.s || u.s): it would be
+    // dropped by the keyed join below, a wrong answer.
+    return Status::NotImplemented("correlated scalar subqueries are supported with equality correlation only (outer = inner "
+                                  "conjuncts)",
+                                  "SILT_UNSUPPORTED_SUBQUERY");
+  }
   // corr.plan: inner FROM filtered by inner-only conjuncts; corr.inner_keys/outer_keys.
   std::vector<OutputColumn> inner_cols = corr.plan->columns;
   AggState agg;
@@ -199,6 +206,8 @@ Result<Binder::Impl::Correlated> Binder::Impl::BindCorrelatedFrom(const sql::Que
       s.outer = &outer;
       s.outer_refs = &refs;
       SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*c, s));
+      // A predicate, as in the outer WHERE (a string conjunct filtered as is crashed the join).
+      SILT_ASSIGN_OR_RETURN(b, exec::CoerceTo(b, DataType::Boolean(), ctx().bind));
       if (refs.empty()) {
         inner_only.push_back(b);
         continue;
