@@ -22,8 +22,10 @@
 // Usage: silt_spark_golden [--timeout SECONDS] [--sample N] [--verbose] [FILE.sql.out|DIR]...
 //   default: every *.sql.out under the shared spark-sql results folder.
 //   --sample N: only every N-th file (sorted by path), for a bounded run in `make test`.
-//   --mutate N: also run N mutants of every query statement (see Mutate below); crashes only.
+//   --mutate N: also run N mutants of every statement (see Mutate below); crashes only.
 //   --gate: print "<statements without crash> passed, <crashes> failed" last (scripts/run-tests.sh)
+// Statements failing with INTERNAL_ERROR (an exception caught at the API boundary: a bug, not a
+// crash) are listed as INTERNAL lines.
 // Exit status: 1 when a statement crashed, else 0.
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -237,8 +239,8 @@ const char* kSetup[] = {
 
 // ---- mutants: statements derived from a golden query by a small token edit ----
 //
-// With --mutate N every query statement (SELECT, WITH, VALUES, FROM, TABLE) also runs N
-// deterministic mutants right after it, in the same session: a token deleted, duplicated or
+// With --mutate N every statement (but SET, RESET, USE, DROP) also runs N deterministic mutants
+// right after it, in the same session: a token deleted, duplicated or
 // swapped, a literal replaced by an edge value, an identifier replaced by another of the
 // statement, a clause or operator inserted or replaced, the query wrapped. Only crashes count.
 
@@ -292,14 +294,16 @@ std::vector<Token> Tokenize(const std::string& sql) {
   return out;
 }
 
-bool IsQueryStatement(const std::string& sql) {
+// Statements that get mutants: all but those that change the session (SET, RESET, USE) or drop
+// what later statements need (DROP), so the file's own statements still run as written.
+bool IsMutationTarget(const std::string& sql) {
   std::string u = Upper(sql.substr(0, 64));
   size_t b = u.find_first_not_of(" \t\n(");
   if (b == std::string::npos) return false;
   u = u.substr(b);
-  for (const char* k : {"SELECT", "WITH", "VALUES", "FROM", "TABLE"})
-    if (u.starts_with(k)) return true;
-  return false;
+  for (const char* k : {"SET", "RESET", "USE", "DROP"})
+    if (u.starts_with(k)) return false;
+  return true;
 }
 
 std::string Mutate(const std::string& sql, uint64_t seed) {
@@ -497,6 +501,9 @@ uint64_t HashText(const std::string& s) {
           outcome = "skip " + why;
         } else if (!r.ok()) {
           std::string got = std::string(r.status().error_class());
+          if (got == "INTERNAL_ERROR")
+            Report(fd, "I " + std::to_string(i) + " " + Escape(q.sql) + "\t" +
+                           OneLine(std::string(r.status().message())));
           if (expect_error && !expected_class.empty() &&
               MajorClass(got) == MajorClass(expected_class))
             outcome = "pass";
@@ -527,7 +534,7 @@ uint64_t HashText(const std::string& s) {
       }
       Report(fd, "R " + std::to_string(i) + " " + outcome);
     }
-    if (mutants <= 0 || !IsQueryStatement(q.sql) || !SkipReason(q.sql).empty()) continue;
+    if (mutants <= 0 || !IsMutationTarget(q.sql) || !SkipReason(q.sql).empty()) continue;
     for (int m = 0; m < mutants; ++m) {
       std::string id = std::to_string(i) + "." + std::to_string(m);
       if (skip.count(id)) continue;
@@ -536,7 +543,11 @@ uint64_t HashText(const std::string& s) {
       alarm(timeout);
       try {
         auto r = con.Query(sql);
-        (void)r;
+        if (!r.ok() && r.status().error_class() == "INTERNAL_ERROR") {
+          alarm(0);
+          Report(fd,
+                 "I " + id + " " + Escape(sql) + "\t" + OneLine(std::string(r.status().message())));
+        }
       } catch (const std::exception& e) {
         Report(fd, "X " + id + " uncaught exception: " + OneLine(e.what()));
         _exit(4);
@@ -564,6 +575,7 @@ struct Crash {
 struct FileResult {
   size_t queries = 0, pass = 0, fail = 0, skipped = 0;
   std::vector<Crash> crashes;
+  std::vector<Crash> internal;        // statements failing with INTERNAL_ERROR (bugs, not crashes)
   std::vector<std::string> failures;  // "#i outcome"
 };
 
@@ -650,6 +662,7 @@ FileResult RunFile(const std::string& path, const std::string& shared, unsigned 
     waitpid(pid, &status, 0);
     // Outcomes of this run.
     std::map<size_t, std::string> outcomes;
+    std::vector<Crash> internal;
     std::string running, running_sql;
     bool done = false;
     std::string exception;
@@ -667,11 +680,17 @@ FileResult RunFile(const std::string& path, const std::string& shared, unsigned 
         running.clear();
       }
       if (l.starts_with("X ")) exception = l.substr(l.find(' ', 2) + 1);
+      if (l.starts_with("I ")) {
+        size_t sp = l.find(' ', 2), tab = l.rfind('\t');
+        internal.push_back({path, l.substr(2, sp - 2), l.substr(tab + 1),
+                            Unescape(l.substr(sp + 1, tab - sp - 1))});
+      }
       if (l == "D") done = true;
       if ((l.starts_with("W ") || l.starts_with("E ")) && attempt == 0)
         std::cerr << path << ": " << l.substr(2) << "\n";
     }
     if (done && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      fr.internal = std::move(internal);
       for (const auto& [i, o] : outcomes) {
         if (o == "pass") {
           ++fr.pass;
@@ -751,7 +770,7 @@ int main(int argc, char** argv) {
     files = picked;
   }
   size_t total = 0, pass = 0, fail = 0, skipped = 0;
-  std::vector<Crash> crashes;
+  std::vector<Crash> crashes, internal;
   int serial = 0;
   for (const auto& f : files) {
     FileResult fr = RunFile(f, shared, timeout, serial++, verbose, mutants);
@@ -765,21 +784,27 @@ int main(int argc, char** argv) {
     if (verbose)
       for (const auto& l : fr.failures) std::printf("  %s\n", l.c_str());
     crashes.insert(crashes.end(), fr.crashes.begin(), fr.crashes.end());
+    internal.insert(internal.end(), fr.internal.begin(), fr.internal.end());
   }
   for (const auto& c : crashes) {
     std::string name = fs::path(c.file).lexically_relative(shared + "/results").string();
     std::printf("CRASH %s #%s (%s): %s\n", name.c_str(), c.id.c_str(), c.kind.c_str(),
                 OneLine(c.sql).c_str());
   }
+  for (const auto& c : internal) {
+    std::string name = fs::path(c.file).lexically_relative(shared + "/results").string();
+    std::printf("INTERNAL %s #%s: %s -- %s\n", name.c_str(), c.id.c_str(), OneLine(c.sql).c_str(),
+                c.kind.c_str());
+  }
   size_t crashed_statements = 0;  // of the files' own statements (not mutants)
   for (const auto& c : crashes) crashed_statements += c.id.find('.') == std::string::npos;
   size_t counted = pass + fail + crashed_statements;
   std::printf(
       "total: %zu files, %zu queries, %zu pass (%.1f%% of %zu counted), %zu fail, %zu skipped, %zu "
-      "crash\n",
+      "crash, %zu internal error\n",
       files.size(), total, pass,
       counted ? 100.0 * static_cast<double>(pass) / static_cast<double>(counted) : 0.0, counted,
-      fail, skipped, crashes.size());
+      fail, skipped, crashes.size(), internal.size());
   if (gate) std::printf("%zu passed, %zu failed\n", total - crashes.size(), crashes.size());
   return crashes.empty() ? 0 : 1;
 }
