@@ -23,6 +23,7 @@
 //   default: every *.sql.out under the shared spark-sql results folder.
 //   --sample N: only every N-th file (sorted by path), for a bounded run in `make test`.
 //   --mutate N: also run N mutants of every statement (see Mutate below); crashes only.
+//   --seed S: another deterministic set of mutants (default 0).
 //   --gate: print "<statements without crash> passed, <crashes> failed" last (scripts/run-tests.sh)
 // Statements failing with INTERNAL_ERROR (an exception caught at the API boundary: a bug, not a
 // crash) are listed as INTERNAL lines.
@@ -51,6 +52,8 @@
 namespace fs = std::filesystem;
 
 namespace {
+
+uint64_t mutation_seed = 0;  // --seed: another set of mutants
 
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool kSanitized = true;
@@ -347,7 +350,19 @@ std::string Mutate(const std::string& sql, uint64_t seed) {
                                   "TIMESTAMP'1970-01-01 00:00:00'",
                                   "X'00'",
                                   "(SELECT 1)",
-                                  "(SELECT NULL)"};
+                                  "(SELECT NULL)",
+                                  "(SELECT max(id) FROM range(3))",
+                                  "sum(1) OVER ()",
+                                  "transform(array(1), x -> x)",
+                                  "map(1, 2)[3]",
+                                  "array(1)[5]",
+                                  "named_struct('a', 1).a",
+                                  "EXISTS (SELECT 1)",
+                                  "1 IN (SELECT 1)",
+                                  "count(*)",
+                                  "grouping_id()",
+                                  "CAST(NULL AS STRING)",
+                                  "INTERVAL 1 DAY"};
   static const char* kInserts[] = {"NULL",
                                    ",",
                                    "(",
@@ -538,7 +553,8 @@ uint64_t HashText(const std::string& s) {
     for (int m = 0; m < mutants; ++m) {
       std::string id = std::to_string(i) + "." + std::to_string(m);
       if (skip.count(id)) continue;
-      std::string sql = Mutate(q.sql, file_seed + i * 1000 + static_cast<uint64_t>(m));
+      std::string sql = Mutate(
+          q.sql, file_seed + i * 1000 + static_cast<uint64_t>(m) + mutation_seed * 0x100000000ull);
       Report(fd, "S " + id + " " + Escape(sql));
       alarm(timeout);
       try {
@@ -733,6 +749,8 @@ int main(int argc, char** argv) {
       timeout = static_cast<unsigned>(std::stoul(argv[++i]));
     } else if (a == "--sample" && i + 1 < argc) {
       sample = std::max<size_t>(1, std::stoul(argv[++i]));
+    } else if (a == "--seed" && i + 1 < argc) {
+      mutation_seed = std::stoull(argv[++i]);
     } else if (a == "--mutate" && i + 1 < argc) {
       mutants = std::stoi(argv[++i]);
     } else if (a == "--verbose") {
@@ -740,7 +758,8 @@ int main(int argc, char** argv) {
     } else if (a == "--gate") {
       gate = true;
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: silt_spark_golden [--timeout S] [--sample N] [--mutate N] [--verbose] "
+      std::cout << "usage: silt_spark_golden [--timeout S] [--sample N] [--mutate N] [--seed S] "
+                   "[--verbose] "
                    "[--gate] [FILE.sql.out|DIR]...\n";
       return 0;
     } else {
