@@ -52,6 +52,22 @@ PlanPtr Binder::Impl::MakeSort(PlanPtr child, std::vector<SortSpec> keys) {
   return node;
 }
 
+namespace {
+
+// A window call (f(…) OVER …) in e, outside subqueries.
+bool ContainsWindowCall(const ParsedExpr& e) {
+  if (e.type == ExprType::kFunction && e.over) return true;
+  if (e.type == ExprType::kScalarSubquery || e.type == ExprType::kExists || e.type == ExprType::kInSubquery) {
+    return e.type == ExprType::kInSubquery && !e.children.empty() && e.children[0] && ContainsWindowCall(*e.children[0]);
+  }
+  for (const auto& c : e.children) {
+    if (c && ContainsWindowCall(*c)) return true;
+  }
+  return e.filter && ContainsWindowCall(*e.filter);
+}
+
+}  // namespace
+
 Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   SILT_ASSIGN_OR_RETURN(PlanPtr plan, BindFromList(q));
   for (const sql::LateralView& lv : q.lateral_views) {
@@ -302,6 +318,13 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
 
   ExprPtr having;
   if (q.having) {
+    // The HAVING filter sits below the window node (a window call there read a column past the
+    // aggregate's output: SIGSEGV).
+    if (ContainsWindowCall(*q.having)) {
+      return Status::InvalidArgument("[WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE] It is not allowed to use window functions inside "
+                                     "HAVING clause.",
+                                     "WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE");
+    }
     SILT_ASSIGN_OR_RETURN(having, Bind(*q.having, s));
     SILT_ASSIGN_OR_RETURN(having, exec::CoerceTo(having, DataType::Boolean(), ctx().bind));
   }
