@@ -125,6 +125,26 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     cols = plan->columns;
   }
 
+  // spark.sql.legacy.parser.havingWithoutGroupByAsWhere: HAVING without GROUP BY (and without
+  // aggregates) filters the rows like WHERE instead of making a global aggregate.
+  const ParsedExpr* having_ast = q.having.get();
+  if (having_ast && q.group_by.empty() && !q.group_by_all && q.grouping_sets.empty() && ctx().config &&
+      ctx().config->GetBool("spark.sql.legacy.parser.havingWithoutGroupByAsWhere", false)) {
+    bool aggregates = ContainsAggregate(*having_ast);
+    for (const auto& si : q.select) aggregates |= si.expr && ContainsAggregate(*si.expr);
+    for (const auto& o : q.order_by) aggregates |= ContainsAggregate(*o.expr);
+    if (!aggregates) {
+      ExprScope hs;
+      hs.columns = &cols;
+      hs.plan = &plan;
+      SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*having_ast, hs));
+      SILT_ASSIGN_OR_RETURN(b, exec::CoerceTo(b, DataType::Boolean(), ctx().bind));
+      plan = MakeFilter(plan, b);
+      cols = plan->columns;
+      having_ast = nullptr;
+    }
+  }
+
   // Expand the select list (stars) into items.
   struct Item {
     const ParsedExpr* expr = nullptr;
@@ -153,7 +173,7 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     items.push_back({si.expr.get(), -1, si.alias.empty() ? ColumnNameOf(*si.expr) : si.alias});
   }
 
-  bool has_agg = !q.group_by.empty() || q.group_by_all || !q.grouping_sets.empty() || q.having;
+  bool has_agg = !q.group_by.empty() || q.group_by_all || !q.grouping_sets.empty() || having_ast;
   for (const auto& it : items) has_agg |= it.expr && ContainsAggregate(*it.expr);
   for (const auto& o : q.order_by) has_agg |= ContainsAggregate(*o.expr);
 
@@ -317,15 +337,15 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   const size_t visible = exprs.size();
 
   ExprPtr having;
-  if (q.having) {
+  if (having_ast) {
     // The HAVING filter sits below the window node (a window call there read a column past the
     // aggregate's output: SIGSEGV).
-    if (ContainsWindowCall(*q.having)) {
+    if (ContainsWindowCall(*having_ast)) {
       return Status::InvalidArgument("[WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE] It is not allowed to use window functions inside "
                                      "HAVING clause.",
                                      "WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE");
     }
-    SILT_ASSIGN_OR_RETURN(having, Bind(*q.having, s));
+    SILT_ASSIGN_OR_RETURN(having, Bind(*having_ast, s));
     SILT_ASSIGN_OR_RETURN(having, exec::CoerceTo(having, DataType::Boolean(), ctx().bind));
   }
   ExprPtr qualify;
