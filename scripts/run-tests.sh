@@ -67,6 +67,16 @@ if [ -x "$ASAN/silt_sql_tests" ]; then
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     run_suite "sql (asan+ubsan)" "$ASAN/silt_sql_tests"
 fi
+# Spark's SQL golden tests (../shared/conformance/spark-sql): every statement, one forked session
+# per file; a statement that crashes the process (signal, uncaught exception, sanitizer report,
+# timeout) fails. Also prints the pass rate. SILT_GOLDEN_ASAN=0 skips the ASan+UBSan run.
+if [ -x "$RELEASE/silt_spark_golden" ]; then
+  run_suite "spark golden (no crash)" "$RELEASE/silt_spark_golden" --gate
+fi
+if [ -x "$ASAN/silt_spark_golden" ] && [ "${SILT_GOLDEN_ASAN:-1}" != 0 ]; then
+  ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+    run_suite "spark golden (asan+ubsan)" "$ASAN/silt_spark_golden" --gate --timeout 60
+fi
 if [ -f test/interop/run.sh ]; then
   run_suite "interop (duckdb)" bash test/interop/run.sh "$RELEASE/silt"
 fi

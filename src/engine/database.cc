@@ -1,6 +1,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <exception>
+#include <new>
 
 #include "commands/command.h"
 #include "common/allocator.h"
@@ -59,11 +61,32 @@ Connection::~Connection() = default;
 Connection::Connection(Connection&&) noexcept = default;
 Connection& Connection::operator=(Connection&&) noexcept = default;
 
+namespace {
+
+// No exception may leave the library: the host (Python, a web server) would terminate. A stray
+// one (a bug: std::bad_variant_access, std::out_of_range) becomes INTERNAL_ERROR with its text,
+// std::bad_alloc an out-of-memory error; the session stays usable.
+template <typename F>
+auto Guarded(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory("[SILT_MEMORY_LIMIT_EXCEEDED] The statement ran out of memory (an allocation failed).",
+                               "SILT_MEMORY_LIMIT_EXCEEDED");
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("[INTERNAL_ERROR] The statement failed with an internal error: ") + e.what());
+  } catch (...) {
+    return Status::Internal("[INTERNAL_ERROR] The statement failed with an internal error.");
+  }
+}
+
+}  // namespace
+
 Result<std::vector<std::unique_ptr<QueryResult>>> Connection::QueryAll(std::string_view sql) {
-  SILT_ASSIGN_OR_RETURN(std::vector<sql::StatementNode> stmts, sql::ParseScript(sql));
+  SILT_ASSIGN_OR_RETURN(std::vector<sql::StatementNode> stmts, Guarded([&] { return sql::ParseScript(sql); }));
   std::vector<std::unique_ptr<QueryResult>> out;
   for (const auto& s : stmts) {
-    SILT_ASSIGN_OR_RETURN(std::unique_ptr<QueryResult> r, session_->Execute(*s));
+    SILT_ASSIGN_OR_RETURN(std::unique_ptr<QueryResult> r, Guarded([&] { return session_->Execute(*s); }));
     out.push_back(std::move(r));
   }
   return out;

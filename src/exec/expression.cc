@@ -530,6 +530,12 @@ Status EvaluateFilter(const Expr& predicate, const DataChunk& input, const EvalC
     for (uint32_t k : second) sel->push_back(first[k]);
     return Status::OK();
   }
+  if (predicate.type->id() != TypeId::kBoolean) {
+    // The binder coerces predicates; one that is not a boolean must not be read as one.
+    return Status::InvalidArgument("[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] Filter expression " + predicate.ToString() +
+                                       " of type " + predicate.type->ToString() + " is not a boolean.",
+                                   "DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN");
+  }
   Vector v(DataType::Boolean());
   SILT_RETURN_NOT_OK(EvalInto(predicate, input, ctx, &v));
   const uint8_t* d = v.data<uint8_t>();

@@ -65,7 +65,9 @@ Status GroupHashTable::Account() {
 uint32_t GroupHashTable::NewGroup(uint64_t hash) {
   uint32_t g = static_cast<uint32_t>(group_hashes_.size());
   group_hashes_.push_back(hash);
-  if (stride_ && (g >> kBlockShift) == blocks_.size()) {
+  // Blocks exist with a zero stride too (an aggregate with no aggregate calls, e.g. GROUP BY
+  // alone): payload(g) must stay a valid pointer.
+  if ((g >> kBlockShift) == blocks_.size()) {
     blocks_.emplace_back(new uint8_t[kBlockGroups * stride_]);
   }
   return g;
@@ -658,6 +660,8 @@ Result<bool> HashAggregateOperator::Next(ExecContext& ctx, DataChunk* out) {
   AggTable& t = *results_[out_table_];
   *out = DataChunk::FromSchema(schema_);
   size_t cnt = std::min(kChunkRows, t.size() - out_group_);
+  // No keys and no aggregate calls (SELECT 1 FROM t HAVING true): rows without columns.
+  if (out->columns.empty()) out->num_rows_without_columns = cnt;
   const std::vector<Vector>& keys = t.table().keys();
   for (size_t c = 0; c < keys.size(); ++c) out->columns[c].AppendRange(keys[c], out_group_, cnt);
   std::vector<const uint8_t*> states(cnt);

@@ -206,6 +206,12 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
             acc = MakeAnd(acc, m);
           }
         }
+        if (!acc) {
+          // The parser refuses an empty pattern list; an AST built otherwise gets the same error.
+          return Status::InvalidArgument("[INVALID_SQL_SYNTAX.EMPTY_QUANTIFIED_PATTERN] Invalid SQL syntax: Expected "
+                                         "something between '(' and ')'.",
+                                         "INVALID_SQL_SYNTAX.EMPTY_QUANTIFIED_PATTERN");
+        }
         if (!e.negated) return acc;
         return exec::BindScalarFunction("not", {acc}, ctx().bind);
       }

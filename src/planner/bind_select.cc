@@ -52,6 +52,22 @@ PlanPtr Binder::Impl::MakeSort(PlanPtr child, std::vector<SortSpec> keys) {
   return node;
 }
 
+namespace {
+
+// A window call (f(…) OVER …) in e, outside subqueries.
+bool ContainsWindowCall(const ParsedExpr& e) {
+  if (e.type == ExprType::kFunction && e.over) return true;
+  if (e.type == ExprType::kScalarSubquery || e.type == ExprType::kExists || e.type == ExprType::kInSubquery) {
+    return e.type == ExprType::kInSubquery && !e.children.empty() && e.children[0] && ContainsWindowCall(*e.children[0]);
+  }
+  for (const auto& c : e.children) {
+    if (c && ContainsWindowCall(*c)) return true;
+  }
+  return e.filter && ContainsWindowCall(*e.filter);
+}
+
+}  // namespace
+
 Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   SILT_ASSIGN_OR_RETURN(PlanPtr plan, BindFromList(q));
   for (const sql::LateralView& lv : q.lateral_views) {
@@ -109,6 +125,26 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     cols = plan->columns;
   }
 
+  // spark.sql.legacy.parser.havingWithoutGroupByAsWhere: HAVING without GROUP BY (and without
+  // aggregates) filters the rows like WHERE instead of making a global aggregate.
+  const ParsedExpr* having_ast = q.having.get();
+  if (having_ast && q.group_by.empty() && !q.group_by_all && q.grouping_sets.empty() && ctx().config &&
+      ctx().config->GetBool("spark.sql.legacy.parser.havingWithoutGroupByAsWhere", false)) {
+    bool aggregates = ContainsAggregate(*having_ast);
+    for (const auto& si : q.select) aggregates |= si.expr && ContainsAggregate(*si.expr);
+    for (const auto& o : q.order_by) aggregates |= ContainsAggregate(*o.expr);
+    if (!aggregates) {
+      ExprScope hs;
+      hs.columns = &cols;
+      hs.plan = &plan;
+      SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*having_ast, hs));
+      SILT_ASSIGN_OR_RETURN(b, exec::CoerceTo(b, DataType::Boolean(), ctx().bind));
+      plan = MakeFilter(plan, b);
+      cols = plan->columns;
+      having_ast = nullptr;
+    }
+  }
+
   // Expand the select list (stars) into items.
   struct Item {
     const ParsedExpr* expr = nullptr;
@@ -137,7 +173,7 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     items.push_back({si.expr.get(), -1, si.alias.empty() ? ColumnNameOf(*si.expr) : si.alias});
   }
 
-  bool has_agg = !q.group_by.empty() || q.group_by_all || !q.grouping_sets.empty() || q.having;
+  bool has_agg = !q.group_by.empty() || q.group_by_all || !q.grouping_sets.empty() || having_ast;
   for (const auto& it : items) has_agg |= it.expr && ContainsAggregate(*it.expr);
   for (const auto& o : q.order_by) has_agg |= ContainsAggregate(*o.expr);
 
@@ -301,13 +337,21 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   const size_t visible = exprs.size();
 
   ExprPtr having;
-  if (q.having) {
-    SILT_ASSIGN_OR_RETURN(having, Bind(*q.having, s));
+  if (having_ast) {
+    // The HAVING filter sits below the window node (a window call there read a column past the
+    // aggregate's output: SIGSEGV).
+    if (ContainsWindowCall(*having_ast)) {
+      return Status::InvalidArgument("[WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE] It is not allowed to use window functions inside "
+                                     "HAVING clause.",
+                                     "WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE");
+    }
+    SILT_ASSIGN_OR_RETURN(having, Bind(*having_ast, s));
     SILT_ASSIGN_OR_RETURN(having, exec::CoerceTo(having, DataType::Boolean(), ctx().bind));
   }
   ExprPtr qualify;
   if (q.qualify) {
     SILT_ASSIGN_OR_RETURN(qualify, Bind(*q.qualify, s));
+    SILT_ASSIGN_OR_RETURN(qualify, exec::CoerceTo(qualify, DataType::Boolean(), ctx().bind));
   }
 
   // ORDER BY: select aliases and ordinals, else expressions over the input (hidden columns).

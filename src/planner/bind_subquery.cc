@@ -41,6 +41,13 @@ Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScop
                                   "SILT_UNSUPPORTED_SUBQUERY");
   }
   SILT_ASSIGN_OR_RETURN(auto corr, BindCorrelatedFrom(q, *s.columns));
+  if (!corr.residual.empty()) {
+    // A correlated conjunct other than outer = inner (t.a < u.b, t.s || u.s): it would be
+    // dropped by the keyed join below, a wrong answer.
+    return Status::NotImplemented("correlated scalar subqueries are supported with equality correlation only (outer = inner "
+                                  "conjuncts)",
+                                  "SILT_UNSUPPORTED_SUBQUERY");
+  }
   // corr.plan: inner FROM filtered by inner-only conjuncts; corr.inner_keys/outer_keys.
   std::vector<OutputColumn> inner_cols = corr.plan->columns;
   AggState agg;
@@ -199,6 +206,8 @@ Result<Binder::Impl::Correlated> Binder::Impl::BindCorrelatedFrom(const sql::Que
       s.outer = &outer;
       s.outer_refs = &refs;
       SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*c, s));
+      // A predicate, as in the outer WHERE (a string conjunct filtered as is crashed the join).
+      SILT_ASSIGN_OR_RETURN(b, exec::CoerceTo(b, DataType::Boolean(), ctx().bind));
       if (refs.empty()) {
         inner_only.push_back(b);
         continue;
@@ -212,11 +221,21 @@ Result<Binder::Impl::Correlated> Binder::Impl::BindCorrelatedFrom(const sql::Que
       if (b->kind == ExprKind::kCall && (b->name == "=" || b->name == "==") && b->children.size() == 2) {
         const ExprPtr& l = b->children[0];
         const ExprPtr& r = b->children[1];
-        bool l_outer = ReadsOnly(l, n_inner, 1 << 30), r_outer = ReadsOnly(r, n_inner, 1 << 30);
+        // The outer side reads outer columns only (at least one: a constant reads "only" any
+        // range, and taken as the outer side it left the outer reference as the inner key, a
+        // column past the inner input: SIGSEGV); the inner side reads no outer column.
+        auto reads_any = [](const ExprPtr& x) {
+          std::vector<int> cols;
+          exec::CollectColumns(*x, &cols);
+          return !cols.empty();
+        };
+        bool l_outer = reads_any(l) && ReadsOnly(l, n_inner, 1 << 30);
+        bool r_outer = reads_any(r) && ReadsOnly(r, n_inner, 1 << 30);
         bool l_inner = ReadsOnly(l, 0, n_inner), r_inner = ReadsOnly(r, 0, n_inner);
         if ((l_outer && r_inner) || (r_outer && l_inner)) {
-          const ExprPtr& o = l_outer ? l : r;
-          const ExprPtr& i = l_outer ? r : l;
+          const bool left_is_outer = l_outer && r_inner;
+          const ExprPtr& o = left_is_outer ? l : r;
+          const ExprPtr& i = left_is_outer ? r : l;
           out.outer_keys.push_back(RemapColumns(o, [&](int c) { return ph_to_outer[c]; }));
           out.inner_keys.push_back(i);
           continue;

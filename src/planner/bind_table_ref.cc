@@ -1,4 +1,6 @@
 // Binding FROM: the relation list, aliases, CTEs and views, tables and inline VALUES.
+#include <functional>
+
 #include "planner/binder_impl.h"
 
 namespace silt::planner {
@@ -126,11 +128,16 @@ Result<PlanPtr> Binder::Impl::BindTableRef(const sql::TableRef& ref) {
           auto f = it->find(LowerName(ref.name.parts[0]));
           if (f == it->end()) continue;
           const sql::CommonTableExpr* cte = f->second;
-          // Bind the CTE body with only the CTEs defined before it visible.
+          // Bind the CTE body with only the CTEs defined before it visible (in its WITH, and the
+          // outer WITHs): its own name and later names there resolve outside it, as in Spark (a
+          // self or forward reference is TABLE_OR_VIEW_NOT_FOUND unless an outer CTE or a table
+          // has the name). The scope's entries point into one WITH list, in order.
           std::vector<std::map<std::string, const sql::CommonTableExpr*>> saved = cte_stack;
-          cte_stack.erase(cte_stack.begin() + (it.base() - cte_stack.begin()), cte_stack.end());
-          auto& scope = cte_stack.emplace_back(*it);
-          scope.erase(LowerName(cte->name));
+          const size_t level = static_cast<size_t>(cte_stack.rend() - it) - 1;
+          std::map<std::string, const sql::CommonTableExpr*> scope = std::move(cte_stack[level]);
+          cte_stack.resize(level);
+          std::erase_if(scope, [cte](const auto& entry) { return std::greater_equal<const sql::CommonTableExpr*>()(entry.second, cte); });
+          cte_stack.push_back(std::move(scope));
           Result<PlanPtr> p = self->BindQuery(*cte->query);
           cte_stack = saved;
           SILT_RETURN_NOT_OK(p.status());

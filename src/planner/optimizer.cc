@@ -212,7 +212,9 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
       std::vector<ExprPtr> down, keep;
       size_t nk = node->group_keys.size();
       for (auto& f : filters) {
-        bool ok = Deterministic(f) && node->grouping_sets.size() <= 1;
+        // Only filters over the group keys go below. A global aggregate (no keys) returns its
+        // one row even for empty input, so a HAVING over it (even a constant) stays above.
+        bool ok = Deterministic(f) && node->grouping_sets.size() <= 1 && nk > 0;
         for (int c : Cols(f)) ok = ok && c < static_cast<int>(nk);
         if (ok) down.push_back(Substitute(f, node->group_keys));
         else keep.push_back(f);

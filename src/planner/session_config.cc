@@ -15,6 +15,8 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
         {"spark.sql.ansi.enabled", "false", "ANSI SQL mode: errors instead of NULL on bad casts, overflow, division by zero.", K::kBool},
         {"spark.sql.session.timeZone", "UTC", "Time zone of the session (IANA name or +hh:mm).", K::kString},
         {"spark.sql.caseSensitive", "false", "Whether column names are case-sensitive.", K::kBool},
+        {"spark.sql.legacy.parser.havingWithoutGroupByAsWhere", "false",
+         "HAVING without GROUP BY filters rows like WHERE (Spark 2 behaviour) instead of a global aggregate.", K::kBool},
         {"spark.sql.shuffle.partitions", "200", "Accepted for compatibility; silt sizes its own parallelism.", K::kInt},
         {"spark.databricks.delta.retentionDurationCheck.enabled", "true", "VACUUM refuses a retention shorter than the table's deletedFileRetentionDuration.", K::kBool},
         {"spark.databricks.delta.vacuum.parallelDelete.enabled", "true", "Delete files in parallel during VACUUM (silt's default; Spark's is false).", K::kBool},

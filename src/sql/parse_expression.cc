@@ -99,6 +99,7 @@ Result<ExprNode> Parser::Predicated() {
     return Finish(std::move(in));
   }
   if (t.Is("LIKE") || t.Is("ILIKE") || t.Is("RLIKE") || t.Is("REGEXP")) {
+    const SourcePos like_pos = t.pos;
     std::string kind = AsciiLower(Next().text);
     if (kind == "regexp") kind = "rlike";
     auto l = NewExpr(ExprType::kLike, start);
@@ -109,12 +110,15 @@ Result<ExprNode> Parser::Predicated() {
       l->quantifier = AtKw("ALL") ? "all" : "any";
       Next();
       Next();
-      if (!AtOp(")")) {
-        do {
-          SILT_ASSIGN_OR_RETURN(auto pat, Expression());
-          l->children.push_back(std::move(pat));
-        } while (AcceptOp(","));
+      if (AtOp(")")) {
+        // LIKE ALL () / LIKE ANY (): Spark's parse error.
+        return ClassError("INVALID_SQL_SYNTAX.EMPTY_QUANTIFIED_PATTERN",
+                          "Invalid SQL syntax: Expected something between '(' and ')'", like_pos);
       }
+      do {
+        SILT_ASSIGN_OR_RETURN(auto pat, Expression());
+        l->children.push_back(std::move(pat));
+      } while (AcceptOp(","));
       SILT_RETURN_NOT_OK(ExpectOp(")"));
       return Finish(std::move(l));
     }

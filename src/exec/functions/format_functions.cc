@@ -1,5 +1,7 @@
 // Spark's format_string / printf (java.util.Formatter over Spark's values) and format_number
 // (java.text.DecimalFormat patterns).
+#include <limits>
+
 #include "common/ascii.h"
 #include "exec/functions/string_util.h"
 
@@ -306,6 +308,8 @@ Status FormatString(std::string_view fmt, std::span<const Arg> args, size_t row,
     size_t j = i;
     while (j < fmt.size() && fmt[j] >= '0' && fmt[j] <= '9') ++j;
     if (j < fmt.size() && fmt[j] == '$' && j > i) {
+      // Digits beyond an int (Java's Formatter: no such argument) must not reach std::stoi.
+      if (j - i > 9) return FormatError("argument index " + std::string(fmt.substr(i, j - i)) + "$ out of range");
       explicit_index = std::stoi(std::string(fmt.substr(i, j - i)));
       if (explicit_index == 0) {
         return Status::InvalidArgument("The value of parameter(s) `strfmt` in `format_string` is "
@@ -339,12 +343,17 @@ Status FormatString(std::string_view fmt, std::span<const Arg> args, size_t row,
     }
     if (i < fmt.size() && fmt[i] >= '1' && fmt[i] <= '9') {
       f.width = 0;
-      while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') f.width = f.width * 10 + (fmt[i++] - '0');
+      while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') {
+        // A width beyond an int is Java's IllegalFormatWidthException (and int overflow here).
+        if (f.width > (std::numeric_limits<int>::max() - 9) / 10) return FormatError("format width out of range");
+        f.width = f.width * 10 + (fmt[i++] - '0');
+      }
     }
     if (i < fmt.size() && fmt[i] == '.') {
       ++i;
       f.precision = 0;
       while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') {
+        if (f.precision > (std::numeric_limits<int>::max() - 9) / 10) return FormatError("format precision out of range");
         f.precision = f.precision * 10 + (fmt[i++] - '0');
       }
     }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -213,6 +214,46 @@ TEST(HashAggregateTest, ManyGroups) {
       EXPECT_EQ(rows, groups) << kind << " parallel=" << parallel;
       EXPECT_EQ(total, n);
     }
+  }
+}
+
+// GROUP BY without aggregate calls (zero payload bytes): groups over several payload blocks
+// (1024 groups each), serial and parallel.
+TEST(HashAggregateTest, KeysWithoutAggregateCalls) {
+  ExecContext ctx;
+  Vector k(DataType::Int64());
+  for (int64_t i = 0; i < 10000; ++i) k.Append<int64_t>(i % 3000);
+  DataChunk d = Chunk({std::move(k)});
+  for (bool parallel : {false, true}) {
+    ThreadPool pool(3);
+    ctx.pool = parallel ? &pool : nullptr;
+    auto op = std::make_unique<HashAggregateOperator>(Source(d, 1000), std::vector<ExprPtr>{C(0, DataType::Int64())},
+                                                      std::vector<AggregateSpec>{});
+    auto chunks = CollectAll(*op, ctx);
+    ASSERT_TRUE(chunks.ok()) << chunks.status().ToString();
+    std::vector<int> seen(3000, 0);
+    for (const DataChunk& c : *chunks) {
+      for (size_t i = 0; i < c.size(); ++i) seen[c.columns[0].data<int64_t>()[i]]++;
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 3000) << "parallel=" << parallel;
+  }
+}
+
+// No keys and no aggregate calls (SELECT 1 FROM t HAVING true): one row without columns, also on
+// empty input.
+TEST(HashAggregateTest, GlobalAggregateWithoutCallsIsOneRow) {
+  ExecContext ctx;
+  for (int64_t rows : {0, 5}) {
+    Vector k(DataType::Int64());
+    for (int64_t i = 0; i < rows; ++i) k.Append<int64_t>(i);
+    DataChunk d = Chunk({std::move(k)});
+    auto op = std::make_unique<HashAggregateOperator>(Source(d), std::vector<ExprPtr>{}, std::vector<AggregateSpec>{});
+    ASSERT_EQ(op->output_schema().size(), 0u);
+    auto chunks = CollectAll(*op, ctx);
+    ASSERT_TRUE(chunks.ok()) << chunks.status().ToString();
+    size_t total = 0;
+    for (const DataChunk& c : *chunks) total += c.size();
+    EXPECT_EQ(total, 1u) << rows;
   }
 }
 
