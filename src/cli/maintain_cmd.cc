@@ -172,7 +172,7 @@ int RunMaintain(const std::vector<std::string>& args) {
     for (const auto& r : report->operations) failed += r.operation_status != maintenance::kStatusSuccessful;
     std::printf("%s pass done: %lld tables, %zu operations (%lld failed)%s\n", IsoNow(*clock).c_str(),
                 static_cast<long long>(report->tables), report->operations.size(), static_cast<long long>(failed),
-                dry_run ? ", dry run: " + std::to_string(report->planned.size()) + " planned" : "");
+                dry_run ? (", dry run: " + std::to_string(report->planned.size()) + " planned").c_str() : "");
     std::fflush(stdout);
     return failed ? 1 : 0;
   };

@@ -361,7 +361,7 @@ Status MaintenanceService::TableRun::TtlJobs() {
 
 Status MaintenanceService::TableRun::RoutineJobs() {
   SILT_ASSIGN_OR_RETURN(snap_, Latest());
-  const delta::StringMap& conf = snap_->metadata().configuration;
+  const delta::StringMap conf = snap_->metadata().configuration;  // a copy: snap_ is reloaded below
   auto int_prop = [&](const char* key, int64_t dflt) {
     auto v = snap_->property(key);
     if (!v) return dflt;
@@ -469,7 +469,7 @@ Status MaintenanceService::TableRun::Run() {
   }
   snap_ = *snap;
   table_id_ = snap_->metadata().id;
-  const delta::StringMap& conf = snap_->metadata().configuration;
+  const delta::StringMap conf = snap_->metadata().configuration;  // a copy: snap_ is reloaded below
   Result<bool> enabled = delta::GetBoolProperty(conf, kPropMaintenanceEnabled, true);
   if (!enabled.ok() || !*enabled) {
     Skip(std::string(kPropMaintenanceEnabled) + " = false");
