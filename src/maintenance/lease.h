@@ -10,7 +10,7 @@
 // holder's lease. Older generations are deleted by the winner (only the newest one counts).
 // Release: the holder rewrites its own generation with released=true.
 // A holder must finish its job within the lease duration (the service sets it well above a job's
-// expected length); each step re-checks the lease before it starts.
+// expected length); the service re-checks the lease before each step starts.
 #pragma once
 
 #include <cstdint>

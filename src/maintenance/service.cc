@@ -113,6 +113,13 @@ class MaintenanceService::TableRun {
   Status Purge();
   Status VacuumStep();
   Status RoutineJobs();
+  // Whether this run still holds the table's lease (always true in a dry run, which takes none).
+  Result<bool> LeaseHeld() {
+    if (!lease_) return true;
+    SILT_ASSIGN_OR_RETURN(bool held, svc_->leases_->StillHeld(*store_, *lease_));
+    if (!held) Skip("the lease expired during the run");
+    return held;
+  }
   void Failed() {
     state_.failures++;
     state_.next_attempt_ms = now_ + (cfg_.retry_backoff_ms << std::min(state_.failures - 1, 20));
@@ -130,6 +137,7 @@ class MaintenanceService::TableRun {
   int max_retries_ = 3;
   int64_t retention_ms_ = 0;
   TableState state_, saved_state_;
+  std::optional<Lease> lease_;
 };
 
 Status MaintenanceService::TableRun::SaveStateIfChanged() {
@@ -343,19 +351,40 @@ Status MaintenanceService::TableRun::TtlJobs() {
     Skip("a failed step waits for its retry backoff");
     return Status::OK();
   }
-  auto vacuum_due = [&] { return state_.phase == TtlPhase::kVacuumDue && now_ >= state_.vacuum_due_ms; };
-  if (vacuum_due()) SILT_RETURN_NOT_OK(VacuumStep());
+  bool vacuum_tried = false;
+  auto vacuum_due = [&] {
+    return !vacuum_tried && state_.phase == TtlPhase::kVacuumDue && now_ >= state_.vacuum_due_ms;
+  };
+  auto failed_since = [&](size_t before) {
+    return records_.size() > before && records_.back().operation_status != kStatusSuccessful;
+  };
+  // Each step starts only while the lease is still ours (it may have expired during a long one).
+  SILT_ASSIGN_OR_RETURN(bool held, LeaseHeld());
+  if (!held) return Status::OK();
+  if (vacuum_due()) {
+    vacuum_tried = true;
+    SILT_RETURN_NOT_OK(VacuumStep());
+  }
   if (state_.phase == TtlPhase::kIdle && *policy) {
     const size_t before = records_.size();
+    SILT_ASSIGN_OR_RETURN(held, LeaseHeld());
+    if (!held) return Status::OK();
     SILT_RETURN_NOT_OK(TtlDelete(**policy));
-    if (records_.size() > before && records_.back().operation_status != kStatusSuccessful) return Status::OK();
+    if (failed_since(before)) return Status::OK();
   }
   if (state_.phase == TtlPhase::kPurgeDue) {
     const size_t before = records_.size();
+    SILT_ASSIGN_OR_RETURN(held, LeaseHeld());
+    if (!held) return Status::OK();
     SILT_RETURN_NOT_OK(Purge());
-    if (records_.size() > before && records_.back().operation_status != kStatusSuccessful) return Status::OK();
+    if (failed_since(before)) return Status::OK();
   }
-  if (vacuum_due()) SILT_RETURN_NOT_OK(VacuumStep());
+  if (vacuum_due()) {
+    vacuum_tried = true;
+    SILT_ASSIGN_OR_RETURN(held, LeaseHeld());
+    if (!held) return Status::OK();
+    SILT_RETURN_NOT_OK(VacuumStep());
+  }
   return Status::OK();
 }
 
@@ -484,7 +513,7 @@ Status MaintenanceService::TableRun::Run() {
   }
   SILT_ASSIGN_OR_RETURN(retention_ms_, delta::GetDeletedFileRetentionMillis(conf));
 
-  std::optional<Lease> lease;
+  std::optional<Lease>& lease = lease_;
   if (!cfg_.dry_run) {
     SILT_ASSIGN_OR_RETURN(lease, svc_->leases_->TryAcquire(*store_));
     if (!lease) {
@@ -500,10 +529,8 @@ Status MaintenanceService::TableRun::Run() {
     SILT_RETURN_NOT_OK(TtlJobs());
     SILT_RETURN_NOT_OK(SaveStateIfChanged());
     if (cfg_.routine_jobs) {
-      if (lease) {
-        SILT_ASSIGN_OR_RETURN(bool held, svc_->leases_->StillHeld(*store_, *lease));
-        if (!held) return Status::OK();
-      }
+      SILT_ASSIGN_OR_RETURN(bool held, LeaseHeld());
+      if (!held) return Status::OK();
       SILT_RETURN_NOT_OK(RoutineJobs());
     }
     return Status::OK();
