@@ -30,19 +30,24 @@ std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
 
 void Usage() {
-  std::fprintf(stderr,
-               "usage: silt maintain [--warehouse DIR] [--once | --interval DURATION] [--now TIMESTAMP]\n"
-               "                     [--dry-run] [--no-routine] [TABLE ...]\n"
-               "  TABLE: a table path, or [SCHEMA.]NAME in the warehouse; none: every warehouse table\n"
-               "  DURATION: 30s, 15m, 1h, 1d or an interval such as '1 hour'\n"
-               "  TIMESTAMP: pins the clock, e.g. 2026-01-01T00:00:00Z (with --once only)\n");
+  std::fprintf(
+      stderr,
+      "usage: silt maintain [--warehouse DIR] [--once | --interval DURATION] [--now TIMESTAMP]\n"
+      "                     [--dry-run] [--no-routine] [TABLE ...]\n"
+      "  TABLE: a table path, or [SCHEMA.]NAME in the warehouse; none: every warehouse table\n"
+      "  DURATION: 30s, 15m, 1h, 1d or an interval such as '1 hour'\n"
+      "  TIMESTAMP: pins the clock, e.g. 2026-01-01T00:00:00Z (with --once only)\n");
 }
 
 Result<int64_t> ParseDurationMillis(const std::string& text) {
   if (!text.empty()) {
     char unit = text.back();
     std::string digits = text.substr(0, text.size() - 1);
-    int64_t mult = unit == 's' ? 1000 : unit == 'm' ? 60000 : unit == 'h' ? 3600000 : unit == 'd' ? 86400000 : 0;
+    int64_t mult = unit == 's'   ? 1000
+                   : unit == 'm' ? 60000
+                   : unit == 'h' ? 3600000
+                   : unit == 'd' ? 86400000
+                                 : 0;
     if (mult && !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos) {
       return static_cast<int64_t>(std::stoll(digits)) * mult;
     }
@@ -50,7 +55,8 @@ Result<int64_t> ParseDurationMillis(const std::string& text) {
   return delta::ParseIntervalMillis(text);
 }
 
-Result<maintenance::MaintainedTable> Resolve(const std::string& target, const std::string& warehouse,
+Result<maintenance::MaintainedTable> Resolve(const std::string& target,
+                                             const std::string& warehouse,
                                              const std::shared_ptr<Clock>& clock) {
   if (target.find('/') != std::string::npos || target.find("://") != std::string::npos) {
     SILT_ASSIGN_OR_RETURN(std::string loc, CanonicalLocation(target));
@@ -65,7 +71,8 @@ Result<maintenance::MaintainedTable> Resolve(const std::string& target, const st
   SILT_ASSIGN_OR_RETURN(planner::TableEntry entry,
                         catalog->GetTable(planner::LowerName(schema), planner::LowerName(name)));
   if (entry.format != "delta") {
-    return Status::InvalidArgument(target + " is a view, not a Delta table", "EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE");
+    return Status::InvalidArgument(target + " is a view, not a Delta table",
+                                   "EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE");
   }
   return maintenance::MaintainedTable{entry.location, "spark_catalog", entry.schema, entry.name};
 }
@@ -169,10 +176,14 @@ int RunMaintain(const std::vector<std::string>& args) {
       return 1;
     }
     int64_t failed = 0;
-    for (const auto& r : report->operations) failed += r.operation_status != maintenance::kStatusSuccessful;
-    std::printf("%s pass done: %lld tables, %zu operations (%lld failed)%s\n", IsoNow(*clock).c_str(),
-                static_cast<long long>(report->tables), report->operations.size(), static_cast<long long>(failed),
-                dry_run ? (", dry run: " + std::to_string(report->planned.size()) + " planned").c_str() : "");
+    for (const auto& r : report->operations)
+      failed += r.operation_status != maintenance::kStatusSuccessful;
+    std::printf("%s pass done: %lld tables, %zu operations (%lld failed)%s\n",
+                IsoNow(*clock).c_str(), static_cast<long long>(report->tables),
+                report->operations.size(), static_cast<long long>(failed),
+                dry_run
+                    ? (", dry run: " + std::to_string(report->planned.size()) + " planned").c_str()
+                    : "");
     std::fflush(stdout);
     return failed ? 1 : 0;
   };

@@ -36,13 +36,14 @@ std::string FormatCutoffTimestamp(int64_t micros) {
   int64_t secs = rem / 1000000, frac = rem % 1000000;
   char buf[64];
   if (frac == 0) {
-    snprintf(buf, sizeof buf, "%s %02lld:%02lld:%02lld", FormatDate(static_cast<int32_t>(days)).c_str(),
-             static_cast<long long>(secs / 3600), static_cast<long long>((secs / 60) % 60),
-             static_cast<long long>(secs % 60));
+    snprintf(buf, sizeof buf, "%s %02lld:%02lld:%02lld",
+             FormatDate(static_cast<int32_t>(days)).c_str(), static_cast<long long>(secs / 3600),
+             static_cast<long long>((secs / 60) % 60), static_cast<long long>(secs % 60));
   } else {
-    snprintf(buf, sizeof buf, "%s %02lld:%02lld:%02lld.%06lld", FormatDate(static_cast<int32_t>(days)).c_str(),
-             static_cast<long long>(secs / 3600), static_cast<long long>((secs / 60) % 60),
-             static_cast<long long>(secs % 60), static_cast<long long>(frac));
+    snprintf(buf, sizeof buf, "%s %02lld:%02lld:%02lld.%06lld",
+             FormatDate(static_cast<int32_t>(days)).c_str(), static_cast<long long>(secs / 3600),
+             static_cast<long long>((secs / 60) % 60), static_cast<long long>(secs % 60),
+             static_cast<long long>(frac));
   }
   return buf;
 }
@@ -62,9 +63,9 @@ Result<TtlCutoff> ComputeCutoff(const delta::AutoTtlPolicy& policy, const delta:
     }
   }
   if (!field) {
-    return Status::InvalidArgument("The auto-TTL column `" + policy.timestamp_column +
-                                       "` does not exist in the table schema.",
-                                   kErrorTtlColumnNotFound);
+    return Status::InvalidArgument(
+        "The auto-TTL column `" + policy.timestamp_column + "` does not exist in the table schema.",
+        kErrorTtlColumnNotFound);
   }
   TtlCutoff c;
   c.column = field->name;
@@ -123,11 +124,14 @@ Result<ops::FileVerdict> ExpiryVerdict(const TtlCutoff& cutoff, const Schema& ph
   if (st->num_records && *st->num_records == 0) return ops::FileVerdict::kSkip;
   const delta::ColumnStats* cs = st->Find(delta::StatsPathKey({cutoff.physical_column}));
   if (!cs) return ops::FileVerdict::kMaybe;
-  if (cs->null_count && st->num_records && *cs->null_count == *st->num_records && st->TightBounds()) {
+  if (cs->null_count && st->num_records && *cs->null_count == *st->num_records &&
+      st->TightBounds()) {
     return ops::FileVerdict::kSkip;  // every value NULL
   }
-  if (cs->min && !cs->min->is_null() && !Expired(cutoff, cs->min->integer())) return ops::FileVerdict::kSkip;
-  if (cs->max && !cs->max->is_null() && cs->null_count && *cs->null_count == 0 && st->TightBounds()) {
+  if (cs->min && !cs->min->is_null() && !Expired(cutoff, cs->min->integer()))
+    return ops::FileVerdict::kSkip;
+  if (cs->max && !cs->max->is_null() && cs->null_count && *cs->null_count == 0 &&
+      st->TightBounds()) {
     int64_t max = cs->max->integer();
     if (cutoff.type != TypeId::kDate) max += kMicrosPerMilli - 1;  // truncated to ms when written
     if (Expired(cutoff, max)) return ops::FileVerdict::kAll;
@@ -136,7 +140,8 @@ Result<ops::FileVerdict> ExpiryVerdict(const TtlCutoff& cutoff, const Schema& ph
 }
 
 Result<bool> MayHaveExpiredRows(const TtlCutoff& cutoff, const delta::Snapshot& snapshot) {
-  SILT_ASSIGN_OR_RETURN(Schema physical, delta::ToPhysicalSchema(snapshot.schema(), snapshot.column_mapping_mode()));
+  SILT_ASSIGN_OR_RETURN(Schema physical,
+                        delta::ToPhysicalSchema(snapshot.schema(), snapshot.column_mapping_mode()));
   for (const delta::AddFile& f : snapshot.files()) {
     SILT_ASSIGN_OR_RETURN(ops::FileVerdict v, ExpiryVerdict(cutoff, physical, f));
     if (v != ops::FileVerdict::kSkip) return true;
@@ -145,19 +150,22 @@ Result<bool> MayHaveExpiredRows(const TtlCutoff& cutoff, const delta::Snapshot& 
 }
 
 Result<TtlDeleteResult> RunTtlDelete(std::shared_ptr<ObjectStore> store,
-                                     std::shared_ptr<const delta::Snapshot> snapshot, const TtlCutoff& cutoff,
-                                     ops::DmlOptions options) {
+                                     std::shared_ptr<const delta::Snapshot> snapshot,
+                                     const TtlCutoff& cutoff, ops::DmlOptions options) {
   TtlDeleteResult out;
   SILT_ASSIGN_OR_RETURN(bool maybe, MayHaveExpiredRows(cutoff, *snapshot));
   if (!maybe) {
     out.skipped_by_precheck = true;
     return out;
   }
-  SILT_ASSIGN_OR_RETURN(Schema physical, delta::ToPhysicalSchema(snapshot->schema(), snapshot->column_mapping_mode()));
+  SILT_ASSIGN_OR_RETURN(Schema physical, delta::ToPhysicalSchema(snapshot->schema(),
+                                                                 snapshot->column_mapping_mode()));
   ops::DeleteSpec spec;
   spec.predicate_sql = cutoff.predicate_sql;
   spec.columns = {cutoff.column};
-  spec.file_filter = [cutoff, physical](const delta::AddFile& f) { return ExpiryVerdict(cutoff, physical, f); };
+  spec.file_filter = [cutoff, physical](const delta::AddFile& f) {
+    return ExpiryVerdict(cutoff, physical, f);
+  };
   const TypeId type = cutoff.type;
   const int64_t limit = cutoff.value;
   spec.matcher = [type, limit](const DataChunk& rows) -> Result<std::vector<uint32_t>> {
@@ -177,7 +185,8 @@ Result<TtlDeleteResult> RunTtlDelete(std::shared_ptr<ObjectStore> store,
     std::vector<delta::Action> actions;
     SILT_RETURN_NOT_OK(delta::ParseCommit(bytes, &actions, delta::CommitKey(*out.dml.version)));
     for (const delta::Action& a : actions) {
-      if (const auto* add = a.get_if<delta::AddFile>(); add && add->deletion_vector) out.dv_files.push_back(add->path);
+      if (const auto* add = a.get_if<delta::AddFile>(); add && add->deletion_vector)
+        out.dv_files.push_back(add->path);
     }
   }
   return out;

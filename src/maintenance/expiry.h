@@ -74,7 +74,7 @@ struct TtlDeleteResult {
 // ops::DeleteRows: DVs when the table uses them, copy-on-write otherwise; `options` carries the
 // clock and the commit's userName/userMetadata. No commit when nothing is expired.
 Result<TtlDeleteResult> RunTtlDelete(std::shared_ptr<ObjectStore> store,
-                                     std::shared_ptr<const delta::Snapshot> snapshot, const TtlCutoff& cutoff,
-                                     ops::DmlOptions options);
+                                     std::shared_ptr<const delta::Snapshot> snapshot,
+                                     const TtlCutoff& cutoff, ops::DmlOptions options);
 
 }  // namespace silt::maintenance

@@ -58,7 +58,8 @@ Status HistoryWriter::Append(const std::vector<OperationRecord>& records) {
     create.txn = txn;
     create.write = write;
     create.name = delta::kOperationsHistoryTable;
-    Result<delta::CommitResult> made = delta::CreateTable(store_, delta::OperationsHistorySchema(), {chunk}, create);
+    Result<delta::CommitResult> made =
+        delta::CreateTable(store_, delta::OperationsHistorySchema(), {chunk}, create);
     if (made.ok()) return Status::OK();
     // Another process created it first: append below.
     if (made.status().error_class() != "DELTA_TABLE_ALREADY_EXISTS") return made.status();
@@ -66,7 +67,8 @@ Status HistoryWriter::Append(const std::vector<OperationRecord>& records) {
   return delta::AppendRows(store_, {chunk}, write, txn).status();
 }
 
-Result<std::shared_ptr<ObjectStore>> OpenHistoryStore(const std::string& warehouse, std::shared_ptr<Clock> clock) {
+Result<std::shared_ptr<ObjectStore>> OpenHistoryStore(const std::string& warehouse,
+                                                      std::shared_ptr<Clock> clock) {
   return OpenObjectStore(ChildLocation(warehouse, delta::kOperationsHistoryKey), std::move(clock));
 }
 

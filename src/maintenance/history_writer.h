@@ -32,8 +32,8 @@ struct OperationRecord {
   int64_t end_ms = 0;
   std::string catalog_name;
   std::string schema_name;
-  std::string table_id;    // the Delta table's metaData.id
-  std::string table_name;  // the catalog name, or the path of a path table
+  std::string table_id;        // the Delta table's metaData.id
+  std::string table_name;      // the catalog name, or the path of a path table
   std::string operation_type;  // DELETE, PURGE, VACUUM, COMPACTION, CHECKPOINT, LOG_CLEANUP
   std::string operation_id;    // uuid
   std::string operation_status = kStatusSuccessful;
@@ -69,7 +69,8 @@ class HistoryWriter {
 };
 
 // Opens the history table's store below `warehouse` (a location io/object_store_factory.h opens).
-Result<std::shared_ptr<ObjectStore>> OpenHistoryStore(const std::string& warehouse, std::shared_ptr<Clock> clock);
+Result<std::shared_ptr<ObjectStore>> OpenHistoryStore(const std::string& warehouse,
+                                                      std::shared_ptr<Clock> clock);
 
 // CPU seconds used by the calling thread so far (CLOCK_THREAD_CPUTIME_ID): a duration measure,
 // not a source of "now".

@@ -30,7 +30,8 @@ Result<Lease> ParseLease(int64_t generation, std::string_view json) {
   Lease l;
   l.generation = generation;
   std::string_view owner;
-  if (parser.parse(padded).get(doc) != simdjson::SUCCESS || doc["owner"].get_string().get(owner) != simdjson::SUCCESS ||
+  if (parser.parse(padded).get(doc) != simdjson::SUCCESS ||
+      doc["owner"].get_string().get(owner) != simdjson::SUCCESS ||
       doc["expiresMs"].get_int64().get(l.expires_ms) != simdjson::SUCCESS) {
     // A torn or foreign object: treat it as expired so the table is not blocked forever.
     l.expires_ms = 0;
@@ -97,13 +98,14 @@ Result<std::optional<Lease>> LeaseManager::TryAcquire(ObjectStore& table) {
 
 Result<bool> LeaseManager::StillHeld(ObjectStore& table, const Lease& lease) {
   SILT_ASSIGN_OR_RETURN(std::optional<Lease> current, Current(table));
-  return current && current->generation == lease.generation && current->owner == owner_ && !current->released &&
-         current->expires_ms > clock_->NowMillis();
+  return current && current->generation == lease.generation && current->owner == owner_ &&
+         !current->released && current->expires_ms > clock_->NowMillis();
 }
 
 Status LeaseManager::Release(ObjectStore& table, const Lease& lease) {
   SILT_ASSIGN_OR_RETURN(std::optional<Lease> current, Current(table));
-  if (!current || current->generation != lease.generation || current->owner != owner_) return Status::OK();
+  if (!current || current->generation != lease.generation || current->owner != owner_)
+    return Status::OK();
   Lease released = lease;
   released.released = true;
   return table.Put(LeaseKey(lease.generation), SerializeLease(released));

@@ -99,13 +99,15 @@ class MaintenanceService::TableRun {
         *retries = i;
         return r;
       }
-      Log(table_.DisplayName() + " conflict with a concurrent commit, retry " + std::to_string(i + 1) + ": " +
-          r.status().ToString());
+      Log(table_.DisplayName() + " conflict with a concurrent commit, retry " +
+          std::to_string(i + 1) + ": " + r.status().ToString());
       if (cfg_.wait) cfg_.wait(cfg_.retry_backoff_ms << std::min(i, 20));
     }
   }
 
-  std::string Tag(const char* trigger, const std::string& run_id) const { return CommitTag(trigger, run_id); }
+  std::string Tag(const char* trigger, const std::string& run_id) const {
+    return CommitTag(trigger, run_id);
+  }
   Status SaveStateIfChanged();
   Status Recover(const delta::Snapshot& snap);
   Status TtlJobs();
@@ -113,6 +115,18 @@ class MaintenanceService::TableRun {
   Status Purge();
   Status VacuumStep();
   Status RoutineJobs();
+  // How long the step waited after it became due (step_delay_ms); beyond
+  // silt.autottl.maxDelayPerStep the log line says ALERT (the SLO of spec A.6).
+  void RecordDelay(Op* op, int64_t due_ms) {
+    if (due_ms < 0) return;
+    const int64_t delay = std::max<int64_t>(0, now_ - due_ms);
+    op->record.metrics.emplace_back("step_delay_ms", std::to_string(delay));
+    if (delay > max_delay_ms_) {
+      Log(table_.DisplayName() + " ALERT " + op->record.operation_type + " ran " +
+          std::to_string(delay) + " ms after it was due (" + kPropMaxDelayPerStep + " = " +
+          std::to_string(max_delay_ms_) + " ms)");
+    }
+  }
   // Whether this run still holds the table's lease (always true in a dry run, which takes none).
   Result<bool> LeaseHeld() {
     if (!lease_) return true;
@@ -136,6 +150,7 @@ class MaintenanceService::TableRun {
   int64_t now_ = 0;
   int max_retries_ = 3;
   int64_t retention_ms_ = 0;
+  int64_t max_delay_ms_ = 3 * 86400LL * 1000;
   TableState state_, saved_state_;
   std::optional<Lease> lease_;
 };
@@ -174,21 +189,26 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
       std::vector<delta::Action> actions;
       SILT_RETURN_NOT_OK(delta::ParseCommit(bytes, &actions, delta::CommitKey(e.version)));
       for (const delta::Action& a : actions) {
-        if (const auto* add = a.get_if<delta::AddFile>(); add && add->deletion_vector) s.dv_files.push_back(add->path);
+        if (const auto* add = a.get_if<delta::AddFile>(); add && add->deletion_vector)
+          s.dv_files.push_back(add->path);
       }
       s.phase = s.dv_files.empty() ? TtlPhase::kVacuumDue : TtlPhase::kPurgeDue;
       s.vacuum_due_ms = s.delete_time_ms + retention_ms_;
       state_ = std::move(s);
-      Log(table_.DisplayName() + " recovered TTL DELETE at version " + std::to_string(e.version) + " from history");
+      Log(table_.DisplayName() + " recovered TTL DELETE at version " + std::to_string(e.version) +
+          " from history");
     } else if (op == "REORG" && tag->run_id == state_.run_id && e.version != state_.purge_version) {
       state_.purge_version = e.version;
       state_.dv_files.clear();
       state_.phase = TtlPhase::kVacuumDue;
       state_.vacuum_due_ms = std::max(state_.delete_time_ms, e.timestamp_ms) + retention_ms_;
-      Log(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) + " from history");
-    } else if (op == "VACUUM END" && tag->run_id == state_.run_id && state_.phase == TtlPhase::kVacuumDue) {
+      Log(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) +
+          " from history");
+    } else if (op == "VACUUM END" && tag->run_id == state_.run_id &&
+               state_.phase == TtlPhase::kVacuumDue) {
       state_ = TableState{};
-      Log(table_.DisplayName() + " recovered VACUUM at version " + std::to_string(e.version) + " from history");
+      Log(table_.DisplayName() + " recovered VACUUM at version " + std::to_string(e.version) +
+          " from history");
     }
   }
   state_.last_seen_version = snap.version();
@@ -269,25 +289,32 @@ Status MaintenanceService::TableRun::Purge() {
   std::set<std::string> files(state_.dv_files.begin(), state_.dv_files.end());
   ops::OptimizeOptions o;
   o.mode = ops::OptimizeOptions::Mode::kReorgPurge;
-  o.partition_filter = [files](const delta::AddFile& f) -> Result<bool> { return files.count(f.path) > 0; };
+  o.partition_filter = [files](const delta::AddFile& f) -> Result<bool> {
+    return files.count(f.path) > 0;
+  };
   o.predicate_text = state_.cutoff;
   o.clock = svc_->clock_;
   o.pool = cfg_.pool;
   o.commit_user_name = cfg_.principal;
   o.commit_user_metadata = Tag(kTriggerAutoTtl, state_.run_id);
   Op op = Begin("PURGE");
+  RecordDelay(&op, state_.delete_time_ms);
   int retries = 0;
-  Result<ops::OptimizeResult> r = WithRetries<ops::OptimizeResult>([&] { return ops::Optimize(store_, o); }, &retries);
+  Result<ops::OptimizeResult> r =
+      WithRetries<ops::OptimizeResult>([&] { return ops::Optimize(store_, o); }, &retries);
   if (!r.ok()) {
     Finish(&op, r.status(), retries);
     Failed();
     return Status::OK();
   }
-  if (r->committed_version) op.record.metrics.emplace_back("delta_version", std::to_string(*r->committed_version));
+  if (r->committed_version)
+    op.record.metrics.emplace_back("delta_version", std::to_string(*r->committed_version));
   op.record.metrics.emplace_back("num_purged_files", std::to_string(r->num_files_removed));
   op.record.metrics.emplace_back("num_added_files", std::to_string(r->num_files_added));
-  op.record.metrics.emplace_back("num_deleted_rows_purged", std::to_string(r->num_deletion_vector_rows_removed));
-  op.record.metrics.emplace_back("amount_of_output_data_bytes", std::to_string(r->files_added.total_size));
+  op.record.metrics.emplace_back("num_deleted_rows_purged",
+                                 std::to_string(r->num_deletion_vector_rows_removed));
+  op.record.metrics.emplace_back("amount_of_output_data_bytes",
+                                 std::to_string(r->files_added.total_size));
   Finish(&op, Status::OK(), retries);
   const int64_t t = svc_->clock_->NowMillis();
   if (r->committed_version) {
@@ -313,6 +340,7 @@ Status MaintenanceService::TableRun::VacuumStep() {
   o.commit_user_name = cfg_.principal;
   o.commit_user_metadata = Tag(kTriggerAutoTtl, state_.run_id);
   Op op = Begin("VACUUM");
+  RecordDelay(&op, state_.vacuum_due_ms);
   int retries = 0;
   bool full = false;
   Result<ops::VacuumResult> r = WithRetries<ops::VacuumResult>(
@@ -330,19 +358,23 @@ Status MaintenanceService::TableRun::VacuumStep() {
     Failed();
     return Status::OK();
   }
-  if (r->end_commit_version) op.record.metrics.emplace_back("delta_version", std::to_string(*r->end_commit_version));
+  if (r->end_commit_version)
+    op.record.metrics.emplace_back("delta_version", std::to_string(*r->end_commit_version));
   op.record.metrics.emplace_back("vacuum_mode", full ? "FULL" : "LITE");
   op.record.metrics.emplace_back("num_vacuumed_files", std::to_string(r->num_deleted_files));
-  op.record.metrics.emplace_back("amount_of_vacuumed_data_bytes", std::to_string(r->size_of_data_to_delete));
+  op.record.metrics.emplace_back("amount_of_vacuumed_data_bytes",
+                                 std::to_string(r->size_of_data_to_delete));
   Finish(&op, Status::OK(), retries);
   TableState idle;
-  idle.last_seen_version = r->end_commit_version ? *r->end_commit_version : state_.last_seen_version;
+  idle.last_seen_version =
+      r->end_commit_version ? *r->end_commit_version : state_.last_seen_version;
   state_ = std::move(idle);
   return SaveStateIfChanged();
 }
 
 Status MaintenanceService::TableRun::TtlJobs() {
-  Result<std::optional<delta::AutoTtlPolicy>> policy = delta::AutoTtlPolicyOf(snap_->metadata().configuration);
+  Result<std::optional<delta::AutoTtlPolicy>> policy =
+      delta::AutoTtlPolicyOf(snap_->metadata().configuration);
   if (!policy.ok()) {
     Skip("invalid auto-TTL policy: " + policy.status().ToString());
     return Status::OK();
@@ -418,7 +450,8 @@ Status MaintenanceService::TableRun::RoutineJobs() {
   }
   const double ratio = rows > 0 ? static_cast<double>(deleted) / static_cast<double>(rows) : 0;
   if (small >= min_small || ratio > ratio_limit) {
-    const std::string why = "small_files=" + std::to_string(small) + " deleted_rows_ratio=" + std::to_string(ratio);
+    const std::string why =
+        "small_files=" + std::to_string(small) + " deleted_rows_ratio=" + std::to_string(ratio);
     if (cfg_.dry_run) {
       Plan("COMPACTION (" + why + ")");
     } else {
@@ -438,10 +471,14 @@ Status MaintenanceService::TableRun::RoutineJobs() {
         Finish(&op, r.status(), retries);
       } else if (r->committed_version) {
         op.record.metrics.emplace_back("delta_version", std::to_string(*r->committed_version));
-        op.record.metrics.emplace_back("number_of_compacted_files", std::to_string(r->num_files_removed));
-        op.record.metrics.emplace_back("number_of_output_files", std::to_string(r->num_files_added));
-        op.record.metrics.emplace_back("amount_of_output_data_bytes", std::to_string(r->files_added.total_size));
-        op.record.metrics.emplace_back("amount_of_compacted_data_bytes", std::to_string(r->files_removed.total_size));
+        op.record.metrics.emplace_back("number_of_compacted_files",
+                                       std::to_string(r->num_files_removed));
+        op.record.metrics.emplace_back("number_of_output_files",
+                                       std::to_string(r->num_files_added));
+        op.record.metrics.emplace_back("amount_of_output_data_bytes",
+                                       std::to_string(r->files_added.total_size));
+        op.record.metrics.emplace_back("amount_of_compacted_data_bytes",
+                                       std::to_string(r->files_removed.total_size));
         Finish(&op, Status::OK(), retries);
       }
     }
@@ -470,12 +507,14 @@ Status MaintenanceService::TableRun::RoutineJobs() {
     Op op = Begin("LOG_CLEANUP");
     delta::LogCleanupOptions lo;
     lo.truncation = delta::CutoffTruncation::kDay;
-    Result<delta::LogCleanupResult> r = delta::CleanupExpiredLogs(*store_, *snap_, *svc_->clock_, lo);
+    Result<delta::LogCleanupResult> r =
+        delta::CleanupExpiredLogs(*store_, *snap_, *svc_->clock_, lo);
     if (!r.ok()) {
       Finish(&op, r.status(), 0);
     } else if (r->commits_deleted + r->checkpoints_deleted > 0) {
-      op.record.metrics.emplace_back("num_deleted_log_files",
-                                     std::to_string(r->commits_deleted + r->checkpoints_deleted + r->checksums_deleted));
+      op.record.metrics.emplace_back(
+          "num_deleted_log_files",
+          std::to_string(r->commits_deleted + r->checkpoints_deleted + r->checksums_deleted));
       Finish(&op, Status::OK(), 0);
     }
   }
@@ -484,8 +523,9 @@ Status MaintenanceService::TableRun::RoutineJobs() {
 
 Status MaintenanceService::TableRun::Run() {
   now_ = svc_->clock_->NowMillis();
-  Result<std::shared_ptr<ObjectStore>> store =
-      cfg_.open_store ? cfg_.open_store(table_.location) : OpenObjectStore(table_.location, svc_->clock_);
+  Result<std::shared_ptr<ObjectStore>> store = cfg_.open_store
+                                                   ? cfg_.open_store(table_.location)
+                                                   : OpenObjectStore(table_.location, svc_->clock_);
   if (!store.ok()) {
     Skip("cannot open: " + store.status().ToString());
     return Status::OK();
@@ -512,6 +552,10 @@ Status MaintenanceService::TableRun::Run() {
     }
   }
   SILT_ASSIGN_OR_RETURN(retention_ms_, delta::GetDeletedFileRetentionMillis(conf));
+  if (auto v = snap_->property(kPropMaxDelayPerStep)) {
+    Result<int64_t> ms = delta::ParseIntervalMillis(*v);
+    if (ms.ok()) max_delay_ms_ = *ms;
+  }
 
   std::optional<Lease>& lease = lease_;
   if (!cfg_.dry_run) {
@@ -547,14 +591,16 @@ Status MaintenanceService::TableRun::Run() {
   return Status::OK();
 }
 
-MaintenanceService::MaintenanceService(std::string warehouse, std::shared_ptr<Clock> clock, MaintenanceConfig config)
+MaintenanceService::MaintenanceService(std::string warehouse, std::shared_ptr<Clock> clock,
+                                       MaintenanceConfig config)
     : warehouse_(std::move(warehouse)), clock_(std::move(clock)), config_(std::move(config)) {
   if (config_.owner_id.empty()) config_.owner_id = delta::Uuid::Random().ToString();
   leases_ = std::make_unique<LeaseManager>(clock_, config_.owner_id, config_.lease_duration_ms);
 }
 
 Result<std::vector<MaintainedTable>> MaintenanceService::WarehouseTables() const {
-  SILT_ASSIGN_OR_RETURN(std::shared_ptr<planner::Catalog> catalog, planner::Catalog::Open(warehouse_, clock_));
+  SILT_ASSIGN_OR_RETURN(std::shared_ptr<planner::Catalog> catalog,
+                        planner::Catalog::Open(warehouse_, clock_));
   std::vector<MaintainedTable> out;
   for (const std::string& schema : catalog->ListSchemas()) {
     SILT_ASSIGN_OR_RETURN(std::vector<std::string> names, catalog->ListTables(schema));
@@ -568,8 +614,9 @@ Result<std::vector<MaintainedTable>> MaintenanceService::WarehouseTables() const
 }
 
 Result<PassReport> MaintenanceService::RunPass(std::vector<MaintainedTable> tables) {
-  std::sort(tables.begin(), tables.end(),
-            [](const MaintainedTable& a, const MaintainedTable& b) { return a.location < b.location; });
+  std::sort(tables.begin(), tables.end(), [](const MaintainedTable& a, const MaintainedTable& b) {
+    return a.location < b.location;
+  });
   PassReport report;
   std::shared_ptr<ObjectStore> history_store;
   if (!warehouse_.empty() && !config_.dry_run) {

@@ -60,7 +60,11 @@ inline constexpr char kPropMaintenanceEnabled[] = "silt.maintenance.enabled";
 inline constexpr char kPropMaxRetries[] = "silt.maintenance.maxRetries";
 inline constexpr char kPropOptimizeSmallFileBytes[] = "silt.maintenance.optimize.smallFileSize";
 inline constexpr char kPropOptimizeMinSmallFiles[] = "silt.maintenance.optimize.minSmallFiles";
-inline constexpr char kPropOptimizeDeletedRowsRatio[] = "silt.maintenance.optimize.deletedRowsRatio";
+inline constexpr char kPropOptimizeDeletedRowsRatio[] =
+    "silt.maintenance.optimize.deletedRowsRatio";
+// An interval ("interval 3 days", the default): a PURGE / VACUUM that runs later than this after
+// it became due logs an ALERT line (step_delay_ms is in its history metrics either way).
+inline constexpr char kPropMaxDelayPerStep[] = "silt.autottl.maxDelayPerStep";
 
 inline constexpr char kTriggerAutoTtl[] = "autottl";
 inline constexpr char kTriggerMaintenance[] = "maintenance";
@@ -92,10 +96,10 @@ struct MaintenanceConfig {
 
 // A table the service maintains.
 struct MaintainedTable {
-  std::string location;       // the table root (local path or URI)
-  std::string catalog_name;   // "spark_catalog" for warehouse tables, "" for path tables
-  std::string schema_name;    // "" for path tables
-  std::string table_name;     // the name, or the location of a path table
+  std::string location;      // the table root (local path or URI)
+  std::string catalog_name;  // "spark_catalog" for warehouse tables, "" for path tables
+  std::string schema_name;   // "" for path tables
+  std::string table_name;    // the name, or the location of a path table
   // What history and log lines call it: schema.name, or the location.
   std::string DisplayName() const;
 };

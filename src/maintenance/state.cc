@@ -20,9 +20,12 @@ void Field(std::string* out, const char* name, bool* first) {
 
 const char* TtlPhaseName(TtlPhase phase) {
   switch (phase) {
-    case TtlPhase::kIdle: return "IDLE";
-    case TtlPhase::kPurgeDue: return "PURGE_DUE";
-    case TtlPhase::kVacuumDue: return "VACUUM_DUE";
+    case TtlPhase::kIdle:
+      return "IDLE";
+    case TtlPhase::kPurgeDue:
+      return "PURGE_DUE";
+    case TtlPhase::kVacuumDue:
+      return "VACUUM_DUE";
   }
   return "IDLE";
 }
@@ -64,7 +67,8 @@ Result<TableState> ParseState(std::string_view json) {
   simdjson::padded_string padded(json);
   simdjson::dom::element doc;
   simdjson::dom::object obj;
-  if (parser.parse(padded).get(doc) != simdjson::SUCCESS || doc.get_object().get(obj) != simdjson::SUCCESS) {
+  if (parser.parse(padded).get(doc) != simdjson::SUCCESS ||
+      doc.get_object().get(obj) != simdjson::SUCCESS) {
     return Status::Corruption("maintenance state is not a JSON object", kErrorStateCorrupt);
   }
   TableState s;
@@ -85,7 +89,8 @@ Result<TableState> ParseState(std::string_view json) {
   } else if (phase == "VACUUM_DUE") {
     s.phase = TtlPhase::kVacuumDue;
   } else {
-    return Status::Corruption("maintenance state has an unknown phase '" + phase + "'", kErrorStateCorrupt);
+    return Status::Corruption("maintenance state has an unknown phase '" + phase + "'",
+                              kErrorStateCorrupt);
   }
   get_str("runId", &s.run_id);
   get_str("cutoff", &s.cutoff);
@@ -117,7 +122,9 @@ Result<TableState> LoadState(ObjectStore& table) {
   return ParseState(*bytes);
 }
 
-Status SaveState(ObjectStore& table, const TableState& state) { return table.Put(kStateKey, SerializeState(state)); }
+Status SaveState(ObjectStore& table, const TableState& state) {
+  return table.Put(kStateKey, SerializeState(state));
+}
 
 std::string CommitTag(std::string_view trigger, std::string_view run_id) {
   std::string out = "{\"trigger\":";
@@ -144,7 +151,8 @@ std::string PredicateFromParameter(std::string_view json) {
   simdjson::padded_string padded(json);
   simdjson::dom::element doc;
   simdjson::dom::array arr;
-  if (parser.parse(padded).get(doc) != simdjson::SUCCESS || doc.get_array().get(arr) != simdjson::SUCCESS) {
+  if (parser.parse(padded).get(doc) != simdjson::SUCCESS ||
+      doc.get_array().get(arr) != simdjson::SUCCESS) {
     return std::string(json);
   }
   std::string out;

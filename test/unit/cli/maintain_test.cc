@@ -49,14 +49,16 @@ TEST_F(MaintainTest, OnePassWithAPinnedClock) {
                   .ok());
   const std::string wh = dir_ + "/wh";
   // Dry run: nothing changes.
-  EXPECT_EQ(RunMaintain({"--warehouse", wh, "--once", "--now", "2030-02-15T00:00:00Z", "--dry-run"}), 0);
+  EXPECT_EQ(
+      RunMaintain({"--warehouse", wh, "--once", "--now", "2030-02-15T00:00:00Z", "--dry-run"}), 0);
   EXPECT_EQ(Count("SELECT count(*) FROM ev"), 2);
   EXPECT_FALSE(std::filesystem::exists(wh + "/.silt_system"));
   // 2030-02-15 - 30 days = 2030-01-16: row 1 goes.
   EXPECT_EQ(RunMaintain({"--warehouse", wh, "--once", "--now", "2030-02-15T00:00:00Z", "ev"}), 0);
   EXPECT_EQ(Count("SELECT count(*) FROM ev"), 1);
   EXPECT_EQ(Count("SELECT count(*) FROM delta.`" + wh +
-                  "/.silt_system/storage/maintenance_operations_history` WHERE operation_type = 'DELETE' AND "
+                  "/.silt_system/storage/maintenance_operations_history` WHERE operation_type = "
+                  "'DELETE' AND "
                   "operation_status = 'SUCCESSFUL'"),
             1);
   // The table by path, later: row 2 goes too.

@@ -91,7 +91,8 @@ TEST(MaintenanceState, JsonRoundTripAndCommitTag) {
   auto back = ParseState(SerializeState(s));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, s);
-  EXPECT_EQ(ParseState("{\"phase\":\"NOPE\"}").status().error_class(), "SILT_MAINTENANCE_STATE_CORRUPT");
+  EXPECT_EQ(ParseState("{\"phase\":\"NOPE\"}").status().error_class(),
+            "SILT_MAINTENANCE_STATE_CORRUPT");
   EXPECT_FALSE(ParseState("[").ok());
   auto tag = ParseCommitTag(CommitTag("autottl", "abc"));
   ASSERT_TRUE(tag.has_value());
@@ -123,7 +124,8 @@ TEST_F(ServiceTest, CutoffPerColumnTypeAndBadColumns) {
 }
 
 TEST_F(ServiceTest, PrecheckSkipsTablesWithNothingExpired) {
-  Sql("CREATE TABLE t (id INT, ts TIMESTAMP) USING DELTA TBLPROPERTIES ('autottl.expireInDays' = '30', "
+  Sql("CREATE TABLE t (id INT, ts TIMESTAMP) USING DELTA TBLPROPERTIES ('autottl.expireInDays' = "
+      "'30', "
       "'autottl.timestampColumn' = 'ts')");
   Sql("INSERT INTO t VALUES (1, TIMESTAMP '2025-12-31 00:00:00'), (2, NULL)");
   auto snap = delta::Snapshot::Load(TableStore("t"));
@@ -141,7 +143,8 @@ TEST_F(ServiceTest, PrecheckSkipsTablesWithNothingExpired) {
 TEST_F(ServiceTest, TwoServicesRacingOnOneWarehouseDeleteOnce) {
   for (const char* name : {"a", "b", "c"}) {
     Sql(std::string("CREATE TABLE ") + name +
-        " (id INT, ts TIMESTAMP) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
+        " (id INT, ts TIMESTAMP) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = "
+        "'true', "
         "'autottl.expireInDays' = '30', 'autottl.timestampColumn' = 'ts')");
     Sql(std::string("INSERT INTO ") + name +
         " VALUES (1, TIMESTAMP '2025-01-01 00:00:00'), (2, TIMESTAMP '2025-12-31 00:00:00')");
@@ -167,11 +170,13 @@ TEST_F(ServiceTest, TwoServicesRacingOnOneWarehouseDeleteOnce) {
     EXPECT_EQ(std::count(ops.begin(), ops.end(), "REORG"), 1) << name;
     EXPECT_EQ(Count(std::string("SELECT count(*) FROM ") + name), 1) << name;
   }
-  EXPECT_EQ(Count("SELECT count(*) FROM " + HistoryTable() + " WHERE operation_type = 'DELETE'"), 3);
+  EXPECT_EQ(Count("SELECT count(*) FROM " + HistoryTable() + " WHERE operation_type = 'DELETE'"),
+            3);
 }
 
 TEST_F(ServiceTest, LeasedTableIsSkipped) {
-  Sql("CREATE TABLE t (id INT, ts TIMESTAMP) USING DELTA TBLPROPERTIES ('autottl.expireInDays' = '30', "
+  Sql("CREATE TABLE t (id INT, ts TIMESTAMP) USING DELTA TBLPROPERTIES ('autottl.expireInDays' = "
+      "'30', "
       "'autottl.timestampColumn' = 'ts')");
   Sql("INSERT INTO t VALUES (1, TIMESTAMP '2025-01-01 00:00:00')");
   LeaseManager other(clock_, "another-process", 3600 * 1000);
@@ -205,7 +210,8 @@ TEST_F(ServiceTest, RoutineCompactionCheckpointAndLogCleanup) {
   r = Pass(c);
   bool checkpointed = false;
   for (const auto& op : r.operations) checkpointed |= op.operation_type == "CHECKPOINT";
-  EXPECT_TRUE(checkpointed || (*delta::Snapshot::Load(TableStore("r")))->segment().checkpoint_version >= 0);
+  EXPECT_TRUE(checkpointed ||
+              (*delta::Snapshot::Load(TableStore("r")))->segment().checkpoint_version >= 0);
   clock_->AdvanceMillis(3 * kDayMs);
   Sql("INSERT INTO r VALUES (100)");
   r = Pass(c);

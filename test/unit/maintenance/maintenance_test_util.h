@@ -31,24 +31,34 @@ class InterceptingStore final : public ObjectStore {
   InterceptingStore(std::shared_ptr<ObjectStore> inner, std::function<void()> before_commit)
       : inner_(std::move(inner)), before_commit_(std::move(before_commit)) {}
   const std::string& root() const override { return inner_->root(); }
-  Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) override { return inner_->ListFrom(key); }
+  Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) override {
+    return inner_->ListFrom(key);
+  }
   Status ListRecursive(const std::string& dir, const ObjectVisitor& visit) override {
     return inner_->ListRecursive(dir, visit);
   }
   Result<ObjectMeta> Head(const std::string& key) override { return inner_->Head(key); }
   Result<std::string> Get(const std::string& key) override { return inner_->Get(key); }
-  Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override { return inner_->OpenRead(key); }
-  Status Put(const std::string& key, std::string_view data) override { return inner_->Put(key, data); }
+  Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override {
+    return inner_->OpenRead(key);
+  }
+  Status Put(const std::string& key, std::string_view data) override {
+    return inner_->Put(key, data);
+  }
   Status PutIfAbsent(const std::string& key, std::string_view data) override {
-    if (key.rfind("_delta_log/", 0) == 0 && key.size() > 5 && key.compare(key.size() - 5, 5, ".json") == 0 &&
-        !fired_.exchange(true)) {
+    if (key.rfind("_delta_log/", 0) == 0 && key.size() > 5 &&
+        key.compare(key.size() - 5, 5, ".json") == 0 && !fired_.exchange(true)) {
       before_commit_();
     }
     return inner_->PutIfAbsent(key, data);
   }
-  Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override { return inner_->OpenWrite(key); }
+  Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override {
+    return inner_->OpenWrite(key);
+  }
   Status Delete(const std::string& key) override { return inner_->Delete(key); }
-  Result<int64_t> DeleteEmptyDirs(const std::string& dir) override { return inner_->DeleteEmptyDirs(dir); }
+  Result<int64_t> DeleteEmptyDirs(const std::string& dir) override {
+    return inner_->DeleteEmptyDirs(dir);
+  }
   Status DeleteDir(const std::string& dir) override { return inner_->DeleteDir(dir); }
 
  private:
@@ -115,7 +125,9 @@ class MaintenanceFixture : public ::testing::Test {
     for (size_t i = r->num_rows(); i-- > 0;) out.push_back(r->Row(i)[col].ToString());
     return out;
   }
-  std::vector<std::string> Operations(const std::string& table) { return HistoryColumn(table, "operation"); }
+  std::vector<std::string> Operations(const std::string& table) {
+    return HistoryColumn(table, "operation");
+  }
 
   std::string TableLocation(const std::string& name) { return warehouse_ + "/" + name; }
   std::shared_ptr<ObjectStore> TableStore(const std::string& name) {

@@ -28,10 +28,12 @@ using testing::OpTypes;
 class TtlServiceTest : public testing::MaintenanceFixture {
  protected:
   // (id INT, ts TIMESTAMP) with DVs on or off, TTL n days on ts, one file per INSERT.
-  void CreateTtlTable(const std::string& name, int days, bool dvs, const std::string& type = "TIMESTAMP") {
+  void CreateTtlTable(const std::string& name, int days, bool dvs,
+                      const std::string& type = "TIMESTAMP") {
     Sql("CREATE TABLE " + name + " (id INT, ts " + type + ") USING DELTA TBLPROPERTIES (" +
-        "'delta.enableDeletionVectors' = '" + (dvs ? "true" : "false") + "', 'autottl.expireInDays' = '" +
-        std::to_string(days) + "', 'autottl.timestampColumn' = 'ts')");
+        "'delta.enableDeletionVectors' = '" + (dvs ? "true" : "false") +
+        "', 'autottl.expireInDays' = '" + std::to_string(days) +
+        "', 'autottl.timestampColumn' = 'ts')");
   }
   // The timestamp literal of kNow + offset (ms) in UTC.
   static std::string Ts(int64_t offset_ms) {
@@ -43,7 +45,9 @@ class TtlServiceTest : public testing::MaintenanceFixture {
     strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
     return buf;
   }
-  std::vector<std::string> Ids(const std::string& table) { return Rows("SELECT id FROM " + table + " ORDER BY id"); }
+  std::vector<std::string> Ids(const std::string& table) {
+    return Rows("SELECT id FROM " + table + " ORDER BY id");
+  }
 };
 
 TEST_F(TtlServiceTest, T13BoundaryIsInclusive) {
@@ -62,7 +66,8 @@ TEST_F(TtlServiceTest, T13BoundaryIsInclusive) {
 TEST_F(TtlServiceTest, T14DateColumnUsesTheUtcDate) {
   clock_->SetMillis(1741608000000);  // 2025-03-10T12:00:00Z
   CreateTtlTable("t", 1, /*dvs=*/true, "DATE");
-  Sql("INSERT INTO t VALUES (1, DATE '2025-03-08'), (2, DATE '2025-03-09'), (3, DATE '2025-03-10'), (4, NULL)");
+  Sql("INSERT INTO t VALUES (1, DATE '2025-03-08'), (2, DATE '2025-03-09'), (3, DATE "
+      "'2025-03-10'), (4, NULL)");
   PassReport r = Pass();
   EXPECT_EQ(Ids("t"), (std::vector<std::string>{"3", "4"}));
   ASSERT_FALSE(r.operations.empty());
@@ -74,7 +79,8 @@ TEST_F(TtlServiceTest, T15TimestampNtzIsUtcWhateverTheTimeZone) {
     const std::string name = std::string("t_") + (tz[0] == 'A' && tz[1] == 'm' ? "la" : "tokyo");
     CreateTtlTable(name, 31, /*dvs=*/true, "TIMESTAMP_NTZ");
     Sql("INSERT INTO " + name +
-        " VALUES (1, TIMESTAMP_NTZ '2025-11-30 23:59:59'), (2, TIMESTAMP_NTZ '2025-12-01 00:00:00'), "
+        " VALUES (1, TIMESTAMP_NTZ '2025-11-30 23:59:59'), (2, TIMESTAMP_NTZ '2025-12-01 "
+        "00:00:00'), "
         "(3, TIMESTAMP_NTZ '2025-12-01 00:00:01')");
     const char* old = getenv("TZ");
     std::string saved = old ? old : "";
@@ -95,7 +101,8 @@ TEST_F(TtlServiceTest, T15TimestampNtzIsUtcWhateverTheTimeZone) {
 
 TEST_F(TtlServiceTest, T16NullAndFutureValuesNeverExpire) {
   CreateTtlTable("t", 0, /*dvs=*/true);
-  Sql("INSERT INTO t VALUES (1, NULL), (2, TIMESTAMP '2999-01-01 00:00:00'), (3, TIMESTAMP '" + Ts(0) + "')");
+  Sql("INSERT INTO t VALUES (1, NULL), (2, TIMESTAMP '2999-01-01 00:00:00'), (3, TIMESTAMP '" +
+      Ts(0) + "')");
   Pass();
   // n = 0 (T-4): the row at exactly now expires at once.
   EXPECT_EQ(Ids("t"), (std::vector<std::string>{"1", "2"}));
@@ -106,8 +113,10 @@ TEST_F(TtlServiceTest, T16NullAndFutureValuesNeverExpire) {
 
 TEST_F(TtlServiceTest, T17PartitionAlignedExpiryRemovesWholeFiles) {
   Sql("CREATE TABLE p (id INT, d DATE) USING DELTA PARTITIONED BY (d) TBLPROPERTIES ("
-      "'delta.enableDeletionVectors' = 'true', 'autottl.expireInDays' = '10', 'autottl.timestampColumn' = 'd')");
-  Sql("INSERT INTO p VALUES (1, DATE '2025-12-01'), (2, DATE '2025-12-01'), (3, DATE '2025-12-21'), "
+      "'delta.enableDeletionVectors' = 'true', 'autottl.expireInDays' = '10', "
+      "'autottl.timestampColumn' = 'd')");
+  Sql("INSERT INTO p VALUES (1, DATE '2025-12-01'), (2, DATE '2025-12-01'), (3, DATE "
+      "'2025-12-21'), "
       "(4, DATE '2025-12-22'), (5, DATE '2025-12-31')");
   PassReport r = Pass();
   // Cutoff 2025-12-22: three partitions go whole, no file is rewritten, no DV written.
@@ -124,14 +133,17 @@ TEST_F(TtlServiceTest, T17PartitionAlignedExpiryRemovesWholeFiles) {
 
 TEST_F(TtlServiceTest, T18DvTableRunsDeletePurgeVacuum) {
   CreateTtlTable("t", 30, /*dvs=*/true);
-  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
-  Sql("INSERT INTO t VALUES (3, TIMESTAMP '" + Ts(-2 * kDayMs) + "')");  // a file without expired rows
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (3, TIMESTAMP '" + Ts(-2 * kDayMs) +
+      "')");  // a file without expired rows
   PassReport r = Pass();
   EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"DELETE:SUCCESSFUL", "PURGE:SUCCESSFUL"}));
   ASSERT_EQ(r.operations.size(), 2u);
   EXPECT_EQ(Metric(r.operations[0], "num_dvs_added"), "1");
   EXPECT_EQ(Metric(r.operations[1], "num_purged_files"), "1");  // exactly the DV'd file
-  EXPECT_EQ(Operations("t"), (std::vector<std::string>{"CREATE TABLE", "WRITE", "WRITE", "DELETE", "REORG"}));
+  EXPECT_EQ(Operations("t"),
+            (std::vector<std::string>{"CREATE TABLE", "WRITE", "WRITE", "DELETE", "REORG"}));
   auto snap = delta::Snapshot::Load(TableStore("t"));
   ASSERT_TRUE(snap.ok());
   for (const auto& f : (*snap)->files()) EXPECT_FALSE(f.deletion_vector.has_value());
@@ -145,28 +157,53 @@ TEST_F(TtlServiceTest, T18DvTableRunsDeletePurgeVacuum) {
   clock_->AdvanceMillis(kDayMs + 1000);
   r = Pass();
   EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
-  EXPECT_EQ(Operations("t"), (std::vector<std::string>{"CREATE TABLE", "WRITE", "WRITE", "DELETE", "REORG",
-                                                         "VACUUM START", "VACUUM END"}));
+  EXPECT_EQ(Operations("t"), (std::vector<std::string>{"CREATE TABLE", "WRITE", "WRITE", "DELETE",
+                                                       "REORG", "VACUUM START", "VACUUM END"}));
   EXPECT_EQ(Metric(r.operations[0], "num_vacuumed_files"), "2");  // the purged file and its DV
+  EXPECT_EQ(Metric(r.operations[0], "step_delay_ms"), "1000");    // due at purge time + 7 days
+}
+
+TEST_F(TtlServiceTest, AStepLaterThanMaxDelayPerStepLogsAnAlert) {
+  CreateTtlTable("t", 30, /*dvs=*/false);
+  Sql("ALTER TABLE t SET TBLPROPERTIES ('silt.autottl.maxDelayPerStep' = 'interval 1 days')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-25 * kDayMs) + "')");
+  Pass();
+  clock_->AdvanceMillis(8 * kDayMs);  // due after 7 days: 1 day late, not more; row 2 expires
+  PassReport r = Pass();
+  ASSERT_FALSE(r.operations.empty());
+  EXPECT_EQ(Metric(r.operations[0], "step_delay_ms"), std::to_string(kDayMs));
+  for (const std::string& line : log_) EXPECT_EQ(line.find("ALERT"), std::string::npos) << line;
+  // The next cycle's VACUUM runs 3 days late.
+  clock_->AdvanceMillis(10 * kDayMs);
+  r = Pass();
+  ASSERT_FALSE(r.operations.empty());
+  EXPECT_EQ(r.operations[0].operation_type, "VACUUM");
+  EXPECT_EQ(Metric(r.operations[0], "step_delay_ms"), std::to_string(3 * kDayMs));
+  bool alerted = false;
+  for (const std::string& line : log_) alerted |= line.find("ALERT VACUUM") != std::string::npos;
+  EXPECT_TRUE(alerted);
 }
 
 TEST_F(TtlServiceTest, T19DvDisabledSkipsPurge) {
   CreateTtlTable("t", 30, /*dvs=*/false);
-  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
   PassReport r = Pass();
   EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"DELETE:SUCCESSFUL"}));
   EXPECT_EQ(Metric(r.operations[0], "num_copied_rows"), "1");  // copy-on-write
   clock_->AdvanceMillis(8 * kDayMs);
   r = Pass();
   EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
-  EXPECT_EQ(Operations("t"),
-            (std::vector<std::string>{"CREATE TABLE", "WRITE", "DELETE", "VACUUM START", "VACUUM END"}));
+  EXPECT_EQ(Operations("t"), (std::vector<std::string>{"CREATE TABLE", "WRITE", "DELETE",
+                                                       "VACUUM START", "VACUUM END"}));
 }
 
 TEST_F(TtlServiceTest, T20VacuumWaitsForRetentionThenTimeTravelFails) {
   CreateTtlTable("t", 30, /*dvs=*/false);
   Sql("ALTER TABLE t SET TBLPROPERTIES ('delta.deletedFileRetentionDuration' = 'interval 7 days')");
-  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
   Pass();  // DELETE at version 3
   EXPECT_EQ(Count("SELECT count(*) FROM t VERSION AS OF 2"), 2);
   clock_->AdvanceMillis(7 * kDayMs - 1);
@@ -181,7 +218,8 @@ TEST_F(TtlServiceTest, T20VacuumWaitsForRetentionThenTimeTravelFails) {
 
 TEST_F(TtlServiceTest, T21TwoPassesAtOneInstantDeleteOnce) {
   CreateTtlTable("t", 30, /*dvs=*/true);
-  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
   Pass();
   EXPECT_TRUE(Pass().operations.empty());
   auto ops = Operations("t");
@@ -192,7 +230,8 @@ TEST_F(TtlServiceTest, T21TwoPassesAtOneInstantDeleteOnce) {
 TEST_F(TtlServiceTest, T22DisabledTableIsLeftAloneUntilReenabled) {
   CreateTtlTable("t", 30, /*dvs=*/true);
   Sql("ALTER TABLE t SET TBLPROPERTIES ('silt.maintenance.enabled' = 'false')");
-  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
   PassReport r = Pass();
   EXPECT_TRUE(r.operations.empty());
   ASSERT_EQ(r.skipped.size(), 1u);
@@ -205,8 +244,11 @@ TEST_F(TtlServiceTest, T22DisabledTableIsLeftAloneUntilReenabled) {
 
 TEST_F(TtlServiceTest, T23UserCommitWinsAndTheJobRetries) {
   CreateTtlTable("t", 30, /*dvs=*/true);
-  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" + Ts(-1 * kDayMs) + "'), "
-      "(3, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) +
+      "'), "
+      "(3, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
   MaintenanceConfig c = Config();
   bool user_ok = false;
   c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
@@ -236,7 +278,8 @@ TEST_F(TtlServiceTest, T23UserCommitWinsAndTheJobRetries) {
 TEST_F(TtlServiceTest, T23ConflictsBeyondMaxRetriesRecordFailed) {
   CreateTtlTable("t", 30, /*dvs=*/true);
   Sql("ALTER TABLE t SET TBLPROPERTIES ('silt.maintenance.maxRetries' = '0')");
-  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
   MaintenanceConfig c = Config();
   c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
     SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
@@ -259,7 +302,8 @@ TEST_F(TtlServiceTest, T23ConflictsBeyondMaxRetriesRecordFailed) {
 
 TEST_F(TtlServiceTest, T24CrashAfterDeleteCommitResumesWithoutRedeleting) {
   CreateTtlTable("t", 30, /*dvs=*/true);
-  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
   MaintenanceConfig c = Config();
   std::shared_ptr<FaultInjectingObjectStore> faulty;
   c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
@@ -292,7 +336,8 @@ TEST_F(TtlServiceTest, T24CrashAfterDeleteCommitResumesWithoutRedeleting) {
 
 TEST_F(TtlServiceTest, T24CrashAfterPurgeCommitResumesWithVacuum) {
   CreateTtlTable("t", 30, /*dvs=*/true);
-  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
   MaintenanceConfig c = Config();
   c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
     SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
@@ -314,25 +359,30 @@ TEST_F(TtlServiceTest, T24CrashAfterPurgeCommitResumesWithVacuum) {
 
 TEST_F(TtlServiceTest, T25HistoryTableAfterAFullCycle) {
   CreateTtlTable("t", 30, /*dvs=*/true);
-  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
   Pass();
   clock_->AdvanceMillis(8 * kDayMs);
   Pass();
-  auto rows = Rows("SELECT operation_type, operation_status, catalog_name, schema_name, table_name, "
-                   "start_time <= end_time, length(table_id) > 0, length(operation_id), usage_unit, "
-                   "usage_quantity >= 0 FROM " + HistoryTable() + " ORDER BY start_time, operation_type");
+  auto rows = Rows(
+      "SELECT operation_type, operation_status, catalog_name, schema_name, table_name, "
+      "start_time <= end_time, length(table_id) > 0, length(operation_id), usage_unit, "
+      "usage_quantity >= 0 FROM " +
+      HistoryTable() + " ORDER BY start_time, operation_type");
   EXPECT_EQ(rows, (std::vector<std::string>{
                       "DELETE|SUCCESSFUL|spark_catalog|default|t|true|true|36|CPU_SECONDS|true",
                       "PURGE|SUCCESSFUL|spark_catalog|default|t|true|true|36|CPU_SECONDS|true",
                       "VACUUM|SUCCESSFUL|spark_catalog|default|t|true|true|36|CPU_SECONDS|true"}));
-  auto metrics = Rows("SELECT operation_metrics['cutoff'], operation_metrics['num_deleted_rows'] FROM " +
-                      HistoryTable() + " WHERE operation_type = 'DELETE'");
+  auto metrics =
+      Rows("SELECT operation_metrics['cutoff'], operation_metrics['num_deleted_rows'] FROM " +
+           HistoryTable() + " WHERE operation_type = 'DELETE'");
   EXPECT_EQ(metrics, (std::vector<std::string>{"TIMESTAMP '2025-12-02 00:00:00Z'|1"}));
 }
 
 TEST_F(TtlServiceTest, T26StorageFailureIsRecordedAndRetried) {
   CreateTtlTable("t", 30, /*dvs=*/true);
-  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
   MaintenanceConfig c = Config();
   c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
     SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
@@ -346,7 +396,8 @@ TEST_F(TtlServiceTest, T26StorageFailureIsRecordedAndRetried) {
   ASSERT_EQ(r.operations.size(), 1u);
   EXPECT_EQ(r.operations[0].operation_status, "FAILED: INTERNAL_ERROR");
   EXPECT_EQ(Metric(r.operations[0], "error_class"), kErrorInjectedFault);
-  EXPECT_EQ(Rows("SELECT operation_type, operation_status, operation_metrics['error_class'] FROM " + HistoryTable()),
+  EXPECT_EQ(Rows("SELECT operation_type, operation_status, operation_metrics['error_class'] FROM " +
+                 HistoryTable()),
             (std::vector<std::string>{"DELETE|FAILED: INTERNAL_ERROR|SILT_INJECTED_FAULT"}));
   EXPECT_EQ(Count("SELECT count(*) FROM t"), 2);
   // Inside the backoff nothing runs; after it the DELETE is retried and succeeds.
@@ -359,7 +410,8 @@ TEST_F(TtlServiceTest, T26StorageFailureIsRecordedAndRetried) {
 
 TEST_F(TtlServiceTest, T31HistoryCarriesTheMaintenanceUserAndTheCutoffLiteral) {
   CreateTtlTable("t", 30, /*dvs=*/true);
-  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
   Pass();
   auto users = HistoryColumn("t", "userName");
   auto meta = HistoryColumn("t", "userMetadata");
@@ -374,7 +426,8 @@ TEST_F(TtlServiceTest, T31HistoryCarriesTheMaintenanceUserAndTheCutoffLiteral) {
   }
   EXPECT_EQ(ParseCommitTag(meta[2])->run_id, ParseCommitTag(meta[3])->run_id);  // one cycle
   // The predicate literal is the cutoff of the clock: now - 30 days.
-  EXPECT_NE(params[2].find("(ts <= TIMESTAMP '2025-12-02 00:00:00Z')"), std::string::npos) << params[2];
+  EXPECT_NE(params[2].find("(ts <= TIMESTAMP '2025-12-02 00:00:00Z')"), std::string::npos)
+      << params[2];
 }
 
 TEST_F(TtlServiceTest, T32ReplaceWithoutPolicyStopsScheduling) {
@@ -387,7 +440,8 @@ TEST_F(TtlServiceTest, T32ReplaceWithoutPolicyStopsScheduling) {
 
 TEST_F(TtlServiceTest, DroppedPolicyLetsAStartedVacuumFinish) {
   CreateTtlTable("t", 30, /*dvs=*/false);
-  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
   Pass();
   Sql("ALTER TABLE t UNSET TBLPROPERTIES ('autottl.expireInDays', 'autottl.timestampColumn')");
   clock_->AdvanceMillis(8 * kDayMs);
@@ -400,7 +454,8 @@ TEST_F(TtlServiceTest, DroppedPolicyLetsAStartedVacuumFinish) {
 TEST_F(TtlServiceTest, VacuumNeverDeletesTheStateDirectory) {
   EXPECT_TRUE(ops::IsHiddenName(kMaintenanceDir, {}, false));
   CreateTtlTable("t", 30, /*dvs=*/true);
-  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
   Pass();
   clock_->AdvanceMillis(30 * kDayMs);
   Sql("SET spark.databricks.delta.retentionDurationCheck.enabled = false");
@@ -421,7 +476,8 @@ TEST_F(TtlServiceTest, DryRunPlansWithoutCommitting) {
   PassReport r = Pass(c);
   EXPECT_TRUE(r.operations.empty());
   ASSERT_EQ(r.planned.size(), 1u);
-  EXPECT_NE(r.planned[0].find("DELETE WHERE (ts <= TIMESTAMP '2025-12-02 00:00:00Z')"), std::string::npos)
+  EXPECT_NE(r.planned[0].find("DELETE WHERE (ts <= TIMESTAMP '2025-12-02 00:00:00Z')"),
+            std::string::npos)
       << r.planned[0];
   EXPECT_EQ(Operations("t").back(), "WRITE");
   EXPECT_FALSE(TableStore("t")->Head(kStateKey).ok());
@@ -436,7 +492,8 @@ TEST_F(TtlServiceTest, EndToEndRowsOver400DaysTtl365) {
     std::string values;
     for (int d = chunk * 100; d < (chunk + 1) * 100; ++d) {
       if (!values.empty()) values += ", ";
-      values += "(" + std::to_string(d) + ", TIMESTAMP '" + Ts(-static_cast<int64_t>(d) * kDayMs - 3600 * 1000) + "')";
+      values += "(" + std::to_string(d) + ", TIMESTAMP '" +
+                Ts(-static_cast<int64_t>(d) * kDayMs - 3600 * 1000) + "')";
     }
     Sql("INSERT INTO events VALUES " + values);
   }
@@ -452,49 +509,53 @@ TEST_F(TtlServiceTest, EndToEndRowsOver400DaysTtl365) {
 
   // Not readable: nothing at or before the first cutoff (nor the current one).
   EXPECT_EQ(Count("SELECT count(*) FROM events WHERE ts <= TIMESTAMP '" + cutoff + "'"), 0);
-  EXPECT_EQ(Count("SELECT count(*) FROM events WHERE ts <= TIMESTAMP '" + Ts(7 * kDayMs + 60000 - 365 * kDayMs) + "'"),
+  EXPECT_EQ(Count("SELECT count(*) FROM events WHERE ts <= TIMESTAMP '" +
+                  Ts(7 * kDayMs + 60000 - 365 * kDayMs) + "'"),
             0);
   EXPECT_EQ(Count("SELECT count(*) FROM events"), 358);
   // Not present: read every Parquet file under the table root, live or not.
   auto store = TableStore("events");
   int64_t files = 0, rows = 0;
   const int64_t cutoff_us = (kNow - 365 * kDayMs) * 1000;
-  ASSERT_TRUE(store
-                  ->ListRecursive("",
-                                  [&](const ObjectMeta& m) -> Status {
-                                    if (m.is_dir || m.key.size() < 8 ||
-                                        m.key.compare(m.key.size() - 8, 8, ".parquet") != 0 ||
-                                        m.key.rfind("_delta_log/", 0) == 0) {
-                                      return Status::OK();
-                                    }
-                                    ++files;
-                                    SILT_ASSIGN_OR_RETURN(auto handle, store->OpenRead(m.key));
-                                    SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(handle));
-                                    std::shared_ptr<const parquet::ParquetFile> shared(std::move(pf));
-                                    parquet::ScanOptions so;
-                                    so.columns = {"ts"};
-                                    SILT_ASSIGN_OR_RETURN(auto scan, parquet::ParquetScanner::Make(shared, so));
-                                    DataChunk c;
-                                    while (true) {
-                                      SILT_ASSIGN_OR_RETURN(bool more, scan->Next(&c));
-                                      if (!more) break;
-                                      for (size_t i = 0; i < c.size(); ++i) {
-                                        ++rows;
-                                        EXPECT_TRUE(c.columns[0].IsNull(i) ||
-                                                    c.columns[0].Get<int64_t>(i) > cutoff_us)
-                                            << m.key << " row " << i;
-                                      }
-                                    }
-                                    return Status::OK();
-                                  })
-                  .ok());
+  ASSERT_TRUE(
+      store
+          ->ListRecursive(
+              "",
+              [&](const ObjectMeta& m) -> Status {
+                if (m.is_dir || m.key.size() < 8 ||
+                    m.key.compare(m.key.size() - 8, 8, ".parquet") != 0 ||
+                    m.key.rfind("_delta_log/", 0) == 0) {
+                  return Status::OK();
+                }
+                ++files;
+                SILT_ASSIGN_OR_RETURN(auto handle, store->OpenRead(m.key));
+                SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(handle));
+                std::shared_ptr<const parquet::ParquetFile> shared(std::move(pf));
+                parquet::ScanOptions so;
+                so.columns = {"ts"};
+                SILT_ASSIGN_OR_RETURN(auto scan, parquet::ParquetScanner::Make(shared, so));
+                DataChunk c;
+                while (true) {
+                  SILT_ASSIGN_OR_RETURN(bool more, scan->Next(&c));
+                  if (!more) break;
+                  for (size_t i = 0; i < c.size(); ++i) {
+                    ++rows;
+                    EXPECT_TRUE(c.columns[0].IsNull(i) || c.columns[0].Get<int64_t>(i) > cutoff_us)
+                        << m.key << " row " << i;
+                  }
+                }
+                return Status::OK();
+              })
+          .ok());
   EXPECT_GT(files, 0);
   EXPECT_GT(rows, 0);
   // The history table.
   // (The second pass also deleted and purged the rows that expired in the 7 days between.)
-  auto hist = Rows("SELECT operation_type, operation_status, count(*) FROM " + HistoryTable() +
-                   " WHERE operation_type IN ('DELETE', 'PURGE', 'VACUUM') GROUP BY 1, 2 ORDER BY 1, 2");
-  EXPECT_EQ(hist, (std::vector<std::string>{"DELETE|SUCCESSFUL|2", "PURGE|SUCCESSFUL|2", "VACUUM|SUCCESSFUL|1"}));
+  auto hist =
+      Rows("SELECT operation_type, operation_status, count(*) FROM " + HistoryTable() +
+           " WHERE operation_type IN ('DELETE', 'PURGE', 'VACUUM') GROUP BY 1, 2 ORDER BY 1, 2");
+  EXPECT_EQ(hist, (std::vector<std::string>{"DELETE|SUCCESSFUL|2", "PURGE|SUCCESSFUL|2",
+                                            "VACUUM|SUCCESSFUL|1"}));
 }
 
 }  // namespace
