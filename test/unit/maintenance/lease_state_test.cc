@@ -190,6 +190,33 @@ TEST_F(ServiceTest, LeasedTableIsSkipped) {
   EXPECT_EQ(OpTypes(Pass()), (std::vector<std::string>{"DELETE:SUCCESSFUL"}));
 }
 
+TEST_F(ServiceTest, ALeaseThatExpiresMidRunStopsBeforeTheNextStep) {
+  Sql("CREATE TABLE t (id INT, ts TIMESTAMP) USING DELTA TBLPROPERTIES "
+      "('delta.enableDeletionVectors' = "
+      "'true', 'autottl.expireInDays' = '30', 'autottl.timestampColumn' = 'ts')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '2025-01-01 00:00:00'), (2, TIMESTAMP '2025-12-31 "
+      "00:00:00'), "
+      "(3, TIMESTAMP '2025-12-31 00:00:00')");
+  MaintenanceConfig c = Config();
+  c.lease_duration_ms = 500;  // shorter than the retry backoff (1 s) the conflict below causes
+  c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
+    SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
+    return std::shared_ptr<ObjectStore>(std::make_shared<testing::InterceptingStore>(
+        inner, [&] { EXPECT_TRUE(con_->Query("DELETE FROM t WHERE id = 3").ok()); }));
+  };
+  PassReport r = Pass(c);
+  // The DELETE retried (the wait moved the clock past the lease) and committed, but PURGE did
+  // not start without the lease.
+  EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"DELETE:SUCCESSFUL"}));
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_NE(r.skipped[0].find("lease expired"), std::string::npos) << r.skipped[0];
+  // The next pass (a fresh lease) continues the cycle.
+  EXPECT_EQ(OpTypes(Pass()), (std::vector<std::string>{"PURGE:SUCCESSFUL"}));
+  auto ops = Operations("t");
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "DELETE"), 2);  // the user's and the TTL's
+  EXPECT_EQ(ops.back(), "REORG");
+}
+
 TEST_F(ServiceTest, RoutineCompactionCheckpointAndLogCleanup) {
   Sql("CREATE TABLE r (id INT) USING DELTA TBLPROPERTIES ('delta.checkpointInterval' = '100', "
       "'delta.logRetentionDuration' = 'interval 1 days')");
