@@ -357,6 +357,36 @@ TEST_F(TtlServiceTest, T24CrashAfterPurgeCommitResumesWithVacuum) {
   EXPECT_EQ(ops.back(), "VACUUM END");
 }
 
+TEST_F(TtlServiceTest, T24CrashAfterVacuumCommitEndsTheCycle) {
+  CreateTtlTable("t", 30, /*dvs=*/false);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  Pass();  // DELETE
+  clock_->AdvanceMillis(8 * kDayMs);
+  MaintenanceConfig c = Config();
+  c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
+    SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
+    auto faulty = std::make_shared<FaultInjectingObjectStore>(inner);
+    FaultRule crash = FaultRule::FailAll(ObjectOp::kPut);  // dies before recording the VACUUM
+    crash.key_contains = "state.json";
+    faulty->AddRule(crash);
+    return std::shared_ptr<ObjectStore>(faulty);
+  };
+  PassReport r = Pass(c);
+  ASSERT_FALSE(r.operations.empty());
+  EXPECT_EQ(r.operations[0].operation_type, "VACUUM");
+  auto state = LoadState(*TableStore("t"));
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state->phase, TtlPhase::kVacuumDue);
+  // Restart: the tagged VACUUM END closes the cycle; no second VACUUM.
+  EXPECT_TRUE(Pass().operations.empty());
+  state = LoadState(*TableStore("t"));
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state->phase, TtlPhase::kIdle);
+  auto ops = Operations("t");
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "VACUUM END"), 1);
+}
+
 TEST_F(TtlServiceTest, T25HistoryTableAfterAFullCycle) {
   CreateTtlTable("t", 30, /*dvs=*/true);
   Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
