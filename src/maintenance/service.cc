@@ -218,8 +218,10 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
 Status MaintenanceService::TableRun::TtlDelete(const delta::AutoTtlPolicy& policy) {
   Result<TtlCutoff> cutoff = ComputeCutoff(policy, *snap_, now_);
   if (!cutoff.ok()) {
+    // The policy names a missing or non-time column: FAILED, retried after the backoff.
     Op op = Begin("DELETE");
     Finish(&op, cutoff.status(), 0);
+    Failed();
     return Status::OK();
   }
   if (cfg_.dry_run) {

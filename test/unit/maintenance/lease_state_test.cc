@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "delta/snapshot.h"
+#include "delta/table_writer.h"
 #include "io/memory_object_store.h"
 #include "maintenance/expiry.h"
 #include "maintenance/lease.h"
@@ -215,6 +216,31 @@ TEST_F(ServiceTest, ALeaseThatExpiresMidRunStopsBeforeTheNextStep) {
   auto ops = Operations("t");
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "DELETE"), 2);  // the user's and the TTL's
   EXPECT_EQ(ops.back(), "REORG");
+}
+
+TEST_F(ServiceTest, APolicyOnANonTimeColumnFailsAndBacksOff) {
+  // Written below SQL (which validates the policy): a path table whose policy names a STRING.
+  auto store = OpenObjectStore(warehouse_ + "/raw", clock_);
+  ASSERT_TRUE(store.ok());
+  delta::CreateTableOptions o;
+  o.properties.Set("autottl.expireInDays", "1");
+  o.properties.Set("autottl.timestampColumn", "s");
+  o.txn.clock = clock_;
+  o.write.clock = clock_;
+  ASSERT_TRUE(
+      delta::CreateTable(*store, Schema{Field{"s", DataType::String(), true, "{}"}}, {}, o).ok());
+  MaintenanceService service(warehouse_, clock_, Config());
+  const std::vector<MaintainedTable> tables{{warehouse_ + "/raw", "", "", warehouse_ + "/raw"}};
+  auto r = service.RunPass(tables);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->operations.size(), 1u);
+  EXPECT_EQ(r->operations[0].operation_status, kStatusFailed);
+  EXPECT_EQ(testing::Metric(r->operations[0], "error_class"), kErrorTtlColumnType);
+  EXPECT_EQ(r->operations[0].table_name, warehouse_ + "/raw");
+  r = service.RunPass(tables);  // inside the backoff: no second FAILED row
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->operations.empty());
+  EXPECT_EQ(Count("SELECT count(*) FROM " + HistoryTable()), 1);
 }
 
 TEST_F(ServiceTest, RoutineCompactionCheckpointAndLogCleanup) {
