@@ -149,6 +149,7 @@ int RunMaintain(const std::vector<std::string>& args) {
       std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     }
   };
+  config.should_stop = [] { return g_stop.load(); };  // a signal stops after the current table
   config.log = [clock](const std::string& line) {
     std::printf("%s %s\n", IsoNow(*clock).c_str(), line.c_str());
     std::fflush(stdout);
@@ -189,22 +190,25 @@ int RunMaintain(const std::vector<std::string>& args) {
   };
   if (!interval_ms) return pass();
 
+  g_stop.store(false);
   struct sigaction sa {};
+  struct sigaction old_term {};
+  struct sigaction old_int {};
   sa.sa_handler = OnSignal;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGINT, &sa, nullptr);
-  int rc = 0;
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGINT, &sa, &old_int);
   while (!g_stop.load()) {
-    rc = pass();
+    (void)pass();  // failures are logged and recorded; the daemon goes on
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(*interval_ms);
     while (!g_stop.load() && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGINT, &old_int, nullptr);
   std::printf("%s stopping: signal received\n", IsoNow(*clock).c_str());
   std::fflush(stdout);
-  (void)rc;
   return 0;
 }
 

@@ -625,6 +625,7 @@ Result<PassReport> MaintenanceService::RunPass(std::vector<MaintainedTable> tabl
     SILT_ASSIGN_OR_RETURN(history_store, OpenHistoryStore(warehouse_, clock_));
   }
   for (const MaintainedTable& t : tables) {
+    if (config_.should_stop && config_.should_stop()) break;
     ++report.tables;
     TableRun run(this, t, &report);
     SILT_RETURN_NOT_OK(run.Run());

@@ -88,6 +88,8 @@ struct MaintenanceConfig {
   // One line per operation (and per skipped table); null: none.
   std::function<void(const std::string&)> log;
   HistoryWriterOptions history;
+  // Asked before each table: true ends the pass early (the daemon's SIGTERM). Null: never.
+  std::function<bool()> should_stop;
   // Opens a table's store from its location (tests wrap it to inject faults and concurrent
   // commits); null: OpenObjectStore (io/object_store_factory.h).
   std::function<Result<std::shared_ptr<ObjectStore>>(const std::string& location)> open_store;

@@ -243,6 +243,23 @@ TEST_F(ServiceTest, APolicyOnANonTimeColumnFailsAndBacksOff) {
   EXPECT_EQ(Count("SELECT count(*) FROM " + HistoryTable()), 1);
 }
 
+TEST_F(ServiceTest, AStopRequestEndsThePassAfterTheCurrentTable) {
+  for (const char* name : {"a", "b"}) {
+    Sql(std::string("CREATE TABLE ") + name +
+        " (id INT, ts TIMESTAMP) USING DELTA TBLPROPERTIES ('autottl.expireInDays' = '30', "
+        "'autottl.timestampColumn' = 'ts')");
+    Sql(std::string("INSERT INTO ") + name + " VALUES (1, TIMESTAMP '2025-01-01 00:00:00')");
+  }
+  MaintenanceConfig c = Config();
+  int asked = 0;
+  c.should_stop = [&] { return ++asked > 1; };  // the signal arrives during the first table
+  PassReport r = Pass(c);
+  EXPECT_EQ(r.tables, 1);
+  EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"DELETE:SUCCESSFUL"}));
+  EXPECT_EQ(Count("SELECT count(*) FROM a"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM b"), 1);  // left for the next run
+}
+
 TEST_F(ServiceTest, RoutineCompactionCheckpointAndLogCleanup) {
   Sql("CREATE TABLE r (id INT) USING DELTA TBLPROPERTIES ('delta.checkpointInterval' = '100', "
       "'delta.logRetentionDuration' = 'interval 1 days')");
