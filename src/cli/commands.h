@@ -16,5 +16,7 @@ int RunSql(const std::vector<std::string>& args);
 int RunShell(const std::vector<std::string>& args);
 // `silt inspect TABLE`: live-file health report (cli/inspect.h).
 int RunInspect(const std::vector<std::string>& args);
+// `silt maintain`: the maintenance service, one pass or a daemon (cli/maintain_cmd.cc).
+int RunMaintain(const std::vector<std::string>& args);
 
 }  // namespace silt::cli

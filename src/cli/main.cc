@@ -25,6 +25,11 @@ void PrintUsage() {
       "  silt inspect PATH|TABLE [--warehouse DIR] [--json]\n"
       "                                    live files, sizes, rows and deleted rows per file and\n"
       "                                    partition, with OPTIMIZE / REORG / VACUUM hints\n"
+      "  silt maintain [--warehouse DIR] [--once | --interval DURATION] [--now TIMESTAMP]\n"
+      "                [--dry-run] [TABLE...]\n"
+      "                                    run the maintenance service (Auto-TTL DELETE/PURGE/\n"
+      "                                    VACUUM, compaction, checkpoints, log cleanup) once or\n"
+      "                                    every DURATION until SIGTERM/SIGINT\n"
       "  silt demo [DIR]                   write a Parquet file of generated data and inspect it\n"
       "  silt sql [-e SQL] [-f FILE|-] [OPTIONS]\n"
       "                                    run ';'-separated Spark SQL statements and print each\n"
@@ -61,6 +66,7 @@ int main(int argc, char** argv) {
   if (cmd == "sql") return silt::cli::RunSql(rest);
   if (cmd == "shell") return silt::cli::RunShell(rest);
   if (cmd == "inspect") return silt::cli::RunInspect(rest);
+  if (cmd == "maintain") return silt::cli::RunMaintain(rest);
   std::fprintf(stderr, "silt: unknown command '%s' (see `silt help`)\n", cmd.c_str());
   return 2;
 }

@@ -95,7 +95,8 @@ std::vector<Action> Transaction::BuildActions(int64_t version) const {
   ci.isolation_level = options_.isolation_level;
   ci.is_blind_append = is_blind_append();
   if (!operation_metrics_.entries().empty()) ci.operation_metrics = operation_metrics_;
-  ci.user_metadata = user_metadata_;
+  ci.user_name = options_.user_name;
+  ci.user_metadata = user_metadata_ ? user_metadata_ : options_.user_metadata;
   ci.engine_info = options_.engine_info;
   ci.txn_id = txn_id_;
   const bool row_tracking = row_tracking_supported();

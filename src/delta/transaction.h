@@ -50,6 +50,10 @@ struct TransactionOptions {
   bool post_commit_hooks = true;
   // CheckpointOptions::part_size of the post-commit checkpoint (0: single file).
   int64_t checkpoint_part_size = 0;
+  // commitInfo.userName and userMetadata of the commit (the maintenance service tags its commits
+  // with them); SetUserMetadata overrides user_metadata.
+  std::optional<std::string> user_name;
+  std::optional<std::string> user_metadata;
 };
 
 struct CommitResult {

@@ -389,6 +389,8 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   delta::TransactionOptions topts;
   topts.clock = o.clock;
   topts.isolation_level = "SnapshotIsolation";
+  topts.user_name = o.commit_user_name;
+  topts.user_metadata = o.commit_user_metadata;
   delta::Transaction txn(store, snap, topts);
   int64_t now = o.clock->NowMillis();
   std::vector<int64_t> removed_sizes, added_sizes;

@@ -54,6 +54,10 @@ struct OptimizeOptions {
   delta::RowValidator row_validator;
   // Required (no system-clock default): null fails with kErrorMissingClock (ops/ops.h).
   std::shared_ptr<Clock> clock;
+  // commitInfo.userName / userMetadata of the commit (TransactionOptions'), e.g. the maintenance
+  // service's tag.
+  std::optional<std::string> commit_user_name;
+  std::optional<std::string> commit_user_metadata;
 };
 
 struct FileSizeStats {

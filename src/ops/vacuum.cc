@@ -735,6 +735,8 @@ Result<delta::CommitResult> VacuumRun::CommitHistory(
   }
   delta::TransactionOptions txn_options;
   txn_options.clock = options_.clock;
+  txn_options.user_name = options_.commit_user_name;
+  txn_options.user_metadata = options_.commit_user_metadata;
   delta::Transaction txn(store_, read, txn_options);
   if (follows) txn.ReadAfter(*after);
   txn.SetOperation(operation, std::move(params));

@@ -141,6 +141,10 @@ struct VacuumOptions {
   // and at the end. A non-OK return stops the run before the next batch; the VACUUM END commit
   // then says FAILED and Vacuum returns that status.
   std::function<Status(const VacuumProgress&)> progress;
+  // commitInfo.userName / userMetadata of the VACUUM START / END commits (TransactionOptions'),
+  // e.g. the maintenance service's tag.
+  std::optional<std::string> commit_user_name;
+  std::optional<std::string> commit_user_metadata;
 };
 
 // One file or directory the run deletes (or would delete, in a dry run).

@@ -1,0 +1,215 @@
+// `silt maintain [--warehouse DIR] [--once | --interval DURATION] [--now TIMESTAMP] [--dry-run]
+// [TABLE…]`: the maintenance service (src/maintenance/service.h) over the warehouse's tables or
+// the listed ones (paths or [schema.]names). --once runs one pass and exits (the default);
+// --interval runs a pass every DURATION until SIGTERM/SIGINT, which stop it cleanly after the
+// current table. --now pins the service's clock (one pass only). One line per operation.
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/commands.h"
+#include "common/clock.h"
+#include "delta/history.h"
+#include "delta/partition_values.h"
+#include "delta/table_properties.h"
+#include "io/object_store_factory.h"
+#include "maintenance/service.h"
+#include "planner/catalog.h"
+
+namespace silt::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void OnSignal(int) { g_stop.store(true); }
+
+void Usage() {
+  std::fprintf(
+      stderr,
+      "usage: silt maintain [--warehouse DIR] [--once | --interval DURATION] [--now TIMESTAMP]\n"
+      "                     [--dry-run] [--no-routine] [TABLE ...]\n"
+      "  TABLE: a table path, or [SCHEMA.]NAME in the warehouse; none: every warehouse table\n"
+      "  DURATION: 30s, 15m, 1h, 1d or an interval such as '1 hour'\n"
+      "  TIMESTAMP: pins the clock, e.g. 2026-01-01T00:00:00Z (with --once only)\n");
+}
+
+Result<int64_t> ParseDurationMillis(const std::string& text) {
+  if (!text.empty()) {
+    char unit = text.back();
+    std::string digits = text.substr(0, text.size() - 1);
+    int64_t mult = unit == 's'   ? 1000
+                   : unit == 'm' ? 60000
+                   : unit == 'h' ? 3600000
+                   : unit == 'd' ? 86400000
+                                 : 0;
+    if (mult && !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos) {
+      return static_cast<int64_t>(std::stoll(digits)) * mult;
+    }
+  }
+  return delta::ParseIntervalMillis(text);
+}
+
+Result<maintenance::MaintainedTable> Resolve(const std::string& target,
+                                             const std::string& warehouse,
+                                             const std::shared_ptr<Clock>& clock) {
+  if (target.find('/') != std::string::npos || target.find("://") != std::string::npos) {
+    SILT_ASSIGN_OR_RETURN(std::string loc, CanonicalLocation(target));
+    return maintenance::MaintainedTable{loc, "", "", loc};
+  }
+  SILT_ASSIGN_OR_RETURN(auto catalog, planner::Catalog::Open(warehouse, clock));
+  std::string schema = planner::Catalog::kDefaultSchema, name = target;
+  if (size_t dot = target.find('.'); dot != std::string::npos) {
+    schema = target.substr(0, dot);
+    name = target.substr(dot + 1);
+  }
+  SILT_ASSIGN_OR_RETURN(planner::TableEntry entry,
+                        catalog->GetTable(planner::LowerName(schema), planner::LowerName(name)));
+  if (entry.format != "delta") {
+    return Status::InvalidArgument(target + " is a view, not a Delta table",
+                                   "EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE");
+  }
+  return maintenance::MaintainedTable{entry.location, "spark_catalog", entry.schema, entry.name};
+}
+
+std::string IsoNow(const Clock& clock) {
+  return delta::FormatIsoTimestampMillis(clock.NowMillis() * 1000, /*with_zone=*/true);
+}
+
+}  // namespace
+
+int RunMaintain(const std::vector<std::string>& args) {
+  std::string warehouse = "./silt-warehouse";
+  bool once = false, dry_run = false, routine = true;
+  std::optional<int64_t> interval_ms, now_ms;
+  std::vector<std::string> targets;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool has_value = i + 1 < args.size();
+    if (a == "--warehouse" && has_value) {
+      warehouse = args[++i];
+    } else if (a == "--once") {
+      once = true;
+    } else if (a == "--interval" && has_value) {
+      Result<int64_t> ms = ParseDurationMillis(args[++i]);
+      if (!ms.ok() || *ms <= 0) {
+        std::fprintf(stderr, "silt maintain: bad --interval '%s'\n", args[i].c_str());
+        return 2;
+      }
+      interval_ms = *ms;
+    } else if (a == "--now" && has_value) {
+      Result<int64_t> ms = delta::ParseTimestampLiteralMillis(args[++i]);
+      if (!ms.ok()) {
+        std::fprintf(stderr, "silt maintain: bad --now: %s\n", ms.status().ToString().c_str());
+        return 2;
+      }
+      now_ms = *ms;
+    } else if (a == "--dry-run") {
+      dry_run = true;
+    } else if (a == "--no-routine") {
+      routine = false;
+    } else if (a == "-h" || a == "--help") {
+      Usage();
+      return 0;
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "silt maintain: unknown option '%s'\n", a.c_str());
+      Usage();
+      return 2;
+    } else {
+      targets.push_back(a);
+    }
+  }
+  if (once && interval_ms) {
+    std::fprintf(stderr, "silt maintain: --once and --interval exclude each other\n");
+    return 2;
+  }
+  if (now_ms && interval_ms) {
+    std::fprintf(stderr, "silt maintain: --now pins the clock; it needs --once\n");
+    return 2;
+  }
+  std::shared_ptr<Clock> clock = SystemClock::Default();
+  if (now_ms) clock = std::make_shared<ManualClock>(*now_ms);
+  Result<std::string> canonical = CanonicalLocation(warehouse);
+  if (!canonical.ok()) {
+    std::fprintf(stderr, "%s\n", canonical.status().ToString().c_str());
+    return 1;
+  }
+  maintenance::MaintenanceConfig config;
+  config.dry_run = dry_run;
+  config.routine_jobs = routine;
+  config.wait = [clock](int64_t ms) {
+    if (auto* manual = dynamic_cast<ManualClock*>(clock.get())) {
+      manual->AdvanceMillis(ms);  // a pinned clock: the backoff passes in simulated time
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    }
+  };
+  config.should_stop = [] { return g_stop.load(); };  // a signal stops after the current table
+  config.log = [clock](const std::string& line) {
+    std::printf("%s %s\n", IsoNow(*clock).c_str(), line.c_str());
+    std::fflush(stdout);
+  };
+  maintenance::MaintenanceService service(*canonical, clock, config);
+
+  auto tables = [&]() -> Result<std::vector<maintenance::MaintainedTable>> {
+    if (targets.empty()) return service.WarehouseTables();
+    std::vector<maintenance::MaintainedTable> out;
+    for (const std::string& t : targets) {
+      SILT_ASSIGN_OR_RETURN(maintenance::MaintainedTable m, Resolve(t, *canonical, clock));
+      out.push_back(std::move(m));
+    }
+    return out;
+  };
+  auto pass = [&]() -> int {
+    Result<std::vector<maintenance::MaintainedTable>> list = tables();
+    if (!list.ok()) {
+      std::fprintf(stderr, "%s\n", list.status().ToString().c_str());
+      return 1;
+    }
+    Result<maintenance::PassReport> report = service.RunPass(std::move(*list));
+    if (!report.ok()) {
+      std::fprintf(stderr, "%s\n", report.status().ToString().c_str());
+      return 1;
+    }
+    int64_t failed = 0;
+    for (const auto& r : report->operations)
+      failed += r.operation_status != maintenance::kStatusSuccessful;
+    std::printf("%s pass done: %lld tables, %zu operations (%lld failed)%s\n",
+                IsoNow(*clock).c_str(), static_cast<long long>(report->tables),
+                report->operations.size(), static_cast<long long>(failed),
+                dry_run
+                    ? (", dry run: " + std::to_string(report->planned.size()) + " planned").c_str()
+                    : "");
+    std::fflush(stdout);
+    return failed ? 1 : 0;
+  };
+  if (!interval_ms) return pass();
+
+  g_stop.store(false);
+  struct sigaction sa {};
+  struct sigaction old_term {};
+  struct sigaction old_int {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGINT, &sa, &old_int);
+  while (!g_stop.load()) {
+    (void)pass();  // failures are logged and recorded; the daemon goes on
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(*interval_ms);
+    while (!g_stop.load() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGINT, &old_int, nullptr);
+  std::printf("%s stopping: signal received\n", IsoNow(*clock).c_str());
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace silt::cli

@@ -1,0 +1,195 @@
+#include "maintenance/expiry.h"
+
+#include <cstdio>
+#include <utility>
+
+#include "common/ascii.h"
+#include "common/datetime.h"
+#include "delta/actions.h"
+#include "delta/log_segment.h"
+#include "delta/partition_values.h"
+#include "delta/schema_json.h"
+#include "delta/stats_json.h"
+#include "vector/value.h"
+
+namespace silt::maintenance {
+namespace {
+
+constexpr int64_t kMicrosPerDay = 86400LL * 1000 * 1000;
+constexpr int64_t kMicrosPerMilli = 1000;
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// "2025-01-01 00:00:00" (+ ".ffffff" when the micros are not whole seconds).
+std::string FormatCutoffTimestamp(int64_t micros) {
+  int64_t days = FloorDiv(micros, kMicrosPerDay);
+  int64_t rem = micros - days * kMicrosPerDay;
+  int64_t secs = rem / 1000000, frac = rem % 1000000;
+  char buf[64];
+  if (frac == 0) {
+    snprintf(buf, sizeof buf, "%s %02lld:%02lld:%02lld",
+             FormatDate(static_cast<int32_t>(days)).c_str(), static_cast<long long>(secs / 3600),
+             static_cast<long long>((secs / 60) % 60), static_cast<long long>(secs % 60));
+  } else {
+    snprintf(buf, sizeof buf, "%s %02lld:%02lld:%02lld.%06lld",
+             FormatDate(static_cast<int32_t>(days)).c_str(), static_cast<long long>(secs / 3600),
+             static_cast<long long>((secs / 60) % 60), static_cast<long long>(secs % 60),
+             static_cast<long long>(frac));
+  }
+  return buf;
+}
+
+// Whether a time value (days or µs, per the cutoff's type) is expired.
+bool Expired(const TtlCutoff& c, int64_t v) { return v <= c.value; }
+
+}  // namespace
+
+Result<TtlCutoff> ComputeCutoff(const delta::AutoTtlPolicy& policy, const delta::Snapshot& snapshot,
+                                int64_t now_ms) {
+  const Field* field = nullptr;
+  for (const Field& f : snapshot.schema()) {
+    if (EqualsIgnoreCase(f.name, policy.timestamp_column)) {
+      field = &f;
+      break;
+    }
+  }
+  if (!field) {
+    return Status::InvalidArgument(
+        "The auto-TTL column `" + policy.timestamp_column + "` does not exist in the table schema.",
+        kErrorTtlColumnNotFound);
+  }
+  TtlCutoff c;
+  c.column = field->name;
+  c.physical_column = delta::PhysicalNameOrName(*field, snapshot.column_mapping_mode());
+  for (const std::string& p : snapshot.partition_columns()) {
+    if (EqualsIgnoreCase(p, field->name)) c.partition_column = true;
+  }
+  c.type = field->type->id();
+  const int64_t now_us = now_ms * kMicrosPerMilli;
+  const int64_t n = policy.expire_in_days;
+  switch (c.type) {
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: {
+      c.value = now_us - n * kMicrosPerDay;
+      c.text = FormatCutoffTimestamp(c.value);
+      if (c.type == TypeId::kTimestamp) {
+        c.text += "Z";
+        c.literal = "TIMESTAMP '" + c.text + "'";
+      } else {
+        c.literal = "TIMESTAMP_NTZ '" + c.text + "'";
+      }
+      break;
+    }
+    case TypeId::kDate: {
+      c.value = FloorDiv(now_us, kMicrosPerDay) - n;
+      c.text = FormatDate(static_cast<int32_t>(c.value));
+      c.literal = "DATE '" + c.text + "'";
+      break;
+    }
+    default:
+      return Status::InvalidArgument("The auto-TTL column `" + field->name + "` has type " +
+                                         field->type->ToString() +
+                                         "; it must be DATE, TIMESTAMP or TIMESTAMP_NTZ.",
+                                     kErrorTtlColumnType);
+  }
+  c.predicate_sql = "(" + c.column + " <= " + c.literal + ")";
+  return c;
+}
+
+Result<ops::FileVerdict> ExpiryVerdict(const TtlCutoff& cutoff, const Schema& physical_schema,
+                                       const delta::AddFile& file) {
+  if (cutoff.partition_column) {
+    const auto* text = file.partition_values.Find(cutoff.physical_column);
+    if (!text) text = file.partition_values.Find(cutoff.column);
+    if (!text || !*text) return ops::FileVerdict::kSkip;  // NULL never expires
+    TypePtr type = cutoff.type == TypeId::kDate        ? DataType::Date()
+                   : cutoff.type == TypeId::kTimestamp ? DataType::Timestamp()
+                                                       : DataType::TimestampNtz();
+    SILT_ASSIGN_OR_RETURN(Value v, delta::ParsePartitionValue(*text, type));
+    if (v.is_null()) return ops::FileVerdict::kSkip;
+    return Expired(cutoff, v.integer()) ? ops::FileVerdict::kAll : ops::FileVerdict::kSkip;
+  }
+  if (!file.stats || file.stats->empty()) return ops::FileVerdict::kMaybe;
+  Result<delta::FileStats> st = delta::ParseStats(*file.stats, physical_schema);
+  if (!st.ok()) return ops::FileVerdict::kMaybe;
+  if (st->num_records && *st->num_records == 0) return ops::FileVerdict::kSkip;
+  const delta::ColumnStats* cs = st->Find(delta::StatsPathKey({cutoff.physical_column}));
+  if (!cs) return ops::FileVerdict::kMaybe;
+  if (cs->null_count && st->num_records && *cs->null_count == *st->num_records &&
+      st->TightBounds()) {
+    return ops::FileVerdict::kSkip;  // every value NULL
+  }
+  if (cs->min && !cs->min->is_null() && !Expired(cutoff, cs->min->integer()))
+    return ops::FileVerdict::kSkip;
+  if (cs->max && !cs->max->is_null() && cs->null_count && *cs->null_count == 0 &&
+      st->TightBounds()) {
+    int64_t max = cs->max->integer();
+    if (cutoff.type != TypeId::kDate) max += kMicrosPerMilli - 1;  // truncated to ms when written
+    if (Expired(cutoff, max)) return ops::FileVerdict::kAll;
+  }
+  return ops::FileVerdict::kMaybe;
+}
+
+Result<bool> MayHaveExpiredRows(const TtlCutoff& cutoff, const delta::Snapshot& snapshot) {
+  SILT_ASSIGN_OR_RETURN(Schema physical,
+                        delta::ToPhysicalSchema(snapshot.schema(), snapshot.column_mapping_mode()));
+  for (const delta::AddFile& f : snapshot.files()) {
+    SILT_ASSIGN_OR_RETURN(ops::FileVerdict v, ExpiryVerdict(cutoff, physical, f));
+    if (v != ops::FileVerdict::kSkip) return true;
+  }
+  return false;
+}
+
+Result<TtlDeleteResult> RunTtlDelete(std::shared_ptr<ObjectStore> store,
+                                     std::shared_ptr<const delta::Snapshot> snapshot,
+                                     const TtlCutoff& cutoff, ops::DmlOptions options) {
+  TtlDeleteResult out;
+  SILT_ASSIGN_OR_RETURN(bool maybe, MayHaveExpiredRows(cutoff, *snapshot));
+  if (!maybe) {
+    out.skipped_by_precheck = true;
+    return out;
+  }
+  SILT_ASSIGN_OR_RETURN(Schema physical, delta::ToPhysicalSchema(snapshot->schema(),
+                                                                 snapshot->column_mapping_mode()));
+  ops::DeleteSpec spec;
+  spec.predicate_sql = cutoff.predicate_sql;
+  spec.columns = {cutoff.column};
+  spec.file_filter = [cutoff, physical](const delta::AddFile& f) {
+    return ExpiryVerdict(cutoff, physical, f);
+  };
+  const TypeId type = cutoff.type;
+  const int64_t limit = cutoff.value;
+  spec.matcher = [type, limit](const DataChunk& rows) -> Result<std::vector<uint32_t>> {
+    std::vector<uint32_t> sel;
+    const Vector& v = rows.columns[0];
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!v.IsValid(i)) continue;
+      int64_t x = type == TypeId::kDate ? v.Get<int32_t>(i) : v.Get<int64_t>(i);
+      if (x <= limit) sel.push_back(static_cast<uint32_t>(i));
+    }
+    return sel;
+  };
+  spec.options = std::move(options);
+  SILT_ASSIGN_OR_RETURN(out.dml, ops::DeleteRows(store, snapshot, std::move(spec)));
+  if (out.dml.version && out.dml.used_deletion_vectors) {
+    SILT_ASSIGN_OR_RETURN(std::string bytes, store->Get(delta::CommitKey(*out.dml.version)));
+    std::vector<delta::Action> actions;
+    SILT_RETURN_NOT_OK(delta::ParseCommit(bytes, &actions, delta::CommitKey(*out.dml.version)));
+    for (const delta::Action& a : actions) {
+      if (const auto* add = a.get_if<delta::AddFile>(); add && add->deletion_vector)
+        out.dv_files.push_back(add->path);
+    }
+  }
+  return out;
+}
+
+}  // namespace silt::maintenance

@@ -1,0 +1,641 @@
+#include "maintenance/service.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include "delta/actions.h"
+#include "delta/auto_ttl.h"
+#include "delta/checkpoint_writer.h"
+#include "delta/history.h"
+#include "delta/log_cleanup.h"
+#include "delta/log_segment.h"
+#include "delta/snapshot.h"
+#include "delta/stats_json.h"
+#include "delta/table_properties.h"
+#include "delta/z85.h"
+#include "io/object_store_factory.h"
+#include "maintenance/expiry.h"
+#include "maintenance/state.h"
+#include "ops/dml.h"
+#include "ops/optimize.h"
+#include "ops/vacuum.h"
+#include "planner/catalog.h"
+
+namespace silt::maintenance {
+
+std::string MaintainedTable::DisplayName() const {
+  if (schema_name.empty()) return table_name.empty() ? location : table_name;
+  return schema_name + "." + table_name;
+}
+
+class MaintenanceService::TableRun {
+ public:
+  TableRun(MaintenanceService* svc, const MaintainedTable& table, PassReport* report)
+      : svc_(svc), cfg_(svc->config_), table_(table), report_(report) {}
+
+  // Runs every due job of the table; the records go to records_.
+  Status Run();
+  std::vector<OperationRecord>& records() { return records_; }
+
+ private:
+  struct Op {
+    OperationRecord record;
+    double cpu0 = 0;
+  };
+  Op Begin(const char* type) {
+    Op op;
+    op.record.start_ms = svc_->clock_->NowMillis();
+    op.record.catalog_name = table_.catalog_name;
+    op.record.schema_name = table_.schema_name;
+    op.record.table_name = table_.table_name.empty() ? table_.location : table_.table_name;
+    op.record.table_id = table_id_;
+    op.record.operation_type = type;
+    op.record.operation_id = delta::Uuid::Random().ToString();
+    op.cpu0 = ThreadCpuSeconds();
+    return op;
+  }
+  void Finish(Op* op, const Status& st, int retries) {
+    OperationRecord& r = op->record;
+    r.end_ms = svc_->clock_->NowMillis();
+    r.cpu_seconds = std::max(0.0, ThreadCpuSeconds() - op->cpu0);
+    r.metrics.emplace_back("retries", std::to_string(retries));
+    if (!st.ok()) {
+      r.operation_status = kStatusFailed;
+      r.metrics.emplace_back("error_class", std::string(st.error_class()));
+      r.metrics.emplace_back("error_message", std::string(st.message()));
+    }
+    std::string line = table_.DisplayName() + " " + r.operation_type + " " + r.operation_status;
+    for (const auto& [k, v] : r.metrics) {
+      if (k == "error_message") continue;
+      line += " " + k + "=" + v;
+    }
+    if (!st.ok()) line += " error=" + st.ToString();
+    Log(line);
+    records_.push_back(r);
+  }
+  void Log(const std::string& line) const {
+    if (cfg_.log) cfg_.log(line);
+  }
+  void Skip(const std::string& reason) {
+    report_->skipped.push_back(table_.DisplayName() + ": " + reason);
+    Log(table_.DisplayName() + " skipped: " + reason);
+  }
+  void Plan(const std::string& what) {
+    report_->planned.push_back(table_.DisplayName() + ": " + what);
+    Log(table_.DisplayName() + " would run " + what);
+  }
+
+  Result<std::shared_ptr<const delta::Snapshot>> Latest() { return delta::Snapshot::Load(store_); }
+
+  // Runs `attempt` until it succeeds, fails with something other than a commit conflict, or
+  // max_retries retries are used up. *retries: how many retries ran.
+  template <typename T, typename F>
+  Result<T> WithRetries(F&& attempt, int* retries) {
+    for (int i = 0;; ++i) {
+      Result<T> r = attempt();
+      if (r.ok() || r.status().code() != StatusCode::kCommitConflict || i >= max_retries_) {
+        *retries = i;
+        return r;
+      }
+      Log(table_.DisplayName() + " conflict with a concurrent commit, retry " +
+          std::to_string(i + 1) + ": " + r.status().ToString());
+      if (cfg_.wait) cfg_.wait(cfg_.retry_backoff_ms << std::min(i, 20));
+    }
+  }
+
+  std::string Tag(const char* trigger, const std::string& run_id) const {
+    return CommitTag(trigger, run_id);
+  }
+  Status SaveStateIfChanged();
+  Status Recover(const delta::Snapshot& snap);
+  Status TtlJobs();
+  Status TtlDelete(const delta::AutoTtlPolicy& policy);
+  Status Purge();
+  Status VacuumStep();
+  Status RoutineJobs();
+  // How long the step waited after it became due (step_delay_ms); beyond
+  // silt.autottl.maxDelayPerStep the log line says ALERT (the SLO of spec A.6).
+  void RecordDelay(Op* op, int64_t due_ms) {
+    if (due_ms < 0) return;
+    const int64_t delay = std::max<int64_t>(0, now_ - due_ms);
+    op->record.metrics.emplace_back("step_delay_ms", std::to_string(delay));
+    if (delay > max_delay_ms_) {
+      Log(table_.DisplayName() + " ALERT " + op->record.operation_type + " ran " +
+          std::to_string(delay) + " ms after it was due (" + kPropMaxDelayPerStep + " = " +
+          std::to_string(max_delay_ms_) + " ms)");
+    }
+  }
+  // Whether this run still holds the table's lease (always true in a dry run, which takes none).
+  Result<bool> LeaseHeld() {
+    if (!lease_) return true;
+    SILT_ASSIGN_OR_RETURN(bool held, svc_->leases_->StillHeld(*store_, *lease_));
+    if (!held) Skip("the lease expired during the run");
+    return held;
+  }
+  void Failed() {
+    state_.failures++;
+    state_.next_attempt_ms = now_ + (cfg_.retry_backoff_ms << std::min(state_.failures - 1, 20));
+  }
+
+  MaintenanceService* svc_;
+  const MaintenanceConfig& cfg_;
+  MaintainedTable table_;
+  PassReport* report_;
+  std::vector<OperationRecord> records_;
+  std::shared_ptr<ObjectStore> store_;
+  std::shared_ptr<const delta::Snapshot> snap_;
+  std::string table_id_;
+  int64_t now_ = 0;
+  int max_retries_ = 3;
+  int64_t retention_ms_ = 0;
+  int64_t max_delay_ms_ = 3 * 86400LL * 1000;
+  TableState state_, saved_state_;
+  std::optional<Lease> lease_;
+};
+
+Status MaintenanceService::TableRun::SaveStateIfChanged() {
+  if (cfg_.dry_run || state_ == saved_state_) return Status::OK();
+  SILT_RETURN_NOT_OK(SaveState(*store_, state_));
+  saved_state_ = state_;
+  return Status::OK();
+}
+
+// Adopts maintenance commits the state does not know of (a crash after the commit, before the
+// state was saved): the cycle continues from there instead of repeating the step.
+Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
+  const int64_t from = state_.last_seen_version + 1;
+  if (from > snap.version()) return Status::OK();
+  SILT_ASSIGN_OR_RETURN(std::vector<delta::CommitEntry> commits,
+                        delta::ListCommits(*store_, from, /*read_commit_info=*/true));
+  for (const delta::CommitEntry& e : commits) {
+    if (e.version > snap.version()) break;
+    if (!e.commit_info || !e.commit_info->user_metadata || !e.commit_info->operation) continue;
+    std::optional<ParsedTag> tag = ParseCommitTag(*e.commit_info->user_metadata);
+    if (!tag || tag->trigger != kTriggerAutoTtl) continue;
+    const std::string& op = *e.commit_info->operation;
+    if (op == "DELETE" && e.version != state_.delete_version) {
+      TableState s;
+      s.run_id = tag->run_id;
+      s.delete_version = e.version;
+      s.delete_time_ms = e.timestamp_ms;
+      if (e.commit_info->operation_parameters) {
+        if (const std::string* p = e.commit_info->operation_parameters->Find("predicate")) {
+          s.cutoff = PredicateFromParameter(*p);
+        }
+      }
+      SILT_ASSIGN_OR_RETURN(std::string bytes, store_->Get(delta::CommitKey(e.version)));
+      std::vector<delta::Action> actions;
+      SILT_RETURN_NOT_OK(delta::ParseCommit(bytes, &actions, delta::CommitKey(e.version)));
+      for (const delta::Action& a : actions) {
+        if (const auto* add = a.get_if<delta::AddFile>(); add && add->deletion_vector)
+          s.dv_files.push_back(add->path);
+      }
+      s.phase = s.dv_files.empty() ? TtlPhase::kVacuumDue : TtlPhase::kPurgeDue;
+      s.vacuum_due_ms = s.delete_time_ms + retention_ms_;
+      state_ = std::move(s);
+      Log(table_.DisplayName() + " recovered TTL DELETE at version " + std::to_string(e.version) +
+          " from history");
+    } else if (op == "REORG" && tag->run_id == state_.run_id && e.version != state_.purge_version) {
+      state_.purge_version = e.version;
+      state_.dv_files.clear();
+      state_.phase = TtlPhase::kVacuumDue;
+      state_.vacuum_due_ms = std::max(state_.delete_time_ms, e.timestamp_ms) + retention_ms_;
+      Log(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) +
+          " from history");
+    } else if (op == "VACUUM END" && tag->run_id == state_.run_id &&
+               state_.phase == TtlPhase::kVacuumDue) {
+      state_ = TableState{};
+      Log(table_.DisplayName() + " recovered VACUUM at version " + std::to_string(e.version) +
+          " from history");
+    }
+  }
+  state_.last_seen_version = snap.version();
+  return Status::OK();
+}
+
+Status MaintenanceService::TableRun::TtlDelete(const delta::AutoTtlPolicy& policy) {
+  Result<TtlCutoff> cutoff = ComputeCutoff(policy, *snap_, now_);
+  if (!cutoff.ok()) {
+    // The policy names a missing or non-time column: FAILED, retried after the backoff.
+    Op op = Begin("DELETE");
+    Finish(&op, cutoff.status(), 0);
+    Failed();
+    return Status::OK();
+  }
+  if (cfg_.dry_run) {
+    SILT_ASSIGN_OR_RETURN(bool maybe, MayHaveExpiredRows(*cutoff, *snap_));
+    if (maybe) Plan("DELETE WHERE " + cutoff->predicate_sql);
+    return Status::OK();
+  }
+  // Cheap pre-check first: no history row, no lease work wasted on tables with nothing expired.
+  SILT_ASSIGN_OR_RETURN(bool maybe, MayHaveExpiredRows(*cutoff, *snap_));
+  if (!maybe) return Status::OK();
+  const std::string run_id = delta::Uuid::Random().ToString();
+  ops::DmlOptions o;
+  o.clock = svc_->clock_;
+  o.write.clock = svc_->clock_;
+  o.txn.clock = svc_->clock_;
+  o.txn.user_name = cfg_.principal;
+  o.txn.user_metadata = Tag(kTriggerAutoTtl, run_id);
+  o.pool = cfg_.pool;
+  Op op = Begin("DELETE");
+  int retries = 0;
+  Result<TtlDeleteResult> del = WithRetries<TtlDeleteResult>(
+      [&]() -> Result<TtlDeleteResult> {
+        SILT_ASSIGN_OR_RETURN(auto snap, Latest());
+        return RunTtlDelete(store_, snap, *cutoff, o);
+      },
+      &retries);
+  op.record.metrics.emplace_back("cutoff", cutoff->literal);
+  if (!del.ok()) {
+    Finish(&op, del.status(), retries);
+    Failed();
+    return Status::OK();
+  }
+  if (!del->dml.version) {
+    // Nothing matched after all (e.g. the rows are already deleted): no commit, no row.
+    state_.failures = 0;
+    state_.next_attempt_ms = 0;
+    return Status::OK();
+  }
+  const ops::DmlMetrics& m = del->dml.metrics;
+  op.record.metrics.emplace_back("delta_version", std::to_string(*del->dml.version));
+  op.record.metrics.emplace_back("num_deleted_rows", std::to_string(del->dml.num_affected_rows));
+  op.record.metrics.emplace_back("num_removed_files", std::to_string(m.num_removed_files));
+  op.record.metrics.emplace_back("num_added_files", std::to_string(m.num_added_files));
+  op.record.metrics.emplace_back("num_dvs_added", std::to_string(m.num_deletion_vectors_added));
+  op.record.metrics.emplace_back("num_copied_rows", std::to_string(m.num_copied_rows));
+  op.record.metrics.emplace_back("num_removed_bytes", std::to_string(m.num_removed_bytes));
+  op.record.metrics.emplace_back("num_added_bytes", std::to_string(m.num_added_bytes));
+  Finish(&op, Status::OK(), retries);
+  TableState s;
+  s.run_id = run_id;
+  s.cutoff = cutoff->predicate_sql;
+  s.delete_version = *del->dml.version;
+  s.delete_time_ms = svc_->clock_->NowMillis();
+  s.dv_files = std::move(del->dv_files);
+  s.phase = s.dv_files.empty() ? TtlPhase::kVacuumDue : TtlPhase::kPurgeDue;
+  s.vacuum_due_ms = s.delete_time_ms + retention_ms_;
+  s.last_seen_version = *del->dml.version;
+  state_ = std::move(s);
+  return SaveStateIfChanged();
+}
+
+Status MaintenanceService::TableRun::Purge() {
+  if (cfg_.dry_run) {
+    Plan("PURGE (REORG APPLY (PURGE)) of " + std::to_string(state_.dv_files.size()) + " files");
+    return Status::OK();
+  }
+  std::set<std::string> files(state_.dv_files.begin(), state_.dv_files.end());
+  ops::OptimizeOptions o;
+  o.mode = ops::OptimizeOptions::Mode::kReorgPurge;
+  o.partition_filter = [files](const delta::AddFile& f) -> Result<bool> {
+    return files.count(f.path) > 0;
+  };
+  o.predicate_text = state_.cutoff;
+  o.clock = svc_->clock_;
+  o.pool = cfg_.pool;
+  o.commit_user_name = cfg_.principal;
+  o.commit_user_metadata = Tag(kTriggerAutoTtl, state_.run_id);
+  Op op = Begin("PURGE");
+  RecordDelay(&op, state_.delete_time_ms);
+  int retries = 0;
+  Result<ops::OptimizeResult> r =
+      WithRetries<ops::OptimizeResult>([&] { return ops::Optimize(store_, o); }, &retries);
+  if (!r.ok()) {
+    Finish(&op, r.status(), retries);
+    Failed();
+    return Status::OK();
+  }
+  if (r->committed_version)
+    op.record.metrics.emplace_back("delta_version", std::to_string(*r->committed_version));
+  op.record.metrics.emplace_back("num_purged_files", std::to_string(r->num_files_removed));
+  op.record.metrics.emplace_back("num_added_files", std::to_string(r->num_files_added));
+  op.record.metrics.emplace_back("num_deleted_rows_purged",
+                                 std::to_string(r->num_deletion_vector_rows_removed));
+  op.record.metrics.emplace_back("amount_of_output_data_bytes",
+                                 std::to_string(r->files_added.total_size));
+  Finish(&op, Status::OK(), retries);
+  const int64_t t = svc_->clock_->NowMillis();
+  if (r->committed_version) {
+    state_.purge_version = *r->committed_version;
+    state_.last_seen_version = std::max(state_.last_seen_version, *r->committed_version);
+  }
+  state_.dv_files.clear();
+  state_.phase = TtlPhase::kVacuumDue;
+  state_.vacuum_due_ms = std::max(state_.delete_time_ms, t) + retention_ms_;
+  state_.failures = 0;
+  state_.next_attempt_ms = 0;
+  return SaveStateIfChanged();
+}
+
+Status MaintenanceService::TableRun::VacuumStep() {
+  if (cfg_.dry_run) {
+    Plan("VACUUM LITE");
+    return Status::OK();
+  }
+  ops::VacuumOptions o;
+  o.mode = ops::VacuumMode::kLite;
+  o.clock = svc_->clock_;
+  o.commit_user_name = cfg_.principal;
+  o.commit_user_metadata = Tag(kTriggerAutoTtl, state_.run_id);
+  Op op = Begin("VACUUM");
+  RecordDelay(&op, state_.vacuum_due_ms);
+  int retries = 0;
+  bool full = false;
+  Result<ops::VacuumResult> r = WithRetries<ops::VacuumResult>(
+      [&]() -> Result<ops::VacuumResult> {
+        Result<ops::VacuumResult> lite = ops::Vacuum(store_, o);
+        if (lite.ok() || lite.status().error_class() != ops::kErrorCannotVacuumLite) return lite;
+        full = true;
+        ops::VacuumOptions f = o;
+        f.mode = ops::VacuumMode::kFull;
+        return ops::Vacuum(store_, f);
+      },
+      &retries);
+  if (!r.ok()) {
+    Finish(&op, r.status(), retries);
+    Failed();
+    return Status::OK();
+  }
+  if (r->end_commit_version)
+    op.record.metrics.emplace_back("delta_version", std::to_string(*r->end_commit_version));
+  op.record.metrics.emplace_back("vacuum_mode", full ? "FULL" : "LITE");
+  op.record.metrics.emplace_back("num_vacuumed_files", std::to_string(r->num_deleted_files));
+  op.record.metrics.emplace_back("amount_of_vacuumed_data_bytes",
+                                 std::to_string(r->size_of_data_to_delete));
+  Finish(&op, Status::OK(), retries);
+  TableState idle;
+  idle.last_seen_version =
+      r->end_commit_version ? *r->end_commit_version : state_.last_seen_version;
+  state_ = std::move(idle);
+  return SaveStateIfChanged();
+}
+
+Status MaintenanceService::TableRun::TtlJobs() {
+  Result<std::optional<delta::AutoTtlPolicy>> policy =
+      delta::AutoTtlPolicyOf(snap_->metadata().configuration);
+  if (!policy.ok()) {
+    Skip("invalid auto-TTL policy: " + policy.status().ToString());
+    return Status::OK();
+  }
+  if (state_.next_attempt_ms > now_) {
+    Skip("a failed step waits for its retry backoff");
+    return Status::OK();
+  }
+  bool vacuum_tried = false;
+  auto vacuum_due = [&] {
+    return !vacuum_tried && state_.phase == TtlPhase::kVacuumDue && now_ >= state_.vacuum_due_ms;
+  };
+  auto failed_since = [&](size_t before) {
+    return records_.size() > before && records_.back().operation_status != kStatusSuccessful;
+  };
+  // Each step starts only while the lease is still ours (it may have expired during a long one).
+  SILT_ASSIGN_OR_RETURN(bool held, LeaseHeld());
+  if (!held) return Status::OK();
+  if (vacuum_due()) {
+    vacuum_tried = true;
+    SILT_RETURN_NOT_OK(VacuumStep());
+  }
+  if (state_.phase == TtlPhase::kIdle && *policy) {
+    const size_t before = records_.size();
+    SILT_ASSIGN_OR_RETURN(held, LeaseHeld());
+    if (!held) return Status::OK();
+    SILT_RETURN_NOT_OK(TtlDelete(**policy));
+    if (failed_since(before)) return Status::OK();
+  }
+  if (state_.phase == TtlPhase::kPurgeDue) {
+    const size_t before = records_.size();
+    SILT_ASSIGN_OR_RETURN(held, LeaseHeld());
+    if (!held) return Status::OK();
+    SILT_RETURN_NOT_OK(Purge());
+    if (failed_since(before)) return Status::OK();
+  }
+  if (vacuum_due()) {
+    vacuum_tried = true;
+    SILT_ASSIGN_OR_RETURN(held, LeaseHeld());
+    if (!held) return Status::OK();
+    SILT_RETURN_NOT_OK(VacuumStep());
+  }
+  return Status::OK();
+}
+
+Status MaintenanceService::TableRun::RoutineJobs() {
+  SILT_ASSIGN_OR_RETURN(snap_, Latest());
+  const delta::StringMap conf = snap_->metadata().configuration;  // a copy: snap_ is reloaded below
+  auto int_prop = [&](const char* key, int64_t dflt) {
+    auto v = snap_->property(key);
+    if (!v) return dflt;
+    try {
+      return static_cast<int64_t>(std::stoll(*v));
+    } catch (...) {
+      return dflt;
+    }
+  };
+  const int64_t small_bytes = int_prop(kPropOptimizeSmallFileBytes, cfg_.optimize_small_file_bytes);
+  const int64_t min_small = int_prop(kPropOptimizeMinSmallFiles, cfg_.optimize_min_small_files);
+  double ratio_limit = cfg_.optimize_deleted_rows_ratio;
+  if (auto v = snap_->property(kPropOptimizeDeletedRowsRatio)) {
+    try {
+      ratio_limit = std::stod(*v);
+    } catch (...) {
+    }
+  }
+  // Compaction.
+  int64_t small = 0, rows = 0, deleted = 0;
+  for (const delta::AddFile& f : snap_->files()) {
+    if (f.size < small_bytes) ++small;
+    if (f.stats) rows += delta::StatsNumRecords(*f.stats).value_or(0);
+    if (f.deletion_vector) deleted += f.deletion_vector->cardinality;
+  }
+  const double ratio = rows > 0 ? static_cast<double>(deleted) / static_cast<double>(rows) : 0;
+  if (small >= min_small || ratio > ratio_limit) {
+    const std::string why =
+        "small_files=" + std::to_string(small) + " deleted_rows_ratio=" + std::to_string(ratio);
+    if (cfg_.dry_run) {
+      Plan("COMPACTION (" + why + ")");
+    } else {
+      ops::OptimizeOptions o;
+      o.mode = ops::OptimizeOptions::Mode::kCompact;
+      o.min_file_size = small_bytes;
+      o.max_deleted_rows_ratio = ratio_limit;
+      o.clock = svc_->clock_;
+      o.pool = cfg_.pool;
+      o.commit_user_name = cfg_.principal;
+      o.commit_user_metadata = Tag(kTriggerMaintenance, delta::Uuid::Random().ToString());
+      Op op = Begin("COMPACTION");
+      int retries = 0;
+      Result<ops::OptimizeResult> r =
+          WithRetries<ops::OptimizeResult>([&] { return ops::Optimize(store_, o); }, &retries);
+      if (!r.ok()) {
+        Finish(&op, r.status(), retries);
+      } else if (r->committed_version) {
+        op.record.metrics.emplace_back("delta_version", std::to_string(*r->committed_version));
+        op.record.metrics.emplace_back("number_of_compacted_files",
+                                       std::to_string(r->num_files_removed));
+        op.record.metrics.emplace_back("number_of_output_files",
+                                       std::to_string(r->num_files_added));
+        op.record.metrics.emplace_back("amount_of_output_data_bytes",
+                                       std::to_string(r->files_added.total_size));
+        op.record.metrics.emplace_back("amount_of_compacted_data_bytes",
+                                       std::to_string(r->files_removed.total_size));
+        Finish(&op, Status::OK(), retries);
+      }
+    }
+    SILT_ASSIGN_OR_RETURN(snap_, Latest());
+  }
+  // Checkpoint.
+  const int64_t interval = delta::GetCheckpointInterval(conf).ValueOr(10);
+  const int64_t since = snap_->version() - snap_->segment().checkpoint_version;
+  if (snap_->version() > 0 && since >= interval) {
+    if (cfg_.dry_run) {
+      Plan("CHECKPOINT at version " + std::to_string(snap_->version()));
+    } else {
+      Op op = Begin("CHECKPOINT");
+      delta::CheckpointOptions co;
+      co.clock = svc_->clock_.get();
+      delta::CheckpointInfo info;
+      Status st = delta::WriteCheckpoint(*store_, *snap_, co, &info);
+      op.record.metrics.emplace_back("delta_version", std::to_string(snap_->version()));
+      if (st.ok()) op.record.metrics.emplace_back("num_actions", std::to_string(info.num_actions));
+      Finish(&op, st, 0);
+    }
+  }
+  // Expired log cleanup.
+  if (!cfg_.dry_run && delta::GetEnableExpiredLogCleanup(conf).ValueOr(true)) {
+    SILT_ASSIGN_OR_RETURN(snap_, Latest());
+    Op op = Begin("LOG_CLEANUP");
+    delta::LogCleanupOptions lo;
+    lo.truncation = delta::CutoffTruncation::kDay;
+    Result<delta::LogCleanupResult> r =
+        delta::CleanupExpiredLogs(*store_, *snap_, *svc_->clock_, lo);
+    if (!r.ok()) {
+      Finish(&op, r.status(), 0);
+    } else if (r->commits_deleted + r->checkpoints_deleted > 0) {
+      op.record.metrics.emplace_back(
+          "num_deleted_log_files",
+          std::to_string(r->commits_deleted + r->checkpoints_deleted + r->checksums_deleted));
+      Finish(&op, Status::OK(), 0);
+    }
+  }
+  return Status::OK();
+}
+
+Status MaintenanceService::TableRun::Run() {
+  now_ = svc_->clock_->NowMillis();
+  Result<std::shared_ptr<ObjectStore>> store = cfg_.open_store
+                                                   ? cfg_.open_store(table_.location)
+                                                   : OpenObjectStore(table_.location, svc_->clock_);
+  if (!store.ok()) {
+    Skip("cannot open: " + store.status().ToString());
+    return Status::OK();
+  }
+  store_ = *store;
+  Result<std::shared_ptr<const delta::Snapshot>> snap = Latest();
+  if (!snap.ok()) {
+    Skip("not a readable Delta table: " + snap.status().ToString());
+    return Status::OK();
+  }
+  snap_ = *snap;
+  table_id_ = snap_->metadata().id;
+  const delta::StringMap conf = snap_->metadata().configuration;  // a copy: snap_ is reloaded below
+  Result<bool> enabled = delta::GetBoolProperty(conf, kPropMaintenanceEnabled, true);
+  if (!enabled.ok() || !*enabled) {
+    Skip(std::string(kPropMaintenanceEnabled) + " = false");
+    return Status::OK();
+  }
+  max_retries_ = cfg_.max_retries;
+  if (auto v = snap_->property(kPropMaxRetries)) {
+    try {
+      max_retries_ = std::max(0, std::stoi(*v));
+    } catch (...) {
+    }
+  }
+  SILT_ASSIGN_OR_RETURN(retention_ms_, delta::GetDeletedFileRetentionMillis(conf));
+  if (auto v = snap_->property(kPropMaxDelayPerStep)) {
+    Result<int64_t> ms = delta::ParseIntervalMillis(*v);
+    if (ms.ok()) max_delay_ms_ = *ms;
+  }
+
+  std::optional<Lease>& lease = lease_;
+  if (!cfg_.dry_run) {
+    SILT_ASSIGN_OR_RETURN(lease, svc_->leases_->TryAcquire(*store_));
+    if (!lease) {
+      Skip("leased by another maintenance process");
+      return Status::OK();
+    }
+  }
+  Status st = [&]() -> Status {
+    SILT_ASSIGN_OR_RETURN(state_, LoadState(*store_));
+    saved_state_ = state_;
+    SILT_RETURN_NOT_OK(Recover(*snap_));
+    SILT_RETURN_NOT_OK(SaveStateIfChanged());
+    SILT_RETURN_NOT_OK(TtlJobs());
+    SILT_RETURN_NOT_OK(SaveStateIfChanged());
+    if (cfg_.routine_jobs) {
+      SILT_ASSIGN_OR_RETURN(bool held, LeaseHeld());
+      if (!held) return Status::OK();
+      SILT_RETURN_NOT_OK(RoutineJobs());
+    }
+    return Status::OK();
+  }();
+  if (lease) {
+    Status released = svc_->leases_->Release(*store_, *lease);
+    if (st.ok()) st = released;
+  }
+  if (!st.ok()) {
+    // A storage or state error outside a recorded step: one FAILED row says so.
+    Op op = Begin("MAINTENANCE");
+    Finish(&op, st, 0);
+  }
+  return Status::OK();
+}
+
+MaintenanceService::MaintenanceService(std::string warehouse, std::shared_ptr<Clock> clock,
+                                       MaintenanceConfig config)
+    : warehouse_(std::move(warehouse)), clock_(std::move(clock)), config_(std::move(config)) {
+  if (config_.owner_id.empty()) config_.owner_id = delta::Uuid::Random().ToString();
+  leases_ = std::make_unique<LeaseManager>(clock_, config_.owner_id, config_.lease_duration_ms);
+}
+
+Result<std::vector<MaintainedTable>> MaintenanceService::WarehouseTables() const {
+  SILT_ASSIGN_OR_RETURN(std::shared_ptr<planner::Catalog> catalog,
+                        planner::Catalog::Open(warehouse_, clock_));
+  std::vector<MaintainedTable> out;
+  for (const std::string& schema : catalog->ListSchemas()) {
+    SILT_ASSIGN_OR_RETURN(std::vector<std::string> names, catalog->ListTables(schema));
+    for (const std::string& name : names) {
+      Result<planner::TableEntry> e = catalog->GetTable(schema, name);
+      if (!e.ok() || e->format != "delta") continue;
+      out.push_back(MaintainedTable{e->location, "spark_catalog", schema, name});
+    }
+  }
+  return out;
+}
+
+Result<PassReport> MaintenanceService::RunPass(std::vector<MaintainedTable> tables) {
+  std::sort(tables.begin(), tables.end(), [](const MaintainedTable& a, const MaintainedTable& b) {
+    return a.location < b.location;
+  });
+  PassReport report;
+  std::shared_ptr<ObjectStore> history_store;
+  if (!warehouse_.empty() && !config_.dry_run) {
+    SILT_ASSIGN_OR_RETURN(history_store, OpenHistoryStore(warehouse_, clock_));
+  }
+  for (const MaintainedTable& t : tables) {
+    if (config_.should_stop && config_.should_stop()) break;
+    ++report.tables;
+    TableRun run(this, t, &report);
+    SILT_RETURN_NOT_OK(run.Run());
+    if (history_store && !run.records().empty()) {
+      HistoryWriter writer(history_store, clock_, config_.history);
+      SILT_RETURN_NOT_OK(writer.Append(run.records()));
+    }
+    for (OperationRecord& r : run.records()) report.operations.push_back(std::move(r));
+  }
+  return report;
+}
+
+}  // namespace silt::maintenance

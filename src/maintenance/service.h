@@ -1,0 +1,140 @@
+// The maintenance service core (issue #21; spec A.6 of ../shared/specs/ttl-dfp-streaming.md): one
+// pass over a set of Delta tables runs, per table, the Auto-TTL cycle DELETE → PURGE → VACUUM and
+// the routine jobs a user expects from predictive optimization (compaction, checkpoint, expired
+// log cleanup), and records every operation in the operations-history table. The same core
+// serves `silt maintain --once` and the daemon (`--interval`): only the lifecycle differs.
+//
+// Time comes only from the injected Clock, captured once per table; waits (retry backoff) go
+// through MaintenanceConfig::wait. Tables are visited in a deterministic order (by location).
+//
+// Per table, in order:
+//  1. skip unless a Delta table; skip when the table property silt.maintenance.enabled = false
+//     (the analogue of predictive optimization being off: nothing runs, TTL included);
+//  2. take the table's lease (maintenance/lease.h) — skip when another process holds it;
+//  3. load the TTL state (maintenance/state.h) and repair it from history: a maintenance commit
+//     newer than the state (a crash between commit and state update) is adopted, never redone;
+//  4. TTL, when the table has a policy (delta/auto_ttl.h) or a cycle is in progress:
+//     IDLE       → DELETE when the stats pre-check finds something expired (maintenance/expiry.h);
+//                  then PURGE_DUE (the DELETE wrote deletion vectors) or VACUUM_DUE;
+//     PURGE_DUE  → REORG … APPLY (PURGE) limited to the files the DELETE gave deletion vectors
+//                  (one tick later at most: due at once), then VACUUM_DUE;
+//     VACUUM_DUE → when now >= vacuum_due_ms = (time of the cycle's last commit) + the table's
+//                  delta.deletedFileRetentionDuration (never shorter, so never before
+//                  deleteCommitTime + retention): VACUUM LITE, FULL on DELTA_CANNOT_VACUUM_LITE,
+//                  with the retention check on; then IDLE.
+//     A new DELETE starts only from IDLE; removing the policy cancels a pending DELETE but lets
+//     a started PURGE / VACUUM finish.
+//  5. routine jobs (MaintenanceConfig::routine_jobs): OPTIMIZE (compaction) when the table has at
+//     least optimize_min_small_files files smaller than optimize_small_file_bytes, or its
+//     deleted-row ratio (rows hidden by deletion vectors / all rows) exceeds
+//     optimize_deleted_rows_ratio; a checkpoint when checkpointInterval commits passed since the
+//     last one; expired log cleanup (delta.logRetentionDuration) when enabled.
+//  6. release the lease and append the operations to the history table.
+// Every commit is an ordinary one tagged as maintenance: commitInfo.userName = config.principal,
+// userMetadata = {"trigger":"autottl"|"maintenance","runId":…}.
+//
+// Conflicts: a user commit always wins (the maintenance commit is the one that fails); the step is
+// retried on a fresh snapshot up to max_retries times (table property silt.maintenance.maxRetries
+// overrides the config), waiting retry_backoff_ms * 2^attempt between attempts, then recorded as
+// FAILED (error_class and retries in its metrics); the next pass retries it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "common/thread_pool.h"
+#include "io/object_store.h"
+#include "maintenance/history_writer.h"
+#include "maintenance/lease.h"
+
+namespace silt::maintenance {
+
+// Table properties read by the service.
+inline constexpr char kPropMaintenanceEnabled[] = "silt.maintenance.enabled";
+inline constexpr char kPropMaxRetries[] = "silt.maintenance.maxRetries";
+inline constexpr char kPropOptimizeSmallFileBytes[] = "silt.maintenance.optimize.smallFileSize";
+inline constexpr char kPropOptimizeMinSmallFiles[] = "silt.maintenance.optimize.minSmallFiles";
+inline constexpr char kPropOptimizeDeletedRowsRatio[] =
+    "silt.maintenance.optimize.deletedRowsRatio";
+// An interval ("interval 3 days", the default): a PURGE / VACUUM that runs later than this after
+// it became due logs an ALERT line (step_delay_ms is in its history metrics either way).
+inline constexpr char kPropMaxDelayPerStep[] = "silt.autottl.maxDelayPerStep";
+
+inline constexpr char kTriggerAutoTtl[] = "autottl";
+inline constexpr char kTriggerMaintenance[] = "maintenance";
+
+struct MaintenanceConfig {
+  // commitInfo.userName of maintenance commits.
+  std::string principal = "silt-maintenance";
+  // This process's id for leases; empty: a random UUID.
+  std::string owner_id;
+  int64_t lease_duration_ms = 3600LL * 1000;
+  int max_retries = 3;              // silt.maintenance.maxRetries
+  int64_t retry_backoff_ms = 1000;  // first backoff; doubled per retry
+  // Plan only: no commit, no state or lease written; PassReport::planned says what would run.
+  bool dry_run = false;
+  bool routine_jobs = true;
+  int64_t optimize_small_file_bytes = 32LL << 20;
+  int64_t optimize_min_small_files = 10;
+  double optimize_deleted_rows_ratio = 0.05;
+  // Waits `ms` between retries (daemon: sleeps; tests: advance a ManualClock). Null: no wait.
+  std::function<void(int64_t ms)> wait;
+  // One line per operation (and per skipped table); null: none.
+  std::function<void(const std::string&)> log;
+  HistoryWriterOptions history;
+  // Asked before each table: true ends the pass early (the daemon's SIGTERM). Null: never.
+  std::function<bool()> should_stop;
+  // Opens a table's store from its location (tests wrap it to inject faults and concurrent
+  // commits); null: OpenObjectStore (io/object_store_factory.h).
+  std::function<Result<std::shared_ptr<ObjectStore>>(const std::string& location)> open_store;
+  ThreadPool* pool = nullptr;  // for scans and rewrites; null: the calling thread
+};
+
+// A table the service maintains.
+struct MaintainedTable {
+  std::string location;      // the table root (local path or URI)
+  std::string catalog_name;  // "spark_catalog" for warehouse tables, "" for path tables
+  std::string schema_name;   // "" for path tables
+  std::string table_name;    // the name, or the location of a path table
+  // What history and log lines call it: schema.name, or the location.
+  std::string DisplayName() const;
+};
+
+struct PassReport {
+  std::vector<OperationRecord> operations;  // as appended to the history table
+  std::vector<std::string> skipped;         // "<table>: <reason>"
+  std::vector<std::string> planned;         // dry run: "<table>: <operation> <details>"
+  int64_t tables = 0;
+};
+
+class MaintenanceService {
+ public:
+  // `warehouse`: where the history table lives (and, for WarehouseTables, the catalog); may be
+  // empty when only path tables are maintained and no history is wanted (then none is written).
+  MaintenanceService(std::string warehouse, std::shared_ptr<Clock> clock, MaintenanceConfig config);
+
+  // The Delta tables registered in (or found under) the warehouse's catalog, every schema.
+  Result<std::vector<MaintainedTable>> WarehouseTables() const;
+
+  // One pass over `tables` (sorted by location first). Per-table failures are recorded (FAILED
+  // rows, log lines) and do not stop the pass; an error is returned only when the history
+  // table cannot be written.
+  Result<PassReport> RunPass(std::vector<MaintainedTable> tables);
+
+  const MaintenanceConfig& config() const { return config_; }
+
+ private:
+  class TableRun;
+  std::string warehouse_;
+  std::shared_ptr<Clock> clock_;
+  MaintenanceConfig config_;
+  std::unique_ptr<LeaseManager> leases_;
+};
+
+}  // namespace silt::maintenance

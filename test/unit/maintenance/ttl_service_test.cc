@@ -1,0 +1,592 @@
+// The maintenance service's Auto-TTL cycle (spec A.5, A.6, A.9 T-13..T-26, T-31, T-32) on a
+// warehouse in memory with a ManualClock: DELETE → PURGE → VACUUM as tagged commits, the state
+// machine beside the table, crash recovery from history, conflicts, failures and the history
+// table.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "delta/snapshot.h"
+#include "maintenance/expiry.h"
+#include "maintenance/state.h"
+#include "ops/vacuum.h"
+#include "parquet/reader.h"
+#include "support/fault_injecting_object_store.h"
+#include "unit/maintenance/maintenance_test_util.h"
+
+namespace silt::maintenance {
+namespace {
+
+using testing::kDayMs;
+using testing::kNow;
+using testing::Metric;
+using testing::OpTypes;
+
+class TtlServiceTest : public testing::MaintenanceFixture {
+ protected:
+  // (id INT, ts TIMESTAMP) with DVs on or off, TTL n days on ts, one file per INSERT.
+  void CreateTtlTable(const std::string& name, int days, bool dvs,
+                      const std::string& type = "TIMESTAMP") {
+    Sql("CREATE TABLE " + name + " (id INT, ts " + type + ") USING DELTA TBLPROPERTIES (" +
+        "'delta.enableDeletionVectors' = '" + (dvs ? "true" : "false") +
+        "', 'autottl.expireInDays' = '" + std::to_string(days) +
+        "', 'autottl.timestampColumn' = 'ts')");
+  }
+  // The timestamp literal of kNow + offset (ms) in UTC.
+  static std::string Ts(int64_t offset_ms) {
+    int64_t ms = kNow + offset_ms;
+    time_t secs = static_cast<time_t>(ms / 1000);
+    struct tm tm {};
+    gmtime_r(&secs, &tm);
+    char buf[64];
+    strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+    return buf;
+  }
+  std::vector<std::string> Ids(const std::string& table) {
+    return Rows("SELECT id FROM " + table + " ORDER BY id");
+  }
+};
+
+TEST_F(TtlServiceTest, T13BoundaryIsInclusive) {
+  CreateTtlTable("t", 30, /*dvs=*/false);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-31 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (2, TIMESTAMP '" + Ts(-30 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (3, TIMESTAMP '" + Ts(-29 * kDayMs) + "')");
+  PassReport r = Pass();
+  EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"DELETE:SUCCESSFUL"}));
+  EXPECT_EQ(Ids("t"), (std::vector<std::string>{"3"}));
+  ASSERT_EQ(r.operations.size(), 1u);
+  EXPECT_EQ(Metric(r.operations[0], "num_deleted_rows"), "2");
+  EXPECT_EQ(Metric(r.operations[0], "cutoff"), "TIMESTAMP '2025-12-02 00:00:00Z'");
+}
+
+TEST_F(TtlServiceTest, T14DateColumnUsesTheUtcDate) {
+  clock_->SetMillis(1741608000000);  // 2025-03-10T12:00:00Z
+  CreateTtlTable("t", 1, /*dvs=*/true, "DATE");
+  Sql("INSERT INTO t VALUES (1, DATE '2025-03-08'), (2, DATE '2025-03-09'), (3, DATE "
+      "'2025-03-10'), (4, NULL)");
+  PassReport r = Pass();
+  EXPECT_EQ(Ids("t"), (std::vector<std::string>{"3", "4"}));
+  ASSERT_FALSE(r.operations.empty());
+  EXPECT_EQ(Metric(r.operations[0], "cutoff"), "DATE '2025-03-09'");
+}
+
+TEST_F(TtlServiceTest, T15TimestampNtzIsUtcWhateverTheTimeZone) {
+  for (const char* tz : {"America/Los_Angeles", "Asia/Tokyo"}) {
+    const std::string name = std::string("t_") + (tz[0] == 'A' && tz[1] == 'm' ? "la" : "tokyo");
+    CreateTtlTable(name, 31, /*dvs=*/true, "TIMESTAMP_NTZ");
+    Sql("INSERT INTO " + name +
+        " VALUES (1, TIMESTAMP_NTZ '2025-11-30 23:59:59'), (2, TIMESTAMP_NTZ '2025-12-01 "
+        "00:00:00'), "
+        "(3, TIMESTAMP_NTZ '2025-12-01 00:00:01')");
+    const char* old = getenv("TZ");
+    std::string saved = old ? old : "";
+    setenv("TZ", tz, 1);
+    tzset();
+    Sql("SET spark.sql.session.timeZone = " + std::string(tz));
+    Pass();
+    if (old) {
+      setenv("TZ", saved.c_str(), 1);
+    } else {
+      unsetenv("TZ");
+    }
+    tzset();
+    Sql("SET spark.sql.session.timeZone = UTC");
+    EXPECT_EQ(Ids(name), (std::vector<std::string>{"3"})) << tz;
+  }
+}
+
+TEST_F(TtlServiceTest, T16NullAndFutureValuesNeverExpire) {
+  CreateTtlTable("t", 0, /*dvs=*/true);
+  Sql("INSERT INTO t VALUES (1, NULL), (2, TIMESTAMP '2999-01-01 00:00:00'), (3, TIMESTAMP '" +
+      Ts(0) + "')");
+  Pass();
+  // n = 0 (T-4): the row at exactly now expires at once.
+  EXPECT_EQ(Ids("t"), (std::vector<std::string>{"1", "2"}));
+  clock_->AdvanceMillis(365 * kDayMs);
+  Pass();
+  EXPECT_EQ(Ids("t"), (std::vector<std::string>{"1", "2"}));
+}
+
+TEST_F(TtlServiceTest, T17PartitionAlignedExpiryRemovesWholeFiles) {
+  Sql("CREATE TABLE p (id INT, d DATE) USING DELTA PARTITIONED BY (d) TBLPROPERTIES ("
+      "'delta.enableDeletionVectors' = 'true', 'autottl.expireInDays' = '10', "
+      "'autottl.timestampColumn' = 'd')");
+  Sql("INSERT INTO p VALUES (1, DATE '2025-12-01'), (2, DATE '2025-12-01'), (3, DATE "
+      "'2025-12-21'), "
+      "(4, DATE '2025-12-22'), (5, DATE '2025-12-31')");
+  PassReport r = Pass();
+  // Cutoff 2025-12-22: three partitions go whole, no file is rewritten, no DV written.
+  EXPECT_EQ(Ids("p"), (std::vector<std::string>{"5"}));
+  ASSERT_EQ(OpTypes(r), (std::vector<std::string>{"DELETE:SUCCESSFUL"}));  // no PURGE: no DVs
+  EXPECT_EQ(Metric(r.operations[0], "num_removed_files"), "3");
+  EXPECT_EQ(Metric(r.operations[0], "num_added_files"), "0");
+  EXPECT_EQ(Metric(r.operations[0], "num_copied_rows"), "0");
+  EXPECT_EQ(Metric(r.operations[0], "num_dvs_added"), "0");
+  auto snap = delta::Snapshot::Load(TableStore("p"));
+  ASSERT_TRUE(snap.ok());
+  for (const auto& f : (*snap)->files()) EXPECT_FALSE(f.deletion_vector.has_value());
+}
+
+TEST_F(TtlServiceTest, T18DvTableRunsDeletePurgeVacuum) {
+  CreateTtlTable("t", 30, /*dvs=*/true);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  Sql("INSERT INTO t VALUES (3, TIMESTAMP '" + Ts(-2 * kDayMs) +
+      "')");  // a file without expired rows
+  PassReport r = Pass();
+  EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"DELETE:SUCCESSFUL", "PURGE:SUCCESSFUL"}));
+  ASSERT_EQ(r.operations.size(), 2u);
+  EXPECT_EQ(Metric(r.operations[0], "num_dvs_added"), "1");
+  EXPECT_EQ(Metric(r.operations[1], "num_purged_files"), "1");  // exactly the DV'd file
+  EXPECT_EQ(Operations("t"),
+            (std::vector<std::string>{"CREATE TABLE", "WRITE", "WRITE", "DELETE", "REORG"}));
+  auto snap = delta::Snapshot::Load(TableStore("t"));
+  ASSERT_TRUE(snap.ok());
+  for (const auto& f : (*snap)->files()) EXPECT_FALSE(f.deletion_vector.has_value());
+  // The REORG commit changes no data.
+  auto params = HistoryColumn("t", "operationParameters");
+  EXPECT_NE(params.back().find("applyPurge"), std::string::npos) << params.back();
+  EXPECT_EQ(Ids("t"), (std::vector<std::string>{"2", "3"}));
+  // VACUUM only after the retention (7 days).
+  clock_->AdvanceMillis(6 * kDayMs);
+  EXPECT_TRUE(Pass().operations.empty());
+  clock_->AdvanceMillis(kDayMs + 1000);
+  r = Pass();
+  EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
+  EXPECT_EQ(Operations("t"), (std::vector<std::string>{"CREATE TABLE", "WRITE", "WRITE", "DELETE",
+                                                       "REORG", "VACUUM START", "VACUUM END"}));
+  EXPECT_EQ(Metric(r.operations[0], "num_vacuumed_files"), "2");  // the purged file and its DV
+  EXPECT_EQ(Metric(r.operations[0], "step_delay_ms"), "1000");    // due at purge time + 7 days
+}
+
+TEST_F(TtlServiceTest, AStepLaterThanMaxDelayPerStepLogsAnAlert) {
+  CreateTtlTable("t", 30, /*dvs=*/false);
+  Sql("ALTER TABLE t SET TBLPROPERTIES ('silt.autottl.maxDelayPerStep' = 'interval 1 days')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-25 * kDayMs) + "')");
+  Pass();
+  clock_->AdvanceMillis(8 * kDayMs);  // due after 7 days: 1 day late, not more; row 2 expires
+  PassReport r = Pass();
+  ASSERT_FALSE(r.operations.empty());
+  EXPECT_EQ(Metric(r.operations[0], "step_delay_ms"), std::to_string(kDayMs));
+  for (const std::string& line : log_) EXPECT_EQ(line.find("ALERT"), std::string::npos) << line;
+  // The next cycle's VACUUM runs 3 days late.
+  clock_->AdvanceMillis(10 * kDayMs);
+  r = Pass();
+  ASSERT_FALSE(r.operations.empty());
+  EXPECT_EQ(r.operations[0].operation_type, "VACUUM");
+  EXPECT_EQ(Metric(r.operations[0], "step_delay_ms"), std::to_string(3 * kDayMs));
+  bool alerted = false;
+  for (const std::string& line : log_) alerted |= line.find("ALERT VACUUM") != std::string::npos;
+  EXPECT_TRUE(alerted);
+}
+
+TEST_F(TtlServiceTest, T19DvDisabledSkipsPurge) {
+  CreateTtlTable("t", 30, /*dvs=*/false);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  PassReport r = Pass();
+  EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"DELETE:SUCCESSFUL"}));
+  EXPECT_EQ(Metric(r.operations[0], "num_copied_rows"), "1");  // copy-on-write
+  clock_->AdvanceMillis(8 * kDayMs);
+  r = Pass();
+  EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
+  EXPECT_EQ(Operations("t"), (std::vector<std::string>{"CREATE TABLE", "WRITE", "DELETE",
+                                                       "VACUUM START", "VACUUM END"}));
+}
+
+TEST_F(TtlServiceTest, T20VacuumWaitsForRetentionThenTimeTravelFails) {
+  CreateTtlTable("t", 30, /*dvs=*/false);
+  Sql("ALTER TABLE t SET TBLPROPERTIES ('delta.deletedFileRetentionDuration' = 'interval 7 days')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  Pass();  // DELETE at version 3
+  EXPECT_EQ(Count("SELECT count(*) FROM t VERSION AS OF 2"), 2);
+  clock_->AdvanceMillis(7 * kDayMs - 1);
+  EXPECT_TRUE(Pass().operations.empty());
+  EXPECT_EQ(Count("SELECT count(*) FROM t VERSION AS OF 2"), 2);
+  clock_->AdvanceMillis(1001);
+  EXPECT_EQ(OpTypes(Pass()), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
+  auto r = con_->Query("SELECT count(*) FROM t VERSION AS OF 2");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("FILE"), std::string::npos) << r.status().ToString();
+}
+
+TEST_F(TtlServiceTest, T21TwoPassesAtOneInstantDeleteOnce) {
+  CreateTtlTable("t", 30, /*dvs=*/true);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  Pass();
+  EXPECT_TRUE(Pass().operations.empty());
+  auto ops = Operations("t");
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "DELETE"), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "REORG"), 1);
+}
+
+TEST_F(TtlServiceTest, T22DisabledTableIsLeftAloneUntilReenabled) {
+  CreateTtlTable("t", 30, /*dvs=*/true);
+  Sql("ALTER TABLE t SET TBLPROPERTIES ('silt.maintenance.enabled' = 'false')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  PassReport r = Pass();
+  EXPECT_TRUE(r.operations.empty());
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_NE(r.skipped[0].find("silt.maintenance.enabled"), std::string::npos);
+  EXPECT_EQ(Ids("t"), (std::vector<std::string>{"1", "2"}));
+  Sql("ALTER TABLE t SET TBLPROPERTIES ('silt.maintenance.enabled' = 'true')");
+  Pass();
+  EXPECT_EQ(Ids("t"), (std::vector<std::string>{"2"}));
+}
+
+TEST_F(TtlServiceTest, T23UserCommitWinsAndTheJobRetries) {
+  CreateTtlTable("t", 30, /*dvs=*/true);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) +
+      "'), "
+      "(3, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  MaintenanceConfig c = Config();
+  bool user_ok = false;
+  c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
+    SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
+    // Just before the TTL DELETE commits, a user DELETE on the same file commits first.
+    return std::shared_ptr<ObjectStore>(std::make_shared<testing::InterceptingStore>(inner, [&] {
+      auto r = con_->Query("DELETE FROM t WHERE id = 3");
+      user_ok = r.ok();
+      EXPECT_TRUE(r.ok()) << r.status().ToString();
+    }));
+  };
+  PassReport r = Pass(c);
+  EXPECT_TRUE(user_ok);
+  ASSERT_FALSE(r.operations.empty());
+  EXPECT_EQ(r.operations[0].operation_type, "DELETE");
+  EXPECT_EQ(r.operations[0].operation_status, kStatusSuccessful);
+  EXPECT_EQ(Metric(r.operations[0], "retries"), "1");
+  EXPECT_EQ(Ids("t"), (std::vector<std::string>{"2"}));
+  auto ops = Operations("t");
+  ASSERT_GE(ops.size(), 4u);
+  EXPECT_EQ(ops[2], "DELETE");  // the user's
+  EXPECT_EQ(HistoryColumn("t", "userName")[2], "NULL");
+  EXPECT_EQ(ops[3], "DELETE");  // the TTL's, after it
+  EXPECT_EQ(HistoryColumn("t", "userName")[3], "silt-maintenance");
+}
+
+TEST_F(TtlServiceTest, T23ConflictsBeyondMaxRetriesRecordFailed) {
+  CreateTtlTable("t", 30, /*dvs=*/true);
+  Sql("ALTER TABLE t SET TBLPROPERTIES ('silt.maintenance.maxRetries' = '0')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  MaintenanceConfig c = Config();
+  c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
+    SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
+    return std::shared_ptr<ObjectStore>(std::make_shared<testing::InterceptingStore>(
+        inner, [&] { EXPECT_TRUE(con_->Query("DELETE FROM t WHERE id = 2").ok()); }));
+  };
+  PassReport r = Pass(c);
+  ASSERT_EQ(r.operations.size(), 1u);
+  EXPECT_EQ(r.operations[0].operation_status, kStatusFailed);
+  EXPECT_EQ(Metric(r.operations[0], "error_class").rfind("DELTA_CONCURRENT", 0), 0u)
+      << Metric(r.operations[0], "error_class");
+  EXPECT_EQ(Count("SELECT count(*) FROM t"), 1);  // the user's delete stands
+  // The next pass (after the backoff) deletes the expired row.
+  clock_->AdvanceMillis(60 * 1000);
+  r = Pass();
+  // Every row of the file is deleted now: a plain remove, no DV, so no PURGE.
+  EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"DELETE:SUCCESSFUL"}));
+  EXPECT_EQ(Count("SELECT count(*) FROM t"), 0);
+}
+
+TEST_F(TtlServiceTest, T24CrashAfterDeleteCommitResumesWithoutRedeleting) {
+  CreateTtlTable("t", 30, /*dvs=*/true);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  MaintenanceConfig c = Config();
+  std::shared_ptr<FaultInjectingObjectStore> faulty;
+  c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
+    SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
+    faulty = std::make_shared<FaultInjectingObjectStore>(inner);
+    // The first save (the state's bookkeeping before the DELETE) passes; the process dies
+    // before it records the DELETE.
+    FaultRule crash = FaultRule::FailAfter(1, ObjectOp::kPut);
+    crash.key_contains = "state.json";
+    faulty->AddRule(crash);
+    return std::shared_ptr<ObjectStore>(faulty);
+  };
+  PassReport r = Pass(c);
+  ASSERT_FALSE(r.operations.empty());
+  EXPECT_EQ(r.operations[0].operation_type, "DELETE");
+  EXPECT_EQ(Operations("t").back(), "DELETE");
+  auto state = LoadState(*TableStore("t"));
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state->phase, TtlPhase::kIdle);  // never saved
+  // Restart: the tagged DELETE is found in history; the cycle goes on with PURGE.
+  r = Pass();
+  EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"PURGE:SUCCESSFUL"}));
+  auto ops = Operations("t");
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "DELETE"), 1);
+  EXPECT_EQ(ops.back(), "REORG");
+  state = LoadState(*TableStore("t"));
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state->phase, TtlPhase::kVacuumDue);
+}
+
+TEST_F(TtlServiceTest, T24CrashAfterPurgeCommitResumesWithVacuum) {
+  CreateTtlTable("t", 30, /*dvs=*/true);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  MaintenanceConfig c = Config();
+  c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
+    SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
+    auto faulty = std::make_shared<FaultInjectingObjectStore>(inner);
+    FaultRule crash = FaultRule::FailAfter(2, ObjectOp::kPut);  // bookkeeping and DELETE saves pass
+    crash.key_contains = "state.json";
+    faulty->AddRule(crash);
+    return std::shared_ptr<ObjectStore>(faulty);
+  };
+  Pass(c);
+  EXPECT_EQ(Operations("t").back(), "REORG");
+  clock_->AdvanceMillis(8 * kDayMs);
+  PassReport r = Pass();
+  EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
+  auto ops = Operations("t");
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "REORG"), 1);
+  EXPECT_EQ(ops.back(), "VACUUM END");
+}
+
+TEST_F(TtlServiceTest, T24CrashAfterVacuumCommitEndsTheCycle) {
+  CreateTtlTable("t", 30, /*dvs=*/false);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  Pass();  // DELETE
+  clock_->AdvanceMillis(8 * kDayMs);
+  MaintenanceConfig c = Config();
+  c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
+    SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
+    auto faulty = std::make_shared<FaultInjectingObjectStore>(inner);
+    FaultRule crash = FaultRule::FailAll(ObjectOp::kPut);  // dies before recording the VACUUM
+    crash.key_contains = "state.json";
+    faulty->AddRule(crash);
+    return std::shared_ptr<ObjectStore>(faulty);
+  };
+  PassReport r = Pass(c);
+  ASSERT_FALSE(r.operations.empty());
+  EXPECT_EQ(r.operations[0].operation_type, "VACUUM");
+  auto state = LoadState(*TableStore("t"));
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state->phase, TtlPhase::kVacuumDue);
+  // Restart: the tagged VACUUM END closes the cycle; no second VACUUM.
+  EXPECT_TRUE(Pass().operations.empty());
+  state = LoadState(*TableStore("t"));
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state->phase, TtlPhase::kIdle);
+  auto ops = Operations("t");
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "VACUUM END"), 1);
+}
+
+TEST_F(TtlServiceTest, T25HistoryTableAfterAFullCycle) {
+  CreateTtlTable("t", 30, /*dvs=*/true);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  Pass();
+  clock_->AdvanceMillis(8 * kDayMs);
+  Pass();
+  auto rows = Rows(
+      "SELECT operation_type, operation_status, catalog_name, schema_name, table_name, "
+      "start_time <= end_time, length(table_id) > 0, length(operation_id), usage_unit, "
+      "usage_quantity >= 0 FROM " +
+      HistoryTable() + " ORDER BY start_time, operation_type");
+  EXPECT_EQ(rows, (std::vector<std::string>{
+                      "DELETE|SUCCESSFUL|spark_catalog|default|t|true|true|36|CPU_SECONDS|true",
+                      "PURGE|SUCCESSFUL|spark_catalog|default|t|true|true|36|CPU_SECONDS|true",
+                      "VACUUM|SUCCESSFUL|spark_catalog|default|t|true|true|36|CPU_SECONDS|true"}));
+  auto metrics =
+      Rows("SELECT operation_metrics['cutoff'], operation_metrics['num_deleted_rows'] FROM " +
+           HistoryTable() + " WHERE operation_type = 'DELETE'");
+  EXPECT_EQ(metrics, (std::vector<std::string>{"TIMESTAMP '2025-12-02 00:00:00Z'|1"}));
+}
+
+TEST_F(TtlServiceTest, T26StorageFailureIsRecordedAndRetried) {
+  CreateTtlTable("t", 30, /*dvs=*/true);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  MaintenanceConfig c = Config();
+  c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
+    SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
+    auto faulty = std::make_shared<FaultInjectingObjectStore>(inner);
+    FaultRule fail = FaultRule::FailAll(ObjectOp::kPutIfAbsent);
+    fail.key_contains = "_delta_log/";
+    faulty->AddRule(fail);
+    return std::shared_ptr<ObjectStore>(faulty);
+  };
+  PassReport r = Pass(c);
+  ASSERT_EQ(r.operations.size(), 1u);
+  EXPECT_EQ(r.operations[0].operation_status, "FAILED: INTERNAL_ERROR");
+  EXPECT_EQ(Metric(r.operations[0], "error_class"), kErrorInjectedFault);
+  EXPECT_EQ(Rows("SELECT operation_type, operation_status, operation_metrics['error_class'] FROM " +
+                 HistoryTable()),
+            (std::vector<std::string>{"DELETE|FAILED: INTERNAL_ERROR|SILT_INJECTED_FAULT"}));
+  EXPECT_EQ(Count("SELECT count(*) FROM t"), 2);
+  // Inside the backoff nothing runs; after it the DELETE is retried and succeeds.
+  EXPECT_TRUE(Pass().operations.empty());
+  clock_->AdvanceMillis(10 * 1000);
+  r = Pass();
+  EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"DELETE:SUCCESSFUL", "PURGE:SUCCESSFUL"}));
+  EXPECT_EQ(Count("SELECT count(*) FROM t"), 1);
+}
+
+TEST_F(TtlServiceTest, T31HistoryCarriesTheMaintenanceUserAndTheCutoffLiteral) {
+  CreateTtlTable("t", 30, /*dvs=*/true);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  Pass();
+  auto users = HistoryColumn("t", "userName");
+  auto meta = HistoryColumn("t", "userMetadata");
+  auto params = HistoryColumn("t", "operationParameters");
+  ASSERT_EQ(users.size(), 4u);  // CREATE, WRITE, DELETE, REORG
+  for (size_t v : {2u, 3u}) {
+    EXPECT_EQ(users[v], "silt-maintenance");
+    auto tag = ParseCommitTag(meta[v]);
+    ASSERT_TRUE(tag.has_value()) << meta[v];
+    EXPECT_EQ(tag->trigger, "autottl");
+    EXPECT_EQ(tag->run_id.size(), 36u);
+  }
+  EXPECT_EQ(ParseCommitTag(meta[2])->run_id, ParseCommitTag(meta[3])->run_id);  // one cycle
+  // The predicate literal is the cutoff of the clock: now - 30 days.
+  EXPECT_NE(params[2].find("(ts <= TIMESTAMP '2025-12-02 00:00:00Z')"), std::string::npos)
+      << params[2];
+}
+
+TEST_F(TtlServiceTest, T32ReplaceWithoutPolicyStopsScheduling) {
+  CreateTtlTable("t", 30, /*dvs=*/true);
+  Sql("CREATE OR REPLACE TABLE t (id INT, ts TIMESTAMP) USING DELTA");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "')");
+  EXPECT_TRUE(Pass().operations.empty());
+  EXPECT_EQ(Ids("t"), (std::vector<std::string>{"1"}));
+}
+
+TEST_F(TtlServiceTest, DroppedPolicyLetsAStartedVacuumFinish) {
+  CreateTtlTable("t", 30, /*dvs=*/false);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  Pass();
+  Sql("ALTER TABLE t UNSET TBLPROPERTIES ('autottl.expireInDays', 'autottl.timestampColumn')");
+  clock_->AdvanceMillis(8 * kDayMs);
+  EXPECT_EQ(OpTypes(Pass()), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
+  clock_->AdvanceMillis(400 * kDayMs);
+  EXPECT_TRUE(Pass().operations.empty());
+  EXPECT_EQ(Ids("t"), (std::vector<std::string>{"2"}));
+}
+
+TEST_F(TtlServiceTest, VacuumNeverDeletesTheStateDirectory) {
+  EXPECT_TRUE(ops::IsHiddenName(kMaintenanceDir, {}, false));
+  CreateTtlTable("t", 30, /*dvs=*/true);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  Pass();
+  clock_->AdvanceMillis(30 * kDayMs);
+  Sql("SET spark.databricks.delta.retentionDurationCheck.enabled = false");
+  Sql("VACUUM t RETAIN 0 HOURS");
+  EXPECT_TRUE(TableStore("t")->Head(kStateKey).ok());
+  // The service's VACUUM (then a DELETE of the rows expired since) still finds its state.
+  PassReport r = Pass();
+  ASSERT_FALSE(r.operations.empty());
+  EXPECT_EQ(r.operations[0].operation_type, "VACUUM");
+  EXPECT_TRUE(TableStore("t")->Head(kStateKey).ok());
+}
+
+TEST_F(TtlServiceTest, DryRunPlansWithoutCommitting) {
+  CreateTtlTable("t", 30, /*dvs=*/true);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "')");
+  MaintenanceConfig c = Config();
+  c.dry_run = true;
+  PassReport r = Pass(c);
+  EXPECT_TRUE(r.operations.empty());
+  ASSERT_EQ(r.planned.size(), 1u);
+  EXPECT_NE(r.planned[0].find("DELETE WHERE (ts <= TIMESTAMP '2025-12-02 00:00:00Z')"),
+            std::string::npos)
+      << r.planned[0];
+  EXPECT_EQ(Operations("t").back(), "WRITE");
+  EXPECT_FALSE(TableStore("t")->Head(kStateKey).ok());
+}
+
+// The "Must show": rows over 400 days, TTL 365; after the pass that runs with the clock
+// past the retention no expired row is readable nor present in any data file, and the history
+// table shows DELETE, PURGE, VACUUM as SUCCESSFUL.
+TEST_F(TtlServiceTest, EndToEndRowsOver400DaysTtl365) {
+  CreateTtlTable("events", 365, /*dvs=*/true);
+  for (int chunk = 0; chunk < 4; ++chunk) {  // four files, each spanning 100 days
+    std::string values;
+    for (int d = chunk * 100; d < (chunk + 1) * 100; ++d) {
+      if (!values.empty()) values += ", ";
+      values += "(" + std::to_string(d) + ", TIMESTAMP '" +
+                Ts(-static_cast<int64_t>(d) * kDayMs - 3600 * 1000) + "')";
+    }
+    Sql("INSERT INTO events VALUES " + values);
+  }
+  const std::string cutoff = Ts(-365 * kDayMs);
+  ASSERT_EQ(Count("SELECT count(*) FROM events WHERE ts <= TIMESTAMP '" + cutoff + "'"), 35);
+  PassReport first = Pass();
+  EXPECT_EQ(OpTypes(first), (std::vector<std::string>{"DELETE:SUCCESSFUL", "PURGE:SUCCESSFUL"}));
+  clock_->AdvanceMillis(7 * kDayMs + 60 * 1000);  // past delta.deletedFileRetentionDuration
+  PassReport second = Pass();
+  ASSERT_FALSE(second.operations.empty());
+  EXPECT_EQ(second.operations[0].operation_type, "VACUUM");
+  EXPECT_EQ(second.operations[0].operation_status, kStatusSuccessful);
+
+  // Not readable: nothing at or before the first cutoff (nor the current one).
+  EXPECT_EQ(Count("SELECT count(*) FROM events WHERE ts <= TIMESTAMP '" + cutoff + "'"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM events WHERE ts <= TIMESTAMP '" +
+                  Ts(7 * kDayMs + 60000 - 365 * kDayMs) + "'"),
+            0);
+  EXPECT_EQ(Count("SELECT count(*) FROM events"), 358);
+  // Not present: read every Parquet file under the table root, live or not.
+  auto store = TableStore("events");
+  int64_t files = 0, rows = 0;
+  const int64_t cutoff_us = (kNow - 365 * kDayMs) * 1000;
+  ASSERT_TRUE(
+      store
+          ->ListRecursive(
+              "",
+              [&](const ObjectMeta& m) -> Status {
+                if (m.is_dir || m.key.size() < 8 ||
+                    m.key.compare(m.key.size() - 8, 8, ".parquet") != 0 ||
+                    m.key.rfind("_delta_log/", 0) == 0) {
+                  return Status::OK();
+                }
+                ++files;
+                SILT_ASSIGN_OR_RETURN(auto handle, store->OpenRead(m.key));
+                SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(handle));
+                std::shared_ptr<const parquet::ParquetFile> shared(std::move(pf));
+                parquet::ScanOptions so;
+                so.columns = {"ts"};
+                SILT_ASSIGN_OR_RETURN(auto scan, parquet::ParquetScanner::Make(shared, so));
+                DataChunk c;
+                while (true) {
+                  SILT_ASSIGN_OR_RETURN(bool more, scan->Next(&c));
+                  if (!more) break;
+                  for (size_t i = 0; i < c.size(); ++i) {
+                    ++rows;
+                    EXPECT_TRUE(c.columns[0].IsNull(i) || c.columns[0].Get<int64_t>(i) > cutoff_us)
+                        << m.key << " row " << i;
+                  }
+                }
+                return Status::OK();
+              })
+          .ok());
+  EXPECT_GT(files, 0);
+  EXPECT_GT(rows, 0);
+  // The history table.
+  // (The second pass also deleted and purged the rows that expired in the 7 days between.)
+  auto hist =
+      Rows("SELECT operation_type, operation_status, count(*) FROM " + HistoryTable() +
+           " WHERE operation_type IN ('DELETE', 'PURGE', 'VACUUM') GROUP BY 1, 2 ORDER BY 1, 2");
+  EXPECT_EQ(hist, (std::vector<std::string>{"DELETE|SUCCESSFUL|2", "PURGE|SUCCESSFUL|2",
+                                            "VACUUM|SUCCESSFUL|1"}));
+}
+
+}  // namespace
+}  // namespace silt::maintenance
