@@ -1,5 +1,7 @@
 #include "common/memory.h"
 
+#include "common/query_memory.h"
+
 #include <cstdio>
 #include <string>
 
@@ -76,6 +78,27 @@ Status MemoryReservation::Resize(int64_t bytes) {
     tracker_->Release(bytes_ - bytes);
   }
   bytes_ = bytes;
+  return Status::OK();
+}
+
+namespace {
+thread_local MemoryTracker* current_query_memory = nullptr;
+}  // namespace
+
+MemoryTracker* CurrentQueryMemory() { return current_query_memory; }
+
+ScopedQueryMemory::ScopedQueryMemory(MemoryTracker* tracker) : saved_(current_query_memory) {
+  current_query_memory = tracker;
+}
+
+ScopedQueryMemory::~ScopedQueryMemory() { current_query_memory = saved_; }
+
+Status CheckQueryMemory(int64_t bytes, std::string_view owner) {
+  MemoryTracker* t = current_query_memory;
+  if (!t || bytes <= 0) return Status::OK();
+  Status s = t->Reserve(bytes);
+  if (!s.ok()) return owner.empty() ? s : s.WithContext(std::string(owner));
+  t->Release(bytes);
   return Status::OK();
 }
 

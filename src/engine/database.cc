@@ -1,9 +1,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <new>
+#include <stdexcept>
 
 #include "commands/command.h"
 #include "common/allocator.h"
+#include "common/query_memory.h"
 #include "engine/engine.h"
 #include "exec/operator.h"
 #include "planner/binder.h"
@@ -60,13 +63,23 @@ Connection::Connection(Connection&&) noexcept = default;
 Connection& Connection::operator=(Connection&&) noexcept = default;
 
 Result<std::vector<std::unique_ptr<QueryResult>>> Connection::QueryAll(std::string_view sql) {
-  SILT_ASSIGN_OR_RETURN(std::vector<sql::StatementNode> stmts, sql::ParseScript(sql));
-  std::vector<std::unique_ptr<QueryResult>> out;
-  for (const auto& s : stmts) {
-    SILT_ASSIGN_OR_RETURN(std::unique_ptr<QueryResult> r, session_->Execute(*s));
-    out.push_back(std::move(r));
+  // An allocation the process cannot satisfy fails the statement instead of the process (the
+  // limits below it, silt.memory.limit and the value caps, normally fail first).
+  try {
+    SILT_ASSIGN_OR_RETURN(std::vector<sql::StatementNode> stmts, sql::ParseScript(sql));
+    std::vector<std::unique_ptr<QueryResult>> out;
+    for (const auto& s : stmts) {
+      SILT_ASSIGN_OR_RETURN(std::unique_ptr<QueryResult> r, session_->Execute(*s));
+      out.push_back(std::move(r));
+    }
+    return out;
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory("out of memory: an allocation failed (set silt.memory.limit to fail earlier)",
+                               "SILT_MEMORY_LIMIT_EXCEEDED");
+  } catch (const std::length_error&) {
+    return Status::OutOfMemory("out of memory: a value or buffer exceeds the largest size that can be allocated",
+                               "SILT_MEMORY_LIMIT_EXCEEDED");
   }
-  return out;
 }
 
 Result<std::unique_ptr<QueryResult>> Connection::Query(std::string_view sql) {
@@ -111,6 +124,8 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
 
   int64_t limit = config.GetBytes("silt.memory.limit", -1);
   auto memory = std::make_shared<MemoryTracker>("query", limit, db->memory);
+  // Scalar functions check the values they build against the same limit (common/query_memory.h).
+  ScopedQueryMemory query_memory(memory.get());
   planner::OptimizerOptions opt;
   opt.stats_skipping = config.GetBool("spark.databricks.delta.stats.skipping", true);
   opt.eval = bctx.eval;

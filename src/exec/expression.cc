@@ -1,12 +1,129 @@
 #include "exec/expression.h"
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
 #include <unordered_set>
 
 #include "exec/kernel_util.h"
 #include "exec/operator.h"
 
 namespace silt::exec {
+
+// ---------------------------------------------------------------------------------------------
+// IN lists of constants: a hash set built once, when the expression is made
+
+namespace {
+
+// Lists shorter than this compare item by item (no set to build).
+constexpr size_t kInSetMinItems = 16;
+
+struct InKeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+// The bytes that identify value i of v for IN equality (EqualAt): the fixed-width value (floats
+// with -0.0 as 0.0 and one NaN, since x == y or both NaN) or the string/binary bytes; false for
+// nested types (compared item by item).
+bool InKeyAt(const Vector& v, size_t i, char* buf, std::string_view* key) {
+  switch (v.id()) {
+    case TypeId::kFloat: {
+      float x = v.data<float>()[i];
+      if (x == 0) x = 0;
+      if (x != x) x = std::numeric_limits<float>::quiet_NaN();
+      std::memcpy(buf, &x, sizeof x);
+      *key = std::string_view(buf, sizeof x);
+      return true;
+    }
+    case TypeId::kDouble: {
+      double x = v.data<double>()[i];
+      if (x == 0) x = 0;
+      if (x != x) x = std::numeric_limits<double>::quiet_NaN();
+      std::memcpy(buf, &x, sizeof x);
+      *key = std::string_view(buf, sizeof x);
+      return true;
+    }
+    case TypeId::kString:
+    case TypeId::kBinary:
+      *key = v.GetString(i);
+      return true;
+    case TypeId::kBoolean:
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kDate:
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+    case TypeId::kDecimal: {
+      size_t w = static_cast<size_t>(v.type()->fixed_width());
+      if (w == 0 || w > 16) return false;
+      std::memcpy(buf, v.data<uint8_t>() + i * w, w);
+      *key = std::string_view(buf, w);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+// For `v IN (c1, ..., cn)` with n >= kInSetMinItems constants of a hashable type: a kernel
+// (args = {v}) that looks each row up in a set of the items built here, once per expression
+// instead of per chunk or per row; SQL NULL semantics (NULL where v is NULL, or where v is not
+// found and an item is NULL). Null otherwise (EvalIn compares item by item).
+static ScalarKernel MakeInSetKernel(const Expr& e) {
+  if (e.children.size() < kInSetMinItems + 1) return nullptr;
+  Vector items(e.children[0]->type);
+  bool has_null = false;
+  for (size_t c = 1; c < e.children.size(); ++c) {
+    const Expr& item = *e.children[c];
+    if (item.kind != ExprKind::kConstant) return nullptr;
+    if (item.constant.is_null()) {
+      has_null = true;
+      continue;
+    }
+    if (!item.constant.type()->Equals(*items.type()) || !items.AppendValue(item.constant).ok()) return nullptr;
+  }
+  auto set = std::make_shared<std::unordered_set<std::string, InKeyHash, std::equal_to<>>>();
+  set->reserve(items.size());
+  char buf[16];
+  for (size_t i = 0; i < items.size(); ++i) {
+    std::string_view key;
+    if (!InKeyAt(items, i, buf, &key)) return nullptr;
+    set->emplace(key);
+  }
+  return [set, has_null](std::span<const Arg> args, size_t rows, const EvalContext&, Vector* out) -> Status {
+    const Vector& value = *args[0].vector;
+    *out = Vector(DataType::Boolean());
+    out->ResizeUninitialized(rows);
+    uint8_t* d = out->data<uint8_t>();
+    bool nulls = false;
+    std::vector<uint8_t> valid(rows, 1);
+    char kb[16];
+    for (size_t i = 0; i < rows; ++i) {
+      size_t r = args[0].index(i);
+      if (value.IsNull(r)) {
+        d[i] = 0;
+        valid[i] = 0;
+        nulls = true;
+        continue;
+      }
+      std::string_view key;
+      if (!InKeyAt(value, r, kb, &key)) return Status::Internal("IN: value type changed after binding");
+      bool hit = set->find(key) != set->end();
+      d[i] = hit;
+      if (!hit && has_null) {
+        valid[i] = 0;
+        nulls = true;
+      }
+    }
+    if (nulls) std::memcpy(out->mutable_validity(), valid.data(), rows);
+    return Status::OK();
+  };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Construction and display
@@ -43,6 +160,7 @@ ExprPtr MakeSpecial(ExprKind kind, TypePtr type, std::vector<ExprPtr> children, 
   e->nullable = nullable;
   for (const auto& c : children) e->deterministic = e->deterministic && c->deterministic;
   e->children = std::move(children);
+  if (kind == ExprKind::kIn) e->kernel = MakeInSetKernel(*e);
   return e;
 }
 
@@ -401,6 +519,11 @@ Status EvalIn(const Expr& e, const DataChunk& in, const EvalContext& ctx, Vector
     SILT_RETURN_NOT_OK(EvalInto(*e.children[0], in, ctx, &owned));
   }
   const Vector& value = *vp;
+  // A long list of constants: the set built with the expression (MakeInSetKernel).
+  if (e.kernel && value.type()->Equals(*e.children[0]->type)) {
+    Arg arg{&value, false};
+    return e.kernel(std::span<const Arg>(&arg, 1), n, ctx, out);
+  }
   // Strings against non-NULL string constants (shipmode IN ('MAIL', 'SHIP')): no per-row type
   // dispatch; the result is NULL exactly where the value is.
   std::vector<std::string_view> items;

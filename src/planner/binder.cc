@@ -98,9 +98,9 @@ std::string ColumnNameOf(const ParsedExpr& expr) {
 
 Result<PlanPtr> Binder::BindQuery(const sql::Query& q) {
   if (!q.ctes.empty()) {
-    std::map<std::string, const sql::CommonTableExpr*> scope;
-    for (const auto& c : q.ctes) scope[LowerName(c.name)] = &c;
-    impl_->cte_stack.push_back(std::move(scope));
+    auto names = std::make_shared<std::map<std::string, size_t>>();
+    for (size_t i = 0; i < q.ctes.size(); ++i) (*names)[LowerName(q.ctes[i].name)] = i;
+    impl_->cte_stack.push_back({std::move(names), &q.ctes, q.ctes.size()});
   }
   struct Pop {
     Binder::Impl* impl;

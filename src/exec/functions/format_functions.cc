@@ -337,16 +337,23 @@ Status FormatString(std::string_view fmt, std::span<const Arg> args, size_t row,
         break;
       }
     }
+    // A width or precision is the size of what gets built: checked against Spark's 2 GB value
+    // cap and silt.memory.limit before anything is padded (saturating, no int overflow).
+    auto number = [&](int* v) -> Status {
+      int64_t n = 0;
+      while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') {
+        n = std::min<int64_t>(n * 10 + (fmt[i++] - '0'), fn::kMaxValueLength + 1);
+      }
+      if (n > 4096) SILT_RETURN_NOT_OK(fn::CheckStringResult("format_string", n));
+      *v = static_cast<int>(n);
+      return Status::OK();
+    };
     if (i < fmt.size() && fmt[i] >= '1' && fmt[i] <= '9') {
-      f.width = 0;
-      while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') f.width = f.width * 10 + (fmt[i++] - '0');
+      SILT_RETURN_NOT_OK(number(&f.width));
     }
     if (i < fmt.size() && fmt[i] == '.') {
       ++i;
-      f.precision = 0;
-      while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') {
-        f.precision = f.precision * 10 + (fmt[i++] - '0');
-      }
+      SILT_RETURN_NOT_OK(number(&f.precision));
     }
     if (i >= fmt.size()) return FormatError("format specifier ends the string");
     char conv = fmt[i];

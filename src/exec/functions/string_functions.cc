@@ -838,8 +838,16 @@ Result<ExprPtr> BindPad(std::string_view name, Args& args, const BindContext& ct
                   [binary, left](std::span<const Arg> a, size_t rows, const EvalContext&,
                                  Vector* out) {
                     std::string_view def = binary ? std::string_view("\0", 1) : " ";
-                    return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
+                    return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
                       std::string_view pad = a.size() == 3 ? StrAt(a[2], i) : def;
+                      // The result has `len` characters, up to 4 bytes each (pad characters).
+                      int64_t len = ValAt<int32_t>(a[1], i);
+                      int64_t width = binary ? 1 : std::max<int64_t>(1, static_cast<int64_t>(pad.size()) /
+                                                                             std::max<int64_t>(1, Utf8Length(pad)));
+                      if (len > 0 && !pad.empty()) {
+                        *st = fn::CheckStringResult(left ? "lpad" : "rpad", len * width);
+                        if (!st->ok()) return false;
+                      }
                       PadString(StrAt(a[0], i), ValAt<int32_t>(a[1], i), pad, left, binary, &b);
                       return true;
                     });
@@ -1436,9 +1444,15 @@ void RegisterStringFunctions(FunctionRegistry& r) {
     SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, Int(), ctx));
     return MakeCall(std::string(name), Str(), std::move(args),
                     [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
+                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
                         std::string_view s = StrAt(a[0], i);
-                        for (int32_t k = ValAt<int32_t>(a[1], i); k > 0; --k) b.append(s);
+                        int32_t times = ValAt<int32_t>(a[1], i);
+                        if (times > 0 && !s.empty()) {
+                          *st = fn::CheckStringResult("repeat", static_cast<int64_t>(s.size()) * times);
+                          if (!st->ok()) return false;
+                          b.reserve(b.size() + s.size() * static_cast<size_t>(times));
+                        }
+                        for (int32_t k = times; k > 0; --k) b.append(s);
                         return true;
                       });
                     });
@@ -1448,8 +1462,12 @@ void RegisterStringFunctions(FunctionRegistry& r) {
     SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, Int(), ctx));
     return MakeCall(std::string(name), Str(), std::move(args),
                     [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
+                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
                         int32_t n = ValAt<int32_t>(a[0], i);
+                        if (n > 0) {
+                          *st = fn::CheckStringResult("space", n);
+                          if (!st->ok()) return false;
+                        }
                         if (n > 0) b.append(static_cast<size_t>(n), ' ');
                         return true;
                       });

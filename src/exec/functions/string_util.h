@@ -2,6 +2,7 @@
 // format_functions.cc, digest_functions.cc), and the families RegisterStringFunctions registers.
 #pragma once
 
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -13,17 +14,35 @@ namespace silt::exec::fn {
 
 // Row loops: rows with a NULL argument produce NULL; f returns false for a NULL result and may
 // set *st to fail the whole evaluation.
+// The bytes of one vector's strings are checked against silt.memory.limit each time they grow
+// by this much (and can never pass the 4 GiB its 32-bit offsets address).
+inline constexpr size_t kStrRowsCheckBytes = size_t{16} << 20;
+
 template <typename F>
 Status StrRows(std::span<const Arg> args, size_t rows, Vector* out, F&& f) {
   StringWriter w(out, rows);
   Status st;
+  size_t checked = w.buf().size();
   for (size_t i = 0; i < rows; ++i) {
     if (AnyNull(args, i)) {
       w.CommitNull();
       continue;
     }
+    size_t before = w.buf().size();
     bool ok = f(i, w.buf(), &st);
     if (!st.ok()) return st;
+    if (w.buf().size() - before > static_cast<size_t>(kMaxValueLength)) {
+      return CheckStringResult("a string function", static_cast<int64_t>(w.buf().size() - before));
+    }
+    if (w.buf().size() > checked + kStrRowsCheckBytes) {
+      if (w.buf().size() > std::numeric_limits<uint32_t>::max()) {
+        return Status::OutOfMemory("the strings of " + std::to_string(i + 1) +
+                                       " rows exceed the 4 GiB one vector can hold",
+                                   "SILT_MEMORY_LIMIT_EXCEEDED");
+      }
+      SILT_RETURN_NOT_OK(CheckQueryMemory(static_cast<int64_t>(w.buf().size()), "string results"));
+      checked = w.buf().size();
+    }
     if (ok) {
       w.Commit();
     } else {
