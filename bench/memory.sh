@@ -31,6 +31,8 @@ QUERIES=(
   "window|SELECT max(r) FROM (SELECT row_number() OVER (PARTITION BY id % 1000 ORDER BY concat('s', id)) r FROM range($((N / 2))))"
   "distinct|SELECT count(*) FROM (SELECT DISTINCT concat('s', id) FROM range($((N / 2))))"
   "expression|SELECT max(length(repeat('x', 100000000))) FROM range(50)"
+  "range|SELECT count(*), sum(id) FROM range(1000000000)"
+  "range limit|SELECT * FROM range(10000000000) LIMIT 1"
   "string value|SELECT length(repeat('x', 2000000000))"
   "array value|SELECT size(sequence(1, 2000000000))"
 )

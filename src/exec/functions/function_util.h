@@ -176,6 +176,16 @@ inline Status CheckStringResult(std::string_view fn, int64_t bytes) {
   return CheckQueryMemory(bytes, fn);
 }
 
+// Before `fn` appends a value of `row_bytes` to the string heap `heap` of a result vector: the
+// value against Spark's cap, and the heap it grows into against silt.memory.limit, counting
+// the old buffer a reallocation copies from (so RSS stays near the limit, not twice it).
+inline Status CheckStringGrowth(std::string_view fn, const std::string& heap, int64_t row_bytes) {
+  if (row_bytes > kMaxValueLength) return CheckStringResult(fn, row_bytes);
+  int64_t total = static_cast<int64_t>(heap.size()) + row_bytes;
+  int64_t cap = static_cast<int64_t>(heap.capacity());
+  return CheckQueryMemory(total + (total > cap ? cap : 0), fn);
+}
+
 // Before `fn` builds an array of `elements` elements of `element_bytes` each:
 // COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER past Spark's cap, SILT_MEMORY_LIMIT_EXCEEDED past
 // what silt.memory.limit leaves.
