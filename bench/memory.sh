@@ -36,6 +36,7 @@ QUERIES=(
   "string value|SELECT length(repeat('x', 2000000000))"
   "array value|SELECT size(sequence(1, 2000000000))"
 )
+LOAD=$(cut -d' ' -f1 /proc/loadavg)
 printf '# silt %s; limit %s (%s bytes); rows %s; load %s\n' "$SILT" "$LIMIT" "$LB" "$N" "$(cut -d' ' -f1 /proc/loadavg)"
 OUT="$WORK/rows.md"
 : >"$OUT"
@@ -61,7 +62,7 @@ done
 if [ -n "${BENCH_RECORD:-}" ]; then
   {
     echo
-    echo "### silt.memory.limit: peak RSS per query ($(date -u +%Y-%m-%d), bench/memory.sh $LIMIT, rows $N)"
+    echo "## $(date -u '+%Y-%m-%d %H:%M') UTC — silt.memory.limit: peak RSS per query (bench/memory.sh $LIMIT, rows $N), silt $(git -C "$ROOT" rev-parse --short HEAD), 2 cores (load average $LOAD at the start), threads 2"
     echo
     echo "| case | query | limit | peak RSS | RSS/limit | wall | result |"
     echo "| --- | --- | --- | --- | --- | --- | --- |"
