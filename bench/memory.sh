@@ -51,7 +51,7 @@ for q in "${QUERIES[@]}"; do
   rss_kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$WORK/err")
   secs=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$WORK/err")
   if [ "$rc" = 0 ]; then
-    result="ok: $(tail -n 1 "$WORK/out" | cut -c1-40)"
+    result="ok: $(tail -n 1 "$WORK/out" | tr '\t' ' ' | cut -c1-40)"
   else
     result=$(grep -o 'Error: \[[A-Z_.]*\]' "$WORK/err" | head -n 1 || true)
     [ -n "$result" ] || result="exit $rc"
