@@ -182,6 +182,17 @@ TEST_F(RunawaySqlTest, VeryLongCteChainsHitTheDepthGuard) {
   EXPECT_LT(Seconds(start), 5.0);
 }
 
+TEST_F(RunawaySqlTest, DeeplyNestedCteBodiesHitTheStackGuard) {
+  // Each CTE nests four queries: 700 of them (2,800 nested binds) overflowed the stack.
+  std::string sql = "WITH c0 AS (SELECT 1 AS v, 2 AS w)";
+  for (int i = 1; i < 700; ++i) {
+    sql += ", c" + std::to_string(i) + " AS (SELECT * FROM (SELECT v + 1 AS v, w FROM (SELECT * FROM c" +
+           std::to_string(i - 1) + " WHERE v > 0) x JOIN (SELECT 1 AS k) y ON v > 0 - k) z ORDER BY v)";
+  }
+  sql += " SELECT v FROM c699";
+  EXPECT_EQ(InChild(sql, 512), "error:SILT_QUERY_TOO_DEEP");
+}
+
 TEST_F(RunawaySqlTest, CteSeesOnlyEarlierCtes) {
   auto con = Open();
   // Spark: a CTE body sees the CTEs defined before it, not itself or later ones.
