@@ -1,9 +1,9 @@
 #include "common/memory.h"
 
-#include "common/query_memory.h"
-
 #include <cstdio>
 #include <string>
+
+#include "common/query_memory.h"
 
 namespace silt {
 

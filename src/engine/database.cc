@@ -74,11 +74,13 @@ Result<std::vector<std::unique_ptr<QueryResult>>> Connection::QueryAll(std::stri
     }
     return out;
   } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory("out of memory: an allocation failed (set silt.memory.limit to fail earlier)",
-                               "SILT_MEMORY_LIMIT_EXCEEDED");
+    return Status::OutOfMemory(
+        "out of memory: an allocation failed (set silt.memory.limit to fail earlier)",
+        "SILT_MEMORY_LIMIT_EXCEEDED");
   } catch (const std::length_error&) {
-    return Status::OutOfMemory("out of memory: a value or buffer exceeds the largest size that can be allocated",
-                               "SILT_MEMORY_LIMIT_EXCEEDED");
+    return Status::OutOfMemory(
+        "out of memory: a value or buffer exceeds the largest size that can be allocated",
+        "SILT_MEMORY_LIMIT_EXCEEDED");
   }
 }
 

@@ -123,7 +123,8 @@ RangeOperator::RangeOperator(Schema schema, int64_t start, int64_t step, uint64_
 }
 
 std::string RangeOperator::details() const {
-  return "start=" + std::to_string(start_) + ", step=" + std::to_string(step_) + ", rows=" + std::to_string(count_);
+  return "start=" + std::to_string(start_) + ", step=" + std::to_string(step_) +
+         ", rows=" + std::to_string(count_);
 }
 
 Result<bool> RangeOperator::Next(ExecContext& ctx, DataChunk* out) {
@@ -139,7 +140,8 @@ Result<bool> RangeOperator::Next(ExecContext& ctx, DataChunk* out) {
     // start + k*step in unsigned arithmetic: every value lies in [start, end) so none overflows,
     // but the intermediate product may wrap.
     uint64_t base = static_cast<uint64_t>(start_) + static_cast<uint64_t>(step_) * done_;
-    for (size_t i = 0; i < n; ++i) d[i] = static_cast<int64_t>(base + static_cast<uint64_t>(step_) * i);
+    for (size_t i = 0; i < n; ++i)
+      d[i] = static_cast<int64_t>(base + static_cast<uint64_t>(step_) * i);
     r.columns.push_back(std::move(v));
   }
   done_ += n;

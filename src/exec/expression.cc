@@ -80,7 +80,8 @@ namespace {
 // (strings, decimals) in a hash set of their bytes.
 class InSet {
  public:
-  InSet(TypePtr type, std::vector<ExprPtr> items) : type_(std::move(type)), items_(std::move(items)) {}
+  InSet(TypePtr type, std::vector<ExprPtr> items)
+      : type_(std::move(type)), items_(std::move(items)) {}
 
   // Whether value `r` of v (of the list's type, not NULL) is in the list; false (with *st set)
   // when the set cannot be built.
@@ -182,11 +183,13 @@ ScalarKernel MakeInSetKernel(const Expr& e) {
   for (size_t c = 1; c < e.children.size(); ++c) {
     const Expr& item = *e.children[c];
     if (item.kind != ExprKind::kConstant) return nullptr;
-    if (!item.constant.is_null() && item.constant.type().get() != &type && !item.constant.type()->Equals(type)) {
+    if (!item.constant.is_null() && item.constant.type().get() != &type &&
+        !item.constant.type()->Equals(type)) {
       return nullptr;
     }
   }
-  auto set = std::make_shared<InSet>(e.children[0]->type, std::vector<ExprPtr>(e.children.begin() + 1, e.children.end()));
+  auto set = std::make_shared<InSet>(
+      e.children[0]->type, std::vector<ExprPtr>(e.children.begin() + 1, e.children.end()));
   return [set](std::span<const Arg> args, size_t rows, const EvalContext&, Vector* out) -> Status {
     const Vector& value = *args[0].vector;
     *out = Vector(DataType::Boolean());

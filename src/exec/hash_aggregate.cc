@@ -293,7 +293,8 @@ Status GroupHashTable::FindOrCreate(std::span<const Vector* const> keys, const u
     if (want > group_hashes_.capacity()) {
       size_t cap = std::max(want, group_hashes_.capacity() * 2);
       extra += static_cast<int64_t>(cap * sizeof(uint64_t));
-      for (const Vector& k : keys_) extra += static_cast<int64_t>(cap) * std::max(k.type()->fixed_width(), 8);
+      for (const Vector& k : keys_)
+        extra += static_cast<int64_t>(cap) * std::max(k.type()->fixed_width(), 8);
     }
     if (stride_) extra += static_cast<int64_t>(kBlockGroups * stride_);
     if (extra) SILT_RETURN_NOT_OK(reservation_.Resize(static_cast<int64_t>(MemoryUsage()) + extra));

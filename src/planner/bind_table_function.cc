@@ -108,13 +108,18 @@ Result<PlanPtr> Binder::Impl::BindTableFunction(const sql::TableRef& ref) {
     }
     for (size_t i = 0; i < args.size(); ++i) {
       const Value& a = args[i];
-      bool integral = !a.is_null() && (a.type()->id() == TypeId::kInt8 || a.type()->id() == TypeId::kInt16 ||
-                                        a.type()->id() == TypeId::kInt32 || a.type()->id() == TypeId::kInt64);
+      bool integral =
+          !a.is_null() && (a.type()->id() == TypeId::kInt8 || a.type()->id() == TypeId::kInt16 ||
+                           a.type()->id() == TypeId::kInt32 || a.type()->id() == TypeId::kInt64);
       if (!integral) {
         return Status::InvalidArgument(
             "[INVALID_PARAMETER_VALUE.LONG] The value of parameter(s) `" +
-                std::string(args.size() == 1 ? "end" : (i == 0 ? "start" : i == 1 ? "end" : "step")) +
-                "` in `range` is invalid: expects a long literal, but got " + (a.is_null() ? "NULL" : a.ToString()) + ".",
+                std::string(args.size() == 1 ? "end"
+                                             : (i == 0   ? "start"
+                                                : i == 1 ? "end"
+                                                         : "step")) +
+                "` in `range` is invalid: expects a long literal, but got " +
+                (a.is_null() ? "NULL" : a.ToString()) + ".",
             "INVALID_PARAMETER_VALUE.LONG");
       }
     }
@@ -128,7 +133,8 @@ Result<PlanPtr> Binder::Impl::BindTableFunction(const sql::TableRef& ref) {
     }
     // Spark's Range: require(step != 0) (an IllegalArgumentException, no error class).
     if (step == 0) {
-      return Status::InvalidArgument("requirement failed: step (0) cannot be 0", "INVALID_PARAMETER_VALUE");
+      return Status::InvalidArgument("requirement failed: step (0) cannot be 0",
+                                     "INVALID_PARAMETER_VALUE");
     }
     // Spark's Range.numElements, in 128 bits so no bound overflows: ceil((end - start) / step)
     // when the step goes from start towards end, else 0.

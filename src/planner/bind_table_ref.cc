@@ -127,15 +127,16 @@ Result<PlanPtr> Binder::Impl::BindTableRef(const sql::TableRef& ref) {
           const sql::CommonTableExpr* cte = cte_stack[level].Find(lower);
           if (!cte) continue;
           if (cte_depth >= kMaxCteDepth) {
-            return Status::InvalidArgument(
-                "[SILT_QUERY_TOO_DEEP] The common table expression " + Backquote(cte->name) +
-                    " is nested more than " + std::to_string(kMaxCteDepth) +
-                    " levels deep (CTEs reading CTEs); split the query.",
-                "SILT_QUERY_TOO_DEEP");
+            return Status::InvalidArgument("[SILT_QUERY_TOO_DEEP] The common table expression " +
+                                               Backquote(cte->name) + " is nested more than " +
+                                               std::to_string(kMaxCteDepth) +
+                                               " levels deep (CTEs reading CTEs); split the query.",
+                                           "SILT_QUERY_TOO_DEEP");
           }
           // Bind the CTE body with only the enclosing scopes and the CTEs defined before it
           // visible; the scopes above are set aside (cheap: a scope shares its name map).
-          std::vector<CteScope> above(cte_stack.begin() + static_cast<std::ptrdiff_t>(level), cte_stack.end());
+          std::vector<CteScope> above(cte_stack.begin() + static_cast<std::ptrdiff_t>(level),
+                                      cte_stack.end());
           cte_stack.resize(level);
           CteScope scope = above.front();
           scope.visible = static_cast<size_t>(cte - scope.ctes->data());

@@ -1,10 +1,10 @@
 #include "planner/binder.h"
 
-#include "planner/binder_impl.h"
-
 #include <pthread.h>
 
 #include <cstdint>
+
+#include "planner/binder_impl.h"
 
 namespace silt::planner {
 

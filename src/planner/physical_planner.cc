@@ -258,8 +258,8 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
     }
     case LogicalKind::kValues:
       if (n.is_range) {
-        return exec::OperatorPtr(
-            std::make_unique<exec::RangeOperator>(SchemaOf(n), n.range_start, n.range_step, n.range_count));
+        return exec::OperatorPtr(std::make_unique<exec::RangeOperator>(
+            SchemaOf(n), n.range_start, n.range_step, n.range_count));
       }
       return exec::OperatorPtr(std::make_unique<exec::ValuesOperator>(SchemaOf(n), n.rows.shared()));
     case LogicalKind::kFilter: {

@@ -253,7 +253,8 @@ Result<ExprPtr> BindSequence(std::string_view n, Args& a, const BindContext& c) 
                       int128_t len = step == 0 ? 1
                                                : (static_cast<int128_t>(stop) - start) / step + 1;
                       if (len > kMaxArrayLength) return SizeLimitError("sequence", static_cast<int64_t>(len));
-                      SILT_RETURN_NOT_OK(fn::CheckArrayResult("sequence", static_cast<int64_t>(len), 8));
+                      SILT_RETURN_NOT_OK(
+                          fn::CheckArrayResult("sequence", static_cast<int64_t>(len), 8));
                       for (int128_t k = 0; k < len; ++k) {
                         AppendIntegral(&el, static_cast<int64_t>(start + k * step));
                       }

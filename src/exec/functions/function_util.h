@@ -168,10 +168,11 @@ inline constexpr int64_t kMaxValueLength = 2147483632;
 // 2 GB cap, SILT_MEMORY_LIMIT_EXCEEDED past what silt.memory.limit leaves (nothing allocated).
 inline Status CheckStringResult(std::string_view fn, int64_t bytes) {
   if (bytes > kMaxValueLength) {
-    return Status::InvalidArgument("[EXCEED_LIMIT_LENGTH] Exceeds char/varchar type length limitation: " +
-                                       std::to_string(kMaxValueLength) + ". (" + std::string(fn) +
-                                       " would build a string of " + std::to_string(bytes) + " bytes)",
-                                   "EXCEED_LIMIT_LENGTH");
+    return Status::InvalidArgument(
+        "[EXCEED_LIMIT_LENGTH] Exceeds char/varchar type length limitation: " +
+            std::to_string(kMaxValueLength) + ". (" + std::string(fn) +
+            " would build a string of " + std::to_string(bytes) + " bytes)",
+        "EXCEED_LIMIT_LENGTH");
   }
   return CheckQueryMemory(bytes, fn);
 }
@@ -192,9 +193,11 @@ inline Status CheckStringGrowth(std::string_view fn, const std::string& heap, in
 inline Status CheckArrayResult(std::string_view fn, int64_t elements, int64_t element_bytes) {
   if (elements > kMaxValueLength) {
     return Status::InvalidArgument(
-        "[COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER] Can't create array with " + std::to_string(elements) +
-            " elements which exceeding the array size limit " + std::to_string(kMaxValueLength) +
-            ", the value of parameter(s) `count` in the function `" + std::string(fn) + "` is invalid.",
+        "[COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER] Can't create array with " +
+            std::to_string(elements) + " elements which exceeding the array size limit " +
+            std::to_string(kMaxValueLength) +
+            ", the value of parameter(s) `count` in the function `" + std::string(fn) +
+            "` is invalid.",
         "COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER");
   }
   return CheckQueryMemory(elements * std::max<int64_t>(element_bytes, 1), fn);

@@ -41,7 +41,8 @@ Status StrRows(std::span<const Arg> args, size_t rows, Vector* out, F&& f) {
                                        " rows exceed the 4 GiB one vector can hold",
                                    "SILT_MEMORY_LIMIT_EXCEEDED");
       }
-      SILT_RETURN_NOT_OK(CheckQueryMemory(static_cast<int64_t>(w.buf().capacity()), "string results"));
+      SILT_RETURN_NOT_OK(
+          CheckQueryMemory(static_cast<int64_t>(w.buf().capacity()), "string results"));
       checked = w.buf().size();
     }
     if (ok) {
@@ -59,7 +60,8 @@ Status StrRows(std::span<const Arg> args, size_t rows, Vector* out, F&& f) {
 // against silt.memory.limit, then the whole heap reserved at once (no reallocation that holds
 // two copies, nothing allocated when the limit would be passed).
 template <typename F>
-Status ReserveStringRows(std::string_view fn, std::span<const Arg> args, size_t rows, Vector* out, F&& bytes) {
+Status ReserveStringRows(std::string_view fn, std::span<const Arg> args, size_t rows, Vector* out,
+                         F&& bytes) {
   int64_t total = static_cast<int64_t>(out->bytes().size());
   for (size_t i = 0; i < rows; ++i) {
     if (AnyNull(args, i)) continue;
@@ -70,7 +72,8 @@ Status ReserveStringRows(std::string_view fn, std::span<const Arg> args, size_t 
   SILT_RETURN_NOT_OK(CheckQueryMemory(total, fn));
   if (total > static_cast<int64_t>(std::numeric_limits<uint32_t>::max())) {
     return Status::OutOfMemory(std::string(fn) + ": the results of " + std::to_string(rows) +
-                                   " rows exceed the 4 GiB one vector can hold (" + std::to_string(total) + " bytes)",
+                                   " rows exceed the 4 GiB one vector can hold (" +
+                                   std::to_string(total) + " bytes)",
                                "SILT_MEMORY_LIMIT_EXCEEDED");
   }
   out->bytes().reserve(static_cast<size_t>(total));

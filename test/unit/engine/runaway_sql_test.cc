@@ -84,7 +84,8 @@ class RunawaySqlTest : public ::testing::Test {
     ::close(fds[1]);
     std::string got;
     char buf[512];
-    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+      got.append(buf, static_cast<size_t>(n));
     ::close(fds[0]);
     int status = 0;
     ::waitpid(pid, &status, 0);
@@ -109,19 +110,24 @@ TEST_F(RunawaySqlTest, RangeNearInt64MaxDoesNotOverflow) {
   ASSERT_EQ((*r)->num_rows(), 3u);
   EXPECT_EQ((*r)->Row(0)[0].ToString(), "9223372036854775800");
   EXPECT_EQ((*r)->Row(2)[0].ToString(), "9223372036854775806");
-  r = con->Query("SELECT count(*), min(id), max(id) FROM range(-9223372036854775807, -9223372036854775808, -1)");
+  r = con->Query(
+      "SELECT count(*), min(id), max(id) FROM range(-9223372036854775807, -9223372036854775808, "
+      "-1)");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)->Row(0)[0].ToString(), "1");
   EXPECT_EQ((*r)->Row(0)[1].ToString(), "-9223372036854775807");
   // The whole int64 span in one step.
-  r = con->Query("SELECT count(*) FROM range(-9223372036854775808, 9223372036854775807, 9223372036854775807)");
+  r = con->Query(
+      "SELECT count(*) FROM range(-9223372036854775808, 9223372036854775807, 9223372036854775807)");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)->Row(0)[0].ToString(), "3");
 }
 
 TEST_F(RunawaySqlTest, HugeRangeWithLimitStreams) {
   auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(InChild("SET silt.memory.limit = 512MB; SELECT * FROM range(10000000000) LIMIT 1", 1024), "ok:0");
+  EXPECT_EQ(
+      InChild("SET silt.memory.limit = 512MB; SELECT * FROM range(10000000000) LIMIT 1", 1024),
+      "ok:0");
   EXPECT_EQ(InChild("SELECT id FROM range(10000000000) WHERE id > 5 LIMIT 1", 1024), "ok:6");
   EXPECT_LT(Seconds(start), 10.0 * kSlow);
 }
@@ -135,20 +141,28 @@ TEST_F(RunawaySqlTest, RangeStepZeroFails) {
   auto con = Open();
   auto r = con->Query("SELECT * FROM range(0, 10, 0)");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("step (0) cannot be 0"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("step (0) cannot be 0"), std::string::npos)
+      << r.status().ToString();
 }
 
 // ---- item 4: values past the caps or the memory limit
 
 TEST_F(RunawaySqlTest, HugeValuesFailBeforeAllocating) {
   const std::string limit = "SET silt.memory.limit = 512MB; ";
-  EXPECT_EQ(InChild(limit + "SELECT length(repeat('x', 2000000000))"), "error:SILT_MEMORY_LIMIT_EXCEEDED");
-  EXPECT_EQ(InChild(limit + "SELECT length(lpad('x', 2000000000, 'y'))"), "error:SILT_MEMORY_LIMIT_EXCEEDED");
-  EXPECT_EQ(InChild(limit + "SELECT length(rpad('x', 2000000000, 'y'))"), "error:SILT_MEMORY_LIMIT_EXCEEDED");
-  EXPECT_EQ(InChild(limit + "SELECT length(space(2000000000))"), "error:SILT_MEMORY_LIMIT_EXCEEDED");
-  EXPECT_EQ(InChild(limit + "SELECT length(format_string('%2000000000d', 1))"), "error:SILT_MEMORY_LIMIT_EXCEEDED");
-  EXPECT_EQ(InChild(limit + "SELECT size(sequence(1, 2000000000))"), "error:SILT_MEMORY_LIMIT_EXCEEDED");
-  EXPECT_EQ(InChild(limit + "SELECT size(array_repeat(1, 2000000000))"), "error:SILT_MEMORY_LIMIT_EXCEEDED");
+  EXPECT_EQ(InChild(limit + "SELECT length(repeat('x', 2000000000))"),
+            "error:SILT_MEMORY_LIMIT_EXCEEDED");
+  EXPECT_EQ(InChild(limit + "SELECT length(lpad('x', 2000000000, 'y'))"),
+            "error:SILT_MEMORY_LIMIT_EXCEEDED");
+  EXPECT_EQ(InChild(limit + "SELECT length(rpad('x', 2000000000, 'y'))"),
+            "error:SILT_MEMORY_LIMIT_EXCEEDED");
+  EXPECT_EQ(InChild(limit + "SELECT length(space(2000000000))"),
+            "error:SILT_MEMORY_LIMIT_EXCEEDED");
+  EXPECT_EQ(InChild(limit + "SELECT length(format_string('%2000000000d', 1))"),
+            "error:SILT_MEMORY_LIMIT_EXCEEDED");
+  EXPECT_EQ(InChild(limit + "SELECT size(sequence(1, 2000000000))"),
+            "error:SILT_MEMORY_LIMIT_EXCEEDED");
+  EXPECT_EQ(InChild(limit + "SELECT size(array_repeat(1, 2000000000))"),
+            "error:SILT_MEMORY_LIMIT_EXCEEDED");
   // Many rows, each within the limit, together past it.
   EXPECT_EQ(InChild(limit + "SELECT max(length(repeat('x', 100000000))) FROM range(50)"),
             "error:SILT_MEMORY_LIMIT_EXCEEDED");
@@ -157,13 +171,17 @@ TEST_F(RunawaySqlTest, HugeValuesFailBeforeAllocating) {
 TEST_F(RunawaySqlTest, ValuesPastSparkCapsFailWithSparkClasses) {
   // No memory limit: Spark's 2 GB caps still apply, before anything is allocated.
   EXPECT_EQ(InChild("SELECT length(repeat('xx', 2000000000))"), "error:EXCEED_LIMIT_LENGTH");
-  EXPECT_EQ(InChild("SELECT length(format_string('%99999999999d', 1))"), "error:EXCEED_LIMIT_LENGTH");
-  EXPECT_EQ(InChild("SELECT size(sequence(0, 3000000000))"), "error:COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER");
+  EXPECT_EQ(InChild("SELECT length(format_string('%99999999999d', 1))"),
+            "error:EXCEED_LIMIT_LENGTH");
+  EXPECT_EQ(InChild("SELECT size(sequence(0, 3000000000))"),
+            "error:COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER");
 }
 
 TEST_F(RunawaySqlTest, SmallValuesStillWork) {
   auto con = Open();
-  auto r = con->Query("SET silt.memory.limit = 64MB; SELECT length(repeat('ab', 1000000)), length(lpad('x', 5000, 'é')), size(sequence(1, 100000))");
+  auto r = con->Query(
+      "SET silt.memory.limit = 64MB; SELECT length(repeat('ab', 1000000)), length(lpad('x', 5000, "
+      "'é')), size(sequence(1, 100000))");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)->Row(0)[0].ToString(), "2000000");
   EXPECT_EQ((*r)->Row(0)[1].ToString(), "5000");
@@ -175,7 +193,8 @@ TEST_F(RunawaySqlTest, SmallValuesStillWork) {
 std::string CteChain(int n) {
   std::string sql = "WITH c0 AS (SELECT 1 AS v)";
   for (int i = 1; i < n; ++i) {
-    sql += ", c" + std::to_string(i) + " AS (SELECT v + 1 AS v FROM c" + std::to_string(i - 1) + ")";
+    sql +=
+        ", c" + std::to_string(i) + " AS (SELECT v + 1 AS v FROM c" + std::to_string(i - 1) + ")";
   }
   return sql + " SELECT v FROM c" + std::to_string(n - 1);
 }
@@ -206,8 +225,10 @@ TEST_F(RunawaySqlTest, DeeplyNestedCteBodiesHitTheStackGuard) {
   // Each CTE nests four queries: 700 of them (2,800 nested binds) overflowed the stack.
   std::string sql = "WITH c0 AS (SELECT 1 AS v, 2 AS w)";
   for (int i = 1; i < 700; ++i) {
-    sql += ", c" + std::to_string(i) + " AS (SELECT * FROM (SELECT v + 1 AS v, w FROM (SELECT * FROM c" +
-           std::to_string(i - 1) + " WHERE v > 0) x JOIN (SELECT 1 AS k) y ON v > 0 - k) z ORDER BY v)";
+    sql += ", c" + std::to_string(i) +
+           " AS (SELECT * FROM (SELECT v + 1 AS v, w FROM (SELECT * FROM c" +
+           std::to_string(i - 1) +
+           " WHERE v > 0) x JOIN (SELECT 1 AS k) y ON v > 0 - k) z ORDER BY v)";
   }
   sql += " SELECT v FROM c699";
   EXPECT_EQ(InChild(sql, 512), "error:SILT_QUERY_TOO_DEEP");
@@ -219,7 +240,9 @@ TEST_F(RunawaySqlTest, CteSeesOnlyEarlierCtes) {
   auto r = con->Query("WITH a AS (SELECT * FROM b), b AS (SELECT 1 AS x) SELECT * FROM a");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().error_class(), "TABLE_OR_VIEW_NOT_FOUND");
-  r = con->Query("WITH a AS (SELECT 1 AS x), b AS (SELECT x + 1 AS x FROM a), a2 AS (SELECT * FROM a JOIN b) SELECT * FROM a2");
+  r = con->Query(
+      "WITH a AS (SELECT 1 AS x), b AS (SELECT x + 1 AS x FROM a), a2 AS (SELECT * FROM a JOIN b) "
+      "SELECT * FROM a2");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)->Row(0)[1].ToString(), "2");
 }
@@ -250,8 +273,8 @@ TEST_F(RunawaySqlTest, LargeInListIsHashed) {
   r = con->Query("SELECT count(*) FROM range(10000) WHERE concat('s', id) IN (" + strs + ")");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)->Row(0)[0].ToString(), "1000");
-  r = con->Query("SELECT count(*), count(id NOT IN (" + InList(100, 2) + ", NULL)) FROM range(1000) WHERE id IN (" +
-                 InList(100, 2) + ", NULL)");
+  r = con->Query("SELECT count(*), count(id NOT IN (" + InList(100, 2) +
+                 ", NULL)) FROM range(1000) WHERE id IN (" + InList(100, 2) + ", NULL)");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)->Row(0)[0].ToString(), "100");
   EXPECT_EQ((*r)->Row(0)[1].ToString(), "100");
@@ -259,17 +282,19 @@ TEST_F(RunawaySqlTest, LargeInListIsHashed) {
   r = con->Query("SELECT count(*) FROM range(100) WHERE id IN (" + InList(20, 5) + ", 2.0)");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)->Row(0)[0].ToString(), "21");
-  r = con->Query("SELECT cast('NaN' AS DOUBLE) IN (" + InList(20, 1) + ", cast('NaN' AS DOUBLE)), -0.0D IN (" +
-                 InList(20, 7) + ")");
+  r = con->Query("SELECT cast('NaN' AS DOUBLE) IN (" + InList(20, 1) +
+                 ", cast('NaN' AS DOUBLE)), -0.0D IN (" + InList(20, 7) + ")");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)->Row(0)[0].ToString(), "true");
   EXPECT_EQ((*r)->Row(0)[1].ToString(), "true");
 }
 
 TEST_F(RunawaySqlTest, MillionLiteralInListAnswers) {
-  if (kSanitized) GTEST_SKIP() << "a million-literal statement is too slow under ASan; the release build runs it";
+  if (kSanitized)
+    GTEST_SKIP() << "a million-literal statement is too slow under ASan; the release build runs it";
   auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(InChild("SELECT count(*) FROM range(2000000) WHERE id IN (" + InList(1000000, 2) + ")", 4096, 60),
+  EXPECT_EQ(InChild("SELECT count(*) FROM range(2000000) WHERE id IN (" + InList(1000000, 2) + ")",
+                    4096, 60),
             "ok:1000000");
   EXPECT_LT(Seconds(start), 30.0 * kSlow);
 }
