@@ -82,19 +82,20 @@ Status MemoryReservation::Resize(int64_t bytes) {
 }
 
 namespace {
-thread_local MemoryTracker* current_query_memory = nullptr;
+thread_local std::shared_ptr<MemoryTracker> current_query_memory;
 }  // namespace
 
-MemoryTracker* CurrentQueryMemory() { return current_query_memory; }
+const std::shared_ptr<MemoryTracker>& CurrentQueryMemory() { return current_query_memory; }
 
-ScopedQueryMemory::ScopedQueryMemory(MemoryTracker* tracker) : saved_(current_query_memory) {
-  current_query_memory = tracker;
+ScopedQueryMemory::ScopedQueryMemory(std::shared_ptr<MemoryTracker> tracker)
+    : saved_(std::move(current_query_memory)) {
+  current_query_memory = std::move(tracker);
 }
 
-ScopedQueryMemory::~ScopedQueryMemory() { current_query_memory = saved_; }
+ScopedQueryMemory::~ScopedQueryMemory() { current_query_memory = std::move(saved_); }
 
 Status CheckQueryMemory(int64_t bytes, std::string_view owner) {
-  MemoryTracker* t = current_query_memory;
+  MemoryTracker* t = current_query_memory.get();
   if (!t || bytes <= 0) return Status::OK();
   Status s = t->Reserve(bytes);
   if (!s.ok()) return owner.empty() ? s : s.WithContext(std::string(owner));

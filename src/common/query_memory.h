@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "common/memory.h"
@@ -12,19 +13,20 @@
 
 namespace silt {
 
-// The current thread's statement tracker, or null (unlimited, unaccounted).
-MemoryTracker* CurrentQueryMemory();
+// The current thread's statement tracker, or null (unlimited, unaccounted). Shared: a pool task
+// that outlives its statement keeps the tracker alive instead of pointing at a freed one.
+const std::shared_ptr<MemoryTracker>& CurrentQueryMemory();
 
 // Sets the current thread's tracker for its lifetime (restores the previous one).
 class ScopedQueryMemory {
  public:
-  explicit ScopedQueryMemory(MemoryTracker* tracker);
+  explicit ScopedQueryMemory(std::shared_ptr<MemoryTracker> tracker);
   ~ScopedQueryMemory();
   ScopedQueryMemory(const ScopedQueryMemory&) = delete;
   ScopedQueryMemory& operator=(const ScopedQueryMemory&) = delete;
 
  private:
-  MemoryTracker* saved_;
+  std::shared_ptr<MemoryTracker> saved_;
 };
 
 // OK when `bytes` more fit under the current statement's limit (and its ancestors') right now;

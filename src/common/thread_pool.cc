@@ -24,8 +24,8 @@ ThreadPool::~ThreadPool() {
 
 void ThreadPool::Submit(std::function<void()> task) {
   // The task works for the submitter's statement: it checks values against the same limit.
-  if (MemoryTracker* memory = CurrentQueryMemory()) {
-    task = [memory, inner = std::move(task)] {
+  if (std::shared_ptr<MemoryTracker> memory = CurrentQueryMemory()) {
+    task = [memory = std::move(memory), inner = std::move(task)] {
       ScopedQueryMemory scope(memory);
       inner();
     };

@@ -127,7 +127,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   int64_t limit = config.GetBytes("silt.memory.limit", -1);
   auto memory = std::make_shared<MemoryTracker>("query", limit, db->memory);
   // Scalar functions check the values they build against the same limit (common/query_memory.h).
-  ScopedQueryMemory query_memory(memory.get());
+  ScopedQueryMemory query_memory(memory);
   planner::OptimizerOptions opt;
   opt.stats_skipping = config.GetBool("spark.databricks.delta.stats.skipping", true);
   opt.eval = bctx.eval;
