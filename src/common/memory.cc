@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "common/query_memory.h"
+
 namespace silt {
 
 MemoryTracker::MemoryTracker(std::string label, int64_t limit_bytes,
@@ -76,6 +78,28 @@ Status MemoryReservation::Resize(int64_t bytes) {
     tracker_->Release(bytes_ - bytes);
   }
   bytes_ = bytes;
+  return Status::OK();
+}
+
+namespace {
+thread_local std::shared_ptr<MemoryTracker> current_query_memory;
+}  // namespace
+
+const std::shared_ptr<MemoryTracker>& CurrentQueryMemory() { return current_query_memory; }
+
+ScopedQueryMemory::ScopedQueryMemory(std::shared_ptr<MemoryTracker> tracker)
+    : saved_(std::move(current_query_memory)) {
+  current_query_memory = std::move(tracker);
+}
+
+ScopedQueryMemory::~ScopedQueryMemory() { current_query_memory = std::move(saved_); }
+
+Status CheckQueryMemory(int64_t bytes, std::string_view owner) {
+  MemoryTracker* t = current_query_memory.get();
+  if (!t || bytes <= 0) return Status::OK();
+  Status s = t->Reserve(bytes);
+  if (!s.ok()) return owner.empty() ? s : s.WithContext(std::string(owner));
+  t->Release(bytes);
   return Status::OK();
 }
 

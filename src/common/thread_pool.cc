@@ -3,6 +3,8 @@
 #include <atomic>
 #include <memory>
 
+#include "common/query_memory.h"
+
 namespace silt {
 
 ThreadPool::ThreadPool(size_t num_threads) {
@@ -21,6 +23,13 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::Submit(std::function<void()> task) {
+  // The task works for the submitter's statement: it checks values against the same limit.
+  if (std::shared_ptr<MemoryTracker> memory = CurrentQueryMemory()) {
+    task = [memory = std::move(memory), inner = std::move(task)] {
+      ScopedQueryMemory scope(memory);
+      inner();
+    };
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(task));

@@ -3,9 +3,11 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <stdexcept>
 
 #include "commands/command.h"
 #include "common/allocator.h"
+#include "common/query_memory.h"
 #include "engine/engine.h"
 #include "exec/operator.h"
 #include "planner/binder.h"
@@ -73,6 +75,10 @@ auto Guarded(F&& f) -> decltype(f()) {
   } catch (const std::bad_alloc&) {
     return Status::OutOfMemory("[SILT_MEMORY_LIMIT_EXCEEDED] The statement ran out of memory (an allocation failed).",
                                "SILT_MEMORY_LIMIT_EXCEEDED");
+  } catch (const std::length_error&) {
+    return Status::OutOfMemory(
+        "[SILT_MEMORY_LIMIT_EXCEEDED] A value or buffer exceeds the largest size that can be allocated.",
+        "SILT_MEMORY_LIMIT_EXCEEDED");
   } catch (const std::exception& e) {
     return Status::Internal(std::string("[INTERNAL_ERROR] The statement failed with an internal error: ") + e.what());
   } catch (...) {
@@ -134,6 +140,8 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
 
   int64_t limit = config.GetBytes("silt.memory.limit", -1);
   auto memory = std::make_shared<MemoryTracker>("query", limit, db->memory);
+  // Scalar functions check the values they build against the same limit (common/query_memory.h).
+  ScopedQueryMemory query_memory(memory);
   planner::OptimizerOptions opt;
   opt.stats_skipping = config.GetBool("spark.databricks.delta.stats.skipping", true);
   opt.eval = bctx.eval;

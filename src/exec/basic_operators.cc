@@ -117,4 +117,36 @@ Result<bool> ValuesOperator::Next(ExecContext&, DataChunk* out) {
   return true;
 }
 
+RangeOperator::RangeOperator(Schema schema, int64_t start, int64_t step, uint64_t count)
+    : start_(start), step_(step), count_(count) {
+  schema_ = std::move(schema);
+}
+
+std::string RangeOperator::details() const {
+  return "start=" + std::to_string(start_) + ", step=" + std::to_string(step_) +
+         ", rows=" + std::to_string(count_);
+}
+
+Result<bool> RangeOperator::Next(ExecContext& ctx, DataChunk* out) {
+  if (done_ >= count_) return false;
+  if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+  size_t n = static_cast<size_t>(std::min<uint64_t>(kChunkRows, count_ - done_));
+  DataChunk r;
+  r.num_rows_without_columns = n;
+  if (!schema_.empty()) {
+    Vector v(DataType::Int64());
+    v.ResizeUninitialized(n);
+    int64_t* d = v.data<int64_t>();
+    // start + k*step in unsigned arithmetic: every value lies in [start, end) so none overflows,
+    // but the intermediate product may wrap.
+    uint64_t base = static_cast<uint64_t>(start_) + static_cast<uint64_t>(step_) * done_;
+    for (size_t i = 0; i < n; ++i)
+      d[i] = static_cast<int64_t>(base + static_cast<uint64_t>(step_) * i);
+    r.columns.push_back(std::move(v));
+  }
+  done_ += n;
+  *out = std::move(r);
+  return true;
+}
+
 }  // namespace silt::exec

@@ -62,4 +62,19 @@ class ValuesOperator final : public Operator {
   size_t chunk_ = 0, offset_ = 0;
 };
 
+// range(start, end, step) streamed kChunkRows values at a time: `count` values start + k*step
+// (wrapping arithmetic, the caller computed a count that stays within int64); the schema has the
+// one BIGINT column `id`, or none (then it emits rows without columns).
+class RangeOperator final : public Operator {
+ public:
+  RangeOperator(Schema schema, int64_t start, int64_t step, uint64_t count);
+  Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
+  std::string name() const override { return "Range"; }
+  std::string details() const override;
+
+ private:
+  int64_t start_, step_;
+  uint64_t count_, done_ = 0;
+};
+
 }  // namespace silt::exec

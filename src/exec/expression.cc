@@ -1,12 +1,225 @@
 #include "exec/expression.h"
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <optional>
 #include <unordered_set>
 
 #include "exec/kernel_util.h"
 #include "exec/operator.h"
 
 namespace silt::exec {
+
+// ---------------------------------------------------------------------------------------------
+// IN lists of constants: a hash set built once, when the expression is made
+
+namespace {
+
+// Lists shorter than this compare item by item (no set to build).
+constexpr size_t kInSetMinItems = 16;
+
+struct InKeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+// The bytes that identify value i of v for IN equality (EqualAt): the fixed-width value (floats
+// with -0.0 as 0.0 and one NaN, since x == y or both NaN) or the string/binary bytes; false for
+// nested types (compared item by item).
+bool InKeyAt(const Vector& v, size_t i, char* buf, std::string_view* key) {
+  switch (v.id()) {
+    case TypeId::kFloat: {
+      float x = v.data<float>()[i];
+      if (x == 0) x = 0;
+      if (x != x) x = std::numeric_limits<float>::quiet_NaN();
+      std::memcpy(buf, &x, sizeof x);
+      *key = std::string_view(buf, sizeof x);
+      return true;
+    }
+    case TypeId::kDouble: {
+      double x = v.data<double>()[i];
+      if (x == 0) x = 0;
+      if (x != x) x = std::numeric_limits<double>::quiet_NaN();
+      std::memcpy(buf, &x, sizeof x);
+      *key = std::string_view(buf, sizeof x);
+      return true;
+    }
+    case TypeId::kString:
+    case TypeId::kBinary:
+      *key = v.GetString(i);
+      return true;
+    case TypeId::kBoolean:
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kDate:
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+    case TypeId::kDecimal: {
+      size_t w = static_cast<size_t>(v.type()->fixed_width());
+      if (w == 0 || w > 16) return false;
+      std::memcpy(buf, v.data<uint8_t>() + i * w, w);
+      *key = std::string_view(buf, w);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// The items of a long IN list of constants, as a set built on first use (once, however many
+// chunks or threads evaluate the list; a rewritten copy of the expression that is never
+// evaluated costs nothing): values up to 8 bytes as a sorted vector of integer keys, others
+// (strings, decimals) in a hash set of their bytes.
+class InSet {
+ public:
+  InSet(TypePtr type, std::vector<ExprPtr> items)
+      : type_(std::move(type)), items_(std::move(items)) {}
+
+  // Whether value `r` of v (of the list's type, not NULL) is in the list; false (with *st set)
+  // when the set cannot be built.
+  bool Contains(const Vector& v, size_t r, Status* st) {
+    std::call_once(once_, [this] { build_ = Build(); });
+    if (!build_.ok()) {
+      *st = build_;
+      return false;
+    }
+    char buf[16];
+    std::string_view key;
+    if (!InKeyAt(v, r, buf, &key)) {
+      *st = Status::Internal("IN: value type changed after binding");
+      return false;
+    }
+    if (ints_) return std::binary_search(ints_->begin(), ints_->end(), IntKey(key));
+    return strs_.find(key) != strs_.end();
+  }
+  bool has_null() {
+    std::call_once(once_, [this] { build_ = Build(); });
+    return has_null_;
+  }
+
+ private:
+  static uint64_t IntKey(std::string_view key) {
+    uint64_t k = 0;
+    std::memcpy(&k, key.data(), key.size());
+    return k;
+  }
+  Status Build() {
+    Vector items(type_);
+    for (const ExprPtr& item : items_) {
+      if (item->constant.is_null()) {
+        has_null_ = true;
+        continue;
+      }
+      SILT_RETURN_NOT_OK(items.AppendValue(item->constant));
+    }
+    items_.clear();
+    items_.shrink_to_fit();
+    char buf[16];
+    std::string_view key;
+    bool narrow = type_->fixed_width() > 0 && type_->fixed_width() <= 8;
+    if (narrow) {
+      ints_.emplace();
+      ints_->reserve(items.size());
+    } else {
+      strs_.reserve(items.size());
+    }
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (!InKeyAt(items, i, buf, &key)) return Status::Internal("IN: items of an unhashable type");
+      if (narrow) {
+        ints_->push_back(IntKey(key));
+      } else {
+        strs_.emplace(key);
+      }
+    }
+    if (narrow) std::sort(ints_->begin(), ints_->end());
+    return Status::OK();
+  }
+
+  TypePtr type_;
+  std::vector<ExprPtr> items_;  // until built
+  std::once_flag once_;
+  Status build_;
+  bool has_null_ = false;
+  std::optional<std::vector<uint64_t>> ints_;
+  std::unordered_set<std::string, InKeyHash, std::equal_to<>> strs_;
+};
+
+bool InSetType(const DataType& t) {
+  switch (t.id()) {
+    case TypeId::kBoolean:
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kDate:
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+    case TypeId::kDecimal:
+    case TypeId::kFloat:
+    case TypeId::kDouble:
+    case TypeId::kString:
+    case TypeId::kBinary:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// For `v IN (c1, ..., cn)` with n >= kInSetMinItems constants of the value's (hashable) type: a
+// kernel (args = {v}) that looks each row up in an InSet of the items, instead of comparing
+// every row with every item; SQL NULL semantics (NULL where v is NULL, or where v is not found
+// and an item is NULL). Null otherwise (EvalIn compares item by item).
+ScalarKernel MakeInSetKernel(const Expr& e) {
+  if (e.children.size() < kInSetMinItems + 1 || !InSetType(*e.children[0]->type)) return nullptr;
+  const DataType& type = *e.children[0]->type;
+  for (size_t c = 1; c < e.children.size(); ++c) {
+    const Expr& item = *e.children[c];
+    if (item.kind != ExprKind::kConstant) return nullptr;
+    if (!item.constant.is_null() && item.constant.type().get() != &type &&
+        !item.constant.type()->Equals(type)) {
+      return nullptr;
+    }
+  }
+  auto set = std::make_shared<InSet>(
+      e.children[0]->type, std::vector<ExprPtr>(e.children.begin() + 1, e.children.end()));
+  return [set](std::span<const Arg> args, size_t rows, const EvalContext&, Vector* out) -> Status {
+    const Vector& value = *args[0].vector;
+    *out = Vector(DataType::Boolean());
+    out->ResizeUninitialized(rows);
+    uint8_t* d = out->data<uint8_t>();
+    bool has_null = set->has_null(), nulls = false;
+    std::vector<uint8_t> valid(rows, 1);
+    Status st;
+    for (size_t i = 0; i < rows; ++i) {
+      size_t r = args[0].index(i);
+      if (value.IsNull(r)) {
+        d[i] = 0;
+        valid[i] = 0;
+        nulls = true;
+        continue;
+      }
+      bool hit = set->Contains(value, r, &st);
+      if (!st.ok()) return st;
+      d[i] = hit;
+      if (!hit && has_null) {
+        valid[i] = 0;
+        nulls = true;
+      }
+    }
+    if (nulls) std::memcpy(out->mutable_validity(), valid.data(), rows);
+    return Status::OK();
+  };
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Construction and display
@@ -43,6 +256,7 @@ ExprPtr MakeSpecial(ExprKind kind, TypePtr type, std::vector<ExprPtr> children, 
   e->nullable = nullable;
   for (const auto& c : children) e->deterministic = e->deterministic && c->deterministic;
   e->children = std::move(children);
+  if (kind == ExprKind::kIn) e->kernel = MakeInSetKernel(*e);
   return e;
 }
 
@@ -401,6 +615,11 @@ Status EvalIn(const Expr& e, const DataChunk& in, const EvalContext& ctx, Vector
     SILT_RETURN_NOT_OK(EvalInto(*e.children[0], in, ctx, &owned));
   }
   const Vector& value = *vp;
+  // A long list of constants: the set built with the expression (MakeInSetKernel).
+  if (e.kernel && value.type()->Equals(*e.children[0]->type)) {
+    Arg arg{&value, false};
+    return e.kernel(std::span<const Arg>(&arg, 1), n, ctx, out);
+  }
   // Strings against non-NULL string constants (shipmode IN ('MAIL', 'SHIP')): no per-row type
   // dispatch; the result is NULL exactly where the value is.
   std::vector<std::string_view> items;

@@ -279,7 +279,29 @@ Status GroupHashTable::FindOrCreate(std::span<const Vector* const> keys, const u
     }
     hashes = hbuf_.data();
   }
-  if (create) Grow(size() + n);
+  if (create) {
+    // Reserve what growing for n more groups will hold at its peak before allocating it: a
+    // rehash keeps the old slots until the new ones are filled, and a vector that doubles holds
+    // both buffers while it copies.
+    size_t want = size() + n;
+    int64_t extra = 0;
+    bool single = path_ == Path::kSingleInt;
+    size_t have = single ? islots_.size() : slots_.size();
+    if (want * 2 > have) {
+      size_t cap = have;
+      while (cap < want * 2) cap *= 2;
+      extra += static_cast<int64_t>(cap * (single ? sizeof(IntSlot) : sizeof(uint64_t)));
+    }
+    if (want > group_hashes_.capacity()) {
+      size_t cap = std::max(want, group_hashes_.capacity() * 2);
+      extra += static_cast<int64_t>(cap * sizeof(uint64_t));
+      for (const Vector& k : keys_)
+        extra += static_cast<int64_t>(cap) * std::max(k.type()->fixed_width(), 8);
+    }
+    if (stride_) extra += static_cast<int64_t>(kBlockGroups * stride_);
+    if (extra) SILT_RETURN_NOT_OK(reservation_.Resize(static_cast<int64_t>(MemoryUsage()) + extra));
+    Grow(want);
+  }
   if (path_ == Path::kSingleInt) {
     TypeId id = key_types_[0]->id();
     if (id == TypeId::kInt32 || id == TypeId::kDate) {

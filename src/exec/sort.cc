@@ -512,12 +512,24 @@ bool WouldOverflowOffsets(const Vector& dst, const Vector& src) {
       return false;
   }
 }
+
+// Bytes a vector's buffers hold in use (MemoryUsage() is their capacity).
+int64_t UsedBytes(const Vector& v) {
+  int64_t n = static_cast<int64_t>(v.validity() ? v.size() : 0);
+  int w = v.type()->fixed_width();
+  if (w > 0) n += static_cast<int64_t>(v.size()) * w;
+  if (v.type()->is_binary_like()) n += static_cast<int64_t>(v.bytes().size());
+  if (v.offsets() != nullptr) n += static_cast<int64_t>(v.size() + 1) * 4;
+  for (size_t k = 0; k < v.num_children(); ++k) n += UsedBytes(v.child(k));
+  return n;
+}
 }  // namespace
 
 Status BufferAll(Operator& child, ExecContext& ctx, DataChunk* all,
                  MemoryReservation* reservation) {
   DataChunk chunk;
-  int64_t bytes = reservation->bytes();
+  const int64_t base = reservation->bytes();
+  int64_t bytes = base;
   while (true) {
     if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
     SILT_ASSIGN_OR_RETURN(bool more, child.Next(ctx, &chunk));
@@ -534,13 +546,24 @@ Status BufferAll(Operator& child, ExecContext& ctx, DataChunk* all,
     if (uint64_t(all->size()) + n > std::numeric_limits<uint32_t>::max()) {
       return Status::NotImplemented("buffering more than 4294967295 rows in one operator");
     }
+    // Reserved before appending: what the buffers hold, plus, for a column whose buffers must
+    // grow, the larger buffers a reallocation allocates while the old ones still exist (so RSS
+    // stays under the limit at the peak of a doubling, not only after it).
+    int64_t peak = base;
     for (size_t c = 0; c < chunk.columns.size(); ++c) {
       if (WouldOverflowOffsets(all->columns[c], chunk.columns[c])) {
         return Status::NotImplemented("buffered column " + std::to_string(c) +
                                       " would exceed 4 GiB of variable-length data");
       }
-      bytes += static_cast<int64_t>(chunk.columns[c].MemoryUsage());
+      int64_t cap = static_cast<int64_t>(all->columns[c].MemoryUsage());
+      int64_t need = UsedBytes(all->columns[c]) + UsedBytes(chunk.columns[c]);
+      peak += cap + (need > cap ? std::max(2 * cap, need) : 0);
+    }
+    if (peak > bytes) SILT_RETURN_NOT_OK(reservation->Resize(peak));
+    bytes = base;
+    for (size_t c = 0; c < chunk.columns.size(); ++c) {
       all->columns[c].AppendRange(chunk.columns[c], 0, n);
+      bytes += static_cast<int64_t>(all->columns[c].MemoryUsage());
     }
     SILT_RETURN_NOT_OK(reservation->Resize(bytes));
   }

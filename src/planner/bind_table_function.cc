@@ -106,6 +106,23 @@ Result<PlanPtr> Binder::Impl::BindTableFunction(const sql::TableRef& ref) {
     if (args.empty() || args.size() > 3) {
       return Status::InvalidArgument("[WRONG_NUM_ARGS] range() takes 1 to 3 arguments", "WRONG_NUM_ARGS");
     }
+    for (size_t i = 0; i < args.size(); ++i) {
+      const Value& a = args[i];
+      bool integral =
+          !a.is_null() && (a.type()->id() == TypeId::kInt8 || a.type()->id() == TypeId::kInt16 ||
+                           a.type()->id() == TypeId::kInt32 || a.type()->id() == TypeId::kInt64);
+      if (!integral) {
+        return Status::InvalidArgument(
+            "[INVALID_PARAMETER_VALUE.LONG] The value of parameter(s) `" +
+                std::string(args.size() == 1 ? "end"
+                                             : (i == 0   ? "start"
+                                                : i == 1 ? "end"
+                                                         : "step")) +
+                "` in `range` is invalid: expects a long literal, but got " +
+                (a.is_null() ? "NULL" : a.ToString()) + ".",
+            "INVALID_PARAMETER_VALUE.LONG");
+      }
+    }
     int64_t start = 0, end, step = 1;
     if (args.size() == 1) {
       end = args[0].integer();
@@ -114,21 +131,27 @@ Result<PlanPtr> Binder::Impl::BindTableFunction(const sql::TableRef& ref) {
       end = args[1].integer();
       if (args.size() == 3) step = args[2].integer();
     }
-    if (step == 0) return Status::InvalidArgument("range step must not be 0", "INVALID_PARAMETER_VALUE");
+    // Spark's Range: require(step != 0) (an IllegalArgumentException, no error class).
+    if (step == 0) {
+      return Status::InvalidArgument("requirement failed: step (0) cannot be 0",
+                                     "INVALID_PARAMETER_VALUE");
+    }
+    // Spark's Range.numElements, in 128 bits so no bound overflows: ceil((end - start) / step)
+    // when the step goes from start towards end, else 0.
+    __int128 span = static_cast<__int128>(end) - start;
+    uint64_t count = 0;
+    if ((step > 0 && span > 0) || (step < 0 && span < 0)) {
+      __int128 q = span / step, r = span % step;
+      count = static_cast<uint64_t>(q + (r != 0 ? 1 : 0));
+    }
     auto node = std::make_shared<LogicalNode>();
     node->kind = LogicalKind::kValues;
     node->columns.push_back({"id", DataType::Int64(), false, ref.alias});
-    DataChunk chunk;
-    chunk.columns.emplace_back(DataType::Int64());
-    for (int64_t v = start; step > 0 ? v < end : v > end; v += step) {
-      chunk.columns[0].Append<int64_t>(v);
-      if (chunk.size() == 65536) {
-        node->rows.push_back(std::move(chunk));
-        chunk = DataChunk();
-        chunk.columns.emplace_back(DataType::Int64());
-      }
-    }
-    if (chunk.size()) node->rows.push_back(std::move(chunk));
+    node->is_range = true;
+    node->range_start = start;
+    node->range_end = end;
+    node->range_step = step;
+    node->range_count = count;
     sql::TableRef tmp;
     tmp.column_aliases = ref.column_aliases;
     return ApplyAlias(node, tmp);

@@ -106,7 +106,7 @@ Result<PlanPtr> Binder::Impl::BindView(const ResolvedTable& t, const sql::TableR
   const auto& q = static_cast<const sql::QueryStatement&>(**parsed);
   expanded_views.insert(t.is_temp_view ? e.name : e.schema + "." + e.name);
   temp_view_ref = temp_view_ref || t.is_temp_view;
-  std::vector<std::map<std::string, const sql::CommonTableExpr*>> saved_ctes = std::move(cte_stack);
+  std::vector<CteScope> saved_ctes = std::move(cte_stack);
   cte_stack.clear();
   std::string saved_schema = self->ctx_.current_schema;
   if (!e.view_current_schema.empty()) self->ctx_.current_schema = e.view_current_schema;
@@ -124,22 +124,30 @@ Result<PlanPtr> Binder::Impl::BindTableRef(const sql::TableRef& ref) {
     case sql::TableRef::Kind::kTable: {
       // CTE?
       if (!ref.name.is_path() && ref.name.parts.size() == 1) {
-        for (auto it = cte_stack.rbegin(); it != cte_stack.rend(); ++it) {
-          auto f = it->find(LowerName(ref.name.parts[0]));
-          if (f == it->end()) continue;
-          const sql::CommonTableExpr* cte = f->second;
-          // Bind the CTE body with only the CTEs defined before it visible (in its WITH, and the
-          // outer WITHs): its own name and later names there resolve outside it, as in Spark (a
-          // self or forward reference is TABLE_OR_VIEW_NOT_FOUND unless an outer CTE or a table
-          // has the name). The scope's entries point into one WITH list, in order.
-          std::vector<std::map<std::string, const sql::CommonTableExpr*>> saved = cte_stack;
-          const size_t level = static_cast<size_t>(cte_stack.rend() - it) - 1;
-          std::map<std::string, const sql::CommonTableExpr*> scope = std::move(cte_stack[level]);
+        std::string lower = LowerName(ref.name.parts[0]);
+        for (size_t level = cte_stack.size(); level-- > 0;) {
+          const sql::CommonTableExpr* cte = cte_stack[level].Find(lower);
+          if (!cte) continue;
+          if (cte_depth >= kMaxCteDepth) {
+            return Status::InvalidArgument("[SILT_QUERY_TOO_DEEP] The common table expression " +
+                                               Backquote(cte->name) + " is nested more than " +
+                                               std::to_string(kMaxCteDepth) +
+                                               " levels deep (CTEs reading CTEs); split the query.",
+                                           "SILT_QUERY_TOO_DEEP");
+          }
+          // Bind the CTE body with only the enclosing scopes and the CTEs defined before it
+          // visible; the scopes above are set aside (cheap: a scope shares its name map).
+          std::vector<CteScope> above(cte_stack.begin() + static_cast<std::ptrdiff_t>(level),
+                                      cte_stack.end());
           cte_stack.resize(level);
-          std::erase_if(scope, [cte](const auto& entry) { return std::greater_equal<const sql::CommonTableExpr*>()(entry.second, cte); });
+          CteScope scope = above.front();
+          scope.visible = static_cast<size_t>(cte - scope.ctes->data());
           cte_stack.push_back(std::move(scope));
+          ++cte_depth;
           Result<PlanPtr> p = self->BindQuery(*cte->query);
-          cte_stack = saved;
+          --cte_depth;
+          cte_stack.resize(level);
+          cte_stack.insert(cte_stack.end(), above.begin(), above.end());
           SILT_RETURN_NOT_OK(p.status());
           return NamedRelation(*p, cte->column_aliases, cte->name, ref);
         }

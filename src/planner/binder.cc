@@ -1,5 +1,9 @@
 #include "planner/binder.h"
 
+#include <pthread.h>
+
+#include <cstdint>
+
 #include "planner/binder_impl.h"
 
 #include "delta/operations_history.h"
@@ -99,11 +103,48 @@ std::string ColumnNameOf(const ParsedExpr& expr) {
   return expr.ToString();
 }
 
+namespace {
+
+// How much of this thread's stack is in use below `here` (0 when the bounds are unknown).
+size_t StackInUse(uintptr_t here, size_t* size) {
+  thread_local uintptr_t top = 0;
+  thread_local size_t stack_size = 0;
+  if (!top) {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+    void* addr = nullptr;
+    size_t sz = 0;
+    if (pthread_attr_getstack(&attr, &addr, &sz) == 0) {
+      top = reinterpret_cast<uintptr_t>(addr) + sz;
+      stack_size = sz;
+    }
+    pthread_attr_destroy(&attr);
+    if (!top) return 0;
+  }
+  *size = stack_size;
+  return here < top ? top - here : 0;
+}
+
+}  // namespace
+
 Result<PlanPtr> Binder::BindQuery(const sql::Query& q) {
+  // Nested queries (subqueries, CTE and view bodies) bind recursively: past half of the
+  // thread's stack binding stops with a clear error instead of overflowing it (the other half
+  // is left to the optimizer and the operators, which recurse over the same plan depth).
+  char probe = 0;
+  size_t stack_size = 0;
+  size_t used = StackInUse(reinterpret_cast<uintptr_t>(&probe), &stack_size);
+  if (stack_size && used > stack_size / 2) {
+    return Status::InvalidArgument(
+        "[SILT_QUERY_TOO_DEEP] The query nests subqueries, CTEs or views too deeply to bind (" +
+            std::to_string(used >> 10) + " KiB of a " + std::to_string(stack_size >> 10) +
+            " KiB stack); split the query.",
+        "SILT_QUERY_TOO_DEEP");
+  }
   if (!q.ctes.empty()) {
-    std::map<std::string, const sql::CommonTableExpr*> scope;
-    for (const auto& c : q.ctes) scope[LowerName(c.name)] = &c;
-    impl_->cte_stack.push_back(std::move(scope));
+    auto names = std::make_shared<std::map<std::string, size_t>>();
+    for (size_t i = 0; i < q.ctes.size(); ++i) (*names)[LowerName(q.ctes[i].name)] = i;
+    impl_->cte_stack.push_back({std::move(names), &q.ctes, q.ctes.size()});
   }
   struct Pop {
     Binder::Impl* impl;

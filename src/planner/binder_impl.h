@@ -75,9 +75,27 @@ struct ExprScope {
   std::vector<std::pair<std::string, exec::ExprPtr>> lambda_vars;
 };
 
+// The CTEs of one WITH clause: name → its definitions' index. A CTE body sees only the CTEs defined
+// before it (Spark), so binding CTE k pushes a scope with visible = k; a scope is cheap to copy
+// (the map is shared), so a chain of n CTEs binds in O(n).
+struct CteScope {
+  std::shared_ptr<const std::map<std::string, size_t>> names;
+  const std::vector<sql::CommonTableExpr>* ctes = nullptr;
+  size_t visible = 0;
+  const sql::CommonTableExpr* Find(const std::string& lower_name) const {
+    auto f = names->find(lower_name);
+    return f == names->end() || f->second >= visible ? nullptr : &(*ctes)[f->second];
+  }
+};
+
+// Nested CTE references (a CTE whose body reads a CTE whose body reads ...) are bound
+// recursively; past this depth binding stops with a clear error instead of exhausting the stack.
+inline constexpr int kMaxCteDepth = 1000;
+
 struct Binder::Impl {
   Binder* self;
-  std::vector<std::map<std::string, const sql::CommonTableExpr*>> cte_stack;
+  std::vector<CteScope> cte_stack;
+  int cte_depth = 0;
   std::set<std::string> expanded_views;  // see Binder::expanded_views()
   bool temp_view_ref = false;
   int view_depth = 0;

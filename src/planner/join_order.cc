@@ -85,6 +85,7 @@ double EstimateRows(const LogicalNode& n) {
     case LogicalKind::kScan:
       return ScanRows(n) * std::pow(0.5, static_cast<double>(n.pushed_filters.size()));
     case LogicalKind::kValues: {
+      if (n.is_range) return static_cast<double>(n.range_count);
       double rows = 0;
       for (const DataChunk& c : n.rows) rows += static_cast<double>(c.size());
       return rows;

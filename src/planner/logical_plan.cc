@@ -49,6 +49,10 @@ std::string LogicalNode::Describe() const {
   switch (kind) {
     case LogicalKind::kScan: return "DeltaScan " + ScanDetails(*this);
     case LogicalKind::kValues: {
+      if (is_range) {
+        return "Range (" + std::to_string(range_start) + ", " + std::to_string(range_end) +
+               ", step=" + std::to_string(range_step) + ")";
+      }
       size_t n = 0;
       for (const auto& c : rows) n += c.size();
       return "LocalRelation [" + std::to_string(columns.size()) + " columns, " + std::to_string(n) + " rows]";

@@ -148,6 +148,12 @@ struct LogicalNode {
 
   // kValues
   ValuesRows rows;
+  // kValues that is range(start, end, step) (Spark's Range): no rows are held; the physical plan
+  // streams range_count values start, start + step, ... (range_count computed without overflow).
+  // With no columns (a projection kept none, count(*)) it streams empty rows.
+  bool is_range = false;
+  int64_t range_start = 0, range_end = 0, range_step = 1;
+  uint64_t range_count = 0;
 
   // kFilter
   exec::ExprPtr predicate;

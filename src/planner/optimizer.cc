@@ -301,6 +301,7 @@ PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed) {
       if (all) return n;  // keeps sharing the rows
       n->columns.clear();
       for (int i : needed) n->columns.push_back(node->columns[i]);
+      if (n->is_range) return n;  // streams its one column or none
       n->rows.clear();
       for (const auto& chunk : node->rows) {
         DataChunk c;

@@ -257,6 +257,10 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
       return exec::OperatorPtr(std::move(op));
     }
     case LogicalKind::kValues:
+      if (n.is_range) {
+        return exec::OperatorPtr(std::make_unique<exec::RangeOperator>(
+            SchemaOf(n), n.range_start, n.range_step, n.range_count));
+      }
       return exec::OperatorPtr(std::make_unique<exec::ValuesOperator>(SchemaOf(n), n.rows.shared()));
     case LogicalKind::kFilter: {
       auto op = std::make_unique<exec::FilterOperator>(std::move(children[0]), n.predicate);

@@ -253,6 +253,8 @@ Result<ExprPtr> BindSequence(std::string_view n, Args& a, const BindContext& c) 
                       int128_t len = step == 0 ? 1
                                                : (static_cast<int128_t>(stop) - start) / step + 1;
                       if (len > kMaxArrayLength) return SizeLimitError("sequence", static_cast<int64_t>(len));
+                      SILT_RETURN_NOT_OK(
+                          fn::CheckArrayResult("sequence", static_cast<int64_t>(len), 8));
                       for (int128_t k = 0; k < len; ++k) {
                         AppendIntegral(&el, static_cast<int64_t>(start + k * step));
                       }
@@ -548,6 +550,14 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
                         int64_t count = ValAt<int32_t>(x[1], i);
                         if (count > kMaxArrayLength) return SizeLimitError("array_repeat", count);
                         size_t r = x[0].index(i);
+                        if (count > 0) {
+                          const Vector& el = *x[0].vector;
+                          int64_t w = el.type()->fixed_width() > 0 ? el.type()->fixed_width() : 16;
+                          if (el.type()->is_binary_like() && el.IsValid(r)) {
+                            w = static_cast<int64_t>(el.GetString(r).size()) + 4;
+                          }
+                          SILT_RETURN_NOT_OK(fn::CheckArrayResult("array_repeat", count, w));
+                        }
                         for (int64_t k = 0; k < count; ++k) out->child(0).AppendRange(*x[0].vector, r, 1);
                         out->FinishListRow();
                       }

@@ -341,21 +341,25 @@ Status FormatString(std::string_view fmt, std::span<const Arg> args, size_t row,
         break;
       }
     }
-    if (i < fmt.size() && fmt[i] >= '1' && fmt[i] <= '9') {
-      f.width = 0;
+    // A width or precision is the size of what gets built: checked against Spark's 2 GB value
+    // cap and silt.memory.limit before anything is padded (saturating, no int overflow).
+    auto number = [&](int* v) -> Status {
+      int64_t n = 0;
       while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') {
-        // A width beyond an int is Java's IllegalFormatWidthException (and int overflow here).
-        if (f.width > (std::numeric_limits<int>::max() - 9) / 10) return FormatError("format width out of range");
-        f.width = f.width * 10 + (fmt[i++] - '0');
+        n = std::min<int64_t>(n * 10 + (fmt[i++] - '0'), int64_t{1} << 31);
       }
+      // Beyond an int: Java's IllegalFormatWidthException / IllegalFormatPrecisionException.
+      if (n > std::numeric_limits<int>::max()) return FormatError("format width or precision out of range");
+      if (n > 4096) SILT_RETURN_NOT_OK(fn::CheckStringResult("format_string", n));
+      *v = static_cast<int>(n);
+      return Status::OK();
+    };
+    if (i < fmt.size() && fmt[i] >= '1' && fmt[i] <= '9') {
+      SILT_RETURN_NOT_OK(number(&f.width));
     }
     if (i < fmt.size() && fmt[i] == '.') {
       ++i;
-      f.precision = 0;
-      while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') {
-        if (f.precision > (std::numeric_limits<int>::max() - 9) / 10) return FormatError("format precision out of range");
-        f.precision = f.precision * 10 + (fmt[i++] - '0');
-      }
+      SILT_RETURN_NOT_OK(number(&f.precision));
     }
     if (i >= fmt.size()) return FormatError("format specifier ends the string");
     char conv = fmt[i];

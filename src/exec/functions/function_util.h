@@ -3,6 +3,7 @@
 // function library; the binder uses exec/functions.h.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "common/datetime.h"
+#include "common/query_memory.h"
 #include "common/status.h"
 #include "common/utf8.h"
 #include "exec/expression.h"
@@ -156,6 +158,51 @@ class FixedWriter {
 
 // Appends string/binary rows straight into out's buffers: append the row's bytes to buf(), then
 // Commit(); or CommitNull(). Finish() sets the row count.
+// ---------------------------------------------------------------------------------------------
+// Value size limits
+
+// Spark's largest string/binary value or array (ByteArrayMethods.MAX_ROUNDED_ARRAY_LENGTH).
+inline constexpr int64_t kMaxValueLength = 2147483632;
+
+// Before `fn` builds a string or binary value of `bytes`: EXCEED_LIMIT_LENGTH past Spark's
+// 2 GB cap, SILT_MEMORY_LIMIT_EXCEEDED past what silt.memory.limit leaves (nothing allocated).
+inline Status CheckStringResult(std::string_view fn, int64_t bytes) {
+  if (bytes > kMaxValueLength) {
+    return Status::InvalidArgument(
+        "[EXCEED_LIMIT_LENGTH] Exceeds char/varchar type length limitation: " +
+            std::to_string(kMaxValueLength) + ". (" + std::string(fn) +
+            " would build a string of " + std::to_string(bytes) + " bytes)",
+        "EXCEED_LIMIT_LENGTH");
+  }
+  return CheckQueryMemory(bytes, fn);
+}
+
+// Before `fn` appends a value of `row_bytes` to the string heap `heap` of a result vector: the
+// value against Spark's cap, and the heap it grows into against silt.memory.limit, counting
+// the old buffer a reallocation copies from (so RSS stays near the limit, not twice it).
+inline Status CheckStringGrowth(std::string_view fn, const std::string& heap, int64_t row_bytes) {
+  if (row_bytes > kMaxValueLength) return CheckStringResult(fn, row_bytes);
+  int64_t total = static_cast<int64_t>(heap.size()) + row_bytes;
+  int64_t cap = static_cast<int64_t>(heap.capacity());
+  return CheckQueryMemory(total + (total > cap ? cap : 0), fn);
+}
+
+// Before `fn` builds an array of `elements` elements of `element_bytes` each:
+// COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER past Spark's cap, SILT_MEMORY_LIMIT_EXCEEDED past
+// what silt.memory.limit leaves.
+inline Status CheckArrayResult(std::string_view fn, int64_t elements, int64_t element_bytes) {
+  if (elements > kMaxValueLength) {
+    return Status::InvalidArgument(
+        "[COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER] Can't create array with " +
+            std::to_string(elements) + " elements which exceeding the array size limit " +
+            std::to_string(kMaxValueLength) +
+            ", the value of parameter(s) `count` in the function `" + std::string(fn) +
+            "` is invalid.",
+        "COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER");
+  }
+  return CheckQueryMemory(elements * std::max<int64_t>(element_bytes, 1), fn);
+}
+
 class StringWriter {
  public:
   explicit StringWriter(Vector* out, size_t rows_hint = 0)

@@ -838,8 +838,33 @@ Result<ExprPtr> BindPad(std::string_view name, Args& args, const BindContext& ct
                   [binary, left](std::span<const Arg> a, size_t rows, const EvalContext&,
                                  Vector* out) {
                     std::string_view def = binary ? std::string_view("\0", 1) : " ";
-                    return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
+                    // At most `len` characters of the input or the pad, up to 4 bytes each.
+                    SILT_RETURN_NOT_OK(
+                        fn::ReserveStringRows(left ? "lpad" : "rpad", a, rows, out, [&](size_t i) {
+                          int64_t len = ValAt<int32_t>(a[1], i);
+                          std::string_view s = StrAt(a[0], i);
+                          if (len <= static_cast<int64_t>(s.size())) return len;
+                          std::string_view pad = a.size() == 3 ? StrAt(a[2], i) : def;
+                          if (pad.empty()) return static_cast<int64_t>(s.size());
+                          int64_t chars = binary ? len : len - Utf8Length(s);
+                          int64_t per =
+                              binary ? 1
+                                     : (static_cast<int64_t>(pad.size()) + Utf8Length(pad) - 1) /
+                                           Utf8Length(pad);
+                          return static_cast<int64_t>(s.size()) + chars * per;
+                        }));
+                    return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
                       std::string_view pad = a.size() == 3 ? StrAt(a[2], i) : def;
+                      // The result has `len` characters, up to 4 bytes each (pad characters).
+                      int64_t len = ValAt<int32_t>(a[1], i);
+                      int64_t width =
+                          binary ? 1
+                                 : std::max<int64_t>(1, static_cast<int64_t>(pad.size()) /
+                                                            std::max<int64_t>(1, Utf8Length(pad)));
+                      if (len > 0 && !pad.empty()) {
+                        *st = fn::CheckStringGrowth(left ? "lpad" : "rpad", b, len * width);
+                        if (!st->ok()) return false;
+                      }
                       PadString(StrAt(a[0], i), ValAt<int32_t>(a[1], i), pad, left, binary, &b);
                       return true;
                     });
@@ -1434,22 +1459,39 @@ void RegisterStringFunctions(FunctionRegistry& r) {
     SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
     SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, Str(), ctx));
     SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, Int(), ctx));
-    return MakeCall(std::string(name), Str(), std::move(args),
-                    [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
-                        std::string_view s = StrAt(a[0], i);
-                        for (int32_t k = ValAt<int32_t>(a[1], i); k > 0; --k) b.append(s);
-                        return true;
-                      });
-                    });
+    return MakeCall(
+        std::string(name), Str(), std::move(args),
+        [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+          SILT_RETURN_NOT_OK(fn::ReserveStringRows("repeat", a, rows, out, [&](size_t i) {
+            return static_cast<int64_t>(StrAt(a[0], i).size()) * ValAt<int32_t>(a[1], i);
+          }));
+          return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
+            std::string_view s = StrAt(a[0], i);
+            int32_t times = ValAt<int32_t>(a[1], i);
+            if (times > 0 && !s.empty()) {
+              *st = fn::CheckStringGrowth("repeat", b, static_cast<int64_t>(s.size()) * times);
+              if (!st->ok()) return false;
+              b.reserve(b.size() + s.size() * static_cast<size_t>(times));
+            }
+            for (int32_t k = times; k > 0; --k) b.append(s);
+            return true;
+          });
+        });
   });
   Reg(r, {"space"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
     SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, Int(), ctx));
     return MakeCall(std::string(name), Str(), std::move(args),
                     [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
+                      SILT_RETURN_NOT_OK(fn::ReserveStringRows(
+                          "space", a, rows, out,
+                          [&](size_t i) { return static_cast<int64_t>(ValAt<int32_t>(a[0], i)); }));
+                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
                         int32_t n = ValAt<int32_t>(a[0], i);
+                        if (n > 0) {
+                          *st = fn::CheckStringGrowth("space", b, n);
+                          if (!st->ok()) return false;
+                        }
                         if (n > 0) b.append(static_cast<size_t>(n), ' ');
                         return true;
                       });
