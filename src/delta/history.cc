@@ -10,6 +10,7 @@
 
 #include "common/ascii.h"
 #include "common/datetime.h"
+#include "delta/log_listing.h"
 #include "delta/log_segment.h"
 #include "delta/partition_values.h"
 #include "delta/snapshot.h"

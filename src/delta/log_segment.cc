@@ -6,6 +6,8 @@
 
 #include <simdjson.h>
 
+#include "delta/log_listing.h"
+
 namespace silt::delta {
 namespace {
 
@@ -151,6 +153,10 @@ Result<std::optional<int64_t>> FillCommitGaps(ObjectStore& store, std::map<int64
     commits->emplace(f.version, std::move(f));
   }
   return hole;
+}
+
+Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> version) {
+  return BuildLogSegment(store, version, std::nullopt);
 }
 
 Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> version,

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,26 +49,11 @@ struct LogSegment {
   int64_t earliest_version = -1;        // oldest commit seen in the listing
 };
 
-// A listing may miss a commit written while it ran yet report a later one (the listing contract
-// in io/object_store.h), and a commit file once written never disappears (log cleanup removes
-// only versions below a retained checkpoint). So a gap in [lo, hi] of `commits` (version → file,
-// parsed from a listing) is first listed again (once, from the gap) and then each version still
-// missing is probed with Head (at most 1000: a longer hole is no race); what is found is added
-// to `commits`. Returns the first version of [lo, hi] still missing (a real hole: the caller
-// decides whether it matters), nullopt when [lo, hi] is complete. Storage errors other than
-// NotFound are returned.
-Result<std::optional<int64_t>> FillCommitGaps(ObjectStore& store, std::map<int64_t, LogFile>* commits, int64_t lo,
-                                              int64_t hi);
-
 // Lists `_delta_log/` of the table in `store` and builds the segment for `version` (latest when
-// absent). Commits missing from the listing between the checkpoint and the target are recovered
-// with FillCommitGaps; only a commit that is really absent is DELTA_VERSIONS_NOT_CONTIGUOUS.
-// With `checkpoint_below`, only checkpoints of versions < it are used (Delta's
-// getLogSegmentWithMaxExclusiveCheckpointVersion: the fallback past a damaged checkpoint). Errors: DELTA_TABLE_NOT_FOUND (no log), DELTA_VERSION_NOT_FOUND (version out of range),
+// absent). Errors: DELTA_TABLE_NOT_FOUND (no log), DELTA_VERSION_NOT_FOUND (version out of range),
 // DELTA_VERSIONS_NOT_CONTIGUOUS (a commit is missing), DELTA_CANNOT_RECONSTRUCT_VERSION (neither a
 // checkpoint nor commit 0 covers the start: the log was cleaned up).
-Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> version,
-                                   std::optional<int64_t> checkpoint_below = std::nullopt);
+Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> version);
 
 // Reads _delta_log/_last_checkpoint's version when present and well-formed (a hint only).
 std::optional<int64_t> ReadLastCheckpointHint(ObjectStore& store);

@@ -5,10 +5,12 @@
 #include <mutex>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 
 #include "common/key_filter.h"
 #include "common/logging.h"
 #include "common/thread_pool.h"
+#include "delta/log_listing.h"
 #include "delta/stats_json.h"
 #include "delta/table_features.h"
 #include "io/path.h"
@@ -621,6 +623,12 @@ Status Snapshot::ForEachFileActionOn(ThreadPool* pool, const FileActionVisitorFa
   return Status::OK();
 }
 
+namespace {
+// Set by Replay when reading the checkpoint failed, for Load's fallback (per thread: Load and
+// Replay run in the caller's thread).
+thread_local bool t_checkpoint_read_failed = false;
+}  // namespace
+
 Status Snapshot::Replay(const SnapshotOptions& options) {
   ReplayState st;
   // Newest commit first; within a commit the order of distinct keys does not matter.
@@ -642,7 +650,7 @@ Status Snapshot::Replay(const SnapshotOptions& options) {
   if (segment_.checkpoint_version >= 0) {
     Status cs = ReadCheckpoint(options, &st);
     if (!cs.ok()) {
-      checkpoint_failed_ = true;
+      t_checkpoint_read_failed = true;
       return cs;
     }
     if (segment_.commits.empty() && !segment_.checkpoint_parts.empty())
@@ -678,12 +686,14 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(std::shared_ptr<ObjectSto
     // A fallback that finds no older checkpoint and no commit 0 reports the damage itself.
     if (!segment.ok()) return first_failure.ok() ? segment.status() : first_failure;
     snap->segment_ = std::move(segment).value();
+    t_checkpoint_read_failed = false;
     Status s = snap->Replay(options);
     if (s.ok()) return std::shared_ptr<const Snapshot>(std::move(snap));
+    const bool checkpoint_failed = std::exchange(t_checkpoint_read_failed, false);
     // A damaged checkpoint (truncated or garbled Parquet, a part or sidecar gone) does not make the
     // table unreadable while the commits exist: like Delta, fall back to an older checkpoint or
     // to the commits alone. A memory limit is no damage.
-    if (!snap->checkpoint_failed_ || s.error_class() == "SILT_MEMORY_LIMIT_EXCEEDED") return s;
+    if (!checkpoint_failed || s.error_class() == "SILT_MEMORY_LIMIT_EXCEEDED") return s;
     const int64_t damaged = snap->segment_.checkpoint_version;
     SILT_LOG(kWarn) << "checkpoint " << damaged << " of " << store->root()
                     << " cannot be read, using an older checkpoint or the commits instead: " << s.ToString();

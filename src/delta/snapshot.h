@@ -116,7 +116,6 @@ class Snapshot {
   std::map<std::string, SetTransaction> txns_;
   std::map<std::string, DomainMetadata> domains_;
   int64_t timestamp_ms_ = -1;
-  bool checkpoint_failed_ = false;  // Replay failed reading the checkpoint (Load falls back)
   // Bit (1 << removes_data): CheckWriteSupported passed. A copy starts unchecked.
   struct WriteCheckMemo {
     mutable std::atomic<uint8_t> ok{0};

@@ -10,6 +10,7 @@
 #include "delta/change_data_feed.h"
 #include "delta/checkpoint_writer.h"
 #include "delta/log_cleanup.h"
+#include "delta/log_listing.h"
 #include "delta/table_features.h"
 #include "delta/table_properties.h"
 #include "delta/z85.h"

@@ -13,6 +13,7 @@
 #include "delta/checkpoint_writer.h"
 #include "delta/history.h"
 #include "delta/log_cleanup.h"
+#include "delta/log_listing.h"
 #include "delta/transaction.h"
 #include "log_test_util.h"
 
