@@ -31,13 +31,15 @@ demo: build
 test: build asan
 	@bash scripts/run-tests.sh
 
-# Reliability, long (issue 31): >= 2,000 SIGKILLs across every write path, a 10-minute
-# multi-process concurrency soak (results: docs/reliability.md), then the TSan run. `make test`
+# Reliability, long (issue 31): >= 2,000 SIGKILLs across every write path, a crash at every
+# storage operation of a write sequence (~1,000 child processes), a 10-minute multi-process
+# concurrency soak (results: docs/reliability.md), then the TSan run. `make test`
 # runs both suites at a bounded size.
 STRESS_KILLS ?= 2000
 STRESS_SOAK_SECONDS ?= 600
 stress: build
 	@python3 test/reliability/crash_harness.py $(RELEASE)/silt --kills $(STRESS_KILLS) --seconds 3000
+	@SILT_CRASHOP_ALL=1 $(RELEASE)/silt_unit_tests --gtest_brief=1 --gtest_filter='CrashAtStorageOpTest.*'
 	@python3 test/reliability/concurrency.py $(RELEASE)/silt --seconds $(STRESS_SOAK_SECONDS) \
 	  --appenders 6 --dml 2 --readers 2
 	@$(MAKE) --no-print-directory tsan

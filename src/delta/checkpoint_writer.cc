@@ -469,7 +469,8 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
   // Temp files of crashed log writes (checkpoints, commits) would stay for ever otherwise.
   auto stale = DeleteStaleLogTempFiles(store, *options.clock);
   if (!stale.ok()) {
-    SILT_LOG(kWarn) << "removing stale temp files of " << store.root() << "_delta_log: " << stale.status().ToString();
+    SILT_LOG(kWarn) << "removing stale temp files of " << store.root()
+                    << "_delta_log: " << stale.status().ToString();
   }
   return Status::OK();
 }

@@ -63,8 +63,8 @@ Result<LogListing> ListLog(ObjectStore& store, int64_t from_version) {
   // The listing may have missed commits written while it ran (io/object_store.h): recover the
   // gaps between the listed ones. A hole that stays is log cleanup running beside us (it deletes
   // the oldest commits), not corruption; history shows what exists.
-  if (out.commits.size() >= 2 &&
-      out.commits.back().version - out.commits.front().version + 1 != static_cast<int64_t>(out.commits.size())) {
+  if (out.commits.size() >= 2 && out.commits.back().version - out.commits.front().version + 1 !=
+                                     static_cast<int64_t>(out.commits.size())) {
     std::map<int64_t, LogFile> commits;
     for (LogFile& f : out.commits) commits.emplace(f.version, std::move(f));
     SILT_RETURN_NOT_OK(

@@ -165,7 +165,8 @@ Result<std::vector<std::string>> DeleteStaleLogTempFiles(ObjectStore& store, con
     std::string_view name = m.key;
     name.remove_prefix(std::min(name.size(), name.rfind('/') + 1));
     constexpr std::string_view kTmp = ".tmp";
-    if (name.size() < 1 + 20 + kTmp.size() || name[0] != '.' || name.substr(name.size() - kTmp.size()) != kTmp)
+    if (name.size() < 1 + 20 + kTmp.size() || name[0] != '.' ||
+        name.substr(name.size() - kTmp.size()) != kTmp)
       continue;
     // The target's name follows the dot: a log file's starts with its 20-digit version.
     bool log_file = true;

@@ -93,7 +93,7 @@ Result<LogCleanupResult> CleanupExpiredLogs(ObjectStore& store, const Snapshot& 
 // writing one keeps touching it, so an old one is abandoned. Returns the keys deleted.
 // WriteCheckpoint calls it after each checkpoint (best effort).
 inline constexpr int64_t kStaleLogTempFileAgeMs = 3600LL * 1000;
-Result<std::vector<std::string>> DeleteStaleLogTempFiles(ObjectStore& store, const Clock& clock,
-                                                         int64_t min_age_ms = kStaleLogTempFileAgeMs);
+Result<std::vector<std::string>> DeleteStaleLogTempFiles(
+    ObjectStore& store, const Clock& clock, int64_t min_age_ms = kStaleLogTempFileAgeMs);
 
 }  // namespace silt::delta

@@ -21,7 +21,8 @@ namespace silt::delta {
 // hole is no race); what is found is added to `commits`. Returns the first version of [lo, hi]
 // still missing (a real hole: the caller decides whether it matters), nullopt when [lo, hi] is
 // complete. Storage errors other than NotFound are returned.
-Result<std::optional<int64_t>> FillCommitGaps(ObjectStore& store, std::map<int64_t, LogFile>* commits, int64_t lo,
+Result<std::optional<int64_t>> FillCommitGaps(ObjectStore& store,
+                                              std::map<int64_t, LogFile>* commits, int64_t lo,
                                               int64_t hi);
 
 // BuildLogSegment using only checkpoints of versions < `checkpoint_below` (Delta's

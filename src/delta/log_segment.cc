@@ -1,10 +1,10 @@
 #include "delta/log_segment.h"
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
-
-#include <simdjson.h>
 
 #include "delta/log_listing.h"
 
@@ -102,7 +102,8 @@ std::optional<int64_t> ReadLastCheckpointHint(ObjectStore& store) {
   return v;
 }
 
-Result<std::optional<int64_t>> FillCommitGaps(ObjectStore& store, std::map<int64_t, LogFile>* commits, int64_t lo,
+Result<std::optional<int64_t>> FillCommitGaps(ObjectStore& store,
+                                              std::map<int64_t, LogFile>* commits, int64_t lo,
                                               int64_t hi) {
   // The versions of [lo, hi] not in `commits`, ascending, at most `limit` of them.
   auto missing = [&](size_t limit) {
@@ -110,8 +111,10 @@ Result<std::optional<int64_t>> FillCommitGaps(ObjectStore& store, std::map<int64
     int64_t expect = lo;  // the smallest version not yet classified
     for (auto it = commits->lower_bound(lo); expect <= hi && out.size() < limit; ++it) {
       const bool present = it != commits->end() && it->first <= hi;
-      const int64_t stop = present ? it->first : hi;  // missing: [expect, stop) or, at the end, [expect, hi]
-      while (out.size() < limit && (present ? expect < stop : expect <= stop)) out.push_back(expect++);
+      const int64_t stop =
+          present ? it->first : hi;  // missing: [expect, stop) or, at the end, [expect, hi]
+      while (out.size() < limit && (present ? expect < stop : expect <= stop))
+        out.push_back(expect++);
       if (!present || out.size() >= limit) break;
       expect = it->first + 1;
     }
@@ -233,10 +236,11 @@ Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> ve
                                   ": no checkpoint at or below it and commit 0 is gone (log cleaned up)",
                               "DELTA_CANNOT_RECONSTRUCT_VERSION");
     }
-    SILT_ASSIGN_OR_RETURN(std::optional<int64_t> missing, FillCommitGaps(store, &commits, first, target));
+    SILT_ASSIGN_OR_RETURN(std::optional<int64_t> missing,
+                          FillCommitGaps(store, &commits, first, target));
     if (missing)
-      return Status::Corruption("the Delta log of " + store.root() + " is missing commit " + std::to_string(*missing) +
-                                    " (versions must be contiguous)",
+      return Status::Corruption("the Delta log of " + store.root() + " is missing commit " +
+                                    std::to_string(*missing) + " (versions must be contiguous)",
                                 "DELTA_VERSIONS_NOT_CONTIGUOUS");
     for (int64_t v = first; v <= target; ++v) seg.commits.push_back(commits.at(v));
     seg.version = target;

@@ -696,7 +696,8 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(std::shared_ptr<ObjectSto
     if (!checkpoint_failed || s.error_class() == "SILT_MEMORY_LIMIT_EXCEEDED") return s;
     const int64_t damaged = snap->segment_.checkpoint_version;
     SILT_LOG(kWarn) << "checkpoint " << damaged << " of " << store->root()
-                    << " cannot be read, using an older checkpoint or the commits instead: " << s.ToString();
+                    << " cannot be read, using an older checkpoint or the commits instead: "
+                    << s.ToString();
     if (first_failure.ok()) first_failure = s;
     checkpoint_below = damaged;
   }

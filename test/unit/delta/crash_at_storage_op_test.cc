@@ -5,8 +5,8 @@
 // every k until the sequence completes. After each death the table must load at a committed
 // version with exactly that version's files and rows (a reference run is the model), every
 // referenced data file must exist, and a rerun (one more append) must succeed.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,7 +33,8 @@ constexpr int kDeathExit = 137;  // what a SIGKILLed child reports to a shell
 // Forwards to `inner`; the kill_at-th counted operation (1-based) ends the process first.
 class KillAtOpStore final : public ObjectStore {
  public:
-  KillAtOpStore(std::shared_ptr<ObjectStore> inner, int64_t kill_at) : inner_(std::move(inner)), kill_at_(kill_at) {}
+  KillAtOpStore(std::shared_ptr<ObjectStore> inner, int64_t kill_at)
+      : inner_(std::move(inner)), kill_at_(kill_at) {}
   void Tick() {
     if (++ops_ == kill_at_) _exit(kDeathExit);
   }
@@ -89,7 +90,8 @@ class KillAtOpStore final : public ObjectStore {
  private:
   class Writer final : public WritableFile {
    public:
-    Writer(KillAtOpStore* store, std::unique_ptr<WritableFile> inner) : store_(store), inner_(std::move(inner)) {}
+    Writer(KillAtOpStore* store, std::unique_ptr<WritableFile> inner)
+        : store_(store), inner_(std::move(inner)) {}
     Status Append(std::string_view data) override {
       store_->Tick();
       return inner_->Append(data);
@@ -119,9 +121,12 @@ Status WriteSequence(const std::shared_ptr<ObjectStore>& store) {
   Schema schema = TestSchema();
   CreateTableOptions create = WallCreate();
   create.properties.Set("delta.checkpointInterval", "2");
-  SILT_RETURN_NOT_OK(CreateTable(store, schema, {GenerateData(schema, 10, {.seed = 1})}, create).status());
+  SILT_RETURN_NOT_OK(
+      CreateTable(store, schema, {GenerateData(schema, 10, {.seed = 1})}, create).status());
   for (uint64_t i = 0; i < 4; ++i)
-    SILT_RETURN_NOT_OK(AppendRows(store, {GenerateData(schema, 20 + i, {.seed = 2 + i})}, WallWrite(), WallTxn()).status());
+    SILT_RETURN_NOT_OK(
+        AppendRows(store, {GenerateData(schema, 20 + i, {.seed = 2 + i})}, WallWrite(), WallTxn())
+            .status());
   SILT_ASSIGN_OR_RETURN(auto snap, Snapshot::Load(store));
   Transaction txn(store, snap, WallTxn());
   txn.SetOperation("DELETE");
@@ -155,7 +160,8 @@ int64_t Rows(const Snapshot& s) {
 }
 
 std::string TempRoot(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("silt-crashop-" + std::to_string(::getpid()) + "-" + name);
+  auto dir = std::filesystem::temp_directory_path() /
+             ("silt-crashop-" + std::to_string(::getpid()) + "-" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
@@ -166,7 +172,8 @@ TEST(CrashAtStorageOpTest, Child) {
   const char* dir = std::getenv("SILT_CRASHOP_DIR");
   const char* at = std::getenv("SILT_CRASHOP_AT");
   if (!dir || !at) GTEST_SKIP() << "run by CrashAtStorageOpTest.EveryOperation";
-  auto store = std::make_shared<KillAtOpStore>(std::make_shared<LocalObjectStore>(dir), std::atoll(at));
+  auto store =
+      std::make_shared<KillAtOpStore>(std::make_shared<LocalObjectStore>(dir), std::atoll(at));
   Status s = WriteSequence(store);
   ASSERT_TRUE(s.ok()) << s.ToString();
 }
@@ -212,29 +219,34 @@ TEST(CrashAtStorageOpTest, EveryOperation) {
       }
       ::setenv("SILT_CRASHOP_DIR", dir.c_str(), 1);
       ::setenv("SILT_CRASHOP_AT", std::to_string(k).c_str(), 1);
-      ::execl(self.c_str(), self.c_str(), "--gtest_filter=CrashAtStorageOpTest.Child", "--gtest_brief=1",
-              static_cast<char*>(nullptr));
+      ::execl(self.c_str(), self.c_str(), "--gtest_filter=CrashAtStorageOpTest.Child",
+              "--gtest_brief=1", static_cast<char*>(nullptr));
       _exit(127);
     }
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
     ASSERT_TRUE(WIFEXITED(status));
     const int code = WEXITSTATUS(status);
-    ASSERT_TRUE(code == 0 || code == kDeathExit) << "child exited with " << code << " at operation " << k;
+    ASSERT_TRUE(code == 0 || code == kDeathExit)
+        << "child exited with " << code << " at operation " << k;
     auto store = std::make_shared<LocalObjectStore>(dir);
     auto snap = Snapshot::Load(store);
     if (!snap.ok()) {
       // Died before commit 0 was written: no table, and creating it again works.
-      ASSERT_EQ(snap.status().error_class(), "DELTA_TABLE_NOT_FOUND") << "operation " << k << ": " << snap.status().ToString();
+      ASSERT_EQ(snap.status().error_class(), "DELTA_TABLE_NOT_FOUND")
+          << "operation " << k << ": " << snap.status().ToString();
     } else {
       const int64_t v = (*snap)->version();
       ASSERT_TRUE(model.count(v)) << "operation " << k << ": version " << v;
-      EXPECT_EQ((VersionState{(*snap)->files().size(), Rows(**snap)}), model[v]) << "operation " << k << ", version " << v;
+      EXPECT_EQ((VersionState{(*snap)->files().size(), Rows(**snap)}), model[v])
+          << "operation " << k << ", version " << v;
       for (const AddFile& f : (*snap)->files())
-        EXPECT_TRUE(store->Head(f.path).ok()) << "operation " << k << ": " << f.path << " is referenced but missing";
+        EXPECT_TRUE(store->Head(f.path).ok())
+            << "operation " << k << ": " << f.path << " is referenced but missing";
       // A rerun completes.
       Schema schema = TestSchema();
-      auto again = AppendRows(store, {GenerateData(schema, 5, {.seed = 99})}, WallWrite(), WallTxn());
+      auto again =
+          AppendRows(store, {GenerateData(schema, 5, {.seed = 99})}, WallWrite(), WallTxn());
       ASSERT_TRUE(again.ok()) << "operation " << k << ": " << again.status().ToString();
       auto after = Snapshot::Load(store);
       ASSERT_TRUE(after.ok()) << "operation " << k << ": " << after.status().ToString();
@@ -248,8 +260,9 @@ TEST(CrashAtStorageOpTest, EveryOperation) {
   }
   std::filesystem::remove_all(ref_dir);
   EXPECT_GE(total_ops, 100) << "the write sequence should have many storage operations";
-  std::printf("CrashAtStorageOp: %d crash points of %lld operations, every one left a committed version\n", kills,
-              static_cast<long long>(total_ops));
+  std::printf(
+      "CrashAtStorageOp: %d crash points of %lld operations, every one left a committed version\n",
+      kills, static_cast<long long>(total_ops));
 }
 
 }  // namespace

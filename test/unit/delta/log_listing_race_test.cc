@@ -57,12 +57,22 @@ class HidingStore final : public ObjectStore {
   }
   Result<ObjectMeta> Head(const std::string& key) override { return inner_->Head(key); }
   Result<std::string> Get(const std::string& key) override { return inner_->Get(key); }
-  Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override { return inner_->OpenRead(key); }
-  Status Put(const std::string& key, std::string_view data) override { return inner_->Put(key, data); }
-  Status PutIfAbsent(const std::string& key, std::string_view data) override { return inner_->PutIfAbsent(key, data); }
-  Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override { return inner_->OpenWrite(key); }
+  Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override {
+    return inner_->OpenRead(key);
+  }
+  Status Put(const std::string& key, std::string_view data) override {
+    return inner_->Put(key, data);
+  }
+  Status PutIfAbsent(const std::string& key, std::string_view data) override {
+    return inner_->PutIfAbsent(key, data);
+  }
+  Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override {
+    return inner_->OpenWrite(key);
+  }
   Status Delete(const std::string& key) override { return inner_->Delete(key); }
-  Result<int64_t> DeleteEmptyDirs(const std::string& dir) override { return inner_->DeleteEmptyDirs(dir); }
+  Result<int64_t> DeleteEmptyDirs(const std::string& dir) override {
+    return inner_->DeleteEmptyDirs(dir);
+  }
   Status DeleteDir(const std::string& dir) override { return inner_->DeleteDir(dir); }
 
  private:
@@ -79,7 +89,8 @@ void BuildCommits(TestTable& t, int n) {
                   .ok());
   for (int v = 1; v < n; ++v) {
     t.clock->SetMillis(kT0 + v * 1000);
-    ASSERT_TRUE(t.Commit(v, {TestCommitInfo(kT0 + v * 1000), TestAdd("f" + std::to_string(v) + ".parquet", "x", kT0)})
+    ASSERT_TRUE(t.Commit(v, {TestCommitInfo(kT0 + v * 1000),
+                             TestAdd("f" + std::to_string(v) + ".parquet", "x", kT0)})
                     .ok());
   }
 }
@@ -133,7 +144,9 @@ TEST(LogListingRaceTest, HiddenCommitAfterACheckpointIsNoHole) {
   co.clock = t.clock.get();
   ASSERT_TRUE(WriteCheckpoint(*t.store, **snap, co).ok());
   for (int v = 4; v < 8; ++v)
-    ASSERT_TRUE(t.Commit(v, {TestCommitInfo(kT0 + v * 1000), TestAdd("g" + std::to_string(v) + ".parquet", "x", kT0)}).ok());
+    ASSERT_TRUE(t.Commit(v, {TestCommitInfo(kT0 + v * 1000),
+                             TestAdd("g" + std::to_string(v) + ".parquet", "x", kT0)})
+                    .ok());
   HidingStore store(t.store);
   store.Hide(CommitKey(5), 1);  // the listing from the _last_checkpoint hint misses it
   auto seg = BuildLogSegment(store, std::nullopt);
@@ -149,7 +162,8 @@ TEST(LogListingRaceTest, ARealHoleIsStillReported) {
   auto seg = BuildLogSegment(*t.store, std::nullopt);
   ASSERT_FALSE(seg.ok());
   EXPECT_EQ(seg.status().error_class(), "DELTA_VERSIONS_NOT_CONTIGUOUS");
-  EXPECT_NE(seg.status().message().find("missing commit 3"), std::string_view::npos) << seg.status().ToString();
+  EXPECT_NE(seg.status().message().find("missing commit 3"), std::string_view::npos)
+      << seg.status().ToString();
   // Versions below the hole still load.
   auto at2 = BuildLogSegment(*t.store, 2);
   ASSERT_TRUE(at2.ok()) << at2.status().ToString();
@@ -211,8 +225,10 @@ TEST(LogListingRaceTest, ConflictCheckSeesAWinnerTheListingMissed) {
   txn.SetOperation("DELETE");
   txn.Remove(RemoveOf(a, kT0 + 3000));
   auto committed = txn.Commit();
-  ASSERT_FALSE(committed.ok()) << "committed at " << committed->version << " over a missed conflict";
-  EXPECT_EQ(committed.status().error_class(), "DELTA_CONCURRENT_DELETE_DELETE") << committed.status().ToString();
+  ASSERT_FALSE(committed.ok()) << "committed at " << committed->version
+                               << " over a missed conflict";
+  EXPECT_EQ(committed.status().error_class(), "DELTA_CONCURRENT_DELETE_DELETE")
+      << committed.status().ToString();
   EXPECT_FALSE(t.store->Head(CommitKey(3)).ok());
 }
 
@@ -256,7 +272,8 @@ TEST(CheckpointFallbackTest, GarbledCheckpointFallsBackToTheCommits) {
   auto bytes = t.store->Get(CheckpointKey(3));
   ASSERT_TRUE(bytes.ok());
   std::string garbled = *bytes;
-  for (size_t i = garbled.size() / 4; i < garbled.size() - 8; i += 7) garbled[i] = static_cast<char>(garbled[i] ^ 0x5a);
+  for (size_t i = garbled.size() / 4; i < garbled.size() - 8; i += 7)
+    garbled[i] = static_cast<char>(garbled[i] ^ 0x5a);
   ASSERT_TRUE(t.store->Put(CheckpointKey(3), garbled).ok());
   auto snap = t.Load();
   ASSERT_TRUE(snap.ok()) << snap.status().ToString();
@@ -292,19 +309,22 @@ TEST(CheckpointFallbackTest, NoFallbackLeftReportsTheDamage) {
   auto snap = t.Load();
   ASSERT_FALSE(snap.ok());
   // The checkpoint's own error, not "cannot reconstruct".
-  EXPECT_NE(snap.status().error_class(), "DELTA_CANNOT_RECONSTRUCT_VERSION") << snap.status().ToString();
+  EXPECT_NE(snap.status().error_class(), "DELTA_CANNOT_RECONSTRUCT_VERSION")
+      << snap.status().ToString();
 }
 
 TEST(CheckpointFallbackTest, LastCheckpointPointingToAMissingCheckpoint) {
   TestTable t;
   BuildCheckpointedLog(t);
-  ASSERT_TRUE(t.store->Put(std::string(kLogDir) + "_last_checkpoint", R"({"version":5,"size":7})").ok());
+  ASSERT_TRUE(
+      t.store->Put(std::string(kLogDir) + "_last_checkpoint", R"({"version":5,"size":7})").ok());
   auto snap = t.Load();
   ASSERT_TRUE(snap.ok()) << snap.status().ToString();
   EXPECT_EQ((*snap)->version(), 5);
   EXPECT_EQ((*snap)->segment().checkpoint_version, 3);
   // Pointing to a damaged one: the hint is skipped like the checkpoint.
-  ASSERT_TRUE(t.store->Put(std::string(kLogDir) + "_last_checkpoint", R"({"version":3,"size":7})").ok());
+  ASSERT_TRUE(
+      t.store->Put(std::string(kLogDir) + "_last_checkpoint", R"({"version":3,"size":7})").ok());
   ASSERT_TRUE(t.store->Put(CheckpointKey(3), "garbage").ok());
   snap = t.Load();
   ASSERT_TRUE(snap.ok()) << snap.status().ToString();
@@ -315,7 +335,8 @@ TEST(CheckpointFallbackTest, LastCheckpointPointingToAMissingCheckpoint) {
 TEST(CheckpointFallbackTest, StaleTempFilesOfCrashedLogWritesAreRemovedByAge) {
   TestTable t;
   BuildCommits(t, 3);
-  const std::string old_cp = std::string(kLogDir) + ".00000000000000000002.checkpoint.parquet.0a1b2c.tmp";
+  const std::string old_cp =
+      std::string(kLogDir) + ".00000000000000000002.checkpoint.parquet.0a1b2c.tmp";
   const std::string old_commit = std::string(kLogDir) + ".00000000000000000003.json.crash-1.tmp";
   const std::string other = std::string(kLogDir) + ".something.tmp";
   ASSERT_TRUE(t.store->Put(old_cp, "partial").ok());
@@ -323,7 +344,8 @@ TEST(CheckpointFallbackTest, StaleTempFilesOfCrashedLogWritesAreRemovedByAge) {
   ASSERT_TRUE(t.store->Put(other, "x").ok());
   t.clock->SetMillis(t.clock->NowMillis() + kStaleLogTempFileAgeMs + 1);
   // Written just now: another writer may still be writing it.
-  const std::string fresh = std::string(kLogDir) + ".00000000000000000005.checkpoint.parquet.ffff.tmp";
+  const std::string fresh =
+      std::string(kLogDir) + ".00000000000000000005.checkpoint.parquet.ffff.tmp";
   ASSERT_TRUE(t.store->Put(fresh, "in flight").ok());
   auto snap = t.Load();
   ASSERT_TRUE(snap.ok()) << snap.status().ToString();
