@@ -4,7 +4,7 @@ CMAKE_FLAGS ?=
 RELEASE := build/release
 ASAN := build/asan
 
-.PHONY: deps build asan demo test unit bench fuzz fuzz-smoke format clean
+.PHONY: deps build asan demo test unit bench fuzz fuzz-smoke format clean stress tsan
 
 deps:
 	@bash scripts/install-deps.sh
@@ -30,6 +30,35 @@ demo: build
 # fuzz smoke run. Ends with one "N passed, N failed" line.
 test: build asan
 	@bash scripts/run-tests.sh
+
+# Reliability, long (issue 31): >= 2,000 SIGKILLs across every write path, a crash at every
+# storage operation of a write sequence (~1,000 child processes), a 10-minute multi-process
+# concurrency soak (results: docs/reliability.md), then the TSan run. `make test`
+# runs both suites at a bounded size.
+STRESS_KILLS ?= 2000
+STRESS_SOAK_SECONDS ?= 600
+stress: build
+	@python3 test/reliability/crash_harness.py $(RELEASE)/silt --kills $(STRESS_KILLS) --seconds 3000
+	@SILT_CRASHOP_ALL=1 $(RELEASE)/silt_unit_tests --gtest_brief=1 --gtest_filter='CrashAtStorageOpTest.*'
+	@python3 test/reliability/concurrency.py $(RELEASE)/silt --seconds $(STRESS_SOAK_SECONDS) \
+	  --appenders 6 --dml 2 --readers 2
+	@$(MAKE) --no-print-directory tsan
+
+# ThreadSanitizer build of what the concurrent tests run: the silt binary (the concurrency test on
+# it) and the unit tests of the thread pool, parallel listings and concurrent commits.
+TSAN := build/tsan
+TSAN_UNIT_FILTER ?= *Concurren*:*ThreadPool*:*Parallel*:*OnAPool*:*Race*
+$(TSAN)/build.ninja: | deps
+	@cmake -S . -B $(TSAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
+	  -DCMAKE_CXX_FLAGS="-fsanitize=thread -Wno-tsan" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
+	  $(CMAKE_FLAGS) >/dev/null
+
+tsan: deps $(TSAN)/build.ninja
+	@ninja -C $(TSAN) -j $(JOBS) silt silt_unit_tests
+	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(TSAN)/silt_unit_tests --gtest_brief=1 \
+	  --gtest_filter='$(TSAN_UNIT_FILTER)'
+	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" python3 test/reliability/concurrency.py $(TSAN)/silt \
+	  --seconds 60 --appenders 3
 
 bench: deps
 	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSILT_BENCH=ON >/dev/null

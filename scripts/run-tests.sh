@@ -89,6 +89,12 @@ if [ -f scripts/run-fuzz.sh ] && command -v clang++ >/dev/null; then
   run_suite "fuzz smoke" bash scripts/fuzz-smoke.sh
 fi
 
+# Reliability (issue 31), bounded: >= 200 SIGKILLs across the write paths, a 30 s multi-process
+# concurrency run (`make stress` runs them long).
+if command -v python3 >/dev/null && [ -x "$RELEASE/silt" ]; then
+  run_suite "crash harness" python3 test/reliability/crash_harness.py "$RELEASE/silt" --kills 200 --seconds 110
+  run_suite "concurrency" python3 test/reliability/concurrency.py "$RELEASE/silt" --seconds 30
+fi
 run_suite "layers" bash scripts/check-layers.sh "$RELEASE"
 run_suite "format" bash scripts/check-format.sh
 

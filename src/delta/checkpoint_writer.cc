@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "common/logging.h"
+#include "delta/log_cleanup.h"
 #include "delta/log_segment.h"
 #include "delta/table_properties.h"
 #include "delta/z85.h"
@@ -464,6 +466,12 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
                      (num_parts > 1 ? ",\"parts\":" + std::to_string(num_parts) : std::string()) + "}";
   SILT_RETURN_NOT_OK(store.Put(std::string(kLogDir) + "_last_checkpoint", json));
   out.last_checkpoint_updated = true;
+  // Temp files of crashed log writes (checkpoints, commits) would stay for ever otherwise.
+  auto stale = DeleteStaleLogTempFiles(store, *options.clock);
+  if (!stale.ok()) {
+    SILT_LOG(kWarn) << "removing stale temp files of " << store.root()
+                    << "_delta_log: " << stale.status().ToString();
+  }
   return Status::OK();
 }
 

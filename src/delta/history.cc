@@ -10,6 +10,7 @@
 
 #include "common/ascii.h"
 #include "common/datetime.h"
+#include "delta/log_listing.h"
 #include "delta/log_segment.h"
 #include "delta/partition_values.h"
 #include "delta/snapshot.h"
@@ -59,6 +60,18 @@ Result<LogListing> ListLog(ObjectStore& store, int64_t from_version) {
     }
   }
   // ListFrom is sorted bytewise and the names are fixed-width, so commits are ascending already.
+  // The listing may have missed commits written while it ran (io/object_store.h): recover the
+  // gaps between the listed ones. A hole that stays is log cleanup running beside us (it deletes
+  // the oldest commits), not corruption; history shows what exists.
+  if (out.commits.size() >= 2 && out.commits.back().version - out.commits.front().version + 1 !=
+                                     static_cast<int64_t>(out.commits.size())) {
+    std::map<int64_t, LogFile> commits;
+    for (LogFile& f : out.commits) commits.emplace(f.version, std::move(f));
+    SILT_RETURN_NOT_OK(
+        FillCommitGaps(store, &commits, commits.begin()->first, commits.rbegin()->first).status());
+    out.commits.clear();
+    for (auto& entry : commits) out.commits.push_back(std::move(entry.second));
+  }
   return out;
 }
 

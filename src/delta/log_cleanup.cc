@@ -156,4 +156,27 @@ Result<LogCleanupResult> CleanupExpiredLogs(ObjectStore& store, const Snapshot& 
   return res;
 }
 
+Result<std::vector<std::string>> DeleteStaleLogTempFiles(ObjectStore& store, const Clock& clock,
+                                                         int64_t min_age_ms) {
+  std::vector<std::string> deleted;
+  SILT_ASSIGN_OR_RETURN(auto listing, store.ListFrom(kLogDir));
+  const int64_t now = clock.NowMillis();
+  for (const ObjectMeta& m : listing) {
+    std::string_view name = m.key;
+    name.remove_prefix(std::min(name.size(), name.rfind('/') + 1));
+    constexpr std::string_view kTmp = ".tmp";
+    if (name.size() < 1 + 20 + kTmp.size() || name[0] != '.' ||
+        name.substr(name.size() - kTmp.size()) != kTmp)
+      continue;
+    // The target's name follows the dot: a log file's starts with its 20-digit version.
+    bool log_file = true;
+    for (size_t i = 1; i <= 20; ++i) log_file = log_file && name[i] >= '0' && name[i] <= '9';
+    if (!log_file || name[21] != '.') continue;
+    if (now - m.modification_time_ms < min_age_ms) continue;
+    SILT_RETURN_NOT_OK(store.Delete(m.key));
+    deleted.push_back(m.key);
+  }
+  return deleted;
+}
+
 }  // namespace silt::delta

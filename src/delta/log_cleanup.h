@@ -86,4 +86,14 @@ Result<LogCleanupResult> CleanupExpiredLogs(ObjectStore& store, const Snapshot& 
                                             const Clock& clock,
                                             const LogCleanupOptions& options = {});
 
+// Writes interrupted by a crash leave hidden temp objects beside their target
+// (".<name>.<random>.tmp", io/object_store.h) that nothing would ever remove. Deletes those in
+// `_delta_log/` whose target is a log file (commit, checkpoint, checksum, ...) and whose
+// modification time is at least `min_age_ms` before `clock`'s now — a writer that is still
+// writing one keeps touching it, so an old one is abandoned. Returns the keys deleted.
+// WriteCheckpoint calls it after each checkpoint (best effort).
+inline constexpr int64_t kStaleLogTempFileAgeMs = 3600LL * 1000;
+Result<std::vector<std::string>> DeleteStaleLogTempFiles(
+    ObjectStore& store, const Clock& clock, int64_t min_age_ms = kStaleLogTempFileAgeMs);
+
 }  // namespace silt::delta

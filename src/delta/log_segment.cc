@@ -1,10 +1,12 @@
 #include "delta/log_segment.h"
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
 
-#include <simdjson.h>
+#include "delta/log_listing.h"
 
 namespace silt::delta {
 namespace {
@@ -100,11 +102,73 @@ std::optional<int64_t> ReadLastCheckpointHint(ObjectStore& store) {
   return v;
 }
 
+Result<std::optional<int64_t>> FillCommitGaps(ObjectStore& store,
+                                              std::map<int64_t, LogFile>* commits, int64_t lo,
+                                              int64_t hi) {
+  // The versions of [lo, hi] not in `commits`, ascending, at most `limit` of them.
+  auto missing = [&](size_t limit) {
+    std::vector<int64_t> out;
+    int64_t expect = lo;  // the smallest version not yet classified
+    for (auto it = commits->lower_bound(lo); expect <= hi && out.size() < limit; ++it) {
+      const bool present = it != commits->end() && it->first <= hi;
+      const int64_t stop =
+          present ? it->first : hi;  // missing: [expect, stop) or, at the end, [expect, hi]
+      while (out.size() < limit && (present ? expect < stop : expect <= stop))
+        out.push_back(expect++);
+      if (!present || out.size() >= limit) break;
+      expect = it->first + 1;
+    }
+    return out;
+  };
+  std::vector<int64_t> gaps = missing(1);
+  if (gaps.empty()) return std::optional<int64_t>();
+  // A second listing starts after the first ended, so it reports every commit the first one
+  // missed because it was being written meanwhile.
+  char from[48];
+  std::snprintf(from, sizeof from, "%s%020lld", kLogDir, static_cast<long long>(gaps.front()));
+  SILT_ASSIGN_OR_RETURN(auto listing, store.ListFrom(from));
+  for (const ObjectMeta& m : listing) {
+    auto f = ParseLogFileName(m);
+    if (f && f->kind == LogFileKind::kCommit && f->version <= hi) commits->emplace(f->version, *f);
+  }
+  // Whatever is still missing (a hole, or a listing that raced another writer again): Head cannot
+  // miss a file that exists. Bounded: a hole of more than kMaxProbes versions is no race.
+  constexpr size_t kMaxProbes = 1000;
+  gaps = missing(kMaxProbes + 1);
+  std::optional<int64_t> hole;
+  for (size_t i = 0; i < gaps.size(); ++i) {
+    if (i == kMaxProbes) {
+      if (!hole) hole = gaps[i];
+      break;
+    }
+    std::string key = CommitKey(gaps[i]);
+    Result<ObjectMeta> meta = store.Head(key);
+    if (!meta.ok()) {
+      if (!meta.status().IsNotFound()) return meta.status();
+      if (!hole) hole = gaps[i];
+      continue;
+    }
+    LogFile f;
+    f.kind = LogFileKind::kCommit;
+    f.version = gaps[i];
+    f.meta = std::move(meta).value();
+    f.meta.key = std::move(key);
+    commits->emplace(f.version, std::move(f));
+  }
+  return hole;
+}
+
 Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> version) {
+  return BuildLogSegment(store, version, std::nullopt);
+}
+
+Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> version,
+                                   std::optional<int64_t> checkpoint_below) {
   // The _last_checkpoint hint lets a listing start near the end of a long log; it is only a hint,
   // so a listing that finds no usable checkpoint there starts over from the beginning.
   std::optional<int64_t> hint = ReadLastCheckpointHint(store);
   if (hint && version && *hint > *version) hint.reset();
+  if (hint && checkpoint_below && *hint >= *checkpoint_below) hint.reset();
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::string from = kLogDir;
     if (hint && attempt == 0) {
@@ -141,7 +205,7 @@ Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> ve
                               "DELTA_VERSION_NOT_FOUND");
     // Newest complete checkpoint <= target.
     for (auto it = checkpoints.rbegin(); it != checkpoints.rend(); ++it) {
-      if (it->first > target) continue;
+      if (it->first > target || (checkpoint_below && it->first >= *checkpoint_below)) continue;
       const auto& files = it->second;
       std::vector<LogFile> chosen;
       // Prefer a single-file checkpoint (classic or UUID), else a complete multi-part set.
@@ -172,14 +236,13 @@ Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> ve
                                   ": no checkpoint at or below it and commit 0 is gone (log cleaned up)",
                               "DELTA_CANNOT_RECONSTRUCT_VERSION");
     }
-    for (int64_t v = first; v <= target; ++v) {
-      auto it = commits.find(v);
-      if (it == commits.end())
-        return Status::Corruption("the Delta log of " + store.root() + " is missing commit " + std::to_string(v) +
-                                      " (versions must be contiguous)",
-                                  "DELTA_VERSIONS_NOT_CONTIGUOUS");
-      seg.commits.push_back(it->second);
-    }
+    SILT_ASSIGN_OR_RETURN(std::optional<int64_t> missing,
+                          FillCommitGaps(store, &commits, first, target));
+    if (missing)
+      return Status::Corruption("the Delta log of " + store.root() + " is missing commit " +
+                                    std::to_string(*missing) + " (versions must be contiguous)",
+                                "DELTA_VERSIONS_NOT_CONTIGUOUS");
+    for (int64_t v = first; v <= target; ++v) seg.commits.push_back(commits.at(v));
     seg.version = target;
     return seg;
   }

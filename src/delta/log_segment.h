@@ -51,8 +51,10 @@ struct LogSegment {
 
 // Lists `_delta_log/` of the table in `store` and builds the segment for `version` (latest when
 // absent). Errors: DELTA_TABLE_NOT_FOUND (no log), DELTA_VERSION_NOT_FOUND (version out of range),
-// DELTA_VERSIONS_NOT_CONTIGUOUS (a commit is missing), DELTA_CANNOT_RECONSTRUCT_VERSION (neither a
-// checkpoint nor commit 0 covers the start: the log was cleaned up).
+// DELTA_VERSIONS_NOT_CONTIGUOUS (a commit is really missing: commits the listing missed because
+// they were written while it ran — io/object_store.h — are recovered with FillCommitGaps,
+// delta/log_listing.h), DELTA_CANNOT_RECONSTRUCT_VERSION (neither a checkpoint nor commit 0
+// covers the start: the log was cleaned up).
 Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> version);
 
 // Reads _delta_log/_last_checkpoint's version when present and well-formed (a hint only).

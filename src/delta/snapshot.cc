@@ -5,9 +5,12 @@
 #include <mutex>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 
 #include "common/key_filter.h"
+#include "common/logging.h"
 #include "common/thread_pool.h"
+#include "delta/log_listing.h"
 #include "delta/stats_json.h"
 #include "delta/table_features.h"
 #include "io/path.h"
@@ -620,6 +623,12 @@ Status Snapshot::ForEachFileActionOn(ThreadPool* pool, const FileActionVisitorFa
   return Status::OK();
 }
 
+namespace {
+// Set by Replay when reading the checkpoint failed, for Load's fallback (per thread: Load and
+// Replay run in the caller's thread).
+thread_local bool t_checkpoint_read_failed = false;
+}  // namespace
+
 Status Snapshot::Replay(const SnapshotOptions& options) {
   ReplayState st;
   // Newest commit first; within a commit the order of distinct keys does not matter.
@@ -639,7 +648,11 @@ Status Snapshot::Replay(const SnapshotOptions& options) {
     }
   }
   if (segment_.checkpoint_version >= 0) {
-    SILT_RETURN_NOT_OK(ReadCheckpoint(options, &st));
+    Status cs = ReadCheckpoint(options, &st);
+    if (!cs.ok()) {
+      t_checkpoint_read_failed = true;
+      return cs;
+    }
     if (segment_.commits.empty() && !segment_.checkpoint_parts.empty())
       timestamp_ms_ = segment_.checkpoint_parts[0].meta.modification_time_ms;
   }
@@ -663,12 +676,31 @@ Status Snapshot::Replay(const SnapshotOptions& options) {
 
 Result<std::shared_ptr<const Snapshot>> Snapshot::Load(std::shared_ptr<ObjectStore> store, std::optional<int64_t> version,
                                                        SnapshotOptions options) {
-  std::shared_ptr<Snapshot> snap(new Snapshot());
-  snap->store_ = std::move(store);
-  snap->files_loaded_ = options.load_files;
-  SILT_ASSIGN_OR_RETURN(snap->segment_, BuildLogSegment(*snap->store_, version));
-  SILT_RETURN_NOT_OK(snap->Replay(options));
-  return std::shared_ptr<const Snapshot>(std::move(snap));
+  std::optional<int64_t> checkpoint_below;
+  Status first_failure;
+  for (;;) {
+    std::shared_ptr<Snapshot> snap(new Snapshot());
+    snap->store_ = store;
+    snap->files_loaded_ = options.load_files;
+    Result<LogSegment> segment = BuildLogSegment(*snap->store_, version, checkpoint_below);
+    // A fallback that finds no older checkpoint and no commit 0 reports the damage itself.
+    if (!segment.ok()) return first_failure.ok() ? segment.status() : first_failure;
+    snap->segment_ = std::move(segment).value();
+    t_checkpoint_read_failed = false;
+    Status s = snap->Replay(options);
+    if (s.ok()) return std::shared_ptr<const Snapshot>(std::move(snap));
+    const bool checkpoint_failed = std::exchange(t_checkpoint_read_failed, false);
+    // A damaged checkpoint (truncated or garbled Parquet, a part or sidecar gone) does not make the
+    // table unreadable while the commits exist: like Delta, fall back to an older checkpoint or
+    // to the commits alone. A memory limit is no damage.
+    if (!checkpoint_failed || s.error_class() == "SILT_MEMORY_LIMIT_EXCEEDED") return s;
+    const int64_t damaged = snap->segment_.checkpoint_version;
+    SILT_LOG(kWarn) << "checkpoint " << damaged << " of " << store->root()
+                    << " cannot be read, using an older checkpoint or the commits instead: "
+                    << s.ToString();
+    if (first_failure.ok()) first_failure = s;
+    checkpoint_below = damaged;
+  }
 }
 
 }  // namespace silt::delta

@@ -1,14 +1,16 @@
 #include "delta/transaction.h"
 
-#include <algorithm>
-#include <unordered_set>
-
 #include <simdjson.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_set>
 
 #include "common/logging.h"
 #include "delta/change_data_feed.h"
 #include "delta/checkpoint_writer.h"
 #include "delta/log_cleanup.h"
+#include "delta/log_listing.h"
 #include "delta/table_features.h"
 #include "delta/table_properties.h"
 #include "delta/z85.h"
@@ -275,11 +277,27 @@ Result<CommitResult> Transaction::Commit() {
       return Status::AlreadyExists("table " + store_->root() + " already exists", "DELTA_TABLE_ALREADY_EXISTS");
     // Someone else won `version`: check every commit since our read version's successor that we
     // have not checked yet, then try after the newest.
+    // The listing may miss a winner written while it ran yet report a later one
+    // (io/object_store.h), and `version` itself exists: fill the gaps so that no winner goes
+    // unchecked.
     SILT_ASSIGN_OR_RETURN(auto listing, store_->ListFrom(CommitKey(version)));
-    int64_t latest = version;
+    std::map<int64_t, LogFile> winners;
     for (const ObjectMeta& m : listing) {
       auto f = ParseLogFileName(m);
-      if (!f || f->kind != LogFileKind::kCommit || f->version < version) continue;
+      if (f && f->kind == LogFileKind::kCommit && f->version >= version)
+        winners.emplace(f->version, std::move(*f));
+    }
+    const int64_t newest = winners.empty() ? version : std::max(version, winners.rbegin()->first);
+    SILT_ASSIGN_OR_RETURN(std::optional<int64_t> hole,
+                          FillCommitGaps(*store_, &winners, version, newest));
+    if (hole)
+      return Status::Corruption("the Delta log of " + store_->root() + " is missing commit " +
+                                    std::to_string(*hole) + " (versions must be contiguous)",
+                                "DELTA_VERSIONS_NOT_CONTIGUOUS");
+    int64_t latest = version;
+    for (const auto& entry : winners) {
+      const LogFile* f = &entry.second;
+      const ObjectMeta& m = f->meta;
       SILT_ASSIGN_OR_RETURN(std::string winner_bytes, store_->Get(m.key));
       std::vector<Action> winner;
       SILT_RETURN_NOT_OK(ParseCommit(winner_bytes, &winner, m.key));

@@ -75,6 +75,16 @@ class ObjectStore {
   // up to and including its last '/', the root if none) whose key is >= `key`, sorted bytewise by
   // key. `key` ending in '/' or empty lists the whole directory. Subdirectories and their contents
   // are not reported. A missing directory lists as empty (object stores cannot tell them apart).
+  //
+  // What a listing may miss (every listing here, ListRecursive* and ListDirs too): it reports
+  // every object that existed for the whole listing (created before it began, not deleted before
+  // it ended). An object created or deleted while the listing runs may or may not be reported,
+  // independently of every other one: a listing can miss key A and report key B although B was
+  // created after A (a readdir on ext4 walks hash order, not creation order; paged cloud
+  // listings behave alike). So a listing is not a snapshot of the directory. Callers that need a
+  // gap-free sequence (the Delta log's commits: delta/log_listing.h FillCommitGaps) list
+  // again or Head the keys missing between reported ones; only a key that a later Head does not
+  // find is really absent.
   virtual Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) = 0;
 
   // Every object below directory `dir`, recursively, plus the directories themselves
