@@ -60,6 +60,9 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     return Status::NotImplemented("CREATE TABLE … USING " + stmt.using_format + " is not supported; silt creates Delta tables",
                                   "SILT_UNSUPPORTED_DATA_SOURCE");
   }
+  if (!stmt.cluster_by.empty()) {
+    return Status::NotImplemented("liquid clustering (CREATE TABLE … CLUSTER BY) is not implemented yet", "NOT_IMPLEMENTED");
+  }
   if (stmt.ttl) {
     return Status::NotImplemented("Auto-TTL (DELETE ROWS … AFTER) is not implemented yet", "NOT_IMPLEMENTED");
   }
