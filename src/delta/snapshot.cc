@@ -666,6 +666,7 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(std::shared_ptr<ObjectSto
   std::shared_ptr<Snapshot> snap(new Snapshot());
   snap->store_ = std::move(store);
   snap->files_loaded_ = options.load_files;
+  snap->read_confinement_ = options.read_confinement;
   SILT_ASSIGN_OR_RETURN(snap->segment_, BuildLogSegment(*snap->store_, version));
   SILT_RETURN_NOT_OK(snap->Replay(options));
   return std::shared_ptr<const Snapshot>(std::move(snap));

@@ -1,5 +1,6 @@
 #include "planner/binder.h"
 
+#include "io/read_confinement.h"
 #include "planner/binder_impl.h"
 
 namespace silt::planner {
@@ -219,8 +220,12 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
       SILT_ASSIGN_OR_RETURN(version, delta::VersionAtTimestamp(*t.store, ts_ms));
     }
   }
-  Result<std::shared_ptr<const delta::Snapshot>> snap =
-      delta::Snapshot::Load(t.store, version, delta::SnapshotOptions{.load_files = load_files});
+  delta::SnapshotOptions snapshot_options{.load_files = load_files};
+  if (ctx_.config && ctx_.config->GetBool(kConfineReadsKey, false)) {
+    SILT_ASSIGN_OR_RETURN(snapshot_options.read_confinement,
+                          ReadConfinement::Make(ctx_.config->Get(kAllowedReadPrefixesKey).value_or("")));
+  }
+  Result<std::shared_ptr<const delta::Snapshot>> snap = delta::Snapshot::Load(t.store, version, snapshot_options);
   if (!snap.ok()) {
     if (snap.status().code() == StatusCode::kNotFound && !version) {
       if (!must_exist) return t;
