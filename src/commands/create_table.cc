@@ -61,7 +61,8 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
                                   "SILT_UNSUPPORTED_DATA_SOURCE");
   }
   if (!stmt.cluster_by.empty()) {
-    return Status::NotImplemented("liquid clustering (CREATE TABLE … CLUSTER BY) is not implemented yet", "NOT_IMPLEMENTED");
+    return Status::NotImplemented(
+        "liquid clustering (CREATE TABLE … CLUSTER BY) is not implemented yet", "NOT_IMPLEMENTED");
   }
   if (stmt.ttl) {
     return Status::NotImplemented("Auto-TTL (DELETE ROWS … AFTER) is not implemented yet", "NOT_IMPLEMENTED");

@@ -214,7 +214,8 @@ void KeepRows(Vector* v, const uint32_t* sel, size_t n) {
 // A sentinel table root for DV paths: the opener maps it back to keys of the table's store.
 constexpr char kTableRoot[] = "silt-table:";
 
-Result<std::shared_ptr<RandomAccessFile>> OpenTableFile(const Snapshot& snapshot, const DeltaPath& p) {
+Result<std::shared_ptr<RandomAccessFile>> OpenTableFile(const Snapshot& snapshot,
+                                                        const DeltaPath& p) {
   ObjectStore& store = *snapshot.store();
   if (!p.absolute) return store.OpenRead(p.path);
   if (const ReadConfinement* c = snapshot.read_confinement().get())
@@ -283,8 +284,9 @@ Result<std::unique_ptr<TableScanFile>> TableScan::OpenFile(const AddFile& file) 
   // Deleted rows of this file.
   SILT_ASSIGN_OR_RETURN(tf->dv_, LoadDeletionVector(*snapshot_, file));
   if (tf->dv_ && tf->dv_->Cardinality() > static_cast<uint64_t>(tf->pf_->num_rows()))
-    return Status::Corruption("deletion vector of " + file.path + " deletes " + std::to_string(tf->dv_->Cardinality()) +
-                                  " rows of a file of " + std::to_string(tf->pf_->num_rows()),
+    return Status::Corruption("deletion vector of " + file.path + " deletes " +
+                                  std::to_string(tf->dv_->Cardinality()) + " rows of a file of " +
+                                  std::to_string(tf->pf_->num_rows()),
                               kDvCardinalityClass);
   const auto& file_columns = tf->pf_->schema().columns();
   const auto& parts = snapshot_->partition_columns();

@@ -94,7 +94,9 @@ class Snapshot {
   int64_t timestamp_ms() const { return timestamp_ms_; }
   const std::shared_ptr<ObjectStore>& store() const { return store_; }
   // SnapshotOptions::read_confinement (null: absolute paths are read wherever they point).
-  const std::shared_ptr<const ReadConfinement>& read_confinement() const { return read_confinement_; }
+  const std::shared_ptr<const ReadConfinement>& read_confinement() const {
+    return read_confinement_;
+  }
 
   // delta::CheckWriteSupported for this snapshot's protocol and metadata (`table` names the table
   // in the error). The verdict is computed once per snapshot and `removes_data`: a statement's

@@ -9,8 +9,8 @@
 #include "delta/table_features.h"
 #include "delta/table_properties.h"
 #include "io/object_store_factory.h"
-#include "io/read_confinement.h"
 #include "io/path.h"
+#include "io/read_confinement.h"
 #include "ops/ops.h"
 #include "parquet/reader.h"
 

@@ -7,8 +7,8 @@
 
 #include "delta/scan.h"
 #include "io/object_store_factory.h"
-#include "io/read_confinement.h"
 #include "io/path.h"
+#include "io/read_confinement.h"
 #include "ops/dml.h"
 #include "ops/ops.h"
 

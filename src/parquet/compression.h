@@ -23,7 +23,8 @@ Status Decompress(CompressionCodec codec, const uint8_t* in, size_t in_len, uint
 // allocated for them: the size a snappy block or zstd frame states must match, and GZIP, LZ4 and
 // ZSTD without a stated size cannot exceed their codec's maximum expansion (BROTLI: no bound).
 // A page header claiming more is Corruption (SILT_PARQUET_CORRUPT).
-Status CheckDecompressedSize(CompressionCodec codec, const uint8_t* in, size_t in_len, size_t out_len);
+Status CheckDecompressedSize(CompressionCodec codec, const uint8_t* in, size_t in_len,
+                             size_t out_len);
 
 // Appends the compressed form of [in, in+in_len) to *out. level < 0 = the codec's default
 // (ZSTD 3, GZIP 6, BROTLI 5). Writing LZ4 (deprecated) or LZO is refused (NotImplemented).

@@ -379,7 +379,8 @@ Status ChunkDecoder::Decompressed(const PageHeader& h, const uint8_t* data, size
     return Status::OK();
   }
   // The claimed size sizes the buffer below: check it against the compressed bytes first.
-  if (Status c = CheckDecompressedSize(codec_, data + skip, len - skip, total - skip); !c.ok()) return Rewhere(c);
+  if (Status c = CheckDecompressedSize(codec_, data + skip, len - skip, total - skip); !c.ok())
+    return Rewhere(c);
   if (total > scratch_size_) {
     scratch_ = std::make_unique_for_overwrite<uint8_t[]>(total);
     scratch_size_ = total;
@@ -715,7 +716,8 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
   // allocation (the pages' own counts are checked as they are decoded).
   if (leaf_.max_rep == 0 && sink_ == nullptr) {
     const int64_t cap = std::max<int64_t>(int64_t{1} << 16, size * 8);
-    out->values.Reserve(out->values.size() + static_cast<size_t>(std::min(end_row - first_row, cap)));
+    out->values.Reserve(out->values.size() +
+                        static_cast<size_t>(std::min(end_row - first_row, cap)));
   }
   size_t page_no = 0;
   int64_t values_seen = 0;
@@ -1129,25 +1131,26 @@ Status ParquetFile::Init() {
       return Corrupt(where, "row group " + std::to_string(i) + " has " + std::to_string(rg.columns.size()) +
                                 " columns, the schema " + std::to_string(schema_.num_leaves()));
     // Every leaf holds at least one entry per row, and a page at most max_page_values entries in at
-    // least kMinPageBytes bytes (header included): a count beyond what the chunk's bytes can hold is
-    // a lie, refused here before anything is sized by it.
+    // least kMinPageBytes bytes (header included): a count beyond what the chunk's bytes can hold
+    // is a lie, refused here before anything is sized by it.
     constexpr int64_t kMinPageBytes = 8;
     for (size_t c = 0; c < rg.columns.size(); ++c) {
       const ColumnChunk& cc = rg.columns[c];
       if (!cc.meta_data) continue;  // refused when read
       const ColumnMetaData& md = *cc.meta_data;
       if (md.num_values < 0 || md.total_compressed_size < 0 || md.total_compressed_size > size)
-        return Corrupt(where, "row group " + std::to_string(i) + ", column " + std::to_string(c) + ": " +
-                                  std::to_string(md.num_values) + " values in " +
+        return Corrupt(where, "row group " + std::to_string(i) + ", column " + std::to_string(c) +
+                                  ": " + std::to_string(md.num_values) + " values in " +
                                   std::to_string(md.total_compressed_size) + " bytes");
       const int64_t pages = std::max<int64_t>(1, md.total_compressed_size / kMinPageBytes);
       if (md.num_values / pages > options_.max_page_values)
-        return Corrupt(where, "row group " + std::to_string(i) + ", column " + std::to_string(c) + " claims " +
-                                  std::to_string(md.num_values) + " values in " +
+        return Corrupt(where, "row group " + std::to_string(i) + ", column " + std::to_string(c) +
+                                  " claims " + std::to_string(md.num_values) + " values in " +
                                   std::to_string(md.total_compressed_size) + " bytes");
       if (md.num_values < rg.num_rows)
-        return Corrupt(where, "row group " + std::to_string(i) + " claims " + std::to_string(rg.num_rows) +
-                                  " rows, column " + std::to_string(c) + " holds " + std::to_string(md.num_values) +
+        return Corrupt(where, "row group " + std::to_string(i) + " claims " +
+                                  std::to_string(rg.num_rows) + " rows, column " +
+                                  std::to_string(c) + " holds " + std::to_string(md.num_values) +
                                   " values");
     }
     if (rg.num_rows > INT64_MAX - total) return Corrupt(where, "row counts overflow");

@@ -222,10 +222,12 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
   }
   delta::SnapshotOptions snapshot_options{.load_files = load_files};
   if (ctx_.config && ctx_.config->GetBool(kConfineReadsKey, false)) {
-    SILT_ASSIGN_OR_RETURN(snapshot_options.read_confinement,
-                          ReadConfinement::Make(ctx_.config->Get(kAllowedReadPrefixesKey).value_or("")));
+    SILT_ASSIGN_OR_RETURN(
+        snapshot_options.read_confinement,
+        ReadConfinement::Make(ctx_.config->Get(kAllowedReadPrefixesKey).value_or("")));
   }
-  Result<std::shared_ptr<const delta::Snapshot>> snap = delta::Snapshot::Load(t.store, version, snapshot_options);
+  Result<std::shared_ptr<const delta::Snapshot>> snap =
+      delta::Snapshot::Load(t.store, version, snapshot_options);
   if (!snap.ok()) {
     if (snap.status().code() == StatusCode::kNotFound && !version) {
       if (!must_exist) return t;

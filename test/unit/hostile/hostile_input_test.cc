@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -61,6 +62,7 @@ struct Outcome {
 Outcome RunBounded(const std::function<Status()>& fn) {
   int fds[2];
   if (pipe(fds) != 0) return {"pipe failed", ""};
+  std::fflush(nullptr);  // the child must not print the parent's buffered output again
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
