@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target in BUILD_DIR for SECONDS each, seeded with the conformance Parquet
-# files (when present) and files silt writes. Prints "N passed, N failed" (one per target).
+# Runs every libFuzzer target in BUILD_DIR for SECONDS each, seeded with the committed corpora in
+# test/fuzz/corpus/<target>, the conformance Parquet files (when present) and files silt writes.
+# Prints "N passed, N failed" (one per target).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/fuzz}
@@ -45,8 +46,11 @@ for fuzzer in "$build"/*_fuzzer; do
     sql_parser_fuzzer) seeds=test/fuzz/sql_corpus ;;  # checked-in SQL seeds
     *) seeds=$work ;;
   esac
+  # Committed seeds (test/fuzz/corpus/<target>: small real and hostile inputs) come first.
+  committed=test/fuzz/corpus/${name%_fuzzer}
+  [ -d "$committed" ] || committed=
   if "$fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
-      -print_final_stats=1 "$work" "$seeds" >"$corpus_root/$name.log" 2>&1; then
+      -print_final_stats=1 "$work" "$seeds" $committed >"$corpus_root/$name.log" 2>&1; then
     echo "PASS $name ($(grep -o 'stat::number_of_executed_units: [0-9]*' "$corpus_root/$name.log" | awk '{print $2}') runs)"
     passed=$((passed + 1))
   else

@@ -61,6 +61,10 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     return Status::NotImplemented("CREATE TABLE … USING " + stmt.using_format + " is not supported; silt creates Delta tables",
                                   "SILT_UNSUPPORTED_DATA_SOURCE");
   }
+  if (!stmt.cluster_by.empty()) {
+    return Status::NotImplemented(
+        "liquid clustering (CREATE TABLE … CLUSTER BY) is not implemented yet", "NOT_IMPLEMENTED");
+  }
   for (const auto& c : stmt.columns) {
     if (c.generated_as || c.identity || c.default_value) {
       return Status::NotImplemented("generated, identity and default columns are not implemented yet (column " + c.name + ")",

@@ -10,6 +10,7 @@ Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTab
   ops::OptimizeOptions o;
   o.clock = ctx.clock;
   o.pool = ctx.pool;
+  o.read_confinement = t.snapshot->read_confinement();
   SILT_ASSIGN_OR_RETURN(o.row_validator, MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
   o.max_file_size = ctx.config->GetBytes("spark.databricks.delta.optimize.maxFileSize", 1LL << 30);
   if (auto p = t.snapshot->property("delta.targetFileSize")) {

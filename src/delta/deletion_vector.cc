@@ -727,12 +727,16 @@ Result<DeletionVector> ReadDv(const DeletionVectorDescriptor& descriptor,
 
   const int64_t offset = descriptor.OffsetOrDefault();
   const int64_t size = descriptor.size_in_bytes;
-  const int64_t end = offset + 4 + size + 4;
   const int64_t file_size = file->size();
   auto corrupt = [&](const std::string& msg, const char* cls = kInvalidDvClass) {
     return Status::Corruption("deletion vector file " + path + ": " + msg, cls);
   };
   if (offset < 1) return corrupt("offset " + std::to_string(offset) + " points at the header");
+  // Checked without forming offset + size (both come from the log and may be near INT64_MAX).
+  if (offset > file_size || size > file_size - offset || file_size - offset - size < 8)
+    return corrupt("DV at offset " + std::to_string(offset) + " with " + std::to_string(size) +
+                   " bytes passes the end of the " + std::to_string(file_size) + "-byte file");
+  const int64_t end = offset + 4 + size + 4;
   if (end > file_size)
     return corrupt("DV at offset " + std::to_string(offset) + " with " + std::to_string(size) +
                    " bytes passes the end of the " + std::to_string(file_size) + "-byte file");

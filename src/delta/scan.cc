@@ -10,6 +10,7 @@
 #include "delta/partition_values.h"
 #include "io/object_store_factory.h"
 #include "io/path.h"
+#include "io/read_confinement.h"
 #include "parquet/reader.h"
 #include "vector/gather.h"
 
@@ -213,8 +214,12 @@ void KeepRows(Vector* v, const uint32_t* sel, size_t n) {
 // A sentinel table root for DV paths: the opener maps it back to keys of the table's store.
 constexpr char kTableRoot[] = "silt-table:";
 
-Result<std::shared_ptr<RandomAccessFile>> OpenTableFile(ObjectStore& store, const DeltaPath& p) {
+Result<std::shared_ptr<RandomAccessFile>> OpenTableFile(const Snapshot& snapshot,
+                                                        const DeltaPath& p) {
+  ObjectStore& store = *snapshot.store();
   if (!p.absolute) return store.OpenRead(p.path);
+  if (const ReadConfinement* c = snapshot.read_confinement().get())
+    SILT_RETURN_NOT_OK(CheckConfinedRead(*c, store.root(), p.path));
   return OpenLocationForRead(p.path);
 }
 
@@ -232,7 +237,7 @@ Result<std::optional<DeletionVector>> LoadDeletionVector(const Snapshot& snapsho
       return store.OpenRead(std::string(p));
     }
     SILT_ASSIGN_OR_RETURN(DeltaPath dvp, ParseDeltaPath(path));
-    return OpenTableFile(store, dvp);
+    return OpenTableFile(snapshot, dvp);
   };
   auto r = ReadDv(*file.deletion_vector, kTableRoot, opener);
   if (!r.ok()) return r.status().WithContext("deletion vector of " + file.path);
@@ -264,7 +269,7 @@ Result<std::unique_ptr<TableScanFile>> TableScan::OpenFile(const AddFile& file) 
   ObjectStore& store = *snapshot_->store();
   const ColumnMappingMode mode = snapshot_->column_mapping_mode();
   SILT_ASSIGN_OR_RETURN(DeltaPath dp, ParseDeltaPath(file.path));
-  auto opened = OpenTableFile(store, dp);
+  auto opened = OpenTableFile(*snapshot_, dp);
   if (!opened.ok()) {
     if (opened.status().IsNotFound())
       return Status::NotFound("data file " + file.path + " of version " + std::to_string(snapshot_->version()) + " of " +
@@ -278,6 +283,11 @@ Result<std::unique_ptr<TableScanFile>> TableScan::OpenFile(const AddFile& file) 
   SILT_ASSIGN_OR_RETURN(tf->pf_, parquet::ParquetFile::Open(std::move(opened).value()));
   // Deleted rows of this file.
   SILT_ASSIGN_OR_RETURN(tf->dv_, LoadDeletionVector(*snapshot_, file));
+  if (tf->dv_ && tf->dv_->Cardinality() > static_cast<uint64_t>(tf->pf_->num_rows()))
+    return Status::Corruption("deletion vector of " + file.path + " deletes " +
+                                  std::to_string(tf->dv_->Cardinality()) + " rows of a file of " +
+                                  std::to_string(tf->pf_->num_rows()),
+                              kDvCardinalityClass);
   const auto& file_columns = tf->pf_->schema().columns();
   const auto& parts = snapshot_->partition_columns();
   // Which file column feeds each output column (-1: missing, -2: partition column).

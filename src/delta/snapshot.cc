@@ -682,6 +682,7 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(std::shared_ptr<ObjectSto
     std::shared_ptr<Snapshot> snap(new Snapshot());
     snap->store_ = store;
     snap->files_loaded_ = options.load_files;
+    snap->read_confinement_ = options.read_confinement;
     Result<LogSegment> segment = BuildLogSegment(*snap->store_, version, checkpoint_below);
     // A fallback that finds no older checkpoint and no commit 0 reports the damage itself.
     if (!segment.ok()) return first_failure.ok() ? segment.status() : first_failure;

@@ -21,11 +21,18 @@
 #include "io/object_store.h"
 #include "vector/types.h"
 
+namespace silt {
+struct ReadConfinement;  // io/read_confinement.h
+}
+
 namespace silt::delta {
 
 struct SnapshotOptions {
   // Read the add/remove actions (false: only protocol, metadata and the small actions).
   bool load_files = true;
+  // When set, absolute add/DV paths are read only inside the table root or its allowed prefixes
+  // (io/read_confinement.h; silt.io.confineReadsToTableRoot).
+  std::shared_ptr<const ReadConfinement> read_confinement = nullptr;
 };
 
 // One reconciled file action, as Snapshot::ForEachFileAction reports it (views valid during the
@@ -86,6 +93,10 @@ class Snapshot {
   // modification time (ms since epoch); -1 when unknown.
   int64_t timestamp_ms() const { return timestamp_ms_; }
   const std::shared_ptr<ObjectStore>& store() const { return store_; }
+  // SnapshotOptions::read_confinement (null: absolute paths are read wherever they point).
+  const std::shared_ptr<const ReadConfinement>& read_confinement() const {
+    return read_confinement_;
+  }
 
   // delta::CheckWriteSupported for this snapshot's protocol and metadata (`table` names the table
   // in the error). The verdict is computed once per snapshot and `removes_data`: a statement's
@@ -105,6 +116,7 @@ class Snapshot {
                                 ThreadPool* pool) const;
 
   std::shared_ptr<ObjectStore> store_;
+  std::shared_ptr<const ReadConfinement> read_confinement_;
   LogSegment segment_;
   Protocol protocol_;
   Metadata metadata_;

@@ -267,6 +267,7 @@ Result<FileStats> ParseStats(std::string_view json, const Schema& physical_schem
       if (jt == ondemand::json_type::null) continue;
       int64_t n;
       if (v.get_int64().get(n)) return BadStats("numRecords is not a long");
+      if (n < 0) return BadStats("numRecords is negative");
       stats.num_records = n;
     } else if (name == "tightBounds") {
       if (jt == ondemand::json_type::null) continue;

@@ -347,6 +347,18 @@ Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allo
                                      kUnknownConfigurationClass);
     }
     SILT_RETURN_NOT_OK(ValidateValue(*known, value));
+    // UniForm needs the icebergCompat protocol features and Iceberg metadata written beside each
+    // commit; storing the properties alone would claim a UniForm table that is not one.
+    const std::string_view k = known->key;
+    const bool enables =
+        k == "delta.universalFormat.enabledFormats" ? !value.empty() : AsciiLower(value) == "true";
+    if ((k == "delta.enableIcebergCompatV1" || k == "delta.enableIcebergCompatV2" ||
+         k == "delta.universalFormat.enabledFormats") &&
+        enables) {
+      return Status::NotImplemented(
+          std::string("UniForm (") + known->key + " = " + value + ") is not implemented yet",
+          "NOT_IMPLEMENTED");
+    }
     out.Set(known->key, value);
   }
   return out;

@@ -10,6 +10,7 @@
 #include "delta/table_properties.h"
 #include "io/object_store_factory.h"
 #include "io/path.h"
+#include "io/read_confinement.h"
 #include "ops/ops.h"
 #include "parquet/reader.h"
 
@@ -56,6 +57,8 @@ Result<int64_t> PhysicalRowCount(const Snapshot& snap, const AddFile& f) {
   SILT_ASSIGN_OR_RETURN(DeltaPath p, ParseDeltaPath(f.path));
   std::shared_ptr<RandomAccessFile> raw;
   if (p.absolute) {
+    if (const ReadConfinement* c = snap.read_confinement().get())
+      SILT_RETURN_NOT_OK(CheckConfinedRead(*c, snap.store()->root(), p.path));
     SILT_ASSIGN_OR_RETURN(raw, OpenLocationForRead(p.path));
   } else {
     SILT_ASSIGN_OR_RETURN(raw, snap.store()->OpenRead(p.path));

@@ -222,7 +222,10 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   OptimizeResult result;
   result.table_path = store->root();
   result.start_time_ms = o.clock->NowMillis();
-  SILT_ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> snap, delta::Snapshot::Load(store));
+  SILT_ASSIGN_OR_RETURN(
+      std::shared_ptr<const delta::Snapshot> snap,
+      delta::Snapshot::Load(store, std::nullopt,
+                            delta::SnapshotOptions{.read_confinement = o.read_confinement}));
   SILT_RETURN_NOT_OK(snap->CheckWriteSupported(false, store->root()));
   const Schema& schema = snap->schema();
   const auto& parts = snap->partition_columns();

@@ -34,6 +34,7 @@
 #include "delta/constraints.h"
 #include "delta/snapshot.h"
 #include "io/object_store.h"
+#include "io/read_confinement.h"
 #include "vector/vector.h"
 
 namespace silt::ops {
@@ -49,6 +50,8 @@ struct OptimizeOptions {
   int64_t min_file_size = 1LL << 30;   // spark.databricks.delta.optimize.minFileSize
   double max_deleted_rows_ratio = 0.05;  // spark.databricks.delta.optimize.maxDeletedRowsRatio
   ThreadPool* pool = nullptr;            // bins are rewritten in parallel when set
+  // Confines reads of absolute file paths (io/read_confinement.h); null: unconfined.
+  std::shared_ptr<const ReadConfinement> read_confinement = nullptr;
   // Re-checks the table's SQL constraints on rewritten rows (WriteDataFiles needs one when the
   // table has CHECK constraints; the SQL statements bind one with commands::MakeRowValidator).
   delta::RowValidator row_validator;

@@ -8,6 +8,7 @@
 #include "delta/scan.h"
 #include "io/object_store_factory.h"
 #include "io/path.h"
+#include "io/read_confinement.h"
 #include "ops/dml.h"
 #include "ops/ops.h"
 
@@ -24,6 +25,8 @@ std::string FileId(const delta::AddFile& f) {
 Result<bool> FileAvailable(const delta::Snapshot& snapshot, const delta::AddFile& f) {
   SILT_ASSIGN_OR_RETURN(DeltaPath p, ParseDeltaPath(f.path));
   if (p.absolute) {
+    if (const ReadConfinement* c = snapshot.read_confinement().get())
+      SILT_RETURN_NOT_OK(CheckConfinedRead(*c, snapshot.store()->root(), p.path));
     Result<std::shared_ptr<RandomAccessFile>> file = OpenLocationForRead(p.path);
     if (!file.ok()) {
       if (file.status().code() == StatusCode::kNotFound) return false;

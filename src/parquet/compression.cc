@@ -43,7 +43,7 @@ const char* Name(CompressionCodec c) {
 }
 
 Status Failed(CompressionCodec c, const std::string& what) {
-  return Status::Corruption(std::string(Name(c)) + " page: " + what);
+  return Status::Corruption(std::string(Name(c)) + " page: " + what, "SILT_PARQUET_CORRUPT");
 }
 
 Status WrongSize(CompressionCodec c, size_t got, size_t expected) {
@@ -245,6 +245,48 @@ Status CheckLevel(CompressionCodec c, int level, int min, int max) {
 }
 
 }  // namespace
+
+Status CheckDecompressedSize(CompressionCodec codec, const uint8_t* in, size_t in_len,
+                             size_t out_len) {
+  if (in_len == 0 && out_len == 0) return Status::OK();
+  // Largest expansion per input byte (plus a constant for headers): deflate 1032:1, LZ4 255:1, a
+  // zstd RLE block 3 bytes + 1 for 128 KiB.
+  auto at_most = [&](size_t ratio) -> Status {
+    if (in_len > (SIZE_MAX - (1 << 20)) / ratio || out_len <= in_len * ratio + (1 << 20))
+      return Status::OK();
+    return Failed(codec, std::to_string(in_len) + " compressed bytes cannot hold the " +
+                             std::to_string(out_len) + " bytes the page header claims");
+  };
+  switch (codec) {
+    case CompressionCodec::UNCOMPRESSED:
+      if (in_len != out_len) return WrongSize(codec, in_len, out_len);
+      return Status::OK();
+    case CompressionCodec::SNAPPY: {
+      size_t claimed;
+      if (snappy_uncompressed_length(reinterpret_cast<const char*>(NonNull(in)), in_len,
+                                     &claimed) != SNAPPY_OK)
+        return Failed(codec, "invalid snappy block");
+      if (claimed != out_len) return WrongSize(codec, claimed, out_len);
+      return Status::OK();
+    }
+    case CompressionCodec::GZIP:
+      return at_most(1032);
+    case CompressionCodec::LZ4:
+    case CompressionCodec::LZ4_RAW:
+      return at_most(255);
+    case CompressionCodec::ZSTD: {
+      const unsigned long long size = ZSTD_getFrameContentSize(NonNull(in), in_len);
+      if (size == ZSTD_CONTENTSIZE_ERROR) return Failed(codec, "invalid zstd frame");
+      const size_t frame_len = ZSTD_findFrameCompressedSize(NonNull(in), in_len);
+      if (!ZSTD_isError(frame_len) && frame_len == in_len && size != ZSTD_CONTENTSIZE_UNKNOWN &&
+          size != out_len)
+        return WrongSize(codec, static_cast<size_t>(size), out_len);
+      return at_most(1 << 15);
+    }
+    default:
+      return Status::OK();
+  }
+}
 
 Status Decompress(CompressionCodec codec, const uint8_t* in, size_t in_len, uint8_t* out,
                   size_t out_len) {

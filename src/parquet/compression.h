@@ -19,6 +19,13 @@ namespace silt::parquet {
 Status Decompress(CompressionCodec codec, const uint8_t* in, size_t in_len, uint8_t* out,
                   size_t out_len);
 
+// Whether `in_len` bytes of `codec` can decompress to `out_len` bytes, judged before anything is
+// allocated for them: the size a snappy block or zstd frame states must match, and GZIP, LZ4 and
+// ZSTD without a stated size cannot exceed their codec's maximum expansion (BROTLI: no bound).
+// A page header claiming more is Corruption (SILT_PARQUET_CORRUPT).
+Status CheckDecompressedSize(CompressionCodec codec, const uint8_t* in, size_t in_len,
+                             size_t out_len);
+
 // Appends the compressed form of [in, in+in_len) to *out. level < 0 = the codec's default
 // (ZSTD 3, GZIP 6, BROTLI 5). Writing LZ4 (deprecated) or LZO is refused (NotImplemented).
 Status Compress(CompressionCodec codec, const uint8_t* in, size_t in_len, std::string* out,

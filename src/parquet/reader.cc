@@ -378,13 +378,16 @@ Status ChunkDecoder::Decompressed(const PageHeader& h, const uint8_t* data, size
     *out_len = std::min(len, total);
     return Status::OK();
   }
+  // The claimed size sizes the buffer below: check it against the compressed bytes first.
+  if (Status c = CheckDecompressedSize(codec_, data + skip, len - skip, total - skip); !c.ok())
+    return Rewhere(c);
   if (total > scratch_size_) {
     scratch_ = std::make_unique_for_overwrite<uint8_t[]>(total);
     scratch_size_ = total;
   }
   std::memcpy(scratch_.get(), data, skip);
   Status s = Decompress(codec_, data + skip, len - skip, scratch_.get() + skip, total - skip);
-  if (!s.ok()) return s.WithContext(where_);
+  if (!s.ok()) return Rewhere(s);
   *out = scratch_.get();
   *out_len = total;
   return Status::OK();
@@ -709,7 +712,13 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
     return nullptr;
   };
   // Flat columns: one value slot per row, so size the output once instead of growing it by pages.
-  if (leaf_.max_rep == 0 && sink_ == nullptr) out->values.Reserve(out->values.size() + static_cast<size_t>(end_row - first_row));
+  // The reservation is capped by the bytes held: a row count the pages do not back never sizes an
+  // allocation (the pages' own counts are checked as they are decoded).
+  if (leaf_.max_rep == 0 && sink_ == nullptr) {
+    const int64_t cap = std::max<int64_t>(int64_t{1} << 16, size * 8);
+    out->values.Reserve(out->values.size() +
+                        static_cast<size_t>(std::min(end_row - first_row, cap)));
+  }
   size_t page_no = 0;
   int64_t values_seen = 0;
   bool jumped = first_page == 0;
@@ -1121,6 +1130,30 @@ Status ParquetFile::Init() {
     if (rg.columns.size() != static_cast<size_t>(schema_.num_leaves()))
       return Corrupt(where, "row group " + std::to_string(i) + " has " + std::to_string(rg.columns.size()) +
                                 " columns, the schema " + std::to_string(schema_.num_leaves()));
+    // Every leaf holds at least one entry per row, and a page at most max_page_values entries in at
+    // least kMinPageBytes bytes (header included): a count beyond what the chunk's bytes can hold
+    // is a lie, refused here before anything is sized by it.
+    constexpr int64_t kMinPageBytes = 8;
+    for (size_t c = 0; c < rg.columns.size(); ++c) {
+      const ColumnChunk& cc = rg.columns[c];
+      if (!cc.meta_data) continue;  // refused when read
+      const ColumnMetaData& md = *cc.meta_data;
+      if (md.num_values < 0 || md.total_compressed_size < 0 || md.total_compressed_size > size)
+        return Corrupt(where, "row group " + std::to_string(i) + ", column " + std::to_string(c) +
+                                  ": " + std::to_string(md.num_values) + " values in " +
+                                  std::to_string(md.total_compressed_size) + " bytes");
+      const int64_t pages = std::max<int64_t>(1, md.total_compressed_size / kMinPageBytes);
+      if (md.num_values / pages > options_.max_page_values)
+        return Corrupt(where, "row group " + std::to_string(i) + ", column " + std::to_string(c) +
+                                  " claims " + std::to_string(md.num_values) + " values in " +
+                                  std::to_string(md.total_compressed_size) + " bytes");
+      if (md.num_values < rg.num_rows)
+        return Corrupt(where, "row group " + std::to_string(i) + " claims " +
+                                  std::to_string(rg.num_rows) + " rows, column " +
+                                  std::to_string(c) + " holds " + std::to_string(md.num_values) +
+                                  " values");
+    }
+    if (rg.num_rows > INT64_MAX - total) return Corrupt(where, "row counts overflow");
     total += rg.num_rows;
   }
   if (total != metadata_.num_rows) {

@@ -4,10 +4,10 @@
 
 #include <cstdint>
 
-#include "planner/binder_impl.h"
-
 #include "delta/operations_history.h"
 #include "io/object_store_factory.h"
+#include "io/read_confinement.h"
+#include "planner/binder_impl.h"
 
 namespace silt::planner {
 
@@ -287,8 +287,14 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
       SILT_ASSIGN_OR_RETURN(version, delta::VersionAtTimestamp(*t.store, ts_ms));
     }
   }
+  delta::SnapshotOptions snapshot_options{.load_files = load_files};
+  if (ctx_.config && ctx_.config->GetBool(kConfineReadsKey, false)) {
+    SILT_ASSIGN_OR_RETURN(
+        snapshot_options.read_confinement,
+        ReadConfinement::Make(ctx_.config->Get(kAllowedReadPrefixesKey).value_or("")));
+  }
   Result<std::shared_ptr<const delta::Snapshot>> snap =
-      delta::Snapshot::Load(t.store, version, delta::SnapshotOptions{.load_files = load_files});
+      delta::Snapshot::Load(t.store, version, snapshot_options);
   if (!snap.ok()) {
     if (snap.status().code() == StatusCode::kNotFound && !version) {
       if (!must_exist) return t;

@@ -32,6 +32,8 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
         {"spark.sql.files.maxRecordsPerFile", "0", "Maximum rows per written data file (0 = no limit).", K::kInt},
         {"silt.memory.limit", "-1", "Memory limit for one query in bytes (-1 = the database limit).", K::kBytes},
         {"silt.threads", "0", "Threads for one query (0 = all).", K::kInt},
+        {"silt.io.confineReadsToTableRoot", "false", "Read absolute add/deletion-vector paths (shallow clones) only inside the table root and silt.io.allowedReadPrefixes; others fail with SILT_READ_OUTSIDE_TABLE_ROOT. On in the maintenance service.", K::kBool},
+        {"silt.io.allowedReadPrefixes", "", "Comma-separated locations whose files tables may also read while silt.io.confineReadsToTableRoot is on.", K::kString},
         {"spark.databricks.optimizer.dynamicFilePruning", "true", "Dynamic file pruning: a join's build-side keys prune the files of a Delta scan on its probe side at run time (docs/dfp.md).", K::kBool},
         {"spark.databricks.optimizer.deltaTableSizeThreshold", "10000000000", "Dynamic file pruning applies only to a Delta scan of at least this many bytes (after static pruning).", K::kBytes},
         {"spark.databricks.optimizer.deltaTableFilesThreshold", "10", "Dynamic file pruning applies only to a Delta scan of at least this many files (after static pruning).", K::kInt},
