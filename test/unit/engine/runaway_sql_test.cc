@@ -171,7 +171,7 @@ TEST_F(RunawaySqlTest, HugeValuesFailBeforeAllocating) {
 TEST_F(RunawaySqlTest, ValuesPastSparkCapsFailWithSparkClasses) {
   // No memory limit: Spark's 2 GB caps still apply, before anything is allocated.
   EXPECT_EQ(InChild("SELECT length(repeat('xx', 2000000000))"), "error:EXCEED_LIMIT_LENGTH");
-  EXPECT_EQ(InChild("SELECT length(format_string('%99999999999d', 1))"),
+  EXPECT_EQ(InChild("SELECT length(format_string('%2147483640d', 1))"),
             "error:EXCEED_LIMIT_LENGTH");
   EXPECT_EQ(InChild("SELECT size(sequence(0, 3000000000))"),
             "error:COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER");
