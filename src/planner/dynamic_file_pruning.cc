@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "exec/functions.h"
+#include "exec/runtime_bloom.h"
 #include "parquet/reader.h"
 #include "planner/catalog.h"
 #include "planner/join_order.h"
@@ -369,6 +370,30 @@ bool FastPrunable(const exec::JoinKeySummary& ks, const RuntimePredicate& rp,
   return true;
 }
 
+// Whether the build keys cover at least `fraction` of the integer values in the files' combined
+// [min, max] (every file with statistics; kept unpruned otherwise): silt.dfp.maxBuildFraction.
+// At 1.0 (the default) only when every value there is a key, so no file or row could be dropped.
+bool BuildCoversDomain(OrderClass c, const exec::JoinKeySummary& ks,
+                       const std::vector<FileColumnRange>& bounds, double fraction) {
+  if (c != OrderClass::kInteger || !ks.distinct_complete || ks.distinct_values.empty() ||
+      fraction > 1.0)
+    return false;
+  bool any = false;
+  int64_t lo = 0, hi = 0;
+  for (const FileColumnRange& b : bounds) {
+    if (b.state == FileColumnRange::State::kUnknown) return false;
+    if (b.state != FileColumnRange::State::kRange) continue;
+    if (!any || b.min.integer() < lo) lo = b.min.integer();
+    if (!any || b.max.integer() > hi) hi = b.max.integer();
+    any = true;
+  }
+  if (!any) return false;
+  int64_t in_domain = 0;
+  for (const Value& v : ks.distinct_values) in_domain += v.integer() >= lo && v.integer() <= hi;
+  const double domain = static_cast<double>(hi) - static_cast<double>(lo) + 1;
+  return static_cast<double>(in_domain) >= std::max(fraction, 0.0) * domain;
+}
+
 }  // namespace
 
 int64_t FileBytes(const std::vector<const delta::AddFile*>& files) {
@@ -388,6 +413,9 @@ DfpOptions DfpOptionsFrom(const SessionConfig& config) {
   o.exec.max_in_list_values = config.GetInt("silt.dfp.maxInListValues", o.exec.max_in_list_values);
   o.exec.per_value_probe_limit =
       config.GetInt("silt.dfp.perValueProbeLimit", o.exec.per_value_probe_limit);
+  o.exec.max_build_fraction = config.GetDouble("silt.dfp.maxBuildFraction", o.exec.max_build_fraction);
+  o.exec.row_bloom_filter =
+      config.GetBool("spark.sql.optimizer.runtime.bloomFilter.enabled", o.exec.row_bloom_filter);
   return o;
 }
 
@@ -533,6 +561,12 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
       SILT_ASSIGN_OR_RETURN(
           std::vector<FileColumnRange> bounds,
           FileColumnRanges(*t.scan->snapshot(), t.scan_columns, t.scan_column, before, true));
+      if (BuildCoversDomain(c, ks, bounds, options.max_build_fraction)) {
+        // silt.dfp.maxBuildFraction: the build keys cover that much of the column's values
+        // (by the files' statistics): the filter would keep (nearly) every file and row.
+        if (!m.applied) m.reason_not_applied = "build_too_large";
+        continue;
+      }
       for (size_t i = 0; i < before.size(); ++i) {
         const FileColumnRange& b = bounds[i];
         if (b.state == FileColumnRange::State::kNoValue) continue;
@@ -570,6 +604,19 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
     // Adaptive: dropped after a first sample of rows when it keeps nearly all of them (keys
     // spread over the whole column's range), so it cannot cost a non-selective query much.
     if (row_pred && 2 * straddle > kept.size()) t.scan->AddAdaptiveRowFilter(row_pred);
+    // The build keys' bloom filter drops the rows between the keys (keys scattered over the
+    // column's range, where the min/max filter keeps everything), after the min/max filter and
+    // with the same adaptive switch-off. Not when the min/max range holds only keys.
+    const exec::Vector* build_keys = join.build_key(t.key);
+    const bool dense = distinct > 0 && OrderClassOf(ks.min.type()->id()) == OrderClass::kInteger &&
+                       static_cast<double>(ks.max.integer()) -
+                               static_cast<double>(ks.min.integer()) + 1 <=
+                           static_cast<double>(distinct);
+    if (options.row_bloom_filter && build_keys && ks.non_null_count > 0 && !dense && !kept.empty() &&
+        exec::KeyBloomFilter::Supports(*build_keys->type(), *t.column_type)) {
+      t.scan->AddAdaptiveRowFilter(exec::MakeBloomFilterExpr(
+          exec::KeyBloomFilter::Build(*build_keys, static_cast<size_t>(ks.non_null_count)), col));
+    }
     SILT_RETURN_NOT_OK(t.scan->SetFiles(std::move(kept)));
     // Row groups of the kept files, by their Parquet statistics (values in the column's type only;
     // not strings, whose statistics a writer may truncate).
