@@ -607,7 +607,7 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
     // The build keys' bloom filter drops the rows between the keys (keys scattered over the
     // column's range, where the min/max filter keeps everything), after the min/max filter and
     // with the same adaptive switch-off. Not when the min/max range holds only keys.
-    const exec::Vector* build_keys = join.build_key(t.key);
+    const Vector* build_keys = join.build_key(t.key);
     const bool dense = distinct > 0 && OrderClassOf(ks.min.type()->id()) == OrderClass::kInteger &&
                        static_cast<double>(ks.max.integer()) -
                                static_cast<double>(ks.min.integer()) + 1 <=

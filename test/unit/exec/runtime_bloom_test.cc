@@ -63,7 +63,9 @@ TEST(KeyBloomFilterTest, StringsAndAnEmptyFilter) {
   f->Probe(probe, probe.size(), keep.data());
   size_t passed = 0;
   for (int i = 0; i < 700; ++i) {
-    if (i % 7 == 0) EXPECT_EQ(keep[static_cast<size_t>(i)], 1) << i;
+    if (i % 7 == 0) {
+      EXPECT_EQ(keep[static_cast<size_t>(i)], 1) << i;
+    }
     passed += keep[static_cast<size_t>(i)];
   }
   EXPECT_LT(passed, 100u + 20u);
