@@ -599,23 +599,25 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
     m.build_distinct_values =
         m.filter_kind == "none" ? distinct : std::max(m.build_distinct_values, distinct);
     m.filter_kind = m.filter_kind == "none" ? kind : m.filter_kind + "+" + kind;
-    // The row filter is worth its cost per row only when many kept files hold keys outside the
-    // range (by their statistics); on files inside it every row would pass.
-    // Adaptive: dropped after a first sample of rows when it keeps nearly all of them (keys
-    // spread over the whole column's range), so it cannot cost a non-selective query much.
-    if (row_pred && 2 * straddle > kept.size()) t.scan->AddAdaptiveRowFilter(row_pred);
-    // The build keys' bloom filter drops the rows between the keys (keys scattered over the
-    // column's range, where the min/max filter keeps everything), after the min/max filter and
-    // with the same adaptive switch-off. Not when the min/max range holds only keys.
+    // Row filters, adaptive: dropped after a first sample of rows when they keep nearly all of
+    // them, so they cannot cost a non-selective query much. The build keys' bloom filter drops
+    // the rows between the keys too (keys scattered over the column's range, where a min/max
+    // filter keeps everything) and replaces the min/max filter (it drops every row that one
+    // would, up to its false positives). Without one (a key type it does not support, or keys
+    // whose min/max range holds only keys: consecutive integers), the min/max filter — worth its
+    // cost per row only when many kept files hold keys outside the range (by their statistics);
+    // on files inside it every row would pass.
     const Vector* build_keys = join.build_key(t.key);
     const bool dense = distinct > 0 && OrderClassOf(ks.min.type()->id()) == OrderClass::kInteger &&
                        static_cast<double>(ks.max.integer()) -
                                static_cast<double>(ks.min.integer()) + 1 <=
                            static_cast<double>(distinct);
-    if (options.row_bloom_filter && build_keys && ks.non_null_count > 0 && !dense && !kept.empty() &&
-        exec::KeyBloomFilter::Supports(*build_keys->type(), *t.column_type)) {
+    if (options.row_bloom_filter && build_keys && ks.non_null_count > 0 && !dense &&
+        !kept.empty() && exec::KeyBloomFilter::Supports(*build_keys->type(), *t.column_type)) {
       t.scan->AddAdaptiveRowFilter(exec::MakeBloomFilterExpr(
           exec::KeyBloomFilter::Build(*build_keys, static_cast<size_t>(ks.non_null_count)), col));
+    } else if (row_pred && 2 * straddle > kept.size()) {
+      t.scan->AddAdaptiveRowFilter(row_pred);
     }
     SILT_RETURN_NOT_OK(t.scan->SetFiles(std::move(kept)));
     // Row groups of the kept files, by their Parquet statistics (values in the column's type only;
