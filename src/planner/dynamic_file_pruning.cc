@@ -551,6 +551,10 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
     if (m.files_before < 0) m.files_before = static_cast<int64_t>(before.size());
     std::vector<const delta::AddFile*> kept;
     size_t straddle = 0;  // kept files that may hold keys outside [ks.min, ks.max]
+    // The estimated fraction of the kept files' rows whose key is a build key (integer keys,
+    // all of them known, every kept file with statistics; -1 when unknown): per file, the keys
+    // in its [min, max] over the values there, as if its values were spread evenly.
+    double est_pass = -1;
     if (FastPrunable(ks, rp, t.column_type)) {
       // One pass over the files, parsing only the key column's statistics: each file's
       // [min, max] against the sorted ranges by binary search.
@@ -567,18 +571,34 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
         if (!m.applied) m.reason_not_applied = "build_too_large";
         continue;
       }
+      std::vector<int64_t> sorted_keys;
+      bool estimable = c == OrderClass::kInteger && distinct > 0;
+      if (estimable) {
+        for (const Value& v : ks.distinct_values) sorted_keys.push_back(v.integer());
+        std::sort(sorted_keys.begin(), sorted_keys.end());
+      }
+      double pass_sum = 0;
       for (size_t i = 0; i < before.size(); ++i) {
         const FileColumnRange& b = bounds[i];
         if (b.state == FileColumnRange::State::kNoValue) continue;
         if (b.state == FileColumnRange::State::kRange) {
           if (!Overlaps(c, ranges, b.min, b.max)) continue;
+          if (estimable) {
+            const auto lo = std::lower_bound(sorted_keys.begin(), sorted_keys.end(), b.min.integer());
+            const auto hi = std::upper_bound(lo, sorted_keys.end(), b.max.integer());
+            const double span =
+                static_cast<double>(b.max.integer()) - static_cast<double>(b.min.integer()) + 1;
+            pass_sum += std::min(1.0, static_cast<double>(hi - lo) / span);
+          }
           if (CompareOrdered(c, b.min, ks.min) < 0 || CompareOrdered(c, b.max, ks.max) > 0)
             ++straddle;
         } else {
           ++straddle;
+          estimable = false;
         }
         kept.push_back(before[i]);
       }
+      if (estimable && !kept.empty()) est_pass = pass_sum / static_cast<double>(kept.size());
     } else {
       SILT_ASSIGN_OR_RETURN(
           kept, PruneFileList(*t.scan->snapshot(), t.scan_columns, {file_pred}, before, true));
@@ -606,14 +626,16 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
     // would, up to its false positives). Without one (a key type it does not support, or keys
     // whose min/max range holds only keys: consecutive integers), the min/max filter — worth its
     // cost per row only when many kept files hold keys outside the range (by their statistics);
-    // on files inside it every row would pass.
+    // on files inside it every row would pass. The bloom filter costs about what the join's probe
+    // of a row does, so it is left out when the files' statistics say it would keep more than
+    // half of the rows.
     const Vector* build_keys = join.build_key(t.key);
     const bool dense = distinct > 0 && OrderClassOf(ks.min.type()->id()) == OrderClass::kInteger &&
                        static_cast<double>(ks.max.integer()) -
                                static_cast<double>(ks.min.integer()) + 1 <=
                            static_cast<double>(distinct);
     if (options.row_bloom_filter && build_keys && ks.non_null_count > 0 && !dense &&
-        !kept.empty() && exec::KeyBloomFilter::Supports(*build_keys->type(), *t.column_type)) {
+        !kept.empty() && est_pass <= 0.5 && exec::KeyBloomFilter::Supports(*build_keys->type(), *t.column_type)) {
       t.scan->AddAdaptiveRowFilter(exec::MakeBloomFilterExpr(
           exec::KeyBloomFilter::Build(*build_keys, static_cast<size_t>(ks.non_null_count)), col));
     } else if (row_pred && 2 * straddle > kept.size()) {
