@@ -568,7 +568,10 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
       if (BuildCoversDomain(c, ks, bounds, options.max_build_fraction)) {
         // silt.dfp.maxBuildFraction: the build keys cover that much of the column's values
         // (by the files' statistics): the filter would keep (nearly) every file and row.
-        if (!m.applied) m.reason_not_applied = "build_too_large";
+        if (!m.applied) {
+          m.reason_not_applied = "build_too_large";
+          m.files_before = -1;  // no file counts: the filter did not run
+        }
         continue;
       }
       std::vector<int64_t> sorted_keys;
