@@ -1,9 +1,8 @@
 // Binding subqueries: scalar (uncorrelated and decorrelated), EXISTS / IN as values and as semi/anti joins.
-#include "planner/binder_impl.h"
-
 #include <unordered_map>
 
 #include "exec/join_keys.h"
+#include "planner/binder_impl.h"
 
 namespace silt::planner {
 
@@ -258,8 +257,8 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsIn(const ParsedEx
     }
     if (n == 1) {
       // NULL IN (…) is NULL: EXISTS is FALSE.
-      result = MakeAnd(result, exec::MakeSpecial(ExprKind::kIsNotNull, DataType::Boolean(),
-                                                 {c->outer_keys[0]}));
+      result = MakeAnd(
+          result, exec::MakeSpecial(ExprKind::kIsNotNull, DataType::Boolean(), {c->outer_keys[0]}));
     } else {
       // The per-key lists admit combinations the subquery does not hold: the exact test (FALSE
       // for a NULL key, which also makes the conjunction FALSE, never NULL).

@@ -413,7 +413,8 @@ DfpOptions DfpOptionsFrom(const SessionConfig& config) {
   o.exec.max_in_list_values = config.GetInt("silt.dfp.maxInListValues", o.exec.max_in_list_values);
   o.exec.per_value_probe_limit =
       config.GetInt("silt.dfp.perValueProbeLimit", o.exec.per_value_probe_limit);
-  o.exec.max_build_fraction = config.GetDouble("silt.dfp.maxBuildFraction", o.exec.max_build_fraction);
+  o.exec.max_build_fraction =
+      config.GetDouble("silt.dfp.maxBuildFraction", o.exec.max_build_fraction);
   o.exec.row_bloom_filter =
       config.GetBool("spark.sql.optimizer.runtime.bloomFilter.enabled", o.exec.row_bloom_filter);
   return o;
@@ -587,7 +588,8 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
         if (b.state == FileColumnRange::State::kRange) {
           if (!Overlaps(c, ranges, b.min, b.max)) continue;
           if (estimable) {
-            const auto lo = std::lower_bound(sorted_keys.begin(), sorted_keys.end(), b.min.integer());
+            const auto lo =
+                std::lower_bound(sorted_keys.begin(), sorted_keys.end(), b.min.integer());
             const auto hi = std::upper_bound(lo, sorted_keys.end(), b.max.integer());
             const double span =
                 static_cast<double>(b.max.integer()) - static_cast<double>(b.min.integer()) + 1;
@@ -634,12 +636,13 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
     // the files' statistics say it would keep more than a quarter of the rows (measured: keeping
     // half of them, it cost 14% more CPU than the join alone).
     const Vector* build_keys = join.build_key(t.key);
-    const bool dense = distinct > 0 && OrderClassOf(ks.min.type()->id()) == OrderClass::kInteger &&
-                       static_cast<double>(ks.max.integer()) -
-                               static_cast<double>(ks.min.integer()) + 1 <=
-                           static_cast<double>(distinct);
+    const bool dense =
+        distinct > 0 && OrderClassOf(ks.min.type()->id()) == OrderClass::kInteger &&
+        static_cast<double>(ks.max.integer()) - static_cast<double>(ks.min.integer()) + 1 <=
+            static_cast<double>(distinct);
     if (options.row_bloom_filter && build_keys && ks.non_null_count > 0 && !dense &&
-        !kept.empty() && est_pass <= 0.25 && exec::KeyBloomFilter::Supports(*build_keys->type(), *t.column_type)) {
+        !kept.empty() && est_pass <= 0.25 &&
+        exec::KeyBloomFilter::Supports(*build_keys->type(), *t.column_type)) {
       t.scan->AddAdaptiveRowFilter(exec::MakeBloomFilterExpr(
           exec::KeyBloomFilter::Build(*build_keys, static_cast<size_t>(ks.non_null_count)), col));
     } else if (row_pred && 2 * straddle > kept.size()) {

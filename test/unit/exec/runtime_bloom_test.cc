@@ -85,7 +85,8 @@ TEST(KeyBloomFilterTest, MightContainExpression) {
   Vector build(DataType::Int32());
   build.Append<int32_t>(3);
   build.Append<int32_t>(11);
-  ExprPtr e = MakeBloomFilterExpr(KeyBloomFilter::Build(build, 2), MakeColumn(0, DataType::Int32(), "k"));
+  ExprPtr e =
+      MakeBloomFilterExpr(KeyBloomFilter::Build(build, 2), MakeColumn(0, DataType::Int32(), "k"));
   EXPECT_EQ(e->ToString(), "might_contain(k)");
   DataChunk in;
   Vector col(DataType::Int32());
