@@ -234,8 +234,10 @@ namespace {
 // Dynamic file pruning of a DML target by its `col IN (subquery)` conjuncts (`keys`, bound over
 // `columns`): each list's values are the build keys of a runtime filter (MakeRuntimePredicate,
 // as a join's or MERGE's) that prunes scan->pruned_files, unless
-// spark.databricks.optimizer.dynamicFilePruning is off or a list has more than
-// silt.dfp.maxBuildRows values. Appends the skipping and DFP metrics.
+// spark.databricks.optimizer.dynamicFilePruning is off, the files left by static pruning are
+// fewer or smaller than the thresholds (deltaTableFilesThreshold / deltaTableSizeThreshold, as
+// for a SELECT join) or a list has more than silt.dfp.maxBuildRows values. Appends the skipping
+// and DFP metrics.
 Status PruneBySubqueryKeys(const std::vector<exec::ExprPtr>& keys,
                            const std::vector<std::string>& columns, const delta::Snapshot& snapshot,
                            CommandContext& ctx, planner::LogicalNode* scan,
@@ -247,7 +249,7 @@ Status PruneBySubqueryKeys(const std::vector<exec::ExprPtr>& keys,
   const int64_t bytes_before_dfp = planner::FileBytes(kept);
   const planner::DfpOptions dfp = planner::DfpOptionsFrom(*ctx.config);
   bool applied = false;
-  if (dfp.enabled) {
+  if (dfp.enabled && bytes_before_dfp >= dfp.size_threshold && before_dfp >= dfp.files_threshold) {
     for (const exec::ExprPtr& in : keys) {
       if (static_cast<int64_t>(in->children.size()) - 1 > dfp.exec.max_build_rows) continue;
       const TypePtr& type = in->children[1]->type;

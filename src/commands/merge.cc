@@ -225,15 +225,20 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   // Target file pruning (dynamic file pruning for MERGE): without NOT MATCHED BY SOURCE clauses
   // only target rows that match a source row matter, so files whose statistics or partition
   // values exclude every source key of an ON equality `target.col = source.col` are not read.
-  // The thresholds of SELECT joins do not apply: the source is read in full before the target
-  // anyway, so pruning costs no pipelining.
+  // The size and files thresholds apply as for SELECT joins (spark.databricks.optimizer.
+  // deltaTableSizeThreshold / deltaTableFilesThreshold, to the target's files).
   std::unordered_set<const delta::AddFile*> candidates;
   bool prune = false;
   const planner::DfpOptions dfp = planner::DfpOptionsFrom(*ctx.config);
   SourceKeyFilter key_filter;
   std::vector<std::string> target_columns;
   for (const auto& f : schema) target_columns.push_back(f.name);
-  if (!any_by_source && dfp.enabled && num_source_rows <= dfp.exec.max_build_rows) {
+  std::vector<const delta::AddFile*> all_files;
+  for (const delta::AddFile& f : t.snapshot->files()) all_files.push_back(&f);
+  const int64_t bytes_before = planner::FileBytes(all_files);
+  if (!any_by_source && dfp.enabled && num_source_rows <= dfp.exec.max_build_rows &&
+      bytes_before >= dfp.size_threshold &&
+      static_cast<int64_t>(all_files.size()) >= dfp.files_threshold) {
     key_filter = SourceKeyFilterOf(on, source_rows, schema, src_base, dfp.exec);
     if (key_filter.file) {
       TablePredicate range;
@@ -462,9 +467,9 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   }
   // The read set: with pruning only the files read, and a concurrently added file conflicts
   // only when it could hold one of the source's keys (spec B.4 step 9).
-  int64_t bytes_before = 0, bytes_after = 0;
-  for (const auto& f : files) bytes_before += f.size;
-  for (size_t fi : scanned) bytes_after += files[fi].size;
+  std::vector<const delta::AddFile*> scanned_files;
+  for (size_t fi : scanned) scanned_files.push_back(&files[fi]);
+  const int64_t bytes_after = planner::FileBytes(scanned_files);
   if (prune) {
     for (size_t fi : scanned) changes.read_files.push_back(files[fi].path);
     changes.read_predicate = planner::DfpReadPredicate(t.snapshot, target_columns, key_filter.file);

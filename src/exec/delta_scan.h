@@ -29,7 +29,7 @@ struct DfpScanMetrics {
   int64_t files_after = -1;
   int64_t bytes_pruned = 0;
   int64_t build_distinct_values = 0;
-  std::string filter_kind = "none";  // in_list | range | none (several filters: joined by '+')
+  std::string filter_kind = "none";  // in_list | in_ranges | range | none (several: joined by '+')
   double time_ms = 0;
 };
 

@@ -105,6 +105,10 @@ class HashJoinOperator final : public Operator {
   Status Build(ExecContext& ctx);
   // Build-side key summary, computed on first use after Build(); null before Build().
   const JoinBuildSummary* build_summary();
+  // The build side's values of key k (right_keys order; NULLs included); null before Build().
+  const Vector* build_key(size_t k) const {
+    return k < build_keys_.size() ? build_keys_[k] : nullptr;
+  }
   // Distinct keys the summary keeps per key column (default kJoinSummaryMaxDistinct).
   void SetSummaryMaxDistinct(size_t n) { summary_max_distinct_ = n; }
   // Called once at the end of Build(), before any probe-side row is pulled: dynamic file pruning

@@ -1,4 +1,7 @@
 // Binding subqueries: scalar (uncorrelated and decorrelated), EXISTS / IN as values and as semi/anti joins.
+#include <unordered_map>
+
+#include "exec/join_keys.h"
 #include "planner/binder_impl.h"
 
 namespace silt::planner {
@@ -151,6 +154,60 @@ Result<ExprPtr> Binder::Impl::BindPredicateSubqueryAsValue(const ParsedExpr& e, 
   return exec::BindScalarFunction("not", {in}, ctx().bind);
 }
 
+namespace {
+
+// `(k1, …, kn) IN (rows of `keys`)`, exactly, as a BOOLEAN that is never NULL: FALSE when a key
+// is NULL (the rows of `keys` hold no NULL). The key columns' types are those of `keys`.
+ExprPtr TupleInSet(std::vector<ExprPtr> columns, std::shared_ptr<const DataChunk> keys) {
+  auto index = std::make_shared<std::unordered_multimap<uint64_t, uint32_t>>();
+  std::vector<const Vector*> kv;
+  for (const Vector& v : keys->columns) kv.push_back(&v);
+  std::vector<uint64_t> h(keys->size());
+  if (!h.empty()) exec::HashKeyColumns(kv, 0, h.size(), h.data());
+  for (size_t r = 0; r < h.size(); ++r) index->emplace(h[r], static_cast<uint32_t>(r));
+  auto e = std::make_shared<exec::Expr>();
+  e->kind = ExprKind::kCall;
+  e->type = DataType::Boolean();
+  e->nullable = false;
+  e->name = "exists_tuple";
+  e->children = std::move(columns);
+  e->kernel = [keys = std::move(keys), index = std::move(index)](
+                  std::span<const exec::Arg> args, size_t rows, const exec::EvalContext&,
+                  Vector* out) -> Status {
+    // Constant arguments become full columns (the probe reads row r of each).
+    std::vector<Vector> storage;
+    storage.reserve(args.size());
+    std::vector<const Vector*> cols;
+    for (const exec::Arg& a : args) {
+      if (!a.constant) {
+        cols.push_back(a.vector);
+        continue;
+      }
+      storage.emplace_back(a.vector->type());
+      for (size_t r = 0; r < rows; ++r) storage.back().AppendRange(*a.vector, 0, 1);
+      cols.push_back(&storage.back());
+    }
+    std::vector<const Vector*> kv;
+    for (const Vector& v : keys->columns) kv.push_back(&v);
+    std::vector<uint64_t> h(rows);
+    if (rows) exec::HashKeyColumns(cols, 0, rows, h.data());
+    const std::vector<bool> null_safe(cols.size(), false);
+    out->ResizeUninitialized(rows);
+    uint8_t* dst = out->data<uint8_t>();
+    for (size_t r = 0; r < rows; ++r) {
+      bool found = false;
+      auto [b, e] = index->equal_range(h[r]);
+      for (auto it = b; it != e && !found; ++it)
+        found = exec::KeysEqualAt(cols, r, kv, it->second, null_safe);
+      dst[r] = found ? 1 : 0;
+    }
+    return Status::OK();
+  };
+  return e;
+}
+
+}  // namespace
+
 Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsIn(const ParsedExpr& e,
                                                                   ExprScope& s) {
   const sql::Query& q = *e.subquery;
@@ -159,31 +216,61 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsIn(const ParsedEx
                             q.ctes.empty();
   if (!simple_block || !ctx().execute) return std::optional<ExprPtr>();
   Result<Correlated> c = BindCorrelatedFrom(q, *s.columns);
-  if (!c.ok() || !c->residual.empty() || c->outer_keys.size() != 1 ||
-      c->outer_keys[0]->kind != ExprKind::kColumn)
-    return std::optional<ExprPtr>();
-  ExprPtr outer = c->outer_keys[0], inner = c->inner_keys[0];
-  SILT_ASSIGN_OR_RETURN(TypePtr common, exec::CommonType(outer->type, inner->type));
-  SILT_ASSIGN_OR_RETURN(ExprPtr inner_c, exec::CoerceTo(inner, common, ctx().bind));
+  if (!c.ok() || !c->residual.empty() || c->outer_keys.empty()) return std::optional<ExprPtr>();
+  for (const ExprPtr& o : c->outer_keys) {
+    if (o->kind != ExprKind::kColumn) return std::optional<ExprPtr>();
+  }
+  const size_t n = c->outer_keys.size();
+  std::vector<ExprPtr> outer_c, inner_c;
+  std::vector<std::string> names;
+  for (size_t k = 0; k < n; ++k) {
+    SILT_ASSIGN_OR_RETURN(TypePtr common,
+                          exec::CommonType(c->outer_keys[k]->type, c->inner_keys[k]->type));
+    SILT_ASSIGN_OR_RETURN(ExprPtr ic, exec::CoerceTo(c->inner_keys[k], common, ctx().bind));
+    SILT_ASSIGN_OR_RETURN(ExprPtr oc, exec::CoerceTo(c->outer_keys[k], common, ctx().bind));
+    inner_c.push_back(ic);
+    outer_c.push_back(oc);
+    names.push_back("k" + std::to_string(k));
+  }
   SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> chunks,
-                        ctx().execute(MakeProject(c->plan, {inner_c}, {"k"})));
-  SILT_ASSIGN_OR_RETURN(ExprPtr outer_c, exec::CoerceTo(outer, common, ctx().bind));
-  std::vector<ExprPtr> items = {outer_c};
+                        ctx().execute(MakeProject(c->plan, inner_c, names)));
+  // The inner rows without a NULL key (a NULL never equals): per key, the IN list that dynamic
+  // file pruning takes as a runtime filter; with several keys, also their exact combinations.
+  auto rows = std::make_shared<DataChunk>();
+  for (size_t k = 0; k < n; ++k) rows->columns.emplace_back(inner_c[k]->type);
+  std::vector<std::vector<ExprPtr>> items(n);
+  for (size_t k = 0; k < n; ++k) items[k].push_back(outer_c[k]);
   for (const auto& chunk : chunks) {
     for (size_t i = 0; i < chunk.size(); ++i) {
-      Value v = chunk.columns[0].GetValue(i);
-      if (!v.is_null()) items.push_back(exec::MakeConstant(v));
+      bool any_null = false;
+      for (size_t k = 0; k < n && !any_null; ++k) any_null = chunk.columns[k].IsNull(i);
+      if (any_null) continue;
+      for (size_t k = 0; k < n; ++k) {
+        Value v = chunk.columns[k].GetValue(i);
+        items[k].push_back(exec::MakeConstant(v));
+        if (n > 1) SILT_RETURN_NOT_OK(rows->columns[k].AppendValue(v));
+      }
     }
   }
   ExprPtr result;
-  if (items.size() == 1) {
+  if (items[0].size() == 1) {
     result = exec::MakeConstant(Value::Boolean(false));
   } else {
-    auto in = std::make_shared<exec::Expr>(
-        *exec::MakeSpecial(ExprKind::kIn, DataType::Boolean(), std::move(items)));
-    in->name = kInSubqueryValues;
-    ExprPtr not_null = exec::MakeSpecial(ExprKind::kIsNotNull, DataType::Boolean(), {outer});
-    result = MakeAnd(ExprPtr(std::move(in)), not_null);
+    for (size_t k = 0; k < n; ++k) {
+      auto in = std::make_shared<exec::Expr>(
+          *exec::MakeSpecial(ExprKind::kIn, DataType::Boolean(), std::move(items[k])));
+      in->name = kInSubqueryValues;
+      result = MakeAnd(result, ExprPtr(std::move(in)));
+    }
+    if (n == 1) {
+      // NULL IN (…) is NULL: EXISTS is FALSE.
+      result = MakeAnd(
+          result, exec::MakeSpecial(ExprKind::kIsNotNull, DataType::Boolean(), {c->outer_keys[0]}));
+    } else {
+      // The per-key lists admit combinations the subquery does not hold: the exact test (FALSE
+      // for a NULL key, which also makes the conjunction FALSE, never NULL).
+      result = MakeAnd(result, TupleInSet(outer_c, std::move(rows)));
+    }
   }
   if (!e.negated) return std::optional<ExprPtr>(result);
   SILT_ASSIGN_OR_RETURN(ExprPtr negated, exec::BindScalarFunction("not", {result}, ctx().bind));

@@ -120,6 +120,8 @@ struct DfpExecOptions {
   int64_t max_build_rows = 1000000;
   int64_t max_in_list_values = 1000;
   int64_t per_value_probe_limit = 64;
+  double max_build_fraction = 1.0;  // silt.dfp.maxBuildFraction
+  bool row_bloom_filter = true;  // spark.sql.optimizer.runtime.bloomFilter.enabled
 };
 
 struct LogicalNode;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 
 #include "planner/catalog.h"
@@ -38,6 +39,8 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
         {"spark.databricks.optimizer.deltaTableSizeThreshold", "10000000000", "Dynamic file pruning applies only to a Delta scan of at least this many bytes (after static pruning).", K::kBytes},
         {"spark.databricks.optimizer.deltaTableFilesThreshold", "10", "Dynamic file pruning applies only to a Delta scan of at least this many files (after static pruning).", K::kInt},
         {"silt.dfp.maxBuildRows", "1000000", "Dynamic file pruning is not applied when the join's build side has more rows.", K::kInt},
+        {"silt.dfp.maxBuildFraction", "1.0", "Dynamic file pruning is not applied when the build side's distinct keys cover at least this fraction of the integer values between the probe column's smallest and largest statistics (1.0: only when every value there is a key, so nothing could be pruned).", K::kDouble},
+        {"spark.sql.optimizer.runtime.bloomFilter.enabled", "true", "Dynamic file pruning also filters the pruned scan's rows by a bloom filter of the join's build keys (adaptive: dropped when it keeps more than 95% of the first rows).", K::kBool},
         {"silt.dfp.maxInListValues", "1000", "Up to this many distinct build keys the runtime filter is an IN list, else a min/max range.", K::kInt},
         {"silt.dfp.perValueProbeLimit", "64", "IN lists up to this size test each value against a file's min/max; longer ones are coalesced into this many ranges split at the largest gaps between the sorted values.", K::kInt},
         {"silt.dfp.waitTimeoutMs", "0", "Accepted: silt's hash join always finishes its build side before the pruned scan lists its files, so there is never a wait.", K::kInt},
@@ -99,6 +102,12 @@ Status SessionConfig::Set(const std::string& key, const std::string& value) {
         break;
       }
       case ConfigKey::Kind::kBytes: ok = ParseByteSize(value).has_value(); break;
+      case ConfigKey::Kind::kDouble: {
+        char* end = nullptr;
+        const double d = std::strtod(value.c_str(), &end);
+        ok = !value.empty() && *end == '\0' && std::isfinite(d);
+        break;
+      }
       case ConfigKey::Kind::kString: break;
     }
     if (!ok) {
@@ -136,6 +145,14 @@ int64_t SessionConfig::GetInt(const std::string& key, int64_t fallback) const {
   char* end = nullptr;
   int64_t r = std::strtoll(v->c_str(), &end, 10);
   return (end && *end == '\0' && !v->empty()) ? r : fallback;
+}
+
+double SessionConfig::GetDouble(const std::string& key, double fallback) const {
+  auto v = Get(key);
+  if (!v) return fallback;
+  char* end = nullptr;
+  const double r = std::strtod(v->c_str(), &end);
+  return (end && *end == '\0' && !v->empty() && std::isfinite(r)) ? r : fallback;
 }
 
 int64_t SessionConfig::GetBytes(const std::string& key, int64_t fallback) const {

@@ -16,7 +16,7 @@ struct ConfigKey {
   const char* key;
   const char* default_value;
   const char* doc;
-  enum class Kind { kString, kBool, kInt, kBytes } kind = Kind::kString;
+  enum class Kind { kString, kBool, kInt, kBytes, kDouble } kind = Kind::kString;
 };
 
 // All keys silt knows, sorted by key.
@@ -32,6 +32,7 @@ class SessionConfig {
   std::optional<std::string> Get(const std::string& key) const;
   bool GetBool(const std::string& key, bool fallback) const;
   int64_t GetInt(const std::string& key, int64_t fallback) const;
+  double GetDouble(const std::string& key, double fallback) const;
   // Byte sizes accept "1g", "512m", "1024", "1GB".
   int64_t GetBytes(const std::string& key, int64_t fallback) const;
   // Keys set in this session (SET with no arguments lists them).

@@ -257,6 +257,10 @@ TEST_F(EngineTest, MergeSkipsTargetFilesOutsideTheSourceKeyRange) {
   }
   ASSERT_FALSE(far_file.empty());
   std::filesystem::resize_file(far_file, 10);  // unreadable from now on
+  // MERGE prunes its target under the size and files thresholds of dynamic file pruning, whose
+  // defaults (10 GB, 10 files) exclude this table.
+  Run("SET spark.databricks.optimizer.deltaTableSizeThreshold = 0");
+  Run("SET spark.databricks.optimizer.deltaTableFilesThreshold = 0");
   Run("MERGE INTO tgt USING (SELECT * FROM VALUES (2, 'B'), (4, 'D') AS s(k, v)) s ON tgt.k = s.k "
       "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *");
   EXPECT_FALSE(con_->Query("SELECT count(*) FROM tgt").ok()) << "the damaged file is still live";

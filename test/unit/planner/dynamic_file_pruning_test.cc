@@ -329,3 +329,26 @@ TEST(DynamicFilePruning, AdaptiveRowFilterIsDroppedWhenItKeepsNearlyEveryRow) {
 
 }  // namespace
 }  // namespace silt::planner
+
+namespace silt::planner {
+namespace {
+
+// The session keys of the row bloom filter and of the build-fraction heuristic (validated: a
+// fraction must be a finite number).
+TEST(DynamicFilePruning, BloomAndBuildFractionSettings) {
+  SessionConfig config;
+  DfpOptions d = DfpOptionsFrom(config);
+  EXPECT_TRUE(d.exec.row_bloom_filter);
+  EXPECT_DOUBLE_EQ(d.exec.max_build_fraction, 1.0);
+  ASSERT_TRUE(config.Set("silt.dfp.maxBuildFraction", "0.25").ok());
+  ASSERT_TRUE(config.Set("spark.sql.optimizer.runtime.bloomFilter.enabled", "false").ok());
+  d = DfpOptionsFrom(config);
+  EXPECT_FALSE(d.exec.row_bloom_filter);
+  EXPECT_DOUBLE_EQ(d.exec.max_build_fraction, 0.25);
+  EXPECT_FALSE(config.Set("silt.dfp.maxBuildFraction", "a lot").ok());
+  EXPECT_FALSE(config.Set("silt.dfp.maxBuildFraction", "inf").ok());
+  EXPECT_DOUBLE_EQ(DfpOptionsFrom(config).exec.max_build_fraction, 0.25);
+}
+
+}  // namespace
+}  // namespace silt::planner
