@@ -82,10 +82,6 @@ class MaintenanceService::TableRun {
     report_->skipped.push_back(table_.DisplayName() + ": " + reason);
     Log(table_.DisplayName() + " skipped: " + reason);
   }
-  void Plan(const std::string& what) {
-    report_->planned.push_back(table_.DisplayName() + ": " + what);
-    Log(table_.DisplayName() + " would run " + what);
-  }
 
   Result<std::shared_ptr<const delta::Snapshot>> Latest() { return delta::Snapshot::Load(store_); }
 
@@ -133,6 +129,12 @@ class MaintenanceService::TableRun {
     SILT_ASSIGN_OR_RETURN(bool held, svc_->leases_->StillHeld(*store_, *lease_));
     if (!held) Skip("the lease expired during the run");
     return held;
+  }
+  // A table whose configuration is invalid: one FAILED row (the error's class), nothing runs.
+  Status Misconfigured(const Status& st) {
+    Op op = Begin("MAINTENANCE");
+    Finish(&op, st, 0);
+    return Status::OK();
   }
   void Failed() {
     state_.failures++;
@@ -224,11 +226,6 @@ Status MaintenanceService::TableRun::TtlDelete(const delta::AutoTtlPolicy& polic
     Failed();
     return Status::OK();
   }
-  if (cfg_.dry_run) {
-    SILT_ASSIGN_OR_RETURN(bool maybe, MayHaveExpiredRows(*cutoff, *snap_));
-    if (maybe) Plan("DELETE WHERE " + cutoff->predicate_sql);
-    return Status::OK();
-  }
   // Cheap pre-check first: no history row, no lease work wasted on tables with nothing expired.
   SILT_ASSIGN_OR_RETURN(bool maybe, MayHaveExpiredRows(*cutoff, *snap_));
   if (!maybe) return Status::OK();
@@ -284,10 +281,6 @@ Status MaintenanceService::TableRun::TtlDelete(const delta::AutoTtlPolicy& polic
 }
 
 Status MaintenanceService::TableRun::Purge() {
-  if (cfg_.dry_run) {
-    Plan("PURGE (REORG APPLY (PURGE)) of " + std::to_string(state_.dv_files.size()) + " files");
-    return Status::OK();
-  }
   std::set<std::string> files(state_.dv_files.begin(), state_.dv_files.end());
   ops::OptimizeOptions o;
   o.mode = ops::OptimizeOptions::Mode::kReorgPurge;
@@ -332,10 +325,6 @@ Status MaintenanceService::TableRun::Purge() {
 }
 
 Status MaintenanceService::TableRun::VacuumStep() {
-  if (cfg_.dry_run) {
-    Plan("VACUUM LITE");
-    return Status::OK();
-  }
   ops::VacuumOptions o;
   o.mode = ops::VacuumMode::kLite;
   o.clock = svc_->clock_;
@@ -424,89 +413,64 @@ Status MaintenanceService::TableRun::TtlJobs() {
 
 Status MaintenanceService::TableRun::RoutineJobs() {
   SILT_ASSIGN_OR_RETURN(snap_, Latest());
-  const delta::StringMap conf = snap_->metadata().configuration;  // a copy: snap_ is reloaded below
-  auto int_prop = [&](const char* key, int64_t dflt) {
-    auto v = snap_->property(key);
-    if (!v) return dflt;
-    try {
-      return static_cast<int64_t>(std::stoll(*v));
-    } catch (...) {
-      return dflt;
-    }
+  // The advisor's rule (SHOW MAINTENANCE shows the same due flags).
+  SILT_ASSIGN_OR_RETURN(Thresholds t, LoadThresholds(cfg_.conf, snap_->metadata().configuration));
+  SILT_ASSIGN_OR_RETURN(std::vector<JobAdvice> jobs, AdviseRoutineJobs(*snap_, t, now_));
+  auto due = [&](Job job) {
+    for (const JobAdvice& j : jobs)
+      if (j.job == job) return j.due;
+    return false;
   };
-  const int64_t small_bytes = int_prop(kPropOptimizeSmallFileBytes, cfg_.optimize_small_file_bytes);
-  const int64_t min_small = int_prop(kPropOptimizeMinSmallFiles, cfg_.optimize_min_small_files);
-  double ratio_limit = cfg_.optimize_deleted_rows_ratio;
-  if (auto v = snap_->property(kPropOptimizeDeletedRowsRatio)) {
-    try {
-      ratio_limit = std::stod(*v);
-    } catch (...) {
-    }
-  }
-  // Compaction.
-  int64_t small = 0, rows = 0, deleted = 0;
-  for (const delta::AddFile& f : snap_->files()) {
-    if (f.size < small_bytes) ++small;
-    if (f.stats) rows += delta::StatsNumRecords(*f.stats).value_or(0);
-    if (f.deletion_vector) deleted += f.deletion_vector->cardinality;
-  }
-  const double ratio = rows > 0 ? static_cast<double>(deleted) / static_cast<double>(rows) : 0;
-  if (small >= min_small || ratio > ratio_limit) {
-    const std::string why =
-        "small_files=" + std::to_string(small) + " deleted_rows_ratio=" + std::to_string(ratio);
-    if (cfg_.dry_run) {
-      Plan("COMPACTION (" + why + ")");
-    } else {
-      ops::OptimizeOptions o;
-      o.mode = ops::OptimizeOptions::Mode::kCompact;
-      o.min_file_size = small_bytes;
-      o.max_deleted_rows_ratio = ratio_limit;
-      o.clock = svc_->clock_;
-      o.pool = cfg_.pool;
-      o.commit_user_name = cfg_.principal;
-      o.commit_user_metadata = Tag(kTriggerMaintenance, delta::Uuid::Random().ToString());
-      Op op = Begin("COMPACTION");
-      int retries = 0;
-      Result<ops::OptimizeResult> r =
-          WithRetries<ops::OptimizeResult>([&] { return ops::Optimize(store_, o); }, &retries);
-      if (!r.ok()) {
-        Finish(&op, r.status(), retries);
-      } else if (r->committed_version) {
-        op.record.metrics.emplace_back("delta_version", std::to_string(*r->committed_version));
-        op.record.metrics.emplace_back("number_of_compacted_files",
-                                       std::to_string(r->num_files_removed));
-        op.record.metrics.emplace_back("number_of_output_files",
-                                       std::to_string(r->num_files_added));
-        op.record.metrics.emplace_back("amount_of_output_data_bytes",
-                                       std::to_string(r->files_added.total_size));
-        op.record.metrics.emplace_back("amount_of_compacted_data_bytes",
-                                       std::to_string(r->files_removed.total_size));
-        Finish(&op, Status::OK(), retries);
-      }
+  if (due(Job::kCompaction)) {
+    ops::OptimizeOptions o;
+    o.mode = ops::OptimizeOptions::Mode::kCompact;
+    o.min_file_size = t.min_file_size;
+    o.max_file_size = t.max_file_size;
+    o.max_deleted_rows_ratio = t.max_deleted_rows_ratio;
+    o.clock = svc_->clock_;
+    o.pool = cfg_.pool;
+    o.commit_user_name = cfg_.principal;
+    o.commit_user_metadata = Tag(kTriggerMaintenance, delta::Uuid::Random().ToString());
+    Op op = Begin(JobName(Job::kCompaction));
+    int retries = 0;
+    Result<ops::OptimizeResult> r =
+        WithRetries<ops::OptimizeResult>([&] { return ops::Optimize(store_, o); }, &retries);
+    if (!r.ok()) {
+      Finish(&op, r.status(), retries);
+    } else if (r->committed_version) {
+      op.record.metrics.emplace_back("delta_version", std::to_string(*r->committed_version));
+      op.record.metrics.emplace_back("number_of_compacted_files",
+                                     std::to_string(r->num_files_removed));
+      op.record.metrics.emplace_back("number_of_output_files", std::to_string(r->num_files_added));
+      op.record.metrics.emplace_back("amount_of_output_data_bytes",
+                                     std::to_string(r->files_added.total_size));
+      op.record.metrics.emplace_back("amount_of_compacted_data_bytes",
+                                     std::to_string(r->files_removed.total_size));
+      Finish(&op, Status::OK(), retries);
     }
     SILT_ASSIGN_OR_RETURN(snap_, Latest());
+    // The compaction's commit counts towards the checkpoint interval.
+    SILT_ASSIGN_OR_RETURN(jobs, AdviseRoutineJobs(*snap_, t, now_));
   }
   // Checkpoint.
-  const int64_t interval = delta::GetCheckpointInterval(conf).ValueOr(10);
-  const int64_t since = snap_->version() - snap_->segment().checkpoint_version;
-  if (snap_->version() > 0 && since >= interval) {
-    if (cfg_.dry_run) {
-      Plan("CHECKPOINT at version " + std::to_string(snap_->version()));
-    } else {
-      Op op = Begin("CHECKPOINT");
-      delta::CheckpointOptions co;
-      co.clock = svc_->clock_.get();
-      delta::CheckpointInfo info;
-      Status st = delta::WriteCheckpoint(*store_, *snap_, co, &info);
-      op.record.metrics.emplace_back("delta_version", std::to_string(snap_->version()));
-      if (st.ok()) op.record.metrics.emplace_back("num_actions", std::to_string(info.num_actions));
-      Finish(&op, st, 0);
+  if (snap_->version() > 0 && due(Job::kCheckpoint)) {
+    Op op = Begin(JobName(Job::kCheckpoint));
+    delta::CheckpointOptions co;
+    co.clock = svc_->clock_.get();
+    delta::CheckpointInfo info;
+    Status st = delta::WriteCheckpoint(*store_, *snap_, co, &info);
+    op.record.metrics.emplace_back("delta_version", std::to_string(snap_->version()));
+    if (st.ok()) op.record.metrics.emplace_back("num_actions", std::to_string(info.num_actions));
+    Finish(&op, st, 0);
+    if (st.ok()) {
+      // A new checkpoint may make older log files deletable.
+      SILT_ASSIGN_OR_RETURN(snap_, Latest());
+      SILT_ASSIGN_OR_RETURN(jobs, AdviseRoutineJobs(*snap_, t, now_));
     }
   }
   // Expired log cleanup.
-  if (!cfg_.dry_run && delta::GetEnableExpiredLogCleanup(conf).ValueOr(true)) {
-    SILT_ASSIGN_OR_RETURN(snap_, Latest());
-    Op op = Begin("LOG_CLEANUP");
+  if (due(Job::kLogCleanup)) {
+    Op op = Begin(JobName(Job::kLogCleanup));
     delta::LogCleanupOptions lo;
     lo.truncation = delta::CutoffTruncation::kDay;
     Result<delta::LogCleanupResult> r =
@@ -542,30 +506,55 @@ Status MaintenanceService::TableRun::Run() {
   table_id_ = snap_->metadata().id;
   const delta::StringMap conf = snap_->metadata().configuration;  // a copy: snap_ is reloaded below
   Result<bool> enabled = delta::GetBoolProperty(conf, kPropMaintenanceEnabled, true);
-  if (!enabled.ok() || !*enabled) {
+  if (!enabled.ok()) return Misconfigured(enabled.status());
+  if (!*enabled) {
     Skip(std::string(kPropMaintenanceEnabled) + " = false");
     return Status::OK();
   }
   max_retries_ = cfg_.max_retries;
   if (auto v = snap_->property(kPropMaxRetries)) {
-    try {
-      max_retries_ = std::max(0, std::stoi(*v));
-    } catch (...) {
+    char* end = nullptr;
+    const long long n = std::strtoll(v->c_str(), &end, 10);
+    if (v->empty() || *end || n < 0 || n > 100) {
+      return Misconfigured(Status::InvalidArgument(
+          std::string("invalid value '") + *v + "' of table property " + kPropMaxRetries +
+              ": expected an integer in [0, 100]",
+          delta::kInvalidTablePropertyClass));
     }
+    max_retries_ = static_cast<int>(n);
   }
-  SILT_ASSIGN_OR_RETURN(retention_ms_, delta::GetDeletedFileRetentionMillis(conf));
+  Result<int64_t> retention = delta::GetDeletedFileRetentionMillis(conf);
+  if (!retention.ok()) return Misconfigured(retention.status());
+  retention_ms_ = *retention;
   if (auto v = snap_->property(kPropMaxDelayPerStep)) {
     Result<int64_t> ms = delta::ParseIntervalMillis(*v);
-    if (ms.ok()) max_delay_ms_ = *ms;
+    if (!ms.ok()) return Misconfigured(ms.status());
+    max_delay_ms_ = *ms;
+  }
+  if (cfg_.dry_run) {
+    // The advisor's rows: what SHOW MAINTENANCE says for this table.
+    Result<Thresholds> t = LoadThresholds(cfg_.conf, conf);
+    if (!t.ok()) return Misconfigured(t.status());
+    AdvisorOptions ao;
+    ao.thresholds = *t;
+    ao.clock = svc_->clock_;
+    Result<TableAdvice> advice = Advise(*snap_, ao);
+    if (!advice.ok()) return Misconfigured(advice.status());
+    for (AdviceRow& row : AdviceRows(*advice, table_.DisplayName())) {
+      std::string line = table_.DisplayName() + " " + row.job + (row.due ? " due" : " not due");
+      if (row.action) line += ": " + *row.action;
+      line += " (" + row.detail + ")";
+      Log(line);
+      report_->advice.push_back(PlannedRow{table_.DisplayName(), std::move(row)});
+    }
+    return Status::OK();
   }
 
   std::optional<Lease>& lease = lease_;
-  if (!cfg_.dry_run) {
-    SILT_ASSIGN_OR_RETURN(lease, svc_->leases_->TryAcquire(*store_));
-    if (!lease) {
-      Skip("leased by another maintenance process");
-      return Status::OK();
-    }
+  SILT_ASSIGN_OR_RETURN(lease, svc_->leases_->TryAcquire(*store_));
+  if (!lease) {
+    Skip("leased by another maintenance process");
+    return Status::OK();
   }
   Status st = [&]() -> Status {
     SILT_ASSIGN_OR_RETURN(state_, LoadState(*store_));

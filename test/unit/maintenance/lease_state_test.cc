@@ -266,7 +266,10 @@ TEST_F(ServiceTest, RoutineCompactionCheckpointAndLogCleanup) {
   for (int i = 0; i < 12; ++i) Sql("INSERT INTO r VALUES (" + std::to_string(i) + ")");
   MaintenanceConfig c = Config();
   c.routine_jobs = true;
-  c.optimize_min_small_files = 10;
+  c.conf = [](const std::string& key) -> std::optional<std::string> {
+    if (key == kCompactionMinFilesConf) return "10";
+    return std::nullopt;
+  };
   PassReport r = Pass(c);
   EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"COMPACTION:SUCCESSFUL"}));
   EXPECT_EQ(Operations("r").back(), "OPTIMIZE");

@@ -505,10 +505,17 @@ TEST_F(TtlServiceTest, DryRunPlansWithoutCommitting) {
   c.dry_run = true;
   PassReport r = Pass(c);
   EXPECT_TRUE(r.operations.empty());
-  ASSERT_EQ(r.planned.size(), 1u);
-  EXPECT_NE(r.planned[0].find("DELETE WHERE (ts <= TIMESTAMP '2025-12-02 00:00:00Z')"),
-            std::string::npos)
-      << r.planned[0];
+  // The advisor's rows (as SHOW MAINTENANCE): one per job, DELETE due with its statement.
+  ASSERT_EQ(r.advice.size(), 6u);
+  EXPECT_EQ(r.advice[0].row.job, "DELETE");
+  EXPECT_TRUE(r.advice[0].row.due);
+  ASSERT_TRUE(r.advice[0].row.action.has_value());
+  EXPECT_NE(r.advice[0].row.action->find("WHERE ts <= TIMESTAMP '2025-12-02"), std::string::npos)
+      << *r.advice[0].row.action;
+  std::vector<std::string> jobs;
+  for (const auto& a : r.advice) jobs.push_back(a.row.job);
+  EXPECT_EQ(jobs, (std::vector<std::string>{"DELETE", "PURGE", "VACUUM", "COMPACTION", "CHECKPOINT",
+                                            "LOG_CLEANUP"}));
   EXPECT_EQ(Operations("t").back(), "WRITE");
   EXPECT_FALSE(TableStore("t")->Head(kStateKey).ok());
 }
