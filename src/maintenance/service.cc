@@ -130,6 +130,29 @@ class MaintenanceService::TableRun {
     if (!held) Skip("the lease expired during the run");
     return held;
   }
+  // Derives phase and vacuum_due_ms from dv_files and unvacuumed_ms (state.h).
+  void Normalize(TableState* s) const {
+    if (!s->dv_files.empty()) {
+      s->phase = TtlPhase::kPurgeDue;
+    } else if (!s->unvacuumed_ms.empty()) {
+      s->phase = TtlPhase::kVacuumDue;
+    } else {
+      const int64_t seen = s->last_seen_version;
+      *s = TableState{};  // the cycle is over
+      s->last_seen_version = seen;
+      return;
+    }
+    s->vacuum_due_ms =
+        s->unvacuumed_ms.empty()
+            ? -1
+            : *std::min_element(s->unvacuumed_ms.begin(), s->unvacuumed_ms.end()) + retention_ms_ +
+                  1;
+  }
+  // Forgets the remove times a VACUUM that started at `vacuum_start_ms` has covered.
+  void Vacuumed(TableState* s, int64_t vacuum_start_ms) const {
+    std::erase_if(s->unvacuumed_ms,
+                  [&](int64_t t) { return t < vacuum_start_ms - retention_ms_; });
+  }
   // A table whose configuration is invalid: one FAILED row (the error's class), nothing runs.
   Status Misconfigured(const Status& st) {
     Op op = Begin("MAINTENANCE");
@@ -171,6 +194,7 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
   if (from > snap.version()) return Status::OK();
   SILT_ASSIGN_OR_RETURN(std::vector<delta::CommitEntry> commits,
                         delta::ListCommits(*store_, from, /*read_commit_info=*/true));
+  std::optional<int64_t> vacuum_start_ms;
   for (const delta::CommitEntry& e : commits) {
     if (e.version > snap.version()) break;
     if (!e.commit_info || !e.commit_info->user_metadata || !e.commit_info->operation) continue;
@@ -179,6 +203,8 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
     const std::string& op = *e.commit_info->operation;
     if (op == "DELETE" && e.version != state_.delete_version) {
       TableState s;
+      s.unvacuumed_ms = state_.unvacuumed_ms;  // earlier cycles' removes still wait for VACUUM
+      s.unvacuumed_ms.push_back(e.timestamp_ms);
       s.run_id = tag->run_id;
       s.delete_version = e.version;
       s.delete_time_ms = e.timestamp_ms;
@@ -194,21 +220,25 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
         if (const auto* add = a.get_if<delta::AddFile>(); add && add->deletion_vector)
           s.dv_files.push_back(add->path);
       }
-      s.phase = s.dv_files.empty() ? TtlPhase::kVacuumDue : TtlPhase::kPurgeDue;
-      s.vacuum_due_ms = s.delete_time_ms + retention_ms_;
+      Normalize(&s);
       state_ = std::move(s);
       Log(table_.DisplayName() + " recovered TTL DELETE at version " + std::to_string(e.version) +
           " from history");
     } else if (op == "REORG" && tag->run_id == state_.run_id && e.version != state_.purge_version) {
       state_.purge_version = e.version;
       state_.dv_files.clear();
-      state_.phase = TtlPhase::kVacuumDue;
-      state_.vacuum_due_ms = std::max(state_.delete_time_ms, e.timestamp_ms) + retention_ms_;
+      state_.unvacuumed_ms.push_back(e.timestamp_ms);
+      Normalize(&state_);
       Log(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) +
           " from history");
+    } else if (op == "VACUUM START" && tag->run_id == state_.run_id) {
+      vacuum_start_ms = e.timestamp_ms;
     } else if (op == "VACUUM END" && tag->run_id == state_.run_id &&
-               state_.phase == TtlPhase::kVacuumDue) {
-      state_ = TableState{};
+               !state_.unvacuumed_ms.empty()) {
+      Vacuumed(&state_, vacuum_start_ms.value_or(e.timestamp_ms));
+      state_.failures = 0;
+      state_.next_attempt_ms = 0;
+      Normalize(&state_);
       Log(table_.DisplayName() + " recovered VACUUM at version " + std::to_string(e.version) +
           " from history");
     }
@@ -268,14 +298,15 @@ Status MaintenanceService::TableRun::TtlDelete(const delta::AutoTtlPolicy& polic
   op.record.metrics.emplace_back("num_added_bytes", std::to_string(m.num_added_bytes));
   Finish(&op, Status::OK(), retries);
   TableState s;
+  s.unvacuumed_ms = state_.unvacuumed_ms;  // a pending VACUUM of earlier cycles stays due
   s.run_id = run_id;
   s.cutoff = cutoff->predicate_sql;
   s.delete_version = *del->dml.version;
   s.delete_time_ms = svc_->clock_->NowMillis();
+  s.unvacuumed_ms.push_back(s.delete_time_ms);
   s.dv_files = std::move(del->dv_files);
-  s.phase = s.dv_files.empty() ? TtlPhase::kVacuumDue : TtlPhase::kPurgeDue;
-  s.vacuum_due_ms = s.delete_time_ms + retention_ms_;
   s.last_seen_version = *del->dml.version;
+  Normalize(&s);
   state_ = std::move(s);
   return SaveStateIfChanged();
 }
@@ -317,8 +348,8 @@ Status MaintenanceService::TableRun::Purge() {
     state_.last_seen_version = std::max(state_.last_seen_version, *r->committed_version);
   }
   state_.dv_files.clear();
-  state_.phase = TtlPhase::kVacuumDue;
-  state_.vacuum_due_ms = std::max(state_.delete_time_ms, t) + retention_ms_;
+  state_.unvacuumed_ms.push_back(t);
+  Normalize(&state_);
   state_.failures = 0;
   state_.next_attempt_ms = 0;
   return SaveStateIfChanged();
@@ -331,6 +362,7 @@ Status MaintenanceService::TableRun::VacuumStep() {
   o.commit_user_name = cfg_.principal;
   o.commit_user_metadata = Tag(kTriggerAutoTtl, state_.run_id);
   Op op = Begin("VACUUM");
+  const int64_t vacuum_start_ms = op.record.start_ms;
   RecordDelay(&op, state_.vacuum_due_ms);
   int retries = 0;
   bool full = false;
@@ -356,10 +388,12 @@ Status MaintenanceService::TableRun::VacuumStep() {
   op.record.metrics.emplace_back("amount_of_vacuumed_data_bytes",
                                  std::to_string(r->size_of_data_to_delete));
   Finish(&op, Status::OK(), retries);
-  TableState idle;
-  idle.last_seen_version =
-      r->end_commit_version ? *r->end_commit_version : state_.last_seen_version;
-  state_ = std::move(idle);
+  if (r->end_commit_version)
+    state_.last_seen_version = std::max(state_.last_seen_version, *r->end_commit_version);
+  Vacuumed(&state_, vacuum_start_ms);
+  state_.failures = 0;
+  state_.next_attempt_ms = 0;
+  Normalize(&state_);
   return SaveStateIfChanged();
 }
 
@@ -375,8 +409,10 @@ Status MaintenanceService::TableRun::TtlJobs() {
     return Status::OK();
   }
   bool vacuum_tried = false;
+  // VACUUM is due once the oldest unvacuumed maintenance remove is past the retention, whatever
+  // the phase; a new DELETE runs at every tick that finds expired rows unless a PURGE is pending.
   auto vacuum_due = [&] {
-    return !vacuum_tried && state_.phase == TtlPhase::kVacuumDue && now_ >= state_.vacuum_due_ms;
+    return !vacuum_tried && !state_.unvacuumed_ms.empty() && now_ >= state_.vacuum_due_ms;
   };
   auto failed_since = [&](size_t before) {
     return records_.size() > before && records_.back().operation_status != kStatusSuccessful;
@@ -388,7 +424,7 @@ Status MaintenanceService::TableRun::TtlJobs() {
     vacuum_tried = true;
     SILT_RETURN_NOT_OK(VacuumStep());
   }
-  if (state_.phase == TtlPhase::kIdle && *policy) {
+  if (state_.phase != TtlPhase::kPurgeDue && *policy) {
     const size_t before = records_.size();
     SILT_ASSIGN_OR_RETURN(held, LeaseHeld());
     if (!held) return Status::OK();
@@ -559,6 +595,13 @@ Status MaintenanceService::TableRun::Run() {
   Status st = [&]() -> Status {
     SILT_ASSIGN_OR_RETURN(state_, LoadState(*store_));
     saved_state_ = state_;
+    if (state_.phase != TtlPhase::kIdle && state_.unvacuumed_ms.empty() &&
+        state_.delete_time_ms >= 0) {
+      // A state written before unvacuumed_ms existed: its cycle's removes.
+      state_.unvacuumed_ms.push_back(std::max(state_.delete_time_ms,
+                                              state_.vacuum_due_ms - retention_ms_));
+      Normalize(&state_);
+    }
     SILT_RETURN_NOT_OK(Recover(*snap_));
     SILT_RETURN_NOT_OK(SaveStateIfChanged());
     SILT_RETURN_NOT_OK(TtlJobs());

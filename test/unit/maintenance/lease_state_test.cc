@@ -86,6 +86,7 @@ TEST(MaintenanceState, JsonRoundTripAndCommitTag) {
   s.dv_files = {"part-0.parquet", "a b/\"x\".parquet"};
   s.purge_version = -1;
   s.vacuum_due_ms = kNow + 7 * kDayMs;
+  s.unvacuumed_ms = {kNow - kDayMs, kNow};
   s.last_seen_version = 4;
   s.failures = 2;
   s.next_attempt_ms = kNow + 5;
