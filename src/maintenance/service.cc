@@ -106,6 +106,10 @@ class MaintenanceService::TableRun {
   }
   Status SaveStateIfChanged();
   Status Recover(const delta::Snapshot& snap);
+  // Whether the table may have work: false only when, read without the lease, no TTL cycle is
+  // under way (after recovery from history), nothing is expired and no routine job is due.
+  Result<bool> MayHaveWork();
+  bool quiet_ = false;  // Recover logs nothing (MayHaveWork's look-ahead)
   Status TtlJobs();
   Status TtlDelete(const delta::AutoTtlPolicy& policy);
   Status Purge();
@@ -222,14 +226,14 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
       }
       Normalize(&s);
       state_ = std::move(s);
-      Log(table_.DisplayName() + " recovered TTL DELETE at version " + std::to_string(e.version) +
+      if (!quiet_) Log(table_.DisplayName() + " recovered TTL DELETE at version " + std::to_string(e.version) +
           " from history");
     } else if (op == "REORG" && tag->run_id == state_.run_id && e.version != state_.purge_version) {
       state_.purge_version = e.version;
       state_.dv_files.clear();
       state_.unvacuumed_ms.push_back(e.timestamp_ms);
       Normalize(&state_);
-      Log(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) +
+      if (!quiet_) Log(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) +
           " from history");
     } else if (op == "VACUUM START" && tag->run_id == state_.run_id) {
       vacuum_start_ms = e.timestamp_ms;
@@ -239,7 +243,7 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
       state_.failures = 0;
       state_.next_attempt_ms = 0;
       Normalize(&state_);
-      Log(table_.DisplayName() + " recovered VACUUM at version " + std::to_string(e.version) +
+      if (!quiet_) Log(table_.DisplayName() + " recovered VACUUM at version " + std::to_string(e.version) +
           " from history");
     }
   }
@@ -450,6 +454,40 @@ Status MaintenanceService::TableRun::TtlJobs() {
   return Status::OK();
 }
 
+Result<bool> MaintenanceService::TableRun::MayHaveWork() {
+  SILT_ASSIGN_OR_RETURN(state_, LoadState(*store_));
+  const TableState loaded = state_;
+  quiet_ = true;
+  Status recovered = Recover(*snap_);
+  quiet_ = false;
+  SILT_RETURN_NOT_OK(recovered);
+  if (state_.phase != TtlPhase::kIdle || !state_.unvacuumed_ms.empty()) return true;
+  // History had maintenance commits the state does not know of: save the repair under the lease.
+  TableState only_seen = loaded;
+  only_seen.last_seen_version = state_.last_seen_version;
+  if (!(state_ == only_seen)) return true;
+  // Many commits since the saved state: take the lease to save last_seen_version, so that the
+  // look-ahead does not re-read an ever longer stretch of history at every pass.
+  if (state_.last_seen_version - loaded.last_seen_version > 100) return true;
+  Result<std::optional<delta::AutoTtlPolicy>> policy =
+      delta::AutoTtlPolicyOf(snap_->metadata().configuration);
+  if (!policy.ok()) return true;  // the leased run records the error
+  if (*policy) {
+    Result<TtlCutoff> cutoff = ComputeCutoff(**policy, *snap_, now_);
+    if (!cutoff.ok()) return true;
+    SILT_ASSIGN_OR_RETURN(bool maybe, MayHaveExpiredRows(*cutoff, *snap_));
+    if (maybe) return true;
+  }
+  if (cfg_.routine_jobs) {
+    SILT_ASSIGN_OR_RETURN(Thresholds t,
+                          LoadThresholds(cfg_.conf, snap_->metadata().configuration));
+    SILT_ASSIGN_OR_RETURN(std::vector<JobAdvice> jobs, AdviseRoutineJobs(*snap_, t, now_));
+    for (const JobAdvice& j : jobs)
+      if (j.due) return true;
+  }
+  return false;
+}
+
 Status MaintenanceService::TableRun::RoutineJobs() {
   SILT_ASSIGN_OR_RETURN(snap_, Latest());
   // The advisor's rule (SHOW MAINTENANCE shows the same due flags).
@@ -589,6 +627,12 @@ Status MaintenanceService::TableRun::Run() {
     return Status::OK();
   }
 
+  // Nothing to do: no lease, no state write (most tables at most passes).
+  {
+    Result<bool> work = MayHaveWork();
+    if (!work.ok()) return Misconfigured(work.status());
+    if (!*work) return Status::OK();
+  }
   std::optional<Lease>& lease = lease_;
   SILT_ASSIGN_OR_RETURN(lease, svc_->leases_->TryAcquire(*store_));
   if (!lease) {
