@@ -60,7 +60,9 @@ Result<TableState> ParseState(std::string_view json);
 
 // The table's state (`table` is the table's store): a default (IDLE) state when none was saved.
 Result<TableState> LoadState(ObjectStore& table);
-// Atomically replaces the saved state.
+// Atomically replaces the saved state, as a hint (ObjectStore::PutHint: after a crash it may be
+// the previous state or empty, which LoadState reads as no state; the service's recovery from
+// history repairs either).
 Status SaveState(ObjectStore& table, const TableState& state);
 
 // commitInfo.userMetadata of a maintenance commit: {"trigger":"<trigger>","runId":"<run_id>"}.

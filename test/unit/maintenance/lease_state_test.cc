@@ -76,6 +76,27 @@ TEST(Lease, RacingAcquirersGetExactlyOneLease) {
   }
 }
 
+TEST(MaintenanceState, SavedAsAHintAnEmptyStateReadsAsNone) {
+  auto clock = std::make_shared<ManualClock>(kNow);
+  InMemoryObjectStore store(clock);
+  TableState s;
+  s.phase = TtlPhase::kVacuumDue;
+  s.unvacuumed_ms = {kNow};
+  s.vacuum_due_ms = kNow + 7 * kDayMs + 1;
+  ASSERT_TRUE(SaveState(store, s).ok());
+  auto back = LoadState(store);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, s);
+  // A crash right after a hint's write may leave it empty: no state (rebuilt from history).
+  ASSERT_TRUE(store.Put(kStateKey, "").ok());
+  back = LoadState(store);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, TableState{});
+  // Garbage is still corruption.
+  ASSERT_TRUE(store.Put(kStateKey, "{").ok());
+  EXPECT_EQ(LoadState(store).status().error_class(), "SILT_MAINTENANCE_STATE_CORRUPT");
+}
+
 TEST(MaintenanceState, JsonRoundTripAndCommitTag) {
   TableState s;
   s.phase = TtlPhase::kPurgeDue;
