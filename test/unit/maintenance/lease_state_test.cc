@@ -54,6 +54,22 @@ TEST(Lease, PutIfAbsentGivesOneHolderAndExpiryAllowsTakeOver) {
   EXPECT_EQ(listed->size(), 1u);
 }
 
+TEST(Lease, AnEmptyLeaseObjectReadsAsReleased) {
+  auto clock = std::make_shared<ManualClock>(kNow);
+  InMemoryObjectStore store(clock);
+  LeaseManager a(clock, "a", 60 * 1000), b(clock, "b", 60 * 1000);
+  auto la = a.TryAcquire(store);
+  ASSERT_TRUE(la.ok() && la->has_value());
+  EXPECT_FALSE(b.TryAcquire(store)->has_value());  // held by a
+  // a crashed while writing its release (a hint): the object is empty.
+  ASSERT_TRUE(store.Put(LeaseKey((*la)->generation), "").ok());
+  auto lb = b.TryAcquire(store);
+  ASSERT_TRUE(lb.ok()) << lb.status().ToString();
+  ASSERT_TRUE(lb->has_value());
+  EXPECT_EQ((*lb)->generation, (*la)->generation + 1);
+  EXPECT_TRUE(*b.StillHeld(store, **lb));
+}
+
 TEST(Lease, RacingAcquirersGetExactlyOneLease) {
   auto clock = std::make_shared<ManualClock>(kNow);
   auto store = std::make_shared<InMemoryObjectStore>(clock);
