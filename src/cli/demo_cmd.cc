@@ -21,6 +21,24 @@ namespace silt::cli {
 
 namespace {
 
+// Runs each statement of `sql` on `con` and prints it with its result.
+int RunStatements(Connection& con, const std::vector<std::string>& sql) {
+  RenderOptions ro;
+  ro.max_rows = 12;
+  for (const auto& q : sql) {
+    std::printf("\nsilt> %s;\n", q.c_str());
+    std::fflush(stdout);
+    auto r = con.Query(q);
+    if (!r.ok()) {
+      std::fprintf(stderr, "Error: %s\n", r.status().ToString().c_str());
+      return 1;
+    }
+    if (!(*r)->schema().empty()) RenderResult((*r)->schema(), (*r)->chunks(), ro, std::cout);
+    std::cout.flush();
+  }
+  return 0;
+}
+
 int RunSqlDemo(const std::string& dir) {
   std::string data = dir + "/tpch-data";  // external tables: registered with LOCATION below
   std::printf("\n== generate TPC-H-like data (scale 0.01) as Delta tables in %s\n", data.c_str());
@@ -57,38 +75,7 @@ int RunSqlDemo(const std::string& dir) {
       "VACUUM tpch.orders DRY RUN",
       "EXPLAIN SELECT count(*) FROM tpch.lineitem WHERE l_shipdate < DATE '1992-03-01'",
   });
-  RenderOptions ro;
-  ro.max_rows = 12;
-  for (const auto& q : sql) {
-    std::printf("\nsilt> %s;\n", q.c_str());
-    std::fflush(stdout);
-    auto r = con.Query(q);
-    if (!r.ok()) {
-      std::fprintf(stderr, "Error: %s\n", r.status().ToString().c_str());
-      return 1;
-    }
-    if (!(*r)->schema().empty()) RenderResult((*r)->schema(), (*r)->chunks(), ro, std::cout);
-    std::cout.flush();
-  }
-  return 0;
-}
-
-// Runs each statement of `sql` on `con` and prints it with its result.
-int RunStatements(Connection& con, const std::vector<std::string>& sql) {
-  RenderOptions ro;
-  ro.max_rows = 12;
-  for (const auto& q : sql) {
-    std::printf("\nsilt> %s;\n", q.c_str());
-    std::fflush(stdout);
-    auto r = con.Query(q);
-    if (!r.ok()) {
-      std::fprintf(stderr, "Error: %s\n", r.status().ToString().c_str());
-      return 1;
-    }
-    if (!(*r)->schema().empty()) RenderResult((*r)->schema(), (*r)->chunks(), ro, std::cout);
-    std::cout.flush();
-  }
-  return 0;
+  return RunStatements(con, sql);
 }
 
 // Auto-TTL: a table of 400 days of events with DELETE ROWS 365 DAYS AFTER ts, one `silt maintain`
