@@ -95,7 +95,8 @@ int RunMaintain(const std::vector<std::string>& args) {
   std::string warehouse = "./silt-warehouse";
   bool once = false, dry_run = false, routine = true;
   std::map<std::string, std::string> conf;
-  size_t threads = 1;  // --threads N: scans and rewrites of each job on N threads  // --conf KEY=VALUE (maintenance/thresholds.h keys)
+  size_t threads = 1;  // --threads N: scans and rewrites of each job on N threads  // --conf
+                       // KEY=VALUE (maintenance/thresholds.h keys)
   std::optional<int64_t> interval_ms, now_ms;
   std::vector<std::string> targets;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -221,11 +222,11 @@ int RunMaintain(const std::vector<std::string>& args) {
     int64_t failed = 0;
     for (const auto& r : report->operations)
       failed += r.operation_status != maintenance::kStatusSuccessful;
-    std::printf("%s pass done: %lld tables, %zu operations (%lld failed)%s\n",
-                IsoNow(*clock).c_str(), static_cast<long long>(report->tables),
-                report->operations.size(), static_cast<long long>(failed),
-                dry_run ? (", dry run: " + std::to_string(due_rows(*report)) + " jobs due").c_str()
-                        : "");
+    std::printf(
+        "%s pass done: %lld tables, %zu operations (%lld failed)%s\n", IsoNow(*clock).c_str(),
+        static_cast<long long>(report->tables), report->operations.size(),
+        static_cast<long long>(failed),
+        dry_run ? (", dry run: " + std::to_string(due_rows(*report)) + " jobs due").c_str() : "");
     std::fflush(stdout);
     return failed ? 1 : 0;
   };

@@ -599,7 +599,8 @@ Result<TableAdvice> Advise(const delta::Snapshot& snap, const AdvisorOptions& op
 Result<std::vector<JobAdvice>> AdviseRoutineJobs(const delta::Snapshot& snap,
                                                  const Thresholds& thresholds, int64_t now_millis) {
   if (!snap.files_loaded())
-    return Status::Internal("maintenance::AdviseRoutineJobs needs a snapshot with its files loaded");
+    return Status::Internal(
+        "maintenance::AdviseRoutineJobs needs a snapshot with its files loaded");
   int64_t num_records = 0, deleted_rows = 0;
   for (const delta::AddFile& f : snap.files()) {
     if (auto r = NumRecords(f)) num_records += std::max<int64_t>(0, *r - DvRows(f));

@@ -146,16 +146,14 @@ class MaintenanceService::TableRun {
       s->last_seen_version = seen;
       return;
     }
-    s->vacuum_due_ms =
-        s->unvacuumed_ms.empty()
-            ? -1
-            : *std::min_element(s->unvacuumed_ms.begin(), s->unvacuumed_ms.end()) + retention_ms_ +
-                  1;
+    s->vacuum_due_ms = s->unvacuumed_ms.empty()
+                           ? -1
+                           : *std::min_element(s->unvacuumed_ms.begin(), s->unvacuumed_ms.end()) +
+                                 retention_ms_ + 1;
   }
   // Forgets the remove times a VACUUM that started at `vacuum_start_ms` has covered.
   void Vacuumed(TableState* s, int64_t vacuum_start_ms) const {
-    std::erase_if(s->unvacuumed_ms,
-                  [&](int64_t t) { return t < vacuum_start_ms - retention_ms_; });
+    std::erase_if(s->unvacuumed_ms, [&](int64_t t) { return t < vacuum_start_ms - retention_ms_; });
   }
   // A table whose configuration is invalid: one FAILED row (the error's class), nothing runs.
   Status Misconfigured(const Status& st) {
@@ -226,15 +224,17 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
       }
       Normalize(&s);
       state_ = std::move(s);
-      if (!quiet_) Log(table_.DisplayName() + " recovered TTL DELETE at version " + std::to_string(e.version) +
-          " from history");
+      if (!quiet_)
+        Log(table_.DisplayName() + " recovered TTL DELETE at version " + std::to_string(e.version) +
+            " from history");
     } else if (op == "REORG" && tag->run_id == state_.run_id && e.version != state_.purge_version) {
       state_.purge_version = e.version;
       state_.dv_files.clear();
       state_.unvacuumed_ms.push_back(e.timestamp_ms);
       Normalize(&state_);
-      if (!quiet_) Log(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) +
-          " from history");
+      if (!quiet_)
+        Log(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) +
+            " from history");
     } else if (op == "VACUUM START" && tag->run_id == state_.run_id) {
       vacuum_start_ms = e.timestamp_ms;
     } else if (op == "VACUUM END" && tag->run_id == state_.run_id &&
@@ -243,8 +243,9 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
       state_.failures = 0;
       state_.next_attempt_ms = 0;
       Normalize(&state_);
-      if (!quiet_) Log(table_.DisplayName() + " recovered VACUUM at version " + std::to_string(e.version) +
-          " from history");
+      if (!quiet_)
+        Log(table_.DisplayName() + " recovered VACUUM at version " + std::to_string(e.version) +
+            " from history");
     }
   }
   state_.last_seen_version = snap.version();
@@ -479,8 +480,7 @@ Result<bool> MaintenanceService::TableRun::MayHaveWork() {
     if (maybe) return true;
   }
   if (cfg_.routine_jobs) {
-    SILT_ASSIGN_OR_RETURN(Thresholds t,
-                          LoadThresholds(cfg_.conf, snap_->metadata().configuration));
+    SILT_ASSIGN_OR_RETURN(Thresholds t, LoadThresholds(cfg_.conf, snap_->metadata().configuration));
     SILT_ASSIGN_OR_RETURN(std::vector<JobAdvice> jobs, AdviseRoutineJobs(*snap_, t, now_));
     for (const JobAdvice& j : jobs)
       if (j.due) return true;
@@ -593,10 +593,10 @@ Status MaintenanceService::TableRun::Run() {
     char* end = nullptr;
     const long long n = std::strtoll(v->c_str(), &end, 10);
     if (v->empty() || *end || n < 0 || n > 100) {
-      return Misconfigured(Status::InvalidArgument(
-          std::string("invalid value '") + *v + "' of table property " + kPropMaxRetries +
-              ": expected an integer in [0, 100]",
-          delta::kInvalidTablePropertyClass));
+      return Misconfigured(Status::InvalidArgument(std::string("invalid value '") + *v +
+                                                       "' of table property " + kPropMaxRetries +
+                                                       ": expected an integer in [0, 100]",
+                                                   delta::kInvalidTablePropertyClass));
     }
     max_retries_ = static_cast<int>(n);
   }
@@ -645,8 +645,8 @@ Status MaintenanceService::TableRun::Run() {
     if (state_.phase != TtlPhase::kIdle && state_.unvacuumed_ms.empty() &&
         state_.delete_time_ms >= 0) {
       // A state written before unvacuumed_ms existed: its cycle's removes.
-      state_.unvacuumed_ms.push_back(std::max(state_.delete_time_ms,
-                                              state_.vacuum_due_ms - retention_ms_));
+      state_.unvacuumed_ms.push_back(
+          std::max(state_.delete_time_ms, state_.vacuum_due_ms - retention_ms_));
       Normalize(&state_);
     }
     SILT_RETURN_NOT_OK(Recover(*snap_));

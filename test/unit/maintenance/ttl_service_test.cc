@@ -673,8 +673,9 @@ WHERE
   AND timestampdiff(day, hist.start_time, now()) < 30
 ORDER BY hist.start_time DESC, hist.operation_type)"),
             (std::vector<std::string>{"VACUUM|default", "DELETE|default", "PURGE|default"}));
-  // The second (verbatim): silt records CPU_SECONDS, not ESTIMATED_DBU (docs/maintenance-service.md),
-  // so the DBU sum is NULL; the same query over CPU_SECONDS sums the three operations.
+  // The second (verbatim): silt records CPU_SECONDS, not ESTIMATED_DBU
+  // (docs/maintenance-service.md), so the DBU sum is NULL; the same query over CPU_SECONDS sums the
+  // three operations.
   const std::string dbu_query = R"(WITH tables_with_deletes AS (
   SELECT DISTINCT table_name
   FROM system.storage.predictive_optimization_operations_history
