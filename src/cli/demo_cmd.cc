@@ -1,7 +1,9 @@
 // `silt demo [DIR]`: what silt does today, end to end on a local warehouse folder — writes and
 // inspects a Parquet file, creates a partitioned Delta table with the kernel tools, then loads
 // TPC-H-like data into Delta tables of an embedded warehouse and runs Spark SQL on them:
-// queries, a DELETE with deletion vectors, time travel, history, REORG PURGE and VACUUM.
+// queries, a DELETE with deletion vectors, time travel, history, REORG PURGE and VACUUM; and
+// last an Auto-TTL table (DELETE ROWS 365 DAYS AFTER ts) maintained by `silt maintain` with a
+// pinned clock: rows before and after, and the operations-history system table.
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -12,11 +14,30 @@
 #include "cli/commands.h"
 #include "cli/render.h"
 #include "cli/tpch_gen.h"
+#include "common/clock.h"
 #include "silt/silt.h"
 
 namespace silt::cli {
 
 namespace {
+
+// Runs each statement of `sql` on `con` and prints it with its result.
+int RunStatements(Connection& con, const std::vector<std::string>& sql) {
+  RenderOptions ro;
+  ro.max_rows = 12;
+  for (const auto& q : sql) {
+    std::printf("\nsilt> %s;\n", q.c_str());
+    std::fflush(stdout);
+    auto r = con.Query(q);
+    if (!r.ok()) {
+      std::fprintf(stderr, "Error: %s\n", r.status().ToString().c_str());
+      return 1;
+    }
+    if (!(*r)->schema().empty()) RenderResult((*r)->schema(), (*r)->chunks(), ro, std::cout);
+    std::cout.flush();
+  }
+  return 0;
+}
 
 int RunSqlDemo(const std::string& dir) {
   std::string data = dir + "/tpch-data";  // external tables: registered with LOCATION below
@@ -54,21 +75,61 @@ int RunSqlDemo(const std::string& dir) {
       "VACUUM tpch.orders DRY RUN",
       "EXPLAIN SELECT count(*) FROM tpch.lineitem WHERE l_shipdate < DATE '1992-03-01'",
   });
-  RenderOptions ro;
-  ro.max_rows = 12;
-  for (const auto& q : sql) {
-    std::printf("\nsilt> %s;\n", q.c_str());
-    std::fflush(stdout);
-    auto r = con.Query(q);
-    if (!r.ok()) {
-      std::fprintf(stderr, "Error: %s\n", r.status().ToString().c_str());
-      return 1;
-    }
-    if (!(*r)->schema().empty()) RenderResult((*r)->schema(), (*r)->chunks(), ro, std::cout);
-    std::cout.flush();
+  return RunStatements(con, sql);
+}
+
+// Auto-TTL: a table of 400 days of events with DELETE ROWS 365 DAYS AFTER ts, one `silt maintain`
+// pass at "now" (DELETE + PURGE of the expired rows) and one 8 days later, past the table's
+// 7-day retention (VACUUM deletes the files that held them), then the history system table.
+// In-commit timestamps make the commits' times the pinned clock's (a local file's mtime is the
+// wall clock's, which VACUUM would otherwise compare with the pinned "now").
+int RunTtlDemo(const std::string& dir) {
+  const std::string warehouse = dir + "/ttl-warehouse";
+  const int64_t day_ms = 86400LL * 1000;
+  const int64_t t0 = 1767225600000LL;  // 2026-01-01T00:00:00Z
+  auto clock = std::make_shared<ManualClock>(t0);
+  std::printf("\n== Auto-TTL: a table maintained by `silt maintain`, the clock pinned with --now\n");
+  DatabaseOptions dbo;
+  dbo.warehouse = warehouse;
+  dbo.clock = clock;
+  auto db = Database::Open(dbo);
+  if (!db.ok()) {
+    std::fprintf(stderr, "%s\n", db.status().ToString().c_str());
+    return 1;
   }
-  std::printf("\n== done: files are in %s (try: silt sql --warehouse %s/warehouse)\n", dir.c_str(), dir.c_str());
-  return 0;
+  Connection con(*db);
+  std::vector<std::string> sql = {
+      "SET spark.sql.session.timeZone = UTC",
+      "CREATE TABLE events (id BIGINT, ts TIMESTAMP) USING DELTA "
+      "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
+      "'delta.enableInCommitTimestamps' = 'true') DELETE ROWS 365 DAYS AFTER ts"};
+  // 400 days of events, one per day, ending yesterday: four INSERTs (files) of 100 days each.
+  for (int chunk = 0; chunk < 4; ++chunk) {
+    sql.push_back("INSERT INTO events SELECT id, timestampadd(DAY, -id, TIMESTAMP '2026-01-01') "
+                  "FROM range(" + std::to_string(chunk * 100 + 1) + ", " +
+                  std::to_string(chunk * 100 + 101) + ")");
+  }
+  sql.push_back(
+      "SELECT count(*) AS rows, count_if(ts <= TIMESTAMP '2026-01-01' - INTERVAL 365 DAYS) AS "
+      "expired, min(ts) AS oldest FROM events");
+  sql.push_back("SHOW MAINTENANCE events");
+  if (int rc = RunStatements(con, sql)) return rc;
+  for (const char* now : {"2026-01-01T00:00:00Z", "2026-01-09T00:00:00Z"}) {
+    std::vector<std::string> args = {"--warehouse", warehouse, "--once", "--now", now};
+    std::printf("\n$ silt maintain");
+    for (const auto& a : args) std::printf(" %s", a.c_str());
+    std::printf("\n");
+    std::fflush(stdout);
+    if (int rc = RunMaintain(args)) return rc;
+  }
+  clock->AdvanceMillis(8 * day_ms);  // the SQL session's clock follows the second pass
+  return RunStatements(
+      con, {"SELECT count(*) AS rows, min(ts) AS oldest FROM events",
+            "SELECT operation_type, operation_status, start_time, "
+            "operation_metrics['num_deleted_rows'] AS deleted_rows, "
+            "operation_metrics['num_vacuumed_files'] AS vacuumed_files "
+            "FROM system.storage.predictive_optimization_operations_history ORDER BY start_time, "
+            "operation_type"});
 }
 
 }  // namespace
@@ -113,7 +174,11 @@ int RunDemo(const std::vector<std::string>& args) {
     std::fflush(stdout);
     if (int rc = s.run(s.args)) return rc;
   }
-  return RunSqlDemo(dir);
+  if (int rc = RunSqlDemo(dir)) return rc;
+  if (int rc = RunTtlDemo(dir)) return rc;
+  std::printf("\n== done: files are in %s (try: silt sql --warehouse %s/warehouse)\n", dir.c_str(),
+              dir.c_str());
+  return 0;
 }
 
 }  // namespace silt::cli

@@ -3,18 +3,23 @@
 // the listed ones (paths or [schema.]names). --once runs one pass and exits (the default);
 // --interval runs a pass every DURATION until SIGTERM/SIGINT, which stop it cleanly after the
 // current table. --now pins the service's clock (one pass only). One line per operation.
+// --dry-run prints the advisor's rows; --conf KEY=VALUE sets a threshold key (thresholds.h).
 #include <signal.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cli/commands.h"
 #include "common/clock.h"
+#include "common/thread_pool.h"
 #include "delta/history.h"
 #include "delta/partition_values.h"
 #include "delta/table_properties.h"
@@ -33,10 +38,13 @@ void Usage() {
   std::fprintf(
       stderr,
       "usage: silt maintain [--warehouse DIR] [--once | --interval DURATION] [--now TIMESTAMP]\n"
-      "                     [--dry-run] [--no-routine] [TABLE ...]\n"
+      "                     [--dry-run] [--no-routine] [--conf KEY=VALUE ...]\n"
+      "                     [--threads N] [TABLE ...]\n"
       "  TABLE: a table path, or [SCHEMA.]NAME in the warehouse; none: every warehouse table\n"
       "  DURATION: 30s, 15m, 1h, 1d or an interval such as '1 hour'\n"
-      "  TIMESTAMP: pins the clock, e.g. 2026-01-01T00:00:00Z (with --once only)\n");
+      "  TIMESTAMP: pins the clock, e.g. 2026-01-01T00:00:00Z (with --once only)\n"
+      "  --dry-run: print the advisor's rows (as SHOW MAINTENANCE) and change nothing\n"
+      "  --conf: a threshold key such as silt.maintenance.optimize.minNumFiles=10\n");
 }
 
 Result<int64_t> ParseDurationMillis(const std::string& text) {
@@ -86,6 +94,9 @@ std::string IsoNow(const Clock& clock) {
 int RunMaintain(const std::vector<std::string>& args) {
   std::string warehouse = "./silt-warehouse";
   bool once = false, dry_run = false, routine = true;
+  std::map<std::string, std::string> conf;
+  size_t threads = 1;  // --threads N: scans and rewrites of each job on N threads  // --conf
+                       // KEY=VALUE (maintenance/thresholds.h keys)
   std::optional<int64_t> interval_ms, now_ms;
   std::vector<std::string> targets;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -109,6 +120,23 @@ int RunMaintain(const std::vector<std::string>& args) {
         return 2;
       }
       now_ms = *ms;
+    } else if (a == "--threads" && has_value) {
+      const std::string v = args[++i];
+      char* end = nullptr;
+      const long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || n < 1 || n > 1024) {
+        std::fprintf(stderr, "silt maintain: bad --threads '%s'\n", v.c_str());
+        return 2;
+      }
+      threads = static_cast<size_t>(n);
+    } else if (a == "--conf" && has_value) {
+      const std::string kv = args[++i];
+      const size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        std::fprintf(stderr, "silt maintain: --conf needs KEY=VALUE, got '%s'\n", kv.c_str());
+        return 2;
+      }
+      conf[kv.substr(0, eq)] = kv.substr(eq + 1);
     } else if (a == "--dry-run") {
       dry_run = true;
     } else if (a == "--no-routine") {
@@ -142,6 +170,16 @@ int RunMaintain(const std::vector<std::string>& args) {
   maintenance::MaintenanceConfig config;
   config.dry_run = dry_run;
   config.routine_jobs = routine;
+  std::unique_ptr<ThreadPool> pool;
+  if (threads > 1) {
+    pool = std::make_unique<ThreadPool>(threads);
+    config.pool = pool.get();
+  }
+  config.conf = [conf](const std::string& key) -> std::optional<std::string> {
+    auto it = conf.find(key);
+    if (it == conf.end()) return std::nullopt;
+    return it->second;
+  };
   config.wait = [clock](int64_t ms) {
     if (auto* manual = dynamic_cast<ManualClock*>(clock.get())) {
       manual->AdvanceMillis(ms);  // a pinned clock: the backoff passes in simulated time
@@ -176,15 +214,19 @@ int RunMaintain(const std::vector<std::string>& args) {
       std::fprintf(stderr, "%s\n", report.status().ToString().c_str());
       return 1;
     }
+    auto due_rows = [](const maintenance::PassReport& p) {
+      int64_t n = 0;
+      for (const auto& a : p.advice) n += a.row.due;
+      return n;
+    };
     int64_t failed = 0;
     for (const auto& r : report->operations)
       failed += r.operation_status != maintenance::kStatusSuccessful;
-    std::printf("%s pass done: %lld tables, %zu operations (%lld failed)%s\n",
-                IsoNow(*clock).c_str(), static_cast<long long>(report->tables),
-                report->operations.size(), static_cast<long long>(failed),
-                dry_run
-                    ? (", dry run: " + std::to_string(report->planned.size()) + " planned").c_str()
-                    : "");
+    std::printf(
+        "%s pass done: %lld tables, %zu operations (%lld failed)%s\n", IsoNow(*clock).c_str(),
+        static_cast<long long>(report->tables), report->operations.size(),
+        static_cast<long long>(failed),
+        dry_run ? (", dry run: " + std::to_string(due_rows(*report)) + " jobs due").c_str() : "");
     std::fflush(stdout);
     return failed ? 1 : 0;
   };

@@ -590,12 +590,29 @@ Result<TableAdvice> Advise(const delta::Snapshot& snap, const AdvisorOptions& op
   SILT_ASSIGN_OR_RETURN(JobAdvice vacuum,
                         VacuumJob(snap, a.now_millis, retention, options.verify_tombstones));
   a.jobs.push_back(std::move(vacuum));
-  a.jobs.push_back(CompactionJob(snap, options.thresholds, a.num_records, a.deleted_rows));
-  SILT_ASSIGN_OR_RETURN(JobAdvice checkpoint, CheckpointJob(snap));
-  a.jobs.push_back(std::move(checkpoint));
-  SILT_ASSIGN_OR_RETURN(JobAdvice cleanup, LogCleanupJob(snap, a.now_millis));
-  a.jobs.push_back(std::move(cleanup));
+  SILT_ASSIGN_OR_RETURN(std::vector<JobAdvice> routine,
+                        AdviseRoutineJobs(snap, options.thresholds, a.now_millis));
+  for (JobAdvice& j : routine) a.jobs.push_back(std::move(j));
   return a;
+}
+
+Result<std::vector<JobAdvice>> AdviseRoutineJobs(const delta::Snapshot& snap,
+                                                 const Thresholds& thresholds, int64_t now_millis) {
+  if (!snap.files_loaded())
+    return Status::Internal(
+        "maintenance::AdviseRoutineJobs needs a snapshot with its files loaded");
+  int64_t num_records = 0, deleted_rows = 0;
+  for (const delta::AddFile& f : snap.files()) {
+    if (auto r = NumRecords(f)) num_records += std::max<int64_t>(0, *r - DvRows(f));
+    deleted_rows += DvRows(f);
+  }
+  std::vector<JobAdvice> jobs;
+  jobs.push_back(CompactionJob(snap, thresholds, num_records, deleted_rows));
+  SILT_ASSIGN_OR_RETURN(JobAdvice checkpoint, CheckpointJob(snap));
+  jobs.push_back(std::move(checkpoint));
+  SILT_ASSIGN_OR_RETURN(JobAdvice cleanup, LogCleanupJob(snap, now_millis));
+  jobs.push_back(std::move(cleanup));
+  return jobs;
 }
 
 std::vector<AdviceRow> AdviceRows(const TableAdvice& advice, const std::string& table) {

@@ -117,6 +117,12 @@ struct AdvisorOptions {
 // AUTO_TTL_INVALID_COLUMN_TYPE), storage errors of the log listing.
 Result<TableAdvice> Advise(const delta::Snapshot& snapshot, const AdvisorOptions& options);
 
+// The routine jobs alone, as Advise reports them: COMPACTION, CHECKPOINT, LOG_CLEANUP (in that
+// order). The maintenance service runs each exactly when this says it is due (one rule for
+// SHOW MAINTENANCE, `silt maintain --dry-run` and the service). Errors as Advise's.
+Result<std::vector<JobAdvice>> AdviseRoutineJobs(const delta::Snapshot& snapshot,
+                                                 const Thresholds& thresholds, int64_t now_millis);
+
 // One displayable row per job (SHOW MAINTENANCE, `silt maintain --dry-run`): `action` is the
 // statement the job would run on `table_sql_name`, absent when the job has nothing to do.
 struct AdviceRow {

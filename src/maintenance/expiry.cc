@@ -10,6 +10,7 @@
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
 #include "delta/stats_json.h"
+#include "maintenance/advisor.h"
 #include "vector/value.h"
 
 namespace silt::maintenance {
@@ -74,12 +75,11 @@ Result<TtlCutoff> ComputeCutoff(const delta::AutoTtlPolicy& policy, const delta:
     if (EqualsIgnoreCase(p, field->name)) c.partition_column = true;
   }
   c.type = field->type->id();
-  const int64_t now_us = now_ms * kMicrosPerMilli;
   const int64_t n = policy.expire_in_days;
   switch (c.type) {
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz: {
-      c.value = now_us - n * kMicrosPerDay;
+      c.value = AutoTtlCutoff(c.type, static_cast<int32_t>(n), now_ms);  // the advisor's rule
       c.text = FormatCutoffTimestamp(c.value);
       if (c.type == TypeId::kTimestamp) {
         c.text += "Z";
@@ -90,7 +90,7 @@ Result<TtlCutoff> ComputeCutoff(const delta::AutoTtlPolicy& policy, const delta:
       break;
     }
     case TypeId::kDate: {
-      c.value = FloorDiv(now_us, kMicrosPerDay) - n;
+      c.value = AutoTtlCutoff(c.type, static_cast<int32_t>(n), now_ms);
       c.text = FormatDate(static_cast<int32_t>(c.value));
       c.literal = "DATE '" + c.text + "'";
       break;

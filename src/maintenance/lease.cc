@@ -74,6 +74,14 @@ Result<std::optional<Lease>> LeaseManager::Current(ObjectStore& table) {
     if (bytes.status().IsNotFound()) return Current(table);
     return bytes.status();
   }
+  if (bytes->empty()) {
+    // Release writes a hint (below); a crash during it may leave the object empty. Its holder
+    // was letting go: released.
+    Lease l;
+    l.generation = *newest;
+    l.released = true;
+    return std::optional<Lease>(std::move(l));
+  }
   SILT_ASSIGN_OR_RETURN(Lease l, ParseLease(*newest, *bytes));
   return std::optional<Lease>(std::move(l));
 }
@@ -108,7 +116,9 @@ Status LeaseManager::Release(ObjectStore& table, const Lease& lease) {
     return Status::OK();
   Lease released = lease;
   released.released = true;
-  return table.Put(LeaseKey(lease.generation), SerializeLease(released));
+  // A hint (no fsync on a local store): lost in a crash, the lease just runs to its expiry;
+  // left empty, Current reads it as released.
+  return table.PutHint(LeaseKey(lease.generation), SerializeLease(released));
 }
 
 }  // namespace silt::maintenance

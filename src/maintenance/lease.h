@@ -8,7 +8,9 @@
 // AlreadyExists and skip the table. A live lease of another owner → not acquired. Taking over an
 // expired lease never deletes or overwrites it, so a slow former holder cannot erase the new
 // holder's lease. Older generations are deleted by the winner (only the newest one counts).
-// Release: the holder rewrites its own generation with released=true.
+// Release: the holder rewrites its own generation with released=true, as a hint
+// (ObjectStore::PutHint: lost in a crash the lease runs to its expiry; an empty object reads as
+// released).
 // A holder must finish its job within the lease duration (the service sets it well above a job's
 // expected length); the service re-checks the lease before each step starts.
 #pragma once

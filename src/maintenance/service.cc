@@ -82,10 +82,6 @@ class MaintenanceService::TableRun {
     report_->skipped.push_back(table_.DisplayName() + ": " + reason);
     Log(table_.DisplayName() + " skipped: " + reason);
   }
-  void Plan(const std::string& what) {
-    report_->planned.push_back(table_.DisplayName() + ": " + what);
-    Log(table_.DisplayName() + " would run " + what);
-  }
 
   Result<std::shared_ptr<const delta::Snapshot>> Latest() { return delta::Snapshot::Load(store_); }
 
@@ -110,6 +106,10 @@ class MaintenanceService::TableRun {
   }
   Status SaveStateIfChanged();
   Status Recover(const delta::Snapshot& snap);
+  // Whether the table may have work: false only when, read without the lease, no TTL cycle is
+  // under way (after recovery from history), nothing is expired and no routine job is due.
+  Result<bool> MayHaveWork();
+  bool quiet_ = false;  // Recover logs nothing (MayHaveWork's look-ahead)
   Status TtlJobs();
   Status TtlDelete(const delta::AutoTtlPolicy& policy);
   Status Purge();
@@ -133,6 +133,33 @@ class MaintenanceService::TableRun {
     SILT_ASSIGN_OR_RETURN(bool held, svc_->leases_->StillHeld(*store_, *lease_));
     if (!held) Skip("the lease expired during the run");
     return held;
+  }
+  // Derives phase and vacuum_due_ms from dv_files and unvacuumed_ms (state.h).
+  void Normalize(TableState* s) const {
+    if (!s->dv_files.empty()) {
+      s->phase = TtlPhase::kPurgeDue;
+    } else if (!s->unvacuumed_ms.empty()) {
+      s->phase = TtlPhase::kVacuumDue;
+    } else {
+      const int64_t seen = s->last_seen_version;
+      *s = TableState{};  // the cycle is over
+      s->last_seen_version = seen;
+      return;
+    }
+    s->vacuum_due_ms = s->unvacuumed_ms.empty()
+                           ? -1
+                           : *std::min_element(s->unvacuumed_ms.begin(), s->unvacuumed_ms.end()) +
+                                 retention_ms_ + 1;
+  }
+  // Forgets the remove times a VACUUM that started at `vacuum_start_ms` has covered.
+  void Vacuumed(TableState* s, int64_t vacuum_start_ms) const {
+    std::erase_if(s->unvacuumed_ms, [&](int64_t t) { return t < vacuum_start_ms - retention_ms_; });
+  }
+  // A table whose configuration is invalid: one FAILED row (the error's class), nothing runs.
+  Status Misconfigured(const Status& st) {
+    Op op = Begin("MAINTENANCE");
+    Finish(&op, st, 0);
+    return Status::OK();
   }
   void Failed() {
     state_.failures++;
@@ -169,6 +196,7 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
   if (from > snap.version()) return Status::OK();
   SILT_ASSIGN_OR_RETURN(std::vector<delta::CommitEntry> commits,
                         delta::ListCommits(*store_, from, /*read_commit_info=*/true));
+  std::optional<int64_t> vacuum_start_ms;
   for (const delta::CommitEntry& e : commits) {
     if (e.version > snap.version()) break;
     if (!e.commit_info || !e.commit_info->user_metadata || !e.commit_info->operation) continue;
@@ -177,6 +205,8 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
     const std::string& op = *e.commit_info->operation;
     if (op == "DELETE" && e.version != state_.delete_version) {
       TableState s;
+      s.unvacuumed_ms = state_.unvacuumed_ms;  // earlier cycles' removes still wait for VACUUM
+      s.unvacuumed_ms.push_back(e.timestamp_ms);
       s.run_id = tag->run_id;
       s.delete_version = e.version;
       s.delete_time_ms = e.timestamp_ms;
@@ -192,23 +222,30 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
         if (const auto* add = a.get_if<delta::AddFile>(); add && add->deletion_vector)
           s.dv_files.push_back(add->path);
       }
-      s.phase = s.dv_files.empty() ? TtlPhase::kVacuumDue : TtlPhase::kPurgeDue;
-      s.vacuum_due_ms = s.delete_time_ms + retention_ms_;
+      Normalize(&s);
       state_ = std::move(s);
-      Log(table_.DisplayName() + " recovered TTL DELETE at version " + std::to_string(e.version) +
-          " from history");
+      if (!quiet_)
+        Log(table_.DisplayName() + " recovered TTL DELETE at version " + std::to_string(e.version) +
+            " from history");
     } else if (op == "REORG" && tag->run_id == state_.run_id && e.version != state_.purge_version) {
       state_.purge_version = e.version;
       state_.dv_files.clear();
-      state_.phase = TtlPhase::kVacuumDue;
-      state_.vacuum_due_ms = std::max(state_.delete_time_ms, e.timestamp_ms) + retention_ms_;
-      Log(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) +
-          " from history");
+      state_.unvacuumed_ms.push_back(e.timestamp_ms);
+      Normalize(&state_);
+      if (!quiet_)
+        Log(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) +
+            " from history");
+    } else if (op == "VACUUM START" && tag->run_id == state_.run_id) {
+      vacuum_start_ms = e.timestamp_ms;
     } else if (op == "VACUUM END" && tag->run_id == state_.run_id &&
-               state_.phase == TtlPhase::kVacuumDue) {
-      state_ = TableState{};
-      Log(table_.DisplayName() + " recovered VACUUM at version " + std::to_string(e.version) +
-          " from history");
+               !state_.unvacuumed_ms.empty()) {
+      Vacuumed(&state_, vacuum_start_ms.value_or(e.timestamp_ms));
+      state_.failures = 0;
+      state_.next_attempt_ms = 0;
+      Normalize(&state_);
+      if (!quiet_)
+        Log(table_.DisplayName() + " recovered VACUUM at version " + std::to_string(e.version) +
+            " from history");
     }
   }
   state_.last_seen_version = snap.version();
@@ -222,11 +259,6 @@ Status MaintenanceService::TableRun::TtlDelete(const delta::AutoTtlPolicy& polic
     Op op = Begin("DELETE");
     Finish(&op, cutoff.status(), 0);
     Failed();
-    return Status::OK();
-  }
-  if (cfg_.dry_run) {
-    SILT_ASSIGN_OR_RETURN(bool maybe, MayHaveExpiredRows(*cutoff, *snap_));
-    if (maybe) Plan("DELETE WHERE " + cutoff->predicate_sql);
     return Status::OK();
   }
   // Cheap pre-check first: no history row, no lease work wasted on tables with nothing expired.
@@ -271,23 +303,20 @@ Status MaintenanceService::TableRun::TtlDelete(const delta::AutoTtlPolicy& polic
   op.record.metrics.emplace_back("num_added_bytes", std::to_string(m.num_added_bytes));
   Finish(&op, Status::OK(), retries);
   TableState s;
+  s.unvacuumed_ms = state_.unvacuumed_ms;  // a pending VACUUM of earlier cycles stays due
   s.run_id = run_id;
   s.cutoff = cutoff->predicate_sql;
   s.delete_version = *del->dml.version;
   s.delete_time_ms = svc_->clock_->NowMillis();
+  s.unvacuumed_ms.push_back(s.delete_time_ms);
   s.dv_files = std::move(del->dv_files);
-  s.phase = s.dv_files.empty() ? TtlPhase::kVacuumDue : TtlPhase::kPurgeDue;
-  s.vacuum_due_ms = s.delete_time_ms + retention_ms_;
   s.last_seen_version = *del->dml.version;
+  Normalize(&s);
   state_ = std::move(s);
   return SaveStateIfChanged();
 }
 
 Status MaintenanceService::TableRun::Purge() {
-  if (cfg_.dry_run) {
-    Plan("PURGE (REORG APPLY (PURGE)) of " + std::to_string(state_.dv_files.size()) + " files");
-    return Status::OK();
-  }
   std::set<std::string> files(state_.dv_files.begin(), state_.dv_files.end());
   ops::OptimizeOptions o;
   o.mode = ops::OptimizeOptions::Mode::kReorgPurge;
@@ -324,24 +353,21 @@ Status MaintenanceService::TableRun::Purge() {
     state_.last_seen_version = std::max(state_.last_seen_version, *r->committed_version);
   }
   state_.dv_files.clear();
-  state_.phase = TtlPhase::kVacuumDue;
-  state_.vacuum_due_ms = std::max(state_.delete_time_ms, t) + retention_ms_;
+  state_.unvacuumed_ms.push_back(t);
+  Normalize(&state_);
   state_.failures = 0;
   state_.next_attempt_ms = 0;
   return SaveStateIfChanged();
 }
 
 Status MaintenanceService::TableRun::VacuumStep() {
-  if (cfg_.dry_run) {
-    Plan("VACUUM LITE");
-    return Status::OK();
-  }
   ops::VacuumOptions o;
   o.mode = ops::VacuumMode::kLite;
   o.clock = svc_->clock_;
   o.commit_user_name = cfg_.principal;
   o.commit_user_metadata = Tag(kTriggerAutoTtl, state_.run_id);
   Op op = Begin("VACUUM");
+  const int64_t vacuum_start_ms = op.record.start_ms;
   RecordDelay(&op, state_.vacuum_due_ms);
   int retries = 0;
   bool full = false;
@@ -367,10 +393,12 @@ Status MaintenanceService::TableRun::VacuumStep() {
   op.record.metrics.emplace_back("amount_of_vacuumed_data_bytes",
                                  std::to_string(r->size_of_data_to_delete));
   Finish(&op, Status::OK(), retries);
-  TableState idle;
-  idle.last_seen_version =
-      r->end_commit_version ? *r->end_commit_version : state_.last_seen_version;
-  state_ = std::move(idle);
+  if (r->end_commit_version)
+    state_.last_seen_version = std::max(state_.last_seen_version, *r->end_commit_version);
+  Vacuumed(&state_, vacuum_start_ms);
+  state_.failures = 0;
+  state_.next_attempt_ms = 0;
+  Normalize(&state_);
   return SaveStateIfChanged();
 }
 
@@ -386,8 +414,13 @@ Status MaintenanceService::TableRun::TtlJobs() {
     return Status::OK();
   }
   bool vacuum_tried = false;
+  // VACUUM is due once the oldest unvacuumed maintenance remove is past the retention, whatever
+  // the phase; a new DELETE runs at every tick that finds expired rows unless a PURGE is pending.
   auto vacuum_due = [&] {
-    return !vacuum_tried && state_.phase == TtlPhase::kVacuumDue && now_ >= state_.vacuum_due_ms;
+    // The clock is read again: with a short retention the VACUUM of this pass's own DELETE /
+    // PURGE can be due before the pass ends (a ManualClock does not move within a pass).
+    return !vacuum_tried && !state_.unvacuumed_ms.empty() &&
+           std::max(now_, svc_->clock_->NowMillis()) >= state_.vacuum_due_ms;
   };
   auto failed_since = [&](size_t before) {
     return records_.size() > before && records_.back().operation_status != kStatusSuccessful;
@@ -399,7 +432,7 @@ Status MaintenanceService::TableRun::TtlJobs() {
     vacuum_tried = true;
     SILT_RETURN_NOT_OK(VacuumStep());
   }
-  if (state_.phase == TtlPhase::kIdle && *policy) {
+  if (state_.phase != TtlPhase::kPurgeDue && *policy) {
     const size_t before = records_.size();
     SILT_ASSIGN_OR_RETURN(held, LeaseHeld());
     if (!held) return Status::OK();
@@ -422,91 +455,99 @@ Status MaintenanceService::TableRun::TtlJobs() {
   return Status::OK();
 }
 
+Result<bool> MaintenanceService::TableRun::MayHaveWork() {
+  SILT_ASSIGN_OR_RETURN(state_, LoadState(*store_));
+  const TableState loaded = state_;
+  quiet_ = true;
+  Status recovered = Recover(*snap_);
+  quiet_ = false;
+  SILT_RETURN_NOT_OK(recovered);
+  if (state_.phase != TtlPhase::kIdle || !state_.unvacuumed_ms.empty()) return true;
+  // History had maintenance commits the state does not know of: save the repair under the lease.
+  TableState only_seen = loaded;
+  only_seen.last_seen_version = state_.last_seen_version;
+  if (!(state_ == only_seen)) return true;
+  // Many commits since the saved state: take the lease to save last_seen_version, so that the
+  // look-ahead does not re-read an ever longer stretch of history at every pass.
+  if (state_.last_seen_version - loaded.last_seen_version > 100) return true;
+  Result<std::optional<delta::AutoTtlPolicy>> policy =
+      delta::AutoTtlPolicyOf(snap_->metadata().configuration);
+  if (!policy.ok()) return true;  // the leased run records the error
+  if (*policy) {
+    Result<TtlCutoff> cutoff = ComputeCutoff(**policy, *snap_, now_);
+    if (!cutoff.ok()) return true;
+    SILT_ASSIGN_OR_RETURN(bool maybe, MayHaveExpiredRows(*cutoff, *snap_));
+    if (maybe) return true;
+  }
+  if (cfg_.routine_jobs) {
+    SILT_ASSIGN_OR_RETURN(Thresholds t, LoadThresholds(cfg_.conf, snap_->metadata().configuration));
+    SILT_ASSIGN_OR_RETURN(std::vector<JobAdvice> jobs, AdviseRoutineJobs(*snap_, t, now_));
+    for (const JobAdvice& j : jobs)
+      if (j.due) return true;
+  }
+  return false;
+}
+
 Status MaintenanceService::TableRun::RoutineJobs() {
   SILT_ASSIGN_OR_RETURN(snap_, Latest());
-  const delta::StringMap conf = snap_->metadata().configuration;  // a copy: snap_ is reloaded below
-  auto int_prop = [&](const char* key, int64_t dflt) {
-    auto v = snap_->property(key);
-    if (!v) return dflt;
-    try {
-      return static_cast<int64_t>(std::stoll(*v));
-    } catch (...) {
-      return dflt;
-    }
+  // The advisor's rule (SHOW MAINTENANCE shows the same due flags).
+  SILT_ASSIGN_OR_RETURN(Thresholds t, LoadThresholds(cfg_.conf, snap_->metadata().configuration));
+  SILT_ASSIGN_OR_RETURN(std::vector<JobAdvice> jobs, AdviseRoutineJobs(*snap_, t, now_));
+  auto due = [&](Job job) {
+    for (const JobAdvice& j : jobs)
+      if (j.job == job) return j.due;
+    return false;
   };
-  const int64_t small_bytes = int_prop(kPropOptimizeSmallFileBytes, cfg_.optimize_small_file_bytes);
-  const int64_t min_small = int_prop(kPropOptimizeMinSmallFiles, cfg_.optimize_min_small_files);
-  double ratio_limit = cfg_.optimize_deleted_rows_ratio;
-  if (auto v = snap_->property(kPropOptimizeDeletedRowsRatio)) {
-    try {
-      ratio_limit = std::stod(*v);
-    } catch (...) {
-    }
-  }
-  // Compaction.
-  int64_t small = 0, rows = 0, deleted = 0;
-  for (const delta::AddFile& f : snap_->files()) {
-    if (f.size < small_bytes) ++small;
-    if (f.stats) rows += delta::StatsNumRecords(*f.stats).value_or(0);
-    if (f.deletion_vector) deleted += f.deletion_vector->cardinality;
-  }
-  const double ratio = rows > 0 ? static_cast<double>(deleted) / static_cast<double>(rows) : 0;
-  if (small >= min_small || ratio > ratio_limit) {
-    const std::string why =
-        "small_files=" + std::to_string(small) + " deleted_rows_ratio=" + std::to_string(ratio);
-    if (cfg_.dry_run) {
-      Plan("COMPACTION (" + why + ")");
-    } else {
-      ops::OptimizeOptions o;
-      o.mode = ops::OptimizeOptions::Mode::kCompact;
-      o.min_file_size = small_bytes;
-      o.max_deleted_rows_ratio = ratio_limit;
-      o.clock = svc_->clock_;
-      o.pool = cfg_.pool;
-      o.commit_user_name = cfg_.principal;
-      o.commit_user_metadata = Tag(kTriggerMaintenance, delta::Uuid::Random().ToString());
-      Op op = Begin("COMPACTION");
-      int retries = 0;
-      Result<ops::OptimizeResult> r =
-          WithRetries<ops::OptimizeResult>([&] { return ops::Optimize(store_, o); }, &retries);
-      if (!r.ok()) {
-        Finish(&op, r.status(), retries);
-      } else if (r->committed_version) {
-        op.record.metrics.emplace_back("delta_version", std::to_string(*r->committed_version));
-        op.record.metrics.emplace_back("number_of_compacted_files",
-                                       std::to_string(r->num_files_removed));
-        op.record.metrics.emplace_back("number_of_output_files",
-                                       std::to_string(r->num_files_added));
-        op.record.metrics.emplace_back("amount_of_output_data_bytes",
-                                       std::to_string(r->files_added.total_size));
-        op.record.metrics.emplace_back("amount_of_compacted_data_bytes",
-                                       std::to_string(r->files_removed.total_size));
-        Finish(&op, Status::OK(), retries);
-      }
+  if (due(Job::kCompaction)) {
+    ops::OptimizeOptions o;
+    o.mode = ops::OptimizeOptions::Mode::kCompact;
+    o.min_file_size = t.min_file_size;
+    o.max_file_size = t.max_file_size;
+    o.max_deleted_rows_ratio = t.max_deleted_rows_ratio;
+    o.clock = svc_->clock_;
+    o.pool = cfg_.pool;
+    o.commit_user_name = cfg_.principal;
+    o.commit_user_metadata = Tag(kTriggerMaintenance, delta::Uuid::Random().ToString());
+    Op op = Begin(JobName(Job::kCompaction));
+    int retries = 0;
+    Result<ops::OptimizeResult> r =
+        WithRetries<ops::OptimizeResult>([&] { return ops::Optimize(store_, o); }, &retries);
+    if (!r.ok()) {
+      Finish(&op, r.status(), retries);
+    } else if (r->committed_version) {
+      op.record.metrics.emplace_back("delta_version", std::to_string(*r->committed_version));
+      op.record.metrics.emplace_back("number_of_compacted_files",
+                                     std::to_string(r->num_files_removed));
+      op.record.metrics.emplace_back("number_of_output_files", std::to_string(r->num_files_added));
+      op.record.metrics.emplace_back("amount_of_output_data_bytes",
+                                     std::to_string(r->files_added.total_size));
+      op.record.metrics.emplace_back("amount_of_compacted_data_bytes",
+                                     std::to_string(r->files_removed.total_size));
+      Finish(&op, Status::OK(), retries);
     }
     SILT_ASSIGN_OR_RETURN(snap_, Latest());
+    // The compaction's commit counts towards the checkpoint interval.
+    SILT_ASSIGN_OR_RETURN(jobs, AdviseRoutineJobs(*snap_, t, now_));
   }
   // Checkpoint.
-  const int64_t interval = delta::GetCheckpointInterval(conf).ValueOr(10);
-  const int64_t since = snap_->version() - snap_->segment().checkpoint_version;
-  if (snap_->version() > 0 && since >= interval) {
-    if (cfg_.dry_run) {
-      Plan("CHECKPOINT at version " + std::to_string(snap_->version()));
-    } else {
-      Op op = Begin("CHECKPOINT");
-      delta::CheckpointOptions co;
-      co.clock = svc_->clock_.get();
-      delta::CheckpointInfo info;
-      Status st = delta::WriteCheckpoint(*store_, *snap_, co, &info);
-      op.record.metrics.emplace_back("delta_version", std::to_string(snap_->version()));
-      if (st.ok()) op.record.metrics.emplace_back("num_actions", std::to_string(info.num_actions));
-      Finish(&op, st, 0);
+  if (snap_->version() > 0 && due(Job::kCheckpoint)) {
+    Op op = Begin(JobName(Job::kCheckpoint));
+    delta::CheckpointOptions co;
+    co.clock = svc_->clock_.get();
+    delta::CheckpointInfo info;
+    Status st = delta::WriteCheckpoint(*store_, *snap_, co, &info);
+    op.record.metrics.emplace_back("delta_version", std::to_string(snap_->version()));
+    if (st.ok()) op.record.metrics.emplace_back("num_actions", std::to_string(info.num_actions));
+    Finish(&op, st, 0);
+    if (st.ok()) {
+      // A new checkpoint may make older log files deletable.
+      SILT_ASSIGN_OR_RETURN(snap_, Latest());
+      SILT_ASSIGN_OR_RETURN(jobs, AdviseRoutineJobs(*snap_, t, now_));
     }
   }
   // Expired log cleanup.
-  if (!cfg_.dry_run && delta::GetEnableExpiredLogCleanup(conf).ValueOr(true)) {
-    SILT_ASSIGN_OR_RETURN(snap_, Latest());
-    Op op = Begin("LOG_CLEANUP");
+  if (due(Job::kLogCleanup)) {
+    Op op = Begin(JobName(Job::kLogCleanup));
     delta::LogCleanupOptions lo;
     lo.truncation = delta::CutoffTruncation::kDay;
     Result<delta::LogCleanupResult> r =
@@ -542,34 +583,72 @@ Status MaintenanceService::TableRun::Run() {
   table_id_ = snap_->metadata().id;
   const delta::StringMap conf = snap_->metadata().configuration;  // a copy: snap_ is reloaded below
   Result<bool> enabled = delta::GetBoolProperty(conf, kPropMaintenanceEnabled, true);
-  if (!enabled.ok() || !*enabled) {
+  if (!enabled.ok()) return Misconfigured(enabled.status());
+  if (!*enabled) {
     Skip(std::string(kPropMaintenanceEnabled) + " = false");
     return Status::OK();
   }
   max_retries_ = cfg_.max_retries;
   if (auto v = snap_->property(kPropMaxRetries)) {
-    try {
-      max_retries_ = std::max(0, std::stoi(*v));
-    } catch (...) {
+    char* end = nullptr;
+    const long long n = std::strtoll(v->c_str(), &end, 10);
+    if (v->empty() || *end || n < 0 || n > 100) {
+      return Misconfigured(Status::InvalidArgument(std::string("invalid value '") + *v +
+                                                       "' of table property " + kPropMaxRetries +
+                                                       ": expected an integer in [0, 100]",
+                                                   delta::kInvalidTablePropertyClass));
     }
+    max_retries_ = static_cast<int>(n);
   }
-  SILT_ASSIGN_OR_RETURN(retention_ms_, delta::GetDeletedFileRetentionMillis(conf));
+  Result<int64_t> retention = delta::GetDeletedFileRetentionMillis(conf);
+  if (!retention.ok()) return Misconfigured(retention.status());
+  retention_ms_ = *retention;
   if (auto v = snap_->property(kPropMaxDelayPerStep)) {
     Result<int64_t> ms = delta::ParseIntervalMillis(*v);
-    if (ms.ok()) max_delay_ms_ = *ms;
+    if (!ms.ok()) return Misconfigured(ms.status());
+    max_delay_ms_ = *ms;
+  }
+  if (cfg_.dry_run) {
+    // The advisor's rows: what SHOW MAINTENANCE says for this table.
+    Result<Thresholds> t = LoadThresholds(cfg_.conf, conf);
+    if (!t.ok()) return Misconfigured(t.status());
+    AdvisorOptions ao;
+    ao.thresholds = *t;
+    ao.clock = svc_->clock_;
+    Result<TableAdvice> advice = Advise(*snap_, ao);
+    if (!advice.ok()) return Misconfigured(advice.status());
+    for (AdviceRow& row : AdviceRows(*advice, table_.DisplayName())) {
+      std::string line = table_.DisplayName() + " " + row.job + (row.due ? " due" : " not due");
+      if (row.action) line += ": " + *row.action;
+      line += " (" + row.detail + ")";
+      Log(line);
+      report_->advice.push_back(PlannedRow{table_.DisplayName(), std::move(row)});
+    }
+    return Status::OK();
   }
 
+  // Nothing to do: no lease, no state write (most tables at most passes).
+  {
+    Result<bool> work = MayHaveWork();
+    if (!work.ok()) return Misconfigured(work.status());
+    if (!*work) return Status::OK();
+  }
   std::optional<Lease>& lease = lease_;
-  if (!cfg_.dry_run) {
-    SILT_ASSIGN_OR_RETURN(lease, svc_->leases_->TryAcquire(*store_));
-    if (!lease) {
-      Skip("leased by another maintenance process");
-      return Status::OK();
-    }
+  SILT_ASSIGN_OR_RETURN(lease, svc_->leases_->TryAcquire(*store_));
+  if (!lease) {
+    Skip("leased by another maintenance process");
+    return Status::OK();
   }
   Status st = [&]() -> Status {
     SILT_ASSIGN_OR_RETURN(state_, LoadState(*store_));
     saved_state_ = state_;
+    if (state_.phase != TtlPhase::kIdle && state_.unvacuumed_ms.empty() &&
+        state_.delete_time_ms >= 0) {
+      // A state written before unvacuumed_ms existed: its cycle's removes.
+      state_.unvacuumed_ms.push_back(
+          std::max(state_.delete_time_ms, state_.vacuum_due_ms - retention_ms_));
+      Normalize(&state_);
+    }
     SILT_RETURN_NOT_OK(Recover(*snap_));
     SILT_RETURN_NOT_OK(SaveStateIfChanged());
     SILT_RETURN_NOT_OK(TtlJobs());
@@ -629,11 +708,15 @@ Result<PassReport> MaintenanceService::RunPass(std::vector<MaintainedTable> tabl
     ++report.tables;
     TableRun run(this, t, &report);
     SILT_RETURN_NOT_OK(run.Run());
-    if (history_store && !run.records().empty()) {
-      HistoryWriter writer(history_store, clock_, config_.history);
-      SILT_RETURN_NOT_OK(writer.Append(run.records()));
-    }
     for (OperationRecord& r : run.records()) report.operations.push_back(std::move(r));
+  }
+  // One history commit per pass, not per table: a commit per table costs a snapshot load of the
+  // ever longer history log each (bench/maintenance.sh). A crash before it loses the rows of
+  // this pass, not the maintenance itself (every step's commit carries its tag in the table's
+  // own history).
+  if (history_store && !report.operations.empty()) {
+    HistoryWriter writer(history_store, clock_, config_.history);
+    SILT_RETURN_NOT_OK(writer.Append(report.operations));
   }
   return report;
 }

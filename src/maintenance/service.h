@@ -24,11 +24,11 @@
 //                  with the retention check on; then IDLE.
 //     A new DELETE starts only from IDLE; removing the policy cancels a pending DELETE but lets
 //     a started PURGE / VACUUM finish.
-//  5. routine jobs (MaintenanceConfig::routine_jobs): OPTIMIZE (compaction) when the table has at
-//     least optimize_min_small_files files smaller than optimize_small_file_bytes, or its
-//     deleted-row ratio (rows hidden by deletion vectors / all rows) exceeds
-//     optimize_deleted_rows_ratio; a checkpoint when checkpointInterval commits passed since the
-//     last one; expired log cleanup (delta.logRetentionDuration) when enabled.
+//  5. routine jobs (MaintenanceConfig::routine_jobs): COMPACTION (OPTIMIZE), CHECKPOINT and
+//     LOG_CLEANUP, each exactly when the advisor says it is due (maintenance/advisor.h,
+//     AdviseRoutineJobs, with the thresholds of maintenance/thresholds.h loaded from
+//     MaintenanceConfig::conf: the same rule as SHOW MAINTENANCE). A config value that does not
+//     parse fails the table (INVALID_CONF_VALUE), never falls back to the default.
 //  6. release the lease and append the operations to the history table.
 // Every commit is an ordinary one tagged as maintenance: commitInfo.userName = config.principal,
 // userMetadata = {"trigger":"autottl"|"maintenance","runId":…}.
@@ -50,18 +50,17 @@
 #include "common/status.h"
 #include "common/thread_pool.h"
 #include "io/object_store.h"
+#include "maintenance/advisor.h"
 #include "maintenance/history_writer.h"
 #include "maintenance/lease.h"
+#include "maintenance/thresholds.h"
 
 namespace silt::maintenance {
 
-// Table properties read by the service.
+// Table properties read by the service (a value that does not parse fails the table with
+// DELTA_INVALID_TABLE_PROPERTY).
 inline constexpr char kPropMaintenanceEnabled[] = "silt.maintenance.enabled";
 inline constexpr char kPropMaxRetries[] = "silt.maintenance.maxRetries";
-inline constexpr char kPropOptimizeSmallFileBytes[] = "silt.maintenance.optimize.smallFileSize";
-inline constexpr char kPropOptimizeMinSmallFiles[] = "silt.maintenance.optimize.minSmallFiles";
-inline constexpr char kPropOptimizeDeletedRowsRatio[] =
-    "silt.maintenance.optimize.deletedRowsRatio";
 // An interval ("interval 3 days", the default): a PURGE / VACUUM that runs later than this after
 // it became due logs an ALERT line (step_delay_ms is in its history metrics either way).
 inline constexpr char kPropMaxDelayPerStep[] = "silt.autottl.maxDelayPerStep";
@@ -77,12 +76,13 @@ struct MaintenanceConfig {
   int64_t lease_duration_ms = 3600LL * 1000;
   int max_retries = 3;              // silt.maintenance.maxRetries
   int64_t retry_backoff_ms = 1000;  // first backoff; doubled per retry
-  // Plan only: no commit, no state or lease written; PassReport::planned says what would run.
+  // Plan only: no commit, no state or lease written; PassReport::advice has the advisor's rows
+  // (AdviceRows, as SHOW MAINTENANCE shows them) for every table.
   bool dry_run = false;
   bool routine_jobs = true;
-  int64_t optimize_small_file_bytes = 32LL << 20;
-  int64_t optimize_min_small_files = 10;
-  double optimize_deleted_rows_ratio = 0.05;
+  // The config keys of maintenance/thresholds.h (the service's analogue of a session's SET
+  // values); null: every default.
+  ConfigLookup conf;
   // Waits `ms` between retries (daemon: sleeps; tests: advance a ManualClock). Null: no wait.
   std::function<void(int64_t ms)> wait;
   // One line per operation (and per skipped table); null: none.
@@ -106,10 +106,15 @@ struct MaintainedTable {
   std::string DisplayName() const;
 };
 
+struct PlannedRow {
+  std::string table;  // MaintainedTable::DisplayName
+  AdviceRow row;
+};
+
 struct PassReport {
   std::vector<OperationRecord> operations;  // as appended to the history table
   std::vector<std::string> skipped;         // "<table>: <reason>"
-  std::vector<std::string> planned;         // dry run: "<table>: <operation> <details>"
+  std::vector<PlannedRow> advice;           // dry run: the advisor's rows, per table
   int64_t tables = 0;
 };
 

@@ -10,6 +10,11 @@
 //   PURGE_DUE   a TTL DELETE committed (delete_version) and gave files deletion vectors
 //               (dv_files): REORG … APPLY (PURGE) of exactly those files is due now
 //   VACUUM_DUE  DELETE (and PURGE, if any) done: VACUUM is due at vacuum_due_ms
+// A new DELETE may start in VACUUM_DUE (at every due tick: a pending VACUUM never delays the
+// next expired rows); unvacuumed_ms keeps the commit time of every maintenance DELETE / PURGE
+// whose removed files no VACUUM has deleted yet, and vacuum_due_ms is the oldest of them +
+// the retention (+ 1 ms: VACUUM deletes files removed strictly before now − retention), so a
+// daily DELETE cannot postpone VACUUM.
 // A crash between a step's commit and the state update is repaired from the table's history:
 // every maintenance commit carries userMetadata {"trigger":"autottl","runId":…} (see
 // TtlCommitTag), and the state records the last table version it accounted for.
@@ -40,6 +45,7 @@ struct TableState {
   std::vector<std::string> dv_files;  // PURGE_DUE: files the DELETE gave deletion vectors
   int64_t purge_version = -1;         // the REORG commit, when one ran
   int64_t vacuum_due_ms = -1;         // VACUUM_DUE: when VACUUM becomes due
+  std::vector<int64_t> unvacuumed_ms;  // maintenance remove times not yet vacuumed
   // The newest table version whose maintenance commits this state accounts for (-1: none).
   int64_t last_seen_version = -1;
   // Failed attempts of the current step and when the next may start (backoff).
@@ -54,7 +60,9 @@ Result<TableState> ParseState(std::string_view json);
 
 // The table's state (`table` is the table's store): a default (IDLE) state when none was saved.
 Result<TableState> LoadState(ObjectStore& table);
-// Atomically replaces the saved state.
+// Atomically replaces the saved state, as a hint (ObjectStore::PutHint: after a crash it may be
+// the previous state or empty, which LoadState reads as no state; the service's recovery from
+// history repairs either).
 Status SaveState(ObjectStore& table, const TableState& state);
 
 // commitInfo.userMetadata of a maintenance commit: {"trigger":"<trigger>","runId":"<run_id>"}.

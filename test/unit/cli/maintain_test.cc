@@ -66,6 +66,32 @@ TEST_F(MaintainTest, OnePassWithAPinnedClock) {
   EXPECT_EQ(Count("SELECT count(*) FROM ev"), 0);
 }
 
+// --conf sets the advisor's threshold keys for the service's routine jobs; a bad value fails the
+// table (exit 1) instead of falling back to the default; --threads runs the same pass.
+TEST_F(MaintainTest, ConfThresholdsAndThreads) {
+  ASSERT_TRUE(con_->Query("CREATE TABLE r (id INT) USING DELTA").ok());
+  for (int i = 0; i < 4; ++i)
+    ASSERT_TRUE(con_->Query("INSERT INTO r VALUES (" + std::to_string(i) + ")").ok());
+  const std::string wh = dir_ + "/wh";
+  EXPECT_EQ(RunMaintain({"--warehouse", wh, "--conf",
+                         "spark.databricks.delta.optimize.maxDeletedRowsRatio=2", "r"}),
+            1);
+  // The default minNumFiles (50) leaves 4 small files alone; 3 makes COMPACTION due.
+  EXPECT_EQ(RunMaintain({"--warehouse", wh, "--threads", "2", "r"}), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM delta.`" + wh +
+                  "/.silt_system/storage/maintenance_operations_history` WHERE operation_type = "
+                  "'COMPACTION' AND operation_status = 'SUCCESSFUL'"), 0);
+  EXPECT_EQ(RunMaintain({"--warehouse", wh, "--threads", "2", "--conf",
+                         "silt.maintenance.optimize.minNumFiles=3", "r"}),
+            0);
+  EXPECT_EQ(Count("SELECT count(*) FROM delta.`" + wh +
+                  "/.silt_system/storage/maintenance_operations_history` WHERE operation_type = "
+                  "'COMPACTION' AND operation_status = 'SUCCESSFUL'"), 1);
+  EXPECT_EQ(Count("SELECT count(*) FROM r"), 4);
+  EXPECT_EQ(RunMaintain({"--warehouse", wh, "--conf", "novalue"}), 2);
+  EXPECT_EQ(RunMaintain({"--warehouse", wh, "--threads", "0"}), 2);
+}
+
 TEST_F(MaintainTest, UsageErrors) {
   EXPECT_EQ(RunMaintain({"--bogus"}), 2);
   EXPECT_EQ(RunMaintain({"--once", "--interval", "1h"}), 2);

@@ -54,6 +54,22 @@ TEST(Lease, PutIfAbsentGivesOneHolderAndExpiryAllowsTakeOver) {
   EXPECT_EQ(listed->size(), 1u);
 }
 
+TEST(Lease, AnEmptyLeaseObjectReadsAsReleased) {
+  auto clock = std::make_shared<ManualClock>(kNow);
+  InMemoryObjectStore store(clock);
+  LeaseManager a(clock, "a", 60 * 1000), b(clock, "b", 60 * 1000);
+  auto la = a.TryAcquire(store);
+  ASSERT_TRUE(la.ok() && la->has_value());
+  EXPECT_FALSE(b.TryAcquire(store)->has_value());  // held by a
+  // a crashed while writing its release (a hint): the object is empty.
+  ASSERT_TRUE(store.Put(LeaseKey((*la)->generation), "").ok());
+  auto lb = b.TryAcquire(store);
+  ASSERT_TRUE(lb.ok()) << lb.status().ToString();
+  ASSERT_TRUE(lb->has_value());
+  EXPECT_EQ((*lb)->generation, (*la)->generation + 1);
+  EXPECT_TRUE(*b.StillHeld(store, **lb));
+}
+
 TEST(Lease, RacingAcquirersGetExactlyOneLease) {
   auto clock = std::make_shared<ManualClock>(kNow);
   auto store = std::make_shared<InMemoryObjectStore>(clock);
@@ -76,6 +92,27 @@ TEST(Lease, RacingAcquirersGetExactlyOneLease) {
   }
 }
 
+TEST(MaintenanceState, SavedAsAHintAnEmptyStateReadsAsNone) {
+  auto clock = std::make_shared<ManualClock>(kNow);
+  InMemoryObjectStore store(clock);
+  TableState s;
+  s.phase = TtlPhase::kVacuumDue;
+  s.unvacuumed_ms = {kNow};
+  s.vacuum_due_ms = kNow + 7 * kDayMs + 1;
+  ASSERT_TRUE(SaveState(store, s).ok());
+  auto back = LoadState(store);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, s);
+  // A crash right after a hint's write may leave it empty: no state (rebuilt from history).
+  ASSERT_TRUE(store.Put(kStateKey, "").ok());
+  back = LoadState(store);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, TableState{});
+  // Garbage is still corruption.
+  ASSERT_TRUE(store.Put(kStateKey, "{").ok());
+  EXPECT_EQ(LoadState(store).status().error_class(), "SILT_MAINTENANCE_STATE_CORRUPT");
+}
+
 TEST(MaintenanceState, JsonRoundTripAndCommitTag) {
   TableState s;
   s.phase = TtlPhase::kPurgeDue;
@@ -86,6 +123,7 @@ TEST(MaintenanceState, JsonRoundTripAndCommitTag) {
   s.dv_files = {"part-0.parquet", "a b/\"x\".parquet"};
   s.purge_version = -1;
   s.vacuum_due_ms = kNow + 7 * kDayMs;
+  s.unvacuumed_ms = {kNow - kDayMs, kNow};
   s.last_seen_version = 4;
   s.failures = 2;
   s.next_attempt_ms = kNow + 5;
@@ -266,7 +304,10 @@ TEST_F(ServiceTest, RoutineCompactionCheckpointAndLogCleanup) {
   for (int i = 0; i < 12; ++i) Sql("INSERT INTO r VALUES (" + std::to_string(i) + ")");
   MaintenanceConfig c = Config();
   c.routine_jobs = true;
-  c.optimize_min_small_files = 10;
+  c.conf = [](const std::string& key) -> std::optional<std::string> {
+    if (key == kCompactionMinFilesConf) return "10";
+    return std::nullopt;
+  };
   PassReport r = Pass(c);
   EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"COMPACTION:SUCCESSFUL"}));
   EXPECT_EQ(Operations("r").back(), "OPTIMIZE");
