@@ -8,7 +8,7 @@ PACKAGES=(
   libsnappy-dev libzstd-dev liblz4-dev zlib1g-dev libbrotli-dev
   libroaring-dev libsimdjson-dev libre2-dev libedit-dev libssl-dev
   libgtest-dev libgmock-dev googletest
-  strace
+  strace python3
 )
 # Node.js + npm (for the DuckDB interop/bench peer) may come from outside Debian; take Debian's only when absent.
 command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)

@@ -91,7 +91,7 @@ fi
 
 # Reliability (issue 31), bounded: >= 200 SIGKILLs across the write paths, a 30 s multi-process
 # concurrency run (`make stress` runs them long).
-if command -v python3 >/dev/null && [ -x "$RELEASE/silt" ]; then
+if [ -x "$RELEASE/silt" ]; then
   run_suite "crash harness" python3 test/reliability/crash_harness.py "$RELEASE/silt" --kills 200 --seconds 110
   run_suite "concurrency" python3 test/reliability/concurrency.py "$RELEASE/silt" --seconds 30
 fi

@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "common/ascii.h"
 #include "delta/actions.h"
 #include "delta/auto_ttl.h"
 #include "delta/checkpoint_writer.h"
@@ -83,7 +84,11 @@ class MaintenanceService::TableRun {
     Log(table_.DisplayName() + " skipped: " + reason);
   }
 
-  Result<std::shared_ptr<const delta::Snapshot>> Latest() { return delta::Snapshot::Load(store_); }
+  Result<std::shared_ptr<const delta::Snapshot>> Latest() {
+    delta::SnapshotOptions so;
+    so.read_confinement = svc_->read_confinement_;
+    return delta::Snapshot::Load(store_, std::nullopt, so);
+  }
 
   // Runs `attempt` until it succeeds, fails with something other than a commit conflict, or
   // max_retries retries are used up. *retries: how many retries ran.
@@ -324,6 +329,7 @@ Status MaintenanceService::TableRun::Purge() {
     return files.count(f.path) > 0;
   };
   o.predicate_text = state_.cutoff;
+  o.read_confinement = svc_->read_confinement_;
   o.clock = svc_->clock_;
   o.pool = cfg_.pool;
   o.commit_user_name = cfg_.principal;
@@ -501,6 +507,7 @@ Status MaintenanceService::TableRun::RoutineJobs() {
   if (due(Job::kCompaction)) {
     ops::OptimizeOptions o;
     o.mode = ops::OptimizeOptions::Mode::kCompact;
+    o.read_confinement = svc_->read_confinement_;
     o.min_file_size = t.min_file_size;
     o.max_file_size = t.max_file_size;
     o.max_deleted_rows_ratio = t.max_deleted_rows_ratio;
@@ -694,10 +701,37 @@ Result<std::vector<MaintainedTable>> MaintenanceService::WarehouseTables() const
   return out;
 }
 
+Status MaintenanceService::SetReadConfinement() {
+  std::optional<std::string> confine, prefixes;
+  if (config_.conf) {
+    confine = config_.conf(kConfineReadsKey);
+    prefixes = config_.conf(kAllowedReadPrefixesKey);
+  }
+  bool on = kConfineReadsDefaultForServices;
+  if (confine) {
+    if (EqualsIgnoreCase(*confine, "true")) {
+      on = true;
+    } else if (EqualsIgnoreCase(*confine, "false")) {
+      on = false;
+    } else {
+      return Status::InvalidArgument("[INVALID_CONF_VALUE] The value '" + *confine +
+                                         "' in the config \"" + kConfineReadsKey +
+                                         "\" is invalid: true or false",
+                                     "INVALID_CONF_VALUE");
+    }
+  }
+  read_confinement_ = nullptr;
+  if (on) {
+    SILT_ASSIGN_OR_RETURN(read_confinement_, ReadConfinement::Make(prefixes.value_or("")));
+  }
+  return Status::OK();
+}
+
 Result<PassReport> MaintenanceService::RunPass(std::vector<MaintainedTable> tables) {
   std::sort(tables.begin(), tables.end(), [](const MaintainedTable& a, const MaintainedTable& b) {
     return a.location < b.location;
   });
+  SILT_RETURN_NOT_OK(SetReadConfinement());
   PassReport report;
   std::shared_ptr<ObjectStore> history_store;
   if (!warehouse_.empty() && !config_.dry_run) {

@@ -50,6 +50,7 @@
 #include "common/status.h"
 #include "common/thread_pool.h"
 #include "io/object_store.h"
+#include "io/read_confinement.h"
 #include "maintenance/advisor.h"
 #include "maintenance/history_writer.h"
 #include "maintenance/lease.h"
@@ -136,10 +137,15 @@ class MaintenanceService {
 
  private:
   class TableRun;
+  Status SetReadConfinement();
   std::string warehouse_;
   std::shared_ptr<Clock> clock_;
   MaintenanceConfig config_;
   std::unique_ptr<LeaseManager> leases_;
+  // Reads of absolute add/DV paths are confined to the table root (and silt.io.allowedReadPrefixes)
+  // unless conf sets silt.io.confineReadsToTableRoot=false: a hostile log cannot make the service
+  // read or rewrite files of other tables (io/read_confinement.h). Set at the start of each pass.
+  std::shared_ptr<const ReadConfinement> read_confinement_;
 };
 
 }  // namespace silt::maintenance

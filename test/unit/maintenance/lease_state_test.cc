@@ -6,9 +6,11 @@
 #include <atomic>
 #include <thread>
 
+#include "delta/log_segment.h"
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
 #include "io/memory_object_store.h"
+#include "io/read_confinement.h"
 #include "maintenance/expiry.h"
 #include "maintenance/lease.h"
 #include "maintenance/state.h"
@@ -329,6 +331,57 @@ TEST_F(ServiceTest, RoutineCompactionCheckpointAndLogCleanup) {
   EXPECT_EQ(Count("SELECT count(*) FROM r"), 13);
   auto commit0 = TableStore("r")->Head("_delta_log/00000000000000000000.json");
   EXPECT_TRUE(commit0.status().IsNotFound()) << "expired log files are cleaned up";
+}
+
+
+// A hostile log (a "shallow clone" adding another table's files by absolute path) cannot make the
+// service read or rewrite files outside the table: its reads are confined unless the config says
+// otherwise (io/read_confinement.h).
+TEST_F(ServiceTest, ReadsAreConfinedToTheTableRootUnlessConfiguredOtherwise) {
+  Sql("CREATE TABLE src (id INT) USING DELTA");
+  for (int i = 0; i < 3; ++i) Sql("INSERT INTO src VALUES (" + std::to_string(i) + ")");
+  std::shared_ptr<ObjectStore> src = TableStore("src");
+  std::string log;
+  for (int v = 0; v <= 3; ++v) {
+    auto commit = src->Get(delta::CommitKey(v));
+    ASSERT_TRUE(commit.ok()) << commit.status().ToString();
+    log += *commit;
+  }
+  std::string root = src->root();
+  if (!root.ends_with("/")) root += "/";
+  const std::string rel = "\"path\":\"", abs = "\"path\":\"" + root;
+  for (size_t at = log.find(rel); at != std::string::npos; at = log.find(rel, at + abs.size()))
+    log.replace(at, rel.size(), abs);
+  const std::string clone = warehouse_ + "/clone";
+  auto clone_store = OpenObjectStore(clone, clock_);
+  ASSERT_TRUE(clone_store.ok());
+  ASSERT_TRUE((*clone_store)->Put(delta::CommitKey(0), log).ok());
+  const std::vector<MaintainedTable> tables{{clone, "", "", clone}};
+  MaintenanceConfig c = Config();
+  c.routine_jobs = true;
+  bool confine = true;
+  c.conf = [&](const std::string& key) -> std::optional<std::string> {
+    if (key == kCompactionMinFilesConf) return "2";
+    if (key == kConfineReadsKey && !confine) return "false";
+    return std::nullopt;
+  };
+  {
+    MaintenanceService service(warehouse_, clock_, c);
+    auto r = service.RunPass(tables);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_FALSE(r->operations.empty());
+    EXPECT_EQ(r->operations[0].operation_type, "COMPACTION");
+    EXPECT_EQ(r->operations[0].operation_status, kStatusFailed);
+    EXPECT_EQ(testing::Metric(r->operations[0], "error_class"), kReadOutsideTableRootClass);
+  }
+  confine = false;
+  MaintenanceService service(warehouse_, clock_, c);
+  auto r = service.RunPass(tables);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->operations.empty());
+  EXPECT_EQ(r->operations[0].operation_type, "COMPACTION");
+  EXPECT_EQ(r->operations[0].operation_status, "SUCCESSFUL");
+  EXPECT_EQ(Count("SELECT count(*) FROM delta.`" + clone + "`"), 3);
 }
 
 }  // namespace
