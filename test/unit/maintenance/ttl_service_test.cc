@@ -192,6 +192,27 @@ TEST_F(TtlServiceTest, T18DvTableRunsDeletePurgeVacuum) {
   EXPECT_EQ(Metric(r.operations[0], "step_delay_ms"), "999");
 }
 
+// T-29: with the change data feed on, the TTL DELETE's version reads as `delete` rows equal to the
+// expired rows (deletion vectors or copy-on-write alike); PURGE (dataChange=false) adds none.
+TEST_F(TtlServiceTest, T29ChangeDataFeedShowsTheExpiredRowsAsDeletes) {
+  for (bool dvs : {true, false}) {
+    const std::string t = dvs ? "cdf_dv" : "cdf_cow";
+    Sql("CREATE TABLE " + t +
+        " (id INT, ts TIMESTAMP) USING DELTA TBLPROPERTIES ('delta.enableChangeDataFeed' = "
+        "'true', 'delta.enableDeletionVectors' = '" + (dvs ? "true" : "false") +
+        "', 'autottl.expireInDays' = '30', 'autottl.timestampColumn' = 'ts')");
+    Sql("INSERT INTO " + t + " VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+        Ts(-31 * kDayMs) + "'), (3, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
+    Pass();
+    EXPECT_EQ(Operations(t)[2], "DELETE");
+    EXPECT_EQ(Rows("SELECT id, _change_type, _commit_version FROM table_changes('" + t +
+                   "', 2) ORDER BY id"),
+              (std::vector<std::string>{"1|delete|2", "2|delete|2"}))
+        << t;
+    EXPECT_EQ(Ids(t), (std::vector<std::string>{"3"}));
+  }
+}
+
 TEST_F(TtlServiceTest, AStepLaterThanMaxDelayPerStepLogsAnAlert) {
   CreateTtlTable("t", 30, /*dvs=*/false);
   Sql("ALTER TABLE t SET TBLPROPERTIES ('silt.autottl.maxDelayPerStep' = 'interval 1 days')");
