@@ -96,6 +96,7 @@ if [ -x "$RELEASE/silt" ]; then
   run_suite "concurrency" python3 test/reliability/concurrency.py "$RELEASE/silt" --seconds 30
 fi
 run_suite "layers" bash scripts/check-layers.sh "$RELEASE"
+run_suite "status temporaries" bash scripts/check-status-temporaries.sh
 run_suite "format" bash scripts/check-format.sh
 
 rm -rf "$log_dir"

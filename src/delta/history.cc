@@ -67,8 +67,8 @@ Result<LogListing> ListLog(ObjectStore& store, int64_t from_version) {
                                      static_cast<int64_t>(out.commits.size())) {
     std::map<int64_t, LogFile> commits;
     for (LogFile& f : out.commits) commits.emplace(f.version, std::move(f));
-    SILT_RETURN_NOT_OK(
-        FillCommitGaps(store, &commits, commits.begin()->first, commits.rbegin()->first).status());
+    auto filled = FillCommitGaps(store, &commits, commits.begin()->first, commits.rbegin()->first);
+    SILT_RETURN_NOT_OK(filled.status());
     out.commits.clear();
     for (auto& entry : commits) out.commits.push_back(std::move(entry.second));
   }

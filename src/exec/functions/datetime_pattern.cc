@@ -558,9 +558,13 @@ std::optional<int64_t> DateTimePattern::Parse(std::string_view s, const TimeZone
   int second = f.second >= 0 ? f.second : 0;
   if (hour > 23 || minute > 59 || second > 59) return std::nullopt;
   int64_t nanos = f.nanos >= 0 ? f.nanos : 0;
-  int64_t local = ((DaysFromCivil(year, month, day) * 24 + hour) * 60 + minute) * 60 *
-                      kMicrosPerSecond +
-                  second * kMicrosPerSecond + nanos / 1000;
+  // Far years overflow the microseconds (Spark: ArithmeticException "long overflow"): no value.
+  int64_t local = 0;
+  const int64_t minutes = (DaysFromCivil(year, month, day) * 24 + hour) * 60 + minute;
+  if (__builtin_mul_overflow(minutes, 60 * kMicrosPerSecond, &local) ||
+      __builtin_add_overflow(local, second * kMicrosPerSecond + nanos / 1000, &local)) {
+    return std::nullopt;
+  }
   if (f.has_offset) return local - int64_t{f.offset} * kMicrosPerSecond;
   if (f.zone) return f.zone->LocalMicrosToUtc(local);
   if (!zone) return local;

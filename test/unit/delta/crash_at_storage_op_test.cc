@@ -121,12 +121,14 @@ Status WriteSequence(const std::shared_ptr<ObjectStore>& store) {
   Schema schema = TestSchema();
   CreateTableOptions create = WallCreate();
   create.properties.Set("delta.checkpointInterval", "2");
-  SILT_RETURN_NOT_OK(
-      CreateTable(store, schema, {GenerateData(schema, 10, {.seed = 1})}, create).status());
-  for (uint64_t i = 0; i < 4; ++i)
-    SILT_RETURN_NOT_OK(
-        AppendRows(store, {GenerateData(schema, 20 + i, {.seed = 2 + i})}, WallWrite(), WallTxn())
-            .status());
+  // (Results are kept in variables: the status of a temporary Result dies with it.)
+  auto created = CreateTable(store, schema, {GenerateData(schema, 10, {.seed = 1})}, create);
+  SILT_RETURN_NOT_OK(created.status());
+  for (uint64_t i = 0; i < 4; ++i) {
+    auto appended =
+        AppendRows(store, {GenerateData(schema, 20 + i, {.seed = 2 + i})}, WallWrite(), WallTxn());
+    SILT_RETURN_NOT_OK(appended.status());
+  }
   SILT_ASSIGN_OR_RETURN(auto snap, Snapshot::Load(store));
   Transaction txn(store, snap, WallTxn());
   txn.SetOperation("DELETE");
@@ -137,7 +139,8 @@ Status WriteSequence(const std::shared_ptr<ObjectStore>& store) {
   r.data_change = true;
   r.size = oldest.size;
   txn.Remove(r);
-  SILT_RETURN_NOT_OK(txn.Commit().status());
+  auto committed = txn.Commit();
+  SILT_RETURN_NOT_OK(committed.status());
   SILT_ASSIGN_OR_RETURN(auto last, Snapshot::Load(store));
   SILT_RETURN_NOT_OK(WriteCheckpoint(*store, *last, WallCheckpoint()));
   return DeleteStaleLogTempFiles(*store, *WallClock(), 0).status();

@@ -201,7 +201,8 @@ std::string CteChain(int n) {
 
 TEST_F(RunawaySqlTest, CteChainBindsInLinearTime) {
   auto con = Open();
-  for (int n : {100, 300}) {
+  // ASan's frames are several times larger: 300 levels pass half the stack there (the guard).
+  for (int n : {100, kSanitized ? 150 : 300}) {
     auto start = std::chrono::steady_clock::now();
     auto r = con->Query(CteChain(n));
     ASSERT_TRUE(r.ok()) << n << ": " << r.status().ToString();
