@@ -112,9 +112,17 @@ run_b() { # -> "wall reclaimed"
   copy_wh "$d"
   before=$(data_bytes "$d"); sync
   tb=$(date +%s.%N)
-  # The same work as (a): the Auto-TTL cycle only (--no-routine), on as many threads.
-  "$SILT" maintain --once --no-routine --threads "$THREADS" --warehouse "$d" >"$WORK/maintain.log" 2>&1 ||
-    echo "# WARNING: silt maintain failed: $(tail -3 "$WORK/maintain.log")" >&2
+  # The same work as (a): the Auto-TTL cycle only (--no-routine), on as many threads. With a zero
+  # retention a VACUUM is due 1 ms after the PURGE it follows (it deletes files removed strictly
+  # before now); a fast pass can reach it within that millisecond and leaves it to the next tick,
+  # as the schedule says. So passes run (all timed) until no table is left waiting for VACUUM.
+  local pass
+  for pass in 1 2 3; do
+    "$SILT" maintain --once --no-routine --threads "$THREADS" --warehouse "$d" >"$WORK/maintain.log" 2>&1 ||
+      echo "# WARNING: silt maintain failed: $(tail -3 "$WORK/maintain.log")" >&2
+    grep -qs '"phase":"VACUUM_DUE"' "$d"/*/_silt_maintenance/state.json || break
+  done
+  echo "$pass" >"$WORK/passes"
   wall=$(awk -v a="$tb" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
   check "$d" "silt maintain"
   echo "$wall $((before - $(data_bytes "$d")))"
@@ -133,7 +141,7 @@ for r in $(seq 1 "$REPEAT"); do
   sum_a=$(awk -v s="$sum_a" -v x="$wall_a" 'BEGIN { print s + x }')
   if [ "$have_maintain" = 1 ]; then
     ratio=$(awk -v a="$wall_a" -v b="$wall_b" 'BEGIN { printf "%.2f", b / a }')
-    row "(b) silt maintain --once --no-routine --threads $THREADS (run $r)" "$wall_b" "$rec_b" "(b)/(a) = $ratio"
+    row "(b) silt maintain --once --no-routine --threads $THREADS (run $r)" "$wall_b" "$rec_b" "(b)/(a) = $ratio; $(cat "$WORK/passes") pass(es)"
     sum_b=$(awk -v s="$sum_b" -v x="$wall_b" 'BEGIN { print s + x }')
   fi
 done
