@@ -97,25 +97,11 @@ Result<AutoTtlAdvice> AdviseTtl(const delta::Snapshot& snap, const delta::AutoTt
   AutoTtlAdvice a;
   a.policy = policy;
   a.retention_millis = retention_millis;
-  const Field* field = nullptr;
-  for (const Field& f : snap.schema()) {
-    if (EqualsIgnoreCase(f.name, policy.timestamp_column)) {
-      field = &f;
-      break;
-    }
-  }
-  if (!field) {
-    return Status::InvalidArgument("[AUTO_TTL_COLUMN_NOT_FOUND] The Auto-TTL column `" +
-                                       policy.timestamp_column +
-                                       "` (autottl.timestampColumn) is not a column of the table.",
-                                   "AUTO_TTL_COLUMN_NOT_FOUND");
-  }
+  // The column rules of the DDL (delta/auto_ttl.h): a policy another writer left may break them.
+  SILT_ASSIGN_OR_RETURN(size_t index, delta::ValidateAutoTtlColumn(snap.schema(), policy.timestamp_column,
+                                                                  /*case_sensitive=*/false));
+  const Field* field = &snap.schema()[index];
   TypeId type = field->type->id();
-  if (type != TypeId::kDate && type != TypeId::kTimestamp && type != TypeId::kTimestampNtz) {
-    return Status::InvalidArgument("[AUTO_TTL_INVALID_COLUMN_TYPE] The Auto-TTL column `" +
-                                       field->name + "` must be DATE, TIMESTAMP or TIMESTAMP_NTZ.",
-                                   "AUTO_TTL_INVALID_COLUMN_TYPE");
-  }
   a.column_type = type;
   a.cutoff = AutoTtlCutoff(type, policy.expire_in_days, now_millis);
   Field physical = *field;

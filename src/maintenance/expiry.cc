@@ -56,18 +56,10 @@ bool Expired(const TtlCutoff& c, int64_t v) { return v <= c.value; }
 
 Result<TtlCutoff> ComputeCutoff(const delta::AutoTtlPolicy& policy, const delta::Snapshot& snapshot,
                                 int64_t now_ms) {
-  const Field* field = nullptr;
-  for (const Field& f : snapshot.schema()) {
-    if (EqualsIgnoreCase(f.name, policy.timestamp_column)) {
-      field = &f;
-      break;
-    }
-  }
-  if (!field) {
-    return Status::InvalidArgument(
-        "The auto-TTL column `" + policy.timestamp_column + "` does not exist in the table schema.",
-        kErrorTtlColumnNotFound);
-  }
+  // The column rules of the DDL (delta/auto_ttl.h): a policy another writer left may break them.
+  SILT_ASSIGN_OR_RETURN(size_t index, delta::ValidateAutoTtlColumn(snapshot.schema(), policy.timestamp_column,
+                                                                  /*case_sensitive=*/false));
+  const Field* field = &snapshot.schema()[index];
   TtlCutoff c;
   c.column = field->name;
   c.physical_column = delta::PhysicalNameOrName(*field, snapshot.column_mapping_mode());
@@ -95,11 +87,8 @@ Result<TtlCutoff> ComputeCutoff(const delta::AutoTtlPolicy& policy, const delta:
       c.literal = "DATE '" + c.text + "'";
       break;
     }
-    default:
-      return Status::InvalidArgument("The auto-TTL column `" + field->name + "` has type " +
-                                         field->type->ToString() +
-                                         "; it must be DATE, TIMESTAMP or TIMESTAMP_NTZ.",
-                                     kErrorTtlColumnType);
+    default:  // ValidateAutoTtlColumn admits only the three time types
+      return Status::Internal("auto-TTL column `" + field->name + "` of type " + field->type->ToString());
   }
   c.predicate_sql = "(" + c.column + " <= " + c.literal + ")";
   return c;
