@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/tpch_gen.h"
 #include "delta/scan.h"
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
@@ -81,12 +82,41 @@ int Gen(const std::vector<std::string>& args) {
   return 0;
 }
 
+// `silt delta gen-tpch DIR [--sf X]`: the eight TPC-H tables as Delta tables DIR/<table>
+// (cli/tpch_gen.h); their data files are plain Parquet that other engines read directly.
+int GenTpch(const std::vector<std::string>& args) {
+  TpchOptions opts;
+  for (size_t i = 2; i + 1 < args.size(); i += 2) {
+    const std::string &k = args[i], &v = args[i + 1];
+    if (k == "--sf") {
+      opts.scale = std::strtod(v.c_str(), nullptr);
+    } else if (k == "--rows-per-file") {
+      opts.rows_per_file = std::strtoll(v.c_str(), nullptr, 10);
+    } else {
+      std::fprintf(stderr, "unknown option %s\n", k.c_str());
+      return 2;
+    }
+  }
+  if (!(opts.scale > 0) || opts.rows_per_file <= 0) {
+    std::fprintf(stderr, "--sf and --rows-per-file must be positive\n");
+    return 2;
+  }
+  Result<std::vector<std::string>> tables = GenerateTpch(args[1], opts);
+  if (!tables.ok()) return Fail(tables.status());
+  std::printf("generated TPC-H SF %g in %s:", opts.scale, args[1].c_str());
+  for (const auto& t : *tables) std::printf(" %s", t.c_str());
+  std::printf("\n");
+  return 0;
+}
+
 int RunDelta(const std::vector<std::string>& args) {
   const char* usage =
       "usage: silt delta info|files|cat PATH [--version N] [--json] [--limit N]\n"
       "       silt delta gen PATH [--columns flat|all|nested|int64|...] [--rows N] [--seed S]\n"
-      "                      [--partition-by COL]... [--property key=value]...";
+      "                      [--partition-by COL]... [--property key=value]...\n"
+      "       silt delta gen-tpch DIR [--sf 1] [--rows-per-file N]";
   if (args.size() >= 2 && args[0] == "gen") return Gen(args);
+  if (args.size() >= 2 && args[0] == "gen-tpch") return GenTpch(args);
   if (args.size() < 2) {
     std::fprintf(stderr, "%s\n", usage);
     return 2;

@@ -26,9 +26,37 @@ struct Rng {
   int64_t Uniform(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1)); }
 };
 
-const char* kWords[] = {"furiously", "quickly", "carefully", "blithely", "slyly", "ironic", "final", "pending",
-                        "regular",  "express", "special",   "bold",     "even",  "silent", "unusual", "deposits",
-                        "packages", "accounts", "requests", "theodolites", "foxes", "pinto", "beans", "instructions"};
+// dbgen's text grammar (dists.dss): comments are substrings of a pseudo-text built from these
+// word classes, so LIKE patterns such as '%special%requests%' (Q13) select about as often.
+const char* kNouns[] = {"foxes", "ideas", "theodolites", "pinto beans", "instructions", "dependencies", "excuses",
+                        "platelets", "asymptotes", "courts", "dolphins", "multipliers", "sauternes", "warthogs",
+                        "frets", "dinos", "attainments", "somas", "Tiresias", "patterns", "forges", "braids",
+                        "hockey players", "frays", "warhorses", "dugouts", "notornis", "epitaphs", "pearls", "tithes",
+                        "waters", "orbits", "gifts", "sheaves", "depths", "sentiments", "decoys", "realms", "pains",
+                        "grouches", "escapades", "packages", "requests", "accounts", "deposits"};
+const char* kVerbs[] = {"sleep", "wake", "are", "cajole", "haggle", "nag", "use", "boost", "affix", "detect",
+                        "integrate", "maintain", "nod", "was", "lose", "sublate", "solve", "thrash", "promise",
+                        "engage", "hinder", "print", "x-ray", "breach", "eat", "grow", "impress", "mold", "poach",
+                        "serve", "run", "dazzle", "snooze", "doze", "unwind", "kindle", "play", "hang", "believe",
+                        "doubt"};
+const char* kAdjectives[] = {"furious", "sly", "careful", "blithe", "quick", "fluffy", "slow", "quiet", "ruthless",
+                             "thin", "close", "dogged", "daring", "brave", "stealthy", "permanent", "enticing",
+                             "idle", "busy", "regular", "final", "ironic", "even", "bold", "silent", "pending",
+                             "express", "special", "unusual"};
+const char* kAdverbs[] = {"sometimes", "always", "never", "furiously", "slyly", "carefully", "blithely", "quickly",
+                          "fluffily", "slowly", "quietly", "ruthlessly", "thinly", "closely", "doggedly", "daringly",
+                          "bravely", "stealthily", "permanently", "enticingly", "idly", "busily", "regularly",
+                          "finally", "ironically", "evenly", "boldly", "silently"};
+const char* kPrepositions[] = {"about", "above", "according to", "across", "after", "against", "along",
+                               "alongside of", "among", "around", "at", "atop", "before", "behind", "beneath",
+                               "beside", "besides", "between", "beyond", "by", "despite", "during", "except", "for",
+                               "from", "in place of", "inside", "instead of", "into", "near", "of", "on", "outside",
+                               "over", "past", "since", "through", "throughout", "to", "toward", "under", "until",
+                               "up", "upon", "without", "with", "within"};
+const char* kAuxiliaries[] = {"do", "may", "might", "shall", "will", "would", "can", "could", "should", "ought to",
+                              "must", "will have to", "shall have to", "could have to", "should have to",
+                              "must have to", "need to", "try to"};
+const char* kTerminators[] = {".", ";", ":", "?", "!", "--"};
 const char* kRegions[] = {"AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST"};
 const char* kNations[] = {"ALGERIA", "ARGENTINA", "BRAZIL", "CANADA", "EGYPT", "ETHIOPIA", "FRANCE", "GERMANY", "INDIA",
                           "INDONESIA", "IRAN", "IRAQ", "JAPAN", "JORDAN", "KENYA", "MOROCCO", "MOZAMBIQUE", "PERU",
@@ -43,21 +71,73 @@ const char* kTypes2[] = {"ANODIZED", "BURNISHED", "PLATED", "POLISHED", "BRUSHED
 const char* kTypes3[] = {"TIN", "NICKEL", "BRASS", "STEEL", "COPPER"};
 const char* kContainers1[] = {"SM", "LG", "MED", "JUMBO", "WRAP"};
 const char* kContainers2[] = {"CASE", "BOX", "BAG", "JAR", "PKG", "PACK", "CAN", "DRUM"};
-const char* kColors[] = {"almond", "antique", "aquamarine", "azure", "beige", "bisque", "black", "blanched", "blue",
-                         "blush", "brown", "burlywood", "chartreuse", "chocolate", "coral", "cornflower", "cream",
-                         "cyan", "dark", "deep", "dim", "dodger", "drab", "firebrick", "forest", "frosted", "green"};
+// dbgen's 92 colours; p_name is five distinct ones (Q9 '%green%', Q20 'forest%').
+const char* kColors[] = {
+    "almond",    "antique",   "aquamarine", "azure",     "beige",     "bisque",   "black",     "blanched", "blue",
+    "blush",     "brown",     "burlywood",  "burnished", "chartreuse", "chiffon", "chocolate", "coral",    "cornflower",
+    "cornsilk",  "cream",     "cyan",       "dark",      "deep",      "dim",      "dodger",    "drab",     "firebrick",
+    "floral",    "forest",    "frosted",    "gainsboro", "ghost",     "goldenrod", "green",    "grey",     "honeydew",
+    "hot",       "indian",    "ivory",      "khaki",     "lace",      "lavender", "lawn",      "lemon",    "light",
+    "lime",      "linen",     "magenta",    "maroon",    "medium",    "metallic", "midnight",  "mint",     "misty",
+    "moccasin",  "navajo",    "navy",       "olive",     "orange",    "orchid",   "pale",      "papaya",   "peach",
+    "peru",      "pink",      "plum",       "powder",    "puff",      "purple",   "red",       "rose",     "rosy",
+    "royal",     "saddle",    "salmon",     "sandy",     "seashell",  "sienna",   "sky",       "slate",    "smoke",
+    "snow",      "spring",    "steel",      "tan",       "thistle",   "tomato",   "turquoise", "violet",   "wheat",
+    "white",     "yellow"};
+static_assert(sizeof(kColors) / sizeof(kColors[0]) == 92);
 
 template <size_t N>
 const char* Pick(Rng& r, const char* (&a)[N]) {
   return a[r.Next() % N];
 }
 
-std::string Comment(Rng& r, int words) {
-  std::string s;
-  for (int i = 0; i < words; ++i) {
-    if (i) s += ' ';
-    s += Pick(r, kWords);
+// The text pool comments are cut from, as dbgen's TEXT(): sentences of the grammar
+//   noun phrase, verb phrase, [prepositional phrase], terminator
+// (noun phrase: [adverb] [adjective[,] adjective] noun; verb phrase: [auxiliary] verb [adverb]).
+class TextPool {
+ public:
+  explicit TextPool(uint64_t seed, size_t size = 1 << 20) {
+    Rng r(seed);
+    while (text_.size() < size) {
+      NounPhrase(r);
+      text_ += ' ';
+      if (r.Next() % 3 == 0) text_ += std::string(Pick(r, kAuxiliaries)) + ' ';
+      text_ += Pick(r, kVerbs);
+      if (r.Next() % 2 == 0) text_ += std::string(" ") + Pick(r, kAdverbs);
+      if (r.Next() % 2 == 0) {
+        text_ += std::string(" ") + Pick(r, kPrepositions) + " the ";
+        NounPhrase(r);
+      }
+      text_ += Pick(r, kTerminators);
+      text_ += ' ';
+    }
   }
+  // A substring of the pool of a length uniform in [0.4, 1.6] × avg (dbgen's TEXT(avg)).
+  std::string Comment(Rng& r, int avg) const {
+    const int64_t len = r.Uniform(std::max(1, avg * 4 / 10), avg * 16 / 10);
+    const int64_t start = r.Uniform(0, static_cast<int64_t>(text_.size()) - len - 1);
+    return text_.substr(static_cast<size_t>(start), static_cast<size_t>(len));
+  }
+
+ private:
+  void NounPhrase(Rng& r) {
+    switch (r.Next() % 4) {
+      case 0: break;
+      case 1: text_ += std::string(Pick(r, kAdjectives)) + ' '; break;
+      case 2: text_ += std::string(Pick(r, kAdjectives)) + ", " + Pick(r, kAdjectives) + ' '; break;
+      default: text_ += std::string(Pick(r, kAdverbs)) + ' ' + Pick(r, kAdjectives) + ' '; break;
+    }
+    text_ += Pick(r, kNouns);
+  }
+  std::string text_;
+};
+
+// dbgen's V-string: random alphanumerics (addresses), length uniform in [0.4, 1.6] × avg.
+std::string RandomString(Rng& r, int avg) {
+  static const char kChars[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ,";
+  const int64_t len = r.Uniform(avg * 4 / 10, avg * 16 / 10);
+  std::string s(static_cast<size_t>(len), ' ');
+  for (auto& c : s) c = kChars[r.Next() % (sizeof(kChars) - 1)];
   return s;
 }
 
@@ -119,6 +199,17 @@ class TableWriter {
   int64_t rows_ = 0;
 };
 
+// s_comment: 10 in 10000 suppliers get "Customer … Complaints" or "Customer … Recommends" (half
+// each) as dbgen's S_CMNT_BBB (Q16 excludes the complaints).
+std::string SupplierComment(Rng& r, const TextPool& pool) {
+  std::string c = pool.Comment(r, 63);
+  if (r.Uniform(1, 10000) > 10) return c;
+  const char* kind = r.Next() % 2 ? "Complaints" : "Recommends";
+  const size_t head = static_cast<size_t>(r.Uniform(0, static_cast<int64_t>(c.size()) / 2));
+  const size_t gap = static_cast<size_t>(r.Uniform(0, 10));
+  return c.substr(0, head) + "Customer " + c.substr(head, gap) + kind + c.substr(std::min(c.size(), head + gap));
+}
+
 int128_t Cents(int64_t c) { return static_cast<int128_t>(c); }
 
 }  // namespace
@@ -130,6 +221,7 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
   const int64_t n_part = std::max<int64_t>(1, static_cast<int64_t>(200000 * sf));
   const int64_t n_orders = std::max<int64_t>(1, static_cast<int64_t>(1500000 * sf));
   Rng r(o.seed);
+  const TextPool pool(o.seed ^ 0x7e57u);
   std::vector<std::string> names;
 
   {
@@ -139,7 +231,7 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
       auto& c = t.chunk().columns;
       c[0].Append<int32_t>(i);
       c[1].AppendString(kRegions[i]);
-      c[2].AppendString(Comment(r, 6));
+      c[2].AppendString(pool.Comment(r, 72));
       SILT_RETURN_NOT_OK(t.RowDone());
     }
     SILT_RETURN_NOT_OK(t.Flush());
@@ -153,7 +245,7 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
       c[0].Append<int32_t>(i);
       c[1].AppendString(kNations[i]);
       c[2].Append<int32_t>(kNationRegion[i]);
-      c[3].AppendString(Comment(r, 8));
+      c[3].AppendString(pool.Comment(r, 72));
       SILT_RETURN_NOT_OK(t.RowDone());
     }
     SILT_RETURN_NOT_OK(t.Flush());
@@ -176,11 +268,11 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
       std::snprintf(buf, sizeof buf, "Supplier#%09lld", static_cast<long long>(i));
       c[0].Append<int64_t>(i);
       c[1].AppendString(buf);
-      c[2].AppendString(Comment(r, 2));
+      c[2].AppendString(RandomString(r, 25));
       c[3].Append<int32_t>(nation);
       c[4].AppendString(phone(nation));
       c[5].Append<int128_t>(Cents(r.Uniform(-99999, 999999)));
-      c[6].AppendString(Comment(r, 7));
+      c[6].AppendString(SupplierComment(r, pool));
       SILT_RETURN_NOT_OK(t.RowDone());
     }
     SILT_RETURN_NOT_OK(t.Flush());
@@ -198,18 +290,19 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
       std::snprintf(buf, sizeof buf, "Customer#%09lld", static_cast<long long>(i));
       c[0].Append<int64_t>(i);
       c[1].AppendString(buf);
-      c[2].AppendString(Comment(r, 2));
+      c[2].AppendString(RandomString(r, 25));
       c[3].Append<int32_t>(nation);
       c[4].AppendString(phone(nation));
       c[5].Append<int128_t>(Cents(r.Uniform(-99999, 999999)));
       c[6].AppendString(Pick(r, kSegments));
-      c[7].AppendString(Comment(r, 8));
+      c[7].AppendString(pool.Comment(r, 73));
       SILT_RETURN_NOT_OK(t.RowDone());
     }
     SILT_RETURN_NOT_OK(t.Flush());
     names.push_back("customer");
   }
   std::vector<int64_t> retail(static_cast<size_t>(n_part) + 1);
+  std::vector<const char*> colors(std::begin(kColors), std::end(kColors));
   {
     TableWriter t(dir, "part", {F("p_partkey", DataType::Int64()), F("p_name", DataType::String()), F("p_mfgr", DataType::String()),
                                 F("p_brand", DataType::String()), F("p_type", DataType::String()), F("p_size", DataType::Int32()),
@@ -217,8 +310,12 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
     SILT_RETURN_NOT_OK(t.Begin());
     for (int64_t i = 1; i <= n_part; ++i) {
       auto& c = t.chunk().columns;
+      // Five distinct colours: a partial Fisher-Yates shuffle of the 92.
       std::string name;
-      for (int w = 0; w < 5; ++w) name += (w ? " " : "") + std::string(Pick(r, kColors));
+      for (int w = 0; w < 5; ++w) {
+        std::swap(colors[static_cast<size_t>(w)], colors[static_cast<size_t>(r.Uniform(w, 91))]);
+        name += (w ? " " : "") + std::string(colors[static_cast<size_t>(w)]);
+      }
       int m = static_cast<int>(r.Uniform(1, 5));
       int64_t price = (90000 + ((i / 10) % 20001) + 100 * (i % 1000));
       retail[static_cast<size_t>(i)] = price;
@@ -230,7 +327,7 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
       c[5].Append<int32_t>(static_cast<int32_t>(r.Uniform(1, 50)));
       c[6].AppendString(std::string(Pick(r, kContainers1)) + " " + Pick(r, kContainers2));
       c[7].Append<int128_t>(Cents(price));
-      c[8].AppendString(Comment(r, 3));
+      c[8].AppendString(pool.Comment(r, 14));
       SILT_RETURN_NOT_OK(t.RowDone());
     }
     SILT_RETURN_NOT_OK(t.Flush());
@@ -247,7 +344,7 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
         c[1].Append<int64_t>((i + j * (n_supp / 4 + (i - 1) / n_supp)) % n_supp + 1);
         c[2].Append<int32_t>(static_cast<int32_t>(r.Uniform(1, 9999)));
         c[3].Append<int128_t>(Cents(r.Uniform(100, 100000)));
-        c[4].AppendString(Comment(r, 10));
+        c[4].AppendString(pool.Comment(r, 124));
         SILT_RETURN_NOT_OK(t.RowDone());
       }
     }
@@ -274,7 +371,7 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
       do {
         cust = r.Uniform(1, n_cust);
       } while (cust % 3 == 0 && n_cust > 2);  // a third of customers have no orders
-      int32_t odate = static_cast<int32_t>(r.Uniform(kStartDate, kEndOrderDate - 151));
+      int32_t odate = static_cast<int32_t>(r.Uniform(kStartDate, kEndOrderDate));
       int lines = static_cast<int>(r.Uniform(1, 7));
       int64_t total = 0;
       int shipped = 0;
@@ -308,7 +405,7 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
         c[12].Append<int32_t>(receipt);
         c[13].AppendString(Pick(r, kShipInstruct));
         c[14].AppendString(Pick(r, kShipModes));
-        c[15].AppendString(Comment(r, 4));
+        c[15].AppendString(pool.Comment(r, 27));
         SILT_RETURN_NOT_OK(items.RowDone());
       }
       auto& c = orders.chunk().columns;
@@ -322,7 +419,7 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
       c[5].AppendString(Pick(r, kPriorities));
       c[6].AppendString(clerk);
       c[7].Append<int32_t>(0);
-      c[8].AppendString(Comment(r, 6));
+      c[8].AppendString(pool.Comment(r, 49));
       SILT_RETURN_NOT_OK(orders.RowDone());
     }
     SILT_RETURN_NOT_OK(orders.Flush());
