@@ -1,0 +1,250 @@
+// TPC-H helpers shared by the benchmark (bench/tpch_duckdb.mjs) and the `make test` cross-check
+// (test/interop/tpch_crosscheck.mjs): the 22 queries of bench/tpch/queries.sql, DuckDB's views
+// over silt's Parquet files, and the comparison of both engines' FULL answers.
+//
+// Answers compare row by row in the order the query returns them (every TPC-H query orders its
+// result), columns by position. Numbers compare by value: integers exactly; two decimals exactly
+// when their scales are equal, else within one unit of the last place of the smaller scale (Spark
+// and DuckDB pick different result scales for decimal multiplication/division); a double (DuckDB's
+// avg and decimal division) within a relative 1e-9 or within one unit of the last place of the
+// other side's decimal (avg(l_discount): silt "0.049985", DuckDB 0.04998539…). Strings and dates
+// exactly.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export const TABLES = ['region', 'nation', 'supplier', 'customer', 'part', 'partsupp', 'orders', 'lineitem'];
+
+// Q11's FRACTION is 0.0001 / SF (TPC-H 2.4.11.3), as a decimal literal.
+export function fraction(sf) {
+  return (0.0001 / sf).toFixed(12).replace(/0+$/, '');
+}
+
+// [{name, sql}] in file order; `only` (names) filters.
+export function loadQueries(sf, only = null) {
+  const text = fs.readFileSync(path.join(here, 'queries.sql'), 'utf8');
+  const out = [];
+  for (const line of text.split('\n')) {
+    if (line.startsWith('-- name: ')) out.push({ name: line.slice(9).trim(), sql: '' });
+    else if (out.length && !line.startsWith('--')) out[out.length - 1].sql += line + '\n';
+  }
+  for (const q of out) q.sql = q.sql.trim().replace(/;\s*$/, '').replaceAll('{fraction}', fraction(sf));
+  return only && only.length ? out.filter((q) => only.includes(q.name)) : out;
+}
+
+// The Parquet data files of a Delta table the generator wrote (it only appends: all are live).
+export function dataFiles(dir) {
+  return fs.readdirSync(dir).filter((f) => f.endsWith('.parquet')).sort().map((f) => path.join(dir, f));
+}
+
+const sqlString = (s) => "'" + s.replaceAll("'", "''") + "'";
+
+// DuckDB: one view per table over the same Parquet files silt reads.
+export async function createDuckdbViews(conn, dataDir) {
+  for (const t of TABLES) {
+    const files = dataFiles(path.join(dataDir, t));
+    if (files.length === 0) throw new Error(`no Parquet files in ${path.join(dataDir, t)}`);
+    await conn.run(`CREATE OR REPLACE VIEW ${t} AS SELECT * FROM read_parquet([${files.map(sqlString).join(', ')}])`);
+  }
+}
+
+// silt: external tables over the Delta tables (idempotent).
+export function siltSetupSql(dataDir) {
+  return TABLES.map((t) => `CREATE TABLE IF NOT EXISTS ${t} USING DELTA LOCATION ${sqlString(path.join(dataDir, t))}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values: both sides become trees {k: 'num'|'str'|'bool'|'null'|'arr', ...}; numbers keep their
+// text. silt's rows are JSON (Value::ToJson / `silt sql --mode json`: decimals and dates as strings).
+
+export function parseJson(text) {
+  let i = 0;
+  const ws = () => { while (i < text.length && ' \t\r\n'.includes(text[i])) i++; };
+  const fail = (msg) => { throw new Error(`${msg} at offset ${i} of ${text.slice(0, 200)}`); };
+  const str = () => {
+    const start = i++;
+    while (i < text.length && text[i] !== '"') { if (text[i] === '\\') i++; i++; }
+    if (i >= text.length) fail('unterminated string');
+    i++;
+    return JSON.parse(text.slice(start, i));
+  };
+  const value = () => {
+    ws();
+    const c = text[i];
+    if (c === '{' || c === '[') {
+      // Objects (rows of `silt sql --mode json`) become arrays of their values, by position.
+      const close = c === '{' ? '}' : ']';
+      i++;
+      const items = [];
+      ws();
+      if (text[i] === close) { i++; return { k: 'arr', items }; }
+      for (;;) {
+        ws();
+        if (c === '{') {
+          if (text[i] !== '"') fail('expected key');
+          str();
+          ws();
+          if (text[i++] !== ':') fail('expected :');
+        }
+        items.push(value());
+        ws();
+        if (text[i] === ',') { i++; continue; }
+        if (text[i] === close) { i++; return { k: 'arr', items }; }
+        fail(`expected , or ${close}`);
+      }
+    }
+    if (c === '"') return { k: 'str', v: str() };
+    if (text.startsWith('true', i)) { i += 4; return { k: 'bool', v: true }; }
+    if (text.startsWith('false', i)) { i += 5; return { k: 'bool', v: false }; }
+    if (text.startsWith('null', i)) { i += 4; return { k: 'null' }; }
+    const m = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 400));
+    if (!m) fail('unexpected character');
+    i += m[0].length;
+    return { k: 'num', s: m[0] };
+  };
+  const v = value();
+  ws();
+  if (i !== text.length) fail('trailing characters');
+  return v;
+}
+
+// Rows of a JSON-lines text (one row per non-empty line).
+export function parseJsonLines(text) {
+  return text.split('\n').filter((l) => l.trim() !== '').map(parseJson);
+}
+
+const pad = (n, w) => String(n).padStart(w, '0');
+function formatDays(days) {
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  return `${y < 0 ? '-' + pad(-y, 4) : pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
+}
+function formatMicros(micros) {
+  const DAY = 86400000000n;
+  let days = micros / DAY;
+  let rem = micros % DAY;
+  if (rem < 0n) { rem += DAY; days -= 1n; }
+  const secs = rem / 1000000n, frac = rem % 1000000n;
+  return `${formatDays(Number(days))} ${pad(secs / 3600n, 2)}:${pad((secs / 60n) % 60n, 2)}:${pad(secs % 60n, 2)}.${pad(frac, 6)}`;
+}
+function formatDecimal(unscaled, scale) {
+  const neg = unscaled < 0n;
+  let digits = (neg ? -unscaled : unscaled).toString();
+  if (scale > 0) {
+    digits = digits.padStart(scale + 1, '0');
+    digits = digits.slice(0, -scale) + '.' + digits.slice(-scale);
+  }
+  return (neg ? '-' : '') + digits;
+}
+
+// A DuckDB result (node-api reader after readAll) → rows of value trees.
+export function duckdbRows(duck, reader) {
+  const T = duck.DuckDBTypeId;
+  const conv = (type, v) => {
+    if (v === null || v === undefined) return { k: 'null' };
+    switch (type.typeId) {
+      case T.BOOLEAN: return { k: 'bool', v: Boolean(v) };
+      case T.TINYINT: case T.SMALLINT: case T.INTEGER: case T.BIGINT: case T.HUGEINT:
+      case T.UTINYINT: case T.USMALLINT: case T.UINTEGER: case T.UBIGINT: case T.UHUGEINT:
+        return { k: 'num', s: String(v) };
+      case T.FLOAT: case T.DOUBLE: return { k: 'num', s: String(Number(v)) };
+      case T.DECIMAL: return { k: 'str', v: formatDecimal(BigInt(v.value), type.scale) };
+      case T.VARCHAR: return { k: 'str', v: String(v) };
+      case T.DATE: return { k: 'str', v: formatDays(v.days) };
+      case T.TIMESTAMP: return { k: 'str', v: formatMicros(v.micros) };
+      default: throw new Error(`unsupported DuckDB result type ${type.toString()}`);
+    }
+  };
+  const types = reader.columnTypes();
+  return reader.getRows().map((row) => ({ k: 'arr', items: row.map((v, i) => conv(types[i], v)) }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparison
+
+const NUMERIC = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+function numText(v) {
+  if (v.k === 'num') return v.s;
+  if (v.k === 'str' && NUMERIC.test(v.v)) return v.v;
+  return null;
+}
+// Fraction digits of a decimal text; Infinity for a double's exponent form.
+const fractionDigits = (t) => (/[eE]/.test(t) ? Infinity : (t.split('.')[1] || '').length);
+export function numEqual(a, b) {
+  if (a === b) return true;
+  if (/^-?[0-9]+$/.test(a) && /^-?[0-9]+$/.test(b)) return BigInt(a) === BigInt(b);
+  const x = Number(a), y = Number(b);
+  const d = Math.abs(x - y);
+  if (d <= 1e-9 * Math.max(Math.abs(x), Math.abs(y))) return true;
+  const k = Math.min(fractionDigits(a), fractionDigits(b));
+  return Number.isFinite(k) && d <= 10 ** -k * (1 + 1e-9);
+}
+// Two decimal texts (decimals are strings on both sides): exactly equal, or, when their scales
+// differ, within one unit of the last place of the smaller scale (exact BigInt arithmetic).
+export function decimalEqual(a, b) {
+  const parse = (t) => {
+    const [i, f = ''] = t.replace(/^-/, '').split('.');
+    return { neg: t.startsWith('-'), i, f };
+  };
+  const x = parse(a), y = parse(b);
+  const scale = Math.max(x.f.length, y.f.length);
+  const big = (v) => (v.neg ? -1n : 1n) * BigInt(v.i + v.f.padEnd(scale, '0'));
+  let d = big(x) - big(y);
+  if (d < 0n) d = -d;
+  return d <= 10n ** BigInt(scale - Math.min(x.f.length, y.f.length)) - (x.f.length === y.f.length ? 1n : 0n);
+}
+export function valueEqual(a, b) {
+  const na = numText(a), nb = numText(b);
+  if (na !== null && nb !== null) {
+    if (a.k === 'str' && b.k === 'str' && !/[eE]/.test(na + nb)) return decimalEqual(na, nb);
+    return numEqual(na, nb);
+  }
+  if (a.k !== b.k) return false;
+  switch (a.k) {
+    case 'null': return true;
+    case 'bool': case 'str': return a.v === b.v;
+    case 'arr': return a.items.length === b.items.length && a.items.every((x, i) => valueEqual(x, b.items[i]));
+    default: return false;
+  }
+}
+export function show(v) {
+  switch (v.k) {
+    case 'null': return 'null';
+    case 'bool': return String(v.v);
+    case 'num': return v.s;
+    case 'str': return JSON.stringify(v.v);
+    case 'arr': return '[' + v.items.map(show).join(',') + ']';
+    default: return '?';
+  }
+}
+
+// Ordered comparison of full answers: null when equal, else a one-line description.
+export function compareAnswers(silt, duckdb) {
+  if (silt.length && duckdb.length && silt[0].items.length !== duckdb[0].items.length) {
+    return `silt returned ${silt[0].items.length} column(s), DuckDB ${duckdb[0].items.length}`;
+  }
+  const n = Math.min(silt.length, duckdb.length);
+  let first = -1, differing = 0;
+  for (let i = 0; i < n; i++) {
+    if (!valueEqual(silt[i], duckdb[i])) {
+      if (first < 0) first = i;
+      differing++;
+    }
+  }
+  if (first < 0 && silt.length === duckdb.length) return null;
+  const parts = [];
+  if (silt.length !== duckdb.length) parts.push(`silt returned ${silt.length} row(s), DuckDB ${duckdb.length}`);
+  if (first >= 0) {
+    parts.push(`${differing} of ${n} rows differ, first at row ${first}: silt ${show(silt[first])} DuckDB ${show(duckdb[first])}`);
+  }
+  return parts.join('; ');
+}
