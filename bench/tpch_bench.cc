@@ -1,10 +1,16 @@
-// TPC-H-like benchmark, silt side: generates the tables as Delta (once, cached in the data
-// directory), then runs bench/tpch/queries.sql through the public API, best of N runs each.
+// TPC-H benchmark, silt side (bench/tpch.sh drives it): generates the eight tables as Delta
+// tables (once, cached in the data directory; their data files are the plain Parquet files DuckDB
+// reads), registers them as external tables, and runs queries of bench/tpch/queries.sql through
+// the public API, best of N runs each, optionally writing the full answer as JSON lines.
 //
-//   tpch_bench --data DIR [--sf 1] [--threads N] [--runs 3] [--queries bench/tpch/queries.sql]
+//   tpch_bench --data DIR --sf 1 --generate                 generate (if not done yet) and exit
+//   tpch_bench --data DIR --sf 1 [--threads N] [--runs 3] [--query q01] [--dump FILE]
+//              [--memory-limit BYTES] [--max-repeat-seconds 20] [--queries bench/tpch/queries.sql]
 //
-// Prints `bench=tpch_<name> engine=silt threads=<n> seconds=<best> rows=<result rows>` per query
-// and `checksum=<...>` lines so the driver can compare results with DuckDB's.
+// Prints `bench=tpch_<name> engine=silt threads=<n> seconds=<best> rows=<result rows>` per query,
+// or `error=tpch_<name> engine=silt threads=<n> <status>`. --dump writes the rows of the last run,
+// one JSON array per line (Value::ToJson; bench/tpch/tpch.mjs compares them with DuckDB's).
+// A run slower than --max-repeat-seconds is not repeated (the driver also has a timeout).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -19,55 +25,98 @@
 
 namespace {
 
+const char* kTables[] = {"region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"};
+
+// Generator version: bump when src/cli/tpch_gen.cc changes its data, so cached data is rebuilt.
+constexpr int kGeneratorVersion = 2;
+
 struct Query {
   std::string name, sql;
 };
 
-std::vector<Query> LoadQueries(const std::string& path, const std::string& data) {
+// Q11's FRACTION: 0.0001 / SF as a decimal literal (bench/tpch/tpch.mjs's fraction()).
+std::string Fraction(double sf) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.12f", 0.0001 / sf);
+  std::string s = buf;
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  return s;
+}
+
+std::vector<Query> LoadQueries(const std::string& path, double sf) {
   std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
   std::vector<Query> out;
   std::string line;
-  std::istringstream lines(ss.str());
-  while (std::getline(lines, line)) {
+  while (std::getline(in, line)) {
     if (line.rfind("-- name: ", 0) == 0) {
       out.push_back({line.substr(9), ""});
     } else if (!out.empty() && line.rfind("--", 0) != 0) {
       out.back().sql += line + "\n";
     }
   }
+  const std::string key = "{fraction}", frac = Fraction(sf);
   for (auto& q : out) {
-    for (const char* t : {"lineitem", "orders", "customer", "part", "partsupp", "supplier", "nation", "region"}) {
-      std::string key = std::string("{") + t + "}";
-      std::string repl = "delta.`" + data + "/" + t + "`";
-      for (size_t p; (p = q.sql.find(key)) != std::string::npos;) q.sql.replace(p, key.size(), repl);
-    }
-    while (!q.sql.empty() && (q.sql.back() == '\n' || q.sql.back() == ';')) q.sql.pop_back();
+    for (size_t p; (p = q.sql.find(key)) != std::string::npos;) q.sql.replace(p, key.size(), frac);
+    while (!q.sql.empty() && (q.sql.back() == '\n' || q.sql.back() == ';' || q.sql.back() == ' ')) q.sql.pop_back();
   }
   return out;
+}
+
+bool WriteDump(const std::string& path, const silt::QueryResult& res) {
+  std::ofstream out(path, std::ios::trunc);
+  for (size_t i = 0; i < res.num_rows(); ++i) {
+    std::string line = "[";
+    bool first = true;
+    for (const auto& v : res.Row(i)) {
+      if (!first) line += ',';
+      first = false;
+      line += v.ToJson();
+    }
+    out << line << "]\n";
+  }
+  return static_cast<bool>(out);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string data, queries = "bench/tpch/queries.sql";
-  double sf = 1;
+  std::string data, queries = "bench/tpch/queries.sql", only, dump;
+  double sf = 1, max_repeat_seconds = 20;
   int threads = 0, runs = 3;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string k = argv[i], v = argv[i + 1];
+  int64_t memory_limit = -1;
+  bool generate_only = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    if (k == "--generate") {
+      generate_only = true;
+      continue;
+    }
+    if (i + 1 >= argc) break;
+    std::string v = argv[++i];
     if (k == "--data") data = v;
     else if (k == "--sf") sf = std::stod(v);
     else if (k == "--threads") threads = std::stoi(v);
     else if (k == "--runs") runs = std::stoi(v);
     else if (k == "--queries") queries = v;
+    else if (k == "--query") only = v;
+    else if (k == "--dump") dump = v;
+    else if (k == "--memory-limit") memory_limit = std::stoll(v);
+    else if (k == "--max-repeat-seconds") max_repeat_seconds = std::stod(v);
+    else {
+      std::fprintf(stderr, "unknown option %s\n", k.c_str());
+      return 2;
+    }
   }
   if (data.empty()) {
-    std::fprintf(stderr, "usage: tpch_bench --data DIR [--sf 1] [--threads N] [--runs 3]\n");
+    std::fprintf(stderr,
+                 "usage: tpch_bench --data DIR [--sf 1] [--generate] [--threads N] [--runs 3] [--query NAME]\n"
+                 "                  [--dump FILE] [--memory-limit BYTES] [--max-repeat-seconds S]\n");
     return 2;
   }
   data = std::filesystem::absolute(data).string();
-  std::string marker = data + "/.complete-sf" + std::to_string(sf);
+  char marker_name[64];
+  std::snprintf(marker_name, sizeof marker_name, "/.complete-v%d-sf%g", kGeneratorVersion, sf);
+  const std::string marker = data + marker_name;
   if (!std::filesystem::exists(marker)) {
     auto t0 = std::chrono::steady_clock::now();
     silt::cli::TpchOptions opts;
@@ -77,46 +126,60 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "generate: %s\n", r.status().ToString().c_str());
       return 1;
     }
+    std::filesystem::remove_all(data + "/.warehouse");
     std::ofstream(marker) << "ok\n";
-    std::printf("# generated TPC-H-like SF %g in %.1f s\n", sf,
+    std::printf("# generated TPC-H SF %g in %.1f s\n", sf,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
+  if (generate_only) return 0;
+
   silt::DatabaseOptions dbo;
   dbo.warehouse = data + "/.warehouse";
   dbo.threads = threads;
+  dbo.memory_limit_bytes = memory_limit;
   auto db = silt::Database::Open(dbo);
   if (!db.ok()) {
     std::fprintf(stderr, "%s\n", db.status().ToString().c_str());
     return 1;
   }
   silt::Connection con(*db);
+  for (const char* t : kTables) {
+    auto r = con.Query(std::string("CREATE TABLE IF NOT EXISTS ") + t + " USING DELTA LOCATION '" + data + "/" + t + "'");
+    if (!r.ok()) {
+      std::fprintf(stderr, "register %s: %s\n", t, r.status().ToString().c_str());
+      return 1;
+    }
+  }
+  const int shown_threads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
   int failures = 0;
-  for (const auto& q : LoadQueries(queries, data)) {
+  for (const auto& q : LoadQueries(queries, sf)) {
+    if (!only.empty() && q.name != only) continue;
     double best = -1;
     size_t rows = 0;
-    std::string first_row;
     bool ok = true;
     for (int r = 0; r < runs; ++r) {
       auto t0 = std::chrono::steady_clock::now();
       auto res = con.Query(q.sql);
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (!res.ok()) {
-        std::printf("# %s failed: %s\n", q.name.c_str(), res.status().ToString().c_str());
+        std::string msg = res.status().ToString();
+        for (auto& c : msg) c = c == '\n' ? ' ' : c;
+        std::printf("error=tpch_%s engine=silt threads=%d %s\n", q.name.c_str(), shown_threads, msg.c_str());
         ok = false;
         ++failures;
         break;
       }
       rows = (*res)->num_rows();
-      if (rows) {
-        first_row.clear();
-        for (const auto& v : (*res)->Row(0)) first_row += (first_row.empty() ? "" : "|") + v.ToString();
-      }
       if (best < 0 || s < best) best = s;
+      if (r == 0 && !dump.empty() && !WriteDump(dump, **res)) {
+        std::fprintf(stderr, "cannot write %s\n", dump.c_str());
+        return 1;
+      }
+      if (s > max_repeat_seconds) break;
     }
     if (!ok) continue;
-    std::printf("bench=tpch_%s engine=silt threads=%d seconds=%.6f rows=%zu\n", q.name.c_str(),
-                threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency()), best, rows);
-    std::printf("firstrow=tpch_%s %s\n", q.name.c_str(), first_row.c_str());
+    std::printf("bench=tpch_%s engine=silt threads=%d seconds=%.6f rows=%zu\n", q.name.c_str(), shown_threads, best, rows);
+    std::fflush(stdout);
   }
   return failures ? 1 : 0;
 }
