@@ -25,7 +25,8 @@
 
 namespace {
 
-const char* kTables[] = {"region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"};
+const char* kTables[] = {"region", "nation",   "supplier", "customer",
+                         "part",   "partsupp", "orders",   "lineitem"};
 
 // Generator version: bump when src/cli/tpch_gen.cc changes its data, so cached data is rebuilt.
 constexpr int kGeneratorVersion = 2;
@@ -57,7 +58,8 @@ std::vector<Query> LoadQueries(const std::string& path, double sf) {
   const std::string key = "{fraction}", frac = Fraction(sf);
   for (auto& q : out) {
     for (size_t p; (p = q.sql.find(key)) != std::string::npos;) q.sql.replace(p, key.size(), frac);
-    while (!q.sql.empty() && (q.sql.back() == '\n' || q.sql.back() == ';' || q.sql.back() == ' ')) q.sql.pop_back();
+    while (!q.sql.empty() && (q.sql.back() == '\n' || q.sql.back() == ';' || q.sql.back() == ' '))
+      q.sql.pop_back();
   }
   return out;
 }
@@ -93,24 +95,34 @@ int main(int argc, char** argv) {
     }
     if (i + 1 >= argc) break;
     std::string v = argv[++i];
-    if (k == "--data") data = v;
-    else if (k == "--sf") sf = std::stod(v);
-    else if (k == "--threads") threads = std::stoi(v);
-    else if (k == "--runs") runs = std::stoi(v);
-    else if (k == "--queries") queries = v;
-    else if (k == "--query") only = v;
-    else if (k == "--dump") dump = v;
-    else if (k == "--memory-limit") memory_limit = std::stoll(v);
-    else if (k == "--max-repeat-seconds") max_repeat_seconds = std::stod(v);
-    else {
+    if (k == "--data") {
+      data = v;
+    } else if (k == "--sf") {
+      sf = std::stod(v);
+    } else if (k == "--threads") {
+      threads = std::stoi(v);
+    } else if (k == "--runs") {
+      runs = std::stoi(v);
+    } else if (k == "--queries") {
+      queries = v;
+    } else if (k == "--query") {
+      only = v;
+    } else if (k == "--dump") {
+      dump = v;
+    } else if (k == "--memory-limit") {
+      memory_limit = std::stoll(v);
+    } else if (k == "--max-repeat-seconds") {
+      max_repeat_seconds = std::stod(v);
+    } else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
     }
   }
   if (data.empty()) {
     std::fprintf(stderr,
-                 "usage: tpch_bench --data DIR [--sf 1] [--generate] [--threads N] [--runs 3] [--query NAME]\n"
-                 "                  [--dump FILE] [--memory-limit BYTES] [--max-repeat-seconds S]\n");
+                 "usage: tpch_bench --data DIR [--sf 1] [--generate] [--threads N] [--runs 3]\n"
+                 "                  [--query NAME] [--dump FILE] [--memory-limit BYTES]\n"
+                 "                  [--max-repeat-seconds S]\n");
     return 2;
   }
   data = std::filesystem::absolute(data).string();
@@ -144,13 +156,15 @@ int main(int argc, char** argv) {
   }
   silt::Connection con(*db);
   for (const char* t : kTables) {
-    auto r = con.Query(std::string("CREATE TABLE IF NOT EXISTS ") + t + " USING DELTA LOCATION '" + data + "/" + t + "'");
+    auto r = con.Query(std::string("CREATE TABLE IF NOT EXISTS ") + t + " USING DELTA LOCATION '" +
+                       data + "/" + t + "'");
     if (!r.ok()) {
       std::fprintf(stderr, "register %s: %s\n", t, r.status().ToString().c_str());
       return 1;
     }
   }
-  const int shown_threads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
+  const int shown_threads =
+      threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
   int failures = 0;
   for (const auto& q : LoadQueries(queries, sf)) {
     if (!only.empty() && q.name != only) continue;
@@ -164,7 +178,8 @@ int main(int argc, char** argv) {
       if (!res.ok()) {
         std::string msg = res.status().ToString();
         for (auto& c : msg) c = c == '\n' ? ' ' : c;
-        std::printf("error=tpch_%s engine=silt threads=%d %s\n", q.name.c_str(), shown_threads, msg.c_str());
+        std::printf("error=tpch_%s engine=silt threads=%d %s\n", q.name.c_str(), shown_threads,
+                    msg.c_str());
         ok = false;
         ++failures;
         break;
@@ -178,7 +193,8 @@ int main(int argc, char** argv) {
       if (s > max_repeat_seconds) break;
     }
     if (!ok) continue;
-    std::printf("bench=tpch_%s engine=silt threads=%d seconds=%.6f rows=%zu\n", q.name.c_str(), shown_threads, best, rows);
+    std::printf("bench=tpch_%s engine=silt threads=%d seconds=%.6f rows=%zu\n", q.name.c_str(),
+                shown_threads, best, rows);
     std::fflush(stdout);
   }
   return failures ? 1 : 0;

@@ -28,34 +28,44 @@ struct Rng {
 
 // dbgen's text grammar (dists.dss): comments are substrings of a pseudo-text built from these
 // word classes, so LIKE patterns such as '%special%requests%' (Q13) select about as often.
-const char* kNouns[] = {"foxes", "ideas", "theodolites", "pinto beans", "instructions", "dependencies", "excuses",
-                        "platelets", "asymptotes", "courts", "dolphins", "multipliers", "sauternes", "warthogs",
-                        "frets", "dinos", "attainments", "somas", "Tiresias", "patterns", "forges", "braids",
-                        "hockey players", "frays", "warhorses", "dugouts", "notornis", "epitaphs", "pearls", "tithes",
-                        "waters", "orbits", "gifts", "sheaves", "depths", "sentiments", "decoys", "realms", "pains",
-                        "grouches", "escapades", "packages", "requests", "accounts", "deposits"};
-const char* kVerbs[] = {"sleep", "wake", "are", "cajole", "haggle", "nag", "use", "boost", "affix", "detect",
-                        "integrate", "maintain", "nod", "was", "lose", "sublate", "solve", "thrash", "promise",
-                        "engage", "hinder", "print", "x-ray", "breach", "eat", "grow", "impress", "mold", "poach",
-                        "serve", "run", "dazzle", "snooze", "doze", "unwind", "kindle", "play", "hang", "believe",
-                        "doubt"};
-const char* kAdjectives[] = {"furious", "sly", "careful", "blithe", "quick", "fluffy", "slow", "quiet", "ruthless",
-                             "thin", "close", "dogged", "daring", "brave", "stealthy", "permanent", "enticing",
-                             "idle", "busy", "regular", "final", "ironic", "even", "bold", "silent", "pending",
-                             "express", "special", "unusual"};
-const char* kAdverbs[] = {"sometimes", "always", "never", "furiously", "slyly", "carefully", "blithely", "quickly",
-                          "fluffily", "slowly", "quietly", "ruthlessly", "thinly", "closely", "doggedly", "daringly",
-                          "bravely", "stealthily", "permanently", "enticingly", "idly", "busily", "regularly",
-                          "finally", "ironically", "evenly", "boldly", "silently"};
-const char* kPrepositions[] = {"about", "above", "according to", "across", "after", "against", "along",
-                               "alongside of", "among", "around", "at", "atop", "before", "behind", "beneath",
-                               "beside", "besides", "between", "beyond", "by", "despite", "during", "except", "for",
-                               "from", "in place of", "inside", "instead of", "into", "near", "of", "on", "outside",
-                               "over", "past", "since", "through", "throughout", "to", "toward", "under", "until",
-                               "up", "upon", "without", "with", "within"};
-const char* kAuxiliaries[] = {"do", "may", "might", "shall", "will", "would", "can", "could", "should", "ought to",
-                              "must", "will have to", "shall have to", "could have to", "should have to",
-                              "must have to", "need to", "try to"};
+const char* kNouns[] = {
+    "foxes",     "ideas",     "theodolites", "pinto beans", "instructions",   "dependencies",
+    "excuses",   "platelets", "asymptotes",  "courts",      "dolphins",       "multipliers",
+    "sauternes", "warthogs",  "frets",       "dinos",       "attainments",    "somas",
+    "Tiresias",  "patterns",  "forges",      "braids",      "hockey players", "frays",
+    "warhorses", "dugouts",   "notornis",    "epitaphs",    "pearls",         "tithes",
+    "waters",    "orbits",    "gifts",       "sheaves",     "depths",         "sentiments",
+    "decoys",    "realms",    "pains",       "grouches",    "escapades",      "packages",
+    "requests",  "accounts",  "deposits"};
+const char* kVerbs[] = {"sleep",  "wake",    "are",    "cajole",    "haggle",   "nag",     "use",
+                        "boost",  "affix",   "detect", "integrate", "maintain", "nod",     "was",
+                        "lose",   "sublate", "solve",  "thrash",    "promise",  "engage",  "hinder",
+                        "print",  "x-ray",   "breach", "eat",       "grow",     "impress", "mold",
+                        "poach",  "serve",   "run",    "dazzle",    "snooze",   "doze",    "unwind",
+                        "kindle", "play",    "hang",   "believe",   "doubt"};
+const char* kAdjectives[] = {"furious", "sly",     "careful",  "blithe",    "quick",    "fluffy",
+                             "slow",    "quiet",   "ruthless", "thin",      "close",    "dogged",
+                             "daring",  "brave",   "stealthy", "permanent", "enticing", "idle",
+                             "busy",    "regular", "final",    "ironic",    "even",     "bold",
+                             "silent",  "pending", "express",  "special",   "unusual"};
+const char* kAdverbs[] = {
+    "sometimes", "always",    "never",   "furiously",  "slyly",       "carefully",  "blithely",
+    "quickly",   "fluffily",  "slowly",  "quietly",    "ruthlessly",  "thinly",     "closely",
+    "doggedly",  "daringly",  "bravely", "stealthily", "permanently", "enticingly", "idly",
+    "busily",    "regularly", "finally", "ironically", "evenly",      "boldly",     "silently"};
+const char* kPrepositions[] = {
+    "about",        "above",   "according to", "across",  "after",       "against", "along",
+    "alongside of", "among",   "around",       "at",      "atop",        "before",  "behind",
+    "beneath",      "beside",  "besides",      "between", "beyond",      "by",      "despite",
+    "during",       "except",  "for",          "from",    "in place of", "inside",  "instead of",
+    "into",         "near",    "of",           "on",      "outside",     "over",    "past",
+    "since",        "through", "throughout",   "to",      "toward",      "under",   "until",
+    "up",           "upon",    "without",      "with",    "within"};
+const char* kAuxiliaries[] = {
+    "do",           "may",          "might",         "shall",         "will",
+    "would",        "can",          "could",         "should",        "ought to",
+    "must",         "will have to", "shall have to", "could have to", "should have to",
+    "must have to", "need to",      "try to"};
 const char* kTerminators[] = {".", ";", ":", "?", "!", "--"};
 const char* kRegions[] = {"AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST"};
 const char* kNations[] = {"ALGERIA", "ARGENTINA", "BRAZIL", "CANADA", "EGYPT", "ETHIOPIA", "FRANCE", "GERMANY", "INDIA",
@@ -73,17 +83,20 @@ const char* kContainers1[] = {"SM", "LG", "MED", "JUMBO", "WRAP"};
 const char* kContainers2[] = {"CASE", "BOX", "BAG", "JAR", "PKG", "PACK", "CAN", "DRUM"};
 // dbgen's 92 colours; p_name is five distinct ones (Q9 '%green%', Q20 'forest%').
 const char* kColors[] = {
-    "almond",    "antique",   "aquamarine", "azure",     "beige",     "bisque",   "black",     "blanched", "blue",
-    "blush",     "brown",     "burlywood",  "burnished", "chartreuse", "chiffon", "chocolate", "coral",    "cornflower",
-    "cornsilk",  "cream",     "cyan",       "dark",      "deep",      "dim",      "dodger",    "drab",     "firebrick",
-    "floral",    "forest",    "frosted",    "gainsboro", "ghost",     "goldenrod", "green",    "grey",     "honeydew",
-    "hot",       "indian",    "ivory",      "khaki",     "lace",      "lavender", "lawn",      "lemon",    "light",
-    "lime",      "linen",     "magenta",    "maroon",    "medium",    "metallic", "midnight",  "mint",     "misty",
-    "moccasin",  "navajo",    "navy",       "olive",     "orange",    "orchid",   "pale",      "papaya",   "peach",
-    "peru",      "pink",      "plum",       "powder",    "puff",      "purple",   "red",       "rose",     "rosy",
-    "royal",     "saddle",    "salmon",     "sandy",     "seashell",  "sienna",   "sky",       "slate",    "smoke",
-    "snow",      "spring",    "steel",      "tan",       "thistle",   "tomato",   "turquoise", "violet",   "wheat",
-    "white",     "yellow"};
+    "almond",   "antique",   "aquamarine", "azure",      "beige",     "bisque",    "black",
+    "blanched", "blue",      "blush",      "brown",      "burlywood", "burnished", "chartreuse",
+    "chiffon",  "chocolate", "coral",      "cornflower", "cornsilk",  "cream",     "cyan",
+    "dark",     "deep",      "dim",        "dodger",     "drab",      "firebrick", "floral",
+    "forest",   "frosted",   "gainsboro",  "ghost",      "goldenrod", "green",     "grey",
+    "honeydew", "hot",       "indian",     "ivory",      "khaki",     "lace",      "lavender",
+    "lawn",     "lemon",     "light",      "lime",       "linen",     "magenta",   "maroon",
+    "medium",   "metallic",  "midnight",   "mint",       "misty",     "moccasin",  "navajo",
+    "navy",     "olive",     "orange",     "orchid",     "pale",      "papaya",    "peach",
+    "peru",     "pink",      "plum",       "powder",     "puff",      "purple",    "red",
+    "rose",     "rosy",      "royal",      "saddle",     "salmon",    "sandy",     "seashell",
+    "sienna",   "sky",       "slate",      "smoke",      "snow",      "spring",    "steel",
+    "tan",      "thistle",   "tomato",     "turquoise",  "violet",    "wheat",     "white",
+    "yellow"};
 static_assert(sizeof(kColors) / sizeof(kColors[0]) == 92);
 
 template <size_t N>
@@ -122,10 +135,17 @@ class TextPool {
  private:
   void NounPhrase(Rng& r) {
     switch (r.Next() % 4) {
-      case 0: break;
-      case 1: text_ += std::string(Pick(r, kAdjectives)) + ' '; break;
-      case 2: text_ += std::string(Pick(r, kAdjectives)) + ", " + Pick(r, kAdjectives) + ' '; break;
-      default: text_ += std::string(Pick(r, kAdverbs)) + ' ' + Pick(r, kAdjectives) + ' '; break;
+      case 0:
+        break;
+      case 1:
+        text_ += std::string(Pick(r, kAdjectives)) + ' ';
+        break;
+      case 2:
+        text_ += std::string(Pick(r, kAdjectives)) + ", " + Pick(r, kAdjectives) + ' ';
+        break;
+      default:
+        text_ += std::string(Pick(r, kAdverbs)) + ' ' + Pick(r, kAdjectives) + ' ';
+        break;
     }
     text_ += Pick(r, kNouns);
   }
@@ -207,7 +227,8 @@ std::string SupplierComment(Rng& r, const TextPool& pool) {
   const char* kind = r.Next() % 2 ? "Complaints" : "Recommends";
   const size_t head = static_cast<size_t>(r.Uniform(0, static_cast<int64_t>(c.size()) / 2));
   const size_t gap = static_cast<size_t>(r.Uniform(0, 10));
-  return c.substr(0, head) + "Customer " + c.substr(head, gap) + kind + c.substr(std::min(c.size(), head + gap));
+  return c.substr(0, head) + "Customer " + c.substr(head, gap) + kind +
+         c.substr(std::min(c.size(), head + gap));
 }
 
 int128_t Cents(int64_t c) { return static_cast<int128_t>(c); }
