@@ -86,6 +86,7 @@ table=$(awk '
       k = order[i]; split(k, p, SUBSEP); th = p[2]
       s = ((k, "silt") in val) ? val[k, "silt"] : "-"; d = ((k, "duckdb") in val) ? val[k, "duckdb"] : "-"
       ratio = "-"
+      if (!(th in total)) thorder[nth++] = th
       total[th]++
       if (s ~ /^[0-9.]+$/) finished[th]++
       if (s ~ /^[0-9.]+$/ && d ~ /^[0-9.]+$/ && d > 0) { r = s / d; ratio = sprintf("%.2f", r); lg[th] += log(r); m[th]++ }
@@ -96,9 +97,11 @@ table=$(awk '
       if ((k in eq) && eq[k] == "no") notes = notes sprintf("- %s, %s threads, answers differ: %s\n", p[1], th, detail[k])
     }
     print ""
-    for (th in total)
+    for (j = 0; j < nth; j++) {
+      th = thorder[j]
       printf "threads %s: silt finished %d of %d queries, answers equal in %d; geometric mean silt/DuckDB over the %d queries both finished: %s\n",
         th, finished[th], total[th], equal[th], m[th], m[th] ? sprintf("%.2f", exp(lg[th] / m[th])) : "n/a"
+    }
     if (notes != "") { print ""; printf "%s", notes }
   }' "$OUT")
 echo
