@@ -12,7 +12,12 @@
 # Environment: BENCH_RUNS (best of, default 3), TPCH_TIMEOUT (seconds per query and engine,
 # default 300), TPCH_MEMORY_GB (memory limit of both engines, e.g. 4; default none),
 # TPCH_THREADS (default "1 2"), TPCH_QUERIES (e.g. "q01 q19"; default all), BENCH_RECORD=1,
-# TPCH_BIN (default build/bench/tpch_bench).
+# TPCH_BIN (default build/bench/tpch_bench), TPCH_DATA=DIR: use the Delta tables DIR/<table>
+# made elsewhere instead of generating (DuckDB's `tpch` extension is not in the npm package and
+# needs a download, so DuckDB-written data is made outside, e.g. with the duckdb CLI:
+# `CALL dbgen(sf = 1); COPY lineitem TO 'DIR/lineitem/part-0.parquet'; …` for the eight tables,
+# then `silt sql -e "CONVERT TO DELTA parquet.\`DIR/lineitem\`"` for each; DuckDB reads the same
+# Parquet files).
 # `make bench` runs SF 1; `make bench-tpch-sf10` runs SF 10 with TPCH_MEMORY_GB=4.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,8 +33,10 @@ if [ ! -f "$ROOT/bench/peers/node_modules/.package-lock.json" ] ||
    [ "$ROOT/bench/peers/package-lock.json" -nt "$ROOT/bench/peers/node_modules/.package-lock.json" ]; then
   (cd "$ROOT/bench/peers" && npm ci --no-audit --no-fund >/dev/null)
 fi
-DATA="$ROOT/build/bench-data/tpch-sf$SF"
-mkdir -p "$DATA"
+DATA=${TPCH_DATA:-"$ROOT/build/bench-data/tpch-sf$SF"}
+DATA=$(mkdir -p "$DATA" && cd "$DATA" && pwd)
+external=()
+[ -n "${TPCH_DATA:-}" ] && external=(--external)
 LOAD_AT_START=$(cut -d' ' -f1 /proc/loadavg)
 QUERIES=${TPCH_QUERIES:-$(sed -n 's/^-- name: //p' "$ROOT/bench/tpch/queries.sql")}
 WORK=$(mktemp -d)
@@ -37,7 +44,7 @@ trap 'rm -rf "$WORK"' EXIT
 OUT="$WORK/out"
 : >"$OUT"
 
-(cd "$ROOT" && "$BIN" --data "$DATA" --sf "$SF" --generate)
+[ -n "${TPCH_DATA:-}" ] || (cd "$ROOT" && "$BIN" --data "$DATA" --sf "$SF" --generate)
 silt_mem=()
 duck_mem=()
 if [ -n "$MEM_GB" ]; then
@@ -50,7 +57,7 @@ for threads in $THREADS_LIST; do
   for q in $QUERIES; do
     set +e
     (cd "$ROOT" && timeout --kill-after=10 "$TIMEOUT" "$BIN" --data "$DATA" --sf "$SF" --threads "$threads" \
-      --runs "$RUNS" --query "$q" --dump "$dumps/$q.jsonl" "${silt_mem[@]}") >"$WORK/run.log" 2>"$WORK/run.err"
+      --runs "$RUNS" --query "$q" --dump "$dumps/$q.jsonl" "${silt_mem[@]}" "${external[@]}") >"$WORK/run.log" 2>"$WORK/run.err"
     rc=$?
     set -e
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then

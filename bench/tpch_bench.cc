@@ -4,6 +4,9 @@
 // the public API, best of N runs each, optionally writing the full answer as JSON lines.
 //
 //   tpch_bench --data DIR --sf 1 --generate                 generate (if not done yet) and exit
+//   tpch_bench --data DIR --external ...    DIR holds Delta tables made elsewhere (e.g. DuckDB's
+//                                           dbgen output converted with CONVERT TO DELTA): never
+//                                           generate (the generator replaces the tables)
 //   tpch_bench --data DIR --sf 1 [--threads N] [--runs 3] [--query q01] [--dump FILE]
 //              [--memory-limit BYTES] [--max-repeat-seconds 20] [--queries bench/tpch/queries.sql]
 //
@@ -86,11 +89,15 @@ int main(int argc, char** argv) {
   double sf = 1, max_repeat_seconds = 20;
   int threads = 0, runs = 3;
   int64_t memory_limit = -1;
-  bool generate_only = false;
+  bool generate_only = false, external = false;
   for (int i = 1; i < argc; ++i) {
     std::string k = argv[i];
     if (k == "--generate") {
       generate_only = true;
+      continue;
+    }
+    if (k == "--external") {
+      external = true;
       continue;
     }
     if (i + 1 >= argc) break;
@@ -119,17 +126,18 @@ int main(int argc, char** argv) {
     }
   }
   if (data.empty()) {
-    std::fprintf(stderr,
-                 "usage: tpch_bench --data DIR [--sf 1] [--generate] [--threads N] [--runs 3]\n"
-                 "                  [--query NAME] [--dump FILE] [--memory-limit BYTES]\n"
-                 "                  [--max-repeat-seconds S]\n");
+    std::fprintf(
+        stderr,
+        "usage: tpch_bench --data DIR [--sf 1] [--generate | --external] [--threads N] [--runs 3]\n"
+        "                  [--query NAME] [--dump FILE] [--memory-limit BYTES]\n"
+        "                  [--max-repeat-seconds S]\n");
     return 2;
   }
   data = std::filesystem::absolute(data).string();
   char marker_name[64];
   std::snprintf(marker_name, sizeof marker_name, "/.complete-v%d-sf%g", kGeneratorVersion, sf);
   const std::string marker = data + marker_name;
-  if (!std::filesystem::exists(marker)) {
+  if (!external && !std::filesystem::exists(marker)) {
     auto t0 = std::chrono::steady_clock::now();
     silt::cli::TpchOptions opts;
     opts.scale = sf;
