@@ -85,6 +85,133 @@ void ExtractKeys(const std::vector<ExprPtr>& conj, int lw, int total, LogicalNod
   }
 }
 
+// ------------------------------------------------------------------ OR factoring
+
+// Structural equality of two bound expressions (same operator tree over the same input columns).
+bool SameExpr(const ExprPtr& a, const ExprPtr& b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || a->children.size() != b->children.size()) return false;
+  if (!a->deterministic || !b->deterministic) return false;
+  if (!a->type || !b->type || !a->type->Equals(*b->type)) return false;
+  switch (a->kind) {
+    case ExprKind::kColumn:
+      if (a->column != b->column) return false;
+      break;
+    case ExprKind::kConstant:
+      if (a->constant.is_null() != b->constant.is_null()) return false;
+      if (!a->constant.is_null() && !(a->constant == b->constant)) return false;
+      break;
+    case ExprKind::kCall:
+    case ExprKind::kCast:
+      if (a->name != b->name) return false;
+      break;
+    case ExprKind::kCase:
+      if (a->has_else != b->has_else) return false;
+      break;
+    default:
+      break;
+  }
+  if (a->kind == ExprKind::kCast || (a->kind == ExprKind::kCall && a->name.empty())) {
+    // Kernels are opaque: casts (and unnamed calls) are the same only when they print the same.
+    if (a->ToString() != b->ToString()) return false;
+  }
+  bool same = true;
+  for (size_t i = 0; i < a->children.size() && same; ++i) same = SameExpr(a->children[i], b->children[i]);
+  // x = y is y = x (Q19 writes its key both ways in some texts).
+  if (!same && a->kind == ExprKind::kCall && a->children.size() == 2 &&
+      (a->name == "=" || a->name == "==" || a->name == "<=>")) {
+    same = SameExpr(a->children[0], b->children[1]) && SameExpr(a->children[1], b->children[0]);
+  }
+  return same;
+}
+
+bool ContainsExpr(const std::vector<ExprPtr>& v, const ExprPtr& e) {
+  return std::any_of(v.begin(), v.end(), [&](const ExprPtr& x) { return SameExpr(x, e); });
+}
+
+void Disjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
+  if (e->kind == ExprKind::kOr) {
+    Disjuncts(e->children[0], out);
+    Disjuncts(e->children[1], out);
+    return;
+  }
+  out->push_back(e);
+}
+
+ExprPtr OrAll(const std::vector<ExprPtr>& v) {
+  ExprPtr acc;
+  for (const auto& e : v) acc = acc ? exec::MakeSpecial(ExprKind::kOr, DataType::Boolean(), {acc, e}) : e;
+  return acc;
+}
+
+// The conjuncts of a predicate (a WHERE or join condition: only TRUE keeps a row), with the
+// conjuncts common to every branch of an OR factored out, as Spark's and DuckDB's optimizers do:
+// (a AND b) OR (a AND c) → a AND (b OR c), and a OR (a AND c) → a (absorption). Both identities
+// hold in SQL's three-valued logic. Q19's join condition, an OR of three ANDs that all contain
+// p_partkey = l_partkey, so gets its equi-key (a hash join) with the OR as residual.
+void FactoredConjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
+  std::vector<ExprPtr> conj;
+  Conjuncts(e, &conj);
+  for (const ExprPtr& c : conj) {
+    if (c->kind != ExprKind::kOr || !Deterministic(c)) {
+      out->push_back(c);
+      continue;
+    }
+    std::vector<ExprPtr> branches;
+    Disjuncts(c, &branches);
+    std::vector<std::vector<ExprPtr>> parts(branches.size());
+    for (size_t i = 0; i < branches.size(); ++i) FactoredConjuncts(branches[i], &parts[i]);
+    std::vector<ExprPtr> common;
+    for (const ExprPtr& x : parts[0]) {
+      bool everywhere = !ContainsExpr(common, x);
+      for (size_t i = 1; i < parts.size() && everywhere; ++i) everywhere = ContainsExpr(parts[i], x);
+      if (everywhere) common.push_back(x);
+    }
+    if (common.empty()) {
+      out->push_back(c);
+      continue;
+    }
+    bool absorbed = false;  // a branch is exactly the common part: the OR adds nothing
+    std::vector<ExprPtr> rest;
+    for (const auto& part : parts) {
+      std::vector<ExprPtr> r;
+      for (const ExprPtr& x : part) {
+        if (!ContainsExpr(common, x)) r.push_back(x);
+      }
+      if (r.empty()) absorbed = true;
+      else rest.push_back(AndAll(r));
+    }
+    out->insert(out->end(), common.begin(), common.end());
+    if (!absorbed) out->push_back(OrAll(rest));
+  }
+}
+
+// For an OR over both inputs of a join whose every branch has conjuncts over columns [lo, hi)
+// alone: the OR of those parts, implied by the predicate, a filter for that input alone
+// (Spark's PushExtraPredicateThroughJoin; Q19's (p_brand = … AND p_size BETWEEN …) OR (…) and
+// (l_quantity BETWEEN …) OR (…), Q7's (n1.n_name = … AND n2.n_name = …) OR (…)). nullptr when a
+// branch has no such part (the OR filters nothing on that side). The original stays as residual.
+ExprPtr SideDisjunction(const ExprPtr& e, int lo, int hi) {
+  if (e->kind != ExprKind::kOr || !Deterministic(e)) return nullptr;
+  std::vector<ExprPtr> branches;
+  Disjuncts(e, &branches);
+  std::vector<ExprPtr> side;
+  for (const ExprPtr& b : branches) {
+    std::vector<ExprPtr> conj, mine;
+    Conjuncts(b, &conj);
+    for (const ExprPtr& x : conj) {
+      std::vector<int> cols;
+      exec::CollectColumns(*x, &cols);
+      bool within = !cols.empty();
+      for (int col : cols) within = within && col >= lo && col < hi;
+      if (within) mine.push_back(x);
+    }
+    if (mine.empty()) return nullptr;
+    side.push_back(AndAll(mine));
+  }
+  return OrAll(side);
+}
+
 PlanPtr Copy(const PlanPtr& n) { return std::make_shared<LogicalNode>(*n); }
 
 PlanPtr DeepCopy(const PlanPtr& n) {
@@ -109,15 +236,23 @@ PlanPtr PushChildren(PlanPtr node) {
 }
 
 PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
+  // A second pass (after join reordering) derives the same implied filters again: once each.
+  for (size_t i = 0; i < filters.size(); ++i) {
+    for (size_t j = i + 1; j < filters.size();) {
+      if (SameExpr(filters[i], filters[j])) filters.erase(filters.begin() + static_cast<std::ptrdiff_t>(j));
+      else ++j;
+    }
+  }
   switch (node->kind) {
     case LogicalKind::kFilter: {
-      Conjuncts(node->predicate, &filters);
+      FactoredConjuncts(node->predicate, &filters);
       return PushFilters(node->children[0], std::move(filters));
     }
     case LogicalKind::kScan: {
       auto n = Copy(node);
       std::vector<ExprPtr> keep;
       for (auto& f : filters) {
+        if (Deterministic(f) && ContainsExpr(n->pushed_filters, f)) continue;
         if (Deterministic(f)) n->pushed_filters.push_back(f);
         else keep.push_back(f);
       }
@@ -158,7 +293,7 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
       // The join's own condition: one-sided conjuncts of an inner join go down too.
       if (inner && n->condition) {
         std::vector<ExprPtr> cond;
-        Conjuncts(n->condition, &cond);
+        FactoredConjuncts(n->condition, &cond);
         n->condition = nullptr;
         for (auto& c : cond) {
           if (Deterministic(c) && Within(c, 0, lw)) left.push_back(c);
@@ -166,22 +301,38 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
           else both.push_back(c);
         }
       } else if (n->join == JoinKind::kLeft && n->condition) {
-        // ON conditions on the right side of a left join filter the right input.
+        // ON conditions on the right side of a left join filter the right input (an OR's
+        // right-side parts too, the OR staying in the condition).
         std::vector<ExprPtr> cond, rest;
-        Conjuncts(n->condition, &cond);
+        FactoredConjuncts(n->condition, &cond);
         for (auto& c : cond) {
-          if (Deterministic(c) && Within(c, lw, total) && !Cols(c).empty()) right.push_back(RemapColumns(c, [lw](int x) { return x - lw; }));
-          else rest.push_back(c);
+          if (Deterministic(c) && Within(c, lw, total) && !Cols(c).empty()) {
+            right.push_back(RemapColumns(c, [lw](int x) { return x - lw; }));
+            continue;
+          }
+          if (ExprPtr r = SideDisjunction(c, lw, total)) right.push_back(RemapColumns(r, [lw](int x) { return x - lw; }));
+          rest.push_back(c);
         }
         n->condition = AndAll(rest);
       } else if (semi && n->condition) {
         std::vector<ExprPtr> cond, rest;
-        Conjuncts(n->condition, &cond);
+        FactoredConjuncts(n->condition, &cond);
         for (auto& c : cond) {
-          if (Deterministic(c) && Within(c, lw, total) && !Cols(c).empty()) right.push_back(RemapColumns(c, [lw](int x) { return x - lw; }));
-          else rest.push_back(c);
+          if (Deterministic(c) && Within(c, lw, total) && !Cols(c).empty()) {
+            right.push_back(RemapColumns(c, [lw](int x) { return x - lw; }));
+            continue;
+          }
+          if (ExprPtr r = SideDisjunction(c, lw, total)) right.push_back(RemapColumns(r, [lw](int x) { return x - lw; }));
+          rest.push_back(c);
         }
         n->condition = AndAll(rest);
+      }
+      if (inner) {
+        // An OR over both inputs: each input gets the OR of its parts, when every branch has one.
+        for (const ExprPtr& c : both) {
+          if (ExprPtr l = SideDisjunction(c, 0, lw)) left.push_back(l);
+          if (ExprPtr r = SideDisjunction(c, lw, total)) right.push_back(RemapColumns(r, [lw](int x) { return x - lw; }));
+        }
       }
       if (!both.empty()) {
         std::vector<ExprPtr> rest;
@@ -199,7 +350,7 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
       // are part of their ON condition).
       if (n->condition && n->left_keys.empty()) {
         std::vector<ExprPtr> cond, rest;
-        Conjuncts(n->condition, &cond);
+        FactoredConjuncts(n->condition, &cond);
         ExtractKeys(cond, lw, total, n.get(), &rest);
         n->condition = AndAll(rest);
         if (n->join == JoinKind::kCross && !n->left_keys.empty()) n->join = JoinKind::kInner;
