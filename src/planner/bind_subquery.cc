@@ -327,7 +327,8 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsJoin(const Parsed
   ExprPtr residual;
   for (const ExprPtr& r : c->residual) {
     // Over outer ++ inner: the row number sits between them now.
-    residual = MakeAnd(residual, RemapColumns(r, [n_outer](int col) { return col >= n_outer ? col + 1 : col; }));
+    residual = MakeAnd(
+        residual, RemapColumns(r, [n_outer](int col) { return col >= n_outer ? col + 1 : col; }));
   }
   join->condition = residual;
   join->columns = win->columns;
@@ -343,18 +344,22 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsJoin(const Parsed
   agg->columns.push_back({"__row", wc.type, false, ""});
   for (int i = 0; i < n_outer; ++i) {
     const OutputColumn& oc = left->columns[static_cast<size_t>(i)];
-    SILT_ASSIGN_OR_RETURN(exec::BoundAggregate b,
-                          exec::BindAggregateFunction("any_value", {exec::MakeColumn(i, oc.type, oc.name, oc.nullable)},
-                                                      false, ctx().bind));
-    agg->aggregates.push_back({"any_value(" + oc.name + ")", "any_value", false, std::move(b), nullptr});
+    SILT_ASSIGN_OR_RETURN(
+        exec::BoundAggregate b,
+        exec::BindAggregateFunction(
+            "any_value", {exec::MakeColumn(i, oc.type, oc.name, oc.nullable)}, false, ctx().bind));
+    agg->aggregates.push_back(
+        {"any_value(" + oc.name + ")", "any_value", false, std::move(b), nullptr});
     agg->columns.push_back(oc);
   }
   const int match_col = n_outer + 1 + n_inner;
   SILT_ASSIGN_OR_RETURN(exec::BoundAggregate cnt,
-                        exec::BindAggregateFunction("count", {exec::MakeColumn(match_col, DataType::Boolean(), "__match")},
-                                                    false, ctx().bind));
+                        exec::BindAggregateFunction(
+                            "count", {exec::MakeColumn(match_col, DataType::Boolean(), "__match")},
+                            false, ctx().bind));
   agg->aggregates.push_back({"count(__match)", "count", false, std::move(cnt), nullptr});
-  agg->columns.push_back({"count(__match)", agg->aggregates.back().bound.function->result_type(), false, ""});
+  agg->columns.push_back(
+      {"count(__match)", agg->aggregates.back().bound.function->result_type(), false, ""});
   std::vector<ExprPtr> out;
   std::vector<std::string> out_names;
   for (int i = 0; i < n_outer; ++i) {
@@ -363,15 +368,20 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsJoin(const Parsed
     out_names.push_back(oc.name);
   }
   ExprPtr count = exec::MakeColumn(n_outer + 1, agg->columns.back().type, "count(__match)", false);
-  SILT_ASSIGN_OR_RETURN(ExprPtr exists,
-                        exec::BindScalarFunction(e.negated ? "=" : ">", {count, exec::MakeConstant(Value::Int64(0))}, ctx().bind));
+  SILT_ASSIGN_OR_RETURN(
+      ExprPtr exists,
+      exec::BindScalarFunction(e.negated ? "=" : ">", {count, exec::MakeConstant(Value::Int64(0))},
+                               ctx().bind));
   out.push_back(exists);
   out_names.push_back(e.negated ? "not exists" : "exists");
   PlanPtr project = MakeProject(agg, out, out_names);
-  for (int i = 0; i < n_outer; ++i) project->columns[static_cast<size_t>(i)].qualifier = left->columns[static_cast<size_t>(i)].qualifier;
+  for (int i = 0; i < n_outer; ++i)
+    project->columns[static_cast<size_t>(i)].qualifier =
+        left->columns[static_cast<size_t>(i)].qualifier;
   *s.plan = project;
   *s.columns = project->columns;
-  return std::optional<ExprPtr>(exec::MakeColumn(n_outer, DataType::Boolean(), out_names.back(), false));
+  return std::optional<ExprPtr>(
+      exec::MakeColumn(n_outer, DataType::Boolean(), out_names.back(), false));
 }
 
 Result<Binder::Impl::Correlated> Binder::Impl::BindCorrelatedFrom(const sql::Query& q, const std::vector<OutputColumn>& outer) {

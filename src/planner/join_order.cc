@@ -108,12 +108,17 @@ double ScanSelectivity(const LogicalNode& scan) {
       ExprPtr col = f->children[0], lit = f->children[1];
       if (col->kind != ExprKind::kColumn) {
         std::swap(col, lit);
-        if (op == "<") op = ">";
-        else if (op == ">") op = "<";
-        else if (op == "<=") op = ">=";
-        else if (op == ">=") op = "<=";
+        if (op == "<")
+          op = ">";
+        else if (op == ">")
+          op = "<";
+        else if (op == "<=")
+          op = ">=";
+        else if (op == ">=")
+          op = "<=";
       }
-      const bool range_op = op == "<" || op == "<=" || op == ">" || op == ">=" || op == "=" || op == "==";
+      const bool range_op =
+          op == "<" || op == "<=" || op == ">" || op == ">=" || op == "=" || op == "==";
       if (range_op && col->kind == ExprKind::kColumn && exec::IsConstantExpr(*lit) &&
           col->type->id() == lit->type->id() &&
           (col->type->id() == TypeId::kDate || col->type->id() == TypeId::kInt32 ||

@@ -12,6 +12,8 @@
 #include "planner/catalog.h"
 #include "planner/dynamic_file_pruning.h"
 #include "planner/join_order.h"
+#include "planner/or_factoring.h"
+#include "planner/semi_join_reduction.h"
 
 namespace silt::planner {
 
@@ -86,133 +88,6 @@ void ExtractKeys(const std::vector<ExprPtr>& conj, int lw, int total, LogicalNod
   }
 }
 
-// ------------------------------------------------------------------ OR factoring
-
-// Structural equality of two bound expressions (same operator tree over the same input columns).
-bool SameExpr(const ExprPtr& a, const ExprPtr& b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || a->children.size() != b->children.size()) return false;
-  if (!a->deterministic || !b->deterministic) return false;
-  if (!a->type || !b->type || !a->type->Equals(*b->type)) return false;
-  switch (a->kind) {
-    case ExprKind::kColumn:
-      if (a->column != b->column) return false;
-      break;
-    case ExprKind::kConstant:
-      if (a->constant.is_null() != b->constant.is_null()) return false;
-      if (!a->constant.is_null() && !(a->constant == b->constant)) return false;
-      break;
-    case ExprKind::kCall:
-    case ExprKind::kCast:
-      if (a->name != b->name) return false;
-      break;
-    case ExprKind::kCase:
-      if (a->has_else != b->has_else) return false;
-      break;
-    default:
-      break;
-  }
-  if (a->kind == ExprKind::kCast || (a->kind == ExprKind::kCall && a->name.empty())) {
-    // Kernels are opaque: casts (and unnamed calls) are the same only when they print the same.
-    if (a->ToString() != b->ToString()) return false;
-  }
-  bool same = true;
-  for (size_t i = 0; i < a->children.size() && same; ++i) same = SameExpr(a->children[i], b->children[i]);
-  // x = y is y = x (Q19 writes its key both ways in some texts).
-  if (!same && a->kind == ExprKind::kCall && a->children.size() == 2 &&
-      (a->name == "=" || a->name == "==" || a->name == "<=>")) {
-    same = SameExpr(a->children[0], b->children[1]) && SameExpr(a->children[1], b->children[0]);
-  }
-  return same;
-}
-
-bool ContainsExpr(const std::vector<ExprPtr>& v, const ExprPtr& e) {
-  return std::any_of(v.begin(), v.end(), [&](const ExprPtr& x) { return SameExpr(x, e); });
-}
-
-void Disjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
-  if (e->kind == ExprKind::kOr) {
-    Disjuncts(e->children[0], out);
-    Disjuncts(e->children[1], out);
-    return;
-  }
-  out->push_back(e);
-}
-
-ExprPtr OrAll(const std::vector<ExprPtr>& v) {
-  ExprPtr acc;
-  for (const auto& e : v) acc = acc ? exec::MakeSpecial(ExprKind::kOr, DataType::Boolean(), {acc, e}) : e;
-  return acc;
-}
-
-// The conjuncts of a predicate (a WHERE or join condition: only TRUE keeps a row), with the
-// conjuncts common to every branch of an OR factored out, as Spark's and DuckDB's optimizers do:
-// (a AND b) OR (a AND c) → a AND (b OR c), and a OR (a AND c) → a (absorption). Both identities
-// hold in SQL's three-valued logic. Q19's join condition, an OR of three ANDs that all contain
-// p_partkey = l_partkey, so gets its equi-key (a hash join) with the OR as residual.
-void FactoredConjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
-  std::vector<ExprPtr> conj;
-  Conjuncts(e, &conj);
-  for (const ExprPtr& c : conj) {
-    if (c->kind != ExprKind::kOr || !Deterministic(c)) {
-      out->push_back(c);
-      continue;
-    }
-    std::vector<ExprPtr> branches;
-    Disjuncts(c, &branches);
-    std::vector<std::vector<ExprPtr>> parts(branches.size());
-    for (size_t i = 0; i < branches.size(); ++i) FactoredConjuncts(branches[i], &parts[i]);
-    std::vector<ExprPtr> common;
-    for (const ExprPtr& x : parts[0]) {
-      bool everywhere = !ContainsExpr(common, x);
-      for (size_t i = 1; i < parts.size() && everywhere; ++i) everywhere = ContainsExpr(parts[i], x);
-      if (everywhere) common.push_back(x);
-    }
-    if (common.empty()) {
-      out->push_back(c);
-      continue;
-    }
-    bool absorbed = false;  // a branch is exactly the common part: the OR adds nothing
-    std::vector<ExprPtr> rest;
-    for (const auto& part : parts) {
-      std::vector<ExprPtr> r;
-      for (const ExprPtr& x : part) {
-        if (!ContainsExpr(common, x)) r.push_back(x);
-      }
-      if (r.empty()) absorbed = true;
-      else rest.push_back(AndAll(r));
-    }
-    out->insert(out->end(), common.begin(), common.end());
-    if (!absorbed) out->push_back(OrAll(rest));
-  }
-}
-
-// For an OR over both inputs of a join whose every branch has conjuncts over columns [lo, hi)
-// alone: the OR of those parts, implied by the predicate, a filter for that input alone
-// (Spark's PushExtraPredicateThroughJoin; Q19's (p_brand = … AND p_size BETWEEN …) OR (…) and
-// (l_quantity BETWEEN …) OR (…), Q7's (n1.n_name = … AND n2.n_name = …) OR (…)). nullptr when a
-// branch has no such part (the OR filters nothing on that side). The original stays as residual.
-ExprPtr SideDisjunction(const ExprPtr& e, int lo, int hi) {
-  if (e->kind != ExprKind::kOr || !Deterministic(e)) return nullptr;
-  std::vector<ExprPtr> branches;
-  Disjuncts(e, &branches);
-  std::vector<ExprPtr> side;
-  for (const ExprPtr& b : branches) {
-    std::vector<ExprPtr> conj, mine;
-    Conjuncts(b, &conj);
-    for (const ExprPtr& x : conj) {
-      std::vector<int> cols;
-      exec::CollectColumns(*x, &cols);
-      bool within = !cols.empty();
-      for (int col : cols) within = within && col >= lo && col < hi;
-      if (within) mine.push_back(x);
-    }
-    if (mine.empty()) return nullptr;
-    side.push_back(AndAll(mine));
-  }
-  return OrAll(side);
-}
-
 PlanPtr Copy(const PlanPtr& n) { return std::make_shared<LogicalNode>(*n); }
 
 PlanPtr DeepCopy(const PlanPtr& n) {
@@ -240,8 +115,10 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
   // A second pass (after join reordering) derives the same implied filters again: once each.
   for (size_t i = 0; i < filters.size(); ++i) {
     for (size_t j = i + 1; j < filters.size();) {
-      if (SameExpr(filters[i], filters[j])) filters.erase(filters.begin() + static_cast<std::ptrdiff_t>(j));
-      else ++j;
+      if (SameExpr(filters[i], filters[j]))
+        filters.erase(filters.begin() + static_cast<std::ptrdiff_t>(j));
+      else
+        ++j;
     }
   }
   switch (node->kind) {
@@ -311,7 +188,8 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
             right.push_back(RemapColumns(c, [lw](int x) { return x - lw; }));
             continue;
           }
-          if (ExprPtr r = SideDisjunction(c, lw, total)) right.push_back(RemapColumns(r, [lw](int x) { return x - lw; }));
+          if (ExprPtr r = SideDisjunction(c, lw, total))
+            right.push_back(RemapColumns(r, [lw](int x) { return x - lw; }));
           rest.push_back(c);
         }
         n->condition = AndAll(rest);
@@ -323,7 +201,8 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
             right.push_back(RemapColumns(c, [lw](int x) { return x - lw; }));
             continue;
           }
-          if (ExprPtr r = SideDisjunction(c, lw, total)) right.push_back(RemapColumns(r, [lw](int x) { return x - lw; }));
+          if (ExprPtr r = SideDisjunction(c, lw, total))
+            right.push_back(RemapColumns(r, [lw](int x) { return x - lw; }));
           rest.push_back(c);
         }
         n->condition = AndAll(rest);
@@ -332,7 +211,8 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
         // An OR over both inputs: each input gets the OR of its parts, when every branch has one.
         for (const ExprPtr& c : both) {
           if (ExprPtr l = SideDisjunction(c, 0, lw)) left.push_back(l);
-          if (ExprPtr r = SideDisjunction(c, lw, total)) right.push_back(RemapColumns(r, [lw](int x) { return x - lw; }));
+          if (ExprPtr r = SideDisjunction(c, lw, total))
+            right.push_back(RemapColumns(r, [lw](int x) { return x - lw; }));
         }
       }
       if (!both.empty()) {
@@ -391,165 +271,6 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
       return WithFilters(n, filters);
     }
   }
-}
-
-// ------------------------------------------------------------------ semi-join reduction
-
-// A subtree whose output column `column` holds every value (a superset) that a column of a larger
-// plan can take: where a join key's values come from.
-struct KeyOrigin {
-  PlanPtr plan;
-  int column = -1;
-  bool filtered = false;  // the subtree filters its rows (else it holds the whole key domain)
-};
-
-std::optional<KeyOrigin> FindKeyOrigin(const PlanPtr& n, int col, int depth = 0) {
-  if (depth > 64 || col < 0 || col >= static_cast<int>(n->columns.size())) return std::nullopt;
-  switch (n->kind) {
-    case LogicalKind::kScan:
-      return KeyOrigin{n, col, !n->pushed_filters.empty()};
-    case LogicalKind::kProject: {
-      const ExprPtr& e = n->exprs[static_cast<size_t>(col)];
-      if (e->kind != ExprKind::kColumn) return std::nullopt;
-      return FindKeyOrigin(n->children[0], e->column, depth + 1);
-    }
-    case LogicalKind::kFilter: {
-      std::optional<KeyOrigin> o = FindKeyOrigin(n->children[0], col, depth + 1);
-      if (o && o->plan == n->children[0]) return KeyOrigin{n, col, true};  // the filtered leaf
-      return o;
-    }
-    case LogicalKind::kAggregate: {
-      // A group key's values are values of its input (NULL for rolled-up sets: never a match).
-      if (col >= static_cast<int>(n->group_keys.size())) return std::nullopt;
-      const ExprPtr& e = n->group_keys[static_cast<size_t>(col)];
-      if (e->kind != ExprKind::kColumn) return std::nullopt;
-      return FindKeyOrigin(n->children[0], e->column, depth + 1);
-    }
-    case LogicalKind::kJoin: {
-      // A column of either side holds values of that side (or NULLs an outer join pads with). An
-      // inner or semi join's key also holds only values of the other side's key: the smaller
-      // (filtered) of the candidates is taken.
-      const int lw = static_cast<int>(n->children[0]->columns.size());
-      const bool left_col = col < lw;
-      const bool inner = n->join == JoinKind::kInner || n->join == JoinKind::kCross;
-      const bool semi = n->join == JoinKind::kSemi;
-      std::vector<KeyOrigin> cands;
-      auto add = [&](std::optional<KeyOrigin> o) {
-        if (o) cands.push_back(std::move(*o));
-      };
-      if (left_col) add(FindKeyOrigin(n->children[0], col, depth + 1));
-      else if (n->join != JoinKind::kSemi && n->join != JoinKind::kAnti) add(FindKeyOrigin(n->children[1], col - lw, depth + 1));
-      if (inner || (semi && left_col)) {
-        for (size_t k = 0; k < n->left_keys.size(); ++k) {
-          if (n->null_safe[k]) continue;
-          const ExprPtr& lk = n->left_keys[k];
-          const ExprPtr& rk = n->right_keys[k];
-          if (lk->kind != ExprKind::kColumn || rk->kind != ExprKind::kColumn) continue;
-          if (left_col && lk->column == col) add(FindKeyOrigin(n->children[1], rk->column, depth + 1));
-          if (!left_col && rk->column == col - lw) add(FindKeyOrigin(n->children[0], lk->column, depth + 1));
-        }
-      }
-      std::optional<KeyOrigin> best;
-      double best_rows = 0;
-      for (auto& c : cands) {
-        double rows = EstimateRows(*c.plan);
-        if (!best || (c.filtered && !best->filtered) || (c.filtered == best->filtered && rows < best_rows)) {
-          best = c;
-          best_rows = rows;
-        }
-      }
-      return best;
-    }
-    default:
-      return std::nullopt;
-  }
-}
-
-// Estimated rows below which a semi-join reduction is not worth a second evaluation of the
-// key's origin, and how much smaller than the reduced input that origin must be.
-constexpr double kReduceMinRows = 100000;
-constexpr double kReduceMinRatio = 10;
-
-// `input` ⋉ origin on key = origin's column: the rows of `input` whose key has a value the
-// origin holds (a copy of the origin subtree is evaluated once more; it is small and filtered).
-PlanPtr SemiReduce(const PlanPtr& input, const ExprPtr& key, const KeyOrigin& o) {
-  const TypePtr& t = o.plan->columns[static_cast<size_t>(o.column)].type;
-  if (!key->type || !t || !key->type->Equals(*t)) return nullptr;
-  const double in_rows = EstimateRows(*input);
-  if (in_rows < kReduceMinRows || EstimateRows(*o.plan) * kReduceMinRatio > in_rows) return nullptr;
-  auto j = std::make_shared<LogicalNode>();
-  j->kind = LogicalKind::kJoin;
-  j->join = JoinKind::kSemi;
-  j->children = {input, DeepCopy(o.plan)};
-  j->left_keys = {key};
-  const OutputColumn& oc = o.plan->columns[static_cast<size_t>(o.column)];
-  j->right_keys = {exec::MakeColumn(o.column, oc.type, oc.name, oc.nullable)};
-  j->null_safe = {false};
-  j->columns = input->columns;
-  return j;
-}
-
-// The build side `r` of a join reduced to the rows whose key (`rkey`, over r's output) can match:
-// through projections and filters down to a grouped aggregate on that key (a decorrelated scalar
-// subquery of Q2/Q17/Q20: only the groups the outer rows probe are aggregated), or, when `plain`
-// (the inner side of a semi/anti join: Q4's EXISTS, Q22's NOT EXISTS), `r` itself.
-PlanPtr ReduceBuildSide(const PlanPtr& r, const ExprPtr& rkey, const KeyOrigin& o, bool plain) {
-  if (rkey->kind == ExprKind::kColumn) {
-    if (r->kind == LogicalKind::kProject && r->exprs[static_cast<size_t>(rkey->column)]->kind == ExprKind::kColumn) {
-      const ExprPtr& e = r->exprs[static_cast<size_t>(rkey->column)];
-      if (PlanPtr c = ReduceBuildSide(r->children[0], e, o, plain)) {
-        auto n = Copy(r);
-        n->children[0] = c;
-        return n;
-      }
-    }
-    if (r->kind == LogicalKind::kFilter) {
-      if (PlanPtr c = ReduceBuildSide(r->children[0], rkey, o, plain)) {
-        auto n = Copy(r);
-        n->children[0] = c;
-        return n;
-      }
-    }
-    if (r->kind == LogicalKind::kAggregate && r->grouping_sets.size() <= 1 &&
-        rkey->column < static_cast<int>(r->group_keys.size())) {
-      // Filtering rows by a group key before grouping keeps the other groups' values unchanged.
-      if (PlanPtr c = SemiReduce(r->children[0], r->group_keys[static_cast<size_t>(rkey->column)], o)) {
-        auto n = Copy(r);
-        n->children[0] = c;
-        return n;
-      }
-    }
-  }
-  return plain ? SemiReduce(r, rkey, o) : nullptr;
-}
-
-// Semi-join reduction (DuckDB's delim join, Spark's injected semi joins): a join whose probe side
-// takes its key from a small filtered subtree gets its large build side filtered by that
-// subtree's keys first. Valid for inner, left outer, semi and anti joins (a build row whose key
-// no probe row has never matches; NOT IN's null-aware anti join is left alone: its NULL keys count).
-PlanPtr ReduceJoins(const PlanPtr& node) {
-  auto n = Copy(node);
-  for (auto& c : n->children) c = ReduceJoins(c);
-  if (n->kind != LogicalKind::kJoin || n->left_keys.empty() || n->null_aware_anti) return n;
-  const bool semi = n->join == JoinKind::kSemi || n->join == JoinKind::kAnti;
-  if (!semi && n->join != JoinKind::kInner && n->join != JoinKind::kLeft) return n;
-  std::optional<KeyOrigin> best;
-  size_t best_key = 0;
-  double best_rows = 0;
-  for (size_t k = 0; k < n->left_keys.size(); ++k) {
-    if (n->null_safe[k] || n->left_keys[k]->kind != ExprKind::kColumn) continue;
-    std::optional<KeyOrigin> o = FindKeyOrigin(n->children[0], n->left_keys[k]->column);
-    if (!o || !o->filtered || !Deterministic(n->right_keys[k])) continue;
-    double rows = EstimateRows(*o->plan);
-    if (!best || rows < best_rows) {
-      best = o;
-      best_key = k;
-      best_rows = rows;
-    }
-  }
-  if (!best) return n;
-  if (PlanPtr r = ReduceBuildSide(n->children[1], n->right_keys[best_key], *best, semi)) n->children[1] = r;
-  return n;
 }
 
 // ------------------------------------------------------------------ projection pruning
