@@ -119,6 +119,12 @@ Result<ExprPtr> Binder::Impl::BindPredicateSubqueryAsValue(const ParsedExpr& e, 
     SILT_ASSIGN_OR_RETURN(rewritten, CorrelatedExistsAsJoin(e, s));
     if (rewritten) return *rewritten;
   }
+  if (!standalone.ok() && e.type == ExprType::kInSubquery && s.columns) {
+    // Correlated `x [NOT] IN (SELECT y FROM … WHERE …)` as a value: the same existence join,
+    // with IN's three-valued answer.
+    SILT_ASSIGN_OR_RETURN(std::optional<ExprPtr> rewritten, CorrelatedExistsAsJoin(e, s));
+    if (rewritten) return *rewritten;
+  }
   if (!standalone.ok()) return standalone.status();
   PlanPtr plan = *standalone;
   if (!ctx().execute) return Status::Internal("no executor for subqueries");
@@ -289,8 +295,27 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsJoin(const Parsed
       s.columns->size() != (*s.plan)->columns.size()) {
     return std::optional<ExprPtr>();
   }
+  const bool in = e.type == ExprType::kInSubquery;
+  if (in && (q.select.size() != 1 || !q.select[0].expr || e.children.empty())) {
+    return std::optional<ExprPtr>();
+  }
   Result<Correlated> c = BindCorrelatedFrom(q, *s.columns);
   if (!c.ok() || (c->outer_keys.empty() && c->residual.empty())) return std::optional<ExprPtr>();
+  // IN: the compared values, outer (over the input) and inner (over the subquery's FROM).
+  ExprPtr ov, iv;
+  if (in) {
+    std::vector<OutputColumn> inner_cols = c->plan->columns;
+    ExprScope is;
+    is.columns = &inner_cols;
+    Result<ExprPtr> ib = Bind(*q.select[0].expr, is);
+    if (!ib.ok()) return std::optional<ExprPtr>();
+    ExprScope os;
+    os.columns = s.columns;
+    SILT_ASSIGN_OR_RETURN(ov, Bind(*e.children[0], os));
+    SILT_ASSIGN_OR_RETURN(TypePtr common, exec::CommonType(ov->type, (*ib)->type));
+    SILT_ASSIGN_OR_RETURN(ov, exec::CoerceTo(ov, common, ctx().bind));
+    SILT_ASSIGN_OR_RETURN(iv, exec::CoerceTo(*ib, common, ctx().bind));
+  }
   PlanPtr left = *s.plan;
   const int n_outer = static_cast<int>(left->columns.size());
   const int n_inner = static_cast<int>(c->plan->columns.size());
@@ -316,6 +341,10 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsJoin(const Parsed
   }
   ip.push_back(exec::MakeConstant(Value::Boolean(true)));
   names.push_back("__match");
+  if (in) {
+    ip.push_back(iv);
+    names.push_back("__value");
+  }
   PlanPtr inner = MakeProject(c->plan, ip, names);
   auto join = std::make_shared<LogicalNode>();
   join->kind = LogicalKind::kJoin;
@@ -360,6 +389,24 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsJoin(const Parsed
   agg->aggregates.push_back({"count(__match)", "count", false, std::move(cnt), nullptr});
   agg->columns.push_back(
       {"count(__match)", agg->aggregates.back().bound.function->result_type(), false, ""});
+  if (in) {
+    // Per input row: how many subquery rows compare TRUE, and how many compare NULL.
+    ExprPtr match = exec::MakeColumn(match_col, DataType::Boolean(), "__match");
+    ExprPtr value = exec::MakeColumn(match_col + 1, iv->type, "__value");
+    SILT_ASSIGN_OR_RETURN(ExprPtr cmp, exec::BindScalarFunction("=", {ov, value}, ctx().bind));
+    ExprPtr unknown =
+        exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(),
+                          {exec::MakeSpecial(ExprKind::kIsNull, DataType::Boolean(), {cmp}),
+                           exec::MakeSpecial(ExprKind::kIsNotNull, DataType::Boolean(), {match})});
+    for (const auto& [name, arg] : {std::pair<std::string, ExprPtr>{"count_if(__true)", cmp},
+                                    std::pair<std::string, ExprPtr>{"count_if(__null)", unknown}}) {
+      SILT_ASSIGN_OR_RETURN(exec::BoundAggregate b,
+                            exec::BindAggregateFunction("count_if", {arg}, false, ctx().bind));
+      agg->aggregates.push_back({name, "count_if", false, std::move(b), nullptr});
+      agg->columns.push_back(
+          {name, agg->aggregates.back().bound.function->result_type(), false, ""});
+    }
+  }
   std::vector<ExprPtr> out;
   std::vector<std::string> out_names;
   for (int i = 0; i < n_outer; ++i) {
@@ -372,8 +419,30 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsJoin(const Parsed
       ExprPtr exists,
       exec::BindScalarFunction(e.negated ? "=" : ">", {count, exec::MakeConstant(Value::Int64(0))},
                                ctx().bind));
+  if (in) {
+    // TRUE when a row compares TRUE; else NULL when one compares NULL; else FALSE (NOT IN: its
+    // NOT).
+    const TypePtr ct = agg->columns[static_cast<size_t>(n_outer) + 2].type;
+    ExprPtr trues = exec::MakeColumn(n_outer + 2, ct, "count_if(__true)", false);
+    ExprPtr nulls = exec::MakeColumn(n_outer + 3, ct, "count_if(__null)", false);
+    SILT_ASSIGN_OR_RETURN(
+        ExprPtr any_true,
+        exec::BindScalarFunction(">", {trues, exec::MakeConstant(Value::Int64(0))}, ctx().bind));
+    SILT_ASSIGN_OR_RETURN(
+        ExprPtr any_null,
+        exec::BindScalarFunction(">", {nulls, exec::MakeConstant(Value::Int64(0))}, ctx().bind));
+    ExprPtr value = exec::MakeSpecial(ExprKind::kCase, DataType::Boolean(),
+                                      {any_true, exec::MakeConstant(Value::Boolean(true)), any_null,
+                                       exec::MakeConstant(Value::Null(DataType::Boolean())),
+                                       exec::MakeConstant(Value::Boolean(false))},
+                                      true);
+    if (e.negated) {
+      SILT_ASSIGN_OR_RETURN(value, exec::BindScalarFunction("not", {value}, ctx().bind));
+    }
+    exists = value;
+  }
   out.push_back(exists);
-  out_names.push_back(e.negated ? "not exists" : "exists");
+  out_names.push_back(in ? (e.negated ? "not in" : "in") : (e.negated ? "not exists" : "exists"));
   PlanPtr project = MakeProject(agg, out, out_names);
   for (int i = 0; i < n_outer; ++i)
     project->columns[static_cast<size_t>(i)].qualifier =
@@ -381,7 +450,7 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsJoin(const Parsed
   *s.plan = project;
   *s.columns = project->columns;
   return std::optional<ExprPtr>(
-      exec::MakeColumn(n_outer, DataType::Boolean(), out_names.back(), false));
+      exec::MakeColumn(n_outer, DataType::Boolean(), out_names.back(), in));
 }
 
 Result<Binder::Impl::Correlated> Binder::Impl::BindCorrelatedFrom(const sql::Query& q, const std::vector<OutputColumn>& outer) {
