@@ -838,11 +838,14 @@ Result<std::vector<FileColumnRange>> FileColumnRanges(const delta::Snapshot& sna
 }
 
 Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options) {
+  // Pushdown factors ORs first (planner/or_factoring.h: Q19's common key becomes a hash key, each
+  // join input gets its part of the OR as a filter).
   plan = PushFilters(plan, {});
   // Join order needs the scans' filters for its estimates; the reordered joins' conditions then
   // become hash keys in a second pushdown pass.
   SILT_ASSIGN_OR_RETURN(PlanPtr reordered, ReorderJoins(plan));
   if (reordered != plan) plan = PushFilters(reordered, {});
+  // Semi-join reduction (planner/semi_join_reduction.h) sees the pushed filters and final joins.
   plan = ReduceJoins(plan);
   plan = Prune(plan, All(plan->columns.size()));
   Status st;
