@@ -116,6 +116,14 @@ Result<ExprPtr> Binder::Impl::BindPredicateSubqueryAsValue(const ParsedExpr& e, 
     // NULL`, exactly EXISTS's TRUE/FALSE (NULL inner keys never match and are left out).
     SILT_ASSIGN_OR_RETURN(std::optional<ExprPtr> rewritten, CorrelatedExistsAsIn(e, s));
     if (rewritten) return *rewritten;
+    SILT_ASSIGN_OR_RETURN(rewritten, CorrelatedExistsAsJoin(e, s));
+    if (rewritten) return *rewritten;
+  }
+  if (!standalone.ok() && e.type == ExprType::kInSubquery && s.columns) {
+    // Correlated `x [NOT] IN (SELECT y FROM … WHERE …)` as a value: the same existence join,
+    // with IN's three-valued answer.
+    SILT_ASSIGN_OR_RETURN(std::optional<ExprPtr> rewritten, CorrelatedExistsAsJoin(e, s));
+    if (rewritten) return *rewritten;
   }
   if (!standalone.ok()) return standalone.status();
   PlanPtr plan = *standalone;
@@ -275,6 +283,174 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsIn(const ParsedEx
   if (!e.negated) return std::optional<ExprPtr>(result);
   SILT_ASSIGN_OR_RETURN(ExprPtr negated, exec::BindScalarFunction("not", {result}, ctx().bind));
   return std::optional<ExprPtr>(negated);
+}
+
+Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsJoin(const ParsedExpr& e,
+                                                                    ExprScope& s) {
+  const sql::Query& q = *e.subquery;
+  const bool simple_block = q.set_op == sql::SetOp::kNone && q.group_by.empty() && !q.having &&
+                            q.order_by.empty() && !q.limit && !q.distinct && !q.from.empty() &&
+                            q.ctes.empty();
+  if (!simple_block || !s.plan || !*s.plan || s.agg || !s.columns ||
+      s.columns->size() != (*s.plan)->columns.size()) {
+    return std::optional<ExprPtr>();
+  }
+  const bool in = e.type == ExprType::kInSubquery;
+  if (in && (q.select.size() != 1 || !q.select[0].expr || e.children.empty())) {
+    return std::optional<ExprPtr>();
+  }
+  Result<Correlated> c = BindCorrelatedFrom(q, *s.columns);
+  if (!c.ok() || (c->outer_keys.empty() && c->residual.empty())) return std::optional<ExprPtr>();
+  // IN: the compared values, outer (over the input) and inner (over the subquery's FROM).
+  ExprPtr ov, iv;
+  if (in) {
+    std::vector<OutputColumn> inner_cols = c->plan->columns;
+    ExprScope is;
+    is.columns = &inner_cols;
+    Result<ExprPtr> ib = Bind(*q.select[0].expr, is);
+    if (!ib.ok()) return std::optional<ExprPtr>();
+    ExprScope os;
+    os.columns = s.columns;
+    SILT_ASSIGN_OR_RETURN(ov, Bind(*e.children[0], os));
+    SILT_ASSIGN_OR_RETURN(TypePtr common, exec::CommonType(ov->type, (*ib)->type));
+    SILT_ASSIGN_OR_RETURN(ov, exec::CoerceTo(ov, common, ctx().bind));
+    SILT_ASSIGN_OR_RETURN(iv, exec::CoerceTo(*ib, common, ctx().bind));
+  }
+  PlanPtr left = *s.plan;
+  const int n_outer = static_cast<int>(left->columns.size());
+  const int n_inner = static_cast<int>(c->plan->columns.size());
+  // The input rows numbered (row_number() OVER ()): each counts its matches once.
+  SILT_ASSIGN_OR_RETURN(exec::WindowFunction rn, exec::BindWindowFunction("row_number", {}));
+  auto win = std::make_shared<LogicalNode>();
+  win->kind = LogicalKind::kWindow;
+  win->children = {left};
+  WindowCall wc;
+  wc.name = "row_number() OVER ()";
+  wc.type = rn.result_type;
+  wc.fn = std::move(rn);
+  win->windows = {wc};
+  win->columns = left->columns;
+  win->columns.push_back({"__row", wc.type, false, ""});
+  // The subquery's rows with a marker that is never NULL (NULL after the join: no match).
+  std::vector<ExprPtr> ip;
+  std::vector<std::string> names;
+  for (int i = 0; i < n_inner; ++i) {
+    const OutputColumn& oc = c->plan->columns[static_cast<size_t>(i)];
+    ip.push_back(exec::MakeColumn(i, oc.type, oc.name, oc.nullable));
+    names.push_back(oc.name);
+  }
+  ip.push_back(exec::MakeConstant(Value::Boolean(true)));
+  names.push_back("__match");
+  if (in) {
+    ip.push_back(iv);
+    names.push_back("__value");
+  }
+  PlanPtr inner = MakeProject(c->plan, ip, names);
+  auto join = std::make_shared<LogicalNode>();
+  join->kind = LogicalKind::kJoin;
+  join->join = JoinKind::kLeft;
+  join->children = {win, inner};
+  join->left_keys = c->outer_keys;
+  join->right_keys = c->inner_keys;
+  join->null_safe.assign(c->outer_keys.size(), false);
+  ExprPtr residual;
+  for (const ExprPtr& r : c->residual) {
+    // Over outer ++ inner: the row number sits between them now.
+    residual = MakeAnd(
+        residual, RemapColumns(r, [n_outer](int col) { return col >= n_outer ? col + 1 : col; }));
+  }
+  join->condition = residual;
+  join->columns = win->columns;
+  for (auto oc : inner->columns) {
+    oc.nullable = true;
+    join->columns.push_back(oc);
+  }
+  // Back to one row per input row: its columns (equal in the group) and the count of matches.
+  auto agg = std::make_shared<LogicalNode>();
+  agg->kind = LogicalKind::kAggregate;
+  agg->children = {join};
+  agg->group_keys = {exec::MakeColumn(n_outer, wc.type, "__row", false)};
+  agg->columns.push_back({"__row", wc.type, false, ""});
+  for (int i = 0; i < n_outer; ++i) {
+    const OutputColumn& oc = left->columns[static_cast<size_t>(i)];
+    SILT_ASSIGN_OR_RETURN(
+        exec::BoundAggregate b,
+        exec::BindAggregateFunction(
+            "any_value", {exec::MakeColumn(i, oc.type, oc.name, oc.nullable)}, false, ctx().bind));
+    agg->aggregates.push_back(
+        {"any_value(" + oc.name + ")", "any_value", false, std::move(b), nullptr});
+    agg->columns.push_back(oc);
+  }
+  const int match_col = n_outer + 1 + n_inner;
+  SILT_ASSIGN_OR_RETURN(exec::BoundAggregate cnt,
+                        exec::BindAggregateFunction(
+                            "count", {exec::MakeColumn(match_col, DataType::Boolean(), "__match")},
+                            false, ctx().bind));
+  agg->aggregates.push_back({"count(__match)", "count", false, std::move(cnt), nullptr});
+  agg->columns.push_back(
+      {"count(__match)", agg->aggregates.back().bound.function->result_type(), false, ""});
+  if (in) {
+    // Per input row: how many subquery rows compare TRUE, and how many compare NULL.
+    ExprPtr match = exec::MakeColumn(match_col, DataType::Boolean(), "__match");
+    ExprPtr value = exec::MakeColumn(match_col + 1, iv->type, "__value");
+    SILT_ASSIGN_OR_RETURN(ExprPtr cmp, exec::BindScalarFunction("=", {ov, value}, ctx().bind));
+    ExprPtr unknown =
+        exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(),
+                          {exec::MakeSpecial(ExprKind::kIsNull, DataType::Boolean(), {cmp}),
+                           exec::MakeSpecial(ExprKind::kIsNotNull, DataType::Boolean(), {match})});
+    for (const auto& [name, arg] : {std::pair<std::string, ExprPtr>{"count_if(__true)", cmp},
+                                    std::pair<std::string, ExprPtr>{"count_if(__null)", unknown}}) {
+      SILT_ASSIGN_OR_RETURN(exec::BoundAggregate b,
+                            exec::BindAggregateFunction("count_if", {arg}, false, ctx().bind));
+      agg->aggregates.push_back({name, "count_if", false, std::move(b), nullptr});
+      agg->columns.push_back(
+          {name, agg->aggregates.back().bound.function->result_type(), false, ""});
+    }
+  }
+  std::vector<ExprPtr> out;
+  std::vector<std::string> out_names;
+  for (int i = 0; i < n_outer; ++i) {
+    const OutputColumn& oc = left->columns[static_cast<size_t>(i)];
+    out.push_back(exec::MakeColumn(i + 1, oc.type, oc.name, oc.nullable));
+    out_names.push_back(oc.name);
+  }
+  ExprPtr count = exec::MakeColumn(n_outer + 1, agg->columns.back().type, "count(__match)", false);
+  SILT_ASSIGN_OR_RETURN(
+      ExprPtr exists,
+      exec::BindScalarFunction(e.negated ? "=" : ">", {count, exec::MakeConstant(Value::Int64(0))},
+                               ctx().bind));
+  if (in) {
+    // TRUE when a row compares TRUE; else NULL when one compares NULL; else FALSE (NOT IN: its
+    // NOT).
+    const TypePtr ct = agg->columns[static_cast<size_t>(n_outer) + 2].type;
+    ExprPtr trues = exec::MakeColumn(n_outer + 2, ct, "count_if(__true)", false);
+    ExprPtr nulls = exec::MakeColumn(n_outer + 3, ct, "count_if(__null)", false);
+    SILT_ASSIGN_OR_RETURN(
+        ExprPtr any_true,
+        exec::BindScalarFunction(">", {trues, exec::MakeConstant(Value::Int64(0))}, ctx().bind));
+    SILT_ASSIGN_OR_RETURN(
+        ExprPtr any_null,
+        exec::BindScalarFunction(">", {nulls, exec::MakeConstant(Value::Int64(0))}, ctx().bind));
+    ExprPtr value = exec::MakeSpecial(ExprKind::kCase, DataType::Boolean(),
+                                      {any_true, exec::MakeConstant(Value::Boolean(true)), any_null,
+                                       exec::MakeConstant(Value::Null(DataType::Boolean())),
+                                       exec::MakeConstant(Value::Boolean(false))},
+                                      true);
+    if (e.negated) {
+      SILT_ASSIGN_OR_RETURN(value, exec::BindScalarFunction("not", {value}, ctx().bind));
+    }
+    exists = value;
+  }
+  out.push_back(exists);
+  out_names.push_back(in ? (e.negated ? "not in" : "in") : (e.negated ? "not exists" : "exists"));
+  PlanPtr project = MakeProject(agg, out, out_names);
+  for (int i = 0; i < n_outer; ++i)
+    project->columns[static_cast<size_t>(i)].qualifier =
+        left->columns[static_cast<size_t>(i)].qualifier;
+  *s.plan = project;
+  *s.columns = project->columns;
+  return std::optional<ExprPtr>(
+      exec::MakeColumn(n_outer, DataType::Boolean(), out_names.back(), in));
 }
 
 Result<Binder::Impl::Correlated> Binder::Impl::BindCorrelatedFrom(const sql::Query& q, const std::vector<OutputColumn>& outer) {

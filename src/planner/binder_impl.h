@@ -132,6 +132,10 @@ struct Binder::Impl {
   // A correlated [NOT] EXISTS with one equality key as `outer IN (keys) AND outer IS NOT NULL`
   // (negated: its NOT); nullopt when the subquery is not of that form.
   Result<std::optional<ExprPtr>> CorrelatedExistsAsIn(const ParsedExpr& e, ExprScope& s);
+  // A correlated [NOT] EXISTS of any correlation (equalities and other conjuncts, Q21's
+  // l3.l_suppkey <> l1.l_suppkey) as a value over *s.plan: an existence join (the input rows
+  // numbered, left-joined to the subquery, counted back per row); nullopt when not of that form.
+  Result<std::optional<ExprPtr>> CorrelatedExistsAsJoin(const ParsedExpr& e, ExprScope& s);
   Status ApplyPredicateSubquery(const ParsedExpr& e, bool negated, PlanPtr* plan, std::vector<OutputColumn>* cols);
 
   // ------------------------------------------------------------------ FROM

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "delta/partition_values.h"
@@ -11,6 +12,8 @@
 #include "planner/catalog.h"
 #include "planner/dynamic_file_pruning.h"
 #include "planner/join_order.h"
+#include "planner/or_factoring.h"
+#include "planner/semi_join_reduction.h"
 
 namespace silt::planner {
 
@@ -109,15 +112,25 @@ PlanPtr PushChildren(PlanPtr node) {
 }
 
 PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
+  // A second pass (after join reordering) derives the same implied filters again: once each.
+  for (size_t i = 0; i < filters.size(); ++i) {
+    for (size_t j = i + 1; j < filters.size();) {
+      if (SameExpr(filters[i], filters[j]))
+        filters.erase(filters.begin() + static_cast<std::ptrdiff_t>(j));
+      else
+        ++j;
+    }
+  }
   switch (node->kind) {
     case LogicalKind::kFilter: {
-      Conjuncts(node->predicate, &filters);
+      FactoredConjuncts(node->predicate, &filters);
       return PushFilters(node->children[0], std::move(filters));
     }
     case LogicalKind::kScan: {
       auto n = Copy(node);
       std::vector<ExprPtr> keep;
       for (auto& f : filters) {
+        if (Deterministic(f) && ContainsExpr(n->pushed_filters, f)) continue;
         if (Deterministic(f)) n->pushed_filters.push_back(f);
         else keep.push_back(f);
       }
@@ -158,7 +171,7 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
       // The join's own condition: one-sided conjuncts of an inner join go down too.
       if (inner && n->condition) {
         std::vector<ExprPtr> cond;
-        Conjuncts(n->condition, &cond);
+        FactoredConjuncts(n->condition, &cond);
         n->condition = nullptr;
         for (auto& c : cond) {
           if (Deterministic(c) && Within(c, 0, lw)) left.push_back(c);
@@ -166,22 +179,41 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
           else both.push_back(c);
         }
       } else if (n->join == JoinKind::kLeft && n->condition) {
-        // ON conditions on the right side of a left join filter the right input.
+        // ON conditions on the right side of a left join filter the right input (an OR's
+        // right-side parts too, the OR staying in the condition).
         std::vector<ExprPtr> cond, rest;
-        Conjuncts(n->condition, &cond);
+        FactoredConjuncts(n->condition, &cond);
         for (auto& c : cond) {
-          if (Deterministic(c) && Within(c, lw, total) && !Cols(c).empty()) right.push_back(RemapColumns(c, [lw](int x) { return x - lw; }));
-          else rest.push_back(c);
+          if (Deterministic(c) && Within(c, lw, total) && !Cols(c).empty()) {
+            right.push_back(RemapColumns(c, [lw](int x) { return x - lw; }));
+            continue;
+          }
+          if (ExprPtr r = SideDisjunction(c, lw, total))
+            right.push_back(RemapColumns(r, [lw](int x) { return x - lw; }));
+          rest.push_back(c);
         }
         n->condition = AndAll(rest);
       } else if (semi && n->condition) {
         std::vector<ExprPtr> cond, rest;
-        Conjuncts(n->condition, &cond);
+        FactoredConjuncts(n->condition, &cond);
         for (auto& c : cond) {
-          if (Deterministic(c) && Within(c, lw, total) && !Cols(c).empty()) right.push_back(RemapColumns(c, [lw](int x) { return x - lw; }));
-          else rest.push_back(c);
+          if (Deterministic(c) && Within(c, lw, total) && !Cols(c).empty()) {
+            right.push_back(RemapColumns(c, [lw](int x) { return x - lw; }));
+            continue;
+          }
+          if (ExprPtr r = SideDisjunction(c, lw, total))
+            right.push_back(RemapColumns(r, [lw](int x) { return x - lw; }));
+          rest.push_back(c);
         }
         n->condition = AndAll(rest);
+      }
+      if (inner) {
+        // An OR over both inputs: each input gets the OR of its parts, when every branch has one.
+        for (const ExprPtr& c : both) {
+          if (ExprPtr l = SideDisjunction(c, 0, lw)) left.push_back(l);
+          if (ExprPtr r = SideDisjunction(c, lw, total))
+            right.push_back(RemapColumns(r, [lw](int x) { return x - lw; }));
+        }
       }
       if (!both.empty()) {
         std::vector<ExprPtr> rest;
@@ -199,7 +231,7 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
       // are part of their ON condition).
       if (n->condition && n->left_keys.empty()) {
         std::vector<ExprPtr> cond, rest;
-        Conjuncts(n->condition, &cond);
+        FactoredConjuncts(n->condition, &cond);
         ExtractKeys(cond, lw, total, n.get(), &rest);
         n->condition = AndAll(rest);
         if (n->join == JoinKind::kCross && !n->left_keys.empty()) n->join = JoinKind::kInner;
@@ -806,11 +838,15 @@ Result<std::vector<FileColumnRange>> FileColumnRanges(const delta::Snapshot& sna
 }
 
 Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options) {
+  // Pushdown factors ORs first (planner/or_factoring.h: Q19's common key becomes a hash key, each
+  // join input gets its part of the OR as a filter).
   plan = PushFilters(plan, {});
   // Join order needs the scans' filters for its estimates; the reordered joins' conditions then
   // become hash keys in a second pushdown pass.
   SILT_ASSIGN_OR_RETURN(PlanPtr reordered, ReorderJoins(plan));
   if (reordered != plan) plan = PushFilters(reordered, {});
+  // Semi-join reduction (planner/semi_join_reduction.h) sees the pushed filters and final joins.
+  plan = ReduceJoins(plan);
   plan = Prune(plan, All(plan->columns.size()));
   Status st;
   PruneAllScans(plan.get(), options, &st);

@@ -310,14 +310,16 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
         return exec::OperatorPtr(std::make_unique<exec::NestedLoopJoinOperator>(std::move(children[0]), std::move(children[1]),
                                                                                 jt, n.condition));
       }
-      // An inner join builds its hash table on the smaller side (the right one as written, unless
-      // the estimates say the left is smaller); a projection restores the column order. With
+      // An inner or left outer join builds its hash table on the smaller side (the right one as
+      // written, unless the estimates say the left is smaller: a left outer join then runs as a
+      // right outer join with the sides swapped, Q13's customers build and orders probe); a
+      // projection restores the column order. With
       // dynamic file pruning the pruned side is the probe side (a left outer join pruning its
       // right side becomes a right outer join with the sides swapped).
       bool swap = n.dfp_pruned_side >= 0
                       ? n.dfp_pruned_side == 1 &&
                             (jt == exec::JoinType::kInner || jt == exec::JoinType::kLeftOuter)
-                      : jt == exec::JoinType::kInner &&
+                      : (jt == exec::JoinType::kInner || jt == exec::JoinType::kLeftOuter) &&
                             EstimateRows(*n.children[1]) > 2 * EstimateRows(*n.children[0]);
       if (swap) {
         const int lw = static_cast<int>(children[0]->output_schema().size());
