@@ -39,6 +39,11 @@ class MaintenanceService::TableRun {
   // Runs every due job of the table; the records go to records_.
   Status Run();
   std::vector<OperationRecord>& records() { return records_; }
+  // Run() left the table's VACUUM for the end of the pass (it becomes due within
+  // kDeferVacuumWindowMs) and still holds the lease.
+  bool deferred() const { return deferred_; }
+  // At the end of the pass: the deferred VACUUM when it is due by now, then the lease released.
+  Status FinishDeferred();
 
  private:
   struct Op {
@@ -54,13 +59,13 @@ class MaintenanceService::TableRun {
     op.record.table_id = table_id_;
     op.record.operation_type = type;
     op.record.operation_id = delta::Uuid::Random().ToString();
-    op.cpu0 = ThreadCpuSeconds();
+    op.cpu0 = ProcessCpuSeconds();
     return op;
   }
   void Finish(Op* op, const Status& st, int retries) {
     OperationRecord& r = op->record;
     r.end_ms = svc_->clock_->NowMillis();
-    r.cpu_seconds = std::max(0.0, ThreadCpuSeconds() - op->cpu0);
+    r.cpu_seconds = std::max(0.0, ProcessCpuSeconds() - op->cpu0);
     r.metrics.emplace_back("retries", std::to_string(retries));
     if (!st.ok()) {
       r.operation_status = kStatusFailed;
@@ -120,6 +125,8 @@ class MaintenanceService::TableRun {
   Status Purge();
   Status VacuumStep();
   Status RoutineJobs();
+  // Releases the lease; a non-OK `st` (an error outside a recorded step) becomes a FAILED row.
+  void Close(Status st);
   // How long the step waited after it became due (step_delay_ms); beyond
   // silt.autottl.maxDelayPerStep the log line says ALERT (the SLO of spec A.6).
   void RecordDelay(Op* op, int64_t due_ms) {
@@ -135,7 +142,7 @@ class MaintenanceService::TableRun {
   // Whether this run still holds the table's lease (always true in a dry run, which takes none).
   Result<bool> LeaseHeld() {
     if (!lease_) return true;
-    SILT_ASSIGN_OR_RETURN(bool held, svc_->leases_->StillHeld(*store_, *lease_));
+    SILT_ASSIGN_OR_RETURN(bool held, svc_->leases_->CheckAndRenew(*store_, &*lease_));
     if (!held) Skip("the lease expired during the run");
     return held;
   }
@@ -156,9 +163,23 @@ class MaintenanceService::TableRun {
                            : *std::min_element(s->unvacuumed_ms.begin(), s->unvacuumed_ms.end()) +
                                  retention_ms_ + 1;
   }
-  // Forgets the remove times a VACUUM that started at `vacuum_start_ms` has covered.
-  void Vacuumed(TableState* s, int64_t vacuum_start_ms) const {
-    std::erase_if(s->unvacuumed_ms, [&](int64_t t) { return t < vacuum_start_ms - retention_ms_; });
+  // Forgets the remove times a VACUUM whose cutoff (its now − retention) was `cutoff_ms` has
+  // covered: VACUUM deletes the files removed strictly before its cutoff, so an entry at or after
+  // it stays (its files are still on disk).
+  static void Vacuumed(TableState* s, int64_t cutoff_ms) {
+    std::erase_if(s->unvacuumed_ms, [&](int64_t t) { return t < cutoff_ms; });
+  }
+  // A PURGE of the cycle whose DELETE committed at `delete_time_ms` committed at `purge_ms`: the
+  // cycle's removes are vacuumed together, at the PURGE's time + the retention (one entry per
+  // cycle). Two entries ms apart would let a VACUUM whose cutoff falls between them run: it
+  // deletes the DELETE's files but not the PURGE's, while VACUUM LITE's watermark may already pass
+  // the REORG commit (its commit time at or before the cutoff), so no later LITE run sees them.
+  static void Purged(TableState* s, int64_t delete_time_ms, int64_t purge_ms) {
+    if (auto it = std::find(s->unvacuumed_ms.begin(), s->unvacuumed_ms.end(), delete_time_ms);
+        it != s->unvacuumed_ms.end()) {
+      s->unvacuumed_ms.erase(it);
+    }
+    s->unvacuumed_ms.push_back(purge_ms);
   }
   // A table whose configuration is invalid: one FAILED row (the error's class), nothing runs.
   Status Misconfigured(const Status& st) {
@@ -185,7 +206,14 @@ class MaintenanceService::TableRun {
   int64_t max_delay_ms_ = 3 * 86400LL * 1000;
   TableState state_, saved_state_;
   std::optional<Lease> lease_;
+  bool deferred_ = false;
 };
+
+// A VACUUM that becomes due this soon after the table's steps (a short retention: due 1 ms after
+// the PURGE with a zero one) is left for the end of the pass, under the lease, instead of the next
+// tick: a `silt maintain --once` pass then leaves nothing due that became due while it ran. The
+// clock is only read, never waited on (a ManualClock makes nothing newly due).
+constexpr int64_t kDeferVacuumWindowMs = 60 * 1000;
 
 Status MaintenanceService::TableRun::SaveStateIfChanged() {
   if (cfg_.dry_run || state_ == saved_state_) return Status::OK();
@@ -235,7 +263,7 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
     } else if (op == "REORG" && tag->run_id == state_.run_id && e.version != state_.purge_version) {
       state_.purge_version = e.version;
       state_.dv_files.clear();
-      state_.unvacuumed_ms.push_back(e.timestamp_ms);
+      Purged(&state_, state_.delete_time_ms, e.timestamp_ms);
       Normalize(&state_);
       if (!quiet_)
         Log(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) +
@@ -244,7 +272,8 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
       vacuum_start_ms = e.timestamp_ms;
     } else if (op == "VACUUM END" && tag->run_id == state_.run_id &&
                !state_.unvacuumed_ms.empty()) {
-      Vacuumed(&state_, vacuum_start_ms.value_or(e.timestamp_ms));
+      // The VACUUM's cutoff was its now − retention, now <= its START commit's time.
+      Vacuumed(&state_, vacuum_start_ms.value_or(e.timestamp_ms) - retention_ms_);
       state_.failures = 0;
       state_.next_attempt_ms = 0;
       Normalize(&state_);
@@ -359,7 +388,7 @@ Status MaintenanceService::TableRun::Purge() {
     state_.last_seen_version = std::max(state_.last_seen_version, *r->committed_version);
   }
   state_.dv_files.clear();
-  state_.unvacuumed_ms.push_back(t);
+  Purged(&state_, state_.delete_time_ms, t);
   Normalize(&state_);
   state_.failures = 0;
   state_.next_attempt_ms = 0;
@@ -373,7 +402,6 @@ Status MaintenanceService::TableRun::VacuumStep() {
   o.commit_user_name = cfg_.principal;
   o.commit_user_metadata = Tag(kTriggerAutoTtl, state_.run_id);
   Op op = Begin("VACUUM");
-  const int64_t vacuum_start_ms = op.record.start_ms;
   RecordDelay(&op, state_.vacuum_due_ms);
   int retries = 0;
   bool full = false;
@@ -401,7 +429,8 @@ Status MaintenanceService::TableRun::VacuumStep() {
   Finish(&op, Status::OK(), retries);
   if (r->end_commit_version)
     state_.last_seen_version = std::max(state_.last_seen_version, *r->end_commit_version);
-  Vacuumed(&state_, vacuum_start_ms);
+  // Only what this VACUUM covered: the removes strictly before its own cutoff.
+  Vacuumed(&state_, r->min_retained_timestamp_ms);
   state_.failures = 0;
   state_.next_attempt_ms = 0;
   Normalize(&state_);
@@ -457,6 +486,9 @@ Status MaintenanceService::TableRun::TtlJobs() {
     SILT_ASSIGN_OR_RETURN(held, LeaseHeld());
     if (!held) return Status::OK();
     SILT_RETURN_NOT_OK(VacuumStep());
+  } else if (!vacuum_tried && state_.phase == TtlPhase::kVacuumDue && state_.failures == 0 &&
+             state_.vacuum_due_ms <= svc_->clock_->NowMillis() + kDeferVacuumWindowMs) {
+    deferred_ = true;
   }
   return Status::OK();
 }
@@ -667,15 +699,40 @@ Status MaintenanceService::TableRun::Run() {
     }
     return Status::OK();
   }();
-  if (lease) {
-    Status released = svc_->leases_->Release(*store_, *lease);
+  if (st.ok() && deferred_) {
+    snap_.reset();  // VACUUM loads its own; no snapshot is kept across the pass
+    return Status::OK();
+  }
+  deferred_ = false;
+  Close(std::move(st));
+  return Status::OK();
+}
+
+void MaintenanceService::TableRun::Close(Status st) {
+  if (lease_) {
+    Status released = svc_->leases_->Release(*store_, *lease_);
     if (st.ok()) st = released;
+    lease_.reset();
   }
   if (!st.ok()) {
     // A storage or state error outside a recorded step: one FAILED row says so.
     Op op = Begin("MAINTENANCE");
     Finish(&op, st, 0);
   }
+}
+
+Status MaintenanceService::TableRun::FinishDeferred() {
+  deferred_ = false;
+  now_ = svc_->clock_->NowMillis();
+  Status st = [&]() -> Status {
+    if (now_ < state_.vacuum_due_ms) return Status::OK();  // the next tick's
+    if (cfg_.should_stop && cfg_.should_stop()) return Status::OK();
+    SILT_ASSIGN_OR_RETURN(bool held, LeaseHeld());
+    if (!held) return Status::OK();
+    SILT_RETURN_NOT_OK(VacuumStep());
+    return SaveStateIfChanged();
+  }();
+  Close(std::move(st));
   return Status::OK();
 }
 
@@ -737,12 +794,21 @@ Result<PassReport> MaintenanceService::RunPass(std::vector<MaintainedTable> tabl
   if (!warehouse_.empty() && !config_.dry_run) {
     SILT_ASSIGN_OR_RETURN(history_store, OpenHistoryStore(warehouse_, clock_));
   }
+  std::vector<std::unique_ptr<TableRun>> deferred;
   for (const MaintainedTable& t : tables) {
     if (config_.should_stop && config_.should_stop()) break;
     ++report.tables;
-    TableRun run(this, t, &report);
-    SILT_RETURN_NOT_OK(run.Run());
-    for (OperationRecord& r : run.records()) report.operations.push_back(std::move(r));
+    auto run = std::make_unique<TableRun>(this, t, &report);
+    SILT_RETURN_NOT_OK(run->Run());
+    for (OperationRecord& r : run->records()) report.operations.push_back(std::move(r));
+    run->records().clear();
+    if (run->deferred()) deferred.push_back(std::move(run));
+  }
+  // The VACUUMs that became due during the pass (kDeferVacuumWindowMs), in table order; each
+  // table's lease is released either way.
+  for (std::unique_ptr<TableRun>& run : deferred) {
+    SILT_RETURN_NOT_OK(run->FinishDeferred());
+    for (OperationRecord& r : run->records()) report.operations.push_back(std::move(r));
   }
   // One history commit per pass, not per table: a commit per table costs a snapshot load of the
   // ever longer history log each (bench/maintenance.sh). A crash before it loses the rows of
