@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <utility>
 
@@ -166,21 +167,63 @@ class MaintenanceService::TableRun {
   // Forgets the remove times a VACUUM whose cutoff (its now − retention) was `cutoff_ms` has
   // covered: VACUUM deletes the files removed strictly before its cutoff, so an entry at or after
   // it stays (its files are still on disk).
-  static void Vacuumed(TableState* s, int64_t cutoff_ms) {
-    std::erase_if(s->unvacuumed_ms, [&](int64_t t) { return t < cutoff_ms; });
+  // `covered_version`: the newest commit the VACUUM's log window reached (LITE: its eligible end
+  // or watermark, -1 when nothing was old enough; FULL: every commit). An entry of a commit the
+  // window reached that is not older than the cutoff makes the next VACUUM FULL when
+  // `flag_passed` (no later LITE run looks at that commit again).
+  static void Vacuumed(TableState* s, int64_t cutoff_ms, int64_t covered_version, bool flag_passed) {
+    s->unvacuumed_versions.resize(s->unvacuumed_ms.size(), -1);
+    std::vector<int64_t> ms, versions;
+    for (size_t i = 0; i < s->unvacuumed_ms.size(); ++i) {
+      const int64_t t = s->unvacuumed_ms[i], v = s->unvacuumed_versions[i];
+      const bool in_window = v < 0 || v <= covered_version;
+      if (t < cutoff_ms && in_window) continue;
+      if (flag_passed && v >= 0 && in_window) s->vacuum_full = true;
+      ms.push_back(t);
+      versions.push_back(v);
+    }
+    s->unvacuumed_ms = std::move(ms);
+    s->unvacuumed_versions = std::move(versions);
+  }
+  static void AddUnvacuumed(TableState* s, int64_t ms, int64_t version) {
+    s->unvacuumed_versions.resize(s->unvacuumed_ms.size(), -1);
+    s->unvacuumed_ms.push_back(ms);
+    s->unvacuumed_versions.push_back(version);
   }
   // A PURGE of the cycle whose DELETE committed at `delete_time_ms` committed at `purge_ms`: the
   // cycle's removes are vacuumed together, at the PURGE's time + the retention (one entry per
   // cycle). Two entries ms apart would let a VACUUM whose cutoff falls between them run: it
   // deletes the DELETE's files but not the PURGE's, while VACUUM LITE's watermark may already pass
   // the REORG commit (its commit time at or before the cutoff), so no later LITE run sees them.
-  static void Purged(TableState* s, int64_t delete_time_ms, int64_t purge_ms) {
-    if (auto it = std::find(s->unvacuumed_ms.begin(), s->unvacuumed_ms.end(), delete_time_ms);
-        it != s->unvacuumed_ms.end()) {
-      s->unvacuumed_ms.erase(it);
+  static void Purged(TableState* s, int64_t purge_ms, int64_t purge_version) {
+    s->unvacuumed_versions.resize(s->unvacuumed_ms.size(), -1);
+    for (size_t i = 0; i < s->unvacuumed_ms.size(); ++i) {
+      const bool is_delete = s->unvacuumed_versions[i] >= 0
+                                 ? s->unvacuumed_versions[i] == s->delete_version
+                                 : s->unvacuumed_ms[i] == s->delete_time_ms;
+      if (is_delete) {
+        s->unvacuumed_ms.erase(s->unvacuumed_ms.begin() + static_cast<std::ptrdiff_t>(i));
+        s->unvacuumed_versions.erase(s->unvacuumed_versions.begin() +
+                                     static_cast<std::ptrdiff_t>(i));
+        break;
+      }
     }
-    s->unvacuumed_ms.push_back(purge_ms);
+    AddUnvacuumed(s, std::max(purge_ms, s->delete_time_ms), purge_version);
   }
+  // The entry time of a maintenance commit that ended (by the clock) at `end_ms`: with a short
+  // retention also not before the commit's time as VACUUM LITE's listing of the log sees it (a
+  // non-ICT commit time is the file's mtime made increasing, which can be a few ms ahead of the
+  // clock); a long retention makes those ms irrelevant, and the listing is skipped.
+  Result<int64_t> EntryTime(int64_t end_ms, std::optional<int64_t> version) {
+    if (!version || retention_ms_ >= kShortRetentionMs) return end_ms;
+    SILT_ASSIGN_OR_RETURN(delta::IctConfig ict, delta::IctConfigOf(snap_->metadata(), *store_));
+    SILT_ASSIGN_OR_RETURN(std::vector<delta::CommitEntry> commits,
+                          delta::ListCommits(*store_, 0, false, &ict));
+    for (const delta::CommitEntry& c : commits)
+      if (c.version == *version) return std::max(end_ms, c.timestamp_ms);
+    return end_ms;
+  }
+  static constexpr int64_t kShortRetentionMs = 3600LL * 1000;
   // A table whose configuration is invalid: one FAILED row (the error's class), nothing runs.
   Status Misconfigured(const Status& st) {
     Op op = Begin("MAINTENANCE");
@@ -229,7 +272,7 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
   if (from > snap.version()) return Status::OK();
   SILT_ASSIGN_OR_RETURN(std::vector<delta::CommitEntry> commits,
                         delta::ListCommits(*store_, from, /*read_commit_info=*/true));
-  std::optional<int64_t> vacuum_start_ms;
+  std::optional<int64_t> vacuum_start_ms, vacuum_start_version;
   for (const delta::CommitEntry& e : commits) {
     if (e.version > snap.version()) break;
     if (!e.commit_info || !e.commit_info->user_metadata || !e.commit_info->operation) continue;
@@ -238,8 +281,11 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
     const std::string& op = *e.commit_info->operation;
     if (op == "DELETE" && e.version != state_.delete_version) {
       TableState s;
-      s.unvacuumed_ms = state_.unvacuumed_ms;  // earlier cycles' removes still wait for VACUUM
-      s.unvacuumed_ms.push_back(e.timestamp_ms);
+      // Earlier cycles' removes still wait for VACUUM.
+      s.unvacuumed_ms = state_.unvacuumed_ms;
+      s.unvacuumed_versions = state_.unvacuumed_versions;
+      s.vacuum_full = state_.vacuum_full;
+      AddUnvacuumed(&s, e.timestamp_ms, e.version);
       s.run_id = tag->run_id;
       s.delete_version = e.version;
       s.delete_time_ms = e.timestamp_ms;
@@ -263,17 +309,20 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
     } else if (op == "REORG" && tag->run_id == state_.run_id && e.version != state_.purge_version) {
       state_.purge_version = e.version;
       state_.dv_files.clear();
-      Purged(&state_, state_.delete_time_ms, e.timestamp_ms);
+      Purged(&state_, e.timestamp_ms, e.version);
       Normalize(&state_);
       if (!quiet_)
         Log(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) +
             " from history");
     } else if (op == "VACUUM START" && tag->run_id == state_.run_id) {
       vacuum_start_ms = e.timestamp_ms;
+      vacuum_start_version = e.version;
     } else if (op == "VACUUM END" && tag->run_id == state_.run_id &&
                !state_.unvacuumed_ms.empty()) {
       // The VACUUM's cutoff was its now − retention, now <= its START commit's time.
-      Vacuumed(&state_, vacuum_start_ms.value_or(e.timestamp_ms) - retention_ms_);
+      // Its window ended before its START commit.
+      Vacuumed(&state_, vacuum_start_ms.value_or(e.timestamp_ms) - retention_ms_,
+               vacuum_start_version.value_or(e.version) - 1, /*flag_passed=*/false);
       state_.failures = 0;
       state_.next_attempt_ms = 0;
       Normalize(&state_);
@@ -337,12 +386,16 @@ Status MaintenanceService::TableRun::TtlDelete(const delta::AutoTtlPolicy& polic
   op.record.metrics.emplace_back("num_added_bytes", std::to_string(m.num_added_bytes));
   Finish(&op, Status::OK(), retries);
   TableState s;
-  s.unvacuumed_ms = state_.unvacuumed_ms;  // a pending VACUUM of earlier cycles stays due
+  // A pending VACUUM of earlier cycles stays due.
+  s.unvacuumed_ms = state_.unvacuumed_ms;
+  s.unvacuumed_versions = state_.unvacuumed_versions;
+  s.vacuum_full = state_.vacuum_full;
   s.run_id = run_id;
   s.cutoff = cutoff->predicate_sql;
   s.delete_version = *del->dml.version;
   s.delete_time_ms = svc_->clock_->NowMillis();
-  s.unvacuumed_ms.push_back(s.delete_time_ms);
+  SILT_ASSIGN_OR_RETURN(int64_t entry, EntryTime(s.delete_time_ms, del->dml.version));
+  AddUnvacuumed(&s, entry, *del->dml.version);
   s.dv_files = std::move(del->dv_files);
   s.last_seen_version = *del->dml.version;
   Normalize(&s);
@@ -388,7 +441,8 @@ Status MaintenanceService::TableRun::Purge() {
     state_.last_seen_version = std::max(state_.last_seen_version, *r->committed_version);
   }
   state_.dv_files.clear();
-  Purged(&state_, state_.delete_time_ms, t);
+  SILT_ASSIGN_OR_RETURN(int64_t entry, EntryTime(t, r->committed_version));
+  Purged(&state_, entry, r->committed_version.value_or(-1));
   Normalize(&state_);
   state_.failures = 0;
   state_.next_attempt_ms = 0;
@@ -397,14 +451,16 @@ Status MaintenanceService::TableRun::Purge() {
 
 Status MaintenanceService::TableRun::VacuumStep() {
   ops::VacuumOptions o;
-  o.mode = ops::VacuumMode::kLite;
+  // LITE (reads only the log since its last run), FULL when a LITE run passed a commit too young
+  // to delete (state.vacuum_full).
+  o.mode = state_.vacuum_full ? ops::VacuumMode::kFull : ops::VacuumMode::kLite;
   o.clock = svc_->clock_;
   o.commit_user_name = cfg_.principal;
   o.commit_user_metadata = Tag(kTriggerAutoTtl, state_.run_id);
   Op op = Begin("VACUUM");
   RecordDelay(&op, state_.vacuum_due_ms);
   int retries = 0;
-  bool full = false;
+  bool full = o.mode == ops::VacuumMode::kFull;
   Result<ops::VacuumResult> r = WithRetries<ops::VacuumResult>(
       [&]() -> Result<ops::VacuumResult> {
         Result<ops::VacuumResult> lite = ops::Vacuum(store_, o);
@@ -430,7 +486,14 @@ Status MaintenanceService::TableRun::VacuumStep() {
   if (r->end_commit_version)
     state_.last_seen_version = std::max(state_.last_seen_version, *r->end_commit_version);
   // Only what this VACUUM covered: the removes strictly before its own cutoff.
-  Vacuumed(&state_, r->min_retained_timestamp_ms);
+  if (full) {
+    Vacuumed(&state_, r->min_retained_timestamp_ms, std::numeric_limits<int64_t>::max(), false);
+    state_.vacuum_full = false;
+  } else {
+    const int64_t window_end =
+        r->eligible_end_commit_version.value_or(r->recorded_watermark.value_or(-1));
+    Vacuumed(&state_, r->min_retained_timestamp_ms, window_end, /*flag_passed=*/true);
+  }
   state_.failures = 0;
   state_.next_attempt_ms = 0;
   Normalize(&state_);
@@ -684,8 +747,8 @@ Status MaintenanceService::TableRun::Run() {
     if (state_.phase != TtlPhase::kIdle && state_.unvacuumed_ms.empty() &&
         state_.delete_time_ms >= 0) {
       // A state written before unvacuumed_ms existed: its cycle's removes.
-      state_.unvacuumed_ms.push_back(
-          std::max(state_.delete_time_ms, state_.vacuum_due_ms - retention_ms_));
+      AddUnvacuumed(&state_, std::max(state_.delete_time_ms, state_.vacuum_due_ms - retention_ms_),
+                    -1);
       Normalize(&state_);
     }
     SILT_RETURN_NOT_OK(Recover(*snap_));

@@ -100,6 +100,7 @@ TEST(MaintenanceState, SavedAsAHintAnEmptyStateReadsAsNone) {
   TableState s;
   s.phase = TtlPhase::kVacuumDue;
   s.unvacuumed_ms = {kNow};
+  s.unvacuumed_versions = {3};
   s.vacuum_due_ms = kNow + 7 * kDayMs + 1;
   ASSERT_TRUE(SaveState(store, s).ok());
   auto back = LoadState(store);
@@ -126,12 +127,19 @@ TEST(MaintenanceState, JsonRoundTripAndCommitTag) {
   s.purge_version = -1;
   s.vacuum_due_ms = kNow + 7 * kDayMs;
   s.unvacuumed_ms = {kNow - kDayMs, kNow};
+  s.unvacuumed_versions = {2, 4};
+  s.vacuum_full = true;
   s.last_seen_version = 4;
   s.failures = 2;
   s.next_attempt_ms = kNow + 5;
   auto back = ParseState(SerializeState(s));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, s);
+  // A state of an older silt (no versions): each entry's version is unknown.
+  auto old = ParseState("{\"phase\":\"VACUUM_DUE\",\"unvacuumedMs\":[5,6]}");
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ(old->unvacuumed_versions, (std::vector<int64_t>{-1, -1}));
+  EXPECT_FALSE(old->vacuum_full);
   EXPECT_EQ(ParseState("{\"phase\":\"NOPE\"}").status().error_class(),
             "SILT_MAINTENANCE_STATE_CORRUPT");
   EXPECT_FALSE(ParseState("[").ok());
