@@ -120,7 +120,19 @@ class MaintenanceService::TableRun {
   // Whether the table may have work: false only when, read without the lease, no TTL cycle is
   // under way (after recovery from history), nothing is expired and no routine job is due.
   Result<bool> MayHaveWork();
-  bool quiet_ = false;  // Recover logs nothing (MayHaveWork's look-ahead)
+  // MayHaveWork's look-ahead: the state it loaded, the state recovered from it, and Recover's log
+  // lines (written once the leased run adopts that recovery).
+  TableState ahead_loaded_, ahead_recovered_;
+  std::vector<std::string> ahead_log_;
+  bool quiet_ = false;  // Recover's lines go to ahead_log_
+  Result<TableState> LoadAndUpgradeState();
+  void RecoveryLog(const std::string& line) {
+    if (quiet_) {
+      ahead_log_.push_back(line);
+    } else {
+      Log(line);
+    }
+  }
   Status TtlJobs();
   Status TtlDelete(const delta::AutoTtlPolicy& policy);
   Status Purge();
@@ -217,8 +229,10 @@ class MaintenanceService::TableRun {
   Result<int64_t> EntryTime(int64_t end_ms, std::optional<int64_t> version) {
     if (!version || retention_ms_ >= kShortRetentionMs) return end_ms;
     SILT_ASSIGN_OR_RETURN(delta::IctConfig ict, delta::IctConfigOf(snap_->metadata(), *store_));
+    // A non-ICT commit time depends on the ones before it (each later than the previous): 100
+    // commits back is where a run of commits within one ms would have to start to matter.
     SILT_ASSIGN_OR_RETURN(std::vector<delta::CommitEntry> commits,
-                          delta::ListCommits(*store_, 0, false, &ict));
+                          delta::ListCommits(*store_, std::max<int64_t>(0, *version - 100), false, &ict));
     for (const delta::CommitEntry& c : commits)
       if (c.version == *version) return std::max(end_ms, c.timestamp_ms);
     return end_ms;
@@ -250,6 +264,7 @@ class MaintenanceService::TableRun {
   TableState state_, saved_state_;
   std::optional<Lease> lease_;
   bool deferred_ = false;
+  bool snap_is_latest_ = true;  // snap_ is the latest unless a step of this run committed since
 };
 
 // A VACUUM that becomes due this soon after the table's steps (a short retention: due 1 ms after
@@ -270,8 +285,10 @@ Status MaintenanceService::TableRun::SaveStateIfChanged() {
 Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
   const int64_t from = state_.last_seen_version + 1;
   if (from > snap.version()) return Status::OK();
+  // The ICT configuration of the snapshot at hand (ListCommits would load a snapshot for it).
+  SILT_ASSIGN_OR_RETURN(delta::IctConfig ict, delta::IctConfigOf(snap.metadata(), *store_));
   SILT_ASSIGN_OR_RETURN(std::vector<delta::CommitEntry> commits,
-                        delta::ListCommits(*store_, from, /*read_commit_info=*/true));
+                        delta::ListCommits(*store_, from, /*read_commit_info=*/true, &ict));
   std::optional<int64_t> vacuum_start_ms, vacuum_start_version;
   for (const delta::CommitEntry& e : commits) {
     if (e.version > snap.version()) break;
@@ -303,16 +320,14 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
       }
       Normalize(&s);
       state_ = std::move(s);
-      if (!quiet_)
-        Log(table_.DisplayName() + " recovered TTL DELETE at version " + std::to_string(e.version) +
+      RecoveryLog(table_.DisplayName() + " recovered TTL DELETE at version " + std::to_string(e.version) +
             " from history");
     } else if (op == "REORG" && tag->run_id == state_.run_id && e.version != state_.purge_version) {
       state_.purge_version = e.version;
       state_.dv_files.clear();
       Purged(&state_, e.timestamp_ms, e.version);
       Normalize(&state_);
-      if (!quiet_)
-        Log(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) +
+      RecoveryLog(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) +
             " from history");
     } else if (op == "VACUUM START" && tag->run_id == state_.run_id) {
       vacuum_start_ms = e.timestamp_ms;
@@ -326,8 +341,7 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
       state_.failures = 0;
       state_.next_attempt_ms = 0;
       Normalize(&state_);
-      if (!quiet_)
-        Log(table_.DisplayName() + " recovered VACUUM at version " + std::to_string(e.version) +
+      RecoveryLog(table_.DisplayName() + " recovered VACUUM at version " + std::to_string(e.version) +
             " from history");
     }
   }
@@ -359,7 +373,13 @@ Status MaintenanceService::TableRun::TtlDelete(const delta::AutoTtlPolicy& polic
   int retries = 0;
   Result<TtlDeleteResult> del = WithRetries<TtlDeleteResult>(
       [&]() -> Result<TtlDeleteResult> {
-        SILT_ASSIGN_OR_RETURN(auto snap, Latest());
+        // The run's snapshot while no step of it committed (the look-ahead's: no second load);
+        // after a conflict, the latest.
+        std::shared_ptr<const delta::Snapshot> snap = snap_;
+        if (!snap_is_latest_) {
+          SILT_ASSIGN_OR_RETURN(snap, Latest());
+        }
+        snap_is_latest_ = false;
         return RunTtlDelete(store_, snap, *cutoff, o);
       },
       &retries);
@@ -417,6 +437,7 @@ Status MaintenanceService::TableRun::Purge() {
   o.commit_user_name = cfg_.principal;
   o.commit_user_metadata = Tag(kTriggerAutoTtl, state_.run_id);
   Op op = Begin("PURGE");
+  snap_is_latest_ = false;
   RecordDelay(&op, state_.delete_time_ms);
   int retries = 0;
   Result<ops::OptimizeResult> r =
@@ -458,6 +479,7 @@ Status MaintenanceService::TableRun::VacuumStep() {
   o.commit_user_name = cfg_.principal;
   o.commit_user_metadata = Tag(kTriggerAutoTtl, state_.run_id);
   Op op = Begin("VACUUM");
+  snap_is_latest_ = false;
   RecordDelay(&op, state_.vacuum_due_ms);
   int retries = 0;
   bool full = o.mode == ops::VacuumMode::kFull;
@@ -556,13 +578,25 @@ Status MaintenanceService::TableRun::TtlJobs() {
   return Status::OK();
 }
 
+Result<TableState> MaintenanceService::TableRun::LoadAndUpgradeState() {
+  SILT_ASSIGN_OR_RETURN(TableState s, LoadState(*store_));
+  if (s.phase != TtlPhase::kIdle && s.unvacuumed_ms.empty() && s.delete_time_ms >= 0) {
+    // A state written before unvacuumed_ms existed: its cycle's removes.
+    AddUnvacuumed(&s, std::max(s.delete_time_ms, s.vacuum_due_ms - retention_ms_), -1);
+    Normalize(&s);
+  }
+  return s;
+}
+
 Result<bool> MaintenanceService::TableRun::MayHaveWork() {
-  SILT_ASSIGN_OR_RETURN(state_, LoadState(*store_));
-  const TableState loaded = state_;
+  SILT_ASSIGN_OR_RETURN(ahead_loaded_, LoadState(*store_));
+  const TableState& loaded = ahead_loaded_;
+  SILT_ASSIGN_OR_RETURN(state_, LoadAndUpgradeState());
   quiet_ = true;
   Status recovered = Recover(*snap_);
   quiet_ = false;
   SILT_RETURN_NOT_OK(recovered);
+  ahead_recovered_ = state_;
   if (state_.phase != TtlPhase::kIdle || !state_.unvacuumed_ms.empty()) return true;
   // History had maintenance commits the state does not know of: save the repair under the lease.
   TableState only_seen = loaded;
@@ -742,17 +776,18 @@ Status MaintenanceService::TableRun::Run() {
     return Status::OK();
   }
   Status st = [&]() -> Status {
-    SILT_ASSIGN_OR_RETURN(state_, LoadState(*store_));
-    saved_state_ = state_;
-    if (state_.phase != TtlPhase::kIdle && state_.unvacuumed_ms.empty() &&
-        state_.delete_time_ms >= 0) {
-      // A state written before unvacuumed_ms existed: its cycle's removes.
-      AddUnvacuumed(&state_, std::max(state_.delete_time_ms, state_.vacuum_due_ms - retention_ms_),
-                    -1);
-      Normalize(&state_);
+    // Read again under the lease: unchanged since the look-ahead (the usual case), its recovery
+    // from history stands; else another process moved on meanwhile and it is redone.
+    SILT_ASSIGN_OR_RETURN(saved_state_, LoadState(*store_));
+    if (saved_state_ == ahead_loaded_) {
+      state_ = ahead_recovered_;
+      for (const std::string& line : ahead_log_) Log(line);
+    } else {
+      SILT_ASSIGN_OR_RETURN(state_, LoadAndUpgradeState());
+      SILT_RETURN_NOT_OK(Recover(*snap_));
     }
-    SILT_RETURN_NOT_OK(Recover(*snap_));
-    SILT_RETURN_NOT_OK(SaveStateIfChanged());
+    // A repair from history is saved with the first step's bookkeeping or after TtlJobs (lost
+    // in a crash, the next run repeats the same repair).
     SILT_RETURN_NOT_OK(TtlJobs());
     SILT_RETURN_NOT_OK(SaveStateIfChanged());
     if (cfg_.routine_jobs) {

@@ -360,9 +360,8 @@ TEST_F(TtlServiceTest, T24CrashAfterDeleteCommitResumesWithoutRedeleting) {
   c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
     SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
     faulty = std::make_shared<FaultInjectingObjectStore>(inner);
-    // The first save (the state's bookkeeping before the DELETE) passes; the process dies
-    // before it records the DELETE.
-    FaultRule crash = FaultRule::FailAfter(1, ObjectOp::kPut);
+    // The process dies before the state records the DELETE (its first save).
+    FaultRule crash = FaultRule::FailAfter(0, ObjectOp::kPut);
     crash.key_contains = "state.json";
     faulty->AddRule(crash);
     return std::shared_ptr<ObjectStore>(faulty);
@@ -393,7 +392,7 @@ TEST_F(TtlServiceTest, T24CrashAfterPurgeCommitResumesWithVacuum) {
   c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
     SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
     auto faulty = std::make_shared<FaultInjectingObjectStore>(inner);
-    FaultRule crash = FaultRule::FailAfter(2, ObjectOp::kPut);  // bookkeeping and DELETE saves pass
+    FaultRule crash = FaultRule::FailAfter(1, ObjectOp::kPut);  // the DELETE's save passes
     crash.key_contains = "state.json";
     faulty->AddRule(crash);
     return std::shared_ptr<ObjectStore>(faulty);
