@@ -915,5 +915,92 @@ TEST_F(VacuumBookkeepingTest, AVacuumDueDuringThePassRunsAtItsEnd) {
   EXPECT_EQ(StoredDataFiles("b"), 1);
 }
 
+// Lists commit files `lag_ms` earlier than they were written, as a file system whose mtimes come
+// from a coarse clock does (Linux's lag the precise clock by up to a tick).
+class LaggingMtimeStore final : public ObjectStore {
+ public:
+  LaggingMtimeStore(std::shared_ptr<ObjectStore> inner, int64_t lag_ms)
+      : inner_(std::move(inner)), lag_ms_(lag_ms) {}
+  const std::string& root() const override { return inner_->root(); }
+  Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) override {
+    SILT_ASSIGN_OR_RETURN(std::vector<ObjectMeta> out, inner_->ListFrom(key));
+    for (ObjectMeta& m : out)
+      if (m.key.rfind("_delta_log/", 0) == 0) m.modification_time_ms -= lag_ms_;
+    return out;
+  }
+  Status ListRecursive(const std::string& dir, const ObjectVisitor& visit) override {
+    return inner_->ListRecursive(dir, visit);
+  }
+  Result<ObjectMeta> Head(const std::string& key) override { return inner_->Head(key); }
+  Result<std::string> Get(const std::string& key) override { return inner_->Get(key); }
+  Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override {
+    return inner_->OpenRead(key);
+  }
+  Status Put(const std::string& key, std::string_view data) override {
+    return inner_->Put(key, data);
+  }
+  Status PutIfAbsent(const std::string& key, std::string_view data) override {
+    return inner_->PutIfAbsent(key, data);
+  }
+  Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override {
+    return inner_->OpenWrite(key);
+  }
+  Status Delete(const std::string& key) override { return inner_->Delete(key); }
+  Result<int64_t> DeleteEmptyDirs(const std::string& dir) override {
+    return inner_->DeleteEmptyDirs(dir);
+  }
+  Status DeleteDir(const std::string& dir) override { return inner_->DeleteDir(dir); }
+
+ private:
+  std::shared_ptr<ObjectStore> inner_;
+  int64_t lag_ms_;
+};
+
+// A VACUUM LITE whose cutoff falls between a younger cycle's commit time (as the log lists it,
+// an mtime lagging the clock) and its removes' time: LITE's window passes that commit without
+// deleting its files, and no later LITE run looks at it again. The state keeps the cycle and the
+// next VACUUM runs FULL, which deletes them.
+TEST_F(VacuumBookkeepingTest, ALiteWindowPastAYoungCommitMakesTheNextVacuumFull) {
+  CreateTtlTable("t", 30, /*dvs=*/false);
+  const int64_t retention = 30 * 60 * 1000;
+  Sql("ALTER TABLE t SET TBLPROPERTIES ('delta.deletedFileRetentionDuration' = 'interval 30 "
+      "minutes')");
+  // File A expired an hour ago; file B expires in 5 minutes. Each wholly: DELETE removes it.
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-30 * kDayMs - 3600 * 1000) + "')");
+  Sql("INSERT INTO t VALUES (2, TIMESTAMP '" + Ts(-30 * kDayMs + 5 * 60 * 1000) + "')");
+  Sql("INSERT INTO t VALUES (3, TIMESTAMP '" + Ts(-kDayMs) + "')");
+  MaintenanceConfig c = Config();
+  c.open_store = [this](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
+    SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
+    return std::shared_ptr<ObjectStore>(std::make_shared<LaggingMtimeStore>(inner, 10));
+  };
+  EXPECT_EQ(OpTypes(Pass(c)), (std::vector<std::string>{"DELETE:SUCCESSFUL"}));  // A
+  clock_->AdvanceMillis(10 * 60 * 1000);
+  EXPECT_EQ(OpTypes(Pass(c)), (std::vector<std::string>{"DELETE:SUCCESSFUL"}));  // B
+  const int64_t t2 = clock_->NowMillis();
+  EXPECT_EQ(StoredDataFiles("t"), 3);
+  // Cutoff t2 − 5 ms: after A's removal, before B's, after B's commit as listed (t2 − 10 ms).
+  clock_->AdvanceMillis(retention - 5);
+  PassReport r = Pass(c);
+  ASSERT_EQ(OpTypes(r), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
+  EXPECT_EQ(Metric(r.operations[0], "vacuum_mode"), "LITE");
+  EXPECT_EQ(Metric(r.operations[0], "num_vacuumed_files"), "1");  // A
+  EXPECT_EQ(StoredDataFiles("t"), 2);
+  TableState s = State("t");
+  EXPECT_EQ(s.phase, TtlPhase::kVacuumDue);
+  EXPECT_EQ(s.unvacuumed_ms, (std::vector<int64_t>{t2}));
+  EXPECT_TRUE(s.vacuum_full);
+  clock_->AdvanceMillis(6);
+  r = Pass(c);
+  ASSERT_EQ(OpTypes(r), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
+  EXPECT_EQ(Metric(r.operations[0], "vacuum_mode"), "FULL");
+  EXPECT_EQ(Metric(r.operations[0], "num_vacuumed_files"), "1");  // B
+  EXPECT_EQ(StoredDataFiles("t"), 1);
+  EXPECT_EQ(Ids("t"), (std::vector<std::string>{"3"}));
+  s = State("t");
+  EXPECT_EQ(s.phase, TtlPhase::kIdle);
+  EXPECT_FALSE(s.vacuum_full);
+}
+
 }  // namespace
 }  // namespace silt::maintenance
