@@ -183,7 +183,8 @@ class MaintenanceService::TableRun {
   // or watermark, -1 when nothing was old enough; FULL: every commit). An entry of a commit the
   // window reached that is not older than the cutoff makes the next VACUUM FULL when
   // `flag_passed` (no later LITE run looks at that commit again).
-  static void Vacuumed(TableState* s, int64_t cutoff_ms, int64_t covered_version, bool flag_passed) {
+  static void Vacuumed(TableState* s, int64_t cutoff_ms, int64_t covered_version,
+                       bool flag_passed) {
     s->unvacuumed_versions.resize(s->unvacuumed_ms.size(), -1);
     std::vector<int64_t> ms, versions;
     for (size_t i = 0; i < s->unvacuumed_ms.size(); ++i) {
@@ -231,8 +232,9 @@ class MaintenanceService::TableRun {
     SILT_ASSIGN_OR_RETURN(delta::IctConfig ict, delta::IctConfigOf(snap_->metadata(), *store_));
     // A non-ICT commit time depends on the ones before it (each later than the previous): 100
     // commits back is where a run of commits within one ms would have to start to matter.
-    SILT_ASSIGN_OR_RETURN(std::vector<delta::CommitEntry> commits,
-                          delta::ListCommits(*store_, std::max<int64_t>(0, *version - 100), false, &ict));
+    SILT_ASSIGN_OR_RETURN(
+        std::vector<delta::CommitEntry> commits,
+        delta::ListCommits(*store_, std::max<int64_t>(0, *version - 100), false, &ict));
     for (const delta::CommitEntry& c : commits)
       if (c.version == *version) return std::max(end_ms, c.timestamp_ms);
     return end_ms;
@@ -320,15 +322,15 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
       }
       Normalize(&s);
       state_ = std::move(s);
-      RecoveryLog(table_.DisplayName() + " recovered TTL DELETE at version " + std::to_string(e.version) +
-            " from history");
+      RecoveryLog(table_.DisplayName() + " recovered TTL DELETE at version " +
+                  std::to_string(e.version) + " from history");
     } else if (op == "REORG" && tag->run_id == state_.run_id && e.version != state_.purge_version) {
       state_.purge_version = e.version;
       state_.dv_files.clear();
       Purged(&state_, e.timestamp_ms, e.version);
       Normalize(&state_);
-      RecoveryLog(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) +
-            " from history");
+      RecoveryLog(table_.DisplayName() + " recovered PURGE at version " +
+                  std::to_string(e.version) + " from history");
     } else if (op == "VACUUM START" && tag->run_id == state_.run_id) {
       vacuum_start_ms = e.timestamp_ms;
       vacuum_start_version = e.version;
@@ -341,8 +343,8 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
       state_.failures = 0;
       state_.next_attempt_ms = 0;
       Normalize(&state_);
-      RecoveryLog(table_.DisplayName() + " recovered VACUUM at version " + std::to_string(e.version) +
-            " from history");
+      RecoveryLog(table_.DisplayName() + " recovered VACUUM at version " +
+                  std::to_string(e.version) + " from history");
     }
   }
   state_.last_seen_version = snap.version();

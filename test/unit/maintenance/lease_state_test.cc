@@ -1,11 +1,11 @@
 // Leases (put-if-absent, expiry from the clock, safe take-over), the persisted state's JSON, the
 // cutoff arithmetic, two service instances racing on one warehouse, and the routine jobs.
 #include <gtest/gtest.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
 #include <thread>
-#include <time.h>
 
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"

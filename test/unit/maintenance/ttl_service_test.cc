@@ -720,7 +720,6 @@ WHERE
   EXPECT_NE(cpu[0], "NULL");
 }
 
-
 // --- VACUUM bookkeeping with a short retention (issue 21) ---
 
 // Forwards to `inner` and calls `on_write(key)` before each Put / OpenWrite: e.g. the PURGE's
@@ -728,7 +727,8 @@ WHERE
 // commit time — where a test moves the clock by a millisecond.
 class WriteHookStore final : public ObjectStore {
  public:
-  WriteHookStore(std::shared_ptr<ObjectStore> inner, std::function<void(const std::string&)> on_write)
+  WriteHookStore(std::shared_ptr<ObjectStore> inner,
+                 std::function<void(const std::string&)> on_write)
       : inner_(std::move(inner)), on_write_(std::move(on_write)) {}
   const std::string& root() const override { return inner_->root(); }
   Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) override {
@@ -896,8 +896,8 @@ TEST_F(VacuumBookkeepingTest, AVacuumDueDuringThePassRunsAtItsEnd) {
   PassReport r = Pass(TickingConfig(5));
   std::vector<std::string> seen;
   for (const auto& op : r.operations) seen.push_back(op.table_name + ":" + op.operation_type);
-  EXPECT_EQ(seen, (std::vector<std::string>{"a:DELETE", "a:PURGE", "b:DELETE", "b:PURGE",
-                                            "a:VACUUM"}));
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"a:DELETE", "a:PURGE", "b:DELETE", "b:PURGE", "a:VACUUM"}));
   for (const auto& op : r.operations) EXPECT_EQ(op.operation_status, kStatusSuccessful);
   EXPECT_LE(State("b").vacuum_due_ms, clock_->NowMillis() + 1000);
   EXPECT_GT(State("b").vacuum_due_ms, clock_->NowMillis());
