@@ -599,7 +599,10 @@ Result<bool> MaintenanceService::TableRun::MayHaveWork() {
   quiet_ = false;
   SILT_RETURN_NOT_OK(recovered);
   ahead_recovered_ = state_;
-  if (state_.phase != TtlPhase::kIdle || !state_.unvacuumed_ms.empty()) return true;
+  // A PURGE is due at once; a VACUUM when its time has come. A cycle waiting for its VACUUM's
+  // retention takes no lease at each pass until then (unless something else is due below).
+  if (state_.phase == TtlPhase::kPurgeDue) return true;
+  if (!state_.unvacuumed_ms.empty() && state_.vacuum_due_ms <= now_) return true;
   // History had maintenance commits the state does not know of: save the repair under the lease.
   TableState only_seen = loaded;
   only_seen.last_seen_version = state_.last_seen_version;

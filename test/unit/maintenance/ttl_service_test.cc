@@ -1002,5 +1002,30 @@ TEST_F(VacuumBookkeepingTest, ALiteWindowPastAYoungCommitMakesTheNextVacuumFull)
   EXPECT_FALSE(s.vacuum_full);
 }
 
+// A cycle waiting for its VACUUM's retention costs a pass no lease (no put-if-absent, no state
+// write) until the VACUUM is due.
+TEST_F(VacuumBookkeepingTest, AWaitingVacuumTakesNoLeaseUntilDue) {
+  CreateTtlTable("t", 30, /*dvs=*/true);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  EXPECT_EQ(OpTypes(Pass()), (std::vector<std::string>{"DELETE:SUCCESSFUL", "PURGE:SUCCESSFUL"}));
+  auto generation = [&] {
+    auto lease = LeaseManager::Current(*TableStore("t"));
+    EXPECT_TRUE(lease.ok() && lease->has_value());
+    return lease.ok() && lease->has_value() ? (*lease)->generation : -1;
+  };
+  const int64_t g = generation();
+  const TableState before = State("t");
+  for (int day = 1; day <= 6; ++day) {
+    clock_->AdvanceMillis(kDayMs);
+    EXPECT_TRUE(Pass().operations.empty());
+  }
+  EXPECT_EQ(generation(), g);
+  EXPECT_EQ(State("t"), before);
+  clock_->AdvanceMillis(kDayMs + 1);  // the retention (7 days) + 1 ms
+  EXPECT_EQ(OpTypes(Pass()), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
+  EXPECT_EQ(generation(), g + 1);
+}
+
 }  // namespace
 }  // namespace silt::maintenance
