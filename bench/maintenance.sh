@@ -114,8 +114,9 @@ run_b() { # -> "wall reclaimed"
   tb=$(date +%s.%N)
   # The same work as (a): the Auto-TTL cycle only (--no-routine), on as many threads. With a zero
   # retention a VACUUM is due 1 ms after the PURGE it follows (it deletes files removed strictly
-  # before now); a fast pass can reach it within that millisecond and leaves it to the next tick,
-  # as the schedule says. So passes run (all timed) until no table is left waiting for VACUUM.
+  # before now); the service runs the ones that became due during the pass at its end, so one
+  # pass should do. Passes still run (all timed, counted in the notes) until no table is left
+  # waiting for VACUUM: a VACUUM due after the pass's very last step waits for the next tick.
   local pass
   for pass in 1 2 3; do
     "$SILT" maintain --once --no-routine --threads "$THREADS" --warehouse "$d" >"$WORK/maintain.log" 2>&1 ||

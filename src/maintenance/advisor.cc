@@ -527,7 +527,7 @@ std::string AutoTtlCutoffLiteral(TypeId column_type, int64_t cutoff) {
     case TypeId::kTimestampNtz:
       return "TIMESTAMP_NTZ '" + FormatTs(cutoff) + "'";
     default:
-      return "TIMESTAMP '" + FormatTs(cutoff) + "+00:00'";
+      return "TIMESTAMP '" + FormatTs(cutoff) + "Z'";
   }
 }
 

@@ -41,7 +41,11 @@ Result<int64_t> TargetExpirationDays(int64_t target_days, int64_t retention_mill
 // TIMESTAMP_NTZ taken as UTC: now − n×24 h) or days since the epoch (DATE: UTC date of now − n).
 // Rows whose time value is <= the cutoff are expired.
 int64_t AutoTtlCutoff(TypeId column_type, int32_t expire_in_days, int64_t now_millis);
-// The cutoff as a SQL literal: TIMESTAMP '…', TIMESTAMP_NTZ '…' or DATE '…'.
+// The cutoff as a SQL literal, the one form of SHOW MAINTENANCE, the history's cutoff metric and
+// the TTL DELETE's predicate: TIMESTAMP '2025-02-08 12:00:00Z' (UTC, Spark's fraction form:
+// trailing zeros of the fraction dropped, then the ISO-8601 zone designator of UTC, which every
+// session time zone reads as the same instant), TIMESTAMP_NTZ '2025-02-08 12:00:00.345' or
+// DATE '2025-03-09'.
 std::string AutoTtlCutoffLiteral(TypeId column_type, int64_t cutoff);
 
 enum class Job : uint8_t { kAutoTtlDelete, kPurge, kVacuum, kCompaction, kCheckpoint, kLogCleanup };

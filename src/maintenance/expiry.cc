@@ -30,25 +30,6 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
-// "2025-01-01 00:00:00" (+ ".ffffff" when the micros are not whole seconds).
-std::string FormatCutoffTimestamp(int64_t micros) {
-  int64_t days = FloorDiv(micros, kMicrosPerDay);
-  int64_t rem = micros - days * kMicrosPerDay;
-  int64_t secs = rem / 1000000, frac = rem % 1000000;
-  char buf[64];
-  if (frac == 0) {
-    snprintf(buf, sizeof buf, "%s %02lld:%02lld:%02lld",
-             FormatDate(static_cast<int32_t>(days)).c_str(), static_cast<long long>(secs / 3600),
-             static_cast<long long>((secs / 60) % 60), static_cast<long long>(secs % 60));
-  } else {
-    snprintf(buf, sizeof buf, "%s %02lld:%02lld:%02lld.%06lld",
-             FormatDate(static_cast<int32_t>(days)).c_str(), static_cast<long long>(secs / 3600),
-             static_cast<long long>((secs / 60) % 60), static_cast<long long>(secs % 60),
-             static_cast<long long>(frac));
-  }
-  return buf;
-}
-
 // Whether a time value (days or µs, per the cutoff's type) is expired.
 bool Expired(const TtlCutoff& c, int64_t v) { return v <= c.value; }
 
@@ -70,26 +51,17 @@ Result<TtlCutoff> ComputeCutoff(const delta::AutoTtlPolicy& policy, const delta:
   const int64_t n = policy.expire_in_days;
   switch (c.type) {
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: {
+    case TypeId::kTimestampNtz:
+    case TypeId::kDate:
       c.value = AutoTtlCutoff(c.type, static_cast<int32_t>(n), now_ms);  // the advisor's rule
-      c.text = FormatCutoffTimestamp(c.value);
-      if (c.type == TypeId::kTimestamp) {
-        c.text += "Z";
-        c.literal = "TIMESTAMP '" + c.text + "'";
-      } else {
-        c.literal = "TIMESTAMP_NTZ '" + c.text + "'";
-      }
       break;
-    }
-    case TypeId::kDate: {
-      c.value = AutoTtlCutoff(c.type, static_cast<int32_t>(n), now_ms);
-      c.text = FormatDate(static_cast<int32_t>(c.value));
-      c.literal = "DATE '" + c.text + "'";
-      break;
-    }
     default:  // ValidateAutoTtlColumn admits only the three time types
       return Status::Internal("auto-TTL column `" + field->name + "` of type " + field->type->ToString());
   }
+  // The one literal form (SHOW MAINTENANCE prints the same).
+  c.literal = AutoTtlCutoffLiteral(c.type, c.value);
+  c.text = c.literal.substr(c.literal.find('\'') + 1);
+  c.text.pop_back();
   c.predicate_sql = "(" + c.column + " <= " + c.literal + ")";
   return c;
 }

@@ -72,9 +72,9 @@ Result<std::shared_ptr<ObjectStore>> OpenHistoryStore(const std::string& warehou
   return OpenObjectStore(ChildLocation(warehouse, delta::kOperationsHistoryKey), std::move(clock));
 }
 
-double ThreadCpuSeconds() {
+double ProcessCpuSeconds() {
   timespec ts{};
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 

@@ -72,8 +72,11 @@ class HistoryWriter {
 Result<std::shared_ptr<ObjectStore>> OpenHistoryStore(const std::string& warehouse,
                                                       std::shared_ptr<Clock> clock);
 
-// CPU seconds used by the calling thread so far (CLOCK_THREAD_CPUTIME_ID): a duration measure,
-// not a source of "now".
-double ThreadCpuSeconds();
+// CPU seconds used by this process so far, every thread (CLOCK_PROCESS_CPUTIME_ID): a duration
+// measure, not a source of "now". An operation's usage_quantity is the difference across it, so
+// it counts the pool threads that scanned, rewrote and deleted for it, not only the calling
+// thread (the service runs one operation at a time; other work of the process during it — a
+// second service in the same process — is counted too).
+double ProcessCpuSeconds();
 
 }  // namespace silt::maintenance

@@ -110,10 +110,25 @@ Result<bool> LeaseManager::StillHeld(ObjectStore& table, const Lease& lease) {
          !current->released && current->expires_ms > clock_->NowMillis();
 }
 
+Result<bool> LeaseManager::CheckAndRenew(ObjectStore& table, Lease* lease) {
+  const int64_t now = clock_->NowMillis();
+  if (lease->owner != owner_ || lease->released || lease->expires_ms <= now) return false;
+  if (lease->expires_ms - now >= duration_ms_ / 2) return true;
+  Lease renewed = *lease;
+  renewed.expires_ms = now + duration_ms_;
+  SILT_RETURN_NOT_OK(table.PutHint(LeaseKey(renewed.generation), SerializeLease(renewed)));
+  *lease = renewed;
+  return true;
+}
+
 Status LeaseManager::Release(ObjectStore& table, const Lease& lease) {
-  SILT_ASSIGN_OR_RETURN(std::optional<Lease> current, Current(table));
-  if (!current || current->generation != lease.generation || current->owner != owner_)
-    return Status::OK();
+  if (lease.expires_ms <= clock_->NowMillis()) {
+    // Expired: another process may have taken the table over (and deleted our generation).
+    SILT_ASSIGN_OR_RETURN(std::optional<Lease> current, Current(table));
+    if (!current || current->generation != lease.generation || current->owner != owner_)
+      return Status::OK();
+  }
+  // Unexpired, ours is the newest generation (see CheckAndRenew): no need to read it back.
   Lease released = lease;
   released.released = true;
   // A hint (no fsync on a local store): lost in a crash, the lease just runs to its expiry;

@@ -11,8 +11,14 @@
 // Release: the holder rewrites its own generation with released=true, as a hint
 // (ObjectStore::PutHint: lost in a crash the lease runs to its expiry; an empty object reads as
 // released).
-// A holder must finish its job within the lease duration (the service sets it well above a job's
-// expected length); the service re-checks the lease before each step starts.
+// A holder must finish each step within the lease duration (the service sets it well above a
+// step's expected length); the service re-checks the lease before each step starts and renews it
+// there when half of it is used up (CheckAndRenew), so a run of many steps keeps it.
+// Durability: the lease is an efficiency hint — two processes must not do the same work twice —
+// and correctness never rests on it: every step is a Delta commit with put-if-absent, so of two
+// processes racing on a table one commit wins and the other is a conflict (retried on the new
+// snapshot, which then has nothing left to do). A lease object lost in a crash only lets another
+// process start the table's work sooner.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +50,12 @@ class LeaseManager {
   Result<std::optional<Lease>> TryAcquire(ObjectStore& table);
   // Whether `lease` is still ours and unexpired (re-checked before each step).
   Result<bool> StillHeld(ObjectStore& table, const Lease& lease);
+  // Whether `lease` is ours and unexpired by the clock, without reading the store: another
+  // process takes a lease over only once it expired (or we released it), so until its expiry a
+  // lease we acquired is still the table's newest. When less than half of the duration is left,
+  // extends it to now + duration first (rewriting our own generation, as a hint: lost in a crash
+  // the lease just ends at its former expiry) — a holder that keeps working keeps its lease.
+  Result<bool> CheckAndRenew(ObjectStore& table, Lease* lease);
   // Marks the lease released (a later TryAcquire of anyone succeeds at once).
   Status Release(ObjectStore& table, const Lease& lease);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <utility>
 
@@ -39,6 +40,11 @@ class MaintenanceService::TableRun {
   // Runs every due job of the table; the records go to records_.
   Status Run();
   std::vector<OperationRecord>& records() { return records_; }
+  // Run() left the table's VACUUM for the end of the pass (it becomes due within
+  // kDeferVacuumWindowMs) and still holds the lease.
+  bool deferred() const { return deferred_; }
+  // At the end of the pass: the deferred VACUUM when it is due by now, then the lease released.
+  Status FinishDeferred();
 
  private:
   struct Op {
@@ -54,13 +60,13 @@ class MaintenanceService::TableRun {
     op.record.table_id = table_id_;
     op.record.operation_type = type;
     op.record.operation_id = delta::Uuid::Random().ToString();
-    op.cpu0 = ThreadCpuSeconds();
+    op.cpu0 = ProcessCpuSeconds();
     return op;
   }
   void Finish(Op* op, const Status& st, int retries) {
     OperationRecord& r = op->record;
     r.end_ms = svc_->clock_->NowMillis();
-    r.cpu_seconds = std::max(0.0, ThreadCpuSeconds() - op->cpu0);
+    r.cpu_seconds = std::max(0.0, ProcessCpuSeconds() - op->cpu0);
     r.metrics.emplace_back("retries", std::to_string(retries));
     if (!st.ok()) {
       r.operation_status = kStatusFailed;
@@ -114,12 +120,26 @@ class MaintenanceService::TableRun {
   // Whether the table may have work: false only when, read without the lease, no TTL cycle is
   // under way (after recovery from history), nothing is expired and no routine job is due.
   Result<bool> MayHaveWork();
-  bool quiet_ = false;  // Recover logs nothing (MayHaveWork's look-ahead)
+  // MayHaveWork's look-ahead: the state it loaded, the state recovered from it, and Recover's log
+  // lines (written once the leased run adopts that recovery).
+  TableState ahead_loaded_, ahead_recovered_;
+  std::vector<std::string> ahead_log_;
+  bool quiet_ = false;  // Recover's lines go to ahead_log_
+  Result<TableState> LoadAndUpgradeState();
+  void RecoveryLog(const std::string& line) {
+    if (quiet_) {
+      ahead_log_.push_back(line);
+    } else {
+      Log(line);
+    }
+  }
   Status TtlJobs();
   Status TtlDelete(const delta::AutoTtlPolicy& policy);
   Status Purge();
   Status VacuumStep();
   Status RoutineJobs();
+  // Releases the lease; a non-OK `st` (an error outside a recorded step) becomes a FAILED row.
+  void Close(Status st);
   // How long the step waited after it became due (step_delay_ms); beyond
   // silt.autottl.maxDelayPerStep the log line says ALERT (the SLO of spec A.6).
   void RecordDelay(Op* op, int64_t due_ms) {
@@ -135,7 +155,7 @@ class MaintenanceService::TableRun {
   // Whether this run still holds the table's lease (always true in a dry run, which takes none).
   Result<bool> LeaseHeld() {
     if (!lease_) return true;
-    SILT_ASSIGN_OR_RETURN(bool held, svc_->leases_->StillHeld(*store_, *lease_));
+    SILT_ASSIGN_OR_RETURN(bool held, svc_->leases_->CheckAndRenew(*store_, &*lease_));
     if (!held) Skip("the lease expired during the run");
     return held;
   }
@@ -156,10 +176,70 @@ class MaintenanceService::TableRun {
                            : *std::min_element(s->unvacuumed_ms.begin(), s->unvacuumed_ms.end()) +
                                  retention_ms_ + 1;
   }
-  // Forgets the remove times a VACUUM that started at `vacuum_start_ms` has covered.
-  void Vacuumed(TableState* s, int64_t vacuum_start_ms) const {
-    std::erase_if(s->unvacuumed_ms, [&](int64_t t) { return t < vacuum_start_ms - retention_ms_; });
+  // Forgets the remove times a VACUUM whose cutoff (its now − retention) was `cutoff_ms` has
+  // covered: VACUUM deletes the files removed strictly before its cutoff, so an entry at or after
+  // it stays (its files are still on disk).
+  // `covered_version`: the newest commit the VACUUM's log window reached (LITE: its eligible end
+  // or watermark, -1 when nothing was old enough; FULL: every commit). An entry of a commit the
+  // window reached that is not older than the cutoff makes the next VACUUM FULL when
+  // `flag_passed` (no later LITE run looks at that commit again).
+  static void Vacuumed(TableState* s, int64_t cutoff_ms, int64_t covered_version,
+                       bool flag_passed) {
+    s->unvacuumed_versions.resize(s->unvacuumed_ms.size(), -1);
+    std::vector<int64_t> ms, versions;
+    for (size_t i = 0; i < s->unvacuumed_ms.size(); ++i) {
+      const int64_t t = s->unvacuumed_ms[i], v = s->unvacuumed_versions[i];
+      const bool in_window = v < 0 || v <= covered_version;
+      if (t < cutoff_ms && in_window) continue;
+      if (flag_passed && v >= 0 && in_window) s->vacuum_full = true;
+      ms.push_back(t);
+      versions.push_back(v);
+    }
+    s->unvacuumed_ms = std::move(ms);
+    s->unvacuumed_versions = std::move(versions);
   }
+  static void AddUnvacuumed(TableState* s, int64_t ms, int64_t version) {
+    s->unvacuumed_versions.resize(s->unvacuumed_ms.size(), -1);
+    s->unvacuumed_ms.push_back(ms);
+    s->unvacuumed_versions.push_back(version);
+  }
+  // A PURGE of the cycle whose DELETE committed at `delete_time_ms` committed at `purge_ms`: the
+  // cycle's removes are vacuumed together, at the PURGE's time + the retention (one entry per
+  // cycle). Two entries ms apart would let a VACUUM whose cutoff falls between them run: it
+  // deletes the DELETE's files but not the PURGE's, while VACUUM LITE's watermark may already pass
+  // the REORG commit (its commit time at or before the cutoff), so no later LITE run sees them.
+  static void Purged(TableState* s, int64_t purge_ms, int64_t purge_version) {
+    s->unvacuumed_versions.resize(s->unvacuumed_ms.size(), -1);
+    for (size_t i = 0; i < s->unvacuumed_ms.size(); ++i) {
+      const bool is_delete = s->unvacuumed_versions[i] >= 0
+                                 ? s->unvacuumed_versions[i] == s->delete_version
+                                 : s->unvacuumed_ms[i] == s->delete_time_ms;
+      if (is_delete) {
+        s->unvacuumed_ms.erase(s->unvacuumed_ms.begin() + static_cast<std::ptrdiff_t>(i));
+        s->unvacuumed_versions.erase(s->unvacuumed_versions.begin() +
+                                     static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+    }
+    AddUnvacuumed(s, std::max(purge_ms, s->delete_time_ms), purge_version);
+  }
+  // The entry time of a maintenance commit that ended (by the clock) at `end_ms`: with a short
+  // retention also not before the commit's time as VACUUM LITE's listing of the log sees it (a
+  // non-ICT commit time is the file's mtime made increasing, which can be a few ms ahead of the
+  // clock); a long retention makes those ms irrelevant, and the listing is skipped.
+  Result<int64_t> EntryTime(int64_t end_ms, std::optional<int64_t> version) {
+    if (!version || retention_ms_ >= kShortRetentionMs) return end_ms;
+    SILT_ASSIGN_OR_RETURN(delta::IctConfig ict, delta::IctConfigOf(snap_->metadata(), *store_));
+    // A non-ICT commit time depends on the ones before it (each later than the previous): 100
+    // commits back is where a run of commits within one ms would have to start to matter.
+    SILT_ASSIGN_OR_RETURN(
+        std::vector<delta::CommitEntry> commits,
+        delta::ListCommits(*store_, std::max<int64_t>(0, *version - 100), false, &ict));
+    for (const delta::CommitEntry& c : commits)
+      if (c.version == *version) return std::max(end_ms, c.timestamp_ms);
+    return end_ms;
+  }
+  static constexpr int64_t kShortRetentionMs = 3600LL * 1000;
   // A table whose configuration is invalid: one FAILED row (the error's class), nothing runs.
   Status Misconfigured(const Status& st) {
     Op op = Begin("MAINTENANCE");
@@ -185,7 +265,15 @@ class MaintenanceService::TableRun {
   int64_t max_delay_ms_ = 3 * 86400LL * 1000;
   TableState state_, saved_state_;
   std::optional<Lease> lease_;
+  bool deferred_ = false;
+  bool snap_is_latest_ = true;  // snap_ is the latest unless a step of this run committed since
 };
+
+// A VACUUM that becomes due this soon after the table's steps (a short retention: due 1 ms after
+// the PURGE with a zero one) is left for the end of the pass, under the lease, instead of the next
+// tick: a `silt maintain --once` pass then leaves nothing due that became due while it ran. The
+// clock is only read, never waited on (a ManualClock makes nothing newly due).
+constexpr int64_t kDeferVacuumWindowMs = 60 * 1000;
 
 Status MaintenanceService::TableRun::SaveStateIfChanged() {
   if (cfg_.dry_run || state_ == saved_state_) return Status::OK();
@@ -199,9 +287,11 @@ Status MaintenanceService::TableRun::SaveStateIfChanged() {
 Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
   const int64_t from = state_.last_seen_version + 1;
   if (from > snap.version()) return Status::OK();
+  // The ICT configuration of the snapshot at hand (ListCommits would load a snapshot for it).
+  SILT_ASSIGN_OR_RETURN(delta::IctConfig ict, delta::IctConfigOf(snap.metadata(), *store_));
   SILT_ASSIGN_OR_RETURN(std::vector<delta::CommitEntry> commits,
-                        delta::ListCommits(*store_, from, /*read_commit_info=*/true));
-  std::optional<int64_t> vacuum_start_ms;
+                        delta::ListCommits(*store_, from, /*read_commit_info=*/true, &ict));
+  std::optional<int64_t> vacuum_start_ms, vacuum_start_version;
   for (const delta::CommitEntry& e : commits) {
     if (e.version > snap.version()) break;
     if (!e.commit_info || !e.commit_info->user_metadata || !e.commit_info->operation) continue;
@@ -210,8 +300,11 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
     const std::string& op = *e.commit_info->operation;
     if (op == "DELETE" && e.version != state_.delete_version) {
       TableState s;
-      s.unvacuumed_ms = state_.unvacuumed_ms;  // earlier cycles' removes still wait for VACUUM
-      s.unvacuumed_ms.push_back(e.timestamp_ms);
+      // Earlier cycles' removes still wait for VACUUM.
+      s.unvacuumed_ms = state_.unvacuumed_ms;
+      s.unvacuumed_versions = state_.unvacuumed_versions;
+      s.vacuum_full = state_.vacuum_full;
+      AddUnvacuumed(&s, e.timestamp_ms, e.version);
       s.run_id = tag->run_id;
       s.delete_version = e.version;
       s.delete_time_ms = e.timestamp_ms;
@@ -229,28 +322,29 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
       }
       Normalize(&s);
       state_ = std::move(s);
-      if (!quiet_)
-        Log(table_.DisplayName() + " recovered TTL DELETE at version " + std::to_string(e.version) +
-            " from history");
+      RecoveryLog(table_.DisplayName() + " recovered TTL DELETE at version " +
+                  std::to_string(e.version) + " from history");
     } else if (op == "REORG" && tag->run_id == state_.run_id && e.version != state_.purge_version) {
       state_.purge_version = e.version;
       state_.dv_files.clear();
-      state_.unvacuumed_ms.push_back(e.timestamp_ms);
+      Purged(&state_, e.timestamp_ms, e.version);
       Normalize(&state_);
-      if (!quiet_)
-        Log(table_.DisplayName() + " recovered PURGE at version " + std::to_string(e.version) +
-            " from history");
+      RecoveryLog(table_.DisplayName() + " recovered PURGE at version " +
+                  std::to_string(e.version) + " from history");
     } else if (op == "VACUUM START" && tag->run_id == state_.run_id) {
       vacuum_start_ms = e.timestamp_ms;
+      vacuum_start_version = e.version;
     } else if (op == "VACUUM END" && tag->run_id == state_.run_id &&
                !state_.unvacuumed_ms.empty()) {
-      Vacuumed(&state_, vacuum_start_ms.value_or(e.timestamp_ms));
+      // The VACUUM's cutoff was its now − retention, now <= its START commit's time.
+      // Its window ended before its START commit.
+      Vacuumed(&state_, vacuum_start_ms.value_or(e.timestamp_ms) - retention_ms_,
+               vacuum_start_version.value_or(e.version) - 1, /*flag_passed=*/false);
       state_.failures = 0;
       state_.next_attempt_ms = 0;
       Normalize(&state_);
-      if (!quiet_)
-        Log(table_.DisplayName() + " recovered VACUUM at version " + std::to_string(e.version) +
-            " from history");
+      RecoveryLog(table_.DisplayName() + " recovered VACUUM at version " +
+                  std::to_string(e.version) + " from history");
     }
   }
   state_.last_seen_version = snap.version();
@@ -281,7 +375,13 @@ Status MaintenanceService::TableRun::TtlDelete(const delta::AutoTtlPolicy& polic
   int retries = 0;
   Result<TtlDeleteResult> del = WithRetries<TtlDeleteResult>(
       [&]() -> Result<TtlDeleteResult> {
-        SILT_ASSIGN_OR_RETURN(auto snap, Latest());
+        // The run's snapshot while no step of it committed (the look-ahead's: no second load);
+        // after a conflict, the latest.
+        std::shared_ptr<const delta::Snapshot> snap = snap_;
+        if (!snap_is_latest_) {
+          SILT_ASSIGN_OR_RETURN(snap, Latest());
+        }
+        snap_is_latest_ = false;
         return RunTtlDelete(store_, snap, *cutoff, o);
       },
       &retries);
@@ -308,12 +408,16 @@ Status MaintenanceService::TableRun::TtlDelete(const delta::AutoTtlPolicy& polic
   op.record.metrics.emplace_back("num_added_bytes", std::to_string(m.num_added_bytes));
   Finish(&op, Status::OK(), retries);
   TableState s;
-  s.unvacuumed_ms = state_.unvacuumed_ms;  // a pending VACUUM of earlier cycles stays due
+  // A pending VACUUM of earlier cycles stays due.
+  s.unvacuumed_ms = state_.unvacuumed_ms;
+  s.unvacuumed_versions = state_.unvacuumed_versions;
+  s.vacuum_full = state_.vacuum_full;
   s.run_id = run_id;
   s.cutoff = cutoff->predicate_sql;
   s.delete_version = *del->dml.version;
   s.delete_time_ms = svc_->clock_->NowMillis();
-  s.unvacuumed_ms.push_back(s.delete_time_ms);
+  SILT_ASSIGN_OR_RETURN(int64_t entry, EntryTime(s.delete_time_ms, del->dml.version));
+  AddUnvacuumed(&s, entry, *del->dml.version);
   s.dv_files = std::move(del->dv_files);
   s.last_seen_version = *del->dml.version;
   Normalize(&s);
@@ -335,6 +439,7 @@ Status MaintenanceService::TableRun::Purge() {
   o.commit_user_name = cfg_.principal;
   o.commit_user_metadata = Tag(kTriggerAutoTtl, state_.run_id);
   Op op = Begin("PURGE");
+  snap_is_latest_ = false;
   RecordDelay(&op, state_.delete_time_ms);
   int retries = 0;
   Result<ops::OptimizeResult> r =
@@ -359,7 +464,8 @@ Status MaintenanceService::TableRun::Purge() {
     state_.last_seen_version = std::max(state_.last_seen_version, *r->committed_version);
   }
   state_.dv_files.clear();
-  state_.unvacuumed_ms.push_back(t);
+  SILT_ASSIGN_OR_RETURN(int64_t entry, EntryTime(t, r->committed_version));
+  Purged(&state_, entry, r->committed_version.value_or(-1));
   Normalize(&state_);
   state_.failures = 0;
   state_.next_attempt_ms = 0;
@@ -368,15 +474,17 @@ Status MaintenanceService::TableRun::Purge() {
 
 Status MaintenanceService::TableRun::VacuumStep() {
   ops::VacuumOptions o;
-  o.mode = ops::VacuumMode::kLite;
+  // LITE (reads only the log since its last run), FULL when a LITE run passed a commit too young
+  // to delete (state.vacuum_full).
+  o.mode = state_.vacuum_full ? ops::VacuumMode::kFull : ops::VacuumMode::kLite;
   o.clock = svc_->clock_;
   o.commit_user_name = cfg_.principal;
   o.commit_user_metadata = Tag(kTriggerAutoTtl, state_.run_id);
   Op op = Begin("VACUUM");
-  const int64_t vacuum_start_ms = op.record.start_ms;
+  snap_is_latest_ = false;
   RecordDelay(&op, state_.vacuum_due_ms);
   int retries = 0;
-  bool full = false;
+  bool full = o.mode == ops::VacuumMode::kFull;
   Result<ops::VacuumResult> r = WithRetries<ops::VacuumResult>(
       [&]() -> Result<ops::VacuumResult> {
         Result<ops::VacuumResult> lite = ops::Vacuum(store_, o);
@@ -401,7 +509,15 @@ Status MaintenanceService::TableRun::VacuumStep() {
   Finish(&op, Status::OK(), retries);
   if (r->end_commit_version)
     state_.last_seen_version = std::max(state_.last_seen_version, *r->end_commit_version);
-  Vacuumed(&state_, vacuum_start_ms);
+  // Only what this VACUUM covered: the removes strictly before its own cutoff.
+  if (full) {
+    Vacuumed(&state_, r->min_retained_timestamp_ms, std::numeric_limits<int64_t>::max(), false);
+    state_.vacuum_full = false;
+  } else {
+    const int64_t window_end =
+        r->eligible_end_commit_version.value_or(r->recorded_watermark.value_or(-1));
+    Vacuumed(&state_, r->min_retained_timestamp_ms, window_end, /*flag_passed=*/true);
+  }
   state_.failures = 0;
   state_.next_attempt_ms = 0;
   Normalize(&state_);
@@ -457,18 +573,36 @@ Status MaintenanceService::TableRun::TtlJobs() {
     SILT_ASSIGN_OR_RETURN(held, LeaseHeld());
     if (!held) return Status::OK();
     SILT_RETURN_NOT_OK(VacuumStep());
+  } else if (!vacuum_tried && state_.phase == TtlPhase::kVacuumDue && state_.failures == 0 &&
+             state_.vacuum_due_ms <= svc_->clock_->NowMillis() + kDeferVacuumWindowMs) {
+    deferred_ = true;
   }
   return Status::OK();
 }
 
+Result<TableState> MaintenanceService::TableRun::LoadAndUpgradeState() {
+  SILT_ASSIGN_OR_RETURN(TableState s, LoadState(*store_));
+  if (s.phase != TtlPhase::kIdle && s.unvacuumed_ms.empty() && s.delete_time_ms >= 0) {
+    // A state written before unvacuumed_ms existed: its cycle's removes.
+    AddUnvacuumed(&s, std::max(s.delete_time_ms, s.vacuum_due_ms - retention_ms_), -1);
+    Normalize(&s);
+  }
+  return s;
+}
+
 Result<bool> MaintenanceService::TableRun::MayHaveWork() {
-  SILT_ASSIGN_OR_RETURN(state_, LoadState(*store_));
-  const TableState loaded = state_;
+  SILT_ASSIGN_OR_RETURN(ahead_loaded_, LoadState(*store_));
+  const TableState& loaded = ahead_loaded_;
+  SILT_ASSIGN_OR_RETURN(state_, LoadAndUpgradeState());
   quiet_ = true;
   Status recovered = Recover(*snap_);
   quiet_ = false;
   SILT_RETURN_NOT_OK(recovered);
-  if (state_.phase != TtlPhase::kIdle || !state_.unvacuumed_ms.empty()) return true;
+  ahead_recovered_ = state_;
+  // A PURGE is due at once; a VACUUM when its time has come. A cycle waiting for its VACUUM's
+  // retention takes no lease at each pass until then (unless something else is due below).
+  if (state_.phase == TtlPhase::kPurgeDue) return true;
+  if (!state_.unvacuumed_ms.empty() && state_.vacuum_due_ms <= now_) return true;
   // History had maintenance commits the state does not know of: save the repair under the lease.
   TableState only_seen = loaded;
   only_seen.last_seen_version = state_.last_seen_version;
@@ -647,17 +781,18 @@ Status MaintenanceService::TableRun::Run() {
     return Status::OK();
   }
   Status st = [&]() -> Status {
-    SILT_ASSIGN_OR_RETURN(state_, LoadState(*store_));
-    saved_state_ = state_;
-    if (state_.phase != TtlPhase::kIdle && state_.unvacuumed_ms.empty() &&
-        state_.delete_time_ms >= 0) {
-      // A state written before unvacuumed_ms existed: its cycle's removes.
-      state_.unvacuumed_ms.push_back(
-          std::max(state_.delete_time_ms, state_.vacuum_due_ms - retention_ms_));
-      Normalize(&state_);
+    // Read again under the lease: unchanged since the look-ahead (the usual case), its recovery
+    // from history stands; else another process moved on meanwhile and it is redone.
+    SILT_ASSIGN_OR_RETURN(saved_state_, LoadState(*store_));
+    if (saved_state_ == ahead_loaded_) {
+      state_ = ahead_recovered_;
+      for (const std::string& line : ahead_log_) Log(line);
+    } else {
+      SILT_ASSIGN_OR_RETURN(state_, LoadAndUpgradeState());
+      SILT_RETURN_NOT_OK(Recover(*snap_));
     }
-    SILT_RETURN_NOT_OK(Recover(*snap_));
-    SILT_RETURN_NOT_OK(SaveStateIfChanged());
+    // A repair from history is saved with the first step's bookkeeping or after TtlJobs (lost
+    // in a crash, the next run repeats the same repair).
     SILT_RETURN_NOT_OK(TtlJobs());
     SILT_RETURN_NOT_OK(SaveStateIfChanged());
     if (cfg_.routine_jobs) {
@@ -667,15 +802,40 @@ Status MaintenanceService::TableRun::Run() {
     }
     return Status::OK();
   }();
-  if (lease) {
-    Status released = svc_->leases_->Release(*store_, *lease);
+  if (st.ok() && deferred_) {
+    snap_.reset();  // VACUUM loads its own; no snapshot is kept across the pass
+    return Status::OK();
+  }
+  deferred_ = false;
+  Close(std::move(st));
+  return Status::OK();
+}
+
+void MaintenanceService::TableRun::Close(Status st) {
+  if (lease_) {
+    Status released = svc_->leases_->Release(*store_, *lease_);
     if (st.ok()) st = released;
+    lease_.reset();
   }
   if (!st.ok()) {
     // A storage or state error outside a recorded step: one FAILED row says so.
     Op op = Begin("MAINTENANCE");
     Finish(&op, st, 0);
   }
+}
+
+Status MaintenanceService::TableRun::FinishDeferred() {
+  deferred_ = false;
+  now_ = svc_->clock_->NowMillis();
+  Status st = [&]() -> Status {
+    if (now_ < state_.vacuum_due_ms) return Status::OK();  // the next tick's
+    if (cfg_.should_stop && cfg_.should_stop()) return Status::OK();
+    SILT_ASSIGN_OR_RETURN(bool held, LeaseHeld());
+    if (!held) return Status::OK();
+    SILT_RETURN_NOT_OK(VacuumStep());
+    return SaveStateIfChanged();
+  }();
+  Close(std::move(st));
   return Status::OK();
 }
 
@@ -737,12 +897,21 @@ Result<PassReport> MaintenanceService::RunPass(std::vector<MaintainedTable> tabl
   if (!warehouse_.empty() && !config_.dry_run) {
     SILT_ASSIGN_OR_RETURN(history_store, OpenHistoryStore(warehouse_, clock_));
   }
+  std::vector<std::unique_ptr<TableRun>> deferred;
   for (const MaintainedTable& t : tables) {
     if (config_.should_stop && config_.should_stop()) break;
     ++report.tables;
-    TableRun run(this, t, &report);
-    SILT_RETURN_NOT_OK(run.Run());
-    for (OperationRecord& r : run.records()) report.operations.push_back(std::move(r));
+    auto run = std::make_unique<TableRun>(this, t, &report);
+    SILT_RETURN_NOT_OK(run->Run());
+    for (OperationRecord& r : run->records()) report.operations.push_back(std::move(r));
+    run->records().clear();
+    if (run->deferred()) deferred.push_back(std::move(run));
+  }
+  // The VACUUMs that became due during the pass (kDeferVacuumWindowMs), in table order; each
+  // table's lease is released either way.
+  for (std::unique_ptr<TableRun>& run : deferred) {
+    SILT_RETURN_NOT_OK(run->FinishDeferred());
+    for (OperationRecord& r : run->records()) report.operations.push_back(std::move(r));
   }
   // One history commit per pass, not per table: a commit per table costs a snapshot load of the
   // ever longer history log each (bench/maintenance.sh). A crash before it loses the rows of

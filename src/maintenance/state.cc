@@ -62,6 +62,15 @@ std::string SerializeState(const TableState& s) {
     out += std::to_string(s.unvacuumed_ms[i]);
   }
   out.push_back(']');
+  Field(&out, "unvacuumedVersions", &first);
+  out.push_back('[');
+  for (size_t i = 0; i < s.unvacuumed_versions.size(); ++i) {
+    if (i) out.push_back(',');
+    out += std::to_string(s.unvacuumed_versions[i]);
+  }
+  out.push_back(']');
+  Field(&out, "vacuumFull", &first);
+  out += s.vacuum_full ? "true" : "false";
   num("lastSeenVersion", s.last_seen_version);
   num("failures", s.failures);
   num("nextAttemptMs", s.next_attempt_ms);
@@ -122,6 +131,20 @@ Result<TableState> ParseState(std::string_view json) {
       s.unvacuumed_ms.push_back(v);
     }
   }
+  simdjson::dom::array versions;
+  if (obj["unvacuumedVersions"].get_array().get(versions) == simdjson::SUCCESS) {
+    for (simdjson::dom::element e : versions) {
+      int64_t v;
+      if (e.get_int64().get(v) != simdjson::SUCCESS)
+        return Status::Corruption("maintenance state has a non-integer unvacuumedVersions entry",
+                                  kErrorStateCorrupt);
+      s.unvacuumed_versions.push_back(v);
+    }
+  }
+  // A state written before the versions were kept: unknown (-1) for each entry.
+  s.unvacuumed_versions.resize(s.unvacuumed_ms.size(), -1);
+  bool full = false;
+  if (obj["vacuumFull"].get_bool().get(full) == simdjson::SUCCESS) s.vacuum_full = full;
   get_int("lastSeenVersion", &s.last_seen_version);
   int64_t failures = 0;
   get_int("failures", &failures);

@@ -12,9 +12,15 @@
 //   VACUUM_DUE  DELETE (and PURGE, if any) done: VACUUM is due at vacuum_due_ms
 // A new DELETE may start in VACUUM_DUE (at every due tick: a pending VACUUM never delays the
 // next expired rows); unvacuumed_ms keeps the commit time of every maintenance DELETE / PURGE
-// whose removed files no VACUUM has deleted yet, and vacuum_due_ms is the oldest of them +
-// the retention (+ 1 ms: VACUUM deletes files removed strictly before now − retention), so a
-// daily DELETE cannot postpone VACUUM.
+// whose removed files no VACUUM has deleted yet — one entry per cycle: a PURGE replaces its
+// DELETE's, so the cycle's removes are vacuumed together — and vacuum_due_ms is the oldest of
+// them + the retention (+ 1 ms: VACUUM deletes files removed strictly before now − retention), so
+// a daily DELETE cannot postpone VACUUM. An entry is the later of the step's end (by the clock)
+// and its commit's time as the log reports it (VACUUM LITE looks only at commits at or before its
+// cutoff; a non-ICT commit time is the file's mtime, adjusted to be increasing, which can run a
+// few ms ahead of the clock), so a VACUUM due by the state can delete the cycle's files. An entry
+// is forgotten only when a VACUUM covered it: removed before its cutoff and, for LITE, a commit
+// inside its log window (unvacuumed_versions).
 // A crash between a step's commit and the state update is repaired from the table's history:
 // every maintenance commit carries userMetadata {"trigger":"autottl","runId":…} (see
 // TtlCommitTag), and the state records the last table version it accounted for.
@@ -46,6 +52,11 @@ struct TableState {
   int64_t purge_version = -1;         // the REORG commit, when one ran
   int64_t vacuum_due_ms = -1;         // VACUUM_DUE: when VACUUM becomes due
   std::vector<int64_t> unvacuumed_ms;  // maintenance remove times not yet vacuumed
+  // The commit version of each unvacuumed_ms entry (-1: unknown, a state of an older silt).
+  std::vector<int64_t> unvacuumed_versions;
+  // The next VACUUM runs FULL: a VACUUM LITE's log window passed a maintenance commit whose
+  // removes were not yet older than its cutoff, so no later LITE run would see them.
+  bool vacuum_full = false;
   // The newest table version whose maintenance commits this state accounts for (-1: none).
   int64_t last_seen_version = -1;
   // Failed attempts of the current step and when the next may start (backoff).

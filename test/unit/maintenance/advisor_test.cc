@@ -48,7 +48,7 @@ TEST(AutoTtlCutoff, TimestampAndDate) {
   EXPECT_EQ(AutoTtlCutoffLiteral(TypeId::kDate, d), "DATE '2025-03-09'");
   int64_t ts = AutoTtlCutoff(TypeId::kTimestamp, 30, now);
   EXPECT_EQ(ts, now * 1000 - 30LL * 86400000000LL);
-  EXPECT_EQ(AutoTtlCutoffLiteral(TypeId::kTimestamp, ts), "TIMESTAMP '2025-02-08 12:00:00+00:00'");
+  EXPECT_EQ(AutoTtlCutoffLiteral(TypeId::kTimestamp, ts), "TIMESTAMP '2025-02-08 12:00:00Z'");
   EXPECT_EQ(AutoTtlCutoffLiteral(TypeId::kTimestampNtz, ts), "TIMESTAMP_NTZ '2025-02-08 12:00:00'");
 }
 
@@ -103,7 +103,7 @@ class AdvisorTest : public ::testing::Test {
   // A TIMESTAMP literal `days` days before the clock's now.
   std::string DaysAgo(int64_t days) {
     int64_t ms = clock_->NowMillis() - days * kDayMs;
-    return "TIMESTAMP '" + FormatTimestampMicros(ms * 1000) + "+00:00'";
+    return "TIMESTAMP '" + FormatTimestampMicros(ms * 1000) + "Z'";
   }
   TableAdvice Advice(const std::string& table, Thresholds t = {}) {
     auto store = OpenObjectStore(dir_ + "/" + table, clock_);

@@ -1,6 +1,7 @@
 // Leases (put-if-absent, expiry from the clock, safe take-over), the persisted state's JSON, the
 // cutoff arithmetic, two service instances racing on one warehouse, and the routine jobs.
 #include <gtest/gtest.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -12,6 +13,7 @@
 #include "io/memory_object_store.h"
 #include "io/read_confinement.h"
 #include "maintenance/expiry.h"
+#include "maintenance/history_writer.h"
 #include "maintenance/lease.h"
 #include "maintenance/state.h"
 #include "unit/maintenance/maintenance_test_util.h"
@@ -72,6 +74,60 @@ TEST(Lease, AnEmptyLeaseObjectReadsAsReleased) {
   EXPECT_TRUE(*b.StillHeld(store, **lb));
 }
 
+TEST(Lease, RenewedAtHalfLifeAndExpiringWithoutIt) {
+  auto clock = std::make_shared<ManualClock>(kNow);
+  InMemoryObjectStore store(clock);
+  LeaseManager me(clock, "me", 1000), other(clock, "other", 1000);
+  auto got = me.TryAcquire(store);
+  ASSERT_TRUE(got.ok() && got->has_value());
+  Lease lease = **got;
+  clock->AdvanceMillis(400);  // more than half left: nothing written
+  auto held = me.CheckAndRenew(store, &lease);
+  ASSERT_TRUE(held.ok());
+  EXPECT_TRUE(*held);
+  EXPECT_EQ(lease.expires_ms, kNow + 1000);
+  clock->AdvanceMillis(200);  // less than half left: extended to now + duration, in the store too
+  held = me.CheckAndRenew(store, &lease);
+  ASSERT_TRUE(held.ok());
+  EXPECT_TRUE(*held);
+  EXPECT_EQ(lease.expires_ms, kNow + 1600);
+  auto current = LeaseManager::Current(store);
+  ASSERT_TRUE(current.ok() && current->has_value());
+  EXPECT_EQ((*current)->expires_ms, kNow + 1600);
+  EXPECT_EQ((*current)->generation, lease.generation);
+  // Past the former expiry the other process still cannot take the table.
+  clock->AdvanceMillis(500);
+  auto taken = other.TryAcquire(store);
+  ASSERT_TRUE(taken.ok());
+  EXPECT_FALSE(taken->has_value());
+  // A holder that stops renewing loses it at its expiry.
+  clock->AdvanceMillis(500);
+  held = me.CheckAndRenew(store, &lease);
+  ASSERT_TRUE(held.ok());
+  EXPECT_FALSE(*held);
+  taken = other.TryAcquire(store);
+  ASSERT_TRUE(taken.ok());
+  EXPECT_TRUE(taken->has_value());
+}
+
+// usage_quantity is the CPU of every thread that worked for an operation: a pool thread's work
+// counts while the calling thread only waits for it.
+TEST(OperationCpu, CountsTheCpuOfOtherThreads) {
+  const double before = ProcessCpuSeconds();
+  std::thread worker([] {
+    auto thread_cpu = [] {
+      timespec ts{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+      return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+    };
+    const double start = thread_cpu();
+    volatile uint64_t x = 0;
+    while (thread_cpu() - start < 0.05) x = x + 1;
+  });
+  worker.join();
+  EXPECT_GE(ProcessCpuSeconds() - before, 0.05);
+}
+
 TEST(Lease, RacingAcquirersGetExactlyOneLease) {
   auto clock = std::make_shared<ManualClock>(kNow);
   auto store = std::make_shared<InMemoryObjectStore>(clock);
@@ -100,6 +156,7 @@ TEST(MaintenanceState, SavedAsAHintAnEmptyStateReadsAsNone) {
   TableState s;
   s.phase = TtlPhase::kVacuumDue;
   s.unvacuumed_ms = {kNow};
+  s.unvacuumed_versions = {3};
   s.vacuum_due_ms = kNow + 7 * kDayMs + 1;
   ASSERT_TRUE(SaveState(store, s).ok());
   auto back = LoadState(store);
@@ -126,12 +183,19 @@ TEST(MaintenanceState, JsonRoundTripAndCommitTag) {
   s.purge_version = -1;
   s.vacuum_due_ms = kNow + 7 * kDayMs;
   s.unvacuumed_ms = {kNow - kDayMs, kNow};
+  s.unvacuumed_versions = {2, 4};
+  s.vacuum_full = true;
   s.last_seen_version = 4;
   s.failures = 2;
   s.next_attempt_ms = kNow + 5;
   auto back = ParseState(SerializeState(s));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, s);
+  // A state of an older silt (no versions): each entry's version is unknown.
+  auto old = ParseState("{\"phase\":\"VACUUM_DUE\",\"unvacuumedMs\":[5,6]}");
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ(old->unvacuumed_versions, (std::vector<int64_t>{-1, -1}));
+  EXPECT_FALSE(old->vacuum_full);
   EXPECT_EQ(ParseState("{\"phase\":\"NOPE\"}").status().error_class(),
             "SILT_MAINTENANCE_STATE_CORRUPT");
   EXPECT_FALSE(ParseState("[").ok());
@@ -152,11 +216,11 @@ TEST_F(ServiceTest, CutoffPerColumnTypeAndBadColumns) {
   const int64_t now = kNow + 12 * 3600 * 1000 + 345;  // 2026-01-01T12:00:00.345Z
   auto a = ComputeCutoff({"a", 1}, **snap, now);
   ASSERT_TRUE(a.ok());
-  EXPECT_EQ(a->literal, "TIMESTAMP '2025-12-31 12:00:00.345000Z'");
+  EXPECT_EQ(a->literal, "TIMESTAMP '2025-12-31 12:00:00.345Z'");
   EXPECT_EQ(a->value, (now - kDayMs) * 1000);
   auto b = ComputeCutoff({"B", 0}, **snap, now);  // case-insensitive
   ASSERT_TRUE(b.ok());
-  EXPECT_EQ(b->predicate_sql, "(b <= TIMESTAMP_NTZ '2026-01-01 12:00:00.345000')");
+  EXPECT_EQ(b->predicate_sql, "(b <= TIMESTAMP_NTZ '2026-01-01 12:00:00.345')");
   auto d = ComputeCutoff({"d", 1}, **snap, now);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->literal, "DATE '2025-12-31'");
@@ -256,6 +320,32 @@ TEST_F(ServiceTest, ALeaseThatExpiresMidRunStopsBeforeTheNextStep) {
   auto ops = Operations("t");
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "DELETE"), 2);  // the user's and the TTL's
   EXPECT_EQ(ops.back(), "REORG");
+}
+
+// A run that outlasts half of its lease renews it before the next step: a second process cannot
+// take the table over at the lease's first expiry while the first one still works on it.
+TEST_F(ServiceTest, ALongRunRenewsItsLease) {
+  Sql("CREATE TABLE t (id INT, ts TIMESTAMP) USING DELTA TBLPROPERTIES "
+      "('delta.enableDeletionVectors' = 'true', 'autottl.expireInDays' = '30', "
+      "'autottl.timestampColumn' = 'ts')");
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '2025-01-01 00:00:00'), (2, TIMESTAMP '2025-12-31 "
+      "00:00:00'), (3, TIMESTAMP '2025-12-31 00:00:00')");
+  MaintenanceConfig c = Config();
+  c.lease_duration_ms = 3000;
+  c.retry_backoff_ms = 2000;  // the DELETE's retry uses two thirds of the lease
+  c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
+    SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
+    return std::shared_ptr<ObjectStore>(std::make_shared<testing::InterceptingStore>(
+        inner, [&] { EXPECT_TRUE(con_->Query("DELETE FROM t WHERE id = 3").ok()); }));
+  };
+  const int64_t start = clock_->NowMillis();
+  PassReport r = Pass(c);
+  EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"DELETE:SUCCESSFUL", "PURGE:SUCCESSFUL"}));
+  auto lease = LeaseManager::Current(*TableStore("t"));
+  ASSERT_TRUE(lease.ok() && lease->has_value());
+  // Renewed before the PURGE (2 s into the run): it lasted to 2 s + 3 s, not to 3 s.
+  EXPECT_EQ((*lease)->expires_ms, start + 2000 + 3000);
+  EXPECT_TRUE((*lease)->released);
 }
 
 TEST_F(ServiceTest, APolicyOnANonTimeColumnFailsAndBacksOff) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "delta/history.h"
 #include "delta/snapshot.h"
 #include "maintenance/expiry.h"
 #include "maintenance/state.h"
@@ -359,9 +360,8 @@ TEST_F(TtlServiceTest, T24CrashAfterDeleteCommitResumesWithoutRedeleting) {
   c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
     SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
     faulty = std::make_shared<FaultInjectingObjectStore>(inner);
-    // The first save (the state's bookkeeping before the DELETE) passes; the process dies
-    // before it records the DELETE.
-    FaultRule crash = FaultRule::FailAfter(1, ObjectOp::kPut);
+    // The process dies before the state records the DELETE (its first save).
+    FaultRule crash = FaultRule::FailAfter(0, ObjectOp::kPut);
     crash.key_contains = "state.json";
     faulty->AddRule(crash);
     return std::shared_ptr<ObjectStore>(faulty);
@@ -392,7 +392,7 @@ TEST_F(TtlServiceTest, T24CrashAfterPurgeCommitResumesWithVacuum) {
   c.open_store = [&](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
     SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
     auto faulty = std::make_shared<FaultInjectingObjectStore>(inner);
-    FaultRule crash = FaultRule::FailAfter(2, ObjectOp::kPut);  // bookkeeping and DELETE saves pass
+    FaultRule crash = FaultRule::FailAfter(1, ObjectOp::kPut);  // the DELETE's save passes
     crash.key_contains = "state.json";
     faulty->AddRule(crash);
     return std::shared_ptr<ObjectStore>(faulty);
@@ -718,6 +718,313 @@ WHERE
   auto cpu = Rows(cpu_query);
   ASSERT_EQ(cpu.size(), 1u);
   EXPECT_NE(cpu[0], "NULL");
+}
+
+// --- VACUUM bookkeeping with a short retention (issue 21) ---
+
+// Forwards to `inner` and calls `on_write(key)` before each Put / OpenWrite: e.g. the PURGE's
+// rewrite of a data file, which happens after the DELETE's commit and before the REORG reads its
+// commit time — where a test moves the clock by a millisecond.
+class WriteHookStore final : public ObjectStore {
+ public:
+  WriteHookStore(std::shared_ptr<ObjectStore> inner,
+                 std::function<void(const std::string&)> on_write)
+      : inner_(std::move(inner)), on_write_(std::move(on_write)) {}
+  const std::string& root() const override { return inner_->root(); }
+  Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) override {
+    return inner_->ListFrom(key);
+  }
+  Status ListRecursive(const std::string& dir, const ObjectVisitor& visit) override {
+    return inner_->ListRecursive(dir, visit);
+  }
+  Result<ObjectMeta> Head(const std::string& key) override { return inner_->Head(key); }
+  Result<std::string> Get(const std::string& key) override { return inner_->Get(key); }
+  Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override {
+    return inner_->OpenRead(key);
+  }
+  Status Put(const std::string& key, std::string_view data) override {
+    on_write_(key);
+    return inner_->Put(key, data);
+  }
+  Status PutIfAbsent(const std::string& key, std::string_view data) override {
+    return inner_->PutIfAbsent(key, data);
+  }
+  Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override {
+    on_write_(key);
+    return inner_->OpenWrite(key);
+  }
+  Status Delete(const std::string& key) override { return inner_->Delete(key); }
+  Result<int64_t> DeleteEmptyDirs(const std::string& dir) override {
+    return inner_->DeleteEmptyDirs(dir);
+  }
+  Status DeleteDir(const std::string& dir) override { return inner_->DeleteDir(dir); }
+
+ private:
+  std::shared_ptr<ObjectStore> inner_;
+  std::function<void(const std::string&)> on_write_;
+};
+
+bool IsDataFile(const std::string& key) {
+  return key.size() > 8 && key.compare(key.size() - 8, 8, ".parquet") == 0 &&
+         key.rfind("_delta_log/", 0) != 0;
+}
+
+class VacuumBookkeepingTest : public TtlServiceTest {
+ protected:
+  // A DV table with a zero retention (as bench/maintenance.sh sets it): one file with an expired
+  // and a live row, so DELETE writes a deletion vector and PURGE rewrites the file.
+  void CreateZeroRetentionTable(const std::string& name) {
+    CreateTtlTable(name, 30, /*dvs=*/true);
+    Sql("ALTER TABLE " + name +
+        " SET TBLPROPERTIES ('delta.deletedFileRetentionDuration' = 'interval 0 hours')");
+    Sql("INSERT INTO " + name + " VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) +
+        "'), (2, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");
+  }
+  // The service's config with the clock moved by `data_ms` before every data-file write of the
+  // pass (the PURGE's rewrite: after the DELETE, before the REORG takes its time), and by what
+  // `also(key)` returns before any other write.
+  MaintenanceConfig TickingConfig(int64_t data_ms,
+                                  std::function<int64_t(const std::string&)> also = nullptr) {
+    MaintenanceConfig c = Config();
+    c.open_store = [this, data_ms,
+                    also](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
+      SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
+      return std::shared_ptr<ObjectStore>(
+          std::make_shared<WriteHookStore>(inner, [this, data_ms, also](const std::string& key) {
+            clock_->AdvanceMillis(IsDataFile(key) ? data_ms : also ? also(key) : 0);
+          }));
+    };
+    return c;
+  }
+  // Data files (and deletion vectors) stored under the table root, live or not.
+  int64_t StoredDataFiles(const std::string& table) {
+    int64_t n = 0;
+    Status st = TableStore(table)->ListRecursive("", [&](const ObjectMeta& m) -> Status {
+      if (!m.is_dir && m.key.rfind("_delta_log/", 0) != 0 && m.key.rfind("_silt", 0) != 0) ++n;
+      return Status::OK();
+    });
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return n;
+  }
+  TableState State(const std::string& table) {
+    auto s = LoadState(*TableStore(table));
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? *s : TableState{};
+  }
+  // The newest commit's time as VACUUM LITE sees it (the log listing, mtimes made increasing).
+  int64_t LastCommitTime(const std::string& table) {
+    auto commits = delta::ListCommits(*TableStore(table));
+    EXPECT_TRUE(commits.ok() && !commits->empty());
+    return commits.ok() && !commits->empty() ? commits->back().timestamp_ms : -1;
+  }
+};
+
+// The PURGE ends 1 ms after the DELETE. A VACUUM in the PURGE's millisecond would delete the
+// DELETE's removes but not the purged file (removed at its cutoff, not before), nor would it when
+// the REORG commit's time as the log lists it (the mtime, made increasing: here ahead of the
+// clock) is not before its cutoff — VACUUM LITE looks only at older commits. No such VACUUM runs:
+// the cycle has one entry, the later of both, and it stays until a VACUUM covers it; then the
+// files are gone and the state is IDLE.
+TEST_F(VacuumBookkeepingTest, AVacuumRunsOnlyWhenItCoversTheCycle) {
+  CreateZeroRetentionTable("t");
+  const int64_t t0 = clock_->NowMillis();
+  EXPECT_EQ(StoredDataFiles("t"), 1);
+  PassReport r = Pass(TickingConfig(1));
+  EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"DELETE:SUCCESSFUL", "PURGE:SUCCESSFUL"}));
+  EXPECT_EQ(clock_->NowMillis(), t0 + 1);
+  EXPECT_EQ(Operations("t").back(), "REORG");
+  const int64_t purge_commit = LastCommitTime("t");
+  EXPECT_GE(purge_commit, t0 + 1);
+  // The original file, its DV and the PURGE's rewrite: nothing vacuumed yet.
+  EXPECT_EQ(StoredDataFiles("t"), 3);
+  TableState s = State("t");
+  EXPECT_EQ(s.phase, TtlPhase::kVacuumDue);
+  EXPECT_EQ(s.unvacuumed_ms, (std::vector<int64_t>{purge_commit}));  // one entry: the PURGE's
+  EXPECT_EQ(s.unvacuumed_versions, (std::vector<int64_t>{s.purge_version}));
+  EXPECT_EQ(s.vacuum_due_ms, purge_commit + 1);
+  // The REORG's millisecond: nothing is due.
+  clock_->AdvanceMillis(purge_commit - clock_->NowMillis());
+  EXPECT_TRUE(Pass().operations.empty());
+  clock_->AdvanceMillis(1);
+  r = Pass();
+  ASSERT_EQ(OpTypes(r), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
+  EXPECT_EQ(Metric(r.operations[0], "vacuum_mode"), "LITE");
+  EXPECT_EQ(Metric(r.operations[0], "num_vacuumed_files"), "2");  // the purged file and its DV
+  EXPECT_EQ(StoredDataFiles("t"), 1);
+  EXPECT_EQ(StoredTs("t").size(), 1u);  // only the live row is stored
+  s = State("t");
+  EXPECT_EQ(s.phase, TtlPhase::kIdle);
+  EXPECT_TRUE(s.unvacuumed_ms.empty());
+  // Nothing left: no VACUUM that deletes nothing.
+  clock_->AdvanceMillis(1000);
+  EXPECT_TRUE(Pass().operations.empty());
+}
+
+// When the clock is past the cycle's entry right after the PURGE, the same pass's VACUUM covers
+// the whole cycle.
+TEST_F(VacuumBookkeepingTest, AVacuumDueRightAfterThePurgeDeletesEverything) {
+  CreateZeroRetentionTable("t");
+  const int64_t t0 = clock_->NowMillis();
+  // The clock moves 10 ms when the PURGE's state is saved: past the REORG commit's time.
+  bool purged = false;
+  MaintenanceConfig c = TickingConfig(1, [&](const std::string& key) -> int64_t {
+    return purged && key.find("state.json") != std::string::npos ? 10 : 0;
+  });
+  c.log = [&](const std::string& line) {
+    if (line.find(" PURGE SUCCESSFUL") != std::string::npos) purged = true;
+  };
+  PassReport r = Pass(c);
+  ASSERT_EQ(OpTypes(r), (std::vector<std::string>{"DELETE:SUCCESSFUL", "PURGE:SUCCESSFUL",
+                                                  "VACUUM:SUCCESSFUL"}));
+  EXPECT_GE(clock_->NowMillis(), t0 + 11);
+  EXPECT_EQ(Metric(r.operations[2], "num_vacuumed_files"), "2");
+  EXPECT_EQ(StoredDataFiles("t"), 1);
+  TableState s = State("t");
+  EXPECT_EQ(s.phase, TtlPhase::kIdle);
+  EXPECT_TRUE(s.unvacuumed_ms.empty());
+  EXPECT_TRUE(Pass().operations.empty());
+}
+
+// A VACUUM that becomes due while the pass works on later tables runs at the end of the pass
+// (under the lease still held), not at the next tick; one not due by then is left to the next
+// tick and its lease released.
+TEST_F(VacuumBookkeepingTest, AVacuumDueDuringThePassRunsAtItsEnd) {
+  CreateZeroRetentionTable("a");
+  CreateZeroRetentionTable("b");
+  // Each PURGE's rewrite moves the clock 5 ms: a's cycle is due before the pass ends, b's (whose
+  // PURGE is the pass's last step) is not.
+  PassReport r = Pass(TickingConfig(5));
+  std::vector<std::string> seen;
+  for (const auto& op : r.operations) seen.push_back(op.table_name + ":" + op.operation_type);
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"a:DELETE", "a:PURGE", "b:DELETE", "b:PURGE", "a:VACUUM"}));
+  for (const auto& op : r.operations) EXPECT_EQ(op.operation_status, kStatusSuccessful);
+  EXPECT_LE(State("b").vacuum_due_ms, clock_->NowMillis() + 1000);
+  EXPECT_GT(State("b").vacuum_due_ms, clock_->NowMillis());
+  EXPECT_EQ(StoredDataFiles("a"), 1);
+  EXPECT_EQ(State("a").phase, TtlPhase::kIdle);
+  EXPECT_EQ(StoredDataFiles("b"), 3);
+  EXPECT_EQ(State("b").phase, TtlPhase::kVacuumDue);
+  for (const char* t : {"a", "b"}) {
+    auto lease = LeaseManager::Current(*TableStore(t));
+    ASSERT_TRUE(lease.ok() && lease->has_value()) << t;
+    EXPECT_TRUE((*lease)->released) << t;
+  }
+  clock_->AdvanceMillis(State("b").vacuum_due_ms - clock_->NowMillis());
+  EXPECT_EQ(OpTypes(Pass()), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
+  EXPECT_EQ(StoredDataFiles("b"), 1);
+}
+
+// Lists commit files `lag_ms` earlier than they were written, as a file system whose mtimes come
+// from a coarse clock does (Linux's lag the precise clock by up to a tick).
+class LaggingMtimeStore final : public ObjectStore {
+ public:
+  LaggingMtimeStore(std::shared_ptr<ObjectStore> inner, int64_t lag_ms)
+      : inner_(std::move(inner)), lag_ms_(lag_ms) {}
+  const std::string& root() const override { return inner_->root(); }
+  Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) override {
+    SILT_ASSIGN_OR_RETURN(std::vector<ObjectMeta> out, inner_->ListFrom(key));
+    for (ObjectMeta& m : out)
+      if (m.key.rfind("_delta_log/", 0) == 0) m.modification_time_ms -= lag_ms_;
+    return out;
+  }
+  Status ListRecursive(const std::string& dir, const ObjectVisitor& visit) override {
+    return inner_->ListRecursive(dir, visit);
+  }
+  Result<ObjectMeta> Head(const std::string& key) override { return inner_->Head(key); }
+  Result<std::string> Get(const std::string& key) override { return inner_->Get(key); }
+  Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override {
+    return inner_->OpenRead(key);
+  }
+  Status Put(const std::string& key, std::string_view data) override {
+    return inner_->Put(key, data);
+  }
+  Status PutIfAbsent(const std::string& key, std::string_view data) override {
+    return inner_->PutIfAbsent(key, data);
+  }
+  Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override {
+    return inner_->OpenWrite(key);
+  }
+  Status Delete(const std::string& key) override { return inner_->Delete(key); }
+  Result<int64_t> DeleteEmptyDirs(const std::string& dir) override {
+    return inner_->DeleteEmptyDirs(dir);
+  }
+  Status DeleteDir(const std::string& dir) override { return inner_->DeleteDir(dir); }
+
+ private:
+  std::shared_ptr<ObjectStore> inner_;
+  int64_t lag_ms_;
+};
+
+// A VACUUM LITE whose cutoff falls between a younger cycle's commit time (as the log lists it,
+// an mtime lagging the clock) and its removes' time: LITE's window passes that commit without
+// deleting its files, and no later LITE run looks at it again. The state keeps the cycle and the
+// next VACUUM runs FULL, which deletes them.
+TEST_F(VacuumBookkeepingTest, ALiteWindowPastAYoungCommitMakesTheNextVacuumFull) {
+  CreateTtlTable("t", 30, /*dvs=*/false);
+  const int64_t retention = 30 * 60 * 1000;
+  Sql("ALTER TABLE t SET TBLPROPERTIES ('delta.deletedFileRetentionDuration' = 'interval 30 "
+      "minutes')");
+  // File A expired an hour ago; file B expires in 5 minutes. Each wholly: DELETE removes it.
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-30 * kDayMs - 3600 * 1000) + "')");
+  Sql("INSERT INTO t VALUES (2, TIMESTAMP '" + Ts(-30 * kDayMs + 5 * 60 * 1000) + "')");
+  Sql("INSERT INTO t VALUES (3, TIMESTAMP '" + Ts(-kDayMs) + "')");
+  MaintenanceConfig c = Config();
+  c.open_store = [this](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
+    SILT_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(location, clock_));
+    return std::shared_ptr<ObjectStore>(std::make_shared<LaggingMtimeStore>(inner, 10));
+  };
+  EXPECT_EQ(OpTypes(Pass(c)), (std::vector<std::string>{"DELETE:SUCCESSFUL"}));  // A
+  clock_->AdvanceMillis(10 * 60 * 1000);
+  EXPECT_EQ(OpTypes(Pass(c)), (std::vector<std::string>{"DELETE:SUCCESSFUL"}));  // B
+  const int64_t t2 = clock_->NowMillis();
+  EXPECT_EQ(StoredDataFiles("t"), 3);
+  // Cutoff t2 − 5 ms: after A's removal, before B's, after B's commit as listed (t2 − 10 ms).
+  clock_->AdvanceMillis(retention - 5);
+  PassReport r = Pass(c);
+  ASSERT_EQ(OpTypes(r), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
+  EXPECT_EQ(Metric(r.operations[0], "vacuum_mode"), "LITE");
+  EXPECT_EQ(Metric(r.operations[0], "num_vacuumed_files"), "1");  // A
+  EXPECT_EQ(StoredDataFiles("t"), 2);
+  TableState s = State("t");
+  EXPECT_EQ(s.phase, TtlPhase::kVacuumDue);
+  EXPECT_EQ(s.unvacuumed_ms, (std::vector<int64_t>{t2}));
+  EXPECT_TRUE(s.vacuum_full);
+  clock_->AdvanceMillis(6);
+  r = Pass(c);
+  ASSERT_EQ(OpTypes(r), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
+  EXPECT_EQ(Metric(r.operations[0], "vacuum_mode"), "FULL");
+  EXPECT_EQ(Metric(r.operations[0], "num_vacuumed_files"), "1");  // B
+  EXPECT_EQ(StoredDataFiles("t"), 1);
+  EXPECT_EQ(Ids("t"), (std::vector<std::string>{"3"}));
+  s = State("t");
+  EXPECT_EQ(s.phase, TtlPhase::kIdle);
+  EXPECT_FALSE(s.vacuum_full);
+}
+
+// A cycle waiting for its VACUUM's retention costs a pass no lease (no put-if-absent, no state
+// write) until the VACUUM is due.
+TEST_F(VacuumBookkeepingTest, AWaitingVacuumTakesNoLeaseUntilDue) {
+  CreateTtlTable("t", 30, /*dvs=*/true);
+  Sql("INSERT INTO t VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
+      Ts(-1 * kDayMs) + "')");
+  EXPECT_EQ(OpTypes(Pass()), (std::vector<std::string>{"DELETE:SUCCESSFUL", "PURGE:SUCCESSFUL"}));
+  auto generation = [&] {
+    auto lease = LeaseManager::Current(*TableStore("t"));
+    EXPECT_TRUE(lease.ok() && lease->has_value());
+    return lease.ok() && lease->has_value() ? (*lease)->generation : -1;
+  };
+  const int64_t g = generation();
+  const TableState before = State("t");
+  for (int day = 1; day <= 6; ++day) {
+    clock_->AdvanceMillis(kDayMs);
+    EXPECT_TRUE(Pass().operations.empty());
+  }
+  EXPECT_EQ(generation(), g);
+  EXPECT_EQ(State("t"), before);
+  clock_->AdvanceMillis(kDayMs + 1);  // the retention (7 days) + 1 ms
+  EXPECT_EQ(OpTypes(Pass()), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
+  EXPECT_EQ(generation(), g + 1);
 }
 
 }  // namespace
