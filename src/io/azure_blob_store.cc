@@ -521,6 +521,13 @@ Status AzureBlobStore::ErrorFor(const HttpResponse& r, const std::string& what, 
   return Status::IoError(msg, kErrorCloudStorage);
 }
 
+Status AzureBlobStore::CreateContainer() {
+  SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("PUT", "", {{"restype", "container"}}, {}, {}, RequestKind::kPut,
+                                             "Create Container " + location_.container));
+  if (r.status == 201 || (r.status == 409 && ErrorCode(r) == "ContainerAlreadyExists")) return Status::OK();
+  return ErrorFor(r, "Create Container", "");
+}
+
 Result<ObjectMeta> AzureBlobStore::Head(const std::string& key) {
   SILT_RETURN_NOT_OK(ValidateObjectKey(key));
   SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("HEAD", BlobName(key), {}, {}, {}, RequestKind::kHead,

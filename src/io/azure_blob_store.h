@@ -94,6 +94,10 @@ class AzureBlobStore final : public ObjectStore,
   Result<std::vector<std::string>> ListDirs(const std::string& dir) override;
   Result<bool> DirExists(const std::string& dir) override;
 
+  // Creates the container (Create Container); OK when it exists already. Tests and benches use it;
+  // tables live in containers their owners create.
+  Status CreateContainer();
+
   HttpClient& http() { return *http_; }
   RequestCounts counts() const { return http_->counts(); }
   const AzureLocation& location() const { return location_; }

@@ -123,7 +123,61 @@ const char* TransportErrorText(TransportError e) {
   }
 }
 
+// The process's idle curl handles (bounded; the rest are cleaned up).
+struct HandlePool {
+  std::mutex mu;
+  std::vector<CURL*> idle;
+};
+HandlePool& Pool() {
+  static HandlePool* pool = new HandlePool();  // never destroyed: used at exit too
+  return *pool;
+}
+constexpr size_t kMaxIdleHandles = 64;
+
+CURL* AcquireHandle() {
+  HandlePool& p = Pool();
+  {
+    std::lock_guard<std::mutex> lock(p.mu);
+    if (!p.idle.empty()) {
+      CURL* h = p.idle.back();
+      p.idle.pop_back();
+      return h;
+    }
+  }
+  return curl_easy_init();
+}
+
+void ReleaseHandle(CURL* handle) {
+  HandlePool& p = Pool();
+  {
+    std::lock_guard<std::mutex> lock(p.mu);
+    if (p.idle.size() < kMaxIdleHandles) {
+      p.idle.push_back(handle);
+      return;
+    }
+  }
+  curl_easy_cleanup(handle);
+}
+
+std::atomic<int64_t> g_counts[static_cast<int>(RequestKind::kCount)];
+std::atomic<int64_t> g_retries{0};
+
+std::mutex& GlobalHookMutex() {
+  static std::mutex* mu = new std::mutex();
+  return *mu;
+}
+
+FaultHook& GlobalHook() {
+  static FaultHook* hook = new FaultHook();
+  return *hook;
+}
+
 }  // namespace
+
+void SetGlobalFaultHookForTesting(FaultHook hook) {
+  std::lock_guard<std::mutex> lock(GlobalHookMutex());
+  GlobalHook() = std::move(hook);
+}
 
 const char* RequestKindName(RequestKind kind) {
   switch (kind) {
@@ -163,25 +217,13 @@ std::string RequestCounts::ToString() const {
 
 HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)) { GlobalInit(); }
 
-HttpClient::~HttpClient() {
-  for (void* h : idle_) curl_easy_cleanup(static_cast<CURL*>(h));
-}
+HttpClient::~HttpClient() = default;
 
-void* HttpClient::AcquireHandle() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!idle_.empty()) {
-      void* h = idle_.back();
-      idle_.pop_back();
-      return h;
-    }
-  }
-  return curl_easy_init();
-}
-
-void HttpClient::ReleaseHandle(void* handle) {
-  std::lock_guard<std::mutex> lock(mu_);
-  idle_.push_back(handle);
+RequestCounts GlobalRequestCounts() {
+  RequestCounts c;
+  for (int i = 0; i < static_cast<int>(RequestKind::kCount); ++i) c.by_kind[i] = g_counts[i].load();
+  c.retries = g_retries.load();
+  return c;
 }
 
 void HttpClient::set_fault_hook(FaultHook hook) {
@@ -210,10 +252,15 @@ Result<HttpResponse> HttpClient::Send(const HttpRequest& request, RequestKind ki
                                       TransportError* error) {
   *error = TransportError::kNone;
   counts_[static_cast<int>(kind)].fetch_add(1, std::memory_order_relaxed);
+  g_counts[static_cast<int>(kind)].fetch_add(1, std::memory_order_relaxed);
   FaultHook hook;
   {
     std::lock_guard<std::mutex> lock(mu_);
     hook = fault_hook_;
+  }
+  if (!hook) {
+    std::lock_guard<std::mutex> lock(GlobalHookMutex());
+    hook = GlobalHook();
   }
   FaultDecision fault;
   if (hook) fault = hook(request, kind);
@@ -230,7 +277,7 @@ Result<HttpResponse> HttpClient::Send(const HttpRequest& request, RequestKind ki
                            kErrorCloudStorage);
   }
 
-  CURL* curl = static_cast<CURL*>(AcquireHandle());
+  CURL* curl = AcquireHandle();
   if (curl == nullptr) return Status::IoError("curl_easy_init failed", kErrorCloudStorage);
   curl_easy_reset(curl);  // keeps the connection cache
   HttpResponse response;
@@ -311,6 +358,7 @@ Result<HttpResponse> HttpClient::SendWithRetries(const std::function<Result<Http
   for (int attempt = 0;; ++attempt) {
     if (attempt > 0) {
       retries_.fetch_add(1, std::memory_order_relaxed);
+      g_retries.fetch_add(1, std::memory_order_relaxed);
       int64_t ms = Backoff(attempt - 1);
       if (options_.sleep) {
         options_.sleep(ms);

@@ -1,7 +1,8 @@
 // HttpClient: the HTTP layer of the cloud object stores (io/azure_blob_store.h), on libcurl.
 //
-// - Connections are reused: a client keeps a pool of curl easy handles (each keeps its
-//   connections alive), taken by one request at a time, so many threads share one client.
+// - Connections are reused: the process keeps a pool of curl easy handles (each keeps its
+//   connections alive), taken by one request at a time, so many threads and every store (the
+//   engine opens one per statement) share the connections.
 // - Timeouts: a connect timeout, a whole-request timeout and a stall timeout (no byte moved for
 //   that long) per attempt.
 // - Retries (SendWithRetries): on a transport failure (timeout, refused or dropped connection,
@@ -80,6 +81,10 @@ struct FaultDecision {
 };
 using FaultHook = std::function<FaultDecision(const HttpRequest& request, RequestKind kind)>;
 
+// A hook every client without its own consults (tests of whole statements on a cloud store:
+// the stores the engine opens are out of the test's reach). Empty: none.
+void SetGlobalFaultHookForTesting(FaultHook hook);
+
 struct RequestCounts {
   int64_t by_kind[static_cast<int>(RequestKind::kCount)] = {};
   int64_t retries = 0;
@@ -92,6 +97,9 @@ struct RequestCounts {
   // "list=N head=N get=N put=N delete=N retries=N"
   std::string ToString() const;
 };
+
+// Requests of every client in the process (benchmarks report them per operation).
+RequestCounts GlobalRequestCounts();
 
 class HttpClient {
  public:
@@ -121,13 +129,10 @@ class HttpClient {
   const HttpOptions& options() const { return options_; }
 
  private:
-  void* AcquireHandle();
-  void ReleaseHandle(void* handle);
   int64_t Backoff(int attempt);
 
   HttpOptions options_;
   std::mutex mu_;
-  std::vector<void*> idle_;  // CURL* handles
   FaultHook fault_hook_;
   std::atomic<int64_t> counts_[static_cast<int>(RequestKind::kCount)] = {};
   std::atomic<int64_t> retries_{0};
