@@ -321,6 +321,7 @@ Result<AzureLocation> ParseAzureLocation(std::string_view location) {
   std::string c(location.substr(0, sep + 3));
   for (char& ch : c) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   loc.canonical = c + std::string(rest.substr(0, slash));
+  if (scheme == "https") loc.canonical += "/" + loc.container;
   if (!path.empty()) loc.canonical += "/" + path;
   return loc;
 }

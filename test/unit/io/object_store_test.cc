@@ -127,7 +127,9 @@ void AddAzureStores(std::vector<StoreKind>* kinds) {
                           "abfss://" + container + "@devstoreaccount1.dfs.core.windows.net", WallClock()));
                       auto* azure = dynamic_cast<AzureBlobStore*>(store.get());
                       EXPECT_NE(azure, nullptr);
-                      if (azure != nullptr) EXPECT_TRUE(azure->CreateContainer().ok());
+                      if (azure != nullptr) {
+                        EXPECT_TRUE(azure->CreateContainer().ok());
+                      }
                       return store;
                     },
                     true});
