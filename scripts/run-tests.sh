@@ -2,7 +2,7 @@
 # Runs every suite of `make test` and prints one closing "N passed, N failed" line.
 # Suites: unit tests (release and ASan+UBSan builds), conformance, sqllogictest (test/sql, both
 # builds, and the release build once more on the in-memory store), interop and the SQL
-# cross-check (DuckDB), fuzz smoke, the layer order (a wrong-way include must not compile) and the
+# cross-check (DuckDB), cloud storage on Azurite, fuzz smoke, the layer order (a wrong-way include must not compile) and the
 # clang-format check.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -84,6 +84,12 @@ fi
 # SILT_CROSSCHECK=0 turns it off.
 if [ -f test/interop/crosscheck.sh ] && [ "${SILT_CROSSCHECK:-1}" != 0 ]; then
   run_suite "crosscheck (duckdb)" bash test/interop/crosscheck.sh "$RELEASE/silt"
+fi
+# Cloud storage on Azurite (npm): the ObjectStore conformance suite and Azure tests, then every
+# sqllogictest file with its warehouse on Azure. SKIPs without Node/Azurite; SILT_CLOUD=0 turns
+# it off.
+if [ -f test/cloud/run.sh ] && [ "${SILT_CLOUD:-1}" != 0 ]; then
+  run_suite "cloud (azurite)" bash test/cloud/run.sh "$RELEASE"
 fi
 if [ -f scripts/run-fuzz.sh ] && command -v clang++ >/dev/null; then
   run_suite "fuzz smoke" bash scripts/fuzz-smoke.sh
