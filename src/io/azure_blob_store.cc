@@ -22,7 +22,8 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 
 std::string Lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return out;
 }
 
@@ -62,9 +63,11 @@ std::string XmlUnescape(std::string_view s) {
     } else if (ent == "apos") {
       out.push_back('\'');
     } else if (!ent.empty() && ent[0] == '#') {
-      uint32_t cp = ent.size() > 1 && (ent[1] == 'x' || ent[1] == 'X')
-                        ? static_cast<uint32_t>(std::strtoul(std::string(ent.substr(2)).c_str(), nullptr, 16))
-                        : static_cast<uint32_t>(std::strtoul(std::string(ent.substr(1)).c_str(), nullptr, 10));
+      uint32_t cp =
+          ent.size() > 1 && (ent[1] == 'x' || ent[1] == 'X')
+              ? static_cast<uint32_t>(std::strtoul(std::string(ent.substr(2)).c_str(), nullptr, 16))
+              : static_cast<uint32_t>(
+                    std::strtoul(std::string(ent.substr(1)).c_str(), nullptr, 10));
       if (cp < 0x80) {
         out.push_back(static_cast<char>(cp));
       } else if (cp < 0x800) {
@@ -90,7 +93,8 @@ std::string XmlUnescape(std::string_view s) {
 
 // The text of the first <tag ...>text</tag> in `xml` (unescaped); `attrs` gets the attributes.
 // nullopt when absent; "" for <tag/>.
-std::optional<std::string> XmlText(std::string_view xml, std::string_view tag, std::string* attrs = nullptr) {
+std::optional<std::string> XmlText(std::string_view xml, std::string_view tag,
+                                   std::string* attrs = nullptr) {
   std::string open = "<" + std::string(tag);
   size_t pos = 0;
   while ((pos = xml.find(open, pos)) != std::string_view::npos) {
@@ -156,16 +160,22 @@ std::string RandomHex(int n) {
 // with If-Match on the ETag seen at open.
 class AzureReadFile final : public RandomAccessFile {
  public:
-  AzureReadFile(AzureBlobStore* store, std::string key, int64_t size, std::string etag, std::string head)
-      : keep_(store->weak_from_this().lock()), store_(store), key_(std::move(key)),
-        name_(store->Describe(key_)), size_(size),
-        etag_(std::move(etag)), head_(std::move(head)) {}
+  AzureReadFile(AzureBlobStore* store, std::string key, int64_t size, std::string etag,
+                std::string head)
+      : keep_(store->weak_from_this().lock()),
+        store_(store),
+        key_(std::move(key)),
+        name_(store->Describe(key_)),
+        size_(size),
+        etag_(std::move(etag)),
+        head_(std::move(head)) {}
   int64_t size() const override { return size_; }
   const std::string& name() const override { return name_; }
   Status ReadAt(int64_t offset, int64_t n, uint8_t* out) const override {
     if (offset < 0 || n < 0 || offset > size_ || n > size_ - offset) {
-      return Status::IoError("read of " + std::to_string(n) + " bytes at " + std::to_string(offset) +
-                             " past the end of " + name_ + " (" + std::to_string(size_) + " bytes)");
+      return Status::IoError("read of " + std::to_string(n) + " bytes at " +
+                             std::to_string(offset) + " past the end of " + name_ + " (" +
+                             std::to_string(size_) + " bytes)");
     }
     if (n == 0) return Status::OK();
     if (offset + n <= static_cast<int64_t>(head_.size())) {
@@ -173,18 +183,22 @@ class AzureReadFile final : public RandomAccessFile {
       return Status::OK();
     }
     std::string what = "read " + name_;
-    Headers headers = {{"x-ms-range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + n - 1)}};
+    Headers headers = {
+        {"x-ms-range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + n - 1)}};
     if (!etag_.empty()) headers.emplace_back("If-Match", etag_);
-    SILT_ASSIGN_OR_RETURN(HttpResponse r, store_->Call("GET", store_->BlobName(key_), {}, headers, {},
-                                                       RequestKind::kGet, what, nullptr, out, n));
+    SILT_ASSIGN_OR_RETURN(HttpResponse r,
+                          store_->Call("GET", store_->BlobName(key_), {}, headers, {},
+                                       RequestKind::kGet, what, nullptr, out, n));
     if (r.status == 412) {
-      return Status::IoError(name_ + " changed since it was opened (ETag mismatch)", kErrorCloudStorage);
+      return Status::IoError(name_ + " changed since it was opened (ETag mismatch)",
+                             kErrorCloudStorage);
     }
-    if (r.status == 404) return Status::NotFound(name_ + " was deleted since it was opened", kErrorFileNotFound);
+    if (r.status == 404)
+      return Status::NotFound(name_ + " was deleted since it was opened", kErrorFileNotFound);
     if (r.status != 206 && r.status != 200) return store_->ErrorFor(r, "read", key_);
     if (r.out_bytes != n) {
-      return Status::IoError("short read of " + name_ + ": " + std::to_string(r.out_bytes) + " of " +
-                                 std::to_string(n) + " bytes",
+      return Status::IoError("short read of " + name_ + ": " + std::to_string(r.out_bytes) +
+                                 " of " + std::to_string(n) + " bytes",
                              kErrorCloudStorage);
     }
     return Status::OK();
@@ -263,7 +277,8 @@ bool IsAzureLocation(std::string_view location) {
   std::string host(rest.substr(0, rest.find('/')));
   host = Lower(host);
   return host.ends_with(".blob.core.windows.net") || host.ends_with(".dfs.core.windows.net") ||
-         host.ends_with(".blob.fabric.microsoft.com") || host.ends_with(".dfs.fabric.microsoft.com");
+         host.ends_with(".blob.fabric.microsoft.com") ||
+         host.ends_with(".dfs.fabric.microsoft.com");
 }
 
 Result<AzureLocation> ParseAzureLocation(std::string_view location) {
@@ -280,11 +295,13 @@ Result<AzureLocation> ParseAzureLocation(std::string_view location) {
     loc.container = authority;
     auto account = StorageSetting("fs.azure.account.name", "AZURE_STORAGE_ACCOUNT_NAME");
     if (!account) account = StorageSetting("fs.azure.account.name", "AZURE_STORAGE_ACCOUNT");
-    if (!account && IsTrue(StorageSetting("fs.azure.storage.use.emulator", "AZURE_STORAGE_USE_EMULATOR"))) {
+    if (!account &&
+        IsTrue(StorageSetting("fs.azure.storage.use.emulator", "AZURE_STORAGE_USE_EMULATOR"))) {
       account = kEmulatorAccount;
     }
     if (!account) {
-      return BadLocation(location, "az:// names no account: set AZURE_STORAGE_ACCOUNT or fs.azure.account.name");
+      return BadLocation(
+          location, "az:// names no account: set AZURE_STORAGE_ACCOUNT or fs.azure.account.name");
     }
     loc.account = *account;
     loc.host = loc.account + ".blob.core.windows.net";
@@ -296,8 +313,9 @@ Result<AzureLocation> ParseAzureLocation(std::string_view location) {
     loc.container = path.substr(0, s2);
     path = s2 == std::string::npos ? "" : path.substr(s2 + 1);
   } else if (scheme == "adl") {
-    return Status::NotImplemented("[NOT_IMPLEMENTED] ADLS Gen1 (adl://) was retired by Azure; use abfss:// for ADLS Gen2: " +
-                                  std::string(location));
+    return Status::NotImplemented(
+        "[NOT_IMPLEMENTED] ADLS Gen1 (adl://) was retired by Azure; use abfss:// for ADLS Gen2: " +
+        std::string(location));
   } else {
     // abfs[s]://container@account.dfs.core.windows.net/path, wasb[s]://container@account.blob...
     size_t at = authority.find('@');
@@ -351,7 +369,8 @@ Result<AzureBlobStoreOptions> AzureOptionsFromConfig(const AzureLocation& loc) {
   const std::string& a = loc.account;
   std::string blob_host = loc.host;
   if (size_t d = blob_host.find(".dfs."); d != std::string::npos) blob_host.replace(d, 5, ".blob.");
-  bool emulator = IsTrue(StorageSetting("fs.azure.storage.use.emulator", "AZURE_STORAGE_USE_EMULATOR"));
+  bool emulator =
+      IsTrue(StorageSetting("fs.azure.storage.use.emulator", "AZURE_STORAGE_USE_EMULATOR"));
   // Endpoint.
   if (auto e = FirstSetting({"fs.azure.storage.endpoint." + a, "fs.azure.storage.endpoint"})) {
     o.endpoint = *e;
@@ -364,7 +383,8 @@ Result<AzureBlobStoreOptions> AzureOptionsFromConfig(const AzureLocation& loc) {
   }
   while (!o.endpoint.empty() && o.endpoint.back() == '/') o.endpoint.pop_back();
   // Credentials: configuration first (Hadoop names), then the environment.
-  std::vector<std::string> hosts = {loc.host, a + ".dfs.core.windows.net", a + ".blob.core.windows.net"};
+  std::vector<std::string> hosts = {loc.host, a + ".dfs.core.windows.net",
+                                    a + ".blob.core.windows.net"};
   std::vector<std::string> key_names, sas_names;
   for (const auto& h : hosts) key_names.push_back("fs.azure.account.key." + h);
   key_names.push_back("fs.azure.account.key." + a);
@@ -374,7 +394,8 @@ Result<AzureBlobStoreOptions> AzureOptionsFromConfig(const AzureLocation& loc) {
   AzureCredentials& c = o.credentials;
   std::optional<std::string> key = FirstSetting(key_names);
   std::optional<std::string> sas = FirstSetting(sas_names);
-  std::optional<std::string> token = FirstSetting({"fs.azure.storage.token." + a, "fs.azure.storage.token"});
+  std::optional<std::string> token =
+      FirstSetting({"fs.azure.storage.token." + a, "fs.azure.storage.token"});
   if (!key && !sas && !token) {
     auto env_account = StorageSetting("", "AZURE_STORAGE_ACCOUNT_NAME");
     if (!env_account) env_account = StorageSetting("", "AZURE_STORAGE_ACCOUNT");
@@ -406,25 +427,32 @@ Result<AzureBlobStoreOptions> AzureOptionsFromConfig(const AzureLocation& loc) {
     c.token = *token;
   }
   // HTTP settings by the ABFS driver's names.
-  o.http.max_retries = static_cast<int>(IntSetting("fs.azure.io.retry.max.retries", o.http.max_retries));
-  o.http.min_backoff_ms = IntSetting("fs.azure.io.retry.min.backoff.interval", o.http.min_backoff_ms);
-  o.http.max_backoff_ms = IntSetting("fs.azure.io.retry.max.backoff.interval", o.http.max_backoff_ms);
-  o.http.connect_timeout_ms = IntSetting("fs.azure.http.connection.timeout", o.http.connect_timeout_ms);
+  o.http.max_retries =
+      static_cast<int>(IntSetting("fs.azure.io.retry.max.retries", o.http.max_retries));
+  o.http.min_backoff_ms =
+      IntSetting("fs.azure.io.retry.min.backoff.interval", o.http.min_backoff_ms);
+  o.http.max_backoff_ms =
+      IntSetting("fs.azure.io.retry.max.backoff.interval", o.http.max_backoff_ms);
+  o.http.connect_timeout_ms =
+      IntSetting("fs.azure.http.connection.timeout", o.http.connect_timeout_ms);
   o.http.stall_timeout_ms = IntSetting("fs.azure.http.read.timeout", o.http.stall_timeout_ms);
-  o.http.request_timeout_ms = IntSetting("fs.azure.http.request.timeout", o.http.request_timeout_ms);
+  o.http.request_timeout_ms =
+      IntSetting("fs.azure.http.request.timeout", o.http.request_timeout_ms);
   o.block_size = std::max<int64_t>(1, IntSetting("fs.azure.write.request.size", o.block_size));
   o.prefetch_bytes = IntSetting("fs.azure.read.request.size", o.prefetch_bytes);
   return o;
 }
 
-// ---- The store -----------------------------------------------------------------------------------
+// ---- The store
+// -----------------------------------------------------------------------------------
 
 AzureBlobStore::AzureBlobStore(AzureLocation location, AzureBlobStoreOptions options)
     : location_(std::move(location)), options_(std::move(options)) {
   root_ = location_.canonical + "/";
   prefix_ = location_.path.empty() ? "" : location_.path + "/";
   size_t sep = options_.endpoint.find("://");
-  size_t slash = sep == std::string::npos ? std::string::npos : options_.endpoint.find('/', sep + 3);
+  size_t slash =
+      sep == std::string::npos ? std::string::npos : options_.endpoint.find('/', sep + 3);
   base_url_ = options_.endpoint.substr(0, slash);
   endpoint_path_ = slash == std::string::npos ? "" : options_.endpoint.substr(slash);
   http_ = std::make_unique<HttpClient>(options_.http);
@@ -436,9 +464,10 @@ Result<std::shared_ptr<AzureBlobStore>> AzureBlobStore::Open(std::string_view lo
   return std::make_shared<AzureBlobStore>(std::move(loc), std::move(options));
 }
 
-Result<HttpRequest> AzureBlobStore::Sign(const std::string& method, const std::string& path,
-                                         const std::vector<std::pair<std::string, std::string>>& query,
-                                         Headers headers, std::string_view body) const {
+Result<HttpRequest> AzureBlobStore::Sign(
+    const std::string& method, const std::string& path,
+    const std::vector<std::pair<std::string, std::string>>& query, Headers headers,
+    std::string_view body) const {
   HttpRequest req;
   req.method = method;
   headers.emplace_back("x-ms-date", HttpDate(SystemClock().NowMillis()));
@@ -467,10 +496,11 @@ Result<HttpRequest> AzureBlobStore::Sign(const std::string& method, const std::s
       return "";
     };
     std::string length = body.empty() ? "" : std::to_string(body.size());
-    std::string sts = method + "\n" + get("content-encoding") + "\n" + get("content-language") + "\n" +
-                      length + "\n" + get("content-md5") + "\n" + get("content-type") + "\n" + "\n" +
-                      get("if-modified-since") + "\n" + get("if-match") + "\n" + get("if-none-match") +
-                      "\n" + get("if-unmodified-since") + "\n" + get("range") + "\n";
+    std::string sts = method + "\n" + get("content-encoding") + "\n" + get("content-language") +
+                      "\n" + length + "\n" + get("content-md5") + "\n" + get("content-type") +
+                      "\n" + "\n" + get("if-modified-since") + "\n" + get("if-match") + "\n" +
+                      get("if-none-match") + "\n" + get("if-unmodified-since") + "\n" +
+                      get("range") + "\n";
     std::vector<std::pair<std::string, std::string>> ms;
     for (auto& [k, v] : headers) {
       std::string lk = Lower(k);
@@ -483,8 +513,8 @@ Result<HttpRequest> AzureBlobStore::Sign(const std::string& method, const std::s
     for (const auto& [k, v] : query) qs.emplace_back(Lower(k), v);
     std::sort(qs.begin(), qs.end());
     for (auto& [k, v] : qs) sts += "\n" + k + ":" + v;
-    headers.emplace_back("Authorization",
-                         "SharedKey " + location_.account + ":" + Base64Encode(HmacSha256(c.key, sts)));
+    headers.emplace_back("Authorization", "SharedKey " + location_.account + ":" +
+                                              Base64Encode(HmacSha256(c.key, sts)));
   }
   req.url = base_url_ + endpoint_path_ + path + q;
   req.headers = std::move(headers);
@@ -509,23 +539,28 @@ Result<HttpResponse> AzureBlobStore::Call(const std::string& method, const std::
       kind, what, ambiguous);
 }
 
-Status AzureBlobStore::ErrorFor(const HttpResponse& r, const std::string& what, const std::string& key) const {
+Status AzureBlobStore::ErrorFor(const HttpResponse& r, const std::string& what,
+                                const std::string& key) const {
   std::string code = ErrorCode(r);
   std::string msg = what + " " + Describe(key) + ": HTTP " + std::to_string(r.status) +
                     (code.empty() ? "" : " " + code);
   if (r.status == 401 || r.status == 403) {
-    return Status::IoError(msg + " (check the account's credentials: docs/cloud-storage.md)", kErrorCloudAuth);
+    return Status::IoError(msg + " (check the account's credentials: docs/cloud-storage.md)",
+                           kErrorCloudAuth);
   }
   if (code == "ContainerNotFound") {
-    return Status::IoError(msg + " (container '" + location_.container + "' does not exist)", kErrorCloudStorage);
+    return Status::IoError(msg + " (container '" + location_.container + "' does not exist)",
+                           kErrorCloudStorage);
   }
   return Status::IoError(msg, kErrorCloudStorage);
 }
 
 Status AzureBlobStore::CreateContainer() {
-  SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("PUT", "", {{"restype", "container"}}, {}, {}, RequestKind::kPut,
-                                             "Create Container " + location_.container));
-  if (r.status == 201 || (r.status == 409 && ErrorCode(r) == "ContainerAlreadyExists")) return Status::OK();
+  SILT_ASSIGN_OR_RETURN(HttpResponse r,
+                        Call("PUT", "", {{"restype", "container"}}, {}, {}, RequestKind::kPut,
+                             "Create Container " + location_.container));
+  if (r.status == 201 || (r.status == 409 && ErrorCode(r) == "ContainerAlreadyExists"))
+    return Status::OK();
   return ErrorFor(r, "Create Container", "");
 }
 
@@ -533,12 +568,14 @@ Result<ObjectMeta> AzureBlobStore::Head(const std::string& key) {
   SILT_RETURN_NOT_OK(ValidateObjectKey(key));
   SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("HEAD", BlobName(key), {}, {}, {}, RequestKind::kHead,
                                              "HEAD " + Describe(key)));
-  if (r.status == 404) return Status::NotFound("object not found: " + Describe(key), kErrorFileNotFound);
+  if (r.status == 404)
+    return Status::NotFound("object not found: " + Describe(key), kErrorFileNotFound);
   if (r.status != 200) return ErrorFor(r, "HEAD", key);
   ObjectMeta m;
   m.key = key;
   m.size = std::strtoll(std::string(r.Header("content-length")).c_str(), nullptr, 10);
-  m.modification_time_ms = std::max<int64_t>(0, ParseHttpDate(std::string(r.Header("last-modified"))));
+  m.modification_time_ms =
+      std::max<int64_t>(0, ParseHttpDate(std::string(r.Header("last-modified"))));
   return m;
 }
 
@@ -546,7 +583,8 @@ Result<std::string> AzureBlobStore::Get(const std::string& key) {
   SILT_RETURN_NOT_OK(ValidateObjectKey(key));
   SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("GET", BlobName(key), {}, {}, {}, RequestKind::kGet,
                                              "GET " + Describe(key)));
-  if (r.status == 404) return Status::NotFound("object not found: " + Describe(key), kErrorFileNotFound);
+  if (r.status == 404)
+    return Status::NotFound("object not found: " + Describe(key), kErrorFileNotFound);
   if (r.status != 200) return ErrorFor(r, "GET", key);
   return std::move(r.body);
 }
@@ -554,10 +592,12 @@ Result<std::string> AzureBlobStore::Get(const std::string& key) {
 Result<std::shared_ptr<RandomAccessFile>> AzureBlobStore::OpenRead(const std::string& key) {
   SILT_RETURN_NOT_OK(ValidateObjectKey(key));
   int64_t want = std::max<int64_t>(1, options_.prefetch_bytes);
-  SILT_ASSIGN_OR_RETURN(HttpResponse r,
-                        Call("GET", BlobName(key), {}, {{"x-ms-range", "bytes=0-" + std::to_string(want - 1)}}, {},
-                             RequestKind::kGet, "GET " + Describe(key)));
-  if (r.status == 404) return Status::NotFound("object not found: " + Describe(key), kErrorFileNotFound);
+  SILT_ASSIGN_OR_RETURN(
+      HttpResponse r,
+      Call("GET", BlobName(key), {}, {{"x-ms-range", "bytes=0-" + std::to_string(want - 1)}}, {},
+           RequestKind::kGet, "GET " + Describe(key)));
+  if (r.status == 404)
+    return Status::NotFound("object not found: " + Describe(key), kErrorFileNotFound);
   if (r.status == 416) {
     // A range from 0 is unsatisfiable only for an empty blob.
     SILT_ASSIGN_OR_RETURN(ObjectMeta m, Head(key));
@@ -581,19 +621,22 @@ Status AzureBlobStore::WriteObject(const std::string& key, std::string_view data
   if (static_cast<int64_t>(data.size()) > options_.single_put_limit) {
     std::vector<std::string> ids;
     std::string upload = RandomHex(16);
-    for (size_t pos = 0, i = 0; pos < data.size(); pos += static_cast<size_t>(options_.block_size), ++i) {
+    for (size_t pos = 0, i = 0; pos < data.size();
+         pos += static_cast<size_t>(options_.block_size), ++i) {
       char num[16];
       std::snprintf(num, sizeof(num), "%08zu", i);
       ids.push_back(Base64Encode(upload + "-" + num));
-      SILT_RETURN_NOT_OK(PutBlock(key, ids.back(), data.substr(pos, static_cast<size_t>(options_.block_size))));
+      SILT_RETURN_NOT_OK(
+          PutBlock(key, ids.back(), data.substr(pos, static_cast<size_t>(options_.block_size))));
     }
     return UploadBlocks(key, ids, if_absent, data);
   }
   Headers headers = {{"x-ms-blob-type", "BlockBlob"}};
   if (if_absent) headers.emplace_back("If-None-Match", "*");
   bool ambiguous = false;
-  SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("PUT", BlobName(key), {}, headers, data, RequestKind::kPut,
-                                             "PUT " + Describe(key), &ambiguous));
+  SILT_ASSIGN_OR_RETURN(HttpResponse r,
+                        Call("PUT", BlobName(key), {}, headers, data, RequestKind::kPut,
+                             "PUT " + Describe(key), &ambiguous));
   if (r.status == 201) return Status::OK();
   if (if_absent && (r.status == 409 || r.status == 412)) {
     if (ambiguous) {
@@ -601,35 +644,41 @@ Status AzureBlobStore::WriteObject(const std::string& key, std::string_view data
       Result<std::string> now = Get(key);
       if (now.ok() && *now == data) return Status::OK();
     }
-    return Status::AlreadyExists("object already exists: " + Describe(key), kErrorFileAlreadyExists);
+    return Status::AlreadyExists("object already exists: " + Describe(key),
+                                 kErrorFileAlreadyExists);
   }
   return ErrorFor(r, "PUT", key);
 }
 
-Status AzureBlobStore::PutBlock(const std::string& key, const std::string& block_id, std::string_view data) {
-  SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("PUT", BlobName(key), {{"comp", "block"}, {"blockid", block_id}}, {},
-                                             data, RequestKind::kPut, "Put Block " + Describe(key)));
+Status AzureBlobStore::PutBlock(const std::string& key, const std::string& block_id,
+                                std::string_view data) {
+  SILT_ASSIGN_OR_RETURN(HttpResponse r,
+                        Call("PUT", BlobName(key), {{"comp", "block"}, {"blockid", block_id}}, {},
+                             data, RequestKind::kPut, "Put Block " + Describe(key)));
   if (r.status != 201) return ErrorFor(r, "Put Block", key);
   return Status::OK();
 }
 
-Status AzureBlobStore::UploadBlocks(const std::string& key, const std::vector<std::string>& block_ids,
-                                    bool if_absent, std::string_view whole_for_check) {
+Status AzureBlobStore::UploadBlocks(const std::string& key,
+                                    const std::vector<std::string>& block_ids, bool if_absent,
+                                    std::string_view whole_for_check) {
   std::string body = "<?xml version=\"1.0\" encoding=\"utf-8\"?><BlockList>";
   for (const auto& id : block_ids) body += "<Latest>" + id + "</Latest>";
   body += "</BlockList>";
   Headers headers = {{"Content-Type", "application/xml"}};
   if (if_absent) headers.emplace_back("If-None-Match", "*");
   bool ambiguous = false;
-  SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("PUT", BlobName(key), {{"comp", "blocklist"}}, headers, body,
-                                             RequestKind::kPut, "Put Block List " + Describe(key), &ambiguous));
+  SILT_ASSIGN_OR_RETURN(HttpResponse r,
+                        Call("PUT", BlobName(key), {{"comp", "blocklist"}}, headers, body,
+                             RequestKind::kPut, "Put Block List " + Describe(key), &ambiguous));
   if (r.status == 201) return Status::OK();
   if (if_absent && (r.status == 409 || r.status == 412)) {
     if (ambiguous) {
       Result<std::string> now = Get(key);
       if (now.ok() && *now == whole_for_check) return Status::OK();
     }
-    return Status::AlreadyExists("object already exists: " + Describe(key), kErrorFileAlreadyExists);
+    return Status::AlreadyExists("object already exists: " + Describe(key),
+                                 kErrorFileAlreadyExists);
   }
   return ErrorFor(r, "Put Block List", key);
 }
@@ -651,15 +700,16 @@ Result<std::unique_ptr<WritableFile>> AzureBlobStore::OpenWrite(const std::strin
 
 Status AzureBlobStore::Delete(const std::string& key) {
   SILT_RETURN_NOT_OK(ValidateObjectKey(key));
-  SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("DELETE", BlobName(key), {}, {}, {}, RequestKind::kDelete,
-                                             "DELETE " + Describe(key)));
+  SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("DELETE", BlobName(key), {}, {}, {},
+                                             RequestKind::kDelete, "DELETE " + Describe(key)));
   if (r.status == 202 || r.status == 200 || r.status == 404) return Status::OK();
   return ErrorFor(r, "DELETE", key);
 }
 
 Result<AzureBlobStore::Page> AzureBlobStore::ListPage(const std::string& prefix, bool delimited,
                                                       const std::string& marker, int max_results) {
-  std::vector<std::pair<std::string, std::string>> query = {{"restype", "container"}, {"comp", "list"}};
+  std::vector<std::pair<std::string, std::string>> query = {{"restype", "container"},
+                                                            {"comp", "list"}};
   std::string full = prefix_ + prefix;
   if (!full.empty()) query.emplace_back("prefix", full);
   if (delimited) query.emplace_back("delimiter", "/");
@@ -678,7 +728,8 @@ Result<AzureBlobStore::Page> AzureBlobStore::ListPage(const std::string& prefix,
     m.key = name->substr(n);
     if (!ValidateObjectKey(m.key).ok()) return Status::OK();  // a name no key can reach
     if (auto len = XmlText(el, "Content-Length")) m.size = std::strtoll(len->c_str(), nullptr, 10);
-    if (auto lm = XmlText(el, "Last-Modified")) m.modification_time_ms = std::max<int64_t>(0, ParseHttpDate(*lm));
+    if (auto lm = XmlText(el, "Last-Modified"))
+      m.modification_time_ms = std::max<int64_t>(0, ParseHttpDate(*lm));
     page.blobs.push_back(std::move(m));
     return Status::OK();
   }));
@@ -697,13 +748,16 @@ Result<std::vector<ObjectMeta>> AzureBlobStore::ListFrom(const std::string& key)
   std::vector<ObjectMeta> out;
   std::string marker;
   do {
-    SILT_ASSIGN_OR_RETURN(Page page, ListPage(dir, /*delimited=*/true, marker, options_.list_page_size));
+    SILT_ASSIGN_OR_RETURN(Page page,
+                          ListPage(dir, /*delimited=*/true, marker, options_.list_page_size));
     for (auto& m : page.blobs) {
-      if (m.key >= key && m.key.find('/', dir.size()) == std::string::npos) out.push_back(std::move(m));
+      if (m.key >= key && m.key.find('/', dir.size()) == std::string::npos)
+        out.push_back(std::move(m));
     }
     marker = page.next_marker;
   } while (!marker.empty());
-  std::sort(out.begin(), out.end(), [](const ObjectMeta& a, const ObjectMeta& b) { return a.key < b.key; });
+  std::sort(out.begin(), out.end(),
+            [](const ObjectMeta& a, const ObjectMeta& b) { return a.key < b.key; });
   return out;
 }
 
@@ -715,16 +769,19 @@ Status AzureBlobStore::ListRecursive(const std::string& dir, const ObjectVisitor
   std::vector<std::string> open_dirs;
   std::string marker;
   do {
-    SILT_ASSIGN_OR_RETURN(Page page, ListPage(prefix, /*delimited=*/false, marker, options_.list_page_size));
+    SILT_ASSIGN_OR_RETURN(Page page,
+                          ListPage(prefix, /*delimited=*/false, marker, options_.list_page_size));
     for (const ObjectMeta& m : page.blobs) {
       if (!m.key.starts_with(prefix)) continue;
       // Directories between `prefix` and the object, reported once, before their contents.
       std::vector<std::string> dirs;
-      for (size_t p = m.key.find('/', prefix.size()); p != std::string::npos; p = m.key.find('/', p + 1)) {
+      for (size_t p = m.key.find('/', prefix.size()); p != std::string::npos;
+           p = m.key.find('/', p + 1)) {
         dirs.push_back(m.key.substr(0, p + 1));
       }
       size_t common = 0;
-      while (common < dirs.size() && common < open_dirs.size() && dirs[common] == open_dirs[common]) ++common;
+      while (common < dirs.size() && common < open_dirs.size() && dirs[common] == open_dirs[common])
+        ++common;
       for (size_t i = common; i < dirs.size(); ++i) {
         ObjectMeta d;
         d.key = dirs[i].substr(0, dirs[i].size() - 1);
@@ -746,7 +803,8 @@ Result<std::vector<std::string>> AzureBlobStore::ListDirs(const std::string& dir
   std::vector<std::string> out;
   std::string marker;
   do {
-    SILT_ASSIGN_OR_RETURN(Page page, ListPage(prefix, /*delimited=*/true, marker, options_.list_page_size));
+    SILT_ASSIGN_OR_RETURN(Page page,
+                          ListPage(prefix, /*delimited=*/true, marker, options_.list_page_size));
     for (const auto& p : page.prefixes) {
       if (p.size() > prefix.size() + 1 && p.starts_with(prefix)) {
         out.push_back(p.substr(prefix.size(), p.size() - prefix.size() - 1));
@@ -774,7 +832,8 @@ Result<int64_t> AzureBlobStore::DeleteEmptyDirs(const std::string& dir) {
 Status AzureBlobStore::DeleteDir(const std::string& dir) {
   SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
   if (dir.empty() || dir == "/") {
-    return Status::InvalidArgument("DeleteDir needs a directory below the root", kErrorInvalidObjectKey);
+    return Status::InvalidArgument("DeleteDir needs a directory below the root",
+                                   kErrorInvalidObjectKey);
   }
   SILT_ASSIGN_OR_RETURN(bool exists, DirExists(dir));
   if (exists) {

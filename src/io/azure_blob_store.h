@@ -59,7 +59,8 @@ struct AzureCredentials {
 
 struct AzureBlobStoreOptions {
   HttpOptions http;
-  std::string endpoint;  // "https://acct.blob.core.windows.net" or "http://127.0.0.1:10000/devstoreaccount1"
+  std::string endpoint;  // "https://acct.blob.core.windows.net" or
+                         // "http://127.0.0.1:10000/devstoreaccount1"
   AzureCredentials credentials;
   int64_t block_size = 8 << 20;         // OpenWrite's block, and Put's block above the limit
   int64_t single_put_limit = 64 << 20;  // Put Blob up to this size, blocks above
@@ -121,8 +122,8 @@ class AzureBlobStore final : public ObjectStore,
 
  private:
   struct Page {
-    std::vector<ObjectMeta> blobs;     // keys relative to the store
-    std::vector<std::string> prefixes; // relative, with trailing '/'
+    std::vector<ObjectMeta> blobs;      // keys relative to the store
+    std::vector<std::string> prefixes;  // relative, with trailing '/'
     std::string next_marker;
   };
   Result<Page> ListPage(const std::string& prefix, bool delimited, const std::string& marker,

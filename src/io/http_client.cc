@@ -53,13 +53,15 @@ size_t WriteHeader(char* data, size_t size, size_t n, void* user) {
     // A new response (after 100 Continue or a redirect): forget earlier headers.
     sink->response->headers.clear();
     size_t sp = line.find(' ');
-    if (sp != std::string_view::npos) sink->response->status = std::atoi(std::string(line.substr(sp + 1, 3)).c_str());
+    if (sp != std::string_view::npos)
+      sink->response->status = std::atoi(std::string(line.substr(sp + 1, 3)).c_str());
     return bytes;
   }
   size_t colon = line.find(':');
   if (colon == std::string_view::npos) return bytes;
   std::string name(line.substr(0, colon));
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   std::string_view value = line.substr(colon + 1);
   while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
   while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
@@ -284,7 +286,8 @@ Result<HttpResponse> HttpClient::Send(const HttpRequest& request, RequestKind ki
   Sink sink{&response, request.out, request.out_capacity};
   Upload upload{request.body};
   curl_slist* headers = nullptr;
-  for (const auto& [k, v] : request.headers) headers = curl_slist_append(headers, (k + ": " + v).c_str());
+  for (const auto& [k, v] : request.headers)
+    headers = curl_slist_append(headers, (k + ": " + v).c_str());
   headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
   curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
@@ -318,9 +321,9 @@ Result<HttpResponse> HttpClient::Send(const HttpRequest& request, RequestKind ki
   curl_slist_free_all(headers);
   if (code != CURLE_OK && sink.overflow) {
     ReleaseHandle(curl);
-    return Status::IoError("response larger than the " + std::to_string(request.out_capacity) +
-                               " bytes requested",
-                           kErrorCloudStorage);
+    return Status::IoError(
+        "response larger than the " + std::to_string(request.out_capacity) + " bytes requested",
+        kErrorCloudStorage);
   }
   if (code == CURLE_OK) {
     long status = 0;
@@ -330,8 +333,9 @@ Result<HttpResponse> HttpClient::Send(const HttpRequest& request, RequestKind ki
   ReleaseHandle(curl);
   if (code != CURLE_OK) {
     *error = Classify(code);
-    return Status::IoError(std::string(TransportErrorText(*error)) + " (" + curl_easy_strerror(code) + ")",
-                           kErrorCloudStorage);
+    return Status::IoError(
+        std::string(TransportErrorText(*error)) + " (" + curl_easy_strerror(code) + ")",
+        kErrorCloudStorage);
   }
   if (fault.action == FaultDecision::kDropAfter) {
     *error = TransportError::kDropped;
@@ -394,7 +398,8 @@ std::string UrlEncode(std::string_view s, bool keep_slash) {
   std::string out;
   out.reserve(s.size() * 3 / 2);
   for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
+        (keep_slash && c == '/')) {
       out.push_back(static_cast<char>(c));
     } else {
       out.push_back('%');
@@ -442,7 +447,8 @@ Result<std::string> Base64Decode(std::string_view text) {
   if (in.size() % 4 != 0) return Status::InvalidArgument("not base64 (length)");
   std::string out(in.size() / 4 * 3, '\0');
   int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
+                          reinterpret_cast<const unsigned char*>(in.data()),
+                          static_cast<int>(in.size()));
   if (n < 0) return Status::InvalidArgument("not base64");
   size_t pad = 0;
   if (!in.empty() && in.back() == '=') ++pad;

@@ -319,7 +319,8 @@ Result<Parent> OpenParent(std::string_view location) {
     loc.canonical.resize(loc.canonical.size() - (key.empty() ? 0 : key.size() + 1));
     loc.path.clear();
     SILT_ASSIGN_OR_RETURN(AzureBlobStoreOptions options, AzureOptionsFromConfig(loc));
-    return Parent{std::make_shared<AzureBlobStore>(std::move(loc), std::move(options)), std::move(key)};
+    return Parent{std::make_shared<AzureBlobStore>(std::move(loc), std::move(options)),
+                  std::move(key)};
   }
   size_t slash = canonical.rfind('/');
   std::string parent = slash == 0 ? "/" : canonical.substr(0, slash);

@@ -134,7 +134,9 @@ FileOutcome RunOne(const fs::path& path, const std::string& shared, bool keep, b
   if (!memory_name.empty()) silt::DropMemoryStore(memory_name);
   if (!cloud_warehouse.empty() && !keep) {
     silt::Status st = silt::DeleteLocation(cloud_warehouse);
-    if (!st.ok()) std::printf("note: could not delete %s: %s\n", cloud_warehouse.c_str(), st.ToString().c_str());
+    if (!st.ok())
+      std::printf("note: could not delete %s: %s\n", cloud_warehouse.c_str(),
+                  st.ToString().c_str());
   }
   if (keep) {
     std::printf("kept %s for %s\n", dir.c_str(), path.string().c_str());
@@ -188,7 +190,9 @@ int main(int argc, char** argv) {
   }
   const char* azure_base = std::getenv("SILT_SQL_TEST_AZURE_BASE");
   if (store == "azure" && (azure_base == nullptr || *azure_base == '\0')) {
-    std::fprintf(stderr, "silt_sql_tests: --store azure needs SILT_SQL_TEST_AZURE_BASE (see test/cloud/run.sh)\n");
+    std::fprintf(
+        stderr,
+        "silt_sql_tests: --store azure needs SILT_SQL_TEST_AZURE_BASE (see test/cloud/run.sh)\n");
     return 2;
   }
   if (targets.empty()) targets.push_back(std::string(SILT_SOURCE_DIR) + "/test/sql");

@@ -480,7 +480,8 @@ std::optional<std::string> RunMemoryDirective(const Directive& d, const Environm
     memory = store_or->get();
     holder = *store_or;
   } else {
-    auto store_or = OpenObjectStore(path.substr(0, path.find("://") + 3) + rest.substr(0, slash), WallClock());
+    auto store_or =
+        OpenObjectStore(path.substr(0, path.find("://") + 3) + rest.substr(0, slash), WallClock());
     if (!store_or.ok()) return store_or.status().ToString();
     holder = *store_or;
   }
@@ -562,8 +563,8 @@ std::optional<std::string> RunDirective(const Directive& d, const Environment& e
   namespace fs = std::filesystem;
   std::error_code ec;
   const std::string path = ResolvePath(d.path, env);
-  if ((path.starts_with("memory://") || path.starts_with("az://")) && d.op != Directive::kClockSet &&
-      d.op != Directive::kClockAdvance) {
+  if ((path.starts_with("memory://") || path.starts_with("az://")) &&
+      d.op != Directive::kClockSet && d.op != Directive::kClockAdvance) {
     return RunMemoryDirective(d, env, path);
   }
   switch (d.op) {

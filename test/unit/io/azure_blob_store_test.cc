@@ -29,9 +29,10 @@ bool AzureAvailable() {
   return v != nullptr && std::string(v) == "1";
 }
 
-#define REQUIRE_AZURITE()                                                                   \
-  if (!AzureAvailable()) GTEST_SKIP() << "SKIP Azurite is not running (test/cloud/run.sh " \
-                                         "starts it)"
+#define REQUIRE_AZURITE()                                           \
+  if (!AzureAvailable())                                            \
+  GTEST_SKIP() << "SKIP Azurite is not running (test/cloud/run.sh " \
+                  "starts it)"
 
 std::string Unique(const char* what) {
   static std::atomic<int> n{0};
@@ -93,7 +94,8 @@ TEST(AzureLocationTest, ParsesEveryUrlForm) {
   EXPECT_FALSE(IsAzureLocation("https://example.com/c/t"));
   EXPECT_FALSE(IsAzureLocation("/local/path"));
 
-  auto o = ParseAzureLocation("abfss://ws@onelake.dfs.fabric.microsoft.com/sales.Lakehouse/Tables/orders");
+  auto o = ParseAzureLocation(
+      "abfss://ws@onelake.dfs.fabric.microsoft.com/sales.Lakehouse/Tables/orders");
   ASSERT_TRUE(o.ok());
   EXPECT_TRUE(o->onelake);
   EXPECT_EQ(o->account, "onelake");
@@ -193,7 +195,8 @@ TEST_F(AzureConfigTest, CredentialsAndEndpointsByHadoopNamesAndEnvironment) {
   EXPECT_EQ(o->http.max_retries, 3);
   EXPECT_EQ(o->block_size, 1048576);
   // OneLake: the Fabric blob endpoint.
-  auto one = *ParseAzureLocation("abfss://ws@onelake.dfs.fabric.microsoft.com/i.Lakehouse/Tables/t");
+  auto one =
+      *ParseAzureLocation("abfss://ws@onelake.dfs.fabric.microsoft.com/i.Lakehouse/Tables/t");
   EXPECT_EQ(AzureOptionsFromConfig(one)->endpoint, "https://onelake.blob.fabric.microsoft.com");
   // The emulator switch: Azurite's account, key and endpoint.
   ScopedEnv emu("AZURE_STORAGE_USE_EMULATOR", "true");
@@ -231,15 +234,17 @@ TEST(HttpUtilTest, EncodingSigningAndDates) {
   EXPECT_EQ(*Base64Decode("aGk="), "hi");
   EXPECT_FALSE(Base64Decode("abc").ok());
   // RFC 4231 test case 2.
-  EXPECT_EQ(Base64Encode(HmacSha256("Jefe", "what do ya want for nothing?")),
-            Base64Encode(std::string("\x5b\xdc\xc1\x46\xbf\x60\x75\x4e\x6a\x04\x24\x26\x08\x95\x75\xc7"
-                                     "\x5a\x00\x3f\x08\x9d\x27\x39\x83\x9d\xec\x58\xb9\x64\xec\x38\x43",
-                                     32)));
+  EXPECT_EQ(
+      Base64Encode(HmacSha256("Jefe", "what do ya want for nothing?")),
+      Base64Encode(std::string("\x5b\xdc\xc1\x46\xbf\x60\x75\x4e\x6a\x04\x24\x26\x08\x95\x75\xc7"
+                               "\x5a\x00\x3f\x08\x9d\x27\x39\x83\x9d\xec\x58\xb9\x64\xec\x38\x43",
+                               32)));
   EXPECT_EQ(HttpDate(784111777000), "Sun, 06 Nov 1994 08:49:37 GMT");
   EXPECT_EQ(ParseHttpDate("Sun, 06 Nov 1994 08:49:37 GMT"), 784111777000);
 }
 
-// ---- Retries against local socket servers ---------------------------------------------------------
+// ---- Retries against local socket servers
+// ---------------------------------------------------------
 
 // A TCP server on 127.0.0.1 answering each connection with `handler(connection index, fd)`.
 class TinyServer {
@@ -293,8 +298,9 @@ void ReadRequest(int fd) {
 }
 
 void Reply(int fd, int status, const std::string& body) {
-  std::string r = "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: " + std::to_string(body.size()) +
-                   "\r\nConnection: close\r\n\r\n" + body;
+  std::string r = "HTTP/1.1 " + std::to_string(status) +
+                  " X\r\nContent-Length: " + std::to_string(body.size()) +
+                  "\r\nConnection: close\r\n\r\n" + body;
   ::send(fd, r.data(), r.size(), MSG_NOSIGNAL);
 }
 
@@ -388,7 +394,8 @@ TEST(HttpClientTest, TimeoutsAreRetriedThenAClearError) {
   EXPECT_EQ(r.status().code(), StatusCode::kIoError);
   EXPECT_EQ(r.status().error_class(), kErrorCloudStorage);
   std::string msg(r.status().message());
-  EXPECT_NE(msg.find("GET az://c/key failed after 3 attempts: timed out"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("GET az://c/key failed after 3 attempts: timed out"), std::string::npos)
+      << msg;
   EXPECT_EQ(msg.find("SECRETSIG"), std::string::npos) << msg;
   EXPECT_EQ(client.counts().get(), 3);
   std::lock_guard<std::mutex> lock(mu);
@@ -403,10 +410,11 @@ TEST(HttpClientTest, ConnectionRefusedIsRetriedThenAnError) {
   }
   std::vector<int64_t> sleeps;
   HttpClient client(FastRetries(2, &sleeps));
-  auto r = client.SendWithRetries(Get("http://127.0.0.1:" + std::to_string(port) + "/"), RequestKind::kList,
-                                  "LIST az://c/");
+  auto r = client.SendWithRetries(Get("http://127.0.0.1:" + std::to_string(port) + "/"),
+                                  RequestKind::kList, "LIST az://c/");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("could not connect"), std::string_view::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("could not connect"), std::string_view::npos)
+      << r.status().ToString();
   EXPECT_EQ(client.counts().list(), 3);
 }
 
@@ -454,10 +462,13 @@ TEST(AzureBlobStoreTest, ListingFollowsPagesAndRequestsAreCounted) {
   EXPECT_EQ(store.counts().get() + store.counts().put(), 0);
   int entries = 0;
   store.http().ResetCounts();
-  ASSERT_TRUE(store.ListRecursive("d", [&](const ObjectMeta&) {
-    ++entries;
-    return Status::OK();
-  }).ok());
+  ASSERT_TRUE(store
+                  .ListRecursive("d",
+                                 [&](const ObjectMeta&) {
+                                   ++entries;
+                                   return Status::OK();
+                                 })
+                  .ok());
   EXPECT_EQ(entries, 12);  // 11 objects and d/sub
   EXPECT_EQ(store.counts().list(), 4);
   EXPECT_EQ(store.counts().ToString(), "list=4 head=0 get=0 put=0 delete=0 retries=0");
@@ -498,7 +509,8 @@ TEST(AzureBlobStoreTest, BlockUploadsAndRangedReadsPinnedToTheOpenedVersion) {
   EXPECT_EQ(buf, data.substr(0, 50));
   Status st = f->ReadAt(1000, 50, reinterpret_cast<uint8_t*>(buf.data()));
   EXPECT_EQ(st.code(), StatusCode::kIoError);
-  EXPECT_NE(st.message().find("changed since it was opened"), std::string_view::npos) << st.ToString();
+  EXPECT_NE(st.message().find("changed since it was opened"), std::string_view::npos)
+      << st.ToString();
 }
 
 TEST(AzureBlobStoreTest, InjectedThrottlingTimeoutsAndDropsAreRetried) {
@@ -561,7 +573,8 @@ TEST(AzureBlobStoreTest, PutIfAbsentWithALostResponseKnowsWhetherItWon) {
   EXPECT_TRUE(store.Head("_delta_log/00000000000000000002.json").status().IsNotFound());
 }
 
-// ---- Tables on Azure ------------------------------------------------------------------------------
+// ---- Tables on Azure
+// ------------------------------------------------------------------------------
 
 std::string Scalar(Connection& con, const std::string& sql) {
   auto r = con.Query(sql);
@@ -578,7 +591,8 @@ void Exec(Connection& con, const std::string& sql) {
 class AzureTableTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!AzureAvailable()) GTEST_SKIP() << "SKIP Azurite is not running (test/cloud/run.sh starts it)";
+    if (!AzureAvailable())
+      GTEST_SKIP() << "SKIP Azurite is not running (test/cloud/run.sh starts it)";
     container_ = OpenFresh("tables");
     base_ = "az://tables/" + Unique("w");
     DatabaseOptions options;
@@ -600,7 +614,8 @@ TEST_F(AzureTableTest, DmlWithDeletionVectorsMaintenanceAndTimeTravel) {
   ASSERT_TRUE(outside->Put("t-sibling/keep.parquet", "x").ok());
   ASSERT_TRUE(outside->Put("other/part-0.parquet", "x").ok());
   Exec(con, "CREATE TABLE delta.`" + t +
-                "` (id BIGINT, s STRING) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
+                "` (id BIGINT, s STRING) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' "
+                "= 'true')");
   Exec(con, "INSERT INTO delta.`" + t + "` SELECT id, concat('v', id) FROM range(1000)");
   Exec(con, "INSERT INTO delta.`" + t + "` SELECT id, 'w' FROM range(1000, 1500)");
   EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), "1500");
@@ -608,9 +623,13 @@ TEST_F(AzureTableTest, DmlWithDeletionVectorsMaintenanceAndTimeTravel) {
   EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), "1350");
   Exec(con, "UPDATE delta.`" + t + "` SET s = 'u' WHERE id < 100");
   EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "` WHERE s = 'u'"), "90");
-  Exec(con, "MERGE INTO delta.`" + t + "` AS d USING (SELECT id, 'm' AS s FROM range(1490, 1510)) AS src "
-            "ON d.id = src.id WHEN MATCHED THEN UPDATE SET s = src.s WHEN NOT MATCHED THEN INSERT *");
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "` WHERE s = 'm'"), "20");  // 1491..1499 matched, 1490 (deleted) and 1500..1509 inserted
+  Exec(
+      con,
+      "MERGE INTO delta.`" + t +
+          "` AS d USING (SELECT id, 'm' AS s FROM range(1490, 1510)) AS src "
+          "ON d.id = src.id WHEN MATCHED THEN UPDATE SET s = src.s WHEN NOT MATCHED THEN INSERT *");
+  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "` WHERE s = 'm'"),
+            "20");  // 1491..1499 matched, 1490 (deleted) and 1500..1509 inserted
   EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), "1361");
   Exec(con, "OPTIMIZE delta.`" + t + "`");
   Exec(con, "REORG TABLE delta.`" + t + "` APPLY (PURGE)");
@@ -620,16 +639,22 @@ TEST_F(AzureTableTest, DmlWithDeletionVectorsMaintenanceAndTimeTravel) {
   // VACUUM deletes the table's unreferenced files, never anything outside it.
   Exec(con, "SET spark.databricks.delta.retentionDurationCheck.enabled = false");
   int64_t before = 0;
-  ASSERT_TRUE(outside->ListRecursive("t", [&](const ObjectMeta& m) {
-    before += m.is_dir ? 0 : 1;
-    return Status::OK();
-  }).ok());
+  ASSERT_TRUE(outside
+                  ->ListRecursive("t",
+                                  [&](const ObjectMeta& m) {
+                                    before += m.is_dir ? 0 : 1;
+                                    return Status::OK();
+                                  })
+                  .ok());
   Exec(con, "VACUUM delta.`" + t + "` RETAIN 0 HOURS");
   int64_t after = 0;
-  ASSERT_TRUE(outside->ListRecursive("t", [&](const ObjectMeta& m) {
-    after += m.is_dir ? 0 : 1;
-    return Status::OK();
-  }).ok());
+  ASSERT_TRUE(outside
+                  ->ListRecursive("t",
+                                  [&](const ObjectMeta& m) {
+                                    after += m.is_dir ? 0 : 1;
+                                    return Status::OK();
+                                  })
+                  .ok());
   EXPECT_LT(after, before);
   EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), "1361");
   EXPECT_EQ(*outside->Get("t-sibling/keep.parquet"), "x");
@@ -671,7 +696,8 @@ TEST_F(AzureTableTest, SixteenConcurrentCommittersOneWinnerPerVersion) {
   EXPECT_GE(ok.load(), 1);
   Connection con(db_);
   EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), std::to_string(ok.load()));
-  EXPECT_EQ(Scalar(con, "SELECT count(DISTINCT w) FROM delta.`" + t + "`"), std::to_string(ok.load()));
+  EXPECT_EQ(Scalar(con, "SELECT count(DISTINCT w) FROM delta.`" + t + "`"),
+            std::to_string(ok.load()));
   // The log: versions 0..ok, each exactly once.
   auto store = *OpenObjectStore(t, nullptr);
   auto log = *store->ListFrom("_delta_log/");
@@ -734,7 +760,8 @@ TEST_F(AzureTableTest, InjectedFaultsNeverTearTheTable) {
   SetStorageConfig("fs.azure.io.retry.min.backoff.interval", std::nullopt);
   SetStorageConfig("fs.azure.io.retry.max.backoff.interval", std::nullopt);
   EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), std::to_string(succeeded));
-  EXPECT_EQ(Scalar(con, "SELECT count(DISTINCT i) FROM delta.`" + t + "`"), std::to_string(succeeded));
+  EXPECT_EQ(Scalar(con, "SELECT count(DISTINCT i) FROM delta.`" + t + "`"),
+            std::to_string(succeeded));
   EXPECT_GE(succeeded, 8);
 }
 

@@ -100,7 +100,8 @@ TEST_F(ObjectStoreFactoryTest, NamedMemoryStoresAreSharedAndSubpathsAreViews) {
 
 // Azure locations open an AzureBlobStore (io/azure_blob_store.h; azure_blob_store_test.cc).
 TEST_F(ObjectStoreFactoryTest, CloudAndUnknownSchemesAreNotImplementedYet) {
-  for (const char* uri : {"s3://bucket/t", "s3a://bucket/t", "gs://bucket/t", "hdfs://nn/t", "ftp://host/t"}) {
+  for (const char* uri :
+       {"s3://bucket/t", "s3a://bucket/t", "gs://bucket/t", "hdfs://nn/t", "ftp://host/t"}) {
     auto store = OpenObjectStore(uri, WallClock());
     ASSERT_FALSE(store.ok()) << uri;
     EXPECT_EQ(store.status().code(), StatusCode::kNotImplemented) << uri;
@@ -109,8 +110,9 @@ TEST_F(ObjectStoreFactoryTest, CloudAndUnknownSchemesAreNotImplementedYet) {
         << store.status().ToString();
     EXPECT_EQ(CanonicalLocation(uri).status().code(), StatusCode::kNotImplemented) << uri;
   }
-  for (const char* uri : {"abfss://c@acct.dfs.core.windows.net/t", "wasbs://c@a.blob.core.windows.net/t",
-                          "https://a.blob.core.windows.net/c/t"}) {
+  for (const char* uri :
+       {"abfss://c@acct.dfs.core.windows.net/t", "wasbs://c@a.blob.core.windows.net/t",
+        "https://a.blob.core.windows.net/c/t"}) {
     auto store = OpenObjectStore(uri, WallClock());
     ASSERT_TRUE(store.ok()) << uri << ": " << store.status().ToString();
     EXPECT_EQ((*store)->root(), std::string(uri) + "/");

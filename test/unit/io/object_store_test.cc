@@ -120,19 +120,20 @@ void AddAzureStores(std::vector<StoreKind>* kinds) {
                     true});
   // A whole container, through the abfss:// form users paste (the endpoint comes from the
   // environment).
-  kinds->push_back({"AzureContainer", false,
-                    [](const std::string&) {
-                      std::string container = UniqueAzureName("c");
-                      auto store = Must(OpenObjectStore(
-                          "abfss://" + container + "@devstoreaccount1.dfs.core.windows.net", WallClock()));
-                      auto* azure = dynamic_cast<AzureBlobStore*>(store.get());
-                      EXPECT_NE(azure, nullptr);
-                      if (azure != nullptr) {
-                        EXPECT_TRUE(azure->CreateContainer().ok());
-                      }
-                      return store;
-                    },
-                    true});
+  kinds->push_back(
+      {"AzureContainer", false,
+       [](const std::string&) {
+         std::string container = UniqueAzureName("c");
+         auto store = Must(OpenObjectStore(
+             "abfss://" + container + "@devstoreaccount1.dfs.core.windows.net", WallClock()));
+         auto* azure = dynamic_cast<AzureBlobStore*>(store.get());
+         EXPECT_NE(azure, nullptr);
+         if (azure != nullptr) {
+           EXPECT_TRUE(azure->CreateContainer().ok());
+         }
+         return store;
+       },
+       true});
 }
 
 void PrintTo(const StoreKind& kind, std::ostream* os) { *os << kind.name; }
@@ -156,7 +157,9 @@ std::vector<StoreKind> AllStores() {
       // The factory's stores (io/object_store_factory.h): a file: URI and a named memory store
       // seen from a subdirectory (the view a memory://<name>/<table> location gets).
       {"FactoryFileUri", true,
-       [](const std::string& d) { return Must(OpenObjectStore("file://" + d + "/root", WallClock())); }},
+       [](const std::string& d) {
+         return Must(OpenObjectStore("file://" + d + "/root", WallClock()));
+       }},
       {"FactoryMemorySubtree", false,
        [](const std::string&) {
          static std::atomic<int> counter{0};
