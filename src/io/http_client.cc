@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <random>
@@ -173,6 +175,22 @@ FaultHook& GlobalHook() {
   static FaultHook* hook = new FaultHook();
   return *hook;
 }
+
+}  // namespace
+
+namespace {
+
+// SILT_STORAGE_STATS=1: the process's cloud requests on stderr at exit (bench/cloud.sh reads
+// them). Counts only; no names, no URLs.
+void PrintStatsAtExit() {
+  std::fprintf(stderr, "storage requests: %s\n", GlobalRequestCounts().ToString().c_str());
+}
+
+[[maybe_unused]] const bool kStatsRegistered = [] {
+  const char* v = std::getenv("SILT_STORAGE_STATS");
+  if (v != nullptr && std::string_view(v) == "1") std::atexit(PrintStatsAtExit);
+  return true;
+}();
 
 }  // namespace
 
