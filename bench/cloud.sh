@@ -8,7 +8,8 @@
 #
 # Operations, each in a fresh `silt sql` process (so the snapshot is loaded from storage):
 #   create     CREATE TABLE + INSERT of N rows x 10 with spark.sql.files.maxRecordsPerFile = 10
-#   snapshot   SELECT count(*) (snapshot load; the count comes from the scan)
+#   snapshot   DESCRIBE DETAIL (the snapshot load alone)
+#   count      SELECT count(*) (a scan of every file)
 #   selective  SELECT … WHERE id = <one value> (file skipping by stats: one file read)
 #   delete     DELETE of the first 10% of ids (whole files removed)
 #   vacuum     VACUUM RETAIN 0 HOURS (lists the table, deletes the N/10 removed files)
@@ -64,7 +65,7 @@ run() {
   /usr/bin/time -f '%U %S' -o "$WORK/time" "$SILT" sql --warehouse "$WORK/wh" --threads "$THREADS" --mode csv --timing \
     --conf spark.databricks.delta.retentionDurationCheck.enabled=false \
     --conf spark.sql.files.maxRecordsPerFile=10 \
-    -e "${sql//TABLE/delta.\`$table\`}" >"$WORK/$op.$store.out" 2>"$err" || { cat "$err" >&2; exit 1; }
+    -e "${sql//@T/delta.\`$table\`}" >"$WORK/$op.$store.out" 2>"$err" || { cat "$err" >&2; exit 1; }
   local s cpu req
   s=$(sed -nE 's/^Time taken: ([0-9.]+) seconds.*/\1/p' "$err" | awk '{ t += $1 } END { printf "%.3f", t }')
   cpu=$(awk '{ printf "%.2f", $1 + $2 }' "$WORK/time")
@@ -73,10 +74,11 @@ run() {
 }
 for store in local azure; do
   if [ "$store" = local ]; then T="$WORK/local/t"; else T="az://bench/t"; fi
-  run create "$store" "$T" "CREATE TABLE TABLE (id BIGINT, v STRING) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'false'); INSERT INTO TABLE SELECT id, concat('v', id) FROM range($ROWS)"
-  run snapshot "$store" "$T" "SELECT count(*) FROM TABLE"
-  run selective "$store" "$T" "SELECT * FROM TABLE WHERE id = $((ROWS / 2 + 3))"
-  run delete "$store" "$T" "DELETE FROM TABLE WHERE id < $CUT"
-  run vacuum "$store" "$T" "VACUUM TABLE RETAIN 0 HOURS"
+  run create "$store" "$T" "CREATE TABLE @T (id BIGINT, v STRING) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'false'); INSERT INTO @T SELECT id, concat('v', id) FROM range($ROWS)"
+  run snapshot "$store" "$T" "DESCRIBE DETAIL @T"
+  run count "$store" "$T" "SELECT count(*) FROM @T"
+  run selective "$store" "$T" "SELECT * FROM @T WHERE id = $((ROWS / 2 + 3))"
+  run delete "$store" "$T" "DELETE FROM @T WHERE id < $CUT"
+  run vacuum "$store" "$T" "VACUUM @T RETAIN 0 HOURS"
 done
 echo "# load at end: $(cut -d' ' -f1 /proc/loadavg)"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <span>
 
 #include "common/clock.h"
 #include "io/path.h"
@@ -282,6 +283,14 @@ bool IsAzureLocation(std::string_view location) {
 }
 
 Result<AzureLocation> ParseAzureLocation(std::string_view location) {
+  if (size_t q = location.find('?'); q != std::string_view::npos) {
+    // Most likely a SAS token pasted with the URL: refused, and not echoed (locations are printed).
+    return Status::InvalidArgument(
+        "bad Azure location '" + std::string(location.substr(0, q)) +
+            "?…': a location has no query string; give a SAS token with AZURE_STORAGE_SAS_TOKEN "
+            "or fs.azure.sas.fixed.token.<account>.dfs.core.windows.net (docs/cloud-storage.md)",
+        kErrorInvalidPath);
+  }
   std::string scheme = UriScheme(location);
   size_t sep = location.find("://");
   if (sep == std::string_view::npos) return BadLocation(location, "expected scheme://");
@@ -467,12 +476,12 @@ Result<std::shared_ptr<AzureBlobStore>> AzureBlobStore::Open(std::string_view lo
 Result<HttpRequest> AzureBlobStore::Sign(
     const std::string& method, const std::string& path,
     const std::vector<std::pair<std::string, std::string>>& query, Headers headers,
-    std::string_view body) const {
+    std::string_view body, bool subrequest) const {
   HttpRequest req;
   req.method = method;
   headers.emplace_back("x-ms-date", HttpDate(SystemClock().NowMillis()));
-  headers.emplace_back("x-ms-version", kApiVersion);
-  if ((method == "PUT" || method == "POST")) {
+  if (!subrequest) headers.emplace_back("x-ms-version", kApiVersion);
+  if ((method == "PUT" || method == "POST") && !subrequest) {
     bool has_type = false;
     for (auto& [k, v] : headers) has_type |= Lower(k) == "content-type";
     if (!has_type) headers.emplace_back("Content-Type", "application/octet-stream");
@@ -704,6 +713,76 @@ Status AzureBlobStore::Delete(const std::string& key) {
                                              RequestKind::kDelete, "DELETE " + Describe(key)));
   if (r.status == 202 || r.status == 200 || r.status == 404) return Status::OK();
   return ErrorFor(r, "DELETE", key);
+}
+
+void AzureBlobStore::DeleteKeys(std::span<const std::string_view> keys,
+                                std::span<Status> statuses) {
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    statuses[i] = ValidateObjectKey(keys[i]);
+    if (statuses[i].ok()) todo.push_back(i);
+  }
+  size_t per = static_cast<size_t>(std::max(0, options_.delete_batch_size));
+  for (size_t begin = 0; begin < todo.size();) {
+    size_t n = per == 0 ? 1 : std::min(per, todo.size() - begin);
+    std::span<const size_t> chunk(todo.data() + begin, n);
+    if (n < 2 || !DeleteBatch(keys, chunk, statuses).ok()) {
+      for (size_t i : chunk) statuses[i] = Delete(std::string(keys[i]));
+    }
+    begin += n;
+  }
+}
+
+Status AzureBlobStore::DeleteBatch(std::span<const std::string_view> keys,
+                                   std::span<const size_t> index, std::span<Status> statuses) {
+  const std::string boundary = "batch_" + RandomHex(32);
+  std::string body;
+  for (size_t j = 0; j < index.size(); ++j) {
+    std::string key(keys[index[j]]);
+    std::string path = "/" + UrlEncode(location_.container, false) + "/" +
+                       UrlEncode(BlobName(key), /*keep_slash=*/true);
+    SILT_ASSIGN_OR_RETURN(HttpRequest sub, Sign("DELETE", path, {}, {}, {}, /*subrequest=*/true));
+    body += "--" + boundary +
+            "\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n"
+            "Content-ID: " +
+            std::to_string(j) + "\r\n\r\nDELETE " + sub.url.substr(base_url_.size()) +
+            " HTTP/1.1\r\n";
+    for (const auto& [k, v] : sub.headers) body += k + ": " + v + "\r\n";
+    body += "Content-Length: 0\r\n\r\n";
+  }
+  body += "--" + boundary + "--\r\n";
+  SILT_ASSIGN_OR_RETURN(HttpResponse r,
+                        Call("POST", "", {{"restype", "container"}, {"comp", "batch"}},
+                             {{"Content-Type", "multipart/mixed; boundary=" + boundary}}, body,
+                             RequestKind::kDelete, "Blob Batch " + root_));
+  if (r.status != 202) return ErrorFor(r, "Blob Batch", "");
+  // The parts answer in Content-ID order; each has a status line.
+  std::vector<int> status(index.size(), 0);
+  size_t pos = 0;
+  while ((pos = r.body.find("Content-ID:", pos)) != std::string::npos) {
+    size_t line_end = r.body.find('\n', pos);
+    int id = std::atoi(r.body.substr(pos + 11, line_end - pos - 11).c_str());
+    size_t http = r.body.find("HTTP/1.1 ", pos);
+    if (http == std::string::npos) break;
+    if (id >= 0 && static_cast<size_t>(id) < status.size()) {
+      status[static_cast<size_t>(id)] = std::atoi(r.body.substr(http + 9, 3).c_str());
+    }
+    pos = http + 9;
+  }
+  for (size_t j = 0; j < index.size(); ++j) {
+    int st = status[j];
+    std::string key(keys[index[j]]);
+    if (st == 202 || st == 200 || st == 404) {
+      statuses[index[j]] = Status::OK();
+    } else if (st == 0 || HttpClient::RetryableStatus(st)) {
+      statuses[index[j]] = Delete(key);  // no answer, or throttled: on its own, with retries
+    } else {
+      HttpResponse part;
+      part.status = st;
+      statuses[index[j]] = ErrorFor(part, "DELETE (in a batch)", key);
+    }
+  }
+  return Status::OK();
 }
 
 Result<AzureBlobStore::Page> AzureBlobStore::ListPage(const std::string& prefix, bool delimited,

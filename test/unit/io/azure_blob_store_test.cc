@@ -123,6 +123,12 @@ TEST(AzureLocationTest, ParsesEveryUrlForm) {
             StatusCode::kInvalidArgument);
   EXPECT_EQ(ParseAzureLocation("abfss://c@acct.dfs.core.windows.net/a/../b").status().code(),
             StatusCode::kInvalidArgument);
+  // A SAS token pasted into the URL is refused without being echoed.
+  auto sas = ParseAzureLocation("https://acct.blob.core.windows.net/c/t?sv=2021&sig=SECRETSIG");
+  EXPECT_EQ(sas.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(sas.status().ToString().find("SECRETSIG"), std::string::npos)
+      << sas.status().ToString();
+  EXPECT_NE(sas.status().message().find("AZURE_STORAGE_SAS_TOKEN"), std::string_view::npos);
   EXPECT_EQ(ParseAzureLocation("adl://acct.azuredatalakestore.net/x").status().code(),
             StatusCode::kNotImplemented);
   // The factory knows the forms: canonical locations and children.
@@ -472,6 +478,38 @@ TEST(AzureBlobStoreTest, ListingFollowsPagesAndRequestsAreCounted) {
   EXPECT_EQ(entries, 12);  // 11 objects and d/sub
   EXPECT_EQ(store.counts().list(), 4);
   EXPECT_EQ(store.counts().ToString(), "list=4 head=0 get=0 put=0 delete=0 retries=0");
+}
+
+// VACUUM's DeleteKeys: Blob Batches of 256 Delete Blob subrequests, one status per key.
+TEST(AzureBlobStoreTest, DeleteKeysSendsBlobBatches) {
+  REQUIRE_AZURITE();
+  auto store = OpenFresh();
+  std::vector<std::string> names;
+  for (int i = 0; i < 300; ++i) {
+    names.push_back("p=" + std::to_string(i % 3) + "/part " + std::to_string(i) + ".parquet");
+    ASSERT_TRUE(store->Put(names.back(), "x").ok());
+  }
+  ASSERT_TRUE(store->Put("keep", "k").ok());
+  std::vector<std::string_view> keys(names.begin(), names.end());
+  keys.push_back("missing/one");
+  keys.push_back("../bad");
+  std::vector<Status> statuses(keys.size(), Status::Internal("unset"));
+  store->http().ResetCounts();
+  store->DeleteKeys(keys, statuses);
+  for (size_t i = 0; i + 1 < keys.size(); ++i)
+    EXPECT_TRUE(statuses[i].ok()) << keys[i] << statuses[i].ToString();
+  EXPECT_EQ(statuses.back().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->counts().del(), 2);  // 256 + 45
+  int left = 0;
+  ASSERT_TRUE(store
+                  ->ListRecursive("",
+                                  [&](const ObjectMeta& m) {
+                                    left += m.is_dir ? 0 : 1;
+                                    return Status::OK();
+                                  })
+                  .ok());
+  EXPECT_EQ(left, 1);
+  EXPECT_EQ(*store->Get("keep"), "k");
 }
 
 TEST(AzureBlobStoreTest, BlockUploadsAndRangedReadsPinnedToTheOpenedVersion) {
