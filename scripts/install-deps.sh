@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache mold clang
   libsnappy-dev libzstd-dev liblz4-dev zlib1g-dev libbrotli-dev
-  libroaring-dev libsimdjson-dev libre2-dev libedit-dev libssl-dev
+  libroaring-dev libsimdjson-dev libre2-dev libedit-dev libssl-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev googletest
   strace python3
 )

@@ -2,7 +2,7 @@
 # Runs every suite of `make test` and prints one closing "N passed, N failed" line.
 # Suites: unit tests (release and ASan+UBSan builds), conformance, sqllogictest (test/sql, both
 # builds, and the release build once more on the in-memory store), interop and the SQL
-# cross-check (DuckDB), fuzz smoke, the layer order (a wrong-way include must not compile) and the
+# cross-check (DuckDB), cloud storage on Azurite, fuzz smoke, the layer order (a wrong-way include must not compile) and the
 # clang-format check.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -89,6 +89,12 @@ fi
 # test/interop/tpch_known_failures.txt are reported as SKIP and not counted.
 if [ -f test/interop/tpch_crosscheck.sh ] && [ "${SILT_CROSSCHECK:-1}" != 0 ]; then
   run_suite "tpch crosscheck (duckdb)" bash test/interop/tpch_crosscheck.sh "$RELEASE/silt"
+fi
+# Cloud storage on Azurite (npm): the ObjectStore conformance suite and Azure tests, then every
+# sqllogictest file with its warehouse on Azure. SKIPs without Node/Azurite; SILT_CLOUD=0 turns
+# it off.
+if [ -f test/cloud/run.sh ] && [ "${SILT_CLOUD:-1}" != 0 ]; then
+  run_suite "cloud (azurite)" bash test/cloud/run.sh "$RELEASE"
 fi
 if [ -f scripts/run-fuzz.sh ] && command -v clang++ >/dev/null; then
   run_suite "fuzz smoke" bash scripts/fuzz-smoke.sh

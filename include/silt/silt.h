@@ -35,8 +35,9 @@ class SessionState;
 struct DatabaseOptions {
   // Root of the warehouse: managed tables and the catalog live here. Created if missing. A local
   // path, a file:/// URI or "memory://<name>" (an in-memory store shared by every Database and
-  // store opened on that name in the process, e.g. for tests); cloud schemes (s3://, abfss://,
-  // gs://, az://) fail with NOT_IMPLEMENTED for now. See docs/storage.md.
+  // store opened on that name in the process, e.g. for tests), or an Azure / ADLS Gen2 / OneLake
+  // location (abfss://, az://, wasbs://, https://…; docs/cloud-storage.md); s3:// and gs:// fail
+  // with NOT_IMPLEMENTED for now. See docs/storage.md.
   std::string warehouse = "./silt-warehouse";
   // Worker threads for scans, joins and aggregation (0 = one per core).
   int threads = 0;

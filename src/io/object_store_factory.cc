@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "io/azure_blob_store.h"
 #include "io/local_object_store.h"
 #include "io/path.h"
 
@@ -237,6 +238,10 @@ Result<std::shared_ptr<ObjectStore>> OpenObjectStore(std::string_view location,
     return std::shared_ptr<ObjectStore>(
         std::make_shared<SubtreeObjectStore>(std::move(store), parsed.second + "/"));
   }
+  if (IsAzureLocation(location)) {
+    SILT_ASSIGN_OR_RETURN(std::shared_ptr<AzureBlobStore> store, AzureBlobStore::Open(location));
+    return std::shared_ptr<ObjectStore>(std::move(store));
+  }
   std::string scheme = UriScheme(location);
   if (!scheme.empty() && scheme != "file") return UnsupportedScheme(scheme, location);
   SILT_ASSIGN_OR_RETURN(std::string abs, AbsoluteLocalPath(location));
@@ -250,6 +255,10 @@ Result<std::string> CanonicalLocation(std::string_view location) {
     std::string out = std::string(kMemoryPrefix) + parsed.first;
     if (!parsed.second.empty()) out += "/" + parsed.second;
     return out;
+  }
+  if (IsAzureLocation(location)) {
+    SILT_ASSIGN_OR_RETURN(AzureLocation loc, ParseAzureLocation(location));
+    return loc.canonical;
   }
   std::string scheme = UriScheme(location);
   if (!scheme.empty() && scheme != "file") return UnsupportedScheme(scheme, location);
@@ -303,6 +312,16 @@ Result<Parent> OpenParent(std::string_view location) {
     SILT_ASSIGN_OR_RETURN(std::shared_ptr<InMemoryObjectStore> store, ExistingMemoryStore(parsed.first));
     return Parent{std::move(store), parsed.second};
   }
+  if (IsAzureLocation(canonical)) {
+    // The container's root store, and the location's blob prefix in it.
+    SILT_ASSIGN_OR_RETURN(AzureLocation loc, ParseAzureLocation(canonical));
+    std::string key = loc.path;
+    loc.canonical.resize(loc.canonical.size() - (key.empty() ? 0 : key.size() + 1));
+    loc.path.clear();
+    SILT_ASSIGN_OR_RETURN(AzureBlobStoreOptions options, AzureOptionsFromConfig(loc));
+    return Parent{std::make_shared<AzureBlobStore>(std::move(loc), std::move(options)),
+                  std::move(key)};
+  }
   size_t slash = canonical.rfind('/');
   std::string parent = slash == 0 ? "/" : canonical.substr(0, slash);
   Parent p{std::make_shared<LocalObjectStore>(parent), canonical.substr(slash + 1)};
@@ -313,7 +332,7 @@ Result<Parent> OpenParent(std::string_view location) {
 
 Result<std::shared_ptr<RandomAccessFile>> OpenLocationForRead(std::string_view location) {
   SILT_ASSIGN_OR_RETURN(std::string canonical, CanonicalLocation(location));
-  if (!IsMemory(canonical)) return OpenLocalFile(canonical);
+  if (!IsMemory(canonical) && !IsAzureLocation(canonical)) return OpenLocalFile(canonical);
   SILT_ASSIGN_OR_RETURN(Parent p, OpenParent(canonical));
   if (p.key.empty()) {
     return Status::NotFound("no object at " + canonical + ": it is a store's root",
@@ -341,6 +360,16 @@ Result<bool> LocationExists(std::string_view location) {
 Status MoveLocation(std::string_view from, std::string_view to) {
   SILT_ASSIGN_OR_RETURN(std::string a, CanonicalLocation(from));
   SILT_ASSIGN_OR_RETURN(std::string b, CanonicalLocation(to));
+  if (IsAzureLocation(a) || IsAzureLocation(b)) {
+    SILT_ASSIGN_OR_RETURN(Parent pa, OpenParent(a));
+    SILT_ASSIGN_OR_RETURN(Parent pb, OpenParent(b));
+    if (pa.store->root() != pb.store->root()) {
+      return Status::NotImplemented(
+          "[NOT_IMPLEMENTED] cannot move " + a + " to " + b + ": different stores",
+          "NOT_IMPLEMENTED");
+    }
+    return pa.store->RenameDir(pa.key, pb.key);
+  }
   if (IsMemory(a) != IsMemory(b)) {
     return Status::NotImplemented(
         "[NOT_IMPLEMENTED] cannot move " + a + " to " + b + ": different stores",

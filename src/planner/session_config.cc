@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "io/storage_config.h"
 #include "planner/catalog.h"
 
 namespace silt::planner {
@@ -89,6 +90,13 @@ std::optional<int64_t> ParseByteSize(const std::string& text) {
 }
 
 Status SessionConfig::Set(const std::string& key, const std::string& value) {
+  if (IsStorageConfigKey(key)) {
+    // Cloud storage credentials and endpoints (io/storage_config.h): process-wide, like the
+    // Hadoop configuration; the session keeps only the redacted text, so SET never prints them.
+    SetStorageConfig(key, value);
+    values_[key] = kRedactedValue;
+    return Status::OK();
+  }
   const ConfigKey* k = FindKey(key);
   std::string name = k ? k->key : key;
   if (k) {
@@ -121,6 +129,7 @@ Status SessionConfig::Set(const std::string& key, const std::string& value) {
 }
 
 void SessionConfig::Reset(const std::string& key) {
+  if (IsStorageConfigKey(key) && values_.count(key) != 0) SetStorageConfig(key, std::nullopt);
   const ConfigKey* k = FindKey(key);
   values_.erase(k ? k->key : key);
 }

@@ -1,11 +1,13 @@
 // silt_sql_tests: runs test/sql/**/*.test (or the files and folders given as arguments), each
 // file in a fresh Database with its own temporary warehouse. See test/sql/README.md.
 //
-//   silt_sql_tests [-v] [--keep] [--shared DIR] [--store local|memory] [FILE|DIR ...]
+//   silt_sql_tests [-v] [--keep] [--shared DIR] [--store local|memory|azure] [FILE|DIR ...]
 //
 // --store memory (or SILT_SQL_TEST_STORE=memory) puts each file's warehouse on a fresh
 // in-memory store, memory://sqllogic-<pid>-<n> (path tables under __TEST_DIR__ stay local);
 // files marked `require local-warehouse REASON` are skipped on that run.
+// --store azure puts it below the Azure location in SILT_SQL_TEST_AZURE_BASE (test/cloud/run.sh
+// sets it to a container on Azurite): <base>/sqllogic-<pid>-<n>, deleted afterwards.
 //
 // Prints the failures (file:line, SQL, expected vs actual), then
 //   sqllogictest: N files (S skipped), N statements/queries passed, N failed, N skipped
@@ -61,7 +63,7 @@ std::string MakeTempDir() {
 }
 
 FileOutcome RunOne(const fs::path& path, const std::string& shared, bool keep, bool verbose,
-                   bool memory_store) {
+                   const std::string& store) {
   FileOutcome out;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -82,7 +84,16 @@ FileOutcome RunOne(const fs::path& path, const std::string& shared, bool keep, b
   vars.warehouse = dir + "/warehouse";
   vars.shared_dir = shared;
   std::string memory_name;
-  if (memory_store) {
+  std::string cloud_warehouse;
+  if (store == "azure") {
+    static int counter = 0;
+    const char* base = std::getenv("SILT_SQL_TEST_AZURE_BASE");
+    cloud_warehouse = std::string(base ? base : "") + "/sqllogic-" + std::to_string(::getpid()) +
+                      "-" + std::to_string(++counter);
+    vars.warehouse = cloud_warehouse;
+    vars.memory_warehouse = true;  // not on the local file system
+  }
+  if (store == "memory") {
     static int counter = 0;
     memory_name = "sqllogic-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
     vars.warehouse = "memory://" + memory_name;
@@ -121,6 +132,12 @@ FileOutcome RunOne(const fs::path& path, const std::string& shared, bool keep, b
     }
   }
   if (!memory_name.empty()) silt::DropMemoryStore(memory_name);
+  if (!cloud_warehouse.empty() && !keep) {
+    silt::Status st = silt::DeleteLocation(cloud_warehouse);
+    if (!st.ok())
+      std::printf("note: could not delete %s: %s\n", cloud_warehouse.c_str(),
+                  st.ToString().c_str());
+  }
   if (keep) {
     std::printf("kept %s for %s\n", dir.c_str(), path.string().c_str());
   } else {
@@ -156,7 +173,7 @@ int main(int argc, char** argv) {
       store = argv[++i];
     } else if (a == "-h" || a == "--help") {
       std::printf(
-          "usage: silt_sql_tests [-v] [--keep] [--shared DIR] [--store local|memory] "
+          "usage: silt_sql_tests [-v] [--keep] [--shared DIR] [--store local|memory|azure] "
           "[FILE|DIR ...]\n");
       return 0;
     } else if (!a.empty() && a[0] == '-') {
@@ -166,9 +183,16 @@ int main(int argc, char** argv) {
       targets.push_back(a);
     }
   }
-  if (store != "local" && store != "memory") {
-    std::fprintf(stderr, "silt_sql_tests: --store must be local or memory, not %s\n",
+  if (store != "local" && store != "memory" && store != "azure") {
+    std::fprintf(stderr, "silt_sql_tests: --store must be local, memory or azure, not %s\n",
                  store.c_str());
+    return 2;
+  }
+  const char* azure_base = std::getenv("SILT_SQL_TEST_AZURE_BASE");
+  if (store == "azure" && (azure_base == nullptr || *azure_base == '\0')) {
+    std::fprintf(
+        stderr,
+        "silt_sql_tests: --store azure needs SILT_SQL_TEST_AZURE_BASE (see test/cloud/run.sh)\n");
     return 2;
   }
   if (targets.empty()) targets.push_back(std::string(SILT_SOURCE_DIR) + "/test/sql");
@@ -176,7 +200,7 @@ int main(int argc, char** argv) {
   std::sort(files.begin(), files.end());
   int passed = 0, failed = 0, skipped = 0, files_skipped = 0;
   for (const fs::path& f : files) {
-    FileOutcome o = RunOne(f, shared, keep, verbose, store == "memory");
+    FileOutcome o = RunOne(f, shared, keep, verbose, store);
     std::fputs(o.report.c_str(), stdout);
     passed += o.passed;
     failed += o.failed;

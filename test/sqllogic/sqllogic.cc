@@ -402,7 +402,7 @@ namespace {
 
 std::string ResolvePath(const std::string& path, const Environment& env) {
   if (!path.empty() && path[0] == '/') return path;
-  if (path.starts_with("memory://")) return path;
+  if (path.starts_with("memory://") || path.starts_with("az://")) return path;
   return env.test_dir + "/" + path;
 }
 
@@ -462,16 +462,35 @@ namespace {
 // `file` directives on a memory://<name>/<key> path (the warehouse of the in-memory run): the
 // same checks and actions through the named in-memory store. Object stores have no empty
 // directories: mkdir is a no-op and a directory exists while an object lies below it.
+// Cloud locations (the warehouse of the Azure run, az://<container>/<key>) go through the
+// container's store; their modification times are the server's, so a directive that sets one
+// fails there.
 std::optional<std::string> RunMemoryDirective(const Directive& d, const Environment& env,
                                               const std::string& path) {
-  std::string rest = path.substr(std::string_view("memory://").size());
+  std::string rest = path.substr(path.find("://") + 3);
   while (!rest.empty() && rest.back() == '/') rest.pop_back();
   size_t slash = rest.find('/');
   if (slash == std::string::npos) return "no object key in " + path;
-  // The Database created the store (with its clock); the fallback only runs before it exists.
-  auto store_or = MemoryStore(rest.substr(0, slash), WallClock());
-  if (!store_or.ok()) return store_or.status().ToString();
-  InMemoryObjectStore& store = **store_or;
+  std::shared_ptr<ObjectStore> holder;
+  InMemoryObjectStore* memory = nullptr;
+  if (path.starts_with("memory://")) {
+    // The Database created the store (with its clock); the fallback only runs before it exists.
+    auto store_or = MemoryStore(rest.substr(0, slash), WallClock());
+    if (!store_or.ok()) return store_or.status().ToString();
+    memory = store_or->get();
+    holder = *store_or;
+  } else {
+    auto store_or =
+        OpenObjectStore(path.substr(0, path.find("://") + 3) + rest.substr(0, slash), WallClock());
+    if (!store_or.ok()) return store_or.status().ToString();
+    holder = *store_or;
+  }
+  ObjectStore& store = *holder;
+  auto set_mtime = [&](const std::string& k, int64_t ms) -> Status {
+    if (memory != nullptr) return memory->SetModificationTime(k, ms);
+    if (!d.mtime_ms && !env.clock) return Status::OK();  // "now": the server's time
+    return Status::NotImplemented("cannot set modification times on " + store.root());
+  };
   std::string key = rest.substr(slash + 1);
   auto is_dir = [&](const std::string& k) {
     Result<bool> r = store.DirExists(k);
@@ -483,7 +502,7 @@ std::optional<std::string> RunMemoryDirective(const Directive& d, const Environm
       return std::nullopt;
     case Directive::kFileWrite: {
       Status st = store.Put(key, d.content);
-      if (st.ok()) st = store.SetModificationTime(key, MtimeOf(d, env));
+      if (st.ok()) st = set_mtime(key, MtimeOf(d, env));
       if (!st.ok()) return "cannot write " + path + ": " + st.ToString();
       return std::nullopt;
     }
@@ -496,7 +515,7 @@ std::optional<std::string> RunMemoryDirective(const Directive& d, const Environm
       int n = 0;
       for (const ObjectMeta& m : *listed) {
         if (fnmatch(pattern.c_str(), m.key.substr(dir.size()).c_str(), 0) != 0) continue;
-        Status st = store.SetModificationTime(m.key, MtimeOf(d, env));
+        Status st = set_mtime(m.key, MtimeOf(d, env));
         if (!st.ok()) return st.ToString();
         ++n;
       }
@@ -544,8 +563,8 @@ std::optional<std::string> RunDirective(const Directive& d, const Environment& e
   namespace fs = std::filesystem;
   std::error_code ec;
   const std::string path = ResolvePath(d.path, env);
-  if (path.starts_with("memory://") && d.op != Directive::kClockSet &&
-      d.op != Directive::kClockAdvance) {
+  if ((path.starts_with("memory://") || path.starts_with("az://")) &&
+      d.op != Directive::kClockSet && d.op != Directive::kClockAdvance) {
     return RunMemoryDirective(d, env, path);
   }
   switch (d.op) {

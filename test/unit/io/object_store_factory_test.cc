@@ -98,10 +98,10 @@ TEST_F(ObjectStoreFactoryTest, NamedMemoryStoresAreSharedAndSubpathsAreViews) {
   EXPECT_EQ(Must(CanonicalLocation("memory://" + name_ + "/db/t/")), "memory://" + name_ + "/db/t");
 }
 
+// Azure locations open an AzureBlobStore (io/azure_blob_store.h; azure_blob_store_test.cc).
 TEST_F(ObjectStoreFactoryTest, CloudAndUnknownSchemesAreNotImplementedYet) {
   for (const char* uri :
-       {"s3://bucket/t", "s3a://bucket/t", "abfss://c@acct.dfs.core.windows.net/t", "gs://bucket/t",
-        "az://container/t", "wasbs://c@a.blob.core.windows.net/t", "hdfs://nn/t", "ftp://host/t"}) {
+       {"s3://bucket/t", "s3a://bucket/t", "gs://bucket/t", "hdfs://nn/t", "ftp://host/t"}) {
     auto store = OpenObjectStore(uri, WallClock());
     ASSERT_FALSE(store.ok()) << uri;
     EXPECT_EQ(store.status().code(), StatusCode::kNotImplemented) << uri;
@@ -109,6 +109,13 @@ TEST_F(ObjectStoreFactoryTest, CloudAndUnknownSchemesAreNotImplementedYet) {
     EXPECT_NE(store.status().message().find(uri), std::string_view::npos)
         << store.status().ToString();
     EXPECT_EQ(CanonicalLocation(uri).status().code(), StatusCode::kNotImplemented) << uri;
+  }
+  for (const char* uri :
+       {"abfss://c@acct.dfs.core.windows.net/t", "wasbs://c@a.blob.core.windows.net/t",
+        "https://a.blob.core.windows.net/c/t"}) {
+    auto store = OpenObjectStore(uri, WallClock());
+    ASSERT_TRUE(store.ok()) << uri << ": " << store.status().ToString();
+    EXPECT_EQ((*store)->root(), std::string(uri) + "/");
   }
   EXPECT_EQ(OpenObjectStore("", WallClock()).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(OpenObjectStore("memory:///t", WallClock()).status().code(), StatusCode::kInvalidArgument);
