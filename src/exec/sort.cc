@@ -1,6 +1,7 @@
 #include "exec/sort.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -290,21 +291,59 @@ void HybridRadixSort(Item<K>* a, Item<K>* tmp, size_t n, int nbytes, ThreadPool*
     RadixSort(a, tmp, n, nbytes);
     return;
   }
+  // With a pool the top-level passes (key range, histogram, scatter) run on `ranges` row ranges
+  // in parallel; range q scatters after ranges 0..q-1 within each bucket, so it stays stable.
+  const size_t ranges = pool ? 2 * (pool->num_threads() + 1) : 1;
+  auto for_ranges = [&](const std::function<void(size_t, size_t, size_t)>& fn) {
+    if (ranges == 1) return fn(0, 0, n);
+    (void)pool->ParallelFor(ranges, [&](size_t q) {
+      fn(q, n * q / ranges, n * (q + 1) / ranges);
+      return Status::OK();
+    });
+  };
+  std::vector<K> ors(ranges, K(0)), ands(ranges, ~K(0));
+  for_ranges([&](size_t q, size_t begin, size_t end) {
+    K o = 0, d = ~K(0);
+    for (size_t r = begin; r < end; ++r) {
+      o |= a[r].key;
+      d &= a[r].key;
+    }
+    ors[q] = o;
+    ands[q] = d;
+  });
   K all_or = 0, all_and = ~K(0);
-  for (size_t r = 0; r < n; ++r) {
-    all_or |= a[r].key;
-    all_and &= a[r].key;
+  for (size_t q = 0; q < ranges; ++q) {
+    all_or |= ors[q];
+    all_and &= ands[q];
   }
   K diff = all_or ^ all_and;
   int b = nbytes - 1;
   while (b >= 0 && static_cast<uint8_t>(diff >> (8 * b)) == 0) --b;
   if (b < 0) return;  // all keys equal
+  std::vector<std::array<size_t, 256>> hist(ranges);
+  for_ranges([&](size_t q, size_t begin, size_t end) {
+    std::array<size_t, 256>& h = hist[q];
+    h.fill(0);
+    for (size_t r = begin; r < end; ++r) ++h[static_cast<uint8_t>(a[r].key >> (8 * b))];
+  });
   size_t counts[257] = {0};
-  for (size_t r = 0; r < n; ++r) ++counts[static_cast<uint8_t>(a[r].key >> (8 * b)) + 1];
+  for (size_t q = 0; q < ranges; ++q) {
+    for (int x = 0; x < 256; ++x) counts[x + 1] += hist[q][x];
+  }
   for (int x = 0; x < 256; ++x) counts[x + 1] += counts[x];
-  size_t pos[256];
-  std::memcpy(pos, counts, sizeof(pos));
-  for (size_t r = 0; r < n; ++r) tmp[pos[static_cast<uint8_t>(a[r].key >> (8 * b))]++] = a[r];
+  // hist[q][x] becomes range q's first output position in bucket x.
+  for (int x = 0; x < 256; ++x) {
+    size_t at = counts[x];
+    for (size_t q = 0; q < ranges; ++q) {
+      size_t c = hist[q][x];
+      hist[q][x] = at;
+      at += c;
+    }
+  }
+  for_ranges([&](size_t q, size_t begin, size_t end) {
+    std::array<size_t, 256>& pos = hist[q];
+    for (size_t r = begin; r < end; ++r) tmp[pos[static_cast<uint8_t>(a[r].key >> (8 * b))]++] = a[r];
+  });
   auto bucket = [&](size_t x) {
     size_t lo = counts[x], cnt = counts[x + 1] - lo;
     if (cnt == 0) return;
