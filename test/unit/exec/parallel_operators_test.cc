@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "common/thread_pool.h"
 #include "exec/aggregate.h"
 #include "exec/functions.h"
+#include "exec/hash_join.h"
 #include "exec/sort.h"
 #include "exec/window.h"
 #include "unit/exec/exec_test_util.h"
@@ -205,6 +208,77 @@ TEST(ParallelOperatorsTest, WindowMatchesSerialWithSkewedPartitions) {
         std::vector<SortKey>{MakeSortKey(Col(2, DataType::Int64()), false)},
         TestWindowFunctions());
   });
+}
+
+// A parallel source that pushes every chunk from worker 0 (as a scan of one small work unit
+// does), so a join above it has to spread its probe over the pool itself.
+class OneWorkerPushSource final : public Operator {
+ public:
+  explicit OneWorkerPushSource(std::unique_ptr<Operator> inner) : inner_(std::move(inner)) {
+    schema_ = inner_->output_schema();
+  }
+  Result<bool> Next(ExecContext& ctx, DataChunk* out) override { return inner_->Next(ctx, out); }
+  Result<bool> PushAll(ExecContext& ctx, size_t, const ChunkSink& sink) override {
+    DataChunk c;
+    while (true) {
+      SILT_ASSIGN_OR_RETURN(bool more, inner_->Next(ctx, &c));
+      if (!more) return true;
+      SILT_RETURN_NOT_OK(sink(0, c));
+    }
+  }
+  std::string name() const override { return "OneWorkerPushSource"; }
+
+ private:
+  std::unique_ptr<Operator> inner_;
+};
+
+TEST(ParallelOperatorsTest, HashJoinProbeOfAOneWorkerSourceMatchesSerial) {
+  // Probe: 20k rows in 40 chunks (past the first 4 x threads, which never split), keys 0..1999
+  // (10 each); build: 20k rows, key 0 matching 5000 of them
+  // (skew), the others ~7 each: a probe row yields many output rows.
+  const Schema probe_schema = Fields({{"pk", DataType::Int64()}, {"pid", DataType::Int64()}});
+  const Schema build_schema = Fields({{"bk", DataType::Int64()}, {"bid", DataType::Int64()}});
+  RowList probe_rows, build_rows;
+  for (int64_t i = 0; i < 20000; ++i) probe_rows.push_back({I64(i % 2000), I64(i)});
+  for (int64_t i = 0; i < 20000; ++i) build_rows.push_back({I64(i < 5000 ? 0 : i % 2500 + 1000), I64(i)});
+  for (JoinType type : {JoinType::kInner, JoinType::kLeftOuter, JoinType::kFullOuter, JoinType::kLeftSemi}) {
+    SCOPED_TRACE(JoinTypeName(type));
+    auto make = [&] {
+      return std::make_unique<HashJoinOperator>(
+          std::make_unique<OneWorkerPushSource>(MakeSource(probe_schema, probe_rows, 512)),
+          MakeSource(build_schema, build_rows), type,
+          std::vector<ExprPtr>{Col(0, DataType::Int64())}, std::vector<ExprPtr>{Col(0, DataType::Int64())},
+          std::vector<bool>{}, nullptr);
+    };
+    std::vector<std::string> serial;
+    {
+      ExecContext ctx;
+      auto op = make();
+      serial = testing::SortedRows(testing::Collect(*op, ctx));
+    }
+    ASSERT_GT(serial.size(), 10000u);
+    for (size_t workers : {1u, 7u}) {
+      SCOPED_TRACE("threads=" + std::to_string(workers + 1));
+      ThreadPool pool(workers);
+      ExecContext ctx;
+      ctx.pool = &pool;
+      auto op = make();
+      std::mutex mu;
+      std::vector<DataChunk> got;
+      std::map<size_t, size_t> by_worker;
+      Result<bool> pushed = op->PushAll(ctx, workers + 1, [&](size_t w, DataChunk& c) {
+        std::lock_guard<std::mutex> lock(mu);
+        ++by_worker[w];
+        got.push_back(c);
+        return Status::OK();
+      });
+      ASSERT_TRUE(pushed.ok()) << pushed.status().ToString();
+      ASSERT_TRUE(*pushed);
+      EXPECT_EQ(testing::SortedRows(got), serial);
+      // Every chunk reaches the sink on the worker that pushed its input.
+      EXPECT_EQ(by_worker.size(), 1u);
+    }
+  }
 }
 
 TEST(ParallelOperatorsTest, ErrorsInWorkerTasksBecomeTheOperatorsStatus) {
