@@ -342,7 +342,8 @@ void HybridRadixSort(Item<K>* a, Item<K>* tmp, size_t n, int nbytes, ThreadPool*
   }
   for_ranges([&](size_t q, size_t begin, size_t end) {
     std::array<size_t, 256>& pos = hist[q];
-    for (size_t r = begin; r < end; ++r) tmp[pos[static_cast<uint8_t>(a[r].key >> (8 * b))]++] = a[r];
+    for (size_t r = begin; r < end; ++r)
+      tmp[pos[static_cast<uint8_t>(a[r].key >> (8 * b))]++] = a[r];
   });
   auto bucket = [&](size_t x) {
     size_t lo = counts[x], cnt = counts[x + 1] - lo;
@@ -758,8 +759,10 @@ Result<bool> SortOperator::Next(ExecContext& ctx, DataChunk* out) {
     // Gathering is random access over the whole buffer: with a pool, a batch of output chunks
     // (a bounded amount ahead of the consumer) is gathered in parallel.
     size_t chunks = (n - emitted_ + kChunkRows - 1) / kChunkRows;
-    if (ctx.pool) chunks = std::min(chunks, 8 * (ctx.pool->num_threads() + 1));
-    else chunks = 1;
+    if (ctx.pool)
+      chunks = std::min(chunks, 8 * (ctx.pool->num_threads() + 1));
+    else
+      chunks = 1;
     std::vector<DataChunk> batch(chunks);
     const size_t base = emitted_;
     SILT_RETURN_NOT_OK(ParallelFor(ctx.pool, chunks, [&](size_t c) {

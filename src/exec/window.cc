@@ -871,88 +871,88 @@ Status WindowOperator::Compute(const WindowFunction& fn, const Layout& L, ExecCo
     return reservation_->Resize(reservation_->bytes() + delta);
   };
   SILT_RETURN_NOT_OK(for_groups([&](size_t g) -> Status {
-  Vector* out = &group_out[g];
-  for (size_t q = gb[g]; q < gb[g + 1]; ++q) {
-    const uint32_t ps = L.part_start[q], pe = L.part_start[q + 1];
-    const size_t m = pe - ps;
-    if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
-    if (running) {
-      // Frame ends only move forward: fold rows into one accumulator as the end advances, in
-      // blocks of leaf states (one Update call per block).
-      StateArray acc(agg, 1);
-      constexpr size_t kBlock = 1024;
-      std::unique_ptr<StateArray> leaves;
-      size_t block_begin = ps, block_end = ps;
-      uint32_t cur = ps;
-      std::vector<uint8_t*> ptrs;
-      Vector last(fn.result_type);
-      int64_t last_end = -1;
-      for (uint32_t p = ps; p < pe; ++p) {
-        while (cur < fe[p]) {
-          if (cur >= block_end) {
-            block_begin = cur;
-            block_end = std::min<size_t>(pe, cur + kBlock);
-            leaves = std::make_unique<StateArray>(agg, block_end - block_begin);
-            ptrs.resize(block_end - block_begin);
-            for (size_t i = 0; i < ptrs.size(); ++i) ptrs[i] = leaves->at(i);
-            SILT_RETURN_NOT_OK(
-                UpdateRows(agg, args, block_begin, block_end, ptrs.data(), ctx.eval));
+    Vector* out = &group_out[g];
+    for (size_t q = gb[g]; q < gb[g + 1]; ++q) {
+      const uint32_t ps = L.part_start[q], pe = L.part_start[q + 1];
+      const size_t m = pe - ps;
+      if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+      if (running) {
+        // Frame ends only move forward: fold rows into one accumulator as the end advances, in
+        // blocks of leaf states (one Update call per block).
+        StateArray acc(agg, 1);
+        constexpr size_t kBlock = 1024;
+        std::unique_ptr<StateArray> leaves;
+        size_t block_begin = ps, block_end = ps;
+        uint32_t cur = ps;
+        std::vector<uint8_t*> ptrs;
+        Vector last(fn.result_type);
+        int64_t last_end = -1;
+        for (uint32_t p = ps; p < pe; ++p) {
+          while (cur < fe[p]) {
+            if (cur >= block_end) {
+              block_begin = cur;
+              block_end = std::min<size_t>(pe, cur + kBlock);
+              leaves = std::make_unique<StateArray>(agg, block_end - block_begin);
+              ptrs.resize(block_end - block_begin);
+              for (size_t i = 0; i < ptrs.size(); ++i) ptrs[i] = leaves->at(i);
+              SILT_RETURN_NOT_OK(
+                  UpdateRows(agg, args, block_begin, block_end, ptrs.data(), ctx.eval));
+            }
+            SILT_RETURN_NOT_OK(agg.Combine(leaves->at(cur - block_begin), acc.at(0), ctx.eval));
+            ++cur;
           }
-          SILT_RETURN_NOT_OK(agg.Combine(leaves->at(cur - block_begin), acc.at(0), ctx.eval));
-          ++cur;
+          if (int64_t(fe[p]) != last_end) {
+            last = Vector(fn.result_type);
+            uint8_t* s = acc.at(0);
+            SILT_RETURN_NOT_OK(agg.Finalize(&s, 1, &last, ctx.eval));
+            last_end = fe[p];
+          }
+          out->AppendRange(last, 0, 1);
         }
-        if (int64_t(fe[p]) != last_end) {
-          last = Vector(fn.result_type);
-          uint8_t* s = acc.at(0);
-          SILT_RETURN_NOT_OK(agg.Finalize(&s, 1, &last, ctx.eval));
-          last_end = fe[p];
-        }
-        out->AppendRange(last, 0, 1);
+        continue;
       }
-      continue;
-    }
-    // General frames: a segment tree over the partition's leaf states (node i combines nodes 2i
-    // and 2i+1; leaves at m..2m-1), each frame answered by O(log m) Combines.
-    StateArray tree(agg, 2 * m);
-    SILT_RETURN_NOT_OK(reserve(static_cast<int64_t>(tree.bytes())));
-    {
-      std::vector<uint8_t*> ptrs(m);
-      for (size_t i = 0; i < m; ++i) ptrs[i] = tree.at(m + i);
-      SILT_RETURN_NOT_OK(UpdateRows(agg, args, ps, pe, ptrs.data(), ctx.eval));
-    }
-    for (size_t i = m; i-- > 1;) {
-      SILT_RETURN_NOT_OK(agg.Combine(tree.at(2 * i), tree.at(i), ctx.eval));
-      SILT_RETURN_NOT_OK(agg.Combine(tree.at(2 * i + 1), tree.at(i), ctx.eval));
-    }
-    constexpr size_t kBatch = 256;
-    for (uint32_t b = ps; b < pe; b += kBatch) {
-      uint32_t be = std::min<uint32_t>(pe, b + kBatch);
-      StateArray accs(agg, be - b);
-      std::vector<uint8_t*> ptrs(be - b);
-      for (uint32_t p = b; p < be; ++p) {
-        uint8_t* acc = accs.at(p - b);
-        ptrs[p - b] = acc;
-        size_t l = fs[p] - ps + m, r = fe[p] - ps + m;
-        while (l < r) {
-          if (l & 1) {
-            SILT_RETURN_NOT_OK(agg.Combine(tree.at(l), acc, ctx.eval));
-            ++l;
-          }
-          if (r & 1) {
-            --r;
-            SILT_RETURN_NOT_OK(agg.Combine(tree.at(r), acc, ctx.eval));
-          }
-          l >>= 1;
-          r >>= 1;
-        }
+      // General frames: a segment tree over the partition's leaf states (node i combines nodes 2i
+      // and 2i+1; leaves at m..2m-1), each frame answered by O(log m) Combines.
+      StateArray tree(agg, 2 * m);
+      SILT_RETURN_NOT_OK(reserve(static_cast<int64_t>(tree.bytes())));
+      {
+        std::vector<uint8_t*> ptrs(m);
+        for (size_t i = 0; i < m; ++i) ptrs[i] = tree.at(m + i);
+        SILT_RETURN_NOT_OK(UpdateRows(agg, args, ps, pe, ptrs.data(), ctx.eval));
       }
-      Vector part(fn.result_type);
-      SILT_RETURN_NOT_OK(agg.Finalize(ptrs.data(), ptrs.size(), &part, ctx.eval));
-      out->AppendRange(part, 0, part.size());
+      for (size_t i = m; i-- > 1;) {
+        SILT_RETURN_NOT_OK(agg.Combine(tree.at(2 * i), tree.at(i), ctx.eval));
+        SILT_RETURN_NOT_OK(agg.Combine(tree.at(2 * i + 1), tree.at(i), ctx.eval));
+      }
+      constexpr size_t kBatch = 256;
+      for (uint32_t b = ps; b < pe; b += kBatch) {
+        uint32_t be = std::min<uint32_t>(pe, b + kBatch);
+        StateArray accs(agg, be - b);
+        std::vector<uint8_t*> ptrs(be - b);
+        for (uint32_t p = b; p < be; ++p) {
+          uint8_t* acc = accs.at(p - b);
+          ptrs[p - b] = acc;
+          size_t l = fs[p] - ps + m, r = fe[p] - ps + m;
+          while (l < r) {
+            if (l & 1) {
+              SILT_RETURN_NOT_OK(agg.Combine(tree.at(l), acc, ctx.eval));
+              ++l;
+            }
+            if (r & 1) {
+              --r;
+              SILT_RETURN_NOT_OK(agg.Combine(tree.at(r), acc, ctx.eval));
+            }
+            l >>= 1;
+            r >>= 1;
+          }
+        }
+        Vector part(fn.result_type);
+        SILT_RETURN_NOT_OK(agg.Finalize(ptrs.data(), ptrs.size(), &part, ctx.eval));
+        out->AppendRange(part, 0, part.size());
+      }
+      SILT_RETURN_NOT_OK(reserve(-static_cast<int64_t>(tree.bytes())));
     }
-    SILT_RETURN_NOT_OK(reserve(-static_cast<int64_t>(tree.bytes())));
-  }
-  return Status::OK();
+    return Status::OK();
   }));
   for (const Vector& part : group_out) out->AppendRange(part, 0, part.size());
   return Status::OK();

@@ -133,8 +133,8 @@ class WindowOperator final : public Operator {
   DataChunk data_;
   std::vector<uint32_t> perm_;
   std::vector<Vector> results_;
-  size_t emitted_ = 0;             // rows gathered into output chunks
-  std::deque<DataChunk> ready_;    // gathered, not yet returned (in order)
+  size_t emitted_ = 0;           // rows gathered into output chunks
+  std::deque<DataChunk> ready_;  // gathered, not yet returned (in order)
   std::unique_ptr<MemoryReservation> reservation_;
 };
 

@@ -107,8 +107,9 @@ TEST(ParallelOperatorsTest, SortMatchesSerialOnNormalizedAndComparatorPaths) {
   // One int key with ties (radix sort; ties keep input order), and a string key plus a
   // descending int (comparator sort: runs merged in parallel slices).
   ExpectSameAtAllThreadCounts([&] {
-    return std::make_unique<SortOperator>(MakeSource(schema, rows),
-                                          std::vector<SortKey>{MakeSortKey(Col(1, DataType::Int64()), true)});
+    return std::make_unique<SortOperator>(
+        MakeSource(schema, rows),
+        std::vector<SortKey>{MakeSortKey(Col(1, DataType::Int64()), true)});
   });
   ExpectSameAtAllThreadCounts([&] {
     return std::make_unique<SortOperator>(
@@ -159,10 +160,10 @@ TEST(ParallelOperatorsTest, TopNMatchesSerialIncludingTies) {
   ExpectSameAtAllThreadCounts([&] {
     return std::make_unique<TopNOperator>(
         MakeSource(schema, rows),
-        std::vector<SortKey>{MakeSortKey(Col(3, DataType::String()), true),
-                             MakeSortKey(testing::AddInt64(Col(1, DataType::Int64()),
-                                                           Col(0, DataType::Int64())),
-                                         false)},
+        std::vector<SortKey>{
+            MakeSortKey(Col(3, DataType::String()), true),
+            MakeSortKey(testing::AddInt64(Col(1, DataType::Int64()), Col(0, DataType::Int64())),
+                        false)},
         300);
   });
 }
@@ -185,10 +186,10 @@ std::vector<WindowFunction> TestWindowFunctions() {
   EXPECT_TRUE(sum.ok()) << sum.status().ToString();
   // Running sum (default frame) and a sliding ROWS frame (segment tree).
   fns.push_back(MakeAggregateWindowFunction("sum", *sum));
-  fns.push_back(MakeAggregateWindowFunction(
-      "sum", *sum,
-      WindowFrame{WindowFrameType::kRows, {WindowBoundKind::kPreceding, I64(3)},
-                  {WindowBoundKind::kFollowing, I64(2)}}));
+  fns.push_back(MakeAggregateWindowFunction("sum", *sum,
+                                            WindowFrame{WindowFrameType::kRows,
+                                                        {WindowBoundKind::kPreceding, I64(3)},
+                                                        {WindowBoundKind::kFollowing, I64(2)}}));
   return fns;
 }
 
@@ -198,15 +199,13 @@ TEST(ParallelOperatorsTest, WindowMatchesSerialWithSkewedPartitions) {
   ExpectSameAtAllThreadCounts([&] {
     return std::make_unique<WindowOperator>(
         MakeSource(schema, rows), std::vector<ExprPtr>{Col(0, DataType::Int64())},
-        std::vector<SortKey>{MakeSortKey(Col(1, DataType::Int64()), true)},
-        TestWindowFunctions());
+        std::vector<SortKey>{MakeSortKey(Col(1, DataType::Int64()), true)}, TestWindowFunctions());
   });
   // No PARTITION BY: one partition (nothing to split), still the same rows.
   ExpectSameAtAllThreadCounts([&] {
     return std::make_unique<WindowOperator>(
         MakeSource(schema, rows), std::vector<ExprPtr>{},
-        std::vector<SortKey>{MakeSortKey(Col(2, DataType::Int64()), false)},
-        TestWindowFunctions());
+        std::vector<SortKey>{MakeSortKey(Col(2, DataType::Int64()), false)}, TestWindowFunctions());
   });
 }
 
@@ -240,15 +239,17 @@ TEST(ParallelOperatorsTest, HashJoinProbeOfAOneWorkerSourceMatchesSerial) {
   const Schema build_schema = Fields({{"bk", DataType::Int64()}, {"bid", DataType::Int64()}});
   RowList probe_rows, build_rows;
   for (int64_t i = 0; i < 20000; ++i) probe_rows.push_back({I64(i % 2000), I64(i)});
-  for (int64_t i = 0; i < 20000; ++i) build_rows.push_back({I64(i < 5000 ? 0 : i % 2500 + 1000), I64(i)});
-  for (JoinType type : {JoinType::kInner, JoinType::kLeftOuter, JoinType::kFullOuter, JoinType::kLeftSemi}) {
+  for (int64_t i = 0; i < 20000; ++i)
+    build_rows.push_back({I64(i < 5000 ? 0 : i % 2500 + 1000), I64(i)});
+  for (JoinType type :
+       {JoinType::kInner, JoinType::kLeftOuter, JoinType::kFullOuter, JoinType::kLeftSemi}) {
     SCOPED_TRACE(JoinTypeName(type));
     auto make = [&] {
       return std::make_unique<HashJoinOperator>(
           std::make_unique<OneWorkerPushSource>(MakeSource(probe_schema, probe_rows, 512)),
           MakeSource(build_schema, build_rows), type,
-          std::vector<ExprPtr>{Col(0, DataType::Int64())}, std::vector<ExprPtr>{Col(0, DataType::Int64())},
-          std::vector<bool>{}, nullptr);
+          std::vector<ExprPtr>{Col(0, DataType::Int64())},
+          std::vector<ExprPtr>{Col(0, DataType::Int64())}, std::vector<bool>{}, nullptr);
     };
     std::vector<std::string> serial;
     {
