@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -124,6 +125,20 @@ std::unique_ptr<QueryResult> ToResult(commands::CommandResult r, std::string kin
 
 }  // namespace
 
+ThreadPool* SessionState::PoolForStatement() {
+  const int64_t threads = config.GetInt("silt.threads", 0);
+  if (threads <= 0) return db->pool.get();
+  if (threads == 1) return nullptr;
+  constexpr int64_t kMaxThreads = 256;  // a typo must not start millions of threads
+  const size_t workers = static_cast<size_t>(std::min(threads, kMaxThreads) - 1);
+  if (db->pool && db->pool->num_threads() == workers) return db->pool.get();
+  if (!own_pool_ || own_pool_->num_threads() != workers) {
+    own_pool_.reset();  // joins the old workers first
+    own_pool_ = std::make_unique<ThreadPool>(workers);
+  }
+  return own_pool_.get();
+}
+
 Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement& stmt) {
   // Per-statement settings: ANSI mode, time zone, a fixed current_timestamp().
   planner::BinderContext bctx;
@@ -148,7 +163,8 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   opt.dfp = planner::DfpOptionsFrom(config);
   exec::ExecContext ectx;
   ectx.eval = bctx.eval;
-  ectx.pool = db->pool.get();
+  ThreadPool* const pool = PoolForStatement();
+  ectx.pool = pool;
   ectx.memory = memory.get();
   auto run_plan = [&](const planner::PlanPtr& plan) -> Result<std::vector<DataChunk>> {
     SILT_ASSIGN_OR_RETURN(planner::PlanPtr optimized, planner::Optimize(plan, opt));
@@ -165,7 +181,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   cctx.binder = &binder;
   cctx.clock = db->clock;
   cctx.run_plan = run_plan;
-  cctx.pool = db->pool.get();
+  cctx.pool = pool;
   cctx.progress = progress;
   cctx.temp_views = &temp_views;
 

@@ -38,6 +38,14 @@ class SessionState {
 
   // Runs one parsed statement.
   Result<std::unique_ptr<QueryResult>> Execute(const sql::Statement& stmt);
+
+  // The pool a statement runs on: the database's, unless `SET silt.threads = N` (N > 0) asks for
+  // another number of threads (the caller's thread counts as one: N = 1 runs on the caller only,
+  // otherwise a pool of N - 1 workers kept by the session).
+  ThreadPool* PoolForStatement();
+
+ private:
+  std::unique_ptr<ThreadPool> own_pool_;
 };
 
 }  // namespace silt::engine

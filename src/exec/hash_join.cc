@@ -456,6 +456,11 @@ Result<bool> HashJoinOperator::Next(ExecContext& ctx, DataChunk* out) {
   }
 }
 
+namespace {
+// Pushed probe chunks smaller than this are never split (slicing would cost more than it saves).
+constexpr size_t kMinSplitProbeRows = 512;
+}  // namespace
+
 Result<bool> HashJoinOperator::PushAll(ExecContext& ctx, size_t workers, const ChunkSink& sink) {
   if (probe_done_ || !pending_.empty()) return false;  // already pulled from
   SILT_RETURN_NOT_OK(Build(ctx));
@@ -464,14 +469,52 @@ Result<bool> HashJoinOperator::PushAll(ExecContext& ctx, size_t workers, const C
                                           type_ == JoinType::kLeftSemi)) ||
                          (null_aware_anti_ && !empty_build && build_has_null_key_);
   if (!no_output) {
-    SILT_ASSIGN_OR_RETURN(bool pushed, probe_->PushAll(ctx, workers, [&](size_t w, DataChunk& chunk) -> Status {
-      std::vector<DataChunk> outs;
-      SILT_RETURN_NOT_OK(ProbeChunk(chunk, ctx.eval, &outs));
-      for (DataChunk& c : outs) {
-        if (c.size()) SILT_RETURN_NOT_OK(sink(w, c));
-      }
-      return Status::OK();
-    }));
+    // A probe side that feeds fewer workers than there are threads (a small table read as one
+    // work unit: TPC-H Q13's customer against orders) would leave the probe, often the costliest
+    // step since each row can match many, on those workers. Once a pushing worker sees that
+    // fewer workers than threads have pushed so far, it probes its chunks in row slices on the
+    // pool (the sink still runs on the worker, which owns its per-worker state downstream).
+    const size_t threads = ctx.pool ? ctx.pool->num_threads() + 1 : 1;
+    std::atomic<uint64_t> pushers{0};  // bit w: worker w has pushed a chunk (w < 64)
+    std::atomic<int64_t> chunks_seen{0};
+    SILT_ASSIGN_OR_RETURN(
+        bool pushed, probe_->PushAll(ctx, workers, [&](size_t w, DataChunk& chunk) -> Status {
+          if (w < 64) pushers.fetch_or(uint64_t(1) << w, std::memory_order_relaxed);
+          const int64_t seen = chunks_seen.fetch_add(1, std::memory_order_relaxed);
+          // Early chunks do not tell yet whether other workers will push (they may still decode).
+          const bool split =
+              threads > 1 && seen >= static_cast<int64_t>(4 * threads) &&
+              chunk.size() >= kMinSplitProbeRows &&
+              static_cast<size_t>(std::popcount(pushers.load(std::memory_order_relaxed))) <
+                  std::min<size_t>(threads, 64);
+          if (!split) {
+            std::vector<DataChunk> outs;
+            SILT_RETURN_NOT_OK(ProbeChunk(chunk, ctx.eval, &outs));
+            for (DataChunk& c : outs) {
+              if (c.size()) SILT_RETURN_NOT_OK(sink(w, c));
+            }
+            return Status::OK();
+          }
+          const size_t n = chunk.size(), pieces = threads;
+          std::vector<std::vector<DataChunk>> outs(pieces);
+          SILT_RETURN_NOT_OK(ctx.pool->ParallelFor(pieces, [&](size_t p) -> Status {
+            const size_t b = n * p / pieces, e = n * (p + 1) / pieces;
+            if (b == e) return Status::OK();
+            DataChunk slice;
+            slice.num_rows_without_columns = chunk.columns.empty() ? e - b : 0;
+            for (const Vector& col : chunk.columns) {
+              slice.columns.emplace_back(col.type());
+              slice.columns.back().AppendRange(col, b, e - b);
+            }
+            return ProbeChunk(slice, ctx.eval, &outs[p]);
+          }));
+          for (auto& list : outs) {
+            for (DataChunk& c : list) {
+              if (c.size()) SILT_RETURN_NOT_OK(sink(w, c));
+            }
+          }
+          return Status::OK();
+        }));
     if (!pushed) return false;  // Next() takes over (the build is kept)
   }
   probe_done_ = true;

@@ -1,8 +1,10 @@
 #include "exec/sort.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -161,24 +163,25 @@ inline K ShiftBytes(K key, int bytes) {
 
 // Appends (as the low bytes of every key) a null byte when the column has NULLs, placing them
 // first or last, then the encoded value (zero for NULLs so they tie and stay in input order).
+// Encodes rows [begin, end) (ranges are independent, so parallel tasks may encode disjoint ones).
 template <typename K>
-void EncodeColumn(const Vector& v, SortOrder o, bool with_null_byte, std::vector<Item<K>>* items) {
+void EncodeColumn(const Vector& v, SortOrder o, bool with_null_byte, std::vector<Item<K>>* items,
+                  size_t begin, size_t end) {
   const int w = NormalizedWidth(*v.type());
-  const size_t n = items->size();
   Item<K>* it = items->data();
   const K mask = w >= static_cast<int>(sizeof(K)) ? ~K(0) : K((K(1) << (8 * w)) - 1);
   const K flip = o.ascending ? K(0) : mask;
   const uint8_t* valid = with_null_byte ? v.validity() : nullptr;
   auto put = [&](auto encode) {
     if (!valid) {
-      for (size_t r = 0; r < n; ++r) {
+      for (size_t r = begin; r < end; ++r) {
         it[r].key = ShiftBytes(it[r].key, w) | ((static_cast<K>(encode(r)) ^ flip) & mask);
       }
       return;
     }
     const K null_byte = o.nulls_first ? K(0) : K(1);
     const K valid_byte = o.nulls_first ? K(1) : K(0);
-    for (size_t r = 0; r < n; ++r) {
+    for (size_t r = begin; r < end; ++r) {
       K key = ShiftBytes(it[r].key, 1);
       if (valid[r]) {
         key = ShiftBytes(K(key | valid_byte), w) | ((static_cast<K>(encode(r)) ^ flip) & mask);
@@ -288,21 +291,60 @@ void HybridRadixSort(Item<K>* a, Item<K>* tmp, size_t n, int nbytes, ThreadPool*
     RadixSort(a, tmp, n, nbytes);
     return;
   }
+  // With a pool the top-level passes (key range, histogram, scatter) run on `ranges` row ranges
+  // in parallel; range q scatters after ranges 0..q-1 within each bucket, so it stays stable.
+  const size_t ranges = pool ? 2 * (pool->num_threads() + 1) : 1;
+  auto for_ranges = [&](const std::function<void(size_t, size_t, size_t)>& fn) {
+    if (ranges == 1) return fn(0, 0, n);
+    (void)pool->ParallelFor(ranges, [&](size_t q) {
+      fn(q, n * q / ranges, n * (q + 1) / ranges);
+      return Status::OK();
+    });
+  };
+  std::vector<K> ors(ranges, K(0)), ands(ranges, ~K(0));
+  for_ranges([&](size_t q, size_t begin, size_t end) {
+    K o = 0, d = ~K(0);
+    for (size_t r = begin; r < end; ++r) {
+      o |= a[r].key;
+      d &= a[r].key;
+    }
+    ors[q] = o;
+    ands[q] = d;
+  });
   K all_or = 0, all_and = ~K(0);
-  for (size_t r = 0; r < n; ++r) {
-    all_or |= a[r].key;
-    all_and &= a[r].key;
+  for (size_t q = 0; q < ranges; ++q) {
+    all_or |= ors[q];
+    all_and &= ands[q];
   }
   K diff = all_or ^ all_and;
   int b = nbytes - 1;
   while (b >= 0 && static_cast<uint8_t>(diff >> (8 * b)) == 0) --b;
   if (b < 0) return;  // all keys equal
+  std::vector<std::array<size_t, 256>> hist(ranges);
+  for_ranges([&](size_t q, size_t begin, size_t end) {
+    std::array<size_t, 256>& h = hist[q];
+    h.fill(0);
+    for (size_t r = begin; r < end; ++r) ++h[static_cast<uint8_t>(a[r].key >> (8 * b))];
+  });
   size_t counts[257] = {0};
-  for (size_t r = 0; r < n; ++r) ++counts[static_cast<uint8_t>(a[r].key >> (8 * b)) + 1];
+  for (size_t q = 0; q < ranges; ++q) {
+    for (int x = 0; x < 256; ++x) counts[x + 1] += hist[q][x];
+  }
   for (int x = 0; x < 256; ++x) counts[x + 1] += counts[x];
-  size_t pos[256];
-  std::memcpy(pos, counts, sizeof(pos));
-  for (size_t r = 0; r < n; ++r) tmp[pos[static_cast<uint8_t>(a[r].key >> (8 * b))]++] = a[r];
+  // hist[q][x] becomes range q's first output position in bucket x.
+  for (int x = 0; x < 256; ++x) {
+    size_t at = counts[x];
+    for (size_t q = 0; q < ranges; ++q) {
+      size_t c = hist[q][x];
+      hist[q][x] = at;
+      at += c;
+    }
+  }
+  for_ranges([&](size_t q, size_t begin, size_t end) {
+    std::array<size_t, 256>& pos = hist[q];
+    for (size_t r = begin; r < end; ++r)
+      tmp[pos[static_cast<uint8_t>(a[r].key >> (8 * b))]++] = a[r];
+  });
   auto bucket = [&](size_t x) {
     size_t lo = counts[x], cnt = counts[x + 1] - lo;
     if (cnt == 0) return;
@@ -318,6 +360,35 @@ void HybridRadixSort(Item<K>* a, Item<K>* tmp, size_t n, int nbytes, ThreadPool*
   } else {
     for (size_t x = 0; x < 256; ++x) bucket(x);
   }
+}
+
+// How many elements of a (length na) come before output position k of the stable merge of a and
+// b (length nb): the i with a[i-1] <= b[k-i] (in `less`) and b[k-i-1] < a[i].
+template <typename T, typename Less>
+size_t MergeSplit(const T* a, size_t na, const T* b, size_t nb, size_t k, Less less) {
+  size_t lo = k > nb ? k - nb : 0, hi = std::min(k, na);
+  while (lo < hi) {
+    size_t i = lo + (hi - lo) / 2;  // i < hi <= na, and k - i - 1 < nb
+    // Taking a[i] before b[k-i-1] is right exactly when !(b[k-i-1] < a[i]) is false.
+    if (less(b[k - i - 1], a[i])) {
+      hi = i;
+    } else {
+      lo = i + 1;
+    }
+  }
+  return lo;
+}
+
+// Writes slice `piece` of `pieces` of the stable merge of a and b (ties from a first, as
+// std::merge) to out[k0, k1): slices are independent, so tasks can write them in parallel.
+template <typename T, typename Less>
+void MergeSlice(const T* a, size_t na, const T* b, size_t nb, T* out, size_t piece, size_t pieces,
+                Less less) {
+  const size_t n = na + nb;
+  const size_t k0 = n * piece / pieces, k1 = n * (piece + 1) / pieces;
+  if (k0 == k1) return;
+  const size_t i0 = MergeSplit(a, na, b, nb, k0, less), i1 = MergeSplit(a, na, b, nb, k1, less);
+  std::merge(a + i0, a + i1, b + (k0 - i0), b + (k1 - i1), out + k0, less);
 }
 
 // Splits [0, n) into `parts` runs sorted by sort_run(begin, end), then merges them pairwise
@@ -341,14 +412,18 @@ Status ParallelSortRuns(std::vector<T>* data, size_t parts, ThreadPool* pool, So
     next.push_back(0);
     for (size_t r = 0; r + 1 < runs; r += 2) next.push_back(bounds[r + 2]);
     if (runs % 2) next.push_back(bounds[runs]);
-    SILT_RETURN_NOT_OK(pool->ParallelFor((runs + 1) / 2, [&](size_t k) {
-      size_t r = 2 * k;
+    // Each pair's merge is cut into `pieces` independent slices of its output (merge path), so
+    // the last passes, with fewer pairs than threads, still use every thread.
+    const size_t pairs = (runs + 1) / 2;
+    const size_t pieces = std::max<size_t>(1, (2 * (pool->num_threads() + 1) + pairs - 1) / pairs);
+    SILT_RETURN_NOT_OK(pool->ParallelFor(pairs * pieces, [&](size_t task) {
+      size_t r = 2 * (task / pieces), piece = task % pieces;
       T* s = src->data();
       T* d = dst->data();
       if (r + 1 < runs) {
-        std::merge(s + bounds[r], s + bounds[r + 1], s + bounds[r + 1], s + bounds[r + 2],
-                   d + bounds[r], less);
-      } else {
+        MergeSlice(s + bounds[r], bounds[r + 1] - bounds[r], s + bounds[r + 1],
+                   bounds[r + 2] - bounds[r + 1], d + bounds[r], piece, pieces, less);
+      } else if (piece == 0) {
         std::copy(s + bounds[r], s + bounds[r + 1], d + bounds[r]);
       }
       return Status::OK();
@@ -373,16 +448,28 @@ Status NormalizedSort(std::span<const Vector* const> keys, std::span<const SortO
                       size_t n, int total_bytes, const ExecContext& ctx,
                       std::vector<uint32_t>* perm) {
   std::vector<Item<K>> items(n);
-  for (size_t r = 0; r < n; ++r) items[r] = Item<K>{K(0), static_cast<uint32_t>(r)};
-  for (size_t k = 0; k < keys.size(); ++k) {
-    EncodeColumn<K>(*keys[k], orders[k], keys[k]->may_have_nulls(), &items);
-  }
-  if (ctx.is_cancelled()) return Status::Cancelled("sort cancelled");
   std::vector<Item<K>> tmp(n);
-  HybridRadixSort(items.data(), tmp.data(), n, total_bytes,
-                  SortParts(ctx, n) > 1 ? ctx.pool : nullptr);
   perm->resize(n);
-  for (size_t r = 0; r < n; ++r) (*perm)[r] = items[r].idx;
+  // Encoding (and copying the permutation out) works on independent row ranges: one per part.
+  const size_t parts = SortParts(ctx, n);
+  ThreadPool* pool = parts > 1 ? ctx.pool : nullptr;
+  auto ranges = [&](const std::function<void(size_t, size_t)>& fn) {
+    return ParallelFor(pool, parts, [&](size_t p) {
+      fn(n * p / parts, n * (p + 1) / parts);
+      return Status::OK();
+    });
+  };
+  SILT_RETURN_NOT_OK(ranges([&](size_t b, size_t e) {
+    for (size_t r = b; r < e; ++r) items[r] = Item<K>{K(0), static_cast<uint32_t>(r)};
+    for (size_t k = 0; k < keys.size(); ++k) {
+      EncodeColumn<K>(*keys[k], orders[k], keys[k]->may_have_nulls(), &items, b, e);
+    }
+  }));
+  if (ctx.is_cancelled()) return Status::Cancelled("sort cancelled");
+  HybridRadixSort(items.data(), tmp.data(), n, total_bytes, pool);
+  SILT_RETURN_NOT_OK(ranges([&](size_t b, size_t e) {
+    for (size_t r = b; r < e; ++r) (*perm)[r] = items[r].idx;
+  }));
   return Status::OK();
 }
 
@@ -659,18 +746,38 @@ Result<bool> SortOperator::Next(ExecContext& ctx, DataChunk* out) {
     done_input_ = true;
     SILT_RETURN_NOT_OK(Run(ctx));
   }
-  size_t n = data_.size();
-  if (emitted_ >= n) {
-    if (!data_.columns.empty() || n) {
-      data_ = DataChunk();
-      perm_ = {};
-      SILT_RETURN_NOT_OK(reservation_->Resize(0));
+  if (ready_.empty()) {
+    size_t n = data_.size();
+    if (emitted_ >= n) {
+      if (!data_.columns.empty() || n) {
+        data_ = DataChunk();
+        perm_ = {};
+        SILT_RETURN_NOT_OK(reservation_->Resize(0));
+      }
+      return false;
     }
-    return false;
+    // Gathering is random access over the whole buffer: with a pool, a batch of output chunks
+    // (a bounded amount ahead of the consumer) is gathered in parallel.
+    size_t chunks = (n - emitted_ + kChunkRows - 1) / kChunkRows;
+    if (ctx.pool)
+      chunks = std::min(chunks, 8 * (ctx.pool->num_threads() + 1));
+    else
+      chunks = 1;
+    std::vector<DataChunk> batch(chunks);
+    const size_t base = emitted_;
+    SILT_RETURN_NOT_OK(ParallelFor(ctx.pool, chunks, [&](size_t c) {
+      size_t begin = base + c * kChunkRows;
+      size_t k = std::min(kChunkRows, n - begin);
+      GatherChunk(data_, perm_.data() + begin, k, &batch[c]);
+      return Status::OK();
+    }));
+    for (DataChunk& c : batch) {
+      emitted_ += c.size();
+      ready_.push_back(std::move(c));
+    }
   }
-  size_t k = std::min(kChunkRows, n - emitted_);
-  GatherChunk(data_, perm_.data() + emitted_, k, out);
-  emitted_ += k;
+  *out = std::move(ready_.front());
+  ready_.pop_front();
   return true;
 }
 
@@ -724,51 +831,75 @@ Status TopNOperator::Consume(ExecContext& ctx) {
   for (const SortKey& k : keys_) buffer_keys_.emplace_back(k.expr->type);
   const size_t keep = Keep(limit_, offset_);
   const std::vector<SortOrder> orders = OrdersOf(keys_);
-  DataChunk chunk;
-  std::vector<Vector> chunk_keys;
-  std::vector<uint32_t> sel;
-  while (true) {
-    if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
-    SILT_ASSIGN_OR_RETURN(bool more, child_->Next(ctx, &chunk));
-    if (!more) break;
-    size_t n = chunk.size();
-    if (n == 0) continue;
-    SILT_RETURN_NOT_OK(EvaluateKeys(keys_, chunk, ctx.eval, &chunk_keys));
-    sel.clear();
-    if (have_boundary_) {
-      // Only rows strictly before the last row kept by the previous compaction can enter: a tie
-      // would sort after it (it arrived later) and fall off the end.
-      std::vector<const Vector*> a, b;
-      for (const Vector& v : chunk_keys) a.push_back(&v);
-      for (const Vector& v : buffer_keys_) b.push_back(&v);
-      RowComparator cmp(a, b, orders);
-      const size_t last = keep - 1;  // rows after it were appended since the compaction
-      for (size_t r = 0; r < n; ++r) {
-        if (cmp.Compare(r, last) < 0) sel.push_back(static_cast<uint32_t>(r));
+  // Input is pulled in order, a batch of chunks at a time; the per-row work (sort keys, and the
+  // comparison with the last row kept so far) runs on the batch's chunks in parallel, and the
+  // candidates are appended in input order (so ties keep their input order as without a pool).
+  const size_t batch_chunks = ctx.pool ? 4 * (ctx.pool->num_threads() + 1) : 1;
+  struct Piece {
+    DataChunk chunk;
+    std::vector<Vector> keys;
+    std::vector<uint32_t> sel;
+  };
+  std::vector<Piece> batch(batch_chunks);
+  bool more = true;
+  while (more) {
+    size_t got = 0;
+    while (got < batch_chunks) {
+      if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+      SILT_ASSIGN_OR_RETURN(more, child_->Next(ctx, &batch[got].chunk));
+      if (!more) break;
+      if (batch[got].chunk.size() > 0) ++got;
+    }
+    if (got == 0) break;
+    // The boundary as of the batch's start: it only tightens, so rows it admits that a later
+    // boundary would not are dropped by the next compaction all the same.
+    std::vector<const Vector*> bound_keys;
+    for (const Vector& v : buffer_keys_) bound_keys.push_back(&v);
+    const bool filter = have_boundary_;
+    SILT_RETURN_NOT_OK(ParallelFor(got > 1 ? ctx.pool : nullptr, got, [&](size_t i) -> Status {
+      Piece& piece = batch[i];
+      const size_t n = piece.chunk.size();
+      SILT_RETURN_NOT_OK(EvaluateKeys(keys_, piece.chunk, ctx.eval, &piece.keys));
+      piece.sel.clear();
+      if (filter) {
+        // Only rows strictly before the last row kept by the previous compaction can enter: a
+        // tie would sort after it (it arrived later) and fall off the end.
+        std::vector<const Vector*> a;
+        for (const Vector& v : piece.keys) a.push_back(&v);
+        RowComparator cmp(a, bound_keys, orders);
+        const size_t last = keep - 1;  // rows after it were appended since the compaction
+        for (size_t r = 0; r < n; ++r) {
+          if (cmp.Compare(r, last) < 0) piece.sel.push_back(static_cast<uint32_t>(r));
+        }
+      } else {
+        piece.sel.resize(n);
+        std::iota(piece.sel.begin(), piece.sel.end(), 0u);
       }
-    } else {
-      sel.resize(n);
-      std::iota(sel.begin(), sel.end(), 0u);
+      return Status::OK();
+    }));
+    for (size_t i = 0; i < got; ++i) {
+      const Piece& piece = batch[i];
+      const std::vector<uint32_t>& sel = piece.sel;
+      if (sel.empty()) continue;
+      if (buffer_.columns.empty()) {
+        buffer_.num_rows_without_columns += sel.size();
+      }
+      for (size_t c = 0; c < buffer_.columns.size(); ++c) {
+        buffer_.columns[c].AppendSelected(piece.chunk.columns[c], sel.data(), sel.size());
+      }
+      for (size_t k = 0; k < buffer_keys_.size(); ++k) {
+        buffer_keys_[k].AppendSelected(piece.keys[k], sel.data(), sel.size());
+      }
+      size_t size = buffer_.size();
+      size_t threshold = keep == SIZE_MAX ? SIZE_MAX : std::max(2 * keep, keep + kChunkRows);
+      if (size >= threshold) {
+        SILT_RETURN_NOT_OK(Compact(ctx));
+      }
+      int64_t bytes = 0;
+      for (const Vector& v : buffer_.columns) bytes += static_cast<int64_t>(v.MemoryUsage());
+      for (const Vector& v : buffer_keys_) bytes += static_cast<int64_t>(v.MemoryUsage());
+      SILT_RETURN_NOT_OK(reservation_->Resize(bytes));
     }
-    if (sel.empty()) continue;
-    if (buffer_.columns.empty()) {
-      buffer_.num_rows_without_columns += sel.size();
-    }
-    for (size_t c = 0; c < buffer_.columns.size(); ++c) {
-      buffer_.columns[c].AppendSelected(chunk.columns[c], sel.data(), sel.size());
-    }
-    for (size_t k = 0; k < buffer_keys_.size(); ++k) {
-      buffer_keys_[k].AppendSelected(chunk_keys[k], sel.data(), sel.size());
-    }
-    size_t size = buffer_.size();
-    size_t threshold = keep == SIZE_MAX ? SIZE_MAX : std::max(2 * keep, keep + kChunkRows);
-    if (size >= threshold) {
-      SILT_RETURN_NOT_OK(Compact(ctx));
-    }
-    int64_t bytes = 0;
-    for (const Vector& v : buffer_.columns) bytes += static_cast<int64_t>(v.MemoryUsage());
-    for (const Vector& v : buffer_keys_) bytes += static_cast<int64_t>(v.MemoryUsage());
-    SILT_RETURN_NOT_OK(reservation_->Resize(bytes));
   }
   return Compact(ctx);
 }

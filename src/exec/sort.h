@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <span>
 #include <string>
@@ -117,7 +118,9 @@ class SortOperator final : public Operator {
   bool done_input_ = false;
   DataChunk data_;
   std::vector<uint32_t> perm_;
-  size_t emitted_ = 0;
+  size_t emitted_ = 0;  // rows of perm_ gathered into output chunks
+  // Output chunks gathered ahead, in order (a batch is gathered in parallel on ctx.pool).
+  std::deque<DataChunk> ready_;
   std::unique_ptr<MemoryReservation> reservation_;
 };
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <numeric>
 
 #include "common/ascii.h"
@@ -444,15 +445,27 @@ Status WindowOperator::Run(ExecContext& ctx) {
     layout.part_of.resize(n);
     layout.peer_start.resize(n);
     layout.peer_end.resize(n);
+    // The key comparisons of neighbours (the costly part) run on row ranges in parallel; bit 0:
+    // a new partition starts at p, bit 1: a new peer group.
+    std::vector<uint8_t> starts(n);
+    const size_t ranges = ctx.pool && n >= 2 * kChunkRows ? 4 * (ctx.pool->num_threads() + 1) : 1;
+    SILT_RETURN_NOT_OK(ParallelFor(ctx.pool, ranges, [&](size_t r) {
+      for (size_t p = n * r / ranges, e = n * (r + 1) / ranges; p < e; ++p) {
+        bool new_part = p == 0 || (np && pcmp.Compare(perm_[p - 1], perm_[p]) != 0);
+        bool new_peer = new_part || ocmp.Compare(perm_[p - 1], perm_[p]) != 0;
+        starts[p] = static_cast<uint8_t>((new_part ? 1 : 0) | (new_peer ? 2 : 0));
+      }
+      return Status::OK();
+    }));
     uint32_t part = 0;
     for (size_t p = 0; p < n; ++p) {
-      bool new_part = p == 0 || (np && pcmp.Compare(perm_[p - 1], perm_[p]) != 0);
+      bool new_part = starts[p] & 1;
       if (new_part) {
         if (p) ++part;
         layout.part_start.push_back(static_cast<uint32_t>(p));
       }
       layout.part_of[p] = part;
-      bool new_peer = new_part || ocmp.Compare(perm_[p - 1], perm_[p]) != 0;
+      bool new_peer = starts[p] & 2;
       layout.peer_start[p] = new_peer ? static_cast<uint32_t>(p) : layout.peer_start[p - 1];
     }
     layout.part_start.push_back(static_cast<uint32_t>(n));
@@ -488,8 +501,29 @@ Status WindowOperator::Compute(const WindowFunction& fn, const Layout& L, ExecCo
                                Vector* out) {
   const size_t n = L.n;
   const size_t parts = L.part_start.size() - 1;
+  // Partitions are independent: with a pool they are cut into `groups` runs of whole partitions
+  // of about equal rows, computed in parallel (group g covers partitions [gb[g], gb[g+1])).
+  std::vector<size_t> gb{0};
+  if (ctx.pool && parts > 1 && n >= 2 * kChunkRows) {
+    const size_t groups = 4 * (ctx.pool->num_threads() + 1);
+    for (size_t g = 1; g < groups; ++g) {
+      size_t target = n * g / groups;
+      size_t q = std::upper_bound(L.part_start.begin(), L.part_start.end() - 1, target) -
+                 L.part_start.begin();  // first partition starting after target
+      if (q > gb.back() && q < parts) gb.push_back(q);
+    }
+  }
+  gb.push_back(parts);
+  const size_t groups = gb.size() - 1;
+  auto for_groups = [&](const std::function<Status(size_t g)>& fn) {
+    return ParallelFor(groups > 1 ? ctx.pool : nullptr, groups, fn);
+  };
+  // body(ps, pe) must only write rows [ps, pe) of shared outputs.
   auto for_partitions = [&](auto&& body) {
-    for (size_t q = 0; q < parts; ++q) body(L.part_start[q], L.part_start[q + 1]);
+    (void)for_groups([&](size_t g) {
+      for (size_t q = gb[g]; q < gb[g + 1]; ++q) body(L.part_start[q], L.part_start[q + 1]);
+      return Status::OK();
+    });
   };
 
   switch (fn.kind) {
@@ -557,8 +591,8 @@ Status WindowOperator::Compute(const WindowFunction& fn, const Layout& L, ExecCo
       // Row p reads input row sel[p], or its default (n + p), or NULL (2n).
       const int64_t off = fn.kind == WindowFunctionKind::kLag ? -fn.offset : fn.offset;
       std::vector<uint32_t> sel(n);
-      std::vector<uint32_t> nn;  // non-null positions of the current partition
       for_partitions([&](uint32_t ps, uint32_t pe) {
+        std::vector<uint32_t> nn;  // non-null positions of the partition
         if (!fn.ignore_nulls || off == 0) {
           for (uint32_t p = ps; p < pe; ++p) {
             int64_t t = int64_t(p) + off;
@@ -828,88 +862,100 @@ Status WindowOperator::Compute(const WindowFunction& fn, const Layout& L, ExecCo
     SILT_RETURN_NOT_OK(EvaluateSorted(*a, data_, perm_, ctx.eval, &args.back()));
   }
   const bool running = frame.start.kind == WindowBoundKind::kUnboundedPreceding;
-  Status status;
-  for (size_t q = 0; q < parts && status.ok(); ++q) {
-    const uint32_t ps = L.part_start[q], pe = L.part_start[q + 1];
-    const size_t m = pe - ps;
-    if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
-    if (running) {
-      // Frame ends only move forward: fold rows into one accumulator as the end advances, in
-      // blocks of leaf states (one Update call per block).
-      StateArray acc(agg, 1);
-      constexpr size_t kBlock = 1024;
-      std::unique_ptr<StateArray> leaves;
-      size_t block_begin = ps, block_end = ps;
-      uint32_t cur = ps;
-      std::vector<uint8_t*> ptrs;
-      Vector last(fn.result_type);
-      int64_t last_end = -1;
-      for (uint32_t p = ps; p < pe; ++p) {
-        while (cur < fe[p]) {
-          if (cur >= block_end) {
-            block_begin = cur;
-            block_end = std::min<size_t>(pe, cur + kBlock);
-            leaves = std::make_unique<StateArray>(agg, block_end - block_begin);
-            ptrs.resize(block_end - block_begin);
-            for (size_t i = 0; i < ptrs.size(); ++i) ptrs[i] = leaves->at(i);
-            SILT_RETURN_NOT_OK(
-                UpdateRows(agg, args, block_begin, block_end, ptrs.data(), ctx.eval));
+  // Each group of partitions appends its rows to its own vector; they are concatenated in order.
+  std::vector<Vector> group_out;
+  for (size_t g = 0; g < groups; ++g) group_out.emplace_back(fn.result_type);
+  std::mutex reservation_mu;  // segment trees are reserved from several tasks
+  auto reserve = [&](int64_t delta) {
+    std::lock_guard<std::mutex> lock(reservation_mu);
+    return reservation_->Resize(reservation_->bytes() + delta);
+  };
+  SILT_RETURN_NOT_OK(for_groups([&](size_t g) -> Status {
+    Vector* out = &group_out[g];
+    for (size_t q = gb[g]; q < gb[g + 1]; ++q) {
+      const uint32_t ps = L.part_start[q], pe = L.part_start[q + 1];
+      const size_t m = pe - ps;
+      if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+      if (running) {
+        // Frame ends only move forward: fold rows into one accumulator as the end advances, in
+        // blocks of leaf states (one Update call per block).
+        StateArray acc(agg, 1);
+        constexpr size_t kBlock = 1024;
+        std::unique_ptr<StateArray> leaves;
+        size_t block_begin = ps, block_end = ps;
+        uint32_t cur = ps;
+        std::vector<uint8_t*> ptrs;
+        Vector last(fn.result_type);
+        int64_t last_end = -1;
+        for (uint32_t p = ps; p < pe; ++p) {
+          while (cur < fe[p]) {
+            if (cur >= block_end) {
+              block_begin = cur;
+              block_end = std::min<size_t>(pe, cur + kBlock);
+              leaves = std::make_unique<StateArray>(agg, block_end - block_begin);
+              ptrs.resize(block_end - block_begin);
+              for (size_t i = 0; i < ptrs.size(); ++i) ptrs[i] = leaves->at(i);
+              SILT_RETURN_NOT_OK(
+                  UpdateRows(agg, args, block_begin, block_end, ptrs.data(), ctx.eval));
+            }
+            SILT_RETURN_NOT_OK(agg.Combine(leaves->at(cur - block_begin), acc.at(0), ctx.eval));
+            ++cur;
           }
-          SILT_RETURN_NOT_OK(agg.Combine(leaves->at(cur - block_begin), acc.at(0), ctx.eval));
-          ++cur;
+          if (int64_t(fe[p]) != last_end) {
+            last = Vector(fn.result_type);
+            uint8_t* s = acc.at(0);
+            SILT_RETURN_NOT_OK(agg.Finalize(&s, 1, &last, ctx.eval));
+            last_end = fe[p];
+          }
+          out->AppendRange(last, 0, 1);
         }
-        if (int64_t(fe[p]) != last_end) {
-          last = Vector(fn.result_type);
-          uint8_t* s = acc.at(0);
-          SILT_RETURN_NOT_OK(agg.Finalize(&s, 1, &last, ctx.eval));
-          last_end = fe[p];
-        }
-        out->AppendRange(last, 0, 1);
+        continue;
       }
-      continue;
-    }
-    // General frames: a segment tree over the partition's leaf states (node i combines nodes 2i
-    // and 2i+1; leaves at m..2m-1), each frame answered by O(log m) Combines.
-    StateArray tree(agg, 2 * m);
-    SILT_RETURN_NOT_OK(reservation_->Resize(reservation_->bytes() + tree.bytes()));
-    {
-      std::vector<uint8_t*> ptrs(m);
-      for (size_t i = 0; i < m; ++i) ptrs[i] = tree.at(m + i);
-      SILT_RETURN_NOT_OK(UpdateRows(agg, args, ps, pe, ptrs.data(), ctx.eval));
-    }
-    for (size_t i = m; i-- > 1;) {
-      SILT_RETURN_NOT_OK(agg.Combine(tree.at(2 * i), tree.at(i), ctx.eval));
-      SILT_RETURN_NOT_OK(agg.Combine(tree.at(2 * i + 1), tree.at(i), ctx.eval));
-    }
-    constexpr size_t kBatch = 256;
-    for (uint32_t b = ps; b < pe; b += kBatch) {
-      uint32_t be = std::min<uint32_t>(pe, b + kBatch);
-      StateArray accs(agg, be - b);
-      std::vector<uint8_t*> ptrs(be - b);
-      for (uint32_t p = b; p < be; ++p) {
-        uint8_t* acc = accs.at(p - b);
-        ptrs[p - b] = acc;
-        size_t l = fs[p] - ps + m, r = fe[p] - ps + m;
-        while (l < r) {
-          if (l & 1) {
-            SILT_RETURN_NOT_OK(agg.Combine(tree.at(l), acc, ctx.eval));
-            ++l;
-          }
-          if (r & 1) {
-            --r;
-            SILT_RETURN_NOT_OK(agg.Combine(tree.at(r), acc, ctx.eval));
-          }
-          l >>= 1;
-          r >>= 1;
-        }
+      // General frames: a segment tree over the partition's leaf states (node i combines nodes 2i
+      // and 2i+1; leaves at m..2m-1), each frame answered by O(log m) Combines.
+      StateArray tree(agg, 2 * m);
+      SILT_RETURN_NOT_OK(reserve(static_cast<int64_t>(tree.bytes())));
+      {
+        std::vector<uint8_t*> ptrs(m);
+        for (size_t i = 0; i < m; ++i) ptrs[i] = tree.at(m + i);
+        SILT_RETURN_NOT_OK(UpdateRows(agg, args, ps, pe, ptrs.data(), ctx.eval));
       }
-      Vector part(fn.result_type);
-      SILT_RETURN_NOT_OK(agg.Finalize(ptrs.data(), ptrs.size(), &part, ctx.eval));
-      out->AppendRange(part, 0, part.size());
+      for (size_t i = m; i-- > 1;) {
+        SILT_RETURN_NOT_OK(agg.Combine(tree.at(2 * i), tree.at(i), ctx.eval));
+        SILT_RETURN_NOT_OK(agg.Combine(tree.at(2 * i + 1), tree.at(i), ctx.eval));
+      }
+      constexpr size_t kBatch = 256;
+      for (uint32_t b = ps; b < pe; b += kBatch) {
+        uint32_t be = std::min<uint32_t>(pe, b + kBatch);
+        StateArray accs(agg, be - b);
+        std::vector<uint8_t*> ptrs(be - b);
+        for (uint32_t p = b; p < be; ++p) {
+          uint8_t* acc = accs.at(p - b);
+          ptrs[p - b] = acc;
+          size_t l = fs[p] - ps + m, r = fe[p] - ps + m;
+          while (l < r) {
+            if (l & 1) {
+              SILT_RETURN_NOT_OK(agg.Combine(tree.at(l), acc, ctx.eval));
+              ++l;
+            }
+            if (r & 1) {
+              --r;
+              SILT_RETURN_NOT_OK(agg.Combine(tree.at(r), acc, ctx.eval));
+            }
+            l >>= 1;
+            r >>= 1;
+          }
+        }
+        Vector part(fn.result_type);
+        SILT_RETURN_NOT_OK(agg.Finalize(ptrs.data(), ptrs.size(), &part, ctx.eval));
+        out->AppendRange(part, 0, part.size());
+      }
+      SILT_RETURN_NOT_OK(reserve(-static_cast<int64_t>(tree.bytes())));
     }
-    SILT_RETURN_NOT_OK(reservation_->Resize(reservation_->bytes() - tree.bytes()));
-  }
-  return status;
+    return Status::OK();
+  }));
+  for (const Vector& part : group_out) out->AppendRange(part, 0, part.size());
+  return Status::OK();
 }
 
 Result<bool> WindowOperator::Next(ExecContext& ctx, DataChunk* out) {
@@ -918,7 +964,7 @@ Result<bool> WindowOperator::Next(ExecContext& ctx, DataChunk* out) {
     SILT_RETURN_NOT_OK(Run(ctx));
   }
   const size_t n = data_.size();
-  if (emitted_ >= n) {
+  if (emitted_ >= n && ready_.empty()) {
     data_ = DataChunk();
     results_.clear();
     perm_ = {};
@@ -927,14 +973,30 @@ Result<bool> WindowOperator::Next(ExecContext& ctx, DataChunk* out) {
     }
     return false;
   }
-  size_t k = std::min(kChunkRows, n - emitted_);
-  GatherChunk(data_, perm_.data() + emitted_, k, out);
-  for (const Vector& r : results_) {
-    out->columns.emplace_back(r.type());
-    out->columns.back().AppendRange(r, emitted_, k);
+  if (ready_.empty()) {
+    // A batch of output chunks (bounded, ahead of the consumer) is gathered in parallel.
+    size_t chunks = (n - emitted_ + kChunkRows - 1) / kChunkRows;
+    chunks = ctx.pool ? std::min(chunks, 8 * (ctx.pool->num_threads() + 1)) : 1;
+    std::vector<DataChunk> batch(chunks);
+    const size_t base = emitted_;
+    SILT_RETURN_NOT_OK(ParallelFor(ctx.pool, chunks, [&](size_t c) {
+      const size_t begin = base + c * kChunkRows, k = std::min(kChunkRows, n - begin);
+      DataChunk& o = batch[c];
+      GatherChunk(data_, perm_.data() + begin, k, &o);
+      for (const Vector& r : results_) {
+        o.columns.emplace_back(r.type());
+        o.columns.back().AppendRange(r, begin, k);
+      }
+      o.num_rows_without_columns = 0;
+      return Status::OK();
+    }));
+    for (DataChunk& c : batch) {
+      emitted_ += c.size();
+      ready_.push_back(std::move(c));
+    }
   }
-  out->num_rows_without_columns = 0;
-  emitted_ += k;
+  *out = std::move(ready_.front());
+  ready_.pop_front();
   return true;
 }
 

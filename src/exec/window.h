@@ -24,6 +24,7 @@
 // - The input is buffered (ctx.memory; SILT_MEMORY_LIMIT_EXCEEDED) and sorted with sort.h.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -132,7 +133,8 @@ class WindowOperator final : public Operator {
   DataChunk data_;
   std::vector<uint32_t> perm_;
   std::vector<Vector> results_;
-  size_t emitted_ = 0;
+  size_t emitted_ = 0;           // rows gathered into output chunks
+  std::deque<DataChunk> ready_;  // gathered, not yet returned (in order)
   std::unique_ptr<MemoryReservation> reservation_;
 };
 
