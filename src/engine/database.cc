@@ -7,6 +7,7 @@
 
 #include "commands/command.h"
 #include "common/allocator.h"
+#include "common/exception_status.h"
 #include "common/query_memory.h"
 #include "engine/engine.h"
 #include "exec/operator.h"
@@ -70,20 +71,7 @@ namespace {
 // std::bad_alloc an out-of-memory error; the session stays usable.
 template <typename F>
 auto Guarded(F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory("[SILT_MEMORY_LIMIT_EXCEEDED] The statement ran out of memory (an allocation failed).",
-                               "SILT_MEMORY_LIMIT_EXCEEDED");
-  } catch (const std::length_error&) {
-    return Status::OutOfMemory(
-        "[SILT_MEMORY_LIMIT_EXCEEDED] A value or buffer exceeds the largest size that can be allocated.",
-        "SILT_MEMORY_LIMIT_EXCEEDED");
-  } catch (const std::exception& e) {
-    return Status::Internal(std::string("[INTERNAL_ERROR] The statement failed with an internal error: ") + e.what());
-  } catch (...) {
-    return Status::Internal("[INTERNAL_ERROR] The statement failed with an internal error.");
-  }
+  return CatchAsStatus(std::forward<F>(f));
 }
 
 }  // namespace
