@@ -575,9 +575,18 @@ ColRange RangeOf(int col, const StatsView& v) {
   r.rows = v.stats->num_records;
   if (!cs) return r;
   r.nulls = cs->null_count;
+  // More nulls than records: inconsistent, so neither count is trusted.
+  if (r.nulls && r.rows && *r.nulls > *r.rows) r.nulls.reset();
   // Delta truncates string maxima (32 characters by default): a long max is not an upper bound.
   bool truncated_max = cs->max && !cs->max->is_null() && cs->max->type()->id() == TypeId::kString && cs->max->str().size() >= 32;
-  if (cs->min && cs->max && !cs->min->is_null() && !cs->max->is_null() && !truncated_max) {
+  // A minimum above the maximum is garbage, not a bound (stats are advisory: no skipping).
+  bool ordered = true;
+  if (cs->min && cs->max && !cs->min->is_null() && !cs->max->is_null()) {
+    bool ok = false;
+    ordered = !(CompareForPrune(*cs->min, *cs->max, &ok) > 0 && ok);
+  }
+  if (cs->min && cs->max && !cs->min->is_null() && !cs->max->is_null() && !truncated_max &&
+      ordered) {
     r.has_minmax = true;
     r.min = *cs->min;
     r.max = *cs->max;
