@@ -182,8 +182,15 @@ TEST_F(HostileTableTest, StatsWithMinAboveMaxDoNotSkip) {
   Ok("CREATE TABLE t (a BIGINT) USING DELTA LOCATION '" + t.string() + "'");
   Ok("INSERT INTO t VALUES (1), (2), (3)");
   EditCommit(t, 1, [](std::string b) {
-    b = Replace(b, R"(\"minValues\":\{\"a\":1\})", R"("minValues":{"a":100})");
-    return Replace(b, R"(\"maxValues\":\{\"a\":3\})", R"("maxValues":{"a":-100})");
+    // Inside the add's "stats" string the quotes are escaped: \"minValues\":{\"a\":1}.
+    auto swap = [&b](const std::string& from, const std::string& to) {
+      size_t at = b.find(from);
+      ASSERT_NE(at, std::string::npos) << from;
+      b.replace(at, from.size(), to);
+    };
+    swap(R"(\"minValues\":{\"a\":1})", R"(\"minValues\":{\"a\":100})");
+    swap(R"(\"maxValues\":{\"a\":3})", R"(\"maxValues\":{\"a\":-100})");
+    return b;
   });
   EXPECT_EQ(Scalar("SELECT count(*) FROM t WHERE a = 2"), "1");
   EXPECT_EQ(Scalar("SELECT count(*) FROM t WHERE a > 2"), "1");
