@@ -799,20 +799,11 @@ Result<Value> EvaluateConstant(const Expr& expr, const EvalContext& ctx) {
 
 Result<std::vector<DataChunk>> CollectAll(Operator& op, ExecContext& ctx) {
   std::vector<DataChunk> out;
-  // The materialised result counts against the statement's memory limit while it is built: a
-  // result set of many small chunks must not grow past silt.memory.limit (each chunk alone
-  // passes every operator's check). Released when the result is handed over.
-  MemoryReservation held(ctx.memory, "the query result");
-  int64_t bytes = 0;
   DataChunk c;
   while (true) {
     SILT_ASSIGN_OR_RETURN(bool more, op.Next(ctx, &c));
     if (!more) break;
-    if (c.size()) {
-      for (const Vector& v : c.columns) bytes += static_cast<int64_t>(v.MemoryUsage());
-      SILT_RETURN_NOT_OK(held.Resize(bytes));
-      out.push_back(std::move(c));
-    }
+    if (c.size()) out.push_back(std::move(c));
     c = DataChunk();
   }
   return out;
