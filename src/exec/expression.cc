@@ -7,8 +7,8 @@
 #include <optional>
 #include <unordered_set>
 
-#include "exec/kernel_util.h"
 #include "common/query_memory.h"
+#include "exec/kernel_util.h"
 #include "exec/operator.h"
 
 namespace silt::exec {

@@ -309,8 +309,10 @@ TEST_F(RunawaySqlTest, MillionLiteralInListAnswers) {
 std::string FilteredCteChain(int n) {
   std::string sql = "WITH c0 AS (SELECT 1 AS v, 2 AS w)";
   for (int i = 1; i < n; ++i) {
-    sql += ", c" + std::to_string(i) + " AS (SELECT * FROM (SELECT v + 1 AS v, w FROM (SELECT * FROM c" +
-           std::to_string(i - 1) + " WHERE v > 0) x JOIN (SELECT 1 AS k) y ON v > 0 - k) z ORDER BY v)";
+    sql += ", c" + std::to_string(i) +
+           " AS (SELECT * FROM (SELECT v + 1 AS v, w FROM (SELECT * FROM c" +
+           std::to_string(i - 1) +
+           " WHERE v > 0) x JOIN (SELECT 1 AS k) y ON v > 0 - k) z ORDER BY v)";
   }
   return sql + " SELECT v FROM c" + std::to_string(n - 1);
 }

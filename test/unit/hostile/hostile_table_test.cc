@@ -130,7 +130,8 @@ TEST_F(HostileTableTest, RowGroupClaimingTwoToTheFortyRowsFailsEveryStatementCle
 }
 
 // Rewrites commit `version` of table `t` with `edit` (the log's bytes in, new bytes out).
-void EditCommit(const fs::path& t, int version, const std::function<std::string(std::string)>& edit) {
+void EditCommit(const fs::path& t, int version,
+                const std::function<std::string(std::string)>& edit) {
   char name[32];
   std::snprintf(name, sizeof name, "%020d.json", version);
   const fs::path p = t / "_delta_log" / name;
