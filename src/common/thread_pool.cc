@@ -3,6 +3,8 @@
 #include <atomic>
 #include <memory>
 
+#include "common/exception_status.h"
+#include "common/logging.h"
 #include "common/query_memory.h"
 
 namespace silt {
@@ -37,6 +39,21 @@ void ThreadPool::Submit(std::function<void()> task) {
   cv_.notify_one();
 }
 
+namespace {
+
+// A task that throws (it must not: ParallelFor's tasks are guarded) is logged; letting the
+// exception leave the worker thread would terminate the process.
+void RunTask(const std::function<void()>& task) {
+  try {
+    task();
+  } catch (...) {
+    Status s = StatusFromCurrentException();
+    SILT_LOG(kError) << "a thread pool task threw: " << s.ToString();
+  }
+}
+
+}  // namespace
+
 void ThreadPool::WorkerLoop() {
   for (;;) {
     std::function<void()> task;
@@ -47,7 +64,7 @@ void ThreadPool::WorkerLoop() {
       task = std::move(queue_.front());
       queue_.pop_front();
     }
-    task();
+    RunTask(task);
   }
 }
 
@@ -59,7 +76,7 @@ bool ThreadPool::RunOneQueued() {
     task = std::move(queue_.front());
     queue_.pop_front();
   }
-  task();
+  RunTask(task);
   return true;
 }
 
@@ -69,6 +86,7 @@ Status ThreadPool::ParallelFor(size_t n, const std::function<Status(size_t)>& fn
   struct Shared {
     std::atomic<size_t> next{0};
     std::atomic<size_t> done{0};
+    std::atomic<bool> failed{false};  // once a task failed, the ones not started are skipped
     std::vector<Status> results;
     std::mutex mu;
     std::condition_variable cv;
@@ -77,7 +95,15 @@ Status ThreadPool::ParallelFor(size_t n, const std::function<Status(size_t)>& fn
   shared->results.resize(n);
   auto drain = [shared, n, &fn] {
     for (size_t i; (i = shared->next.fetch_add(1)) < n;) {
-      shared->results[i] = fn(i);
+      // An exception (std::bad_alloc, a library's) becomes the task's error: escaping the
+      // worker thread it would terminate the process.
+      if (!shared->failed.load(std::memory_order_acquire)) {
+        Status s = CatchAsStatus([&] { return fn(i); });
+        if (!s.ok()) {
+          shared->results[i] = std::move(s);
+          shared->failed.store(true, std::memory_order_release);
+        }
+      }
       if (shared->done.fetch_add(1) + 1 == n) {
         std::lock_guard<std::mutex> lock(shared->mu);
         shared->cv.notify_all();
@@ -102,7 +128,7 @@ Status ThreadPool::ParallelFor(size_t n, const std::function<Status(size_t)>& fn
 
 Status ParallelFor(ThreadPool* pool, size_t n, const std::function<Status(size_t)>& fn) {
   if (pool && n > 1) return pool->ParallelFor(n, fn);
-  for (size_t i = 0; i < n; ++i) SILT_RETURN_NOT_OK(fn(i));
+  for (size_t i = 0; i < n; ++i) SILT_RETURN_NOT_OK(CatchAsStatus([&] { return fn(i); }));
   return Status::OK();
 }
 

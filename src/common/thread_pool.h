@@ -24,11 +24,13 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   size_t num_threads() const { return workers_.size(); }
-  // Queues a task. Thread-safe. Tasks must not throw.
+  // Queues a task. Thread-safe. Tasks must not throw (one that does is logged and dropped).
   void Submit(std::function<void()> task);
 
   // Runs fn(i) for i in [0, n) on the pool (the caller's thread helps) and returns the first
-  // non-OK status (by index), after every task has finished. Safe to call from inside a task.
+  // non-OK status (by index), after every task has finished. Once one fails, the indices not yet
+  // started are skipped. An exception thrown by fn becomes its status (see
+  // common/exception_status.h). Safe to call from inside a task.
   Status ParallelFor(size_t n, const std::function<Status(size_t)>& fn);
 
  private:
@@ -43,7 +45,7 @@ class ThreadPool {
 };
 
 // Runs fn(i) for i in [0, n): on `pool` when there is one and n > 1, otherwise serially in
-// order, stopping at the first error.
+// order, stopping at the first error (exceptions become errors the same way).
 Status ParallelFor(ThreadPool* pool, size_t n, const std::function<Status(size_t)>& fn);
 
 }  // namespace silt

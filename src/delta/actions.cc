@@ -240,6 +240,9 @@ Status GetDv(const Ctx& c, element e, std::optional<DeletionVectorDescriptor>* o
   if (!has_path) return Missing(dc, "pathOrInlineDv");
   if (!has_size) return Missing(dc, "sizeInBytes");
   if (!has_card) return Missing(dc, "cardinality");
+  if (dv.size_in_bytes < 0) return Bad(dc, "sizeInBytes", "must not be negative");
+  if (dv.cardinality < 0) return Bad(dc, "cardinality", "must not be negative");
+  if (dv.offset && *dv.offset < 0) return Bad(dc, "offset", "must not be negative");
   return Status::OK();
 }
 
@@ -342,6 +345,7 @@ Status ParseAdd(const Ctx& c, object obj, AddFile* a) {
   if (a->path.empty()) return Bad(c, "path", "must not be empty");
   if (!has_pv) return Missing(c, "partitionValues");
   if (!has_size) return Missing(c, "size");
+  if (a->size < 0) return Bad(c, "size", "must not be negative, found " + std::to_string(a->size));
   if (!has_mtime) return Missing(c, "modificationTime");
   if (!has_dc) return Missing(c, "dataChange");
   return Status::OK();
@@ -411,6 +415,7 @@ Status ParseCdc(const Ctx& c, object obj, AddCDCFile* a) {
   if (!has_path) return Missing(c, "path");
   if (!has_pv) return Missing(c, "partitionValues");
   if (!has_size) return Missing(c, "size");
+  if (a->size < 0) return Bad(c, "size", "must not be negative, found " + std::to_string(a->size));
   return Status::OK();
 }
 

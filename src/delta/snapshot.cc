@@ -1,6 +1,7 @@
 #include "delta/snapshot.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <string_view>
@@ -597,30 +598,70 @@ Status Snapshot::ForEachFileActionOn(ThreadPool* pool, const FileActionVisitorFa
           visit(FileActionRef{false, r.path, r.deletion_vector ? &*r.deletion_vector : nullptr, r.deletion_timestamp}));
     return Status::OK();
   }
-  ReplayState st;
-  for (auto it = segment_.commits.rbegin(); it != segment_.commits.rend(); ++it) {
-    SILT_ASSIGN_OR_RETURN(std::string bytes, store_->Get(it->meta.key));
-    std::vector<Action> actions;
-    SILT_RETURN_NOT_OK(ParseCommit(bytes, &actions, it->meta.key));
-    for (auto& a : actions) SILT_RETURN_NOT_OK(VisitFileAction(a, false, &st, visit));
-  }
-  if (segment_.checkpoint_version < 0) return Status::OK();
-  for (const LogFile& part : segment_.checkpoint_parts) {
-    if (part.json) {
-      SILT_ASSIGN_OR_RETURN(std::string bytes, store_->Get(part.meta.key));
+  // A visitor's own error is the caller's, never a reason to fall back.
+  std::atomic<bool> visitor_failed{false};
+  const FileActionVisitorFactory make_marked = [&]() -> FileActionVisitor {
+    return [&visitor_failed, inner = make_visitor()](const FileActionRef& fa) -> Status {
+      Status s = inner(fa);
+      if (!s.ok()) visitor_failed.store(true);
+      return s;
+    };
+  };
+  const FileActionVisitor marked = [&](const FileActionRef& fa) -> Status {
+    Status s = visit(fa);
+    if (!s.ok()) visitor_failed.store(true);
+    return s;
+  };
+  // *in_checkpoint: the walk had reached the checkpoint (its parts or sidecars) when it failed.
+  auto walk = [&](const LogSegment& seg, bool* in_checkpoint) -> Status {
+    ReplayState st;
+    for (auto it = seg.commits.rbegin(); it != seg.commits.rend(); ++it) {
+      SILT_ASSIGN_OR_RETURN(std::string bytes, store_->Get(it->meta.key));
       std::vector<Action> actions;
-      SILT_RETURN_NOT_OK(ParseCommit(bytes, &actions, part.meta.key));
-      for (auto& a : actions) SILT_RETURN_NOT_OK(VisitFileAction(a, true, &st, visit));
-    } else {
-      SILT_RETURN_NOT_OK(VisitParquetCheckpoint(part.meta.key, &st, make_visitor, pool));
+      SILT_RETURN_NOT_OK(ParseCommit(bytes, &actions, it->meta.key));
+      for (auto& a : actions) SILT_RETURN_NOT_OK(VisitFileAction(a, false, &st, marked));
     }
+    if (seg.checkpoint_version < 0) return Status::OK();
+    *in_checkpoint = true;
+    for (const LogFile& part : seg.checkpoint_parts) {
+      if (part.json) {
+        SILT_ASSIGN_OR_RETURN(std::string bytes, store_->Get(part.meta.key));
+        std::vector<Action> actions;
+        SILT_RETURN_NOT_OK(ParseCommit(bytes, &actions, part.meta.key));
+        for (auto& a : actions) SILT_RETURN_NOT_OK(VisitFileAction(a, true, &st, marked));
+      } else {
+        SILT_RETURN_NOT_OK(VisitParquetCheckpoint(part.meta.key, &st, make_marked, pool));
+      }
+    }
+    std::vector<std::string> sidecars = std::move(st.sidecars);
+    for (const auto& p : sidecars) {
+      SILT_ASSIGN_OR_RETURN(std::string key, SidecarKey(p));
+      SILT_RETURN_NOT_OK(VisitParquetCheckpoint(key, &st, make_marked, pool));
+    }
+    return Status::OK();
+  };
+  // A checkpoint that loaded but turns out damaged now (a part, a row group or a sidecar that
+  // cannot be read, or was replaced since the load) falls back like Load: the walk runs again
+  // over an older checkpoint or the commits alone. The visitor may then see actions again (and
+  // the damaged checkpoint's readable ones): a superset, which is what VACUUM's valid set needs
+  // (a file a damaged checkpoint lists is never taken for unreferenced). When no fallback is
+  // left, the checkpoint's error is returned and the caller acts on nothing.
+  LogSegment seg = segment_;
+  Status first_failure;
+  for (;;) {
+    bool in_checkpoint = false;
+    Status s = walk(seg, &in_checkpoint);
+    if (s.ok()) return s;
+    if (!in_checkpoint || visitor_failed.load() || s.error_class() == "SILT_MEMORY_LIMIT_EXCEEDED")
+      return s;
+    if (first_failure.ok()) first_failure = s;
+    SILT_LOG(kWarn) << "checkpoint " << seg.checkpoint_version << " of " << store_->root()
+                    << " cannot be read while walking its file actions, using an older checkpoint"
+                    << " or the commits instead: " << s.ToString();
+    Result<LogSegment> older = BuildLogSegment(*store_, segment_.version, seg.checkpoint_version);
+    if (!older.ok()) return first_failure;
+    seg = std::move(older).value();
   }
-  std::vector<std::string> sidecars = std::move(st.sidecars);
-  for (const auto& p : sidecars) {
-    SILT_ASSIGN_OR_RETURN(std::string key, SidecarKey(p));
-    SILT_RETURN_NOT_OK(VisitParquetCheckpoint(key, &st, make_visitor, pool));
-  }
-  return Status::OK();
 }
 
 namespace {

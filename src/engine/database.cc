@@ -8,6 +8,7 @@
 
 #include "commands/command.h"
 #include "common/allocator.h"
+#include "common/exception_status.h"
 #include "common/query_memory.h"
 #include "engine/engine.h"
 #include "exec/operator.h"
@@ -71,20 +72,7 @@ namespace {
 // std::bad_alloc an out-of-memory error; the session stays usable.
 template <typename F>
 auto Guarded(F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory("[SILT_MEMORY_LIMIT_EXCEEDED] The statement ran out of memory (an allocation failed).",
-                               "SILT_MEMORY_LIMIT_EXCEEDED");
-  } catch (const std::length_error&) {
-    return Status::OutOfMemory(
-        "[SILT_MEMORY_LIMIT_EXCEEDED] A value or buffer exceeds the largest size that can be allocated.",
-        "SILT_MEMORY_LIMIT_EXCEEDED");
-  } catch (const std::exception& e) {
-    return Status::Internal(std::string("[INTERNAL_ERROR] The statement failed with an internal error: ") + e.what());
-  } catch (...) {
-    return Status::Internal("[INTERNAL_ERROR] The statement failed with an internal error.");
-  }
+  return CatchAsStatus(std::forward<F>(f));
 }
 
 }  // namespace
@@ -192,7 +180,23 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
       SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, binder.BindQuery(*q.query));
       Schema schema;
       for (const auto& c : plan->columns) schema.push_back({c.name, c.type, c.nullable, "{}"});
-      SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> rows, run_plan(plan));
+      // The result Connection::Query materialises counts against the statement's memory limit
+      // while it is collected: a result of many chunks, each passing every operator's check,
+      // must not grow past silt.memory.limit. (Only here: the rows a command collects through
+      // run_plan, e.g. INSERT … SELECT, are not charged.)
+      SILT_ASSIGN_OR_RETURN(planner::PlanPtr optimized, planner::Optimize(plan, opt));
+      SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op, planner::BuildPhysical(optimized));
+      std::vector<DataChunk> rows;
+      MemoryReservation held(memory.get(), "the query result");
+      int64_t held_bytes = 0;
+      for (DataChunk c;; c = DataChunk()) {
+        SILT_ASSIGN_OR_RETURN(bool more, op->Next(ectx, &c));
+        if (!more) break;
+        if (c.size() == 0) continue;
+        for (const Vector& v : c.columns) held_bytes += static_cast<int64_t>(v.MemoryUsage());
+        SILT_RETURN_NOT_OK(held.Resize(held_bytes));
+        rows.push_back(std::move(c));
+      }
       commands::CommandResult r{std::move(schema), std::move(rows)};
       return ToResult(std::move(r), "query");
     }

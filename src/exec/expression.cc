@@ -7,6 +7,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "common/query_memory.h"
 #include "exec/kernel_util.h"
 #include "exec/operator.h"
 
@@ -475,6 +476,15 @@ Status EvalCall(const Expr& e, const DataChunk& in, const EvalContext& ctx, Vect
   SILT_RETURN_NOT_OK(e.kernel(std::span<const Arg>(args), n, ctx, out));
   if (out->size() != n) {
     return Status::Internal("kernel " + e.name + " produced " + std::to_string(out->size()) + " rows for " + std::to_string(n));
+  }
+  // Kernels that cannot size their result up front (flatten, transform, array_union, explode's
+  // input, map_from_arrays, nested array_repeat) check it here: the result and the arguments it
+  // was built from against silt.memory.limit, so a chain of such functions stops at the first
+  // value past the limit instead of compounding.
+  if (CurrentQueryMemory()) {
+    int64_t bytes = static_cast<int64_t>(out->MemoryUsage());
+    for (const Vector& v : storage) bytes += static_cast<int64_t>(v.MemoryUsage());
+    SILT_RETURN_NOT_OK(CheckQueryMemory(bytes, e.name));
   }
   return Status::OK();
 }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 
 namespace silt::exec {
 
@@ -353,10 +354,13 @@ void HybridRadixSort(Item<K>* a, Item<K>* tmp, size_t n, int nbytes, ThreadPool*
   };
   if (pool) {
     // Buckets are independent: no merge step needed.
-    (void)pool->ParallelFor(256, [&](size_t x) {
+    Status s = pool->ParallelFor(256, [&](size_t x) {
       bucket(x);
       return Status::OK();
     });
+    // Only an exception of a bucket (caught by the pool, the rest skipped) fails: rethrown, so the
+    // statement fails instead of going on with unsorted buckets.
+    if (!s.ok()) throw std::runtime_error(s.ToString());
   } else {
     for (size_t x = 0; x < 256; ++x) bucket(x);
   }

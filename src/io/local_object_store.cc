@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "common/exception_status.h"
 #include "common/thread_pool.h"
 #include "io/object_store_internal.h"
 #include "io/path.h"
@@ -393,7 +394,8 @@ class ParallelLocalWalk : public std::enable_shared_from_this<ParallelLocalWalk>
     for (size_t i = 0; i < pool->num_threads(); ++i) {
       pool->Submit([self = shared_from_this()] { self->WorkerLoop(); });
     }
-    Status st = CallerLoop(visit);
+    // An exception (from `visit`, an allocation) must not skip stopping the workers.
+    Status st = CatchAsStatus([&] { return CallerLoop(visit); });
     std::unique_lock<std::mutex> lock(mu_);
     finished_ = true;
     stop_ = true;
@@ -426,7 +428,7 @@ class ParallelLocalWalk : public std::enable_shared_from_this<ParallelLocalWalk>
       if (!pending_.empty()) {
         Pending p = TakePending();
         lock.unlock();
-        Status st = ReadTree(p, &visit);
+        Status st = CatchAsStatus([&] { return ReadTree(p, &visit); });
         lock.lock();
         FinishRead(st);
         continue;
@@ -449,7 +451,9 @@ class ParallelLocalWalk : public std::enable_shared_from_this<ParallelLocalWalk>
       }
       Pending p = TakePending();
       lock.unlock();
-      Status st = ReadTree(p, nullptr);
+      // An exception must not leave the worker (it would skip the bookkeeping below and hang
+      // the caller, or terminate the process).
+      Status st = CatchAsStatus([&] { return ReadTree(p, nullptr); });
       lock.lock();
       FinishRead(st);
     }

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "delta/partition_values.h"
 #include "delta/stats_json.h"
@@ -41,11 +42,21 @@ void Conjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
 namespace {
 
 // Replaces column references by the expressions they name (pushing through a projection).
-ExprPtr Substitute(const ExprPtr& e, const std::vector<ExprPtr>& exprs) {
+// `memo` (one per projection) maps each node already rewritten to its result, so the filters
+// pushed through one projection keep sharing what they shared: a column reference becomes the
+// projection's own expression, shared by every filter naming it, and the next projection down
+// rewrites that shared node once. Without it each projection copied every filter whole: a chain
+// of n CTEs each filtering above a projection built O(n^3) nodes (200 levels: 2.5 GB).
+using SubstMemo = std::unordered_map<const Expr*, ExprPtr>;
+
+ExprPtr Substitute(const ExprPtr& e, const std::vector<ExprPtr>& exprs, SubstMemo* memo) {
   if (e->kind == ExprKind::kColumn) return exprs[e->column];
   if (e->children.empty()) return e;
+  auto [it, inserted] = memo->try_emplace(e.get());
+  if (!inserted) return it->second;
   auto c = std::make_shared<Expr>(*e);
-  for (auto& ch : c->children) ch = Substitute(ch, exprs);
+  for (auto& ch : c->children) ch = Substitute(ch, exprs, memo);
+  (*memo)[e.get()] = c;  // `it` may have moved (the recursion inserts)
   return c;
 }
 
@@ -138,12 +149,15 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
     }
     case LogicalKind::kProject: {
       std::vector<ExprPtr> down, keep;
+      SubstMemo memo;
       for (auto& f : filters) {
         bool ok = Deterministic(f);
         for (int c : Cols(f)) ok = ok && Deterministic(node->exprs[c]);
-        if (ok) down.push_back(Substitute(f, node->exprs));
+        if (ok) down.push_back(Substitute(f, node->exprs, &memo));
         else keep.push_back(f);
       }
+      memo.clear();
+      filters = {};  // not held during the recursion below (keep and down share what they need)
       auto n = Copy(node);
       n->children[0] = PushFilters(node->children[0], std::move(down));
       return WithFilters(n, keep);
@@ -242,15 +256,17 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
     }
     case LogicalKind::kAggregate: {
       std::vector<ExprPtr> down, keep;
+      SubstMemo memo;
       size_t nk = node->group_keys.size();
       for (auto& f : filters) {
         // Only filters over the group keys go below. A global aggregate (no keys) returns its
         // one row even for empty input, so a HAVING over it (even a constant) stays above.
         bool ok = Deterministic(f) && node->grouping_sets.size() <= 1 && nk > 0;
         for (int c : Cols(f)) ok = ok && c < static_cast<int>(nk);
-        if (ok) down.push_back(Substitute(f, node->group_keys));
+        if (ok) down.push_back(Substitute(f, node->group_keys, &memo));
         else keep.push_back(f);
       }
+      memo.clear();
       auto n = Copy(node);
       n->children[0] = PushFilters(node->children[0], std::move(down));
       return WithFilters(n, keep);
@@ -591,9 +607,18 @@ ColRange RangeOf(int col, const StatsView& v) {
   r.rows = v.stats->num_records;
   if (!cs) return r;
   r.nulls = cs->null_count;
+  // More nulls than records: inconsistent, so neither count is trusted.
+  if (r.nulls && r.rows && *r.nulls > *r.rows) r.nulls.reset();
   // Delta truncates string maxima (32 characters by default): a long max is not an upper bound.
   bool truncated_max = cs->max && !cs->max->is_null() && cs->max->type()->id() == TypeId::kString && cs->max->str().size() >= 32;
-  if (cs->min && cs->max && !cs->min->is_null() && !cs->max->is_null() && !truncated_max) {
+  // A minimum above the maximum is garbage, not a bound (stats are advisory: no skipping).
+  bool ordered = true;
+  if (cs->min && cs->max && !cs->min->is_null() && !cs->max->is_null()) {
+    bool ok = false;
+    ordered = !(CompareForPrune(*cs->min, *cs->max, &ok) > 0 && ok);
+  }
+  if (cs->min && cs->max && !cs->min->is_null() && !cs->max->is_null() && !truncated_max &&
+      ordered) {
     r.has_minmax = true;
     r.min = *cs->min;
     r.max = *cs->max;

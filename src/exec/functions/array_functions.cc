@@ -555,6 +555,11 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
                           int64_t w = el.type()->fixed_width() > 0 ? el.type()->fixed_width() : 16;
                           if (el.type()->is_binary_like() && el.IsValid(r)) {
                             w = static_cast<int64_t>(el.GetString(r).size()) + 4;
+                          } else if (el.type()->id() == TypeId::kList && el.IsValid(r)) {
+                            // An array of arrays: each copy holds the inner array's elements.
+                            const Vector& inner = el.child(0);
+                            int64_t iw = inner.type()->fixed_width() > 0 ? inner.type()->fixed_width() : 16;
+                            w = 16 + static_cast<int64_t>(el.offsets()[r + 1] - el.offsets()[r]) * iw;
                           }
                           SILT_RETURN_NOT_OK(fn::CheckArrayResult("array_repeat", count, w));
                         }

@@ -7,6 +7,7 @@
 // commits, and stale temp files of crashed log writes are removed by age.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -311,6 +312,57 @@ TEST(CheckpointFallbackTest, NoFallbackLeftReportsTheDamage) {
   // The checkpoint's own error, not "cannot reconstruct".
   EXPECT_NE(snap.status().error_class(), "DELTA_CANNOT_RECONSTRUCT_VERSION")
       << snap.status().ToString();
+}
+
+// Damage found only while walking the file actions (VACUUM's walk over a snapshot loaded without
+// its files, where the checkpoint's add columns are read later): the walk falls back like Load
+// and lists every live file, never a partial list; with no fallback left it fails.
+TEST(CheckpointFallbackTest, CheckpointDamagedAfterTheLoadFallsBackInTheFileWalk) {
+  TestTable t;
+  BuildCheckpointedLog(t);
+  auto good = t.Load();
+  ASSERT_TRUE(good.ok()) << good.status().ToString();
+  const std::vector<std::string> expected = Paths(**good);
+  SnapshotOptions lazy_options;
+  lazy_options.load_files = false;
+  auto lazy = Snapshot::Load(t.store, std::nullopt, lazy_options);
+  ASSERT_TRUE(lazy.ok()) << lazy.status().ToString();
+  ASSERT_EQ((*lazy)->segment().checkpoint_version, 3);
+  auto walk = [&](std::vector<std::string>* adds) {
+    std::mutex mu;
+    return (*lazy)->ForEachFileAction([&](const FileActionRef& fa) -> Status {
+      std::lock_guard<std::mutex> lock(mu);
+      if (fa.is_add) adds->emplace_back(fa.path);
+      return Status::OK();
+    });
+  };
+  const std::string intact = *t.store->Get(CheckpointKey(3));
+  for (const std::string& damaged :
+       {std::string("PAR1 not a parquet file PAR1"), intact.substr(0, intact.size() / 2)}) {
+    ASSERT_TRUE(t.store->Put(CheckpointKey(3), damaged).ok());
+    std::vector<std::string> adds;
+    Status s = walk(&adds);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::sort(adds.begin(), adds.end());
+    adds.erase(std::unique(adds.begin(), adds.end()), adds.end());
+    EXPECT_EQ(adds, expected);
+  }
+  // A visitor's own error is returned as is (no retry over an older segment).
+  ASSERT_TRUE(t.store->Put(CheckpointKey(3), intact).ok());
+  int calls = 0;
+  Status own = (*lazy)->ForEachFileAction([&](const FileActionRef& fa) -> Status {
+    // a.parquet (commit 0) comes from the checkpoint.
+    if (!fa.is_add || fa.path.find("a.parquet") == std::string_view::npos) return Status::OK();
+    ++calls;
+    return Status::InvalidArgument("stop", "TEST_STOP");
+  });
+  EXPECT_EQ(own.error_class(), "TEST_STOP");
+  EXPECT_EQ(calls, 1);
+  // Nothing to fall back to: the walk fails.
+  ASSERT_TRUE(t.store->Put(CheckpointKey(3), "PAR1 not a parquet file PAR1").ok());
+  ASSERT_TRUE(t.store->Delete(CommitKey(0)).ok());
+  std::vector<std::string> adds;
+  EXPECT_FALSE(walk(&adds).ok());
 }
 
 TEST(CheckpointFallbackTest, LastCheckpointPointingToAMissingCheckpoint) {

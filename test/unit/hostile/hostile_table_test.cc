@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "io/read_confinement.h"
@@ -125,6 +127,75 @@ TEST_F(HostileTableTest, RowGroupClaimingTwoToTheFortyRowsFailsEveryStatementCle
   auto history = con_->Query("DESCRIBE HISTORY t");
   ASSERT_TRUE(history.ok()) << history.status().ToString();
   EXPECT_EQ((*history)->num_rows(), 3u);
+}
+
+// Rewrites commit `version` of table `t` with `edit` (the log's bytes in, new bytes out).
+void EditCommit(const fs::path& t, int version,
+                const std::function<std::string(std::string)>& edit) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%020d.json", version);
+  const fs::path p = t / "_delta_log" / name;
+  Spit(p, edit(Slurp(p)));
+}
+
+std::string Replace(const std::string& s, const std::string& re, const std::string& with) {
+  std::string out = std::regex_replace(s, std::regex(re), with);
+  EXPECT_NE(out, s) << "no match for " << re;
+  return out;
+}
+
+// Semantic garbage in an add action: a negative size or DV size / cardinality / offset is a
+// corrupt log (DELTA_INVALID_COMMIT_FILE), never a read with a nonsense size or a count off by
+// a negative cardinality.
+TEST_F(HostileTableTest, NegativeSizesInTheLogAreACorruptCommit) {
+  const fs::path t = dir_ / "t";
+  Ok("CREATE TABLE t (a BIGINT) USING DELTA LOCATION '" + t.string() +
+     "' TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
+  Ok("INSERT INTO t VALUES (1), (2), (3)");
+  Ok("DELETE FROM t WHERE a = 2");  // version 2: a DV with cardinality 1
+  EXPECT_EQ(Scalar("SELECT count(*) FROM t"), "2");
+  struct Case {
+    int version;
+    const char* re;
+    const char* with;
+  } cases[] = {
+      {1, R"("size":[0-9]+)", R"("size":-5)"},
+      {2, R"("cardinality":1)", R"("cardinality":-1)"},
+      {2, R"("sizeInBytes":[0-9]+)", R"("sizeInBytes":-34)"},
+      {2, R"("offset":[0-9]+)", R"("offset":-1)"},
+  };
+  for (const Case& c : cases) {
+    char name[32];
+    std::snprintf(name, sizeof name, "%020d.json", c.version);
+    const std::string before = Slurp(t / "_delta_log" / name);
+    EditCommit(t, c.version, [&](std::string b) { return Replace(b, c.re, c.with); });
+    EXPECT_TRUE(StartsWith(ClassOf("SELECT count(*) FROM t"), "DELTA_INVALID_COMMIT_FILE"))
+        << c.re << ": " << ClassOf("SELECT count(*) FROM t");
+    Spit(t / "_delta_log" / name, before);
+  }
+  EXPECT_EQ(Scalar("SELECT count(*) FROM t"), "2");
+}
+
+// Stats are advisory: a minimum above the maximum is garbage and must not skip the file (it
+// skipped the file holding a = 2: a wrong, empty answer).
+TEST_F(HostileTableTest, StatsWithMinAboveMaxDoNotSkip) {
+  const fs::path t = dir_ / "t";
+  Ok("CREATE TABLE t (a BIGINT) USING DELTA LOCATION '" + t.string() + "'");
+  Ok("INSERT INTO t VALUES (1), (2), (3)");
+  EditCommit(t, 1, [](std::string b) {
+    // Inside the add's "stats" string the quotes are escaped: \"minValues\":{\"a\":1}.
+    auto swap = [&b](const std::string& from, const std::string& to) {
+      size_t at = b.find(from);
+      ASSERT_NE(at, std::string::npos) << from;
+      b.replace(at, from.size(), to);
+    };
+    swap(R"(\"minValues\":{\"a\":1})", R"(\"minValues\":{\"a\":100})");
+    swap(R"(\"maxValues\":{\"a\":3})", R"(\"maxValues\":{\"a\":-100})");
+    return b;
+  });
+  EXPECT_EQ(Scalar("SELECT count(*) FROM t WHERE a = 2"), "1");
+  EXPECT_EQ(Scalar("SELECT count(*) FROM t WHERE a > 2"), "1");
+  EXPECT_EQ(Scalar("SELECT count(*) FROM t WHERE a < 2"), "1");
 }
 
 // A "shallow clone": a table whose log adds the files of another table by absolute path.
