@@ -122,14 +122,40 @@ PlanPtr PushChildren(PlanPtr node) {
   return n;
 }
 
+// A structural hash consistent with SameExpr: expressions it calls the same hash equal (= and
+// <=> hash their operands in either order). The dedup below compares deeply only on a hash match:
+// on CTE chains every level carries all the filters above it, and comparing each pair deeply at
+// each level made planning O(n^4).
+size_t ShapeHash(const ExprPtr& e) {
+  if (!e) return 0;
+  size_t h = (static_cast<size_t>(e->kind) + 1) * 0x9E3779B97F4A7C15ULL;
+  if (e->kind == ExprKind::kColumn) h ^= static_cast<size_t>(e->column) * 0x632BE59BD9B4E019ULL;
+  if (e->kind == ExprKind::kCall) h ^= std::hash<std::string>()(e->name);
+  const bool symmetric = e->kind == ExprKind::kCall && e->children.size() == 2 &&
+                         (e->name == "=" || e->name == "==" || e->name == "<=>");
+  size_t acc = 0;
+  for (const ExprPtr& c : e->children) {
+    const size_t ch = ShapeHash(c);
+    acc = symmetric ? acc + ch : acc * 31 + ch;
+  }
+  return h ^ (acc * 0xBF58476D1CE4E5B9ULL);
+}
+
 PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
   // A second pass (after join reordering) derives the same implied filters again: once each.
-  for (size_t i = 0; i < filters.size(); ++i) {
-    for (size_t j = i + 1; j < filters.size();) {
-      if (SameExpr(filters[i], filters[j]))
-        filters.erase(filters.begin() + static_cast<std::ptrdiff_t>(j));
-      else
-        ++j;
+  if (filters.size() > 1) {
+    std::vector<size_t> hashes;
+    hashes.reserve(filters.size());
+    for (const ExprPtr& f : filters) hashes.push_back(ShapeHash(f));
+    for (size_t i = 0; i < filters.size(); ++i) {
+      for (size_t j = i + 1; j < filters.size();) {
+        if (hashes[i] == hashes[j] && SameExpr(filters[i], filters[j])) {
+          filters.erase(filters.begin() + static_cast<std::ptrdiff_t>(j));
+          hashes.erase(hashes.begin() + static_cast<std::ptrdiff_t>(j));
+        } else {
+          ++j;
+        }
+      }
     }
   }
   switch (node->kind) {
