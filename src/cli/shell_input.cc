@@ -242,12 +242,6 @@ Result<SqlArgs> ParseSqlArgs(const std::vector<std::string>& args, bool allow_sc
   return out;
 }
 
-std::string FormatError(const Status& status) {
-  std::string cls(status.error_class());
-  std::string_view msg = status.message();
-  std::string prefix = "[" + cls + "]";
-  if (msg.substr(0, prefix.size()) == prefix) return "Error: " + std::string(msg);
-  return "Error: " + prefix + " " + std::string(msg);
-}
+std::string FormatError(const Status& status) { return "Error: " + status.ToString(); }
 
 }  // namespace silt::cli

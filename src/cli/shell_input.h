@@ -92,7 +92,8 @@ Result<SqlArgs> ParseSqlArgs(const std::vector<std::string>& args, bool allow_sc
 // byte strings (k = kb = kib = 1024), case-insensitive.
 Result<int64_t> ParseByteSize(std::string_view text);
 
-// "Error: [ERROR_CLASS] message" (the class is not repeated when the message starts with it).
+// "Error: " + status.ToString(), i.e. "Error: [ERROR_CLASS] message SQLSTATE: xxxxx" as Spark
+// prints an error.
 std::string FormatError(const Status& status);
 
 }  // namespace silt::cli

@@ -31,11 +31,24 @@ std::string_view Status::error_class() const {
   return StatusCodeName(state_->code);
 }
 
+std::string_view Status::sql_state() const {
+  if (!state_) return "";
+  const errc::ErrorClassInfo* info = errc::FindErrorClass(error_class());
+  return info ? info->sql_state : "";
+}
+
+// Spark's SparkThrowableHelper.getMessage: "[CLASS] message SQLSTATE: xxxxx".
 std::string Status::ToString() const {
   if (ok()) return "OK";
-  std::string out(error_class());
-  out += ": ";
+  std::string out = "[";
+  out += error_class();
+  out += "] ";
   out += state_->message;
+  std::string_view state = sql_state();
+  if (!state.empty()) {
+    out += " SQLSTATE: ";
+    out += state;
+  }
   return out;
 }
 

@@ -1,8 +1,10 @@
 // Status and Result<T>: errors as values (never exceptions across module boundaries).
 //
 // A Status is OK or carries a StatusCode (what kind of failure, for programs), an error class
-// (Delta/Spark style, e.g. "DELTA_VACUUM_RETENTION_PERIOD_TOO_SHORT", for users and tests) and a
-// message. OK statuses allocate nothing. Thread-compatible: a Status is a value.
+// (Delta/Spark style, a constant of common/error_classes.h such as
+// errc::kDeltaVacuumRetentionPeriodTooShort, for users and tests) and a message. The message
+// never repeats the class: ToString() renders both the way Spark prints an error. OK statuses
+// allocate nothing. Thread-compatible: a Status is a value.
 #pragma once
 
 #include <cassert>
@@ -12,6 +14,8 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+
+#include "common/error_classes.h"
 
 namespace silt {
 
@@ -64,7 +68,7 @@ class [[nodiscard]] Status {
   static Status IoError(std::string msg, std::string cls = "") {
     return Status(StatusCode::kIoError, std::move(cls), std::move(msg));
   }
-  static Status NotImplemented(std::string msg, std::string cls = "NOT_IMPLEMENTED") {
+  static Status NotImplemented(std::string msg, std::string cls = errc::kNotImplemented) {
     return Status(StatusCode::kNotImplemented, std::move(cls), std::move(msg));
   }
   static Status Unsupported(std::string msg, std::string cls = "") {
@@ -75,15 +79,20 @@ class [[nodiscard]] Status {
   }
   static Status Cancelled(std::string msg) { return Status(StatusCode::kCancelled, "", std::move(msg)); }
   static Status Internal(std::string msg) {
-    return Status(StatusCode::kInternal, "INTERNAL_ERROR", std::move(msg));
+    return Status(StatusCode::kInternal, errc::kInternalError, std::move(msg));
   }
 
   bool ok() const { return state_ == nullptr; }
   StatusCode code() const { return state_ ? state_->code : StatusCode::kOk; }
   // The Delta/Spark error class, or the code's name when none was given.
   std::string_view error_class() const;
+  // The message, without the class.
   std::string_view message() const { return state_ ? std::string_view(state_->message) : ""; }
-  // "ERROR_CLASS: message" (or "OK").
+  // The error class's SQLSTATE from the catalogue (common/error_classes.def); "" when OK or none
+  // is known.
+  std::string_view sql_state() const;
+  // As Spark prints an error: "[ERROR_CLASS] message SQLSTATE: 42P01", without the SQLSTATE part
+  // when none is known; "OK" when OK.
   std::string ToString() const;
 
   bool IsNotFound() const { return code() == StatusCode::kNotFound; }
@@ -136,7 +145,11 @@ class [[nodiscard]] Result {
   ~Result() { Reset(); }
 
   bool ok() const { return has_value_; }
-  const Status& status() const { return status_; }
+  // The error (OK when a value is held). On a temporary Result the Status is returned by value,
+  // so `SILT_RETURN_NOT_OK(f().status())` and `const Status& s = f().status();` hold no reference
+  // into a destroyed Result.
+  const Status& status() const& { return status_; }
+  Status status() && { return std::move(status_); }
   T& value() & { return *ptr(); }
   const T& value() const& { return *ptr(); }
   T&& value() && { return std::move(*ptr()); }

@@ -170,15 +170,16 @@ TEST(ShellInputTest, ParseSqlArgs) {
 }
 
 TEST(ShellInputTest, FormatError) {
+  // Spark's form: the class once, then the message and the class's SQLSTATE.
   EXPECT_EQ(
       FormatError(Status::NotFound("The table `t` cannot be found.", "TABLE_OR_VIEW_NOT_FOUND")),
-      "Error: [TABLE_OR_VIEW_NOT_FOUND] The table `t` cannot be found.");
-  // The parser's messages already start with their class.
-  EXPECT_EQ(FormatError(Status::InvalidArgument("[PARSE_SYNTAX_ERROR] Syntax error at or near 'x'.",
-                                                "PARSE_SYNTAX_ERROR")),
-            "Error: [PARSE_SYNTAX_ERROR] Syntax error at or near 'x'.");
-  // No class given: the code's name stands in.
-  EXPECT_EQ(FormatError(Status::IoError("disk on fire")).rfind("Error: [", 0), 0u);
+      "Error: [TABLE_OR_VIEW_NOT_FOUND] The table `t` cannot be found. SQLSTATE: 42P01");
+  // A message is printed as is: the CLI strips nothing.
+  EXPECT_EQ(
+      FormatError(Status::InvalidArgument("Syntax error at or near 'x'.", "PARSE_SYNTAX_ERROR")),
+      "Error: [PARSE_SYNTAX_ERROR] Syntax error at or near 'x'. SQLSTATE: 42601");
+  // No class given: the code's name stands in, without a SQLSTATE.
+  EXPECT_EQ(FormatError(Status::IoError("disk on fire")), "Error: [IO_ERROR] disk on fire");
 }
 
 }  // namespace

@@ -29,10 +29,10 @@ TEST(StatusTest, OkAndErrorCarryCodeClassAndMessage) {
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(s.IsCorruption());
   EXPECT_EQ(s.error_class(), "SILT_PARQUET_CORRUPT");
-  EXPECT_EQ(s.ToString(), "SILT_PARQUET_CORRUPT: bad footer");
+  EXPECT_EQ(s.ToString(), "[SILT_PARQUET_CORRUPT] bad footer");
   EXPECT_EQ(Status::IoError("x").error_class(), "IO_ERROR");
   EXPECT_EQ(s.WithContext("file a.parquet").ToString(),
-            "SILT_PARQUET_CORRUPT: file a.parquet: bad footer");
+            "[SILT_PARQUET_CORRUPT] file a.parquet: bad footer");
   Status copy = s;
   EXPECT_EQ(copy.message(), "bad footer");
 }
