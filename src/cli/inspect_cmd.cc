@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/inspect.h"
 #include "common/clock.h"
+#include "common/error_classes.h"
 #include "delta/stats_json.h"
 #include "delta/table_properties.h"
 #include "io/object_store_factory.h"
@@ -105,7 +106,7 @@ Result<std::string> ResolveLocation(const std::string& target, const std::string
   }
   SILT_ASSIGN_OR_RETURN(planner::TableEntry entry, catalog->GetTable(planner::LowerName(schema), planner::LowerName(name)));
   if (entry.format != "delta") {
-    return Status::InvalidArgument(target + " is a view, not a Delta table", "EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE");
+    return Status::InvalidArgument(target + " is a view, not a Delta table", errc::kExpectTableNotViewNoAlternative);
   }
   return LocalPathFromUri(entry.location);
 }

@@ -19,6 +19,7 @@
 
 #include "cli/commands.h"
 #include "common/clock.h"
+#include "common/error_classes.h"
 #include "common/thread_pool.h"
 #include "delta/history.h"
 #include "delta/partition_values.h"
@@ -80,7 +81,7 @@ Result<maintenance::MaintainedTable> Resolve(const std::string& target,
                         catalog->GetTable(planner::LowerName(schema), planner::LowerName(name)));
   if (entry.format != "delta") {
     return Status::InvalidArgument(target + " is a view, not a Delta table",
-                                   "EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE");
+                                   errc::kExpectTableNotViewNoAlternative);
   }
   return maintenance::MaintainedTable{entry.location, "spark_catalog", entry.schema, entry.name};
 }

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/error_classes.h"
 #include "sql/parser.h"
 
 namespace silt::cli {
@@ -84,7 +85,7 @@ bool SqlSession::RunFile(const std::string& path) {
     if (!f) {
       std::fprintf(
           stderr, "%s\n",
-          FormatError(Status::NotFound("cannot open script file '" + path + "'", "PATH_NOT_FOUND"))
+          FormatError(Status::NotFound("cannot open script file '" + path + "'", errc::kPathNotFound))
               .c_str());
       return false;
     }

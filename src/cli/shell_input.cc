@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 
 namespace silt::cli {
 
@@ -89,7 +90,7 @@ Result<size_t> ParseCount(const std::string& s, const std::string& what) {
   auto r = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size()) {
     return Status::InvalidArgument(what + " needs a number of rows/columns >= 0, got '" + s + "'",
-                                   "INVALID_ARGUMENT");
+                                   errc::kInvalidArgument);
   }
   return v;
 }
@@ -97,7 +98,7 @@ Result<size_t> ParseCount(const std::string& s, const std::string& what) {
 
 Result<DotAction> ApplyDotCommand(const DotCommand& cmd, ShellSettings* settings) {
   auto usage = [&](const char* text) {
-    return Status::InvalidArgument(std::string("usage: ") + text, "INVALID_ARGUMENT");
+    return Status::InvalidArgument(std::string("usage: ") + text, errc::kInvalidArgument);
   };
   DotAction action;
   if (cmd.name == "quit" || cmd.name == "exit" || cmd.name == "q") {
@@ -126,7 +127,7 @@ Result<DotAction> ApplyDotCommand(const DotCommand& cmd, ShellSettings* settings
     action.path = cmd.args[0];
   } else {
     return Status::InvalidArgument("unknown command '." + cmd.name + "' (.help lists the commands)",
-                                   "INVALID_ARGUMENT");
+                                   errc::kInvalidArgument);
   }
   return action;
 }
@@ -153,7 +154,7 @@ Result<int64_t> ParseByteSize(std::string_view text) {
   auto bad = [&] {
     return Status::InvalidArgument(
         "invalid byte size '" + std::string(text) + "' (expected e.g. 4GB, 512MiB, 1024)",
-        "INVALID_ARGUMENT");
+        errc::kInvalidArgument);
   };
   size_t p = 0;
   while (p < s.size() && (std::isdigit(static_cast<unsigned char>(s[p])) || s[p] == '.')) ++p;
@@ -184,7 +185,9 @@ Result<int64_t> ParseByteSize(std::string_view text) {
 
 Result<SqlArgs> ParseSqlArgs(const std::vector<std::string>& args, bool allow_scripts) {
   SqlArgs out;
-  auto usage = [](std::string msg) { return Status::InvalidArgument(std::move(msg), "USAGE"); };
+  auto usage = [](std::string msg) {
+    return Status::InvalidArgument(std::move(msg), errc::kUsage);
+  };
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
     std::string value;

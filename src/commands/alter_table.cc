@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "commands/command.h"
+#include "common/error_classes.h"
 #include "delta/auto_ttl.h"
 #include "delta/json_util.h"
 #include "delta/scan.h"
@@ -46,9 +47,9 @@ std::vector<std::string> SplitPath(const std::string& dotted) {
 }
 
 Status ColumnNotFound(const std::string& name) {
-  return Status::InvalidArgument("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function parameter with name `" + name +
+  return Status::InvalidArgument("A column or function parameter with name `" + name +
                                      "` cannot be resolved.",
-                                 "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+                                 errc::kUnresolvedColumnWithSuggestion);
 }
 
 // The fields of the struct at `parent` (a path of struct fields from the top level), for editing.
@@ -59,9 +60,9 @@ Result<std::vector<Field>*> StructAt(Schema* schema, const std::vector<std::stri
     if (i < 0) return ColumnNotFound(name);
     Field& f = (*fields)[static_cast<size_t>(i)];
     if (f.type->id() != TypeId::kStruct) {
-      return Status::InvalidArgument("[DELTA_UNSUPPORTED_NESTED_COLUMN] " + what + " `" + name +
+      return Status::InvalidArgument(what + " `" + name +
                                          "` is not a struct (" + f.type->ToString() + ")",
-                                     "DELTA_UNSUPPORTED_NESTED_COLUMN");
+                                     errc::kDeltaUnsupportedNestedColumn);
     }
     // Types are immutable and shared: give the field its own copy of the struct to edit.
     f.type = DataType::Struct(f.type->fields());
@@ -181,9 +182,9 @@ Status CheckNoDependentConstraints(const delta::Snapshot& snap, const std::strin
   if (dependent.empty()) return Status::OK();
   std::string list;
   for (const auto& d : dependent) list += "\n" + d;
-  return Status::InvalidArgument("[DELTA_CONSTRAINT_DEPENDENT_COLUMN_CHANGE] Cannot alter column " + column +
+  return Status::InvalidArgument("Cannot alter column " + column +
                                      " because this column is referenced by the following check constraint(s):" + list,
-                                 "DELTA_CONSTRAINT_DEPENDENT_COLUMN_CHANGE");
+                                 errc::kDeltaConstraintDependentColumnChange);
 }
 
 bool CaseSensitive(CommandContext& ctx) { return ctx.config->GetBool("spark.sql.caseSensitive", false); }
@@ -251,18 +252,18 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
   for (const auto& [k, v] : stmt.properties) {
     std::string lower = planner::LowerName(k);
     if (lower.rfind(kConstraintPrefix, 0) == 0) {
-      return Status::InvalidArgument("[DELTA_ADD_CONSTRAINTS] Please use ALTER TABLE ADD CONSTRAINT to add CHECK constraints.",
-                                     "DELTA_ADD_CONSTRAINTS");
+      return Status::InvalidArgument("Please use ALTER TABLE ADD CONSTRAINT to add CHECK constraints.",
+                                     errc::kDeltaAddConstraints);
     }
     if (k == "location") {
-      return Status::InvalidArgument("[DELTA_CANNOT_CHANGE_LOCATION] Cannot change the 'location' of the Delta table "
+      return Status::InvalidArgument("Cannot change the 'location' of the Delta table "
                                      "using SET TBLPROPERTIES. Please use ALTER TABLE SET LOCATION instead.",
-                                     "DELTA_CANNOT_CHANGE_LOCATION");
+                                     errc::kDeltaCannotChangeLocation);
     }
     if (k == "provider") {
-      return Status::InvalidArgument("[DELTA_CANNOT_CHANGE_PROVIDER] 'provider' is a reserved table property, and cannot "
+      return Status::InvalidArgument("'provider' is a reserved table property, and cannot "
                                      "be altered.",
-                                     "DELTA_CANNOT_CHANGE_PROVIDER");
+                                     errc::kDeltaCannotChangeProvider);
     }
     if (k == "comment") {
       change.metadata.description = v;
@@ -282,11 +283,11 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
     if (!v) return current;
     int want = std::atoi(v->c_str());
     if (want < current) {
-      return Status::InvalidArgument("[DELTA_INVALID_PROTOCOL_DOWNGRADE] Protocol version cannot be downgraded from (" +
+      return Status::InvalidArgument("Protocol version cannot be downgraded from (" +
                                          std::to_string(snap.protocol().min_reader_version) + "," +
                                          std::to_string(snap.protocol().min_writer_version) + ") to " + key + " = " +
                                          *v,
-                                     "DELTA_INVALID_PROTOCOL_DOWNGRADE");
+                                     errc::kDeltaInvalidProtocolDowngrade);
     }
     return want;
   };
@@ -299,9 +300,9 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
       std::string name = k.substr(std::string_view("delta.feature.").size());
       std::string status = planner::LowerName(v);
       if (status != "supported" && status != "enabled") {
-        return Status::InvalidArgument("[DELTA_UNSUPPORTED_FEATURE_STATUS] Unable to enable table feature " + name +
+        return Status::InvalidArgument("Unable to enable table feature " + name +
                                            " because it requires the status 'supported', got '" + v + "'.",
-                                       "DELTA_UNSUPPORTED_FEATURE_STATUS");
+                                       errc::kDeltaUnsupportedFeatureStatus);
       }
       auto known = [&](const std::vector<std::string>& list) {
         for (const auto& f : list) {
@@ -312,9 +313,9 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
       std::string canonical = known(delta::SupportedWriterFeatures());
       if (canonical.empty()) canonical = known(delta::SupportedReaderFeatures());
       if (canonical.empty()) {
-        return Status::InvalidArgument("[DELTA_UNSUPPORTED_FEATURES_IN_CONFIG] The following table features specified in "
+        return Status::InvalidArgument("The following table features specified in "
                                        "config are not recognized or not supported by silt: " + name,
-                                       "DELTA_UNSUPPORTED_FEATURES_IN_CONFIG");
+                                       errc::kDeltaUnsupportedFeaturesInConfig);
       }
       features.push_back(canonical);
       continue;
@@ -323,8 +324,8 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
   }
   if (reader > proto.min_reader_version || writer > proto.min_writer_version) {
     if (reader >= 3 && writer < 7) {
-      return Status::InvalidArgument("[DELTA_INVALID_PROTOCOL_VERSION] reader version 3 needs writer version 7",
-                                     "DELTA_INVALID_PROTOCOL_VERSION");
+      return Status::InvalidArgument("reader version 3 needs writer version 7",
+                                     errc::kDeltaInvalidProtocolVersion);
     }
     // Table-features versions list what the legacy versions implied.
     delta::Protocol up = proto;
@@ -354,12 +355,12 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
     SILT_ASSIGN_OR_RETURN(delta::ColumnMappingMode new_mode, delta::ParseColumnMappingMode(*m));
     if (new_mode != old_mode) {
       if (old_mode != delta::ColumnMappingMode::kNone || new_mode != delta::ColumnMappingMode::kName) {
-        return Status::InvalidArgument("[DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE_CHANGE] Changing column mapping mode from '" +
+        return Status::InvalidArgument("Changing column mapping mode from '" +
                                            std::string(old_mode == delta::ColumnMappingMode::kNone   ? "none"
                                                        : old_mode == delta::ColumnMappingMode::kName ? "name"
                                                                                                       : "id") +
                                            "' to '" + planner::LowerName(*m) + "' is not supported.",
-                                       "DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE_CHANGE");
+                                       errc::kDeltaUnsupportedColumnMappingModeChange);
       }
       int64_t max_id = 0;
       Schema mapped = delta::AssignColumnMapping(snap.schema(), &max_id, delta::PhysicalNames::kLogical);
@@ -375,11 +376,11 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
   if (turning_on("delta.enableRowTracking")) {
     return Status::NotImplemented("enabling row tracking on an existing table needs a backfill of row ids, which silt "
                                   "does not implement yet",
-                                  "NOT_IMPLEMENTED");
+                                  errc::kNotImplemented);
   }
   if (turning_on("delta.enableInCommitTimestamps")) {
     return Status::NotImplemented("enabling in-commit timestamps on an existing table is not implemented yet",
-                                  "NOT_IMPLEMENTED");
+                                  errc::kNotImplemented);
   }
   // Auto-TTL keys (given now, or already set when column mapping turns on) pass the DDL's checks.
   SILT_ASSIGN_OR_RETURN(Schema new_schema,
@@ -412,16 +413,16 @@ Result<CommandResult> UnsetProperties(const sql::AlterTableStatement& stmt, cons
   for (const auto& k : keys) {
     if (k == "delta.columnMapping.mode" && snap.column_mapping_mode() != delta::ColumnMappingMode::kNone) {
       return Status::NotImplemented("removing column mapping (it rewrites every data file) is not implemented yet",
-                                    "NOT_IMPLEMENTED");
+                                    errc::kNotImplemented);
     }
     if (k == "comment") {
       change.metadata.description.reset();
       continue;
     }
     if (!change.metadata.configuration.Erase(k) && !stmt.if_exists) {
-      return Status::InvalidArgument("[DELTA_UNSET_NON_EXISTENT_PROPERTY] Attempted to unset non-existent property '" +
+      return Status::InvalidArgument("Attempted to unset non-existent property '" +
                                          k + "' in table " + t.display_name,
-                                     "DELTA_UNSET_NON_EXISTENT_PROPERTY");
+                                     errc::kDeltaUnsetNonExistentProperty);
     }
   }
   change.parameters.Set("properties", Json(JsonList(keys)));
@@ -441,25 +442,25 @@ Result<CommandResult> AddColumns(const sql::AlterTableStatement& stmt, const pla
   std::string params = "[";
   for (const sql::ColumnDef& c : stmt.columns) {
     if (!c.nullable) {
-      return Status::InvalidArgument("[DELTA_OPERATION_NOT_ALLOWED] Operation not allowed: `NOT NULL in ALTER TABLE ADD "
+      return Status::InvalidArgument("Operation not allowed: `NOT NULL in ALTER TABLE ADD "
                                      "COLUMNS` is not supported for Delta tables",
-                                     "DELTA_OPERATION_NOT_ALLOWED");
+                                     errc::kDeltaOperationNotAllowed);
     }
     if (c.default_value || c.generated_as || c.identity) {
       return Status::NotImplemented("default, generated and identity columns are not implemented yet (column " + c.name +
                                         ")",
-                                    "NOT_IMPLEMENTED");
+                                    errc::kNotImplemented);
     }
     if (c.type->id() == TypeId::kNull) {
-      return Status::InvalidArgument("[DELTA_COLUMN_DATA_TYPE_NOT_SUPPORTED] Column `" + c.name +
+      return Status::InvalidArgument("Column `" + c.name +
                                          "` has type void, which Delta tables do not support.",
-                                     "DELTA_COLUMN_DATA_TYPE_NOT_SUPPORTED");
+                                     errc::kDeltaColumnDataTypeNotSupported);
     }
     SILT_ASSIGN_OR_RETURN(FieldPath at, Locate(&schema, c.name, "Cannot add a column to"));
     if (at.index >= 0) {
-      return Status::InvalidArgument("[FIELD_ALREADY_EXISTS] Cannot add column, because `" + at.leaf +
+      return Status::InvalidArgument("Cannot add column, because `" + at.leaf +
                                          "` already exists in " + DataType::Struct(*at.fields)->ToString() + ".",
-                                     "FIELD_ALREADY_EXISTS");
+                                     errc::kFieldAlreadyExists);
     }
     SILT_ASSIGN_OR_RETURN(std::string metadata, WithComment("{}", c.comment));
     Field f{at.leaf, c.type, true, metadata};
@@ -490,7 +491,7 @@ Result<CommandResult> DropColumns(const sql::AlterTableStatement& stmt, const pl
   for (const std::string& name : stmt.column_names) {
     SILT_RETURN_NOT_OK(delta::CheckAutoTtlColumnDrop(snap.metadata().configuration, name, CaseSensitive(ctx)));
   }
-  SILT_RETURN_NOT_OK(RequireColumnMapping(snap, "DROP COLUMN", "DELTA_UNSUPPORTED_DROP_COLUMN"));
+  SILT_RETURN_NOT_OK(RequireColumnMapping(snap, "DROP COLUMN", errc::kDeltaUnsupportedDropColumn));
   Schema schema = snap.schema();
   std::vector<std::string> dropped;
   for (const std::string& name : stmt.column_names) {
@@ -500,14 +501,14 @@ Result<CommandResult> DropColumns(const sql::AlterTableStatement& stmt, const pl
       return ColumnNotFound(name);
     }
     if (at->parent.empty() && IsPartitionColumn(snap, at->leaf)) {
-      return Status::InvalidArgument("[DELTA_UNSUPPORTED_DROP_PARTITION_COLUMN] Dropping partition columns (" + at->leaf +
+      return Status::InvalidArgument("Dropping partition columns (" + at->leaf +
                                          ") is not allowed.",
-                                     "DELTA_UNSUPPORTED_DROP_PARTITION_COLUMN");
+                                     errc::kDeltaUnsupportedDropPartitionColumn);
     }
     if (at->fields->size() == 1) {
-      return Status::InvalidArgument("[DELTA_DROP_COLUMN_ON_SINGLE_FIELD_SCHEMA] Cannot drop column from a schema with a "
+      return Status::InvalidArgument("Cannot drop column from a schema with a "
                                      "single column. Schema:\n" + DataType::Struct(schema)->ToString(),
-                                     "DELTA_DROP_COLUMN_ON_SINGLE_FIELD_SCHEMA");
+                                     errc::kDeltaDropColumnOnSingleFieldSchema);
     }
     SILT_RETURN_NOT_OK(CheckNoDependentConstraints(snap, at->parent.empty() ? at->leaf : at->parent.front(), ctx));
     at->fields->erase(at->fields->begin() + at->index);
@@ -526,16 +527,16 @@ Result<CommandResult> RenameColumn(const sql::AlterTableStatement& stmt, const p
   const delta::Snapshot& snap = *t.snapshot;
   SILT_RETURN_NOT_OK(
       delta::CheckAutoTtlColumnRename(snap.metadata().configuration, stmt.column_names.at(0), CaseSensitive(ctx)));
-  SILT_RETURN_NOT_OK(RequireColumnMapping(snap, "Column rename", "DELTA_UNSUPPORTED_RENAME_COLUMN"));
+  SILT_RETURN_NOT_OK(RequireColumnMapping(snap, "Column rename", errc::kDeltaUnsupportedRenameColumn));
   Schema schema = snap.schema();
   const std::string& old_name = stmt.column_names.at(0);
   SILT_ASSIGN_OR_RETURN(FieldPath at, Locate(&schema, old_name, "Cannot rename a column of"));
   if (at.index < 0) return ColumnNotFound(old_name);
   int clash = FindField(*at.fields, stmt.new_name);
   if (clash >= 0 && clash != at.index) {
-    return Status::InvalidArgument("[DELTA_DUPLICATE_COLUMNS_FOUND] Found duplicate column(s) in the data to save: " +
+    return Status::InvalidArgument("Found duplicate column(s) in the data to save: " +
                                        planner::LowerName(stmt.new_name),
-                                   "DELTA_DUPLICATE_COLUMNS_FOUND");
+                                   errc::kDeltaDuplicateColumnsFound);
   }
   SILT_RETURN_NOT_OK(CheckNoDependentConstraints(snap, at.parent.empty() ? at.leaf : at.parent.front(), ctx));
   Field& renamed = (*at.fields)[static_cast<size_t>(at.index)];
@@ -566,10 +567,10 @@ Result<CommandResult> AlterColumn(const sql::AlterTableStatement& stmt, const pl
   if (at.index < 0) return ColumnNotFound(c.name);
   Field f = (*at.fields)[static_cast<size_t>(at.index)];
   auto unsupported = [&](const std::string& to) {
-    return Status::InvalidArgument("[DELTA_UNSUPPORTED_ALTER_TABLE_CHANGE_COL_OP] ALTER TABLE CHANGE COLUMN is not "
+    return Status::InvalidArgument("ALTER TABLE CHANGE COLUMN is not "
                                    "supported for changing column " + c.name + " from " + f.type->ToString() +
                                        (f.nullable ? "" : " NOT NULL") + " to " + to,
-                                   "DELTA_UNSUPPORTED_ALTER_TABLE_CHANGE_COL_OP");
+                                   errc::kDeltaUnsupportedAlterTableChangeColOp);
   };
   if (stmt.new_type && at.parent.empty()) {
     SILT_RETURN_NOT_OK(
@@ -599,10 +600,10 @@ Result<CommandResult> AddConstraint(const sql::AlterTableStatement& stmt, const 
   const std::string name = planner::LowerName(stmt.constraint_name);
   const std::string key = kConstraintPrefix + name;
   if (const std::string* old = snap.metadata().configuration.Find(key)) {
-    return Status::InvalidArgument("[DELTA_CONSTRAINT_ALREADY_EXISTS] Constraint '" + name +
+    return Status::InvalidArgument("Constraint '" + name +
                                        "' already exists. Please delete the old constraint first.\nOld constraint:\n" +
                                        *old,
-                                   "DELTA_CONSTRAINT_ALREADY_EXISTS");
+                                   errc::kDeltaConstraintAlreadyExists);
   }
   const std::string& sql = stmt.constraint_text;
   SILT_ASSIGN_OR_RETURN(BoundCheck check, BindCheck(name, sql, snap.schema(), ctx));
@@ -618,9 +619,9 @@ Result<CommandResult> AddConstraint(const sql::AlterTableStatement& stmt, const 
     violating += static_cast<int64_t>(bad.size());
   }
   if (violating > 0) {
-    return Status::InvalidArgument("[DELTA_NEW_CHECK_CONSTRAINT_VIOLATION] " + std::to_string(violating) + " rows in " +
+    return Status::InvalidArgument(std::to_string(violating) + " rows in " +
                                        t.display_name + " violate the new CHECK constraint (" + sql + ")",
-                                   "DELTA_NEW_CHECK_CONSTRAINT_VIOLATION");
+                                   errc::kDeltaNewCheckConstraintViolation);
   }
   Change change{snap.metadata(), std::nullopt, "ADD CONSTRAINT", {}};
   change.metadata.configuration.Set(key, sql);
@@ -636,12 +637,12 @@ Result<CommandResult> DropConstraint(const sql::AlterTableStatement& stmt, const
   const std::string name = planner::LowerName(stmt.constraint_name);
   const std::string* old = snap.metadata().configuration.Find(kConstraintPrefix + name);
   if (!old && !stmt.if_exists) {
-    return Status::InvalidArgument("[DELTA_CONSTRAINT_DOES_NOT_EXIST] Cannot drop nonexistent constraint " + name +
+    return Status::InvalidArgument("Cannot drop nonexistent constraint " + name +
                                        " from table " + t.display_name +
                                        ". To ignore this error, add the parameter IF EXISTS or set the SQL session "
                                        "configuration spark.databricks.delta.constraints.allowUnenforcedNotNull.enabled "
                                        "to true.",
-                                   "DELTA_CONSTRAINT_DOES_NOT_EXIST");
+                                   errc::kDeltaConstraintDoesNotExist);
   }
   Change change{snap.metadata(), std::nullopt, "DROP CONSTRAINT", {}};
   change.parameters.Set("name", Json(name));
@@ -658,9 +659,9 @@ Result<CommandResult> DropConstraint(const sql::AlterTableStatement& stmt, const
 // of that name fails instead of being overwritten.
 Result<CommandResult> RenameTable(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t, CommandContext& ctx) {
   if (!t.entry || t.is_temp_view) {
-    return Status::InvalidArgument("[UNSUPPORTED_FEATURE.TABLE_OPERATION] The feature is not supported: Table " + t.display_name +
+    return Status::InvalidArgument("The feature is not supported: Table " + t.display_name +
                                        " does not support RENAME TO (only catalog tables can be renamed).",
-                                   "UNSUPPORTED_FEATURE.TABLE_OPERATION");
+                                   errc::kUnsupportedFeatureTableOperation);
   }
   const planner::TableEntry& old = *t.entry;
   std::vector<std::string> parts;
@@ -672,23 +673,23 @@ Result<CommandResult> RenameTable(const sql::AlterTableStatement& stmt, const pl
   planner::TableEntry renamed = old;
   renamed.name = planner::LowerName(parts.back());
   if (parts.size() >= 2 && planner::LowerName(parts[parts.size() - 2]) != old.schema) {
-    return Status::InvalidArgument("[UNSUPPORTED_FEATURE.TABLE_OPERATION] The feature is not supported: RENAME TO another schema (`" +
+    return Status::InvalidArgument("The feature is not supported: RENAME TO another schema (`" +
                                        old.schema + "` to `" + planner::LowerName(parts[parts.size() - 2]) + "`).",
-                                   "UNSUPPORTED_FEATURE.TABLE_OPERATION");
+                                   errc::kUnsupportedFeatureTableOperation);
   }
   if (ctx.catalog->TableExists(old.schema, renamed.name)) {
-    return Status::AlreadyExists("[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot rename to `" + old.schema + "`.`" + renamed.name +
+    return Status::AlreadyExists("Cannot rename to `" + old.schema + "`.`" + renamed.name +
                                      "` because a table or view of that name already exists.",
-                                 "TABLE_OR_VIEW_ALREADY_EXISTS");
+                                 errc::kTableOrViewAlreadyExists);
   }
   if (old.managed) {
     renamed.location = ctx.catalog->ManagedLocation(old.schema, renamed.name);
     SILT_ASSIGN_OR_RETURN(bool exists, LocationExists(renamed.location));
     if (exists) {
-      return Status::AlreadyExists("[LOCATION_ALREADY_EXISTS] Cannot name the managed table as `" + old.schema + "`.`" + renamed.name +
+      return Status::AlreadyExists("Cannot name the managed table as `" + old.schema + "`.`" + renamed.name +
                                        "`, as its associated location '" + renamed.location +
                                        "' already exists. Please pick a different table name, or remove the existing location first.",
-                                   "LOCATION_ALREADY_EXISTS");
+                                   errc::kLocationAlreadyExists);
     }
   }
   SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(renamed));
@@ -711,15 +712,15 @@ Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandCo
   if (t.is_system) SILT_RETURN_NOT_OK(planner::ExpectTable(t, "ALTER TABLE"));  // read-only
   using A = sql::AlterTableStatement::Action;
   if (t.is_view && stmt.action == A::kSetTtl) {
-    return Status::InvalidArgument("[AUTO_TTL_UNSUPPORTED_TABLE_TYPE] Auto-TTL (DELETE ROWS … AFTER / DROP ROW "
+    return Status::InvalidArgument("Auto-TTL (DELETE ROWS … AFTER / DROP ROW "
                                    "DELETION) needs a Delta table; " +
                                        t.display_name + " is a view.",
-                                   "AUTO_TTL_UNSUPPORTED_TABLE_TYPE");
+                                   errc::kAutoTtlUnsupportedTableType);
   }
   if (t.is_view) {
-    return Status::InvalidArgument("[EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE] 'ALTER TABLE' expects a table but " +
+    return Status::InvalidArgument("'ALTER TABLE' expects a table but " +
                                        t.display_name + " is a view.",
-                                   "EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE");
+                                   errc::kExpectTableNotViewNoAlternative);
   }
   switch (stmt.action) {
     case A::kSetProperties: return SetProperties(stmt, t, ctx);
@@ -734,9 +735,9 @@ Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandCo
     case A::kSetTtl: return SetTtl(stmt, t, ctx);
     case A::kClusterBy:
       return Status::NotImplemented("liquid clustering (ALTER TABLE … CLUSTER BY) is not implemented yet",
-                                    "NOT_IMPLEMENTED");
+                                    errc::kNotImplemented);
   }
-  return Status::NotImplemented("this ALTER TABLE form is not implemented yet", "NOT_IMPLEMENTED");
+  return Status::NotImplemented("this ALTER TABLE form is not implemented yet", errc::kNotImplemented);
 }
 
 }  // namespace silt::commands

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/error_classes.h"
 #include "delta/constraints.h"
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
@@ -35,8 +36,8 @@ Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, 
     return Status::InvalidArgument("[INSERT_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS] Cannot write to " + table_name +
                                        ", the reason is not enough data columns: Table columns: " + std::to_string(to.size()) +
                                        ", Data columns: " + std::to_string(from.size()) + ".",
-                                   from.size() < to.size() ? "INSERT_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS"
-                                                           : "INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS");
+                                   from.size() < to.size() ? errc::kInsertColumnArityMismatchNotEnoughDataColumns
+                                                           : errc::kInsertColumnArityMismatchTooManyDataColumns);
   }
   exec::BindContext bind;
   bind.ansi = true;  // spark.sql.storeAssignmentPolicy=ANSI
@@ -51,10 +52,10 @@ Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, 
     any = true;
     Result<exec::ExprPtr> c = exec::BindCast(col, to[i].type, false, bind);
     if (!c.ok()) {
-      return Status::InvalidArgument("[INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_SAFELY_CAST] Cannot write incompatible data for the table " +
+      return Status::InvalidArgument("Cannot write incompatible data for the table " +
                                          table_name + ": Cannot safely cast " + "`" + to[i].name + "` " +
                                          from[i].type->ToString() + " to " + to[i].type->ToString() + ".",
-                                     "INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_SAFELY_CAST");
+                                     errc::kIncompatibleDataForTableCannotSafelyCast);
     }
     casts.push_back(*c);
   }
@@ -71,13 +72,13 @@ Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, 
     for (size_t i = 0; i < to.size(); ++i) {
       Vector v(to[i].type);
       Status st = exec::Evaluate(*casts[i], c, ectx, &v);
-      if (st.error_class() == "CAST_OVERFLOW") {
+      if (st.error_class() == errc::kCastOverflow) {
         // Spark names the column it was writing.
-        return Status::InvalidArgument("[CAST_OVERFLOW_IN_TABLE_INSERT] Fail to assign a value of \"" + from[i].type->ToString() +
+        return Status::InvalidArgument("Fail to assign a value of \"" + from[i].type->ToString() +
                                            "\" type to the \"" + to[i].type->ToString() + "\" type column or variable `" + to[i].name +
                                            "` due to an overflow. Use `try_cast` on the input value to tolerate overflow and return "
                                            "NULL instead.",
-                                       "CAST_OVERFLOW_IN_TABLE_INSERT");
+                                       errc::kCastOverflowInTableInsert);
       }
       SILT_RETURN_NOT_OK(st);
       o.columns.push_back(std::move(v));
@@ -225,7 +226,7 @@ Result<planner::ResolvedTable> ResolveDmlTable(const sql::TableName& table,
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, operation));
   if (!t.snapshot)
     return Status::NotFound("table " + t.display_name + " has no Delta log",
-                            "DELTA_TABLE_NOT_FOUND");
+                            errc::kDeltaTableNotFound);
   return t;
 }
 
@@ -346,9 +347,9 @@ Result<BoundCheck> BindCheck(const std::string& name, const std::string& sql, co
   for (const Field& f : logical) cols.push_back({f.name, f.type, f.nullable, ""});
   SILT_ASSIGN_OR_RETURN(exec::ExprPtr e, ctx.binder->BindExpression(*parsed, cols));
   if (e->type->id() != TypeId::kBoolean && e->type->id() != TypeId::kNull) {
-    return Status::InvalidArgument("[DELTA_NON_BOOLEAN_CHECK_CONSTRAINT] CHECK constraint '" + name + "' (" + sql +
+    return Status::InvalidArgument("CHECK constraint '" + name + "' (" + sql +
                                        ") should be a boolean expression.",
-                                   "DELTA_NON_BOOLEAN_CHECK_CONSTRAINT");
+                                   errc::kDeltaNonBooleanCheckConstraint);
   }
   BoundCheck c{name, sql, e, {}};
   exec::CollectColumns(*e, &c.columns);

@@ -5,6 +5,7 @@
 // silt's catalog.
 
 #include "commands/command.h"
+#include "common/error_classes.h"
 #include "ops/convert_to_delta.h"
 
 namespace silt::commands {
@@ -15,9 +16,9 @@ Result<CommandResult> ConvertToDelta(const sql::ConvertToDeltaStatement& stmt, C
     const std::string fmt = planner::LowerName(name.path_format);
     if (fmt == "delta") return CommandResult{};  // already Delta: Spark makes CONVERT idempotent
     if (fmt != "parquet") {
-      return Status::InvalidArgument("[DELTA_CONVERT_NON_PARQUET_TABLE] CONVERT TO DELTA only supports parquet tables, "
+      return Status::InvalidArgument("CONVERT TO DELTA only supports parquet tables, "
                                      "but you are trying to convert a " + fmt + " source: " + fmt + ".`" + name.path + "`",
-                                     "DELTA_CONVERT_NON_PARQUET_TABLE");
+                                     errc::kDeltaConvertNonParquetTable);
     }
     SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, planner::OpenTableStore(name.path, ctx.clock));
     ops::ConvertOptions options;
@@ -42,19 +43,19 @@ Result<CommandResult> ConvertToDelta(const sql::ConvertToDeltaStatement& stmt, C
       Result<std::shared_ptr<ObjectStore>> dir = planner::OpenTableStore(location, ctx.clock);
       Result<bool> dir_exists = dir.ok() ? (*dir)->DirExists("") : Result<bool>(false);
       if (dir_exists.ok() && *dir_exists) {
-        return Status::NotImplemented("[NOT_IMPLEMENTED] silt's catalog holds only Delta tables and views, so " +
+        return Status::NotImplemented("silt's catalog holds only Delta tables and views, so " +
                                           name.ToString() +
                                           " cannot be a Parquet catalog table; convert its directory with "
                                           "CONVERT TO DELTA parquet.`" + location + "`",
-                                      "NOT_IMPLEMENTED");
+                                      errc::kNotImplemented);
       }
     }
     return resolved.status();
   }
   if (resolved->is_view) {
-    return Status::InvalidArgument("[DELTA_OPERATION_NOT_ALLOWED] Operation not allowed: `Converting a view to a Delta "
+    return Status::InvalidArgument("Operation not allowed: `Converting a view to a Delta "
                                    "table` is not supported for Delta tables",
-                                   "DELTA_OPERATION_NOT_ALLOWED");
+                                   errc::kDeltaOperationNotAllowed);
   }
   return CommandResult{};
 }

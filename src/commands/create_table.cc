@@ -1,6 +1,7 @@
 // CREATE [OR REPLACE] TABLE [IF NOT EXISTS] … USING DELTA, and CTAS.
 
 #include "commands/command.h"
+#include "common/error_classes.h"
 #include "delta/actions.h"
 #include "delta/auto_ttl.h"
 #include "delta/json_util.h"
@@ -39,14 +40,14 @@ Result<Target> ResolveTarget(const sql::TableName& tn, const std::string& locati
     return t;
   }
   if (tn.parts.size() > 2 && !(tn.parts.size() == 3 && planner::LowerName(tn.parts[0]) == "spark_catalog")) {
-    return Status::InvalidArgument("[REQUIRES_SINGLE_PART_NAMESPACE] " + tn.ToString() + " has too many name parts.",
-                                   "REQUIRES_SINGLE_PART_NAMESPACE");
+    return Status::InvalidArgument(tn.ToString() + " has too many name parts.",
+                                   errc::kRequiresSinglePartNamespace);
   }
   t.catalog = true;
   t.schema = planner::LowerName(tn.parts.size() >= 2 ? tn.parts[tn.parts.size() - 2] : *ctx.current_schema);
   t.name = planner::LowerName(tn.parts.back());
   if (!ctx.catalog->SchemaExists(t.schema)) {
-    return Status::NotFound("[SCHEMA_NOT_FOUND] The schema `" + t.schema + "` cannot be found.", "SCHEMA_NOT_FOUND");
+    return Status::NotFound("The schema `" + t.schema + "` cannot be found.", errc::kSchemaNotFound);
   }
   t.display = "spark_catalog." + t.schema + "." + t.name;
   t.managed = location.empty();
@@ -59,16 +60,16 @@ Result<Target> ResolveTarget(const sql::TableName& tn, const std::string& locati
 Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx) {
   if (!stmt.using_format.empty() && stmt.using_format != "delta") {
     return Status::NotImplemented("CREATE TABLE … USING " + stmt.using_format + " is not supported; silt creates Delta tables",
-                                  "SILT_UNSUPPORTED_DATA_SOURCE");
+                                  errc::kSiltUnsupportedDataSource);
   }
   if (!stmt.cluster_by.empty()) {
     return Status::NotImplemented(
-        "liquid clustering (CREATE TABLE … CLUSTER BY) is not implemented yet", "NOT_IMPLEMENTED");
+        "liquid clustering (CREATE TABLE … CLUSTER BY) is not implemented yet", errc::kNotImplemented);
   }
   for (const auto& c : stmt.columns) {
     if (c.generated_as || c.identity || c.default_value) {
       return Status::NotImplemented("generated, identity and default columns are not implemented yet (column " + c.name + ")",
-                                    "NOT_IMPLEMENTED");
+                                    errc::kNotImplemented);
     }
   }
   std::string location = stmt.location;
@@ -76,20 +77,20 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   bool exists = target.catalog && ctx.catalog->TableExists(target.schema, target.name);
   if (exists && stmt.if_not_exists) return CommandResult{};
   if (exists && !stmt.or_replace) {
-    return Status::AlreadyExists("[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table or view `" + target.schema + "`.`" +
+    return Status::AlreadyExists("Cannot create table or view `" + target.schema + "`.`" +
                                      target.name + "` because it already exists.",
-                                 "TABLE_OR_VIEW_ALREADY_EXISTS");
+                                 errc::kTableOrViewAlreadyExists);
   }
   if (stmt.replace_only && !exists && target.catalog) {
-    return Status::NotFound("[TABLE_OR_VIEW_NOT_FOUND] The table " + target.display + " cannot be found.",
-                            "TABLE_OR_VIEW_NOT_FOUND");
+    return Status::NotFound("The table " + target.display + " cannot be found.",
+                            errc::kTableOrViewNotFound);
   }
   if (exists) {
     SILT_ASSIGN_OR_RETURN(planner::TableEntry e, ctx.catalog->GetTable(target.schema, target.name));
     if (e.format == "view") {
-      return Status::AlreadyExists("[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table `" + target.schema + "`.`" +
+      return Status::AlreadyExists("Cannot create table `" + target.schema + "`.`" +
                                        target.name + "` because a view of that name exists.",
-                                   "TABLE_OR_VIEW_ALREADY_EXISTS");
+                                   errc::kTableOrViewAlreadyExists);
     }
     target.location = e.location;
     target.managed = e.managed;
@@ -106,8 +107,8 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   for (size_t i = 0; i < schema.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (planner::LowerName(schema[i].name) == planner::LowerName(schema[j].name)) {
-        return Status::InvalidArgument("[COLUMN_ALREADY_EXISTS] The column `" + schema[i].name + "` already exists.",
-                                       "COLUMN_ALREADY_EXISTS");
+        return Status::InvalidArgument("The column `" + schema[i].name + "` already exists.",
+                                       errc::kColumnAlreadyExists);
       }
     }
   }
@@ -123,17 +124,17 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     }
     for (const auto& f : schema) {
       if (f.type->id() == TypeId::kNull) {
-        return Status::InvalidArgument("[DELTA_COLUMN_DATA_TYPE_NOT_SUPPORTED] Column `" + f.name + "` has type void, which Delta tables do not support.",
-                                       "DELTA_COLUMN_DATA_TYPE_NOT_SUPPORTED");
+        return Status::InvalidArgument("Column `" + f.name + "` has type void, which Delta tables do not support.",
+                                       errc::kDeltaColumnDataTypeNotSupported);
       }
     }
   }
   if (schema.empty() && has_log && !stmt.or_replace && stmt.ttl) {
-    return Status::InvalidArgument("[AUTO_TTL_UNSUPPORTED_TABLE_TYPE] CREATE TABLE over the existing Delta table at " +
+    return Status::InvalidArgument("CREATE TABLE over the existing Delta table at " +
                                        target.location +
                                        " registers it as it is and cannot set an Auto-TTL policy; register it first, "
                                        "then use ALTER TABLE … DELETE ROWS n DAYS AFTER column.",
-                                   "AUTO_TTL_UNSUPPORTED_TABLE_TYPE");
+                                   errc::kAutoTtlUnsupportedTableType);
   }
   if (schema.empty() && has_log && !stmt.or_replace) {
     // CREATE TABLE t LOCATION '<existing delta table>': register it as it is.
@@ -143,15 +144,15 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     return CommandResult{};
   }
   if (schema.empty()) {
-    return Status::InvalidArgument("[DELTA_SCHEMA_NOT_PROVIDED] Table schema is not provided. Please provide the schema "
+    return Status::InvalidArgument("Table schema is not provided. Please provide the schema "
                                    "(column definition) of the table when using REPLACE table and an AS SELECT query is not provided.",
-                                   "DELTA_SCHEMA_NOT_PROVIDED");
+                                   errc::kDeltaSchemaNotProvided);
   }
   for (const auto& p : stmt.partition_by) {
     if (FindField(schema, p) < 0) {
-      return Status::InvalidArgument("[DELTA_COLUMN_NOT_FOUND_IN_SCHEMA] Couldn't find column " + p + " in:\n" +
+      return Status::InvalidArgument("Couldn't find column " + p + " in:\n" +
                                          DataType::Struct(schema)->ToString(),
-                                     "DELTA_COLUMN_NOT_FOUND_IN_SCHEMA");
+                                     errc::kDeltaColumnNotFoundInSchema);
     }
   }
   delta::StringMap given;
@@ -168,11 +169,11 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   bool ttl = stmt.ttl.has_value();
   for (const auto& [k, v] : props) ttl = ttl || delta::IsAutoTtlKey(k);
   if (ttl && has_log && !stmt.or_replace) {
-    return Status::InvalidArgument("[AUTO_TTL_UNSUPPORTED_TABLE_TYPE] CREATE TABLE over the existing Delta table at " +
+    return Status::InvalidArgument("CREATE TABLE over the existing Delta table at " +
                                        target.location +
                                        " registers it as it is and cannot set an Auto-TTL policy; register it first, "
                                        "then use ALTER TABLE … DELETE ROWS n DAYS AFTER column.",
-                                   "AUTO_TTL_UNSUPPORTED_TABLE_TYPE");
+                                   errc::kAutoTtlUnsupportedTableType);
   }
   if (ttl) {
     const bool case_sensitive = ctx.config->GetBool("spark.sql.caseSensitive", false);
@@ -196,8 +197,8 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   }
   if (has_log && !stmt.or_replace) {
     if (!target.catalog) {
-      return Status::AlreadyExists("[DELTA_TABLE_ALREADY_EXISTS] Table " + target.display + " already exists.",
-                                   "DELTA_TABLE_ALREADY_EXISTS");
+      return Status::AlreadyExists("Table " + target.display + " already exists.",
+                                   errc::kDeltaTableAlreadyExists);
     }
     // An existing table at LOCATION: the declared schema must match it.
     const Schema& have = (*existing)->schema();
@@ -206,9 +207,9 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
       same = planner::LowerName(have[i].name) == planner::LowerName(schema[i].name) && have[i].type->Equals(*schema[i].type);
     }
     if (!same) {
-      return Status::InvalidArgument("[DELTA_CREATE_TABLE_SCHEME_MISMATCH] The specified schema does not match the existing "
+      return Status::InvalidArgument("The specified schema does not match the existing "
                                      "schema at " + target.location + ".",
-                                     "DELTA_CREATE_TABLE_SCHEME_MISMATCH");
+                                     errc::kDeltaCreateTableSchemeMismatch);
     }
     planner::TableEntry e{target.schema, target.name, target.location, false, "delta", "", stmt.comment, {}, ""};
     SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));

@@ -1,5 +1,6 @@
 // DESCRIBE HISTORY t [LIMIT n]: one row per commit, newest first, with Spark's columns.
 #include "commands/command.h"
+#include "common/error_classes.h"
 #include "delta/history.h"
 #include "exec/expression.h"
 #include "exec/functions.h"
@@ -77,7 +78,7 @@ Result<CommandResult> DescribeHistory(const sql::DescribeStatement& stmt, Comman
     SILT_ASSIGN_OR_RETURN(Value v, exec::EvaluateConstant(*e, ctx.binder->context().eval));
     if (v.is_null() || v.integer() < 0) {
       return Status::InvalidArgument("[DELTA_INVALID_HISTORY_LIMIT] The LIMIT of DESCRIBE HISTORY must be a non-negative integer.",
-                                     "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE");
+                                     errc::kInvalidLimitLikeExpressionIsNegative);
     }
     limit = static_cast<int>(v.integer());
   }

@@ -2,20 +2,21 @@
 // name, as Spark does); a managed table's directory is deleted with it.
 
 #include "commands/command.h"
+#include "common/error_classes.h"
 #include "io/object_store_factory.h"
 
 namespace silt::commands {
 
 Result<CommandResult> DropTable(const sql::DropTableStatement& stmt, CommandContext& ctx) {
   if (stmt.name.is_path()) {
-    return Status::InvalidArgument("DROP TABLE needs a catalog table name, not a path", "INVALID_SQL_SYNTAX");
+    return Status::InvalidArgument("DROP TABLE needs a catalog table name, not a path", errc::kInvalidSqlSyntax);
   }
   if (planner::IsSystemTableName(stmt.name)) {
-    return Status::InvalidArgument("[UNSUPPORTED_FEATURE.TABLE_OPERATION] The feature is not supported: Table `" +
+    return Status::InvalidArgument("The feature is not supported: Table `" +
                                        stmt.name.ToString() +
                                        "` does not support DROP TABLE. It is a read-only system table written by the "
                                        "maintenance service.",
-                                   "UNSUPPORTED_FEATURE.TABLE_OPERATION");
+                                   errc::kUnsupportedFeatureTableOperation);
   }
   std::string schema = planner::LowerName(stmt.name.parts.size() >= 2 ? stmt.name.parts[stmt.name.parts.size() - 2]
                                                                        : *ctx.current_schema);
@@ -24,14 +25,14 @@ Result<CommandResult> DropTable(const sql::DropTableStatement& stmt, CommandCont
   Result<planner::TableEntry> e = ctx.catalog->GetTable(schema, stmt.name.parts.back());
   if (!e.ok()) {
     if (stmt.if_exists && e.status().code() == StatusCode::kNotFound) return CommandResult{};
-    return Status::NotFound("[TABLE_OR_VIEW_NOT_FOUND] The table or view `" + schema + "`.`" +
+    return Status::NotFound("The table or view `" + schema + "`.`" +
                                 planner::LowerName(stmt.name.parts.back()) + "` cannot be found.",
-                            "TABLE_OR_VIEW_NOT_FOUND");
+                            errc::kTableOrViewNotFound);
   }
   if (e->format == "view") {
-    return Status::InvalidArgument("[WRONG_COMMAND_FOR_OBJECT_TYPE] The operation DROP TABLE requires a TABLE. But `spark_catalog`.`" +
+    return Status::InvalidArgument("The operation DROP TABLE requires a TABLE. But `spark_catalog`.`" +
                                        e->schema + "`.`" + e->name + "` is a VIEW. Use DROP VIEW instead.",
-                                   "WRONG_COMMAND_FOR_OBJECT_TYPE");
+                                   errc::kWrongCommandForObjectType);
   }
   SILT_RETURN_NOT_OK(ctx.catalog->UnregisterTable(e->schema, e->name));
   if (e->managed) {

@@ -3,6 +3,7 @@
 // so the counts are the files the command really reads. A partition-only predicate's matching
 // files match in all their rows (no row filter is evaluated); the scan line says so.
 #include "commands/command.h"
+#include "common/error_classes.h"
 
 namespace silt::commands {
 
@@ -24,7 +25,7 @@ Result<std::string> ExplainDml(const sql::Statement& stmt, CommandContext& ctx) 
     alias = u.alias;
     text = "UpdateCommand";
   } else {
-    return Status::NotImplemented("EXPLAIN of this statement is not supported yet", "NOT_IMPLEMENTED");
+    return Status::NotImplemented("EXPLAIN of this statement is not supported yet", errc::kNotImplemented);
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ResolveDmlTable(*table, "EXPLAIN", ctx));
   SILT_ASSIGN_OR_RETURN(BoundDmlTarget b,

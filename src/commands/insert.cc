@@ -1,5 +1,6 @@
 // INSERT INTO | OVERWRITE [TABLE] t [PARTITION (…)] [(cols) | BY NAME] [REPLACE WHERE pred] VALUES … | SELECT …
 #include "commands/command.h"
+#include "common/error_classes.h"
 #include "ops/dml.h"
 #include "delta/actions.h"
 #include "delta/table_writer.h"
@@ -46,9 +47,9 @@ Result<CommandResult> ReplaceWhere(const sql::InsertStatement& stmt, const plann
       for (const std::string& col : pred.columns) view.columns.push_back(c.columns[static_cast<size_t>(FindField(schema, col))]);
       SILT_ASSIGN_OR_RETURN(std::vector<uint32_t> ok, spec.matcher(view));
       if (ok.size() != c.size()) {
-        return Status::InvalidArgument("[DELTA_REPLACE_WHERE_MISMATCH] Written data does not conform to partial table overwrite "
+        return Status::InvalidArgument("Written data does not conform to partial table overwrite "
                                            "condition or constraint '" + pred.sql + "'.",
-                                       "DELTA_REPLACE_WHERE_MISMATCH");
+                                       errc::kDeltaReplaceWhereMismatch);
       }
     }
   }
@@ -74,7 +75,7 @@ Result<CommandResult> ReplaceWhere(const sql::InsertStatement& stmt, const plann
 
 Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& ctx) {
   if (stmt.if_not_exists) {
-    return Status::NotImplemented("INSERT … IF NOT EXISTS is not implemented yet", "NOT_IMPLEMENTED");
+    return Status::NotImplemented("INSERT … IF NOT EXISTS is not implemented yet", errc::kNotImplemented);
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table, ctx.binder->ResolveTable(stmt.table, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(table, "INSERT"));
@@ -86,12 +87,12 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   for (const auto& [name, expr] : stmt.partition_spec) {
     int fi = FindField(schema, name);
     if (fi < 0) {
-      return Status::InvalidArgument("[PARTITIONS_NOT_FOUND] The partition column `" + name + "` is not in table " +
+      return Status::InvalidArgument("The partition column `" + name + "` is not in table " +
                                          table.display_name + ".",
-                                     "PARTITIONS_NOT_FOUND");
+                                     errc::kPartitionsNotFound);
     }
     if (!expr) {
-      return Status::NotImplemented("dynamic partition columns in PARTITION (…) are not supported yet", "NOT_IMPLEMENTED");
+      return Status::NotImplemented("dynamic partition columns in PARTITION (…) are not supported yet", errc::kNotImplemented);
     }
     std::vector<planner::OutputColumn> none;
     SILT_ASSIGN_OR_RETURN(exec::ExprPtr b, ctx.binder->BindExpression(*expr, none));
@@ -112,9 +113,9 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     for (const auto& c : qschema) named.push_back(c.name);
     for (const auto& n : named) {
       if (FindField(schema, n) < 0) {
-        return Status::InvalidArgument("[INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_COLUMNS] Cannot write incompatible data for the table " +
+        return Status::InvalidArgument("Cannot write incompatible data for the table " +
                                            table.display_name + ": Cannot find extra column `" + n + "`.",
-                                       "INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_COLUMNS");
+                                       errc::kIncompatibleDataForTableExtraColumns);
       }
     }
   }
@@ -124,19 +125,19 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
       return Status::InvalidArgument("[INSERT_COLUMN_ARITY_MISMATCH] Cannot write to " + table.display_name +
                                          ": the column list has " + std::to_string(named.size()) +
                                          " columns but the data has " + std::to_string(qschema.size()) + ".",
-                                     named.size() < qschema.size() ? "INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS"
-                                                                   : "INSERT_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS");
+                                     named.size() < qschema.size() ? errc::kInsertColumnArityMismatchTooManyDataColumns
+                                                                   : errc::kInsertColumnArityMismatchNotEnoughDataColumns);
     }
     for (size_t i = 0; i < named.size(); ++i) {
       int fi = FindField(schema, named[i]);
       if (fi < 0) {
-        return Status::InvalidArgument("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function parameter with name `" +
+        return Status::InvalidArgument("A column or function parameter with name `" +
                                            named[i] + "` cannot be resolved.",
-                                       "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+                                       errc::kUnresolvedColumnWithSuggestion);
       }
       if (source[fi] >= 0) {
-        return Status::InvalidArgument("[COLUMN_ALREADY_EXISTS] The column `" + named[i] + "` already exists.",
-                                       "COLUMN_ALREADY_EXISTS");
+        return Status::InvalidArgument("The column `" + named[i] + "` already exists.",
+                                       errc::kColumnAlreadyExists);
       }
       source[fi] = static_cast<int>(i);
     }

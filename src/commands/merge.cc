@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "commands/command.h"
+#include "common/error_classes.h"
 #include "ops/dml.h"
 #include "delta/change_data_feed.h"
 #include "delta/scan.h"
@@ -107,7 +108,7 @@ SourceKeyFilter SourceKeyFilterOf(const exec::ExprPtr& on,
 
 Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext& ctx) {
   if (stmt.with_schema_evolution) {
-    return Status::NotImplemented("MERGE WITH SCHEMA EVOLUTION is not implemented yet", "NOT_IMPLEMENTED");
+    return Status::NotImplemented("MERGE WITH SCHEMA EVOLUTION is not implemented yet", errc::kNotImplemented);
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.target, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "MERGE INTO"));
@@ -166,23 +167,23 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
             if (planner::LowerName(scols[k].name) == planner::LowerName(schema[i].name)) si = k;
           }
           if (si < 0) {
-            return Status::InvalidArgument("[DELTA_MERGE_UNRESOLVED_EXPRESSION] Cannot resolve " + schema[i].name +
+            return Status::InvalidArgument("Cannot resolve " + schema[i].name +
                                                " in " + std::string(insert ? "INSERT" : "UPDATE") + " clause given the source columns.",
-                                           "DELTA_MERGE_UNRESOLVED_EXPRESSION");
+                                           errc::kDeltaMergeUnresolvedExpression);
           }
           SILT_ASSIGN_OR_RETURN(b.values[i], target_value(i, exec::MakeColumn(src_base + si, scols[si].type, scols[si].name)));
         }
       } else if (insert) {
         if (c.insert_columns.size() != c.insert_values.size()) {
           return Status::InvalidArgument("[DELTA_MERGE_INSERT_ARITY] The number of INSERT columns and values differ.",
-                                         "INSERT_COLUMN_ARITY_MISMATCH");
+                                         errc::kInsertColumnArityMismatch);
         }
         for (size_t k = 0; k < c.insert_columns.size(); ++k) {
           int i = FindField(schema, c.insert_columns[k]);
           if (i < 0) {
-            return Status::InvalidArgument("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column with name `" + c.insert_columns[k] +
+            return Status::InvalidArgument("A column with name `" + c.insert_columns[k] +
                                                "` cannot be resolved.",
-                                           "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+                                           errc::kUnresolvedColumnWithSuggestion);
           }
           SILT_ASSIGN_OR_RETURN(exec::ExprPtr v, ctx.binder->BindExpression(*c.insert_values[k], joined));
           SILT_ASSIGN_OR_RETURN(b.values[i], target_value(i, v));
@@ -194,13 +195,13 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
         for (const auto& a : c.set) {
           std::vector<std::string> path = a.column;
           if (path.size() == 2 && planner::LowerName(path[0]) == planner::LowerName(talias)) path.erase(path.begin());
-          if (path.size() != 1) return Status::NotImplemented("MERGE UPDATE of nested fields", "NOT_IMPLEMENTED");
+          if (path.size() != 1) return Status::NotImplemented("MERGE UPDATE of nested fields", errc::kNotImplemented);
           int i = FindField(schema, path[0]);
           if (i < 0) {
-            return Status::InvalidArgument("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column with name `" + path[0] + "` cannot be resolved.",
-                                           "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+            return Status::InvalidArgument("A column with name `" + path[0] + "` cannot be resolved.",
+                                           errc::kUnresolvedColumnWithSuggestion);
           }
-          if (!a.value) return Status::NotImplemented("SET col = DEFAULT", "NOT_IMPLEMENTED");
+          if (!a.value) return Status::NotImplemented("SET col = DEFAULT", errc::kNotImplemented);
           SILT_ASSIGN_OR_RETURN(exec::ExprPtr v, ctx.binder->BindExpression(*a.value, joined));
           SILT_ASSIGN_OR_RETURN(b.values[i], target_value(i, v));
         }
@@ -414,10 +415,10 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
           size_t f = static_cast<size_t>(file_col.data<int64_t>()[r]);
           int64_t row = row_col.data<int64_t>()[r];
           if (++touched[f][row] > 1) {
-            return Status::InvalidArgument("[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE] Cannot perform Merge as "
+            return Status::InvalidArgument("Cannot perform Merge as "
                                                "multiple source rows matched and attempted to modify the same target row in the "
                                                "Delta table in possibly conflicting ways.",
-                                           "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE");
+                                           errc::kDeltaMultipleSourceRowMatchingTargetRowInMerge);
           }
           SILT_RETURN_NOT_OK(deletions[f].Add(static_cast<uint64_t>(row)));
         }

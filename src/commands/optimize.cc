@@ -2,6 +2,7 @@
 // only partition columns, map session settings and table properties to OptimizeOptions, return
 // Spark's (path, metrics) row. REORG TABLE (reorg.cc) shares the options and the result row.
 #include "commands/command.h"
+#include "common/error_classes.h"
 #include "ops/optimize.h"
 
 namespace silt::commands {
@@ -21,8 +22,8 @@ Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTab
     char* end = nullptr;
     double v = std::strtod(r->c_str(), &end);
     if (!end || *end || v < 0 || v > 1) {
-      return Status::InvalidArgument("[INVALID_CONF_VALUE] spark.databricks.delta.optimize.maxDeletedRowsRatio must be in [0, 1]",
-                                     "INVALID_CONF_VALUE");
+      return Status::InvalidArgument("spark.databricks.delta.optimize.maxDeletedRowsRatio must be in [0, 1]",
+                                     errc::kInvalidConfValue);
     }
     o.max_deleted_rows_ratio = v;
   }
@@ -31,10 +32,10 @@ Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTab
     if (!pred.partition_only) {
       std::string parts;
       for (const auto& p : t.snapshot->partition_columns()) parts += (parts.empty() ? "" : ", ") + p;
-      return Status::InvalidArgument("[DELTA_NON_PARTITION_COLUMN_REFERENCE] Predicate references non-partition column '" +
+      return Status::InvalidArgument("Predicate references non-partition column '" +
                                          (pred.columns.empty() ? std::string("?") : pred.columns[0]) +
                                          "'. Only the partition columns may be referenced: [" + parts + "]",
-                                     "DELTA_NON_PARTITION_COLUMN_REFERENCE");
+                                     errc::kDeltaNonPartitionColumnReference);
     }
     auto snap = t.snapshot;
     exec::EvalContext eval = ctx.binder->context().eval;
@@ -58,13 +59,13 @@ Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandC
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "OPTIMIZE"));
   if (stmt.full) {
     return Status::InvalidArgument("[DELTA_CLUSTERING_NOT_ENABLED] OPTIMIZE FULL is only for tables with liquid clustering.",
-                                   "DELTA_OPTIMIZE_FULL_NOT_SUPPORTED");
+                                   errc::kDeltaOptimizeFullNotSupported);
   }
   SILT_ASSIGN_OR_RETURN(ops::OptimizeOptions o, OptimizeStatementOptions(t, stmt.where.get(), ctx));
   if (!stmt.zorder_by.empty()) {
     o.mode = ops::OptimizeOptions::Mode::kZOrder;
     for (const auto& path : stmt.zorder_by) {
-      if (path.size() != 1) return Status::NotImplemented("ZORDER BY nested fields is not implemented yet", "NOT_IMPLEMENTED");
+      if (path.size() != 1) return Status::NotImplemented("ZORDER BY nested fields is not implemented yet", errc::kNotImplemented);
       o.zorder_by.push_back(path[0]);
     }
   }

@@ -7,6 +7,7 @@
 #include "ops/restore.h"
 
 #include "commands/command.h"
+#include "common/error_classes.h"
 
 namespace silt::commands {
 
@@ -16,8 +17,8 @@ namespace {
 // both name the provided and the bounding commit timestamp, in that order.
 Status RestoreTimestampError(const Status& st) {
   const std::string cls(st.error_class());
-  const bool after = cls == "DELTA_TIMESTAMP_GREATER_THAN_COMMIT";
-  if (!after && cls != "DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION") return st;
+  const bool after = cls == errc::kDeltaTimestampGreaterThanCommit;
+  if (!after && cls != errc::kDeltaTimestampEarlierThanCommitRetention) return st;
   std::vector<std::string> ts;  // the parenthesised timestamps of time travel's message
   for (size_t open = st.message().find('('); open != std::string::npos && ts.size() < 2;
        open = st.message().find('(', open + 1)) {
@@ -26,7 +27,7 @@ Status RestoreTimestampError(const Status& st) {
     ts.emplace_back(st.message().substr(open + 1, close - open - 1));
   }
   if (ts.size() < 2) return st;
-  const std::string out_class = after ? "DELTA_CANNOT_RESTORE_TIMESTAMP_GREATER" : "DELTA_CANNOT_RESTORE_TIMESTAMP_EARLIER";
+  const std::string out_class = after ? errc::kDeltaCannotRestoreTimestampGreater : errc::kDeltaCannotRestoreTimestampEarlier;
   return Status::InvalidArgument("[" + out_class + "] Cannot restore table to timestamp (" + ts[0] + ") as it is " +
                                      (after ? "after the latest" : "before the earliest") +
                                      " version available. Please use a timestamp " + (after ? "before" : "after") +
@@ -41,10 +42,10 @@ Result<CommandResult> RestoreTable(const sql::RestoreStatement& stmt, CommandCon
   SILT_RETURN_NOT_OK(planner::ExpectTable(cur, "RESTORE"));
   const int64_t latest = cur.snapshot->version();
   if (stmt.target.version && (*stmt.target.version < 0 || *stmt.target.version > latest)) {
-    return Status::InvalidArgument("[DELTA_CANNOT_RESTORE_TABLE_VERSION] Cannot restore table to version " +
+    return Status::InvalidArgument("Cannot restore table to version " +
                                        std::to_string(*stmt.target.version) + ". Available versions: [0, " +
                                        std::to_string(latest) + "].",
-                                   "DELTA_CANNOT_RESTORE_TABLE_VERSION");
+                                   errc::kDeltaCannotRestoreTableVersion);
   }
   Result<planner::ResolvedTable> resolved = ctx.binder->ResolveTable(stmt.table, &stmt.target);
   if (!resolved.ok()) return RestoreTimestampError(resolved.status());

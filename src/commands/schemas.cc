@@ -2,6 +2,7 @@
 #include <regex>
 
 #include "commands/command.h"
+#include "common/error_classes.h"
 
 namespace silt::commands {
 
@@ -39,7 +40,7 @@ Result<CommandResult> SchemaCommand(const sql::Statement& stmt, CommandContext& 
       const auto& s = static_cast<const sql::CreateSchemaStatement&>(stmt);
       if (!s.location.empty()) {
         return Status::NotImplemented("CREATE SCHEMA … LOCATION is not supported; schemas live in the warehouse",
-                                      "NOT_IMPLEMENTED");
+                                      errc::kNotImplemented);
       }
       SILT_RETURN_NOT_OK(ctx.catalog->CreateSchema(SingleName(s.name), s.if_not_exists, s.comment));
       return CommandResult{};
@@ -57,7 +58,7 @@ Result<CommandResult> SchemaCommand(const sql::Statement& stmt, CommandContext& 
       const auto& s = static_cast<const sql::UseStatement&>(stmt);
       std::string name = planner::LowerName(SingleName(s.name));
       if (!ctx.catalog->SchemaExists(name)) {
-        return Status::NotFound("[SCHEMA_NOT_FOUND] The schema `" + name + "` cannot be found.", "SCHEMA_NOT_FOUND");
+        return Status::NotFound("The schema `" + name + "` cannot be found.", errc::kSchemaNotFound);
       }
       *ctx.current_schema = name;
       return CommandResult{};

@@ -2,6 +2,7 @@
 // maintenance/advisor.h), one row per job: job, due, action, files, bytes, rows, detail.
 // docs/maintenance.md documents the columns. Reads the log and the file statistics only.
 #include "commands/command.h"
+#include "common/error_classes.h"
 #include "maintenance/advisor.h"
 
 namespace silt::commands {
@@ -12,8 +13,8 @@ Result<CommandResult> ShowMaintenance(const sql::ShowStatement& stmt, CommandCon
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "SHOW MAINTENANCE"));
   if (!t.snapshot) {
     return Status::NotFound(
-        "[DELTA_TABLE_NOT_FOUND] Delta table " + t.display_name + " doesn't exist.",
-        "DELTA_TABLE_NOT_FOUND");
+        "Delta table " + t.display_name + " doesn't exist.",
+        errc::kDeltaTableNotFound);
   }
   planner::SessionConfig* config = ctx.config;
   maintenance::ConfigLookup lookup =

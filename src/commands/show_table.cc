@@ -11,6 +11,7 @@
 
 #include "common/ascii.h"
 #include "commands/command.h"
+#include "common/error_classes.h"
 
 namespace silt::commands {
 
@@ -189,9 +190,9 @@ Result<CommandResult> ShowColumns(const sql::ShowStatement& stmt, CommandContext
         std::string a, b;
         for (const auto& p : stmt.schema) a += (a.empty() ? "" : ".") + ("`" + p + "`");
         for (const auto& p : ns) b += (b.empty() ? "" : ".") + ("`" + p + "`");
-        return Status::InvalidArgument("[SHOW_COLUMNS_WITH_CONFLICT_NAMESPACE] SHOW COLUMNS with conflicting namespaces: " +
+        return Status::InvalidArgument("SHOW COLUMNS with conflicting namespaces: " +
                                            a + " != " + b + ".",
-                                       "SHOW_COLUMNS_WITH_CONFLICT_NAMESPACE");
+                                       errc::kShowColumnsWithConflictNamespace);
       }
     } else {
       std::vector<std::string> parts = stmt.schema;

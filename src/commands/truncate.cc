@@ -3,6 +3,7 @@
 #include "ops/truncate.h"
 
 #include "commands/command.h"
+#include "common/error_classes.h"
 
 namespace silt::commands {
 
@@ -12,11 +13,11 @@ Result<CommandResult> TruncateTable(const sql::TruncateStatement& stmt, CommandC
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "TRUNCATE TABLE"));
   if (stmt.partition) {
     return Status::InvalidArgument(
-        "[DELTA_TRUNCATE_TABLE_PARTITION_NOT_SUPPORTED] Operation not allowed: TRUNCATE TABLE on "
+        "Operation not allowed: TRUNCATE TABLE on "
         "Delta "
         "tables does not support partition predicates; use DELETE to delete specific partitions or "
         "rows.",
-        "DELTA_TRUNCATE_TABLE_PARTITION_NOT_SUPPORTED");
+        errc::kDeltaTruncateTablePartitionNotSupported);
   }
   ops::DmlOptions options;
   options.clock = ctx.clock;

@@ -1,6 +1,7 @@
 // UPDATE t [[AS] a] SET col = expr, … [WHERE pred]: matched rows are deleted (deletion vector or
 // copy-on-write) and their new versions written in the same commit.
 #include "commands/command.h"
+#include "common/error_classes.h"
 #include "exec/functions.h"
 #include "ops/dml.h"
 
@@ -21,19 +22,19 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
     std::vector<std::string> path = a.column;
     if (path.size() == 2 && planner::LowerName(path[0]) == planner::LowerName(alias)) path.erase(path.begin());
     if (path.size() != 1) {
-      return Status::NotImplemented("UPDATE of nested fields is not implemented yet", "NOT_IMPLEMENTED");
+      return Status::NotImplemented("UPDATE of nested fields is not implemented yet", errc::kNotImplemented);
     }
     int fi = FindField(schema, path[0]);
     if (fi < 0) {
-      return Status::InvalidArgument("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function parameter with name `" +
+      return Status::InvalidArgument("A column, variable, or function parameter with name `" +
                                          path[0] + "` cannot be resolved.",
-                                     "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+                                     errc::kUnresolvedColumnWithSuggestion);
     }
     if (values[fi]) {
       return Status::InvalidArgument("[DELTA_MULTIPLE_ASSIGNMENTS] There is a conflict from these SET columns: [`" + path[0] + "`].",
-                                     "DELTA_CONFLICT_SET_COLUMN");
+                                     errc::kDeltaConflictSetColumn);
     }
-    if (!a.value) return Status::NotImplemented("SET col = DEFAULT is not implemented yet", "NOT_IMPLEMENTED");
+    if (!a.value) return Status::NotImplemented("SET col = DEFAULT is not implemented yet", errc::kNotImplemented);
     SILT_ASSIGN_OR_RETURN(exec::ExprPtr v, ctx.binder->BindExpression(*a.value, cols));
     if (!v->type->Equals(*schema[fi].type)) {
       SILT_ASSIGN_OR_RETURN(v, exec::BindCast(v, schema[fi].type, false, store_assign));

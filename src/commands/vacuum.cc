@@ -1,6 +1,7 @@
 // VACUUM as a SQL statement: resolves the table and the inventory, maps session settings to
 // VacuumOptions (docs/vacuum.md has the table) and shapes Spark's output.
 #include "commands/command.h"
+#include "common/error_classes.h"
 #include "ops/vacuum.h"
 #include "common/thread_pool.h"
 
@@ -10,7 +11,7 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
   // Without the file list: VACUUM streams the file actions it needs (LITE only probes the few
   // paths its commits name), so a 1M-file table is never materialised.
   auto resolved = ctx.binder->ResolveTable(stmt.table, std::nullopt, false, /*load_files=*/false);
-  if (!resolved.ok() && resolved.status().error_class() == "DELTA_UNSUPPORTED_FEATURES_FOR_READ") {
+  if (!resolved.ok() && resolved.status().error_class() == errc::kDeltaUnsupportedFeaturesForRead) {
     // The binder's snapshot load refuses a catalogManaged table (a reader feature) before VACUUM
     // can: the user is owed the catalog's error, as Vacuum() gives it for a store (§1.4).
     std::string_view msg = resolved.status().message();
@@ -23,7 +24,7 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table, std::move(resolved));
   if (table.is_view) {
-    return Status::InvalidArgument("[DELTA_TABLE_ONLY_OPERATION] " + table.display_name + " is not a Delta table. VACUUM is only supported for Delta tables.",
+    return Status::InvalidArgument(table.display_name + " is not a Delta table. VACUUM is only supported for Delta tables.",
                                    ops::kErrorTableOnlyOperation);
   }
   SILT_RETURN_NOT_OK(planner::ExpectTable(table, "VACUUM"));  // system tables are read-only

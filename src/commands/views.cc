@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "commands/command.h"
+#include "common/error_classes.h"
 
 namespace silt::commands {
 
@@ -18,27 +19,27 @@ std::string Quoted(const std::string& schema, const std::string& name) {
 
 Status AlreadyExists(const std::string& quoted, bool temporary) {
   if (temporary) {
-    return Status::AlreadyExists("[TEMP_TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create the temporary view " + quoted +
+    return Status::AlreadyExists("Cannot create the temporary view " + quoted +
                                      " because it already exists.",
-                                 "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS");
+                                 errc::kTempTableOrViewAlreadyExists);
   }
-  return Status::AlreadyExists("[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table or view " + quoted +
+  return Status::AlreadyExists("Cannot create table or view " + quoted +
                                    " because it already exists.",
-                               "TABLE_OR_VIEW_ALREADY_EXISTS");
+                               errc::kTableOrViewAlreadyExists);
 }
 
 // schema.name of a persistent view or table name (one or two parts, or spark_catalog.schema.name).
 Result<std::pair<std::string, std::string>> CatalogName(const sql::TableName& tn, CommandContext& ctx) {
   if (tn.is_path()) {
-    return Status::InvalidArgument("a view needs a name, not a path (" + tn.path + ")", "INVALID_SQL_SYNTAX");
+    return Status::InvalidArgument("a view needs a name, not a path (" + tn.path + ")", errc::kInvalidSqlSyntax);
   }
   if (tn.parts.size() > 2 && !(tn.parts.size() == 3 && planner::LowerName(tn.parts[0]) == "spark_catalog")) {
-    return Status::InvalidArgument("[REQUIRES_SINGLE_PART_NAMESPACE] " + tn.ToString() + " has too many name parts.",
-                                   "REQUIRES_SINGLE_PART_NAMESPACE");
+    return Status::InvalidArgument(tn.ToString() + " has too many name parts.",
+                                   errc::kRequiresSinglePartNamespace);
   }
   std::string schema = planner::LowerName(tn.parts.size() >= 2 ? tn.parts[tn.parts.size() - 2] : *ctx.current_schema);
   if (!ctx.catalog->SchemaExists(schema)) {
-    return Status::NotFound("[SCHEMA_NOT_FOUND] The schema `" + schema + "` cannot be found.", "SCHEMA_NOT_FOUND");
+    return Status::NotFound("The schema `" + schema + "` cannot be found.", errc::kSchemaNotFound);
   }
   return std::make_pair(schema, planner::LowerName(tn.parts.back()));
 }
@@ -47,15 +48,15 @@ Result<std::pair<std::string, std::string>> CatalogName(const sql::TableName& tn
 
 Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt, CommandContext& ctx) {
   if (stmt.or_replace && stmt.if_not_exists) {
-    return Status::InvalidArgument("[INVALID_SQL_SYNTAX] CREATE VIEW with both IF NOT EXISTS and REPLACE is not allowed.",
-                                   "INVALID_SQL_SYNTAX");
+    return Status::InvalidArgument("CREATE VIEW with both IF NOT EXISTS and REPLACE is not allowed.",
+                                   errc::kInvalidSqlSyntax);
   }
   std::string schema, name;
   if (stmt.temporary) {
     if (stmt.name.is_path() || stmt.name.parts.size() != 1) {
-      return Status::InvalidArgument("[TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS] CREATE TEMPORARY VIEW expects a single-part "
+      return Status::InvalidArgument("CREATE TEMPORARY VIEW expects a single-part "
                                      "view name, but got: " + stmt.name.ToString() + ".",
-                                     "TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS");
+                                     errc::kTempViewNameTooManyNameParts);
     }
     name = planner::LowerName(stmt.name.parts[0]);
     if (ctx.temp_views->count(name)) {
@@ -70,9 +71,9 @@ Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt, CommandCo
       if (stmt.if_not_exists) return CommandResult{};
       if (existing->format != "view") {
         // Spark refuses to replace a table by a view, OR REPLACE or not.
-        return Status::AlreadyExists("[EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE] The table " + Quoted(schema, name) +
+        return Status::AlreadyExists("The table " + Quoted(schema, name) +
                                          " is not a view; a view cannot replace it.",
-                                     "EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE");
+                                     errc::kExpectViewNotTableNoAlternative);
       }
       if (!stmt.or_replace) return AlreadyExists(Quoted(schema, name), false);
     } else if (existing.status().code() != StatusCode::kNotFound) {
@@ -86,18 +87,18 @@ Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt, CommandCo
   SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, binder.BindQuery(*stmt.query));
   std::string self_key = stmt.temporary ? name : schema + "." + name;
   if (binder.expanded_views().count(self_key)) {
-    return Status::InvalidArgument("[RECURSIVE_VIEW] Recursive view " + Quoted(schema, name) +
+    return Status::InvalidArgument("Recursive view " + Quoted(schema, name) +
                                        " detected (cycle: the new definition refers to the view itself).",
-                                   "RECURSIVE_VIEW");
+                                   errc::kRecursiveView);
   }
   if (!stmt.temporary && binder.referenced_temp_view()) {
-    return Status::InvalidArgument("[INVALID_TEMP_OBJ_REFERENCE] Cannot create the persistent object " + Quoted(schema, name) +
+    return Status::InvalidArgument("Cannot create the persistent object " + Quoted(schema, name) +
                                        " of the type VIEW because it references a temporary view.",
-                                   "INVALID_TEMP_OBJ_REFERENCE");
+                                   errc::kInvalidTempObjReference);
   }
   if (!stmt.column_aliases.empty() && stmt.column_aliases.size() != plan->columns.size()) {
-    std::string cls = stmt.column_aliases.size() > plan->columns.size() ? "CREATE_VIEW_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS"
-                                                                         : "CREATE_VIEW_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS";
+    std::string cls = stmt.column_aliases.size() > plan->columns.size() ? errc::kCreateViewColumnArityMismatchNotEnoughDataColumns
+                                                                         : errc::kCreateViewColumnArityMismatchTooManyDataColumns;
     return Status::InvalidArgument("[" + cls + "] Cannot create view " + Quoted(schema, name) + ": the view has " +
                                        std::to_string(stmt.column_aliases.size()) + " columns but the query " +
                                        std::to_string(plan->columns.size()) + ".",
@@ -110,9 +111,9 @@ Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt, CommandCo
   for (size_t i = 0; i < names.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (planner::LowerName(names[i]) == planner::LowerName(names[j])) {
-        return Status::InvalidArgument("[COLUMN_ALREADY_EXISTS] The column `" + planner::LowerName(names[i]) +
+        return Status::InvalidArgument("The column `" + planner::LowerName(names[i]) +
                                            "` already exists.",
-                                       "COLUMN_ALREADY_EXISTS");
+                                       errc::kColumnAlreadyExists);
       }
     }
   }
@@ -152,13 +153,13 @@ Result<CommandResult> DropView(const sql::DropViewStatement& stmt, CommandContex
   if (!e.ok()) {
     if (e.status().code() != StatusCode::kNotFound) return e.status();
     if (stmt.if_exists) return CommandResult{};
-    return Status::NotFound("[TABLE_OR_VIEW_NOT_FOUND] The view " + Quoted(schema, name) + " cannot be found.",
-                            "TABLE_OR_VIEW_NOT_FOUND");
+    return Status::NotFound("The view " + Quoted(schema, name) + " cannot be found.",
+                            errc::kTableOrViewNotFound);
   }
   if (e->format != "view") {
-    return Status::InvalidArgument("[WRONG_COMMAND_FOR_OBJECT_TYPE] The operation DROP VIEW requires a VIEW. But " +
+    return Status::InvalidArgument("The operation DROP VIEW requires a VIEW. But " +
                                        Quoted(schema, name) + " is a TABLE. Use DROP TABLE instead.",
-                                   "WRONG_COMMAND_FOR_OBJECT_TYPE");
+                                   errc::kWrongCommandForObjectType);
   }
   SILT_RETURN_NOT_OK(ctx.catalog->UnregisterTable(schema, name));
   return CommandResult{};

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/error_classes.h"
+
 namespace silt {
 
 Status StatusFromCurrentException() {
@@ -11,18 +13,18 @@ Status StatusFromCurrentException() {
     throw;
   } catch (const std::bad_alloc&) {
     return Status::OutOfMemory(
-        "[SILT_MEMORY_LIMIT_EXCEEDED] The statement ran out of memory (an allocation failed).",
-        "SILT_MEMORY_LIMIT_EXCEEDED");
+        "The statement ran out of memory (an allocation failed).",
+        errc::kSiltMemoryLimitExceeded);
   } catch (const std::length_error&) {
     return Status::OutOfMemory(
-        "[SILT_MEMORY_LIMIT_EXCEEDED] A value or buffer exceeds the largest size that can be "
+        "A value or buffer exceeds the largest size that can be "
         "allocated.",
-        "SILT_MEMORY_LIMIT_EXCEEDED");
+        errc::kSiltMemoryLimitExceeded);
   } catch (const std::exception& e) {
     return Status::Internal(
-        std::string("[INTERNAL_ERROR] The statement failed with an internal error: ") + e.what());
+        std::string("The statement failed with an internal error: ") + e.what());
   } catch (...) {
-    return Status::Internal("[INTERNAL_ERROR] The statement failed with an internal error.");
+    return Status::Internal("The statement failed with an internal error.");
   }
 }
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "common/error_classes.h"
 #include "common/query_memory.h"
 
 namespace silt {
@@ -48,7 +49,7 @@ Status MemoryTracker::Reserve(int64_t bytes) {
                                               : "";
     return Status::OutOfMemory("memory limit of " + Bytes(limit_) + " for the " + label_ + " exceeded" + hint +
                                    ": requested " + Bytes(bytes) + " more with " + Bytes(used()) + " in use",
-                               "SILT_MEMORY_LIMIT_EXCEEDED");
+                               errc::kSiltMemoryLimitExceeded);
   }
   if (parent_) {
     Status s = parent_->Reserve(bytes);

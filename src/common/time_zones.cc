@@ -8,6 +8,8 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "common/error_classes.h"
+
 
 namespace silt {
 
@@ -312,7 +314,7 @@ Result<TimeZonePtr> FindUncached(std::string_view name) {
             "offsets must be in the format '(+|-)HH', '(+|-)HH:mm' or '(+|-)HH:mm:ss', e.g '-08', "
             "'+01:00' or '-13:33:33'., and must be in the range from -18:00 to +18:00. 'Z' and "
             "'UTC' are accepted as synonyms for '+00:00'.",
-        "INVALID_TIMEZONE");
+        errc::kInvalidTimezone);
   };
   std::string_view n = name;
   if (n == "Z" || n == "UTC" || n == "GMT" || n == "UT") {

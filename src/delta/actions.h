@@ -21,12 +21,13 @@
 #include <variant>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "common/status.h"
 #include "delta/dv_descriptor.h"
 
 namespace silt::delta {
 
-inline constexpr const char* kInvalidCommitFileClass = "DELTA_INVALID_COMMIT_FILE";
+inline constexpr const char* kInvalidCommitFileClass = errc::kDeltaInvalidCommitFile;
 
 // An insertion-ordered string-keyed map. Lookups are linear: these maps hold a handful of
 // entries (partition values, tags, properties) and keeping JSON order makes serialization exact.

@@ -4,6 +4,7 @@
 #include <limits>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "delta/schema_json.h"
 #include "delta/table_properties.h"
 
@@ -30,7 +31,7 @@ Result<std::optional<AutoTtlPolicy>> AutoTtlPolicyOf(const StringMap& configurat
     return Status::InvalidArgument(std::string("'") + kAutoTtlExpireInDaysKey +
                                        "' must be a non-negative integer that fits INT, got '" +
                                        text + "'",
-                                   "AUTO_TTL_INVALID_EXPIRATION_DAYS");
+                                   errc::kAutoTtlInvalidExpirationDays);
   }
   if (column->empty()) {
     return Status::InvalidArgument(std::string("'") + kAutoTtlTimestampColumnKey + "' is empty",
@@ -109,10 +110,10 @@ bool IsAutoTtlTimeType(const DataType& type) {
 
 Status ValidateAutoTtlExpireInDays(int64_t days) {
   if (days < 0 || days > std::numeric_limits<int32_t>::max()) {
-    return Status::InvalidArgument("[AUTO_TTL_INVALID_EXPIRATION_DAYS] The expiration period must be a non-negative "
+    return Status::InvalidArgument("The expiration period must be a non-negative "
                                    "integer number of days that fits in INT, got " +
                                        std::to_string(days) + ".",
-                                   "AUTO_TTL_INVALID_EXPIRATION_DAYS");
+                                   errc::kAutoTtlInvalidExpirationDays);
   }
   return Status::OK();
 }
@@ -123,22 +124,22 @@ Result<size_t> ValidateAutoTtlColumn(const Schema& schema, const std::string& co
   if (i < 0) {
     std::string names;
     for (size_t k = 0; k < schema.size(); ++k) names += (k ? ", " : "") + std::string("`") + schema[k].name + "`";
-    return Status::InvalidArgument("[AUTO_TTL_COLUMN_NOT_FOUND] The Auto-TTL time column `" + column +
+    return Status::InvalidArgument("The Auto-TTL time column `" + column +
                                        "` cannot be resolved among the table's columns: " + names + ".",
-                                   "AUTO_TTL_COLUMN_NOT_FOUND");
+                                   errc::kAutoTtlColumnNotFound);
   }
   const Field& f = schema[static_cast<size_t>(i)];
   if (parts.size() > 1) {
-    return Status::InvalidArgument("[AUTO_TTL_NESTED_COLUMN_NOT_SUPPORTED] The Auto-TTL time column must be a "
+    return Status::InvalidArgument("The Auto-TTL time column must be a "
                                    "top-level column; `" +
                                        column + "` is nested in `" + f.name + "` (" + TypeName(*f.type) + ").",
-                                   "AUTO_TTL_NESTED_COLUMN_NOT_SUPPORTED");
+                                   errc::kAutoTtlNestedColumnNotSupported);
   }
   if (!IsAutoTtlTimeType(*f.type)) {
-    return Status::InvalidArgument("[AUTO_TTL_INVALID_COLUMN_TYPE] The Auto-TTL time column `" + f.name +
+    return Status::InvalidArgument("The Auto-TTL time column `" + f.name +
                                        "` has type " + TypeName(*f.type) +
                                        "; it must be DATE, TIMESTAMP or TIMESTAMP_NTZ.",
-                                   "AUTO_TTL_INVALID_COLUMN_TYPE");
+                                   errc::kAutoTtlInvalidColumnType);
   }
   return static_cast<size_t>(i);
 }
@@ -199,30 +200,30 @@ Status NormalizeAutoTtlConfiguration(StringMap* configuration, const Schema& sch
 Status CheckAutoTtlColumnRename(const StringMap& old_configuration, const std::string& column, bool case_sensitive) {
   const std::string* ttl = PolicyColumn(old_configuration);
   if (!ttl || !NameMatches(*ttl, column, case_sensitive)) return Status::OK();
-  return Status::InvalidArgument("[AUTO_TTL_COLUMN_RENAME_NOT_SUPPORTED] Cannot rename column `" + column +
+  return Status::InvalidArgument("Cannot rename column `" + column +
                                      "`: it is the time column of the table's Auto-TTL policy (DELETE ROWS … AFTER " +
                                      *ttl + "). Renaming it is not supported, also with column mapping.",
-                                 "AUTO_TTL_COLUMN_RENAME_NOT_SUPPORTED");
+                                 errc::kAutoTtlColumnRenameNotSupported);
 }
 
 Status CheckAutoTtlColumnDrop(const StringMap& old_configuration, const std::string& column, bool case_sensitive) {
   const std::string* ttl = PolicyColumn(old_configuration);
   if (!ttl || !NameMatches(*ttl, column, case_sensitive)) return Status::OK();
-  return Status::InvalidArgument("[AUTO_TTL_COLUMN_DROP_NOT_SUPPORTED] Cannot drop column `" + column +
+  return Status::InvalidArgument("Cannot drop column `" + column +
                                      "`: it is the time column of the table's Auto-TTL policy. Remove the policy "
                                      "first with ALTER TABLE … DROP ROW DELETION.",
-                                 "AUTO_TTL_COLUMN_DROP_NOT_SUPPORTED");
+                                 errc::kAutoTtlColumnDropNotSupported);
 }
 
 Status CheckAutoTtlColumnType(const StringMap& old_configuration, const std::string& column, const DataType& new_type,
                               bool case_sensitive) {
   const std::string* ttl = PolicyColumn(old_configuration);
   if (!ttl || !NameMatches(*ttl, column, case_sensitive) || IsAutoTtlTimeType(new_type)) return Status::OK();
-  return Status::InvalidArgument("[AUTO_TTL_INVALID_COLUMN_TYPE] Cannot change the type of column `" + column +
+  return Status::InvalidArgument("Cannot change the type of column `" + column +
                                      "` to " + TypeName(new_type) +
                                      ": it is the time column of the table's Auto-TTL policy, which must stay DATE, "
                                      "TIMESTAMP or TIMESTAMP_NTZ.",
-                                 "AUTO_TTL_INVALID_COLUMN_TYPE");
+                                 errc::kAutoTtlInvalidColumnType);
 }
 
 }  // namespace silt::delta

@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "common/error_classes.h"
 #include "delta/actions.h"
 #include "delta/history.h"
 #include "delta/log_segment.h"
@@ -18,7 +19,7 @@ namespace {
 
 Status MissingChangeData(int64_t version, int64_t start, int64_t end) {
   return Status::InvalidArgument(
-      "[DELTA_MISSING_CHANGE_DATA] Error getting change data for range [" + std::to_string(start) + " , " +
+      "Error getting change data for range [" + std::to_string(start) + " , " +
           std::to_string(end) + "] as change data was not recorded for version [" + std::to_string(version) +
           "]. If you've enabled change data feed on this table, use `DESCRIBE HISTORY` to see when it was "
           "first enabled. Otherwise, to start recording change data, use `ALTER TABLE table_name SET "
@@ -29,7 +30,7 @@ Status MissingChangeData(int64_t version, int64_t start, int64_t end) {
 // A missing file of the range: Spark's DELTA_CHANGE_DATA_FILE_NOT_FOUND (other errors unchanged).
 Status MissingFile(Status s, const std::string& path) {
   if (s.ok() || !s.IsNotFound() || s.error_class() == kErrorVersionNotFound) return s;
-  return Status::NotFound("[DELTA_CHANGE_DATA_FILE_NOT_FOUND] File " + path +
+  return Status::NotFound("File " + path +
                               " referenced in the transaction log cannot be found. This can occur when the change "
                               "data file is out of the retention period and has been deleted by the VACUUM "
                               "statement. (" + std::string(s.message()) + ")",
@@ -110,7 +111,7 @@ Status ReadCdcFile(const Snapshot& snap, const TableScan& scan, size_t ncols, co
 
   SILT_ASSIGN_OR_RETURN(DeltaPath dp, ParseDeltaPath(cdc.path));
   if (dp.absolute) {
-    return Status::NotImplemented("change data file with an absolute path: " + cdc.path, "NOT_IMPLEMENTED");
+    return Status::NotImplemented("change data file with an absolute path: " + cdc.path, errc::kNotImplemented);
   }
   SILT_ASSIGN_OR_RETURN(auto raw, snap.store()->OpenRead(dp.path));
   SILT_ASSIGN_OR_RETURN(std::unique_ptr<parquet::ParquetFile> pf, parquet::ParquetFile::Open(raw));
@@ -155,14 +156,14 @@ Status CheckCdcColumns(const Metadata* old_metadata, const Metadata& new_metadat
   }
   if (used.empty()) return Status::OK();
   if (old_metadata == nullptr || !ChangeDataFeedEnabled(*old_metadata)) {
-    return Status::InvalidArgument("[DELTA_TABLE_ALREADY_CONTAINS_CDC_COLUMNS] Unable to enable Change Data Capture on the "
+    return Status::InvalidArgument("Unable to enable Change Data Capture on the "
                            "table. The table already contains reserved columns [" +
                                used +
                                "] that will be used internally as metadata for the table's Change Data Feed. To "
                                "enable Change Data Feed on the table rename/drop these columns.",
                            kErrorTableContainsCdcColumns);
   }
-  return Status::InvalidArgument("[RESERVED_CDC_COLUMNS_ON_WRITE] The write contains reserved columns [" + used +
+  return Status::InvalidArgument("The write contains reserved columns [" + used +
                              "] that are used internally as metadata for Change Data Feed. To write to the table "
                              "either rename/drop these columns or disable Change Data Feed on the table by setting "
                              "delta.enableChangeDataFeed to false.",
@@ -171,13 +172,13 @@ Status CheckCdcColumns(const Metadata* old_metadata, const Metadata& new_metadat
 
 Result<ChangeFeed> ReadChangeFeed(std::shared_ptr<ObjectStore> store, int64_t start, std::optional<int64_t> end_opt) {
   if (start < 0) {
-    return Status::InvalidArgument("[DELTA_INVALID_CDC_RANGE] CDC range from start " + std::to_string(start) +
+    return Status::InvalidArgument("CDC range from start " + std::to_string(start) +
                                        " to end " + (end_opt ? std::to_string(*end_opt) : std::string("latest")) +
                                        " was invalid. Start version must not be negative.",
                                    kErrorInvalidCdcRange);
   }
   if (end_opt && *end_opt < start) {
-    return Status::InvalidArgument("[DELTA_INVALID_CDC_RANGE] CDC range from start " + std::to_string(start) +
+    return Status::InvalidArgument("CDC range from start " + std::to_string(start) +
                                        " to end " + std::to_string(*end_opt) +
                                        " was invalid. End cannot be before start.",
                                    kErrorInvalidCdcRange);
@@ -215,7 +216,7 @@ Result<ChangeFeed> ReadChangeFeed(std::shared_ptr<ObjectStore> store, int64_t st
   for (int64_t v = start; v <= end; ++v) {
     auto ts = timestamps.find(v);
     if (ts == timestamps.end()) {
-      return Status::NotFound("[DELTA_VERSION_NOT_FOUND] commit " + std::to_string(v) + " of " + store->root() +
+      return Status::NotFound("commit " + std::to_string(v) + " of " + store->root() +
                                   " is missing",
                               kErrorVersionNotFound);
     }
@@ -290,7 +291,7 @@ Result<int64_t> ChangeFeedStartVersionAt(ObjectStore& store, int64_t timestamp_m
     if (c.timestamp_ms >= timestamp_ms) return c.version;
   }
   if (commits.empty()) return Status::NotFound("No commits found at " + store.root(), kErrorNoCommitsFound);
-  return Status::InvalidArgument("[DELTA_TIMESTAMP_GREATER_THAN_COMMIT] The provided timestamp (" +
+  return Status::InvalidArgument("The provided timestamp (" +
                                      FormatJavaTimestamp(timestamp_ms) +
                                      ") is after the latest version available to this table (" +
                                      FormatJavaTimestamp(commits.back().timestamp_ms) +

@@ -25,6 +25,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "common/status.h"
 #include "delta/actions.h"
 #include "io/object_store.h"
@@ -33,11 +34,11 @@
 
 namespace silt::delta {
 
-inline constexpr char kErrorInvalidCdcRange[] = "DELTA_INVALID_CDC_RANGE";
-inline constexpr char kErrorMissingChangeData[] = "DELTA_MISSING_CHANGE_DATA";
-inline constexpr char kErrorChangeDataFileNotFound[] = "DELTA_CHANGE_DATA_FILE_NOT_FOUND";
-inline constexpr char kErrorTableContainsCdcColumns[] = "DELTA_TABLE_ALREADY_CONTAINS_CDC_COLUMNS";
-inline constexpr char kErrorReservedCdcColumnsOnWrite[] = "RESERVED_CDC_COLUMNS_ON_WRITE";
+inline constexpr auto& kErrorInvalidCdcRange = errc::kDeltaInvalidCdcRange;
+inline constexpr auto& kErrorMissingChangeData = errc::kDeltaMissingChangeData;
+inline constexpr auto& kErrorChangeDataFileNotFound = errc::kDeltaChangeDataFileNotFound;
+inline constexpr auto& kErrorTableContainsCdcColumns = errc::kDeltaTableAlreadyContainsCdcColumns;
+inline constexpr auto& kErrorReservedCdcColumnsOnWrite = errc::kReservedCdcColumnsOnWrite;
 inline constexpr char kChangeTypeColumn[] = "_change_type";
 inline constexpr char kCommitVersionColumn[] = "_commit_version";
 inline constexpr char kCommitTimestampColumn[] = "_commit_timestamp";

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "common/logging.h"
 #include "delta/log_cleanup.h"
 #include "delta/log_segment.h"
@@ -39,7 +40,7 @@ Status CheckWritable(const Protocol& p, const std::string& table) {
   if (p.min_writer_version > 7)
     return Status::Unsupported(
         "table " + table + " requires writer version " + std::to_string(p.min_writer_version),
-        "DELTA_INVALID_PROTOCOL_VERSION");
+        errc::kDeltaInvalidProtocolVersion);
   if (p.min_writer_version == 7 && p.writer_features) {
     std::string missing;
     const auto& known = CheckpointableWriterFeatures();
@@ -50,7 +51,7 @@ Status CheckWritable(const Protocol& p, const std::string& table) {
       return Status::Unsupported(
           "cannot checkpoint table " + table +
               ": it requires writer features silt does not support: " + missing,
-          "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE");
+          errc::kDeltaUnsupportedFeaturesForWrite);
   }
   return Status::OK();
 }

@@ -18,17 +18,18 @@
 #include <string>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "common/status.h"
 #include "delta/actions.h"
 #include "vector/vector.h"
 
 namespace silt::delta {
 
-inline constexpr char kNotNullViolatedClass[] = "DELTA_NOT_NULL_CONSTRAINT_VIOLATED";
-inline constexpr char kConstraintViolatedClass[] = "DELTA_VIOLATE_CONSTRAINT_WITH_VALUES";
+inline constexpr auto& kNotNullViolatedClass = errc::kDeltaNotNullConstraintViolated;
+inline constexpr auto& kConstraintViolatedClass = errc::kDeltaViolateConstraintWithValues;
 // A table has constraints only a RowValidator can check, and the write has none.
-inline constexpr char kValidatorRequiredClass[] = "SILT_CONSTRAINT_VALIDATOR_REQUIRED";
-inline constexpr char kUnrecognizedInvariantClass[] = "DELTA_UNRECOGNIZED_INVARIANT";
+inline constexpr auto& kValidatorRequiredClass = errc::kSiltConstraintValidatorRequired;
+inline constexpr auto& kUnrecognizedInvariantClass = errc::kDeltaUnrecognizedInvariant;
 
 // Checks rows (columns in the table's logical schema order) against the SQL constraints the
 // kernel cannot evaluate: all delta.constraints.* and the invariants outside the kernel's subset

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "common/status.h"
 #include "delta/dv_descriptor.h"
 #include "delta/z85.h"
@@ -29,10 +30,10 @@ struct roaring_bitmap_s;  // CRoaring's roaring_bitmap_t; only the .cc includes 
 namespace silt::delta {
 
 // Error classes. Spark's names where Spark has the check; the decode failure is silt's own.
-inline constexpr char kInvalidDvClass[] = "DELTA_INVALID_DELETION_VECTOR";
-inline constexpr char kDvChecksumClass[] = "DELTA_DELETION_VECTOR_CHECKSUM_MISMATCH";
-inline constexpr char kDvSizeClass[] = "DELTA_DELETION_VECTOR_SIZE_MISMATCH";
-inline constexpr char kDvCardinalityClass[] = "DELTA_DELETION_VECTOR_CARDINALITY_MISMATCH";
+inline constexpr auto& kInvalidDvClass = errc::kDeltaInvalidDeletionVector;
+inline constexpr auto& kDvChecksumClass = errc::kDeltaDeletionVectorChecksumMismatch;
+inline constexpr auto& kDvSizeClass = errc::kDeltaDeletionVectorSizeMismatch;
+inline constexpr auto& kDvCardinalityClass = errc::kDeltaDeletionVectorCardinalityMismatch;
 
 inline constexpr uint32_t kPortableDvMagic = 1681511377;  // written by silt and Spark
 inline constexpr uint32_t kNativeDvMagic = 1681511376;    // Spark's legacy layout; read only

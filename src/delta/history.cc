@@ -10,6 +10,7 @@
 
 #include "common/ascii.h"
 #include "common/datetime.h"
+#include "common/error_classes.h"
 #include "delta/log_listing.h"
 #include "delta/log_segment.h"
 #include "delta/partition_values.h"
@@ -133,7 +134,7 @@ Result<int64_t> ParseIntProperty(const Metadata& md, const char* key, const std:
   if (ec != std::errc() || ptr != end)
     return Status::Corruption("table property " + std::string(key) + " of " + root +
                                   " is not an integer: '" + *v + "'",
-                              "DELTA_INVALID_TABLE_PROPERTY");
+                              errc::kDeltaInvalidTableProperty);
   return out;
 }
 
@@ -251,7 +252,7 @@ Result<IctConfig> IctConfigOf(const Metadata& md, const ObjectStore& store) {
                                   kPropIctEnablementVersion + " and " +
                                   kPropIctEnablementTimestamp +
                                   "; both should be present or absent together",
-                              "DELTA_INVALID_TABLE_PROPERTY");
+                              errc::kDeltaInvalidTableProperty);
   if (has_version) {
     SILT_ASSIGN_OR_RETURN(cfg.enablement_version,
                           ParseIntProperty(md, kPropIctEnablementVersion, store.root()));

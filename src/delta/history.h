@@ -27,21 +27,22 @@
 #include <string_view>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "common/status.h"
 #include "delta/actions.h"
 #include "io/object_store.h"
 
 namespace silt::delta {
 
-inline constexpr char kErrorTimestampGreaterThanCommit[] = "DELTA_TIMESTAMP_GREATER_THAN_COMMIT";
-inline constexpr char kErrorTimestampEarlierThanRetention[] =
-    "DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION";
-inline constexpr char kErrorTimestampInvalid[] = "DELTA_TIMESTAMP_INVALID";
-inline constexpr char kErrorVersionNotFound[] = "DELTA_VERSION_NOT_FOUND";
-inline constexpr char kErrorNoCommitsFound[] = "DELTA_NO_COMMITS_FOUND";
-inline constexpr char kErrorNoRecreatableHistory[] = "DELTA_NO_RECREATABLE_HISTORY_FOUND";
-inline constexpr char kErrorMissingCommitInfo[] = "DELTA_MISSING_COMMIT_INFO";
-inline constexpr char kErrorMissingCommitTimestamp[] = "DELTA_MISSING_COMMIT_TIMESTAMP";
+inline constexpr auto& kErrorTimestampGreaterThanCommit = errc::kDeltaTimestampGreaterThanCommit;
+inline constexpr auto& kErrorTimestampEarlierThanRetention =
+    errc::kDeltaTimestampEarlierThanCommitRetention;
+inline constexpr auto& kErrorTimestampInvalid = errc::kDeltaTimestampInvalid;
+inline constexpr auto& kErrorVersionNotFound = errc::kDeltaVersionNotFound;
+inline constexpr auto& kErrorNoCommitsFound = errc::kDeltaNoCommitsFound;
+inline constexpr auto& kErrorNoRecreatableHistory = errc::kDeltaNoRecreatableHistoryFound;
+inline constexpr auto& kErrorMissingCommitInfo = errc::kDeltaMissingCommitInfo;
+inline constexpr auto& kErrorMissingCommitTimestamp = errc::kDeltaMissingCommitTimestamp;
 
 inline constexpr char kPropEnableInCommitTimestamps[] = "delta.enableInCommitTimestamps";
 inline constexpr char kPropIctEnablementVersion[] = "delta.inCommitTimestampEnablementVersion";

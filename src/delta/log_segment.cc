@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 
+#include "common/error_classes.h"
 #include "delta/log_listing.h"
 
 namespace silt::delta {
@@ -192,7 +193,7 @@ Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> ve
     if (commits.empty() && checkpoints.empty()) {
       if (hint && attempt == 0) continue;
       return Status::NotFound(store.root() + " is not a Delta table: no commits in _delta_log",
-                              "DELTA_TABLE_NOT_FOUND");
+                              errc::kDeltaTableNotFound);
     }
     LogSegment seg;
     seg.latest_version = commits.empty() ? checkpoints.rbegin()->first : commits.rbegin()->first;
@@ -202,7 +203,7 @@ Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> ve
     if (target < 0 || target > seg.latest_version)
       return Status::NotFound("cannot time travel " + store.root() + " to version " + std::to_string(target) +
                                   ": the latest version is " + std::to_string(seg.latest_version),
-                              "DELTA_VERSION_NOT_FOUND");
+                              errc::kDeltaVersionNotFound);
     // Newest complete checkpoint <= target.
     for (auto it = checkpoints.rbegin(); it != checkpoints.rend(); ++it) {
       if (it->first > target || (checkpoint_below && it->first >= *checkpoint_below)) continue;
@@ -234,14 +235,14 @@ Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> ve
       if (hint && attempt == 0) continue;
       return Status::NotFound("cannot reconstruct version " + std::to_string(target) + " of " + store.root() +
                                   ": no checkpoint at or below it and commit 0 is gone (log cleaned up)",
-                              "DELTA_CANNOT_RECONSTRUCT_VERSION");
+                              errc::kDeltaCannotReconstructVersion);
     }
     SILT_ASSIGN_OR_RETURN(std::optional<int64_t> missing,
                           FillCommitGaps(store, &commits, first, target));
     if (missing)
       return Status::Corruption("the Delta log of " + store.root() + " is missing commit " +
                                     std::to_string(*missing) + " (versions must be contiguous)",
-                                "DELTA_VERSIONS_NOT_CONTIGUOUS");
+                                errc::kDeltaVersionsNotContiguous);
     for (int64_t v = first; v <= target; ++v) seg.commits.push_back(commits.at(v));
     seg.version = target;
     return seg;

@@ -7,13 +7,14 @@
 
 #include "common/ascii.h"
 #include "common/datetime.h"
+#include "common/error_classes.h"
 #include "common/number_format.h"
 
 namespace silt::delta {
 
 namespace {
 
-constexpr const char* kInvalidPartitionValueClass = "DELTA_INVALID_PARTITION_VALUE";
+constexpr const char* kInvalidPartitionValueClass = errc::kDeltaInvalidPartitionValue;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 
+#include "common/error_classes.h"
 #include "delta/deletion_vector.h"
 #include "delta/partition_values.h"
 #include "io/object_store_factory.h"
@@ -43,7 +44,7 @@ Vector AllNull(const TypePtr& type, size_t rows) {
 Status Incompatible(const std::string& name, const TypePtr& from, const TypePtr& to) {
   return Status::Unsupported("column '" + name + "' is stored as " + from->ToString() + " but the table says " +
                                  to->ToString(),
-                             "DELTA_UNSUPPORTED_TYPE_CHANGE");
+                             errc::kDeltaUnsupportedTypeChange);
 }
 
 // Widens a primitive vector (type widening on read) or returns Incompatible.
@@ -252,7 +253,7 @@ Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<const Snapsho
   } else {
     for (const auto& c : options.columns) {
       int i = FindField(schema, c);
-      if (i < 0) return Status::NotFound("column '" + c + "' does not exist in the table", "UNRESOLVED_COLUMN");
+      if (i < 0) return Status::NotFound("column '" + c + "' does not exist in the table", errc::kUnresolvedColumn);
       scan->output_fields_.push_back(i);
     }
   }
@@ -274,7 +275,7 @@ Result<std::unique_ptr<TableScanFile>> TableScan::OpenFile(const AddFile& file) 
     if (opened.status().IsNotFound())
       return Status::NotFound("data file " + file.path + " of version " + std::to_string(snapshot_->version()) + " of " +
                                   store.root() + " is missing (vacuumed or deleted?)",
-                              "DELTA_FILE_NOT_FOUND");
+                              errc::kDeltaFileNotFound);
     return opened.status();
   }
   std::unique_ptr<TableScanFile> tf(new TableScanFile());

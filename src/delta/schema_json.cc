@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 #include "delta/json_util.h"
 #include "delta/z85.h"
 
@@ -242,7 +243,7 @@ Result<Field> PhysicalField(const Field& f, ColumnMappingMode mode) {
   if (!id && mode == ColumnMappingMode::kId) {
     return Status::Corruption("column mapping mode id: field '" + f.name + "' has no " +
                                   kColumnMappingIdKey,
-                              "DELTA_COLUMN_MAPPING_MISSING_FIELD_ID");
+                              errc::kDeltaColumnMappingMissingFieldId);
   }
   if (id && !MetadataInt(f, kParquetFieldIdKey)) {
     std::string entry = "\"" + std::string(kParquetFieldIdKey) + "\":" + std::to_string(*id);
@@ -357,7 +358,7 @@ Result<ColumnMappingMode> ParseColumnMappingMode(const std::optional<std::string
   if (v == "name") return ColumnMappingMode::kName;
   if (v == "id") return ColumnMappingMode::kId;
   return Status::Unsupported("unsupported column mapping mode '" + *value + "'",
-                             "DELTA_MODE_NOT_SUPPORTED");
+                             errc::kDeltaModeNotSupported);
 }
 
 std::optional<std::string> MetadataString(const Field& field, std::string_view key) {

@@ -11,13 +11,14 @@
 #include <string>
 #include <string_view>
 
+#include "common/error_classes.h"
 #include "common/status.h"
 #include "vector/types.h"
 
 namespace silt::delta {
 
-inline constexpr const char* kUnsupportedDataTypeClass = "UNSUPPORTED_DATATYPE";
-inline constexpr const char* kInvalidSchemaClass = "DELTA_INVALID_SCHEMA_STRING";
+inline constexpr const char* kUnsupportedDataTypeClass = errc::kUnsupportedDatatype;
+inline constexpr const char* kInvalidSchemaClass = errc::kDeltaInvalidSchemaString;
 
 // Metadata keys used by column mapping.
 inline constexpr const char* kColumnMappingIdKey = "delta.columnMapping.id";

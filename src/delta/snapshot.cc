@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "common/error_classes.h"
 #include "common/key_filter.h"
 #include "common/logging.h"
 #include "common/thread_pool.h"
@@ -652,7 +653,7 @@ Status Snapshot::ForEachFileActionOn(ThreadPool* pool, const FileActionVisitorFa
     bool in_checkpoint = false;
     Status s = walk(seg, &in_checkpoint);
     if (s.ok()) return s;
-    if (!in_checkpoint || visitor_failed.load() || s.error_class() == "SILT_MEMORY_LIMIT_EXCEEDED")
+    if (!in_checkpoint || visitor_failed.load() || s.error_class() == errc::kSiltMemoryLimitExceeded)
       return s;
     if (first_failure.ok()) first_failure = s;
     SILT_LOG(kWarn) << "checkpoint " << seg.checkpoint_version << " of " << store_->root()
@@ -700,10 +701,10 @@ Status Snapshot::Replay(const SnapshotOptions& options) {
   const std::string& root = store_->root();
   if (!st.have_protocol)
     return Status::Corruption("version " + std::to_string(version()) + " of " + root + " has no protocol action",
-                              "DELTA_STATE_RECOVER_ERROR");
+                              errc::kDeltaStateRecoverError);
   if (!st.have_metadata)
     return Status::Corruption("version " + std::to_string(version()) + " of " + root + " has no metaData action",
-                              "DELTA_STATE_RECOVER_ERROR");
+                              errc::kDeltaStateRecoverError);
   SILT_RETURN_NOT_OK(CheckReadSupported(protocol_, root));
   if (metadata_.schema_string) {
     auto schema = ParseSchemaString(*metadata_.schema_string);
@@ -735,7 +736,7 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(std::shared_ptr<ObjectSto
     // A damaged checkpoint (truncated or garbled Parquet, a part or sidecar gone) does not make the
     // table unreadable while the commits exist: like Delta, fall back to an older checkpoint or
     // to the commits alone. A memory limit is no damage.
-    if (!checkpoint_failed || s.error_class() == "SILT_MEMORY_LIMIT_EXCEEDED") return s;
+    if (!checkpoint_failed || s.error_class() == errc::kSiltMemoryLimitExceeded) return s;
     const int64_t damaged = snap->segment_.checkpoint_version;
     SILT_LOG(kWarn) << "checkpoint " << damaged << " of " << store->root()
                     << " cannot be read, using an older checkpoint or the commits instead: "

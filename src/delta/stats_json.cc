@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "common/datetime.h"
+#include "common/error_classes.h"
 #include "common/number_format.h"
 #include "delta/json_util.h"
 #include "delta/partition_values.h"
@@ -675,7 +676,7 @@ Result<std::vector<std::vector<std::string>>> ParseStatsColumnList(std::string_v
   auto bad = [&](const char* why) {
     return Status::InvalidArgument(
         "invalid delta.dataSkippingStatsColumns '" + std::string(text) + "': " + why,
-        "DELTA_INVALID_STATS_COLUMNS");
+        errc::kDeltaInvalidStatsColumns);
   };
   auto trim = [](std::string s) {
     size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");

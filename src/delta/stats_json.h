@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "common/status.h"
 #include "vector/types.h"
 #include "vector/value.h"
@@ -23,7 +24,7 @@
 
 namespace silt::delta {
 
-inline constexpr const char* kInvalidStatsClass = "DELTA_INVALID_STATS";
+inline constexpr const char* kInvalidStatsClass = errc::kDeltaInvalidStats;
 
 // The key of a column path: components joined with '.', a component containing '.' or '`'
 // wrapped in backticks (inner backticks doubled) as Spark quotes names: {"a","b.c"} → "a.`b.c`".

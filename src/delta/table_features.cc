@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/error_classes.h"
 #include "delta/schema_json.h"
 #include "delta/table_properties.h"
 
@@ -62,17 +63,17 @@ Status CheckReadSupported(const Protocol& p, const std::string& table) {
   if (p.min_reader_version > 3 || p.min_reader_version < 1)
     return Status::Unsupported("table " + table + " requires reader version " + std::to_string(p.min_reader_version) +
                                    "; silt reads versions 1 to 3",
-                               "DELTA_INVALID_PROTOCOL_VERSION");
+                               errc::kDeltaInvalidProtocolVersion);
   if (p.min_reader_version == 3) {
     if (!p.reader_features)
       return Status::Corruption("table " + table + " has reader version 3 but no readerFeatures",
-                                "DELTA_INVALID_PROTOCOL_VERSION");
+                                errc::kDeltaInvalidProtocolVersion);
     std::vector<std::string> missing;
     for (const auto& f : *p.reader_features)
       if (!Contains(SupportedReaderFeatures(), f)) missing.push_back(f);
     if (!missing.empty())
       return Status::Unsupported("table " + table + " requires reader features silt does not support: " + Join(missing),
-                                 "DELTA_UNSUPPORTED_FEATURES_FOR_READ");
+                                 errc::kDeltaUnsupportedFeaturesForRead);
   }
   return Status::OK();
 }
@@ -80,7 +81,7 @@ Status CheckReadSupported(const Protocol& p, const std::string& table) {
 Status CheckWriteSupported(const Protocol& p, const Metadata& m, bool removes_data, const std::string& table) {
   if (p.min_writer_version > 7 || p.min_writer_version < 1)
     return Status::Unsupported("table " + table + " requires writer version " + std::to_string(p.min_writer_version),
-                               "DELTA_INVALID_PROTOCOL_VERSION");
+                               errc::kDeltaInvalidProtocolVersion);
   std::vector<std::string> features =
       p.min_writer_version == 7 ? p.writer_features.value_or(std::vector<std::string>{}) : LegacyWriterFeatures(p.min_writer_version);
   std::vector<std::string> missing;
@@ -100,10 +101,10 @@ Status CheckWriteSupported(const Protocol& p, const Metadata& m, bool removes_da
     }
   if (!missing.empty())
     return Status::Unsupported("table " + table + " requires writer features silt does not support yet: " + Join(missing),
-                               "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE");
+                               errc::kDeltaUnsupportedFeaturesForWrite);
   if (removes_data && GetBoolProperty(m.configuration, "delta.appendOnly", false).ValueOr(false))
     return Status::InvalidArgument("table " + table + " is append-only (delta.appendOnly = true): rows cannot be deleted or updated",
-                                   "DELTA_CANNOT_MODIFY_APPEND_ONLY");
+                                   errc::kDeltaCannotModifyAppendOnly);
   return Status::OK();
 }
 

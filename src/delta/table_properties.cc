@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 
 namespace silt::delta {
 namespace {
@@ -271,8 +272,8 @@ Status ValidateValue(const Known& k, const std::string& value) {
     }
     case Kind::kInterval: {
       if (SplitWhitespace(value).empty()) {
-        return Status::InvalidArgument("[DELTA_INVALID_CALENDAR_INTERVAL_EMPTY] Interval cannot be null or blank.",
-                                       "DELTA_INVALID_CALENDAR_INTERVAL_EMPTY");
+        return Status::InvalidArgument("Interval cannot be null or blank.",
+                                       errc::kDeltaInvalidCalendarIntervalEmpty);
       }
       Result<int64_t> ms = ParseIntervalMillis(value);
       if (ms.ok()) return Status::OK();
@@ -301,7 +302,7 @@ Status ValidateValue(const Known& k, const std::string& value) {
       return fail("needs to be one of: " + list + ".");
     }
     case Kind::kInternal:
-      return Status::InvalidArgument(std::string("[DELTA_CANNOT_MODIFY_TABLE_PROPERTY] The Delta table configuration ") +
+      return Status::InvalidArgument(std::string("The Delta table configuration ") +
                                          k.key + " cannot be specified by the user",
                                      kCannotModifyTablePropertyClass);
   }
@@ -340,7 +341,7 @@ Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allo
         out.Set(key, value);
         continue;
       }
-      return Status::InvalidArgument("[DELTA_UNKNOWN_CONFIGURATION] Unknown configuration was specified: " + key +
+      return Status::InvalidArgument("Unknown configuration was specified: " + key +
                                          "\nTo disable this check, set "
                                          "spark.databricks.delta.allowArbitraryProperties.enabled=true in the Spark "
                                          "session configuration.",
@@ -357,7 +358,7 @@ Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allo
         enables) {
       return Status::NotImplemented(
           std::string("UniForm (") + known->key + " = " + value + ") is not implemented yet",
-          "NOT_IMPLEMENTED");
+          errc::kNotImplemented);
     }
     out.Set(known->key, value);
   }

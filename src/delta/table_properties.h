@@ -11,15 +11,16 @@
 #include <optional>
 #include <string_view>
 
+#include "common/error_classes.h"
 #include "common/status.h"
 #include "delta/actions.h"
 
 namespace silt::delta {
 
-inline constexpr char kInvalidTablePropertyClass[] = "DELTA_INVALID_TABLE_PROPERTY";
-inline constexpr char kInvalidIntervalClass[] = "DELTA_INVALID_INTERVAL";
-inline constexpr char kUnknownConfigurationClass[] = "DELTA_UNKNOWN_CONFIGURATION";
-inline constexpr char kCannotModifyTablePropertyClass[] = "DELTA_CANNOT_MODIFY_TABLE_PROPERTY";
+inline constexpr auto& kInvalidTablePropertyClass = errc::kDeltaInvalidTableProperty;
+inline constexpr auto& kInvalidIntervalClass = errc::kDeltaInvalidInterval;
+inline constexpr auto& kUnknownConfigurationClass = errc::kDeltaUnknownConfiguration;
+inline constexpr auto& kCannotModifyTablePropertyClass = errc::kDeltaCannotModifyTableProperty;
 
 inline constexpr char kCheckpointIntervalKey[] = "delta.checkpointInterval";
 inline constexpr char kLogRetentionDurationKey[] = "delta.logRetentionDuration";

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "common/error_classes.h"
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
 #include "delta/stats_json.h"
@@ -86,7 +87,7 @@ Result<WritePlan> MakeWritePlan(const Metadata& metadata, const Schema& schema, 
   SILT_ASSIGN_OR_RETURN(Schema physical, ToPhysicalSchema(schema, cm));
   for (const auto& p : metadata.partition_columns) {
     int i = FindField(schema, p);
-    if (i < 0) return Status::InvalidArgument("partition column " + p + " is not in the schema", "DELTA_PARTITION_COLUMN_NOT_FOUND");
+    if (i < 0) return Status::InvalidArgument("partition column " + p + " is not in the schema", errc::kDeltaPartitionColumnNotFound);
     plan.part_cols.push_back(i);
     plan.part_names.push_back(physical[static_cast<size_t>(i)].name);
   }
@@ -100,7 +101,7 @@ Result<WritePlan> MakeWritePlan(const Metadata& metadata, const Schema& schema, 
     long v = std::strtol(n->c_str(), &end, 10);
     if (*end || n->empty() || v < -1)
       return Status::InvalidArgument("delta.dataSkippingNumIndexedCols must be an integer >= -1, got " + *n,
-                                     "DELTA_INVALID_TABLE_PROPERTY");
+                                     errc::kDeltaInvalidTableProperty);
     plan.stats_options.num_indexed_cols = static_cast<int>(v);
   }
   if (const std::string* cols = metadata.configuration.Find("delta.dataSkippingStatsColumns")) {
@@ -118,7 +119,7 @@ Status CheckRows(const WritePlan& plan, const DataChunk& chunk, const DataWriteO
   if (chunk.columns.size() != plan.schema.size())
     return Status::InvalidArgument("rows have " + std::to_string(chunk.columns.size()) + " columns, the table " +
                                        std::to_string(plan.schema.size()),
-                                   "DELTA_INSERT_COLUMN_ARITY_MISMATCH");
+                                   errc::kDeltaInsertColumnArityMismatch);
   return plan.constraints.Check(chunk, options.row_validator);
 }
 
@@ -423,10 +424,10 @@ Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) 
 
 Result<CommitResult> CreateTable(std::shared_ptr<ObjectStore> store, const Schema& schema,
                                  const std::vector<DataChunk>& rows, CreateTableOptions options) {
-  if (schema.empty()) return Status::InvalidArgument("a table needs at least one column", "DELTA_EMPTY_DATA");
+  if (schema.empty()) return Status::InvalidArgument("a table needs at least one column", errc::kDeltaEmptyData);
   for (const auto& p : options.partition_columns)
     if (FindField(schema, p) < 0)
-      return Status::InvalidArgument("partition column " + p + " is not in the schema", "DELTA_PARTITION_COLUMN_NOT_FOUND");
+      return Status::InvalidArgument("partition column " + p + " is not in the schema", errc::kDeltaPartitionColumnNotFound);
   const std::string* cm_mode = options.properties.Find("delta.columnMapping.mode");
   SILT_ASSIGN_OR_RETURN(ColumnMappingMode cm,
                         ParseColumnMappingMode(cm_mode ? std::optional<std::string>(*cm_mode) : std::nullopt));

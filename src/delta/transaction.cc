@@ -6,6 +6,7 @@
 #include <map>
 #include <unordered_set>
 
+#include "common/error_classes.h"
 #include "common/logging.h"
 #include "delta/change_data_feed.h"
 #include "delta/checkpoint_writer.h"
@@ -152,9 +153,9 @@ Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v)
   for (const auto& a : winner) {
     switch (a.kind()) {
       case ActionKind::kProtocol:
-        return Conflict("DELTA_PROTOCOL_CHANGED", "the protocol version of the table was changed by a " + where);
+        return Conflict(errc::kDeltaProtocolChanged, "the protocol version of the table was changed by a " + where);
       case ActionKind::kMetadata:
-        return Conflict("DELTA_METADATA_CHANGED", "the metadata of the table was changed by a " + where);
+        return Conflict(errc::kDeltaMetadataChanged, "the metadata of the table was changed by a " + where);
       case ActionKind::kAdd: {
         const AddFile& f = *a.get_if<AddFile>();
         if (!f.data_change) break;  // compaction/stat rewrites add no new data
@@ -164,7 +165,7 @@ Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v)
             if (SamePartition(p, f.partition_values)) conflict = true;
         if (scope == ReadScope::kPredicate) conflict = !read_predicate_ || read_predicate_(f);
         if (conflict)
-          return Conflict("DELTA_CONCURRENT_APPEND",
+          return Conflict(errc::kDeltaConcurrentAppend,
                           "files were added to data this transaction read by a " + where + " (e.g. " + f.path + ")");
         break;
       }
@@ -172,16 +173,16 @@ Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v)
         const RemoveFile& r = *a.get_if<RemoveFile>();
         std::string p = NormalizedPath(r.path);
         if (our_removes.count(p))
-          return Conflict("DELTA_CONCURRENT_DELETE_DELETE", "file " + r.path + " was already removed by a " + where);
+          return Conflict(errc::kDeltaConcurrentDeleteDelete, "file " + r.path + " was already removed by a " + where);
         if (our_reads.count(p) || (scope == ReadScope::kWholeTable && r.data_change))
-          return Conflict("DELTA_CONCURRENT_DELETE_READ", "file " + r.path + " that this transaction read was removed by a " + where);
+          return Conflict(errc::kDeltaConcurrentDeleteRead, "file " + r.path + " that this transaction read was removed by a " + where);
         break;
       }
       case ActionKind::kTxn: {
         const SetTransaction& t = *a.get_if<SetTransaction>();
         for (const auto& ours : txns_)
           if (ours.app_id == t.app_id)
-            return Conflict("DELTA_CONCURRENT_TRANSACTION", "application " + t.app_id + " committed in a " + where);
+            return Conflict(errc::kDeltaConcurrentTransaction, "application " + t.app_id + " committed in a " + where);
         break;
       }
       case ActionKind::kDomainMetadata: {
@@ -190,7 +191,7 @@ Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v)
         if (d.domain == kRowTrackingDomain && row_tracking_supported()) break;
         for (const auto& ours : domains_)
           if (ours.domain == d.domain)
-            return Conflict("DELTA_CONCURRENT_TRANSACTION", "domain " + d.domain + " was changed by a " + where);
+            return Conflict(errc::kDeltaConcurrentTransaction, "domain " + d.domain + " was changed by a " + where);
         break;
       }
       default:
@@ -232,7 +233,7 @@ Result<CommitResult> Transaction::Commit() {
   if (!options_.clock) return Status::Internal("TransactionOptions.clock is not set");
   if (committed_) return Status::InvalidArgument("transaction already committed");
   if (!read_snapshot_ && (!new_metadata_ || !new_protocol_))
-    return Status::InvalidArgument("creating a table needs protocol and metadata", "DELTA_METADATA_ABSENT");
+    return Status::InvalidArgument("creating a table needs protocol and metadata", errc::kDeltaMetadataAbsent);
   // The protocol and metadata this commit leaves in force must be ones silt can write.
   {
     const Protocol& p = new_protocol_ ? *new_protocol_ : read_snapshot_->protocol();
@@ -256,7 +257,7 @@ Result<CommitResult> Transaction::Commit() {
       if (!n && !a.base_row_id)
         return Status::InvalidArgument("cannot assign row ids to " + a.path + " of " + store_->root() +
                                            ": its stats have no numRecords",
-                                       "DELTA_ROW_ID_ASSIGNMENT_WITHOUT_STATS");
+                                       errc::kDeltaRowIdAssignmentWithoutStats);
       add_num_records_.push_back(n.value_or(0));
     }
   }
@@ -274,7 +275,7 @@ Result<CommitResult> Transaction::Commit() {
     }
     if (!s.IsAlreadyExists()) return s;
     if (!read_snapshot_)
-      return Status::AlreadyExists("table " + store_->root() + " already exists", "DELTA_TABLE_ALREADY_EXISTS");
+      return Status::AlreadyExists("table " + store_->root() + " already exists", errc::kDeltaTableAlreadyExists);
     // Someone else won `version`: check every commit since our read version's successor that we
     // have not checked yet, then try after the newest.
     // The listing may miss a winner written while it ran yet report a later one
@@ -293,7 +294,7 @@ Result<CommitResult> Transaction::Commit() {
     if (hole)
       return Status::Corruption("the Delta log of " + store_->root() + " is missing commit " +
                                     std::to_string(*hole) + " (versions must be contiguous)",
-                                "DELTA_VERSIONS_NOT_CONTIGUOUS");
+                                errc::kDeltaVersionsNotContiguous);
     int64_t latest = version;
     for (const auto& entry : winners) {
       const LogFile* f = &entry.second;
@@ -313,7 +314,7 @@ Result<CommitResult> Transaction::Commit() {
     version = latest + 1;
   }
   return Status::CommitConflict("gave up after " + std::to_string(options_.max_attempts) + " concurrent commits",
-                                "DELTA_MAX_COMMIT_RETRIES_EXCEEDED");
+                                errc::kDeltaMaxCommitRetriesExceeded);
 }
 
 }  // namespace silt::delta

@@ -2,6 +2,8 @@
 
 #include <random>
 
+#include "common/error_classes.h"
+
 namespace silt::delta {
 
 namespace {
@@ -21,7 +23,9 @@ struct DecodeTable {
 };
 constexpr DecodeTable kDecode;
 
-Status BadZ85(std::string msg) { return Status::Corruption("invalid Z85: " + msg, "INVALID_Z85"); }
+Status BadZ85(std::string msg) {
+  return Status::Corruption("invalid Z85: " + msg, errc::kInvalidZ85);
+}
 
 // Decodes `n` digits at `p` into a value (up to 5 digits fit in 64 bits). Returns false on a
 // character outside the alphabet, reporting its index in `*bad`.

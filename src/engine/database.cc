@@ -8,6 +8,7 @@
 
 #include "commands/command.h"
 #include "common/allocator.h"
+#include "common/error_classes.h"
 #include "common/exception_status.h"
 #include "common/query_memory.h"
 #include "engine/engine.h"
@@ -225,7 +226,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
       }
       if (e.mode == "codegen" || e.mode == "logical" || e.mode == "analyze") {
         return Status::NotImplemented("EXPLAIN " + e.mode + " is not supported (use EXPLAIN [EXTENDED | FORMATTED | COST])",
-                                      "NOT_IMPLEMENTED");
+                                      errc::kNotImplemented);
       }
       if (e.inner->kind == K::kDelete || e.inner->kind == K::kUpdate) {
         SILT_ASSIGN_OR_RETURN(std::string text, commands::ExplainDml(*e.inner, cctx));
@@ -233,7 +234,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
       }
       if (e.inner->kind != K::kQuery) {
         return Status::NotImplemented("EXPLAIN of this statement is not supported yet (queries, DELETE and UPDATE are)",
-                                      "NOT_IMPLEMENTED");
+                                      errc::kNotImplemented);
       }
       const auto& q = static_cast<const sql::QueryStatement&>(*e.inner);
       SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, binder.BindQuery(*q.query));
@@ -253,7 +254,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
     default:
       break;
   }
-  Result<commands::CommandResult> r = Status::NotImplemented("statement not implemented yet", "NOT_IMPLEMENTED");
+  Result<commands::CommandResult> r = Status::NotImplemented("statement not implemented yet", errc::kNotImplemented);
   std::string kind = "command";
   switch (stmt.kind) {
     case K::kCreateTable: r = commands::CreateTable(static_cast<const sql::CreateTableStatement&>(stmt), cctx); kind = "create_table"; break;
@@ -286,7 +287,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
     case K::kDescribeDetail: r = commands::DescribeDetail(static_cast<const sql::DescribeStatement&>(stmt), cctx); break;
     case K::kDescribeTable: r = commands::DescribeTable(static_cast<const sql::DescribeStatement&>(stmt), cctx); break;
     default:
-      r = Status::NotImplemented("[NOT_IMPLEMENTED] this statement is not implemented yet: " + stmt.text, "NOT_IMPLEMENTED");
+      r = Status::NotImplemented("this statement is not implemented yet: " + stmt.text, errc::kNotImplemented);
   }
   SILT_RETURN_NOT_OK(r.status());
   return ToResult(std::move(*r), kind);

@@ -21,6 +21,7 @@
 #include <unordered_map>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 #include "exec/aggregate.h"
 #include "exec/aggregate_util.h"
 #include "exec/row_hash.h"
@@ -40,13 +41,13 @@ Status OverflowError(const std::string& what, std::string_view try_fn) {
       what + ". Use '" + std::string(try_fn) +
           "' to tolerate overflow and return NULL instead. If necessary "
           "set spark.sql.ansi.enabled to \"false\" to bypass this error.",
-      "ARITHMETIC_OVERFLOW");
+      errc::kArithmeticOverflow);
 }
 
 Status Mismatch(std::string_view fn, const std::string& why) {
   return Status::InvalidArgument(
       "Cannot resolve \"" + std::string(fn) + "\" due to data type mismatch: " + why,
-      "DATATYPE_MISMATCH");
+      errc::kDatatypeMismatch);
 }
 
 
@@ -814,7 +815,7 @@ Status WrongArgs(std::string_view name, size_t got, const std::string& expected)
   return Status::InvalidArgument("The `" + std::string(name) + "` requires " + expected +
                                      " parameters but the actual number is " + std::to_string(got) +
                                      ".",
-                                 "WRONG_NUM_ARGS");
+                                 errc::kWrongNumArgs);
 }
 
 Status CheckArity(std::string_view name, size_t got, size_t lo, size_t hi) {
@@ -1061,7 +1062,7 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
     if (p < 4) {
       return Status::InvalidArgument(
           "HLL++ requires at least 4 bits for addressing. Use a lower error, at most 39%.",
-          "DATATYPE_MISMATCH");
+          errc::kDatatypeMismatch);
     }
     if (p > 18) {
       return Status::NotImplemented("approx_count_distinct with relativeSD below 0.0022");
@@ -1105,7 +1106,7 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
     }
     return f;
   }
-  return Status::NotFound("Cannot resolve routine `" + n + "`", "UNRESOLVED_ROUTINE");
+  return Status::NotFound("Cannot resolve routine `" + n + "`", errc::kUnresolvedRoutine);
 }
 
 }  // namespace
@@ -1117,7 +1118,7 @@ Result<BoundAggregate> BindAggregateFunction(std::string_view name, std::vector<
   std::string n = AsciiLower(name);
   if (!AggregateNames().count(n)) {
     return Status::NotFound("Cannot resolve routine `" + std::string(name) + "`",
-                            "UNRESOLVED_ROUTINE");
+                            errc::kUnresolvedRoutine);
   }
   SILT_ASSIGN_OR_RETURN(FnPtr fn, BindInner(n, args, &distinct, ctx));
   BoundAggregate out;

@@ -7,6 +7,7 @@
 
 #include "common/ascii.h"
 #include "common/datetime.h"
+#include "common/error_classes.h"
 #include "common/number_format.h"
 
 namespace silt::exec {
@@ -79,18 +80,18 @@ std::string_view Trim(std::string_view s) {
 }
 
 Status InvalidInput(const Value& v, const TypePtr& to) {
-  return Status::InvalidArgument("[CAST_INVALID_INPUT] The value '" + v.ToString() + "' of the type \"" +
+  return Status::InvalidArgument("The value '" + v.ToString() + "' of the type \"" +
                                      v.type()->ToString() + "\" cannot be cast to \"" + to->ToString() +
                                      "\" because it is malformed. Correct the value as per the syntax, or change its target type. "
                                      "Use `try_cast` to tolerate malformed input and return NULL instead.",
-                                 "CAST_INVALID_INPUT");
+                                 errc::kCastInvalidInput);
 }
 
 Status Overflow(const Value& v, const TypePtr& to) {
-  return Status::InvalidArgument("[CAST_OVERFLOW] The value " + v.ToString() + " of the type \"" + v.type()->ToString() +
+  return Status::InvalidArgument("The value " + v.ToString() + " of the type \"" + v.type()->ToString() +
                                      "\" cannot be cast to \"" + to->ToString() +
                                      "\" due to an overflow. Use `try_cast` to tolerate overflow and return NULL instead.",
-                                 "CAST_OVERFLOW");
+                                 errc::kCastOverflow);
 }
 
 bool IntegralRange(TypeId t, int64_t* lo, int64_t* hi) {
@@ -371,9 +372,9 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
     }
     return Value::Nested(to, std::move(out));
   }
-  return Status::InvalidArgument("[DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION] cannot cast " + v.type()->ToString() +
+  return Status::InvalidArgument("cannot cast " + v.type()->ToString() +
                                      " to " + to->ToString() + ".",
-                                 "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION");
+                                 errc::kDatatypeMismatchCastWithoutSuggestion);
 }
 
 }  // namespace silt::exec

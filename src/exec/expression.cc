@@ -7,6 +7,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "common/error_classes.h"
 #include "common/query_memory.h"
 #include "exec/kernel_util.h"
 #include "exec/operator.h"
@@ -761,9 +762,9 @@ Status EvaluateFilter(const Expr& predicate, const DataChunk& input, const EvalC
   }
   if (predicate.type->id() != TypeId::kBoolean) {
     // The binder coerces predicates; one that is not a boolean must not be read as one.
-    return Status::InvalidArgument("[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] Filter expression " + predicate.ToString() +
+    return Status::InvalidArgument("Filter expression " + predicate.ToString() +
                                        " of type " + predicate.type->ToString() + " is not a boolean.",
-                                   "DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN");
+                                   errc::kDatatypeMismatchFilterNotBoolean);
   }
   Vector v(DataType::Boolean());
   SILT_RETURN_NOT_OK(EvalInto(predicate, input, ctx, &v));

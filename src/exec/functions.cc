@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/error_classes.h"
 #include "exec/cast.h"
 #include "exec/function_registry.h"
 
@@ -11,9 +12,9 @@ namespace silt::exec {
 Result<ExprPtr> BindScalarFunction(std::string_view name, std::vector<ExprPtr> args, const BindContext& ctx) {
   const ScalarBinder* b = FunctionRegistry::Get().Find(name);
   if (!b) {
-    return Status::InvalidArgument("[UNRESOLVED_ROUTINE] Cannot resolve routine `" + std::string(name) +
+    return Status::InvalidArgument("Cannot resolve routine `" + std::string(name) +
                                        "` on search path [`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`].",
-                                   "UNRESOLVED_ROUTINE");
+                                   errc::kUnresolvedRoutine);
   }
   return (*b)(std::move(args), ctx);
 }
@@ -33,9 +34,9 @@ int NumericRank(TypeId id) {
 }
 
 Status Mismatch(const TypePtr& a, const TypePtr& b) {
-  return Status::InvalidArgument("[DATATYPE_MISMATCH.DATA_DIFF_TYPES] Cannot resolve due to data type mismatch: the types \"" +
+  return Status::InvalidArgument("Cannot resolve due to data type mismatch: the types \"" +
                                      a->ToString() + "\" and \"" + b->ToString() + "\" have no common type.",
-                                 "DATATYPE_MISMATCH.DATA_DIFF_TYPES");
+                                 errc::kDatatypeMismatchDataDiffTypes);
 }
 
 // Fast vectorized numeric → numeric casts (no strings, no decimals).
@@ -115,10 +116,10 @@ bool FastCast(const Vector& in, size_t rows, const TypePtr& to, Vector* out) {
 Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const BindContext& ctx) {
   if (child->type->Equals(*target)) return child;
   if (!CanCast(child->type, target)) {
-    return Status::InvalidArgument("[DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION] Cannot resolve \"CAST(" + child->ToString() +
+    return Status::InvalidArgument("Cannot resolve \"CAST(" + child->ToString() +
                                        " AS " + target->ToString() + ")\" due to data type mismatch: cannot cast \"" +
                                        child->type->ToString() + "\" to \"" + target->ToString() + "\".",
-                                   "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION");
+                                   errc::kDatatypeMismatchCastWithoutSuggestion);
   }
   bool ansi = ctx.ansi && !try_cast;
   // Constant folding: a cast of a literal is computed once.

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 #include "exec/kernel_util.h"
 
 namespace silt::exec {
@@ -39,10 +40,10 @@ Result<std::vector<Field>> GeneratorOutput(const Generator& gen, const TypePtr& 
     std::string want =
         gen.kind == GeneratorKind::kInline ? "\"ARRAY<STRUCT>\"" : "(\"ARRAY\" or \"MAP\")";
     return Status::InvalidArgument(
-        "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] Cannot resolve \"" + std::string(name) +
+        "Cannot resolve \"" + std::string(name) +
             "\" due to data type mismatch: The first parameter requires the " + want +
             " type, however it has the type \"" + arg->ToString() + "\".",
-        "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE");
+        errc::kDatatypeMismatchUnexpectedInputType);
   }
   std::vector<Field> out;
   if (gen.kind == GeneratorKind::kPosExplode)

@@ -5,6 +5,7 @@
 #include <bit>
 #include <limits>
 
+#include "common/error_classes.h"
 #include "exec/join_keys.h"
 #include "exec/sort.h"
 
@@ -134,7 +135,7 @@ Status HashJoinOperator::ValidateKeys() const {
     if (!l.Equals(r)) {
       return Status::InvalidArgument(
           "join key " + std::to_string(k) + " compares " + l.ToString() + " with " + r.ToString(),
-          "DATATYPE_MISMATCH");
+          errc::kDatatypeMismatch);
     }
     SILT_RETURN_NOT_OK(CheckJoinKeyType(l));
   }

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <functional>
 
+#include "common/error_classes.h"
 #include "exec/row_hash.h"
 
 namespace silt::exec {
@@ -169,7 +170,7 @@ void EqColumn(const Vector& a, const Vector& b, bool null_safe, const uint32_t* 
 Status CheckJoinKeyType(const DataType& type) {
   if (type.id() == TypeId::kMap) {
     return Status::InvalidArgument("join keys of type " + type.ToString() + " are not supported",
-                                   "DATATYPE_MISMATCH");
+                                   errc::kDatatypeMismatch);
   }
   for (const Field& f : type.fields()) {
     SILT_RETURN_NOT_OK(CheckJoinKeyType(*f.type));

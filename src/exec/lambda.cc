@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "common/error_classes.h"
 #include "exec/kernel_util.h"
 
 namespace silt::exec {
@@ -38,11 +39,11 @@ std::optional<Hof> FindHof(std::string_view name) {
 
 Status TypeMismatch(std::string_view name, size_t arg, const std::string& want,
                     const TypePtr& have) {
-  return Status::InvalidArgument(
-      "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] Cannot resolve \"" + std::string(name) +
-          "\" due to data type mismatch: Parameter " + std::to_string(arg + 1) + " requires the " +
-          want + " type, however it has the type \"" + have->ToString() + "\".",
-      "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE");
+  return Status::InvalidArgument("Cannot resolve \"" + std::string(name) +
+                                     "\" due to data type mismatch: Parameter " +
+                                     std::to_string(arg + 1) + " requires the " + want +
+                                     " type, however it has the type \"" + have->ToString() + "\".",
+                                 errc::kDatatypeMismatchUnexpectedInputType);
 }
 
 // Where each element of a batch's arrays (or maps) comes from.
@@ -144,17 +145,16 @@ Status ElementwiseKernel(Hof hof, const BoundLambda& f, std::span<const Arg> arg
         std::set<std::string> seen;
         for (size_t j = k; j < k + n; ++j) {
           if (res.IsNull(j))
-            return Status::InvalidArgument("[NULL_MAP_KEY] Cannot use null as map key.",
-                                           "NULL_MAP_KEY");
+            return Status::InvalidArgument("Cannot use null as map key.", errc::kNullMapKey);
           std::string key = res.GetValue(j).ToString();
           if (!seen.insert(key).second) {
-            return Status::InvalidArgument("[DUPLICATED_MAP_KEY] Duplicate map key " + key +
+            return Status::InvalidArgument("Duplicate map key " + key +
                                                " was found, please check the input data. If you "
                                                "want to remove the duplicated keys, "
                                                "you can set \"spark.sql.mapKeyDedupPolicy\" to "
                                                "\"LAST_WIN\" so that the key inserted "
                                                "at last takes precedence.",
-                                           "DUPLICATED_MAP_KEY");
+                                           errc::kDuplicatedMapKey);
           }
         }
         out->child(0).AppendRange(res, k, n);
@@ -302,10 +302,10 @@ Result<std::vector<TypePtr>> LambdaParamTypes(std::string_view name,
   size_t min = 1, max = 1;
   auto need = [&](size_t i, TypeId id, const char* want) -> Status {
     if (i >= args.size()) {
-      return Status::InvalidArgument(
-          "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `" + std::string(name) +
-              "` requires more parameters than the " + std::to_string(args.size()) + " given.",
-          "WRONG_NUM_ARGS.WITHOUT_SUGGESTION");
+      return Status::InvalidArgument("The `" + std::string(name) +
+                                         "` requires more parameters than the " +
+                                         std::to_string(args.size()) + " given.",
+                                     errc::kWrongNumArgsWithoutSuggestion);
     }
     if (args[i]->type->id() != id) return TypeMismatch(name, i, want, args[i]->type);
     return Status::OK();
@@ -345,11 +345,11 @@ Result<std::vector<TypePtr>> LambdaParamTypes(std::string_view name,
   }
   if (params < min || params > max) {
     return Status::InvalidArgument(
-        "[INVALID_LAMBDA_FUNCTION_CALL.NUM_ARGS_MISMATCH] Invalid lambda function call. A higher "
+        "Invalid lambda function call. A higher "
         "order "
         "function expects " +
             std::to_string(max) + " arguments, but got " + std::to_string(params) + ".",
-        "INVALID_LAMBDA_FUNCTION_CALL.NUM_ARGS_MISMATCH");
+        errc::kInvalidLambdaFunctionCallNumArgsMismatch);
   }
   types.resize(params);
   return types;
@@ -362,11 +362,11 @@ Result<ExprPtr> BindHigherOrderFunction(std::string_view name, std::vector<ExprP
   const size_t own = hof == Hof::kAggregate || hof == Hof::kZipWith ? 2 : 1;
   const size_t want_lambdas = hof == Hof::kAggregate ? (lambdas.size() == 2 ? 2 : 1) : 1;
   if (args.size() != own || lambdas.size() != want_lambdas) {
-    return Status::InvalidArgument("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `" + std::string(name) +
-                                       "` requires " + std::to_string(own + want_lambdas) +
+    return Status::InvalidArgument("The `" + std::string(name) + "` requires " +
+                                       std::to_string(own + want_lambdas) +
                                        " parameters but the actual number is " +
                                        std::to_string(args.size() + lambdas.size()) + ".",
-                                   "WRONG_NUM_ARGS.WITHOUT_SUGGESTION");
+                                   errc::kWrongNumArgsWithoutSuggestion);
   }
   const TypePtr& body = lambdas[0].body->type;
   TypePtr rt;

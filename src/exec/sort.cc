@@ -9,6 +9,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "common/error_classes.h"
+
 namespace silt::exec {
 
 namespace {
@@ -485,7 +487,7 @@ Status CheckOrderable(const DataType& type) {
   if (type.id() == TypeId::kMap) {
     return Status::InvalidArgument("cannot sort or compare values of type " + type.ToString() +
                                        " (map types are not orderable)",
-                                   "DATATYPE_MISMATCH");
+                                   errc::kDatatypeMismatch);
   }
   for (const Field& f : type.fields()) {
     SILT_RETURN_NOT_OK(CheckOrderable(*f.type));

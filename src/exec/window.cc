@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 
 namespace silt::exec {
 
@@ -20,7 +21,7 @@ Status ArgCount(std::string_view name, const std::vector<ExprPtr>& args, size_t 
     return Status::InvalidArgument("The `" + std::string(name) + "` requires " + expected +
                                        " parameters but the actual number is " +
                                        std::to_string(args.size()) + ".",
-                                   "WRONG_NUM_ARGS");
+                                   errc::kWrongNumArgs);
   }
   return Status::OK();
 }
@@ -30,7 +31,7 @@ Result<int64_t> ConstantInt(std::string_view fn, const ExprPtr& e, const EvalCon
   if (!IsConstantExpr(*e)) {
     return Status::InvalidArgument("the offset/bucket argument of " + std::string(fn) +
                                        " must be a constant, got " + e->ToString(),
-                                   "DATATYPE_MISMATCH");
+                                   errc::kDatatypeMismatch);
   }
   switch (e->type->id()) {
     case TypeId::kInt8:
@@ -41,13 +42,13 @@ Result<int64_t> ConstantInt(std::string_view fn, const ExprPtr& e, const EvalCon
     default:
       return Status::InvalidArgument("the offset/bucket argument of " + std::string(fn) +
                                          " must be an integer, got " + e->type->ToString(),
-                                     "DATATYPE_MISMATCH");
+                                     errc::kDatatypeMismatch);
   }
   SILT_ASSIGN_OR_RETURN(Value v, EvaluateConstant(*e, ctx));
   if (v.is_null()) {
     return Status::InvalidArgument(
         "the offset/bucket argument of " + std::string(fn) + " must not be NULL",
-        "INVALID_PARAMETER_VALUE");
+        errc::kInvalidParameterValue);
   }
   return v.integer();
 }
@@ -56,7 +57,7 @@ Result<bool> ConstantBool(std::string_view fn, const ExprPtr& e, const EvalConte
   if (!IsConstantExpr(*e) || e->type->id() != TypeId::kBoolean) {
     return Status::InvalidArgument(
         "the ignoreNulls argument of " + std::string(fn) + " must be a boolean constant",
-        "DATATYPE_MISMATCH");
+        errc::kDatatypeMismatch);
   }
   SILT_ASSIGN_OR_RETURN(Value v, EvaluateConstant(*e, ctx));
   return !v.is_null() && v.boolean();
@@ -107,7 +108,7 @@ Result<WindowFunction> BindWindowFunction(std::string_view name, std::vector<Exp
     if (f.offset <= 0 || f.offset > std::numeric_limits<int32_t>::max()) {
       return Status::InvalidArgument(
           "Buckets expression must be positive, but got: " + std::to_string(f.offset),
-          "INVALID_PARAMETER_VALUE");
+          errc::kInvalidParameterValue);
     }
     f.kind = WindowFunctionKind::kNtile;
     f.result_type = DataType::Int32();
@@ -126,7 +127,7 @@ Result<WindowFunction> BindWindowFunction(std::string_view name, std::vector<Exp
         return Status::InvalidArgument("the default of " + n + " has type " +
                                            args[2]->type->ToString() + ", expected " +
                                            args[0]->type->ToString(),
-                                       "DATATYPE_MISMATCH");
+                                       errc::kDatatypeMismatch);
       }
       f.default_value = args[2];
     }
@@ -151,7 +152,7 @@ Result<WindowFunction> BindWindowFunction(std::string_view name, std::vector<Exp
     if (f.offset <= 0) {
       return Status::InvalidArgument(
           "The offset of nth_value must be positive, but got: " + std::to_string(f.offset),
-          "INVALID_PARAMETER_VALUE");
+          errc::kInvalidParameterValue);
     }
     f.kind = WindowFunctionKind::kNthValue;
     f.result_type = args[0]->type;
@@ -159,7 +160,7 @@ Result<WindowFunction> BindWindowFunction(std::string_view name, std::vector<Exp
     return f;
   }
   return Status::InvalidArgument("Cannot resolve function `" + std::string(name) + "`",
-                                 "UNRESOLVED_ROUTINE");
+                                 errc::kUnresolvedRoutine);
 }
 
 WindowFunction MakeAggregateWindowFunction(std::string name, BoundAggregate aggregate,
@@ -258,7 +259,7 @@ void GatherOrNull(const Vector& src, const std::vector<uint32_t>& sel, Vector* o
 Result<int64_t> RowsOffset(const WindowBound& b) {
   if (b.offset.is_null()) {
     return Status::InvalidArgument("ROWS frame bound needs a non-NULL integer offset",
-                                   "DATATYPE_MISMATCH");
+                                   errc::kDatatypeMismatch);
   }
   int64_t v;
   switch (b.offset.type()->id()) {
@@ -271,11 +272,11 @@ Result<int64_t> RowsOffset(const WindowBound& b) {
     default:
       return Status::InvalidArgument(
           "ROWS frame offset must be an integer, got " + b.offset.type()->ToString(),
-          "DATATYPE_MISMATCH");
+          errc::kDatatypeMismatch);
   }
   if (v < 0) {
     return Status::InvalidArgument("frame offset must be non-negative: " + std::to_string(v),
-                                   "DATATYPE_MISMATCH");
+                                   errc::kDatatypeMismatch);
   }
   return v;
 }
@@ -299,7 +300,7 @@ Result<RangeOffset> RangeOffsetFor(const WindowBound& b, const DataType& key) {
   const Value& v = b.offset;
   if (v.is_null()) {
     return Status::InvalidArgument("RANGE frame bound needs a non-NULL offset",
-                                   "DATATYPE_MISMATCH");
+                                   errc::kDatatypeMismatch);
   }
   TypeId vt = v.type()->id();
   bool v_int =
@@ -353,11 +354,11 @@ Result<RangeOffset> RangeOffsetFor(const WindowBound& b, const DataType& key) {
       return Status::InvalidArgument(
           "A RANGE frame with a value boundary cannot be used with an ORDER BY key of type " +
               key.ToString(),
-          "DATATYPE_MISMATCH");
+          errc::kDatatypeMismatch);
   }
   return Status::InvalidArgument(
       "invalid RANGE frame offset " + v.ToString() + " for key type " + key.ToString(),
-      "DATATYPE_MISMATCH");
+      errc::kDatatypeMismatch);
 }
 
 // State storage for aggregates: 16-byte aligned slots.
@@ -647,7 +648,7 @@ Status WindowOperator::Compute(const WindowFunction& fn, const Layout& L, ExecCo
     if (value_bounds && order_by_.size() != 1) {
       return Status::InvalidArgument(
           "A RANGE window frame with value boundaries requires exactly one ORDER BY expression",
-          "DATATYPE_MISMATCH");
+          errc::kDatatypeMismatch);
     }
     int64_t rows_start = 0, rows_end = 0;
     if (!range) {
@@ -662,7 +663,7 @@ Status WindowOperator::Compute(const WindowFunction& fn, const Layout& L, ExecCo
     }
     if (frame.start.kind == WindowBoundKind::kUnboundedFollowing ||
         frame.end.kind == WindowBoundKind::kUnboundedPreceding) {
-      return Status::InvalidArgument("invalid window frame bounds", "DATATYPE_MISMATCH");
+      return Status::InvalidArgument("invalid window frame bounds", errc::kDatatypeMismatch);
     }
 
     // RANGE value bounds work on the (single) order key, as exact integers or doubles.

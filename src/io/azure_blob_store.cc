@@ -323,7 +323,7 @@ Result<AzureLocation> ParseAzureLocation(std::string_view location) {
     path = s2 == std::string::npos ? "" : path.substr(s2 + 1);
   } else if (scheme == "adl") {
     return Status::NotImplemented(
-        "[NOT_IMPLEMENTED] ADLS Gen1 (adl://) was retired by Azure; use abfss:// for ADLS Gen2: " +
+        "ADLS Gen1 (adl://) was retired by Azure; use abfss:// for ADLS Gen2: " +
         std::string(location));
   } else {
     // abfs[s]://container@account.dfs.core.windows.net/path, wasb[s]://container@account.blob...

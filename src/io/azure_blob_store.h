@@ -27,12 +27,13 @@
 #include <string_view>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "io/http_client.h"
 #include "io/object_store.h"
 
 namespace silt {
 
-inline constexpr char kErrorCloudAuth[] = "SILT_CLOUD_STORAGE_AUTH_FAILED";
+inline constexpr auto& kErrorCloudAuth = errc::kSiltCloudStorageAuthFailed;
 
 // A location on Azure, parsed from the URL forms of docs/cloud-storage.md.
 struct AzureLocation {

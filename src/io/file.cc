@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/error_classes.h"
+
 namespace silt {
 
 Status BufferFile::ReadAt(int64_t offset, int64_t n, uint8_t* out) const {
@@ -21,7 +23,7 @@ namespace {
 
 Status ErrnoStatus(const std::string& what, const std::string& path, int err) {
   std::string msg = what + " " + path + ": " + strerror(err);
-  if (err == ENOENT) return Status::NotFound(msg, "PATH_NOT_FOUND");
+  if (err == ENOENT) return Status::NotFound(msg, errc::kPathNotFound);
   return Status::IoError(msg);
 }
 

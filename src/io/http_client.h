@@ -28,11 +28,12 @@
 #include <utility>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "common/status.h"
 
 namespace silt {
 
-inline constexpr char kErrorCloudStorage[] = "SILT_CLOUD_STORAGE_ERROR";
+inline constexpr auto& kErrorCloudStorage = errc::kSiltCloudStorageError;
 
 enum class RequestKind : uint8_t { kList = 0, kHead, kGet, kPut, kDelete, kCount };
 const char* RequestKindName(RequestKind kind);

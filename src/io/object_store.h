@@ -41,6 +41,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "common/status.h"
 #include "io/file.h"
 
@@ -48,10 +49,10 @@ namespace silt {
 
 class ThreadPool;
 
-inline constexpr char kErrorFileNotFound[] = "DELTA_FILE_NOT_FOUND";
-inline constexpr char kErrorFileAlreadyExists[] = "DELTA_FILE_ALREADY_EXISTS";
-inline constexpr char kErrorInvalidObjectKey[] = "SILT_INVALID_OBJECT_KEY";
-inline constexpr char kErrorDirectoryNotEmpty[] = "SILT_DIRECTORY_NOT_EMPTY";
+inline constexpr auto& kErrorFileNotFound = errc::kDeltaFileNotFound;
+inline constexpr auto& kErrorFileAlreadyExists = errc::kDeltaFileAlreadyExists;
+inline constexpr auto& kErrorInvalidObjectKey = errc::kSiltInvalidObjectKey;
+inline constexpr auto& kErrorDirectoryNotEmpty = errc::kSiltDirectoryNotEmpty;
 
 struct ObjectMeta {
   std::string key;

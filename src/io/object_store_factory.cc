@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "io/azure_blob_store.h"
 #include "io/local_object_store.h"
 #include "io/path.h"
@@ -154,13 +155,13 @@ bool IsCloudScheme(const std::string& scheme) {
 
 Status UnsupportedScheme(const std::string& scheme, std::string_view location) {
   if (IsCloudScheme(scheme)) {
-    return Status::NotImplemented("[NOT_IMPLEMENTED] cloud storage (scheme '" + scheme +
+    return Status::NotImplemented("cloud storage (scheme '" + scheme +
                                       "') is not implemented yet: " + std::string(location),
-                                  "NOT_IMPLEMENTED");
+                                  errc::kNotImplemented);
   }
   return Status::NotImplemented(
-      "[NOT_IMPLEMENTED] No FileSystem for scheme \"" + scheme + "\": " + std::string(location),
-      "NOT_IMPLEMENTED");
+      "No FileSystem for scheme \"" + scheme + "\": " + std::string(location),
+      errc::kNotImplemented);
 }
 
 // "memory://name/a/b/" -> {"name", "a/b"}; "memory://" -> {"", ""}.
@@ -365,23 +366,23 @@ Status MoveLocation(std::string_view from, std::string_view to) {
     SILT_ASSIGN_OR_RETURN(Parent pb, OpenParent(b));
     if (pa.store->root() != pb.store->root()) {
       return Status::NotImplemented(
-          "[NOT_IMPLEMENTED] cannot move " + a + " to " + b + ": different stores",
-          "NOT_IMPLEMENTED");
+          "cannot move " + a + " to " + b + ": different stores",
+          errc::kNotImplemented);
     }
     return pa.store->RenameDir(pa.key, pb.key);
   }
   if (IsMemory(a) != IsMemory(b)) {
     return Status::NotImplemented(
-        "[NOT_IMPLEMENTED] cannot move " + a + " to " + b + ": different stores",
-        "NOT_IMPLEMENTED");
+        "cannot move " + a + " to " + b + ": different stores",
+        errc::kNotImplemented);
   }
   if (IsMemory(a)) {
     SILT_ASSIGN_OR_RETURN(auto pa, ParseMemoryLocation(a));
     SILT_ASSIGN_OR_RETURN(auto pb, ParseMemoryLocation(b));
     if (pa.first != pb.first || pa.first.empty()) {
       return Status::NotImplemented(
-          "[NOT_IMPLEMENTED] cannot move " + a + " to " + b + ": different stores",
-          "NOT_IMPLEMENTED");
+          "cannot move " + a + " to " + b + ": different stores",
+          errc::kNotImplemented);
     }
     SILT_ASSIGN_OR_RETURN(std::shared_ptr<InMemoryObjectStore> store, ExistingMemoryStore(pa.first));
     return store->RenameDir(pa.second, pb.second);

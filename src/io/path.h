@@ -14,11 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "common/status.h"
 
 namespace silt {
 
-inline constexpr char kErrorInvalidPath[] = "DELTA_INVALID_PATH";
+inline constexpr auto& kErrorInvalidPath = errc::kDeltaInvalidPath;
 inline constexpr char kHiveDefaultPartition[] = "__HIVE_DEFAULT_PARTITION__";
 
 // True when `s` starts with an RFC 3986 scheme followed by ':' ("s3://…", "abfss://…", "file:/…").

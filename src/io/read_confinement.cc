@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstdlib>
 
+#include "common/error_classes.h"
 #include "io/object_store_factory.h"
 
 namespace silt {
@@ -49,7 +50,7 @@ Result<std::shared_ptr<const ReadConfinement>> ReadConfinement::Make(
         return Status::InvalidArgument(
             std::string(kAllowedReadPrefixesKey) + ": '" + std::string(item) +
                 "' is not a location: " + std::string(canon.status().message()),
-            "INVALID_CONF_VALUE");
+            errc::kInvalidConfValue);
       c->allowed_prefixes.push_back(std::move(canon).value());
     }
     pos = comma + 1;

@@ -15,11 +15,12 @@
 #include <string_view>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "common/status.h"
 
 namespace silt {
 
-inline constexpr char kReadOutsideTableRootClass[] = "SILT_READ_OUTSIDE_TABLE_ROOT";
+inline constexpr auto& kReadOutsideTableRootClass = errc::kSiltReadOutsideTableRoot;
 inline constexpr char kConfineReadsKey[] = "silt.io.confineReadsToTableRoot";
 inline constexpr char kAllowedReadPrefixesKey[] = "silt.io.allowedReadPrefixes";
 // What the maintenance service and the web console set for their sessions.

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 #include "delta/deletion_vector.h"
 #include "delta/log_segment.h"
 #include "delta/partition_values.h"
@@ -449,7 +450,7 @@ Result<Thresholds> LoadThresholds(const ConfigLookup& config,
       std::optional<int64_t> b = planner::ParseByteSize(*v);
       if (!b || *b <= 0)
         return Status::InvalidArgument(InvalidConf(key, *v, "a positive byte size"),
-                                       "INVALID_CONF_VALUE");
+                                       errc::kInvalidConfValue);
       *out = *b;
     }
     return Status::OK();
@@ -466,7 +467,7 @@ Result<Thresholds> LoadThresholds(const ConfigLookup& config,
     if (v->empty() || !end || *end || !(r >= 0 && r <= 1)) {
       return Status::InvalidArgument(
           InvalidConf(kOptimizeMaxDeletedRowsRatioConf, *v, "a ratio in [0, 1]"),
-          "INVALID_CONF_VALUE");
+          errc::kInvalidConfValue);
     }
     t.max_deleted_rows_ratio = r;
   }
@@ -475,7 +476,7 @@ Result<Thresholds> LoadThresholds(const ConfigLookup& config,
     long long n = std::strtoll(v->c_str(), &end, 10);
     if (v->empty() || !end || *end || n < 1) {
       return Status::InvalidArgument(InvalidConf(kCompactionMinFilesConf, *v, "a positive integer"),
-                                     "INVALID_CONF_VALUE");
+                                     errc::kInvalidConfValue);
     }
     t.compaction_min_files = n;
   }
@@ -485,7 +486,7 @@ Result<Thresholds> LoadThresholds(const ConfigLookup& config,
 Result<int64_t> TargetExpirationDays(int64_t target_days, int64_t retention_millis) {
   if (target_days < 0 || retention_millis < 0) {
     return Status::InvalidArgument(
-        "[AUTO_TTL_TARGET_TOO_SHORT] The target and the retention must not be negative.",
+        "The target and the retention must not be negative.",
         kErrorAutoTtlTargetTooShort);
   }
   int64_t retention_days = (retention_millis + delta::kMillisPerDay - 1) / delta::kMillisPerDay;
@@ -501,7 +502,7 @@ Result<int64_t> TargetExpirationDays(int64_t target_days, int64_t retention_mill
                              : "raise the target to at least " +
                                    std::to_string(kAutoTtlBufferDays + retention_days) + " days";
     return Status::InvalidArgument(
-        "[AUTO_TTL_TARGET_TOO_SHORT] Rows cannot be removed from storage within " +
+        "Rows cannot be removed from storage within " +
             std::to_string(target_days) + " days: the maintenance buffer (" +
             std::to_string(kAutoTtlBufferDays) + " days) plus the retention (" +
             std::to_string(retention_days) + " days) already exceed it; " + advice + ".",

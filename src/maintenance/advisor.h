@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/error_classes.h"
 #include "common/status.h"
 #include "delta/auto_ttl.h"
 #include "delta/snapshot.h"
@@ -28,7 +29,7 @@ namespace silt::maintenance {
 
 // Error class of TargetExpirationDays when the target cannot be met with the table's retention
 // ([silt decision]; SQLSTATE 22023, invalid parameter value).
-inline constexpr char kErrorAutoTtlTargetTooShort[] = "AUTO_TTL_TARGET_TOO_SHORT";
+inline constexpr auto& kErrorAutoTtlTargetTooShort = errc::kAutoTtlTargetTooShort;
 
 // Seed 004's formula for the expiration period that deletes rows from storage within
 // `target_days` of their time value: target_days − 6 (the buffer) − retention in days (the

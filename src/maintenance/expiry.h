@@ -26,6 +26,7 @@
 #include <string>
 
 #include "common/clock.h"
+#include "common/error_classes.h"
 #include "common/status.h"
 #include "delta/auto_ttl.h"
 #include "delta/snapshot.h"
@@ -37,8 +38,8 @@ namespace silt::maintenance {
 
 // The column named by the policy is missing or not DATE/TIMESTAMP/TIMESTAMP_NTZ (e.g. the schema
 // changed behind the policy's back): the job fails with these classes (A.4).
-inline constexpr char kErrorTtlColumnNotFound[] = "AUTO_TTL_COLUMN_NOT_FOUND";
-inline constexpr char kErrorTtlColumnType[] = "AUTO_TTL_INVALID_COLUMN_TYPE";
+inline constexpr auto& kErrorTtlColumnNotFound = errc::kAutoTtlColumnNotFound;
+inline constexpr auto& kErrorTtlColumnType = errc::kAutoTtlInvalidColumnType;
 
 struct TtlCutoff {
   std::string column;           // logical name as in the schema

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "common/error_classes.h"
 #include "delta/operations_history.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
@@ -62,7 +63,7 @@ Status HistoryWriter::Append(const std::vector<OperationRecord>& records) {
         delta::CreateTable(store_, delta::OperationsHistorySchema(), {chunk}, create);
     if (made.ok()) return Status::OK();
     // Another process created it first: append below.
-    if (made.status().error_class() != "DELTA_TABLE_ALREADY_EXISTS") return made.status();
+    if (made.status().error_class() != errc::kDeltaTableAlreadyExists) return made.status();
   }
   return delta::AppendRows(store_, {chunk}, write, txn).status();
 }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 #include "delta/actions.h"
 #include "delta/auto_ttl.h"
 #include "delta/checkpoint_writer.h"
@@ -874,10 +875,10 @@ Status MaintenanceService::SetReadConfinement() {
     } else if (EqualsIgnoreCase(*confine, "false")) {
       on = false;
     } else {
-      return Status::InvalidArgument("[INVALID_CONF_VALUE] The value '" + *confine +
+      return Status::InvalidArgument("The value '" + *confine +
                                          "' in the config \"" + kConfineReadsKey +
                                          "\" is invalid: true or false",
-                                     "INVALID_CONF_VALUE");
+                                     errc::kInvalidConfValue);
     }
   }
   read_confinement_ = nullptr;

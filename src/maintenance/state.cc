@@ -2,12 +2,13 @@
 
 #include <simdjson.h>
 
+#include "common/error_classes.h"
 #include "common/json_escape.h"
 
 namespace silt::maintenance {
 namespace {
 
-constexpr char kErrorStateCorrupt[] = "SILT_MAINTENANCE_STATE_CORRUPT";
+constexpr auto& kErrorStateCorrupt = errc::kSiltMaintenanceStateCorrupt;
 
 void Field(std::string* out, const char* name, bool* first) {
   if (!*first) out->push_back(',');

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/error_classes.h"
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
 #include "delta/stats_json.h"
@@ -114,7 +115,7 @@ Result<TypePtr> MergeTypes(const TypePtr& current, const TypePtr& update) {
   }
   return Status::InvalidArgument("Failed to merge incompatible data types " + current->ToString() + " and " +
                                      update->ToString(),
-                                 "DELTA_MERGE_INCOMPATIBLE_DATATYPE");
+                                 errc::kDeltaMergeIncompatibleDatatype);
 }
 
 Result<Schema> MergeFields(const Schema& current, const Schema& update) {
@@ -132,7 +133,7 @@ Result<Schema> MergeFields(const Schema& current, const Schema& update) {
     if (!merged.ok()) {
       return Status::InvalidArgument("Failed to merge fields '" + out[static_cast<size_t>(i)].name + "' and '" + f.name +
                                          "'. " + std::string(merged.status().message()),
-                                     "DELTA_FAILED_TO_MERGE_FIELDS");
+                                     errc::kDeltaFailedToMergeFields);
     }
     out[static_cast<size_t>(i)].type = *merged;
   }
@@ -178,7 +179,7 @@ Result<std::vector<std::pair<std::string, std::optional<std::string>>>> ParsePar
     }
     std::string name = UnescapePathName(dir.substr(0, eq));
     if (name.empty()) {
-      return Status::InvalidArgument("Empty partition column name in '" + uri + "'", "DELTA_INVALID_PARTITION_COLUMN");
+      return Status::InvalidArgument("Empty partition column name in '" + uri + "'", errc::kDeltaInvalidPartitionColumn);
     }
     cols.emplace_back(std::move(name), UnescapePartitionValue(std::string_view(dir).substr(eq + 1)));
   }
@@ -221,7 +222,7 @@ Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store, const C
     }
   }
   if (files.empty()) {
-    return Status::NotFound("[DELTA_EMPTY_DIRECTORY] No file found in the directory: " + path + ".", "DELTA_EMPTY_DIRECTORY");
+    return Status::NotFound("No file found in the directory: " + path + ".", errc::kDeltaEmptyDirectory);
   }
   std::sort(files.begin(), files.end(), [](const SourceFile& a, const SourceFile& b) { return a.meta.key < b.meta.key; });
 
@@ -234,12 +235,12 @@ Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store, const C
     if (parsed.size() != expected.size()) {
       std::vector<std::string> names;
       for (const auto& [n, v] : parsed) names.push_back(n);
-      return Status::InvalidArgument("[DELTA_UNEXPECTED_NUM_PARTITION_COLUMNS_FROM_FILE_NAME] Expecting " +
+      return Status::InvalidArgument("Expecting " +
                                          std::to_string(expected.size()) +
                                          " partition column(s): " + FormatColumnList(expected) + ", but found " +
                                          std::to_string(names.size()) + " partition column(s): " + FormatColumnList(names) +
                                          " from parsing the file name: " + uri,
-                                     "DELTA_UNEXPECTED_NUM_PARTITION_COLUMNS_FROM_FILE_NAME");
+                                     errc::kDeltaUnexpectedNumPartitionColumnsFromFileName);
     }
     if (!options.ignore_partition_cast_failure) {
       for (size_t i = 0; i < parsed.size(); ++i) {
@@ -247,18 +248,18 @@ Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store, const C
         const TypePtr& type = options.partition_columns[i].type;
         Result<Value> v = exec::CastValue(Value::String(*parsed[i].second), type, false);
         if (!v.ok() || v->is_null()) {
-          return Status::InvalidArgument("[DELTA_FAILED_CAST_PARTITION_VALUE] Failed to cast partition value `" +
+          return Status::InvalidArgument("Failed to cast partition value `" +
                                              *parsed[i].second + "` to " + SparkTypeName(*type),
-                                         "DELTA_FAILED_CAST_PARTITION_VALUE");
+                                         errc::kDeltaFailedCastPartitionValue);
         }
       }
     }
     for (size_t i = 0; i < parsed.size(); ++i) {
       if (!NameEq(expected[i], parsed[i].first)) {
-        return Status::InvalidArgument("[DELTA_UNEXPECTED_PARTITION_COLUMN_FROM_FILE_NAME] Expecting partition column `" +
+        return Status::InvalidArgument("Expecting partition column `" +
                                            expected[i] + "`, but found partition column `" + parsed[i].first +
                                            "` from parsing the file name: " + uri,
-                                       "DELTA_UNEXPECTED_PARTITION_COLUMN_FROM_FILE_NAME");
+                                       errc::kDeltaUnexpectedPartitionColumnFromFileName);
       }
       f.partition_values.Set(expected[i], parsed[i].second);
     }
@@ -278,10 +279,10 @@ Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store, const C
     for (const Field& fld : f.footer->schema().schema()) file_schema.push_back({fld.name, AsNullable(fld.type), true, "{}"});
     Result<Schema> merged = MergeFields(data_schema, file_schema);
     if (!merged.ok()) {
-      return Status::InvalidArgument("[DELTA_FAILED_MERGE_SCHEMA_FILE] Failed to merge schema of file " + root +
+      return Status::InvalidArgument("Failed to merge schema of file " + root +
                                          f.meta.key + ":\n" + SchemaTreeString(file_schema) + "\n" +
                                          std::string(merged.status().message()),
-                                     "DELTA_FAILED_MERGE_SCHEMA_FILE");
+                                     errc::kDeltaFailedMergeSchemaFile);
     }
     data_schema = std::move(*merged);
   }
@@ -295,8 +296,8 @@ Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store, const C
   }
   for (const auto& c : options.partition_columns) schema.push_back({c.name, c.type, true, "{}"});
   if (schema.empty()) {
-    return Status::InvalidArgument("[DELTA_FAILED_INFER_SCHEMA] Failed to infer schema from the given list of files.",
-                                   "DELTA_FAILED_INFER_SCHEMA");
+    return Status::InvalidArgument("Failed to infer schema from the given list of files.",
+                                   errc::kDeltaFailedInferSchema);
   }
 
   delta::StringMap props;

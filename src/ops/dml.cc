@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "common/error_classes.h"
 #include "delta/change_data_feed.h"
 #include "delta/scan.h"
 #include "delta/stats_json.h"
@@ -226,7 +227,7 @@ Result<ScanLayout> MakeLayout(const Snapshot& snap, const std::vector<std::strin
       int i = FindField(schema, c);
       if (i < 0) {
         return Status::NotFound("column '" + c + "' does not exist in the table",
-                                "UNRESOLVED_COLUMN");
+                                errc::kUnresolvedColumn);
       }
       if (std::find(fields.begin(), fields.end(), i) != fields.end()) {
         return Status::InvalidArgument("column '" + c + "' is listed twice");

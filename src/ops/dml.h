@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/error_classes.h"
 #include "common/status.h"
 #include "common/thread_pool.h"
 #include "delta/actions.h"
@@ -45,9 +46,9 @@
 namespace silt::ops {
 
 // Error classes.
-inline constexpr char kErrorDvFeatureMissing[] = "SILT_DELETION_VECTORS_NOT_SUPPORTED_BY_TABLE";
-inline constexpr char kErrorBadMatcherResult[] = "SILT_DML_INVALID_MATCH";
-inline constexpr char kErrorUpdateRowCount[] = "SILT_DML_UPDATE_ROW_COUNT";
+inline constexpr auto& kErrorDvFeatureMissing = errc::kSiltDeletionVectorsNotSupportedByTable;
+inline constexpr auto& kErrorBadMatcherResult = errc::kSiltDmlInvalidMatch;
+inline constexpr auto& kErrorUpdateRowCount = errc::kSiltDmlUpdateRowCount;
 
 // What file-level pruning (partition values, stats) proves about a live file.
 enum class FileVerdict : uint8_t {

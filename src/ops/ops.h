@@ -12,12 +12,13 @@
 #include <string_view>
 
 #include "common/clock.h"
+#include "common/error_classes.h"
 #include "common/status.h"
 
 namespace silt::ops {
 
 // An operation was called without the Clock its options must carry.
-inline constexpr char kErrorMissingClock[] = "SILT_OPS_MISSING_CLOCK";
+inline constexpr auto& kErrorMissingClock = errc::kSiltOpsMissingClock;
 
 // OK when `clock` is set; else InvalidArgument (kErrorMissingClock) naming `options_name`.
 Status RequireClock(const std::shared_ptr<Clock>& clock, std::string_view options_name);

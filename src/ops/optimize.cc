@@ -11,6 +11,7 @@
 #include <climits>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 #include "ops/dml.h"
 #include "delta/json_util.h"
 #include "delta/scan.h"
@@ -232,15 +233,15 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   for (const auto& z : o.zorder_by) {
     int fi = FindField(schema, z);
     if (fi < 0) {
-      return Status::InvalidArgument("[DELTA_ZORDERING_COLUMN_DOES_NOT_EXIST] Z-Ordering column " + z +
+      return Status::InvalidArgument("Z-Ordering column " + z +
                                          " does not exist in data schema.",
-                                     "DELTA_ZORDERING_COLUMN_DOES_NOT_EXIST");
+                                     errc::kDeltaZorderingColumnDoesNotExist);
     }
     for (const auto& p : parts) {
       if (EqualsIgnoreCase(p, z)) {
-        return Status::InvalidArgument("[DELTA_ZORDERING_ON_PARTITION_COLUMN] " + z +
+        return Status::InvalidArgument(z +
                                            " is a partition column. Z-Ordering can only be performed on data columns",
-                                       "DELTA_ZORDERING_ON_PARTITION_COLUMN");
+                                       errc::kDeltaZorderingOnPartitionColumn);
       }
     }
   }

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "delta/scan.h"
 #include "io/object_store_factory.h"
 #include "io/path.h"
@@ -76,12 +77,12 @@ Result<RestoreResult> Restore(std::shared_ptr<ObjectStore> store, std::shared_pt
       std::string list;
       for (const auto& m : missing) list += (list.empty() ? "" : ",") + m;
       // Spark raises an IllegalArgumentException with this text (no error class of its own).
-      return Status::InvalidArgument("[DELTA_RESTORE_MISSED_DATA_FILES] Not all files from version " +
+      return Status::InvalidArgument("Not all files from version " +
                                          std::to_string(to.version()) +
                                          " are available in file system. Missed files (top 100 files): " + list +
                                          ". Please use more recent version or timestamp for restoring. To disable "
                                          "check update option spark.sql.files.ignoreMissingFiles",
-                                     "DELTA_RESTORE_MISSED_DATA_FILES");
+                                     errc::kDeltaRestoreMissedDataFiles);
     }
   }
 

@@ -10,6 +10,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "common/error_classes.h"
 #include "common/key_filter.h"
 #include "common/logging.h"
 #include "common/thread_pool.h"
@@ -288,7 +289,7 @@ Status VacuumRun::LoadSnapshot() {
   auto loaded = options_.snapshot ? Result<std::shared_ptr<const Snapshot>>(options_.snapshot)
                                    : Snapshot::Load(store_, std::nullopt,
                                                     delta::SnapshotOptions{.load_files = false});
-  if (!loaded.ok() && loaded.status().error_class() == "DELTA_UNSUPPORTED_FEATURES_FOR_READ") {
+  if (!loaded.ok() && loaded.status().error_class() == errc::kDeltaUnsupportedFeaturesForRead) {
     // catalogManaged is a reader-writer feature, so the snapshot's read check refuses such a
     // table first; VACUUM owes the user the catalog's error instead.
     std::string_view msg = loaded.status().message();
@@ -298,7 +299,7 @@ Status VacuumRun::LoadSnapshot() {
     }
   }
   if (!loaded.ok()) {
-    if (loaded.status().error_class() != "DELTA_TABLE_NOT_FOUND") return loaded.status();
+    if (loaded.status().error_class() != errc::kDeltaTableNotFound) return loaded.status();
     // A log directory with files but no commit: Spark's "no state defined" requirement.
     SILT_ASSIGN_OR_RETURN(auto log_entries, store_->ListFrom(delta::kLogDir));
     if (!log_entries.empty()) {

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/error_classes.h"
 #include "common/status.h"
 #include "io/object_store.h"
 #include "vector/types.h"
@@ -44,16 +45,16 @@ class Snapshot;
 namespace silt::ops {
 
 // Error classes (Spark's where Spark has one).
-inline constexpr char kErrorVacuumRetentionTooShort[] = "DELTA_VACUUM_RETENTION_PERIOD_TOO_SHORT";
-inline constexpr char kErrorVacuumRetentionNegative[] = "DELTA_VACUUM_RETENTION_PERIOD_NEGATIVE";
-inline constexpr char kErrorCannotVacuumLite[] = "DELTA_CANNOT_VACUUM_LITE";
-inline constexpr char kErrorInvalidInventorySchema[] = "DELTA_INVALID_INVENTORY_SCHEMA";
-inline constexpr char kErrorTableOnlyOperation[] = "DELTA_TABLE_ONLY_OPERATION";
-inline constexpr char kErrorCatalogManagedOperation[] =
-    "DELTA_UNSUPPORTED_CATALOG_MANAGED_TABLE_OPERATION";
-inline constexpr char kErrorFailRelativizePath[] = "DELTA_FAIL_RELATIVIZE_PATH";
+inline constexpr auto& kErrorVacuumRetentionTooShort = errc::kDeltaVacuumRetentionPeriodTooShort;
+inline constexpr auto& kErrorVacuumRetentionNegative = errc::kDeltaVacuumRetentionPeriodNegative;
+inline constexpr auto& kErrorCannotVacuumLite = errc::kDeltaCannotVacuumLite;
+inline constexpr auto& kErrorInvalidInventorySchema = errc::kDeltaInvalidInventorySchema;
+inline constexpr auto& kErrorTableOnlyOperation = errc::kDeltaTableOnlyOperation;
+inline constexpr auto& kErrorCatalogManagedOperation =
+    errc::kDeltaUnsupportedCatalogManagedTableOperation;
+inline constexpr auto& kErrorFailRelativizePath = errc::kDeltaFailRelativizePath;
 // Spark raises a plain IllegalArgumentException ("No state defined for this table") here.
-inline constexpr char kErrorVacuumNoState[] = "SILT_VACUUM_NO_STATE";
+inline constexpr auto& kErrorVacuumNoState = errc::kSiltVacuumNoState;
 
 // `_delta_log/_last_vacuum_info`: {"latestCommitVersionOutsideOfRetentionWindow": <long>}.
 inline constexpr char kLastVacuumInfoKey[] = "_delta_log/_last_vacuum_info";

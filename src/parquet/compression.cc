@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 
 namespace silt::parquet {
 
@@ -43,7 +44,7 @@ const char* Name(CompressionCodec c) {
 }
 
 Status Failed(CompressionCodec c, const std::string& what) {
-  return Status::Corruption(std::string(Name(c)) + " page: " + what, "SILT_PARQUET_CORRUPT");
+  return Status::Corruption(std::string(Name(c)) + " page: " + what, errc::kSiltParquetCorrupt);
 }
 
 Status WrongSize(CompressionCodec c, size_t got, size_t expected) {

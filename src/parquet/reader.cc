@@ -7,13 +7,14 @@
 #include <cstring>
 #include <functional>
 
+#include "common/error_classes.h"
 #include "parquet/compression.h"
 #include "parquet/encoding.h"
 
 namespace silt::parquet {
 namespace {
 
-constexpr const char* kCorrupt = "SILT_PARQUET_CORRUPT";
+constexpr const char* kCorrupt = errc::kSiltParquetCorrupt;
 
 Status Corrupt(const std::string& where, const std::string& msg) {
   return Status::Corruption(where + ": " + msg, kCorrupt);
@@ -767,7 +768,7 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
     if (h.uncompressed_page_size > opts_.max_page_bytes)
       return Status::Unsupported(where_ + ": page of " + std::to_string(h.uncompressed_page_size) +
                                      " bytes exceeds the reader's limit of " + std::to_string(opts_.max_page_bytes),
-                                 "SILT_PARQUET_PAGE_TOO_LARGE");
+                                 errc::kSiltParquetPageTooLarge);
     const uint8_t* data = at + consumed;
     size_t len = static_cast<size_t>(h.compressed_page_size);
     pos += len;
@@ -1102,7 +1103,7 @@ Status ParquetFile::Init() {
   SILT_RETURN_NOT_OK(file_->ReadAt(size - tail, tail, reinterpret_cast<uint8_t*>(buf.data())));
   const char* end = buf.data() + tail;
   if (std::memcmp(end - 4, "PARE", 4) == 0)
-    return Status::NotImplemented(where + ": encrypted Parquet files are not supported", "SILT_PARQUET_UNSUPPORTED");
+    return Status::NotImplemented(where + ": encrypted Parquet files are not supported", errc::kSiltParquetUnsupported);
   if (std::memcmp(end - 4, "PAR1", 4) != 0) return Corrupt(where, "not a Parquet file (no PAR1 magic at the end)");
   char head[4];
   SILT_RETURN_NOT_OK(file_->ReadAt(0, 4, reinterpret_cast<uint8_t*>(head)));
@@ -1421,7 +1422,7 @@ Result<std::unique_ptr<ParquetScanner>> ParquetScanner::Make(std::shared_ptr<con
   } else {
     for (const auto& c : options.columns) {
       int i = schema.FindColumn(c);
-      if (i < 0) return Status::NotFound("column '" + c + "' not found in " + file->name(), "UNRESOLVED_COLUMN");
+      if (i < 0) return Status::NotFound("column '" + c + "' not found in " + file->name(), errc::kUnresolvedColumn);
       s->column_indices_.push_back(i);
     }
   }

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <functional>
 
+#include "common/error_classes.h"
+
 namespace silt::parquet {
 namespace {
 
 Status SchemaError(const std::string& msg) {
-  return Status::Corruption("invalid Parquet schema: " + msg, "SILT_PARQUET_CORRUPT");
+  return Status::Corruption("invalid Parquet schema: " + msg, errc::kSiltParquetCorrupt);
 }
 
 // The flat depth-first element list as a tree.
@@ -61,7 +63,7 @@ Status ResolveLeaf(const SchemaElement& e, ColumnNode* n) {
     if (p <= 0 || p > 38 || s < 0 || s > p)
       return Status::NotImplemented("column '" + e.name + "': decimal(" + std::to_string(p) + "," +
                                         std::to_string(s) + ") is outside decimal(1..38)",
-                                    "SILT_PARQUET_UNSUPPORTED_TYPE");
+                                    errc::kSiltParquetUnsupportedType);
     n->type = DataType::Decimal(p, s);
     n->conversion = conv;
     return Status::OK();
@@ -161,7 +163,7 @@ Status ResolveLeaf(const SchemaElement& e, ColumnNode* n) {
       if (is_decimal) {
         if (n->type_length > 16)
           return Status::NotImplemented("column '" + e.name + "': decimal stored in more than 16 bytes",
-                                        "SILT_PARQUET_UNSUPPORTED_TYPE");
+                                        errc::kSiltParquetUnsupportedType);
         return decimal(LeafConversion::kBytesToDecimal);
       }
       if (k == LogicalType::UUID && n->type_length == 16) {
@@ -171,7 +173,7 @@ Status ResolveLeaf(const SchemaElement& e, ColumnNode* n) {
         n->type = DataType::Float();
         n->conversion = LeafConversion::kFloat16ToFloat;
       } else if (ct == ConvertedType::INTERVAL) {
-        return Status::NotImplemented("column '" + e.name + "': INTERVAL is not supported", "SILT_PARQUET_UNSUPPORTED_TYPE");
+        return Status::NotImplemented("column '" + e.name + "': INTERVAL is not supported", errc::kSiltParquetUnsupportedType);
       } else {
         n->type = DataType::Binary();
       }
@@ -451,7 +453,7 @@ Status AppendElements(const std::string& name, const TypePtr& type, bool nullabl
     }
     case TypeId::kStruct: {
       if (type->fields().empty())
-        return Status::InvalidArgument("cannot write empty struct '" + name + "' to Parquet", "DELTA_EMPTY_DATA");
+        return Status::InvalidArgument("cannot write empty struct '" + name + "' to Parquet", errc::kDeltaEmptyData);
       e.num_children = static_cast<int32_t>(type->fields().size());
       out->push_back(e);
       for (const Field& f : type->fields())

@@ -3,6 +3,8 @@
 #include <bit>
 #include <cstring>
 
+#include "common/error_classes.h"
+
 namespace silt::parquet {
 
 static_assert(std::endian::native == std::endian::little, "doubles are read as little-endian");
@@ -21,7 +23,7 @@ Status ThriftReader::Corrupt(std::string_view what, size_t offset) const {
   msg.append(what);
   msg += " at byte offset ";
   msg += std::to_string(offset);
-  return Status::Corruption(std::move(msg), "SILT_PARQUET_CORRUPT");
+  return Status::Corruption(std::move(msg), errc::kSiltParquetCorrupt);
 }
 
 Status ThriftReader::ReadVarintSlow(uint64_t* v) {

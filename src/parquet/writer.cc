@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "common/error_classes.h"
 #include "common/hash.h"
 #include "common/thread_pool.h"
 #include "parquet/compression.h"
@@ -36,7 +37,7 @@ struct Slots {
 
 Status NotNull(const ColumnNode& n) {
   return Status::InvalidArgument("NULL value in non-nullable column '" + n.name + "'",
-                                 "DELTA_NOT_NULL_CONSTRAINT_VIOLATED");
+                                 errc::kDeltaNotNullConstraintViolated);
 }
 
 Status Shred(const Vector& v, const ColumnNode& n, const Slots& in, std::vector<LeafShred>* leaves) {
@@ -514,7 +515,7 @@ Status ParquetWriter::Write(const DataChunk& chunk) {
   for (size_t i = 0; i < schema_.size(); ++i) {
     if (!chunk.columns[i].type()->Equals(*schema_[i].type))
       return Status::InvalidArgument("column '" + schema_[i].name + "' has type " + chunk.columns[i].type()->ToString() +
-                                     ", expected " + schema_[i].type->ToString(), "DATATYPE_MISMATCH");
+                                     ", expected " + schema_[i].type->ToString(), errc::kDatatypeMismatch);
     if (!schema_[i].nullable && chunk.columns[i].CountNulls() > 0) return NotNull(file_schema_.columns()[i]);
   }
   size_t n = chunk.size();

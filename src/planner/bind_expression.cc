@@ -1,4 +1,5 @@
 // Binding expressions: column resolution, field access, operators, CASE, interval arithmetic.
+#include "common/error_classes.h"
 #include "planner/binder_impl.h"
 
 namespace silt::planner {
@@ -27,9 +28,9 @@ Result<int> Binder::Impl::ResolveColumn(const std::vector<std::string>& names, c
       }
     }
     if (matches > 1) {
-      return Status::InvalidArgument("[AMBIGUOUS_REFERENCE] Reference " + Backquote(names[0] + "." + names[1]) +
+      return Status::InvalidArgument("Reference " + Backquote(names[0] + "." + names[1]) +
                                          " is ambiguous.",
-                                     "AMBIGUOUS_REFERENCE");
+                                     errc::kAmbiguousReference);
     }
     if (found >= 0) {
       *consumed = 2;
@@ -44,9 +45,9 @@ Result<int> Binder::Impl::ResolveColumn(const std::vector<std::string>& names, c
     }
   }
   if (matches > 1) {
-    return Status::InvalidArgument("[AMBIGUOUS_REFERENCE] Reference " + Backquote(names[0]) +
+    return Status::InvalidArgument("Reference " + Backquote(names[0]) +
                                        " is ambiguous, could be: " + std::to_string(matches) + " columns.",
-                                   "AMBIGUOUS_REFERENCE");
+                                   errc::kAmbiguousReference);
   }
   if (found >= 0) {
     *consumed = 1;
@@ -59,15 +60,15 @@ Result<int> Binder::Impl::ResolveColumn(const std::vector<std::string>& names, c
 
 Result<ExprPtr> Binder::Impl::FieldAccess(ExprPtr base, const std::string& field) {
   if (base->type->id() != TypeId::kStruct) {
-    return Status::InvalidArgument("[INVALID_EXTRACT_BASE_FIELD_TYPE] Can't extract a value from " + base->ToString() +
+    return Status::InvalidArgument("Can't extract a value from " + base->ToString() +
                                        ". Need a complex type [STRUCT, ARRAY, MAP] but got " + base->type->ToString() + ".",
-                                   "INVALID_EXTRACT_BASE_FIELD_TYPE");
+                                   errc::kInvalidExtractBaseFieldType);
   }
   int idx = FindField(base->type->fields(), field);
   if (idx < 0) {
-    return Status::InvalidArgument("[FIELD_NOT_FOUND] No such struct field " + Backquote(field) + " in " +
+    return Status::InvalidArgument("No such struct field " + Backquote(field) + " in " +
                                        base->type->ToString() + ".",
-                                   "FIELD_NOT_FOUND");
+                                   errc::kFieldNotFound);
   }
   auto e = std::make_shared<exec::Expr>();
   e->kind = ExprKind::kCall;
@@ -116,13 +117,13 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
       return exec::MakeConstant(e.literal);
     case ExprType::kInterval: {
       return Status::NotImplemented("interval values are supported only in date/timestamp arithmetic (x ± INTERVAL …)",
-                                    "SILT_INTERVAL_UNSUPPORTED");
+                                    errc::kSiltIntervalUnsupported);
     }
     case ExprType::kColumnRef:
       return BindColumnRef(e, s);
     case ExprType::kStar:
-      return Status::InvalidArgument("[INVALID_USAGE_OF_STAR_OR_REGEX] Invalid usage of '*' in expression.",
-                                     "INVALID_USAGE_OF_STAR_OR_REGEX");
+      return Status::InvalidArgument("Invalid usage of '*' in expression.",
+                                     errc::kInvalidUsageOfStarOrRegex);
     case ExprType::kFunction:
       return BindFunction(e, s);
     case ExprType::kUnary: {
@@ -208,9 +209,9 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
         }
         if (!acc) {
           // The parser refuses an empty pattern list; an AST built otherwise gets the same error.
-          return Status::InvalidArgument("[INVALID_SQL_SYNTAX.EMPTY_QUANTIFIED_PATTERN] Invalid SQL syntax: Expected "
+          return Status::InvalidArgument("Invalid SQL syntax: Expected "
                                          "something between '(' and ')'.",
-                                         "INVALID_SQL_SYNTAX.EMPTY_QUANTIFIED_PATTERN");
+                                         errc::kInvalidSqlSyntaxEmptyQuantifiedPattern);
         }
         if (!e.negated) return acc;
         return exec::BindScalarFunction("not", {acc}, ctx().bind);
@@ -262,7 +263,7 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
     case ExprType::kPositional:
       break;
   }
-  return Status::NotImplemented("expression not supported yet: " + e.ToString(), "SILT_UNSUPPORTED_EXPRESSION");
+  return Status::NotImplemented("expression not supported yet: " + e.ToString(), errc::kSiltUnsupportedExpression);
 }
 
 Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
@@ -310,11 +311,11 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
       if (g->kind == ExprKind::kColumn && g->column == *idx) group = static_cast<int>(i);
     }
     if (group < 0) {
-      return Status::InvalidArgument("[MISSING_AGGREGATION] The non-aggregating expression " + Backquote(c.name) +
+      return Status::InvalidArgument("The non-aggregating expression " + Backquote(c.name) +
                                          " is based on columns which are not participating in the GROUP BY clause. "
                                          "Add the columns or the expression to the GROUP BY, aggregate the expression, "
                                          "or use `any_value(" + c.name + ")` if you do not care which of the values within a group is returned.",
-                                     "MISSING_AGGREGATION");
+                                     errc::kMissingAggregation);
     }
     ref = exec::MakeColumn(group, c.type, c.name, true);
   }
@@ -343,10 +344,10 @@ Result<ExprPtr> Binder::Impl::BindIntervalArithmetic(const ParsedExpr& x, const 
   if (id == TypeId::kDate || id == TypeId::kString) {
     SILT_ASSIGN_OR_RETURN(v, exec::CoerceTo(v, DataType::Timestamp(), ctx().bind));
   } else if (id != TypeId::kTimestamp && id != TypeId::kTimestampNtz) {
-    return Status::InvalidArgument("[DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES] Cannot resolve \"" + x.ToString() + " " +
+    return Status::InvalidArgument("Cannot resolve \"" + x.ToString() + " " +
                                        (subtract ? "-" : "+") + " " + interval.ToString() + "\" due to data type mismatch: " +
                                        "an interval can only be added to a DATE or TIMESTAMP, not " + v->type->ToString() + ".",
-                                   "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES");
+                                   errc::kDatatypeMismatchBinaryOpDiffTypes);
   }
   return exec::BindScalarFunction("__timestamp_add_interval", {v, lit64(months), lit64(micros)}, ctx().bind);
 }

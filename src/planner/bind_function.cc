@@ -1,4 +1,5 @@
 // Binding function calls: scalar and aggregate calls, higher-order lambdas, grouping(), window calls.
+#include "common/error_classes.h"
 #include "planner/binder_impl.h"
 
 namespace silt::planner {
@@ -15,9 +16,9 @@ Result<ExprPtr> Binder::Impl::BindHigherOrder(const ParsedExpr& e, ExprScope& s,
       continue;
     }
     if (!lambdas.empty()) {
-      return Status::InvalidArgument("[INVALID_LAMBDA_FUNCTION_CALL] Invalid lambda function call: the lambda function must "
+      return Status::InvalidArgument("Invalid lambda function call: the lambda function must "
                                          "be the last argument of " + Backquote(name) + ".",
-                                     "INVALID_LAMBDA_FUNCTION_CALL");
+                                     errc::kInvalidLambdaFunctionCall);
     }
     SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*c, s));
     args.push_back(std::move(b));
@@ -66,17 +67,17 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
   }
   if (exec::FindGenerator(name)) {
     // Top-level SELECT items and LATERAL VIEW bind generators themselves (BindSelect).
-    return Status::InvalidArgument("[UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS] The generator is not supported: nested in "
+    return Status::InvalidArgument("The generator is not supported: nested in "
                                        "expressions \"" + e.ToString() + "\".",
-                                   "UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS");
+                                   errc::kUnsupportedGeneratorNestedInExpressions);
   }
   if (e.over) return BindWindowCall(e, s, name);
   if (name == "grouping" || name == "grouping_id") return BindGrouping(e, s, name);
   if (exec::IsAggregateFunction(name)) {
     if (!s.agg) {
-      return Status::InvalidArgument("[UNSUPPORTED_EXPR_FOR_OPERATOR] Aggregate function " + e.ToString() +
+      return Status::InvalidArgument("Aggregate function " + e.ToString() +
                                          " is not allowed here.",
-                                     "UNSUPPORTED_EXPR_FOR_OPERATOR");
+                                     errc::kUnsupportedExprForOperator);
     }
     std::string text = e.ToString();
     for (size_t i = 0; i < s.agg->call_texts.size(); ++i) {
@@ -92,9 +93,9 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
     if (!e.star_arg) {
       for (const auto& a : e.children) {
         if (ContainsAggregate(*a)) {
-          return Status::InvalidArgument("[NESTED_AGGREGATE_FUNCTION] It is not allowed to use an aggregate function "
+          return Status::InvalidArgument("It is not allowed to use an aggregate function "
                                              "in the argument of another aggregate function.",
-                                         "NESTED_AGGREGATE_FUNCTION");
+                                         errc::kNestedAggregateFunction);
         }
         SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*a, in));
         args.push_back(b);
@@ -120,8 +121,8 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
     args.push_back(b);
   }
   if (e.star_arg) {
-    return Status::InvalidArgument("[INVALID_USAGE_OF_STAR_OR_REGEX] Invalid usage of '*' in " + name + ".",
-                                   "INVALID_USAGE_OF_STAR_OR_REGEX");
+    return Status::InvalidArgument("Invalid usage of '*' in " + name + ".",
+                                   errc::kInvalidUsageOfStarOrRegex);
   }
   return exec::BindScalarFunction(name, std::move(args), ctx().bind);
 }
@@ -131,14 +132,14 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
 // highest (BIGINT) — both read from the aggregate's spark_grouping_id column.
 Result<ExprPtr> Binder::Impl::BindGrouping(const ParsedExpr& e, ExprScope& s, const std::string& name) {
   if (!s.agg || !s.agg->has_grouping_id()) {
-    return Status::InvalidArgument("[UNSUPPORTED_GROUPING_EXPRESSION] grouping()/grouping_id() can only be used with "
+    return Status::InvalidArgument("grouping()/grouping_id() can only be used with "
                                    "GroupingSets/Cube/Rollup.",
-                                   "UNSUPPORTED_GROUPING_EXPRESSION");
+                                   errc::kUnsupportedGroupingExpression);
   }
   if (name == "grouping" && e.children.size() != 1) {
-    return Status::InvalidArgument("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `grouping` requires 1 parameters but the "
+    return Status::InvalidArgument("The `grouping` requires 1 parameters but the "
                                    "actual number is " + std::to_string(e.children.size()) + ".",
-                                   "WRONG_NUM_ARGS.WITHOUT_SUGGESTION");
+                                   errc::kWrongNumArgsWithoutSuggestion);
   }
   const size_t nk = s.agg->group_exprs.size();
   ExprPtr gid = exec::MakeColumn(static_cast<int>(nk), DataType::Int64(), "spark_grouping_id", false);
@@ -147,9 +148,9 @@ Result<ExprPtr> Binder::Impl::BindGrouping(const ParsedExpr& e, ExprScope& s, co
     size_t k = 0;
     while (k < nk && s.agg->group_texts[k] != a->ToString()) ++k;
     if (k == nk) {
-      return Status::InvalidArgument("[GROUPING_COLUMN_MISMATCH] Column of grouping (" + a->ToString() +
+      return Status::InvalidArgument("Column of grouping (" + a->ToString() +
                                          ") can't be found in the grouping columns.",
-                                     "GROUPING_COLUMN_MISMATCH");
+                                     errc::kGroupingColumnMismatch);
     }
     keys.push_back(k);
   }
@@ -181,9 +182,9 @@ Result<ExprPtr> Binder::Impl::BindGrouping(const ParsedExpr& e, ExprScope& s, co
 
 Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s, const std::string& name) {
   if (!s.window) {
-    return Status::InvalidArgument("[UNSUPPORTED_EXPR_FOR_OPERATOR] Window function " + e.ToString() +
+    return Status::InvalidArgument("Window function " + e.ToString() +
                                        " is only allowed in the SELECT list and ORDER BY.",
-                                   "UNSUPPORTED_EXPR_FOR_OPERATOR");
+                                   errc::kUnsupportedExprForOperator);
   }
   std::string text = e.ToString();
   for (size_t i = 0; i < s.window->texts.size(); ++i) {

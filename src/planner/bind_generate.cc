@@ -1,4 +1,5 @@
 // Binding generators in the SELECT list and LATERAL VIEW: explode/posexplode/inline/stack/json_tuple.
+#include "common/error_classes.h"
 #include "planner/binder_impl.h"
 
 namespace silt::planner {
@@ -10,9 +11,9 @@ Result<PlanPtr> Binder::Impl::MakeGenerate(PlanPtr child, const ParsedExpr& call
   const std::string name = LowerName(call.names.back());
   std::optional<exec::Generator> gen = exec::FindGenerator(name);
   if (!gen) {
-    return Status::InvalidArgument("[UNSUPPORTED_GENERATOR.NOT_GENERATOR] The generator is not supported: `" + name +
+    return Status::InvalidArgument("The generator is not supported: `" + name +
                                        "` is expected to be a generator. However, its class is not a generator.",
-                                   "UNSUPPORTED_GENERATOR.NOT_GENERATOR");
+                                   errc::kUnsupportedGeneratorNotGenerator);
   }
   SILT_ASSIGN_OR_RETURN(std::vector<Field> fields, exec::GeneratorOutput(*gen, arg->type, call.ToString()));
   SILT_RETURN_NOT_OK(CheckGeneratorAliases(fields, aliases));
@@ -32,10 +33,10 @@ Status Binder::Impl::CheckGeneratorAliases(const std::vector<Field>& fields, con
   if (aliases.empty() || aliases.size() == fields.size()) return Status::OK();
   std::string list;
   for (const auto& a : aliases) list += (list.empty() ? "" : ", ") + a;
-  return Status::InvalidArgument("[UDTF_ALIAS_NUMBER_MISMATCH] The number of aliases supplied in the AS clause does not match "
+  return Status::InvalidArgument("The number of aliases supplied in the AS clause does not match "
                                      "the number of columns output by the UDTF. Expected " + std::to_string(fields.size()) +
                                      " aliases, but got " + list + ".",
-                                 "UDTF_ALIAS_NUMBER_MISMATCH");
+                                 errc::kUdtfAliasNumberMismatch);
 }
 
 // The one argument of a generator call, bound in scope s. json_tuple(json, k1, …) is inline
@@ -51,9 +52,9 @@ Result<ExprPtr> Binder::Impl::BindGeneratorArg(const ParsedExpr& call, ExprScope
     return exec::BindScalarFunction("array", {std::move(row)}, ctx().bind);
   }
   if (call.children.size() != 1) {
-    return Status::InvalidArgument("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `" + LowerName(call.names.back()) +
+    return Status::InvalidArgument("The `" + LowerName(call.names.back()) +
                                        "` requires 1 parameters but the actual number is " + std::to_string(call.children.size()) + ".",
-                                   "WRONG_NUM_ARGS.WITHOUT_SUGGESTION");
+                                   errc::kWrongNumArgsWithoutSuggestion);
   }
   return Bind(*call.children[0], s);
 }

@@ -1,4 +1,5 @@
 // Binding joins: join kinds, USING / NATURAL, and the split of a condition into equi-keys and a residual.
+#include "common/error_classes.h"
 #include "planner/binder_impl.h"
 
 namespace silt::planner {
@@ -40,9 +41,9 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
       Result<int> li = ResolveColumn({name}, l->columns, &consumed);
       Result<int> ri = ResolveColumn({name}, r->columns, &consumed);
       if (!li.ok() || !ri.ok()) {
-        return Status::InvalidArgument("[UNRESOLVED_USING_COLUMN_FOR_JOIN] USING column " + Backquote(name) +
+        return Status::InvalidArgument("USING column " + Backquote(name) +
                                            " cannot be resolved on the " + (li.ok() ? "right" : "left") + " side of the join.",
-                                       "UNRESOLVED_USING_COLUMN_FOR_JOIN");
+                                       errc::kUnresolvedUsingColumnForJoin);
       }
       SILT_ASSIGN_OR_RETURN(TypePtr t, exec::CommonType(l->columns[*li].type, r->columns[*ri].type));
       SILT_ASSIGN_OR_RETURN(ExprPtr a, exec::CoerceTo(exec::MakeColumn(*li, l->columns[*li].type, name), t, ctx().bind));
@@ -101,7 +102,7 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
     if (j->join == JoinKind::kCross) j->join = JoinKind::kInner;
     ExtractJoinKeys(cond, lw, static_cast<int>(both.size()), j.get());
   } else if (j->join != JoinKind::kCross && j->join != JoinKind::kInner) {
-    return Status::InvalidArgument("[INVALID_SQL_SYNTAX] " + std::string("join requires a condition"), "INVALID_SQL_SYNTAX");
+    return Status::InvalidArgument(std::string("join requires a condition"), errc::kInvalidSqlSyntax);
   }
   j->columns = both;
   if (j->join == JoinKind::kLeft || j->join == JoinKind::kFull) nullable_side(j->columns, lw, both.size());

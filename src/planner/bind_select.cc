@@ -1,4 +1,5 @@
 // Binding a SELECT block: WHERE, GROUP BY / grouping sets, aggregates, HAVING, windows, QUALIFY, ORDER BY, LIMIT.
+#include "common/error_classes.h"
 #include "planner/binder_impl.h"
 
 namespace silt::planner {
@@ -7,22 +8,22 @@ Result<int64_t> Binder::Impl::ConstantInt(const ParsedExpr& e, const char* what)
   std::vector<OutputColumn> none;
   SILT_ASSIGN_OR_RETURN(ExprPtr b, self->BindExpression(e, none));
   if (!exec::IsConstantExpr(*b)) {
-    return Status::InvalidArgument(std::string("[INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE] The ") + what +
+    return Status::InvalidArgument(std::string("The ") + what +
                                        " expression must evaluate to a constant value.",
-                                   "INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE");
+                                   errc::kInvalidLimitLikeExpressionIsUnfoldable);
   }
   SILT_ASSIGN_OR_RETURN(b, exec::CoerceTo(b, DataType::Int64(), ctx().bind));
   SILT_ASSIGN_OR_RETURN(Value v, exec::EvaluateConstant(*b, ctx().eval));
   if (v.is_null()) {
-    return Status::InvalidArgument(std::string("[INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL] The ") + what +
+    return Status::InvalidArgument(std::string("The ") + what +
                                        " expression must not be null.",
-                                   "INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL");
+                                   errc::kInvalidLimitLikeExpressionIsNull);
   }
   if (v.integer() < 0) {
-    return Status::InvalidArgument(std::string("[INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE] The ") + what +
+    return Status::InvalidArgument(std::string("The ") + what +
                                        " expression must be equal to or greater than 0, but got " +
                                        std::to_string(v.integer()) + ".",
-                                   "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE");
+                                   errc::kInvalidLimitLikeExpressionIsNegative);
   }
   return v.integer();
 }
@@ -90,9 +91,9 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   // WHERE: subquery predicates become semi/anti joins, the rest one filter.
   if (q.where) {
     if (ContainsAggregate(*q.where)) {
-      return Status::InvalidArgument("[INVALID_WHERE_CONDITION] The WHERE condition " + q.where->ToString() +
+      return Status::InvalidArgument("The WHERE condition " + q.where->ToString() +
                                          " contains invalid expressions: aggregate functions are not allowed in WHERE.",
-                                     "INVALID_WHERE_CONDITION");
+                                     errc::kInvalidWhereCondition);
     }
     std::vector<const ParsedExpr*> conj;
     SplitConjuncts(q.where.get(), &conj);
@@ -164,9 +165,9 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
         any = true;
       }
       if (!any && !si.expr->names.empty()) {
-        return Status::InvalidArgument("[CANNOT_RESOLVE_STAR_EXPAND] Cannot resolve " + Backquote(si.expr->names.back()) +
+        return Status::InvalidArgument("Cannot resolve " + Backquote(si.expr->names.back()) +
                                            ".* given input columns.",
-                                       "CANNOT_RESOLVE_STAR_EXPAND");
+                                       errc::kCannotResolveStarExpand);
       }
       continue;
     }
@@ -193,7 +194,7 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
       for (const auto& it : items) {
         if (it.expr && !ContainsAggregate(*it.expr)) group_asts.push_back(it.expr);
         if (!it.expr) {
-          return Status::NotImplemented("GROUP BY ALL with * is not supported", "SILT_UNSUPPORTED_EXPRESSION");
+          return Status::NotImplemented("GROUP BY ALL with * is not supported", errc::kSiltUnsupportedExpression);
         }
       }
     }
@@ -211,9 +212,9 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
       if (g->type == ExprType::kLiteral && !g->literal.is_null() && g->literal.type()->id() == TypeId::kInt32) {
         int64_t ord = g->literal.integer();
         if (ord < 1 || ord > static_cast<int64_t>(items.size())) {
-          return Status::InvalidArgument("[GROUP_BY_POS_OUT_OF_RANGE] GROUP BY position " + std::to_string(ord) +
+          return Status::InvalidArgument("GROUP BY position " + std::to_string(ord) +
                                              " is not in select list (valid range is [1, " + std::to_string(items.size()) + "]).",
-                                         "GROUP_BY_POS_OUT_OF_RANGE");
+                                         errc::kGroupByPosOutOfRange);
         }
         const Item& it = items[ord - 1];
         if (!it.expr) {
@@ -223,9 +224,9 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
           continue;
         }
         if (ContainsAggregate(*it.expr)) {
-          return Status::InvalidArgument("[GROUP_BY_POS_AGGREGATE] GROUP BY " + std::to_string(ord) +
+          return Status::InvalidArgument("GROUP BY " + std::to_string(ord) +
                                              " refers to an expression that contains an aggregate function.",
-                                         "GROUP_BY_POS_AGGREGATE");
+                                         errc::kGroupByPosAggregate);
         }
         use = it.expr;
       } else if (g->type == ExprType::kColumnRef && g->names.size() == 1) {
@@ -286,10 +287,10 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   for (size_t i = 0; i < items.size(); ++i) {
     if (!items[i].expr || !IsGeneratorCall(*items[i].expr)) continue;
     if (gen_call) {
-      return Status::InvalidArgument("[UNSUPPORTED_GENERATOR.MULTI_GENERATOR] The generator is not supported: only one generator "
+      return Status::InvalidArgument("The generator is not supported: only one generator "
                                          "allowed per SELECT clause but found 2: \"" + gen_call->ToString() + "\", \"" +
                                          items[i].expr->ToString() + "\".",
-                                     "UNSUPPORTED_GENERATOR.MULTI_GENERATOR");
+                                     errc::kUnsupportedGeneratorMultiGenerator);
     }
     gen_call = items[i].expr;
   }
@@ -341,9 +342,9 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     // The HAVING filter sits below the window node (a window call there read a column past the
     // aggregate's output: SIGSEGV).
     if (ContainsWindowCall(*having_ast)) {
-      return Status::InvalidArgument("[WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE] It is not allowed to use window functions inside "
+      return Status::InvalidArgument("It is not allowed to use window functions inside "
                                      "HAVING clause.",
-                                     "WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE");
+                                     errc::kWindowFunctionNotAllowedInClause);
     }
     SILT_ASSIGN_OR_RETURN(having, Bind(*having_ast, s));
     SILT_ASSIGN_OR_RETURN(having, exec::CoerceTo(having, DataType::Boolean(), ctx().bind));
@@ -364,9 +365,9 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     if (o.expr->type == ExprType::kLiteral && !o.expr->literal.is_null() && o.expr->literal.type()->id() == TypeId::kInt32) {
       int64_t ord = o.expr->literal.integer();
       if (ord < 1 || ord > static_cast<int64_t>(visible)) {
-        return Status::InvalidArgument("[ORDER_BY_POS_OUT_OF_RANGE] ORDER BY position " + std::to_string(ord) +
+        return Status::InvalidArgument("ORDER BY position " + std::to_string(ord) +
                                            " is not in select list (valid range is [1, " + std::to_string(visible) + "]).",
-                                       "ORDER_BY_POS_OUT_OF_RANGE");
+                                       errc::kOrderByPosOutOfRange);
       }
       target = static_cast<int>(ord - 1);
     } else if (o.expr->type == ExprType::kColumnRef && o.expr->names.size() == 1) {
@@ -394,7 +395,7 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   if (q.distinct && exprs.size() > visible) {
     return Status::InvalidArgument("[MISSING_ATTRIBUTES] ORDER BY expressions must appear in the select list when "
                                        "SELECT DISTINCT is used.",
-                                   "MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_APPEAR_IN_OPERATION");
+                                   errc::kMissingAttributesResolvedAttributeAppearInOperation);
   }
 
   // Build: aggregate → having → window → project → distinct → sort → drop hidden → limit.

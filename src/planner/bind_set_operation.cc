@@ -1,4 +1,5 @@
 // Binding UNION / INTERSECT / EXCEPT and ORDER BY over a plan's output columns.
+#include "common/error_classes.h"
 #include "planner/binder_impl.h"
 
 namespace silt::planner {
@@ -16,12 +17,11 @@ Result<PlanPtr> Binder::Impl::BindSetOp(const sql::Query& q) {
     r = MakeProject(r, exprs, Names(l));
   }
   if (l->columns.size() != r->columns.size()) {
-    return Status::InvalidArgument("[NUM_COLUMNS_MISMATCH] " +
-                                       std::string(q.set_op == sql::SetOp::kUnion ? "UNION" : q.set_op == sql::SetOp::kIntersect ? "INTERSECT" : "EXCEPT") +
+    return Status::InvalidArgument(std::string(q.set_op == sql::SetOp::kUnion ? "UNION" : q.set_op == sql::SetOp::kIntersect ? "INTERSECT" : "EXCEPT") +
                                        " can only be performed on inputs with the same number of columns, but the first input has " +
                                        std::to_string(l->columns.size()) + " columns and the second input has " +
                                        std::to_string(r->columns.size()) + " columns.",
-                                   "NUM_COLUMNS_MISMATCH");
+                                   errc::kNumColumnsMismatch);
   }
   std::vector<ExprPtr> le, re;
   bool lcast = false, rcast = false;
@@ -71,10 +71,10 @@ Result<PlanPtr> Binder::Impl::OrderByOutput(PlanPtr plan, const sql::Query& q) {
     if (o.expr->type == ExprType::kLiteral && !o.expr->literal.is_null() && o.expr->literal.type()->id() == TypeId::kInt32) {
       int64_t ord = o.expr->literal.integer();
       if (ord < 1 || ord > static_cast<int64_t>(plan->columns.size())) {
-        return Status::InvalidArgument("[ORDER_BY_POS_OUT_OF_RANGE] ORDER BY position " + std::to_string(ord) +
+        return Status::InvalidArgument("ORDER BY position " + std::to_string(ord) +
                                            " is not in select list (valid range is [1, " +
                                            std::to_string(plan->columns.size()) + "]).",
-                                       "ORDER_BY_POS_OUT_OF_RANGE");
+                                       errc::kOrderByPosOutOfRange);
       }
       const auto& c = plan->columns[ord - 1];
       k.expr = exec::MakeColumn(static_cast<int>(ord - 1), c.type, c.name, c.nullable);

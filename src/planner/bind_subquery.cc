@@ -1,6 +1,7 @@
 // Binding subqueries: scalar (uncorrelated and decorrelated), EXISTS / IN as values and as semi/anti joins.
 #include <unordered_map>
 
+#include "common/error_classes.h"
 #include "exec/join_keys.h"
 #include "planner/binder_impl.h"
 
@@ -12,9 +13,9 @@ Result<ExprPtr> Binder::Impl::BindScalarSubquery(const ParsedExpr& e, ExprScope&
   Result<PlanPtr> plan = self->BindQuery(*e.subquery);
   if (plan.ok()) {
     if ((*plan)->columns.size() != 1) {
-      return Status::InvalidArgument("[SCALAR_SUBQUERY_TOO_MANY_COLUMNS] Scalar subquery must return only one column, "
+      return Status::InvalidArgument("Scalar subquery must return only one column, "
                                          "but got " + std::to_string((*plan)->columns.size()) + ".",
-                                     "SCALAR_SUBQUERY_TOO_MANY_COLUMNS");
+                                     errc::kScalarSubqueryTooManyColumns);
     }
     if (!ctx().execute) return Status::Internal("no executor for subqueries");
     SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> chunks, ctx().execute(*plan));
@@ -25,14 +26,14 @@ Result<ExprPtr> Binder::Impl::BindScalarSubquery(const ParsedExpr& e, ExprScope&
       rows += c.size();
     }
     if (rows > 1) {
-      return Status::InvalidArgument("[SCALAR_SUBQUERY_TOO_MANY_ROWS] More than one row returned by a subquery used as "
+      return Status::InvalidArgument("More than one row returned by a subquery used as "
                                          "an expression.",
-                                     "SCALAR_SUBQUERY_TOO_MANY_ROWS");
+                                     errc::kScalarSubqueryTooManyRows);
     }
     auto c = exec::MakeConstant(v);
     return c;
   }
-  if (plan.status().error_class().rfind("UNRESOLVED_COLUMN", 0) != 0 || !s.plan || s.agg) return plan.status();
+  if (plan.status().error_class().rfind(errc::kUnresolvedColumn, 0) != 0 || !s.plan || s.agg) return plan.status();
   return BindCorrelatedScalar(e, s);
 }
 
@@ -41,7 +42,7 @@ Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScop
   if (q.set_op != sql::SetOp::kNone || q.select.size() != 1 || !q.group_by.empty() || q.from.empty()) {
     return Status::NotImplemented("correlated scalar subqueries are supported as a single aggregate over FROM … WHERE "
                                   "with equality correlation",
-                                  "SILT_UNSUPPORTED_SUBQUERY");
+                                  errc::kSiltUnsupportedSubquery);
   }
   SILT_ASSIGN_OR_RETURN(auto corr, BindCorrelatedFrom(q, *s.columns));
   if (!corr.residual.empty()) {
@@ -49,7 +50,7 @@ Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScop
     // dropped by the keyed join below, a wrong answer.
     return Status::NotImplemented("correlated scalar subqueries are supported with equality correlation only (outer = inner "
                                   "conjuncts)",
-                                  "SILT_UNSUPPORTED_SUBQUERY");
+                                  errc::kSiltUnsupportedSubquery);
   }
   // corr.plan: inner FROM filtered by inner-only conjuncts; corr.inner_keys/outer_keys.
   std::vector<OutputColumn> inner_cols = corr.plan->columns;
@@ -62,7 +63,7 @@ Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScop
   as.columns = &inner_cols;
   if (!ContainsAggregate(*q.select[0].expr)) {
     return Status::NotImplemented("correlated scalar subqueries must aggregate (e.g. SELECT max(x) …)",
-                                  "SILT_UNSUPPORTED_SUBQUERY");
+                                  errc::kSiltUnsupportedSubquery);
   }
   SILT_ASSIGN_OR_RETURN(ExprPtr value, Bind(*q.select[0].expr, as));
   auto agg_node = std::make_shared<LogicalNode>();
@@ -137,9 +138,9 @@ Result<ExprPtr> Binder::Impl::BindPredicateSubqueryAsValue(const ParsedExpr& e, 
   // value IN (v1, v2, ...) over the subquery's rows.
   SILT_ASSIGN_OR_RETURN(ExprPtr v, Bind(*e.children[0], s));
   if (plan->columns.size() != 1) {
-    return Status::InvalidArgument("[DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH] The number of columns in the "
+    return Status::InvalidArgument("The number of columns in the "
                                        "left hand side of an IN subquery does not match the number of columns in the output of subquery.",
-                                   "DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH");
+                                   errc::kDatatypeMismatchInSubqueryLengthMismatch);
   }
   SILT_ASSIGN_OR_RETURN(TypePtr common, exec::CommonType(v->type, plan->columns[0].type));
   std::vector<ExprPtr> items;
@@ -543,9 +544,9 @@ Status Binder::Impl::ApplyPredicateSubquery(const ParsedExpr& e, bool negated, P
       return Status::OK();
     }
     if (sub->columns.size() != 1) {
-      return Status::InvalidArgument("[DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH] The number of columns in the "
+      return Status::InvalidArgument("The number of columns in the "
                                          "left hand side of an IN subquery does not match the number of columns in the output of subquery.",
-                                     "DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH");
+                                     errc::kDatatypeMismatchInSubqueryLengthMismatch);
     }
     ExprScope s;
     s.columns = cols;
@@ -573,8 +574,8 @@ Status Binder::Impl::ApplyPredicateSubquery(const ParsedExpr& e, bool negated, P
   for (auto& r : corr.residual) residual = MakeAnd(residual, r);
   if (e.type == ExprType::kInSubquery) {
     if (q.select.size() != 1) {
-      return Status::InvalidArgument("[DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH] IN subquery must return one column.",
-                                     "DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH");
+      return Status::InvalidArgument("IN subquery must return one column.",
+                                     errc::kDatatypeMismatchInSubqueryLengthMismatch);
     }
     std::vector<OutputColumn> inner_cols = corr.plan->columns;
     ExprScope is;

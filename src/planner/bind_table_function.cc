@@ -1,4 +1,5 @@
 // Binding table-valued functions in FROM: range() and table_changes / table_changes_by_path.
+#include "common/error_classes.h"
 #include "planner/binder_impl.h"
 
 namespace silt::planner {
@@ -9,13 +10,13 @@ namespace silt::planner {
 Result<PlanPtr> Binder::Impl::BindTableChanges(const sql::TableRef& ref, const std::vector<Value>& args, bool by_path) {
   const char* fn = by_path ? "table_changes_by_path" : "table_changes";
   if (args.size() < 2 || args.size() > 3) {
-    return Status::InvalidArgument(std::string("[WRONG_NUM_ARGS] ") + fn + "() takes 2 or 3 arguments",
-                                   "WRONG_NUM_ARGS");
+    return Status::InvalidArgument(std::string() + fn + "() takes 2 or 3 arguments",
+                                   errc::kWrongNumArgs);
   }
   if (args[0].is_null() || args[0].type()->id() != TypeId::kString) {
     return Status::InvalidArgument(std::string(fn) + ": the first argument must be a table " +
                                        (by_path ? "path" : "name") + " string",
-                                   "INVALID_PARAMETER_VALUE");
+                                   errc::kInvalidParameterValue);
   }
   // The name: db.t, `t`, delta.`/path`; or the path itself.
   sql::TableName name;
@@ -43,13 +44,13 @@ Result<PlanPtr> Binder::Impl::BindTableChanges(const sql::TableRef& ref, const s
   }
   SILT_ASSIGN_OR_RETURN(ResolvedTable t, self->ResolveTable(name, std::nullopt));
   if (t.is_view || !t.snapshot) {
-    return Status::InvalidArgument("table_changes: " + text + " is not a Delta table", "DELTA_TABLE_NOT_FOUND");
+    return Status::InvalidArgument("table_changes: " + text + " is not a Delta table", errc::kDeltaTableNotFound);
   }
   auto bound = [&](const Value& v, bool is_start) -> Result<std::optional<int64_t>> {
     if (v.is_null()) {
-      return Status::InvalidArgument("[DELTA_CDC_READ_NULL_RANGE_BOUNDARY] CDC read start/end parameters cannot be null. "
+      return Status::InvalidArgument("CDC read start/end parameters cannot be null. "
                                      "Please provide a valid version or timestamp.",
-                                     "DELTA_CDC_READ_NULL_RANGE_BOUNDARY");
+                                     errc::kDeltaCdcReadNullRangeBoundary);
     }
     std::optional<int64_t> ts_ms;
     switch (v.type()->id()) {
@@ -69,7 +70,7 @@ Result<PlanPtr> Binder::Impl::BindTableChanges(const sql::TableRef& ref, const s
         break;
       default:
         return Status::InvalidArgument("table_changes: a range bound must be a version or a timestamp",
-                                       "INVALID_PARAMETER_VALUE");
+                                       errc::kInvalidParameterValue);
     }
     if (is_start) {
       SILT_ASSIGN_OR_RETURN(int64_t ver, delta::ChangeFeedStartVersionAt(*t.store, *ts_ms));
@@ -104,7 +105,7 @@ Result<PlanPtr> Binder::Impl::BindTableFunction(const sql::TableRef& ref) {
   }
   if (fn == "range") {
     if (args.empty() || args.size() > 3) {
-      return Status::InvalidArgument("[WRONG_NUM_ARGS] range() takes 1 to 3 arguments", "WRONG_NUM_ARGS");
+      return Status::InvalidArgument("range() takes 1 to 3 arguments", errc::kWrongNumArgs);
     }
     for (size_t i = 0; i < args.size(); ++i) {
       const Value& a = args[i];
@@ -113,14 +114,14 @@ Result<PlanPtr> Binder::Impl::BindTableFunction(const sql::TableRef& ref) {
                            a.type()->id() == TypeId::kInt32 || a.type()->id() == TypeId::kInt64);
       if (!integral) {
         return Status::InvalidArgument(
-            "[INVALID_PARAMETER_VALUE.LONG] The value of parameter(s) `" +
+            "The value of parameter(s) `" +
                 std::string(args.size() == 1 ? "end"
                                              : (i == 0   ? "start"
                                                 : i == 1 ? "end"
                                                          : "step")) +
                 "` in `range` is invalid: expects a long literal, but got " +
                 (a.is_null() ? "NULL" : a.ToString()) + ".",
-            "INVALID_PARAMETER_VALUE.LONG");
+            errc::kInvalidParameterValueLong);
       }
     }
     int64_t start = 0, end, step = 1;
@@ -134,7 +135,7 @@ Result<PlanPtr> Binder::Impl::BindTableFunction(const sql::TableRef& ref) {
     // Spark's Range: require(step != 0) (an IllegalArgumentException, no error class).
     if (step == 0) {
       return Status::InvalidArgument("requirement failed: step (0) cannot be 0",
-                                     "INVALID_PARAMETER_VALUE");
+                                     errc::kInvalidParameterValue);
     }
     // Spark's Range.numElements, in 128 bits so no bound overflows: ceil((end - start) / step)
     // when the step goes from start towards end, else 0.
@@ -159,9 +160,9 @@ Result<PlanPtr> Binder::Impl::BindTableFunction(const sql::TableRef& ref) {
   if (fn == "table_changes" || fn == "table_changes_by_path") {
     return BindTableChanges(ref, args, fn == "table_changes_by_path");
   }
-  return Status::InvalidArgument("[UNRESOLVABLE_TABLE_VALUED_FUNCTION] Could not resolve " + Backquote(fn) +
+  return Status::InvalidArgument("Could not resolve " + Backquote(fn) +
                                      " to a table-valued function.",
-                                 "UNRESOLVABLE_TABLE_VALUED_FUNCTION");
+                                 errc::kUnresolvableTableValuedFunction);
 }
 
 }  // namespace silt::planner

@@ -1,6 +1,7 @@
 // Binding FROM: the relation list, aliases, CTEs and views, tables and inline VALUES.
 #include <functional>
 
+#include "common/error_classes.h"
 #include "planner/binder_impl.h"
 
 namespace silt::planner {
@@ -40,10 +41,10 @@ PlanPtr Binder::Impl::CrossJoin(PlanPtr l, PlanPtr r) {
 Result<PlanPtr> Binder::Impl::ApplyAlias(PlanPtr p, const sql::TableRef& ref) {
   if (!ref.column_aliases.empty()) {
     if (ref.column_aliases.size() != p->columns.size()) {
-      return Status::InvalidArgument("[ASSIGNMENT_ARITY_MISMATCH] Number of column aliases (" +
+      return Status::InvalidArgument("Number of column aliases (" +
                                          std::to_string(ref.column_aliases.size()) + ") does not match number of columns (" +
                                          std::to_string(p->columns.size()) + ").",
-                                     "ASSIGNMENT_ARITY_MISMATCH");
+                                     errc::kAssignmentArityMismatch);
     }
     std::vector<ExprPtr> exprs;
     for (size_t i = 0; i < p->columns.size(); ++i) {
@@ -86,22 +87,22 @@ Result<PlanPtr> Binder::Impl::NamedRelation(PlanPtr plan, const std::vector<std:
 Result<PlanPtr> Binder::Impl::BindView(const ResolvedTable& t, const sql::TableRef& ref) {
   const TableEntry& e = *t.entry;
   if (ref.time_travel) {
-    return Status::Unsupported("[UNSUPPORTED_FEATURE.TIME_TRAVEL] The feature is not supported: Time travel on the relation: " +
+    return Status::Unsupported("The feature is not supported: Time travel on the relation: " +
                                    Backquote(t.display_name) + ".",
-                               "UNSUPPORTED_FEATURE.TIME_TRAVEL");
+                               errc::kUnsupportedFeatureTimeTravel);
   }
   constexpr int kMaxViewDepth = 100;  // Spark's spark.sql.view.maxNestedViewDepth
   if (view_depth >= kMaxViewDepth) {
-    return Status::InvalidArgument("[VIEW_EXCEED_MAX_NESTED_DEPTH] The depth of view " + Backquote(t.display_name) +
+    return Status::InvalidArgument("The depth of view " + Backquote(t.display_name) +
                                        " exceeds the maximum view resolution depth (" + std::to_string(kMaxViewDepth) +
                                        "). Analysis is aborted to avoid errors.",
-                                   "VIEW_EXCEED_MAX_NESTED_DEPTH");
+                                   errc::kViewExceedMaxNestedDepth);
   }
   Result<sql::StatementNode> parsed = sql::ParseStatement(e.view_text);
   if (!parsed.ok() || (*parsed)->kind != sql::StatementKind::kQuery) {
     return Status::Corruption("the stored query of view " + Backquote(t.display_name) + " cannot be parsed: " +
                                   (parsed.ok() ? std::string("not a query") : std::string(parsed.status().message())),
-                              "SILT_CATALOG_CORRUPT");
+                              errc::kSiltCatalogCorrupt);
   }
   const auto& q = static_cast<const sql::QueryStatement&>(**parsed);
   expanded_views.insert(t.is_temp_view ? e.name : e.schema + "." + e.name);
@@ -129,11 +130,11 @@ Result<PlanPtr> Binder::Impl::BindTableRef(const sql::TableRef& ref) {
           const sql::CommonTableExpr* cte = cte_stack[level].Find(lower);
           if (!cte) continue;
           if (cte_depth >= kMaxCteDepth) {
-            return Status::InvalidArgument("[SILT_QUERY_TOO_DEEP] The common table expression " +
+            return Status::InvalidArgument("The common table expression " +
                                                Backquote(cte->name) + " is nested more than " +
                                                std::to_string(kMaxCteDepth) +
                                                " levels deep (CTEs reading CTEs); split the query.",
-                                           "SILT_QUERY_TOO_DEEP");
+                                           errc::kSiltQueryTooDeep);
           }
           // Bind the CTE body with only the enclosing scopes and the CTEs defined before it
           // visible; the scopes above are set aside (cheap: a scope shares its name map).
@@ -200,18 +201,18 @@ Result<PlanPtr> Binder::Impl::BindValues(const sql::TableRef& ref) {
   std::vector<TypePtr> types(width, DataType::Null());
   for (const auto& row : ref.values) {
     if (row.size() != width) {
-      return Status::InvalidArgument("[INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH] Invalid inline table. Inline table "
+      return Status::InvalidArgument("Invalid inline table. Inline table "
                                          "expected " + std::to_string(width) + " columns but found " +
                                          std::to_string(row.size()) + " columns in a row.",
-                                     "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH");
+                                     errc::kInvalidInlineTableNumColumnsMismatch);
     }
     std::vector<Value> vals;
     for (size_t i = 0; i < width; ++i) {
       SILT_ASSIGN_OR_RETURN(ExprPtr b, self->BindExpression(*row[i], none));
       if (!exec::IsConstantExpr(*b)) {
-        return Status::InvalidArgument("[INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE] Invalid inline "
+        return Status::InvalidArgument("Invalid inline "
                                            "table. Cannot evaluate the expression " + b->ToString() + " in inline table definition.",
-                                       "INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE");
+                                       errc::kInvalidInlineTableCannotEvaluateExpressionInInlineTable);
       }
       SILT_ASSIGN_OR_RETURN(Value v, exec::EvaluateConstant(*b, ctx().eval));
       SILT_ASSIGN_OR_RETURN(types[i], exec::CommonType(types[i], v.type()));
@@ -227,8 +228,8 @@ Result<PlanPtr> Binder::Impl::BindValues(const sql::TableRef& ref) {
     node->columns.push_back({name, t, true, ref.alias});
   }
   if (!ref.column_aliases.empty() && ref.column_aliases.size() != width) {
-    return Status::InvalidArgument("[ASSIGNMENT_ARITY_MISMATCH] Number of column aliases does not match number of columns.",
-                                   "ASSIGNMENT_ARITY_MISMATCH");
+    return Status::InvalidArgument("Number of column aliases does not match number of columns.",
+                                   errc::kAssignmentArityMismatch);
   }
   DataChunk chunk;
   for (size_t i = 0; i < width; ++i) chunk.columns.emplace_back(node->columns[i].type);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "common/error_classes.h"
 #include "delta/operations_history.h"
 #include "io/object_store_factory.h"
 #include "io/read_confinement.h"
@@ -23,10 +24,10 @@ Status Unresolved(const std::string& name, const std::vector<OutputColumn>& cols
     if (!suggestions.empty()) suggestions += ", ";
     suggestions += Backquote(c.qualifier.empty() ? c.name : c.qualifier + "`.`" + c.name);
   }
-  return Status::InvalidArgument("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function parameter with name " +
+  return Status::InvalidArgument("A column, variable, or function parameter with name " +
                                      Backquote(name) + " cannot be resolved. Did you mean one of the following? [" +
                                      suggestions + "].",
-                                 "UNRESOLVED_COLUMN.WITH_SUGGESTION");
+                                 errc::kUnresolvedColumnWithSuggestion);
 }
 
 // Splits an AST predicate into its AND conjuncts (pointers into the tree).
@@ -136,10 +137,10 @@ Result<PlanPtr> Binder::BindQuery(const sql::Query& q) {
   size_t used = StackInUse(reinterpret_cast<uintptr_t>(&probe), &stack_size);
   if (stack_size && used > stack_size / 2) {
     return Status::InvalidArgument(
-        "[SILT_QUERY_TOO_DEEP] The query nests subqueries, CTEs or views too deeply to bind (" +
+        "The query nests subqueries, CTEs or views too deeply to bind (" +
             std::to_string(used >> 10) + " KiB of a " + std::to_string(stack_size >> 10) +
             " KiB stack); split the query.",
-        "SILT_QUERY_TOO_DEEP");
+        errc::kSiltQueryTooDeep);
   }
   if (!q.ctes.empty()) {
     auto names = std::make_shared<std::map<std::string, size_t>>();
@@ -176,10 +177,10 @@ bool Binder::referenced_temp_view() const { return impl_->temp_view_ref; }
 namespace {
 
 Status SystemTableReadOnly(const ResolvedTable& table, std::string_view command) {
-  return Status::InvalidArgument("[UNSUPPORTED_FEATURE.TABLE_OPERATION] The feature is not supported: Table " +
+  return Status::InvalidArgument("The feature is not supported: Table " +
                                      Backquote(table.display_name) + " does not support " + std::string(command) +
                                      ". It is a read-only system table written by the maintenance service.",
-                                 "UNSUPPORTED_FEATURE.TABLE_OPERATION");
+                                 errc::kUnsupportedFeatureTableOperation);
 }
 
 }  // namespace
@@ -187,9 +188,9 @@ Status SystemTableReadOnly(const ResolvedTable& table, std::string_view command)
 Status ExpectTable(const ResolvedTable& table, std::string_view command) {
   if (table.is_system && command.rfind("DESCRIBE", 0) != 0) return SystemTableReadOnly(table, command);
   if (!table.is_view) return Status::OK();
-  return Status::InvalidArgument("[EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE] '" + std::string(command) +
+  return Status::InvalidArgument("'" + std::string(command) +
                                      "' expects a table but " + Backquote(table.display_name) + " is a view.",
-                                 "EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE");
+                                 errc::kExpectTableNotViewNoAlternative);
 }
 
 Result<exec::ExprPtr> Binder::BindExpression(const sql::ParsedExpr& expr, const std::vector<OutputColumn>& columns,
@@ -211,7 +212,7 @@ bool IsSystemTableName(const sql::TableName& name) {
 Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql::TimeTravel* tt,
                                            bool must_exist, bool load_files) {
   ResolvedTable t;
-  if (!name.is_path() && name.parts.empty()) return Status::InvalidArgument("a table name is required", "PARSE_SYNTAX_ERROR");
+  if (!name.is_path() && name.parts.empty()) return Status::InvalidArgument("a table name is required", errc::kParseSyntaxError);
   if (!name.is_path() && name.parts.size() == 1 && ctx_.temp_views) {
     auto it = ctx_.temp_views->find(LowerName(name.parts[0]));
     if (it != ctx_.temp_views->end()) {
@@ -237,7 +238,7 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
     std::string fmt = LowerName(name.path_format);
     if (fmt != "delta" && !fmt.empty()) {
       return Status::NotImplemented("reading " + fmt + " paths directly is not supported; use delta.`path`",
-                                    "SILT_UNSUPPORTED_DATA_SOURCE");
+                                    errc::kSiltUnsupportedDataSource);
     }
     t.location = name.path;
     t.display_name = "delta.`" + name.path + "`";
@@ -245,16 +246,16 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
     std::string schema = name.parts.size() >= 2 ? name.parts[name.parts.size() - 2] : ctx_.current_schema;
     const std::string& table = name.parts.back();
     if (name.parts.size() > 3 || (name.parts.size() == 3 && !NameEq(name.parts[0], "spark_catalog"))) {
-      return Status::NotFound("[TABLE_OR_VIEW_NOT_FOUND] The table or view " + Backquote(name.ToString()) +
+      return Status::NotFound("The table or view " + Backquote(name.ToString()) +
                                   " cannot be found.",
-                              "TABLE_OR_VIEW_NOT_FOUND");
+                              errc::kTableOrViewNotFound);
     }
     Result<TableEntry> e = ctx_.catalog->GetTable(schema, table);
     if (!e.ok()) {
       if (e.status().code() == StatusCode::kNotFound) {
-        return Status::NotFound("[TABLE_OR_VIEW_NOT_FOUND] The table or view " + Backquote(name.ToString()) +
+        return Status::NotFound("The table or view " + Backquote(name.ToString()) +
                                     " cannot be found. Verify the spelling and correctness of the schema and catalog.",
-                                "TABLE_OR_VIEW_NOT_FOUND");
+                                errc::kTableOrViewNotFound);
       }
       return e.status();
     }
@@ -277,8 +278,8 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
         SILT_ASSIGN_OR_RETURN(b, exec::CoerceTo(b, DataType::Timestamp(), ctx_.bind));
         SILT_ASSIGN_OR_RETURN(Value v, exec::EvaluateConstant(*b, ctx_.eval));
         if (v.is_null()) {
-          return Status::InvalidArgument("[DELTA_TIMESTAMP_INVALID] The provided timestamp is not a valid timestamp.",
-                                         "DELTA_TIMESTAMP_INVALID");
+          return Status::InvalidArgument("The provided timestamp is not a valid timestamp.",
+                                         errc::kDeltaTimestampInvalid);
         }
         ts_ms = v.integer() / 1000;
       } else {
@@ -299,13 +300,13 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
     if (snap.status().code() == StatusCode::kNotFound && !version) {
       if (!must_exist) return t;
       if (t.is_system) {
-        return Status::NotFound("[DELTA_TABLE_NOT_FOUND] The system table " + t.display_name +
+        return Status::NotFound("The system table " + t.display_name +
                                     " has no rows yet (the maintenance service has not written it).",
-                                "DELTA_TABLE_NOT_FOUND");
+                                errc::kDeltaTableNotFound);
       }
       if (name.is_path()) {
-        return Status::NotFound("[DELTA_TABLE_NOT_FOUND] Delta table " + Backquote(name.path) + " doesn't exist.",
-                                "DELTA_TABLE_NOT_FOUND");
+        return Status::NotFound("Delta table " + Backquote(name.path) + " doesn't exist.",
+                                errc::kDeltaTableNotFound);
       }
     }
     return snap.status();
@@ -323,8 +324,8 @@ Result<PlanPtr> Binder::ScanPlan(const ResolvedTable& table, const std::string& 
     return PlanPtr(node);
   }
   if (!table.snapshot) {
-    return Status::NotFound("[DELTA_TABLE_NOT_FOUND] Delta table " + table.display_name + " doesn't exist.",
-                            "DELTA_TABLE_NOT_FOUND");
+    return Status::NotFound("Delta table " + table.display_name + " doesn't exist.",
+                            errc::kDeltaTableNotFound);
   }
   auto node = std::make_shared<LogicalNode>();
   node->kind = LogicalKind::kScan;

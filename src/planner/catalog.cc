@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/error_classes.h"
 #include "delta/json_util.h"
 #include "io/object_store_factory.h"
 #include "io/path.h"
@@ -55,7 +56,7 @@ Result<TableEntry> ParseEntry(const std::string& text, const std::string& path) 
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   if (parser.parse(text).get(doc) != simdjson::SUCCESS || !doc.is_object()) {
-    return Status::Corruption("catalog entry is not valid JSON: " + path, "SILT_CATALOG_CORRUPT");
+    return Status::Corruption("catalog entry is not valid JSON: " + path, errc::kSiltCatalogCorrupt);
   }
   TableEntry e;
   auto str = [&](const char* key, std::string* out) {
@@ -142,9 +143,9 @@ bool Catalog::SchemaExists(const std::string& name) const {
 Status Catalog::CreateSchema(const std::string& name, bool if_not_exists, const std::string& comment) {
   if (SchemaExists(name)) {
     if (if_not_exists) return Status::OK();
-    return Status::AlreadyExists("[SCHEMA_ALREADY_EXISTS] Cannot create schema `" + LowerName(name) +
+    return Status::AlreadyExists("Cannot create schema `" + LowerName(name) +
                                      "` because it already exists.",
-                                 "SCHEMA_ALREADY_EXISTS");
+                                 errc::kSchemaAlreadyExists);
   }
   SILT_RETURN_NOT_OK(ValidateObjectKey(SchemaDirKey(name)));
   std::string meta = "{";
@@ -156,9 +157,9 @@ Status Catalog::CreateSchema(const std::string& name, bool if_not_exists, const 
   Status st = store_->PutIfAbsent(SchemaMetaKey(name), meta);
   if (st.code() == StatusCode::kAlreadyExists) {
     if (if_not_exists) return Status::OK();
-    return Status::AlreadyExists("[SCHEMA_ALREADY_EXISTS] Cannot create schema `" +
+    return Status::AlreadyExists("Cannot create schema `" +
                                      LowerName(name) + "` because it already exists.",
-                                 "SCHEMA_ALREADY_EXISTS");
+                                 errc::kSchemaAlreadyExists);
   }
   if (!st.ok())
     return Status::IoError("cannot create schema " + name + ": " + std::string(st.message()));
@@ -169,16 +170,16 @@ Status Catalog::DropSchema(const std::string& name, bool if_exists, bool cascade
   std::string s = LowerName(name);
   if (!SchemaExists(s)) {
     if (if_exists) return Status::OK();
-    return Status::NotFound("[SCHEMA_NOT_FOUND] The schema `" + s + "` cannot be found.", "SCHEMA_NOT_FOUND");
+    return Status::NotFound("The schema `" + s + "` cannot be found.", errc::kSchemaNotFound);
   }
   if (s == kDefaultSchema) {
-    return Status::InvalidArgument("Can not drop default database", "UNSUPPORTED_FEATURE.DROP_DATABASE");
+    return Status::InvalidArgument("Can not drop default database", errc::kUnsupportedFeatureDropDatabase);
   }
   SILT_ASSIGN_OR_RETURN(std::vector<std::string> tables, ListTables(s));
   if (!tables.empty() && !cascade) {
-    return Status::InvalidArgument("[SCHEMA_NOT_EMPTY] Cannot drop a schema `" + s +
+    return Status::InvalidArgument("Cannot drop a schema `" + s +
                                        "` because it contains objects. Use DROP SCHEMA ... CASCADE.",
-                                   "SCHEMA_NOT_EMPTY");
+                                   errc::kSchemaNotEmpty);
   }
   // Best effort, as a recursive directory removal: what cannot be removed stays behind.
   for (const std::string& t : tables) {
@@ -199,7 +200,7 @@ std::vector<std::string> Catalog::ListSchemas() const {
 Result<std::vector<std::string>> Catalog::ListTables(const std::string& schema) const {
   std::string s = LowerName(schema);
   if (!SchemaExists(s)) {
-    return Status::NotFound("[SCHEMA_NOT_FOUND] The schema `" + s + "` cannot be found.", "SCHEMA_NOT_FOUND");
+    return Status::NotFound("The schema `" + s + "` cannot be found.", errc::kSchemaNotFound);
   }
   std::vector<std::string> out;
   SILT_ASSIGN_OR_RETURN(std::vector<ObjectMeta> entries, store_->ListFrom(SchemaDirKey(s) + "/"));
@@ -223,9 +224,9 @@ Result<TableEntry> Catalog::GetTable(const std::string& schema, const std::strin
   std::string s = LowerName(schema), n = LowerName(name);
   auto not_found = [&] {
     return Status::NotFound(
-        "[TABLE_OR_VIEW_NOT_FOUND] The table or view `" + s + "`.`" + n +
+        "The table or view `" + s + "`.`" + n +
             "` cannot be found. Verify the spelling and correctness of the schema and catalog.",
-        "TABLE_OR_VIEW_NOT_FOUND");
+        errc::kTableOrViewNotFound);
   };
   std::string key = EntryKey(s, n);
   if (!ValidateObjectKey(key).ok()) return not_found();
@@ -251,16 +252,16 @@ Status Catalog::RegisterTable(const TableEntry& entry, bool replace) {
   e.schema = LowerName(e.schema);
   e.name = LowerName(e.name);
   if (!SchemaExists(e.schema)) {
-    return Status::NotFound("[SCHEMA_NOT_FOUND] The schema `" + e.schema + "` cannot be found.", "SCHEMA_NOT_FOUND");
+    return Status::NotFound("The schema `" + e.schema + "` cannot be found.", errc::kSchemaNotFound);
   }
   std::string key = EntryKey(e.schema, e.name);
   SILT_RETURN_NOT_OK(ValidateObjectKey(key));
   std::string text = SerializeEntry(e);
   Status st = replace ? store_->Put(key, text) : store_->PutIfAbsent(key, text);
   if (st.code() == StatusCode::kAlreadyExists) {
-    return Status::AlreadyExists("[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table or view `" + e.schema + "`.`" +
+    return Status::AlreadyExists("Cannot create table or view `" + e.schema + "`.`" +
                                      e.name + "` because it already exists.",
-                                 "TABLE_OR_VIEW_ALREADY_EXISTS");
+                                 errc::kTableOrViewAlreadyExists);
   }
   return st;
 }

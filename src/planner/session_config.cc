@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "common/error_classes.h"
 #include "io/storage_config.h"
 #include "planner/catalog.h"
 
@@ -119,9 +120,9 @@ Status SessionConfig::Set(const std::string& key, const std::string& value) {
       case ConfigKey::Kind::kString: break;
     }
     if (!ok) {
-      return Status::InvalidArgument("[INVALID_CONF_VALUE] The value '" + value + "' in the config \"" + name +
+      return Status::InvalidArgument("The value '" + value + "' in the config \"" + name +
                                          "\" is invalid.",
-                                     "INVALID_CONF_VALUE");
+                                     errc::kInvalidConfValue);
     }
   }
   values_[name] = value;

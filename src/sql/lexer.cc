@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 #include "common/utf8.h"
 
 namespace silt::sql {
@@ -143,7 +144,7 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
   std::vector<Token> toks;
   size_t i = 0;
   const size_t n = text.size();
-  auto error = [&](size_t at, std::string what, std::string cls = "PARSE_SYNTAX_ERROR") {
+  auto error = [&](size_t at, std::string what, std::string cls = errc::kParseSyntaxError) {
     return Status::InvalidArgument(FormatParseError(text, cls, what, PosAt(text, at)), cls);
   };
   // Positions are computed incrementally (line starts) to stay linear.
@@ -206,7 +207,7 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
       }
       if (depth != 0) {
         return error(start, "Found an unclosed bracketed comment. Please, append */ at the end of the comment",
-                     "UNCLOSED_BRACKETED_COMMENT");
+                     errc::kUnclosedBracketedComment);
       }
       continue;
     }

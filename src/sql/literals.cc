@@ -6,6 +6,7 @@
 
 #include "common/ascii.h"
 #include "common/datetime.h"
+#include "common/error_classes.h"
 
 namespace silt::sql {
 
@@ -176,7 +177,7 @@ Result<std::pair<int64_t, int64_t>> ParseIntervalString(std::string_view text) {
   std::string_view s = Trim(text);
   auto bad = [&]() {
     return Status::InvalidArgument("Error parsing '" + std::string(text) + "' to interval",
-                                   "INVALID_INTERVAL_FORMAT");
+                                   errc::kInvalidIntervalFormat);
   };
   std::vector<std::string> words;
   {

@@ -1,4 +1,5 @@
 // DDL: CREATE TABLE/VIEW/SCHEMA, column definitions, Auto-TTL clause, DROP, ALTER TABLE.
+#include "common/error_classes.h"
 #include "sql/parser_internal.h"
 
 namespace silt::sql::internal {
@@ -80,7 +81,7 @@ Result<ColumnDef> Parser::ColumnDefinition(bool require_type, bool qualified_nam
   std::set<std::string> seen;
   auto once = [&](const std::string& clause, const SourcePos& p) -> Status {
     if (!seen.insert(clause).second) {
-      return ClassError("DUPLICATE_CLAUSES",
+      return ClassError(errc::kDuplicateClauses,
                         "Found duplicate clauses: " + clause + ". Please, remove one of them", p);
     }
     return Status::OK();
@@ -175,7 +176,7 @@ Result<TtlClause> Parser::TtlClauseBody() {
   auto [ptr, ec] = std::from_chars(n.text.data(), n.text.data() + n.text.size(), v);
   (void)ptr;
   if (neg || !digits || ec != std::errc() || v > INT32_MAX) {
-    return ClassError("AUTO_TTL_INVALID_EXPIRATION_DAYS",
+    return ClassError(errc::kAutoTtlInvalidExpirationDays,
                       "The expiration period must be a non-negative integer number of days that "
                       "fits in INT, got " +
                           std::string(neg ? "-" : "") + n.text,
@@ -204,7 +205,7 @@ Result<StatementNode> Parser::CreateTable(bool or_replace, bool replace_only, So
     Next();
     s->if_not_exists = true;
     if (or_replace) {
-      return ClassError("INVALID_SQL_SYNTAX",
+      return ClassError(errc::kInvalidSqlSyntax,
                         "Invalid SQL syntax: CREATE OR REPLACE TABLE IF NOT EXISTS is not allowed",
                         pos);
     }
@@ -238,7 +239,7 @@ Result<StatementNode> Parser::CreateTable(bool or_replace, bool replace_only, So
   std::set<std::string> seen;
   auto once = [&](const std::string& clause, const SourcePos& p) -> Status {
     if (!seen.insert(clause).second) {
-      return ClassError("DUPLICATE_CLAUSES",
+      return ClassError(errc::kDuplicateClauses,
                         "Found duplicate clauses: " + clause + ". Please, remove one of them", p);
     }
     return Status::OK();
@@ -334,7 +335,7 @@ Result<StatementNode> Parser::CreateView(bool or_replace, bool temporary, Source
     } else if (AtKw("DELETE") && AtKw("ROWS", 1)) {
       // Auto-TTL (spec A.4 rule 9): only Delta tables carry a row-deletion policy.
       return ClassError(
-          "AUTO_TTL_UNSUPPORTED_TABLE_TYPE",
+          errc::kAutoTtlUnsupportedTableType,
           "Auto-TTL (DELETE ROWS … AFTER) is not supported on views; it needs a Delta table",
           Peek().pos);
     } else {

@@ -1,4 +1,5 @@
 // Expressions: boolean/predicate/arithmetic precedence, postfix, primaries, function calls, CASE, windows.
+#include "common/error_classes.h"
 #include "sql/parser_internal.h"
 
 #include <algorithm>
@@ -112,7 +113,7 @@ Result<ExprNode> Parser::Predicated() {
       Next();
       if (AtOp(")")) {
         // LIKE ALL () / LIKE ANY (): Spark's parse error.
-        return ClassError("INVALID_SQL_SYNTAX.EMPTY_QUANTIFIED_PATTERN",
+        return ClassError(errc::kInvalidSqlSyntaxEmptyQuantifiedPattern,
                           "Invalid SQL syntax: Expected something between '(' and ')'", like_pos);
       }
       do {
@@ -128,7 +129,7 @@ Result<ExprNode> Parser::Predicated() {
       SourcePos epos = Next().pos;
       SILT_ASSIGN_OR_RETURN(auto esc, StringLit());
       if (esc.size() != 1) {
-        return ClassError("INVALID_ESCAPE_CHAR",
+        return ClassError(errc::kInvalidEscapeChar,
                           "The escape character must be a string literal of length one, got '" +
                               esc + "'",
                           epos);
@@ -586,7 +587,7 @@ Result<ExprNode> Parser::PrimaryExpr() {
         int a = std::isxdigit(static_cast<unsigned char>(hex[i])) ? std::stoi(hex.substr(i, 1), nullptr, 16) : -1;
         int b = std::isxdigit(static_cast<unsigned char>(hex[i + 1])) ? std::stoi(hex.substr(i + 1, 1), nullptr, 16) : -1;
         if (a < 0 || b < 0) {
-          return ClassError("INVALID_TYPED_LITERAL",
+          return ClassError(errc::kInvalidTypedLiteral,
                             "The value of the typed literal \"X\" is invalid: '" + t.text + "'", pos);
         }
         bytes.push_back(static_cast<char>(a * 16 + b));
@@ -793,7 +794,7 @@ Result<ExprNode> Parser::PrimaryExpr() {
       const bool is_unit = unit_tok.kind == TokenKind::kWord &&
                            std::any_of(std::begin(kUnits), std::end(kUnits), [&](const char* k) { return unit == k; });
       if (unit_tok.kind == TokenKind::kString && (u == "TIMESTAMPDIFF" || u == "TIMESTAMPADD")) {
-        return ClassError("INVALID_PARAMETER_VALUE.DATETIME_UNIT",
+        return ClassError(errc::kInvalidParameterValueDatetimeUnit,
                           "The value of parameter(s) `unit` in `" + AsciiLower(u) +
                               "` is invalid: expects one of the units without quotes YEAR, QUARTER, MONTH, WEEK, DAY, "
                               "DAYOFYEAR, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND, but got the string literal '" +

@@ -1,4 +1,5 @@
 // Literals: numeric literals with Spark suffixes, INTERVAL literals, typed strings (DATE '...', X'..').
+#include "common/error_classes.h"
 #include "sql/parser_internal.h"
 
 namespace silt::sql::internal {
@@ -8,7 +9,7 @@ Result<ExprNode> Parser::NumberLiteral(const Token& t, bool negative) {
   auto e = NewExpr(ExprType::kLiteral, t.pos);
   std::string u = AsciiUpper(text);
   auto range_error = [&](const std::string& type, const std::string& lo, const std::string& hi) {
-    return ClassError("INVALID_NUMERIC_LITERAL_RANGE",
+    return ClassError(errc::kInvalidNumericLiteralRange,
                       "Numeric literal " + std::string(negative ? "-" : "") +
                           text.substr(0, text.size() - (type == "decimal" ? 2 : 1)) +
                           " is outside the valid range for " + type + " with minimum value of " +
@@ -33,7 +34,7 @@ Result<ExprNode> Parser::NumberLiteral(const Token& t, bool negative) {
     int p, s;
     std::string body = (negative ? "-" : "") + text.substr(0, text.size() - 2);
     if (!ParseDecimalLiteral(body, &unscaled, &p, &s)) {
-      return ClassError("DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION",
+      return ClassError(errc::kDecimalPrecisionExceedsMaxPrecision,
                         "Decimal precision exceeds max precision 38 in literal " + body, t.pos);
     }
     e->literal = Value::Decimal(p, s, unscaled);
@@ -72,7 +73,7 @@ Result<ExprNode> Parser::NumberLiteral(const Token& t, bool negative) {
         return range_error("float", "-3.4028234663852886E+38", "3.4028234663852886E+38");
       }
       // Keep the whole text in the message for doubles (no suffix to strip when exponent only).
-      return ClassError("INVALID_NUMERIC_LITERAL_RANGE",
+      return ClassError(errc::kInvalidNumericLiteralRange,
                         "Numeric literal " + std::string(negative ? "-" : "") + body +
                             " is outside the valid range for double with minimum value of "
                             "-1.7976931348623157E+308 and maximum value of 1.7976931348623157E+308. "
@@ -89,7 +90,7 @@ Result<ExprNode> Parser::NumberLiteral(const Token& t, bool negative) {
     int p, s;
     std::string body = (negative ? "-" : "") + text;
     if (!ParseDecimalLiteral(body, &unscaled, &p, &s)) {
-      return ClassError("DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION",
+      return ClassError(errc::kDecimalPrecisionExceedsMaxPrecision,
                         "Decimal precision exceeds max precision 38 in literal " + body, t.pos);
     }
     e->literal = Value::Decimal(p, s, unscaled);
@@ -106,7 +107,7 @@ Result<ExprNode> Parser::NumberLiteral(const Token& t, bool negative) {
     int p, s;
     std::string body = (negative ? "-" : "") + text;
     if (!ParseDecimalLiteral(body, &unscaled, &p, &s)) {
-      return ClassError("DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION",
+      return ClassError(errc::kDecimalPrecisionExceedsMaxPrecision,
                         "Decimal precision " + std::to_string(text.size()) +
                             " exceeds max precision 38",
                         t.pos);
@@ -148,7 +149,7 @@ std::optional<UnitInfo> LookupUnit(std::string_view word, bool allow_plural) {
 Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
   auto e = NewExpr(ExprType::kInterval, pos);
   auto invalid = [&](const std::string& what) {
-    return ClassError("INVALID_INTERVAL_FORMAT", "Error parsing interval: " + what, pos);
+    return ClassError(errc::kInvalidIntervalFormat, "Error parsing interval: " + what, pos);
   };
   // INTERVAL 'string' alone: a calendar interval from the text.
   if (Peek().kind == TokenKind::kString && !(LookupUnit(Peek(1).text, true) && Peek(1).kind == TokenKind::kWord)) {
@@ -331,7 +332,7 @@ Result<ExprNode> Parser::TypedStringLiteral(std::string_view kw, SourcePos pos) 
   SILT_ASSIGN_OR_RETURN(auto text, StringLit());
   auto e = NewExpr(ExprType::kLiteral, pos);
   auto invalid = [&]() {
-    return ClassError("INVALID_TYPED_LITERAL",
+    return ClassError(errc::kInvalidTypedLiteral,
                       "The value of the typed literal \"" + std::string(kw) + "\" is invalid: '" +
                           text + "'",
                       pos);

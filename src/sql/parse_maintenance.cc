@@ -1,4 +1,5 @@
 // Delta maintenance and metadata: VACUUM, OPTIMIZE, REORG, RESTORE, DESCRIBE, CONVERT TO DELTA.
+#include "common/error_classes.h"
 #include "sql/parser_internal.h"
 
 namespace silt::sql::internal {
@@ -64,7 +65,7 @@ Result<StatementNode> Parser::Vacuum() {
     }
   }
   auto dup = [&](const std::string& clause, const SourcePos& p) {
-    return ClassError("DUPLICATE_CLAUSES",
+    return ClassError(errc::kDuplicateClauses,
                       "Found duplicate clauses: " + clause + ". Please, remove one of them", p);
   };
   (void)type_pos;

@@ -1,4 +1,5 @@
 // Queries: WITH, set operations, SELECT blocks, FROM/JOIN/LATERAL VIEW, VALUES, time travel.
+#include "common/error_classes.h"
 #include "sql/parser_internal.h"
 
 namespace silt::sql::internal {
@@ -435,7 +436,7 @@ Result<std::optional<TimeTravel>> Parser::TemporalClause() {
     int64_t ver = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), ver);
     if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) {
-      return ClassError("DELTA_VERSION_INVALID",
+      return ClassError(errc::kDeltaVersionInvalid,
                         "The provided version (" + text + ") is not a valid version", v.pos);
     }
     tt.version = ver;
@@ -537,7 +538,7 @@ Result<TableRefNode> Parser::RelationPrimary() {
       bool hz, unsup;
       auto ts = ParseSparkTimestamp(iso, &hz, &unsup);
       if (!ts) {
-        return ClassError("DELTA_TIMESTAMP_INVALID",
+        return ClassError(errc::kDeltaTimestampInvalid,
                           "The provided timestamp (" + v.text + ") cannot be converted to a valid timestamp",
                           v.pos);
       }

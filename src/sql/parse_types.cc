@@ -1,4 +1,5 @@
 // Data types: the Spark type grammar (ARRAY/MAP/STRUCT, DECIMAL, CHAR/VARCHAR, intervals).
+#include "common/error_classes.h"
 #include "sql/parser_internal.h"
 
 namespace silt::sql::internal {
@@ -75,7 +76,7 @@ Result<TypePtr> Parser::DataTypeRule() {
   }
   auto no_params = [&](TypePtr ty) -> Result<TypePtr> {
     if (!params.empty()) {
-      return ClassError("UNSUPPORTED_DATATYPE", "Unsupported data type \"" + name + "(" +
+      return ClassError(errc::kUnsupportedDatatype, "Unsupported data type \"" + name + "(" +
                                                     std::to_string(params[0]) + ")\"",
                         pos);
     }
@@ -96,7 +97,7 @@ Result<TypePtr> Parser::DataTypeRule() {
   if (name == "VOID") return no_params(DataType::Null());
   if (name == "CHAR" || name == "CHARACTER" || name == "VARCHAR") {
     if (params.size() != 1) {
-      return ClassError("DATATYPE_MISSING_SIZE",
+      return ClassError(errc::kDatatypeMissingSize,
                         "DataType \"" + name + "\" requires a length parameter, for example \"" +
                             name + "(10)\". Please specify the length.",
                         pos);
@@ -108,13 +109,13 @@ Result<TypePtr> Parser::DataTypeRule() {
     int64_t s = params.size() > 1 ? params[1] : 0;
     if (params.size() > 2) return ErrorAt(t_[p_ - 1]);
     if (p < 1 || p > 38) {
-      return ClassError("DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION",
+      return ClassError(errc::kDecimalPrecisionExceedsMaxPrecision,
                         "Decimal precision " + std::to_string(p) +
                             " exceeds max precision 38",
                         pos);
     }
     if (s < 0 || s > p) {
-      return ClassError("INVALID_PARAMETER_VALUE",
+      return ClassError(errc::kInvalidParameterValue,
                         "Decimal scale (" + std::to_string(s) +
                             ") cannot be greater than precision (" + std::to_string(p) + ")",
                         pos);
@@ -124,7 +125,7 @@ Result<TypePtr> Parser::DataTypeRule() {
   if (name == "INTERVAL" || name == "VARIANT" || name == "TIME") {
     return Status::NotImplemented("data type " + name + " is not supported by silt");
   }
-  return ClassError("UNSUPPORTED_DATATYPE", "Unsupported data type \"" + name + "\"", pos);
+  return ClassError(errc::kUnsupportedDatatype, "Unsupported data type \"" + name + "\"", pos);
 }
 
 }  // namespace silt::sql::internal

@@ -1,4 +1,5 @@
 // Session statements: USE, SHOW, SET and RESET.
+#include "common/error_classes.h"
 #include "sql/parser_internal.h"
 
 namespace silt::sql::internal {
@@ -136,7 +137,7 @@ Result<StatementNode> Parser::Set() {
     s->key = std::string(rest);
     for (char c : s->key) {
       if (std::isspace(static_cast<unsigned char>(c))) {
-        return ClassError("INVALID_SET_SYNTAX",
+        return ClassError(errc::kInvalidSetSyntax,
                           "Expected format is 'SET', 'SET key', or 'SET key=value'. If you want to "
                           "include special characters in key, or include semicolon in value, "
                           "please use backquotes, e.g., SET `key`=`value`",
@@ -150,7 +151,7 @@ Result<StatementNode> Parser::Set() {
   if (v.size() >= 2 && v.front() == '`' && v.back() == '`') v = v.substr(1, v.size() - 2);
   s->value = std::move(v);
   if (s->key.empty()) {
-    return ClassError("INVALID_SET_SYNTAX",
+    return ClassError(errc::kInvalidSetSyntax,
                       "Expected format is 'SET', 'SET key', or 'SET key=value'", set_tok.pos);
   }
   return StatementNode(std::move(s));

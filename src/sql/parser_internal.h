@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 #include "common/status.h"
 #include "sql/ast.h"
 #include "sql/lexer.h"
@@ -101,8 +102,8 @@ class Parser {
       what = "Syntax error at or near '" + shown + "'";
     }
     if (!extra.empty()) what += ": " + extra;
-    return Status::InvalidArgument(FormatParseError(sql_, "PARSE_SYNTAX_ERROR", what, t.pos),
-                                   "PARSE_SYNTAX_ERROR");
+    return Status::InvalidArgument(FormatParseError(sql_, errc::kParseSyntaxError, what, t.pos),
+                                   errc::kParseSyntaxError);
   }
   Status ErrorHere(std::string extra = "") const { return ErrorAt(Peek(), std::move(extra)); }
   Status ClassError(std::string_view cls, std::string msg, const SourcePos& pos) const {
@@ -117,7 +118,7 @@ class Parser {
   };
   Status CheckDepth() const {
     if (depth_ > kMaxNesting) {
-      return ClassError("PARSE_SYNTAX_ERROR",
+      return ClassError(errc::kParseSyntaxError,
                         "The statement is nested too deeply (more than " +
                             std::to_string(kMaxNesting) + " levels of parentheses or subqueries)",
                         Peek().pos);
@@ -127,7 +128,7 @@ class Parser {
   Result<ExprNode> Finish(ExprNode e) {
     e->height = HeightOf(*e);
     if (e->height > kMaxExprHeight) {
-      return ClassError("PARSE_SYNTAX_ERROR",
+      return ClassError(errc::kParseSyntaxError,
                         "The expression is too deep (more than " + std::to_string(kMaxExprHeight) +
                             " levels)",
                         e->pos);

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "common/error_classes.h"
 #include "exec/function_registry.h"
 #include "exec/functions/function_util.h"
 #include "exec/functions/random_util.h"
@@ -36,7 +37,7 @@ Status SizeLimitError(std::string_view func, int64_t n) {
       "Can't create array with " + std::to_string(n) +
           " elements which exceeding the array size limit " + std::to_string(kMaxArrayLength) +
           ", the value of parameter(s) `count` in the function `" + std::string(func) + "` is invalid.",
-      "COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER");
+      errc::kCollectionSizeLimitExceededParameter);
 }
 
 // Argument i must be an array; an untyped NULL becomes a NULL array<void> (NULL in, NULL out).
@@ -225,7 +226,7 @@ Result<ExprPtr> BindSequence(std::string_view n, Args& a, const BindContext& c) 
       } else if (date) {
         return Status::NotImplemented(
             "sequence over dates takes no step in silt (interval values are not supported); the step is one day",
-            "SILT_INTERVAL_UNSUPPORTED");
+            errc::kSiltIntervalUnsupported);
       } else {
         return fn::UnexpectedType(n, 2, "\"INTEGRAL\"", a[2]->type);
       }
@@ -303,13 +304,13 @@ Status DuplicateKey(const Value& key) {
                                      " was found, please check the input data. If you want to remove the duplicated "
                                      "keys, you can set spark.sql.mapKeyDedupPolicy to LAST_WIN so that the key "
                                      "inserted at last takes precedence.",
-                                 "DUPLICATED_MAP_KEY");
+                                 errc::kDuplicatedMapKey);
 }
 
 // Appends src[j] to the keys of the map row that starts at keys[first]: NULL keys and keys
 // already in the row fail like Spark (spark.sql.mapKeyDedupPolicy = EXCEPTION).
 Status AppendMapKey(Vector* keys, size_t first, const Vector& src, size_t j) {
-  if (src.IsNull(j)) return Status::InvalidArgument("Cannot use null as map key.", "NULL_MAP_KEY");
+  if (src.IsNull(j)) return Status::InvalidArgument("Cannot use null as map key.", errc::kNullMapKey);
   for (size_t q = first; q < keys->size(); ++q) {
     if (CompareCells(*keys, q, src, j) == 0) return DuplicateKey(src.GetValue(j));
   }
@@ -515,13 +516,13 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
                           return Status::InvalidArgument(
                               "The value of parameter(s) `start` in `slice` is invalid: Expects a positive or a "
                               "negative value for `start`, but got 0.",
-                              "INVALID_PARAMETER_VALUE.START");
+                              errc::kInvalidParameterValueStart);
                         }
                         if (length < 0) {
                           return Status::InvalidArgument(
                               "The value of parameter(s) `length` in `slice` is invalid: Expects `length` greater "
                               "than or equal to 0, but got " + std::to_string(length) + ".",
-                              "INVALID_PARAMETER_VALUE.LENGTH");
+                              errc::kInvalidParameterValueLength);
                         }
                         int64_t from = start < 0 ? start + total : start - 1;
                         if (from >= 0 && from < total) {

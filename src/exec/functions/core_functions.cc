@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/error_classes.h"
 #include "exec/cast.h"
 #include "exec/function_registry.h"
 #include "exec/kernel_util.h"
@@ -14,14 +15,14 @@ namespace silt::exec {
 namespace {
 
 Status WrongArgs(const std::string& name, size_t got, const std::string& want) {
-  return Status::InvalidArgument("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `" + name + "` requires " + want +
+  return Status::InvalidArgument("The `" + name + "` requires " + want +
                                      " parameters but the actual number is " + std::to_string(got) + ".",
-                                 "WRONG_NUM_ARGS.WITHOUT_SUGGESTION");
+                                 errc::kWrongNumArgsWithoutSuggestion);
 }
 
 Status TypeError(const std::string& what) {
-  return Status::InvalidArgument("[DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES] Cannot resolve " + what + " due to data type mismatch.",
-                                 "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES");
+  return Status::InvalidArgument("Cannot resolve " + what + " due to data type mismatch.",
+                                 errc::kDatatypeMismatchBinaryOpDiffTypes);
 }
 
 ExprPtr Call(std::string name, TypePtr type, std::vector<ExprPtr> args, ScalarKernel k, bool nullable = true) {
@@ -218,8 +219,8 @@ void RegisterComparison(FunctionRegistry& r, const std::string& name, CmpOp op) 
     if (args.size() != 2) return WrongArgs(name, args.size(), "2");
     SILT_ASSIGN_OR_RETURN(args, CoerceComparison(std::move(args), ctx));
     if (args[0]->type->id() == TypeId::kMap) {
-      return Status::InvalidArgument("[DATATYPE_MISMATCH.INVALID_ORDERING_TYPE] The `" + name + "` does not support ordering on type \"MAP\".",
-                                     "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE");
+      return Status::InvalidArgument("The `" + name + "` does not support ordering on type \"MAP\".",
+                                     errc::kDatatypeMismatchInvalidOrderingType);
     }
     bool nullable = args[0]->nullable || args[1]->nullable;
     return Call(name, DataType::Boolean(), std::move(args),
@@ -240,16 +241,16 @@ enum class ArMode { kLegacy, kAnsi, kTry };
 
 // hint: the try_ function that tolerates it, as Spark names it per operator.
 Status Overflow(const char* what, const char* hint) {
-  return Status::InvalidArgument(std::string("[ARITHMETIC_OVERFLOW] ") + what + " overflow. Use '" + hint +
+  return Status::InvalidArgument(std::string() + what + " overflow. Use '" + hint +
                                      "' to tolerate overflow and return NULL instead. If necessary set "
                                      "\"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
-                                 "ARITHMETIC_OVERFLOW");
+                                 errc::kArithmeticOverflow);
 }
 
 Status DivideByZero() {
-  return Status::InvalidArgument("[DIVIDE_BY_ZERO] Division by zero. Use `try_divide` to tolerate divisor being 0 and return "
+  return Status::InvalidArgument("Division by zero. Use `try_divide` to tolerate divisor being 0 and return "
                                  "NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
-                                 "DIVIDE_BY_ZERO");
+                                 errc::kDivideByZero);
 }
 
 template <typename T>
@@ -495,9 +496,9 @@ Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi,
   if (!bad.empty()) {
     if (ansi && div_by_zero) return DivideByZero();
     if (ansi) {
-      return Status::InvalidArgument("[NUMERIC_VALUE_OUT_OF_RANGE] The result of the decimal operation cannot be represented as " +
+      return Status::InvalidArgument("The result of the decimal operation cannot be represented as " +
                                          rt->ToString() + ".",
-                                     "NUMERIC_VALUE_OUT_OF_RANGE");
+                                     errc::kNumericValueOutOfRange);
     }
     uint8_t* vv = out->mutable_validity();
     for (uint32_t i : bad) vv[i] = 0;
@@ -770,7 +771,7 @@ void RegisterCoreFunctions(FunctionRegistry& r) {
   r.Add("greatest", [](std::vector<ExprPtr> a, const BindContext& c) { return BindGreatestLeast(true, std::move(a), c); });
   r.Add("least", [](std::vector<ExprPtr> a, const BindContext& c) { return BindGreatestLeast(false, std::move(a), c); });
   r.Add("cast", [](std::vector<ExprPtr>, const BindContext&) -> Result<ExprPtr> {
-    return Status::InvalidArgument("CAST needs a target type: CAST(x AS type)", "PARSE_SYNTAX_ERROR");
+    return Status::InvalidArgument("CAST needs a target type: CAST(x AS type)", errc::kParseSyntaxError);
   });
 }
 

@@ -9,6 +9,7 @@
 #include <cctype>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 #include "exec/function_registry.h"
 #include "exec/functions/datetime_calendar.h"
 #include "exec/functions/function_util.h"
@@ -202,7 +203,7 @@ Status ParseError(std::string_view text, std::string_view fmt) {
       "Text '" + std::string(text) + "' could not be parsed" +
           (fmt.empty() ? std::string() : " with the pattern '" + std::string(fmt) + "'") +
           ". If necessary set spark.sql.ansi.enabled to \"false\" to bypass this error.",
-      "CANNOT_PARSE_TIMESTAMP");
+      errc::kCannotParseTimestamp);
 }
 
 struct PatternSource {
@@ -223,7 +224,7 @@ Result<std::shared_ptr<const cal::DateTimePattern>> CompilePattern(std::string_v
           if (!in_quote && c == bad) {
             return Status::InvalidArgument(std::string("Illegal pattern character: ") + bad +
                                                " (not allowed for parsing)",
-                                           "INVALID_DATETIME_PATTERN.ILLEGAL_CHARACTER");
+                                           errc::kInvalidDatetimePatternIllegalCharacter);
           }
         }
       }
@@ -383,7 +384,7 @@ double MonthsBetween(int64_t t1, int64_t t2, bool round_off, const TimeZone* zon
 Status FieldOutOfBounds(const std::string& what) {
   return Status::InvalidArgument(what + ". If necessary set spark.sql.ansi.enabled to \"false\" "
                                         "to bypass this error.",
-                                 "DATETIME_FIELD_OUT_OF_BOUNDS");
+                                 errc::kDatetimeFieldOutOfBounds);
 }
 
 // Zero-argument kernels (current_date, now, ...).
@@ -450,7 +451,7 @@ Result<ExprPtr> BindExtract(std::string_view name, Args& args, const BindContext
   }
   return Status::InvalidArgument("Cannot extract " + fv->str() + " from " +
                                      args[1]->type->ToString() + ".",
-                                 "INVALID_EXTRACT_FIELD");
+                                 errc::kInvalidExtractField);
 }
 
 }  // namespace
@@ -474,13 +475,13 @@ Result<DtUnit> BindDtUnit(std::string_view name, const ExprPtr& arg, bool allow_
   for (const auto& [text, u] : kUnits) {
     if (unit == text && (allow_day_of_year || u != DtUnit::kDayOfYear)) return u;
   }
-  return Status::InvalidArgument("[INVALID_PARAMETER_VALUE.DATETIME_UNIT] The value of parameter(s) `unit` in `" +
+  return Status::InvalidArgument("The value of parameter(s) `unit` in `" +
                                      std::string(name) +
                                      "` is invalid: expects one of the units without quotes YEAR, QUARTER, MONTH, "
                                      "WEEK, DAY, DAYOFYEAR, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND, but got "
                                      "the string literal '" +
                                      unit + "'.",
-                                 "INVALID_PARAMETER_VALUE.DATETIME_UNIT");
+                                 errc::kInvalidParameterValueDatetimeUnit);
 }
 
 int64_t UnitMicros(DtUnit u) {
@@ -561,10 +562,10 @@ Result<ExprPtr> BindTimestampAdd(std::string_view n, Args& a, const BindContext&
                       }
                       const int64_t q = ValAt<int64_t>(x[1], i), ts = ValAt<int64_t>(x[2], i);
                       auto overflow = [&] {
-                        return Status::InvalidArgument("[DATETIME_OVERFLOW] Datetime operation overflow: add " +
+                        return Status::InvalidArgument("Datetime operation overflow: add " +
                                                            std::to_string(q) + " " + unit_text + " to TIMESTAMP " +
                                                            std::to_string(ts) + " (microseconds since the epoch).",
-                                                       "DATETIME_OVERFLOW");
+                                                       errc::kDatetimeOverflow);
                       };
                       int64_t result = 0;
                       if (int64_t per = UnitMicros(unit)) {
@@ -848,7 +849,7 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                           if (ansi) {
                             return Status::InvalidArgument(
                                 "Illegal input for day of week: " + std::string(StrAt(x[1], i)) + ".",
-                                "ILLEGAL_DAY_OF_WEEK");
+                                errc::kIllegalDayOfWeek);
                           }
                           w.SetNull(i);
                           continue;
@@ -1072,14 +1073,14 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                             int128_t u = v.data<int128_t>()[r];
                             int128_t m = s <= 6 ? u * static_cast<int128_t>(std::pow(10, 6 - s))
                                                 : u / static_cast<int128_t>(std::pow(10, s - 6));
-                            if (m > INT64_MAX || m < INT64_MIN) return Status::InvalidArgument("Overflow in timestamp_seconds", "ARITHMETIC_OVERFLOW");
+                            if (m > INT64_MAX || m < INT64_MIN) return Status::InvalidArgument("Overflow in timestamp_seconds", errc::kArithmeticOverflow);
                             micros = static_cast<int64_t>(m);
                             break;
                           }
                           default: {
                             int64_t s = static_cast<int64_t>(v.GetValue(r).integer());
                             if (__builtin_mul_overflow(s, kMicrosPerSecond, &micros)) {
-                              return Status::InvalidArgument("long overflow in timestamp_seconds", "ARITHMETIC_OVERFLOW");
+                              return Status::InvalidArgument("long overflow in timestamp_seconds", errc::kArithmeticOverflow);
                             }
                           }
                         }
@@ -1103,7 +1104,7 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                               }
                               int64_t m;
                               if (__builtin_mul_overflow(ValAt<int64_t>(x[0], i), unit, &m)) {
-                                return Status::InvalidArgument("long overflow", "ARITHMETIC_OVERFLOW");
+                                return Status::InvalidArgument("long overflow", errc::kArithmeticOverflow);
                               }
                               w.Set(i, m);
                             }

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 #include "exec/functions/datetime_calendar.h"
 
 namespace silt::exec {
@@ -152,7 +153,7 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
       }
       if (j >= pattern.size() && !(i + 1 < pattern.size() && pattern[i + 1] == '\'')) {
         return PatternError(pattern, "Pattern ends with an incomplete string literal",
-                            "INVALID_DATETIME_PATTERN.ILLEGAL_CHARACTER");
+                            errc::kInvalidDatetimePatternIllegalCharacter);
       }
       if (j == i + 1) lit = "'";  // '' is a single quote
       Token t;
@@ -175,11 +176,11 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
         return Status::InvalidArgument(
             std::string("All week-based patterns are unsupported since Spark 3.0, detected: ") +
                 c + ", Please use the SQL function EXTRACT instead",
-            "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_WEEK_BASED_PATTERN");
+            errc::kInconsistentBehaviorCrossVersionDatetimeWeekBasedPattern);
       }
       if (!std::strchr("GyMLdDQqEFahKkHmsSVzOXxZ", c)) {
         return PatternError(pattern, std::string("Illegal pattern character: ") + c,
-                            "INVALID_DATETIME_PATTERN.ILLEGAL_CHARACTER");
+                            errc::kInvalidDatetimePatternIllegalCharacter);
       }
       if ((std::strchr("GMLEQq", c) && count >= 5) || (c == 'y' && count >= 7) ||
           (std::strchr("dHhKkms", c) && count > 2) || (c == 'D' && count > 3) ||
@@ -187,7 +188,7 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
           (std::strchr("XxZ", c) && count > 5) || (c == 'O' && count != 1 && count != 4) ||
           (c == 'z' && count > 4) || (c == 'F' && count > 1)) {
         return PatternError(pattern, std::string("Too many pattern letters: ") + c,
-                            "INVALID_DATETIME_PATTERN.LENGTH");
+                            errc::kInvalidDatetimePatternLength);
       }
       has_era = has_era || c == 'G';
       Token t;

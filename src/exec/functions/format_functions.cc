@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 #include "exec/functions/string_util.h"
 
 namespace silt::exec {
@@ -33,7 +34,7 @@ TypePtr Int() { return DataType::Int32(); }
 // format_string (java.util.Formatter subset over Spark's internal values)
 
 Status FormatError(const std::string& msg) {
-  return Status::InvalidArgument("format_string: " + msg, "INVALID_PARAMETER_VALUE");
+  return Status::InvalidArgument("format_string: " + msg, errc::kInvalidParameterValue);
 }
 
 std::string GroupThousands(const std::string& digits) {
@@ -314,7 +315,7 @@ Status FormatString(std::string_view fmt, std::span<const Arg> args, size_t row,
       if (explicit_index == 0) {
         return Status::InvalidArgument("The value of parameter(s) `strfmt` in `format_string` is "
                                        "invalid: expects %1$, %2$ and so on, but got %0$.",
-                                       "INVALID_PARAMETER_VALUE.ZERO_INDEX");
+                                       errc::kInvalidParameterValueZeroIndex);
       }
       i = j + 1;
     } else if (fmt[i] == '<') {

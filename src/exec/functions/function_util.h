@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/datetime.h"
+#include "common/error_classes.h"
 #include "common/query_memory.h"
 #include "common/status.h"
 #include "common/utf8.h"
@@ -45,13 +46,13 @@ inline Status CheckArity(std::string_view name, const std::vector<ExprPtr>& args
   return Status::InvalidArgument("The `" + std::string(name) + "` requires " + expected +
                                      " parameters but the actual number is " + std::to_string(n) +
                                      ".",
-                                 "WRONG_NUM_ARGS");
+                                 errc::kWrongNumArgs);
 }
 
 inline Status TypeMismatch(std::string_view name, const std::string& detail) {
   return Status::InvalidArgument(
       "Cannot resolve \"" + std::string(name) + "\" due to data type mismatch: " + detail,
-      "DATATYPE_MISMATCH");
+      errc::kDatatypeMismatch);
 }
 
 // DATATYPE_MISMATCH for argument `index` (0-based) not being of the `expected` kind.
@@ -169,10 +170,9 @@ inline constexpr int64_t kMaxValueLength = 2147483632;
 inline Status CheckStringResult(std::string_view fn, int64_t bytes) {
   if (bytes > kMaxValueLength) {
     return Status::InvalidArgument(
-        "[EXCEED_LIMIT_LENGTH] Exceeds char/varchar type length limitation: " +
-            std::to_string(kMaxValueLength) + ". (" + std::string(fn) +
-            " would build a string of " + std::to_string(bytes) + " bytes)",
-        "EXCEED_LIMIT_LENGTH");
+        "Exceeds char/varchar type length limitation: " + std::to_string(kMaxValueLength) + ". (" +
+            std::string(fn) + " would build a string of " + std::to_string(bytes) + " bytes)",
+        errc::kExceedLimitLength);
   }
   return CheckQueryMemory(bytes, fn);
 }
@@ -192,13 +192,12 @@ inline Status CheckStringGrowth(std::string_view fn, const std::string& heap, in
 // what silt.memory.limit leaves.
 inline Status CheckArrayResult(std::string_view fn, int64_t elements, int64_t element_bytes) {
   if (elements > kMaxValueLength) {
-    return Status::InvalidArgument(
-        "[COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER] Can't create array with " +
-            std::to_string(elements) + " elements which exceeding the array size limit " +
-            std::to_string(kMaxValueLength) +
-            ", the value of parameter(s) `count` in the function `" + std::string(fn) +
-            "` is invalid.",
-        "COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER");
+    return Status::InvalidArgument("Can't create array with " + std::to_string(elements) +
+                                       " elements which exceeding the array size limit " +
+                                       std::to_string(kMaxValueLength) +
+                                       ", the value of parameter(s) `count` in the function `" +
+                                       std::string(fn) + "` is invalid.",
+                                   errc::kCollectionSizeLimitExceededParameter);
   }
   return CheckQueryMemory(elements * std::max<int64_t>(element_bytes, 1), fn);
 }

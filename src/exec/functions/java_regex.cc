@@ -1,4 +1,5 @@
 // Java regular expressions (Spark's dialect) translated to RE2 (declared in regex_util.h).
+#include "common/error_classes.h"
 #include "exec/functions/function_util.h"
 #include "exec/functions/regex_util.h"
 
@@ -13,7 +14,7 @@ Status PatternError(std::string_view func, std::string_view pattern, std::string
   return Status::InvalidArgument("The value of parameter(s) `regexp` in `" + std::string(func) +
                                      "` is invalid: '" + std::string(pattern) + "': " +
                                      std::string(why),
-                                 "INVALID_PARAMETER_VALUE.PATTERN");
+                                 errc::kInvalidParameterValuePattern);
 }
 
 // Java's \p{Name} POSIX-style classes that RE2 spells [[:name:]].

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 #include "common/number_format.h"
 #include "delta/json_util.h"
 #include "delta/schema_json.h"
@@ -822,8 +823,8 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
   // for a missing field, a JSON null, or text that is not a JSON object.
   Reg(r, {"__json_tuple"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     if (a.size() < 2) {
-      return Status::InvalidArgument("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `json_tuple` requires more than one argument.",
-                                     "WRONG_NUM_ARGS.WITHOUT_SUGGESTION");
+      return Status::InvalidArgument("The `json_tuple` requires more than one argument.",
+                                     errc::kWrongNumArgsWithoutSuggestion);
     }
     std::vector<Field> fields;
     for (size_t i = 0; i < a.size(); ++i) {
@@ -899,7 +900,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
     std::string scratch;
     if (!ParseJsonLenient(parser, v.str(), kSingleQuotes, &scratch, &doc)) {
       return Status::InvalidArgument("Malformed records are detected in schema inference. Parse Mode: FAILFAST.",
-                                     "MALFORMED_RECORD_IN_PARSING");
+                                     errc::kMalformedRecordInParsing);
     }
     std::string schema = TypeSql(Canonical(InferType(doc), true));
     return MakeConstant(Value::String(std::move(schema)));
@@ -915,7 +916,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
     TypeId sid = schema->id();
     if (sid != TypeId::kStruct && sid != TypeId::kList && sid != TypeId::kMap) {
       return Status::InvalidArgument("Input schema \"" + schema->ToString() + "\" must be a struct, an array or a map.",
-                                     "INVALID_SCHEMA.NON_STRUCT_TYPE");
+                                     errc::kInvalidSchemaNonStructType);
     }
     if (sid == TypeId::kMap && schema->key_type()->id() != TypeId::kString) {
       return fn::TypeMismatch(n, "from_json reads map keys as strings: the schema's key type must be STRING.");
@@ -938,7 +939,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
         } else if (!OptionIs(v, "PERMISSIVE")) {
           return Status::InvalidArgument("from_json() doesn't support the " + v +
                                              " mode. Acceptable modes are PERMISSIVE and FAILFAST.",
-                                         "PARSE_MODE_UNSUPPORTED");
+                                         errc::kParseModeUnsupported);
         }
       }
       a.pop_back();
@@ -989,7 +990,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                               "Malformed records are detected in record parsing: [null]. Parse Mode: FAILFAST. To "
                               "process malformed records as null result, try setting the option 'mode' as "
                               "'PERMISSIVE'.",
-                              "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION");
+                              errc::kMalformedRecordInParsingWithoutSuggestion);
                         }
                       }
                       return Status::OK();

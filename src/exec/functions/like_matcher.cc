@@ -1,4 +1,5 @@
 // Spark's LIKE matcher (declared in regex_util.h).
+#include "common/error_classes.h"
 #include "exec/functions/function_util.h"
 #include "exec/functions/regex_util.h"
 
@@ -20,7 +21,7 @@ Result<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, uint32_t esca
       if (i >= pattern.size()) {
         return Status::InvalidArgument("The format is invalid: '" + std::string(pattern) +
                                            "'. It is not allowed to end with the escape character.",
-                                       "INVALID_FORMAT.ESC_AT_THE_END");
+                                       errc::kInvalidFormatEscAtTheEnd);
       }
       uint32_t next = Utf8Decode(pattern, &i);
       if (next != '_' && next != '%' && next != escape) {
@@ -29,7 +30,7 @@ Result<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, uint32_t esca
         return Status::InvalidArgument("The format is invalid: '" + std::string(pattern) +
                                            "'. The escape character is not allowed to precede '" +
                                            n + "'.",
-                                       "INVALID_FORMAT.ESC_IN_THE_MIDDLE");
+                                       errc::kInvalidFormatEscInTheMiddle);
       }
       Utf8Encode(next, &lit);
     } else if (cp == '_') {

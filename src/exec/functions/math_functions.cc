@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 
+#include "common/error_classes.h"
 #include "exec/cast.h"
 #include "exec/function_registry.h"
 #include "exec/functions/function_util.h"
@@ -43,14 +44,14 @@ Status Overflow(std::string_view what) {
   return Status::InvalidArgument(std::string(what) +
                                      " caused overflow. If necessary set spark.sql.ansi.enabled "
                                      "to \"false\" to bypass this error.",
-                                 "ARITHMETIC_OVERFLOW");
+                                 errc::kArithmeticOverflow);
 }
 
 Status DivideByZero() {
   return Status::InvalidArgument(
       "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead. "
       "If necessary set spark.sql.ansi.enabled to \"false\" to bypass this error.",
-      "DIVIDE_BY_ZERO");
+      errc::kDivideByZero);
 }
 
 // Java's (long) cast of a double: saturating, NaN → 0.

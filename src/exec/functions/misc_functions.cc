@@ -10,6 +10,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "common/error_classes.h"
 #include "exec/function_registry.h"
 #include "exec/functions/function_util.h"
 
@@ -313,7 +314,7 @@ ScalarKernel ConstantStringKernel(std::string s) {
 }
 
 Status UserError(std::string msg) {
-  return Status::InvalidArgument(std::move(msg), "USER_RAISED_EXCEPTION");
+  return Status::InvalidArgument(std::move(msg), errc::kUserRaisedException);
 }
 
 Result<ExprPtr> BindElementAt(std::string_view name, Args& args, const BindContext& ctx,
@@ -365,7 +366,7 @@ Result<ExprPtr> BindElementAt(std::string_view name, Args& args, const BindConte
                         return Status::InvalidArgument(
                             "The index 0 is invalid. An index shall be either < 0 or > 0 (the first "
                             "element has index 1).",
-                            "INVALID_INDEX_OF_ZERO");
+                            errc::kInvalidIndexOfZero);
                       }
                       int64_t pos = k > 0 ? k - 1 : n + k;
                       if (pos < 0 || pos >= n) {
@@ -374,7 +375,7 @@ Result<ExprPtr> BindElementAt(std::string_view name, Args& args, const BindConte
                               "The index " + std::to_string(k) + " is out of bounds. The array has " +
                                   std::to_string(n) + " elements. Use `try_element_at` to tolerate "
                                   "accessing element at invalid index and return NULL instead.",
-                              "INVALID_ARRAY_INDEX_IN_ELEMENT_AT");
+                              errc::kInvalidArrayIndexInElementAt);
                         }
                         out->AppendNull();
                         continue;
@@ -552,7 +553,7 @@ void RegisterMiscFunctions(FunctionRegistry& r) {
       if (a.empty() || a.size() % 2 != 0) {
         return Status::InvalidArgument("named_struct expects an even number of arguments (name, value, ...), got " +
                                            std::to_string(a.size()) + ".",
-                                       "WRONG_NUM_ARGS");
+                                       errc::kWrongNumArgs);
       }
       for (size_t i = 0; i < a.size(); i += 2) {
         const Value* name = ConstantOf(a[i]);
@@ -590,7 +591,7 @@ void RegisterMiscFunctions(FunctionRegistry& r) {
     if (a.size() % 2 != 0) {
       return Status::InvalidArgument("The `map` requires an even number of parameters but the actual number is " +
                                          std::to_string(a.size()) + ".",
-                                     "WRONG_NUM_ARGS");
+                                     errc::kWrongNumArgs);
     }
     TypePtr kt, vt;
     SILT_RETURN_NOT_OK(ElementType(n, a, 0, 2, c, &kt));
@@ -605,7 +606,7 @@ void RegisterMiscFunctions(FunctionRegistry& r) {
                       for (size_t i = 0; i < rows; ++i) {
                         size_t start = keys.size();
                         for (size_t k = 0; k + 1 < x.size(); k += 2) {
-                          if (NullAt(x[k], i)) return Status::InvalidArgument("Cannot use null as map key.", "NULL_MAP_KEY");
+                          if (NullAt(x[k], i)) return Status::InvalidArgument("Cannot use null as map key.", errc::kNullMapKey);
                           for (size_t j = start; j < keys.size(); ++j) {
                             if (CompareCells(keys, j, *x[k].vector, x[k].index(i)) == 0) {
                               return Status::InvalidArgument(
@@ -613,7 +614,7 @@ void RegisterMiscFunctions(FunctionRegistry& r) {
                                       " was found, please check the input data. If you want to remove the duplicated "
                                       "keys, you can set spark.sql.mapKeyDedupPolicy to LAST_WIN so that the key "
                                       "inserted at last takes precedence.",
-                                  "DUPLICATED_MAP_KEY");
+                                  errc::kDuplicatedMapKey);
                             }
                           }
                           SILT_RETURN_NOT_OK(AppendCell(&keys, x[k], i));

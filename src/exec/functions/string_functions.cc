@@ -23,6 +23,7 @@
 #include <unordered_map>
 
 #include "common/ascii.h"
+#include "common/error_classes.h"
 #include "exec/function_registry.h"
 #include "exec/functions/function_util.h"
 #include "exec/functions/regex_util.h"
@@ -422,7 +423,7 @@ Result<Replacement> ParseReplacement(std::string_view rep, const RE2& re) {
   int group_count = re.NumberOfCapturingGroups();
   auto bad = [&](const std::string& why) {
     return Status::InvalidArgument("Invalid replacement '" + std::string(rep) + "': " + why,
-                                   "INVALID_PARAMETER_VALUE");
+                                   errc::kInvalidParameterValue);
   };
   for (size_t i = 0; i < rep.size(); ++i) {
     char c = rep[i];
@@ -476,7 +477,7 @@ Status GroupIndexError(std::string_view func, int count, int64_t index) {
                                      "` is invalid: Expects group index between 0 and " +
                                      std::to_string(count) + ", but got " +
                                      std::to_string(index) + ".",
-                                 "INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX");
+                                 errc::kInvalidParameterValueRegexGroupIndex);
 }
 
 // Java's String.split(regex, limit) with Spark's tweaks (limit 0 → -1; empty regex splits into
@@ -1226,7 +1227,7 @@ Result<ExprPtr> BindSplitPart(std::string_view name, Args& args, const BindConte
                         *st = Status::InvalidArgument(
                             "The index 0 is invalid. An index shall be either < 0 or > 0 (the "
                             "first element has index 1).",
-                            "INVALID_INDEX_OF_ZERO");
+                            errc::kInvalidIndexOfZero);
                         return false;
                       }
                       std::string_view s = StrAt(a[0], i), d = StrAt(a[1], i);
@@ -1264,7 +1265,7 @@ Result<ExprPtr> BindLike(std::string_view name, Args& args, const BindContext& c
     if (esc.empty() || (escape = Utf8Decode(esc, &p), p != esc.size())) {
       return Status::InvalidArgument("The escape character must be a single character, got '" +
                                          std::string(esc) + "'.",
-                                     "INVALID_ESCAPE_CHAR");
+                                     errc::kInvalidEscapeChar);
     }
     args.pop_back();
   }
@@ -1650,7 +1651,7 @@ void RegisterStringFunctions(FunctionRegistry& r) {
                           *st = Status::InvalidArgument(
                               "The value '" + std::string(s) + "' does not represent a correct " +
                                   fmt + " binary. Use `try_to_binary` to tolerate it.",
-                              "CONVERSION_INVALID_INPUT");
+                              errc::kConversionInvalidInput);
                         }
                         return ok;
                       });
@@ -1764,7 +1765,7 @@ void RegisterStringFunctions(FunctionRegistry& r) {
                             return Status::InvalidArgument(
                                 "The index " + std::to_string(k) + " is out of bounds. The array has " +
                                     std::to_string(a.size() - 1) + " elements.",
-                                "INVALID_ARRAY_INDEX");
+                                errc::kInvalidArrayIndex);
                           }
                           w.CommitNull();
                           continue;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/error_classes.h"
 #include "exec/function_registry.h"
 #include "exec/functions/function_util.h"
 
@@ -39,7 +40,7 @@ Status StrRows(std::span<const Arg> args, size_t rows, Vector* out, F&& f) {
       if (w.buf().size() > std::numeric_limits<uint32_t>::max()) {
         return Status::OutOfMemory("the strings of " + std::to_string(i + 1) +
                                        " rows exceed the 4 GiB one vector can hold",
-                                   "SILT_MEMORY_LIMIT_EXCEEDED");
+                                   errc::kSiltMemoryLimitExceeded);
       }
       SILT_RETURN_NOT_OK(
           CheckQueryMemory(static_cast<int64_t>(w.buf().capacity()), "string results"));
@@ -74,7 +75,7 @@ Status ReserveStringRows(std::string_view fn, std::span<const Arg> args, size_t 
     return Status::OutOfMemory(std::string(fn) + ": the results of " + std::to_string(rows) +
                                    " rows exceed the 4 GiB one vector can hold (" +
                                    std::to_string(total) + " bytes)",
-                               "SILT_MEMORY_LIMIT_EXCEEDED");
+                               errc::kSiltMemoryLimitExceeded);
   }
   out->bytes().reserve(static_cast<size_t>(total));
   return Status::OK();
