@@ -514,6 +514,16 @@ def check(entries):
         print('0 passed, 1 failed')
         return 1
     passed = failed = 0
+    # The detector itself: planted literals must be found (a lint that cannot fail is no lint).
+    planted = ('Status f() { return Status::NotFound("[DELTA_FILE_NOT_FOUND] gone",\n'
+               '                                "DELTA_FILE_NOT_FOUND"); }\n'
+               'bool g(const Status& s) { return s.error_class() == "SILT_NEW_CLASS"; }\n')
+    found, _ = find_classes(planted, scan(planted), comment_or_string_mask(planted), set(entries))
+    if sorted(c for _, _, c in found) != ['DELTA_FILE_NOT_FOUND', 'SILT_NEW_CLASS']:
+        print(f'FAIL: the detector missed planted literals (found {[c for _, _, c in found]})')
+        failed += 1
+    else:
+        passed += 1
     for f in source_files():
         with open(os.path.join(ROOT, f), encoding='utf-8') as fh:
             text = fh.read()

@@ -2,8 +2,8 @@
 # Runs every suite of `make test` and prints one closing "N passed, N failed" line.
 # Suites: unit tests (release and ASan+UBSan builds), conformance, sqllogictest (test/sql, both
 # builds, and the release build once more on the in-memory store), interop and the SQL
-# cross-check (DuckDB), cloud storage on Azurite, fuzz smoke, the layer order (a wrong-way include must not compile) and the
-# clang-format check.
+# cross-check (DuckDB), cloud storage on Azurite, fuzz smoke, the layer order (a wrong-way
+# include must not compile), the error-class lint and the clang-format check.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RELEASE=build/release
@@ -107,7 +107,9 @@ if [ -x "$RELEASE/silt" ]; then
   run_suite "concurrency" python3 test/reliability/concurrency.py "$RELEASE/silt" --seconds 30
 fi
 run_suite "layers" bash scripts/check-layers.sh "$RELEASE"
-run_suite "status temporaries" bash scripts/check-status-temporaries.sh
+# Every error class is a constant of the catalogue (src/common/error_classes.def), no message
+# repeats "[CLASS]".
+run_suite "error classes" python3 scripts/errclass-rewrite.py --check
 run_suite "format" bash scripts/check-format.sh
 
 rm -rf "$log_dir"

@@ -33,11 +33,12 @@ CommandResult StringRows(const std::vector<std::string>& column_names, const std
 Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, const Schema& from, const Schema& to,
                                           const std::string& table_name) {
   if (from.size() != to.size()) {
-    return Status::InvalidArgument("[INSERT_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS] Cannot write to " + table_name +
-                                       ", the reason is not enough data columns: Table columns: " + std::to_string(to.size()) +
-                                       ", Data columns: " + std::to_string(from.size()) + ".",
-                                   from.size() < to.size() ? errc::kInsertColumnArityMismatchNotEnoughDataColumns
-                                                           : errc::kInsertColumnArityMismatchTooManyDataColumns);
+    return Status::InvalidArgument(
+        "Cannot write to " + table_name +
+            ", the reason is not enough data columns: Table columns: " + std::to_string(to.size()) +
+            ", Data columns: " + std::to_string(from.size()) + ".",
+        from.size() < to.size() ? errc::kInsertColumnArityMismatchNotEnoughDataColumns
+                                : errc::kInsertColumnArityMismatchTooManyDataColumns);
   }
   exec::BindContext bind;
   bind.ansi = true;  // spark.sql.storeAssignmentPolicy=ANSI
@@ -388,8 +389,8 @@ Result<delta::RowValidator> MakeRowValidator(const delta::Metadata& metadata, co
       SILT_ASSIGN_OR_RETURN(std::vector<uint32_t> bad, CheckViolations(c, chunk, eval));
       if (bad.empty()) continue;
       // Spark's DeltaInvariantViolationException for a CHECK constraint.
-      std::string msg = "[DELTA_VIOLATE_CONSTRAINT_WITH_VALUES] CHECK constraint " + c.name + " " + c.expr->ToString() +
-                        " violated by row with values:";
+      std::string msg =
+          "CHECK constraint " + c.name + " " + c.expr->ToString() + " violated by row with values:";
       for (int col : c.columns) {
         Value v = chunk.columns[static_cast<size_t>(col)].GetValue(bad[0]);
         msg += "\n - " + logical[static_cast<size_t>(col)].name + " : " + (v.is_null() ? std::string("null") : v.ToString());

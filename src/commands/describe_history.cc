@@ -77,8 +77,9 @@ Result<CommandResult> DescribeHistory(const sql::DescribeStatement& stmt, Comman
     SILT_ASSIGN_OR_RETURN(exec::ExprPtr e, ctx.binder->BindExpression(*stmt.limit, none));
     SILT_ASSIGN_OR_RETURN(Value v, exec::EvaluateConstant(*e, ctx.binder->context().eval));
     if (v.is_null() || v.integer() < 0) {
-      return Status::InvalidArgument("[DELTA_INVALID_HISTORY_LIMIT] The LIMIT of DESCRIBE HISTORY must be a non-negative integer.",
-                                     errc::kInvalidLimitLikeExpressionIsNegative);
+      return Status::InvalidArgument(
+          "The LIMIT of DESCRIBE HISTORY must be a non-negative integer.",
+          errc::kInvalidLimitLikeExpressionIsNegative);
     }
     limit = static_cast<int>(v.integer());
   }

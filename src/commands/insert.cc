@@ -122,11 +122,12 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   std::vector<int> source(schema.size(), -1);
   if (!named.empty()) {
     if (named.size() != qschema.size()) {
-      return Status::InvalidArgument("[INSERT_COLUMN_ARITY_MISMATCH] Cannot write to " + table.display_name +
-                                         ": the column list has " + std::to_string(named.size()) +
-                                         " columns but the data has " + std::to_string(qschema.size()) + ".",
-                                     named.size() < qschema.size() ? errc::kInsertColumnArityMismatchTooManyDataColumns
-                                                                   : errc::kInsertColumnArityMismatchNotEnoughDataColumns);
+      return Status::InvalidArgument(
+          "Cannot write to " + table.display_name + ": the column list has " +
+              std::to_string(named.size()) + " columns but the data has " +
+              std::to_string(qschema.size()) + ".",
+          named.size() < qschema.size() ? errc::kInsertColumnArityMismatchTooManyDataColumns
+                                        : errc::kInsertColumnArityMismatchNotEnoughDataColumns);
     }
     for (size_t i = 0; i < named.size(); ++i) {
       int fi = FindField(schema, named[i]);
@@ -147,11 +148,12 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     for (size_t i = 0; i < schema.size(); ++i) wanted += fixed[i] ? 0 : 1;
     if (wanted != qschema.size()) {
       bool fewer = qschema.size() < wanted;
-      return Status::InvalidArgument(std::string("[INSERT_COLUMN_ARITY_MISMATCH.") + (fewer ? "NOT_ENOUGH_DATA_COLUMNS" : "TOO_MANY_DATA_COLUMNS") +
-                                         "] Cannot write to " + table.display_name + ", the reason is " +
-                                         (fewer ? "not enough" : "too many") + " data columns:\nTable columns: " +
-                                         std::to_string(wanted) + ".\nData columns: " + std::to_string(qschema.size()) + ".",
-                                     std::string("INSERT_COLUMN_ARITY_MISMATCH.") + (fewer ? "NOT_ENOUGH_DATA_COLUMNS" : "TOO_MANY_DATA_COLUMNS"));
+      return Status::InvalidArgument(
+          "Cannot write to " + table.display_name + ", the reason is " +
+              (fewer ? "not enough" : "too many") + " data columns:\nTable columns: " +
+              std::to_string(wanted) + ".\nData columns: " + std::to_string(qschema.size()) + ".",
+          fewer ? errc::kInsertColumnArityMismatchNotEnoughDataColumns
+                : errc::kInsertColumnArityMismatchTooManyDataColumns);
     }
     for (size_t i = 0; i < schema.size(); ++i) {
       if (!fixed[i]) source[i] = static_cast<int>(next++);

@@ -175,7 +175,7 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
         }
       } else if (insert) {
         if (c.insert_columns.size() != c.insert_values.size()) {
-          return Status::InvalidArgument("[DELTA_MERGE_INSERT_ARITY] The number of INSERT columns and values differ.",
+          return Status::InvalidArgument("The number of INSERT columns and values differ.",
                                          errc::kInsertColumnArityMismatch);
         }
         for (size_t k = 0; k < c.insert_columns.size(); ++k) {

@@ -58,7 +58,7 @@ Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandC
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "OPTIMIZE"));
   if (stmt.full) {
-    return Status::InvalidArgument("[DELTA_CLUSTERING_NOT_ENABLED] OPTIMIZE FULL is only for tables with liquid clustering.",
+    return Status::InvalidArgument("OPTIMIZE FULL is only for tables with liquid clustering.",
                                    errc::kDeltaOptimizeFullNotSupported);
   }
   SILT_ASSIGN_OR_RETURN(ops::OptimizeOptions o, OptimizeStatementOptions(t, stmt.where.get(), ctx));

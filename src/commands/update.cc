@@ -31,8 +31,9 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
                                      errc::kUnresolvedColumnWithSuggestion);
     }
     if (values[fi]) {
-      return Status::InvalidArgument("[DELTA_MULTIPLE_ASSIGNMENTS] There is a conflict from these SET columns: [`" + path[0] + "`].",
-                                     errc::kDeltaConflictSetColumn);
+      return Status::InvalidArgument(
+          "There is a conflict from these SET columns: [`" + path[0] + "`].",
+          errc::kDeltaConflictSetColumn);
     }
     if (!a.value) return Status::NotImplemented("SET col = DEFAULT is not implemented yet", errc::kNotImplemented);
     SILT_ASSIGN_OR_RETURN(exec::ExprPtr v, ctx.binder->BindExpression(*a.value, cols));

@@ -99,10 +99,11 @@ Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt, CommandCo
   if (!stmt.column_aliases.empty() && stmt.column_aliases.size() != plan->columns.size()) {
     std::string cls = stmt.column_aliases.size() > plan->columns.size() ? errc::kCreateViewColumnArityMismatchNotEnoughDataColumns
                                                                          : errc::kCreateViewColumnArityMismatchTooManyDataColumns;
-    return Status::InvalidArgument("[" + cls + "] Cannot create view " + Quoted(schema, name) + ": the view has " +
-                                       std::to_string(stmt.column_aliases.size()) + " columns but the query " +
-                                       std::to_string(plan->columns.size()) + ".",
-                                   cls);
+    return Status::InvalidArgument(
+        "Cannot create view " + Quoted(schema, name) + ": the view has " +
+            std::to_string(stmt.column_aliases.size()) + " columns but the query " +
+            std::to_string(plan->columns.size()) + ".",
+        cls);
   }
   std::vector<std::string> names = stmt.column_aliases;
   if (names.empty()) {

@@ -189,8 +189,8 @@ Status NormalizeAutoTtlConfiguration(StringMap* configuration, const Schema& sch
   SILT_ASSIGN_OR_RETURN(std::optional<AutoTtlPolicy> policy, AutoTtlPolicyOf(canonical));
   if (!policy) {
     // Only the id key: it is derived, never set on its own.
-    return Status::InvalidArgument(std::string("[") + kInvalidTablePropertyClass + "] '" +
-                                       kAutoTtlTimestampColumnIdKey + "' is maintained by silt and cannot be set; use "
+    return Status::InvalidArgument(std::string("'") + kAutoTtlTimestampColumnIdKey +
+                                       "' is maintained by silt and cannot be set; use "
                                        "ALTER TABLE … DELETE ROWS n DAYS AFTER column.",
                                    kInvalidTablePropertyClass);
   }

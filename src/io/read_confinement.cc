@@ -73,8 +73,7 @@ Status CheckConfinedRead(const ReadConfinement& c, std::string_view table_root,
   }
   if (allowed) return Status::OK();
   return Status::InvalidArgument(
-      "[" + std::string(kReadOutsideTableRootClass) + "] the Delta log of " +
-          std::string(table_root) + " names " + std::string(location) +
+      "the Delta log of " + std::string(table_root) + " names " + std::string(location) +
           ", outside the table root and the locations in " + kAllowedReadPrefixesKey +
           "; reads are confined by " + kConfineReadsKey + " = true",
       kReadOutsideTableRootClass);

@@ -27,8 +27,7 @@ namespace {
 constexpr int64_t kMicrosPerDay = 86400000000LL;
 
 std::string InvalidConf(const std::string& key, const std::string& value, const std::string& need) {
-  return "[INVALID_CONF_VALUE] The value '" + value + "' in the config \"" + key +
-         "\" is invalid: " + need;
+  return "The value '" + value + "' in the config \"" + key + "\" is invalid: " + need;
 }
 
 // "yyyy-MM-dd HH:mm:ss[.ffffff]" (trailing zeros of the fraction dropped), UTC.

@@ -393,9 +393,10 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     order.push_back(k);
   }
   if (q.distinct && exprs.size() > visible) {
-    return Status::InvalidArgument("[MISSING_ATTRIBUTES] ORDER BY expressions must appear in the select list when "
-                                       "SELECT DISTINCT is used.",
-                                   errc::kMissingAttributesResolvedAttributeAppearInOperation);
+    return Status::InvalidArgument(
+        "ORDER BY expressions must appear in the select list when "
+        "SELECT DISTINCT is used.",
+        errc::kMissingAttributesResolvedAttributeAppearInOperation);
   }
 
   // Build: aggregate → having → window → project → distinct → sort → drop hidden → limit.

@@ -108,10 +108,9 @@ std::string UnescapeSqlString(std::string_view s) {
   return out;
 }
 
-std::string FormatParseError(std::string_view sql, std::string_view error_class,
-                             std::string_view what, const SourcePos& pos) {
-  std::string msg = "[" + std::string(error_class) + "] " + std::string(what) + ". (line " +
-                    std::to_string(pos.line) + ", column " + std::to_string(pos.column) + ")";
+std::string FormatParseError(std::string_view sql, std::string_view what, const SourcePos& pos) {
+  std::string msg = std::string(what) + ". (line " + std::to_string(pos.line) + ", column " +
+                    std::to_string(pos.column) + ")";
   msg += "\n== SQL ==\n";
   // Lines up to the error line, the caret line, then the rest (Spark's ParseException layout).
   int line = 1;
@@ -145,7 +144,7 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
   size_t i = 0;
   const size_t n = text.size();
   auto error = [&](size_t at, std::string what, std::string cls = errc::kParseSyntaxError) {
-    return Status::InvalidArgument(FormatParseError(text, cls, what, PosAt(text, at)), cls);
+    return Status::InvalidArgument(FormatParseError(text, what, PosAt(text, at)), cls);
   };
   // Positions are computed incrementally (line starts) to stay linear.
   int line = 1;

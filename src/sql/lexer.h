@@ -43,8 +43,8 @@ Result<std::vector<Token>> Tokenize(std::string_view text);
 std::string UnescapeSqlString(std::string_view body);
 
 // The message of a PARSE_SYNTAX_ERROR-style error at `pos`, with the Spark caret display
-// documented in parser.h. `what` is e.g. "Syntax error at or near 'FORM'".
-std::string FormatParseError(std::string_view sql, std::string_view error_class,
-                             std::string_view what, const SourcePos& pos);
+// documented in parser.h. `what` is e.g. "Syntax error at or near 'FORM'". The class is not part
+// of the message (Status::ToString() renders it).
+std::string FormatParseError(std::string_view sql, std::string_view what, const SourcePos& pos);
 
 }  // namespace silt::sql

@@ -8,8 +8,8 @@
 // (ignored).
 //
 // Errors: Status InvalidArgument with error class PARSE_SYNTAX_ERROR and a message in Spark's
-// form plus position, e.g.
-//   [PARSE_SYNTAX_ERROR] Syntax error at or near 'FORM'. (line 1, column 10)
+// form plus position (Status::ToString() prefixes "[PARSE_SYNTAX_ERROR] "), e.g.
+//   Syntax error at or near 'FORM'. (line 1, column 10)
 //   == SQL ==
 //   SELECT a FORM t
 //   ---------^^^

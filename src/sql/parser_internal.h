@@ -102,12 +102,11 @@ class Parser {
       what = "Syntax error at or near '" + shown + "'";
     }
     if (!extra.empty()) what += ": " + extra;
-    return Status::InvalidArgument(FormatParseError(sql_, errc::kParseSyntaxError, what, t.pos),
-                                   errc::kParseSyntaxError);
+    return Status::InvalidArgument(FormatParseError(sql_, what, t.pos), errc::kParseSyntaxError);
   }
   Status ErrorHere(std::string extra = "") const { return ErrorAt(Peek(), std::move(extra)); }
   Status ClassError(std::string_view cls, std::string msg, const SourcePos& pos) const {
-    return Status::InvalidArgument(FormatParseError(sql_, cls, msg, pos), std::string(cls));
+    return Status::InvalidArgument(FormatParseError(sql_, msg, pos), std::string(cls));
   }
 
   // Nesting guard: parentheses, subqueries, nested types.

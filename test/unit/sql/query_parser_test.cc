@@ -297,13 +297,13 @@ TEST(QueryParser, SyntaxErrorsWithPosition) {
   Status s = ParseError("SELECT a FORM t");
   EXPECT_EQ(s.error_class(), "PARSE_SYNTAX_ERROR");
   EXPECT_EQ(std::string(s.message()),
-            "[PARSE_SYNTAX_ERROR] Syntax error at or near 'FORM'. (line 1, column 10)\n"
+            "Syntax error at or near 'FORM'. (line 1, column 10)\n"
             "== SQL ==\n"
             "SELECT a FORM t\n"
             "---------^^^");
   Status s2 = ParseError("SELECT a\nFROM t\nWHERE a = = 1\nORDER BY a");
   EXPECT_EQ(std::string(s2.message()),
-            "[PARSE_SYNTAX_ERROR] Syntax error at or near '='. (line 3, column 11)\n"
+            "Syntax error at or near '='. (line 3, column 11)\n"
             "== SQL ==\n"
             "SELECT a\n"
             "FROM t\n"
