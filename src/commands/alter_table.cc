@@ -36,16 +36,6 @@ std::string JsonList(const std::vector<std::string>& items) {
   return out + "]";
 }
 
-std::vector<std::string> SplitPath(const std::string& dotted) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t dot; (dot = dotted.find('.', start)) != std::string::npos; start = dot + 1) {
-    out.push_back(dotted.substr(start, dot - start));
-  }
-  out.push_back(dotted.substr(start));
-  return out;
-}
-
 Status ColumnNotFound(const std::string& name) {
   return Status::InvalidArgument("A column or function parameter with name `" + name +
                                      "` cannot be resolved.",
@@ -124,7 +114,7 @@ struct FieldPath {
 
 Result<FieldPath> Locate(Schema* schema, const std::string& dotted, const std::string& what) {
   FieldPath p;
-  p.parent = SplitPath(dotted);
+  p.parent = delta::SplitDotted(dotted);
   p.leaf = p.parent.back();
   p.parent.pop_back();
   SILT_ASSIGN_OR_RETURN(p.fields, StructAt(schema, p.parent, what));

@@ -4,6 +4,7 @@
 #include <limits>
 #include <vector>
 
+#include "common/ascii.h"
 #include "common/error_classes.h"
 #include "delta/schema_json.h"
 #include "delta/table_properties.h"
@@ -42,26 +43,8 @@ Result<std::optional<AutoTtlPolicy>> AutoTtlPolicyOf(const StringMap& configurat
 
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 bool NameMatches(std::string_view a, std::string_view b, bool case_sensitive) {
-  return case_sensitive ? a == b : Lower(a) == Lower(b);
-}
-
-std::vector<std::string> SplitDotted(const std::string& dotted) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t dot; (dot = dotted.find('.', start)) != std::string::npos; start = dot + 1) {
-    out.push_back(dotted.substr(start, dot - start));
-  }
-  out.push_back(dotted.substr(start));
-  return out;
+  return case_sensitive ? a == b : EqualsIgnoreCase(a, b);
 }
 
 int FindTopLevel(const Schema& schema, std::string_view name, bool case_sensitive) {
@@ -90,16 +73,25 @@ const std::string* PolicyColumn(const StringMap& configuration) {
 
 }  // namespace
 
+std::vector<std::string> SplitDotted(const std::string& dotted) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t dot; (dot = dotted.find('.', start)) != std::string::npos; start = dot + 1) {
+    out.push_back(dotted.substr(start, dot - start));
+  }
+  out.push_back(dotted.substr(start));
+  return out;
+}
+
 bool IsAutoTtlKey(std::string_view key) {
-  const std::string lower = Lower(key);
-  return lower == Lower(kAutoTtlExpireInDaysKey) || lower == Lower(kAutoTtlTimestampColumnKey) ||
-         lower == Lower(kAutoTtlTimestampColumnIdKey);
+  return EqualsIgnoreCase(key, kAutoTtlExpireInDaysKey) ||
+         EqualsIgnoreCase(key, kAutoTtlTimestampColumnKey) ||
+         EqualsIgnoreCase(key, kAutoTtlTimestampColumnIdKey);
 }
 
 std::string CanonicalAutoTtlKey(std::string_view key) {
-  const std::string lower = Lower(key);
   for (const char* k : {kAutoTtlExpireInDaysKey, kAutoTtlTimestampColumnKey, kAutoTtlTimestampColumnIdKey}) {
-    if (lower == Lower(k)) return k;
+    if (EqualsIgnoreCase(key, k)) return k;
   }
   return std::string(key);
 }

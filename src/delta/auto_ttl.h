@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 #include "delta/actions.h"
@@ -52,6 +53,10 @@ bool IsAutoTtlTimeType(const DataType& type);
 
 // Rule 1: 0 <= days <= INT max.
 Status ValidateAutoTtlExpireInDays(int64_t days);
+
+// A column path as written ("a.b.c", no backquotes) split at each '.'; ALTER TABLE's nested
+// column paths use it too.
+std::vector<std::string> SplitDotted(const std::string& dotted);
 
 // Rules 2-4: `column` as written (a dotted path names a nested field) resolved against the
 // table's logical schema with the session's case sensitivity. Returns the index of the

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "common/ascii.h"
+
 namespace silt {
 
 namespace {
@@ -138,10 +140,7 @@ bool HasUriScheme(std::string_view s) {
 
 std::string UriScheme(std::string_view s) {
   if (!HasUriScheme(s)) return "";
-  std::string scheme(s.substr(0, s.find(':')));
-  for (char& c : scheme)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return scheme;
+  return AsciiLower(s.substr(0, s.find(':')));
 }
 
 Result<std::string> PercentDecode(std::string_view s) {

@@ -17,6 +17,7 @@
 #include "delta/table_properties.h"
 #include "io/path.h"
 #include "ops/ops.h"
+#include "ops/optimize.h"
 #include "planner/session_config.h"
 #include "vector/value.h"
 
@@ -79,16 +80,6 @@ std::optional<int64_t> NumRecords(const delta::AddFile& f) {
 
 int64_t DvRows(const delta::AddFile& f) {
   return f.deletion_vector ? f.deletion_vector->cardinality : 0;
-}
-
-std::string PartitionKey(const delta::AddFile& f) {
-  std::string k;
-  for (const auto& [name, v] : f.partition_values) {
-    k += name;
-    k += v ? "=" + *v : "\x01";
-    k += '\0';
-  }
-  return k;
 }
 
 // The TTL part: per file, is every row / some row / no row expired?
@@ -322,7 +313,7 @@ JobAdvice CompactionJob(const delta::Snapshot& snap, const Thresholds& t, int64_
       small_bytes += f.size;
     }
     if (excess) ++excess_files;
-    if (is_small || excess) by_partition[PartitionKey(f)].push_back({&f, excess});
+    if (is_small || excess) by_partition[ops::PartitionKey(f)].push_back({&f, excess});
   }
   // OPTIMIZE's bin packing (ops/optimize.cc): per partition, by size, bins up to max_file_size;
   // a lone file stays unless it is there for its deleted rows.

@@ -19,17 +19,6 @@ namespace {
 constexpr int64_t kMicrosPerDay = 86400LL * 1000 * 1000;
 constexpr int64_t kMicrosPerMilli = 1000;
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
 // Whether a time value (days or µs, per the cutoff's type) is expired.
 bool Expired(const TtlCutoff& c, int64_t v) { return v <= c.value; }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/ascii.h"
 #include "common/error_classes.h"
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
@@ -65,12 +66,7 @@ std::string SparkTypeName(const DataType& t) {
   }
 }
 
-bool NameEq(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-           return lower(x) == lower(y);
-         });
-}
+bool NameEq(std::string_view a, std::string_view b) { return EqualsIgnoreCase(a, b); }
 
 // `t` with every field, element and value nullable (Spark's asNullable).
 TypePtr AsNullable(const TypePtr& t) {

@@ -38,16 +38,6 @@ std::optional<int64_t> NumRecords(const delta::AddFile& f) {
   return st->num_records;
 }
 
-std::string PartitionKey(const delta::AddFile& f) {
-  std::string k;
-  for (const auto& [name, v] : f.partition_values) {
-    k += name;
-    k += v ? "=" + *v : "\x01";
-    k += '\0';
-  }
-  return k;
-}
-
 FileSizeStats SizeStats(const std::vector<int64_t>& sizes) {
   FileSizeStats s;
   if (sizes.empty()) return s;
@@ -205,6 +195,16 @@ Status ScanInOrder(const delta::TableScan& scan, const std::vector<const delta::
 }
 
 }  // namespace
+
+std::string PartitionKey(const delta::AddFile& f) {
+  std::string k;
+  for (const auto& [name, v] : f.partition_values) {
+    k += name;
+    k += v ? "=" + *v : "\x01";
+    k += '\0';
+  }
+  return k;
+}
 
 std::string InterleaveBits(const std::vector<uint32_t>& ids) {
   std::string out(ids.size() * 4, '\0');

@@ -94,6 +94,11 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
 Schema OptimizeResultSchema();
 Result<DataChunk> OptimizeResultChunk(const OptimizeResult& result);
 
+// Groups files by partition (OPTIMIZE bins never span two): equal for files with the same
+// partition values, a null value differs from every string. The maintenance advisor groups its
+// candidates the same way.
+std::string PartitionKey(const delta::AddFile& f);
+
 // The z-value of row i: bit-interleaving (MSB first) of each column's 32-bit range id.
 // Exposed for tests.
 std::string InterleaveBits(const std::vector<uint32_t>& range_ids);

@@ -10,6 +10,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "common/ascii.h"
 #include "common/error_classes.h"
 #include "common/key_filter.h"
 #include "common/logging.h"
@@ -45,14 +46,6 @@ int64_t SaturatingSub(int64_t a, int64_t b) {
   return out;
 }
 
-std::string LowerAscii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 // A URI split into the parts Hadoop's makeQualified compares: scheme and authority must match the
 // table's file system, then the path decides inside/outside.
 struct Uri {
@@ -65,7 +58,7 @@ struct Uri {
 Uri ParseDecodedUri(std::string_view text) {
   Uri u;
   size_t colon = text.find(':');
-  u.scheme = LowerAscii(text.substr(0, colon));
+  u.scheme = AsciiLower(text.substr(0, colon));
   std::string_view rest = text.substr(colon + 1);
   if (rest.starts_with("//")) {
     rest.remove_prefix(2);
@@ -338,7 +331,7 @@ Status VacuumRun::LoadSnapshot() {
     }
   }
   if (auto formats = snapshot_->property("delta.universalFormat.enabledFormats")) {
-    uniform_iceberg_ = LowerAscii(*formats).find("iceberg") != std::string::npos;
+    uniform_iceberg_ = AsciiLower(*formats).find("iceberg") != std::string::npos;
   }
   return Status::OK();
 }

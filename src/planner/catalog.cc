@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/ascii.h"
 #include "common/error_classes.h"
 #include "delta/json_util.h"
 #include "io/object_store_factory.h"
@@ -11,13 +12,7 @@
 
 namespace silt::planner {
 
-std::string LowerName(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
+std::string LowerName(std::string_view s) { return AsciiLower(s); }
 
 namespace {
 
