@@ -454,8 +454,8 @@ TEST_P(AggFnTest, Percentiles) {
   EXPECT_EQ(r.One("median", {Ints({})}), "null");
   EXPECT_EQ(r.One("percentile_approx", {x}, false, {Dbl(0.5)}), "2");
   EXPECT_EQ(r.TypeOf("percentile_approx", {x}),
-            "ERROR WRONG_NUM_ARGS: The `percentile_approx` requires [2, 3] parameters but the "
-            "actual number is 1.");
+            "ERROR [WRONG_NUM_ARGS] The `percentile_approx` requires [2, 3] parameters but the "
+            "actual number is 1. SQLSTATE: 42605");
   EXPECT_EQ(r.One("approx_percentile", {x}, false, {Dbl(0.0), I32(100)}), "1");
   EXPECT_EQ(r.One("percentile_approx", {x}, false, {Dbl(1.0)}), "4");
   std::string e = r.One("percentile", {x}, false, {Dbl(1.5)});
