@@ -264,8 +264,7 @@ Executor Scripted(std::vector<std::string>* seen) {
     if (sql == "missing") {
       return Status::NotFound("The table `t` cannot be found.", "TABLE_OR_VIEW_NOT_FOUND");
     }
-    return Status::InvalidArgument("Syntax error at or near '" + sql + "'.",
-                                   "PARSE_SYNTAX_ERROR");
+    return Status::InvalidArgument("Syntax error at or near '" + sql + "'.", "PARSE_SYNTAX_ERROR");
   };
 }
 
