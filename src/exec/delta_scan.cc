@@ -119,6 +119,7 @@ std::string DeltaScanOperator::AnalyzeDetails() const {
          ", dfpBuildDistinctValues=" + std::to_string(dfp_.build_distinct_values) +
          ", dfpFilterKind=" + dfp_.filter_kind + ", dfpTimeMs=" + ms +
          ", numRowGroupsPrunedByDfp=" + std::to_string(row_groups_pruned_.load());
+    if (dfp_.bloom_refused) s += ", dfpBloomFilterRefused=memory_limit";
   }
   return s;
 }

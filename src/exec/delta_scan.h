@@ -31,6 +31,7 @@ struct DfpScanMetrics {
   int64_t build_distinct_values = 0;
   std::string filter_kind = "none";  // in_list | in_ranges | range | none (several: joined by '+')
   double time_ms = 0;
+  bool bloom_refused = false;  // a bloom filter was left out: the query's memory limit
 };
 
 class DeltaScanOperator final : public Operator {
