@@ -427,7 +427,7 @@ Status TableScanFile::ReadRows(int rg, int64_t begin, int64_t end, const std::fu
 }
 
 Status TableScanFile::ReadRowsSelecting(int rg, int64_t begin, int64_t end, const std::vector<int>& first,
-                                        const SelectFn& select, const std::function<Status(DataChunk&)>& sink) const {
+                                        const SelectFn& select, const SelectedSink& sink) const {
   const size_t num_fields = source_.size();
   const size_t num_out = scan_->output_schema_.size();
   const int64_t row_base = row_base_[static_cast<size_t>(rg)] + begin;
@@ -488,10 +488,6 @@ Status TableScanFile::ReadRowsSelecting(int rg, int64_t begin, int64_t end, cons
   bool all = false;
   SILT_RETURN_NOT_OK(select(chunk, &sel, &all));
   if (!all && sel.empty()) return Status::OK();
-  const size_t out_rows = all ? live_rows : sel.size();
-  if (!all)
-    for (size_t k = 0; k < num_out; ++k)
-      if (is_first[k]) KeepRows(&chunk.columns[k], sel.data(), sel.size());
   // Their positions in the range: what the other columns decode.
   std::vector<uint32_t> phys;
   const bool whole = all && !has_deleted;
@@ -505,35 +501,43 @@ Status TableScanFile::ReadRowsSelecting(int rg, int64_t begin, int64_t end, cons
       phys = sel;
     }
   }
-  // 3. The other columns, of those rows only.
+  // 3. The other columns, of those rows only (gathered), or of the whole range when every page
+  // holds a chosen row (the rows are then picked by the sink, where it copies them anyway).
   DataChunk raw_rest;
+  bool gathered = true;
   if (!rest_cols.empty()) {
     if (whole) {
       SILT_RETURN_NOT_OK(pf_->ReadRowGroup(rg, rest_cols, &raw_rest, begin, end - begin));
     } else {
-      SILT_RETURN_NOT_OK(pf_->ReadRowGroupSelected(rg, rest_cols, begin, end - begin, phys, &raw_rest));
+      SILT_RETURN_NOT_OK(pf_->ReadRowGroupSelected(rg, rest_cols, begin, end - begin, phys, &raw_rest, &gathered));
     }
   }
-  chunk.num_rows_without_columns = out_rows;
+  const size_t out_rows = !gathered ? rows : all ? live_rows : sel.size();
+  if (gathered && !all)
+    for (size_t k = 0; k < num_out; ++k)
+      if (is_first[k]) KeepRows(&chunk.columns[k], sel.data(), sel.size());
   for (size_t k = 0; k < num_out; ++k) {
     if (is_first[k]) continue;
     if (k >= num_fields) {
       Vector idx(DataType::Int64());
       idx.ResizeUninitialized(out_rows);
       int64_t* p = idx.data<int64_t>();
-      for (size_t i = 0; i < out_rows; ++i) p[i] = row_base + static_cast<int64_t>(whole ? i : phys[i]);
+      for (size_t i = 0; i < out_rows; ++i)
+        p[i] = row_base + static_cast<int64_t>(whole || !gathered ? i : phys[i]);
       chunk.columns[k] = std::move(idx);
-      continue;
+    } else {
+      Vector* raw = nullptr;
+      bool used_again = false;
+      if (source_[k] >= 0) {
+        raw = &raw_rest.columns[pos_of(rest_cols, source_[k])];
+        for (size_t j = k + 1; j < num_fields; ++j) used_again |= !is_first[j] && source_[j] == source_[k];
+      }
+      SILT_RETURN_NOT_OK(OutputColumn(k, out_rows, raw, used_again, &chunk.columns[k]));
     }
-    Vector* raw = nullptr;
-    bool used_again = false;
-    if (source_[k] >= 0) {
-      raw = &raw_rest.columns[pos_of(rest_cols, source_[k])];
-      for (size_t j = k + 1; j < num_fields; ++j) used_again |= !is_first[j] && source_[j] == source_[k];
-    }
-    SILT_RETURN_NOT_OK(OutputColumn(k, out_rows, raw, used_again, &chunk.columns[k]));
+    if (!gathered && has_deleted) KeepRows(&chunk.columns[k], live.data(), live.size());
   }
-  return sink(chunk);
+  chunk.num_rows_without_columns = gathered ? out_rows : live_rows;
+  return sink(chunk, gathered || all ? nullptr : &sel);
 }
 
 Status TableScan::ScanFile(const AddFile& file, const std::function<Status(DataChunk&)>& sink) const {

@@ -66,12 +66,15 @@ class TableScanFile {
   // others NULL-typed placeholders of the same length): *all = true keeps every row, else *sel
   // holds the kept rows' indices, ascending.
   using SelectFn = std::function<Status(const DataChunk&, std::vector<uint32_t>* sel, bool* all)>;
+  // Receives a chunk with every column filled and the chosen rows of it: `sel` null = all.
+  using SelectedSink = std::function<Status(DataChunk&, const std::vector<uint32_t>* sel)>;
   // As ReadRows, but decodes the output columns `first` first, lets `select` choose among the
-  // live rows, and then decodes the other columns only for the chosen rows (pages holding none are
-  // not read, see ParquetFile::ReadRowGroupSelected); `sink` gets the chosen rows, every column
-  // filled. Nothing reaches `sink` when no row is chosen. Thread-safe.
+  // live rows, and then decodes the other columns only for the chosen rows: pages holding none
+  // are not read (ParquetFile::ReadRowGroupSelected), and `sink` gets just the chosen rows. When
+  // every page holds a chosen row, the columns are decoded whole and `sink` gets the live rows
+  // with the choice. Nothing reaches `sink` when no row is chosen. Thread-safe.
   Status ReadRowsSelecting(int rg, int64_t begin, int64_t end, const std::vector<int>& first, const SelectFn& select,
-                           const std::function<Status(DataChunk&)>& sink) const;
+                           const SelectedSink& sink) const;
 
  private:
   friend class TableScan;

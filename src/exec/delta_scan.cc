@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 #include <mutex>
 
 #include "common/thread_pool.h"
@@ -47,6 +49,18 @@ Status ApplyFilters(const std::vector<ExprPtr>& filters, const EvalContext& ctx,
   return Status::OK();
 }
 
+namespace {
+// Late materialization is on unless the environment sets SILT_LATE_MATERIALIZATION=0: a switch
+// for paired benchmarks and for ruling it out when diagnosing a scan, read once per process.
+bool LateMaterializationByDefault() {
+  static const bool on = [] {
+    const char* v = std::getenv("SILT_LATE_MATERIALIZATION");
+    return v == nullptr || std::string_view(v) != "0";
+  }();
+  return on;
+}
+}  // namespace
+
 Result<std::unique_ptr<DeltaScanOperator>> DeltaScanOperator::Make(std::shared_ptr<const delta::Snapshot> snapshot,
                                                                    std::vector<std::string> columns,
                                                                    std::vector<const delta::AddFile*> files,
@@ -65,6 +79,7 @@ Result<std::unique_ptr<DeltaScanOperator>> DeltaScanOperator::Make(std::shared_p
   op->files_ = std::move(files);
   op->filters_ = std::move(filters);
   op->table_name_ = std::move(table_name);
+  op->late_materialization_ = LateMaterializationByDefault();
   if (columns.empty()) {
     op->schema_ = {};
   } else {
@@ -246,7 +261,9 @@ Status DeltaScanOperator::ReadUnit(ExecContext& ctx, const delta::TableScanFile&
         kept = *all ? live : static_cast<int64_t>(s->size());
         return Status::OK();
       },
-      [&](DataChunk& chosen) { return Emit(ctx, chosen, nullptr, true, emit); }));
+      [&](DataChunk& chunk, const std::vector<uint32_t>* chosen) {
+        return Emit(ctx, chunk, chosen, chosen == nullptr, emit);
+      }));
   // When the filters keep nearly every row there is nothing to skip, and the chosen rows cost one
   // more copy: read whole units again.
   const int64_t seen = late_seen_.fetch_add(live, std::memory_order_relaxed) + live;

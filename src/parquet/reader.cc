@@ -1297,7 +1297,7 @@ Status ParquetFile::ReadNodes(int rg, const std::vector<const ColumnNode*>& node
 
 Status ParquetFile::ReadRowGroupSelected(int rg, const std::vector<int>& columns, int64_t first_row,
                                          int64_t num_rows, const std::vector<uint32_t>& sel,
-                                         DataChunk* out) const {
+                                         DataChunk* out, bool* gathered) const {
   if (rg < 0 || rg >= num_row_groups()) return Status::InvalidArgument("row group " + std::to_string(rg) + " out of range");
   const RowGroup& group = metadata_.row_groups[rg];
   if (first_row < 0 || num_rows < 0 || first_row + num_rows > group.num_rows)
@@ -1313,15 +1313,38 @@ Status ParquetFile::ReadRowGroupSelected(int rg, const std::vector<int>& columns
   leaves.reserve(schema_.num_leaves());
   for (int i = 0; i < schema_.num_leaves(); ++i) leaves.emplace_back(schema_.leaf(i).type);
   std::vector<uint32_t> local;
-  for (int ci : columns) {
+  // The flat columns' offset indexes; whether some page in the range holds no selected row.
+  std::vector<std::optional<OffsetIndex>> indexes(columns.size());
+  bool skips = false;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const int ci = columns[c];
     if (ci < 0 || ci >= static_cast<int>(schema_.columns().size())) return Status::InvalidArgument("column index out of range");
     const ColumnNode& col = schema_.columns()[static_cast<size_t>(ci)];
-    Vector result(col.type);
-    std::optional<OffsetIndex> oi;
-    if (col.kind == ColumnNode::kLeaf && !sel.empty()) {
-      auto r = ReadOffsetIndex(rg, col.leaf_index);
-      if (r.ok() && !r->page_locations.empty() && r->page_locations[0].first_row_index == 0) oi = std::move(r).value();
+    if (col.kind != ColumnNode::kLeaf || sel.empty()) continue;
+    auto r = ReadOffsetIndex(rg, col.leaf_index);
+    if (!r.ok() || r->page_locations.empty() || r->page_locations[0].first_row_index != 0) continue;
+    indexes[c] = std::move(r).value();
+    const auto& locs = indexes[c]->page_locations;
+    size_t page = 0, in_range = 0, hit = 0, last_hit = locs.size();
+    for (size_t p = 0; p < locs.size(); ++p) {
+      const int64_t page_end = p + 1 < locs.size() ? locs[p + 1].first_row_index : group.num_rows;
+      in_range += locs[p].first_row_index < end_row && page_end > first_row;
     }
+    for (uint32_t r : sel) {
+      while (page + 1 < locs.size() && locs[page + 1].first_row_index <= first_row + r) ++page;
+      if (page != last_hit) ++hit, last_hit = page;
+    }
+    skips = skips || hit < in_range;
+  }
+  if (gathered != nullptr) {
+    *gathered = skips || sel.empty();
+    // Every page holds a selected row: the range, whole (the caller picks the rows).
+    if (!*gathered) return ReadRowGroup(rg, columns, out, first_row, num_rows);
+  }
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const ColumnNode& col = schema_.columns()[static_cast<size_t>(columns[c])];
+    Vector result(col.type);
+    std::optional<OffsetIndex>& oi = indexes[c];
     if (!oi) {
       // No page index (or nested): decode the range, keep the selected rows.
       Vector v(col.type);

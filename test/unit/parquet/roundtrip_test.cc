@@ -441,6 +441,19 @@ TEST(ReaderTest, SelectedRowsReadOnlyTheirPages) {
   const int64_t read_whole = whole_f->read() - base_whole, read_sel = sel_f->read() - base_sel;
   EXPECT_GT(read_whole, 0);
   EXPECT_LT(read_sel * 10, read_whole) << read_sel << " of " << read_whole;
+  // Asked whether to gather: the sparse selection skips pages, so it is gathered; one row in
+  // every page skips none, so the range comes back whole for the caller to pick from.
+  bool gathered = false;
+  DataChunk g;
+  ASSERT_TRUE(part->ReadRowGroupSelected(0, {0, 1}, 0, 100000, sel, &g, &gathered).ok());
+  EXPECT_TRUE(gathered);
+  EXPECT_EQ(g.size(), sel.size());
+  std::vector<uint32_t> every_page;
+  for (uint32_t r = 500; r < 100000; r += 1000) every_page.push_back(r);
+  ASSERT_TRUE(part->ReadRowGroupSelected(0, {0, 1}, 0, 100000, every_page, &g, &gathered).ok());
+  EXPECT_FALSE(gathered);
+  ASSERT_EQ(g.size(), 100000u);
+  for (size_t i = 0; i < 100000; i += 997) EXPECT_EQ(g.columns[1].GetValue(i), a.columns[1].GetValue(i));
 }
 
 TEST(ReaderTest, StatisticsSkipRowGroupsAndPages) {
