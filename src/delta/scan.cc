@@ -365,7 +365,8 @@ std::vector<std::pair<int64_t, int64_t>> TableScanFile::SplitRowGroup(int rg, in
   return out;
 }
 
-Status TableScanFile::OutputColumn(size_t k, size_t rows, Vector* raw, bool copy, Vector* out) const {
+Status TableScanFile::OutputColumn(size_t k, size_t rows, Vector* raw, bool copy,
+                                   Vector* out) const {
   const ColumnMappingMode mode = scan_->snapshot_->column_mapping_mode();
   const Field& f = scan_->output_schema_[k];
   if (source_[k] == -2) {
@@ -377,13 +378,15 @@ Status TableScanFile::OutputColumn(size_t k, size_t rows, Vector* raw, bool copy
     *out = AllNull(f.type, rows);
   } else {
     Vector v = copy ? *raw : std::move(*raw);
-    SILT_ASSIGN_OR_RETURN(*out, Conform(std::move(v), pf_->schema().columns()[static_cast<size_t>(source_[k])], f.type,
-                                        f.name, mode));
+    SILT_ASSIGN_OR_RETURN(
+        *out, Conform(std::move(v), pf_->schema().columns()[static_cast<size_t>(source_[k])],
+                      f.type, f.name, mode));
   }
   return Status::OK();
 }
 
-Status TableScanFile::ReadRows(int rg, int64_t begin, int64_t end, const std::function<Status(DataChunk&)>& sink) const {
+Status TableScanFile::ReadRows(int rg, int64_t begin, int64_t end,
+                               const std::function<Status(DataChunk&)>& sink) const {
   const size_t num_fields = source_.size();
   const int64_t row_base = row_base_[static_cast<size_t>(rg)] + begin;
   size_t rows = static_cast<size_t>(end - begin);
@@ -426,8 +429,9 @@ Status TableScanFile::ReadRows(int rg, int64_t begin, int64_t end, const std::fu
   return sink(out);
 }
 
-Status TableScanFile::ReadRowsSelecting(int rg, int64_t begin, int64_t end, const std::vector<int>& first,
-                                        const SelectFn& select, const SelectedSink& sink) const {
+Status TableScanFile::ReadRowsSelecting(int rg, int64_t begin, int64_t end,
+                                        const std::vector<int>& first, const SelectFn& select,
+                                        const SelectedSink& sink) const {
   const size_t num_fields = source_.size();
   const size_t num_out = scan_->output_schema_.size();
   const int64_t row_base = row_base_[static_cast<size_t>(rg)] + begin;
@@ -459,7 +463,8 @@ Status TableScanFile::ReadRowsSelecting(int rg, int64_t begin, int64_t end, cons
   const size_t live_rows = has_deleted ? live.size() : rows;
   // 1. The first columns, of the live rows; the others NULL-typed placeholders.
   DataChunk raw_first;
-  if (!first_cols.empty()) SILT_RETURN_NOT_OK(pf_->ReadRowGroup(rg, first_cols, &raw_first, begin, end - begin));
+  if (!first_cols.empty())
+    SILT_RETURN_NOT_OK(pf_->ReadRowGroup(rg, first_cols, &raw_first, begin, end - begin));
   DataChunk chunk;
   chunk.num_rows_without_columns = live_rows;
   chunk.columns.reserve(num_out);
@@ -478,7 +483,8 @@ Status TableScanFile::ReadRowsSelecting(int rg, int64_t begin, int64_t end, cons
     } else {
       Vector* raw = source_[k] >= 0 ? &raw_first.columns[pos_of(first_cols, source_[k])] : nullptr;
       bool used_again = false;
-      for (size_t j = k + 1; raw && j < num_fields; ++j) used_again |= is_first[j] && source_[j] == source_[k];
+      for (size_t j = k + 1; raw && j < num_fields; ++j)
+        used_again |= is_first[j] && source_[j] == source_[k];
       SILT_RETURN_NOT_OK(OutputColumn(k, rows, raw, used_again, &chunk.columns[k]));
     }
     if (has_deleted) KeepRows(&chunk.columns[k], live.data(), live.size());
@@ -509,7 +515,8 @@ Status TableScanFile::ReadRowsSelecting(int rg, int64_t begin, int64_t end, cons
     if (whole) {
       SILT_RETURN_NOT_OK(pf_->ReadRowGroup(rg, rest_cols, &raw_rest, begin, end - begin));
     } else {
-      SILT_RETURN_NOT_OK(pf_->ReadRowGroupSelected(rg, rest_cols, begin, end - begin, phys, &raw_rest, &gathered));
+      SILT_RETURN_NOT_OK(
+          pf_->ReadRowGroupSelected(rg, rest_cols, begin, end - begin, phys, &raw_rest, &gathered));
     }
   }
   const size_t out_rows = !gathered ? rows : all ? live_rows : sel.size();
@@ -530,7 +537,8 @@ Status TableScanFile::ReadRowsSelecting(int rg, int64_t begin, int64_t end, cons
       bool used_again = false;
       if (source_[k] >= 0) {
         raw = &raw_rest.columns[pos_of(rest_cols, source_[k])];
-        for (size_t j = k + 1; j < num_fields; ++j) used_again |= !is_first[j] && source_[j] == source_[k];
+        for (size_t j = k + 1; j < num_fields; ++j)
+          used_again |= !is_first[j] && source_[j] == source_[k];
       }
       SILT_RETURN_NOT_OK(OutputColumn(k, out_rows, raw, used_again, &chunk.columns[k]));
     }

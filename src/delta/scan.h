@@ -73,8 +73,8 @@ class TableScanFile {
   // are not read (ParquetFile::ReadRowGroupSelected), and `sink` gets just the chosen rows. When
   // every page holds a chosen row, the columns are decoded whole and `sink` gets the live rows
   // with the choice. Nothing reaches `sink` when no row is chosen. Thread-safe.
-  Status ReadRowsSelecting(int rg, int64_t begin, int64_t end, const std::vector<int>& first, const SelectFn& select,
-                           const SelectedSink& sink) const;
+  Status ReadRowsSelecting(int rg, int64_t begin, int64_t end, const std::vector<int>& first,
+                           const SelectFn& select, const SelectedSink& sink) const;
 
  private:
   friend class TableScan;

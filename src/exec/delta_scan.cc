@@ -4,8 +4,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <string_view>
 #include <mutex>
+#include <string_view>
 
 #include "common/thread_pool.h"
 #include "exec/basic_operators.h"
@@ -170,7 +170,8 @@ std::string DeltaScanOperator::adaptive_filter_state() const {
   }
 }
 
-Status DeltaScanOperator::Select(ExecContext& ctx, const DataChunk& group, std::vector<uint32_t>* sel, bool* all) {
+Status DeltaScanOperator::Select(ExecContext& ctx, const DataChunk& group,
+                                 std::vector<uint32_t>* sel, bool* all) {
   *all = true;
   const int adaptive = adaptive_filters_.empty() ? kDrop : adaptive_state_.load();
   if (adaptive == kKeep) {
@@ -197,8 +198,8 @@ Status DeltaScanOperator::Select(ExecContext& ctx, const DataChunk& group, std::
   return Status::OK();
 }
 
-Status DeltaScanOperator::Emit(ExecContext& ctx, DataChunk& group, const std::vector<uint32_t>* sel, bool all,
-                               const std::function<Status(DataChunk&)>& emit) {
+Status DeltaScanOperator::Emit(ExecContext& ctx, DataChunk& group, const std::vector<uint32_t>* sel,
+                               bool all, const std::function<Status(DataChunk&)>& emit) {
   auto emit_projected = [&](DataChunk& chunk) -> Status {
     if (projection_.empty()) return emit(chunk);
     DataChunk projected;
@@ -243,8 +244,9 @@ Status DeltaScanOperator::ScanGroup(ExecContext& ctx, DataChunk& group, std::vec
   return Emit(ctx, group, sel, all, emit);
 }
 
-Status DeltaScanOperator::ReadUnit(ExecContext& ctx, const delta::TableScanFile& file, const ScanUnit& unit,
-                                   std::vector<uint32_t>* sel, const std::function<Status(DataChunk&)>& emit) {
+Status DeltaScanOperator::ReadUnit(ExecContext& ctx, const delta::TableScanFile& file,
+                                   const ScanUnit& unit, std::vector<uint32_t>* sel,
+                                   const std::function<Status(DataChunk&)>& emit) {
   const int adaptive = adaptive_filters_.empty() ? kDrop : adaptive_state_.load();
   const std::vector<int>& first = adaptive == kDrop ? late_static_ : late_all_;
   if (first.empty() || schema_.empty() || !late_on_.load(std::memory_order_relaxed))
@@ -268,7 +270,8 @@ Status DeltaScanOperator::ReadUnit(ExecContext& ctx, const delta::TableScanFile&
   // more copy: read whole units again.
   const int64_t seen = late_seen_.fetch_add(live, std::memory_order_relaxed) + live;
   const int64_t passed = late_kept_.fetch_add(kept, std::memory_order_relaxed) + kept;
-  if (seen >= kAdaptiveSampleRows && static_cast<double>(passed) > kLateKeepRatio * static_cast<double>(seen))
+  if (seen >= kAdaptiveSampleRows &&
+      static_cast<double>(passed) > kLateKeepRatio * static_cast<double>(seen))
     late_on_.store(false, std::memory_order_relaxed);
   return Status::OK();
 }

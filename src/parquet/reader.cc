@@ -806,7 +806,8 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
         const Encoding enc = h.type == PageType::DATA_PAGE
                                  ? (h.data_page_header ? h.data_page_header->encoding : Encoding::PLAIN)
                                  : (h.data_page_header_v2 ? h.data_page_header_v2->encoding : Encoding::PLAIN);
-        if ((enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY) && !dict_loaded_) {
+        if ((enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY) &&
+            !dict_loaded_) {
           // Nothing of this page was decoded yet: the jump comes back to it.
           head_len = static_cast<size_t>(head_end);
           head.reset(new uint8_t[head_len]);
@@ -1228,16 +1229,18 @@ namespace {
 // `leaves` is scratch space (one entry per leaf of the file). A flat column uses `flat_oi` and
 // `flat_dec` when given (the offset index read once and a decoder that keeps the dictionary
 // across calls), else reads its offset index and uses a decoder of its own.
-Status DecodeNode(const ParquetFile& pf, const std::shared_ptr<RandomAccessFile>& file, const ReaderOptions& options,
-                  int rg, const ColumnNode& col, int64_t first_row, int64_t end_row, const OffsetIndex* flat_oi,
-                  ChunkDecoder* flat_dec, std::vector<LeafData>* leaves_p, Vector* out) {
+Status DecodeNode(const ParquetFile& pf, const std::shared_ptr<RandomAccessFile>& file,
+                  const ReaderOptions& options, int rg, const ColumnNode& col, int64_t first_row,
+                  int64_t end_row, const OffsetIndex* flat_oi, ChunkDecoder* flat_dec,
+                  std::vector<LeafData>* leaves_p, Vector* out) {
   const RowGroup& group = pf.metadata().row_groups[rg];
   std::vector<LeafData>& leaves = *leaves_p;
   std::vector<const ColumnNode*> col_leaves;
   CollectLeaves(col, &col_leaves);
   int64_t col_first = -1;
   for (const ColumnNode* leaf : col_leaves) {
-    std::string where = pf.name() + ": column '" + col.name + "'" + (leaf != &col ? " (leaf " + std::to_string(leaf->leaf_index) + ")" : "") +
+    std::string where = pf.name() + ": column '" + col.name + "'" +
+                        (leaf != &col ? " (leaf " + std::to_string(leaf->leaf_index) + ")" : "") +
                         ", row group " + std::to_string(rg);
     std::optional<OffsetIndex> oi;
     if (flat_oi == nullptr && (first_row > 0 || end_row < group.num_rows)) {
@@ -1246,13 +1249,16 @@ Status DecodeNode(const ParquetFile& pf, const std::shared_ptr<RandomAccessFile>
     }
     // Nested columns need identical first rows in every leaf; use the page index only when flat.
     if (col.kind != ColumnNode::kLeaf) oi.reset();
-    const OffsetIndex* use_oi = flat_oi != nullptr && col.kind == ColumnNode::kLeaf ? flat_oi : (oi ? &*oi : nullptr);
+    const OffsetIndex* use_oi =
+        flat_oi != nullptr && col.kind == ColumnNode::kLeaf ? flat_oi : (oi ? &*oi : nullptr);
     std::optional<ChunkDecoder> own;
     ChunkDecoder* dec = flat_dec;
-    if (dec == nullptr || col.kind != ColumnNode::kLeaf) dec = &own.emplace(pf, options, *leaf, where);
+    if (dec == nullptr || col.kind != ColumnNode::kLeaf)
+      dec = &own.emplace(pf, options, *leaf, where);
     LeafData& ld = leaves[leaf->leaf_index];
     ld = LeafData(leaf->type);
-    SILT_RETURN_NOT_OK(dec->Decode(group.columns[leaf->leaf_index], file, first_row, end_row, use_oi, leaf != &col, &ld));
+    SILT_RETURN_NOT_OK(dec->Decode(group.columns[leaf->leaf_index], file, first_row, end_row,
+                                   use_oi, leaf != &col, &ld));
     col_first = ld.first_row;
   }
   Vector v(col.type);
@@ -1262,7 +1268,8 @@ Status DecodeNode(const ParquetFile& pf, const std::shared_ptr<RandomAccessFile>
   int64_t have = static_cast<int64_t>(v.size());
   int64_t skip = first_row - col_first;
   if (col_first + have < end_row || skip < 0)
-    return Corrupt(where, "decoded " + std::to_string(have) + " rows, row group has " + std::to_string(group.num_rows));
+    return Corrupt(where, "decoded " + std::to_string(have) + " rows, row group has " +
+                              std::to_string(group.num_rows));
   if (skip > 0 || have != end_row - first_row) {
     Vector sliced(col.type);
     sliced.AppendRange(v, static_cast<size_t>(skip), static_cast<size_t>(end_row - first_row));
@@ -1289,7 +1296,8 @@ Status ParquetFile::ReadNodes(int rg, const std::vector<const ColumnNode*>& node
   for (int i = 0; i < schema_.num_leaves(); ++i) leaves.emplace_back(schema_.leaf(i).type);
   for (const ColumnNode* node : nodes) {
     Vector v(node->type);
-    SILT_RETURN_NOT_OK(DecodeNode(*this, file_, options_, rg, *node, first_row, end_row, nullptr, nullptr, &leaves, &v));
+    SILT_RETURN_NOT_OK(DecodeNode(*this, file_, options_, rg, *node, first_row, end_row, nullptr,
+                                  nullptr, &leaves, &v));
     out->columns.push_back(std::move(v));
   }
   return Status::OK();
@@ -1298,11 +1306,13 @@ Status ParquetFile::ReadNodes(int rg, const std::vector<const ColumnNode*>& node
 Status ParquetFile::ReadRowGroupSelected(int rg, const std::vector<int>& columns, int64_t first_row,
                                          int64_t num_rows, const std::vector<uint32_t>& sel,
                                          DataChunk* out, bool* gathered) const {
-  if (rg < 0 || rg >= num_row_groups()) return Status::InvalidArgument("row group " + std::to_string(rg) + " out of range");
+  if (rg < 0 || rg >= num_row_groups())
+    return Status::InvalidArgument("row group " + std::to_string(rg) + " out of range");
   const RowGroup& group = metadata_.row_groups[rg];
   if (first_row < 0 || num_rows < 0 || first_row + num_rows > group.num_rows)
-    return Status::InvalidArgument("rows [" + std::to_string(first_row) + ", +" + std::to_string(num_rows) +
-                                   ") outside row group " + std::to_string(rg));
+    return Status::InvalidArgument("rows [" + std::to_string(first_row) + ", +" +
+                                   std::to_string(num_rows) + ") outside row group " +
+                                   std::to_string(rg));
   for (size_t i = 0; i < sel.size(); ++i)
     if (sel[i] >= num_rows || (i > 0 && sel[i] <= sel[i - 1]))
       return Status::InvalidArgument("row selection not ascending within the range");
@@ -1318,7 +1328,8 @@ Status ParquetFile::ReadRowGroupSelected(int rg, const std::vector<int>& columns
   bool skips = false;
   for (size_t c = 0; c < columns.size(); ++c) {
     const int ci = columns[c];
-    if (ci < 0 || ci >= static_cast<int>(schema_.columns().size())) return Status::InvalidArgument("column index out of range");
+    if (ci < 0 || ci >= static_cast<int>(schema_.columns().size()))
+      return Status::InvalidArgument("column index out of range");
     const ColumnNode& col = schema_.columns()[static_cast<size_t>(ci)];
     if (col.kind != ColumnNode::kLeaf || sel.empty()) continue;
     auto r = ReadOffsetIndex(rg, col.leaf_index);
@@ -1348,7 +1359,9 @@ Status ParquetFile::ReadRowGroupSelected(int rg, const std::vector<int>& columns
     if (!oi) {
       // No page index (or nested): decode the range, keep the selected rows.
       Vector v(col.type);
-      if (!sel.empty()) SILT_RETURN_NOT_OK(DecodeNode(*this, file_, options_, rg, col, first_row, end_row, nullptr, nullptr, &leaves, &v));
+      if (!sel.empty())
+        SILT_RETURN_NOT_OK(DecodeNode(*this, file_, options_, rg, col, first_row, end_row, nullptr,
+                                      nullptr, &leaves, &v));
       result.AppendSelected(v, sel.data(), sel.size());
       out->columns.push_back(std::move(result));
       continue;
@@ -1368,19 +1381,23 @@ Status ParquetFile::ReadRowGroupSelected(int rg, const std::vector<int>& columns
       size_t last = page;
       size_t j = i;
       for (;;) {
-        const int64_t page_end = last + 1 < locs.size() ? locs[last + 1].first_row_index : group.num_rows;
+        const int64_t page_end =
+            last + 1 < locs.size() ? locs[last + 1].first_row_index : group.num_rows;
         while (j < sel.size() && first_row + sel[j] < page_end) ++j;
         if (j >= sel.size() || last + 1 >= locs.size()) break;
-        const int64_t next_end = last + 2 < locs.size() ? locs[last + 2].first_row_index : group.num_rows;
+        const int64_t next_end =
+            last + 2 < locs.size() ? locs[last + 2].first_row_index : group.num_rows;
         if (first_row + sel[j] >= next_end) break;
         ++last;
       }
       const int64_t run_begin = std::max(first_row, locs[page].first_row_index);
-      const int64_t run_end =
-          std::min(end_row, last + 1 < locs.size() ? locs[last + 1].first_row_index : group.num_rows);
-      SILT_RETURN_NOT_OK(DecodeNode(*this, file_, options_, rg, col, run_begin, run_end, &*oi, &dec, &leaves, &v));
+      const int64_t run_end = std::min(
+          end_row, last + 1 < locs.size() ? locs[last + 1].first_row_index : group.num_rows);
+      SILT_RETURN_NOT_OK(
+          DecodeNode(*this, file_, options_, rg, col, run_begin, run_end, &*oi, &dec, &leaves, &v));
       local.clear();
-      for (size_t k = i; k < j; ++k) local.push_back(static_cast<uint32_t>(first_row + sel[k] - run_begin));
+      for (size_t k = i; k < j; ++k)
+        local.push_back(static_cast<uint32_t>(first_row + sel[k] - run_begin));
       result.AppendSelected(v, local.data(), local.size());
       i = j;
       page = last;

@@ -86,8 +86,9 @@ class ParquetFile {
   // With `gathered`: when no page of the columns could be skipped (every page in the range holds
   // a selected row), decodes the whole range instead (*gathered = false, out has num_rows rows;
   // the caller picks the rows where it copies them anyway), else *gathered = true.
-  Status ReadRowGroupSelected(int rg, const std::vector<int>& columns, int64_t first_row, int64_t num_rows,
-                              const std::vector<uint32_t>& sel, DataChunk* out, bool* gathered = nullptr) const;
+  Status ReadRowGroupSelected(int rg, const std::vector<int>& columns, int64_t first_row,
+                              int64_t num_rows, const std::vector<uint32_t>& sel, DataChunk* out,
+                              bool* gathered = nullptr) const;
 
   // Whole rows of row group rg for `nodes`: top-level columns of schema().columns() or pruned
   // copies of them (PruneStruct), in output order. Decodes only the leaves below each node.

@@ -646,7 +646,8 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
     if (options.row_bloom_filter && build_keys && ks.non_null_count > 0 && !dense &&
         !kept.empty() && est_pass <= 0.25 &&
         exec::KeyBloomFilter::Supports(*build_keys->type(), *t.column_type)) {
-      auto built = exec::KeyBloomFilter::Build(*build_keys, static_cast<size_t>(ks.non_null_count), memory);
+      auto built =
+          exec::KeyBloomFilter::Build(*build_keys, static_cast<size_t>(ks.non_null_count), memory);
       if (built.ok()) {
         bloom = std::move(built).value();
       } else if (built.status().error_class() == "SILT_MEMORY_LIMIT_EXCEEDED") {

@@ -206,19 +206,21 @@ TEST_F(DeltaScanRowGroupTest, LateMaterializedRowFilterKeepsRowsWhole) {
   };
   for (int64_t i = 100000; i < 101000; ++i) add(i);
   for (int64_t i = 7; i < kRows; i += 4999) add(i);
-  for (int64_t i : {int64_t{0}, int64_t{3}, int64_t{4000}, kUnit - 1, kUnit, kUnit + 30, kBigRows - 1, kBigRows,
-                    kRows - 1})
+  for (int64_t i : {int64_t{0}, int64_t{3}, int64_t{4000}, kUnit - 1, kUnit, kUnit + 30,
+                    kBigRows - 1, kBigRows, kRows - 1})
     add(i);
   auto bloom = exec::KeyBloomFilter::Build(keys, keys.size());
   for (int threads : {1, 3}) {
     for (bool push : {false, true}) {
       for (bool late : {true, false}) {
-        SCOPED_TRACE(std::to_string(threads) + (push ? " push" : " next") + (late ? " late" : " whole"));
+        SCOPED_TRACE(std::to_string(threads) + (push ? " push" : " next") +
+                     (late ? " late" : " whole"));
         std::vector<const delta::AddFile*> files;
         for (const auto& f : snapshot->files()) files.push_back(&f);
         auto op = exec::DeltaScanOperator::Make(snapshot, {"id", "v", "s"}, files, {}, "t");
         ASSERT_TRUE(op.ok()) << op.status().ToString();
-        (*op)->AddRowFilter(exec::MakeBloomFilterExpr(bloom, exec::MakeColumn(0, DataType::Int64(), "id")));
+        (*op)->AddRowFilter(
+            exec::MakeBloomFilterExpr(bloom, exec::MakeColumn(0, DataType::Int64(), "id")));
         (*op)->SetLateMaterialization(late);
         ThreadPool pool(static_cast<size_t>(threads));
         exec::ExecContext ctx;

@@ -114,7 +114,8 @@ TEST(KeyBloomFilterTest, MemoryIsChargedToTheQueryAndRefusedOverItsLimit) {
     auto g = KeyBloomFilter::Build(build, build.size(), query.get());
     ASSERT_FALSE(g.ok());
     EXPECT_EQ(g.status().error_class(), "SILT_MEMORY_LIMIT_EXCEEDED");
-    EXPECT_NE(g.status().ToString().find("runtime bloom filter"), std::string::npos) << g.status().ToString();
+    EXPECT_NE(g.status().ToString().find("runtime bloom filter"), std::string::npos)
+        << g.status().ToString();
     EXPECT_EQ(query->used(), static_cast<int64_t>(bytes));
     // The filter works as one built without accounting.
     std::vector<uint8_t> keep(build.size());

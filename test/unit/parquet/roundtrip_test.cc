@@ -364,7 +364,8 @@ TEST(ReaderTest, SelectedRowsMatchAGatherOfTheRange) {
         int64_t first, rows;
         std::vector<uint32_t> sel;
       };
-      std::vector<Case> cases = {{"empty", 0, 4000, {}}, {"one", 100, 3000, {2999}}, {"all", 300, 700, {}}};
+      std::vector<Case> cases = {
+          {"empty", 0, 4000, {}}, {"one", 100, 3000, {2999}}, {"all", 300, 700, {}}};
       for (uint32_t i = 0; i < 700; ++i) cases[2].sel.push_back(i);
       Case sparse{"sparse", 0, 4000, {}};
       for (uint32_t i = 5; i < 4000; i += 97) sparse.sel.push_back(i);
@@ -453,7 +454,8 @@ TEST(ReaderTest, SelectedRowsReadOnlyTheirPages) {
   ASSERT_TRUE(part->ReadRowGroupSelected(0, {0, 1}, 0, 100000, every_page, &g, &gathered).ok());
   EXPECT_FALSE(gathered);
   ASSERT_EQ(g.size(), 100000u);
-  for (size_t i = 0; i < 100000; i += 997) EXPECT_EQ(g.columns[1].GetValue(i), a.columns[1].GetValue(i));
+  for (size_t i = 0; i < 100000; i += 997)
+    EXPECT_EQ(g.columns[1].GetValue(i), a.columns[1].GetValue(i));
 }
 
 TEST(ReaderTest, StatisticsSkipRowGroupsAndPages) {
