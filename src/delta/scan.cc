@@ -366,10 +366,28 @@ std::vector<std::pair<int64_t, int64_t>> TableScanFile::SplitRowGroup(int rg, in
   return out;
 }
 
-Status TableScanFile::ReadRows(int rg, int64_t begin, int64_t end, const std::function<Status(DataChunk&)>& sink) const {
-  const Snapshot& snapshot = *scan_->snapshot_;
-  const ColumnMappingMode mode = snapshot.column_mapping_mode();
-  const auto& file_columns = pf_->schema().columns();
+Status TableScanFile::OutputColumn(size_t k, size_t rows, Vector* raw, bool copy,
+                                   Vector* out) const {
+  const ColumnMappingMode mode = scan_->snapshot_->column_mapping_mode();
+  const Field& f = scan_->output_schema_[k];
+  if (source_[k] == -2) {
+    std::string key = PhysicalNameOrName(f, mode);
+    const std::optional<std::string>* text = file_->partition_values.Find(key);
+    if (!text) text = file_->partition_values.Find(f.name);
+    SILT_ASSIGN_OR_RETURN(*out, PartitionColumn(f, text ? *text : std::nullopt, rows));
+  } else if (source_[k] < 0) {
+    *out = AllNull(f.type, rows);
+  } else {
+    Vector v = copy ? *raw : std::move(*raw);
+    SILT_ASSIGN_OR_RETURN(
+        *out, Conform(std::move(v), pf_->schema().columns()[static_cast<size_t>(source_[k])],
+                      f.type, f.name, mode));
+  }
+  return Status::OK();
+}
+
+Status TableScanFile::ReadRows(int rg, int64_t begin, int64_t end,
+                               const std::function<Status(DataChunk&)>& sink) const {
   const size_t num_fields = source_.size();
   const int64_t row_base = row_base_[static_cast<size_t>(rg)] + begin;
   size_t rows = static_cast<size_t>(end - begin);
@@ -378,24 +396,17 @@ Status TableScanFile::ReadRows(int rg, int64_t begin, int64_t end, const std::fu
   DataChunk out;
   out.num_rows_without_columns = rows;
   for (size_t k = 0; k < num_fields; ++k) {
-    const Field& f = scan_->output_schema_[k];
-    if (source_[k] == -2) {
-      std::string key = PhysicalNameOrName(f, mode);
-      const std::optional<std::string>* text = file_->partition_values.Find(key);
-      if (!text) text = file_->partition_values.Find(f.name);
-      SILT_ASSIGN_OR_RETURN(Vector v, PartitionColumn(f, text ? *text : std::nullopt, rows));
-      out.columns.push_back(std::move(v));
-    } else if (source_[k] < 0) {
-      out.columns.push_back(AllNull(f.type, rows));
-    } else {
+    Vector* raw = nullptr;
+    bool used_again = false;
+    if (source_[k] >= 0) {
       size_t pos = static_cast<size_t>(std::find(read_cols_.begin(), read_cols_.end(), source_[k]) - read_cols_.begin());
+      raw = &raw_chunk.columns[pos];
       // A column read for two outputs (never in practice) is copied, else moved.
-      bool used_again = false;
       for (size_t j = k + 1; j < num_fields; ++j) used_again |= source_[j] == source_[k];
-      Vector v = used_again ? raw_chunk.columns[pos] : std::move(raw_chunk.columns[pos]);
-      SILT_ASSIGN_OR_RETURN(Vector c, Conform(std::move(v), file_columns[source_[k]], f.type, f.name, mode));
-      out.columns.push_back(std::move(c));
     }
+    Vector c(DataType::Null());
+    SILT_RETURN_NOT_OK(OutputColumn(k, rows, raw, used_again, &c));
+    out.columns.push_back(std::move(c));
   }
   if (scan_->with_row_index_) {
     Vector idx(DataType::Int64());
@@ -417,6 +428,125 @@ Status TableScanFile::ReadRows(int rg, int64_t begin, int64_t end, const std::fu
     }
   }
   return sink(out);
+}
+
+Status TableScanFile::ReadRowsSelecting(int rg, int64_t begin, int64_t end,
+                                        const std::vector<int>& first, const SelectFn& select,
+                                        const SelectedSink& sink) const {
+  const size_t num_fields = source_.size();
+  const size_t num_out = scan_->output_schema_.size();
+  const int64_t row_base = row_base_[static_cast<size_t>(rg)] + begin;
+  const size_t rows = static_cast<size_t>(end - begin);
+  std::vector<bool> is_first(num_out, false);
+  for (int k : first)
+    if (k >= 0 && static_cast<size_t>(k) < num_out) is_first[static_cast<size_t>(k)] = true;
+  // File columns of the first and of the other output columns.
+  std::vector<int> first_cols, rest_cols;
+  for (size_t k = 0; k < num_fields; ++k) {
+    if (source_[k] < 0) continue;
+    std::vector<int>& to = is_first[k] ? first_cols : rest_cols;
+    if (std::find(to.begin(), to.end(), source_[k]) == to.end()) to.push_back(source_[k]);
+  }
+  auto pos_of = [](const std::vector<int>& cols, int c) {
+    return static_cast<size_t>(std::find(cols.begin(), cols.end(), c) - cols.begin());
+  };
+  // Rows the deletion vector keeps (positions in the range), when it deletes some.
+  std::vector<uint32_t> live;
+  bool has_deleted = false;
+  if (dv_ && !dv_->IsEmpty()) {
+    std::vector<uint8_t> keep(rows, 1);
+    dv_->FillSelection(row_base, rows, keep.data());
+    live.reserve(rows);
+    for (size_t i = 0; i < rows; ++i)
+      if (keep[i]) live.push_back(static_cast<uint32_t>(i));
+    has_deleted = live.size() != rows;
+  }
+  const size_t live_rows = has_deleted ? live.size() : rows;
+  // 1. The first columns, of the live rows; the others NULL-typed placeholders.
+  DataChunk raw_first;
+  if (!first_cols.empty())
+    SILT_RETURN_NOT_OK(pf_->ReadRowGroup(rg, first_cols, &raw_first, begin, end - begin));
+  DataChunk chunk;
+  chunk.num_rows_without_columns = live_rows;
+  chunk.columns.reserve(num_out);
+  for (size_t k = 0; k < num_out; ++k) {
+    chunk.columns.emplace_back(DataType::Null());
+    if (!is_first[k]) {
+      chunk.columns[k].Resize(live_rows);
+      continue;
+    }
+    if (k >= num_fields) {  // the row index
+      Vector idx(DataType::Int64());
+      idx.ResizeUninitialized(rows);
+      int64_t* p = idx.data<int64_t>();
+      for (size_t i = 0; i < rows; ++i) p[i] = row_base + static_cast<int64_t>(i);
+      chunk.columns[k] = std::move(idx);
+    } else {
+      Vector* raw = source_[k] >= 0 ? &raw_first.columns[pos_of(first_cols, source_[k])] : nullptr;
+      bool used_again = false;
+      for (size_t j = k + 1; raw && j < num_fields; ++j)
+        used_again |= is_first[j] && source_[j] == source_[k];
+      SILT_RETURN_NOT_OK(OutputColumn(k, rows, raw, used_again, &chunk.columns[k]));
+    }
+    if (has_deleted) KeepRows(&chunk.columns[k], live.data(), live.size());
+  }
+  // 2. The rows chosen among the live ones.
+  std::vector<uint32_t> sel;
+  bool all = false;
+  SILT_RETURN_NOT_OK(select(chunk, &sel, &all));
+  if (!all && sel.empty()) return Status::OK();
+  // Their positions in the range: what the other columns decode.
+  std::vector<uint32_t> phys;
+  const bool whole = all && !has_deleted;
+  if (!whole) {
+    if (all) {
+      phys = live;
+    } else if (has_deleted) {
+      phys.resize(sel.size());
+      for (size_t i = 0; i < sel.size(); ++i) phys[i] = live[sel[i]];
+    } else {
+      phys = sel;
+    }
+  }
+  // 3. The other columns, of those rows only (gathered), or of the whole range when every page
+  // holds a chosen row (the rows are then picked by the sink, where it copies them anyway).
+  DataChunk raw_rest;
+  bool gathered = true;
+  if (!rest_cols.empty()) {
+    if (whole) {
+      SILT_RETURN_NOT_OK(pf_->ReadRowGroup(rg, rest_cols, &raw_rest, begin, end - begin));
+    } else {
+      SILT_RETURN_NOT_OK(
+          pf_->ReadRowGroupSelected(rg, rest_cols, begin, end - begin, phys, &raw_rest, &gathered));
+    }
+  }
+  const size_t out_rows = !gathered ? rows : all ? live_rows : sel.size();
+  if (gathered && !all)
+    for (size_t k = 0; k < num_out; ++k)
+      if (is_first[k]) KeepRows(&chunk.columns[k], sel.data(), sel.size());
+  for (size_t k = 0; k < num_out; ++k) {
+    if (is_first[k]) continue;
+    if (k >= num_fields) {
+      Vector idx(DataType::Int64());
+      idx.ResizeUninitialized(out_rows);
+      int64_t* p = idx.data<int64_t>();
+      for (size_t i = 0; i < out_rows; ++i)
+        p[i] = row_base + static_cast<int64_t>(whole || !gathered ? i : phys[i]);
+      chunk.columns[k] = std::move(idx);
+    } else {
+      Vector* raw = nullptr;
+      bool used_again = false;
+      if (source_[k] >= 0) {
+        raw = &raw_rest.columns[pos_of(rest_cols, source_[k])];
+        for (size_t j = k + 1; j < num_fields; ++j)
+          used_again |= !is_first[j] && source_[j] == source_[k];
+      }
+      SILT_RETURN_NOT_OK(OutputColumn(k, out_rows, raw, used_again, &chunk.columns[k]));
+    }
+    if (!gathered && has_deleted) KeepRows(&chunk.columns[k], live.data(), live.size());
+  }
+  chunk.num_rows_without_columns = gathered ? out_rows : live_rows;
+  return sink(chunk, gathered || all ? nullptr : &sel);
 }
 
 Status TableScan::ScanFile(const AddFile& file, const std::function<Status(DataChunk&)>& sink) const {

@@ -62,10 +62,26 @@ class TableScanFile {
   // Reads rows [begin, end) of row group rg (deleted rows removed) as one chunk to `sink`.
   // Thread-safe.
   Status ReadRows(int rg, int64_t begin, int64_t end, const std::function<Status(DataChunk&)>& sink) const;
+  // Late materialization. Chooses rows of a chunk holding only the output columns `first` (the
+  // others NULL-typed placeholders of the same length): *all = true keeps every row, else *sel
+  // holds the kept rows' indices, ascending.
+  using SelectFn = std::function<Status(const DataChunk&, std::vector<uint32_t>* sel, bool* all)>;
+  // Receives a chunk with every column filled and the chosen rows of it: `sel` null = all.
+  using SelectedSink = std::function<Status(DataChunk&, const std::vector<uint32_t>* sel)>;
+  // As ReadRows, but decodes the output columns `first` first, lets `select` choose among the
+  // live rows, and then decodes the other columns only for the chosen rows: pages holding none
+  // are not read (ParquetFile::ReadRowGroupSelected), and `sink` gets just the chosen rows. When
+  // every page holds a chosen row, the columns are decoded whole and `sink` gets the live rows
+  // with the choice. Nothing reaches `sink` when no row is chosen. Thread-safe.
+  Status ReadRowsSelecting(int rg, int64_t begin, int64_t end, const std::vector<int>& first,
+                           const SelectFn& select, const SelectedSink& sink) const;
 
  private:
   friend class TableScan;
   TableScanFile() = default;
+  // Output column k (not the row index) of `rows` rows: from `raw` (its file column's decoded
+  // values, copied or moved) or the partition value / NULLs.
+  Status OutputColumn(size_t k, size_t rows, Vector* raw, bool copy, Vector* out) const;
   const TableScan* scan_ = nullptr;
   const AddFile* file_ = nullptr;
   std::unique_ptr<parquet::ParquetFile> pf_;

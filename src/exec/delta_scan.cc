@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
+#include <string_view>
 
 #include "common/thread_pool.h"
 #include "exec/basic_operators.h"
@@ -47,6 +49,18 @@ Status ApplyFilters(const std::vector<ExprPtr>& filters, const EvalContext& ctx,
   return Status::OK();
 }
 
+namespace {
+// Late materialization is on unless the environment sets SILT_LATE_MATERIALIZATION=0: a switch
+// for paired benchmarks and for ruling it out when diagnosing a scan, read once per process.
+bool LateMaterializationByDefault() {
+  static const bool on = [] {
+    const char* v = std::getenv("SILT_LATE_MATERIALIZATION");
+    return v == nullptr || std::string_view(v) != "0";
+  }();
+  return on;
+}
+}  // namespace
+
 Result<std::unique_ptr<DeltaScanOperator>> DeltaScanOperator::Make(std::shared_ptr<const delta::Snapshot> snapshot,
                                                                    std::vector<std::string> columns,
                                                                    std::vector<const delta::AddFile*> files,
@@ -65,6 +79,7 @@ Result<std::unique_ptr<DeltaScanOperator>> DeltaScanOperator::Make(std::shared_p
   op->files_ = std::move(files);
   op->filters_ = std::move(filters);
   op->table_name_ = std::move(table_name);
+  op->late_materialization_ = LateMaterializationByDefault();
   if (columns.empty()) {
     op->schema_ = {};
   } else {
@@ -119,6 +134,7 @@ std::string DeltaScanOperator::AnalyzeDetails() const {
          ", dfpBuildDistinctValues=" + std::to_string(dfp_.build_distinct_values) +
          ", dfpFilterKind=" + dfp_.filter_kind + ", dfpTimeMs=" + ms +
          ", numRowGroupsPrunedByDfp=" + std::to_string(row_groups_pruned_.load());
+    if (dfp_.bloom_refused) s += ", dfpBloomFilterRefused=memory_limit";
   }
   return s;
 }
@@ -126,6 +142,20 @@ std::string DeltaScanOperator::AnalyzeDetails() const {
 void DeltaScanOperator::BuildAllFilters() {
   all_filters_ = filters_;
   all_filters_.insert(all_filters_.end(), adaptive_filters_.begin(), adaptive_filters_.end());
+  // Late materialization pays when the filters read some of the scan's columns only.
+  auto late_columns = [&](const std::vector<ExprPtr>& filters) {
+    std::vector<int> cols;
+    for (const ExprPtr& f : filters) CollectColumns(*f, &cols);
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    const size_t width = scan_->output_schema().size();
+    if (!late_materialization_ || cols.empty() || cols.size() >= width || cols.front() < 0 ||
+        static_cast<size_t>(cols.back()) >= width)
+      cols.clear();
+    return cols;
+  };
+  late_static_ = late_columns(filters_);
+  late_all_ = late_columns(all_filters_);
 }
 
 std::string DeltaScanOperator::adaptive_filter_state() const {
@@ -140,34 +170,19 @@ std::string DeltaScanOperator::adaptive_filter_state() const {
   }
 }
 
-Status DeltaScanOperator::ScanGroup(ExecContext& ctx, DataChunk& group, std::vector<uint32_t>* sel,
-                                    const std::function<Status(DataChunk&)>& emit) {
-  if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
-  if (schema_.empty()) {
-    DataChunk c;
-    c.num_rows_without_columns = group.size();
-    return emit(c);
-  }
-  auto emit_projected = [&](DataChunk& chunk) -> Status {
-    if (projection_.empty()) return emit(chunk);
-    DataChunk projected;
-    SILT_RETURN_NOT_OK(ProjectChunk(projection_, ctx.eval, &chunk, &projected));
-    return emit(projected);
-  };
-  // A row group can hold millions of rows: its filters run over it once (conjunct by
-  // conjunct on the survivors), then the surviving rows go on in kChunkRows pieces, so later
-  // operators work on small vectors and each column is copied once.
-  bool all = true;
+Status DeltaScanOperator::Select(ExecContext& ctx, const DataChunk& group,
+                                 std::vector<uint32_t>* sel, bool* all) {
+  *all = true;
   const int adaptive = adaptive_filters_.empty() ? kDrop : adaptive_state_.load();
   if (adaptive == kKeep) {
-    SILT_RETURN_NOT_OK(SelectRows(all_filters_, ctx.eval, group, sel, &all));
+    SILT_RETURN_NOT_OK(SelectRows(all_filters_, ctx.eval, group, sel, all));
   } else if (adaptive == kSampling) {
     // Rows after the other filters, then after the adaptive ones too: the adaptive filters'
     // own pass ratio.
-    SILT_RETURN_NOT_OK(SelectRows(filters_, ctx.eval, group, sel, &all));
-    const int64_t before = static_cast<int64_t>(all ? group.size() : sel->size());
-    SILT_RETURN_NOT_OK(SelectRows(all_filters_, ctx.eval, group, sel, &all));
-    const int64_t after = static_cast<int64_t>(all ? group.size() : sel->size());
+    SILT_RETURN_NOT_OK(SelectRows(filters_, ctx.eval, group, sel, all));
+    const int64_t before = static_cast<int64_t>(*all ? group.size() : sel->size());
+    SILT_RETURN_NOT_OK(SelectRows(all_filters_, ctx.eval, group, sel, all));
+    const int64_t after = static_cast<int64_t>(*all ? group.size() : sel->size());
     const int64_t seen = adaptive_seen_.fetch_add(before) + before;
     const int64_t passed = adaptive_passed_.fetch_add(after) + after;
     if (seen >= adaptive_sample_rows_) {
@@ -178,8 +193,21 @@ Status DeltaScanOperator::ScanGroup(ExecContext& ctx, DataChunk& group, std::vec
                         : kKeep);
     }
   } else {
-    SILT_RETURN_NOT_OK(SelectRows(filters_, ctx.eval, group, sel, &all));
+    SILT_RETURN_NOT_OK(SelectRows(filters_, ctx.eval, group, sel, all));
   }
+  return Status::OK();
+}
+
+Status DeltaScanOperator::Emit(ExecContext& ctx, DataChunk& group, const std::vector<uint32_t>* sel,
+                               bool all, const std::function<Status(DataChunk&)>& emit) {
+  auto emit_projected = [&](DataChunk& chunk) -> Status {
+    if (projection_.empty()) return emit(chunk);
+    DataChunk projected;
+    SILT_RETURN_NOT_OK(ProjectChunk(projection_, ctx.eval, &chunk, &projected));
+    return emit(projected);
+  };
+  // The surviving rows go on in kChunkRows pieces, so later operators work on small vectors and
+  // each column is copied once.
   const size_t rows = all ? group.size() : sel->size();
   if (all && rows <= kChunkRows) return emit_projected(group);
   for (size_t off = 0; off < rows; off += kChunkRows) {
@@ -198,6 +226,53 @@ Status DeltaScanOperator::ScanGroup(ExecContext& ctx, DataChunk& group, std::vec
     }
     SILT_RETURN_NOT_OK(emit_projected(piece));
   }
+  return Status::OK();
+}
+
+Status DeltaScanOperator::ScanGroup(ExecContext& ctx, DataChunk& group, std::vector<uint32_t>* sel,
+                                    const std::function<Status(DataChunk&)>& emit) {
+  if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+  if (schema_.empty()) {
+    DataChunk c;
+    c.num_rows_without_columns = group.size();
+    return emit(c);
+  }
+  // A row group can hold millions of rows: its filters run over it once (conjunct by
+  // conjunct on the survivors).
+  bool all = true;
+  SILT_RETURN_NOT_OK(Select(ctx, group, sel, &all));
+  return Emit(ctx, group, sel, all, emit);
+}
+
+Status DeltaScanOperator::ReadUnit(ExecContext& ctx, const delta::TableScanFile& file,
+                                   const ScanUnit& unit, std::vector<uint32_t>* sel,
+                                   const std::function<Status(DataChunk&)>& emit) {
+  const int adaptive = adaptive_filters_.empty() ? kDrop : adaptive_state_.load();
+  const std::vector<int>& first = adaptive == kDrop ? late_static_ : late_all_;
+  if (first.empty() || schema_.empty() || !late_on_.load(std::memory_order_relaxed))
+    return file.ReadRows(unit.row_group, unit.begin, unit.end,
+                         [&](DataChunk& group) { return ScanGroup(ctx, group, sel, emit); });
+  if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+  // Late materialization: the filters' columns first; the other columns of the rows they keep.
+  int64_t live = 0, kept = 0;
+  SILT_RETURN_NOT_OK(file.ReadRowsSelecting(
+      unit.row_group, unit.begin, unit.end, first,
+      [&](const DataChunk& partial, std::vector<uint32_t>* s, bool* all) -> Status {
+        SILT_RETURN_NOT_OK(Select(ctx, partial, s, all));
+        live = static_cast<int64_t>(partial.size());
+        kept = *all ? live : static_cast<int64_t>(s->size());
+        return Status::OK();
+      },
+      [&](DataChunk& chunk, const std::vector<uint32_t>* chosen) {
+        return Emit(ctx, chunk, chosen, chosen == nullptr, emit);
+      }));
+  // When the filters keep nearly every row there is nothing to skip, and the chosen rows cost one
+  // more copy: read whole units again.
+  const int64_t seen = late_seen_.fetch_add(live, std::memory_order_relaxed) + live;
+  const int64_t passed = late_kept_.fetch_add(kept, std::memory_order_relaxed) + kept;
+  if (seen >= kAdaptiveSampleRows &&
+      static_cast<double>(passed) > kLateKeepRatio * static_cast<double>(seen))
+    late_on_.store(false, std::memory_order_relaxed);
   return Status::OK();
 }
 
@@ -232,11 +307,9 @@ Status DeltaScanOperator::FillBatch(ExecContext& ctx) {
   SILT_RETURN_NOT_OK(ParallelFor(ctx.pool, units.size(), [&](size_t u) -> Status {
     std::vector<uint32_t> sel;
     const ScanUnit& unit = units[u].second;
-    return opened[units[u].first]->ReadRows(unit.row_group, unit.begin, unit.end, [&](DataChunk& group) {
-      return ScanGroup(ctx, group, &sel, [&](DataChunk& c) {
-        out[u].push_back(std::move(c));
-        return Status::OK();
-      });
+    return ReadUnit(ctx, *opened[units[u].first], unit, &sel, [&](DataChunk& c) {
+      out[u].push_back(std::move(c));
+      return Status::OK();
     });
   }));
   next_file_ += n;
@@ -293,8 +366,7 @@ Result<bool> DeltaScanOperator::PushAll(ExecContext& ctx, size_t workers, const 
       }
       for (size_t u; (u = of->next_unit.fetch_add(1)) < of->units.size();) {
         const ScanUnit& unit = of->units[u];
-        SILT_RETURN_NOT_OK(of->file->ReadRows(unit.row_group, unit.begin, unit.end,
-                                              [&](DataChunk& group) { return ScanGroup(ctx, group, &sel, emit); }));
+        SILT_RETURN_NOT_OK(ReadUnit(ctx, *of->file, unit, &sel, emit));
       }
     }
   };

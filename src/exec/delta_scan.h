@@ -31,6 +31,7 @@ struct DfpScanMetrics {
   int64_t build_distinct_values = 0;
   std::string filter_kind = "none";  // in_list | in_ranges | range | none (several: joined by '+')
   double time_ms = 0;
+  bool bloom_refused = false;  // a bloom filter was left out: the query's memory limit
 };
 
 class DeltaScanOperator final : public Operator {
@@ -74,6 +75,14 @@ class DeltaScanOperator final : public Operator {
   static constexpr int64_t kAdaptiveSampleRows = 100'000;
   static constexpr double kAdaptiveKeepRatio = 0.95;
   void SetAdaptiveSampleRows(int64_t rows) { adaptive_sample_rows_ = rows; }  // tests
+  // Late materialization (on by default): when the filters read some of the scan's columns only,
+  // those are decoded first and the others only for the rows the filters keep (pages without
+  // such a row are skipped). Only before the first Next()/PushAll().
+  void SetLateMaterialization(bool on) { late_materialization_ = on; }
+  static constexpr double kLateKeepRatio = 0.9;
+  // Rows the late-materialized units decoded the filter columns of, and kept (tests, metrics).
+  int64_t late_rows_seen() const { return late_seen_.load(); }
+  int64_t late_rows_kept() const { return late_kept_.load(); }
   // "none", "sampling", "kept" or "dropped" (tests, EXPLAIN ANALYZE).
   std::string adaptive_filter_state() const;
   // Skips row groups whose statistics prove that scan column `column` satisfies none of
@@ -104,6 +113,16 @@ class DeltaScanOperator final : public Operator {
   // `sel` is scratch space of the calling worker.
   Status ScanGroup(ExecContext& ctx, DataChunk& group, std::vector<uint32_t>* sel,
                    const std::function<Status(DataChunk&)>& emit);
+  // The rows of `group` that the filters keep (the adaptive ones while they run).
+  Status Select(ExecContext& ctx, const DataChunk& group, std::vector<uint32_t>* sel, bool* all);
+  // Projects the rows `sel` (all: every row) of `group` and passes them to `emit` in kChunkRows
+  // pieces.
+  Status Emit(ExecContext& ctx, DataChunk& group, const std::vector<uint32_t>* sel, bool all,
+              const std::function<Status(DataChunk&)>& emit);
+  // Reads, filters and emits one unit: late materialized when the filters read a strict subset of
+  // the scan's columns (the other columns are decoded for the rows they keep only).
+  Status ReadUnit(ExecContext& ctx, const delta::TableScanFile& file, const ScanUnit& unit,
+                  std::vector<uint32_t>* sel, const std::function<Status(DataChunk&)>& emit);
   std::shared_ptr<const delta::Snapshot> snapshot_;
   std::unique_ptr<delta::TableScan> scan_;
   std::vector<const delta::AddFile*> files_;
@@ -116,6 +135,13 @@ class DeltaScanOperator final : public Operator {
   std::atomic<int64_t> adaptive_seen_{0};    // sampled rows that passed filters_
   std::atomic<int64_t> adaptive_passed_{0};  // ... and the adaptive filters
   std::vector<ExprPtr> projection_;  // empty: the scan's columns as read
+  // Late materialization: the scan columns the filters read (empty: off), without and with the
+  // adaptive filters; switched off for the rest of the scan once the filters kept more than
+  // kLateKeepRatio of the first kAdaptiveSampleRows rows (nothing to skip, one more copy).
+  bool late_materialization_ = true;
+  std::vector<int> late_static_, late_all_;
+  std::atomic<bool> late_on_{true};
+  std::atomic<int64_t> late_seen_{0}, late_kept_{0};
   std::string table_name_;
   std::string explain_details_;
   size_t next_file_ = 0;

@@ -32,10 +32,19 @@ bool KeyBloomFilter::Supports(const DataType& build, const DataType& probe) {
   return build.id() == TypeId::kString && probe.id() == TypeId::kString;
 }
 
-std::shared_ptr<KeyBloomFilter> KeyBloomFilter::Build(const Vector& keys, size_t expected) {
-  auto f = std::make_shared<KeyBloomFilter>();
+size_t KeyBloomFilter::SizeFor(size_t expected) {
   // About 16 bits per key, a power of two of words (at least one cache line).
-  const size_t words = std::bit_ceil(std::max<size_t>(8, (expected + 3) / 4));
+  return std::bit_ceil(std::max<size_t>(8, (expected + 3) / 4)) * sizeof(uint64_t);
+}
+
+Result<std::shared_ptr<KeyBloomFilter>> KeyBloomFilter::Build(const Vector& keys, size_t expected,
+                                                              MemoryTracker* memory) {
+  auto f = std::make_shared<KeyBloomFilter>();
+  const size_t words = SizeFor(expected) / sizeof(uint64_t);
+  if (memory != nullptr) {
+    f->reservation_ = std::make_unique<MemoryReservation>(memory, "runtime bloom filter");
+    SILT_RETURN_NOT_OK(f->reservation_->Resize(static_cast<int64_t>(words * sizeof(uint64_t))));
+  }
   f->words_.assign(words, 0);
   f->mask_ = words - 1;
   const bool integral = IsIntegralKeyType(keys.id());

@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/memory.h"
 #include "exec/expression.h"
 #include "vector/vector.h"
 
@@ -24,8 +25,18 @@ class KeyBloomFilter {
   // Whether a build key of type `build` can filter a column of type `probe`.
   static bool Supports(const DataType& build, const DataType& probe);
   // The filter of the non-NULL values of `keys` (a Supports() type); `expected` sizes it (the
-  // number of rows is a safe upper bound of the distinct values).
-  static std::shared_ptr<KeyBloomFilter> Build(const Vector& keys, size_t expected);
+  // number of rows is a safe upper bound of the distinct values). Its memory (SizeFor(expected))
+  // is reserved in `memory` (the query's tracker; null: unaccounted) before it is allocated and
+  // released when the filter is destroyed; when the reservation would exceed a limit, nothing is
+  // allocated and the tracker's SILT_MEMORY_LIMIT_EXCEEDED error is returned (the caller goes on
+  // without the filter).
+  static Result<std::shared_ptr<KeyBloomFilter>> Build(const Vector& keys, size_t expected,
+                                                       MemoryTracker* memory);
+  static std::shared_ptr<KeyBloomFilter> Build(const Vector& keys, size_t expected) {
+    return Build(keys, expected, nullptr).value();
+  }
+  // The bytes of the filter Build(keys, expected) makes.
+  static size_t SizeFor(size_t expected);
 
   // keep[r] = 1 when row r of `column` may be a build key (0 for NULL), for rows [0, rows).
   void Probe(const Vector& column, size_t rows, uint8_t* keep) const;
@@ -43,6 +54,7 @@ class KeyBloomFilter {
   }
   std::vector<uint64_t> words_;
   uint64_t mask_ = 0;
+  std::unique_ptr<MemoryReservation> reservation_;  // its bytes in the query's tracker
 };
 
 // `might_contain(column)`: a BOOLEAN, never NULL: TRUE when the row's value may be in `filter`

@@ -306,6 +306,9 @@ class ChunkDecoder {
   CompressionCodec codec_ = CompressionCodec::UNCOMPRESSED;
   Vector dict_;
   bool has_dict_ = false;
+  // dict_ holds the chunk's decoded dictionary: a later Decode of the same chunk by this decoder
+  // (ReadRowGroupSelected's row runs) uses it instead of reading and decoding it again.
+  bool dict_loaded_ = false;
   // The dictionary page, decoded when the first dictionary-encoded data page needs it: a row
   // range past the writer's fallback to PLAIN never pays for it.
   std::optional<PageHeader> pending_dict_;
@@ -528,6 +531,7 @@ Status ChunkDecoder::DecodeDictionary(const PageHeader& h, const uint8_t* data, 
   // flags would otherwise never offer.
   if (dict_.type()->is_binary_like()) dict_.bytes().append(16, '\0');
   has_dict_ = true;
+  dict_loaded_ = true;
   return Status::OK();
 }
 
@@ -639,6 +643,8 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
   if (!cc.meta_data) return Corrupt(where_, "column chunk without metadata");
   const ColumnMetaData& md = *cc.meta_data;
   codec_ = md.codec;
+  // A dictionary page seen by an earlier Decode but never decoded points into that call's bytes.
+  pending_dict_.reset();
   if (md.num_values < 0) return Corrupt(where_, "negative value count");
   if (md.num_values == 0) return Status::OK();  // empty chunk: writers may leave offsets unset
   int64_t start = md.data_page_offset;
@@ -783,6 +789,7 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
       pending_dict_len_ = len;
       dict_.Clear();
       has_dict_ = true;
+      dict_loaded_ = false;
     } else if (h.type == PageType::DATA_PAGE || h.type == PageType::DATA_PAGE_V2) {
       if (!jumped) {
         // First data page reached: skip to the first page holding first_row.
@@ -800,7 +807,8 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
         const Encoding enc = h.type == PageType::DATA_PAGE
                                  ? (h.data_page_header ? h.data_page_header->encoding : Encoding::PLAIN)
                                  : (h.data_page_header_v2 ? h.data_page_header_v2->encoding : Encoding::PLAIN);
-        if (enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY) {
+        if ((enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY) &&
+            !dict_loaded_) {
           // Nothing of this page was decoded yet: the jump comes back to it.
           head_len = static_cast<size_t>(head_end);
           head.reset(new uint8_t[head_len]);
@@ -1216,6 +1224,65 @@ Status ParquetFile::ReadRowGroupNodes(int rg, const std::vector<const ColumnNode
   return ReadNodes(rg, nodes, out, 0, -1);
 }
 
+namespace {
+
+// Decodes rows [first_row, end_row) of top-level column `col` of row group rg into *out.
+// `leaves` is scratch space (one entry per leaf of the file). A flat column uses `flat_oi` and
+// `flat_dec` when given (the offset index read once and a decoder that keeps the dictionary
+// across calls), else reads its offset index and uses a decoder of its own.
+Status DecodeNode(const ParquetFile& pf, const std::shared_ptr<RandomAccessFile>& file,
+                  const ReaderOptions& options, int rg, const ColumnNode& col, int64_t first_row,
+                  int64_t end_row, const OffsetIndex* flat_oi, ChunkDecoder* flat_dec,
+                  std::vector<LeafData>* leaves_p, Vector* out) {
+  const RowGroup& group = pf.metadata().row_groups[rg];
+  std::vector<LeafData>& leaves = *leaves_p;
+  std::vector<const ColumnNode*> col_leaves;
+  CollectLeaves(col, &col_leaves);
+  int64_t col_first = -1;
+  for (const ColumnNode* leaf : col_leaves) {
+    std::string where = pf.name() + ": column '" + col.name + "'" +
+                        (leaf != &col ? " (leaf " + std::to_string(leaf->leaf_index) + ")" : "") +
+                        ", row group " + std::to_string(rg);
+    std::optional<OffsetIndex> oi;
+    if (flat_oi == nullptr && (first_row > 0 || end_row < group.num_rows)) {
+      auto r = pf.ReadOffsetIndex(rg, leaf->leaf_index);
+      if (r.ok()) oi = std::move(r).value();
+    }
+    // Nested columns need identical first rows in every leaf; use the page index only when flat.
+    if (col.kind != ColumnNode::kLeaf) oi.reset();
+    const OffsetIndex* use_oi =
+        flat_oi != nullptr && col.kind == ColumnNode::kLeaf ? flat_oi : (oi ? &*oi : nullptr);
+    std::optional<ChunkDecoder> own;
+    ChunkDecoder* dec = flat_dec;
+    if (dec == nullptr || col.kind != ColumnNode::kLeaf)
+      dec = &own.emplace(pf, options, *leaf, where);
+    LeafData& ld = leaves[leaf->leaf_index];
+    ld = LeafData(leaf->type);
+    SILT_RETURN_NOT_OK(dec->Decode(group.columns[leaf->leaf_index], file, first_row, end_row,
+                                   use_oi, leaf != &col, &ld));
+    col_first = ld.first_row;
+  }
+  Vector v(col.type);
+  std::string where = pf.name() + ": column '" + col.name + "'";
+  Assembler as(leaves, where);
+  SILT_RETURN_NOT_OK(as.Build(col, 0, 0, &v));
+  int64_t have = static_cast<int64_t>(v.size());
+  int64_t skip = first_row - col_first;
+  if (col_first + have < end_row || skip < 0)
+    return Corrupt(where, "decoded " + std::to_string(have) + " rows, row group has " +
+                              std::to_string(group.num_rows));
+  if (skip > 0 || have != end_row - first_row) {
+    Vector sliced(col.type);
+    sliced.AppendRange(v, static_cast<size_t>(skip), static_cast<size_t>(end_row - first_row));
+    v = std::move(sliced);
+  }
+  *out = std::move(v);
+  for (const ColumnNode* leaf : col_leaves) leaves[leaf->leaf_index] = LeafData(leaf->type);
+  return Status::OK();
+}
+
+}  // namespace
+
 Status ParquetFile::ReadNodes(int rg, const std::vector<const ColumnNode*>& nodes, DataChunk* out, int64_t first_row,
                               int64_t num_rows) const {
   if (rg < 0 || rg >= num_row_groups()) return Status::InvalidArgument("row group " + std::to_string(rg) + " out of range");
@@ -1229,42 +1296,114 @@ Status ParquetFile::ReadNodes(int rg, const std::vector<const ColumnNode*>& node
   leaves.reserve(schema_.num_leaves());
   for (int i = 0; i < schema_.num_leaves(); ++i) leaves.emplace_back(schema_.leaf(i).type);
   for (const ColumnNode* node : nodes) {
-    const ColumnNode& col = *node;
-    std::vector<const ColumnNode*> col_leaves;
-    CollectLeaves(col, &col_leaves);
-    int64_t col_first = -1;
-    for (const ColumnNode* leaf : col_leaves) {
-      std::string where = name() + ": column '" + col.name + "'" + (leaf != &col ? " (leaf " + std::to_string(leaf->leaf_index) + ")" : "") +
-                          ", row group " + std::to_string(rg);
-      std::optional<OffsetIndex> oi;
-      if (first_row > 0 || end_row < group.num_rows) {
-        auto r = ReadOffsetIndex(rg, leaf->leaf_index);
-        if (r.ok()) oi = std::move(r).value();
-      }
-      // Nested columns need identical first rows in every leaf; use the page index only when flat.
-      if (col.kind != ColumnNode::kLeaf) oi.reset();
-      ChunkDecoder dec(*this, options_, *leaf, where);
-      LeafData& ld = leaves[leaf->leaf_index];
-      ld = LeafData(leaf->type);
-      SILT_RETURN_NOT_OK(dec.Decode(group.columns[leaf->leaf_index], file_, first_row, end_row, oi ? &*oi : nullptr,
-                                    leaf != &col, &ld));
-      col_first = ld.first_row;
-    }
-    Vector v(col.type);
-    std::string where = name() + ": column '" + col.name + "'";
-    Assembler as(leaves, where);
-    SILT_RETURN_NOT_OK(as.Build(col, 0, 0, &v));
-    int64_t have = static_cast<int64_t>(v.size());
-    int64_t skip = first_row - col_first;
-    if (col_first + have < end_row || skip < 0)
-      return Corrupt(where, "decoded " + std::to_string(have) + " rows, row group has " + std::to_string(group.num_rows));
-    if (skip > 0 || have != end_row - first_row) {
-      Vector sliced(col.type);
-      sliced.AppendRange(v, static_cast<size_t>(skip), static_cast<size_t>(end_row - first_row));
-      v = std::move(sliced);
-    }
+    Vector v(node->type);
+    SILT_RETURN_NOT_OK(DecodeNode(*this, file_, options_, rg, *node, first_row, end_row, nullptr,
+                                  nullptr, &leaves, &v));
     out->columns.push_back(std::move(v));
-    for (const ColumnNode* leaf : col_leaves) leaves[leaf->leaf_index] = LeafData(leaf->type);
+  }
+  return Status::OK();
+}
+
+Status ParquetFile::ReadRowGroupSelected(int rg, const std::vector<int>& columns, int64_t first_row,
+                                         int64_t num_rows, const std::vector<uint32_t>& sel,
+                                         DataChunk* out, bool* gathered) const {
+  if (rg < 0 || rg >= num_row_groups())
+    return Status::InvalidArgument("row group " + std::to_string(rg) + " out of range");
+  const RowGroup& group = metadata_.row_groups[rg];
+  if (first_row < 0 || num_rows < 0 || first_row + num_rows > group.num_rows)
+    return Status::InvalidArgument("rows [" + std::to_string(first_row) + ", +" +
+                                   std::to_string(num_rows) + ") outside row group " +
+                                   std::to_string(rg));
+  for (size_t i = 0; i < sel.size(); ++i)
+    if (sel[i] >= num_rows || (i > 0 && sel[i] <= sel[i - 1]))
+      return Status::InvalidArgument("row selection not ascending within the range");
+  const int64_t end_row = first_row + num_rows;
+  out->columns.clear();
+  out->num_rows_without_columns = sel.size();
+  std::vector<LeafData> leaves;
+  leaves.reserve(schema_.num_leaves());
+  for (int i = 0; i < schema_.num_leaves(); ++i) leaves.emplace_back(schema_.leaf(i).type);
+  std::vector<uint32_t> local;
+  // The flat columns' offset indexes; whether some page in the range holds no selected row.
+  std::vector<std::optional<OffsetIndex>> indexes(columns.size());
+  bool skips = false;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const int ci = columns[c];
+    if (ci < 0 || ci >= static_cast<int>(schema_.columns().size()))
+      return Status::InvalidArgument("column index out of range");
+    const ColumnNode& col = schema_.columns()[static_cast<size_t>(ci)];
+    if (col.kind != ColumnNode::kLeaf || sel.empty()) continue;
+    auto r = ReadOffsetIndex(rg, col.leaf_index);
+    if (!r.ok() || r->page_locations.empty() || r->page_locations[0].first_row_index != 0) continue;
+    indexes[c] = std::move(r).value();
+    const auto& locs = indexes[c]->page_locations;
+    size_t page = 0, in_range = 0, hit = 0, last_hit = locs.size();
+    for (size_t p = 0; p < locs.size(); ++p) {
+      const int64_t page_end = p + 1 < locs.size() ? locs[p + 1].first_row_index : group.num_rows;
+      in_range += locs[p].first_row_index < end_row && page_end > first_row;
+    }
+    for (uint32_t r : sel) {
+      while (page + 1 < locs.size() && locs[page + 1].first_row_index <= first_row + r) ++page;
+      if (page != last_hit) ++hit, last_hit = page;
+    }
+    skips = skips || hit < in_range;
+  }
+  if (gathered != nullptr) {
+    *gathered = skips || sel.empty();
+    // Every page holds a selected row: the range, whole (the caller picks the rows).
+    if (!*gathered) return ReadRowGroup(rg, columns, out, first_row, num_rows);
+  }
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const ColumnNode& col = schema_.columns()[static_cast<size_t>(columns[c])];
+    Vector result(col.type);
+    std::optional<OffsetIndex>& oi = indexes[c];
+    if (!oi) {
+      // No page index (or nested): decode the range, keep the selected rows.
+      Vector v(col.type);
+      if (!sel.empty())
+        SILT_RETURN_NOT_OK(DecodeNode(*this, file_, options_, rg, col, first_row, end_row, nullptr,
+                                      nullptr, &leaves, &v));
+      result.AppendSelected(v, sel.data(), sel.size());
+      out->columns.push_back(std::move(result));
+      continue;
+    }
+    // Runs of consecutive pages that hold a selected row: each is decoded (by one decoder, so the
+    // dictionary is decoded once) and its selected rows kept; pages without one are not read.
+    const auto& locs = oi->page_locations;
+    std::string where = name() + ": column '" + col.name + "', row group " + std::to_string(rg);
+    ChunkDecoder dec(*this, options_, col, where);
+    size_t page = 0;
+    size_t i = 0;
+    Vector v(col.type);
+    while (i < sel.size()) {
+      const int64_t row = first_row + sel[i];
+      while (page + 1 < locs.size() && locs[page + 1].first_row_index <= row) ++page;
+      // Extend the run while the next page holds a selected row.
+      size_t last = page;
+      size_t j = i;
+      for (;;) {
+        const int64_t page_end =
+            last + 1 < locs.size() ? locs[last + 1].first_row_index : group.num_rows;
+        while (j < sel.size() && first_row + sel[j] < page_end) ++j;
+        if (j >= sel.size() || last + 1 >= locs.size()) break;
+        const int64_t next_end =
+            last + 2 < locs.size() ? locs[last + 2].first_row_index : group.num_rows;
+        if (first_row + sel[j] >= next_end) break;
+        ++last;
+      }
+      const int64_t run_begin = std::max(first_row, locs[page].first_row_index);
+      const int64_t run_end = std::min(
+          end_row, last + 1 < locs.size() ? locs[last + 1].first_row_index : group.num_rows);
+      SILT_RETURN_NOT_OK(
+          DecodeNode(*this, file_, options_, rg, col, run_begin, run_end, &*oi, &dec, &leaves, &v));
+      local.clear();
+      for (size_t k = i; k < j; ++k)
+        local.push_back(static_cast<uint32_t>(first_row + sel[k] - run_begin));
+      result.AppendSelected(v, local.data(), local.size());
+      i = j;
+      page = last;
+    }
+    out->columns.push_back(std::move(result));
   }
   return Status::OK();
 }

@@ -78,6 +78,18 @@ class ParquetFile {
   Status ReadRowGroup(int rg, const std::vector<int>& columns, DataChunk* out, int64_t first_row = 0,
                       int64_t num_rows = -1) const;
 
+  // Rows `sel` (ascending, relative to first_row) of rows [first_row, first_row + num_rows) of row
+  // group rg for the top-level columns `columns` (as ReadRowGroup; out->size() == sel.size()).
+  // Late materialization: with an offset index, a flat column decodes only the runs of pages
+  // that hold a selected row (its dictionary once); the other pages are neither read nor
+  // decoded. Without one (or nested) the range is decoded and the rows picked.
+  // With `gathered`: when no page of the columns could be skipped (every page in the range holds
+  // a selected row), decodes the whole range instead (*gathered = false, out has num_rows rows;
+  // the caller picks the rows where it copies them anyway), else *gathered = true.
+  Status ReadRowGroupSelected(int rg, const std::vector<int>& columns, int64_t first_row,
+                              int64_t num_rows, const std::vector<uint32_t>& sel, DataChunk* out,
+                              bool* gathered = nullptr) const;
+
   // Whole rows of row group rg for `nodes`: top-level columns of schema().columns() or pruned
   // copies of them (PruneStruct), in output order. Decodes only the leaves below each node.
   Status ReadRowGroupNodes(int rg, const std::vector<const ColumnNode*>& nodes, DataChunk* out) const;

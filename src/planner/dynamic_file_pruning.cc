@@ -528,7 +528,7 @@ delta::ReadFilePredicate DfpReadPredicate(std::shared_ptr<const delta::Snapshot>
 }
 
 Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTarget>& targets,
-                           const DfpExecOptions& options) {
+                           const DfpExecOptions& options, MemoryTracker* memory) {
   const auto start = std::chrono::steady_clock::now();
   const exec::JoinBuildSummary* summary = join.build_summary();
   if (!summary) return Status::OK();
@@ -640,11 +640,24 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
         distinct > 0 && OrderClassOf(ks.min.type()->id()) == OrderClass::kInteger &&
         static_cast<double>(ks.max.integer()) - static_cast<double>(ks.min.integer()) + 1 <=
             static_cast<double>(distinct);
+    // Its memory is charged to the query: a filter the limit cannot hold is left out (the
+    // min/max filter below may still run; the join tests membership anyway).
+    std::shared_ptr<exec::KeyBloomFilter> bloom;
     if (options.row_bloom_filter && build_keys && ks.non_null_count > 0 && !dense &&
         !kept.empty() && est_pass <= 0.25 &&
         exec::KeyBloomFilter::Supports(*build_keys->type(), *t.column_type)) {
-      t.scan->AddAdaptiveRowFilter(exec::MakeBloomFilterExpr(
-          exec::KeyBloomFilter::Build(*build_keys, static_cast<size_t>(ks.non_null_count)), col));
+      auto built =
+          exec::KeyBloomFilter::Build(*build_keys, static_cast<size_t>(ks.non_null_count), memory);
+      if (built.ok()) {
+        bloom = std::move(built).value();
+      } else if (built.status().error_class() == "SILT_MEMORY_LIMIT_EXCEEDED") {
+        m.bloom_refused = true;
+      } else {
+        return built.status();
+      }
+    }
+    if (bloom) {
+      t.scan->AddAdaptiveRowFilter(exec::MakeBloomFilterExpr(std::move(bloom), col));
     } else if (row_pred && 2 * straddle > kept.size()) {
       t.scan->AddAdaptiveRowFilter(row_pred);
     }

@@ -92,8 +92,11 @@ delta::ReadFilePredicate DfpReadPredicate(std::shared_ptr<const delta::Snapshot>
                                           std::vector<std::string> columns,
                                           exec::ExprPtr file_predicate);
 
-// Applies `targets` after `join` built its hash table (before the probe side is pulled).
+// Applies `targets` after `join` built its hash table (before the probe side is pulled). The
+// bloom filters' memory is charged to `memory` (the query's tracker; null: unaccounted); a bloom
+// filter that would exceed its limit is left out (the scan goes on without it, metric
+// dfpBloomFilterRefused).
 Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTarget>& targets,
-                           const DfpExecOptions& options);
+                           const DfpExecOptions& options, MemoryTracker* memory = nullptr);
 
 }  // namespace silt::planner

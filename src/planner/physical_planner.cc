@@ -208,10 +208,10 @@ Status WireRuntimeFilters(const LogicalNode& n, const PhysicalContext& pctx,
   }
   op->SetSummaryMaxDistinct(static_cast<size_t>(std::max<int64_t>(0, n.dfp.max_in_list_values)));
   DfpExecOptions options = n.dfp;
-  op->SetAfterBuild(
-      [targets = std::move(targets), options](exec::ExecContext&, exec::HashJoinOperator& join) {
-        return ApplyRuntimeFilters(join, targets, options);
-      });
+  op->SetAfterBuild([targets = std::move(targets), options](exec::ExecContext& ctx,
+                                                            exec::HashJoinOperator& join) {
+    return ApplyRuntimeFilters(join, targets, options, ctx.memory);
+  });
   return Status::OK();
 }
 

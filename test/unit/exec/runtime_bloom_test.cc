@@ -99,5 +99,31 @@ TEST(KeyBloomFilterTest, MightContainExpression) {
   EXPECT_EQ(sel, (std::vector<uint32_t>{0, 2}));
 }
 
+TEST(KeyBloomFilterTest, MemoryIsChargedToTheQueryAndRefusedOverItsLimit) {
+  Vector build(DataType::Int64());
+  for (int64_t i = 0; i < 100000; ++i) build.Append<int64_t>(i * 3);
+  const size_t bytes = KeyBloomFilter::SizeFor(build.size());
+  EXPECT_GE(bytes, build.size() * 2);  // ~16 bits per key
+  auto query = std::make_shared<MemoryTracker>("query", static_cast<int64_t>(bytes) + 1000);
+  {
+    auto f = KeyBloomFilter::Build(build, build.size(), query.get());
+    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    EXPECT_EQ((*f)->size_bytes(), bytes);
+    EXPECT_EQ(query->used(), static_cast<int64_t>(bytes));
+    // A second one does not fit: refused, nothing more reserved.
+    auto g = KeyBloomFilter::Build(build, build.size(), query.get());
+    ASSERT_FALSE(g.ok());
+    EXPECT_EQ(g.status().error_class(), "SILT_MEMORY_LIMIT_EXCEEDED");
+    EXPECT_NE(g.status().ToString().find("runtime bloom filter"), std::string::npos)
+        << g.status().ToString();
+    EXPECT_EQ(query->used(), static_cast<int64_t>(bytes));
+    // The filter works as one built without accounting.
+    std::vector<uint8_t> keep(build.size());
+    (*f)->Probe(build, build.size(), keep.data());
+    for (uint8_t k : keep) ASSERT_EQ(k, 1);
+  }
+  EXPECT_EQ(query->used(), 0);  // released with the filter
+}
+
 }  // namespace
 }  // namespace silt::exec

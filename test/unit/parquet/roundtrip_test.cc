@@ -2,6 +2,8 @@
 // dictionary mode, plus edge cases (empty, all-null, huge strings, deep nesting, fallback).
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "common/thread_pool.h"
 #include "parquet/compression.h"
 #include "parquet/reader.h"
@@ -319,6 +321,141 @@ TEST(ReaderTest, RowRangesUseThePageIndex) {
     expected.columns.push_back(std::move(v));
   }
   ExpectSameRows(expected, part, "range");
+}
+
+// A file that counts the bytes read from it.
+class CountingFile final : public RandomAccessFile {
+ public:
+  explicit CountingFile(std::string data) : inner_(std::move(data)) {}
+  int64_t size() const override { return inner_.size(); }
+  Status ReadAt(int64_t offset, int64_t n, uint8_t* out) const override {
+    read_ += n;
+    return inner_.ReadAt(offset, n, out);
+  }
+  const std::string& name() const override { return inner_.name(); }
+  int64_t read() const { return read_; }
+
+ private:
+  BufferFile inner_;
+  mutable std::atomic<int64_t> read_{0};
+};
+
+// ReadRowGroupSelected (late materialization) returns exactly the selected rows of ReadRowGroup,
+// for every column type (flat columns through the page runs, nested ones through the whole
+// range), with dictionaries (one falling back to PLAIN), nulls and both page versions; pages
+// holding no selected row are not read.
+TEST(ReaderTest, SelectedRowsMatchAGatherOfTheRange) {
+  for (const char* name : {"flat", "nested"}) {
+    for (int version : {1, 2}) {
+      SCOPED_TRACE(std::string(name) + " v" + std::to_string(version));
+      Schema schema = NamedTestSchema(name).value();
+      DataChunk c = GenerateData(schema, 6000, {});
+      WriterOptions wo;
+      wo.page_rows = 256;
+      wo.data_page_version = version;
+      wo.row_group_max_rows = 4000;
+      wo.dictionary_page_bytes = 2 << 10;
+      auto pf = Open(WriteToString(schema, {c}, wo));
+      ASSERT_TRUE(pf);
+      std::vector<int> cols;
+      for (size_t i = 0; i < schema.size(); ++i) cols.push_back(static_cast<int>(i));
+      struct Case {
+        const char* label;
+        int64_t first, rows;
+        std::vector<uint32_t> sel;
+      };
+      std::vector<Case> cases = {
+          {"empty", 0, 4000, {}}, {"one", 100, 3000, {2999}}, {"all", 300, 700, {}}};
+      for (uint32_t i = 0; i < 700; ++i) cases[2].sel.push_back(i);
+      Case sparse{"sparse", 0, 4000, {}};
+      for (uint32_t i = 5; i < 4000; i += 97) sparse.sel.push_back(i);
+      cases.push_back(sparse);
+      // Clusters: a run spanning three pages, one page's first and last rows, a lone row.
+      Case clusters{"clusters", 200, 3800, {}};
+      for (uint32_t i = 300; i < 1100; i += 3) clusters.sel.push_back(i);
+      for (uint32_t i : {1736u, 1991u, 3799u}) clusters.sel.push_back(i);
+      cases.push_back(clusters);
+      for (const Case& k : cases) {
+        SCOPED_TRACE(k.label);
+        DataChunk range, selected;
+        ASSERT_TRUE(pf->ReadRowGroup(0, cols, &range, k.first, k.rows).ok());
+        Status s = pf->ReadRowGroupSelected(0, cols, k.first, k.rows, k.sel, &selected);
+        ASSERT_TRUE(s.ok()) << s.ToString();
+        DataChunk expected;
+        for (const Vector& v : range.columns) {
+          Vector e(v.type());
+          e.AppendSelected(v, k.sel.data(), k.sel.size());
+          expected.columns.push_back(std::move(e));
+        }
+        ExpectSameRows(expected, selected, k.label);
+      }
+      // The second row group (2000 rows) too.
+      DataChunk range, selected;
+      ASSERT_TRUE(pf->ReadRowGroup(1, cols, &range, 0, 2000).ok());
+      ASSERT_TRUE(pf->ReadRowGroupSelected(1, cols, 0, 2000, {0, 1999}, &selected).ok());
+      DataChunk expected;
+      for (const Vector& v : range.columns) {
+        Vector e(v.type());
+        const uint32_t sel[] = {0, 1999};
+        e.AppendSelected(v, sel, 2);
+        expected.columns.push_back(std::move(e));
+      }
+      ExpectSameRows(expected, selected, "second group");
+    }
+  }
+  // Unsorted or out-of-range selections are refused.
+  Schema schema = {{"id", DataType::Int64(), false, ""}};
+  auto pf = Open(WriteToString(schema, {GenerateData(schema, 100, {})}, WriterOptions{}));
+  DataChunk out;
+  EXPECT_FALSE(pf->ReadRowGroupSelected(0, {0}, 0, 100, {5, 5}, &out).ok());
+  EXPECT_FALSE(pf->ReadRowGroupSelected(0, {0}, 0, 10, {10}, &out).ok());
+  EXPECT_FALSE(pf->ReadRowGroupSelected(0, {0}, 50, 60, {}, &out).ok());
+}
+
+TEST(ReaderTest, SelectedRowsReadOnlyTheirPages) {
+  Schema schema = {{"id", DataType::Int64(), false, ""}, {"s", DataType::String(), true, ""}};
+  DataChunk c = GenerateData(schema, 100000, {});
+  WriterOptions wo;
+  wo.page_rows = 1000;
+  wo.codec = CompressionCodec::UNCOMPRESSED;
+  std::string bytes = WriteToString(schema, {c}, wo);
+  auto open = [&](std::shared_ptr<CountingFile>* f) {
+    *f = std::make_shared<CountingFile>(bytes);
+    auto pf = ParquetFile::Open(*f);
+    EXPECT_TRUE(pf.ok());
+    return std::move(pf).value();
+  };
+  std::shared_ptr<CountingFile> whole_f, sel_f;
+  auto whole = open(&whole_f);
+  auto part = open(&sel_f);
+  const int64_t base_whole = whole_f->read(), base_sel = sel_f->read();
+  DataChunk a, b;
+  ASSERT_TRUE(whole->ReadRowGroup(0, {0, 1}, &a, 0, 100000).ok());
+  // Rows in 3 of the 100 pages.
+  std::vector<uint32_t> sel = {10, 20, 50500, 99999};
+  ASSERT_TRUE(part->ReadRowGroupSelected(0, {0, 1}, 0, 100000, sel, &b).ok());
+  ASSERT_EQ(b.size(), 4u);
+  for (size_t i = 0; i < sel.size(); ++i) {
+    EXPECT_EQ(b.columns[0].GetValue(i), a.columns[0].GetValue(sel[i]));
+    EXPECT_EQ(b.columns[1].GetValue(i), a.columns[1].GetValue(sel[i]));
+  }
+  const int64_t read_whole = whole_f->read() - base_whole, read_sel = sel_f->read() - base_sel;
+  EXPECT_GT(read_whole, 0);
+  EXPECT_LT(read_sel * 10, read_whole) << read_sel << " of " << read_whole;
+  // Asked whether to gather: the sparse selection skips pages, so it is gathered; one row in
+  // every page skips none, so the range comes back whole for the caller to pick from.
+  bool gathered = false;
+  DataChunk g;
+  ASSERT_TRUE(part->ReadRowGroupSelected(0, {0, 1}, 0, 100000, sel, &g, &gathered).ok());
+  EXPECT_TRUE(gathered);
+  EXPECT_EQ(g.size(), sel.size());
+  std::vector<uint32_t> every_page;
+  for (uint32_t r = 500; r < 100000; r += 1000) every_page.push_back(r);
+  ASSERT_TRUE(part->ReadRowGroupSelected(0, {0, 1}, 0, 100000, every_page, &g, &gathered).ok());
+  EXPECT_FALSE(gathered);
+  ASSERT_EQ(g.size(), 100000u);
+  for (size_t i = 0; i < 100000; i += 997)
+    EXPECT_EQ(g.columns[1].GetValue(i), a.columns[1].GetValue(i));
 }
 
 TEST(ReaderTest, StatisticsSkipRowGroupsAndPages) {
