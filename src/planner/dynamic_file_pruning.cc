@@ -6,6 +6,7 @@
 #include <cstring>
 #include <optional>
 
+#include "common/error_classes.h"
 #include "exec/functions.h"
 #include "exec/runtime_bloom.h"
 #include "parquet/reader.h"
@@ -650,7 +651,7 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
           exec::KeyBloomFilter::Build(*build_keys, static_cast<size_t>(ks.non_null_count), memory);
       if (built.ok()) {
         bloom = std::move(built).value();
-      } else if (built.status().error_class() == "SILT_MEMORY_LIMIT_EXCEEDED") {
+      } else if (built.status().error_class() == errc::kSiltMemoryLimitExceeded) {
         m.bloom_refused = true;
       } else {
         return built.status();
