@@ -33,8 +33,8 @@
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
 #include "delta/transaction.h"
-#include "io/object_store.h"
 #include "io/local_object_store.h"
+#include "io/object_store.h"
 
 namespace {
 
@@ -109,14 +109,22 @@ Args Parse(int argc, char** argv) {
     if (i + 1 >= argc) Die("missing value for " + k);
     int64_t v = std::atoll(argv[++i]);
     if (v < 0) Die("negative " + k);
-    if (k == "--files") a.files = v;
-    else if (k == "--removed") a.removed = v;
-    else if (k == "--untracked") a.untracked = v;
-    else if (k == "--per-dir") a.per_dir = v;
-    else if (k == "--commits") a.commits = v;
-    else if (k == "--count") a.count = v;
-    else if (k == "--age-days") a.age_days = v;
-    else Die("unknown option " + k);
+    if (k == "--files")
+      a.files = v;
+    else if (k == "--removed")
+      a.removed = v;
+    else if (k == "--untracked")
+      a.untracked = v;
+    else if (k == "--per-dir")
+      a.per_dir = v;
+    else if (k == "--commits")
+      a.commits = v;
+    else if (k == "--count")
+      a.count = v;
+    else if (k == "--age-days")
+      a.age_days = v;
+    else
+      Die("unknown option " + k);
   }
   if (a.per_dir < 1 || a.commits < 1) Die("--per-dir and --commits must be >= 1");
   return a;

@@ -23,8 +23,10 @@ int Fail(const Status& s) {
   return 1;
 }
 
-Result<std::shared_ptr<const delta::Snapshot>> Open(const std::string& path, std::optional<int64_t> version) {
-  SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenObjectStore(path, SystemClock::Default()));
+Result<std::shared_ptr<const delta::Snapshot>> Open(const std::string& path,
+                                                    std::optional<int64_t> version) {
+  SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store,
+                        OpenObjectStore(path, SystemClock::Default()));
   return delta::Snapshot::Load(std::move(store), version);
 }
 
@@ -52,7 +54,8 @@ int Gen(const std::vector<std::string>& args) {
       partition_by.push_back(v);
     } else if (k == "--property") {
       size_t eq = v.find('=');
-      if (eq == std::string::npos) return Fail(Status::InvalidArgument("--property needs key=value"));
+      if (eq == std::string::npos)
+        return Fail(Status::InvalidArgument("--property needs key=value"));
       opts.properties.Set(v.substr(0, eq), v.substr(eq + 1));
     } else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
@@ -77,8 +80,8 @@ int Gen(const std::vector<std::string>& args) {
     r = delta::CreateTable(store, *schema, {data}, opts);
   }
   if (!r.ok()) return Fail(r.status());
-  std::printf("%s version %lld of %s with %lld rows\n", exists ? "appended" : "created", static_cast<long long>(r->version),
-              args[1].c_str(), static_cast<long long>(rows));
+  std::printf("%s version %lld of %s with %lld rows\n", exists ? "appended" : "created",
+              static_cast<long long>(r->version), args[1].c_str(), static_cast<long long>(rows));
   return 0;
 }
 
@@ -152,22 +155,26 @@ int RunDelta(const std::vector<std::string>& args) {
   if (cmd == "info") {
     const auto& p = s.protocol();
     std::printf("version:        %lld\n", static_cast<long long>(s.version()));
-    std::printf("protocol:       reader %d, writer %d\n", p.min_reader_version, p.min_writer_version);
+    std::printf("protocol:       reader %d, writer %d\n", p.min_reader_version,
+                p.min_writer_version);
     auto list = [](const std::optional<std::vector<std::string>>& v) {
       std::string out;
       if (v)
         for (const auto& x : *v) out += (out.empty() ? "" : ", ") + x;
       return out.empty() ? std::string("-") : out;
     };
-    std::printf("reader features: %s\nwriter features: %s\n", list(p.reader_features).c_str(), list(p.writer_features).c_str());
+    std::printf("reader features: %s\nwriter features: %s\n", list(p.reader_features).c_str(),
+                list(p.writer_features).c_str());
     std::printf("id:             %s\n", s.metadata().id.c_str());
     std::string schema;
-    for (const auto& f : s.schema()) schema += (schema.empty() ? "" : ", ") + f.name + " " + f.type->ToString();
+    for (const auto& f : s.schema())
+      schema += (schema.empty() ? "" : ", ") + f.name + " " + f.type->ToString();
     std::printf("schema:         %s\n", schema.c_str());
     std::string parts;
     for (const auto& c : s.partition_columns()) parts += (parts.empty() ? "" : ", ") + c;
     std::printf("partitioned by: %s\n", parts.empty() ? "-" : parts.c_str());
-    for (const auto& [k, v] : s.metadata().configuration.entries()) std::printf("property:       %s = %s\n", k.c_str(), v.c_str());
+    for (const auto& [k, v] : s.metadata().configuration.entries())
+      std::printf("property:       %s = %s\n", k.c_str(), v.c_str());
     int64_t bytes = 0, dvs = 0;
     for (const auto& f : s.files()) {
       bytes += f.size;
@@ -182,7 +189,9 @@ int RunDelta(const std::vector<std::string>& args) {
   if (cmd == "files") {
     for (const auto& f : s.files())
       std::printf("%s\t%lld\t%s\n", f.path.c_str(), static_cast<long long>(f.size),
-                  f.deletion_vector ? ("dv:" + std::to_string(f.deletion_vector->cardinality)).c_str() : "-");
+                  f.deletion_vector
+                      ? ("dv:" + std::to_string(f.deletion_vector->cardinality)).c_str()
+                      : "-");
     return 0;
   }
   if (cmd == "cat") {

@@ -6,10 +6,9 @@
 // pinned clock: rows before and after, and the operations-history system table.
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <string>
 #include <vector>
-
-#include <iostream>
 
 #include "cli/commands.h"
 #include "cli/render.h"
@@ -59,22 +58,32 @@ int RunSqlDemo(const std::string& dir) {
   }
   Connection con(*db);
   std::vector<std::string> sql = {"CREATE SCHEMA IF NOT EXISTS tpch"};
-  for (const auto& t : *tables) sql.push_back("CREATE TABLE tpch." + t + " USING DELTA LOCATION '" + data + "/" + t + "'");
-  sql.insert(sql.end(), {
-      "SHOW TABLES IN tpch",
-      "SELECT l_returnflag, l_linestatus, count(*) AS orders, sum(l_quantity) AS qty, avg(l_discount) AS avg_disc "
-      "FROM tpch.lineitem WHERE l_shipdate <= DATE '1998-09-02' GROUP BY l_returnflag, l_linestatus ORDER BY 1, 2",
-      "SELECT n_name, count(*) AS customers, round(avg(c_acctbal), 2) AS avg_balance FROM tpch.customer c "
-      "JOIN tpch.nation n ON c.c_nationkey = n.n_nationkey GROUP BY n_name ORDER BY customers DESC, n_name LIMIT 5",
-      "SELECT o_orderpriority, count(*) AS n FROM tpch.orders o WHERE EXISTS (SELECT 1 FROM tpch.lineitem l "
-      "WHERE l.l_orderkey = o.o_orderkey AND l_commitdate < l_receiptdate) GROUP BY 1 ORDER BY 1",
-      "DELETE FROM tpch.orders WHERE o_orderpriority = '5-LOW' AND o_totalprice > 300000",
-      "SELECT count(*) AS now, (SELECT count(*) FROM tpch.orders VERSION AS OF 1) AS before FROM tpch.orders",
-      "DESCRIBE DETAIL tpch.orders",
-      "REORG TABLE tpch.orders APPLY (PURGE)",
-      "VACUUM tpch.orders DRY RUN",
-      "EXPLAIN SELECT count(*) FROM tpch.lineitem WHERE l_shipdate < DATE '1992-03-01'",
-  });
+  for (const auto& t : *tables)
+    sql.push_back("CREATE TABLE tpch." + t + " USING DELTA LOCATION '" + data + "/" + t + "'");
+  sql.insert(
+      sql.end(),
+      {
+          "SHOW TABLES IN tpch",
+          "SELECT l_returnflag, l_linestatus, count(*) AS orders, sum(l_quantity) AS qty, "
+          "avg(l_discount) AS avg_disc "
+          "FROM tpch.lineitem WHERE l_shipdate <= DATE '1998-09-02' GROUP BY l_returnflag, "
+          "l_linestatus ORDER BY 1, 2",
+          "SELECT n_name, count(*) AS customers, round(avg(c_acctbal), 2) AS avg_balance FROM "
+          "tpch.customer c "
+          "JOIN tpch.nation n ON c.c_nationkey = n.n_nationkey GROUP BY n_name ORDER BY customers "
+          "DESC, n_name LIMIT 5",
+          "SELECT o_orderpriority, count(*) AS n FROM tpch.orders o WHERE EXISTS (SELECT 1 FROM "
+          "tpch.lineitem l "
+          "WHERE l.l_orderkey = o.o_orderkey AND l_commitdate < l_receiptdate) GROUP BY 1 ORDER BY "
+          "1",
+          "DELETE FROM tpch.orders WHERE o_orderpriority = '5-LOW' AND o_totalprice > 300000",
+          "SELECT count(*) AS now, (SELECT count(*) FROM tpch.orders VERSION AS OF 1) AS before "
+          "FROM tpch.orders",
+          "DESCRIBE DETAIL tpch.orders",
+          "REORG TABLE tpch.orders APPLY (PURGE)",
+          "VACUUM tpch.orders DRY RUN",
+          "EXPLAIN SELECT count(*) FROM tpch.lineitem WHERE l_shipdate < DATE '1992-03-01'",
+      });
   return RunStatements(con, sql);
 }
 
@@ -88,7 +97,8 @@ int RunTtlDemo(const std::string& dir) {
   const int64_t day_ms = 86400LL * 1000;
   const int64_t t0 = 1767225600000LL;  // 2026-01-01T00:00:00Z
   auto clock = std::make_shared<ManualClock>(t0);
-  std::printf("\n== Auto-TTL: a table maintained by `silt maintain`, the clock pinned with --now\n");
+  std::printf(
+      "\n== Auto-TTL: a table maintained by `silt maintain`, the clock pinned with --now\n");
   DatabaseOptions dbo;
   dbo.warehouse = warehouse;
   dbo.clock = clock;
@@ -105,9 +115,10 @@ int RunTtlDemo(const std::string& dir) {
       "'delta.enableInCommitTimestamps' = 'true') DELETE ROWS 365 DAYS AFTER ts"};
   // 400 days of events, one per day, ending yesterday: four INSERTs (files) of 100 days each.
   for (int chunk = 0; chunk < 4; ++chunk) {
-    sql.push_back("INSERT INTO events SELECT id, timestampadd(DAY, -id, TIMESTAMP '2026-01-01') "
-                  "FROM range(" + std::to_string(chunk * 100 + 1) + ", " +
-                  std::to_string(chunk * 100 + 101) + ")");
+    sql.push_back(
+        "INSERT INTO events SELECT id, timestampadd(DAY, -id, TIMESTAMP '2026-01-01') "
+        "FROM range(" +
+        std::to_string(chunk * 100 + 1) + ", " + std::to_string(chunk * 100 + 101) + ")");
   }
   sql.push_back(
       "SELECT count(*) AS rows, count_if(ts <= TIMESTAMP '2026-01-01' - INTERVAL 365 DAYS) AS "
@@ -151,12 +162,16 @@ int RunDemo(const std::vector<std::string>& args) {
     std::vector<std::string> args;
   };
   std::vector<Step> steps = {
-      {"write 100000 generated rows of every Parquet type", RunParquet,
+      {"write 100000 generated rows of every Parquet type",
+       RunParquet,
        {"gen", file, "--rows", "100000", "--columns", "all", "--row-group-rows", "40000"}},
       {"schema of the file", RunParquet, {"schema", file}},
-      {"first rows (id, s, dec38, ts, arr, m)", RunParquet, {"cat", file, "--limit", "5", "--columns", "id,s,dec38,ts,arr,m"}},
+      {"first rows (id, s, dec38, ts, arr, m)",
+       RunParquet,
+       {"cat", file, "--limit", "5", "--columns", "id,s,dec38,ts,arr,m"}},
       {"decode every column of every row group", RunParquet, {"scan", file}},
-      {"create a Delta table partitioned by s, deletion vectors on", RunDelta,
+      {"create a Delta table partitioned by s, deletion vectors on",
+       RunDelta,
        {"gen", table, "--rows", "20000", "--columns", "flat", "--partition-by", "s", "--property",
         "delta.enableDeletionVectors=true"}},
       {"append to it", RunDelta, {"gen", table, "--rows", "5000", "--seed", "7"}},
@@ -170,7 +185,8 @@ int RunDemo(const std::vector<std::string>& args) {
                   std::string a;
                   for (const auto& x : s.args) a += (a.empty() ? "" : " ") + x;
                   return a;
-                }().c_str());
+                }()
+                    .c_str());
     std::fflush(stdout);
     if (int rc = s.run(s.args)) return rc;
   }

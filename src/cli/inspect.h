@@ -33,7 +33,9 @@ struct InspectCounts {
   int64_t rows = 0;          // numRecords summed over files that have it
   int64_t deleted_rows = 0;  // DV cardinalities
   int64_t files_without_stats = 0;
-  double deleted_ratio() const { return rows > 0 ? static_cast<double>(deleted_rows) / static_cast<double>(rows) : 0; }
+  double deleted_ratio() const {
+    return rows > 0 ? static_cast<double>(deleted_rows) / static_cast<double>(rows) : 0;
+  }
 };
 
 struct InspectFile {
@@ -44,7 +46,9 @@ struct InspectFile {
   int64_t deleted_rows = 0;
   bool has_dv = false;
   double deleted_ratio() const {
-    return num_records && *num_records > 0 ? static_cast<double>(deleted_rows) / static_cast<double>(*num_records) : 0;
+    return num_records && *num_records > 0
+               ? static_cast<double>(deleted_rows) / static_cast<double>(*num_records)
+               : 0;
   }
 };
 
@@ -63,16 +67,17 @@ struct InspectReport {
   InspectCounts totals;
   int64_t small_files = 0;
   int64_t small_files_bytes = 0;
-  int64_t dv_files = 0;           // files with a deletion vector
-  int64_t dv_bloated_files = 0;   // deleted ratio above max_deleted_rows_ratio
-  int64_t tombstones = 0;         // removed files still recorded in the log
+  int64_t dv_files = 0;          // files with a deletion vector
+  int64_t dv_bloated_files = 0;  // deleted ratio above max_deleted_rows_ratio
+  int64_t tombstones = 0;        // removed files still recorded in the log
   int64_t tombstone_bytes = 0;
-  int64_t vacuumable = 0;         // tombstones past delta.deletedFileRetentionDuration
+  int64_t vacuumable = 0;  // tombstones past delta.deletedFileRetentionDuration
   int64_t retention_millis = 0;
   std::vector<std::string> hints;
 };
 
-Result<InspectReport> BuildInspectReport(const delta::Snapshot& snapshot, const std::string& location,
+Result<InspectReport> BuildInspectReport(const delta::Snapshot& snapshot,
+                                         const std::string& location,
                                          const InspectOptions& options);
 std::string RenderInspectText(const InspectReport& report);
 std::string RenderInspectJson(const InspectReport& report);

@@ -77,9 +77,10 @@ std::string Fmt(const char* fmt, ...) {
 }
 
 void JsonCounts(std::string* out, const InspectCounts& c) {
-  *out += Fmt("\"files\":%" PRId64 ",\"bytes\":%" PRId64 ",\"rows\":%" PRId64 ",\"deletedRows\":%" PRId64
-              ",\"deletedRowsRatio\":%.6f,\"filesWithoutStats\":%" PRId64,
-              c.files, c.bytes, c.rows, c.deleted_rows, c.deleted_ratio(), c.files_without_stats);
+  *out +=
+      Fmt("\"files\":%" PRId64 ",\"bytes\":%" PRId64 ",\"rows\":%" PRId64
+          ",\"deletedRows\":%" PRId64 ",\"deletedRowsRatio\":%.6f,\"filesWithoutStats\":%" PRId64,
+          c.files, c.bytes, c.rows, c.deleted_rows, c.deleted_ratio(), c.files_without_stats);
 }
 
 bool IsDir(const std::string& p) {
@@ -95,7 +96,8 @@ int Fail(const Status& s) {
 // A path (contains '/', a file:// URI, or an existing directory) or a [schema.]table name in the
 // warehouse's catalog.
 Result<std::string> ResolveLocation(const std::string& target, const std::string& warehouse) {
-  if (target.find('/') != std::string::npos || target.rfind("file:", 0) == 0 || IsDir(target + "/_delta_log")) {
+  if (target.find('/') != std::string::npos || target.rfind("file:", 0) == 0 ||
+      IsDir(target + "/_delta_log")) {
     return LocalPathFromUri(target);
   }
   SILT_ASSIGN_OR_RETURN(auto catalog, planner::Catalog::Open(warehouse, SystemClock::Default()));
@@ -104,9 +106,11 @@ Result<std::string> ResolveLocation(const std::string& target, const std::string
     schema = target.substr(0, dot);
     name = target.substr(dot + 1);
   }
-  SILT_ASSIGN_OR_RETURN(planner::TableEntry entry, catalog->GetTable(planner::LowerName(schema), planner::LowerName(name)));
+  SILT_ASSIGN_OR_RETURN(planner::TableEntry entry,
+                        catalog->GetTable(planner::LowerName(schema), planner::LowerName(name)));
   if (entry.format != "delta") {
-    return Status::InvalidArgument(target + " is a view, not a Delta table", errc::kExpectTableNotViewNoAlternative);
+    return Status::InvalidArgument(target + " is a view, not a Delta table",
+                                   errc::kExpectTableNotViewNoAlternative);
   }
   return LocalPathFromUri(entry.location);
 }
@@ -142,7 +146,8 @@ Result<InspectReport> BuildInspectReport(const delta::Snapshot& snap, const std:
       r.small_files_bytes += f.size;
     }
     // As OPTIMIZE decides: a DV on a file without numRecords counts as excess.
-    if (f.has_dv && (!f.num_records || f.deleted_ratio() > options.max_deleted_rows_ratio)) ++r.dv_bloated_files;
+    if (f.has_dv && (!f.num_records || f.deleted_ratio() > options.max_deleted_rows_ratio))
+      ++r.dv_bloated_files;
     r.files.push_back(std::move(f));
   }
   std::sort(r.files.begin(), r.files.end(), [](const InspectFile& x, const InspectFile& y) {
@@ -150,7 +155,8 @@ Result<InspectReport> BuildInspectReport(const delta::Snapshot& snap, const std:
   });
   for (auto& [k, c] : parts) r.partitions.push_back({k, c});
 
-  SILT_ASSIGN_OR_RETURN(r.retention_millis, delta::GetDeletedFileRetentionMillis(snap.metadata().configuration));
+  SILT_ASSIGN_OR_RETURN(r.retention_millis,
+                        delta::GetDeletedFileRetentionMillis(snap.metadata().configuration));
   // A DV update removes and re-adds the same path: such a tombstone names a live file, which
   // VACUUM keeps.
   std::set<std::string> live;
@@ -173,18 +179,23 @@ Result<InspectReport> BuildInspectReport(const delta::Snapshot& snap, const std:
     if (n > 1) compactable += n;
   }
   if (compactable > 0) {
-    r.hints.push_back(Fmt("%" PRId64 " files are smaller than minFileSize (%s): run OPTIMIZE to compact them", compactable,
-                          Bytes(options.min_file_size).c_str()));
+    r.hints.push_back(Fmt("%" PRId64
+                          " files are smaller than minFileSize (%s): run OPTIMIZE to compact them",
+                          compactable, Bytes(options.min_file_size).c_str()));
   }
   if (r.dv_bloated_files > 0) {
-    r.hints.push_back(Fmt("%" PRId64 " files have more than %s of their rows deleted: OPTIMIZE will rewrite them; "
-                          "REORG TABLE ... APPLY (PURGE) purges all soft-deleted rows",
-                          r.dv_bloated_files, Pct(options.max_deleted_rows_ratio).c_str()));
+    r.hints.push_back(
+        Fmt("%" PRId64
+            " files have more than %s of their rows deleted: OPTIMIZE will rewrite them; "
+            "REORG TABLE ... APPLY (PURGE) purges all soft-deleted rows",
+            r.dv_bloated_files, Pct(options.max_deleted_rows_ratio).c_str()));
   }
   if (r.tombstones > 0) {
-    r.hints.push_back(Fmt("%" PRId64 " removed files (%s) are still on storage until VACUUM; %" PRId64
-                          " of them are past the retention of %" PRId64 " hours and VACUUM would delete them now",
-                          r.tombstones, Bytes(r.tombstone_bytes).c_str(), r.vacuumable, r.retention_millis / 3600000));
+    r.hints.push_back(
+        Fmt("%" PRId64 " removed files (%s) are still on storage until VACUUM; %" PRId64
+            " of them are past the retention of %" PRId64 " hours and VACUUM would delete them now",
+            r.tombstones, Bytes(r.tombstone_bytes).c_str(), r.vacuumable,
+            r.retention_millis / 3600000));
   }
   return r;
 }
@@ -193,27 +204,31 @@ std::string RenderInspectText(const InspectReport& r) {
   std::string out;
   std::string parts;
   for (const auto& c : r.partition_columns) parts += (parts.empty() ? "" : ", ") + c;
-  out += Fmt("table:    %s\nversion:  %" PRId64 "\npartitioned by: %s\n", r.location.c_str(), r.version,
-             parts.empty() ? "-" : parts.c_str());
+  out += Fmt("table:    %s\nversion:  %" PRId64 "\npartitioned by: %s\n", r.location.c_str(),
+             r.version, parts.empty() ? "-" : parts.c_str());
   const InspectCounts& t = r.totals;
   out += Fmt("totals:   %" PRId64 " files, %" PRId64 " bytes (%s), %" PRId64 " rows, %" PRId64
              " deleted rows (%s), %" PRId64 " files with deletion vectors\n",
-             t.files, t.bytes, Bytes(t.bytes).c_str(), t.rows, t.deleted_rows, Pct(t.deleted_ratio()).c_str(), r.dv_files);
-  if (t.files_without_stats > 0) out += Fmt("          %" PRId64 " files have no numRecords statistic\n", t.files_without_stats);
-  out += Fmt("removed:  %" PRId64 " files (%" PRId64 " bytes) awaiting VACUUM, %" PRId64 " past retention\n", r.tombstones,
-             r.tombstone_bytes, r.vacuumable);
+             t.files, t.bytes, Bytes(t.bytes).c_str(), t.rows, t.deleted_rows,
+             Pct(t.deleted_ratio()).c_str(), r.dv_files);
+  if (t.files_without_stats > 0)
+    out += Fmt("          %" PRId64 " files have no numRecords statistic\n", t.files_without_stats);
+  out += Fmt("removed:  %" PRId64 " files (%" PRId64 " bytes) awaiting VACUUM, %" PRId64
+             " past retention\n",
+             r.tombstones, r.tombstone_bytes, r.vacuumable);
   if (!r.partition_columns.empty()) {
     out += "\npartition\tfiles\tbytes\trows\tdeleted_rows\tdeleted_ratio\n";
     for (const auto& p : r.partitions) {
-      out += Fmt("%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%s\n", p.partition.c_str(), p.counts.files,
-                 p.counts.bytes, p.counts.rows, p.counts.deleted_rows, Pct(p.counts.deleted_ratio()).c_str());
+      out += Fmt("%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%s\n",
+                 p.partition.c_str(), p.counts.files, p.counts.bytes, p.counts.rows,
+                 p.counts.deleted_rows, Pct(p.counts.deleted_ratio()).c_str());
     }
   }
   out += "\npath\tsize\tnum_records\tdeleted_rows\tdeleted_ratio\n";
   for (const auto& f : r.files) {
     out += f.path + Fmt("\t%" PRId64 "\t%s\t%" PRId64 "\t%s\n", f.size,
-                        f.num_records ? std::to_string(*f.num_records).c_str() : "-", f.deleted_rows,
-                        f.num_records ? Pct(f.deleted_ratio()).c_str() : "-");
+                        f.num_records ? std::to_string(*f.num_records).c_str() : "-",
+                        f.deleted_rows, f.num_records ? Pct(f.deleted_ratio()).c_str() : "-");
   }
   out += "\nhints:\n";
   if (r.hints.empty()) out += "  none\n";
@@ -232,11 +247,14 @@ std::string RenderInspectJson(const InspectReport& r) {
   out += "],\"totals\":{";
   JsonCounts(&out, r.totals);
   out += Fmt(",\"filesWithDeletionVectors\":%" PRId64 "},", r.dv_files);
-  out += Fmt("\"minFileSize\":%" PRId64 ",\"maxDeletedRowsRatio\":%.6f,\"smallFiles\":%" PRId64 ",\"smallFilesBytes\":%" PRId64
-             ",\"deletionVectorBloatedFiles\":%" PRId64 ",\"removedFiles\":%" PRId64 ",\"removedFilesBytes\":%" PRId64
-             ",\"removedFilesPastRetention\":%" PRId64 ",\"deletedFileRetentionMillis\":%" PRId64 ",\"partitions\":[",
-             r.options.min_file_size, r.options.max_deleted_rows_ratio, r.small_files, r.small_files_bytes, r.dv_bloated_files,
-             r.tombstones, r.tombstone_bytes, r.vacuumable, r.retention_millis);
+  out += Fmt("\"minFileSize\":%" PRId64 ",\"maxDeletedRowsRatio\":%.6f,\"smallFiles\":%" PRId64
+             ",\"smallFilesBytes\":%" PRId64 ",\"deletionVectorBloatedFiles\":%" PRId64
+             ",\"removedFiles\":%" PRId64 ",\"removedFilesBytes\":%" PRId64
+             ",\"removedFilesPastRetention\":%" PRId64 ",\"deletedFileRetentionMillis\":%" PRId64
+             ",\"partitions\":[",
+             r.options.min_file_size, r.options.max_deleted_rows_ratio, r.small_files,
+             r.small_files_bytes, r.dv_bloated_files, r.tombstones, r.tombstone_bytes, r.vacuumable,
+             r.retention_millis);
   for (size_t i = 0; i < r.partitions.size(); ++i) {
     out += i ? ",{\"partition\":" : "{\"partition\":";
     AppendJsonString(&out, r.partitions[i].partition);
@@ -251,8 +269,10 @@ std::string RenderInspectJson(const InspectReport& r) {
     AppendJsonString(&out, f.path);
     out += ",\"partition\":";
     AppendJsonString(&out, f.partition);
-    out += Fmt(",\"size\":%" PRId64 ",\"numRecords\":%s,\"deletedRows\":%" PRId64 ",\"deletedRowsRatio\":%.6f}", f.size,
-               f.num_records ? std::to_string(*f.num_records).c_str() : "null", f.deleted_rows, f.deleted_ratio());
+    out += Fmt(",\"size\":%" PRId64 ",\"numRecords\":%s,\"deletedRows\":%" PRId64
+               ",\"deletedRowsRatio\":%.6f}",
+               f.size, f.num_records ? std::to_string(*f.num_records).c_str() : "null",
+               f.deleted_rows, f.deleted_ratio());
   }
   out += "],\"hints\":[";
   for (size_t i = 0; i < r.hints.size(); ++i) {

@@ -44,12 +44,14 @@ struct Flags {
     const std::string& v = values.at(k);
     char* end = nullptr;
     long long x = std::strtoll(v.c_str(), &end, 10);
-    if (v.empty() || *end) return Status::InvalidArgument("--" + k + " needs an integer, got '" + v + "'");
+    if (v.empty() || *end)
+      return Status::InvalidArgument("--" + k + " needs an integer, got '" + v + "'");
     return static_cast<int64_t>(x);
   }
 };
 
-Flags ParseFlags(const std::vector<std::string>& args, size_t from, const std::vector<std::string>& bool_flags) {
+Flags ParseFlags(const std::vector<std::string>& args, size_t from,
+                 const std::vector<std::string>& bool_flags) {
   Flags f;
   for (size_t i = from; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -59,7 +61,8 @@ Flags ParseFlags(const std::vector<std::string>& args, size_t from, const std::v
       if (eq != std::string::npos) {
         v = k.substr(eq + 1);
         k = k.substr(0, eq);
-      } else if (std::find(bool_flags.begin(), bool_flags.end(), k) == bool_flags.end() && i + 1 < args.size()) {
+      } else if (std::find(bool_flags.begin(), bool_flags.end(), k) == bool_flags.end() &&
+                 i + 1 < args.size()) {
         v = args[++i];
       }
       f.values[k] = v;
@@ -89,7 +92,8 @@ std::string Join(const std::vector<std::string>& v, const char* sep) {
 }
 
 // Prints rows as a boxed table (values cut at 40 characters).
-void PrintTable(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+void PrintTable(const std::vector<std::string>& header,
+                const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> w(header.size());
   auto cut = [](const std::string& s) { return s.size() > 40 ? s.substr(0, 37) + "..." : s; };
   for (size_t c = 0; c < header.size(); ++c) w[c] = header[c].size();
@@ -120,7 +124,8 @@ int PrintSchema(const Flags& f) {
   if (!pf.ok()) return Fail(pf.status());
   const auto& schema = (*pf)->schema();
   if (f.Has("types")) {
-    for (const auto& field : schema.schema()) std::printf("%s\t%s\n", field.name.c_str(), field.type->ToString().c_str());
+    for (const auto& field : schema.schema())
+      std::printf("%s\t%s\n", field.name.c_str(), field.type->ToString().c_str());
   } else {
     std::printf("%s", schema.ToString().c_str());
   }
@@ -147,8 +152,8 @@ int Meta(const Flags& f) {
   }
   for (size_t r = 0; r < md.row_groups.size(); ++r) {
     const auto& rg = md.row_groups[r];
-    std::printf("\nrow group %zu: %lld rows, %lld bytes uncompressed\n", r, static_cast<long long>(rg.num_rows),
-                static_cast<long long>(rg.total_byte_size));
+    std::printf("\nrow group %zu: %lld rows, %lld bytes uncompressed\n", r,
+                static_cast<long long>(rg.num_rows), static_cast<long long>(rg.total_byte_size));
     std::vector<std::vector<std::string>> rows;
     for (size_t c = 0; c < rg.columns.size(); ++c) {
       const auto& cc = rg.columns[c];
@@ -157,13 +162,15 @@ int Meta(const Flags& f) {
       std::vector<std::string> encs;
       for (auto e : m.encodings) encs.push_back(parquet::EncodingName(e));
       auto st = pf.GetStatistics(static_cast<int>(r), static_cast<int>(c));
-      rows.push_back({Join(m.path_in_schema, "."), parquet::TypeName(m.type), parquet::CodecName(m.codec),
-                      Join(encs, ","), std::to_string(m.num_values), std::to_string(m.total_compressed_size),
-                      std::to_string(m.total_uncompressed_size), st.null_count ? std::to_string(*st.null_count) : "-",
-                      StatText(st.min), StatText(st.max), cc.column_index_offset ? "yes" : "no"});
+      rows.push_back({Join(m.path_in_schema, "."), parquet::TypeName(m.type),
+                      parquet::CodecName(m.codec), Join(encs, ","), std::to_string(m.num_values),
+                      std::to_string(m.total_compressed_size),
+                      std::to_string(m.total_uncompressed_size),
+                      st.null_count ? std::to_string(*st.null_count) : "-", StatText(st.min),
+                      StatText(st.max), cc.column_index_offset ? "yes" : "no"});
     }
-    PrintTable({"column", "type", "codec", "encodings", "values", "compressed", "uncompressed", "nulls", "min", "max",
-                "page index"},
+    PrintTable({"column", "type", "codec", "encodings", "values", "compressed", "uncompressed",
+                "nulls", "min", "max", "page index"},
                rows);
   }
   return 0;
@@ -200,7 +207,8 @@ int Cat(const Flags& f) {
         std::fwrite(line.data(), 1, line.size(), stdout);
       } else {
         std::vector<std::string> row;
-        for (size_t c = 0; c < schema.size(); ++c) row.push_back(chunk.columns[c].GetValue(i).ToString());
+        for (size_t c = 0; c < schema.size(); ++c)
+          row.push_back(chunk.columns[c].GetValue(i).ToString());
         table.push_back(std::move(row));
       }
     }
@@ -248,8 +256,8 @@ Status GenImpl(const Flags& f) {
   SILT_RETURN_NOT_OK(w->Close());
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (f.Has("timing"))
-    std::printf("rows=%lld write_seconds=%.6f bytes=%lld\n", static_cast<long long>(rows), total - gen_seconds,
-                static_cast<long long>(w->bytes_written()));
+    std::printf("rows=%lld write_seconds=%.6f bytes=%lld\n", static_cast<long long>(rows),
+                total - gen_seconds, static_cast<long long>(w->bytes_written()));
   return Status::OK();
 }
 

@@ -13,7 +13,8 @@ class ProgressLine {
  public:
   using Clock = std::chrono::steady_clock;
   // delay: how long a statement runs before its first line; interval: between redraws.
-  explicit ProgressLine(std::FILE* out, bool enabled, std::chrono::milliseconds delay = std::chrono::seconds(1),
+  explicit ProgressLine(std::FILE* out, bool enabled,
+                        std::chrono::milliseconds delay = std::chrono::seconds(1),
                         std::chrono::milliseconds interval = std::chrono::milliseconds(200))
       : out_(out), enabled_(enabled), delay_(delay), interval_(interval) {}
 

@@ -39,9 +39,13 @@ std::string HistoryPath() {
 }  // namespace
 
 SqlSession::SqlSession(std::shared_ptr<Database> db, ShellSettings settings)
-    : db_(db), con_(std::move(db)), settings_(std::move(settings)),
+    : db_(db),
+      con_(std::move(db)),
+      settings_(std::move(settings)),
       progress_(std::make_unique<ProgressLine>(stderr, isatty(STDERR_FILENO) != 0)) {
-  con_.SetProgressHandler([p = progress_.get()](const std::string& line) { p->Update(line, ProgressLine::Clock::now()); });
+  con_.SetProgressHandler([p = progress_.get()](const std::string& line) {
+    p->Update(line, ProgressLine::Clock::now());
+  });
 }
 
 bool SqlSession::RunStatement(const std::string& sql) {
@@ -83,10 +87,10 @@ bool SqlSession::RunFile(const std::string& path) {
   } else {
     std::ifstream f(path, std::ios::binary);
     if (!f) {
-      std::fprintf(
-          stderr, "%s\n",
-          FormatError(Status::NotFound("cannot open script file '" + path + "'", errc::kPathNotFound))
-              .c_str());
+      std::fprintf(stderr, "%s\n",
+                   FormatError(Status::NotFound("cannot open script file '" + path + "'",
+                                                errc::kPathNotFound))
+                       .c_str());
       return false;
     }
     ss << f.rdbuf();

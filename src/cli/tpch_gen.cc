@@ -23,7 +23,9 @@ struct Rng {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
-  int64_t Uniform(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1)); }
+  int64_t Uniform(int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1));
+  }
 };
 
 // dbgen's text grammar (dists.dss): comments are substrings of a pseudo-text built from these
@@ -68,10 +70,13 @@ const char* kAuxiliaries[] = {
     "must have to", "need to",      "try to"};
 const char* kTerminators[] = {".", ";", ":", "?", "!", "--"};
 const char* kRegions[] = {"AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST"};
-const char* kNations[] = {"ALGERIA", "ARGENTINA", "BRAZIL", "CANADA", "EGYPT", "ETHIOPIA", "FRANCE", "GERMANY", "INDIA",
-                          "INDONESIA", "IRAN", "IRAQ", "JAPAN", "JORDAN", "KENYA", "MOROCCO", "MOZAMBIQUE", "PERU",
-                          "CHINA", "ROMANIA", "SAUDI ARABIA", "VIETNAM", "RUSSIA", "UNITED KINGDOM", "UNITED STATES"};
-const int kNationRegion[] = {0, 1, 1, 1, 4, 0, 3, 3, 2, 2, 4, 4, 2, 4, 0, 0, 0, 1, 2, 3, 4, 2, 3, 3, 1};
+const char* kNations[] = {
+    "ALGERIA", "ARGENTINA", "BRAZIL",         "CANADA",       "EGYPT", "ETHIOPIA", "FRANCE",
+    "GERMANY", "INDIA",     "INDONESIA",      "IRAN",         "IRAQ",  "JAPAN",    "JORDAN",
+    "KENYA",   "MOROCCO",   "MOZAMBIQUE",     "PERU",         "CHINA", "ROMANIA",  "SAUDI ARABIA",
+    "VIETNAM", "RUSSIA",    "UNITED KINGDOM", "UNITED STATES"};
+const int kNationRegion[] = {0, 1, 1, 1, 4, 0, 3, 3, 2, 2, 4, 4, 2,
+                             4, 0, 0, 0, 1, 2, 3, 4, 2, 3, 3, 1};
 const char* kSegments[] = {"AUTOMOBILE", "BUILDING", "FURNITURE", "MACHINERY", "HOUSEHOLD"};
 const char* kPriorities[] = {"1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED", "5-LOW"};
 const char* kShipInstruct[] = {"DELIVER IN PERSON", "COLLECT COD", "NONE", "TAKE BACK RETURN"};
@@ -172,7 +177,10 @@ TypePtr Dec() { return DataType::Decimal(15, 2); }
 class TableWriter {
  public:
   TableWriter(std::string dir, std::string name, Schema schema, int64_t rows_per_file)
-      : path_(dir + "/" + name), name_(std::move(name)), schema_(std::move(schema)), rows_per_file_(rows_per_file) {}
+      : path_(dir + "/" + name),
+        name_(std::move(name)),
+        schema_(std::move(schema)),
+        rows_per_file_(rows_per_file) {}
 
   Status Begin() {
     (void)DeleteLocation(path_);  // a fresh table each run
@@ -246,7 +254,10 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
   std::vector<std::string> names;
 
   {
-    TableWriter t(dir, "region", {F("r_regionkey", DataType::Int32()), F("r_name", DataType::String()), F("r_comment", DataType::String())}, o.rows_per_file);
+    TableWriter t(dir, "region",
+                  {F("r_regionkey", DataType::Int32()), F("r_name", DataType::String()),
+                   F("r_comment", DataType::String())},
+                  o.rows_per_file);
     SILT_RETURN_NOT_OK(t.Begin());
     for (int i = 0; i < 5; ++i) {
       auto& c = t.chunk().columns;
@@ -259,7 +270,10 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
     names.push_back("region");
   }
   {
-    TableWriter t(dir, "nation", {F("n_nationkey", DataType::Int32()), F("n_name", DataType::String()), F("n_regionkey", DataType::Int32()), F("n_comment", DataType::String())}, o.rows_per_file);
+    TableWriter t(dir, "nation",
+                  {F("n_nationkey", DataType::Int32()), F("n_name", DataType::String()),
+                   F("n_regionkey", DataType::Int32()), F("n_comment", DataType::String())},
+                  o.rows_per_file);
     SILT_RETURN_NOT_OK(t.Begin());
     for (int i = 0; i < 25; ++i) {
       auto& c = t.chunk().columns;
@@ -274,13 +288,18 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
   }
   auto phone = [&](int nation) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%02d-%03d-%03d-%04d", nation + 10, static_cast<int>(r.Uniform(100, 999)),
-                  static_cast<int>(r.Uniform(100, 999)), static_cast<int>(r.Uniform(1000, 9999)));
+    std::snprintf(buf, sizeof buf, "%02d-%03d-%03d-%04d", nation + 10,
+                  static_cast<int>(r.Uniform(100, 999)), static_cast<int>(r.Uniform(100, 999)),
+                  static_cast<int>(r.Uniform(1000, 9999)));
     return std::string(buf);
   };
   {
-    TableWriter t(dir, "supplier", {F("s_suppkey", DataType::Int64()), F("s_name", DataType::String()), F("s_address", DataType::String()),
-                                    F("s_nationkey", DataType::Int32()), F("s_phone", DataType::String()), F("s_acctbal", Dec()), F("s_comment", DataType::String())}, o.rows_per_file);
+    TableWriter t(dir, "supplier",
+                  {F("s_suppkey", DataType::Int64()), F("s_name", DataType::String()),
+                   F("s_address", DataType::String()), F("s_nationkey", DataType::Int32()),
+                   F("s_phone", DataType::String()), F("s_acctbal", Dec()),
+                   F("s_comment", DataType::String())},
+                  o.rows_per_file);
     SILT_RETURN_NOT_OK(t.Begin());
     for (int64_t i = 1; i <= n_supp; ++i) {
       auto& c = t.chunk().columns;
@@ -300,9 +319,12 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
     names.push_back("supplier");
   }
   {
-    TableWriter t(dir, "customer", {F("c_custkey", DataType::Int64()), F("c_name", DataType::String()), F("c_address", DataType::String()),
-                                    F("c_nationkey", DataType::Int32()), F("c_phone", DataType::String()), F("c_acctbal", Dec()),
-                                    F("c_mktsegment", DataType::String()), F("c_comment", DataType::String())}, o.rows_per_file);
+    TableWriter t(dir, "customer",
+                  {F("c_custkey", DataType::Int64()), F("c_name", DataType::String()),
+                   F("c_address", DataType::String()), F("c_nationkey", DataType::Int32()),
+                   F("c_phone", DataType::String()), F("c_acctbal", Dec()),
+                   F("c_mktsegment", DataType::String()), F("c_comment", DataType::String())},
+                  o.rows_per_file);
     SILT_RETURN_NOT_OK(t.Begin());
     for (int64_t i = 1; i <= n_cust; ++i) {
       auto& c = t.chunk().columns;
@@ -325,9 +347,13 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
   std::vector<int64_t> retail(static_cast<size_t>(n_part) + 1);
   std::vector<const char*> colors(std::begin(kColors), std::end(kColors));
   {
-    TableWriter t(dir, "part", {F("p_partkey", DataType::Int64()), F("p_name", DataType::String()), F("p_mfgr", DataType::String()),
-                                F("p_brand", DataType::String()), F("p_type", DataType::String()), F("p_size", DataType::Int32()),
-                                F("p_container", DataType::String()), F("p_retailprice", Dec()), F("p_comment", DataType::String())}, o.rows_per_file);
+    TableWriter t(dir, "part",
+                  {F("p_partkey", DataType::Int64()), F("p_name", DataType::String()),
+                   F("p_mfgr", DataType::String()), F("p_brand", DataType::String()),
+                   F("p_type", DataType::String()), F("p_size", DataType::Int32()),
+                   F("p_container", DataType::String()), F("p_retailprice", Dec()),
+                   F("p_comment", DataType::String())},
+                  o.rows_per_file);
     SILT_RETURN_NOT_OK(t.Begin());
     for (int64_t i = 1; i <= n_part; ++i) {
       auto& c = t.chunk().columns;
@@ -344,7 +370,8 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
       c[1].AppendString(name);
       c[2].AppendString("Manufacturer#" + std::to_string(m));
       c[3].AppendString("Brand#" + std::to_string(m) + std::to_string(r.Uniform(1, 5)));
-      c[4].AppendString(std::string(Pick(r, kTypes1)) + " " + Pick(r, kTypes2) + " " + Pick(r, kTypes3));
+      c[4].AppendString(std::string(Pick(r, kTypes1)) + " " + Pick(r, kTypes2) + " " +
+                        Pick(r, kTypes3));
       c[5].Append<int32_t>(static_cast<int32_t>(r.Uniform(1, 50)));
       c[6].AppendString(std::string(Pick(r, kContainers1)) + " " + Pick(r, kContainers2));
       c[7].Append<int128_t>(Cents(price));
@@ -355,8 +382,11 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
     names.push_back("part");
   }
   {
-    TableWriter t(dir, "partsupp", {F("ps_partkey", DataType::Int64()), F("ps_suppkey", DataType::Int64()), F("ps_availqty", DataType::Int32()),
-                                    F("ps_supplycost", Dec()), F("ps_comment", DataType::String())}, o.rows_per_file);
+    TableWriter t(dir, "partsupp",
+                  {F("ps_partkey", DataType::Int64()), F("ps_suppkey", DataType::Int64()),
+                   F("ps_availqty", DataType::Int32()), F("ps_supplycost", Dec()),
+                   F("ps_comment", DataType::String())},
+                  o.rows_per_file);
     SILT_RETURN_NOT_OK(t.Begin());
     for (int64_t i = 1; i <= n_part; ++i) {
       for (int j = 0; j < 4; ++j) {
@@ -373,15 +403,23 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
     names.push_back("partsupp");
   }
   {
-    TableWriter orders(dir, "orders", {F("o_orderkey", DataType::Int64()), F("o_custkey", DataType::Int64()), F("o_orderstatus", DataType::String()),
-                                       F("o_totalprice", Dec()), F("o_orderdate", DataType::Date()), F("o_orderpriority", DataType::String()),
-                                       F("o_clerk", DataType::String()), F("o_shippriority", DataType::Int32()), F("o_comment", DataType::String())}, o.rows_per_file);
-    TableWriter items(dir, "lineitem", {F("l_orderkey", DataType::Int64()), F("l_partkey", DataType::Int64()), F("l_suppkey", DataType::Int64()),
-                                        F("l_linenumber", DataType::Int32()), F("l_quantity", Dec()), F("l_extendedprice", Dec()),
-                                        F("l_discount", Dec()), F("l_tax", Dec()), F("l_returnflag", DataType::String()),
-                                        F("l_linestatus", DataType::String()), F("l_shipdate", DataType::Date()), F("l_commitdate", DataType::Date()),
-                                        F("l_receiptdate", DataType::Date()), F("l_shipinstruct", DataType::String()),
-                                        F("l_shipmode", DataType::String()), F("l_comment", DataType::String())}, o.rows_per_file);
+    TableWriter orders(dir, "orders",
+                       {F("o_orderkey", DataType::Int64()), F("o_custkey", DataType::Int64()),
+                        F("o_orderstatus", DataType::String()), F("o_totalprice", Dec()),
+                        F("o_orderdate", DataType::Date()),
+                        F("o_orderpriority", DataType::String()), F("o_clerk", DataType::String()),
+                        F("o_shippriority", DataType::Int32()), F("o_comment", DataType::String())},
+                       o.rows_per_file);
+    TableWriter items(dir, "lineitem",
+                      {F("l_orderkey", DataType::Int64()), F("l_partkey", DataType::Int64()),
+                       F("l_suppkey", DataType::Int64()), F("l_linenumber", DataType::Int32()),
+                       F("l_quantity", Dec()), F("l_extendedprice", Dec()), F("l_discount", Dec()),
+                       F("l_tax", Dec()), F("l_returnflag", DataType::String()),
+                       F("l_linestatus", DataType::String()), F("l_shipdate", DataType::Date()),
+                       F("l_commitdate", DataType::Date()), F("l_receiptdate", DataType::Date()),
+                       F("l_shipinstruct", DataType::String()), F("l_shipmode", DataType::String()),
+                       F("l_comment", DataType::String())},
+                      o.rows_per_file);
     SILT_RETURN_NOT_OK(orders.Begin());
     SILT_RETURN_NOT_OK(items.Begin());
     const int64_t clerks = std::max<int64_t>(1, static_cast<int64_t>(1000 * sf));
@@ -431,7 +469,8 @@ Result<std::vector<std::string>> GenerateTpch(const std::string& dir, const Tpch
       }
       auto& c = orders.chunk().columns;
       char clerk[32];
-      std::snprintf(clerk, sizeof clerk, "Clerk#%09lld", static_cast<long long>(r.Uniform(1, clerks)));
+      std::snprintf(clerk, sizeof clerk, "Clerk#%09lld",
+                    static_cast<long long>(r.Uniform(1, clerks)));
       c[0].Append<int64_t>(okey);
       c[1].Append<int64_t>(cust);
       c[2].AppendString(shipped == lines ? "F" : shipped == 0 ? "O" : "P");

@@ -37,22 +37,23 @@ std::string JsonList(const std::vector<std::string>& items) {
 }
 
 Status ColumnNotFound(const std::string& name) {
-  return Status::InvalidArgument("A column or function parameter with name `" + name +
-                                     "` cannot be resolved.",
-                                 errc::kUnresolvedColumnWithSuggestion);
+  return Status::InvalidArgument(
+      "A column or function parameter with name `" + name + "` cannot be resolved.",
+      errc::kUnresolvedColumnWithSuggestion);
 }
 
 // The fields of the struct at `parent` (a path of struct fields from the top level), for editing.
-Result<std::vector<Field>*> StructAt(Schema* schema, const std::vector<std::string>& parent, const std::string& what) {
+Result<std::vector<Field>*> StructAt(Schema* schema, const std::vector<std::string>& parent,
+                                     const std::string& what) {
   std::vector<Field>* fields = schema;
   for (const auto& name : parent) {
     int i = FindField(*fields, name);
     if (i < 0) return ColumnNotFound(name);
     Field& f = (*fields)[static_cast<size_t>(i)];
     if (f.type->id() != TypeId::kStruct) {
-      return Status::InvalidArgument(what + " `" + name +
-                                         "` is not a struct (" + f.type->ToString() + ")",
-                                     errc::kDeltaUnsupportedNestedColumn);
+      return Status::InvalidArgument(
+          what + " `" + name + "` is not a struct (" + f.type->ToString() + ")",
+          errc::kDeltaUnsupportedNestedColumn);
     }
     // Types are immutable and shared: give the field its own copy of the struct to edit.
     f.type = DataType::Struct(f.type->fields());
@@ -67,7 +68,8 @@ Result<std::string> WithComment(const std::string& metadata_json, const std::str
   if (!metadata_json.empty() && metadata_json != "{}") {
     simdjson::dom::parser parser;
     simdjson::dom::object obj;
-    if (parser.parse(metadata_json).get(obj)) return Status::Corruption("invalid field metadata: " + metadata_json);
+    if (parser.parse(metadata_json).get(obj))
+      return Status::Corruption("invalid field metadata: " + metadata_json);
     for (auto [key, value] : obj) {
       if (key == "comment") continue;
       out += (out.size() > 1 ? "," : "") + Json(key) + ":" + simdjson::minify(value);
@@ -80,15 +82,19 @@ Result<std::string> WithComment(const std::string& metadata_json, const std::str
 // Spark's operationParameters form of a column (DeltaOperations.structFieldToMap).
 std::string FieldParam(const std::string& path, const Field& f) {
   std::string type = delta::PrimitiveTypeName(*f.type);
-  if (type.empty()) type = f.type->id() == TypeId::kStruct ? "struct" : f.type->id() == TypeId::kList ? "array" : "map";
-  return "{\"name\":" + Json(path) + ",\"type\":" + Json(type) + ",\"nullable\":" + (f.nullable ? "true" : "false") +
+  if (type.empty())
+    type = f.type->id() == TypeId::kStruct ? "struct"
+           : f.type->id() == TypeId::kList ? "array"
+                                           : "map";
+  return "{\"name\":" + Json(path) + ",\"type\":" + Json(type) +
+         ",\"nullable\":" + (f.nullable ? "true" : "false") +
          ",\"metadata\":" + (f.metadata_json.empty() ? "{}" : f.metadata_json) + "}";
 }
 
 // Inserts `f` into `fields` at the position a column definition asks for (FIRST, AFTER c) or at
 // `default_at`; *position gets Spark's text for operationParameters ("" when none was given).
-Status InsertAtPosition(std::vector<Field>* fields, Field f, const sql::ColumnDef& c, size_t default_at,
-                        std::string* position) {
+Status InsertAtPosition(std::vector<Field>* fields, Field f, const sql::ColumnDef& c,
+                        size_t default_at, std::string* position) {
   size_t at = default_at;
   position->clear();
   if (c.position_first) {
@@ -109,7 +115,7 @@ struct FieldPath {
   std::vector<std::string> parent;  // the struct fields leading to it (empty: top level)
   std::string leaf;
   std::vector<Field>* fields = nullptr;
-  int index = -1;                   // of leaf in *fields, -1 when absent
+  int index = -1;  // of leaf in *fields, -1 when absent
 };
 
 Result<FieldPath> Locate(Schema* schema, const std::string& dotted, const std::string& what) {
@@ -133,8 +139,10 @@ struct Change {
 Status CommitChange(const planner::ResolvedTable& t, Change change, CommandContext& ctx) {
   const delta::Snapshot& snap = *t.snapshot;
   delta::Protocol proto = change.protocol.value_or(snap.protocol());
-  SILT_ASSIGN_OR_RETURN(Schema schema, delta::ParseSchemaString(change.metadata.schema_string.value_or("{}")));
-  proto = delta::WithFeatures(proto, delta::FeaturesForMetadata(schema, change.metadata.configuration));
+  SILT_ASSIGN_OR_RETURN(Schema schema,
+                        delta::ParseSchemaString(change.metadata.schema_string.value_or("{}")));
+  proto =
+      delta::WithFeatures(proto, delta::FeaturesForMetadata(schema, change.metadata.configuration));
   SILT_RETURN_NOT_OK(delta::CheckWriteSupported(proto, change.metadata, false, t.display_name));
   delta::TransactionOptions topts;
   topts.clock = ctx.clock;
@@ -147,24 +155,29 @@ Status CommitChange(const planner::ResolvedTable& t, Change change, CommandConte
   return committed.status();
 }
 
-Status RequireColumnMapping(const delta::Snapshot& snap, const char* what, const char* error_class) {
+Status RequireColumnMapping(const delta::Snapshot& snap, const char* what,
+                            const char* error_class) {
   if (snap.column_mapping_mode() != delta::ColumnMappingMode::kNone) return Status::OK();
-  return Status::InvalidArgument(std::string("[") + error_class + "] " + what +
-                                     " is not supported for your Delta table. Please enable Column Mapping on your "
-                                     "Delta table with mapping mode 'name'. You can use one of the following "
-                                     "commands.\n\nIf your table is already on the required protocol version:\n"
-                                     "ALTER TABLE table_name SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name')",
-                                 error_class);
+  return Status::InvalidArgument(
+      std::string("[") + error_class + "] " + what +
+          " is not supported for your Delta table. Please enable Column Mapping on your "
+          "Delta table with mapping mode 'name'. You can use one of the following "
+          "commands.\n\nIf your table is already on the required protocol version:\n"
+          "ALTER TABLE table_name SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name')",
+      error_class);
 }
 
 // CHECK constraints that read `column` (a top-level name) block dropping or renaming it.
-Status CheckNoDependentConstraints(const delta::Snapshot& snap, const std::string& column, CommandContext& ctx) {
+Status CheckNoDependentConstraints(const delta::Snapshot& snap, const std::string& column,
+                                   CommandContext& ctx) {
   std::vector<std::string> dependent;
   for (const auto& [k, v] : snap.metadata().configuration) {
     if (k.rfind(kConstraintPrefix, 0) != 0) continue;
-    SILT_ASSIGN_OR_RETURN(BoundCheck c, BindCheck(k.substr(sizeof kConstraintPrefix - 1), v, snap.schema(), ctx));
+    SILT_ASSIGN_OR_RETURN(BoundCheck c,
+                          BindCheck(k.substr(sizeof kConstraintPrefix - 1), v, snap.schema(), ctx));
     for (int i : c.columns) {
-      if (planner::LowerName(snap.schema()[static_cast<size_t>(i)].name) == planner::LowerName(column)) {
+      if (planner::LowerName(snap.schema()[static_cast<size_t>(i)].name) ==
+          planner::LowerName(column)) {
         dependent.push_back(c.name + " -> " + v);
       }
     }
@@ -172,17 +185,21 @@ Status CheckNoDependentConstraints(const delta::Snapshot& snap, const std::strin
   if (dependent.empty()) return Status::OK();
   std::string list;
   for (const auto& d : dependent) list += "\n" + d;
-  return Status::InvalidArgument("Cannot alter column " + column +
-                                     " because this column is referenced by the following check constraint(s):" + list,
-                                 errc::kDeltaConstraintDependentColumnChange);
+  return Status::InvalidArgument(
+      "Cannot alter column " + column +
+          " because this column is referenced by the following check constraint(s):" + list,
+      errc::kDeltaConstraintDependentColumnChange);
 }
 
-bool CaseSensitive(CommandContext& ctx) { return ctx.config->GetBool("spark.sql.caseSensitive", false); }
+bool CaseSensitive(CommandContext& ctx) {
+  return ctx.config->GetBool("spark.sql.caseSensitive", false);
+}
 
 // ALTER TABLE t [SET] DELETE ROWS n DAYS AFTER c (replace semantics: one SET TBLPROPERTIES
 // commit with both keys) and ALTER TABLE t DROP ROW DELETION (UNSET TBLPROPERTIES of the keys;
 // no commit when the table has no policy). Spec A.2-A.4.
-Result<CommandResult> SetTtl(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t, CommandContext& ctx) {
+Result<CommandResult> SetTtl(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
+                             CommandContext& ctx) {
   const delta::Snapshot& snap = *t.snapshot;
   if (!stmt.ttl) {
     Change change{snap.metadata(), std::nullopt, "UNSET TBLPROPERTIES", {}};
@@ -190,15 +207,17 @@ Result<CommandResult> SetTtl(const sql::AlterTableStatement& stmt, const planner
     for (const auto& [k, v] : snap.metadata().configuration) {
       if (delta::IsAutoTtlKey(k)) keys.push_back(k);
     }
-    if (!delta::RemoveAutoTtlPolicy(&change.metadata.configuration)) return CommandResult{};  // rule 11
+    if (!delta::RemoveAutoTtlPolicy(&change.metadata.configuration))
+      return CommandResult{};  // rule 11
     change.parameters.Set("properties", Json(JsonList(keys)));
     change.parameters.Set("ifExists", "true");
     SILT_RETURN_NOT_OK(CommitChange(t, std::move(change), ctx));
     return CommandResult{};
   }
   Change change{snap.metadata(), std::nullopt, "SET TBLPROPERTIES", {}};
-  SILT_RETURN_NOT_OK(delta::SetAutoTtlPolicy(&change.metadata.configuration, snap.schema(), stmt.ttl->column,
-                                             stmt.ttl->amount, CaseSensitive(ctx)));
+  SILT_RETURN_NOT_OK(delta::SetAutoTtlPolicy(&change.metadata.configuration, snap.schema(),
+                                             stmt.ttl->column, stmt.ttl->amount,
+                                             CaseSensitive(ctx)));
   std::string params = "{";
   for (const auto& [k, v] : change.metadata.configuration) {
     if (delta::IsAutoTtlKey(k)) params += (params.size() > 1 ? "," : "") + Json(k) + ":" + Json(v);
@@ -216,25 +235,27 @@ Status CheckAutoTtlPropertiesGiven(const sql::PropertyList& properties) {
     any = true;
     const std::string key = delta::CanonicalAutoTtlKey(k);
     if (key == delta::kAutoTtlTimestampColumnIdKey) {
-      return Status::InvalidArgument(std::string("[") + delta::kInvalidTablePropertyClass + "] '" + key +
-                                         "' is maintained by silt and cannot be set or unset directly.",
-                                     delta::kInvalidTablePropertyClass);
+      return Status::InvalidArgument(
+          std::string("[") + delta::kInvalidTablePropertyClass + "] '" + key +
+              "' is maintained by silt and cannot be set or unset directly.",
+          delta::kInvalidTablePropertyClass);
     }
     days = days || key == delta::kAutoTtlExpireInDaysKey;
     column = column || key == delta::kAutoTtlTimestampColumnKey;
   }
   if (any && !(days && column)) {
-    return Status::InvalidArgument(std::string("[") + delta::kInvalidTablePropertyClass + "] '" +
-                                       delta::kAutoTtlExpireInDaysKey + "' and '" + delta::kAutoTtlTimestampColumnKey +
-                                       "' must be set or unset together (or use ALTER TABLE … DELETE ROWS n DAYS "
-                                       "AFTER column / DROP ROW DELETION).",
-                                   delta::kInvalidTablePropertyClass);
+    return Status::InvalidArgument(
+        std::string("[") + delta::kInvalidTablePropertyClass + "] '" +
+            delta::kAutoTtlExpireInDaysKey + "' and '" + delta::kAutoTtlTimestampColumnKey +
+            "' must be set or unset together (or use ALTER TABLE … DELETE ROWS n DAYS "
+            "AFTER column / DROP ROW DELETION).",
+        delta::kInvalidTablePropertyClass);
   }
   return Status::OK();
 }
 
-Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
-                                    CommandContext& ctx) {
+Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt,
+                                    const planner::ResolvedTable& t, CommandContext& ctx) {
   const delta::Snapshot& snap = *t.snapshot;
   Change change{snap.metadata(), std::nullopt, "SET TBLPROPERTIES", {}};
   SILT_RETURN_NOT_OK(CheckAutoTtlPropertiesGiven(stmt.properties));
@@ -242,18 +263,21 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
   for (const auto& [k, v] : stmt.properties) {
     std::string lower = planner::LowerName(k);
     if (lower.rfind(kConstraintPrefix, 0) == 0) {
-      return Status::InvalidArgument("Please use ALTER TABLE ADD CONSTRAINT to add CHECK constraints.",
-                                     errc::kDeltaAddConstraints);
+      return Status::InvalidArgument(
+          "Please use ALTER TABLE ADD CONSTRAINT to add CHECK constraints.",
+          errc::kDeltaAddConstraints);
     }
     if (k == "location") {
-      return Status::InvalidArgument("Cannot change the 'location' of the Delta table "
-                                     "using SET TBLPROPERTIES. Please use ALTER TABLE SET LOCATION instead.",
-                                     errc::kDeltaCannotChangeLocation);
+      return Status::InvalidArgument(
+          "Cannot change the 'location' of the Delta table "
+          "using SET TBLPROPERTIES. Please use ALTER TABLE SET LOCATION instead.",
+          errc::kDeltaCannotChangeLocation);
     }
     if (k == "provider") {
-      return Status::InvalidArgument("'provider' is a reserved table property, and cannot "
-                                     "be altered.",
-                                     errc::kDeltaCannotChangeProvider);
+      return Status::InvalidArgument(
+          "'provider' is a reserved table property, and cannot "
+          "be altered.",
+          errc::kDeltaCannotChangeProvider);
     }
     if (k == "comment") {
       change.metadata.description = v;
@@ -263,7 +287,9 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
   }
   SILT_ASSIGN_OR_RETURN(
       delta::StringMap props,
-      delta::ValidateTableProperties(given, ctx.config->GetBool("spark.databricks.delta.allowArbitraryProperties.enabled", false)));
+      delta::ValidateTableProperties(
+          given,
+          ctx.config->GetBool("spark.databricks.delta.allowArbitraryProperties.enabled", false)));
 
   // Protocol properties change the protocol action, not the configuration.
   delta::Protocol proto = snap.protocol();
@@ -275,8 +301,8 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
     if (want < current) {
       return Status::InvalidArgument("Protocol version cannot be downgraded from (" +
                                          std::to_string(snap.protocol().min_reader_version) + "," +
-                                         std::to_string(snap.protocol().min_writer_version) + ") to " + key + " = " +
-                                         *v,
+                                         std::to_string(snap.protocol().min_writer_version) +
+                                         ") to " + key + " = " + *v,
                                      errc::kDeltaInvalidProtocolDowngrade);
     }
     return want;
@@ -291,7 +317,8 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
       std::string status = planner::LowerName(v);
       if (status != "supported" && status != "enabled") {
         return Status::InvalidArgument("Unable to enable table feature " + name +
-                                           " because it requires the status 'supported', got '" + v + "'.",
+                                           " because it requires the status 'supported', got '" +
+                                           v + "'.",
                                        errc::kDeltaUnsupportedFeatureStatus);
       }
       auto known = [&](const std::vector<std::string>& list) {
@@ -303,9 +330,11 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
       std::string canonical = known(delta::SupportedWriterFeatures());
       if (canonical.empty()) canonical = known(delta::SupportedReaderFeatures());
       if (canonical.empty()) {
-        return Status::InvalidArgument("The following table features specified in "
-                                       "config are not recognized or not supported by silt: " + name,
-                                       errc::kDeltaUnsupportedFeaturesInConfig);
+        return Status::InvalidArgument(
+            "The following table features specified in "
+            "config are not recognized or not supported by silt: " +
+                name,
+            errc::kDeltaUnsupportedFeaturesInConfig);
       }
       features.push_back(canonical);
       continue;
@@ -323,8 +352,8 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
     up.min_writer_version = writer;
     if (writer == 7 && !proto.writer_features) {
       up.writer_features = std::vector<std::string>{};
-      for (const char* f : {"appendOnly", "invariants", "checkConstraints", "changeDataFeed", "generatedColumns",
-                            "columnMapping", "identityColumns"}) {
+      for (const char* f : {"appendOnly", "invariants", "checkConstraints", "changeDataFeed",
+                            "generatedColumns", "columnMapping", "identityColumns"}) {
         if (delta::HasFeature(proto, f)) up.writer_features->push_back(f);
       }
     }
@@ -338,22 +367,27 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
 
   // Column mapping: none → name/id assigns ids, keeping the current names as physical names.
   SILT_ASSIGN_OR_RETURN(delta::ColumnMappingMode old_mode,
-                        delta::ParseColumnMappingMode(snap.metadata().configuration.Find("delta.columnMapping.mode")
-                                                          ? std::optional<std::string>(*snap.metadata().configuration.Find("delta.columnMapping.mode"))
-                                                          : std::nullopt));
+                        delta::ParseColumnMappingMode(
+                            snap.metadata().configuration.Find("delta.columnMapping.mode")
+                                ? std::optional<std::string>(*snap.metadata().configuration.Find(
+                                      "delta.columnMapping.mode"))
+                                : std::nullopt));
   if (const std::string* m = props.Find("delta.columnMapping.mode")) {
     SILT_ASSIGN_OR_RETURN(delta::ColumnMappingMode new_mode, delta::ParseColumnMappingMode(*m));
     if (new_mode != old_mode) {
-      if (old_mode != delta::ColumnMappingMode::kNone || new_mode != delta::ColumnMappingMode::kName) {
-        return Status::InvalidArgument("Changing column mapping mode from '" +
-                                           std::string(old_mode == delta::ColumnMappingMode::kNone   ? "none"
-                                                       : old_mode == delta::ColumnMappingMode::kName ? "name"
-                                                                                                      : "id") +
-                                           "' to '" + planner::LowerName(*m) + "' is not supported.",
-                                       errc::kDeltaUnsupportedColumnMappingModeChange);
+      if (old_mode != delta::ColumnMappingMode::kNone ||
+          new_mode != delta::ColumnMappingMode::kName) {
+        return Status::InvalidArgument(
+            "Changing column mapping mode from '" +
+                std::string(old_mode == delta::ColumnMappingMode::kNone   ? "none"
+                            : old_mode == delta::ColumnMappingMode::kName ? "name"
+                                                                          : "id") +
+                "' to '" + planner::LowerName(*m) + "' is not supported.",
+            errc::kDeltaUnsupportedColumnMappingModeChange);
       }
       int64_t max_id = 0;
-      Schema mapped = delta::AssignColumnMapping(snap.schema(), &max_id, delta::PhysicalNames::kLogical);
+      Schema mapped =
+          delta::AssignColumnMapping(snap.schema(), &max_id, delta::PhysicalNames::kLogical);
       change.metadata.schema_string = delta::SerializeSchema(mapped);
       config.Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
     }
@@ -364,13 +398,15 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
            !delta::GetBoolProperty(snap.metadata().configuration, key, false).ValueOr(false);
   };
   if (turning_on("delta.enableRowTracking")) {
-    return Status::NotImplemented("enabling row tracking on an existing table needs a backfill of row ids, which silt "
-                                  "does not implement yet",
-                                  errc::kNotImplemented);
+    return Status::NotImplemented(
+        "enabling row tracking on an existing table needs a backfill of row ids, which silt "
+        "does not implement yet",
+        errc::kNotImplemented);
   }
   if (turning_on("delta.enableInCommitTimestamps")) {
-    return Status::NotImplemented("enabling in-commit timestamps on an existing table is not implemented yet",
-                                  errc::kNotImplemented);
+    return Status::NotImplemented(
+        "enabling in-commit timestamps on an existing table is not implemented yet",
+        errc::kNotImplemented);
   }
   // Auto-TTL keys (given now, or already set when column mapping turns on) pass the DDL's checks.
   SILT_ASSIGN_OR_RETURN(Schema new_schema,
@@ -379,14 +415,16 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt, const 
   change.metadata.configuration = config;
   change.protocol = proto;
   std::string params = "{";
-  for (const auto& [k, v] : stmt.properties) params += (params.size() > 1 ? "," : "") + Json(delta::NormalizeTablePropertyKey(k)) + ":" + Json(v);
+  for (const auto& [k, v] : stmt.properties)
+    params +=
+        (params.size() > 1 ? "," : "") + Json(delta::NormalizeTablePropertyKey(k)) + ":" + Json(v);
   change.parameters.Set("properties", Json(params + "}"));
   SILT_RETURN_NOT_OK(CommitChange(t, std::move(change), ctx));
   return CommandResult{};
 }
 
-Result<CommandResult> UnsetProperties(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
-                                      CommandContext& ctx) {
+Result<CommandResult> UnsetProperties(const sql::AlterTableStatement& stmt,
+                                      const planner::ResolvedTable& t, CommandContext& ctx) {
   const delta::Snapshot& snap = *t.snapshot;
   Change change{snap.metadata(), std::nullopt, "UNSET TBLPROPERTIES", {}};
   std::vector<std::string> keys;
@@ -394,25 +432,29 @@ Result<CommandResult> UnsetProperties(const sql::AlterTableStatement& stmt, cons
   for (const auto& k : stmt.keys) unset.emplace_back(k, "");
   SILT_RETURN_NOT_OK(CheckAutoTtlPropertiesGiven(unset));
   for (const auto& k : stmt.keys) {
-    keys.push_back(delta::IsAutoTtlKey(k) ? delta::CanonicalAutoTtlKey(k) : delta::NormalizeTablePropertyKey(k));
+    keys.push_back(delta::IsAutoTtlKey(k) ? delta::CanonicalAutoTtlKey(k)
+                                          : delta::NormalizeTablePropertyKey(k));
   }
   // Both policy keys go: so does the column-mapping id that belongs to them.
   for (const auto& k : keys) {
-    if (k == delta::kAutoTtlExpireInDaysKey) change.metadata.configuration.Erase(delta::kAutoTtlTimestampColumnIdKey);
+    if (k == delta::kAutoTtlExpireInDaysKey)
+      change.metadata.configuration.Erase(delta::kAutoTtlTimestampColumnIdKey);
   }
   for (const auto& k : keys) {
-    if (k == "delta.columnMapping.mode" && snap.column_mapping_mode() != delta::ColumnMappingMode::kNone) {
-      return Status::NotImplemented("removing column mapping (it rewrites every data file) is not implemented yet",
-                                    errc::kNotImplemented);
+    if (k == "delta.columnMapping.mode" &&
+        snap.column_mapping_mode() != delta::ColumnMappingMode::kNone) {
+      return Status::NotImplemented(
+          "removing column mapping (it rewrites every data file) is not implemented yet",
+          errc::kNotImplemented);
     }
     if (k == "comment") {
       change.metadata.description.reset();
       continue;
     }
     if (!change.metadata.configuration.Erase(k) && !stmt.if_exists) {
-      return Status::InvalidArgument("Attempted to unset non-existent property '" +
-                                         k + "' in table " + t.display_name,
-                                     errc::kDeltaUnsetNonExistentProperty);
+      return Status::InvalidArgument(
+          "Attempted to unset non-existent property '" + k + "' in table " + t.display_name,
+          errc::kDeltaUnsetNonExistentProperty);
     }
   }
   change.parameters.Set("properties", Json(JsonList(keys)));
@@ -421,8 +463,8 @@ Result<CommandResult> UnsetProperties(const sql::AlterTableStatement& stmt, cons
   return CommandResult{};
 }
 
-Result<CommandResult> AddColumns(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
-                                 CommandContext& ctx) {
+Result<CommandResult> AddColumns(const sql::AlterTableStatement& stmt,
+                                 const planner::ResolvedTable& t, CommandContext& ctx) {
   const delta::Snapshot& snap = *t.snapshot;
   Change change{snap.metadata(), std::nullopt, "ADD COLUMNS", {}};
   Schema schema = snap.schema();
@@ -432,36 +474,40 @@ Result<CommandResult> AddColumns(const sql::AlterTableStatement& stmt, const pla
   std::string params = "[";
   for (const sql::ColumnDef& c : stmt.columns) {
     if (!c.nullable) {
-      return Status::InvalidArgument("Operation not allowed: `NOT NULL in ALTER TABLE ADD "
-                                     "COLUMNS` is not supported for Delta tables",
-                                     errc::kDeltaOperationNotAllowed);
+      return Status::InvalidArgument(
+          "Operation not allowed: `NOT NULL in ALTER TABLE ADD "
+          "COLUMNS` is not supported for Delta tables",
+          errc::kDeltaOperationNotAllowed);
     }
     if (c.default_value || c.generated_as || c.identity) {
-      return Status::NotImplemented("default, generated and identity columns are not implemented yet (column " + c.name +
-                                        ")",
-                                    errc::kNotImplemented);
+      return Status::NotImplemented(
+          "default, generated and identity columns are not implemented yet (column " + c.name + ")",
+          errc::kNotImplemented);
     }
     if (c.type->id() == TypeId::kNull) {
-      return Status::InvalidArgument("Column `" + c.name +
-                                         "` has type void, which Delta tables do not support.",
-                                     errc::kDeltaColumnDataTypeNotSupported);
+      return Status::InvalidArgument(
+          "Column `" + c.name + "` has type void, which Delta tables do not support.",
+          errc::kDeltaColumnDataTypeNotSupported);
     }
     SILT_ASSIGN_OR_RETURN(FieldPath at, Locate(&schema, c.name, "Cannot add a column to"));
     if (at.index >= 0) {
       return Status::InvalidArgument("Cannot add column, because `" + at.leaf +
-                                         "` already exists in " + DataType::Struct(*at.fields)->ToString() + ".",
+                                         "` already exists in " +
+                                         DataType::Struct(*at.fields)->ToString() + ".",
                                      errc::kFieldAlreadyExists);
     }
     SILT_ASSIGN_OR_RETURN(std::string metadata, WithComment("{}", c.comment));
     Field f{at.leaf, c.type, true, metadata};
-    if (mapped) f = delta::AssignColumnMapping({f}, &max_id)[0];  // new columns get fresh ids and names
+    if (mapped)
+      f = delta::AssignColumnMapping({f}, &max_id)[0];  // new columns get fresh ids and names
     std::string position;
     const std::string param = FieldParam(c.name, f);
     SILT_RETURN_NOT_OK(InsertAtPosition(at.fields, std::move(f), c, at.fields->size(), &position));
     params += std::string(params.size() > 1 ? "," : "") + "{\"column\":" + param +
               (position.empty() ? "" : ",\"position\":" + Json(position)) + "}";
   }
-  if (mapped) change.metadata.configuration.Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
+  if (mapped)
+    change.metadata.configuration.Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
   change.metadata.schema_string = delta::SerializeSchema(schema);
   change.parameters.Set("columns", Json(params + "]"));
   SILT_RETURN_NOT_OK(CommitChange(t, std::move(change), ctx));
@@ -475,11 +521,12 @@ bool IsPartitionColumn(const delta::Snapshot& snap, const std::string& name) {
   return false;
 }
 
-Result<CommandResult> DropColumns(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
-                                  CommandContext& ctx) {
+Result<CommandResult> DropColumns(const sql::AlterTableStatement& stmt,
+                                  const planner::ResolvedTable& t, CommandContext& ctx) {
   const delta::Snapshot& snap = *t.snapshot;
   for (const std::string& name : stmt.column_names) {
-    SILT_RETURN_NOT_OK(delta::CheckAutoTtlColumnDrop(snap.metadata().configuration, name, CaseSensitive(ctx)));
+    SILT_RETURN_NOT_OK(
+        delta::CheckAutoTtlColumnDrop(snap.metadata().configuration, name, CaseSensitive(ctx)));
   }
   SILT_RETURN_NOT_OK(RequireColumnMapping(snap, "DROP COLUMN", errc::kDeltaUnsupportedDropColumn));
   Schema schema = snap.schema();
@@ -491,16 +538,19 @@ Result<CommandResult> DropColumns(const sql::AlterTableStatement& stmt, const pl
       return ColumnNotFound(name);
     }
     if (at->parent.empty() && IsPartitionColumn(snap, at->leaf)) {
-      return Status::InvalidArgument("Dropping partition columns (" + at->leaf +
-                                         ") is not allowed.",
-                                     errc::kDeltaUnsupportedDropPartitionColumn);
+      return Status::InvalidArgument(
+          "Dropping partition columns (" + at->leaf + ") is not allowed.",
+          errc::kDeltaUnsupportedDropPartitionColumn);
     }
     if (at->fields->size() == 1) {
-      return Status::InvalidArgument("Cannot drop column from a schema with a "
-                                     "single column. Schema:\n" + DataType::Struct(schema)->ToString(),
-                                     errc::kDeltaDropColumnOnSingleFieldSchema);
+      return Status::InvalidArgument(
+          "Cannot drop column from a schema with a "
+          "single column. Schema:\n" +
+              DataType::Struct(schema)->ToString(),
+          errc::kDeltaDropColumnOnSingleFieldSchema);
     }
-    SILT_RETURN_NOT_OK(CheckNoDependentConstraints(snap, at->parent.empty() ? at->leaf : at->parent.front(), ctx));
+    SILT_RETURN_NOT_OK(
+        CheckNoDependentConstraints(snap, at->parent.empty() ? at->leaf : at->parent.front(), ctx));
     at->fields->erase(at->fields->begin() + at->index);
     dropped.push_back(name);
   }
@@ -512,23 +562,25 @@ Result<CommandResult> DropColumns(const sql::AlterTableStatement& stmt, const pl
   return CommandResult{};
 }
 
-Result<CommandResult> RenameColumn(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
-                                   CommandContext& ctx) {
+Result<CommandResult> RenameColumn(const sql::AlterTableStatement& stmt,
+                                   const planner::ResolvedTable& t, CommandContext& ctx) {
   const delta::Snapshot& snap = *t.snapshot;
+  SILT_RETURN_NOT_OK(delta::CheckAutoTtlColumnRename(snap.metadata().configuration,
+                                                     stmt.column_names.at(0), CaseSensitive(ctx)));
   SILT_RETURN_NOT_OK(
-      delta::CheckAutoTtlColumnRename(snap.metadata().configuration, stmt.column_names.at(0), CaseSensitive(ctx)));
-  SILT_RETURN_NOT_OK(RequireColumnMapping(snap, "Column rename", errc::kDeltaUnsupportedRenameColumn));
+      RequireColumnMapping(snap, "Column rename", errc::kDeltaUnsupportedRenameColumn));
   Schema schema = snap.schema();
   const std::string& old_name = stmt.column_names.at(0);
   SILT_ASSIGN_OR_RETURN(FieldPath at, Locate(&schema, old_name, "Cannot rename a column of"));
   if (at.index < 0) return ColumnNotFound(old_name);
   int clash = FindField(*at.fields, stmt.new_name);
   if (clash >= 0 && clash != at.index) {
-    return Status::InvalidArgument("Found duplicate column(s) in the data to save: " +
-                                       planner::LowerName(stmt.new_name),
-                                   errc::kDeltaDuplicateColumnsFound);
+    return Status::InvalidArgument(
+        "Found duplicate column(s) in the data to save: " + planner::LowerName(stmt.new_name),
+        errc::kDeltaDuplicateColumnsFound);
   }
-  SILT_RETURN_NOT_OK(CheckNoDependentConstraints(snap, at.parent.empty() ? at.leaf : at.parent.front(), ctx));
+  SILT_RETURN_NOT_OK(
+      CheckNoDependentConstraints(snap, at.parent.empty() ? at.leaf : at.parent.front(), ctx));
   Field& renamed = (*at.fields)[static_cast<size_t>(at.index)];
   const std::string current = renamed.name;
   renamed.name = stmt.new_name;
@@ -548,8 +600,8 @@ Result<CommandResult> RenameColumn(const sql::AlterTableStatement& stmt, const p
 }
 
 // ALTER|CHANGE COLUMN c COMMENT '…' | DROP NOT NULL | TYPE <same type> | FIRST | AFTER x.
-Result<CommandResult> AlterColumn(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
-                                  CommandContext& ctx) {
+Result<CommandResult> AlterColumn(const sql::AlterTableStatement& stmt,
+                                  const planner::ResolvedTable& t, CommandContext& ctx) {
   const delta::Snapshot& snap = *t.snapshot;
   Schema schema = snap.schema();
   const sql::ColumnDef& c = stmt.columns.at(0);
@@ -557,17 +609,20 @@ Result<CommandResult> AlterColumn(const sql::AlterTableStatement& stmt, const pl
   if (at.index < 0) return ColumnNotFound(c.name);
   Field f = (*at.fields)[static_cast<size_t>(at.index)];
   auto unsupported = [&](const std::string& to) {
-    return Status::InvalidArgument("ALTER TABLE CHANGE COLUMN is not "
-                                   "supported for changing column " + c.name + " from " + f.type->ToString() +
-                                       (f.nullable ? "" : " NOT NULL") + " to " + to,
-                                   errc::kDeltaUnsupportedAlterTableChangeColOp);
+    return Status::InvalidArgument(
+        "ALTER TABLE CHANGE COLUMN is not "
+        "supported for changing column " +
+            c.name + " from " + f.type->ToString() + (f.nullable ? "" : " NOT NULL") + " to " + to,
+        errc::kDeltaUnsupportedAlterTableChangeColOp);
   };
   if (stmt.new_type && at.parent.empty()) {
-    SILT_RETURN_NOT_OK(
-        delta::CheckAutoTtlColumnType(snap.metadata().configuration, f.name, *stmt.new_type, CaseSensitive(ctx)));
+    SILT_RETURN_NOT_OK(delta::CheckAutoTtlColumnType(snap.metadata().configuration, f.name,
+                                                     *stmt.new_type, CaseSensitive(ctx)));
   }
-  if (stmt.new_type && !stmt.new_type->Equals(*f.type)) return unsupported(stmt.new_type->ToString());
-  if (stmt.set_not_null && *stmt.set_not_null && f.nullable) return unsupported(f.type->ToString() + " NOT NULL");
+  if (stmt.new_type && !stmt.new_type->Equals(*f.type))
+    return unsupported(stmt.new_type->ToString());
+  if (stmt.set_not_null && *stmt.set_not_null && f.nullable)
+    return unsupported(f.type->ToString() + " NOT NULL");
   if (stmt.set_not_null && !*stmt.set_not_null) f.nullable = true;
   if (stmt.new_comment) {
     SILT_ASSIGN_OR_RETURN(f.metadata_json, WithComment(f.metadata_json, *stmt.new_comment));
@@ -575,7 +630,8 @@ Result<CommandResult> AlterColumn(const sql::AlterTableStatement& stmt, const pl
   at.fields->erase(at.fields->begin() + at.index);
   std::string position;
   const std::string param = FieldParam(c.name, f);
-  SILT_RETURN_NOT_OK(InsertAtPosition(at.fields, std::move(f), c, static_cast<size_t>(at.index), &position));
+  SILT_RETURN_NOT_OK(
+      InsertAtPosition(at.fields, std::move(f), c, static_cast<size_t>(at.index), &position));
   Change change{snap.metadata(), std::nullopt, "CHANGE COLUMN", {}};
   change.metadata.schema_string = delta::SerializeSchema(schema);
   change.parameters.Set("column", Json(param));
@@ -584,16 +640,16 @@ Result<CommandResult> AlterColumn(const sql::AlterTableStatement& stmt, const pl
   return CommandResult{};
 }
 
-Result<CommandResult> AddConstraint(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
-                                    CommandContext& ctx) {
+Result<CommandResult> AddConstraint(const sql::AlterTableStatement& stmt,
+                                    const planner::ResolvedTable& t, CommandContext& ctx) {
   const delta::Snapshot& snap = *t.snapshot;
   const std::string name = planner::LowerName(stmt.constraint_name);
   const std::string key = kConstraintPrefix + name;
   if (const std::string* old = snap.metadata().configuration.Find(key)) {
-    return Status::InvalidArgument("Constraint '" + name +
-                                       "' already exists. Please delete the old constraint first.\nOld constraint:\n" +
-                                       *old,
-                                   errc::kDeltaConstraintAlreadyExists);
+    return Status::InvalidArgument(
+        "Constraint '" + name +
+            "' already exists. Please delete the old constraint first.\nOld constraint:\n" + *old,
+        errc::kDeltaConstraintAlreadyExists);
   }
   const std::string& sql = stmt.constraint_text;
   SILT_ASSIGN_OR_RETURN(BoundCheck check, BindCheck(name, sql, snap.schema(), ctx));
@@ -609,8 +665,8 @@ Result<CommandResult> AddConstraint(const sql::AlterTableStatement& stmt, const 
     violating += static_cast<int64_t>(bad.size());
   }
   if (violating > 0) {
-    return Status::InvalidArgument(std::to_string(violating) + " rows in " +
-                                       t.display_name + " violate the new CHECK constraint (" + sql + ")",
+    return Status::InvalidArgument(std::to_string(violating) + " rows in " + t.display_name +
+                                       " violate the new CHECK constraint (" + sql + ")",
                                    errc::kDeltaNewCheckConstraintViolation);
   }
   Change change{snap.metadata(), std::nullopt, "ADD CONSTRAINT", {}};
@@ -621,18 +677,18 @@ Result<CommandResult> AddConstraint(const sql::AlterTableStatement& stmt, const 
   return CommandResult{};
 }
 
-Result<CommandResult> DropConstraint(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t,
-                                     CommandContext& ctx) {
+Result<CommandResult> DropConstraint(const sql::AlterTableStatement& stmt,
+                                     const planner::ResolvedTable& t, CommandContext& ctx) {
   const delta::Snapshot& snap = *t.snapshot;
   const std::string name = planner::LowerName(stmt.constraint_name);
   const std::string* old = snap.metadata().configuration.Find(kConstraintPrefix + name);
   if (!old && !stmt.if_exists) {
-    return Status::InvalidArgument("Cannot drop nonexistent constraint " + name +
-                                       " from table " + t.display_name +
-                                       ". To ignore this error, add the parameter IF EXISTS or set the SQL session "
-                                       "configuration spark.databricks.delta.constraints.allowUnenforcedNotNull.enabled "
-                                       "to true.",
-                                   errc::kDeltaConstraintDoesNotExist);
+    return Status::InvalidArgument(
+        "Cannot drop nonexistent constraint " + name + " from table " + t.display_name +
+            ". To ignore this error, add the parameter IF EXISTS or set the SQL session "
+            "configuration spark.databricks.delta.constraints.allowUnenforcedNotNull.enabled "
+            "to true.",
+        errc::kDeltaConstraintDoesNotExist);
   }
   Change change{snap.metadata(), std::nullopt, "DROP CONSTRAINT", {}};
   change.parameters.Set("name", Json(name));
@@ -647,11 +703,13 @@ Result<CommandResult> DropConstraint(const sql::AlterTableStatement& stmt, const
 // to the new name's location, as Spark's session catalog does; an external table keeps its
 // location. The new name is registered first (put-if-absent), so a concurrent rename or create
 // of that name fails instead of being overwritten.
-Result<CommandResult> RenameTable(const sql::AlterTableStatement& stmt, const planner::ResolvedTable& t, CommandContext& ctx) {
+Result<CommandResult> RenameTable(const sql::AlterTableStatement& stmt,
+                                  const planner::ResolvedTable& t, CommandContext& ctx) {
   if (!t.entry || t.is_temp_view) {
-    return Status::InvalidArgument("The feature is not supported: Table " + t.display_name +
-                                       " does not support RENAME TO (only catalog tables can be renamed).",
-                                   errc::kUnsupportedFeatureTableOperation);
+    return Status::InvalidArgument(
+        "The feature is not supported: Table " + t.display_name +
+            " does not support RENAME TO (only catalog tables can be renamed).",
+        errc::kUnsupportedFeatureTableOperation);
   }
   const planner::TableEntry& old = *t.entry;
   std::vector<std::string> parts;
@@ -664,7 +722,8 @@ Result<CommandResult> RenameTable(const sql::AlterTableStatement& stmt, const pl
   renamed.name = planner::LowerName(parts.back());
   if (parts.size() >= 2 && planner::LowerName(parts[parts.size() - 2]) != old.schema) {
     return Status::InvalidArgument("The feature is not supported: RENAME TO another schema (`" +
-                                       old.schema + "` to `" + planner::LowerName(parts[parts.size() - 2]) + "`).",
+                                       old.schema + "` to `" +
+                                       planner::LowerName(parts[parts.size() - 2]) + "`).",
                                    errc::kUnsupportedFeatureTableOperation);
   }
   if (ctx.catalog->TableExists(old.schema, renamed.name)) {
@@ -676,9 +735,11 @@ Result<CommandResult> RenameTable(const sql::AlterTableStatement& stmt, const pl
     renamed.location = ctx.catalog->ManagedLocation(old.schema, renamed.name);
     SILT_ASSIGN_OR_RETURN(bool exists, LocationExists(renamed.location));
     if (exists) {
-      return Status::AlreadyExists("Cannot name the managed table as `" + old.schema + "`.`" + renamed.name +
-                                       "`, as its associated location '" + renamed.location +
-                                       "' already exists. Please pick a different table name, or remove the existing location first.",
+      return Status::AlreadyExists("Cannot name the managed table as `" + old.schema + "`.`" +
+                                       renamed.name + "`, as its associated location '" +
+                                       renamed.location +
+                                       "' already exists. Please pick a different table name, or "
+                                       "remove the existing location first.",
                                    errc::kLocationAlreadyExists);
     }
   }
@@ -698,36 +759,50 @@ Result<CommandResult> RenameTable(const sql::AlterTableStatement& stmt, const pl
 }  // namespace
 
 Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.name, std::nullopt));
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t,
+                        ctx.binder->ResolveTable(stmt.name, std::nullopt));
   if (t.is_system) SILT_RETURN_NOT_OK(planner::ExpectTable(t, "ALTER TABLE"));  // read-only
   using A = sql::AlterTableStatement::Action;
   if (t.is_view && stmt.action == A::kSetTtl) {
-    return Status::InvalidArgument("Auto-TTL (DELETE ROWS … AFTER / DROP ROW "
-                                   "DELETION) needs a Delta table; " +
-                                       t.display_name + " is a view.",
-                                   errc::kAutoTtlUnsupportedTableType);
+    return Status::InvalidArgument(
+        "Auto-TTL (DELETE ROWS … AFTER / DROP ROW "
+        "DELETION) needs a Delta table; " +
+            t.display_name + " is a view.",
+        errc::kAutoTtlUnsupportedTableType);
   }
   if (t.is_view) {
-    return Status::InvalidArgument("'ALTER TABLE' expects a table but " +
-                                       t.display_name + " is a view.",
-                                   errc::kExpectTableNotViewNoAlternative);
+    return Status::InvalidArgument(
+        "'ALTER TABLE' expects a table but " + t.display_name + " is a view.",
+        errc::kExpectTableNotViewNoAlternative);
   }
   switch (stmt.action) {
-    case A::kSetProperties: return SetProperties(stmt, t, ctx);
-    case A::kUnsetProperties: return UnsetProperties(stmt, t, ctx);
-    case A::kAddColumns: return AddColumns(stmt, t, ctx);
-    case A::kDropColumns: return DropColumns(stmt, t, ctx);
-    case A::kRenameColumn: return RenameColumn(stmt, t, ctx);
-    case A::kAlterColumn: return AlterColumn(stmt, t, ctx);
-    case A::kAddConstraint: return AddConstraint(stmt, t, ctx);
-    case A::kDropConstraint: return DropConstraint(stmt, t, ctx);
-    case A::kRenameTable: return RenameTable(stmt, t, ctx);
-    case A::kSetTtl: return SetTtl(stmt, t, ctx);
+    case A::kSetProperties:
+      return SetProperties(stmt, t, ctx);
+    case A::kUnsetProperties:
+      return UnsetProperties(stmt, t, ctx);
+    case A::kAddColumns:
+      return AddColumns(stmt, t, ctx);
+    case A::kDropColumns:
+      return DropColumns(stmt, t, ctx);
+    case A::kRenameColumn:
+      return RenameColumn(stmt, t, ctx);
+    case A::kAlterColumn:
+      return AlterColumn(stmt, t, ctx);
+    case A::kAddConstraint:
+      return AddConstraint(stmt, t, ctx);
+    case A::kDropConstraint:
+      return DropConstraint(stmt, t, ctx);
+    case A::kRenameTable:
+      return RenameTable(stmt, t, ctx);
+    case A::kSetTtl:
+      return SetTtl(stmt, t, ctx);
     case A::kClusterBy:
-      return Status::NotImplemented("liquid clustering (ALTER TABLE … CLUSTER BY) is not implemented yet",
-                                    errc::kNotImplemented);
+      return Status::NotImplemented(
+          "liquid clustering (ALTER TABLE … CLUSTER BY) is not implemented yet",
+          errc::kNotImplemented);
   }
-  return Status::NotImplemented("this ALTER TABLE form is not implemented yet", errc::kNotImplemented);
+  return Status::NotImplemented("this ALTER TABLE form is not implemented yet",
+                                errc::kNotImplemented);
 }
 
 }  // namespace silt::commands

@@ -15,7 +15,8 @@
 
 namespace silt::commands {
 
-CommandResult StringRows(const std::vector<std::string>& column_names, const std::vector<std::vector<std::string>>& rows) {
+CommandResult StringRows(const std::vector<std::string>& column_names,
+                         const std::vector<std::vector<std::string>>& rows) {
   CommandResult r;
   DataChunk chunk;
   for (const auto& n : column_names) {
@@ -23,15 +24,16 @@ CommandResult StringRows(const std::vector<std::string>& column_names, const std
     chunk.columns.emplace_back(DataType::String());
   }
   for (const auto& row : rows) {
-    for (size_t i = 0; i < column_names.size(); ++i) chunk.columns[i].AppendString(i < row.size() ? row[i] : "");
+    for (size_t i = 0; i < column_names.size(); ++i)
+      chunk.columns[i].AppendString(i < row.size() ? row[i] : "");
   }
   chunk.num_rows_without_columns = rows.size();
   if (!rows.empty()) r.chunks.push_back(std::move(chunk));
   return r;
 }
 
-Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, const Schema& from, const Schema& to,
-                                          const std::string& table_name) {
+Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, const Schema& from,
+                                          const Schema& to, const std::string& table_name) {
   if (from.size() != to.size()) {
     return Status::InvalidArgument(
         "Cannot write to " + table_name +
@@ -53,9 +55,10 @@ Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, 
     any = true;
     Result<exec::ExprPtr> c = exec::BindCast(col, to[i].type, false, bind);
     if (!c.ok()) {
-      return Status::InvalidArgument("Cannot write incompatible data for the table " +
-                                         table_name + ": Cannot safely cast " + "`" + to[i].name + "` " +
-                                         from[i].type->ToString() + " to " + to[i].type->ToString() + ".",
+      return Status::InvalidArgument("Cannot write incompatible data for the table " + table_name +
+                                         ": Cannot safely cast " + "`" + to[i].name + "` " +
+                                         from[i].type->ToString() + " to " +
+                                         to[i].type->ToString() + ".",
                                      errc::kIncompatibleDataForTableCannotSafelyCast);
     }
     casts.push_back(*c);
@@ -76,8 +79,10 @@ Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, 
       if (st.error_class() == errc::kCastOverflow) {
         // Spark names the column it was writing.
         return Status::InvalidArgument("Fail to assign a value of \"" + from[i].type->ToString() +
-                                           "\" type to the \"" + to[i].type->ToString() + "\" type column or variable `" + to[i].name +
-                                           "` due to an overflow. Use `try_cast` on the input value to tolerate overflow and return "
+                                           "\" type to the \"" + to[i].type->ToString() +
+                                           "\" type column or variable `" + to[i].name +
+                                           "` due to an overflow. Use `try_cast` on the input "
+                                           "value to tolerate overflow and return "
                                            "NULL instead.",
                                        errc::kCastOverflowInTableInsert);
       }
@@ -93,8 +98,9 @@ Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, 
 
 namespace silt::commands {
 
-Result<TablePredicate> BindTablePredicate(const sql::ParsedExpr* where, const delta::Snapshot& snapshot,
-                                          const std::string& alias, CommandContext& ctx) {
+Result<TablePredicate> BindTablePredicate(const sql::ParsedExpr* where,
+                                          const delta::Snapshot& snapshot, const std::string& alias,
+                                          CommandContext& ctx) {
   TablePredicate p;
   if (!where) return p;
   std::vector<planner::OutputColumn> cols;
@@ -105,10 +111,12 @@ Result<TablePredicate> BindTablePredicate(const sql::ParsedExpr* where, const de
   std::vector<int> used;
   exec::CollectColumns(*e, &used);
   std::sort(used.begin(), used.end());
-  std::function<exec::ExprPtr(const exec::ExprPtr&)> remap = [&](const exec::ExprPtr& x) -> exec::ExprPtr {
+  std::function<exec::ExprPtr(const exec::ExprPtr&)> remap =
+      [&](const exec::ExprPtr& x) -> exec::ExprPtr {
     if (x->kind == exec::ExprKind::kColumn) {
       auto c = std::make_shared<exec::Expr>(*x);
-      c->column = static_cast<int>(std::lower_bound(used.begin(), used.end(), x->column) - used.begin());
+      c->column =
+          static_cast<int>(std::lower_bound(used.begin(), used.end(), x->column) - used.begin());
       return c;
     }
     if (x->children.empty()) return x;
@@ -122,15 +130,16 @@ Result<TablePredicate> BindTablePredicate(const sql::ParsedExpr* where, const de
     const std::string& name = snapshot.schema()[c].name;
     p.columns.push_back(name);
     bool part = false;
-    for (const auto& pc : snapshot.partition_columns()) part |= planner::LowerName(pc) == planner::LowerName(name);
+    for (const auto& pc : snapshot.partition_columns())
+      part |= planner::LowerName(pc) == planner::LowerName(name);
     p.partition_only = p.partition_only && part;
   }
   p.sql = e->ToString();  // SQL text (quoted literals), as Spark records expr.sql
   return p;
 }
 
-Result<bool> PartitionMatches(const TablePredicate& pred, const delta::Snapshot& snapshot, const delta::AddFile& file,
-                              const exec::EvalContext& eval) {
+Result<bool> PartitionMatches(const TablePredicate& pred, const delta::Snapshot& snapshot,
+                              const delta::AddFile& file, const exec::EvalContext& eval) {
   if (!pred.expr) return true;
   DataChunk row;
   row.num_rows_without_columns = 1;
@@ -149,7 +158,8 @@ Result<bool> PartitionMatches(const TablePredicate& pred, const delta::Snapshot&
   return !sel.empty();
 }
 
-Result<planner::LogicalNode> PrunedScan(const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
+Result<planner::LogicalNode> PrunedScan(const TablePredicate& pred,
+                                        std::shared_ptr<const delta::Snapshot> snapshot,
                                         CommandContext& ctx) {
   planner::LogicalNode scan;
   scan.kind = planner::LogicalKind::kScan;
@@ -163,11 +173,12 @@ Result<planner::LogicalNode> PrunedScan(const TablePredicate& pred, std::shared_
   return scan;
 }
 
-Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(const TablePredicate& pred,
-                                                                  std::shared_ptr<const delta::Snapshot> snapshot,
-                                                                  CommandContext& ctx) {
+Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(
+    const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
+    CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(planner::LogicalNode scan, PrunedScan(pred, std::move(snapshot), ctx));
-  std::unordered_set<const delta::AddFile*> out(scan.pruned_files->begin(), scan.pruned_files->end());
+  std::unordered_set<const delta::AddFile*> out(scan.pruned_files->begin(),
+                                                scan.pruned_files->end());
   return out;
 }
 
@@ -342,15 +353,16 @@ Result<BoundDmlTarget> BindDmlTarget(planner::ResolvedTable resolved, const sql:
   return b;
 }
 
-Result<BoundCheck> BindCheck(const std::string& name, const std::string& sql, const Schema& logical, CommandContext& ctx) {
+Result<BoundCheck> BindCheck(const std::string& name, const std::string& sql, const Schema& logical,
+                             CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(sql::ExprNode parsed, sql::ParseExpression(sql));
   std::vector<planner::OutputColumn> cols;
   for (const Field& f : logical) cols.push_back({f.name, f.type, f.nullable, ""});
   SILT_ASSIGN_OR_RETURN(exec::ExprPtr e, ctx.binder->BindExpression(*parsed, cols));
   if (e->type->id() != TypeId::kBoolean && e->type->id() != TypeId::kNull) {
-    return Status::InvalidArgument("CHECK constraint '" + name + "' (" + sql +
-                                       ") should be a boolean expression.",
-                                   errc::kDeltaNonBooleanCheckConstraint);
+    return Status::InvalidArgument(
+        "CHECK constraint '" + name + "' (" + sql + ") should be a boolean expression.",
+        errc::kDeltaNonBooleanCheckConstraint);
   }
   BoundCheck c{name, sql, e, {}};
   exec::CollectColumns(*e, &c.columns);
@@ -375,8 +387,10 @@ Result<std::vector<uint32_t>> CheckViolations(const BoundCheck& check, const Dat
   return out;
 }
 
-Result<delta::RowValidator> MakeRowValidator(const delta::Metadata& metadata, const Schema& logical, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(delta::TableConstraints constraints, delta::TableConstraints::Make(logical, metadata));
+Result<delta::RowValidator> MakeRowValidator(const delta::Metadata& metadata, const Schema& logical,
+                                             CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(delta::TableConstraints constraints,
+                        delta::TableConstraints::Make(logical, metadata));
   if (constraints.needs_validator().empty()) return delta::RowValidator();
   std::vector<BoundCheck> checks;
   for (const delta::SqlCheck& c : constraints.needs_validator()) {
@@ -393,7 +407,8 @@ Result<delta::RowValidator> MakeRowValidator(const delta::Metadata& metadata, co
           "CHECK constraint " + c.name + " " + c.expr->ToString() + " violated by row with values:";
       for (int col : c.columns) {
         Value v = chunk.columns[static_cast<size_t>(col)].GetValue(bad[0]);
-        msg += "\n - " + logical[static_cast<size_t>(col)].name + " : " + (v.is_null() ? std::string("null") : v.ToString());
+        msg += "\n - " + logical[static_cast<size_t>(col)].name + " : " +
+               (v.is_null() ? std::string("null") : v.ToString());
       }
       return Status::InvalidArgument(msg, delta::kConstraintViolatedClass);
     }

@@ -49,34 +49,37 @@ struct CommandContext {
 };
 
 // Builds a one-row-per-value result of string columns (SHOW …, SET, DESCRIBE …).
-CommandResult StringRows(const std::vector<std::string>& column_names, const std::vector<std::vector<std::string>>& rows);
+CommandResult StringRows(const std::vector<std::string>& column_names,
+                         const std::vector<std::vector<std::string>>& rows);
 // Converts rows of `chunks` (any columns) to the target column types with Spark's store
 // assignment (ANSI casts: overflow and bad values are errors), e.g. for INSERT.
-Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, const Schema& from, const Schema& to,
-                                          const std::string& table_name);
+Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, const Schema& from,
+                                          const Schema& to, const std::string& table_name);
 
 // A predicate over a table's rows, bound for the DML/maintenance commands: the expression reads
 // only `columns` (logical names, in the order of its column indices).
 struct TablePredicate {
   exec::ExprPtr expr;  // null: no predicate (every row)
   std::vector<std::string> columns;
-  std::string sql;     // the predicate's text for operationParameters
+  std::string sql;  // the predicate's text for operationParameters
   bool partition_only = false;
 };
 // Binds `where` over the table's columns (qualified by `alias` or the table's name when given).
-Result<TablePredicate> BindTablePredicate(const sql::ParsedExpr* where, const delta::Snapshot& snapshot,
-                                          const std::string& alias, CommandContext& ctx);
+Result<TablePredicate> BindTablePredicate(const sql::ParsedExpr* where,
+                                          const delta::Snapshot& snapshot, const std::string& alias,
+                                          CommandContext& ctx);
 // Whether a file's partition values make `pred` (partition-only) TRUE.
-Result<bool> PartitionMatches(const TablePredicate& pred, const delta::Snapshot& snapshot, const delta::AddFile& file,
-                              const exec::EvalContext& eval);
+Result<bool> PartitionMatches(const TablePredicate& pred, const delta::Snapshot& snapshot,
+                              const delta::AddFile& file, const exec::EvalContext& eval);
 // A scan node of `snapshot` reading pred.columns, its files pruned by `pred` (PruneFiles: partition
 // values, then min/max statistics when spark.databricks.delta.stats.skipping is on).
-Result<planner::LogicalNode> PrunedScan(const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
+Result<planner::LogicalNode> PrunedScan(const TablePredicate& pred,
+                                        std::shared_ptr<const delta::Snapshot> snapshot,
                                         CommandContext& ctx);
 // The files the predicate may match by partition values and min/max statistics (PrunedScan's).
-Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(const TablePredicate& pred,
-                                                                  std::shared_ptr<const delta::Snapshot> snapshot,
-                                                                  CommandContext& ctx);
+Result<std::unordered_set<const delta::AddFile*>> CandidateFiles(
+    const TablePredicate& pred, std::shared_ptr<const delta::Snapshot> snapshot,
+    CommandContext& ctx);
 // The DML core's file filter and row matcher for a bound predicate: files that partition values
 // or statistics exclude are skipped unread, files a partition-only predicate fully matches are
 // taken whole, the others are read and filtered with `eval`. Leaves both empty without a predicate.
@@ -125,7 +128,8 @@ struct BoundCheck {
 };
 // Binds `sql` over `logical`. Errors: its parse/bind errors; DELTA_NON_BOOLEAN_CHECK_CONSTRAINT
 // when it is not a boolean expression.
-Result<BoundCheck> BindCheck(const std::string& name, const std::string& sql, const Schema& logical, CommandContext& ctx);
+Result<BoundCheck> BindCheck(const std::string& name, const std::string& sql, const Schema& logical,
+                             CommandContext& ctx);
 // The rows of `chunk` (the table's columns, logical order) that violate `check`: FALSE or NULL.
 Result<std::vector<uint32_t>> CheckViolations(const BoundCheck& check, const DataChunk& chunk,
                                               const exec::EvalContext& eval);
@@ -133,20 +137,24 @@ Result<std::vector<uint32_t>> CheckViolations(const BoundCheck& check, const Dat
 // constraints the kernel leaves to it and fails on the first violating row with
 // DELTA_VIOLATE_CONSTRAINT_WITH_VALUES and Spark's message (name, expression, the row's values of
 // the columns it reads). Empty when the table has none.
-Result<delta::RowValidator> MakeRowValidator(const delta::Metadata& metadata, const Schema& logical, CommandContext& ctx);
+Result<delta::RowValidator> MakeRowValidator(const delta::Metadata& metadata, const Schema& logical,
+                                             CommandContext& ctx);
 // The output columns of the view `name` (bound as a query would bind it).
-Result<std::vector<planner::OutputColumn>> ViewColumns(const sql::TableName& name, CommandContext& ctx);
+Result<std::vector<planner::OutputColumn>> ViewColumns(const sql::TableName& name,
+                                                       CommandContext& ctx);
 // One row (or one per value) of BIGINT counters, e.g. num_affected_rows.
 CommandResult CountRows(const std::vector<std::pair<std::string, int64_t>>& counters);
 
 Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DropTable(const sql::DropTableStatement& stmt, CommandContext& ctx);
 Result<CommandResult> TruncateTable(const sql::TruncateStatement& stmt, CommandContext& ctx);
-Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt, CommandContext& ctx);  // views.cc
+Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt,
+                                 CommandContext& ctx);  // views.cc
 Result<CommandResult> DropView(const sql::DropViewStatement& stmt, CommandContext& ctx);
 Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandContext& ctx);
 Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& ctx);
-Result<CommandResult> SchemaCommand(const sql::Statement& stmt, CommandContext& ctx);  // CREATE/DROP/USE/SHOW SCHEMAS
+Result<CommandResult> SchemaCommand(const sql::Statement& stmt,
+                                    CommandContext& ctx);  // CREATE/DROP/USE/SHOW SCHEMAS
 Result<CommandResult> ShowTables(const sql::ShowStatement& stmt, CommandContext& ctx);
 Result<CommandResult> SetCommand(const sql::Statement& stmt, CommandContext& ctx);  // SET / RESET
 Result<CommandResult> DeleteFrom(const sql::DeleteStatement& stmt, CommandContext& ctx);

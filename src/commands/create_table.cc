@@ -31,7 +31,8 @@ struct Target {
   bool managed = true;
 };
 
-Result<Target> ResolveTarget(const sql::TableName& tn, const std::string& location, CommandContext& ctx) {
+Result<Target> ResolveTarget(const sql::TableName& tn, const std::string& location,
+                             CommandContext& ctx) {
   Target t;
   if (tn.is_path()) {
     t.location = tn.path;
@@ -39,15 +40,18 @@ Result<Target> ResolveTarget(const sql::TableName& tn, const std::string& locati
     t.managed = false;
     return t;
   }
-  if (tn.parts.size() > 2 && !(tn.parts.size() == 3 && planner::LowerName(tn.parts[0]) == "spark_catalog")) {
+  if (tn.parts.size() > 2 &&
+      !(tn.parts.size() == 3 && planner::LowerName(tn.parts[0]) == "spark_catalog")) {
     return Status::InvalidArgument(tn.ToString() + " has too many name parts.",
                                    errc::kRequiresSinglePartNamespace);
   }
   t.catalog = true;
-  t.schema = planner::LowerName(tn.parts.size() >= 2 ? tn.parts[tn.parts.size() - 2] : *ctx.current_schema);
+  t.schema = planner::LowerName(tn.parts.size() >= 2 ? tn.parts[tn.parts.size() - 2]
+                                                     : *ctx.current_schema);
   t.name = planner::LowerName(tn.parts.back());
   if (!ctx.catalog->SchemaExists(t.schema)) {
-    return Status::NotFound("The schema `" + t.schema + "` cannot be found.", errc::kSchemaNotFound);
+    return Status::NotFound("The schema `" + t.schema + "` cannot be found.",
+                            errc::kSchemaNotFound);
   }
   t.display = "spark_catalog." + t.schema + "." + t.name;
   t.managed = location.empty();
@@ -59,17 +63,20 @@ Result<Target> ResolveTarget(const sql::TableName& tn, const std::string& locati
 
 Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx) {
   if (!stmt.using_format.empty() && stmt.using_format != "delta") {
-    return Status::NotImplemented("CREATE TABLE … USING " + stmt.using_format + " is not supported; silt creates Delta tables",
+    return Status::NotImplemented("CREATE TABLE … USING " + stmt.using_format +
+                                      " is not supported; silt creates Delta tables",
                                   errc::kSiltUnsupportedDataSource);
   }
   if (!stmt.cluster_by.empty()) {
     return Status::NotImplemented(
-        "liquid clustering (CREATE TABLE … CLUSTER BY) is not implemented yet", errc::kNotImplemented);
+        "liquid clustering (CREATE TABLE … CLUSTER BY) is not implemented yet",
+        errc::kNotImplemented);
   }
   for (const auto& c : stmt.columns) {
     if (c.generated_as || c.identity || c.default_value) {
-      return Status::NotImplemented("generated, identity and default columns are not implemented yet (column " + c.name + ")",
-                                    errc::kNotImplemented);
+      return Status::NotImplemented(
+          "generated, identity and default columns are not implemented yet (column " + c.name + ")",
+          errc::kNotImplemented);
     }
   }
   std::string location = stmt.location;
@@ -88,22 +95,25 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   if (exists) {
     SILT_ASSIGN_OR_RETURN(planner::TableEntry e, ctx.catalog->GetTable(target.schema, target.name));
     if (e.format == "view") {
-      return Status::AlreadyExists("Cannot create table `" + target.schema + "`.`" +
-                                       target.name + "` because a view of that name exists.",
+      return Status::AlreadyExists("Cannot create table `" + target.schema + "`.`" + target.name +
+                                       "` because a view of that name exists.",
                                    errc::kTableOrViewAlreadyExists);
     }
     target.location = e.location;
     target.managed = e.managed;
   }
-  SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, planner::OpenTableStore(target.location, ctx.clock));
-  Result<std::shared_ptr<const delta::Snapshot>> existing = delta::Snapshot::Load(store, std::nullopt, {.load_files = true});
+  SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store,
+                        planner::OpenTableStore(target.location, ctx.clock));
+  Result<std::shared_ptr<const delta::Snapshot>> existing =
+      delta::Snapshot::Load(store, std::nullopt, {.load_files = true});
   bool has_log = existing.ok();
   if (!existing.ok() && existing.status().code() != StatusCode::kNotFound) return existing.status();
 
   // Schema: the column list, or the query's output (CTAS).
   Schema schema;
   std::vector<DataChunk> rows;
-  for (const auto& c : stmt.columns) schema.push_back({c.name, c.type, c.nullable, CommentMetadata(c.comment)});
+  for (const auto& c : stmt.columns)
+    schema.push_back({c.name, c.type, c.nullable, CommentMetadata(c.comment)});
   for (size_t i = 0; i < schema.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (planner::LowerName(schema[i].name) == planner::LowerName(schema[j].name)) {
@@ -124,44 +134,51 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     }
     for (const auto& f : schema) {
       if (f.type->id() == TypeId::kNull) {
-        return Status::InvalidArgument("Column `" + f.name + "` has type void, which Delta tables do not support.",
-                                       errc::kDeltaColumnDataTypeNotSupported);
+        return Status::InvalidArgument(
+            "Column `" + f.name + "` has type void, which Delta tables do not support.",
+            errc::kDeltaColumnDataTypeNotSupported);
       }
     }
   }
   if (schema.empty() && has_log && !stmt.or_replace && stmt.ttl) {
-    return Status::InvalidArgument("CREATE TABLE over the existing Delta table at " +
-                                       target.location +
-                                       " registers it as it is and cannot set an Auto-TTL policy; register it first, "
-                                       "then use ALTER TABLE … DELETE ROWS n DAYS AFTER column.",
-                                   errc::kAutoTtlUnsupportedTableType);
+    return Status::InvalidArgument(
+        "CREATE TABLE over the existing Delta table at " + target.location +
+            " registers it as it is and cannot set an Auto-TTL policy; register it first, "
+            "then use ALTER TABLE … DELETE ROWS n DAYS AFTER column.",
+        errc::kAutoTtlUnsupportedTableType);
   }
   if (schema.empty() && has_log && !stmt.or_replace) {
     // CREATE TABLE t LOCATION '<existing delta table>': register it as it is.
     if (!target.catalog) return CommandResult{};
-    planner::TableEntry e{target.schema, target.name, target.location, false, "delta", "", stmt.comment, {}, ""};
+    planner::TableEntry e{
+        target.schema, target.name, target.location, false, "delta", "", stmt.comment, {}, ""};
     SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
     return CommandResult{};
   }
   if (schema.empty()) {
-    return Status::InvalidArgument("Table schema is not provided. Please provide the schema "
-                                   "(column definition) of the table when using REPLACE table and an AS SELECT query is not provided.",
-                                   errc::kDeltaSchemaNotProvided);
+    return Status::InvalidArgument(
+        "Table schema is not provided. Please provide the schema "
+        "(column definition) of the table when using REPLACE table and an AS SELECT query is not "
+        "provided.",
+        errc::kDeltaSchemaNotProvided);
   }
   for (const auto& p : stmt.partition_by) {
     if (FindField(schema, p) < 0) {
-      return Status::InvalidArgument("Couldn't find column " + p + " in:\n" +
-                                         DataType::Struct(schema)->ToString(),
-                                     errc::kDeltaColumnNotFoundInSchema);
+      return Status::InvalidArgument(
+          "Couldn't find column " + p + " in:\n" + DataType::Struct(schema)->ToString(),
+          errc::kDeltaColumnNotFoundInSchema);
     }
   }
   delta::StringMap given;
   for (const auto& [k, v] : stmt.properties) given.Set(k, v);
-  SILT_ASSIGN_OR_RETURN(delta::StringMap props,
-                        delta::ValidateTableProperties(
-                            given, ctx.config->GetBool("spark.databricks.delta.allowArbitraryProperties.enabled", false)));
+  SILT_ASSIGN_OR_RETURN(
+      delta::StringMap props,
+      delta::ValidateTableProperties(
+          given,
+          ctx.config->GetBool("spark.databricks.delta.allowArbitraryProperties.enabled", false)));
   for (size_t i = 0; i < stmt.constraints.size(); ++i) {
-    props.Set("delta.constraints." + planner::LowerName(stmt.constraints[i].first), stmt.constraint_texts[i]);
+    props.Set("delta.constraints." + planner::LowerName(stmt.constraints[i].first),
+              stmt.constraint_texts[i]);
   }
   // Auto-TTL (spec A.3/A.4): the DELETE ROWS clause, or the keys given as TBLPROPERTIES, checked
   // against the new schema. Under column mapping the policy records the column's id, so the ids
@@ -169,30 +186,34 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   bool ttl = stmt.ttl.has_value();
   for (const auto& [k, v] : props) ttl = ttl || delta::IsAutoTtlKey(k);
   if (ttl && has_log && !stmt.or_replace) {
-    return Status::InvalidArgument("CREATE TABLE over the existing Delta table at " +
-                                       target.location +
-                                       " registers it as it is and cannot set an Auto-TTL policy; register it first, "
-                                       "then use ALTER TABLE … DELETE ROWS n DAYS AFTER column.",
-                                   errc::kAutoTtlUnsupportedTableType);
+    return Status::InvalidArgument(
+        "CREATE TABLE over the existing Delta table at " + target.location +
+            " registers it as it is and cannot set an Auto-TTL policy; register it first, "
+            "then use ALTER TABLE … DELETE ROWS n DAYS AFTER column.",
+        errc::kAutoTtlUnsupportedTableType);
   }
   if (ttl) {
     const bool case_sensitive = ctx.config->GetBool("spark.sql.caseSensitive", false);
     const std::string* cm_mode = props.Find("delta.columnMapping.mode");
     SILT_ASSIGN_OR_RETURN(delta::ColumnMappingMode cm,
-                          delta::ParseColumnMappingMode(cm_mode ? std::optional<std::string>(*cm_mode) : std::nullopt));
+                          delta::ParseColumnMappingMode(
+                              cm_mode ? std::optional<std::string>(*cm_mode) : std::nullopt));
     if (cm != delta::ColumnMappingMode::kNone) {
       int64_t max_id = 0;
-      if (const std::string* m = props.Find("delta.columnMapping.maxColumnId")) max_id = std::atoll(m->c_str());
+      if (const std::string* m = props.Find("delta.columnMapping.maxColumnId"))
+        max_id = std::atoll(m->c_str());
       schema = delta::AssignColumnMapping(schema, &max_id);
       props.Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
     }
     SILT_RETURN_NOT_OK(delta::NormalizeAutoTtlConfiguration(&props, schema, case_sensitive));
     if (stmt.ttl) {
-      SILT_RETURN_NOT_OK(delta::SetAutoTtlPolicy(&props, schema, stmt.ttl->column, stmt.ttl->amount, case_sensitive));
+      SILT_RETURN_NOT_OK(delta::SetAutoTtlPolicy(&props, schema, stmt.ttl->column, stmt.ttl->amount,
+                                                 case_sensitive));
     }
   }
   if (!props.Contains("delta.enableDeletionVectors") &&
-      ctx.config->GetBool("spark.databricks.delta.properties.defaults.enableDeletionVectors", true)) {
+      ctx.config->GetBool("spark.databricks.delta.properties.defaults.enableDeletionVectors",
+                          true)) {
     props.Set("delta.enableDeletionVectors", "true");
   }
   if (has_log && !stmt.or_replace) {
@@ -204,14 +225,18 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     const Schema& have = (*existing)->schema();
     bool same = have.size() == schema.size();
     for (size_t i = 0; same && i < have.size(); ++i) {
-      same = planner::LowerName(have[i].name) == planner::LowerName(schema[i].name) && have[i].type->Equals(*schema[i].type);
+      same = planner::LowerName(have[i].name) == planner::LowerName(schema[i].name) &&
+             have[i].type->Equals(*schema[i].type);
     }
     if (!same) {
-      return Status::InvalidArgument("The specified schema does not match the existing "
-                                     "schema at " + target.location + ".",
-                                     errc::kDeltaCreateTableSchemeMismatch);
+      return Status::InvalidArgument(
+          "The specified schema does not match the existing "
+          "schema at " +
+              target.location + ".",
+          errc::kDeltaCreateTableSchemeMismatch);
     }
-    planner::TableEntry e{target.schema, target.name, target.location, false, "delta", "", stmt.comment, {}, ""};
+    planner::TableEntry e{
+        target.schema, target.name, target.location, false, "delta", "", stmt.comment, {}, ""};
     SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
     return CommandResult{};
   }
@@ -238,7 +263,8 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     txn.UpdateMetadata(md);
     delta::Protocol proto = delta::ProtocolForNewTable(schema, props);
     if (proto.min_reader_version > snap->protocol().min_reader_version ||
-        proto.min_writer_version > snap->protocol().min_writer_version || proto != snap->protocol()) {
+        proto.min_writer_version > snap->protocol().min_writer_version ||
+        proto != snap->protocol()) {
       txn.UpdateProtocol(proto);
     }
     txn.SetReadScope(delta::ReadScope::kWholeTable);
@@ -256,7 +282,8 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     }
     delta::StringMap params;
     params.Set("isManaged", target.managed ? "\"true\"" : "\"false\"");
-    txn.SetOperation(stmt.as_query ? "CREATE OR REPLACE TABLE AS SELECT" : "CREATE OR REPLACE TABLE", params);
+    txn.SetOperation(
+        stmt.as_query ? "CREATE OR REPLACE TABLE AS SELECT" : "CREATE OR REPLACE TABLE", params);
     if (!rows.empty()) {
       SILT_ASSIGN_OR_RETURN(auto adds, delta::WriteDataFiles(*store, md, schema, rows, write));
       int64_t n = 0;
@@ -278,7 +305,9 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     SILT_RETURN_NOT_OK(created.status());
   }
   if (target.catalog && !exists) {
-    planner::TableEntry e{target.schema, target.name, target.location, target.managed, "delta", "", stmt.comment, {}, ""};
+    planner::TableEntry e{target.schema,  target.name, target.location,
+                          target.managed, "delta",     "",
+                          stmt.comment,   {},          ""};
     SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
   }
   return CommandResult{};

@@ -6,7 +6,8 @@
 namespace silt::commands {
 
 Result<CommandResult> DescribeDetail(const sql::DescribeStatement& stmt, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t,
+                        ctx.binder->ResolveTable(stmt.table, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "DESCRIBE DETAIL"));
   const delta::Snapshot& s = *t.snapshot;
   TypePtr sarr = DataType::List(DataType::String());
@@ -30,7 +31,9 @@ Result<CommandResult> DescribeDetail(const sql::DescribeStatement& stmt, Command
               {"tableFeatures", sarr, true, "{}"},
               {"statistics", lmap, true, "{}"}};
   std::vector<Value> row;
-  auto strv = [](const std::optional<std::string>& v) { return v ? Value::String(*v) : Value::Null(DataType::String()); };
+  auto strv = [](const std::optional<std::string>& v) {
+    return v ? Value::String(*v) : Value::Null(DataType::String());
+  };
   auto list = [&](const std::vector<std::string>& items) {
     std::vector<Value> vs;
     for (const auto& i : items) vs.push_back(Value::String(i));
@@ -39,10 +42,12 @@ Result<CommandResult> DescribeDetail(const sql::DescribeStatement& stmt, Command
   const delta::Metadata& md = s.metadata();
   row.push_back(Value::String("delta"));
   row.push_back(Value::String(md.id));
-  row.push_back(t.entry ? Value::String("spark_catalog." + t.entry->schema + "." + t.entry->name) : strv(md.name));
+  row.push_back(t.entry ? Value::String("spark_catalog." + t.entry->schema + "." + t.entry->name)
+                        : strv(md.name));
   row.push_back(strv(md.description));
   row.push_back(Value::String(t.location));
-  row.push_back(md.created_time ? Value::Integer(DataType::Timestamp(), *md.created_time * 1000) : Value::Null(DataType::Timestamp()));
+  row.push_back(md.created_time ? Value::Integer(DataType::Timestamp(), *md.created_time * 1000)
+                                : Value::Null(DataType::Timestamp()));
   row.push_back(Value::Integer(DataType::Timestamp(), s.timestamp_ms() * 1000));
   row.push_back(list(md.partition_columns));
   std::vector<std::string> clustering;
@@ -66,11 +71,14 @@ Result<CommandResult> DescribeDetail(const sql::DescribeStatement& stmt, Command
   row.push_back(Value::Int32(s.protocol().min_reader_version));
   row.push_back(Value::Int32(s.protocol().min_writer_version));
   std::set<std::string> features;
-  if (s.protocol().reader_features) features.insert(s.protocol().reader_features->begin(), s.protocol().reader_features->end());
-  if (s.protocol().writer_features) features.insert(s.protocol().writer_features->begin(), s.protocol().writer_features->end());
+  if (s.protocol().reader_features)
+    features.insert(s.protocol().reader_features->begin(), s.protocol().reader_features->end());
+  if (s.protocol().writer_features)
+    features.insert(s.protocol().writer_features->begin(), s.protocol().writer_features->end());
   row.push_back(list(std::vector<std::string>(features.begin(), features.end())));
-  row.push_back(Value::Nested(lmap, {Value::String("numRowsDeletedByDeletionVectors"), Value::Int64(dv_rows),
-                                     Value::String("numDeletionVectors"), Value::Int64(dvs)}));
+  row.push_back(
+      Value::Nested(lmap, {Value::String("numRowsDeletedByDeletionVectors"), Value::Int64(dv_rows),
+                           Value::String("numDeletionVectors"), Value::Int64(dvs)}));
   DataChunk c = DataChunk::FromSchema(r.schema);
   for (size_t i = 0; i < row.size(); ++i) {
     SILT_RETURN_NOT_OK(c.columns[i].AppendValue(row[i]));

@@ -69,7 +69,8 @@ Schema DescribeHistorySchema() {
 }
 
 Result<CommandResult> DescribeHistory(const sql::DescribeStatement& stmt, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t,
+                        ctx.binder->ResolveTable(stmt.table, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "DESCRIBE HISTORY"));
   std::optional<int> limit;
   if (stmt.limit) {
@@ -83,13 +84,16 @@ Result<CommandResult> DescribeHistory(const sql::DescribeStatement& stmt, Comman
     }
     limit = static_cast<int>(v.integer());
   }
-  SILT_ASSIGN_OR_RETURN(std::vector<delta::CommitEntry> history, delta::ReadHistory(*t.store, limit));
+  SILT_ASSIGN_OR_RETURN(std::vector<delta::CommitEntry> history,
+                        delta::ReadHistory(*t.store, limit));
   CommandResult r;
   r.schema = DescribeHistorySchema();
   DataChunk c = DataChunk::FromSchema(r.schema);
   auto str = [](Vector& v, const std::optional<std::string>& s) {
-    if (s) v.AppendString(*s);
-    else v.AppendNull();
+    if (s)
+      v.AppendString(*s);
+    else
+      v.AppendNull();
   };
   for (const auto& e : history) {
     const delta::CommitInfo ci = e.commit_info.value_or(delta::CommitInfo{});
@@ -102,11 +106,15 @@ Result<CommandResult> DescribeHistory(const sql::DescribeStatement& stmt, Comman
     c.columns[6].AppendNull();
     c.columns[7].AppendNull();
     str(c.columns[8], ci.cluster_id);
-    if (ci.read_version) c.columns[9].Append<int64_t>(*ci.read_version);
-    else c.columns[9].AppendNull();
+    if (ci.read_version)
+      c.columns[9].Append<int64_t>(*ci.read_version);
+    else
+      c.columns[9].AppendNull();
     str(c.columns[10], ci.isolation_level);
-    if (ci.is_blind_append) c.columns[11].Append<uint8_t>(*ci.is_blind_append ? 1 : 0);
-    else c.columns[11].AppendNull();
+    if (ci.is_blind_append)
+      c.columns[11].Append<uint8_t>(*ci.is_blind_append ? 1 : 0);
+    else
+      c.columns[11].AppendNull();
     SILT_RETURN_NOT_OK(AppendMap(&c.columns[12], ci.operation_metrics, false));
     str(c.columns[13], ci.user_metadata);
     str(c.columns[14], ci.engine_info);

@@ -14,10 +14,12 @@ Result<CommandResult> DescribeTable(const sql::DescribeStatement& stmt, CommandC
     return StringRows({"col_name", "data_type", "comment"}, rows);
   }
   // A system table not written yet has no snapshot (must_exist=false) but its columns.
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, stmt.time_travel,
-                                                                            !planner::IsSystemTableName(stmt.table)));
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t,
+                        ctx.binder->ResolveTable(stmt.table, stmt.time_travel,
+                                                 !planner::IsSystemTableName(stmt.table)));
   if (t.is_system && !t.snapshot) {
-    for (const Field& f : delta::OperationsHistorySchema()) rows.push_back({f.name, f.type->ToString(), "NULL"});
+    for (const Field& f : delta::OperationsHistorySchema())
+      rows.push_back({f.name, f.type->ToString(), "NULL"});
     if (stmt.extended) {
       rows.push_back({"", "", ""});
       rows.push_back({"# Detailed Table Information", "", ""});
@@ -58,7 +60,8 @@ Result<CommandResult> DescribeTable(const sql::DescribeStatement& stmt, CommandC
     rows.push_back({"# col_name", "data_type", "comment"});
     for (const auto& p : parts) {
       int fi = FindField(schema, p);
-      if (fi >= 0) rows.push_back({schema[fi].name, schema[fi].type->ToString(), comment_of(schema[fi])});
+      if (fi >= 0)
+        rows.push_back({schema[fi].name, schema[fi].type->ToString(), comment_of(schema[fi])});
     }
   }
   if (stmt.extended) {
@@ -73,7 +76,8 @@ Result<CommandResult> DescribeTable(const sql::DescribeStatement& stmt, CommandC
     rows.push_back({"Location", t.location, ""});
     rows.push_back({"Provider", "delta", ""});
     std::string props = "[";
-    for (const auto& [k, v] : t.snapshot->metadata().configuration.entries()) props += (props.size() > 1 ? "," : "") + k + "=" + v;
+    for (const auto& [k, v] : t.snapshot->metadata().configuration.entries())
+      props += (props.size() > 1 ? "," : "") + k + "=" + v;
     rows.push_back({"Table Properties", props + "]", ""});
   }
   return StringRows({"col_name", "data_type", "comment"}, rows);

@@ -25,7 +25,8 @@ Result<std::string> ExplainDml(const sql::Statement& stmt, CommandContext& ctx) 
     alias = u.alias;
     text = "UpdateCommand";
   } else {
-    return Status::NotImplemented("EXPLAIN of this statement is not supported yet", errc::kNotImplemented);
+    return Status::NotImplemented("EXPLAIN of this statement is not supported yet",
+                                  errc::kNotImplemented);
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ResolveDmlTable(*table, "EXPLAIN", ctx));
   SILT_ASSIGN_OR_RETURN(BoundDmlTarget b,
@@ -56,7 +57,8 @@ Result<std::string> ExplainDml(const sql::Statement& stmt, CommandContext& ctx) 
     text += " (dynamic file pruning: files: " + std::to_string(after_dfp) + " of " +
             std::to_string(before_dfp) + ")";
   }
-  if (pred.expr && pred.partition_only) text += " (partition-only predicate: all rows of these files match)";
+  if (pred.expr && pred.partition_only)
+    text += " (partition-only predicate: all rows of these files match)";
   return text + "\n";
 }
 

@@ -1,12 +1,13 @@
-// INSERT INTO | OVERWRITE [TABLE] t [PARTITION (…)] [(cols) | BY NAME] [REPLACE WHERE pred] VALUES … | SELECT …
+// INSERT INTO | OVERWRITE [TABLE] t [PARTITION (…)] [(cols) | BY NAME] [REPLACE WHERE pred] VALUES
+// … | SELECT …
 #include "commands/command.h"
 #include "common/error_classes.h"
-#include "ops/dml.h"
 #include "delta/actions.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "exec/expression.h"
 #include "exec/functions.h"
+#include "ops/dml.h"
 
 namespace silt::commands {
 
@@ -19,18 +20,22 @@ std::string JsonStr(const std::string& s) {
   }
   return out + "\"";
 }
-CommandResult InsertedRows(int64_t n) { return CountRows({{"num_affected_rows", n}, {"num_inserted_rows", n}}); }
+CommandResult InsertedRows(int64_t n) {
+  return CountRows({{"num_affected_rows", n}, {"num_inserted_rows", n}});
+}
 
 // INSERT INTO t REPLACE WHERE pred (Delta's replaceWhere): the rows matching pred are deleted —
 // as DELETE deletes them, with deletion vectors or copy-on-write — and `data` added, in one WRITE
 // commit. Every new row must satisfy pred (DELTA_REPLACE_WHERE_MISMATCH) unless
 // spark.databricks.delta.replaceWhere.constraintCheck.enabled is false.
-Result<CommandResult> ReplaceWhere(const sql::InsertStatement& stmt, const planner::ResolvedTable& table,
-                                   std::vector<DataChunk> data, int64_t num_rows, delta::DataWriteOptions write,
+Result<CommandResult> ReplaceWhere(const sql::InsertStatement& stmt,
+                                   const planner::ResolvedTable& table, std::vector<DataChunk> data,
+                                   int64_t num_rows, delta::DataWriteOptions write,
                                    CommandContext& ctx) {
   const delta::Snapshot& snap = *table.snapshot;
   std::string alias = stmt.table.is_path() ? "" : stmt.table.parts.back();
-  SILT_ASSIGN_OR_RETURN(TablePredicate pred, BindTablePredicate(stmt.replace_where.get(), snap, alias, ctx));
+  SILT_ASSIGN_OR_RETURN(TablePredicate pred,
+                        BindTablePredicate(stmt.replace_where.get(), snap, alias, ctx));
   ops::DeleteSpec spec;
   spec.predicate_sql = pred.sql;
   spec.columns = pred.columns;
@@ -38,35 +43,43 @@ Result<CommandResult> ReplaceWhere(const sql::InsertStatement& stmt, const plann
   spec.options.pool = ctx.pool;
   spec.options.write = std::move(write);
   exec::EvalContext eval = ctx.binder->context().eval;
-  SILT_RETURN_NOT_OK(BindRowFilter(pred, table.snapshot, eval, ctx, &spec.file_filter, &spec.matcher));
-  if (spec.matcher && ctx.config->GetBool("spark.databricks.delta.replaceWhere.constraintCheck.enabled", true)) {
+  SILT_RETURN_NOT_OK(
+      BindRowFilter(pred, table.snapshot, eval, ctx, &spec.file_filter, &spec.matcher));
+  if (spec.matcher &&
+      ctx.config->GetBool("spark.databricks.delta.replaceWhere.constraintCheck.enabled", true)) {
     const Schema& schema = snap.schema();
     for (const DataChunk& c : data) {
       DataChunk view;
       view.num_rows_without_columns = c.size();
-      for (const std::string& col : pred.columns) view.columns.push_back(c.columns[static_cast<size_t>(FindField(schema, col))]);
+      for (const std::string& col : pred.columns)
+        view.columns.push_back(c.columns[static_cast<size_t>(FindField(schema, col))]);
       SILT_ASSIGN_OR_RETURN(std::vector<uint32_t> ok, spec.matcher(view));
       if (ok.size() != c.size()) {
-        return Status::InvalidArgument("Written data does not conform to partial table overwrite "
-                                           "condition or constraint '" + pred.sql + "'.",
-                                       errc::kDeltaReplaceWhereMismatch);
+        return Status::InvalidArgument(
+            "Written data does not conform to partial table overwrite "
+            "condition or constraint '" +
+                pred.sql + "'.",
+            errc::kDeltaReplaceWhereMismatch);
       }
     }
   }
   const ops::DmlOptions options = spec.options;
-  SILT_ASSIGN_OR_RETURN(ops::RowChanges changes, ops::MatchDeletedRows(table.store, table.snapshot, spec));
+  SILT_ASSIGN_OR_RETURN(ops::RowChanges changes,
+                        ops::MatchDeletedRows(table.store, table.snapshot, spec));
   changes.operation = "WRITE";
   changes.parameters = delta::StringMap();
   changes.parameters.Set("mode", JsonStr("Overwrite"));
   std::string part = "[";
-  for (size_t i = 0; i < snap.partition_columns().size(); ++i) part += (i ? "," : "") + JsonStr(snap.partition_columns()[i]);
+  for (size_t i = 0; i < snap.partition_columns().size(); ++i)
+    part += (i ? "," : "") + JsonStr(snap.partition_columns()[i]);
   changes.parameters.Set("partitionBy", JsonStr(part + "]"));
   changes.parameters.Set("predicate", JsonStr(pred.sql));
   changes.extra_metrics.push_back({"numOutputRows", num_rows});
   for (DataChunk& c : data) {
     if (c.size()) changes.new_rows.push_back(std::move(c));
   }
-  Result<ops::DmlResult> done = ops::ApplyRowChanges(table.store, table.snapshot, std::move(changes), options);
+  Result<ops::DmlResult> done =
+      ops::ApplyRowChanges(table.store, table.snapshot, std::move(changes), options);
   SILT_RETURN_NOT_OK(done.status());
   return InsertedRows(num_rows);
 }
@@ -75,9 +88,11 @@ Result<CommandResult> ReplaceWhere(const sql::InsertStatement& stmt, const plann
 
 Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& ctx) {
   if (stmt.if_not_exists) {
-    return Status::NotImplemented("INSERT … IF NOT EXISTS is not implemented yet", errc::kNotImplemented);
+    return Status::NotImplemented("INSERT … IF NOT EXISTS is not implemented yet",
+                                  errc::kNotImplemented);
   }
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table,
+                        ctx.binder->ResolveTable(stmt.table, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(table, "INSERT"));
   const delta::Snapshot& snap = *table.snapshot;
   const Schema& schema = snap.schema();
@@ -87,12 +102,14 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   for (const auto& [name, expr] : stmt.partition_spec) {
     int fi = FindField(schema, name);
     if (fi < 0) {
-      return Status::InvalidArgument("The partition column `" + name + "` is not in table " +
-                                         table.display_name + ".",
-                                     errc::kPartitionsNotFound);
+      return Status::InvalidArgument(
+          "The partition column `" + name + "` is not in table " + table.display_name + ".",
+          errc::kPartitionsNotFound);
     }
     if (!expr) {
-      return Status::NotImplemented("dynamic partition columns in PARTITION (…) are not supported yet", errc::kNotImplemented);
+      return Status::NotImplemented(
+          "dynamic partition columns in PARTITION (…) are not supported yet",
+          errc::kNotImplemented);
     }
     std::vector<planner::OutputColumn> none;
     SILT_ASSIGN_OR_RETURN(exec::ExprPtr b, ctx.binder->BindExpression(*expr, none));
@@ -114,7 +131,8 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     for (const auto& n : named) {
       if (FindField(schema, n) < 0) {
         return Status::InvalidArgument("Cannot write incompatible data for the table " +
-                                           table.display_name + ": Cannot find extra column `" + n + "`.",
+                                           table.display_name + ": Cannot find extra column `" + n +
+                                           "`.",
                                        errc::kIncompatibleDataForTableExtraColumns);
       }
     }
@@ -132,9 +150,9 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     for (size_t i = 0; i < named.size(); ++i) {
       int fi = FindField(schema, named[i]);
       if (fi < 0) {
-        return Status::InvalidArgument("A column or function parameter with name `" +
-                                           named[i] + "` cannot be resolved.",
-                                       errc::kUnresolvedColumnWithSuggestion);
+        return Status::InvalidArgument(
+            "A column or function parameter with name `" + named[i] + "` cannot be resolved.",
+            errc::kUnresolvedColumnWithSuggestion);
       }
       if (source[fi] >= 0) {
         return Status::InvalidArgument("The column `" + named[i] + "` already exists.",
@@ -164,8 +182,11 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   Schema arranged;
   std::vector<DataChunk> arranged_rows;
   for (size_t i = 0; i < schema.size(); ++i) {
-    if (source[i] >= 0) arranged.push_back(qschema[source[i]]);
-    else arranged.push_back({schema[i].name, fixed[i] ? fixed[i]->type() : schema[i].type, true, "{}"});
+    if (source[i] >= 0)
+      arranged.push_back(qschema[source[i]]);
+    else
+      arranged.push_back(
+          {schema[i].name, fixed[i] ? fixed[i]->type() : schema[i].type, true, "{}"});
   }
   for (const DataChunk& c : rows) {
     DataChunk o;
@@ -184,7 +205,8 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     }
     arranged_rows.push_back(std::move(o));
   }
-  SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> data, CastChunks(arranged_rows, arranged, schema, table.display_name));
+  SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> data,
+                        CastChunks(arranged_rows, arranged, schema, table.display_name));
 
   delta::DataWriteOptions write;
   write.clock = ctx.clock;
@@ -193,10 +215,12 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   if (max_records > 0) write.max_rows_per_file = max_records;
   int64_t num_rows = 0;
   for (const auto& c : data) num_rows += static_cast<int64_t>(c.size());
-  if (stmt.replace_where) return ReplaceWhere(stmt, table, std::move(data), num_rows, std::move(write), ctx);
+  if (stmt.replace_where)
+    return ReplaceWhere(stmt, table, std::move(data), num_rows, std::move(write), ctx);
   std::vector<delta::AddFile> adds;
   if (num_rows > 0) {
-    SILT_ASSIGN_OR_RETURN(adds, delta::WriteDataFiles(*table.store, snap.metadata(), schema, data, write));
+    SILT_ASSIGN_OR_RETURN(
+        adds, delta::WriteDataFiles(*table.store, snap.metadata(), schema, data, write));
   }
   delta::TransactionOptions txn_opts;
   txn_opts.clock = ctx.clock;
@@ -205,7 +229,8 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   params.Set("mode", JsonStr(stmt.overwrite ? "Overwrite" : "Append"));
   params.Set("statsOnLoad", "false");
   std::string part = "[";
-  for (size_t i = 0; i < snap.partition_columns().size(); ++i) part += (i ? "," : "") + JsonStr(snap.partition_columns()[i]);
+  for (size_t i = 0; i < snap.partition_columns().size(); ++i)
+    part += (i ? "," : "") + JsonStr(snap.partition_columns()[i]);
   params.Set("partitionBy", JsonStr(part + "]"));
   int64_t bytes = 0;
   for (const auto& a : adds) bytes += a.size;
@@ -219,7 +244,8 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
       for (size_t i = 0; i < schema.size() && match; ++i) {
         if (!fixed[i]) continue;
         const std::optional<std::string>* pv = f.partition_values.Find(schema[i].name);
-        std::optional<std::string> want = fixed[i]->is_null() ? std::nullopt : std::optional<std::string>(fixed[i]->ToString());
+        std::optional<std::string> want =
+            fixed[i]->is_null() ? std::nullopt : std::optional<std::string>(fixed[i]->ToString());
         match = pv && *pv == want;
       }
       if (!match) continue;
@@ -241,7 +267,7 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   txn.SetMetric("numOutputBytes", bytes);
   for (auto& a : adds) txn.Add(std::move(a));
   Result<delta::CommitResult> committed = txn.Commit();
-    SILT_RETURN_NOT_OK(committed.status());
+  SILT_RETURN_NOT_OK(committed.status());
   // Spark's INSERT returns no rows (num_affected_rows on Databricks); silt reports the count.
   return InsertedRows(num_rows);
 }

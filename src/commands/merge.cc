@@ -14,12 +14,12 @@
 
 #include "commands/command.h"
 #include "common/error_classes.h"
-#include "ops/dml.h"
 #include "delta/change_data_feed.h"
 #include "delta/scan.h"
 #include "exec/functions.h"
 #include "exec/hash_join.h"
 #include "exec/sort.h"
+#include "ops/dml.h"
 #include "planner/binder.h"
 #include "planner/dynamic_file_pruning.h"
 #include "planner/optimizer.h"
@@ -81,13 +81,16 @@ SourceKeyFilter SourceKeyFilterOf(const exec::ExprPtr& on,
   planner::Conjuncts(on, &conjuncts);
   SourceKeyFilter out;
   for (const exec::ExprPtr& c : conjuncts) {
-    if (c->kind != exec::ExprKind::kCall || (c->name != "=" && c->name != "==") || c->children.size() != 2) continue;
+    if (c->kind != exec::ExprKind::kCall || (c->name != "=" && c->name != "==") ||
+        c->children.size() != 2)
+      continue;
     const exec::Expr* a = c->children[0].get();
     const exec::Expr* b = c->children[1].get();
     if (a->kind != exec::ExprKind::kColumn || b->kind != exec::ExprKind::kColumn) continue;
     if (a->column >= src_base) std::swap(a, b);
     int tc = a->column, sc = b->column - src_base;
-    if (tc < 0 || tc >= static_cast<int>(target.size()) || sc < 0 || !a->type->Equals(*b->type)) continue;
+    if (tc < 0 || tc >= static_cast<int>(target.size()) || sc < 0 || !a->type->Equals(*b->type))
+      continue;
     Vector keys(b->type);
     for (const DataChunk& chunk : source_rows)
       keys.AppendRange(chunk.columns[static_cast<size_t>(sc)], 0, chunk.size());
@@ -108,12 +111,16 @@ SourceKeyFilter SourceKeyFilterOf(const exec::ExprPtr& on,
 
 Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext& ctx) {
   if (stmt.with_schema_evolution) {
-    return Status::NotImplemented("MERGE WITH SCHEMA EVOLUTION is not implemented yet", errc::kNotImplemented);
+    return Status::NotImplemented("MERGE WITH SCHEMA EVOLUTION is not implemented yet",
+                                  errc::kNotImplemented);
   }
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.target, std::nullopt));
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t,
+                        ctx.binder->ResolveTable(stmt.target, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "MERGE INTO"));
   const Schema& schema = t.snapshot->schema();
-  std::string talias = !stmt.target_alias.empty() ? stmt.target_alias : (stmt.target.is_path() ? "" : stmt.target.parts.back());
+  std::string talias = !stmt.target_alias.empty()
+                           ? stmt.target_alias
+                           : (stmt.target.is_path() ? "" : stmt.target.parts.back());
 
   // Source rows, materialized (the source of a MERGE is usually the small side).
   SILT_ASSIGN_OR_RETURN(planner::PlanPtr source_plan, ctx.binder->BindTableRef(*stmt.source));
@@ -149,29 +156,36 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
     b.action = c.action;
     if (c.condition) {
       SILT_ASSIGN_OR_RETURN(b.condition, ctx.binder->BindExpression(*c.condition, joined));
-      SILT_ASSIGN_OR_RETURN(b.condition, exec::CoerceTo(b.condition, DataType::Boolean(), ctx.binder->context().bind));
+      SILT_ASSIGN_OR_RETURN(b.condition, exec::CoerceTo(b.condition, DataType::Boolean(),
+                                                        ctx.binder->context().bind));
       b.condition_sql = b.condition->ToString();
     }
     auto target_value = [&](int i, exec::ExprPtr v) -> Result<exec::ExprPtr> {
-      if (!v->type->Equals(*schema[i].type)) return exec::BindCast(v, schema[i].type, false, store_assign);
+      if (!v->type->Equals(*schema[i].type))
+        return exec::BindCast(v, schema[i].type, false, store_assign);
       return v;
     };
     if (c.action == MergeClause::Action::kUpdate || c.action == MergeClause::Action::kUpdateStar ||
         c.action == MergeClause::Action::kInsert || c.action == MergeClause::Action::kInsertStar) {
-      bool insert = c.action == MergeClause::Action::kInsert || c.action == MergeClause::Action::kInsertStar;
+      bool insert =
+          c.action == MergeClause::Action::kInsert || c.action == MergeClause::Action::kInsertStar;
       b.values.assign(schema.size(), nullptr);
-      if (c.action == MergeClause::Action::kUpdateStar || c.action == MergeClause::Action::kInsertStar) {
+      if (c.action == MergeClause::Action::kUpdateStar ||
+          c.action == MergeClause::Action::kInsertStar) {
         for (int i = 0; i < nt; ++i) {
           int si = -1;
           for (int k = 0; k < ns; ++k) {
             if (planner::LowerName(scols[k].name) == planner::LowerName(schema[i].name)) si = k;
           }
           if (si < 0) {
-            return Status::InvalidArgument("Cannot resolve " + schema[i].name +
-                                               " in " + std::string(insert ? "INSERT" : "UPDATE") + " clause given the source columns.",
+            return Status::InvalidArgument("Cannot resolve " + schema[i].name + " in " +
+                                               std::string(insert ? "INSERT" : "UPDATE") +
+                                               " clause given the source columns.",
                                            errc::kDeltaMergeUnresolvedExpression);
           }
-          SILT_ASSIGN_OR_RETURN(b.values[i], target_value(i, exec::MakeColumn(src_base + si, scols[si].type, scols[si].name)));
+          SILT_ASSIGN_OR_RETURN(
+              b.values[i],
+              target_value(i, exec::MakeColumn(src_base + si, scols[si].type, scols[si].name)));
         }
       } else if (insert) {
         if (c.insert_columns.size() != c.insert_values.size()) {
@@ -181,11 +195,12 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
         for (size_t k = 0; k < c.insert_columns.size(); ++k) {
           int i = FindField(schema, c.insert_columns[k]);
           if (i < 0) {
-            return Status::InvalidArgument("A column with name `" + c.insert_columns[k] +
-                                               "` cannot be resolved.",
-                                           errc::kUnresolvedColumnWithSuggestion);
+            return Status::InvalidArgument(
+                "A column with name `" + c.insert_columns[k] + "` cannot be resolved.",
+                errc::kUnresolvedColumnWithSuggestion);
           }
-          SILT_ASSIGN_OR_RETURN(exec::ExprPtr v, ctx.binder->BindExpression(*c.insert_values[k], joined));
+          SILT_ASSIGN_OR_RETURN(exec::ExprPtr v,
+                                ctx.binder->BindExpression(*c.insert_values[k], joined));
           SILT_ASSIGN_OR_RETURN(b.values[i], target_value(i, v));
         }
         for (int i = 0; i < nt; ++i) {
@@ -194,12 +209,15 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
       } else {
         for (const auto& a : c.set) {
           std::vector<std::string> path = a.column;
-          if (path.size() == 2 && planner::LowerName(path[0]) == planner::LowerName(talias)) path.erase(path.begin());
-          if (path.size() != 1) return Status::NotImplemented("MERGE UPDATE of nested fields", errc::kNotImplemented);
+          if (path.size() == 2 && planner::LowerName(path[0]) == planner::LowerName(talias))
+            path.erase(path.begin());
+          if (path.size() != 1)
+            return Status::NotImplemented("MERGE UPDATE of nested fields", errc::kNotImplemented);
           int i = FindField(schema, path[0]);
           if (i < 0) {
-            return Status::InvalidArgument("A column with name `" + path[0] + "` cannot be resolved.",
-                                           errc::kUnresolvedColumnWithSuggestion);
+            return Status::InvalidArgument(
+                "A column with name `" + path[0] + "` cannot be resolved.",
+                errc::kUnresolvedColumnWithSuggestion);
           }
           if (!a.value) return Status::NotImplemented("SET col = DEFAULT", errc::kNotImplemented);
           SILT_ASSIGN_OR_RETURN(exec::ExprPtr v, ctx.binder->BindExpression(*a.value, joined));
@@ -275,7 +293,8 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   }
   const int nr = static_cast<int>(read_cols.size());
   auto rebase = [&](int c) {
-    return c < nt ? static_cast<int>(std::lower_bound(read_cols.begin(), read_cols.end(), c) - read_cols.begin())
+    return c < nt ? static_cast<int>(std::lower_bound(read_cols.begin(), read_cols.end(), c) -
+                                     read_cols.begin())
                   : c - nt + nr;
   };
   on = planner::RemapColumns(on, rebase);
@@ -292,7 +311,8 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   delta::TableScanOptions so;
   for (int c : read_cols) so.columns.push_back(schema[static_cast<size_t>(c)].name);
   so.with_row_index = true;
-  SILT_ASSIGN_OR_RETURN(std::unique_ptr<delta::TableScan> scan, delta::TableScan::Make(t.snapshot, so));
+  SILT_ASSIGN_OR_RETURN(std::unique_ptr<delta::TableScan> scan,
+                        delta::TableScan::Make(t.snapshot, so));
   const auto& files = t.snapshot->files();
   std::vector<size_t> scanned;  // indexes into files
   for (size_t fi = 0; fi < files.size(); ++fi) {
@@ -342,35 +362,40 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   auto join = std::make_shared<planner::LogicalNode>();
   join->kind = planner::LogicalKind::kJoin;
   join->join = any_not_matched && any_by_source ? planner::JoinKind::kFull
-               : any_not_matched               ? planner::JoinKind::kRight
-               : any_by_source                 ? planner::JoinKind::kLeft
-                                               : planner::JoinKind::kInner;
-  join->children = {values_node(tside, std::move(target_rows)), values_node(sside, std::move(source_rows))};
+               : any_not_matched                ? planner::JoinKind::kRight
+               : any_by_source                  ? planner::JoinKind::kLeft
+                                                : planner::JoinKind::kInner;
+  join->children = {values_node(tside, std::move(target_rows)),
+                    values_node(sside, std::move(source_rows))};
   join->columns = narrow;
   join->condition = on;  // the optimizer turns its equalities into hash keys
   SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> pairs, ctx.run_plan(join));
 
   // Decide each joined row's action.
   exec::EvalContext eval = ctx.binder->context().eval;
-  std::map<size_t, std::map<int64_t, int>> touched;  // file → row → times matched with a modifying clause
+  std::map<size_t, std::map<int64_t, int>>
+      touched;  // file → row → times matched with a modifying clause
   std::map<size_t, delta::DeletionVector> deletions;
   std::vector<DataChunk> new_rows;
   int64_t updated = 0, deleted = 0, inserted = 0;
   // Change data feed (delta.enableChangeDataFeed=true): Spark's MERGE writes every change,
   // inserts included, to _change_data/ files (every target column was read, in schema order).
-  ops::ChangeRows cdf_pre{"update_preimage", {}}, cdf_post{"update_postimage", {}}, cdf_del{"delete", {}}, cdf_ins{"insert", {}};
+  ops::ChangeRows cdf_pre{"update_preimage", {}}, cdf_post{"update_postimage", {}},
+      cdf_del{"delete", {}}, cdf_ins{"insert", {}};
   for (const DataChunk& j : pairs) {
     size_t n = j.size();
     const Vector& file_col = j.columns[file_pos];
     const Vector& row_col = j.columns[row_pos];
     const Vector& marker = j.columns[marker_pos];
     std::vector<int> action(n, -1);
-    for (MergeClause::Match kind : {MergeClause::Match::kMatched, MergeClause::Match::kNotMatched, MergeClause::Match::kNotMatchedBySource}) {
+    for (MergeClause::Match kind : {MergeClause::Match::kMatched, MergeClause::Match::kNotMatched,
+                                    MergeClause::Match::kNotMatchedBySource}) {
       std::vector<uint32_t> open;
       for (size_t i = 0; i < n; ++i) {
         bool has_t = file_col.IsValid(i), has_s = marker.IsValid(i);
-        bool mine = kind == MergeClause::Match::kMatched ? (has_t && has_s)
-                    : kind == MergeClause::Match::kNotMatched ? (!has_t && has_s) : (has_t && !has_s);
+        bool mine = kind == MergeClause::Match::kMatched      ? (has_t && has_s)
+                    : kind == MergeClause::Match::kNotMatched ? (!has_t && has_s)
+                                                              : (has_t && !has_s);
         if (mine) open.push_back(static_cast<uint32_t>(i));
       }
       for (size_t ci = 0; ci < clauses.size() && !open.empty(); ++ci) {
@@ -415,16 +440,18 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
           size_t f = static_cast<size_t>(file_col.data<int64_t>()[r]);
           int64_t row = row_col.data<int64_t>()[r];
           if (++touched[f][row] > 1) {
-            return Status::InvalidArgument("Cannot perform Merge as "
-                                               "multiple source rows matched and attempted to modify the same target row in the "
-                                               "Delta table in possibly conflicting ways.",
-                                           errc::kDeltaMultipleSourceRowMatchingTargetRowInMerge);
+            return Status::InvalidArgument(
+                "Cannot perform Merge as "
+                "multiple source rows matched and attempted to modify the same target row in the "
+                "Delta table in possibly conflicting ways.",
+                errc::kDeltaMultipleSourceRowMatchingTargetRowInMerge);
           }
           SILT_RETURN_NOT_OK(deletions[f].Add(static_cast<uint64_t>(row)));
         }
       }
       if (cdf && modifies_target) {
-        (c.action == MergeClause::Action::kDelete ? cdf_del : cdf_pre).rows.push_back(ops::Gather(j, static_cast<size_t>(nt), rows));
+        (c.action == MergeClause::Action::kDelete ? cdf_del : cdf_pre)
+            .rows.push_back(ops::Gather(j, static_cast<size_t>(nt), rows));
       }
       if (c.action == MergeClause::Action::kDelete) {
         deleted += static_cast<int64_t>(rows.size());
@@ -446,8 +473,10 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
       }
       if (cdf) (modifies_target ? cdf_post : cdf_ins).rows.push_back(out);
       new_rows.push_back(std::move(out));
-      if (c.match == MergeClause::Match::kNotMatched) inserted += static_cast<int64_t>(rows.size());
-      else updated += static_cast<int64_t>(rows.size());
+      if (c.match == MergeClause::Match::kNotMatched)
+        inserted += static_cast<int64_t>(rows.size());
+      else
+        updated += static_cast<int64_t>(rows.size());
     }
   }
   // Target rows matched more than once must not be modified at all (checked above); rows
@@ -478,7 +507,9 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
     for (const auto& f : files) changes.read_files.push_back(f.path);
   }
   changes.new_rows = std::move(new_rows);
-  if (cdf) changes.change_rows = {std::move(cdf_pre), std::move(cdf_post), std::move(cdf_del), std::move(cdf_ins)};
+  if (cdf)
+    changes.change_rows = {std::move(cdf_pre), std::move(cdf_post), std::move(cdf_del),
+                           std::move(cdf_ins)};
   changes.extra_metrics = {{"numSourceRows", num_source_rows},
                            {"numTargetRowsInserted", inserted},
                            {"numTargetRowsUpdated", updated},
@@ -491,9 +522,11 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   ops::DmlOptions opts;
   opts.clock = ctx.clock;
   opts.pool = ctx.pool;  // copy-on-write reads the rewritten files on it
-  SILT_ASSIGN_OR_RETURN(opts.write.row_validator, MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
+  SILT_ASSIGN_OR_RETURN(opts.write.row_validator,
+                        MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
   if (!changes.deletions.empty() || !changes.new_rows.empty()) {
-    SILT_ASSIGN_OR_RETURN(ops::DmlResult r, ops::ApplyRowChanges(t.store, t.snapshot, std::move(changes), opts));
+    SILT_ASSIGN_OR_RETURN(ops::DmlResult r,
+                          ops::ApplyRowChanges(t.store, t.snapshot, std::move(changes), opts));
     (void)r;
   }
   return CountRows({{"num_affected_rows", inserted + updated + deleted},

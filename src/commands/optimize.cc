@@ -1,29 +1,35 @@
 // OPTIMIZE t [WHERE partition_pred] [ZORDER BY (cols)]: resolve the table, check that WHERE names
 // only partition columns, map session settings and table properties to OptimizeOptions, return
 // Spark's (path, metrics) row. REORG TABLE (reorg.cc) shares the options and the result row.
+#include "ops/optimize.h"
+
 #include "commands/command.h"
 #include "common/error_classes.h"
-#include "ops/optimize.h"
 
 namespace silt::commands {
 
-Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTable& t, const sql::ParsedExpr* where, CommandContext& ctx) {
+Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTable& t,
+                                                      const sql::ParsedExpr* where,
+                                                      CommandContext& ctx) {
   ops::OptimizeOptions o;
   o.clock = ctx.clock;
   o.pool = ctx.pool;
   o.read_confinement = t.snapshot->read_confinement();
-  SILT_ASSIGN_OR_RETURN(o.row_validator, MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
+  SILT_ASSIGN_OR_RETURN(o.row_validator,
+                        MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));
   o.max_file_size = ctx.config->GetBytes("spark.databricks.delta.optimize.maxFileSize", 1LL << 30);
   if (auto p = t.snapshot->property("delta.targetFileSize")) {
     if (auto v = planner::ParseByteSize(*p)) o.max_file_size = *v;
   }
-  o.min_file_size = ctx.config->GetBytes("spark.databricks.delta.optimize.minFileSize", o.max_file_size);
+  o.min_file_size =
+      ctx.config->GetBytes("spark.databricks.delta.optimize.minFileSize", o.max_file_size);
   if (auto r = ctx.config->Get("spark.databricks.delta.optimize.maxDeletedRowsRatio")) {
     char* end = nullptr;
     double v = std::strtod(r->c_str(), &end);
     if (!end || *end || v < 0 || v > 1) {
-      return Status::InvalidArgument("spark.databricks.delta.optimize.maxDeletedRowsRatio must be in [0, 1]",
-                                     errc::kInvalidConfValue);
+      return Status::InvalidArgument(
+          "spark.databricks.delta.optimize.maxDeletedRowsRatio must be in [0, 1]",
+          errc::kInvalidConfValue);
     }
     o.max_deleted_rows_ratio = v;
   }
@@ -31,15 +37,19 @@ Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTab
     SILT_ASSIGN_OR_RETURN(TablePredicate pred, BindTablePredicate(where, *t.snapshot, "", ctx));
     if (!pred.partition_only) {
       std::string parts;
-      for (const auto& p : t.snapshot->partition_columns()) parts += (parts.empty() ? "" : ", ") + p;
-      return Status::InvalidArgument("Predicate references non-partition column '" +
-                                         (pred.columns.empty() ? std::string("?") : pred.columns[0]) +
-                                         "'. Only the partition columns may be referenced: [" + parts + "]",
-                                     errc::kDeltaNonPartitionColumnReference);
+      for (const auto& p : t.snapshot->partition_columns())
+        parts += (parts.empty() ? "" : ", ") + p;
+      return Status::InvalidArgument(
+          "Predicate references non-partition column '" +
+              (pred.columns.empty() ? std::string("?") : pred.columns[0]) +
+              "'. Only the partition columns may be referenced: [" + parts + "]",
+          errc::kDeltaNonPartitionColumnReference);
     }
     auto snap = t.snapshot;
     exec::EvalContext eval = ctx.binder->context().eval;
-    o.partition_filter = [pred, snap, eval](const delta::AddFile& f) { return PartitionMatches(pred, *snap, f, eval); };
+    o.partition_filter = [pred, snap, eval](const delta::AddFile& f) {
+      return PartitionMatches(pred, *snap, f, eval);
+    };
     o.predicate_text = "\"" + pred.sql + "\"";
   }
   return o;
@@ -55,7 +65,8 @@ Result<CommandResult> RunOptimize(const planner::ResolvedTable& t, const ops::Op
 }
 
 Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t,
+                        ctx.binder->ResolveTable(stmt.table, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "OPTIMIZE"));
   if (stmt.full) {
     return Status::InvalidArgument("OPTIMIZE FULL is only for tables with liquid clustering.",
@@ -65,7 +76,9 @@ Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandC
   if (!stmt.zorder_by.empty()) {
     o.mode = ops::OptimizeOptions::Mode::kZOrder;
     for (const auto& path : stmt.zorder_by) {
-      if (path.size() != 1) return Status::NotImplemented("ZORDER BY nested fields is not implemented yet", errc::kNotImplemented);
+      if (path.size() != 1)
+        return Status::NotImplemented("ZORDER BY nested fields is not implemented yet",
+                                      errc::kNotImplemented);
       o.zorder_by.push_back(path[0]);
     }
   }

@@ -8,10 +8,12 @@ namespace silt::commands {
 
 Result<CommandResult> ReorgTable(const sql::ReorgStatement& stmt, CommandContext& ctx) {
   if (planner::LowerName(stmt.apply) != "purge") {
-    return Status::NotImplemented("REORG TABLE … APPLY (" + stmt.apply + ") is not implemented; only APPLY (PURGE) is",
-                                  errc::kNotImplemented);
+    return Status::NotImplemented(
+        "REORG TABLE … APPLY (" + stmt.apply + ") is not implemented; only APPLY (PURGE) is",
+        errc::kNotImplemented);
   }
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t,
+                        ctx.binder->ResolveTable(stmt.table, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "REORG TABLE"));
   SILT_ASSIGN_OR_RETURN(ops::OptimizeOptions o, OptimizeStatementOptions(t, stmt.where.get(), ctx));
   o.mode = ops::OptimizeOptions::Mode::kReorgPurge;

@@ -27,24 +27,27 @@ Status RestoreTimestampError(const Status& st) {
     ts.emplace_back(st.message().substr(open + 1, close - open - 1));
   }
   if (ts.size() < 2) return st;
-  const std::string out_class = after ? errc::kDeltaCannotRestoreTimestampGreater : errc::kDeltaCannotRestoreTimestampEarlier;
-  return Status::InvalidArgument("[" + out_class + "] Cannot restore table to timestamp (" + ts[0] + ") as it is " +
+  const std::string out_class =
+      after ? errc::kDeltaCannotRestoreTimestampGreater : errc::kDeltaCannotRestoreTimestampEarlier;
+  return Status::InvalidArgument("[" + out_class + "] Cannot restore table to timestamp (" + ts[0] +
+                                     ") as it is " +
                                      (after ? "after the latest" : "before the earliest") +
-                                     " version available. Please use a timestamp " + (after ? "before" : "after") +
-                                     " (" + ts[1] + ")",
+                                     " version available. Please use a timestamp " +
+                                     (after ? "before" : "after") + " (" + ts[1] + ")",
                                  out_class);
 }
 
 }  // namespace
 
 Result<CommandResult> RestoreTable(const sql::RestoreStatement& stmt, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable cur, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable cur,
+                        ctx.binder->ResolveTable(stmt.table, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(cur, "RESTORE"));
   const int64_t latest = cur.snapshot->version();
   if (stmt.target.version && (*stmt.target.version < 0 || *stmt.target.version > latest)) {
     return Status::InvalidArgument("Cannot restore table to version " +
-                                       std::to_string(*stmt.target.version) + ". Available versions: [0, " +
-                                       std::to_string(latest) + "].",
+                                       std::to_string(*stmt.target.version) +
+                                       ". Available versions: [0, " + std::to_string(latest) + "].",
                                    errc::kDeltaCannotRestoreTableVersion);
   }
   Result<planner::ResolvedTable> resolved = ctx.binder->ResolveTable(stmt.table, &stmt.target);

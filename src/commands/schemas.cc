@@ -20,12 +20,16 @@ bool MatchesShowPattern(const std::string& name, const std::string& pattern) {
   size_t start = 0;
   while (start <= pattern.size()) {
     size_t bar = pattern.find('|', start);
-    std::string alt = pattern.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
+    std::string alt =
+        pattern.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
     std::string re;
     for (char c : planner::LowerName(alt)) {
-      if (c == '*') re += ".*";
-      else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') re += c;
-      else re += std::string("\\") + c;
+      if (c == '*')
+        re += ".*";
+      else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
+        re += c;
+      else
+        re += std::string("\\") + c;
     }
     if (std::regex_match(planner::LowerName(name), std::regex(re))) return true;
     if (bar == std::string::npos) break;
@@ -39,8 +43,9 @@ Result<CommandResult> SchemaCommand(const sql::Statement& stmt, CommandContext& 
     case sql::StatementKind::kCreateSchema: {
       const auto& s = static_cast<const sql::CreateSchemaStatement&>(stmt);
       if (!s.location.empty()) {
-        return Status::NotImplemented("CREATE SCHEMA … LOCATION is not supported; schemas live in the warehouse",
-                                      errc::kNotImplemented);
+        return Status::NotImplemented(
+            "CREATE SCHEMA … LOCATION is not supported; schemas live in the warehouse",
+            errc::kNotImplemented);
       }
       SILT_RETURN_NOT_OK(ctx.catalog->CreateSchema(SingleName(s.name), s.if_not_exists, s.comment));
       return CommandResult{};
@@ -48,7 +53,8 @@ Result<CommandResult> SchemaCommand(const sql::Statement& stmt, CommandContext& 
     case sql::StatementKind::kDropSchema: {
       const auto& s = static_cast<const sql::DropSchemaStatement&>(stmt);
       std::string name = planner::LowerName(SingleName(s.name));
-      if (name == *ctx.current_schema && name != planner::Catalog::kDefaultSchema && ctx.catalog->SchemaExists(name)) {
+      if (name == *ctx.current_schema && name != planner::Catalog::kDefaultSchema &&
+          ctx.catalog->SchemaExists(name)) {
         *ctx.current_schema = planner::Catalog::kDefaultSchema;
       }
       SILT_RETURN_NOT_OK(ctx.catalog->DropSchema(name, s.if_exists, s.cascade));
@@ -58,7 +64,8 @@ Result<CommandResult> SchemaCommand(const sql::Statement& stmt, CommandContext& 
       const auto& s = static_cast<const sql::UseStatement&>(stmt);
       std::string name = planner::LowerName(SingleName(s.name));
       if (!ctx.catalog->SchemaExists(name)) {
-        return Status::NotFound("The schema `" + name + "` cannot be found.", errc::kSchemaNotFound);
+        return Status::NotFound("The schema `" + name + "` cannot be found.",
+                                errc::kSchemaNotFound);
       }
       *ctx.current_schema = name;
       return CommandResult{};
@@ -77,7 +84,8 @@ Result<CommandResult> SchemaCommand(const sql::Statement& stmt, CommandContext& 
 }
 
 Result<CommandResult> ShowTables(const sql::ShowStatement& stmt, CommandContext& ctx) {
-  std::string schema = planner::LowerName(stmt.schema.empty() ? *ctx.current_schema : SingleName(stmt.schema));
+  std::string schema =
+      planner::LowerName(stmt.schema.empty() ? *ctx.current_schema : SingleName(stmt.schema));
   SILT_ASSIGN_OR_RETURN(std::vector<std::string> tables, ctx.catalog->ListTables(schema));
   CommandResult r;
   r.schema = {{"namespace", DataType::String(), false, "{}"},

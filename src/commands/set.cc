@@ -6,14 +6,17 @@ namespace silt::commands {
 Result<CommandResult> SetCommand(const sql::Statement& stmt, CommandContext& ctx) {
   if (stmt.kind == sql::StatementKind::kReset) {
     const auto& s = static_cast<const sql::ResetStatement&>(stmt);
-    if (s.key.empty()) ctx.config->ResetAll();
-    else ctx.config->Reset(s.key);
+    if (s.key.empty())
+      ctx.config->ResetAll();
+    else
+      ctx.config->Reset(s.key);
     return CommandResult{};
   }
   const auto& s = static_cast<const sql::SetStatement&>(stmt);
   if (s.verbose) {
     std::vector<std::vector<std::string>> rows;
-    for (const auto& k : planner::KnownConfigKeys()) rows.push_back({k.key, *ctx.config->Get(k.key), k.doc});
+    for (const auto& k : planner::KnownConfigKeys())
+      rows.push_back({k.key, *ctx.config->Get(k.key), k.doc});
     return StringRows({"key", "value", "meaning"}, rows);
   }
   if (s.key.empty()) {

@@ -12,9 +12,8 @@ Result<CommandResult> ShowMaintenance(const sql::ShowStatement& stmt, CommandCon
                         ctx.binder->ResolveTable(stmt.table, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "SHOW MAINTENANCE"));
   if (!t.snapshot) {
-    return Status::NotFound(
-        "Delta table " + t.display_name + " doesn't exist.",
-        errc::kDeltaTableNotFound);
+    return Status::NotFound("Delta table " + t.display_name + " doesn't exist.",
+                            errc::kDeltaTableNotFound);
   }
   planner::SessionConfig* config = ctx.config;
   maintenance::ConfigLookup lookup =

@@ -3,14 +3,14 @@
 // (provider, location, owner, comment, …): the table's configuration, delta.minReaderVersion,
 // delta.minWriterVersion and, on table-features protocols, delta.feature.<name> = supported;
 // listed sorted by key (ShowTablePropertiesExec / ShowCreateTableExec).
+#include <simdjson.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include <simdjson.h>
-
-#include "common/ascii.h"
 #include "commands/command.h"
+#include "common/ascii.h"
 #include "common/error_classes.h"
 
 namespace silt::commands {
@@ -22,7 +22,6 @@ std::string V2Name(const planner::ResolvedTable& t) {
   if (t.entry && !t.is_temp_view) return "spark_catalog." + t.entry->schema + "." + t.entry->name;
   return t.display_name;
 }
-
 
 // Snapshot.getProperties without the reserved keys, sorted by key.
 std::map<std::string, std::string> TableProperties(const delta::Snapshot& s) {
@@ -45,7 +44,8 @@ std::string QuoteIfNeeded(const std::string& name) {
   bool plain = !name.empty();
   bool all_digits = true;
   for (char c : name) {
-    bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    bool alnum =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     plain = plain && alnum;
     all_digits = all_digits && c >= '0' && c <= '9';
   }
@@ -90,7 +90,8 @@ std::string SqlType(const DataType& t) {
       std::string out = "STRUCT<";
       for (size_t i = 0; i < t.fields().size(); ++i) {
         const Field& f = t.fields()[i];
-        out += (i ? ", " : "") + QuoteIfNeeded(f.name) + ": " + SqlType(*f.type) + (f.nullable ? "" : " NOT NULL");
+        out += (i ? ", " : "") + QuoteIfNeeded(f.name) + ": " + SqlType(*f.type) +
+               (f.nullable ? "" : " NOT NULL");
         if (auto c = CommentOf(f)) out += " COMMENT '" + EscapeSingleQuoted(*c) + "'";
       }
       return out + ">";
@@ -117,15 +118,18 @@ std::string LocationUri(const std::string& location) {
 }  // namespace
 
 Result<CommandResult> ShowTblProperties(const sql::ShowStatement& stmt, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t,
+                        ctx.binder->ResolveTable(stmt.table, std::nullopt));
   // A view has no Delta properties (TBLPROPERTIES given at CREATE VIEW are not kept).
-  std::map<std::string, std::string> props = t.is_view ? std::map<std::string, std::string>{} : TableProperties(*t.snapshot);
+  std::map<std::string, std::string> props =
+      t.is_view ? std::map<std::string, std::string>{} : TableProperties(*t.snapshot);
   std::vector<std::vector<std::string>> rows;
   if (!stmt.property_key.empty()) {
     auto it = props.find(stmt.property_key);
-    rows.push_back({stmt.property_key, it != props.end() ? it->second
-                                                         : "Table " + V2Name(t) + " does not have property: " +
-                                                               stmt.property_key});
+    rows.push_back({stmt.property_key,
+                    it != props.end()
+                        ? it->second
+                        : "Table " + V2Name(t) + " does not have property: " + stmt.property_key});
   } else {
     for (const auto& [k, v] : props) rows.push_back({k, v});
   }
@@ -135,14 +139,17 @@ Result<CommandResult> ShowTblProperties(const sql::ShowStatement& stmt, CommandC
 }
 
 Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandContext& ctx) {
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ctx.binder->ResolveTable(stmt.table, std::nullopt));
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t,
+                        ctx.binder->ResolveTable(stmt.table, std::nullopt));
   if (t.is_view) {
     // Spark's layout: CREATE VIEW name (col, …) [COMMENT '…'] AS <query as written>.
     SILT_ASSIGN_OR_RETURN(std::vector<planner::OutputColumn> columns, ViewColumns(stmt.table, ctx));
     std::vector<std::string> cols;
     for (const auto& c : columns) cols.push_back(QuoteIfNeeded(c.name));
-    std::string out = "CREATE " + std::string(t.is_temp_view ? "TEMPORARY " : "") + "VIEW " + V2Name(t) + " " + MultiLines(cols);
-    if (!t.entry->comment.empty()) out += "COMMENT '" + EscapeSingleQuoted(t.entry->comment) + "'\n";
+    std::string out = "CREATE " + std::string(t.is_temp_view ? "TEMPORARY " : "") + "VIEW " +
+                      V2Name(t) + " " + MultiLines(cols);
+    if (!t.entry->comment.empty())
+      out += "COMMENT '" + EscapeSingleQuoted(t.entry->comment) + "'\n";
     out += "AS " + t.entry->view_text + "\n";
     CommandResult r = StringRows({"createtab_stmt"}, {{out}});
     r.schema[0].nullable = false;
@@ -152,7 +159,8 @@ Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandCon
   std::string out = "CREATE TABLE " + V2Name(t) + " ";
   std::vector<std::string> cols;
   for (const Field& f : s.schema()) {
-    std::string c = QuoteIfNeeded(f.name) + " " + SqlType(*f.type) + (f.nullable ? "" : " NOT NULL");
+    std::string c =
+        QuoteIfNeeded(f.name) + " " + SqlType(*f.type) + (f.nullable ? "" : " NOT NULL");
     if (auto cm = CommentOf(f)) c += " COMMENT '" + EscapeSingleQuoted(*cm) + "'";
     cols.push_back(std::move(c));
   }
@@ -164,7 +172,8 @@ Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandCon
     for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + QuoteIfNeeded(parts[i]);
     out += ")\n";
   }
-  if (s.metadata().description) out += "COMMENT '" + EscapeSingleQuoted(*s.metadata().description) + "'\n";
+  if (s.metadata().description)
+    out += "COMMENT '" + EscapeSingleQuoted(*s.metadata().description) + "'\n";
   out += "LOCATION '" + EscapeSingleQuoted(LocationUri(t.location)) + "'\n";
   std::vector<std::string> props;
   for (const auto& [k, v] : TableProperties(s)) {
@@ -190,9 +199,9 @@ Result<CommandResult> ShowColumns(const sql::ShowStatement& stmt, CommandContext
         std::string a, b;
         for (const auto& p : stmt.schema) a += (a.empty() ? "" : ".") + ("`" + p + "`");
         for (const auto& p : ns) b += (b.empty() ? "" : ".") + ("`" + p + "`");
-        return Status::InvalidArgument("SHOW COLUMNS with conflicting namespaces: " +
-                                           a + " != " + b + ".",
-                                       errc::kShowColumnsWithConflictNamespace);
+        return Status::InvalidArgument(
+            "SHOW COLUMNS with conflicting namespaces: " + a + " != " + b + ".",
+            errc::kShowColumnsWithConflictNamespace);
       }
     } else {
       std::vector<std::string> parts = stmt.schema;

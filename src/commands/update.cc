@@ -10,7 +10,8 @@ namespace silt::commands {
 Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t, ResolveDmlTable(stmt.table, "UPDATE", ctx));
   const Schema& schema = t.snapshot->schema();
-  std::string alias = !stmt.alias.empty() ? stmt.alias : (stmt.table.is_path() ? "" : stmt.table.parts.back());
+  std::string alias =
+      !stmt.alias.empty() ? stmt.alias : (stmt.table.is_path() ? "" : stmt.table.parts.back());
   std::vector<planner::OutputColumn> cols;
   for (const Field& f : schema) cols.push_back({f.name, f.type, f.nullable, alias});
 
@@ -20,9 +21,11 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
   store_assign.ansi = true;  // spark.sql.storeAssignmentPolicy=ANSI
   for (const auto& a : stmt.set) {
     std::vector<std::string> path = a.column;
-    if (path.size() == 2 && planner::LowerName(path[0]) == planner::LowerName(alias)) path.erase(path.begin());
+    if (path.size() == 2 && planner::LowerName(path[0]) == planner::LowerName(alias))
+      path.erase(path.begin());
     if (path.size() != 1) {
-      return Status::NotImplemented("UPDATE of nested fields is not implemented yet", errc::kNotImplemented);
+      return Status::NotImplemented("UPDATE of nested fields is not implemented yet",
+                                    errc::kNotImplemented);
     }
     int fi = FindField(schema, path[0]);
     if (fi < 0) {
@@ -35,7 +38,9 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
           "There is a conflict from these SET columns: [`" + path[0] + "`].",
           errc::kDeltaConflictSetColumn);
     }
-    if (!a.value) return Status::NotImplemented("SET col = DEFAULT is not implemented yet", errc::kNotImplemented);
+    if (!a.value)
+      return Status::NotImplemented("SET col = DEFAULT is not implemented yet",
+                                    errc::kNotImplemented);
     SILT_ASSIGN_OR_RETURN(exec::ExprPtr v, ctx.binder->BindExpression(*a.value, cols));
     if (!v->type->Equals(*schema[fi].type)) {
       SILT_ASSIGN_OR_RETURN(v, exec::BindCast(v, schema[fi].type, false, store_assign));
@@ -43,7 +48,9 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
     values[fi] = v;
   }
   for (size_t i = 0; i < schema.size(); ++i) {
-    if (!values[i]) values[i] = exec::MakeColumn(static_cast<int>(i), schema[i].type, schema[i].name, schema[i].nullable);
+    if (!values[i])
+      values[i] =
+          exec::MakeColumn(static_cast<int>(i), schema[i].type, schema[i].name, schema[i].nullable);
   }
 
   const std::shared_ptr<const delta::Snapshot> snapshot = t.snapshot;

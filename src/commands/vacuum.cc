@@ -1,8 +1,9 @@
 // VACUUM as a SQL statement: resolves the table and the inventory, maps session settings to
 // VacuumOptions (docs/vacuum.md has the table) and shapes Spark's output.
+#include "ops/vacuum.h"
+
 #include "commands/command.h"
 #include "common/error_classes.h"
-#include "ops/vacuum.h"
 #include "common/thread_pool.h"
 
 namespace silt::commands {
@@ -17,29 +18,35 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
     std::string_view msg = resolved.status().message();
     if (msg.find("catalogManaged") != std::string_view::npos ||
         msg.find("catalogOwned-preview") != std::string_view::npos) {
-      return Status::Unsupported("VACUUM is blocked by the catalog for Catalog-Managed tables. (" +
-                                     (stmt.table.is_path() ? stmt.table.path : stmt.table.ToString()) + ")",
-                                 ops::kErrorCatalogManagedOperation);
+      return Status::Unsupported(
+          "VACUUM is blocked by the catalog for Catalog-Managed tables. (" +
+              (stmt.table.is_path() ? stmt.table.path : stmt.table.ToString()) + ")",
+          ops::kErrorCatalogManagedOperation);
     }
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table, std::move(resolved));
   if (table.is_view) {
-    return Status::InvalidArgument(table.display_name + " is not a Delta table. VACUUM is only supported for Delta tables.",
-                                   ops::kErrorTableOnlyOperation);
+    return Status::InvalidArgument(
+        table.display_name + " is not a Delta table. VACUUM is only supported for Delta tables.",
+        ops::kErrorTableOnlyOperation);
   }
   SILT_RETURN_NOT_OK(planner::ExpectTable(table, "VACUUM"));  // system tables are read-only
   ops::VacuumOptions opts;
   opts.retain_hours = stmt.retain_hours;
   opts.dry_run = stmt.dry_run;
   opts.mode = stmt.type == "lite" ? ops::VacuumMode::kLite : ops::VacuumMode::kFull;
-  opts.retention_check_enabled = ctx.config->GetBool("spark.databricks.delta.retentionDurationCheck.enabled", true);
+  opts.retention_check_enabled =
+      ctx.config->GetBool("spark.databricks.delta.retentionDurationCheck.enabled", true);
   opts.logging_enabled = ctx.config->GetBool("spark.databricks.delta.vacuum.logging.enabled", true);
-  opts.relativize_ignore_error = ctx.config->GetBool("spark.databricks.delta.vacuum.relativize.ignoreError", false);
-  if (auto mode = ctx.config->Get("silt.vacuum.retainArgumentMode"); mode && planner::LowerName(*mode) == "ignorenonzero") {
+  opts.relativize_ignore_error =
+      ctx.config->GetBool("spark.databricks.delta.vacuum.relativize.ignoreError", false);
+  if (auto mode = ctx.config->Get("silt.vacuum.retainArgumentMode");
+      mode && planner::LowerName(*mode) == "ignorenonzero") {
     opts.retain_argument_mode = ops::RetainArgumentMode::kIgnoreNonZero;
   }
   // [silt decision] parallel by default (Spark: off); the conf set to false deletes in this thread.
-  if (ctx.config->GetBool("spark.databricks.delta.vacuum.parallelDelete.enabled", true)) opts.delete_pool = ctx.pool;
+  if (ctx.config->GetBool("spark.databricks.delta.vacuum.parallelDelete.enabled", true))
+    opts.delete_pool = ctx.pool;
   // [silt decision] the FULL listing reads directories in parallel on the statement's pool.
   if (ctx.config->GetBool("silt.vacuum.parallelListing.enabled", true)) opts.list_pool = ctx.pool;
   opts.log_pool = ctx.pool;
@@ -49,8 +56,8 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
       if (p.phase == ops::VacuumProgress::Phase::kListing) {
         ctx.progress("VACUUM: " + std::to_string(p.listed) + " listed");
       } else {
-        ctx.progress("VACUUM: " + std::to_string(p.deleted) + " of " + std::to_string(p.to_delete) + " deleted, " +
-                     std::to_string(p.listed) + " listed");
+        ctx.progress("VACUUM: " + std::to_string(p.deleted) + " of " + std::to_string(p.to_delete) +
+                     " deleted, " + std::to_string(p.listed) + " listed");
       }
       return Status::OK();
     };
@@ -58,7 +65,8 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
   if (stmt.inventory_table || stmt.inventory_query) {
     planner::PlanPtr plan;
     if (stmt.inventory_table) {
-      SILT_ASSIGN_OR_RETURN(planner::ResolvedTable inv, ctx.binder->ResolveTable(*stmt.inventory_table, std::nullopt));
+      SILT_ASSIGN_OR_RETURN(planner::ResolvedTable inv,
+                            ctx.binder->ResolveTable(*stmt.inventory_table, std::nullopt));
       SILT_ASSIGN_OR_RETURN(plan, ctx.binder->ScanPlan(inv, ""));
     } else {
       SILT_ASSIGN_OR_RETURN(plan, ctx.binder->BindQuery(*stmt.inventory_query));

@@ -19,25 +19,29 @@ std::string Quoted(const std::string& schema, const std::string& name) {
 
 Status AlreadyExists(const std::string& quoted, bool temporary) {
   if (temporary) {
-    return Status::AlreadyExists("Cannot create the temporary view " + quoted +
-                                     " because it already exists.",
-                                 errc::kTempTableOrViewAlreadyExists);
+    return Status::AlreadyExists(
+        "Cannot create the temporary view " + quoted + " because it already exists.",
+        errc::kTempTableOrViewAlreadyExists);
   }
-  return Status::AlreadyExists("Cannot create table or view " + quoted +
-                                   " because it already exists.",
-                               errc::kTableOrViewAlreadyExists);
+  return Status::AlreadyExists(
+      "Cannot create table or view " + quoted + " because it already exists.",
+      errc::kTableOrViewAlreadyExists);
 }
 
 // schema.name of a persistent view or table name (one or two parts, or spark_catalog.schema.name).
-Result<std::pair<std::string, std::string>> CatalogName(const sql::TableName& tn, CommandContext& ctx) {
+Result<std::pair<std::string, std::string>> CatalogName(const sql::TableName& tn,
+                                                        CommandContext& ctx) {
   if (tn.is_path()) {
-    return Status::InvalidArgument("a view needs a name, not a path (" + tn.path + ")", errc::kInvalidSqlSyntax);
+    return Status::InvalidArgument("a view needs a name, not a path (" + tn.path + ")",
+                                   errc::kInvalidSqlSyntax);
   }
-  if (tn.parts.size() > 2 && !(tn.parts.size() == 3 && planner::LowerName(tn.parts[0]) == "spark_catalog")) {
+  if (tn.parts.size() > 2 &&
+      !(tn.parts.size() == 3 && planner::LowerName(tn.parts[0]) == "spark_catalog")) {
     return Status::InvalidArgument(tn.ToString() + " has too many name parts.",
                                    errc::kRequiresSinglePartNamespace);
   }
-  std::string schema = planner::LowerName(tn.parts.size() >= 2 ? tn.parts[tn.parts.size() - 2] : *ctx.current_schema);
+  std::string schema = planner::LowerName(tn.parts.size() >= 2 ? tn.parts[tn.parts.size() - 2]
+                                                               : *ctx.current_schema);
   if (!ctx.catalog->SchemaExists(schema)) {
     return Status::NotFound("The schema `" + schema + "` cannot be found.", errc::kSchemaNotFound);
   }
@@ -48,15 +52,17 @@ Result<std::pair<std::string, std::string>> CatalogName(const sql::TableName& tn
 
 Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt, CommandContext& ctx) {
   if (stmt.or_replace && stmt.if_not_exists) {
-    return Status::InvalidArgument("CREATE VIEW with both IF NOT EXISTS and REPLACE is not allowed.",
-                                   errc::kInvalidSqlSyntax);
+    return Status::InvalidArgument(
+        "CREATE VIEW with both IF NOT EXISTS and REPLACE is not allowed.", errc::kInvalidSqlSyntax);
   }
   std::string schema, name;
   if (stmt.temporary) {
     if (stmt.name.is_path() || stmt.name.parts.size() != 1) {
-      return Status::InvalidArgument("CREATE TEMPORARY VIEW expects a single-part "
-                                     "view name, but got: " + stmt.name.ToString() + ".",
-                                     errc::kTempViewNameTooManyNameParts);
+      return Status::InvalidArgument(
+          "CREATE TEMPORARY VIEW expects a single-part "
+          "view name, but got: " +
+              stmt.name.ToString() + ".",
+          errc::kTempViewNameTooManyNameParts);
     }
     name = planner::LowerName(stmt.name.parts[0]);
     if (ctx.temp_views->count(name)) {
@@ -71,9 +77,9 @@ Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt, CommandCo
       if (stmt.if_not_exists) return CommandResult{};
       if (existing->format != "view") {
         // Spark refuses to replace a table by a view, OR REPLACE or not.
-        return Status::AlreadyExists("The table " + Quoted(schema, name) +
-                                         " is not a view; a view cannot replace it.",
-                                     errc::kExpectViewNotTableNoAlternative);
+        return Status::AlreadyExists(
+            "The table " + Quoted(schema, name) + " is not a view; a view cannot replace it.",
+            errc::kExpectViewNotTableNoAlternative);
       }
       if (!stmt.or_replace) return AlreadyExists(Quoted(schema, name), false);
     } else if (existing.status().code() != StatusCode::kNotFound) {
@@ -87,9 +93,10 @@ Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt, CommandCo
   SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, binder.BindQuery(*stmt.query));
   std::string self_key = stmt.temporary ? name : schema + "." + name;
   if (binder.expanded_views().count(self_key)) {
-    return Status::InvalidArgument("Recursive view " + Quoted(schema, name) +
-                                       " detected (cycle: the new definition refers to the view itself).",
-                                   errc::kRecursiveView);
+    return Status::InvalidArgument(
+        "Recursive view " + Quoted(schema, name) +
+            " detected (cycle: the new definition refers to the view itself).",
+        errc::kRecursiveView);
   }
   if (!stmt.temporary && binder.referenced_temp_view()) {
     return Status::InvalidArgument("Cannot create the persistent object " + Quoted(schema, name) +
@@ -97,8 +104,9 @@ Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt, CommandCo
                                    errc::kInvalidTempObjReference);
   }
   if (!stmt.column_aliases.empty() && stmt.column_aliases.size() != plan->columns.size()) {
-    std::string cls = stmt.column_aliases.size() > plan->columns.size() ? errc::kCreateViewColumnArityMismatchNotEnoughDataColumns
-                                                                         : errc::kCreateViewColumnArityMismatchTooManyDataColumns;
+    std::string cls = stmt.column_aliases.size() > plan->columns.size()
+                          ? errc::kCreateViewColumnArityMismatchNotEnoughDataColumns
+                          : errc::kCreateViewColumnArityMismatchTooManyDataColumns;
     return Status::InvalidArgument(
         "Cannot create view " + Quoted(schema, name) + ": the view has " +
             std::to_string(stmt.column_aliases.size()) + " columns but the query " +
@@ -112,15 +120,16 @@ Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt, CommandCo
   for (size_t i = 0; i < names.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (planner::LowerName(names[i]) == planner::LowerName(names[j])) {
-        return Status::InvalidArgument("The column `" + planner::LowerName(names[i]) +
-                                           "` already exists.",
-                                       errc::kColumnAlreadyExists);
+        return Status::InvalidArgument(
+            "The column `" + planner::LowerName(names[i]) + "` already exists.",
+            errc::kColumnAlreadyExists);
       }
     }
   }
 
   if (stmt.temporary) {
-    (*ctx.temp_views)[name] = planner::TempView{stmt.name.parts[0], stmt.query_text, stmt.column_aliases, *ctx.current_schema};
+    (*ctx.temp_views)[name] = planner::TempView{stmt.name.parts[0], stmt.query_text,
+                                                stmt.column_aliases, *ctx.current_schema};
     return CommandResult{};
   }
   planner::TableEntry e;
@@ -136,7 +145,8 @@ Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt, CommandCo
   return CommandResult{};
 }
 
-Result<std::vector<planner::OutputColumn>> ViewColumns(const sql::TableName& name, CommandContext& ctx) {
+Result<std::vector<planner::OutputColumn>> ViewColumns(const sql::TableName& name,
+                                                       CommandContext& ctx) {
   sql::TableRef ref;
   ref.kind = sql::TableRef::Kind::kTable;
   ref.name = name;
@@ -145,7 +155,8 @@ Result<std::vector<planner::OutputColumn>> ViewColumns(const sql::TableName& nam
 }
 
 Result<CommandResult> DropView(const sql::DropViewStatement& stmt, CommandContext& ctx) {
-  if (!stmt.name.is_path() && stmt.name.parts.size() == 1 && ctx.temp_views->erase(planner::LowerName(stmt.name.parts[0]))) {
+  if (!stmt.name.is_path() && stmt.name.parts.size() == 1 &&
+      ctx.temp_views->erase(planner::LowerName(stmt.name.parts[0]))) {
     return CommandResult{};
   }
   SILT_ASSIGN_OR_RETURN(auto qualified, CatalogName(stmt.name, ctx));
@@ -159,7 +170,8 @@ Result<CommandResult> DropView(const sql::DropViewStatement& stmt, CommandContex
   }
   if (e->format != "view") {
     return Status::InvalidArgument("The operation DROP VIEW requires a VIEW. But " +
-                                       Quoted(schema, name) + " is a TABLE. Use DROP TABLE instead.",
+                                       Quoted(schema, name) +
+                                       " is a TABLE. Use DROP TABLE instead.",
                                    errc::kWrongCommandForObjectType);
   }
   SILT_RETURN_NOT_OK(ctx.catalog->UnregisterTable(schema, name));

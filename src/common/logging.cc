@@ -18,10 +18,14 @@ LogLevel LevelFromEnv() {
 std::atomic<int> g_level{static_cast<int>(LevelFromEnv())};
 const char* LevelName(LogLevel l) {
   switch (l) {
-    case LogLevel::kDebug: return "D";
-    case LogLevel::kInfo: return "I";
-    case LogLevel::kWarn: return "W";
-    case LogLevel::kError: return "E";
+    case LogLevel::kDebug:
+      return "D";
+    case LogLevel::kInfo:
+      return "I";
+    case LogLevel::kWarn:
+      return "W";
+    case LogLevel::kError:
+      return "E";
   }
   return "?";
 }

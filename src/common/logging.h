@@ -16,7 +16,8 @@ void LogLine(LogLevel level, const char* file, int line, const std::string& text
 namespace internal {
 class LogMessage {
  public:
-  LogMessage(LogLevel level, const char* file, int line) : level_(level), file_(file), line_(line) {}
+  LogMessage(LogLevel level, const char* file, int line)
+      : level_(level), file_(file), line_(line) {}
   ~LogMessage() { LogLine(level_, file_, line_, stream_.str()); }
   std::ostringstream& stream() { return stream_; }
 
@@ -30,15 +31,15 @@ class LogMessage {
 
 }  // namespace silt
 
-#define SILT_LOG(level)                                         \
-  if (::silt::LogLevel::level < ::silt::GetLogLevel()) {        \
-  } else                                                        \
+#define SILT_LOG(level)                                  \
+  if (::silt::LogLevel::level < ::silt::GetLogLevel()) { \
+  } else                                                 \
     ::silt::internal::LogMessage(::silt::LogLevel::level, __FILE__, __LINE__).stream()
 
 // Aborts with a message when an internal invariant does not hold (a bug, never bad input).
-#define SILT_CHECK(cond)                                                                    \
-  do {                                                                                      \
-    if (!(cond)) ::silt::internal::CheckFailed(#cond, __FILE__, __LINE__);                  \
+#define SILT_CHECK(cond)                                                   \
+  do {                                                                     \
+    if (!(cond)) ::silt::internal::CheckFailed(#cond, __FILE__, __LINE__); \
   } while (0)
 
 namespace silt::internal {

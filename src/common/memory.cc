@@ -47,8 +47,9 @@ Status MemoryTracker::Reserve(int64_t bytes) {
     std::string hint = label_ == "query"      ? " (raise it with SET silt.memory.limit = <size>)"
                        : label_ == "database" ? " (DatabaseOptions.memory_limit_bytes)"
                                               : "";
-    return Status::OutOfMemory("memory limit of " + Bytes(limit_) + " for the " + label_ + " exceeded" + hint +
-                                   ": requested " + Bytes(bytes) + " more with " + Bytes(used()) + " in use",
+    return Status::OutOfMemory("memory limit of " + Bytes(limit_) + " for the " + label_ +
+                                   " exceeded" + hint + ": requested " + Bytes(bytes) +
+                                   " more with " + Bytes(used()) + " in use",
                                errc::kSiltMemoryLimitExceeded);
   }
   if (parent_) {

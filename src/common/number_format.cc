@@ -86,7 +86,8 @@ std::string FormatJavaFloat(float v) { return FormatJava(v); }
 std::string Int128ToDecimalString(__int128 v) {
   if (v == 0) return "0";
   bool neg = v < 0;
-  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  unsigned __int128 u =
+      neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
   char buf[48];
   int p = 47;
   buf[p] = 0;

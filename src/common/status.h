@@ -31,7 +31,7 @@ enum class StatusCode : unsigned char {
   kUnsupported,      // a table feature/format silt refuses on purpose
   kOutOfMemory,      // a memory limit was hit
   kCancelled,
-  kInternal,         // a bug: an invariant did not hold
+  kInternal,  // a bug: an invariant did not hold
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -77,7 +77,9 @@ class [[nodiscard]] Status {
   static Status OutOfMemory(std::string msg, std::string cls = "") {
     return Status(StatusCode::kOutOfMemory, std::move(cls), std::move(msg));
   }
-  static Status Cancelled(std::string msg) { return Status(StatusCode::kCancelled, "", std::move(msg)); }
+  static Status Cancelled(std::string msg) {
+    return Status(StatusCode::kCancelled, "", std::move(msg));
+  }
   static Status Internal(std::string msg) {
     return Status(StatusCode::kInternal, errc::kInternalError, std::move(msg));
   }
@@ -115,13 +117,12 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(const T& value) : has_value_(true) { new (&storage_) T(value); }  // NOLINT
+  Result(const T& value) : has_value_(true) { new (&storage_) T(value); }        // NOLINT
   Result(T&& value) : has_value_(true) { new (&storage_) T(std::move(value)); }  // NOLINT
-  template <typename U,
-            typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
-                                        !std::is_same_v<std::decay_t<U>, T> &&
-                                        !std::is_same_v<std::decay_t<U>, Status> &&
-                                        !std::is_same_v<std::decay_t<U>, Result<T>>>>
+  template <typename U, typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
+                                                    !std::is_same_v<std::decay_t<U>, T> &&
+                                                    !std::is_same_v<std::decay_t<U>, Status> &&
+                                                    !std::is_same_v<std::decay_t<U>, Result<T>>>>
   Result(U&& value) : has_value_(true) {  // NOLINT
     new (&storage_) T(std::forward<U>(value));
   }
@@ -193,10 +194,10 @@ const Status& GetStatus(const Result<T>& r) {
 #define SILT_CONCAT(a, b) SILT_CONCAT_IMPL(a, b)
 
 // Returns the Status of `expr` (a Status or Result) from the enclosing function when not OK.
-#define SILT_RETURN_NOT_OK(expr)                                              \
-  do {                                                                        \
-    auto&& _silt_s = (expr);                                                  \
-    if (!_silt_s.ok()) return ::silt::internal::GetStatus(_silt_s);           \
+#define SILT_RETURN_NOT_OK(expr)                                    \
+  do {                                                              \
+    auto&& _silt_s = (expr);                                        \
+    if (!_silt_s.ok()) return ::silt::internal::GetStatus(_silt_s); \
   } while (0)
 
 #define SILT_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \

@@ -10,7 +10,6 @@
 
 #include "common/error_classes.h"
 
-
 namespace silt {
 
 bool ParseHms(std::string_view s, size_t* i, int32_t* secs, bool allow_compact) {
@@ -233,8 +232,8 @@ Result<TimeZonePtr> LoadTzif(const std::string& id) {
     if (!header(c)) return bad();
     tsize = 8;
   }
-  size_t need = static_cast<size_t>(c[3] * (tsize + 1) + c[4] * 6 + c[5] +
-                                    c[2] * (tsize + 4) + c[1] + c[0]);
+  size_t need =
+      static_cast<size_t>(c[3] * (tsize + 1) + c[4] * 6 + c[5] + c[2] * (tsize + 4) + c[1] + c[0]);
   if (!r.Has(need)) return bad();
   std::vector<int64_t> transitions(static_cast<size_t>(c[3]));
   for (auto& t : transitions) t = r.Be(tsize);
@@ -272,20 +271,34 @@ Result<TimeZonePtr> LoadTzif(const std::string& id) {
 // java.time.ZoneId.SHORT_IDS, which Spark's getZoneId passes.
 const char* ShortId(std::string_view id) {
   static const std::pair<const char*, const char*> kIds[] = {
-      {"ACT", "Australia/Darwin"},   {"AET", "Australia/Sydney"},
-      {"AGT", "America/Argentina/Buenos_Aires"}, {"ART", "Africa/Cairo"},
-      {"AST", "America/Anchorage"},  {"BET", "America/Sao_Paulo"},
-      {"BST", "Asia/Dhaka"},         {"CAT", "Africa/Harare"},
-      {"CNT", "America/St_Johns"},   {"CST", "America/Chicago"},
-      {"CTT", "Asia/Shanghai"},      {"EAT", "Africa/Addis_Ababa"},
-      {"ECT", "Europe/Paris"},       {"IET", "America/Indiana/Indianapolis"},
-      {"IST", "Asia/Kolkata"},       {"JST", "Asia/Tokyo"},
-      {"MIT", "Pacific/Apia"},       {"NET", "Asia/Yerevan"},
-      {"NST", "Pacific/Auckland"},   {"PLT", "Asia/Karachi"},
-      {"PNT", "America/Phoenix"},    {"PRT", "America/Puerto_Rico"},
-      {"PST", "America/Los_Angeles"}, {"SST", "Pacific/Guadalcanal"},
-      {"VST", "Asia/Ho_Chi_Minh"},   {"EST", "-05:00"},
-      {"MST", "-07:00"},             {"HST", "-10:00"}};
+      {"ACT", "Australia/Darwin"},
+      {"AET", "Australia/Sydney"},
+      {"AGT", "America/Argentina/Buenos_Aires"},
+      {"ART", "Africa/Cairo"},
+      {"AST", "America/Anchorage"},
+      {"BET", "America/Sao_Paulo"},
+      {"BST", "Asia/Dhaka"},
+      {"CAT", "Africa/Harare"},
+      {"CNT", "America/St_Johns"},
+      {"CST", "America/Chicago"},
+      {"CTT", "Asia/Shanghai"},
+      {"EAT", "Africa/Addis_Ababa"},
+      {"ECT", "Europe/Paris"},
+      {"IET", "America/Indiana/Indianapolis"},
+      {"IST", "Asia/Kolkata"},
+      {"JST", "Asia/Tokyo"},
+      {"MIT", "Pacific/Apia"},
+      {"NET", "Asia/Yerevan"},
+      {"NST", "Pacific/Auckland"},
+      {"PLT", "Asia/Karachi"},
+      {"PNT", "America/Phoenix"},
+      {"PRT", "America/Puerto_Rico"},
+      {"PST", "America/Los_Angeles"},
+      {"SST", "Pacific/Guadalcanal"},
+      {"VST", "Asia/Ho_Chi_Minh"},
+      {"EST", "-05:00"},
+      {"MST", "-07:00"},
+      {"HST", "-10:00"}};
   for (const auto& [k, v] : kIds) {
     if (id == k) return v;
   }

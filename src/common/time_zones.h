@@ -35,8 +35,8 @@ class TimeZone {
   bool fixed() const { return transitions_.empty() && !has_rule_; }
 
   int64_t UtcMicrosToLocal(int64_t micros) const {
-    return micros + static_cast<int64_t>(OffsetAt(FloorDiv(micros, kMicrosPerSecond))) *
-                        kMicrosPerSecond;
+    return micros +
+           static_cast<int64_t>(OffsetAt(FloorDiv(micros, kMicrosPerSecond))) * kMicrosPerSecond;
   }
   int64_t LocalMicrosToUtc(int64_t local) const {
     int64_t secs = FloorDiv(local, kMicrosPerSecond);
@@ -61,7 +61,8 @@ class TimeZone {
   };
 
   // Constructed by Find.
-  TimeZone(std::string id, int32_t fixed_offset) : id_(std::move(id)), fixed_offset_(fixed_offset) {}
+  TimeZone(std::string id, int32_t fixed_offset)
+      : id_(std::move(id)), fixed_offset_(fixed_offset) {}
   TimeZone(std::string id, std::vector<int64_t> transitions, std::vector<uint8_t> type_index,
            std::vector<Type> types, std::optional<Rule> rule);
 

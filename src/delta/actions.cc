@@ -12,20 +12,30 @@ using simdjson::dom::element;
 using simdjson::dom::element_type;
 using simdjson::dom::object;
 
-
 const char* ActionKindKey(ActionKind kind) {
   switch (kind) {
-    case ActionKind::kUnknown: return "";
-    case ActionKind::kProtocol: return "protocol";
-    case ActionKind::kMetadata: return "metaData";
-    case ActionKind::kAdd: return "add";
-    case ActionKind::kRemove: return "remove";
-    case ActionKind::kCdc: return "cdc";
-    case ActionKind::kTxn: return "txn";
-    case ActionKind::kCommitInfo: return "commitInfo";
-    case ActionKind::kDomainMetadata: return "domainMetadata";
-    case ActionKind::kCheckpointMetadata: return "checkpointMetadata";
-    case ActionKind::kSidecar: return "sidecar";
+    case ActionKind::kUnknown:
+      return "";
+    case ActionKind::kProtocol:
+      return "protocol";
+    case ActionKind::kMetadata:
+      return "metaData";
+    case ActionKind::kAdd:
+      return "add";
+    case ActionKind::kRemove:
+      return "remove";
+    case ActionKind::kCdc:
+      return "cdc";
+    case ActionKind::kTxn:
+      return "txn";
+    case ActionKind::kCommitInfo:
+      return "commitInfo";
+    case ActionKind::kDomainMetadata:
+      return "domainMetadata";
+    case ActionKind::kCheckpointMetadata:
+      return "checkpointMetadata";
+    case ActionKind::kSidecar:
+      return "sidecar";
   }
   return "";
 }
@@ -126,7 +136,8 @@ Status GetStringMap(const Ctx& c, std::string_view f, element e, StringMap* out)
       case element_type::STRING:
         out->Append(std::string(field.key), std::string(v.get_string().value_unsafe()));
         break;
-      case element_type::NULL_VALUE: break;
+      case element_type::NULL_VALUE:
+        break;
       case element_type::OBJECT:
       case element_type::ARRAY:
         return Bad(c, f, "map value of '" + std::string(field.key) + "' is not a string");
@@ -159,7 +170,9 @@ Status GetPartitionValues(const Ctx& c, std::string_view f, element e, Partition
       case element_type::STRING:
         out->Append(std::string(field.key), std::string(v.get_string().value_unsafe()));
         break;
-      case element_type::NULL_VALUE: out->Append(std::string(field.key), std::nullopt); break;
+      case element_type::NULL_VALUE:
+        out->Append(std::string(field.key), std::nullopt);
+        break;
       case element_type::OBJECT:
       case element_type::ARRAY:
         return Bad(c, f, "value of '" + std::string(field.key) + "' is not a string");
@@ -562,25 +575,31 @@ Status ParseSidecar(const Ctx& c, object obj, Sidecar* s) {
 
 ActionKind KindOfKey(std::string_view k) {
   switch (k.empty() ? 0 : k[0]) {
-    case 'a': return k == "add" ? ActionKind::kAdd : ActionKind::kUnknown;
-    case 'r': return k == "remove" ? ActionKind::kRemove : ActionKind::kUnknown;
-    case 'm': return k == "metaData" ? ActionKind::kMetadata : ActionKind::kUnknown;
-    case 'p': return k == "protocol" ? ActionKind::kProtocol : ActionKind::kUnknown;
+    case 'a':
+      return k == "add" ? ActionKind::kAdd : ActionKind::kUnknown;
+    case 'r':
+      return k == "remove" ? ActionKind::kRemove : ActionKind::kUnknown;
+    case 'm':
+      return k == "metaData" ? ActionKind::kMetadata : ActionKind::kUnknown;
+    case 'p':
+      return k == "protocol" ? ActionKind::kProtocol : ActionKind::kUnknown;
     case 'c':
       if (k == "commitInfo") return ActionKind::kCommitInfo;
       if (k == "cdc") return ActionKind::kCdc;
       if (k == "checkpointMetadata") return ActionKind::kCheckpointMetadata;
       return ActionKind::kUnknown;
-    case 't': return k == "txn" ? ActionKind::kTxn : ActionKind::kUnknown;
-    case 'd': return k == "domainMetadata" ? ActionKind::kDomainMetadata : ActionKind::kUnknown;
-    case 's': return k == "sidecar" ? ActionKind::kSidecar : ActionKind::kUnknown;
-    default: return ActionKind::kUnknown;
+    case 't':
+      return k == "txn" ? ActionKind::kTxn : ActionKind::kUnknown;
+    case 'd':
+      return k == "domainMetadata" ? ActionKind::kDomainMetadata : ActionKind::kUnknown;
+    case 's':
+      return k == "sidecar" ? ActionKind::kSidecar : ActionKind::kUnknown;
+    default:
+      return ActionKind::kUnknown;
   }
 }
 
-std::string SimdjsonErrorText(simdjson::error_code err) {
-  return simdjson::error_message(err);
-}
+std::string SimdjsonErrorText(simdjson::error_code err) { return simdjson::error_message(err); }
 
 }  // namespace
 
@@ -630,8 +649,9 @@ Status ActionParser::Parse(std::string_view line, Action* out, std::string_view 
     }
     if (field.value.is_null()) continue;  // {"add":null}: Spark's SingleAction slot unset
     if (kind != ActionKind::kUnknown) {
-      return Bad(top, "", std::string("more than one action in a line (") +
-                              ActionKindKey(kind) + ", " + std::string(field.key) + ")");
+      return Bad(top, "",
+                 std::string("more than one action in a line (") + ActionKindKey(kind) + ", " +
+                     std::string(field.key) + ")");
     }
     kind = k;
     value = field.value;
@@ -703,7 +723,8 @@ Status ActionParser::Parse(std::string_view line, Action* out, std::string_view 
       *out = Action(std::move(s));
       break;
     }
-    case ActionKind::kUnknown: break;
+    case ActionKind::kUnknown:
+      break;
   }
   return Status::OK();
 }

@@ -93,7 +93,6 @@ using PartitionValues = OrderedMap<std::optional<std::string>>;
 
 // DeletionVectorDescriptor: see delta/dv_descriptor.h.
 
-
 struct Protocol {
   int32_t min_reader_version = 1;
   int32_t min_writer_version = 2;
@@ -248,8 +247,8 @@ struct Action {
 
   Action() = default;
   template <typename T>
-    requires(!std::is_same_v<std::decay_t<T>, Action>)
-  Action(T v) : value(std::move(v)) {}  // NOLINT: implicit from any action struct
+  requires(!std::is_same_v<std::decay_t<T>, Action>) Action(T v)
+      : value(std::move(v)) {}  // NOLINT: implicit from any action struct
 
   ActionKind kind() const { return static_cast<ActionKind>(value.index()); }
   template <typename T>
@@ -273,7 +272,8 @@ class ActionParser {
   ActionParser(const ActionParser&) = delete;
   ActionParser& operator=(const ActionParser&) = delete;
 
-  // Parses one non-blank line. `where` prefixes error messages (e.g. "00000000000000000001.json:3").
+  // Parses one non-blank line. `where` prefixes error messages (e.g.
+  // "00000000000000000001.json:3").
   Status Parse(std::string_view line, Action* out, std::string_view where = "");
 
  private:

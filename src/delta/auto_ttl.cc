@@ -90,65 +90,74 @@ bool IsAutoTtlKey(std::string_view key) {
 }
 
 std::string CanonicalAutoTtlKey(std::string_view key) {
-  for (const char* k : {kAutoTtlExpireInDaysKey, kAutoTtlTimestampColumnKey, kAutoTtlTimestampColumnIdKey}) {
+  for (const char* k :
+       {kAutoTtlExpireInDaysKey, kAutoTtlTimestampColumnKey, kAutoTtlTimestampColumnIdKey}) {
     if (EqualsIgnoreCase(key, k)) return k;
   }
   return std::string(key);
 }
 
 bool IsAutoTtlTimeType(const DataType& type) {
-  return type.id() == TypeId::kDate || type.id() == TypeId::kTimestamp || type.id() == TypeId::kTimestampNtz;
+  return type.id() == TypeId::kDate || type.id() == TypeId::kTimestamp ||
+         type.id() == TypeId::kTimestampNtz;
 }
 
 Status ValidateAutoTtlExpireInDays(int64_t days) {
   if (days < 0 || days > std::numeric_limits<int32_t>::max()) {
-    return Status::InvalidArgument("The expiration period must be a non-negative "
-                                   "integer number of days that fits in INT, got " +
-                                       std::to_string(days) + ".",
-                                   errc::kAutoTtlInvalidExpirationDays);
+    return Status::InvalidArgument(
+        "The expiration period must be a non-negative "
+        "integer number of days that fits in INT, got " +
+            std::to_string(days) + ".",
+        errc::kAutoTtlInvalidExpirationDays);
   }
   return Status::OK();
 }
 
-Result<size_t> ValidateAutoTtlColumn(const Schema& schema, const std::string& column, bool case_sensitive) {
+Result<size_t> ValidateAutoTtlColumn(const Schema& schema, const std::string& column,
+                                     bool case_sensitive) {
   const std::vector<std::string> parts = SplitDotted(column);
   const int i = FindTopLevel(schema, parts[0], case_sensitive);
   if (i < 0) {
     std::string names;
-    for (size_t k = 0; k < schema.size(); ++k) names += (k ? ", " : "") + std::string("`") + schema[k].name + "`";
+    for (size_t k = 0; k < schema.size(); ++k)
+      names += (k ? ", " : "") + std::string("`") + schema[k].name + "`";
     return Status::InvalidArgument("The Auto-TTL time column `" + column +
-                                       "` cannot be resolved among the table's columns: " + names + ".",
+                                       "` cannot be resolved among the table's columns: " + names +
+                                       ".",
                                    errc::kAutoTtlColumnNotFound);
   }
   const Field& f = schema[static_cast<size_t>(i)];
   if (parts.size() > 1) {
-    return Status::InvalidArgument("The Auto-TTL time column must be a "
-                                   "top-level column; `" +
-                                       column + "` is nested in `" + f.name + "` (" + TypeName(*f.type) + ").",
-                                   errc::kAutoTtlNestedColumnNotSupported);
+    return Status::InvalidArgument(
+        "The Auto-TTL time column must be a "
+        "top-level column; `" +
+            column + "` is nested in `" + f.name + "` (" + TypeName(*f.type) + ").",
+        errc::kAutoTtlNestedColumnNotSupported);
   }
   if (!IsAutoTtlTimeType(*f.type)) {
-    return Status::InvalidArgument("The Auto-TTL time column `" + f.name +
-                                       "` has type " + TypeName(*f.type) +
+    return Status::InvalidArgument("The Auto-TTL time column `" + f.name + "` has type " +
+                                       TypeName(*f.type) +
                                        "; it must be DATE, TIMESTAMP or TIMESTAMP_NTZ.",
                                    errc::kAutoTtlInvalidColumnType);
   }
   return static_cast<size_t>(i);
 }
 
-Status SetAutoTtlPolicy(StringMap* configuration, const Schema& schema, const std::string& column, int64_t days,
-                        bool case_sensitive) {
+Status SetAutoTtlPolicy(StringMap* configuration, const Schema& schema, const std::string& column,
+                        int64_t days, bool case_sensitive) {
   SILT_RETURN_NOT_OK(ValidateAutoTtlExpireInDays(days));
   SILT_ASSIGN_OR_RETURN(size_t i, ValidateAutoTtlColumn(schema, column, case_sensitive));
   const Field& f = schema[i];
   const std::string* mode = configuration->Find("delta.columnMapping.mode");
-  SILT_ASSIGN_OR_RETURN(ColumnMappingMode cm,
-                        ParseColumnMappingMode(mode ? std::optional<std::string>(*mode) : std::nullopt));
+  SILT_ASSIGN_OR_RETURN(
+      ColumnMappingMode cm,
+      ParseColumnMappingMode(mode ? std::optional<std::string>(*mode) : std::nullopt));
   std::optional<int64_t> id;
   if (cm != ColumnMappingMode::kNone) {
     id = ColumnMappingId(f);
     if (!id) {
-      return Status::Internal("the Auto-TTL column `" + f.name + "` has no delta.columnMapping.id under column mapping");
+      return Status::Internal("the Auto-TTL column `" + f.name +
+                              "` has no delta.columnMapping.id under column mapping");
     }
   }
   RemoveAutoTtlPolicy(configuration);
@@ -167,7 +176,8 @@ bool RemoveAutoTtlPolicy(StringMap* configuration) {
   return !keys.empty();
 }
 
-Status NormalizeAutoTtlConfiguration(StringMap* configuration, const Schema& schema, bool case_sensitive) {
+Status NormalizeAutoTtlConfiguration(StringMap* configuration, const Schema& schema,
+                                     bool case_sensitive) {
   // Canonical key spelling first (a user may write 'autoTTL.expireInDays').
   StringMap canonical;
   bool any = false;
@@ -186,36 +196,42 @@ Status NormalizeAutoTtlConfiguration(StringMap* configuration, const Schema& sch
                                        "ALTER TABLE … DELETE ROWS n DAYS AFTER column.",
                                    kInvalidTablePropertyClass);
   }
-  return SetAutoTtlPolicy(configuration, schema, policy->timestamp_column, policy->expire_in_days, case_sensitive);
+  return SetAutoTtlPolicy(configuration, schema, policy->timestamp_column, policy->expire_in_days,
+                          case_sensitive);
 }
 
-Status CheckAutoTtlColumnRename(const StringMap& old_configuration, const std::string& column, bool case_sensitive) {
+Status CheckAutoTtlColumnRename(const StringMap& old_configuration, const std::string& column,
+                                bool case_sensitive) {
   const std::string* ttl = PolicyColumn(old_configuration);
   if (!ttl || !NameMatches(*ttl, column, case_sensitive)) return Status::OK();
-  return Status::InvalidArgument("Cannot rename column `" + column +
-                                     "`: it is the time column of the table's Auto-TTL policy (DELETE ROWS … AFTER " +
-                                     *ttl + "). Renaming it is not supported, also with column mapping.",
-                                 errc::kAutoTtlColumnRenameNotSupported);
+  return Status::InvalidArgument(
+      "Cannot rename column `" + column +
+          "`: it is the time column of the table's Auto-TTL policy (DELETE ROWS … AFTER " + *ttl +
+          "). Renaming it is not supported, also with column mapping.",
+      errc::kAutoTtlColumnRenameNotSupported);
 }
 
-Status CheckAutoTtlColumnDrop(const StringMap& old_configuration, const std::string& column, bool case_sensitive) {
-  const std::string* ttl = PolicyColumn(old_configuration);
-  if (!ttl || !NameMatches(*ttl, column, case_sensitive)) return Status::OK();
-  return Status::InvalidArgument("Cannot drop column `" + column +
-                                     "`: it is the time column of the table's Auto-TTL policy. Remove the policy "
-                                     "first with ALTER TABLE … DROP ROW DELETION.",
-                                 errc::kAutoTtlColumnDropNotSupported);
-}
-
-Status CheckAutoTtlColumnType(const StringMap& old_configuration, const std::string& column, const DataType& new_type,
+Status CheckAutoTtlColumnDrop(const StringMap& old_configuration, const std::string& column,
                               bool case_sensitive) {
   const std::string* ttl = PolicyColumn(old_configuration);
-  if (!ttl || !NameMatches(*ttl, column, case_sensitive) || IsAutoTtlTimeType(new_type)) return Status::OK();
-  return Status::InvalidArgument("Cannot change the type of column `" + column +
-                                     "` to " + TypeName(new_type) +
-                                     ": it is the time column of the table's Auto-TTL policy, which must stay DATE, "
-                                     "TIMESTAMP or TIMESTAMP_NTZ.",
-                                 errc::kAutoTtlInvalidColumnType);
+  if (!ttl || !NameMatches(*ttl, column, case_sensitive)) return Status::OK();
+  return Status::InvalidArgument(
+      "Cannot drop column `" + column +
+          "`: it is the time column of the table's Auto-TTL policy. Remove the policy "
+          "first with ALTER TABLE … DROP ROW DELETION.",
+      errc::kAutoTtlColumnDropNotSupported);
+}
+
+Status CheckAutoTtlColumnType(const StringMap& old_configuration, const std::string& column,
+                              const DataType& new_type, bool case_sensitive) {
+  const std::string* ttl = PolicyColumn(old_configuration);
+  if (!ttl || !NameMatches(*ttl, column, case_sensitive) || IsAutoTtlTimeType(new_type))
+    return Status::OK();
+  return Status::InvalidArgument(
+      "Cannot change the type of column `" + column + "` to " + TypeName(new_type) +
+          ": it is the time column of the table's Auto-TTL policy, which must stay DATE, "
+          "TIMESTAMP or TIMESTAMP_NTZ.",
+      errc::kAutoTtlInvalidColumnType);
 }
 
 }  // namespace silt::delta

@@ -61,13 +61,14 @@ std::vector<std::string> SplitDotted(const std::string& dotted);
 // Rules 2-4: `column` as written (a dotted path names a nested field) resolved against the
 // table's logical schema with the session's case sensitivity. Returns the index of the
 // top-level field.
-Result<size_t> ValidateAutoTtlColumn(const Schema& schema, const std::string& column, bool case_sensitive);
+Result<size_t> ValidateAutoTtlColumn(const Schema& schema, const std::string& column,
+                                     bool case_sensitive);
 
 // Replaces the policy in `configuration` with (column, days) after validating both: stores the
 // schema's spelling of the column, and kAutoTtlTimestampColumnIdKey when the configuration's
 // delta.columnMapping.mode is name/id (the field must then carry its delta.columnMapping.id).
-Status SetAutoTtlPolicy(StringMap* configuration, const Schema& schema, const std::string& column, int64_t days,
-                        bool case_sensitive);
+Status SetAutoTtlPolicy(StringMap* configuration, const Schema& schema, const std::string& column,
+                        int64_t days, bool case_sensitive);
 
 // Removes every Auto-TTL key; false when there was none.
 bool RemoveAutoTtlPolicy(StringMap* configuration);
@@ -75,13 +76,16 @@ bool RemoveAutoTtlPolicy(StringMap* configuration);
 // Checks the policy a configuration carries (if any) against the schema it goes with and
 // normalizes it (canonical column spelling, the column-mapping id key added or dropped).
 // For CREATE TABLE … TBLPROPERTIES('autottl.*'=…) and ALTER TABLE SET TBLPROPERTIES.
-Status NormalizeAutoTtlConfiguration(StringMap* configuration, const Schema& schema, bool case_sensitive);
+Status NormalizeAutoTtlConfiguration(StringMap* configuration, const Schema& schema,
+                                     bool case_sensitive);
 
 // Schema-change guards for the policy's column (`old_configuration` = the table's current
 // configuration; no policy → OK). Names are top-level column names or dotted paths as written.
-Status CheckAutoTtlColumnRename(const StringMap& old_configuration, const std::string& column, bool case_sensitive);
-Status CheckAutoTtlColumnDrop(const StringMap& old_configuration, const std::string& column, bool case_sensitive);
-Status CheckAutoTtlColumnType(const StringMap& old_configuration, const std::string& column, const DataType& new_type,
+Status CheckAutoTtlColumnRename(const StringMap& old_configuration, const std::string& column,
+                                bool case_sensitive);
+Status CheckAutoTtlColumnDrop(const StringMap& old_configuration, const std::string& column,
                               bool case_sensitive);
+Status CheckAutoTtlColumnType(const StringMap& old_configuration, const std::string& column,
+                              const DataType& new_type, bool case_sensitive);
 
 }  // namespace silt::delta

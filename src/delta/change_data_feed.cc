@@ -18,23 +18,28 @@ namespace silt::delta {
 namespace {
 
 Status MissingChangeData(int64_t version, int64_t start, int64_t end) {
-  return Status::InvalidArgument(
-      "Error getting change data for range [" + std::to_string(start) + " , " +
-          std::to_string(end) + "] as change data was not recorded for version [" + std::to_string(version) +
-          "]. If you've enabled change data feed on this table, use `DESCRIBE HISTORY` to see when it was "
-          "first enabled. Otherwise, to start recording change data, use `ALTER TABLE table_name SET "
-          "TBLPROPERTIES (delta.enableChangeDataFeed=true)`.",
-      kErrorMissingChangeData);
+  return Status::InvalidArgument("Error getting change data for range [" + std::to_string(start) +
+                                     " , " + std::to_string(end) +
+                                     "] as change data was not recorded for version [" +
+                                     std::to_string(version) +
+                                     "]. If you've enabled change data feed on this table, use "
+                                     "`DESCRIBE HISTORY` to see when it was "
+                                     "first enabled. Otherwise, to start recording change data, "
+                                     "use `ALTER TABLE table_name SET "
+                                     "TBLPROPERTIES (delta.enableChangeDataFeed=true)`.",
+                                 kErrorMissingChangeData);
 }
 
 // A missing file of the range: Spark's DELTA_CHANGE_DATA_FILE_NOT_FOUND (other errors unchanged).
 Status MissingFile(Status s, const std::string& path) {
   if (s.ok() || !s.IsNotFound() || s.error_class() == kErrorVersionNotFound) return s;
-  return Status::NotFound("File " + path +
-                              " referenced in the transaction log cannot be found. This can occur when the change "
-                              "data file is out of the retention period and has been deleted by the VACUUM "
-                              "statement. (" + std::string(s.message()) + ")",
-                          kErrorChangeDataFileNotFound);
+  return Status::NotFound(
+      "File " + path +
+          " referenced in the transaction log cannot be found. This can occur when the change "
+          "data file is out of the retention period and has been deleted by the VACUUM "
+          "statement. (" +
+          std::string(s.message()) + ")",
+      kErrorChangeDataFileNotFound);
 }
 
 AddFile AsAdd(const RemoveFile& r) {
@@ -48,8 +53,8 @@ AddFile AsAdd(const RemoveFile& r) {
 }
 
 // Appends the three CDF columns to `rows` (table columns only) and moves it to the feed.
-void Emit(DataChunk rows, const Vector* change_types, const std::string& change_type, int64_t version,
-          int64_t timestamp_us, ChangeFeed* feed) {
+void Emit(DataChunk rows, const Vector* change_types, const std::string& change_type,
+          int64_t version, int64_t timestamp_us, ChangeFeed* feed) {
   const size_t n = rows.size();
   if (n == 0) return;
   if (change_types != nullptr) {
@@ -70,13 +75,14 @@ void Emit(DataChunk rows, const Vector* change_types, const std::string& change_
 }
 
 // Every row `file` shows (its DV applied); with `only`, just those whose physical index it holds.
-Status ReadRows(const TableScan& scan, size_t ncols, const AddFile& file, const DeletionVector* only,
-                std::vector<DataChunk>* out) {
+Status ReadRows(const TableScan& scan, size_t ncols, const AddFile& file,
+                const DeletionVector* only, std::vector<DataChunk>* out) {
   return scan.ScanFile(file, [&](DataChunk& chunk) -> Status {
     std::vector<uint32_t> keep;
     const int64_t* idx = chunk.columns.back().data<int64_t>();
     for (size_t i = 0; i < chunk.size(); ++i) {
-      if (only == nullptr || only->Contains(static_cast<uint64_t>(idx[i]))) keep.push_back(static_cast<uint32_t>(i));
+      if (only == nullptr || only->Contains(static_cast<uint64_t>(idx[i])))
+        keep.push_back(static_cast<uint32_t>(i));
     }
     if (keep.empty()) return Status::OK();
     DataChunk rows;
@@ -93,8 +99,8 @@ Status ReadRows(const TableScan& scan, size_t ncols, const AddFile& file, const 
 
 // A change data file: the table columns through the scan (partition values, column mapping),
 // `_change_type` straight from the Parquet file.
-Status ReadCdcFile(const Snapshot& snap, const TableScan& scan, size_t ncols, const AddCDCFile& cdc, int64_t version,
-                   int64_t timestamp_us, ChangeFeed* feed) {
+Status ReadCdcFile(const Snapshot& snap, const TableScan& scan, size_t ncols, const AddCDCFile& cdc,
+                   int64_t version, int64_t timestamp_us, ChangeFeed* feed) {
   AddFile as_add;
   as_add.path = cdc.path;
   as_add.partition_values = cdc.partition_values;
@@ -111,7 +117,8 @@ Status ReadCdcFile(const Snapshot& snap, const TableScan& scan, size_t ncols, co
 
   SILT_ASSIGN_OR_RETURN(DeltaPath dp, ParseDeltaPath(cdc.path));
   if (dp.absolute) {
-    return Status::NotImplemented("change data file with an absolute path: " + cdc.path, errc::kNotImplemented);
+    return Status::NotImplemented("change data file with an absolute path: " + cdc.path,
+                                  errc::kNotImplemented);
   }
   SILT_ASSIGN_OR_RETURN(auto raw, snap.store()->OpenRead(dp.path));
   SILT_ASSIGN_OR_RETURN(std::unique_ptr<parquet::ParquetFile> pf, parquet::ParquetFile::Open(raw));
@@ -125,8 +132,9 @@ Status ReadCdcFile(const Snapshot& snap, const TableScan& scan, size_t ncols, co
     SILT_ASSIGN_OR_RETURN(bool more, scanner->Next(&chunk));
     if (!more) break;
     if (chunk.columns.size() != 1 || chunk.columns[0].id() != TypeId::kString) {
-      return Status::Corruption("change data file " + cdc.path + " has no string column _change_type",
-                                kInvalidCommitFileClass);
+      return Status::Corruption(
+          "change data file " + cdc.path + " has no string column _change_type",
+          kInvalidCommitFileClass);
     }
     types.AppendRange(chunk.columns[0], 0, chunk.size());
   }
@@ -141,7 +149,8 @@ Status ReadCdcFile(const Snapshot& snap, const TableScan& scan, size_t ncols, co
 }  // namespace
 
 bool ChangeDataFeedEnabled(const Metadata& metadata) {
-  return GetBoolProperty(metadata.configuration, "delta.enableChangeDataFeed", false).ValueOr(false);
+  return GetBoolProperty(metadata.configuration, "delta.enableChangeDataFeed", false)
+      .ValueOr(false);
 }
 
 Status CheckCdcColumns(const Metadata* old_metadata, const Metadata& new_metadata) {
@@ -156,44 +165,51 @@ Status CheckCdcColumns(const Metadata* old_metadata, const Metadata& new_metadat
   }
   if (used.empty()) return Status::OK();
   if (old_metadata == nullptr || !ChangeDataFeedEnabled(*old_metadata)) {
-    return Status::InvalidArgument("Unable to enable Change Data Capture on the "
-                           "table. The table already contains reserved columns [" +
-                               used +
-                               "] that will be used internally as metadata for the table's Change Data Feed. To "
-                               "enable Change Data Feed on the table rename/drop these columns.",
-                           kErrorTableContainsCdcColumns);
+    return Status::InvalidArgument(
+        "Unable to enable Change Data Capture on the "
+        "table. The table already contains reserved columns [" +
+            used +
+            "] that will be used internally as metadata for the table's Change Data Feed. To "
+            "enable Change Data Feed on the table rename/drop these columns.",
+        kErrorTableContainsCdcColumns);
   }
-  return Status::InvalidArgument("The write contains reserved columns [" + used +
-                             "] that are used internally as metadata for Change Data Feed. To write to the table "
-                             "either rename/drop these columns or disable Change Data Feed on the table by setting "
-                             "delta.enableChangeDataFeed to false.",
-                         kErrorReservedCdcColumnsOnWrite);
+  return Status::InvalidArgument(
+      "The write contains reserved columns [" + used +
+          "] that are used internally as metadata for Change Data Feed. To write to the table "
+          "either rename/drop these columns or disable Change Data Feed on the table by setting "
+          "delta.enableChangeDataFeed to false.",
+      kErrorReservedCdcColumnsOnWrite);
 }
 
-Result<ChangeFeed> ReadChangeFeed(std::shared_ptr<ObjectStore> store, int64_t start, std::optional<int64_t> end_opt) {
+Result<ChangeFeed> ReadChangeFeed(std::shared_ptr<ObjectStore> store, int64_t start,
+                                  std::optional<int64_t> end_opt) {
   if (start < 0) {
-    return Status::InvalidArgument("CDC range from start " + std::to_string(start) +
-                                       " to end " + (end_opt ? std::to_string(*end_opt) : std::string("latest")) +
-                                       " was invalid. Start version must not be negative.",
-                                   kErrorInvalidCdcRange);
+    return Status::InvalidArgument(
+        "CDC range from start " + std::to_string(start) + " to end " +
+            (end_opt ? std::to_string(*end_opt) : std::string("latest")) +
+            " was invalid. Start version must not be negative.",
+        kErrorInvalidCdcRange);
   }
   if (end_opt && *end_opt < start) {
-    return Status::InvalidArgument("CDC range from start " + std::to_string(start) +
-                                       " to end " + std::to_string(*end_opt) +
+    return Status::InvalidArgument("CDC range from start " + std::to_string(start) + " to end " +
+                                       std::to_string(*end_opt) +
                                        " was invalid. End cannot be before start.",
                                    kErrorInvalidCdcRange);
   }
   SnapshotOptions no_files;
   no_files.load_files = false;
-  SILT_ASSIGN_OR_RETURN(std::shared_ptr<const Snapshot> latest, Snapshot::Load(store, std::nullopt, no_files));
+  SILT_ASSIGN_OR_RETURN(std::shared_ptr<const Snapshot> latest,
+                        Snapshot::Load(store, std::nullopt, no_files));
   if (start > latest->version()) {
-    return Status::InvalidArgument("Provided Start version(" + std::to_string(start) +
-                                   ") for reading change data is invalid. Start version cannot be greater than the "
-                                   "latest version of the table(" +
-                                   std::to_string(latest->version()) + ").");
+    return Status::InvalidArgument(
+        "Provided Start version(" + std::to_string(start) +
+        ") for reading change data is invalid. Start version cannot be greater than the "
+        "latest version of the table(" +
+        std::to_string(latest->version()) + ").");
   }
   const int64_t end = std::min(end_opt.value_or(latest->version()), latest->version());
-  SILT_ASSIGN_OR_RETURN(std::shared_ptr<const Snapshot> start_snap, Snapshot::Load(store, start, no_files));
+  SILT_ASSIGN_OR_RETURN(std::shared_ptr<const Snapshot> start_snap,
+                        Snapshot::Load(store, start, no_files));
   if (!ChangeDataFeedEnabled(start_snap->metadata())) return MissingChangeData(start, start, end);
   std::shared_ptr<const Snapshot> end_snap = latest;
   if (end != latest->version()) {
@@ -216,9 +232,9 @@ Result<ChangeFeed> ReadChangeFeed(std::shared_ptr<ObjectStore> store, int64_t st
   for (int64_t v = start; v <= end; ++v) {
     auto ts = timestamps.find(v);
     if (ts == timestamps.end()) {
-      return Status::NotFound("commit " + std::to_string(v) + " of " + store->root() +
-                                  " is missing",
-                              kErrorVersionNotFound);
+      return Status::NotFound(
+          "commit " + std::to_string(v) + " of " + store->root() + " is missing",
+          kErrorVersionNotFound);
     }
     const int64_t ts_us = ts->second * 1000;
     SILT_ASSIGN_OR_RETURN(std::string bytes, store->Get(CommitKey(v)));
@@ -240,7 +256,8 @@ Result<ChangeFeed> ReadChangeFeed(std::shared_ptr<ObjectStore> store, int64_t st
     }
     if (!cdcs.empty()) {
       for (const AddCDCFile* c : cdcs) {
-        SILT_RETURN_NOT_OK(MissingFile(ReadCdcFile(*end_snap, *scan, ncols, *c, v, ts_us, &feed), c->path));
+        SILT_RETURN_NOT_OK(
+            MissingFile(ReadCdcFile(*end_snap, *scan, ncols, *c, v, ts_us, &feed), c->path));
       }
       continue;
     }
@@ -290,9 +307,9 @@ Result<int64_t> ChangeFeedStartVersionAt(ObjectStore& store, int64_t timestamp_m
   for (const auto& c : commits) {
     if (c.timestamp_ms >= timestamp_ms) return c.version;
   }
-  if (commits.empty()) return Status::NotFound("No commits found at " + store.root(), kErrorNoCommitsFound);
-  return Status::InvalidArgument("The provided timestamp (" +
-                                     FormatJavaTimestamp(timestamp_ms) +
+  if (commits.empty())
+    return Status::NotFound("No commits found at " + store.root(), kErrorNoCommitsFound);
+  return Status::InvalidArgument("The provided timestamp (" + FormatJavaTimestamp(timestamp_ms) +
                                      ") is after the latest version available to this table (" +
                                      FormatJavaTimestamp(commits.back().timestamp_ms) +
                                      "). Please use a timestamp before or at " +

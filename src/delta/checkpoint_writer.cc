@@ -19,11 +19,11 @@ namespace {
 // (they add no action fields silt would drop). v2Checkpoint is handled separately.
 const std::vector<std::string>& CheckpointableWriterFeatures() {
   static const std::vector<std::string> kFeatures = {
-      "appendOnly",           "invariants",         "checkConstraints",    "changeDataFeed",
-      "generatedColumns",     "columnMapping",      "identityColumns",     "deletionVectors",
-      "rowTracking",          "timestampNtz",       "domainMetadata",      "icebergCompatV1",
-      "icebergCompatV2",      "clustering",         "vacuumProtocolCheck", "typeWidening",
-      "typeWidening-preview", "inCommitTimestamp",  "allowColumnDefaults", "checkpointProtection",
+      "appendOnly",           "invariants",          "checkConstraints",    "changeDataFeed",
+      "generatedColumns",     "columnMapping",       "identityColumns",     "deletionVectors",
+      "rowTracking",          "timestampNtz",        "domainMetadata",      "icebergCompatV1",
+      "icebergCompatV2",      "clustering",          "vacuumProtocolCheck", "typeWidening",
+      "typeWidening-preview", "inCommitTimestamp",   "allowColumnDefaults", "checkpointProtection",
       "variantType",          "variantType-preview", "v2Checkpoint"};
   return kFeatures;
 }
@@ -33,7 +33,8 @@ bool HasFeature(const std::optional<std::vector<std::string>>& features, std::st
 }
 
 bool IsV2CheckpointTable(const Protocol& p) {
-  return HasFeature(p.reader_features, "v2Checkpoint") || HasFeature(p.writer_features, "v2Checkpoint");
+  return HasFeature(p.reader_features, "v2Checkpoint") ||
+         HasFeature(p.writer_features, "v2Checkpoint");
 }
 
 Status CheckWritable(const Protocol& p, const std::string& table) {
@@ -287,8 +288,9 @@ Schema CheckpointSchema(bool write_stats_as_json, bool v2) {
                                                           F("configuration", DataType::String()),
                                                           F("removed", DataType::Boolean())}));
   if (v2)
-    schema[kCheckpointMetadata] = F("checkpointMetadata", DataType::Struct({F("version", DataType::Int64()),
-                                                                            F("tags", StringMapType())}));
+    schema[kCheckpointMetadata] =
+        F("checkpointMetadata",
+          DataType::Struct({F("version", DataType::Int64()), F("tags", StringMapType())}));
   return schema;
 }
 
@@ -351,7 +353,8 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
     // version already there (any UUID) is kept.
     out.num_actions += 1;
     char prefix[64];
-    std::snprintf(prefix, sizeof prefix, "%s%020lld.checkpoint.", kLogDir, static_cast<long long>(version));
+    std::snprintf(prefix, sizeof prefix, "%s%020lld.checkpoint.", kLogDir,
+                  static_cast<long long>(version));
     SILT_ASSIGN_OR_RETURN(auto listing, store.ListFrom(prefix));
     for (const ObjectMeta& m : listing) {
       if (m.key.rfind(prefix, 0) != 0) break;
@@ -364,14 +367,17 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
         break;
       }
     }
-    if (!out.already_existed) out.key = std::string(prefix) + Uuid::Random().ToString() + ".parquet";
+    if (!out.already_existed)
+      out.key = std::string(prefix) + Uuid::Random().ToString() + ".parquet";
   }
   // Multi-part: ceil(actions / part_size) parts. File actions go to the part of a stable hash
   // of their reconciliation key, so any writer of this version, whatever order its snapshot
   // lists files in, writes the same parts (a reader may combine parts from two writers); the
   // small actions go to part 1.
   const int64_t num_parts =
-      options.part_size > 0 && !v2 ? std::max<int64_t>(1, (out.num_actions + options.part_size - 1) / options.part_size) : 1;
+      options.part_size > 0 && !v2
+          ? std::max<int64_t>(1, (out.num_actions + options.part_size - 1) / options.part_size)
+          : 1;
   std::vector<uint32_t> add_part, remove_part;
   if (num_parts > 1) {
     auto part_of = [&](const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) {
@@ -383,12 +389,15 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
       if (dv) mix(dv->UniqueId());
       return static_cast<uint32_t>(h % static_cast<uint64_t>(num_parts));
     };
-    for (const AddFile& a : snapshot.files()) add_part.push_back(part_of(a.path, a.deletion_vector));
-    for (const RemoveFile& r : snapshot.tombstones()) remove_part.push_back(part_of(r.path, r.deletion_vector));
+    for (const AddFile& a : snapshot.files())
+      add_part.push_back(part_of(a.path, a.deletion_vector));
+    for (const RemoveFile& r : snapshot.tombstones())
+      remove_part.push_back(part_of(r.path, r.deletion_vector));
   }
   if (!out.already_existed) {
     for (int64_t part = 0; part < num_parts; ++part) {
-      std::string key = num_parts == 1 ? out.key : MultiPartCheckpointKey(version, part + 1, num_parts);
+      std::string key =
+          num_parts == 1 ? out.key : MultiPartCheckpointKey(version, part + 1, num_parts);
       out.part_keys.push_back(key);
     }
     out.key = out.part_keys[0];
@@ -454,17 +463,17 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
   }
   if (!v2) out.already_existed = existing_parts == out.part_keys.size();
   if (!out.already_existed && existing_parts == 0 && rows_total != out.num_actions)
-    return Status::Internal("checkpoint row count " + std::to_string(rows_total) + " != " +
-                            std::to_string(out.num_actions));
+    return Status::Internal("checkpoint row count " + std::to_string(rows_total) +
+                            " != " + std::to_string(out.num_actions));
 
   // Never move the hint back: a newer checkpoint may have been written meanwhile.
   std::optional<int64_t> hint = ReadLastCheckpointHint(store);
   if (hint && *hint > version) return Status::OK();
-  std::string json = "{\"version\":" + std::to_string(version) +
-                     ",\"size\":" + std::to_string(out.num_actions) +
-                     ",\"sizeInBytes\":" + std::to_string(out.size_in_bytes) +
-                     ",\"numOfAddFiles\":" + std::to_string(out.num_add_files) +
-                     (num_parts > 1 ? ",\"parts\":" + std::to_string(num_parts) : std::string()) + "}";
+  std::string json =
+      "{\"version\":" + std::to_string(version) + ",\"size\":" + std::to_string(out.num_actions) +
+      ",\"sizeInBytes\":" + std::to_string(out.size_in_bytes) +
+      ",\"numOfAddFiles\":" + std::to_string(out.num_add_files) +
+      (num_parts > 1 ? ",\"parts\":" + std::to_string(num_parts) : std::string()) + "}";
   SILT_RETURN_NOT_OK(store.Put(std::string(kLogDir) + "_last_checkpoint", json));
   out.last_checkpoint_updated = true;
   // Temp files of crashed log writes (checkpoints, commits) would stay for ever otherwise.

@@ -78,7 +78,6 @@
 
 namespace silt::delta {
 
-
 // Parquet settings for checkpoints: the writer's defaults (snappy, DataPage v1, as Spark) with
 // 32 MiB row groups, which bound the writer's buffer (a 300k-file checkpoint peaks ~100 MB lower
 // than with 128 MiB) and let readers decode one row group at a time.
@@ -103,9 +102,10 @@ struct CheckpointOptions {
 // What WriteCheckpoint did.
 struct CheckpointInfo {
   int64_t version = -1;
-  std::string key;  // "_delta_log/<v>.checkpoint.parquet" (multi-part: the first part; V2: <v>.checkpoint.<uuid>.parquet)
+  std::string key;  // "_delta_log/<v>.checkpoint.parquet" (multi-part: the first part; V2:
+                    // <v>.checkpoint.<uuid>.parquet)
   std::vector<std::string> part_keys;  // every file of the checkpoint (one unless multi-part)
-  int64_t num_actions = 0;  // rows ("size" in _last_checkpoint)
+  int64_t num_actions = 0;             // rows ("size" in _last_checkpoint)
   int64_t num_add_files = 0;
   int64_t num_tombstones = 0;    // unexpired removes written
   int64_t size_in_bytes = 0;     // of the checkpoint file (all parts)

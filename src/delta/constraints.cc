@@ -19,15 +19,19 @@ bool HasNonNullable(const TypePtr& t) {
       for (const Field& f : t->fields())
         if (!f.nullable || HasNonNullable(f.type)) return true;
       return false;
-    case TypeId::kList: return !t->contains_null() || HasNonNullable(t->element_type());
+    case TypeId::kList:
+      return !t->contains_null() || HasNonNullable(t->element_type());
     case TypeId::kMap:
-      return !t->value_contains_null() || HasNonNullable(t->key_type()) || HasNonNullable(t->value_type());
-    default: return false;
+      return !t->value_contains_null() || HasNonNullable(t->key_type()) ||
+             HasNonNullable(t->value_type());
+    default:
+      return false;
   }
 }
 
 Status NotNullViolation(const std::string& path) {
-  return Status::InvalidArgument("NOT NULL constraint violated for column: " + path + ".", kNotNullViolatedClass);
+  return Status::InvalidArgument("NOT NULL constraint violated for column: " + path + ".",
+                                 kNotNullViolatedClass);
 }
 
 // `rows`: the rows of `v` whose ancestors are all non-null (only those are checked, as Spark's
@@ -58,11 +62,14 @@ Status CheckNulls(const Vector& v, const TypePtr& type, bool nullable, const std
       for (uint32_t r : valid)
         for (uint32_t e = off[r]; e < off[r + 1]; ++e) elems.push_back(e);
       if (type->id() == TypeId::kList)
-        return CheckNulls(v.child(0), type->element_type(), type->contains_null(), path + ".element", elems);
+        return CheckNulls(v.child(0), type->element_type(), type->contains_null(),
+                          path + ".element", elems);
       SILT_RETURN_NOT_OK(CheckNulls(v.child(0), type->key_type(), false, path + ".key", elems));
-      return CheckNulls(v.child(1), type->value_type(), type->value_contains_null(), path + ".value", elems);
+      return CheckNulls(v.child(1), type->value_type(), type->value_contains_null(),
+                        path + ".value", elems);
     }
-    default: return Status::OK();
+    default:
+      return Status::OK();
   }
 }
 
@@ -78,10 +85,14 @@ Category CategoryOf(TypeId id) {
     case TypeId::kInt64:
     case TypeId::kFloat:
     case TypeId::kDouble:
-    case TypeId::kDecimal: return Category::kNumber;
-    case TypeId::kString: return Category::kString;
-    case TypeId::kBoolean: return Category::kBoolean;
-    default: return Category::kOther;
+    case TypeId::kDecimal:
+      return Category::kNumber;
+    case TypeId::kString:
+      return Category::kString;
+    case TypeId::kBoolean:
+      return Category::kBoolean;
+    default:
+      return Category::kOther;
   }
 }
 
@@ -96,7 +107,17 @@ struct Expr {
 };
 
 struct Token {
-  enum Kind { kIdent, kQuotedIdent, kNumber, kString, kOp, kDot, kLParen, kRParen, kEnd } kind = kEnd;
+  enum Kind {
+    kIdent,
+    kQuotedIdent,
+    kNumber,
+    kString,
+    kOp,
+    kDot,
+    kLParen,
+    kRParen,
+    kEnd
+  } kind = kEnd;
   std::string text;
 };
 
@@ -116,7 +137,8 @@ class InvariantParser {
 
  private:
   static bool IsPredicate(const Expr& e) {
-    return e.kind != Expr::kColumn && e.kind != Expr::kLiteral ? true : e.category == Category::kBoolean;
+    return e.kind != Expr::kColumn && e.kind != Expr::kLiteral ? true
+                                                               : e.category == Category::kBoolean;
   }
 
   bool Tokenize() {
@@ -127,11 +149,15 @@ class InvariantParser {
         ++i;
       } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
         size_t b = i;
-        while (i < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[i])) || text_[i] == '_')) ++i;
+        while (i < text_.size() &&
+               (std::isalnum(static_cast<unsigned char>(text_[i])) || text_[i] == '_'))
+          ++i;
         tokens_.push_back({Token::kIdent, std::string(text_.substr(b, i - b))});
       } else if (std::isdigit(static_cast<unsigned char>(c))) {
         size_t b = i;
-        while (i < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[i])) || text_[i] == '.')) ++i;
+        while (i < text_.size() &&
+               (std::isdigit(static_cast<unsigned char>(text_[i])) || text_[i] == '.'))
+          ++i;
         tokens_.push_back({Token::kNumber, std::string(text_.substr(b, i - b))});
       } else if (c == '`' || c == '\'' || c == '"') {
         std::string s;
@@ -233,8 +259,10 @@ class InvariantParser {
     if (Peek().kind != Token::kOp || Peek().text == "-" || Peek().text == "<=>") return left;
     std::string op = tokens_[pos_++].text;
     auto right = ParsePrimary();
-    if (!right || left->category != right->category || left->category == Category::kOther) return nullptr;
-    if (left->category == Category::kBoolean && op != "=" && op != "==" && op != "!=" && op != "<>") return nullptr;
+    if (!right || left->category != right->category || left->category == Category::kOther)
+      return nullptr;
+    if (left->category == Category::kBoolean && op != "=" && op != "==" && op != "!=" && op != "<>")
+      return nullptr;
     auto e = std::make_unique<Expr>();
     e->kind = Expr::kCompare;
     e->op = op;
@@ -263,7 +291,8 @@ class InvariantParser {
       e->category = Category::kString;
       return e;
     }
-    if (t.kind == Token::kIdent && (strcasecmp(t.text.c_str(), "true") == 0 || strcasecmp(t.text.c_str(), "false") == 0)) {
+    if (t.kind == Token::kIdent &&
+        (strcasecmp(t.text.c_str(), "true") == 0 || strcasecmp(t.text.c_str(), "false") == 0)) {
       e->literal = Value::Boolean(strcasecmp(tokens_[pos_++].text.c_str(), "true") == 0);
       e->category = Category::kBoolean;
       return e;
@@ -283,7 +312,8 @@ class InvariantParser {
         if (!fields) return nullptr;
         int found = -1;
         for (size_t k = 0; k < fields->size(); ++k)
-          if (strcasecmp((*fields)[k].name.c_str(), part.text.c_str()) == 0) found = static_cast<int>(k);
+          if (strcasecmp((*fields)[k].name.c_str(), part.text.c_str()) == 0)
+            found = static_cast<int>(k);
         if (found < 0) return nullptr;
         e->index.push_back(found);
         e->name += (e->name.empty() ? "" : ".") + part.text;
@@ -327,15 +357,19 @@ enum class Tri { kFalse, kTrue, kNull };
 long double AsNumber(const Value& v) {
   switch (v.type()->id()) {
     case TypeId::kFloat:
-    case TypeId::kDouble: return v.floating();
-    case TypeId::kDecimal: return static_cast<long double>(v.decimal()) / std::pow(10.0L, v.type()->scale());
-    default: return static_cast<long double>(v.integer());
+    case TypeId::kDouble:
+      return v.floating();
+    case TypeId::kDecimal:
+      return static_cast<long double>(v.decimal()) / std::pow(10.0L, v.type()->scale());
+    default:
+      return static_cast<long double>(v.integer());
   }
 }
 
 Value ColumnValue(const Expr& e, const DataChunk& chunk, size_t row) {
   Value v = chunk.columns[static_cast<size_t>(e.index[0])].GetValue(row);
-  for (size_t k = 1; k < e.index.size() && !v.is_null(); ++k) v = v.children()[static_cast<size_t>(e.index[k])];
+  for (size_t k = 1; k < e.index.size() && !v.is_null(); ++k)
+    v = v.children()[static_cast<size_t>(e.index[k])];
   return v;
 }
 
@@ -383,12 +417,18 @@ Tri Test(const Expr& e, const DataChunk& chunk, size_t row) {
         c = a.boolean() == b.boolean() ? 0 : 1;
       }
       bool r = false;
-      if (e.op == "=" || e.op == "==") r = c == 0;
-      else if (e.op == "!=" || e.op == "<>") r = c != 0;
-      else if (e.op == "<") r = c < 0;
-      else if (e.op == "<=") r = c <= 0;
-      else if (e.op == ">") r = c > 0;
-      else if (e.op == ">=") r = c >= 0;
+      if (e.op == "=" || e.op == "==")
+        r = c == 0;
+      else if (e.op == "!=" || e.op == "<>")
+        r = c != 0;
+      else if (e.op == "<")
+        r = c < 0;
+      else if (e.op == "<=")
+        r = c <= 0;
+      else if (e.op == ">")
+        r = c > 0;
+      else if (e.op == ">=")
+        r = c >= 0;
       return r ? Tri::kTrue : Tri::kFalse;
     }
   }
@@ -419,7 +459,9 @@ TableConstraints::~TableConstraints() = default;
 TableConstraints::TableConstraints(TableConstraints&&) noexcept = default;
 TableConstraints& TableConstraints::operator=(TableConstraints&&) noexcept = default;
 
-bool TableConstraints::empty() const { return !has_not_null_ && invariants_.empty() && needs_validator_.empty(); }
+bool TableConstraints::empty() const {
+  return !has_not_null_ && invariants_.empty() && needs_validator_.empty();
+}
 
 Result<TableConstraints> TableConstraints::Make(const Schema& schema, const Metadata& metadata) {
   TableConstraints c;
@@ -466,7 +508,8 @@ Status TableConstraints::Check(const DataChunk& chunk, const RowValidator& valid
     for (size_t r = 0; r < chunk.size(); ++r) {
       if (Test(*inv->expr, chunk, r) == Tri::kTrue) continue;
       // Spark's DeltaInvariantViolationException for a Check: name, expression, row values.
-      std::string msg = "CHECK constraint EXPRESSION(" + inv->sql + ") " + inv->sql + " violated by row with values:";
+      std::string msg = "CHECK constraint EXPRESSION(" + inv->sql + ") " + inv->sql +
+                        " violated by row with values:";
       for (const Expr* col : inv->columns) {
         Value v = Eval(*col, chunk, r);
         msg += "\n - " + col->name + " : " + (v.is_null() ? std::string("null") : v.ToString());
@@ -477,9 +520,12 @@ Status TableConstraints::Check(const DataChunk& chunk, const RowValidator& valid
   if (!needs_validator_.empty()) {
     if (!validator) {
       std::string list;
-      for (const auto& n : needs_validator_) list += (list.empty() ? "" : ", ") + n.name + " (" + n.sql + ")";
-      return Status::Unsupported("the table has constraints that need a SQL row validator, and the write has none: " + list,
-                                 kValidatorRequiredClass);
+      for (const auto& n : needs_validator_)
+        list += (list.empty() ? "" : ", ") + n.name + " (" + n.sql + ")";
+      return Status::Unsupported(
+          "the table has constraints that need a SQL row validator, and the write has none: " +
+              list,
+          kValidatorRequiredClass);
     }
     SILT_RETURN_NOT_OK(validator(chunk));
   }

@@ -114,7 +114,6 @@ class DeletionVector {
 
 // DeletionVectorDescriptor (add/remove.deletionVector) is in delta/dv_descriptor.h.
 
-
 // Where one DV sits inside an encoded DV file.
 struct DvFileEntry {
   int32_t offset = 0;         // of the dataSize field; the first DV is at 1

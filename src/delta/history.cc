@@ -116,8 +116,7 @@ Result<std::optional<CommitInfo>> ReadCommitInfo(ObjectStore& store, const LogFi
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (!IsCommitInfoLine(line)) continue;
     Action action;
-    SILT_RETURN_NOT_OK(
-        parser.Parse(line, &action, file.meta.key + ":" + std::to_string(line_no)));
+    SILT_RETURN_NOT_OK(parser.Parse(line, &action, file.meta.key + ":" + std::to_string(line_no)));
     if (CommitInfo* ci = action.get_if<CommitInfo>()) {
       ci->version = file.version;
       return std::optional<CommitInfo>(std::move(*ci));
@@ -132,9 +131,9 @@ Result<int64_t> ParseIntProperty(const Metadata& md, const char* key, const std:
   const char* end = v->data() + v->size();
   auto [ptr, ec] = std::from_chars(v->data(), end, out);
   if (ec != std::errc() || ptr != end)
-    return Status::Corruption("table property " + std::string(key) + " of " + root +
-                                  " is not an integer: '" + *v + "'",
-                              errc::kDeltaInvalidTableProperty);
+    return Status::Corruption(
+        "table property " + std::string(key) + " of " + root + " is not an integer: '" + *v + "'",
+        errc::kDeltaInvalidTableProperty);
   return out;
 }
 
@@ -151,7 +150,8 @@ Result<int64_t> RequiredIct(const std::optional<CommitInfo>& ci, int64_t version
   if (!ci->in_commit_timestamp)
     return Status::Corruption(
         "Table feature inCommitTimestamp is enabled but the commit timestamp is missing in "
-        "commitInfo for version " + std::to_string(version) + ".",
+        "commitInfo for version " +
+            std::to_string(version) + ".",
         kErrorMissingCommitTimestamp);
   return *ci->in_commit_timestamp;
 }
@@ -248,11 +248,10 @@ Result<IctConfig> IctConfigOf(const Metadata& md, const ObjectStore& store) {
   bool has_version = md.configuration.Contains(kPropIctEnablementVersion);
   bool has_timestamp = md.configuration.Contains(kPropIctEnablementTimestamp);
   if (has_version != has_timestamp)
-    return Status::Corruption("table " + store.root() + " sets only one of " +
-                                  kPropIctEnablementVersion + " and " +
-                                  kPropIctEnablementTimestamp +
-                                  "; both should be present or absent together",
-                              errc::kDeltaInvalidTableProperty);
+    return Status::Corruption(
+        "table " + store.root() + " sets only one of " + kPropIctEnablementVersion + " and " +
+            kPropIctEnablementTimestamp + "; both should be present or absent together",
+        errc::kDeltaInvalidTableProperty);
   if (has_version) {
     SILT_ASSIGN_OR_RETURN(cfg.enablement_version,
                           ParseIntProperty(md, kPropIctEnablementVersion, store.root()));

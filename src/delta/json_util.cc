@@ -46,26 +46,45 @@ void AppendJsonElement(std::string* out, simdjson::dom::element e) {
       out->push_back(']');
       break;
     }
-    case element_type::INT64: AppendInt(out, e.get_int64().value_unsafe()); break;
-    case element_type::UINT64: *out += std::to_string(e.get_uint64().value_unsafe()); break;
-    case element_type::DOUBLE: *out += FormatJavaDouble(e.get_double().value_unsafe()); break;
-    case element_type::STRING: AppendJacksonString(out, e.get_string().value_unsafe()); break;
-    case element_type::BOOL: *out += e.get_bool().value_unsafe() ? "true" : "false"; break;
-    case element_type::NULL_VALUE: *out += "null"; break;
+    case element_type::INT64:
+      AppendInt(out, e.get_int64().value_unsafe());
+      break;
+    case element_type::UINT64:
+      *out += std::to_string(e.get_uint64().value_unsafe());
+      break;
+    case element_type::DOUBLE:
+      *out += FormatJavaDouble(e.get_double().value_unsafe());
+      break;
+    case element_type::STRING:
+      AppendJacksonString(out, e.get_string().value_unsafe());
+      break;
+    case element_type::BOOL:
+      *out += e.get_bool().value_unsafe() ? "true" : "false";
+      break;
+    case element_type::NULL_VALUE:
+      *out += "null";
+      break;
   }
 }
 
 const char* JsonTypeName(simdjson::dom::element_type type) {
   using simdjson::dom::element_type;
   switch (type) {
-    case element_type::OBJECT: return "object";
-    case element_type::ARRAY: return "array";
+    case element_type::OBJECT:
+      return "object";
+    case element_type::ARRAY:
+      return "array";
     case element_type::INT64:
-    case element_type::UINT64: return "integer";
-    case element_type::DOUBLE: return "number";
-    case element_type::STRING: return "string";
-    case element_type::BOOL: return "boolean";
-    case element_type::NULL_VALUE: return "null";
+    case element_type::UINT64:
+      return "integer";
+    case element_type::DOUBLE:
+      return "number";
+    case element_type::STRING:
+      return "string";
+    case element_type::BOOL:
+      return "boolean";
+    case element_type::NULL_VALUE:
+      return "null";
   }
   return "?";
 }

@@ -5,11 +5,11 @@
 // else, including non-ASCII UTF-8 and '/', is written raw.
 #pragma once
 
+#include <simdjson.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
-
-#include <simdjson.h>
 
 namespace silt::delta {
 

@@ -30,7 +30,9 @@ bool IsUuid(std::string_view s) {
   for (size_t i = 0; i < 36; ++i) {
     char c = s[i];
     bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-    if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) return false;
+    if (dash ? c != '-'
+             : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+      return false;
   }
   return true;
 }
@@ -58,7 +60,8 @@ std::optional<LogFile> ParseLogFileName(const ObjectMeta& meta) {
     f.kind = LogFileKind::kCheckpoint;
     return f;
   }
-  if (rest.size() == 1 + 20 + 15 && rest[0] == '.' && AllDigits(rest.substr(1), 20) && rest.substr(21) == ".compacted.json") {
+  if (rest.size() == 1 + 20 + 15 && rest[0] == '.' && AllDigits(rest.substr(1), 20) &&
+      rest.substr(21) == ".compacted.json") {
     f.kind = LogFileKind::kCompaction;
     f.end_version = ToInt(rest.substr(1, 20));
     return f.end_version > f.version ? std::optional<LogFile>(f) : std::nullopt;
@@ -67,8 +70,8 @@ std::optional<LogFile> ParseLogFileName(const ObjectMeta& meta) {
   if (rest.substr(0, kCp.size()) != kCp) return std::nullopt;
   rest.remove_prefix(kCp.size());
   // multi-part: 0000000001.0000000003.parquet
-  if (rest.size() == 10 + 1 + 10 + 8 && AllDigits(rest, 10) && rest[10] == '.' && AllDigits(rest.substr(11), 10) &&
-      rest.substr(21) == ".parquet") {
+  if (rest.size() == 10 + 1 + 10 + 8 && AllDigits(rest, 10) && rest[10] == '.' &&
+      AllDigits(rest.substr(11), 10) && rest.substr(21) == ".parquet") {
     f.kind = LogFileKind::kMultiPartCheckpoint;
     f.part = static_cast<int>(ToInt(rest.substr(0, 10)));
     f.num_parts = static_cast<int>(ToInt(rest.substr(11, 10)));
@@ -185,7 +188,8 @@ Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> ve
       if (!f) continue;
       if (f->kind == LogFileKind::kCommit) {
         commits[f->version] = *f;
-      } else if (f->kind == LogFileKind::kCheckpoint || f->kind == LogFileKind::kMultiPartCheckpoint ||
+      } else if (f->kind == LogFileKind::kCheckpoint ||
+                 f->kind == LogFileKind::kMultiPartCheckpoint ||
                  f->kind == LogFileKind::kUuidCheckpoint) {
         if (f->meta.size > 0) checkpoints[f->version].push_back(*f);
       }
@@ -197,12 +201,14 @@ Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> ve
     }
     LogSegment seg;
     seg.latest_version = commits.empty() ? checkpoints.rbegin()->first : commits.rbegin()->first;
-    if (!checkpoints.empty()) seg.latest_version = std::max(seg.latest_version, checkpoints.rbegin()->first);
+    if (!checkpoints.empty())
+      seg.latest_version = std::max(seg.latest_version, checkpoints.rbegin()->first);
     seg.earliest_version = commits.empty() ? -1 : commits.begin()->first;
     int64_t target = version.value_or(seg.latest_version);
     if (target < 0 || target > seg.latest_version)
-      return Status::NotFound("cannot time travel " + store.root() + " to version " + std::to_string(target) +
-                                  ": the latest version is " + std::to_string(seg.latest_version),
+      return Status::NotFound("cannot time travel " + store.root() + " to version " +
+                                  std::to_string(target) + ": the latest version is " +
+                                  std::to_string(seg.latest_version),
                               errc::kDeltaVersionNotFound);
     // Newest complete checkpoint <= target.
     for (auto it = checkpoints.rbegin(); it != checkpoints.rend(); ++it) {
@@ -229,13 +235,15 @@ Result<LogSegment> BuildLogSegment(ObjectStore& store, std::optional<int64_t> ve
       seg.checkpoint_parts = std::move(chosen);
       break;
     }
-    if (seg.checkpoint_version < 0 && hint && attempt == 0) continue;  // hint pointed nowhere useful
+    if (seg.checkpoint_version < 0 && hint && attempt == 0)
+      continue;  // hint pointed nowhere useful
     int64_t first = seg.checkpoint_version + 1;
     if (seg.checkpoint_version < 0 && (commits.empty() || commits.begin()->first != 0)) {
       if (hint && attempt == 0) continue;
-      return Status::NotFound("cannot reconstruct version " + std::to_string(target) + " of " + store.root() +
-                                  ": no checkpoint at or below it and commit 0 is gone (log cleaned up)",
-                              errc::kDeltaCannotReconstructVersion);
+      return Status::NotFound(
+          "cannot reconstruct version " + std::to_string(target) + " of " + store.root() +
+              ": no checkpoint at or below it and commit 0 is gone (log cleaned up)",
+          errc::kDeltaCannotReconstructVersion);
     }
     SILT_ASSIGN_OR_RETURN(std::optional<int64_t> missing,
                           FillCommitGaps(store, &commits, first, target));

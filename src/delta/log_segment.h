@@ -16,21 +16,21 @@ namespace silt::delta {
 inline constexpr char kLogDir[] = "_delta_log/";
 
 enum class LogFileKind : uint8_t {
-  kCommit,            // 00000000000000000010.json
-  kCheckpoint,        // 00000000000000000010.checkpoint.parquet
+  kCommit,               // 00000000000000000010.json
+  kCheckpoint,           // 00000000000000000010.checkpoint.parquet
   kMultiPartCheckpoint,  // 00000000000000000010.checkpoint.0000000001.0000000003.parquet
-  kUuidCheckpoint,    // 00000000000000000010.checkpoint.<uuid>.json|parquet (v2)
-  kCompaction,        // 00000000000000000004.00000000000000000006.compacted.json
-  kChecksum,          // 00000000000000000010.crc
+  kUuidCheckpoint,       // 00000000000000000010.checkpoint.<uuid>.json|parquet (v2)
+  kCompaction,           // 00000000000000000004.00000000000000000006.compacted.json
+  kChecksum,             // 00000000000000000010.crc
 };
 
 struct LogFile {
   LogFileKind kind = LogFileKind::kCommit;
   int64_t version = 0;
-  int64_t end_version = 0;  // compaction: last version covered
+  int64_t end_version = 0;      // compaction: last version covered
   int part = 0, num_parts = 0;  // multi-part checkpoints
-  bool json = false;  // UUID checkpoints in JSON
-  ObjectMeta meta;    // key is relative to the table root ("_delta_log/…")
+  bool json = false;            // UUID checkpoints in JSON
+  ObjectMeta meta;              // key is relative to the table root ("_delta_log/…")
 };
 
 // Classifies a log listing entry; nullopt for names that are not log files (temp files, hidden
@@ -41,12 +41,12 @@ std::optional<LogFile> ParseLogFileName(const ObjectMeta& meta);
 std::string CommitKey(int64_t version);
 
 struct LogSegment {
-  int64_t version = -1;                 // the snapshot's version
-  int64_t checkpoint_version = -1;      // -1: none
+  int64_t version = -1;                   // the snapshot's version
+  int64_t checkpoint_version = -1;        // -1: none
   std::vector<LogFile> checkpoint_parts;  // one file, or all parts of a multi-part checkpoint
-  std::vector<LogFile> commits;         // ascending, checkpoint_version < v <= version
-  int64_t latest_version = -1;          // newest commit seen in the listing
-  int64_t earliest_version = -1;        // oldest commit seen in the listing
+  std::vector<LogFile> commits;           // ascending, checkpoint_version < v <= version
+  int64_t latest_version = -1;            // newest commit seen in the listing
+  int64_t earliest_version = -1;          // oldest commit seen in the listing
 };
 
 // Lists `_delta_log/` of the table in `store` and builds the segment for `version` (latest when

@@ -20,7 +20,8 @@ inline constexpr char kDatabricksOperationsHistoryTable[] =
 
 // Where the table lives, relative to the warehouse root. The leading dot keeps it out of the
 // catalog's listing of unregistered tables in the default schema.
-inline constexpr char kOperationsHistoryKey[] = ".silt_system/storage/maintenance_operations_history";
+inline constexpr char kOperationsHistoryKey[] =
+    ".silt_system/storage/maintenance_operations_history";
 
 // The A.7 columns, in order, with their types (Databricks' system-table reference):
 // account_id, workspace_id string; start_time, end_time timestamp (UTC); metastore_name,

@@ -74,9 +74,12 @@ Result<Value> ParsePartitionValue(const std::optional<std::string>& text, const 
         kInvalidPartitionValueClass);
   };
   switch (type->id()) {
-    case TypeId::kNull: return Value::Null(type);
-    case TypeId::kString: return Value::String(s);
-    case TypeId::kBinary: return Value::Binary(s);
+    case TypeId::kNull:
+      return Value::Null(type);
+    case TypeId::kString:
+      return Value::String(s);
+    case TypeId::kBinary:
+      return Value::Binary(s);
     case TypeId::kBoolean:
       if (EqualsIgnoreCase(s, "true")) return Value::Boolean(true);
       if (EqualsIgnoreCase(s, "false")) return Value::Boolean(false);
@@ -128,28 +131,37 @@ Result<Value> ParsePartitionValue(const std::optional<std::string>& text, const 
 std::optional<std::string> FormatPartitionValue(const Value& v) {
   if (v.is_null()) return std::nullopt;
   switch (v.type()->id()) {
-    case TypeId::kNull: return std::nullopt;
+    case TypeId::kNull:
+      return std::nullopt;
     case TypeId::kString:
     case TypeId::kBinary:
       if (v.str().empty()) return std::nullopt;
       return v.str();
-    case TypeId::kBoolean: return std::string(v.boolean() ? "true" : "false");
+    case TypeId::kBoolean:
+      return std::string(v.boolean() ? "true" : "false");
     case TypeId::kInt8:
     case TypeId::kInt16:
     case TypeId::kInt32:
-    case TypeId::kInt64: return std::to_string(v.integer());
-    case TypeId::kFloat: return FormatJavaFloat(static_cast<float>(v.floating()));
-    case TypeId::kDouble: return FormatJavaDouble(v.floating());
-    case TypeId::kDecimal: return FormatDecimal(v.decimal(), v.type()->scale());
-    case TypeId::kDate: return FormatDate(static_cast<int32_t>(v.integer()));
-    case TypeId::kTimestamp: return FormatIsoTimestampMicros(v.integer());
+    case TypeId::kInt64:
+      return std::to_string(v.integer());
+    case TypeId::kFloat:
+      return FormatJavaFloat(static_cast<float>(v.floating()));
+    case TypeId::kDouble:
+      return FormatJavaDouble(v.floating());
+    case TypeId::kDecimal:
+      return FormatDecimal(v.decimal(), v.type()->scale());
+    case TypeId::kDate:
+      return FormatDate(static_cast<int32_t>(v.integer()));
+    case TypeId::kTimestamp:
+      return FormatIsoTimestampMicros(v.integer());
     case TypeId::kTimestampNtz: {
       std::string s = FormatTimestampMicros(v.integer());  // "yyyy-MM-dd HH:mm:ss.ffffff"
       while (s.back() == '0') s.pop_back();
       if (s.back() == '.') s.pop_back();
       return s;
     }
-    default: return v.ToJson();
+    default:
+      return v.ToJson();
   }
 }
 

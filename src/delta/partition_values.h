@@ -32,7 +32,7 @@ Result<Value> ParsePartitionValue(const std::optional<std::string>& text, const 
 std::optional<std::string> FormatPartitionValue(const Value& value);
 
 // Days/micros since epoch → date parts, and formatting helpers.
-std::string FormatIsoTimestampMicros(int64_t micros);   // "2024-06-15T19:30:45.000000Z"
+std::string FormatIsoTimestampMicros(int64_t micros);  // "2024-06-15T19:30:45.000000Z"
 std::string FormatIsoTimestampMillis(int64_t micros, bool with_zone);  // "...45.123Z" / "...45.123"
 
 }  // namespace silt::delta

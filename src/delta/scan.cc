@@ -42,8 +42,8 @@ Vector AllNull(const TypePtr& type, size_t rows) {
 }
 
 Status Incompatible(const std::string& name, const TypePtr& from, const TypePtr& to) {
-  return Status::Unsupported("column '" + name + "' is stored as " + from->ToString() + " but the table says " +
-                                 to->ToString(),
+  return Status::Unsupported("column '" + name + "' is stored as " + from->ToString() +
+                                 " but the table says " + to->ToString(),
                              errc::kDeltaUnsupportedTypeChange);
 }
 
@@ -60,42 +60,64 @@ Result<Vector> Widen(Vector v, const std::string& name, const TypePtr& to) {
       }
       int64_t x = get(i);
       switch (to->id()) {
-        case TypeId::kInt16: out.Append<int16_t>(static_cast<int16_t>(x)); break;
-        case TypeId::kInt32: out.Append<int32_t>(static_cast<int32_t>(x)); break;
-        case TypeId::kInt64: out.Append<int64_t>(x); break;
-        case TypeId::kDouble: out.Append<double>(static_cast<double>(x)); break;
+        case TypeId::kInt16:
+          out.Append<int16_t>(static_cast<int16_t>(x));
+          break;
+        case TypeId::kInt32:
+          out.Append<int32_t>(static_cast<int32_t>(x));
+          break;
+        case TypeId::kInt64:
+          out.Append<int64_t>(x);
+          break;
+        case TypeId::kDouble:
+          out.Append<double>(static_cast<double>(x));
+          break;
         case TypeId::kDecimal: {
           int128_t m = x;
           for (int k = 0; k < to->scale(); ++k) m *= 10;
           out.Append<int128_t>(m);
           break;
         }
-        default: break;
+        default:
+          break;
       }
     }
   };
-  bool int_src = from == TypeId::kInt8 || from == TypeId::kInt16 || from == TypeId::kInt32 || from == TypeId::kInt64;
-  bool int_dst = to->id() == TypeId::kInt16 || to->id() == TypeId::kInt32 || to->id() == TypeId::kInt64 ||
-                 to->id() == TypeId::kDouble || to->id() == TypeId::kDecimal;
+  bool int_src = from == TypeId::kInt8 || from == TypeId::kInt16 || from == TypeId::kInt32 ||
+                 from == TypeId::kInt64;
+  bool int_dst = to->id() == TypeId::kInt16 || to->id() == TypeId::kInt32 ||
+                 to->id() == TypeId::kInt64 || to->id() == TypeId::kDouble ||
+                 to->id() == TypeId::kDecimal;
   if (int_src && int_dst && v.type()->fixed_width() <= std::max(to->fixed_width(), 8)) {
     switch (from) {
-      case TypeId::kInt8: ints([&](size_t i) { return static_cast<int64_t>(v.Get<int8_t>(i)); }); break;
-      case TypeId::kInt16: ints([&](size_t i) { return static_cast<int64_t>(v.Get<int16_t>(i)); }); break;
-      case TypeId::kInt32: ints([&](size_t i) { return static_cast<int64_t>(v.Get<int32_t>(i)); }); break;
-      default: ints([&](size_t i) { return v.Get<int64_t>(i); }); break;
+      case TypeId::kInt8:
+        ints([&](size_t i) { return static_cast<int64_t>(v.Get<int8_t>(i)); });
+        break;
+      case TypeId::kInt16:
+        ints([&](size_t i) { return static_cast<int64_t>(v.Get<int16_t>(i)); });
+        break;
+      case TypeId::kInt32:
+        ints([&](size_t i) { return static_cast<int64_t>(v.Get<int32_t>(i)); });
+        break;
+      default:
+        ints([&](size_t i) { return v.Get<int64_t>(i); });
+        break;
     }
     return out;
   }
   if (from == TypeId::kFloat && to->id() == TypeId::kDouble) {
-    for (size_t i = 0; i < n; ++i) v.IsNull(i) ? out.AppendNull() : out.Append<double>(v.Get<float>(i));
+    for (size_t i = 0; i < n; ++i)
+      v.IsNull(i) ? out.AppendNull() : out.Append<double>(v.Get<float>(i));
     return out;
   }
   if (from == TypeId::kDate && to->id() == TypeId::kTimestampNtz) {
     for (size_t i = 0; i < n; ++i)
-      v.IsNull(i) ? out.AppendNull() : out.Append<int64_t>(static_cast<int64_t>(v.Get<int32_t>(i)) * 86400000000LL);
+      v.IsNull(i) ? out.AppendNull()
+                  : out.Append<int64_t>(static_cast<int64_t>(v.Get<int32_t>(i)) * 86400000000LL);
     return out;
   }
-  if (from == TypeId::kDecimal && to->id() == TypeId::kDecimal && to->scale() >= v.type()->scale()) {
+  if (from == TypeId::kDecimal && to->id() == TypeId::kDecimal &&
+      to->scale() >= v.type()->scale()) {
     int up = to->scale() - v.type()->scale();
     for (size_t i = 0; i < n; ++i) {
       if (v.IsNull(i)) {
@@ -122,8 +144,8 @@ Result<Vector> Widen(Vector v, const std::string& name, const TypePtr& to) {
 
 // Turns a vector read from the file (shape of `node`) into the logical type of `target`:
 // nested fields matched by physical name/id, missing ones NULL, primitives widened.
-Result<Vector> Conform(Vector v, const ColumnNode& node, const TypePtr& target, const std::string& name,
-                       ColumnMappingMode mode) {
+Result<Vector> Conform(Vector v, const ColumnNode& node, const TypePtr& target,
+                       const std::string& name, ColumnMappingMode mode) {
   if (target->id() == TypeId::kStruct) {
     if (v.id() != TypeId::kStruct) return Incompatible(name, v.type(), target);
     Vector out(target);
@@ -134,8 +156,9 @@ Result<Vector> Conform(Vector v, const ColumnNode& node, const TypePtr& target, 
       if (c < 0) {
         out.child(k) = AllNull(f.type, rows);
       } else {
-        SILT_ASSIGN_OR_RETURN(out.child(k), Conform(std::move(v.child(static_cast<size_t>(c))), node.children[c], f.type,
-                                                    name + "." + f.name, mode));
+        SILT_ASSIGN_OR_RETURN(out.child(k),
+                              Conform(std::move(v.child(static_cast<size_t>(c))), node.children[c],
+                                      f.type, name + "." + f.name, mode));
       }
     }
     out.validity_buffer() = std::move(v.validity_buffer());
@@ -147,8 +170,9 @@ Result<Vector> Conform(Vector v, const ColumnNode& node, const TypePtr& target, 
     Vector out(target);
     size_t rows = v.size();
     for (size_t k = 0; k < target->fields().size(); ++k) {
-      SILT_ASSIGN_OR_RETURN(out.child(k), Conform(std::move(v.child(k)), node.children[k], target->fields()[k].type,
-                                                  name + "." + target->fields()[k].name, mode));
+      SILT_ASSIGN_OR_RETURN(
+          out.child(k), Conform(std::move(v.child(k)), node.children[k], target->fields()[k].type,
+                                name + "." + target->fields()[k].name, mode));
     }
     out.offsets_buffer() = std::move(v.offsets_buffer());
     out.validity_buffer() = std::move(v.validity_buffer());
@@ -164,7 +188,8 @@ Result<Vector> Conform(Vector v, const ColumnNode& node, const TypePtr& target, 
 }
 
 // A vector of `rows` copies of one partition value.
-Result<Vector> PartitionColumn(const Field& f, const std::optional<std::string>& text, size_t rows) {
+Result<Vector> PartitionColumn(const Field& f, const std::optional<std::string>& text,
+                               size_t rows) {
   SILT_ASSIGN_OR_RETURN(Value value, ParsePartitionValue(text, f.type));
   Vector v(f.type);
   v.Reserve(rows);
@@ -245,7 +270,8 @@ Result<std::optional<DeletionVector>> LoadDeletionVector(const Snapshot& snapsho
   return std::optional<DeletionVector>(std::move(r).value());
 }
 
-Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<const Snapshot> snapshot, TableScanOptions options) {
+Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<const Snapshot> snapshot,
+                                                   TableScanOptions options) {
   auto scan = std::unique_ptr<TableScan>(new TableScan());
   const Schema& schema = snapshot->schema();
   if (options.columns.empty()) {
@@ -253,7 +279,9 @@ Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<const Snapsho
   } else {
     for (const auto& c : options.columns) {
       int i = FindField(schema, c);
-      if (i < 0) return Status::NotFound("column '" + c + "' does not exist in the table", errc::kUnresolvedColumn);
+      if (i < 0)
+        return Status::NotFound("column '" + c + "' does not exist in the table",
+                                errc::kUnresolvedColumn);
       scan->output_fields_.push_back(i);
     }
   }
@@ -273,8 +301,9 @@ Result<std::unique_ptr<TableScanFile>> TableScan::OpenFile(const AddFile& file) 
   auto opened = OpenTableFile(*snapshot_, dp);
   if (!opened.ok()) {
     if (opened.status().IsNotFound())
-      return Status::NotFound("data file " + file.path + " of version " + std::to_string(snapshot_->version()) + " of " +
-                                  store.root() + " is missing (vacuumed or deleted?)",
+      return Status::NotFound("data file " + file.path + " of version " +
+                                  std::to_string(snapshot_->version()) + " of " + store.root() +
+                                  " is missing (vacuumed or deleted?)",
                               errc::kDeltaFileNotFound);
     return opened.status();
   }
@@ -302,7 +331,8 @@ Result<std::unique_ptr<TableScanFile>> TableScan::OpenFile(const AddFile& file) 
     }
     int c = MatchColumn(file_columns, f, mode);
     tf->source_[k] = c;
-    if (c >= 0 && std::find(tf->read_cols_.begin(), tf->read_cols_.end(), c) == tf->read_cols_.end())
+    if (c >= 0 &&
+        std::find(tf->read_cols_.begin(), tf->read_cols_.end(), c) == tf->read_cols_.end())
       tf->read_cols_.push_back(c);
   }
   int64_t row_base = 0;
@@ -315,7 +345,9 @@ Result<std::unique_ptr<TableScanFile>> TableScan::OpenFile(const AddFile& file) 
 
 TableScanFile::~TableScanFile() = default;
 
-int64_t TableScanFile::row_group_rows(int rg) const { return pf_->metadata().row_groups[rg].num_rows; }
+int64_t TableScanFile::row_group_rows(int rg) const {
+  return pf_->metadata().row_groups[rg].num_rows;
+}
 
 bool TableScanFile::RowGroupMayMatch(
     int rg, int column,
@@ -332,7 +364,8 @@ bool TableScanFile::RowGroupMayMatch(
   return false;
 }
 
-std::vector<std::pair<int64_t, int64_t>> TableScanFile::SplitRowGroup(int rg, int64_t target_rows) const {
+std::vector<std::pair<int64_t, int64_t>> TableScanFile::SplitRowGroup(int rg,
+                                                                      int64_t target_rows) const {
   const int64_t rows = row_group_rows(rg);
   std::vector<std::pair<int64_t, int64_t>> out;
   // Rows where pages start, with how many of the columns read start one there. A column without
@@ -342,8 +375,9 @@ std::vector<std::pair<int64_t, int64_t>> TableScanFile::SplitRowGroup(int rg, in
   bool splittable = rows > target_rows && !read_cols_.empty();
   for (size_t k = 0; splittable && k < read_cols_.size(); ++k) {
     const parquet::ColumnNode& col = pf_->schema().columns()[static_cast<size_t>(read_cols_[k])];
-    auto oi = col.kind == parquet::ColumnNode::kLeaf ? pf_->ReadOffsetIndex(rg, col.leaf_index)
-                                                      : Result<parquet::OffsetIndex>(Status::NotFound("nested"));
+    auto oi = col.kind == parquet::ColumnNode::kLeaf
+                  ? pf_->ReadOffsetIndex(rg, col.leaf_index)
+                  : Result<parquet::OffsetIndex>(Status::NotFound("nested"));
     splittable = oi.ok();
     if (!splittable) break;
     for (const auto& loc : oi->page_locations)
@@ -354,7 +388,8 @@ std::vector<std::pair<int64_t, int64_t>> TableScanFile::SplitRowGroup(int rg, in
     // Each cut: the page start shared by most columns among [begin + target, begin + 2 * target),
     // so that few columns decode a page twice and slice it (a dictionary falling back to PLAIN
     // shifts one column's pages).
-    for (auto it = starts.lower_bound(begin + target_rows); it != starts.end(); it = starts.lower_bound(begin + target_rows)) {
+    for (auto it = starts.lower_bound(begin + target_rows); it != starts.end();
+         it = starts.lower_bound(begin + target_rows)) {
       auto best = it;
       for (auto j = it; j != starts.end() && j->first < begin + 2 * target_rows; ++j)
         if (j->second > best->second) best = j;
@@ -392,14 +427,16 @@ Status TableScanFile::ReadRows(int rg, int64_t begin, int64_t end,
   const int64_t row_base = row_base_[static_cast<size_t>(rg)] + begin;
   size_t rows = static_cast<size_t>(end - begin);
   DataChunk raw_chunk;
-  if (!read_cols_.empty()) SILT_RETURN_NOT_OK(pf_->ReadRowGroup(rg, read_cols_, &raw_chunk, begin, end - begin));
+  if (!read_cols_.empty())
+    SILT_RETURN_NOT_OK(pf_->ReadRowGroup(rg, read_cols_, &raw_chunk, begin, end - begin));
   DataChunk out;
   out.num_rows_without_columns = rows;
   for (size_t k = 0; k < num_fields; ++k) {
     Vector* raw = nullptr;
     bool used_again = false;
     if (source_[k] >= 0) {
-      size_t pos = static_cast<size_t>(std::find(read_cols_.begin(), read_cols_.end(), source_[k]) - read_cols_.begin());
+      size_t pos = static_cast<size_t>(std::find(read_cols_.begin(), read_cols_.end(), source_[k]) -
+                                       read_cols_.begin());
       raw = &raw_chunk.columns[pos];
       // A column read for two outputs (never in practice) is copied, else moved.
       for (size_t j = k + 1; j < num_fields; ++j) used_again |= source_[j] == source_[k];
@@ -549,10 +586,12 @@ Status TableScanFile::ReadRowsSelecting(int rg, int64_t begin, int64_t end,
   return sink(chunk, gathered || all ? nullptr : &sel);
 }
 
-Status TableScan::ScanFile(const AddFile& file, const std::function<Status(DataChunk&)>& sink) const {
+Status TableScan::ScanFile(const AddFile& file,
+                           const std::function<Status(DataChunk&)>& sink) const {
   SILT_ASSIGN_OR_RETURN(std::unique_ptr<TableScanFile> tf, OpenFile(file));
   for (int rg = 0; rg < tf->num_row_groups(); ++rg) {
-    for (const auto& [begin, end] : tf->SplitRowGroup(rg, kScanFileRows)) SILT_RETURN_NOT_OK(tf->ReadRows(rg, begin, end, sink));
+    for (const auto& [begin, end] : tf->SplitRowGroup(rg, kScanFileRows))
+      SILT_RETURN_NOT_OK(tf->ReadRows(rg, begin, end, sink));
   }
   return Status::OK();
 }

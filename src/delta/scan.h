@@ -18,7 +18,7 @@
 namespace silt::parquet {
 class ParquetFile;
 struct ColumnPredicate;
-}
+}  // namespace silt::parquet
 
 namespace silt::delta {
 
@@ -61,7 +61,8 @@ class TableScanFile {
       const std::vector<std::vector<parquet::ColumnPredicate>>& alternatives) const;
   // Reads rows [begin, end) of row group rg (deleted rows removed) as one chunk to `sink`.
   // Thread-safe.
-  Status ReadRows(int rg, int64_t begin, int64_t end, const std::function<Status(DataChunk&)>& sink) const;
+  Status ReadRows(int rg, int64_t begin, int64_t end,
+                  const std::function<Status(DataChunk&)>& sink) const;
   // Late materialization. Chooses rows of a chunk holding only the output columns `first` (the
   // others NULL-typed placeholders of the same length): *all = true keeps every row, else *sel
   // holds the kept rows' indices, ascending.
@@ -93,7 +94,8 @@ class TableScanFile {
 
 class TableScan {
  public:
-  static Result<std::unique_ptr<TableScan>> Make(std::shared_ptr<const Snapshot> snapshot, TableScanOptions options = {});
+  static Result<std::unique_ptr<TableScan>> Make(std::shared_ptr<const Snapshot> snapshot,
+                                                 TableScanOptions options = {});
   const Schema& output_schema() const { return output_schema_; }
 
   // Next chunk (one row group of one file, deleted rows removed); false at the end.

@@ -59,11 +59,11 @@ Result<TypePtr> PrimitiveFromName(std::string_view name) {
     TypePtr (*make)();
   };
   static const Entry kTypes[] = {
-      {"string", DataType::String},   {"long", DataType::Int64},
-      {"integer", DataType::Int32},   {"short", DataType::Int16},
-      {"byte", DataType::Int8},       {"float", DataType::Float},
-      {"double", DataType::Double},   {"boolean", DataType::Boolean},
-      {"binary", DataType::Binary},   {"date", DataType::Date},
+      {"string", DataType::String},       {"long", DataType::Int64},
+      {"integer", DataType::Int32},       {"short", DataType::Int16},
+      {"byte", DataType::Int8},           {"float", DataType::Float},
+      {"double", DataType::Double},       {"boolean", DataType::Boolean},
+      {"binary", DataType::Binary},       {"date", DataType::Date},
       {"timestamp", DataType::Timestamp}, {"timestamp_ntz", DataType::TimestampNtz},
       {"void", DataType::Null},
   };
@@ -72,7 +72,8 @@ Result<TypePtr> PrimitiveFromName(std::string_view name) {
   }
   int p, s;
   if (name.substr(0, 7) == "decimal") {
-    if (!ParseDecimalName(name, &p, &s)) return Invalid("malformed decimal type '" + std::string(name) + "'");
+    if (!ParseDecimalName(name, &p, &s))
+      return Invalid("malformed decimal type '" + std::string(name) + "'");
     if (p < 1 || p > 38 || s < 0 || s > p) {
       return Status::Unsupported("decimal precision/scale out of range: " + std::string(name),
                                  kUnsupportedDataTypeClass);
@@ -88,8 +89,10 @@ Result<TypePtr> ParseType(element e, int depth);
 Result<bool> GetBoolField(object obj, std::string_view key, std::string_view what) {
   element v;
   bool b;
-  if (obj.at_key(key).get(v)) return Invalid(std::string(what) + ": missing '" + std::string(key) + "'");
-  if (v.get_bool().get(b)) return Invalid(std::string(what) + ": '" + std::string(key) + "' is not a boolean");
+  if (obj.at_key(key).get(v))
+    return Invalid(std::string(what) + ": missing '" + std::string(key) + "'");
+  if (v.get_bool().get(b))
+    return Invalid(std::string(what) + ": '" + std::string(key) + "' is not a boolean");
   return b;
 }
 
@@ -197,7 +200,9 @@ void AppendStruct(std::string* out, const std::vector<Field>& fields) {
 
 void AppendType(std::string* out, const DataType& t) {
   switch (t.id()) {
-    case TypeId::kStruct: AppendStruct(out, t.fields()); break;
+    case TypeId::kStruct:
+      AppendStruct(out, t.fields());
+      break;
     case TypeId::kList:
       *out += "{\"type\":\"array\",\"elementType\":";
       AppendType(out, *t.element_type());
@@ -241,9 +246,9 @@ Result<Field> PhysicalField(const Field& f, ColumnMappingMode mode) {
   out.metadata_json = f.metadata_json;
   std::optional<int64_t> id = ColumnMappingId(f);
   if (!id && mode == ColumnMappingMode::kId) {
-    return Status::Corruption("column mapping mode id: field '" + f.name + "' has no " +
-                                  kColumnMappingIdKey,
-                              errc::kDeltaColumnMappingMissingFieldId);
+    return Status::Corruption(
+        "column mapping mode id: field '" + f.name + "' has no " + kColumnMappingIdKey,
+        errc::kDeltaColumnMappingMissingFieldId);
   }
   if (id && !MetadataInt(f, kParquetFieldIdKey)) {
     std::string entry = "\"" + std::string(kParquetFieldIdKey) + "\":" + std::to_string(*id);
@@ -277,7 +282,8 @@ Result<TypePtr> PhysicalType(const TypePtr& type, ColumnMappingMode mode) {
       SILT_ASSIGN_OR_RETURN(TypePtr v, PhysicalType(type->value_type(), mode));
       return DataType::Map(std::move(k), std::move(v), type->value_contains_null());
     }
-    default: return type;
+    default:
+      return type;
   }
 }
 
@@ -309,22 +315,36 @@ bool TypeEquals(const DataType& a, const DataType& b) {
 
 std::string PrimitiveTypeName(const DataType& t) {
   switch (t.id()) {
-    case TypeId::kNull: return "void";
-    case TypeId::kBoolean: return "boolean";
-    case TypeId::kInt8: return "byte";
-    case TypeId::kInt16: return "short";
-    case TypeId::kInt32: return "integer";
-    case TypeId::kInt64: return "long";
-    case TypeId::kFloat: return "float";
-    case TypeId::kDouble: return "double";
+    case TypeId::kNull:
+      return "void";
+    case TypeId::kBoolean:
+      return "boolean";
+    case TypeId::kInt8:
+      return "byte";
+    case TypeId::kInt16:
+      return "short";
+    case TypeId::kInt32:
+      return "integer";
+    case TypeId::kInt64:
+      return "long";
+    case TypeId::kFloat:
+      return "float";
+    case TypeId::kDouble:
+      return "double";
     case TypeId::kDecimal:
       return "decimal(" + std::to_string(t.precision()) + "," + std::to_string(t.scale()) + ")";
-    case TypeId::kString: return "string";
-    case TypeId::kBinary: return "binary";
-    case TypeId::kDate: return "date";
-    case TypeId::kTimestamp: return "timestamp";
-    case TypeId::kTimestampNtz: return "timestamp_ntz";
-    default: return "";
+    case TypeId::kString:
+      return "string";
+    case TypeId::kBinary:
+      return "binary";
+    case TypeId::kDate:
+      return "date";
+    case TypeId::kTimestamp:
+      return "timestamp";
+    case TypeId::kTimestampNtz:
+      return "timestamp_ntz";
+    default:
+      return "";
   }
 }
 
@@ -407,7 +427,8 @@ Result<Schema> ToPhysicalSchema(const Schema& logical, ColumnMappingMode mode) {
 namespace {
 
 // Appends "key":value_json to a field's metadata object.
-void AddMetadataEntry(std::string* metadata_json, std::string_view key, const std::string& value_json) {
+void AddMetadataEntry(std::string* metadata_json, std::string_view key,
+                      const std::string& value_json) {
   std::string entry;
   AppendJacksonString(&entry, key);
   entry += ":" + value_json;
@@ -422,10 +443,12 @@ TypePtr AssignType(const TypePtr& type, int64_t* next_id, PhysicalNames names);
 
 Field AssignField(const Field& f, int64_t* max_id, PhysicalNames names) {
   Field out = f;
-  if (!ColumnMappingId(f)) AddMetadataEntry(&out.metadata_json, kColumnMappingIdKey, std::to_string(++*max_id));
+  if (!ColumnMappingId(f))
+    AddMetadataEntry(&out.metadata_json, kColumnMappingIdKey, std::to_string(++*max_id));
   if (!PhysicalName(f)) {
     std::string name;
-    AppendJacksonString(&name, names == PhysicalNames::kLogical ? f.name : "col-" + Uuid::Random().ToString());
+    AppendJacksonString(
+        &name, names == PhysicalNames::kLogical ? f.name : "col-" + Uuid::Random().ToString());
     AddMetadataEntry(&out.metadata_json, kColumnMappingPhysicalNameKey, name);
   }
   out.type = AssignType(f.type, max_id, names);
@@ -439,12 +462,15 @@ TypePtr AssignType(const TypePtr& type, int64_t* max_id, PhysicalNames names) {
       for (const Field& f : type->fields()) fields.push_back(AssignField(f, max_id, names));
       return DataType::Struct(std::move(fields));
     }
-    case TypeId::kList: return DataType::List(AssignType(type->element_type(), max_id, names), type->contains_null());
+    case TypeId::kList:
+      return DataType::List(AssignType(type->element_type(), max_id, names), type->contains_null());
     case TypeId::kMap: {
       TypePtr k = AssignType(type->key_type(), max_id, names);
-      return DataType::Map(std::move(k), AssignType(type->value_type(), max_id, names), type->value_contains_null());
+      return DataType::Map(std::move(k), AssignType(type->value_type(), max_id, names),
+                           type->value_contains_null());
     }
-    default: return type;
+    default:
+      return type;
   }
 }
 

@@ -71,7 +71,8 @@ Result<Schema> ToPhysicalSchema(const Schema& logical, ColumnMappingMode mode);
 // kLogical names the physical column after the logical one instead: for a table that turns on
 // column mapping (mode none → name), whose data files already use the logical names.
 enum class PhysicalNames : uint8_t { kRandom, kLogical };
-Schema AssignColumnMapping(const Schema& logical, int64_t* max_column_id, PhysicalNames names = PhysicalNames::kRandom);
+Schema AssignColumnMapping(const Schema& logical, int64_t* max_column_id,
+                           PhysicalNames names = PhysicalNames::kRandom);
 
 // Field-by-field equality including names, nullability and metadata text.
 bool SchemaEquals(const Schema& a, const Schema& b);

@@ -36,10 +36,14 @@ std::optional<std::string> Str(const Vector* v, size_t i) {
 std::optional<int64_t> Int(const Vector* v, size_t i) {
   if (!v || v->IsNull(i)) return std::nullopt;
   switch (v->id()) {
-    case TypeId::kInt32: return v->Get<int32_t>(i);
-    case TypeId::kInt64: return v->Get<int64_t>(i);
-    case TypeId::kInt16: return v->Get<int16_t>(i);
-    default: return std::nullopt;
+    case TypeId::kInt32:
+      return v->Get<int32_t>(i);
+    case TypeId::kInt64:
+      return v->Get<int64_t>(i);
+    case TypeId::kInt16:
+      return v->Get<int16_t>(i);
+    default:
+      return std::nullopt;
   }
 }
 std::optional<bool> Bool(const Vector* v, size_t i) {
@@ -51,14 +55,16 @@ std::optional<M> MapOf(const Vector* v, size_t i, F value) {
   if (!v || v->IsNull(i) || v->id() != TypeId::kMap) return std::nullopt;
   M m;
   const uint32_t* off = v->offsets();
-  for (uint32_t k = off[i]; k < off[i + 1]; ++k) m.Append(std::string(v->child(0).GetString(k)), value(&v->child(1), k));
+  for (uint32_t k = off[i]; k < off[i + 1]; ++k)
+    m.Append(std::string(v->child(0).GetString(k)), value(&v->child(1), k));
   return m;
 }
 std::optional<StringMap> Strings(const Vector* v, size_t i) {
   return MapOf<StringMap>(v, i, [](const Vector* c, size_t k) { return Str(c, k).value_or(""); });
 }
 PartitionValues Partitions(const Vector* v, size_t i) {
-  return MapOf<PartitionValues>(v, i, [](const Vector* c, size_t k) { return Str(c, k); }).value_or(PartitionValues{});
+  return MapOf<PartitionValues>(v, i, [](const Vector* c, size_t k) { return Str(c, k); })
+      .value_or(PartitionValues{});
 }
 std::optional<std::vector<std::string>> StrList(const Vector* v, size_t i) {
   if (!v || v->IsNull(i) || v->id() != TypeId::kList) return std::nullopt;
@@ -82,7 +88,8 @@ std::optional<DeletionVectorDescriptor> Dv(const Vector* v, size_t i) {
 // The columns of one action struct of a checkpoint chunk, resolved once per chunk (a by-name
 // lookup per row and field costs more than decoding the row).
 struct AddColumns {
-  const Vector *st = nullptr, *path, *pv, *size, *mtime, *dc, *stats, *stats_parsed, *tags, *dv, *brid, *drcv, *cp;
+  const Vector *st = nullptr, *path, *pv, *size, *mtime, *dc, *stats, *stats_parsed, *tags, *dv,
+               *brid, *drcv, *cp;
   explicit AddColumns(const Vector* v) : st(v) {
     path = Child(v, "path"), pv = Child(v, "partitionValues"), size = Child(v, "size");
     mtime = Child(v, "modificationTime"), dc = Child(v, "dataChange"), stats = Child(v, "stats");
@@ -114,7 +121,8 @@ struct RemoveColumns {
   const Vector *st = nullptr, *path, *ts, *dc, *efm, *pv, *size, *dv, *brid, *drcv;
   explicit RemoveColumns(const Vector* v) : st(v) {
     path = Child(v, "path"), ts = Child(v, "deletionTimestamp"), dc = Child(v, "dataChange");
-    efm = Child(v, "extendedFileMetadata"), pv = Child(v, "partitionValues"), size = Child(v, "size");
+    efm = Child(v, "extendedFileMetadata"), pv = Child(v, "partitionValues"),
+    size = Child(v, "size");
     dv = Child(v, "deletionVector"), brid = Child(v, "baseRowId");
     drcv = Child(v, "defaultRowCommitVersion");
   }
@@ -134,8 +142,9 @@ struct RemoveColumns {
 };
 
 // The non-file action in row i of a checkpoint chunk, if any.
-std::optional<Action> SmallActionFromRow(const Vector* md, const Vector* pr, const Vector* txn, const Vector* dom,
-                                         const Vector* cpm, const Vector* sc, size_t i) {
+std::optional<Action> SmallActionFromRow(const Vector* md, const Vector* pr, const Vector* txn,
+                                         const Vector* dom, const Vector* cpm, const Vector* sc,
+                                         size_t i) {
   if (md && md->IsValid(i)) {
     Metadata m;
     m.id = Str(Child(md, "id"), i).value_or("");
@@ -146,7 +155,8 @@ std::optional<Action> SmallActionFromRow(const Vector* md, const Vector* pr, con
       if (auto o = Strings(Child(f, "options"), i)) m.format.options = *o;
     }
     m.schema_string = Str(Child(md, "schemaString"), i);
-    m.partition_columns = StrList(Child(md, "partitionColumns"), i).value_or(std::vector<std::string>{});
+    m.partition_columns =
+        StrList(Child(md, "partitionColumns"), i).value_or(std::vector<std::string>{});
     if (auto c = Strings(Child(md, "configuration"), i)) m.configuration = *c;
     m.created_time = Int(Child(md, "createdTime"), i);
     return Action(std::move(m));
@@ -197,7 +207,8 @@ std::optional<Action> SmallActionFromRow(const Vector* md, const Vector* pr, con
 // count out. (The whole struct's leaves cannot decide it: writers count nulls of map and list
 // leaves differently.)
 // Whether non-repeated leaf `field` of struct `node` is null in every row of row group rg.
-bool FieldAllNull(const parquet::ParquetFile& pf, int rg, const parquet::ColumnNode& node, std::string_view field) {
+bool FieldAllNull(const parquet::ParquetFile& pf, int rg, const parquet::ColumnNode& node,
+                  std::string_view field) {
   if (node.kind != parquet::ColumnNode::kStruct) return false;
   for (const parquet::ColumnNode& c : node.children) {
     if (c.name != field) continue;
@@ -212,9 +223,14 @@ bool FieldAllNull(const parquet::ParquetFile& pf, int rg, const parquet::ColumnN
 
 bool NoActionsIn(const parquet::ParquetFile& pf, int rg, const parquet::ColumnNode& node) {
   static const std::pair<std::string_view, std::string_view> kRequired[] = {
-      {"add", "path"},          {"remove", "path"},   {"metaData", "id"},
-      {"protocol", "minReaderVersion"}, {"txn", "appId"}, {"domainMetadata", "domain"},
-      {"checkpointMetadata", "version"}, {"sidecar", "path"}};
+      {"add", "path"},
+      {"remove", "path"},
+      {"metaData", "id"},
+      {"protocol", "minReaderVersion"},
+      {"txn", "appId"},
+      {"domainMetadata", "domain"},
+      {"checkpointMetadata", "version"},
+      {"sidecar", "path"}};
   for (const auto& [action, field] : kRequired)
     if (node.name == action) return FieldAllNull(pf, rg, node, field);
   return false;
@@ -281,7 +297,8 @@ struct Snapshot::ReplayState {
     seen_filter.Add(key);
     return seen.insert(std::move(key)).second;
   }
-  bool SeenInCommits(std::string_view path, const std::optional<DeletionVectorDescriptor>& dv) const {
+  bool SeenInCommits(std::string_view path,
+                     const std::optional<DeletionVectorDescriptor>& dv) const {
     if (seen.empty()) return false;
     if (!dv && Unescaped(path)) return SeenUnescaped(path);
     return seen.count(FileKey(path, dv)) != 0;
@@ -299,10 +316,12 @@ struct Snapshot::ReplayState {
 void Snapshot::Apply(Action& a, bool from_checkpoint, ReplayState* st) {
   switch (a.kind()) {
     case ActionKind::kProtocol:
-      if (!st->have_protocol) protocol_ = std::move(*a.get_if<Protocol>()), st->have_protocol = true;
+      if (!st->have_protocol)
+        protocol_ = std::move(*a.get_if<Protocol>()), st->have_protocol = true;
       break;
     case ActionKind::kMetadata:
-      if (!st->have_metadata) metadata_ = std::move(*a.get_if<Metadata>()), st->have_metadata = true;
+      if (!st->have_metadata)
+        metadata_ = std::move(*a.get_if<Metadata>()), st->have_metadata = true;
       break;
     case ActionKind::kAdd: {
       AddFile& f = *a.get_if<AddFile>();
@@ -347,8 +366,10 @@ Status Snapshot::ReadParquetCheckpoint(const std::string& key, bool load_files, 
   SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(file));
   const Schema& schema = pf->schema().schema();
   std::vector<int> cols;
-  for (const char* name : {"add", "remove", "metaData", "protocol", "txn", "domainMetadata", "checkpointMetadata", "sidecar"}) {
-    if (!load_files && (std::string_view(name) == "add" || std::string_view(name) == "remove")) continue;
+  for (const char* name : {"add", "remove", "metaData", "protocol", "txn", "domainMetadata",
+                           "checkpointMetadata", "sidecar"}) {
+    if (!load_files && (std::string_view(name) == "add" || std::string_view(name) == "remove"))
+      continue;
     int i = FindField(schema, name);
     if (i < 0) continue;
     cols.push_back(i);
@@ -399,7 +420,8 @@ Status Snapshot::ReadParquetCheckpoint(const std::string& key, bool load_files, 
     if (add_v) add.emplace(add_v);
     if (rem_v) rem.emplace(rem_v);
     const Vector *md = column("metaData"), *pr = column("protocol"), *txn = column("txn"),
-                 *dom = column("domainMetadata"), *cpm = column("checkpointMetadata"), *sc = column("sidecar");
+                 *dom = column("domainMetadata"), *cpm = column("checkpointMetadata"),
+                 *sc = column("sidecar");
     for (size_t i = 0; i < chunk.size(); ++i) {
       if (add_v && add_v->IsValid(i)) {
         AddFile f = add->Read(i);
@@ -419,7 +441,8 @@ namespace {
 // The store key of a V2 checkpoint's sidecar (paths are relative to _delta_log/_sidecars/).
 Result<std::string> SidecarKey(const std::string& path) {
   SILT_ASSIGN_OR_RETURN(DeltaPath dp, ParseDeltaPath(path));
-  if (dp.absolute) return Status::NotImplemented("absolute sidecar paths are not supported: " + path);
+  if (dp.absolute)
+    return Status::NotImplemented("absolute sidecar paths are not supported: " + path);
   return std::string(kLogDir) + "_sidecars/" + dp.path;
 }
 }  // namespace
@@ -431,7 +454,9 @@ Status Snapshot::ReadCheckpoint(const SnapshotOptions& options, ReplayState* st)
       std::vector<Action> actions;
       SILT_RETURN_NOT_OK(ParseCommit(bytes, &actions, part.meta.key));
       for (auto& a : actions) {
-        if (!options.load_files && (a.kind() == ActionKind::kAdd || a.kind() == ActionKind::kRemove)) continue;
+        if (!options.load_files &&
+            (a.kind() == ActionKind::kAdd || a.kind() == ActionKind::kRemove))
+          continue;
         Apply(a, true, st);
       }
     } else {
@@ -449,16 +474,20 @@ Status Snapshot::ReadCheckpoint(const SnapshotOptions& options, ReplayState* st)
 }
 
 // Reconciles one file action for ForEachFileAction exactly as Apply does for the file list.
-Status Snapshot::VisitFileAction(Action& a, bool from_checkpoint, ReplayState* st, const FileActionVisitor& visit) {
+Status Snapshot::VisitFileAction(Action& a, bool from_checkpoint, ReplayState* st,
+                                 const FileActionVisitor& visit) {
   auto live = [&](const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) {
     return from_checkpoint ? !st->SeenInCommits(path, dv) : st->SeeInCommit(FileKey(path, dv));
   };
   if (const AddFile* f = a.get_if<AddFile>()) {
     if (live(f->path, f->deletion_vector))
-      return visit(FileActionRef{true, f->path, f->deletion_vector ? &*f->deletion_vector : nullptr, std::nullopt});
+      return visit(FileActionRef{true, f->path, f->deletion_vector ? &*f->deletion_vector : nullptr,
+                                 std::nullopt});
   } else if (const RemoveFile* r = a.get_if<RemoveFile>()) {
     if (live(r->path, r->deletion_vector))
-      return visit(FileActionRef{false, r->path, r->deletion_vector ? &*r->deletion_vector : nullptr, r->deletion_timestamp});
+      return visit(FileActionRef{false, r->path,
+                                 r->deletion_vector ? &*r->deletion_vector : nullptr,
+                                 r->deletion_timestamp});
   } else if (const Sidecar* sc = a.get_if<Sidecar>(); sc && from_checkpoint) {
     st->sidecars.push_back(sc->path);
   }
@@ -470,7 +499,8 @@ Status Snapshot::VisitFileAction(Action& a, bool from_checkpoint, ReplayState* s
 // column: no stats, partition values or tags, and no AddFile per row. The work is a list of tasks
 // (a page range of add.path, or a row group's other columns), run in order without a pool.
 Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st,
-                                        const FileActionVisitorFactory& make_visitor, ThreadPool* pool) const {
+                                        const FileActionVisitorFactory& make_visitor,
+                                        ThreadPool* pool) const {
   SILT_ASSIGN_OR_RETURN(auto file, store_->OpenRead(key));
   SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(file));
   const Schema& schema = pf->schema().schema();
@@ -509,17 +539,19 @@ Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st,
   for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
     Task t;
     t.rg = rg;
-    auto want = [&](const std::optional<parquet::ColumnNode>& full, const std::optional<parquet::ColumnNode>& no_dv,
-                    int* index) {
+    auto want = [&](const std::optional<parquet::ColumnNode>& full,
+                    const std::optional<parquet::ColumnNode>& no_dv, int* index) {
       if (!full || NoActionsIn(*pf, rg, *full)) return;
       *index = static_cast<int>(t.nodes.size());
       t.nodes.push_back(no_dv && NoDvsIn(*pf, rg, *full) ? &*no_dv : &*full);
     };
-    if (add_node && add_path_leaf >= 0 && !NoActionsIn(*pf, rg, *add_node) && NoDvsIn(*pf, rg, *add_node)) {
+    if (add_node && add_path_leaf >= 0 && !NoActionsIn(*pf, rg, *add_node) &&
+        NoDvsIn(*pf, rg, *add_node)) {
       // Adds without DVs need only their paths (a row is an add iff add.path is set): straight
       // from the pages, without a string vector of 100k paths.
       const int64_t rows = pf->metadata().row_groups[static_cast<size_t>(rg)].num_rows;
-      std::vector<int64_t> starts = parts > 1 ? pf->PageRowStarts(rg, add_path_leaf) : std::vector<int64_t>{0};
+      std::vector<int64_t> starts =
+          parts > 1 ? pf->PageRowStarts(rg, add_path_leaf) : std::vector<int64_t>{0};
       starts.push_back(rows);
       const int64_t target = rows / static_cast<int64_t>(parts) + 1;
       int64_t begin = 0;
@@ -548,18 +580,24 @@ Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st,
     const Task& t = tasks[ti];
     const FileActionVisitor visit = make_visitor();
     if (t.paths_only) {
-      Status s = pf->ForEachString(t.rg, add_path_leaf, [&](std::string_view path) -> Status {
-        // Checked once here for both the reconciliation and the visitor (e.g. VACUUM's keys).
-        const bool unescaped = ReplayState::Unescaped(path);
-        if (unescaped ? st->SeenUnescaped(path) : st->SeenInCommits(path, std::nullopt)) return Status::OK();
-        return visit(FileActionRef{true, path, nullptr, std::nullopt, unescaped});
-      }, t.first_row, t.end_row);
+      Status s = pf->ForEachString(
+          t.rg, add_path_leaf,
+          [&](std::string_view path) -> Status {
+            // Checked once here for both the reconciliation and the visitor (e.g. VACUUM's keys).
+            const bool unescaped = ReplayState::Unescaped(path);
+            if (unescaped ? st->SeenUnescaped(path) : st->SeenInCommits(path, std::nullopt))
+              return Status::OK();
+            return visit(FileActionRef{true, path, nullptr, std::nullopt, unescaped});
+          },
+          t.first_row, t.end_row);
       return s.ok() || !s.IsCorruption() ? s : s.WithContext("checkpoint " + key);
     }
     DataChunk chunk;
     Status s = pf->ReadRowGroupNodes(t.rg, t.nodes, &chunk);
     if (!s.ok()) return s.WithContext("checkpoint " + key);
-    auto column = [&](int i) -> const Vector* { return i < 0 ? nullptr : &chunk.columns[static_cast<size_t>(i)]; };
+    auto column = [&](int i) -> const Vector* {
+      return i < 0 ? nullptr : &chunk.columns[static_cast<size_t>(i)];
+    };
     const Vector *add_v = column(t.add_i), *rem_v = column(t.rem_i), *sc_v = column(t.sc_i);
     const Vector *add_path = Child(add_v, "path"), *add_dv = Child(add_v, "deletionVector");
     const Vector *rem_path = Child(rem_v, "path"), *rem_ts = Child(rem_v, "deletionTimestamp"),
@@ -567,15 +605,18 @@ Status Snapshot::VisitParquetCheckpoint(const std::string& key, ReplayState* st,
     const Vector* sc_path = Child(sc_v, "path");
     for (size_t i = 0; i < chunk.size(); ++i) {
       if (add_v && add_v->IsValid(i)) {
-        std::string_view path = add_path && add_path->IsValid(i) ? add_path->GetString(i) : std::string_view();
+        std::string_view path =
+            add_path && add_path->IsValid(i) ? add_path->GetString(i) : std::string_view();
         std::optional<DeletionVectorDescriptor> dv = Dv(add_dv, i);
         if (!st->SeenInCommits(path, dv))
           SILT_RETURN_NOT_OK(visit(FileActionRef{true, path, dv ? &*dv : nullptr, std::nullopt}));
       } else if (rem_v && rem_v->IsValid(i)) {
-        std::string_view path = rem_path && rem_path->IsValid(i) ? rem_path->GetString(i) : std::string_view();
+        std::string_view path =
+            rem_path && rem_path->IsValid(i) ? rem_path->GetString(i) : std::string_view();
         std::optional<DeletionVectorDescriptor> dv = Dv(rem_dv, i);
         if (!st->SeenInCommits(path, dv))
-          SILT_RETURN_NOT_OK(visit(FileActionRef{false, path, dv ? &*dv : nullptr, Int(rem_ts, i)}));
+          SILT_RETURN_NOT_OK(
+              visit(FileActionRef{false, path, dv ? &*dv : nullptr, Int(rem_ts, i)}));
       } else if (sc_v && sc_v->IsValid(i)) {
         std::lock_guard<std::mutex> lock(sidecars_mu);
         st->sidecars.push_back(Str(sc_path, i).value_or(""));
@@ -589,14 +630,16 @@ Status Snapshot::ForEachFileAction(const FileActionVisitor& visit) const {
   return ForEachFileActionOn(nullptr, [&visit]() -> FileActionVisitor { return std::cref(visit); });
 }
 
-Status Snapshot::ForEachFileActionOn(ThreadPool* pool, const FileActionVisitorFactory& make_visitor) const {
+Status Snapshot::ForEachFileActionOn(ThreadPool* pool,
+                                     const FileActionVisitorFactory& make_visitor) const {
   const FileActionVisitor visit = make_visitor();  // the commits' (and a loaded file list's)
   if (files_loaded_) {
     for (const AddFile& f : files_)
-      SILT_RETURN_NOT_OK(visit(FileActionRef{true, f.path, f.deletion_vector ? &*f.deletion_vector : nullptr, std::nullopt}));
+      SILT_RETURN_NOT_OK(visit(FileActionRef{
+          true, f.path, f.deletion_vector ? &*f.deletion_vector : nullptr, std::nullopt}));
     for (const RemoveFile& r : tombstones_)
-      SILT_RETURN_NOT_OK(
-          visit(FileActionRef{false, r.path, r.deletion_vector ? &*r.deletion_vector : nullptr, r.deletion_timestamp}));
+      SILT_RETURN_NOT_OK(visit(FileActionRef{
+          false, r.path, r.deletion_vector ? &*r.deletion_vector : nullptr, r.deletion_timestamp}));
     return Status::OK();
   }
   // A visitor's own error is the caller's, never a reason to fall back.
@@ -653,7 +696,8 @@ Status Snapshot::ForEachFileActionOn(ThreadPool* pool, const FileActionVisitorFa
     bool in_checkpoint = false;
     Status s = walk(seg, &in_checkpoint);
     if (s.ok()) return s;
-    if (!in_checkpoint || visitor_failed.load() || s.error_class() == errc::kSiltMemoryLimitExceeded)
+    if (!in_checkpoint || visitor_failed.load() ||
+        s.error_class() == errc::kSiltMemoryLimitExceeded)
       return s;
     if (first_failure.ok()) first_failure = s;
     SILT_LOG(kWarn) << "checkpoint " << seg.checkpoint_version << " of " << store_->root()
@@ -685,7 +729,8 @@ Status Snapshot::Replay(const SnapshotOptions& options) {
           if (ci->in_commit_timestamp) timestamp_ms_ = *ci->in_commit_timestamp;
     }
     for (auto& a : actions) {
-      if (!options.load_files && (a.kind() == ActionKind::kAdd || a.kind() == ActionKind::kRemove)) continue;
+      if (!options.load_files && (a.kind() == ActionKind::kAdd || a.kind() == ActionKind::kRemove))
+        continue;
       Apply(a, false, &st);
     }
   }
@@ -700,11 +745,13 @@ Status Snapshot::Replay(const SnapshotOptions& options) {
   }
   const std::string& root = store_->root();
   if (!st.have_protocol)
-    return Status::Corruption("version " + std::to_string(version()) + " of " + root + " has no protocol action",
-                              errc::kDeltaStateRecoverError);
+    return Status::Corruption(
+        "version " + std::to_string(version()) + " of " + root + " has no protocol action",
+        errc::kDeltaStateRecoverError);
   if (!st.have_metadata)
-    return Status::Corruption("version " + std::to_string(version()) + " of " + root + " has no metaData action",
-                              errc::kDeltaStateRecoverError);
+    return Status::Corruption(
+        "version " + std::to_string(version()) + " of " + root + " has no metaData action",
+        errc::kDeltaStateRecoverError);
   SILT_RETURN_NOT_OK(CheckReadSupported(protocol_, root));
   if (metadata_.schema_string) {
     auto schema = ParseSchemaString(*metadata_.schema_string);
@@ -712,11 +759,14 @@ Status Snapshot::Replay(const SnapshotOptions& options) {
     schema_ = std::move(schema).value();
   }
   const std::string* mode = metadata_.configuration.Find("delta.columnMapping.mode");
-  SILT_ASSIGN_OR_RETURN(column_mapping_, ParseColumnMappingMode(mode ? std::optional<std::string>(*mode) : std::nullopt));
+  SILT_ASSIGN_OR_RETURN(
+      column_mapping_,
+      ParseColumnMappingMode(mode ? std::optional<std::string>(*mode) : std::nullopt));
   return Status::OK();
 }
 
-Result<std::shared_ptr<const Snapshot>> Snapshot::Load(std::shared_ptr<ObjectStore> store, std::optional<int64_t> version,
+Result<std::shared_ptr<const Snapshot>> Snapshot::Load(std::shared_ptr<ObjectStore> store,
+                                                       std::optional<int64_t> version,
                                                        SnapshotOptions options) {
   std::optional<int64_t> checkpoint_below;
   Status first_failure;

@@ -111,8 +111,10 @@ class Snapshot {
   void Apply(Action& a, bool from_checkpoint, ReplayState* st);
   Status ReadCheckpoint(const SnapshotOptions& options, ReplayState* st);
   Status ReadParquetCheckpoint(const std::string& key, bool load_files, ReplayState* st);
-  static Status VisitFileAction(Action& a, bool from_checkpoint, ReplayState* st, const FileActionVisitor& visit);
-  Status VisitParquetCheckpoint(const std::string& key, ReplayState* st, const FileActionVisitorFactory& make_visitor,
+  static Status VisitFileAction(Action& a, bool from_checkpoint, ReplayState* st,
+                                const FileActionVisitor& visit);
+  Status VisitParquetCheckpoint(const std::string& key, ReplayState* st,
+                                const FileActionVisitorFactory& make_visitor,
                                 ThreadPool* pool) const;
 
   std::shared_ptr<ObjectStore> store_;

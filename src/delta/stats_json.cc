@@ -67,8 +67,8 @@ bool IsIntegral(TypeId id) {
 }
 
 std::string_view TrimToken(std::string_view t) {
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\n' ||
-                        t.back() == '\r')) {
+  while (!t.empty() &&
+         (t.back() == ' ' || t.back() == '\t' || t.back() == '\n' || t.back() == '\r')) {
     t.remove_suffix(1);
   }
   return t;
@@ -105,7 +105,8 @@ std::optional<Value> FromNumber(std::string_view tok, const TypePtr& type) {
 
 std::optional<Value> FromString(std::string_view s, const TypePtr& type) {
   switch (type->id()) {
-    case TypeId::kString: return Value::String(std::string(s));
+    case TypeId::kString:
+      return Value::String(std::string(s));
     case TypeId::kFloat:
     case TypeId::kDouble: {
       double v;
@@ -139,7 +140,8 @@ std::optional<Value> FromString(std::string_view s, const TypePtr& type) {
       if (has_zone && type->id() == TypeId::kTimestampNtz) return std::nullopt;
       return Value::Integer(type, us);
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -233,7 +235,8 @@ class StatsReader {
         if (type->id() == TypeId::kBoolean) *out = Value::Boolean(b);
         break;
       }
-      default: break;  // null, or a nested value for a leaf: no stat
+      default:
+        break;  // null, or a nested value for a leaf: no stat
     }
     return Status::OK();
   }
@@ -393,8 +396,10 @@ bool MinMaxEligible(TypeId id) {
     case TypeId::kString:
     case TypeId::kDate:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return true;
-    default: return false;
+    case TypeId::kTimestampNtz:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -402,8 +407,8 @@ bool MinMaxEligible(TypeId id) {
 bool Compatible(const Value& v, const DataType& t) {
   TypeId a = v.type()->id(), b = t.id();
   if (a == b) return true;
-  bool a_int = IsIntegral(a) || a == TypeId::kDate || a == TypeId::kTimestamp ||
-               a == TypeId::kTimestampNtz;
+  bool a_int =
+      IsIntegral(a) || a == TypeId::kDate || a == TypeId::kTimestamp || a == TypeId::kTimestampNtz;
   if (IsIntegral(b) && a_int) return true;
   if ((b == TypeId::kFloat || b == TypeId::kDouble) &&
       (a == TypeId::kFloat || a == TypeId::kDouble)) {
@@ -421,16 +426,20 @@ bool AppendStatValue(std::string* out, const Value& v, const DataType& t, bool i
     case TypeId::kInt8:
     case TypeId::kInt16:
     case TypeId::kInt32:
-    case TypeId::kInt64: AppendInt(out, v.integer()); return true;
+    case TypeId::kInt64:
+      AppendInt(out, v.integer());
+      return true;
     case TypeId::kFloat:
     case TypeId::kDouble: {
       double d = v.floating();
       if (!std::isfinite(d)) return false;
-      *out += t.id() == TypeId::kFloat ? FormatJavaFloat(static_cast<float>(d))
-                                       : FormatJavaDouble(d);
+      *out +=
+          t.id() == TypeId::kFloat ? FormatJavaFloat(static_cast<float>(d)) : FormatJavaDouble(d);
       return true;
     }
-    case TypeId::kDecimal: *out += FormatJavaBigDecimal(v.decimal(), t.scale()); return true;
+    case TypeId::kDecimal:
+      *out += FormatJavaBigDecimal(v.decimal(), t.scale());
+      return true;
     case TypeId::kString: {
       if (is_min) {
         AppendJacksonString(out, TruncateMinString(v.str(), prefix_length));
@@ -450,7 +459,8 @@ bool AppendStatValue(std::string* out, const Value& v, const DataType& t, bool i
     case TypeId::kTimestampNtz:
       AppendJacksonString(out, FormatIsoTimestampMillis(v.integer(), false));
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -472,8 +482,9 @@ class StatsWriter {
       AppendPathKey(path, f.name);
       size_t before = out->size();
       if (any) out->push_back(',');
-      bool wrote = f.type->id() == TypeId::kStruct ? Struct(out, f.name, f.type->fields(), path, kind)
-                                                   : Leaf(out, f, *path, kind);
+      bool wrote = f.type->id() == TypeId::kStruct
+                       ? Struct(out, f.name, f.type->fields(), path, kind)
+                       : Leaf(out, f, *path, kind);
       if (wrote) {
         any = true;
       } else {
@@ -572,7 +583,8 @@ std::string SerializeStats(const Schema& schema, int64_t num_records,
     path.clear();
     if (!writer.Struct(&out, name, schema, &path, kind)) out.resize(mark);
   }
-  if (options.tight_bounds) out += *options.tight_bounds ? ",\"tightBounds\":true" : ",\"tightBounds\":false";
+  if (options.tight_bounds)
+    out += *options.tight_bounds ? ",\"tightBounds\":true" : ",\"tightBounds\":false";
   out.push_back('}');
   return out;
 }
@@ -584,16 +596,21 @@ namespace {
 std::optional<int64_t> IntegralAt(const Vector& v, size_t row) {
   if (v.IsNull(row)) return std::nullopt;
   switch (v.id()) {
-    case TypeId::kInt64: return v.Get<int64_t>(row);
-    case TypeId::kInt32: return v.Get<int32_t>(row);
-    case TypeId::kInt16: return v.Get<int16_t>(row);
-    default: return std::nullopt;
+    case TypeId::kInt64:
+      return v.Get<int64_t>(row);
+    case TypeId::kInt32:
+      return v.Get<int32_t>(row);
+    case TypeId::kInt16:
+      return v.Get<int16_t>(row);
+    default:
+      return std::nullopt;
   }
 }
 
 // Appends `"key":{...}` for a struct of stats_parsed (minValues/maxValues/nullCount, nested);
 // nothing when no field is non-null.
-bool AppendParsed(std::string* out, std::string_view key, const Vector& st, size_t row, StatKind kind) {
+bool AppendParsed(std::string* out, std::string_view key, const Vector& st, size_t row,
+                  StatKind kind) {
   if (st.id() != TypeId::kStruct || st.IsNull(row)) return false;
   size_t mark = out->size();
   AppendJacksonString(out, key);
@@ -652,7 +669,9 @@ std::optional<std::string> StatsJsonFromParsed(const Vector& stats_parsed, size_
     }
   }
   static constexpr std::pair<const char*, StatKind> kSections[] = {
-      {"minValues", StatKind::kMin}, {"maxValues", StatKind::kMax}, {"nullCount", StatKind::kNullCount}};
+      {"minValues", StatKind::kMin},
+      {"maxValues", StatKind::kMax},
+      {"nullCount", StatKind::kNullCount}};
   for (const auto& [name, kind] : kSections) {
     const Vector* v = child(name);
     if (!v) continue;
@@ -741,7 +760,8 @@ std::optional<int64_t> StatsNumRecords(std::string_view json) {
   while (i < json.size() && json[i] == ' ') ++i;
   int64_t n = 0;
   size_t digits = 0;
-  for (; i < json.size() && json[i] >= '0' && json[i] <= '9' && digits < 18; ++i, ++digits) n = n * 10 + (json[i] - '0');
+  for (; i < json.size() && json[i] >= '0' && json[i] <= '9' && digits < 18; ++i, ++digits)
+    n = n * 10 + (json[i] - '0');
   if (digits == 0) return std::nullopt;
   return n;
 }

@@ -30,13 +30,12 @@ std::vector<std::string> LegacyWriterFeatures(int version) {
   return f;
 }
 
-
 }  // namespace
 
 const std::vector<std::string>& SupportedReaderFeatures() {
   static const std::vector<std::string> kFeatures = {
-      "columnMapping", "deletionVectors", "timestampNtz", "typeWidening", "typeWidening-preview",
-      "v2Checkpoint",  "vacuumProtocolCheck"};
+      "columnMapping",        "deletionVectors", "timestampNtz",       "typeWidening",
+      "typeWidening-preview", "v2Checkpoint",    "vacuumProtocolCheck"};
   return kFeatures;
 }
 
@@ -46,9 +45,10 @@ const std::vector<std::string>& SupportedWriterFeatures() {
   // RowValidator). Others (generated/identity columns, icebergCompat, catalog-managed tables)
   // are refused until built.
   static const std::vector<std::string> kFeatures = {
-      "appendOnly",   "invariants", "deletionVectors", "timestampNtz", "domainMetadata", "v2Checkpoint",
-      "vacuumProtocolCheck", "typeWidening", "typeWidening-preview", "changeDataFeed", "columnMapping",
-      "inCommitTimestamp", "clustering", "rowTracking", "checkConstraints"};
+      "appendOnly",           "invariants",     "deletionVectors",     "timestampNtz",
+      "domainMetadata",       "v2Checkpoint",   "vacuumProtocolCheck", "typeWidening",
+      "typeWidening-preview", "changeDataFeed", "columnMapping",       "inCommitTimestamp",
+      "clustering",           "rowTracking",    "checkConstraints"};
   return kFeatures;
 }
 
@@ -61,7 +61,8 @@ bool HasFeature(const Protocol& p, const std::string& feature) {
 
 Status CheckReadSupported(const Protocol& p, const std::string& table) {
   if (p.min_reader_version > 3 || p.min_reader_version < 1)
-    return Status::Unsupported("table " + table + " requires reader version " + std::to_string(p.min_reader_version) +
+    return Status::Unsupported("table " + table + " requires reader version " +
+                                   std::to_string(p.min_reader_version) +
                                    "; silt reads versions 1 to 3",
                                errc::kDeltaInvalidProtocolVersion);
   if (p.min_reader_version == 3) {
@@ -72,18 +73,22 @@ Status CheckReadSupported(const Protocol& p, const std::string& table) {
     for (const auto& f : *p.reader_features)
       if (!Contains(SupportedReaderFeatures(), f)) missing.push_back(f);
     if (!missing.empty())
-      return Status::Unsupported("table " + table + " requires reader features silt does not support: " + Join(missing),
-                                 errc::kDeltaUnsupportedFeaturesForRead);
+      return Status::Unsupported(
+          "table " + table + " requires reader features silt does not support: " + Join(missing),
+          errc::kDeltaUnsupportedFeaturesForRead);
   }
   return Status::OK();
 }
 
-Status CheckWriteSupported(const Protocol& p, const Metadata& m, bool removes_data, const std::string& table) {
+Status CheckWriteSupported(const Protocol& p, const Metadata& m, bool removes_data,
+                           const std::string& table) {
   if (p.min_writer_version > 7 || p.min_writer_version < 1)
-    return Status::Unsupported("table " + table + " requires writer version " + std::to_string(p.min_writer_version),
-                               errc::kDeltaInvalidProtocolVersion);
-  std::vector<std::string> features =
-      p.min_writer_version == 7 ? p.writer_features.value_or(std::vector<std::string>{}) : LegacyWriterFeatures(p.min_writer_version);
+    return Status::Unsupported(
+        "table " + table + " requires writer version " + std::to_string(p.min_writer_version),
+        errc::kDeltaInvalidProtocolVersion);
+  std::vector<std::string> features = p.min_writer_version == 7
+                                          ? p.writer_features.value_or(std::vector<std::string>{})
+                                          : LegacyWriterFeatures(p.min_writer_version);
   std::vector<std::string> missing;
   for (const auto& f : features)
     if (!Contains(SupportedWriterFeatures(), f)) {
@@ -91,20 +96,25 @@ Status CheckWriteSupported(const Protocol& p, const Metadata& m, bool removes_da
       // table features lists them: refuse only what is in effect.
       if (f == "checkConstraints" || f == "generatedColumns" || f == "identityColumns") {
         bool used = false;
-        for (const auto& [k, v] : m.configuration.entries()) used |= f == "checkConstraints" && k.rfind("delta.constraints.", 0) == 0;
+        for (const auto& [k, v] : m.configuration.entries())
+          used |= f == "checkConstraints" && k.rfind("delta.constraints.", 0) == 0;
         if (f != "checkConstraints" && m.schema_string)
-          used |= m.schema_string->find(f == "generatedColumns" ? "delta.generationExpression" : "delta.identity") !=
-                  std::string::npos;
+          used |= m.schema_string->find(f == "generatedColumns"
+                                            ? "delta.generationExpression"
+                                            : "delta.identity") != std::string::npos;
         if (!used) continue;
       }
       missing.push_back(f);
     }
   if (!missing.empty())
-    return Status::Unsupported("table " + table + " requires writer features silt does not support yet: " + Join(missing),
-                               errc::kDeltaUnsupportedFeaturesForWrite);
+    return Status::Unsupported(
+        "table " + table + " requires writer features silt does not support yet: " + Join(missing),
+        errc::kDeltaUnsupportedFeaturesForWrite);
   if (removes_data && GetBoolProperty(m.configuration, "delta.appendOnly", false).ValueOr(false))
-    return Status::InvalidArgument("table " + table + " is append-only (delta.appendOnly = true): rows cannot be deleted or updated",
-                                   errc::kDeltaCannotModifyAppendOnly);
+    return Status::InvalidArgument(
+        "table " + table +
+            " is append-only (delta.appendOnly = true): rows cannot be deleted or updated",
+        errc::kDeltaCannotModifyAppendOnly);
   return Status::OK();
 }
 
@@ -127,11 +137,15 @@ void AddUnique(std::vector<std::string>* v, const std::string& x) {
 
 }  // namespace
 
-bool IsReaderWriterFeature(const std::string& feature) { return Contains(SupportedReaderFeatures(), feature); }
+bool IsReaderWriterFeature(const std::string& feature) {
+  return Contains(SupportedReaderFeatures(), feature);
+}
 
 std::vector<std::string> FeaturesForMetadata(const Schema& schema, const StringMap& configuration) {
   std::vector<std::string> out;
-  auto enabled = [&](const char* key) { return GetBoolProperty(configuration, key, false).ValueOr(false); };
+  auto enabled = [&](const char* key) {
+    return GetBoolProperty(configuration, key, false).ValueOr(false);
+  };
   for (const auto& f : schema) {
     if (TypeHas(f.type, TypeId::kTimestampNtz)) AddUnique(&out, "timestampNtz");
   }
@@ -143,7 +157,8 @@ std::vector<std::string> FeaturesForMetadata(const Schema& schema, const StringM
     if (k.rfind("delta.constraints.", 0) == 0) AddUnique(&out, "checkConstraints");
   }
   const std::string* cm = configuration.Find("delta.columnMapping.mode");
-  if (cm && ParseColumnMappingMode(*cm).ValueOr(ColumnMappingMode::kNone) != ColumnMappingMode::kNone) {
+  if (cm &&
+      ParseColumnMappingMode(*cm).ValueOr(ColumnMappingMode::kNone) != ColumnMappingMode::kNone) {
     out.push_back("columnMapping");
   }
   return out;
@@ -177,10 +192,13 @@ Protocol WithFeatures(const Protocol& current, const std::vector<std::string>& f
     }
     if (expressible) return p;
   }
-  std::vector<std::string> reader = current.reader_features ? *current.reader_features : std::vector<std::string>{};
-  std::vector<std::string> writer =
-      current.writer_features ? *current.writer_features : LegacyWriterFeatures(current.min_writer_version);
-  if (!current.reader_features && current.min_reader_version >= 2) AddUnique(&reader, "columnMapping");
+  std::vector<std::string> reader =
+      current.reader_features ? *current.reader_features : std::vector<std::string>{};
+  std::vector<std::string> writer = current.writer_features
+                                        ? *current.writer_features
+                                        : LegacyWriterFeatures(current.min_writer_version);
+  if (!current.reader_features && current.min_reader_version >= 2)
+    AddUnique(&reader, "columnMapping");
   for (const auto& f : missing) {
     AddUnique(&writer, f);
     if (IsReaderWriterFeature(f)) AddUnique(&reader, f);

@@ -72,7 +72,6 @@ Result<int64_t> DurationProperty(const StringMap& configuration, const char* key
   return *millis;
 }
 
-
 }  // namespace
 
 Result<bool> GetBoolProperty(const StringMap& configuration, const char* key, bool default_value) {
@@ -190,7 +189,15 @@ Result<std::optional<int64_t>> GetSetTransactionRetentionMillis(const StringMap&
 
 namespace {
 
-enum class Kind : uint8_t { kBool, kInterval, kPositiveInt, kIntAtLeastMinus1, kProtocolVersion, kString, kInternal };
+enum class Kind : uint8_t {
+  kBool,
+  kInterval,
+  kPositiveInt,
+  kIntAtLeastMinus1,
+  kProtocolVersion,
+  kString,
+  kInternal
+};
 
 struct Known {
   const char* key;  // canonical spelling
@@ -263,7 +270,9 @@ bool ParseInt32(std::string_view s, int64_t* out) {
 }
 
 Status ValidateValue(const Known& k, const std::string& value) {
-  auto fail = [&](std::string_view needs) { return BadProperty(k.key, value, std::string(k.key) + " " + std::string(needs)); };
+  auto fail = [&](std::string_view needs) {
+    return BadProperty(k.key, value, std::string(k.key) + " " + std::string(needs));
+  };
   int64_t n = 0;
   switch (k.kind) {
     case Kind::kBool: {
@@ -277,19 +286,23 @@ Status ValidateValue(const Known& k, const std::string& value) {
       }
       Result<int64_t> ms = ParseIntervalMillis(value);
       if (ms.ok()) return Status::OK();
-      return Status::InvalidArgument(std::string(ms.status().message()) + " (" + k.key +
-                                         " needs to be provided as a calendar interval such as '2 weeks'. Months and "
-                                         "years are not accepted. You may specify '365 days' for a year instead.)",
-                                     kInvalidIntervalClass);
+      return Status::InvalidArgument(
+          std::string(ms.status().message()) + " (" + k.key +
+              " needs to be provided as a calendar interval such as '2 weeks'. Months and "
+              "years are not accepted. You may specify '365 days' for a year instead.)",
+          kInvalidIntervalClass);
     }
     case Kind::kPositiveInt:
-      return ParseInt32(value, &n) && n > 0 ? Status::OK() : fail("needs to be a positive integer.");
+      return ParseInt32(value, &n) && n > 0 ? Status::OK()
+                                            : fail("needs to be a positive integer.");
     case Kind::kIntAtLeastMinus1:
-      return ParseInt32(value, &n) && n >= -1 ? Status::OK() : fail("needs to be larger than or equal to -1.");
+      return ParseInt32(value, &n) && n >= -1 ? Status::OK()
+                                              : fail("needs to be larger than or equal to -1.");
     case Kind::kProtocolVersion: {
       bool reader = std::string_view(k.key) == "delta.minReaderVersion";
       if (ParseInt32(value, &n) && n >= 1 && n <= (reader ? 3 : 7)) return Status::OK();
-      return fail(reader ? "needs to be one of 1, 2, 3." : "needs to be one of 1, 2, 3, 4, 5, 6, 7.");
+      return fail(reader ? "needs to be one of 1, 2, 3."
+                         : "needs to be one of 1, 2, 3, 4, 5, 6, 7.");
     }
     case Kind::kString: {
       if (k.choices.empty()) return Status::OK();
@@ -302,8 +315,8 @@ Status ValidateValue(const Known& k, const std::string& value) {
       return fail("needs to be one of: " + list + ".");
     }
     case Kind::kInternal:
-      return Status::InvalidArgument(std::string("The Delta table configuration ") +
-                                         k.key + " cannot be specified by the user",
+      return Status::InvalidArgument(std::string("The Delta table configuration ") + k.key +
+                                         " cannot be specified by the user",
                                      kCannotModifyTablePropertyClass);
   }
   return Status::OK();
@@ -331,7 +344,8 @@ Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allo
   for (const auto& [key, value] : properties) {
     std::string lower = AsciiLower(key);
     if (lower.rfind("delta.", 0) != 0 || lower.rfind("delta.constraints.", 0) == 0 ||
-        lower.rfind("delta.feature.", 0) == 0 || lower.rfind("delta.universalformat.config.", 0) == 0) {
+        lower.rfind("delta.feature.", 0) == 0 ||
+        lower.rfind("delta.universalformat.config.", 0) == 0) {
       out.Set(key, value);
       continue;
     }
@@ -341,11 +355,12 @@ Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allo
         out.Set(key, value);
         continue;
       }
-      return Status::InvalidArgument("Unknown configuration was specified: " + key +
-                                         "\nTo disable this check, set "
-                                         "spark.databricks.delta.allowArbitraryProperties.enabled=true in the Spark "
-                                         "session configuration.",
-                                     kUnknownConfigurationClass);
+      return Status::InvalidArgument(
+          "Unknown configuration was specified: " + key +
+              "\nTo disable this check, set "
+              "spark.databricks.delta.allowArbitraryProperties.enabled=true in the Spark "
+              "session configuration.",
+          kUnknownConfigurationClass);
     }
     SILT_RETURN_NOT_OK(ValidateValue(*known, value));
     // UniForm needs the icebergCompat protocol features and Iceberg metadata written beside each

@@ -17,12 +17,18 @@ namespace {
 
 const char* CodecSuffix(parquet::CompressionCodec c) {
   switch (c) {
-    case parquet::CompressionCodec::SNAPPY: return ".snappy";
-    case parquet::CompressionCodec::GZIP: return ".gz";
-    case parquet::CompressionCodec::ZSTD: return ".zstd";
-    case parquet::CompressionCodec::LZ4_RAW: return ".lz4raw";
-    case parquet::CompressionCodec::BROTLI: return ".br";
-    default: return "";
+    case parquet::CompressionCodec::SNAPPY:
+      return ".snappy";
+    case parquet::CompressionCodec::GZIP:
+      return ".gz";
+    case parquet::CompressionCodec::ZSTD:
+      return ".zstd";
+    case parquet::CompressionCodec::LZ4_RAW:
+      return ".lz4raw";
+    case parquet::CompressionCodec::BROTLI:
+      return ".br";
+    default:
+      return "";
   }
 }
 
@@ -33,11 +39,10 @@ bool HasType(const TypePtr& t, TypeId id) {
   return false;
 }
 
-
-
 // The physical path of a logical column path (unknown components are kept as given, so a
 // stats column that names nothing still selects nothing).
-std::vector<std::string> PhysicalPath(const Schema& logical, const std::vector<std::string>& path, ColumnMappingMode cm) {
+std::vector<std::string> PhysicalPath(const Schema& logical, const std::vector<std::string>& path,
+                                      ColumnMappingMode cm) {
   std::vector<std::string> out;
   const std::vector<Field>* fields = &logical;
   for (const auto& name : path) {
@@ -76,23 +81,29 @@ struct WritePlan {
   TableConstraints constraints;
 };
 
-Result<WritePlan> MakeWritePlan(const Metadata& metadata, const Schema& schema, const DataWriteOptions& options) {
+Result<WritePlan> MakeWritePlan(const Metadata& metadata, const Schema& schema,
+                                const DataWriteOptions& options) {
   if (!options.clock) return Status::Internal("DataWriteOptions.clock is not set");
   WritePlan plan;
   plan.schema = schema;
   const std::string* mode = metadata.configuration.Find("delta.columnMapping.mode");
-  SILT_ASSIGN_OR_RETURN(ColumnMappingMode cm, ParseColumnMappingMode(mode ? std::optional<std::string>(*mode) : std::nullopt));
+  SILT_ASSIGN_OR_RETURN(
+      ColumnMappingMode cm,
+      ParseColumnMappingMode(mode ? std::optional<std::string>(*mode) : std::nullopt));
   // Data files, stats and partition values use physical names (and Parquet field ids) under
   // column mapping, as Spark's DeltaParquetFileFormat writes them.
   SILT_ASSIGN_OR_RETURN(Schema physical, ToPhysicalSchema(schema, cm));
   for (const auto& p : metadata.partition_columns) {
     int i = FindField(schema, p);
-    if (i < 0) return Status::InvalidArgument("partition column " + p + " is not in the schema", errc::kDeltaPartitionColumnNotFound);
+    if (i < 0)
+      return Status::InvalidArgument("partition column " + p + " is not in the schema",
+                                     errc::kDeltaPartitionColumnNotFound);
     plan.part_cols.push_back(i);
     plan.part_names.push_back(physical[static_cast<size_t>(i)].name);
   }
   for (size_t i = 0; i < schema.size(); ++i)
-    if (std::find(plan.part_cols.begin(), plan.part_cols.end(), static_cast<int>(i)) == plan.part_cols.end()) {
+    if (std::find(plan.part_cols.begin(), plan.part_cols.end(), static_cast<int>(i)) ==
+        plan.part_cols.end()) {
       plan.data_cols.push_back(static_cast<int>(i));
       plan.data_schema.push_back(physical[i]);
     }
@@ -100,8 +111,9 @@ Result<WritePlan> MakeWritePlan(const Metadata& metadata, const Schema& schema, 
     char* end = nullptr;
     long v = std::strtol(n->c_str(), &end, 10);
     if (*end || n->empty() || v < -1)
-      return Status::InvalidArgument("delta.dataSkippingNumIndexedCols must be an integer >= -1, got " + *n,
-                                     errc::kDeltaInvalidTableProperty);
+      return Status::InvalidArgument(
+          "delta.dataSkippingNumIndexedCols must be an integer >= -1, got " + *n,
+          errc::kDeltaInvalidTableProperty);
     plan.stats_options.num_indexed_cols = static_cast<int>(v);
   }
   if (const std::string* cols = metadata.configuration.Find("delta.dataSkippingStatsColumns")) {
@@ -117,8 +129,8 @@ Result<WritePlan> MakeWritePlan(const Metadata& metadata, const Schema& schema, 
 
 Status CheckRows(const WritePlan& plan, const DataChunk& chunk, const DataWriteOptions& options) {
   if (chunk.columns.size() != plan.schema.size())
-    return Status::InvalidArgument("rows have " + std::to_string(chunk.columns.size()) + " columns, the table " +
-                                       std::to_string(plan.schema.size()),
+    return Status::InvalidArgument("rows have " + std::to_string(chunk.columns.size()) +
+                                       " columns, the table " + std::to_string(plan.schema.size()),
                                    errc::kDeltaInsertColumnArityMismatch);
   return plan.constraints.Check(chunk, options.row_validator);
 }
@@ -133,7 +145,8 @@ std::map<PartitionKey, ChunkRows> SplitByPartition(const WritePlan& plan, const 
   }
   for (size_t r = 0; r < chunk.size(); ++r) {
     PartitionKey key;
-    for (int p : plan.part_cols) key.push_back(FormatPartitionValue(chunk.columns[static_cast<size_t>(p)].GetValue(r)));
+    for (int p : plan.part_cols)
+      key.push_back(FormatPartitionValue(chunk.columns[static_cast<size_t>(p)].GetValue(r)));
     auto [it, inserted] = out.try_emplace(std::move(key), ChunkRows{&chunk, {}});
     it->second.sel.push_back(static_cast<uint32_t>(r));
   }
@@ -145,7 +158,10 @@ std::map<PartitionKey, ChunkRows> SplitByPartition(const WritePlan& plan, const 
 class FileCutter {
  public:
   FileCutter(ObjectStore& store, const WritePlan& plan, const DataWriteOptions& options)
-      : store_(store), plan_(plan), options_(options), max_rows_(static_cast<size_t>(std::max<int64_t>(1, options.max_rows_per_file))) {}
+      : store_(store),
+        plan_(plan),
+        options_(options),
+        max_rows_(static_cast<size_t>(std::max<int64_t>(1, options.max_rows_per_file))) {}
 
   // Appends rows of the partition `key`, closing its file whenever it reaches the row limit.
   Status Append(const PartitionKey& key, const ChunkRows& piece) {
@@ -158,7 +174,8 @@ class FileCutter {
         part.begin = piece.begin + b;
         part.count = take;
       } else {
-        part.sel.assign(piece.sel.begin() + static_cast<long>(b), piece.sel.begin() + static_cast<long>(b + take));
+        part.sel.assign(piece.sel.begin() + static_cast<long>(b),
+                        piece.sel.begin() + static_cast<long>(b + take));
       }
       SILT_RETURN_NOT_OK(WritePiece(f, part));
       f.rows += take;
@@ -179,7 +196,8 @@ class FileCutter {
     OpenFile f = std::move(it->second);
     open_.erase(it);
     if (!f.writer) return Status::OK();
-    if (auto r = remaining_.find(key); r != remaining_.end()) r->second -= static_cast<int64_t>(f.rows);
+    if (auto r = remaining_.find(key); r != remaining_.end())
+      r->second -= static_cast<int64_t>(f.rows);
     SILT_ASSIGN_OR_RETURN(AddFile add, Finish(f));
     adds_.push_back(std::move(add));
     return Status::OK();
@@ -217,15 +235,17 @@ class FileCutter {
     std::string dir = JoinPath(options_.key_prefix, PartitionPath(dirs));
     char index[16];
     std::snprintf(index, sizeof index, "%05d", file_index_++);
-    std::string name = options_.file_prefix + "-" + index + "-" + Uuid::Random().ToString() + "-c000" +
-                       CodecSuffix(options_.parquet.codec) + ".parquet";
+    std::string name = options_.file_prefix + "-" + index + "-" + Uuid::Random().ToString() +
+                       "-c000" + CodecSuffix(options_.parquet.codec) + ".parquet";
     f->key = dir.empty() ? name : dir + "/" + name;
     SILT_ASSIGN_OR_RETURN(auto sink, store_.OpenWrite(f->key));
     started_.push_back(f->key);
     parquet::WriterOptions po = options_.parquet;
     po.expected_rows = static_cast<int64_t>(max_rows_);
-    if (auto r = remaining_.find(key); r != remaining_.end()) po.expected_rows = std::min(po.expected_rows, r->second);
-    SILT_ASSIGN_OR_RETURN(f->writer, parquet::ParquetWriter::Make(std::move(sink), plan_.data_schema, std::move(po)));
+    if (auto r = remaining_.find(key); r != remaining_.end())
+      po.expected_rows = std::min(po.expected_rows, r->second);
+    SILT_ASSIGN_OR_RETURN(
+        f->writer, parquet::ParquetWriter::Make(std::move(sink), plan_.data_schema, std::move(po)));
     return Status::OK();
   }
 
@@ -239,7 +259,8 @@ class FileCutter {
           piece.chunk->columns.size() != data_cols.size())
         return false;
       for (size_t k = 0; k < data_cols.size(); ++k)
-        if (data_cols[k] != static_cast<int>(k) || !piece.chunk->columns[k].type()->Equals(*plan_.data_schema[k].type))
+        if (data_cols[k] != static_cast<int>(k) ||
+            !piece.chunk->columns[k].type()->Equals(*plan_.data_schema[k].type))
           return false;
       return true;
     };
@@ -278,7 +299,8 @@ class FileCutter {
     add.size = f.writer->bytes_written();
     add.modification_time = options_.clock->NowMillis();
     add.data_change = true;
-    add.stats = SerializeStats(plan_.data_schema, static_cast<int64_t>(f.rows), leaves, plan_.stats_options);
+    add.stats = SerializeStats(plan_.data_schema, static_cast<int64_t>(f.rows), leaves,
+                               plan_.stats_options);
     return add;
   }
 
@@ -311,7 +333,8 @@ std::string PartitionByParam(const std::vector<std::string>& cols) {
 }
 
 // Spark's WRITE metrics for the files a commit adds.
-void SetWriteMetrics(Transaction* txn, const std::vector<DataChunk>& rows, const std::vector<AddFile>& adds) {
+void SetWriteMetrics(Transaction* txn, const std::vector<DataChunk>& rows,
+                     const std::vector<AddFile>& adds) {
   int64_t n = 0, bytes = 0;
   for (const auto& c : rows) n += static_cast<int64_t>(c.size());
   for (const auto& a : adds) bytes += a.size;
@@ -322,8 +345,10 @@ void SetWriteMetrics(Transaction* txn, const std::vector<DataChunk>& rows, const
 
 }  // namespace
 
-Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& metadata, const Schema& schema,
-                                            const std::vector<DataChunk>& chunks, const DataWriteOptions& options) {
+Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& metadata,
+                                            const Schema& schema,
+                                            const std::vector<DataChunk>& chunks,
+                                            const DataWriteOptions& options) {
   SILT_ASSIGN_OR_RETURN(WritePlan plan, MakeWritePlan(metadata, schema, options));
   // All rows are checked before the first file is written, so a violation leaves no orphans.
   for (const DataChunk& chunk : chunks) SILT_RETURN_NOT_OK(CheckRows(plan, chunk, options));
@@ -344,15 +369,18 @@ Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& 
 }
 
 struct DataFileWriter::Impl {
-  Impl(ObjectStore& store, WritePlan p, DataWriteOptions o) : plan(std::move(p)), options(std::move(o)), files(store, plan, options) {}
+  Impl(ObjectStore& store, WritePlan p, DataWriteOptions o)
+      : plan(std::move(p)), options(std::move(o)), files(store, plan, options) {}
   WritePlan plan;
   DataWriteOptions options;
   FileCutter files;
   bool failed = false;
 };
 
-Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Make(ObjectStore& store, const Metadata& metadata,
-                                                             const Schema& schema, DataWriteOptions options) {
+Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Make(ObjectStore& store,
+                                                             const Metadata& metadata,
+                                                             const Schema& schema,
+                                                             DataWriteOptions options) {
   SILT_ASSIGN_OR_RETURN(WritePlan plan, MakeWritePlan(metadata, schema, options));
   std::unique_ptr<DataFileWriter> w(new DataFileWriter());
   w->impl_ = std::make_unique<Impl>(store, std::move(plan), std::move(options));
@@ -394,17 +422,22 @@ Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) 
   bool ntz = false;
   for (const auto& f : schema) ntz |= HasType(f.type, TypeId::kTimestampNtz);
   if (ntz) reader.push_back("timestampNtz"), writer.push_back("timestampNtz");
-  if (GetBoolProperty(properties, "delta.enableDeletionVectors", false).ValueOr(false)) reader.push_back("deletionVectors"), writer.push_back("deletionVectors");
-  if (GetBoolProperty(properties, "delta.enableChangeDataFeed", false).ValueOr(false)) writer.push_back("changeDataFeed");
-  if (GetBoolProperty(properties, "delta.enableInCommitTimestamps", false).ValueOr(false)) writer.push_back("inCommitTimestamp");
+  if (GetBoolProperty(properties, "delta.enableDeletionVectors", false).ValueOr(false))
+    reader.push_back("deletionVectors"), writer.push_back("deletionVectors");
+  if (GetBoolProperty(properties, "delta.enableChangeDataFeed", false).ValueOr(false))
+    writer.push_back("changeDataFeed");
+  if (GetBoolProperty(properties, "delta.enableInCommitTimestamps", false).ValueOr(false))
+    writer.push_back("inCommitTimestamp");
   for (const auto& [k, v] : properties.entries())
-    if (k.rfind("delta.constraints.", 0) == 0 && std::find(writer.begin(), writer.end(), "checkConstraints") == writer.end())
+    if (k.rfind("delta.constraints.", 0) == 0 &&
+        std::find(writer.begin(), writer.end(), "checkConstraints") == writer.end())
       writer.push_back("checkConstraints");
   // Row tracking keeps its high-water mark in a domain, so it needs domainMetadata too.
   if (GetBoolProperty(properties, "delta.enableRowTracking", false).ValueOr(false))
     writer.insert(writer.end(), {"domainMetadata", "rowTracking"});
   const std::string* cm_mode = properties.Find("delta.columnMapping.mode");
-  bool column_mapping = cm_mode && ParseColumnMappingMode(*cm_mode).ValueOr(ColumnMappingMode::kNone) != ColumnMappingMode::kNone;
+  bool column_mapping = cm_mode && ParseColumnMappingMode(*cm_mode).ValueOr(
+                                       ColumnMappingMode::kNone) != ColumnMappingMode::kNone;
   Protocol p;
   if (reader.empty() && writer.empty()) {
     // Column mapping alone is the legacy (2, 5) protocol, as Spark creates it.
@@ -424,17 +457,21 @@ Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) 
 
 Result<CommitResult> CreateTable(std::shared_ptr<ObjectStore> store, const Schema& schema,
                                  const std::vector<DataChunk>& rows, CreateTableOptions options) {
-  if (schema.empty()) return Status::InvalidArgument("a table needs at least one column", errc::kDeltaEmptyData);
+  if (schema.empty())
+    return Status::InvalidArgument("a table needs at least one column", errc::kDeltaEmptyData);
   for (const auto& p : options.partition_columns)
     if (FindField(schema, p) < 0)
-      return Status::InvalidArgument("partition column " + p + " is not in the schema", errc::kDeltaPartitionColumnNotFound);
+      return Status::InvalidArgument("partition column " + p + " is not in the schema",
+                                     errc::kDeltaPartitionColumnNotFound);
   const std::string* cm_mode = options.properties.Find("delta.columnMapping.mode");
-  SILT_ASSIGN_OR_RETURN(ColumnMappingMode cm,
-                        ParseColumnMappingMode(cm_mode ? std::optional<std::string>(*cm_mode) : std::nullopt));
+  SILT_ASSIGN_OR_RETURN(
+      ColumnMappingMode cm,
+      ParseColumnMappingMode(cm_mode ? std::optional<std::string>(*cm_mode) : std::nullopt));
   Schema table_schema = schema;
   if (cm != ColumnMappingMode::kNone) {
     int64_t max_id = 0;
-    if (const std::string* m = options.properties.Find("delta.columnMapping.maxColumnId")) max_id = std::atoll(m->c_str());
+    if (const std::string* m = options.properties.Find("delta.columnMapping.maxColumnId"))
+      max_id = std::atoll(m->c_str());
     table_schema = AssignColumnMapping(schema, &max_id);
     options.properties.Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
   }
@@ -471,10 +508,12 @@ Result<CommitResult> CreateTable(std::shared_ptr<ObjectStore> store, const Schem
   return txn.Commit();
 }
 
-Result<CommitResult> AppendRows(std::shared_ptr<ObjectStore> store, const std::vector<DataChunk>& rows,
-                                DataWriteOptions write, TransactionOptions txn_options) {
+Result<CommitResult> AppendRows(std::shared_ptr<ObjectStore> store,
+                                const std::vector<DataChunk>& rows, DataWriteOptions write,
+                                TransactionOptions txn_options) {
   SILT_ASSIGN_OR_RETURN(auto snap, Snapshot::Load(store, std::nullopt, {.load_files = false}));
-  SILT_ASSIGN_OR_RETURN(auto adds, WriteDataFiles(*store, snap->metadata(), snap->schema(), rows, write));
+  SILT_ASSIGN_OR_RETURN(auto adds,
+                        WriteDataFiles(*store, snap->metadata(), snap->schema(), rows, write));
   Transaction txn(store, snap, txn_options);
   StringMap params;
   params.Set("mode", JsonStr("Append"));

@@ -47,8 +47,10 @@ struct DataWriteOptions {
 // enforced: commands must write data through it.
 // Under column mapping (name or id) the files, their stats and the partition values and
 // directories use physical names, and Parquet fields carry the column mapping ids as field_id.
-Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& metadata, const Schema& schema,
-                                            const std::vector<DataChunk>& chunks, const DataWriteOptions& options = {});
+Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& metadata,
+                                            const Schema& schema,
+                                            const std::vector<DataChunk>& chunks,
+                                            const DataWriteOptions& options = {});
 
 // Writes data files from rows handed over a chunk at a time, as WriteDataFiles would write them
 // all at once (same columns, stats, constraints, file cuts at max_rows_per_file per partition):
@@ -62,7 +64,8 @@ Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& 
 class DataFileWriter {
  public:
   static Result<std::unique_ptr<DataFileWriter>> Make(ObjectStore& store, const Metadata& metadata,
-                                                      const Schema& schema, DataWriteOptions options = {});
+                                                      const Schema& schema,
+                                                      DataWriteOptions options = {});
   ~DataFileWriter();
   // Appends rows (columns in `schema` order); the chunk is not kept.
   Status Write(const DataChunk& chunk);
@@ -96,10 +99,12 @@ struct CreateTableOptions {
 // DELTA_TABLE_ALREADY_EXISTS when a log exists; DELTA_INVALID_PARTITION_COLUMN-style errors for
 // partition columns missing from the schema.
 Result<CommitResult> CreateTable(std::shared_ptr<ObjectStore> store, const Schema& schema,
-                                 const std::vector<DataChunk>& rows, CreateTableOptions options = {});
+                                 const std::vector<DataChunk>& rows,
+                                 CreateTableOptions options = {});
 
 // Appends rows (a blind append, Spark's WRITE with mode Append) to the latest version.
-Result<CommitResult> AppendRows(std::shared_ptr<ObjectStore> store, const std::vector<DataChunk>& rows,
-                                DataWriteOptions write = {}, TransactionOptions txn = {});
+Result<CommitResult> AppendRows(std::shared_ptr<ObjectStore> store,
+                                const std::vector<DataChunk>& rows, DataWriteOptions write = {},
+                                TransactionOptions txn = {});
 
 }  // namespace silt::delta

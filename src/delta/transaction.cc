@@ -20,7 +20,9 @@
 namespace silt::delta {
 namespace {
 
-Status Conflict(const char* cls, const std::string& msg) { return Status::CommitConflict(msg, cls); }
+Status Conflict(const char* cls, const std::string& msg) {
+  return Status::CommitConflict(msg, cls);
+}
 
 std::string NormalizedPath(const std::string& p) {
   auto d = PercentDecode(p);
@@ -34,7 +36,8 @@ std::optional<int64_t> HighWaterMark(const std::string& configuration) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   int64_t v;
-  if (parser.parse(configuration).get(doc) || doc["rowIdHighWaterMark"].get_int64().get(v)) return std::nullopt;
+  if (parser.parse(configuration).get(doc) || doc["rowIdHighWaterMark"].get_int64().get(v))
+    return std::nullopt;
   return v;
 }
 
@@ -44,7 +47,8 @@ std::optional<int64_t> NumRecords(const std::optional<std::string>& stats) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   int64_t v;
-  if (parser.parse(*stats).get(doc) || doc["numRecords"].get_int64().get(v) || v < 0) return std::nullopt;
+  if (parser.parse(*stats).get(doc) || doc["numRecords"].get_int64().get(v) || v < 0)
+    return std::nullopt;
   return v;
 }
 
@@ -58,9 +62,11 @@ bool SamePartition(const PartitionValues& a, const PartitionValues& b) {
 
 }  // namespace
 
-Transaction::Transaction(std::shared_ptr<ObjectStore> store, std::shared_ptr<const Snapshot> read_snapshot,
-                         TransactionOptions options)
-    : store_(std::move(store)), read_snapshot_(std::move(read_snapshot)), options_(std::move(options)),
+Transaction::Transaction(std::shared_ptr<ObjectStore> store,
+                         std::shared_ptr<const Snapshot> read_snapshot, TransactionOptions options)
+    : store_(std::move(store)),
+      read_snapshot_(std::move(read_snapshot)),
+      options_(std::move(options)),
       txn_id_(Uuid::Random().ToString()) {
   if (read_snapshot_) {
     read_version_ = read_snapshot_->version();
@@ -81,10 +87,13 @@ void Transaction::SetOperation(std::string operation, StringMap parameters) {
   operation_parameters_ = std::move(parameters);
 }
 
-void Transaction::SetMetric(const std::string& key, int64_t value) { operation_metrics_.Set(key, std::to_string(value)); }
+void Transaction::SetMetric(const std::string& key, int64_t value) {
+  operation_metrics_.Set(key, std::to_string(value));
+}
 
 bool Transaction::is_blind_append() const {
-  ReadScope scope = read_scope_.value_or(removes_.empty() ? ReadScope::kNothing : ReadScope::kWholeTable);
+  ReadScope scope =
+      read_scope_.value_or(removes_.empty() ? ReadScope::kNothing : ReadScope::kWholeTable);
   return scope == ReadScope::kNothing && removes_.empty() && !new_metadata_ && !new_protocol_;
 }
 
@@ -107,9 +116,11 @@ std::vector<Action> Transaction::BuildActions(int64_t version) const {
   const Metadata& md = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();
   if (GetBoolProperty(md.configuration, "delta.enableInCommitTimestamps", false).ValueOr(false))
     ci.in_commit_timestamp = std::max(*ci.timestamp, last_commit_timestamp_ + 1);
-  if (row_tracking && GetBoolProperty(md.configuration, "delta.enableRowTracking", false).ValueOr(false)) {
+  if (row_tracking &&
+      GetBoolProperty(md.configuration, "delta.enableRowTracking", false).ValueOr(false)) {
     if (!ci.tags) ci.tags = StringMap{};
-    if (!ci.tags->Contains("delta.rowTracking.preserved")) ci.tags->Set("delta.rowTracking.preserved", "true");
+    if (!ci.tags->Contains("delta.rowTracking.preserved"))
+      ci.tags->Set("delta.rowTracking.preserved", "true");
   }
   out.push_back(std::move(ci));
   if (new_protocol_) out.push_back(*new_protocol_);
@@ -136,7 +147,9 @@ std::vector<Action> Transaction::BuildActions(int64_t version) const {
     if (assigned && d.domain == kRowTrackingDomain) continue;
     out.push_back(d);
   }
-  if (assigned) out.push_back(DomainMetadata{kRowTrackingDomain, "{\"rowIdHighWaterMark\":" + std::to_string(hwm) + "}", false});
+  if (assigned)
+    out.push_back(DomainMetadata{kRowTrackingDomain,
+                                 "{\"rowIdHighWaterMark\":" + std::to_string(hwm) + "}", false});
   for (const auto& r : removes_) out.push_back(r);
   for (auto& a : adds) out.push_back(std::move(a));
   for (const auto& c : cdcs_) out.push_back(c);
@@ -144,8 +157,10 @@ std::vector<Action> Transaction::BuildActions(int64_t version) const {
 }
 
 Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v) const {
-  const std::string where = "concurrent commit at version " + std::to_string(v) + " of " + store_->root();
-  ReadScope scope = read_scope_.value_or(removes_.empty() ? ReadScope::kNothing : ReadScope::kWholeTable);
+  const std::string where =
+      "concurrent commit at version " + std::to_string(v) + " of " + store_->root();
+  ReadScope scope =
+      read_scope_.value_or(removes_.empty() ? ReadScope::kNothing : ReadScope::kWholeTable);
   std::unordered_set<std::string> our_removes, our_reads;
   for (const auto& r : removes_) our_removes.insert(NormalizedPath(r.path));
   for (const auto& p : read_files_) our_reads.insert(NormalizedPath(p));
@@ -153,9 +168,11 @@ Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v)
   for (const auto& a : winner) {
     switch (a.kind()) {
       case ActionKind::kProtocol:
-        return Conflict(errc::kDeltaProtocolChanged, "the protocol version of the table was changed by a " + where);
+        return Conflict(errc::kDeltaProtocolChanged,
+                        "the protocol version of the table was changed by a " + where);
       case ActionKind::kMetadata:
-        return Conflict(errc::kDeltaMetadataChanged, "the metadata of the table was changed by a " + where);
+        return Conflict(errc::kDeltaMetadataChanged,
+                        "the metadata of the table was changed by a " + where);
       case ActionKind::kAdd: {
         const AddFile& f = *a.get_if<AddFile>();
         if (!f.data_change) break;  // compaction/stat rewrites add no new data
@@ -166,23 +183,28 @@ Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v)
         if (scope == ReadScope::kPredicate) conflict = !read_predicate_ || read_predicate_(f);
         if (conflict)
           return Conflict(errc::kDeltaConcurrentAppend,
-                          "files were added to data this transaction read by a " + where + " (e.g. " + f.path + ")");
+                          "files were added to data this transaction read by a " + where +
+                              " (e.g. " + f.path + ")");
         break;
       }
       case ActionKind::kRemove: {
         const RemoveFile& r = *a.get_if<RemoveFile>();
         std::string p = NormalizedPath(r.path);
         if (our_removes.count(p))
-          return Conflict(errc::kDeltaConcurrentDeleteDelete, "file " + r.path + " was already removed by a " + where);
+          return Conflict(errc::kDeltaConcurrentDeleteDelete,
+                          "file " + r.path + " was already removed by a " + where);
         if (our_reads.count(p) || (scope == ReadScope::kWholeTable && r.data_change))
-          return Conflict(errc::kDeltaConcurrentDeleteRead, "file " + r.path + " that this transaction read was removed by a " + where);
+          return Conflict(
+              errc::kDeltaConcurrentDeleteRead,
+              "file " + r.path + " that this transaction read was removed by a " + where);
         break;
       }
       case ActionKind::kTxn: {
         const SetTransaction& t = *a.get_if<SetTransaction>();
         for (const auto& ours : txns_)
           if (ours.app_id == t.app_id)
-            return Conflict(errc::kDeltaConcurrentTransaction, "application " + t.app_id + " committed in a " + where);
+            return Conflict(errc::kDeltaConcurrentTransaction,
+                            "application " + t.app_id + " committed in a " + where);
         break;
       }
       case ActionKind::kDomainMetadata: {
@@ -191,7 +213,8 @@ Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v)
         if (d.domain == kRowTrackingDomain && row_tracking_supported()) break;
         for (const auto& ours : domains_)
           if (ours.domain == d.domain)
-            return Conflict(errc::kDeltaConcurrentTransaction, "domain " + d.domain + " was changed by a " + where);
+            return Conflict(errc::kDeltaConcurrentTransaction,
+                            "domain " + d.domain + " was changed by a " + where);
         break;
       }
       default:
@@ -219,7 +242,8 @@ void Transaction::RunPostCommitHooks(CommitResult* result) const {
     }
   }
   if (!s.ok()) {
-    SILT_LOG(kWarn) << "post-commit checkpoint of version " << result->version << " failed: " << s.ToString();
+    SILT_LOG(kWarn) << "post-commit checkpoint of version " << result->version
+                    << " failed: " << s.ToString();
   }
 }
 
@@ -233,12 +257,14 @@ Result<CommitResult> Transaction::Commit() {
   if (!options_.clock) return Status::Internal("TransactionOptions.clock is not set");
   if (committed_) return Status::InvalidArgument("transaction already committed");
   if (!read_snapshot_ && (!new_metadata_ || !new_protocol_))
-    return Status::InvalidArgument("creating a table needs protocol and metadata", errc::kDeltaMetadataAbsent);
+    return Status::InvalidArgument("creating a table needs protocol and metadata",
+                                   errc::kDeltaMetadataAbsent);
   // The protocol and metadata this commit leaves in force must be ones silt can write.
   {
     const Protocol& p = new_protocol_ ? *new_protocol_ : read_snapshot_->protocol();
     const Metadata& m = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();
-    bool removes_data = std::any_of(removes_.begin(), removes_.end(), [](const RemoveFile& r) { return r.data_change; });
+    bool removes_data = std::any_of(removes_.begin(), removes_.end(),
+                                    [](const RemoveFile& r) { return r.data_change; });
     // Unchanged protocol and metadata: the read snapshot's verdict, which the statement's own
     // early check (e.g. the DML core's) has usually computed already.
     if (read_snapshot_ && !new_protocol_ && !new_metadata_) {
@@ -247,7 +273,8 @@ Result<CommitResult> Transaction::Commit() {
       SILT_RETURN_NOT_OK(CheckWriteSupported(p, m, removes_data, store_->root()));
     }
     if (new_metadata_) {
-      SILT_RETURN_NOT_OK(CheckCdcColumns(read_snapshot_ ? &read_snapshot_->metadata() : nullptr, *new_metadata_));
+      SILT_RETURN_NOT_OK(
+          CheckCdcColumns(read_snapshot_ ? &read_snapshot_->metadata() : nullptr, *new_metadata_));
     }
   }
   if (row_tracking_supported()) {
@@ -255,8 +282,8 @@ Result<CommitResult> Transaction::Commit() {
     for (const auto& a : adds_) {
       std::optional<int64_t> n = NumRecords(a.stats);
       if (!n && !a.base_row_id)
-        return Status::InvalidArgument("cannot assign row ids to " + a.path + " of " + store_->root() +
-                                           ": its stats have no numRecords",
+        return Status::InvalidArgument("cannot assign row ids to " + a.path + " of " +
+                                           store_->root() + ": its stats have no numRecords",
                                        errc::kDeltaRowIdAssignmentWithoutStats);
       add_num_records_.push_back(n.value_or(0));
     }
@@ -275,7 +302,8 @@ Result<CommitResult> Transaction::Commit() {
     }
     if (!s.IsAlreadyExists()) return s;
     if (!read_snapshot_)
-      return Status::AlreadyExists("table " + store_->root() + " already exists", errc::kDeltaTableAlreadyExists);
+      return Status::AlreadyExists("table " + store_->root() + " already exists",
+                                   errc::kDeltaTableAlreadyExists);
     // Someone else won `version`: check every commit since our read version's successor that we
     // have not checked yet, then try after the newest.
     // The listing may miss a winner written while it ran yet report a later one
@@ -305,16 +333,20 @@ Result<CommitResult> Transaction::Commit() {
       SILT_RETURN_NOT_OK(CheckConflicts(winner, f->version));
       for (const auto& a : winner) {
         if (const CommitInfo* ci = a.get_if<CommitInfo>())
-          last_commit_timestamp_ = std::max(last_commit_timestamp_, ci->in_commit_timestamp.value_or(ci->timestamp.value_or(-1)));
-        if (const DomainMetadata* d = a.get_if<DomainMetadata>(); d && d->domain == kRowTrackingDomain && !d->removed)
-          row_id_high_water_mark_ = std::max(row_id_high_water_mark_, HighWaterMark(d->configuration).value_or(-1));
+          last_commit_timestamp_ = std::max(
+              last_commit_timestamp_, ci->in_commit_timestamp.value_or(ci->timestamp.value_or(-1)));
+        if (const DomainMetadata* d = a.get_if<DomainMetadata>();
+            d && d->domain == kRowTrackingDomain && !d->removed)
+          row_id_high_water_mark_ =
+              std::max(row_id_high_water_mark_, HighWaterMark(d->configuration).value_or(-1));
       }
       latest = std::max(latest, f->version);
     }
     version = latest + 1;
   }
-  return Status::CommitConflict("gave up after " + std::to_string(options_.max_attempts) + " concurrent commits",
-                                errc::kDeltaMaxCommitRetriesExceeded);
+  return Status::CommitConflict(
+      "gave up after " + std::to_string(options_.max_attempts) + " concurrent commits",
+      errc::kDeltaMaxCommitRetriesExceeded);
 }
 
 }  // namespace silt::delta

@@ -30,7 +30,8 @@ Result<std::shared_ptr<Database>> Database::Open(DatabaseOptions options) {
   if (!options.clock) options.clock = SystemClock::Default();
   SILT_ASSIGN_OR_RETURN(state->catalog, planner::Catalog::Open(options.warehouse, options.clock));
   // The pool's workers plus the calling thread share the work (ParallelFor runs on the caller).
-  size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads) : std::thread::hardware_concurrency();
+  size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads)
+                                       : std::thread::hardware_concurrency();
   if (threads > 1) state->pool = std::make_unique<ThreadPool>(threads - 1);
   state->memory = std::make_shared<MemoryTracker>("database", options.memory_limit_bytes);
   state->clock = options.clock;
@@ -79,10 +80,12 @@ auto Guarded(F&& f) -> decltype(f()) {
 }  // namespace
 
 Result<std::vector<std::unique_ptr<QueryResult>>> Connection::QueryAll(std::string_view sql) {
-  SILT_ASSIGN_OR_RETURN(std::vector<sql::StatementNode> stmts, Guarded([&] { return sql::ParseScript(sql); }));
+  SILT_ASSIGN_OR_RETURN(std::vector<sql::StatementNode> stmts,
+                        Guarded([&] { return sql::ParseScript(sql); }));
   std::vector<std::unique_ptr<QueryResult>> out;
   for (const auto& s : stmts) {
-    SILT_ASSIGN_OR_RETURN(std::unique_ptr<QueryResult> r, Guarded([&] { return session_->Execute(*s); }));
+    SILT_ASSIGN_OR_RETURN(std::unique_ptr<QueryResult> r,
+                          Guarded([&] { return session_->Execute(*s); }));
     out.push_back(std::move(r));
   }
   return out;
@@ -94,8 +97,12 @@ Result<std::unique_ptr<QueryResult>> Connection::Query(std::string_view sql) {
   return std::move(all.back());
 }
 
-std::optional<std::string> Connection::GetConfig(const std::string& key) const { return session_->config.Get(key); }
-Status Connection::SetConfig(const std::string& key, const std::string& value) { return session_->config.Set(key, value); }
+std::optional<std::string> Connection::GetConfig(const std::string& key) const {
+  return session_->config.Get(key);
+}
+Status Connection::SetConfig(const std::string& key, const std::string& value) {
+  return session_->config.Set(key, value);
+}
 const std::string& Connection::current_schema() const { return session_->current_schema; }
 
 void Connection::SetProgressHandler(std::function<void(const std::string&)> handler) {
@@ -225,21 +232,25 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
                         "explain");
       }
       if (e.mode == "codegen" || e.mode == "logical" || e.mode == "analyze") {
-        return Status::NotImplemented("EXPLAIN " + e.mode + " is not supported (use EXPLAIN [EXTENDED | FORMATTED | COST])",
-                                      errc::kNotImplemented);
+        return Status::NotImplemented(
+            "EXPLAIN " + e.mode + " is not supported (use EXPLAIN [EXTENDED | FORMATTED | COST])",
+            errc::kNotImplemented);
       }
       if (e.inner->kind == K::kDelete || e.inner->kind == K::kUpdate) {
         SILT_ASSIGN_OR_RETURN(std::string text, commands::ExplainDml(*e.inner, cctx));
-        return ToResult(commands::StringRows({"plan"}, {{"== Physical Plan ==\n" + text}}), "explain");
+        return ToResult(commands::StringRows({"plan"}, {{"== Physical Plan ==\n" + text}}),
+                        "explain");
       }
       if (e.inner->kind != K::kQuery) {
-        return Status::NotImplemented("EXPLAIN of this statement is not supported yet (queries, DELETE and UPDATE are)",
-                                      errc::kNotImplemented);
+        return Status::NotImplemented(
+            "EXPLAIN of this statement is not supported yet (queries, DELETE and UPDATE are)",
+            errc::kNotImplemented);
       }
       const auto& q = static_cast<const sql::QueryStatement&>(*e.inner);
       SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, binder.BindQuery(*q.query));
       std::string text;
-      if (e.mode == "extended") text = "== Analyzed Logical Plan ==\n" + planner::ExplainPlan(*plan) + "\n";
+      if (e.mode == "extended")
+        text = "== Analyzed Logical Plan ==\n" + planner::ExplainPlan(*plan) + "\n";
       SILT_ASSIGN_OR_RETURN(planner::PlanPtr optimized, planner::Optimize(plan, opt));
       if (e.mode == "extended" || e.mode == "cost") {
         text += "== Optimized Logical Plan ==\n" + planner::ExplainPlan(*optimized);
@@ -254,40 +265,104 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
     default:
       break;
   }
-  Result<commands::CommandResult> r = Status::NotImplemented("statement not implemented yet", errc::kNotImplemented);
+  Result<commands::CommandResult> r =
+      Status::NotImplemented("statement not implemented yet", errc::kNotImplemented);
   std::string kind = "command";
   switch (stmt.kind) {
-    case K::kCreateTable: r = commands::CreateTable(static_cast<const sql::CreateTableStatement&>(stmt), cctx); kind = "create_table"; break;
-    case K::kDropTable: r = commands::DropTable(static_cast<const sql::DropTableStatement&>(stmt), cctx); kind = "drop_table"; break;
-    case K::kTruncate: r = commands::TruncateTable(static_cast<const sql::TruncateStatement&>(stmt), cctx); break;
-    case K::kCreateView: r = commands::CreateView(static_cast<const sql::CreateViewStatement&>(stmt), cctx); break;
-    case K::kDropView: r = commands::DropView(static_cast<const sql::DropViewStatement&>(stmt), cctx); break;
-    case K::kAlterTable: r = commands::AlterTable(static_cast<const sql::AlterTableStatement&>(stmt), cctx); break;
-    case K::kInsert: r = commands::Insert(static_cast<const sql::InsertStatement&>(stmt), cctx); kind = "insert"; break;
+    case K::kCreateTable:
+      r = commands::CreateTable(static_cast<const sql::CreateTableStatement&>(stmt), cctx);
+      kind = "create_table";
+      break;
+    case K::kDropTable:
+      r = commands::DropTable(static_cast<const sql::DropTableStatement&>(stmt), cctx);
+      kind = "drop_table";
+      break;
+    case K::kTruncate:
+      r = commands::TruncateTable(static_cast<const sql::TruncateStatement&>(stmt), cctx);
+      break;
+    case K::kCreateView:
+      r = commands::CreateView(static_cast<const sql::CreateViewStatement&>(stmt), cctx);
+      break;
+    case K::kDropView:
+      r = commands::DropView(static_cast<const sql::DropViewStatement&>(stmt), cctx);
+      break;
+    case K::kAlterTable:
+      r = commands::AlterTable(static_cast<const sql::AlterTableStatement&>(stmt), cctx);
+      break;
+    case K::kInsert:
+      r = commands::Insert(static_cast<const sql::InsertStatement&>(stmt), cctx);
+      kind = "insert";
+      break;
     case K::kCreateSchema:
     case K::kDropSchema:
     case K::kUse:
-    case K::kShowSchemas: r = commands::SchemaCommand(stmt, cctx); break;
-    case K::kShowTables: r = commands::ShowTables(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
+    case K::kShowSchemas:
+      r = commands::SchemaCommand(stmt, cctx);
+      break;
+    case K::kShowTables:
+      r = commands::ShowTables(static_cast<const sql::ShowStatement&>(stmt), cctx);
+      break;
     case K::kSet:
-    case K::kReset: r = commands::SetCommand(stmt, cctx); kind = "set"; break;
-    case K::kDelete: r = commands::DeleteFrom(static_cast<const sql::DeleteStatement&>(stmt), cctx); kind = "delete"; break;
-    case K::kUpdate: r = commands::UpdateTable(static_cast<const sql::UpdateStatement&>(stmt), cctx); kind = "update"; break;
-    case K::kMerge: r = commands::MergeInto(static_cast<const sql::MergeStatement&>(stmt), cctx); kind = "merge"; break;
-    case K::kOptimize: r = commands::OptimizeTable(static_cast<const sql::OptimizeStatement&>(stmt), cctx); kind = "optimize"; break;
-    case K::kReorg: r = commands::ReorgTable(static_cast<const sql::ReorgStatement&>(stmt), cctx); kind = "reorg"; break;
-    case K::kVacuum: r = commands::VacuumTable(static_cast<const sql::VacuumStatement&>(stmt), cctx); kind = "vacuum"; break;
-    case K::kShowTblProperties: r = commands::ShowTblProperties(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
-    case K::kShowCreateTable: r = commands::ShowCreateTable(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
-    case K::kShowColumns: r = commands::ShowColumns(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
-    case K::kShowMaintenance: r = commands::ShowMaintenance(static_cast<const sql::ShowStatement&>(stmt), cctx); break;
-    case K::kRestore: r = commands::RestoreTable(static_cast<const sql::RestoreStatement&>(stmt), cctx); kind = "restore"; break;
-    case K::kConvertToDelta: r = commands::ConvertToDelta(static_cast<const sql::ConvertToDeltaStatement&>(stmt), cctx); kind = "convert"; break;
-    case K::kDescribeHistory: r = commands::DescribeHistory(static_cast<const sql::DescribeStatement&>(stmt), cctx); break;
-    case K::kDescribeDetail: r = commands::DescribeDetail(static_cast<const sql::DescribeStatement&>(stmt), cctx); break;
-    case K::kDescribeTable: r = commands::DescribeTable(static_cast<const sql::DescribeStatement&>(stmt), cctx); break;
+    case K::kReset:
+      r = commands::SetCommand(stmt, cctx);
+      kind = "set";
+      break;
+    case K::kDelete:
+      r = commands::DeleteFrom(static_cast<const sql::DeleteStatement&>(stmt), cctx);
+      kind = "delete";
+      break;
+    case K::kUpdate:
+      r = commands::UpdateTable(static_cast<const sql::UpdateStatement&>(stmt), cctx);
+      kind = "update";
+      break;
+    case K::kMerge:
+      r = commands::MergeInto(static_cast<const sql::MergeStatement&>(stmt), cctx);
+      kind = "merge";
+      break;
+    case K::kOptimize:
+      r = commands::OptimizeTable(static_cast<const sql::OptimizeStatement&>(stmt), cctx);
+      kind = "optimize";
+      break;
+    case K::kReorg:
+      r = commands::ReorgTable(static_cast<const sql::ReorgStatement&>(stmt), cctx);
+      kind = "reorg";
+      break;
+    case K::kVacuum:
+      r = commands::VacuumTable(static_cast<const sql::VacuumStatement&>(stmt), cctx);
+      kind = "vacuum";
+      break;
+    case K::kShowTblProperties:
+      r = commands::ShowTblProperties(static_cast<const sql::ShowStatement&>(stmt), cctx);
+      break;
+    case K::kShowCreateTable:
+      r = commands::ShowCreateTable(static_cast<const sql::ShowStatement&>(stmt), cctx);
+      break;
+    case K::kShowColumns:
+      r = commands::ShowColumns(static_cast<const sql::ShowStatement&>(stmt), cctx);
+      break;
+    case K::kShowMaintenance:
+      r = commands::ShowMaintenance(static_cast<const sql::ShowStatement&>(stmt), cctx);
+      break;
+    case K::kRestore:
+      r = commands::RestoreTable(static_cast<const sql::RestoreStatement&>(stmt), cctx);
+      kind = "restore";
+      break;
+    case K::kConvertToDelta:
+      r = commands::ConvertToDelta(static_cast<const sql::ConvertToDeltaStatement&>(stmt), cctx);
+      kind = "convert";
+      break;
+    case K::kDescribeHistory:
+      r = commands::DescribeHistory(static_cast<const sql::DescribeStatement&>(stmt), cctx);
+      break;
+    case K::kDescribeDetail:
+      r = commands::DescribeDetail(static_cast<const sql::DescribeStatement&>(stmt), cctx);
+      break;
+    case K::kDescribeTable:
+      r = commands::DescribeTable(static_cast<const sql::DescribeStatement&>(stmt), cctx);
+      break;
     default:
-      r = Status::NotImplemented("this statement is not implemented yet: " + stmt.text, errc::kNotImplemented);
+      r = Status::NotImplemented("this statement is not implemented yet: " + stmt.text,
+                                 errc::kNotImplemented);
   }
   SILT_RETURN_NOT_OK(r.status());
   return ToResult(std::move(*r), kind);

@@ -35,11 +35,19 @@ struct DistinctSet {
     for (const TypePtr& t : types) cols.emplace_back(t);
     if (types.size() != 1) return;
     switch (types[0]->id()) {
-      case TypeId::kBoolean: case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
-      case TypeId::kDecimal: case TypeId::kDate: case TypeId::kTimestamp: case TypeId::kTimestampNtz:
+      case TypeId::kBoolean:
+      case TypeId::kInt8:
+      case TypeId::kInt16:
+      case TypeId::kInt32:
+      case TypeId::kInt64:
+      case TypeId::kDecimal:
+      case TypeId::kDate:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz:
         raw_width = types[0]->fixed_width();
         break;
-      default: break;
+      default:
+        break;
     }
   }
 
@@ -47,12 +55,18 @@ struct DistinctSet {
   // when absent.
   void Insert(std::span<const Vector* const> src, size_t row, uint64_t h) {
     switch (raw_width) {
-      case 1: return InsertWord<uint8_t>(*src[0], row, h);
-      case 2: return InsertWord<uint16_t>(*src[0], row, h);
-      case 4: return InsertWord<uint32_t>(*src[0], row, h);
-      case 8: return InsertWord<uint64_t>(*src[0], row, h);
-      case 16: return InsertRaw<unsigned __int128>(*src[0], row, h);
-      default: break;
+      case 1:
+        return InsertWord<uint8_t>(*src[0], row, h);
+      case 2:
+        return InsertWord<uint16_t>(*src[0], row, h);
+      case 4:
+        return InsertWord<uint32_t>(*src[0], row, h);
+      case 8:
+        return InsertWord<uint64_t>(*src[0], row, h);
+      case 16:
+        return InsertRaw<unsigned __int128>(*src[0], row, h);
+      default:
+        break;
     }
     if ((size() + 1) * 2 > slots.size()) Grow();
     size_t mask = slots.size() - 1;
@@ -158,7 +172,8 @@ class DistinctFn final : public AggregateFunction {
   size_t HeapBytes(const uint8_t* s) const override {
     const DistinctSet* d = St<DistinctSet*>(s);
     if (!d) return 0;
-    size_t n = sizeof(DistinctSet) + d->hashes.capacity() * sizeof(uint64_t) + d->slots.capacity() * sizeof(uint32_t) +
+    size_t n = sizeof(DistinctSet) + d->hashes.capacity() * sizeof(uint64_t) +
+               d->slots.capacity() * sizeof(uint32_t) +
                d->word_slots.capacity() * sizeof(DistinctSet::WordSlot);
     for (const Vector& v : d->cols) n += v.MemoryUsage();
     return n;
@@ -183,7 +198,8 @@ class DistinctFn final : public AggregateFunction {
     }
     constexpr size_t kPrefetchDistance = 16;
     for (size_t i = 0; i < rows; ++i) {
-      if (!any_constant && i + kPrefetchDistance < rows) Get(states[i + kPrefetchDistance])->Prefetch(h[i + kPrefetchDistance]);
+      if (!any_constant && i + kPrefetchDistance < rows)
+        Get(states[i + kPrefetchDistance])->Prefetch(h[i + kPrefetchDistance]);
       if (any_null) {
         bool skip = false;
         for (const Arg& a : args) skip |= ArgView(a).null(i);

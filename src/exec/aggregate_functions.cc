@@ -50,7 +50,6 @@ Status Mismatch(std::string_view fn, const std::string& why) {
       errc::kDatatypeMismatch);
 }
 
-
 const int128_t* Pow10Table() {
   static const auto* table = [] {
     auto* t = new int128_t[39];
@@ -70,7 +69,6 @@ int Digits(uint128_t v) {
   }
   return d;
 }
-
 
 // --- slots: how a value of one physical type lives in a state
 
@@ -400,7 +398,8 @@ int128_t DecimalDivideRound(int128_t num, int64_t den, int k2, int precision, bo
 // makes the result NULL (sticky, as in Spark) or, under ANSI, an ARITHMETIC_OVERFLOW error.
 class DecimalSumFn final : public AggregateFunction {
  public:
-  DecimalSumFn(int p, int s, bool avg, bool try_mode) : input_precision_(p), scale_(s), avg_(avg), try_(try_mode) {
+  DecimalSumFn(int p, int s, bool avg, bool try_mode)
+      : input_precision_(p), scale_(s), avg_(avg), try_(try_mode) {
     sum_precision_ = std::min(38, p + 10);
     limit_ = Pow10(sum_precision_);
     if (avg) {
@@ -449,7 +448,9 @@ class DecimalSumFn final : public AggregateFunction {
         const int64_t x = static_cast<int64_t>(d[v.row(i)]);
         if (__builtin_add_overflow(s.partial, x, &s.partial)) [[unlikely]] {
           // The wrapped partial is off by exactly 2^64: fold the true value.
-          const int128_t t = static_cast<int128_t>(s.partial) + (x < 0 ? -(static_cast<int128_t>(1) << 64) : (static_cast<int128_t>(1) << 64));
+          const int128_t t =
+              static_cast<int128_t>(s.partial) +
+              (x < 0 ? -(static_cast<int128_t>(1) << 64) : (static_cast<int128_t>(1) << 64));
           s.partial = 0;
           if (!s.overflow) SILT_RETURN_NOT_OK(Add(s, t, ctx));
         }
@@ -1035,9 +1036,9 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
     SILT_RETURN_NOT_OK(CheckArity(n, na, 1, 1));
     SILT_ASSIGN_OR_RETURN(args[0], ToDoubleArg(n, args[0], ctx));
     agg::MomentKind k = n == "stddev_pop"                    ? agg::MomentKind::kStddevPop
-                   : n == "var_pop"                     ? agg::MomentKind::kVarPop
-                   : n == "variance" || n == "var_samp" ? agg::MomentKind::kVarSamp
-                                                        : agg::MomentKind::kStddevSamp;
+                        : n == "var_pop"                     ? agg::MomentKind::kVarPop
+                        : n == "variance" || n == "var_samp" ? agg::MomentKind::kVarSamp
+                                                             : agg::MomentKind::kStddevSamp;
     return agg::MakeCentralMoment(k);
   }
   if (n == "covar_pop" || n == "covar_samp" || n == "corr") {
@@ -1045,8 +1046,8 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
     SILT_ASSIGN_OR_RETURN(args[0], ToDoubleArg(n, args[0], ctx));
     SILT_ASSIGN_OR_RETURN(args[1], ToDoubleArg(n, args[1], ctx));
     agg::CovKind k = n == "corr"        ? agg::CovKind::kCorr
-                : n == "covar_pop" ? agg::CovKind::kCovarPop
-                                   : agg::CovKind::kCovarSamp;
+                     : n == "covar_pop" ? agg::CovKind::kCovarPop
+                                        : agg::CovKind::kCovarSamp;
     return agg::MakeCovariance(k);
   }
   if (n == "approx_count_distinct") {
@@ -1111,7 +1112,9 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
 
 }  // namespace
 
-bool IsAggregateFunction(std::string_view name) { return AggregateNames().count(AsciiLower(name)) > 0; }
+bool IsAggregateFunction(std::string_view name) {
+  return AggregateNames().count(AsciiLower(name)) > 0;
+}
 
 Result<BoundAggregate> BindAggregateFunction(std::string_view name, std::vector<ExprPtr> args,
                                              bool distinct, const BindContext& ctx) {

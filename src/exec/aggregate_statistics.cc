@@ -15,7 +15,6 @@ namespace {
 
 // ---------------------------------------------------------------- variance family
 
-
 class CentralMomentFn final : public AggregateFunction {
  public:
   explicit CentralMomentFn(MomentKind kind) : kind_(kind) { result_type_ = DataType::Double(); }
@@ -72,7 +71,6 @@ class CentralMomentFn final : public AggregateFunction {
  private:
   MomentKind kind_;
 };
-
 
 class CovarianceFn final : public AggregateFunction {
  public:

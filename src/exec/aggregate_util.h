@@ -43,7 +43,8 @@ struct ArgView {
 
 // Converts an argument to doubles (NULL rows: valid[i] = 0). Integral and floating inputs only;
 // decimals and strings are cast at bind time.
-inline void ToDoubles(const Arg& a, size_t rows, std::vector<double>* out, std::vector<uint8_t>* valid) {
+inline void ToDoubles(const Arg& a, size_t rows, std::vector<double>* out,
+                      std::vector<uint8_t>* valid) {
   ArgView v(a);
   out->resize(rows);
   valid->assign(rows, 1);

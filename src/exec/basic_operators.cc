@@ -26,14 +26,17 @@ Result<bool> FilterOperator::PushAll(ExecContext& ctx, size_t workers, const Chu
   });
 }
 
-ProjectOperator::ProjectOperator(OperatorPtr child, std::vector<ExprPtr> exprs, std::vector<std::string> names)
+ProjectOperator::ProjectOperator(OperatorPtr child, std::vector<ExprPtr> exprs,
+                                 std::vector<std::string> names)
     : child_(std::move(child)), exprs_(std::move(exprs)) {
   for (size_t i = 0; i < exprs_.size(); ++i) {
-    schema_.push_back({i < names.size() ? names[i] : exprs_[i]->ToString(), exprs_[i]->type, exprs_[i]->nullable, "{}"});
+    schema_.push_back({i < names.size() ? names[i] : exprs_[i]->ToString(), exprs_[i]->type,
+                       exprs_[i]->nullable, "{}"});
   }
 }
 
-Status ProjectChunk(const std::vector<ExprPtr>& exprs, const EvalContext& eval, DataChunk* in, DataChunk* out) {
+Status ProjectChunk(const std::vector<ExprPtr>& exprs, const EvalContext& eval, DataChunk* in,
+                    DataChunk* out) {
   DataChunk res;
   res.num_rows_without_columns = in->size();
   res.columns.assign(exprs.size(), Vector(DataType::Null()));
@@ -53,8 +56,10 @@ Status ProjectChunk(const std::vector<ExprPtr>& exprs, const EvalContext& eval, 
   for (size_t i = 0; i < exprs.size(); ++i) {
     const ExprPtr& e = exprs[i];
     if (e->kind != ExprKind::kColumn) continue;
-    if (last_use[e->column] == static_cast<int>(i)) res.columns[i] = std::move(in->columns[e->column]);
-    else res.columns[i] = in->columns[e->column];
+    if (last_use[e->column] == static_cast<int>(i))
+      res.columns[i] = std::move(in->columns[e->column]);
+    else
+      res.columns[i] = in->columns[e->column];
   }
   *out = std::move(res);
   return Status::OK();
@@ -92,7 +97,8 @@ ValuesOperator::ValuesOperator(Schema schema, std::vector<DataChunk> chunks)
   schema_ = std::move(schema);
 }
 
-ValuesOperator::ValuesOperator(Schema schema, std::shared_ptr<const std::vector<DataChunk>> chunks) : chunks_(std::move(chunks)) {
+ValuesOperator::ValuesOperator(Schema schema, std::shared_ptr<const std::vector<DataChunk>> chunks)
+    : chunks_(std::move(chunks)) {
   schema_ = std::move(schema);
 }
 

@@ -29,7 +29,8 @@ class FilterOperator final : public Operator {
 };
 
 // Evaluates `exprs` over *in into *out (columns of *in that are only passed through are moved).
-Status ProjectChunk(const std::vector<ExprPtr>& exprs, const EvalContext& eval, DataChunk* in, DataChunk* out);
+Status ProjectChunk(const std::vector<ExprPtr>& exprs, const EvalContext& eval, DataChunk* in,
+                    DataChunk* out);
 
 class ProjectOperator final : public Operator {
  public:

@@ -13,19 +13,26 @@
 namespace silt::exec {
 
 bool IsIntegral(TypeId id) {
-  return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 || id == TypeId::kInt64;
+  return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 ||
+         id == TypeId::kInt64;
 }
 bool IsNumeric(TypeId id) {
   return IsIntegral(id) || id == TypeId::kFloat || id == TypeId::kDouble || id == TypeId::kDecimal;
 }
-bool IsDatetime(TypeId id) { return id == TypeId::kDate || id == TypeId::kTimestamp || id == TypeId::kTimestampNtz; }
+bool IsDatetime(TypeId id) {
+  return id == TypeId::kDate || id == TypeId::kTimestamp || id == TypeId::kTimestampNtz;
+}
 
 TypePtr DecimalForIntegral(TypeId id) {
   switch (id) {
-    case TypeId::kInt8: return DataType::Decimal(3, 0);
-    case TypeId::kInt16: return DataType::Decimal(5, 0);
-    case TypeId::kInt32: return DataType::Decimal(10, 0);
-    default: return DataType::Decimal(20, 0);
+    case TypeId::kInt8:
+      return DataType::Decimal(3, 0);
+    case TypeId::kInt16:
+      return DataType::Decimal(5, 0);
+    case TypeId::kInt32:
+      return DataType::Decimal(10, 0);
+    default:
+      return DataType::Decimal(20, 0);
   }
 }
 
@@ -55,7 +62,8 @@ bool CanCast(const TypePtr& from, const TypePtr& to) {
   if (f == TypeId::kBoolean && (IsNumeric(t) || IsDatetime(t))) return t != TypeId::kDate;
   if (IsNumeric(f) && t == TypeId::kBoolean) return true;
   if (IsDatetime(f) && IsDatetime(t)) return true;
-  if ((f == TypeId::kTimestamp && IsNumeric(t)) || (IsNumeric(f) && t == TypeId::kTimestamp)) return true;
+  if ((f == TypeId::kTimestamp && IsNumeric(t)) || (IsNumeric(f) && t == TypeId::kTimestamp))
+    return true;
   if (f == TypeId::kBinary && t == TypeId::kString) return true;
   if (f == TypeId::kStruct && t == TypeId::kStruct) {
     if (from->fields().size() != to->fields().size()) return false;
@@ -64,9 +72,11 @@ bool CanCast(const TypePtr& from, const TypePtr& to) {
     }
     return true;
   }
-  if (f == TypeId::kList && t == TypeId::kList) return CanCast(from->element_type(), to->element_type());
+  if (f == TypeId::kList && t == TypeId::kList)
+    return CanCast(from->element_type(), to->element_type());
   if (f == TypeId::kMap && t == TypeId::kMap) {
-    return CanCast(from->key_type(), to->key_type()) && CanCast(from->value_type(), to->value_type());
+    return CanCast(from->key_type(), to->key_type()) &&
+           CanCast(from->value_type(), to->value_type());
   }
   return false;
 }
@@ -80,37 +90,57 @@ std::string_view Trim(std::string_view s) {
 }
 
 Status InvalidInput(const Value& v, const TypePtr& to) {
-  return Status::InvalidArgument("The value '" + v.ToString() + "' of the type \"" +
-                                     v.type()->ToString() + "\" cannot be cast to \"" + to->ToString() +
-                                     "\" because it is malformed. Correct the value as per the syntax, or change its target type. "
-                                     "Use `try_cast` to tolerate malformed input and return NULL instead.",
-                                 errc::kCastInvalidInput);
+  return Status::InvalidArgument(
+      "The value '" + v.ToString() + "' of the type \"" + v.type()->ToString() +
+          "\" cannot be cast to \"" + to->ToString() +
+          "\" because it is malformed. Correct the value as per the syntax, or change its target "
+          "type. "
+          "Use `try_cast` to tolerate malformed input and return NULL instead.",
+      errc::kCastInvalidInput);
 }
 
 Status Overflow(const Value& v, const TypePtr& to) {
-  return Status::InvalidArgument("The value " + v.ToString() + " of the type \"" + v.type()->ToString() +
-                                     "\" cannot be cast to \"" + to->ToString() +
-                                     "\" due to an overflow. Use `try_cast` to tolerate overflow and return NULL instead.",
-                                 errc::kCastOverflow);
+  return Status::InvalidArgument(
+      "The value " + v.ToString() + " of the type \"" + v.type()->ToString() +
+          "\" cannot be cast to \"" + to->ToString() +
+          "\" due to an overflow. Use `try_cast` to tolerate overflow and return NULL instead.",
+      errc::kCastOverflow);
 }
 
 bool IntegralRange(TypeId t, int64_t* lo, int64_t* hi) {
   switch (t) {
-    case TypeId::kInt8: *lo = INT8_MIN; *hi = INT8_MAX; return true;
-    case TypeId::kInt16: *lo = INT16_MIN; *hi = INT16_MAX; return true;
-    case TypeId::kInt32: *lo = INT32_MIN; *hi = INT32_MAX; return true;
-    case TypeId::kInt64: *lo = INT64_MIN; *hi = INT64_MAX; return true;
-    default: return false;
+    case TypeId::kInt8:
+      *lo = INT8_MIN;
+      *hi = INT8_MAX;
+      return true;
+    case TypeId::kInt16:
+      *lo = INT16_MIN;
+      *hi = INT16_MAX;
+      return true;
+    case TypeId::kInt32:
+      *lo = INT32_MIN;
+      *hi = INT32_MAX;
+      return true;
+    case TypeId::kInt64:
+      *lo = INT64_MIN;
+      *hi = INT64_MAX;
+      return true;
+    default:
+      return false;
   }
 }
 
 // Wraps like a Java narrowing conversion.
 int64_t Wrap(int64_t v, TypeId t) {
   switch (t) {
-    case TypeId::kInt8: return static_cast<int8_t>(v);
-    case TypeId::kInt16: return static_cast<int16_t>(v);
-    case TypeId::kInt32: return static_cast<int32_t>(v);
-    default: return v;
+    case TypeId::kInt8:
+      return static_cast<int8_t>(v);
+    case TypeId::kInt16:
+      return static_cast<int16_t>(v);
+    case TypeId::kInt32:
+      return static_cast<int32_t>(v);
+    default:
+      return v;
   }
 }
 
@@ -148,11 +178,22 @@ bool ParseDouble(std::string_view s, double* out) {
   s = Trim(s);
   if (s.empty()) return false;
   std::string l = AsciiLower(s);
-  if (l == "nan") { *out = std::numeric_limits<double>::quiet_NaN(); return true; }
-  if (l == "infinity" || l == "+infinity" || l == "inf" || l == "+inf") { *out = INFINITY; return true; }
-  if (l == "-infinity" || l == "-inf") { *out = -INFINITY; return true; }
+  if (l == "nan") {
+    *out = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }
+  if (l == "infinity" || l == "+infinity" || l == "inf" || l == "+inf") {
+    *out = INFINITY;
+    return true;
+  }
+  if (l == "-infinity" || l == "-inf") {
+    *out = -INFINITY;
+    return true;
+  }
   std::string str(s);
-  if (!str.empty() && (str.back() == 'd' || str.back() == 'D' || str.back() == 'f' || str.back() == 'F')) str.pop_back();
+  if (!str.empty() &&
+      (str.back() == 'd' || str.back() == 'D' || str.back() == 'f' || str.back() == 'F'))
+    str.pop_back();
   char* end = nullptr;
   *out = std::strtod(str.c_str(), &end);
   return end && *end == '\0' && end != str.c_str();
@@ -161,10 +202,14 @@ bool ParseDouble(std::string_view s, double* out) {
 double ToDouble(const Value& v) {
   switch (v.type()->id()) {
     case TypeId::kFloat:
-    case TypeId::kDouble: return v.floating();
-    case TypeId::kDecimal: return static_cast<double>(v.decimal()) / std::pow(10.0, v.type()->scale());
-    case TypeId::kBoolean: return v.boolean() ? 1 : 0;
-    default: return static_cast<double>(v.integer());
+    case TypeId::kDouble:
+      return v.floating();
+    case TypeId::kDecimal:
+      return static_cast<double>(v.decimal()) / std::pow(10.0, v.type()->scale());
+    case TypeId::kBoolean:
+      return v.boolean() ? 1 : 0;
+    default:
+      return static_cast<double>(v.integer());
   }
 }
 
@@ -179,19 +224,28 @@ std::string TimestampText(int64_t micros) {
 
 std::string CastToString(const Value& v) {
   switch (v.type()->id()) {
-    case TypeId::kBoolean: return v.boolean() ? "true" : "false";
-    case TypeId::kFloat: return FormatJavaFloat(static_cast<float>(v.floating()));
-    case TypeId::kDouble: return FormatJavaDouble(v.floating());
-    case TypeId::kDecimal: return FormatDecimal(v.decimal(), v.type()->scale());
-    case TypeId::kDate: return FormatDate(static_cast<int32_t>(v.integer()));
+    case TypeId::kBoolean:
+      return v.boolean() ? "true" : "false";
+    case TypeId::kFloat:
+      return FormatJavaFloat(static_cast<float>(v.floating()));
+    case TypeId::kDouble:
+      return FormatJavaDouble(v.floating());
+    case TypeId::kDecimal:
+      return FormatDecimal(v.decimal(), v.type()->scale());
+    case TypeId::kDate:
+      return FormatDate(static_cast<int32_t>(v.integer()));
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return TimestampText(v.integer());
+    case TypeId::kTimestampNtz:
+      return TimestampText(v.integer());
     case TypeId::kString:
-    case TypeId::kBinary: return v.str();
+    case TypeId::kBinary:
+      return v.str();
     case TypeId::kStruct:
     case TypeId::kList:
-    case TypeId::kMap: return v.ToString();
-    default: return std::to_string(v.integer());
+    case TypeId::kMap:
+      return v.ToString();
+    default:
+      return std::to_string(v.integer());
   }
 }
 
@@ -224,16 +278,19 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
       }
     }
     switch (f) {
-      case TypeId::kBoolean: return Value::Integer(to, v.boolean() ? 1 : 0);
+      case TypeId::kBoolean:
+        return Value::Integer(to, v.boolean() ? 1 : 0);
       case TypeId::kFloat:
       case TypeId::kDouble: {
         double d = v.floating();
-        if (std::isnan(d)) return ansi ? Result<Value>(Overflow(v, to)) : Result<Value>(Value::Integer(to, 0));
+        if (std::isnan(d))
+          return ansi ? Result<Value>(Overflow(v, to)) : Result<Value>(Value::Integer(to, 0));
         double tr = std::trunc(d);
         if (tr < static_cast<double>(lo) || tr > static_cast<double>(hi)) {
           if (ansi) return Overflow(v, to);
           // Java's (int)/(long) saturate; narrower types go through int first.
-          int64_t sat = tr < 0 ? (t == TypeId::kInt64 ? INT64_MIN : INT32_MIN) : (t == TypeId::kInt64 ? INT64_MAX : INT32_MAX);
+          int64_t sat = tr < 0 ? (t == TypeId::kInt64 ? INT64_MIN : INT32_MIN)
+                               : (t == TypeId::kInt64 ? INT64_MAX : INT32_MAX);
           return Value::Integer(to, Wrap(sat, t));
         }
         return Value::Integer(to, static_cast<int64_t>(tr));
@@ -253,7 +310,8 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
         if (secs < lo || secs > hi) return fail_overflow();
         return Value::Integer(to, secs);
       }
-      default: break;
+      default:
+        break;
     }
   }
   if (t == TypeId::kFloat || t == TypeId::kDouble) {
@@ -262,7 +320,9 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
       case TypeId::kString:
         if (!ParseDouble(v.str(), &d)) return fail_invalid();
         break;
-      case TypeId::kTimestamp: d = static_cast<double>(v.integer()) / 1e6; break;
+      case TypeId::kTimestamp:
+        d = static_cast<double>(v.integer()) / 1e6;
+        break;
       default:
         if (!IsNumeric(f) && f != TypeId::kBoolean) return fail_invalid();
         d = ToDouble(v);
@@ -274,8 +334,12 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
     int p = to->precision(), s = to->scale();
     int128_t u;
     switch (f) {
-      case TypeId::kDecimal: u = Rescale(v.decimal(), v.type()->scale(), s); break;
-      case TypeId::kBoolean: u = (v.boolean() ? 1 : 0) * Pow10(s); break;
+      case TypeId::kDecimal:
+        u = Rescale(v.decimal(), v.type()->scale(), s);
+        break;
+      case TypeId::kBoolean:
+        u = (v.boolean() ? 1 : 0) * Pow10(s);
+        break;
       case TypeId::kFloat:
       case TypeId::kDouble: {
         double d = v.floating();
@@ -301,8 +365,10 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
   if (t == TypeId::kBoolean) {
     if (f == TypeId::kString) {
       std::string l = AsciiLower(Trim(v.str()));
-      if (l == "t" || l == "true" || l == "y" || l == "yes" || l == "1") return Value::Boolean(true);
-      if (l == "f" || l == "false" || l == "n" || l == "no" || l == "0") return Value::Boolean(false);
+      if (l == "t" || l == "true" || l == "y" || l == "yes" || l == "1")
+        return Value::Boolean(true);
+      if (l == "f" || l == "false" || l == "n" || l == "no" || l == "0")
+        return Value::Boolean(false);
       return fail_invalid();
     }
     if (IsNumeric(f)) return Value::Boolean(ToDouble(v) != 0);
@@ -315,14 +381,18 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
         if (s.size() > 10 && (s[10] == ' ' || s[10] == 'T')) s = s.substr(0, 10);
         int32_t days;
         std::string str(s);
-        if (str.size() == 4) str += "-01-01";
-        else if (str.size() == 7) str += "-01";
+        if (str.size() == 4)
+          str += "-01-01";
+        else if (str.size() == 7)
+          str += "-01";
         if (!ParseIsoDate(str, &days)) return fail_invalid();
         return Value::Integer(to, days);
       }
       case TypeId::kTimestamp:
-      case TypeId::kTimestampNtz: return Value::Integer(to, FloorDiv(v.integer(), kMicrosPerDay));
-      default: break;
+      case TypeId::kTimestampNtz:
+        return Value::Integer(to, FloorDiv(v.integer(), kMicrosPerDay));
+      default:
+        break;
     }
   }
   if (t == TypeId::kTimestamp || t == TypeId::kTimestampNtz) {
@@ -336,9 +406,11 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
         if (ParseIsoDate(s, &days)) return Value::Integer(to, days * kMicrosPerDay);
         return fail_invalid();
       }
-      case TypeId::kDate: return Value::Integer(to, v.integer() * kMicrosPerDay);
+      case TypeId::kDate:
+        return Value::Integer(to, v.integer() * kMicrosPerDay);
       case TypeId::kTimestamp:
-      case TypeId::kTimestampNtz: return Value::Integer(to, v.integer());
+      case TypeId::kTimestampNtz:
+        return Value::Integer(to, v.integer());
       default:
         if (t == TypeId::kTimestamp && IsNumeric(f)) {
           double secs = ToDouble(v);
@@ -367,14 +439,15 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
   if (t == TypeId::kMap && f == TypeId::kMap) {
     std::vector<Value> out;
     for (size_t i = 0; i < v.children().size(); ++i) {
-      SILT_ASSIGN_OR_RETURN(Value x, CastValue(v.children()[i], i % 2 ? to->value_type() : to->key_type(), ansi));
+      SILT_ASSIGN_OR_RETURN(
+          Value x, CastValue(v.children()[i], i % 2 ? to->value_type() : to->key_type(), ansi));
       out.push_back(std::move(x));
     }
     return Value::Nested(to, std::move(out));
   }
-  return Status::InvalidArgument("cannot cast " + v.type()->ToString() +
-                                     " to " + to->ToString() + ".",
-                                 errc::kDatatypeMismatchCastWithoutSuggestion);
+  return Status::InvalidArgument(
+      "cannot cast " + v.type()->ToString() + " to " + to->ToString() + ".",
+      errc::kDatatypeMismatchCastWithoutSuggestion);
 }
 
 }  // namespace silt::exec

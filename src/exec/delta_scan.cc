@@ -12,8 +12,8 @@
 
 namespace silt::exec {
 
-Status SelectRows(const std::vector<ExprPtr>& filters, const EvalContext& ctx, const DataChunk& chunk,
-                  std::vector<uint32_t>* sel, bool* all) {
+Status SelectRows(const std::vector<ExprPtr>& filters, const EvalContext& ctx,
+                  const DataChunk& chunk, std::vector<uint32_t>* sel, bool* all) {
   *all = true;
   sel->clear();
   std::vector<uint32_t> next;
@@ -61,10 +61,10 @@ bool LateMaterializationByDefault() {
 }
 }  // namespace
 
-Result<std::unique_ptr<DeltaScanOperator>> DeltaScanOperator::Make(std::shared_ptr<const delta::Snapshot> snapshot,
-                                                                   std::vector<std::string> columns,
-                                                                   std::vector<const delta::AddFile*> files,
-                                                                   std::vector<ExprPtr> filters, std::string table_name) {
+Result<std::unique_ptr<DeltaScanOperator>> DeltaScanOperator::Make(
+    std::shared_ptr<const delta::Snapshot> snapshot, std::vector<std::string> columns,
+    std::vector<const delta::AddFile*> files, std::vector<ExprPtr> filters,
+    std::string table_name) {
   std::unique_ptr<DeltaScanOperator> op(new DeltaScanOperator());
   delta::TableScanOptions opts;
   opts.columns = columns;
@@ -94,15 +94,19 @@ void DeltaScanOperator::SetProjection(std::vector<ExprPtr> exprs, Schema schema)
 }
 
 std::string DeltaScanOperator::details() const {
-  std::string s = explain_details_.empty() ? table_name_ + ", " + std::to_string(files_.size()) + " files" : explain_details_;
+  std::string s = explain_details_.empty()
+                      ? table_name_ + ", " + std::to_string(files_.size()) + " files"
+                      : explain_details_;
   bool identity = projection_.size() == scan_->output_schema().size();
   for (size_t i = 0; identity && i < projection_.size(); ++i) {
-    identity = projection_[i]->kind == ExprKind::kColumn && projection_[i]->column == static_cast<int>(i) &&
+    identity = projection_[i]->kind == ExprKind::kColumn &&
+               projection_[i]->column == static_cast<int>(i) &&
                schema_[i].name == scan_->output_schema()[i].name;
   }
   if (!projection_.empty() && !identity) {
     s += " project=[";
-    for (size_t i = 0; i < projection_.size(); ++i) s += (i ? ", " : "") + projection_[i]->ToString();
+    for (size_t i = 0; i < projection_.size(); ++i)
+      s += (i ? ", " : "") + projection_[i]->ToString();
     s += "]";
   }
   return s;
@@ -276,7 +280,8 @@ Status DeltaScanOperator::ReadUnit(ExecContext& ctx, const delta::TableScanFile&
   return Status::OK();
 }
 
-std::vector<DeltaScanOperator::ScanUnit> DeltaScanOperator::SplitFile(const delta::TableScanFile& file) {
+std::vector<DeltaScanOperator::ScanUnit> DeltaScanOperator::SplitFile(
+    const delta::TableScanFile& file) {
   std::vector<ScanUnit> units;
   for (int rg = 0; rg < file.num_row_groups(); ++rg) {
     bool keep = true;
@@ -286,7 +291,8 @@ std::vector<DeltaScanOperator::ScanUnit> DeltaScanOperator::SplitFile(const delt
       row_groups_pruned_.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
-    for (const auto& [begin, end] : file.SplitRowGroup(rg, kScanUnitRows)) units.push_back({rg, begin, end});
+    for (const auto& [begin, end] : file.SplitRowGroup(rg, kScanUnitRows))
+      units.push_back({rg, begin, end});
   }
   return units;
 }
@@ -332,8 +338,9 @@ Result<bool> DeltaScanOperator::PushAll(ExecContext& ctx, size_t workers, const 
     std::atomic<size_t> next_unit{0};
   };
   std::mutex mu;
-  size_t next_file = 0;                         // guarded by mu
-  std::deque<std::shared_ptr<OpenFile>> shared;  // guarded by mu: files that may have unread row groups
+  size_t next_file = 0;  // guarded by mu
+  std::deque<std::shared_ptr<OpenFile>>
+      shared;  // guarded by mu: files that may have unread row groups
   std::atomic<int64_t> rows{0};
   auto work = [&](size_t w) -> Status {
     std::vector<uint32_t> sel;
@@ -349,7 +356,8 @@ Result<bool> DeltaScanOperator::PushAll(ExecContext& ctx, size_t workers, const 
         if (next_file < files_.size()) {
           file = next_file++;
         } else {
-          while (!shared.empty() && shared.front()->next_unit.load() >= shared.front()->units.size())
+          while (!shared.empty() &&
+                 shared.front()->next_unit.load() >= shared.front()->units.size())
             shared.pop_front();
           if (shared.empty()) return Status::OK();
           of = shared.front();

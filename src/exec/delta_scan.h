@@ -41,10 +41,10 @@ class DeltaScanOperator final : public Operator {
   static constexpr int64_t kScanUnitRows = 200'000;
   // files: the files to read (pointers into snapshot->files()); filters: conjuncts over the
   // output columns (rows where any is not TRUE are dropped).
-  static Result<std::unique_ptr<DeltaScanOperator>> Make(std::shared_ptr<const delta::Snapshot> snapshot,
-                                                         std::vector<std::string> columns,
-                                                         std::vector<const delta::AddFile*> files,
-                                                         std::vector<ExprPtr> filters, std::string table_name);
+  static Result<std::unique_ptr<DeltaScanOperator>> Make(
+      std::shared_ptr<const delta::Snapshot> snapshot, std::vector<std::string> columns,
+      std::vector<const delta::AddFile*> files, std::vector<ExprPtr> filters,
+      std::string table_name);
   // Evaluates `exprs` (over the scan's columns; deterministic) on each filtered chunk in the scan's
   // worker tasks, so a projection above the scan runs in parallel too; the output schema becomes
   // `schema`.
@@ -134,7 +134,7 @@ class DeltaScanOperator final : public Operator {
   int64_t adaptive_sample_rows_ = kAdaptiveSampleRows;
   std::atomic<int64_t> adaptive_seen_{0};    // sampled rows that passed filters_
   std::atomic<int64_t> adaptive_passed_{0};  // ... and the adaptive filters
-  std::vector<ExprPtr> projection_;  // empty: the scan's columns as read
+  std::vector<ExprPtr> projection_;          // empty: the scan's columns as read
   // Late materialization: the scan columns the filters read (empty: off), without and with the
   // adaptive filters; switched off for the rest of the scan once the filters kept more than
   // kLateKeepRatio of the first kAdaptiveSampleRows rows (nothing to skip, one more copy).
@@ -161,7 +161,7 @@ class DeltaScanOperator final : public Operator {
 Status ApplyFilters(const std::vector<ExprPtr>& filters, const EvalContext& ctx, DataChunk* chunk);
 // The rows of `chunk` where all `filters` are TRUE, evaluating each conjunct only on the rows the
 // earlier ones kept: *all when every row passes (sel is then not filled), else their indices.
-Status SelectRows(const std::vector<ExprPtr>& filters, const EvalContext& ctx, const DataChunk& chunk,
-                  std::vector<uint32_t>* sel, bool* all);
+Status SelectRows(const std::vector<ExprPtr>& filters, const EvalContext& ctx,
+                  const DataChunk& chunk, std::vector<uint32_t>* sel, bool* all);
 
 }  // namespace silt::exec

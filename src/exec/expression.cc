@@ -266,11 +266,16 @@ namespace {
 std::string Literal(const Value& v) {
   if (v.is_null()) return "NULL";
   switch (v.type()->id()) {
-    case TypeId::kString: return "'" + v.str() + "'";
-    case TypeId::kDate: return "DATE '" + v.ToString() + "'";
-    case TypeId::kTimestamp: return "TIMESTAMP '" + v.ToString() + "'";
-    case TypeId::kInt64: return v.ToString() + "L";
-    default: return v.ToString();
+    case TypeId::kString:
+      return "'" + v.str() + "'";
+    case TypeId::kDate:
+      return "DATE '" + v.ToString() + "'";
+    case TypeId::kTimestamp:
+      return "TIMESTAMP '" + v.ToString() + "'";
+    case TypeId::kInt64:
+      return v.ToString() + "L";
+    default:
+      return v.ToString();
   }
 }
 }  // namespace
@@ -278,10 +283,13 @@ std::string Literal(const Value& v) {
 std::string Expr::ToString() const {
   auto child = [&](size_t i) { return children[i]->ToString(); };
   switch (kind) {
-    case ExprKind::kColumn: return name.empty() ? "#" + std::to_string(column) : name;
-    case ExprKind::kConstant: return Literal(constant);
+    case ExprKind::kColumn:
+      return name.empty() ? "#" + std::to_string(column) : name;
+    case ExprKind::kConstant:
+      return Literal(constant);
     case ExprKind::kCall: {
-      static const char* kInfix[] = {"+", "-", "*", "/", "%", "div", "=", "==", "<>", "!=", "<", "<=", ">", ">=", "<=>", "||", "&", "|", "^"};
+      static const char* kInfix[] = {"+", "-",  "*", "/",  "%",   "div", "=", "==", "<>", "!=",
+                                     "<", "<=", ">", ">=", "<=>", "||",  "&", "|",  "^"};
       if (children.size() == 2) {
         for (const char* op : kInfix) {
           if (name == op) return "(" + child(0) + " " + name + " " + child(1) + ")";
@@ -292,16 +300,23 @@ std::string Expr::ToString() const {
       for (size_t i = 0; i < children.size(); ++i) s += (i ? ", " : "") + child(i);
       return s + ")";
     }
-    case ExprKind::kCast: return "CAST(" + child(0) + " AS " + type->ToString() + ")";
-    case ExprKind::kAnd: return "(" + child(0) + " AND " + child(1) + ")";
-    case ExprKind::kOr: return "(" + child(0) + " OR " + child(1) + ")";
-    case ExprKind::kNot: return "(NOT " + child(0) + ")";
-    case ExprKind::kIsNull: return "(" + child(0) + " IS NULL)";
-    case ExprKind::kIsNotNull: return "(" + child(0) + " IS NOT NULL)";
+    case ExprKind::kCast:
+      return "CAST(" + child(0) + " AS " + type->ToString() + ")";
+    case ExprKind::kAnd:
+      return "(" + child(0) + " AND " + child(1) + ")";
+    case ExprKind::kOr:
+      return "(" + child(0) + " OR " + child(1) + ")";
+    case ExprKind::kNot:
+      return "(NOT " + child(0) + ")";
+    case ExprKind::kIsNull:
+      return "(" + child(0) + " IS NULL)";
+    case ExprKind::kIsNotNull:
+      return "(" + child(0) + " IS NOT NULL)";
     case ExprKind::kCase: {
       std::string s = "CASE";
       size_t n = children.size() - (has_else ? 1 : 0);
-      for (size_t i = 0; i + 1 < n + 1 && i < n; i += 2) s += " WHEN " + child(i) + " THEN " + child(i + 1);
+      for (size_t i = 0; i + 1 < n + 1 && i < n; i += 2)
+        s += " WHEN " + child(i) + " THEN " + child(i + 1);
       if (has_else) s += " ELSE " + children.back()->ToString();
       return s + " END";
     }
@@ -330,7 +345,8 @@ bool IsConstantExpr(const Expr& e) {
 
 void CollectColumns(const Expr& e, std::vector<int>* columns) {
   if (e.kind == ExprKind::kColumn) {
-    if (std::find(columns->begin(), columns->end(), e.column) == columns->end()) columns->push_back(e.column);
+    if (std::find(columns->begin(), columns->end(), e.column) == columns->end())
+      columns->push_back(e.column);
     return;
   }
   for (const auto& c : e.children) CollectColumns(*c, columns);
@@ -397,7 +413,8 @@ Status Broadcast(const Value& v, const TypePtr& type, size_t n, Vector* out) {
     out->ResizeUninitialized(n);
     uint8_t* dst = out->data<uint8_t>();
     const uint8_t* src = one.data<uint8_t>();
-    for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * static_cast<size_t>(w), src, static_cast<size_t>(w));
+    for (size_t i = 0; i < n; ++i)
+      std::memcpy(dst + i * static_cast<size_t>(w), src, static_cast<size_t>(w));
     return Status::OK();
   }
   for (size_t i = 0; i < n; ++i) {
@@ -412,9 +429,10 @@ inline int BoolAt(const Vector& v, size_t i) {
   return v.data<uint8_t>()[i] ? 1 : 0;
 }
 
-// Builds `out` (n rows) from pieces: row i comes from pieces[src[i]] at index idx[i]; src -1 = NULL.
-void Assemble(const TypePtr& type, size_t n, const std::vector<int>& src, const std::vector<uint32_t>& idx,
-              const std::vector<Vector>& pieces, Vector* out) {
+// Builds `out` (n rows) from pieces: row i comes from pieces[src[i]] at index idx[i]; src -1 =
+// NULL.
+void Assemble(const TypePtr& type, size_t n, const std::vector<int>& src,
+              const std::vector<uint32_t>& idx, const std::vector<Vector>& pieces, Vector* out) {
   *out = Vector(type);
   out->Reserve(n);
   for (size_t i = 0; i < n; ++i) {
@@ -429,13 +447,17 @@ void Assemble(const TypePtr& type, size_t n, const std::vector<int>& src, const 
 bool EqualAt(const Vector& a, size_t i, const Vector& b, size_t j) {
   switch (a.id()) {
     case TypeId::kBoolean:
-    case TypeId::kInt8: return a.data<int8_t>()[i] == b.data<int8_t>()[j];
-    case TypeId::kInt16: return a.data<int16_t>()[i] == b.data<int16_t>()[j];
+    case TypeId::kInt8:
+      return a.data<int8_t>()[i] == b.data<int8_t>()[j];
+    case TypeId::kInt16:
+      return a.data<int16_t>()[i] == b.data<int16_t>()[j];
     case TypeId::kInt32:
-    case TypeId::kDate: return a.data<int32_t>()[i] == b.data<int32_t>()[j];
+    case TypeId::kDate:
+      return a.data<int32_t>()[i] == b.data<int32_t>()[j];
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return a.data<int64_t>()[i] == b.data<int64_t>()[j];
+    case TypeId::kTimestampNtz:
+      return a.data<int64_t>()[i] == b.data<int64_t>()[j];
     case TypeId::kFloat: {
       float x = a.data<float>()[i], y = b.data<float>()[j];
       return x == y || (x != x && y != y);
@@ -444,10 +466,13 @@ bool EqualAt(const Vector& a, size_t i, const Vector& b, size_t j) {
       double x = a.data<double>()[i], y = b.data<double>()[j];
       return x == y || (x != x && y != y);
     }
-    case TypeId::kDecimal: return a.Get<int128_t>(i) == b.Get<int128_t>(j);
+    case TypeId::kDecimal:
+      return a.Get<int128_t>(i) == b.Get<int128_t>(j);
     case TypeId::kString:
-    case TypeId::kBinary: return a.GetString(i) == b.GetString(j);
-    default: return a.GetValue(i) == b.GetValue(j);
+    case TypeId::kBinary:
+      return a.GetString(i) == b.GetString(j);
+    default:
+      return a.GetValue(i) == b.GetValue(j);
   }
 }
 
@@ -476,7 +501,8 @@ Status EvalCall(const Expr& e, const DataChunk& in, const EvalContext& ctx, Vect
   if (!e.kernel) return Status::Internal("expression without a kernel: " + e.ToString());
   SILT_RETURN_NOT_OK(e.kernel(std::span<const Arg>(args), n, ctx, out));
   if (out->size() != n) {
-    return Status::Internal("kernel " + e.name + " produced " + std::to_string(out->size()) + " rows for " + std::to_string(n));
+    return Status::Internal("kernel " + e.name + " produced " + std::to_string(out->size()) +
+                            " rows for " + std::to_string(n));
   }
   // Kernels that cannot size their result up front (flatten, transform, array_union, explode's
   // input, map_from_arrays, nested array_repeat) check it here: the result and the arguments it
@@ -636,7 +662,9 @@ Status EvalIn(const Expr& e, const DataChunk& in, const EvalContext& ctx, Vector
   std::vector<std::string_view> items;
   for (size_t c = 1; c < e.children.size(); ++c) {
     const Expr& item = *e.children[c];
-    if (item.kind != ExprKind::kConstant || item.constant.is_null() || !item.constant.type()->is_binary_like()) break;
+    if (item.kind != ExprKind::kConstant || item.constant.is_null() ||
+        !item.constant.type()->is_binary_like())
+      break;
     items.push_back(item.constant.str());
   }
   if (value.type()->is_binary_like() && items.size() + 1 == e.children.size()) {
@@ -744,7 +772,8 @@ Status Evaluate(const Expr& expr, const DataChunk& input, const EvalContext& ctx
   return EvalInto(expr, input, ctx, out);
 }
 
-Status EvaluateFilter(const Expr& predicate, const DataChunk& input, const EvalContext& ctx, std::vector<uint32_t>* sel) {
+Status EvaluateFilter(const Expr& predicate, const DataChunk& input, const EvalContext& ctx,
+                      std::vector<uint32_t>* sel) {
   sel->clear();
   size_t n = input.size();
   // AND of filters: refine the selection conjunct by conjunct (later conjuncts see fewer rows).
@@ -762,8 +791,8 @@ Status EvaluateFilter(const Expr& predicate, const DataChunk& input, const EvalC
   }
   if (predicate.type->id() != TypeId::kBoolean) {
     // The binder coerces predicates; one that is not a boolean must not be read as one.
-    return Status::InvalidArgument("Filter expression " + predicate.ToString() +
-                                       " of type " + predicate.type->ToString() + " is not a boolean.",
+    return Status::InvalidArgument("Filter expression " + predicate.ToString() + " of type " +
+                                       predicate.type->ToString() + " is not a boolean.",
                                    errc::kDatatypeMismatchFilterNotBoolean);
   }
   Vector v(DataType::Boolean());

@@ -31,9 +31,9 @@ namespace silt::exec {
 
 // Per-statement evaluation settings (fixed when the statement starts).
 struct EvalContext {
-  bool ansi = false;                // spark.sql.ansi.enabled
-  std::string time_zone = "UTC";    // spark.sql.session.timeZone (IANA name or +hh:mm)
-  int64_t now_micros = 0;           // current_timestamp() of this statement, UTC microseconds
+  bool ansi = false;              // spark.sql.ansi.enabled
+  std::string time_zone = "UTC";  // spark.sql.session.timeZone (IANA name or +hh:mm)
+  int64_t now_micros = 0;         // current_timestamp() of this statement, UTC microseconds
 };
 
 // One argument of a scalar kernel. A constant argument is a 1-row vector that applies to every
@@ -46,8 +46,8 @@ struct Arg {
 
 // A resolved scalar function: computes `rows` rows into *out (already typed as the call's result
 // type, empty). Must handle NULL arguments (Spark: most functions return NULL on NULL input).
-using ScalarKernel =
-    std::function<Status(std::span<const Arg> args, size_t rows, const EvalContext& ctx, Vector* out)>;
+using ScalarKernel = std::function<Status(std::span<const Arg> args, size_t rows,
+                                          const EvalContext& ctx, Vector* out)>;
 
 enum class ExprKind : uint8_t {
   kColumn,    // input column `column`
@@ -72,11 +72,11 @@ struct Expr {
   TypePtr type;
   bool nullable = true;
   std::vector<ExprPtr> children;
-  int column = -1;          // kColumn
-  Value constant;           // kConstant
-  std::string name;         // kCall: Spark function name (lower case); kColumn: display name
-  ScalarKernel kernel;      // kCall, kCast
-  bool has_else = false;    // kCase
+  int column = -1;            // kColumn
+  Value constant;             // kConstant
+  std::string name;           // kCall: Spark function name (lower case); kColumn: display name
+  ScalarKernel kernel;        // kCall, kCast
+  bool has_else = false;      // kCase
   bool deterministic = true;  // false for rand(), uuid(): never folded or pushed down
 
   // Spark-like display text, e.g. "(a#0 > 5)", used by EXPLAIN and error messages.
@@ -87,7 +87,8 @@ ExprPtr MakeColumn(int index, TypePtr type, std::string display_name, bool nulla
 ExprPtr MakeConstant(Value value);
 // AND/OR/NOT/IS [NOT] NULL/CASE/COALESCE/IN; children must already have compatible types
 // (the binder coerces them with CommonType / BindCast).
-ExprPtr MakeSpecial(ExprKind kind, TypePtr type, std::vector<ExprPtr> children, bool has_else = false);
+ExprPtr MakeSpecial(ExprKind kind, TypePtr type, std::vector<ExprPtr> children,
+                    bool has_else = false);
 
 // Evaluates `expr` over all rows of `input` into *out (expr.type, input.size() rows).
 Status Evaluate(const Expr& expr, const DataChunk& input, const EvalContext& ctx, Vector* out);

@@ -46,7 +46,9 @@ const FunctionRegistry& FunctionRegistry::Get() {
 void Reg(FunctionRegistry& r, std::initializer_list<const char*> names, NamedBinder f) {
   for (const char* n : names) {
     std::string name(n);
-    r.Add(name, [name, f](std::vector<ExprPtr> args, const BindContext& ctx) { return f(name, args, ctx); });
+    r.Add(name, [name, f](std::vector<ExprPtr> args, const BindContext& ctx) {
+      return f(name, args, ctx);
+    });
   }
 }
 

@@ -16,7 +16,8 @@
 
 namespace silt::exec {
 
-using ScalarBinder = std::function<Result<ExprPtr>(std::vector<ExprPtr> args, const BindContext& ctx)>;
+using ScalarBinder =
+    std::function<Result<ExprPtr>(std::vector<ExprPtr> args, const BindContext& ctx)>;
 
 class FunctionRegistry {
  public:
@@ -33,7 +34,8 @@ class FunctionRegistry {
 };
 
 // A family's binder, told the name it was called by (aliases share one binder).
-using NamedBinder = std::function<Result<ExprPtr>(std::string_view name, std::vector<ExprPtr>& args, const BindContext& ctx)>;
+using NamedBinder = std::function<Result<ExprPtr>(std::string_view name, std::vector<ExprPtr>& args,
+                                                  const BindContext& ctx)>;
 // Registers `f` under each of `names`.
 void Reg(FunctionRegistry& r, std::initializer_list<const char*> names, NamedBinder f);
 

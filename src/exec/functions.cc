@@ -9,12 +9,14 @@
 
 namespace silt::exec {
 
-Result<ExprPtr> BindScalarFunction(std::string_view name, std::vector<ExprPtr> args, const BindContext& ctx) {
+Result<ExprPtr> BindScalarFunction(std::string_view name, std::vector<ExprPtr> args,
+                                   const BindContext& ctx) {
   const ScalarBinder* b = FunctionRegistry::Get().Find(name);
   if (!b) {
-    return Status::InvalidArgument("Cannot resolve routine `" + std::string(name) +
-                                       "` on search path [`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`].",
-                                   errc::kUnresolvedRoutine);
+    return Status::InvalidArgument(
+        "Cannot resolve routine `" + std::string(name) +
+            "` on search path [`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`].",
+        errc::kUnresolvedRoutine);
   }
   return (*b)(std::move(args), ctx);
 }
@@ -23,19 +25,27 @@ namespace {
 
 int NumericRank(TypeId id) {
   switch (id) {
-    case TypeId::kInt8: return 1;
-    case TypeId::kInt16: return 2;
-    case TypeId::kInt32: return 3;
-    case TypeId::kInt64: return 4;
-    case TypeId::kFloat: return 5;
-    case TypeId::kDouble: return 6;
-    default: return 0;
+    case TypeId::kInt8:
+      return 1;
+    case TypeId::kInt16:
+      return 2;
+    case TypeId::kInt32:
+      return 3;
+    case TypeId::kInt64:
+      return 4;
+    case TypeId::kFloat:
+      return 5;
+    case TypeId::kDouble:
+      return 6;
+    default:
+      return 0;
   }
 }
 
 Status Mismatch(const TypePtr& a, const TypePtr& b) {
   return Status::InvalidArgument("Cannot resolve due to data type mismatch: the types \"" +
-                                     a->ToString() + "\" and \"" + b->ToString() + "\" have no common type.",
+                                     a->ToString() + "\" and \"" + b->ToString() +
+                                     "\" have no common type.",
                                  errc::kDatatypeMismatchDataDiffTypes);
 }
 
@@ -55,10 +65,17 @@ void CastLoop(const Vector& in, size_t rows, Vector* out) {
 template <typename From>
 bool CastFromTo(const Vector& in, size_t rows, TypeId to, Vector* out) {
   switch (to) {
-    case TypeId::kInt64: CastLoop<From, int64_t>(in, rows, out); return true;
-    case TypeId::kDouble: CastLoop<From, double>(in, rows, out); return true;
-    case TypeId::kFloat: CastLoop<From, float>(in, rows, out); return true;
-    default: return false;
+    case TypeId::kInt64:
+      CastLoop<From, int64_t>(in, rows, out);
+      return true;
+    case TypeId::kDouble:
+      CastLoop<From, double>(in, rows, out);
+      return true;
+    case TypeId::kFloat:
+      CastLoop<From, float>(in, rows, out);
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -68,16 +85,20 @@ bool FastCast(const Vector& in, size_t rows, const TypePtr& to, Vector* out) {
   TypeId f = in.id(), t = to->id();
   if (NumericRank(t) <= NumericRank(f) || NumericRank(f) == 0 || NumericRank(t) == 0) {
     // Decimal rescales to a wider scale of an integral: int → decimal.
-    if (t == TypeId::kDecimal && IsIntegral(f) && to->precision() - to->scale() >= (f == TypeId::kInt64 ? 19 : 10)) {
+    if (t == TypeId::kDecimal && IsIntegral(f) &&
+        to->precision() - to->scale() >= (f == TypeId::kInt64 ? 19 : 10)) {
       int128_t m = Pow10(to->scale());
       out->ResizeUninitialized(rows);
       int128_t* d = out->data<int128_t>();
       for (size_t i = 0; i < rows; ++i) {
-        int64_t x = f == TypeId::kInt64 ? in.data<int64_t>()[i] : f == TypeId::kInt32 ? in.data<int32_t>()[i]
-                  : f == TypeId::kInt16 ? in.data<int16_t>()[i] : in.data<int8_t>()[i];
+        int64_t x = f == TypeId::kInt64   ? in.data<int64_t>()[i]
+                    : f == TypeId::kInt32 ? in.data<int32_t>()[i]
+                    : f == TypeId::kInt16 ? in.data<int16_t>()[i]
+                                          : in.data<int8_t>()[i];
         d[i] = static_cast<int128_t>(x) * m;
       }
-      if (in.may_have_nulls()) std::copy(in.validity(), in.validity() + rows, out->mutable_validity());
+      if (in.may_have_nulls())
+        std::copy(in.validity(), in.validity() + rows, out->mutable_validity());
       return true;
     }
     if (t == TypeId::kDecimal && f == TypeId::kDecimal && to->scale() >= in.type()->scale() &&
@@ -87,7 +108,8 @@ bool FastCast(const Vector& in, size_t rows, const TypePtr& to, Vector* out) {
       const int128_t* s = in.data<int128_t>();
       int128_t* d = out->data<int128_t>();
       for (size_t i = 0; i < rows; ++i) d[i] = s[i] * m;
-      if (in.may_have_nulls()) std::copy(in.validity(), in.validity() + rows, out->mutable_validity());
+      if (in.may_have_nulls())
+        std::copy(in.validity(), in.validity() + rows, out->mutable_validity());
       return true;
     }
     if (t == TypeId::kDouble && f == TypeId::kDecimal) {
@@ -96,18 +118,25 @@ bool FastCast(const Vector& in, size_t rows, const TypePtr& to, Vector* out) {
       const int128_t* s = in.data<int128_t>();
       double* d = out->data<double>();
       for (size_t i = 0; i < rows; ++i) d[i] = static_cast<double>(s[i]) / div;
-      if (in.may_have_nulls()) std::copy(in.validity(), in.validity() + rows, out->mutable_validity());
+      if (in.may_have_nulls())
+        std::copy(in.validity(), in.validity() + rows, out->mutable_validity());
       return true;
     }
     return false;
   }
   switch (f) {
-    case TypeId::kInt8: return CastFromTo<int8_t>(in, rows, t, out);
-    case TypeId::kInt16: return CastFromTo<int16_t>(in, rows, t, out);
-    case TypeId::kInt32: return CastFromTo<int32_t>(in, rows, t, out);
-    case TypeId::kInt64: return CastFromTo<int64_t>(in, rows, t, out);
-    case TypeId::kFloat: return CastFromTo<float>(in, rows, t, out);
-    default: return false;
+    case TypeId::kInt8:
+      return CastFromTo<int8_t>(in, rows, t, out);
+    case TypeId::kInt16:
+      return CastFromTo<int16_t>(in, rows, t, out);
+    case TypeId::kInt32:
+      return CastFromTo<int32_t>(in, rows, t, out);
+    case TypeId::kInt64:
+      return CastFromTo<int64_t>(in, rows, t, out);
+    case TypeId::kFloat:
+      return CastFromTo<float>(in, rows, t, out);
+    default:
+      return false;
   }
 }
 
@@ -116,10 +145,11 @@ bool FastCast(const Vector& in, size_t rows, const TypePtr& to, Vector* out) {
 Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const BindContext& ctx) {
   if (child->type->Equals(*target)) return child;
   if (!CanCast(child->type, target)) {
-    return Status::InvalidArgument("Cannot resolve \"CAST(" + child->ToString() +
-                                       " AS " + target->ToString() + ")\" due to data type mismatch: cannot cast \"" +
-                                       child->type->ToString() + "\" to \"" + target->ToString() + "\".",
-                                   errc::kDatatypeMismatchCastWithoutSuggestion);
+    return Status::InvalidArgument(
+        "Cannot resolve \"CAST(" + child->ToString() + " AS " + target->ToString() +
+            ")\" due to data type mismatch: cannot cast \"" + child->type->ToString() + "\" to \"" +
+            target->ToString() + "\".",
+        errc::kDatatypeMismatchCastWithoutSuggestion);
   }
   bool ansi = ctx.ansi && !try_cast;
   // Constant folding: a cast of a literal is computed once.
@@ -138,7 +168,8 @@ Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const Bin
   e->nullable = true;
   e->deterministic = child->deterministic;
   TypePtr to = target;
-  e->kernel = [to, ansi](std::span<const Arg> args, size_t rows, const EvalContext&, Vector* out) -> Status {
+  e->kernel = [to, ansi](std::span<const Arg> args, size_t rows, const EvalContext&,
+                         Vector* out) -> Status {
     const Arg& a = args[0];
     if (!a.constant && !ansi && FastCast(*a.vector, rows, to, out)) return Status::OK();
     for (size_t i = 0; i < rows; ++i) {
@@ -162,12 +193,15 @@ Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b) {
   if (y == TypeId::kNull) return a;
   if (IsNumeric(x) && IsNumeric(y)) {
     if (x == TypeId::kDecimal || y == TypeId::kDecimal) {
-      if (x == TypeId::kFloat || x == TypeId::kDouble || y == TypeId::kFloat || y == TypeId::kDouble) return DataType::Double();
+      if (x == TypeId::kFloat || x == TypeId::kDouble || y == TypeId::kFloat ||
+          y == TypeId::kDouble)
+        return DataType::Double();
       TypePtr da = x == TypeId::kDecimal ? a : DecimalForIntegral(x);
       TypePtr db = y == TypeId::kDecimal ? b : DecimalForIntegral(y);
       int scale = std::max(da->scale(), db->scale());
       int range = std::max(da->precision() - da->scale(), db->precision() - db->scale());
-      return DataType::Decimal(std::min(38, range + scale), std::min(scale, 38 - std::min(38, range)));
+      return DataType::Decimal(std::min(38, range + scale),
+                               std::min(scale, 38 - std::min(38, range)));
     }
     return NumericRank(x) >= NumericRank(y) ? a : b;
   }
@@ -176,7 +210,8 @@ Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b) {
     return DataType::TimestampNtz();
   }
   bool xs = x == TypeId::kString, ys = y == TypeId::kString;
-  if ((xs || ys) && !a->is_nested() && !b->is_nested() && x != TypeId::kBinary && y != TypeId::kBinary) {
+  if ((xs || ys) && !a->is_nested() && !b->is_nested() && x != TypeId::kBinary &&
+      y != TypeId::kBinary) {
     return DataType::String();
   }
   if (x == y && x == TypeId::kList) {
@@ -192,7 +227,8 @@ Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b) {
     std::vector<Field> fields;
     for (size_t i = 0; i < a->fields().size(); ++i) {
       SILT_ASSIGN_OR_RETURN(TypePtr t, CommonType(a->fields()[i].type, b->fields()[i].type));
-      fields.push_back({a->fields()[i].name, t, a->fields()[i].nullable || b->fields()[i].nullable, "{}"});
+      fields.push_back(
+          {a->fields()[i].name, t, a->fields()[i].nullable || b->fields()[i].nullable, "{}"});
     }
     return DataType::Struct(std::move(fields));
   }

@@ -322,7 +322,9 @@ Status GroupHashTable::FindOrCreate(std::span<const Vector* const> keys, const u
 class HashAggregateOperator::AggTable {
  public:
   AggTable(const HashAggregateOperator& op, MemoryTracker* memory)
-      : op_(op), table_(op.table_key_types_, op.payload_bytes_, memory, op.name()), heap_(memory, op.name()) {
+      : op_(op),
+        table_(op.table_key_types_, op.payload_bytes_, memory, op.name()),
+        heap_(memory, op.name()) {
     for (size_t a = 0; a < op_.aggs_.size(); ++a) {
       if (op_.aggs_[a].agg.function->has_heap_state()) heap_aggs_.push_back(a);
     }
@@ -487,7 +489,8 @@ class HashAggregateOperator::AggTable {
     int64_t n = 0;
     for (uint32_t g : touched_) {
       const uint8_t* p = table_.payload(g);
-      for (size_t a : heap_aggs_) n += static_cast<int64_t>(op_.aggs_[a].agg.function->HeapBytes(p + op_.offsets_[a]));
+      for (size_t a : heap_aggs_)
+        n += static_cast<int64_t>(op_.aggs_[a].agg.function->HeapBytes(p + op_.offsets_[a]));
     }
     return n;
   }
@@ -581,9 +584,10 @@ Status HashAggregateOperator::Consume(ExecContext& ctx) {
   for (size_t w = 0; w < push_workers; ++w)
     partials_.push_back(std::make_unique<AggTable>(*this, ctx.memory));
   const Schema& in_schema = child_->output_schema();
-  SILT_ASSIGN_OR_RETURN(bool pushed, child_->PushAll(ctx, push_workers, [&](size_t w, DataChunk& chunk) {
-    return partials_[w]->AddChunk(chunk, ctx);
-  }));
+  SILT_ASSIGN_OR_RETURN(bool pushed,
+                        child_->PushAll(ctx, push_workers, [&](size_t w, DataChunk& chunk) {
+                          return partials_[w]->AddChunk(chunk, ctx);
+                        }));
   if (pushed) {
     // merged below
   } else if (workers == 1) {

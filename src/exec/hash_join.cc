@@ -466,9 +466,10 @@ Result<bool> HashJoinOperator::PushAll(ExecContext& ctx, size_t workers, const C
   if (probe_done_ || !pending_.empty()) return false;  // already pulled from
   SILT_RETURN_NOT_OK(Build(ctx));
   const bool empty_build = build_data_.size() == 0;
-  const bool no_output = (empty_build && (type_ == JoinType::kInner || type_ == JoinType::kRightOuter ||
-                                          type_ == JoinType::kLeftSemi)) ||
-                         (null_aware_anti_ && !empty_build && build_has_null_key_);
+  const bool no_output =
+      (empty_build && (type_ == JoinType::kInner || type_ == JoinType::kRightOuter ||
+                       type_ == JoinType::kLeftSemi)) ||
+      (null_aware_anti_ && !empty_build && build_has_null_key_);
   if (!no_output) {
     // A probe side that feeds fewer workers than there are threads (a small table read as one
     // work unit: TPC-H Q13's customer against orders) would leave the probe, often the costliest

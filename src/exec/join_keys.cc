@@ -93,9 +93,8 @@ void HashColumn(const Vector& v, size_t begin, size_t end, uint64_t* hashes, boo
     case TypeId::kBinary: {
       const uint32_t* off = v.offsets();
       const char* bytes = v.bytes().data();
-      HashLoop(v, begin, end, hashes, first, [off, bytes](size_t r) {
-        return HashBytes(bytes + off[r], off[r + 1] - off[r]);
-      });
+      HashLoop(v, begin, end, hashes, first,
+               [off, bytes](size_t r) { return HashBytes(bytes + off[r], off[r + 1] - off[r]); });
       break;
     }
     default:

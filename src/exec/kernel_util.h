@@ -18,7 +18,8 @@ namespace silt::exec {
 // together without a branch (a mix of lengths would mispredict): `col = 'literal'` and
 // `col IN (…)` filters mostly fail there. bytes must be a Vector's bytes().data(): reading the
 // first byte of an empty last value reads the std::string's terminating NUL.
-inline bool StringEqualsAt(const uint32_t* offsets, const char* bytes, size_t i, std::string_view key) {
+inline bool StringEqualsAt(const uint32_t* offsets, const char* bytes, size_t i,
+                           std::string_view key) {
   const size_t n = key.size();
   const uint32_t begin = offsets[i], len = offsets[i + 1] - begin;
   if (n == 0) return len == 0;
@@ -107,7 +108,8 @@ void MapBinary(const Arg& a, const Arg& b, size_t rows, Vector* out, F&& fn) {
 // fn(row) returns Status; rows with a NULL argument get a NULL result without calling fn when
 // null_in_null_out. fn appends exactly one value (or AppendNull) to out per call.
 template <typename F>
-Status ForEachRow(std::span<const Arg> args, size_t rows, Vector* out, bool null_in_null_out, F&& fn) {
+Status ForEachRow(std::span<const Arg> args, size_t rows, Vector* out, bool null_in_null_out,
+                  F&& fn) {
   for (size_t i = 0; i < rows; ++i) {
     if (null_in_null_out && AnyNull(args, i)) {
       out->AppendNull();

@@ -51,7 +51,10 @@ class Operator {
   // hands each chunk to `sink` on the task that made it (no buffering between the source and a
   // consumer such as hash aggregation). Returns false, having done nothing, when the operator
   // only supports Next(); an operator is driven by one mode or the other, never both.
-  virtual Result<bool> PushAll(ExecContext& /*ctx*/, size_t /*workers*/, const ChunkSink& /*sink*/) { return false; }
+  virtual Result<bool> PushAll(ExecContext& /*ctx*/, size_t /*workers*/,
+                               const ChunkSink& /*sink*/) {
+    return false;
+  }
   // Short name and details for EXPLAIN ("HashJoin", "Inner, keys=[a#0 = b#3]").
   virtual std::string name() const = 0;
   virtual std::string details() const { return ""; }

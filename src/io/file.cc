@@ -29,14 +29,16 @@ Status ErrnoStatus(const std::string& what, const std::string& path, int err) {
 
 class LocalReadFile final : public RandomAccessFile {
  public:
-  LocalReadFile(int fd, int64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
+  LocalReadFile(int fd, int64_t size, std::string path)
+      : fd_(fd), size_(size), path_(std::move(path)) {}
   ~LocalReadFile() override { ::close(fd_); }
   int64_t size() const override { return size_; }
   const std::string& name() const override { return path_; }
   Status ReadAt(int64_t offset, int64_t n, uint8_t* out) const override {
     if (offset < 0 || n < 0 || offset > size_ || n > size_ - offset)
-      return Status::IoError("read of " + std::to_string(n) + " bytes at " + std::to_string(offset) +
-                             " past the end of " + path_ + " (" + std::to_string(size_) + " bytes)");
+      return Status::IoError("read of " + std::to_string(n) + " bytes at " +
+                             std::to_string(offset) + " past the end of " + path_ + " (" +
+                             std::to_string(size_) + " bytes)");
     while (n > 0) {
       ssize_t r = ::pread(fd_, out, static_cast<size_t>(n), offset);
       if (r < 0) {
@@ -102,7 +104,8 @@ class LocalWriteFile final : public WritableFile {
   void StartWriteback() {
     if (written_ - writeback_from_ < kWritebackBytes) return;
     // A hint: an error here shows up again at fsync.
-    (void)::sync_file_range(fd_, writeback_from_, written_ - writeback_from_, SYNC_FILE_RANGE_WRITE);
+    (void)::sync_file_range(fd_, writeback_from_, written_ - writeback_from_,
+                            SYNC_FILE_RANGE_WRITE);
     writeback_from_ = written_;
   }
   Status WriteAll(std::string_view data) {

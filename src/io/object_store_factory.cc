@@ -155,9 +155,9 @@ bool IsCloudScheme(const std::string& scheme) {
 
 Status UnsupportedScheme(const std::string& scheme, std::string_view location) {
   if (IsCloudScheme(scheme)) {
-    return Status::NotImplemented("cloud storage (scheme '" + scheme +
-                                      "') is not implemented yet: " + std::string(location),
-                                  errc::kNotImplemented);
+    return Status::NotImplemented(
+        "cloud storage (scheme '" + scheme + "') is not implemented yet: " + std::string(location),
+        errc::kNotImplemented);
   }
   return Status::NotImplemented(
       "No FileSystem for scheme \"" + scheme + "\": " + std::string(location),
@@ -310,7 +310,8 @@ Result<Parent> OpenParent(std::string_view location) {
       return Status::InvalidArgument("an anonymous memory:// store has no parent",
                                      kErrorInvalidPath);
     }
-    SILT_ASSIGN_OR_RETURN(std::shared_ptr<InMemoryObjectStore> store, ExistingMemoryStore(parsed.first));
+    SILT_ASSIGN_OR_RETURN(std::shared_ptr<InMemoryObjectStore> store,
+                          ExistingMemoryStore(parsed.first));
     return Parent{std::move(store), parsed.second};
   }
   if (IsAzureLocation(canonical)) {
@@ -365,26 +366,24 @@ Status MoveLocation(std::string_view from, std::string_view to) {
     SILT_ASSIGN_OR_RETURN(Parent pa, OpenParent(a));
     SILT_ASSIGN_OR_RETURN(Parent pb, OpenParent(b));
     if (pa.store->root() != pb.store->root()) {
-      return Status::NotImplemented(
-          "cannot move " + a + " to " + b + ": different stores",
-          errc::kNotImplemented);
+      return Status::NotImplemented("cannot move " + a + " to " + b + ": different stores",
+                                    errc::kNotImplemented);
     }
     return pa.store->RenameDir(pa.key, pb.key);
   }
   if (IsMemory(a) != IsMemory(b)) {
-    return Status::NotImplemented(
-        "cannot move " + a + " to " + b + ": different stores",
-        errc::kNotImplemented);
+    return Status::NotImplemented("cannot move " + a + " to " + b + ": different stores",
+                                  errc::kNotImplemented);
   }
   if (IsMemory(a)) {
     SILT_ASSIGN_OR_RETURN(auto pa, ParseMemoryLocation(a));
     SILT_ASSIGN_OR_RETURN(auto pb, ParseMemoryLocation(b));
     if (pa.first != pb.first || pa.first.empty()) {
-      return Status::NotImplemented(
-          "cannot move " + a + " to " + b + ": different stores",
-          errc::kNotImplemented);
+      return Status::NotImplemented("cannot move " + a + " to " + b + ": different stores",
+                                    errc::kNotImplemented);
     }
-    SILT_ASSIGN_OR_RETURN(std::shared_ptr<InMemoryObjectStore> store, ExistingMemoryStore(pa.first));
+    SILT_ASSIGN_OR_RETURN(std::shared_ptr<InMemoryObjectStore> store,
+                          ExistingMemoryStore(pa.first));
     return store->RenameDir(pa.second, pb.second);
   }
   // Local: a store at the deepest common ancestor directory.

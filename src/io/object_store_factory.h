@@ -65,7 +65,8 @@ Status MoveLocation(std::string_view from, std::string_view to);
 
 // The named in-memory store "memory://<name>", created (with `clock` for modification times,
 // required then) when missing. The whole-location helpers above never create one (a missing
-// named store: NotFound, or nothing to delete / not existing). InvalidArgument for an empty name or one with '/'.
+// named store: NotFound, or nothing to delete / not existing). InvalidArgument for an empty name or
+// one with '/'.
 Result<std::shared_ptr<InMemoryObjectStore>> MemoryStore(const std::string& name,
                                                          std::shared_ptr<Clock> clock);
 // Forgets the named store (open handles keep it alive). True when it existed.

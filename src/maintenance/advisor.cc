@@ -89,8 +89,9 @@ Result<AutoTtlAdvice> AdviseTtl(const delta::Snapshot& snap, const delta::AutoTt
   a.policy = policy;
   a.retention_millis = retention_millis;
   // The column rules of the DDL (delta/auto_ttl.h): a policy another writer left may break them.
-  SILT_ASSIGN_OR_RETURN(size_t index, delta::ValidateAutoTtlColumn(snap.schema(), policy.timestamp_column,
-                                                                  /*case_sensitive=*/false));
+  SILT_ASSIGN_OR_RETURN(size_t index,
+                        delta::ValidateAutoTtlColumn(snap.schema(), policy.timestamp_column,
+                                                     /*case_sensitive=*/false));
   const Field* field = &snap.schema()[index];
   TypeId type = field->type->id();
   a.column_type = type;
@@ -475,9 +476,8 @@ Result<Thresholds> LoadThresholds(const ConfigLookup& config,
 
 Result<int64_t> TargetExpirationDays(int64_t target_days, int64_t retention_millis) {
   if (target_days < 0 || retention_millis < 0) {
-    return Status::InvalidArgument(
-        "The target and the retention must not be negative.",
-        kErrorAutoTtlTargetTooShort);
+    return Status::InvalidArgument("The target and the retention must not be negative.",
+                                   kErrorAutoTtlTargetTooShort);
   }
   int64_t retention_days = (retention_millis + delta::kMillisPerDay - 1) / delta::kMillisPerDay;
   int64_t n = target_days - kAutoTtlBufferDays - retention_days;
@@ -492,10 +492,10 @@ Result<int64_t> TargetExpirationDays(int64_t target_days, int64_t retention_mill
                              : "raise the target to at least " +
                                    std::to_string(kAutoTtlBufferDays + retention_days) + " days";
     return Status::InvalidArgument(
-        "Rows cannot be removed from storage within " +
-            std::to_string(target_days) + " days: the maintenance buffer (" +
-            std::to_string(kAutoTtlBufferDays) + " days) plus the retention (" +
-            std::to_string(retention_days) + " days) already exceed it; " + advice + ".",
+        "Rows cannot be removed from storage within " + std::to_string(target_days) +
+            " days: the maintenance buffer (" + std::to_string(kAutoTtlBufferDays) +
+            " days) plus the retention (" + std::to_string(retention_days) +
+            " days) already exceed it; " + advice + ".",
         kErrorAutoTtlTargetTooShort);
   }
   return n;

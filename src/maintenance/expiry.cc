@@ -27,8 +27,9 @@ bool Expired(const TtlCutoff& c, int64_t v) { return v <= c.value; }
 Result<TtlCutoff> ComputeCutoff(const delta::AutoTtlPolicy& policy, const delta::Snapshot& snapshot,
                                 int64_t now_ms) {
   // The column rules of the DDL (delta/auto_ttl.h): a policy another writer left may break them.
-  SILT_ASSIGN_OR_RETURN(size_t index, delta::ValidateAutoTtlColumn(snapshot.schema(), policy.timestamp_column,
-                                                                  /*case_sensitive=*/false));
+  SILT_ASSIGN_OR_RETURN(size_t index,
+                        delta::ValidateAutoTtlColumn(snapshot.schema(), policy.timestamp_column,
+                                                     /*case_sensitive=*/false));
   const Field* field = &snapshot.schema()[index];
   TtlCutoff c;
   c.column = field->name;
@@ -45,7 +46,8 @@ Result<TtlCutoff> ComputeCutoff(const delta::AutoTtlPolicy& policy, const delta:
       c.value = AutoTtlCutoff(c.type, static_cast<int32_t>(n), now_ms);  // the advisor's rule
       break;
     default:  // ValidateAutoTtlColumn admits only the three time types
-      return Status::Internal("auto-TTL column `" + field->name + "` of type " + field->type->ToString());
+      return Status::Internal("auto-TTL column `" + field->name + "` of type " +
+                              field->type->ToString());
   }
   // The one literal form (SHOW MAINTENANCE prints the same).
   c.literal = AutoTtlCutoffLiteral(c.type, c.value);

@@ -875,9 +875,8 @@ Status MaintenanceService::SetReadConfinement() {
     } else if (EqualsIgnoreCase(*confine, "false")) {
       on = false;
     } else {
-      return Status::InvalidArgument("The value '" + *confine +
-                                         "' in the config \"" + kConfineReadsKey +
-                                         "\" is invalid: true or false",
+      return Status::InvalidArgument("The value '" + *confine + "' in the config \"" +
+                                         kConfineReadsKey + "\" is invalid: true or false",
                                      errc::kInvalidConfValue);
     }
   }

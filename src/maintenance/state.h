@@ -44,13 +44,13 @@ const char* TtlPhaseName(TtlPhase phase);  // "IDLE", "PURGE_DUE", "VACUUM_DUE"
 
 struct TableState {
   TtlPhase phase = TtlPhase::kIdle;
-  std::string run_id;                 // the cycle's id (also in its commits' userMetadata)
-  std::string cutoff;                 // the DELETE's cutoff literal
-  int64_t delete_version = -1;        // the DELETE commit
-  int64_t delete_time_ms = -1;        // its commit timestamp
-  std::vector<std::string> dv_files;  // PURGE_DUE: files the DELETE gave deletion vectors
-  int64_t purge_version = -1;         // the REORG commit, when one ran
-  int64_t vacuum_due_ms = -1;         // VACUUM_DUE: when VACUUM becomes due
+  std::string run_id;                  // the cycle's id (also in its commits' userMetadata)
+  std::string cutoff;                  // the DELETE's cutoff literal
+  int64_t delete_version = -1;         // the DELETE commit
+  int64_t delete_time_ms = -1;         // its commit timestamp
+  std::vector<std::string> dv_files;   // PURGE_DUE: files the DELETE gave deletion vectors
+  int64_t purge_version = -1;          // the REORG commit, when one ran
+  int64_t vacuum_due_ms = -1;          // VACUUM_DUE: when VACUUM becomes due
   std::vector<int64_t> unvacuumed_ms;  // maintenance remove times not yet vacuumed
   // The commit version of each unvacuumed_ms entry (-1: unknown, a state of an older silt).
   std::vector<int64_t> unvacuumed_versions;

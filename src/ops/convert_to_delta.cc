@@ -20,7 +20,9 @@ namespace silt::ops {
 
 namespace {
 
-bool IsHiddenName(std::string_view name) { return !name.empty() && (name[0] == '_' || name[0] == '.'); }
+bool IsHiddenName(std::string_view name) {
+  return !name.empty() && (name[0] == '_' || name[0] == '.');
+}
 
 std::vector<std::string> SplitKey(const std::string& key) {
   std::vector<std::string> out;
@@ -49,20 +51,34 @@ std::string FormatColumnList(const std::vector<std::string>& cols) {
 // Spark's DataType.toString, for DELTA_FAILED_CAST_PARTITION_VALUE.
 std::string SparkTypeName(const DataType& t) {
   switch (t.id()) {
-    case TypeId::kBoolean: return "BooleanType";
-    case TypeId::kInt8: return "ByteType";
-    case TypeId::kInt16: return "ShortType";
-    case TypeId::kInt32: return "IntegerType";
-    case TypeId::kInt64: return "LongType";
-    case TypeId::kFloat: return "FloatType";
-    case TypeId::kDouble: return "DoubleType";
-    case TypeId::kDecimal: return "DecimalType(" + std::to_string(t.precision()) + "," + std::to_string(t.scale()) + ")";
-    case TypeId::kString: return "StringType";
-    case TypeId::kBinary: return "BinaryType";
-    case TypeId::kDate: return "DateType";
-    case TypeId::kTimestamp: return "TimestampType";
-    case TypeId::kTimestampNtz: return "TimestampNTZType";
-    default: return t.ToString();
+    case TypeId::kBoolean:
+      return "BooleanType";
+    case TypeId::kInt8:
+      return "ByteType";
+    case TypeId::kInt16:
+      return "ShortType";
+    case TypeId::kInt32:
+      return "IntegerType";
+    case TypeId::kInt64:
+      return "LongType";
+    case TypeId::kFloat:
+      return "FloatType";
+    case TypeId::kDouble:
+      return "DoubleType";
+    case TypeId::kDecimal:
+      return "DecimalType(" + std::to_string(t.precision()) + "," + std::to_string(t.scale()) + ")";
+    case TypeId::kString:
+      return "StringType";
+    case TypeId::kBinary:
+      return "BinaryType";
+    case TypeId::kDate:
+      return "DateType";
+    case TypeId::kTimestamp:
+      return "TimestampType";
+    case TypeId::kTimestampNtz:
+      return "TimestampNTZType";
+    default:
+      return t.ToString();
   }
 }
 
@@ -76,13 +92,18 @@ TypePtr AsNullable(const TypePtr& t) {
       for (const Field& f : t->fields()) fields.push_back({f.name, AsNullable(f.type), true, "{}"});
       return DataType::Struct(std::move(fields));
     }
-    case TypeId::kList: return DataType::List(AsNullable(t->element_type()), true);
-    case TypeId::kMap: return DataType::Map(AsNullable(t->key_type()), AsNullable(t->value_type()), true);
-    default: return t;
+    case TypeId::kList:
+      return DataType::List(AsNullable(t->element_type()), true);
+    case TypeId::kMap:
+      return DataType::Map(AsNullable(t->key_type()), AsNullable(t->value_type()), true);
+    default:
+      return t;
   }
 }
 
-bool IsIntFamily(TypeId id) { return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32; }
+bool IsIntFamily(TypeId id) {
+  return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32;
+}
 int IntRank(TypeId id) { return id == TypeId::kInt8 ? 0 : id == TypeId::kInt16 ? 1 : 2; }
 
 Result<Schema> MergeFields(const Schema& current, const Schema& update);
@@ -109,8 +130,8 @@ Result<TypePtr> MergeTypes(const TypePtr& current, const TypePtr& update) {
   if (IsIntFamily(current->id()) && IsIntFamily(update->id())) {
     return IntRank(current->id()) >= IntRank(update->id()) ? current : update;
   }
-  return Status::InvalidArgument("Failed to merge incompatible data types " + current->ToString() + " and " +
-                                     update->ToString(),
+  return Status::InvalidArgument("Failed to merge incompatible data types " + current->ToString() +
+                                     " and " + update->ToString(),
                                  errc::kDeltaMergeIncompatibleDatatype);
 }
 
@@ -127,8 +148,9 @@ Result<Schema> MergeFields(const Schema& current, const Schema& update) {
     }
     Result<TypePtr> merged = MergeTypes(out[static_cast<size_t>(i)].type, f.type);
     if (!merged.ok()) {
-      return Status::InvalidArgument("Failed to merge fields '" + out[static_cast<size_t>(i)].name + "' and '" + f.name +
-                                         "'. " + std::string(merged.status().message()),
+      return Status::InvalidArgument("Failed to merge fields '" + out[static_cast<size_t>(i)].name +
+                                         "' and '" + f.name + "'. " +
+                                         std::string(merged.status().message()),
                                      errc::kDeltaFailedToMergeFields);
     }
     out[static_cast<size_t>(i)].type = *merged;
@@ -138,7 +160,8 @@ Result<Schema> MergeFields(const Schema& current, const Schema& update) {
 
 std::string SchemaTreeString(const Schema& schema) {
   std::string out = "root\n";
-  for (const Field& f : schema) out += " |-- " + f.name + ": " + f.type->ToString() + " (nullable = true)\n";
+  for (const Field& f : schema)
+    out += " |-- " + f.name + ": " + f.type->ToString() + " (nullable = true)\n";
   return out;
 }
 
@@ -161,8 +184,8 @@ struct SourceFile {
 // Spark's PartitionUtils.parsePartition (typeInference off) over the directories of `key`:
 // the `col=value` directories walked up from the file's, stopping at the first other directory
 // once some were found. Returns (column, value) pairs outermost first.
-Result<std::vector<std::pair<std::string, std::optional<std::string>>>> ParsePartitionDirs(const std::string& key,
-                                                                                              const std::string& uri) {
+Result<std::vector<std::pair<std::string, std::optional<std::string>>>> ParsePartitionDirs(
+    const std::string& key, const std::string& uri) {
   std::vector<std::string> parts = SplitKey(key);
   parts.pop_back();  // the file name
   std::vector<std::pair<std::string, std::optional<std::string>>> cols;
@@ -175,9 +198,11 @@ Result<std::vector<std::pair<std::string, std::optional<std::string>>>> ParsePar
     }
     std::string name = UnescapePathName(dir.substr(0, eq));
     if (name.empty()) {
-      return Status::InvalidArgument("Empty partition column name in '" + uri + "'", errc::kDeltaInvalidPartitionColumn);
+      return Status::InvalidArgument("Empty partition column name in '" + uri + "'",
+                                     errc::kDeltaInvalidPartitionColumn);
     }
-    cols.emplace_back(std::move(name), UnescapePartitionValue(std::string_view(dir).substr(eq + 1)));
+    cols.emplace_back(std::move(name),
+                      UnescapePartitionValue(std::string_view(dir).substr(eq + 1)));
   }
   std::reverse(cols.begin(), cols.end());
   return cols;
@@ -185,11 +210,13 @@ Result<std::vector<std::pair<std::string, std::optional<std::string>>>> ParsePar
 
 }  // namespace
 
-Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store, const ConvertOptions& options) {
+Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store,
+                                     const ConvertOptions& options) {
   SILT_RETURN_NOT_OK(RequireClock(options.clock, "ConvertOptions"));
   const std::string& path = options.display_path.empty() ? store->root() : options.display_path;
   // Idempotent: a directory that already has a Delta log is left alone.
-  Result<std::shared_ptr<const delta::Snapshot>> existing = delta::Snapshot::Load(store, std::nullopt, {.load_files = false});
+  Result<std::shared_ptr<const delta::Snapshot>> existing =
+      delta::Snapshot::Load(store, std::nullopt, {.load_files = false});
   if (existing.ok()) return ConvertResult{};
   if (existing.status().code() != StatusCode::kNotFound) return existing.status();
 
@@ -218,9 +245,11 @@ Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store, const C
     }
   }
   if (files.empty()) {
-    return Status::NotFound("No file found in the directory: " + path + ".", errc::kDeltaEmptyDirectory);
+    return Status::NotFound("No file found in the directory: " + path + ".",
+                            errc::kDeltaEmptyDirectory);
   }
-  std::sort(files.begin(), files.end(), [](const SourceFile& a, const SourceFile& b) { return a.meta.key < b.meta.key; });
+  std::sort(files.begin(), files.end(),
+            [](const SourceFile& a, const SourceFile& b) { return a.meta.key < b.meta.key; });
 
   // Partition values of every file against the declared partition schema.
   std::vector<std::string> expected;
@@ -231,10 +260,10 @@ Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store, const C
     if (parsed.size() != expected.size()) {
       std::vector<std::string> names;
       for (const auto& [n, v] : parsed) names.push_back(n);
-      return Status::InvalidArgument("Expecting " +
-                                         std::to_string(expected.size()) +
-                                         " partition column(s): " + FormatColumnList(expected) + ", but found " +
-                                         std::to_string(names.size()) + " partition column(s): " + FormatColumnList(names) +
+      return Status::InvalidArgument("Expecting " + std::to_string(expected.size()) +
+                                         " partition column(s): " + FormatColumnList(expected) +
+                                         ", but found " + std::to_string(names.size()) +
+                                         " partition column(s): " + FormatColumnList(names) +
                                          " from parsing the file name: " + uri,
                                      errc::kDeltaUnexpectedNumPartitionColumnsFromFileName);
     }
@@ -244,16 +273,16 @@ Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store, const C
         const TypePtr& type = options.partition_columns[i].type;
         Result<Value> v = exec::CastValue(Value::String(*parsed[i].second), type, false);
         if (!v.ok() || v->is_null()) {
-          return Status::InvalidArgument("Failed to cast partition value `" +
-                                             *parsed[i].second + "` to " + SparkTypeName(*type),
+          return Status::InvalidArgument("Failed to cast partition value `" + *parsed[i].second +
+                                             "` to " + SparkTypeName(*type),
                                          errc::kDeltaFailedCastPartitionValue);
         }
       }
     }
     for (size_t i = 0; i < parsed.size(); ++i) {
       if (!NameEq(expected[i], parsed[i].first)) {
-        return Status::InvalidArgument("Expecting partition column `" +
-                                           expected[i] + "`, but found partition column `" + parsed[i].first +
+        return Status::InvalidArgument("Expecting partition column `" + expected[i] +
+                                           "`, but found partition column `" + parsed[i].first +
                                            "` from parsing the file name: " + uri,
                                        errc::kDeltaUnexpectedPartitionColumnFromFileName);
       }
@@ -268,15 +297,17 @@ Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store, const C
     Result<std::unique_ptr<parquet::ParquetFile>> pf = parquet::ParquetFile::Open(handle);
     if (!pf.ok()) {
       return Status(pf.status().code(), std::string(pf.status().error_class()),
-                    "Failed to read the Parquet footer of " + root + f.meta.key + ": " + std::string(pf.status().message()));
+                    "Failed to read the Parquet footer of " + root + f.meta.key + ": " +
+                        std::string(pf.status().message()));
     }
     f.footer = std::move(*pf);
     Schema file_schema;
-    for (const Field& fld : f.footer->schema().schema()) file_schema.push_back({fld.name, AsNullable(fld.type), true, "{}"});
+    for (const Field& fld : f.footer->schema().schema())
+      file_schema.push_back({fld.name, AsNullable(fld.type), true, "{}"});
     Result<Schema> merged = MergeFields(data_schema, file_schema);
     if (!merged.ok()) {
-      return Status::InvalidArgument("Failed to merge schema of file " + root +
-                                         f.meta.key + ":\n" + SchemaTreeString(file_schema) + "\n" +
+      return Status::InvalidArgument("Failed to merge schema of file " + root + f.meta.key + ":\n" +
+                                         SchemaTreeString(file_schema) + "\n" +
                                          std::string(merged.status().message()),
                                      errc::kDeltaFailedMergeSchemaFile);
     }
@@ -344,8 +375,10 @@ Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store, const C
           if (all_null) continue;  // a row group of nulls bounds nothing
           if (!st.min || !st.min_exact) have_min = false;
           if (!st.max || !st.max_exact) have_max = false;
-          if (have_min && (!mn || parquet::CompareValues(*st.min, *mn).value_or(0) < 0)) mn = st.min;
-          if (have_max && (!mx || parquet::CompareValues(*st.max, *mx).value_or(0) > 0)) mx = st.max;
+          if (have_min && (!mn || parquet::CompareValues(*st.min, *mn).value_or(0) < 0))
+            mn = st.min;
+          if (have_max && (!mx || parquet::CompareValues(*st.max, *mx).value_or(0) > 0))
+            mx = st.max;
         }
         if (have_min && mn) ls.min = *mn;
         if (have_max && mx) ls.max = *mx;

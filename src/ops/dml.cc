@@ -68,7 +68,6 @@ Result<int64_t> PhysicalRowCount(const Snapshot& snap, const AddFile& f) {
   return pf->num_rows();
 }
 
-
 Status CheckMatches(const std::vector<uint32_t>& idx, size_t rows) {
   for (size_t i = 0; i < idx.size(); ++i) {
     if (idx[i] >= rows || (i > 0 && idx[i] <= idx[i - 1])) {
@@ -112,7 +111,8 @@ Result<std::vector<delta::AddCDCFile>> WriteChangeFiles(ObjectStore& store, cons
   delta::DataWriteOptions o = write;
   o.key_prefix = kChangeDataDir;
   o.file_prefix = "cdc";
-  SILT_ASSIGN_OR_RETURN(auto adds, delta::WriteDataFiles(store, snap.metadata(), schema, chunks, o));
+  SILT_ASSIGN_OR_RETURN(auto adds,
+                        delta::WriteDataFiles(store, snap.metadata(), schema, chunks, o));
   for (auto& a : adds) {
     delta::AddCDCFile c;
     c.path = std::move(a.path);
@@ -465,7 +465,8 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
     std::vector<std::vector<DataChunk>> kept(cow_files.size());
     std::vector<int64_t> copied(cow_files.size(), 0);
     auto read = [&](size_t i) -> Status {
-      return ReadSurvivingRows(snapshot, *cow_files[i].file, &cow_files[i].drop, &kept[i], &copied[i]);
+      return ReadSurvivingRows(snapshot, *cow_files[i].file, &cow_files[i].drop, &kept[i],
+                               &copied[i]);
     };
     SILT_RETURN_NOT_OK(ParallelFor(options.pool, cow_files.size(), read));
     for (size_t i = 0; i < cow_files.size(); ++i) {
@@ -508,8 +509,8 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
                       rows_to_write.end());
   if (!rows_to_write.empty()) {
     SILT_ASSIGN_OR_RETURN(
-        auto written,
-        delta::WriteDataFiles(*store, snap.metadata(), snap.schema(), rows_to_write, options.write));
+        auto written, delta::WriteDataFiles(*store, snap.metadata(), snap.schema(), rows_to_write,
+                                            options.write));
     rows_to_write.clear();
     for (auto& a : written) {
       ++m.num_added_files;
@@ -576,11 +577,13 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
 Result<DmlResult> DeleteRows(std::shared_ptr<ObjectStore> store,
                              std::shared_ptr<const Snapshot> snapshot, DeleteSpec spec) {
   SILT_ASSIGN_OR_RETURN(RowChanges changes, MatchDeletedRows(store, snapshot, spec));
-  return ApplyRowChanges(std::move(store), std::move(snapshot), std::move(changes), WithClock(spec.options));
+  return ApplyRowChanges(std::move(store), std::move(snapshot), std::move(changes),
+                         WithClock(spec.options));
 }
 
 Result<RowChanges> MatchDeletedRows(const std::shared_ptr<ObjectStore>& store,
-                                    const std::shared_ptr<const Snapshot>& snapshot, const DeleteSpec& spec) {
+                                    const std::shared_ptr<const Snapshot>& snapshot,
+                                    const DeleteSpec& spec) {
   SILT_RETURN_NOT_OK(RequireClock(spec.options.clock, "DmlOptions"));
   const DmlOptions options = WithClock(spec.options);
   Clock& clock = *options.clock;

@@ -217,7 +217,8 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
 // statement that adds to them before ApplyRowChanges (INSERT … REPLACE WHERE). Checks and errors
 // as DeleteRows'.
 Result<RowChanges> MatchDeletedRows(const std::shared_ptr<ObjectStore>& store,
-                                    const std::shared_ptr<const delta::Snapshot>& snapshot, const DeleteSpec& spec);
+                                    const std::shared_ptr<const delta::Snapshot>& snapshot,
+                                    const DeleteSpec& spec);
 
 // Whether DML on this table writes deletion vectors by default (spec §2.1 dvWritable).
 bool DeletionVectorsWritable(const delta::Snapshot& snapshot);

@@ -2,23 +2,23 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <climits>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <set>
-#include <cctype>
-#include <climits>
 
 #include "common/ascii.h"
 #include "common/error_classes.h"
-#include "ops/dml.h"
 #include "delta/json_util.h"
 #include "delta/scan.h"
 #include "delta/stats_json.h"
 #include "delta/table_features.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
+#include "ops/dml.h"
 #include "ops/ops.h"
 
 namespace silt::ops {
@@ -54,7 +54,8 @@ DataChunk Concat(std::vector<DataChunk>& chunks, const Schema& schema) {
   DataChunk out = DataChunk::FromSchema(schema);
   size_t n = 0;
   for (auto& c : chunks) {
-    for (size_t i = 0; i < out.columns.size(); ++i) out.columns[i].AppendRange(c.columns[i], 0, c.size());
+    for (size_t i = 0; i < out.columns.size(); ++i)
+      out.columns[i].AppendRange(c.columns[i], 0, c.size());
     n += c.size();
   }
   out.num_rows_without_columns = n;
@@ -68,20 +69,32 @@ int CompareRows(const Vector& v, uint32_t a, uint32_t b) {
   if (na || nb) return na == nb ? 0 : (na ? -1 : 1);
   auto cmp = [](auto x, auto y) { return x < y ? -1 : (y < x ? 1 : 0); };
   switch (v.id()) {
-    case TypeId::kBoolean: return cmp(v.Get<uint8_t>(a), v.Get<uint8_t>(b));
-    case TypeId::kInt8: return cmp(v.Get<int8_t>(a), v.Get<int8_t>(b));
-    case TypeId::kInt16: return cmp(v.Get<int16_t>(a), v.Get<int16_t>(b));
+    case TypeId::kBoolean:
+      return cmp(v.Get<uint8_t>(a), v.Get<uint8_t>(b));
+    case TypeId::kInt8:
+      return cmp(v.Get<int8_t>(a), v.Get<int8_t>(b));
+    case TypeId::kInt16:
+      return cmp(v.Get<int16_t>(a), v.Get<int16_t>(b));
     case TypeId::kInt32:
-    case TypeId::kDate: return cmp(v.Get<int32_t>(a), v.Get<int32_t>(b));
+    case TypeId::kDate:
+      return cmp(v.Get<int32_t>(a), v.Get<int32_t>(b));
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return cmp(v.Get<int64_t>(a), v.Get<int64_t>(b));
-    case TypeId::kFloat: return cmp(v.Get<float>(a), v.Get<float>(b));
-    case TypeId::kDouble: return cmp(v.Get<double>(a), v.Get<double>(b));
-    case TypeId::kDecimal: return cmp(v.Get<int128_t>(a), v.Get<int128_t>(b));
+    case TypeId::kTimestampNtz:
+      return cmp(v.Get<int64_t>(a), v.Get<int64_t>(b));
+    case TypeId::kFloat:
+      return cmp(v.Get<float>(a), v.Get<float>(b));
+    case TypeId::kDouble:
+      return cmp(v.Get<double>(a), v.Get<double>(b));
+    case TypeId::kDecimal:
+      return cmp(v.Get<int128_t>(a), v.Get<int128_t>(b));
     case TypeId::kString:
-    case TypeId::kBinary: return v.GetString(a).compare(v.GetString(b)) < 0 ? -1 : (v.GetString(a) == v.GetString(b) ? 0 : 1);
-    default: return 0;
+    case TypeId::kBinary:
+      return v.GetString(a).compare(v.GetString(b)) < 0
+                 ? -1
+                 : (v.GetString(a) == v.GetString(b) ? 0 : 1);
+    default:
+      return 0;
   }
 }
 
@@ -93,13 +106,16 @@ std::vector<uint32_t> RangeIds(const Vector& v) {
   size_t n = v.size();
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return CompareRows(v, a, b) < 0; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return CompareRows(v, a, b) < 0; });
   std::vector<uint32_t> ids(n, 0);
   size_t rank = 0;
   for (size_t i = 0; i < n; ++i) {
     if (i == 0 || CompareRows(v, order[i - 1], order[i]) != 0) rank = i;
     uint32_t row = order[i];
-    ids[row] = v.IsNull(row) ? 0 : 1 + static_cast<uint32_t>(rank * (kNumRanges - 1) / std::max<size_t>(n, 1));
+    ids[row] = v.IsNull(row)
+                   ? 0
+                   : 1 + static_cast<uint32_t>(rank * (kNumRanges - 1) / std::max<size_t>(n, 1));
   }
   return ids;
 }
@@ -121,8 +137,8 @@ std::optional<int64_t> LiveRows(const std::vector<const delta::AddFile*>& files)
 // writing the earlier ones and a chunk is dropped once written. Nobody waits for the consumer:
 // the thread that queues a chunk consumes whatever is ready in order if the consumer is free,
 // and otherwise goes on reading (the thread consuming checks again before it lets go).
-Status ScanInOrder(const delta::TableScan& scan, const std::vector<const delta::AddFile*>& files, ThreadPool* pool,
-                   const std::function<Status(DataChunk&)>& consume) {
+Status ScanInOrder(const delta::TableScan& scan, const std::vector<const delta::AddFile*>& files,
+                   ThreadPool* pool, const std::function<Status(DataChunk&)>& consume) {
   struct Slot {
     std::deque<DataChunk> chunks;
     bool done = false;
@@ -130,14 +146,16 @@ Status ScanInOrder(const delta::TableScan& scan, const std::vector<const delta::
   std::vector<Slot> slots(files.size());
   std::mutex mu;  // guards slots and next
   size_t next = 0;
-  std::atomic<bool> consuming{false};  // a flag, not a mutex: the consumer's own nested pool work may try it
+  std::atomic<bool> consuming{
+      false};  // a flag, not a mutex: the consumer's own nested pool work may try it
   std::atomic<bool> failed{false};
   Status consume_error;  // written by the consumer only, read after every task finished
   Status read_error;     // the first file that failed (guarded by mu): others just stop
   // The next chunk in order, if it was read (mu held).
   auto ready = [&]() -> DataChunk* {
     while (next < slots.size() && slots[next].done && slots[next].chunks.empty()) ++next;
-    return next < slots.size() && !slots[next].chunks.empty() ? &slots[next].chunks.front() : nullptr;
+    return next < slots.size() && !slots[next].chunks.empty() ? &slots[next].chunks.front()
+                                                              : nullptr;
   };
   auto drain = [&]() {
     for (;;) {
@@ -233,15 +251,14 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   for (const auto& z : o.zorder_by) {
     int fi = FindField(schema, z);
     if (fi < 0) {
-      return Status::InvalidArgument("Z-Ordering column " + z +
-                                         " does not exist in data schema.",
+      return Status::InvalidArgument("Z-Ordering column " + z + " does not exist in data schema.",
                                      errc::kDeltaZorderingColumnDoesNotExist);
     }
     for (const auto& p : parts) {
       if (EqualsIgnoreCase(p, z)) {
-        return Status::InvalidArgument(z +
-                                           " is a partition column. Z-Ordering can only be performed on data columns",
-                                       errc::kDeltaZorderingOnPartitionColumn);
+        return Status::InvalidArgument(
+            z + " is a partition column. Z-Ordering can only be performed on data columns",
+            errc::kDeltaZorderingOnPartitionColumn);
       }
     }
   }
@@ -262,14 +279,24 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
     std::optional<int64_t> records = NumRecords(f);
     bool excess = false;
     if (f.deletion_vector) {
-      if (!records) excess = true;
-      else if (*records > 0) excess = static_cast<double>(f.deletion_vector->cardinality) / static_cast<double>(*records) > o.max_deleted_rows_ratio;
+      if (!records)
+        excess = true;
+      else if (*records > 0)
+        excess =
+            static_cast<double>(f.deletion_vector->cardinality) / static_cast<double>(*records) >
+            o.max_deleted_rows_ratio;
     }
     bool selected = false;
     switch (o.mode) {
-      case OptimizeOptions::Mode::kCompact: selected = f.size < o.min_file_size || excess; break;
-      case OptimizeOptions::Mode::kZOrder: selected = true; break;
-      case OptimizeOptions::Mode::kReorgPurge: selected = has_dv || (f.deletion_vector && !records); break;
+      case OptimizeOptions::Mode::kCompact:
+        selected = f.size < o.min_file_size || excess;
+        break;
+      case OptimizeOptions::Mode::kZOrder:
+        selected = true;
+        break;
+      case OptimizeOptions::Mode::kReorgPurge:
+        selected = has_dv || (f.deletion_vector && !records);
+        break;
     }
     if (!selected) continue;
     by_partition[PartitionKey(f)].push_back({&f, excess});
@@ -279,7 +306,8 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   std::vector<std::vector<const delta::AddFile*>> bins;
   std::set<std::string> partitions;
   for (auto& [key, files] : by_partition) {
-    std::sort(files.begin(), files.end(), [](const Candidate& a, const Candidate& b) { return a.file->size < b.file->size; });
+    std::sort(files.begin(), files.end(),
+              [](const Candidate& a, const Candidate& b) { return a.file->size < b.file->size; });
     int64_t limit = o.mode == OptimizeOptions::Mode::kZOrder ? INT64_MAX : o.max_file_size;
     std::vector<std::vector<Candidate>> pbins(1);
     int64_t size = 0;
@@ -333,7 +361,8 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
       delta::DataWriteOptions w = write;
       int64_t files = std::max<int64_t>(1, bytes / std::max<int64_t>(o.max_file_size, 1));
       w.max_rows_per_file = std::max<int64_t>(1, (*live + files - 1) / files);
-      SILT_ASSIGN_OR_RETURN(auto writer, delta::DataFileWriter::Make(*store, snap->metadata(), schema, w));
+      SILT_ASSIGN_OR_RETURN(auto writer,
+                            delta::DataFileWriter::Make(*store, snap->metadata(), schema, w));
       Status st = ScanInOrder(*scan, in, o.pool, [&](DataChunk& c) { return writer->Write(c); });
       if (!st.ok()) {
         writer->Abort();
@@ -374,9 +403,11 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
       }
       std::vector<uint32_t> order(rows);
       std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t c) { return zvals[a] < zvals[c]; });
+      std::stable_sort(order.begin(), order.end(),
+                       [&](uint32_t a, uint32_t c) { return zvals[a] < zvals[c]; });
       DataChunk sorted = DataChunk::FromSchema(schema);
-      for (size_t i = 0; i < sorted.columns.size(); ++i) sorted.columns[i].AppendSelected(all.columns[i], order.data(), rows);
+      for (size_t i = 0; i < sorted.columns.size(); ++i)
+        sorted.columns[i].AppendSelected(all.columns[i], order.data(), rows);
       sorted.num_rows_without_columns = rows;
       chunks.clear();
       chunks.push_back(std::move(sorted));
@@ -384,7 +415,8 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
     delta::DataWriteOptions w = write;
     int64_t files = std::max<int64_t>(1, bytes / std::max<int64_t>(o.max_file_size, 1));
     w.max_rows_per_file = std::max<int64_t>(1, (static_cast<int64_t>(rows) + files - 1) / files);
-    SILT_ASSIGN_OR_RETURN(added[b], delta::WriteDataFiles(*store, snap->metadata(), schema, chunks, w));
+    SILT_ASSIGN_OR_RETURN(added[b],
+                          delta::WriteDataFiles(*store, snap->metadata(), schema, chunks, w));
     return Status::OK();
   };
   SILT_RETURN_NOT_OK(ParallelFor(o.pool, bins.size(), rewrite));
@@ -438,7 +470,10 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   }
   std::vector<int64_t> sorted = added_sizes;
   std::sort(sorted.begin(), sorted.end());
-  auto pct = [&](double p) { return sorted.empty() ? 0 : sorted[static_cast<size_t>(p * static_cast<double>(sorted.size() - 1))]; };
+  auto pct = [&](double p) {
+    return sorted.empty() ? 0
+                          : sorted[static_cast<size_t>(p * static_cast<double>(sorted.size() - 1))];
+  };
   txn.SetMetric("numRemovedFiles", result.num_files_removed);
   txn.SetMetric("numAddedFiles", result.num_files_added);
   txn.SetMetric("numRemovedBytes", result.files_removed.total_size);
@@ -458,14 +493,27 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
 
 Schema OptimizeResultSchema() {
   auto i64 = [](const char* n) { return Field{n, DataType::Int64(), true, "{}"}; };
-  TypePtr sizes = DataType::Struct({i64("min"), i64("max"), {"avg", DataType::Double(), true, "{}"}, i64("totalFiles"), i64("totalSize")});
-  TypePtr dv = DataType::Struct({i64("numDeletionVectorsRemoved"), i64("numDeletionVectorRowsRemoved")});
-  TypePtr metrics = DataType::Struct({i64("numFilesAdded"), i64("numFilesRemoved"), {"filesAdded", sizes, true, "{}"},
-                                      {"filesRemoved", sizes, true, "{}"}, i64("partitionsOptimized"),
-                                      {"zOrderStats", DataType::String(), true, "{}"}, i64("numBins"), i64("numBatches"),
-                                      i64("totalConsideredFiles"), i64("totalFilesSkipped"),
-                                      {"preserveInsertionOrder", DataType::Boolean(), true, "{}"}, i64("startTimeMs"),
-                                      i64("endTimeMs"), {"deletionVectorStats", dv, true, "{}"}});
+  TypePtr sizes = DataType::Struct({i64("min"),
+                                    i64("max"),
+                                    {"avg", DataType::Double(), true, "{}"},
+                                    i64("totalFiles"),
+                                    i64("totalSize")});
+  TypePtr dv =
+      DataType::Struct({i64("numDeletionVectorsRemoved"), i64("numDeletionVectorRowsRemoved")});
+  TypePtr metrics = DataType::Struct({i64("numFilesAdded"),
+                                      i64("numFilesRemoved"),
+                                      {"filesAdded", sizes, true, "{}"},
+                                      {"filesRemoved", sizes, true, "{}"},
+                                      i64("partitionsOptimized"),
+                                      {"zOrderStats", DataType::String(), true, "{}"},
+                                      i64("numBins"),
+                                      i64("numBatches"),
+                                      i64("totalConsideredFiles"),
+                                      i64("totalFilesSkipped"),
+                                      {"preserveInsertionOrder", DataType::Boolean(), true, "{}"},
+                                      i64("startTimeMs"),
+                                      i64("endTimeMs"),
+                                      {"deletionVectorStats", dv, true, "{}"}});
   return {{"path", DataType::String(), true, "{}"}, {"metrics", metrics, true, "{}"}};
 }
 
@@ -474,15 +522,18 @@ Result<DataChunk> OptimizeResultChunk(const OptimizeResult& r) {
   const TypePtr& mt = schema[1].type;
   TypePtr sizes = mt->fields()[2].type;
   auto size_value = [&](const FileSizeStats& s) {
-    return Value::Nested(sizes, {Value::Int64(s.min), Value::Int64(s.max), Value::Double(s.avg), Value::Int64(s.total_files),
-                                 Value::Int64(s.total_size)});
+    return Value::Nested(sizes, {Value::Int64(s.min), Value::Int64(s.max), Value::Double(s.avg),
+                                 Value::Int64(s.total_files), Value::Int64(s.total_size)});
   };
   Value metrics = Value::Nested(
-      mt, {Value::Int64(r.num_files_added), Value::Int64(r.num_files_removed), size_value(r.files_added),
-           size_value(r.files_removed), Value::Int64(r.partitions_optimized), Value::Null(DataType::String()),
-           Value::Int64(r.num_bins), Value::Int64(r.num_batches), Value::Int64(r.total_considered_files),
-           Value::Int64(r.total_files_skipped), Value::Boolean(false), Value::Int64(r.start_time_ms), Value::Int64(r.end_time_ms),
-           Value::Nested(mt->fields()[13].type, {Value::Int64(r.num_deletion_vectors_removed), Value::Int64(r.num_deletion_vector_rows_removed)})});
+      mt,
+      {Value::Int64(r.num_files_added), Value::Int64(r.num_files_removed),
+       size_value(r.files_added), size_value(r.files_removed), Value::Int64(r.partitions_optimized),
+       Value::Null(DataType::String()), Value::Int64(r.num_bins), Value::Int64(r.num_batches),
+       Value::Int64(r.total_considered_files), Value::Int64(r.total_files_skipped),
+       Value::Boolean(false), Value::Int64(r.start_time_ms), Value::Int64(r.end_time_ms),
+       Value::Nested(mt->fields()[13].type, {Value::Int64(r.num_deletion_vectors_removed),
+                                             Value::Int64(r.num_deletion_vector_rows_removed)})});
   DataChunk c = DataChunk::FromSchema(schema);
   SILT_RETURN_NOT_OK(c.columns[0].AppendValue(Value::String(r.table_path)));
   SILT_RETURN_NOT_OK(c.columns[1].AppendValue(metrics));

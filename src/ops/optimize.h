@@ -44,10 +44,10 @@ struct OptimizeOptions {
   Mode mode = Mode::kCompact;
   // Partition filter: true when a file's partition is selected (WHERE); null = all files.
   std::function<Result<bool>(const delta::AddFile&)> partition_filter;
-  std::string predicate_text;          // for operationParameters, e.g. "[\"(p = 1)\"]" content
-  std::vector<std::string> zorder_by;  // logical column names (mode kZOrder)
-  int64_t max_file_size = 1LL << 30;   // spark.databricks.delta.optimize.maxFileSize
-  int64_t min_file_size = 1LL << 30;   // spark.databricks.delta.optimize.minFileSize
+  std::string predicate_text;            // for operationParameters, e.g. "[\"(p = 1)\"]" content
+  std::vector<std::string> zorder_by;    // logical column names (mode kZOrder)
+  int64_t max_file_size = 1LL << 30;     // spark.databricks.delta.optimize.maxFileSize
+  int64_t min_file_size = 1LL << 30;     // spark.databricks.delta.optimize.minFileSize
   double max_deleted_rows_ratio = 0.05;  // spark.databricks.delta.optimize.maxDeletedRowsRatio
   ThreadPool* pool = nullptr;            // bins are rewritten in parallel when set
   // Confines reads of absolute file paths (io/read_confinement.h); null: unconfined.

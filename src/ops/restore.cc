@@ -49,8 +49,10 @@ Result<bool> FileAvailable(const delta::Snapshot& snapshot, const delta::AddFile
 
 }  // namespace
 
-Result<RestoreResult> Restore(std::shared_ptr<ObjectStore> store, std::shared_ptr<const delta::Snapshot> current,
-                              std::shared_ptr<const delta::Snapshot> target, const RestoreOptions& options) {
+Result<RestoreResult> Restore(std::shared_ptr<ObjectStore> store,
+                              std::shared_ptr<const delta::Snapshot> current,
+                              std::shared_ptr<const delta::Snapshot> target,
+                              const RestoreOptions& options) {
   SILT_RETURN_NOT_OK(RequireClock(options.clock, "RestoreOptions"));
   const delta::Snapshot& from = *current;
   const delta::Snapshot& to = *target;
@@ -77,12 +79,12 @@ Result<RestoreResult> Restore(std::shared_ptr<ObjectStore> store, std::shared_pt
       std::string list;
       for (const auto& m : missing) list += (list.empty() ? "" : ",") + m;
       // Spark raises an IllegalArgumentException with this text (no error class of its own).
-      return Status::InvalidArgument("Not all files from version " +
-                                         std::to_string(to.version()) +
-                                         " are available in file system. Missed files (top 100 files): " + list +
-                                         ". Please use more recent version or timestamp for restoring. To disable "
-                                         "check update option spark.sql.files.ignoreMissingFiles",
-                                     errc::kDeltaRestoreMissedDataFiles);
+      return Status::InvalidArgument(
+          "Not all files from version " + std::to_string(to.version()) +
+              " are available in file system. Missed files (top 100 files): " + list +
+              ". Please use more recent version or timestamp for restoring. To disable "
+              "check update option spark.sql.files.ignoreMissingFiles",
+          errc::kDeltaRestoreMissedDataFiles);
     }
   }
 

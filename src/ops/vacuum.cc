@@ -107,7 +107,7 @@ bool IsPlainKey(std::string_view p, bool unescaped, size_t* last_slash) {
   *last_slash = std::string_view::npos;
   for (size_t i = p.find('/'); i != std::string_view::npos; i = p.find('/', i + 1)) {
     // i + 1 < n: p does not end in '/'.
-    if (p[i + 1] == '/') return false;                                      // "" segment
+    if (p[i + 1] == '/') return false;                                     // "" segment
     if (p[i + 1] == '.' && (i + 2 == n || p[i + 2] == '/')) return false;  // "." segment
     *last_slash = i;
   }
@@ -280,8 +280,8 @@ Status VacuumRun::CatalogManagedError() const {
 Status VacuumRun::LoadSnapshot() {
   // Without files: BuildValidSet streams the file actions it needs (ForEachFileAction).
   auto loaded = options_.snapshot ? Result<std::shared_ptr<const Snapshot>>(options_.snapshot)
-                                   : Snapshot::Load(store_, std::nullopt,
-                                                    delta::SnapshotOptions{.load_files = false});
+                                  : Snapshot::Load(store_, std::nullopt,
+                                                   delta::SnapshotOptions{.load_files = false});
   if (!loaded.ok() && loaded.status().error_class() == errc::kDeltaUnsupportedFeaturesForRead) {
     // catalogManaged is a reader-writer feature, so the snapshot's read check refuses such a
     // table first; VACUUM owes the user the catalog's error instead.
@@ -546,18 +546,21 @@ Status VacuumRun::ListFull() {
   // are valid anyway), so the store may skip them. Called on the listing's pool threads: valid_
   // is only read while listing.
   auto need_meta = [&](std::string_view key) { return !valid_.contains(key); };
-  return store_->ListRecursiveSomeMeta("", [&](const ObjectMeta& m) -> Status {
-    // Per-component hidden rule: equivalent to not descending into hidden directories.
-    if (IsHiddenKey(m.key)) return Status::OK();
-    ++listed_;
-    if (m.is_dir) ++listed_dirs_;
-    Consider(m.key, m.size, m.is_dir, m.modification_time_ms);
-    if (listed_ % kProgressListEvery == 0) {
-      progress_.listed = listed_;
-      return Report(VacuumProgress::Phase::kListing);
-    }
-    return Status::OK();
-  }, need_meta, options_.list_pool);
+  return store_->ListRecursiveSomeMeta(
+      "",
+      [&](const ObjectMeta& m) -> Status {
+        // Per-component hidden rule: equivalent to not descending into hidden directories.
+        if (IsHiddenKey(m.key)) return Status::OK();
+        ++listed_;
+        if (m.is_dir) ++listed_dirs_;
+        Consider(m.key, m.size, m.is_dir, m.modification_time_ms);
+        if (listed_ % kProgressListEvery == 0) {
+          progress_.listed = listed_;
+          return Report(VacuumProgress::Phase::kListing);
+        }
+        return Status::OK();
+      },
+      need_meta, options_.list_pool);
 }
 
 Status VacuumRun::ListInventory() {
@@ -724,7 +727,8 @@ Result<delta::CommitResult> VacuumRun::CommitHistory(
   // another commit came between this run's snapshot and START.
   const bool follows = after && after->version == snapshot_->version() + 1;
   if (after && !follows) {
-    auto newer = Snapshot::Load(store_, after->version, delta::SnapshotOptions{.load_files = false});
+    auto newer =
+        Snapshot::Load(store_, after->version, delta::SnapshotOptions{.load_files = false});
     if (newer.ok()) read = newer.MoveValue();  // else the commit loop finds the newer versions
   }
   delta::TransactionOptions txn_options;
@@ -758,7 +762,8 @@ Status VacuumRun::DeleteCandidates() {
     // A missing key is OK: a concurrent or earlier VACUUM got there first.
     std::span<const std::string_view> batch_keys(keys.data() + begin, n);
     if (options_.delete_pool != nullptr) {
-      const size_t slices = std::min(n, 4 * std::max<size_t>(1, options_.delete_pool->num_threads()));
+      const size_t slices =
+          std::min(n, 4 * std::max<size_t>(1, options_.delete_pool->num_threads()));
       const size_t per = (n + slices - 1) / slices;
       SILT_RETURN_NOT_OK(options_.delete_pool->ParallelFor(slices, [&](size_t s) -> Status {
         const size_t lo = s * per, hi = std::min(n, lo + per);

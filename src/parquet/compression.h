@@ -31,8 +31,8 @@ Status CheckDecompressedSize(CompressionCodec codec, const uint8_t* in, size_t i
 Status Compress(CompressionCodec codec, const uint8_t* in, size_t in_len, std::string* out,
                 int level = -1);
 
-// Parses a codec name as Spark spells it (none/uncompressed, snappy, gzip, zstd, lz4_raw, lz4, brotli),
-// case-insensitively.
+// Parses a codec name as Spark spells it (none/uncompressed, snappy, gzip, zstd, lz4_raw, lz4,
+// brotli), case-insensitively.
 Result<CompressionCodec> ParseCodecName(const std::string& name);
 
 }  // namespace silt::parquet

@@ -25,13 +25,20 @@ constexpr uint32_t Bits(I... ids) {
 // The wire type of a C++ field type.
 template <typename T>
 constexpr TT WireType() {
-  if constexpr (std::is_same_v<T, bool>) return TT::kBoolTrue;
-  else if constexpr (std::is_same_v<T, int8_t>) return TT::kI8;
-  else if constexpr (std::is_same_v<T, int16_t>) return TT::kI16;
-  else if constexpr (std::is_same_v<T, int32_t> || std::is_enum_v<T>) return TT::kI32;
-  else if constexpr (std::is_same_v<T, int64_t>) return TT::kI64;
-  else if constexpr (std::is_same_v<T, std::string>) return TT::kBinary;
-  else return TT::kStruct;
+  if constexpr (std::is_same_v<T, bool>)
+    return TT::kBoolTrue;
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return TT::kI8;
+  else if constexpr (std::is_same_v<T, int16_t>)
+    return TT::kI16;
+  else if constexpr (std::is_same_v<T, int32_t> || std::is_enum_v<T>)
+    return TT::kI32;
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return TT::kI64;
+  else if constexpr (std::is_same_v<T, std::string>)
+    return TT::kBinary;
+  else
+    return TT::kStruct;
 }
 
 // Value decoders (also list elements). Declared up front so StructReader's templates find them.
@@ -43,8 +50,7 @@ Status Decode(ThriftReader* r, int64_t* v) { return r->ReadI64(v); }
 Status Decode(ThriftReader* r, std::string* v) { return r->ReadBinary(v); }
 // Unknown enum values are kept as their integer (all enums have int32_t underlying type).
 template <typename E>
-  requires std::is_enum_v<E>
-Status Decode(ThriftReader* r, E* v) {
+requires std::is_enum_v<E> Status Decode(ThriftReader* r, E* v) {
   int32_t x = 0;
   SILT_RETURN_NOT_OK(r->ReadI32(&x));
   *v = static_cast<E>(x);
@@ -236,17 +242,28 @@ Status Decode(ThriftReader* r, SchemaElement* out) {
   StructReader s(r, "SchemaElement");
   return s.Fields(Bits(4), [&](int16_t id) -> Status {
     switch (id) {
-      case 1: return s.Read(&out->type);
-      case 2: return s.Read(&out->type_length);
-      case 3: return s.Read(&out->repetition_type);
-      case 4: return s.Read(&out->name);
-      case 5: return s.ReadCount(&out->num_children);
-      case 6: return s.Read(&out->converted_type);
-      case 7: return s.Read(&out->scale);
-      case 8: return s.Read(&out->precision);
-      case 9: return s.Read(&out->field_id);
-      case 10: return s.Read(&out->logical_type);
-      default: return s.Skip();
+      case 1:
+        return s.Read(&out->type);
+      case 2:
+        return s.Read(&out->type_length);
+      case 3:
+        return s.Read(&out->repetition_type);
+      case 4:
+        return s.Read(&out->name);
+      case 5:
+        return s.ReadCount(&out->num_children);
+      case 6:
+        return s.Read(&out->converted_type);
+      case 7:
+        return s.Read(&out->scale);
+      case 8:
+        return s.Read(&out->precision);
+      case 9:
+        return s.Read(&out->field_id);
+      case 10:
+        return s.Read(&out->logical_type);
+      default:
+        return s.Skip();
     }
   });
 }
@@ -255,15 +272,24 @@ Status Decode(ThriftReader* r, Statistics* out) {
   StructReader s(r, "Statistics");
   return s.Fields(0, [&](int16_t id) -> Status {
     switch (id) {
-      case 1: return s.Read(&out->max);
-      case 2: return s.Read(&out->min);
-      case 3: return s.Read(&out->null_count);
-      case 4: return s.Read(&out->distinct_count);
-      case 5: return s.Read(&out->max_value);
-      case 6: return s.Read(&out->min_value);
-      case 7: return s.Read(&out->is_max_value_exact);
-      case 8: return s.Read(&out->is_min_value_exact);
-      default: return s.Skip();
+      case 1:
+        return s.Read(&out->max);
+      case 2:
+        return s.Read(&out->min);
+      case 3:
+        return s.Read(&out->null_count);
+      case 4:
+        return s.Read(&out->distinct_count);
+      case 5:
+        return s.Read(&out->max_value);
+      case 6:
+        return s.Read(&out->min_value);
+      case 7:
+        return s.Read(&out->is_max_value_exact);
+      case 8:
+        return s.Read(&out->is_min_value_exact);
+      default:
+        return s.Skip();
     }
   });
 }
@@ -281,10 +307,14 @@ Status Decode(ThriftReader* r, PageEncodingStats* out) {
   StructReader s(r, "PageEncodingStats");
   return s.Fields(Bits(1, 2, 3), [&](int16_t id) -> Status {
     switch (id) {
-      case 1: return s.Read(&out->page_type);
-      case 2: return s.Read(&out->encoding);
-      case 3: return s.ReadCount(&out->count);
-      default: return s.Skip();
+      case 1:
+        return s.Read(&out->page_type);
+      case 2:
+        return s.Read(&out->encoding);
+      case 3:
+        return s.ReadCount(&out->count);
+      default:
+        return s.Skip();
     }
   });
 }
@@ -293,22 +323,38 @@ Status Decode(ThriftReader* r, ColumnMetaData* out) {
   StructReader s(r, "ColumnMetaData");
   return s.Fields(Bits(1, 2, 3, 4, 5, 6, 7, 9), [&](int16_t id) -> Status {
     switch (id) {
-      case 1: return s.Read(&out->type);
-      case 2: return s.ReadList(&out->encodings);
-      case 3: return s.ReadList(&out->path_in_schema);
-      case 4: return s.Read(&out->codec);
-      case 5: return s.ReadCount(&out->num_values);
-      case 6: return s.ReadCount(&out->total_uncompressed_size);
-      case 7: return s.ReadCount(&out->total_compressed_size);
-      case 8: return s.ReadList(&out->key_value_metadata);
-      case 9: return s.Read(&out->data_page_offset);
-      case 10: return s.Read(&out->index_page_offset);
-      case 11: return s.Read(&out->dictionary_page_offset);
-      case 12: return s.Read(&out->statistics);
-      case 13: return s.ReadList(&out->encoding_stats);
-      case 14: return s.Read(&out->bloom_filter_offset);
-      case 15: return s.Read(&out->bloom_filter_length);
-      default: return s.Skip();
+      case 1:
+        return s.Read(&out->type);
+      case 2:
+        return s.ReadList(&out->encodings);
+      case 3:
+        return s.ReadList(&out->path_in_schema);
+      case 4:
+        return s.Read(&out->codec);
+      case 5:
+        return s.ReadCount(&out->num_values);
+      case 6:
+        return s.ReadCount(&out->total_uncompressed_size);
+      case 7:
+        return s.ReadCount(&out->total_compressed_size);
+      case 8:
+        return s.ReadList(&out->key_value_metadata);
+      case 9:
+        return s.Read(&out->data_page_offset);
+      case 10:
+        return s.Read(&out->index_page_offset);
+      case 11:
+        return s.Read(&out->dictionary_page_offset);
+      case 12:
+        return s.Read(&out->statistics);
+      case 13:
+        return s.ReadList(&out->encoding_stats);
+      case 14:
+        return s.Read(&out->bloom_filter_offset);
+      case 15:
+        return s.Read(&out->bloom_filter_length);
+      default:
+        return s.Skip();
     }
   });
 }
@@ -318,14 +364,22 @@ Status Decode(ThriftReader* r, ColumnChunk* out) {
   StructReader s(r, "ColumnChunk");
   return s.Fields(Bits(3), [&](int16_t id) -> Status {
     switch (id) {
-      case 1: return s.Read(&out->file_path);
-      case 2: return s.Read(&out->file_offset);
-      case 3: return s.Read(&out->meta_data);
-      case 4: return s.Read(&out->offset_index_offset);
-      case 5: return s.Read(&out->offset_index_length);
-      case 6: return s.Read(&out->column_index_offset);
-      case 7: return s.Read(&out->column_index_length);
-      default: return s.Skip();
+      case 1:
+        return s.Read(&out->file_path);
+      case 2:
+        return s.Read(&out->file_offset);
+      case 3:
+        return s.Read(&out->meta_data);
+      case 4:
+        return s.Read(&out->offset_index_offset);
+      case 5:
+        return s.Read(&out->offset_index_length);
+      case 6:
+        return s.Read(&out->column_index_offset);
+      case 7:
+        return s.Read(&out->column_index_length);
+      default:
+        return s.Skip();
     }
   });
 }
@@ -334,10 +388,14 @@ Status Decode(ThriftReader* r, SortingColumn* out) {
   StructReader s(r, "SortingColumn");
   return s.Fields(Bits(1, 2, 3), [&](int16_t id) -> Status {
     switch (id) {
-      case 1: return s.Read(&out->column_idx);
-      case 2: return s.Read(&out->descending);
-      case 3: return s.Read(&out->nulls_first);
-      default: return s.Skip();
+      case 1:
+        return s.Read(&out->column_idx);
+      case 2:
+        return s.Read(&out->descending);
+      case 3:
+        return s.Read(&out->nulls_first);
+      default:
+        return s.Skip();
     }
   });
 }
@@ -346,14 +404,22 @@ Status Decode(ThriftReader* r, RowGroup* out) {
   StructReader s(r, "RowGroup");
   return s.Fields(Bits(1, 2, 3), [&](int16_t id) -> Status {
     switch (id) {
-      case 1: return s.ReadList(&out->columns);
-      case 2: return s.Read(&out->total_byte_size);
-      case 3: return s.ReadCount(&out->num_rows);
-      case 4: return s.ReadList(&out->sorting_columns);
-      case 5: return s.Read(&out->file_offset);
-      case 6: return s.Read(&out->total_compressed_size);
-      case 7: return s.Read(&out->ordinal);
-      default: return s.Skip();
+      case 1:
+        return s.ReadList(&out->columns);
+      case 2:
+        return s.Read(&out->total_byte_size);
+      case 3:
+        return s.ReadCount(&out->num_rows);
+      case 4:
+        return s.ReadList(&out->sorting_columns);
+      case 5:
+        return s.Read(&out->file_offset);
+      case 6:
+        return s.Read(&out->total_compressed_size);
+      case 7:
+        return s.Read(&out->ordinal);
+      default:
+        return s.Skip();
     }
   });
 }
@@ -372,12 +438,18 @@ Status Decode(ThriftReader* r, FileMetaData* out) {
   StructReader s(r, "FileMetaData");
   return s.Fields(Bits(1, 2, 3, 4), [&](int16_t id) -> Status {
     switch (id) {
-      case 1: return s.Read(&out->version);
-      case 2: return s.ReadList(&out->schema);
-      case 3: return s.ReadCount(&out->num_rows);
-      case 4: return s.ReadList(&out->row_groups);
-      case 5: return s.ReadList(&out->key_value_metadata);
-      case 6: return s.Read(&out->created_by);
+      case 1:
+        return s.Read(&out->version);
+      case 2:
+        return s.ReadList(&out->schema);
+      case 3:
+        return s.ReadCount(&out->num_rows);
+      case 4:
+        return s.ReadList(&out->row_groups);
+      case 5:
+        return s.ReadList(&out->key_value_metadata);
+      case 6:
+        return s.Read(&out->created_by);
       case 7: {
         uint32_t n = 0;
         bool matched = false;
@@ -391,7 +463,8 @@ Status Decode(ThriftReader* r, FileMetaData* out) {
         }
         return Status::OK();
       }
-      default: return s.Skip();
+      default:
+        return s.Skip();
     }
   });
 }
@@ -400,12 +473,18 @@ Status Decode(ThriftReader* r, DataPageHeader* out) {
   StructReader s(r, "DataPageHeader");
   return s.Fields(Bits(1, 2, 3, 4), [&](int16_t id) -> Status {
     switch (id) {
-      case 1: return s.ReadCount(&out->num_values);
-      case 2: return s.Read(&out->encoding);
-      case 3: return s.Read(&out->definition_level_encoding);
-      case 4: return s.Read(&out->repetition_level_encoding);
-      case 5: return s.Read(&out->statistics);
-      default: return s.Skip();
+      case 1:
+        return s.ReadCount(&out->num_values);
+      case 2:
+        return s.Read(&out->encoding);
+      case 3:
+        return s.Read(&out->definition_level_encoding);
+      case 4:
+        return s.Read(&out->repetition_level_encoding);
+      case 5:
+        return s.Read(&out->statistics);
+      default:
+        return s.Skip();
     }
   });
 }
@@ -414,10 +493,14 @@ Status Decode(ThriftReader* r, DictionaryPageHeader* out) {
   StructReader s(r, "DictionaryPageHeader");
   return s.Fields(Bits(1, 2), [&](int16_t id) -> Status {
     switch (id) {
-      case 1: return s.ReadCount(&out->num_values);
-      case 2: return s.Read(&out->encoding);
-      case 3: return s.Read(&out->is_sorted);
-      default: return s.Skip();
+      case 1:
+        return s.ReadCount(&out->num_values);
+      case 2:
+        return s.Read(&out->encoding);
+      case 3:
+        return s.Read(&out->is_sorted);
+      default:
+        return s.Skip();
     }
   });
 }
@@ -426,15 +509,24 @@ Status Decode(ThriftReader* r, DataPageHeaderV2* out) {
   StructReader s(r, "DataPageHeaderV2");
   return s.Fields(Bits(1, 2, 3, 4, 5, 6), [&](int16_t id) -> Status {
     switch (id) {
-      case 1: return s.ReadCount(&out->num_values);
-      case 2: return s.ReadCount(&out->num_nulls);
-      case 3: return s.ReadCount(&out->num_rows);
-      case 4: return s.Read(&out->encoding);
-      case 5: return s.ReadCount(&out->definition_levels_byte_length);
-      case 6: return s.ReadCount(&out->repetition_levels_byte_length);
-      case 7: return s.Read(&out->is_compressed);
-      case 8: return s.Read(&out->statistics);
-      default: return s.Skip();
+      case 1:
+        return s.ReadCount(&out->num_values);
+      case 2:
+        return s.ReadCount(&out->num_nulls);
+      case 3:
+        return s.ReadCount(&out->num_rows);
+      case 4:
+        return s.Read(&out->encoding);
+      case 5:
+        return s.ReadCount(&out->definition_levels_byte_length);
+      case 6:
+        return s.ReadCount(&out->repetition_levels_byte_length);
+      case 7:
+        return s.Read(&out->is_compressed);
+      case 8:
+        return s.Read(&out->statistics);
+      default:
+        return s.Skip();
     }
   });
 }
@@ -443,14 +535,22 @@ Status Decode(ThriftReader* r, PageHeader* out) {
   StructReader s(r, "PageHeader");
   return s.Fields(Bits(1, 2, 3), [&](int16_t id) -> Status {
     switch (id) {
-      case 1: return s.Read(&out->type);
-      case 2: return s.ReadCount(&out->uncompressed_page_size);
-      case 3: return s.ReadCount(&out->compressed_page_size);
-      case 4: return s.Read(&out->crc);
-      case 5: return s.Read(&out->data_page_header);
-      case 7: return s.Read(&out->dictionary_page_header);
-      case 8: return s.Read(&out->data_page_header_v2);
-      default: return s.Skip();
+      case 1:
+        return s.Read(&out->type);
+      case 2:
+        return s.ReadCount(&out->uncompressed_page_size);
+      case 3:
+        return s.ReadCount(&out->compressed_page_size);
+      case 4:
+        return s.Read(&out->crc);
+      case 5:
+        return s.Read(&out->data_page_header);
+      case 7:
+        return s.Read(&out->dictionary_page_header);
+      case 8:
+        return s.Read(&out->data_page_header_v2);
+      default:
+        return s.Skip();
     }
   });
 }
@@ -459,12 +559,18 @@ Status Decode(ThriftReader* r, ColumnIndex* out) {
   StructReader s(r, "ColumnIndex");
   SILT_RETURN_NOT_OK(s.Fields(Bits(1, 2, 3, 4), [&](int16_t id) -> Status {
     switch (id) {
-      case 1: return s.ReadList(&out->null_pages);
-      case 2: return s.ReadList(&out->min_values);
-      case 3: return s.ReadList(&out->max_values);
-      case 4: return s.Read(&out->boundary_order);
-      case 5: return s.ReadList(&out->null_counts);
-      default: return s.Skip();
+      case 1:
+        return s.ReadList(&out->null_pages);
+      case 2:
+        return s.ReadList(&out->min_values);
+      case 3:
+        return s.ReadList(&out->max_values);
+      case 4:
+        return s.Read(&out->boundary_order);
+      case 5:
+        return s.ReadList(&out->null_counts);
+      default:
+        return s.Skip();
     }
   }));
   // The lists are parallel (one entry per page); mismatched lengths make the index unusable.
@@ -480,10 +586,14 @@ Status Decode(ThriftReader* r, PageLocation* out) {
   StructReader s(r, "PageLocation");
   return s.Fields(Bits(1, 2, 3), [&](int16_t id) -> Status {
     switch (id) {
-      case 1: return s.ReadCount(&out->offset);
-      case 2: return s.ReadCount(&out->compressed_page_size);
-      case 3: return s.ReadCount(&out->first_row_index);
-      default: return s.Skip();
+      case 1:
+        return s.ReadCount(&out->offset);
+      case 2:
+        return s.ReadCount(&out->compressed_page_size);
+      case 3:
+        return s.ReadCount(&out->first_row_index);
+      default:
+        return s.Skip();
     }
   });
 }
@@ -509,7 +619,7 @@ Status DecodeTop(const uint8_t* data, size_t len, T* out, size_t* consumed,
 // ---------------------------------------------------------------- encoders
 
 template <typename E>
-  requires std::is_enum_v<E>
+requires std::is_enum_v<E>
 void EncodeField(ThriftWriter* w, int16_t id, E v) {
   w->WriteI32Field(id, static_cast<int32_t>(v));
 }
@@ -517,10 +627,8 @@ void EncodeField(ThriftWriter* w, int16_t id, E v) {
 void Encode(ThriftWriter* w, const std::string& v) { w->WriteBinary(v); }
 void Encode(ThriftWriter* w, int64_t v) { w->WriteI64(v); }
 template <typename E>
-  requires std::is_enum_v<E>
-void Encode(ThriftWriter* w, E v) {
-  w->WriteI32(static_cast<int32_t>(v));
-}
+requires std::is_enum_v<E>
+void Encode(ThriftWriter* w, E v) { w->WriteI32(static_cast<int32_t>(v)); }
 void Encode(ThriftWriter* w, const LogicalType& lt);
 void Encode(ThriftWriter* w, const Statistics& s);
 void Encode(ThriftWriter* w, const KeyValue& kv);
@@ -818,53 +926,95 @@ void SerializeOffsetIndex(const OffsetIndex& oi, std::string* out) {
 
 const char* TypeName(Type t) {
   switch (t) {
-    case Type::BOOLEAN: return "BOOLEAN";
-    case Type::INT32: return "INT32";
-    case Type::INT64: return "INT64";
-    case Type::INT96: return "INT96";
-    case Type::FLOAT: return "FLOAT";
-    case Type::DOUBLE: return "DOUBLE";
-    case Type::BYTE_ARRAY: return "BYTE_ARRAY";
-    case Type::FIXED_LEN_BYTE_ARRAY: return "FIXED_LEN_BYTE_ARRAY";
+    case Type::BOOLEAN:
+      return "BOOLEAN";
+    case Type::INT32:
+      return "INT32";
+    case Type::INT64:
+      return "INT64";
+    case Type::INT96:
+      return "INT96";
+    case Type::FLOAT:
+      return "FLOAT";
+    case Type::DOUBLE:
+      return "DOUBLE";
+    case Type::BYTE_ARRAY:
+      return "BYTE_ARRAY";
+    case Type::FIXED_LEN_BYTE_ARRAY:
+      return "FIXED_LEN_BYTE_ARRAY";
   }
   return "UNKNOWN";
 }
 
 const char* EncodingName(Encoding e) {
   switch (e) {
-    case Encoding::PLAIN: return "PLAIN";
-    case Encoding::PLAIN_DICTIONARY: return "PLAIN_DICTIONARY";
-    case Encoding::RLE: return "RLE";
-    case Encoding::BIT_PACKED: return "BIT_PACKED";
-    case Encoding::DELTA_BINARY_PACKED: return "DELTA_BINARY_PACKED";
-    case Encoding::DELTA_LENGTH_BYTE_ARRAY: return "DELTA_LENGTH_BYTE_ARRAY";
-    case Encoding::DELTA_BYTE_ARRAY: return "DELTA_BYTE_ARRAY";
-    case Encoding::RLE_DICTIONARY: return "RLE_DICTIONARY";
-    case Encoding::BYTE_STREAM_SPLIT: return "BYTE_STREAM_SPLIT";
+    case Encoding::PLAIN:
+      return "PLAIN";
+    case Encoding::PLAIN_DICTIONARY:
+      return "PLAIN_DICTIONARY";
+    case Encoding::RLE:
+      return "RLE";
+    case Encoding::BIT_PACKED:
+      return "BIT_PACKED";
+    case Encoding::DELTA_BINARY_PACKED:
+      return "DELTA_BINARY_PACKED";
+    case Encoding::DELTA_LENGTH_BYTE_ARRAY:
+      return "DELTA_LENGTH_BYTE_ARRAY";
+    case Encoding::DELTA_BYTE_ARRAY:
+      return "DELTA_BYTE_ARRAY";
+    case Encoding::RLE_DICTIONARY:
+      return "RLE_DICTIONARY";
+    case Encoding::BYTE_STREAM_SPLIT:
+      return "BYTE_STREAM_SPLIT";
   }
   return "UNKNOWN";
 }
 
 const char* CodecName(CompressionCodec c) {
   switch (c) {
-    case CompressionCodec::UNCOMPRESSED: return "UNCOMPRESSED";
-    case CompressionCodec::SNAPPY: return "SNAPPY";
-    case CompressionCodec::GZIP: return "GZIP";
-    case CompressionCodec::LZO: return "LZO";
-    case CompressionCodec::BROTLI: return "BROTLI";
-    case CompressionCodec::LZ4: return "LZ4";
-    case CompressionCodec::ZSTD: return "ZSTD";
-    case CompressionCodec::LZ4_RAW: return "LZ4_RAW";
+    case CompressionCodec::UNCOMPRESSED:
+      return "UNCOMPRESSED";
+    case CompressionCodec::SNAPPY:
+      return "SNAPPY";
+    case CompressionCodec::GZIP:
+      return "GZIP";
+    case CompressionCodec::LZO:
+      return "LZO";
+    case CompressionCodec::BROTLI:
+      return "BROTLI";
+    case CompressionCodec::LZ4:
+      return "LZ4";
+    case CompressionCodec::ZSTD:
+      return "ZSTD";
+    case CompressionCodec::LZ4_RAW:
+      return "LZ4_RAW";
   }
   return "UNKNOWN";
 }
 
 const char* ConvertedTypeName(ConvertedType c) {
-  static const char* const kNames[] = {
-      "UTF8",        "MAP",         "MAP_KEY_VALUE",    "LIST",   "ENUM",   "DECIMAL",
-      "DATE",        "TIME_MILLIS", "TIME_MICROS",      "TIMESTAMP_MILLIS", "TIMESTAMP_MICROS",
-      "UINT_8",      "UINT_16",     "UINT_32",          "UINT_64", "INT_8", "INT_16",
-      "INT_32",      "INT_64",      "JSON",             "BSON",   "INTERVAL"};
+  static const char* const kNames[] = {"UTF8",
+                                       "MAP",
+                                       "MAP_KEY_VALUE",
+                                       "LIST",
+                                       "ENUM",
+                                       "DECIMAL",
+                                       "DATE",
+                                       "TIME_MILLIS",
+                                       "TIME_MICROS",
+                                       "TIMESTAMP_MILLIS",
+                                       "TIMESTAMP_MICROS",
+                                       "UINT_8",
+                                       "UINT_16",
+                                       "UINT_32",
+                                       "UINT_64",
+                                       "INT_8",
+                                       "INT_16",
+                                       "INT_32",
+                                       "INT_64",
+                                       "JSON",
+                                       "BSON",
+                                       "INTERVAL"};
   const auto i = static_cast<uint32_t>(c);
   return i < std::size(kNames) ? kNames[i] : "UNKNOWN";
 }

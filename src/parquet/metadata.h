@@ -28,10 +28,28 @@ enum class Type : int32_t {
 };
 
 enum class ConvertedType : int32_t {
-  UTF8 = 0, MAP = 1, MAP_KEY_VALUE = 2, LIST = 3, ENUM = 4, DECIMAL = 5, DATE = 6,
-  TIME_MILLIS = 7, TIME_MICROS = 8, TIMESTAMP_MILLIS = 9, TIMESTAMP_MICROS = 10,
-  UINT_8 = 11, UINT_16 = 12, UINT_32 = 13, UINT_64 = 14, INT_8 = 15, INT_16 = 16, INT_32 = 17,
-  INT_64 = 18, JSON = 19, BSON = 20, INTERVAL = 21,
+  UTF8 = 0,
+  MAP = 1,
+  MAP_KEY_VALUE = 2,
+  LIST = 3,
+  ENUM = 4,
+  DECIMAL = 5,
+  DATE = 6,
+  TIME_MILLIS = 7,
+  TIME_MICROS = 8,
+  TIMESTAMP_MILLIS = 9,
+  TIMESTAMP_MICROS = 10,
+  UINT_8 = 11,
+  UINT_16 = 12,
+  UINT_32 = 13,
+  UINT_64 = 14,
+  INT_8 = 15,
+  INT_16 = 16,
+  INT_32 = 17,
+  INT_64 = 18,
+  JSON = 19,
+  BSON = 20,
+  INTERVAL = 21,
 };
 
 enum class Repetition : int32_t { REQUIRED = 0, OPTIONAL = 1, REPEATED = 2 };
@@ -49,27 +67,54 @@ enum class Encoding : int32_t {
 };
 
 enum class CompressionCodec : int32_t {
-  UNCOMPRESSED = 0, SNAPPY = 1, GZIP = 2, LZO = 3, BROTLI = 4, LZ4 = 5, ZSTD = 6, LZ4_RAW = 7,
+  UNCOMPRESSED = 0,
+  SNAPPY = 1,
+  GZIP = 2,
+  LZO = 3,
+  BROTLI = 4,
+  LZ4 = 5,
+  ZSTD = 6,
+  LZ4_RAW = 7,
 };
 
-enum class PageType : int32_t { DATA_PAGE = 0, INDEX_PAGE = 1, DICTIONARY_PAGE = 2, DATA_PAGE_V2 = 3 };
+enum class PageType : int32_t {
+  DATA_PAGE = 0,
+  INDEX_PAGE = 1,
+  DICTIONARY_PAGE = 2,
+  DATA_PAGE_V2 = 3
+};
 
 enum class TimeUnit : int32_t { MILLIS = 1, MICROS = 2, NANOS = 3 };
 
 // LogicalType union: `kind` says which member is set (field id in the thrift union).
 struct LogicalType {
   enum Kind : int32_t {
-    NONE = 0, STRING = 1, MAP = 2, LIST = 3, ENUM = 4, DECIMAL = 5, DATE = 6, TIME = 7,
-    TIMESTAMP = 8, INTEGER = 10, UNKNOWN = 11, JSON = 12, BSON = 13, UUID = 14, FLOAT16 = 15,
-    VARIANT = 16, GEOMETRY = 17, GEOGRAPHY = 18,
+    NONE = 0,
+    STRING = 1,
+    MAP = 2,
+    LIST = 3,
+    ENUM = 4,
+    DECIMAL = 5,
+    DATE = 6,
+    TIME = 7,
+    TIMESTAMP = 8,
+    INTEGER = 10,
+    UNKNOWN = 11,
+    JSON = 12,
+    BSON = 13,
+    UUID = 14,
+    FLOAT16 = 15,
+    VARIANT = 16,
+    GEOMETRY = 17,
+    GEOGRAPHY = 18,
   };
   Kind kind = NONE;
-  int32_t decimal_scale = 0;       // DECIMAL
-  int32_t decimal_precision = 0;   // DECIMAL
-  bool is_adjusted_to_utc = false; // TIME, TIMESTAMP
-  TimeUnit unit = TimeUnit::MICROS;// TIME, TIMESTAMP
-  int8_t bit_width = 0;            // INTEGER
-  bool is_signed = true;           // INTEGER
+  int32_t decimal_scale = 0;         // DECIMAL
+  int32_t decimal_precision = 0;     // DECIMAL
+  bool is_adjusted_to_utc = false;   // TIME, TIMESTAMP
+  TimeUnit unit = TimeUnit::MICROS;  // TIME, TIMESTAMP
+  int8_t bit_width = 0;              // INTEGER
+  bool is_signed = true;             // INTEGER
 
   friend bool operator==(const LogicalType&, const LogicalType&) = default;
 };

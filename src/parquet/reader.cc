@@ -44,9 +44,12 @@ int128_t BigEndianToInt128(const uint8_t* p, size_t n, bool* overflow) {
 float HalfToFloat(uint16_t h) {
   uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
   float v;
-  if (exp == 0) v = std::ldexp(static_cast<float>(mant), -24);
-  else if (exp == 31) v = mant ? std::nanf("") : INFINITY;
-  else v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
+  if (exp == 0)
+    v = std::ldexp(static_cast<float>(mant), -24);
+  else if (exp == 31)
+    v = mant ? std::nanf("") : INFINITY;
+  else
+    v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
   return sign ? -v : v;
 }
 
@@ -72,7 +75,6 @@ std::string UuidText(const uint8_t* p) {
   return s;
 }
 
-
 // Physical values before conversion: fixed-width bytes or a byte-array vector.
 struct Staging {
   std::vector<uint8_t> fixed;
@@ -91,7 +93,8 @@ Status ConvertAppend(const ColumnNode& leaf, const Staging& st, size_t n, Vector
   auto resize = [&] { out->ResizeUninitialized(s0 + n); };
   switch (leaf.conversion) {
     case LeafConversion::kNone:
-      if (leaf.physical_type == Type::BYTE_ARRAY || leaf.physical_type == Type::FIXED_LEN_BYTE_ARRAY) {
+      if (leaf.physical_type == Type::BYTE_ARRAY ||
+          leaf.physical_type == Type::FIXED_LEN_BYTE_ARRAY) {
         if (leaf.physical_type == Type::BYTE_ARRAY) {
           out->AppendRange(st.bytes, 0, n);
         } else {
@@ -106,13 +109,15 @@ Status ConvertAppend(const ColumnNode& leaf, const Staging& st, size_t n, Vector
     case LeafConversion::kInt32ToInt8: {
       resize();
       int8_t* d = out->data<int8_t>() + s0;
-      for (size_t i = 0; i < n; ++i) d[i] = static_cast<int8_t>(static_cast<int32_t>(LoadLE32(f + 4 * i)));
+      for (size_t i = 0; i < n; ++i)
+        d[i] = static_cast<int8_t>(static_cast<int32_t>(LoadLE32(f + 4 * i)));
       return Status::OK();
     }
     case LeafConversion::kInt32ToInt16: {
       resize();
       int16_t* d = out->data<int16_t>() + s0;
-      for (size_t i = 0; i < n; ++i) d[i] = static_cast<int16_t>(static_cast<int32_t>(LoadLE32(f + 4 * i)));
+      for (size_t i = 0; i < n; ++i)
+        d[i] = static_cast<int16_t>(static_cast<int32_t>(LoadLE32(f + 4 * i)));
       return Status::OK();
     }
     case LeafConversion::kUInt32ToInt64:
@@ -129,7 +134,8 @@ Status ConvertAppend(const ColumnNode& leaf, const Staging& st, size_t n, Vector
     case LeafConversion::kInt32MillisToMicros: {
       resize();
       int64_t* d = out->data<int64_t>() + s0;
-      for (size_t i = 0; i < n; ++i) d[i] = static_cast<int64_t>(static_cast<int32_t>(LoadLE32(f + 4 * i))) * 1000;
+      for (size_t i = 0; i < n; ++i)
+        d[i] = static_cast<int64_t>(static_cast<int32_t>(LoadLE32(f + 4 * i))) * 1000;
       return Status::OK();
     }
     case LeafConversion::kInt32ToDecimal:
@@ -143,8 +149,9 @@ Status ConvertAppend(const ColumnNode& leaf, const Staging& st, size_t n, Vector
         } else {
           uint64_t v;
           std::memcpy(&v, f + 8 * i, 8);
-          d[i] = leaf.conversion == LeafConversion::kUInt64ToDecimal ? static_cast<int128_t>(v)
-                                                                      : static_cast<int128_t>(static_cast<int64_t>(v));
+          d[i] = leaf.conversion == LeafConversion::kUInt64ToDecimal
+                     ? static_cast<int128_t>(v)
+                     : static_cast<int128_t>(static_cast<int64_t>(v));
         }
       }
       return Status::OK();
@@ -206,7 +213,7 @@ struct LeafData {
   std::vector<int16_t> def, rep;  // per entry, when the max level > 0
   Vector values;                  // max_rep == 0: one row per entry (spaced); else dense
   int64_t entries = 0;
-  int64_t first_row = 0;          // row index (in the row group) of the first decoded record
+  int64_t first_row = 0;  // row index (in the row group) of the first decoded record
   explicit LeafData(TypePtr t) : values(std::move(t)) {}
 };
 
@@ -246,11 +253,21 @@ void SpreadNulls(Vector* v, size_t s0, const int16_t* def, size_t entries, int16
       }
     };
     switch (w) {
-      case 1: spread(uint8_t{}); break;
-      case 2: spread(uint16_t{}); break;
-      case 4: spread(uint32_t{}); break;
-      case 8: spread(uint64_t{}); break;
-      case 16: spread(int128_t{}); break;
+      case 1:
+        spread(uint8_t{});
+        break;
+      case 2:
+        spread(uint16_t{});
+        break;
+      case 4:
+        spread(uint32_t{});
+        break;
+      case 8:
+        spread(uint64_t{});
+        break;
+      case 16:
+        spread(int128_t{});
+        break;
       default: {
         size_t j = n_dense;
         for (size_t i = entries; i-- > 0;) {
@@ -270,28 +287,31 @@ void SpreadNulls(Vector* v, size_t s0, const int16_t* def, size_t entries, int16
 
 class ChunkDecoder {
  public:
-  ChunkDecoder(const ParquetFile& file, const ReaderOptions& opts, const ColumnNode& leaf, std::string where)
+  ChunkDecoder(const ParquetFile& file, const ReaderOptions& opts, const ColumnNode& leaf,
+               std::string where)
       : file_(file), opts_(opts), leaf_(leaf), where_(std::move(where)), dict_(leaf.type) {}
 
   // Decodes the data pages of `cc` that cover rows [first_row, end_row) (all pages without an
   // offset index) into out.
-  Status Decode(const ColumnChunk& cc, const std::shared_ptr<RandomAccessFile>& f, int64_t first_row, int64_t end_row,
-                const OffsetIndex* oi, bool keep_def, LeafData* out);
+  Status Decode(const ColumnChunk& cc, const std::shared_ptr<RandomAccessFile>& f,
+                int64_t first_row, int64_t end_row, const OffsetIndex* oi, bool keep_def,
+                LeafData* out);
   // Byte-array leaves without repetition: Decode hands each non-null value to `sink` (views into
   // the page or dictionary) instead of building out->values.
   void set_sink(const std::function<Status(std::string_view)>* sink) { sink_ = sink; }
 
  private:
-  Status DecodeDataPage(const PageHeader& h, const uint8_t* data, size_t len, bool keep_def, LeafData* out);
+  Status DecodeDataPage(const PageHeader& h, const uint8_t* data, size_t len, bool keep_def,
+                        LeafData* out);
   Status DecodeValues(Encoding enc, const uint8_t* data, size_t len, size_t n, Vector* out);
   // Reads a dictionary-encoded page's n indices into indices_, each checked against the dictionary.
   Status DecodeDictIndices(const uint8_t* data, size_t len, size_t n);
   Status SinkValues(Encoding enc, const uint8_t* data, size_t len, size_t n);
   Status DecodeDictionary(const PageHeader& h, const uint8_t* data, size_t len);
-  Status Decompressed(const PageHeader& h, const uint8_t* data, size_t len, size_t skip, const uint8_t** out,
-                      size_t* out_len);
-  Status DecodeLevels(Encoding enc, int16_t max, const uint8_t* data, size_t len, size_t n, int16_t* out,
-                      size_t* consumed, bool prefixed);
+  Status Decompressed(const PageHeader& h, const uint8_t* data, size_t len, size_t skip,
+                      const uint8_t** out, size_t* out_len);
+  Status DecodeLevels(Encoding enc, int16_t max, const uint8_t* data, size_t len, size_t n,
+                      int16_t* out, size_t* consumed, bool prefixed);
   // Decoder errors carry no file/column: name them, as Corruption with silt's Parquet class.
   Status Rewhere(const Status& s) const {
     if (s.message().find(where_) != std::string_view::npos) return s;
@@ -397,13 +417,14 @@ Status ChunkDecoder::Decompressed(const PageHeader& h, const uint8_t* data, size
   return Status::OK();
 }
 
-Status ChunkDecoder::DecodeLevels(Encoding enc, int16_t max, const uint8_t* data, size_t len, size_t n,
-                                  int16_t* out, size_t* consumed, bool prefixed) {
+Status ChunkDecoder::DecodeLevels(Encoding enc, int16_t max, const uint8_t* data, size_t len,
+                                  size_t n, int16_t* out, size_t* consumed, bool prefixed) {
   int bw = BitWidth(static_cast<uint64_t>(max));
   if (enc == Encoding::BIT_PACKED) {
     return DecodeBitPackedLegacy(data, len, bw, n, out, consumed);
   }
-  if (enc != Encoding::RLE) return Corrupt(where_, std::string("unsupported level encoding ") + EncodingName(enc));
+  if (enc != Encoding::RLE)
+    return Corrupt(where_, std::string("unsupported level encoding ") + EncodingName(enc));
   const uint8_t* p = data;
   size_t plen = len;
   if (prefixed) {
@@ -419,11 +440,14 @@ Status ChunkDecoder::DecodeLevels(Encoding enc, int16_t max, const uint8_t* data
   RleBitPackedDecoder dec(p, plen, bw);
   SILT_RETURN_NOT_OK(dec.Get(out, n));
   for (size_t i = 0; i < n; ++i)
-    if (out[i] > max) return Corrupt(where_, "level " + std::to_string(out[i]) + " exceeds the maximum " + std::to_string(max));
+    if (out[i] > max)
+      return Corrupt(where_, "level " + std::to_string(out[i]) + " exceeds the maximum " +
+                                 std::to_string(max));
   return Status::OK();
 }
 
-Status ChunkDecoder::DecodeValues(Encoding enc, const uint8_t* data, size_t len, size_t n, Vector* out) {
+Status ChunkDecoder::DecodeValues(Encoding enc, const uint8_t* data, size_t len, size_t n,
+                                  Vector* out) {
   if (n == 0) return Status::OK();
   if (leaf_.type->id() == TypeId::kNull) {
     out->Resize(out->size() + n);
@@ -457,10 +481,17 @@ Status ChunkDecoder::DecodeValues(Encoding enc, const uint8_t* data, size_t len,
     if (!direct) staging_.Clear();
     Status s;
     switch (enc) {
-      case Encoding::PLAIN: s = DecodePlainByteArray(data, len, n, target, &consumed); break;
-      case Encoding::DELTA_LENGTH_BYTE_ARRAY: s = DecodeDeltaLengthByteArray(data, len, n, target, &consumed); break;
-      case Encoding::DELTA_BYTE_ARRAY: s = DecodeDeltaByteArray(data, len, n, target, &consumed); break;
-      default: return Corrupt(where_, std::string("encoding ") + EncodingName(enc) + " for BYTE_ARRAY");
+      case Encoding::PLAIN:
+        s = DecodePlainByteArray(data, len, n, target, &consumed);
+        break;
+      case Encoding::DELTA_LENGTH_BYTE_ARRAY:
+        s = DecodeDeltaLengthByteArray(data, len, n, target, &consumed);
+        break;
+      case Encoding::DELTA_BYTE_ARRAY:
+        s = DecodeDeltaByteArray(data, len, n, target, &consumed);
+        break;
+      default:
+        return Corrupt(where_, std::string("encoding ") + EncodingName(enc) + " for BYTE_ARRAY");
     }
     SILT_RETURN_NOT_OK(s);
     return direct ? Status::OK() : ConvertAppend(leaf_, staging_, n, out);
@@ -498,7 +529,8 @@ Status ChunkDecoder::DecodeValues(Encoding enc, const uint8_t* data, size_t len,
       break;
     }
     case Encoding::DELTA_BYTE_ARRAY: {
-      if (pt != Type::FIXED_LEN_BYTE_ARRAY) return Corrupt(where_, "DELTA_BYTE_ARRAY for a fixed-width column");
+      if (pt != Type::FIXED_LEN_BYTE_ARRAY)
+        return Corrupt(where_, "DELTA_BYTE_ARRAY for a fixed-width column");
       Vector tmp(DataType::Binary());
       SILT_RETURN_NOT_OK(DecodeDeltaByteArray(data, len, n, &tmp, &consumed, w));
       std::memcpy(dst, tmp.bytes().data(), n * static_cast<size_t>(w));
@@ -525,7 +557,8 @@ Status ChunkDecoder::DecodeDictionary(const PageHeader& h, const uint8_t* data, 
       PhysicalByteWidth(leaf_) != 0)
     return Corrupt(where_, "dictionary claims more values than its bytes hold");
   dict_.Clear();
-  SILT_RETURN_NOT_OK(DecodeValues(Encoding::PLAIN, p, plen, static_cast<size_t>(dh.num_values), &dict_));
+  SILT_RETURN_NOT_OK(
+      DecodeValues(Encoding::PLAIN, p, plen, static_cast<size_t>(dh.num_values), &dict_));
   // Slack after the last string (not part of any value): Vector::AppendSelected copies a short
   // string with one 16-byte move only when 16 bytes are readable, which a dictionary of 1-byte
   // flags would otherwise never offer.
@@ -535,8 +568,8 @@ Status ChunkDecoder::DecodeDictionary(const PageHeader& h, const uint8_t* data, 
   return Status::OK();
 }
 
-Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, size_t len, bool keep_def,
-                                    LeafData* out) {
+Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, size_t len,
+                                    bool keep_def, LeafData* out) {
   int32_t num_values;
   Encoding enc;
   const uint8_t* values;
@@ -562,7 +595,8 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
   };
   // Before the page is decompressed: the dictionary shares scratch_.
   auto load_dictionary = [&]() -> Status {
-    if (!pending_dict_ || (enc != Encoding::PLAIN_DICTIONARY && enc != Encoding::RLE_DICTIONARY)) return Status::OK();
+    if (!pending_dict_ || (enc != Encoding::PLAIN_DICTIONARY && enc != Encoding::RLE_DICTIONARY))
+      return Status::OK();
     PageHeader dict_header = std::move(*pending_dict_);
     pending_dict_.reset();
     return DecodeDictionary(dict_header, pending_dict_data_, pending_dict_len_);
@@ -609,8 +643,12 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
     if (rl > len || dl > len - rl) return Corrupt(where_, "level lengths exceed the page");
     alloc_levels(static_cast<size_t>(num_values));
     size_t used;
-    if (has_rep) SILT_RETURN_NOT_OK(DecodeLevels(Encoding::RLE, leaf_.max_rep, data, rl, static_cast<size_t>(num_values), rep, &used, false));
-    if (has_def) SILT_RETURN_NOT_OK(DecodeLevels(Encoding::RLE, leaf_.max_def, data + rl, dl, static_cast<size_t>(num_values), def, &used, false));
+    if (has_rep)
+      SILT_RETURN_NOT_OK(DecodeLevels(Encoding::RLE, leaf_.max_rep, data, rl,
+                                      static_cast<size_t>(num_values), rep, &used, false));
+    if (has_def)
+      SILT_RETURN_NOT_OK(DecodeLevels(Encoding::RLE, leaf_.max_def, data + rl, dl,
+                                      static_cast<size_t>(num_values), def, &used, false));
     const uint8_t* p;
     size_t plen;
     SILT_RETURN_NOT_OK(Decompressed(h, data, len, rl + dl, &p, &plen));
@@ -619,8 +657,10 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
   }
   size_t n = static_cast<size_t>(num_values);
   if (has_rep && n > 0 && rep[0] != 0 && (e0 == 0 || h.type == PageType::DATA_PAGE_V2))
-    return Corrupt(where_, "repetition levels of a column chunk (or v2 page) must start a new record (level 0), got " +
-                               std::to_string(rep[0]));
+    return Corrupt(
+        where_,
+        "repetition levels of a column chunk (or v2 page) must start a new record (level 0), got " +
+            std::to_string(rep[0]));
   size_t n_dense = n;
   if (has_def) {
     n_dense = 0;
@@ -637,8 +677,9 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
   return Status::OK();
 }
 
-Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomAccessFile>& f, int64_t first_row,
-                            int64_t end_row, const OffsetIndex* oi, bool keep_def, LeafData* out) {
+Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomAccessFile>& f,
+                            int64_t first_row, int64_t end_row, const OffsetIndex* oi,
+                            bool keep_def, LeafData* out) {
   (void)file_;
   if (!cc.meta_data) return Corrupt(where_, "column chunk without metadata");
   const ColumnMetaData& md = *cc.meta_data;
@@ -648,17 +689,20 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
   if (md.num_values < 0) return Corrupt(where_, "negative value count");
   if (md.num_values == 0) return Status::OK();  // empty chunk: writers may leave offsets unset
   int64_t start = md.data_page_offset;
-  if (md.dictionary_page_offset && *md.dictionary_page_offset > 0 && *md.dictionary_page_offset < start)
+  if (md.dictionary_page_offset && *md.dictionary_page_offset > 0 &&
+      *md.dictionary_page_offset < start)
     start = *md.dictionary_page_offset;
   int64_t size = md.total_compressed_size;
   if (start < 4 || size < 0 || start > f->size() || size > f->size() - start)
     return Corrupt(where_, "column chunk [" + std::to_string(start) + ", +" + std::to_string(size) +
-                               ") lies outside the file of " + std::to_string(f->size()) + " bytes");
+                               ") lies outside the file of " + std::to_string(f->size()) +
+                               " bytes");
   // With an offset index, jump over data pages that end before first_row and stop at end_row.
   size_t first_page = 0;
   if (oi && !oi->page_locations.empty()) {
     const auto& locs = oi->page_locations;
-    while (first_page + 1 < locs.size() && locs[first_page + 1].first_row_index <= first_row) ++first_page;
+    while (first_page + 1 < locs.size() && locs[first_page + 1].first_row_index <= first_row)
+      ++first_page;
     out->first_row = locs[first_page].first_row_index;
   }
   // The chunk's bytes held: a row range reads only the bytes before the first data page (the
@@ -683,15 +727,20 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
     const auto& locs = oi->page_locations;
     size_t last = first_page;
     while (last + 1 < locs.size() && locs[last + 1].first_row_index < end_row) ++last;
-    auto end_of = [&](size_t i) { return locs[i].offset + static_cast<int64_t>(locs[i].compressed_page_size) - start; };
+    auto end_of = [&](size_t i) {
+      return locs[i].offset + static_cast<int64_t>(locs[i].compressed_page_size) - start;
+    };
     head_end = locs[0].offset - start;
     const int64_t range_begin = locs[first_page].offset - start, range_end = end_of(last);
-    bool valid = head_end >= 0 && range_begin >= head_end && range_end <= size && range_begin <= range_end;
+    bool valid =
+        head_end >= 0 && range_begin >= head_end && range_end <= size && range_begin <= range_end;
     for (size_t i = 0; valid && i <= last; ++i) valid = locs[i].compressed_page_size >= 0;
     if (valid && (range_begin > head_end || range_end < size)) {
       partial = true;
       dict_deferred = range_begin > head_end && head_end > 0;
-      head_len = range_begin > head_end ? 0 : static_cast<size_t>(std::min(std::max(head_end, range_end), size));
+      head_len = range_begin > head_end
+                     ? 0
+                     : static_cast<size_t>(std::min(std::max(head_end, range_end), size));
       if (head_len > 0) {
         head.reset(new uint8_t[head_len]);
         SILT_RETURN_NOT_OK(f->ReadAt(start, static_cast<int64_t>(head_len), head.get()));
@@ -730,9 +779,10 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
   int64_t values_seen = 0;
   bool jumped = first_page == 0;
   // Where the data pages start: a range past the first page jumps there to its own pages.
-  const size_t data_begin = oi && !oi->page_locations.empty() && oi->page_locations[0].offset >= start
-                                ? static_cast<size_t>(oi->page_locations[0].offset - start)
-                                : buf_size;
+  const size_t data_begin =
+      oi && !oi->page_locations.empty() && oi->page_locations[0].offset >= start
+          ? static_cast<size_t>(oi->page_locations[0].offset - start)
+          : buf_size;
   size_t pos = dict_deferred ? data_begin : 0;  // deferred: straight to the range's first page
   // Once the deferred dictionary region is held: parse its page, then jump back to the range.
   auto start_over_from_dictionary = [&] {
@@ -744,14 +794,17 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
   while (pos < buf_size && values_seen < md.num_values) {
     if (!jumped && pos >= data_begin) {
       const int64_t target = oi->page_locations[first_page].offset - start;
-      if (target < 0 || target > static_cast<int64_t>(buf_size)) return Corrupt(where_, "offset index points outside the chunk");
+      if (target < 0 || target > static_cast<int64_t>(buf_size))
+        return Corrupt(where_, "offset index points outside the chunk");
       pos = static_cast<size_t>(target);
       page_no = first_page;
       jumped = true;
       continue;
     }
     // Past the range: stop before reading the next page's header (its bytes may not be read).
-    if (oi && !oi->page_locations.empty() && jumped && (page_no >= oi->page_locations.size() || oi->page_locations[page_no].first_row_index >= end_row))
+    if (oi && !oi->page_locations.empty() && jumped &&
+        (page_no >= oi->page_locations.size() ||
+         oi->page_locations[page_no].first_row_index >= end_row))
       break;
     size_t avail = 0;
     const uint8_t* at = held(pos, &avail);
@@ -768,12 +821,15 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
     }
     if (!s.ok()) return s.WithContext(where_);
     pos += consumed;
-    if (h.compressed_page_size < 0 || static_cast<size_t>(h.compressed_page_size) > avail - consumed)
-      return Corrupt(where_, "page of " + std::to_string(h.compressed_page_size) + " bytes overruns the column chunk");
+    if (h.compressed_page_size < 0 ||
+        static_cast<size_t>(h.compressed_page_size) > avail - consumed)
+      return Corrupt(where_, "page of " + std::to_string(h.compressed_page_size) +
+                                 " bytes overruns the column chunk");
     if (h.uncompressed_page_size < 0) return Corrupt(where_, "negative page size");
     if (h.uncompressed_page_size > opts_.max_page_bytes)
       return Status::Unsupported(where_ + ": page of " + std::to_string(h.uncompressed_page_size) +
-                                     " bytes exceeds the reader's limit of " + std::to_string(opts_.max_page_bytes),
+                                     " bytes exceeds the reader's limit of " +
+                                     std::to_string(opts_.max_page_bytes),
                                  errc::kSiltParquetPageTooLarge);
     const uint8_t* data = at + consumed;
     size_t len = static_cast<size_t>(h.compressed_page_size);
@@ -796,7 +852,8 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
         const auto& loc = oi->page_locations[first_page];
         int64_t target = loc.offset - start;
         jumped = true;
-        if (target < 0 || target > static_cast<int64_t>(buf_size)) return Corrupt(where_, "offset index points outside the chunk");
+        if (target < 0 || target > static_cast<int64_t>(buf_size))
+          return Corrupt(where_, "offset index points outside the chunk");
         if (static_cast<size_t>(target) != pos - len - consumed) {
           pos = static_cast<size_t>(target);
           page_no = first_page;
@@ -804,9 +861,10 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
         }
       }
       if (dict_deferred) {
-        const Encoding enc = h.type == PageType::DATA_PAGE
-                                 ? (h.data_page_header ? h.data_page_header->encoding : Encoding::PLAIN)
-                                 : (h.data_page_header_v2 ? h.data_page_header_v2->encoding : Encoding::PLAIN);
+        const Encoding enc =
+            h.type == PageType::DATA_PAGE
+                ? (h.data_page_header ? h.data_page_header->encoding : Encoding::PLAIN)
+                : (h.data_page_header_v2 ? h.data_page_header_v2->encoding : Encoding::PLAIN);
         if ((enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY) &&
             !dict_loaded_) {
           // Nothing of this page was decoded yet: the jump comes back to it.
@@ -817,8 +875,9 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
           continue;
         }
       }
-      int32_t nv = h.type == PageType::DATA_PAGE ? (h.data_page_header ? h.data_page_header->num_values : 0)
-                                                 : (h.data_page_header_v2 ? h.data_page_header_v2->num_values : 0);
+      int32_t nv = h.type == PageType::DATA_PAGE
+                       ? (h.data_page_header ? h.data_page_header->num_values : 0)
+                       : (h.data_page_header_v2 ? h.data_page_header_v2->num_values : 0);
       Status ps = DecodeDataPage(h, data, len, keep_def, out);
       if (!ps.ok()) return Rewhere(ps);
       values_seen += nv;
@@ -836,7 +895,8 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
 
 class Assembler {
  public:
-  Assembler(std::vector<LeafData>& leaves, const std::string& where) : leaves_(leaves), where_(where) {}
+  Assembler(std::vector<LeafData>& leaves, const std::string& where)
+      : leaves_(leaves), where_(where) {}
 
   // Builds node n; rows are the entries of its first leaf with rep <= row_rep && def >= row_def.
   Status Build(const ColumnNode& n, int16_t row_def, int16_t row_rep, Vector* out) {
@@ -864,7 +924,8 @@ class Assembler {
           valid.push_back(v);
           present += v;
         }
-        if (present != dense.size()) return Corrupt(where_, "value count disagrees with the definition levels");
+        if (present != dense.size())
+          return Corrupt(where_, "value count disagrees with the definition levels");
         // Take the dense values and spread them in place, as for flat columns.
         *out = std::move(leaves_[n.leaf_index].values);
         if (present != valid.size()) {
@@ -884,7 +945,8 @@ class Assembler {
         }
         for (size_t c = 0; c < n.children.size(); ++c) {
           SILT_RETURN_NOT_OK(Build(n.children[c], row_def, row_rep, &out->child(c)));
-          if (out->child(c).size() != rows) return Corrupt(where_, "struct fields have different row counts");
+          if (out->child(c).size() != rows)
+            return Corrupt(where_, "struct fields have different row counts");
         }
         FinishStruct(out, rows, valid);
         return Status::OK();
@@ -908,7 +970,8 @@ class Assembler {
         if (valid.size()) off.push_back(elems);
         for (size_t c = 0; c < n.children.size(); ++c) {
           SILT_RETURN_NOT_OK(Build(n.children[c], n.elem_def, n.elem_rep, &out->child(c)));
-          if (out->child(c).size() != elems) return Corrupt(where_, "list elements disagree with the levels");
+          if (out->child(c).size() != elems)
+            return Corrupt(where_, "list elements disagree with the levels");
         }
         out->Resize(valid.size());  // offsets already in place; sets the row count
         if (any_null) std::memcpy(out->mutable_validity(), valid.data(), valid.size());
@@ -1003,7 +1066,8 @@ std::optional<Value> DecodeStat(const ColumnNode& leaf, const std::string& b) {
     case LeafConversion::kBytesToDecimal: {
       if (b.empty()) return std::nullopt;
       bool overflow;
-      int128_t v = BigEndianToInt128(reinterpret_cast<const uint8_t*>(b.data()), b.size(), &overflow);
+      int128_t v =
+          BigEndianToInt128(reinterpret_cast<const uint8_t*>(b.data()), b.size(), &overflow);
       if (overflow) return std::nullopt;
       return Value::Decimal(t->precision(), t->scale(), v);
     }
@@ -1022,7 +1086,8 @@ std::optional<Value> DecodeStat(const ColumnNode& leaf, const std::string& b) {
 }
 
 bool IsUnsignedLeaf(const ColumnNode& leaf) {
-  return leaf.conversion == LeafConversion::kUInt32ToInt64 || leaf.conversion == LeafConversion::kUInt64ToDecimal;
+  return leaf.conversion == LeafConversion::kUInt32ToInt64 ||
+         leaf.conversion == LeafConversion::kUInt64ToDecimal;
 }
 
 }  // namespace
@@ -1042,13 +1107,16 @@ std::optional<int> CompareValues(const Value& a, const Value& b) {
     case TypeId::kDate:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
-      if (tb == TypeId::kFloat || tb == TypeId::kDouble) return cmp(static_cast<double>(a.integer()), b.floating());
-      if (b.type()->fixed_width() == 0 || tb == TypeId::kDecimal || tb == TypeId::kBoolean) return std::nullopt;
+      if (tb == TypeId::kFloat || tb == TypeId::kDouble)
+        return cmp(static_cast<double>(a.integer()), b.floating());
+      if (b.type()->fixed_width() == 0 || tb == TypeId::kDecimal || tb == TypeId::kBoolean)
+        return std::nullopt;
       return cmp(a.integer(), b.integer());
     case TypeId::kFloat:
     case TypeId::kDouble:
       if (tb == TypeId::kFloat || tb == TypeId::kDouble) return cmp(a.floating(), b.floating());
-      if (tb == TypeId::kInt32 || tb == TypeId::kInt64 || tb == TypeId::kInt16 || tb == TypeId::kInt8)
+      if (tb == TypeId::kInt32 || tb == TypeId::kInt64 || tb == TypeId::kInt16 ||
+          tb == TypeId::kInt8)
         return cmp(a.floating(), static_cast<double>(b.integer()));
       return std::nullopt;
     case TypeId::kDecimal:
@@ -1074,7 +1142,8 @@ bool StatsMayMatch(const ColumnStatistics& st, const ColumnPredicate& p) {
     default:
       break;
   }
-  if (st.null_count && *st.null_count == st.num_values && st.num_values > 0) return false;  // all null
+  if (st.null_count && *st.null_count == st.num_values && st.num_values > 0)
+    return false;                         // all null
   if (p.literal.is_null()) return false;  // comparisons with NULL match nothing
   // kUnknown when a bound is missing or not comparable: it never excludes anything.
   constexpr int kUnknown = 2;
@@ -1082,22 +1151,30 @@ bool StatsMayMatch(const ColumnStatistics& st, const ColumnPredicate& p) {
   int hi = st.max ? CompareValues(*st.max, p.literal).value_or(kUnknown) : kUnknown;  // max vs lit
   bool lo_known = lo != kUnknown, hi_known = hi != kUnknown;
   switch (p.op) {
-    case ColumnPredicate::kEq: return !(lo_known && lo > 0) && !(hi_known && hi < 0);
-    case ColumnPredicate::kLt: return !(lo_known && lo >= 0);
-    case ColumnPredicate::kLe: return !(lo_known && lo > 0);
-    case ColumnPredicate::kGt: return !(hi_known && hi <= 0);
-    case ColumnPredicate::kGe: return !(hi_known && hi < 0);
-    default: return true;
+    case ColumnPredicate::kEq:
+      return !(lo_known && lo > 0) && !(hi_known && hi < 0);
+    case ColumnPredicate::kLt:
+      return !(lo_known && lo >= 0);
+    case ColumnPredicate::kLe:
+      return !(lo_known && lo > 0);
+    case ColumnPredicate::kGt:
+      return !(hi_known && hi <= 0);
+    case ColumnPredicate::kGe:
+      return !(hi_known && hi < 0);
+    default:
+      return true;
   }
 }
 
-Result<std::unique_ptr<ParquetFile>> ParquetFile::Open(std::shared_ptr<RandomAccessFile> file, ReaderOptions options) {
+Result<std::unique_ptr<ParquetFile>> ParquetFile::Open(std::shared_ptr<RandomAccessFile> file,
+                                                       ReaderOptions options) {
   std::unique_ptr<ParquetFile> pf(new ParquetFile(std::move(file), options));
   SILT_RETURN_NOT_OK(pf->Init());
   return pf;
 }
 
-Result<std::unique_ptr<ParquetFile>> ParquetFile::OpenPath(const std::string& path, ReaderOptions options) {
+Result<std::unique_ptr<ParquetFile>> ParquetFile::OpenPath(const std::string& path,
+                                                           ReaderOptions options) {
   SILT_ASSIGN_OR_RETURN(auto f, OpenLocalFile(path));
   return Open(std::move(f), options);
 }
@@ -1105,26 +1182,32 @@ Result<std::unique_ptr<ParquetFile>> ParquetFile::OpenPath(const std::string& pa
 Status ParquetFile::Init() {
   const std::string& where = file_->name();
   int64_t size = file_->size();
-  if (size < 12) return Corrupt(where, "file of " + std::to_string(size) + " bytes is too small to be Parquet");
+  if (size < 12)
+    return Corrupt(where, "file of " + std::to_string(size) + " bytes is too small to be Parquet");
   int64_t tail = std::min<int64_t>(size, std::max<int64_t>(8, options_.footer_read_size));
   std::string buf(static_cast<size_t>(tail), '\0');
   SILT_RETURN_NOT_OK(file_->ReadAt(size - tail, tail, reinterpret_cast<uint8_t*>(buf.data())));
   const char* end = buf.data() + tail;
   if (std::memcmp(end - 4, "PARE", 4) == 0)
-    return Status::NotImplemented(where + ": encrypted Parquet files are not supported", errc::kSiltParquetUnsupported);
-  if (std::memcmp(end - 4, "PAR1", 4) != 0) return Corrupt(where, "not a Parquet file (no PAR1 magic at the end)");
+    return Status::NotImplemented(where + ": encrypted Parquet files are not supported",
+                                  errc::kSiltParquetUnsupported);
+  if (std::memcmp(end - 4, "PAR1", 4) != 0)
+    return Corrupt(where, "not a Parquet file (no PAR1 magic at the end)");
   char head[4];
   SILT_RETURN_NOT_OK(file_->ReadAt(0, 4, reinterpret_cast<uint8_t*>(head)));
-  if (std::memcmp(head, "PAR1", 4) != 0) return Corrupt(where, "not a Parquet file (no PAR1 magic at the start)");
+  if (std::memcmp(head, "PAR1", 4) != 0)
+    return Corrupt(where, "not a Parquet file (no PAR1 magic at the start)");
   uint32_t footer_len = LoadLE32(reinterpret_cast<const uint8_t*>(end - 8));
-  if (static_cast<int64_t>(footer_len) > size - 12) return Corrupt(where, "footer length " + std::to_string(footer_len) + " exceeds the file");
+  if (static_cast<int64_t>(footer_len) > size - 12)
+    return Corrupt(where, "footer length " + std::to_string(footer_len) + " exceeds the file");
   const uint8_t* footer;
   std::string big;
   if (static_cast<int64_t>(footer_len) + 8 <= tail) {
     footer = reinterpret_cast<const uint8_t*>(end - 8 - footer_len);
   } else {
     big.resize(footer_len);
-    SILT_RETURN_NOT_OK(file_->ReadAt(size - 8 - footer_len, footer_len, reinterpret_cast<uint8_t*>(big.data())));
+    SILT_RETURN_NOT_OK(
+        file_->ReadAt(size - 8 - footer_len, footer_len, reinterpret_cast<uint8_t*>(big.data())));
     footer = reinterpret_cast<const uint8_t*>(big.data());
   }
   Status s = DeserializeFileMetaData(footer, footer_len, &metadata_, options_.limits);
@@ -1137,8 +1220,9 @@ Status ParquetFile::Init() {
     const RowGroup& rg = metadata_.row_groups[i];
     if (rg.num_rows < 0) return Corrupt(where, "row group with a negative row count");
     if (rg.columns.size() != static_cast<size_t>(schema_.num_leaves()))
-      return Corrupt(where, "row group " + std::to_string(i) + " has " + std::to_string(rg.columns.size()) +
-                                " columns, the schema " + std::to_string(schema_.num_leaves()));
+      return Corrupt(where, "row group " + std::to_string(i) + " has " +
+                                std::to_string(rg.columns.size()) + " columns, the schema " +
+                                std::to_string(schema_.num_leaves()));
     // Every leaf holds at least one entry per row, and a page at most max_page_values entries in at
     // least kMinPageBytes bytes (header included): a count beyond what the chunk's bytes can hold
     // is a lie, refused here before anything is sized by it.
@@ -1174,25 +1258,31 @@ Status ParquetFile::Init() {
 
 Result<ColumnIndex> ParquetFile::ReadColumnIndex(int rg, int leaf) const {
   const ColumnChunk& cc = metadata_.row_groups[rg].columns[leaf];
-  if (!cc.column_index_offset || !cc.column_index_length) return Status::NotFound("no column index");
+  if (!cc.column_index_offset || !cc.column_index_length)
+    return Status::NotFound("no column index");
   int64_t off = *cc.column_index_offset, len = *cc.column_index_length;
-  if (off < 0 || len <= 0 || off > file_->size() || len > file_->size() - off) return Corrupt(name(), "column index outside the file");
+  if (off < 0 || len <= 0 || off > file_->size() || len > file_->size() - off)
+    return Corrupt(name(), "column index outside the file");
   std::string b(static_cast<size_t>(len), '\0');
   SILT_RETURN_NOT_OK(file_->ReadAt(off, len, reinterpret_cast<uint8_t*>(b.data())));
   ColumnIndex ci;
-  SILT_RETURN_NOT_OK(DeserializeColumnIndex(reinterpret_cast<const uint8_t*>(b.data()), b.size(), &ci, options_.limits));
+  SILT_RETURN_NOT_OK(DeserializeColumnIndex(reinterpret_cast<const uint8_t*>(b.data()), b.size(),
+                                            &ci, options_.limits));
   return ci;
 }
 
 Result<OffsetIndex> ParquetFile::ReadOffsetIndex(int rg, int leaf) const {
   const ColumnChunk& cc = metadata_.row_groups[rg].columns[leaf];
-  if (!cc.offset_index_offset || !cc.offset_index_length) return Status::NotFound("no offset index");
+  if (!cc.offset_index_offset || !cc.offset_index_length)
+    return Status::NotFound("no offset index");
   int64_t off = *cc.offset_index_offset, len = *cc.offset_index_length;
-  if (off < 0 || len <= 0 || off > file_->size() || len > file_->size() - off) return Corrupt(name(), "offset index outside the file");
+  if (off < 0 || len <= 0 || off > file_->size() || len > file_->size() - off)
+    return Corrupt(name(), "offset index outside the file");
   std::string b(static_cast<size_t>(len), '\0');
   SILT_RETURN_NOT_OK(file_->ReadAt(off, len, reinterpret_cast<uint8_t*>(b.data())));
   OffsetIndex oi;
-  SILT_RETURN_NOT_OK(DeserializeOffsetIndex(reinterpret_cast<const uint8_t*>(b.data()), b.size(), &oi, options_.limits));
+  SILT_RETURN_NOT_OK(DeserializeOffsetIndex(reinterpret_cast<const uint8_t*>(b.data()), b.size(),
+                                            &oi, options_.limits));
   // Page locations must be ordered by row; otherwise ignore the index.
   for (size_t i = 1; i < oi.page_locations.size(); ++i)
     if (oi.page_locations[i].first_row_index < oi.page_locations[i - 1].first_row_index)
@@ -1200,11 +1290,12 @@ Result<OffsetIndex> ParquetFile::ReadOffsetIndex(int rg, int leaf) const {
   return oi;
 }
 
-Status ParquetFile::ReadRowGroup(int rg, const std::vector<int>& columns, DataChunk* out, int64_t first_row,
-                                 int64_t num_rows) const {
+Status ParquetFile::ReadRowGroup(int rg, const std::vector<int>& columns, DataChunk* out,
+                                 int64_t first_row, int64_t num_rows) const {
   std::vector<const ColumnNode*> nodes;
   for (int ci : columns) {
-    if (ci < 0 || ci >= static_cast<int>(schema_.columns().size())) return Status::InvalidArgument("column index out of range");
+    if (ci < 0 || ci >= static_cast<int>(schema_.columns().size()))
+      return Status::InvalidArgument("column index out of range");
     nodes.push_back(&schema_.columns()[ci]);
   }
   if (columns.empty())
@@ -1212,7 +1303,8 @@ Status ParquetFile::ReadRowGroup(int rg, const std::vector<int>& columns, DataCh
   return ReadNodes(rg, nodes, out, first_row, num_rows);
 }
 
-Status ParquetFile::ReadRowGroupNodes(int rg, const std::vector<const ColumnNode*>& nodes, DataChunk* out) const {
+Status ParquetFile::ReadRowGroupNodes(int rg, const std::vector<const ColumnNode*>& nodes,
+                                      DataChunk* out) const {
   for (const ColumnNode* n : nodes) {
     if (!n) return Status::InvalidArgument("null column node");
     std::vector<const ColumnNode*> col_leaves;
@@ -1283,9 +1375,10 @@ Status DecodeNode(const ParquetFile& pf, const std::shared_ptr<RandomAccessFile>
 
 }  // namespace
 
-Status ParquetFile::ReadNodes(int rg, const std::vector<const ColumnNode*>& nodes, DataChunk* out, int64_t first_row,
-                              int64_t num_rows) const {
-  if (rg < 0 || rg >= num_row_groups()) return Status::InvalidArgument("row group " + std::to_string(rg) + " out of range");
+Status ParquetFile::ReadNodes(int rg, const std::vector<const ColumnNode*>& nodes, DataChunk* out,
+                              int64_t first_row, int64_t num_rows) const {
+  if (rg < 0 || rg >= num_row_groups())
+    return Status::InvalidArgument("row group " + std::to_string(rg) + " out of range");
   const RowGroup& group = metadata_.row_groups[rg];
   if (first_row < 0) first_row = 0;
   if (first_row > group.num_rows) first_row = group.num_rows;
@@ -1419,15 +1512,18 @@ std::vector<int64_t> ParquetFile::PageRowStarts(int rg, int leaf) const {
   return starts;
 }
 
-Status ParquetFile::ForEachString(int rg, int leaf_index, const std::function<Status(std::string_view)>& fn,
+Status ParquetFile::ForEachString(int rg, int leaf_index,
+                                  const std::function<Status(std::string_view)>& fn,
                                   int64_t first_row, int64_t end_row) const {
-  if (rg < 0 || rg >= num_row_groups()) return Status::InvalidArgument("row group " + std::to_string(rg) + " out of range");
+  if (rg < 0 || rg >= num_row_groups())
+    return Status::InvalidArgument("row group " + std::to_string(rg) + " out of range");
   if (leaf_index < 0 || leaf_index >= schema_.num_leaves())
     return Status::InvalidArgument("leaf " + std::to_string(leaf_index) + " out of range");
   const ColumnNode& leaf = schema_.leaf(leaf_index);
-  if (leaf.physical_type != Type::BYTE_ARRAY || leaf.max_rep != 0 || leaf.conversion != LeafConversion::kNone ||
-      !leaf.type->is_binary_like())
-    return Status::InvalidArgument(name() + ": ForEachString needs a non-repeated string leaf, leaf " +
+  if (leaf.physical_type != Type::BYTE_ARRAY || leaf.max_rep != 0 ||
+      leaf.conversion != LeafConversion::kNone || !leaf.type->is_binary_like())
+    return Status::InvalidArgument(name() +
+                                   ": ForEachString needs a non-repeated string leaf, leaf " +
                                    std::to_string(leaf_index) + " is not one");
   const RowGroup& group = metadata_.row_groups[rg];
   if (end_row < 0 || end_row > group.num_rows) end_row = group.num_rows;
@@ -1442,18 +1538,23 @@ Status ParquetFile::ForEachString(int rg, int leaf_index, const std::function<St
       return false;
     };
     if (first_row < 0 || first_row > end_row || !boundary(first_row) || !boundary(end_row))
-      return Status::InvalidArgument(name() + ": ForEachString rows [" + std::to_string(first_row) + ", " +
-                                     std::to_string(end_row) + ") do not start and end at page boundaries");
+      return Status::InvalidArgument(name() + ": ForEachString rows [" + std::to_string(first_row) +
+                                     ", " + std::to_string(end_row) +
+                                     ") do not start and end at page boundaries");
     if (first_row == end_row) return Status::OK();
     if (r.ok()) oi = std::move(*r);
   }
-  ChunkDecoder dec(*this, options_, leaf, name() + ": leaf " + std::to_string(leaf_index) + ", row group " + std::to_string(rg));
+  ChunkDecoder dec(
+      *this, options_, leaf,
+      name() + ": leaf " + std::to_string(leaf_index) + ", row group " + std::to_string(rg));
   dec.set_sink(&fn);
   LeafData ld(leaf.type);
-  return dec.Decode(group.columns[leaf_index], file_, first_row, end_row, oi ? &*oi : nullptr, false, &ld);
+  return dec.Decode(group.columns[leaf_index], file_, first_row, end_row, oi ? &*oi : nullptr,
+                    false, &ld);
 }
 
-std::optional<ColumnNode> PruneStruct(const ColumnNode& col, const std::vector<std::string>& fields) {
+std::optional<ColumnNode> PruneStruct(const ColumnNode& col,
+                                      const std::vector<std::string>& fields) {
   if (col.kind != ColumnNode::kStruct) return std::nullopt;
   ColumnNode out = col;
   out.children.clear();
@@ -1481,7 +1582,8 @@ ColumnStatistics ParquetFile::GetStatistics(int rg, int leaf_index) const {
   const std::string* mn = s.min_value ? &*s.min_value : nullptr;
   const std::string* mx = s.max_value ? &*s.max_value : nullptr;
   // Deprecated min/max use signed order: trust them only for signed numeric types.
-  bool signed_numeric = leaf.physical_type != Type::BYTE_ARRAY && leaf.physical_type != Type::FIXED_LEN_BYTE_ARRAY &&
+  bool signed_numeric = leaf.physical_type != Type::BYTE_ARRAY &&
+                        leaf.physical_type != Type::FIXED_LEN_BYTE_ARRAY &&
                         leaf.physical_type != Type::INT96 && !IsUnsignedLeaf(leaf);
   if (!mn && s.min && signed_numeric) mn = &*s.min;
   if (!mx && s.max && signed_numeric) mx = &*s.max;
@@ -1515,7 +1617,8 @@ bool ParquetFile::RowGroupMayMatch(int rg, const std::vector<ColumnPredicate>& p
   return true;
 }
 
-std::vector<std::pair<int64_t, int64_t>> ParquetFile::MatchingRowRanges(int rg, const std::vector<ColumnPredicate>& preds) const {
+std::vector<std::pair<int64_t, int64_t>> ParquetFile::MatchingRowRanges(
+    int rg, const std::vector<ColumnPredicate>& preds) const {
   int64_t rows = metadata_.row_groups[rg].num_rows;
   int64_t lo = 0, hi = rows;  // hull of the rows that may match
   for (const auto& p : preds) {
@@ -1526,7 +1629,9 @@ std::vector<std::pair<int64_t, int64_t>> ParquetFile::MatchingRowRanges(int rg, 
     if (!ci.ok() || !oi.ok()) continue;
     const auto& locs = oi->page_locations;
     size_t pages = locs.size();
-    if (ci->min_values.size() != pages || ci->max_values.size() != pages || ci->null_pages.size() != pages) continue;
+    if (ci->min_values.size() != pages || ci->max_values.size() != pages ||
+        ci->null_pages.size() != pages)
+      continue;
     const ColumnNode& node = schema_.leaf(leaf);
     int64_t first = -1, last = -1;
     for (size_t i = 0; i < pages; ++i) {
@@ -1553,15 +1658,19 @@ std::vector<std::pair<int64_t, int64_t>> ParquetFile::MatchingRowRanges(int rg, 
   return {{lo, hi}};
 }
 
-Result<std::unique_ptr<ParquetScanner>> ParquetScanner::Make(std::shared_ptr<const ParquetFile> file, ScanOptions options) {
+Result<std::unique_ptr<ParquetScanner>> ParquetScanner::Make(
+    std::shared_ptr<const ParquetFile> file, ScanOptions options) {
   auto s = std::make_unique<ParquetScanner>();
   const FileSchema& schema = file->schema();
   if (options.columns.empty()) {
-    for (size_t i = 0; i < schema.columns().size(); ++i) s->column_indices_.push_back(static_cast<int>(i));
+    for (size_t i = 0; i < schema.columns().size(); ++i)
+      s->column_indices_.push_back(static_cast<int>(i));
   } else {
     for (const auto& c : options.columns) {
       int i = schema.FindColumn(c);
-      if (i < 0) return Status::NotFound("column '" + c + "' not found in " + file->name(), errc::kUnresolvedColumn);
+      if (i < 0)
+        return Status::NotFound("column '" + c + "' not found in " + file->name(),
+                                errc::kUnresolvedColumn);
       s->column_indices_.push_back(i);
     }
   }
@@ -1584,7 +1693,8 @@ Result<bool> ParquetScanner::Next(DataChunk* out) {
       int64_t win_e = options_.limit < 0 ? INT64_MAX : options_.offset + options_.limit;
       int64_t rb = std::max(file_b, win_b), re = std::min(file_e, win_e);
       if (rb >= re) continue;
-      SILT_RETURN_NOT_OK(file_->ReadRowGroup(pending_rg_, column_indices_, out, rb - rg_first_row_, re - rb));
+      SILT_RETURN_NOT_OK(
+          file_->ReadRowGroup(pending_rg_, column_indices_, out, rb - rg_first_row_, re - rb));
       returned_ += re - rb;
       return true;
     }
@@ -1602,8 +1712,9 @@ Result<bool> ParquetScanner::Next(DataChunk* out) {
       pending_ranges_.clear();
       continue;
     }
-    pending_ranges_ = options_.predicates.empty() ? std::vector<std::pair<int64_t, int64_t>>{{0, rows}}
-                                                  : file_->MatchingRowRanges(rg, options_.predicates);
+    pending_ranges_ = options_.predicates.empty()
+                          ? std::vector<std::pair<int64_t, int64_t>>{{0, rows}}
+                          : file_->MatchingRowRanges(rg, options_.predicates);
   }
 }
 

@@ -63,7 +63,8 @@ class ParquetFile {
  public:
   static Result<std::unique_ptr<ParquetFile>> Open(std::shared_ptr<RandomAccessFile> file,
                                                    ReaderOptions options = {});
-  static Result<std::unique_ptr<ParquetFile>> OpenPath(const std::string& path, ReaderOptions options = {});
+  static Result<std::unique_ptr<ParquetFile>> OpenPath(const std::string& path,
+                                                       ReaderOptions options = {});
 
   const FileMetaData& metadata() const { return metadata_; }
   const FileSchema& schema() const { return schema_; }
@@ -75,8 +76,8 @@ class ParquetFile {
   // the top-level columns `columns` (indices into schema().columns(), in output order; an empty
   // list means all). `out` is replaced. Uses the page index, when present, to skip pages outside
   // the range.
-  Status ReadRowGroup(int rg, const std::vector<int>& columns, DataChunk* out, int64_t first_row = 0,
-                      int64_t num_rows = -1) const;
+  Status ReadRowGroup(int rg, const std::vector<int>& columns, DataChunk* out,
+                      int64_t first_row = 0, int64_t num_rows = -1) const;
 
   // Rows `sel` (ascending, relative to first_row) of rows [first_row, first_row + num_rows) of row
   // group rg for the top-level columns `columns` (as ReadRowGroup; out->size() == sel.size()).
@@ -92,7 +93,8 @@ class ParquetFile {
 
   // Whole rows of row group rg for `nodes`: top-level columns of schema().columns() or pruned
   // copies of them (PruneStruct), in output order. Decodes only the leaves below each node.
-  Status ReadRowGroupNodes(int rg, const std::vector<const ColumnNode*>& nodes, DataChunk* out) const;
+  Status ReadRowGroupNodes(int rg, const std::vector<const ColumnNode*>& nodes,
+                           DataChunk* out) const;
 
   // Calls fn with each non-null value of string leaf `leaf` (not repeated, e.g. a checkpoint's
   // add.path) in row group rg, in row order, straight from the pages: no Vector is built, so a
@@ -101,8 +103,8 @@ class ParquetFile {
   // [first_row, end_row) (end_row < 0: to the end) limits the walk to those rows, reading only
   // their pages; both ends must be page boundaries (PageRowStarts, or the row group's end), so
   // that disjoint ranges can be walked in parallel and each value is seen once.
-  Status ForEachString(int rg, int leaf, const std::function<Status(std::string_view)>& fn, int64_t first_row = 0,
-                       int64_t end_row = -1) const;
+  Status ForEachString(int rg, int leaf, const std::function<Status(std::string_view)>& fn,
+                       int64_t first_row = 0, int64_t end_row = -1) const;
   // The first row of each data page of leaf `leaf` in row group rg, from its offset index ({0}
   // without one: the chunk is one range).
   std::vector<int64_t> PageRowStarts(int rg, int leaf) const;
@@ -111,7 +113,8 @@ class ParquetFile {
   ColumnStatistics GetStatistics(int rg, int leaf) const;
   // Row ranges [begin, end) of row group rg that the page index says may match all the predicates
   // (one range covering the row group when there is no page index).
-  std::vector<std::pair<int64_t, int64_t>> MatchingRowRanges(int rg, const std::vector<ColumnPredicate>& preds) const;
+  std::vector<std::pair<int64_t, int64_t>> MatchingRowRanges(
+      int rg, const std::vector<ColumnPredicate>& preds) const;
   // False when row group statistics prove that no row matches the predicates.
   bool RowGroupMayMatch(int rg, const std::vector<ColumnPredicate>& preds) const;
 
@@ -122,8 +125,8 @@ class ParquetFile {
   ParquetFile(std::shared_ptr<RandomAccessFile> file, ReaderOptions options)
       : file_(std::move(file)), options_(options) {}
   Status Init();
-  Status ReadNodes(int rg, const std::vector<const ColumnNode*>& nodes, DataChunk* out, int64_t first_row,
-                   int64_t num_rows) const;
+  Status ReadNodes(int rg, const std::vector<const ColumnNode*>& nodes, DataChunk* out,
+                   int64_t first_row, int64_t num_rows) const;
   std::shared_ptr<RandomAccessFile> file_;
   ReaderOptions options_;
   FileMetaData metadata_;
@@ -133,20 +136,22 @@ class ParquetFile {
 // A copy of struct column `col` with only the fields named in `fields` (whole subtrees, in the
 // column's order), so ReadRowGroupNodes decodes just their leaves (a checkpoint's add.path without
 // add.stats). nullopt when `col` is not a struct or has none of those fields.
-std::optional<ColumnNode> PruneStruct(const ColumnNode& col, const std::vector<std::string>& fields);
+std::optional<ColumnNode> PruneStruct(const ColumnNode& col,
+                                      const std::vector<std::string>& fields);
 
 // Streams a file as DataChunks (one per row group, or per matching row range), with projection,
 // predicate-based skipping, and an optional row window over the whole file.
 struct ScanOptions {
   std::vector<std::string> columns;  // top-level names; empty = all
   std::vector<ColumnPredicate> predicates;
-  int64_t offset = 0;   // first row of the file to return
-  int64_t limit = -1;   // rows to return (< 0: all)
+  int64_t offset = 0;  // first row of the file to return
+  int64_t limit = -1;  // rows to return (< 0: all)
 };
 
 class ParquetScanner {
  public:
-  static Result<std::unique_ptr<ParquetScanner>> Make(std::shared_ptr<const ParquetFile> file, ScanOptions options);
+  static Result<std::unique_ptr<ParquetScanner>> Make(std::shared_ptr<const ParquetFile> file,
+                                                      ScanOptions options);
   // Fills *out with the next chunk; returns false at the end.
   Result<bool> Next(DataChunk* out);
   const Schema& output_schema() const { return output_schema_; }

@@ -34,9 +34,11 @@ Status BuildRaw(const std::vector<SchemaElement>& els, size_t* pos, int depth, R
     // An empty group: legal in the format, but it has no leaves; keep it as an empty struct.
     return Status::OK();
   }
-  if (static_cast<size_t>(n) > els.size() - *pos) return SchemaError("num_children exceeds the element count");
+  if (static_cast<size_t>(n) > els.size() - *pos)
+    return SchemaError("num_children exceeds the element count");
   out->children.resize(static_cast<size_t>(n));
-  for (int32_t i = 0; i < n; ++i) SILT_RETURN_NOT_OK(BuildRaw(els, pos, depth + 1, &out->children[i]));
+  for (int32_t i = 0; i < n; ++i)
+    SILT_RETURN_NOT_OK(BuildRaw(els, pos, depth + 1, &out->children[i]));
   return Status::OK();
 }
 
@@ -68,14 +70,17 @@ Status ResolveLeaf(const SchemaElement& e, ColumnNode* n) {
     n->conversion = conv;
     return Status::OK();
   };
-  bool is_decimal = k == LogicalType::DECIMAL || (k == LogicalType::NONE && ct == ConvertedType::DECIMAL);
+  bool is_decimal =
+      k == LogicalType::DECIMAL || (k == LogicalType::NONE && ct == ConvertedType::DECIMAL);
   if (k == LogicalType::UNKNOWN) {
     n->type = DataType::Null();
     return Status::OK();
   }
   n->conversion = LeafConversion::kNone;
   switch (*e.type) {
-    case Type::BOOLEAN: n->type = DataType::Boolean(); return Status::OK();
+    case Type::BOOLEAN:
+      n->type = DataType::Boolean();
+      return Status::OK();
     case Type::INT32: {
       if (is_decimal) return decimal(LeafConversion::kInt32ToDecimal);
       if (k == LogicalType::DATE || ct == ConvertedType::DATE) {
@@ -94,12 +99,25 @@ Status ResolveLeaf(const SchemaElement& e, ColumnNode* n) {
         sign = lt->is_signed;
       } else if (ct) {
         switch (*ct) {
-          case ConvertedType::INT_8: bw = 8; break;
-          case ConvertedType::INT_16: bw = 16; break;
-          case ConvertedType::UINT_8: bw = 8; sign = false; break;
-          case ConvertedType::UINT_16: bw = 16; sign = false; break;
-          case ConvertedType::UINT_32: sign = false; break;
-          default: break;
+          case ConvertedType::INT_8:
+            bw = 8;
+            break;
+          case ConvertedType::INT_16:
+            bw = 16;
+            break;
+          case ConvertedType::UINT_8:
+            bw = 8;
+            sign = false;
+            break;
+          case ConvertedType::UINT_16:
+            bw = 16;
+            sign = false;
+            break;
+          case ConvertedType::UINT_32:
+            sign = false;
+            break;
+          default:
+            break;
         }
       }
       if (sign && bw == 8) {
@@ -125,17 +143,21 @@ Status ResolveLeaf(const SchemaElement& e, ColumnNode* n) {
                                                       : LeafConversion::kNone;
         return Status::OK();
       }
-      if (k == LogicalType::NONE && (ct == ConvertedType::TIMESTAMP_MILLIS || ct == ConvertedType::TIMESTAMP_MICROS)) {
+      if (k == LogicalType::NONE &&
+          (ct == ConvertedType::TIMESTAMP_MILLIS || ct == ConvertedType::TIMESTAMP_MICROS)) {
         n->type = DataType::Timestamp();
-        n->conversion = ct == ConvertedType::TIMESTAMP_MILLIS ? LeafConversion::kMillisToMicros : LeafConversion::kNone;
+        n->conversion = ct == ConvertedType::TIMESTAMP_MILLIS ? LeafConversion::kMillisToMicros
+                                                              : LeafConversion::kNone;
         return Status::OK();
       }
       if (k == LogicalType::TIME || ct == ConvertedType::TIME_MICROS) {
         n->type = DataType::Int64();
-        n->conversion = lt && lt->unit == TimeUnit::NANOS ? LeafConversion::kNanosToMicros : LeafConversion::kNone;
+        n->conversion = lt && lt->unit == TimeUnit::NANOS ? LeafConversion::kNanosToMicros
+                                                          : LeafConversion::kNone;
         return Status::OK();
       }
-      bool unsigned64 = (k == LogicalType::INTEGER && !lt->is_signed) || (k == LogicalType::NONE && ct == ConvertedType::UINT_64);
+      bool unsigned64 = (k == LogicalType::INTEGER && !lt->is_signed) ||
+                        (k == LogicalType::NONE && ct == ConvertedType::UINT_64);
       if (unsigned64) {
         n->type = DataType::Decimal(20, 0);
         n->conversion = LeafConversion::kUInt64ToDecimal;
@@ -148,22 +170,29 @@ Status ResolveLeaf(const SchemaElement& e, ColumnNode* n) {
       n->type = DataType::Timestamp();
       n->conversion = LeafConversion::kInt96ToMicros;
       return Status::OK();
-    case Type::FLOAT: n->type = DataType::Float(); return Status::OK();
-    case Type::DOUBLE: n->type = DataType::Double(); return Status::OK();
+    case Type::FLOAT:
+      n->type = DataType::Float();
+      return Status::OK();
+    case Type::DOUBLE:
+      n->type = DataType::Double();
+      return Status::OK();
     case Type::BYTE_ARRAY:
       if (is_decimal) return decimal(LeafConversion::kBytesToDecimal);
       if (k == LogicalType::STRING || k == LogicalType::ENUM || k == LogicalType::JSON ||
-          (k == LogicalType::NONE && (ct == ConvertedType::UTF8 || ct == ConvertedType::ENUM || ct == ConvertedType::JSON)))
+          (k == LogicalType::NONE &&
+           (ct == ConvertedType::UTF8 || ct == ConvertedType::ENUM || ct == ConvertedType::JSON)))
         n->type = DataType::String();
       else
         n->type = DataType::Binary();
       return Status::OK();
     case Type::FIXED_LEN_BYTE_ARRAY:
-      if (n->type_length <= 0) return SchemaError("FIXED_LEN_BYTE_ARRAY '" + e.name + "' without a positive type_length");
+      if (n->type_length <= 0)
+        return SchemaError("FIXED_LEN_BYTE_ARRAY '" + e.name + "' without a positive type_length");
       if (is_decimal) {
         if (n->type_length > 16)
-          return Status::NotImplemented("column '" + e.name + "': decimal stored in more than 16 bytes",
-                                        errc::kSiltParquetUnsupportedType);
+          return Status::NotImplemented(
+              "column '" + e.name + "': decimal stored in more than 16 bytes",
+              errc::kSiltParquetUnsupportedType);
         return decimal(LeafConversion::kBytesToDecimal);
       }
       if (k == LogicalType::UUID && n->type_length == 16) {
@@ -173,13 +202,15 @@ Status ResolveLeaf(const SchemaElement& e, ColumnNode* n) {
         n->type = DataType::Float();
         n->conversion = LeafConversion::kFloat16ToFloat;
       } else if (ct == ConvertedType::INTERVAL) {
-        return Status::NotImplemented("column '" + e.name + "': INTERVAL is not supported", errc::kSiltParquetUnsupportedType);
+        return Status::NotImplemented("column '" + e.name + "': INTERVAL is not supported",
+                                      errc::kSiltParquetUnsupportedType);
       } else {
         n->type = DataType::Binary();
       }
       return Status::OK();
   }
-  return SchemaError("leaf '" + e.name + "' has unknown physical type " + std::to_string(static_cast<int>(*e.type)));
+  return SchemaError("leaf '" + e.name + "' has unknown physical type " +
+                     std::to_string(static_cast<int>(*e.type)));
 }
 
 class Builder {
@@ -207,8 +238,8 @@ class Builder {
     }
     bool optional = r == Repetition::OPTIONAL;
     out->nullable = optional;
-    if (raw.is_group() && IsMap(e) && raw.children.size() == 1 && raw.children[0].rep() == Repetition::REPEATED &&
-        raw.children[0].is_group()) {
+    if (raw.is_group() && IsMap(e) && raw.children.size() == 1 &&
+        raw.children[0].rep() == Repetition::REPEATED && raw.children[0].is_group()) {
       const RawNode& kv = raw.children[0];
       if (kv.children.size() != 1 && kv.children.size() != 2)
         return SchemaError("map '" + e.name + "' must have a key and a value");
@@ -240,9 +271,10 @@ class Builder {
       out->kind = ColumnNode::kList;
       SetListLevels(out, def_before, rep_before, optional);
       // LogicalTypes.md backward-compatibility rules: is the repeated node the element itself?
-      bool rc_is_element = !rc.is_group() || rc.children.size() > 1 ||
-                           (rc.children.size() == 1 && rc.children[0].rep() == Repetition::REPEATED) ||
-                           rc.e->name == "array" || rc.e->name == e.name + "_tuple" || rc.children.empty();
+      bool rc_is_element =
+          !rc.is_group() || rc.children.size() > 1 ||
+          (rc.children.size() == 1 && rc.children[0].rep() == Repetition::REPEATED) ||
+          rc.e->name == "array" || rc.e->name == e.name + "_tuple" || rc.children.empty();
       ColumnNode elem;
       if (rc_is_element) {
         SILT_RETURN_NOT_OK(Build(rc, out->elem_def, out->elem_rep, true, path, &elem));
@@ -295,7 +327,8 @@ void AppendTree(const ColumnNode& n, int indent, std::string* out) {
   if (!n.nullable) *out += " not null";
   if (n.kind == ColumnNode::kLeaf) {
     *out += "  (" + std::string(TypeName(n.physical_type));
-    if (n.physical_type == Type::FIXED_LEN_BYTE_ARRAY) *out += "(" + std::to_string(n.type_length) + ")";
+    if (n.physical_type == Type::FIXED_LEN_BYTE_ARRAY)
+      *out += "(" + std::to_string(n.type_length) + ")";
     *out += ", def " + std::to_string(n.max_def) + ", rep " + std::to_string(n.max_rep) + ")";
   }
   if (n.field_id) *out += "  field_id=" + std::to_string(*n.field_id);
@@ -343,14 +376,20 @@ std::string FileSchema::ToString() const {
 
 int PhysicalByteWidth(const ColumnNode& leaf) {
   switch (leaf.physical_type) {
-    case Type::BOOLEAN: return 1;
+    case Type::BOOLEAN:
+      return 1;
     case Type::INT32:
-    case Type::FLOAT: return 4;
+    case Type::FLOAT:
+      return 4;
     case Type::INT64:
-    case Type::DOUBLE: return 8;
-    case Type::INT96: return 12;
-    case Type::FIXED_LEN_BYTE_ARRAY: return leaf.type_length;
-    case Type::BYTE_ARRAY: return 0;
+    case Type::DOUBLE:
+      return 8;
+    case Type::INT96:
+      return 12;
+    case Type::FIXED_LEN_BYTE_ARRAY:
+      return leaf.type_length;
+    case Type::BYTE_ARRAY:
+      return 0;
   }
   return 0;
 }
@@ -374,12 +413,14 @@ std::optional<int32_t> FieldIdFromMetadata(const std::string& metadata_json) {
   simdjson::dom::element doc;
   if (parser.parse(metadata_json).get(doc)) return std::nullopt;
   int64_t id;
-  if (doc["parquet.field.id"].get_int64().get(id) || id < INT32_MIN || id > INT32_MAX) return std::nullopt;
+  if (doc["parquet.field.id"].get_int64().get(id) || id < INT32_MIN || id > INT32_MAX)
+    return std::nullopt;
   return static_cast<int32_t>(id);
 }
 
 Status AppendElements(const std::string& name, const TypePtr& type, bool nullable,
-                      std::vector<SchemaElement>* out, std::optional<int32_t> field_id = std::nullopt) {
+                      std::vector<SchemaElement>* out,
+                      std::optional<int32_t> field_id = std::nullopt) {
   SchemaElement e;
   e.name = name;
   e.field_id = field_id;
@@ -395,7 +436,9 @@ Status AppendElements(const std::string& name, const TypePtr& type, bool nullabl
       e.logical_type = logical(LogicalType::UNKNOWN);
       e.repetition_type = Repetition::OPTIONAL;
       break;
-    case TypeId::kBoolean: e.type = Type::BOOLEAN; break;
+    case TypeId::kBoolean:
+      e.type = Type::BOOLEAN;
+      break;
     case TypeId::kInt8:
     case TypeId::kInt16: {
       e.type = Type::INT32;
@@ -406,10 +449,18 @@ Status AppendElements(const std::string& name, const TypePtr& type, bool nullabl
       e.converted_type = type->id() == TypeId::kInt8 ? ConvertedType::INT_8 : ConvertedType::INT_16;
       break;
     }
-    case TypeId::kInt32: e.type = Type::INT32; break;
-    case TypeId::kInt64: e.type = Type::INT64; break;
-    case TypeId::kFloat: e.type = Type::FLOAT; break;
-    case TypeId::kDouble: e.type = Type::DOUBLE; break;
+    case TypeId::kInt32:
+      e.type = Type::INT32;
+      break;
+    case TypeId::kInt64:
+      e.type = Type::INT64;
+      break;
+    case TypeId::kFloat:
+      e.type = Type::FLOAT;
+      break;
+    case TypeId::kDouble:
+      e.type = Type::DOUBLE;
+      break;
     case TypeId::kDecimal: {
       int p = type->precision();
       if (p <= 9) {
@@ -434,7 +485,9 @@ Status AppendElements(const std::string& name, const TypePtr& type, bool nullabl
       e.logical_type = logical(LogicalType::STRING);
       e.converted_type = ConvertedType::UTF8;
       break;
-    case TypeId::kBinary: e.type = Type::BYTE_ARRAY; break;
+    case TypeId::kBinary:
+      e.type = Type::BYTE_ARRAY;
+      break;
     case TypeId::kDate:
       e.type = Type::INT32;
       e.logical_type = logical(LogicalType::DATE);
@@ -453,11 +506,13 @@ Status AppendElements(const std::string& name, const TypePtr& type, bool nullabl
     }
     case TypeId::kStruct: {
       if (type->fields().empty())
-        return Status::InvalidArgument("cannot write empty struct '" + name + "' to Parquet", errc::kDeltaEmptyData);
+        return Status::InvalidArgument("cannot write empty struct '" + name + "' to Parquet",
+                                       errc::kDeltaEmptyData);
       e.num_children = static_cast<int32_t>(type->fields().size());
       out->push_back(e);
       for (const Field& f : type->fields())
-        SILT_RETURN_NOT_OK(AppendElements(f.name, f.type, f.nullable, out, FieldIdFromMetadata(f.metadata_json)));
+        SILT_RETURN_NOT_OK(
+            AppendElements(f.name, f.type, f.nullable, out, FieldIdFromMetadata(f.metadata_json)));
       return Status::OK();
     }
     case TypeId::kList: {
@@ -499,7 +554,8 @@ Result<std::vector<SchemaElement>> MakeParquetSchema(const Schema& schema) {
   root.num_children = static_cast<int32_t>(schema.size());
   out.push_back(root);
   for (const Field& f : schema)
-    SILT_RETURN_NOT_OK(AppendElements(f.name, f.type, f.nullable, &out, FieldIdFromMetadata(f.metadata_json)));
+    SILT_RETURN_NOT_OK(
+        AppendElements(f.name, f.type, f.nullable, &out, FieldIdFromMetadata(f.metadata_json)));
   return out;
 }
 

@@ -22,21 +22,21 @@ namespace silt::parquet {
 
 // How a leaf's physical values become the logical type's values.
 enum class LeafConversion : uint8_t {
-  kNone,            // physical layout equals the Vector layout (int32, int64, float, double, bool, bytes)
-  kInt32ToInt8,     // INT32 annotated INT(8) / INT(16) / UINT(8)
+  kNone,  // physical layout equals the Vector layout (int32, int64, float, double, bool, bytes)
+  kInt32ToInt8,  // INT32 annotated INT(8) / INT(16) / UINT(8)
   kInt32ToInt16,
-  kUInt32ToInt64,   // UINT(32)
-  kUInt64ToDecimal, // UINT(64) → decimal(20,0)
-  kInt32ToDecimal,  // decimal on INT32
-  kInt64ToDecimal,  // decimal on INT64
-  kBytesToDecimal,  // decimal on FLBA / BYTE_ARRAY (big-endian two's complement)
-  kInt96ToMicros,   // INT96 timestamp → micros since epoch
-  kMillisToMicros,  // TIMESTAMP/TIME(MILLIS)
-  kNanosToMicros,   // TIMESTAMP/TIME(NANOS)
+  kUInt32ToInt64,        // UINT(32)
+  kUInt64ToDecimal,      // UINT(64) → decimal(20,0)
+  kInt32ToDecimal,       // decimal on INT32
+  kInt64ToDecimal,       // decimal on INT64
+  kBytesToDecimal,       // decimal on FLBA / BYTE_ARRAY (big-endian two's complement)
+  kInt96ToMicros,        // INT96 timestamp → micros since epoch
+  kMillisToMicros,       // TIMESTAMP/TIME(MILLIS)
+  kNanosToMicros,        // TIMESTAMP/TIME(NANOS)
   kInt32MillisToMicros,  // TIME(MILLIS) on INT32 → bigint micros
   kFloat16ToFloat,
-  kUuidToString,    // FLBA(16) UUID → canonical 8-4-4-4-12 text
-  kInt32ToInt64,    // widening on read (type evolution)
+  kUuidToString,  // FLBA(16) UUID → canonical 8-4-4-4-12 text
+  kInt32ToInt64,  // widening on read (type evolution)
 };
 
 // A node of the logical column tree (a field of the file's struct).
@@ -44,7 +44,7 @@ struct ColumnNode {
   enum Kind : uint8_t { kLeaf, kStruct, kList, kMap };
   Kind kind = kLeaf;
   std::string name;
-  TypePtr type;   // the silt type of this node
+  TypePtr type;  // the silt type of this node
   bool nullable = true;
   std::optional<int32_t> field_id;
 

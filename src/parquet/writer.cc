@@ -3,9 +3,9 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <string_view>
 
 #include "common/error_classes.h"
@@ -40,7 +40,8 @@ Status NotNull(const ColumnNode& n) {
                                  errc::kDeltaNotNullConstraintViolated);
 }
 
-Status Shred(const Vector& v, const ColumnNode& n, const Slots& in, std::vector<LeafShred>* leaves) {
+Status Shred(const Vector& v, const ColumnNode& n, const Slots& in,
+             std::vector<LeafShred>* leaves) {
   size_t k_n = in.idx.size();
   if (n.kind == ColumnNode::kLeaf) {
     LeafShred& out = (*leaves)[n.leaf_index];
@@ -80,7 +81,8 @@ Status Shred(const Vector& v, const ColumnNode& n, const Slots& in, std::vector<
         child.def_absent[k] = in.def_absent[k];
       }
     }
-    for (size_t c = 0; c < n.children.size(); ++c) SILT_RETURN_NOT_OK(Shred(v.child(c), n.children[c], child, leaves));
+    for (size_t c = 0; c < n.children.size(); ++c)
+      SILT_RETURN_NOT_OK(Shred(v.child(c), n.children[c], child, leaves));
     return Status::OK();
   }
   // list / map
@@ -109,12 +111,12 @@ Status Shred(const Vector& v, const ColumnNode& n, const Slots& in, std::vector<
       child.rep.push_back(j == off[i] ? in.rep[k] : n.elem_rep);
     }
   }
-  for (size_t c = 0; c < n.children.size(); ++c) SILT_RETURN_NOT_OK(Shred(v.child(c), n.children[c], child, leaves));
+  for (size_t c = 0; c < n.children.size(); ++c)
+    SILT_RETURN_NOT_OK(Shred(v.child(c), n.children[c], child, leaves));
   return Status::OK();
 }
 
 // ------------------------------------------------------------------ physical values
-
 
 void Int128ToBigEndian(int128_t v, int bytes, uint8_t* out) {
   unsigned __int128 u = static_cast<unsigned __int128>(v);
@@ -127,14 +129,16 @@ void Int128ToBigEndian(int128_t v, int bytes, uint8_t* out) {
 // Dense values of a leaf in their physical PLAIN layout (fixed width), or references to the
 // logical byte-array vector.
 struct Physical {
-  int width = 0;  // 0: byte array
+  int width = 0;               // 0: byte array
   std::vector<uint8_t> owned;  // the converted values, unless `fixed` points into the vector
   const uint8_t* fixed = nullptr;
   const Vector* bytes = nullptr;
   const uint32_t* sel = nullptr;
   size_t n = 0;
   std::string_view Bytes(size_t i) const { return bytes->GetString(sel[i]); }
-  size_t ValueBytes(size_t i) const { return width ? static_cast<size_t>(width) : Bytes(i).size() + 4; }
+  size_t ValueBytes(size_t i) const {
+    return width ? static_cast<size_t>(width) : Bytes(i).size() + 4;
+  }
 };
 
 void MakePhysical(const ColumnNode& leaf, const LeafShred& sh, Physical* p) {
@@ -149,7 +153,8 @@ void MakePhysical(const ColumnNode& leaf, const LeafShred& sh, Physical* p) {
   size_t n = p->n;
   const uint32_t* sel = sh.sel.data();
   // Without nulls the dense values are the vector's own when its layout is the physical one.
-  if (n == v.size() && v.type()->fixed_width() == p->width && v.id() != TypeId::kBoolean && v.id() != TypeId::kDecimal) {
+  if (n == v.size() && v.type()->fixed_width() == p->width && v.id() != TypeId::kBoolean &&
+      v.id() != TypeId::kDecimal) {
     p->fixed = v.data<uint8_t>();
     return;
   }
@@ -218,20 +223,39 @@ void MinMax(const Vector& v, const uint32_t* sel, size_t b, size_t e, int64_t* m
   };
   auto lt = [](auto a, auto c) { return a < c; };
   switch (v.id()) {
-    case TypeId::kBoolean: scan([&](uint32_t r) { return v.data<uint8_t>()[r]; }, lt); break;
-    case TypeId::kInt8: scan([&](uint32_t r) { return v.data<int8_t>()[r]; }, lt); break;
-    case TypeId::kInt16: scan([&](uint32_t r) { return v.data<int16_t>()[r]; }, lt); break;
+    case TypeId::kBoolean:
+      scan([&](uint32_t r) { return v.data<uint8_t>()[r]; }, lt);
+      break;
+    case TypeId::kInt8:
+      scan([&](uint32_t r) { return v.data<int8_t>()[r]; }, lt);
+      break;
+    case TypeId::kInt16:
+      scan([&](uint32_t r) { return v.data<int16_t>()[r]; }, lt);
+      break;
     case TypeId::kInt32:
-    case TypeId::kDate: scan([&](uint32_t r) { return v.data<int32_t>()[r]; }, lt); break;
+    case TypeId::kDate:
+      scan([&](uint32_t r) { return v.data<int32_t>()[r]; }, lt);
+      break;
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: scan([&](uint32_t r) { return v.data<int64_t>()[r]; }, lt); break;
-    case TypeId::kFloat: scan([&](uint32_t r) { return v.data<float>()[r]; }, lt); break;
-    case TypeId::kDouble: scan([&](uint32_t r) { return v.data<double>()[r]; }, lt); break;
-    case TypeId::kDecimal: scan([&](uint32_t r) { return v.Get<int128_t>(r); }, lt); break;
+    case TypeId::kTimestampNtz:
+      scan([&](uint32_t r) { return v.data<int64_t>()[r]; }, lt);
+      break;
+    case TypeId::kFloat:
+      scan([&](uint32_t r) { return v.data<float>()[r]; }, lt);
+      break;
+    case TypeId::kDouble:
+      scan([&](uint32_t r) { return v.data<double>()[r]; }, lt);
+      break;
+    case TypeId::kDecimal:
+      scan([&](uint32_t r) { return v.Get<int128_t>(r); }, lt);
+      break;
     case TypeId::kString:
-    case TypeId::kBinary: scan([&](uint32_t r) { return v.GetString(r); }, lt); break;
-    default: break;
+    case TypeId::kBinary:
+      scan([&](uint32_t r) { return v.GetString(r); }, lt);
+      break;
+    default:
+      break;
   }
 }
 
@@ -239,14 +263,19 @@ std::string EncodeStat(const ColumnNode& leaf, const Vector& v, uint32_t row) {
   std::string out;
   switch (v.id()) {
     case TypeId::kString:
-    case TypeId::kBinary: out = std::string(v.GetString(row)); break;
-    case TypeId::kBoolean: out.push_back(static_cast<char>(v.data<uint8_t>()[row])); break;
+    case TypeId::kBinary:
+      out = std::string(v.GetString(row));
+      break;
+    case TypeId::kBoolean:
+      out.push_back(static_cast<char>(v.data<uint8_t>()[row]));
+      break;
     case TypeId::kInt8:
     case TypeId::kInt16:
     case TypeId::kInt32:
     case TypeId::kDate: {
-      int32_t x = v.id() == TypeId::kInt8 ? v.data<int8_t>()[row]
-                  : v.id() == TypeId::kInt16 ? v.data<int16_t>()[row] : v.data<int32_t>()[row];
+      int32_t x = v.id() == TypeId::kInt8    ? v.data<int8_t>()[row]
+                  : v.id() == TypeId::kInt16 ? v.data<int16_t>()[row]
+                                             : v.data<int32_t>()[row];
       out.assign(reinterpret_cast<const char*>(&x), 4);
       break;
     }
@@ -313,8 +342,8 @@ bool TruncateMax(std::string* s, size_t n, bool utf8, bool* ok) {
 // Encoded (and for binary, truncated) bounds of the values at rows min_row and max_row of v
 // (min_row < 0: no bounds).
 void FillStats(const ColumnNode& leaf, const Vector& v, int64_t min_row, int64_t max_row, int trunc,
-               std::optional<std::string>* min_out, std::optional<std::string>* max_out, bool* min_exact,
-               bool* max_exact) {
+               std::optional<std::string>* min_out, std::optional<std::string>* max_out,
+               bool* min_exact, bool* max_exact) {
   *min_exact = *max_exact = true;
   if (min_row < 0) return;
   std::string smin = EncodeStat(leaf, v, static_cast<uint32_t>(min_row)),
@@ -397,8 +426,9 @@ class DictTable {
 // (about a page) already show that the dictionary does not pay — parquet-mr makes the same
 // check when its first page is written and then writes the whole chunk PLAIN; hashing on
 // through a column of distinct values (ids, hashes) until the dictionary is full costs time.
-size_t BuildDictionary(const Physical& p, int64_t max_bytes, size_t probe, std::vector<uint32_t>* indices,
-                       std::vector<uint32_t>* dict_positions, int64_t* dict_bytes) {
+size_t BuildDictionary(const Physical& p, int64_t max_bytes, size_t probe,
+                       std::vector<uint32_t>* indices, std::vector<uint32_t>* dict_positions,
+                       int64_t* dict_bytes) {
   indices->resize(p.n);
   *dict_bytes = 0;
   int64_t probe_plain = 0;
@@ -440,11 +470,13 @@ size_t BuildDictionary(const Physical& p, int64_t max_bytes, size_t probe, std::
     } else if (p.width > 0) {
       const char* key = reinterpret_cast<const char*>(p.fixed) + i * p.width;
       ok = add(i, HashBytes(key, p.width), [&](uint32_t j) {
-        return std::memcmp(reinterpret_cast<const char*>(p.fixed) + size_t(pos[j]) * p.width, key, p.width) == 0;
+        return std::memcmp(reinterpret_cast<const char*>(p.fixed) + size_t(pos[j]) * p.width, key,
+                           p.width) == 0;
       });
     } else {
       std::string_view key = p.Bytes(i);
-      ok = add(i, HashBytes(key.data(), key.size()), [&](uint32_t j) { return p.Bytes(pos[j]) == key; });
+      ok = add(i, HashBytes(key.data(), key.size()),
+               [&](uint32_t j) { return p.Bytes(pos[j]) == key; });
     }
     if (!ok) return i;
     if (i + 1 == probe && probe < p.n && !pays(probe)) return 0;
@@ -469,7 +501,8 @@ void AppendLE32(std::string* out, uint32_t v) { out->append(reinterpret_cast<con
 int64_t UsedBytes(const Vector& v) {
   const int64_t n = static_cast<int64_t>(v.size());
   int64_t b = (v.may_have_nulls() ? n : 0) + n * v.type()->fixed_width();
-  if (v.id() == TypeId::kString || v.id() == TypeId::kBinary) b += 4 * (n + 1) + static_cast<int64_t>(v.bytes().size());
+  if (v.id() == TypeId::kString || v.id() == TypeId::kBinary)
+    b += 4 * (n + 1) + static_cast<int64_t>(v.bytes().size());
   if (v.id() == TypeId::kList || v.id() == TypeId::kMap) b += 4 * (n + 1);
   for (size_t c = 0; c < v.num_children(); ++c) b += UsedBytes(v.child(c));
   return b;
@@ -477,18 +510,21 @@ int64_t UsedBytes(const Vector& v) {
 
 }  // namespace
 
-Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(std::unique_ptr<WritableFile> sink, const Schema& schema,
+Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(std::unique_ptr<WritableFile> sink,
+                                                           const Schema& schema,
                                                            WriterOptions options) {
   if (options.data_page_version != 1 && options.data_page_version != 2)
     return Status::InvalidArgument("data page version must be 1 or 2");
   if (options.codec == CompressionCodec::LZ4 || options.codec == CompressionCodec::LZO)
-    return Status::NotImplemented(std::string("writing ") + CodecName(options.codec) + " is not supported");
+    return Status::NotImplemented(std::string("writing ") + CodecName(options.codec) +
+                                  " is not supported");
   if (options.page_rows <= 0) options.page_rows = 20000;
   std::unique_ptr<ParquetWriter> w(new ParquetWriter());
   w->sink_ = std::move(sink);
   w->schema_ = schema;
   w->options_ = std::move(options);
-  if (w->options_.created_by.empty()) w->options_.created_by = std::string("silt version ") + SILT_VERSION + " (build silt)";
+  if (w->options_.created_by.empty())
+    w->options_.created_by = std::string("silt version ") + SILT_VERSION + " (build silt)";
   SILT_ASSIGN_OR_RETURN(auto elements, MakeParquetSchema(schema));
   SILT_ASSIGN_OR_RETURN(w->file_schema_, FileSchema::Make(elements));
   w->metadata_.version = 1;
@@ -510,13 +546,16 @@ int64_t ParquetWriter::bytes_written() const { return offset_; }
 Status ParquetWriter::Write(const DataChunk& chunk) {
   if (closed_) return Status::InvalidArgument("write after Close");
   if (chunk.columns.size() != schema_.size())
-    return Status::InvalidArgument("chunk has " + std::to_string(chunk.columns.size()) + " columns, the schema " +
-                                   std::to_string(schema_.size()));
+    return Status::InvalidArgument("chunk has " + std::to_string(chunk.columns.size()) +
+                                   " columns, the schema " + std::to_string(schema_.size()));
   for (size_t i = 0; i < schema_.size(); ++i) {
     if (!chunk.columns[i].type()->Equals(*schema_[i].type))
-      return Status::InvalidArgument("column '" + schema_[i].name + "' has type " + chunk.columns[i].type()->ToString() +
-                                     ", expected " + schema_[i].type->ToString(), errc::kDatatypeMismatch);
-    if (!schema_[i].nullable && chunk.columns[i].CountNulls() > 0) return NotNull(file_schema_.columns()[i]);
+      return Status::InvalidArgument("column '" + schema_[i].name + "' has type " +
+                                         chunk.columns[i].type()->ToString() + ", expected " +
+                                         schema_[i].type->ToString(),
+                                     errc::kDatatypeMismatch);
+    if (!schema_[i].nullable && chunk.columns[i].CountNulls() > 0)
+      return NotNull(file_schema_.columns()[i]);
   }
   size_t n = chunk.size();
   if (n == 0) return Status::OK();
@@ -527,23 +566,27 @@ Status ParquetWriter::Write(const DataChunk& chunk) {
   while (done < n) {
     size_t take = n - done;
     if (options_.row_group_max_rows > 0)
-      take = std::min<size_t>(take, static_cast<size_t>(options_.row_group_max_rows - buffered_rows_));
+      take =
+          std::min<size_t>(take, static_cast<size_t>(options_.row_group_max_rows - buffered_rows_));
     if (buffered_rows_ == 0 && options_.expected_rows > 0) {
       // Size the buffers for the row group: the file's remaining rows, at most a row group's
       // worth at this chunk's bytes per row (+1: the flush comes at or past the target).
       double fit = static_cast<double>(options_.row_group_bytes) / std::max(row_bytes, 1.0) + 1;
-      int64_t rows = std::min<int64_t>(options_.expected_rows - rows_written_, static_cast<int64_t>(fit));
+      int64_t rows =
+          std::min<int64_t>(options_.expected_rows - rows_written_, static_cast<int64_t>(fit));
       if (options_.row_group_max_rows > 0) rows = std::min(rows, options_.row_group_max_rows);
       if (rows > static_cast<int64_t>(take)) {
         for (size_t i = 0; i < schema_.size(); ++i) {
           const Vector& src = chunk.columns[i];
           buffered_[i].Reserve(static_cast<size_t>(rows));
           if (src.id() == TypeId::kString || src.id() == TypeId::kBinary)
-            buffered_[i].bytes().reserve(src.bytes().size() * static_cast<size_t>(rows) / n * 9 / 8);
+            buffered_[i].bytes().reserve(src.bytes().size() * static_cast<size_t>(rows) / n * 9 /
+                                         8);
         }
       }
     }
-    for (size_t i = 0; i < schema_.size(); ++i) buffered_[i].AppendRange(chunk.columns[i], done, take);
+    for (size_t i = 0; i < schema_.size(); ++i)
+      buffered_[i].AppendRange(chunk.columns[i], done, take);
     buffered_bytes_ += static_cast<int64_t>(row_bytes * static_cast<double>(take));
     buffered_rows_ += static_cast<int64_t>(take);
     done += take;
@@ -554,7 +597,8 @@ Status ParquetWriter::Write(const DataChunk& chunk) {
   return Status::OK();
 }
 
-Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, RowGroup* rg, ColumnOut* out) {
+Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, RowGroup* rg,
+                                  ColumnOut* out) {
   // Shred the column into its leaves.
   std::vector<LeafShred> shreds(static_cast<size_t>(file_schema_.num_leaves()));
   size_t rows = column.size();
@@ -596,19 +640,22 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
   const bool compress = options_.codec != CompressionCodec::UNCOMPRESSED;
   // Compresses a page body (v2: all but the level_bytes of levels), fills the header's sizes and
   // CRC and appends header + payload to *out. Thread-safe (pages are built concurrently).
-  auto build_page = [&](PageHeader& h, const std::string& body, size_t level_bytes, std::string* bytes) -> Status {
+  auto build_page = [&](PageHeader& h, const std::string& body, size_t level_bytes,
+                        std::string* bytes) -> Status {
     std::string compressed;
     if (compress) {
       compressed.reserve(body.size() + body.size() / 6 + 64);
       compressed.append(body.data(), level_bytes);
-      SILT_RETURN_NOT_OK(Compress(options_.codec, reinterpret_cast<const uint8_t*>(body.data()) + level_bytes,
-                                  body.size() - level_bytes, &compressed, options_.compression_level));
+      SILT_RETURN_NOT_OK(
+          Compress(options_.codec, reinterpret_cast<const uint8_t*>(body.data()) + level_bytes,
+                   body.size() - level_bytes, &compressed, options_.compression_level));
     }
     const std::string& payload = compress ? compressed : body;
     h.uncompressed_page_size = static_cast<int32_t>(body.size());
     h.compressed_page_size = static_cast<int32_t>(payload.size());
     if (options_.write_page_crc)
-      h.crc = static_cast<int32_t>(crc32(0L, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size())));
+      h.crc = static_cast<int32_t>(crc32(0L, reinterpret_cast<const Bytef*>(payload.data()),
+                                         static_cast<uInt>(payload.size())));
     bytes->clear();
     SerializePageHeader(h, bytes);
     bytes->append(payload);
@@ -628,7 +675,8 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
     int64_t chunk_start = out->size;
     std::vector<Encoding> encodings;
     auto note_encoding = [&](Encoding e) {
-      if (std::find(encodings.begin(), encodings.end(), e) == encodings.end()) encodings.push_back(e);
+      if (std::find(encodings.begin(), encodings.end(), e) == encodings.end())
+        encodings.push_back(e);
     };
     std::vector<PageEncodingStats> enc_stats;
     auto count_page = [&](PageType t, Encoding e) {
@@ -649,15 +697,18 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
     // Dictionary: used for the values before `dict_covered`; PLAIN after (fallback).
     std::vector<uint32_t> indices, dict_pos;
     size_t dict_covered = 0;
-    if (options_.dictionary && leaf->physical_type != Type::BOOLEAN && phys.n > 0 && vals.id() != TypeId::kNull) {
+    if (options_.dictionary && leaf->physical_type != Type::BOOLEAN && phys.n > 0 &&
+        vals.id() != TypeId::kNull) {
       int64_t dict_bytes;
-      dict_covered = BuildDictionary(phys, options_.dictionary_page_bytes, static_cast<size_t>(options_.page_rows), &indices,
-                                     &dict_pos, &dict_bytes);
+      dict_covered = BuildDictionary(phys, options_.dictionary_page_bytes,
+                                     static_cast<size_t>(options_.page_rows), &indices, &dict_pos,
+                                     &dict_bytes);
       // Not worth it when the dictionary is about as big as the values themselves.
       if (dict_covered == phys.n) {
         int64_t plain_bytes = static_cast<int64_t>(phys.n) * phys.width;
         if (phys.width == 0)
-          for (size_t i = 0; i < phys.n; ++i) plain_bytes += static_cast<int64_t>(phys.ValueBytes(i));
+          for (size_t i = 0; i < phys.n; ++i)
+            plain_bytes += static_cast<int64_t>(phys.ValueBytes(i));
         int bw = BitWidth(dict_pos.empty() ? 0 : dict_pos.size() - 1);
         if (dict_bytes + static_cast<int64_t>(phys.n) * bw / 8 >= plain_bytes) dict_covered = 0;
       }
@@ -669,15 +720,18 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
     if (dict_covered > 0 && (vals.id() == TypeId::kString || vals.id() == TypeId::kBinary)) {
       std::vector<uint32_t> order(dict_pos.size());
       for (uint32_t j = 0; j < order.size(); ++j) order[j] = j;
-      std::sort(order.begin(), order.end(),
-                [&](uint32_t a, uint32_t b) { return phys.Bytes(dict_pos[a]) < phys.Bytes(dict_pos[b]); });
+      std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        return phys.Bytes(dict_pos[a]) < phys.Bytes(dict_pos[b]);
+      });
       dict_rank.resize(order.size());
       for (uint32_t r = 0; r < order.size(); ++r) dict_rank[order[r]] = r;  // entries are distinct
     }
     if (dict_covered > 0) {
       std::string body;
       if (phys.width) {
-        for (uint32_t p : dict_pos) body.append(reinterpret_cast<const char*>(phys.fixed) + size_t(p) * phys.width, phys.width);
+        for (uint32_t p : dict_pos)
+          body.append(reinterpret_cast<const char*>(phys.fixed) + size_t(p) * phys.width,
+                      phys.width);
       } else {
         std::vector<uint32_t> rows_sel(dict_pos.size());
         for (size_t i = 0; i < dict_pos.size(); ++i) rows_sel[i] = phys.sel[dict_pos[i]];
@@ -692,7 +746,8 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
       md.dictionary_page_offset = out->size;
       std::string bytes;
       SILT_RETURN_NOT_OK(build_page(h, body, 0, &bytes));
-      size_t uncompressed = bytes.size() - static_cast<size_t>(h.compressed_page_size) + body.size();
+      size_t uncompressed =
+          bytes.size() - static_cast<size_t>(h.compressed_page_size) + body.size();
       SILT_RETURN_NOT_OK(append_page(std::move(bytes), uncompressed));
       note_encoding(dh.encoding);
       count_page(PageType::DICTIONARY_PAGE, dh.encoding);
@@ -706,7 +761,7 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
     struct Page {
       size_t e0 = 0, e = 0, d0 = 0, d = 0;
       int64_t rows = 0;
-      std::string bytes;  // header + payload
+      std::string bytes;        // header + payload
       size_t uncompressed = 0;  // header + uncompressed body
       PageType type = PageType::DATA_PAGE;
       Encoding enc = Encoding::PLAIN;
@@ -746,12 +801,15 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
         }
       } else if (v2 && leaf->physical_type == Type::INT32) {
         enc = Encoding::DELTA_BINARY_PACKED;
-        EncodeDeltaBinaryPacked32(reinterpret_cast<const int32_t*>(phys.fixed) + d0, n_dense, &values);
+        EncodeDeltaBinaryPacked32(reinterpret_cast<const int32_t*>(phys.fixed) + d0, n_dense,
+                                  &values);
       } else if (v2 && leaf->physical_type == Type::INT64) {
         enc = Encoding::DELTA_BINARY_PACKED;
-        EncodeDeltaBinaryPacked(reinterpret_cast<const int64_t*>(phys.fixed) + d0, n_dense, &values);
+        EncodeDeltaBinaryPacked(reinterpret_cast<const int64_t*>(phys.fixed) + d0, n_dense,
+                                &values);
       } else {
-        values.append(reinterpret_cast<const char*>(phys.fixed) + d0 * phys.width, n_dense * phys.width);
+        values.append(reinterpret_cast<const char*>(phys.fixed) + d0 * phys.width,
+                      n_dense * phys.width);
       }
       // Levels.
       std::string rep_bytes, def_bytes;
@@ -822,7 +880,8 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
       if (pmn >= 0) pg.min_row = phys.sel[pmn], pg.max_row = phys.sel[pmx];
       if (options_.write_page_index) {
         bool mine, maxe;
-        FillStats(*leaf, vals, pg.min_row, pg.max_row, options_.stats_truncate_bytes, &pg.pmin, &pg.pmax, &mine, &maxe);
+        FillStats(*leaf, vals, pg.min_row, pg.max_row, options_.stats_truncate_bytes, &pg.pmin,
+                  &pg.pmax, &mine, &maxe);
       }
       return Status::OK();
     };
@@ -836,7 +895,8 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
     std::vector<Page> pages;
     while (e < sh.entries || (first_data_page && sh.entries == 0)) {
       pages.clear();
-      while (pages.size() < batch && (e < sh.entries || (first_data_page && sh.entries == 0 && pages.empty()))) {
+      while (pages.size() < batch &&
+             (e < sh.entries || (first_data_page && sh.entries == 0 && pages.empty()))) {
         Page pg;
         pg.e0 = e;
         pg.d0 = d;
@@ -845,7 +905,8 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
           // Flat, fixed width, no nulls: the loop below in arithmetic (entries are rows and
           // values; the page ends at its row or byte limit or where the dictionary ends).
           const int64_t w = phys.width;
-          size_t k = static_cast<size_t>(std::min(options_.page_rows, (options_.page_bytes + w - 1) / w));
+          size_t k =
+              static_cast<size_t>(std::min(options_.page_rows, (options_.page_bytes + w - 1) / w));
           if (pg.d0 < dict_covered) k = std::min(k, dict_covered - pg.d0);
           k = std::min(std::max<size_t>(k, 1), sh.entries - e);
           pg.rows = static_cast<int64_t>(k);
@@ -857,7 +918,8 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
           bool new_row = !rep || rep[e] == 0;
           if (new_row && e > pg.e0 &&
               (pg.rows >= options_.page_rows || page_bytes >= options_.page_bytes ||
-               (pg.d0 < dict_covered && d >= dict_covered)))  // the dictionary is full: PLAIN from here
+               (pg.d0 < dict_covered &&
+                d >= dict_covered)))  // the dictionary is full: PLAIN from here
             break;
           if (new_row) ++pg.rows;
           if (!def || def[e] == leaf->max_def) {
@@ -871,14 +933,17 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
         pages.push_back(std::move(pg));
         if (sh.entries == 0) break;
       }
-      SILT_RETURN_NOT_OK(ParallelFor(options_.pool, pages.size(), [&](size_t i) { return build(pages[i]); }));
+      SILT_RETURN_NOT_OK(
+          ParallelFor(options_.pool, pages.size(), [&](size_t i) { return build(pages[i]); }));
       for (Page& pg : pages) {
         int64_t page_offset = out->size;
         if (first_data_page) md.data_page_offset = page_offset;
         SILT_RETURN_NOT_OK(append_page(std::move(pg.bytes), pg.uncompressed));
         note_encoding(pg.enc);
         count_page(pg.type, pg.enc);
-        if (pg.min_row >= 0) extremes.insert(extremes.end(), {static_cast<uint32_t>(pg.min_row), static_cast<uint32_t>(pg.max_row)});
+        if (pg.min_row >= 0)
+          extremes.insert(extremes.end(),
+                          {static_cast<uint32_t>(pg.min_row), static_cast<uint32_t>(pg.max_row)});
         // Page index entries.
         if (options_.write_page_index) {
           bool null_page = pg.d == pg.d0;
@@ -909,9 +974,11 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
     // The first minimum and maximum of the chunk in row order (ties resolve as a full scan would).
     int64_t cmn, cmx;
     MinMax(vals, extremes.data(), 0, extremes.size(), &cmn, &cmx);
-    int64_t min_row = cmn < 0 ? -1 : int64_t{extremes[cmn]}, max_row = cmn < 0 ? -1 : int64_t{extremes[cmx]};
+    int64_t min_row = cmn < 0 ? -1 : int64_t{extremes[cmn]},
+            max_row = cmn < 0 ? -1 : int64_t{extremes[cmx]};
     bool mine, maxe;
-    FillStats(*leaf, vals, min_row, max_row, options_.stats_truncate_bytes, &st.min_value, &st.max_value, &mine, &maxe);
+    FillStats(*leaf, vals, min_row, max_row, options_.stats_truncate_bytes, &st.min_value,
+              &st.max_value, &mine, &maxe);
     if (st.min_value && !mine) st.is_min_value_exact = false;
     if (st.max_value && !maxe) st.is_max_value_exact = false;
     if (leaf->type->id() == TypeId::kNull) st.min_value.reset(), st.max_value.reset();
@@ -929,11 +996,13 @@ Status ParquetWriter::WriteColumn(const Vector& column, const ColumnNode& node, 
     fs.num_values += static_cast<int64_t>(sh.entries);
     *fs.null_count += leaf_nulls;
     if (min_row >= 0) {
-      Value vmin = vals.GetValue(static_cast<size_t>(min_row)), vmax = vals.GetValue(static_cast<size_t>(max_row));
+      Value vmin = vals.GetValue(static_cast<size_t>(min_row)),
+            vmax = vals.GetValue(static_cast<size_t>(max_row));
       if (!fs.min || CompareValues(vmin, *fs.min).value_or(0) < 0) fs.min = vmin;
       if (!fs.max || CompareValues(vmax, *fs.max).value_or(0) > 0) fs.max = vmax;
     }
-    if (options_.write_page_index) page_indexes_[metadata_.row_groups.size()][leaf->leaf_index] = std::move(pix);
+    if (options_.write_page_index)
+      page_indexes_[metadata_.row_groups.size()][leaf->leaf_index] = std::move(pix);
   }
   return Status::OK();
 }
@@ -963,7 +1032,9 @@ Status ParquetWriter::FlushRowGroup() {
       cc.meta_data->data_page_offset += base;
       if (cc.meta_data->dictionary_page_offset) *cc.meta_data->dictionary_page_offset += base;
       if (options_.write_page_index)
-        for (PageLocation& loc : page_indexes_.back()[static_cast<size_t>(l)].offset_index.page_locations) loc.offset += base;
+        for (PageLocation& loc :
+             page_indexes_.back()[static_cast<size_t>(l)].offset_index.page_locations)
+          loc.offset += base;
     }
     for (const std::string& page : out.pages) SILT_RETURN_NOT_OK(sink_->Append(page));
     offset_ += out.size;

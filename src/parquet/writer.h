@@ -3,8 +3,9 @@
 // column and offset indexes, both LogicalType and ConvertedType annotations).
 //
 // Memory: one row group of buffered input plus its encoded pages (column chunks are built in
-// parallel and written in order when the row group is flushed). Not thread-safe. A file is complete only after Close() returns OK; callers that publish files
-// (Delta commits) must reference them only after that.
+// parallel and written in order when the row group is flushed). Not thread-safe. A file is complete
+// only after Close() returns OK; callers that publish files (Delta commits) must reference them
+// only after that.
 #pragma once
 
 #include <cstdint>
@@ -27,18 +28,18 @@ namespace silt::parquet {
 
 struct WriterOptions {
   CompressionCodec codec = CompressionCodec::SNAPPY;
-  int compression_level = -1;              // codec default
-  int64_t row_group_bytes = 128LL << 20;   // target row group size (the buffered values' bytes)
-  int64_t row_group_max_rows = -1;         // optional row cap per row group
-  int64_t page_bytes = 1 << 20;            // target page size (values)
-  int64_t page_rows = 20000;               // max rows per page (parquet-mr's default)
-  int64_t dictionary_page_bytes = 1 << 20; // dictionary larger than this falls back to PLAIN
+  int compression_level = -1;               // codec default
+  int64_t row_group_bytes = 128LL << 20;    // target row group size (the buffered values' bytes)
+  int64_t row_group_max_rows = -1;          // optional row cap per row group
+  int64_t page_bytes = 1 << 20;             // target page size (values)
+  int64_t page_rows = 20000;                // max rows per page (parquet-mr's default)
+  int64_t dictionary_page_bytes = 1 << 20;  // dictionary larger than this falls back to PLAIN
   bool dictionary = true;
-  int data_page_version = 1;               // 1 (Spark's default) or 2
+  int data_page_version = 1;  // 1 (Spark's default) or 2
   bool write_page_index = true;
   bool write_page_crc = true;
-  int stats_truncate_bytes = 64;           // binary min/max longer than this are truncated
-  std::string created_by;                  // default "silt version X (build silt)"
+  int stats_truncate_bytes = 64;  // binary min/max longer than this are truncated
+  std::string created_by;         // default "silt version X (build silt)"
   std::vector<KeyValue> key_value_metadata;
   // Rows the file will get, when the caller knows: the row group buffers are then sized once
   // (for at most a row group) instead of growing, copying and faulting in fresh pages as rows
@@ -52,8 +53,9 @@ struct WriterOptions {
 class ParquetWriter {
  public:
   // `sink` receives the bytes; the writer owns it and closes it in Close().
-  static Result<std::unique_ptr<ParquetWriter>> Make(std::unique_ptr<WritableFile> sink, const Schema& schema,
-                                                      WriterOptions options = {});
+  static Result<std::unique_ptr<ParquetWriter>> Make(std::unique_ptr<WritableFile> sink,
+                                                     const Schema& schema,
+                                                     WriterOptions options = {});
   ~ParquetWriter();
 
   // Appends rows (columns in schema order, same types). A null in a non-nullable field fails

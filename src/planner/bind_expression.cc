@@ -4,13 +4,14 @@
 
 namespace silt::planner {
 
-Result<int> Binder::Impl::ResolveColumn(const std::vector<std::string>& names, const std::vector<OutputColumn>& cols,
-                          size_t* consumed) {
+Result<int> Binder::Impl::ResolveColumn(const std::vector<std::string>& names,
+                                        const std::vector<OutputColumn>& cols, size_t* consumed) {
   // Try qualifier.column first for multi-part names, then column[.field...].
   if (names.size() >= 2) {
     int found = -1;
     for (size_t i = 0; i < cols.size(); ++i) {
-      if (NameEq(cols[i].qualifier, names[names.size() >= 3 ? 1 : 0]) && NameEq(cols[i].name, names[names.size() >= 3 ? 2 : 1])) {
+      if (NameEq(cols[i].qualifier, names[names.size() >= 3 ? 1 : 0]) &&
+          NameEq(cols[i].name, names[names.size() >= 3 ? 2 : 1])) {
         if (found >= 0) break;
         found = static_cast<int>(i);
       }
@@ -28,9 +29,9 @@ Result<int> Binder::Impl::ResolveColumn(const std::vector<std::string>& names, c
       }
     }
     if (matches > 1) {
-      return Status::InvalidArgument("Reference " + Backquote(names[0] + "." + names[1]) +
-                                         " is ambiguous.",
-                                     errc::kAmbiguousReference);
+      return Status::InvalidArgument(
+          "Reference " + Backquote(names[0] + "." + names[1]) + " is ambiguous.",
+          errc::kAmbiguousReference);
     }
     if (found >= 0) {
       *consumed = 2;
@@ -46,7 +47,8 @@ Result<int> Binder::Impl::ResolveColumn(const std::vector<std::string>& names, c
   }
   if (matches > 1) {
     return Status::InvalidArgument("Reference " + Backquote(names[0]) +
-                                       " is ambiguous, could be: " + std::to_string(matches) + " columns.",
+                                       " is ambiguous, could be: " + std::to_string(matches) +
+                                       " columns.",
                                    errc::kAmbiguousReference);
   }
   if (found >= 0) {
@@ -61,14 +63,15 @@ Result<int> Binder::Impl::ResolveColumn(const std::vector<std::string>& names, c
 Result<ExprPtr> Binder::Impl::FieldAccess(ExprPtr base, const std::string& field) {
   if (base->type->id() != TypeId::kStruct) {
     return Status::InvalidArgument("Can't extract a value from " + base->ToString() +
-                                       ". Need a complex type [STRUCT, ARRAY, MAP] but got " + base->type->ToString() + ".",
+                                       ". Need a complex type [STRUCT, ARRAY, MAP] but got " +
+                                       base->type->ToString() + ".",
                                    errc::kInvalidExtractBaseFieldType);
   }
   int idx = FindField(base->type->fields(), field);
   if (idx < 0) {
-    return Status::InvalidArgument("No such struct field " + Backquote(field) + " in " +
-                                       base->type->ToString() + ".",
-                                   errc::kFieldNotFound);
+    return Status::InvalidArgument(
+        "No such struct field " + Backquote(field) + " in " + base->type->ToString() + ".",
+        errc::kFieldNotFound);
   }
   auto e = std::make_shared<exec::Expr>();
   e->kind = ExprKind::kCall;
@@ -77,12 +80,15 @@ Result<ExprPtr> Binder::Impl::FieldAccess(ExprPtr base, const std::string& field
   e->children = {base};
   e->constant = Value::Int32(idx);
   size_t fi = static_cast<size_t>(idx);
-  e->kernel = [fi](std::span<const exec::Arg> args, size_t rows, const exec::EvalContext&, Vector* out) {
+  e->kernel = [fi](std::span<const exec::Arg> args, size_t rows, const exec::EvalContext&,
+                   Vector* out) {
     const Vector& s = *args[0].vector;
     if (args[0].constant) {
       for (size_t i = 0; i < rows; ++i) {
-        if (s.IsNull(0)) out->AppendNull();
-        else out->AppendRange(s.child(fi), 0, 1);
+        if (s.IsNull(0))
+          out->AppendNull();
+        else
+          out->AppendRange(s.child(fi), 0, 1);
       }
       return Status::OK();
     }
@@ -112,12 +118,14 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
     case ExprType::kLiteral:
       if (e.local_timestamp && !e.literal.is_null()) {
         SILT_ASSIGN_OR_RETURN(auto zone, exec::cal::TimeZone::Find(ctx().bind.time_zone));
-        return exec::MakeConstant(Value::Integer(DataType::Timestamp(), zone->LocalMicrosToUtc(e.literal.integer())));
+        return exec::MakeConstant(
+            Value::Integer(DataType::Timestamp(), zone->LocalMicrosToUtc(e.literal.integer())));
       }
       return exec::MakeConstant(e.literal);
     case ExprType::kInterval: {
-      return Status::NotImplemented("interval values are supported only in date/timestamp arithmetic (x ± INTERVAL …)",
-                                    errc::kSiltIntervalUnsupported);
+      return Status::NotImplemented(
+          "interval values are supported only in date/timestamp arithmetic (x ± INTERVAL …)",
+          errc::kSiltIntervalUnsupported);
     }
     case ExprType::kColumnRef:
       return BindColumnRef(e, s);
@@ -147,12 +155,16 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
     }
     case ExprType::kIsNull: {
       SILT_ASSIGN_OR_RETURN(ExprPtr c, Bind(*e.children[0], s));
-      return exec::MakeSpecial(e.negated ? ExprKind::kIsNotNull : ExprKind::kIsNull, DataType::Boolean(), {c});
+      return exec::MakeSpecial(e.negated ? ExprKind::kIsNotNull : ExprKind::kIsNull,
+                               DataType::Boolean(), {c});
     }
     case ExprType::kIsBool: {
       // x IS TRUE  ==  coalesce(x = true, false); IS NOT TRUE is its negation.
       SILT_ASSIGN_OR_RETURN(ExprPtr c, Bind(*e.children[0], s));
-      SILT_ASSIGN_OR_RETURN(ExprPtr eq, exec::BindScalarFunction("<=>", {c, exec::MakeConstant(Value::Boolean(e.bool_value))}, ctx().bind));
+      SILT_ASSIGN_OR_RETURN(
+          ExprPtr eq,
+          exec::BindScalarFunction("<=>", {c, exec::MakeConstant(Value::Boolean(e.bool_value))},
+                                   ctx().bind));
       if (!e.negated) return eq;
       return exec::BindScalarFunction("not", {eq}, ctx().bind);
     }
@@ -209,9 +221,10 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
         }
         if (!acc) {
           // The parser refuses an empty pattern list; an AST built otherwise gets the same error.
-          return Status::InvalidArgument("Invalid SQL syntax: Expected "
-                                         "something between '(' and ')'.",
-                                         errc::kInvalidSqlSyntaxEmptyQuantifiedPattern);
+          return Status::InvalidArgument(
+              "Invalid SQL syntax: Expected "
+              "something between '(' and ')'.",
+              errc::kInvalidSqlSyntaxEmptyQuantifiedPattern);
         }
         if (!e.negated) return acc;
         return exec::BindScalarFunction("not", {acc}, ctx().bind);
@@ -234,13 +247,15 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
     case ExprType::kSubscript: {
       SILT_ASSIGN_OR_RETURN(ExprPtr base, Bind(*e.children[0], s));
       SILT_ASSIGN_OR_RETURN(ExprPtr idx, Bind(*e.children[1], s));
-      if (base->type->id() == TypeId::kStruct && idx->kind == ExprKind::kConstant && !idx->constant.is_null() &&
-          idx->constant.type()->id() == TypeId::kString) {
+      if (base->type->id() == TypeId::kStruct && idx->kind == ExprKind::kConstant &&
+          !idx->constant.is_null() && idx->constant.type()->id() == TypeId::kString) {
         return FieldAccess(base, idx->constant.str());
       }
       // Spark's a[i] is 0-based for arrays (element_at is 1-based).
       if (base->type->id() == TypeId::kList) {
-        SILT_ASSIGN_OR_RETURN(ExprPtr one, exec::BindScalarFunction("+", {idx, exec::MakeConstant(Value::Int32(1))}, ctx().bind));
+        SILT_ASSIGN_OR_RETURN(
+            ExprPtr one,
+            exec::BindScalarFunction("+", {idx, exec::MakeConstant(Value::Int32(1))}, ctx().bind));
         return exec::BindScalarFunction("try_element_at", {base, one}, ctx().bind);
       }
       return exec::BindScalarFunction("try_element_at", {base, idx}, ctx().bind);
@@ -263,7 +278,8 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
     case ExprType::kPositional:
       break;
   }
-  return Status::NotImplemented("expression not supported yet: " + e.ToString(), errc::kSiltUnsupportedExpression);
+  return Status::NotImplemented("expression not supported yet: " + e.ToString(),
+                                errc::kSiltUnsupportedExpression);
 }
 
 Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
@@ -291,7 +307,8 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
         for (const auto& [outer_idx, ph] : *s.outer_refs) {
           if (outer_idx == *o) placeholder = ph;
         }
-        if (placeholder == static_cast<int>(cols.size() + s.outer_refs->size())) s.outer_refs->push_back({*o, placeholder});
+        if (placeholder == static_cast<int>(cols.size() + s.outer_refs->size()))
+          s.outer_refs->push_back({*o, placeholder});
         ExprPtr ref = exec::MakeColumn(placeholder, c.type, c.name, c.nullable);
         for (size_t i = oc; i < e.names.size(); ++i) {
           SILT_ASSIGN_OR_RETURN(ref, FieldAccess(ref, e.names[i]));
@@ -311,11 +328,13 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
       if (g->kind == ExprKind::kColumn && g->column == *idx) group = static_cast<int>(i);
     }
     if (group < 0) {
-      return Status::InvalidArgument("The non-aggregating expression " + Backquote(c.name) +
-                                         " is based on columns which are not participating in the GROUP BY clause. "
-                                         "Add the columns or the expression to the GROUP BY, aggregate the expression, "
-                                         "or use `any_value(" + c.name + ")` if you do not care which of the values within a group is returned.",
-                                     errc::kMissingAggregation);
+      return Status::InvalidArgument(
+          "The non-aggregating expression " + Backquote(c.name) +
+              " is based on columns which are not participating in the GROUP BY clause. "
+              "Add the columns or the expression to the GROUP BY, aggregate the expression, "
+              "or use `any_value(" +
+              c.name + ")` if you do not care which of the values within a group is returned.",
+          errc::kMissingAggregation);
     }
     ref = exec::MakeColumn(group, c.type, c.name, true);
   }
@@ -328,28 +347,36 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
 // x ± INTERVAL …, as Spark resolves it: DATE ± year-month → add_months (DATE); DATE ± whole days
 // → date_add (DATE); otherwise the date becomes a TIMESTAMP and the interval is added to it in
 // the session time zone (__timestamp_add_interval). Strings are read as timestamps.
-Result<ExprPtr> Binder::Impl::BindIntervalArithmetic(const ParsedExpr& x, const ParsedExpr& interval, bool subtract, ExprScope& s) {
+Result<ExprPtr> Binder::Impl::BindIntervalArithmetic(const ParsedExpr& x,
+                                                     const ParsedExpr& interval, bool subtract,
+                                                     ExprScope& s) {
   SILT_ASSIGN_OR_RETURN(ExprPtr v, Bind(x, s));
   int64_t months = subtract ? -interval.interval_months : interval.interval_months;
   int64_t micros = subtract ? -interval.interval_micros : interval.interval_micros;
   const auto lit64 = [](int64_t n) { return exec::MakeConstant(Value::Int64(n)); };
   TypeId id = v->type->id();
   if (id == TypeId::kDate) {
-    const auto lit32 = [](int64_t n) { return exec::MakeConstant(Value::Int32(static_cast<int32_t>(n))); };
+    const auto lit32 = [](int64_t n) {
+      return exec::MakeConstant(Value::Int32(static_cast<int32_t>(n)));
+    };
     if (micros == 0) return exec::BindScalarFunction("add_months", {v, lit32(months)}, ctx().bind);
     if (months == 0 && micros % exec::cal::kMicrosPerDay == 0) {
-      return exec::BindScalarFunction("date_add", {v, lit32(micros / exec::cal::kMicrosPerDay)}, ctx().bind);
+      return exec::BindScalarFunction("date_add", {v, lit32(micros / exec::cal::kMicrosPerDay)},
+                                      ctx().bind);
     }
   }
   if (id == TypeId::kDate || id == TypeId::kString) {
     SILT_ASSIGN_OR_RETURN(v, exec::CoerceTo(v, DataType::Timestamp(), ctx().bind));
   } else if (id != TypeId::kTimestamp && id != TypeId::kTimestampNtz) {
-    return Status::InvalidArgument("Cannot resolve \"" + x.ToString() + " " +
-                                       (subtract ? "-" : "+") + " " + interval.ToString() + "\" due to data type mismatch: " +
-                                       "an interval can only be added to a DATE or TIMESTAMP, not " + v->type->ToString() + ".",
-                                   errc::kDatatypeMismatchBinaryOpDiffTypes);
+    return Status::InvalidArgument(
+        "Cannot resolve \"" + x.ToString() + " " + (subtract ? "-" : "+") + " " +
+            interval.ToString() + "\" due to data type mismatch: " +
+            "an interval can only be added to a DATE or TIMESTAMP, not " + v->type->ToString() +
+            ".",
+        errc::kDatatypeMismatchBinaryOpDiffTypes);
   }
-  return exec::BindScalarFunction("__timestamp_add_interval", {v, lit64(months), lit64(micros)}, ctx().bind);
+  return exec::BindScalarFunction("__timestamp_add_interval", {v, lit64(months), lit64(micros)},
+                                  ctx().bind);
 }
 
 Result<ExprPtr> Binder::Impl::BindCase(const ParsedExpr& e, ExprScope& s) {

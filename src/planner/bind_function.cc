@@ -1,4 +1,5 @@
-// Binding function calls: scalar and aggregate calls, higher-order lambdas, grouping(), window calls.
+// Binding function calls: scalar and aggregate calls, higher-order lambdas, grouping(), window
+// calls.
 #include "common/error_classes.h"
 #include "planner/binder_impl.h"
 
@@ -7,7 +8,8 @@ namespace silt::planner {
 // transform(arr, x -> …) & co. (exec/lambda.h). Each lambda's parameters are placeholder
 // columns at a base per nesting level; the body's other columns are captured: they become extra
 // arguments of the call and are renumbered after the parameters.
-Result<ExprPtr> Binder::Impl::BindHigherOrder(const ParsedExpr& e, ExprScope& s, const std::string& name) {
+Result<ExprPtr> Binder::Impl::BindHigherOrder(const ParsedExpr& e, ExprScope& s,
+                                              const std::string& name) {
   std::vector<ExprPtr> args;
   std::vector<const ParsedExpr*> lambdas;
   for (const auto& c : e.children) {
@@ -16,9 +18,11 @@ Result<ExprPtr> Binder::Impl::BindHigherOrder(const ParsedExpr& e, ExprScope& s,
       continue;
     }
     if (!lambdas.empty()) {
-      return Status::InvalidArgument("Invalid lambda function call: the lambda function must "
-                                         "be the last argument of " + Backquote(name) + ".",
-                                     errc::kInvalidLambdaFunctionCall);
+      return Status::InvalidArgument(
+          "Invalid lambda function call: the lambda function must "
+          "be the last argument of " +
+              Backquote(name) + ".",
+          errc::kInvalidLambdaFunctionCall);
     }
     SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*c, s));
     args.push_back(std::move(b));
@@ -34,7 +38,9 @@ Result<ExprPtr> Binder::Impl::BindHigherOrder(const ParsedExpr& e, ExprScope& s,
                           exec::LambdaParamTypes(name, args, k, lam.lambda_params.size(), bound));
     ExprScope ls = s;
     for (size_t p = 0; p < types.size(); ++p) {
-      ls.lambda_vars.push_back({lam.lambda_params[p], exec::MakeColumn(base + static_cast<int>(p), types[p], lam.lambda_params[p])});
+      ls.lambda_vars.push_back(
+          {lam.lambda_params[p],
+           exec::MakeColumn(base + static_cast<int>(p), types[p], lam.lambda_params[p])});
     }
     SILT_ASSIGN_OR_RETURN(ExprPtr body, Bind(*lam.children[0], ls));
     std::function<void(const ExprPtr&)> collect = [&](const ExprPtr& x) {
@@ -53,30 +59,34 @@ Result<ExprPtr> Binder::Impl::BindHigherOrder(const ParsedExpr& e, ExprScope& s,
     const int params = static_cast<int>(bound[k].params);
     bound[k].body = RemapColumns(bodies[k], [&](int c) {
       if (c >= base) return c - base;
-      return params + static_cast<int>(std::find(captured.begin(), captured.end(), c) - captured.begin());
+      return params +
+             static_cast<int>(std::find(captured.begin(), captured.end(), c) - captured.begin());
     });
   }
-  return exec::BindHigherOrderFunction(name, std::move(args), std::move(bound), std::move(captured_refs), ctx().bind);
+  return exec::BindHigherOrderFunction(name, std::move(args), std::move(bound),
+                                       std::move(captured_refs), ctx().bind);
 }
 
 Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
   std::string name = LowerName(e.names.empty() ? "" : e.names.back());
   if (exec::IsHigherOrderFunction(name) &&
-      std::any_of(e.children.begin(), e.children.end(), [](const auto& c) { return c->type == ExprType::kLambda; })) {
+      std::any_of(e.children.begin(), e.children.end(),
+                  [](const auto& c) { return c->type == ExprType::kLambda; })) {
     return BindHigherOrder(e, s, name);
   }
   if (exec::FindGenerator(name)) {
     // Top-level SELECT items and LATERAL VIEW bind generators themselves (BindSelect).
-    return Status::InvalidArgument("The generator is not supported: nested in "
-                                       "expressions \"" + e.ToString() + "\".",
-                                   errc::kUnsupportedGeneratorNestedInExpressions);
+    return Status::InvalidArgument(
+        "The generator is not supported: nested in "
+        "expressions \"" +
+            e.ToString() + "\".",
+        errc::kUnsupportedGeneratorNestedInExpressions);
   }
   if (e.over) return BindWindowCall(e, s, name);
   if (name == "grouping" || name == "grouping_id") return BindGrouping(e, s, name);
   if (exec::IsAggregateFunction(name)) {
     if (!s.agg) {
-      return Status::InvalidArgument("Aggregate function " + e.ToString() +
-                                         " is not allowed here.",
+      return Status::InvalidArgument("Aggregate function " + e.ToString() + " is not allowed here.",
                                      errc::kUnsupportedExprForOperator);
     }
     std::string text = e.ToString();
@@ -93,9 +103,10 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
     if (!e.star_arg) {
       for (const auto& a : e.children) {
         if (ContainsAggregate(*a)) {
-          return Status::InvalidArgument("It is not allowed to use an aggregate function "
-                                             "in the argument of another aggregate function.",
-                                         errc::kNestedAggregateFunction);
+          return Status::InvalidArgument(
+              "It is not allowed to use an aggregate function "
+              "in the argument of another aggregate function.",
+              errc::kNestedAggregateFunction);
         }
         SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*a, in));
         args.push_back(b);
@@ -105,7 +116,8 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
     call.name = text;
     call.function = name;
     call.distinct = e.distinct;
-    SILT_ASSIGN_OR_RETURN(call.bound, exec::BindAggregateFunction(name, std::move(args), e.distinct, ctx().bind));
+    SILT_ASSIGN_OR_RETURN(
+        call.bound, exec::BindAggregateFunction(name, std::move(args), e.distinct, ctx().bind));
     if (e.filter) {
       SILT_ASSIGN_OR_RETURN(ExprPtr f, Bind(*e.filter, in));
       SILT_ASSIGN_OR_RETURN(call.filter, exec::CoerceTo(f, DataType::Boolean(), ctx().bind));
@@ -130,35 +142,42 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
 // grouping(col): 1 when col is aggregated away in the row's grouping set (TINYINT);
 // grouping_id([cols]): those bits of the listed keys (all keys by default), the first one
 // highest (BIGINT) — both read from the aggregate's spark_grouping_id column.
-Result<ExprPtr> Binder::Impl::BindGrouping(const ParsedExpr& e, ExprScope& s, const std::string& name) {
+Result<ExprPtr> Binder::Impl::BindGrouping(const ParsedExpr& e, ExprScope& s,
+                                           const std::string& name) {
   if (!s.agg || !s.agg->has_grouping_id()) {
-    return Status::InvalidArgument("grouping()/grouping_id() can only be used with "
-                                   "GroupingSets/Cube/Rollup.",
-                                   errc::kUnsupportedGroupingExpression);
+    return Status::InvalidArgument(
+        "grouping()/grouping_id() can only be used with "
+        "GroupingSets/Cube/Rollup.",
+        errc::kUnsupportedGroupingExpression);
   }
   if (name == "grouping" && e.children.size() != 1) {
-    return Status::InvalidArgument("The `grouping` requires 1 parameters but the "
-                                   "actual number is " + std::to_string(e.children.size()) + ".",
-                                   errc::kWrongNumArgsWithoutSuggestion);
+    return Status::InvalidArgument(
+        "The `grouping` requires 1 parameters but the "
+        "actual number is " +
+            std::to_string(e.children.size()) + ".",
+        errc::kWrongNumArgsWithoutSuggestion);
   }
   const size_t nk = s.agg->group_exprs.size();
-  ExprPtr gid = exec::MakeColumn(static_cast<int>(nk), DataType::Int64(), "spark_grouping_id", false);
+  ExprPtr gid =
+      exec::MakeColumn(static_cast<int>(nk), DataType::Int64(), "spark_grouping_id", false);
   std::vector<size_t> keys;  // indices of the listed keys
   for (const auto& a : e.children) {
     size_t k = 0;
     while (k < nk && s.agg->group_texts[k] != a->ToString()) ++k;
     if (k == nk) {
-      return Status::InvalidArgument("Column of grouping (" + a->ToString() +
-                                         ") can't be found in the grouping columns.",
-                                     errc::kGroupingColumnMismatch);
+      return Status::InvalidArgument(
+          "Column of grouping (" + a->ToString() + ") can't be found in the grouping columns.",
+          errc::kGroupingColumnMismatch);
     }
     keys.push_back(k);
   }
   if (name == "grouping_id" && keys.empty()) return gid;
   auto bit = [&](size_t k) -> Result<ExprPtr> {
     ExprPtr shift = exec::MakeConstant(Value::Int32(static_cast<int32_t>(nk - 1 - k)));
-    SILT_ASSIGN_OR_RETURN(ExprPtr shifted, exec::BindScalarFunction("shiftright", {gid, shift}, ctx().bind));
-    return exec::BindScalarFunction("&", {shifted, exec::MakeConstant(Value::Int64(1))}, ctx().bind);
+    SILT_ASSIGN_OR_RETURN(ExprPtr shifted,
+                          exec::BindScalarFunction("shiftright", {gid, shift}, ctx().bind));
+    return exec::BindScalarFunction("&", {shifted, exec::MakeConstant(Value::Int64(1))},
+                                    ctx().bind);
   };
   if (name == "grouping") {
     SILT_ASSIGN_OR_RETURN(ExprPtr b, bit(keys[0]));
@@ -180,16 +199,18 @@ Result<ExprPtr> Binder::Impl::BindGrouping(const ParsedExpr& e, ExprScope& s, co
   return out;
 }
 
-Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s, const std::string& name) {
+Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
+                                             const std::string& name) {
   if (!s.window) {
-    return Status::InvalidArgument("Window function " + e.ToString() +
-                                       " is only allowed in the SELECT list and ORDER BY.",
-                                   errc::kUnsupportedExprForOperator);
+    return Status::InvalidArgument(
+        "Window function " + e.ToString() + " is only allowed in the SELECT list and ORDER BY.",
+        errc::kUnsupportedExprForOperator);
   }
   std::string text = e.ToString();
   for (size_t i = 0; i < s.window->texts.size(); ++i) {
     if (s.window->texts[i] == text) {
-      return exec::MakeColumn(static_cast<int>(s.window->base_width + i), s.window->calls[i].type, text);
+      return exec::MakeColumn(static_cast<int>(s.window->base_width + i), s.window->calls[i].type,
+                              text);
     }
   }
   ExprScope inner = s;
@@ -216,16 +237,28 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s, 
   std::optional<exec::WindowFrame> frame;
   if (w.frame) {
     exec::WindowFrame f;
-    f.type = w.frame->unit == sql::WindowFrame::Unit::kRows ? exec::WindowFrameType::kRows : exec::WindowFrameType::kRange;
-    auto bound = [&](sql::WindowFrame::BoundType t, const sql::ExprNode& off) -> Result<exec::WindowBound> {
+    f.type = w.frame->unit == sql::WindowFrame::Unit::kRows ? exec::WindowFrameType::kRows
+                                                            : exec::WindowFrameType::kRange;
+    auto bound = [&](sql::WindowFrame::BoundType t,
+                     const sql::ExprNode& off) -> Result<exec::WindowBound> {
       using BT = sql::WindowFrame::BoundType;
       exec::WindowBound b;
       switch (t) {
-        case BT::kUnboundedPreceding: b.kind = exec::WindowBoundKind::kUnboundedPreceding; return b;
-        case BT::kUnboundedFollowing: b.kind = exec::WindowBoundKind::kUnboundedFollowing; return b;
-        case BT::kCurrentRow: b.kind = exec::WindowBoundKind::kCurrentRow; return b;
-        case BT::kPreceding: b.kind = exec::WindowBoundKind::kPreceding; break;
-        case BT::kFollowing: b.kind = exec::WindowBoundKind::kFollowing; break;
+        case BT::kUnboundedPreceding:
+          b.kind = exec::WindowBoundKind::kUnboundedPreceding;
+          return b;
+        case BT::kUnboundedFollowing:
+          b.kind = exec::WindowBoundKind::kUnboundedFollowing;
+          return b;
+        case BT::kCurrentRow:
+          b.kind = exec::WindowBoundKind::kCurrentRow;
+          return b;
+        case BT::kPreceding:
+          b.kind = exec::WindowBoundKind::kPreceding;
+          break;
+        case BT::kFollowing:
+          b.kind = exec::WindowBoundKind::kFollowing;
+          break;
       }
       std::vector<OutputColumn> none;
       SILT_ASSIGN_OR_RETURN(ExprPtr oe, self->BindExpression(*off, none));
@@ -237,7 +270,8 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s, 
     frame = f;
   }
   if (exec::IsAggregateFunction(name)) {
-    SILT_ASSIGN_OR_RETURN(exec::BoundAggregate agg, exec::BindAggregateFunction(name, args, e.distinct, ctx().bind));
+    SILT_ASSIGN_OR_RETURN(exec::BoundAggregate agg,
+                          exec::BindAggregateFunction(name, args, e.distinct, ctx().bind));
     call.fn = exec::MakeAggregateWindowFunction(name, std::move(agg), frame);
   } else {
     SILT_ASSIGN_OR_RETURN(call.fn, exec::BindWindowFunction(name, args, e.ignore_nulls));
@@ -247,7 +281,8 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s, 
   TypePtr type = call.type;
   s.window->calls.push_back(std::move(call));
   s.window->texts.push_back(text);
-  return exec::MakeColumn(static_cast<int>(s.window->base_width + s.window->calls.size() - 1), type, text);
+  return exec::MakeColumn(static_cast<int>(s.window->base_width + s.window->calls.size() - 1), type,
+                          text);
 }
 
 }  // namespace silt::planner

@@ -1,4 +1,5 @@
-// Binding joins: join kinds, USING / NATURAL, and the split of a condition into equi-keys and a residual.
+// Binding joins: join kinds, USING / NATURAL, and the split of a condition into equi-keys and a
+// residual.
 #include "common/error_classes.h"
 #include "planner/binder_impl.h"
 
@@ -10,13 +11,27 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
   auto j = std::make_shared<LogicalNode>();
   j->kind = LogicalKind::kJoin;
   switch (ref.join_type) {
-    case sql::JoinType::kInner: j->join = JoinKind::kInner; break;
-    case sql::JoinType::kLeft: j->join = JoinKind::kLeft; break;
-    case sql::JoinType::kRight: j->join = JoinKind::kRight; break;
-    case sql::JoinType::kFull: j->join = JoinKind::kFull; break;
-    case sql::JoinType::kCross: j->join = JoinKind::kCross; break;
-    case sql::JoinType::kLeftSemi: j->join = JoinKind::kSemi; break;
-    case sql::JoinType::kLeftAnti: j->join = JoinKind::kAnti; break;
+    case sql::JoinType::kInner:
+      j->join = JoinKind::kInner;
+      break;
+    case sql::JoinType::kLeft:
+      j->join = JoinKind::kLeft;
+      break;
+    case sql::JoinType::kRight:
+      j->join = JoinKind::kRight;
+      break;
+    case sql::JoinType::kFull:
+      j->join = JoinKind::kFull;
+      break;
+    case sql::JoinType::kCross:
+      j->join = JoinKind::kCross;
+      break;
+    case sql::JoinType::kLeftSemi:
+      j->join = JoinKind::kSemi;
+      break;
+    case sql::JoinType::kLeftAnti:
+      j->join = JoinKind::kAnti;
+      break;
   }
   std::vector<OutputColumn> both = l->columns;
   both.insert(both.end(), r->columns.begin(), r->columns.end());
@@ -42,12 +57,18 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
       Result<int> ri = ResolveColumn({name}, r->columns, &consumed);
       if (!li.ok() || !ri.ok()) {
         return Status::InvalidArgument("USING column " + Backquote(name) +
-                                           " cannot be resolved on the " + (li.ok() ? "right" : "left") + " side of the join.",
+                                           " cannot be resolved on the " +
+                                           (li.ok() ? "right" : "left") + " side of the join.",
                                        errc::kUnresolvedUsingColumnForJoin);
       }
-      SILT_ASSIGN_OR_RETURN(TypePtr t, exec::CommonType(l->columns[*li].type, r->columns[*ri].type));
-      SILT_ASSIGN_OR_RETURN(ExprPtr a, exec::CoerceTo(exec::MakeColumn(*li, l->columns[*li].type, name), t, ctx().bind));
-      SILT_ASSIGN_OR_RETURN(ExprPtr b, exec::CoerceTo(exec::MakeColumn(*ri, r->columns[*ri].type, name), t, ctx().bind));
+      SILT_ASSIGN_OR_RETURN(TypePtr t,
+                            exec::CommonType(l->columns[*li].type, r->columns[*ri].type));
+      SILT_ASSIGN_OR_RETURN(
+          ExprPtr a,
+          exec::CoerceTo(exec::MakeColumn(*li, l->columns[*li].type, name), t, ctx().bind));
+      SILT_ASSIGN_OR_RETURN(
+          ExprPtr b,
+          exec::CoerceTo(exec::MakeColumn(*ri, r->columns[*ri].type, name), t, ctx().bind));
       j->left_keys.push_back(a);
       j->right_keys.push_back(b);
       j->null_safe.push_back(false);
@@ -56,7 +77,8 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
     }
     if (j->join == JoinKind::kCross) j->join = JoinKind::kInner;
     j->columns = both;
-    if (j->join == JoinKind::kLeft || j->join == JoinKind::kFull) nullable_side(j->columns, lw, both.size());
+    if (j->join == JoinKind::kLeft || j->join == JoinKind::kFull)
+      nullable_side(j->columns, lw, both.size());
     if (j->join == JoinKind::kRight || j->join == JoinKind::kFull) nullable_side(j->columns, 0, lw);
     if (j->join == JoinKind::kSemi || j->join == JoinKind::kAnti) {
       j->columns = l->columns;
@@ -79,13 +101,15 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
     }
     for (int i = 0; i < lw; ++i) {
       if (std::find(lk.begin(), lk.end(), i) != lk.end()) continue;
-      exprs.push_back(exec::MakeColumn(i, j->columns[i].type, j->columns[i].name, j->columns[i].nullable));
+      exprs.push_back(
+          exec::MakeColumn(i, j->columns[i].type, j->columns[i].name, j->columns[i].nullable));
       names.push_back(j->columns[i].name);
       quals.push_back(j->columns[i].qualifier);
     }
     for (int i = 0; i < static_cast<int>(r->columns.size()); ++i) {
       if (std::find(rk.begin(), rk.end(), i) != rk.end()) continue;
-      exprs.push_back(exec::MakeColumn(lw + i, j->columns[lw + i].type, j->columns[lw + i].name, j->columns[lw + i].nullable));
+      exprs.push_back(exec::MakeColumn(lw + i, j->columns[lw + i].type, j->columns[lw + i].name,
+                                       j->columns[lw + i].nullable));
       names.push_back(j->columns[lw + i].name);
       quals.push_back(j->columns[lw + i].qualifier);
     }
@@ -102,10 +126,12 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
     if (j->join == JoinKind::kCross) j->join = JoinKind::kInner;
     ExtractJoinKeys(cond, lw, static_cast<int>(both.size()), j.get());
   } else if (j->join != JoinKind::kCross && j->join != JoinKind::kInner) {
-    return Status::InvalidArgument(std::string("join requires a condition"), errc::kInvalidSqlSyntax);
+    return Status::InvalidArgument(std::string("join requires a condition"),
+                                   errc::kInvalidSqlSyntax);
   }
   j->columns = both;
-  if (j->join == JoinKind::kLeft || j->join == JoinKind::kFull) nullable_side(j->columns, lw, both.size());
+  if (j->join == JoinKind::kLeft || j->join == JoinKind::kFull)
+    nullable_side(j->columns, lw, both.size());
   if (j->join == JoinKind::kRight || j->join == JoinKind::kFull) nullable_side(j->columns, 0, lw);
   if (j->join == JoinKind::kSemi || j->join == JoinKind::kAnti) j->columns = l->columns;
   return PlanPtr(j);
@@ -117,7 +143,8 @@ void Binder::Impl::ExtractJoinKeys(const ExprPtr& cond, int lw, int total, Logic
   SplitBound(cond, &conj);
   ExprPtr residual;
   for (const ExprPtr& c : conj) {
-    if (c->kind == ExprKind::kCall && (c->name == "=" || c->name == "==" || c->name == "<=>") && c->children.size() == 2) {
+    if (c->kind == ExprKind::kCall && (c->name == "=" || c->name == "==" || c->name == "<=>") &&
+        c->children.size() == 2) {
       const ExprPtr& a = c->children[0];
       const ExprPtr& b = c->children[1];
       bool a_left = ReadsOnly(a, 0, lw), a_right = ReadsOnly(a, lw, total);

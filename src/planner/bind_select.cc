@@ -1,4 +1,5 @@
-// Binding a SELECT block: WHERE, GROUP BY / grouping sets, aggregates, HAVING, windows, QUALIFY, ORDER BY, LIMIT.
+// Binding a SELECT block: WHERE, GROUP BY / grouping sets, aggregates, HAVING, windows, QUALIFY,
+// ORDER BY, LIMIT.
 #include "common/error_classes.h"
 #include "planner/binder_impl.h"
 
@@ -8,15 +9,14 @@ Result<int64_t> Binder::Impl::ConstantInt(const ParsedExpr& e, const char* what)
   std::vector<OutputColumn> none;
   SILT_ASSIGN_OR_RETURN(ExprPtr b, self->BindExpression(e, none));
   if (!exec::IsConstantExpr(*b)) {
-    return Status::InvalidArgument(std::string("The ") + what +
-                                       " expression must evaluate to a constant value.",
-                                   errc::kInvalidLimitLikeExpressionIsUnfoldable);
+    return Status::InvalidArgument(
+        std::string("The ") + what + " expression must evaluate to a constant value.",
+        errc::kInvalidLimitLikeExpressionIsUnfoldable);
   }
   SILT_ASSIGN_OR_RETURN(b, exec::CoerceTo(b, DataType::Int64(), ctx().bind));
   SILT_ASSIGN_OR_RETURN(Value v, exec::EvaluateConstant(*b, ctx().eval));
   if (v.is_null()) {
-    return Status::InvalidArgument(std::string("The ") + what +
-                                       " expression must not be null.",
+    return Status::InvalidArgument(std::string("The ") + what + " expression must not be null.",
                                    errc::kInvalidLimitLikeExpressionIsNull);
   }
   if (v.integer() < 0) {
@@ -58,8 +58,10 @@ namespace {
 // A window call (f(…) OVER …) in e, outside subqueries.
 bool ContainsWindowCall(const ParsedExpr& e) {
   if (e.type == ExprType::kFunction && e.over) return true;
-  if (e.type == ExprType::kScalarSubquery || e.type == ExprType::kExists || e.type == ExprType::kInSubquery) {
-    return e.type == ExprType::kInSubquery && !e.children.empty() && e.children[0] && ContainsWindowCall(*e.children[0]);
+  if (e.type == ExprType::kScalarSubquery || e.type == ExprType::kExists ||
+      e.type == ExprType::kInSubquery) {
+    return e.type == ExprType::kInSubquery && !e.children.empty() && e.children[0] &&
+           ContainsWindowCall(*e.children[0]);
   }
   for (const auto& c : e.children) {
     if (c && ContainsWindowCall(*c)) return true;
@@ -76,12 +78,14 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     ls.columns = &plan->columns;
     ls.plan = &plan;
     SILT_ASSIGN_OR_RETURN(ExprPtr arg, BindGeneratorArg(*lv.generator, ls));
-    SILT_ASSIGN_OR_RETURN(PlanPtr g, MakeGenerate(plan, *lv.generator, std::move(arg), lv.column_aliases, lv.table_alias));
+    SILT_ASSIGN_OR_RETURN(PlanPtr g, MakeGenerate(plan, *lv.generator, std::move(arg),
+                                                  lv.column_aliases, lv.table_alias));
     if (lv.outer) {
       // LATERAL VIEW OUTER: the _outer form of the generator.
       std::string n = LowerName(lv.generator->names.back());
       if (!n.ends_with("_outer")) g->generator = n + "_outer";
-      for (size_t k = plan->columns.size(); k < g->columns.size(); ++k) g->columns[k].nullable = true;
+      for (size_t k = plan->columns.size(); k < g->columns.size(); ++k)
+        g->columns[k].nullable = true;
     }
     plan = std::move(g);
   }
@@ -91,9 +95,10 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   // WHERE: subquery predicates become semi/anti joins, the rest one filter.
   if (q.where) {
     if (ContainsAggregate(*q.where)) {
-      return Status::InvalidArgument("The WHERE condition " + q.where->ToString() +
-                                         " contains invalid expressions: aggregate functions are not allowed in WHERE.",
-                                     errc::kInvalidWhereCondition);
+      return Status::InvalidArgument(
+          "The WHERE condition " + q.where->ToString() +
+              " contains invalid expressions: aggregate functions are not allowed in WHERE.",
+          errc::kInvalidWhereCondition);
     }
     std::vector<const ParsedExpr*> conj;
     SplitConjuncts(q.where.get(), &conj);
@@ -102,7 +107,8 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
       const ParsedExpr* inner = c;
       bool negated = false;
       if (c->type == ExprType::kUnary && NameEq(c->op, "not") &&
-          (c->children[0]->type == ExprType::kExists || c->children[0]->type == ExprType::kInSubquery)) {
+          (c->children[0]->type == ExprType::kExists ||
+           c->children[0]->type == ExprType::kInSubquery)) {
         inner = c->children[0].get();
         negated = true;
       }
@@ -129,7 +135,8 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   // spark.sql.legacy.parser.havingWithoutGroupByAsWhere: HAVING without GROUP BY (and without
   // aggregates) filters the rows like WHERE instead of making a global aggregate.
   const ParsedExpr* having_ast = q.having.get();
-  if (having_ast && q.group_by.empty() && !q.group_by_all && q.grouping_sets.empty() && ctx().config &&
+  if (having_ast && q.group_by.empty() && !q.group_by_all && q.grouping_sets.empty() &&
+      ctx().config &&
       ctx().config->GetBool("spark.sql.legacy.parser.havingWithoutGroupByAsWhere", false)) {
     bool aggregates = ContainsAggregate(*having_ast);
     for (const auto& si : q.select) aggregates |= si.expr && ContainsAggregate(*si.expr);
@@ -165,9 +172,9 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
         any = true;
       }
       if (!any && !si.expr->names.empty()) {
-        return Status::InvalidArgument("Cannot resolve " + Backquote(si.expr->names.back()) +
-                                           ".* given input columns.",
-                                       errc::kCannotResolveStarExpand);
+        return Status::InvalidArgument(
+            "Cannot resolve " + Backquote(si.expr->names.back()) + ".* given input columns.",
+            errc::kCannotResolveStarExpand);
       }
       continue;
     }
@@ -194,7 +201,8 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
       for (const auto& it : items) {
         if (it.expr && !ContainsAggregate(*it.expr)) group_asts.push_back(it.expr);
         if (!it.expr) {
-          return Status::NotImplemented("GROUP BY ALL with * is not supported", errc::kSiltUnsupportedExpression);
+          return Status::NotImplemented("GROUP BY ALL with * is not supported",
+                                        errc::kSiltUnsupportedExpression);
         }
       }
     }
@@ -209,11 +217,13 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     }
     for (const ParsedExpr* g : listed) {
       const ParsedExpr* use = g;
-      if (g->type == ExprType::kLiteral && !g->literal.is_null() && g->literal.type()->id() == TypeId::kInt32) {
+      if (g->type == ExprType::kLiteral && !g->literal.is_null() &&
+          g->literal.type()->id() == TypeId::kInt32) {
         int64_t ord = g->literal.integer();
         if (ord < 1 || ord > static_cast<int64_t>(items.size())) {
           return Status::InvalidArgument("GROUP BY position " + std::to_string(ord) +
-                                             " is not in select list (valid range is [1, " + std::to_string(items.size()) + "]).",
+                                             " is not in select list (valid range is [1, " +
+                                             std::to_string(items.size()) + "]).",
                                          errc::kGroupByPosOutOfRange);
         }
         const Item& it = items[ord - 1];
@@ -224,9 +234,10 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
           continue;
         }
         if (ContainsAggregate(*it.expr)) {
-          return Status::InvalidArgument("GROUP BY " + std::to_string(ord) +
-                                             " refers to an expression that contains an aggregate function.",
-                                         errc::kGroupByPosAggregate);
+          return Status::InvalidArgument(
+              "GROUP BY " + std::to_string(ord) +
+                  " refers to an expression that contains an aggregate function.",
+              errc::kGroupByPosAggregate);
         }
         use = it.expr;
       } else if (g->type == ExprType::kColumnRef && g->names.size() == 1) {
@@ -287,10 +298,11 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   for (size_t i = 0; i < items.size(); ++i) {
     if (!items[i].expr || !IsGeneratorCall(*items[i].expr)) continue;
     if (gen_call) {
-      return Status::InvalidArgument("The generator is not supported: only one generator "
-                                         "allowed per SELECT clause but found 2: \"" + gen_call->ToString() + "\", \"" +
-                                         items[i].expr->ToString() + "\".",
-                                     errc::kUnsupportedGeneratorMultiGenerator);
+      return Status::InvalidArgument(
+          "The generator is not supported: only one generator "
+          "allowed per SELECT clause but found 2: \"" +
+              gen_call->ToString() + "\", \"" + items[i].expr->ToString() + "\".",
+          errc::kUnsupportedGeneratorMultiGenerator);
     }
     gen_call = items[i].expr;
   }
@@ -300,15 +312,20 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   for (const Item& it : items) {
     if (it.expr && it.expr == gen_call) {
       for (const auto& si : q.select) {
-        if (si.expr.get() == gen_call) gen_aliases = !si.aliases.empty() ? si.aliases : si.alias.empty() ? std::vector<std::string>{} : std::vector<std::string>{si.alias};
+        if (si.expr.get() == gen_call)
+          gen_aliases = !si.aliases.empty() ? si.aliases
+                        : si.alias.empty()  ? std::vector<std::string>{}
+                                            : std::vector<std::string>{si.alias};
       }
       SILT_ASSIGN_OR_RETURN(gen_arg, BindGeneratorArg(*gen_call, s));
       std::optional<exec::Generator> g = exec::FindGenerator(gen_call->names.back());
-      SILT_ASSIGN_OR_RETURN(std::vector<Field> fields, exec::GeneratorOutput(*g, gen_arg->type, gen_call->ToString()));
+      SILT_ASSIGN_OR_RETURN(std::vector<Field> fields,
+                            exec::GeneratorOutput(*g, gen_arg->type, gen_call->ToString()));
       SILT_RETURN_NOT_OK(CheckGeneratorAliases(fields, gen_aliases));
       for (size_t k = 0; k < fields.size(); ++k) {
         std::string n = gen_aliases.empty() ? fields[k].name : gen_aliases[k];
-        exprs.push_back(exec::MakeColumn(kGenerateBase + static_cast<int>(k), fields[k].type, n, fields[k].nullable));
+        exprs.push_back(exec::MakeColumn(kGenerateBase + static_cast<int>(k), fields[k].type, n,
+                                         fields[k].nullable));
         names.push_back(n);
         bound_items.push_back({it.expr, -1, n});
       }
@@ -342,9 +359,10 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     // The HAVING filter sits below the window node (a window call there read a column past the
     // aggregate's output: SIGSEGV).
     if (ContainsWindowCall(*having_ast)) {
-      return Status::InvalidArgument("It is not allowed to use window functions inside "
-                                     "HAVING clause.",
-                                     errc::kWindowFunctionNotAllowedInClause);
+      return Status::InvalidArgument(
+          "It is not allowed to use window functions inside "
+          "HAVING clause.",
+          errc::kWindowFunctionNotAllowedInClause);
     }
     SILT_ASSIGN_OR_RETURN(having, Bind(*having_ast, s));
     SILT_ASSIGN_OR_RETURN(having, exec::CoerceTo(having, DataType::Boolean(), ctx().bind));
@@ -362,18 +380,21 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     k.ascending = o.ascending;
     k.nulls_first = o.nulls_first.value_or(o.ascending);
     int target = -1;
-    if (o.expr->type == ExprType::kLiteral && !o.expr->literal.is_null() && o.expr->literal.type()->id() == TypeId::kInt32) {
+    if (o.expr->type == ExprType::kLiteral && !o.expr->literal.is_null() &&
+        o.expr->literal.type()->id() == TypeId::kInt32) {
       int64_t ord = o.expr->literal.integer();
       if (ord < 1 || ord > static_cast<int64_t>(visible)) {
         return Status::InvalidArgument("ORDER BY position " + std::to_string(ord) +
-                                           " is not in select list (valid range is [1, " + std::to_string(visible) + "]).",
+                                           " is not in select list (valid range is [1, " +
+                                           std::to_string(visible) + "]).",
                                        errc::kOrderByPosOutOfRange);
       }
       target = static_cast<int>(ord - 1);
     } else if (o.expr->type == ExprType::kColumnRef && o.expr->names.size() == 1) {
       for (size_t i = 0; i < visible && target < 0; ++i) {
         bool aliased = i < items.size() && items[i].expr;
-        if (NameEq(names[i], o.expr->names[0]) && (aliased || items[i].star_column >= 0)) target = static_cast<int>(i);
+        if (NameEq(names[i], o.expr->names[0]) && (aliased || items[i].star_column >= 0))
+          target = static_cast<int>(i);
       }
     }
     if (target < 0) {
@@ -409,10 +430,13 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     node->grouping_sets = agg.grouping_sets;
     for (size_t i = 0; i < agg.group_exprs.size(); ++i) {
       bool nullable = agg.group_exprs[i]->nullable || agg.grouping_sets.size() > 1;
-      node->columns.push_back({ColumnNameOf(*group_ast_or_null(q, i)), agg.group_exprs[i]->type, nullable, ""});
+      node->columns.push_back(
+          {ColumnNameOf(*group_ast_or_null(q, i)), agg.group_exprs[i]->type, nullable, ""});
     }
-    if (agg.has_grouping_id()) node->columns.push_back({"spark_grouping_id", DataType::Int64(), false, ""});
-    for (const auto& c : agg.calls) node->columns.push_back({c.name, c.bound.function->result_type(), true, ""});
+    if (agg.has_grouping_id())
+      node->columns.push_back({"spark_grouping_id", DataType::Int64(), false, ""});
+    for (const auto& c : agg.calls)
+      node->columns.push_back({c.name, c.bound.function->result_type(), true, ""});
     plan = node;
     if (having) plan = MakeFilter(plan, having);
   }
@@ -439,7 +463,8 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     if (!win.calls.empty()) gen_arg = fix_window(gen_arg);
     SILT_ASSIGN_OR_RETURN(plan, MakeGenerate(plan, *gen_call, gen_arg, gen_aliases, ""));
     for (auto& e : exprs) {
-      e = RemapColumns(e, [&](int c) { return c >= kGenerateBase ? gen_base + (c - kGenerateBase) : c; });
+      e = RemapColumns(
+          e, [&](int c) { return c >= kGenerateBase ? gen_base + (c - kGenerateBase) : c; });
     }
   }
   plan = MakeProject(plan, exprs, names);
@@ -454,8 +479,10 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   SILT_ASSIGN_OR_RETURN(plan, ApplyLimit(plan, q));
   if (exprs.size() > visible) {
     std::vector<ExprPtr> keep(exprs.begin(), exprs.begin() + visible);
-    for (size_t i = 0; i < visible; ++i) keep[i] = exec::MakeColumn(static_cast<int>(i), exprs[i]->type, names[i], exprs[i]->nullable);
-    plan = MakeProject(plan, keep, std::vector<std::string>(names.begin(), names.begin() + visible));
+    for (size_t i = 0; i < visible; ++i)
+      keep[i] = exec::MakeColumn(static_cast<int>(i), exprs[i]->type, names[i], exprs[i]->nullable);
+    plan =
+        MakeProject(plan, keep, std::vector<std::string>(names.begin(), names.begin() + visible));
   }
   return plan;
 }

@@ -17,9 +17,13 @@ Result<PlanPtr> Binder::Impl::BindSetOp(const sql::Query& q) {
     r = MakeProject(r, exprs, Names(l));
   }
   if (l->columns.size() != r->columns.size()) {
-    return Status::InvalidArgument(std::string(q.set_op == sql::SetOp::kUnion ? "UNION" : q.set_op == sql::SetOp::kIntersect ? "INTERSECT" : "EXCEPT") +
-                                       " can only be performed on inputs with the same number of columns, but the first input has " +
-                                       std::to_string(l->columns.size()) + " columns and the second input has " +
+    return Status::InvalidArgument(std::string(q.set_op == sql::SetOp::kUnion       ? "UNION"
+                                               : q.set_op == sql::SetOp::kIntersect ? "INTERSECT"
+                                                                                    : "EXCEPT") +
+                                       " can only be performed on inputs with the same number of "
+                                       "columns, but the first input has " +
+                                       std::to_string(l->columns.size()) +
+                                       " columns and the second input has " +
                                        std::to_string(r->columns.size()) + " columns.",
                                    errc::kNumColumnsMismatch);
   }
@@ -68,7 +72,8 @@ Result<PlanPtr> Binder::Impl::OrderByOutput(PlanPtr plan, const sql::Query& q) {
     SortSpec k;
     k.ascending = o.ascending;
     k.nulls_first = o.nulls_first.value_or(o.ascending);
-    if (o.expr->type == ExprType::kLiteral && !o.expr->literal.is_null() && o.expr->literal.type()->id() == TypeId::kInt32) {
+    if (o.expr->type == ExprType::kLiteral && !o.expr->literal.is_null() &&
+        o.expr->literal.type()->id() == TypeId::kInt32) {
       int64_t ord = o.expr->literal.integer();
       if (ord < 1 || ord > static_cast<int64_t>(plan->columns.size())) {
         return Status::InvalidArgument("ORDER BY position " + std::to_string(ord) +

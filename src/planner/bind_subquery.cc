@@ -1,4 +1,5 @@
-// Binding subqueries: scalar (uncorrelated and decorrelated), EXISTS / IN as values and as semi/anti joins.
+// Binding subqueries: scalar (uncorrelated and decorrelated), EXISTS / IN as values and as
+// semi/anti joins.
 #include <unordered_map>
 
 #include "common/error_classes.h"
@@ -13,9 +14,11 @@ Result<ExprPtr> Binder::Impl::BindScalarSubquery(const ParsedExpr& e, ExprScope&
   Result<PlanPtr> plan = self->BindQuery(*e.subquery);
   if (plan.ok()) {
     if ((*plan)->columns.size() != 1) {
-      return Status::InvalidArgument("Scalar subquery must return only one column, "
-                                         "but got " + std::to_string((*plan)->columns.size()) + ".",
-                                     errc::kScalarSubqueryTooManyColumns);
+      return Status::InvalidArgument(
+          "Scalar subquery must return only one column, "
+          "but got " +
+              std::to_string((*plan)->columns.size()) + ".",
+          errc::kScalarSubqueryTooManyColumns);
     }
     if (!ctx().execute) return Status::Internal("no executor for subqueries");
     SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> chunks, ctx().execute(*plan));
@@ -26,44 +29,51 @@ Result<ExprPtr> Binder::Impl::BindScalarSubquery(const ParsedExpr& e, ExprScope&
       rows += c.size();
     }
     if (rows > 1) {
-      return Status::InvalidArgument("More than one row returned by a subquery used as "
-                                         "an expression.",
-                                     errc::kScalarSubqueryTooManyRows);
+      return Status::InvalidArgument(
+          "More than one row returned by a subquery used as "
+          "an expression.",
+          errc::kScalarSubqueryTooManyRows);
     }
     auto c = exec::MakeConstant(v);
     return c;
   }
-  if (plan.status().error_class().rfind(errc::kUnresolvedColumn, 0) != 0 || !s.plan || s.agg) return plan.status();
+  if (plan.status().error_class().rfind(errc::kUnresolvedColumn, 0) != 0 || !s.plan || s.agg)
+    return plan.status();
   return BindCorrelatedScalar(e, s);
 }
 
 Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScope& s) {
   const sql::Query& q = *e.subquery;
-  if (q.set_op != sql::SetOp::kNone || q.select.size() != 1 || !q.group_by.empty() || q.from.empty()) {
-    return Status::NotImplemented("correlated scalar subqueries are supported as a single aggregate over FROM … WHERE "
-                                  "with equality correlation",
-                                  errc::kSiltUnsupportedSubquery);
+  if (q.set_op != sql::SetOp::kNone || q.select.size() != 1 || !q.group_by.empty() ||
+      q.from.empty()) {
+    return Status::NotImplemented(
+        "correlated scalar subqueries are supported as a single aggregate over FROM … WHERE "
+        "with equality correlation",
+        errc::kSiltUnsupportedSubquery);
   }
   SILT_ASSIGN_OR_RETURN(auto corr, BindCorrelatedFrom(q, *s.columns));
   if (!corr.residual.empty()) {
     // A correlated conjunct other than outer = inner (t.a < u.b, t.s || u.s): it would be
     // dropped by the keyed join below, a wrong answer.
-    return Status::NotImplemented("correlated scalar subqueries are supported with equality correlation only (outer = inner "
-                                  "conjuncts)",
-                                  errc::kSiltUnsupportedSubquery);
+    return Status::NotImplemented(
+        "correlated scalar subqueries are supported with equality correlation only (outer = inner "
+        "conjuncts)",
+        errc::kSiltUnsupportedSubquery);
   }
   // corr.plan: inner FROM filtered by inner-only conjuncts; corr.inner_keys/outer_keys.
   std::vector<OutputColumn> inner_cols = corr.plan->columns;
   AggState agg;
   agg.input = &inner_cols;
   agg.group_exprs = corr.inner_keys;
-  for (auto& g : agg.group_exprs) agg.group_texts.push_back("\x01" + g->ToString());  // never matches user text
+  for (auto& g : agg.group_exprs)
+    agg.group_texts.push_back("\x01" + g->ToString());  // never matches user text
   ExprScope as;
   as.agg = &agg;
   as.columns = &inner_cols;
   if (!ContainsAggregate(*q.select[0].expr)) {
-    return Status::NotImplemented("correlated scalar subqueries must aggregate (e.g. SELECT max(x) …)",
-                                  errc::kSiltUnsupportedSubquery);
+    return Status::NotImplemented(
+        "correlated scalar subqueries must aggregate (e.g. SELECT max(x) …)",
+        errc::kSiltUnsupportedSubquery);
   }
   SILT_ASSIGN_OR_RETURN(ExprPtr value, Bind(*q.select[0].expr, as));
   auto agg_node = std::make_shared<LogicalNode>();
@@ -71,8 +81,10 @@ Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScop
   agg_node->children = {corr.plan};
   agg_node->group_keys = agg.group_exprs;
   agg_node->aggregates = agg.calls;
-  for (size_t i = 0; i < agg.group_exprs.size(); ++i) agg_node->columns.push_back({"k" + std::to_string(i), agg.group_exprs[i]->type, true, ""});
-  for (const auto& c : agg.calls) agg_node->columns.push_back({c.name, c.bound.function->result_type(), true, ""});
+  for (size_t i = 0; i < agg.group_exprs.size(); ++i)
+    agg_node->columns.push_back({"k" + std::to_string(i), agg.group_exprs[i]->type, true, ""});
+  for (const auto& c : agg.calls)
+    agg_node->columns.push_back({c.name, c.bound.function->result_type(), true, ""});
   std::vector<ExprPtr> proj;
   std::vector<std::string> names;
   for (size_t i = 0; i < agg.group_exprs.size(); ++i) {
@@ -90,7 +102,8 @@ Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScop
   join->children = {left, inner};
   join->left_keys = corr.outer_keys;
   for (size_t i = 0; i < corr.inner_keys.size(); ++i) {
-    join->right_keys.push_back(exec::MakeColumn(static_cast<int>(i), corr.inner_keys[i]->type, "k"));
+    join->right_keys.push_back(
+        exec::MakeColumn(static_cast<int>(i), corr.inner_keys[i]->type, "k"));
     join->null_safe.push_back(false);
   }
   join->columns = left->columns;
@@ -100,10 +113,13 @@ Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScop
   }
   *s.plan = join;
   *s.columns = join->columns;
-  ExprPtr ref = exec::MakeColumn(left_width + static_cast<int>(corr.inner_keys.size()), value->type, "scalarsubquery()");
+  ExprPtr ref = exec::MakeColumn(left_width + static_cast<int>(corr.inner_keys.size()), value->type,
+                                 "scalarsubquery()");
   // count() over no matching rows is 0, not NULL (Spark's "count bug" handling).
-  if (value->kind == ExprKind::kColumn && agg.calls.size() == 1 && (agg.calls[0].function == "count" || agg.calls[0].function == "count_if")) {
-    return exec::BindScalarFunction("coalesce", {ref, exec::MakeConstant(Value::Int64(0))}, ctx().bind);
+  if (value->kind == ExprKind::kColumn && agg.calls.size() == 1 &&
+      (agg.calls[0].function == "count" || agg.calls[0].function == "count_if")) {
+    return exec::BindScalarFunction("coalesce", {ref, exec::MakeConstant(Value::Int64(0))},
+                                    ctx().bind);
   }
   return ref;
 }
@@ -138,9 +154,11 @@ Result<ExprPtr> Binder::Impl::BindPredicateSubqueryAsValue(const ParsedExpr& e, 
   // value IN (v1, v2, ...) over the subquery's rows.
   SILT_ASSIGN_OR_RETURN(ExprPtr v, Bind(*e.children[0], s));
   if (plan->columns.size() != 1) {
-    return Status::InvalidArgument("The number of columns in the "
-                                       "left hand side of an IN subquery does not match the number of columns in the output of subquery.",
-                                   errc::kDatatypeMismatchInSubqueryLengthMismatch);
+    return Status::InvalidArgument(
+        "The number of columns in the "
+        "left hand side of an IN subquery does not match the number of columns in the output of "
+        "subquery.",
+        errc::kDatatypeMismatchInSubqueryLengthMismatch);
   }
   SILT_ASSIGN_OR_RETURN(TypePtr common, exec::CommonType(v->type, plan->columns[0].type));
   std::vector<ExprPtr> items;
@@ -148,7 +166,8 @@ Result<ExprPtr> Binder::Impl::BindPredicateSubqueryAsValue(const ParsedExpr& e, 
   items.push_back(vv);
   for (const auto& c : chunks) {
     for (size_t i = 0; i < c.size(); ++i) {
-      SILT_ASSIGN_OR_RETURN(ExprPtr it, exec::CoerceTo(exec::MakeConstant(c.columns[0].GetValue(i)), common, ctx().bind));
+      SILT_ASSIGN_OR_RETURN(ExprPtr it, exec::CoerceTo(exec::MakeConstant(c.columns[0].GetValue(i)),
+                                                       common, ctx().bind));
       items.push_back(it);
     }
   }
@@ -454,7 +473,8 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsJoin(const Parsed
       exec::MakeColumn(n_outer, DataType::Boolean(), out_names.back(), in));
 }
 
-Result<Binder::Impl::Correlated> Binder::Impl::BindCorrelatedFrom(const sql::Query& q, const std::vector<OutputColumn>& outer) {
+Result<Binder::Impl::Correlated> Binder::Impl::BindCorrelatedFrom(
+    const sql::Query& q, const std::vector<OutputColumn>& outer) {
   Correlated out;
   SILT_ASSIGN_OR_RETURN(out.plan, BindFromList(q));
   std::vector<OutputColumn> inner_cols = out.plan->columns;
@@ -482,7 +502,8 @@ Result<Binder::Impl::Correlated> Binder::Impl::BindCorrelatedFrom(const sql::Que
       int n_outer = static_cast<int>(outer.size());
       auto to_joined = [&](int col) { return col >= n_inner ? ph_to_outer[col] : col + n_outer; };
       // Equality between an outer-only side and an inner-only side → join keys.
-      if (b->kind == ExprKind::kCall && (b->name == "=" || b->name == "==") && b->children.size() == 2) {
+      if (b->kind == ExprKind::kCall && (b->name == "=" || b->name == "==") &&
+          b->children.size() == 2) {
         const ExprPtr& l = b->children[0];
         const ExprPtr& r = b->children[1];
         // The outer side reads outer columns only (at least one: a constant reads "only" any
@@ -515,14 +536,16 @@ Result<Binder::Impl::Correlated> Binder::Impl::BindCorrelatedFrom(const sql::Que
 }
 
 // A top-level WHERE conjunct `[NOT] EXISTS (…)` or `x [NOT] IN (…)` → semi/anti join onto plan.
-Status Binder::Impl::ApplyPredicateSubquery(const ParsedExpr& e, bool negated, PlanPtr* plan, std::vector<OutputColumn>* cols) {
+Status Binder::Impl::ApplyPredicateSubquery(const ParsedExpr& e, bool negated, PlanPtr* plan,
+                                            std::vector<OutputColumn>* cols) {
   const sql::Query& q = *e.subquery;
   auto join = std::make_shared<LogicalNode>();
   join->kind = LogicalKind::kJoin;
   join->join = negated ? JoinKind::kAnti : JoinKind::kSemi;
   join->columns = *cols;
-  bool simple_block = q.set_op == sql::SetOp::kNone && q.group_by.empty() && !q.having && q.order_by.empty() &&
-                      !q.limit && !q.distinct && !q.from.empty() && q.ctes.empty();
+  bool simple_block = q.set_op == sql::SetOp::kNone && q.group_by.empty() && !q.having &&
+                      q.order_by.empty() && !q.limit && !q.distinct && !q.from.empty() &&
+                      q.ctes.empty();
   bool select_has_agg = false;
   for (const auto& it : q.select) select_has_agg |= it.expr && ContainsAggregate(*it.expr);
   Result<PlanPtr> standalone = self->BindQuery(q);
@@ -544,9 +567,11 @@ Status Binder::Impl::ApplyPredicateSubquery(const ParsedExpr& e, bool negated, P
       return Status::OK();
     }
     if (sub->columns.size() != 1) {
-      return Status::InvalidArgument("The number of columns in the "
-                                         "left hand side of an IN subquery does not match the number of columns in the output of subquery.",
-                                     errc::kDatatypeMismatchInSubqueryLengthMismatch);
+      return Status::InvalidArgument(
+          "The number of columns in the "
+          "left hand side of an IN subquery does not match the number of columns in the output of "
+          "subquery.",
+          errc::kDatatypeMismatchInSubqueryLengthMismatch);
     }
     ExprScope s;
     s.columns = cols;
@@ -554,7 +579,9 @@ Status Binder::Impl::ApplyPredicateSubquery(const ParsedExpr& e, bool negated, P
     SILT_ASSIGN_OR_RETURN(ExprPtr v, Bind(*e.children[0], s));
     SILT_ASSIGN_OR_RETURN(TypePtr common, exec::CommonType(v->type, sub->columns[0].type));
     SILT_ASSIGN_OR_RETURN(v, exec::CoerceTo(v, common, ctx().bind));
-    SILT_ASSIGN_OR_RETURN(ExprPtr rk, exec::CoerceTo(exec::MakeColumn(0, sub->columns[0].type, sub->columns[0].name), common, ctx().bind));
+    SILT_ASSIGN_OR_RETURN(
+        ExprPtr rk, exec::CoerceTo(exec::MakeColumn(0, sub->columns[0].type, sub->columns[0].name),
+                                   common, ctx().bind));
     join->children = {*plan, sub};
     join->left_keys = {v};
     join->right_keys = {rk};

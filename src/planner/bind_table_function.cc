@@ -7,7 +7,8 @@ namespace silt::planner {
 // table_changes('table', start [, end]) and table_changes_by_path('/path', start [, end]): the
 // change data feed (delta/change_data_feed.h); bounds are versions (integers) or timestamps
 // (TIMESTAMP values or timestamp strings).
-Result<PlanPtr> Binder::Impl::BindTableChanges(const sql::TableRef& ref, const std::vector<Value>& args, bool by_path) {
+Result<PlanPtr> Binder::Impl::BindTableChanges(const sql::TableRef& ref,
+                                               const std::vector<Value>& args, bool by_path) {
   const char* fn = by_path ? "table_changes_by_path" : "table_changes";
   if (args.size() < 2 || args.size() > 3) {
     return Status::InvalidArgument(std::string() + fn + "() takes 2 or 3 arguments",
@@ -44,13 +45,15 @@ Result<PlanPtr> Binder::Impl::BindTableChanges(const sql::TableRef& ref, const s
   }
   SILT_ASSIGN_OR_RETURN(ResolvedTable t, self->ResolveTable(name, std::nullopt));
   if (t.is_view || !t.snapshot) {
-    return Status::InvalidArgument("table_changes: " + text + " is not a Delta table", errc::kDeltaTableNotFound);
+    return Status::InvalidArgument("table_changes: " + text + " is not a Delta table",
+                                   errc::kDeltaTableNotFound);
   }
   auto bound = [&](const Value& v, bool is_start) -> Result<std::optional<int64_t>> {
     if (v.is_null()) {
-      return Status::InvalidArgument("CDC read start/end parameters cannot be null. "
-                                     "Please provide a valid version or timestamp.",
-                                     errc::kDeltaCdcReadNullRangeBoundary);
+      return Status::InvalidArgument(
+          "CDC read start/end parameters cannot be null. "
+          "Please provide a valid version or timestamp.",
+          errc::kDeltaCdcReadNullRangeBoundary);
     }
     std::optional<int64_t> ts_ms;
     switch (v.type()->id()) {
@@ -69,8 +72,9 @@ Result<PlanPtr> Binder::Impl::BindTableChanges(const sql::TableRef& ref, const s
         ts_ms = v.integer() / 1000;
         break;
       default:
-        return Status::InvalidArgument("table_changes: a range bound must be a version or a timestamp",
-                                       errc::kInvalidParameterValue);
+        return Status::InvalidArgument(
+            "table_changes: a range bound must be a version or a timestamp",
+            errc::kInvalidParameterValue);
     }
     if (is_start) {
       SILT_ASSIGN_OR_RETURN(int64_t ver, delta::ChangeFeedStartVersionAt(*t.store, *ts_ms));
@@ -160,9 +164,9 @@ Result<PlanPtr> Binder::Impl::BindTableFunction(const sql::TableRef& ref) {
   if (fn == "table_changes" || fn == "table_changes_by_path") {
     return BindTableChanges(ref, args, fn == "table_changes_by_path");
   }
-  return Status::InvalidArgument("Could not resolve " + Backquote(fn) +
-                                     " to a table-valued function.",
-                                 errc::kUnresolvableTableValuedFunction);
+  return Status::InvalidArgument(
+      "Could not resolve " + Backquote(fn) + " to a table-valued function.",
+      errc::kUnresolvableTableValuedFunction);
 }
 
 }  // namespace silt::planner

@@ -41,14 +41,15 @@ PlanPtr Binder::Impl::CrossJoin(PlanPtr l, PlanPtr r) {
 Result<PlanPtr> Binder::Impl::ApplyAlias(PlanPtr p, const sql::TableRef& ref) {
   if (!ref.column_aliases.empty()) {
     if (ref.column_aliases.size() != p->columns.size()) {
-      return Status::InvalidArgument("Number of column aliases (" +
-                                         std::to_string(ref.column_aliases.size()) + ") does not match number of columns (" +
-                                         std::to_string(p->columns.size()) + ").",
-                                     errc::kAssignmentArityMismatch);
+      return Status::InvalidArgument(
+          "Number of column aliases (" + std::to_string(ref.column_aliases.size()) +
+              ") does not match number of columns (" + std::to_string(p->columns.size()) + ").",
+          errc::kAssignmentArityMismatch);
     }
     std::vector<ExprPtr> exprs;
     for (size_t i = 0; i < p->columns.size(); ++i) {
-      exprs.push_back(exec::MakeColumn(static_cast<int>(i), p->columns[i].type, p->columns[i].name, p->columns[i].nullable));
+      exprs.push_back(exec::MakeColumn(static_cast<int>(i), p->columns[i].type, p->columns[i].name,
+                                       p->columns[i].nullable));
     }
     p = MakeProject(p, exprs, ref.column_aliases);
   }
@@ -57,7 +58,8 @@ Result<PlanPtr> Binder::Impl::ApplyAlias(PlanPtr p, const sql::TableRef& ref) {
     std::vector<ExprPtr> exprs;
     std::vector<std::string> names;
     for (size_t i = 0; i < p->columns.size(); ++i) {
-      exprs.push_back(exec::MakeColumn(static_cast<int>(i), p->columns[i].type, p->columns[i].name, p->columns[i].nullable));
+      exprs.push_back(exec::MakeColumn(static_cast<int>(i), p->columns[i].type, p->columns[i].name,
+                                       p->columns[i].nullable));
       names.push_back(p->columns[i].name);
     }
     p = MakeProject(p, exprs, names);
@@ -68,8 +70,8 @@ Result<PlanPtr> Binder::Impl::ApplyAlias(PlanPtr p, const sql::TableRef& ref) {
 
 // A named query (CTE or view) used in FROM: its columns renamed to `columns` (when given),
 // qualified by the reference's alias or `name`, then renamed by the reference's own aliases.
-Result<PlanPtr> Binder::Impl::NamedRelation(PlanPtr plan, const std::vector<std::string>& columns, const std::string& name,
-                              const sql::TableRef& ref) {
+Result<PlanPtr> Binder::Impl::NamedRelation(PlanPtr plan, const std::vector<std::string>& columns,
+                                            const std::string& name, const sql::TableRef& ref) {
   if (!columns.empty()) {
     sql::TableRef tmp;
     tmp.column_aliases = columns;
@@ -94,15 +96,17 @@ Result<PlanPtr> Binder::Impl::BindView(const ResolvedTable& t, const sql::TableR
   constexpr int kMaxViewDepth = 100;  // Spark's spark.sql.view.maxNestedViewDepth
   if (view_depth >= kMaxViewDepth) {
     return Status::InvalidArgument("The depth of view " + Backquote(t.display_name) +
-                                       " exceeds the maximum view resolution depth (" + std::to_string(kMaxViewDepth) +
+                                       " exceeds the maximum view resolution depth (" +
+                                       std::to_string(kMaxViewDepth) +
                                        "). Analysis is aborted to avoid errors.",
                                    errc::kViewExceedMaxNestedDepth);
   }
   Result<sql::StatementNode> parsed = sql::ParseStatement(e.view_text);
   if (!parsed.ok() || (*parsed)->kind != sql::StatementKind::kQuery) {
-    return Status::Corruption("the stored query of view " + Backquote(t.display_name) + " cannot be parsed: " +
-                                  (parsed.ok() ? std::string("not a query") : std::string(parsed.status().message())),
-                              errc::kSiltCatalogCorrupt);
+    return Status::Corruption(
+        "the stored query of view " + Backquote(t.display_name) + " cannot be parsed: " +
+            (parsed.ok() ? std::string("not a query") : std::string(parsed.status().message())),
+        errc::kSiltCatalogCorrupt);
   }
   const auto& q = static_cast<const sql::QueryStatement&>(**parsed);
   expanded_views.insert(t.is_temp_view ? e.name : e.schema + "." + e.name);
@@ -130,8 +134,8 @@ Result<PlanPtr> Binder::Impl::BindTableRef(const sql::TableRef& ref) {
           const sql::CommonTableExpr* cte = cte_stack[level].Find(lower);
           if (!cte) continue;
           if (cte_depth >= kMaxCteDepth) {
-            return Status::InvalidArgument("The common table expression " +
-                                               Backquote(cte->name) + " is nested more than " +
+            return Status::InvalidArgument("The common table expression " + Backquote(cte->name) +
+                                               " is nested more than " +
                                                std::to_string(kMaxCteDepth) +
                                                " levels deep (CTEs reading CTEs); split the query.",
                                            errc::kSiltQueryTooDeep);
@@ -154,9 +158,11 @@ Result<PlanPtr> Binder::Impl::BindTableRef(const sql::TableRef& ref) {
         }
       }
       // A system table not written yet reads as empty (must_exist=false gives it without snapshot).
-      SILT_ASSIGN_OR_RETURN(ResolvedTable t, self->ResolveTable(ref.name, ref.time_travel, !IsSystemTableName(ref.name)));
+      SILT_ASSIGN_OR_RETURN(ResolvedTable t, self->ResolveTable(ref.name, ref.time_travel,
+                                                                !IsSystemTableName(ref.name)));
       if (t.is_view) return BindView(t, ref);
-      std::string q = ref.alias.empty() ? (ref.name.is_path() ? "" : ref.name.parts.back()) : ref.alias;
+      std::string q =
+          ref.alias.empty() ? (ref.name.is_path() ? "" : ref.name.parts.back()) : ref.alias;
       SILT_ASSIGN_OR_RETURN(PlanPtr p, self->ScanPlan(t, q));
       sql::TableRef tmp;
       tmp.column_aliases = ref.column_aliases;
@@ -183,7 +189,8 @@ Result<PlanPtr> Binder::Impl::BindTableRef(const sql::TableRef& ref) {
 std::vector<ExprPtr> Binder::Impl::IdentityExprs(const PlanPtr& p) {
   std::vector<ExprPtr> out;
   for (size_t i = 0; i < p->columns.size(); ++i) {
-    out.push_back(exec::MakeColumn(static_cast<int>(i), p->columns[i].type, p->columns[i].name, p->columns[i].nullable));
+    out.push_back(exec::MakeColumn(static_cast<int>(i), p->columns[i].type, p->columns[i].name,
+                                   p->columns[i].nullable));
   }
   return out;
 }
@@ -201,18 +208,22 @@ Result<PlanPtr> Binder::Impl::BindValues(const sql::TableRef& ref) {
   std::vector<TypePtr> types(width, DataType::Null());
   for (const auto& row : ref.values) {
     if (row.size() != width) {
-      return Status::InvalidArgument("Invalid inline table. Inline table "
-                                         "expected " + std::to_string(width) + " columns but found " +
-                                         std::to_string(row.size()) + " columns in a row.",
-                                     errc::kInvalidInlineTableNumColumnsMismatch);
+      return Status::InvalidArgument(
+          "Invalid inline table. Inline table "
+          "expected " +
+              std::to_string(width) + " columns but found " + std::to_string(row.size()) +
+              " columns in a row.",
+          errc::kInvalidInlineTableNumColumnsMismatch);
     }
     std::vector<Value> vals;
     for (size_t i = 0; i < width; ++i) {
       SILT_ASSIGN_OR_RETURN(ExprPtr b, self->BindExpression(*row[i], none));
       if (!exec::IsConstantExpr(*b)) {
-        return Status::InvalidArgument("Invalid inline "
-                                           "table. Cannot evaluate the expression " + b->ToString() + " in inline table definition.",
-                                       errc::kInvalidInlineTableCannotEvaluateExpressionInInlineTable);
+        return Status::InvalidArgument(
+            "Invalid inline "
+            "table. Cannot evaluate the expression " +
+                b->ToString() + " in inline table definition.",
+            errc::kInvalidInlineTableCannotEvaluateExpressionInInlineTable);
       }
       SILT_ASSIGN_OR_RETURN(Value v, exec::EvaluateConstant(*b, ctx().eval));
       SILT_ASSIGN_OR_RETURN(types[i], exec::CommonType(types[i], v.type()));
@@ -223,7 +234,8 @@ Result<PlanPtr> Binder::Impl::BindValues(const sql::TableRef& ref) {
   auto node = std::make_shared<LogicalNode>();
   node->kind = LogicalKind::kValues;
   for (size_t i = 0; i < width; ++i) {
-    std::string name = i < ref.column_aliases.size() ? ref.column_aliases[i] : "col" + std::to_string(i + 1);
+    std::string name =
+        i < ref.column_aliases.size() ? ref.column_aliases[i] : "col" + std::to_string(i + 1);
     TypePtr t = types[i]->id() == TypeId::kNull ? DataType::Null() : types[i];
     node->columns.push_back({name, t, true, ref.alias});
   }
@@ -236,7 +248,8 @@ Result<PlanPtr> Binder::Impl::BindValues(const sql::TableRef& ref) {
   chunk.num_rows_without_columns = rows.size();
   for (const auto& row : rows) {
     for (size_t i = 0; i < width; ++i) {
-      SILT_ASSIGN_OR_RETURN(ExprPtr c, exec::CoerceTo(exec::MakeConstant(row[i]), node->columns[i].type, ctx().bind));
+      SILT_ASSIGN_OR_RETURN(
+          ExprPtr c, exec::CoerceTo(exec::MakeConstant(row[i]), node->columns[i].type, ctx().bind));
       SILT_ASSIGN_OR_RETURN(Value v, exec::EvaluateConstant(*c, ctx().eval));
       SILT_RETURN_NOT_OK(chunk.columns[i].AppendValue(v));
     }

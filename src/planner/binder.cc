@@ -24,10 +24,10 @@ Status Unresolved(const std::string& name, const std::vector<OutputColumn>& cols
     if (!suggestions.empty()) suggestions += ", ";
     suggestions += Backquote(c.qualifier.empty() ? c.name : c.qualifier + "`.`" + c.name);
   }
-  return Status::InvalidArgument("A column, variable, or function parameter with name " +
-                                     Backquote(name) + " cannot be resolved. Did you mean one of the following? [" +
-                                     suggestions + "].",
-                                 errc::kUnresolvedColumnWithSuggestion);
+  return Status::InvalidArgument(
+      "A column, variable, or function parameter with name " + Backquote(name) +
+          " cannot be resolved. Did you mean one of the following? [" + suggestions + "].",
+      errc::kUnresolvedColumnWithSuggestion);
 }
 
 // Splits an AST predicate into its AND conjuncts (pointers into the tree).
@@ -73,12 +73,15 @@ bool ReadsOnly(const ExprPtr& e, int lo, int hi) {
 }
 
 bool ContainsAggregate(const ParsedExpr& e) {
-  if (e.type == ExprType::kFunction && !e.over && !e.names.empty() && exec::IsAggregateFunction(e.names.back())) {
+  if (e.type == ExprType::kFunction && !e.over && !e.names.empty() &&
+      exec::IsAggregateFunction(e.names.back())) {
     return true;
   }
-  if (e.type == ExprType::kScalarSubquery || e.type == ExprType::kExists || e.type == ExprType::kInSubquery) {
+  if (e.type == ExprType::kScalarSubquery || e.type == ExprType::kExists ||
+      e.type == ExprType::kInSubquery) {
     // Aggregates inside a subquery belong to it; only the IN value counts.
-    return e.type == ExprType::kInSubquery && !e.children.empty() && ContainsAggregate(*e.children[0]);
+    return e.type == ExprType::kInSubquery && !e.children.empty() &&
+           ContainsAggregate(*e.children[0]);
   }
   for (const auto& c : e.children) {
     if (c && ContainsAggregate(*c)) return true;
@@ -177,23 +180,26 @@ bool Binder::referenced_temp_view() const { return impl_->temp_view_ref; }
 namespace {
 
 Status SystemTableReadOnly(const ResolvedTable& table, std::string_view command) {
-  return Status::InvalidArgument("The feature is not supported: Table " +
-                                     Backquote(table.display_name) + " does not support " + std::string(command) +
-                                     ". It is a read-only system table written by the maintenance service.",
-                                 errc::kUnsupportedFeatureTableOperation);
+  return Status::InvalidArgument(
+      "The feature is not supported: Table " + Backquote(table.display_name) +
+          " does not support " + std::string(command) +
+          ". It is a read-only system table written by the maintenance service.",
+      errc::kUnsupportedFeatureTableOperation);
 }
 
 }  // namespace
 
 Status ExpectTable(const ResolvedTable& table, std::string_view command) {
-  if (table.is_system && command.rfind("DESCRIBE", 0) != 0) return SystemTableReadOnly(table, command);
+  if (table.is_system && command.rfind("DESCRIBE", 0) != 0)
+    return SystemTableReadOnly(table, command);
   if (!table.is_view) return Status::OK();
-  return Status::InvalidArgument("'" + std::string(command) +
-                                     "' expects a table but " + Backquote(table.display_name) + " is a view.",
+  return Status::InvalidArgument("'" + std::string(command) + "' expects a table but " +
+                                     Backquote(table.display_name) + " is a view.",
                                  errc::kExpectTableNotViewNoAlternative);
 }
 
-Result<exec::ExprPtr> Binder::BindExpression(const sql::ParsedExpr& expr, const std::vector<OutputColumn>& columns,
+Result<exec::ExprPtr> Binder::BindExpression(const sql::ParsedExpr& expr,
+                                             const std::vector<OutputColumn>& columns,
                                              const std::string& qualifier) {
   std::vector<OutputColumn> cols = columns;
   if (!qualifier.empty()) cols = Requalify(cols, qualifier);
@@ -204,7 +210,8 @@ Result<exec::ExprPtr> Binder::BindExpression(const sql::ParsedExpr& expr, const 
 
 bool IsSystemTableName(const sql::TableName& name) {
   if (name.is_path() || name.parts.size() != 3) return false;
-  return NameEq(name.parts[0], delta::kSystemCatalog) && NameEq(name.parts[1], delta::kSystemStorageSchema) &&
+  return NameEq(name.parts[0], delta::kSystemCatalog) &&
+         NameEq(name.parts[1], delta::kSystemStorageSchema) &&
          (NameEq(name.parts[2], delta::kOperationsHistoryTable) ||
           NameEq(name.parts[2], delta::kDatabricksOperationsHistoryTable));
 }
@@ -212,7 +219,8 @@ bool IsSystemTableName(const sql::TableName& name) {
 Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql::TimeTravel* tt,
                                            bool must_exist, bool load_files) {
   ResolvedTable t;
-  if (!name.is_path() && name.parts.empty()) return Status::InvalidArgument("a table name is required", errc::kParseSyntaxError);
+  if (!name.is_path() && name.parts.empty())
+    return Status::InvalidArgument("a table name is required", errc::kParseSyntaxError);
   if (!name.is_path() && name.parts.size() == 1 && ctx_.temp_views) {
     auto it = ctx_.temp_views->find(LowerName(name.parts[0]));
     if (it != ctx_.temp_views->end()) {
@@ -233,29 +241,34 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
     // The operations-history table (spec A.7): a Delta table inside the warehouse, both names.
     t.is_system = true;
     t.location = ChildLocation(ctx_.catalog->warehouse(), delta::kOperationsHistoryKey);
-    t.display_name = std::string(delta::kSystemCatalog) + "." + delta::kSystemStorageSchema + "." + LowerName(name.parts[2]);
+    t.display_name = std::string(delta::kSystemCatalog) + "." + delta::kSystemStorageSchema + "." +
+                     LowerName(name.parts[2]);
   } else if (name.is_path()) {
     std::string fmt = LowerName(name.path_format);
     if (fmt != "delta" && !fmt.empty()) {
-      return Status::NotImplemented("reading " + fmt + " paths directly is not supported; use delta.`path`",
-                                    errc::kSiltUnsupportedDataSource);
+      return Status::NotImplemented(
+          "reading " + fmt + " paths directly is not supported; use delta.`path`",
+          errc::kSiltUnsupportedDataSource);
     }
     t.location = name.path;
     t.display_name = "delta.`" + name.path + "`";
   } else {
-    std::string schema = name.parts.size() >= 2 ? name.parts[name.parts.size() - 2] : ctx_.current_schema;
+    std::string schema =
+        name.parts.size() >= 2 ? name.parts[name.parts.size() - 2] : ctx_.current_schema;
     const std::string& table = name.parts.back();
-    if (name.parts.size() > 3 || (name.parts.size() == 3 && !NameEq(name.parts[0], "spark_catalog"))) {
-      return Status::NotFound("The table or view " + Backquote(name.ToString()) +
-                                  " cannot be found.",
-                              errc::kTableOrViewNotFound);
+    if (name.parts.size() > 3 ||
+        (name.parts.size() == 3 && !NameEq(name.parts[0], "spark_catalog"))) {
+      return Status::NotFound(
+          "The table or view " + Backquote(name.ToString()) + " cannot be found.",
+          errc::kTableOrViewNotFound);
     }
     Result<TableEntry> e = ctx_.catalog->GetTable(schema, table);
     if (!e.ok()) {
       if (e.status().code() == StatusCode::kNotFound) {
-        return Status::NotFound("The table or view " + Backquote(name.ToString()) +
-                                    " cannot be found. Verify the spelling and correctness of the schema and catalog.",
-                                errc::kTableOrViewNotFound);
+        return Status::NotFound(
+            "The table or view " + Backquote(name.ToString()) +
+                " cannot be found. Verify the spelling and correctness of the schema and catalog.",
+            errc::kTableOrViewNotFound);
       }
       return e.status();
     }
@@ -300,9 +313,10 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
     if (snap.status().code() == StatusCode::kNotFound && !version) {
       if (!must_exist) return t;
       if (t.is_system) {
-        return Status::NotFound("The system table " + t.display_name +
-                                    " has no rows yet (the maintenance service has not written it).",
-                                errc::kDeltaTableNotFound);
+        return Status::NotFound(
+            "The system table " + t.display_name +
+                " has no rows yet (the maintenance service has not written it).",
+            errc::kDeltaTableNotFound);
       }
       if (name.is_path()) {
         return Status::NotFound("Delta table " + Backquote(name.path) + " doesn't exist.",
@@ -320,7 +334,8 @@ Result<PlanPtr> Binder::ScanPlan(const ResolvedTable& table, const std::string& 
     // Not written yet: no rows, the table's columns.
     auto node = std::make_shared<LogicalNode>();
     node->kind = LogicalKind::kValues;
-    for (const Field& f : delta::OperationsHistorySchema()) node->columns.push_back({f.name, f.type, f.nullable, qualifier});
+    for (const Field& f : delta::OperationsHistorySchema())
+      node->columns.push_back({f.name, f.type, f.nullable, qualifier});
     return PlanPtr(node);
   }
   if (!table.snapshot) {

@@ -77,12 +77,14 @@ class Binder {
   Result<PlanPtr> BindTableRef(const sql::TableRef& ref);
   // Binds an expression over the given columns (CHECK constraints, DELETE/UPDATE predicates,
   // assignments). Aggregates, windows and subqueries are refused unless allow_subqueries.
-  Result<exec::ExprPtr> BindExpression(const sql::ParsedExpr& expr, const std::vector<OutputColumn>& columns,
+  Result<exec::ExprPtr> BindExpression(const sql::ParsedExpr& expr,
+                                       const std::vector<OutputColumn>& columns,
                                        const std::string& qualifier = "");
   // Resolves a table (catalog name or path) at the requested version. must_exist=false returns
   // a ResolvedTable without snapshot when the location has no Delta log. load_files=false loads
   // the snapshot without its file list (VACUUM streams the file actions it needs instead).
-  Result<ResolvedTable> ResolveTable(const sql::TableName& name, const std::optional<sql::TimeTravel>& time_travel,
+  Result<ResolvedTable> ResolveTable(const sql::TableName& name,
+                                     const std::optional<sql::TimeTravel>& time_travel,
                                      bool must_exist = true, bool load_files = true) {
     return ResolveTable(name, time_travel ? &*time_travel : nullptr, must_exist, load_files);
   }

@@ -1,4 +1,5 @@
-// Private to the binder files (src/planner/bind_*.cc): Binder::Impl, the binding scopes and shared helpers.
+// Private to the binder files (src/planner/bind_*.cc): Binder::Impl, the binding scopes and shared
+// helpers.
 #pragma once
 
 #include <algorithm>
@@ -16,9 +17,9 @@
 #include "delta/history.h"
 #include "exec/aggregate.h"
 #include "exec/functions.h"
+#include "exec/functions/datetime_calendar.h"
 #include "exec/generate.h"
 #include "exec/lambda.h"
-#include "exec/functions/datetime_calendar.h"
 #include "io/path.h"
 #include "planner/binder.h"
 #include "sql/parser.h"
@@ -53,7 +54,9 @@ struct AggState {
   // The aggregate's output (HashAggregateOperator's order): the keys, spark_grouping_id when
   // there are several grouping sets, then the aggregate calls.
   bool has_grouping_id() const { return grouping_sets.size() > 1; }
-  int call_column(size_t i) const { return static_cast<int>(group_exprs.size() + (has_grouping_id() ? 1 : 0) + i); }
+  int call_column(size_t i) const {
+    return static_cast<int>(group_exprs.size() + (has_grouping_id() ? 1 : 0) + i);
+  }
   size_t width() const { return group_exprs.size() + calls.size() + (has_grouping_id() ? 1 : 0); }
 };
 
@@ -68,9 +71,10 @@ struct ExprScope {
   std::vector<OutputColumn>* columns = nullptr;  // what kColumn indices refer to
   AggState* agg = nullptr;                       // binding over an aggregate's output
   WindowState* window = nullptr;                 // window calls allowed
-  PlanPtr* plan = nullptr;                       // mutable input plan: correlated subqueries join onto it
+  PlanPtr* plan = nullptr;  // mutable input plan: correlated subqueries join onto it
   const std::vector<OutputColumn>* outer = nullptr;  // outer query columns (correlation)
-  std::vector<std::pair<int, int>>* outer_refs = nullptr;  // (outer index, placeholder index) collected
+  std::vector<std::pair<int, int>>* outer_refs =
+      nullptr;  // (outer index, placeholder index) collected
   // Parameters of the lambdas being bound (innermost last): name → placeholder column.
   std::vector<std::pair<std::string, exec::ExprPtr>> lambda_vars;
 };
@@ -104,14 +108,15 @@ struct Binder::Impl {
   const BinderContext& ctx() const { return self->ctx_; }
 
   // ------------------------------------------------------------------ column resolution
-  Result<int> ResolveColumn(const std::vector<std::string>& names, const std::vector<OutputColumn>& cols,
-                            size_t* consumed);
+  Result<int> ResolveColumn(const std::vector<std::string>& names,
+                            const std::vector<OutputColumn>& cols, size_t* consumed);
   Result<ExprPtr> FieldAccess(ExprPtr base, const std::string& field);
 
   // ------------------------------------------------------------------ expressions
   Result<ExprPtr> Bind(const ParsedExpr& e, ExprScope& s);
   Result<ExprPtr> BindColumnRef(const ParsedExpr& e, ExprScope& s);
-  Result<ExprPtr> BindIntervalArithmetic(const ParsedExpr& x, const ParsedExpr& interval, bool subtract, ExprScope& s);
+  Result<ExprPtr> BindIntervalArithmetic(const ParsedExpr& x, const ParsedExpr& interval,
+                                         bool subtract, ExprScope& s);
   Result<ExprPtr> BindCase(const ParsedExpr& e, ExprScope& s);
   Result<ExprPtr> BindHigherOrder(const ParsedExpr& e, ExprScope& s, const std::string& name);
   Result<ExprPtr> BindFunction(const ParsedExpr& e, ExprScope& s);
@@ -128,7 +133,8 @@ struct Binder::Impl {
     std::vector<ExprPtr> residual;  // over outer ++ inner (non-equality correlated conjuncts)
   };
 
-  Result<Correlated> BindCorrelatedFrom(const sql::Query& q, const std::vector<OutputColumn>& outer);
+  Result<Correlated> BindCorrelatedFrom(const sql::Query& q,
+                                        const std::vector<OutputColumn>& outer);
   // A correlated [NOT] EXISTS with one equality key as `outer IN (keys) AND outer IS NOT NULL`
   // (negated: its NOT); nullopt when the subquery is not of that form.
   Result<std::optional<ExprPtr>> CorrelatedExistsAsIn(const ParsedExpr& e, ExprScope& s);
@@ -136,20 +142,22 @@ struct Binder::Impl {
   // l3.l_suppkey <> l1.l_suppkey) as a value over *s.plan: an existence join (the input rows
   // numbered, left-joined to the subquery, counted back per row); nullopt when not of that form.
   Result<std::optional<ExprPtr>> CorrelatedExistsAsJoin(const ParsedExpr& e, ExprScope& s);
-  Status ApplyPredicateSubquery(const ParsedExpr& e, bool negated, PlanPtr* plan, std::vector<OutputColumn>* cols);
+  Status ApplyPredicateSubquery(const ParsedExpr& e, bool negated, PlanPtr* plan,
+                                std::vector<OutputColumn>* cols);
 
   // ------------------------------------------------------------------ FROM
   Result<PlanPtr> BindFromList(const sql::Query& q);
   PlanPtr CrossJoin(PlanPtr l, PlanPtr r);
   Result<PlanPtr> ApplyAlias(PlanPtr p, const sql::TableRef& ref);
-  Result<PlanPtr> NamedRelation(PlanPtr plan, const std::vector<std::string>& columns, const std::string& name,
-                                const sql::TableRef& ref);
+  Result<PlanPtr> NamedRelation(PlanPtr plan, const std::vector<std::string>& columns,
+                                const std::string& name, const sql::TableRef& ref);
   Result<PlanPtr> BindView(const ResolvedTable& t, const sql::TableRef& ref);
   Result<PlanPtr> BindTableRef(const sql::TableRef& ref);
   static std::vector<ExprPtr> IdentityExprs(const PlanPtr& p);
   static std::vector<std::string> Names(const PlanPtr& p);
   Result<PlanPtr> BindValues(const sql::TableRef& ref);
-  Result<PlanPtr> BindTableChanges(const sql::TableRef& ref, const std::vector<Value>& args, bool by_path);
+  Result<PlanPtr> BindTableChanges(const sql::TableRef& ref, const std::vector<Value>& args,
+                                   bool by_path);
   Result<PlanPtr> BindTableFunction(const sql::TableRef& ref);
   Result<PlanPtr> BindJoin(const sql::TableRef& ref);
 
@@ -164,13 +172,16 @@ struct Binder::Impl {
   PlanPtr MakeSort(PlanPtr child, std::vector<SortSpec> keys);
   Result<PlanPtr> BindSetOp(const sql::Query& q);
   Result<PlanPtr> OrderByOutput(PlanPtr plan, const sql::Query& q);
-  Result<PlanPtr> MakeGenerate(PlanPtr child, const ParsedExpr& call, ExprPtr arg, const std::vector<std::string>& aliases,
+  Result<PlanPtr> MakeGenerate(PlanPtr child, const ParsedExpr& call, ExprPtr arg,
+                               const std::vector<std::string>& aliases,
                                const std::string& qualifier);
-  static Status CheckGeneratorAliases(const std::vector<Field>& fields, const std::vector<std::string>& aliases);
+  static Status CheckGeneratorAliases(const std::vector<Field>& fields,
+                                      const std::vector<std::string>& aliases);
   Result<ExprPtr> BindGeneratorArg(const ParsedExpr& call, ExprScope& s);
   static bool IsGeneratorCall(const ParsedExpr& e);
   Result<PlanPtr> BindSelect(const sql::Query& q);
   const ParsedExpr* group_ast_or_null(const sql::Query& q, size_t i);
+
  public:
   static void ExtractJoinKeys(const ExprPtr& cond, int lw, int total, LogicalNode* j);
 };

@@ -51,7 +51,8 @@ Result<TableEntry> ParseEntry(const std::string& text, const std::string& path) 
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   if (parser.parse(text).get(doc) != simdjson::SUCCESS || !doc.is_object()) {
-    return Status::Corruption("catalog entry is not valid JSON: " + path, errc::kSiltCatalogCorrupt);
+    return Status::Corruption("catalog entry is not valid JSON: " + path,
+                              errc::kSiltCatalogCorrupt);
   }
   TableEntry e;
   auto str = [&](const char* key, std::string* out) {
@@ -135,12 +136,13 @@ bool Catalog::SchemaExists(const std::string& name) const {
   return exists.ok() && *exists;
 }
 
-Status Catalog::CreateSchema(const std::string& name, bool if_not_exists, const std::string& comment) {
+Status Catalog::CreateSchema(const std::string& name, bool if_not_exists,
+                             const std::string& comment) {
   if (SchemaExists(name)) {
     if (if_not_exists) return Status::OK();
-    return Status::AlreadyExists("Cannot create schema `" + LowerName(name) +
-                                     "` because it already exists.",
-                                 errc::kSchemaAlreadyExists);
+    return Status::AlreadyExists(
+        "Cannot create schema `" + LowerName(name) + "` because it already exists.",
+        errc::kSchemaAlreadyExists);
   }
   SILT_RETURN_NOT_OK(ValidateObjectKey(SchemaDirKey(name)));
   std::string meta = "{";
@@ -152,9 +154,9 @@ Status Catalog::CreateSchema(const std::string& name, bool if_not_exists, const 
   Status st = store_->PutIfAbsent(SchemaMetaKey(name), meta);
   if (st.code() == StatusCode::kAlreadyExists) {
     if (if_not_exists) return Status::OK();
-    return Status::AlreadyExists("Cannot create schema `" +
-                                     LowerName(name) + "` because it already exists.",
-                                 errc::kSchemaAlreadyExists);
+    return Status::AlreadyExists(
+        "Cannot create schema `" + LowerName(name) + "` because it already exists.",
+        errc::kSchemaAlreadyExists);
   }
   if (!st.ok())
     return Status::IoError("cannot create schema " + name + ": " + std::string(st.message()));
@@ -168,13 +170,15 @@ Status Catalog::DropSchema(const std::string& name, bool if_exists, bool cascade
     return Status::NotFound("The schema `" + s + "` cannot be found.", errc::kSchemaNotFound);
   }
   if (s == kDefaultSchema) {
-    return Status::InvalidArgument("Can not drop default database", errc::kUnsupportedFeatureDropDatabase);
+    return Status::InvalidArgument("Can not drop default database",
+                                   errc::kUnsupportedFeatureDropDatabase);
   }
   SILT_ASSIGN_OR_RETURN(std::vector<std::string> tables, ListTables(s));
   if (!tables.empty() && !cascade) {
-    return Status::InvalidArgument("Cannot drop a schema `" + s +
-                                       "` because it contains objects. Use DROP SCHEMA ... CASCADE.",
-                                   errc::kSchemaNotEmpty);
+    return Status::InvalidArgument(
+        "Cannot drop a schema `" + s +
+            "` because it contains objects. Use DROP SCHEMA ... CASCADE.",
+        errc::kSchemaNotEmpty);
   }
   // Best effort, as a recursive directory removal: what cannot be removed stays behind.
   for (const std::string& t : tables) {
@@ -247,15 +251,16 @@ Status Catalog::RegisterTable(const TableEntry& entry, bool replace) {
   e.schema = LowerName(e.schema);
   e.name = LowerName(e.name);
   if (!SchemaExists(e.schema)) {
-    return Status::NotFound("The schema `" + e.schema + "` cannot be found.", errc::kSchemaNotFound);
+    return Status::NotFound("The schema `" + e.schema + "` cannot be found.",
+                            errc::kSchemaNotFound);
   }
   std::string key = EntryKey(e.schema, e.name);
   SILT_RETURN_NOT_OK(ValidateObjectKey(key));
   std::string text = SerializeEntry(e);
   Status st = replace ? store_->Put(key, text) : store_->PutIfAbsent(key, text);
   if (st.code() == StatusCode::kAlreadyExists) {
-    return Status::AlreadyExists("Cannot create table or view `" + e.schema + "`.`" +
-                                     e.name + "` because it already exists.",
+    return Status::AlreadyExists("Cannot create table or view `" + e.schema + "`.`" + e.name +
+                                     "` because it already exists.",
                                  errc::kTableOrViewAlreadyExists);
   }
   return st;

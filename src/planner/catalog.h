@@ -28,15 +28,16 @@
 namespace silt::planner {
 
 struct TableEntry {
-  std::string schema;    // lower case
-  std::string name;      // lower case
-  std::string location;  // absolute local path or URI of the table root
-  bool managed = true;   // DROP TABLE deletes the data of managed tables
+  std::string schema;            // lower case
+  std::string name;              // lower case
+  std::string location;          // absolute local path or URI of the table root
+  bool managed = true;           // DROP TABLE deletes the data of managed tables
   std::string format = "delta";  // "delta" | "view"
   std::string view_text;         // views: the SELECT text
   std::string comment;
-  std::vector<std::string> view_columns;  // views: the column names given at CREATE VIEW (may be empty)
-  std::string view_current_schema;        // views: the schema unqualified names resolve in
+  std::vector<std::string>
+      view_columns;                 // views: the column names given at CREATE VIEW (may be empty)
+  std::string view_current_schema;  // views: the schema unqualified names resolve in
 };
 
 // A session's temporary view (CREATE TEMPORARY VIEW): its query text, bound again at each use as

@@ -343,10 +343,9 @@ ExprPtr AnyRange(const ExprPtr& col, const std::vector<KeyRange>& ranges, size_t
 // Whether [min, max] overlaps one of `ranges` (sorted, disjoint): binary search.
 bool Overlaps(OrderClass c, const std::vector<KeyRange>& ranges, const Value& min,
               const Value& max) {
-  auto it = std::lower_bound(ranges.begin(), ranges.end(), min,
-                             [c](const KeyRange& r, const Value& v) {
-                               return CompareOrdered(c, r.hi, v) < 0;
-                             });
+  auto it = std::lower_bound(
+      ranges.begin(), ranges.end(), min,
+      [c](const KeyRange& r, const Value& v) { return CompareOrdered(c, r.hi, v) < 0; });
   return it != ranges.end() && CompareOrdered(c, it->lo, max) <= 0;
 }
 

@@ -10,13 +10,20 @@ std::string Join(const std::vector<exec::ExprPtr>& exprs) {
 }
 const char* JoinName(JoinKind k) {
   switch (k) {
-    case JoinKind::kInner: return "Inner";
-    case JoinKind::kLeft: return "LeftOuter";
-    case JoinKind::kRight: return "RightOuter";
-    case JoinKind::kFull: return "FullOuter";
-    case JoinKind::kCross: return "Cross";
-    case JoinKind::kSemi: return "LeftSemi";
-    case JoinKind::kAnti: return "LeftAnti";
+    case JoinKind::kInner:
+      return "Inner";
+    case JoinKind::kLeft:
+      return "LeftOuter";
+    case JoinKind::kRight:
+      return "RightOuter";
+    case JoinKind::kFull:
+      return "FullOuter";
+    case JoinKind::kCross:
+      return "Cross";
+    case JoinKind::kSemi:
+      return "LeftSemi";
+    case JoinKind::kAnti:
+      return "LeftAnti";
   }
   return "?";
 }
@@ -26,9 +33,12 @@ std::string ScanFilesSummary(const LogicalNode& scan) {
   if (!scan.pruned_files) return "";
   int64_t part_skipped = scan.files_total - scan.files_after_partition_pruning;
   int64_t stats_skipped = scan.files_after_partition_pruning - scan.files_after_stats_pruning;
-  return "files: " + std::to_string(scan.files_after_stats_pruning) + " of " + std::to_string(scan.files_total) +
-         " (partition pruning: " + std::to_string(part_skipped) + " skipped, stats: " +
-         (scan.stats_skipping ? std::to_string(stats_skipped) + " skipped" : std::string("disabled")) + ")";
+  return "files: " + std::to_string(scan.files_after_stats_pruning) + " of " +
+         std::to_string(scan.files_total) + " (partition pruning: " + std::to_string(part_skipped) +
+         " skipped, stats: " +
+         (scan.stats_skipping ? std::to_string(stats_skipped) + " skipped"
+                              : std::string("disabled")) +
+         ")";
 }
 
 std::string ScanDetails(const LogicalNode& scan) {
@@ -47,7 +57,8 @@ std::string ScanDetails(const LogicalNode& scan) {
 
 std::string LogicalNode::Describe() const {
   switch (kind) {
-    case LogicalKind::kScan: return "DeltaScan " + ScanDetails(*this);
+    case LogicalKind::kScan:
+      return "DeltaScan " + ScanDetails(*this);
     case LogicalKind::kValues: {
       if (is_range) {
         return "Range (" + std::to_string(range_start) + ", " + std::to_string(range_end) +
@@ -55,10 +66,13 @@ std::string LogicalNode::Describe() const {
       }
       size_t n = 0;
       for (const auto& c : rows) n += c.size();
-      return "LocalRelation [" + std::to_string(columns.size()) + " columns, " + std::to_string(n) + " rows]";
+      return "LocalRelation [" + std::to_string(columns.size()) + " columns, " + std::to_string(n) +
+             " rows]";
     }
-    case LogicalKind::kFilter: return "Filter " + predicate->ToString();
-    case LogicalKind::kProject: return "Project [" + Join(exprs) + "]";
+    case LogicalKind::kFilter:
+      return "Filter " + predicate->ToString();
+    case LogicalKind::kProject:
+      return "Project [" + Join(exprs) + "]";
     case LogicalKind::kAggregate: {
       std::string s = "Aggregate [" + Join(group_keys) + "] [";
       for (size_t i = 0; i < aggregates.size(); ++i) s += (i ? ", " : "") + aggregates[i].name;
@@ -69,7 +83,8 @@ std::string LogicalNode::Describe() const {
       if (!left_keys.empty()) {
         s += " keys [";
         for (size_t i = 0; i < left_keys.size(); ++i) {
-          s += (i ? ", " : "") + left_keys[i]->ToString() + (null_safe[i] ? " <=> " : " = ") + right_keys[i]->ToString();
+          s += (i ? ", " : "") + left_keys[i]->ToString() + (null_safe[i] ? " <=> " : " = ") +
+               right_keys[i]->ToString();
         }
         s += "]";
       }
@@ -80,22 +95,28 @@ std::string LogicalNode::Describe() const {
     case LogicalKind::kSort: {
       std::string s = "Sort [";
       for (size_t i = 0; i < sort_keys.size(); ++i) {
-        s += (i ? ", " : "") + sort_keys[i].expr->ToString() + (sort_keys[i].ascending ? " ASC" : " DESC") +
+        s += (i ? ", " : "") + sort_keys[i].expr->ToString() +
+             (sort_keys[i].ascending ? " ASC" : " DESC") +
              (sort_keys[i].nulls_first ? " NULLS FIRST" : " NULLS LAST");
       }
       return s + "]";
     }
     case LogicalKind::kLimit:
-      return "Limit " + (limit ? std::to_string(*limit) : std::string("ALL")) + (offset ? " OFFSET " + std::to_string(offset) : "");
+      return "Limit " + (limit ? std::to_string(*limit) : std::string("ALL")) +
+             (offset ? " OFFSET " + std::to_string(offset) : "");
     case LogicalKind::kWindow: {
       std::string s = "Window [";
       for (size_t i = 0; i < windows.size(); ++i) s += (i ? ", " : "") + windows[i].name;
       return s + "]";
     }
-    case LogicalKind::kUnionAll: return "Union";
-    case LogicalKind::kDistinct: return "Distinct";
-    case LogicalKind::kSetOp: return std::string(intersect ? "Intersect" : "Except") + (set_all ? " All" : "");
-    case LogicalKind::kGenerate: return "Generate " + generator + "(" + exprs[0]->ToString() + ")";
+    case LogicalKind::kUnionAll:
+      return "Union";
+    case LogicalKind::kDistinct:
+      return "Distinct";
+    case LogicalKind::kSetOp:
+      return std::string(intersect ? "Intersect" : "Except") + (set_all ? " All" : "");
+    case LogicalKind::kGenerate:
+      return "Generate " + generator + "(" + exprs[0]->ToString() + ")";
   }
   return "?";
 }
@@ -103,7 +124,8 @@ std::string LogicalNode::Describe() const {
 namespace {
 // Spark's tree layout: a child line is the parent's prefix plus "+- " (last child) or ":- "
 // (others); the lines below a non-last child continue with ":  ".
-void Explain(const LogicalNode& n, const std::string& prefix, const std::string& marker, std::string* out) {
+void Explain(const LogicalNode& n, const std::string& prefix, const std::string& marker,
+             std::string* out) {
   out->append(prefix + marker);
   out->append(n.Describe());
   out->push_back('\n');
@@ -120,12 +142,15 @@ std::string ExplainPlan(const LogicalNode& root) {
   return out;
 }
 
-PlanPtr MakeProject(PlanPtr child, std::vector<exec::ExprPtr> exprs, std::vector<std::string> names) {
+PlanPtr MakeProject(PlanPtr child, std::vector<exec::ExprPtr> exprs,
+                    std::vector<std::string> names) {
   auto node = std::make_shared<LogicalNode>();
   node->kind = LogicalKind::kProject;
   for (size_t i = 0; i < exprs.size(); ++i) {
-    OutputColumn c{i < names.size() ? names[i] : exprs[i]->ToString(), exprs[i]->type, exprs[i]->nullable, ""};
-    if (exprs[i]->kind == exec::ExprKind::kColumn && exprs[i]->column < static_cast<int>(child->columns.size())) {
+    OutputColumn c{i < names.size() ? names[i] : exprs[i]->ToString(), exprs[i]->type,
+                   exprs[i]->nullable, ""};
+    if (exprs[i]->kind == exec::ExprKind::kColumn &&
+        exprs[i]->column < static_cast<int>(child->columns.size())) {
       c.qualifier = child->columns[exprs[i]->column].qualifier;
       c.nullable = child->columns[exprs[i]->column].nullable;
     }

@@ -30,8 +30,8 @@ struct OutputColumn {
 };
 
 enum class LogicalKind : uint8_t {
-  kScan,       // a Delta table (snapshot) read
-  kValues,     // literal rows
+  kScan,    // a Delta table (snapshot) read
+  kValues,  // literal rows
   kFilter,
   kProject,
   kAggregate,
@@ -41,8 +41,8 @@ enum class LogicalKind : uint8_t {
   kWindow,
   kUnionAll,
   kDistinct,
-  kSetOp,      // INTERSECT / EXCEPT [ALL]
-  kGenerate,   // explode & co. (LATERAL VIEW, a generator in a SELECT list)
+  kSetOp,     // INTERSECT / EXCEPT [ALL]
+  kGenerate,  // explode & co. (LATERAL VIEW, a generator in a SELECT list)
 };
 
 enum class JoinKind : uint8_t { kInner, kLeft, kRight, kFull, kCross, kSemi, kAnti };
@@ -54,7 +54,7 @@ struct SortSpec {
 };
 
 struct AggregateCall {
-  std::string name;  // display, e.g. "count(1)"
+  std::string name;      // display, e.g. "count(1)"
   std::string function;  // lower-case function name
   bool distinct = false;
   exec::BoundAggregate bound;
@@ -62,8 +62,8 @@ struct AggregateCall {
 };
 
 struct WindowCall {
-  std::string name;                 // display, e.g. "row_number() OVER (...)"
-  exec::WindowFunction fn;          // bound function (args over the node's input)
+  std::string name;         // display, e.g. "row_number() OVER (...)"
+  exec::WindowFunction fn;  // bound function (args over the node's input)
   std::vector<exec::ExprPtr> partition_by;
   std::vector<SortSpec> order_by;
   TypePtr type;
@@ -82,13 +82,18 @@ class ValuesRows {
   size_t size() const { return rows_ ? rows_->size() : 0; }
   bool empty() const { return size() == 0; }
   const DataChunk& operator[](size_t i) const { return (*rows_)[i]; }
-  std::vector<DataChunk>::const_iterator begin() const { return rows_ ? rows_->cbegin() : Empty().cbegin(); }
-  std::vector<DataChunk>::const_iterator end() const { return rows_ ? rows_->cend() : Empty().cend(); }
+  std::vector<DataChunk>::const_iterator begin() const {
+    return rows_ ? rows_->cbegin() : Empty().cbegin();
+  }
+  std::vector<DataChunk>::const_iterator end() const {
+    return rows_ ? rows_->cend() : Empty().cend();
+  }
   void clear() { rows_.reset(); }
   void push_back(DataChunk c) { Mutable().push_back(std::move(c)); }
   // The rows as one shared, immutable vector (never null).
   std::shared_ptr<const std::vector<DataChunk>> shared() const {
-    return rows_ ? std::shared_ptr<const std::vector<DataChunk>>(rows_) : std::make_shared<const std::vector<DataChunk>>();
+    return rows_ ? std::shared_ptr<const std::vector<DataChunk>>(rows_)
+                 : std::make_shared<const std::vector<DataChunk>>();
   }
 
  private:
@@ -121,7 +126,7 @@ struct DfpExecOptions {
   int64_t max_in_list_values = 1000;
   int64_t per_value_probe_limit = 64;
   double max_build_fraction = 1.0;  // silt.dfp.maxBuildFraction
-  bool row_bloom_filter = true;  // spark.sql.optimizer.runtime.bloomFilter.enabled
+  bool row_bloom_filter = true;     // spark.sql.optimizer.runtime.bloomFilter.enabled
 };
 
 struct LogicalNode;
@@ -134,9 +139,10 @@ struct LogicalNode {
 
   // kScan
   std::shared_ptr<const delta::Snapshot> snapshot;
-  std::string table_name;            // for EXPLAIN
+  std::string table_name;                 // for EXPLAIN
   std::vector<std::string> scan_columns;  // logical names read, in output order
-  std::vector<exec::ExprPtr> pushed_filters;  // conjuncts over the scan output (pruning + filtering)
+  std::vector<exec::ExprPtr>
+      pushed_filters;  // conjuncts over the scan output (pruning + filtering)
   // Files kept after pruning (filled by the optimizer; nullopt = all live files).
   std::optional<std::vector<const delta::AddFile*>> pruned_files;
   int64_t files_total = 0;
@@ -172,7 +178,7 @@ struct LogicalNode {
   JoinKind join = JoinKind::kInner;
   std::vector<exec::ExprPtr> left_keys, right_keys;  // over left / right output
   std::vector<bool> null_safe;
-  exec::ExprPtr condition;  // residual, over left ++ right output
+  exec::ExprPtr condition;       // residual, over left ++ right output
   bool null_aware_anti = false;  // NOT IN subquery semantics
   // Dynamic file pruning: the side (0 left, 1 right) whose Delta scans runtime filters prune —
   // the hash join's probe side, its build side runs first (-1: none); per filter its id and
@@ -214,7 +220,8 @@ std::string ScanDetails(const LogicalNode& scan);
 std::string ExplainPlan(const LogicalNode& root);
 
 // Helpers for building plans.
-PlanPtr MakeProject(PlanPtr child, std::vector<exec::ExprPtr> exprs, std::vector<std::string> names);
+PlanPtr MakeProject(PlanPtr child, std::vector<exec::ExprPtr> exprs,
+                    std::vector<std::string> names);
 PlanPtr MakeFilter(PlanPtr child, exec::ExprPtr predicate);
 
 }  // namespace silt::planner

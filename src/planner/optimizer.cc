@@ -62,7 +62,8 @@ ExprPtr Substitute(const ExprPtr& e, const std::vector<ExprPtr>& exprs, SubstMem
 
 ExprPtr AndAll(const std::vector<ExprPtr>& v) {
   ExprPtr acc;
-  for (const auto& e : v) acc = acc ? exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(), {acc, e}) : e;
+  for (const auto& e : v)
+    acc = acc ? exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(), {acc, e}) : e;
   return acc;
 }
 
@@ -79,14 +80,17 @@ bool Within(const ExprPtr& e, int lo, int hi) {
   return true;
 }
 
-void ExtractKeys(const std::vector<ExprPtr>& conj, int lw, int total, LogicalNode* j, std::vector<ExprPtr>* rest) {
+void ExtractKeys(const std::vector<ExprPtr>& conj, int lw, int total, LogicalNode* j,
+                 std::vector<ExprPtr>* rest) {
   for (const ExprPtr& c : conj) {
-    if (c->kind == ExprKind::kCall && (c->name == "=" || c->name == "==" || c->name == "<=>") && c->children.size() == 2) {
+    if (c->kind == ExprKind::kCall && (c->name == "=" || c->name == "==" || c->name == "<=>") &&
+        c->children.size() == 2) {
       const ExprPtr& a = c->children[0];
       const ExprPtr& b = c->children[1];
       auto ca = Cols(a), cb = Cols(b);
       if (!ca.empty() && !cb.empty()) {
-        bool al = Within(a, 0, lw), ar = Within(a, lw, total), bl = Within(b, 0, lw), br = Within(b, lw, total);
+        bool al = Within(a, 0, lw), ar = Within(a, lw, total), bl = Within(b, 0, lw),
+             br = Within(b, lw, total);
         if ((al && br) || (ar && bl)) {
           j->left_keys.push_back(al ? a : b);
           j->right_keys.push_back(RemapColumns(al ? b : a, [lw](int x) { return x - lw; }));
@@ -168,8 +172,10 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
       std::vector<ExprPtr> keep;
       for (auto& f : filters) {
         if (Deterministic(f) && ContainsExpr(n->pushed_filters, f)) continue;
-        if (Deterministic(f)) n->pushed_filters.push_back(f);
-        else keep.push_back(f);
+        if (Deterministic(f))
+          n->pushed_filters.push_back(f);
+        else
+          keep.push_back(f);
       }
       return WithFilters(n, keep);
     }
@@ -179,8 +185,10 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
       for (auto& f : filters) {
         bool ok = Deterministic(f);
         for (int c : Cols(f)) ok = ok && Deterministic(node->exprs[c]);
-        if (ok) down.push_back(Substitute(f, node->exprs, &memo));
-        else keep.push_back(f);
+        if (ok)
+          down.push_back(Substitute(f, node->exprs, &memo));
+        else
+          keep.push_back(f);
       }
       memo.clear();
       filters = {};  // not held during the recursion below (keep and down share what they need)
@@ -214,9 +222,12 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
         FactoredConjuncts(n->condition, &cond);
         n->condition = nullptr;
         for (auto& c : cond) {
-          if (Deterministic(c) && Within(c, 0, lw)) left.push_back(c);
-          else if (Deterministic(c) && Within(c, lw, total)) right.push_back(RemapColumns(c, [lw](int x) { return x - lw; }));
-          else both.push_back(c);
+          if (Deterministic(c) && Within(c, 0, lw))
+            left.push_back(c);
+          else if (Deterministic(c) && Within(c, lw, total))
+            right.push_back(RemapColumns(c, [lw](int x) { return x - lw; }));
+          else
+            both.push_back(c);
         }
       } else if (n->join == JoinKind::kLeft && n->condition) {
         // ON conditions on the right side of a left join filter the right input (an OR's
@@ -289,8 +300,10 @@ PlanPtr PushFilters(PlanPtr node, std::vector<ExprPtr> filters) {
         // one row even for empty input, so a HAVING over it (even a constant) stays above.
         bool ok = Deterministic(f) && node->grouping_sets.size() <= 1 && nk > 0;
         for (int c : Cols(f)) ok = ok && c < static_cast<int>(nk);
-        if (ok) down.push_back(Substitute(f, node->group_keys, &memo));
-        else keep.push_back(f);
+        if (ok)
+          down.push_back(Substitute(f, node->group_keys, &memo));
+        else
+          keep.push_back(f);
       }
       memo.clear();
       auto n = Copy(node);
@@ -430,14 +443,18 @@ PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed) {
       std::vector<int> l, r;
       bool semi = node->join == JoinKind::kSemi || node->join == JoinKind::kAnti;
       for (int i : needed) {
-        if (i < lw) l.push_back(i);
-        else r.push_back(i - lw);
+        if (i < lw)
+          l.push_back(i);
+        else
+          r.push_back(i - lw);
       }
       for (const auto& k : node->left_keys) l = Union(l, Cols(k));
       for (const auto& k : node->right_keys) r = Union(r, Cols(k));
       for (int c : Cols(node->condition)) {
-        if (c < lw) l = Union(l, {c});
-        else r = Union(r, {c - lw});
+        if (c < lw)
+          l = Union(l, {c});
+        else
+          r = Union(r, {c - lw});
       }
       auto n = Copy(node);
       n->children[0] = Prune(node->children[0], l);
@@ -446,7 +463,8 @@ PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed) {
       for (auto& k : n->left_keys) k = RemapColumns(k, lm);
       for (auto& k : n->right_keys) k = RemapColumns(k, rm);
       int nlw = static_cast<int>(l.size());
-      n->condition = RemapColumns(node->condition, [&](int c) { return c < lw ? lm(c) : nlw + rm(c - lw); });
+      n->condition =
+          RemapColumns(node->condition, [&](int c) { return c < lw ? lm(c) : nlw + rm(c - lw); });
       n->columns.clear();
       std::vector<int> have;
       for (int i : l) {
@@ -557,7 +575,8 @@ enum class Tri { kFalse, kTrue, kUnknown };
 struct StatsView {
   const delta::FileStats* stats;
   const std::vector<std::string>* stat_keys;  // per scan column: stats key ("" = none)
-  const std::vector<std::optional<Value>>* partition;  // per scan column: partition value if partition col
+  const std::vector<std::optional<Value>>*
+      partition;  // per scan column: partition value if partition col
 };
 
 std::optional<Value> ConstOf(const ExprPtr& e) {
@@ -570,15 +589,19 @@ int CompareForPrune(const Value& a, const Value& b, bool* ok) {
   if (a.is_null() || b.is_null()) return 0;
   TypeId ta = a.type()->id(), tb = b.type()->id();
   auto integral = [](TypeId t) {
-    return t == TypeId::kInt8 || t == TypeId::kInt16 || t == TypeId::kInt32 || t == TypeId::kInt64 || t == TypeId::kDate ||
-           t == TypeId::kTimestamp || t == TypeId::kTimestampNtz;
+    return t == TypeId::kInt8 || t == TypeId::kInt16 || t == TypeId::kInt32 ||
+           t == TypeId::kInt64 || t == TypeId::kDate || t == TypeId::kTimestamp ||
+           t == TypeId::kTimestampNtz;
   };
-  if (integral(ta) && integral(tb) && (ta == tb || (ta != TypeId::kDate && tb != TypeId::kDate && ta != TypeId::kTimestamp &&
-                                                    tb != TypeId::kTimestamp && ta != TypeId::kTimestampNtz && tb != TypeId::kTimestampNtz))) {
+  if (integral(ta) && integral(tb) &&
+      (ta == tb ||
+       (ta != TypeId::kDate && tb != TypeId::kDate && ta != TypeId::kTimestamp &&
+        tb != TypeId::kTimestamp && ta != TypeId::kTimestampNtz && tb != TypeId::kTimestampNtz))) {
     *ok = true;
     return a.integer() < b.integer() ? -1 : a.integer() > b.integer();
   }
-  if ((ta == TypeId::kDouble || ta == TypeId::kFloat) && (tb == TypeId::kDouble || tb == TypeId::kFloat)) {
+  if ((ta == TypeId::kDouble || ta == TypeId::kFloat) &&
+      (tb == TypeId::kDouble || tb == TypeId::kFloat)) {
     double x = a.floating(), y = b.floating();
     if (x != x || y != y) return 0;
     *ok = true;
@@ -636,7 +659,8 @@ ColRange RangeOf(int col, const StatsView& v) {
   // More nulls than records: inconsistent, so neither count is trusted.
   if (r.nulls && r.rows && *r.nulls > *r.rows) r.nulls.reset();
   // Delta truncates string maxima (32 characters by default): a long max is not an upper bound.
-  bool truncated_max = cs->max && !cs->max->is_null() && cs->max->type()->id() == TypeId::kString && cs->max->str().size() >= 32;
+  bool truncated_max = cs->max && !cs->max->is_null() && cs->max->type()->id() == TypeId::kString &&
+                       cs->max->str().size() >= 32;
   // A minimum above the maximum is garbage, not a bound (stats are advisory: no skipping).
   bool ordered = true;
   if (cs->min && cs->max && !cs->min->is_null() && !cs->max->is_null()) {
@@ -707,10 +731,14 @@ Tri MayMatch(const ExprPtr& e, const StatsView& v) {
       ExprPtr col = e->children[0], lit = e->children[1];
       if (col->kind != ExprKind::kColumn && lit->kind == ExprKind::kColumn) {
         std::swap(col, lit);
-        if (op == "<") op = ">";
-        else if (op == ">") op = "<";
-        else if (op == "<=") op = ">=";
-        else if (op == ">=") op = "<=";
+        if (op == "<")
+          op = ">";
+        else if (op == ">")
+          op = "<";
+        else if (op == "<=")
+          op = ">=";
+        else if (op == ">=")
+          op = "<=";
       }
       if (col->kind != ExprKind::kColumn) return Tri::kUnknown;
       auto c = ConstOf(lit);
@@ -726,16 +754,19 @@ Tri MayMatch(const ExprPtr& e, const StatsView& v) {
       int vs_min = CompareForPrune(*c, r.min, &ok1);
       int vs_max = CompareForPrune(*c, r.max, &ok2);
       if (!ok1 || !ok2) return Tri::kUnknown;
-      if (op == "=" || op == "==" || op == "<=>") return (vs_min < 0 || vs_max > 0) ? Tri::kFalse : Tri::kUnknown;
-      if (op == "<") return vs_min <= 0 ? Tri::kFalse : Tri::kUnknown;   // col < c needs min < c
+      if (op == "=" || op == "==" || op == "<=>")
+        return (vs_min < 0 || vs_max > 0) ? Tri::kFalse : Tri::kUnknown;
+      if (op == "<") return vs_min <= 0 ? Tri::kFalse : Tri::kUnknown;  // col < c needs min < c
       if (op == "<=") return vs_min < 0 ? Tri::kFalse : Tri::kUnknown;
-      if (op == ">") return vs_max >= 0 ? Tri::kFalse : Tri::kUnknown;   // col > c needs max > c
+      if (op == ">") return vs_max >= 0 ? Tri::kFalse : Tri::kUnknown;  // col > c needs max > c
       if (op == ">=") return vs_max > 0 ? Tri::kFalse : Tri::kUnknown;
-      if ((op == "<>" || op == "!=") && r.exact_partition) return vs_min == 0 ? Tri::kFalse : Tri::kUnknown;
+      if ((op == "<>" || op == "!=") && r.exact_partition)
+        return vs_min == 0 ? Tri::kFalse : Tri::kUnknown;
       return Tri::kUnknown;
     }
     case ExprKind::kConstant:
-      if (e->type->id() == TypeId::kBoolean && (e->constant.is_null() || !e->constant.boolean())) return Tri::kFalse;
+      if (e->type->id() == TypeId::kBoolean && (e->constant.is_null() || !e->constant.boolean()))
+        return Tri::kFalse;
       return Tri::kUnknown;
     default:
       return Tri::kUnknown;
@@ -787,8 +818,10 @@ Result<std::vector<const delta::AddFile*>> PruneFileList(
     std::string phys = delta::PhysicalNameOrName(f, mode);
     bool is_part = false;
     for (const auto& p : snap.partition_columns()) is_part |= LowerName(p) == LowerName(f.name);
-    if (is_part) part_keys[i] = phys;
-    else if (!f.type->is_nested()) stat_keys[i] = delta::StatsPathKey({phys});
+    if (is_part)
+      part_keys[i] = phys;
+    else if (!f.type->is_nested())
+      stat_keys[i] = delta::StatsPathKey({phys});
   }
   SILT_ASSIGN_OR_RETURN(physical, delta::ToPhysicalSchema(schema, mode));
   auto partition_values = [&](const delta::AddFile& f) {
@@ -813,7 +846,8 @@ Result<std::vector<const delta::AddFile*>> PruneFileList(
     if (!drop) after_part.push_back(f);
   }
   if (after_partition) *after_partition = static_cast<int64_t>(after_part.size());
-  bool any_stats_col = std::any_of(stat_keys.begin(), stat_keys.end(), [](const std::string& s) { return !s.empty(); });
+  bool any_stats_col = std::any_of(stat_keys.begin(), stat_keys.end(),
+                                   [](const std::string& s) { return !s.empty(); });
   for (const delta::AddFile* f : after_part) {
     if (!stats_skipping || !any_stats_col || !f->stats) {
       kept.push_back(f);
@@ -833,11 +867,9 @@ Result<std::vector<const delta::AddFile*>> PruneFileList(
   return kept;
 }
 
-Result<std::vector<FileColumnRange>> FileColumnRanges(const delta::Snapshot& snap,
-                                                      const std::vector<std::string>& scan_columns,
-                                                      int column,
-                                                      const std::vector<const delta::AddFile*>& files,
-                                                      bool stats_skipping) {
+Result<std::vector<FileColumnRange>> FileColumnRanges(
+    const delta::Snapshot& snap, const std::vector<std::string>& scan_columns, int column,
+    const std::vector<const delta::AddFile*>& files, bool stats_skipping) {
   std::vector<FileColumnRange> out(files.size());
   if (column < 0 || static_cast<size_t>(column) >= scan_columns.size()) return out;
   const Schema& schema = snap.schema();

@@ -230,8 +230,8 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
   // ORDER BY … LIMIT n → top-N (the sort below is not built).
   if (n.kind == LogicalKind::kLimit && n.limit && n.children[0]->kind == LogicalKind::kSort) {
     SILT_ASSIGN_OR_RETURN(exec::OperatorPtr below, BuildNode(n.children[0]->children[0], pctx));
-    return exec::OperatorPtr(std::make_unique<exec::TopNOperator>(std::move(below), SortKeys(n.children[0]->sort_keys),
-                                                                  *n.limit, n.offset));
+    return exec::OperatorPtr(std::make_unique<exec::TopNOperator>(
+        std::move(below), SortKeys(n.children[0]->sort_keys), *n.limit, n.offset));
   }
   std::vector<exec::OperatorPtr> children;
   for (const auto& c : n.children) {
@@ -246,8 +246,9 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
       } else {
         for (const auto& f : n.snapshot->files()) files.push_back(&f);
       }
-      SILT_ASSIGN_OR_RETURN(auto op, exec::DeltaScanOperator::Make(n.snapshot, n.scan_columns, std::move(files),
-                                                                   n.pushed_filters, n.table_name));
+      SILT_ASSIGN_OR_RETURN(
+          auto op, exec::DeltaScanOperator::Make(n.snapshot, n.scan_columns, std::move(files),
+                                                 n.pushed_filters, n.table_name));
       op->SetExplainDetails(ScanDetails(n));
       for (const RuntimeFilter& rf : n.runtime_filters) pctx.scans[rf.id] = {op.get(), &n};
       if (!n.runtime_filters.empty() || !n.dfp_reason.empty()) {
@@ -261,7 +262,8 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
         return exec::OperatorPtr(std::make_unique<exec::RangeOperator>(
             SchemaOf(n), n.range_start, n.range_step, n.range_count));
       }
-      return exec::OperatorPtr(std::make_unique<exec::ValuesOperator>(SchemaOf(n), n.rows.shared()));
+      return exec::OperatorPtr(
+          std::make_unique<exec::ValuesOperator>(SchemaOf(n), n.rows.shared()));
     case LogicalKind::kFilter: {
       auto op = std::make_unique<exec::FilterOperator>(std::move(children[0]), n.predicate);
       if (Deterministic(n.predicate)) op->EnablePush();
@@ -273,7 +275,8 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
       // A deterministic projection right above a Delta scan runs in the scan's parallel workers.
       const LogicalNode& child = *n.children[0];
       if (child.kind == LogicalKind::kScan && !child.scan_columns.empty() && !n.exprs.empty() &&
-          std::all_of(n.exprs.begin(), n.exprs.end(), [](const exec::ExprPtr& e) { return Deterministic(e); })) {
+          std::all_of(n.exprs.begin(), n.exprs.end(),
+                      [](const exec::ExprPtr& e) { return Deterministic(e); })) {
         Schema schema;
         for (size_t i = 0; i < n.exprs.size(); ++i) {
           schema.push_back({names[i], n.exprs[i]->type, n.exprs[i]->nullable, "{}"});
@@ -285,7 +288,8 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
         return std::move(children[0]);
       }
       auto op = std::make_unique<exec::ProjectOperator>(std::move(children[0]), n.exprs, names);
-      if (std::all_of(n.exprs.begin(), n.exprs.end(), [](const exec::ExprPtr& e) { return Deterministic(e); })) {
+      if (std::all_of(n.exprs.begin(), n.exprs.end(),
+                      [](const exec::ExprPtr& e) { return Deterministic(e); })) {
         op->EnablePush();
       }
       return exec::OperatorPtr(std::move(op));
@@ -293,22 +297,35 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
     case LogicalKind::kAggregate: {
       std::vector<exec::AggregateSpec> aggs;
       for (const auto& a : n.aggregates) aggs.push_back({a.bound, a.filter, a.name});
-      return exec::OperatorPtr(std::make_unique<exec::HashAggregateOperator>(std::move(children[0]), n.group_keys,
-                                                                             std::move(aggs), n.grouping_sets));
+      return exec::OperatorPtr(std::make_unique<exec::HashAggregateOperator>(
+          std::move(children[0]), n.group_keys, std::move(aggs), n.grouping_sets));
     }
     case LogicalKind::kJoin: {
       exec::JoinType jt = exec::JoinType::kInner;
       switch (n.join) {
-        case JoinKind::kInner: case JoinKind::kCross: jt = exec::JoinType::kInner; break;
-        case JoinKind::kLeft: jt = exec::JoinType::kLeftOuter; break;
-        case JoinKind::kRight: jt = exec::JoinType::kRightOuter; break;
-        case JoinKind::kFull: jt = exec::JoinType::kFullOuter; break;
-        case JoinKind::kSemi: jt = exec::JoinType::kLeftSemi; break;
-        case JoinKind::kAnti: jt = exec::JoinType::kLeftAnti; break;
+        case JoinKind::kInner:
+        case JoinKind::kCross:
+          jt = exec::JoinType::kInner;
+          break;
+        case JoinKind::kLeft:
+          jt = exec::JoinType::kLeftOuter;
+          break;
+        case JoinKind::kRight:
+          jt = exec::JoinType::kRightOuter;
+          break;
+        case JoinKind::kFull:
+          jt = exec::JoinType::kFullOuter;
+          break;
+        case JoinKind::kSemi:
+          jt = exec::JoinType::kLeftSemi;
+          break;
+        case JoinKind::kAnti:
+          jt = exec::JoinType::kLeftAnti;
+          break;
       }
       if (n.left_keys.empty()) {
-        return exec::OperatorPtr(std::make_unique<exec::NestedLoopJoinOperator>(std::move(children[0]), std::move(children[1]),
-                                                                                jt, n.condition));
+        return exec::OperatorPtr(std::make_unique<exec::NestedLoopJoinOperator>(
+            std::move(children[0]), std::move(children[1]), jt, n.condition));
       }
       // An inner or left outer join builds its hash table on the smaller side (the right one as
       // written, unless the estimates say the left is smaller: a left outer join then runs as a
@@ -341,26 +358,31 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
               exec::MakeColumn(from, f.type, f.name, swapped[static_cast<size_t>(from)].nullable));
           names.push_back(f.name);
         }
-        auto project = std::make_unique<exec::ProjectOperator>(std::move(op), std::move(order), std::move(names));
+        auto project = std::make_unique<exec::ProjectOperator>(std::move(op), std::move(order),
+                                                               std::move(names));
         project->EnablePush();
         return exec::OperatorPtr(std::move(project));
       }
-      auto op = std::make_unique<exec::HashJoinOperator>(std::move(children[0]), std::move(children[1]), jt, n.left_keys,
-                                                         n.right_keys, n.null_safe, n.condition, n.null_aware_anti);
+      auto op = std::make_unique<exec::HashJoinOperator>(
+          std::move(children[0]), std::move(children[1]), jt, n.left_keys, n.right_keys,
+          n.null_safe, n.condition, n.null_aware_anti);
       if (n.dfp_pruned_side == 0) SILT_RETURN_NOT_OK(WireRuntimeFilters(n, pctx, op.get()));
       return exec::OperatorPtr(std::move(op));
     }
     case LogicalKind::kSort:
-      return exec::OperatorPtr(std::make_unique<exec::SortOperator>(std::move(children[0]), SortKeys(n.sort_keys)));
+      return exec::OperatorPtr(
+          std::make_unique<exec::SortOperator>(std::move(children[0]), SortKeys(n.sort_keys)));
     case LogicalKind::kLimit: {
-      return exec::OperatorPtr(std::make_unique<exec::LimitOperator>(std::move(children[0]), n.limit.value_or(-1), n.offset));
+      return exec::OperatorPtr(std::make_unique<exec::LimitOperator>(
+          std::move(children[0]), n.limit.value_or(-1), n.offset));
     }
     case LogicalKind::kWindow: {
       // One WindowOperator per call (each appends its column), so the output order is the
       // calls' order; calls with the same PARTITION BY / ORDER BY could share one (later).
       exec::OperatorPtr op = std::move(children[0]);
       for (const WindowCall& w : n.windows) {
-        op = std::make_unique<exec::WindowOperator>(std::move(op), w.partition_by, SortKeys(w.order_by),
+        op = std::make_unique<exec::WindowOperator>(std::move(op), w.partition_by,
+                                                    SortKeys(w.order_by),
                                                     std::vector<exec::WindowFunction>{w.fn});
       }
       return op;
@@ -372,7 +394,8 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
       for (size_t k = n.children[0]->columns.size(); k < n.columns.size(); ++k) {
         generated.push_back({n.columns[k].name, n.columns[k].type, n.columns[k].nullable, "{}"});
       }
-      return exec::OperatorPtr(std::make_unique<exec::GenerateOperator>(std::move(children[0]), *gen, n.exprs[0], std::move(generated)));
+      return exec::OperatorPtr(std::make_unique<exec::GenerateOperator>(
+          std::move(children[0]), *gen, n.exprs[0], std::move(generated)));
     }
     case LogicalKind::kUnionAll:
       return exec::OperatorPtr(std::make_unique<exec::UnionAllOperator>(std::move(children)));

@@ -5,12 +5,13 @@
 // What only analysis can know is approximated: a qualified reference prints its last part (Spark
 // prints `s.f` for a struct field, which the binder must name itself), and a window without a
 // frame prints the default frame Spark would fill in for an aggregate.
+#include "sql/ast.h"
+
 #include <cctype>
 #include <string>
 
 #include "common/ascii.h"
 #include "common/number_format.h"
-#include "sql/ast.h"
 #include "vector/type_sql.h"
 
 namespace silt::sql {
@@ -32,15 +33,21 @@ std::string TimestampText(int64_t micros) {
 std::string LiteralPretty(const Value& v) {
   if (v.is_null()) return "NULL";
   switch (v.type()->id()) {
-    case TypeId::kBoolean: return v.boolean() ? "true" : "false";
+    case TypeId::kBoolean:
+      return v.boolean() ? "true" : "false";
     case TypeId::kInt8:
     case TypeId::kInt16:
     case TypeId::kInt32:
-    case TypeId::kInt64: return std::to_string(v.integer());
-    case TypeId::kFloat: return FormatJavaFloat(static_cast<float>(v.floating()));
-    case TypeId::kDouble: return FormatJavaDouble(v.floating());
-    case TypeId::kDecimal: return FormatJavaBigDecimal(v.decimal(), v.type()->scale());
-    case TypeId::kString: return v.str();
+    case TypeId::kInt64:
+      return std::to_string(v.integer());
+    case TypeId::kFloat:
+      return FormatJavaFloat(static_cast<float>(v.floating()));
+    case TypeId::kDouble:
+      return FormatJavaDouble(v.floating());
+    case TypeId::kDecimal:
+      return FormatJavaBigDecimal(v.decimal(), v.type()->scale());
+    case TypeId::kString:
+      return v.str();
     case TypeId::kBinary: {
       static const char* kHex = "0123456789ABCDEF";
       std::string s = "X'";
@@ -50,10 +57,14 @@ std::string LiteralPretty(const Value& v) {
       }
       return s + "'";
     }
-    case TypeId::kDate: return "DATE '" + FormatDate(static_cast<int32_t>(v.integer())) + "'";
-    case TypeId::kTimestamp: return "TIMESTAMP '" + TimestampText(v.integer()) + "'";
-    case TypeId::kTimestampNtz: return "TIMESTAMP_NTZ '" + TimestampText(v.integer()) + "'";
-    default: return v.ToString();
+    case TypeId::kDate:
+      return "DATE '" + FormatDate(static_cast<int32_t>(v.integer())) + "'";
+    case TypeId::kTimestamp:
+      return "TIMESTAMP '" + TimestampText(v.integer()) + "'";
+    case TypeId::kTimestampNtz:
+      return "TIMESTAMP_NTZ '" + TimestampText(v.integer()) + "'";
+    default:
+      return v.ToString();
   }
 }
 
@@ -186,11 +197,16 @@ struct Printer {
 
   std::string Bound(WindowFrame::BoundType b, const ExprNode& off) {
     switch (b) {
-      case WindowFrame::BoundType::kUnboundedPreceding: return "UNBOUNDED PRECEDING";
-      case WindowFrame::BoundType::kUnboundedFollowing: return "UNBOUNDED FOLLOWING";
-      case WindowFrame::BoundType::kCurrentRow: return "CURRENT ROW";
-      case WindowFrame::BoundType::kPreceding: return (off ? Print(*off) : "?") + " PRECEDING";
-      case WindowFrame::BoundType::kFollowing: return (off ? Print(*off) : "?") + " FOLLOWING";
+      case WindowFrame::BoundType::kUnboundedPreceding:
+        return "UNBOUNDED PRECEDING";
+      case WindowFrame::BoundType::kUnboundedFollowing:
+        return "UNBOUNDED FOLLOWING";
+      case WindowFrame::BoundType::kCurrentRow:
+        return "CURRENT ROW";
+      case WindowFrame::BoundType::kPreceding:
+        return (off ? Print(*off) : "?") + " PRECEDING";
+      case WindowFrame::BoundType::kFollowing:
+        return (off ? Print(*off) : "?") + " FOLLOWING";
     }
     return "";
   }
@@ -246,8 +262,10 @@ struct Printer {
 
   std::string Print(const ParsedExpr& e) {
     switch (e.type) {
-      case ExprType::kLiteral: return LiteralPretty(e.literal);
-      case ExprType::kInterval: return IntervalPretty(e);
+      case ExprType::kLiteral:
+        return LiteralPretty(e.literal);
+      case ExprType::kInterval:
+        return IntervalPretty(e);
       case ExprType::kColumnRef:
         if (IsLambdaVar(e)) return "namedlambdavariable()";
         return e.names.empty() ? "" : e.names.back();
@@ -296,7 +314,8 @@ struct Printer {
       case ExprType::kIsNull:
         return "(" + Print(*e.children[0]) + (e.negated ? " IS NOT NULL)" : " IS NULL)");
       case ExprType::kIsBool: {
-        std::string s = "(" + Print(*e.children[0]) + " <=> " + (e.bool_value ? "true" : "false") + ")";
+        std::string s =
+            "(" + Print(*e.children[0]) + " <=> " + (e.bool_value ? "true" : "false") + ")";
         return e.negated ? "(NOT " + s + ")" : s;
       }
       case ExprType::kIsDistinctFrom: {
@@ -315,13 +334,15 @@ struct Printer {
         std::string s = "(" + Print(*e.children[0]) + " IN (listquery()))";
         return e.negated ? "(NOT " + s + ")" : s;
       }
-      case ExprType::kExists: return e.negated ? "(NOT exists())" : "exists()";
-      case ExprType::kScalarSubquery: return "scalarsubquery()";
+      case ExprType::kExists:
+        return e.negated ? "(NOT exists())" : "exists()";
+      case ExprType::kScalarSubquery:
+        return "scalarsubquery()";
       case ExprType::kLike: {
         std::string s;
         if (!e.quantifier.empty()) {
-          s = Print(*e.children[0]) + " " + AsciiUpper(e.op) + " " + AsciiUpper(e.quantifier) + " (" +
-              Args(e, 1) + ")";
+          s = Print(*e.children[0]) + " " + AsciiUpper(e.op) + " " + AsciiUpper(e.quantifier) +
+              " (" + Args(e, 1) + ")";
         } else if (e.op == "like") {
           s = Print(*e.children[0]) + " LIKE " + Print(*e.children[1]);
           if (e.children.size() > 2 && e.children[2]->literal.type()->id() == TypeId::kString &&
@@ -354,7 +375,8 @@ struct Printer {
                TypeSql(e.cast_type) + ")";
       case ExprType::kSubscript:
         return Print(*e.children[0]) + "[" + Print(*e.children[1]) + "]";
-      case ExprType::kFieldAccess: return Print(*e.children[0]) + "." + e.field;
+      case ExprType::kFieldAccess:
+        return Print(*e.children[0]) + "." + e.field;
       case ExprType::kLambda: {
         lambda_scopes.push_back(&e.lambda_params);
         std::string s = "lambdafunction(" + Print(*e.children[0]);
@@ -362,8 +384,10 @@ struct Printer {
         lambda_scopes.pop_back();
         return s + ")";
       }
-      case ExprType::kNamedArgument: return e.field + " => " + Print(*e.children[0]);
-      case ExprType::kPositional: return "?";
+      case ExprType::kNamedArgument:
+        return e.field + " => " + Print(*e.children[0]);
+      case ExprType::kPositional:
+        return "?";
     }
     return "";
   }
@@ -380,8 +404,10 @@ std::string TableName::ToString() const {
   if (is_path()) {
     std::string s = path_format + ".`";
     for (char c : path) {
-      if (c == '`') s += "``";
-      else s.push_back(c);
+      if (c == '`')
+        s += "``";
+      else
+        s.push_back(c);
     }
     return s + "`";
   }

@@ -32,18 +32,18 @@ using QueryNode = std::unique_ptr<Query>;
 // Expressions
 
 enum class ExprType : uint8_t {
-  kLiteral,         // literal (typed Value: 1 → int, 10000000000 → bigint, 1.5 → decimal(2,1),
-                    // 1.5e0/1.5D → double, 'x' → string, DATE '…', TIMESTAMP '…', X'0A' → binary,
-                    // NULL → null type, 1L/1S/1Y/1BD suffixes)
-  kInterval,        // INTERVAL '1' DAY, INTERVAL 3 HOURS: interval_months / interval_micros
-  kColumnRef,       // names: [qualifier..., column] e.g. {"t", "a"}; nested fields resolved later
-  kStar,            // * or t.*  (names = qualifier); except_columns for * EXCEPT (a, b)
-  kFunction,        // name(args) [FILTER (WHERE filter)] [OVER window]; distinct; star_arg for count(*)
-  kUnary,           // op: "-", "+", "not", "~"
-  kBinary,          // op: "+","-","*","/","%","div","||","=","==","<>","!=","<",">","<=",">=","<=>",
-                    //     "and","or","&","|","^","<<",">>",">>>" (!> and !< arrive as "<=" / ">=")
-  kIsNull,          // children[0] IS [NOT] NULL (negated)
-  kIsBool,          // children[0] IS [NOT] TRUE/FALSE (bool_value, negated)
+  kLiteral,  // literal (typed Value: 1 → int, 10000000000 → bigint, 1.5 → decimal(2,1),
+             // 1.5e0/1.5D → double, 'x' → string, DATE '…', TIMESTAMP '…', X'0A' → binary,
+             // NULL → null type, 1L/1S/1Y/1BD suffixes)
+  kInterval,   // INTERVAL '1' DAY, INTERVAL 3 HOURS: interval_months / interval_micros
+  kColumnRef,  // names: [qualifier..., column] e.g. {"t", "a"}; nested fields resolved later
+  kStar,       // * or t.*  (names = qualifier); except_columns for * EXCEPT (a, b)
+  kFunction,   // name(args) [FILTER (WHERE filter)] [OVER window]; distinct; star_arg for count(*)
+  kUnary,      // op: "-", "+", "not", "~"
+  kBinary,     // op: "+","-","*","/","%","div","||","=","==","<>","!=","<",">","<=",">=","<=>",
+               //     "and","or","&","|","^","<<",">>",">>>" (!> and !< arrive as "<=" / ">=")
+  kIsNull,     // children[0] IS [NOT] NULL (negated)
+  kIsBool,     // children[0] IS [NOT] TRUE/FALSE (bool_value, negated)
   kIsDistinctFrom,  // a IS [NOT] DISTINCT FROM b (negated)
   kBetween,         // children = value, low, high; negated
   kInList,          // children = value, items...; negated
@@ -52,19 +52,25 @@ enum class ExprType : uint8_t {
   kScalarSubquery,  // (subquery)
   kLike,            // children = value, pattern[, escape]; op "like"|"ilike"|"rlike"; negated;
                     // quantifier ANY/ALL with children[1..] as the patterns (LIKE ANY ('a%','b%'))
-  kCase,            // [operand] WHEN w THEN t ... [ELSE e]: children = [operand], w0, t0, ..., [else]
-                    // has_operand / has_else tell which are present
-  kCast,            // CAST(children[0] AS cast_type); try_cast; also expr::type syntax
-  kSubscript,       // children[0][children[1]]  (array index / map key)
-  kFieldAccess,     // children[0].field  (when the base is not a plain column path)
-  kLambda,          // x -> expr  /  (x, y) -> expr : lambda_params, children[0] = body
-  kNamedArgument,   // name => value (rare)
-  kPositional,      // placeholder ? (not supported yet; parsed for a clear error)
+  kCase,         // [operand] WHEN w THEN t ... [ELSE e]: children = [operand], w0, t0, ..., [else]
+                 // has_operand / has_else tell which are present
+  kCast,         // CAST(children[0] AS cast_type); try_cast; also expr::type syntax
+  kSubscript,    // children[0][children[1]]  (array index / map key)
+  kFieldAccess,  // children[0].field  (when the base is not a plain column path)
+  kLambda,       // x -> expr  /  (x, y) -> expr : lambda_params, children[0] = body
+  kNamedArgument,  // name => value (rare)
+  kPositional,     // placeholder ? (not supported yet; parsed for a clear error)
 };
 
 struct WindowFrame {
   enum class Unit : uint8_t { kRows, kRange };
-  enum class BoundType : uint8_t { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
+  enum class BoundType : uint8_t {
+    kUnboundedPreceding,
+    kPreceding,
+    kCurrentRow,
+    kFollowing,
+    kUnboundedFollowing
+  };
   Unit unit = Unit::kRange;
   BoundType start = BoundType::kUnboundedPreceding;
   BoundType end = BoundType::kCurrentRow;
@@ -90,16 +96,16 @@ struct ParsedExpr {
   SourcePos pos;
   std::vector<ExprNode> children;
 
-  Value literal;                        // kLiteral
+  Value literal;  // kLiteral
   // kLiteral TIMESTAMP '…' written without a zone: a wall time in the session time zone (the
   // literal holds it as if it were UTC; the binder converts it).
   bool local_timestamp = false;
-  int64_t interval_months = 0;          // kInterval
-  int64_t interval_micros = 0;          // kInterval (days folded in as 24h)
-  std::vector<std::string> names;       // kColumnRef / kStar qualifier / kFunction (qualified name)
+  int64_t interval_months = 0;     // kInterval
+  int64_t interval_micros = 0;     // kInterval (days folded in as 24h)
+  std::vector<std::string> names;  // kColumnRef / kStar qualifier / kFunction (qualified name)
   std::vector<std::string> except_columns;  // kStar EXCEPT
-  std::string op;                       // kUnary/kBinary/kLike
-  std::string field;                    // kFieldAccess / kNamedArgument name
+  std::string op;                           // kUnary/kBinary/kLike
+  std::string field;                        // kFieldAccess / kNamedArgument name
   bool negated = false;
   bool bool_value = false;              // kIsBool
   bool distinct = false;                // kFunction
@@ -189,8 +195,8 @@ struct TableRef {
 };
 
 struct SelectItem {
-  ExprNode expr;      // may be kStar
-  std::string alias;  // AS alias (empty: derived from the expression)
+  ExprNode expr;                     // may be kStar
+  std::string alias;                 // AS alias (empty: derived from the expression)
   std::vector<std::string> aliases;  // AS (a, b): the columns of a generator (posexplode …)
 };
 
@@ -228,12 +234,12 @@ struct Query {
   // SELECT block (set_op == kNone)
   bool distinct = false;
   std::vector<SelectItem> select;
-  std::vector<TableRefNode> from;  // comma-separated FROM items (implicit cross joins)
+  std::vector<TableRefNode> from;          // comma-separated FROM items (implicit cross joins)
   std::vector<LateralView> lateral_views;  // applied in order to the FROM result
   ExprNode where;
   GroupingKind grouping = GroupingKind::kPlain;
-  bool group_by_all = false;                      // GROUP BY ALL
-  std::vector<ExprNode> group_by;                 // plain / ROLLUP / CUBE items
+  bool group_by_all = false;                         // GROUP BY ALL
+  std::vector<ExprNode> group_by;                    // plain / ROLLUP / CUBE items
   std::vector<std::vector<ExprNode>> grouping_sets;  // GROUPING SETS ((a, b), (a), ())
   ExprNode having;
   ExprNode qualify;
@@ -336,9 +342,9 @@ struct ColumnDef {
   TypePtr type;
   bool nullable = true;  // NOT NULL → false
   std::string comment;
-  ExprNode default_value;              // DEFAULT expr
-  ExprNode generated_as;               // GENERATED ALWAYS AS (expr)
-  bool identity = false;               // GENERATED ALWAYS|BY DEFAULT AS IDENTITY
+  ExprNode default_value;  // DEFAULT expr
+  ExprNode generated_as;   // GENERATED ALWAYS AS (expr)
+  bool identity = false;   // GENERATED ALWAYS|BY DEFAULT AS IDENTITY
   bool identity_always = false;
   int64_t identity_start = 1, identity_step = 1;
   // ALTER TABLE … ADD COLUMNS / ALTER COLUMN position: FIRST or AFTER <column>.
@@ -353,30 +359,30 @@ using PropertyList = std::vector<std::pair<std::string, std::string>>;  // keys 
 // Auto-TTL clause (`DELETE ROWS n DAYS AFTER col`), see ../shared/specs/ttl-dfp-streaming.md.
 struct TtlClause {
   int64_t amount = 0;
-  std::string unit;    // "days", "hours", ...
+  std::string unit;  // "days", "hours", ...
   std::string column;
 };
 
 struct CreateTableStatement : Statement {
   CreateTableStatement() : Statement(StatementKind::kCreateTable) {}
   TableName name;
-  bool or_replace = false;   // CREATE OR REPLACE TABLE / REPLACE TABLE
+  bool or_replace = false;    // CREATE OR REPLACE TABLE / REPLACE TABLE
   bool replace_only = false;  // REPLACE TABLE (must exist)
   bool if_not_exists = false;
   bool external = false;
   std::vector<ColumnDef> columns;
   std::vector<std::pair<std::string, ExprNode>> constraints;  // CONSTRAINT name CHECK (expr)
-  std::vector<std::string> constraint_texts;                  // each expr as written (Spark stores it)
-  std::string using_format;              // USING DELTA / PARQUET … (lower case; "" = default)
-  std::vector<std::string> partition_by;  // PARTITIONED BY (a, b) (names, also of typed columns)
+  std::vector<std::string> constraint_texts;  // each expr as written (Spark stores it)
+  std::string using_format;                  // USING DELTA / PARQUET … (lower case; "" = default)
+  std::vector<std::string> partition_by;     // PARTITIONED BY (a, b) (names, also of typed columns)
   std::vector<ColumnDef> partition_columns;  // PARTITIONED BY (a INT, b STRING): typed ones
-  std::vector<std::string> cluster_by;    // CLUSTER BY (a, b)
+  std::vector<std::string> cluster_by;       // CLUSTER BY (a, b)
   std::string location;
   std::string comment;
   PropertyList properties;  // TBLPROPERTIES
   PropertyList options;     // OPTIONS
   std::optional<TtlClause> ttl;
-  QueryNode as_query;       // CTAS
+  QueryNode as_query;  // CTAS
 };
 
 struct DropTableStatement : Statement {
@@ -414,16 +420,16 @@ struct AlterTableStatement : Statement {
   std::vector<std::string> column_names;  // kDropColumns, kRenameColumn (old), kClusterBy
   std::string new_name;                   // kRenameColumn / kRenameTable
   bool if_exists = false;
-  PropertyList properties;          // kSetProperties
-  std::vector<std::string> keys;    // kUnsetProperties
-  std::string constraint_name;      // kAddConstraint / kDropConstraint
+  PropertyList properties;        // kSetProperties
+  std::vector<std::string> keys;  // kUnsetProperties
+  std::string constraint_name;    // kAddConstraint / kDropConstraint
   ExprNode constraint_expr;
-  std::string constraint_text;      // the CHECK expression as written
+  std::string constraint_text;  // the CHECK expression as written
   // kAlterColumn details
   TypePtr new_type;
   std::optional<bool> set_not_null;  // true: SET NOT NULL, false: DROP NOT NULL
   std::optional<std::string> new_comment;
-  std::optional<TtlClause> ttl;      // kSetTtl (nullopt: drop)
+  std::optional<TtlClause> ttl;  // kSetTtl (nullopt: drop)
 };
 
 struct InsertStatement : Statement {
@@ -431,11 +437,12 @@ struct InsertStatement : Statement {
   TableName table;
   bool overwrite = false;
   bool if_not_exists = false;
-  std::vector<std::string> columns;                     // INSERT INTO t (a, b)
-  bool by_name = false;                                 // INSERT INTO t BY NAME
-  std::vector<std::pair<std::string, ExprNode>> partition_spec;  // PARTITION (p = 1, q) (null value = dynamic)
-  ExprNode replace_where;                               // INSERT INTO t REPLACE WHERE pred
-  QueryNode query;                                      // VALUES … or SELECT …
+  std::vector<std::string> columns;  // INSERT INTO t (a, b)
+  bool by_name = false;              // INSERT INTO t BY NAME
+  std::vector<std::pair<std::string, ExprNode>>
+      partition_spec;      // PARTITION (p = 1, q) (null value = dynamic)
+  ExprNode replace_where;  // INSERT INTO t REPLACE WHERE pred
+  QueryNode query;         // VALUES … or SELECT …
 };
 
 struct DeleteStatement : Statement {
@@ -463,8 +470,8 @@ struct MergeClause {
   enum class Action : uint8_t { kUpdate, kUpdateStar, kDelete, kInsert, kInsertStar };
   Match match = Match::kMatched;
   Action action = Action::kUpdate;
-  ExprNode condition;                      // AND cond
-  std::vector<Assignment> set;             // UPDATE SET …
+  ExprNode condition;                       // AND cond
+  std::vector<Assignment> set;              // UPDATE SET …
   std::vector<std::string> insert_columns;  // INSERT (cols)
   std::vector<ExprNode> insert_values;      // VALUES (…)
   SourcePos pos;
@@ -483,8 +490,8 @@ struct MergeStatement : Statement {
 struct VacuumStatement : Statement {
   VacuumStatement() : Statement(StatementKind::kVacuum) {}
   TableName table;
-  std::string type;                       // "" | "full" | "lite"
-  std::optional<double> retain_hours;     // RETAIN n HOURS (may be negative: rejected later)
+  std::string type;                    // "" | "full" | "lite"
+  std::optional<double> retain_hours;  // RETAIN n HOURS (may be negative: rejected later)
   bool dry_run = false;
   std::optional<TableName> inventory_table;  // USING INVENTORY t
   QueryNode inventory_query;                 // USING INVENTORY (query)
@@ -524,7 +531,7 @@ struct DescribeStatement : Statement {
 
 struct ConvertToDeltaStatement : Statement {
   ConvertToDeltaStatement() : Statement(StatementKind::kConvertToDelta) {}
-  TableName table;                  // parquet.`/path` or a catalog table
+  TableName table;                          // parquet.`/path` or a catalog table
   std::vector<ColumnDef> partition_schema;  // PARTITIONED BY (a INT, b STRING)
   bool no_statistics = false;
 };

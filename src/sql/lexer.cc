@@ -90,19 +90,43 @@ std::string UnescapeSqlString(std::string_view s) {
       continue;
     }
     switch (n) {
-      case '0': out.push_back('\0'); break;
-      case '\'': out.push_back('\''); break;
-      case '"': out.push_back('"'); break;
-      case 'b': out.push_back('\b'); break;
-      case 'n': out.push_back('\n'); break;
-      case 'r': out.push_back('\r'); break;
-      case 't': out.push_back('\t'); break;
-      case 'Z': out.push_back('\x1A'); break;
-      case '\\': out.push_back('\\'); break;
+      case '0':
+        out.push_back('\0');
+        break;
+      case '\'':
+        out.push_back('\'');
+        break;
+      case '"':
+        out.push_back('"');
+        break;
+      case 'b':
+        out.push_back('\b');
+        break;
+      case 'n':
+        out.push_back('\n');
+        break;
+      case 'r':
+        out.push_back('\r');
+        break;
+      case 't':
+        out.push_back('\t');
+        break;
+      case 'Z':
+        out.push_back('\x1A');
+        break;
+      case '\\':
+        out.push_back('\\');
+        break;
       // Spark keeps the backslash before % and _ (LIKE patterns need it).
-      case '%': out += "\\%"; break;
-      case '_': out += "\\_"; break;
-      default: out.push_back(n); break;
+      case '%':
+        out += "\\%";
+        break;
+      case '_':
+        out += "\\_";
+        break;
+      default:
+        out.push_back(n);
+        break;
     }
   }
   return out;
@@ -118,8 +142,8 @@ std::string FormatParseError(std::string_view sql, std::string_view what, const 
   bool caret_done = false;
   while (start <= sql.size()) {
     size_t nl = sql.find('\n', start);
-    std::string_view l = sql.substr(start, nl == std::string_view::npos ? sql.size() - start
-                                                                          : nl - start);
+    std::string_view l =
+        sql.substr(start, nl == std::string_view::npos ? sql.size() - start : nl - start);
     msg.append(l);
     msg.push_back('\n');
     if (line == pos.line) {
@@ -205,8 +229,10 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
         }
       }
       if (depth != 0) {
-        return error(start, "Found an unclosed bracketed comment. Please, append */ at the end of the comment",
-                     errc::kUnclosedBracketedComment);
+        return error(
+            start,
+            "Found an unclosed bracketed comment. Please, append */ at the end of the comment",
+            errc::kUnclosedBracketedComment);
       }
       continue;
     }
@@ -268,7 +294,8 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
     }
     // Numbers: digits, or '.' followed by a digit. A digit-led run of word characters that is
     // not a valid number is an identifier (Spark's IDENTIFIER allows a leading digit).
-    if (std::isdigit(c) || (c == '.' && i + 1 < n && std::isdigit(static_cast<unsigned char>(text[i + 1])))) {
+    if (std::isdigit(c) ||
+        (c == '.' && i + 1 < n && std::isdigit(static_cast<unsigned char>(text[i + 1])))) {
       size_t j = i;
       while (j < n && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
       bool had_digits = j > i;
@@ -322,7 +349,8 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
         }
         // A decimal followed by letters (1.5x): the number ends at its digits (isValidDecimal
         // fails, so Spark lexes the integer part, '.', …); we report it as a syntax error.
-        return error(start, "Syntax error at or near '" + std::string(text.substr(i, end - i + 1)) + "'");
+        return error(start,
+                     "Syntax error at or near '" + std::string(text.substr(i, end - i + 1)) + "'");
       }
       push(TokenKind::kNumber, std::string(text.substr(i, end - i)), start, end);
       i = end;
@@ -336,10 +364,10 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
       continue;
     }
     // Operators, longest first.
-    static const char* const kOps[] = {"<=>", "!>", "!<", "<>", "!=", "<=", ">=", "==", "||",
-                                       "::", "->", "=>", "<<", "(", ")", ",", ".", ";", "*",
-                                       "+", "-", "/", "%", "=", "<", ">", "|", "&", "^", "~",
-                                       "!", ":", "[", "]", "{", "}", "?", "@"};
+    static const char* const kOps[] = {
+        "<=>", "!>", "!<", "<>", "!=", "<=", ">=", "==", "||", "::", "->", "=>", "<<",
+        "(",   ")",  ",",  ".",  ";",  "*",  "+",  "-",  "/",  "%",  "=",  "<",  ">",
+        "|",   "&",  "^",  "~",  "!",  ":",  "[",  "]",  "{",  "}",  "?",  "@"};
     bool matched = false;
     for (const char* op : kOps) {
       std::string_view o(op);

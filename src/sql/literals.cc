@@ -212,14 +212,22 @@ Result<std::pair<int64_t, int64_t>> ParseIntervalString(std::string_view text) {
       months += unscaled * (unit == "year" ? 12 : 1);
       continue;
     }
-    if (unit == "week") per = 7 * kMicrosPerDay;
-    else if (unit == "day") per = kMicrosPerDay;
-    else if (unit == "hour") per = kMicrosPerHour;
-    else if (unit == "minute") per = kMicrosPerMinute;
-    else if (unit == "second") per = kMicrosPerSecond;
-    else if (unit == "millisecond") per = 1000;
-    else if (unit == "microsecond") per = 1;
-    else return bad();
+    if (unit == "week")
+      per = 7 * kMicrosPerDay;
+    else if (unit == "day")
+      per = kMicrosPerDay;
+    else if (unit == "hour")
+      per = kMicrosPerHour;
+    else if (unit == "minute")
+      per = kMicrosPerMinute;
+    else if (unit == "second")
+      per = kMicrosPerSecond;
+    else if (unit == "millisecond")
+      per = 1000;
+    else if (unit == "microsecond")
+      per = 1;
+    else
+      return bad();
     micros += unscaled * per / pow10;
     if (micros > INT64_MAX || micros < INT64_MIN || months > INT32_MAX || months < INT32_MIN) {
       return bad();

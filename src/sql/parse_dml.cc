@@ -71,8 +71,7 @@ Result<std::vector<Assignment>> Parser::Assignments() {
     Assignment a;
     SILT_ASSIGN_OR_RETURN(a.column, QualifiedName());
     SILT_RETURN_NOT_OK(ExpectOp("="));
-    if (AtKw("DEFAULT") && (AtOp(",", 1) || AtEndAfter(1) || AtKw("WHERE", 1) ||
-                            AtKw("WHEN", 1))) {
+    if (AtKw("DEFAULT") && (AtOp(",", 1) || AtEndAfter(1) || AtKw("WHERE", 1) || AtKw("WHEN", 1))) {
       Next();
     } else {
       SILT_ASSIGN_OR_RETURN(a.value, Expression());

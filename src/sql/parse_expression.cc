@@ -1,9 +1,10 @@
-// Expressions: boolean/predicate/arithmetic precedence, postfix, primaries, function calls, CASE, windows.
-#include "common/error_classes.h"
-#include "sql/parser_internal.h"
-
+// Expressions: boolean/predicate/arithmetic precedence, postfix, primaries, function calls, CASE,
+// windows.
 #include <algorithm>
 #include <iterator>
+
+#include "common/error_classes.h"
+#include "sql/parser_internal.h"
 
 namespace silt::sql::internal {
 
@@ -129,10 +130,9 @@ Result<ExprNode> Parser::Predicated() {
       SourcePos epos = Next().pos;
       SILT_ASSIGN_OR_RETURN(auto esc, StringLit());
       if (esc.size() != 1) {
-        return ClassError(errc::kInvalidEscapeChar,
-                          "The escape character must be a string literal of length one, got '" +
-                              esc + "'",
-                          epos);
+        return ClassError(
+            errc::kInvalidEscapeChar,
+            "The escape character must be a string literal of length one, got '" + esc + "'", epos);
       }
       auto lit = NewExpr(ExprType::kLiteral, epos);
       lit->literal = Value::String(esc);
@@ -192,12 +192,30 @@ int BinaryPrec(const Token& t, const Token& next, std::string* op) {
       *op = ">";
       return 1;
     }
-    if (s == "|") { *op = "|"; return 2; }
-    if (s == "^") { *op = "^"; return 3; }
-    if (s == "&") { *op = "&"; return 4; }
-    if (s == "<<") { *op = "<<"; return 5; }
-    if (s == "+" || s == "-" || s == "||") { *op = s; return 6; }
-    if (s == "*" || s == "/" || s == "%") { *op = s; return 7; }
+    if (s == "|") {
+      *op = "|";
+      return 2;
+    }
+    if (s == "^") {
+      *op = "^";
+      return 3;
+    }
+    if (s == "&") {
+      *op = "&";
+      return 4;
+    }
+    if (s == "<<") {
+      *op = "<<";
+      return 5;
+    }
+    if (s == "+" || s == "-" || s == "||") {
+      *op = s;
+      return 6;
+    }
+    if (s == "*" || s == "/" || s == "%") {
+      *op = s;
+      return 7;
+    }
     return -1;
   }
   if (t.Is("DIV")) {
@@ -552,7 +570,8 @@ Result<ExprNode> Parser::CaseExpr(SourcePos pos) {
 
 bool Parser::AtQueryStart(size_t k) const {
   if (AtKw("SELECT", k) || AtKw("WITH", k) || AtKw("VALUES", k)) return true;
-  if (AtKw("FROM", k) || AtKw("TABLE", k)) return IsIdentToken(Peek(k + 1)) || AtOp("(", k + 1) || Peek(k + 1).kind == TokenKind::kString;
+  if (AtKw("FROM", k) || AtKw("TABLE", k))
+    return IsIdentToken(Peek(k + 1)) || AtOp("(", k + 1) || Peek(k + 1).kind == TokenKind::kString;
   if (AtOp("(", k)) {
     // Parenthesised query: look through opening parentheses.
     size_t j = k;
@@ -584,11 +603,16 @@ Result<ExprNode> Parser::PrimaryExpr() {
       if (hex.size() % 2) hex = "0" + hex;
       std::string bytes;
       for (size_t i = 0; i < hex.size(); i += 2) {
-        int a = std::isxdigit(static_cast<unsigned char>(hex[i])) ? std::stoi(hex.substr(i, 1), nullptr, 16) : -1;
-        int b = std::isxdigit(static_cast<unsigned char>(hex[i + 1])) ? std::stoi(hex.substr(i + 1, 1), nullptr, 16) : -1;
+        int a = std::isxdigit(static_cast<unsigned char>(hex[i]))
+                    ? std::stoi(hex.substr(i, 1), nullptr, 16)
+                    : -1;
+        int b = std::isxdigit(static_cast<unsigned char>(hex[i + 1]))
+                    ? std::stoi(hex.substr(i + 1, 1), nullptr, 16)
+                    : -1;
         if (a < 0 || b < 0) {
           return ClassError(errc::kInvalidTypedLiteral,
-                            "The value of the typed literal \"X\" is invalid: '" + t.text + "'", pos);
+                            "The value of the typed literal \"X\" is invalid: '" + t.text + "'",
+                            pos);
         }
         bytes.push_back(static_cast<char>(a * 16 + b));
       }
@@ -720,9 +744,10 @@ Result<ExprNode> Parser::PrimaryExpr() {
       Next();
       return TypedStringLiteral(u, pos);
     }
-    if (u == "INTERVAL" && (Peek(1).kind == TokenKind::kNumber || Peek(1).kind == TokenKind::kString ||
-                            ((AtOp("-", 1) || AtOp("+", 1)) &&
-                             (Peek(2).kind == TokenKind::kNumber || Peek(2).kind == TokenKind::kString)))) {
+    if (u == "INTERVAL" &&
+        (Peek(1).kind == TokenKind::kNumber || Peek(1).kind == TokenKind::kString ||
+         ((AtOp("-", 1) || AtOp("+", 1)) &&
+          (Peek(2).kind == TokenKind::kNumber || Peek(2).kind == TokenKind::kString)))) {
       Next();
       return IntervalLiteral(pos);
     }
@@ -748,7 +773,8 @@ Result<ExprNode> Parser::PrimaryExpr() {
     }
     // EXISTS (query); exists(array, x -> …) is the higher-order function (a call).
     if (u == "EXISTS" && AtOp("(", 1) &&
-        (AtKw("SELECT", 2) || AtKw("WITH", 2) || AtKw("FROM", 2) || AtKw("VALUES", 2) || AtKw("TABLE", 2) || AtOp("(", 2))) {
+        (AtKw("SELECT", 2) || AtKw("WITH", 2) || AtKw("FROM", 2) || AtKw("VALUES", 2) ||
+         AtKw("TABLE", 2) || AtOp("(", 2))) {
       Next();
       Next();
       DepthGuard g(&depth_);
@@ -787,17 +813,21 @@ Result<ExprNode> Parser::PrimaryExpr() {
     const bool diff_form = u == "TIMESTAMPDIFF" || u == "DATEDIFF" || u == "DATE_DIFF";
     const bool add_form = u == "TIMESTAMPADD" || u == "DATEADD" || u == "DATE_ADD";
     if ((diff_form || add_form) && AtOp("(", 1) && AtOp(",", 3)) {
-      static const char* const kUnits[] = {"YEAR",   "QUARTER", "MONTH",  "WEEK",        "DAY",        "DAYOFYEAR",
-                                           "HOUR",   "MINUTE",  "SECOND", "MILLISECOND", "MICROSECOND"};
+      static const char* const kUnits[] = {"YEAR",   "QUARTER",     "MONTH",      "WEEK",
+                                           "DAY",    "DAYOFYEAR",   "HOUR",       "MINUTE",
+                                           "SECOND", "MILLISECOND", "MICROSECOND"};
       const Token& unit_tok = Peek(2);
       const std::string unit = AsciiUpper(unit_tok.text);
       const bool is_unit = unit_tok.kind == TokenKind::kWord &&
-                           std::any_of(std::begin(kUnits), std::end(kUnits), [&](const char* k) { return unit == k; });
+                           std::any_of(std::begin(kUnits), std::end(kUnits),
+                                       [&](const char* k) { return unit == k; });
       if (unit_tok.kind == TokenKind::kString && (u == "TIMESTAMPDIFF" || u == "TIMESTAMPADD")) {
         return ClassError(errc::kInvalidParameterValueDatetimeUnit,
                           "The value of parameter(s) `unit` in `" + AsciiLower(u) +
-                              "` is invalid: expects one of the units without quotes YEAR, QUARTER, MONTH, WEEK, DAY, "
-                              "DAYOFYEAR, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND, but got the string literal '" +
+                              "` is invalid: expects one of the units without quotes YEAR, "
+                              "QUARTER, MONTH, WEEK, DAY, "
+                              "DAYOFYEAR, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND, but got "
+                              "the string literal '" +
                               unit_tok.text + "'.",
                           unit_tok.pos);
       }

@@ -1,4 +1,5 @@
-// Literals: numeric literals with Spark suffixes, INTERVAL literals, typed strings (DATE '...', X'..').
+// Literals: numeric literals with Spark suffixes, INTERVAL literals, typed strings (DATE '...',
+// X'..').
 #include "common/error_classes.h"
 #include "sql/parser_internal.h"
 
@@ -13,7 +14,8 @@ Result<ExprNode> Parser::NumberLiteral(const Token& t, bool negative) {
                       "Numeric literal " + std::string(negative ? "-" : "") +
                           text.substr(0, text.size() - (type == "decimal" ? 2 : 1)) +
                           " is outside the valid range for " + type + " with minimum value of " +
-                          lo + " and maximum value of " + hi + ". Please adjust the value accordingly",
+                          lo + " and maximum value of " + hi +
+                          ". Please adjust the value accordingly",
                       t.pos);
   };
   auto parse_int = [&](std::string_view digits, __int128* out) {
@@ -64,7 +66,8 @@ Result<ExprNode> Parser::NumberLiteral(const Token& t, bool negative) {
     if (last == 'D' || last == 'F') body.pop_back();
     double d = 0;
     auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), d);
-    if (ptr != body.data() + body.size() || (ec != std::errc() && ec != std::errc::result_out_of_range)) {
+    if (ptr != body.data() + body.size() ||
+        (ec != std::errc() && ec != std::errc::result_out_of_range)) {
       return ErrorAt(t);
     }
     if (ec == std::errc::result_out_of_range || std::isinf(d) ||
@@ -73,16 +76,17 @@ Result<ExprNode> Parser::NumberLiteral(const Token& t, bool negative) {
         return range_error("float", "-3.4028234663852886E+38", "3.4028234663852886E+38");
       }
       // Keep the whole text in the message for doubles (no suffix to strip when exponent only).
-      return ClassError(errc::kInvalidNumericLiteralRange,
-                        "Numeric literal " + std::string(negative ? "-" : "") + body +
-                            " is outside the valid range for double with minimum value of "
-                            "-1.7976931348623157E+308 and maximum value of 1.7976931348623157E+308. "
-                            "Please adjust the value accordingly",
-                        t.pos);
+      return ClassError(
+          errc::kInvalidNumericLiteralRange,
+          "Numeric literal " + std::string(negative ? "-" : "") + body +
+              " is outside the valid range for double with minimum value of "
+              "-1.7976931348623157E+308 and maximum value of 1.7976931348623157E+308. "
+              "Please adjust the value accordingly",
+          t.pos);
     }
     if (negative) d = -d;
-    e->literal = is_float ? Value::Floating(DataType::Float(), static_cast<float>(d))
-                          : Value::Double(d);
+    e->literal =
+        is_float ? Value::Floating(DataType::Float(), static_cast<float>(d)) : Value::Double(d);
     return e;
   }
   if (is_decimal_text) {
@@ -107,10 +111,9 @@ Result<ExprNode> Parser::NumberLiteral(const Token& t, bool negative) {
     int p, s;
     std::string body = (negative ? "-" : "") + text;
     if (!ParseDecimalLiteral(body, &unscaled, &p, &s)) {
-      return ClassError(errc::kDecimalPrecisionExceedsMaxPrecision,
-                        "Decimal precision " + std::to_string(text.size()) +
-                            " exceeds max precision 38",
-                        t.pos);
+      return ClassError(
+          errc::kDecimalPrecisionExceedsMaxPrecision,
+          "Decimal precision " + std::to_string(text.size()) + " exceeds max precision 38", t.pos);
     }
     e->literal = Value::Decimal(p, s, unscaled);
   }
@@ -152,7 +155,8 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
     return ClassError(errc::kInvalidIntervalFormat, "Error parsing interval: " + what, pos);
   };
   // INTERVAL 'string' alone: a calendar interval from the text.
-  if (Peek().kind == TokenKind::kString && !(LookupUnit(Peek(1).text, true) && Peek(1).kind == TokenKind::kWord)) {
+  if (Peek().kind == TokenKind::kString &&
+      !(LookupUnit(Peek(1).text, true) && Peek(1).kind == TokenKind::kWord)) {
     SILT_ASSIGN_OR_RETURN(auto text, StringLit());
     auto r = ParseIntervalString(text);
     if (!r.ok()) return invalid("'" + text + "'");
@@ -212,8 +216,8 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       if (from_name == "YEAR" && to_name == "MONTH") {
         size_t dash = s.find('-');
         int64_t y, m;
-        if (dash == std::string::npos || !num(s.substr(0, dash), &y) || !num(s.substr(dash + 1), &m) ||
-            m > 11) {
+        if (dash == std::string::npos || !num(s.substr(0, dash), &y) ||
+            !num(s.substr(dash + 1), &m) || m > 11) {
           return invalid("'" + value_text + "' for YEAR TO MONTH");
         }
         months = y * 12 + m;
@@ -248,8 +252,10 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       for (int k = 0; k < nfields; ++k) {
         int rank = unit->rank + k;
         const std::string& part = parts[k];
-        int64_t per = rank == 2 ? 86400000000LL : rank == 3 ? 3600000000LL
-                                                : rank == 4 ? 60000000LL : 1000000LL;
+        int64_t per = rank == 2   ? 86400000000LL
+                      : rank == 3 ? 3600000000LL
+                      : rank == 4 ? 60000000LL
+                                  : 1000000LL;
         if (rank == 5) {
           int128_t unscaled;
           int p, sc;
@@ -312,8 +318,8 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       last_unit = qname;
     }
     if (!(Peek().kind == TokenKind::kNumber || Peek().kind == TokenKind::kString ||
-          ((AtOp("-") || AtOp("+")) && (Peek(1).kind == TokenKind::kNumber ||
-                                        Peek(1).kind == TokenKind::kString)))) {
+          ((AtOp("-") || AtOp("+")) &&
+           (Peek(1).kind == TokenKind::kNumber || Peek(1).kind == TokenKind::kString)))) {
       break;
     }
   }
@@ -332,10 +338,10 @@ Result<ExprNode> Parser::TypedStringLiteral(std::string_view kw, SourcePos pos) 
   SILT_ASSIGN_OR_RETURN(auto text, StringLit());
   auto e = NewExpr(ExprType::kLiteral, pos);
   auto invalid = [&]() {
-    return ClassError(errc::kInvalidTypedLiteral,
-                      "The value of the typed literal \"" + std::string(kw) + "\" is invalid: '" +
-                          text + "'",
-                      pos);
+    return ClassError(
+        errc::kInvalidTypedLiteral,
+        "The value of the typed literal \"" + std::string(kw) + "\" is invalid: '" + text + "'",
+        pos);
   };
   if (kw == "DATE") {
     auto d = ParseSparkDate(text);

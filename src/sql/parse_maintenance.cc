@@ -43,8 +43,7 @@ Result<StatementNode> Parser::Vacuum() {
       char last = AsciiToUpper(body.back());
       // L/S/Y/BD/F suffixes are rejected (Spark's grammar lets L/S/Y/BD through to a failing
       // double conversion; F is not in the grammar); D parses.
-      if (last == 'D' && body.size() >= 2 &&
-          AsciiToUpper(body[body.size() - 2]) == 'B') {
+      if (last == 'D' && body.size() >= 2 && AsciiToUpper(body[body.size() - 2]) == 'B') {
         return ErrorAt(num);
       }
       if (last == 'L' || last == 'S' || last == 'Y' || last == 'F') return ErrorAt(num);

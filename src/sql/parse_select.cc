@@ -273,9 +273,11 @@ Result<QueryNode> Parser::SelectBlock(std::vector<TableRefNode> from_first) {
     lv.pos = Next().pos;
     Next();
     lv.outer = AcceptKw("OUTER");
-    if (Peek().kind != TokenKind::kWord || !AtOp("(", 1)) return ErrorHere("LATERAL VIEW expects a generator function call");
+    if (Peek().kind != TokenKind::kWord || !AtOp("(", 1))
+      return ErrorHere("LATERAL VIEW expects a generator function call");
     SILT_ASSIGN_OR_RETURN(lv.generator, PrimaryExpr());
-    if (lv.generator->type != ExprType::kFunction) return ErrorHere("LATERAL VIEW expects a generator function call");
+    if (lv.generator->type != ExprType::kFunction)
+      return ErrorHere("LATERAL VIEW expects a generator function call");
     SILT_ASSIGN_OR_RETURN(lv.table_alias, Identifier());
     if (AcceptKw("AS") || AtBareAlias()) {
       do {
@@ -520,7 +522,8 @@ Result<TableRefNode> Parser::RelationPrimary() {
     TimeTravel tt;
     const Token& v = Peek();
     if (v.kind == TokenKind::kWord && (v.text[0] == 'v' || v.text[0] == 'V') && v.text.size() > 1 &&
-        std::all_of(v.text.begin() + 1, v.text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+        std::all_of(v.text.begin() + 1, v.text.end(),
+                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
       int64_t ver = 0;
       auto [ptr, ec] = std::from_chars(v.text.data() + 1, v.text.data() + v.text.size(), ver);
       if (ec != std::errc()) return ErrorAt(v);
@@ -528,7 +531,8 @@ Result<TableRefNode> Parser::RelationPrimary() {
       tt.version = ver;
       Next();
     } else if (v.kind == TokenKind::kNumber && v.text.size() == 17 &&
-               std::all_of(v.text.begin(), v.text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+               std::all_of(v.text.begin(), v.text.end(),
+                           [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
       tt.timestamp_text = v.text;
       // yyyyMMddHHmmssSSS → a timestamp literal.
       std::string s = v.text;
@@ -538,9 +542,10 @@ Result<TableRefNode> Parser::RelationPrimary() {
       bool hz, unsup;
       auto ts = ParseSparkTimestamp(iso, &hz, &unsup);
       if (!ts) {
-        return ClassError(errc::kDeltaTimestampInvalid,
-                          "The provided timestamp (" + v.text + ") cannot be converted to a valid timestamp",
-                          v.pos);
+        return ClassError(
+            errc::kDeltaTimestampInvalid,
+            "The provided timestamp (" + v.text + ") cannot be converted to a valid timestamp",
+            v.pos);
       }
       auto lit = NewExpr(ExprType::kLiteral, v.pos);
       lit->literal = Value::Integer(DataType::Timestamp(), *ts);

@@ -76,8 +76,8 @@ Result<TypePtr> Parser::DataTypeRule() {
   }
   auto no_params = [&](TypePtr ty) -> Result<TypePtr> {
     if (!params.empty()) {
-      return ClassError(errc::kUnsupportedDatatype, "Unsupported data type \"" + name + "(" +
-                                                    std::to_string(params[0]) + ")\"",
+      return ClassError(errc::kUnsupportedDatatype,
+                        "Unsupported data type \"" + name + "(" + std::to_string(params[0]) + ")\"",
                         pos);
     }
     return ty;
@@ -110,8 +110,7 @@ Result<TypePtr> Parser::DataTypeRule() {
     if (params.size() > 2) return ErrorAt(t_[p_ - 1]);
     if (p < 1 || p > 38) {
       return ClassError(errc::kDecimalPrecisionExceedsMaxPrecision,
-                        "Decimal precision " + std::to_string(p) +
-                            " exceeds max precision 38",
+                        "Decimal precision " + std::to_string(p) + " exceeds max precision 38",
                         pos);
     }
     if (s < 0 || s > p) {

@@ -105,12 +105,14 @@ Result<StatementNode> Parser::Set() {
   // SET TIME ZONE 'x' | LOCAL | INTERVAL …
   {
     std::string u = AsciiUpper(rest.substr(0, std::min<size_t>(rest.size(), 9)));
-    if (u == "TIME ZONE" && (rest.size() == 9 || std::isspace(static_cast<unsigned char>(rest[9])))) {
+    if (u == "TIME ZONE" &&
+        (rest.size() == 9 || std::isspace(static_cast<unsigned char>(rest[9])))) {
       std::string_view v = trim(rest.substr(9));
       s->key = "spark.sql.session.timeZone";
       if (AsciiUpper(v) == "LOCAL") {
         s->value = "LOCAL";
-      } else if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front()) {
+      } else if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"') &&
+                 v.back() == v.front()) {
         s->value = UnescapeSqlString(v.substr(1, v.size() - 2));
       } else {
         return Status::NotImplemented("SET TIME ZONE with an interval or unquoted value");
@@ -163,9 +165,12 @@ Result<StatementNode> Parser::Reset() {
   size_t j = p_;
   while (t_[j].kind != TokenKind::kEnd && !t_[j].IsOp(";")) ++j;
   std::string_view rest = sql_.substr(tok.end_offset, t_[j].pos.offset - tok.end_offset);
-  while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front()))) rest.remove_prefix(1);
-  while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back()))) rest.remove_suffix(1);
-  if (rest.size() >= 2 && rest.front() == '`' && rest.back() == '`') rest = rest.substr(1, rest.size() - 2);
+  while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front())))
+    rest.remove_prefix(1);
+  while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back())))
+    rest.remove_suffix(1);
+  if (rest.size() >= 2 && rest.front() == '`' && rest.back() == '`')
+    rest = rest.substr(1, rest.size() - 2);
   s->key = std::string(rest);
   p_ = j;
   return StatementNode(std::move(s));

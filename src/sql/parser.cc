@@ -23,29 +23,32 @@ namespace internal {
 // the words that begin a following clause (ANTLR's prediction picks the clause there).
 const std::set<std::string>& NoBareAlias() {
   static const std::set<std::string> k = {
-      "ANTI",     "CROSS",     "EXCEPT", "FULL",   "INNER",   "INTERSECT", "JOIN",  "LATERAL",
-      "LEFT",     "MINUS",     "NATURAL", "ON",    "RIGHT",   "SEMI",      "UNION", "USING",
-      "SELECT",   "FROM",      "WHERE",  "GROUP",  "HAVING",  "ORDER",     "LIMIT", "OFFSET",
-      "WINDOW",   "QUALIFY",   "SORT",   "CLUSTER", "DISTRIBUTE", "PIVOT", "UNPIVOT",
-      "TABLESAMPLE", "FOR",    "WHEN",   "THEN",   "ELSE",    "END",       "AND",   "OR",
-      "AS",       "INTO",      "VALUES", "SET",    "WITH",    "VERSION",   "TIMESTAMP",
-      "SYSTEM_VERSION", "SYSTEM_TIME", "TO", "IN", "IS", "NOT", "LIKE", "ILIKE", "RLIKE",
-      "REGEXP", "BETWEEN", "OVER", "FILTER", "BY", "OUTER"};
+      "ANTI",    "CROSS",       "EXCEPT",  "FULL",      "INNER",          "INTERSECT",
+      "JOIN",    "LATERAL",     "LEFT",    "MINUS",     "NATURAL",        "ON",
+      "RIGHT",   "SEMI",        "UNION",   "USING",     "SELECT",         "FROM",
+      "WHERE",   "GROUP",       "HAVING",  "ORDER",     "LIMIT",          "OFFSET",
+      "WINDOW",  "QUALIFY",     "SORT",    "CLUSTER",   "DISTRIBUTE",     "PIVOT",
+      "UNPIVOT", "TABLESAMPLE", "FOR",     "WHEN",      "THEN",           "ELSE",
+      "END",     "AND",         "OR",      "AS",        "INTO",           "VALUES",
+      "SET",     "WITH",        "VERSION", "TIMESTAMP", "SYSTEM_VERSION", "SYSTEM_TIME",
+      "TO",      "IN",          "IS",      "NOT",       "LIKE",           "ILIKE",
+      "RLIKE",   "REGEXP",      "BETWEEN", "OVER",      "FILTER",         "BY",
+      "OUTER"};
   return k;
 }
 
 // Words that are never a bare column reference (they always continue or end a clause).
 const std::set<std::string>& NotAColumn() {
   static const std::set<std::string> k = {
-      "SELECT", "FROM", "WHERE", "HAVING", "UNION", "INTERSECT", "EXCEPT", "MINUS", "JOIN",
-      "ON",     "WHEN", "THEN",  "ELSE",   "END",   "AND",       "OR",     "AS",    "INTO",
-      "IS",     "IN",   "BETWEEN", "LIKE", "ILIKE", "RLIKE", "QUALIFY", "INNER", "CROSS"};
+      "SELECT", "FROM", "WHERE",   "HAVING", "UNION", "INTERSECT", "EXCEPT",  "MINUS", "JOIN",
+      "ON",     "WHEN", "THEN",    "ELSE",   "END",   "AND",       "OR",      "AS",    "INTO",
+      "IS",     "IN",   "BETWEEN", "LIKE",   "ILIKE", "RLIKE",     "QUALIFY", "INNER", "CROSS"};
   return k;
 }
 
 const std::set<std::string>& PathFormats() {
-  static const std::set<std::string> k = {"delta", "parquet", "json", "csv", "orc",
-                                          "text",  "avro",    "binaryfile"};
+  static const std::set<std::string> k = {"delta", "parquet", "json", "csv",
+                                          "orc",   "text",    "avro", "binaryfile"};
   return k;
 }
 
@@ -286,14 +289,15 @@ Result<StatementNode> Parser::StatementBody() {
   if (!r.ok()) return r.status();
   StatementNode s = std::move(r).MoveValue();
   s->pos = pos;
-  size_t end_off = p_ > start_tok ? static_cast<size_t>(t_[p_ - 1].end_offset)
-                                  : static_cast<size_t>(pos.offset);
+  size_t end_off =
+      p_ > start_tok ? static_cast<size_t>(t_[p_ - 1].end_offset) : static_cast<size_t>(pos.offset);
   if (s->kind == StatementKind::kSet || s->kind == StatementKind::kReset) {
     // SET consumed raw text up to the terminator.
     end_off = static_cast<size_t>(Peek().pos.offset);
   }
   std::string_view text = sql_.substr(pos.offset, end_off - pos.offset);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   s->text = std::string(text);
   return s;
 }

@@ -127,10 +127,10 @@ class Parser {
   Result<ExprNode> Finish(ExprNode e) {
     e->height = HeightOf(*e);
     if (e->height > kMaxExprHeight) {
-      return ClassError(errc::kParseSyntaxError,
-                        "The expression is too deep (more than " + std::to_string(kMaxExprHeight) +
-                            " levels)",
-                        e->pos);
+      return ClassError(
+          errc::kParseSyntaxError,
+          "The expression is too deep (more than " + std::to_string(kMaxExprHeight) + " levels)",
+          e->pos);
     }
     return e;
   }

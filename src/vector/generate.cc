@@ -14,12 +14,16 @@ struct Rng {
     return z ^ (z >> 31);
   }
   double Unit() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
-  int64_t Range(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1)); }
+  int64_t Range(int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1));
+  }
 };
 
-const char* kWords[] = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
-                        "lambda", "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon",
-                        "phi", "chi", "psi", "omega", "", "naïve café", "日本語", "a\"quote", "tab\tsep", "x"};
+const char* kWords[] = {"alpha", "beta",       "gamma",   "delta",    "epsilon",  "zeta",
+                        "eta",   "theta",      "iota",    "kappa",    "lambda",   "mu",
+                        "nu",    "xi",         "omicron", "pi",       "rho",      "sigma",
+                        "tau",   "upsilon",    "phi",     "chi",      "psi",      "omega",
+                        "",      "naïve café", "日本語",  "a\"quote", "tab\tsep", "x"};
 
 int128_t Pow10(int n) {
   int128_t v = 1;
@@ -27,18 +31,35 @@ int128_t Pow10(int n) {
   return v;
 }
 
-void Fill(Vector* v, const TypePtr& t, bool nullable, size_t rows, Rng& rng, const GenerateOptions& o, size_t* serial);
+void Fill(Vector* v, const TypePtr& t, bool nullable, size_t rows, Rng& rng,
+          const GenerateOptions& o, size_t* serial);
 
 void AppendOne(Vector* v, const TypePtr& t, Rng& rng, const GenerateOptions& o, size_t* serial) {
   switch (t->id()) {
-    case TypeId::kNull: v->AppendNull(); break;
-    case TypeId::kBoolean: v->Append<uint8_t>(rng.Next() & 1); break;
-    case TypeId::kInt8: v->Append<int8_t>(static_cast<int8_t>(rng.Next())); break;
-    case TypeId::kInt16: v->Append<int16_t>(static_cast<int16_t>(rng.Next())); break;
-    case TypeId::kInt32: v->Append<int32_t>(static_cast<int32_t>(rng.Range(-1000000, 1000000))); break;
-    case TypeId::kInt64: v->Append<int64_t>(static_cast<int64_t>(rng.Next())); break;
-    case TypeId::kFloat: v->Append<float>(static_cast<float>((rng.Unit() - 0.5) * 2000.0)); break;
-    case TypeId::kDouble: v->Append<double>((rng.Unit() - 0.5) * 1e6); break;
+    case TypeId::kNull:
+      v->AppendNull();
+      break;
+    case TypeId::kBoolean:
+      v->Append<uint8_t>(rng.Next() & 1);
+      break;
+    case TypeId::kInt8:
+      v->Append<int8_t>(static_cast<int8_t>(rng.Next()));
+      break;
+    case TypeId::kInt16:
+      v->Append<int16_t>(static_cast<int16_t>(rng.Next()));
+      break;
+    case TypeId::kInt32:
+      v->Append<int32_t>(static_cast<int32_t>(rng.Range(-1000000, 1000000)));
+      break;
+    case TypeId::kInt64:
+      v->Append<int64_t>(static_cast<int64_t>(rng.Next()));
+      break;
+    case TypeId::kFloat:
+      v->Append<float>(static_cast<float>((rng.Unit() - 0.5) * 2000.0));
+      break;
+    case TypeId::kDouble:
+      v->Append<double>((rng.Unit() - 0.5) * 1e6);
+      break;
     case TypeId::kDecimal: {
       int128_t lim = Pow10(t->precision()) - 1;
       int128_t x = (static_cast<int128_t>(rng.Next()) << 64) | rng.Next();
@@ -61,7 +82,9 @@ void AppendOne(Vector* v, const TypePtr& t, Rng& rng, const GenerateOptions& o, 
       }
       break;
     }
-    case TypeId::kDate: v->Append<int32_t>(static_cast<int32_t>(rng.Range(-25567, 47482))); break;  // 1900..2100
+    case TypeId::kDate:
+      v->Append<int32_t>(static_cast<int32_t>(rng.Range(-25567, 47482)));
+      break;  // 1900..2100
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
       v->Append<int64_t>(rng.Range(-2208988800LL, 4102444800LL) * 1000000LL + rng.Range(0, 999999));
@@ -84,7 +107,8 @@ void AppendOne(Vector* v, const TypePtr& t, Rng& rng, const GenerateOptions& o, 
       for (size_t i = 0; i < n; ++i) {
         // Distinct keys within a map.
         if (t->key_type()->is_binary_like())
-          v->child(0).AppendString("k" + std::to_string(i) + "_" + std::to_string(rng.Next() % 100));
+          v->child(0).AppendString("k" + std::to_string(i) + "_" +
+                                   std::to_string(rng.Next() % 100));
         else
           Fill(&v->child(0), t->key_type(), false, 1, rng, o, serial);
       }
@@ -95,7 +119,8 @@ void AppendOne(Vector* v, const TypePtr& t, Rng& rng, const GenerateOptions& o, 
   }
 }
 
-void Fill(Vector* v, const TypePtr& t, bool nullable, size_t rows, Rng& rng, const GenerateOptions& o, size_t* serial) {
+void Fill(Vector* v, const TypePtr& t, bool nullable, size_t rows, Rng& rng,
+          const GenerateOptions& o, size_t* serial) {
   for (size_t i = 0; i < rows; ++i) {
     if (nullable && rng.Unit() < o.null_fraction) {
       v->AppendNull();
@@ -125,14 +150,28 @@ DataChunk GenerateData(const Schema& schema, size_t rows, const GenerateOptions&
 }
 
 Result<Schema> NamedTestSchema(const std::string& name) {
-  auto f = [](std::string n, TypePtr t, bool nullable = true) { return Field{std::move(n), std::move(t), nullable, ""}; };
+  auto f = [](std::string n, TypePtr t, bool nullable = true) {
+    return Field{std::move(n), std::move(t), nullable, ""};
+  };
   Schema flat = {
-      f("id", DataType::Int64(), false),      f("b", DataType::Boolean()),        f("i8", DataType::Int8()),
-      f("i16", DataType::Int16()),            f("i32", DataType::Int32()),        f("i64", DataType::Int64()),
-      f("f32", DataType::Float()),            f("f64", DataType::Double()),       f("dec9", DataType::Decimal(9, 2)),
-      f("dec18", DataType::Decimal(18, 4)),   f("dec38", DataType::Decimal(38, 10)), f("s", DataType::String()),
-      f("bin", DataType::Binary()),           f("dt", DataType::Date()),          f("ts", DataType::Timestamp()),
-      f("tsn", DataType::TimestampNtz()),     f("req_i32", DataType::Int32(), false), f("req_s", DataType::String(), false),
+      f("id", DataType::Int64(), false),
+      f("b", DataType::Boolean()),
+      f("i8", DataType::Int8()),
+      f("i16", DataType::Int16()),
+      f("i32", DataType::Int32()),
+      f("i64", DataType::Int64()),
+      f("f32", DataType::Float()),
+      f("f64", DataType::Double()),
+      f("dec9", DataType::Decimal(9, 2)),
+      f("dec18", DataType::Decimal(18, 4)),
+      f("dec38", DataType::Decimal(38, 10)),
+      f("s", DataType::String()),
+      f("bin", DataType::Binary()),
+      f("dt", DataType::Date()),
+      f("ts", DataType::Timestamp()),
+      f("tsn", DataType::TimestampNtz()),
+      f("req_i32", DataType::Int32(), false),
+      f("req_s", DataType::String(), false),
   };
   Schema nested = {
       f("id", DataType::Int64(), false),
@@ -142,9 +181,11 @@ Result<Schema> NamedTestSchema(const std::string& name) {
       f("arr_req", DataType::List(DataType::String(), false), false),
       f("arr2", DataType::List(DataType::List(DataType::String()))),
       f("m", DataType::Map(DataType::String(), DataType::Int64())),
-      f("aos", DataType::List(DataType::Struct({f("x", DataType::Int64()), f("y", DataType::String())}))),
+      f("aos",
+        DataType::List(DataType::Struct({f("x", DataType::Int64()), f("y", DataType::String())}))),
       f("moa", DataType::Map(DataType::String(), DataType::List(DataType::Double()))),
-      f("st_list", DataType::Struct({f("tags", DataType::List(DataType::String())), f("n", DataType::Int32())})),
+      f("st_list", DataType::Struct(
+                       {f("tags", DataType::List(DataType::String())), f("n", DataType::Int32())})),
   };
   if (name == "flat") return flat;
   if (name == "nested") return nested;
@@ -156,7 +197,8 @@ Result<Schema> NamedTestSchema(const std::string& name) {
   if (name == "int64") return Schema{f("v", DataType::Int64())};
   if (name == "double") return Schema{f("v", DataType::Double())};
   if (name == "dict_string" || name == "plain_string") return Schema{f("v", DataType::String())};
-  return Status::NotFound("unknown test schema '" + name + "' (all, flat, nested, int64, double, dict_string, plain_string)");
+  return Status::NotFound("unknown test schema '" + name +
+                          "' (all, flat, nested, int64, double, dict_string, plain_string)");
 }
 
 }  // namespace silt

@@ -12,8 +12,8 @@ namespace silt {
 
 struct GenerateOptions {
   uint64_t seed = 42;
-  double null_fraction = 0.1;      // for nullable fields
-  int string_cardinality = 0;      // > 0: strings drawn from this many distinct values
+  double null_fraction = 0.1;  // for nullable fields
+  int string_cardinality = 0;  // > 0: strings drawn from this many distinct values
   int max_list_length = 4;
 };
 

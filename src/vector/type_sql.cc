@@ -22,8 +22,10 @@ std::string QuoteIdentifierIfNeeded(const std::string& part) {
   if (!NeedsQuote(part)) return part;
   std::string out = "`";
   for (char c : part) {
-    if (c == '`') out += "``";
-    else out.push_back(c);
+    if (c == '`')
+      out += "``";
+    else
+      out.push_back(c);
   }
   return out + "`";
 }
@@ -32,22 +34,36 @@ std::string QuoteIdentifierIfNeeded(const std::string& part) {
 std::string TypeSql(const TypePtr& t) {
   if (!t) return "?";
   switch (t->id()) {
-    case TypeId::kNull: return "VOID";
-    case TypeId::kBoolean: return "BOOLEAN";
-    case TypeId::kInt8: return "TINYINT";
-    case TypeId::kInt16: return "SMALLINT";
-    case TypeId::kInt32: return "INT";
-    case TypeId::kInt64: return "BIGINT";
-    case TypeId::kFloat: return "FLOAT";
-    case TypeId::kDouble: return "DOUBLE";
+    case TypeId::kNull:
+      return "VOID";
+    case TypeId::kBoolean:
+      return "BOOLEAN";
+    case TypeId::kInt8:
+      return "TINYINT";
+    case TypeId::kInt16:
+      return "SMALLINT";
+    case TypeId::kInt32:
+      return "INT";
+    case TypeId::kInt64:
+      return "BIGINT";
+    case TypeId::kFloat:
+      return "FLOAT";
+    case TypeId::kDouble:
+      return "DOUBLE";
     case TypeId::kDecimal:
       return "DECIMAL(" + std::to_string(t->precision()) + "," + std::to_string(t->scale()) + ")";
-    case TypeId::kString: return "STRING";
-    case TypeId::kBinary: return "BINARY";
-    case TypeId::kDate: return "DATE";
-    case TypeId::kTimestamp: return "TIMESTAMP";
-    case TypeId::kTimestampNtz: return "TIMESTAMP_NTZ";
-    case TypeId::kList: return "ARRAY<" + TypeSql(t->element_type()) + ">";
+    case TypeId::kString:
+      return "STRING";
+    case TypeId::kBinary:
+      return "BINARY";
+    case TypeId::kDate:
+      return "DATE";
+    case TypeId::kTimestamp:
+      return "TIMESTAMP";
+    case TypeId::kTimestampNtz:
+      return "TIMESTAMP_NTZ";
+    case TypeId::kList:
+      return "ARRAY<" + TypeSql(t->element_type()) + ">";
     case TypeId::kMap:
       return "MAP<" + TypeSql(t->key_type()) + ", " + TypeSql(t->value_type()) + ">";
     case TypeId::kStruct: {

@@ -7,37 +7,56 @@ namespace silt {
 int DataType::fixed_width() const {
   switch (id_) {
     case TypeId::kBoolean:
-    case TypeId::kInt8: return 1;
-    case TypeId::kInt16: return 2;
+    case TypeId::kInt8:
+      return 1;
+    case TypeId::kInt16:
+      return 2;
     case TypeId::kInt32:
     case TypeId::kDate:
-    case TypeId::kFloat: return 4;
+    case TypeId::kFloat:
+      return 4;
     case TypeId::kInt64:
     case TypeId::kDouble:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return 8;
-    case TypeId::kDecimal: return 16;
-    default: return 0;
+    case TypeId::kTimestampNtz:
+      return 8;
+    case TypeId::kDecimal:
+      return 16;
+    default:
+      return 0;
   }
 }
 
 std::string DataType::ToString() const {
   switch (id_) {
-    case TypeId::kNull: return "void";
-    case TypeId::kBoolean: return "boolean";
-    case TypeId::kInt8: return "tinyint";
-    case TypeId::kInt16: return "smallint";
-    case TypeId::kInt32: return "int";
-    case TypeId::kInt64: return "bigint";
-    case TypeId::kFloat: return "float";
-    case TypeId::kDouble: return "double";
+    case TypeId::kNull:
+      return "void";
+    case TypeId::kBoolean:
+      return "boolean";
+    case TypeId::kInt8:
+      return "tinyint";
+    case TypeId::kInt16:
+      return "smallint";
+    case TypeId::kInt32:
+      return "int";
+    case TypeId::kInt64:
+      return "bigint";
+    case TypeId::kFloat:
+      return "float";
+    case TypeId::kDouble:
+      return "double";
     case TypeId::kDecimal:
       return "decimal(" + std::to_string(precision_) + "," + std::to_string(scale_) + ")";
-    case TypeId::kString: return "string";
-    case TypeId::kBinary: return "binary";
-    case TypeId::kDate: return "date";
-    case TypeId::kTimestamp: return "timestamp";
-    case TypeId::kTimestampNtz: return "timestamp_ntz";
+    case TypeId::kString:
+      return "string";
+    case TypeId::kBinary:
+      return "binary";
+    case TypeId::kDate:
+      return "date";
+    case TypeId::kTimestamp:
+      return "timestamp";
+    case TypeId::kTimestampNtz:
+      return "timestamp_ntz";
     case TypeId::kStruct: {
       std::string s = "struct<";
       for (size_t i = 0; i < fields_.size(); ++i) {
@@ -46,8 +65,10 @@ std::string DataType::ToString() const {
       }
       return s + ">";
     }
-    case TypeId::kList: return "array<" + element_type()->ToString() + ">";
-    case TypeId::kMap: return "map<" + key_type()->ToString() + "," + value_type()->ToString() + ">";
+    case TypeId::kList:
+      return "array<" + element_type()->ToString() + ">";
+    case TypeId::kMap:
+      return "map<" + key_type()->ToString() + "," + value_type()->ToString() + ">";
   }
   return "?";
 }
@@ -65,10 +86,10 @@ bool DataType::Equals(const DataType& o, bool compare_nullability) const {
   return true;
 }
 
-#define SILT_PRIMITIVE(Name, Id)                                                   \
-  TypePtr DataType::Name() {                                                       \
+#define SILT_PRIMITIVE(Name, Id)                                                                 \
+  TypePtr DataType::Name() {                                                                     \
     static const TypePtr t = std::make_shared<DataType>(TypeId::Id, 0, 0, std::vector<Field>{}); \
-    return t;                                                                      \
+    return t;                                                                                    \
   }
 SILT_PRIMITIVE(Null, kNull)
 SILT_PRIMITIVE(Boolean, kBoolean)
@@ -92,13 +113,14 @@ TypePtr DataType::Struct(std::vector<Field> fields) {
   return std::make_shared<DataType>(TypeId::kStruct, 0, 0, std::move(fields));
 }
 TypePtr DataType::List(TypePtr element, bool contains_null) {
-  return std::make_shared<DataType>(TypeId::kList, 0, 0,
-                                    std::vector<Field>{{"element", std::move(element), contains_null, ""}});
+  return std::make_shared<DataType>(
+      TypeId::kList, 0, 0, std::vector<Field>{{"element", std::move(element), contains_null, ""}});
 }
 TypePtr DataType::Map(TypePtr key, TypePtr value, bool value_contains_null) {
   return std::make_shared<DataType>(
       TypeId::kMap, 0, 0,
-      std::vector<Field>{{"key", std::move(key), false, ""}, {"value", std::move(value), value_contains_null, ""}});
+      std::vector<Field>{{"key", std::move(key), false, ""},
+                         {"value", std::move(value), value_contains_null, ""}});
 }
 
 int FindField(const std::vector<Field>& fields, const std::string& name) {

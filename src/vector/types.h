@@ -57,12 +57,14 @@ class DataType {
   // struct: its fields; list: one field "element"; map: fields "key", "value".
   const std::vector<Field>& fields() const { return fields_; }
   const TypePtr& element_type() const { return fields_[0].type; }  // list
-  bool contains_null() const { return fields_[0].nullable; }      // list
+  bool contains_null() const { return fields_[0].nullable; }       // list
   const TypePtr& key_type() const { return fields_[0].type; }      // map
   const TypePtr& value_type() const { return fields_[1].type; }    // map
   bool value_contains_null() const { return fields_[1].nullable; }
 
-  bool is_nested() const { return id_ == TypeId::kStruct || id_ == TypeId::kList || id_ == TypeId::kMap; }
+  bool is_nested() const {
+    return id_ == TypeId::kStruct || id_ == TypeId::kList || id_ == TypeId::kMap;
+  }
   bool is_binary_like() const { return id_ == TypeId::kString || id_ == TypeId::kBinary; }
   // Bytes per value for fixed-width types; 0 for variable-width, nested and null.
   int fixed_width() const;

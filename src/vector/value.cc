@@ -12,7 +12,9 @@ namespace silt {
 
 std::string Int128ToString(int128_t v) { return Int128ToDecimalString(v); }
 
-std::string FormatDecimal(int128_t unscaled, int scale) { return FormatPlainDecimal(unscaled, scale); }
+std::string FormatDecimal(int128_t unscaled, int scale) {
+  return FormatPlainDecimal(unscaled, scale);
+}
 
 void AppendJsonString(std::string* out, std::string_view s) {
   AppendJsonString(out, s, JsonHexCase::kLower);
@@ -30,9 +32,10 @@ std::string FormatTimestampMicros(int64_t micros) {
   int64_t rem = micros - days * 86400000000LL;
   int64_t secs = rem / 1000000, frac = rem % 1000000;
   char buf[64];
-  snprintf(buf, sizeof buf, "%s %02lld:%02lld:%02lld.%06lld", FormatDate(static_cast<int32_t>(days)).c_str(),
-           static_cast<long long>(secs / 3600), static_cast<long long>((secs / 60) % 60),
-           static_cast<long long>(secs % 60), static_cast<long long>(frac));
+  snprintf(buf, sizeof buf, "%s %02lld:%02lld:%02lld.%06lld",
+           FormatDate(static_cast<int32_t>(days)).c_str(), static_cast<long long>(secs / 3600),
+           static_cast<long long>((secs / 60) % 60), static_cast<long long>(secs % 60),
+           static_cast<long long>(frac));
   return buf;
 }
 
@@ -52,12 +55,18 @@ void ToJsonImpl(const Value& v, std::string* out) {
   }
   static const char* hex = "0123456789abcdef";
   switch (v.type()->id()) {
-    case TypeId::kNull: *out += "null"; break;
-    case TypeId::kBoolean: *out += v.boolean() ? "true" : "false"; break;
+    case TypeId::kNull:
+      *out += "null";
+      break;
+    case TypeId::kBoolean:
+      *out += v.boolean() ? "true" : "false";
+      break;
     case TypeId::kInt8:
     case TypeId::kInt16:
     case TypeId::kInt32:
-    case TypeId::kInt64: *out += std::to_string(v.integer()); break;
+    case TypeId::kInt64:
+      *out += std::to_string(v.integer());
+      break;
     case TypeId::kFloat:
     case TypeId::kDouble: {
       double d = v.floating();
@@ -68,8 +77,12 @@ void ToJsonImpl(const Value& v, std::string* out) {
       }
       break;
     }
-    case TypeId::kDecimal: AppendJsonString(out, FormatDecimal(v.decimal(), v.type()->scale())); break;
-    case TypeId::kString: AppendJsonString(out, v.str()); break;
+    case TypeId::kDecimal:
+      AppendJsonString(out, FormatDecimal(v.decimal(), v.type()->scale()));
+      break;
+    case TypeId::kString:
+      AppendJsonString(out, v.str());
+      break;
     case TypeId::kBinary: {
       *out += "\"0x";
       for (unsigned char c : v.str()) {
@@ -79,9 +92,13 @@ void ToJsonImpl(const Value& v, std::string* out) {
       *out += "\"";
       break;
     }
-    case TypeId::kDate: AppendJsonString(out, FormatDate(static_cast<int32_t>(v.integer()))); break;
+    case TypeId::kDate:
+      AppendJsonString(out, FormatDate(static_cast<int32_t>(v.integer())));
+      break;
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: AppendJsonString(out, FormatTimestampMicros(v.integer())); break;
+    case TypeId::kTimestampNtz:
+      AppendJsonString(out, FormatTimestampMicros(v.integer()));
+      break;
     case TypeId::kStruct: {
       *out += "{";
       const auto& f = v.type()->fields();
@@ -130,13 +147,18 @@ std::string Value::ToString() const {
   if (is_null()) return "NULL";
   switch (type_->id()) {
     case TypeId::kString:
-    case TypeId::kBinary: return str();
+    case TypeId::kBinary:
+      return str();
     case TypeId::kFloat:
-    case TypeId::kDouble: return FormatDouble(floating());
-    case TypeId::kDecimal: return FormatDecimal(decimal(), type_->scale());
-    case TypeId::kDate: return FormatDate(static_cast<int32_t>(integer()));
+    case TypeId::kDouble:
+      return FormatDouble(floating());
+    case TypeId::kDecimal:
+      return FormatDecimal(decimal(), type_->scale());
+    case TypeId::kDate:
+      return FormatDate(static_cast<int32_t>(integer()));
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return FormatTimestampMicros(integer());
+    case TypeId::kTimestampNtz:
+      return FormatTimestampMicros(integer());
     case TypeId::kStruct:
     case TypeId::kList: {
       std::string s = type_->id() == TypeId::kList ? "[" : "{";
@@ -154,7 +176,8 @@ std::string Value::ToString() const {
       }
       return s + "}";
     }
-    default: return ToJson();
+    default:
+      return ToJson();
   }
 }
 

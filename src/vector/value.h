@@ -41,10 +41,11 @@ class Value {
   const std::string& str() const { return std::get<std::string>(v_); }
   const std::vector<Value>& children() const { return std::get<std::vector<Value>>(v_); }
 
-  // Canonical JSON used by tests and `silt parquet cat --json`: numbers as JSON numbers (float and double
-  // as the shortest round-trip form of the double value, NaN/Infinity as strings), decimals as strings "12.30", strings
-  // JSON-escaped, binary as "0x" + hex, date "YYYY-MM-DD", timestamps "YYYY-MM-DD HH:MM:SS.ffffff"
-  // (UTC for timestamp), struct as an object, list as an array, map as an array of [key, value].
+  // Canonical JSON used by tests and `silt parquet cat --json`: numbers as JSON numbers (float and
+  // double as the shortest round-trip form of the double value, NaN/Infinity as strings), decimals
+  // as strings "12.30", strings JSON-escaped, binary as "0x" + hex, date "YYYY-MM-DD", timestamps
+  // "YYYY-MM-DD HH:MM:SS.ffffff" (UTC for timestamp), struct as an object, list as an array, map as
+  // an array of [key, value].
   std::string ToJson() const;
   // Spark-like display text ("NULL", plain strings, "[1, 2]", "{a -> 1}", "{1, x}").
   std::string ToString() const;

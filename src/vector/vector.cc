@@ -47,7 +47,8 @@ void Vector::SetValid(size_t i, bool valid) {
 }
 
 void Vector::CompactValidity() {
-  if (!validity_.empty() && std::all_of(validity_.begin(), validity_.end(), [](uint8_t v) { return v != 0; }))
+  if (!validity_.empty() &&
+      std::all_of(validity_.begin(), validity_.end(), [](uint8_t v) { return v != 0; }))
     validity_.clear();
 }
 
@@ -132,19 +133,37 @@ Status Vector::AppendValue(const Value& v) {
   switch (type_->id()) {
     case TypeId::kNull:
       return Status::InvalidArgument("non-null value for a void column");
-    case TypeId::kBoolean: Append<uint8_t>(v.boolean() ? 1 : 0); break;
-    case TypeId::kInt8: Append<int8_t>(static_cast<int8_t>(v.integer())); break;
-    case TypeId::kInt16: Append<int16_t>(static_cast<int16_t>(v.integer())); break;
+    case TypeId::kBoolean:
+      Append<uint8_t>(v.boolean() ? 1 : 0);
+      break;
+    case TypeId::kInt8:
+      Append<int8_t>(static_cast<int8_t>(v.integer()));
+      break;
+    case TypeId::kInt16:
+      Append<int16_t>(static_cast<int16_t>(v.integer()));
+      break;
     case TypeId::kInt32:
-    case TypeId::kDate: Append<int32_t>(static_cast<int32_t>(v.integer())); break;
+    case TypeId::kDate:
+      Append<int32_t>(static_cast<int32_t>(v.integer()));
+      break;
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: Append<int64_t>(v.integer()); break;
-    case TypeId::kFloat: Append<float>(static_cast<float>(v.floating())); break;
-    case TypeId::kDouble: Append<double>(v.floating()); break;
-    case TypeId::kDecimal: Append<int128_t>(v.decimal()); break;
+    case TypeId::kTimestampNtz:
+      Append<int64_t>(v.integer());
+      break;
+    case TypeId::kFloat:
+      Append<float>(static_cast<float>(v.floating()));
+      break;
+    case TypeId::kDouble:
+      Append<double>(v.floating());
+      break;
+    case TypeId::kDecimal:
+      Append<int128_t>(v.decimal());
+      break;
     case TypeId::kString:
-    case TypeId::kBinary: AppendString(v.str()); break;
+    case TypeId::kBinary:
+      AppendString(v.str());
+      break;
     case TypeId::kStruct: {
       const auto& ch = v.children();
       if (ch.size() != children_.size()) return Status::InvalidArgument("struct arity mismatch");
@@ -197,12 +216,14 @@ void Vector::AppendRange(const Vector& src, size_t offset, size_t count) {
     case TypeId::kMap: {
       uint32_t c0 = src.offsets_[offset], c1 = src.offsets_[offset + count];
       uint32_t base = offsets_.back();
-      for (size_t k = 0; k < children_.size(); ++k) children_[k].AppendRange(src.children_[k], c0, c1 - c0);
+      for (size_t k = 0; k < children_.size(); ++k)
+        children_[k].AppendRange(src.children_[k], c0, c1 - c0);
       for (size_t i = 1; i <= count; ++i) offsets_.push_back(base + src.offsets_[offset + i] - c0);
       break;
     }
     case TypeId::kStruct:
-      for (size_t k = 0; k < children_.size(); ++k) children_[k].AppendRange(src.children_[k], offset, count);
+      for (size_t k = 0; k < children_.size(); ++k)
+        children_[k].AppendRange(src.children_[k], offset, count);
       break;
     default: {
       int w = type_->fixed_width();
@@ -263,21 +284,31 @@ void Vector::AppendSelected(const Vector& src, const uint32_t* sel, size_t n) {
 Value Vector::GetValue(size_t i) const {
   if (IsNull(i)) return Value::Null(type_);
   switch (type_->id()) {
-    case TypeId::kNull: return Value::Null(type_);
-    case TypeId::kBoolean: return Value::Boolean(Get<uint8_t>(i) != 0);
-    case TypeId::kInt8: return Value::Integer(type_, Get<int8_t>(i));
-    case TypeId::kInt16: return Value::Integer(type_, Get<int16_t>(i));
+    case TypeId::kNull:
+      return Value::Null(type_);
+    case TypeId::kBoolean:
+      return Value::Boolean(Get<uint8_t>(i) != 0);
+    case TypeId::kInt8:
+      return Value::Integer(type_, Get<int8_t>(i));
+    case TypeId::kInt16:
+      return Value::Integer(type_, Get<int16_t>(i));
     case TypeId::kInt32:
-    case TypeId::kDate: return Value::Integer(type_, Get<int32_t>(i));
+    case TypeId::kDate:
+      return Value::Integer(type_, Get<int32_t>(i));
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return Value::Integer(type_, Get<int64_t>(i));
-    case TypeId::kFloat: return Value::Floating(type_, Get<float>(i));
-    case TypeId::kDouble: return Value::Floating(type_, Get<double>(i));
+    case TypeId::kTimestampNtz:
+      return Value::Integer(type_, Get<int64_t>(i));
+    case TypeId::kFloat:
+      return Value::Floating(type_, Get<float>(i));
+    case TypeId::kDouble:
+      return Value::Floating(type_, Get<double>(i));
     case TypeId::kDecimal:
       return Value::Decimal(type_->precision(), type_->scale(), Get<int128_t>(i));
-    case TypeId::kString: return Value::String(std::string(GetString(i)));
-    case TypeId::kBinary: return Value::Binary(std::string(GetString(i)));
+    case TypeId::kString:
+      return Value::String(std::string(GetString(i)));
+    case TypeId::kBinary:
+      return Value::Binary(std::string(GetString(i)));
     case TypeId::kStruct: {
       std::vector<Value> ch;
       for (const auto& c : children_) ch.push_back(c.GetValue(i));
@@ -285,7 +316,8 @@ Value Vector::GetValue(size_t i) const {
     }
     case TypeId::kList: {
       std::vector<Value> ch;
-      for (uint32_t k = offsets_[i]; k < offsets_[i + 1]; ++k) ch.push_back(children_[0].GetValue(k));
+      for (uint32_t k = offsets_[i]; k < offsets_[i + 1]; ++k)
+        ch.push_back(children_[0].GetValue(k));
       return Value::Nested(type_, std::move(ch));
     }
     case TypeId::kMap: {

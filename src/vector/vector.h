@@ -11,8 +11,8 @@
 // Not thread-safe for mutation; const access from several threads is fine.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>

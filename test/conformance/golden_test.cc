@@ -22,7 +22,8 @@ namespace silt::delta {
 namespace {
 
 std::string ConformanceDir() {
-  for (std::string p : {std::string(SILT_SHARED_DIR) + "/conformance", std::string("../shared/conformance")})
+  for (std::string p :
+       {std::string(SILT_SHARED_DIR) + "/conformance", std::string("../shared/conformance")})
     if (fs::is_directory(p)) return p;
   return "";
 }
@@ -61,7 +62,8 @@ Result<Table> ReadExpected(const std::string& dir) {
   Table t;
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".parquet") files.push_back(e.path().string());
+    if (e.is_regular_file() && e.path().extension() == ".parquet")
+      files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
     SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::OpenPath(f));
@@ -111,7 +113,8 @@ TEST(ConformanceGolden, ScansMatchExpected) {
     if (it != expectations.end() && it->second.first == "fail") {
       EXPECT_FALSE(actual.ok()) << name << " must fail: " << it->second.second;
       if (!actual.ok()) {
-        EXPECT_NE(actual.status().code(), StatusCode::kInternal) << name << ": " << actual.status().ToString();
+        EXPECT_NE(actual.status().code(), StatusCode::kInternal)
+            << name << ": " << actual.status().ToString();
         ++failed_as_expected;
       }
       continue;
@@ -119,7 +122,8 @@ TEST(ConformanceGolden, ScansMatchExpected) {
     if (it != expectations.end() && it->second.first == "empty") {
       EXPECT_TRUE(actual.ok() && actual->rows.empty())
           << name << " must scan to no rows (" << it->second.second << "): "
-          << (actual.ok() ? std::to_string(actual->rows.size()) + " rows" : actual.status().ToString());
+          << (actual.ok() ? std::to_string(actual->rows.size()) + " rows"
+                          : actual.status().ToString());
       if (actual.ok() && actual->rows.empty()) ++passed;
       continue;
     }
@@ -151,16 +155,20 @@ TEST(ConformanceGolden, ScansMatchExpected) {
       std::string diff;
       size_t shown = 0;
       for (const auto& r : expected->rows)
-        if (!std::binary_search(actual->rows.begin(), actual->rows.end(), r) && shown++ < 3) diff += "\n  missing " + r;
+        if (!std::binary_search(actual->rows.begin(), actual->rows.end(), r) && shown++ < 3)
+          diff += "\n  missing " + r;
       shown = 0;
       for (const auto& r : actual->rows)
-        if (!std::binary_search(expected->rows.begin(), expected->rows.end(), r) && shown++ < 3) diff += "\n  extra   " + r;
-      ADD_FAILURE() << name << ": " << actual->rows.size() << " rows, expected " << expected->rows.size() << diff;
+        if (!std::binary_search(expected->rows.begin(), expected->rows.end(), r) && shown++ < 3)
+          diff += "\n  extra   " + r;
+      ADD_FAILURE() << name << ": " << actual->rows.size() << " rows, expected "
+                    << expected->rows.size() << diff;
       ok = false;
     }
     if (ok) ++passed;
   }
-  std::printf("golden: %d match expected, %d fail as they must, %d skipped\n", passed, failed_as_expected, skipped);
+  std::printf("golden: %d match expected, %d fail as they must, %d skipped\n", passed,
+              failed_as_expected, skipped);
   EXPECT_GE(passed, 40);
 }
 
@@ -172,9 +180,10 @@ TEST(ConformanceKernelData, DeletionVectorsAndCheckpoints) {
     const char* name;
     size_t rows;
   };
-  for (Case c : {Case{"table-with-dv-small", 8}, Case{"table-without-dv-small", 10}, Case{"with-short-dv", 7},
-                 Case{"compacted-log-files-table", 5}, Case{"app-txn-checkpoint", 22},
-                 Case{"v2-checkpoints-json-with-sidecars", 1233}, Case{"v2-checkpoints-parquet-with-sidecars", 1233},
+  for (Case c : {Case{"table-with-dv-small", 8}, Case{"table-without-dv-small", 10},
+                 Case{"with-short-dv", 7}, Case{"compacted-log-files-table", 5},
+                 Case{"app-txn-checkpoint", 22}, Case{"v2-checkpoints-json-with-sidecars", 1233},
+                 Case{"v2-checkpoints-parquet-with-sidecars", 1233},
                  Case{"v2-classic-checkpoint-json", 20}, Case{"v2-classic-checkpoint-parquet", 20},
                  Case{"v2-checkpoints-json-with-last-checkpoint", 10},
                  Case{"v2-checkpoints-parquet-with-last-checkpoint", 10}}) {
@@ -190,7 +199,8 @@ TEST(ConformanceKernelData, DeletionVectorsAndCheckpoints) {
   EXPECT_EQ(small->rows, want);
   // V2 checkpoints that hold every action themselves (no sidecars): the snapshot comes from the
   // checkpoint at v2 and keeps its txn.
-  for (const char* name : {"v2-checkpoints-json-without-sidecars", "v2-checkpoints-parquet-without-sidecars"}) {
+  for (const char* name :
+       {"v2-checkpoints-json-without-sidecars", "v2-checkpoints-parquet-without-sidecars"}) {
     auto snap = Snapshot::Load(std::make_shared<LocalObjectStore>(dir + "/kernel-data/" + name));
     ASSERT_TRUE(snap.ok()) << name << ": " << snap.status().ToString();
     EXPECT_EQ((*snap)->segment().checkpoint_version, 2) << name;
@@ -198,7 +208,8 @@ TEST(ConformanceKernelData, DeletionVectorsAndCheckpoints) {
     ASSERT_EQ((*snap)->transactions().count("app-1"), 1u) << name;
     EXPECT_EQ((*snap)->transactions().at("app-1").version, 2) << name;
   }
-  auto no_hint = Snapshot::Load(std::make_shared<LocalObjectStore>(dir + "/kernel-data/with_checkpoint_no_last_checkpoint"));
+  auto no_hint = Snapshot::Load(
+      std::make_shared<LocalObjectStore>(dir + "/kernel-data/with_checkpoint_no_last_checkpoint"));
   ASSERT_TRUE(no_hint.ok()) << no_hint.status().ToString();
   EXPECT_EQ((*no_hint)->segment().checkpoint_version, 2);
   // Every kernel-data table loads (some lack their data files, so no scan).

@@ -15,7 +15,8 @@ namespace silt::parquet {
 namespace {
 
 std::string ConformanceDir() {
-  for (std::string p : {std::string(SILT_SHARED_DIR) + "/conformance", std::string("../shared/conformance")})
+  for (std::string p :
+       {std::string(SILT_SHARED_DIR) + "/conformance", std::string("../shared/conformance")})
     if (fs::is_directory(p)) return p;
   return "";
 }
@@ -63,8 +64,10 @@ TEST(ConformanceParquet, EveryDeltaDataAndCheckpointFileReads) {
 bool ExpectedUnsupported(const std::string& name, const Status& s) {
   if (s.code() != StatusCode::kNotImplemented && s.code() != StatusCode::kUnsupported) return false;
   for (const char* known : {"encrypt", "lzo", "LZO", "interval", "INTERVAL", "large_string_map"})
-    if (name.find(known) != std::string::npos || s.message().find(known) != std::string::npos) return true;
-  return s.message().find("LZO") != std::string::npos || s.message().find("encrypted") != std::string::npos;
+    if (name.find(known) != std::string::npos || s.message().find(known) != std::string::npos)
+      return true;
+  return s.message().find("LZO") != std::string::npos ||
+         s.message().find("encrypted") != std::string::npos;
 }
 
 TEST(ConformanceParquet, ParquetTestingDataFiles) {
@@ -76,7 +79,8 @@ TEST(ConformanceParquet, ParquetTestingDataFiles) {
     Status s = ReadWholeFile(f, &rows);
     std::string name = fs::path(f).filename().string();
     // Deliberately damaged files: the damage must be reported.
-    bool damaged = name.find("corrupt-checksum") != std::string::npos || name.find("dict-malformed") != std::string::npos;
+    bool damaged = name.find("corrupt-checksum") != std::string::npos ||
+                   name.find("dict-malformed") != std::string::npos;
     if (damaged) {
       EXPECT_TRUE(s.IsCorruption()) << name << " must fail with Corruption, got " << s.ToString();
     } else if (s.ok()) {

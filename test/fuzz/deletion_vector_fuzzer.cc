@@ -7,7 +7,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace silt::delta;
-  auto dv = DeletionVector::Deserialize(std::string_view(reinterpret_cast<const char*>(data), size));
+  auto dv =
+      DeletionVector::Deserialize(std::string_view(reinterpret_cast<const char*>(data), size));
   if (!dv.ok()) return 0;
   uint8_t keep[64];
   dv->FillSelection(0, sizeof keep, keep);

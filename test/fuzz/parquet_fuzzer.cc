@@ -26,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     DataChunk chunk;
     (void)(*pf)->ReadRowGroup(rg, {}, &chunk);
     (void)(*pf)->ReadRowGroup(rg, {}, &chunk, 3, 5);
-    for (int leaf = 0; leaf < (*pf)->schema().num_leaves() && leaf < 16; ++leaf) (void)(*pf)->GetStatistics(rg, leaf);
+    for (int leaf = 0; leaf < (*pf)->schema().num_leaves() && leaf < 16; ++leaf)
+      (void)(*pf)->GetStatistics(rg, leaf);
   }
   return 0;
 }

@@ -127,8 +127,8 @@ FileOutcome RunOne(const fs::path& path, const std::string& shared, bool keep, b
           "FAIL " + path.string() + ": cannot open a database: " + db.status().ToString() + "\n";
     } else {
       silt::Connection con(*db);
-      out = silt::sqllogic::RunTestFile(*file,
-                                        [&](const std::string& sql) { return con.Query(sql); }, env);
+      out = silt::sqllogic::RunTestFile(
+          *file, [&](const std::string& sql) { return con.Query(sql); }, env);
     }
   }
   if (!memory_name.empty()) silt::DropMemoryStore(memory_name);

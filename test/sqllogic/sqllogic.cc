@@ -292,7 +292,8 @@ class Parser {
       d.glob = w[3];
       char* end = nullptr;
       long long n = std::strtoll(w[4].c_str(), &end, 10);
-      if (w[4].empty() || *end || n < 0) return fail("file count: N must be a count, got '" + w[4] + "'");
+      if (w[4].empty() || *end || n < 0)
+        return fail("file count: N must be a count, got '" + w[4] + "'");
       d.count = n;
     } else {
       return fail(
@@ -428,7 +429,8 @@ Result<int64_t> ParseUtcTimestamp(std::string_view text) {
   // The kernel's TIMESTAMP AS OF parser: the same forms, UTC without a zone.
   Result<int64_t> ms = delta::ParseTimestampLiteralMillis(text);
   if (ms.ok()) return ms;
-  return Status::InvalidArgument("bad UTC timestamp '" + std::string(text) + "' (expected YYYY-MM-DD[THH:MM[:SS[.fff]]][Z])");
+  return Status::InvalidArgument("bad UTC timestamp '" + std::string(text) +
+                                 "' (expected YYYY-MM-DD[THH:MM[:SS[.fff]]][Z])");
 }
 
 Result<int64_t> ParseDuration(std::string_view number, std::string_view unit) {

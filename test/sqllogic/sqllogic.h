@@ -142,7 +142,6 @@ struct Environment {
 std::optional<std::string> RunDirective(const Directive& d, const Environment& env);
 
 // Runs the records of one file in order on `execute` (continuing after failures).
-FileOutcome RunTestFile(const TestFile& file, const Executor& execute,
-                        const Environment& env = {});
+FileOutcome RunTestFile(const TestFile& file, const Executor& execute, const Environment& env = {});
 
 }  // namespace silt::sqllogic

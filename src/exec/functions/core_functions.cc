@@ -16,7 +16,8 @@ namespace {
 
 Status WrongArgs(const std::string& name, size_t got, const std::string& want) {
   return Status::InvalidArgument("The `" + name + "` requires " + want +
-                                     " parameters but the actual number is " + std::to_string(got) + ".",
+                                     " parameters but the actual number is " + std::to_string(got) +
+                                     ".",
                                  errc::kWrongNumArgsWithoutSuggestion);
 }
 
@@ -25,7 +26,8 @@ Status TypeError(const std::string& what) {
                                  errc::kDatatypeMismatchBinaryOpDiffTypes);
 }
 
-ExprPtr Call(std::string name, TypePtr type, std::vector<ExprPtr> args, ScalarKernel k, bool nullable = true) {
+ExprPtr Call(std::string name, TypePtr type, std::vector<ExprPtr> args, ScalarKernel k,
+             bool nullable = true) {
   auto e = std::make_shared<Expr>();
   e->kind = ExprKind::kCall;
   e->name = std::move(name);
@@ -44,7 +46,9 @@ TypePtr DecimalFor(const ExprPtr& e) {
   if (e->kind == ExprKind::kConstant && !e->constant.is_null() && IsIntegral(e->type->id())) {
     int64_t v = e->constant.integer();
     int digits = 1;
-    for (uint64_t a = v < 0 ? static_cast<uint64_t>(-(v + 1)) + 1 : static_cast<uint64_t>(v); a >= 10; a /= 10) ++digits;
+    for (uint64_t a = v < 0 ? static_cast<uint64_t>(-(v + 1)) + 1 : static_cast<uint64_t>(v);
+         a >= 10; a /= 10)
+      ++digits;
     return DataType::Decimal(digits, 0);
   }
   return DecimalForIntegral(e->type->id());
@@ -71,12 +75,18 @@ enum class CmpOp { kEq, kNe, kLt, kLe, kGt, kGe };
 
 inline bool Apply(CmpOp op, int c) {
   switch (op) {
-    case CmpOp::kEq: return c == 0;
-    case CmpOp::kNe: return c != 0;
-    case CmpOp::kLt: return c < 0;
-    case CmpOp::kLe: return c <= 0;
-    case CmpOp::kGt: return c > 0;
-    case CmpOp::kGe: return c >= 0;
+    case CmpOp::kEq:
+      return c == 0;
+    case CmpOp::kNe:
+      return c != 0;
+    case CmpOp::kLt:
+      return c < 0;
+    case CmpOp::kLe:
+      return c <= 0;
+    case CmpOp::kGt:
+      return c > 0;
+    case CmpOp::kGe:
+      return c >= 0;
   }
   return false;
 }
@@ -90,12 +100,24 @@ void CompareFixed(const Arg& a, const Arg& b, size_t rows, CmpOp op, Vector* out
   if (b.constant && !a.constant) {
     T c = y[0];
     switch (op) {
-      case CmpOp::kEq: for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) == 0; break;
-      case CmpOp::kNe: for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) != 0; break;
-      case CmpOp::kLt: for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) < 0; break;
-      case CmpOp::kLe: for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) <= 0; break;
-      case CmpOp::kGt: for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) > 0; break;
-      case CmpOp::kGe: for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) >= 0; break;
+      case CmpOp::kEq:
+        for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) == 0;
+        break;
+      case CmpOp::kNe:
+        for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) != 0;
+        break;
+      case CmpOp::kLt:
+        for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) < 0;
+        break;
+      case CmpOp::kLe:
+        for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) <= 0;
+        break;
+      case CmpOp::kGt:
+        for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) > 0;
+        break;
+      case CmpOp::kGe:
+        for (size_t i = 0; i < rows; ++i) d[i] = Cmp<T>(x[i], c) >= 0;
+        break;
     }
   } else {
     for (size_t i = 0; i < rows; ++i) d[i] = Apply(op, Cmp<T>(x[a.index(i)], y[b.index(i)]));
@@ -123,7 +145,8 @@ void CompareStrings(const Arg& a, const Arg& b, size_t rows, CmpOp op, Vector* o
     const size_t n = key.size();
     const uint8_t want = op == CmpOp::kEq;
     if (n == 1) {  // one-letter flags and codes: branch-free
-      for (size_t i = 0; i < rows; ++i) d[i] = ((off[i + 1] - off[i] == 1) & (bytes[off[i]] == key[0])) == want;
+      for (size_t i = 0; i < rows; ++i)
+        d[i] = ((off[i + 1] - off[i] == 1) & (bytes[off[i]] == key[0])) == want;
     } else {
       for (size_t i = 0; i < rows; ++i) d[i] = StringEqualsAt(off, bytes, i, key) == want;
     }
@@ -151,12 +174,17 @@ int CompareValuesGeneric(const Value& a, const Value& b) {
   }
   switch (a.type()->id()) {
     case TypeId::kFloat:
-    case TypeId::kDouble: return Cmp<double>(a.floating(), b.floating());
-    case TypeId::kDecimal: return Cmp(a.decimal(), b.decimal());
+    case TypeId::kDouble:
+      return Cmp<double>(a.floating(), b.floating());
+    case TypeId::kDecimal:
+      return Cmp(a.decimal(), b.decimal());
     case TypeId::kString:
-    case TypeId::kBinary: return Cmp(a.str(), b.str());
-    case TypeId::kBoolean: return Cmp(a.boolean(), b.boolean());
-    default: return Cmp(a.integer(), b.integer());
+    case TypeId::kBinary:
+      return Cmp(a.str(), b.str());
+    case TypeId::kBoolean:
+      return Cmp(a.boolean(), b.boolean());
+    default:
+      return Cmp(a.integer(), b.integer());
   }
 }
 
@@ -164,19 +192,37 @@ Status CompareKernel(std::span<const Arg> args, size_t rows, CmpOp op, Vector* o
   const Arg& a = args[0];
   const Arg& b = args[1];
   switch (a.vector->id()) {
-    case TypeId::kBoolean: CompareFixed<uint8_t>(a, b, rows, op, out); return Status::OK();
-    case TypeId::kInt8: CompareFixed<int8_t>(a, b, rows, op, out); return Status::OK();
-    case TypeId::kInt16: CompareFixed<int16_t>(a, b, rows, op, out); return Status::OK();
+    case TypeId::kBoolean:
+      CompareFixed<uint8_t>(a, b, rows, op, out);
+      return Status::OK();
+    case TypeId::kInt8:
+      CompareFixed<int8_t>(a, b, rows, op, out);
+      return Status::OK();
+    case TypeId::kInt16:
+      CompareFixed<int16_t>(a, b, rows, op, out);
+      return Status::OK();
     case TypeId::kInt32:
-    case TypeId::kDate: CompareFixed<int32_t>(a, b, rows, op, out); return Status::OK();
+    case TypeId::kDate:
+      CompareFixed<int32_t>(a, b, rows, op, out);
+      return Status::OK();
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: CompareFixed<int64_t>(a, b, rows, op, out); return Status::OK();
-    case TypeId::kFloat: CompareFixed<float>(a, b, rows, op, out); return Status::OK();
-    case TypeId::kDouble: CompareFixed<double>(a, b, rows, op, out); return Status::OK();
-    case TypeId::kDecimal: CompareFixed<int128_t>(a, b, rows, op, out); return Status::OK();
+    case TypeId::kTimestampNtz:
+      CompareFixed<int64_t>(a, b, rows, op, out);
+      return Status::OK();
+    case TypeId::kFloat:
+      CompareFixed<float>(a, b, rows, op, out);
+      return Status::OK();
+    case TypeId::kDouble:
+      CompareFixed<double>(a, b, rows, op, out);
+      return Status::OK();
+    case TypeId::kDecimal:
+      CompareFixed<int128_t>(a, b, rows, op, out);
+      return Status::OK();
     case TypeId::kString:
-    case TypeId::kBinary: CompareStrings(a, b, rows, op, out); return Status::OK();
+    case TypeId::kBinary:
+      CompareStrings(a, b, rows, op, out);
+      return Status::OK();
     case TypeId::kNull: {
       out->Resize(rows);
       uint8_t* v = out->mutable_validity();
@@ -188,7 +234,8 @@ Status CompareKernel(std::span<const Arg> args, size_t rows, CmpOp op, Vector* o
         if (a.vector->IsNull(a.index(i)) || b.vector->IsNull(b.index(i))) {
           out->AppendNull();
         } else {
-          out->Append<uint8_t>(Apply(op, CompareValuesGeneric(a.vector->GetValue(a.index(i)), b.vector->GetValue(b.index(i)))));
+          out->Append<uint8_t>(Apply(op, CompareValuesGeneric(a.vector->GetValue(a.index(i)),
+                                                              b.vector->GetValue(b.index(i)))));
         }
       }
       return Status::OK();
@@ -201,9 +248,11 @@ Result<std::vector<ExprPtr>> CoerceComparison(std::vector<ExprPtr> args, const B
   if (a->Equals(*b)) return args;
   TypeId x = a->id(), y = b->id();
   TypePtr target;
-  if (x == TypeId::kString && y != TypeId::kString && !b->is_nested() && y != TypeId::kNull && y != TypeId::kBinary) {
+  if (x == TypeId::kString && y != TypeId::kString && !b->is_nested() && y != TypeId::kNull &&
+      y != TypeId::kBinary) {
     target = b;
-  } else if (y == TypeId::kString && x != TypeId::kString && !a->is_nested() && x != TypeId::kNull && x != TypeId::kBinary) {
+  } else if (y == TypeId::kString && x != TypeId::kString && !a->is_nested() &&
+             x != TypeId::kNull && x != TypeId::kBinary) {
     target = a;
   } else {
     SILT_ASSIGN_OR_RETURN(target, CommonType(a, b));
@@ -219,13 +268,17 @@ void RegisterComparison(FunctionRegistry& r, const std::string& name, CmpOp op) 
     if (args.size() != 2) return WrongArgs(name, args.size(), "2");
     SILT_ASSIGN_OR_RETURN(args, CoerceComparison(std::move(args), ctx));
     if (args[0]->type->id() == TypeId::kMap) {
-      return Status::InvalidArgument("The `" + name + "` does not support ordering on type \"MAP\".",
-                                     errc::kDatatypeMismatchInvalidOrderingType);
+      return Status::InvalidArgument(
+          "The `" + name + "` does not support ordering on type \"MAP\".",
+          errc::kDatatypeMismatchInvalidOrderingType);
     }
     bool nullable = args[0]->nullable || args[1]->nullable;
-    return Call(name, DataType::Boolean(), std::move(args),
-                [op](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) { return CompareKernel(a, rows, op, out); },
-                nullable);
+    return Call(
+        name, DataType::Boolean(), std::move(args),
+        [op](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+          return CompareKernel(a, rows, op, out);
+        },
+        nullable);
   });
 }
 
@@ -241,16 +294,19 @@ enum class ArMode { kLegacy, kAnsi, kTry };
 
 // hint: the try_ function that tolerates it, as Spark names it per operator.
 Status Overflow(const char* what, const char* hint) {
-  return Status::InvalidArgument(std::string() + what + " overflow. Use '" + hint +
-                                     "' to tolerate overflow and return NULL instead. If necessary set "
-                                     "\"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
-                                 errc::kArithmeticOverflow);
+  return Status::InvalidArgument(
+      std::string() + what + " overflow. Use '" + hint +
+          "' to tolerate overflow and return NULL instead. If necessary set "
+          "\"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
+      errc::kArithmeticOverflow);
 }
 
 Status DivideByZero() {
-  return Status::InvalidArgument("Division by zero. Use `try_divide` to tolerate divisor being 0 and return "
-                                 "NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
-                                 errc::kDivideByZero);
+  return Status::InvalidArgument(
+      "Division by zero. Use `try_divide` to tolerate divisor being 0 and return "
+      "NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this "
+      "error.",
+      errc::kDivideByZero);
 }
 
 template <typename T>
@@ -275,7 +331,10 @@ Status IntegralArith(const Arg& a, const Arg& b, size_t rows, ArOp op, ArMode mo
   // Checked only outside legacy mode: legacy wraps (two's complement, as the JVM).
   auto overflowed = [&](size_t i, bool overflow) -> Status {
     if (!overflow || mode == ArMode::kLegacy || (valid && !valid[i])) return Status::OK();
-    if (ansi) return Overflow("integer", op == ArOp::kAdd ? "try_add" : op == ArOp::kSub ? "try_subtract" : "try_multiply");
+    if (ansi)
+      return Overflow("integer", op == ArOp::kAdd   ? "try_add"
+                                 : op == ArOp::kSub ? "try_subtract"
+                                                    : "try_multiply");
     set_null(i);
     return Status::OK();
   };
@@ -309,7 +368,8 @@ Status IntegralArith(const Arg& a, const Arg& b, size_t rows, ArOp op, ArMode mo
           d[i] = op == ArOp::kMod ? static_cast<T>(l % r) : static_cast<T>(l / r);
         }
         break;
-      case ArOp::kDiv: break;
+      case ArOp::kDiv:
+        break;
     }
   }
   if (any_null_result) {
@@ -330,10 +390,17 @@ Status FloatArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi, V
   Arg args[2] = {a, b};
   PropagateNulls(args, rows, out);
   switch (op) {
-    case ArOp::kAdd: for (size_t i = 0; i < rows; ++i) d[i] = x[a.index(i)] + y[b.index(i)]; return Status::OK();
-    case ArOp::kSub: for (size_t i = 0; i < rows; ++i) d[i] = x[a.index(i)] - y[b.index(i)]; return Status::OK();
-    case ArOp::kMul: for (size_t i = 0; i < rows; ++i) d[i] = x[a.index(i)] * y[b.index(i)]; return Status::OK();
-    default: break;
+    case ArOp::kAdd:
+      for (size_t i = 0; i < rows; ++i) d[i] = x[a.index(i)] + y[b.index(i)];
+      return Status::OK();
+    case ArOp::kSub:
+      for (size_t i = 0; i < rows; ++i) d[i] = x[a.index(i)] - y[b.index(i)];
+      return Status::OK();
+    case ArOp::kMul:
+      for (size_t i = 0; i < rows; ++i) d[i] = x[a.index(i)] * y[b.index(i)];
+      return Status::OK();
+    default:
+      break;
   }
   // Division and modulo: zero divisor → NULL (or DIVIDE_BY_ZERO in ANSI), as Spark.
   std::vector<uint32_t> zero;
@@ -358,8 +425,8 @@ Status FloatArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi, V
 // range (NULL, or an error under ANSI). Constant arguments and the validity check are hoisted
 // into template parameters: this loop is the hot path of decimal-heavy queries (TPC-H Q1).
 template <bool kConstA, bool kConstB, bool kNulls, typename F>
-void DecimalRows(const int128_t* x, const int128_t* y, int128_t* d, const uint8_t* valid, size_t rows, const F& f,
-                 std::vector<uint32_t>* bad) {
+void DecimalRows(const int128_t* x, const int128_t* y, int128_t* d, const uint8_t* valid,
+                 size_t rows, const F& f, std::vector<uint32_t>* bad) {
   for (size_t i = 0; i < rows; ++i) {
     if (kNulls && !valid[i]) {
       d[i] = 0;
@@ -379,14 +446,22 @@ void DecimalDispatch(const Arg& a, const Arg& b, const int128_t* x, const int128
                      const uint8_t* valid, size_t rows, const F& f, std::vector<uint32_t>* bad) {
   const int k = (a.constant ? 4 : 0) | (b.constant ? 2 : 0) | (valid ? 1 : 0);
   switch (k) {
-    case 0: return DecimalRows<false, false, false>(x, y, d, valid, rows, f, bad);
-    case 1: return DecimalRows<false, false, true>(x, y, d, valid, rows, f, bad);
-    case 2: return DecimalRows<false, true, false>(x, y, d, valid, rows, f, bad);
-    case 3: return DecimalRows<false, true, true>(x, y, d, valid, rows, f, bad);
-    case 4: return DecimalRows<true, false, false>(x, y, d, valid, rows, f, bad);
-    case 5: return DecimalRows<true, false, true>(x, y, d, valid, rows, f, bad);
-    case 6: return DecimalRows<true, true, false>(x, y, d, valid, rows, f, bad);
-    default: return DecimalRows<true, true, true>(x, y, d, valid, rows, f, bad);
+    case 0:
+      return DecimalRows<false, false, false>(x, y, d, valid, rows, f, bad);
+    case 1:
+      return DecimalRows<false, false, true>(x, y, d, valid, rows, f, bad);
+    case 2:
+      return DecimalRows<false, true, false>(x, y, d, valid, rows, f, bad);
+    case 3:
+      return DecimalRows<false, true, true>(x, y, d, valid, rows, f, bad);
+    case 4:
+      return DecimalRows<true, false, false>(x, y, d, valid, rows, f, bad);
+    case 5:
+      return DecimalRows<true, false, true>(x, y, d, valid, rows, f, bad);
+    case 6:
+      return DecimalRows<true, true, false>(x, y, d, valid, rows, f, bad);
+    default:
+      return DecimalRows<true, true, true>(x, y, d, valid, rows, f, bad);
   }
 }
 
@@ -394,21 +469,24 @@ inline bool FitsInt64(int128_t v) { return v == static_cast<int128_t>(static_cas
 
 // l * r (scale `from`) at scale rs for operands beyond 64 bits; false when out of range (|v| must
 // stay below lim). Kept out of line so that the common 64-bit product inlines into its loop.
-[[gnu::noinline]] bool MultiplyWideDecimal(int128_t l, int128_t r, int from, int rs, int128_t lim, int128_t* v) {
+[[gnu::noinline]] bool MultiplyWideDecimal(int128_t l, int128_t r, int from, int rs, int128_t lim,
+                                           int128_t* v) {
   int128_t p;
   if (__builtin_mul_overflow(l, r, &p)) {
-    long double q = static_cast<long double>(l) * static_cast<long double>(r) / std::pow(10.0L, from - rs);
+    long double q =
+        static_cast<long double>(l) * static_cast<long double>(r) / std::pow(10.0L, from - rs);
     if (!(std::fabs(q) < 1e38L)) return false;
     *v = std::fabs(q) >= 9e18L ? static_cast<int128_t>(q) : static_cast<int128_t>(std::llroundl(q));
   } else {
     *v = from == rs ? p : Rescale(p, from, rs);
   }
-  return *v < lim && *v > -lim;
+  return *v<lim&& * v> - lim;
 }
 
 // Decimal arithmetic on unscaled int128 values; the result type was fixed at bind time. Division
 // by zero is an error under ANSI, else NULL (as out-of-range results are).
-Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi, const TypePtr& rt, Vector* out) {
+Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi, const TypePtr& rt,
+                    Vector* out) {
   const int sa = a.vector->type()->scale(), sb = b.vector->type()->scale();
   const int rs = rt->scale(), rp = rt->precision();
   out->ResizeUninitialized(rows);
@@ -439,66 +517,80 @@ Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi,
       }
       const int128_t sign = op == ArOp::kAdd ? 1 : -1;
       if (ma == 1 && mb == 1 && common == rs) {
-        DecimalDispatch(a, b, x, y, d, valid, rows, [&](int128_t l, int128_t r, int128_t* v) SILT_ALWAYS_INLINE {
-          *v = op == ArOp::kAdd ? l + r : l - r;
-          return fits(*v);
-        }, &bad);
+        DecimalDispatch(
+            a, b, x, y, d, valid, rows,
+            [&](int128_t l, int128_t r, int128_t* v) SILT_ALWAYS_INLINE {
+              *v = op == ArOp::kAdd ? l + r : l - r;
+              return fits(*v);
+            },
+            &bad);
       } else {
-        DecimalDispatch(a, b, x, y, d, valid, rows, [&](int128_t l, int128_t r, int128_t* v) {
-          *v = Rescale(l * ma + sign * r * mb, common, rs);
-          return fits(*v);
-        }, &bad);
+        DecimalDispatch(
+            a, b, x, y, d, valid, rows,
+            [&](int128_t l, int128_t r, int128_t* v) {
+              *v = Rescale(l * ma + sign * r * mb, common, rs);
+              return fits(*v);
+            },
+            &bad);
       }
       break;
     }
     case ArOp::kMul: {
       const int from = sa + sb;
-      DecimalDispatch(a, b, x, y, d, valid, rows, [&](int128_t l, int128_t r, int128_t* v) SILT_ALWAYS_INLINE {
-        if (FitsInt64(l) && FitsInt64(r)) [[likely]] {
-          int128_t p = static_cast<int128_t>(static_cast<int64_t>(l)) * static_cast<int64_t>(r);
-          *v = from == rs ? p : Rescale(p, from, rs);
-          return fits(*v);
-        }
-        return MultiplyWideDecimal(l, r, from, rs, lim, v);
-      }, &bad);
+      DecimalDispatch(
+          a, b, x, y, d, valid, rows,
+          [&](int128_t l, int128_t r, int128_t* v) SILT_ALWAYS_INLINE {
+            if (FitsInt64(l) && FitsInt64(r)) [[likely]] {
+              int128_t p = static_cast<int128_t>(static_cast<int64_t>(l)) * static_cast<int64_t>(r);
+              *v = from == rs ? p : Rescale(p, from, rs);
+              return fits(*v);
+            }
+            return MultiplyWideDecimal(l, r, from, rs, lim, v);
+          },
+          &bad);
       break;
     }
     case ArOp::kDiv:
     case ArOp::kMod:
     case ArOp::kIntDiv: {
       const int shift = rs - sa + sb;
-      DecimalDispatch(a, b, x, y, d, valid, rows, [&](int128_t l, int128_t r, int128_t* v) {
-        if (r == 0) {
-          div_by_zero = true;
-          return false;
-        }
-        if (op == ArOp::kMod) {
-          *v = Rescale((l * ma) % (r * mb), common, rs);
-          return fits(*v);
-        }
-        // l/r at scale rs: (l * 10^(rs - sa + sb)) / r, HALF_UP.
-        int128_t num;
-        if (shift >= 0 && !__builtin_mul_overflow(l, Pow10(shift), &num)) {
-          int128_t q = num / r, rem = num % r;
-          if (rem < 0) rem = -rem;
-          int128_t ar = r < 0 ? -r : r;
-          if (2 * rem >= ar) q += ((num < 0) != (r < 0)) ? -1 : 1;
-          *v = q;
-        } else {
-          long double q = static_cast<long double>(l) / static_cast<long double>(r) * std::pow(10.0L, shift);
-          *v = std::fabs(q) >= 9e18L ? static_cast<int128_t>(q) : static_cast<int128_t>(std::llroundl(q));
-        }
-        return fits(*v);
-      }, &bad);
+      DecimalDispatch(
+          a, b, x, y, d, valid, rows,
+          [&](int128_t l, int128_t r, int128_t* v) {
+            if (r == 0) {
+              div_by_zero = true;
+              return false;
+            }
+            if (op == ArOp::kMod) {
+              *v = Rescale((l * ma) % (r * mb), common, rs);
+              return fits(*v);
+            }
+            // l/r at scale rs: (l * 10^(rs - sa + sb)) / r, HALF_UP.
+            int128_t num;
+            if (shift >= 0 && !__builtin_mul_overflow(l, Pow10(shift), &num)) {
+              int128_t q = num / r, rem = num % r;
+              if (rem < 0) rem = -rem;
+              int128_t ar = r < 0 ? -r : r;
+              if (2 * rem >= ar) q += ((num < 0) != (r < 0)) ? -1 : 1;
+              *v = q;
+            } else {
+              long double q = static_cast<long double>(l) / static_cast<long double>(r) *
+                              std::pow(10.0L, shift);
+              *v = std::fabs(q) >= 9e18L ? static_cast<int128_t>(q)
+                                         : static_cast<int128_t>(std::llroundl(q));
+            }
+            return fits(*v);
+          },
+          &bad);
       break;
     }
   }
   if (!bad.empty()) {
     if (ansi && div_by_zero) return DivideByZero();
     if (ansi) {
-      return Status::InvalidArgument("The result of the decimal operation cannot be represented as " +
-                                         rt->ToString() + ".",
-                                     errc::kNumericValueOutOfRange);
+      return Status::InvalidArgument(
+          "The result of the decimal operation cannot be represented as " + rt->ToString() + ".",
+          errc::kNumericValueOutOfRange);
     }
     uint8_t* vv = out->mutable_validity();
     for (uint32_t i : bad) vv[i] = 0;
@@ -506,38 +598,54 @@ Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi,
   return Status::OK();
 }
 
-Status ArithKernel(std::span<const Arg> args, size_t rows, ArOp op, ArMode mode, const TypePtr& rt, Vector* out) {
+Status ArithKernel(std::span<const Arg> args, size_t rows, ArOp op, ArMode mode, const TypePtr& rt,
+                   Vector* out) {
   const Arg& a = args[0];
   const Arg& b = args[1];
   // Floats and decimals have no wrapping: outside ANSI an out-of-range result is NULL.
   const bool ansi = mode == ArMode::kAnsi;
   switch (rt->id()) {
-    case TypeId::kInt8: return IntegralArith<int8_t>(a, b, rows, op, mode, out);
-    case TypeId::kInt16: return IntegralArith<int16_t>(a, b, rows, op, mode, out);
-    case TypeId::kInt32: return IntegralArith<int32_t>(a, b, rows, op, mode, out);
-    case TypeId::kInt64: return IntegralArith<int64_t>(a, b, rows, op, mode, out);
-    case TypeId::kFloat: return FloatArith<float>(a, b, rows, op, ansi, out);
-    case TypeId::kDouble: return FloatArith<double>(a, b, rows, op, ansi, out);
-    case TypeId::kDecimal: return DecimalArith(a, b, rows, op, ansi, rt, out);
-    default: return Status::Internal("arithmetic on " + rt->ToString());
+    case TypeId::kInt8:
+      return IntegralArith<int8_t>(a, b, rows, op, mode, out);
+    case TypeId::kInt16:
+      return IntegralArith<int16_t>(a, b, rows, op, mode, out);
+    case TypeId::kInt32:
+      return IntegralArith<int32_t>(a, b, rows, op, mode, out);
+    case TypeId::kInt64:
+      return IntegralArith<int64_t>(a, b, rows, op, mode, out);
+    case TypeId::kFloat:
+      return FloatArith<float>(a, b, rows, op, ansi, out);
+    case TypeId::kDouble:
+      return FloatArith<double>(a, b, rows, op, ansi, out);
+    case TypeId::kDecimal:
+      return DecimalArith(a, b, rows, op, ansi, rt, out);
+    default:
+      return Status::Internal("arithmetic on " + rt->ToString());
   }
 }
 
 const char* OpName(ArOp op) {
   switch (op) {
-    case ArOp::kAdd: return "+";
-    case ArOp::kSub: return "-";
-    case ArOp::kMul: return "*";
-    case ArOp::kDiv: return "/";
-    case ArOp::kMod: return "%";
-    case ArOp::kIntDiv: return "div";
+    case ArOp::kAdd:
+      return "+";
+    case ArOp::kSub:
+      return "-";
+    case ArOp::kMul:
+      return "*";
+    case ArOp::kDiv:
+      return "/";
+    case ArOp::kMod:
+      return "%";
+    case ArOp::kIntDiv:
+      return "div";
   }
   return "?";
 }
 
 // try_ = true binds try_add/try_subtract/try_multiply/try_divide/try_mod: NULL instead of an
 // overflow or a zero divisor, whatever spark.sql.ansi.enabled says.
-Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext& ctx, const char* try_name = nullptr) {
+Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext& ctx,
+                          const char* try_name = nullptr) {
   const char* name = try_name ? try_name : OpName(op);
   if (args.size() != 2) return WrongArgs(name, args.size(), "2");
   TypeId x = args[0]->type->id(), y = args[1]->type->id();
@@ -550,7 +658,8 @@ Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext&
     return BindScalarFunction("date_add", std::move(args), ctx);
   }
   if (x == TypeId::kNull) {
-    SILT_ASSIGN_OR_RETURN(args[0], CoerceTo(args[0], y == TypeId::kNull ? DataType::Int32() : args[1]->type, ctx));
+    SILT_ASSIGN_OR_RETURN(
+        args[0], CoerceTo(args[0], y == TypeId::kNull ? DataType::Int32() : args[1]->type, ctx));
   }
   if (y == TypeId::kNull) {
     SILT_ASSIGN_OR_RETURN(args[1], CoerceTo(args[1], args[0]->type, ctx));
@@ -566,7 +675,8 @@ Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext&
   x = args[0]->type->id();
   y = args[1]->type->id();
   if (!IsNumeric(x) || !IsNumeric(y)) {
-    return TypeError("\"(" + args[0]->ToString() + " " + name + " " + args[1]->ToString() + ")\": the operator requires numeric operands, not \"" +
+    return TypeError("\"(" + args[0]->ToString() + " " + name + " " + args[1]->ToString() +
+                     ")\": the operator requires numeric operands, not \"" +
                      args[0]->type->ToString() + "\" and \"" + args[1]->type->ToString() + "\"");
   }
   TypePtr rt;
@@ -575,9 +685,11 @@ Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext&
       SILT_ASSIGN_OR_RETURN(e, CoerceTo(e, DataType::Int64(), ctx));
     }
     rt = DataType::Int64();
-  } else if (x == TypeId::kDouble || y == TypeId::kDouble || x == TypeId::kFloat || y == TypeId::kFloat ||
+  } else if (x == TypeId::kDouble || y == TypeId::kDouble || x == TypeId::kFloat ||
+             y == TypeId::kFloat ||
              (op == ArOp::kDiv && x != TypeId::kDecimal && y != TypeId::kDecimal)) {
-    rt = (x == TypeId::kFloat && y == TypeId::kFloat && op != ArOp::kDiv) ? DataType::Float() : DataType::Double();
+    rt = (x == TypeId::kFloat && y == TypeId::kFloat && op != ArOp::kDiv) ? DataType::Float()
+                                                                          : DataType::Double();
     for (auto& e : args) {
       SILT_ASSIGN_OR_RETURN(e, CoerceTo(e, rt, ctx));
     }
@@ -591,7 +703,9 @@ Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext&
         rt = AdjustedDecimal(std::max(p1 - s1, p2 - s2) + s + 1, s);
         break;
       }
-      case ArOp::kMul: rt = AdjustedDecimal(p1 + p2 + 1, s1 + s2); break;
+      case ArOp::kMul:
+        rt = AdjustedDecimal(p1 + p2 + 1, s1 + s2);
+        break;
       case ArOp::kDiv: {
         int s = std::max(6, s1 + p2 + 1);
         rt = AdjustedDecimal(p1 - s1 + s2 + s, s);
@@ -607,20 +721,21 @@ Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext&
   } else {
     // Integral: the wider of the two.
     rt = IsIntegral(x) && (x == TypeId::kInt64 || y == TypeId::kInt64) ? DataType::Int64()
-         : (x == TypeId::kInt32 || y == TypeId::kInt32)                 ? DataType::Int32()
-         : (x == TypeId::kInt16 || y == TypeId::kInt16)                 ? DataType::Int16()
-                                                                        : DataType::Int8();
+         : (x == TypeId::kInt32 || y == TypeId::kInt32)                ? DataType::Int32()
+         : (x == TypeId::kInt16 || y == TypeId::kInt16)                ? DataType::Int16()
+                                                                       : DataType::Int8();
     for (auto& e : args) {
       SILT_ASSIGN_OR_RETURN(e, CoerceTo(e, rt, ctx));
     }
   }
   const ArMode mode = try_name ? ArMode::kTry : ctx.ansi ? ArMode::kAnsi : ArMode::kLegacy;
   bool nullable = true;
-  return Call(name, rt, std::move(args),
-              [op, mode, rt](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                return ArithKernel(a, rows, op, mode, rt, out);
-              },
-              nullable);
+  return Call(
+      name, rt, std::move(args),
+      [op, mode, rt](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+        return ArithKernel(a, rows, op, mode, rt, out);
+      },
+      nullable);
 }
 
 // ------------------------------------------------------------------ null / conditional
@@ -668,7 +783,8 @@ Result<ExprPtr> BindIf(std::vector<ExprPtr> args, const BindContext& ctx) {
 Result<ExprPtr> BindNullIf(std::vector<ExprPtr> args, const BindContext& ctx) {
   if (args.size() != 2) return WrongArgs("nullif", args.size(), "2");
   SILT_ASSIGN_OR_RETURN(ExprPtr eq, BindScalarFunction("=", {args[0], args[1]}, ctx));
-  return MakeSpecial(ExprKind::kCase, args[0]->type, {eq, MakeConstant(Value::Null(args[0]->type)), args[0]}, true);
+  return MakeSpecial(ExprKind::kCase, args[0]->type,
+                     {eq, MakeConstant(Value::Null(args[0]->type)), args[0]}, true);
 }
 
 Result<ExprPtr> BindNvl2(std::vector<ExprPtr> args, const BindContext& ctx) {
@@ -677,46 +793,52 @@ Result<ExprPtr> BindNvl2(std::vector<ExprPtr> args, const BindContext& ctx) {
   return BindIf({test, args[1], args[2]}, ctx);
 }
 
-Result<ExprPtr> BindGreatestLeast(bool greatest, std::vector<ExprPtr> args, const BindContext& ctx) {
+Result<ExprPtr> BindGreatestLeast(bool greatest, std::vector<ExprPtr> args,
+                                  const BindContext& ctx) {
   const char* name = greatest ? "greatest" : "least";
   if (args.size() < 2) return WrongArgs(name, args.size(), "> 1");
   SILT_ASSIGN_OR_RETURN(TypePtr t, CommonOf(args));
   for (auto& a : args) {
     SILT_ASSIGN_OR_RETURN(a, CoerceTo(a, t, ctx));
   }
-  return Call(name, t, std::move(args), [greatest](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
-    for (size_t i = 0; i < rows; ++i) {
-      std::optional<Value> best;
-      for (const Arg& x : a) {
-        if (x.vector->IsNull(x.index(i))) continue;  // NULLs are skipped, as Spark
-        Value v = x.vector->GetValue(x.index(i));
-        if (!best || (greatest ? CompareValuesGeneric(v, *best) > 0 : CompareValuesGeneric(v, *best) < 0)) best = v;
-      }
-      if (best) {
-        SILT_RETURN_NOT_OK(out->AppendValue(*best));
-      }
-      else out->AppendNull();
-    }
-    return Status::OK();
-  });
+  return Call(
+      name, t, std::move(args),
+      [greatest](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
+        for (size_t i = 0; i < rows; ++i) {
+          std::optional<Value> best;
+          for (const Arg& x : a) {
+            if (x.vector->IsNull(x.index(i))) continue;  // NULLs are skipped, as Spark
+            Value v = x.vector->GetValue(x.index(i));
+            if (!best || (greatest ? CompareValuesGeneric(v, *best) > 0
+                                   : CompareValuesGeneric(v, *best) < 0))
+              best = v;
+          }
+          if (best) {
+            SILT_RETURN_NOT_OK(out->AppendValue(*best));
+          } else
+            out->AppendNull();
+        }
+        return Status::OK();
+      });
 }
 
 Result<ExprPtr> BindNullSafeEq(std::vector<ExprPtr> args, const BindContext& ctx) {
   if (args.size() != 2) return WrongArgs("<=>", args.size(), "2");
   SILT_ASSIGN_OR_RETURN(args, CoerceComparison(std::move(args), ctx));
-  return Call("<=>", DataType::Boolean(), std::move(args),
-              [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
-                Vector eq(DataType::Boolean());
-                SILT_RETURN_NOT_OK(CompareKernel(a, rows, CmpOp::kEq, &eq));
-                out->ResizeUninitialized(rows);
-                uint8_t* d = out->data<uint8_t>();
-                for (size_t i = 0; i < rows; ++i) {
-                  bool na = a[0].vector->IsNull(a[0].index(i)), nb = a[1].vector->IsNull(a[1].index(i));
-                  d[i] = (na || nb) ? (na && nb) : eq.data<uint8_t>()[i];
-                }
-                return Status::OK();
-              },
-              false);
+  return Call(
+      "<=>", DataType::Boolean(), std::move(args),
+      [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
+        Vector eq(DataType::Boolean());
+        SILT_RETURN_NOT_OK(CompareKernel(a, rows, CmpOp::kEq, &eq));
+        out->ResizeUninitialized(rows);
+        uint8_t* d = out->data<uint8_t>();
+        for (size_t i = 0; i < rows; ++i) {
+          bool na = a[0].vector->IsNull(a[0].index(i)), nb = a[1].vector->IsNull(a[1].index(i));
+          d[i] = (na || nb) ? (na && nb) : eq.data<uint8_t>()[i];
+        }
+        return Status::OK();
+      },
+      false);
 }
 
 }  // namespace
@@ -732,21 +854,39 @@ void RegisterCoreFunctions(FunctionRegistry& r) {
   RegisterComparison(r, ">=", CmpOp::kGe);
   r.Add("<=>", BindNullSafeEq);
   r.Add("equal_null", BindNullSafeEq);
-  r.Add("+", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kAdd, std::move(a), c); });
-  r.Add("-", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kSub, std::move(a), c); });
-  r.Add("*", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kMul, std::move(a), c); });
-  r.Add("/", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kDiv, std::move(a), c); });
-  r.Add("%", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kMod, std::move(a), c); });
-  r.Add("div", [](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(ArOp::kIntDiv, std::move(a), c); });
+  r.Add("+", [](std::vector<ExprPtr> a, const BindContext& c) {
+    return BindArith(ArOp::kAdd, std::move(a), c);
+  });
+  r.Add("-", [](std::vector<ExprPtr> a, const BindContext& c) {
+    return BindArith(ArOp::kSub, std::move(a), c);
+  });
+  r.Add("*", [](std::vector<ExprPtr> a, const BindContext& c) {
+    return BindArith(ArOp::kMul, std::move(a), c);
+  });
+  r.Add("/", [](std::vector<ExprPtr> a, const BindContext& c) {
+    return BindArith(ArOp::kDiv, std::move(a), c);
+  });
+  r.Add("%", [](std::vector<ExprPtr> a, const BindContext& c) {
+    return BindArith(ArOp::kMod, std::move(a), c);
+  });
+  r.Add("div", [](std::vector<ExprPtr> a, const BindContext& c) {
+    return BindArith(ArOp::kIntDiv, std::move(a), c);
+  });
   for (auto [name, op] : {std::pair{"try_add", ArOp::kAdd}, std::pair{"try_subtract", ArOp::kSub},
-                          std::pair{"try_multiply", ArOp::kMul}, std::pair{"try_divide", ArOp::kDiv},
-                          std::pair{"try_mod", ArOp::kMod}}) {
-    r.Add(name, [name, op](std::vector<ExprPtr> a, const BindContext& c) { return BindArith(op, std::move(a), c, name); });
+                          std::pair{"try_multiply", ArOp::kMul},
+                          std::pair{"try_divide", ArOp::kDiv}, std::pair{"try_mod", ArOp::kMod}}) {
+    r.Add(name, [name, op](std::vector<ExprPtr> a, const BindContext& c) {
+      return BindArith(op, std::move(a), c, name);
+    });
   }
   r.Add("not", BindNot);
   r.Add("!", BindNot);
-  r.Add("and", [](std::vector<ExprPtr> a, const BindContext& c) { return BindLogic(ExprKind::kAnd, std::move(a), c); });
-  r.Add("or", [](std::vector<ExprPtr> a, const BindContext& c) { return BindLogic(ExprKind::kOr, std::move(a), c); });
+  r.Add("and", [](std::vector<ExprPtr> a, const BindContext& c) {
+    return BindLogic(ExprKind::kAnd, std::move(a), c);
+  });
+  r.Add("or", [](std::vector<ExprPtr> a, const BindContext& c) {
+    return BindLogic(ExprKind::kOr, std::move(a), c);
+  });
   r.Add("coalesce", BindCoalesce);
   r.Add("nvl", [](std::vector<ExprPtr> a, const BindContext& c) -> Result<ExprPtr> {
     if (a.size() != 2) return WrongArgs("nvl", a.size(), "2");
@@ -768,10 +908,15 @@ void RegisterCoreFunctions(FunctionRegistry& r) {
     if (a.size() != 1) return WrongArgs("isnotnull", a.size(), "1");
     return MakeSpecial(ExprKind::kIsNotNull, DataType::Boolean(), {a[0]});
   });
-  r.Add("greatest", [](std::vector<ExprPtr> a, const BindContext& c) { return BindGreatestLeast(true, std::move(a), c); });
-  r.Add("least", [](std::vector<ExprPtr> a, const BindContext& c) { return BindGreatestLeast(false, std::move(a), c); });
+  r.Add("greatest", [](std::vector<ExprPtr> a, const BindContext& c) {
+    return BindGreatestLeast(true, std::move(a), c);
+  });
+  r.Add("least", [](std::vector<ExprPtr> a, const BindContext& c) {
+    return BindGreatestLeast(false, std::move(a), c);
+  });
   r.Add("cast", [](std::vector<ExprPtr>, const BindContext&) -> Result<ExprPtr> {
-    return Status::InvalidArgument("CAST needs a target type: CAST(x AS type)", errc::kParseSyntaxError);
+    return Status::InvalidArgument("CAST needs a target type: CAST(x AS type)",
+                                   errc::kParseSyntaxError);
   });
 }
 

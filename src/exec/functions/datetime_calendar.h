@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "common/datetime.h"
-#include "common/time_zones.h"
 #include "common/status.h"
+#include "common/time_zones.h"
 
 namespace silt::exec::cal {
 
@@ -29,8 +29,8 @@ using silt::DaysFromCivil;
 using silt::DaysInMonth;
 using silt::FloorDiv;
 using silt::FloorMod;
-using silt::IsoDayOfWeek;
 using silt::IsLeapYear;
+using silt::IsoDayOfWeek;
 using silt::kMicrosPerDay;
 using silt::kMicrosPerSecond;
 using silt::kSecondsPerDay;

@@ -32,8 +32,8 @@ using fn::ConstantOf;
 using fn::FixedWriter;
 using fn::MakeCall;
 using fn::NullAt;
-using fn::StringWriter;
 using fn::StrAt;
+using fn::StringWriter;
 using fn::TypeMismatch;
 using fn::ValAt;
 
@@ -79,23 +79,45 @@ inline int64_t LocalMicros(int64_t v, const TimeZone* zone) {
 // Field extraction
 
 enum class Field {
-  kYear, kQuarter, kMonth, kDay, kDayOfWeek, kWeekday, kDayOfYear, kWeekOfYear, kYearOfWeek,
-  kDayOfWeekIso, kHour, kMinute, kSecond
+  kYear,
+  kQuarter,
+  kMonth,
+  kDay,
+  kDayOfWeek,
+  kWeekday,
+  kDayOfYear,
+  kWeekOfYear,
+  kYearOfWeek,
+  kDayOfWeekIso,
+  kHour,
+  kMinute,
+  kSecond
 };
 
 int32_t DateField(int32_t days, Field f) {
   switch (f) {
-    case Field::kYear: return static_cast<int32_t>(CivilFromDays(days).year);
-    case Field::kQuarter: return (CivilFromDays(days).month - 1) / 3 + 1;
-    case Field::kMonth: return CivilFromDays(days).month;
-    case Field::kDay: return CivilFromDays(days).day;
-    case Field::kDayOfWeek: return cal::IsoDayOfWeek(days) % 7 + 1;
-    case Field::kWeekday: return cal::IsoDayOfWeek(days) - 1;
-    case Field::kDayOfWeekIso: return cal::IsoDayOfWeek(days);
-    case Field::kDayOfYear: return cal::DayOfYear(days);
-    case Field::kWeekOfYear: return cal::IsoWeekOfYear(days);
-    case Field::kYearOfWeek: return static_cast<int32_t>(cal::IsoWeekYear(days));
-    default: return 0;
+    case Field::kYear:
+      return static_cast<int32_t>(CivilFromDays(days).year);
+    case Field::kQuarter:
+      return (CivilFromDays(days).month - 1) / 3 + 1;
+    case Field::kMonth:
+      return CivilFromDays(days).month;
+    case Field::kDay:
+      return CivilFromDays(days).day;
+    case Field::kDayOfWeek:
+      return cal::IsoDayOfWeek(days) % 7 + 1;
+    case Field::kWeekday:
+      return cal::IsoDayOfWeek(days) - 1;
+    case Field::kDayOfWeekIso:
+      return cal::IsoDayOfWeek(days);
+    case Field::kDayOfYear:
+      return cal::DayOfYear(days);
+    case Field::kWeekOfYear:
+      return cal::IsoWeekOfYear(days);
+    case Field::kYearOfWeek:
+      return static_cast<int32_t>(cal::IsoWeekYear(days));
+    default:
+      return 0;
   }
 }
 
@@ -114,24 +136,24 @@ Result<ExprPtr> BindTimeField(std::string_view name, Args& args, const BindConte
   SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
   SILT_RETURN_NOT_OK(TimestampArg(name, args, 0, ctx));
   bool ntz = args[0]->type->id() == TypeId::kTimestampNtz;
-  return MakeCall(std::string(name), IntT(), std::move(args),
-                  [f, ntz](std::span<const Arg> a, size_t rows, const EvalContext& ec,
-                           Vector* out) -> Status {
-                    TimeZonePtr zone;
-                    if (!ntz) {
-                      SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
-                    }
-                    const TimeZone* z = zone.get();
-                    MapUnary<int32_t, int64_t>(a[0], rows, out, [&](int64_t v) {
-                      int64_t local = LocalMicros(v, z);
-                      int64_t tod = local - FloorDiv(local, kMicrosPerDay) * kMicrosPerDay;
-                      int64_t secs = tod / kMicrosPerSecond;
-                      if (f == Field::kHour) return static_cast<int32_t>(secs / 3600);
-                      if (f == Field::kMinute) return static_cast<int32_t>(secs / 60 % 60);
-                      return static_cast<int32_t>(secs % 60);
-                    });
-                    return Status::OK();
-                  });
+  return MakeCall(
+      std::string(name), IntT(), std::move(args),
+      [f, ntz](std::span<const Arg> a, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+        TimeZonePtr zone;
+        if (!ntz) {
+          SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
+        }
+        const TimeZone* z = zone.get();
+        MapUnary<int32_t, int64_t>(a[0], rows, out, [&](int64_t v) {
+          int64_t local = LocalMicros(v, z);
+          int64_t tod = local - FloorDiv(local, kMicrosPerDay) * kMicrosPerDay;
+          int64_t secs = tod / kMicrosPerSecond;
+          if (f == Field::kHour) return static_cast<int32_t>(secs / 3600);
+          if (f == Field::kMinute) return static_cast<int32_t>(secs / 60 % 60);
+          return static_cast<int32_t>(secs % 60);
+        });
+        return Status::OK();
+      });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,8 +161,16 @@ Result<ExprPtr> BindTimeField(std::string_view name, Args& args, const BindConte
 
 enum TruncLevel {
   kTruncInvalid = -1,
-  kTruncMicro, kTruncMilli, kTruncSecond, kTruncMinute, kTruncHour, kTruncDay, kTruncWeek,
-  kTruncMonth, kTruncQuarter, kTruncYear
+  kTruncMicro,
+  kTruncMilli,
+  kTruncSecond,
+  kTruncMinute,
+  kTruncHour,
+  kTruncDay,
+  kTruncWeek,
+  kTruncMonth,
+  kTruncQuarter,
+  kTruncYear
 };
 
 TruncLevel ParseTruncLevel(std::string_view s, bool date_only) {
@@ -162,20 +192,29 @@ TruncLevel ParseTruncLevel(std::string_view s, bool date_only) {
 int64_t TruncDays(int64_t days, TruncLevel level) {
   CivilDate c = CivilFromDays(days);
   switch (level) {
-    case kTruncWeek: return days - (cal::IsoDayOfWeek(days) - 1);
-    case kTruncMonth: return DaysFromCivil(c.year, c.month, 1);
-    case kTruncQuarter: return DaysFromCivil(c.year, (c.month - 1) / 3 * 3 + 1, 1);
-    case kTruncYear: return DaysFromCivil(c.year, 1, 1);
-    default: return days;
+    case kTruncWeek:
+      return days - (cal::IsoDayOfWeek(days) - 1);
+    case kTruncMonth:
+      return DaysFromCivil(c.year, c.month, 1);
+    case kTruncQuarter:
+      return DaysFromCivil(c.year, (c.month - 1) / 3 * 3 + 1, 1);
+    case kTruncYear:
+      return DaysFromCivil(c.year, 1, 1);
+    default:
+      return days;
   }
 }
 
 int64_t TruncTimestamp(int64_t micros, TruncLevel level, const TimeZone* zone) {
   switch (level) {
-    case kTruncMicro: return micros;
-    case kTruncMilli: return micros - cal::FloorMod(micros, 1000);
-    case kTruncSecond: return micros - cal::FloorMod(micros, kMicrosPerSecond);
-    default: break;
+    case kTruncMicro:
+      return micros;
+    case kTruncMilli:
+      return micros - cal::FloorMod(micros, 1000);
+    case kTruncSecond:
+      return micros - cal::FloorMod(micros, kMicrosPerSecond);
+    default:
+      break;
   }
   int64_t local = LocalMicros(micros, zone);
   int64_t t;
@@ -212,7 +251,7 @@ struct PatternSource {
 };
 
 Result<std::shared_ptr<const cal::DateTimePattern>> CompilePattern(std::string_view fmt,
-                                                                    bool parsing) {
+                                                                   bool parsing) {
   SILT_ASSIGN_OR_RETURN(cal::DateTimePattern p, cal::DateTimePattern::Compile(fmt));
   if (parsing) {
     for (char bad : {'E', 'F', 'q', 'Q'}) {
@@ -222,9 +261,9 @@ Result<std::shared_ptr<const cal::DateTimePattern>> CompilePattern(std::string_v
         for (char c : fmt) {
           if (c == '\'') in_quote = !in_quote;
           if (!in_quote && c == bad) {
-            return Status::InvalidArgument(std::string("Illegal pattern character: ") + bad +
-                                               " (not allowed for parsing)",
-                                           errc::kInvalidDatetimePatternIllegalCharacter);
+            return Status::InvalidArgument(
+                std::string("Illegal pattern character: ") + bad + " (not allowed for parsing)",
+                errc::kInvalidDatetimePatternIllegalCharacter);
           }
         }
       }
@@ -267,8 +306,8 @@ class PatternCache {
 // micros when ntz); NULL rows stay NULL; failures are NULL or, in ANSI mode, an error.
 enum class ParseOut { kTimestamp, kTimestampNtz, kDate, kUnixSeconds };
 
-Result<ExprPtr> BindParse(std::string_view name, Args& args, const BindContext& ctx,
-                          ParseOut kind, std::string default_fmt) {
+Result<ExprPtr> BindParse(std::string_view name, Args& args, const BindContext& ctx, ParseOut kind,
+                          std::string default_fmt) {
   TypePtr result = kind == ParseOut::kDate           ? DateT()
                    : kind == ParseOut::kTimestampNtz ? DataType::TimestampNtz()
                    : kind == ParseOut::kUnixSeconds  ? LongT()
@@ -310,42 +349,45 @@ Result<ExprPtr> BindParse(std::string_view name, Args& args, const BindContext& 
   }
   SILT_ASSIGN_OR_RETURN(PatternSource src, PreparePattern(args[1], true));
   bool ansi = ctx.ansi;
-  return MakeCall(
-      std::string(name), result, std::move(args),
-      [src, kind, ansi](std::span<const Arg> a, size_t rows, const EvalContext& ec,
-                        Vector* out) -> Status {
-        TimeZonePtr zone;
-        SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
-        PatternCache cache(src, true);
-        size_t w = out->type()->fixed_width();
-        (void)w;
-        for (size_t i = 0; i < rows; ++i) {
-          if (src.null_pattern || AnyNull(a, i)) {
-            out->AppendNull();
-            continue;
-          }
-          std::string_view fmt = StrAt(a[1], i);
-          SILT_ASSIGN_OR_RETURN(const cal::DateTimePattern* p, cache.Get(fmt));
-          std::string_view text = StrAt(a[0], i);
-          std::optional<int64_t> v =
-              p->Parse(text, kind == ParseOut::kTimestampNtz ? nullptr : zone.get());
-          if (!v) {
-            if (ansi) return ParseError(text, fmt);
-            out->AppendNull();
-            continue;
-          }
-          switch (kind) {
-            case ParseOut::kTimestamp:
-            case ParseOut::kTimestampNtz: out->Append<int64_t>(*v); break;
-            case ParseOut::kDate:
-              out->Append<int32_t>(static_cast<int32_t>(
-                  FloorDiv(zone->UtcMicrosToLocal(*v), kMicrosPerDay)));
-              break;
-            case ParseOut::kUnixSeconds: out->Append<int64_t>(FloorDiv(*v, kMicrosPerSecond)); break;
-          }
-        }
-        return Status::OK();
-      });
+  return MakeCall(std::string(name), result, std::move(args),
+                  [src, kind, ansi](std::span<const Arg> a, size_t rows, const EvalContext& ec,
+                                    Vector* out) -> Status {
+                    TimeZonePtr zone;
+                    SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
+                    PatternCache cache(src, true);
+                    size_t w = out->type()->fixed_width();
+                    (void)w;
+                    for (size_t i = 0; i < rows; ++i) {
+                      if (src.null_pattern || AnyNull(a, i)) {
+                        out->AppendNull();
+                        continue;
+                      }
+                      std::string_view fmt = StrAt(a[1], i);
+                      SILT_ASSIGN_OR_RETURN(const cal::DateTimePattern* p, cache.Get(fmt));
+                      std::string_view text = StrAt(a[0], i);
+                      std::optional<int64_t> v =
+                          p->Parse(text, kind == ParseOut::kTimestampNtz ? nullptr : zone.get());
+                      if (!v) {
+                        if (ansi) return ParseError(text, fmt);
+                        out->AppendNull();
+                        continue;
+                      }
+                      switch (kind) {
+                        case ParseOut::kTimestamp:
+                        case ParseOut::kTimestampNtz:
+                          out->Append<int64_t>(*v);
+                          break;
+                        case ParseOut::kDate:
+                          out->Append<int32_t>(static_cast<int32_t>(
+                              FloorDiv(zone->UtcMicrosToLocal(*v), kMicrosPerDay)));
+                          break;
+                        case ParseOut::kUnixSeconds:
+                          out->Append<int64_t>(FloorDiv(*v, kMicrosPerSecond));
+                          break;
+                      }
+                    }
+                    return Status::OK();
+                  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -382,21 +424,23 @@ double MonthsBetween(int64_t t1, int64_t t2, bool round_off, const TimeZone* zon
 }
 
 Status FieldOutOfBounds(const std::string& what) {
-  return Status::InvalidArgument(what + ". If necessary set spark.sql.ansi.enabled to \"false\" "
-                                        "to bypass this error.",
+  return Status::InvalidArgument(what +
+                                     ". If necessary set spark.sql.ansi.enabled to \"false\" "
+                                     "to bypass this error.",
                                  errc::kDatetimeFieldOutOfBounds);
 }
 
 // Zero-argument kernels (current_date, now, ...).
 ExprPtr NowCall(std::string_view name, TypePtr type,
                 std::function<void(const EvalContext&, size_t, Vector*, Status*)> fill) {
-  return MakeCall(std::string(name), std::move(type), {},
-                  [fill](std::span<const Arg>, size_t rows, const EvalContext& ec, Vector* out) {
-                    Status st;
-                    fill(ec, rows, out, &st);
-                    return st;
-                  },
-                  true, false);
+  return MakeCall(
+      std::string(name), std::move(type), {},
+      [fill](std::span<const Arg>, size_t rows, const EvalContext& ec, Vector* out) {
+        Status st;
+        fill(ec, rows, out, &st);
+        return st;
+      },
+      true, false);
 }
 
 Result<ExprPtr> BindExtract(std::string_view name, Args& args, const BindContext& ctx) {
@@ -434,24 +478,24 @@ Result<ExprPtr> BindExtract(std::string_view name, Args& args, const BindContext
     // SecondWithFraction: decimal(8,6) seconds including the fraction.
     SILT_RETURN_NOT_OK(TimestampArg(name, rest, 0, ctx));
     bool ntz = rest[0]->type->id() == TypeId::kTimestampNtz;
-    return MakeCall(std::string(name), DataType::Decimal(8, 6), std::move(rest),
-                    [ntz](std::span<const Arg> a, size_t rows, const EvalContext& ec,
-                          Vector* out) -> Status {
-                      TimeZonePtr zone;
-                      if (!ntz) {
-                        SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
-                      }
-                      const TimeZone* z = zone.get();
-                      MapUnary<int128_t, int64_t>(a[0], rows, out, [&](int64_t v) {
-                        int64_t local = LocalMicros(v, z);
-                        return static_cast<int128_t>(cal::FloorMod(local, 60 * kMicrosPerSecond));
-                      });
-                      return Status::OK();
-                    });
+    return MakeCall(
+        std::string(name), DataType::Decimal(8, 6), std::move(rest),
+        [ntz](std::span<const Arg> a, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+          TimeZonePtr zone;
+          if (!ntz) {
+            SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
+          }
+          const TimeZone* z = zone.get();
+          MapUnary<int128_t, int64_t>(a[0], rows, out, [&](int64_t v) {
+            int64_t local = LocalMicros(v, z);
+            return static_cast<int128_t>(cal::FloorMod(local, 60 * kMicrosPerSecond));
+          });
+          return Status::OK();
+        });
   }
-  return Status::InvalidArgument("Cannot extract " + fv->str() + " from " +
-                                     args[1]->type->ToString() + ".",
-                                 errc::kInvalidExtractField);
+  return Status::InvalidArgument(
+      "Cannot extract " + fv->str() + " from " + args[1]->type->ToString() + ".",
+      errc::kInvalidExtractField);
 }
 
 }  // namespace
@@ -462,36 +506,61 @@ namespace {
 // timestampdiff / timestampadd (Spark's TimestampDiff / TimestampAdd, DateTimeUtils.timestampDiff
 // and timestampAdd). The parser turns the unit keyword into an upper-case string literal.
 
-enum class DtUnit { kMicrosecond, kMillisecond, kSecond, kMinute, kHour, kDay, kDayOfYear, kWeek, kMonth, kQuarter, kYear };
+enum class DtUnit {
+  kMicrosecond,
+  kMillisecond,
+  kSecond,
+  kMinute,
+  kHour,
+  kDay,
+  kDayOfYear,
+  kWeek,
+  kMonth,
+  kQuarter,
+  kYear
+};
 
 Result<DtUnit> BindDtUnit(std::string_view name, const ExprPtr& arg, bool allow_day_of_year) {
   const Value* v = ConstantOf(arg);
-  std::string unit = v && !v->is_null() && v->type()->id() == TypeId::kString ? AsciiUpper(v->str()) : "";
-  static const std::pair<const char*, DtUnit> kUnits[] = {
-      {"MICROSECOND", DtUnit::kMicrosecond}, {"MILLISECOND", DtUnit::kMillisecond}, {"SECOND", DtUnit::kSecond},
-      {"MINUTE", DtUnit::kMinute},           {"HOUR", DtUnit::kHour},               {"DAY", DtUnit::kDay},
-      {"DAYOFYEAR", DtUnit::kDayOfYear},     {"WEEK", DtUnit::kWeek},               {"MONTH", DtUnit::kMonth},
-      {"QUARTER", DtUnit::kQuarter},         {"YEAR", DtUnit::kYear}};
+  std::string unit =
+      v && !v->is_null() && v->type()->id() == TypeId::kString ? AsciiUpper(v->str()) : "";
+  static const std::pair<const char*, DtUnit> kUnits[] = {{"MICROSECOND", DtUnit::kMicrosecond},
+                                                          {"MILLISECOND", DtUnit::kMillisecond},
+                                                          {"SECOND", DtUnit::kSecond},
+                                                          {"MINUTE", DtUnit::kMinute},
+                                                          {"HOUR", DtUnit::kHour},
+                                                          {"DAY", DtUnit::kDay},
+                                                          {"DAYOFYEAR", DtUnit::kDayOfYear},
+                                                          {"WEEK", DtUnit::kWeek},
+                                                          {"MONTH", DtUnit::kMonth},
+                                                          {"QUARTER", DtUnit::kQuarter},
+                                                          {"YEAR", DtUnit::kYear}};
   for (const auto& [text, u] : kUnits) {
     if (unit == text && (allow_day_of_year || u != DtUnit::kDayOfYear)) return u;
   }
-  return Status::InvalidArgument("The value of parameter(s) `unit` in `" +
-                                     std::string(name) +
-                                     "` is invalid: expects one of the units without quotes YEAR, QUARTER, MONTH, "
-                                     "WEEK, DAY, DAYOFYEAR, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND, but got "
-                                     "the string literal '" +
-                                     unit + "'.",
-                                 errc::kInvalidParameterValueDatetimeUnit);
+  return Status::InvalidArgument(
+      "The value of parameter(s) `unit` in `" + std::string(name) +
+          "` is invalid: expects one of the units without quotes YEAR, QUARTER, MONTH, "
+          "WEEK, DAY, DAYOFYEAR, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND, but got "
+          "the string literal '" +
+          unit + "'.",
+      errc::kInvalidParameterValueDatetimeUnit);
 }
 
 int64_t UnitMicros(DtUnit u) {
   switch (u) {
-    case DtUnit::kMicrosecond: return 1;
-    case DtUnit::kMillisecond: return 1000;
-    case DtUnit::kSecond: return kMicrosPerSecond;
-    case DtUnit::kMinute: return 60 * kMicrosPerSecond;
-    case DtUnit::kHour: return 3600 * kMicrosPerSecond;
-    default: return 0;
+    case DtUnit::kMicrosecond:
+      return 1;
+    case DtUnit::kMillisecond:
+      return 1000;
+    case DtUnit::kSecond:
+      return kMicrosPerSecond;
+    case DtUnit::kMinute:
+      return 60 * kMicrosPerSecond;
+    case DtUnit::kHour:
+      return 3600 * kMicrosPerSecond;
+    default:
+      return 0;
   }
 }
 
@@ -524,20 +593,21 @@ Result<ExprPtr> BindTimestampDiff(std::string_view n, Args& a, const BindContext
   SILT_ASSIGN_OR_RETURN(DtUnit unit, BindDtUnit(n, a[0], false));
   SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, TsT(), c));
   SILT_RETURN_NOT_OK(CoerceArg(n, a, 2, TsT(), c));
-  return MakeCall(std::string(n), LongT(), std::move(a),
-                  [unit](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
-                    SILT_ASSIGN_OR_RETURN(TimeZonePtr zone, SessionZone(ec));
-                    FixedWriter<int64_t> w(out, rows);
-                    for (size_t i = 0; i < rows; ++i) {
-                      if (NullAt(x[1], i) || NullAt(x[2], i)) {
-                        w.SetNull(i);
-                        continue;
-                      }
-                      w.Set(i, LocalUntil(zone->UtcMicrosToLocal(ValAt<int64_t>(x[1], i)),
-                                          zone->UtcMicrosToLocal(ValAt<int64_t>(x[2], i)), unit));
-                    }
-                    return Status::OK();
-                  });
+  return MakeCall(
+      std::string(n), LongT(), std::move(a),
+      [unit](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+        SILT_ASSIGN_OR_RETURN(TimeZonePtr zone, SessionZone(ec));
+        FixedWriter<int64_t> w(out, rows);
+        for (size_t i = 0; i < rows; ++i) {
+          if (NullAt(x[1], i) || NullAt(x[2], i)) {
+            w.SetNull(i);
+            continue;
+          }
+          w.Set(i, LocalUntil(zone->UtcMicrosToLocal(ValAt<int64_t>(x[1], i)),
+                              zone->UtcMicrosToLocal(ValAt<int64_t>(x[2], i)), unit));
+        }
+        return Status::OK();
+      });
 }
 
 Result<ExprPtr> BindTimestampAdd(std::string_view n, Args& a, const BindContext& c) {
@@ -549,7 +619,8 @@ Result<ExprPtr> BindTimestampAdd(std::string_view n, Args& a, const BindContext&
   const bool ntz = type->id() == TypeId::kTimestampNtz;
   std::string unit_text = AsciiUpper(ConstantOf(a[0])->str());
   return MakeCall(std::string(n), type, std::move(a),
-                  [unit, ntz, unit_text](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+                  [unit, ntz, unit_text](std::span<const Arg> x, size_t rows, const EvalContext& ec,
+                                         Vector* out) -> Status {
                     TimeZonePtr zone;
                     if (!ntz) {
                       SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
@@ -563,30 +634,38 @@ Result<ExprPtr> BindTimestampAdd(std::string_view n, Args& a, const BindContext&
                       const int64_t q = ValAt<int64_t>(x[1], i), ts = ValAt<int64_t>(x[2], i);
                       auto overflow = [&] {
                         return Status::InvalidArgument("Datetime operation overflow: add " +
-                                                           std::to_string(q) + " " + unit_text + " to TIMESTAMP " +
-                                                           std::to_string(ts) + " (microseconds since the epoch).",
+                                                           std::to_string(q) + " " + unit_text +
+                                                           " to TIMESTAMP " + std::to_string(ts) +
+                                                           " (microseconds since the epoch).",
                                                        errc::kDatetimeOverflow);
                       };
                       int64_t result = 0;
                       if (int64_t per = UnitMicros(unit)) {
                         int64_t micros = 0;
-                        if (__builtin_mul_overflow(q, per, &micros) || __builtin_add_overflow(ts, micros, &result)) {
+                        if (__builtin_mul_overflow(q, per, &micros) ||
+                            __builtin_add_overflow(ts, micros, &result)) {
                           return overflow();
                         }
                       } else {
                         // Math.toIntExact(quantity), then months or days on the local date.
-                        const int64_t factor = unit == DtUnit::kWeek ? 7 : unit == DtUnit::kQuarter ? 3 : unit == DtUnit::kYear ? 12 : 1;
+                        const int64_t factor = unit == DtUnit::kWeek      ? 7
+                                               : unit == DtUnit::kQuarter ? 3
+                                               : unit == DtUnit::kYear    ? 12
+                                                                          : 1;
                         int32_t amount = 0;
                         if (q < INT32_MIN || q > INT32_MAX ||
-                            __builtin_mul_overflow(static_cast<int32_t>(q), static_cast<int32_t>(factor), &amount)) {
+                            __builtin_mul_overflow(static_cast<int32_t>(q),
+                                                   static_cast<int32_t>(factor), &amount)) {
                           return overflow();
                         }
-                        const bool months = unit == DtUnit::kMonth || unit == DtUnit::kQuarter || unit == DtUnit::kYear;
+                        const bool months = unit == DtUnit::kMonth || unit == DtUnit::kQuarter ||
+                                            unit == DtUnit::kYear;
                         int64_t local = zone ? zone->UtcMicrosToLocal(ts) : ts;
                         int64_t day = FloorDiv(local, kMicrosPerDay);
                         int64_t tod = local - day * kMicrosPerDay;
                         int64_t new_day = months ? cal::AddMonthsToDays(day, amount) : day + amount;
-                        if (__builtin_mul_overflow(new_day, kMicrosPerDay, &local) || __builtin_add_overflow(local, tod, &local)) {
+                        if (__builtin_mul_overflow(new_day, kMicrosPerDay, &local) ||
+                            __builtin_add_overflow(local, tod, &local)) {
                           return overflow();
                         }
                         result = zone ? zone->LocalMicrosToUtc(local) : local;
@@ -602,65 +681,74 @@ Result<ExprPtr> BindTimestampAdd(std::string_view n, Args& a, const BindContext&
 void RegisterDateTimeFunctions(FunctionRegistry& r) {
   Reg(r, {"timestampdiff"}, BindTimestampDiff);
   Reg(r, {"timestampadd"}, BindTimestampAdd);
-  Reg(r, {"current_date", "curdate"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
-    return NowCall(n, DateT(), [](const EvalContext& ec, size_t rows, Vector* out, Status* st) {
-      auto zone = SessionZone(ec);
-      if (!zone.ok()) {
-        *st = zone.status();
-        return;
-      }
-      int32_t d = static_cast<int32_t>(FloorDiv((*zone)->UtcMicrosToLocal(ec.now_micros), kMicrosPerDay));
-      FixedWriter<int32_t> w(out, rows);
-      for (size_t i = 0; i < rows; ++i) w.Set(i, d);
-    });
-  });
-  Reg(r, {"current_timestamp", "now"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
-    return NowCall(n, TsT(), [](const EvalContext& ec, size_t rows, Vector* out, Status*) {
-      FixedWriter<int64_t> w(out, rows);
-      for (size_t i = 0; i < rows; ++i) w.Set(i, ec.now_micros);
-    });
-  });
-  Reg(r, {"localtimestamp"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
-    return NowCall(n, DataType::TimestampNtz(), [](const EvalContext& ec, size_t rows, Vector* out, Status* st) {
-      auto zone = SessionZone(ec);
-      if (!zone.ok()) {
-        *st = zone.status();
-        return;
-      }
-      int64_t v = (*zone)->UtcMicrosToLocal(ec.now_micros);
-      FixedWriter<int64_t> w(out, rows);
-      for (size_t i = 0; i < rows; ++i) w.Set(i, v);
-    });
-  });
-  Reg(r, {"current_timezone"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
-    return NowCall(n, DataType::String(), [](const EvalContext& ec, size_t rows, Vector* out, Status*) {
-      for (size_t i = 0; i < rows; ++i) out->AppendString(ec.time_zone);
-    });
-  });
+  Reg(r, {"current_date", "curdate"},
+      [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
+        return NowCall(n, DateT(), [](const EvalContext& ec, size_t rows, Vector* out, Status* st) {
+          auto zone = SessionZone(ec);
+          if (!zone.ok()) {
+            *st = zone.status();
+            return;
+          }
+          int32_t d = static_cast<int32_t>(
+              FloorDiv((*zone)->UtcMicrosToLocal(ec.now_micros), kMicrosPerDay));
+          FixedWriter<int32_t> w(out, rows);
+          for (size_t i = 0; i < rows; ++i) w.Set(i, d);
+        });
+      });
+  Reg(r, {"current_timestamp", "now"},
+      [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
+        return NowCall(n, TsT(), [](const EvalContext& ec, size_t rows, Vector* out, Status*) {
+          FixedWriter<int64_t> w(out, rows);
+          for (size_t i = 0; i < rows; ++i) w.Set(i, ec.now_micros);
+        });
+      });
+  Reg(r, {"localtimestamp"},
+      [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
+        return NowCall(n, DataType::TimestampNtz(),
+                       [](const EvalContext& ec, size_t rows, Vector* out, Status* st) {
+                         auto zone = SessionZone(ec);
+                         if (!zone.ok()) {
+                           *st = zone.status();
+                           return;
+                         }
+                         int64_t v = (*zone)->UtcMicrosToLocal(ec.now_micros);
+                         FixedWriter<int64_t> w(out, rows);
+                         for (size_t i = 0; i < rows; ++i) w.Set(i, v);
+                       });
+      });
+  Reg(r, {"current_timezone"},
+      [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
+        return NowCall(n, DataType::String(),
+                       [](const EvalContext& ec, size_t rows, Vector* out, Status*) {
+                         for (size_t i = 0; i < rows; ++i) out->AppendString(ec.time_zone);
+                       });
+      });
 
   // date_add / date_sub / dateadd
   for (int sub = 0; sub < 2; ++sub) {
     auto names = sub ? std::vector<const char*>{"date_sub"}
                      : std::vector<const char*>{"date_add", "dateadd"};
     for (const char* name : names) {
-    Reg(r, {name}, [sub](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-      SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
-      SILT_RETURN_NOT_OK(DateArg(n, a, 0, c));
-      SILT_RETURN_NOT_OK(IntArg(n, a, 1, c));
-      return MakeCall(std::string(n), DateT(), std::move(a),
-                      [sub](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                        MapBinary<int32_t, int32_t, int32_t>(x[0], x[1], rows, out, [sub](int32_t d, int32_t k) {
-                          uint32_t r = sub ? static_cast<uint32_t>(d) - static_cast<uint32_t>(k)
-                                           : static_cast<uint32_t>(d) + static_cast<uint32_t>(k);
-                          return static_cast<int32_t>(r);
-                        });
-                        return Status::OK();
-                      });
-    });
+      Reg(r, {name}, [sub](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+        SILT_RETURN_NOT_OK(DateArg(n, a, 0, c));
+        SILT_RETURN_NOT_OK(IntArg(n, a, 1, c));
+        return MakeCall(
+            std::string(n), DateT(), std::move(a),
+            [sub](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+              MapBinary<int32_t, int32_t, int32_t>(
+                  x[0], x[1], rows, out, [sub](int32_t d, int32_t k) {
+                    uint32_t r = sub ? static_cast<uint32_t>(d) - static_cast<uint32_t>(k)
+                                     : static_cast<uint32_t>(d) + static_cast<uint32_t>(k);
+                    return static_cast<int32_t>(r);
+                  });
+              return Status::OK();
+            });
+      });
     }
   }
   Reg(r, {"add_months"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
@@ -669,46 +757,52 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
     SILT_RETURN_NOT_OK(IntArg(n, a, 1, c));
     return MakeCall(std::string(n), DateT(), std::move(a),
                     [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                      MapBinary<int32_t, int32_t, int32_t>(x[0], x[1], rows, out, [](int32_t d, int32_t m) {
-                        return static_cast<int32_t>(cal::AddMonthsToDays(d, m));
-                      });
+                      MapBinary<int32_t, int32_t, int32_t>(
+                          x[0], x[1], rows, out, [](int32_t d, int32_t m) {
+                            return static_cast<int32_t>(cal::AddMonthsToDays(d, m));
+                          });
                       return Status::OK();
                     });
   });
-  Reg(r, {"datediff", "date_diff"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
-    SILT_RETURN_NOT_OK(DateArg(n, a, 0, c));
-    SILT_RETURN_NOT_OK(DateArg(n, a, 1, c));
-    return MakeCall(std::string(n), IntT(), std::move(a),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                      MapBinary<int32_t, int32_t, int32_t>(x[0], x[1], rows, out, [](int32_t e, int32_t s) {
-                        return static_cast<int32_t>(static_cast<uint32_t>(e) - static_cast<uint32_t>(s));
-                      });
-                      return Status::OK();
-                    });
-  });
-  Reg(r, {"months_between"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 3));
-    SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, TsT(), c));
-    SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, TsT(), c));
-    if (a.size() == 3) {
-      SILT_RETURN_NOT_OK(CoerceArg(n, a, 2, DataType::Boolean(), c));
-    }
-    return MakeCall(std::string(n), DataType::Double(), std::move(a),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
-                      SILT_ASSIGN_OR_RETURN(TimeZonePtr zone, SessionZone(ec));
-                      FixedWriter<double> w(out, rows);
-                      for (size_t i = 0; i < rows; ++i) {
-                        if (AnyNull(x, i)) {
-                          w.SetNull(i);
-                          continue;
-                        }
-                        bool round_off = x.size() == 3 ? ValAt<uint8_t>(x[2], i) != 0 : true;
-                        w.Set(i, MonthsBetween(ValAt<int64_t>(x[0], i), ValAt<int64_t>(x[1], i), round_off, zone.get()));
-                      }
-                      return Status::OK();
-                    });
-  });
+  Reg(r, {"datediff", "date_diff"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+        SILT_RETURN_NOT_OK(DateArg(n, a, 0, c));
+        SILT_RETURN_NOT_OK(DateArg(n, a, 1, c));
+        return MakeCall(
+            std::string(n), IntT(), std::move(a),
+            [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+              MapBinary<int32_t, int32_t, int32_t>(x[0], x[1], rows, out, [](int32_t e, int32_t s) {
+                return static_cast<int32_t>(static_cast<uint32_t>(e) - static_cast<uint32_t>(s));
+              });
+              return Status::OK();
+            });
+      });
+  Reg(r, {"months_between"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 3));
+        SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, TsT(), c));
+        SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, TsT(), c));
+        if (a.size() == 3) {
+          SILT_RETURN_NOT_OK(CoerceArg(n, a, 2, DataType::Boolean(), c));
+        }
+        return MakeCall(
+            std::string(n), DataType::Double(), std::move(a),
+            [](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+              SILT_ASSIGN_OR_RETURN(TimeZonePtr zone, SessionZone(ec));
+              FixedWriter<double> w(out, rows);
+              for (size_t i = 0; i < rows; ++i) {
+                if (AnyNull(x, i)) {
+                  w.SetNull(i);
+                  continue;
+                }
+                bool round_off = x.size() == 3 ? ValAt<uint8_t>(x[2], i) != 0 : true;
+                w.Set(i, MonthsBetween(ValAt<int64_t>(x[0], i), ValAt<int64_t>(x[1], i), round_off,
+                                       zone.get()));
+              }
+              return Status::OK();
+            });
+      });
   Reg(r, {"date_format"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
     SILT_RETURN_NOT_OK(TimestampArg(n, a, 0, c));
@@ -716,7 +810,8 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
     bool ntz = a[0]->type->id() == TypeId::kTimestampNtz;
     SILT_ASSIGN_OR_RETURN(PatternSource src, PreparePattern(a[1], false));
     return MakeCall(std::string(n), DataType::String(), std::move(a),
-                    [src, ntz](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+                    [src, ntz](std::span<const Arg> x, size_t rows, const EvalContext& ec,
+                               Vector* out) -> Status {
                       TimeZonePtr zone;
                       if (!ntz) {
                         SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
@@ -728,7 +823,8 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                           w.CommitNull();
                           continue;
                         }
-                        SILT_ASSIGN_OR_RETURN(const cal::DateTimePattern* p, cache.Get(StrAt(x[1], i)));
+                        SILT_ASSIGN_OR_RETURN(const cal::DateTimePattern* p,
+                                              cache.Get(StrAt(x[1], i)));
                         p->Format(ValAt<int64_t>(x[0], i), zone.get(), &w.buf());
                         w.Commit();
                       }
@@ -740,68 +836,77 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
     return BindParse(n, a, c, ParseOut::kDate, "");
   });
-  Reg(r, {"to_timestamp"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
-    return BindParse(n, a, c, ParseOut::kTimestamp, "");
-  });
-  Reg(r, {"to_timestamp_ntz"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
-    return BindParse(n, a, c, ParseOut::kTimestampNtz, "");
-  });
-  Reg(r, {"unix_timestamp", "to_unix_timestamp"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, n == "unix_timestamp" ? 0 : 1, 2));
-    if (a.empty()) {
-      return NowCall(n, LongT(), [](const EvalContext& ec, size_t rows, Vector* out, Status*) {
-        FixedWriter<int64_t> w(out, rows);
-        for (size_t i = 0; i < rows; ++i) w.Set(i, FloorDiv(ec.now_micros, kMicrosPerSecond));
+  Reg(r, {"to_timestamp"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+        return BindParse(n, a, c, ParseOut::kTimestamp, "");
       });
-    }
-    return BindParse(n, a, c, ParseOut::kUnixSeconds, "yyyy-MM-dd HH:mm:ss");
-  });
-  Reg(r, {"from_unixtime"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
-    SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, LongT(), c));
-    if (a.size() == 2) {
-      SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::String(), c));
-    } else {
-      auto e = std::make_shared<Expr>();
-      e->kind = ExprKind::kConstant;
-      e->type = DataType::String();
-      e->constant = Value::String("yyyy-MM-dd HH:mm:ss");
-      e->nullable = false;
-      a.push_back(e);
-    }
-    SILT_ASSIGN_OR_RETURN(PatternSource src, PreparePattern(a[1], false));
-    return MakeCall(std::string(n), DataType::String(), std::move(a),
-                    [src](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
-                      SILT_ASSIGN_OR_RETURN(TimeZonePtr zone, SessionZone(ec));
-                      PatternCache cache(src, false);
-                      StringWriter w(out, rows);
-                      for (size_t i = 0; i < rows; ++i) {
-                        if (src.null_pattern || AnyNull(x, i)) {
-                          w.CommitNull();
-                          continue;
-                        }
-                        SILT_ASSIGN_OR_RETURN(const cal::DateTimePattern* p, cache.Get(StrAt(x[1], i)));
-                        int64_t secs = ValAt<int64_t>(x[0], i);
-                        p->Format(secs * kMicrosPerSecond, zone.get(), &w.buf());
-                        w.Commit();
-                      }
-                      w.Finish();
-                      return Status::OK();
-                    });
-  });
+  Reg(r, {"to_timestamp_ntz"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+        return BindParse(n, a, c, ParseOut::kTimestampNtz, "");
+      });
+  Reg(r, {"unix_timestamp", "to_unix_timestamp"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, n == "unix_timestamp" ? 0 : 1, 2));
+        if (a.empty()) {
+          return NowCall(n, LongT(), [](const EvalContext& ec, size_t rows, Vector* out, Status*) {
+            FixedWriter<int64_t> w(out, rows);
+            for (size_t i = 0; i < rows; ++i) w.Set(i, FloorDiv(ec.now_micros, kMicrosPerSecond));
+          });
+        }
+        return BindParse(n, a, c, ParseOut::kUnixSeconds, "yyyy-MM-dd HH:mm:ss");
+      });
+  Reg(r, {"from_unixtime"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+        SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, LongT(), c));
+        if (a.size() == 2) {
+          SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::String(), c));
+        } else {
+          auto e = std::make_shared<Expr>();
+          e->kind = ExprKind::kConstant;
+          e->type = DataType::String();
+          e->constant = Value::String("yyyy-MM-dd HH:mm:ss");
+          e->nullable = false;
+          a.push_back(e);
+        }
+        SILT_ASSIGN_OR_RETURN(PatternSource src, PreparePattern(a[1], false));
+        return MakeCall(std::string(n), DataType::String(), std::move(a),
+                        [src](std::span<const Arg> x, size_t rows, const EvalContext& ec,
+                              Vector* out) -> Status {
+                          SILT_ASSIGN_OR_RETURN(TimeZonePtr zone, SessionZone(ec));
+                          PatternCache cache(src, false);
+                          StringWriter w(out, rows);
+                          for (size_t i = 0; i < rows; ++i) {
+                            if (src.null_pattern || AnyNull(x, i)) {
+                              w.CommitNull();
+                              continue;
+                            }
+                            SILT_ASSIGN_OR_RETURN(const cal::DateTimePattern* p,
+                                                  cache.Get(StrAt(x[1], i)));
+                            int64_t secs = ValAt<int64_t>(x[0], i);
+                            p->Format(secs * kMicrosPerSecond, zone.get(), &w.buf());
+                            w.Commit();
+                          }
+                          w.Finish();
+                          return Status::OK();
+                        });
+      });
 
   struct DF {
     const char* name;
     Field f;
   };
-  static const DF kDateFields[] = {
-      {"year", Field::kYear},           {"quarter", Field::kQuarter},
-      {"month", Field::kMonth},         {"day", Field::kDay},
-      {"dayofmonth", Field::kDay},      {"dayofweek", Field::kDayOfWeek},
-      {"weekday", Field::kWeekday},     {"dayofyear", Field::kDayOfYear},
-      {"weekofyear", Field::kWeekOfYear}};
+  static const DF kDateFields[] = {{"year", Field::kYear},
+                                   {"quarter", Field::kQuarter},
+                                   {"month", Field::kMonth},
+                                   {"day", Field::kDay},
+                                   {"dayofmonth", Field::kDay},
+                                   {"dayofweek", Field::kDayOfWeek},
+                                   {"weekday", Field::kWeekday},
+                                   {"dayofyear", Field::kDayOfYear},
+                                   {"weekofyear", Field::kWeekOfYear}};
   for (const DF& d : kDateFields) {
     Field f = d.f;
     Reg(r, {d.name}, [f](std::string_view n, Args& a, const BindContext& c) {
@@ -836,30 +941,31 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
     SILT_RETURN_NOT_OK(DateArg(n, a, 0, c));
     SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::String(), c));
     bool ansi = c.ansi;
-    return MakeCall(std::string(n), DateT(), std::move(a),
-                    [ansi](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
-                      FixedWriter<int32_t> w(out, rows);
-                      for (size_t i = 0; i < rows; ++i) {
-                        if (AnyNull(x, i)) {
-                          w.SetNull(i);
-                          continue;
-                        }
-                        int dow = DayOfWeekFromName(StrAt(x[1], i));
-                        if (dow == 0) {
-                          if (ansi) {
-                            return Status::InvalidArgument(
-                                "Illegal input for day of week: " + std::string(StrAt(x[1], i)) + ".",
-                                errc::kIllegalDayOfWeek);
-                          }
-                          w.SetNull(i);
-                          continue;
-                        }
-                        int32_t d = ValAt<int32_t>(x[0], i);
-                        int delta = (dow - cal::IsoDayOfWeek(d) + 7) % 7;
-                        w.Set(i, d + (delta == 0 ? 7 : delta));
-                      }
-                      return Status::OK();
-                    });
+    return MakeCall(
+        std::string(n), DateT(), std::move(a),
+        [ansi](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+          FixedWriter<int32_t> w(out, rows);
+          for (size_t i = 0; i < rows; ++i) {
+            if (AnyNull(x, i)) {
+              w.SetNull(i);
+              continue;
+            }
+            int dow = DayOfWeekFromName(StrAt(x[1], i));
+            if (dow == 0) {
+              if (ansi) {
+                return Status::InvalidArgument(
+                    "Illegal input for day of week: " + std::string(StrAt(x[1], i)) + ".",
+                    errc::kIllegalDayOfWeek);
+              }
+              w.SetNull(i);
+              continue;
+            }
+            int32_t d = ValAt<int32_t>(x[0], i);
+            int delta = (dow - cal::IsoDayOfWeek(d) + 7) % 7;
+            w.Set(i, d + (delta == 0 ? 7 : delta));
+          }
+          return Status::OK();
+        });
   });
   Reg(r, {"trunc"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
@@ -869,7 +975,8 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                     [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
                       FixedWriter<int32_t> w(out, rows);
                       for (size_t i = 0; i < rows; ++i) {
-                        TruncLevel level = AnyNull(x, i) ? kTruncInvalid : ParseTruncLevel(StrAt(x[1], i), true);
+                        TruncLevel level =
+                            AnyNull(x, i) ? kTruncInvalid : ParseTruncLevel(StrAt(x[1], i), true);
                         if (level == kTruncInvalid) {
                           w.SetNull(i);
                         } else {
@@ -885,90 +992,99 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
     SILT_RETURN_NOT_OK(TimestampArg(n, a, 1, c));
     TypePtr t = a[1]->type;
     bool ntz = t->id() == TypeId::kTimestampNtz;
-    return MakeCall(std::string(n), t, std::move(a),
-                    [ntz](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
-                      TimeZonePtr zone;
-                      if (!ntz) {
-                        SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
-                      }
-                      FixedWriter<int64_t> w(out, rows);
-                      for (size_t i = 0; i < rows; ++i) {
-                        TruncLevel level = AnyNull(x, i) ? kTruncInvalid : ParseTruncLevel(StrAt(x[0], i), false);
-                        if (level == kTruncInvalid) {
-                          w.SetNull(i);
-                        } else {
-                          w.Set(i, TruncTimestamp(ValAt<int64_t>(x[1], i), level, zone.get()));
-                        }
-                      }
-                      return Status::OK();
-                    });
+    return MakeCall(
+        std::string(n), t, std::move(a),
+        [ntz](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+          TimeZonePtr zone;
+          if (!ntz) {
+            SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
+          }
+          FixedWriter<int64_t> w(out, rows);
+          for (size_t i = 0; i < rows; ++i) {
+            TruncLevel level =
+                AnyNull(x, i) ? kTruncInvalid : ParseTruncLevel(StrAt(x[0], i), false);
+            if (level == kTruncInvalid) {
+              w.SetNull(i);
+            } else {
+              w.Set(i, TruncTimestamp(ValAt<int64_t>(x[1], i), level, zone.get()));
+            }
+          }
+          return Status::OK();
+        });
   });
   // __timestamp_add_interval(ts, months, micros), built by the binder for TIMESTAMP ± INTERVAL:
   // Spark's TimestampAddInterval — the months go to the local date in the session time zone (the
   // day clamped to the month's end, the time of day kept), then the micros to the instant.
-  Reg(r, {"__timestamp_add_interval"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 3, 3));
-    SILT_RETURN_NOT_OK(TimestampArg(n, a, 0, c));
-    SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::Int64(), c));
-    SILT_RETURN_NOT_OK(CoerceArg(n, a, 2, DataType::Int64(), c));
-    TypePtr t = a[0]->type;
-    bool ntz = t->id() == TypeId::kTimestampNtz;
-    return MakeCall(std::string(n), t, std::move(a),
-                    [ntz](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
-                      TimeZonePtr zone;
-                      if (!ntz) {
-                        SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
-                      }
-                      FixedWriter<int64_t> w(out, rows);
-                      for (size_t i = 0; i < rows; ++i) {
-                        if (AnyNull(x, i)) {
-                          w.SetNull(i);
-                          continue;
-                        }
-                        int64_t ts = ValAt<int64_t>(x[0], i);
-                        if (int64_t months = ValAt<int64_t>(x[1], i)) {
-                          int64_t local = zone ? zone->UtcMicrosToLocal(ts) : ts;
-                          int64_t days = FloorDiv(local, cal::kMicrosPerDay);
-                          local = cal::AddMonthsToDays(days, months) * cal::kMicrosPerDay + (local - days * cal::kMicrosPerDay);
-                          ts = zone ? zone->LocalMicrosToUtc(local) : local;
-                        }
-                        w.Set(i, ts + ValAt<int64_t>(x[2], i));
-                      }
-                      return Status::OK();
-                    });
-  });
+  Reg(r, {"__timestamp_add_interval"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 3, 3));
+        SILT_RETURN_NOT_OK(TimestampArg(n, a, 0, c));
+        SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::Int64(), c));
+        SILT_RETURN_NOT_OK(CoerceArg(n, a, 2, DataType::Int64(), c));
+        TypePtr t = a[0]->type;
+        bool ntz = t->id() == TypeId::kTimestampNtz;
+        return MakeCall(std::string(n), t, std::move(a),
+                        [ntz](std::span<const Arg> x, size_t rows, const EvalContext& ec,
+                              Vector* out) -> Status {
+                          TimeZonePtr zone;
+                          if (!ntz) {
+                            SILT_ASSIGN_OR_RETURN(zone, SessionZone(ec));
+                          }
+                          FixedWriter<int64_t> w(out, rows);
+                          for (size_t i = 0; i < rows; ++i) {
+                            if (AnyNull(x, i)) {
+                              w.SetNull(i);
+                              continue;
+                            }
+                            int64_t ts = ValAt<int64_t>(x[0], i);
+                            if (int64_t months = ValAt<int64_t>(x[1], i)) {
+                              int64_t local = zone ? zone->UtcMicrosToLocal(ts) : ts;
+                              int64_t days = FloorDiv(local, cal::kMicrosPerDay);
+                              local = cal::AddMonthsToDays(days, months) * cal::kMicrosPerDay +
+                                      (local - days * cal::kMicrosPerDay);
+                              ts = zone ? zone->LocalMicrosToUtc(local) : local;
+                            }
+                            w.Set(i, ts + ValAt<int64_t>(x[2], i));
+                          }
+                          return Status::OK();
+                        });
+      });
   Reg(r, {"make_date"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 3, 3));
     for (size_t i = 0; i < 3; ++i) {
       SILT_RETURN_NOT_OK(CoerceArg(n, a, i, IntT(), c));
     }
     bool ansi = c.ansi;
-    return MakeCall(std::string(n), DateT(), std::move(a),
-                    [ansi](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
-                      FixedWriter<int32_t> w(out, rows);
-                      for (size_t i = 0; i < rows; ++i) {
-                        if (AnyNull(x, i)) {
-                          w.SetNull(i);
-                          continue;
-                        }
-                        int32_t y = ValAt<int32_t>(x[0], i), m = ValAt<int32_t>(x[1], i), d = ValAt<int32_t>(x[2], i);
-                        std::string err;
-                        if (y < -999999999 || y > 999999999) {
-                          err = "Invalid value for Year (valid values -999999999 - 999999999): " + std::to_string(y);
-                        } else if (m < 1 || m > 12) {
-                          err = "Invalid value for MonthOfYear (valid values 1 - 12): " + std::to_string(m);
-                        } else if (d < 1 || d > cal::DaysInMonth(y, m)) {
-                          err = "Invalid date '" + std::to_string(y) + "-" + std::to_string(m) + "-" + std::to_string(d) + "'";
-                        }
-                        if (!err.empty()) {
-                          if (ansi) return FieldOutOfBounds(err);
-                          w.SetNull(i);
-                          continue;
-                        }
-                        w.Set(i, static_cast<int32_t>(DaysFromCivil(y, m, d)));
-                      }
-                      return Status::OK();
-                    });
+    return MakeCall(
+        std::string(n), DateT(), std::move(a),
+        [ansi](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+          FixedWriter<int32_t> w(out, rows);
+          for (size_t i = 0; i < rows; ++i) {
+            if (AnyNull(x, i)) {
+              w.SetNull(i);
+              continue;
+            }
+            int32_t y = ValAt<int32_t>(x[0], i), m = ValAt<int32_t>(x[1], i),
+                    d = ValAt<int32_t>(x[2], i);
+            std::string err;
+            if (y < -999999999 || y > 999999999) {
+              err = "Invalid value for Year (valid values -999999999 - 999999999): " +
+                    std::to_string(y);
+            } else if (m < 1 || m > 12) {
+              err = "Invalid value for MonthOfYear (valid values 1 - 12): " + std::to_string(m);
+            } else if (d < 1 || d > cal::DaysInMonth(y, m)) {
+              err = "Invalid date '" + std::to_string(y) + "-" + std::to_string(m) + "-" +
+                    std::to_string(d) + "'";
+            }
+            if (!err.empty()) {
+              if (ansi) return FieldOutOfBounds(err);
+              w.SetNull(i);
+              continue;
+            }
+            w.Set(i, static_cast<int32_t>(DaysFromCivil(y, m, d)));
+          }
+          return Status::OK();
+        });
   });
   for (int ntz = 0; ntz < 2; ++ntz) {
     Reg(r, {ntz ? "make_timestamp_ntz" : "make_timestamp"},
@@ -984,7 +1100,8 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
           bool ansi = c.ansi;
           return MakeCall(
               std::string(n), ntz ? DataType::TimestampNtz() : TsT(), std::move(a),
-              [ansi, ntz](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+              [ansi, ntz](std::span<const Arg> x, size_t rows, const EvalContext& ec,
+                          Vector* out) -> Status {
                 TimeZonePtr session;
                 if (!ntz) {
                   SILT_ASSIGN_OR_RETURN(session, SessionZone(ec));
@@ -995,22 +1112,28 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                     w.SetNull(i);
                     continue;
                   }
-                  int32_t y = ValAt<int32_t>(x[0], i), mo = ValAt<int32_t>(x[1], i), d = ValAt<int32_t>(x[2], i);
+                  int32_t y = ValAt<int32_t>(x[0], i), mo = ValAt<int32_t>(x[1], i),
+                          d = ValAt<int32_t>(x[2], i);
                   int32_t h = ValAt<int32_t>(x[3], i), mi = ValAt<int32_t>(x[4], i);
                   int128_t sec_u = ValAt<int128_t>(x[5], i);
-                  int64_t whole = static_cast<int64_t>(sec_u / 1000000), frac = static_cast<int64_t>(sec_u % 1000000);
+                  int64_t whole = static_cast<int64_t>(sec_u / 1000000),
+                          frac = static_cast<int64_t>(sec_u % 1000000);
                   std::string err;
                   bool plus_minute = false;
                   if (mo < 1 || mo > 12) {
-                    err = "Invalid value for MonthOfYear (valid values 1 - 12): " + std::to_string(mo);
+                    err = "Invalid value for MonthOfYear (valid values 1 - 12): " +
+                          std::to_string(mo);
                   } else if (d < 1 || d > cal::DaysInMonth(y, mo)) {
-                    err = "Invalid date '" + std::to_string(y) + "-" + std::to_string(mo) + "-" + std::to_string(d) + "'";
+                    err = "Invalid date '" + std::to_string(y) + "-" + std::to_string(mo) + "-" +
+                          std::to_string(d) + "'";
                   } else if (h < 0 || h > 23) {
                     err = "Invalid value for HourOfDay (valid values 0 - 23): " + std::to_string(h);
                   } else if (mi < 0 || mi > 59) {
-                    err = "Invalid value for MinuteOfHour (valid values 0 - 59): " + std::to_string(mi);
+                    err = "Invalid value for MinuteOfHour (valid values 0 - 59): " +
+                          std::to_string(mi);
                   } else if (sec_u < 0 || whole > 60 || (whole == 60 && frac != 0)) {
-                    err = "Invalid value for SecondOfMinute (valid values 0 - 59): " + std::to_string(whole);
+                    err = "Invalid value for SecondOfMinute (valid values 0 - 59): " +
+                          std::to_string(whole);
                   } else if (whole == 60) {
                     plus_minute = true;  // 60 seconds with no fraction: the next minute
                     whole = 0;
@@ -1020,8 +1143,10 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                     w.SetNull(i);
                     continue;
                   }
-                  int64_t local = ((DaysFromCivil(y, mo, d) * 24 + h) * 60 + mi + (plus_minute ? 1 : 0)) * 60 * kMicrosPerSecond +
-                                  whole * kMicrosPerSecond + frac;
+                  int64_t local =
+                      ((DaysFromCivil(y, mo, d) * 24 + h) * 60 + mi + (plus_minute ? 1 : 0)) * 60 *
+                          kMicrosPerSecond +
+                      whole * kMicrosPerSecond + frac;
                   if (ntz) {
                     w.Set(i, local);
                     continue;
@@ -1040,62 +1165,68 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
               });
         });
   }
-  Reg(r, {"timestamp_seconds"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
-    TypeId id = a[0]->type->id();
-    if (!fn::IsNumericId(id)) {
-      SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, LongT(), c));
-    }
-    return MakeCall(std::string(n), TsT(), std::move(a),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
-                      FixedWriter<int64_t> w(out, rows);
-                      const Vector& v = *x[0].vector;
-                      for (size_t i = 0; i < rows; ++i) {
-                        if (NullAt(x[0], i)) {
-                          w.SetNull(i);
-                          continue;
-                        }
-                        size_t r = x[0].index(i);
-                        int64_t micros;
-                        switch (v.id()) {
-                          case TypeId::kFloat:
-                          case TypeId::kDouble: {
-                            double d = v.id() == TypeId::kFloat ? v.data<float>()[r] : v.data<double>()[r];
-                            if (!std::isfinite(d)) {
-                              w.SetNull(i);
-                              continue;
-                            }
-                            micros = static_cast<int64_t>(d * 1e6);
-                            break;
-                          }
-                          case TypeId::kDecimal: {
-                            int s = v.type()->scale();
-                            int128_t u = v.data<int128_t>()[r];
-                            int128_t m = s <= 6 ? u * static_cast<int128_t>(std::pow(10, 6 - s))
-                                                : u / static_cast<int128_t>(std::pow(10, s - 6));
-                            if (m > INT64_MAX || m < INT64_MIN) return Status::InvalidArgument("Overflow in timestamp_seconds", errc::kArithmeticOverflow);
-                            micros = static_cast<int64_t>(m);
-                            break;
-                          }
-                          default: {
-                            int64_t s = static_cast<int64_t>(v.GetValue(r).integer());
-                            if (__builtin_mul_overflow(s, kMicrosPerSecond, &micros)) {
-                              return Status::InvalidArgument("long overflow in timestamp_seconds", errc::kArithmeticOverflow);
-                            }
-                          }
-                        }
-                        w.Set(i, micros);
-                      }
-                      return Status::OK();
-                    });
-  });
+  Reg(r, {"timestamp_seconds"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+        TypeId id = a[0]->type->id();
+        if (!fn::IsNumericId(id)) {
+          SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, LongT(), c));
+        }
+        return MakeCall(
+            std::string(n), TsT(), std::move(a),
+            [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+              FixedWriter<int64_t> w(out, rows);
+              const Vector& v = *x[0].vector;
+              for (size_t i = 0; i < rows; ++i) {
+                if (NullAt(x[0], i)) {
+                  w.SetNull(i);
+                  continue;
+                }
+                size_t r = x[0].index(i);
+                int64_t micros;
+                switch (v.id()) {
+                  case TypeId::kFloat:
+                  case TypeId::kDouble: {
+                    double d = v.id() == TypeId::kFloat ? v.data<float>()[r] : v.data<double>()[r];
+                    if (!std::isfinite(d)) {
+                      w.SetNull(i);
+                      continue;
+                    }
+                    micros = static_cast<int64_t>(d * 1e6);
+                    break;
+                  }
+                  case TypeId::kDecimal: {
+                    int s = v.type()->scale();
+                    int128_t u = v.data<int128_t>()[r];
+                    int128_t m = s <= 6 ? u * static_cast<int128_t>(std::pow(10, 6 - s))
+                                        : u / static_cast<int128_t>(std::pow(10, s - 6));
+                    if (m > INT64_MAX || m < INT64_MIN)
+                      return Status::InvalidArgument("Overflow in timestamp_seconds",
+                                                     errc::kArithmeticOverflow);
+                    micros = static_cast<int64_t>(m);
+                    break;
+                  }
+                  default: {
+                    int64_t s = static_cast<int64_t>(v.GetValue(r).integer());
+                    if (__builtin_mul_overflow(s, kMicrosPerSecond, &micros)) {
+                      return Status::InvalidArgument("long overflow in timestamp_seconds",
+                                                     errc::kArithmeticOverflow);
+                    }
+                  }
+                }
+                w.Set(i, micros);
+              }
+              return Status::OK();
+            });
+      });
   for (int64_t unit : {int64_t{1000}, int64_t{1}}) {
     Reg(r, {unit == 1000 ? "timestamp_millis" : "timestamp_micros"},
         [unit](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
           SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
           SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, LongT(), c));
           return MakeCall(std::string(n), TsT(), std::move(a),
-                          [unit](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+                          [unit](std::span<const Arg> x, size_t rows, const EvalContext&,
+                                 Vector* out) -> Status {
                             FixedWriter<int64_t> w(out, rows);
                             for (size_t i = 0; i < rows; ++i) {
                               if (NullAt(x[0], i)) {
@@ -1104,7 +1235,8 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                               }
                               int64_t m;
                               if (__builtin_mul_overflow(ValAt<int64_t>(x[0], i), unit, &m)) {
-                                return Status::InvalidArgument("long overflow", errc::kArithmeticOverflow);
+                                return Status::InvalidArgument("long overflow",
+                                                               errc::kArithmeticOverflow);
                               }
                               w.Set(i, m);
                             }
@@ -1121,15 +1253,16 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                       return Status::OK();
                     });
   });
-  Reg(r, {"date_from_unix_date"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
-    SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, IntT(), c));
-    return MakeCall(std::string(n), DateT(), std::move(a),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                      MapUnary<int32_t, int32_t>(x[0], rows, out, [](int32_t d) { return d; });
-                      return Status::OK();
-                    });
-  });
+  Reg(r, {"date_from_unix_date"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+        SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, IntT(), c));
+        return MakeCall(std::string(n), DateT(), std::move(a),
+                        [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                          MapUnary<int32_t, int32_t>(x[0], rows, out, [](int32_t d) { return d; });
+                          return Status::OK();
+                        });
+      });
   static const std::pair<const char*, int64_t> kUnixUnits[] = {
       {"unix_seconds", kMicrosPerSecond}, {"unix_millis", 1000}, {"unix_micros", 1}};
   for (const auto& [uname, div] : kUnixUnits) {
@@ -1139,7 +1272,8 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
       SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, TsT(), c));
       return MakeCall(std::string(n), LongT(), std::move(a),
                       [d](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                        MapUnary<int64_t, int64_t>(x[0], rows, out, [d](int64_t v) { return FloorDiv(v, d); });
+                        MapUnary<int64_t, int64_t>(x[0], rows, out,
+                                                   [d](int64_t v) { return FloorDiv(v, d); });
                         return Status::OK();
                       });
     });
@@ -1155,7 +1289,8 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
             SILT_ASSIGN_OR_RETURN(fixed, TimeZone::Find(v->str()));
           }
           return MakeCall(std::string(n), TsT(), std::move(a),
-                          [to_utc, fixed](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+                          [to_utc, fixed](std::span<const Arg> x, size_t rows, const EvalContext&,
+                                          Vector* out) -> Status {
                             FixedWriter<int64_t> w(out, rows);
                             for (size_t i = 0; i < rows; ++i) {
                               if (AnyNull(x, i)) {
@@ -1167,7 +1302,8 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                                 SILT_ASSIGN_OR_RETURN(zone, TimeZone::Find(StrAt(x[1], i)));
                               }
                               int64_t v = ValAt<int64_t>(x[0], i);
-                              w.Set(i, to_utc ? zone->LocalMicrosToUtc(v) : zone->UtcMicrosToLocal(v));
+                              w.Set(i,
+                                    to_utc ? zone->LocalMicrosToUtc(v) : zone->UtcMicrosToLocal(v));
                             }
                             return Status::OK();
                           });

@@ -71,7 +71,7 @@ const char* kMonthShort[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
 const char* kMonthLong[] = {"January", "February", "March",     "April",   "May",      "June",
                             "July",    "August",   "September", "October", "November", "December"};
 const char* kDayShort[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
-const char* kDayLong[] = {"Monday", "Tuesday", "Wednesday", "Thursday",
+const char* kDayLong[] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
                           "Friday", "Saturday", "Sunday"};
 
 Status PatternError(std::string_view pattern, const std::string& why, const char* cls) {
@@ -80,9 +80,7 @@ Status PatternError(std::string_view pattern, const std::string& why, const char
       cls);
 }
 
-bool IsNumericLetter(char c) {
-  return std::strchr("yudDHhKkmsSMLQq", c) != nullptr;
-}
+bool IsNumericLetter(char c) { return std::strchr("yudDHhKkmsSMLQq", c) != nullptr; }
 
 void AppendPadded(std::string* out, int64_t v, int width) {
   std::string d = std::to_string(v < 0 ? -v : v);
@@ -174,8 +172,8 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
       int count = static_cast<int>(j - i);
       if (std::strchr("YWwuec", c)) {
         return Status::InvalidArgument(
-            std::string("All week-based patterns are unsupported since Spark 3.0, detected: ") +
-                c + ", Please use the SQL function EXTRACT instead",
+            std::string("All week-based patterns are unsupported since Spark 3.0, detected: ") + c +
+                ", Please use the SQL function EXTRACT instead",
             errc::kInconsistentBehaviorCrossVersionDatetimeWeekBasedPattern);
       }
       if (!std::strchr("GyMLdDQqEFahKkHmsSVzOXxZ", c)) {
@@ -236,15 +234,19 @@ void DateTimePattern::Format(int64_t micros, const TimeZone* zone, std::string* 
     int n = t.count;
     switch (t.letter) {
       case '[':
-      case ']': break;
-      case 'G': *out += c.year > 0 ? (n == 4 ? "Anno Domini" : "AD") : (n == 4 ? "Before Christ" : "BC"); break;
+      case ']':
+        break;
+      case 'G':
+        *out += c.year > 0 ? (n == 4 ? "Anno Domini" : "AD") : (n == 4 ? "Before Christ" : "BC");
+        break;
       case 'y':
       case 'u': {
         int64_t y = t.letter == 'y' ? (c.year > 0 ? c.year : 1 - c.year) : c.year;
         if (n == 2) {
           AppendPadded(out, FloorMod(y, 100), 2);
         } else {
-          if (n >= 4 && y > 0 && std::to_string(y).size() > static_cast<size_t>(n)) out->push_back('+');
+          if (n >= 4 && y > 0 && std::to_string(y).size() > static_cast<size_t>(n))
+            out->push_back('+');
           AppendPadded(out, y, n);
         }
         break;
@@ -259,8 +261,12 @@ void DateTimePattern::Format(int64_t micros, const TimeZone* zone, std::string* 
           AppendPadded(out, c.month, n);
         }
         break;
-      case 'd': AppendPadded(out, c.day, n); break;
-      case 'D': AppendPadded(out, DayOfYear(days), n); break;
+      case 'd':
+        AppendPadded(out, c.day, n);
+        break;
+      case 'D':
+        AppendPadded(out, DayOfYear(days), n);
+        break;
       case 'Q':
       case 'q': {
         int q = (c.month - 1) / 3 + 1;
@@ -274,23 +280,45 @@ void DateTimePattern::Format(int64_t micros, const TimeZone* zone, std::string* 
         }
         break;
       }
-      case 'E': *out += n >= 4 ? kDayLong[dow - 1] : kDayShort[dow - 1]; break;
-      case 'F': AppendPadded(out, (c.day - 1) % 7 + 1, n); break;
-      case 'a': *out += hour < 12 ? "AM" : "PM"; break;
-      case 'h': AppendPadded(out, hour % 12 == 0 ? 12 : hour % 12, n); break;
-      case 'K': AppendPadded(out, hour % 12, n); break;
-      case 'k': AppendPadded(out, hour == 0 ? 24 : hour, n); break;
-      case 'H': AppendPadded(out, hour, n); break;
-      case 'm': AppendPadded(out, minute, n); break;
-      case 's': AppendPadded(out, second, n); break;
+      case 'E':
+        *out += n >= 4 ? kDayLong[dow - 1] : kDayShort[dow - 1];
+        break;
+      case 'F':
+        AppendPadded(out, (c.day - 1) % 7 + 1, n);
+        break;
+      case 'a':
+        *out += hour < 12 ? "AM" : "PM";
+        break;
+      case 'h':
+        AppendPadded(out, hour % 12 == 0 ? 12 : hour % 12, n);
+        break;
+      case 'K':
+        AppendPadded(out, hour % 12, n);
+        break;
+      case 'k':
+        AppendPadded(out, hour == 0 ? 24 : hour, n);
+        break;
+      case 'H':
+        AppendPadded(out, hour, n);
+        break;
+      case 'm':
+        AppendPadded(out, minute, n);
+        break;
+      case 's':
+        AppendPadded(out, second, n);
+        break;
       case 'S': {
         char buf[16];
         snprintf(buf, sizeof buf, "%09lld", static_cast<long long>(nanos));
         out->append(buf, static_cast<size_t>(n));
         break;
       }
-      case 'V': *out += zone ? zone->id() : "Z"; break;
-      case 'z': *out += zone ? zone->Abbreviation(secs) : "UTC"; break;
+      case 'V':
+        *out += zone ? zone->id() : "Z";
+        break;
+      case 'z':
+        *out += zone ? zone->Abbreviation(secs) : "UTC";
+        break;
       case 'O':
         *out += "GMT";
         if (offset != 0) {
@@ -332,7 +360,8 @@ void DateTimePattern::Format(int64_t micros, const TimeZone* zone, std::string* 
           AppendOffset(out, offset, true, true, false);
         }
         break;
-      default: break;
+      default:
+        break;
     }
   }
 }
@@ -378,8 +407,8 @@ std::optional<int64_t> DateTimePattern::Parse(std::string_view s, const TimeZone
         if (!MatchText(s, &i, t.literal)) return false;
         continue;
       }
-      bool adjacent = k < tokens_.size() && tokens_[k].letter != 0 &&
-                      IsNumericLetter(tokens_[k].letter);
+      bool adjacent =
+          k < tokens_.size() && tokens_[k].letter != 0 && IsNumericLetter(tokens_[k].letter);
       auto digits = [&](int min, int max, int64_t* v) {
         size_t b = i;
         *v = 0;
@@ -485,8 +514,8 @@ std::optional<int64_t> DateTimePattern::Parse(std::string_view s, const TimeZone
         case 'V':
         case 'z': {
           size_t b = i;
-          while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) ||
-                                  std::strchr("/_+-:", s[i]))) {
+          while (i < s.size() &&
+                 (std::isalnum(static_cast<unsigned char>(s[i])) || std::strchr("/_+-:", s[i]))) {
             ++i;
           }
           auto tz = TimeZone::Find(s.substr(b, i - b));
@@ -521,7 +550,8 @@ std::optional<int64_t> DateTimePattern::Parse(std::string_view s, const TimeZone
           f.offset = sign * secs;
           break;
         }
-        default: return false;  // E, F, Q, q are rejected for parsing at bind time
+        default:
+          return false;  // E, F, Q, q are rejected for parsing at bind time
       }
     }
     return depth == 0;

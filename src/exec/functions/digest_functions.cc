@@ -10,14 +10,14 @@ namespace {
 
 using fn::CheckArity;
 using fn::CoerceArg;
-using fn::MakeCall;
-using fn::NullAt;
-using fn::StringWriter;
-using fn::StrAt;
-using fn::ValAt;
-using fn::StrRows;
 using fn::FixedRows;
 using fn::HexEncode;
+using fn::MakeCall;
+using fn::NullAt;
+using fn::StrAt;
+using fn::StringWriter;
+using fn::StrRows;
+using fn::ValAt;
 
 using Args = std::vector<ExprPtr>;
 
@@ -57,60 +57,74 @@ void RegisterDigestFunctions(FunctionRegistry& r) {
     SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::Binary(), ctx));
     return MakeCall(std::string(name), Str(), std::move(args), DigestKernel(EVP_md5()));
   });
-  Reg(r, {"sha1", "sha"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::Binary(), ctx));
-    return MakeCall(std::string(name), Str(), std::move(args), DigestKernel(EVP_sha1()));
-  });
-  Reg(r, {"sha2"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::Binary(), ctx));
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, Int(), ctx));
-    return MakeCall(std::string(name), Str(), std::move(args),
-                    [](std::span<const Arg> a, size_t rows, const EvalContext& ec, Vector* out) -> Status {
-                      // One digest kernel per bit length; unsupported lengths give NULL.
-                      StringWriter w(out, rows);
-                      for (size_t i = 0; i < rows; ++i) {
-                        const EVP_MD* md = nullptr;
-                        if (!AnyNull(a, i)) {
-                          switch (ValAt<int32_t>(a[1], i)) {
-                            case 0:
-                            case 256: md = EVP_sha256(); break;
-                            case 224: md = EVP_sha224(); break;
-                            case 384: md = EVP_sha384(); break;
-                            case 512: md = EVP_sha512(); break;
-                            default: break;
-                          }
-                        }
-                        if (!md) {
-                          w.CommitNull();
-                          continue;
-                        }
-                        Vector one(DataType::String());
-                        Arg arg{a[0].vector, true};
-                        Vector src(a[0].vector->type());
-                        src.AppendString(StrAt(a[0], i));
-                        arg.vector = &src;
-                        SILT_RETURN_NOT_OK(DigestKernel(md)(std::span<const Arg>(&arg, 1), 1, ec, &one));
-                        w.Append(one.GetString(0));
-                      }
-                      w.Finish();
-                      return Status::OK();
-                    });
-  });
-  Reg(r, {"crc32"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::Binary(), ctx));
-    return MakeCall(std::string(name), DataType::Int64(), std::move(args),
-                    [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return FixedRows<int64_t>(a, rows, out, [&](size_t i, int64_t* v, Status*) {
-                        std::string_view s = StrAt(a[0], i);
-                        *v = static_cast<int64_t>(crc32(0L, reinterpret_cast<const Bytef*>(s.data()),
-                                                        static_cast<uInt>(s.size())));
-                        return true;
-                      });
-                    });
-  });
+  Reg(r, {"sha1", "sha"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::Binary(), ctx));
+        return MakeCall(std::string(name), Str(), std::move(args), DigestKernel(EVP_sha1()));
+      });
+  Reg(r, {"sha2"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::Binary(), ctx));
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, Int(), ctx));
+        return MakeCall(
+            std::string(name), Str(), std::move(args),
+            [](std::span<const Arg> a, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+              // One digest kernel per bit length; unsupported lengths give NULL.
+              StringWriter w(out, rows);
+              for (size_t i = 0; i < rows; ++i) {
+                const EVP_MD* md = nullptr;
+                if (!AnyNull(a, i)) {
+                  switch (ValAt<int32_t>(a[1], i)) {
+                    case 0:
+                    case 256:
+                      md = EVP_sha256();
+                      break;
+                    case 224:
+                      md = EVP_sha224();
+                      break;
+                    case 384:
+                      md = EVP_sha384();
+                      break;
+                    case 512:
+                      md = EVP_sha512();
+                      break;
+                    default:
+                      break;
+                  }
+                }
+                if (!md) {
+                  w.CommitNull();
+                  continue;
+                }
+                Vector one(DataType::String());
+                Arg arg{a[0].vector, true};
+                Vector src(a[0].vector->type());
+                src.AppendString(StrAt(a[0], i));
+                arg.vector = &src;
+                SILT_RETURN_NOT_OK(DigestKernel(md)(std::span<const Arg>(&arg, 1), 1, ec, &one));
+                w.Append(one.GetString(0));
+              }
+              w.Finish();
+              return Status::OK();
+            });
+      });
+  Reg(r, {"crc32"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::Binary(), ctx));
+        return MakeCall(
+            std::string(name), DataType::Int64(), std::move(args),
+            [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+              return FixedRows<int64_t>(a, rows, out, [&](size_t i, int64_t* v, Status*) {
+                std::string_view s = StrAt(a[0], i);
+                *v = static_cast<int64_t>(crc32(0L, reinterpret_cast<const Bytef*>(s.data()),
+                                                static_cast<uInt>(s.size())));
+                return true;
+              });
+            });
+      });
 }
 
 }  // namespace silt::exec

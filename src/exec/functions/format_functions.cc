@@ -14,16 +14,16 @@ using fn::AppendCaseMapped;
 using fn::CharRange;
 using fn::CheckArity;
 using fn::CoerceArg;
+using fn::FixedRows;
+using fn::HexEncode;
 using fn::MakeCall;
 using fn::NullAt;
-using fn::StringWriter;
 using fn::StrAt;
+using fn::StringWriter;
+using fn::StrRows;
 using fn::Utf8Encode;
 using fn::Utf8Length;
 using fn::ValAt;
-using fn::StrRows;
-using fn::FixedRows;
-using fn::HexEncode;
 
 using Args = std::vector<ExprPtr>;
 
@@ -91,32 +91,55 @@ void PadNumber(const FormatSpec& f, bool negative, std::string mag, std::string*
 
 std::string ValueText(const Vector& v, size_t r) {
   switch (v.id()) {
-    case TypeId::kString: return std::string(v.GetString(r));
-    case TypeId::kBoolean: return v.data<uint8_t>()[r] ? "true" : "false";
-    case TypeId::kInt8: return std::to_string(v.data<int8_t>()[r]);
-    case TypeId::kInt16: return std::to_string(v.data<int16_t>()[r]);
+    case TypeId::kString:
+      return std::string(v.GetString(r));
+    case TypeId::kBoolean:
+      return v.data<uint8_t>()[r] ? "true" : "false";
+    case TypeId::kInt8:
+      return std::to_string(v.data<int8_t>()[r]);
+    case TypeId::kInt16:
+      return std::to_string(v.data<int16_t>()[r]);
     case TypeId::kInt32:
-    case TypeId::kDate: return std::to_string(v.data<int32_t>()[r]);
+    case TypeId::kDate:
+      return std::to_string(v.data<int32_t>()[r]);
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return std::to_string(v.data<int64_t>()[r]);
-    case TypeId::kFloat: return fn::JavaFloatingToString(v.data<float>()[r]);
-    case TypeId::kDouble: return fn::JavaFloatingToString(v.data<double>()[r]);
-    case TypeId::kDecimal: return FormatDecimal(v.data<int128_t>()[r], v.type()->scale());
-    default: return v.GetValue(r).ToString();
+    case TypeId::kTimestampNtz:
+      return std::to_string(v.data<int64_t>()[r]);
+    case TypeId::kFloat:
+      return fn::JavaFloatingToString(v.data<float>()[r]);
+    case TypeId::kDouble:
+      return fn::JavaFloatingToString(v.data<double>()[r]);
+    case TypeId::kDecimal:
+      return FormatDecimal(v.data<int128_t>()[r], v.type()->scale());
+    default:
+      return v.GetValue(r).ToString();
   }
 }
 
 bool IntegralValue(const Vector& v, size_t r, int128_t* out, int* bits) {
   switch (v.id()) {
-    case TypeId::kInt8: *out = v.data<int8_t>()[r]; *bits = 8; return true;
-    case TypeId::kInt16: *out = v.data<int16_t>()[r]; *bits = 16; return true;
+    case TypeId::kInt8:
+      *out = v.data<int8_t>()[r];
+      *bits = 8;
+      return true;
+    case TypeId::kInt16:
+      *out = v.data<int16_t>()[r];
+      *bits = 16;
+      return true;
     case TypeId::kInt32:
-    case TypeId::kDate: *out = v.data<int32_t>()[r]; *bits = 32; return true;
+    case TypeId::kDate:
+      *out = v.data<int32_t>()[r];
+      *bits = 32;
+      return true;
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: *out = v.data<int64_t>()[r]; *bits = 64; return true;
-    default: return false;
+    case TypeId::kTimestampNtz:
+      *out = v.data<int64_t>()[r];
+      *bits = 64;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -161,9 +184,9 @@ Status FormatOne(char conv, const FormatSpec& f, const Vector* v, size_t r, std:
   switch (conv) {
     case 'b':
     case 'B': {
-      std::string s = is_null ? "false"
+      std::string s = is_null                       ? "false"
                       : v->id() == TypeId::kBoolean ? (v->data<uint8_t>()[r] ? "true" : "false")
-                                                   : "true";
+                                                    : "true";
       if (conv == 'B') s = AsciiUpper(s);
       Pad(f, s, out);
       return Status::OK();
@@ -253,8 +276,9 @@ Status FormatOne(char conv, const FormatSpec& f, const Vector* v, size_t r, std:
         return FormatError(std::string("%") + conv + " != " + v->type()->ToString());
       }
       if (std::isnan(d) || std::isinf(d)) {
-        std::string s = std::isnan(d) ? "NaN" : (d > 0 ? (f.plus ? "+Infinity" : "Infinity")
-                                                       : (f.paren ? "(Infinity)" : "-Infinity"));
+        std::string s = std::isnan(d) ? "NaN"
+                                      : (d > 0 ? (f.plus ? "+Infinity" : "Infinity")
+                                               : (f.paren ? "(Infinity)" : "-Infinity"));
         Pad(f, s, out);
         return Status::OK();
       }
@@ -262,9 +286,8 @@ Status FormatOne(char conv, const FormatSpec& f, const Vector* v, size_t r, std:
       bool neg = std::signbit(d);
       std::string mag;
       if (conv == 'f') {
-        fn::DecimalDigits dd = v->id() == TypeId::kFloat
-                                   ? fn::ShortestDigits(static_cast<float>(d))
-                                   : fn::ShortestDigits(d);
+        fn::DecimalDigits dd = v->id() == TypeId::kFloat ? fn::ShortestDigits(static_cast<float>(d))
+                                                         : fn::ShortestDigits(d);
         mag = fn::FixedHalfUp(dd, prec);
         if (f.comma) {
           size_t dot = mag.find('.');
@@ -280,19 +303,20 @@ Status FormatOne(char conv, const FormatSpec& f, const Vector* v, size_t r, std:
         if (a != 0 && (a < 1e-4 || a >= std::pow(10.0, prec))) {
           mag = JavaSci(a, prec - 1, conv == 'G');
         } else {
-          int int_digits = a == 0 ? 1 : std::max(1, static_cast<int>(std::floor(std::log10(a))) + 1);
+          int int_digits =
+              a == 0 ? 1 : std::max(1, static_cast<int>(std::floor(std::log10(a))) + 1);
           mag = fn::FixedHalfUp(fn::ShortestDigits(a), std::max(0, prec - int_digits));
         }
       }
       PadNumber(f, neg, mag, out);
       return Status::OK();
     }
-    default: return FormatError(std::string("unsupported conversion '") + conv + "'");
+    default:
+      return FormatError(std::string("unsupported conversion '") + conv + "'");
   }
 }
 
-Status FormatString(std::string_view fmt, std::span<const Arg> args, size_t row,
-                    std::string* out) {
+Status FormatString(std::string_view fmt, std::span<const Arg> args, size_t row, std::string* out) {
   size_t next_arg = 0;  // ordinary index over args[1..]
   int last_index = -1;
   for (size_t i = 0; i < fmt.size(); ++i) {
@@ -310,12 +334,15 @@ Status FormatString(std::string_view fmt, std::span<const Arg> args, size_t row,
     while (j < fmt.size() && fmt[j] >= '0' && fmt[j] <= '9') ++j;
     if (j < fmt.size() && fmt[j] == '$' && j > i) {
       // Digits beyond an int (Java's Formatter: no such argument) must not reach std::stoi.
-      if (j - i > 9) return FormatError("argument index " + std::string(fmt.substr(i, j - i)) + "$ out of range");
+      if (j - i > 9)
+        return FormatError("argument index " + std::string(fmt.substr(i, j - i)) +
+                           "$ out of range");
       explicit_index = std::stoi(std::string(fmt.substr(i, j - i)));
       if (explicit_index == 0) {
-        return Status::InvalidArgument("The value of parameter(s) `strfmt` in `format_string` is "
-                                       "invalid: expects %1$, %2$ and so on, but got %0$.",
-                                       errc::kInvalidParameterValueZeroIndex);
+        return Status::InvalidArgument(
+            "The value of parameter(s) `strfmt` in `format_string` is "
+            "invalid: expects %1$, %2$ and so on, but got %0$.",
+            errc::kInvalidParameterValueZeroIndex);
       }
       i = j + 1;
     } else if (fmt[i] == '<') {
@@ -350,7 +377,8 @@ Status FormatString(std::string_view fmt, std::span<const Arg> args, size_t row,
         n = std::min<int64_t>(n * 10 + (fmt[i++] - '0'), int64_t{1} << 31);
       }
       // Beyond an int: Java's IllegalFormatWidthException / IllegalFormatPrecisionException.
-      if (n > std::numeric_limits<int>::max()) return FormatError("format width or precision out of range");
+      if (n > std::numeric_limits<int>::max())
+        return FormatError("format width or precision out of range");
       if (n > 4096) SILT_RETURN_NOT_OK(fn::CheckStringResult("format_string", n));
       *v = static_cast<int>(n);
       return Status::OK();
@@ -383,7 +411,8 @@ Status FormatString(std::string_view fmt, std::span<const Arg> args, size_t row,
     }
     last_index = index;
     size_t a = static_cast<size_t>(index) + 1;
-    if (a >= args.size()) return FormatError("missing format argument for '%" + std::string(1, conv) + "'");
+    if (a >= args.size())
+      return FormatError("missing format argument for '%" + std::string(1, conv) + "'");
     SILT_RETURN_NOT_OK(FormatOne(conv, f, args[a].vector, args[a].index(row), out));
   }
   return Status::OK();
@@ -407,7 +436,8 @@ NumberPattern DefaultPattern(int d) {
 NumberPattern ParseNumberPattern(std::string_view s) {
   NumberPattern p;
   size_t dot = s.find('.');
-  std::string_view ip = s.substr(0, dot), fp = dot == std::string_view::npos ? "" : s.substr(dot + 1);
+  std::string_view ip = s.substr(0, dot),
+                   fp = dot == std::string_view::npos ? "" : s.substr(dot + 1);
   size_t comma = ip.rfind(',');
   p.grouping = comma == std::string_view::npos ? 0 : static_cast<int>(ip.size() - comma - 1);
   p.min_int = static_cast<int>(std::count(ip.begin(), ip.end(), '0'));
@@ -420,7 +450,8 @@ NumberPattern ParseNumberPattern(std::string_view s) {
 std::string LayoutNumber(const NumberPattern& p, bool negative, std::string ip, std::string fp) {
   size_t nz = ip.find_first_not_of('0');
   ip = nz == std::string::npos ? "" : ip.substr(nz);
-  if (static_cast<int>(ip.size()) < p.min_int) ip.insert(0, static_cast<size_t>(p.min_int) - ip.size(), '0');
+  if (static_cast<int>(ip.size()) < p.min_int)
+    ip.insert(0, static_cast<size_t>(p.min_int) - ip.size(), '0');
   while (static_cast<int>(fp.size()) > p.min_frac && !fp.empty() && fp.back() == '0') fp.pop_back();
   std::string g;
   if (p.grouping > 0) {
@@ -453,7 +484,8 @@ std::string FormatNumberDouble(double x, const NumberPattern& p) {
 
 std::string FormatNumberDecimal(int128_t u, int scale, const NumberPattern& p) {
   bool neg = u < 0;
-  unsigned __int128 m = neg ? static_cast<unsigned __int128>(-u) : static_cast<unsigned __int128>(u);
+  unsigned __int128 m =
+      neg ? static_cast<unsigned __int128>(-u) : static_cast<unsigned __int128>(u);
   int frac = p.max_frac;
   if (scale > frac) {
     unsigned __int128 div = 1;
@@ -502,42 +534,54 @@ Result<ExprPtr> BindFormatString(std::string_view name, Args& args, const BindCo
 Result<ExprPtr> BindFormatNumber(std::string_view name, Args& args, const BindContext& ctx) {
   SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
   if (!fn::IsNumericId(args[0]->type->id())) {
-    if (args[0]->type->id() != TypeId::kNull) return fn::UnexpectedType(name, 0, "numeric", args[0]->type);
+    if (args[0]->type->id() != TypeId::kNull)
+      return fn::UnexpectedType(name, 0, "numeric", args[0]->type);
     SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::Double(), ctx));
   }
   bool pattern = args[1]->type->id() == TypeId::kString;
   if (!pattern) {
     SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, Int(), ctx));
   }
-  return MakeCall(
-      std::string(name), Str(), std::move(args),
-      [pattern](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-        return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
-          NumberPattern p;
-          if (pattern) {
-            std::string_view s = StrAt(a[1], i);
-            p = s.empty() ? DefaultPattern(0) : ParseNumberPattern(s);
-          } else {
-            int32_t d = ValAt<int32_t>(a[1], i);
-            if (d < 0) return false;
-            p = DefaultPattern(d);
-          }
-          const Vector& v = *a[0].vector;
-          size_t r = a[0].index(i);
-          switch (v.id()) {
-            case TypeId::kDouble: b += FormatNumberDouble(v.data<double>()[r], p); break;
-            case TypeId::kFloat: b += FormatNumberDouble(v.data<float>()[r], p); break;
-            case TypeId::kDecimal:
-              b += FormatNumberDecimal(v.data<int128_t>()[r], v.type()->scale(), p);
-              break;
-            case TypeId::kInt8: b += FormatNumberDecimal(v.data<int8_t>()[r], 0, p); break;
-            case TypeId::kInt16: b += FormatNumberDecimal(v.data<int16_t>()[r], 0, p); break;
-            case TypeId::kInt32: b += FormatNumberDecimal(v.data<int32_t>()[r], 0, p); break;
-            default: b += FormatNumberDecimal(v.data<int64_t>()[r], 0, p); break;
-          }
-          return true;
-        });
-      });
+  return MakeCall(std::string(name), Str(), std::move(args),
+                  [pattern](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                    return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
+                      NumberPattern p;
+                      if (pattern) {
+                        std::string_view s = StrAt(a[1], i);
+                        p = s.empty() ? DefaultPattern(0) : ParseNumberPattern(s);
+                      } else {
+                        int32_t d = ValAt<int32_t>(a[1], i);
+                        if (d < 0) return false;
+                        p = DefaultPattern(d);
+                      }
+                      const Vector& v = *a[0].vector;
+                      size_t r = a[0].index(i);
+                      switch (v.id()) {
+                        case TypeId::kDouble:
+                          b += FormatNumberDouble(v.data<double>()[r], p);
+                          break;
+                        case TypeId::kFloat:
+                          b += FormatNumberDouble(v.data<float>()[r], p);
+                          break;
+                        case TypeId::kDecimal:
+                          b += FormatNumberDecimal(v.data<int128_t>()[r], v.type()->scale(), p);
+                          break;
+                        case TypeId::kInt8:
+                          b += FormatNumberDecimal(v.data<int8_t>()[r], 0, p);
+                          break;
+                        case TypeId::kInt16:
+                          b += FormatNumberDecimal(v.data<int16_t>()[r], 0, p);
+                          break;
+                        case TypeId::kInt32:
+                          b += FormatNumberDecimal(v.data<int32_t>()[r], 0, p);
+                          break;
+                        default:
+                          b += FormatNumberDecimal(v.data<int64_t>()[r], 0, p);
+                          break;
+                      }
+                      return true;
+                    });
+                  });
 }
 
 }  // namespace

@@ -12,8 +12,8 @@ namespace {
 
 Status PatternError(std::string_view func, std::string_view pattern, std::string_view why) {
   return Status::InvalidArgument("The value of parameter(s) `regexp` in `" + std::string(func) +
-                                     "` is invalid: '" + std::string(pattern) + "': " +
-                                     std::string(why),
+                                     "` is invalid: '" + std::string(pattern) +
+                                     "': " + std::string(why),
                                  errc::kInvalidParameterValuePattern);
 }
 

@@ -49,8 +49,8 @@ struct Leniency {
   bool single_quotes = false;
 };
 
-bool ParseJsonLenient(simdjson::dom::parser& parser, std::string_view s, Leniency lenient, std::string* scratch,
-                      element* out) {
+bool ParseJsonLenient(simdjson::dom::parser& parser, std::string_view s, Leniency lenient,
+                      std::string* scratch, element* out) {
   simdjson::error_code err = parser.parse(s.data(), s.size(), true).get(*out);
   if (!err) return true;
   bool control = lenient.control_chars && err == simdjson::UNESCAPED_CHARS;
@@ -97,7 +97,8 @@ constexpr Leniency kSingleQuotes{false, true};
 // The value of a foldable argument (literal or constant expression such as schema_of_json('…')).
 Result<Value> FoldedArg(std::string_view name, const ExprPtr& e, const char* what) {
   if (!IsConstantExpr(*e)) {
-    return fn::TypeMismatch(name, "the input " + std::string(what) + " should be a foldable expression; however, got " +
+    return fn::TypeMismatch(name, "the input " + std::string(what) +
+                                      " should be a foldable expression; however, got " +
                                       e->ToString() + ".");
   }
   return EvaluateConstant(*e, EvalContext{});
@@ -126,7 +127,8 @@ std::optional<std::vector<PathStep>> ParsePath(std::string_view p) {
       if (e == std::string_view::npos) e = p.size();
       if (e == i + 1) return std::nullopt;
       std::string key(p.substr(i + 1, e - i - 1));
-      steps.push_back(key == "*" ? PathStep{PathStep::kFieldWildcard, "", 0} : PathStep{PathStep::kKey, key, 0});
+      steps.push_back(key == "*" ? PathStep{PathStep::kFieldWildcard, "", 0}
+                                 : PathStep{PathStep::kKey, key, 0});
       i = e;
     } else if (p[i] == '[') {
       size_t e = p.find(']', i);
@@ -143,7 +145,8 @@ std::optional<std::vector<PathStep>> ParsePath(std::string_view p) {
       } else {
         int64_t k = 0;
         auto [ptr, ec] = std::from_chars(in.data(), in.data() + in.size(), k);
-        if (in.empty() || in[0] == '-' || in[0] == '+' || ec != std::errc() || ptr != in.data() + in.size()) {
+        if (in.empty() || in[0] == '-' || in[0] == '+' || ec != std::errc() ||
+            ptr != in.data() + in.size()) {
           return std::nullopt;
         }
         steps.push_back({PathStep::kIndex, "", k});
@@ -210,7 +213,8 @@ bool EvalPath(element e, std::span<const PathStep> path, PathStyle style, JsonOu
     simdjson::dom::object obj;
     if (e.get_object().get(obj)) return false;
     for (auto field : obj) {  // the first match that is not null
-      if (field.key == step.key && !field.value.is_null()) return EvalPath(field.value, rest, style, out);
+      if (field.key == step.key && !field.value.is_null())
+        return EvalPath(field.value, rest, style, out);
     }
     return false;
   }
@@ -247,7 +251,8 @@ bool EvalPath(element e, std::span<const PathStep> path, PathStyle style, JsonOu
   const std::string& b = buffer.text();
   if (matches > 0) {
     out->Separate();
-    out->text().append(matches > 1 ? std::string_view(b) : std::string_view(b).substr(1, b.size() - 2));
+    out->text().append(matches > 1 ? std::string_view(b)
+                                   : std::string_view(b).substr(1, b.size() - 2));
   }
   return matches > 0;
 }
@@ -260,12 +265,18 @@ TypePtr Merge(const TypePtr& a, const TypePtr& b);
 
 TypePtr InferType(element e) {
   switch (e.type()) {
-    case element_type::INT64: return DataType::Int64();
-    case element_type::UINT64: return DataType::Decimal(20, 0);
-    case element_type::DOUBLE: return DataType::Double();
-    case element_type::STRING: return DataType::String();
-    case element_type::BOOL: return DataType::Boolean();
-    case element_type::NULL_VALUE: return DataType::Null();
+    case element_type::INT64:
+      return DataType::Int64();
+    case element_type::UINT64:
+      return DataType::Decimal(20, 0);
+    case element_type::DOUBLE:
+      return DataType::Double();
+    case element_type::STRING:
+      return DataType::String();
+    case element_type::BOOL:
+      return DataType::Boolean();
+    case element_type::NULL_VALUE:
+      return DataType::Null();
     case element_type::ARRAY: {
       TypePtr t = DataType::Null();
       simdjson::dom::array arr = e.get_array().value_unsafe();
@@ -285,7 +296,8 @@ TypePtr InferType(element e) {
           fields.push_back(Field{name, t, true, "{}"});
         }
       }
-      std::stable_sort(fields.begin(), fields.end(), [](const Field& a, const Field& b) { return a.name < b.name; });
+      std::stable_sort(fields.begin(), fields.end(),
+                       [](const Field& a, const Field& b) { return a.name < b.name; });
       return DataType::Struct(std::move(fields));
     }
   }
@@ -297,25 +309,29 @@ TypePtr Merge(const TypePtr& a, const TypePtr& b) {
   TypeId x = a->id(), y = b->id();
   if (x == TypeId::kNull) return b;
   if (y == TypeId::kNull) return a;
-  if ((x == TypeId::kDouble && fn::IsNumericId(y)) || (y == TypeId::kDouble && fn::IsNumericId(x))) {
+  if ((x == TypeId::kDouble && fn::IsNumericId(y)) ||
+      (y == TypeId::kDouble && fn::IsNumericId(x))) {
     return DataType::Double();
   }
   if (fn::IsNumericId(x) && fn::IsNumericId(y)) {
     auto t = CommonType(a, b);  // bigint with decimal(20,0)
     if (t.ok()) return *t;
   }
-  if (x == TypeId::kList && y == TypeId::kList) return DataType::List(Merge(a->element_type(), b->element_type()));
+  if (x == TypeId::kList && y == TypeId::kList)
+    return DataType::List(Merge(a->element_type(), b->element_type()));
   if (x == TypeId::kStruct && y == TypeId::kStruct) {
     std::vector<Field> fields = a->fields();
     for (const Field& f : b->fields()) {
-      auto it = std::find_if(fields.begin(), fields.end(), [&](const Field& g) { return g.name == f.name; });
+      auto it = std::find_if(fields.begin(), fields.end(),
+                             [&](const Field& g) { return g.name == f.name; });
       if (it == fields.end()) {
         fields.push_back(f);
       } else {
         it->type = Merge(it->type, f.type);
       }
     }
-    std::stable_sort(fields.begin(), fields.end(), [](const Field& p, const Field& q) { return p.name < q.name; });
+    std::stable_sort(fields.begin(), fields.end(),
+                     [](const Field& p, const Field& q) { return p.name < q.name; });
     return DataType::Struct(std::move(fields));
   }
   return DataType::String();
@@ -324,7 +340,8 @@ TypePtr Merge(const TypePtr& a, const TypePtr& b) {
 // Spark's canonicalizeType: NULL → string, empty structs inside dropped.
 TypePtr Canonical(const TypePtr& t, bool top) {
   switch (t->id()) {
-    case TypeId::kNull: return DataType::String();
+    case TypeId::kNull:
+      return DataType::String();
     case TypeId::kList: {
       TypePtr e = Canonical(t->element_type(), false);
       return e ? DataType::List(e) : nullptr;
@@ -337,7 +354,8 @@ TypePtr Canonical(const TypePtr& t, bool top) {
       if (fields.empty() && !top) return nullptr;
       return DataType::Struct(std::move(fields));
     }
-    default: return t;
+    default:
+      return t;
   }
 }
 
@@ -373,7 +391,8 @@ Result<TypePtr> ParseJsonSchema(std::string_view s, const BindContext& ctx) {
     if (c != ',' || depth != 0) continue;
     std::string_view col = s.substr(from, i - from);
     from = i + 1;
-    while (!col.empty() && std::isspace(static_cast<unsigned char>(col.front()))) col.remove_prefix(1);
+    while (!col.empty() && std::isspace(static_cast<unsigned char>(col.front())))
+      col.remove_prefix(1);
     std::string name;
     size_t k = 0;
     if (!col.empty() && col[0] == '`') {
@@ -390,10 +409,12 @@ Result<TypePtr> ParseJsonSchema(std::string_view s, const BindContext& ctx) {
         name += col[k];
       }
     } else {
-      while (k < col.size() && !std::isspace(static_cast<unsigned char>(col[k])) && col[k] != ':') name += col[k++];
+      while (k < col.size() && !std::isspace(static_cast<unsigned char>(col[k])) && col[k] != ':')
+        name += col[k++];
     }
     std::string_view rest = col.substr(k);
-    while (!rest.empty() && (std::isspace(static_cast<unsigned char>(rest.front())) || rest.front() == ':')) {
+    while (!rest.empty() &&
+           (std::isspace(static_cast<unsigned char>(rest.front())) || rest.front() == ':')) {
       rest.remove_prefix(1);
     }
     if (name.empty() || rest.empty()) return direct.status();
@@ -485,7 +506,8 @@ class JsonReader {
         int64_t x;
         if (e.type() != element_type::INT64 || e.get_int64().get(x)) return false;
         int bits = t.fixed_width() * 8;
-        if (bits < 64 && (x < -(int64_t{1} << (bits - 1)) || x >= (int64_t{1} << (bits - 1)))) return false;
+        if (bits < 64 && (x < -(int64_t{1} << (bits - 1)) || x >= (int64_t{1} << (bits - 1))))
+          return false;
         if (!v) return true;
         if (bits == 8) v->Append<int8_t>(static_cast<int8_t>(x));
         if (bits == 16) v->Append<int16_t>(static_cast<int16_t>(x));
@@ -564,9 +586,11 @@ class JsonReader {
         }
         std::string_view s;
         if (e.get_string().get(s)) return false;
-        const std::optional<cal::DateTimePattern>& format = ntz ? formats_->timestamp_ntz : formats_->timestamp;
+        const std::optional<cal::DateTimePattern>& format =
+            ntz ? formats_->timestamp_ntz : formats_->timestamp;
         auto ts = format ? format->Parse(s, ntz ? nullptr : zone_)
-                        : ntz ? cal::ParseTimestampNtz(s) : cal::ParseTimestamp(s, *zone_);
+                  : ntz  ? cal::ParseTimestampNtz(s)
+                         : cal::ParseTimestamp(s, *zone_);
         if (!ts) return false;
         if (v) v->Append<int64_t>(*ts);
         return true;
@@ -615,7 +639,8 @@ class JsonReader {
         v->AppendString(scratch_);
         return true;
       }
-      default: return false;
+      default:
+        return false;
     }
   }
 
@@ -634,7 +659,8 @@ class JsonReader {
 };
 
 // Options of from_json/to_json: a constant map<string,string>.
-Result<std::vector<std::pair<std::string, std::string>>> JsonOptions(std::string_view name, const ExprPtr& e) {
+Result<std::vector<std::pair<std::string, std::string>>> JsonOptions(std::string_view name,
+                                                                     const ExprPtr& e) {
   if (e->type->id() != TypeId::kMap) return fn::UnexpectedType(name, 2, "\"MAP\"", e->type);
   SILT_ASSIGN_OR_RETURN(Value v, FoldedArg(name, e, "options"));
   std::vector<std::pair<std::string, std::string>> out;
@@ -646,9 +672,7 @@ Result<std::vector<std::pair<std::string, std::string>>> JsonOptions(std::string
   return out;
 }
 
-bool OptionIs(const std::string& a, std::string_view b) {
-  return EqualsIgnoreCase(a, b);
-}
+bool OptionIs(const std::string& a, std::string_view b) { return EqualsIgnoreCase(a, b); }
 
 // ---------------------------------------------------------------------------------------------
 // to_json
@@ -664,11 +688,21 @@ struct JsonWriter {
       return;
     }
     switch (v.id()) {
-      case TypeId::kBoolean: *out += v.data<uint8_t>()[r] ? "true" : "false"; break;
-      case TypeId::kInt8: delta::AppendInt(out, v.data<int8_t>()[r]); break;
-      case TypeId::kInt16: delta::AppendInt(out, v.data<int16_t>()[r]); break;
-      case TypeId::kInt32: delta::AppendInt(out, v.data<int32_t>()[r]); break;
-      case TypeId::kInt64: delta::AppendInt(out, v.data<int64_t>()[r]); break;
+      case TypeId::kBoolean:
+        *out += v.data<uint8_t>()[r] ? "true" : "false";
+        break;
+      case TypeId::kInt8:
+        delta::AppendInt(out, v.data<int8_t>()[r]);
+        break;
+      case TypeId::kInt16:
+        delta::AppendInt(out, v.data<int16_t>()[r]);
+        break;
+      case TypeId::kInt32:
+        delta::AppendInt(out, v.data<int32_t>()[r]);
+        break;
+      case TypeId::kInt64:
+        delta::AppendInt(out, v.data<int64_t>()[r]);
+        break;
       case TypeId::kFloat:
       case TypeId::kDouble: {
         double d = v.id() == TypeId::kFloat ? v.data<float>()[r] : v.data<double>()[r];
@@ -681,8 +715,12 @@ struct JsonWriter {
         }
         break;
       }
-      case TypeId::kDecimal: *out += FormatJavaBigDecimal(v.data<int128_t>()[r], v.type()->scale()); break;
-      case TypeId::kString: delta::AppendJacksonString(out, v.GetString(r)); break;
+      case TypeId::kDecimal:
+        *out += FormatJavaBigDecimal(v.data<int128_t>()[r], v.type()->scale());
+        break;
+      case TypeId::kString:
+        delta::AppendJacksonString(out, v.GetString(r));
+        break;
       case TypeId::kBinary: {  // Jackson's writeBinary: base64 without line breaks
         out->push_back('"');
         fn::Base64Encode(v.GetString(r), out, SIZE_MAX);
@@ -691,7 +729,8 @@ struct JsonWriter {
       }
       case TypeId::kDate: {
         std::string s;
-        date_format.Format(static_cast<int64_t>(v.data<int32_t>()[r]) * cal::kMicrosPerDay, nullptr, &s);
+        date_format.Format(static_cast<int64_t>(v.data<int32_t>()[r]) * cal::kMicrosPerDay, nullptr,
+                           &s);
         delta::AppendJacksonString(out, s);
         break;
       }
@@ -699,7 +738,8 @@ struct JsonWriter {
       case TypeId::kTimestampNtz: {
         std::string s;
         bool ntz = v.id() == TypeId::kTimestampNtz;
-        (ntz ? timestamp_ntz_format : timestamp_format).Format(v.data<int64_t>()[r], ntz ? nullptr : zone, &s);
+        (ntz ? timestamp_ntz_format : timestamp_format)
+            .Format(v.data<int64_t>()[r], ntz ? nullptr : zone, &s);
         delta::AppendJacksonString(out, s);
         break;
       }
@@ -719,8 +759,9 @@ struct JsonWriter {
         for (uint32_t j = off[r]; j < off[r + 1]; ++j) {
           if (j > off[r]) out->push_back(',');
           const Vector& keys = v.child(0);
-          delta::AppendJacksonString(out, keys.id() == TypeId::kString ? std::string(keys.GetString(j))
-                                                                       : CastToString(keys.GetValue(j)));
+          delta::AppendJacksonString(out, keys.id() == TypeId::kString
+                                              ? std::string(keys.GetString(j))
+                                              : CastToString(keys.GetValue(j)));
           out->push_back(':');
           Write(v.child(1), j, zone, out);
         }
@@ -743,7 +784,9 @@ struct JsonWriter {
         out->push_back('}');
         break;
       }
-      default: *out += "null"; break;
+      default:
+        *out += "null";
+        break;
     }
   }
 };
@@ -751,175 +794,195 @@ struct JsonWriter {
 // A string argument (JSON text, path): Spark casts only an untyped NULL (ExpectsInputTypes).
 Status StringArg(std::string_view n, Args& a, size_t i, const BindContext& c) {
   TypeId id = a[i]->type->id();
-  if (id != TypeId::kString && id != TypeId::kNull) return fn::UnexpectedType(n, i, "\"STRING\"", a[i]->type);
+  if (id != TypeId::kString && id != TypeId::kNull)
+    return fn::UnexpectedType(n, i, "\"STRING\"", a[i]->type);
   return CoerceArg(n, a, i, DataType::String(), c);
 }
 
 }  // namespace
 
 void RegisterJsonFunctions(FunctionRegistry& r) {
-  Reg(r, {"get_json_object"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
-    SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
-    SILT_RETURN_NOT_OK(StringArg(n, a, 1, c));
-    return MakeCall(std::string(n), DataType::String(), std::move(a),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                      fn::StringWriter w(out, rows);
-                      simdjson::dom::parser parser;
-                      std::string scratch;
-                      std::string last_path;
-                      std::optional<std::vector<PathStep>> path;
-                      bool have_path = false;
-                      for (size_t i = 0; i < rows; ++i) {
-                        element doc;
-                        if (AnyNull(x, i)) {
-                          w.CommitNull();
-                          continue;
-                        }
-                        std::string_view p = fn::StrAt(x[1], i);
-                        if (!have_path || p != last_path) {
-                          last_path = std::string(p);
-                          path = ParsePath(p);
-                          have_path = true;
-                        }
-                        if (!path || !ParseJsonLenient(parser, fn::StrAt(x[0], i), kControlChars, &scratch, &doc)) {
-                          w.CommitNull();
-                          continue;
-                        }
-                        JsonOut result;
-                        if (EvalPath(doc, *path, PathStyle::kRaw, &result)) {
-                          w.Append(result.text());
-                        } else {
-                          w.CommitNull();
-                        }
-                      }
-                      w.Finish();
-                      return Status::OK();
-                    });
-  });
-  Reg(r, {"json_array_length"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
-    SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
-    return MakeCall(std::string(n), DataType::Int32(), std::move(a),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                      fn::FixedWriter<int32_t> w(out, rows);
-                      simdjson::dom::parser parser;
-                      std::string scratch;
-                      for (size_t i = 0; i < rows; ++i) {
-                        element doc;
-                        simdjson::dom::array arr;
-                        if (NullAt(x[0], i) || !ParseJsonLenient(parser, fn::StrAt(x[0], i), kControlChars, &scratch, &doc) ||
-                            doc.get_array().get(arr)) {
-                          w.SetNull(i);
-                          continue;
-                        }
-                        w.Set(i, static_cast<int32_t>(arr.size()));
-                      }
-                      return Status::OK();
-                    });
-  });
+  Reg(r, {"get_json_object"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+        SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
+        SILT_RETURN_NOT_OK(StringArg(n, a, 1, c));
+        return MakeCall(std::string(n), DataType::String(), std::move(a),
+                        [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                          fn::StringWriter w(out, rows);
+                          simdjson::dom::parser parser;
+                          std::string scratch;
+                          std::string last_path;
+                          std::optional<std::vector<PathStep>> path;
+                          bool have_path = false;
+                          for (size_t i = 0; i < rows; ++i) {
+                            element doc;
+                            if (AnyNull(x, i)) {
+                              w.CommitNull();
+                              continue;
+                            }
+                            std::string_view p = fn::StrAt(x[1], i);
+                            if (!have_path || p != last_path) {
+                              last_path = std::string(p);
+                              path = ParsePath(p);
+                              have_path = true;
+                            }
+                            if (!path || !ParseJsonLenient(parser, fn::StrAt(x[0], i),
+                                                           kControlChars, &scratch, &doc)) {
+                              w.CommitNull();
+                              continue;
+                            }
+                            JsonOut result;
+                            if (EvalPath(doc, *path, PathStyle::kRaw, &result)) {
+                              w.Append(result.text());
+                            } else {
+                              w.CommitNull();
+                            }
+                          }
+                          w.Finish();
+                          return Status::OK();
+                        });
+      });
+  Reg(r, {"json_array_length"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+        SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
+        return MakeCall(
+            std::string(n), DataType::Int32(), std::move(a),
+            [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+              fn::FixedWriter<int32_t> w(out, rows);
+              simdjson::dom::parser parser;
+              std::string scratch;
+              for (size_t i = 0; i < rows; ++i) {
+                element doc;
+                simdjson::dom::array arr;
+                if (NullAt(x[0], i) ||
+                    !ParseJsonLenient(parser, fn::StrAt(x[0], i), kControlChars, &scratch, &doc) ||
+                    doc.get_array().get(arr)) {
+                  w.SetNull(i);
+                  continue;
+                }
+                w.Set(i, static_cast<int32_t>(arr.size()));
+              }
+              return Status::OK();
+            });
+      });
   // json_tuple's row (the binder makes json_tuple a generator over it): a struct of the named
   // top-level fields as strings — a string unquoted, anything else as compact JSON; NULL fields
   // for a missing field, a JSON null, or text that is not a JSON object.
-  Reg(r, {"__json_tuple"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    if (a.size() < 2) {
-      return Status::InvalidArgument("The `json_tuple` requires more than one argument.",
-                                     errc::kWrongNumArgsWithoutSuggestion);
-    }
-    std::vector<Field> fields;
-    for (size_t i = 0; i < a.size(); ++i) {
-      SILT_RETURN_NOT_OK(StringArg("json_tuple", a, i, c));
-      if (i) fields.push_back({"c" + std::to_string(i - 1), DataType::String(), true, "{}"});
-    }
-    return MakeCall(std::string(n), DataType::Struct(std::move(fields)), std::move(a),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                      simdjson::dom::parser parser;
-                      std::string scratch, text;
-                      const size_t nf = x.size() - 1;
-                      std::vector<std::optional<std::string>> got(nf);
-                      for (size_t i = 0; i < rows; ++i) {
-                        std::fill(got.begin(), got.end(), std::nullopt);
-                        element doc;
-                        simdjson::dom::object obj;
-                        if (!NullAt(x[0], i) && ParseJsonLenient(parser, fn::StrAt(x[0], i), kControlChars, &scratch, &doc) &&
-                            !doc.get_object().get(obj)) {
-                          for (auto field : obj) {
-                            for (size_t k = 0; k < nf; ++k) {
-                              if (NullAt(x[k + 1], i) || fn::StrAt(x[k + 1], i) != field.key) continue;
-                              std::string_view str;
-                              if (field.value.is_null()) {
-                                got[k].reset();
-                              } else if (!field.value.get_string().get(str)) {
-                                got[k] = std::string(str);
-                              } else {
-                                text.clear();
-                                delta::AppendJsonElement(&text, field.value);
-                                got[k] = text;
-                              }
-                            }
-                          }
-                        }
-                        for (size_t k = 0; k < nf; ++k) {
-                          if (got[k]) out->child(k).AppendString(*got[k]);
-                          else out->child(k).AppendNull();
-                        }
+  Reg(r, {"__json_tuple"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        if (a.size() < 2) {
+          return Status::InvalidArgument("The `json_tuple` requires more than one argument.",
+                                         errc::kWrongNumArgsWithoutSuggestion);
+        }
+        std::vector<Field> fields;
+        for (size_t i = 0; i < a.size(); ++i) {
+          SILT_RETURN_NOT_OK(StringArg("json_tuple", a, i, c));
+          if (i) fields.push_back({"c" + std::to_string(i - 1), DataType::String(), true, "{}"});
+        }
+        return MakeCall(
+            std::string(n), DataType::Struct(std::move(fields)), std::move(a),
+            [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+              simdjson::dom::parser parser;
+              std::string scratch, text;
+              const size_t nf = x.size() - 1;
+              std::vector<std::optional<std::string>> got(nf);
+              for (size_t i = 0; i < rows; ++i) {
+                std::fill(got.begin(), got.end(), std::nullopt);
+                element doc;
+                simdjson::dom::object obj;
+                if (!NullAt(x[0], i) &&
+                    ParseJsonLenient(parser, fn::StrAt(x[0], i), kControlChars, &scratch, &doc) &&
+                    !doc.get_object().get(obj)) {
+                  for (auto field : obj) {
+                    for (size_t k = 0; k < nf; ++k) {
+                      if (NullAt(x[k + 1], i) || fn::StrAt(x[k + 1], i) != field.key) continue;
+                      std::string_view str;
+                      if (field.value.is_null()) {
+                        got[k].reset();
+                      } else if (!field.value.get_string().get(str)) {
+                        got[k] = std::string(str);
+                      } else {
+                        text.clear();
+                        delta::AppendJsonElement(&text, field.value);
+                        got[k] = text;
                       }
-                      out->SetSizeUnchecked(rows);
-                      return Status::OK();
-                    });
-  });
-  Reg(r, {"json_object_keys"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
-    SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
-    return MakeCall(std::string(n), DataType::List(DataType::String(), false), std::move(a),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                      simdjson::dom::parser parser;
-                      std::string scratch;
-                      for (size_t i = 0; i < rows; ++i) {
-                        element doc;
-                        simdjson::dom::object obj;
-                        if (NullAt(x[0], i) || !ParseJsonLenient(parser, fn::StrAt(x[0], i), kControlChars, &scratch, &doc) ||
-                            doc.get_object().get(obj)) {
-                          out->AppendNull();
-                          continue;
-                        }
-                        for (auto f : obj) out->child(0).AppendString(f.key);
-                        out->FinishListRow();
-                      }
-                      return Status::OK();
-                    });
-  });
-  Reg(r, {"schema_of_json"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
-    SILT_ASSIGN_OR_RETURN(Value v, FoldedArg(n, a[0], "json"));
-    if (v.is_null() || v.type()->id() != TypeId::kString) {
-      return fn::TypeMismatch(n, "the input json should be a foldable \"STRING\" expression and not null.");
-    }
-    simdjson::dom::parser parser;
-    element doc;
-    std::string scratch;
-    if (!ParseJsonLenient(parser, v.str(), kSingleQuotes, &scratch, &doc)) {
-      return Status::InvalidArgument("Malformed records are detected in schema inference. Parse Mode: FAILFAST.",
-                                     errc::kMalformedRecordInParsing);
-    }
-    std::string schema = TypeSql(Canonical(InferType(doc), true));
-    return MakeConstant(Value::String(std::move(schema)));
-  });
+                    }
+                  }
+                }
+                for (size_t k = 0; k < nf; ++k) {
+                  if (got[k])
+                    out->child(k).AppendString(*got[k]);
+                  else
+                    out->child(k).AppendNull();
+                }
+              }
+              out->SetSizeUnchecked(rows);
+              return Status::OK();
+            });
+      });
+  Reg(r, {"json_object_keys"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+        SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
+        return MakeCall(
+            std::string(n), DataType::List(DataType::String(), false), std::move(a),
+            [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+              simdjson::dom::parser parser;
+              std::string scratch;
+              for (size_t i = 0; i < rows; ++i) {
+                element doc;
+                simdjson::dom::object obj;
+                if (NullAt(x[0], i) ||
+                    !ParseJsonLenient(parser, fn::StrAt(x[0], i), kControlChars, &scratch, &doc) ||
+                    doc.get_object().get(obj)) {
+                  out->AppendNull();
+                  continue;
+                }
+                for (auto f : obj) out->child(0).AppendString(f.key);
+                out->FinishListRow();
+              }
+              return Status::OK();
+            });
+      });
+  Reg(r, {"schema_of_json"},
+      [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+        SILT_ASSIGN_OR_RETURN(Value v, FoldedArg(n, a[0], "json"));
+        if (v.is_null() || v.type()->id() != TypeId::kString) {
+          return fn::TypeMismatch(
+              n, "the input json should be a foldable \"STRING\" expression and not null.");
+        }
+        simdjson::dom::parser parser;
+        element doc;
+        std::string scratch;
+        if (!ParseJsonLenient(parser, v.str(), kSingleQuotes, &scratch, &doc)) {
+          return Status::InvalidArgument(
+              "Malformed records are detected in schema inference. Parse Mode: FAILFAST.",
+              errc::kMalformedRecordInParsing);
+        }
+        std::string schema = TypeSql(Canonical(InferType(doc), true));
+        return MakeConstant(Value::String(std::move(schema)));
+      });
   Reg(r, {"from_json"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 3));
     SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
     SILT_ASSIGN_OR_RETURN(Value sv, FoldedArg(n, a[1], "schema"));
     if (sv.is_null() || sv.type()->id() != TypeId::kString) {
-      return fn::TypeMismatch(n, "The input schema " + sv.ToString() + " must be a foldable \"STRING\".");
+      return fn::TypeMismatch(
+          n, "The input schema " + sv.ToString() + " must be a foldable \"STRING\".");
     }
     SILT_ASSIGN_OR_RETURN(TypePtr schema, ParseJsonSchema(sv.str(), c));
     TypeId sid = schema->id();
     if (sid != TypeId::kStruct && sid != TypeId::kList && sid != TypeId::kMap) {
-      return Status::InvalidArgument("Input schema \"" + schema->ToString() + "\" must be a struct, an array or a map.",
-                                     errc::kInvalidSchemaNonStructType);
+      return Status::InvalidArgument(
+          "Input schema \"" + schema->ToString() + "\" must be a struct, an array or a map.",
+          errc::kInvalidSchemaNonStructType);
     }
     if (sid == TypeId::kMap && schema->key_type()->id() != TypeId::kString) {
-      return fn::TypeMismatch(n, "from_json reads map keys as strings: the schema's key type must be STRING.");
+      return fn::TypeMismatch(
+          n, "from_json reads map keys as strings: the schema's key type must be STRING.");
     }
     bool failfast = false;
     auto formats = std::make_shared<JsonReader::Formats>();
@@ -945,65 +1008,72 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
       a.pop_back();
     }
     a.pop_back();  // the schema is folded into the call's type
-    return MakeCall(std::string(n), schema, std::move(a),
-                    [failfast, formats](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
-                      SILT_ASSIGN_OR_RETURN(auto zone, cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
-                      simdjson::dom::parser parser;
-                      std::string scratch;
-                      bool is_struct = out->id() == TypeId::kStruct;
-                      for (size_t i = 0; i < rows; ++i) {
-                        if (NullAt(x[0], i)) {
-                          out->AppendNull();
-                          continue;
-                        }
-                        std::string_view text = fn::StrAt(x[0], i);
-                        if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-                          out->AppendNull();  // no record at all
-                          continue;
-                        }
-                        element doc;
-                        JsonReader reader(zone.get(), formats.get());
-                        bool parsed = ParseJsonLenient(parser, text, kSingleQuotes, &scratch, &doc);
-                        if (parsed && out->id() == TypeId::kList && doc.is_object() &&
-                            out->type()->element_type()->id() == TypeId::kStruct) {
-                          // a single object read as an array of structs is an array of one
-                          reader.AppendRootStruct(&out->child(0), doc.get_object().value_unsafe());
-                          out->FinishListRow();
-                        } else if (parsed && !doc.is_null() &&
-                                   (is_struct ? doc.is_object() : out->id() == TypeId::kList ? doc.is_array()
-                                                                                              : doc.is_object())) {
-                          if (is_struct) {
-                            reader.AppendRootStruct(out, doc.get_object().value_unsafe());
-                          } else {
-                            reader.AppendRoot(out, doc);
-                          }
-                        } else {
-                          reader.malformed = true;
-                          if (is_struct) {
-                            JsonReader::AppendNullFields(out);
-                          } else {
-                            out->AppendNull();
-                          }
-                        }
-                        if (failfast && reader.malformed) {
-                          return Status::InvalidArgument(
-                              "Malformed records are detected in record parsing: [null]. Parse Mode: FAILFAST. To "
-                              "process malformed records as null result, try setting the option 'mode' as "
-                              "'PERMISSIVE'.",
-                              errc::kMalformedRecordInParsingWithoutSuggestion);
-                        }
-                      }
-                      return Status::OK();
-                    });
+    return MakeCall(
+        std::string(n), schema, std::move(a),
+        [failfast, formats](std::span<const Arg> x, size_t rows, const EvalContext& ec,
+                            Vector* out) -> Status {
+          SILT_ASSIGN_OR_RETURN(auto zone,
+                                cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
+          simdjson::dom::parser parser;
+          std::string scratch;
+          bool is_struct = out->id() == TypeId::kStruct;
+          for (size_t i = 0; i < rows; ++i) {
+            if (NullAt(x[0], i)) {
+              out->AppendNull();
+              continue;
+            }
+            std::string_view text = fn::StrAt(x[0], i);
+            if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+              out->AppendNull();  // no record at all
+              continue;
+            }
+            element doc;
+            JsonReader reader(zone.get(), formats.get());
+            bool parsed = ParseJsonLenient(parser, text, kSingleQuotes, &scratch, &doc);
+            if (parsed && out->id() == TypeId::kList && doc.is_object() &&
+                out->type()->element_type()->id() == TypeId::kStruct) {
+              // a single object read as an array of structs is an array of one
+              reader.AppendRootStruct(&out->child(0), doc.get_object().value_unsafe());
+              out->FinishListRow();
+            } else if (parsed && !doc.is_null() &&
+                       (is_struct                    ? doc.is_object()
+                        : out->id() == TypeId::kList ? doc.is_array()
+                                                     : doc.is_object())) {
+              if (is_struct) {
+                reader.AppendRootStruct(out, doc.get_object().value_unsafe());
+              } else {
+                reader.AppendRoot(out, doc);
+              }
+            } else {
+              reader.malformed = true;
+              if (is_struct) {
+                JsonReader::AppendNullFields(out);
+              } else {
+                out->AppendNull();
+              }
+            }
+            if (failfast && reader.malformed) {
+              return Status::InvalidArgument(
+                  "Malformed records are detected in record parsing: [null]. Parse Mode: FAILFAST. "
+                  "To "
+                  "process malformed records as null result, try setting the option 'mode' as "
+                  "'PERMISSIVE'.",
+                  errc::kMalformedRecordInParsingWithoutSuggestion);
+            }
+          }
+          return Status::OK();
+        });
   });
   Reg(r, {"to_json"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
     TypeId id = a[0]->type->id();
     if (id != TypeId::kStruct && id != TypeId::kList && id != TypeId::kMap) {
-      return fn::TypeMismatch(n, "Parameter 1 requires the (\"STRUCT\" or \"ARRAY\" or \"MAP\") type, however \"" +
-                                     a[0]->ToString() + "\" has the type \"" + a[0]->type->ToString() + "\".");
+      return fn::TypeMismatch(
+          n, "Parameter 1 requires the (\"STRUCT\" or \"ARRAY\" or \"MAP\") type, however \"" +
+                 a[0]->ToString() + "\" has the type \"" + a[0]->type->ToString() + "\".");
     }
-    std::string ts = "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", ts_ntz = "yyyy-MM-dd'T'HH:mm:ss.SSS", date = "yyyy-MM-dd";
+    std::string ts = "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", ts_ntz = "yyyy-MM-dd'T'HH:mm:ss.SSS",
+                date = "yyyy-MM-dd";
     auto writer = std::make_shared<JsonWriter>();
     if (a.size() == 2) {
       SILT_ASSIGN_OR_RETURN(auto opts, JsonOptions(n, a[1]));
@@ -1019,8 +1089,11 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
     SILT_ASSIGN_OR_RETURN(writer->timestamp_ntz_format, cal::DateTimePattern::Compile(ts_ntz));
     SILT_ASSIGN_OR_RETURN(writer->date_format, cal::DateTimePattern::Compile(date));
     return MakeCall(std::string(n), DataType::String(), std::move(a),
-                    [writer](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
-                      SILT_ASSIGN_OR_RETURN(auto zone, cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
+                    [writer](std::span<const Arg> x, size_t rows, const EvalContext& ec,
+                             Vector* out) -> Status {
+                      SILT_ASSIGN_OR_RETURN(
+                          auto zone,
+                          cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
                       fn::StringWriter w(out, rows);
                       for (size_t i = 0; i < rows; ++i) {
                         if (NullAt(x[0], i)) {

@@ -64,8 +64,10 @@ Result<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, uint32_t esca
 
 bool LikeMatcher::Match(std::string_view s) const {
   switch (kind_) {
-    case Kind::kExact: return s == segments_[0];
-    case Kind::kRegex: return RE2::FullMatch(s, *re_);
+    case Kind::kExact:
+      return s == segments_[0];
+    case Kind::kRegex:
+      return RE2::FullMatch(s, *re_);
     case Kind::kSegments: {
       const std::string& first = segments_.front();
       const std::string& last = segments_.back();

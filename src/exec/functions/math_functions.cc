@@ -66,14 +66,29 @@ int64_t DoubleToLong(double d) {
 template <typename F>
 void DispatchNumeric(TypeId id, F&& f) {
   switch (id) {
-    case TypeId::kInt8: f(int8_t{}); break;
-    case TypeId::kInt16: f(int16_t{}); break;
-    case TypeId::kInt32: f(int32_t{}); break;
-    case TypeId::kInt64: f(int64_t{}); break;
-    case TypeId::kFloat: f(float{}); break;
-    case TypeId::kDouble: f(double{}); break;
-    case TypeId::kDecimal: f(int128_t{}); break;
-    default: break;
+    case TypeId::kInt8:
+      f(int8_t{});
+      break;
+    case TypeId::kInt16:
+      f(int16_t{});
+      break;
+    case TypeId::kInt32:
+      f(int32_t{});
+      break;
+    case TypeId::kInt64:
+      f(int64_t{});
+      break;
+    case TypeId::kFloat:
+      f(float{});
+      break;
+    case TypeId::kDouble:
+      f(double{});
+      break;
+    case TypeId::kDecimal:
+      f(int128_t{});
+      break;
+    default:
+      break;
   }
 }
 
@@ -102,10 +117,18 @@ int128_t RoundUnscaled(int128_t u, int drop, Mode mode) {
   int sign = u < 0 ? -1 : 1;
   bool up = false;
   switch (mode) {
-    case Mode::kHalfUp: up = ar * 2 >= p; break;
-    case Mode::kHalfEven: up = ar * 2 > p || (ar * 2 == p && (q & 1)); break;
-    case Mode::kCeiling: up = sign > 0; break;
-    case Mode::kFloor: up = sign < 0; break;
+    case Mode::kHalfUp:
+      up = ar * 2 >= p;
+      break;
+    case Mode::kHalfEven:
+      up = ar * 2 > p || (ar * 2 == p && (q & 1));
+      break;
+    case Mode::kCeiling:
+      up = sign > 0;
+      break;
+    case Mode::kFloor:
+      up = sign < 0;
+      break;
   }
   return up ? q + sign : q;
 }
@@ -157,12 +180,18 @@ Result<int> ConstantScale(std::string_view name, const ExprPtr& e, bool* is_null
 
 TypePtr DecimalFor(TypeId id) {
   switch (id) {
-    case TypeId::kInt8: return DataType::Decimal(3, 0);
-    case TypeId::kInt16: return DataType::Decimal(5, 0);
-    case TypeId::kInt32: return DataType::Decimal(10, 0);
-    case TypeId::kInt64: return DataType::Decimal(20, 0);
-    case TypeId::kFloat: return DataType::Decimal(14, 7);
-    default: return DataType::Decimal(30, 15);
+    case TypeId::kInt8:
+      return DataType::Decimal(3, 0);
+    case TypeId::kInt16:
+      return DataType::Decimal(5, 0);
+    case TypeId::kInt32:
+      return DataType::Decimal(10, 0);
+    case TypeId::kInt64:
+      return DataType::Decimal(20, 0);
+    case TypeId::kFloat:
+      return DataType::Decimal(14, 7);
+    default:
+      return DataType::Decimal(30, 15);
   }
 }
 
@@ -249,7 +278,8 @@ Result<ExprPtr> BindRound(std::string_view name, Args& args, const BindContext& 
                 continue;
               }
               int128_t r = -scale >= 20 ? 0 : RoundUnscaled(v, -scale, mode) * Pow10(-scale);
-              if (ansi && (r > std::numeric_limits<T>::max() || r < std::numeric_limits<T>::min())) {
+              if (ansi &&
+                  (r > std::numeric_limits<T>::max() || r < std::numeric_limits<T>::min())) {
                 st = Overflow(std::string(name));
                 break;
               }
@@ -271,13 +301,14 @@ Result<ExprPtr> BindFloorCeil(std::string_view name, Args& args, const BindConte
   if (id == TypeId::kDecimal) {
     int p = args[0]->type->precision(), s = args[0]->type->scale();
     TypePtr t = s == 0 ? args[0]->type : DataType::Decimal(std::min(p - s + 1, 38), 0);
-    return MakeCall(std::string(name), t, std::move(args),
-                    [s, ceil](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      MapUnary<int128_t, int128_t>(a[0], rows, out, [&](int128_t u) {
-                        return RoundUnscaled(u, s, ceil ? Mode::kCeiling : Mode::kFloor);
-                      });
-                      return Status::OK();
-                    });
+    return MakeCall(
+        std::string(name), t, std::move(args),
+        [s, ceil](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+          MapUnary<int128_t, int128_t>(a[0], rows, out, [&](int128_t u) {
+            return RoundUnscaled(u, s, ceil ? Mode::kCeiling : Mode::kFloor);
+          });
+          return Status::OK();
+        });
   }
   if (IsIntegralId(id)) {
     SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::Int64(), ctx));
@@ -326,8 +357,7 @@ Result<ExprPtr> BindAbsNeg(std::string_view name, Args& args, const BindContext&
             if (overflow && ansi) {
               // Only rows that are not NULL count.
               for (size_t i = 0; i < rows; ++i) {
-                if (!NullAt(a[0], i) &&
-                    ValAt<T>(a[0], i) == std::numeric_limits<T>::min()) {
+                if (!NullAt(a[0], i) && ValAt<T>(a[0], i) == std::numeric_limits<T>::min()) {
                   st = Overflow(fname == "abs" ? "abs" : "negative");
                   break;
                 }
@@ -349,18 +379,18 @@ Result<ExprPtr> BindUnaryDouble(std::string_view name, Args& args, const BindCon
                                 DoubleFn f, std::optional<double> null_at_or_below = {}) {
   SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
   SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, Dbl(), ctx));
-  return MakeCall(std::string(name), Dbl(), std::move(args),
-                  [f, null_at_or_below](std::span<const Arg> a, size_t rows, const EvalContext&,
-                                        Vector* out) {
-                    MapUnary<double, double>(a[0], rows, out, f);
-                    if (null_at_or_below) {
-                      const double lim = *null_at_or_below;
-                      for (size_t i = 0; i < rows; ++i) {
-                        if (ValAt<double>(a[0], i) <= lim) out->SetValid(i, false);
-                      }
-                    }
-                    return Status::OK();
-                  });
+  return MakeCall(
+      std::string(name), Dbl(), std::move(args),
+      [f, null_at_or_below](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+        MapUnary<double, double>(a[0], rows, out, f);
+        if (null_at_or_below) {
+          const double lim = *null_at_or_below;
+          for (size_t i = 0; i < rows; ++i) {
+            if (ValAt<double>(a[0], i) <= lim) out->SetValid(i, false);
+          }
+        }
+        return Status::OK();
+      });
 }
 
 Result<ExprPtr> BindBinaryDouble(std::string_view name, Args& args, const BindContext& ctx,
@@ -439,69 +469,68 @@ Result<ExprPtr> BindMod(std::string_view name, Args& args, const BindContext& ct
     SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, t, ctx));
   }
   bool ansi = ctx.ansi;
-  return MakeCall(
-      std::string(name), t, std::move(args),
-      [t, ansi, pmod](std::span<const Arg> a, size_t rows, const EvalContext&,
-                      Vector* out) -> Status {
-        Status st;
-        if (t->id() == TypeId::kDecimal) {
-          int sa = a[0].vector->type()->scale(), sb = a[1].vector->type()->scale();
-          int s = t->scale();
-          FixedWriter<int128_t> w(out, rows);
-          for (size_t i = 0; i < rows; ++i) {
-            if (AnyNull(a, i)) {
-              w.SetNull(i);
-              continue;
-            }
-            int128_t x = ValAt<int128_t>(a[0], i) * Pow10(s - sa);
-            int128_t y = ValAt<int128_t>(a[1], i) * Pow10(s - sb);
-            if (y == 0) {
-              if (ansi) return DivideByZero();
-              w.SetNull(i);
-              continue;
-            }
-            int128_t r = x % y;
-            if (pmod && r < 0) r = (r + y) % y;
-            w.Set(i, r);
-          }
-          return Status::OK();
-        }
-        DispatchNumeric(t->id(), [&](auto zero) {
-          using T = decltype(zero);
-          if constexpr (!std::is_same_v<T, int128_t>) {
-            FixedWriter<T> w(out, rows);
-            for (size_t i = 0; i < rows; ++i) {
-              if (AnyNull(a, i)) {
-                w.SetNull(i);
-                continue;
-              }
-              T x = ValAt<T>(a[0], i), y = ValAt<T>(a[1], i);
-              if (y == 0) {
-                if (ansi) {
-                  st = DivideByZero();
-                  return;
-                }
-                w.SetNull(i);
-                continue;
-              }
-              T r;
-              if constexpr (std::is_floating_point_v<T>) {
-                r = std::fmod(x, y);
-                if (pmod && r < 0) r = std::fmod(r + y, y);
-              } else {
-                if (y == -1) {
-                  r = 0;  // avoids INT_MIN % -1 (Java gives 0)
-                } else {
-                  r = static_cast<T>(x % y);
-                  if (pmod && r < 0) r = static_cast<T>((r + y) % y);
-                }
-              }
-              w.Set(i, r);
-            }
-          }
-        });
-        return st;
-      });
+  return MakeCall(std::string(name), t, std::move(args),
+                  [t, ansi, pmod](std::span<const Arg> a, size_t rows, const EvalContext&,
+                                  Vector* out) -> Status {
+                    Status st;
+                    if (t->id() == TypeId::kDecimal) {
+                      int sa = a[0].vector->type()->scale(), sb = a[1].vector->type()->scale();
+                      int s = t->scale();
+                      FixedWriter<int128_t> w(out, rows);
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (AnyNull(a, i)) {
+                          w.SetNull(i);
+                          continue;
+                        }
+                        int128_t x = ValAt<int128_t>(a[0], i) * Pow10(s - sa);
+                        int128_t y = ValAt<int128_t>(a[1], i) * Pow10(s - sb);
+                        if (y == 0) {
+                          if (ansi) return DivideByZero();
+                          w.SetNull(i);
+                          continue;
+                        }
+                        int128_t r = x % y;
+                        if (pmod && r < 0) r = (r + y) % y;
+                        w.Set(i, r);
+                      }
+                      return Status::OK();
+                    }
+                    DispatchNumeric(t->id(), [&](auto zero) {
+                      using T = decltype(zero);
+                      if constexpr (!std::is_same_v<T, int128_t>) {
+                        FixedWriter<T> w(out, rows);
+                        for (size_t i = 0; i < rows; ++i) {
+                          if (AnyNull(a, i)) {
+                            w.SetNull(i);
+                            continue;
+                          }
+                          T x = ValAt<T>(a[0], i), y = ValAt<T>(a[1], i);
+                          if (y == 0) {
+                            if (ansi) {
+                              st = DivideByZero();
+                              return;
+                            }
+                            w.SetNull(i);
+                            continue;
+                          }
+                          T r;
+                          if constexpr (std::is_floating_point_v<T>) {
+                            r = std::fmod(x, y);
+                            if (pmod && r < 0) r = std::fmod(r + y, y);
+                          } else {
+                            if (y == -1) {
+                              r = 0;  // avoids INT_MIN % -1 (Java gives 0)
+                            } else {
+                              r = static_cast<T>(x % y);
+                              if (pmod && r < 0) r = static_cast<T>((r + y) % y);
+                            }
+                          }
+                          w.Set(i, r);
+                        }
+                      }
+                    });
+                    return st;
+                  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -517,17 +546,17 @@ Result<ExprPtr> BindRand(std::string_view name, Args& args, const BindContext&, 
     explicit State(int64_t s) : rng(s) {}
   };
   auto state = std::make_shared<State>(seed);
-  return MakeCall(std::string(name), Dbl(), {},
-                  [state, gaussian](std::span<const Arg>, size_t rows, const EvalContext&,
-                                    Vector* out) {
-                    FixedWriter<double> w(out, rows);
-                    std::lock_guard<std::mutex> lock(state->mu);
-                    for (size_t i = 0; i < rows; ++i) {
-                      w.Set(i, gaussian ? state->rng.NextGaussian() : state->rng.NextDouble());
-                    }
-                    return Status::OK();
-                  },
-                  /*deterministic=*/false, /*nullable=*/false);
+  return MakeCall(
+      std::string(name), Dbl(), {},
+      [state, gaussian](std::span<const Arg>, size_t rows, const EvalContext&, Vector* out) {
+        FixedWriter<double> w(out, rows);
+        std::lock_guard<std::mutex> lock(state->mu);
+        for (size_t i = 0; i < rows; ++i) {
+          w.Set(i, gaussian ? state->rng.NextGaussian() : state->rng.NextDouble());
+        }
+        return Status::OK();
+      },
+      /*deterministic=*/false, /*nullable=*/false);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -548,8 +577,8 @@ Result<std::optional<std::string>> Conv(std::string_view num, int from, int to, 
             : c >= 'A' && c <= 'Z' ? c - 'A' + 10
                                    : 99;
     if (d >= from) break;
-    unsigned __int128 n = static_cast<unsigned __int128>(v) * static_cast<unsigned>(from) +
-                          static_cast<unsigned>(d);
+    unsigned __int128 n =
+        static_cast<unsigned __int128>(v) * static_cast<unsigned>(from) + static_cast<unsigned>(d);
     if (n > std::numeric_limits<uint64_t>::max()) {
       overflow = true;
       break;
@@ -582,12 +611,10 @@ Result<std::optional<std::string>> Conv(std::string_view num, int from, int to, 
 }  // namespace
 
 void RegisterMathFunctions(FunctionRegistry& r) {
-  Reg(r, {"abs"}, [](std::string_view n, Args& a, const BindContext& c) {
-    return BindAbsNeg(n, a, c, true);
-  });
-  Reg(r, {"negative"}, [](std::string_view n, Args& a, const BindContext& c) {
-    return BindAbsNeg(n, a, c, false);
-  });
+  Reg(r, {"abs"},
+      [](std::string_view n, Args& a, const BindContext& c) { return BindAbsNeg(n, a, c, true); });
+  Reg(r, {"negative"},
+      [](std::string_view n, Args& a, const BindContext& c) { return BindAbsNeg(n, a, c, false); });
   Reg(r, {"positive"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
     SILT_RETURN_NOT_OK(NumericArg(n, a, 0, c));
@@ -614,14 +641,14 @@ void RegisterMathFunctions(FunctionRegistry& r) {
     std::optional<double> null_below;
   };
   static const Unary kUnary[] = {
-      {"sqrt", Sqrt, {}},      {"cbrt", Cbrt, {}},        {"exp", Exp, {}},
-      {"expm1", Expm1, {}},    {"ln", Ln, 0.0},           {"log10", Log10, 0.0},
-      {"log2", Log2, 0.0},     {"log1p", Log1p, -1.0},    {"sin", std::sin, {}},
-      {"cos", std::cos, {}},   {"tan", std::tan, {}},     {"asin", std::asin, {}},
-      {"acos", std::acos, {}}, {"atan", std::atan, {}},   {"sinh", std::sinh, {}},
-      {"cosh", std::cosh, {}}, {"tanh", std::tanh, {}},   {"asinh", Asinh, {}},
-      {"acosh", Acosh, {}},    {"atanh", Atanh, {}},      {"cot", Cot, {}},
-      {"sec", Sec, {}},        {"csc", Csc, {}},          {"degrees", Degrees, {}},
+      {"sqrt", Sqrt, {}},       {"cbrt", Cbrt, {}},      {"exp", Exp, {}},
+      {"expm1", Expm1, {}},     {"ln", Ln, 0.0},         {"log10", Log10, 0.0},
+      {"log2", Log2, 0.0},      {"log1p", Log1p, -1.0},  {"sin", std::sin, {}},
+      {"cos", std::cos, {}},    {"tan", std::tan, {}},   {"asin", std::asin, {}},
+      {"acos", std::acos, {}},  {"atan", std::atan, {}}, {"sinh", std::sinh, {}},
+      {"cosh", std::cosh, {}},  {"tanh", std::tanh, {}}, {"asinh", Asinh, {}},
+      {"acosh", Acosh, {}},     {"atanh", Atanh, {}},    {"cot", Cot, {}},
+      {"sec", Sec, {}},         {"csc", Csc, {}},        {"degrees", Degrees, {}},
       {"radians", Radians, {}}, {"rint", Rint, {}},
   };
   for (const Unary& u : kUnary) {
@@ -654,34 +681,32 @@ void RegisterMathFunctions(FunctionRegistry& r) {
   });
   Reg(r, {"atan2"}, [](std::string_view n, Args& a, const BindContext& c) {
     // Spark adds 0.0 to both arguments so that -0.0 behaves as 0.0.
-    return BindBinaryDouble(n, a, c, [](double y, double x) { return std::atan2(y + 0.0, x + 0.0); });
+    return BindBinaryDouble(n, a, c,
+                            [](double y, double x) { return std::atan2(y + 0.0, x + 0.0); });
   });
   Reg(r, {"hypot"}, [](std::string_view n, Args& a, const BindContext& c) {
     return BindBinaryDouble(n, a, c, [](double x, double y) { return std::hypot(x, y); });
   });
-  Reg(r, {"mod"}, [](std::string_view n, Args& a, const BindContext& c) {
-    return BindMod(n, a, c, false);
-  });
-  Reg(r, {"pmod"}, [](std::string_view n, Args& a, const BindContext& c) {
-    return BindMod(n, a, c, true);
-  });
-  Reg(r, {"rand", "random"}, [](std::string_view n, Args& a, const BindContext& c) {
-    return BindRand(n, a, c, false);
-  });
-  Reg(r, {"randn"}, [](std::string_view n, Args& a, const BindContext& c) {
-    return BindRand(n, a, c, true);
-  });
+  Reg(r, {"mod"},
+      [](std::string_view n, Args& a, const BindContext& c) { return BindMod(n, a, c, false); });
+  Reg(r, {"pmod"},
+      [](std::string_view n, Args& a, const BindContext& c) { return BindMod(n, a, c, true); });
+  Reg(r, {"rand", "random"},
+      [](std::string_view n, Args& a, const BindContext& c) { return BindRand(n, a, c, false); });
+  Reg(r, {"randn"},
+      [](std::string_view n, Args& a, const BindContext& c) { return BindRand(n, a, c, true); });
   for (auto [cname, cvalue] : {std::pair<const char*, double>{"e", M_E}, {"pi", M_PI}}) {
     double value = cvalue;
     Reg(r, {cname}, [value](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
       SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
-      return MakeCall(std::string(n), Dbl(), {},
-                      [value](std::span<const Arg>, size_t rows, const EvalContext&, Vector* out) {
-                        FixedWriter<double> w(out, rows);
-                        for (size_t i = 0; i < rows; ++i) w.Set(i, value);
-                        return Status::OK();
-                      },
-                      true, false);
+      return MakeCall(
+          std::string(n), Dbl(), {},
+          [value](std::span<const Arg>, size_t rows, const EvalContext&, Vector* out) {
+            FixedWriter<double> w(out, rows);
+            for (size_t i = 0; i < rows; ++i) w.Set(i, value);
+            return Status::OK();
+          },
+          true, false);
     });
   }
   Reg(r, {"factorial"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
@@ -703,42 +728,46 @@ void RegisterMathFunctions(FunctionRegistry& r) {
                       return Status::OK();
                     });
   });
-  Reg(r, {"width_bucket"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 4, 4));
-    for (size_t i = 0; i < 3; ++i) {
-      SILT_RETURN_NOT_OK(CoerceArg(n, a, i, Dbl(), c));
-    }
-    SILT_RETURN_NOT_OK(CoerceArg(n, a, 3, DataType::Int64(), c));
-    return MakeCall(std::string(n), DataType::Int64(), std::move(a),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                      FixedWriter<int64_t> w(out, rows);
-                      for (size_t i = 0; i < rows; ++i) {
-                        double v = ValAt<double>(x[0], i), lo = ValAt<double>(x[1], i),
-                               hi = ValAt<double>(x[2], i);
-                        int64_t nb = ValAt<int64_t>(x[3], i);
-                        if (AnyNull(x, i) || nb <= 0 || nb == std::numeric_limits<int64_t>::max() ||
-                            std::isnan(v) || lo == hi || !std::isfinite(lo) || !std::isfinite(hi)) {
-                          w.SetNull(i);
-                          continue;
-                        }
-                        double lower = std::min(lo, hi), upper = std::max(lo, hi);
-                        int64_t b;
-                        if (lo < hi) {
-                          b = v < lower    ? 0
-                              : v >= upper ? nb + 1
-                                           : DoubleToLong(static_cast<double>(nb) * (v - lower) /
-                                                          (upper - lower)) + 1;
-                        } else {
-                          b = v > upper     ? 0
-                              : v <= lower ? nb + 1
-                                           : DoubleToLong(static_cast<double>(nb) * (upper - v) /
-                                                          (upper - lower)) + 1;
-                        }
-                        w.Set(i, b);
-                      }
-                      return Status::OK();
-                    });
-  });
+  Reg(r, {"width_bucket"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 4, 4));
+        for (size_t i = 0; i < 3; ++i) {
+          SILT_RETURN_NOT_OK(CoerceArg(n, a, i, Dbl(), c));
+        }
+        SILT_RETURN_NOT_OK(CoerceArg(n, a, 3, DataType::Int64(), c));
+        return MakeCall(
+            std::string(n), DataType::Int64(), std::move(a),
+            [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+              FixedWriter<int64_t> w(out, rows);
+              for (size_t i = 0; i < rows; ++i) {
+                double v = ValAt<double>(x[0], i), lo = ValAt<double>(x[1], i),
+                       hi = ValAt<double>(x[2], i);
+                int64_t nb = ValAt<int64_t>(x[3], i);
+                if (AnyNull(x, i) || nb <= 0 || nb == std::numeric_limits<int64_t>::max() ||
+                    std::isnan(v) || lo == hi || !std::isfinite(lo) || !std::isfinite(hi)) {
+                  w.SetNull(i);
+                  continue;
+                }
+                double lower = std::min(lo, hi), upper = std::max(lo, hi);
+                int64_t b;
+                if (lo < hi) {
+                  b = v < lower ? 0
+                      : v >= upper
+                          ? nb + 1
+                          : DoubleToLong(static_cast<double>(nb) * (v - lower) / (upper - lower)) +
+                                1;
+                } else {
+                  b = v > upper ? 0
+                      : v <= lower
+                          ? nb + 1
+                          : DoubleToLong(static_cast<double>(nb) * (upper - v) / (upper - lower)) +
+                                1;
+                }
+                w.Set(i, b);
+              }
+              return Status::OK();
+            });
+      });
   Reg(r, {"bin"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
     SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, DataType::Int64(), c));
@@ -778,8 +807,9 @@ void RegisterMathFunctions(FunctionRegistry& r) {
                           w.CommitNull();
                           continue;
                         }
-                        SILT_ASSIGN_OR_RETURN(auto s, Conv(fn::StrAt(x[0], i), ValAt<int32_t>(x[1], i),
-                                                           ValAt<int32_t>(x[2], i), ansi));
+                        SILT_ASSIGN_OR_RETURN(auto s,
+                                              Conv(fn::StrAt(x[0], i), ValAt<int32_t>(x[1], i),
+                                                   ValAt<int32_t>(x[2], i), ansi));
                         if (s) {
                           w.Append(*s);
                         } else {
@@ -793,83 +823,106 @@ void RegisterMathFunctions(FunctionRegistry& r) {
   // Bitwise a & b, a | b, a ^ b and ~a over integral types (the wider of the two).
   auto integral_kernel = [](TypeId id, auto&& run) {
     switch (id) {
-      case TypeId::kInt8: run(int8_t{}); break;
-      case TypeId::kInt16: run(int16_t{}); break;
-      case TypeId::kInt32: run(int32_t{}); break;
-      default: run(int64_t{}); break;
+      case TypeId::kInt8:
+        run(int8_t{});
+        break;
+      case TypeId::kInt16:
+        run(int16_t{});
+        break;
+      case TypeId::kInt32:
+        run(int32_t{});
+        break;
+      default:
+        run(int64_t{});
+        break;
     }
   };
   for (const char* name : {"&", "|", "^"}) {
     char op = name[0];
-    Reg(r, {name}, [op, integral_kernel](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-      SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
-      for (size_t i = 0; i < 2; ++i) {
-        if (!IsIntegralId(a[i]->type->id()) && a[i]->type->id() != TypeId::kNull) {
-          return fn::UnexpectedType(n, i, "\"INTEGRAL\"", a[i]->type);
-        }
-      }
-      static const TypeId kOrder[] = {TypeId::kInt8, TypeId::kInt16, TypeId::kInt32, TypeId::kInt64};
-      auto rank = [](TypeId id) { return static_cast<int>(std::find(std::begin(kOrder), std::end(kOrder), id) - std::begin(kOrder)); };
-      TypeId wide = kOrder[std::min(3, std::max(rank(a[0]->type->id()) % 4, rank(a[1]->type->id()) % 4))];
-      TypePtr t = wide == TypeId::kInt8 ? DataType::Int8() : wide == TypeId::kInt16 ? DataType::Int16()
-                  : wide == TypeId::kInt32 ? DataType::Int32() : DataType::Int64();
-      SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, t, c));
-      SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, t, c));
-      return MakeCall(std::string(n), t, std::move(a),
-                      [op, wide, integral_kernel](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                        integral_kernel(wide, [&](auto zero) {
-                          using T = decltype(zero);
-                          MapBinary<T, T, T>(x[0], x[1], rows, out, [op](T l, T r) {
-                            return static_cast<T>(op == '&' ? (l & r) : op == '|' ? (l | r) : (l ^ r));
-                          });
-                        });
-                        return Status::OK();
-                      });
-    });
+    Reg(r, {name},
+        [op, integral_kernel](std::string_view n, Args& a,
+                              const BindContext& c) -> Result<ExprPtr> {
+          SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+          for (size_t i = 0; i < 2; ++i) {
+            if (!IsIntegralId(a[i]->type->id()) && a[i]->type->id() != TypeId::kNull) {
+              return fn::UnexpectedType(n, i, "\"INTEGRAL\"", a[i]->type);
+            }
+          }
+          static const TypeId kOrder[] = {TypeId::kInt8, TypeId::kInt16, TypeId::kInt32,
+                                          TypeId::kInt64};
+          auto rank = [](TypeId id) {
+            return static_cast<int>(std::find(std::begin(kOrder), std::end(kOrder), id) -
+                                    std::begin(kOrder));
+          };
+          TypeId wide =
+              kOrder[std::min(3, std::max(rank(a[0]->type->id()) % 4, rank(a[1]->type->id()) % 4))];
+          TypePtr t = wide == TypeId::kInt8    ? DataType::Int8()
+                      : wide == TypeId::kInt16 ? DataType::Int16()
+                      : wide == TypeId::kInt32 ? DataType::Int32()
+                                               : DataType::Int64();
+          SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, t, c));
+          SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, t, c));
+          return MakeCall(
+              std::string(n), t, std::move(a),
+              [op, wide, integral_kernel](std::span<const Arg> x, size_t rows, const EvalContext&,
+                                          Vector* out) {
+                integral_kernel(wide, [&](auto zero) {
+                  using T = decltype(zero);
+                  MapBinary<T, T, T>(x[0], x[1], rows, out, [op](T l, T r) {
+                    return static_cast<T>(op == '&' ? (l & r) : op == '|' ? (l | r) : (l ^ r));
+                  });
+                });
+                return Status::OK();
+              });
+        });
   }
-  Reg(r, {"~"}, [integral_kernel](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
-    TypeId id = a[0]->type->id();
-    if (!IsIntegralId(id)) return fn::UnexpectedType(n, 0, "\"INTEGRAL\"", a[0]->type);
-    TypePtr t = a[0]->type;
-    return MakeCall(std::string(n), t, std::move(a),
-                    [id, integral_kernel](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                      integral_kernel(id, [&](auto zero) {
-                        using T = decltype(zero);
-                        MapUnary<T, T>(x[0], rows, out, [](T v) { return static_cast<T>(~v); });
-                      });
-                      return Status::OK();
-                    });
-  });
+  Reg(r, {"~"},
+      [integral_kernel](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+        TypeId id = a[0]->type->id();
+        if (!IsIntegralId(id)) return fn::UnexpectedType(n, 0, "\"INTEGRAL\"", a[0]->type);
+        TypePtr t = a[0]->type;
+        return MakeCall(std::string(n), t, std::move(a),
+                        [id, integral_kernel](std::span<const Arg> x, size_t rows,
+                                              const EvalContext&, Vector* out) {
+                          integral_kernel(id, [&](auto zero) {
+                            using T = decltype(zero);
+                            MapUnary<T, T>(x[0], rows, out, [](T v) { return static_cast<T>(~v); });
+                          });
+                          return Status::OK();
+                        });
+      });
   for (int kind = 0; kind < 3; ++kind) {
     static const char* kNames[] = {"shiftleft", "shiftright", "shiftrightunsigned"};
-    Reg(r, {kNames[kind]}, [kind](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-      SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
-      TypeId id = a[0]->type->id();
-      TypePtr t = id == TypeId::kInt64 ? DataType::Int64() : DataType::Int32();
-      SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, t, c));
-      SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::Int32(), c));
-      return MakeCall(std::string(n), t, std::move(a),
-                      [kind, t](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                        auto run = [&](auto zero) {
-                          using T = decltype(zero);
-                          using U = std::make_unsigned_t<T>;
-                          constexpr int kMask = sizeof(T) * 8 - 1;
-                          MapBinary<T, T, int32_t>(x[0], x[1], rows, out, [&](T v, int32_t s) {
-                            int sh = s & kMask;
-                            if (kind == 0) return static_cast<T>(static_cast<U>(v) << sh);
-                            if (kind == 1) return static_cast<T>(v >> sh);
-                            return static_cast<T>(static_cast<U>(v) >> sh);
-                          });
-                        };
-                        if (t->id() == TypeId::kInt64) {
-                          run(int64_t{});
-                        } else {
-                          run(int32_t{});
-                        }
-                        return Status::OK();
-                      });
-    });
+    Reg(r, {kNames[kind]},
+        [kind](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+          SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+          TypeId id = a[0]->type->id();
+          TypePtr t = id == TypeId::kInt64 ? DataType::Int64() : DataType::Int32();
+          SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, t, c));
+          SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::Int32(), c));
+          return MakeCall(
+              std::string(n), t, std::move(a),
+              [kind, t](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                auto run = [&](auto zero) {
+                  using T = decltype(zero);
+                  using U = std::make_unsigned_t<T>;
+                  constexpr int kMask = sizeof(T) * 8 - 1;
+                  MapBinary<T, T, int32_t>(x[0], x[1], rows, out, [&](T v, int32_t s) {
+                    int sh = s & kMask;
+                    if (kind == 0) return static_cast<T>(static_cast<U>(v) << sh);
+                    if (kind == 1) return static_cast<T>(v >> sh);
+                    return static_cast<T>(static_cast<U>(v) >> sh);
+                  });
+                };
+                if (t->id() == TypeId::kInt64) {
+                  run(int64_t{});
+                } else {
+                  run(int32_t{});
+                }
+                return Status::OK();
+              });
+        });
   }
 }
 

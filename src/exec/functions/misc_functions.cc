@@ -23,15 +23,21 @@ namespace fn {
 int CompareCells(const Vector& a, size_t i, const Vector& b, size_t j) {
   auto cmp = [](auto x, auto y) { return x < y ? -1 : (x > y ? 1 : 0); };
   switch (a.id()) {
-    case TypeId::kBoolean: return cmp(a.data<uint8_t>()[i], b.data<uint8_t>()[j]);
-    case TypeId::kInt8: return cmp(a.data<int8_t>()[i], b.data<int8_t>()[j]);
-    case TypeId::kInt16: return cmp(a.data<int16_t>()[i], b.data<int16_t>()[j]);
+    case TypeId::kBoolean:
+      return cmp(a.data<uint8_t>()[i], b.data<uint8_t>()[j]);
+    case TypeId::kInt8:
+      return cmp(a.data<int8_t>()[i], b.data<int8_t>()[j]);
+    case TypeId::kInt16:
+      return cmp(a.data<int16_t>()[i], b.data<int16_t>()[j]);
     case TypeId::kInt32:
-    case TypeId::kDate: return cmp(a.data<int32_t>()[i], b.data<int32_t>()[j]);
+    case TypeId::kDate:
+      return cmp(a.data<int32_t>()[i], b.data<int32_t>()[j]);
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return cmp(a.data<int64_t>()[i], b.data<int64_t>()[j]);
-    case TypeId::kDecimal: return cmp(a.data<int128_t>()[i], b.data<int128_t>()[j]);
+    case TypeId::kTimestampNtz:
+      return cmp(a.data<int64_t>()[i], b.data<int64_t>()[j]);
+    case TypeId::kDecimal:
+      return cmp(a.data<int128_t>()[i], b.data<int128_t>()[j]);
     case TypeId::kFloat:
     case TypeId::kDouble: {
       double x = a.id() == TypeId::kFloat ? a.data<float>()[i] : a.data<double>()[i];
@@ -207,14 +213,19 @@ template <typename Hs>
 typename Hs::H HashCell(const Vector& v, size_t r, typename Hs::H seed) {
   if (v.id() == TypeId::kNull || v.IsNull(r)) return seed;
   switch (v.id()) {
-    case TypeId::kBoolean: return Hs::Int(v.data<uint8_t>()[r] ? 1 : 0, seed);
-    case TypeId::kInt8: return Hs::Int(v.data<int8_t>()[r], seed);
-    case TypeId::kInt16: return Hs::Int(v.data<int16_t>()[r], seed);
+    case TypeId::kBoolean:
+      return Hs::Int(v.data<uint8_t>()[r] ? 1 : 0, seed);
+    case TypeId::kInt8:
+      return Hs::Int(v.data<int8_t>()[r], seed);
+    case TypeId::kInt16:
+      return Hs::Int(v.data<int16_t>()[r], seed);
     case TypeId::kInt32:
-    case TypeId::kDate: return Hs::Int(v.data<int32_t>()[r], seed);
+    case TypeId::kDate:
+      return Hs::Int(v.data<int32_t>()[r], seed);
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return Hs::Long(v.data<int64_t>()[r], seed);
+    case TypeId::kTimestampNtz:
+      return Hs::Long(v.data<int64_t>()[r], seed);
     case TypeId::kFloat: {
       float f = v.data<float>()[r];
       if (f == 0.0f) return Hs::Int(0, seed);
@@ -243,7 +254,8 @@ typename Hs::H HashCell(const Vector& v, size_t r, typename Hs::H seed) {
       return Hs::Bytes(BigEndianMinimal(u), seed);
     }
     case TypeId::kString:
-    case TypeId::kBinary: return Hs::Bytes(v.GetString(r), seed);
+    case TypeId::kBinary:
+      return Hs::Bytes(v.GetString(r), seed);
     case TypeId::kList: {
       const uint32_t* off = v.offsets();
       for (uint32_t j = off[r]; j < off[r + 1]; ++j) seed = HashCell<Hs>(v.child(0), j, seed);
@@ -260,7 +272,8 @@ typename Hs::H HashCell(const Vector& v, size_t r, typename Hs::H seed) {
     case TypeId::kStruct:
       for (size_t k = 0; k < v.num_children(); ++k) seed = HashCell<Hs>(v.child(k), r, seed);
       return seed;
-    default: return seed;
+    default:
+      return seed;
   }
 }
 
@@ -348,42 +361,45 @@ Result<ExprPtr> BindElementAt(std::string_view name, Args& args, const BindConte
                       return Status::OK();
                     });
   }
-  if (id != TypeId::kList) return fn::UnexpectedType(name, 0, "(\"ARRAY\" or \"MAP\")", args[0]->type);
+  if (id != TypeId::kList)
+    return fn::UnexpectedType(name, 0, "(\"ARRAY\" or \"MAP\")", args[0]->type);
   SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, DataType::Int32(), ctx));
   TypePtr et = args[0]->type->element_type();
-  return MakeCall(std::string(name), et, std::move(args),
-                  [ansi](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
-                    const Vector& arr = *a[0].vector;
-                    for (size_t i = 0; i < rows; ++i) {
-                      if (AnyNull(a, i)) {
-                        out->AppendNull();
-                        continue;
-                      }
-                      size_t r = a[0].index(i);
-                      int64_t n = arr.offsets()[r + 1] - arr.offsets()[r];
-                      int32_t k = ValAt<int32_t>(a[1], i);
-                      if (k == 0) {
-                        return Status::InvalidArgument(
-                            "The index 0 is invalid. An index shall be either < 0 or > 0 (the first "
-                            "element has index 1).",
-                            errc::kInvalidIndexOfZero);
-                      }
-                      int64_t pos = k > 0 ? k - 1 : n + k;
-                      if (pos < 0 || pos >= n) {
-                        if (ansi) {
-                          return Status::InvalidArgument(
-                              "The index " + std::to_string(k) + " is out of bounds. The array has " +
-                                  std::to_string(n) + " elements. Use `try_element_at` to tolerate "
-                                  "accessing element at invalid index and return NULL instead.",
-                              errc::kInvalidArrayIndexInElementAt);
-                        }
-                        out->AppendNull();
-                        continue;
-                      }
-                      out->AppendRange(arr.child(0), arr.offsets()[r] + static_cast<size_t>(pos), 1);
-                    }
-                    return Status::OK();
-                  });
+  return MakeCall(
+      std::string(name), et, std::move(args),
+      [ansi](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
+        const Vector& arr = *a[0].vector;
+        for (size_t i = 0; i < rows; ++i) {
+          if (AnyNull(a, i)) {
+            out->AppendNull();
+            continue;
+          }
+          size_t r = a[0].index(i);
+          int64_t n = arr.offsets()[r + 1] - arr.offsets()[r];
+          int32_t k = ValAt<int32_t>(a[1], i);
+          if (k == 0) {
+            return Status::InvalidArgument(
+                "The index 0 is invalid. An index shall be either < 0 or > 0 (the first "
+                "element has index 1).",
+                errc::kInvalidIndexOfZero);
+          }
+          int64_t pos = k > 0 ? k - 1 : n + k;
+          if (pos < 0 || pos >= n) {
+            if (ansi) {
+              return Status::InvalidArgument(
+                  "The index " + std::to_string(k) + " is out of bounds. The array has " +
+                      std::to_string(n) +
+                      " elements. Use `try_element_at` to tolerate "
+                      "accessing element at invalid index and return NULL instead.",
+                  errc::kInvalidArrayIndexInElementAt);
+            }
+            out->AppendNull();
+            continue;
+          }
+          out->AppendRange(arr.child(0), arr.offsets()[r] + static_cast<size_t>(pos), 1);
+        }
+        return Status::OK();
+      });
 }
 
 }  // namespace
@@ -391,13 +407,13 @@ Result<ExprPtr> BindElementAt(std::string_view name, Args& args, const BindConte
 void RegisterMiscFunctions(FunctionRegistry& r) {
   Reg(r, {"hash"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, SIZE_MAX));
-    return MakeCall(std::string(n), DataType::Int32(), std::move(a), HashKernel<Murmur3, int32_t>(42),
-                    true, false);
+    return MakeCall(std::string(n), DataType::Int32(), std::move(a),
+                    HashKernel<Murmur3, int32_t>(42), true, false);
   });
   Reg(r, {"xxhash64"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, SIZE_MAX));
-    return MakeCall(std::string(n), DataType::Int64(), std::move(a), HashKernel<XxHash64, int64_t>(42),
-                    true, false);
+    return MakeCall(std::string(n), DataType::Int64(), std::move(a),
+                    HashKernel<XxHash64, int64_t>(42), true, false);
   });
   Reg(r, {"typeof"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
@@ -410,32 +426,37 @@ void RegisterMiscFunctions(FunctionRegistry& r) {
     return MakeCall(std::string(n), DataType::String(), {},
                     ConstantStringKernel(std::string("3.5.0 silt-") + SILT_VERSION), true, false);
   });
-  Reg(r, {"input_file_name"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
-    return MakeCall(std::string(n), DataType::String(), {}, ConstantStringKernel(""), false, false);
-  });
-  Reg(r, {"spark_partition_id"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
-    return MakeCall(std::string(n), DataType::Int32(), {},
-                    [](std::span<const Arg>, size_t rows, const EvalContext&, Vector* out) {
-                      FixedWriter<int32_t> w(out, rows);
-                      for (size_t i = 0; i < rows; ++i) w.Set(i, 0);
-                      return Status::OK();
-                    },
-                    false, false);
-  });
+  Reg(r, {"input_file_name"},
+      [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
+        return MakeCall(std::string(n), DataType::String(), {}, ConstantStringKernel(""), false,
+                        false);
+      });
+  Reg(r, {"spark_partition_id"},
+      [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
+        return MakeCall(
+            std::string(n), DataType::Int32(), {},
+            [](std::span<const Arg>, size_t rows, const EvalContext&, Vector* out) {
+              FixedWriter<int32_t> w(out, rows);
+              for (size_t i = 0; i < rows; ++i) w.Set(i, 0);
+              return Status::OK();
+            },
+            false, false);
+      });
   Reg(r, {"raise_error"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
     SILT_RETURN_NOT_OK(CoerceArg(n, a, 0, DataType::String(), c));
-    return MakeCall(std::string(n), DataType::Null(), std::move(a),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
-                      if (rows > 0) {
-                        return UserError(NullAt(x[0], 0) ? "null" : std::string(fn::StrAt(x[0], 0)));
-                      }
-                      out->Resize(0);
-                      return Status::OK();
-                    },
-                    false);
+    return MakeCall(
+        std::string(n), DataType::Null(), std::move(a),
+        [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+          if (rows > 0) {
+            return UserError(NullAt(x[0], 0) ? "null" : std::string(fn::StrAt(x[0], 0)));
+          }
+          out->Resize(0);
+          return Status::OK();
+        },
+        false);
   });
   Reg(r, {"assert_true"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
@@ -444,154 +465,170 @@ void RegisterMiscFunctions(FunctionRegistry& r) {
     if (a.size() == 2) {
       SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::String(), c));
     }
-    return MakeCall(std::string(n), DataType::Null(), std::move(a),
-                    [what](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
-                      for (size_t i = 0; i < rows; ++i) {
-                        if (NullAt(x[0], i) || !ValAt<uint8_t>(x[0], i)) {
-                          if (x.size() == 2) {
-                            return UserError(NullAt(x[1], i) ? "null" : std::string(fn::StrAt(x[1], i)));
-                          }
-                          return UserError("'" + what + "' is not true!");
-                        }
-                      }
-                      out->Resize(rows);
-                      return Status::OK();
-                    },
-                    false);
+    return MakeCall(
+        std::string(n), DataType::Null(), std::move(a),
+        [what](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+          for (size_t i = 0; i < rows; ++i) {
+            if (NullAt(x[0], i) || !ValAt<uint8_t>(x[0], i)) {
+              if (x.size() == 2) {
+                return UserError(NullAt(x[1], i) ? "null" : std::string(fn::StrAt(x[1], i)));
+              }
+              return UserError("'" + what + "' is not true!");
+            }
+          }
+          out->Resize(rows);
+          return Status::OK();
+        },
+        false);
   });
   Reg(r, {"array"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     TypePtr et;
     SILT_RETURN_NOT_OK(ElementType(n, a, 0, 1, c, &et));
-    bool contains_null = std::any_of(a.begin(), a.end(), [](const ExprPtr& e) { return e->nullable; });
-    return MakeCall(std::string(n), DataType::List(et, contains_null), std::move(a),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
-                      Vector& el = out->child(0);
-                      for (size_t i = 0; i < rows; ++i) {
-                        for (const Arg& e : x) {
-                          SILT_RETURN_NOT_OK(AppendCell(&el, e, i));
-                        }
-                        out->FinishListRow();
-                      }
-                      return Status::OK();
-                    },
-                    true, false);
+    bool contains_null =
+        std::any_of(a.begin(), a.end(), [](const ExprPtr& e) { return e->nullable; });
+    return MakeCall(
+        std::string(n), DataType::List(et, contains_null), std::move(a),
+        [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+          Vector& el = out->child(0);
+          for (size_t i = 0; i < rows; ++i) {
+            for (const Arg& e : x) {
+              SILT_RETURN_NOT_OK(AppendCell(&el, e, i));
+            }
+            out->FinishListRow();
+          }
+          return Status::OK();
+        },
+        true, false);
   });
-  Reg(r, {"size", "cardinality"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
-    TypeId id = a[0]->type->id();
-    if (id != TypeId::kList && id != TypeId::kMap && id != TypeId::kNull) {
-      return fn::UnexpectedType(n, 0, "(\"ARRAY\" or \"MAP\")", a[0]->type);
-    }
-    bool null_is_minus_one = !c.ansi;  // spark.sql.legacy.sizeOfNull && !ansi
-    return MakeCall(std::string(n), DataType::Int32(), std::move(a),
-                    [null_is_minus_one](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                      FixedWriter<int32_t> w(out, rows);
-                      const Vector& v = *x[0].vector;
-                      for (size_t i = 0; i < rows; ++i) {
-                        size_t r = x[0].index(i);
-                        if (v.id() == TypeId::kNull || v.IsNull(r)) {
-                          if (null_is_minus_one) {
-                            w.Set(i, -1);
-                          } else {
-                            w.SetNull(i);
+  Reg(r, {"size", "cardinality"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+        TypeId id = a[0]->type->id();
+        if (id != TypeId::kList && id != TypeId::kMap && id != TypeId::kNull) {
+          return fn::UnexpectedType(n, 0, "(\"ARRAY\" or \"MAP\")", a[0]->type);
+        }
+        bool null_is_minus_one = !c.ansi;  // spark.sql.legacy.sizeOfNull && !ansi
+        return MakeCall(std::string(n), DataType::Int32(), std::move(a),
+                        [null_is_minus_one](std::span<const Arg> x, size_t rows, const EvalContext&,
+                                            Vector* out) {
+                          FixedWriter<int32_t> w(out, rows);
+                          const Vector& v = *x[0].vector;
+                          for (size_t i = 0; i < rows; ++i) {
+                            size_t r = x[0].index(i);
+                            if (v.id() == TypeId::kNull || v.IsNull(r)) {
+                              if (null_is_minus_one) {
+                                w.Set(i, -1);
+                              } else {
+                                w.SetNull(i);
+                              }
+                              continue;
+                            }
+                            w.Set(i, static_cast<int32_t>(v.offsets()[r + 1] - v.offsets()[r]));
                           }
-                          continue;
-                        }
-                        w.Set(i, static_cast<int32_t>(v.offsets()[r + 1] - v.offsets()[r]));
-                      }
-                      return Status::OK();
-                    });
-  });
-  Reg(r, {"array_contains"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
-    if (a[0]->type->id() != TypeId::kList) return fn::UnexpectedType(n, 0, "\"ARRAY\"", a[0]->type);
-    SILT_ASSIGN_OR_RETURN(TypePtr t, CommonType(a[0]->type->element_type(), a[1]->type));
-    if (!t->Equals(*a[0]->type->element_type())) {
-      SILT_ASSIGN_OR_RETURN(a[0], CoerceTo(a[0], DataType::List(t, a[0]->type->contains_null()), c));
-    }
-    SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, t, c));
-    return MakeCall(std::string(n), DataType::Boolean(), std::move(a),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                      FixedWriter<uint8_t> w(out, rows);
-                      const Vector& arr = *x[0].vector;
-                      for (size_t i = 0; i < rows; ++i) {
-                        if (AnyNull(x, i)) {
-                          w.SetNull(i);
-                          continue;
-                        }
-                        size_t r = x[0].index(i);
-                        bool found = false, saw_null = false;
-                        for (uint32_t j = arr.offsets()[r]; j < arr.offsets()[r + 1] && !found; ++j) {
-                          if (arr.child(0).IsNull(j)) {
-                            saw_null = true;
-                          } else if (CompareCells(arr.child(0), j, *x[1].vector, x[1].index(i)) == 0) {
-                            found = true;
-                          }
-                        }
-                        if (found) {
-                          w.Set(i, 1);
-                        } else if (saw_null) {
-                          w.SetNull(i);
-                        } else {
-                          w.Set(i, 0);
-                        }
-                      }
-                      return Status::OK();
-                    });
-  });
+                          return Status::OK();
+                        });
+      });
+  Reg(r, {"array_contains"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+        if (a[0]->type->id() != TypeId::kList)
+          return fn::UnexpectedType(n, 0, "\"ARRAY\"", a[0]->type);
+        SILT_ASSIGN_OR_RETURN(TypePtr t, CommonType(a[0]->type->element_type(), a[1]->type));
+        if (!t->Equals(*a[0]->type->element_type())) {
+          SILT_ASSIGN_OR_RETURN(a[0],
+                                CoerceTo(a[0], DataType::List(t, a[0]->type->contains_null()), c));
+        }
+        SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, t, c));
+        return MakeCall(
+            std::string(n), DataType::Boolean(), std::move(a),
+            [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+              FixedWriter<uint8_t> w(out, rows);
+              const Vector& arr = *x[0].vector;
+              for (size_t i = 0; i < rows; ++i) {
+                if (AnyNull(x, i)) {
+                  w.SetNull(i);
+                  continue;
+                }
+                size_t r = x[0].index(i);
+                bool found = false, saw_null = false;
+                for (uint32_t j = arr.offsets()[r]; j < arr.offsets()[r + 1] && !found; ++j) {
+                  if (arr.child(0).IsNull(j)) {
+                    saw_null = true;
+                  } else if (CompareCells(arr.child(0), j, *x[1].vector, x[1].index(i)) == 0) {
+                    found = true;
+                  }
+                }
+                if (found) {
+                  w.Set(i, 1);
+                } else if (saw_null) {
+                  w.SetNull(i);
+                } else {
+                  w.Set(i, 0);
+                }
+              }
+              return Status::OK();
+            });
+      });
   Reg(r, {"element_at"}, [](std::string_view n, Args& a, const BindContext& c) {
     return BindElementAt(n, a, c, false);
   });
   Reg(r, {"try_element_at"}, [](std::string_view n, Args& a, const BindContext& c) {
     return BindElementAt(n, a, c, true);
   });
-  Reg(r, {"named_struct", "struct"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
-    bool named = n == "named_struct";
-    std::vector<Field> fields;
-    Args values;
-    if (named) {
-      if (a.empty() || a.size() % 2 != 0) {
-        return Status::InvalidArgument("named_struct expects an even number of arguments (name, value, ...), got " +
-                                           std::to_string(a.size()) + ".",
-                                       errc::kWrongNumArgs);
-      }
-      for (size_t i = 0; i < a.size(); i += 2) {
-        const Value* name = ConstantOf(a[i]);
-        if (!name || name->is_null() || name->type()->id() != TypeId::kString) {
-          return TypeMismatch(n, "Only foldable non-null STRING inputs are allowed as field names, got argument " +
-                                     std::to_string(i + 1) + ".");
+  Reg(r, {"named_struct", "struct"},
+      [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+        bool named = n == "named_struct";
+        std::vector<Field> fields;
+        Args values;
+        if (named) {
+          if (a.empty() || a.size() % 2 != 0) {
+            return Status::InvalidArgument(
+                "named_struct expects an even number of arguments (name, value, ...), got " +
+                    std::to_string(a.size()) + ".",
+                errc::kWrongNumArgs);
+          }
+          for (size_t i = 0; i < a.size(); i += 2) {
+            const Value* name = ConstantOf(a[i]);
+            if (!name || name->is_null() || name->type()->id() != TypeId::kString) {
+              return TypeMismatch(
+                  n,
+                  "Only foldable non-null STRING inputs are allowed as field names, got argument " +
+                      std::to_string(i + 1) + ".");
+            }
+            fields.push_back(Field{name->str(), a[i + 1]->type, a[i + 1]->nullable, "{}"});
+            values.push_back(a[i + 1]);
+          }
+        } else {
+          for (size_t i = 0; i < a.size(); ++i) {
+            std::string fname = a[i]->kind == ExprKind::kColumn && !a[i]->name.empty()
+                                    ? a[i]->name
+                                    : "col" + std::to_string(i + 1);
+            fields.push_back(Field{fname, a[i]->type, a[i]->nullable, "{}"});
+            values.push_back(a[i]);
+          }
         }
-        fields.push_back(Field{name->str(), a[i + 1]->type, a[i + 1]->nullable, "{}"});
-        values.push_back(a[i + 1]);
-      }
-    } else {
-      for (size_t i = 0; i < a.size(); ++i) {
-        std::string fname = a[i]->kind == ExprKind::kColumn && !a[i]->name.empty() ? a[i]->name
-                                                                                    : "col" + std::to_string(i + 1);
-        fields.push_back(Field{fname, a[i]->type, a[i]->nullable, "{}"});
-        values.push_back(a[i]);
-      }
-    }
-    return MakeCall(std::string(n), DataType::Struct(std::move(fields)), std::move(values),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                      for (size_t k = 0; k < x.size(); ++k) {
-                        Vector& child = out->child(k);
-                        if (x[k].constant) {
-                          for (size_t i = 0; i < rows; ++i) child.AppendRange(*x[k].vector, 0, 1);
-                        } else {
-                          child.AppendRange(*x[k].vector, 0, rows);
-                        }
-                      }
-                      out->SetSizeUnchecked(rows);
-                      return Status::OK();
-                    },
-                    true, false);
-  });
+        return MakeCall(
+            std::string(n), DataType::Struct(std::move(fields)), std::move(values),
+            [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+              for (size_t k = 0; k < x.size(); ++k) {
+                Vector& child = out->child(k);
+                if (x[k].constant) {
+                  for (size_t i = 0; i < rows; ++i) child.AppendRange(*x[k].vector, 0, 1);
+                } else {
+                  child.AppendRange(*x[k].vector, 0, rows);
+                }
+              }
+              out->SetSizeUnchecked(rows);
+              return Status::OK();
+            },
+            true, false);
+      });
   Reg(r, {"map"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     if (a.size() % 2 != 0) {
-      return Status::InvalidArgument("The `map` requires an even number of parameters but the actual number is " +
-                                         std::to_string(a.size()) + ".",
-                                     errc::kWrongNumArgs);
+      return Status::InvalidArgument(
+          "The `map` requires an even number of parameters but the actual number is " +
+              std::to_string(a.size()) + ".",
+          errc::kWrongNumArgs);
     }
     TypePtr kt, vt;
     SILT_RETURN_NOT_OK(ElementType(n, a, 0, 2, c, &kt));
@@ -599,56 +636,62 @@ void RegisterMiscFunctions(FunctionRegistry& r) {
     if (!fn::IsAtomicId(kt->id())) {
       return Status::NotImplemented("map: nested key types are not supported yet");
     }
-    return MakeCall(std::string(n), DataType::Map(kt, vt), std::move(a),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
-                      Vector& keys = out->child(0);
-                      Vector& vals = out->child(1);
-                      for (size_t i = 0; i < rows; ++i) {
-                        size_t start = keys.size();
-                        for (size_t k = 0; k + 1 < x.size(); k += 2) {
-                          if (NullAt(x[k], i)) return Status::InvalidArgument("Cannot use null as map key.", errc::kNullMapKey);
-                          for (size_t j = start; j < keys.size(); ++j) {
-                            if (CompareCells(keys, j, *x[k].vector, x[k].index(i)) == 0) {
-                              return Status::InvalidArgument(
-                                  "Duplicate map key " + x[k].vector->GetValue(x[k].index(i)).ToString() +
-                                      " was found, please check the input data. If you want to remove the duplicated "
-                                      "keys, you can set spark.sql.mapKeyDedupPolicy to LAST_WIN so that the key "
-                                      "inserted at last takes precedence.",
-                                  errc::kDuplicatedMapKey);
-                            }
-                          }
-                          SILT_RETURN_NOT_OK(AppendCell(&keys, x[k], i));
-                          SILT_RETURN_NOT_OK(AppendCell(&vals, x[k + 1], i));
-                        }
-                        out->FinishListRow();
-                      }
-                      return Status::OK();
-                    },
-                    true, false);
+    return MakeCall(
+        std::string(n), DataType::Map(kt, vt), std::move(a),
+        [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+          Vector& keys = out->child(0);
+          Vector& vals = out->child(1);
+          for (size_t i = 0; i < rows; ++i) {
+            size_t start = keys.size();
+            for (size_t k = 0; k + 1 < x.size(); k += 2) {
+              if (NullAt(x[k], i))
+                return Status::InvalidArgument("Cannot use null as map key.", errc::kNullMapKey);
+              for (size_t j = start; j < keys.size(); ++j) {
+                if (CompareCells(keys, j, *x[k].vector, x[k].index(i)) == 0) {
+                  return Status::InvalidArgument(
+                      "Duplicate map key " + x[k].vector->GetValue(x[k].index(i)).ToString() +
+                          " was found, please check the input data. If you want to remove the "
+                          "duplicated "
+                          "keys, you can set spark.sql.mapKeyDedupPolicy to LAST_WIN so that the "
+                          "key "
+                          "inserted at last takes precedence.",
+                      errc::kDuplicatedMapKey);
+                }
+              }
+              SILT_RETURN_NOT_OK(AppendCell(&keys, x[k], i));
+              SILT_RETURN_NOT_OK(AppendCell(&vals, x[k + 1], i));
+            }
+            out->FinishListRow();
+          }
+          return Status::OK();
+        },
+        true, false);
   });
   for (int values = 0; values < 2; ++values) {
     Reg(r, {values ? "map_values" : "map_keys"},
         [values](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
           SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
-          if (a[0]->type->id() != TypeId::kMap) return fn::UnexpectedType(n, 0, "\"MAP\"", a[0]->type);
+          if (a[0]->type->id() != TypeId::kMap)
+            return fn::UnexpectedType(n, 0, "\"MAP\"", a[0]->type);
           const TypePtr& mt = a[0]->type;
           TypePtr t = values ? DataType::List(mt->value_type(), mt->value_contains_null())
                              : DataType::List(mt->key_type(), false);
-          return MakeCall(std::string(n), t, std::move(a),
-                          [values](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                            const Vector& m = *x[0].vector;
-                            for (size_t i = 0; i < rows; ++i) {
-                              size_t r = x[0].index(i);
-                              if (m.IsNull(r)) {
-                                out->AppendNull();
-                                continue;
-                              }
-                              uint32_t b = m.offsets()[r], e = m.offsets()[r + 1];
-                              out->child(0).AppendRange(m.child(values ? 1 : 0), b, e - b);
-                              out->FinishListRow();
-                            }
-                            return Status::OK();
-                          });
+          return MakeCall(
+              std::string(n), t, std::move(a),
+              [values](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                const Vector& m = *x[0].vector;
+                for (size_t i = 0; i < rows; ++i) {
+                  size_t r = x[0].index(i);
+                  if (m.IsNull(r)) {
+                    out->AppendNull();
+                    continue;
+                  }
+                  uint32_t b = m.offsets()[r], e = m.offsets()[r + 1];
+                  out->child(0).AppendRange(m.child(values ? 1 : 0), b, e - b);
+                  out->FinishListRow();
+                }
+                return Status::OK();
+              });
         });
   }
   Reg(r, {"sort_array"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {

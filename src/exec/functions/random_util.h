@@ -49,7 +49,8 @@ class XorShiftRandom {
  public:
   explicit XorShiftRandom(int64_t init) {
     uint8_t bytes[8];
-    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<uint8_t>(static_cast<uint64_t>(init) >> (56 - 8 * i));
+    for (int i = 0; i < 8; ++i)
+      bytes[i] = static_cast<uint8_t>(static_cast<uint64_t>(init) >> (56 - 8 * i));
     uint32_t low = ScalaBytesHash(bytes, 8, 0x3c074a61u);
     uint32_t high = ScalaBytesHash(bytes, 8, low);
     seed_ = (static_cast<uint64_t>(high) << 32) | low;
@@ -66,8 +67,9 @@ class XorShiftRandom {
     int32_t r = Next(31);
     int32_t m = bound - 1;
     if ((bound & m) == 0) return static_cast<int32_t>((static_cast<int64_t>(bound) * r) >> 31);
-    for (int32_t u = r; static_cast<int32_t>(static_cast<uint32_t>(u) - static_cast<uint32_t>(r = u % bound) +
-                                              static_cast<uint32_t>(m)) < 0;
+    for (int32_t u = r;
+         static_cast<int32_t>(static_cast<uint32_t>(u) - static_cast<uint32_t>(r = u % bound) +
+                              static_cast<uint32_t>(m)) < 0;
          u = Next(31)) {
     }
     return r;
@@ -101,7 +103,8 @@ class XorShiftRandom {
 
 // The seed argument args[i] of rand/randn/shuffle: an integral or NULL literal (NULL = 0), or a
 // fresh random seed when absent (Spark assigns one at analysis).
-inline Result<int64_t> RandomSeedArg(std::string_view name, const std::vector<ExprPtr>& args, size_t i) {
+inline Result<int64_t> RandomSeedArg(std::string_view name, const std::vector<ExprPtr>& args,
+                                     size_t i) {
   if (args.size() <= i) {
     std::random_device rd;
     return static_cast<int64_t>((uint64_t{rd()} << 32) | rd());
@@ -109,7 +112,8 @@ inline Result<int64_t> RandomSeedArg(std::string_view name, const std::vector<Ex
   const Value* v = ConstantOf(args[i]);
   TypeId id = args[i]->type->id();
   if (!v || !(IsIntegralId(id) || id == TypeId::kNull)) {
-    return TypeMismatch(name, "Input argument to " + std::string(name) + " must be an integer, long, or null constant.");
+    return TypeMismatch(name, "Input argument to " + std::string(name) +
+                                  " must be an integer, long, or null constant.");
   }
   return v->is_null() ? int64_t{0} : v->integer();
 }

@@ -8,12 +8,12 @@
 // (?<name>...) groups, \Z.
 #pragma once
 
+#include <re2/re2.h>
+
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <re2/re2.h>
 
 #include "common/status.h"
 

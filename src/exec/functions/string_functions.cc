@@ -104,9 +104,9 @@ namespace {
 using fn::AllConstant;
 using fn::AppendCaseMapped;
 using fn::B64Value;
-using fn::CharRange;
 using fn::Base64Decode;
 using fn::Base64Encode;
+using fn::CharRange;
 using fn::CheckArity;
 using fn::CoerceArg;
 using fn::CoerceStringOrBinary;
@@ -116,8 +116,8 @@ using fn::FixedWriter;
 using fn::HexEncode;
 using fn::MakeCall;
 using fn::NullAt;
-using fn::StringWriter;
 using fn::StrAt;
+using fn::StringWriter;
 using fn::StrRows;
 using fn::TypeMismatch;
 using fn::Utf8CharLen;
@@ -197,14 +197,14 @@ uint32_t TitleCase(uint32_t cp) {
 }
 
 ScalarKernel CaseKernel(bool upper) {
-  return [upper](std::span<const Arg> args, size_t rows, const EvalContext&,
-                 Vector* out) -> Status {
-    out->bytes().reserve(args[0].vector->bytes().size());
-    return StrRows(args, rows, out, [&](size_t i, std::string& b, Status*) {
-      AppendCaseMapped(StrAt(args[0], i), upper, &b);
-      return true;
-    });
-  };
+  return
+      [upper](std::span<const Arg> args, size_t rows, const EvalContext&, Vector* out) -> Status {
+        out->bytes().reserve(args[0].vector->bytes().size());
+        return StrRows(args, rows, out, [&](size_t i, std::string& b, Status*) {
+          AppendCaseMapped(StrAt(args[0], i), upper, &b);
+          return true;
+        });
+      };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -300,21 +300,20 @@ std::string_view TrimSpaces(std::string_view s, bool left, bool right) {
   return s.substr(b, e - b);
 }
 
-
 // trim(str) / trim(trimStr, str) (and ltrim, rtrim); btrim(str[, trimStr]).
 Result<ExprPtr> BindTrim(std::string_view name, Args& args, const BindContext& ctx, bool left,
                          bool right, bool btrim) {
   SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 2));
   SILT_RETURN_NOT_OK(AllToString(name, args, ctx));
   if (args.size() == 1) {
-    return MakeCall(std::string(name), Str(), std::move(args),
-                    [left, right](std::span<const Arg> a, size_t rows, const EvalContext&,
-                                  Vector* out) {
-                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
-                        b.append(TrimSpaces(StrAt(a[0], i), left, right));
-                        return true;
-                      });
-                    });
+    return MakeCall(
+        std::string(name), Str(), std::move(args),
+        [left, right](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+          return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
+            b.append(TrimSpaces(StrAt(a[0], i), left, right));
+            return true;
+          });
+        });
   }
   size_t src = btrim ? 0 : 1, trim = 1 - src;
   std::shared_ptr<const TrimSet> fixed;
@@ -395,7 +394,8 @@ void ForEachMatch(const RE2& re, std::string_view text, size_t from, F&& f) {
   size_t pos = from;
   while (pos <= text.size()) {
     if (!re.Match(text, pos, text.size(), RE2::UNANCHORED, pieces.data(), ngroups)) break;
-    for (size_t g = 0; g < groups.size(); ++g) groups[g] = std::string_view(pieces[g].data(), pieces[g].size());
+    for (size_t g = 0; g < groups.size(); ++g)
+      groups[g] = std::string_view(pieces[g].data(), pieces[g].size());
     size_t ms = static_cast<size_t>(groups[0].data() - text.data());
     size_t me = ms + groups[0].size();
     if (!f(groups, ms, me)) break;
@@ -475,8 +475,8 @@ void AppendReplacement(const Replacement& r, const std::vector<std::string_view>
 Status GroupIndexError(std::string_view func, int count, int64_t index) {
   return Status::InvalidArgument("The value of parameter(s) `idx` in `" + std::string(func) +
                                      "` is invalid: Expects group index between 0 and " +
-                                     std::to_string(count) + ", but got " +
-                                     std::to_string(index) + ".",
+                                     std::to_string(count) + ", but got " + std::to_string(index) +
+                                     ".",
                                  errc::kInvalidParameterValueRegexGroupIndex);
 }
 
@@ -539,7 +539,6 @@ bool IsValidBase64(std::string_view s) {
   }
   return pad > 0 ? (position + pad) % 4 == 0 : position % 4 != 1;
 }
-
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -659,8 +658,10 @@ Result<ExprPtr> BindConcat(std::string_view name, Args& args, const BindContext&
       SILT_ASSIGN_OR_RETURN(common, CommonType(common, args[i]->type));
     }
     if (common->id() != TypeId::kList) {
-      return TypeMismatch(name, "input to function concat should have been string, binary or "
-                                "array, but it's [" + common->ToString() + "]");
+      return TypeMismatch(name,
+                          "input to function concat should have been string, binary or "
+                          "array, but it's [" +
+                              common->ToString() + "]");
     }
     for (size_t i = 0; i < args.size(); ++i) {
       SILT_ASSIGN_OR_RETURN(args[i], CoerceTo(args[i], common, ctx));
@@ -745,29 +746,29 @@ Result<ExprPtr> BindLength(std::string_view name, Args& args, const BindContext&
   SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
   SILT_RETURN_NOT_OK(CoerceStringOrBinary(name, args, 0, ctx));
   bool binary = args[0]->type->id() == TypeId::kBinary;
-  return MakeCall(std::string(name), Int(), std::move(args),
-                  [kind, binary](std::span<const Arg> a, size_t rows, const EvalContext&,
-                                 Vector* out) {
-                    FixedWriter<int32_t> w(out, rows);
-                    const Vector& v = *a[0].vector;
-                    const uint32_t* off = v.offsets();
-                    const char* bytes = v.bytes().data();
-                    for (size_t i = 0; i < rows; ++i) {
-                      size_t r = a[0].index(i);
-                      if (v.IsNull(r)) {
-                        w.SetNull(i);
-                        continue;
-                      }
-                      int64_t n = off[r + 1] - off[r];
-                      if (kind == 0 && !binary) {
-                        n = Utf8Length(std::string_view(bytes + off[r], static_cast<size_t>(n)));
-                      } else if (kind == 2) {
-                        n *= 8;
-                      }
-                      w.Set(i, static_cast<int32_t>(n));
-                    }
-                    return Status::OK();
-                  });
+  return MakeCall(
+      std::string(name), Int(), std::move(args),
+      [kind, binary](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+        FixedWriter<int32_t> w(out, rows);
+        const Vector& v = *a[0].vector;
+        const uint32_t* off = v.offsets();
+        const char* bytes = v.bytes().data();
+        for (size_t i = 0; i < rows; ++i) {
+          size_t r = a[0].index(i);
+          if (v.IsNull(r)) {
+            w.SetNull(i);
+            continue;
+          }
+          int64_t n = off[r + 1] - off[r];
+          if (kind == 0 && !binary) {
+            n = Utf8Length(std::string_view(bytes + off[r], static_cast<size_t>(n)));
+          } else if (kind == 2) {
+            n *= 8;
+          }
+          w.Set(i, static_cast<int32_t>(n));
+        }
+        return Status::OK();
+      });
 }
 
 Result<ExprPtr> BindSubstring(std::string_view name, Args& args, const BindContext& ctx) {
@@ -796,16 +797,16 @@ Result<ExprPtr> BindLeftRight(std::string_view name, Args& args, const BindConte
   SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, Int(), ctx));
   TypePtr t = args[0]->type;
   bool binary = t->id() == TypeId::kBinary;
-  return MakeCall(std::string(name), t, std::move(args),
-                  [binary, left](std::span<const Arg> a, size_t rows, const EvalContext&,
-                                 Vector* out) {
-                    return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
-                      int64_t n = ValAt<int32_t>(a[1], i);
-                      if (n <= 0) return true;
-                      b.append(SubstringSQL(StrAt(a[0], i), left ? 1 : -n, n, binary));
-                      return true;
-                    });
-                  });
+  return MakeCall(
+      std::string(name), t, std::move(args),
+      [binary, left](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+        return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
+          int64_t n = ValAt<int32_t>(a[1], i);
+          if (n <= 0) return true;
+          b.append(SubstringSQL(StrAt(a[0], i), left ? 1 : -n, n, binary));
+          return true;
+        });
+      });
 }
 
 void PadString(std::string_view s, int64_t len, std::string_view pad, bool left, bool binary,
@@ -835,41 +836,39 @@ Result<ExprPtr> BindPad(std::string_view name, Args& args, const BindContext& ct
   if (args.size() == 3) {
     SILT_RETURN_NOT_OK(CoerceArg(name, args, 2, t, ctx));
   }
-  return MakeCall(std::string(name), t, std::move(args),
-                  [binary, left](std::span<const Arg> a, size_t rows, const EvalContext&,
-                                 Vector* out) {
-                    std::string_view def = binary ? std::string_view("\0", 1) : " ";
-                    // At most `len` characters of the input or the pad, up to 4 bytes each.
-                    SILT_RETURN_NOT_OK(
-                        fn::ReserveStringRows(left ? "lpad" : "rpad", a, rows, out, [&](size_t i) {
-                          int64_t len = ValAt<int32_t>(a[1], i);
-                          std::string_view s = StrAt(a[0], i);
-                          if (len <= static_cast<int64_t>(s.size())) return len;
-                          std::string_view pad = a.size() == 3 ? StrAt(a[2], i) : def;
-                          if (pad.empty()) return static_cast<int64_t>(s.size());
-                          int64_t chars = binary ? len : len - Utf8Length(s);
-                          int64_t per =
-                              binary ? 1
-                                     : (static_cast<int64_t>(pad.size()) + Utf8Length(pad) - 1) /
-                                           Utf8Length(pad);
-                          return static_cast<int64_t>(s.size()) + chars * per;
-                        }));
-                    return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
-                      std::string_view pad = a.size() == 3 ? StrAt(a[2], i) : def;
-                      // The result has `len` characters, up to 4 bytes each (pad characters).
-                      int64_t len = ValAt<int32_t>(a[1], i);
-                      int64_t width =
-                          binary ? 1
+  return MakeCall(
+      std::string(name), t, std::move(args),
+      [binary, left](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+        std::string_view def = binary ? std::string_view("\0", 1) : " ";
+        // At most `len` characters of the input or the pad, up to 4 bytes each.
+        SILT_RETURN_NOT_OK(
+            fn::ReserveStringRows(left ? "lpad" : "rpad", a, rows, out, [&](size_t i) {
+              int64_t len = ValAt<int32_t>(a[1], i);
+              std::string_view s = StrAt(a[0], i);
+              if (len <= static_cast<int64_t>(s.size())) return len;
+              std::string_view pad = a.size() == 3 ? StrAt(a[2], i) : def;
+              if (pad.empty()) return static_cast<int64_t>(s.size());
+              int64_t chars = binary ? len : len - Utf8Length(s);
+              int64_t per = binary ? 1
+                                   : (static_cast<int64_t>(pad.size()) + Utf8Length(pad) - 1) /
+                                         Utf8Length(pad);
+              return static_cast<int64_t>(s.size()) + chars * per;
+            }));
+        return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
+          std::string_view pad = a.size() == 3 ? StrAt(a[2], i) : def;
+          // The result has `len` characters, up to 4 bytes each (pad characters).
+          int64_t len = ValAt<int32_t>(a[1], i);
+          int64_t width = binary ? 1
                                  : std::max<int64_t>(1, static_cast<int64_t>(pad.size()) /
                                                             std::max<int64_t>(1, Utf8Length(pad)));
-                      if (len > 0 && !pad.empty()) {
-                        *st = fn::CheckStringGrowth(left ? "lpad" : "rpad", b, len * width);
-                        if (!st->ok()) return false;
-                      }
-                      PadString(StrAt(a[0], i), ValAt<int32_t>(a[1], i), pad, left, binary, &b);
-                      return true;
-                    });
-                  });
+          if (len > 0 && !pad.empty()) {
+            *st = fn::CheckStringGrowth(left ? "lpad" : "rpad", b, len * width);
+            if (!st->ok()) return false;
+          }
+          PadString(StrAt(a[0], i), ValAt<int32_t>(a[1], i), pad, left, binary, &b);
+          return true;
+        });
+      });
 }
 
 // locate(substr, str[, pos]) / position: a NULL pos gives 0, not NULL (Hive compatibility).
@@ -1015,8 +1014,8 @@ Result<ExprPtr> BindRegexpReplace(std::string_view name, Args& args, const BindC
       return TypeMismatch(name, "the position argument must be a constant");
     }
     if (!pos->is_null() && pos->integer() <= 0) {
-      return TypeMismatch(name, "The `position` must be positive, but got " +
-                                    std::to_string(pos->integer()) + ".");
+      return TypeMismatch(
+          name, "The `position` must be positive, but got " + std::to_string(pos->integer()) + ".");
     }
   }
   SILT_ASSIGN_OR_RETURN(RegexSource src, PrepareRegex(name, args[1]));
@@ -1087,51 +1086,51 @@ Result<ExprPtr> BindRegexpExtract(std::string_view name, Args& args, const BindC
     return v.data() ? v : std::string_view();
   };
   if (!all) {
-    return MakeCall(func, Str(), std::move(args),
-                    [src, group_of](std::span<const Arg> a, size_t rows, const EvalContext&,
-                                    Vector* out) {
-                      RegexCache cache(src);
-                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
-                        auto re = cache.Get(StrAt(a[1], i));
-                        if (!re.ok()) {
-                          *st = re.status();
-                          return false;
-                        }
-                        int64_t idx = a.size() == 3 ? ValAt<int32_t>(a[2], i) : 1;
-                        ForEachMatch(**re, StrAt(a[0], i), 0,
-                                     [&](const std::vector<std::string_view>& g, size_t, size_t) {
-                                       b.append(group_of(g, idx, st));
-                                       return false;
-                                     });
-                        return true;
-                      });
-                    });
+    return MakeCall(
+        func, Str(), std::move(args),
+        [src, group_of](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+          RegexCache cache(src);
+          return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
+            auto re = cache.Get(StrAt(a[1], i));
+            if (!re.ok()) {
+              *st = re.status();
+              return false;
+            }
+            int64_t idx = a.size() == 3 ? ValAt<int32_t>(a[2], i) : 1;
+            ForEachMatch(**re, StrAt(a[0], i), 0,
+                         [&](const std::vector<std::string_view>& g, size_t, size_t) {
+                           b.append(group_of(g, idx, st));
+                           return false;
+                         });
+            return true;
+          });
+        });
   }
-  return MakeCall(func, DataType::List(Str()), std::move(args),
-                  [src, group_of](std::span<const Arg> a, size_t rows, const EvalContext&,
-                                  Vector* out) {
-                    RegexCache cache(src);
-                    Vector& elems = out->child(0);
-                    for (size_t i = 0; i < rows; ++i) {
-                      if (AnyNull(a, i)) {
-                        out->AppendNull();
-                        continue;
-                      }
-                      SILT_ASSIGN_OR_RETURN(const RE2* re, cache.Get(StrAt(a[1], i)));
-                      int64_t idx = a.size() == 3 ? ValAt<int32_t>(a[2], i) : 1;
-                      Status st;
-                      ForEachMatch(*re, StrAt(a[0], i), 0,
-                                   [&](const std::vector<std::string_view>& g, size_t, size_t) {
-                                     std::string_view v = group_of(g, idx, &st);
-                                     if (!st.ok()) return false;
-                                     elems.AppendString(v);
-                                     return true;
-                                   });
-                      SILT_RETURN_NOT_OK(st);
-                      out->FinishListRow();
-                    }
-                    return Status::OK();
-                  });
+  return MakeCall(
+      func, DataType::List(Str()), std::move(args),
+      [src, group_of](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+        RegexCache cache(src);
+        Vector& elems = out->child(0);
+        for (size_t i = 0; i < rows; ++i) {
+          if (AnyNull(a, i)) {
+            out->AppendNull();
+            continue;
+          }
+          SILT_ASSIGN_OR_RETURN(const RE2* re, cache.Get(StrAt(a[1], i)));
+          int64_t idx = a.size() == 3 ? ValAt<int32_t>(a[2], i) : 1;
+          Status st;
+          ForEachMatch(*re, StrAt(a[0], i), 0,
+                       [&](const std::vector<std::string_view>& g, size_t, size_t) {
+                         std::string_view v = group_of(g, idx, &st);
+                         if (!st.ok()) return false;
+                         elems.AppendString(v);
+                         return true;
+                       });
+          SILT_RETURN_NOT_OK(st);
+          out->FinishListRow();
+        }
+        return Status::OK();
+      });
 }
 
 // regexp_count / regexp_substr / regexp_instr (Spark 3.4+).
@@ -1164,31 +1163,30 @@ Result<ExprPtr> BindRegexpOther(std::string_view name, Args& args, const BindCon
                       });
                     });
   }
-  return MakeCall(std::string(name), Int(), std::move(args),
-                  [src, kind](std::span<const Arg> a, size_t rows, const EvalContext&,
-                              Vector* out) {
-                    RegexCache cache(src);
-                    return FixedRows<int32_t>(a, rows, out, [&](size_t i, int32_t* v, Status* st) {
-                      auto re = cache.Get(StrAt(a[1], i));
-                      if (!re.ok()) {
-                        *st = re.status();
-                        return false;
-                      }
-                      std::string_view s = StrAt(a[0], i);
-                      int32_t n = 0;
-                      ForEachMatch(**re, s, 0,
-                                   [&](const std::vector<std::string_view>&, size_t ms, size_t) {
-                                     if (kind == 0) {
-                                       ++n;
-                                       return true;
-                                     }
-                                     n = static_cast<int32_t>(Utf8Length(s.substr(0, ms))) + 1;
-                                     return false;
-                                   });
-                      *v = n;
-                      return true;
-                    });
-                  });
+  return MakeCall(
+      std::string(name), Int(), std::move(args),
+      [src, kind](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+        RegexCache cache(src);
+        return FixedRows<int32_t>(a, rows, out, [&](size_t i, int32_t* v, Status* st) {
+          auto re = cache.Get(StrAt(a[1], i));
+          if (!re.ok()) {
+            *st = re.status();
+            return false;
+          }
+          std::string_view s = StrAt(a[0], i);
+          int32_t n = 0;
+          ForEachMatch(**re, s, 0, [&](const std::vector<std::string_view>&, size_t ms, size_t) {
+            if (kind == 0) {
+              ++n;
+              return true;
+            }
+            n = static_cast<int32_t>(Utf8Length(s.substr(0, ms))) + 1;
+            return false;
+          });
+          *v = n;
+          return true;
+        });
+      });
 }
 
 Result<ExprPtr> BindSplit(std::string_view name, Args& args, const BindContext& ctx) {
@@ -1263,9 +1261,9 @@ Result<ExprPtr> BindLike(std::string_view name, Args& args, const BindContext& c
     std::string_view esc = e->str();
     size_t p = 0;
     if (esc.empty() || (escape = Utf8Decode(esc, &p), p != esc.size())) {
-      return Status::InvalidArgument("The escape character must be a single character, got '" +
-                                         std::string(esc) + "'.",
-                                     errc::kInvalidEscapeChar);
+      return Status::InvalidArgument(
+          "The escape character must be a single character, got '" + std::string(esc) + "'.",
+          errc::kInvalidEscapeChar);
     }
     args.pop_back();
   }
@@ -1281,55 +1279,54 @@ Result<ExprPtr> BindLike(std::string_view name, Args& args, const BindContext& c
     SILT_ASSIGN_OR_RETURN(fn::LikeMatcher m, fn::LikeMatcher::Compile(pat, escape));
     fixed = std::make_shared<fn::LikeMatcher>(std::move(m));
   }
-  return MakeCall(
-      std::string(name), DataType::Boolean(), std::move(args),
-      [fixed, escape, ilike](std::span<const Arg> a, size_t rows, const EvalContext&,
-                             Vector* out) -> Status {
-        std::string lowered, last_pattern;
-        std::optional<fn::LikeMatcher> local;
-        if (fixed && !ilike && !a[0].constant) {
-          // Hot path: a literal pattern over a column.
-          FixedWriter<uint8_t> w(out, rows);
-          const Vector& v = *a[0].vector;
-          for (size_t i = 0; i < rows; ++i) {
-            if (v.IsNull(i)) {
-              w.SetNull(i);
-            } else {
-              w.Set(i, fixed->Match(v.GetString(i)) ? 1 : 0);
-            }
-          }
-          return Status::OK();
-        }
-        return FixedRows<uint8_t>(a, rows, out, [&](size_t i, uint8_t* r, Status* st) {
-          const fn::LikeMatcher* m = fixed.get();
-          if (!m) {
-            std::string_view pat = StrAt(a[1], i);
-            if (!local || pat != last_pattern) {
-              std::string p(pat);
-              if (ilike) {
-                p.clear();
-                AppendCaseMapped(pat, false, &p);
-              }
-              auto c = fn::LikeMatcher::Compile(p, escape);
-              if (!c.ok()) {
-                *st = c.status();
-                return false;
-              }
-              local = std::move(*c);
-              last_pattern = std::string(pat);
-            }
-            m = &*local;
-          }
-          std::string_view s = StrAt(a[0], i);
-          if (ilike) {
-            lowered.clear();
-            AppendCaseMapped(s, false, &lowered);
-            s = lowered;
-          }
-          *r = m->Match(s) ? 1 : 0;
-          return true;
-        });
-      });
+  return MakeCall(std::string(name), DataType::Boolean(), std::move(args),
+                  [fixed, escape, ilike](std::span<const Arg> a, size_t rows, const EvalContext&,
+                                         Vector* out) -> Status {
+                    std::string lowered, last_pattern;
+                    std::optional<fn::LikeMatcher> local;
+                    if (fixed && !ilike && !a[0].constant) {
+                      // Hot path: a literal pattern over a column.
+                      FixedWriter<uint8_t> w(out, rows);
+                      const Vector& v = *a[0].vector;
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (v.IsNull(i)) {
+                          w.SetNull(i);
+                        } else {
+                          w.Set(i, fixed->Match(v.GetString(i)) ? 1 : 0);
+                        }
+                      }
+                      return Status::OK();
+                    }
+                    return FixedRows<uint8_t>(a, rows, out, [&](size_t i, uint8_t* r, Status* st) {
+                      const fn::LikeMatcher* m = fixed.get();
+                      if (!m) {
+                        std::string_view pat = StrAt(a[1], i);
+                        if (!local || pat != last_pattern) {
+                          std::string p(pat);
+                          if (ilike) {
+                            p.clear();
+                            AppendCaseMapped(pat, false, &p);
+                          }
+                          auto c = fn::LikeMatcher::Compile(p, escape);
+                          if (!c.ok()) {
+                            *st = c.status();
+                            return false;
+                          }
+                          local = std::move(*c);
+                          last_pattern = std::string(pat);
+                        }
+                        m = &*local;
+                      }
+                      std::string_view s = StrAt(a[0], i);
+                      if (ilike) {
+                        lowered.clear();
+                        AppendCaseMapped(s, false, &lowered);
+                        s = lowered;
+                      }
+                      *r = m->Match(s) ? 1 : 0;
+                      return true;
+                    });
+                  });
 }
 
 Result<ExprPtr> BindStartsEnds(std::string_view name, Args& args, const BindContext& ctx,
@@ -1343,10 +1340,10 @@ Result<ExprPtr> BindStartsEnds(std::string_view name, Args& args, const BindCont
                   [kind](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
                     return FixedRows<uint8_t>(a, rows, out, [&](size_t i, uint8_t* r, Status*) {
                       std::string_view s = StrAt(a[0], i), p = StrAt(a[1], i);
-                      bool m = kind == 0   ? s.substr(0, p.size()) == p
-                               : kind == 1 ? (s.size() >= p.size() &&
-                                              s.substr(s.size() - p.size()) == p)
-                                           : s.find(p) != std::string_view::npos;
+                      bool m = kind == 0 ? s.substr(0, p.size()) == p
+                               : kind == 1
+                                   ? (s.size() >= p.size() && s.substr(s.size() - p.size()) == p)
+                                   : s.find(p) != std::string_view::npos;
                       *r = m ? 1 : 0;
                       return true;
                     });
@@ -1372,16 +1369,18 @@ Result<ExprPtr> BindUnaryString(std::string_view name, Args& args, const BindCon
 void RegisterStringFunctions(FunctionRegistry& r) {
   Reg(r, {"concat", "||"}, BindConcat);
   Reg(r, {"concat_ws"}, BindConcatWs);
-  Reg(r, {"upper", "ucase"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, Str(), ctx));
-    return MakeCall(std::string(name), Str(), std::move(args), CaseKernel(true));
-  });
-  Reg(r, {"lower", "lcase"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, Str(), ctx));
-    return MakeCall(std::string(name), Str(), std::move(args), CaseKernel(false));
-  });
+  Reg(r, {"upper", "ucase"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, Str(), ctx));
+        return MakeCall(std::string(name), Str(), std::move(args), CaseKernel(true));
+      });
+  Reg(r, {"lower", "lcase"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, Str(), ctx));
+        return MakeCall(std::string(name), Str(), std::move(args), CaseKernel(false));
+      });
   Reg(r, {"length", "char_length", "character_length", "len"},
       [](std::string_view name, Args& args, const BindContext& ctx) {
         return BindLength(name, args, ctx, 0);
@@ -1417,87 +1416,94 @@ void RegisterStringFunctions(FunctionRegistry& r) {
   Reg(r, {"rpad"}, [](std::string_view name, Args& args, const BindContext& ctx) {
     return BindPad(name, args, ctx, false);
   });
-  Reg(r, {"instr"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
-    SILT_RETURN_NOT_OK(AllToString(name, args, ctx));
-    return MakeCall(std::string(name), Int(), std::move(args),
-                    [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return FixedRows<int32_t>(a, rows, out, [&](size_t i, int32_t* v, Status*) {
-                        *v = static_cast<int32_t>(IndexOfChars(StrAt(a[0], i), StrAt(a[1], i), 0) + 1);
-                        return true;
-                      });
-                    });
-  });
+  Reg(r, {"instr"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
+        SILT_RETURN_NOT_OK(AllToString(name, args, ctx));
+        return MakeCall(
+            std::string(name), Int(), std::move(args),
+            [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+              return FixedRows<int32_t>(a, rows, out, [&](size_t i, int32_t* v, Status*) {
+                *v = static_cast<int32_t>(IndexOfChars(StrAt(a[0], i), StrAt(a[1], i), 0) + 1);
+                return true;
+              });
+            });
+      });
   Reg(r, {"locate", "position"}, BindLocate);
-  Reg(r, {"replace"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 3));
-    SILT_RETURN_NOT_OK(AllToString(name, args, ctx));
-    return MakeCall(std::string(name), Str(), std::move(args),
-                    [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
-                        std::string_view s = StrAt(a[0], i), from = StrAt(a[1], i);
-                        std::string_view to = a.size() == 3 ? StrAt(a[2], i) : std::string_view();
-                        if (from.empty()) {
-                          b.append(s);
-                          return true;
-                        }
-                        size_t pos = 0;
-                        while (true) {
-                          size_t at = s.find(from, pos);
-                          if (at == std::string_view::npos) break;
-                          b.append(s.substr(pos, at - pos));
-                          b.append(to);
-                          pos = at + from.size();
-                        }
-                        b.append(s.substr(pos));
-                        return true;
-                      });
-                    });
-  });
+  Reg(r, {"replace"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 3));
+        SILT_RETURN_NOT_OK(AllToString(name, args, ctx));
+        return MakeCall(std::string(name), Str(), std::move(args),
+                        [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                          return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
+                            std::string_view s = StrAt(a[0], i), from = StrAt(a[1], i);
+                            std::string_view to =
+                                a.size() == 3 ? StrAt(a[2], i) : std::string_view();
+                            if (from.empty()) {
+                              b.append(s);
+                              return true;
+                            }
+                            size_t pos = 0;
+                            while (true) {
+                              size_t at = s.find(from, pos);
+                              if (at == std::string_view::npos) break;
+                              b.append(s.substr(pos, at - pos));
+                              b.append(to);
+                              pos = at + from.size();
+                            }
+                            b.append(s.substr(pos));
+                            return true;
+                          });
+                        });
+      });
   Reg(r, {"translate"}, BindTranslate);
   Reg(r, {"reverse"}, BindReverse);
-  Reg(r, {"repeat"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, Str(), ctx));
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, Int(), ctx));
-    return MakeCall(
-        std::string(name), Str(), std::move(args),
-        [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-          SILT_RETURN_NOT_OK(fn::ReserveStringRows("repeat", a, rows, out, [&](size_t i) {
-            return static_cast<int64_t>(StrAt(a[0], i).size()) * ValAt<int32_t>(a[1], i);
-          }));
-          return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
-            std::string_view s = StrAt(a[0], i);
-            int32_t times = ValAt<int32_t>(a[1], i);
-            if (times > 0 && !s.empty()) {
-              *st = fn::CheckStringGrowth("repeat", b, static_cast<int64_t>(s.size()) * times);
-              if (!st->ok()) return false;
-              b.reserve(b.size() + s.size() * static_cast<size_t>(times));
-            }
-            for (int32_t k = times; k > 0; --k) b.append(s);
-            return true;
-          });
-        });
-  });
-  Reg(r, {"space"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, Int(), ctx));
-    return MakeCall(std::string(name), Str(), std::move(args),
-                    [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      SILT_RETURN_NOT_OK(fn::ReserveStringRows(
-                          "space", a, rows, out,
-                          [&](size_t i) { return static_cast<int64_t>(ValAt<int32_t>(a[0], i)); }));
-                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
-                        int32_t n = ValAt<int32_t>(a[0], i);
-                        if (n > 0) {
-                          *st = fn::CheckStringGrowth("space", b, n);
-                          if (!st->ok()) return false;
-                        }
-                        if (n > 0) b.append(static_cast<size_t>(n), ' ');
-                        return true;
-                      });
-                    });
-  });
+  Reg(r, {"repeat"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, Str(), ctx));
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, Int(), ctx));
+        return MakeCall(
+            std::string(name), Str(), std::move(args),
+            [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+              SILT_RETURN_NOT_OK(fn::ReserveStringRows("repeat", a, rows, out, [&](size_t i) {
+                return static_cast<int64_t>(StrAt(a[0], i).size()) * ValAt<int32_t>(a[1], i);
+              }));
+              return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
+                std::string_view s = StrAt(a[0], i);
+                int32_t times = ValAt<int32_t>(a[1], i);
+                if (times > 0 && !s.empty()) {
+                  *st = fn::CheckStringGrowth("repeat", b, static_cast<int64_t>(s.size()) * times);
+                  if (!st->ok()) return false;
+                  b.reserve(b.size() + s.size() * static_cast<size_t>(times));
+                }
+                for (int32_t k = times; k > 0; --k) b.append(s);
+                return true;
+              });
+            });
+      });
+  Reg(r, {"space"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, Int(), ctx));
+        return MakeCall(
+            std::string(name), Str(), std::move(args),
+            [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+              SILT_RETURN_NOT_OK(fn::ReserveStringRows("space", a, rows, out, [&](size_t i) {
+                return static_cast<int64_t>(ValAt<int32_t>(a[0], i));
+              }));
+              return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
+                int32_t n = ValAt<int32_t>(a[0], i);
+                if (n > 0) {
+                  *st = fn::CheckStringGrowth("space", b, n);
+                  if (!st->ok()) return false;
+                }
+                if (n > 0) b.append(static_cast<size_t>(n), ' ');
+                return true;
+              });
+            });
+      });
   Reg(r, {"initcap"}, [](std::string_view name, Args& args, const BindContext& ctx) {
     return BindUnaryString(name, args, ctx, Str(), Str(),
                            [](std::string_view s, std::string* b, Status*) {
@@ -1547,31 +1553,34 @@ void RegisterStringFunctions(FunctionRegistry& r) {
   Reg(r, {"contains"}, [](std::string_view name, Args& args, const BindContext& ctx) {
     return BindStartsEnds(name, args, ctx, 2);
   });
-  Reg(r, {"ascii"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, Str(), ctx));
-    return MakeCall(std::string(name), Int(), std::move(args),
-                    [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return FixedRows<int32_t>(a, rows, out, [&](size_t i, int32_t* v, Status*) {
-                        std::string_view s = StrAt(a[0], i);
-                        size_t p = 0;
-                        *v = s.empty() ? 0 : static_cast<int32_t>(Utf8Decode(s, &p));
-                        return true;
-                      });
-                    });
-  });
-  Reg(r, {"chr", "char"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::Int64(), ctx));
-    return MakeCall(std::string(name), Str(), std::move(args),
-                    [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
-                        int64_t n = ValAt<int64_t>(a[0], i);
-                        if (n >= 0) Utf8Encode(static_cast<uint32_t>(n & 0xFF), &b);
-                        return true;
-                      });
-                    });
-  });
+  Reg(r, {"ascii"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, Str(), ctx));
+        return MakeCall(std::string(name), Int(), std::move(args),
+                        [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                          return FixedRows<int32_t>(
+                              a, rows, out, [&](size_t i, int32_t* v, Status*) {
+                                std::string_view s = StrAt(a[0], i);
+                                size_t p = 0;
+                                *v = s.empty() ? 0 : static_cast<int32_t>(Utf8Decode(s, &p));
+                                return true;
+                              });
+                        });
+      });
+  Reg(r, {"chr", "char"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::Int64(), ctx));
+        return MakeCall(std::string(name), Str(), std::move(args),
+                        [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                          return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
+                            int64_t n = ValAt<int64_t>(a[0], i);
+                            if (n >= 0) Utf8Encode(static_cast<uint32_t>(n & 0xFF), &b);
+                            return true;
+                          });
+                        });
+      });
   Reg(r, {"base64"}, [](std::string_view name, Args& args, const BindContext& ctx) {
     return BindUnaryString(name, args, ctx, DataType::Binary(), Str(),
                            [](std::string_view s, std::string* b, Status*) {
@@ -1596,7 +1605,8 @@ void RegisterStringFunctions(FunctionRegistry& r) {
                         return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
                           uint64_t v = static_cast<uint64_t>(ValAt<int64_t>(a[0], i));
                           char buf[17];
-                          int n = snprintf(buf, sizeof buf, "%llX", static_cast<unsigned long long>(v));
+                          int n =
+                              snprintf(buf, sizeof buf, "%llX", static_cast<unsigned long long>(v));
                           b.append(buf, static_cast<size_t>(n));
                           return true;
                         });
@@ -1611,52 +1621,55 @@ void RegisterStringFunctions(FunctionRegistry& r) {
                     });
   });
   Reg(r, {"unhex"}, [](std::string_view name, Args& args, const BindContext& ctx) {
-    return BindUnaryString(name, args, ctx, Str(), DataType::Binary(),
-                           [](std::string_view s, std::string* b, Status*) {
-                             return HexDecode(s, b);
-                           });
+    return BindUnaryString(
+        name, args, ctx, Str(), DataType::Binary(),
+        [](std::string_view s, std::string* b, Status*) { return HexDecode(s, b); });
   });
-  Reg(r, {"to_binary", "try_to_binary"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 2));
-    SILT_RETURN_NOT_OK(AllToString(name, args, ctx));
-    std::string fmt = "hex";
-    if (args.size() == 2) {
-      bool is_null = false;
-      auto f = ConstString(args[1], &is_null);
-      if (!f) return TypeMismatch(name, "the `fmt` argument must be a constant string");
-      fmt = is_null ? "" : *f;
-      fmt = AsciiLower(fmt);
-      if (!is_null && fmt != "hex" && fmt != "utf-8" && fmt != "utf8" && fmt != "base64") {
-        return TypeMismatch(name, "Input to `to_binary` should have been one of 'hex', 'utf-8', "
-                                  "'utf8', or 'base64', but got '" + *f + "'.");
-      }
-      args.pop_back();
-    }
-    bool strict = name == "to_binary";
-    return MakeCall(std::string(name), DataType::Binary(), std::move(args),
-                    [fmt, strict](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
-                        std::string_view s = StrAt(a[0], i);
-                        bool ok = true;
-                        if (fmt.empty()) return false;
-                        if (fmt == "hex") {
-                          ok = HexDecode(s, &b);
-                        } else if (fmt == "base64") {
-                          ok = IsValidBase64(s);
-                          if (ok) Base64Decode(s, &b);
-                        } else {
-                          b.append(s);
-                        }
-                        if (!ok && strict) {
-                          *st = Status::InvalidArgument(
-                              "The value '" + std::string(s) + "' does not represent a correct " +
-                                  fmt + " binary. Use `try_to_binary` to tolerate it.",
-                              errc::kConversionInvalidInput);
-                        }
-                        return ok;
-                      });
-                    });
-  });
+  Reg(r, {"to_binary", "try_to_binary"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 2));
+        SILT_RETURN_NOT_OK(AllToString(name, args, ctx));
+        std::string fmt = "hex";
+        if (args.size() == 2) {
+          bool is_null = false;
+          auto f = ConstString(args[1], &is_null);
+          if (!f) return TypeMismatch(name, "the `fmt` argument must be a constant string");
+          fmt = is_null ? "" : *f;
+          fmt = AsciiLower(fmt);
+          if (!is_null && fmt != "hex" && fmt != "utf-8" && fmt != "utf8" && fmt != "base64") {
+            return TypeMismatch(name,
+                                "Input to `to_binary` should have been one of 'hex', 'utf-8', "
+                                "'utf8', or 'base64', but got '" +
+                                    *f + "'.");
+          }
+          args.pop_back();
+        }
+        bool strict = name == "to_binary";
+        return MakeCall(
+            std::string(name), DataType::Binary(), std::move(args),
+            [fmt, strict](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+              return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
+                std::string_view s = StrAt(a[0], i);
+                bool ok = true;
+                if (fmt.empty()) return false;
+                if (fmt == "hex") {
+                  ok = HexDecode(s, &b);
+                } else if (fmt == "base64") {
+                  ok = IsValidBase64(s);
+                  if (ok) Base64Decode(s, &b);
+                } else {
+                  b.append(s);
+                }
+                if (!ok && strict) {
+                  *st = Status::InvalidArgument("The value '" + std::string(s) +
+                                                    "' does not represent a correct " + fmt +
+                                                    " binary. Use `try_to_binary` to tolerate it.",
+                                                errc::kConversionInvalidInput);
+                }
+                return ok;
+              });
+            });
+      });
   RegisterDigestFunctions(r);
   RegisterFormatFunctions(r);
   Reg(r, {"soundex"}, [](std::string_view name, Args& args, const BindContext& ctx) {
@@ -1666,86 +1679,95 @@ void RegisterStringFunctions(FunctionRegistry& r) {
                              return true;
                            });
   });
-  Reg(r, {"levenshtein"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 3));
-    SILT_RETURN_NOT_OK(AllToString(name, args, ctx, 0, 2));
-    if (args.size() == 3) {
-      SILT_RETURN_NOT_OK(CoerceArg(name, args, 2, Int(), ctx));
-    }
-    return MakeCall(std::string(name), Int(), std::move(args),
-                    [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return FixedRows<int32_t>(a, rows, out, [&](size_t i, int32_t* v, Status*) {
-                        int64_t d = Levenshtein(StrAt(a[0], i), StrAt(a[1], i));
-                        if (a.size() == 3 && d > ValAt<int32_t>(a[2], i)) d = -1;
-                        *v = static_cast<int32_t>(d);
-                        return true;
-                      });
-                    });
-  });
+  Reg(r, {"levenshtein"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 3));
+        SILT_RETURN_NOT_OK(AllToString(name, args, ctx, 0, 2));
+        if (args.size() == 3) {
+          SILT_RETURN_NOT_OK(CoerceArg(name, args, 2, Int(), ctx));
+        }
+        return MakeCall(std::string(name), Int(), std::move(args),
+                        [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                          return FixedRows<int32_t>(
+                              a, rows, out, [&](size_t i, int32_t* v, Status*) {
+                                int64_t d = Levenshtein(StrAt(a[0], i), StrAt(a[1], i));
+                                if (a.size() == 3 && d > ValAt<int32_t>(a[2], i)) d = -1;
+                                *v = static_cast<int32_t>(d);
+                                return true;
+                              });
+                        });
+      });
   Reg(r, {"uuid"}, [](std::string_view name, Args& args, const BindContext&) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(name, args, 0, 0));
-    return MakeCall(std::string(name), Str(), std::move(args),
-                    [](std::span<const Arg>, size_t rows, const EvalContext&, Vector* out) {
-                      thread_local std::mt19937_64 rng{std::random_device{}()};
-                      StringWriter w(out, rows);
-                      for (size_t i = 0; i < rows; ++i) {
-                        uint64_t hi = rng(), lo = rng();
-                        hi = (hi & ~0xF000ULL) | 0x4000ULL;                    // version 4
-                        lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // IETF variant
-                        char buf[40];
-                        snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx",
-                                 static_cast<unsigned>(hi >> 32), static_cast<unsigned>((hi >> 16) & 0xFFFF),
-                                 static_cast<unsigned>(hi & 0xFFFF), static_cast<unsigned>(lo >> 48),
-                                 static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
-                        w.Append(buf);
-                      }
-                      w.Finish();
-                      return Status::OK();
-                    },
-                    /*deterministic=*/false);
+    return MakeCall(
+        std::string(name), Str(), std::move(args),
+        [](std::span<const Arg>, size_t rows, const EvalContext&, Vector* out) {
+          thread_local std::mt19937_64 rng{std::random_device{}()};
+          StringWriter w(out, rows);
+          for (size_t i = 0; i < rows; ++i) {
+            uint64_t hi = rng(), lo = rng();
+            hi = (hi & ~0xF000ULL) | 0x4000ULL;                         // version 4
+            lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // IETF variant
+            char buf[40];
+            snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx",
+                     static_cast<unsigned>(hi >> 32), static_cast<unsigned>((hi >> 16) & 0xFFFF),
+                     static_cast<unsigned>(hi & 0xFFFF), static_cast<unsigned>(lo >> 48),
+                     static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
+            w.Append(buf);
+          }
+          w.Finish();
+          return Status::OK();
+        },
+        /*deterministic=*/false);
   });
-  Reg(r, {"substring_index"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 3, 3));
-    SILT_RETURN_NOT_OK(AllToString(name, args, ctx, 0, 2));
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 2, Int(), ctx));
-    return MakeCall(std::string(name), Str(), std::move(args),
-                    [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
-                        b.append(SubstringIndex(StrAt(a[0], i), StrAt(a[1], i), ValAt<int32_t>(a[2], i)));
-                        return true;
-                      });
-                    });
-  });
-  Reg(r, {"find_in_set"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
-    SILT_RETURN_NOT_OK(AllToString(name, args, ctx));
-    return MakeCall(std::string(name), Int(), std::move(args),
-                    [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return FixedRows<int32_t>(a, rows, out, [&](size_t i, int32_t* v, Status*) {
-                        std::string_view word = StrAt(a[0], i), list = StrAt(a[1], i);
-                        *v = 0;
-                        if (word.find(',') != std::string_view::npos) return true;
-                        int32_t k = 1;
-                        size_t pos = 0;
-                        while (true) {
-                          size_t at = list.find(',', pos);
-                          std::string_view item = list.substr(pos, at == std::string_view::npos ? std::string_view::npos : at - pos);
-                          if (item == word) {
-                            *v = k;
-                            return true;
-                          }
-                          if (at == std::string_view::npos) return true;
-                          pos = at + 1;
-                          ++k;
-                        }
-                      });
-                    });
-  });
+  Reg(r, {"substring_index"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 3, 3));
+        SILT_RETURN_NOT_OK(AllToString(name, args, ctx, 0, 2));
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 2, Int(), ctx));
+        return MakeCall(
+            std::string(name), Str(), std::move(args),
+            [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+              return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
+                b.append(SubstringIndex(StrAt(a[0], i), StrAt(a[1], i), ValAt<int32_t>(a[2], i)));
+                return true;
+              });
+            });
+      });
+  Reg(r, {"find_in_set"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
+        SILT_RETURN_NOT_OK(AllToString(name, args, ctx));
+        return MakeCall(
+            std::string(name), Int(), std::move(args),
+            [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+              return FixedRows<int32_t>(a, rows, out, [&](size_t i, int32_t* v, Status*) {
+                std::string_view word = StrAt(a[0], i), list = StrAt(a[1], i);
+                *v = 0;
+                if (word.find(',') != std::string_view::npos) return true;
+                int32_t k = 1;
+                size_t pos = 0;
+                while (true) {
+                  size_t at = list.find(',', pos);
+                  std::string_view item = list.substr(
+                      pos, at == std::string_view::npos ? std::string_view::npos : at - pos);
+                  if (item == word) {
+                    *v = k;
+                    return true;
+                  }
+                  if (at == std::string_view::npos) return true;
+                  pos = at + 1;
+                  ++k;
+                }
+              });
+            });
+      });
   Reg(r, {"elt"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(name, args, 2, SIZE_MAX));
     SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, Int(), ctx));
     bool binary = true;
-    for (size_t i = 1; i < args.size(); ++i) binary = binary && args[i]->type->id() == TypeId::kBinary;
+    for (size_t i = 1; i < args.size(); ++i)
+      binary = binary && args[i]->type->id() == TypeId::kBinary;
     TypePtr t = binary ? DataType::Binary() : Str();
     for (size_t i = 1; i < args.size(); ++i) {
       SILT_RETURN_NOT_OK(CoerceArg(name, args, i, t, ctx));
@@ -1762,10 +1784,11 @@ void RegisterStringFunctions(FunctionRegistry& r) {
                         int32_t k = ValAt<int32_t>(a[0], i);
                         if (k < 1 || static_cast<size_t>(k) >= a.size()) {
                           if (ansi) {
-                            return Status::InvalidArgument(
-                                "The index " + std::to_string(k) + " is out of bounds. The array has " +
-                                    std::to_string(a.size() - 1) + " elements.",
-                                errc::kInvalidArrayIndex);
+                            return Status::InvalidArgument("The index " + std::to_string(k) +
+                                                               " is out of bounds. The array has " +
+                                                               std::to_string(a.size() - 1) +
+                                                               " elements.",
+                                                           errc::kInvalidArrayIndex);
                           }
                           w.CommitNull();
                           continue;
@@ -1781,81 +1804,91 @@ void RegisterStringFunctions(FunctionRegistry& r) {
                       return Status::OK();
                     });
   });
-  Reg(r, {"overlay"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 3, 4));
-    bool binary = args[0]->type->id() == TypeId::kBinary && args[1]->type->id() == TypeId::kBinary;
-    TypePtr t = binary ? DataType::Binary() : Str();
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, t, ctx));
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, t, ctx));
-    for (size_t i = 2; i < args.size(); ++i) {
-      SILT_RETURN_NOT_OK(CoerceArg(name, args, i, Int(), ctx));
-    }
-    return MakeCall(std::string(name), t, std::move(args),
-                    [binary](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
-                        // Spark: input.substring(1, pos - 1) + replace + input.substring(pos + len)
-                        std::string_view s = StrAt(a[0], i), rep = StrAt(a[1], i);
-                        int64_t pos = ValAt<int32_t>(a[2], i);
-                        int64_t len = a.size() == 4 ? ValAt<int32_t>(a[3], i) : -1;
-                        if (len < 0) len = binary ? static_cast<int64_t>(rep.size()) : Utf8Length(rep);
-                        b.append(SubstringSQL(s, 1, pos - 1, binary));
-                        b.append(rep);
-                        b.append(SubstringSQL(s, pos + len, INT32_MAX, binary));
-                        return true;
-                      });
-                    });
-  });
-  Reg(r, {"encode"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
-    SILT_RETURN_NOT_OK(AllToString(name, args, ctx));
-    return MakeCall(std::string(name), DataType::Binary(), std::move(args),
-                    [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
-                        std::string cs = AsciiUpper(StrAt(a[1], i));
-                        std::string_view s = StrAt(a[0], i);
-                        if (cs == "UTF-8" || cs == "UTF8") {
-                          b.append(s);
-                        } else if (cs == "US-ASCII" || cs == "ISO-8859-1" || cs == "LATIN1") {
-                          uint32_t limit = cs == "US-ASCII" ? 0x80 : 0x100;
-                          size_t p = 0;
-                          while (p < s.size()) {
-                            uint32_t cp = Utf8Decode(s, &p);
-                            b.push_back(static_cast<char>(cp < limit ? cp : '?'));
-                          }
-                        } else {
-                          *st = Status::NotImplemented("encode: charset '" + cs + "' is not supported (UTF-8, US-ASCII, ISO-8859-1 are)");
-                          return false;
-                        }
-                        return true;
-                      });
-                    });
-  });
-  Reg(r, {"decode"}, [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-    if (args.size() > 2) {
-      return Status::NotImplemented("decode(expr, search, result, ...) is not supported yet; use CASE");
-    }
-    SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::Binary(), ctx));
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, Str(), ctx));
-    return MakeCall(std::string(name), Str(), std::move(args),
-                    [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-                      return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
-                        std::string cs = AsciiUpper(StrAt(a[1], i));
-                        std::string_view s = StrAt(a[0], i);
-                        if (cs == "UTF-8" || cs == "UTF8") {
-                          b.append(s);
-                        } else if (cs == "US-ASCII" || cs == "ISO-8859-1" || cs == "LATIN1") {
-                          for (unsigned char c : s) {
-                            Utf8Encode(cs == "US-ASCII" && c >= 0x80 ? 0xFFFD : c, &b);
-                          }
-                        } else {
-                          *st = Status::NotImplemented("decode: charset '" + cs + "' is not supported (UTF-8, US-ASCII, ISO-8859-1 are)");
-                          return false;
-                        }
-                        return true;
-                      });
-                    });
-  });
+  Reg(r, {"overlay"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 3, 4));
+        bool binary =
+            args[0]->type->id() == TypeId::kBinary && args[1]->type->id() == TypeId::kBinary;
+        TypePtr t = binary ? DataType::Binary() : Str();
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, t, ctx));
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, t, ctx));
+        for (size_t i = 2; i < args.size(); ++i) {
+          SILT_RETURN_NOT_OK(CoerceArg(name, args, i, Int(), ctx));
+        }
+        return MakeCall(
+            std::string(name), t, std::move(args),
+            [binary](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+              return StrRows(a, rows, out, [&](size_t i, std::string& b, Status*) {
+                // Spark: input.substring(1, pos - 1) + replace + input.substring(pos + len)
+                std::string_view s = StrAt(a[0], i), rep = StrAt(a[1], i);
+                int64_t pos = ValAt<int32_t>(a[2], i);
+                int64_t len = a.size() == 4 ? ValAt<int32_t>(a[3], i) : -1;
+                if (len < 0) len = binary ? static_cast<int64_t>(rep.size()) : Utf8Length(rep);
+                b.append(SubstringSQL(s, 1, pos - 1, binary));
+                b.append(rep);
+                b.append(SubstringSQL(s, pos + len, INT32_MAX, binary));
+                return true;
+              });
+            });
+      });
+  Reg(r, {"encode"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
+        SILT_RETURN_NOT_OK(AllToString(name, args, ctx));
+        return MakeCall(std::string(name), DataType::Binary(), std::move(args),
+                        [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                          return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
+                            std::string cs = AsciiUpper(StrAt(a[1], i));
+                            std::string_view s = StrAt(a[0], i);
+                            if (cs == "UTF-8" || cs == "UTF8") {
+                              b.append(s);
+                            } else if (cs == "US-ASCII" || cs == "ISO-8859-1" || cs == "LATIN1") {
+                              uint32_t limit = cs == "US-ASCII" ? 0x80 : 0x100;
+                              size_t p = 0;
+                              while (p < s.size()) {
+                                uint32_t cp = Utf8Decode(s, &p);
+                                b.push_back(static_cast<char>(cp < limit ? cp : '?'));
+                              }
+                            } else {
+                              *st = Status::NotImplemented(
+                                  "encode: charset '" + cs +
+                                  "' is not supported (UTF-8, US-ASCII, ISO-8859-1 are)");
+                              return false;
+                            }
+                            return true;
+                          });
+                        });
+      });
+  Reg(r, {"decode"},
+      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
+        if (args.size() > 2) {
+          return Status::NotImplemented(
+              "decode(expr, search, result, ...) is not supported yet; use CASE");
+        }
+        SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::Binary(), ctx));
+        SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, Str(), ctx));
+        return MakeCall(std::string(name), Str(), std::move(args),
+                        [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                          return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
+                            std::string cs = AsciiUpper(StrAt(a[1], i));
+                            std::string_view s = StrAt(a[0], i);
+                            if (cs == "UTF-8" || cs == "UTF8") {
+                              b.append(s);
+                            } else if (cs == "US-ASCII" || cs == "ISO-8859-1" || cs == "LATIN1") {
+                              for (unsigned char c : s) {
+                                Utf8Encode(cs == "US-ASCII" && c >= 0x80 ? 0xFFFD : c, &b);
+                              }
+                            } else {
+                              *st = Status::NotImplemented(
+                                  "decode: charset '" + cs +
+                                  "' is not supported (UTF-8, US-ASCII, ISO-8859-1 are)");
+                              return false;
+                            }
+                            return true;
+                          });
+                        });
+      });
 }
 
 }  // namespace silt::exec

@@ -53,10 +53,11 @@ class InspectTest : public ::testing::Test {
 TEST_F(InspectTest, CountsFilesRowsAndDeletedRowsPerFileAndPartition) {
   Run("CREATE TABLE t (id BIGINT, p INT) USING DELTA PARTITIONED BY (p) "
       "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
-  Run("INSERT INTO t SELECT id, CAST(id % 2 AS INT) FROM range(100)");      // 50 rows in each of p=0, p=1
-  Run("INSERT INTO t SELECT id, 0 FROM range(100, 120)");                   // a second file in p=0
-  Run("DELETE FROM t WHERE p = 1 AND id < 20");                             // 10 rows of p=1 → a DV
-  Run("DELETE FROM t WHERE p = 0 AND id >= 100 AND id < 101");              // 1 of 20 rows → a DV (5%)
+  Run("INSERT INTO t SELECT id, CAST(id % 2 AS INT) FROM range(100)");  // 50 rows in each of p=0,
+                                                                        // p=1
+  Run("INSERT INTO t SELECT id, 0 FROM range(100, 120)");               // a second file in p=0
+  Run("DELETE FROM t WHERE p = 1 AND id < 20");                         // 10 rows of p=1 → a DV
+  Run("DELETE FROM t WHERE p = 0 AND id >= 100 AND id < 101");  // 1 of 20 rows → a DV (5%)
 
   InspectReport r = Inspect();
   EXPECT_EQ(r.partition_columns, std::vector<std::string>{"p"});
@@ -103,7 +104,8 @@ TEST_F(InspectTest, CountsFilesRowsAndDeletedRowsPerFileAndPartition) {
   // All files are far below 1 GiB; two share p=0, so compaction is hinted for those two.
   EXPECT_EQ(r.small_files, 3);
   ASSERT_EQ(r.hints.size(), 2u);
-  EXPECT_NE(r.hints[0].find("2 files are smaller than minFileSize"), std::string::npos) << r.hints[0];
+  EXPECT_NE(r.hints[0].find("2 files are smaller than minFileSize"), std::string::npos)
+      << r.hints[0];
   EXPECT_NE(r.hints[0].find("OPTIMIZE"), std::string::npos);
   EXPECT_NE(r.hints[1].find("REORG TABLE"), std::string::npos) << r.hints[1];
   EXPECT_EQ(r.tombstones, 0);
@@ -118,7 +120,8 @@ TEST_F(InspectTest, CountsFilesRowsAndDeletedRowsPerFileAndPartition) {
 }
 
 TEST_F(InspectTest, CopyOnWriteDeleteLeavesRemovedFilesAndThresholdsApply) {
-  Run("CREATE TABLE t (id BIGINT) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'false')");
+  Run("CREATE TABLE t (id BIGINT) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = "
+      "'false')");
   Run("INSERT INTO t SELECT id FROM range(10)");
   Run("DELETE FROM t WHERE id < 3");  // rewrites the file: one tombstone
   InspectOptions opts;

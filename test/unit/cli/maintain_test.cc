@@ -80,13 +80,15 @@ TEST_F(MaintainTest, ConfThresholdsAndThreads) {
   EXPECT_EQ(RunMaintain({"--warehouse", wh, "--threads", "2", "r"}), 0);
   EXPECT_EQ(Count("SELECT count(*) FROM delta.`" + wh +
                   "/.silt_system/storage/maintenance_operations_history` WHERE operation_type = "
-                  "'COMPACTION' AND operation_status = 'SUCCESSFUL'"), 0);
+                  "'COMPACTION' AND operation_status = 'SUCCESSFUL'"),
+            0);
   EXPECT_EQ(RunMaintain({"--warehouse", wh, "--threads", "2", "--conf",
                          "silt.maintenance.optimize.minNumFiles=3", "r"}),
             0);
   EXPECT_EQ(Count("SELECT count(*) FROM delta.`" + wh +
                   "/.silt_system/storage/maintenance_operations_history` WHERE operation_type = "
-                  "'COMPACTION' AND operation_status = 'SUCCESSFUL'"), 1);
+                  "'COMPACTION' AND operation_status = 'SUCCESSFUL'"),
+            1);
   EXPECT_EQ(Count("SELECT count(*) FROM r"), 4);
   EXPECT_EQ(RunMaintain({"--warehouse", wh, "--conf", "novalue"}), 2);
   EXPECT_EQ(RunMaintain({"--warehouse", wh, "--threads", "0"}), 2);

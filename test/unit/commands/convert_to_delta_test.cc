@@ -77,8 +77,8 @@ class ConvertToDeltaTest : public ::testing::Test {
     return out;
   }
   // Writes `chunk` (columns of `schema`) as a Parquet file at dir_/rel, row groups of `rg_rows`.
-  void WriteParquet(const std::string& root, const std::string& key, const Schema& schema, const DataChunk& chunk,
-                    int64_t rg_rows) {
+  void WriteParquet(const std::string& root, const std::string& key, const Schema& schema,
+                    const DataChunk& chunk, int64_t rg_rows) {
     LocalObjectStore store(root);
     auto sink = store.OpenWrite(key);
     ASSERT_TRUE(sink.ok()) << sink.status().ToString();
@@ -115,7 +115,8 @@ class ConvertToDeltaTest : public ::testing::Test {
 TEST_F(ConvertToDeltaTest, LogContentsOfAnUnpartitionedConversion) {
   const std::string root = dir_ + "/pq";
   // a.parquet: x TINYINT, s STRING in two row groups; sub/b.parquet: x INT, y DOUBLE.
-  Schema s1 = {Field{"x", DataType::Int8(), false, "{}"}, Field{"s", DataType::String(), true, "{}"}};
+  Schema s1 = {Field{"x", DataType::Int8(), false, "{}"},
+               Field{"s", DataType::String(), true, "{}"}};
   DataChunk c1 = DataChunk::FromSchema(s1);
   for (int i = 1; i <= 4; ++i) {
     c1.columns[0].Append<int8_t>(static_cast<int8_t>(i));
@@ -126,7 +127,8 @@ TEST_F(ConvertToDeltaTest, LogContentsOfAnUnpartitionedConversion) {
     }
   }
   WriteParquet(root, "a.parquet", s1, c1, 2);
-  Schema s2 = {Field{"x", DataType::Int32(), true, "{}"}, Field{"y", DataType::Double(), true, "{}"}};
+  Schema s2 = {Field{"x", DataType::Int32(), true, "{}"},
+               Field{"y", DataType::Double(), true, "{}"}};
   DataChunk c2 = DataChunk::FromSchema(s2);
   c2.columns[0].Append<int32_t>(-7);
   c2.columns[1].Append<double>(1.5);
@@ -165,7 +167,8 @@ TEST_F(ConvertToDeltaTest, LogContentsOfAnUnpartitionedConversion) {
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->path, "sub/b.parquet");
   EXPECT_EQ(a->size, static_cast<int64_t>(a_before.size()));
-  EXPECT_EQ(a->modification_time, static_cast<int64_t>(st_a.st_mtim.tv_sec) * 1000 + st_a.st_mtim.tv_nsec / 1000000);
+  EXPECT_EQ(a->modification_time,
+            static_cast<int64_t>(st_a.st_mtim.tv_sec) * 1000 + st_a.st_mtim.tv_nsec / 1000000);
   EXPECT_TRUE(a->data_change);
   EXPECT_TRUE(a->partition_values.empty());
   ASSERT_TRUE(a->stats.has_value());
@@ -190,10 +193,13 @@ TEST_F(ConvertToDeltaTest, LogContentsOfAnUnpartitionedConversion) {
 
   const std::string log = ReadAll(root + "/_delta_log/00000000000000000000.json");
   EXPECT_NE(log.find("\"operation\":\"CONVERT\""), std::string::npos) << log;
-  EXPECT_NE(log.find("\"operationParameters\":{\"numFiles\":2,\"partitionedBy\":\"[]\",\"collectStats\":true"),
-            std::string::npos)
+  EXPECT_NE(
+      log.find(
+          "\"operationParameters\":{\"numFiles\":2,\"partitionedBy\":\"[]\",\"collectStats\":true"),
+      std::string::npos)
       << log;
-  EXPECT_NE(log.find("\"operationMetrics\":{\"numConvertedFiles\":\"2\"}"), std::string::npos) << log;
+  EXPECT_NE(log.find("\"operationMetrics\":{\"numConvertedFiles\":\"2\"}"), std::string::npos)
+      << log;
   EXPECT_EQ(log.find("catalogTable"), std::string::npos);
   // The data files are untouched, nothing else was written outside the log.
   EXPECT_EQ(ReadAll(root + "/a.parquet"), a_before);
@@ -204,9 +210,11 @@ TEST_F(ConvertToDeltaTest, LogContentsOfAnUnpartitionedConversion) {
   EXPECT_EQ(entries, 7u);  // a, .crc, _SUCCESS, _tmp, _tmp/c, sub, sub/b
 
   EXPECT_EQ(Rows("SELECT * FROM delta.`" + root + "`"),
-            (std::vector<std::string>{"-7|NULL|1.5|", "1|b|NULL|", "2|NULL|NULL|", "3|d|NULL|", "4|e|NULL|"}));
+            (std::vector<std::string>{"-7|NULL|1.5|", "1|b|NULL|", "2|NULL|NULL|", "3|d|NULL|",
+                                      "4|e|NULL|"}));
   // Data skipping uses the converted stats.
-  EXPECT_EQ(Rows("SELECT x FROM delta.`" + root + "` WHERE x > 3"), (std::vector<std::string>{"4|"}));
+  EXPECT_EQ(Rows("SELECT x FROM delta.`" + root + "` WHERE x > 3"),
+            (std::vector<std::string>{"4|"}));
 
   // Converting again is a no-op.
   Run("CONVERT TO DELTA parquet.`" + root + "`");
@@ -230,8 +238,10 @@ TEST_F(ConvertToDeltaTest, NoStatisticsWritesNoStats) {
     ASSERT_TRUE(f.partition_values.Find("k"));
   }
   const std::string log = ReadAll(root + "/_delta_log/00000000000000000000.json");
-  EXPECT_NE(log.find("\"partitionedBy\":\"[\\\"k\\\"]\",\"collectStats\":false"), std::string::npos) << log;
-  EXPECT_EQ(Rows("SELECT k, x FROM delta.`" + root + "`"), (std::vector<std::string>{"1|5|", "2|5|"}));
+  EXPECT_NE(log.find("\"partitionedBy\":\"[\\\"k\\\"]\",\"collectStats\":false"), std::string::npos)
+      << log;
+  EXPECT_EQ(Rows("SELECT k, x FROM delta.`" + root + "`"),
+            (std::vector<std::string>{"1|5|", "2|5|"}));
   // DML with deletion vectors works without stats.
   Run("DELETE FROM delta.`" + root + "` WHERE k = 2");
   EXPECT_EQ(Rows("SELECT k, x FROM delta.`" + root + "`"), (std::vector<std::string>{"1|5|"}));
@@ -247,8 +257,10 @@ TEST_F(ConvertToDeltaTest, ConformancePartitionedSparkDirectory) {
   const std::string root = dir_ + "/pv";
   CopyWithoutLog(src, root);
   Run("CONVERT TO DELTA parquet.`" + root +
-      "` PARTITIONED BY (as_int INT, as_long BIGINT, as_byte TINYINT, as_short SMALLINT, as_boolean BOOLEAN, "
-      "as_float FLOAT, as_double DOUBLE, as_string STRING, as_string_lit_null STRING, as_date DATE, "
+      "` PARTITIONED BY (as_int INT, as_long BIGINT, as_byte TINYINT, as_short SMALLINT, "
+      "as_boolean BOOLEAN, "
+      "as_float FLOAT, as_double DOUBLE, as_string STRING, as_string_lit_null STRING, as_date "
+      "DATE, "
       "as_timestamp TIMESTAMP, as_big_decimal DECIMAL(1,0))");
   auto converted = Load(root);
   auto original = Load(src.string());
@@ -267,7 +279,8 @@ TEST_F(ConvertToDeltaTest, ConformancePartitionedSparkDirectory) {
     }
   }
   const std::string cols =
-      "as_int, as_long, as_byte, as_short, as_boolean, as_float, as_double, as_string, as_string_lit_null, "
+      "as_int, as_long, as_byte, as_short, as_boolean, as_float, as_double, as_string, "
+      "as_string_lit_null, "
       "as_date, as_timestamp, as_big_decimal, as_list_of_records, as_nested_struct, value";
   EXPECT_EQ(Rows("SELECT " + cols + " FROM delta.`" + root + "`"),
             Rows("SELECT " + cols + " FROM delta.`" + src.string() + "`"));
@@ -279,14 +292,16 @@ TEST_F(ConvertToDeltaTest, ConformanceUnpartitionedSparkDirectories) {
   const std::string conf = ConformanceDir();
   if (conf.empty()) GTEST_SKIP() << "no conformance data";
   int converted = 0;
-  for (const char* name : {"data-reader-primitives", "data-reader-nested-struct", "data-reader-array-primitives",
-                           "basic-decimal-table", "parquet-all-types"}) {
+  for (const char* name :
+       {"data-reader-primitives", "data-reader-nested-struct", "data-reader-array-primitives",
+        "basic-decimal-table", "parquet-all-types"}) {
     const fs::path src = fs::path(conf) / "golden" / name;
     if (!fs::is_directory(src / "expected")) continue;
     const std::string root = dir_ + "/" + name;
     CopyWithoutLog(src / "expected", root);
     Run(std::string("CONVERT TO DELTA parquet.`") + root + "`");
-    EXPECT_EQ(Rows("SELECT * FROM delta.`" + root + "`"), Rows("SELECT * FROM delta.`" + (src / "delta").string() + "`"))
+    EXPECT_EQ(Rows("SELECT * FROM delta.`" + root + "`"),
+              Rows("SELECT * FROM delta.`" + (src / "delta").string() + "`"))
         << name;
     ++converted;
   }

@@ -60,10 +60,12 @@ TEST(ClockTest, ManualClockMovesOnlyWhenTold) {
 TEST(ThreadPoolTest, ParallelForRunsAllAndReportsFirstError) {
   ThreadPool pool(2);
   std::atomic<int> sum{0};
-  ASSERT_TRUE(pool.ParallelFor(100, [&](size_t i) {
-                    sum += static_cast<int>(i);
-                    return Status::OK();
-                  }).ok());
+  ASSERT_TRUE(pool.ParallelFor(100,
+                               [&](size_t i) {
+                                 sum += static_cast<int>(i);
+                                 return Status::OK();
+                               })
+                  .ok());
   EXPECT_EQ(sum.load(), 4950);
   Status s = pool.ParallelFor(10, [&](size_t i) {
     return i == 7 ? Status::IoError("seven") : (i == 3 ? Status::IoError("three") : Status::OK());
@@ -71,12 +73,14 @@ TEST(ThreadPoolTest, ParallelForRunsAllAndReportsFirstError) {
   EXPECT_EQ(s.message(), "three");
   // Nested use must not deadlock.
   std::atomic<int> inner{0};
-  ASSERT_TRUE(pool.ParallelFor(4, [&](size_t) {
-                    return pool.ParallelFor(4, [&](size_t) {
-                      ++inner;
-                      return Status::OK();
-                    });
-                  }).ok());
+  ASSERT_TRUE(pool.ParallelFor(4,
+                               [&](size_t) {
+                                 return pool.ParallelFor(4, [&](size_t) {
+                                   ++inner;
+                                   return Status::OK();
+                                 });
+                               })
+                  .ok());
   EXPECT_EQ(inner.load(), 16);
 }
 
@@ -108,9 +112,10 @@ TEST(MemoryTrackerTest, ErrorNamesTheOwnerTheTrackerAndTheLimit) {
   Status s = r.Resize(3 << 20);
   EXPECT_EQ(s.code(), StatusCode::kOutOfMemory);
   EXPECT_EQ(s.error_class(), "SILT_MEMORY_LIMIT_EXCEEDED");
-  EXPECT_EQ(s.message(),
-            "HashJoin: memory limit of 1.0 MiB (1048576 bytes) for the query exceeded (raise it with SET "
-            "silt.memory.limit = <size>): requested 3.0 MiB (3144728 bytes) more with 1000 bytes in use");
+  EXPECT_EQ(
+      s.message(),
+      "HashJoin: memory limit of 1.0 MiB (1048576 bytes) for the query exceeded (raise it with SET "
+      "silt.memory.limit = <size>): requested 3.0 MiB (3144728 bytes) more with 1000 bytes in use");
   EXPECT_EQ(r.bytes(), 1000);  // a failed Resize keeps the old reservation
   EXPECT_EQ(query->used(), 1000);
   // A database-wide limit hit through a query tracker names the database.
@@ -120,7 +125,8 @@ TEST(MemoryTrackerTest, ErrorNamesTheOwnerTheTrackerAndTheLimit) {
   s = r2.Resize(4096);
   EXPECT_EQ(s.message(),
             "Sort: memory limit of 2.0 KiB (2048 bytes) for the database exceeded "
-            "(DatabaseOptions.memory_limit_bytes): requested 4.0 KiB (4096 bytes) more with 0 bytes in use");
+            "(DatabaseOptions.memory_limit_bytes): requested 4.0 KiB (4096 bytes) more with 0 "
+            "bytes in use");
   EXPECT_EQ(q.used(), 0);
   EXPECT_EQ(db->used(), 0);
 }

@@ -11,21 +11,22 @@ namespace silt::delta {
 namespace {
 
 // Lines taken verbatim from Spark-written logs under shared/conformance.
-const char* const kSparkLines[] = {
-    R"json({"protocol":{"minReaderVersion":1,"minWriterVersion":2}})json",
-    R"json({"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["deletionVectors","v2Checkpoint"],"writerFeatures":["deletionVectors","v2Checkpoint","appendOnly","invariants"]}})json",
-    R"json({"metaData":{"id":"testId","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{\"delta.columnMapping.id\":1,\"delta.columnMapping.physicalName\":\"col-10623d2b-e242-4e70-bda5-826469ad0d2a\"}},{\"name\":\"tsNtz\",\"type\":\"timestamp_ntz\",\"nullable\":true,\"metadata\":{\"delta.columnMapping.id\":2,\"delta.columnMapping.physicalName\":\"col-3095b00d-efaa-493e-b85d-8db894dffffc\"}},{\"name\":\"tsNtzPartition\",\"type\":\"timestamp_ntz\",\"nullable\":true,\"metadata\":{\"delta.columnMapping.id\":3,\"delta.columnMapping.physicalName\":\"col-31f31113-4fc7-437c-b8e8-b7bca8a2f698\"}}]}","partitionColumns":["tsNtzPartition"],"configuration":{"delta.columnMapping.mode":"id","delta.columnMapping.maxColumnId":"3"},"createdTime":1712333993412}})json",
-    R"json({"metaData":{"id":"f571bf08-452e-4155-9f52-f793e630c55c","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":[],"configuration":{"delta.checkpointPolicy":"v2","delta.checkpointInterval":"1"},"createdTime":1739329697356}})json",
-    R"json({"add":{"path":"part=6/part-00001-6fc16401-ac51-4b89-bf08-bb86cecb5cc2.c000.snappy.parquet","partitionValues":{"part":"6"},"size":736,"modificationTime":1688691720000,"dataChange":true,"stats":"{\"numRecords\":3,\"minValues\":{\"col1\":26,\"col2\":\"foo1\"},\"maxValues\":{\"col1\":46,\"col2\":\"foo1\"},\"nullCount\":{\"col1\":0,\"col2\":0},\"tightBounds\":false}","deletionVector":{"storageType":"u","pathOrInlineDv":"]g#Gi8g29gLy&KMkGJr?","offset":1,"sizeInBytes":34,"cardinality":1}}})json",
-    R"json({"add":{"path":"part=1/test%25file%25prefix-part-00000-ad2e4232-aae1-41ea-b46c-569d88253339.c000.snappy.parquet","partitionValues":{"part":"1"},"size":986,"modificationTime":1774306408636,"dataChange":true,"stats":"{\"numRecords\":1,\"minValues\":{\"id\":1,\"value\":\"value_1\"},\"maxValues\":{\"id\":1,\"value\":\"value_1\"},\"nullCount\":{\"id\":0,\"value\":0},\"tightBounds\":true}","tags":{"INSERTION_TIME":"1774306408636000","MIN_INSERTION_TIME":"1774306408636000","MAX_INSERTION_TIME":"1774306408636000","OPTIMIZE_TARGET_SIZE":"268435456"}}})json",
-    R"json({"add":{"path":"part=__HIVE_DEFAULT_PARTITION__/part-00001-f81daebf-3993-4686-bf72-470e1fe078d9.c000.snappy.parquet","partitionValues":{"part":null},"size":654,"modificationTime":1692156993000,"dataChange":true,"stats":"{\"numRecords\":1,\"minValues\":{\"id\":4},\"maxValues\":{\"id\":4},\"nullCount\":{\"id\":0,\"time\":1}}"}})json",
-    R"json({"remove":{"path":"part-00000-e0bed4e7-0c50-4859-af0d-b26932e59a3b.c000.snappy.parquet","deletionTimestamp":1734070130501,"dataChange":false,"extendedFileMetadata":true,"partitionValues":{},"size":958,"tags":{"MAX_INSERTION_TIME":"1734070127000000","NUM_AUTO_OPTIMIZES":"4","INSERTION_TIME":"1734070073000000","compactedInto":"[\"part-00000-9d12b4eb-8732-4bd6-9102-ac21984f2f71.c000.snappy.parquet\"]","compactionInfo":"[{\"rowOffsetInTarget\":0,\"sourceNumPhysicalRecords\":8}]","MIN_INSERTION_TIME":"1734070073000000","OPTIMIZE_TARGET_SIZE":"67108864"},"deletionVector":{"storageType":"u","pathOrInlineDv":"9o*B3A9$@MU{2@BJ{d6N","offset":1,"sizeInBytes":34,"cardinality":1},"stats":"{\"numRecords\":8}"}})json",
-    R"json({"remove":{"path":"file:/some/unqualified/absolute/path","deletionTimestamp":200,"dataChange":false}})json",
-    R"json({"cdc":{"path":"_change_data/cdc-00000-441420ce-d865-42bd-9979-82338e193452.c000.snappy.parquet","partitionValues":{},"size":1063,"dataChange":false}})json",
-    R"json({"txn":{"appId":"app-1","version":2}})json",
-    R"json({"sidecar":{"path":"00000000000000000000.checkpoint.0000000001.0000000001.9167a758-dd93-4e52-8636-7cf5776eb10f.parquet","sizeInBytes":9203,"modificationTime":1739329764031}})json",
-    R"json({"checkpointMetadata":{"version":0}})json",
-    R"json({"commitInfo":{"timestamp":1767019603960,"operation":"CREATE TABLE","operationParameters":{"partitionBy":"[]","clusterBy":"[]","description":null,"isManaged":"false","properties":"{\"delta.checkpointInterval\":\"2\",\"delta.writePartitionColumnsToParquet\":\"true\"}","statsOnLoad":false},"isolationLevel":"WriteSerializable","isBlindAppend":true,"operationMetrics":{},"tags":{"restoresDeletedRows":"false"},"engineInfo":"Databricks-Runtime/<unknown>","txnId":"ca257341-0877-4bb4-bf7a-a67daefc7e02"}})json",
+const char* const kSparkLines[] =
+    {
+        R"json({"protocol":{"minReaderVersion":1,"minWriterVersion":2}})json",
+        R"json({"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["deletionVectors","v2Checkpoint"],"writerFeatures":["deletionVectors","v2Checkpoint","appendOnly","invariants"]}})json",
+        R"json({"metaData":{"id":"testId","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{\"delta.columnMapping.id\":1,\"delta.columnMapping.physicalName\":\"col-10623d2b-e242-4e70-bda5-826469ad0d2a\"}},{\"name\":\"tsNtz\",\"type\":\"timestamp_ntz\",\"nullable\":true,\"metadata\":{\"delta.columnMapping.id\":2,\"delta.columnMapping.physicalName\":\"col-3095b00d-efaa-493e-b85d-8db894dffffc\"}},{\"name\":\"tsNtzPartition\",\"type\":\"timestamp_ntz\",\"nullable\":true,\"metadata\":{\"delta.columnMapping.id\":3,\"delta.columnMapping.physicalName\":\"col-31f31113-4fc7-437c-b8e8-b7bca8a2f698\"}}]}","partitionColumns":["tsNtzPartition"],"configuration":{"delta.columnMapping.mode":"id","delta.columnMapping.maxColumnId":"3"},"createdTime":1712333993412}})json",
+        R"json({"metaData":{"id":"f571bf08-452e-4155-9f52-f793e630c55c","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":[],"configuration":{"delta.checkpointPolicy":"v2","delta.checkpointInterval":"1"},"createdTime":1739329697356}})json",
+        R"json({"add":{"path":"part=6/part-00001-6fc16401-ac51-4b89-bf08-bb86cecb5cc2.c000.snappy.parquet","partitionValues":{"part":"6"},"size":736,"modificationTime":1688691720000,"dataChange":true,"stats":"{\"numRecords\":3,\"minValues\":{\"col1\":26,\"col2\":\"foo1\"},\"maxValues\":{\"col1\":46,\"col2\":\"foo1\"},\"nullCount\":{\"col1\":0,\"col2\":0},\"tightBounds\":false}","deletionVector":{"storageType":"u","pathOrInlineDv":"]g#Gi8g29gLy&KMkGJr?","offset":1,"sizeInBytes":34,"cardinality":1}}})json",
+        R"json({"add":{"path":"part=1/test%25file%25prefix-part-00000-ad2e4232-aae1-41ea-b46c-569d88253339.c000.snappy.parquet","partitionValues":{"part":"1"},"size":986,"modificationTime":1774306408636,"dataChange":true,"stats":"{\"numRecords\":1,\"minValues\":{\"id\":1,\"value\":\"value_1\"},\"maxValues\":{\"id\":1,\"value\":\"value_1\"},\"nullCount\":{\"id\":0,\"value\":0},\"tightBounds\":true}","tags":{"INSERTION_TIME":"1774306408636000","MIN_INSERTION_TIME":"1774306408636000","MAX_INSERTION_TIME":"1774306408636000","OPTIMIZE_TARGET_SIZE":"268435456"}}})json",
+        R"json({"add":{"path":"part=__HIVE_DEFAULT_PARTITION__/part-00001-f81daebf-3993-4686-bf72-470e1fe078d9.c000.snappy.parquet","partitionValues":{"part":null},"size":654,"modificationTime":1692156993000,"dataChange":true,"stats":"{\"numRecords\":1,\"minValues\":{\"id\":4},\"maxValues\":{\"id\":4},\"nullCount\":{\"id\":0,\"time\":1}}"}})json",
+        R"json({"remove":{"path":"part-00000-e0bed4e7-0c50-4859-af0d-b26932e59a3b.c000.snappy.parquet","deletionTimestamp":1734070130501,"dataChange":false,"extendedFileMetadata":true,"partitionValues":{},"size":958,"tags":{"MAX_INSERTION_TIME":"1734070127000000","NUM_AUTO_OPTIMIZES":"4","INSERTION_TIME":"1734070073000000","compactedInto":"[\"part-00000-9d12b4eb-8732-4bd6-9102-ac21984f2f71.c000.snappy.parquet\"]","compactionInfo":"[{\"rowOffsetInTarget\":0,\"sourceNumPhysicalRecords\":8}]","MIN_INSERTION_TIME":"1734070073000000","OPTIMIZE_TARGET_SIZE":"67108864"},"deletionVector":{"storageType":"u","pathOrInlineDv":"9o*B3A9$@MU{2@BJ{d6N","offset":1,"sizeInBytes":34,"cardinality":1},"stats":"{\"numRecords\":8}"}})json",
+        R"json({"remove":{"path":"file:/some/unqualified/absolute/path","deletionTimestamp":200,"dataChange":false}})json",
+        R"json({"cdc":{"path":"_change_data/cdc-00000-441420ce-d865-42bd-9979-82338e193452.c000.snappy.parquet","partitionValues":{},"size":1063,"dataChange":false}})json",
+        R"json({"txn":{"appId":"app-1","version":2}})json",
+        R"json({"sidecar":{"path":"00000000000000000000.checkpoint.0000000001.0000000001.9167a758-dd93-4e52-8636-7cf5776eb10f.parquet","sizeInBytes":9203,"modificationTime":1739329764031}})json",
+        R"json({"checkpointMetadata":{"version":0}})json",
+        R"json({"commitInfo":{"timestamp":1767019603960,"operation":"CREATE TABLE","operationParameters":{"partitionBy":"[]","clusterBy":"[]","description":null,"isManaged":"false","properties":"{\"delta.checkpointInterval\":\"2\",\"delta.writePartitionColumnsToParquet\":\"true\"}","statsOnLoad":false},"isolationLevel":"WriteSerializable","isBlindAppend":true,"operationMetrics":{},"tags":{"restoresDeletedRows":"false"},"engineInfo":"Databricks-Runtime/<unknown>","txnId":"ca257341-0877-4bb4-bf7a-a67daefc7e02"}})json",
 };
 
 Action Parse(std::string_view line) {
@@ -118,8 +119,8 @@ TEST(ActionParseTest, UnknownKeysAndFieldsAreIgnored) {
 
 // Every action type with every field set survives serialize → parse.
 TEST(ActionRoundTripTest, EveryActionType) {
-  DeletionVectorDescriptor dv{'i', "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L", std::nullopt,
-                              40, 6};
+  DeletionVectorDescriptor dv{'i', "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L",
+                              std::nullopt, 40, 6};
   Protocol protocol{3, 7, std::vector<std::string>{"deletionVectors", "columnMapping"},
                     std::vector<std::string>{"deletionVectors", "columnMapping", "appendOnly"}};
   Metadata metadata;
@@ -167,8 +168,8 @@ TEST(ActionRoundTripTest, EveryActionType) {
   ci.user_id = "u";
   ci.user_name = "n";
   ci.operation = "WRITE";
-  ci.operation_parameters = StringMap{{"mode", "\"Append\""}, {"partitionBy", "\"[]\""},
-                                      {"statsOnLoad", "false"}, {"n", "null"}};
+  ci.operation_parameters = StringMap{
+      {"mode", "\"Append\""}, {"partitionBy", "\"[]\""}, {"statsOnLoad", "false"}, {"n", "null"}};
   ci.cluster_id = "c";
   ci.read_version = 2;
   ci.isolation_level = "Serializable";
@@ -182,8 +183,8 @@ TEST(ActionRoundTripTest, EveryActionType) {
   CheckpointMetadata cm{12, StringMap{{"sidecarNumActions", "3"}}};
   Sidecar sidecar{"s.parquet", 100, 200, StringMap{{"x", "y"}}};
 
-  std::vector<Action> actions = {protocol, metadata, add,  remove, cdc,    txn,
-                                 ci,       dm,       cm,   sidecar, Protocol{}};
+  std::vector<Action> actions = {protocol, metadata, add, remove,  cdc,       txn,
+                                 ci,       dm,       cm,  sidecar, Protocol{}};
   std::string bytes = SerializeCommit(actions);
   std::vector<Action> back;
   ASSERT_TRUE(ParseCommit(bytes, &back, "rt.json").ok());
@@ -230,40 +231,52 @@ TEST(ActionParseTest, HostileInputIsCorruption) {
   }
   ExpectCorrupt("[1,2]", "expected an object");
   ExpectCorrupt("\"add\"", "expected an object");
-  ExpectCorrupt(R"({"add":{"path":"a","partitionValues":{},"size":"1","modificationTime":1,"dataChange":true}})",
-                "add.size: expected a long, found string");
+  ExpectCorrupt(
+      R"({"add":{"path":"a","partitionValues":{},"size":"1","modificationTime":1,"dataChange":true}})",
+      "add.size: expected a long, found string");
   ExpectCorrupt(R"({"add":{"path":"a","partitionValues":{},"size":1,"dataChange":true}})",
                 "add.modificationTime: required field is missing");
-  ExpectCorrupt(R"({"add":{"path":"","partitionValues":{},"size":1,"modificationTime":1,"dataChange":true}})",
-                "add.path");
-  ExpectCorrupt(R"({"add":{"path":"a","partitionValues":[],"size":1,"modificationTime":1,"dataChange":true}})",
-                "add.partitionValues");
-  ExpectCorrupt(R"({"add":{"path":"a","partitionValues":{"p":{"x":1}},"size":1,"modificationTime":1,"dataChange":true}})",
-                "add.partitionValues");
-  ExpectCorrupt(R"({"add":{"path":"a","partitionValues":{},"size":1.5,"modificationTime":1,"dataChange":true}})",
-                "add.size");
-  ExpectCorrupt(R"({"add":{"path":"a","partitionValues":{},"size":1,"modificationTime":1,"dataChange":1}})",
-                "add.dataChange");
-  ExpectCorrupt(R"({"add":{"path":"a","partitionValues":{},"size":1,"modificationTime":1,"dataChange":true,"deletionVector":{"storageType":"uu","pathOrInlineDv":"x","sizeInBytes":1,"cardinality":1}}})",
-                "add.deletionVector.storageType");
-  ExpectCorrupt(R"({"add":{"path":"a","partitionValues":{},"size":1,"modificationTime":1,"dataChange":true,"deletionVector":{"storageType":"u","pathOrInlineDv":"x","sizeInBytes":1}}})",
-                "add.deletionVector.cardinality");
-  ExpectCorrupt(R"({"add":{"path":"a","partitionValues":{},"size":1,"modificationTime":1,"dataChange":true,"deletionVector":{"storageType":"u","pathOrInlineDv":"x","sizeInBytes":3000000000,"cardinality":1}}})",
-                "out of range");
+  ExpectCorrupt(
+      R"({"add":{"path":"","partitionValues":{},"size":1,"modificationTime":1,"dataChange":true}})",
+      "add.path");
+  ExpectCorrupt(
+      R"({"add":{"path":"a","partitionValues":[],"size":1,"modificationTime":1,"dataChange":true}})",
+      "add.partitionValues");
+  ExpectCorrupt(
+      R"({"add":{"path":"a","partitionValues":{"p":{"x":1}},"size":1,"modificationTime":1,"dataChange":true}})",
+      "add.partitionValues");
+  ExpectCorrupt(
+      R"({"add":{"path":"a","partitionValues":{},"size":1.5,"modificationTime":1,"dataChange":true}})",
+      "add.size");
+  ExpectCorrupt(
+      R"({"add":{"path":"a","partitionValues":{},"size":1,"modificationTime":1,"dataChange":1}})",
+      "add.dataChange");
+  ExpectCorrupt(
+      R"({"add":{"path":"a","partitionValues":{},"size":1,"modificationTime":1,"dataChange":true,"deletionVector":{"storageType":"uu","pathOrInlineDv":"x","sizeInBytes":1,"cardinality":1}}})",
+      "add.deletionVector.storageType");
+  ExpectCorrupt(
+      R"({"add":{"path":"a","partitionValues":{},"size":1,"modificationTime":1,"dataChange":true,"deletionVector":{"storageType":"u","pathOrInlineDv":"x","sizeInBytes":1}}})",
+      "add.deletionVector.cardinality");
+  ExpectCorrupt(
+      R"({"add":{"path":"a","partitionValues":{},"size":1,"modificationTime":1,"dataChange":true,"deletionVector":{"storageType":"u","pathOrInlineDv":"x","sizeInBytes":3000000000,"cardinality":1}}})",
+      "out of range");
   ExpectCorrupt(R"({"protocol":{"minReaderVersion":1}})", "protocol.minWriterVersion");
   ExpectCorrupt(R"({"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":[1]}})",
                 "protocol.readerFeatures");
   ExpectCorrupt(R"({"metaData":{"format":{"provider":"parquet"}}})", "metaData.id");
-  ExpectCorrupt(R"({"metaData":{"id":"x","format":{"provider":"parquet"},"configuration":{"a":[1]}}})",
-                "metaData.configuration");
+  ExpectCorrupt(
+      R"({"metaData":{"id":"x","format":{"provider":"parquet"},"configuration":{"a":[1]}}})",
+      "metaData.configuration");
   ExpectCorrupt(R"({"txn":{"appId":"a"}})", "txn.version");
-  ExpectCorrupt(R"({"domainMetadata":{"domain":"d","configuration":"{}"}})", "domainMetadata.removed");
+  ExpectCorrupt(R"({"domainMetadata":{"domain":"d","configuration":"{}"}})",
+                "domainMetadata.removed");
   ExpectCorrupt(R"({"sidecar":{"path":"p","sizeInBytes":1}})", "sidecar.modificationTime");
   ExpectCorrupt(R"({"checkpointMetadata":{}})", "checkpointMetadata.version");
   ExpectCorrupt(R"({"cdc":{"path":"p","partitionValues":{}}})", "cdc.size");
   ExpectCorrupt(R"({"commitInfo":5})", "commitInfo");
-  ExpectCorrupt(R"({"add":{"path":"a","partitionValues":{},"size":1,"modificationTime":1,"dataChange":true},"remove":{"path":"a"}})",
-                "more than one action");
+  ExpectCorrupt(
+      R"({"add":{"path":"a","partitionValues":{},"size":1,"modificationTime":1,"dataChange":true},"remove":{"path":"a"}})",
+      "more than one action");
   ExpectCorrupt("{\"txn\":{\"appId\":\"\xff\",\"version\":1}}", "invalid JSON");
   ExpectCorrupt(R"({"txn":{"appId":"a","version":1}} trailing)", "invalid JSON");
   // Integers beyond 64 bits are rejected by the JSON parser itself.

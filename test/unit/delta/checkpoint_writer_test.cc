@@ -573,7 +573,8 @@ std::vector<std::string> FilePathsIn(ObjectStore& store, const std::string& key,
     for (const char* col : {"add", "remove"}) {
       const Vector& v = c.columns[static_cast<size_t>(FindField(schema, col))];
       for (size_t r = 0; r < c.size(); ++r)
-        if (v.IsValid(r)) out.push_back(std::string(col) + ":" + std::string(v.child(0).GetString(r)));
+        if (v.IsValid(r))
+          out.push_back(std::string(col) + ":" + std::string(v.child(0).GetString(r)));
     }
   }
   std::sort(out.begin(), out.end());
@@ -625,7 +626,9 @@ TEST(CheckpointWriterTest, MultiPartCheckpointRoundTripsAndIsDeterministic) {
   ASSERT_EQ(info2.part_keys, info.part_keys);
   for (size_t i = 0; i < info.part_keys.size(); ++i) {
     int64_t r1 = 0, r2 = 0;
-    EXPECT_EQ(FilePathsIn(*t.store, info.part_keys[i], &r1), FilePathsIn(*u.store, info2.part_keys[i], &r2)) << i;
+    EXPECT_EQ(FilePathsIn(*t.store, info.part_keys[i], &r1),
+              FilePathsIn(*u.store, info2.part_keys[i], &r2))
+        << i;
     EXPECT_EQ(r1, r2);
   }
   // Rewriting keeps the parts that are there.

@@ -19,7 +19,8 @@ namespace silt::delta {
 namespace {
 
 Schema TestSchema() {
-  TypePtr s = DataType::Struct({{"x", DataType::Int32(), true, ""}, {"y", DataType::String(), true, ""}});
+  TypePtr s =
+      DataType::Struct({{"x", DataType::Int32(), true, ""}, {"y", DataType::String(), true, ""}});
   return {{"id", DataType::Int64(), true, ""},
           {"s", s, true, ""},
           {"tags", DataType::List(DataType::String()), true, ""},
@@ -149,7 +150,8 @@ INSTANTIATE_TEST_SUITE_P(Modes, ColumnMappingWriteTest, ::testing::Values("name"
 
 TEST(ColumnMappingWriteTest, AssignKeepsExistingIdsAndNames) {
   Schema schema = TestSchema();
-  schema[0].metadata_json = R"({"comment":"c","delta.columnMapping.id":7,"delta.columnMapping.physicalName":"keep"})";
+  schema[0].metadata_json =
+      R"({"comment":"c","delta.columnMapping.id":7,"delta.columnMapping.physicalName":"keep"})";
   int64_t max_id = 0;
   Schema out = AssignColumnMapping(schema, &max_id);
   EXPECT_EQ(ColumnMappingId(out[0]), 7);

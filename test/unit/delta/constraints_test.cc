@@ -17,7 +17,9 @@ size_t ParquetFiles(ObjectStore& store) {
   size_t n = 0;
   auto listing = store.ListFrom("").value();
   for (const auto& m : listing)
-    if (m.key.size() > 8 && m.key.substr(m.key.size() - 8) == ".parquet" && m.key.rfind("_delta_log", 0) != 0) ++n;
+    if (m.key.size() > 8 && m.key.substr(m.key.size() - 8) == ".parquet" &&
+        m.key.rfind("_delta_log", 0) != 0)
+      ++n;
   return n;
 }
 
@@ -44,7 +46,8 @@ TEST(ConstraintsTest, TopLevelNotNull) {
   bad.columns[1].AppendString("x");
   auto res = AppendRows(store, {ok, bad}, WallWrite(), WallTxn());
   EXPECT_EQ(res.status().error_class(), kNotNullViolatedClass);
-  EXPECT_NE(res.status().message().find("NOT NULL constraint violated for column: id."), std::string::npos);
+  EXPECT_NE(res.status().message().find("NOT NULL constraint violated for column: id."),
+            std::string::npos);
   // Nothing written for the refused append (not even the valid first chunk's file).
   EXPECT_EQ(ParquetFiles(*store), 1u);
   EXPECT_EQ(Snapshot::Load(store).value()->version(), 1);
@@ -75,8 +78,11 @@ TEST(ConstraintsTest, NestedNotNullOnlyWhereTheParentIsPresent) {
   EXPECT_NE(bad_x.message().find("column: s.x."), std::string::npos) << bad_x.message();
   Status bad_t = row(s_null, Value::Null(schema[1].type), arr_ok);
   EXPECT_NE(bad_t.message().find("column: t."), std::string::npos) << bad_t.message();
-  Status bad_elem = row(s_null, t_ok, Value::Nested(schema[2].type, {Value::Int32(1), Value::Null(DataType::Int32())}));
-  EXPECT_NE(bad_elem.message().find("column: arr.element."), std::string::npos) << bad_elem.message();
+  Status bad_elem =
+      row(s_null, t_ok,
+          Value::Nested(schema[2].type, {Value::Int32(1), Value::Null(DataType::Int32())}));
+  EXPECT_NE(bad_elem.message().find("column: arr.element."), std::string::npos)
+      << bad_elem.message();
   EXPECT_TRUE(row(s_null, t_ok, Value::Null(schema[2].type)).ok());  // a null array has no elements
 }
 
@@ -100,7 +106,8 @@ TEST(ConstraintsTest, LegacyInvariantsAreEnforcedByTheKernel) {
   EXPECT_TRUE(AppendRows(store, {rows({1, 2})}, WallWrite(), WallTxn()).ok());
   auto res = AppendRows(store, {rows({1, 5})}, WallWrite(), WallTxn());
   EXPECT_EQ(res.status().error_class(), kConstraintViolatedClass);
-  EXPECT_NE(res.status().message().find("EXPRESSION(value < 3) value < 3 violated by row with values:\n - value : 5"),
+  EXPECT_NE(res.status().message().find(
+                "EXPRESSION(value < 3) value < 3 violated by row with values:\n - value : 5"),
             std::string::npos)
       << res.status().message();
   // NULL is a violation too (Spark's CheckDeltaInvariant: null or false).
@@ -146,11 +153,15 @@ TEST(ConstraintsTest, InvariantSubset) {
   EXPECT_EQ(tc->needs_validator().size(), 1u);
   EXPECT_EQ(tc->Check(c, nullptr).error_class(), kValidatorRequiredClass);
   int calls = 0;
-  EXPECT_TRUE(tc->Check(c, [&](const DataChunk&) { ++calls; return Status::OK(); }).ok());
+  EXPECT_TRUE(tc->Check(c, [&](const DataChunk&) {
+                  ++calls;
+                  return Status::OK();
+                }).ok());
   EXPECT_EQ(calls, 1);
   // Malformed invariant metadata.
   schema[0].metadata_json = R"({"delta.invariants":"{\"nope\":1}"})";
-  EXPECT_EQ(TableConstraints::Make(schema, Metadata{}).status().error_class(), kUnrecognizedInvariantClass);
+  EXPECT_EQ(TableConstraints::Make(schema, Metadata{}).status().error_class(),
+            kUnrecognizedInvariantClass);
 }
 
 TEST(ConstraintsTest, CheckConstraintsNeedAValidator) {
@@ -173,8 +184,9 @@ TEST(ConstraintsTest, CheckConstraintsNeedAValidator) {
   w.row_validator = [&](const DataChunk& chunk) {
     seen_rows += chunk.size();
     if (chunk.columns[0].Get<int64_t>(0) <= 0)
-      return Status::InvalidArgument("CHECK constraint positive (id > 0) violated by row with values:\n - id : -1",
-                                     kConstraintViolatedClass);
+      return Status::InvalidArgument(
+          "CHECK constraint positive (id > 0) violated by row with values:\n - id : -1",
+          kConstraintViolatedClass);
     return Status::OK();
   };
   EXPECT_EQ(AppendRows(store, {c}, w, WallTxn()).status().error_class(), kConstraintViolatedClass);

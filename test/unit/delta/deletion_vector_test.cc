@@ -786,9 +786,11 @@ namespace {
 // Found by deletion_vector_fuzzer: a bitmap whose only bucket has a high key re-serializes with
 // Spark's empty lower buckets; equality must be set equality.
 TEST(DeletionVectorTest, EqualityIgnoresEmptyBuckets) {
-  const std::string bytes("\xd1\xd3\x39\x64\x01\x00\x00\x00\x00\x00\x00\x00\xfc\xf9\x00\x00\x3b\x30\x00\x00\x01\x00\x00\x05"
-                          "\x00\x02\x00\x00\x00\x04\x00\x05\x00\x00\x00",
-                          35);
+  const std::string bytes(
+      "\xd1\xd3\x39\x64\x01\x00\x00\x00\x00\x00\x00\x00\xfc\xf9\x00\x00\x3b\x30\x00\x00\x01\x00\x00"
+      "\x05"
+      "\x00\x02\x00\x00\x00\x04\x00\x05\x00\x00\x00",
+      35);
   auto dv = DeletionVector::Deserialize(bytes);
   ASSERT_TRUE(dv.ok()) << dv.status().ToString();
   EXPECT_EQ(dv->Cardinality(), 6u);

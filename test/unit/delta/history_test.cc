@@ -23,8 +23,8 @@ constexpr char kSchema[] =
     R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]})";
 
 struct CommitSpec {
-  int64_t mtime_ms = 0;                                // the clock when the commit file is written
-  std::optional<int64_t> ict = std::nullopt;           // commitInfo.inCommitTimestamp
+  int64_t mtime_ms = 0;                       // the clock when the commit file is written
+  std::optional<int64_t> ict = std::nullopt;  // commitInfo.inCommitTimestamp
   bool with_commit_info = true;
   std::optional<StringMap> new_config = std::nullopt;  // writes a metaData with it
   std::string operation = "WRITE";
@@ -266,7 +266,8 @@ TEST_F(HistoryTest, InCommitTimestampsFromCreationBinarySearch) {
   // ICT on from version 0 (no enablement properties); every file has the same mtime.
   StringMap ict_on{{kPropEnableInCommitTimestamps, "true"}};
   for (int v = 0; v < 40; ++v) {
-    Commit(v, {.mtime_ms = 42, .ict = 10'000 + 100 * v,
+    Commit(v, {.mtime_ms = 42,
+               .ict = 10'000 + 100 * v,
                .new_config = v == 0 ? std::optional<StringMap>(ict_on) : std::nullopt});
   }
   auto cfg = ReadIctConfig(*store_);
@@ -294,7 +295,8 @@ TEST_F(HistoryTest, InCommitTimestampsFromCreationBinarySearch) {
 TEST_F(HistoryTest, InCommitTimestampSearchReadsFewCommits) {
   StringMap ict_on{{kPropEnableInCommitTimestamps, "true"}};
   for (int v = 0; v < 200; ++v) {
-    Commit(v, {.mtime_ms = 42, .ict = 10'000 + 100 * v,
+    Commit(v, {.mtime_ms = 42,
+               .ict = 10'000 + 100 * v,
                .new_config = v == 0 ? std::optional<StringMap>(ict_on) : std::nullopt});
   }
   JsonCheckpoint(198, ict_on);  // so the latest snapshot reads one checkpoint and one commit
@@ -398,7 +400,8 @@ TEST_F(HistoryTest, EarliestRecreatableCheckpointKinds) {
 
 TEST_F(HistoryTest, ReadHistoryNewestFirstWithParsedFields) {
   for (int v = 0; v < 5; ++v) {
-    Commit(v, {.mtime_ms = 1000 * (v + 1), .with_commit_info = v != 3,
+    Commit(v, {.mtime_ms = 1000 * (v + 1),
+               .with_commit_info = v != 3,
                .operation = v == 0 ? "CREATE TABLE" : "WRITE"});
   }
   auto all = ReadHistory(*store_, std::nullopt);
@@ -477,8 +480,14 @@ TEST(TimestampLiteralTest, ParsesSparkForms) {
     ASSERT_TRUE(ms.ok()) << c.text << ": " << ms.status().ToString();
     EXPECT_EQ(*ms, c.millis) << c.text;
   }
-  const char* bad[] = {"", "  ", "yesterday", "2024-13-01", "2024-06-15 25:00:00",
-                       "2024-06-15 19:30:45 PST", "2024-06-15T", "1718479845000"};
+  const char* bad[] = {"",
+                       "  ",
+                       "yesterday",
+                       "2024-13-01",
+                       "2024-06-15 25:00:00",
+                       "2024-06-15 19:30:45 PST",
+                       "2024-06-15T",
+                       "1718479845000"};
   for (const char* text : bad) {
     auto ms = ParseTimestampLiteralMillis(text);
     ASSERT_FALSE(ms.ok()) << text;

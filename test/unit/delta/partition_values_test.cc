@@ -83,13 +83,20 @@ TEST(PartitionValueTest, ParseTable) {
 
 TEST(PartitionValueTest, ParseErrors) {
   const std::pair<const char*, TypePtr> bad[] = {
-      {"128", DataType::Int8()},        {"1.0", DataType::Int32()},
-      {"12a", DataType::Int64()},       {"99999999999999999999", DataType::Int64()},
-      {"inf", DataType::Double()},      {"0x10", DataType::Double()},
-      {"1.0.0", DataType::Double()},    {"yes", DataType::Boolean()},
-      {"1000.00", DataType::Decimal(5, 2)}, {"1e", DataType::Decimal(5, 2)},
-      {"2024-13-01", DataType::Date()}, {"2023-02-29", DataType::Date()},
-      {"2024-1-1", DataType::Date()},   {"2024-06-15 25:00:00", DataType::Timestamp()},
+      {"128", DataType::Int8()},
+      {"1.0", DataType::Int32()},
+      {"12a", DataType::Int64()},
+      {"99999999999999999999", DataType::Int64()},
+      {"inf", DataType::Double()},
+      {"0x10", DataType::Double()},
+      {"1.0.0", DataType::Double()},
+      {"yes", DataType::Boolean()},
+      {"1000.00", DataType::Decimal(5, 2)},
+      {"1e", DataType::Decimal(5, 2)},
+      {"2024-13-01", DataType::Date()},
+      {"2023-02-29", DataType::Date()},
+      {"2024-1-1", DataType::Date()},
+      {"2024-06-15 25:00:00", DataType::Timestamp()},
       {"2024-06-15T12:30:45Z", DataType::TimestampNtz()},
       {"2024-06-15 12:30:45.1234567890", DataType::Timestamp()},
   };
@@ -115,12 +122,14 @@ TEST(PartitionValueTest, FormatTable) {
   EXPECT_EQ(FormatPartitionValue(Value::Decimal(5, 2, -5)), "-0.05");
   EXPECT_EQ(FormatPartitionValue(Value::Boolean(true)), "true");
   EXPECT_EQ(FormatPartitionValue(Value::Integer(DataType::Date(), 19723)), "2024-01-01");
-  EXPECT_EQ(FormatPartitionValue(Value::Integer(DataType::Timestamp(), 1718479845 * kMicrosPerSecond)),
-            "2024-06-15T19:30:45.000000Z");
+  EXPECT_EQ(
+      FormatPartitionValue(Value::Integer(DataType::Timestamp(), 1718479845 * kMicrosPerSecond)),
+      "2024-06-15T19:30:45.000000Z");
   EXPECT_EQ(FormatPartitionValue(Value::Integer(DataType::Timestamp(), -1)),
             "1969-12-31T23:59:59.999999Z");
-  EXPECT_EQ(FormatPartitionValue(Value::Integer(DataType::TimestampNtz(), 1718454645 * kMicrosPerSecond)),
-            "2024-06-15 12:30:45");
+  EXPECT_EQ(
+      FormatPartitionValue(Value::Integer(DataType::TimestampNtz(), 1718454645 * kMicrosPerSecond)),
+      "2024-06-15 12:30:45");
   EXPECT_EQ(FormatPartitionValue(
                 Value::Integer(DataType::TimestampNtz(), 1718454645 * kMicrosPerSecond + 120000)),
             "2024-06-15 12:30:45.12");
@@ -129,9 +138,12 @@ TEST(PartitionValueTest, FormatTable) {
 
 TEST(PartitionValueTest, FormatParseRoundTrip) {
   const Value values[] = {
-      Value::Int64(INT64_MIN), Value::Double(-1.2345e-300), Value::Double(123456789.0),
-      Value::Floating(DataType::Float(), 3.4028235e38f), Value::Decimal(38, 10, -1),
-      Value::Integer(DataType::Date(), -719162),  // 0001-01-01
+      Value::Int64(INT64_MIN),
+      Value::Double(-1.2345e-300),
+      Value::Double(123456789.0),
+      Value::Floating(DataType::Float(), 3.4028235e38f),
+      Value::Decimal(38, 10, -1),
+      Value::Integer(DataType::Date(), -719162),                    // 0001-01-01
       Value::Integer(DataType::Timestamp(), 253402300799999999LL),  // 9999-12-31 23:59:59.999999
       Value::Integer(DataType::TimestampNtz(), -62135596800000000LL),
   };

@@ -18,7 +18,8 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-void ExpectField(const object& o, const char* name, simdjson::dom::element_type type, const std::string& where) {
+void ExpectField(const object& o, const char* name, simdjson::dom::element_type type,
+                 const std::string& where) {
   element e;
   ASSERT_FALSE(o[name].get(e)) << where << ": missing required field " << name;
   EXPECT_EQ(e.type(), type) << where << ": field " << name << " has the wrong type";
@@ -86,8 +87,10 @@ void ValidateCommit(const std::string& bytes, const std::string& where) {
       ASSERT_FALSE(a["minReaderVersion"].get(r)) << at;
       ASSERT_FALSE(a["minWriterVersion"].get(w)) << at;
       element rf, wf;
-      EXPECT_EQ(r == 3, !a["readerFeatures"].get(rf)) << at << ": readerFeatures exactly when reader version 3";
-      EXPECT_EQ(w == 7, !a["writerFeatures"].get(wf)) << at << ": writerFeatures exactly when writer version 7";
+      EXPECT_EQ(r == 3, !a["readerFeatures"].get(rf))
+          << at << ": readerFeatures exactly when reader version 3";
+      EXPECT_EQ(w == 7, !a["writerFeatures"].get(wf))
+          << at << ": writerFeatures exactly when writer version 7";
       if (r == 3) {
         EXPECT_EQ(w, 7) << at << ": reader features need writer features";
       }
@@ -96,7 +99,8 @@ void ValidateCommit(const std::string& bytes, const std::string& where) {
       ExpectField(a, "operation", T::STRING, at);
       ExpectField(a, "operationParameters", T::OBJECT, at);
     } else {
-      EXPECT_TRUE(key == "remove" || key == "txn" || key == "domainMetadata" || key == "cdc") << at << ": " << key;
+      EXPECT_TRUE(key == "remove" || key == "txn" || key == "domainMetadata" || key == "cdc")
+          << at << ": " << key;
     }
   }
 }
@@ -144,8 +148,10 @@ TEST(WithFeaturesTest, LegacyStaysLegacyWhenItCanElseTableFeatures) {
   EXPECT_EQ(dv.min_reader_version, 3);
   EXPECT_EQ(dv.min_writer_version, 7);
   EXPECT_EQ(*dv.reader_features, (std::vector<std::string>{"columnMapping", "deletionVectors"}));
-  EXPECT_EQ(*dv.writer_features, (std::vector<std::string>{"appendOnly", "invariants", "checkConstraints", "changeDataFeed",
-                                                           "generatedColumns", "columnMapping", "deletionVectors"}));
+  EXPECT_EQ(
+      *dv.writer_features,
+      (std::vector<std::string>{"appendOnly", "invariants", "checkConstraints", "changeDataFeed",
+                                "generatedColumns", "columnMapping", "deletionVectors"}));
   // Writer-only features on table features keep the reader version.
   Protocol ict = WithFeatures(legacy, {"inCommitTimestamp"});
   EXPECT_EQ(ict.min_reader_version, 1);

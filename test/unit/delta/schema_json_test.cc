@@ -46,8 +46,10 @@ TEST(SchemaJsonTest, PrimitivesRoundTrip) {
 }
 
 TEST(SchemaJsonTest, DecimalSpellings) {
-  for (auto [name, p, sc] : {std::tuple{"decimal(10,2)", 10, 2}, {"decimal(10, 2)", 10, 2},
-                             {"decimal( 5 ,0 )", 5, 0}, {"decimal", 10, 0}}) {
+  for (auto [name, p, sc] : {std::tuple{"decimal(10,2)", 10, 2},
+                             {"decimal(10, 2)", 10, 2},
+                             {"decimal( 5 ,0 )", 5, 0},
+                             {"decimal", 10, 0}}) {
     auto t = ParseDataTypeJson(std::string("\"") + name + "\"");
     ASSERT_TRUE(t.ok()) << name << t.status().ToString();
     EXPECT_EQ((*t)->precision(), p);
@@ -88,9 +90,11 @@ TEST(SchemaJsonTest, NestedAndMetadata) {
 }
 
 TEST(SchemaJsonTest, MissingMetadataDefaultsToEmpty) {
-  Schema s = MustParse(R"({"type":"struct","fields":[{"name":"a","type":"integer","nullable":true}]})");
-  EXPECT_EQ(SerializeSchema(s),
-            R"({"type":"struct","fields":[{"name":"a","type":"integer","nullable":true,"metadata":{}}]})");
+  Schema s =
+      MustParse(R"({"type":"struct","fields":[{"name":"a","type":"integer","nullable":true}]})");
+  EXPECT_EQ(
+      SerializeSchema(s),
+      R"({"type":"struct","fields":[{"name":"a","type":"integer","nullable":true,"metadata":{}}]})");
 }
 
 TEST(SchemaJsonTest, Errors) {
@@ -105,17 +109,22 @@ TEST(SchemaJsonTest, Errors) {
   unsupported("\"interval\"");
   unsupported("\"geometry(OGC:CRS84)\"");
   unsupported(R"({"type":"udt","class":"x"})");
-  for (const char* bad : {
-           "", "{", "[]", R"("integer")", R"({"type":"struct"})",
-           R"({"type":"struct","fields":[{"type":"integer","nullable":true}]})",
-           R"({"type":"struct","fields":[{"name":"a","nullable":true}]})",
-           R"({"type":"struct","fields":[{"name":"a","type":"integer"}]})",
-           R"({"type":"struct","fields":[{"name":"a","type":"integer","nullable":"yes"}]})",
-           R"({"type":"struct","fields":[{"name":"a","type":"integer","nullable":true,"metadata":[]}]})",
-           R"({"type":"struct","fields":[{"name":"a","type":{"type":"array","elementType":"long"},"nullable":true}]})",
-           R"({"type":"struct","fields":[{"name":"a","type":{"type":"map","keyType":"long","valueContainsNull":true},"nullable":true}]})",
-           R"({"type":"struct","fields":[{"name":"a","type":5,"nullable":true}]})",
-       }) {
+  for (
+      const char* bad : {
+          "",
+          "{",
+          "[]",
+          R"("integer")",
+          R"({"type":"struct"})",
+          R"({"type":"struct","fields":[{"type":"integer","nullable":true}]})",
+          R"({"type":"struct","fields":[{"name":"a","nullable":true}]})",
+          R"({"type":"struct","fields":[{"name":"a","type":"integer"}]})",
+          R"({"type":"struct","fields":[{"name":"a","type":"integer","nullable":"yes"}]})",
+          R"({"type":"struct","fields":[{"name":"a","type":"integer","nullable":true,"metadata":[]}]})",
+          R"({"type":"struct","fields":[{"name":"a","type":{"type":"array","elementType":"long"},"nullable":true}]})",
+          R"({"type":"struct","fields":[{"name":"a","type":{"type":"map","keyType":"long","valueContainsNull":true},"nullable":true}]})",
+          R"({"type":"struct","fields":[{"name":"a","type":5,"nullable":true}]})",
+      }) {
     auto r = ParseSchemaString(bad);
     EXPECT_TRUE(r.status().IsCorruption()) << bad << " → " << r.status().ToString();
   }
@@ -149,10 +158,12 @@ TEST(SchemaJsonTest, ColumnMappingPhysicalSchema) {
   EXPECT_EQ(p[1].type->element_type()->fields()[0].name, "col-e");
   EXPECT_EQ(MetadataInt(p[0], kParquetFieldIdKey), 1);
   EXPECT_EQ(MetadataInt(p[1].type->element_type()->fields()[0], kParquetFieldIdKey), 4);
-  EXPECT_EQ(p[0].type->fields()[0].metadata_json,
-            R"({"delta.columnMapping.id":2,"delta.columnMapping.physicalName":"col-b","parquet.field.id":2})");
+  EXPECT_EQ(
+      p[0].type->fields()[0].metadata_json,
+      R"({"delta.columnMapping.id":2,"delta.columnMapping.physicalName":"col-b","parquet.field.id":2})");
 
-  Schema plain = MustParse(R"({"type":"struct","fields":[{"name":"x","type":"long","nullable":true,"metadata":{}}]})");
+  Schema plain = MustParse(
+      R"({"type":"struct","fields":[{"name":"x","type":"long","nullable":true,"metadata":{}}]})");
   auto by_name = ToPhysicalSchema(plain, ColumnMappingMode::kName);
   ASSERT_TRUE(by_name.ok());
   EXPECT_EQ((*by_name)[0].name, "x");  // no physical name: the logical one, as Spark does

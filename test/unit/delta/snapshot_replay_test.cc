@@ -28,7 +28,8 @@ DeletionVectorDescriptor InlineDv(const std::string& payload, int64_t cardinalit
 
 std::vector<std::string> LiveKeys(const Snapshot& s) {
   std::vector<std::string> out;
-  for (const auto& f : s.files()) out.push_back(f.path + (f.deletion_vector ? "#" + f.deletion_vector->UniqueId() : ""));
+  for (const auto& f : s.files())
+    out.push_back(f.path + (f.deletion_vector ? "#" + f.deletion_vector->UniqueId() : ""));
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -37,14 +38,16 @@ std::vector<std::string> LiveKeys(const Snapshot& s) {
 // differently from the checkpoint's row.
 void BuildLog(TestTable& t, bool checkpoint) {
   int64_t ts = kT0;
-  AddFile escaped = TestAdd("f%20x.parquet", "a", ts);          // checkpoint: escaped
-  AddFile colon = TestAdd("g:y.parquet", "a", ts);              // checkpoint: raw ':'
+  AddFile escaped = TestAdd("f%20x.parquet", "a", ts);  // checkpoint: escaped
+  AddFile colon = TestAdd("g:y.parquet", "a", ts);      // checkpoint: raw ':'
   AddFile with_dv = TestAdd("dv.parquet", "a", ts);
   with_dv.deletion_vector = InlineDv("wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L", 1);
   AddFile uri = TestAdd("abs.parquet", "a", ts);
   uri.path = "file:///tmp/table/abs.parquet";
   AddFile keep = TestAdd("keep.parquet", "a", ts);
-  ASSERT_TRUE(t.Commit(0, {TestCommitInfo(ts), TestProtocol(), TestMetadata(), escaped, colon, with_dv, uri, keep}).ok());
+  ASSERT_TRUE(t.Commit(0, {TestCommitInfo(ts), TestProtocol(), TestMetadata(), escaped, colon,
+                           with_dv, uri, keep})
+                  .ok());
   if (checkpoint) {
     auto snap = t.Load();
     ASSERT_TRUE(snap.ok()) << snap.status().ToString();
@@ -93,7 +96,8 @@ TEST(SnapshotReplayTest, CheckpointAloneKeepsEveryRow) {
 
 // "+<path>#<dv id>" for adds, "-<path>#<dv id>@<deletionTimestamp>" for tombstones, sorted.
 // With a pool: the walk split into tasks (ForEachFileActionOn); *visitors counts their visitors.
-std::vector<std::string> Streamed(const Snapshot& s, ThreadPool* pool = nullptr, int* visitors = nullptr) {
+std::vector<std::string> Streamed(const Snapshot& s, ThreadPool* pool = nullptr,
+                                  int* visitors = nullptr) {
   std::vector<std::string> out;
   std::mutex mu;
   auto visit = [&](const FileActionRef& fa) {
@@ -119,8 +123,8 @@ std::vector<std::string> Listed(const Snapshot& s) {
   for (const auto& f : s.files())
     out.push_back("+" + f.path + "#" + (f.deletion_vector ? f.deletion_vector->UniqueId() : ""));
   for (const auto& r : s.tombstones())
-    out.push_back("-" + r.path + "#" + (r.deletion_vector ? r.deletion_vector->UniqueId() : "") + "@" +
-                  std::to_string(r.deletion_timestamp.value_or(-1)));
+    out.push_back("-" + r.path + "#" + (r.deletion_vector ? r.deletion_vector->UniqueId() : "") +
+                  "@" + std::to_string(r.deletion_timestamp.value_or(-1)));
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -142,7 +146,9 @@ TEST(SnapshotReplayTest, ForEachFileActionStreamsWhatTheFileListHolds) {
     dv_file.deletion_vector = u;
     int64_t ts = t.clock->NowMillis();
     ASSERT_TRUE(t.Commit(3, {TestCommitInfo(ts), dv_file, TestAdd("gone.parquet", "b", ts)}).ok());
-    ASSERT_TRUE(t.Commit(4, {TestCommitInfo(ts, "DELETE"), RemoveOf(TestAdd("gone.parquet", "b", ts), ts + 5)}).ok());
+    ASSERT_TRUE(t.Commit(4, {TestCommitInfo(ts, "DELETE"),
+                             RemoveOf(TestAdd("gone.parquet", "b", ts), ts + 5)})
+                    .ok());
     auto at4 = t.Load();
     ASSERT_TRUE(at4.ok()) << at4.status().ToString();
     CheckpointOptions co = WallCheckpoint();
@@ -176,7 +182,8 @@ TEST(SnapshotReplayTest, ForEachFileActionStreamsWhatTheFileListHolds) {
     }
     std::vector<std::string> s = Streamed(**latest);
     EXPECT_TRUE(std::count(s.begin(), s.end(), "+part=b/gone.parquet#"));
-    EXPECT_TRUE(std::count(s.begin(), s.end(), "-part=b/udv.parquet#" + u.UniqueId() + "@" + std::to_string(ts + 7)));
+    EXPECT_TRUE(std::count(s.begin(), s.end(),
+                           "-part=b/udv.parquet#" + u.UniqueId() + "@" + std::to_string(ts + 7)));
   }
 }
 
@@ -187,10 +194,13 @@ TEST(SnapshotReplayTest, ForEachFileActionOnAPoolStreamsTheSameActions) {
   TestTable t;
   int64_t ts = kT0;
   std::vector<Action> v0 = {TestCommitInfo(ts), TestProtocol(), TestMetadata()};
-  for (int i = 0; i < 100; ++i) v0.push_back(TestAdd("f" + std::to_string(i) + ".parquet", i % 2 ? "a" : "b", ts));
+  for (int i = 0; i < 100; ++i)
+    v0.push_back(TestAdd("f" + std::to_string(i) + ".parquet", i % 2 ? "a" : "b", ts));
   ASSERT_TRUE(t.Commit(0, std::move(v0)).ok());
   std::vector<Action> v1 = {TestCommitInfo(ts, "DELETE")};
-  for (int i = 0; i < 100; i += 7) v1.push_back(RemoveOf(TestAdd("f" + std::to_string(i) + ".parquet", i % 2 ? "a" : "b", ts), ts + i));
+  for (int i = 0; i < 100; i += 7)
+    v1.push_back(
+        RemoveOf(TestAdd("f" + std::to_string(i) + ".parquet", i % 2 ? "a" : "b", ts), ts + i));
   ASSERT_TRUE(t.Commit(1, std::move(v1)).ok());
   auto at1 = t.Load();
   ASSERT_TRUE(at1.ok()) << at1.status().ToString();
@@ -200,9 +210,10 @@ TEST(SnapshotReplayTest, ForEachFileActionOnAPoolStreamsTheSameActions) {
   co.clock = t.clock.get();  // the tombstones are unexpired: they go in the checkpoint too
   ASSERT_TRUE(WriteCheckpoint(*t.store, **at1, co).ok());
   // After the checkpoint: one more file removed, one removed file back.
-  ASSERT_TRUE(t.Commit(2, {TestCommitInfo(ts, "WRITE"), RemoveOf(TestAdd("f1.parquet", "a", ts), ts + 1),
-                           TestAdd("f7.parquet", "a", ts)})
-                  .ok());
+  ASSERT_TRUE(
+      t.Commit(2, {TestCommitInfo(ts, "WRITE"), RemoveOf(TestAdd("f1.parquet", "a", ts), ts + 1),
+                   TestAdd("f7.parquet", "a", ts)})
+          .ok());
   auto full = Snapshot::Load(t.store);
   auto lean = Snapshot::Load(t.store, std::nullopt, SnapshotOptions{.load_files = false});
   ASSERT_TRUE(full.ok() && lean.ok());

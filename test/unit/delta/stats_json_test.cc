@@ -101,10 +101,10 @@ TEST(StatsJsonTest, MismatchedColumnStatsAreDropped) {
 
 TEST(StatsJsonTest, MalformedIsCorruption) {
   Schema schema = TestSchema();
-  for (const char* bad : {"", "[]", "5", "{", R"({"numRecords":"1"})", R"({"numRecords":1.5})",
-                          R"({"tightBounds":1})", R"({"numRecords":1,"minValues":{"i":1})",
-                          R"({"numRecords":1} x)", R"({"minValues":{"i":1,}})",
-                          "{\"minValues\":{\"s\":\"\xff\"}}"}) {
+  for (const char* bad :
+       {"", "[]", "5", "{", R"({"numRecords":"1"})", R"({"numRecords":1.5})",
+        R"({"tightBounds":1})", R"({"numRecords":1,"minValues":{"i":1})", R"({"numRecords":1} x)",
+        R"({"minValues":{"i":1,}})", "{\"minValues\":{\"s\":\"\xff\"}}"}) {
     auto r = ParseStats(bad, schema);
     EXPECT_TRUE(r.status().IsCorruption()) << bad;
     if (!r.ok()) {
@@ -141,7 +141,9 @@ TEST(StatsJsonTest, Truncation) {
   std::string maxes = std::string(4, 'a');
   for (int i = 0; i < 10; ++i) maxes += "\xF4\x8F\xBF\xBF";
   EXPECT_EQ(TruncateMaxString(maxes, 4), std::nullopt);
-  std::string some_max = "aaaa\xF4\x8F\xBF\xBF" "bc";
+  std::string some_max =
+      "aaaa\xF4\x8F\xBF\xBF"
+      "bc";
   EXPECT_EQ(TruncateMaxString(some_max, 4), "aaaa\xF4\x8F\xBF\xBF\x7F");
   EXPECT_EQ(TruncateMaxString("abcdef", 0), std::nullopt);
 }
@@ -156,9 +158,14 @@ TEST(StatsJsonTest, SerializeLikeSpark) {
       {{"dec"}, Value::Decimal(38, 18, -31661), Value::Decimal(38, 18, 0), 0},
       {{"s"}, Value::String(std::string(40, 'x')), Value::String(std::string(40, 'y')), 0},
       {{"da"}, Value::Integer(DataType::Date(), 19723), Value::Integer(DataType::Date(), 19724), 0},
-      {{"ts"}, Value::Integer(DataType::Timestamp(), 1999), Value::Integer(DataType::Timestamp(), -1), 0},
-      {{"ntz"}, Value::Integer(DataType::TimestampNtz(), 1637202600123456LL),
-       Value::Integer(DataType::TimestampNtz(), 1637202600123456LL), 0},
+      {{"ts"},
+       Value::Integer(DataType::Timestamp(), 1999),
+       Value::Integer(DataType::Timestamp(), -1),
+       0},
+      {{"ntz"},
+       Value::Integer(DataType::TimestampNtz(), 1637202600123456LL),
+       Value::Integer(DataType::TimestampNtz(), 1637202600123456LL),
+       0},
       {{"bo"}, Value::Boolean(false), Value::Boolean(true), 0},
       {{"bin"}, Value::Binary("a"), Value::Binary("b"), 3},
       {{"n", "x"}, Value::Int64(1), Value::Int64(2), 0},
@@ -167,15 +174,16 @@ TEST(StatsJsonTest, SerializeLikeSpark) {
   StatsOptions opts;
   opts.num_indexed_cols = -1;
   std::string json = SerializeStats(schema, 7, leaves, opts);
-  EXPECT_EQ(json,
-            R"({"numRecords":7,)"
-            R"("minValues":{"i":-5,"d":1.0E10,"f":0.1,"dec":-3.1661E-14,"s":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",)"
-            R"("da":"2024-01-01","ts":"1970-01-01T00:00:00.001Z","ntz":"2021-11-18T02:30:00.123","n":{"x":1}},)"
-            R"("maxValues":{"i":7,"f":2.0,"dec":0E-18,"s":"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy)"
-            "\x7F"
-            R"(","da":"2024-01-02","ts":"1969-12-31T23:59:59.999Z","ntz":"2021-11-18T02:30:00.123","n":{"x":2}},)"
-            R"("nullCount":{"i":0,"l":7,"d":1,"f":0,"dec":0,"s":0,"da":0,"ts":0,"ntz":0,"bo":0,"bin":3,)"
-            R"("n":{"x":0},"arr":2}})");
+  EXPECT_EQ(
+      json,
+      R"({"numRecords":7,)"
+      R"("minValues":{"i":-5,"d":1.0E10,"f":0.1,"dec":-3.1661E-14,"s":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",)"
+      R"("da":"2024-01-01","ts":"1970-01-01T00:00:00.001Z","ntz":"2021-11-18T02:30:00.123","n":{"x":1}},)"
+      R"("maxValues":{"i":7,"f":2.0,"dec":0E-18,"s":"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy)"
+      "\x7F"
+      R"(","da":"2024-01-02","ts":"1969-12-31T23:59:59.999Z","ntz":"2021-11-18T02:30:00.123","n":{"x":2}},)"
+      R"("nullCount":{"i":0,"l":7,"d":1,"f":0,"dec":0,"s":0,"da":0,"ts":0,"ntz":0,"bo":0,"bin":3,)"
+      R"("n":{"x":0},"arr":2}})");
   auto back = ParseStats(json, schema);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->Find("dec")->min, Value::Decimal(38, 18, -31661));
@@ -184,8 +192,9 @@ TEST(StatsJsonTest, SerializeLikeSpark) {
   // First-N columns: leaves counted in schema order, struct leaves individually.
   opts.num_indexed_cols = 2;
   opts.tight_bounds = true;
-  EXPECT_EQ(SerializeStats(schema, 7, leaves, opts),
-            R"({"numRecords":7,"minValues":{"i":-5},"maxValues":{"i":7},"nullCount":{"i":0,"l":7},"tightBounds":true})");
+  EXPECT_EQ(
+      SerializeStats(schema, 7, leaves, opts),
+      R"({"numRecords":7,"minValues":{"i":-5},"maxValues":{"i":7},"nullCount":{"i":0,"l":7},"tightBounds":true})");
   opts.num_indexed_cols = 0;
   opts.tight_bounds.reset();
   EXPECT_EQ(SerializeStats(schema, 7, leaves, opts), R"({"numRecords":7})");
@@ -195,8 +204,9 @@ TEST(StatsJsonTest, SerializeLikeSpark) {
   ASSERT_TRUE(cols.ok());
   opts.stats_columns = *cols;
   opts.num_indexed_cols = 0;
-  EXPECT_EQ(SerializeStats(schema, 7, leaves, opts),
-            R"({"numRecords":7,"minValues":{"n":{"x":1}},"maxValues":{"n":{"x":2}},"nullCount":{"bo":0,"n":{"x":0}}})");
+  EXPECT_EQ(
+      SerializeStats(schema, 7, leaves, opts),
+      R"({"numRecords":7,"minValues":{"n":{"x":1}},"maxValues":{"n":{"x":2}},"nullCount":{"bo":0,"n":{"x":0}}})");
 }
 
 TEST(StatsJsonTest, StatsColumnList) {

@@ -43,16 +43,20 @@ TEST(StatsParsedTest, StructToSparkJson) {
                                  Value::Integer(DataType::Timestamp(), kJan1 + 1500),
                                  Value::Integer(DataType::Date(), 19724)});
   // A null max of a column means "no max": left out, and so is an all-null struct.
-  Value max = Value::Nested(vt, {Value::Int64(7), Value::Nested(xs, {Value::Null(DataType::String())}),
-                                 Value::Null(DataType::Timestamp()), Value::Integer(DataType::Date(), 19725)});
-  Value counts = Value::Nested(ct, {Value::Int64(0), Value::Nested(xc, {Value::Int64(2)}), Value::Int64(1),
-                                    Value::Int64(0)});
+  Value max = Value::Nested(
+      vt, {Value::Int64(7), Value::Nested(xs, {Value::Null(DataType::String())}),
+           Value::Null(DataType::Timestamp()), Value::Integer(DataType::Date(), 19725)});
+  Value counts = Value::Nested(ct, {Value::Int64(0), Value::Nested(xc, {Value::Int64(2)}),
+                                    Value::Int64(1), Value::Int64(0)});
   Vector v(StatsParsedType());
-  ASSERT_TRUE(v.AppendValue(Value::Nested(StatsParsedType(), {Value::Int64(3), min, max, counts, Value::Boolean(true)})).ok());
+  ASSERT_TRUE(v.AppendValue(Value::Nested(StatsParsedType(), {Value::Int64(3), min, max, counts,
+                                                              Value::Boolean(true)}))
+                  .ok());
   ASSERT_TRUE(v.AppendValue(Value::Null(StatsParsedType())).ok());
-  EXPECT_EQ(StatsJsonFromParsed(v, 0),
-            R"({"numRecords":3,"minValues":{"id":-5,"s":{"x":"a\"b"},"ts":"2024-01-01T00:00:00.001Z","d":"2024-01-02"},)"
-            R"("maxValues":{"id":7,"d":"2024-01-03"},"nullCount":{"id":0,"s":{"x":2},"ts":1,"d":0},"tightBounds":true})");
+  EXPECT_EQ(
+      StatsJsonFromParsed(v, 0),
+      R"({"numRecords":3,"minValues":{"id":-5,"s":{"x":"a\"b"},"ts":"2024-01-01T00:00:00.001Z","d":"2024-01-02"},)"
+      R"("maxValues":{"id":7,"d":"2024-01-03"},"nullCount":{"id":0,"s":{"x":2},"ts":1,"d":0},"tightBounds":true})");
   EXPECT_EQ(StatsJsonFromParsed(v, 1), std::nullopt);
 }
 
@@ -89,9 +93,11 @@ void ReplaceJsonStatsWithParsed(ObjectStore& store, const std::string& key) {
       ASSERT_TRUE(st.ok());
       const ColumnStats* id = st->Find("id");
       ASSERT_TRUE(id && id->min && id->max && id->null_count);
-      ASSERT_TRUE(parsed.AppendValue(Value::Nested(spt, {Value::Int64(*st->num_records), Value::Nested(vt, {*id->min}),
-                                                         Value::Nested(vt, {*id->max}),
-                                                         Value::Nested(vt, {Value::Int64(*id->null_count)})}))
+      ASSERT_TRUE(parsed
+                      .AppendValue(Value::Nested(
+                          spt, {Value::Int64(*st->num_records), Value::Nested(vt, {*id->min}),
+                                Value::Nested(vt, {*id->max}),
+                                Value::Nested(vt, {Value::Int64(*id->null_count)})}))
                       .ok());
     }
     add.children()[static_cast<size_t>(si)] = std::move(nulls);

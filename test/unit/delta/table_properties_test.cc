@@ -103,18 +103,23 @@ TEST(TablePropertiesTest, InvalidValuesNameTheKey) {
 }
 
 TEST(TablePropertiesTest, ValidateNormalizesKnownKeysAndRejectsUnknownOnes) {
-  StringMap given{{"DELTA.APPENDONLY", "TRUE"}, {"team", "data"}, {"delta.constraints.c", "id > 0"},
-                  {"delta.feature.deletionVectors", "supported"}, {"delta.logRetentionDuration", "interval 2 weeks"}};
+  StringMap given{{"DELTA.APPENDONLY", "TRUE"},
+                  {"team", "data"},
+                  {"delta.constraints.c", "id > 0"},
+                  {"delta.feature.deletionVectors", "supported"},
+                  {"delta.logRetentionDuration", "interval 2 weeks"}};
   Result<StringMap> ok = ValidateTableProperties(given, false);
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(*ok->Find("delta.appendOnly"), "TRUE");
   EXPECT_FALSE(ok->Contains("DELTA.APPENDONLY"));
   EXPECT_EQ(ok->size(), given.size());
-  EXPECT_EQ(NormalizeTablePropertyKey("delta.enabledeletionvectors"), "delta.enableDeletionVectors");
+  EXPECT_EQ(NormalizeTablePropertyKey("delta.enabledeletionvectors"),
+            "delta.enableDeletionVectors");
   EXPECT_EQ(NormalizeTablePropertyKey("Team"), "Team");
 
   StringMap unknown{{"delta.notAThing", "1"}};
-  EXPECT_EQ(ValidateTableProperties(unknown, false).status().error_class(), kUnknownConfigurationClass);
+  EXPECT_EQ(ValidateTableProperties(unknown, false).status().error_class(),
+            kUnknownConfigurationClass);
   EXPECT_TRUE(ValidateTableProperties(unknown, true).ok());
   auto cls = [](const char* k, const char* v) {
     return std::string(ValidateTableProperties(StringMap{{k, v}}, false).status().error_class());

@@ -26,7 +26,8 @@
 namespace silt::delta {
 namespace {
 
-std::vector<std::string> ScanRows(std::shared_ptr<ObjectStore> store, std::optional<int64_t> version = std::nullopt) {
+std::vector<std::string> ScanRows(std::shared_ptr<ObjectStore> store,
+                                  std::optional<int64_t> version = std::nullopt) {
   auto snap = Snapshot::Load(store, version);
   EXPECT_TRUE(snap.ok()) << snap.status().ToString();
   if (!snap.ok()) return {};
@@ -101,7 +102,9 @@ TEST(TableWriterTest, CreateAppendAndScanEveryType) {
 
 TEST(TableWriterTest, PartitionValuesWithSpecialCharactersRoundTrip) {
   auto store = std::make_shared<InMemoryObjectStore>(WallClock());
-  Schema schema = {{"p", DataType::String(), true, ""}, {"d", DataType::Date(), true, ""}, {"v", DataType::Int64(), true, ""}};
+  Schema schema = {{"p", DataType::String(), true, ""},
+                   {"d", DataType::Date(), true, ""},
+                   {"v", DataType::Int64(), true, ""}};
   DataChunk c = DataChunk::FromSchema(schema);
   const char* values[] = {"a:b", "x y", "100%", "é/ü", "a=b", nullptr};
   int64_t i = 0;
@@ -125,11 +128,17 @@ TEST(TableWriterTest, PartitionValuesWithSpecialCharactersRoundTrip) {
     if (f.path.rfind("p=a%253Ab/", 0) == 0) saw_escaped = true;  // dir p=a%3Ab, URI-encoded again
   EXPECT_TRUE(saw_escaped);
   std::vector<std::string> keys;
-  ASSERT_TRUE(store->ListRecursive("", [&](const ObjectMeta& m) {
-                     if (!m.is_dir) keys.push_back(m.key);
-                     return Status::OK();
-                   }).ok());
-  EXPECT_NE(std::find_if(keys.begin(), keys.end(), [](const std::string& k) { return k.rfind("p=__HIVE_DEFAULT_PARTITION__/", 0) == 0; }),
+  ASSERT_TRUE(store
+                  ->ListRecursive("",
+                                  [&](const ObjectMeta& m) {
+                                    if (!m.is_dir) keys.push_back(m.key);
+                                    return Status::OK();
+                                  })
+                  .ok());
+  EXPECT_NE(std::find_if(keys.begin(), keys.end(),
+                         [](const std::string& k) {
+                           return k.rfind("p=__HIVE_DEFAULT_PARTITION__/", 0) == 0;
+                         }),
             keys.end());
 }
 
@@ -159,12 +168,14 @@ TEST(TableWriterTest, FilesSpanChunksUpToMaxRowsPerFile) {
     files.emplace_back(**f.partition_values.Find("p"), *stats.num_records);
   }
   std::sort(files.begin(), files.end());
-  std::vector<std::pair<std::string, int64_t>> want = {{"0", 300}, {"0", 1200}, {"1", 300}, {"1", 1200}};
+  std::vector<std::pair<std::string, int64_t>> want = {
+      {"0", 300}, {"0", 1200}, {"1", 300}, {"1", 1200}};
   EXPECT_EQ(files, want);
   EXPECT_EQ(ScanRows(store).size(), 3000u);
 }
 
-// A written data file as (partition values, stats, row counts of its row groups, its rows in order).
+// A written data file as (partition values, stats, row counts of its row groups, its rows in
+// order).
 struct WrittenFile {
   std::string partition, stats;
   std::vector<int64_t> row_groups;
@@ -176,7 +187,8 @@ std::vector<WrittenFile> ReadWritten(ObjectStore& store, const std::vector<AddFi
   std::vector<WrittenFile> out;
   for (const AddFile& a : adds) {
     WrittenFile w;
-    for (const auto& [k, v] : a.partition_values) w.partition += k + "=" + v.value_or("<null>") + ";";
+    for (const auto& [k, v] : a.partition_values)
+      w.partition += k + "=" + v.value_or("<null>") + ";";
     w.stats = a.stats.value_or("");
     auto bytes = store.Get(a.path);  // plain names: the path is the key
     EXPECT_TRUE(bytes.ok()) << a.path;
@@ -204,7 +216,9 @@ TEST(TableWriterTest, StreamingWriterWritesWhatWriteDataFilesWrites) {
   // boundaries, stats) as writing them all at once; with partitions, each partition's files too.
   for (bool partitioned : {false, true}) {
     auto store = std::make_shared<InMemoryObjectStore>(WallClock());
-    Schema schema = {{"id", DataType::Int64(), true, ""}, {"s", DataType::String(), true, ""}, {"p", DataType::Int32(), true, ""}};
+    Schema schema = {{"id", DataType::Int64(), true, ""},
+                     {"s", DataType::String(), true, ""},
+                     {"p", DataType::Int32(), true, ""}};
     CreateTableOptions opts = WallCreate();
     if (partitioned) opts.partition_columns = {"p"};
     ASSERT_TRUE(CreateTable(store, schema, {}, opts).ok());
@@ -236,10 +250,13 @@ TEST(TableWriterTest, StreamingWriterWritesWhatWriteDataFilesWrites) {
     auto streamed = (*writer)->Finish();
     ASSERT_TRUE(streamed.ok()) << streamed.status().ToString();
     std::vector<WrittenFile> want = ReadWritten(*store, *all), got = ReadWritten(*store, *streamed);
-    ASSERT_EQ(want.size(), 5u);  // unpartitioned: 4550 rows by 1100; partitions of 1800, 1800 and 950 rows
+    ASSERT_EQ(want.size(),
+              5u);  // unpartitioned: 4550 rows by 1100; partitions of 1800, 1800 and 950 rows
     // Partitions' files are started in the order their rows come; within one, in row order.
     auto by_partition = [](std::vector<WrittenFile> v) {
-      std::stable_sort(v.begin(), v.end(), [](const WrittenFile& a, const WrittenFile& b) { return a.partition < b.partition; });
+      std::stable_sort(v.begin(), v.end(), [](const WrittenFile& a, const WrittenFile& b) {
+        return a.partition < b.partition;
+      });
       return v;
     };
     EXPECT_TRUE(by_partition(want) == by_partition(got)) << "partitioned " << partitioned;
@@ -264,10 +281,13 @@ TEST(TableWriterTest, StreamingWriterDeletesItsFilesWhenAChunkViolatesAConstrain
   ASSERT_TRUE(writer->Write(good).ok());
   auto data_files = [&] {
     size_t n = 0;
-    EXPECT_TRUE(store->ListRecursive("", [&](const ObjectMeta& m) {
-      n += m.key.find(".parquet") != std::string::npos;
-      return Status::OK();
-    }).ok());
+    EXPECT_TRUE(store
+                    ->ListRecursive("",
+                                    [&](const ObjectMeta& m) {
+                                      n += m.key.find(".parquet") != std::string::npos;
+                                      return Status::OK();
+                                    })
+                    .ok());
     return n;
   };
   EXPECT_EQ(data_files(), 2u);  // two complete files (the third is open: not yet in the store)
@@ -278,7 +298,8 @@ TEST(TableWriterTest, StreamingWriterDeletesItsFilesWhenAChunkViolatesAConstrain
 }
 
 TEST(TransactionTest, ConcurrentBlindAppendsAllLand) {
-  std::string dir = std::filesystem::temp_directory_path() / ("silt-txn-" + std::to_string(::getpid()));
+  std::string dir =
+      std::filesystem::temp_directory_path() / ("silt-txn-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   auto store = std::make_shared<LocalObjectStore>(dir);
   Schema schema = {{"id", DataType::Int64(), false, ""}};
@@ -447,7 +468,8 @@ TEST(TableFeaturesTest, ReadsRefuseUnknownReaderFeatures) {
   Status s = CheckReadSupported(p, "t");
   EXPECT_EQ(s.error_class(), "DELTA_UNSUPPORTED_FEATURES_FOR_READ");
   EXPECT_NE(s.message().find("variantType"), std::string::npos);
-  p.reader_features = std::vector<std::string>{"deletionVectors", "columnMapping", "timestampNtz", "v2Checkpoint"};
+  p.reader_features =
+      std::vector<std::string>{"deletionVectors", "columnMapping", "timestampNtz", "v2Checkpoint"};
   EXPECT_TRUE(CheckReadSupported(p, "t").ok());
   p.min_reader_version = 4;
   EXPECT_EQ(CheckReadSupported(p, "t").error_class(), "DELTA_INVALID_PROTOCOL_VERSION");
@@ -460,8 +482,8 @@ namespace silt::delta {
 namespace {
 
 // A one-column table with in-commit timestamps, created at the clock's 1'700'000'000'000 ms.
-void CreateIctTable(const std::shared_ptr<ObjectStore>& store, const std::shared_ptr<ManualClock>& clock,
-                    const Schema& schema) {
+void CreateIctTable(const std::shared_ptr<ObjectStore>& store,
+                    const std::shared_ptr<ManualClock>& clock, const Schema& schema) {
   CreateTableOptions opts = WallCreate();
   opts.properties.Set("delta.enableInCommitTimestamps", "true");
   opts.txn.clock = clock;
@@ -475,8 +497,8 @@ TEST(TransactionTest, InCommitTimestampsIncreaseEvenWhenTheClockGoesBack) {
   CreateIctTable(store, clock, schema);
   auto snap = Snapshot::Load(store).value();
   EXPECT_EQ(snap->timestamp_ms(), 1'700'000'000'000);
-  ASSERT_NE(std::find(snap->protocol().writer_features->begin(), snap->protocol().writer_features->end(),
-                      "inCommitTimestamp"),
+  ASSERT_NE(std::find(snap->protocol().writer_features->begin(),
+                      snap->protocol().writer_features->end(), "inCommitTimestamp"),
             snap->protocol().writer_features->end());
   clock->SetMillis(1'600'000'000'000);  // the clock jumps back
   TransactionOptions to = WallTxn();

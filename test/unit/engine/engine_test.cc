@@ -40,7 +40,9 @@ class EngineTest : public ::testing::Test {
     if (!r.ok()) return std::make_unique<QueryResult>(Schema{}, std::vector<DataChunk>{});
     return std::move(*r);
   }
-  std::string Cell(const QueryResult& r, size_t row, size_t col) { return r.Row(row)[col].ToString(); }
+  std::string Cell(const QueryResult& r, size_t row, size_t col) {
+    return r.Row(row)[col].ToString();
+  }
 
   std::string dir_;
   std::shared_ptr<ManualClock> clock_;
@@ -49,7 +51,9 @@ class EngineTest : public ::testing::Test {
 };
 
 TEST_F(EngineTest, QueryAllRunsStatementsInOrderAndKeepsSessionSettings) {
-  auto all = con_->QueryAll("CREATE TABLE t (a INT) USING DELTA; INSERT INTO t VALUES (1), (2); SET spark.sql.ansi.enabled = true; SELECT sum(a) FROM t");
+  auto all = con_->QueryAll(
+      "CREATE TABLE t (a INT) USING DELTA; INSERT INTO t VALUES (1), (2); SET "
+      "spark.sql.ansi.enabled = true; SELECT sum(a) FROM t");
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   ASSERT_EQ(all->size(), 4u);
   EXPECT_EQ((*all)[3]->Row(0)[0].ToString(), "3");
@@ -65,7 +69,9 @@ TEST_F(EngineTest, QueryAllRunsStatementsInOrderAndKeepsSessionSettings) {
 }
 
 TEST_F(EngineTest, StopsAtTheFirstErrorAndLeavesEarlierStatementsApplied) {
-  auto r = con_->QueryAll("CREATE TABLE t (a INT) USING DELTA; INSERT INTO t VALUES (1); SELECT * FROM missing; INSERT INTO t VALUES (2)");
+  auto r = con_->QueryAll(
+      "CREATE TABLE t (a INT) USING DELTA; INSERT INTO t VALUES (1); SELECT * FROM missing; INSERT "
+      "INTO t VALUES (2)");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().error_class(), "TABLE_OR_VIEW_NOT_FOUND");
   auto c = Run("SELECT count(*) FROM t");
@@ -89,14 +95,15 @@ TEST_F(EngineTest, DescribeHistoryListsEveryCommitNewestFirst) {
   EXPECT_EQ(Cell(*r, 2, 4), "CREATE TABLE");
   EXPECT_NE(Cell(*r, 0, 5).find("mode -> Overwrite"), std::string::npos) << Cell(*r, 0, 5);
   EXPECT_NE(Cell(*r, 1, 12).find("numOutputRows -> 2"), std::string::npos) << Cell(*r, 1, 12);
-  EXPECT_EQ(Cell(*r, 1, 11), "true");   // blind append
-  EXPECT_EQ(Cell(*r, 0, 9), "1");       // readVersion
+  EXPECT_EQ(Cell(*r, 1, 11), "true");  // blind append
+  EXPECT_EQ(Cell(*r, 0, 9), "1");      // readVersion
   auto limited = Run("DESCRIBE HISTORY h LIMIT 1");
   EXPECT_EQ(limited->num_rows(), 1u);
 }
 
 TEST_F(EngineTest, DescribeDetailReportsFilesSizesAndProtocol) {
-  Run("CREATE TABLE d (id INT, p STRING) USING DELTA PARTITIONED BY (p) TBLPROPERTIES ('delta.appendOnly' = 'false')");
+  Run("CREATE TABLE d (id INT, p STRING) USING DELTA PARTITIONED BY (p) TBLPROPERTIES "
+      "('delta.appendOnly' = 'false')");
   Run("INSERT INTO d VALUES (1, 'a'), (2, 'b')");
   auto r = Run("DESCRIBE DETAIL d");
   ASSERT_EQ(r->num_rows(), 1u);
@@ -104,18 +111,19 @@ TEST_F(EngineTest, DescribeDetailReportsFilesSizesAndProtocol) {
   EXPECT_EQ(Cell(*r, 0, 2), "spark_catalog.default.d");
   EXPECT_EQ(Cell(*r, 0, 7), "[p]");
   EXPECT_EQ(Cell(*r, 0, 9), "2");  // one file per partition
-  EXPECT_NE(Cell(*r, 0, 11).find("delta.enableDeletionVectors -> true"), std::string::npos) << Cell(*r, 0, 11);
+  EXPECT_NE(Cell(*r, 0, 11).find("delta.enableDeletionVectors -> true"), std::string::npos)
+      << Cell(*r, 0, 11);
   EXPECT_EQ(Cell(*r, 0, 12), "3");  // deletion vectors need reader 3 / writer 7
   EXPECT_EQ(Cell(*r, 0, 13), "7");
   EXPECT_NE(Cell(*r, 0, 14).find("deletionVectors"), std::string::npos);
 }
 
 TEST_F(EngineTest, TimeTravelByTimestampUsesCommitTimes) {
-  Run("CREATE TABLE tt (id INT) USING DELTA");           // at T
+  Run("CREATE TABLE tt (id INT) USING DELTA");  // at T
   clock_->AdvanceHours(1);
-  Run("INSERT INTO tt VALUES (1)");                       // T+1h
+  Run("INSERT INTO tt VALUES (1)");  // T+1h
   clock_->AdvanceHours(1);
-  Run("INSERT INTO tt VALUES (2)");                       // T+2h
+  Run("INSERT INTO tt VALUES (2)");  // T+2h
   // Commit timestamps are the commit files' modification times (no in-commit timestamps):
   // resolve the exact timestamp DESCRIBE HISTORY reports for version 1.
   auto hist = Run("DESCRIBE HISTORY tt");
@@ -223,7 +231,8 @@ TEST_F(EngineTest, CompliancePurgeLeavesTheDeletedValueInNoDataFile) {
           DataChunk c;
           EXPECT_TRUE((*f)->ReadRowGroup(rg, {}, &c).ok());
           for (size_t i = 0; i < c.size(); ++i) {
-            for (const auto& v : c.GetRow(i)) hits += v.ToString().find(needle) != std::string::npos;
+            for (const auto& v : c.GetRow(i))
+              hits += v.ToString().find(needle) != std::string::npos;
           }
         }
       }
@@ -270,7 +279,8 @@ TEST_F(EngineTest, MergeSkipsTargetFilesOutsideTheSourceKeyRange) {
   EXPECT_EQ(Cell(*rows, 3, 0), "4");
   // NOT MATCHED BY SOURCE needs every target row: that MERGE must read the damaged file and fail.
   EXPECT_FALSE(con_->Query("MERGE INTO tgt USING (SELECT 2 AS k) s ON tgt.k = s.k "
-                           "WHEN NOT MATCHED BY SOURCE THEN DELETE").ok());
+                           "WHEN NOT MATCHED BY SOURCE THEN DELETE")
+                   .ok());
 }
 
 TEST_F(EngineTest, RestoreReportsSparksMetricsAndHistory) {
@@ -296,7 +306,9 @@ TEST_F(EngineTest, RestoreReportsSparksMetricsAndHistory) {
   EXPECT_NE(row.find("RESTORE"), std::string::npos) << row;
   EXPECT_NE(row.find("numRestoredFiles"), std::string::npos) << row;
   EXPECT_NE(row.find("version -> 2"), std::string::npos) << row;
-  EXPECT_NE(row.find("RESTORE|{version -> 2}|NULL|NULL|NULL|3|Serializable|false"), std::string::npos) << row;
+  EXPECT_NE(row.find("RESTORE|{version -> 2}|NULL|NULL|NULL|3|Serializable|false"),
+            std::string::npos)
+      << row;
 }
 
 // Each ALTER TABLE form is one commit with Spark's operation name and parameters.
@@ -313,13 +325,16 @@ TEST_F(EngineTest, AlterTableHistoryHasSparksOperationsAndParameters) {
   Run("ALTER TABLE a ALTER COLUMN id COMMENT 'the id'");
   auto h = Run("DESCRIBE HISTORY a");
   std::vector<std::string> want = {
-      "CHANGE COLUMN|{column -> {\"name\":\"id\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{",
+      "CHANGE COLUMN|{column -> "
+      "{\"name\":\"id\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{",
       "DROP COLUMNS|{columns -> [\"w\"]}",
       "RENAME COLUMN|{oldColumnPath -> v, newColumnPath -> w}",
       "SET TBLPROPERTIES|{properties -> {\"delta.columnMapping.mode\":\"name\"}}",
       "DROP CONSTRAINT|{name -> pos, expr -> id > 0, existed -> true}",
       "ADD CONSTRAINT|{name -> pos, expr -> id > 0}",
-      "ADD COLUMNS|{columns -> [{\"column\":{\"name\":\"c\",\"type\":\"long\",\"nullable\":true,\"metadata\":{\"comment\":\"n\"}},\"position\":\"FIRST\"}]}",
+      "ADD COLUMNS|{columns -> "
+      "[{\"column\":{\"name\":\"c\",\"type\":\"long\",\"nullable\":true,\"metadata\":{\"comment\":"
+      "\"n\"}},\"position\":\"FIRST\"}]}",
       "UNSET TBLPROPERTIES|{properties -> [\"k\"], ifExists -> true}",
       "SET TBLPROPERTIES|{properties -> {\"delta.appendOnly\":\"false\",\"k\":\"v\"}}",
   };
@@ -361,20 +376,23 @@ TEST(EngineMemoryLimitTest, DatabaseLimitAndSessionLimit) {
     auto r = con.Query("SELECT count(*) FROM (SELECT s FROM t ORDER BY s)");
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().error_class(), "SILT_MEMORY_LIMIT_EXCEEDED");
-    EXPECT_NE(r.status().message().find("Sort: memory limit of 2.0 MiB (2097152 bytes) for the database exceeded"),
+    EXPECT_NE(r.status().message().find(
+                  "Sort: memory limit of 2.0 MiB (2097152 bytes) for the database exceeded"),
               std::string::npos)
         << r.status().ToString();
     // A session limit above the database's does not lift it.
     ASSERT_TRUE(con.Query("SET silt.memory.limit = 1GB").ok());
     r = con.Query("SELECT count(DISTINCT s) FROM t");
     ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.status().message().find("HashAggregate: memory limit of 2.0 MiB"), std::string::npos)
+    EXPECT_NE(r.status().message().find("HashAggregate: memory limit of 2.0 MiB"),
+              std::string::npos)
         << r.status().ToString();
     // A lower one applies first.
     ASSERT_TRUE(con.Query("SET silt.memory.limit = 64KB").ok());
     r = con.Query("SELECT count(*) FROM (SELECT id FROM t ORDER BY id)");
     ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.status().message().find("memory limit of 64.0 KiB (65536 bytes) for the query"), std::string::npos)
+    EXPECT_NE(r.status().message().find("memory limit of 64.0 KiB (65536 bytes) for the query"),
+              std::string::npos)
         << r.status().ToString();
     // Small statements still run, and nothing stayed reserved.
     ASSERT_TRUE(con.Query("RESET silt.memory.limit").ok());
@@ -420,17 +438,18 @@ TEST_F(EngineTest, ShowCreateTableUsesSparksLayout) {
             "USING delta\n"
             "PARTITIONED BY (p)\n"
             "COMMENT 'it\\'s a table'\n"
-            "LOCATION '" + loc + "'\n"
-            "TBLPROPERTIES (\n"
-            "  'delta.enableDeletionVectors' = 'true',\n"
-            "  'delta.feature.appendOnly' = 'supported',\n"
-            "  'delta.feature.deletionVectors' = 'supported',\n"
-            "  'delta.feature.invariants' = 'supported',\n"
-            "  'delta.minReaderVersion' = '3',\n"
-            "  'delta.minWriterVersion' = '7',\n"
-            "  'my.key' = 'v')\n");
+            "LOCATION '" +
+                loc +
+                "'\n"
+                "TBLPROPERTIES (\n"
+                "  'delta.enableDeletionVectors' = 'true',\n"
+                "  'delta.feature.appendOnly' = 'supported',\n"
+                "  'delta.feature.deletionVectors' = 'supported',\n"
+                "  'delta.feature.invariants' = 'supported',\n"
+                "  'delta.minReaderVersion' = '3',\n"
+                "  'delta.minWriterVersion' = '7',\n"
+                "  'my.key' = 'v')\n");
 }
-
 
 }  // namespace
 }  // namespace silt

@@ -196,18 +196,23 @@ TEST_P(AggFnTest, CountDistinctOfEachRawWidth) {
   // One integer-like column compares raw values (1, 2, 4, 8 and 16 bytes); NULLs are skipped.
   Runner r = R();
   for (TypePtr t : {DataType::Int8(), DataType::Int16(), DataType::Int32(), DataType::Int64()}) {
-    EXPECT_EQ(r.One("count", {Ints({0, 1, -1, 100, std::nullopt, -100, 1, 0, 127, -128, 127, -1}, t)}, true), "7")
+    EXPECT_EQ(r.One("count",
+                    {Ints({0, 1, -1, 100, std::nullopt, -100, 1, 0, 127, -128, 127, -1}, t)}, true),
+              "7")
         << t->ToString();
   }
   const int128_t big = static_cast<int128_t>(1) << 80;
-  EXPECT_EQ(r.One("count", {Decimals(38, 2, {1, big + 1, 1, -big, std::nullopt, big + 1, -1})}, true), "4");
+  EXPECT_EQ(
+      r.One("count", {Decimals(38, 2, {1, big + 1, 1, -big, std::nullopt, big + 1, -1})}, true),
+      "4");
   EXPECT_EQ(r.One("count", {Bools({true, false, std::nullopt, true})}, true), "2");
   // Many values (the set grows and, split, is combined): every third one repeats.
   Vector many(DataType::Int64());
   for (int64_t i = 0; i < 30000; ++i) many.Append<int64_t>(i % 3 == 0 ? i / 3 : i * 1000003);
   int64_t expect = 0;
   std::set<int64_t> seen;
-  for (int64_t i = 0; i < 30000; ++i) expect += seen.insert(i % 3 == 0 ? i / 3 : i * 1000003).second;
+  for (int64_t i = 0; i < 30000; ++i)
+    expect += seen.insert(i % 3 == 0 ? i / 3 : i * 1000003).second;
   EXPECT_EQ(r.One("count", {many}, true), std::to_string(expect));
 }
 

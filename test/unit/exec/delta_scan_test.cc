@@ -54,7 +54,8 @@ class DeltaScanRowGroupTest : public ::testing::Test {
     table_ = dir_ + "/t";
     std::filesystem::create_directories(table_);
     auto store = std::make_shared<LocalObjectStore>(table_);
-    Schema schema = {{"id", DataType::Int64(), true, "{}"}, {"v", DataType::Int64(), true, "{}"},
+    Schema schema = {{"id", DataType::Int64(), true, "{}"},
+                     {"v", DataType::Int64(), true, "{}"},
                      {"s", DataType::String(), true, "{}"}};
     delta::CreateTableOptions o = WallCreate();
     o.properties.Set("delta.enableDeletionVectors", "true");

@@ -18,9 +18,9 @@ namespace silt::exec::fntest {
 
 struct TestArg {
   bool is_column = false;
-  Value value;                  // literal
-  TypePtr type;                 // column
-  std::vector<Value> values;    // column rows
+  Value value;                // literal
+  TypePtr type;               // column
+  std::vector<Value> values;  // column rows
 };
 
 inline TestArg Lit(Value v) {
@@ -114,7 +114,8 @@ inline Status RunExpr(const Expr& e, const std::vector<Vector>& cols, size_t row
       *constant = fold;
       return Status::OK();
     }
-    default: return Status::NotImplemented("test evaluator: special form");
+    default:
+      return Status::NotImplemented("test evaluator: special form");
   }
 }
 

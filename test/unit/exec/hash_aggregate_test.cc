@@ -227,7 +227,8 @@ TEST(HashAggregateTest, KeysWithoutAggregateCalls) {
   for (bool parallel : {false, true}) {
     ThreadPool pool(3);
     ctx.pool = parallel ? &pool : nullptr;
-    auto op = std::make_unique<HashAggregateOperator>(Source(d, 1000), std::vector<ExprPtr>{C(0, DataType::Int64())},
+    auto op = std::make_unique<HashAggregateOperator>(Source(d, 1000),
+                                                      std::vector<ExprPtr>{C(0, DataType::Int64())},
                                                       std::vector<AggregateSpec>{});
     auto chunks = CollectAll(*op, ctx);
     ASSERT_TRUE(chunks.ok()) << chunks.status().ToString();
@@ -247,7 +248,8 @@ TEST(HashAggregateTest, GlobalAggregateWithoutCallsIsOneRow) {
     Vector k(DataType::Int64());
     for (int64_t i = 0; i < rows; ++i) k.Append<int64_t>(i);
     DataChunk d = Chunk({std::move(k)});
-    auto op = std::make_unique<HashAggregateOperator>(Source(d), std::vector<ExprPtr>{}, std::vector<AggregateSpec>{});
+    auto op = std::make_unique<HashAggregateOperator>(Source(d), std::vector<ExprPtr>{},
+                                                      std::vector<AggregateSpec>{});
     ASSERT_EQ(op->output_schema().size(), 0u);
     auto chunks = CollectAll(*op, ctx);
     ASSERT_TRUE(chunks.ok()) << chunks.status().ToString();
@@ -443,7 +445,8 @@ TEST(HashAggregateTest, HeapStatesCountAgainstTheLimit) {
   for (const char* fn : {"collect_list", "count", "percentile"}) {
     for (bool grouped : {false, true}) {
       for (bool parallel : {false, true}) {
-        SCOPED_TRACE(std::string(fn) + (grouped ? " grouped" : " global") + (parallel ? " parallel" : ""));
+        SCOPED_TRACE(std::string(fn) + (grouped ? " grouped" : " global") +
+                     (parallel ? " parallel" : ""));
         MemoryTracker tracker("query", 1 << 20);
         ThreadPool pool(2);
         ExecContext ctx;
@@ -451,7 +454,8 @@ TEST(HashAggregateTest, HeapStatesCountAgainstTheLimit) {
         ctx.pool = parallel ? &pool : nullptr;
         std::vector<AggregateSpec> aggs;
         if (std::string(fn) == "percentile") {
-          aggs.push_back(Agg("percentile", {C(0, DataType::Int64()), MakeConstant(Value::Double(0.5))}));
+          aggs.push_back(
+              Agg("percentile", {C(0, DataType::Int64()), MakeConstant(Value::Double(0.5))}));
         } else {
           aggs.push_back(Agg(fn, {C(1, str)}, /*distinct=*/std::string(fn) == "count"));
         }
@@ -462,7 +466,8 @@ TEST(HashAggregateTest, HeapStatesCountAgainstTheLimit) {
         RunAgg(std::move(op), ctx, &st);
         EXPECT_EQ(st.code(), StatusCode::kOutOfMemory) << st.ToString();
         EXPECT_EQ(st.error_class(), "SILT_MEMORY_LIMIT_EXCEEDED");
-        EXPECT_EQ(st.message().substr(0, 38), "HashAggregate: memory limit of 1.0 MiB") << st.ToString();
+        EXPECT_EQ(st.message().substr(0, 38), "HashAggregate: memory limit of 1.0 MiB")
+            << st.ToString();
         EXPECT_EQ(tracker.used(), 0);
       }
     }
@@ -473,7 +478,8 @@ TEST(HashAggregateTest, HeapStatesCountAgainstTheLimit) {
   ctx.memory = &tracker;
   std::vector<AggregateSpec> aggs;
   aggs.push_back(Agg("count", {C(1, str)}, true));
-  auto op = std::make_unique<HashAggregateOperator>(Source(d), std::vector<ExprPtr>{}, std::move(aggs));
+  auto op =
+      std::make_unique<HashAggregateOperator>(Source(d), std::vector<ExprPtr>{}, std::move(aggs));
   EXPECT_EQ(RunAgg(std::move(op), ctx), (std::vector<std::string>{"200000"}));
   EXPECT_GT(tracker.peak(), 4 << 20);  // 200000 distinct strings of ~12 bytes plus the index
   EXPECT_EQ(tracker.used(), 0);

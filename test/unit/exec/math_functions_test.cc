@@ -67,7 +67,8 @@ TEST(MathFunctions, RoundAndBround) {
   EXPECT_EQ(EK("round", {I(2147483647), I(-1)}, Ansi()), "error:ARITHMETIC_OVERFLOW");
   EXPECT_EQ(EK("round", {Null(DataType::Double()), I(1)}), "null");
   EXPECT_EQ(EK("round", {D(1.5), Null(DataType::Int32())}), "null");
-  auto cols = EvalRows("round", {Col(DataType::Double(), {D(1.25)}), Col(DataType::Int32(), {I(1)})});
+  auto cols =
+      EvalRows("round", {Col(DataType::Double(), {D(1.25)}), Col(DataType::Int32(), {I(1)})});
   EXPECT_FALSE(cols.ok());  // the scale must be a constant
 }
 
@@ -174,7 +175,8 @@ TEST(MathFunctions, IntegerFunctions) {
   EXPECT_EQ(E("width_bucket", {D(-0.9), D(5.2), D(0.5), L(2)}), "3");
   EXPECT_EQ(E("width_bucket", {D(1), D(1), D(1), L(2)}), "null");
   EXPECT_EQ(E("bin", {L(13)}), "\"1101\"");
-  EXPECT_EQ(E("bin", {L(-13)}), "\"1111111111111111111111111111111111111111111111111111111111110011\"");
+  EXPECT_EQ(E("bin", {L(-13)}),
+            "\"1111111111111111111111111111111111111111111111111111111111110011\"");
   EXPECT_EQ(E("bin", {L(0)}), "\"0\"");
   EXPECT_EQ(E("conv", {S("100"), I(2), I(10)}), "\"4\"");
   EXPECT_EQ(E("conv", {I(-10), I(16), I(-10)}), "\"-16\"");

@@ -25,7 +25,8 @@ TEST(StringFunctions, ConcatAndConcatWs) {
   EXPECT_EQ(E("concat_ws", {S("s")}), Q(""));
   EXPECT_EQ(E("concat_ws", {S("/"), S("a"), Null(DataType::String()), S("b")}), Q("a/b"));
   EXPECT_EQ(E("concat_ws", {Null(DataType::String()), S("a")}), "null");
-  Value arr = Value::Nested(DataType::List(DataType::String()), {S("x"), Null(DataType::String()), S("y")});
+  Value arr =
+      Value::Nested(DataType::List(DataType::String()), {S("x"), Null(DataType::String()), S("y")});
   EXPECT_EQ(E("concat_ws", {S(","), S("a"), arr}), Q("a,x,y"));
   Value a1 = Value::Nested(DataType::List(DataType::Int32()), {I(1), I(2)});
   Value a2 = Value::Nested(DataType::List(DataType::Int32()), {I(3)});
@@ -198,11 +199,11 @@ TEST(StringFunctions, Regexp) {
   EXPECT_EQ(E("rlike", {S("abc"), S("a(?=b)")}), "error:INVALID_PARAMETER_VALUE.PATTERN");
   EXPECT_EQ(E("rlike", {S("aa"), S("(a)\\1")}), "error:INVALID_PARAMETER_VALUE.PATTERN");
   EXPECT_EQ(E("rlike", {S("aa"), S("a++")}), "error:INVALID_PARAMETER_VALUE.PATTERN");
-  EXPECT_EQ(E("regexp_count", {S("Steven Jones and Stephen Smith are the best players"),
-                               S("Ste(v|ph)en")}),
+  EXPECT_EQ(E("regexp_count",
+              {S("Steven Jones and Stephen Smith are the best players"), S("Ste(v|ph)en")}),
             "2");
-  EXPECT_EQ(E("regexp_substr", {S("Steven Jones and Stephen Smith are the best players"),
-                                S("Ste(v|ph)en")}),
+  EXPECT_EQ(E("regexp_substr",
+              {S("Steven Jones and Stephen Smith are the best players"), S("Ste(v|ph)en")}),
             Q("Steven"));
   EXPECT_EQ(E("regexp_substr", {S("abc"), S("x")}), "null");
   EXPECT_EQ(E("regexp_instr", {S("user@spark.apache.org"), S("@[^.]*")}), "5");
@@ -210,8 +211,9 @@ TEST(StringFunctions, Regexp) {
 }
 
 TEST(StringFunctions, RegexpNonConstantPatternColumn) {
-  auto rows = EvalRows("rlike", {Col(DataType::String(), {S("abc"), S("xyz"), Null(DataType::String())}),
-                                 Col(DataType::String(), {S("b"), S("b"), S("b")})});
+  auto rows =
+      EvalRows("rlike", {Col(DataType::String(), {S("abc"), S("xyz"), Null(DataType::String())}),
+                         Col(DataType::String(), {S("b"), S("b"), S("b")})});
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   EXPECT_EQ((*rows)[0].ToJson(), "true");
   EXPECT_EQ((*rows)[1].ToJson(), "false");
@@ -233,7 +235,8 @@ TEST(StringFunctions, Like) {
   EXPECT_EQ(E("like", {S("é"), S("_")}), "true");
   EXPECT_EQ(E("like", {S("a\nb"), S("a_b")}), "true");
   EXPECT_EQ(E("like", {S("%SystemDrive%\\Users\\John"), S("\\%SystemDrive\\%\\\\Users%")}), "true");
-  EXPECT_EQ(EK("like", {S("%SystemDrive%/Users/John"), S("/%SystemDrive/%//Users%"), S("/")}), "true");
+  EXPECT_EQ(EK("like", {S("%SystemDrive%/Users/John"), S("/%SystemDrive/%//Users%"), S("/")}),
+            "true");
   EXPECT_EQ(E("like", {S("a_b"), S("a\\_b")}), "true");
   EXPECT_EQ(E("like", {S("axb"), S("a\\_b")}), "false");
   EXPECT_EQ(E("like", {S("ab"), S("a\\b")}), "error:INVALID_FORMAT.ESC_IN_THE_MIDDLE");
@@ -243,8 +246,9 @@ TEST(StringFunctions, Like) {
   EXPECT_EQ(E("ilike", {S("Spark"), S("_PARK")}), "true");
   EXPECT_EQ(E("ilike", {S("ÄBC"), S("äb%")}), "true");
   // A literal pattern over a column with NULLs (the hot path).
-  auto rows = EvalRows("like", {Col(DataType::String(), {S("apple"), Null(DataType::String()), S("banana")}),
-                                Lit(S("%an%"))});
+  auto rows = EvalRows(
+      "like", {Col(DataType::String(), {S("apple"), Null(DataType::String()), S("banana")}),
+               Lit(S("%an%"))});
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ((*rows)[0].ToJson(), "false");
   EXPECT_EQ((*rows)[1].ToJson(), "null");
@@ -304,10 +308,11 @@ TEST(StringFunctions, Digests) {
 }
 
 TEST(StringFunctions, FormatString) {
-  EXPECT_EQ(E("format_string", {S("Hello World %d %s"), I(100), S("days")}), Q("Hello World 100 days"));
+  EXPECT_EQ(E("format_string", {S("Hello World %d %s"), I(100), S("days")}),
+            Q("Hello World 100 days"));
   EXPECT_EQ(E("printf", {S("Hello World %d %s"), I(100), S("days")}), Q("Hello World 100 days"));
-  EXPECT_EQ(E("format_string", {S("%.2f|%5d|%-5s|%05d|%x|%X|%%"), D(0.125), I(42), S("ab"), I(-42),
-                                I(255), L(-1)}),
+  EXPECT_EQ(E("format_string",
+              {S("%.2f|%5d|%-5s|%05d|%x|%X|%%"), D(0.125), I(42), S("ab"), I(-42), I(255), L(-1)}),
             Q("0.13|   42|ab   |-0042|ff|FFFFFFFFFFFFFFFF|%"));
   EXPECT_EQ(E("format_string", {S("%s %s"), D(1.0), D(1e10)}), Q("1.0 1.0E10"));
   EXPECT_EQ(E("format_string", {S("%,d"), L(1234567)}), Q("1,234,567"));
@@ -321,7 +326,8 @@ TEST(StringFunctions, FormatString) {
 
 TEST(StringFunctions, FormatNumber) {
   EXPECT_EQ(E("format_number", {Dec(12, 6, 12332123456), I(4)}), Q("12,332.1235"));
-  EXPECT_EQ(E("format_number", {Dec(12, 6, 12332123456), S("##################.###")}), Q("12332.123"));
+  EXPECT_EQ(E("format_number", {Dec(12, 6, 12332123456), S("##################.###")}),
+            Q("12332.123"));
   EXPECT_EQ(E("format_number", {D(12332.123456), I(4)}), Q("12,332.1235"));
   EXPECT_EQ(E("format_number", {D(0.125), I(2)}), Q("0.12"));  // HALF_EVEN on the exact value
   EXPECT_EQ(E("format_number", {D(-1234.5), I(0)}), Q("-1,234"));

@@ -118,9 +118,12 @@ TEST_F(ObjectStoreFactoryTest, CloudAndUnknownSchemesAreNotImplementedYet) {
     EXPECT_EQ((*store)->root(), std::string(uri) + "/");
   }
   EXPECT_EQ(OpenObjectStore("", WallClock()).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(OpenObjectStore("memory:///t", WallClock()).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(OpenObjectStore("memory://n/../x", WallClock()).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(OpenObjectStore("file://otherhost/t", WallClock()).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(OpenObjectStore("memory:///t", WallClock()).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(OpenObjectStore("memory://n/../x", WallClock()).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(OpenObjectStore("file://otherhost/t", WallClock()).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 TEST_F(ObjectStoreFactoryTest, ChildAndRelativeLocations) {

@@ -483,8 +483,8 @@ TEST_P(ObjectStoreConformance, DeleteManySerialAndParallel) {
 // open directory between consecutive keys).
 TEST_P(ObjectStoreConformance, DeleteKeysReportsEachKey) {
   for (const char* k : {"a/1", "a/2", "b/c/1", "b/c/2", "top", "a/3"}) PutOk(k);
-  std::vector<std::string_view> keys = {"a/1", "a/2", "b/c/1", "a/3", "b/c/missing", "nodir/x",
-                                        "b/c", "../bad", "top", "b/c/2", "a/1"};
+  std::vector<std::string_view> keys = {"a/1", "a/2",    "b/c/1", "a/3",   "b/c/missing", "nodir/x",
+                                        "b/c", "../bad", "top",   "b/c/2", "a/1"};
   std::vector<Status> statuses(keys.size(), Status::Internal("not set"));
   store_->DeleteKeys(keys, statuses);
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -796,14 +796,22 @@ TEST_F(LocalObjectStoreTest, ListRecursiveSomeMetaSkipsOnlyTheRejectedFiles) {
   ASSERT_TRUE(store_->Put("a/gone", "123").ok());
   ASSERT_TRUE(store_->Put("top", "1").ok());
   std::vector<ObjectMeta> all, some;
-  ASSERT_TRUE(store_->ListRecursive("", [&](const ObjectMeta& m) {
-    all.push_back(m);
-    return Status::OK();
-  }).ok());
-  ASSERT_TRUE(store_->ListRecursiveSomeMeta("", [&](const ObjectMeta& m) {
-    some.push_back(m);
-    return Status::OK();
-  }, [](std::string_view key) { return key != "a/live"; }).ok());
+  ASSERT_TRUE(store_
+                  ->ListRecursive("",
+                                  [&](const ObjectMeta& m) {
+                                    all.push_back(m);
+                                    return Status::OK();
+                                  })
+                  .ok());
+  ASSERT_TRUE(store_
+                  ->ListRecursiveSomeMeta(
+                      "",
+                      [&](const ObjectMeta& m) {
+                        some.push_back(m);
+                        return Status::OK();
+                      },
+                      [](std::string_view key) { return key != "a/live"; })
+                  .ok());
   ASSERT_EQ(all.size(), 4u);  // a/, a/gone, a/live, top
   ASSERT_EQ(some.size(), all.size());
   for (size_t i = 0; i < all.size(); ++i) {
@@ -821,10 +829,14 @@ TEST_F(LocalObjectStoreTest, ListRecursiveSomeMetaSkipsOnlyTheRejectedFiles) {
   InMemoryObjectStore mem(WallClock());
   ASSERT_TRUE(mem.Put("x", "12").ok());
   std::vector<ObjectMeta> got;
-  ASSERT_TRUE(mem.ListRecursiveSomeMeta("", [&](const ObjectMeta& m) {
-    got.push_back(m);
-    return Status::OK();
-  }, [](std::string_view) { return false; }).ok());
+  ASSERT_TRUE(mem.ListRecursiveSomeMeta(
+                     "",
+                     [&](const ObjectMeta& m) {
+                       got.push_back(m);
+                       return Status::OK();
+                     },
+                     [](std::string_view) { return false; })
+                  .ok());
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].size, 2);
 }
@@ -847,8 +859,9 @@ void BuildWideTree(const std::string& root) {
       if (a % 7 == 0) put(d2 + "/deep/er/still/f", "d");
     }
   }
-  for (const char* k : {"_delta_log/00000000000000000000.json", "_delta_log/_sidecars/s.parquet",
-                        ".hidden/x", "_tmp/p=1/y", "caf\xc3\xa9/\xe2\x82\xac 1", "a/b", "a b/c", "a=/d", "top"}) {
+  for (const char* k :
+       {"_delta_log/00000000000000000000.json", "_delta_log/_sidecars/s.parquet", ".hidden/x",
+        "_tmp/p=1/y", "caf\xc3\xa9/\xe2\x82\xac 1", "a/b", "a b/c", "a=/d", "top"}) {
     put(k, "v");
   }
   fs::create_directories(root + "/empty/nested/deeper");
@@ -858,11 +871,14 @@ void BuildWideTree(const std::string& root) {
 std::vector<ObjectMeta> ListSomeMeta(ObjectStore& store, const std::string& dir, ThreadPool* pool,
                                      std::vector<std::thread::id>* threads = nullptr) {
   std::vector<ObjectMeta> out;
-  Status st = store.ListRecursiveSomeMeta(dir, [&](const ObjectMeta& m) {
-    out.push_back(m);
-    if (threads) threads->push_back(std::this_thread::get_id());
-    return Status::OK();
-  }, [](std::string_view key) { return key.find("f1") == std::string_view::npos; }, pool);
+  Status st = store.ListRecursiveSomeMeta(
+      dir,
+      [&](const ObjectMeta& m) {
+        out.push_back(m);
+        if (threads) threads->push_back(std::this_thread::get_id());
+        return Status::OK();
+      },
+      [](std::string_view key) { return key.find("f1") == std::string_view::npos; }, pool);
   EXPECT_TRUE(st.ok()) << st.ToString();
   return out;
 }
@@ -877,7 +893,8 @@ TEST_F(LocalObjectStoreTest, ParallelListingYieldsTheSequentialEntries) {
     EXPECT_LT(k(i - 1), k(i));
   }
   auto by_key = [](std::vector<ObjectMeta> v) {
-    std::sort(v.begin(), v.end(), [](const ObjectMeta& a, const ObjectMeta& b) { return a.key < b.key; });
+    std::sort(v.begin(), v.end(),
+              [](const ObjectMeta& a, const ObjectMeta& b) { return a.key < b.key; });
     return v;
   };
   for (size_t threads : {1, 2, 4}) {
@@ -885,11 +902,13 @@ TEST_F(LocalObjectStoreTest, ParallelListingYieldsTheSequentialEntries) {
     for (const std::string dir : {"", "p=7", "empty/"}) {
       std::vector<std::thread::id> visitors;
       const std::vector<ObjectMeta> par = ListSomeMeta(*store_, dir, &pool, &visitors);
-      EXPECT_EQ(by_key(par), by_key(ListSomeMeta(*store_, dir, nullptr))) << threads << " threads, dir " << dir;
+      EXPECT_EQ(by_key(par), by_key(ListSomeMeta(*store_, dir, nullptr)))
+          << threads << " threads, dir " << dir;
       // The visitor runs in the caller's thread only, and a directory comes before its contents.
       for (const auto& id : visitors) EXPECT_EQ(id, std::this_thread::get_id());
       std::set<std::string> seen_dirs;
-      const std::string base = !dir.empty() && dir.back() == '/' ? dir.substr(0, dir.size() - 1) : dir;
+      const std::string base =
+          !dir.empty() && dir.back() == '/' ? dir.substr(0, dir.size() - 1) : dir;
       for (const ObjectMeta& m : par) {
         size_t slash = m.key.rfind('/');
         std::string parent = slash == std::string::npos ? "" : m.key.substr(0, slash);
@@ -910,18 +929,23 @@ TEST_F(LocalObjectStoreTest, ParallelListingStopsOnAVisitorErrorAndRunsInsideBus
   const size_t total = ListSomeMeta(*store_, "", nullptr).size();
   ThreadPool pool(2);
   int visited = 0;
-  Status st = store_->ListRecursiveSomeMeta("", [&](const ObjectMeta&) {
-    return ++visited == 100 ? Status::Cancelled("enough") : Status::OK();
-  }, [](std::string_view) { return true; }, &pool);
+  Status st = store_->ListRecursiveSomeMeta(
+      "",
+      [&](const ObjectMeta&) {
+        return ++visited == 100 ? Status::Cancelled("enough") : Status::OK();
+      },
+      [](std::string_view) { return true; }, &pool);
   EXPECT_EQ(st.code(), StatusCode::kCancelled) << st.ToString();
   EXPECT_EQ(visited, 100);
   // The pool is left clean, and a listing started from inside tasks that occupy every pool
   // thread completes (the caller reads directories itself).
   std::atomic<size_t> sizes{0};
-  ASSERT_TRUE(pool.ParallelFor(4, [&](size_t) {
-    sizes += ListSomeMeta(*store_, "", &pool).size();
-    return Status::OK();
-  }).ok());
+  ASSERT_TRUE(pool.ParallelFor(4,
+                               [&](size_t) {
+                                 sizes += ListSomeMeta(*store_, "", &pool).size();
+                                 return Status::OK();
+                               })
+                  .ok());
   EXPECT_EQ(sizes.load(), 4 * total);
 }
 

@@ -423,7 +423,6 @@ TEST_F(ServiceTest, RoutineCompactionCheckpointAndLogCleanup) {
   EXPECT_TRUE(commit0.status().IsNotFound()) << "expired log files are cleaned up";
 }
 
-
 // A hostile log (a "shallow clone" adding another table's files by absolute path) cannot make the
 // service read or rewrite files outside the table: its reads are confined unless the config says
 // otherwise (io/read_confinement.h).

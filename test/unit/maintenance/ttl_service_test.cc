@@ -200,7 +200,8 @@ TEST_F(TtlServiceTest, T29ChangeDataFeedShowsTheExpiredRowsAsDeletes) {
     const std::string t = dvs ? "cdf_dv" : "cdf_cow";
     Sql("CREATE TABLE " + t +
         " (id INT, ts TIMESTAMP) USING DELTA TBLPROPERTIES ('delta.enableChangeDataFeed' = "
-        "'true', 'delta.enableDeletionVectors' = '" + (dvs ? "true" : "false") +
+        "'true', 'delta.enableDeletionVectors' = '" +
+        (dvs ? "true" : "false") +
         "', 'autottl.expireInDays' = '30', 'autottl.timestampColumn' = 'ts')");
     Sql("INSERT INTO " + t + " VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
         Ts(-31 * kDayMs) + "'), (3, TIMESTAMP '" + Ts(-1 * kDayMs) + "')");

@@ -5,10 +5,10 @@
 
 #include <gtest/gtest.h>
 
-#include "ops/dml.h"
-#include "ops/optimize.h"
 #include "delta/transaction.h"
 #include "io/path.h"
+#include "ops/dml.h"
+#include "ops/optimize.h"
 #include "parquet/reader.h"
 #include "unit/ops/dml_test_util.h"
 
@@ -27,7 +27,8 @@ std::vector<Row> Ids(int64_t from, int64_t to) {
 }
 
 // "id|v|_change_type|_commit_version", sorted (a partition column p is left out).
-std::vector<std::string> Feed(const DmlTable& t, int64_t start, std::optional<int64_t> end = std::nullopt) {
+std::vector<std::string> Feed(const DmlTable& t, int64_t start,
+                              std::optional<int64_t> end = std::nullopt) {
   std::vector<std::string> out;
   auto feed = delta::ReadChangeFeed(t.store(), start, end);
   EXPECT_TRUE(feed.ok()) << feed.status().ToString();
@@ -40,8 +41,9 @@ std::vector<std::string> Feed(const DmlTable& t, int64_t start, std::optional<in
   for (const DataChunk& c : feed->chunks) {
     EXPECT_EQ(c.columns.size(), n);
     for (size_t i = 0; i < c.size(); ++i) {
-      out.push_back(c.columns[0].GetValue(i).ToString() + "|" + c.columns[1].GetValue(i).ToString() + "|" +
-                    c.columns[n - 3].GetValue(i).ToString() + "|" + c.columns[n - 2].GetValue(i).ToString());
+      out.push_back(
+          c.columns[0].GetValue(i).ToString() + "|" + c.columns[1].GetValue(i).ToString() + "|" +
+          c.columns[n - 3].GetValue(i).ToString() + "|" + c.columns[n - 2].GetValue(i).ToString());
       EXPECT_EQ(c.columns[n - 1].type()->id(), TypeId::kTimestamp);
       EXPECT_FALSE(c.columns[n - 1].IsNull(i));
     }
@@ -61,8 +63,8 @@ std::vector<delta::Action> ActionsAt(ObjectStore& store, int64_t version) {
 
 // The cdc actions of `version`, each checked for Spark's layout: a relative path
 // `_change_data/[<partition dirs>/]cdc-….parquet` that exists with the recorded size,
-// dataChange=false. Returns "<partition value or ->|<rows as id|v|_change_type, sorted, ';'-joined>"
-// per file, sorted; the rows are read straight from the Parquet file (no Delta scan).
+// dataChange=false. Returns "<partition value or ->|<rows as id|v|_change_type, sorted,
+// ';'-joined>" per file, sorted; the rows are read straight from the Parquet file (no Delta scan).
 std::vector<std::string> CdcFilesAt(const DmlTable& t, int64_t version) {
   std::vector<std::string> out;
   for (const delta::Action& a : ActionsAt(*t.store(), version)) {
@@ -101,8 +103,9 @@ std::vector<std::string> CdcFilesAt(const DmlTable& t, int64_t version) {
       DataChunk chunk;
       EXPECT_TRUE((*pf)->ReadRowGroup(rg, {}, &chunk).ok());
       for (size_t i = 0; i < chunk.size(); ++i) {
-        rows.push_back(chunk.columns[0].GetValue(i).ToString() + "|" + chunk.columns[1].GetValue(i).ToString() +
-                       "|" + chunk.columns[2].GetValue(i).ToString());
+        rows.push_back(chunk.columns[0].GetValue(i).ToString() + "|" +
+                       chunk.columns[1].GetValue(i).ToString() + "|" +
+                       chunk.columns[2].GetValue(i).ToString());
       }
     }
     std::string joined;
@@ -114,7 +117,8 @@ std::vector<std::string> CdcFilesAt(const DmlTable& t, int64_t version) {
 
 int CountCdcActions(const DmlTable& t, int64_t version) {
   int n = 0;
-  for (const delta::Action& a : ActionsAt(*t.store(), version)) n += a.get_if<delta::AddCDCFile>() != nullptr;
+  for (const delta::Action& a : ActionsAt(*t.store(), version))
+    n += a.get_if<delta::AddCDCFile>() != nullptr;
   return n;
 }
 
@@ -123,7 +127,8 @@ RowUpdater PrefixV(std::optional<std::string> new_p = std::nullopt) {
     DataChunk out;
     out.columns.push_back(in.columns[0]);
     Vector v(DataType::String());
-    for (size_t i = 0; i < in.size(); ++i) v.AppendString("u" + in.columns[1].GetValue(i).ToString());
+    for (size_t i = 0; i < in.size(); ++i)
+      v.AppendString("u" + in.columns[1].GetValue(i).ToString());
     out.columns.push_back(std::move(v));
     if (in.columns.size() > 2) {
       Vector p(DataType::String());
@@ -149,7 +154,8 @@ TEST(ChangeDataFeed, InsertsFromAddFilesAndDvDeletesFromChangeFiles) {
   ASSERT_TRUE(r->used_deletion_vectors);
   // Version 1 has remove+add of the same file (new DV) and a change file: only the cdc rows.
   EXPECT_EQ(Feed(t, 1), std::vector<std::string>{"1|v1|delete|1"});
-  EXPECT_EQ(Feed(t, 0), Sorted({"0|v0|insert|0", "1|v1|insert|0", "2|v2|insert|0", "3|v3|insert|0", "1|v1|delete|1"}));
+  EXPECT_EQ(Feed(t, 0), Sorted({"0|v0|insert|0", "1|v1|insert|0", "2|v2|insert|0", "3|v3|insert|0",
+                                "1|v1|delete|1"}));
 }
 
 TEST(ChangeDataFeed, DvChangeWithoutChangeFilesGivesOnlyTheNewlyDeletedRows) {
@@ -195,10 +201,12 @@ TEST(ChangeDataFeed, RangeErrors) {
   DmlTable t;
   t.Create(Ids(0, 2), false, false, kCdf);
   t.Append(Ids(2, 3));
-  EXPECT_EQ(delta::ReadChangeFeed(t.store(), 1, 0).status().error_class(), delta::kErrorInvalidCdcRange);
+  EXPECT_EQ(delta::ReadChangeFeed(t.store(), 1, 0).status().error_class(),
+            delta::kErrorInvalidCdcRange);
   auto after = delta::ReadChangeFeed(t.store(), 2, std::nullopt);
   EXPECT_FALSE(after.ok());
-  EXPECT_NE(after.status().message().find("Start version cannot be greater than the latest version of the table(1)"),
+  EXPECT_NE(after.status().message().find(
+                "Start version cannot be greater than the latest version of the table(1)"),
             std::string::npos)
       << after.status().ToString();
   EXPECT_EQ(Feed(t, 1, 7), std::vector<std::string>{"2|v2|insert|1"});
@@ -243,7 +251,8 @@ TEST(ChangeDataFeedLayout, DeleteUpdateAndMergeChangeFiles) {
         // The pre-image stays in the old partition's directory, the post-image goes to the new one.
         EXPECT_EQ(CdcFilesAt(u, 2), Sorted({"a|2|v2|update_preimage", "b|2|uv2|update_postimage"}));
       } else {
-        EXPECT_EQ(CdcFilesAt(u, 2), std::vector<std::string>{"-|2|uv2|update_postimage;2|v2|update_preimage"});
+        EXPECT_EQ(CdcFilesAt(u, 2),
+                  std::vector<std::string>{"-|2|uv2|update_postimage;2|v2|update_preimage"});
       }
 
       // MERGE-style: delete row 0, update row 3, insert row 9 — all four change types.
@@ -314,12 +323,14 @@ TEST(ChangeDataFeedLayout, DeleteUpdateAndMergeChangeFiles) {
       auto r3 = ApplyRowChanges(u.store(), snap, std::move(c), u.Options());
       ASSERT_TRUE(r3.ok()) << r3.status().ToString();
       EXPECT_EQ(CdcFilesAt(u, 3),
-                std::vector<std::string>{P + "|0|v0|delete;3|uv3|update_postimage;3|v3|update_preimage;9|v9|insert"});
+                std::vector<std::string>{
+                    P + "|0|v0|delete;3|uv3|update_postimage;3|v3|update_preimage;9|v9|insert"});
 
       // The reader sees exactly the change files of each commit.
-      EXPECT_EQ(Feed(u, 1), Sorted({"1|v1|delete|1", "2|v2|update_preimage|2", "2|uv2|update_postimage|2",
-                                    "0|v0|delete|3", "3|v3|update_preimage|3", "3|uv3|update_postimage|3",
-                                    "9|v9|insert|3"}));
+      EXPECT_EQ(Feed(u, 1),
+                Sorted({"1|v1|delete|1", "2|v2|update_preimage|2", "2|uv2|update_postimage|2",
+                        "0|v0|delete|3", "3|v3|update_preimage|3", "3|uv3|update_postimage|3",
+                        "9|v9|insert|3"}));
     }
   }
 }

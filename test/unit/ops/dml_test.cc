@@ -15,8 +15,8 @@
 #include "parquet/reader.h"
 #include "support/fault_injecting_object_store.h"
 #include "support/wall_clock.h"
-#include "unit/ops/dml_test_util.h"
 #include "unit/delta/conformance_files.h"
+#include "unit/ops/dml_test_util.h"
 
 namespace silt::ops {
 namespace {
@@ -799,11 +799,13 @@ TEST(DmlDeleteConflicts, ConcurrentRemovalOfAFileWeOnlyReadConflicts) {
 // A copy of every object of `from` (same keys and bytes), so two runs start from the same table.
 std::shared_ptr<ObjectStore> CopyStore(ObjectStore& from, std::shared_ptr<Clock> clock) {
   auto to = std::make_shared<InMemoryObjectStore>(clock);
-  EXPECT_TRUE(from.ListRecursive("", [&](const ObjectMeta& m) -> Status {
-                    if (m.is_dir) return Status::OK();
-                    SILT_ASSIGN_OR_RETURN(std::string bytes, from.Get(m.key));
-                    return to->Put(m.key, bytes);
-                  }).ok());
+  EXPECT_TRUE(from.ListRecursive("",
+                                 [&](const ObjectMeta& m) -> Status {
+                                   if (m.is_dir) return Status::OK();
+                                   SILT_ASSIGN_OR_RETURN(std::string bytes, from.Get(m.key));
+                                   return to->Put(m.key, bytes);
+                                 })
+                  .ok());
   return to;
 }
 
@@ -819,13 +821,14 @@ std::vector<std::string> DvFileBytes(ObjectStore& store) {
 std::vector<std::string> FileActions(ObjectStore& store, int64_t version) {
   std::vector<std::string> out;
   auto dv = [](const std::optional<delta::DeletionVectorDescriptor>& d) {
-    return d ? std::to_string(d->offset.value_or(-1)) + "/" + std::to_string(d->size_in_bytes) + "/" +
-                   std::to_string(d->cardinality)
+    return d ? std::to_string(d->offset.value_or(-1)) + "/" + std::to_string(d->size_in_bytes) +
+                   "/" + std::to_string(d->cardinality)
              : std::string("-");
   };
   for (auto& a : ActionsAt(store, version)) {
     if (auto* add = a.get_if<delta::AddFile>()) {
-      out.push_back("add " + add->path + " " + dv(add->deletion_vector) + " " + add->stats.value_or(""));
+      out.push_back("add " + add->path + " " + dv(add->deletion_vector) + " " +
+                    add->stats.value_or(""));
     } else if (auto* rm = a.get_if<delta::RemoveFile>()) {
       out.push_back("remove " + rm->path + " " + dv(rm->deletion_vector));
     }
@@ -844,10 +847,12 @@ std::vector<int64_t> RewrittenIds(const std::shared_ptr<ObjectStore>& store, int
     auto* add = a.get_if<delta::AddFile>();
     if (!add || add->deletion_vector) continue;
     EXPECT_TRUE((*scan)
-                    ->ScanFile(*add, [&](DataChunk& c) {
-                      for (size_t i = 0; i < c.size(); ++i) ids.push_back(c.columns[0].Get<int64_t>(i));
-                      return Status::OK();
-                    })
+                    ->ScanFile(*add,
+                               [&](DataChunk& c) {
+                                 for (size_t i = 0; i < c.size(); ++i)
+                                   ids.push_back(c.columns[0].Get<int64_t>(i));
+                                 return Status::OK();
+                               })
                     .ok());
   }
   return ids;
@@ -865,7 +870,8 @@ TEST(DmlDeleteParallel, PoolScanCommitsWhatTheSerialScanCommits) {
     for (int64_t f = 1; f < 8; ++f) base.Append(Ids(f * 100, f * 100 + 100));
     // Older DVs on every file, so the new ones are unions.
     ASSERT_TRUE(DeleteRows(base.store(), base.Latest(),
-                           DeleteWhere(base, "id % 7 = 0", MatchInt(0, [](int64_t v) { return v % 7 == 0; })))
+                           DeleteWhere(base, "id % 7 = 0",
+                                       MatchInt(0, [](int64_t v) { return v % 7 == 0; })))
                     .ok());
     const int64_t v0 = base.Latest()->version();
     // Files from id 500 on have no match.
@@ -885,7 +891,8 @@ TEST(DmlDeleteParallel, PoolScanCommitsWhatTheSerialScanCommits) {
       rows[parallel] = ReadRows(t.store());
       auto ci = CommitInfoAt(*t.store(), v0 + 1);
       ASSERT_TRUE(ci.operation_metrics.has_value());
-      for (const auto& [k, v] : ci.operation_metrics->entries()) metrics[parallel].push_back(k + "=" + v);
+      for (const auto& [k, v] : ci.operation_metrics->entries())
+        metrics[parallel].push_back(k + "=" + v);
       actions[parallel] = FileActions(*t.store(), v0 + 1);
       // The rewritten file's name is random: compare its rows, in order, instead. The survivors
       // of all 5 files reach the writer as separate chunks and still make one file.
@@ -894,16 +901,19 @@ TEST(DmlDeleteParallel, PoolScanCommitsWhatTheSerialScanCommits) {
                                 [](const std::string& a) { return a.rfind("add ", 0) == 0; }),
                   1);
       }
-      if (cow) actions[parallel].erase(std::remove_if(actions[parallel].begin(), actions[parallel].end(),
-                                                      [](const std::string& a) { return a.rfind("add ", 0) == 0; }),
-                                       actions[parallel].end());
+      if (cow)
+        actions[parallel].erase(
+            std::remove_if(actions[parallel].begin(), actions[parallel].end(),
+                           [](const std::string& a) { return a.rfind("add ", 0) == 0; }),
+            actions[parallel].end());
       rewritten[parallel] = RewrittenIds(t.store(), v0 + 1);
       dv_bytes[parallel] = DvFileBytes(*t.store());
       if (cdf) {
         auto changes = delta::ReadChangeFeed(t.store(), v0 + 1, v0 + 1);
         ASSERT_TRUE(changes.ok()) << changes.status().ToString();
         for (const DataChunk& c : changes->chunks)
-          for (size_t i = 0; i < c.size(); ++i) feed[parallel].push_back(c.columns[0].GetValue(i).ToString());
+          for (size_t i = 0; i < c.size(); ++i)
+            feed[parallel].push_back(c.columns[0].GetValue(i).ToString());
         EXPECT_EQ(feed[parallel].size(), 143u);
       }
     }
@@ -929,7 +939,8 @@ TEST(DmlDeleteParallel, BigRowGroupsAreMatchedInSlicesWithTheirPhysicalIndexes) 
   w.clock = t.clock();
   w.parquet.row_group_max_rows = 40000;
   for (int64_t f = 0; f < 2; ++f) {
-    ASSERT_TRUE(delta::AppendRows(t.store(), {testing::MakeRows(Ids(f * 50000, f * 50000 + 50000), false)}, w,
+    ASSERT_TRUE(delta::AppendRows(t.store(),
+                                  {testing::MakeRows(Ids(f * 50000, f * 50000 + 50000), false)}, w,
                                   t.TxnOptions())
                     .ok());
   }
@@ -943,7 +954,8 @@ TEST(DmlDeleteParallel, BigRowGroupsAreMatchedInSlicesWithTheirPhysicalIndexes) 
   // Row i of a file holds id = file * 50000 + i.
   auto boundary = [](int64_t v) {
     int64_t i = v % 50000;
-    return i % 1000 == 7 || i == 16383 || i == 16384 || i == 32768 || i == 39999 || i == 40000 || i == 49999;
+    return i % 1000 == 7 || i == 16383 || i == 16384 || i == 32768 || i == 39999 || i == 40000 ||
+           i == 49999;
   };
   auto second = [](int64_t v) { return v % 50000 % 1000 == 8 || v % 50000 == 0; };
   std::set<uint64_t> expected;
@@ -951,7 +963,8 @@ TEST(DmlDeleteParallel, BigRowGroupsAreMatchedInSlicesWithTheirPhysicalIndexes) 
     if (boundary(i)) expected.insert(static_cast<uint64_t>(i));
   }
   for (int round = 0; round < 2; ++round) {
-    DeleteSpec spec = DeleteWhere(t, "x", MatchInt(0, round == 0 ? std::function<bool(int64_t)>(boundary) : second));
+    DeleteSpec spec = DeleteWhere(
+        t, "x", MatchInt(0, round == 0 ? std::function<bool(int64_t)>(boundary) : second));
     spec.options.pool = &pool;
     auto r = DeleteRows(t.store(), t.Latest(), std::move(spec));
     ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -979,12 +992,13 @@ TEST(DmlDeleteParallel, MatcherErrorOnAnyFileFailsTheStatementBeforeWriting) {
   t.Create(Ids(0, 100), false, true);
   for (int64_t f = 1; f < 6; ++f) t.Append(Ids(f * 100, f * 100 + 100));
   const int64_t v0 = t.Latest()->version();
-  DeleteSpec spec = DeleteWhere(t, "boom", [](const DataChunk& rows) -> Result<std::vector<uint32_t>> {
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (rows.columns[0].Get<int64_t>(i) == 420) return Status::InvalidArgument("boom at 420");
-    }
-    return std::vector<uint32_t>{0};
-  });
+  DeleteSpec spec =
+      DeleteWhere(t, "boom", [](const DataChunk& rows) -> Result<std::vector<uint32_t>> {
+        for (size_t i = 0; i < rows.size(); ++i) {
+          if (rows.columns[0].Get<int64_t>(i) == 420) return Status::InvalidArgument("boom at 420");
+        }
+        return std::vector<uint32_t>{0};
+      });
   spec.options.pool = &pool;
   auto r = DeleteRows(t.store(), t.Latest(), std::move(spec));
   ASSERT_FALSE(r.ok());
@@ -1067,11 +1081,14 @@ TEST(DmlScan, DeletedRowsAreDroppedFromEveryColumnKind) {
   for (int64_t i = 0; i < 300; ++i) {
     Row r;
     if (i % 7 != 3) r.id = i * 10 + i % 3;
-    if (i % 5 != 1 || i % 7 == 3) r.v = std::string(static_cast<size_t>(i % 23), static_cast<char>('a' + i % 26)) + std::to_string(i);
+    if (i % 5 != 1 || i % 7 == 3)
+      r.v = std::string(static_cast<size_t>(i % 23), static_cast<char>('a' + i % 26)) +
+            std::to_string(i);
     r.p = i % 2 ? "odd" : "even";
     rows.push_back(r);
     if (i % 4 == 0 || i % 9 == 8) continue;  // deleted below
-    expected.push_back((r.id ? std::to_string(*r.id) : "NULL") + "|" + (r.v ? *r.v : "NULL") + "|" + *r.p);
+    expected.push_back((r.id ? std::to_string(*r.id) : "NULL") + "|" + (r.v ? *r.v : "NULL") + "|" +
+                       *r.p);
   }
   DmlTable t;
   t.Create(rows, /*partitioned=*/true, /*dvs=*/true);

@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "ops/dml.h"
 #include "common/clock.h"
 #include "delta/scan.h"
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
 #include "io/memory_object_store.h"
 #include "io/object_store.h"
+#include "ops/dml.h"
 #include "support/wall_clock.h"
 
 namespace silt::ops::testing {

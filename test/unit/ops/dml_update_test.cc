@@ -1,9 +1,9 @@
 // UPDATE core, the ApplyRowChanges primitive (as MERGE uses it) and the change data feed.
 #include <gtest/gtest.h>
 
-#include "ops/dml.h"
 #include "delta/stats_json.h"
 #include "io/path.h"
+#include "ops/dml.h"
 #include "parquet/reader.h"
 #include "support/fault_injecting_object_store.h"
 #include "unit/ops/dml_test_util.h"

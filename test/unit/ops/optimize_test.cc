@@ -29,7 +29,9 @@ class OptimizeTest : public ::testing::Test {
     clock_ = std::make_shared<ManualClock>(kT0);
     store_ = std::make_shared<InMemoryObjectStore>(clock_);
   }
-  Schema TableSchema() { return {{"id", DataType::Int64(), true, "{}"}, {"p", DataType::String(), true, "{}"}}; }
+  Schema TableSchema() {
+    return {{"id", DataType::Int64(), true, "{}"}, {"p", DataType::String(), true, "{}"}};
+  }
   void Create(bool partitioned) {
     delta::CreateTableOptions o = WallCreate();
     if (partitioned) o.partition_columns = {"p"};
@@ -59,7 +61,8 @@ class OptimizeTest : public ::testing::Test {
     auto snap = Latest();
     for (const auto& f : snap->files()) {
       // The file's minimum id (stats ignore the DV, so later deletes still find it).
-      bool mine = f.stats && f.stats->find("\"minValues\":{\"id\":" + std::to_string(first_id) + ",") != std::string::npos;
+      bool mine = f.stats && f.stats->find("\"minValues\":{\"id\":" + std::to_string(first_id) +
+                                           ",") != std::string::npos;
       if (!mine) continue;
       delta::DeletionVector dv;
       for (uint64_t r : rows) {
@@ -164,7 +167,8 @@ TEST_F(OptimizeTest, TheDeletedRowsRatioIsStrictlyGreaterThan) {
   EXPECT_EQ(r.num_files_removed, 0);
   DeleteRows(0, {0, 1, 2, 3, 4, 5});  // 6 %
   r = Run(o);
-  EXPECT_EQ(r.num_files_removed, 1) << "a lone file with > 5 % deleted rows is rewritten (silt decision)";
+  EXPECT_EQ(r.num_files_removed, 1)
+      << "a lone file with > 5 % deleted rows is rewritten (silt decision)";
   EXPECT_EQ(r.num_deletion_vectors_removed, 1);
   EXPECT_FALSE(Latest()->files()[0].deletion_vector.has_value());
   EXPECT_EQ(Ids(), Range(6, 100));
@@ -278,7 +282,8 @@ TEST_F(OptimizeTest, ReorgOnAPoolStreamsTheFilesInOrder) {
   auto after = Latest();
   for (const auto& f : after->files()) added.push_back(f.path);
   ASSERT_EQ(added.size(), 1u);
-  auto pf = parquet::ParquetFile::Open(std::make_shared<BufferFile>(store_->Get(added[0]).value())).value();
+  auto pf = parquet::ParquetFile::Open(std::make_shared<BufferFile>(store_->Get(added[0]).value()))
+                .value();
   std::vector<int64_t> got;
   for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
     DataChunk c;
@@ -296,10 +301,15 @@ TEST_F(OptimizeTest, AFailedStreamedRewriteLeavesNoNewFiles) {
   }
   auto parquet_files = [&] {
     std::vector<std::string> keys;
-    EXPECT_TRUE(store_->ListRecursive("", [&](const ObjectMeta& m) {
-      if (m.key.ends_with(".parquet") && !m.key.starts_with("_delta_log")) keys.push_back(m.key);
-      return Status::OK();
-    }).ok());
+    EXPECT_TRUE(store_
+                    ->ListRecursive("",
+                                    [&](const ObjectMeta& m) {
+                                      if (m.key.ends_with(".parquet") &&
+                                          !m.key.starts_with("_delta_log"))
+                                        keys.push_back(m.key);
+                                      return Status::OK();
+                                    })
+                    .ok());
     return keys;
   };
   std::vector<std::string> keys = parquet_files();
@@ -333,14 +343,17 @@ TEST_F(OptimizeTest, ZOrderSortsRowsSoFilesHaveNarrowRanges) {
   EXPECT_EQ(r.num_files_removed, 2);
   auto snap = Latest();
   auto made = delta::TableScan::Make(snap);
-    ASSERT_TRUE(made.ok());
-    auto scan = std::move(*made);
+  ASSERT_TRUE(made.ok());
+  auto scan = std::move(*made);
   std::vector<int64_t> order;
   for (const auto& f : snap->files()) {
-    ASSERT_TRUE(scan->ScanFile(f, [&](DataChunk& c) {
-                      for (size_t i = 0; i < c.size(); ++i) order.push_back(c.columns[0].Get<int64_t>(i));
-                      return Status::OK();
-                    }).ok());
+    ASSERT_TRUE(scan->ScanFile(f,
+                               [&](DataChunk& c) {
+                                 for (size_t i = 0; i < c.size(); ++i)
+                                   order.push_back(c.columns[0].Get<int64_t>(i));
+                                 return Status::OK();
+                               })
+                    .ok());
   }
   EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
   EXPECT_EQ(order.size(), 100u);

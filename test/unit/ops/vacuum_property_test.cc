@@ -8,10 +8,10 @@
 #include <random>
 #include <set>
 
-#include "ops/vacuum.h"
 #include "common/thread_pool.h"
 #include "delta/deletion_vector.h"
 #include "delta/scan.h"
+#include "ops/vacuum.h"
 #include "support/fault_injecting_object_store.h"
 #include "support/wall_clock.h"
 #include "unit/ops/vacuum_test_util.h"

@@ -973,9 +973,9 @@ TEST(VacuumDv, S_streamed_state_SameCandidatesAsTheLoadedFileList) {
   for (VacuumMode mode : {VacuumMode::kFull, VacuumMode::kLite}) {
     DvTable d;
     d.Files(6);
-    std::string a = d.DeleteRows(0, "ab");    // f0 with DV file a
-    std::string b = d.DeleteRows(1);          // f1 with DV file b ...
-    d.DeleteRows(1);                          // ... superseded: b is garbage
+    std::string a = d.DeleteRows(0, "ab");  // f0 with DV file a
+    std::string b = d.DeleteRows(1);        // f1 with DV file b ...
+    d.DeleteRows(1);                        // ... superseded: b is garbage
     d.t.Remove("f2.parquet");
     ASSERT_TRUE(delta::WriteCheckpoint(*d.t.store(), *d.t.Latest(), WallCheckpoint()).ok());
     d.t.CommitActions({d.t.AddAction("f2.parquet")});  // re-added after the checkpoint
@@ -1008,7 +1008,8 @@ TEST(VacuumDv, S_streamed_state_SameCandidatesAsTheLoadedFileList) {
     d.t.RunOk(o);
     EXPECT_FALSE(d.t.Exists(b));
     EXPECT_FALSE(d.t.Exists("f3.parquet"));
-    for (const char* kept : {"f0.parquet", "f2.parquet", "f4.parquet"}) EXPECT_TRUE(d.t.Exists(kept)) << kept;
+    for (const char* kept : {"f0.parquet", "f2.parquet", "f4.parquet"})
+      EXPECT_TRUE(d.t.Exists(kept)) << kept;
     EXPECT_TRUE(d.t.Exists(a));
   }
 }

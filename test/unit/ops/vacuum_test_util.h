@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "ops/vacuum.h"
 #include "common/clock.h"
 #include "delta/actions.h"
 #include "delta/snapshot.h"
@@ -24,6 +23,7 @@
 #include "io/memory_object_store.h"
 #include "io/object_store.h"
 #include "io/path.h"
+#include "ops/vacuum.h"
 #include "support/fault_injecting_object_store.h"
 #include "support/wall_clock.h"
 

@@ -259,8 +259,8 @@ TEST(MetadataTest, PageHeaderRoundTrips) {
   v1.type = PageType::DATA_PAGE;
   v1.uncompressed_page_size = 7;
   v1.compressed_page_size = 5;
-  v1.data_page_header = DataPageHeader{9, Encoding::RLE_DICTIONARY, Encoding::RLE,
-                                       Encoding::BIT_PACKED, FullStats()};
+  v1.data_page_header =
+      DataPageHeader{9, Encoding::RLE_DICTIONARY, Encoding::RLE, Encoding::BIT_PACKED, FullStats()};
 
   PageHeader v2;
   v2.type = PageType::DATA_PAGE_V2;
@@ -325,10 +325,10 @@ TEST(MetadataTest, ColumnIndexWithMismatchedListsIsCorruption) {
 
 TEST(MetadataTest, EveryLogicalTypeRoundTrips) {
   const LogicalType::Kind kinds[] = {
-      LogicalType::STRING,  LogicalType::MAP,     LogicalType::LIST,     LogicalType::ENUM,
-      LogicalType::DECIMAL, LogicalType::DATE,    LogicalType::TIME,     LogicalType::TIMESTAMP,
-      LogicalType::INTEGER, LogicalType::UNKNOWN, LogicalType::JSON,     LogicalType::BSON,
-      LogicalType::UUID,    LogicalType::FLOAT16, LogicalType::VARIANT,  LogicalType::GEOMETRY,
+      LogicalType::STRING,   LogicalType::MAP,     LogicalType::LIST,    LogicalType::ENUM,
+      LogicalType::DECIMAL,  LogicalType::DATE,    LogicalType::TIME,    LogicalType::TIMESTAMP,
+      LogicalType::INTEGER,  LogicalType::UNKNOWN, LogicalType::JSON,    LogicalType::BSON,
+      LogicalType::UUID,     LogicalType::FLOAT16, LogicalType::VARIANT, LogicalType::GEOMETRY,
       LogicalType::GEOGRAPHY};
   FileMetaData md;
   md.schema.push_back(Leaf("root", Type::INT32, Repetition::REQUIRED));

@@ -27,7 +27,8 @@ class StringSink : public WritableFile {
   std::string* out_;
 };
 
-std::string WriteToString(const Schema& schema, const std::vector<DataChunk>& chunks, WriterOptions wo) {
+std::string WriteToString(const Schema& schema, const std::vector<DataChunk>& chunks,
+                          WriterOptions wo) {
   std::string bytes;
   auto w = ParquetWriter::Make(std::make_unique<StringSink>(&bytes), schema, wo);
   EXPECT_TRUE(w.ok()) << w.status().ToString();
@@ -54,7 +55,8 @@ DataChunk ReadAll(const ParquetFile& pf) {
     Status s = pf.ReadRowGroup(rg, {}, &c);
     EXPECT_TRUE(s.ok()) << s.ToString();
     if (!s.ok()) break;
-    for (size_t i = 0; i < c.columns.size(); ++i) all.columns[i].AppendRange(c.columns[i], 0, c.columns[i].size());
+    for (size_t i = 0; i < c.columns.size(); ++i)
+      all.columns[i].AppendRange(c.columns[i], 0, c.columns[i].size());
   }
   return all;
 }
@@ -68,7 +70,8 @@ void ExpectSameRows(const DataChunk& expected, const DataChunk& actual, const st
         << actual.columns[c].type()->ToString();
     for (size_t r = 0; r < expected.size(); ++r) {
       Value a = expected.columns[c].GetValue(r), b = actual.columns[c].GetValue(r);
-      ASSERT_EQ(a, b) << label << " column " << c << " row " << r << ": " << a.ToJson() << " vs " << b.ToJson();
+      ASSERT_EQ(a, b) << label << " column " << c << " row " << r << ": " << a.ToJson() << " vs "
+                      << b.ToJson();
     }
   }
 }
@@ -106,17 +109,21 @@ TEST_P(RoundTripTest, EveryTypeSurvives) {
   }
   DataChunk expected = DataChunk::FromSchema(schema);
   for (const auto& c : chunks)
-    for (size_t i = 0; i < c.columns.size(); ++i) expected.columns[i].AppendRange(c.columns[i], 0, c.size());
-  ExpectSameRows(expected, ReadAll(*pf), std::string(combo.codec) + " v" + std::to_string(combo.page_version));
+    for (size_t i = 0; i < c.columns.size(); ++i)
+      expected.columns[i].AppendRange(c.columns[i], 0, c.size());
+  ExpectSameRows(expected, ReadAll(*pf),
+                 std::string(combo.codec) + " v" + std::to_string(combo.page_version));
 }
 
 INSTANTIATE_TEST_SUITE_P(Codecs, RoundTripTest,
-                         ::testing::Values(Combo{"none", 1, true}, Combo{"snappy", 1, true}, Combo{"snappy", 1, false},
-                                           Combo{"gzip", 1, true}, Combo{"zstd", 1, true}, Combo{"zstd", 2, true},
+                         ::testing::Values(Combo{"none", 1, true}, Combo{"snappy", 1, true},
+                                           Combo{"snappy", 1, false}, Combo{"gzip", 1, true},
+                                           Combo{"zstd", 1, true}, Combo{"zstd", 2, true},
                                            Combo{"zstd", 2, false}, Combo{"lz4_raw", 1, false},
                                            Combo{"brotli", 2, true}, Combo{"none", 2, false}),
                          [](const auto& info) {
-                           return std::string(info.param.codec) + "_v" + std::to_string(info.param.page_version) +
+                           return std::string(info.param.codec) + "_v" +
+                                  std::to_string(info.param.page_version) +
                                   (info.param.dictionary ? "_dict" : "_plain");
                          });
 
@@ -131,7 +138,8 @@ TEST(RoundTripEdgeTest, EmptyFileHasSchemaAndNoRowGroups) {
 }
 
 TEST(RoundTripEdgeTest, AllNullColumnsAndHugeStrings) {
-  Schema schema = {{"n", DataType::Int64(), true, ""}, {"s", DataType::String(), true, ""},
+  Schema schema = {{"n", DataType::Int64(), true, ""},
+                   {"s", DataType::String(), true, ""},
                    {"l", DataType::List(DataType::Int32()), true, ""}};
   DataChunk c = DataChunk::FromSchema(schema);
   for (int i = 0; i < 100; ++i) {
@@ -160,7 +168,8 @@ TEST(RoundTripEdgeTest, AllNullColumnsAndHugeStrings) {
 }
 
 TEST(RoundTripEdgeTest, DeeplyNestedListsAndMaps) {
-  auto t = DataType::List(DataType::List(DataType::List(DataType::Map(DataType::String(), DataType::List(DataType::Int32())))));
+  auto t = DataType::List(DataType::List(
+      DataType::List(DataType::Map(DataType::String(), DataType::List(DataType::Int32())))));
   Schema schema = {{"deep", t, true, ""}};
   GenerateOptions go;
   go.max_list_length = 3;
@@ -188,7 +197,8 @@ TEST(RoundTripEdgeTest, DictionaryFallsBackToPlainMidChunk) {
   const auto& md = *pf->metadata().row_groups[0].columns[0].meta_data;
   bool has_dict = false, has_plain = false;
   for (const auto& es : md.encoding_stats) {
-    if (es.page_type == PageType::DATA_PAGE && es.encoding == Encoding::PLAIN_DICTIONARY) has_dict = true;
+    if (es.page_type == PageType::DATA_PAGE && es.encoding == Encoding::PLAIN_DICTIONARY)
+      has_dict = true;
     if (es.page_type == PageType::DATA_PAGE && es.encoding == Encoding::PLAIN) has_plain = true;
   }
   EXPECT_TRUE(has_dict);
@@ -205,7 +215,8 @@ TEST(RoundTripEdgeTest, PagesBuiltInParallelGiveTheSameBytes) {
       Schema schema = NamedTestSchema(name).value();
       GenerateOptions go;
       go.string_cardinality = 40;
-      std::vector<DataChunk> chunks = {GenerateData(schema, 2500, go), GenerateData(schema, 1700, {9})};
+      std::vector<DataChunk> chunks = {GenerateData(schema, 2500, go),
+                                       GenerateData(schema, 1700, {9})};
       WriterOptions wo;
       wo.data_page_version = version;
       wo.page_rows = 400;
@@ -221,8 +232,10 @@ TEST(RoundTripEdgeTest, PagesBuiltInParallelGiveTheSameBytes) {
       EXPECT_EQ(pf->num_row_groups(), 3);
       DataChunk expected = DataChunk::FromSchema(schema);
       for (const auto& c : chunks)
-        for (size_t i = 0; i < c.columns.size(); ++i) expected.columns[i].AppendRange(c.columns[i], 0, c.size());
-      ExpectSameRows(expected, ReadAll(*pf), std::string(name) + " parallel v" + std::to_string(version));
+        for (size_t i = 0; i < c.columns.size(); ++i)
+          expected.columns[i].AppendRange(c.columns[i], 0, c.size());
+      ExpectSameRows(expected, ReadAll(*pf),
+                     std::string(name) + " parallel v" + std::to_string(version));
     }
   }
 }
@@ -234,7 +247,9 @@ TEST(RoundTripEdgeTest, BuffersSizedForTheExpectedRowsGiveTheSameFile) {
     Schema schema = NamedTestSchema(name).value();
     GenerateOptions go;
     go.string_cardinality = 40;
-    std::vector<DataChunk> chunks = {GenerateData(schema, 2500, go), GenerateData(schema, 1700, {9}), GenerateData(schema, 900, {4})};
+    std::vector<DataChunk> chunks = {GenerateData(schema, 2500, go),
+                                     GenerateData(schema, 1700, {9}),
+                                     GenerateData(schema, 900, {4})};
     WriterOptions wo;
     wo.row_group_bytes = 96 << 10;
     wo.page_rows = 500;
@@ -248,7 +263,8 @@ TEST(RoundTripEdgeTest, BuffersSizedForTheExpectedRowsGiveTheSameFile) {
     }
     DataChunk all = DataChunk::FromSchema(schema);
     for (const auto& c : chunks)
-      for (size_t i = 0; i < c.columns.size(); ++i) all.columns[i].AppendRange(c.columns[i], 0, c.size());
+      for (size_t i = 0; i < c.columns.size(); ++i)
+        all.columns[i].AppendRange(c.columns[i], 0, c.size());
     ExpectSameRows(all, ReadAll(*pf), name);
   }
 }
@@ -468,7 +484,8 @@ TEST(ReaderTest, StatisticsSkipRowGroupsAndPages) {
   ASSERT_TRUE(pfu);
   std::shared_ptr<const ParquetFile> pf(std::move(pfu));
   ScanOptions so;
-  so.predicates = {{"id", ColumnPredicate::kGe, Value::Int64(6100)}, {"id", ColumnPredicate::kLt, Value::Int64(6300)}};
+  so.predicates = {{"id", ColumnPredicate::kGe, Value::Int64(6100)},
+                   {"id", ColumnPredicate::kLt, Value::Int64(6300)}};
   auto scanner = ParquetScanner::Make(pf, so).value();
   DataChunk out;
   int64_t rows = 0, min_id = INT64_MAX, max_id = -1;
@@ -512,8 +529,12 @@ TEST(ReaderTest, CorruptInputsGiveCorruptionNotCrashes) {
   Schema schema = NamedTestSchema("all").value();
   std::string good = WriteToString(schema, {GenerateData(schema, 200, {})}, {});
   // Wrong magic, truncated footers, lying lengths.
-  std::vector<std::string> bad = {"", "PAR1", "PAR1PAR1", good.substr(0, good.size() - 1),
-                                  "XXXX" + good.substr(4), good.substr(0, good.size() - 4) + "PAR2"};
+  std::vector<std::string> bad = {"",
+                                  "PAR1",
+                                  "PAR1PAR1",
+                                  good.substr(0, good.size() - 1),
+                                  "XXXX" + good.substr(4),
+                                  good.substr(0, good.size() - 4) + "PAR2"};
   std::string lying = good;
   uint32_t huge = 0x7FFFFFF0;
   std::memcpy(lying.data() + lying.size() - 8, &huge, 4);
@@ -597,80 +618,96 @@ namespace {
 // and dictionary pages (with the fallback mid-chunk), v1 and v2 pages, compressed or not, leaves
 // inside a struct whose rows are null too. Other leaves are refused.
 TEST(ReaderTest, ForEachStringMatchesTheDecodedColumn) {
-  TypePtr st = DataType::Struct({{"path", DataType::String(), true, ""}, {"n", DataType::Int64(), true, ""}});
-  Schema schema = {{"s", DataType::String(), true, ""}, {"add", st, true, ""},
+  TypePtr st = DataType::Struct(
+      {{"path", DataType::String(), true, ""}, {"n", DataType::Int64(), true, ""}});
+  Schema schema = {{"s", DataType::String(), true, ""},
+                   {"add", st, true, ""},
                    {"tags", DataType::List(DataType::String()), true, ""}};
   DataChunk c = DataChunk::FromSchema(schema);
   for (int i = 0; i < 5000; ++i) {
     // Each name 4 times: a dictionary pays off, so one that is not capped covers every page.
     const int k = i / 4;
-    std::string v = "p=" + std::to_string(k % 37) + "/part-" + std::to_string(k * 7919 % 10007) + ".parquet";
-    ASSERT_TRUE(c.columns[0].AppendValue(i % 5 == 0 ? Value::Null(DataType::String()) : Value::String(v)).ok());
-    Value add = i % 3 == 0   ? Value::Null(st)
-                : i % 7 == 0 ? Value::Nested(st, {Value::Null(DataType::String()), Value::Int64(i)})
-                             : Value::Nested(st, {Value::String(v + (i % 2 ? "" : "x")), Value::Int64(i)});
+    std::string v =
+        "p=" + std::to_string(k % 37) + "/part-" + std::to_string(k * 7919 % 10007) + ".parquet";
+    ASSERT_TRUE(c.columns[0]
+                    .AppendValue(i % 5 == 0 ? Value::Null(DataType::String()) : Value::String(v))
+                    .ok());
+    Value add = i % 3 == 0 ? Value::Null(st)
+                : i % 7 == 0
+                    ? Value::Nested(st, {Value::Null(DataType::String()), Value::Int64(i)})
+                    : Value::Nested(st, {Value::String(v + (i % 2 ? "" : "x")), Value::Int64(i)});
     ASSERT_TRUE(c.columns[1].AppendValue(add).ok());
     ASSERT_TRUE(c.columns[2].AppendValue(Value::Null(schema[2].type)).ok());
   }
   // 8 KiB: the dictionary falls back to PLAIN after a few hundred values, so later ranges need no
   // dictionary; 1 MiB: every page is dictionary-encoded, so each range reads the dictionary late.
   for (int64_t dict_bytes : {int64_t{8} << 10, int64_t{1} << 20}) {
-  for (int version : {1, 2}) {
-    for (CompressionCodec codec : {CompressionCodec::SNAPPY, CompressionCodec::UNCOMPRESSED}) {
-      WriterOptions wo;
-      wo.data_page_version = version;
-      wo.codec = codec;
-      wo.dictionary_page_bytes = dict_bytes;
-      wo.page_rows = 700;
-      wo.row_group_max_rows = 3000;
-      auto pf = Open(WriteToString(schema, {c}, wo));
-      ASSERT_TRUE(pf);
-      ASSERT_EQ(pf->num_row_groups(), 2);
-      const std::string label = "dict " + std::to_string(dict_bytes) + " v" + std::to_string(version) + " codec " +
-                                std::to_string(static_cast<int>(codec));
-      for (int leaf : {0, 1}) {
-        std::vector<std::string> want, got, ranged;
-        for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
-          DataChunk d;
-          ASSERT_TRUE(pf->ReadRowGroup(rg, {}, &d).ok());
-          const Vector& v = leaf == 0 ? d.columns[0] : d.columns[1].child(0);
-          for (size_t r = 0; r < d.size(); ++r) {
-            bool present = leaf == 0 ? v.IsValid(r) : d.columns[1].IsValid(r) && v.IsValid(r);
-            if (present) want.emplace_back(v.GetString(r));
-          }
-          ASSERT_TRUE(pf->ForEachString(rg, leaf, [&](std::string_view s) {
-            got.emplace_back(s);
-            return Status::OK();
-          }).ok());
-          // Page by page, as a parallel walk splits a row group: each value once, in order.
-          std::vector<int64_t> starts = pf->PageRowStarts(rg, leaf);
-          EXPECT_GE(starts.size(), 3u) << label;
-          for (size_t p = 0; p < starts.size(); ++p) {
-            const int64_t end = p + 1 < starts.size() ? starts[p + 1] : -1;
+    for (int version : {1, 2}) {
+      for (CompressionCodec codec : {CompressionCodec::SNAPPY, CompressionCodec::UNCOMPRESSED}) {
+        WriterOptions wo;
+        wo.data_page_version = version;
+        wo.codec = codec;
+        wo.dictionary_page_bytes = dict_bytes;
+        wo.page_rows = 700;
+        wo.row_group_max_rows = 3000;
+        auto pf = Open(WriteToString(schema, {c}, wo));
+        ASSERT_TRUE(pf);
+        ASSERT_EQ(pf->num_row_groups(), 2);
+        const std::string label = "dict " + std::to_string(dict_bytes) + " v" +
+                                  std::to_string(version) + " codec " +
+                                  std::to_string(static_cast<int>(codec));
+        for (int leaf : {0, 1}) {
+          std::vector<std::string> want, got, ranged;
+          for (int rg = 0; rg < pf->num_row_groups(); ++rg) {
+            DataChunk d;
+            ASSERT_TRUE(pf->ReadRowGroup(rg, {}, &d).ok());
+            const Vector& v = leaf == 0 ? d.columns[0] : d.columns[1].child(0);
+            for (size_t r = 0; r < d.size(); ++r) {
+              bool present = leaf == 0 ? v.IsValid(r) : d.columns[1].IsValid(r) && v.IsValid(r);
+              if (present) want.emplace_back(v.GetString(r));
+            }
             ASSERT_TRUE(pf->ForEachString(rg, leaf, [&](std::string_view s) {
-              ranged.emplace_back(s);
-              return Status::OK();
-            }, starts[p], end).ok()) << label << " page " << p;
+                            got.emplace_back(s);
+                            return Status::OK();
+                          }).ok());
+            // Page by page, as a parallel walk splits a row group: each value once, in order.
+            std::vector<int64_t> starts = pf->PageRowStarts(rg, leaf);
+            EXPECT_GE(starts.size(), 3u) << label;
+            for (size_t p = 0; p < starts.size(); ++p) {
+              const int64_t end = p + 1 < starts.size() ? starts[p + 1] : -1;
+              ASSERT_TRUE(pf->ForEachString(
+                                rg, leaf,
+                                [&](std::string_view s) {
+                                  ranged.emplace_back(s);
+                                  return Status::OK();
+                                },
+                                starts[p], end)
+                              .ok())
+                  << label << " page " << p;
+            }
+            EXPECT_EQ(
+                pf->ForEachString(
+                      rg, leaf, [](std::string_view) { return Status::OK(); }, starts[1] + 1, -1)
+                    .code(),
+                StatusCode::kInvalidArgument);  // not a page boundary
           }
-          EXPECT_EQ(pf->ForEachString(rg, leaf, [](std::string_view) { return Status::OK(); }, starts[1] + 1, -1).code(),
-                    StatusCode::kInvalidArgument);  // not a page boundary
+          EXPECT_GT(want.size(), 2000u) << label;
+          EXPECT_EQ(got, want) << label << " leaf " << leaf;
+          EXPECT_EQ(ranged, want) << label << " leaf " << leaf;
         }
-        EXPECT_GT(want.size(), 2000u) << label;
-        EXPECT_EQ(got, want) << label << " leaf " << leaf;
-        EXPECT_EQ(ranged, want) << label << " leaf " << leaf;
+        int calls = 0;
+        Status stop = pf->ForEachString(0, 0, [&](std::string_view) {
+          return ++calls == 10 ? Status::Cancelled("stop") : Status::OK();
+        });
+        EXPECT_EQ(stop.code(), StatusCode::kCancelled);
+        EXPECT_EQ(calls, 10);
+        auto ignore = [](std::string_view) { return Status::OK(); };
+        EXPECT_EQ(pf->ForEachString(0, 2, ignore).code(), StatusCode::kInvalidArgument);  // add.n
+        EXPECT_EQ(pf->ForEachString(0, 3, ignore).code(),
+                  StatusCode::kInvalidArgument);  // repeated
+        EXPECT_EQ(pf->ForEachString(2, 0, ignore).code(), StatusCode::kInvalidArgument);
       }
-      int calls = 0;
-      Status stop = pf->ForEachString(0, 0, [&](std::string_view) {
-        return ++calls == 10 ? Status::Cancelled("stop") : Status::OK();
-      });
-      EXPECT_EQ(stop.code(), StatusCode::kCancelled);
-      EXPECT_EQ(calls, 10);
-      auto ignore = [](std::string_view) { return Status::OK(); };
-      EXPECT_EQ(pf->ForEachString(0, 2, ignore).code(), StatusCode::kInvalidArgument);  // add.n
-      EXPECT_EQ(pf->ForEachString(0, 3, ignore).code(), StatusCode::kInvalidArgument);  // repeated
-      EXPECT_EQ(pf->ForEachString(2, 0, ignore).code(), StatusCode::kInvalidArgument);
     }
-  }
   }
 }
 

@@ -34,11 +34,27 @@ void ExpectCorrupt(const Status& s) {
 TEST(ThriftTest, ZigzagVarintRoundTrip) {
   std::string buf;
   ThriftWriter w(&buf);
-  const int16_t i16s[] = {0, 1, -1, 63, -64, 64, std::numeric_limits<int16_t>::min(),
+  const int16_t i16s[] = {0,
+                          1,
+                          -1,
+                          63,
+                          -64,
+                          64,
+                          std::numeric_limits<int16_t>::min(),
                           std::numeric_limits<int16_t>::max()};
-  const int32_t i32s[] = {0, 1, -1, 100, -100, 1 << 20, std::numeric_limits<int32_t>::min(),
+  const int32_t i32s[] = {0,
+                          1,
+                          -1,
+                          100,
+                          -100,
+                          1 << 20,
+                          std::numeric_limits<int32_t>::min(),
                           std::numeric_limits<int32_t>::max()};
-  const int64_t i64s[] = {0, 1, -1, int64_t{1} << 40, -(int64_t{1} << 40),
+  const int64_t i64s[] = {0,
+                          1,
+                          -1,
+                          int64_t{1} << 40,
+                          -(int64_t{1} << 40),
                           std::numeric_limits<int64_t>::min(),
                           std::numeric_limits<int64_t>::max()};
   for (int16_t v : i16s) w.WriteI16(v);
@@ -514,7 +530,10 @@ TEST(ThriftTest, InvalidTypesAreCorruption) {
 }
 
 TEST(ThriftTest, ErrorsNameTheOffset) {
-  const std::string buf("\x15\x00\x18\x05" "ab", 6);  // field 2 binary of length 5, 2 bytes left
+  const std::string buf(
+      "\x15\x00\x18\x05"
+      "ab",
+      6);  // field 2 binary of length 5, 2 bytes left
   ThriftReader r(U8(buf), buf.size());
   Status s = r.Skip(TT::kStruct);
   ExpectCorrupt(s);

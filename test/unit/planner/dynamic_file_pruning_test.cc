@@ -170,9 +170,9 @@ TEST(DynamicFilePruning, RowGroupsArePrunedByTheirStatistics) {
   delta::DataWriteOptions w;
   w.clock = t.clock();
   w.parquet.row_group_max_rows = 10;  // one file of 10 row groups: ids [10i, 10i + 9]
-  ASSERT_TRUE(delta::AppendRows(t.store(), {ops::testing::MakeRows(Ids(0, 100), false)}, w,
-                                t.TxnOptions())
-                  .ok());
+  ASSERT_TRUE(
+      delta::AppendRows(t.store(), {ops::testing::MakeRows(Ids(0, 100), false)}, w, t.TxnOptions())
+          .ok());
   auto snap = t.Latest();
   ASSERT_EQ(snap->files().size(), 1u);
   for (bool push : {false, true}) {

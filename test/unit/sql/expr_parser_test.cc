@@ -278,9 +278,10 @@ TEST(ExprParser, ColumnsStarsAndAccess) {
   auto ex = Expr("* EXCEPT (a, b.c)");
   EXPECT_EQ(ex->except_columns, (std::vector<std::string>{"a", "b.c"}));
   // Non-reserved keywords as column names.
-  for (const char* kw : {"key", "value", "year", "month", "type", "data", "comment", "location",
-                         "version", "history", "vacuum", "full", "lite", "retain", "first",
-                         "last", "order_id", "window", "values", "limit", "user_id"}) {
+  for (const char* kw :
+       {"key",      "value",   "year",     "month",  "type",   "data",  "comment",
+        "location", "version", "history",  "vacuum", "full",   "lite",  "retain",
+        "first",    "last",    "order_id", "window", "values", "limit", "user_id"}) {
     auto e = Expr(kw);
     ASSERT_TRUE(e) << kw;
     EXPECT_EQ(e->type, ExprType::kColumnRef) << kw;
@@ -309,14 +310,16 @@ TEST(ExprParser, Functions) {
   auto w = Expr("sum(x) OVER w");
   ASSERT_TRUE(w->over);
   EXPECT_EQ(w->over->name, "w");
-  auto frame = Expr("avg(x) OVER (PARTITION BY a, b ORDER BY c ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING)");
+  auto frame =
+      Expr("avg(x) OVER (PARTITION BY a, b ORDER BY c ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING)");
   ASSERT_TRUE(frame->over && frame->over->frame);
   EXPECT_EQ(frame->over->partition_by.size(), 2u);
   EXPECT_EQ(frame->over->frame->unit, WindowFrame::Unit::kRows);
   EXPECT_EQ(frame->over->frame->start, WindowFrame::BoundType::kPreceding);
   EXPECT_EQ(frame->over->frame->end, WindowFrame::BoundType::kFollowing);
   EXPECT_EQ(frame->over->frame->start_offset->literal.integer(), 2);
-  auto range = Expr("sum(x) OVER (ORDER BY d RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)");
+  auto range =
+      Expr("sum(x) OVER (ORDER BY d RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)");
   EXPECT_EQ(range->over->frame->unit, WindowFrame::Unit::kRange);
   EXPECT_EQ(range->over->frame->end, WindowFrame::BoundType::kUnboundedFollowing);
   auto single = Expr("sum(x) OVER (ORDER BY d ROWS 3 PRECEDING)");
@@ -357,7 +360,8 @@ TEST(ExprParser, PredicatesAndSubqueries) {
   EXPECT_EQ(like->children.size(), 3u);
   EXPECT_EQ(like->children[2]->literal.str(), "!");
   EXPECT_EQ(like->ToString(), "s LIKE a!% ESCAPE '!'");
-  EXPECT_EQ(ParseExpression("s LIKE 'a' ESCAPE 'xy'").status().error_class(), "INVALID_ESCAPE_CHAR");
+  EXPECT_EQ(ParseExpression("s LIKE 'a' ESCAPE 'xy'").status().error_class(),
+            "INVALID_ESCAPE_CHAR");
   auto any = Expr("s LIKE ANY ('a%', 'b%')");
   EXPECT_EQ(any->quantifier, "any");
   EXPECT_EQ(any->children.size(), 3u);

@@ -200,7 +200,8 @@ TEST(QueryParser, TimeTravel) {
   EXPECT_EQ(ts->from[0]->alias, "x");
   auto sv = ParseQuery("SELECT * FROM t FOR SYSTEM_VERSION AS OF 7");
   EXPECT_EQ(sv->from[0]->time_travel->version, std::optional<int64_t>(7));
-  auto st = ParseQuery("SELECT * FROM t FOR SYSTEM_TIME AS OF current_timestamp() - INTERVAL 1 DAY");
+  auto st =
+      ParseQuery("SELECT * FROM t FOR SYSTEM_TIME AS OF current_timestamp() - INTERVAL 1 DAY");
   EXPECT_EQ(st->from[0]->time_travel->timestamp->type, ExprType::kBinary);
   auto at = ParseQuery("SELECT * FROM t@v123");
   EXPECT_EQ(at->from[0]->time_travel->version, std::optional<int64_t>(123));
@@ -210,7 +211,8 @@ TEST(QueryParser, TimeTravel) {
   EXPECT_EQ(at_ts->from[0]->time_travel->timestamp->literal.type()->id(), TypeId::kTimestamp);
   auto path = ParseQuery("SELECT * FROM delta.`/p` VERSION AS OF 0");
   EXPECT_EQ(path->from[0]->time_travel->version, std::optional<int64_t>(0));
-  EXPECT_EQ(ParseError("SELECT * FROM t VERSION AS OF 'abc'").error_class(), "DELTA_VERSION_INVALID");
+  EXPECT_EQ(ParseError("SELECT * FROM t VERSION AS OF 'abc'").error_class(),
+            "DELTA_VERSION_INVALID");
   EXPECT_FALSE(ParseStatement("SELECT * FROM t@x").ok());
 }
 
@@ -238,7 +240,8 @@ TEST(QueryParser, SetOperationsPrecedence) {
   EXPECT_EQ(ordered->order_by.size(), 1u);
   ASSERT_TRUE(ordered->limit);
   EXPECT_TRUE(ordered->left->order_by.empty());
-  auto inner = ParseQuery("(SELECT a FROM t ORDER BY a LIMIT 1) UNION ALL (SELECT b FROM u LIMIT 2)");
+  auto inner =
+      ParseQuery("(SELECT a FROM t ORDER BY a LIMIT 1) UNION ALL (SELECT b FROM u LIMIT 2)");
   EXPECT_EQ(inner->left->order_by.size(), 1u);
   ASSERT_TRUE(inner->right->limit);
   EXPECT_TRUE(ParseQuery("SELECT a FROM t UNION ALL BY NAME SELECT a FROM u")->by_name);
@@ -273,7 +276,9 @@ TEST(QueryParser, HintsAndComments) {
 }
 
 TEST(QueryParser, LateralViewsAndGeneratorAliases) {
-  auto q = ParseQuery("SELECT x, p FROM t LATERAL VIEW explode(a) e AS x LATERAL VIEW OUTER posexplode(b) f p, y WHERE x > 1");
+  auto q = ParseQuery(
+      "SELECT x, p FROM t LATERAL VIEW explode(a) e AS x LATERAL VIEW OUTER posexplode(b) f p, y "
+      "WHERE x > 1");
   ASSERT_TRUE(q);
   ASSERT_EQ(q->lateral_views.size(), 2u);
   EXPECT_FALSE(q->lateral_views[0].outer);
@@ -311,7 +316,8 @@ TEST(QueryParser, SyntaxErrorsWithPosition) {
             "----------^^^\n"
             "ORDER BY a");
   Status s3 = ParseError("SELECT (1");
-  EXPECT_NE(std::string(s3.message()).find("Syntax error at or near end of input"), std::string::npos);
+  EXPECT_NE(std::string(s3.message()).find("Syntax error at or near end of input"),
+            std::string::npos);
   EXPECT_NE(std::string(s3.message()).find("(line 1, column 10)"), std::string::npos);
   Status s4 = ParseError("SELEC 1");
   EXPECT_NE(std::string(s4.message()).find("'SELEC'. (line 1, column 1)"), std::string::npos);

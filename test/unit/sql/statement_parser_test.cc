@@ -30,7 +30,8 @@ TEST(StatementParser, KindsAndText) {
 
 TEST(StatementParser, Schemas) {
   auto c = Parse<CreateSchemaStatement>(
-      "CREATE SCHEMA IF NOT EXISTS db COMMENT 'c' LOCATION '/l' WITH DBPROPERTIES ('a' = 'b', c.d = 1)");
+      "CREATE SCHEMA IF NOT EXISTS db COMMENT 'c' LOCATION '/l' WITH DBPROPERTIES ('a' = 'b', c.d "
+      "= 1)");
   ASSERT_TRUE(c);
   EXPECT_EQ(c->name, std::vector<std::string>{"db"});
   EXPECT_TRUE(c->if_not_exists);
@@ -46,7 +47,8 @@ TEST(StatementParser, Schemas) {
   auto d2 = Parse<DropSchemaStatement>("DROP DATABASE db RESTRICT");
   EXPECT_FALSE(d2->cascade);
   EXPECT_EQ(Parse<UseStatement>("USE db")->name, std::vector<std::string>{"db"});
-  EXPECT_EQ(Parse<UseStatement>("USE SCHEMA cat.db")->name, (std::vector<std::string>{"cat", "db"}));
+  EXPECT_EQ(Parse<UseStatement>("USE SCHEMA cat.db")->name,
+            (std::vector<std::string>{"cat", "db"}));
   EXPECT_EQ(Parse<UseStatement>("USE DATABASE d")->name, std::vector<std::string>{"d"});
   // A schema literally named "schema".
   EXPECT_EQ(Parse<UseStatement>("USE schema")->name, std::vector<std::string>{"schema"});
@@ -113,14 +115,16 @@ TEST(StatementParser, CreateTableFull) {
   EXPECT_EQ(c->location, "/data/t");
   EXPECT_EQ(c->comment, "table");
   ASSERT_EQ(c->properties.size(), 3u);
-  EXPECT_EQ(c->properties[0], (std::pair<std::string, std::string>{"delta.enableDeletionVectors", "true"}));
+  EXPECT_EQ(c->properties[0],
+            (std::pair<std::string, std::string>{"delta.enableDeletionVectors", "true"}));
   EXPECT_EQ(c->properties[1], (std::pair<std::string, std::string>{"delta.appendOnly", "false"}));
   EXPECT_EQ(c->properties[2], (std::pair<std::string, std::string>{"n", "1"}));
   EXPECT_FALSE(c->as_query);
 }
 
 TEST(StatementParser, CreateTableVariants) {
-  auto r = Parse<CreateTableStatement>("CREATE OR REPLACE TABLE t (a INT) USING parquet CLUSTER BY (a)");
+  auto r =
+      Parse<CreateTableStatement>("CREATE OR REPLACE TABLE t (a INT) USING parquet CLUSTER BY (a)");
   EXPECT_TRUE(r->or_replace);
   EXPECT_FALSE(r->replace_only);
   EXPECT_EQ(r->using_format, "parquet");
@@ -139,9 +143,11 @@ TEST(StatementParser, CreateTableVariants) {
   auto ctas3 = Parse<CreateTableStatement>("CREATE TABLE t (a INT, b STRING) AS SELECT 1, 'x'");
   EXPECT_EQ(ctas3->columns.size(), 2u);
   ASSERT_TRUE(ctas3->as_query);
-  auto ctas4 = Parse<CreateTableStatement>("CREATE TABLE t AS WITH c AS (SELECT 1) SELECT * FROM c");
+  auto ctas4 =
+      Parse<CreateTableStatement>("CREATE TABLE t AS WITH c AS (SELECT 1) SELECT * FROM c");
   EXPECT_EQ(ctas4->as_query->ctes.size(), 1u);
-  auto typed = Parse<CreateTableStatement>("CREATE TABLE t (a INT) PARTITIONED BY (p STRING, q INT)");
+  auto typed =
+      Parse<CreateTableStatement>("CREATE TABLE t (a INT) PARTITIONED BY (p STRING, q INT)");
   EXPECT_EQ(typed->partition_by, (std::vector<std::string>{"p", "q"}));
   ASSERT_EQ(typed->partition_columns.size(), 2u);
   EXPECT_EQ(typed->partition_columns[1].type->id(), TypeId::kInt32);
@@ -153,7 +159,8 @@ TEST(StatementParser, CreateTableVariants) {
   EXPECT_EQ(ttl->ttl->amount, 30);
   EXPECT_EQ(ttl->ttl->unit, "days");
   EXPECT_EQ(ttl->ttl->column, "created_at");
-  auto ttl2 = Parse<CreateTableStatement>("CREATE TABLE t DELETE ROWS 0 DAYS AFTER ts AS SELECT 1 AS ts");
+  auto ttl2 =
+      Parse<CreateTableStatement>("CREATE TABLE t DELETE ROWS 0 DAYS AFTER ts AS SELECT 1 AS ts");
   EXPECT_EQ(ttl2->ttl->amount, 0);
   EXPECT_EQ(ParseError("CREATE TABLE t (a DATE) DELETE ROWS -1 DAYS AFTER a").error_class(),
             "AUTO_TTL_INVALID_EXPIRATION_DAYS");
@@ -168,9 +175,11 @@ TEST(StatementParser, CreateTableVariants) {
   EXPECT_EQ(ParseError("CREATE TABLE t (a)").error_class(), "PARSE_SYNTAX_ERROR");
   EXPECT_EQ(ParseError("CREATE OR REPLACE TABLE IF NOT EXISTS t (a INT)").error_class(),
             "INVALID_SQL_SYNTAX");
-  EXPECT_EQ(ParseError("CREATE TABLE t (a INT, PRIMARY KEY (a))").code(), StatusCode::kNotImplemented);
+  EXPECT_EQ(ParseError("CREATE TABLE t (a INT, PRIMARY KEY (a))").code(),
+            StatusCode::kNotImplemented);
   // Column names that are keywords.
-  auto kw = Parse<CreateTableStatement>("CREATE TABLE t (key STRING, value INT, date DATE, `select` INT)");
+  auto kw = Parse<CreateTableStatement>(
+      "CREATE TABLE t (key STRING, value INT, date DATE, `select` INT)");
   EXPECT_EQ(kw->columns[2].name, "date");
   EXPECT_EQ(kw->columns[3].name, "select");
 }
@@ -192,7 +201,8 @@ TEST(StatementParser, DropTableAndViews) {
   auto v2 = Parse<CreateViewStatement>("CREATE TEMP VIEW IF NOT EXISTS v AS SELECT * FROM t");
   EXPECT_TRUE(v2->if_not_exists);
   EXPECT_TRUE(v2->temporary);
-  auto v3 = Parse<CreateViewStatement>("CREATE VIEW db.v AS\n  WITH c AS (SELECT 1 AS x) SELECT x FROM c  ");
+  auto v3 = Parse<CreateViewStatement>(
+      "CREATE VIEW db.v AS\n  WITH c AS (SELECT 1 AS x) SELECT x FROM c  ");
   EXPECT_FALSE(v3->temporary);
   EXPECT_EQ(v3->query_text, "WITH c AS (SELECT 1 AS x) SELECT x FROM c");
   EXPECT_TRUE(Parse<CreateViewStatement>("CREATE GLOBAL TEMPORARY VIEW g AS SELECT 1")->temporary);
@@ -209,7 +219,8 @@ TEST(StatementParser, AlterTable) {
   EXPECT_TRUE(add->columns[0].position_first);
   EXPECT_EQ(add->columns[1].name, "s.y");
   EXPECT_EQ(add->columns[1].position_after, "x");
-  EXPECT_EQ(Parse<AlterTableStatement>("ALTER TABLE t ADD COLUMN z BIGINT NOT NULL")->columns.size(), 1u);
+  EXPECT_EQ(
+      Parse<AlterTableStatement>("ALTER TABLE t ADD COLUMN z BIGINT NOT NULL")->columns.size(), 1u);
   auto drop = Parse<AlterTableStatement>("ALTER TABLE t DROP COLUMNS IF EXISTS (a, b.c)");
   EXPECT_EQ(drop->action, A::kDropColumns);
   EXPECT_TRUE(drop->if_exists);
@@ -230,8 +241,12 @@ TEST(StatementParser, AlterTable) {
             std::optional<bool>(false));
   EXPECT_EQ(Parse<AlterTableStatement>("ALTER TABLE t ALTER COLUMN a COMMENT 'new'")->new_comment,
             std::optional<std::string>("new"));
-  EXPECT_TRUE(Parse<AlterTableStatement>("ALTER TABLE t ALTER COLUMN a SET DEFAULT 5")->columns[0].default_value);
-  EXPECT_TRUE(Parse<AlterTableStatement>("ALTER TABLE t ALTER COLUMN a DROP DEFAULT")->columns[0].drop_default);
+  EXPECT_TRUE(Parse<AlterTableStatement>("ALTER TABLE t ALTER COLUMN a SET DEFAULT 5")
+                  ->columns[0]
+                  .default_value);
+  EXPECT_TRUE(Parse<AlterTableStatement>("ALTER TABLE t ALTER COLUMN a DROP DEFAULT")
+                  ->columns[0]
+                  .drop_default);
   EXPECT_TRUE(Parse<AlterTableStatement>("ALTER TABLE t CHANGE a a INT COMMENT 'x'")->new_type);
   auto set = Parse<AlterTableStatement>("ALTER TABLE t SET TBLPROPERTIES ('a' = '1', b.c = true)");
   EXPECT_EQ(set->action, A::kSetProperties);
@@ -365,7 +380,9 @@ TEST(StatementParser, Merge) {
   EXPECT_EQ(star->clauses[0].action, C::Action::kUpdateStar);
   EXPECT_FALSE(ParseStatement("MERGE INTO t USING s ON t.id = s.id").ok());
   EXPECT_FALSE(ParseStatement("MERGE INTO t USING s ON true WHEN NOT MATCHED THEN DELETE").ok());
-  EXPECT_FALSE(ParseStatement("MERGE INTO t USING s ON true WHEN NOT MATCHED BY SOURCE THEN UPDATE SET *").ok());
+  EXPECT_FALSE(
+      ParseStatement("MERGE INTO t USING s ON true WHEN NOT MATCHED BY SOURCE THEN UPDATE SET *")
+          .ok());
 }
 
 TEST(StatementParser, VacuumGrammar) {
@@ -387,9 +404,12 @@ TEST(StatementParser, VacuumGrammar) {
   EXPECT_EQ(path->retain_hours, std::optional<double>(0.5));
   auto dpath = Parse<VacuumStatement>("VACUUM delta.`/data/t` DRY RUN FULL");
   EXPECT_EQ(dpath->table.path, "/data/t");
-  EXPECT_EQ(Parse<VacuumStatement>("VACUUM t RETAIN -1 HOURS")->retain_hours, std::optional<double>(-1));
-  EXPECT_EQ(Parse<VacuumStatement>("VACUUM t RETAIN 2D HOURS")->retain_hours, std::optional<double>(2));
-  EXPECT_EQ(Parse<VacuumStatement>("VACUUM t RETAIN 1e1 HOURS")->retain_hours, std::optional<double>(10));
+  EXPECT_EQ(Parse<VacuumStatement>("VACUUM t RETAIN -1 HOURS")->retain_hours,
+            std::optional<double>(-1));
+  EXPECT_EQ(Parse<VacuumStatement>("VACUUM t RETAIN 2D HOURS")->retain_hours,
+            std::optional<double>(2));
+  EXPECT_EQ(Parse<VacuumStatement>("VACUUM t RETAIN 1e1 HOURS")->retain_hours,
+            std::optional<double>(10));
   auto inv = Parse<VacuumStatement>("VACUUM t USING INVENTORY inv RETAIN 168 HOURS DRY RUN");
   ASSERT_TRUE(inv->inventory_table);
   EXPECT_EQ(inv->inventory_table->parts, std::vector<std::string>{"inv"});
@@ -420,10 +440,13 @@ TEST(StatementParser, VacuumErrors) {
   EXPECT_EQ(lite.error_class(), "_LEGACY_ERROR_TEMP_0035");
   EXPECT_NE(std::string(lite.message()).find("Inventory option is not compatible with LITE"),
             std::string::npos);
-  EXPECT_EQ(ParseError("VACUUM t LITE USING INVENTORY inv").error_class(), "_LEGACY_ERROR_TEMP_0035");
+  EXPECT_EQ(ParseError("VACUUM t LITE USING INVENTORY inv").error_class(),
+            "_LEGACY_ERROR_TEMP_0035");
   // Duplicates are reported before the LITE/INVENTORY conflict.
-  EXPECT_EQ(ParseError("VACUUM t LITE USING INVENTORY inv LITE").error_class(), "DUPLICATE_CLAUSES");
-  EXPECT_EQ(ParseError("VACUUM t USING INVENTORY t INVENTORY t").error_class(), "PARSE_SYNTAX_ERROR");
+  EXPECT_EQ(ParseError("VACUUM t LITE USING INVENTORY inv LITE").error_class(),
+            "DUPLICATE_CLAUSES");
+  EXPECT_EQ(ParseError("VACUUM t USING INVENTORY t INVENTORY t").error_class(),
+            "PARSE_SYNTAX_ERROR");
   EXPECT_EQ(ParseError("VACUUM t RETAIN 7 DAYS").error_class(), "PARSE_SYNTAX_ERROR");
   EXPECT_EQ(ParseError("VACUUM t DRY").error_class(), "PARSE_SYNTAX_ERROR");
   EXPECT_EQ(ParseError("VACUUM t RETAIN HOURS").error_class(), "PARSE_SYNTAX_ERROR");
@@ -445,7 +468,8 @@ TEST(StatementParser, OptimizeReorgRestore) {
   auto r = Parse<ReorgStatement>("REORG TABLE t WHERE p = 1 APPLY (PURGE)");
   EXPECT_EQ(r->apply, "purge");
   ASSERT_TRUE(r->where);
-  auto u = Parse<ReorgStatement>("REORG TABLE delta.`/p` APPLY (UPGRADE UNIFORM (ICEBERG_COMPAT_VERSION = 2))");
+  auto u = Parse<ReorgStatement>(
+      "REORG TABLE delta.`/p` APPLY (UPGRADE UNIFORM (ICEBERG_COMPAT_VERSION = 2))");
   EXPECT_EQ(u->apply, "upgrade uniform");
   EXPECT_EQ(u->apply_args, "ICEBERG_COMPAT_VERSION = 2");
   EXPECT_FALSE(ParseStatement("REORG TABLE t APPLY (FOO)").ok());
@@ -455,7 +479,8 @@ TEST(StatementParser, OptimizeReorgRestore) {
   auto rt = Parse<RestoreStatement>("RESTORE db.t TIMESTAMP AS OF '2024-01-01 00:00:00'");
   ASSERT_TRUE(rt->target.timestamp);
   EXPECT_EQ(rt->target.timestamp->literal.str(), "2024-01-01 00:00:00");
-  auto rp = Parse<RestoreStatement>("RESTORE delta.`/p` TO TIMESTAMP AS OF date_sub(current_date(), 1)");
+  auto rp =
+      Parse<RestoreStatement>("RESTORE delta.`/p` TO TIMESTAMP AS OF date_sub(current_date(), 1)");
   EXPECT_TRUE(rp->table.is_path());
   EXPECT_FALSE(ParseStatement("RESTORE TABLE t").ok());
 }
@@ -465,7 +490,8 @@ TEST(StatementParser, Describe) {
   EXPECT_EQ(h->kind, StatementKind::kDescribeHistory);
   EXPECT_EQ(h->limit->literal.integer(), 5);
   EXPECT_EQ(Parse<DescribeStatement>("DESC HISTORY '/p'")->table.path, "/p");
-  EXPECT_EQ(Parse<DescribeStatement>("DESCRIBE DETAIL delta.`/p`")->kind, StatementKind::kDescribeDetail);
+  EXPECT_EQ(Parse<DescribeStatement>("DESCRIBE DETAIL delta.`/p`")->kind,
+            StatementKind::kDescribeDetail);
   auto t = Parse<DescribeStatement>("DESCRIBE TABLE EXTENDED db.t");
   EXPECT_EQ(t->kind, StatementKind::kDescribeTable);
   EXPECT_TRUE(t->extended);
@@ -477,7 +503,8 @@ TEST(StatementParser, Describe) {
   ASSERT_TRUE(q->query);
   EXPECT_TRUE(Parse<DescribeStatement>("DESCRIBE SELECT 1")->query);
   // Tables named history / detail.
-  EXPECT_EQ(Parse<DescribeStatement>("DESCRIBE history")->table.parts, std::vector<std::string>{"history"});
+  EXPECT_EQ(Parse<DescribeStatement>("DESCRIBE history")->table.parts,
+            std::vector<std::string>{"history"});
   EXPECT_EQ(Parse<DescribeStatement>("DESCRIBE t VERSION AS OF 1")->time_travel->version,
             std::optional<int64_t>(1));
 }
@@ -546,7 +573,8 @@ TEST(StatementParser, Scripts) {
 
 TEST(StatementParser, SplitStatements) {
   bool complete = false;
-  auto parts = SplitStatements("SELECT 1; SELECT 'a;b' -- x;y\n; /* ; /* ; */ ; */ SELECT `c;d`;", &complete);
+  auto parts = SplitStatements("SELECT 1; SELECT 'a;b' -- x;y\n; /* ; /* ; */ ; */ SELECT `c;d`;",
+                               &complete);
   EXPECT_TRUE(complete);
   ASSERT_EQ(parts.size(), 3u);
   EXPECT_EQ(parts[0], "SELECT 1");

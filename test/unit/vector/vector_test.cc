@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "vector/vector.h"
+
+#include <gtest/gtest.h>
 
 namespace silt {
 namespace {
@@ -20,13 +20,16 @@ TEST(VectorTest, FixedWidthWithNulls) {
 }
 
 TEST(VectorTest, NestedRoundTripThroughValues) {
-  auto type = DataType::Struct({{"id", DataType::Int32(), false, ""},
-                                {"tags", DataType::List(DataType::String()), true, ""},
-                                {"m", DataType::Map(DataType::String(), DataType::Decimal(10, 2)), true, ""}});
+  auto type = DataType::Struct(
+      {{"id", DataType::Int32(), false, ""},
+       {"tags", DataType::List(DataType::String()), true, ""},
+       {"m", DataType::Map(DataType::String(), DataType::Decimal(10, 2)), true, ""}});
   Vector v(type);
   Value row = Value::Nested(
-      type, {Value::Int32(7), Value::Nested(type->fields()[1].type, {Value::String("a"), Value::Null(DataType::String())}),
-             Value::Nested(type->fields()[2].type, {Value::String("k"), Value::Decimal(10, 2, -1234)})});
+      type,
+      {Value::Int32(7),
+       Value::Nested(type->fields()[1].type, {Value::String("a"), Value::Null(DataType::String())}),
+       Value::Nested(type->fields()[2].type, {Value::String("k"), Value::Decimal(10, 2, -1234)})});
   ASSERT_TRUE(v.AppendValue(row).ok());
   v.AppendNull();
   ASSERT_EQ(v.size(), 2u);
@@ -61,8 +64,10 @@ TEST(ValueTest, Formatting) {
 TEST(TypesTest, ToStringAndEquality) {
   auto t = DataType::Map(DataType::String(), DataType::List(DataType::Decimal(38, 18)));
   EXPECT_EQ(t->ToString(), "map<string,array<decimal(38,18)>>");
-  EXPECT_TRUE(t->Equals(*DataType::Map(DataType::String(), DataType::List(DataType::Decimal(38, 18)))));
-  EXPECT_FALSE(t->Equals(*DataType::Map(DataType::String(), DataType::List(DataType::Decimal(38, 17)))));
+  EXPECT_TRUE(
+      t->Equals(*DataType::Map(DataType::String(), DataType::List(DataType::Decimal(38, 18)))));
+  EXPECT_FALSE(
+      t->Equals(*DataType::Map(DataType::String(), DataType::List(DataType::Decimal(38, 17)))));
   std::vector<Field> f = {{"Id", DataType::Int32(), true, ""}};
   EXPECT_EQ(FindField(f, "id"), 0);
   EXPECT_EQ(FindField(f, "x"), -1);
