@@ -347,9 +347,21 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
 // x ± INTERVAL …, as Spark resolves it: DATE ± year-month → add_months (DATE); DATE ± whole days
 // → date_add (DATE); otherwise the date becomes a TIMESTAMP and the interval is added to it in
 // the session time zone (__timestamp_add_interval). Strings are read as timestamps.
+// A constant operand (TPC-H's DATE '1994-01-01' + INTERVAL '1' YEAR) is folded into a literal:
+// the filter then compares with a constant instead of calling add_months on every row, and
+// pruning and estimates see the value. An evaluation error (an overflow) is left to the rows.
 Result<ExprPtr> Binder::Impl::BindIntervalArithmetic(const ParsedExpr& x,
                                                      const ParsedExpr& interval, bool subtract,
                                                      ExprScope& s) {
+  SILT_ASSIGN_OR_RETURN(ExprPtr e, BindIntervalCall(x, interval, subtract, s));
+  if (e->kind != exec::ExprKind::kCall || !exec::IsConstantExpr(*e)) return e;
+  Result<Value> v = exec::EvaluateConstant(*e, ctx().eval);
+  if (!v.ok() || !v->type()->Equals(*e->type)) return e;
+  return exec::MakeConstant(std::move(*v));
+}
+
+Result<ExprPtr> Binder::Impl::BindIntervalCall(const ParsedExpr& x, const ParsedExpr& interval,
+                                               bool subtract, ExprScope& s) {
   SILT_ASSIGN_OR_RETURN(ExprPtr v, Bind(x, s));
   int64_t months = subtract ? -interval.interval_months : interval.interval_months;
   int64_t micros = subtract ? -interval.interval_micros : interval.interval_micros;

@@ -124,6 +124,49 @@ Result<PlanPtr> Binder::Impl::BindView(const ResolvedTable& t, const sql::TableR
   return NamedRelation(*p, e.view_columns, ref.name.parts.back(), ref);
 }
 
+namespace {
+
+// Whether a CTE body is worth computing once for several references: it aggregates, removes
+// duplicates or computes window functions (below projections, filters, sorts and limits), so
+// its result is small next to its input and recomputing it repeats the whole input's work. A
+// plain select-project-join body stays inlined, where each reference gets its own pushdown.
+bool WorthMaterializing(const LogicalNode* n) {
+  while (n->kind == LogicalKind::kProject || n->kind == LogicalKind::kFilter ||
+         n->kind == LogicalKind::kSort || n->kind == LogicalKind::kLimit) {
+    if (n->children.empty()) return false;
+    n = n->children[0].get();
+  }
+  return n->kind == LogicalKind::kAggregate || n->kind == LogicalKind::kDistinct ||
+         n->kind == LogicalKind::kWindow;
+}
+
+}  // namespace
+
+Result<PlanPtr> Binder::Impl::MaterializedCte(const CteScope& scope, size_t index, PlanPtr body) {
+  if (!scope.references || !scope.materialized || index >= scope.references->size() ||
+      (*scope.references)[index] < 2 || !ctx().execute || !WorthMaterializing(body.get())) {
+    return body;
+  }
+  PlanPtr& cached = (*scope.materialized)[index];
+  if (!cached) {
+    // When running it fails, the body stays inlined, shared by the references (their execution
+    // reports the same error, or runs where this could not, as in the planner's unit tests).
+    Result<std::vector<DataChunk>> chunks = ctx().execute(body);
+    if (!chunks.ok()) {
+      cached = body;
+      return body;
+    }
+    auto v = std::make_shared<LogicalNode>();
+    v->kind = LogicalKind::kValues;
+    v->columns = body->columns;
+    v->rows = std::move(*chunks);
+    v->table_name = (*scope.ctes)[index].name;  // EXPLAIN: the CTE it materializes
+    cached = std::move(v);
+  }
+  // Each reference gets its own node; the rows are shared (copy-on-write).
+  return std::make_shared<LogicalNode>(*cached);
+}
+
 Result<PlanPtr> Binder::Impl::BindTableRef(const sql::TableRef& ref) {
   switch (ref.kind) {
     case sql::TableRef::Kind::kTable: {
@@ -154,7 +197,11 @@ Result<PlanPtr> Binder::Impl::BindTableRef(const sql::TableRef& ref) {
           cte_stack.resize(level);
           cte_stack.insert(cte_stack.end(), above.begin(), above.end());
           SILT_RETURN_NOT_OK(p.status());
-          return NamedRelation(*p, cte->column_aliases, cte->name, ref);
+          SILT_ASSIGN_OR_RETURN(
+              PlanPtr body,
+              MaterializedCte(above.front(), static_cast<size_t>(cte - above.front().ctes->data()),
+                              std::move(*p)));
+          return NamedRelation(std::move(body), cte->column_aliases, cte->name, ref);
         }
       }
       // A system table not written yet reads as empty (must_exist=false gives it without snapshot).

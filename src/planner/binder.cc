@@ -129,6 +129,78 @@ size_t StackInUse(uintptr_t here, size_t* size) {
   return here < top ? top - here : 0;
 }
 
+// Counts the references to the CTE names of `counts` (lower-case name → count) in a query: FROM
+// items naming one of them, in CTE bodies, subqueries and expressions. Inner WITH clauses that
+// shadow a name are not told apart (an upper bound is all MaterializedCte needs).
+class CteReferenceCounter {
+ public:
+  explicit CteReferenceCounter(std::map<std::string, int>* counts) : counts_(counts) {}
+
+  void Query(const sql::Query* q) {
+    if (!q) return;
+    for (const auto& c : q->ctes) Query(c.query.get());
+    Query(q->left.get());
+    Query(q->right.get());
+    for (const auto& item : q->select) Expr(item.expr.get());
+    for (const auto& ref : q->from) TableRef(ref.get());
+    for (const auto& lv : q->lateral_views) Expr(lv.generator.get());
+    Expr(q->where.get());
+    for (const auto& g : q->group_by) Expr(g.get());
+    for (const auto& set : q->grouping_sets) {
+      for (const auto& g : set) Expr(g.get());
+    }
+    Expr(q->having.get());
+    Expr(q->qualify.get());
+    for (const auto& w : q->windows) Window(w.second);
+    for (const auto& o : q->order_by) Expr(o.expr.get());
+    Expr(q->limit.get());
+    Expr(q->offset.get());
+  }
+
+ private:
+  void TableRef(const sql::TableRef* ref) {
+    if (!ref) return;
+    switch (ref->kind) {
+      case sql::TableRef::Kind::kTable:
+        if (!ref->name.is_path() && ref->name.parts.size() == 1) {
+          auto f = counts_->find(LowerName(ref->name.parts[0]));
+          if (f != counts_->end()) ++f->second;
+        }
+        break;
+      case sql::TableRef::Kind::kSubquery:
+        Query(ref->subquery.get());
+        break;
+      case sql::TableRef::Kind::kJoin:
+        TableRef(ref->left.get());
+        TableRef(ref->right.get());
+        Expr(ref->join_condition.get());
+        break;
+      case sql::TableRef::Kind::kValues:
+        for (const auto& row : ref->values) {
+          for (const auto& e : row) Expr(e.get());
+        }
+        break;
+      case sql::TableRef::Kind::kFunction:
+        for (const auto& e : ref->function_args) Expr(e.get());
+        break;
+    }
+  }
+  void Window(const sql::WindowSpec& w) {
+    for (const auto& e : w.partition_by) Expr(e.get());
+    for (const auto& o : w.order_by) Expr(o.expr.get());
+  }
+  void Expr(const sql::ParsedExpr* e) {
+    if (!e) return;
+    for (const auto& c : e->children) Expr(c.get());
+    Expr(e->filter.get());
+    if (e->over) Window(*e->over);
+    for (const auto& o : e->within_group) Expr(o.expr.get());
+    Query(e->subquery.get());
+  }
+
+  std::map<std::string, int>* counts_;
+};
+
 }  // namespace
 
 Result<PlanPtr> Binder::BindQuery(const sql::Query& q) {
@@ -148,7 +220,13 @@ Result<PlanPtr> Binder::BindQuery(const sql::Query& q) {
   if (!q.ctes.empty()) {
     auto names = std::make_shared<std::map<std::string, size_t>>();
     for (size_t i = 0; i < q.ctes.size(); ++i) (*names)[LowerName(q.ctes[i].name)] = i;
-    impl_->cte_stack.push_back({std::move(names), &q.ctes, q.ctes.size()});
+    std::map<std::string, int> counts;
+    for (const auto& [name, index] : *names) counts[name] = 0;
+    CteReferenceCounter(&counts).Query(&q);
+    auto references = std::make_shared<std::vector<int>>(q.ctes.size(), 0);
+    for (const auto& [name, index] : *names) (*references)[index] = counts[name];
+    impl_->cte_stack.push_back({std::move(names), &q.ctes, q.ctes.size(), std::move(references),
+                                std::make_shared<std::vector<PlanPtr>>(q.ctes.size())});
   }
   struct Pop {
     Binder::Impl* impl;

@@ -86,6 +86,11 @@ struct CteScope {
   std::shared_ptr<const std::map<std::string, size_t>> names;
   const std::vector<sql::CommonTableExpr>* ctes = nullptr;
   size_t visible = 0;
+  // Per CTE: how many times the statement names it (an upper bound: shadowing names count too)
+  // and, once run, its materialized result (a CTE read more than once whose body aggregates is
+  // computed once, as DuckDB does; see Binder::Impl::MaterializedCte).
+  std::shared_ptr<const std::vector<int>> references;
+  std::shared_ptr<std::vector<PlanPtr>> materialized;
   const sql::CommonTableExpr* Find(const std::string& lower_name) const {
     auto f = names->find(lower_name);
     return f == names->end() || f->second >= visible ? nullptr : &(*ctes)[f->second];
@@ -117,6 +122,8 @@ struct Binder::Impl {
   Result<ExprPtr> BindColumnRef(const ParsedExpr& e, ExprScope& s);
   Result<ExprPtr> BindIntervalArithmetic(const ParsedExpr& x, const ParsedExpr& interval,
                                          bool subtract, ExprScope& s);
+  Result<ExprPtr> BindIntervalCall(const ParsedExpr& x, const ParsedExpr& interval, bool subtract,
+                                   ExprScope& s);
   Result<ExprPtr> BindCase(const ParsedExpr& e, ExprScope& s);
   Result<ExprPtr> BindHigherOrder(const ParsedExpr& e, ExprScope& s, const std::string& name);
   Result<ExprPtr> BindFunction(const ParsedExpr& e, ExprScope& s);
@@ -149,6 +156,10 @@ struct Binder::Impl {
   Result<PlanPtr> BindFromList(const sql::Query& q);
   PlanPtr CrossJoin(PlanPtr l, PlanPtr r);
   Result<PlanPtr> ApplyAlias(PlanPtr p, const sql::TableRef& ref);
+  // The plan of CTE `index` of `scope` (its body bound as `body`) to use at a reference: a
+  // LocalRelation of its rows when the CTE is read more than once and its body aggregates (run
+  // once, shared by all references), else `body` itself.
+  Result<PlanPtr> MaterializedCte(const CteScope& scope, size_t index, PlanPtr body);
   Result<PlanPtr> NamedRelation(PlanPtr plan, const std::vector<std::string>& columns,
                                 const std::string& name, const sql::TableRef& ref);
   Result<PlanPtr> BindView(const ResolvedTable& t, const sql::TableRef& ref);

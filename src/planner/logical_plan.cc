@@ -66,8 +66,9 @@ std::string LogicalNode::Describe() const {
       }
       size_t n = 0;
       for (const auto& c : rows) n += c.size();
-      return "LocalRelation [" + std::to_string(columns.size()) + " columns, " + std::to_string(n) +
-             " rows]";
+      return "LocalRelation " +
+             (table_name.empty() ? "" : "(materialized CTE " + table_name + ") ") + "[" +
+             std::to_string(columns.size()) + " columns, " + std::to_string(n) + " rows]";
     }
     case LogicalKind::kFilter:
       return "Filter " + predicate->ToString();

@@ -920,6 +920,150 @@ Result<std::vector<FileColumnRange>> FileColumnRanges(
   return out;
 }
 
+namespace {
+
+// ORDER BY … LIMIT n with projections between the limit and the sort (the one dropping columns
+// only the ORDER BY needed, or one projection pruning added): the limit moves below them, so the
+// physical planner builds a top-N instead of sorting every row, and the projections run on the n
+// rows kept (Spark's TakeOrderedAndProject). A projection computes each row from that row alone,
+// so projecting then keeping the first n rows equals keeping them then projecting. `memo` keeps
+// subtrees the binder shared (a CTE used twice) shared.
+PlanPtr TopNBelowProjects(const PlanPtr& node,
+                          std::unordered_map<const LogicalNode*, PlanPtr>* memo) {
+  auto found = memo->find(node.get());
+  if (found != memo->end()) return found->second;
+  PlanPtr out = node;
+  for (size_t i = 0; i < node->children.size(); ++i) {
+    PlanPtr c = TopNBelowProjects(node->children[i], memo);
+    if (c == node->children[i]) continue;
+    if (out == node) out = Copy(node);
+    out->children[i] = std::move(c);
+  }
+  if (out->kind == LogicalKind::kLimit && out->limit && out->children.size() == 1) {
+    std::vector<PlanPtr> projects;  // top down
+    PlanPtr below = out->children[0];
+    while (below->kind == LogicalKind::kProject && below->children.size() == 1) {
+      projects.push_back(below);
+      below = below->children[0];
+    }
+    if (!projects.empty() && below->kind == LogicalKind::kSort) {
+      PlanPtr top = Copy(out);
+      top->children = {below};
+      top->columns = below->columns;
+      for (size_t i = projects.size(); i-- > 0;) {
+        PlanPtr p = Copy(projects[i]);
+        p->children = {std::move(top)};
+        top = std::move(p);
+      }
+      out = std::move(top);
+    }
+  }
+  memo->emplace(node.get(), out);
+  return out;
+}
+
+// ------------------------------------------------------------------ semi joins into join inputs
+
+// The columns of `semi`'s left side its keys and condition read (sorted, unique).
+std::vector<int> SemiLeftColumns(const LogicalNode& semi) {
+  const int nl = static_cast<int>(semi.children[0]->columns.size());
+  std::vector<int> cols;
+  for (const ExprPtr& k : semi.left_keys) exec::CollectColumns(*k, &cols);
+  if (semi.condition) {
+    std::vector<int> c;
+    exec::CollectColumns(*semi.condition, &c);
+    for (int i : c) {
+      if (i < nl) cols.push_back(i);
+    }
+  }
+  std::sort(cols.begin(), cols.end());
+  cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+  return cols;
+}
+
+// A copy of `semi` over the left side `left`: `map` takes each old left column the semi join reads
+// to its index in `left` (the right side's columns follow the new left side's).
+PlanPtr SemiOver(const LogicalNode& semi, PlanPtr left, const std::function<int(int)>& map) {
+  const int old_nl = static_cast<int>(semi.children[0]->columns.size());
+  const int new_nl = static_cast<int>(left->columns.size());
+  PlanPtr out = std::make_shared<LogicalNode>(semi);
+  for (ExprPtr& k : out->left_keys) k = RemapColumns(k, map);
+  if (out->condition) {
+    out->condition = RemapColumns(out->condition,
+                                  [&](int c) { return c < old_nl ? map(c) : c - old_nl + new_nl; });
+  }
+  out->columns = left->columns;
+  out->children = {std::move(left), semi.children[1]};
+  return out;
+}
+
+// A LEFT SEMI join (IN / EXISTS) whose keys and condition read only one input of an inner join
+// below it (through projections of plain columns) moves onto that input when the input is
+// estimated smaller than the join's output: TPC-H Q18's `o_orderkey IN (orders with more than
+// 300 items)` then filters orders (1.5M rows) before they meet lineitem, instead of the 6M rows
+// of the join (and the join builds on the few orders kept). A semi join only drops rows of its
+// left side, so applying it to the input whose columns decide it gives the same rows. Returns
+// null when the semi join stays where it is.
+PlanPtr SinkSemi(const LogicalNode& semi) {
+  const PlanPtr& left = semi.children[0];
+  std::vector<int> used = SemiLeftColumns(semi);
+  if (left->kind == LogicalKind::kProject && left->children.size() == 1) {
+    for (int c : used) {
+      if (left->exprs[c]->kind != ExprKind::kColumn) return nullptr;
+    }
+    const PlanPtr& below = left->children[0];
+    PlanPtr moved = SemiOver(semi, below, [&](int c) { return left->exprs[c]->column; });
+    PlanPtr sunk = SinkSemi(*moved);
+    if (!sunk) return nullptr;  // only worth it when it reaches a join input
+    PlanPtr p = Copy(left);
+    p->children = {std::move(sunk)};
+    return p;
+  }
+  if (left->kind != LogicalKind::kJoin ||
+      (left->join != JoinKind::kInner && left->join != JoinKind::kCross) || used.empty()) {
+    return nullptr;
+  }
+  const int na = static_cast<int>(left->children[0]->columns.size());
+  int side;
+  if (used.back() < na) {
+    side = 0;
+  } else if (used.front() >= na) {
+    side = 1;
+  } else {
+    return nullptr;
+  }
+  const PlanPtr& input = left->children[static_cast<size_t>(side)];
+  if (!(EstimateRows(*input) < EstimateRows(*left))) return nullptr;
+  const int shift = side == 0 ? 0 : na;
+  PlanPtr moved = SemiOver(semi, input, [shift](int c) { return c - shift; });
+  PlanPtr sunk = SinkSemi(*moved);
+  PlanPtr j = Copy(left);
+  j->children[static_cast<size_t>(side)] = sunk ? std::move(sunk) : std::move(moved);
+  return j;
+}
+
+PlanPtr SinkSemiJoins(const PlanPtr& node, std::unordered_map<const LogicalNode*, PlanPtr>* memo) {
+  auto found = memo->find(node.get());
+  if (found != memo->end()) return found->second;
+  PlanPtr out = node;
+  for (size_t i = 0; i < node->children.size(); ++i) {
+    PlanPtr c = SinkSemiJoins(node->children[i], memo);
+    if (c == node->children[i]) continue;
+    if (out == node) out = Copy(node);
+    out->children[i] = std::move(c);
+  }
+  if (out->kind == LogicalKind::kJoin && out->join == JoinKind::kSemi && !out->null_aware_anti &&
+      out->children.size() == 2 && !out->left_keys.empty() &&
+      (!out->condition || Deterministic(out->condition))) {
+    PlanPtr sunk = SinkSemi(*out);
+    if (sunk) out = std::move(sunk);
+  }
+  memo->emplace(node.get(), out);
+  return out;
+}
+
+}  // namespace
+
 Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options) {
   // Pushdown factors ORs first (planner/or_factoring.h: Q19's common key becomes a hash key, each
   // join input gets its part of the OR as a filter).
@@ -928,9 +1072,17 @@ Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options) {
   // become hash keys in a second pushdown pass.
   SILT_ASSIGN_OR_RETURN(PlanPtr reordered, ReorderJoins(plan));
   if (reordered != plan) plan = PushFilters(reordered, {});
+  {
+    std::unordered_map<const LogicalNode*, PlanPtr> memo;
+    plan = SinkSemiJoins(plan, &memo);
+  }
   // Semi-join reduction (planner/semi_join_reduction.h) sees the pushed filters and final joins.
   plan = ReduceJoins(plan);
   plan = Prune(plan, All(plan->columns.size()));
+  {
+    std::unordered_map<const LogicalNode*, PlanPtr> memo;
+    plan = TopNBelowProjects(plan, &memo);
+  }
   Status st;
   PruneAllScans(plan.get(), options, &st);
   SILT_RETURN_NOT_OK(st);

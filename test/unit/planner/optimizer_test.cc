@@ -197,5 +197,86 @@ TEST_F(OptimizerTest, CrossJoinWithAnEqualityFilterBecomesAHashJoin) {
   EXPECT_EQ(scans[1]->pushed_filters.size(), 1u) << ExplainPlan(**plan);
 }
 
+TEST_F(OptimizerTest, OrderByLimitWithAProjectionAboveTheSortBecomesATopN) {
+  Run("CREATE TABLE t (id INT, v STRING, w STRING) USING delta");
+  // ORDER BY a column not selected: the projection dropping it sits between Limit and Sort.
+  const std::string q = "SELECT v FROM t ORDER BY id + 1 DESC, w LIMIT 3";
+  auto bound = Bind(q);
+  ASSERT_TRUE(bound.ok()) << bound.status().ToString();
+  ASSERT_EQ((*bound)->kind, LogicalKind::kLimit) << ExplainPlan(**bound);
+  ASSERT_EQ((*bound)->children[0]->kind, LogicalKind::kProject) << ExplainPlan(**bound);
+
+  auto plan = BindAndOptimize(q);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto limits = Find(*plan, LogicalKind::kLimit);
+  ASSERT_EQ(limits.size(), 1u) << ExplainPlan(**plan);
+  ASSERT_EQ(limits[0]->children[0]->kind, LogicalKind::kSort) << ExplainPlan(**plan);
+  EXPECT_EQ(*limits[0]->limit, 3);
+  EXPECT_EQ(limits[0]->columns.size(), limits[0]->children[0]->columns.size());
+  // The projection now runs above the limit and still outputs v alone.
+  EXPECT_EQ((*plan)->kind, LogicalKind::kProject) << ExplainPlan(**plan);
+  ASSERT_EQ((*plan)->columns.size(), 1u);
+  EXPECT_EQ((*plan)->columns[0].name, "v");
+
+  // A LIMIT without ORDER BY keeps its place.
+  plan = BindAndOptimize("SELECT v FROM (SELECT v, id FROM t) LIMIT 2");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_TRUE(Find(*plan, LogicalKind::kSort).empty()) << ExplainPlan(**plan);
+  EXPECT_EQ((*plan)->kind, LogicalKind::kLimit) << ExplainPlan(**plan);
+}
+
+TEST_F(OptimizerTest, AnAggregatingCteReadTwiceRunsOnceAndIsShared) {
+  Run("CREATE TABLE s (k INT, amount DOUBLE) USING delta");
+  int runs = 0;
+  BinderContext ctx;
+  ctx.catalog = catalog_.get();
+  ctx.config = &config_;
+  ctx.clock = clock_;
+  ctx.eval.now_micros = clock_->NowMicros();
+  ctx.execute = [&runs](const PlanPtr& plan) -> Result<std::vector<DataChunk>> {
+    ++runs;
+    EXPECT_EQ(plan->columns.size(), 2u);
+    return std::vector<DataChunk>{};
+  };
+  Binder b(std::move(ctx));
+  auto bind = [&b](const std::string& sql) -> Result<PlanPtr> {
+    SILT_ASSIGN_OR_RETURN(sql::StatementNode stmt, sql::ParseStatement(sql));
+    return b.BindQuery(*static_cast<const sql::QueryStatement&>(*stmt).query);
+  };
+
+  // Q15's shape: the CTE in FROM and in an uncorrelated scalar subquery (run at bind time).
+  auto plan = bind(
+      "WITH rev (no, total) AS (SELECT k, sum(amount) FROM s GROUP BY k) "
+      "SELECT no FROM rev WHERE total = (SELECT max(total) FROM rev)");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  // The CTE ran once (the scalar subquery over its rows is the second run).
+  EXPECT_EQ(runs, 2);
+  EXPECT_TRUE(Find(*plan, LogicalKind::kScan).empty()) << ExplainPlan(**plan);
+  auto values = Find(*plan, LogicalKind::kValues);
+  ASSERT_EQ(values.size(), 1u) << ExplainPlan(**plan);
+  EXPECT_EQ(values[0]->table_name, "rev");
+  EXPECT_NE(ExplainPlan(**plan).find("materialized CTE rev"), std::string::npos);
+
+  runs = 0;
+  plan = bind(
+      "WITH rev AS (SELECT k, sum(amount) AS total FROM s GROUP BY k) "
+      "SELECT * FROM rev a JOIN rev b ON a.k = b.k");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(Find(*plan, LogicalKind::kValues).size(), 2u) << ExplainPlan(**plan);
+  EXPECT_TRUE(Find(*plan, LogicalKind::kScan).empty()) << ExplainPlan(**plan);
+
+  // Read once, or a body that does not aggregate: inlined, nothing runs at bind time.
+  runs = 0;
+  plan = bind("WITH rev AS (SELECT k, sum(amount) AS total FROM s GROUP BY k) SELECT * FROM rev");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(Find(*plan, LogicalKind::kScan).size(), 1u) << ExplainPlan(**plan);
+  plan = bind(
+      "WITH f AS (SELECT k, amount FROM s WHERE k > 1) SELECT * FROM f a JOIN f b ON a.k = b.k");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(Find(*plan, LogicalKind::kScan).size(), 2u) << ExplainPlan(**plan);
+  EXPECT_EQ(runs, 0);
+}
+
 }  // namespace
 }  // namespace silt::planner
