@@ -162,10 +162,33 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   ThreadPool* const pool = PoolForStatement();
   ectx.pool = pool;
   ectx.memory = memory.get();
+  // Rows the statement collects in memory (its result, a CTE or subquery run at bind time, the
+  // rows of INSERT … SELECT) count against the statement's memory limit while it runs: a result
+  // of many chunks, each passing every operator's check, must not grow past silt.memory.limit.
+  MemoryReservation collected(memory.get(), "rows collected by the statement");
+  int64_t collected_bytes = 0;
+  constexpr size_t kCompactRows = 256;
+  auto collect = [&](exec::Operator& op) -> Result<std::vector<DataChunk>> {
+    std::vector<DataChunk> rows;
+    for (DataChunk c;; c = DataChunk()) {
+      SILT_ASSIGN_OR_RETURN(bool more, op.Next(ectx, &c));
+      if (!more) break;
+      if (c.size() == 0) continue;
+      for (Vector& v : c.columns) {
+        // A few rows left of a batch (after a filter or a limit) keep the batch's buffers:
+        // a copy holds only what the rows need.
+        if (c.size() <= kCompactRows) v = Vector(v);
+        collected_bytes += static_cast<int64_t>(v.MemoryUsage());
+      }
+      SILT_RETURN_NOT_OK(collected.Resize(collected_bytes));
+      rows.push_back(std::move(c));
+    }
+    return rows;
+  };
   auto run_plan = [&](const planner::PlanPtr& plan) -> Result<std::vector<DataChunk>> {
     SILT_ASSIGN_OR_RETURN(planner::PlanPtr optimized, planner::Optimize(plan, opt));
     SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op, planner::BuildPhysical(optimized));
-    return exec::CollectAll(*op, ectx);
+    return collect(*op);
   };
   bctx.execute = run_plan;
   planner::Binder binder(bctx);
@@ -188,23 +211,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
       SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, binder.BindQuery(*q.query));
       Schema schema;
       for (const auto& c : plan->columns) schema.push_back({c.name, c.type, c.nullable, "{}"});
-      // The result Connection::Query materialises counts against the statement's memory limit
-      // while it is collected: a result of many chunks, each passing every operator's check,
-      // must not grow past silt.memory.limit. (Only here: the rows a command collects through
-      // run_plan, e.g. INSERT … SELECT, are not charged.)
-      SILT_ASSIGN_OR_RETURN(planner::PlanPtr optimized, planner::Optimize(plan, opt));
-      SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op, planner::BuildPhysical(optimized));
-      std::vector<DataChunk> rows;
-      MemoryReservation held(memory.get(), "the query result");
-      int64_t held_bytes = 0;
-      for (DataChunk c;; c = DataChunk()) {
-        SILT_ASSIGN_OR_RETURN(bool more, op->Next(ectx, &c));
-        if (!more) break;
-        if (c.size() == 0) continue;
-        for (const Vector& v : c.columns) held_bytes += static_cast<int64_t>(v.MemoryUsage());
-        SILT_RETURN_NOT_OK(held.Resize(held_bytes));
-        rows.push_back(std::move(c));
-      }
+      SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> rows, run_plan(plan));
       commands::CommandResult r{std::move(schema), std::move(rows)};
       return ToResult(std::move(r), "query");
     }
@@ -219,12 +226,15 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
         SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op,
                               planner::BuildPhysical(optimized, /*profile=*/true));
         const auto start = std::chrono::steady_clock::now();
-        SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> rows, exec::CollectAll(*op, ectx));
+        int64_t n = 0;  // the rows are counted, not kept
+        for (DataChunk c;; c = DataChunk()) {
+          SILT_ASSIGN_OR_RETURN(bool more, op->Next(ectx, &c));
+          if (!more) break;
+          n += static_cast<int64_t>(c.size());
+        }
         const double ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();
-        int64_t n = 0;
-        for (const DataChunk& c : rows) n += static_cast<int64_t>(c.size());
         char head[96];
         std::snprintf(head, sizeof(head), "== Physical Plan (analyzed: %lld rows, %.3f ms) ==\n",
                       static_cast<long long>(n), ms);
