@@ -161,6 +161,17 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
     return Status::InvalidArgument("Invalid usage of '*' in " + name + ".",
                                    errc::kInvalidUsageOfStarOrRegex);
   }
+  if ((name == "to_char" || name == "to_varchar") && args.size() == 2) {
+    // Spark's ToCharacter: a datetime with a datetime pattern is date_format (in the session
+    // time zone); numbers and binaries take number / encoding formats silt does not have.
+    TypeId t = args[0]->type->id();
+    if (t == TypeId::kDate || t == TypeId::kTimestamp || t == TypeId::kTimestampNtz) {
+      return exec::BindScalarFunction("date_format", std::move(args), ctx().bind);
+    }
+    return Status::NotImplemented(name + " of a " + args[0]->type->ToString() +
+                                      " value (number and binary formats) is not implemented",
+                                  errc::kNotImplemented);
+  }
   return exec::BindScalarFunction(name, std::move(args), ctx().bind);
 }
 
