@@ -74,6 +74,9 @@ class QueryResult {
   std::vector<Value> Row(size_t i) const;
   // The statement kind that produced it ("query", "create_table", "insert", "set", ...).
   std::string statement;
+  // The session time zone (spark.sql.session.timeZone) the statement ran in: TIMESTAMP values
+  // are UTC instants, which spark-sql shows as wall times in this zone (cli/render.h).
+  std::string time_zone = "UTC";
 
  private:
   Schema schema_;

@@ -67,7 +67,8 @@ void AppendHexBytes(std::string_view bytes, std::string* out) {
   *out += ']';
 }
 
-void AppendCellImpl(const Vector& v, size_t i, CellStyle style, bool nested, std::string* out) {
+void AppendCellImpl(const Vector& v, size_t i, CellStyle style, bool nested, const TimeZone* zone,
+                    std::string* out) {
   if (v.IsNull(i) || v.id() == TypeId::kNull) {
     *out += (nested && style == CellStyle::kHive) ? "null" : "NULL";
     return;
@@ -119,16 +120,21 @@ void AppendCellImpl(const Vector& v, size_t i, CellStyle style, bool nested, std
       *out += FormatDate(v.Get<int32_t>(i));
       break;
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz:
-      *out += FormatSparkTimestamp(v.Get<int64_t>(i));
+    case TypeId::kTimestampNtz: {
+      // A TIMESTAMP is an instant, shown as its wall time in the session zone (Spark's
+      // HiveResult); a TIMESTAMP_NTZ is a wall time already.
+      int64_t micros = v.Get<int64_t>(i);
+      if (zone && v.id() == TypeId::kTimestamp) micros = zone->UtcMicrosToLocal(micros);
+      *out += FormatSparkTimestamp(micros);
       break;
+    }
     case TypeId::kList: {
       const Vector& el = v.child(0);
       const char* sep = style == CellStyle::kHive ? "," : ", ";
       *out += '[';
       for (uint32_t k = v.offsets()[i]; k < v.offsets()[i + 1]; ++k) {
         if (k != v.offsets()[i]) *out += sep;
-        AppendCellImpl(el, k, style, true, out);
+        AppendCellImpl(el, k, style, true, zone, out);
       }
       *out += ']';
       break;
@@ -142,9 +148,9 @@ void AppendCellImpl(const Vector& v, size_t i, CellStyle style, bool nested, std
         std::vector<std::string> entries;
         for (uint32_t k = b; k < e; ++k) {
           std::string s;
-          AppendCellImpl(keys, k, style, true, &s);
+          AppendCellImpl(keys, k, style, true, zone, &s);
           s += ':';
-          AppendCellImpl(vals, k, style, true, &s);
+          AppendCellImpl(vals, k, style, true, zone, &s);
           entries.push_back(std::move(s));
         }
         std::sort(entries.begin(), entries.end());
@@ -158,9 +164,9 @@ void AppendCellImpl(const Vector& v, size_t i, CellStyle style, bool nested, std
         *out += '{';
         for (uint32_t k = b; k < e; ++k) {
           if (k != b) *out += ", ";
-          AppendCellImpl(keys, k, style, true, out);
+          AppendCellImpl(keys, k, style, true, zone, out);
           *out += " -> ";
-          AppendCellImpl(vals, k, style, true, out);
+          AppendCellImpl(vals, k, style, true, zone, out);
         }
         *out += '}';
       }
@@ -178,7 +184,7 @@ void AppendCellImpl(const Vector& v, size_t i, CellStyle style, bool nested, std
         } else if (f) {
           *out += ", ";
         }
-        AppendCellImpl(v.child(f), i, style, true, out);
+        AppendCellImpl(v.child(f), i, style, true, zone, out);
       }
       *out += '}';
       break;
@@ -187,6 +193,12 @@ void AppendCellImpl(const Vector& v, size_t i, CellStyle style, bool nested, std
 }
 
 }  // namespace
+
+std::shared_ptr<const TimeZone> RenderZone(const std::string& time_zone) {
+  if (time_zone.empty() || time_zone == "UTC") return nullptr;
+  auto zone = TimeZone::Find(time_zone);
+  return zone.ok() ? *zone : nullptr;
+}
 
 std::string FormatSparkTimestamp(int64_t micros) {
   // FormatTimestampMicros gives "yyyy-MM-dd HH:mm:ss.ffffff"; Spark drops trailing zeros of the
@@ -201,13 +213,14 @@ std::string FormatSparkTimestamp(int64_t micros) {
   return s;
 }
 
-void AppendCell(const Vector& v, size_t row, CellStyle style, std::string* out) {
-  AppendCellImpl(v, row, style, false, out);
+void AppendCell(const Vector& v, size_t row, CellStyle style, std::string* out,
+                const TimeZone* zone) {
+  AppendCellImpl(v, row, style, false, zone, out);
 }
 
-std::string FormatCell(const Vector& v, size_t row, CellStyle style) {
+std::string FormatCell(const Vector& v, size_t row, CellStyle style, const TimeZone* zone) {
   std::string s;
-  AppendCellImpl(v, row, style, false, &s);
+  AppendCellImpl(v, row, style, false, zone, &s);
   return s;
 }
 
@@ -391,7 +404,8 @@ void RenderBox(const Schema& schema, const std::vector<DataChunk>& chunks, const
       if (g >= top && g < total - bottom) continue;
       std::vector<std::string> cells(ncols);
       for (size_t c = 0; c < ncols; ++c) {
-        cells[c] = EscapeControl(FormatCell(chunk.columns[c], r, CellStyle::kPretty));
+        cells[c] =
+            EscapeControl(FormatCell(chunk.columns[c], r, CellStyle::kPretty, opt.time_zone.get()));
       }
       rows.push_back(std::move(cells));
     }
@@ -536,7 +550,7 @@ void RenderResult(const Schema& schema, const std::vector<DataChunk>& chunks,
         for (size_t r = 0; r < chunk.size(); ++r) {
           for (size_t c = 0; c < ncols; ++c) {
             if (c) buf += '\t';
-            AppendCell(chunk.columns[c], r, CellStyle::kHive, &buf);
+            AppendCell(chunk.columns[c], r, CellStyle::kHive, &buf, options.time_zone.get());
           }
           buf += '\n';
         }
@@ -561,7 +575,7 @@ void RenderResult(const Schema& schema, const std::vector<DataChunk>& chunks,
             const Vector& v = chunk.columns[c];
             if (v.IsNull(r) || v.id() == TypeId::kNull) continue;
             cell.clear();
-            AppendCell(v, r, CellStyle::kHive, &cell);
+            AppendCell(v, r, CellStyle::kHive, &cell, options.time_zone.get());
             AppendCsvField(cell, &buf);
           }
           buf += '\n';

@@ -19,13 +19,15 @@
 //            raw at top level and "quoted" nested; arrays [1,2]; maps {"a":1} sorted by their
 //            text; structs {"f":1,"g":"x"}; doubles as Java's Double.toString (1.0, 1.0E10,
 //            NaN, Infinity); timestamps yyyy-MM-dd HH:mm:ss[.fraction without trailing zeros]
-//            (UTC; silt has no session time zone yet); binary as its raw bytes.
+//            (TIMESTAMP in the given zone, UTC when none; TIMESTAMP_NTZ as stored); binary as its
+//            raw bytes.
 //   kPretty  Dataset.show (Spark's ToPrettyString): NULL everywhere; arrays [1, 2]; maps
 //            {a -> 1}; structs {1, x}; binary as [0A FF]; other values as kHive.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -33,6 +35,7 @@
 #include <vector>
 
 #include "common/number_format.h"
+#include "common/time_zones.h"
 #include "vector/types.h"
 #include "vector/vector.h"
 
@@ -45,9 +48,12 @@ const char* OutputModeName(OutputMode mode);
 
 enum class CellStyle { kHive, kPretty };
 
-// Appends the text of row `row` of `v` (NULL included) in the given style.
-void AppendCell(const Vector& v, size_t row, CellStyle style, std::string* out);
-std::string FormatCell(const Vector& v, size_t row, CellStyle style);
+// Appends the text of row `row` of `v` (NULL included) in the given style; TIMESTAMP values
+// (nested ones too) are shown in `zone` (the session time zone), in UTC when it is null.
+void AppendCell(const Vector& v, size_t row, CellStyle style, std::string* out,
+                const TimeZone* zone = nullptr);
+std::string FormatCell(const Vector& v, size_t row, CellStyle style,
+                       const TimeZone* zone = nullptr);
 // Appends row `row` of `v` as canonical JSON (Value::ToJson's format).
 void AppendJsonCell(const Vector& v, size_t row, std::string* out);
 
@@ -56,6 +62,10 @@ using silt::FormatJavaDouble;
 using silt::FormatJavaFloat;
 // Spark's fraction timestamp format: "2024-01-02 03:04:05", "2024-01-02 03:04:05.12".
 std::string FormatSparkTimestamp(int64_t micros);
+
+// The zone TIMESTAMP values render in for a session time zone name (QueryResult::time_zone):
+// null (= UTC) for "UTC" or a name that does not resolve.
+std::shared_ptr<const TimeZone> RenderZone(const std::string& time_zone);
 
 struct RenderOptions {
   OutputMode mode = OutputMode::kBox;
@@ -67,6 +77,9 @@ struct RenderOptions {
   size_t max_width = 0;
   // csv: print the header line.
   bool header = true;
+  // box, tabs, csv: TIMESTAMP values are shown in this zone (the session's
+  // spark.sql.session.timeZone); null = UTC. json keeps the canonical UTC text.
+  std::shared_ptr<const TimeZone> time_zone;
 };
 
 // Writes one result. A result with no columns prints nothing (DDL, SET, ...). Streams chunk by

@@ -61,6 +61,7 @@ bool SqlSession::RunStatement(const std::string& sql) {
   }
   const QueryResult& r = **result;
   RenderOptions opts = settings_.render;
+  opts.time_zone = RenderZone(r.time_zone);
   if (opts.mode == OutputMode::kBox && opts.max_width == 0) opts.max_width = TerminalWidth();
   RenderResult(r.schema(), r.chunks(), opts, std::cout);
   std::cout.flush();

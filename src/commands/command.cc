@@ -33,7 +33,8 @@ CommandResult StringRows(const std::vector<std::string>& column_names,
 }
 
 Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, const Schema& from,
-                                          const Schema& to, const std::string& table_name) {
+                                          const Schema& to, const std::string& table_name,
+                                          const std::string& time_zone) {
   if (from.size() != to.size()) {
     return Status::InvalidArgument(
         "Cannot write to " + table_name +
@@ -44,6 +45,7 @@ Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, 
   }
   exec::BindContext bind;
   bind.ansi = true;  // spark.sql.storeAssignmentPolicy=ANSI
+  bind.time_zone = time_zone;
   std::vector<exec::ExprPtr> casts;
   bool any = false;
   for (size_t i = 0; i < to.size(); ++i) {

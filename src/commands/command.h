@@ -52,9 +52,11 @@ struct CommandContext {
 CommandResult StringRows(const std::vector<std::string>& column_names,
                          const std::vector<std::vector<std::string>>& rows);
 // Converts rows of `chunks` (any columns) to the target column types with Spark's store
-// assignment (ANSI casts: overflow and bad values are errors), e.g. for INSERT.
+// assignment (ANSI casts: overflow and bad values are errors), e.g. for INSERT; strings and dates
+// become timestamps in the session time zone `time_zone`.
 Result<std::vector<DataChunk>> CastChunks(const std::vector<DataChunk>& chunks, const Schema& from,
-                                          const Schema& to, const std::string& table_name);
+                                          const Schema& to, const std::string& table_name,
+                                          const std::string& time_zone);
 
 // A predicate over a table's rows, bound for the DML/maintenance commands: the expression reads
 // only `columns` (logical names, in the order of its column indices).

@@ -130,7 +130,8 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     if (schema.empty()) {
       schema = qschema;
     } else {
-      SILT_ASSIGN_OR_RETURN(rows, CastChunks(rows, qschema, schema, target.display));
+      SILT_ASSIGN_OR_RETURN(rows, CastChunks(rows, qschema, schema, target.display,
+                                             ctx.binder->context().bind.time_zone));
     }
     for (const auto& f : schema) {
       if (f.type->id() == TypeId::kNull) {

@@ -206,7 +206,8 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     arranged_rows.push_back(std::move(o));
   }
   SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> data,
-                        CastChunks(arranged_rows, arranged, schema, table.display_name));
+                        CastChunks(arranged_rows, arranged, schema, table.display_name,
+                                   ctx.binder->context().bind.time_zone));
 
   delta::DataWriteOptions write;
   write.clock = ctx.clock;

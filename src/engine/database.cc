@@ -86,6 +86,7 @@ Result<std::vector<std::unique_ptr<QueryResult>>> Connection::QueryAll(std::stri
   for (const auto& s : stmts) {
     SILT_ASSIGN_OR_RETURN(std::unique_ptr<QueryResult> r,
                           Guarded([&] { return session_->Execute(*s); }));
+    r->time_zone = session_->config.Get("spark.sql.session.timeZone").value_or("UTC");
     out.push_back(std::move(r));
   }
   return out;

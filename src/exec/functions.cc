@@ -1,9 +1,12 @@
 #include "exec/functions.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
+#include "common/datetime.h"
 #include "common/error_classes.h"
+#include "common/time_zones.h"
 #include "exec/cast.h"
 #include "exec/function_registry.h"
 
@@ -140,6 +143,42 @@ bool FastCast(const Vector& in, size_t rows, const TypePtr& to, Vector* out) {
   }
 }
 
+// Casts whose result depends on the session time zone (Spark's TimeZoneAwareExpression casts): a
+// TIMESTAMP is an instant, shown and truncated to a date in the session zone; a string without an
+// offset, a DATE and a TIMESTAMP_NTZ are wall times in that zone.
+bool ZoneSensitiveCast(TypeId f, TypeId t) {
+  if (f == TypeId::kTimestamp) {
+    return t == TypeId::kString || t == TypeId::kDate || t == TypeId::kTimestampNtz;
+  }
+  return t == TypeId::kTimestamp &&
+         (f == TypeId::kString || f == TypeId::kDate || f == TypeId::kTimestampNtz);
+}
+
+Result<Value> CastValueInZone(const Value& v, const TypePtr& to, bool ansi, const TimeZone& zone) {
+  if (v.is_null()) return Value::Null(to);
+  TypeId f = v.type()->id();
+  if (f == TypeId::kTimestamp) {
+    // The wall time in the zone, then the zone-free cast.
+    return CastValue(Value::Integer(DataType::TimestampNtz(), zone.UtcMicrosToLocal(v.integer())),
+                     to, ansi);
+  }
+  if (f == TypeId::kString) {
+    int64_t micros;
+    bool has_zone;
+    std::string_view s = v.str();
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    if (ParseIsoTimestamp(s, &micros, &has_zone)) {
+      return Value::Integer(to, has_zone ? micros : zone.LocalMicrosToUtc(micros));
+    }
+  }
+  // DATE, TIMESTAMP_NTZ and date-only strings: their wall time, as an instant in the zone (a
+  // string the zone-free cast rejects fails the same way here).
+  SILT_ASSIGN_OR_RETURN(Value local, CastValue(v, DataType::TimestampNtz(), ansi));
+  if (local.is_null()) return Value::Null(to);
+  return Value::Integer(to, zone.LocalMicrosToUtc(local.integer()));
+}
+
 }  // namespace
 
 Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const BindContext& ctx) {
@@ -152,9 +191,14 @@ Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const Bin
         errc::kDatatypeMismatchCastWithoutSuggestion);
   }
   bool ansi = ctx.ansi && !try_cast;
+  std::shared_ptr<const TimeZone> zone;
+  if (ZoneSensitiveCast(child->type->id(), target->id())) {
+    SILT_ASSIGN_OR_RETURN(zone, TimeZone::Find(ctx.time_zone));
+  }
   // Constant folding: a cast of a literal is computed once.
   if (child->kind == ExprKind::kConstant) {
-    SILT_ASSIGN_OR_RETURN(Value v, CastValue(child->constant, target, ansi));
+    SILT_ASSIGN_OR_RETURN(Value v, zone ? CastValueInZone(child->constant, target, ansi, *zone)
+                                        : CastValue(child->constant, target, ansi));
     auto c = MakeConstant(std::move(v));
     auto e = std::const_pointer_cast<Expr>(c);
     e->type = target;
@@ -168,17 +212,18 @@ Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const Bin
   e->nullable = true;
   e->deterministic = child->deterministic;
   TypePtr to = target;
-  e->kernel = [to, ansi](std::span<const Arg> args, size_t rows, const EvalContext&,
-                         Vector* out) -> Status {
+  e->kernel = [to, ansi, zone](std::span<const Arg> args, size_t rows, const EvalContext&,
+                               Vector* out) -> Status {
     const Arg& a = args[0];
-    if (!a.constant && !ansi && FastCast(*a.vector, rows, to, out)) return Status::OK();
+    if (!zone && !a.constant && !ansi && FastCast(*a.vector, rows, to, out)) return Status::OK();
     for (size_t i = 0; i < rows; ++i) {
       size_t r = a.index(i);
       if (a.vector->IsNull(r)) {
         out->AppendNull();
         continue;
       }
-      SILT_ASSIGN_OR_RETURN(Value v, CastValue(a.vector->GetValue(r), to, ansi));
+      SILT_ASSIGN_OR_RETURN(Value v, zone ? CastValueInZone(a.vector->GetValue(r), to, ansi, *zone)
+                                          : CastValue(a.vector->GetValue(r), to, ansi));
       SILT_RETURN_NOT_OK(out->AppendValue(v));
     }
     return Status::OK();

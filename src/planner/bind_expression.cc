@@ -40,7 +40,7 @@ Result<int> Binder::Impl::ResolveColumn(const std::vector<std::string>& names,
   }
   int found = -1, matches = 0;
   for (size_t i = 0; i < cols.size(); ++i) {
-    if (NameEq(cols[i].name, names[0])) {
+    if (!cols[i].hidden && NameEq(cols[i].name, names[0])) {
       if (found < 0) found = static_cast<int>(i);
       ++matches;
     }

@@ -67,8 +67,33 @@ Result<ExprPtr> Binder::Impl::BindHigherOrder(const ParsedExpr& e, ExprScope& s,
                                        std::move(captured_refs), ctx().bind);
 }
 
+// Spark's cast aliases (FunctionRegistry.castAlias): float(x) is CAST(x AS FLOAT), and so on for
+// the type names below; nullptr for any other name.
+static TypePtr CastAliasType(const std::string& name) {
+  static const std::map<std::string, TypePtr (*)()> kAliases = {
+      {"boolean", &DataType::Boolean},    {"tinyint", &DataType::Int8},
+      {"smallint", &DataType::Int16},     {"int", &DataType::Int32},
+      {"bigint", &DataType::Int64},       {"float", &DataType::Float},
+      {"double", &DataType::Double},      {"string", &DataType::String},
+      {"binary", &DataType::Binary},      {"date", &DataType::Date},
+      {"timestamp", &DataType::Timestamp}};
+  if (name == "decimal") return DataType::Decimal(10, 0);  // Spark's DecimalType.USER_DEFAULT
+  auto f = kAliases.find(name);
+  return f == kAliases.end() ? nullptr : f->second();
+}
+
 Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
   std::string name = LowerName(e.names.empty() ? "" : e.names.back());
+  if (e.names.size() == 1 && !e.over && !e.distinct && !e.star_arg) {
+    if (TypePtr to = CastAliasType(name)) {
+      if (e.children.size() != 1) {
+        return Status::InvalidArgument("Function " + name + " accepts only one argument",
+                                       errc::kWrongNumArgsWithoutSuggestion);
+      }
+      SILT_ASSIGN_OR_RETURN(ExprPtr arg, Bind(*e.children[0], s));
+      return exec::BindCast(arg, to, /*try_cast=*/false, ctx().bind);
+    }
+  }
   if (exec::IsHigherOrderFunction(name) &&
       std::any_of(e.children.begin(), e.children.end(),
                   [](const auto& c) { return c->type == ExprType::kLambda; })) {
@@ -135,6 +160,17 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
   if (e.star_arg) {
     return Status::InvalidArgument("Invalid usage of '*' in " + name + ".",
                                    errc::kInvalidUsageOfStarOrRegex);
+  }
+  if ((name == "to_char" || name == "to_varchar") && args.size() == 2) {
+    // Spark's ToCharacter: a datetime with a datetime pattern is date_format (in the session
+    // time zone); numbers and binaries take number / encoding formats silt does not have.
+    TypeId t = args[0]->type->id();
+    if (t == TypeId::kDate || t == TypeId::kTimestamp || t == TypeId::kTimestampNtz) {
+      return exec::BindScalarFunction("date_format", std::move(args), ctx().bind);
+    }
+    return Status::NotImplemented(name + " of a " + args[0]->type->ToString() +
+                                      " value (number and binary formats) is not implemented",
+                                  errc::kNotImplemented);
   }
   return exec::BindScalarFunction(name, std::move(args), ctx().bind);
 }

@@ -44,7 +44,7 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
   if (ref.natural) {
     for (const auto& c : l->columns) {
       for (const auto& d : r->columns) {
-        if (NameEq(c.name, d.name)) using_cols.push_back(c.name);
+        if (!c.hidden && !d.hidden && NameEq(c.name, d.name)) using_cols.push_back(c.name);
       }
     }
   }
@@ -87,6 +87,7 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
     std::vector<ExprPtr> exprs;
     std::vector<std::string> names;
     std::vector<std::string> quals;
+    std::vector<bool> hidden;
     for (size_t k = 0; k < lk.size(); ++k) {
       ExprPtr lref = exec::MakeColumn(lk[k], j->columns[lk[k]].type, using_cols[k]);
       ExprPtr rref = exec::MakeColumn(lw + rk[k], j->columns[lw + rk[k]].type, using_cols[k]);
@@ -98,24 +99,24 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
       exprs.push_back(e);
       names.push_back(l->columns[lk[k]].name);
       quals.push_back("");
+      hidden.push_back(false);
     }
-    for (int i = 0; i < lw; ++i) {
-      if (std::find(lk.begin(), lk.end(), i) != lk.end()) continue;
+    // Then every column of each side in its order; a side's join columns are hidden: reachable
+    // as t1.k / t2.k and through t1.* (Spark), but not by * or an unqualified k.
+    for (int i = 0; i < static_cast<int>(both.size()); ++i) {
+      const bool key = i < lw ? std::find(lk.begin(), lk.end(), i) != lk.end()
+                              : std::find(rk.begin(), rk.end(), i - lw) != rk.end();
       exprs.push_back(
           exec::MakeColumn(i, j->columns[i].type, j->columns[i].name, j->columns[i].nullable));
       names.push_back(j->columns[i].name);
       quals.push_back(j->columns[i].qualifier);
-    }
-    for (int i = 0; i < static_cast<int>(r->columns.size()); ++i) {
-      if (std::find(rk.begin(), rk.end(), i) != rk.end()) continue;
-      exprs.push_back(exec::MakeColumn(lw + i, j->columns[lw + i].type, j->columns[lw + i].name,
-                                       j->columns[lw + i].nullable));
-      names.push_back(j->columns[lw + i].name);
-      quals.push_back(j->columns[lw + i].qualifier);
+      hidden.push_back(key || j->columns[i].hidden);
     }
     PlanPtr p = MakeProject(j, exprs, names);
-    for (size_t i = 0; i < quals.size(); ++i) p->columns[i].qualifier = quals[i];
-    // The join columns stay reachable through either side's qualifier (t1.k and t2.k).
+    for (size_t i = 0; i < quals.size(); ++i) {
+      p->columns[i].qualifier = quals[i];
+      p->columns[i].hidden = hidden[i];
+    }
     return p;
   }
   if (ref.join_condition) {

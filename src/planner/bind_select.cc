@@ -164,7 +164,10 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     if (si.expr->type == ExprType::kStar) {
       bool any = false;
       for (size_t i = 0; i < star_width; ++i) {
-        if (!si.expr->names.empty() && !NameEq(cols[i].qualifier, si.expr->names.back())) continue;
+        if (si.expr->names.empty() ? cols[i].hidden
+                                   : !NameEq(cols[i].qualifier, si.expr->names.back())) {
+          continue;
+        }
         bool excluded = false;
         for (const auto& ex : si.expr->except_columns) excluded |= NameEq(ex, cols[i].name);
         if (excluded) continue;

@@ -27,6 +27,9 @@ struct OutputColumn {
   TypePtr type;
   bool nullable = true;
   std::string qualifier;  // table alias or name it came from ("" after projections)
+  // Reachable only by its qualified name and by `qualifier.*`, not by `*` or an unqualified name:
+  // each side's join column after JOIN … USING / NATURAL JOIN (Spark's hidden output).
+  bool hidden = false;
 };
 
 enum class LogicalKind : uint8_t {

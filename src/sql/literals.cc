@@ -7,6 +7,7 @@
 #include "common/ascii.h"
 #include "common/datetime.h"
 #include "common/error_classes.h"
+#include "common/time_zones.h"
 
 namespace silt::sql {
 
@@ -41,7 +42,7 @@ bool ParseZone(std::string_view z, int64_t* offset, bool* unsupported) {
     }
   }
   if (off[0] != '+' && off[0] != '-') {
-    // A region id (letters and '/'): we have no time-zone database.
+    // A region id (letters and '/'): the caller looks it up.
     bool region = true;
     for (char c : off) {
       if (!(std::isalpha(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-')) {
@@ -74,6 +75,11 @@ bool ParseZone(std::string_view z, int64_t* offset, bool* unsupported) {
     if (!digits(off, &h)) return false;
   } else if (off.size() == 4) {
     if (!digits(off.substr(0, 2), &h) || !digits(off.substr(2), &m)) return false;
+  } else if (off.size() == 6) {  // ±hhmmss (java.time's ZoneOffset.of)
+    if (!digits(off.substr(0, 2), &h) || !digits(off.substr(2, 2), &m) ||
+        !digits(off.substr(4), &sec)) {
+      return false;
+    }
   } else {
     return false;
   }
@@ -93,14 +99,22 @@ std::optional<int32_t> ParseSparkDate(std::string_view text) {
 }
 
 std::optional<int64_t> ParseSparkTimestamp(std::string_view text, bool* has_zone,
-                                           bool* unsupported_zone, int64_t default_offset) {
+                                           int64_t default_offset) {
   *has_zone = false;
-  *unsupported_zone = false;
   SparkDateTime t;
   if (!ParseSparkDateTime(text, kSqlLiteralSyntax, &t)) return std::nullopt;
   int64_t offset = default_offset;
+  std::shared_ptr<const TimeZone> region;
   if (!t.zone.empty()) {
-    if (!ParseZone(t.zone, &offset, unsupported_zone)) return std::nullopt;
+    bool region_id = false;
+    if (!ParseZone(t.zone, &offset, &region_id)) {
+      if (!region_id) return std::nullopt;
+      // A region id (Europe/Paris): its offset at that wall time, from the time-zone database.
+      auto zone = TimeZone::Find(Trim(t.zone));
+      if (!zone.ok()) return std::nullopt;
+      region = *zone;
+      offset = 0;
+    }
     *has_zone = true;
   }
   __int128 total = static_cast<__int128>(DaysFromCivil(t.year, t.month, t.day)) * kMicrosPerDay +
@@ -108,6 +122,7 @@ std::optional<int64_t> ParseSparkTimestamp(std::string_view text, bool* has_zone
                    t.second * kMicrosPerSecond + t.micros -
                    static_cast<__int128>(offset) * kMicrosPerSecond;
   if (total > INT64_MAX || total < INT64_MIN) return std::nullopt;
+  if (region) return region->LocalMicrosToUtc(static_cast<int64_t>(total));
   return static_cast<int64_t>(total);
 }
 

@@ -20,10 +20,10 @@ std::optional<int32_t> ParseSparkDate(std::string_view text);
 // Spark's stringToTimestamp: a date as above, then [T ]h[h]:m[m][:s[s][.fraction]] and an optional
 // zone (Z, UTC, GMT, UT, ±h[h][:mm], ±hhmm, UTC±…/GMT±…). Without a zone the time is in
 // `default_offset_seconds` (the session time zone as an offset; silt's session default is UTC).
-// *has_zone reports whether a zone was written. nullopt when malformed; region ids such as
-// America/Los_Angeles are reported through *unsupported_zone (no time-zone database here).
+// *has_zone reports whether a zone was written; a region id such as America/Los_Angeles is
+// resolved with the time-zone database (common/time_zones.h). nullopt when malformed (an unknown
+// region id included).
 std::optional<int64_t> ParseSparkTimestamp(std::string_view text, bool* has_zone,
-                                           bool* unsupported_zone,
                                            int64_t default_offset_seconds = 0);
 
 // Decimal text (digits, optional '.', optional exponent) → unscaled value, precision and scale as

@@ -350,12 +350,8 @@ Result<ExprNode> Parser::TypedStringLiteral(std::string_view kw, SourcePos pos) 
     return e;
   }
   if (kw == "TIMESTAMP" || kw == "TIMESTAMP_LTZ" || kw == "TIMESTAMP_NTZ") {
-    bool has_zone = false, unsupported = false;
-    auto ts = ParseSparkTimestamp(text, &has_zone, &unsupported);
-    if (unsupported) {
-      return Status::NotImplemented("time zone region ids in TIMESTAMP literals ('" + text +
-                                    "'); use an offset such as +01:00");
-    }
+    bool has_zone = false;
+    auto ts = ParseSparkTimestamp(text, &has_zone);
     if (!ts) return invalid();
     if (kw == "TIMESTAMP_NTZ") {
       // Spark ignores nothing here: a zone makes a TIMESTAMP_NTZ literal invalid.

@@ -539,8 +539,8 @@ Result<TableRefNode> Parser::RelationPrimary() {
       std::string iso = s.substr(0, 4) + "-" + s.substr(4, 2) + "-" + s.substr(6, 2) + " " +
                         s.substr(8, 2) + ":" + s.substr(10, 2) + ":" + s.substr(12, 2) + "." +
                         s.substr(14, 3);
-      bool hz, unsup;
-      auto ts = ParseSparkTimestamp(iso, &hz, &unsup);
+      bool hz;
+      auto ts = ParseSparkTimestamp(iso, &hz);
       if (!ts) {
         return ClassError(
             errc::kDeltaTimestampInvalid,

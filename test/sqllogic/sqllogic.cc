@@ -667,13 +667,15 @@ Result<TestFile> ParseTestFile(std::string_view text, const std::string& path,
   return file;
 }
 
-TextRows ResultToText(const Schema& schema, const std::vector<DataChunk>& chunks) {
+TextRows ResultToText(const Schema& schema, const std::vector<DataChunk>& chunks,
+                      const std::string& time_zone) {
+  std::shared_ptr<const TimeZone> zone = cli::RenderZone(time_zone);
   TextRows rows;
   for (const DataChunk& chunk : chunks) {
     for (size_t r = 0; r < chunk.size(); ++r) {
       std::vector<std::string> row(schema.size());
       for (size_t c = 0; c < schema.size(); ++c) {
-        row[c] = cli::FormatCell(chunk.columns[c], r, cli::CellStyle::kHive);
+        row[c] = cli::FormatCell(chunk.columns[c], r, cli::CellStyle::kHive, zone.get());
         if (row[c].empty()) row[c] = "(empty)";
       }
       rows.push_back(std::move(row));
@@ -850,7 +852,7 @@ FileOutcome RunTestFile(const TestFile& file, const Executor& execute, const Env
           break;
         }
         const QueryResult& qr = **result;
-        TextRows rows = ResultToText(qr.schema(), qr.chunks());
+        TextRows rows = ResultToText(qr.schema(), qr.chunks(), qr.time_zone);
         std::optional<std::string> diff;
         if (r.has_expected || r.label.empty()) diff = CompareQuery(r, qr.schema().size(), rows);
         if (!diff && !r.label.empty()) {

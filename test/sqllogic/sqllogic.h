@@ -98,9 +98,11 @@ Result<TestFile> ParseTestFile(std::string_view text, const std::string& path,
                                const Variables& vars);
 
 // A result as the runner compares it: one string per cell in spark-sql's format
-// (cli::CellStyle::kHive), NULL as "NULL" and the empty string as "(empty)".
+// (cli::CellStyle::kHive, TIMESTAMP values in the session time zone `time_zone`), NULL as "NULL"
+// and the empty string as "(empty)".
 using TextRows = std::vector<std::vector<std::string>>;
-TextRows ResultToText(const Schema& schema, const std::vector<DataChunk>& chunks);
+TextRows ResultToText(const Schema& schema, const std::vector<DataChunk>& chunks,
+                      const std::string& time_zone = "UTC");
 
 // Compares a query's actual rows with the record's expectation (sort mode applied to both).
 // nullopt when they match, else a description of the difference. Expected lines are rows of

@@ -530,6 +530,7 @@ uint64_t HashText(const std::string& s) {
           outcome = "fail rows (expected " +
                     (expected_class.empty() ? std::string("an error") : expected_class) + ")";
         } else {
+          render.time_zone = silt::cli::RenderZone((*r)->time_zone);
           std::string text = silt::cli::RenderToString((*r)->schema(), (*r)->chunks(), render);
           auto got = SplitLines(TrimNewlines(text));
           auto want = SplitLines(q.output);

@@ -219,8 +219,12 @@ TEST(ExprParser, DateAndTimestampLiterals) {
             "INVALID_TYPED_LITERAL");
   EXPECT_EQ(ParseExpression("TIMESTAMP '2024-01-01 25:00:00'").status().error_class(),
             "INVALID_TYPED_LITERAL");
-  EXPECT_EQ(ParseExpression("TIMESTAMP '2024-01-01 10:00:00 America/Los_Angeles'").status().code(),
-            StatusCode::kNotImplemented);
+  // A region id is resolved with the time-zone database: 10:00 PST is 18:00 UTC.
+  auto la = Expr("TIMESTAMP '2024-01-01 10:00:00 America/Los_Angeles'");
+  EXPECT_EQ(la->literal.integer(), int64_t{1704132000} * 1000000);
+  EXPECT_FALSE(la->local_timestamp);
+  EXPECT_EQ(ParseExpression("TIMESTAMP '2024-01-01 10:00:00 Mars/Olympus'").status().error_class(),
+            "INVALID_TYPED_LITERAL");
   // DATE / TIMESTAMP not followed by a string are identifiers (non-reserved).
   auto col = Expr("date");
   EXPECT_EQ(col->type, ExprType::kColumnRef);
