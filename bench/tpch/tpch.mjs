@@ -13,6 +13,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { formatDays, formatDecimal, formatMicros, parseJsonLines } from '../../test/interop/json_values.mjs';
+
+export { parseJsonLines };
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 export const TABLES = ['region', 'nation', 'supplier', 'customer', 'part', 'partsupp', 'orders', 'lineitem'];
@@ -57,94 +61,8 @@ export function siltSetupSql(dataDir) {
 
 // ---------------------------------------------------------------------------------------------
 // Values: both sides become trees {k: 'num'|'str'|'bool'|'null'|'arr', ...}; numbers keep their
-// text. silt's rows are JSON (Value::ToJson / `silt sql --mode json`: decimals and dates as strings).
-
-export function parseJson(text) {
-  let i = 0;
-  const ws = () => { while (i < text.length && ' \t\r\n'.includes(text[i])) i++; };
-  const fail = (msg) => { throw new Error(`${msg} at offset ${i} of ${text.slice(0, 200)}`); };
-  const str = () => {
-    const start = i++;
-    while (i < text.length && text[i] !== '"') { if (text[i] === '\\') i++; i++; }
-    if (i >= text.length) fail('unterminated string');
-    i++;
-    return JSON.parse(text.slice(start, i));
-  };
-  const value = () => {
-    ws();
-    const c = text[i];
-    if (c === '{' || c === '[') {
-      // Objects (rows of `silt sql --mode json`) become arrays of their values, by position.
-      const close = c === '{' ? '}' : ']';
-      i++;
-      const items = [];
-      ws();
-      if (text[i] === close) { i++; return { k: 'arr', items }; }
-      for (;;) {
-        ws();
-        if (c === '{') {
-          if (text[i] !== '"') fail('expected key');
-          str();
-          ws();
-          if (text[i++] !== ':') fail('expected :');
-        }
-        items.push(value());
-        ws();
-        if (text[i] === ',') { i++; continue; }
-        if (text[i] === close) { i++; return { k: 'arr', items }; }
-        fail(`expected , or ${close}`);
-      }
-    }
-    if (c === '"') return { k: 'str', v: str() };
-    if (text.startsWith('true', i)) { i += 4; return { k: 'bool', v: true }; }
-    if (text.startsWith('false', i)) { i += 5; return { k: 'bool', v: false }; }
-    if (text.startsWith('null', i)) { i += 4; return { k: 'null' }; }
-    const m = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 400));
-    if (!m) fail('unexpected character');
-    i += m[0].length;
-    return { k: 'num', s: m[0] };
-  };
-  const v = value();
-  ws();
-  if (i !== text.length) fail('trailing characters');
-  return v;
-}
-
-// Rows of a JSON-lines text (one row per non-empty line).
-export function parseJsonLines(text) {
-  return text.split('\n').filter((l) => l.trim() !== '').map(parseJson);
-}
-
-const pad = (n, w) => String(n).padStart(w, '0');
-function formatDays(days) {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-  return `${y < 0 ? '-' + pad(-y, 4) : pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
-}
-function formatMicros(micros) {
-  const DAY = 86400000000n;
-  let days = micros / DAY;
-  let rem = micros % DAY;
-  if (rem < 0n) { rem += DAY; days -= 1n; }
-  const secs = rem / 1000000n, frac = rem % 1000000n;
-  return `${formatDays(Number(days))} ${pad(secs / 3600n, 2)}:${pad((secs / 60n) % 60n, 2)}:${pad(secs % 60n, 2)}.${pad(frac, 6)}`;
-}
-function formatDecimal(unscaled, scale) {
-  const neg = unscaled < 0n;
-  let digits = (neg ? -unscaled : unscaled).toString();
-  if (scale > 0) {
-    digits = digits.padStart(scale + 1, '0');
-    digits = digits.slice(0, -scale) + '.' + digits.slice(-scale);
-  }
-  return (neg ? '-' : '') + digits;
-}
+// text. silt's rows are JSON (Value::ToJson / `silt sql --mode json`: decimals and dates as strings),
+// parsed by test/interop/json_values.mjs.
 
 // A DuckDB result (node-api reader after readAll) → rows of value trees.
 export function duckdbRows(duck, reader) {

@@ -180,19 +180,17 @@ class MaintenanceService::TableRun {
   // Forgets the remove times a VACUUM whose cutoff (its now − retention) was `cutoff_ms` has
   // covered: VACUUM deletes the files removed strictly before its cutoff, so an entry at or after
   // it stays (its files are still on disk).
-  // `covered_version`: the newest commit the VACUUM's log window reached (LITE: its eligible end
-  // or watermark, -1 when nothing was old enough; FULL: every commit). An entry of a commit the
-  // window reached that is not older than the cutoff makes the next VACUUM FULL when
-  // `flag_passed` (no later LITE run looks at that commit again).
-  static void Vacuumed(TableState* s, int64_t cutoff_ms, int64_t covered_version,
-                       bool flag_passed) {
+  // `covered_version`: the newest commit the VACUUM covered (LITE: the watermark it recorded,
+  // -1 when none; FULL: every commit). An entry of a later commit stays: the next LITE run reads
+  // that commit. (ops::Vacuum's LITE never records a watermark past a commit whose removes it
+  // kept as too young, so no such commit is left behind and no FULL run is needed for it.)
+  static void Vacuumed(TableState* s, int64_t cutoff_ms, int64_t covered_version) {
     s->unvacuumed_versions.resize(s->unvacuumed_ms.size(), -1);
     std::vector<int64_t> ms, versions;
     for (size_t i = 0; i < s->unvacuumed_ms.size(); ++i) {
       const int64_t t = s->unvacuumed_ms[i], v = s->unvacuumed_versions[i];
       const bool in_window = v < 0 || v <= covered_version;
       if (t < cutoff_ms && in_window) continue;
-      if (flag_passed && v >= 0 && in_window) s->vacuum_full = true;
       ms.push_back(t);
       versions.push_back(v);
     }
@@ -340,7 +338,7 @@ Status MaintenanceService::TableRun::Recover(const delta::Snapshot& snap) {
       // The VACUUM's cutoff was its now − retention, now <= its START commit's time.
       // Its window ended before its START commit.
       Vacuumed(&state_, vacuum_start_ms.value_or(e.timestamp_ms) - retention_ms_,
-               vacuum_start_version.value_or(e.version) - 1, /*flag_passed=*/false);
+               vacuum_start_version.value_or(e.version) - 1);
       state_.failures = 0;
       state_.next_attempt_ms = 0;
       Normalize(&state_);
@@ -475,8 +473,8 @@ Status MaintenanceService::TableRun::Purge() {
 
 Status MaintenanceService::TableRun::VacuumStep() {
   ops::VacuumOptions o;
-  // LITE (reads only the log since its last run), FULL when a LITE run passed a commit too young
-  // to delete (state.vacuum_full).
+  // LITE (reads only the log since its last run); FULL for a state of an older silt whose LITE
+  // run passed a commit too young to delete (state.vacuum_full), and on DELTA_CANNOT_VACUUM_LITE.
   o.mode = state_.vacuum_full ? ops::VacuumMode::kFull : ops::VacuumMode::kLite;
   o.clock = svc_->clock_;
   o.commit_user_name = cfg_.principal;
@@ -512,12 +510,14 @@ Status MaintenanceService::TableRun::VacuumStep() {
     state_.last_seen_version = std::max(state_.last_seen_version, *r->end_commit_version);
   // Only what this VACUUM covered: the removes strictly before its own cutoff.
   if (full) {
-    Vacuumed(&state_, r->min_retained_timestamp_ms, std::numeric_limits<int64_t>::max(), false);
+    Vacuumed(&state_, r->min_retained_timestamp_ms, std::numeric_limits<int64_t>::max());
     state_.vacuum_full = false;
   } else {
-    const int64_t window_end =
-        r->eligible_end_commit_version.value_or(r->recorded_watermark.value_or(-1));
-    Vacuumed(&state_, r->min_retained_timestamp_ms, window_end, /*flag_passed=*/true);
+    // The recorded watermark, not the window's end: LITE stops its watermark before a commit
+    // whose removes were still too young (ops/vacuum.cc), so the next LITE run reads that commit
+    // again and no FULL run is needed; without a recorded watermark the next run reads on from
+    // the old one.
+    Vacuumed(&state_, r->min_retained_timestamp_ms, r->recorded_watermark.value_or(-1));
   }
   state_.failures = 0;
   state_.next_attempt_ms = 0;

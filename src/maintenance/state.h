@@ -54,8 +54,9 @@ struct TableState {
   std::vector<int64_t> unvacuumed_ms;  // maintenance remove times not yet vacuumed
   // The commit version of each unvacuumed_ms entry (-1: unknown, a state of an older silt).
   std::vector<int64_t> unvacuumed_versions;
-  // The next VACUUM runs FULL: a VACUUM LITE's log window passed a maintenance commit whose
-  // removes were not yet older than its cutoff, so no later LITE run would see them.
+  // The next VACUUM runs FULL. Only a state written by an older silt sets it (its VACUUM LITE's
+  // watermark could pass a maintenance commit whose removes were not yet older than the cutoff);
+  // ops::Vacuum's LITE now stops its watermark before such a commit.
   bool vacuum_full = false;
   // The newest table version whose maintenance commits this state accounts for (-1: none).
   int64_t last_seen_version = -1;

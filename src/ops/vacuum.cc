@@ -9,6 +9,7 @@
 #include <mutex>
 #include <span>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/ascii.h"
 #include "common/error_classes.h"
@@ -235,6 +236,8 @@ class VacuumRun {
   Status ListLite();
   Result<std::optional<int64_t>> ReadWatermark();
   Result<std::optional<int64_t>> WatermarkAtCutoff(std::vector<delta::CommitEntry>* commits);
+  Result<std::optional<int64_t>> CapBeforeYoungRemoves(
+      const std::vector<delta::CommitEntry>& commits, int64_t w);
   void PickCandidates();
   Status Report(VacuumProgress::Phase phase);
   // `after`: the START commit, for END (which reads on from it).
@@ -256,10 +259,15 @@ class VacuumRun {
   int64_t cutoff_ = 0;
   int64_t tombstone_floor_ = 0;  // removes at or before this are gone from Spark's state
   ValidSet valid_;
+  bool valid_has_ancestors_ = false;  // valid_ holds every live key and its ancestors (not LITE)
   KeyMap<Group> groups_;
   int64_t listed_ = 0;
   int64_t listed_dirs_ = 0;
   std::optional<int64_t> lite_watermark_;  // W of a LITE run
+  // FULL runs that record a LITE watermark: the keys of the tombstones not yet older than the
+  // cutoff (this run keeps their files; the watermark must not pass their commits).
+  bool collect_young_ = false;
+  std::unordered_set<std::string> young_;
   VacuumProgress progress_;
 };
 
@@ -449,6 +457,10 @@ Status VacuumRun::BuildValidSet(bool only_listed) {
   // only_listed (LITE, which lists before this): only keys that are candidates can matter, so
   // the set stays at the size of the commits' removes instead of the table's. Every live path is
   // probed against the listed keys (the quick filter turns almost all probes away without hashing).
+  valid_has_ancestors_ = !only_listed;
+  // (FULL walks the state in this thread: young_ needs no lock.)
+  collect_young_ = !only_listed && !options_.dry_run && !options_.inventory &&
+                   options_.full_records_lite_watermark;
   ValidSet listed;
   KeyQuickFilter listed_filter;
   if (only_listed) {
@@ -492,9 +504,11 @@ Status VacuumRun::BuildValidSet(bool only_listed) {
       size_t slash = std::string_view::npos;
       if (IsPlainKey(fa.path, fa.unescaped, &slash)) {
         protect(fa.path, slash);
+        if (collect_young_ && !fa.is_add) young_.emplace(fa.path);
       } else {
         SILT_ASSIGN_OR_RETURN(auto key, Relativize(fa.path, false));
         if (key) protect(*key, key->rfind('/'));
+        if (key && collect_young_ && !fa.is_add) young_.insert(*key);
       }
       if (fa.deletion_vector) {
         SILT_ASSIGN_OR_RETURN(auto dv_key, DvKey(*fa.deletion_vector));
@@ -527,15 +541,19 @@ void VacuumRun::Consider(const std::string& key, int64_t size, bool is_dir, int6
     return;
   }
   if (mtime >= cutoff_) return;
+  // A valid file is never a candidate. With the whole valid set (FULL, inventory) neither is any
+  // of its ancestors (BuildValidSet protects them), so its counts change no outcome: skipping
+  // them spares a 1M-file table's listing a directory lookup per live file. LITE's valid set
+  // holds only the listed keys, so there its ancestors still need its count.
+  const bool valid = valid_.contains(key);
+  if (valid && valid_has_ancestors_) return;
   ForEachAncestor(key, [&](std::string_view dir) {
     auto it = groups_.find(dir);
     if (it == groups_.end()) it = groups_.emplace(std::string(dir), Group{}).first;
     ++it->second.count;
     it->second.is_dir = true;
   });
-  // A valid file is never a candidate: only its ancestors need its count (this keeps the map
-  // at the size of the garbage, not of the table).
-  if (valid_.contains(key)) return;
+  if (valid) return;
   Group& g = groups_[key];
   ++g.count;
   g.size += size;
@@ -655,8 +673,14 @@ Status VacuumRun::ListLite() {
     int64_t mtime;
   };
   std::unordered_map<std::string, Named> named;
+  // The first commit of the range with a remove not yet older than the cutoff (its commit time
+  // is, or it would not be in the range: a commit time from a lagging mtime or another writer's
+  // clock can precede the remove's deletionTimestamp).
+  std::optional<int64_t> first_young;
+  int64_t version = start;
   auto add = [&](const std::string& key, int64_t size, int64_t mtime) {
     if (IsHiddenKey(key)) return;
+    if (mtime >= cutoff_ && !first_young) first_young = version;
     auto [it, fresh] = named.try_emplace(key, Named{size, mtime});
     if (!fresh && mtime > it->second.mtime) it->second = Named{size, mtime};
   };
@@ -665,6 +689,7 @@ Status VacuumRun::ListLite() {
     if (c.version < start || c.version > end) continue;
     if (c.version != expected) return cannot();  // a hole in the range: files we cannot see
     ++expected;
+    version = c.version;
     SILT_ASSIGN_OR_RETURN(std::string bytes, store_->Get(delta::CommitKey(c.version)));
     std::vector<delta::Action> actions;
     SILT_RETURN_NOT_OK(delta::ParseCommit(bytes, &actions, delta::CommitKey(c.version)));
@@ -685,11 +710,44 @@ Status VacuumRun::ListLite() {
     }
   }
   if (expected != end + 1) return cannot();
+  // [silt decision] the watermark stops before that commit, so the next LITE run reads it again
+  // and deletes its files once they are old enough. Spark records `end` regardless: no later
+  // LITE run would look at those files again, and only a FULL run would delete them.
+  if (first_young) {
+    lite_watermark_ =
+        *first_young > 0 ? std::optional<int64_t>(*first_young - 1) : std::optional<int64_t>();
+  }
   for (const auto& [key, n] : named) {
     ++listed_;
     Consider(key, n.size, false, n.mtime);
   }
   return Status::OK();
+}
+
+// A FULL run's watermark W may not pass a commit whose removes this run kept as too young (a
+// commit time at or before the cutoff, a deletionTimestamp after it): no later LITE run would
+// read that commit again. Walks the commits from the newest down until every young tombstone of
+// the state (young_) is found; returns W or the version before the oldest such commit at or
+// below W (-1: none left), nullopt when some young tombstone's commit is no longer in the log.
+Result<std::optional<int64_t>> VacuumRun::CapBeforeYoungRemoves(
+    const std::vector<delta::CommitEntry>& commits, int64_t w) {
+  int64_t cap = w;
+  for (auto c = commits.rbegin(); c != commits.rend() && !young_.empty(); ++c) {
+    if (c->version > snapshot_->version()) continue;
+    SILT_ASSIGN_OR_RETURN(std::string bytes, store_->Get(delta::CommitKey(c->version)));
+    std::vector<delta::Action> actions;
+    SILT_RETURN_NOT_OK(delta::ParseCommit(bytes, &actions, delta::CommitKey(c->version)));
+    for (const delta::Action& a : actions) {
+      const RemoveFile* r = a.get_if<RemoveFile>();
+      if (r == nullptr) continue;
+      SILT_ASSIGN_OR_RETURN(auto key, Relativize(r->path, false));
+      // The newest remove of a key is its tombstone in the state.
+      if (!key || young_.erase(*key) == 0) continue;
+      if (c->version <= cap) cap = c->version - 1;
+    }
+  }
+  if (!young_.empty()) return std::optional<int64_t>();
+  return std::optional<int64_t>(cap);
 }
 
 void VacuumRun::PickCandidates() {
@@ -830,6 +888,13 @@ void VacuumRun::RecordWatermark() {
     auto at = WatermarkAtCutoff(&commits);
     if (!at.ok()) return;
     w = *at;
+    if (w && !young_.empty()) {
+      auto capped = CapBeforeYoungRemoves(commits, *w);
+      if (!capped.ok()) return;
+      if (!*capped) return;  // a young tombstone's commit is gone: keep the old watermark
+      w = **capped >= 0 ? std::optional<int64_t>(**capped) : std::optional<int64_t>();
+      if (!w) return;
+    }
   }
   if (w) body = std::string("{\"") + kLastVacuumInfoField + "\":" + std::to_string(*w) + "}";
   if (body.empty()) return;

@@ -14,6 +14,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { floorDiv, formatDays, formatDecimal, formatMicros, parseJson } from './json_values.mjs';
+
 // ---------------------------------------------------------------------------------------------
 // DuckDB session (imported lazily so that `compare` does not pay for loading the native module)
 
@@ -33,52 +35,6 @@ const sqlString = (s) => "'" + s.replaceAll("'", "''") + "'";
 
 // ---------------------------------------------------------------------------------------------
 // Canonical value encoding (DuckDB value + its DuckDBType -> JSON text)
-
-const MICROS_PER_DAY = 86400000000n;
-
-const pad = (n, w) => String(n).padStart(w, '0');
-
-// Days since 1970-01-01 -> proleptic Gregorian YYYY-MM-DD (Hinnant's civil_from_days).
-function formatDays(days) {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-  const ys = y < 0 ? '-' + pad(-y, 4) : pad(y, 4);
-  return `${ys}-${pad(m, 2)}-${pad(d, 2)}`;
-}
-
-// Microseconds since the epoch (bigint, may be negative) -> "YYYY-MM-DD HH:MM:SS.ffffff".
-function formatMicros(micros) {
-  let days = micros / MICROS_PER_DAY;
-  let rem = micros % MICROS_PER_DAY;
-  if (rem < 0n) { rem += MICROS_PER_DAY; days -= 1n; } // floor division for pre-1970 values
-  const secs = rem / 1000000n;
-  const frac = rem % 1000000n;
-  const hh = secs / 3600n, mm = (secs / 60n) % 60n, ss = secs % 60n;
-  return `${formatDays(Number(days))} ${pad(hh, 2)}:${pad(mm, 2)}:${pad(ss, 2)}.${pad(frac, 6)}`;
-}
-
-function floorDiv(a, b) {
-  const q = a / b;
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
-}
-
-// Unscaled bigint + scale -> exactly `scale` fraction digits.
-function formatDecimal(unscaled, scale) {
-  const neg = unscaled < 0n;
-  let digits = (neg ? -unscaled : unscaled).toString();
-  if (scale > 0) {
-    digits = digits.padStart(scale + 1, '0');
-    digits = digits.slice(0, -scale) + '.' + digits.slice(-scale);
-  }
-  return (neg ? '-' : '') + digits;
-}
 
 // Shortest round-trip text of a double; non-finite values as strings (contract), -0 kept.
 function formatDouble(x) {
@@ -238,60 +194,8 @@ async function dumpToFile(session, file, out) {
   fs.closeSync(fd);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Tolerant JSON parser: numbers keep their source text (int64 / decimal(20,0) stay exact).
-
-function parseJson(text) {
-  let i = 0;
-  const ws = () => { while (i < text.length && ' \t\r\n'.includes(text[i])) i++; };
-  const fail = (msg) => { throw new Error(`${msg} at offset ${i}`); };
-  const value = () => {
-    ws();
-    const c = text[i];
-    if (c === '{') {
-      i++; const entries = []; ws();
-      if (text[i] === '}') { i++; return { k: 'obj', entries }; }
-      for (;;) {
-        ws(); if (text[i] !== '"') fail('expected key');
-        const key = str(); ws();
-        if (text[i++] !== ':') fail('expected :');
-        entries.push([key, value()]); ws();
-        if (text[i] === ',') { i++; continue; }
-        if (text[i] === '}') { i++; return { k: 'obj', entries }; }
-        fail('expected , or }');
-      }
-    }
-    if (c === '[') {
-      i++; const items = []; ws();
-      if (text[i] === ']') { i++; return { k: 'arr', items }; }
-      for (;;) {
-        items.push(value()); ws();
-        if (text[i] === ',') { i++; continue; }
-        if (text[i] === ']') { i++; return { k: 'arr', items }; }
-        fail('expected , or ]');
-      }
-    }
-    if (c === '"') return { k: 'str', v: str() };
-    if (text.startsWith('true', i)) { i += 4; return { k: 'bool', v: true }; }
-    if (text.startsWith('false', i)) { i += 5; return { k: 'bool', v: false }; }
-    if (text.startsWith('null', i)) { i += 4; return { k: 'null' }; }
-    const m = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 400));
-    if (!m) fail('unexpected character');
-    i += m[0].length;
-    return { k: 'num', s: m[0], int: m[2] === undefined && m[3] === undefined };
-  };
-  const str = () => {
-    // Find the closing quote, then let JSON.parse do the unescaping.
-    const start = i++;
-    while (i < text.length && text[i] !== '"') { if (text[i] === '\\') i++; i++; }
-    if (i >= text.length) fail('unterminated string');
-    i++;
-    return JSON.parse(text.slice(start, i));
-  };
-  const v = value(); ws();
-  if (i !== text.length) fail('trailing characters');
-  return v;
-}
+// Rows keep their column names (parseJson's objects as entries).
+const KEYS = { keepKeys: true };
 
 function numEqual(a, b) {
   if (a.int && b.int) return BigInt(a.s) === BigInt(b.s);
@@ -371,7 +275,7 @@ function compareFiles(expFile, actFile, maxDiffs = 6) {
     if (exp[r] === act[r]) continue; // fast path: identical text
     let ds;
     try {
-      ds = diffRow(parseJson(exp[r]), parseJson(act[r]));
+      ds = diffRow(parseJson(exp[r], KEYS), parseJson(act[r], KEYS));
     } catch (err) {
       ds = [['(parse)', `${err.message}: ${clip(act[r])}`]];
     }

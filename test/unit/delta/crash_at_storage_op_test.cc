@@ -23,6 +23,7 @@
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "io/local_object_store.h"
+#include "support/forwarding_object_store.h"
 #include "support/wall_clock.h"
 #include "vector/generate.h"
 
@@ -32,61 +33,22 @@ namespace {
 constexpr int kDeathExit = 137;  // what a SIGKILLed child reports to a shell
 
 // Forwards to `inner`; the kill_at-th counted operation (1-based) ends the process first.
-class KillAtOpStore final : public ObjectStore {
+class KillAtOpStore final : public ForwardingObjectStore {
  public:
   KillAtOpStore(std::shared_ptr<ObjectStore> inner, int64_t kill_at)
-      : inner_(std::move(inner)), kill_at_(kill_at) {}
+      : ForwardingObjectStore(std::move(inner)), kill_at_(kill_at) {}
   void Tick() {
     if (++ops_ == kill_at_) _exit(kDeathExit);
   }
   int64_t ops() const { return ops_; }
 
-  const std::string& root() const override { return inner_->root(); }
-  Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) override {
-    Tick();
-    return inner_->ListFrom(key);
-  }
-  Status ListRecursive(const std::string& dir, const ObjectVisitor& visit) override {
-    Tick();
-    return inner_->ListRecursive(dir, visit);
-  }
-  Result<ObjectMeta> Head(const std::string& key) override {
-    Tick();
-    return inner_->Head(key);
-  }
-  Result<std::string> Get(const std::string& key) override {
-    Tick();
-    return inner_->Get(key);
-  }
-  Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override {
-    Tick();
-    return inner_->OpenRead(key);
-  }
-  Status Put(const std::string& key, std::string_view data) override {
-    Tick();
-    return inner_->Put(key, data);
-  }
-  Status PutIfAbsent(const std::string& key, std::string_view data) override {
-    Tick();
-    return inner_->PutIfAbsent(key, data);
-  }
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override {
-    Tick();
-    SILT_ASSIGN_OR_RETURN(auto w, inner_->OpenWrite(key));
+    SILT_ASSIGN_OR_RETURN(auto w, ForwardingObjectStore::OpenWrite(key));
     return std::unique_ptr<WritableFile>(new Writer(this, std::move(w)));
   }
-  Status Delete(const std::string& key) override {
-    Tick();
-    return inner_->Delete(key);
-  }
-  Result<int64_t> DeleteEmptyDirs(const std::string& dir) override {
-    Tick();
-    return inner_->DeleteEmptyDirs(dir);
-  }
-  Status DeleteDir(const std::string& dir) override {
-    Tick();
-    return inner_->DeleteDir(dir);
-  }
+
+ protected:
+  void OnCall() override { Tick(); }
 
  private:
   class Writer final : public WritableFile {
@@ -108,7 +70,6 @@ class KillAtOpStore final : public ObjectStore {
     std::unique_ptr<WritableFile> inner_;
   };
 
-  std::shared_ptr<ObjectStore> inner_;
   int64_t kill_at_;
   std::atomic<int64_t> ops_{0};
 };

@@ -17,6 +17,7 @@
 #include "delta/log_listing.h"
 #include "delta/transaction.h"
 #include "log_test_util.h"
+#include "support/forwarding_object_store.h"
 
 namespace silt::delta {
 namespace {
@@ -24,9 +25,10 @@ namespace {
 using namespace silt::delta::testing;  // NOLINT
 
 // Forwards to `inner`, but ListFrom leaves out the keys told, for the next n listings (-1: all).
-class HidingStore final : public ObjectStore {
+class HidingStore final : public ForwardingObjectStore {
  public:
-  explicit HidingStore(std::shared_ptr<ObjectStore> inner) : inner_(std::move(inner)) {}
+  explicit HidingStore(std::shared_ptr<ObjectStore> inner)
+      : ForwardingObjectStore(std::move(inner)) {}
 
   void Hide(const std::string& key, int listings) {
     std::lock_guard<std::mutex> l(mu_);
@@ -37,9 +39,8 @@ class HidingStore final : public ObjectStore {
     return listings_;
   }
 
-  const std::string& root() const override { return inner_->root(); }
   Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) override {
-    SILT_ASSIGN_OR_RETURN(auto listing, inner_->ListFrom(key));
+    SILT_ASSIGN_OR_RETURN(auto listing, inner().ListFrom(key));
     std::lock_guard<std::mutex> l(mu_);
     ++listings_;
     std::vector<ObjectMeta> out;
@@ -53,31 +54,8 @@ class HidingStore final : public ObjectStore {
     }
     return out;
   }
-  Status ListRecursive(const std::string& dir, const ObjectVisitor& visit) override {
-    return inner_->ListRecursive(dir, visit);
-  }
-  Result<ObjectMeta> Head(const std::string& key) override { return inner_->Head(key); }
-  Result<std::string> Get(const std::string& key) override { return inner_->Get(key); }
-  Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override {
-    return inner_->OpenRead(key);
-  }
-  Status Put(const std::string& key, std::string_view data) override {
-    return inner_->Put(key, data);
-  }
-  Status PutIfAbsent(const std::string& key, std::string_view data) override {
-    return inner_->PutIfAbsent(key, data);
-  }
-  Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override {
-    return inner_->OpenWrite(key);
-  }
-  Status Delete(const std::string& key) override { return inner_->Delete(key); }
-  Result<int64_t> DeleteEmptyDirs(const std::string& dir) override {
-    return inner_->DeleteEmptyDirs(dir);
-  }
-  Status DeleteDir(const std::string& dir) override { return inner_->DeleteDir(dir); }
 
  private:
-  std::shared_ptr<ObjectStore> inner_;
   mutable std::mutex mu_;
   std::map<std::string, int> hidden_;
   int listings_ = 0;

@@ -143,4 +143,28 @@ inline Status CollectStatus(Operator& op, ExecContext& ctx) {
   }
 }
 
+// Checks that the string column `key_col` of `chunks` is ascending and that rows with equal keys
+// keep their input order (the int64 column `id_col`, the input position, increases): a sort's
+// output is ordered and stable. Returns the number of rows.
+inline size_t ExpectSortedAndStable(const std::vector<DataChunk>& chunks, size_t key_col,
+                                    size_t id_col) {
+  std::string prev;
+  int64_t prev_id = -1;
+  size_t n = 0;
+  for (const DataChunk& c : chunks) {
+    for (size_t r = 0; r < c.size(); ++r, ++n) {
+      std::string key(c.columns[key_col].GetString(r));
+      int64_t id = c.columns[id_col].data<int64_t>()[r];
+      EXPECT_LE(prev, key) << "row " << n;
+      if (key == prev) {
+        EXPECT_GT(id, prev_id) << "row " << n;
+      }
+      if (::testing::Test::HasFailure()) return n;
+      prev = std::move(key);
+      prev_id = id;
+    }
+  }
+  return n;
+}
+
 }  // namespace silt::exec::testing

@@ -126,22 +126,7 @@ TEST(ParallelOperatorsTest, SortOutputIsOrderedAndStable) {
   ctx.pool = &pool;
   SortOperator op(MakeSource(TestSchema(), TestRows()),
                   {MakeSortKey(Col(3, DataType::String()), true)});
-  std::string prev;
-  int64_t prev_id = -1;
-  size_t n = 0;
-  for (const DataChunk& c : testing::Collect(op, ctx)) {
-    for (size_t r = 0; r < c.size(); ++r, ++n) {
-      std::string s(c.columns[3].GetString(r));
-      int64_t id = c.columns[2].data<int64_t>()[r];
-      ASSERT_LE(prev, s);
-      if (s == prev) {
-        ASSERT_GT(id, prev_id);
-      }
-      prev = s;
-      prev_id = id;
-    }
-  }
-  EXPECT_EQ(n, kRows);
+  EXPECT_EQ(testing::ExpectSortedAndStable(testing::Collect(op, ctx), 3, 2), kRows);
 }
 
 TEST(ParallelOperatorsTest, TopNMatchesSerialIncludingTies) {

@@ -283,22 +283,7 @@ TEST(SortTest, ComparatorPathParallelIsStable) {
   ExecContext ctx;
   ctx.pool = &pool;
   SortOperator op(MakeSource(s, rows), {MakeSortKey(Col(0, DataType::String()), true)});
-  std::string prev;
-  int64_t prev_id = -1;
-  size_t count = 0;
-  for (const DataChunk& c : testing::Collect(op, ctx)) {
-    for (size_t r = 0; r < c.size(); ++r, ++count) {
-      std::string k(c.columns[0].GetString(r));
-      int64_t id = c.columns[1].data<int64_t>()[r];
-      ASSERT_LE(prev, k);
-      if (k == prev) {
-        ASSERT_GT(id, prev_id);
-      }
-      prev = k;
-      prev_id = id;
-    }
-  }
-  EXPECT_EQ(count, n);
+  EXPECT_EQ(testing::ExpectSortedAndStable(testing::Collect(op, ctx), 0, 1), n);
 }
 
 TEST(SortTest, TenMillionInt64KeysTiming) {

@@ -17,6 +17,7 @@
 #include "io/object_store_factory.h"
 #include "maintenance/service.h"
 #include "silt/silt.h"
+#include "support/forwarding_object_store.h"
 
 namespace silt::maintenance::testing {
 
@@ -26,43 +27,19 @@ inline constexpr int64_t kDayMs = 86400LL * 1000;
 
 // A store that forwards to `inner` and calls `before_commit` once before the first PutIfAbsent of
 // a commit file (_delta_log/<v>.json) — where a concurrent writer can slip in its own commit.
-class InterceptingStore final : public ObjectStore {
+class InterceptingStore final : public ForwardingObjectStore {
  public:
   InterceptingStore(std::shared_ptr<ObjectStore> inner, std::function<void()> before_commit)
-      : inner_(std::move(inner)), before_commit_(std::move(before_commit)) {}
-  const std::string& root() const override { return inner_->root(); }
-  Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) override {
-    return inner_->ListFrom(key);
-  }
-  Status ListRecursive(const std::string& dir, const ObjectVisitor& visit) override {
-    return inner_->ListRecursive(dir, visit);
-  }
-  Result<ObjectMeta> Head(const std::string& key) override { return inner_->Head(key); }
-  Result<std::string> Get(const std::string& key) override { return inner_->Get(key); }
-  Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override {
-    return inner_->OpenRead(key);
-  }
-  Status Put(const std::string& key, std::string_view data) override {
-    return inner_->Put(key, data);
-  }
+      : ForwardingObjectStore(std::move(inner)), before_commit_(std::move(before_commit)) {}
   Status PutIfAbsent(const std::string& key, std::string_view data) override {
     if (key.rfind("_delta_log/", 0) == 0 && key.size() > 5 &&
         key.compare(key.size() - 5, 5, ".json") == 0 && !fired_.exchange(true)) {
       before_commit_();
     }
-    return inner_->PutIfAbsent(key, data);
+    return inner().PutIfAbsent(key, data);
   }
-  Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override {
-    return inner_->OpenWrite(key);
-  }
-  Status Delete(const std::string& key) override { return inner_->Delete(key); }
-  Result<int64_t> DeleteEmptyDirs(const std::string& dir) override {
-    return inner_->DeleteEmptyDirs(dir);
-  }
-  Status DeleteDir(const std::string& dir) override { return inner_->DeleteDir(dir); }
 
  private:
-  std::shared_ptr<ObjectStore> inner_;
   std::function<void()> before_commit_;
   std::atomic<bool> fired_{false};
 };

@@ -1291,6 +1291,67 @@ TEST(VacuumLite, S_lite_after_full_SparkParityFailsSiltWatermarkSucceeds) {
   }
 }
 
+// v1 adds a, v2 adds b, v3 removes a, v4 removes b with a deletionTimestamp 500 ms after its
+// commit's time (a lagging mtime or another writer's clock); then the clock stands 100 ms past
+// v4's commit, so RETAIN 0 HOURS puts the cutoff between v4's commit time and b's tombstone.
+void YoungRemoveAfterItsCommit(VacuumTable& t) {
+  t.Create();
+  t.AddFileCommitted("a.parquet");
+  t.AddFileCommitted("b.parquet");
+  t.clock()->AdvanceMillis(1000);
+  t.Remove("a.parquet");
+  delta::RemoveFile young = t.RemoveAction("b.parquet");
+  young.deletion_timestamp = *young.deletion_timestamp + 500;
+  t.CommitActions({}, {young});
+  t.clock()->AdvanceMillis(100);
+}
+
+TEST(VacuumLite, L_young_remove_WatermarkStopsBeforeTheCommitTheNextRunDeletesIt) {
+  VacuumTable t;
+  YoungRemoveAfterItsCommit(t);
+  VacuumOptions lite = t.Options(0);
+  lite.mode = VacuumMode::kLite;
+  lite.logging_enabled = false;
+  VacuumResult first = t.RunOk(lite);
+  EXPECT_EQ(first.deleted, Keys{"a.parquet"});
+  EXPECT_EQ(first.eligible_end_commit_version, 4);
+  // Spark would record 4, and no later LITE run would read v4 again.
+  EXPECT_EQ(first.recorded_watermark, 3);
+  EXPECT_TRUE(t.Exists("b.parquet"));
+  t.clock()->AdvanceMillis(1000);
+  VacuumResult second = t.RunOk(lite);
+  EXPECT_EQ(second.eligible_start_commit_version, 4);
+  EXPECT_EQ(second.deleted, Keys{"b.parquet"});
+  EXPECT_EQ(second.recorded_watermark, 4);
+}
+
+TEST(VacuumLite, L_young_remove_FullRecordsNoWatermarkPastTheCommitEither) {
+  VacuumTable t;
+  YoungRemoveAfterItsCommit(t);
+  VacuumOptions full = t.Options(0);
+  full.logging_enabled = false;
+  VacuumResult r = t.RunOk(full);
+  EXPECT_EQ(r.deleted, Keys{"a.parquet"});
+  EXPECT_EQ(r.recorded_watermark, 3);
+  t.clock()->AdvanceMillis(1000);
+  VacuumOptions lite = t.Options(0);
+  lite.mode = VacuumMode::kLite;
+  lite.logging_enabled = false;
+  VacuumResult next = t.RunOk(lite);
+  EXPECT_EQ(next.eligible_start_commit_version, 4);
+  EXPECT_EQ(next.deleted, Keys{"b.parquet"});
+  // A young tombstone in a commit after the watermark does not hold it back.
+  t.AddFileCommitted("c.parquet");  // v5
+  t.clock()->AdvanceMillis(2 * 3600 * 1000);
+  t.Remove("c.parquet");  // v6
+  t.clock()->AdvanceMillis(1800 * 1000);
+  full.retain_hours = 1;  // the cutoff falls between v5 and v6
+  VacuumResult last = t.RunOk(full);
+  EXPECT_TRUE(last.deleted.empty());
+  EXPECT_EQ(last.recorded_watermark, 5);
+  EXPECT_TRUE(t.Exists("c.parquet"));
+}
+
 TEST(VacuumLite, R_full_vs_lite_NeverReferencedFilesAreForFullOnly) {
   VacuumTable t;
   t.Create();
