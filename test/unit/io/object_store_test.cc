@@ -19,6 +19,7 @@
 #include "io/local_object_store.h"
 #include "io/memory_object_store.h"
 #include "io/object_store_factory.h"
+#include "io/s3_object_store.h"
 #include "support/fault_injecting_object_store.h"
 #include "support/wall_clock.h"
 
@@ -136,6 +137,37 @@ void AddAzureStores(std::vector<StoreKind>* kinds) {
        true});
 }
 
+// The S3 stores run when test/cloud/run-s3.sh started the S3 emulator (SILT_TEST_S3=1, its
+// endpoint and keys in the AWS_* environment); a fresh prefix or bucket per test.
+void AddS3Stores(std::vector<StoreKind>* kinds) {
+  const char* v = std::getenv("SILT_TEST_S3");
+  if (v == nullptr || std::string(v) != "1") return;
+  // A table-like prefix in a shared bucket; objects outside it must stay invisible.
+  kinds->push_back({"S3Prefix", false,
+                    [](const std::string&) {
+                      auto bucket = Must(S3ObjectStore::Open("s3://conformance"));
+                      EXPECT_TRUE(bucket->CreateBucket().ok());
+                      std::string name = UniqueAzureName("t");
+                      EXPECT_TRUE(bucket->Put(name + "-sibling/f", "x").ok());
+                      EXPECT_TRUE(bucket->Put(name + "x", "x").ok());
+                      return Must(OpenObjectStore("s3://conformance/" + name, WallClock()));
+                    },
+                    true});
+  // A whole bucket, through the s3a:// form.
+  kinds->push_back({"S3Bucket", false,
+                    [](const std::string&) {
+                      std::string bucket = UniqueAzureName("b");
+                      auto store = Must(OpenObjectStore("s3a://" + bucket, WallClock()));
+                      auto* s3 = dynamic_cast<S3ObjectStore*>(store.get());
+                      EXPECT_NE(s3, nullptr);
+                      if (s3 != nullptr) {
+                        EXPECT_TRUE(s3->CreateBucket().ok());
+                      }
+                      return store;
+                    },
+                    true});
+}
+
 void PrintTo(const StoreKind& kind, std::ostream* os) { *os << kind.name; }
 
 std::vector<StoreKind> AllStores() {
@@ -174,6 +206,7 @@ std::vector<StoreKind> AllStores() {
        }},
   };
   AddAzureStores(&kinds);
+  AddS3Stores(&kinds);
   return kinds;
 }
 
