@@ -586,7 +586,9 @@ Status S3ObjectStore::CreateBucket() {
   SILT_ASSIGN_OR_RETURN(HttpResponse r,
                         Call("PUT", "", {}, {{"Content-Type", "application/xml"}}, body,
                              RequestKind::kPut, "CreateBucket " + location_.bucket));
-  if (r.status == 200 || (r.status == 409 && ErrorCode(r) == "BucketAlreadyOwnedByYou"))
+  // Real S3 answers BucketAlreadyOwnedByYou for our own bucket; emulators BucketAlreadyExists.
+  if (r.status == 200 || (r.status == 409 && (ErrorCode(r) == "BucketAlreadyOwnedByYou" ||
+                                              ErrorCode(r) == "BucketAlreadyExists")))
     return Status::OK();
   return ErrorFor(r, "CreateBucket", "");
 }
