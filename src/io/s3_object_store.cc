@@ -968,6 +968,10 @@ Status S3ObjectStore::ListRecursive(const std::string& dir, const ObjectVisitor&
   do {
     SILT_ASSIGN_OR_RETURN(
         Page page, ListPage(prefix, /*delimited=*/false, token, "", options_.list_page_size));
+    // S3 lists in UTF-8 binary order; some emulators (s3rver) walk their directories instead,
+    // which puts "p=1/x" before "p=1.txt" within a page.
+    std::sort(page.objects.begin(), page.objects.end(),
+              [](const ObjectMeta& a, const ObjectMeta& b) { return a.key < b.key; });
     for (const ObjectMeta& m : page.objects) {
       if (!m.key.starts_with(prefix)) continue;
       SILT_RETURN_NOT_OK(dirs.Visit(m, visit));

@@ -92,6 +92,9 @@ struct StoreKind {
   bool has_dirs;  // real (possibly empty) directories
   std::function<std::shared_ptr<ObjectStore>(const std::string& tmp_dir)> make;
   bool flat_namespace = false;  // "a" and "a/b" may both be objects (cloud blob stores)
+  // s3rver (the S3 emulator) drops a delimiter listing's CommonPrefixes whose objects all lie
+  // two or more levels down (docs/cloud-storage.md); real S3 does not.
+  bool shallow_common_prefixes = false;
 };
 
 // The Azure stores run when test/cloud/run.sh started Azurite (SILT_TEST_AZURE=1 and the
@@ -152,7 +155,7 @@ void AddS3Stores(std::vector<StoreKind>* kinds) {
                       EXPECT_TRUE(bucket->Put(name + "x", "x").ok());
                       return Must(OpenObjectStore("s3://conformance/" + name, WallClock()));
                     },
-                    true});
+                    true, true});
   // A whole bucket, through the s3a:// form.
   kinds->push_back({"S3Bucket", false,
                     [](const std::string&) {
@@ -165,7 +168,7 @@ void AddS3Stores(std::vector<StoreKind>* kinds) {
                       }
                       return store;
                     },
-                    true});
+                    true, true});
 }
 
 void PrintTo(const StoreKind& kind, std::ostream* os) { *os << kind.name; }
@@ -711,6 +714,9 @@ TEST_P(ObjectStoreConformance, ListDirsReportsTheDirectSubdirectories) {
   PutOk("a/z");
   PutOk("c d/e");
   EXPECT_EQ(Must(store_->ListDirs("")), (std::vector<std::string>{"a", "b", "c d"}));
+  if (GetParam().shallow_common_prefixes) {
+    PutOk("a/deep/x");  // the emulator reports a prefix only with an object right below it
+  }
   EXPECT_EQ(Must(store_->ListDirs("a")), (std::vector<std::string>{"deep"}));
   EXPECT_EQ(Must(store_->ListDirs("a/")), (std::vector<std::string>{"deep"}));
   EXPECT_TRUE(Must(store_->ListDirs("b")).empty());
