@@ -815,7 +815,7 @@ TEST_F(LocalObjectStoreTest, RootIsCreatedOnFirstWriteAndNamedAsFileUri) {
   ASSERT_TRUE(via_uri.ok());
   EXPECT_EQ(*(*via_uri)->Get("_delta_log/00000000000000000000.json"), "{}");
   EXPECT_EQ((*via_uri)->root(), store_->root());
-  EXPECT_EQ(OpenObjectStore("s3://bucket/t", WallClock()).status().code(),
+  EXPECT_EQ(OpenObjectStore("gs://bucket/t", WallClock()).status().code(),
             StatusCode::kNotImplemented);
   auto mem = OpenObjectStore("memory://", WallClock());
   ASSERT_TRUE(mem.ok());
