@@ -1015,7 +1015,10 @@ Result<bool> S3ObjectStore::DirExists(const std::string& dir) {
   SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
   std::string prefix = dir;
   if (!prefix.empty() && prefix.back() != '/') prefix.push_back('/');
-  SILT_ASSIGN_OR_RETURN(Page page, ListPage(prefix, /*delimited=*/false, "", "", 1));
+  // One full page rather than max-keys=1: a truncated answer needs a continuation token, which
+  // s3rver cannot make on current Node (DES); S3 answers either in one request.
+  SILT_ASSIGN_OR_RETURN(Page page,
+                        ListPage(prefix, /*delimited=*/false, "", "", options_.list_page_size));
   return !page.objects.empty();
 }
 
