@@ -13,6 +13,15 @@ PACKAGES=(
 # Node.js + npm (for the DuckDB interop/bench peer) may come from outside Debian; take Debian's only when absent.
 command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
 
+# The storage emulators of the cloud suites (npm, versions pinned by test/cloud/package-lock.json):
+# installed once; a failure (no network) only warns, the suites then SKIP.
+CLOUD_DIR="$(cd "$(dirname "$0")/.." && pwd)/test/cloud"
+if command -v npm >/dev/null 2>&1 && [ -f "$CLOUD_DIR/package-lock.json" ] &&
+  { [ ! -x "$CLOUD_DIR/node_modules/.bin/s3rver" ] || [ ! -x "$CLOUD_DIR/node_modules/.bin/azurite-blob" ]; }; then
+  (cd "$CLOUD_DIR" && npm ci --no-audit --no-fund >/dev/null 2>&1) ||
+    echo "install-deps: npm ci in test/cloud failed (the cloud suites will skip)" >&2
+fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -96,6 +96,11 @@ fi
 if [ -f test/cloud/run.sh ] && [ "${SILT_CLOUD:-1}" != 0 ]; then
   run_suite "cloud (azurite)" bash test/cloud/run.sh "$RELEASE"
 fi
+# The same on the S3 emulator (npm s3rver): conformance suite, S3 tests, every sqllogictest file
+# with its warehouse on S3. SKIPs without Node/s3rver; SILT_CLOUD=0 turns it off too.
+if [ -f test/cloud/run-s3.sh ] && [ "${SILT_CLOUD:-1}" != 0 ]; then
+  run_suite "cloud (s3)" bash test/cloud/run-s3.sh "$RELEASE"
+fi
 if [ -f scripts/run-fuzz.sh ] && command -v clang++ >/dev/null; then
   run_suite "fuzz smoke" bash scripts/fuzz-smoke.sh
 fi

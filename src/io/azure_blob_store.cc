@@ -6,6 +6,7 @@
 #include <span>
 
 #include "common/clock.h"
+#include "io/cloud_util.h"
 #include "io/path.h"
 #include "io/storage_config.h"
 
@@ -20,114 +21,18 @@ constexpr char kEmulatorKey[] =
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
+using cloud::ForEachElement;
+using cloud::IsTrue;
+using cloud::Lower;
+using cloud::RandomHex;
+using cloud::XmlText;
 
 Status BadLocation(std::string_view location, const std::string& why) {
   return Status::InvalidArgument("bad Azure location '" + std::string(location) + "': " + why,
                                  kErrorInvalidPath);
 }
 
-bool IsTrue(const std::optional<std::string>& v) {
-  return v && (Lower(*v) == "true" || *v == "1" || Lower(*v) == "yes");
-}
-
 // ---- XML of List Blobs ---------------------------------------------------------------------
-
-std::string XmlUnescape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '&') {
-      out.push_back(s[i]);
-      continue;
-    }
-    size_t semi = s.find(';', i);
-    if (semi == std::string_view::npos) {
-      out.push_back('&');
-      continue;
-    }
-    std::string_view ent = s.substr(i + 1, semi - i - 1);
-    if (ent == "amp") {
-      out.push_back('&');
-    } else if (ent == "lt") {
-      out.push_back('<');
-    } else if (ent == "gt") {
-      out.push_back('>');
-    } else if (ent == "quot") {
-      out.push_back('"');
-    } else if (ent == "apos") {
-      out.push_back('\'');
-    } else if (!ent.empty() && ent[0] == '#') {
-      uint32_t cp =
-          ent.size() > 1 && (ent[1] == 'x' || ent[1] == 'X')
-              ? static_cast<uint32_t>(std::strtoul(std::string(ent.substr(2)).c_str(), nullptr, 16))
-              : static_cast<uint32_t>(
-                    std::strtoul(std::string(ent.substr(1)).c_str(), nullptr, 10));
-      if (cp < 0x80) {
-        out.push_back(static_cast<char>(cp));
-      } else if (cp < 0x800) {
-        out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-      } else if (cp < 0x10000) {
-        out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-      } else {
-        out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-      }
-    } else {
-      out.append(s.substr(i, semi - i + 1));
-    }
-    i = semi;
-  }
-  return out;
-}
-
-// The text of the first <tag ...>text</tag> in `xml` (unescaped); `attrs` gets the attributes.
-// nullopt when absent; "" for <tag/>.
-std::optional<std::string> XmlText(std::string_view xml, std::string_view tag,
-                                   std::string* attrs = nullptr) {
-  std::string open = "<" + std::string(tag);
-  size_t pos = 0;
-  while ((pos = xml.find(open, pos)) != std::string_view::npos) {
-    size_t after = pos + open.size();
-    if (after < xml.size() && (xml[after] == '>' || xml[after] == ' ' || xml[after] == '/')) break;
-    pos = after;
-  }
-  if (pos == std::string_view::npos) return std::nullopt;
-  size_t gt = xml.find('>', pos);
-  if (gt == std::string_view::npos) return std::nullopt;
-  if (attrs != nullptr) *attrs = std::string(xml.substr(pos + open.size(), gt - pos - open.size()));
-  if (xml[gt - 1] == '/') return std::string();
-  std::string close = "</" + std::string(tag) + ">";
-  size_t end = xml.find(close, gt + 1);
-  if (end == std::string_view::npos) return std::nullopt;
-  return XmlUnescape(xml.substr(gt + 1, end - gt - 1));
-}
-
-// Calls f(element body) for each <tag>...</tag> (not nested) in `xml`.
-template <typename F>
-Status ForEachElement(std::string_view xml, std::string_view tag, F f) {
-  std::string open = "<" + std::string(tag) + ">";
-  std::string close = "</" + std::string(tag) + ">";
-  size_t pos = 0;
-  while ((pos = xml.find(open, pos)) != std::string_view::npos) {
-    size_t end = xml.find(close, pos);
-    if (end == std::string_view::npos) return Status::IoError("malformed listing XML");
-    SILT_RETURN_NOT_OK(f(xml.substr(pos + open.size(), end - pos - open.size())));
-    pos = end + close.size();
-  }
-  return Status::OK();
-}
 
 std::optional<std::string> BlobNameOf(std::string_view element) {
   std::string attrs;
@@ -145,14 +50,6 @@ std::string ErrorCode(const HttpResponse& r) {
     if (auto c = XmlText(r.body, "Code")) code = *c;
   }
   return code;
-}
-
-std::string RandomHex(int n) {
-  thread_local std::mt19937_64 rng(std::random_device{}());
-  static const char* hex = "0123456789abcdef";
-  std::string s;
-  for (int i = 0; i < n; ++i) s.push_back(hex[rng() & 15]);
-  return s;
 }
 
 // ---- Handles -----------------------------------------------------------------------------------
@@ -844,31 +741,14 @@ Status AzureBlobStore::ListRecursive(const std::string& dir, const ObjectVisitor
   SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
   std::string prefix = dir;
   if (!prefix.empty() && prefix.back() != '/') prefix.push_back('/');
-  // The directories reported so far on the path to the last key (each with a trailing '/').
-  std::vector<std::string> open_dirs;
+  cloud::ImpliedDirs dirs(prefix);
   std::string marker;
   do {
     SILT_ASSIGN_OR_RETURN(Page page,
                           ListPage(prefix, /*delimited=*/false, marker, options_.list_page_size));
     for (const ObjectMeta& m : page.blobs) {
       if (!m.key.starts_with(prefix)) continue;
-      // Directories between `prefix` and the object, reported once, before their contents.
-      std::vector<std::string> dirs;
-      for (size_t p = m.key.find('/', prefix.size()); p != std::string::npos;
-           p = m.key.find('/', p + 1)) {
-        dirs.push_back(m.key.substr(0, p + 1));
-      }
-      size_t common = 0;
-      while (common < dirs.size() && common < open_dirs.size() && dirs[common] == open_dirs[common])
-        ++common;
-      for (size_t i = common; i < dirs.size(); ++i) {
-        ObjectMeta d;
-        d.key = dirs[i].substr(0, dirs[i].size() - 1);
-        d.is_dir = true;
-        SILT_RETURN_NOT_OK(visit(d));
-      }
-      open_dirs = std::move(dirs);
-      SILT_RETURN_NOT_OK(visit(m));
+      SILT_RETURN_NOT_OK(dirs.Visit(m, visit));
     }
     marker = page.next_marker;
   } while (!marker.empty());

@@ -33,8 +33,6 @@
 
 namespace silt {
 
-inline constexpr auto& kErrorCloudAuth = errc::kSiltCloudStorageAuthFailed;
-
 // A location on Azure, parsed from the URL forms of docs/cloud-storage.md.
 struct AzureLocation {
   std::string account;    // storage account ("onelake" for OneLake)

@@ -34,6 +34,7 @@
 namespace silt {
 
 inline constexpr auto& kErrorCloudStorage = errc::kSiltCloudStorageError;
+inline constexpr auto& kErrorCloudAuth = errc::kSiltCloudStorageAuthFailed;
 
 enum class RequestKind : uint8_t { kList = 0, kHead, kGet, kPut, kDelete, kCount };
 const char* RequestKindName(RequestKind kind);

@@ -9,6 +9,7 @@
 #include "io/azure_blob_store.h"
 #include "io/local_object_store.h"
 #include "io/path.h"
+#include "io/s3_object_store.h"
 
 namespace silt {
 
@@ -243,6 +244,10 @@ Result<std::shared_ptr<ObjectStore>> OpenObjectStore(std::string_view location,
     SILT_ASSIGN_OR_RETURN(std::shared_ptr<AzureBlobStore> store, AzureBlobStore::Open(location));
     return std::shared_ptr<ObjectStore>(std::move(store));
   }
+  if (IsS3Location(location)) {
+    SILT_ASSIGN_OR_RETURN(std::shared_ptr<S3ObjectStore> store, S3ObjectStore::Open(location));
+    return std::shared_ptr<ObjectStore>(std::move(store));
+  }
   std::string scheme = UriScheme(location);
   if (!scheme.empty() && scheme != "file") return UnsupportedScheme(scheme, location);
   SILT_ASSIGN_OR_RETURN(std::string abs, AbsoluteLocalPath(location));
@@ -259,6 +264,10 @@ Result<std::string> CanonicalLocation(std::string_view location) {
   }
   if (IsAzureLocation(location)) {
     SILT_ASSIGN_OR_RETURN(AzureLocation loc, ParseAzureLocation(location));
+    return loc.canonical;
+  }
+  if (IsS3Location(location)) {
+    SILT_ASSIGN_OR_RETURN(S3Location loc, ParseS3Location(location));
     return loc.canonical;
   }
   std::string scheme = UriScheme(location);
@@ -324,6 +333,16 @@ Result<Parent> OpenParent(std::string_view location) {
     return Parent{std::make_shared<AzureBlobStore>(std::move(loc), std::move(options)),
                   std::move(key)};
   }
+  if (IsS3Location(canonical)) {
+    // The bucket's root store, and the location's key prefix in it.
+    SILT_ASSIGN_OR_RETURN(S3Location loc, ParseS3Location(canonical));
+    std::string key = loc.path;
+    loc.canonical.resize(loc.canonical.size() - (key.empty() ? 0 : key.size() + 1));
+    loc.path.clear();
+    SILT_ASSIGN_OR_RETURN(S3StoreOptions options, S3OptionsFromConfig(loc));
+    return Parent{std::make_shared<S3ObjectStore>(std::move(loc), std::move(options)),
+                  std::move(key)};
+  }
   size_t slash = canonical.rfind('/');
   std::string parent = slash == 0 ? "/" : canonical.substr(0, slash);
   Parent p{std::make_shared<LocalObjectStore>(parent), canonical.substr(slash + 1)};
@@ -334,7 +353,9 @@ Result<Parent> OpenParent(std::string_view location) {
 
 Result<std::shared_ptr<RandomAccessFile>> OpenLocationForRead(std::string_view location) {
   SILT_ASSIGN_OR_RETURN(std::string canonical, CanonicalLocation(location));
-  if (!IsMemory(canonical) && !IsAzureLocation(canonical)) return OpenLocalFile(canonical);
+  if (!IsMemory(canonical) && !IsAzureLocation(canonical) && !IsS3Location(canonical)) {
+    return OpenLocalFile(canonical);
+  }
   SILT_ASSIGN_OR_RETURN(Parent p, OpenParent(canonical));
   if (p.key.empty()) {
     return Status::NotFound("no object at " + canonical + ": it is a store's root",
@@ -362,7 +383,7 @@ Result<bool> LocationExists(std::string_view location) {
 Status MoveLocation(std::string_view from, std::string_view to) {
   SILT_ASSIGN_OR_RETURN(std::string a, CanonicalLocation(from));
   SILT_ASSIGN_OR_RETURN(std::string b, CanonicalLocation(to));
-  if (IsAzureLocation(a) || IsAzureLocation(b)) {
+  if (IsAzureLocation(a) || IsAzureLocation(b) || IsS3Location(a) || IsS3Location(b)) {
     SILT_ASSIGN_OR_RETURN(Parent pa, OpenParent(a));
     SILT_ASSIGN_OR_RETURN(Parent pb, OpenParent(b));
     if (pa.store->root() != pb.store->root()) {

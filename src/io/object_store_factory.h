@@ -11,8 +11,11 @@
 //                              kept until DropMemoryStore), seen from <path> below its root: two
 //                              opens of the same name share the objects (a Database and a test)
 //   memory://                  a fresh anonymous in-memory store (nothing shares it)
-//   s3://, s3a://, gs://, abfs://, abfss://, wasb://, wasbs://, az://, adl://
-//                              NotImplemented (class NOT_IMPLEMENTED): cloud stores come later
+//   abfss://, abfs://, wasbs://, wasb://, az://, https://<account>.blob.core.windows.net/...
+//                              Azure Blob / ADLS Gen2 / OneLake (AzureBlobStore)
+//   s3://bucket/path, s3a://bucket/path
+//                              Amazon S3 or an S3-compatible endpoint (S3ObjectStore)
+//   s3n://, gs://, adl://      NotImplemented (class NOT_IMPLEMENTED)
 // Any other scheme is NotImplemented too; an empty location is InvalidArgument.
 //
 // Thread-safe.

@@ -1,13 +1,14 @@
 // silt_sql_tests: runs test/sql/**/*.test (or the files and folders given as arguments), each
 // file in a fresh Database with its own temporary warehouse. See test/sql/README.md.
 //
-//   silt_sql_tests [-v] [--keep] [--shared DIR] [--store local|memory|azure] [FILE|DIR ...]
+//   silt_sql_tests [-v] [--keep] [--shared DIR] [--store local|memory|azure|s3] [FILE|DIR ...]
 //
 // --store memory (or SILT_SQL_TEST_STORE=memory) puts each file's warehouse on a fresh
 // in-memory store, memory://sqllogic-<pid>-<n> (path tables under __TEST_DIR__ stay local);
 // files marked `require local-warehouse REASON` are skipped on that run.
 // --store azure puts it below the Azure location in SILT_SQL_TEST_AZURE_BASE (test/cloud/run.sh
-// sets it to a container on Azurite): <base>/sqllogic-<pid>-<n>, deleted afterwards.
+// sets it to a container on Azurite): <base>/sqllogic-<pid>-<n>, deleted afterwards; --store s3
+// likewise below SILT_SQL_TEST_S3_BASE (test/cloud/run-s3.sh: a bucket on the S3 emulator).
 //
 // Prints the failures (file:line, SQL, expected vs actual), then
 //   sqllogictest: N files (S skipped), N statements/queries passed, N failed, N skipped
@@ -85,9 +86,10 @@ FileOutcome RunOne(const fs::path& path, const std::string& shared, bool keep, b
   vars.shared_dir = shared;
   std::string memory_name;
   std::string cloud_warehouse;
-  if (store == "azure") {
+  if (store == "azure" || store == "s3") {
     static int counter = 0;
-    const char* base = std::getenv("SILT_SQL_TEST_AZURE_BASE");
+    const char* base =
+        std::getenv(store == "s3" ? "SILT_SQL_TEST_S3_BASE" : "SILT_SQL_TEST_AZURE_BASE");
     cloud_warehouse = std::string(base ? base : "") + "/sqllogic-" + std::to_string(::getpid()) +
                       "-" + std::to_string(++counter);
     vars.warehouse = cloud_warehouse;
@@ -173,7 +175,7 @@ int main(int argc, char** argv) {
       store = argv[++i];
     } else if (a == "-h" || a == "--help") {
       std::printf(
-          "usage: silt_sql_tests [-v] [--keep] [--shared DIR] [--store local|memory|azure] "
+          "usage: silt_sql_tests [-v] [--keep] [--shared DIR] [--store local|memory|azure|s3] "
           "[FILE|DIR ...]\n");
       return 0;
     } else if (!a.empty() && a[0] == '-') {
@@ -183,8 +185,8 @@ int main(int argc, char** argv) {
       targets.push_back(a);
     }
   }
-  if (store != "local" && store != "memory" && store != "azure") {
-    std::fprintf(stderr, "silt_sql_tests: --store must be local, memory or azure, not %s\n",
+  if (store != "local" && store != "memory" && store != "azure" && store != "s3") {
+    std::fprintf(stderr, "silt_sql_tests: --store must be local, memory, azure or s3, not %s\n",
                  store.c_str());
     return 2;
   }
@@ -193,6 +195,13 @@ int main(int argc, char** argv) {
     std::fprintf(
         stderr,
         "silt_sql_tests: --store azure needs SILT_SQL_TEST_AZURE_BASE (see test/cloud/run.sh)\n");
+    return 2;
+  }
+  const char* s3_base = std::getenv("SILT_SQL_TEST_S3_BASE");
+  if (store == "s3" && (s3_base == nullptr || *s3_base == '\0')) {
+    std::fprintf(
+        stderr,
+        "silt_sql_tests: --store s3 needs SILT_SQL_TEST_S3_BASE (see test/cloud/run-s3.sh)\n");
     return 2;
   }
   if (targets.empty()) targets.push_back(std::string(SILT_SOURCE_DIR) + "/test/sql");

@@ -403,7 +403,9 @@ namespace {
 
 std::string ResolvePath(const std::string& path, const Environment& env) {
   if (!path.empty() && path[0] == '/') return path;
-  if (path.starts_with("memory://") || path.starts_with("az://")) return path;
+  if (path.starts_with("memory://") || path.starts_with("az://") || path.starts_with("s3://")) {
+    return path;
+  }
   return env.test_dir + "/" + path;
 }
 
@@ -565,7 +567,7 @@ std::optional<std::string> RunDirective(const Directive& d, const Environment& e
   namespace fs = std::filesystem;
   std::error_code ec;
   const std::string path = ResolvePath(d.path, env);
-  if ((path.starts_with("memory://") || path.starts_with("az://")) &&
+  if ((path.starts_with("memory://") || path.starts_with("az://") || path.starts_with("s3://")) &&
       d.op != Directive::kClockSet && d.op != Directive::kClockAdvance) {
     return RunMemoryDirective(d, env, path);
   }

@@ -136,7 +136,7 @@ TEST(AzureLocationTest, ParsesEveryUrlForm) {
             "abfss://data@acct.dfs.core.windows.net/lake");
   EXPECT_EQ(ChildLocation("abfss://data@acct.dfs.core.windows.net/lake", "t"),
             "abfss://data@acct.dfs.core.windows.net/lake/t");
-  EXPECT_EQ(OpenObjectStore("s3://b/t", nullptr).status().code(), StatusCode::kNotImplemented);
+  EXPECT_EQ(OpenObjectStore("gs://b/t", nullptr).status().code(), StatusCode::kNotImplemented);
 }
 
 // ---- Configuration ------------------------------------------------------------------------------

@@ -98,10 +98,10 @@ TEST_F(ObjectStoreFactoryTest, NamedMemoryStoresAreSharedAndSubpathsAreViews) {
   EXPECT_EQ(Must(CanonicalLocation("memory://" + name_ + "/db/t/")), "memory://" + name_ + "/db/t");
 }
 
-// Azure locations open an AzureBlobStore (io/azure_blob_store.h; azure_blob_store_test.cc).
+// Azure locations open an AzureBlobStore (io/azure_blob_store.h; azure_blob_store_test.cc), S3
+// ones an S3ObjectStore (io/s3_object_store.h; s3_object_store_test.cc).
 TEST_F(ObjectStoreFactoryTest, CloudAndUnknownSchemesAreNotImplementedYet) {
-  for (const char* uri :
-       {"s3://bucket/t", "s3a://bucket/t", "gs://bucket/t", "hdfs://nn/t", "ftp://host/t"}) {
+  for (const char* uri : {"s3n://bucket/t", "gs://bucket/t", "hdfs://nn/t", "ftp://host/t"}) {
     auto store = OpenObjectStore(uri, WallClock());
     ASSERT_FALSE(store.ok()) << uri;
     EXPECT_EQ(store.status().code(), StatusCode::kNotImplemented) << uri;
@@ -112,7 +112,7 @@ TEST_F(ObjectStoreFactoryTest, CloudAndUnknownSchemesAreNotImplementedYet) {
   }
   for (const char* uri :
        {"abfss://c@acct.dfs.core.windows.net/t", "wasbs://c@a.blob.core.windows.net/t",
-        "https://a.blob.core.windows.net/c/t"}) {
+        "https://a.blob.core.windows.net/c/t", "s3://bucket/t", "s3a://bucket/t/x"}) {
     auto store = OpenObjectStore(uri, WallClock());
     ASSERT_TRUE(store.ok()) << uri << ": " << store.status().ToString();
     EXPECT_EQ((*store)->root(), std::string(uri) + "/");
@@ -206,7 +206,7 @@ TEST_F(ObjectStoreFactoryTest, DatabaseRunsOnAnInMemoryWarehouse) {
   ASSERT_TRUE(con2.Query("DROP TABLE e").ok());
   EXPECT_FALSE(Must(store->DirExists("wh/e")));
   DatabaseOptions cloud_opts;
-  cloud_opts.warehouse = "s3://bucket/wh";
+  cloud_opts.warehouse = "gs://bucket/wh";
   auto cloud = Database::Open(cloud_opts);
   ASSERT_FALSE(cloud.ok());
   EXPECT_EQ(cloud.status().error_class(), "NOT_IMPLEMENTED");

@@ -46,7 +46,7 @@ TEST(ReadConfinement, InsideTheRootOrAnAllowedPrefixOnly) {
   EXPECT_EQ(Class(CheckConfinedRead(**allowed, "/data/t", "/mnt/other/x.parquet")),
             kReadOutsideTableRootClass);
 
-  auto bad = ReadConfinement::Make("/ok, s3://bucket/x");
+  auto bad = ReadConfinement::Make("/ok, gs://bucket/x");
   EXPECT_FALSE(bad.ok());
 }
 
