@@ -419,6 +419,9 @@ class ChunkDecoder {
   std::vector<int16_t> page_def_;
   // Flat leaves with max_def 1: the page's definition levels are its rows' validity bytes.
   std::vector<uint8_t> page_valid_;
+  // Rows the current Decode call is expected to produce (flat leaves): string bytes grow to
+  // the size their first pages extrapolate to, instead of doubling (and copying) page by page.
+  int64_t expect_rows_ = 0;
   Staging staging_;
   const std::function<Status(std::string_view)>* sink_ = nullptr;
 };
@@ -668,6 +671,12 @@ Status ChunkDecoder::DecodeNullable(Encoding enc, const uint8_t* data, size_t le
     std::string& bytes = out->bytes();
     size_t b = bytes.size();
     if (b + total > UINT32_MAX) return Status::Unsupported(where_ + ": string column over 4 GB");
+    if (b + total + 16 > bytes.capacity() && expect_rows_ > static_cast<int64_t>(s0 + n)) {
+      // Sized once from the bytes per row so far (+1/8); beyond 1 GB it grows as it goes.
+      const double per_row = static_cast<double>(b + total) / static_cast<double>(s0 + n);
+      const double want = per_row * static_cast<double>(expect_rows_) * 1.125 + 16;
+      bytes.reserve(std::max(b + total + 16, static_cast<size_t>(std::min<double>(want, 1 << 30))));
+    }
     // 16 bytes of slack: short strings are copied with one fixed-size move (the dictionary has
     // 16 bytes of slack too, DecodeDictionary).
     bytes.resize(b + total + 16);
@@ -964,6 +973,7 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
     const int64_t cap = std::max<int64_t>(int64_t{1} << 16, size * 8);
     out->values.Reserve(out->values.size() +
                         static_cast<size_t>(std::min(end_row - first_row, cap)));
+    expect_rows_ = static_cast<int64_t>(out->values.size()) + std::min(end_row - first_row, cap);
   }
   size_t page_no = 0;
   int64_t values_seen = 0;
