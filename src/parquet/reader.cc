@@ -287,10 +287,10 @@ void SpreadNulls(Vector* v, size_t s0, const L* def, size_t entries, L max_def) 
   for (size_t i = 0; i < entries; ++i) valid[i] = def[i] == max_def;
 }
 
-// Flat nullable columns: `valid` (0/1 per row of a page, `last_end` = one past its last 1) puts
-// the page's dense values in their rows in one forward pass. Rows [0, last_end) always have a
-// dense value at or after them, so the load of value j never reads past the dense values; null
-// rows get zero bytes, as SpreadNulls gives them.
+// Flat nullable columns (T: an unsigned integer type of the value's width): `valid` (0/1 per row of
+// a page, `last_end` = one past its last 1) puts the page's dense values in their rows in one
+// forward pass. Rows [0, last_end) always have a dense value at or after them, so the load of value
+// j never reads past the dense values; null rows get zero bytes, as SpreadNulls gives them.
 template <typename T>
 void ScatterDense(const uint8_t* src, const uint8_t* valid, size_t n, size_t last_end,
                   uint8_t* dst) {
@@ -298,7 +298,7 @@ void ScatterDense(const uint8_t* src, const uint8_t* valid, size_t n, size_t las
   for (size_t i = 0; i < last_end; ++i) {
     T x;
     std::memcpy(&x, src + j * sizeof(T), sizeof(T));
-    x = valid[i] ? x : T{};
+    x &= T{0} - static_cast<T>(valid[i]);  // a mask, not a branch: nulls are unpredictable
     std::memcpy(dst + i * sizeof(T), &x, sizeof(T));
     j += valid[i];
   }
@@ -313,7 +313,7 @@ void ScatterDictionary(const uint8_t* dict, const uint32_t* idx, const uint8_t* 
   for (size_t i = 0; i < last_end; ++i) {
     T x;
     std::memcpy(&x, dict + static_cast<size_t>(idx[j]) * sizeof(T), sizeof(T));
-    x = valid[i] ? x : T{};
+    x &= T{0} - static_cast<T>(valid[i]);
     std::memcpy(dst + i * sizeof(T), &x, sizeof(T));
     j += valid[i];
   }
