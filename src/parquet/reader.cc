@@ -526,7 +526,9 @@ Status ChunkDecoder::DecodeLevels(Encoding enc, int16_t max, const uint8_t* data
   }
   RleBitPackedDecoder dec(p, plen, bw);
   SILT_RETURN_NOT_OK(dec.Get(out, n));
-  // One branch-free pass; the offending level is looked up only on failure.
+  // The decoder yields values of at most bw bits: only a maximum below 2^bw - 1 needs a check
+  // (one branch-free pass; the offending level is looked up only on failure).
+  if (max == (1 << bw) - 1) return Status::OK();
   bool bad = false;
   for (size_t i = 0; i < n; ++i) bad |= out[i] > max;
   if (bad)
