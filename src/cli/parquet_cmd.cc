@@ -261,6 +261,40 @@ Status GenImpl(const Flags& f) {
   return Status::OK();
 }
 
+// Row ranges [begin, end) covering row group rg, each about target_rows to 2 * target_rows rows,
+// cut where the most columns start a page (as TableScanFile::SplitRowGroup cuts a Delta scan's
+// row groups). One range when a column has no offset index or is nested.
+std::vector<std::pair<int64_t, int64_t>> SplitRowGroup(const ParquetFile& pf, int rg,
+                                                       int64_t target_rows) {
+  const int64_t rows = pf.metadata().row_groups[static_cast<size_t>(rg)].num_rows;
+  std::map<int64_t, int> starts;  // rows where pages start -> columns starting one there
+  bool splittable = rows > target_rows && !pf.schema().columns().empty();
+  for (const parquet::ColumnNode& col : pf.schema().columns()) {
+    if (!splittable) break;
+    auto oi = col.kind == parquet::ColumnNode::kLeaf
+                  ? pf.ReadOffsetIndex(rg, col.leaf_index)
+                  : Result<parquet::OffsetIndex>(Status::NotFound("nested"));
+    splittable = oi.ok();
+    if (!splittable) break;
+    for (const auto& loc : oi->page_locations)
+      if (loc.first_row_index > 0 && loc.first_row_index < rows) ++starts[loc.first_row_index];
+  }
+  std::vector<std::pair<int64_t, int64_t>> out;
+  int64_t begin = 0;
+  if (splittable) {
+    for (auto it = starts.lower_bound(begin + target_rows); it != starts.end();
+         it = starts.lower_bound(begin + target_rows)) {
+      auto best = it;
+      for (auto j = it; j != starts.end() && j->first < begin + 2 * target_rows; ++j)
+        if (j->second > best->second) best = j;
+      out.emplace_back(begin, best->first);
+      begin = best->first;
+    }
+  }
+  out.emplace_back(begin, rows);
+  return out;
+}
+
 int Scan(const Flags& f) {
   auto threads = f.GetInt("threads", 1);
   if (!threads.ok()) return Fail(threads.status());
@@ -269,20 +303,31 @@ int Scan(const Flags& f) {
   if (!pf.ok()) return Fail(pf.status());
   std::shared_ptr<const ParquetFile> file(std::move(pf).value());
   std::atomic<int64_t> rows{0};
-  auto read = [&](size_t rg) {
+  // Work units: page-aligned row ranges of about kUnitRows rows of each row group, as the Delta
+  // scan reads them (small buffers that stay in the cache and the heap; a big row group feeds
+  // every thread).
+  constexpr int64_t kUnitRows = 200'000;
+  struct Unit {
+    int rg;
+    int64_t begin, end;
+  };
+  std::vector<Unit> units;
+  for (int rg = 0; rg < file->num_row_groups(); ++rg)
+    for (const auto& [b, e] : SplitRowGroup(*file, rg, kUnitRows)) units.push_back({rg, b, e});
+  auto read = [&](size_t u) {
     DataChunk chunk;
-    SILT_RETURN_NOT_OK(file->ReadRowGroup(static_cast<int>(rg), {}, &chunk));
+    SILT_RETURN_NOT_OK(
+        file->ReadRowGroup(units[u].rg, {}, &chunk, units[u].begin, units[u].end - units[u].begin));
     rows += static_cast<int64_t>(chunk.size());
     return Status::OK();
   };
-  size_t groups = static_cast<size_t>(file->num_row_groups());
   Status s;
   if (*threads <= 1) {
-    for (size_t rg = 0; rg < groups && s.ok(); ++rg) s = read(rg);
+    for (size_t u = 0; u < units.size() && s.ok(); ++u) s = read(u);
   } else {
     // ParallelFor runs on the caller too: threads - 1 workers make `threads` in all.
     ThreadPool pool(static_cast<size_t>(*threads - 1));
-    s = pool.ParallelFor(groups, read);
+    s = pool.ParallelFor(units.size(), read);
   }
   if (!s.ok()) return Fail(s);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <type_traits>
 
 #include "common/error_classes.h"
 #include "parquet/compression.h"
@@ -219,7 +220,8 @@ struct LeafData {
 
 // Fills rows [s0, s0+entries) of v from its n_dense values at [s0, s0+n_dense), in place, putting
 // nulls where def < max_def.
-void SpreadNulls(Vector* v, size_t s0, const int16_t* def, size_t entries, int16_t max_def) {
+template <typename L>
+void SpreadNulls(Vector* v, size_t s0, const L* def, size_t entries, L max_def) {
   size_t n_dense = v->size() - s0;
   if (n_dense == entries) return;
   if (v->id() == TypeId::kNull) {
@@ -285,6 +287,76 @@ void SpreadNulls(Vector* v, size_t s0, const int16_t* def, size_t entries, int16
   for (size_t i = 0; i < entries; ++i) valid[i] = def[i] == max_def;
 }
 
+// Flat nullable columns (T: an unsigned integer type of the value's width): `valid` (0/1 per row of
+// a page, `last_end` = one past its last 1) puts the page's dense values in their rows in one
+// forward pass. Rows [0, last_end) always have a dense value at or after them, so the load of value
+// j never reads past the dense values; null rows get zero bytes, as SpreadNulls gives them.
+template <typename T>
+void ScatterDense(const uint8_t* src, const uint8_t* valid, size_t n, size_t last_end,
+                  uint8_t* dst) {
+  size_t j = 0;
+  for (size_t i = 0; i < last_end; ++i) {
+    T x;
+    std::memcpy(&x, src + j * sizeof(T), sizeof(T));
+    x &= T{0} - static_cast<T>(valid[i]);  // a mask, not a branch: nulls are unpredictable
+    std::memcpy(dst + i * sizeof(T), &x, sizeof(T));
+    j += valid[i];
+  }
+  if (n > last_end) std::memset(dst + last_end * sizeof(T), 0, (n - last_end) * sizeof(T));
+}
+
+// The same for dictionary indices: row i gets dict[idx[j]] (idx checked against the dictionary).
+template <typename T>
+void ScatterDictionary(const uint8_t* dict, const uint32_t* idx, const uint8_t* valid, size_t n,
+                       size_t last_end, uint8_t* dst) {
+  size_t j = 0;
+  for (size_t i = 0; i < last_end; ++i) {
+    T x;
+    std::memcpy(&x, dict + static_cast<size_t>(idx[j]) * sizeof(T), sizeof(T));
+    x &= T{0} - static_cast<T>(valid[i]);
+    std::memcpy(dst + i * sizeof(T), &x, sizeof(T));
+    j += valid[i];
+  }
+  if (n > last_end) std::memset(dst + last_end * sizeof(T), 0, (n - last_end) * sizeof(T));
+}
+
+// Width-dispatched ScatterDense (idx == nullptr) or ScatterDictionary.
+void ScatterFixed(int w, const uint8_t* src, const uint32_t* idx, const uint8_t* valid, size_t n,
+                  size_t last_end, uint8_t* dst) {
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    if (idx)
+      ScatterDictionary<T>(src, idx, valid, n, last_end, dst);
+    else
+      ScatterDense<T>(src, valid, n, last_end, dst);
+  };
+  switch (w) {
+    case 1:
+      return run(uint8_t{});
+    case 2:
+      return run(uint16_t{});
+    case 4:
+      return run(uint32_t{});
+    case 8:
+      return run(uint64_t{});
+    case 16:
+      return run(int128_t{});
+    default: {
+      const size_t width = static_cast<size_t>(w);
+      size_t j = 0;
+      for (size_t i = 0; i < n; ++i) {
+        if (valid[i]) {
+          const size_t from = idx ? idx[j] : j;
+          std::memcpy(dst + i * width, src + from * width, width);
+          ++j;
+        } else {
+          std::memset(dst + i * width, 0, width);
+        }
+      }
+    }
+  }
+}
+
 class ChunkDecoder {
  public:
   ChunkDecoder(const ParquetFile& file, const ReaderOptions& opts, const ColumnNode& leaf,
@@ -310,8 +382,13 @@ class ChunkDecoder {
   Status DecodeDictionary(const PageHeader& h, const uint8_t* data, size_t len);
   Status Decompressed(const PageHeader& h, const uint8_t* data, size_t len, size_t skip,
                       const uint8_t** out, size_t* out_len);
-  Status DecodeLevels(Encoding enc, int16_t max, const uint8_t* data, size_t len, size_t n,
-                      int16_t* out, size_t* consumed, bool prefixed);
+  template <typename L>
+  Status DecodeLevels(Encoding enc, int16_t max, const uint8_t* data, size_t len, size_t n, L* out,
+                      size_t* consumed, bool prefixed);
+  // A flat nullable leaf's page with some nulls: its n_dense values put in their rows of out
+  // (valid[0..n) = 0/1 per row) in one pass where the encoding allows, and the validity set.
+  Status DecodeNullable(Encoding enc, const uint8_t* data, size_t len, size_t n, size_t n_dense,
+                        const uint8_t* valid, Vector* out);
   // Decoder errors carry no file/column: name them, as Corruption with silt's Parquet class.
   Status Rewhere(const Status& s) const {
     if (s.message().find(where_) != std::string_view::npos) return s;
@@ -340,6 +417,11 @@ class ChunkDecoder {
   size_t scratch_size_ = 0;
   std::vector<uint32_t> indices_;
   std::vector<int16_t> page_def_;
+  // Flat leaves with max_def 1: the page's definition levels are its rows' validity bytes.
+  std::vector<uint8_t> page_valid_;
+  // Rows the current Decode call is expected to produce (flat leaves): string bytes grow to
+  // the size their first pages extrapolate to, instead of doubling (and copying) page by page.
+  int64_t expect_rows_ = 0;
   Staging staging_;
   const std::function<Status(std::string_view)>* sink_ = nullptr;
 };
@@ -417,11 +499,16 @@ Status ChunkDecoder::Decompressed(const PageHeader& h, const uint8_t* data, size
   return Status::OK();
 }
 
+template <typename L>
 Status ChunkDecoder::DecodeLevels(Encoding enc, int16_t max, const uint8_t* data, size_t len,
-                                  size_t n, int16_t* out, size_t* consumed, bool prefixed) {
+                                  size_t n, L* out, size_t* consumed, bool prefixed) {
   int bw = BitWidth(static_cast<uint64_t>(max));
   if (enc == Encoding::BIT_PACKED) {
-    return DecodeBitPackedLegacy(data, len, bw, n, out, consumed);
+    if constexpr (std::is_same_v<L, int16_t>) {
+      return DecodeBitPackedLegacy(data, len, bw, n, out, consumed);
+    } else {
+      return Status::Internal("BIT_PACKED levels decode to int16 levels only");
+    }
   }
   if (enc != Encoding::RLE)
     return Corrupt(where_, std::string("unsupported level encoding ") + EncodingName(enc));
@@ -439,10 +526,16 @@ Status ChunkDecoder::DecodeLevels(Encoding enc, int16_t max, const uint8_t* data
   }
   RleBitPackedDecoder dec(p, plen, bw);
   SILT_RETURN_NOT_OK(dec.Get(out, n));
-  for (size_t i = 0; i < n; ++i)
-    if (out[i] > max)
-      return Corrupt(where_, "level " + std::to_string(out[i]) + " exceeds the maximum " +
-                                 std::to_string(max));
+  // The decoder yields values of at most bw bits: only a maximum below 2^bw - 1 needs a check
+  // (one branch-free pass; the offending level is looked up only on failure).
+  if (max == (1 << bw) - 1) return Status::OK();
+  bool bad = false;
+  for (size_t i = 0; i < n; ++i) bad |= out[i] > max;
+  if (bad)
+    for (size_t i = 0; i < n; ++i)
+      if (out[i] > max)
+        return Corrupt(where_, "level " + std::to_string(out[i]) + " exceeds the maximum " +
+                                   std::to_string(max));
   return Status::OK();
 }
 
@@ -542,6 +635,82 @@ Status ChunkDecoder::DecodeValues(Encoding enc, const uint8_t* data, size_t len,
   return in_place ? Status::OK() : ConvertAppend(leaf_, staging_, n, out);
 }
 
+Status ChunkDecoder::DecodeNullable(Encoding enc, const uint8_t* data, size_t len, size_t n,
+                                    size_t n_dense, const uint8_t* valid, Vector* out) {
+  const size_t s0 = out->size();
+  size_t last_end = n;
+  while (last_end > 0 && !valid[last_end - 1]) --last_end;
+  const Type pt = leaf_.physical_type;
+  const int w = out->type()->fixed_width();
+  const bool dict = enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY;
+  const bool binary = out->type()->is_binary_like();
+  const bool plain_direct =
+      enc == Encoding::PLAIN && leaf_.conversion == LeafConversion::kNone &&
+      (pt == Type::INT32 || pt == Type::INT64 || pt == Type::FLOAT || pt == Type::DOUBLE) &&
+      w == PhysicalByteWidth(leaf_);
+  if (plain_direct || (dict && w > 0 && !binary && !out->type()->is_nested())) {
+    const uint32_t* idx = nullptr;
+    const uint8_t* src = data;
+    if (dict) {
+      SILT_RETURN_NOT_OK(DecodeDictIndices(data, len, n_dense));
+      idx = indices_.data();
+      src = dict_.data<uint8_t>();
+    } else if (n_dense > len / static_cast<size_t>(w)) {
+      return Corrupt(where_, "PLAIN data truncated: " + std::to_string(n_dense) + " values of " +
+                                 std::to_string(w) + " bytes, " + std::to_string(len) +
+                                 " bytes left");
+    }
+    out->ResizeUninitialized(s0 + n);
+    ScatterFixed(w, src, idx, valid, n, last_end, out->data<uint8_t>() + s0 * w);
+  } else if (dict && binary) {
+    SILT_RETURN_NOT_OK(DecodeDictIndices(data, len, n_dense));
+    const uint32_t* idx = indices_.data();
+    const uint32_t* doff = dict_.offsets();
+    const char* dbytes = dict_.bytes().data();
+    const size_t dsize = dict_.bytes().size();
+    size_t total = 0;
+    for (size_t j = 0; j < n_dense; ++j) total += doff[idx[j] + 1] - doff[idx[j]];
+    std::string& bytes = out->bytes();
+    size_t b = bytes.size();
+    if (b + total > UINT32_MAX) return Status::Unsupported(where_ + ": string column over 4 GB");
+    if (b + total + 16 > bytes.capacity() && expect_rows_ > static_cast<int64_t>(s0 + n)) {
+      // Sized once from the bytes per row so far (+1/8); beyond 1 GB it grows as it goes.
+      const double per_row = static_cast<double>(b + total) / static_cast<double>(s0 + n);
+      const double want = per_row * static_cast<double>(expect_rows_) * 1.125 + 16;
+      bytes.reserve(std::max(b + total + 16, static_cast<size_t>(std::min<double>(want, 1 << 30))));
+    }
+    // 16 bytes of slack: short strings are copied with one fixed-size move (the dictionary has
+    // 16 bytes of slack too, DecodeDictionary).
+    bytes.resize(b + total + 16);
+    auto& off = out->offsets_buffer();
+    off.resize(s0 + n + 1);
+    uint32_t* o = off.data() + s0 + 1;
+    char* dst = bytes.data();
+    size_t j = 0;
+    for (size_t i = 0; i < last_end; ++i) {
+      const uint32_t k = idx[j], o0 = doff[k];
+      const uint32_t l = (doff[k + 1] - o0) & (0u - valid[i]);
+      if (l <= 16 && o0 + 16 <= dsize) {
+        std::memcpy(dst + b, dbytes + o0, 16);
+      } else {
+        std::memcpy(dst + b, dbytes + o0, l);
+      }
+      b += l;
+      o[i] = static_cast<uint32_t>(b);
+      j += valid[i];
+    }
+    for (size_t i = last_end; i < n; ++i) o[i] = static_cast<uint32_t>(b);
+    bytes.resize(b);
+    out->SetSizeUnchecked(s0 + n);
+  } else {
+    SILT_RETURN_NOT_OK(DecodeValues(enc, data, len, n_dense, out));
+    SpreadNulls(out, s0, valid, n, uint8_t{1});
+    return Status::OK();
+  }
+  std::memcpy(out->mutable_validity() + s0, valid, n);
+  return Status::OK();
+}
+
 Status ChunkDecoder::DecodeDictionary(const PageHeader& h, const uint8_t* data, size_t len) {
   if (!h.dictionary_page_header) return Corrupt(where_, "dictionary page without its header");
   const auto& dh = *h.dictionary_page_header;
@@ -578,7 +747,21 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
   size_t e0 = static_cast<size_t>(out->entries);
   int16_t* def = nullptr;
   int16_t* rep = nullptr;
+  // Flat leaf with max_def 1 (the common nullable column): levels decode straight into validity
+  // bytes and the values land in their rows in one pass (DecodeNullable). v1 pages need RLE
+  // levels (the legacy BIT_PACKED ones take the int16 path).
+  const bool byte_valid =
+      has_def && !has_rep && !keep_def && leaf_.max_def == 1 && sink_ == nullptr &&
+      leaf_.type->id() != TypeId::kNull &&
+      (h.type != PageType::DATA_PAGE ||
+       (h.data_page_header && h.data_page_header->definition_level_encoding == Encoding::RLE));
+  uint8_t* valid = nullptr;
   auto alloc_levels = [&](size_t n) {
+    if (byte_valid) {
+      page_valid_.resize(n);
+      valid = page_valid_.data();
+      return;
+    }
     if (has_rep) {
       out->rep.resize(e0 + n);
       rep = out->rep.data() + e0;
@@ -620,7 +803,12 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
       p += used;
       plen -= used;
     }
-    if (has_def) {
+    if (byte_valid) {
+      SILT_RETURN_NOT_OK(DecodeLevels(dh.definition_level_encoding, leaf_.max_def, p, plen,
+                                      static_cast<size_t>(num_values), valid, &used, true));
+      p += used;
+      plen -= used;
+    } else if (has_def) {
       SILT_RETURN_NOT_OK(DecodeLevels(dh.definition_level_encoding, leaf_.max_def, p, plen,
                                       static_cast<size_t>(num_values), def, &used, true));
       p += used;
@@ -646,7 +834,10 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
     if (has_rep)
       SILT_RETURN_NOT_OK(DecodeLevels(Encoding::RLE, leaf_.max_rep, data, rl,
                                       static_cast<size_t>(num_values), rep, &used, false));
-    if (has_def)
+    if (byte_valid)
+      SILT_RETURN_NOT_OK(DecodeLevels(Encoding::RLE, leaf_.max_def, data + rl, dl,
+                                      static_cast<size_t>(num_values), valid, &used, false));
+    else if (has_def)
       SILT_RETURN_NOT_OK(DecodeLevels(Encoding::RLE, leaf_.max_def, data + rl, dl,
                                       static_cast<size_t>(num_values), def, &used, false));
     const uint8_t* p;
@@ -662,6 +853,16 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
         "repetition levels of a column chunk (or v2 page) must start a new record (level 0), got " +
             std::to_string(rep[0]));
   size_t n_dense = n;
+  if (byte_valid) {
+    n_dense = 0;
+    for (size_t i = 0; i < n; ++i) n_dense += valid[i];  // levels are checked to be 0 or 1
+    if (n_dense != n)
+      SILT_RETURN_NOT_OK(DecodeNullable(enc, values, values_len, n, n_dense, valid, &out->values));
+    else
+      SILT_RETURN_NOT_OK(DecodeValues(enc, values, values_len, n, &out->values));
+    out->entries += num_values;
+    return Status::OK();
+  }
   if (has_def) {
     n_dense = 0;
     for (size_t i = 0; i < n; ++i) n_dense += def[i] == leaf_.max_def;
@@ -774,6 +975,7 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
     const int64_t cap = std::max<int64_t>(int64_t{1} << 16, size * 8);
     out->values.Reserve(out->values.size() +
                         static_cast<size_t>(std::min(end_row - first_row, cap)));
+    expect_rows_ = static_cast<int64_t>(out->values.size()) + std::min(end_row - first_row, cap);
   }
   size_t page_no = 0;
   int64_t values_seen = 0;
@@ -929,8 +1131,7 @@ class Assembler {
         // Take the dense values and spread them in place, as for flat columns.
         *out = std::move(leaves_[n.leaf_index].values);
         if (present != valid.size()) {
-          std::vector<int16_t> levels(valid.begin(), valid.end());
-          SpreadNulls(out, 0, levels.data(), valid.size(), 1);
+          SpreadNulls(out, 0, valid.data(), valid.size(), uint8_t{1});
         }
         return Status::OK();
       }
