@@ -254,6 +254,17 @@ void Transaction::ReadAfter(const CommitResult& own) {
 }
 
 Result<CommitResult> Transaction::Commit() {
+  if (wait_before_publish_) {
+    // Whatever Commit returns, the writes it was to wait for are finished by then (a published
+    // commit has waited already: the call returns the same status at once).
+    Result<CommitResult> r = CommitAfterWait();
+    (void)wait_before_publish_();
+    return r;
+  }
+  return CommitAfterWait();
+}
+
+Result<CommitResult> Transaction::CommitAfterWait() {
   if (!options_.clock) return Status::Internal("TransactionOptions.clock is not set");
   if (committed_) return Status::InvalidArgument("transaction already committed");
   if (!read_snapshot_ && (!new_metadata_ || !new_protocol_))
@@ -291,7 +302,10 @@ Result<CommitResult> Transaction::Commit() {
   int64_t version = read_version() + 1;
   for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
     const std::vector<Action> actions = BuildActions(version);
-    Status s = store_->PutIfAbsent(CommitKey(version), SerializeCommit(actions));
+    Status s = wait_before_publish_
+                   ? store_->PutIfAbsentAfter(CommitKey(version), SerializeCommit(actions),
+                                              wait_before_publish_)
+                   : store_->PutIfAbsent(CommitKey(version), SerializeCommit(actions));
     if (s.ok()) {
       committed_ = true;
       CommitResult result{version, attempt};

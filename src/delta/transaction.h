@@ -102,6 +102,14 @@ class Transaction {
   // Files the transaction read (by path); a concurrent remove of one is a conflict.
   void AddReadFile(const std::string& path) { read_files_.push_back(path); }
 
+  // Objects the commit references that are still being written (a deletion-vector file on
+  // another thread): Commit publishes the commit only once `wait` returned OK, and returns its
+  // failure otherwise (nothing committed). The commit's own bytes are staged and synced while
+  // waiting where the store can (ObjectStore::PutIfAbsentAfter). `wait` may be called more than
+  // once and must return the same status each time. Commit waits even when it fails before
+  // publishing, so that no write referenced by this transaction outlives it.
+  void WaitBeforePublish(std::function<Status()> wait) { wait_before_publish_ = std::move(wait); }
+
   // Writes the commit. Call once. On tables with the rowTracking feature, adds without a
   // baseRowId get one from the table's row id high-water mark (domain delta.rowTracking), their
   // defaultRowCommitVersion is the commit's version, and the commit updates the domain; both are
@@ -113,6 +121,7 @@ class Transaction {
   std::vector<Action> BuildActions(int64_t version) const;
 
  private:
+  Result<CommitResult> CommitAfterWait();
   Status CheckConflicts(const std::vector<Action>& winner, int64_t winner_version) const;
   void RunPostCommitHooks(CommitResult* result) const;
   bool is_blind_append() const;
@@ -143,6 +152,7 @@ class Transaction {
   int64_t row_id_high_water_mark_ = -1;
   std::vector<int64_t> add_num_records_;
   bool committed_ = false;
+  std::function<Status()> wait_before_publish_;
 };
 
 }  // namespace silt::delta

@@ -158,6 +158,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   opt.stats_skipping = config.GetBool("spark.databricks.delta.stats.skipping", true);
   opt.eval = bctx.eval;
   opt.dfp = planner::DfpOptionsFrom(config);
+  opt.late_materialization = config.GetBool("silt.lateMaterialization", true);
   exec::ExecContext ectx;
   ectx.eval = bctx.eval;
   ThreadPool* const pool = PoolForStatement();

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <mutex>
-#include <string_view>
 
 #include "common/thread_pool.h"
 #include "exec/basic_operators.h"
@@ -49,18 +47,6 @@ Status ApplyFilters(const std::vector<ExprPtr>& filters, const EvalContext& ctx,
   return Status::OK();
 }
 
-namespace {
-// Late materialization is on unless the environment sets SILT_LATE_MATERIALIZATION=0: a switch
-// for paired benchmarks and for ruling it out when diagnosing a scan, read once per process.
-bool LateMaterializationByDefault() {
-  static const bool on = [] {
-    const char* v = std::getenv("SILT_LATE_MATERIALIZATION");
-    return v == nullptr || std::string_view(v) != "0";
-  }();
-  return on;
-}
-}  // namespace
-
 Result<std::unique_ptr<DeltaScanOperator>> DeltaScanOperator::Make(
     std::shared_ptr<const delta::Snapshot> snapshot, std::vector<std::string> columns,
     std::vector<const delta::AddFile*> files, std::vector<ExprPtr> filters,
@@ -79,7 +65,6 @@ Result<std::unique_ptr<DeltaScanOperator>> DeltaScanOperator::Make(
   op->files_ = std::move(files);
   op->filters_ = std::move(filters);
   op->table_name_ = std::move(table_name);
-  op->late_materialization_ = LateMaterializationByDefault();
   if (columns.empty()) {
     op->schema_ = {};
   } else {

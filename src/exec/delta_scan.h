@@ -75,9 +75,10 @@ class DeltaScanOperator final : public Operator {
   static constexpr int64_t kAdaptiveSampleRows = 100'000;
   static constexpr double kAdaptiveKeepRatio = 0.95;
   void SetAdaptiveSampleRows(int64_t rows) { adaptive_sample_rows_ = rows; }  // tests
-  // Late materialization (on by default): when the filters read some of the scan's columns only,
-  // those are decoded first and the others only for the rows the filters keep (pages without
-  // such a row are skipped). Only before the first Next()/PushAll().
+  // Late materialization (on by default; the session setting silt.lateMaterialization): when the
+  // filters read some of the scan's columns only, those are decoded first and the others only for
+  // the rows the filters keep (pages without such a row are skipped). Only before the first
+  // Next()/PushAll().
   void SetLateMaterialization(bool on) { late_materialization_ = on; }
   static constexpr double kLateKeepRatio = 0.9;
   // Rows the late-materialized units decoded the filter columns of, and kept (tests, metrics).

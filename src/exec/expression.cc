@@ -687,6 +687,50 @@ Status EvalIn(const Expr& e, const DataChunk& in, const EvalContext& ctx, Vector
     }
     return Status::OK();
   }
+  // A short list of non-NULL integer constants of the value's type (a DELETE's `date_key IN
+  // (…)` after its subquery ran): compared in one pass over the raw values, without a
+  // per-row type dispatch; NULL exactly where the value is.
+  if (e.children.size() > 1) {
+    const TypeId id = value.type()->id();
+    const bool i32 = id == TypeId::kInt32 || id == TypeId::kDate;
+    const bool i64 =
+        id == TypeId::kInt64 || id == TypeId::kTimestamp || id == TypeId::kTimestampNtz;
+    bool constants = i32 || i64;
+    for (size_t c = 1; constants && c < e.children.size(); ++c) {
+      const Expr& item = *e.children[c];
+      constants = item.kind == ExprKind::kConstant && !item.constant.is_null() &&
+                  item.constant.type()->Equals(*value.type());
+    }
+    if (constants) {
+      Vector items(value.type());
+      for (size_t c = 1; c < e.children.size(); ++c)
+        SILT_RETURN_NOT_OK(items.AppendValue(e.children[c]->constant));
+      *out = Vector(DataType::Boolean());
+      out->ResizeUninitialized(n);
+      uint8_t* d = out->data<uint8_t>();
+      auto match = [&](const auto* v, const auto* c) {
+        const size_t k = items.size();
+        for (size_t i = 0; i < n; ++i) {
+          bool hit = false;
+          for (size_t j = 0; j < k; ++j) hit |= v[i] == c[j];
+          d[i] = hit;
+        }
+      };
+      if (i32) {
+        match(value.data<int32_t>(), items.data<int32_t>());
+      } else {
+        match(value.data<int64_t>(), items.data<int64_t>());
+      }
+      if (value.may_have_nulls()) {
+        uint8_t* valid = out->mutable_validity();
+        for (size_t i = 0; i < n; ++i) {
+          valid[i] = value.IsValid(i);
+          d[i] &= valid[i];  // NULL slots hold 0
+        }
+      }
+      return Status::OK();
+    }
+  }
   std::vector<int8_t> r(n, 0);  // 0 false so far, 1 true, -1 null seen
   for (size_t i = 0; i < n; ++i) {
     if (value.IsNull(i)) r[i] = -1;

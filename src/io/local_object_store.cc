@@ -632,7 +632,8 @@ Result<std::string> LocalObjectStore::Get(const std::string& key) {
 }
 
 Status LocalObjectStore::WriteObject(const std::string& key, std::string_view data,
-                                     PublishMode mode, bool durable) {
+                                     PublishMode mode, bool durable,
+                                     const std::function<Status()>* before_publish) {
   SILT_RETURN_NOT_OK(ValidateObjectKey(key));
   auto [dir, base] = SplitKey(key);
   std::string path = root_path_ + "/" + key;
@@ -656,6 +657,10 @@ Status LocalObjectStore::WriteObject(const std::string& key, std::string_view da
     Status st = WriteAllFd(fd.get(), data, path);
     if (st.ok() && durable && ::fsync(fd.get()) != 0) st = ErrnoError("cannot sync", path, errno);
     if (st.ok() && ::close(fd.Release()) != 0) st = ErrnoError("cannot close", path, errno);
+    if (st.ok() && before_publish) {
+      st = (*before_publish)();
+      before_publish = nullptr;  // once, even if the write is retried below
+    }
     if (!st.ok()) {
       ::unlinkat(dirfd.get(), tmp.c_str(), 0);
       return st;
@@ -687,6 +692,11 @@ Status LocalObjectStore::PutHint(const std::string& key, std::string_view data) 
 
 Status LocalObjectStore::PutIfAbsent(const std::string& key, std::string_view data) {
   return WriteObject(key, data, PublishMode::kIfAbsent);
+}
+
+Status LocalObjectStore::PutIfAbsentAfter(const std::string& key, std::string_view data,
+                                          const std::function<Status()>& before_publish) {
+  return WriteObject(key, data, PublishMode::kIfAbsent, /*durable=*/true, &before_publish);
 }
 
 Result<std::unique_ptr<WritableFile>> LocalObjectStore::OpenWrite(const std::string& key) {

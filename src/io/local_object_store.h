@@ -38,6 +38,9 @@ class LocalObjectStore final : public ObjectStore {
   Status Put(const std::string& key, std::string_view data) override;
   Status PutHint(const std::string& key, std::string_view data) override;
   Status PutIfAbsent(const std::string& key, std::string_view data) override;
+  // Writes and fsyncs the temp file, then waits for `before_publish`, then publishes.
+  Status PutIfAbsentAfter(const std::string& key, std::string_view data,
+                          const std::function<Status()>& before_publish) override;
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override;
   Status Delete(const std::string& key) override;
   void DeleteKeys(std::span<const std::string_view> keys, std::span<Status> statuses) override;
@@ -52,8 +55,10 @@ class LocalObjectStore final : public ObjectStore {
   std::string TempName(std::string_view base);
   enum class PublishMode { kOverwrite, kIfAbsent };
   // durable: fsync the object and its directory before returning.
+  // before_publish: called once the temp file is durable, before it is published; its failure
+  // abandons the write.
   Status WriteObject(const std::string& key, std::string_view data, PublishMode mode,
-                     bool durable = true);
+                     bool durable = true, const std::function<Status()>* before_publish = nullptr);
 
   std::string root_path_;  // no trailing '/' (except "/")
   std::string root_uri_;

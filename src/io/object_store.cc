@@ -77,6 +77,12 @@ Status AlreadyExistsError(const std::string& root, const std::string& key) {
 
 }  // namespace store_internal
 
+Status ObjectStore::PutIfAbsentAfter(const std::string& key, std::string_view data,
+                                     const std::function<Status()>& before_publish) {
+  SILT_RETURN_NOT_OK(before_publish());
+  return PutIfAbsent(key, data);
+}
+
 void ObjectStore::DeleteKeys(std::span<const std::string_view> keys, std::span<Status> statuses) {
   for (size_t i = 0; i < keys.size(); ++i) statuses[i] = Delete(std::string(keys[i]));
 }

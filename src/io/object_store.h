@@ -139,6 +139,16 @@ class ObjectStore {
   // succeeds; no reader ever sees a partial object. This is the Delta commit primitive.
   virtual Status PutIfAbsent(const std::string& key, std::string_view data) = 0;
 
+  // PutIfAbsent whose object is published only after `before_publish` returned OK: a commit that
+  // must not appear before other objects it references are durable (a DELETE's deletion-vector
+  // file, written meanwhile on another thread). A store may stage and sync the object's bytes
+  // first, so that its own sync overlaps the wait (Local does); nothing is visible under `key`
+  // before `before_publish` returns, and when it fails, the object is abandoned and its status
+  // returned. `before_publish` is called at most once. Default: before_publish(), then
+  // PutIfAbsent (so a wrapper that injects faults into PutIfAbsent still sees the commit).
+  virtual Status PutIfAbsentAfter(const std::string& key, std::string_view data,
+                                  const std::function<Status()>& before_publish);
+
   // Streams a (large) object. Nothing is visible under `key` until Close returns OK; then the
   // object appears atomically, replacing any previous one (data files have unique names).
   // Destroying the writer without a successful Close abandons the write. A writer must be closed

@@ -71,6 +71,11 @@ class SubtreeObjectStore final : public ObjectStore {
     SILT_RETURN_NOT_OK(ValidateObjectKey(key));
     return inner_->PutIfAbsent(prefix_ + key, data);
   }
+  Status PutIfAbsentAfter(const std::string& key, std::string_view data,
+                          const std::function<Status()>& before_publish) override {
+    SILT_RETURN_NOT_OK(ValidateObjectKey(key));
+    return inner_->PutIfAbsentAfter(prefix_ + key, data, before_publish);
+  }
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override {
     SILT_RETURN_NOT_OK(ValidateObjectKey(key));
     return inner_->OpenWrite(prefix_ + key);

@@ -1,6 +1,8 @@
 #include "ops/dml.h"
 
 #include <algorithm>
+#include <functional>
+#include <mutex>
 #include <unordered_set>
 
 #include "common/error_classes.h"
@@ -17,6 +19,27 @@
 
 namespace silt::ops {
 namespace {
+
+// A write run once, by a pool thread or by whoever needs it first (the committer does not wait
+// for a pool thread that is busy elsewhere: it runs the write itself). Thread-safe.
+class PendingWrite {
+ public:
+  explicit PendingWrite(std::function<Status()> write) : write_(std::move(write)) {}
+  // Runs the write unless it ran; waits while another thread runs it. Its status, every time.
+  Status Run() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (write_) {
+      status_ = write_();
+      write_ = nullptr;
+    }
+    return status_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::function<Status()> write_;  // guarded by mu_; null once run
+  Status status_;                  // guarded by mu_
+};
 
 using delta::AddFile;
 using delta::DeletionVector;
@@ -477,6 +500,7 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
   }
 
   // One DV file for the whole commit, holding every new DV (Spark packs DVs per task).
+  std::shared_ptr<PendingWrite> dv_write;
   if (!dv_files.empty()) {
     std::vector<const DeletionVector*> dvs;
     for (const DvFile& d : dv_files) dvs.push_back(&d.dv);
@@ -488,7 +512,18 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
         prefix = std::atoi(n->c_str());
     }
     SILT_ASSIGN_OR_RETURN(delta::NewDvFile dvf, delta::EncodeNewDvFile(dvs, prefix));
-    SILT_RETURN_NOT_OK(store->PutIfAbsent(dvf.relative_path, dvf.bytes));
+    // The DV file must be durable before the commit that references it is published, not before
+    // the commit's own bytes are written: with a pool it is written there while the commit is
+    // staged and synced (Transaction::WaitBeforePublish), so their syncs overlap.
+    if (options.pool) {
+      dv_write = std::make_shared<PendingWrite>(
+          [store, key = dvf.relative_path, bytes = std::move(dvf.bytes)] {
+            return store->PutIfAbsent(key, bytes);
+          });
+      options.pool->Submit([w = dv_write] { (void)w->Run(); });
+    } else {
+      SILT_RETURN_NOT_OK(store->PutIfAbsent(dvf.relative_path, dvf.bytes));
+    }
     for (size_t i = 0; i < dv_files.size(); ++i) {
       const AddFile& f = *dv_files[i].file;
       removes.push_back(MakeRemove(f, now));
@@ -555,6 +590,7 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
   }
 
   delta::Transaction txn(store, snapshot, options.txn);
+  if (dv_write) txn.WaitBeforePublish([dv_write] { return dv_write->Run(); });
   txn.SetOperation(changes.operation, changes.parameters);
   for (auto& r : removes) txn.Remove(std::move(r));
   for (auto& a : adds) txn.Add(std::move(a));

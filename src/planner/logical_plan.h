@@ -151,7 +151,8 @@ struct LogicalNode {
   int64_t files_total = 0;
   int64_t files_after_partition_pruning = 0;
   int64_t files_after_stats_pruning = 0;
-  bool stats_skipping = true;  // whether the optimizer applied min/max stats skipping
+  bool stats_skipping = true;        // whether the optimizer applied min/max stats skipping
+  bool late_materialization = true;  // silt.lateMaterialization (exec/delta_scan.h)
   // Runtime filters of dynamic file pruning on this scan, and why it did not apply when a join
   // could have pruned it ("" = applied or not considered).
   std::vector<RuntimeFilter> runtime_filters;

@@ -563,7 +563,10 @@ PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed) {
 
 void PruneAllScans(LogicalNode* n, const OptimizerOptions& o, Status* st) {
   if (!st->ok()) return;
-  if (n->kind == LogicalKind::kScan) *st = PruneFiles(n, o);
+  if (n->kind == LogicalKind::kScan) {
+    n->late_materialization = o.late_materialization;
+    *st = PruneFiles(n, o);
+  }
   for (auto& c : n->children) PruneAllScans(c.get(), o, st);
 }
 

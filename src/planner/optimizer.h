@@ -20,7 +20,8 @@ struct DfpOptions {
 };
 
 struct OptimizerOptions {
-  bool stats_skipping = true;  // spark.databricks.delta.stats.skipping
+  bool stats_skipping = true;        // spark.databricks.delta.stats.skipping
+  bool late_materialization = true;  // silt.lateMaterialization: on every Delta scan
   exec::EvalContext eval;
   DfpOptions dfp;
 };

@@ -250,6 +250,7 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
           auto op, exec::DeltaScanOperator::Make(n.snapshot, n.scan_columns, std::move(files),
                                                  n.pushed_filters, n.table_name));
       op->SetExplainDetails(ScanDetails(n));
+      op->SetLateMaterialization(n.late_materialization);
       for (const RuntimeFilter& rf : n.runtime_filters) pctx.scans[rf.id] = {op.get(), &n};
       if (!n.runtime_filters.empty() || !n.dfp_reason.empty()) {
         op->dfp_metrics().considered = true;

@@ -87,6 +87,11 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
          "Dynamic file pruning also filters the pruned scan's rows by a bloom filter of the join's "
          "build keys (adaptive: dropped when it keeps more than 95% of the first rows).",
          K::kBool},
+        {"silt.lateMaterialization", "true",
+         "Delta scans with filters on some of their columns (dynamic file pruning's row filters, "
+         "a pushed-down WHERE) decode those columns first and the others only for the rows the "
+         "filters keep (adaptive: off for the rest of a scan whose filters keep most rows).",
+         K::kBool},
         {"silt.dfp.maxInListValues", "1000",
          "Up to this many distinct build keys the runtime filter is an IN list, else a min/max "
          "range.",

@@ -447,6 +447,39 @@ TEST_P(ObjectStoreConformance, PutIfAbsent) {
   EXPECT_EQ(store_->ListFrom("_delta_log/")->size(), 1u);
 }
 
+// The commit of a DELETE waits for its deletion-vector file: nothing is visible under the key
+// before `before_publish` returns; its failure abandons the object (no temp object left).
+TEST_P(ObjectStoreConformance, PutIfAbsentAfterPublishesOnlyAfterTheWait) {
+  const std::string key = "_delta_log/00000000000000000001.json";
+  int calls = 0;
+  Status st = store_->PutIfAbsentAfter(key, "v1", [&]() -> Status {
+    ++calls;
+    EXPECT_TRUE(store_->Head(key).status().IsNotFound());
+    return Status::OK();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(*store_->Get(key), "v1");
+  // Exclusive as PutIfAbsent.
+  st = store_->PutIfAbsentAfter(key, "other", [] { return Status::OK(); });
+  EXPECT_TRUE(st.IsAlreadyExists()) << st.ToString();
+  EXPECT_EQ(*store_->Get(key), "v1");
+
+  const std::string key2 = "_delta_log/00000000000000000002.json";
+  calls = 0;
+  st = store_->PutIfAbsentAfter(key2, "v2", [&] {
+    ++calls;
+    return Status::IoError("the deletion vector could not be written");
+  });
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(st.code(), StatusCode::kIoError) << st.ToString();
+  EXPECT_TRUE(store_->Head(key2).status().IsNotFound());
+  EXPECT_EQ(store_->ListFrom("_delta_log/")->size(), 1u);  // no temp object left behind
+  // A later commit of the same version still succeeds.
+  EXPECT_TRUE(store_->PutIfAbsentAfter(key2, "v2", [] { return Status::OK(); }).ok());
+  EXPECT_EQ(*store_->Get(key2), "v2");
+}
+
 TEST_P(ObjectStoreConformance, PutIfAbsentRaceHasExactlyOneWinner) {
   constexpr int kThreads = 16;
   constexpr int kVersions = 8;

@@ -1007,6 +1007,56 @@ TEST(DmlDeleteParallel, MatcherErrorOnAnyFileFailsTheStatementBeforeWriting) {
   EXPECT_TRUE(Keys(*t.store(), "deletion_vector_").empty());
 }
 
+// With a pool, the deletion-vector file is written there while the commit is staged; the commit
+// is published only once the DV file is durable (on the local store too, whose commit waits
+// between syncing its temp file and publishing it).
+TEST(DmlDeleteParallel, DeletionVectorWrittenBesideTheCommit) {
+  ThreadPool pool(2);
+  TempDir tmp;
+  DmlTable t(std::make_shared<LocalObjectStore>(tmp.path() + "/t"));
+  t.Create(Ids(0, 100), false, true);
+  t.Append(Ids(100, 200));
+  const int64_t v0 = t.Latest()->version();
+  for (int round = 0; round < 3; ++round) {
+    DeleteSpec spec = DeleteWhere(t, "id % 10 = round",
+                                  MatchInt(0, [round](int64_t v) { return v % 10 == round; }));
+    spec.options.pool = &pool;
+    auto r = DeleteRows(t.store(), t.Latest(), std::move(spec));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->num_affected_rows, 20);
+    EXPECT_EQ(r->version, v0 + 1 + round);
+  }
+  auto snap = t.Latest();
+  ASSERT_EQ(snap->files().size(), 2u);
+  for (const auto& f : snap->files()) {
+    auto dv = delta::LoadDeletionVector(*snap, f);
+    ASSERT_TRUE(dv.ok() && dv->has_value()) << (dv.ok() ? "no DV" : dv.status().ToString());
+    EXPECT_EQ((*dv)->Cardinality(), 30u);
+  }
+  EXPECT_EQ(ReadRows(t.store()).size(), 140u);
+  EXPECT_EQ(Keys(*t.store(), "deletion_vector_").size(), 3u);
+}
+
+// A failed deletion-vector write fails the DELETE and commits nothing.
+TEST(DmlDeleteParallel, DeletionVectorWriteFailureCommitsNothing) {
+  ThreadPool pool(2);
+  DmlTable t;
+  t.Create(Ids(0, 100), false, true);
+  const int64_t v0 = t.Latest()->version();
+  auto faulty = std::make_shared<FaultInjectingObjectStore>(t.store());
+  FaultRule dv = FaultRule::FailAll(ObjectOp::kPutIfAbsent);
+  dv.key_contains = "deletion_vector_";
+  faulty->AddRule(dv);
+  DeleteSpec spec = DeleteWhere(t, "id < 10", MatchInt(0, [](int64_t v) { return v < 10; }));
+  spec.options.pool = &pool;
+  auto r = DeleteRows(faulty, t.Latest(faulty), std::move(spec));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().error_class(), kErrorInjectedFault) << r.status().ToString();
+  EXPECT_EQ(faulty->faults_injected(), 1);
+  EXPECT_EQ(t.Latest()->version(), v0);
+  EXPECT_EQ(ReadRows(t.store()).size(), 100u);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Fault injection: fail the n-th store operation, for every n, in DV and CoW mode.
 
