@@ -1,0 +1,214 @@
+#include "exec/external_sort.h"
+
+#include <algorithm>
+
+namespace silt::exec {
+
+struct ExternalSort::Cursor {
+  std::unique_ptr<SpillFile> file;
+  size_t index = 0;  // run order: ties go to the earlier run (stability)
+  DataChunk chunk;
+  std::vector<Vector> keys;  // evaluated sort keys of chunk
+  size_t row = 0;
+  int64_t bytes = 0;  // reserved for chunk and keys
+};
+
+namespace {
+int64_t ChunkBytes(const DataChunk& c) {
+  int64_t n = 0;
+  for (const Vector& v : c.columns) n += static_cast<int64_t>(v.MemoryUsage());
+  return n;
+}
+
+// Evaluates the sort keys over chunk into *out (column references copied: the chunk is read
+// once and the copies are small next to a row).
+Status EvaluateSortKeys(const std::vector<SortKey>& keys, const DataChunk& chunk,
+                        const EvalContext& ctx, std::vector<Vector>* out) {
+  out->clear();
+  for (const SortKey& k : keys) {
+    Vector scratch(k.expr->type);
+    const Vector* v = nullptr;
+    SILT_RETURN_NOT_OK(EvaluateOrReference(*k.expr, chunk, ctx, &scratch, &v));
+    out->push_back(v == &scratch ? std::move(scratch) : *v);
+  }
+  return Status::OK();
+}
+}  // namespace
+
+ExternalSort::ExternalSort(Schema schema, const std::vector<SortKey>& keys, std::string owner)
+    : schema_(std::move(schema)), keys_(keys), owner_(std::move(owner)) {
+  for (const SortKey& k : keys_) orders_.push_back(SortOrder{k.ascending, k.nulls_first});
+}
+
+ExternalSort::~ExternalSort() = default;
+
+Status ExternalSort::SpillRun(ExecContext& ctx, DataChunk* data, MemoryReservation* reservation) {
+  const size_t n = data->size();
+  if (n == 0) return Status::OK();
+  if (!ctx.spill || !ctx.spill->CanSpill()) {
+    return Status::Internal("ExternalSort::SpillRun without a spill manager");
+  }
+  std::vector<uint32_t> perm;
+  {
+    std::vector<Vector> scratch;
+    std::vector<const Vector*> key_vectors;
+    scratch.reserve(keys_.size());
+    for (const SortKey& k : keys_) {
+      scratch.emplace_back(k.expr->type);
+      const Vector* v = nullptr;
+      SILT_RETURN_NOT_OK(EvaluateOrReference(*k.expr, *data, ctx.eval, &scratch.back(), &v));
+      key_vectors.push_back(v);
+    }
+    int64_t extra = 0;
+    for (const Vector& s : scratch) extra += static_cast<int64_t>(s.MemoryUsage());
+    SILT_RETURN_NOT_OK(reservation->Resize(reservation->bytes() + extra + int64_t(n) * 24));
+    SILT_RETURN_NOT_OK(SortPermutation(key_vectors, orders_, n, ctx, &perm));
+  }
+  SILT_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> file, ctx.spill->CreateFile(schema_));
+  DataChunk piece;
+  for (size_t begin = 0; begin < n; begin += kChunkRows) {
+    if (ctx.is_cancelled()) return Status::Cancelled("sort cancelled");
+    size_t k = std::min(kChunkRows, n - begin);
+    GatherChunk(*data, perm.data() + begin, k, &piece);
+    SILT_RETURN_NOT_OK(file->Append(piece));
+  }
+  SILT_RETURN_NOT_OK(file->FinishWriting());
+  bytes_spilled_ += file->bytes();
+  ++runs_spilled_;
+  runs_.push_back(std::move(file));
+  *data = DataChunk::FromSchema(schema_);
+  return Status::OK();
+}
+
+int ExternalSort::Compare(const Cursor& a, const Cursor& b) const {
+  for (size_t k = 0; k < orders_.size(); ++k) {
+    const Vector& va = a.keys[k];
+    const Vector& vb = b.keys[k];
+    bool na = va.IsNull(a.row), nb = vb.IsNull(b.row);
+    if (na || nb) {
+      if (na && nb) continue;
+      int c = na ? -1 : 1;
+      return orders_[k].nulls_first ? c : -c;
+    }
+    int c = CompareValues(va, a.row, vb, b.row);
+    if (c) return orders_[k].ascending ? c : -c;
+  }
+  return a.index < b.index ? -1 : (a.index > b.index ? 1 : 0);
+}
+
+Result<bool> ExternalSort::Advance(ExecContext& ctx, Cursor* c) {
+  c->row = 0;
+  c->chunk = DataChunk();
+  c->keys.clear();
+  while (true) {
+    SILT_ASSIGN_OR_RETURN(bool more, c->file->Read(&c->chunk));
+    if (!more) {
+      c->file.reset();  // deletes the run file
+      merge_reservation_->Resize(merge_reservation_->bytes() - c->bytes).ok();  // a shrink
+      c->bytes = 0;
+      return false;
+    }
+    if (c->chunk.size() > 0) break;
+  }
+  SILT_RETURN_NOT_OK(EvaluateSortKeys(keys_, c->chunk, ctx.eval, &c->keys));
+  int64_t bytes = ChunkBytes(c->chunk);
+  for (const Vector& v : c->keys) bytes += static_cast<int64_t>(v.MemoryUsage());
+  SILT_RETURN_NOT_OK(merge_reservation_->Resize(merge_reservation_->bytes() - c->bytes + bytes));
+  c->bytes = bytes;
+  return true;
+}
+
+Status ExternalSort::OpenCursors(ExecContext& ctx, std::vector<std::unique_ptr<SpillFile>> runs) {
+  merge_reservation_.reset();
+  cursors_.clear();
+  heap_.clear();
+  merge_reservation_ = std::make_unique<MemoryReservation>(ctx.memory, owner_);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    auto c = std::make_unique<Cursor>();
+    c->file = std::move(runs[i]);
+    c->index = i;
+    SILT_RETURN_NOT_OK(c->file->Rewind());
+    SILT_ASSIGN_OR_RETURN(bool more, Advance(ctx, c.get()));
+    if (more) heap_.push_back(c.get());
+    cursors_.push_back(std::move(c));
+  }
+  auto greater = [this](const Cursor* a, const Cursor* b) { return Compare(*a, *b) > 0; };
+  std::make_heap(heap_.begin(), heap_.end(), greater);
+  return Status::OK();
+}
+
+Status ExternalSort::StartMerge(ExecContext& ctx) {
+  // Too many runs for one merge: merge consecutive groups into longer runs first (consecutive,
+  // so run order, and with it stability, is kept).
+  while (runs_.size() > kMaxMergeFanIn) {
+    std::vector<std::unique_ptr<SpillFile>> merged;
+    for (size_t begin = 0; begin < runs_.size(); begin += kMaxMergeFanIn) {
+      size_t end = std::min(runs_.size(), begin + kMaxMergeFanIn);
+      std::vector<std::unique_ptr<SpillFile>> group;
+      for (size_t i = begin; i < end; ++i) group.push_back(std::move(runs_[i]));
+      if (group.size() == 1) {
+        merged.push_back(std::move(group[0]));
+        continue;
+      }
+      SILT_RETURN_NOT_OK(OpenCursors(ctx, std::move(group)));
+      SILT_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> out, ctx.spill->CreateFile(schema_));
+      DataChunk chunk;
+      while (true) {
+        SILT_ASSIGN_OR_RETURN(bool more, MergeNext(ctx, &chunk));
+        if (!more) break;
+        SILT_RETURN_NOT_OK(out->Append(chunk));
+      }
+      SILT_RETURN_NOT_OK(out->FinishWriting());
+      bytes_spilled_ += out->bytes();
+      merged.push_back(std::move(out));
+    }
+    runs_ = std::move(merged);
+  }
+  std::vector<std::unique_ptr<SpillFile>> runs = std::move(runs_);
+  runs_.clear();
+  return OpenCursors(ctx, std::move(runs));
+}
+
+Result<bool> ExternalSort::MergeNext(ExecContext& ctx, DataChunk* out) {
+  if (heap_.empty()) {
+    cursors_.clear();
+    merge_reservation_.reset();
+    return false;
+  }
+  if (ctx.is_cancelled()) return Status::Cancelled("sort cancelled");
+  *out = DataChunk::FromSchema(schema_);
+  auto greater = [this](const Cursor* a, const Cursor* b) { return Compare(*a, *b) > 0; };
+  size_t produced = 0;
+  while (produced < kChunkRows && !heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), greater);
+    Cursor* c = heap_.back();
+    heap_.pop_back();
+    // The smallest cursor gives rows as long as they stay before the next cursor's row.
+    const size_t start = c->row;
+    const size_t room = kChunkRows - produced;
+    ++c->row;
+    while (c->row < c->chunk.size() && c->row - start < room &&
+           (heap_.empty() || Compare(*c, *heap_.front()) < 0)) {
+      ++c->row;
+    }
+    const size_t count = c->row - start;
+    for (size_t k = 0; k < out->columns.size(); ++k) {
+      out->columns[k].AppendRange(c->chunk.columns[k], start, count);
+    }
+    if (out->columns.empty()) out->num_rows_without_columns += count;
+    produced += count;
+    bool live = true;
+    if (c->row >= c->chunk.size()) {
+      SILT_ASSIGN_OR_RETURN(live, Advance(ctx, c));
+    }
+    if (live) {
+      heap_.push_back(c);
+      std::push_heap(heap_.begin(), heap_.end(), greater);
+    }
+  }
+  return true;
+}
+
+Result<bool> ExternalSort::Next(ExecContext& ctx, DataChunk* out) { return MergeNext(ctx, out); }
+
+}  // namespace silt::exec
