@@ -168,7 +168,10 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   // the operators, so it outlives them).
   std::string temp_dir = config.Get("silt.tempDirectory").value_or("");
   if (temp_dir.empty()) temp_dir = db->temp_directory;
-  exec::SpillManager spill(temp_dir, config.GetBool("silt.spill.enabled", true));
+  // Spilling applies under a limit (the statement's or the database's); without one the
+  // operators keep their in-memory paths.
+  const bool limited = limit >= 0 || db->options.memory_limit_bytes >= 0;
+  exec::SpillManager spill(temp_dir, limited && config.GetBool("silt.spill.enabled", true));
   ectx.spill = &spill;
   auto run_plan = [&](const planner::PlanPtr& plan) -> Result<std::vector<DataChunk>> {
     SILT_ASSIGN_OR_RETURN(planner::PlanPtr optimized, planner::Optimize(plan, opt));

@@ -11,6 +11,9 @@ namespace silt::exec {
 
 namespace {
 
+// Rows a partition buffers before they are written (a chunk's worth).
+constexpr size_t kSpillChunkRows = 2048;
+
 template <typename T>
 void Put(std::string* out, T v) {
   out->append(reinterpret_cast<const char*>(&v), sizeof(T));
@@ -268,6 +271,70 @@ Result<bool> SpillFile::Read(DataChunk* out) {
   if (pos != buffer_.size()) return Truncated();
   if (buffer_.capacity() > (size_t(1) << 20)) std::string().swap(buffer_);
   return true;
+}
+
+// ---------------------------------------------------------------- PartitionedSpill
+
+PartitionedSpill::PartitionedSpill(SpillManager* manager, Schema schema, int bits, int shift)
+    : manager_(manager), schema_(std::move(schema)), bits_(bits), shift_(shift) {
+  files_.resize(size_t(1) << bits);
+  pending_.resize(files_.size());
+  scratch_.resize(files_.size());
+}
+
+PartitionedSpill::~PartitionedSpill() = default;
+
+Status PartitionedSpill::Flush(size_t p) {
+  DataChunk& c = pending_[p];
+  if (c.size() == 0) return Status::OK();
+  if (!files_[p]) {
+    SILT_ASSIGN_OR_RETURN(files_[p], manager_->CreateFile(schema_));
+  }
+  SILT_RETURN_NOT_OK(files_[p]->Append(c));
+  bytes_ = 0;
+  for (const auto& f : files_) bytes_ += f ? f->bytes() : 0;
+  c = DataChunk();
+  return Status::OK();
+}
+
+Status PartitionedSpill::Append(const DataChunk& chunk, const uint32_t* sel, size_t n,
+                                const uint64_t* hashes) {
+  if (n == 0) return Status::OK();
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t mask = (uint64_t(1) << bits_) - 1;
+  for (auto& v : scratch_) v.clear();
+  for (size_t k = 0; k < n; ++k) {
+    scratch_[(hashes[k] >> shift_) & mask].push_back(sel ? sel[k] : static_cast<uint32_t>(k));
+  }
+  for (size_t p = 0; p < scratch_.size(); ++p) {
+    const std::vector<uint32_t>& rows = scratch_[p];
+    if (rows.empty()) continue;
+    DataChunk& dst = pending_[p];
+    if (dst.columns.empty() && dst.num_rows_without_columns == 0) {
+      dst = DataChunk::FromSchema(schema_);
+    }
+    for (size_t c = 0; c < chunk.columns.size(); ++c) {
+      dst.columns[c].AppendSelected(chunk.columns[c], rows.data(), rows.size());
+    }
+    if (chunk.columns.empty()) dst.num_rows_without_columns += rows.size();
+    rows_ += static_cast<int64_t>(rows.size());
+    if (dst.size() >= kSpillChunkRows) SILT_RETURN_NOT_OK(Flush(p));
+  }
+  return Status::OK();
+}
+
+Status PartitionedSpill::Finish() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t p = 0; p < pending_.size(); ++p) {
+    SILT_RETURN_NOT_OK(Flush(p));
+    if (files_[p]) SILT_RETURN_NOT_OK(files_[p]->FinishWriting());
+  }
+  return Status::OK();
+}
+
+std::unique_ptr<SpillFile> PartitionedSpill::Take(size_t p) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::move(files_[p]);
 }
 
 }  // namespace silt::exec

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "vector/types.h"
@@ -31,8 +32,9 @@ class SpillFile;
 class SpillManager {
  public:
   // temp_root: the directory under which this statement's spill directory is made (empty: the
-  // system temp directory, $TMPDIR or /tmp). enabled = false: CanSpill() is false and
-  // operators fail with SILT_MEMORY_LIMIT_EXCEEDED as without spilling.
+  // system temp directory, $TMPDIR or /tmp). enabled = false (silt.spill.enabled off, or no
+  // memory limit at all): CanSpill() is false and operators keep their in-memory paths, failing
+  // with SILT_MEMORY_LIMIT_EXCEEDED at a limit.
   explicit SpillManager(std::string temp_root, bool enabled = true);
   ~SpillManager();  // removes the spill directory and every file left in it
   SpillManager(const SpillManager&) = delete;
@@ -92,6 +94,41 @@ class SpillFile {
   int64_t rows_ = 0;
   int64_t bytes_ = 0;
   std::string buffer_;
+};
+
+// Rows spilled by hash into 2^bits partition files (aggregation groups or join keys that do not
+// fit): the partition of a row is (hash >> shift) & (2^bits - 1), so a partition that still does
+// not fit can be split again with a larger shift. Rows are buffered per partition up to a chunk
+// before they are written. Thread-safe (one lock; spilling is the slow path).
+class PartitionedSpill {
+ public:
+  PartitionedSpill(SpillManager* manager, Schema schema, int bits, int shift);
+  ~PartitionedSpill();
+  // Appends rows sel[0..n) of chunk (all rows when sel is null), row sel[k] to the partition of
+  // hashes[k].
+  Status Append(const DataChunk& chunk, const uint32_t* sel, size_t n, const uint64_t* hashes);
+  // Writes what is buffered; then Take hands out the partitions.
+  Status Finish();
+  size_t num_partitions() const { return files_.size(); }
+  // Partition p's file (null when no row went there), in the order rows were appended.
+  std::unique_ptr<SpillFile> Take(size_t p);
+  int shift() const { return shift_; }
+  int bits() const { return bits_; }
+  int64_t rows() const { return rows_; }
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  Status Flush(size_t p);
+  SpillManager* manager_;
+  Schema schema_;
+  int bits_;
+  int shift_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<SpillFile>> files_;
+  std::vector<DataChunk> pending_;
+  std::vector<std::vector<uint32_t>> scratch_;
+  int64_t rows_ = 0;
+  int64_t bytes_ = 0;
 };
 
 // The compact binary form of one vector (all rows), appended to *out; DecodeVector reads it
