@@ -42,7 +42,8 @@ ExternalSort::ExternalSort(Schema schema, const std::vector<SortKey>& keys, std:
 
 ExternalSort::~ExternalSort() = default;
 
-Status ExternalSort::SpillRun(ExecContext& ctx, DataChunk* data, MemoryReservation* reservation) {
+Status ExternalSort::SpillRun(ExecContext& ctx, DataChunk* data, MemoryReservation* reservation,
+                              int64_t precharged) {
   const size_t n = data->size();
   if (n == 0) return Status::OK();
   if (!ctx.spill || !ctx.spill->CanSpill()) {
@@ -61,7 +62,8 @@ Status ExternalSort::SpillRun(ExecContext& ctx, DataChunk* data, MemoryReservati
     }
     int64_t extra = 0;
     for (const Vector& s : scratch) extra += static_cast<int64_t>(s.MemoryUsage());
-    SILT_RETURN_NOT_OK(reservation->Resize(reservation->bytes() + extra + int64_t(n) * 24));
+    const int64_t need = reservation->bytes() - precharged + extra + int64_t(n) * 24;
+    if (need > reservation->bytes()) SILT_RETURN_NOT_OK(reservation->Resize(need));
     SILT_RETURN_NOT_OK(SortPermutation(key_vectors, orders_, n, ctx, &perm));
   }
   SILT_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> file, ctx.spill->CreateFile(schema_));

@@ -29,8 +29,10 @@ class ExternalSort {
   ~ExternalSort();
 
   // Sorts rows of *data and writes them as a new run; *data is left empty (its schema kept).
-  // reservation is charged for the sort's permutation and evaluated keys while it runs.
-  Status SpillRun(ExecContext& ctx, DataChunk* data, MemoryReservation* reservation);
+  // The sort's permutation and evaluated keys need reservation to hold them: `precharged` bytes
+  // of it were reserved for that while buffering (a limit hit past them fails).
+  Status SpillRun(ExecContext& ctx, DataChunk* data, MemoryReservation* reservation,
+                  int64_t precharged);
   size_t num_runs() const { return runs_.size(); }
   // After the last SpillRun: merges down to at most kMaxMergeFanIn runs and opens the cursors
   // (their chunks reserved on ctx.memory).

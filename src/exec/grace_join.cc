@@ -73,7 +73,12 @@ Result<bool> HashJoinOperator::BufferBuildOrSpill(ExecContext& ctx) {
   while (true) {
     if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
     SILT_ASSIGN_OR_RETURN(more, build_->Next(ctx, &chunk));
-    if (!more) return false;
+    if (!more) {
+      // Everything fit: Build() reserves the table it makes.
+      SILT_RETURN_NOT_OK(reservation_->Resize(reservation_->bytes() -
+                                              kBuildRowOverhead * int64_t(build_data_.size())));
+      return false;
+    }
     bool appended = false;
     Status s =
         AppendToBuffer(chunk, &build_data_, reservation_.get(), 0, kBuildRowOverhead, &appended);

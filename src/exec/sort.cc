@@ -741,6 +741,16 @@ namespace {
 bool IsMemoryLimit(const Status& s) { return s.code() == StatusCode::kOutOfMemory; }
 }  // namespace
 
+int64_t EvaluatedKeyBytesPerRow(std::span<const SortKey> keys) {
+  int64_t n = 0;
+  for (const SortKey& k : keys) {
+    if (k.expr->kind == ExprKind::kColumn) continue;
+    int w = k.expr->type->fixed_width();
+    n += (w > 0 ? w : 20) + 1;  // variable-length: offsets and an estimate of the bytes
+  }
+  return n;
+}
+
 Status SortOperator::Run(ExecContext& ctx) {
   reservation_ = std::make_unique<MemoryReservation>(ctx.memory, name());
   data_ = DataChunk::FromSchema(schema_);
@@ -748,30 +758,37 @@ Status SortOperator::Run(ExecContext& ctx) {
   if (!can_spill) {
     SILT_RETURN_NOT_OK(BufferAll(*child_, ctx, &data_, reservation_.get()));
   } else {
-    // Buffer with room for the sort's permutation (24 bytes a row, as below); when the limit is
-    // hit, the buffer is sorted and written as a run (external_sort.h) and buffering restarts.
+    // Buffer with room for the sort's permutation (24 bytes a row, as below) and evaluated keys;
+    // when the limit is hit, the buffer is sorted and written as a run (external_sort.h) and
+    // buffering restarts.
+    const int64_t per_row = 24 + EvaluatedKeyBytesPerRow(keys_);
     DataChunk chunk;
     while (true) {
       if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
       SILT_ASSIGN_OR_RETURN(bool more, child_->Next(ctx, &chunk));
       if (!more) break;
       bool appended = false;
-      Status s = AppendToBuffer(chunk, &data_, reservation_.get(), 0, 24, &appended);
+      Status s = AppendToBuffer(chunk, &data_, reservation_.get(), 0, per_row, &appended);
       if (s.ok()) continue;
       if (!IsMemoryLimit(s) || (!appended && data_.size() == 0)) return s;
       if (!external_) external_ = std::make_unique<ExternalSort>(schema_, keys_, name());
-      SILT_RETURN_NOT_OK(external_->SpillRun(ctx, &data_, reservation_.get()));
+      SILT_RETURN_NOT_OK(
+          external_->SpillRun(ctx, &data_, reservation_.get(), per_row * int64_t(data_.size())));
       SILT_RETURN_NOT_OK(reservation_->Resize(0));
       if (!appended) {
         // One chunk alone that does not fit is the error spilling cannot help with.
-        SILT_RETURN_NOT_OK(AppendToBuffer(chunk, &data_, reservation_.get(), 0, 24, nullptr));
+        SILT_RETURN_NOT_OK(AppendToBuffer(chunk, &data_, reservation_.get(), 0, per_row, nullptr));
       }
     }
     if (external_) {
-      SILT_RETURN_NOT_OK(external_->SpillRun(ctx, &data_, reservation_.get()));
+      SILT_RETURN_NOT_OK(
+          external_->SpillRun(ctx, &data_, reservation_.get(), per_row * int64_t(data_.size())));
       SILT_RETURN_NOT_OK(reservation_->Resize(0));
       return external_->StartMerge(ctx);
     }
+    // Everything fit: the in-memory sort below reserves what it uses.
+    SILT_RETURN_NOT_OK(
+        reservation_->Resize(reservation_->bytes() - per_row * int64_t(data_.size())));
   }
   size_t n = data_.size();
   std::vector<Vector> scratch;

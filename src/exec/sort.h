@@ -97,6 +97,10 @@ Status EvaluateOrReference(const Expr& expr, const DataChunk& chunk, const EvalC
 Status AppendToBuffer(const DataChunk& chunk, DataChunk* all, MemoryReservation* reservation,
                       int64_t base, int64_t per_row_bytes, bool* appended);
 
+// Bytes a row of evaluated (not column-reference) sort keys takes, estimated for strings: what
+// a buffering operator sets aside per row so it can still sort what it buffered.
+int64_t EvaluatedKeyBytesPerRow(std::span<const SortKey> keys);
+
 // Pulls every chunk of child and appends it to *all (one Vector per column; all must be built
 // from the child's schema), reserving the bytes on *reservation. Fails with NotImplemented when a
 // string/list column would pass the 4 GiB offset range of a single Vector.

@@ -48,31 +48,41 @@ WindowOperator::~WindowOperator() = default;
 
 Result<bool> WindowOperator::BufferOrSpill(ExecContext& ctx) {
   const Schema& in_schema = child_->output_schema();
+  std::vector<SortKey> keys;
+  for (const ExprPtr& e : partition_by_) keys.push_back(SortKey{e, true, true});
+  for (const SortKey& k : order_by_) keys.push_back(k);
+  // Room for the permutation and layout the in-memory path reserves (24 + 20 bytes a row) and
+  // the evaluated keys.
+  const int64_t per_row = 44 + EvaluatedKeyBytesPerRow(keys);
   DataChunk chunk;
   while (true) {
     if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
     SILT_ASSIGN_OR_RETURN(bool more, child_->Next(ctx, &chunk));
     if (!more) break;
     bool appended = false;
-    // Room for the permutation and layout the in-memory path reserves (24 + 20 bytes a row).
-    Status s = AppendToBuffer(chunk, &data_, reservation_.get(), 0, 44, &appended);
+    Status s = AppendToBuffer(chunk, &data_, reservation_.get(), 0, per_row, &appended);
     if (s.ok()) continue;
     if (s.code() != StatusCode::kOutOfMemory || (!appended && data_.size() == 0)) return s;
     if (!spill_) {
       spill_ = std::make_unique<Spill>();
-      std::vector<SortKey> keys;
-      for (const ExprPtr& e : partition_by_) keys.push_back(SortKey{e, true, true});
-      for (const SortKey& k : order_by_) keys.push_back(k);
       spill_->sort = std::make_unique<ExternalSort>(in_schema, keys, name());
       spill_->batch_target = std::max<int64_t>(reservation_->bytes() / kBatchShare, 1);
     }
-    SILT_RETURN_NOT_OK(spill_->sort->SpillRun(ctx, &data_, reservation_.get()));
+    SILT_RETURN_NOT_OK(
+        spill_->sort->SpillRun(ctx, &data_, reservation_.get(), per_row * int64_t(data_.size())));
     SILT_RETURN_NOT_OK(reservation_->Resize(0));
-    if (!appended)
-      SILT_RETURN_NOT_OK(AppendToBuffer(chunk, &data_, reservation_.get(), 0, 44, nullptr));
+    if (!appended) {
+      SILT_RETURN_NOT_OK(AppendToBuffer(chunk, &data_, reservation_.get(), 0, per_row, nullptr));
+    }
   }
-  if (!spill_) return false;
-  SILT_RETURN_NOT_OK(spill_->sort->SpillRun(ctx, &data_, reservation_.get()));
+  if (!spill_) {
+    // Everything fit: the in-memory path reserves what it uses.
+    SILT_RETURN_NOT_OK(
+        reservation_->Resize(reservation_->bytes() - per_row * int64_t(data_.size())));
+    return false;
+  }
+  SILT_RETURN_NOT_OK(
+      spill_->sort->SpillRun(ctx, &data_, reservation_.get(), per_row * int64_t(data_.size())));
   SILT_RETURN_NOT_OK(reservation_->Resize(0));
   SILT_RETURN_NOT_OK(spill_->sort->StartMerge(ctx));
   return true;
