@@ -1,6 +1,7 @@
 #include "exec/external_sort.h"
 
 #include <algorithm>
+#include <deque>
 
 namespace silt::exec {
 
@@ -8,7 +9,8 @@ struct ExternalSort::Cursor {
   std::unique_ptr<SpillFile> file;
   size_t index = 0;  // run order: ties go to the earlier run (stability)
   DataChunk chunk;
-  std::vector<Vector> keys;  // evaluated sort keys of chunk
+  std::deque<Vector> owned;         // evaluated (not column-reference) keys
+  std::vector<const Vector*> keys;  // the sort keys of chunk (into chunk or owned)
   size_t row = 0;
   int64_t bytes = 0;  // reserved for chunk and keys
 };
@@ -20,19 +22,8 @@ int64_t ChunkBytes(const DataChunk& c) {
   return n;
 }
 
-// Evaluates the sort keys over chunk into *out (column references copied: the chunk is read
-// once and the copies are small next to a row).
-Status EvaluateSortKeys(const std::vector<SortKey>& keys, const DataChunk& chunk,
-                        const EvalContext& ctx, std::vector<Vector>* out) {
-  out->clear();
-  for (const SortKey& k : keys) {
-    Vector scratch(k.expr->type);
-    const Vector* v = nullptr;
-    SILT_RETURN_NOT_OK(EvaluateOrReference(*k.expr, chunk, ctx, &scratch, &v));
-    out->push_back(v == &scratch ? std::move(scratch) : *v);
-  }
-  return Status::OK();
-}
+// Rows per chunk of a spilled run: small, so a merge of many runs holds little per run.
+constexpr size_t kRunChunkRows = 256;
 }  // namespace
 
 ExternalSort::ExternalSort(Schema schema, const std::vector<SortKey>& keys, std::string owner)
@@ -68,9 +59,9 @@ Status ExternalSort::SpillRun(ExecContext& ctx, DataChunk* data, MemoryReservati
   }
   SILT_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> file, ctx.spill->CreateFile(schema_));
   DataChunk piece;
-  for (size_t begin = 0; begin < n; begin += kChunkRows) {
+  for (size_t begin = 0; begin < n; begin += kRunChunkRows) {
     if (ctx.is_cancelled()) return Status::Cancelled("sort cancelled");
-    size_t k = std::min(kChunkRows, n - begin);
+    size_t k = std::min(kRunChunkRows, n - begin);
     GatherChunk(*data, perm.data() + begin, k, &piece);
     SILT_RETURN_NOT_OK(file->Append(piece));
   }
@@ -84,8 +75,8 @@ Status ExternalSort::SpillRun(ExecContext& ctx, DataChunk* data, MemoryReservati
 
 int ExternalSort::Compare(const Cursor& a, const Cursor& b) const {
   for (size_t k = 0; k < orders_.size(); ++k) {
-    const Vector& va = a.keys[k];
-    const Vector& vb = b.keys[k];
+    const Vector& va = *a.keys[k];
+    const Vector& vb = *b.keys[k];
     bool na = va.IsNull(a.row), nb = vb.IsNull(b.row);
     if (na || nb) {
       if (na && nb) continue;
@@ -102,6 +93,7 @@ Result<bool> ExternalSort::Advance(ExecContext& ctx, Cursor* c) {
   c->row = 0;
   c->chunk = DataChunk();
   c->keys.clear();
+  c->owned.clear();
   while (true) {
     SILT_ASSIGN_OR_RETURN(bool more, c->file->Read(&c->chunk));
     if (!more) {
@@ -112,9 +104,14 @@ Result<bool> ExternalSort::Advance(ExecContext& ctx, Cursor* c) {
     }
     if (c->chunk.size() > 0) break;
   }
-  SILT_RETURN_NOT_OK(EvaluateSortKeys(keys_, c->chunk, ctx.eval, &c->keys));
+  for (const SortKey& k : keys_) {
+    c->owned.emplace_back(k.expr->type);
+    const Vector* v = nullptr;
+    SILT_RETURN_NOT_OK(EvaluateOrReference(*k.expr, c->chunk, ctx.eval, &c->owned.back(), &v));
+    c->keys.push_back(v);
+  }
   int64_t bytes = ChunkBytes(c->chunk);
-  for (const Vector& v : c->keys) bytes += static_cast<int64_t>(v.MemoryUsage());
+  for (const Vector& v : c->owned) bytes += static_cast<int64_t>(v.MemoryUsage());
   SILT_RETURN_NOT_OK(merge_reservation_->Resize(merge_reservation_->bytes() - c->bytes + bytes));
   c->bytes = bytes;
   return true;
@@ -140,12 +137,21 @@ Status ExternalSort::OpenCursors(ExecContext& ctx, std::vector<std::unique_ptr<S
 }
 
 Status ExternalSort::StartMerge(ExecContext& ctx) {
+  // How many runs one merge can read at once: each holds a chunk (and its evaluated keys), about
+  // twice its encoded size, within what the limit leaves (at least 2, at most kMaxMergeFanIn).
+  size_t fan_in = kMaxMergeFanIn;
+  if (ctx.memory && ctx.memory->limit() >= 0) {
+    int64_t chunk = 1;
+    for (const auto& r : runs_) chunk = std::max(chunk, r->max_chunk_bytes());
+    int64_t avail = ctx.memory->limit() - ctx.memory->used();
+    fan_in = static_cast<size_t>(std::clamp<int64_t>(avail / (3 * chunk), 2, kMaxMergeFanIn));
+  }
   // Too many runs for one merge: merge consecutive groups into longer runs first (consecutive,
   // so run order, and with it stability, is kept).
-  while (runs_.size() > kMaxMergeFanIn) {
+  while (runs_.size() > fan_in) {
     std::vector<std::unique_ptr<SpillFile>> merged;
-    for (size_t begin = 0; begin < runs_.size(); begin += kMaxMergeFanIn) {
-      size_t end = std::min(runs_.size(), begin + kMaxMergeFanIn);
+    for (size_t begin = 0; begin < runs_.size(); begin += fan_in) {
+      size_t end = std::min(runs_.size(), begin + fan_in);
       std::vector<std::unique_ptr<SpillFile>> group;
       for (size_t i = begin; i < end; ++i) group.push_back(std::move(runs_[i]));
       if (group.size() == 1) {
@@ -156,7 +162,7 @@ Status ExternalSort::StartMerge(ExecContext& ctx) {
       SILT_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> out, ctx.spill->CreateFile(schema_));
       DataChunk chunk;
       while (true) {
-        SILT_ASSIGN_OR_RETURN(bool more, MergeNext(ctx, &chunk));
+        SILT_ASSIGN_OR_RETURN(bool more, MergeNext(ctx, &chunk, kRunChunkRows));
         if (!more) break;
         SILT_RETURN_NOT_OK(out->Append(chunk));
       }
@@ -171,7 +177,7 @@ Status ExternalSort::StartMerge(ExecContext& ctx) {
   return OpenCursors(ctx, std::move(runs));
 }
 
-Result<bool> ExternalSort::MergeNext(ExecContext& ctx, DataChunk* out) {
+Result<bool> ExternalSort::MergeNext(ExecContext& ctx, DataChunk* out, size_t max_rows) {
   if (heap_.empty()) {
     cursors_.clear();
     merge_reservation_.reset();
@@ -181,13 +187,13 @@ Result<bool> ExternalSort::MergeNext(ExecContext& ctx, DataChunk* out) {
   *out = DataChunk::FromSchema(schema_);
   auto greater = [this](const Cursor* a, const Cursor* b) { return Compare(*a, *b) > 0; };
   size_t produced = 0;
-  while (produced < kChunkRows && !heap_.empty()) {
+  while (produced < max_rows && !heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), greater);
     Cursor* c = heap_.back();
     heap_.pop_back();
     // The smallest cursor gives rows as long as they stay before the next cursor's row.
     const size_t start = c->row;
-    const size_t room = kChunkRows - produced;
+    const size_t room = max_rows - produced;
     ++c->row;
     while (c->row < c->chunk.size() && c->row - start < room &&
            (heap_.empty() || Compare(*c, *heap_.front()) < 0)) {
@@ -211,6 +217,8 @@ Result<bool> ExternalSort::MergeNext(ExecContext& ctx, DataChunk* out) {
   return true;
 }
 
-Result<bool> ExternalSort::Next(ExecContext& ctx, DataChunk* out) { return MergeNext(ctx, out); }
+Result<bool> ExternalSort::Next(ExecContext& ctx, DataChunk* out) {
+  return MergeNext(ctx, out, kChunkRows);
+}
 
 }  // namespace silt::exec

@@ -5,8 +5,9 @@
 // SILT_MEMORY_LIMIT_EXCEEDED it hands the buffer to SpillRun, which sorts it (stably) and writes
 // it as one run. At the end the rest is spilled as a last run and Next merges the runs: a heap of
 // one cursor per run (one chunk of each in memory), ties broken by run order, so the result is the
-// stable order of the whole input, as the in-memory sort gives. More runs than kMaxMergeFanIn are
-// first merged in groups into longer runs.
+// stable order of the whole input, as the in-memory sort gives. More runs than one merge can
+// hold (kMaxMergeFanIn, fewer when the memory limit leaves room for fewer run chunks) are first
+// merged in groups into longer runs.
 #pragma once
 
 #include <cstdint>
@@ -48,7 +49,7 @@ class ExternalSort {
   Status OpenCursors(ExecContext& ctx, std::vector<std::unique_ptr<SpillFile>> runs);
   Result<bool> Advance(ExecContext& ctx, Cursor* c);
   int Compare(const Cursor& a, const Cursor& b) const;
-  Result<bool> MergeNext(ExecContext& ctx, DataChunk* out);
+  Result<bool> MergeNext(ExecContext& ctx, DataChunk* out, size_t max_rows);
 
   Schema schema_;
   std::vector<SortKey> keys_;

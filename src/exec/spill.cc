@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -221,6 +222,7 @@ Status SpillFile::Append(const DataChunk& chunk) {
   }
   rows_ += static_cast<int64_t>(chunk.size());
   bytes_ += static_cast<int64_t>(buffer_.size());
+  max_chunk_bytes_ = std::max(max_chunk_bytes_, static_cast<int64_t>(buffer_.size()));
   manager_->bytes_written_.fetch_add(static_cast<int64_t>(buffer_.size()),
                                      std::memory_order_relaxed);
   if (buffer_.capacity() > (size_t(1) << 20)) std::string().swap(buffer_);

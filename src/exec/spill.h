@@ -80,6 +80,7 @@ class SpillFile {
 
   int64_t rows() const { return rows_; }
   int64_t bytes() const { return bytes_; }
+  int64_t max_chunk_bytes() const { return max_chunk_bytes_; }  // the largest chunk written
   const std::string& path() const { return path_; }
 
  private:
@@ -93,6 +94,7 @@ class SpillFile {
   bool writing_ = true;
   int64_t rows_ = 0;
   int64_t bytes_ = 0;
+  int64_t max_chunk_bytes_ = 0;
   std::string buffer_;
 };
 
