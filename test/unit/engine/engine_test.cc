@@ -373,6 +373,9 @@ TEST(EngineMemoryLimitTest, DatabaseLimitAndSessionLimit) {
     ASSERT_TRUE(con.Query("CREATE TABLE t (id BIGINT, s STRING) USING DELTA").ok());
     auto ins = con.Query("INSERT INTO t SELECT id, concat('v', id) FROM range(200000)");
     ASSERT_TRUE(ins.ok()) << ins.status().ToString();
+    // The errors without spilling (test/sql/spill/ and SpillingUnderTheDatabaseLimit below have
+    // the spilling operators).
+    ASSERT_TRUE(con.Query("SET silt.spill.enabled = false").ok());
     auto r = con.Query("SELECT count(*) FROM (SELECT s FROM t ORDER BY s)");
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().error_class(), "SILT_MEMORY_LIMIT_EXCEEDED");
@@ -399,6 +402,38 @@ TEST(EngineMemoryLimitTest, DatabaseLimitAndSessionLimit) {
     r = con.Query("SELECT max(id) FROM t");
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ((*r)->Row(0)[0].ToString(), "199999");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Under DatabaseOptions.memory_limit_bytes alone the operators spill to
+// DatabaseOptions.temp_directory, and the statement's spill directory is gone afterwards.
+TEST(EngineMemoryLimitTest, SpillingUnderTheDatabaseLimit) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "silt-engine-spill-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+  std::string dir = tmpl;
+  {
+    DatabaseOptions opts;
+    opts.warehouse = dir + "/wh";
+    opts.threads = 2;
+    opts.memory_limit_bytes = 4 << 20;
+    opts.temp_directory = dir + "/spill";
+    auto db = Database::Open(opts);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    Connection con(*db);
+    auto r = con.Query(
+        "SELECT count(*), min(s), max(s) FROM (SELECT s FROM (SELECT concat('v', id) AS s FROM "
+        "range(300000)) ORDER BY s DESC)");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ((*r)->Row(0)[0].ToString(), "300000");
+    r = con.Query(
+        "SELECT count(*), sum(c) FROM (SELECT g, count(*) AS c FROM (SELECT id % 150000 AS g FROM "
+        "range(300000)) GROUP BY g)");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ((*r)->Row(0)[0].ToString(), "150000");
+    EXPECT_EQ((*r)->Row(0)[1].ToString(), "300000");
+    ASSERT_TRUE(std::filesystem::exists(dir + "/spill"));
+    EXPECT_TRUE(std::filesystem::is_empty(dir + "/spill"));
   }
   std::filesystem::remove_all(dir);
 }
