@@ -68,6 +68,7 @@ Status SpillByKeys(const ExecContext& ctx, const DataChunk& chunk, const std::ve
 
 Result<bool> HashJoinOperator::BufferBuildOrSpill(ExecContext& ctx) {
   const Schema& build_schema = build_->output_schema();
+  const int64_t budget = SpillBudget(ctx.memory);
   DataChunk chunk;
   bool more = true;
   while (true) {
@@ -82,8 +83,8 @@ Result<bool> HashJoinOperator::BufferBuildOrSpill(ExecContext& ctx) {
     bool appended = false;
     Status s =
         AppendToBuffer(chunk, &build_data_, reservation_.get(), 0, kBuildRowOverhead, &appended);
-    if (s.ok()) continue;
-    if (s.code() != StatusCode::kOutOfMemory) return s;
+    if (s.ok() && (budget < 0 || reservation_->bytes() <= budget)) continue;
+    if (!s.ok() && s.code() != StatusCode::kOutOfMemory) return s;
     // Over the limit: partition what is buffered and the rest of the build side to disk.
     grace_ = std::make_unique<Grace>();
     grace_->build_parts =

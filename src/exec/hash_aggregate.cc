@@ -368,9 +368,20 @@ class HashAggregateOperator::AggTable {
   // AddChunk, and on a memory limit hit with `spill` set: freezes the table and spills what of
   // the chunk is not in yet (nothing when the limit was hit only by the states' heap growth
   // after the update). A frozen table that hits the limit again fails: spilling cannot help.
-  Status AddOrSpill(const DataChunk& in, const ExecContext& ctx, PartitionedSpill* spill) {
+  // A table past `budget` bytes (>= 0) freezes as well, leaving the rest of the limit to the
+  // other operators.
+  Status AddOrSpill(const DataChunk& in, const ExecContext& ctx, PartitionedSpill* spill,
+                    int64_t budget) {
     Status s = AddChunk(in, ctx);
-    if (s.ok() || frozen_ || !spill || s.code() != StatusCode::kOutOfMemory) return s;
+    if (s.ok()) {
+      if (spill && !frozen_ && budget >= 0 &&
+          static_cast<int64_t>(table_.MemoryUsage()) + heap_bytes_ > budget) {
+        frozen_ = true;
+        spill_ = spill;
+      }
+      return s;
+    }
+    if (frozen_ || !spill || s.code() != StatusCode::kOutOfMemory) return s;
     frozen_ = true;
     spill_ = spill;
     if (update_started_) return Status::OK();
@@ -765,8 +776,10 @@ Status HashAggregateOperator::ConsumeSpilling(ExecContext& ctx) {
     partials_.push_back(std::make_unique<AggTable>(*this, ctx.memory));
   }
   std::unique_ptr<std::mutex[]> locks(new std::mutex[parts]);
+  const int64_t all = SpillBudget(ctx.memory);
+  const int64_t budget = all < 0 ? -1 : all / static_cast<int64_t>(parts);
   auto add = [&](DataChunk& chunk) -> Status {
-    if (parts == 1) return partials_[0]->AddOrSpill(chunk, ctx, spill_.get());
+    if (parts == 1) return partials_[0]->AddOrSpill(chunk, ctx, spill_.get(), budget);
     const size_t n = chunk.size();
     if (n == 0) return Status::OK();
     std::deque<Vector> owned;
@@ -788,7 +801,7 @@ Status HashAggregateOperator::ConsumeSpilling(ExecContext& ctx) {
       if (sels[p].empty()) continue;
       GatherChunk(chunk, sels[p].data(), sels[p].size(), &sub);
       std::lock_guard<std::mutex> lock(locks[p]);
-      SILT_RETURN_NOT_OK(partials_[p]->AddOrSpill(sub, ctx, spill_.get()));
+      SILT_RETURN_NOT_OK(partials_[p]->AddOrSpill(sub, ctx, spill_.get(), budget));
     }
     return Status::OK();
   };
@@ -836,12 +849,13 @@ Result<bool> HashAggregateOperator::AggregateSpilledPartition(ExecContext& ctx) 
     }
     PartitionedSpill sub(ctx.spill, child_->output_schema(), kSpillBits, part.next_shift);
     auto table = std::make_unique<AggTable>(*this, ctx.memory);
+    const int64_t budget = SpillBudget(ctx.memory);
     DataChunk chunk;
     while (true) {
       if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
       SILT_ASSIGN_OR_RETURN(bool more, part.file->Read(&chunk));
       if (!more) break;
-      SILT_RETURN_NOT_OK(table->AddOrSpill(chunk, ctx, &sub));
+      SILT_RETURN_NOT_OK(table->AddOrSpill(chunk, ctx, &sub, budget));
     }
     part.file.reset();  // deletes it
     SILT_RETURN_NOT_OK(sub.Finish());

@@ -11,6 +11,7 @@
 
 #include "common/error_classes.h"
 #include "exec/external_sort.h"
+#include "exec/spill.h"
 
 namespace silt::exec {
 
@@ -762,6 +763,7 @@ Status SortOperator::Run(ExecContext& ctx) {
     // when the limit is hit, the buffer is sorted and written as a run (external_sort.h) and
     // buffering restarts.
     const int64_t per_row = 24 + EvaluatedKeyBytesPerRow(keys_);
+    const int64_t budget = SpillBudget(ctx.memory);
     DataChunk chunk;
     while (true) {
       if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
@@ -769,8 +771,8 @@ Status SortOperator::Run(ExecContext& ctx) {
       if (!more) break;
       bool appended = false;
       Status s = AppendToBuffer(chunk, &data_, reservation_.get(), 0, per_row, &appended);
-      if (s.ok()) continue;
-      if (!IsMemoryLimit(s) || (!appended && data_.size() == 0)) return s;
+      if (s.ok() && (budget < 0 || reservation_->bytes() <= budget)) continue;
+      if (!s.ok() && (!IsMemoryLimit(s) || (!appended && data_.size() == 0))) return s;
       if (!external_) external_ = std::make_unique<ExternalSort>(schema_, keys_, name());
       SILT_RETURN_NOT_OK(
           external_->SpillRun(ctx, &data_, reservation_.get(), per_row * int64_t(data_.size())));

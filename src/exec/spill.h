@@ -13,6 +13,7 @@
 // partition that cannot be split further) does not fit.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "common/memory.h"
 #include "common/status.h"
 #include "vector/types.h"
 #include "vector/vector.h"
@@ -28,6 +30,14 @@
 namespace silt::exec {
 
 class SpillFile;
+
+// What a spilling operator may fill before it spills: 3/4 of what the statement's limit leaves
+// when the operator starts, so the operators above and beside it keep room for their chunks.
+// -1 when the statement has no limit of its own (the operator spills when a reservation fails).
+inline int64_t SpillBudget(const MemoryTracker* memory) {
+  if (!memory || memory->limit() < 0) return -1;
+  return std::max<int64_t>((memory->limit() - memory->used()) * 3 / 4, 0);
+}
 
 class SpillManager {
  public:

@@ -54,6 +54,7 @@ Result<bool> WindowOperator::BufferOrSpill(ExecContext& ctx) {
   // Room for the permutation and layout the in-memory path reserves (24 + 20 bytes a row) and
   // the evaluated keys.
   const int64_t per_row = 44 + EvaluatedKeyBytesPerRow(keys);
+  const int64_t budget = SpillBudget(ctx.memory);
   DataChunk chunk;
   while (true) {
     if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
@@ -61,8 +62,10 @@ Result<bool> WindowOperator::BufferOrSpill(ExecContext& ctx) {
     if (!more) break;
     bool appended = false;
     Status s = AppendToBuffer(chunk, &data_, reservation_.get(), 0, per_row, &appended);
-    if (s.ok()) continue;
-    if (s.code() != StatusCode::kOutOfMemory || (!appended && data_.size() == 0)) return s;
+    if (s.ok() && (budget < 0 || reservation_->bytes() <= budget)) continue;
+    if (!s.ok() && (s.code() != StatusCode::kOutOfMemory || (!appended && data_.size() == 0))) {
+      return s;
+    }
     if (!spill_) {
       spill_ = std::make_unique<Spill>();
       spill_->sort = std::make_unique<ExternalSort>(in_schema, keys, name());
