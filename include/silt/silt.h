@@ -43,6 +43,9 @@ struct DatabaseOptions {
   int threads = 0;
   // Memory limit for all queries together (bytes; < 0 = unlimited).
   int64_t memory_limit_bytes = -1;
+  // Where queries spill what does not fit under the memory limit (empty = the system temp
+  // directory); the silt.tempDirectory setting overrides it per session.
+  std::string temp_directory;
   // Source of "now" for commits, retention and current_timestamp() (tests inject a ManualClock).
   std::shared_ptr<Clock> clock;
   // Tune the process's malloc for scan buffers on Open (see TuneAllocatorForScans in

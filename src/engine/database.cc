@@ -13,6 +13,7 @@
 #include "common/query_memory.h"
 #include "engine/engine.h"
 #include "exec/operator.h"
+#include "exec/spill.h"
 #include "planner/binder.h"
 #include "planner/dynamic_file_pruning.h"
 #include "planner/optimizer.h"
@@ -34,6 +35,7 @@ Result<std::shared_ptr<Database>> Database::Open(DatabaseOptions options) {
                                        : std::thread::hardware_concurrency();
   if (threads > 1) state->pool = std::make_unique<ThreadPool>(threads - 1);
   state->memory = std::make_shared<MemoryTracker>("database", options.memory_limit_bytes);
+  state->temp_directory = options.temp_directory;
   state->clock = options.clock;
   state->options = std::move(options);
   std::shared_ptr<Database> db(new Database());
@@ -187,6 +189,15 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
     }
     return rows;
   };
+  // Spill files of this statement: the directory goes when the statement ends (declared before
+  // the operators, so it outlives them).
+  std::string temp_dir = config.Get("silt.tempDirectory").value_or("");
+  if (temp_dir.empty()) temp_dir = db->temp_directory;
+  // Spilling applies under a limit (the statement's or the database's); without one the
+  // operators keep their in-memory paths.
+  const bool limited = limit >= 0 || db->options.memory_limit_bytes >= 0;
+  exec::SpillManager spill(temp_dir, limited && config.GetBool("silt.spill.enabled", true));
+  ectx.spill = &spill;
   auto run_plan = [&](const planner::PlanPtr& plan) -> Result<std::vector<DataChunk>> {
     SILT_ASSIGN_OR_RETURN(planner::PlanPtr optimized, planner::Optimize(plan, opt));
     SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op, planner::BuildPhysical(optimized));
@@ -238,9 +249,15 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();
         char head[96];
-        std::snprintf(head, sizeof(head), "== Physical Plan (analyzed: %lld rows, %.3f ms) ==\n",
+        std::snprintf(head, sizeof(head), "== Physical Plan (analyzed: %lld rows, %.3f ms",
                       static_cast<long long>(n), ms);
-        return ToResult(commands::StringRows({"plan"}, {{head + planner::ExplainAnalyzed(*op)}}),
+        std::string header = head;
+        if (spill.files_created() > 0) {
+          header += ", spilled " + std::to_string(spill.bytes_written()) + " bytes in " +
+                    std::to_string(spill.files_created()) + " files";
+        }
+        header += ") ==\n";
+        return ToResult(commands::StringRows({"plan"}, {{header + planner::ExplainAnalyzed(*op)}}),
                         "explain");
       }
       if (e.mode == "codegen" || e.mode == "logical" || e.mode == "analyze") {

@@ -24,6 +24,7 @@ class DatabaseState {
   std::unique_ptr<ThreadPool> pool;
   std::shared_ptr<MemoryTracker> memory;
   std::shared_ptr<Clock> clock;
+  std::string temp_directory;  // DatabaseOptions::temp_directory (spill files)
 };
 
 class SessionState {

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <mutex>
 
+#include "common/error_classes.h"
 #include "common/logging.h"
+#include "exec/sort.h"
+#include "exec/spill.h"
 
 namespace silt::exec {
 
@@ -355,8 +359,39 @@ class HashAggregateOperator::AggTable {
     return st;
   }
 
+  // Aggregates the rows of `in`. Frozen (after a memory limit hit with spilling): no new groups;
+  // rows of groups the table lacks go to the spill partitions (AddFrozen).
   Status AddChunk(const DataChunk& in, const ExecContext& ctx) {
+    return frozen_ ? AddFrozen(in, ctx) : AddChunkImpl(in, ctx);
+  }
+
+  // AddChunk, and on a memory limit hit with `spill` set: freezes the table and spills what of
+  // the chunk is not in yet (nothing when the limit was hit only by the states' heap growth
+  // after the update). A frozen table that hits the limit again fails: spilling cannot help.
+  // A table past `budget` bytes (>= 0) freezes as well, leaving the rest of the limit to the
+  // other operators.
+  Status AddOrSpill(const DataChunk& in, const ExecContext& ctx, PartitionedSpill* spill,
+                    int64_t budget) {
+    Status s = AddChunk(in, ctx);
+    if (s.ok()) {
+      if (spill && !frozen_ && budget >= 0 &&
+          static_cast<int64_t>(table_.MemoryUsage()) + heap_bytes_ > budget) {
+        frozen_ = true;
+        spill_ = spill;
+      }
+      return s;
+    }
+    if (frozen_ || !spill || s.code() != StatusCode::kOutOfMemory) return s;
+    frozen_ = true;
+    spill_ = spill;
+    if (update_started_) return Status::OK();
+    return AddFrozen(in, ctx);
+  }
+  bool frozen() const { return frozen_; }
+
+  Status AddChunkImpl(const DataChunk& in, const ExecContext& ctx) {
     const size_t n = in.size();
+    update_started_ = false;
     if (n == 0) return Status::OK();
     const EvalContext& ev = ctx.eval;
     std::deque<Vector> owned;  // stable addresses
@@ -435,9 +470,11 @@ class HashAggregateOperator::AggTable {
         set_keys.push_back(&gid);
       }
       size_t old = table_.size();
-      Status st = table_.FindOrCreate(set_keys, nullptr, n, nullptr, true, groups_.data());
+      // Frozen: AddFrozen passes only rows whose groups exist.
+      Status st = table_.FindOrCreate(set_keys, nullptr, n, nullptr, !frozen_, groups_.data());
       InitNew(old);  // also on a memory limit hit (the groups were created; see EnsureGlobalGroup)
       SILT_RETURN_NOT_OK(st);
+      update_started_ = true;
       for (size_t i = 0; i < n; ++i) base_[i] = table_.payload(groups_[i]);
       int64_t heap_before = HeapBefore(groups_.data(), n);
       for (size_t a = 0; a < na; ++a) {
@@ -456,6 +493,41 @@ class HashAggregateOperator::AggTable {
       SILT_RETURN_NOT_OK(AccountHeap(heap_before));
     }
     return Status::OK();
+  }
+
+  // Frozen: rows of existing groups are aggregated, the others spilled by their key hash.
+  Status AddFrozen(const DataChunk& in, const ExecContext& ctx) {
+    const size_t n = in.size();
+    if (n == 0) return Status::OK();
+    std::deque<Vector> owned;
+    std::vector<const Vector*> key_vecs;
+    for (const ExprPtr& e : op_.keys_) {
+      owned.emplace_back(e->type);
+      const Vector* v = nullptr;
+      SILT_RETURN_NOT_OK(EvaluateOrReference(*e, in, ctx.eval, &owned.back(), &v));
+      key_vecs.push_back(v);
+    }
+    hashes_.resize(n);
+    HashRows(key_vecs, n, hashes_.data());
+    groups_.resize(n);
+    SILT_RETURN_NOT_OK(
+        table_.FindOrCreate(key_vecs, nullptr, n, hashes_.data(), false, groups_.data()));
+    std::vector<uint32_t> found, missing;
+    std::vector<uint64_t> missing_hashes;
+    for (size_t i = 0; i < n; ++i) {
+      if (groups_[i] == kNoGroup) {
+        missing.push_back(static_cast<uint32_t>(i));
+        missing_hashes.push_back(hashes_[i]);
+      } else {
+        found.push_back(static_cast<uint32_t>(i));
+      }
+    }
+    SILT_RETURN_NOT_OK(spill_->Append(in, missing.data(), missing.size(), missing_hashes.data()));
+    if (found.empty()) return Status::OK();
+    if (found.size() == n) return AddChunkImpl(in, ctx);
+    DataChunk sub;
+    GatherChunk(in, found.data(), found.size(), &sub);
+    return AddChunkImpl(sub, ctx);
   }
 
   // Combines the groups ids[0..n) of src into this table.
@@ -511,6 +583,9 @@ class HashAggregateOperator::AggTable {
   }
 
   const HashAggregateOperator& op_;
+  bool frozen_ = false;          // a memory limit was hit: no new groups (spilling)
+  bool update_started_ = false;  // the last AddChunkImpl got to updating states
+  PartitionedSpill* spill_ = nullptr;
   GroupHashTable table_;
   MemoryReservation heap_;
   std::vector<size_t> heap_aggs_;  // aggregates with heap states
@@ -578,6 +653,9 @@ std::string HashAggregateOperator::details() const {
 }
 
 Status HashAggregateOperator::Consume(ExecContext& ctx) {
+  if (ctx.spill && ctx.spill->CanSpill() && sets_.size() == 1 && !keys_.empty()) {
+    return ConsumeSpilling(ctx);
+  }
   size_t workers = ctx.pool ? std::max<size_t>(1, ctx.pool->num_threads()) : 1;
   // A parallel source pushes straight into per-worker tables (the caller's thread is a worker).
   const size_t push_workers = ctx.pool ? ctx.pool->num_threads() + 1 : 1;
@@ -672,15 +750,154 @@ Status HashAggregateOperator::Merge(ExecContext& ctx) {
   return Status::OK();
 }
 
+// ------------------------------------------------------------------------- spilling
+//
+// Under a memory limit with spilling on (ctx.spill), groups are radix-partitioned by key hash
+// into one table per partition (each key lives in exactly one table; workers lock the table of
+// each partition of their chunk). A table that hits the limit freezes: rows of its groups are
+// still aggregated, rows of new groups are written to spill partitions by another slice of
+// their hash. After the in-memory groups are emitted (and freed), each spill partition is
+// aggregated on its own the same way (a partition that does not fit is split again by the next
+// bits). The error remains when even one partition of the last split does not fit.
+
+namespace {
+constexpr int kTablePartitionShift = 40;  // bits 40..43 pick the in-memory table
+constexpr int kFirstSpillShift = 44;      // spill partitions: 4 bits from here, then the next 4…
+constexpr int kSpillBits = 4;
+}  // namespace
+
+Status HashAggregateOperator::ConsumeSpilling(ExecContext& ctx) {
+  const Schema& in_schema = child_->output_schema();
+  spill_ = std::make_unique<PartitionedSpill>(ctx.spill, in_schema, kSpillBits, kFirstSpillShift);
+  const size_t workers = ctx.pool ? ctx.pool->num_threads() + 1 : 1;
+  size_t parts = 1;
+  while (workers > 1 && parts < 2 * workers && parts < 16) parts *= 2;
+  for (size_t p = 0; p < parts; ++p) {
+    partials_.push_back(std::make_unique<AggTable>(*this, ctx.memory));
+  }
+  std::unique_ptr<std::mutex[]> locks(new std::mutex[parts]);
+  const int64_t all = SpillBudget(ctx.memory);
+  const int64_t budget = all < 0 ? -1 : all / static_cast<int64_t>(parts);
+  auto add = [&](DataChunk& chunk) -> Status {
+    if (parts == 1) return partials_[0]->AddOrSpill(chunk, ctx, spill_.get(), budget);
+    const size_t n = chunk.size();
+    if (n == 0) return Status::OK();
+    std::deque<Vector> owned;
+    std::vector<const Vector*> key_vecs;
+    for (const ExprPtr& e : keys_) {
+      owned.emplace_back(e->type);
+      const Vector* v = nullptr;
+      SILT_RETURN_NOT_OK(EvaluateOrReference(*e, chunk, ctx.eval, &owned.back(), &v));
+      key_vecs.push_back(v);
+    }
+    std::vector<uint64_t> hashes(n);
+    HashRows(key_vecs, n, hashes.data());
+    std::vector<std::vector<uint32_t>> sels(parts);
+    for (size_t i = 0; i < n; ++i) {
+      sels[(hashes[i] >> kTablePartitionShift) & (parts - 1)].push_back(static_cast<uint32_t>(i));
+    }
+    DataChunk sub;
+    for (size_t p = 0; p < parts; ++p) {
+      if (sels[p].empty()) continue;
+      GatherChunk(chunk, sels[p].data(), sels[p].size(), &sub);
+      std::lock_guard<std::mutex> lock(locks[p]);
+      SILT_RETURN_NOT_OK(partials_[p]->AddOrSpill(sub, ctx, spill_.get(), budget));
+    }
+    return Status::OK();
+  };
+  SILT_ASSIGN_OR_RETURN(bool pushed, child_->PushAll(ctx, workers, [&](size_t, DataChunk& chunk) {
+    return add(chunk);
+  }));
+  if (!pushed) {
+    DataChunk chunk = DataChunk::FromSchema(in_schema);
+    while (true) {
+      if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+      SILT_ASSIGN_OR_RETURN(bool more, child_->Next(ctx, &chunk));
+      if (!more) break;
+      SILT_RETURN_NOT_OK(add(chunk));
+    }
+  }
+  for (auto& p : partials_) {
+    if (p->size() > 0) results_.push_back(std::move(p));
+  }
+  partials_.clear();
+  SILT_RETURN_NOT_OK(spill_->Finish());
+  spilled_rows_ += spill_->rows();
+  spilled_bytes_ += spill_->bytes();
+  for (size_t p = 0; p < spill_->num_partitions(); ++p) {
+    std::unique_ptr<SpillFile> f = spill_->Take(p);
+    if (f) {
+      ++spilled_partitions_;
+      pending_.push_back(SpilledPartition{std::move(f), kFirstSpillShift + kSpillBits});
+    }
+  }
+  spill_.reset();
+  return Status::OK();
+}
+
+Result<bool> HashAggregateOperator::AggregateSpilledPartition(ExecContext& ctx) {
+  while (!pending_.empty()) {
+    SpilledPartition part = std::move(pending_.front());
+    pending_.pop_front();
+    if (part.next_shift + kSpillBits > 64) {
+      return Status::OutOfMemory(
+          "HashAggregate: the groups of one hash partition do not fit under the memory limit "
+          "even after splitting it " +
+              std::to_string((part.next_shift - kFirstSpillShift) / kSpillBits) +
+              " times (raise it with SET silt.memory.limit = <size>)",
+          errc::kSiltMemoryLimitExceeded);
+    }
+    PartitionedSpill sub(ctx.spill, child_->output_schema(), kSpillBits, part.next_shift);
+    auto table = std::make_unique<AggTable>(*this, ctx.memory);
+    const int64_t budget = SpillBudget(ctx.memory);
+    DataChunk chunk;
+    while (true) {
+      if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+      SILT_ASSIGN_OR_RETURN(bool more, part.file->Read(&chunk));
+      if (!more) break;
+      SILT_RETURN_NOT_OK(table->AddOrSpill(chunk, ctx, &sub, budget));
+    }
+    part.file.reset();  // deletes it
+    SILT_RETURN_NOT_OK(sub.Finish());
+    spilled_rows_ += sub.rows();
+    spilled_bytes_ += sub.bytes();
+    for (size_t p = 0; p < sub.num_partitions(); ++p) {
+      std::unique_ptr<SpillFile> f = sub.Take(p);
+      if (f) {
+        ++spilled_partitions_;
+        pending_.push_front(SpilledPartition{std::move(f), part.next_shift + kSpillBits});
+      }
+    }
+    if (table->size() > 0) {
+      results_.push_back(std::move(table));
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string HashAggregateOperator::RuntimeMetrics() const {
+  if (spilled_partitions_ == 0) return "";
+  return "spilled " + std::to_string(spilled_rows_) + " rows in " +
+         std::to_string(spilled_partitions_) + " partitions, " + std::to_string(spilled_bytes_) +
+         " bytes";
+}
+
 Result<bool> HashAggregateOperator::Next(ExecContext& ctx, DataChunk* out) {
   if (!consumed_) {
     consumed_ = true;
     SILT_RETURN_NOT_OK(Consume(ctx));
   }
-  while (out_table_ < results_.size() && out_group_ >= results_[out_table_]->size()) {
-    results_[out_table_].reset();  // release states and memory as soon as emitted
-    ++out_table_;
-    out_group_ = 0;
+  while (true) {
+    while (out_table_ < results_.size() && out_group_ >= results_[out_table_]->size()) {
+      results_[out_table_].reset();  // release states and memory as soon as emitted
+      ++out_table_;
+      out_group_ = 0;
+    }
+    if (out_table_ < results_.size() || pending_.empty()) break;
+    // The in-memory groups are out (and freed): the next spilled partition.
+    SILT_ASSIGN_OR_RETURN(bool more, AggregateSpilledPartition(ctx));
+    if (!more) break;
   }
   if (out_table_ >= results_.size()) return false;
   AggTable& t = *results_[out_table_];

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <span>
 #include <string>
@@ -15,6 +16,9 @@
 #include "exec/row_hash.h"
 
 namespace silt::exec {
+
+class PartitionedSpill;  // exec/spill.h
+class SpillFile;
 
 inline constexpr uint32_t kNoGroup = 0xffffffffu;
 
@@ -115,7 +119,9 @@ struct AggregateSpec {
 // Execution: the first Next() consumes the child. With ctx.pool, input chunks are aggregated on
 // the pool into one partial table per worker; the partials are then merged by hash partition in
 // parallel (AggregateFunction::Combine). Memory is reserved on ctx.memory
-// (SILT_MEMORY_LIMIT_EXCEEDED when the limit is hit).
+// (SILT_MEMORY_LIMIT_EXCEEDED when the limit is hit). With spilling on (ctx.spill: a memory limit
+// and silt.spill.enabled) and group keys, groups that do not fit are spilled by hash partition
+// and aggregated partition by partition after the others (see "spilling" in the .cc).
 class HashAggregateOperator : public Operator {
  public:
   HashAggregateOperator(OperatorPtr child, std::vector<ExprPtr> group_keys,
@@ -127,12 +133,16 @@ class HashAggregateOperator : public Operator {
   std::string name() const override { return "HashAggregate"; }
   std::string details() const override;
   std::vector<const Operator*> children() const override { return {child_.get()}; }
+  std::string RuntimeMetrics() const override;
 
   class AggTable;  // implementation detail (hash_aggregate.cc)
 
  private:
   Status Consume(ExecContext& ctx);
   Status Merge(ExecContext& ctx);
+  Status ConsumeSpilling(ExecContext& ctx);
+  // Aggregates the next spilled partition into a new results_ table (false: none left).
+  Result<bool> AggregateSpilledPartition(ExecContext& ctx);
 
   OperatorPtr child_;
   std::vector<ExprPtr> keys_;
@@ -147,6 +157,16 @@ class HashAggregateOperator : public Operator {
   std::vector<std::unique_ptr<AggTable>> results_;
   size_t out_table_ = 0;
   size_t out_group_ = 0;
+  // spilling
+  struct SpilledPartition {
+    std::unique_ptr<SpillFile> file;
+    int next_shift;  // where a further split takes its bits
+  };
+  std::unique_ptr<PartitionedSpill> spill_;
+  std::deque<SpilledPartition> pending_;
+  int64_t spilled_rows_ = 0;
+  int64_t spilled_bytes_ = 0;
+  int64_t spilled_partitions_ = 0;
 };
 
 }  // namespace silt::exec

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common/error_classes.h"
+#include "exec/grace_join.h"
 #include "exec/join_keys.h"
 #include "exec/sort.h"
 
@@ -153,7 +154,12 @@ Status HashJoinOperator::Build(ExecContext& ctx) {
   SILT_RETURN_NOT_OK(ValidateKeys());
   reservation_ = std::make_unique<MemoryReservation>(ctx.memory, name());
   build_data_ = DataChunk::FromSchema(build_->output_schema());
-  SILT_RETURN_NOT_OK(BufferAll(*build_, ctx, &build_data_, reservation_.get()));
+  if (ctx.spill && ctx.spill->CanSpill() && !null_aware_anti_) {
+    SILT_ASSIGN_OR_RETURN(bool spilled, BufferBuildOrSpill(ctx));
+    if (spilled) return Status::OK();  // grace join: Next() joins partition by partition
+  } else {
+    SILT_RETURN_NOT_OK(BufferAll(*build_, ctx, &build_data_, reservation_.get()));
+  }
   const size_t n = build_data_.size();
 
   build_key_storage_.reserve(right_keys_.size());  // build_keys_ points into it
@@ -405,6 +411,7 @@ void HashJoinOperator::EmitUnmatchedBuild(std::vector<DataChunk>* outputs) {
 
 Result<bool> HashJoinOperator::Next(ExecContext& ctx, DataChunk* out) {
   SILT_RETURN_NOT_OK(Build(ctx));
+  if (grace_) return GraceNext(ctx, out);
   while (true) {
     if (!pending_.empty()) {
       *out = std::move(pending_.front());
@@ -465,6 +472,7 @@ constexpr size_t kMinSplitProbeRows = 512;
 Result<bool> HashJoinOperator::PushAll(ExecContext& ctx, size_t workers, const ChunkSink& sink) {
   if (probe_done_ || !pending_.empty()) return false;  // already pulled from
   SILT_RETURN_NOT_OK(Build(ctx));
+  if (grace_) return false;  // the grace join reads its probe side in Next()
   const bool empty_build = build_data_.size() == 0;
   const bool no_output =
       (empty_build && (type_ == JoinType::kInner || type_ == JoinType::kRightOuter ||
@@ -532,7 +540,7 @@ Result<bool> HashJoinOperator::PushAll(ExecContext& ctx, size_t workers, const C
 }
 
 const JoinBuildSummary* HashJoinOperator::build_summary() {
-  if (!built_) return nullptr;
+  if (!built_ || grace_) return nullptr;  // a grace join has no build side in memory
   if (!summary_done_) {
     summary_done_ = true;
     ComputeSummary();

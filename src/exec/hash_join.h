@@ -99,6 +99,7 @@ class HashJoinOperator final : public Operator {
   std::string name() const override { return "HashJoin"; }
   std::string details() const override;
   std::vector<const Operator*> children() const override { return {probe_.get(), build_.get()}; }
+  std::string RuntimeMetrics() const override;  // the grace join's spill (grace_join.cc)
 
   // Materializes the build side and its hash table (idempotent; Next() calls it). Lets the
   // planner build first and use build_summary() to prune the probe side before pulling it.
@@ -117,6 +118,18 @@ class HashJoinOperator final : public Operator {
   void SetAfterBuild(BuildHook hook) { after_build_ = std::move(hook); }
 
  private:
+  // Grace join (grace_join.h): under a memory limit with spilling on, a build side that does
+  // not fit is partitioned to disk with the probe side and joined partition by partition.
+  struct Grace;
+  static constexpr int kFirstGraceShift = 44;  // the first split's hash bits
+  // Buffers the build side into build_data_, or spills it by key hash (true; grace_ is set).
+  Result<bool> BufferBuildOrSpill(ExecContext& ctx);
+  Result<bool> GraceNext(ExecContext& ctx, DataChunk* out);
+  std::unique_ptr<Grace> grace_;
+  int grace_shift_ = kFirstGraceShift;
+  int64_t spilled_rows_ = 0;
+  int64_t spilled_bytes_ = 0;
+
   struct ProbeScratch;
   Status ValidateKeys() const;
   Status ProbeChunk(const DataChunk& in, const EvalContext& ctx,

@@ -30,11 +30,16 @@ namespace silt::exec {
 
 inline constexpr size_t kChunkRows = 2048;
 
+class SpillManager;  // exec/spill.h
+
 struct ExecContext {
   EvalContext eval;
   ThreadPool* pool = nullptr;       // null: run everything on the calling thread
   MemoryTracker* memory = nullptr;  // null: unlimited, unaccounted
   const std::atomic<bool>* cancelled = nullptr;
+  // Where sort, aggregation, join and window put what does not fit under the memory limit
+  // (exec/spill.h); null or disabled: a limit hit is an error.
+  SpillManager* spill = nullptr;
   bool is_cancelled() const { return cancelled && cancelled->load(std::memory_order_relaxed); }
 };
 
@@ -59,6 +64,9 @@ class Operator {
   virtual std::string name() const = 0;
   virtual std::string details() const { return ""; }
   virtual std::vector<const Operator*> children() const { return {}; }
+  // What the last run did that EXPLAIN ANALYZE shows after the row counts ("spilled 3 runs,
+  // 12.5 MiB"); empty when there is nothing to say.
+  virtual std::string RuntimeMetrics() const { return ""; }
 
  protected:
   Schema schema_;

@@ -10,6 +10,8 @@
 #include <stdexcept>
 
 #include "common/error_classes.h"
+#include "exec/external_sort.h"
+#include "exec/spill.h"
 
 namespace silt::exec {
 
@@ -618,47 +620,55 @@ int64_t UsedBytes(const Vector& v) {
 }
 }  // namespace
 
+Status AppendToBuffer(const DataChunk& chunk, DataChunk* all, MemoryReservation* reservation,
+                      int64_t base, int64_t per_row_bytes, bool* appended) {
+  if (appended) *appended = false;
+  size_t n = chunk.size();
+  if (n == 0) return Status::OK();
+  if (all->columns.empty()) {
+    if (uint64_t(all->num_rows_without_columns) + n > std::numeric_limits<uint32_t>::max()) {
+      return Status::NotImplemented("buffering more than 4294967295 rows in one operator");
+    }
+    all->num_rows_without_columns += n;
+    if (appended) *appended = true;
+    return Status::OK();
+  }
+  if (uint64_t(all->size()) + n > std::numeric_limits<uint32_t>::max()) {
+    return Status::NotImplemented("buffering more than 4294967295 rows in one operator");
+  }
+  // Reserved before appending: what the buffers hold, plus, for a column whose buffers must
+  // grow, the larger buffers a reallocation allocates while the old ones still exist (so RSS
+  // stays under the limit at the peak of a doubling, not only after it).
+  const int64_t rows_bytes = static_cast<int64_t>(all->size() + n) * per_row_bytes;
+  int64_t peak = base + rows_bytes;
+  for (size_t c = 0; c < chunk.columns.size(); ++c) {
+    if (WouldOverflowOffsets(all->columns[c], chunk.columns[c])) {
+      return Status::NotImplemented("buffered column " + std::to_string(c) +
+                                    " would exceed 4 GiB of variable-length data");
+    }
+    int64_t cap = static_cast<int64_t>(all->columns[c].MemoryUsage());
+    int64_t need = UsedBytes(all->columns[c]) + UsedBytes(chunk.columns[c]);
+    peak += cap + (need > cap ? std::max(2 * cap, need) : 0);
+  }
+  if (peak > reservation->bytes()) SILT_RETURN_NOT_OK(reservation->Resize(peak));
+  int64_t bytes = base + rows_bytes;
+  for (size_t c = 0; c < chunk.columns.size(); ++c) {
+    all->columns[c].AppendRange(chunk.columns[c], 0, n);
+    bytes += static_cast<int64_t>(all->columns[c].MemoryUsage());
+  }
+  if (appended) *appended = true;
+  return reservation->Resize(bytes);
+}
+
 Status BufferAll(Operator& child, ExecContext& ctx, DataChunk* all,
                  MemoryReservation* reservation) {
   DataChunk chunk;
   const int64_t base = reservation->bytes();
-  int64_t bytes = base;
   while (true) {
     if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
     SILT_ASSIGN_OR_RETURN(bool more, child.Next(ctx, &chunk));
     if (!more) break;
-    size_t n = chunk.size();
-    if (n == 0) continue;
-    if (all->columns.empty()) {
-      if (uint64_t(all->num_rows_without_columns) + n > std::numeric_limits<uint32_t>::max()) {
-        return Status::NotImplemented("buffering more than 4294967295 rows in one operator");
-      }
-      all->num_rows_without_columns += n;
-      continue;
-    }
-    if (uint64_t(all->size()) + n > std::numeric_limits<uint32_t>::max()) {
-      return Status::NotImplemented("buffering more than 4294967295 rows in one operator");
-    }
-    // Reserved before appending: what the buffers hold, plus, for a column whose buffers must
-    // grow, the larger buffers a reallocation allocates while the old ones still exist (so RSS
-    // stays under the limit at the peak of a doubling, not only after it).
-    int64_t peak = base;
-    for (size_t c = 0; c < chunk.columns.size(); ++c) {
-      if (WouldOverflowOffsets(all->columns[c], chunk.columns[c])) {
-        return Status::NotImplemented("buffered column " + std::to_string(c) +
-                                      " would exceed 4 GiB of variable-length data");
-      }
-      int64_t cap = static_cast<int64_t>(all->columns[c].MemoryUsage());
-      int64_t need = UsedBytes(all->columns[c]) + UsedBytes(chunk.columns[c]);
-      peak += cap + (need > cap ? std::max(2 * cap, need) : 0);
-    }
-    if (peak > bytes) SILT_RETURN_NOT_OK(reservation->Resize(peak));
-    bytes = base;
-    for (size_t c = 0; c < chunk.columns.size(); ++c) {
-      all->columns[c].AppendRange(chunk.columns[c], 0, n);
-      bytes += static_cast<int64_t>(all->columns[c].MemoryUsage());
-    }
-    SILT_RETURN_NOT_OK(reservation->Resize(bytes));
+    SILT_RETURN_NOT_OK(AppendToBuffer(chunk, all, reservation, base, 0, nullptr));
   }
   return Status::OK();
 }
@@ -724,12 +734,64 @@ SortOperator::SortOperator(OperatorPtr child, std::vector<SortKey> keys)
   schema_ = child_->output_schema();
 }
 
+SortOperator::~SortOperator() = default;
+
 std::string SortOperator::details() const { return KeysToString(keys_); }
+
+namespace {
+bool IsMemoryLimit(const Status& s) { return s.code() == StatusCode::kOutOfMemory; }
+}  // namespace
+
+int64_t EvaluatedKeyBytesPerRow(std::span<const SortKey> keys) {
+  int64_t n = 0;
+  for (const SortKey& k : keys) {
+    if (k.expr->kind == ExprKind::kColumn) continue;
+    int w = k.expr->type->fixed_width();
+    n += (w > 0 ? w : 20) + 1;  // variable-length: offsets and an estimate of the bytes
+  }
+  return n;
+}
 
 Status SortOperator::Run(ExecContext& ctx) {
   reservation_ = std::make_unique<MemoryReservation>(ctx.memory, name());
   data_ = DataChunk::FromSchema(schema_);
-  SILT_RETURN_NOT_OK(BufferAll(*child_, ctx, &data_, reservation_.get()));
+  const bool can_spill = ctx.memory && ctx.spill && ctx.spill->CanSpill();
+  if (!can_spill) {
+    SILT_RETURN_NOT_OK(BufferAll(*child_, ctx, &data_, reservation_.get()));
+  } else {
+    // Buffer with room for the sort's permutation (24 bytes a row, as below) and evaluated keys;
+    // when the limit is hit, the buffer is sorted and written as a run (external_sort.h) and
+    // buffering restarts.
+    const int64_t per_row = 24 + EvaluatedKeyBytesPerRow(keys_);
+    const int64_t budget = SpillBudget(ctx.memory);
+    DataChunk chunk;
+    while (true) {
+      if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+      SILT_ASSIGN_OR_RETURN(bool more, child_->Next(ctx, &chunk));
+      if (!more) break;
+      bool appended = false;
+      Status s = AppendToBuffer(chunk, &data_, reservation_.get(), 0, per_row, &appended);
+      if (s.ok() && (budget < 0 || reservation_->bytes() <= budget)) continue;
+      if (!s.ok() && (!IsMemoryLimit(s) || (!appended && data_.size() == 0))) return s;
+      if (!external_) external_ = std::make_unique<ExternalSort>(schema_, keys_, name());
+      SILT_RETURN_NOT_OK(
+          external_->SpillRun(ctx, &data_, reservation_.get(), per_row * int64_t(data_.size())));
+      SILT_RETURN_NOT_OK(reservation_->Resize(0));
+      if (!appended) {
+        // One chunk alone that does not fit is the error spilling cannot help with.
+        SILT_RETURN_NOT_OK(AppendToBuffer(chunk, &data_, reservation_.get(), 0, per_row, nullptr));
+      }
+    }
+    if (external_) {
+      SILT_RETURN_NOT_OK(
+          external_->SpillRun(ctx, &data_, reservation_.get(), per_row * int64_t(data_.size())));
+      SILT_RETURN_NOT_OK(reservation_->Resize(0));
+      return external_->StartMerge(ctx);
+    }
+    // Everything fit: the in-memory sort below reserves what it uses.
+    SILT_RETURN_NOT_OK(
+        reservation_->Resize(reservation_->bytes() - per_row * int64_t(data_.size())));
+  }
   size_t n = data_.size();
   std::vector<Vector> scratch;
   std::vector<const Vector*> key_vectors;
@@ -747,11 +809,18 @@ Status SortOperator::Run(ExecContext& ctx) {
   return SortPermutation(key_vectors, orders, n, ctx, &perm_);
 }
 
+std::string SortOperator::RuntimeMetrics() const {
+  if (!external_ || external_->runs_spilled() == 0) return "";
+  return "spilled " + std::to_string(external_->runs_spilled()) + " sorted runs, " +
+         std::to_string(external_->bytes_spilled()) + " bytes";
+}
+
 Result<bool> SortOperator::Next(ExecContext& ctx, DataChunk* out) {
   if (!done_input_) {
     done_input_ = true;
     SILT_RETURN_NOT_OK(Run(ctx));
   }
+  if (external_) return external_->Next(ctx, out);
   if (ready_.empty()) {
     size_t n = data_.size();
     if (emitted_ >= n) {

@@ -91,6 +91,16 @@ Status SortPermutation(std::span<const Vector* const> keys, std::span<const Sort
 Status EvaluateOrReference(const Expr& expr, const DataChunk& chunk, const EvalContext& ctx,
                            Vector* scratch, const Vector** result);
 
+// Appends chunk to *all, reserving on *reservation what the buffer then holds plus `base` and
+// per_row_bytes for each buffered row (before appending: a limit hit leaves *all as it was,
+// *appended false; after: *appended true). NotImplemented past 4 GiB of offsets or 2^32 rows.
+Status AppendToBuffer(const DataChunk& chunk, DataChunk* all, MemoryReservation* reservation,
+                      int64_t base, int64_t per_row_bytes, bool* appended);
+
+// Bytes a row of evaluated (not column-reference) sort keys takes, estimated for strings: what
+// a buffering operator sets aside per row so it can still sort what it buffered.
+int64_t EvaluatedKeyBytesPerRow(std::span<const SortKey> keys);
+
 // Pulls every chunk of child and appends it to *all (one Vector per column; all must be built
 // from the child's schema), reserving the bytes on *reservation. Fails with NotImplemented when a
 // string/list column would pass the 4 GiB offset range of a single Vector.
@@ -103,16 +113,23 @@ void AppendNulls(Vector* v, size_t n);
 void GatherChunk(const DataChunk& src, const uint32_t* sel, size_t n, DataChunk* out);
 
 // ORDER BY: buffers the input, sorts it stably and emits it in chunks of kChunkRows.
+class ExternalSort;  // exec/external_sort.h
+
+// Past the memory limit (with ctx.spill), the buffer is sorted and spilled as runs that are
+// merged at the end (external_sort.h).
 class SortOperator final : public Operator {
  public:
   SortOperator(OperatorPtr child, std::vector<SortKey> keys);
   Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
+  ~SortOperator() override;
   std::string name() const override { return "Sort"; }
   std::string details() const override;
   std::vector<const Operator*> children() const override { return {child_.get()}; }
+  std::string RuntimeMetrics() const override;
 
  private:
   Status Run(ExecContext& ctx);
+  std::unique_ptr<ExternalSort> external_;
   OperatorPtr child_;
   std::vector<SortKey> keys_;
   bool done_input_ = false;

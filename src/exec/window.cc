@@ -9,6 +9,8 @@
 
 #include "common/ascii.h"
 #include "common/error_classes.h"
+#include "exec/spill.h"
+#include "exec/window_spill.h"
 
 namespace silt::exec {
 
@@ -410,7 +412,12 @@ Status UpdateRows(const AggregateFunction& f, const std::vector<Vector>& args, s
 Status WindowOperator::Run(ExecContext& ctx) {
   reservation_ = std::make_unique<MemoryReservation>(ctx.memory, name());
   data_ = DataChunk::FromSchema(child_->output_schema());
-  SILT_RETURN_NOT_OK(BufferAll(*child_, ctx, &data_, reservation_.get()));
+  if (ctx.spill && ctx.spill->CanSpill() && !no_spill_ && !partition_by_.empty()) {
+    SILT_ASSIGN_OR_RETURN(bool spilled, BufferOrSpill(ctx));
+    if (spilled) return Status::OK();  // SpilledNext evaluates batches of whole partitions
+  } else {
+    SILT_RETURN_NOT_OK(BufferAll(*child_, ctx, &data_, reservation_.get()));
+  }
   const size_t n = data_.size();
 
   // Sort by partition keys (ASC NULLS FIRST), then the ORDER BY keys.
@@ -964,6 +971,7 @@ Result<bool> WindowOperator::Next(ExecContext& ctx, DataChunk* out) {
     done_input_ = true;
     SILT_RETURN_NOT_OK(Run(ctx));
   }
+  if (spill_) return SpilledNext(ctx, out);
   const size_t n = data_.size();
   if (emitted_ >= n && ready_.empty()) {
     data_ = DataChunk();

@@ -115,12 +115,23 @@ class WindowOperator final : public Operator {
  public:
   WindowOperator(OperatorPtr child, std::vector<ExprPtr> partition_by,
                  std::vector<SortKey> order_by, std::vector<WindowFunction> functions);
+  ~WindowOperator() override;
   Result<bool> Next(ExecContext& ctx, DataChunk* out) override;
   std::string name() const override { return "Window"; }
   std::string details() const override;
   std::vector<const Operator*> children() const override { return {child_.get()}; }
+  std::string RuntimeMetrics() const override;
 
  private:
+  // Spilling (window_spill.cc): past the memory limit with PARTITION BY, the input goes through
+  // the external sort and is evaluated in batches of whole partitions.
+  struct Spill;
+  Result<bool> BufferOrSpill(ExecContext& ctx);  // true: spilled (spill_ set)
+  Result<bool> SpilledNext(ExecContext& ctx, DataChunk* out);
+  std::unique_ptr<Spill> spill_;
+  bool no_spill_ = false;  // a batch's own window
+  int64_t spilled_batches_ = 0;
+
   struct Layout;
   Status Run(ExecContext& ctx);
   Status Compute(const WindowFunction& fn, const Layout& layout, ExecContext& ctx, Vector* out);

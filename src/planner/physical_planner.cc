@@ -70,6 +70,7 @@ class ProfiledOperator final : public exec::Operator {
   std::string name() const override { return inner_->name(); }
   std::string details() const override { return inner_->details(); }
   std::vector<const exec::Operator*> children() const override { return inner_->children(); }
+  std::string RuntimeMetrics() const override { return inner_->RuntimeMetrics(); }
 
  private:
   exec::OperatorPtr inner_;
@@ -110,6 +111,8 @@ void ExplainTree(const exec::Operator& op, const std::string& prefix, const std:
     if (const auto* scan = dynamic_cast<const exec::DeltaScanOperator*>(&Unprofiled(op))) {
       out->append(" {metrics: " + scan->AnalyzeDetails() + "}");
     }
+    std::string runtime = op.RuntimeMetrics();
+    if (!runtime.empty()) out->append(" {" + runtime + "}");
   }
   out->push_back('\n');
   std::string below = marker.empty() ? prefix : prefix + (marker == ":- " ? ":  " : "   ");

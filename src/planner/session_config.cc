@@ -54,6 +54,15 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
          "Maximum rows per written data file (0 = no limit).", K::kInt},
         {"silt.memory.limit", "-1",
          "Memory limit for one query in bytes (-1 = the database limit).", K::kBytes},
+        {"silt.tempDirectory", "",
+         "Directory under which queries spill sort runs, aggregation and join partitions that do "
+         "not fit under the memory limit (empty = DatabaseOptions.temp_directory, else the system "
+         "temp directory).",
+         K::kString},
+        {"silt.spill.enabled", "true",
+         "Spill to silt.tempDirectory when a sort, aggregation, join or window would exceed the "
+         "memory limit (false: fail with SILT_MEMORY_LIMIT_EXCEEDED).",
+         K::kBool},
         {"silt.threads", "0", "Threads for one query (0 = all).", K::kInt},
         {"silt.io.confineReadsToTableRoot", "false",
          "Read absolute add/deletion-vector paths (shallow clones) only inside the table root and "
