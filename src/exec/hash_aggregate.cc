@@ -29,9 +29,11 @@ GroupHashTable::GroupHashTable(std::vector<TypePtr> key_types, size_t payload_by
         break;
       case TypeId::kInt32:
       case TypeId::kDate:
+      case TypeId::kYearMonthInterval:
       case TypeId::kInt64:
       case TypeId::kTimestamp:
       case TypeId::kTimestampNtz:
+      case TypeId::kDayTimeInterval:
         path_ = Path::kSingleInt;
         break;
       default:

@@ -57,6 +57,7 @@ void HashColumn(const Vector& v, size_t begin, size_t end, uint64_t* hashes, boo
     case TypeId::kInt16:
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz: {
@@ -185,8 +186,10 @@ bool IsIntegralKeyType(TypeId id) {
     case TypeId::kInt32:
     case TypeId::kInt64:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       return true;
     default:
       return false;

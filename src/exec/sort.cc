@@ -80,10 +80,12 @@ RowComparator::CompareFn CompareFnFor(const DataType& t) {
       return CmpInt<int16_t>;
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return CmpInt<int32_t>;
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       return CmpInt<int64_t>;
     case TypeId::kFloat:
       return CmpFloat<float>;
@@ -118,11 +120,13 @@ int NormalizedWidth(const DataType& t) {
       return 2;
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
     case TypeId::kFloat:
       return 4;
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
     case TypeId::kDouble:
       return 8;
     case TypeId::kDecimal:

@@ -327,8 +327,10 @@ Result<RangeOffset> RangeOffsetFor(const WindowBound& b, const DataType& key) {
     case TypeId::kInt32:
     case TypeId::kInt64:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       if (v_int) {
         o.i = v.integer();
       } else if (v_dec && v.type()->scale() == 0) {
@@ -706,6 +708,7 @@ Status WindowOperator::Compute(const WindowFunction& fn, const Layout& L, ExecCo
               break;
             case TypeId::kInt32:
             case TypeId::kDate:
+            case TypeId::kYearMonthInterval:
               ikey[p] = okey->data<int32_t>()[p];
               break;
             case TypeId::kDecimal:
