@@ -349,11 +349,21 @@ bool IsDatetimeId(TypeId t) {
 Result<ExprPtr> BindIntervalArith(std::string_view name, char op, std::vector<ExprPtr>& a,
                                   const BindContext& ctx) {
   if (a.size() != 2) return ExprPtr();
-  const TypePtr &l = a[0]->type, &r = a[1]->type;
+  const TypePtr l = a[0]->type, r = a[1]->type;
   const bool li = IsInterval(l), ri = IsInterval(r);
   TypeId x = l->id(), y = r->id();
   if (!li && !ri) {
-    if (op == '-' && IsDatetimeId(x) && IsDatetimeId(y)) return BindDatetimeDiff(name, a, ctx);
+    if (op != '-') return ExprPtr();
+    // date - 'string' / NULL and the like: the other side takes the datetime's type first.
+    auto soft = [](TypeId t) { return t == TypeId::kString || t == TypeId::kNull; };
+    if (IsDatetimeId(x) && soft(y)) {
+      SILT_ASSIGN_OR_RETURN(a[1], CoerceTo(a[1], l, ctx));
+    } else if (IsDatetimeId(y) && soft(x)) {
+      SILT_ASSIGN_OR_RETURN(a[0], CoerceTo(a[0], r, ctx));
+    }
+    if (IsDatetimeId(a[0]->type->id()) && IsDatetimeId(a[1]->type->id())) {
+      return BindDatetimeDiff(name, a, ctx);
+    }
     return ExprPtr();
   }
   switch (op) {
