@@ -83,28 +83,30 @@ TypePtr WidenInterval(const TypePtr& a, const TypePtr& b) {
   return IsYm(a) ? DataType::YearMonthInterval(s, e) : DataType::DayTimeInterval(s, e);
 }
 
-// A kernel over two fixed-width operands producing a fixed-width result, NULL on any NULL.
+// A kernel over two fixed-width operands producing a fixed-width result, NULL on any NULL. f gets
+// the session time zone when `zoned` (looked up once per batch), else nullptr.
 template <typename A, typename B, typename R, typename F>
-ExprPtr Binary2(std::string name, TypePtr rt, Args a, F f) {
-  return MakeCall(
-      std::move(name), std::move(rt), std::move(a),
-      [f](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
-        FixedWriter<R> w(out, rows);
-        for (size_t i = 0; i < rows; ++i) {
-          if (NullAt(x[0], i) || NullAt(x[1], i)) {
-            w.SetNull(i);
-            continue;
-          }
-          R r;
-          SILT_RETURN_NOT_OK(f(ValAt<A>(x[0], i), ValAt<B>(x[1], i), ec, &r));
-          w.Set(i, r);
-        }
-        return Status::OK();
-      });
-}
-
-Result<TimeZonePtr> ZoneOf(const EvalContext& ec) {
-  return TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone);
+ExprPtr Binary2(std::string name, TypePtr rt, Args a, F f, bool zoned = false) {
+  return MakeCall(std::move(name), std::move(rt), std::move(a),
+                  [f, zoned](std::span<const Arg> x, size_t rows, const EvalContext& ec,
+                             Vector* out) -> Status {
+                    TimeZonePtr zone;
+                    if (zoned) {
+                      SILT_ASSIGN_OR_RETURN(
+                          zone, TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
+                    }
+                    FixedWriter<R> w(out, rows);
+                    for (size_t i = 0; i < rows; ++i) {
+                      if (NullAt(x[0], i) || NullAt(x[1], i)) {
+                        w.SetNull(i);
+                        continue;
+                      }
+                      R r;
+                      SILT_RETURN_NOT_OK(f(ValAt<A>(x[0], i), ValAt<B>(x[1], i), zone.get(), &r));
+                      w.Set(i, r);
+                    }
+                    return Status::OK();
+                  });
 }
 
 // interval ± interval (same kind).
@@ -120,7 +122,7 @@ Result<ExprPtr> BindIntervalPlusInterval(std::string_view name, char op, Args& a
   if (IsYm(rt)) {
     return Binary2<int32_t, int32_t, int32_t>(
         std::string(name), rt, std::move(a),
-        [sub](int32_t x, int32_t y, const EvalContext&, int32_t* r) -> Status {
+        [sub](int32_t x, int32_t y, const TimeZone*, int32_t* r) -> Status {
           int64_t v = sub ? int64_t{x} - y : int64_t{x} + y;
           if (v > INT32_MAX || v < INT32_MIN) return IntervalOverflow(sub ? "subtracted" : "added");
           *r = static_cast<int32_t>(v);
@@ -129,7 +131,7 @@ Result<ExprPtr> BindIntervalPlusInterval(std::string_view name, char op, Args& a
   }
   return Binary2<int64_t, int64_t, int64_t>(
       std::string(name), rt, std::move(a),
-      [sub](int64_t x, int64_t y, const EvalContext&, int64_t* r) -> Status {
+      [sub](int64_t x, int64_t y, const TimeZone*, int64_t* r) -> Status {
         bool ovf = sub ? __builtin_sub_overflow(x, y, r) : __builtin_add_overflow(x, y, r);
         if (ovf) return LongOverflow("long");
         return Status::OK();
@@ -148,7 +150,7 @@ Result<ExprPtr> BindDatetimePlusInterval(std::string_view name, bool sub, Args& 
   if (x == TypeId::kDate && IsYm(it)) {
     return Binary2<int32_t, int32_t, int32_t>(
         std::string(name), DataType::Date(), std::move(a),
-        [sub](int32_t d, int32_t m, const EvalContext&, int32_t* r) -> Status {
+        [sub](int32_t d, int32_t m, const TimeZone*, int32_t* r) -> Status {
           int64_t months = sub ? -int64_t{m} : m;
           int64_t days = cal::AddMonthsToDays(d, months);
           if (days > INT32_MAX || days < INT32_MIN) return LongOverflow("integer");
@@ -160,7 +162,7 @@ Result<ExprPtr> BindDatetimePlusInterval(std::string_view name, bool sub, Args& 
       it->interval_end() == kIntervalDay) {
     return Binary2<int32_t, int64_t, int32_t>(
         std::string(name), DataType::Date(), std::move(a),
-        [sub](int32_t d, int64_t us, const EvalContext&, int32_t* r) -> Status {
+        [sub](int32_t d, int64_t us, const TimeZone*, int32_t* r) -> Status {
           int64_t days = us / kMicrosPerDay;
           int64_t v = sub ? int64_t{d} - days : int64_t{d} + days;
           if (v > INT32_MAX || v < INT32_MIN) return LongOverflow("integer");
@@ -185,11 +187,7 @@ Result<ExprPtr> BindDatetimePlusInterval(std::string_view name, bool sub, Args& 
   if (IsYm(it)) {
     return Binary2<int64_t, int32_t, int64_t>(
         std::string(name), rt, std::move(a),
-        [sub, ntz](int64_t ts, int32_t m, const EvalContext& ec, int64_t* r) -> Status {
-          TimeZonePtr zone;
-          if (!ntz) {
-            SILT_ASSIGN_OR_RETURN(zone, ZoneOf(ec));
-          }
+        [sub](int64_t ts, int32_t m, const TimeZone* zone, int64_t* r) -> Status {
           int64_t months = sub ? -int64_t{m} : m;
           int64_t local = zone ? zone->UtcMicrosToLocal(ts) : ts;
           int64_t days = FloorDiv(local, kMicrosPerDay);
@@ -197,11 +195,12 @@ Result<ExprPtr> BindDatetimePlusInterval(std::string_view name, bool sub, Args& 
               cal::AddMonthsToDays(days, months) * kMicrosPerDay + (local - days * kMicrosPerDay);
           *r = zone ? zone->LocalMicrosToUtc(local) : local;
           return Status::OK();
-        });
+        },
+        !ntz);
   }
   return Binary2<int64_t, int64_t, int64_t>(
       std::string(name), rt, std::move(a),
-      [sub](int64_t ts, int64_t us, const EvalContext&, int64_t* r) -> Status {
+      [sub](int64_t ts, int64_t us, const TimeZone*, int64_t* r) -> Status {
         bool ovf = sub ? __builtin_sub_overflow(ts, us, r) : __builtin_add_overflow(ts, us, r);
         if (ovf) return LongOverflow("long");
         return Status::OK();
@@ -245,7 +244,7 @@ Result<ExprPtr> BindIntervalScale(std::string_view name, char op, Args& a, const
     if (ym) {
       return Binary2<int32_t, int64_t, int32_t>(
           std::string(name), rt, std::move(a),
-          [f](int32_t v, int64_t k, const EvalContext&, int32_t* r) -> Status {
+          [f](int32_t v, int64_t k, const TimeZone*, int32_t* r) -> Status {
             int64_t out;
             SILT_RETURN_NOT_OK(f(v, k, &out));
             *r = static_cast<int32_t>(out);
@@ -254,7 +253,7 @@ Result<ExprPtr> BindIntervalScale(std::string_view name, char op, Args& a, const
     }
     return Binary2<int64_t, int64_t, int64_t>(
         std::string(name), rt, std::move(a),
-        [f](int64_t v, int64_t k, const EvalContext&, int64_t* r) { return f(v, k, r); });
+        [f](int64_t v, int64_t k, const TimeZone*, int64_t* r) { return f(v, k, r); });
   }
   if (n == TypeId::kDecimal && a[1]->type->precision() <= 18) {
     const int scale = a[1]->type->scale();
@@ -274,7 +273,7 @@ Result<ExprPtr> BindIntervalScale(std::string_view name, char op, Args& a, const
     if (ym) {
       return Binary2<int32_t, int128_t, int32_t>(
           std::string(name), rt, std::move(a),
-          [f](int32_t v, int128_t k, const EvalContext&, int32_t* r) -> Status {
+          [f](int32_t v, int128_t k, const TimeZone*, int32_t* r) -> Status {
             int64_t out;
             SILT_RETURN_NOT_OK(f(v, k, &out));
             *r = static_cast<int32_t>(out);
@@ -283,7 +282,7 @@ Result<ExprPtr> BindIntervalScale(std::string_view name, char op, Args& a, const
     }
     return Binary2<int64_t, int128_t, int64_t>(
         std::string(name), rt, std::move(a),
-        [f](int64_t v, int128_t k, const EvalContext&, int64_t* r) { return f(v, k, r); });
+        [f](int64_t v, int128_t k, const TimeZone*, int64_t* r) { return f(v, k, r); });
   }
   SILT_ASSIGN_OR_RETURN(a[1], CoerceTo(a[1], DataType::Double(), ctx));
   auto f = [div, lo, hi, what](int64_t v, double k, int64_t* r) -> Status {
@@ -300,7 +299,7 @@ Result<ExprPtr> BindIntervalScale(std::string_view name, char op, Args& a, const
   if (ym) {
     return Binary2<int32_t, double, int32_t>(
         std::string(name), rt, std::move(a),
-        [f](int32_t v, double k, const EvalContext&, int32_t* r) -> Status {
+        [f](int32_t v, double k, const TimeZone*, int32_t* r) -> Status {
           int64_t out;
           SILT_RETURN_NOT_OK(f(v, k, &out));
           *r = static_cast<int32_t>(out);
@@ -309,7 +308,7 @@ Result<ExprPtr> BindIntervalScale(std::string_view name, char op, Args& a, const
   }
   return Binary2<int64_t, double, int64_t>(
       std::string(name), rt, std::move(a),
-      [f](int64_t v, double k, const EvalContext&, int64_t* r) { return f(v, k, r); });
+      [f](int64_t v, double k, const TimeZone*, int64_t* r) { return f(v, k, r); });
 }
 
 // timestamp - timestamp (and date/timestamp mixes) → interval day to second; date - date →
@@ -319,7 +318,7 @@ Result<ExprPtr> BindDatetimeDiff(std::string_view name, Args& a, const BindConte
   if (x == TypeId::kDate && y == TypeId::kDate) {
     return Binary2<int32_t, int32_t, int64_t>(
         std::string(name), DataType::DayTimeInterval(kIntervalDay, kIntervalDay), std::move(a),
-        [](int32_t p, int32_t q, const EvalContext&, int64_t* r) {
+        [](int32_t p, int32_t q, const TimeZone*, int64_t* r) {
           *r = (int64_t{p} - q) * kMicrosPerDay;
           return Status::OK();
         });
@@ -332,12 +331,19 @@ Result<ExprPtr> BindDatetimeDiff(std::string_view name, Args& a, const BindConte
       }
     }
   }
+  // Spark's DateTimeUtils.subtractTimestamps: the difference of the local date-times in the
+  // session time zone (so a DST change between them does not count).
   return Binary2<int64_t, int64_t, int64_t>(
       std::string(name), DataType::DayTimeInterval(), std::move(a),
-      [](int64_t p, int64_t q, const EvalContext&, int64_t* r) -> Status {
+      [](int64_t p, int64_t q, const TimeZone* zone, int64_t* r) -> Status {
+        if (zone) {
+          p = zone->UtcMicrosToLocal(p);
+          q = zone->UtcMicrosToLocal(q);
+        }
         if (__builtin_sub_overflow(p, q, r)) return LongOverflow("long");
         return Status::OK();
-      });
+      },
+      !ntz);
 }
 
 bool IsDatetimeId(TypeId t) {
@@ -470,7 +476,7 @@ void RegisterIntervalFunctions(FunctionRegistry& r) {
         }
         return Binary2<int32_t, int32_t, int32_t>(
             std::string(n), DataType::YearMonthInterval(), std::move(a),
-            [](int32_t y, int32_t m, const EvalContext&, int32_t* r) -> Status {
+            [](int32_t y, int32_t m, const TimeZone*, int32_t* r) -> Status {
               int64_t v = int64_t{y} * 12 + m;
               if (v > INT32_MAX || v < INT32_MIN) return IntervalOverflow("multiplied");
               *r = static_cast<int32_t>(v);
