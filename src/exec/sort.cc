@@ -215,14 +215,16 @@ void EncodeColumn(const Vector& v, SortOrder o, bool with_null_byte, std::vector
       break;
     }
     case TypeId::kInt32:
-    case TypeId::kDate: {
+    case TypeId::kDate:
+    case TypeId::kYearMonthInterval: {
       const int32_t* d = v.data<int32_t>();
       put([&](size_t r) { return FlipSign<int32_t, uint32_t>(d[r]); });
       break;
     }
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: {
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval: {
       const int64_t* d = v.data<int64_t>();
       put([&](size_t r) { return FlipSign<int64_t, uint64_t>(d[r]); });
       break;
