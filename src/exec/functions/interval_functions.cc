@@ -377,10 +377,12 @@ Result<ExprPtr> BindIntervalArith(std::string_view name, char op, std::vector<Ex
     case '-':
       if (li && ri) return BindIntervalPlusInterval(name, op, a);
       if (ri && y != TypeId::kNull &&
-          (IsDatetimeId(x) || x == TypeId::kString || x == TypeId::kNull)) {
+          (IsDatetimeId(x) || (x == TypeId::kString && IsDt(r)) || x == TypeId::kNull)) {
         return BindDatetimePlusInterval(name, op == '-', a, ctx);
       }
-      if (li && op == '+' && (IsDatetimeId(y) || y == TypeId::kString)) {
+      // A string takes a day-time interval as a timestamp would (Spark's TimeAdd); with a
+      // year-month interval it is a type mismatch.
+      if (li && op == '+' && (IsDatetimeId(y) || (y == TypeId::kString && IsDt(l)))) {
         std::swap(a[0], a[1]);
         return BindDatetimePlusInterval(name, false, a, ctx);
       }
