@@ -67,12 +67,12 @@ bool CanCast(const TypePtr& from, const TypePtr& to) {
   if ((f == TypeId::kTimestamp && IsNumeric(t)) || (IsNumeric(f) && t == TypeId::kTimestamp))
     return true;
   if (f == TypeId::kBinary && t == TypeId::kString) return true;
-  // Intervals: to and from strings, within a kind, and single-field ones to and from integers.
+  // Intervals: to and from strings, within a kind, and to and from numbers, which count units of
+  // the interval's end field (CAST(-122S AS INTERVAL YEAR TO MONTH) is -122 months).
   if (from->is_interval() || to->is_interval()) {
     if (f == t) return true;
-    if (from->is_interval() && IsIntegral(t)) return from->interval_start() == from->interval_end();
-    if (to->is_interval() && IsIntegral(f)) return to->interval_start() == to->interval_end();
-    return false;
+    if (from->is_interval()) return IsIntegral(t) || t == TypeId::kDecimal;
+    return IsIntegral(f) || f == TypeId::kDecimal;
   }
   if (f == TypeId::kStruct && t == TypeId::kStruct) {
     if (from->fields().size() != to->fields().size()) return false;
@@ -349,9 +349,15 @@ std::optional<int64_t> ParseIntervalText(std::string_view text, const TypePtr& t
   return static_cast<int64_t>(total);
 }
 
-// CAST involving an interval type (CanCast allowed it).
+// CAST involving an interval type (CanCast allowed it). Numbers count units of the interval's
+// end field: to integers truncated, to decimals rounded HALF_UP to the scale; from decimals the
+// value is rounded HALF_UP to microseconds (months), then cut to the end field.
 Result<Value> CastIntervalValue(const Value& v, const TypePtr& to, bool ansi) {
   const TypePtr& from = v.type();
+  auto overflow = [&]() -> Result<Value> {
+    if (ansi) return Overflow(v, to);
+    return Value::Null(to);
+  };
   if (from->id() == TypeId::kString) {
     auto r = ParseIntervalText(v.str(), to);
     if (!r) {
@@ -360,32 +366,53 @@ Result<Value> CastIntervalValue(const Value& v, const TypePtr& to, bool ansi) {
     }
     return Value::Integer(to, *r);
   }
-  if (from->is_interval() && to->is_interval()) {
-    // Within a kind: keep the value down to the target's last field.
-    const bool ym = to->id() == TypeId::kYearMonthInterval;
-    int64_t unit = IntervalUnit(ym, to->interval_end());
-    int64_t x = v.integer();
-    return Value::Integer(to, x - x % unit);
-  }
-  if (from->is_interval()) {  // to an integral type
+  if (from->is_interval()) {
     const bool ym = from->id() == TypeId::kYearMonthInterval;
-    int64_t x = v.integer() / IntervalUnit(ym, from->interval_start());
-    int64_t lo, hi;
-    IntegralRange(to->id(), &lo, &hi);
-    if (x < lo || x > hi) {
-      if (ansi) return Overflow(v, to);
-      return Value::Null(to);
+    const int64_t x = v.integer();
+    if (to->is_interval()) {
+      // Within a kind: keep the value down to the target's end field.
+      int64_t unit = IntervalUnit(ym, to->interval_end());
+      return Value::Integer(to, x - x % unit);
     }
-    return Value::Integer(to, x);
+    const int64_t unit = IntervalUnit(ym, from->interval_end());
+    if (to->id() == TypeId::kDecimal) {
+      int p = to->precision(), sc = to->scale();
+      __int128 num = static_cast<__int128>(x) * Pow10(sc);
+      __int128 q = num / unit, rem = num % unit;
+      if (rem != 0 && (rem < 0 ? -rem : rem) * 2 >= unit) q += num < 0 ? -1 : 1;
+      if (!FitsPrecision(q, p)) return overflow();
+      return Value::Decimal(p, sc, q);
+    }
+    int64_t n = x / unit, lo, hi;
+    IntegralRange(to->id(), &lo, &hi);
+    if (n < lo || n > hi) return overflow();
+    return Value::Integer(to, n);
   }
-  // Integral to a single-field interval.
+  // A number to an interval.
   const bool ym = to->id() == TypeId::kYearMonthInterval;
-  __int128 x = static_cast<__int128>(v.integer()) * IntervalUnit(ym, to->interval_start());
-  int64_t lo = ym ? INT32_MIN : INT64_MIN, hi = ym ? INT32_MAX : INT64_MAX;
-  if (x < lo || x > hi) {
-    if (ansi) return Overflow(v, to);
-    return Value::Null(to);
+  const int64_t unit = IntervalUnit(ym, to->interval_end());
+  const __int128 lo = ym ? INT32_MIN : INT64_MIN, hi = ym ? INT32_MAX : INT64_MAX;
+  __int128 x;
+  if (v.type()->id() == TypeId::kDecimal) {
+    __int128 d = v.decimal(), den = Pow10(v.type()->scale());
+    long double approx = static_cast<long double>(d) / static_cast<long double>(den) * unit;
+    if (approx > static_cast<long double>(hi) + 1 || approx < static_cast<long double>(lo) - 1) {
+      return overflow();
+    }
+    // Digits far below a microsecond cannot matter: drop them until d * unit fits.
+    const __int128 limit = static_cast<__int128>(1) << 100;
+    while (den > 1 && (d > limit || d < -limit)) {
+      d /= 10;
+      den /= 10;
+    }
+    __int128 num = d * unit;
+    __int128 q = num / den, rem = num % den;
+    if (rem != 0 && (rem < 0 ? -rem : rem) * 2 >= den) q += num < 0 ? -1 : 1;
+    x = q - q % unit;
+  } else {
+    x = static_cast<__int128>(v.integer()) * unit;
   }
+  if (x < lo || x > hi) return overflow();
   return Value::Integer(to, static_cast<int64_t>(x));
 }
 
