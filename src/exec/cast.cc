@@ -400,7 +400,7 @@ Result<Value> CastIntervalValue(const Value& v, const TypePtr& to, bool ansi) {
       return overflow();
     }
     // Digits far below a microsecond cannot matter: drop them until d * unit fits.
-    const __int128 limit = static_cast<__int128>(1) << 100;
+    const __int128 limit = static_cast<__int128>(1) << 88;
     while (den > 1 && (d > limit || d < -limit)) {
       d /= 10;
       den /= 10;
