@@ -306,7 +306,7 @@ Status GroupHashTable::FindOrCreate(std::span<const Vector* const> keys, const u
   }
   if (path_ == Path::kSingleInt) {
     TypeId id = key_types_[0]->id();
-    if (id == TypeId::kInt32 || id == TypeId::kDate) {
+    if (id == TypeId::kInt32 || id == TypeId::kDate || id == TypeId::kYearMonthInterval) {
       ProbeSingle<int32_t>(*keys[0], sel, n, hashes, create, groups);
     } else {
       ProbeSingle<int64_t>(*keys[0], sel, n, hashes, create, groups);
