@@ -360,8 +360,10 @@ Result<ExprPtr> BindIntervalArith(std::string_view name, char op, std::vector<Ex
   TypeId x = l->id(), y = r->id();
   if (!li && !ri) {
     if (op != '-') return ExprPtr();
-    // date - 'string' / NULL and the like: the other side takes the datetime's type first.
-    auto soft = [](TypeId t) { return t == TypeId::kString || t == TypeId::kNull; };
+    // date - 'string' / NULL and the like: the other side takes the datetime's type first (a
+    // string only under ANSI; Spark's legacy coercion has no such rule).
+    const bool ansi = ctx.ansi;
+    auto soft = [ansi](TypeId t) { return t == TypeId::kNull || (ansi && t == TypeId::kString); };
     if (IsDatetimeId(x) && soft(y)) {
       SILT_ASSIGN_OR_RETURN(a[1], CoerceTo(a[1], l, ctx));
     } else if (IsDatetimeId(y) && soft(x)) {
