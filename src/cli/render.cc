@@ -119,6 +119,14 @@ void AppendCellImpl(const Vector& v, size_t i, CellStyle style, bool nested, con
     case TypeId::kDate:
       *out += FormatDate(v.Get<int32_t>(i));
       break;
+    case TypeId::kYearMonthInterval:
+      *out += FormatYearMonthInterval(v.Get<int32_t>(i), v.type()->interval_start(),
+                                      v.type()->interval_end(), false);
+      break;
+    case TypeId::kDayTimeInterval:
+      *out += FormatDayTimeInterval(v.Get<int64_t>(i), v.type()->interval_start(),
+                                    v.type()->interval_end(), false);
+      break;
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz: {
       // A TIMESTAMP is an instant, shown as its wall time in the session zone (Spark's

@@ -1,5 +1,7 @@
 // CREATE [OR REPLACE] TABLE [IF NOT EXISTS] … USING DELTA, and CTAS.
 
+#include <functional>
+
 #include "commands/command.h"
 #include "common/error_classes.h"
 #include "delta/actions.h"
@@ -139,6 +141,25 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
             "Column `" + f.name + "` has type void, which Delta tables do not support.",
             errc::kDeltaColumnDataTypeNotSupported);
       }
+    }
+  }
+  {
+    // Delta has no interval types (Delta's SchemaUtils.findUnsupportedDataTypes).
+    std::string bad;
+    std::function<bool(const TypePtr&)> has_interval = [&](const TypePtr& t) {
+      if (t->is_interval()) return true;
+      for (const Field& f : t->fields())
+        if (has_interval(f.type)) return true;
+      return false;
+    };
+    for (const auto& f : schema) {
+      if (has_interval(f.type))
+        bad += std::string(bad.empty() ? "" : ", ") + f.name + ": " + f.type->ToString();
+    }
+    if (!bad.empty()) {
+      return Status::InvalidArgument("Found columns using unsupported data types: [" + bad +
+                                         "]. Delta tables cannot store interval values.",
+                                     errc::kDeltaUnsupportedDataTypes);
     }
   }
   if (schema.empty() && has_log && !stmt.or_replace && stmt.ttl) {

@@ -42,8 +42,10 @@ struct DistinctSet {
       case TypeId::kInt64:
       case TypeId::kDecimal:
       case TypeId::kDate:
+      case TypeId::kYearMonthInterval:
       case TypeId::kTimestamp:
       case TypeId::kTimestampNtz:
+      case TypeId::kDayTimeInterval:
         raw_width = types[0]->fixed_width();
         break;
       default:

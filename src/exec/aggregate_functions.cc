@@ -128,10 +128,12 @@ auto DispatchSlot(const TypePtr& type, Make&& make)
       return make.template operator()<FixedSlot<int16_t>>();
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return make.template operator()<FixedSlot<int32_t>>();
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       return make.template operator()<FixedSlot<int64_t>>();
     case TypeId::kFloat:
       return make.template operator()<FixedSlot<float>>();
@@ -284,6 +286,76 @@ class SumIntFn final : public AggregateFunction {
   }
 
  private:
+  bool try_;
+};
+
+// sum/avg of a year-month (T = int32_t months) or day-time (T = int64_t micros) interval: an
+// interval of the same kind with Spark's default fields; the sum must fit the type (ARITHMETIC_
+// OVERFLOW otherwise) and the average rounds HALF_UP as Spark's interval division does.
+template <typename T>
+class IntervalSumFn final : public AggregateFunction {
+ public:
+  IntervalSumFn(bool avg, bool try_mode) : avg_(avg), try_(try_mode) {
+    result_type_ =
+        std::is_same_v<T, int32_t> ? DataType::YearMonthInterval() : DataType::DayTimeInterval();
+  }
+  struct State {
+    __int128 sum;
+    int64_t count;
+  };
+  size_t state_size() const override { return sizeof(State); }
+  void Init(uint8_t* s) const override { St<State>(s) = State{0, 0}; }
+  Status Update(std::span<const Arg> args, size_t rows, uint8_t* const* states,
+                const EvalContext&) const override {
+    ArgView v(args[0]);
+    if (v.null_type) return Status::OK();
+    const T* d = v.data<T>();
+    const bool nulls = v.may_null();
+    for (size_t i = 0; i < rows; ++i) {
+      if (nulls && v.null(i)) continue;
+      State& s = St<State>(states[i]);
+      s.sum += d[v.row(i)];
+      ++s.count;
+    }
+    return Status::OK();
+  }
+  Status Combine(const uint8_t* src, uint8_t* dst, const EvalContext&) const override {
+    const State& a = St<State>(src);
+    State& b = St<State>(dst);
+    b.sum += a.sum;
+    b.count += a.count;
+    return Status::OK();
+  }
+  Status Finalize(const uint8_t* const* states, size_t n, Vector* out,
+                  const EvalContext&) const override {
+    constexpr __int128 lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    for (size_t i = 0; i < n; ++i) {
+      const State& s = St<State>(states[i]);
+      if (s.count == 0) {
+        out->AppendNull();
+        continue;
+      }
+      __int128 v = s.sum;
+      if (avg_) {
+        __int128 q = v / s.count, r = v % s.count;
+        if (r != 0 && (r < 0 ? -r : r) * 2 >= s.count) q += v < 0 ? -1 : 1;
+        v = q;
+      }
+      if (v < lo || v > hi) {
+        if (try_) {
+          out->AppendNull();
+          continue;
+        }
+        return OverflowError(std::is_same_v<T, int32_t> ? "integer overflow" : "long overflow",
+                             avg_ ? "try_avg" : "try_sum");
+      }
+      out->Append<T>(static_cast<T>(v));
+    }
+    return Status::OK();
+  }
+
+ private:
+  bool avg_;
   bool try_;
 };
 
@@ -895,6 +967,10 @@ Result<FnPtr> MakeSum(std::string_view fn, const TypePtr& t, bool avg, bool try_
       return FnPtr(std::make_shared<SumDoubleFn<void>>(avg));
     case TypeId::kDecimal:
       return FnPtr(std::make_shared<DecimalSumFn>(t->precision(), t->scale(), avg, try_mode));
+    case TypeId::kYearMonthInterval:
+      return FnPtr(std::make_shared<IntervalSumFn<int32_t>>(avg, try_mode));
+    case TypeId::kDayTimeInterval:
+      return FnPtr(std::make_shared<IntervalSumFn<int64_t>>(avg, try_mode));
     default:
       return Mismatch(fn, "requires a numeric argument, not \"" + t->ToString() + "\"");
   }

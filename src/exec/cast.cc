@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
+#include <vector>
 
 #include "common/ascii.h"
 #include "common/datetime.h"
@@ -65,6 +67,13 @@ bool CanCast(const TypePtr& from, const TypePtr& to) {
   if ((f == TypeId::kTimestamp && IsNumeric(t)) || (IsNumeric(f) && t == TypeId::kTimestamp))
     return true;
   if (f == TypeId::kBinary && t == TypeId::kString) return true;
+  // Intervals: to and from strings, within a kind, and to and from numbers, which count units of
+  // the interval's end field (CAST(-122S AS INTERVAL YEAR TO MONTH) is -122 months).
+  if (from->is_interval() || to->is_interval()) {
+    if (f == t) return true;
+    if (from->is_interval()) return IsIntegral(t) || t == TypeId::kDecimal;
+    return IsIntegral(f) || f == TypeId::kDecimal;
+  }
   if (f == TypeId::kStruct && t == TypeId::kStruct) {
     if (from->fields().size() != to->fields().size()) return false;
     for (size_t i = 0; i < from->fields().size(); ++i) {
@@ -234,6 +243,12 @@ std::string CastToString(const Value& v) {
       return FormatDecimal(v.decimal(), v.type()->scale());
     case TypeId::kDate:
       return FormatDate(static_cast<int32_t>(v.integer()));
+    case TypeId::kYearMonthInterval:
+      return FormatYearMonthInterval(static_cast<int32_t>(v.integer()), v.type()->interval_start(),
+                                     v.type()->interval_end(), true);
+    case TypeId::kDayTimeInterval:
+      return FormatDayTimeInterval(v.integer(), v.type()->interval_start(),
+                                   v.type()->interval_end(), true);
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
       return TimestampText(v.integer());
@@ -247,6 +262,158 @@ std::string CastToString(const Value& v) {
     default:
       return std::to_string(v.integer());
   }
+}
+
+// Microseconds (day-time) or months (year-month) per unit of an interval field.
+int64_t IntervalUnit(bool ym, int field) {
+  if (ym) return field == kIntervalYear ? 12 : 1;
+  static const int64_t kUnits[] = {kMicrosPerDay, 3600 * kMicrosPerSecond, 60 * kMicrosPerSecond,
+                                   kMicrosPerSecond};
+  return kUnits[field];
+}
+
+// Parses the body of a year-month / day-time interval string for the fields of `to` (Spark's
+// castStringToYMInterval / castStringToDTInterval): "[+|-]y-m", "[+|-]d hh:mm:ss.ffffff", ... or
+// the ANSI form "INTERVAL '<body>' <fields>" naming the same fields.
+std::optional<int64_t> ParseIntervalText(std::string_view text, const TypePtr& to) {
+  const bool ym = to->id() == TypeId::kYearMonthInterval;
+  const int start = to->interval_start(), end = to->interval_end();
+  std::string_view s = Trim(text);
+  bool neg = false;
+  if (s.size() > 8 && AsciiLower(s.substr(0, 8)) == "interval" &&
+      std::isspace(static_cast<unsigned char>(s[8]))) {
+    s = Trim(s.substr(8));
+    if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+      neg = s[0] == '-';
+      s = Trim(s.substr(1));
+    }
+    if (s.empty() || s[0] != '\'') return std::nullopt;
+    size_t close = s.find('\'', 1);
+    if (close == std::string_view::npos) return std::nullopt;
+    std::string qualifier = AsciiUpper(Trim(s.substr(close + 1)));
+    std::string want = to->ToString().substr(9);  // after "interval "
+    if (qualifier != AsciiUpper(want)) return std::nullopt;
+    s = s.substr(1, close - 1);
+  }
+  s = Trim(s);
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    neg = neg != (s[0] == '-');
+    s = s.substr(1);
+  }
+  // Split into the fields: '-' separates year and month; ' ' the days, ':' the time fields.
+  std::vector<std::string_view> parts;
+  size_t b = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || (ym ? s[i] == '-' : (s[i] == ' ' || s[i] == ':'))) {
+      parts.push_back(s.substr(b, i - b));
+      b = i + 1;
+    }
+  }
+  if (static_cast<int>(parts.size()) != end - start + 1) return std::nullopt;
+  __int128 total = 0;
+  for (int k = 0; k < static_cast<int>(parts.size()); ++k) {
+    int field = start + k;
+    std::string_view p = parts[k];
+    int64_t frac = 0;
+    if (!ym && field == kIntervalSecond) {
+      size_t dot = p.find('.');
+      if (dot != std::string_view::npos) {
+        std::string_view f = p.substr(dot + 1);
+        if (f.empty() || f.size() > 9) return std::nullopt;
+        for (size_t j = 0; j < 6; ++j) {
+          char c = j < f.size() ? f[j] : '0';
+          if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+          frac = frac * 10 + (c - '0');
+        }
+        for (size_t j = 6; j < f.size(); ++j) {
+          if (!std::isdigit(static_cast<unsigned char>(f[j]))) return std::nullopt;
+        }
+        p = p.substr(0, dot);
+      }
+    }
+    if (p.empty() || p.size() > 18) return std::nullopt;
+    int64_t v = 0;
+    for (char c : p) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+      v = v * 10 + (c - '0');
+    }
+    if (k > 0) {
+      int64_t limit = ym ? 11 : field == kIntervalHour ? 23 : 59;
+      if (v > limit) return std::nullopt;
+    }
+    total += static_cast<__int128>(v) * IntervalUnit(ym, field) + frac;
+  }
+  if (neg) total = -total;
+  int64_t lo = ym ? INT32_MIN : INT64_MIN, hi = ym ? INT32_MAX : INT64_MAX;
+  if (total < lo || total > hi) return std::nullopt;
+  return static_cast<int64_t>(total);
+}
+
+// CAST involving an interval type (CanCast allowed it). Numbers count units of the interval's
+// end field: to integers truncated, to decimals rounded HALF_UP to the scale; from decimals the
+// value is rounded HALF_UP to microseconds (months), then cut to the end field.
+Result<Value> CastIntervalValue(const Value& v, const TypePtr& to, bool ansi) {
+  const TypePtr& from = v.type();
+  auto overflow = [&]() -> Result<Value> {
+    if (ansi) return Overflow(v, to);
+    return Value::Null(to);
+  };
+  if (from->id() == TypeId::kString) {
+    auto r = ParseIntervalText(v.str(), to);
+    if (!r) {
+      if (ansi) return InvalidInput(v, to);
+      return Value::Null(to);
+    }
+    return Value::Integer(to, *r);
+  }
+  if (from->is_interval()) {
+    const bool ym = from->id() == TypeId::kYearMonthInterval;
+    const int64_t x = v.integer();
+    if (to->is_interval()) {
+      // Within a kind: keep the value down to the target's end field.
+      int64_t unit = IntervalUnit(ym, to->interval_end());
+      return Value::Integer(to, x - x % unit);
+    }
+    const int64_t unit = IntervalUnit(ym, from->interval_end());
+    if (to->id() == TypeId::kDecimal) {
+      int p = to->precision(), sc = to->scale();
+      __int128 num = static_cast<__int128>(x) * Pow10(sc);
+      __int128 q = num / unit, rem = num % unit;
+      if (rem != 0 && (rem < 0 ? -rem : rem) * 2 >= unit) q += num < 0 ? -1 : 1;
+      if (!FitsPrecision(q, p)) return overflow();
+      return Value::Decimal(p, sc, q);
+    }
+    int64_t n = x / unit, lo, hi;
+    IntegralRange(to->id(), &lo, &hi);
+    if (n < lo || n > hi) return overflow();
+    return Value::Integer(to, n);
+  }
+  // A number to an interval.
+  const bool ym = to->id() == TypeId::kYearMonthInterval;
+  const int64_t unit = IntervalUnit(ym, to->interval_end());
+  const __int128 lo = ym ? INT32_MIN : INT64_MIN, hi = ym ? INT32_MAX : INT64_MAX;
+  __int128 x;
+  if (v.type()->id() == TypeId::kDecimal) {
+    __int128 d = v.decimal(), den = Pow10(v.type()->scale());
+    long double approx = static_cast<long double>(d) / static_cast<long double>(den) * unit;
+    if (approx > static_cast<long double>(hi) + 1 || approx < static_cast<long double>(lo) - 1) {
+      return overflow();
+    }
+    // Digits far below a microsecond cannot matter: drop them until d * unit fits.
+    const __int128 limit = static_cast<__int128>(1) << 88;
+    while (den > 1 && (d > limit || d < -limit)) {
+      d /= 10;
+      den /= 10;
+    }
+    __int128 num = d * unit;
+    __int128 q = num / den, rem = num % den;
+    if (rem != 0 && (rem < 0 ? -rem : rem) * 2 >= den) q += num < 0 ? -1 : 1;
+    x = q - q % unit;
+  } else {
+    x = static_cast<__int128>(v.integer()) * unit;
+  }
+  if (x < lo || x > hi) return overflow();
+  return Value::Integer(to, static_cast<int64_t>(x));
 }
 
 Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
@@ -263,6 +430,7 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
   };
   if (t == TypeId::kString) return Value::String(CastToString(v));
   if (t == TypeId::kBinary && f == TypeId::kString) return Value::Binary(v.str());
+  if (v.type()->is_interval() || to->is_interval()) return CastIntervalValue(v, to, ansi);
 
   // Integral targets.
   int64_t lo, hi;

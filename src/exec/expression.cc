@@ -57,9 +57,11 @@ bool InKeyAt(const Vector& v, size_t i, char* buf, std::string_view* key) {
     case TypeId::kInt16:
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
     case TypeId::kDecimal: {
       size_t w = static_cast<size_t>(v.type()->fixed_width());
       if (w == 0 || w > 16) return false;
@@ -161,9 +163,11 @@ bool InSetType(const DataType& t) {
     case TypeId::kInt16:
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
     case TypeId::kDecimal:
     case TypeId::kFloat:
     case TypeId::kDouble:
@@ -270,6 +274,12 @@ std::string Literal(const Value& v) {
       return "'" + v.str() + "'";
     case TypeId::kDate:
       return "DATE '" + v.ToString() + "'";
+    case TypeId::kYearMonthInterval:
+      return FormatYearMonthInterval(static_cast<int32_t>(v.integer()), v.type()->interval_start(),
+                                     v.type()->interval_end(), true);
+    case TypeId::kDayTimeInterval:
+      return FormatDayTimeInterval(v.integer(), v.type()->interval_start(),
+                                   v.type()->interval_end(), true);
     case TypeId::kTimestamp:
       return "TIMESTAMP '" + v.ToString() + "'";
     case TypeId::kInt64:
@@ -453,10 +463,12 @@ bool EqualAt(const Vector& a, size_t i, const Vector& b, size_t j) {
       return a.data<int16_t>()[i] == b.data<int16_t>()[j];
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return a.data<int32_t>()[i] == b.data<int32_t>()[j];
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       return a.data<int64_t>()[i] == b.data<int64_t>()[j];
     case TypeId::kFloat: {
       float x = a.data<float>()[i], y = b.data<float>()[j];

@@ -250,6 +250,13 @@ Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b) {
     }
     return NumericRank(x) >= NumericRank(y) ? a : b;
   }
+  if (a->is_interval() && x == y) {
+    // Intervals of one kind widen to the widest fields (Spark's findWiderTypeForTwo).
+    int s = std::min(a->interval_start(), b->interval_start());
+    int e = std::max(a->interval_end(), b->interval_end());
+    return x == TypeId::kYearMonthInterval ? DataType::YearMonthInterval(s, e)
+                                           : DataType::DayTimeInterval(s, e);
+  }
   if (IsDatetime(x) && IsDatetime(y)) {
     if (x == TypeId::kTimestamp || y == TypeId::kTimestamp) return DataType::Timestamp();
     return DataType::TimestampNtz();

@@ -33,9 +33,11 @@ GroupHashTable::GroupHashTable(std::vector<TypePtr> key_types, size_t payload_by
         break;
       case TypeId::kInt32:
       case TypeId::kDate:
+      case TypeId::kYearMonthInterval:
       case TypeId::kInt64:
       case TypeId::kTimestamp:
       case TypeId::kTimestampNtz:
+      case TypeId::kDayTimeInterval:
         path_ = Path::kSingleInt;
         break;
       default:
@@ -308,7 +310,7 @@ Status GroupHashTable::FindOrCreate(std::span<const Vector* const> keys, const u
   }
   if (path_ == Path::kSingleInt) {
     TypeId id = key_types_[0]->id();
-    if (id == TypeId::kInt32 || id == TypeId::kDate) {
+    if (id == TypeId::kInt32 || id == TypeId::kDate || id == TypeId::kYearMonthInterval) {
       ProbeSingle<int32_t>(*keys[0], sel, n, hashes, create, groups);
     } else {
       ProbeSingle<int64_t>(*keys[0], sel, n, hashes, create, groups);

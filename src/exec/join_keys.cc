@@ -57,15 +57,18 @@ void HashColumn(const Vector& v, size_t begin, size_t end, uint64_t* hashes, boo
     case TypeId::kInt16:
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: {
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval: {
       if (v.id() == TypeId::kInt64 || v.id() == TypeId::kTimestamp ||
-          v.id() == TypeId::kTimestampNtz) {
+          v.id() == TypeId::kTimestampNtz || v.id() == TypeId::kDayTimeInterval) {
         const int64_t* d = v.data<int64_t>();
         HashLoop(v, begin, end, hashes, first,
                  [d](size_t r) { return HashMix(static_cast<uint64_t>(d[r])); });
-      } else if (v.id() == TypeId::kInt32 || v.id() == TypeId::kDate) {
+      } else if (v.id() == TypeId::kInt32 || v.id() == TypeId::kDate ||
+                 v.id() == TypeId::kYearMonthInterval) {
         const int32_t* d = v.data<int32_t>();
         HashLoop(v, begin, end, hashes, first,
                  [d](size_t r) { return HashMix(static_cast<uint64_t>(int64_t(d[r]))); });
@@ -129,7 +132,8 @@ void EqColumn(const Vector& a, const Vector& b, bool null_safe, const uint32_t* 
               const uint32_t* br, size_t n, uint8_t* keep) {
   switch (a.id()) {
     case TypeId::kInt32:
-    case TypeId::kDate: {
+    case TypeId::kDate:
+    case TypeId::kYearMonthInterval: {
       const int32_t* x = a.data<int32_t>();
       const int32_t* y = b.data<int32_t>();
       EqLoop(a, b, null_safe, ar, br, n, keep,
@@ -138,7 +142,8 @@ void EqColumn(const Vector& a, const Vector& b, bool null_safe, const uint32_t* 
     }
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: {
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval: {
       const int64_t* x = a.data<int64_t>();
       const int64_t* y = b.data<int64_t>();
       EqLoop(a, b, null_safe, ar, br, n, keep,
@@ -185,8 +190,10 @@ bool IsIntegralKeyType(TypeId id) {
     case TypeId::kInt32:
     case TypeId::kInt64:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       return true;
     default:
       return false;
@@ -212,7 +219,8 @@ void WidenToInt64(const Vector& v, size_t begin, size_t end, int64_t* out) {
       break;
     }
     case TypeId::kInt32:
-    case TypeId::kDate: {
+    case TypeId::kDate:
+    case TypeId::kYearMonthInterval: {
       const int32_t* d = v.data<int32_t>();
       for (size_t r = begin; r < end; ++r) out[r] = d[r];
       break;

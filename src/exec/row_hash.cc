@@ -87,11 +87,13 @@ void HashAny(const Vector& col, size_t n, RowOf rows, uint64_t* hashes, bool com
       break;
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       HashFixed<int32_t>(col, n, rows, hashes, combine);
       break;
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       HashFixed<int64_t>(col, n, rows, hashes, combine);
       break;
     case TypeId::kFloat:
@@ -180,10 +182,12 @@ bool ValuesEqualAt(const Vector& a, size_t i, const Vector& b, size_t j, NullEqu
       return a.data<int16_t>()[i] == b.data<int16_t>()[j];
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return a.data<int32_t>()[i] == b.data<int32_t>()[j];
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       return a.data<int64_t>()[i] == b.data<int64_t>()[j];
     case TypeId::kFloat:
       return EqOne(a.data<float>()[i], b.data<float>()[j]);
@@ -282,10 +286,12 @@ size_t MatchColumn(const Vector& a, const uint32_t* a_rows, const Vector& b, con
       return MatchFixed<int16_t>(a, a_rows, b, b_rows, cand, n, nulls, miss, n_miss);
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return MatchFixed<int32_t>(a, a_rows, b, b_rows, cand, n, nulls, miss, n_miss);
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       return MatchFixed<int64_t>(a, a_rows, b, b_rows, cand, n, nulls, miss, n_miss);
     case TypeId::kFloat:
       return MatchFixed<float>(a, a_rows, b, b_rows, cand, n, nulls, miss, n_miss);

@@ -19,8 +19,10 @@ bool KeyBloomFilter::Supports(const DataType& build, const DataType& probe) {
     auto kind = [](TypeId id) {
       switch (id) {
         case TypeId::kDate:
+        case TypeId::kYearMonthInterval:
         case TypeId::kTimestamp:
         case TypeId::kTimestampNtz:
+        case TypeId::kDayTimeInterval:
         case TypeId::kBoolean:
           return static_cast<int>(id);
         default:

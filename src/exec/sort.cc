@@ -82,10 +82,12 @@ RowComparator::CompareFn CompareFnFor(const DataType& t) {
       return CmpInt<int16_t>;
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return CmpInt<int32_t>;
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       return CmpInt<int64_t>;
     case TypeId::kFloat:
       return CmpFloat<float>;
@@ -120,11 +122,13 @@ int NormalizedWidth(const DataType& t) {
       return 2;
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
     case TypeId::kFloat:
       return 4;
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
     case TypeId::kDouble:
       return 8;
     case TypeId::kDecimal:
@@ -213,14 +217,16 @@ void EncodeColumn(const Vector& v, SortOrder o, bool with_null_byte, std::vector
       break;
     }
     case TypeId::kInt32:
-    case TypeId::kDate: {
+    case TypeId::kDate:
+    case TypeId::kYearMonthInterval: {
       const int32_t* d = v.data<int32_t>();
       put([&](size_t r) { return FlipSign<int32_t, uint32_t>(d[r]); });
       break;
     }
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: {
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval: {
       const int64_t* d = v.data<int64_t>();
       put([&](size_t r) { return FlipSign<int64_t, uint64_t>(d[r]); });
       break;

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "common/ascii.h"
+#include "common/datetime.h"
 #include "common/error_classes.h"
 #include "exec/spill.h"
 #include "exec/window_spill.h"
@@ -309,6 +310,30 @@ Result<RangeOffset> RangeOffsetFor(const WindowBound& b, const DataType& key) {
       vt == TypeId::kInt8 || vt == TypeId::kInt16 || vt == TypeId::kInt32 || vt == TypeId::kInt64;
   bool v_float = vt == TypeId::kFloat || vt == TypeId::kDouble;
   bool v_dec = vt == TypeId::kDecimal;
+  if (v.type()->is_interval()) {
+    // An interval offset (Spark: a DATE key takes a DAY interval, a TIMESTAMP key a day-time
+    // interval, an interval key an interval of its kind).
+    const DataType& it = *v.type();
+    const bool dt = vt == TypeId::kDayTimeInterval;
+    const TypeId k = key.id();
+    bool ok = true;
+    if (k == TypeId::kDate && dt && it.interval_start() == kIntervalDay &&
+        it.interval_end() == kIntervalDay) {
+      o.i = v.integer() / kMicrosPerDay;
+    } else if ((k == TypeId::kTimestamp || k == TypeId::kTimestampNtz) && dt) {
+      o.i = v.integer();
+    } else if (k == vt) {
+      o.i = v.integer();
+    } else {
+      ok = false;
+    }
+    if (ok && o.i >= 0) return o;
+    return Status::InvalidArgument("The data type \"" + key.ToString() +
+                                       "\" used in the order specification does not support "
+                                       "the data type \"" +
+                                       it.ToString() + "\" which is used in the range frame.",
+                                   errc::kDatatypeMismatch);
+  }
   switch (key.id()) {
     case TypeId::kFloat:
     case TypeId::kDouble:
@@ -329,8 +354,10 @@ Result<RangeOffset> RangeOffsetFor(const WindowBound& b, const DataType& key) {
     case TypeId::kInt32:
     case TypeId::kInt64:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       if (v_int) {
         o.i = v.integer();
       } else if (v_dec && v.type()->scale() == 0) {
@@ -713,6 +740,7 @@ Status WindowOperator::Compute(const WindowFunction& fn, const Layout& L, ExecCo
               break;
             case TypeId::kInt32:
             case TypeId::kDate:
+            case TypeId::kYearMonthInterval:
               ikey[p] = okey->data<int32_t>()[p];
               break;
             case TypeId::kDecimal:

@@ -540,6 +540,12 @@ Status AppendElements(const std::string& name, const TypePtr& type, bool nullabl
       SILT_RETURN_NOT_OK(AppendElements("key", type->key_type(), false, out));
       return AppendElements("value", type->value_type(), type->value_contains_null(), out);
     }
+    case TypeId::kYearMonthInterval:
+    case TypeId::kDayTimeInterval:
+      // Spark's Parquet data source does not support interval types either.
+      return Status::InvalidArgument("The Parquet datasource doesn't support the column `" + name +
+                                         "` of the type \"" + type->ToString() + "\".",
+                                     errc::kUnsupportedDataTypeForDatasource);
   }
   out->push_back(e);
   return Status::OK();

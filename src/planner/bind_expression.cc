@@ -123,9 +123,36 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
       }
       return exec::MakeConstant(e.literal);
     case ExprType::kInterval: {
-      return Status::NotImplemented(
-          "interval values are supported only in date/timestamp arithmetic (x ± INTERVAL …)",
-          errc::kSiltIntervalUnsupported);
+      // A year-month or day-time interval constant, typed by the literal's fields.
+      const std::string& q = e.interval_qualifier;
+      if (q.empty()) {
+        return Status::NotImplemented(
+            "calendar interval values (months with days or time) are supported only in "
+            "date/timestamp arithmetic (x ± INTERVAL …)",
+            errc::kSiltIntervalUnsupported);
+      }
+      static const char* const kFields[] = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"};
+      auto field = [&](std::string_view name) {
+        for (int k = 0; k < 6; ++k)
+          if (name == kFields[k]) return k;
+        return -1;
+      };
+      size_t to = q.find(" TO ");
+      int from = field(std::string_view(q).substr(0, to));
+      int end = to == std::string::npos ? from : field(std::string_view(q).substr(to + 4));
+      if (from < 0 || end < 0) {
+        return Status::Internal("bad interval qualifier " + q);
+      }
+      if (from < 2) {
+        if (e.interval_months > INT32_MAX || e.interval_months < INT32_MIN) {
+          return Status::InvalidArgument("Error parsing interval: the interval overflows",
+                                         errc::kInvalidIntervalFormat);
+        }
+        return exec::MakeConstant(
+            Value::Integer(DataType::YearMonthInterval(from, end), e.interval_months));
+      }
+      return exec::MakeConstant(
+          Value::Integer(DataType::DayTimeInterval(from - 2, end - 2), e.interval_micros));
     }
     case ExprType::kColumnRef:
       return BindColumnRef(e, s);
@@ -143,10 +170,12 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
       return exec::BindScalarFunction(op, {c}, ctx().bind);
     }
     case ExprType::kBinary: {
-      if ((e.op == "+" || e.op == "-") && e.children[1]->type == ExprType::kInterval) {
+      if ((e.op == "+" || e.op == "-") && e.children[1]->type == ExprType::kInterval &&
+          e.children[1]->interval_qualifier.empty()) {
         return BindIntervalArithmetic(*e.children[0], *e.children[1], e.op == "-", s);
       }
-      if (e.op == "+" && e.children[0]->type == ExprType::kInterval) {
+      if (e.op == "+" && e.children[0]->type == ExprType::kInterval &&
+          e.children[0]->interval_qualifier.empty()) {
         return BindIntervalArithmetic(*e.children[1], *e.children[0], false, s);
       }
       SILT_ASSIGN_OR_RETURN(ExprPtr a, Bind(*e.children[0], s));

@@ -149,7 +149,24 @@ std::optional<UnitInfo> LookupUnit(std::string_view word, bool allow_plural) {
 }
 }  // namespace
 
+namespace {
+// Spark 4's error for an interval literal mixing year-month and day-time units (ParseException).
+Status MixedIntervalUnitsError(const std::string& sql, const std::string& literal,
+                               const SourcePos& pos) {
+  return Status::InvalidArgument(
+      FormatParseError(sql,
+                       "Cannot mix year-month and day-time fields: " + literal +
+                           ". (INTERVAL literals of Spark's legacy CalendarInterval type are "
+                           "only available with spark.sql.legacy.interval.enabled.)",
+                       pos),
+      errc::kLegacyErrorTemp0029);
+}
+}  // namespace
+
 Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
+  auto MixedIntervalUnits = [&](const std::string& literal, const SourcePos& p) {
+    return MixedIntervalUnitsError(std::string(sql_), literal, p);
+  };
   auto e = NewExpr(ExprType::kInterval, pos);
   auto invalid = [&](const std::string& what) {
     return ClassError(errc::kInvalidIntervalFormat, "Error parsing interval: " + what, pos);
@@ -162,8 +179,39 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
     if (!r.ok()) return invalid("'" + text + "'");
     e->interval_months = r->first;
     e->interval_micros = r->second;
+    // Spark types the literal by the units written in it, as the multi-unit form.
+    std::vector<std::string> words;
+    {
+      std::string cur;
+      for (char ch : text) {
+        if (std::isspace(static_cast<unsigned char>(ch))) {
+          if (!cur.empty()) words.push_back(std::move(cur));
+          cur.clear();
+        } else {
+          cur.push_back(ch);
+        }
+      }
+      if (!cur.empty()) words.push_back(std::move(cur));
+    }
+    size_t k0 = !words.empty() && AsciiUpper(words[0]) == "INTERVAL" ? 1 : 0;
+    int lo = 99, hi = -1;
+    bool ym = false, dt = false;
+    for (size_t k = k0 + 1; k < words.size(); k += 2) {
+      auto u = LookupUnit(words[k], true);
+      if (!u) return invalid("'" + text + "'");
+      (u->year_month ? ym : dt) = true;
+      lo = std::min(lo, u->rank);
+      hi = std::max(hi, u->rank);
+    }
+    if (ym && dt) return MixedIntervalUnits("interval '" + text + "'", pos);
+    static const char* const kRankNames[] = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"};
+    if (hi >= 0) {
+      e->interval_qualifier = lo == hi ? std::string(kRankNames[lo])
+                                       : std::string(kRankNames[lo]) + " TO " + kRankNames[hi];
+    }
     return e;
   }
+  size_t start_tok = p_;
   __int128 months = 0, micros = 0;
   int min_rank = 99, max_rank = -1;
   bool any_ym = false, any_dt = false;
@@ -303,7 +351,8 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       any_dt = true;
     }
     if (micros > INT64_MAX || micros < INT64_MIN || months > INT32_MAX || months < INT32_MIN) {
-      return invalid("the interval overflows");
+      return ClassError(errc::kIntervalArithmeticOverflow,
+                        "Interval value overflows: the interval literal is out of range", pos);
     }
     int rank = unit->rank;
     std::string qname = std::string(unit->name);
@@ -327,7 +376,9 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
   e->interval_months = static_cast<int64_t>(months);
   e->interval_micros = static_cast<int64_t>(micros);
   if (any_ym && any_dt) {
-    e->interval_qualifier = "";
+    // Spark 4 (spark.sql.legacy.interval.enabled=false) has no literal mixing the two kinds.
+    return MixedIntervalUnits("interval " + SourceText(t_[start_tok].pos.offset, t_[p_].pos.offset),
+                              pos);
   } else {
     e->interval_qualifier = first_unit == last_unit ? first_unit : first_unit + " TO " + last_unit;
   }

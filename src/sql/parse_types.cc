@@ -121,7 +121,41 @@ Result<TypePtr> Parser::DataTypeRule() {
     }
     return DataType::Decimal(static_cast<int>(p), static_cast<int>(s));
   }
-  if (name == "INTERVAL" || name == "VARIANT" || name == "TIME") {
+  if (name == "INTERVAL") {
+    // INTERVAL YEAR [TO MONTH] | INTERVAL MONTH | INTERVAL {DAY|HOUR|MINUTE|SECOND} [TO ...].
+    auto field = [&](int* out, bool* ym) -> bool {
+      if (Peek().kind != TokenKind::kWord) return false;
+      static const char* const kNames[] = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"};
+      std::string w = AsciiUpper(Peek().text);
+      for (int k = 0; k < 6; ++k) {
+        if (w == kNames[k]) {
+          *ym = k < 2;
+          *out = k < 2 ? k : k - 2;
+          Next();
+          return true;
+        }
+      }
+      return false;
+    };
+    int start, end;
+    bool ym, ym_end;
+    if (!field(&start, &ym)) {
+      return Status::NotImplemented("the legacy calendar INTERVAL type is not supported by silt");
+    }
+    end = start;
+    ym_end = ym;
+    if (AcceptKw("TO")) {
+      if (!field(&end, &ym_end)) return ErrorHere();
+      if (ym_end != ym || end <= start) {
+        return ClassError(errc::kParseSyntaxError,
+                          "Syntax error: INTERVAL " + std::string(ym ? "year-month" : "day-time") +
+                              " fields out of order",
+                          pos);
+      }
+    }
+    return ym ? DataType::YearMonthInterval(start, end) : DataType::DayTimeInterval(start, end);
+  }
+  if (name == "VARIANT" || name == "TIME") {
     return Status::NotImplemented("data type " + name + " is not supported by silt");
   }
   return ClassError(errc::kUnsupportedDatatype, "Unsupported data type \"" + name + "\"", pos);

@@ -85,6 +85,12 @@ void AppendOne(Vector* v, const TypePtr& t, Rng& rng, const GenerateOptions& o, 
     case TypeId::kDate:
       v->Append<int32_t>(static_cast<int32_t>(rng.Range(-25567, 47482)));
       break;  // 1900..2100
+    case TypeId::kYearMonthInterval:
+      v->Append<int32_t>(static_cast<int32_t>(rng.Range(-1200000, 1200000)));
+      break;
+    case TypeId::kDayTimeInterval:
+      v->Append<int64_t>(rng.Range(-864000000000000LL, 864000000000000LL));
+      break;
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
       v->Append<int64_t>(rng.Range(-2208988800LL, 4102444800LL) * 1000000LL + rng.Range(0, 999999));

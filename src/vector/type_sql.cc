@@ -62,6 +62,12 @@ std::string TypeSql(const TypePtr& t) {
       return "TIMESTAMP";
     case TypeId::kTimestampNtz:
       return "TIMESTAMP_NTZ";
+    case TypeId::kYearMonthInterval:
+    case TypeId::kDayTimeInterval: {
+      std::string s = t->ToString();
+      for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      return s;
+    }
     case TypeId::kList:
       return "ARRAY<" + TypeSql(t->element_type()) + ">";
     case TypeId::kMap:

@@ -14,11 +14,13 @@ int DataType::fixed_width() const {
     case TypeId::kInt32:
     case TypeId::kDate:
     case TypeId::kFloat:
+    case TypeId::kYearMonthInterval:
       return 4;
     case TypeId::kInt64:
     case TypeId::kDouble:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       return 8;
     case TypeId::kDecimal:
       return 16;
@@ -69,13 +71,23 @@ std::string DataType::ToString() const {
       return "array<" + element_type()->ToString() + ">";
     case TypeId::kMap:
       return "map<" + key_type()->ToString() + "," + value_type()->ToString() + ">";
+    case TypeId::kYearMonthInterval:
+    case TypeId::kDayTimeInterval: {
+      static const char* const kYm[] = {"year", "month"};
+      static const char* const kDt[] = {"day", "hour", "minute", "second"};
+      const char* const* names = id_ == TypeId::kYearMonthInterval ? kYm : kDt;
+      std::string s = std::string("interval ") + names[precision_];
+      if (scale_ != precision_) s += std::string(" to ") + names[scale_];
+      return s;
+    }
   }
   return "?";
 }
 
 bool DataType::Equals(const DataType& o, bool compare_nullability) const {
   if (id_ != o.id_) return false;
-  if (id_ == TypeId::kDecimal) return precision_ == o.precision_ && scale_ == o.scale_;
+  if (id_ == TypeId::kDecimal || is_interval())
+    return precision_ == o.precision_ && scale_ == o.scale_;
   if (fields_.size() != o.fields_.size()) return false;
   for (size_t i = 0; i < fields_.size(); ++i) {
     const Field &a = fields_[i], &b = o.fields_[i];
@@ -108,6 +120,12 @@ SILT_PRIMITIVE(TimestampNtz, kTimestampNtz)
 
 TypePtr DataType::Decimal(int precision, int scale) {
   return std::make_shared<DataType>(TypeId::kDecimal, precision, scale, std::vector<Field>{});
+}
+TypePtr DataType::YearMonthInterval(int start, int end) {
+  return std::make_shared<DataType>(TypeId::kYearMonthInterval, start, end, std::vector<Field>{});
+}
+TypePtr DataType::DayTimeInterval(int start, int end) {
+  return std::make_shared<DataType>(TypeId::kDayTimeInterval, start, end, std::vector<Field>{});
 }
 TypePtr DataType::Struct(std::vector<Field> fields) {
   return std::make_shared<DataType>(TypeId::kStruct, 0, 0, std::move(fields));

@@ -4,6 +4,7 @@
 // Physical representation in a Vector (see vector.h):
 //   boolean → uint8_t (0/1)     byte → int8_t     short → int16_t    int, date → int32_t
 //   long, timestamp, timestamp_ntz (microseconds since epoch) → int64_t
+//   interval year to month (months) → int32_t    interval day to second (microseconds) → int64_t
 //   float → float   double → double   decimal(p,s) → __int128 unscaled value
 //   string, binary → offsets + bytes   struct → children   array → offsets + child
 //   map → offsets + one struct child {key, value}         void (null) → no storage
@@ -34,6 +35,17 @@ enum class TypeId : uint8_t {
   kStruct,
   kList,
   kMap,
+  kYearMonthInterval,  // YearMonthIntervalType: int32 months; start/end fields in the type
+  kDayTimeInterval,    // DayTimeIntervalType: int64 microseconds; start/end fields
+};
+
+// Interval fields (Spark's YearMonthIntervalType.YEAR/MONTH, DayTimeIntervalType.DAY..SECOND).
+enum IntervalField : int { kIntervalYear = 0, kIntervalMonth = 1 };
+enum DayTimeField : int {
+  kIntervalDay = 0,
+  kIntervalHour = 1,
+  kIntervalMinute = 2,
+  kIntervalSecond = 3
 };
 
 using int128_t = __int128;
@@ -54,6 +66,12 @@ class DataType {
   TypeId id() const { return id_; }
   int precision() const { return precision_; }  // decimal only
   int scale() const { return scale_; }          // decimal only
+  // Intervals: the start and end field (IntervalField / DayTimeField).
+  int interval_start() const { return precision_; }
+  int interval_end() const { return scale_; }
+  bool is_interval() const {
+    return id_ == TypeId::kYearMonthInterval || id_ == TypeId::kDayTimeInterval;
+  }
   // struct: its fields; list: one field "element"; map: fields "key", "value".
   const std::vector<Field>& fields() const { return fields_; }
   const TypePtr& element_type() const { return fields_[0].type; }  // list
@@ -89,6 +107,9 @@ class DataType {
   static TypePtr Timestamp();
   static TypePtr TimestampNtz();
   static TypePtr Decimal(int precision, int scale);
+  // interval year to month (start YEAR, end MONTH) unless given; interval day to second likewise.
+  static TypePtr YearMonthInterval(int start = kIntervalYear, int end = kIntervalMonth);
+  static TypePtr DayTimeInterval(int start = kIntervalDay, int end = kIntervalSecond);
   static TypePtr Struct(std::vector<Field> fields);
   static TypePtr List(TypePtr element, bool contains_null = true);
   static TypePtr Map(TypePtr key, TypePtr value, bool value_contains_null = true);

@@ -95,6 +95,10 @@ void ToJsonImpl(const Value& v, std::string* out) {
     case TypeId::kDate:
       AppendJsonString(out, FormatDate(static_cast<int32_t>(v.integer())));
       break;
+    case TypeId::kYearMonthInterval:
+    case TypeId::kDayTimeInterval:
+      AppendJsonString(out, v.ToString());
+      break;
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
       AppendJsonString(out, FormatTimestampMicros(v.integer()));
@@ -156,6 +160,12 @@ std::string Value::ToString() const {
       return FormatDecimal(decimal(), type_->scale());
     case TypeId::kDate:
       return FormatDate(static_cast<int32_t>(integer()));
+    case TypeId::kYearMonthInterval:
+      return FormatYearMonthInterval(static_cast<int32_t>(integer()), type_->interval_start(),
+                                     type_->interval_end(), false);
+    case TypeId::kDayTimeInterval:
+      return FormatDayTimeInterval(integer(), type_->interval_start(), type_->interval_end(),
+                                   false);
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
       return FormatTimestampMicros(integer());
@@ -189,6 +199,105 @@ bool Value::operator==(const Value& o) const {
     return (std::isnan(a) && std::isnan(b)) || a == b;
   }
   return v_ == o.v_;
+}
+
+std::string FormatYearMonthInterval(int32_t months, int start, int end, bool ansi) {
+  int64_t abs_months = months;
+  std::string sign;
+  if (months < 0) {
+    sign = "-";
+    abs_months = -abs_months;
+  }
+  std::string year = sign + std::to_string(abs_months / 12);
+  std::string year_month = year + "-" + std::to_string(abs_months % 12);
+  if (!ansi) return year_month;
+  if (start == end) {
+    if (start == kIntervalYear) return "INTERVAL '" + year + "' YEAR";
+    return "INTERVAL '" + std::to_string(months) + "' MONTH";
+  }
+  return "INTERVAL '" + year_month + "' YEAR TO MONTH";
+}
+
+namespace {
+constexpr int64_t kUsPerSecond = 1000000;
+constexpr int64_t kUsPerMinute = 60 * kUsPerSecond;
+constexpr int64_t kUsPerHour = 60 * kUsPerMinute;
+constexpr int64_t kUsPerDay = 24 * kUsPerHour;
+
+// BigDecimal.valueOf(us, 6).stripTrailingZeros.toPlainString with a leading zero below 10 s.
+std::string AnsiSeconds(uint64_t us) {
+  std::string s = us < 10 * static_cast<uint64_t>(kUsPerSecond) ? "0" : "";
+  s += std::to_string(us / kUsPerSecond);
+  uint64_t frac = us % kUsPerSecond;
+  if (frac != 0) {
+    char buf[8];
+    snprintf(buf, sizeof(buf), "%06llu", static_cast<unsigned long long>(frac));
+    std::string f = buf;
+    while (!f.empty() && f.back() == '0') f.pop_back();
+    s += "." + f;
+  }
+  return s;
+}
+std::string Two(uint64_t v) {
+  char buf[24];
+  snprintf(buf, sizeof(buf), "%02llu", static_cast<unsigned long long>(v));
+  return buf;
+}
+}  // namespace
+
+std::string FormatDayTimeInterval(int64_t micros, int start, int end, bool ansi) {
+  static const char* const kNames[] = {"DAY", "HOUR", "MINUTE", "SECOND"};
+  std::string sign;
+  uint64_t rest = static_cast<uint64_t>(micros);
+  if (micros < 0) {
+    sign = "-";
+    rest = static_cast<uint64_t>(0) - rest;  // also right for INT64_MIN
+  }
+  if (!ansi) {
+    uint64_t sec_frac = rest % kUsPerMinute;
+    rest /= kUsPerMinute;
+    uint64_t minutes = rest % 60;
+    rest /= 60;
+    uint64_t hours = rest % 24;
+    uint64_t days = rest / 24;
+    char buf[96];
+    snprintf(buf, sizeof(buf), "%s%llu %02llu:%02llu:%02llu.%09llu", sign.c_str(),
+             static_cast<unsigned long long>(days), static_cast<unsigned long long>(hours),
+             static_cast<unsigned long long>(minutes),
+             static_cast<unsigned long long>(sec_frac / kUsPerSecond),
+             static_cast<unsigned long long>((sec_frac % kUsPerSecond) * 1000));
+    return buf;
+  }
+  std::string body = sign;
+  switch (start) {
+    case kIntervalDay:
+      body += std::to_string(rest / kUsPerDay);
+      rest %= kUsPerDay;
+      break;
+    case kIntervalHour:
+      body += Two(rest / kUsPerHour);
+      rest %= kUsPerHour;
+      break;
+    case kIntervalMinute:
+      body += Two(rest / kUsPerMinute);
+      rest %= kUsPerMinute;
+      break;
+    default:
+      body += AnsiSeconds(rest);
+      break;
+  }
+  if (start < kIntervalHour && kIntervalHour <= end) {
+    body += " " + Two(rest / kUsPerHour);
+    rest %= kUsPerHour;
+  }
+  if (start < kIntervalMinute && kIntervalMinute <= end) {
+    body += ":" + Two(rest / kUsPerMinute);
+    rest %= kUsPerMinute;
+  }
+  if (start < kIntervalSecond && kIntervalSecond <= end) body += ":" + AnsiSeconds(rest);
+  std::string fields =
+      start == end ? kNames[start] : std::string(kNames[start]) + " TO " + kNames[end];
+  return "INTERVAL '" + body + "' " + fields;
 }
 
 }  // namespace silt

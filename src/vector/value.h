@@ -67,6 +67,11 @@ std::string FormatDecimal(int128_t unscaled, int scale);
 std::string Int128ToString(int128_t v);
 std::string FormatDate(int32_t days);
 std::string FormatTimestampMicros(int64_t micros);
+// Spark's interval text (IntervalUtils.toYearMonthIntervalString / toDayTimeIntervalString):
+// ansi = true gives the CAST(... AS STRING) form "INTERVAL '1-2' YEAR TO MONTH"; false gives the
+// Hive form spark-sql prints in results ("1-2", "1 02:03:04.500000000").
+std::string FormatYearMonthInterval(int32_t months, int start, int end, bool ansi);
+std::string FormatDayTimeInterval(int64_t micros, int start, int end, bool ansi);
 void AppendJsonString(std::string* out, std::string_view s);
 std::string FormatDouble(double v);
 

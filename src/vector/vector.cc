@@ -144,11 +144,13 @@ Status Vector::AppendValue(const Value& v) {
       break;
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       Append<int32_t>(static_cast<int32_t>(v.integer()));
       break;
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       Append<int64_t>(v.integer());
       break;
     case TypeId::kFloat:
@@ -294,10 +296,12 @@ Value Vector::GetValue(size_t i) const {
       return Value::Integer(type_, Get<int16_t>(i));
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return Value::Integer(type_, Get<int32_t>(i));
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       return Value::Integer(type_, Get<int64_t>(i));
     case TypeId::kFloat:
       return Value::Floating(type_, Get<float>(i));

@@ -238,14 +238,14 @@ Result<ExprPtr> BindSequence(std::string_view n, Args& a, const BindContext& c) 
   if (t->id() == TypeId::kNull) t = DataType::Int32();
   bool date = t->id() == TypeId::kDate;
   if (a.size() == 3) {
-    // Date (and timestamp) sequences step by an interval, and silt has no interval values: only
-    // the default step of one day is available for them.
+    // Date (and timestamp) sequences step by an interval; silt does not implement interval steps
+    // yet: only the default step of one day is available for them.
     if (date || !fn::IsIntegralId(a[2]->type->id())) {
       if (!date && fn::IsNullTyped(a[2])) {
         // sequence(1, 5, NULL) → NULL
       } else if (date) {
         return Status::NotImplemented(
-            "sequence over dates takes no step in silt (interval values are not supported); the "
+            "sequence over dates with an interval step is not implemented in silt; the default "
             "step is one day",
             errc::kSiltIntervalUnsupported);
       } else {

@@ -8,6 +8,7 @@
 #include "common/error_classes.h"
 #include "exec/cast.h"
 #include "exec/function_registry.h"
+#include "exec/functions/function_util.h"
 #include "exec/kernel_util.h"
 
 namespace silt::exec {
@@ -203,11 +204,13 @@ Status CompareKernel(std::span<const Arg> args, size_t rows, CmpOp op, Vector* o
       return Status::OK();
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       CompareFixed<int32_t>(a, b, rows, op, out);
       return Status::OK();
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       CompareFixed<int64_t>(a, b, rows, op, out);
       return Status::OK();
     case TypeId::kFloat:
@@ -648,6 +651,15 @@ Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext&
                           const char* try_name = nullptr) {
   const char* name = try_name ? try_name : OpName(op);
   if (args.size() != 2) return WrongArgs(name, args.size(), "2");
+  // Intervals, and the datetime differences that give one.
+  if (op == ArOp::kAdd || op == ArOp::kSub || op == ArOp::kMul || op == ArOp::kDiv) {
+    SILT_ASSIGN_OR_RETURN(ExprPtr iv, fn::BindIntervalArith(name, OpName(op)[0], args, ctx));
+    if (iv) return iv;
+  } else if (args[0]->type->is_interval() || args[1]->type->is_interval()) {
+    return TypeError("\"(" + args[0]->ToString() + " " + name + " " + args[1]->ToString() +
+                     ")\": the operator requires numeric operands, not \"" +
+                     args[0]->type->ToString() + "\" and \"" + args[1]->type->ToString() + "\"");
+  }
   TypeId x = args[0]->type->id(), y = args[1]->type->id();
   // date ± days
   if ((op == ArOp::kAdd || op == ArOp::kSub) && x == TypeId::kDate && IsIntegral(y)) {

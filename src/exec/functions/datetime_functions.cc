@@ -443,6 +443,80 @@ ExprPtr NowCall(std::string_view name, TypePtr type,
       true, false);
 }
 
+// extract / date_part of a year-month or day-time interval (Spark's ExtractANSIInterval*): the
+// field must be one of the type's fields. YEAR → int, MONTH → tinyint, DAY → int, HOUR and
+// MINUTE → tinyint, SECOND → decimal(8,6) with the fraction; negative intervals give negative
+// parts.
+Result<ExprPtr> BindIntervalExtract(std::string_view name, const std::string& field_text,
+                                    const std::string& field, Args& rest) {
+  const TypePtr& t = rest[0]->type;
+  const bool ym = t->id() == TypeId::kYearMonthInterval;
+  int f = -1;
+  if (ym) {
+    if (field == "YEAR" || field == "Y" || field == "YEARS" || field == "YR" || field == "YRS")
+      f = kIntervalYear;
+    if (field == "MONTH" || field == "MON" || field == "MONS" || field == "MONTHS") {
+      f = kIntervalMonth;
+    }
+  } else {
+    if (field == "DAY" || field == "D" || field == "DAYS") f = kIntervalDay;
+    if (field == "HOUR" || field == "H" || field == "HOURS" || field == "HR" || field == "HRS")
+      f = kIntervalHour;
+    if (field == "MINUTE" || field == "M" || field == "MIN" || field == "MINS" ||
+        field == "MINUTES")
+      f = kIntervalMinute;
+    if (field == "SECOND" || field == "S" || field == "SEC" || field == "SECONDS" ||
+        field == "SECS")
+      f = kIntervalSecond;
+  }
+  if (f < t->interval_start() || f > t->interval_end()) {
+    return Status::InvalidArgument("Cannot extract " + field_text + " from " + t->ToString() + ".",
+                                   errc::kInvalidExtractField);
+  }
+  if (ym) {
+    TypePtr rt = f == kIntervalYear ? IntT() : DataType::Int8();
+    return MakeCall(
+        std::string(name), rt, std::move(rest),
+        [f](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
+          if (f == kIntervalYear) {
+            MapUnary<int32_t, int32_t>(a[0], rows, out, [](int32_t m) { return m / 12; });
+          } else {
+            MapUnary<int8_t, int32_t>(a[0], rows, out,
+                                      [](int32_t m) { return static_cast<int8_t>(m % 12); });
+          }
+          return Status::OK();
+        });
+  }
+  TypePtr rt = f == kIntervalDay      ? IntT()
+               : f == kIntervalSecond ? DataType::Decimal(8, 6)
+                                      : DataType::Int8();
+  return MakeCall(
+      std::string(name), rt, std::move(rest),
+      [f](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
+        constexpr int64_t kHour = 3600 * kMicrosPerSecond, kMinute = 60 * kMicrosPerSecond;
+        switch (f) {
+          case kIntervalDay:
+            MapUnary<int32_t, int64_t>(a[0], rows, out, [](int64_t us) {
+              return static_cast<int32_t>(us / kMicrosPerDay);
+            });
+            break;
+          case kIntervalHour:
+            MapUnary<int8_t, int64_t>(
+                a[0], rows, out, [](int64_t us) { return static_cast<int8_t>(us / kHour % 24); });
+            break;
+          case kIntervalMinute:
+            MapUnary<int8_t, int64_t>(
+                a[0], rows, out, [](int64_t us) { return static_cast<int8_t>(us / kMinute % 60); });
+            break;
+          default:
+            MapUnary<int128_t, int64_t>(
+                a[0], rows, out, [](int64_t us) { return static_cast<int128_t>(us % kMinute); });
+            break;
+        }
+        return Status::OK();
+      });
+}
+
 Result<ExprPtr> BindExtract(std::string_view name, Args& args, const BindContext& ctx) {
   SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
   const Value* fv = ConstantOf(args[0]);
@@ -451,6 +525,7 @@ Result<ExprPtr> BindExtract(std::string_view name, Args& args, const BindContext
   }
   std::string field = AsciiUpper(fv->str());
   Args rest{args[1]};
+  if (rest[0]->type->is_interval()) return BindIntervalExtract(name, fv->str(), field, rest);
   auto date_field = [&](Field f) { return BindDateField(name, rest, ctx, f); };
   auto time_field = [&](Field f) { return BindTimeField(name, rest, ctx, f); };
   if (field == "YEAR" || field == "Y" || field == "YEARS" || field == "YR" || field == "YRS") {
@@ -679,6 +754,7 @@ Result<ExprPtr> BindTimestampAdd(std::string_view n, Args& a, const BindContext&
 }  // namespace
 
 void RegisterDateTimeFunctions(FunctionRegistry& r) {
+  fn::RegisterIntervalFunctions(r);
   Reg(r, {"timestampdiff"}, BindTimestampDiff);
   Reg(r, {"timestampadd"}, BindTimestampAdd);
   Reg(r, {"current_date", "curdate"},

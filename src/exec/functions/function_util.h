@@ -25,6 +25,10 @@
 #include "vector/types.h"
 #include "vector/vector.h"
 
+namespace silt::exec {
+class FunctionRegistry;
+}  // namespace silt::exec
+
 namespace silt::exec::fn {
 
 // ---------------------------------------------------------------------------------------------
@@ -116,6 +120,20 @@ inline Status CoerceStringOrBinary(std::string_view name, std::vector<ExprPtr>& 
   if (id == TypeId::kString || id == TypeId::kBinary) return Status::OK();
   return CoerceArg(name, args, i, DataType::String(), ctx);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Intervals (interval_functions.cc)
+
+// Arithmetic where Spark gives or takes a year-month / day-time interval: interval ± interval,
+// date/timestamp ± interval, interval * / numeric, timestamp - timestamp, date - date. op is one of
+// '+', '-', '*', '/'. Returns nullptr when no operand makes it an interval operation.
+Result<ExprPtr> BindIntervalArith(std::string_view name, char op, std::vector<ExprPtr>& args,
+                                  const BindContext& ctx);
+// abs / negative / positive of an interval (nullptr when the argument is not an interval).
+Result<ExprPtr> BindIntervalUnary(std::string_view name, std::vector<ExprPtr>& args,
+                                  const BindContext& ctx);
+// make_interval-family and interval helpers; called by RegisterDateTimeFunctions.
+void RegisterIntervalFunctions(FunctionRegistry& r);
 
 // ---------------------------------------------------------------------------------------------
 // Kernel helpers

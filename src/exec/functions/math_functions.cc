@@ -329,6 +329,8 @@ Result<ExprPtr> BindFloorCeil(std::string_view name, Args& args, const BindConte
 
 Result<ExprPtr> BindAbsNeg(std::string_view name, Args& args, const BindContext& ctx, bool abs) {
   SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
+  SILT_ASSIGN_OR_RETURN(ExprPtr iv, fn::BindIntervalUnary(name, args, ctx));
+  if (iv) return iv;
   SILT_RETURN_NOT_OK(NumericArg(name, args, 0, ctx));
   TypePtr t = args[0]->type;
   bool ansi = ctx.ansi;
@@ -617,6 +619,7 @@ void RegisterMathFunctions(FunctionRegistry& r) {
       [](std::string_view n, Args& a, const BindContext& c) { return BindAbsNeg(n, a, c, false); });
   Reg(r, {"positive"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
+    if (a[0]->type->is_interval()) return a[0];
     SILT_RETURN_NOT_OK(NumericArg(n, a, 0, c));
     return a[0];
   });

@@ -31,10 +31,12 @@ int CompareCells(const Vector& a, size_t i, const Vector& b, size_t j) {
       return cmp(a.data<int16_t>()[i], b.data<int16_t>()[j]);
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return cmp(a.data<int32_t>()[i], b.data<int32_t>()[j]);
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       return cmp(a.data<int64_t>()[i], b.data<int64_t>()[j]);
     case TypeId::kDecimal:
       return cmp(a.data<int128_t>()[i], b.data<int128_t>()[j]);
@@ -221,10 +223,12 @@ typename Hs::H HashCell(const Vector& v, size_t r, typename Hs::H seed) {
       return Hs::Int(v.data<int16_t>()[r], seed);
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return Hs::Int(v.data<int32_t>()[r], seed);
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       return Hs::Long(v.data<int64_t>()[r], seed);
     case TypeId::kFloat: {
       float f = v.data<float>()[r];

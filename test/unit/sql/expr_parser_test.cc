@@ -246,10 +246,9 @@ TEST(ExprParser, IntervalLiterals) {
   auto dts = Expr("INTERVAL '1 02:03:04.5' DAY TO SECOND");
   EXPECT_EQ(dts->interval_micros, 86400000000LL + 2 * 3600000000LL + 3 * 60000000LL + 4500000);
   EXPECT_EQ(dts->ToString(), "INTERVAL '1 02:03:04.5' DAY TO SECOND");
-  auto mixed = Expr("INTERVAL 1 MONTH 2 DAYS");
-  EXPECT_EQ(mixed->interval_months, 1);
-  EXPECT_EQ(mixed->interval_micros, 2 * 86400000000LL);
-  EXPECT_EQ(mixed->interval_qualifier, "");
+  // Spark 4 has no literal mixing year-month and day-time units.
+  EXPECT_EQ(ParseExpression("INTERVAL 1 MONTH 2 DAYS").status().error_class(),
+            "_LEGACY_ERROR_TEMP_0029");
   auto str = Expr("INTERVAL '2 weeks 1 hour'");
   EXPECT_EQ(str->interval_micros, 14 * 86400000000LL + 3600000000LL);
   EXPECT_EQ(Expr("INTERVAL -3 DAYS")->interval_micros, -3 * 86400000000LL);
