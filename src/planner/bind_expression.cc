@@ -180,7 +180,12 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
       }
       SILT_ASSIGN_OR_RETURN(ExprPtr a, Bind(*e.children[0], s));
       SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*e.children[1], s));
-      return exec::BindScalarFunction(LowerName(e.op), {a, b}, ctx().bind);
+      SILT_ASSIGN_OR_RETURN(ExprPtr call,
+                            exec::BindScalarFunction(LowerName(e.op), {a, b}, ctx().bind));
+      // Date/timestamp arithmetic on constants (TPC-H's DATE '1994-01-01' + INTERVAL '1' YEAR)
+      // is folded like BindIntervalArithmetic's.
+      if (a->type->is_interval() || b->type->is_interval()) return FoldConstant(std::move(call));
+      return call;
     }
     case ExprType::kIsNull: {
       SILT_ASSIGN_OR_RETURN(ExprPtr c, Bind(*e.children[0], s));
@@ -383,6 +388,10 @@ Result<ExprPtr> Binder::Impl::BindIntervalArithmetic(const ParsedExpr& x,
                                                      const ParsedExpr& interval, bool subtract,
                                                      ExprScope& s) {
   SILT_ASSIGN_OR_RETURN(ExprPtr e, BindIntervalCall(x, interval, subtract, s));
+  return FoldConstant(std::move(e));
+}
+
+ExprPtr Binder::Impl::FoldConstant(ExprPtr e) {
   if (e->kind != exec::ExprKind::kCall || !exec::IsConstantExpr(*e)) return e;
   Result<Value> v = exec::EvaluateConstant(*e, ctx().eval);
   if (!v.ok() || !v->type()->Equals(*e->type)) return e;

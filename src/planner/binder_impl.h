@@ -122,6 +122,8 @@ struct Binder::Impl {
   Result<ExprPtr> BindColumnRef(const ParsedExpr& e, ExprScope& s);
   Result<ExprPtr> BindIntervalArithmetic(const ParsedExpr& x, const ParsedExpr& interval,
                                          bool subtract, ExprScope& s);
+  // A constant call evaluated into a literal (an evaluation error leaves it to the rows).
+  ExprPtr FoldConstant(ExprPtr e);
   Result<ExprPtr> BindIntervalCall(const ParsedExpr& x, const ParsedExpr& interval, bool subtract,
                                    ExprScope& s);
   Result<ExprPtr> BindCase(const ParsedExpr& e, ExprScope& s);
