@@ -80,6 +80,7 @@ TEST(SpillFileTest, RoundTripsEveryLayoutWithNulls) {
   std::vector<DataChunk> chunks = testing::Collect(*source, ctx);
   std::filesystem::path root = TestRoot("roundtrip");
   std::string dir;
+  std::unique_ptr<SpillFile> outlived;  // a file its operator still holds when the statement ends
   {
     SpillManager spill(root.string());
     EXPECT_TRUE(spill.directory().empty());  // created lazily
@@ -106,13 +107,14 @@ TEST(SpillFileTest, RoundTripsEveryLayoutWithNulls) {
       EXPECT_EQ(Rows(back), Rows(chunks));
       ASSERT_TRUE((*file)->Rewind().ok());
     }
-    // A file left open when the statement ends goes with the directory.
+    // A file still open when the statement ends goes with the directory.
     auto left = spill.CreateFile(schema);
     ASSERT_TRUE(left.ok());
     ASSERT_TRUE((*left)->Append(chunks[0]).ok());
-    left->release();  // not deleted by its owner: the manager must still remove it
+    outlived = std::move(*left);
   }
   EXPECT_FALSE(std::filesystem::exists(dir));
+  outlived.reset();
   std::filesystem::remove_all(root);
 }
 
