@@ -210,8 +210,9 @@ std::string CteChain(int n) {
 
 TEST_F(RunawaySqlTest, CteChainBindsInLinearTime) {
   auto con = Open();
-  // ASan's frames are several times larger: 300 levels pass half the stack there (the guard).
-  for (int n : {100, kSanitized ? 150 : 300}) {
+  // ASan's frames are several times larger: 300 levels pass half the stack there (the guard),
+  // and 150 come within a few frames of it (binder frames vary by build).
+  for (int n : {100, kSanitized ? 120 : 300}) {
     const double start = CpuNow();
     auto r = con->Query(CteChain(n));
     ASSERT_TRUE(r.ok()) << n << ": " << r.status().ToString();
