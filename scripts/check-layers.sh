@@ -7,6 +7,8 @@
 #   3. Every `#include "<layer>/..."` in src/ is allowed by the table.
 #   4. A planted wrong-way include makes a real layer source fail to compile with its exact
 #      build command, while the same source without it compiles (so the check can fail).
+#   5. include/silt/ (the public API) stands alone: each header compiles with only include/, and
+#      examples/embed.cc, built that way, runs.
 # Usage: scripts/check-layers.sh [BUILD_DIR]   (default build/release, configured by CMake)
 # Ends with one "N passed, N failed" line.
 set -uo pipefail
@@ -143,6 +145,32 @@ probe() {
 probe exec/row_hash.cc planner/binder.h  # execution must not know the planner
 probe sql/lexer.cc exec/operator.h       # the parser must not know execution
 probe delta/z85.cc exec/operator.h       # the Delta protocol must not know execution
+probe exec/row_hash.cc silt/silt.h       # only engine and cli implement or use the Database API
+
+# 5. The public API stands alone: each header of include/silt/ compiles with include/ as the only
+#    include directory, an internal header does not, and the embedder's program (built that way,
+#    examples/embed.cc) runs.
+for header in include/silt/*.h; do
+  if printf '#include "silt/%s"\n' "${header##*/}" |
+    "$CXX" -std=c++20 -fsyntax-only -I"$ROOT/include" -x c++ - >/dev/null 2>&1; then
+    pass
+  else
+    fail "$header does not compile on its own with only include/ on the include path"
+  fi
+done
+if printf '#include "common/status.h"\n' | "$CXX" -std=c++20 -fsyntax-only -I"$ROOT/include" -x c++ - >/dev/null 2>&1; then
+  fail "an internal header (common/status.h) compiled with only include/: the check cannot fail"
+else
+  pass
+fi
+if [ -x "$BUILD/silt_embed_example" ]; then
+  out=$("$BUILD/silt_embed_example" 2>&1)
+  if grep -qP '^click\t2$' <<<"$out" && grep -q '^error class: TABLE_OR_VIEW_NOT_FOUND$' <<<"$out"; then
+    pass
+  else
+    fail "silt_embed_example printed:"; echo "$out" | head -10
+  fi
+fi
 
 echo "${passed} passed, ${failed} failed"
 [ "$failed" -eq 0 ]

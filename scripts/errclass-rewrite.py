@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Keeps silt's error classes in one catalogue (src/common/error_classes.def).
+"""Keeps silt's error classes in one catalogue (include/silt/error_classes.def).
 
 Default (rewrite) mode, idempotent, safe to re-run on code it has not seen:
   1. finds every error class src/ raises: a string literal in a class position (the class argument
@@ -30,10 +30,10 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEF_PATH = os.path.join(ROOT, 'src/common/error_classes.def')
+DEF_PATH = os.path.join(ROOT, 'include/silt/error_classes.def')
 HEADER = 'common/error_classes.h'
 # Files that define the catalogue or the code names themselves.
-EXEMPT = {'src/common/error_classes.def', 'src/common/error_classes.h', 'src/common/error_classes.cc',
+EXEMPT = {'include/silt/error_classes.def', 'include/silt/error_classes.h', 'src/common/error_classes.cc',
           'src/common/status.cc'}
 FACTORIES = ('InvalidArgument', 'NotFound', 'AlreadyExists', 'CommitConflict', 'Corruption', 'IoError',
              'NotImplemented', 'Unsupported', 'OutOfMemory')
@@ -226,12 +226,13 @@ def strip_span(text, a, b):
 
 def source_files():
     out = []
-    for base, _, files in os.walk(os.path.join(ROOT, 'src')):
-        for f in files:
-            if f.endswith(('.cc', '.h')):
-                rel = os.path.relpath(os.path.join(base, f), ROOT)
-                if rel not in EXEMPT:
-                    out.append(rel)
+    for top in ('src', 'include'):
+        for base, _, files in os.walk(os.path.join(ROOT, top)):
+            for f in files:
+                if f.endswith(('.cc', '.h')):
+                    rel = os.path.relpath(os.path.join(base, f), ROOT)
+                    if rel not in EXEMPT:
+                        out.append(rel)
     return sorted(out)
 
 

@@ -111,8 +111,9 @@ if [ -x "$RELEASE/silt" ]; then
   run_suite "crash harness" python3 test/reliability/crash_harness.py "$RELEASE/silt" --kills 200 --seconds 110
   run_suite "concurrency" python3 test/reliability/concurrency.py "$RELEASE/silt" --seconds 30
 fi
+run_suite "cli usage" bash test/cli/usage.sh "$RELEASE/silt"
 run_suite "layers" bash scripts/check-layers.sh "$RELEASE"
-# Every error class is a constant of the catalogue (src/common/error_classes.def), no message
+# Every error class is a constant of the catalogue (include/silt/error_classes.def), no message
 # repeats "[CLASS]".
 run_suite "error classes" python3 scripts/errclass-rewrite.py --check
 run_suite "format" bash scripts/check-format.sh

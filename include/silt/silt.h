@@ -20,10 +20,10 @@
 #include <string_view>
 #include <vector>
 
-#include "common/clock.h"
-#include "common/status.h"
-#include "vector/types.h"
-#include "vector/vector.h"
+#include "silt/clock.h"
+#include "silt/status.h"
+#include "silt/types.h"
+#include "silt/vector.h"
 
 namespace silt {
 
@@ -48,8 +48,8 @@ struct DatabaseOptions {
   std::string temp_directory;
   // Source of "now" for commits, retention and current_timestamp() (tests inject a ManualClock).
   std::shared_ptr<Clock> clock;
-  // Tune the process's malloc for scan buffers on Open (see TuneAllocatorForScans in
-  // src/common/allocator.h: process-wide, once). Turn off when the host tunes its own allocator.
+  // Tune the process's malloc for scan buffers on Open (process-wide, once). Turn off when the
+  // host tunes its own allocator.
   bool tune_allocator = true;
 };
 

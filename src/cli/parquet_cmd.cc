@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <string>
 
 #include "cli/commands.h"
@@ -12,6 +13,7 @@
 #include "common/thread_pool.h"
 #include "parquet/compression.h"
 #include "parquet/reader.h"
+#include "parquet/row_ranges.h"
 #include "parquet/writer.h"
 #include "vector/generate.h"
 
@@ -261,40 +263,6 @@ Status GenImpl(const Flags& f) {
   return Status::OK();
 }
 
-// Row ranges [begin, end) covering row group rg, each about target_rows to 2 * target_rows rows,
-// cut where the most columns start a page (as TableScanFile::SplitRowGroup cuts a Delta scan's
-// row groups). One range when a column has no offset index or is nested.
-std::vector<std::pair<int64_t, int64_t>> SplitRowGroup(const ParquetFile& pf, int rg,
-                                                       int64_t target_rows) {
-  const int64_t rows = pf.metadata().row_groups[static_cast<size_t>(rg)].num_rows;
-  std::map<int64_t, int> starts;  // rows where pages start -> columns starting one there
-  bool splittable = rows > target_rows && !pf.schema().columns().empty();
-  for (const parquet::ColumnNode& col : pf.schema().columns()) {
-    if (!splittable) break;
-    auto oi = col.kind == parquet::ColumnNode::kLeaf
-                  ? pf.ReadOffsetIndex(rg, col.leaf_index)
-                  : Result<parquet::OffsetIndex>(Status::NotFound("nested"));
-    splittable = oi.ok();
-    if (!splittable) break;
-    for (const auto& loc : oi->page_locations)
-      if (loc.first_row_index > 0 && loc.first_row_index < rows) ++starts[loc.first_row_index];
-  }
-  std::vector<std::pair<int64_t, int64_t>> out;
-  int64_t begin = 0;
-  if (splittable) {
-    for (auto it = starts.lower_bound(begin + target_rows); it != starts.end();
-         it = starts.lower_bound(begin + target_rows)) {
-      auto best = it;
-      for (auto j = it; j != starts.end() && j->first < begin + 2 * target_rows; ++j)
-        if (j->second > best->second) best = j;
-      out.emplace_back(begin, best->first);
-      begin = best->first;
-    }
-  }
-  out.emplace_back(begin, rows);
-  return out;
-}
-
 int Scan(const Flags& f) {
   auto threads = f.GetInt("threads", 1);
   if (!threads.ok()) return Fail(threads.status());
@@ -311,9 +279,12 @@ int Scan(const Flags& f) {
     int rg;
     int64_t begin, end;
   };
+  std::vector<int> columns(file->schema().columns().size());  // every column is read
+  std::iota(columns.begin(), columns.end(), 0);
   std::vector<Unit> units;
   for (int rg = 0; rg < file->num_row_groups(); ++rg)
-    for (const auto& [b, e] : SplitRowGroup(*file, rg, kUnitRows)) units.push_back({rg, b, e});
+    for (const auto& [b, e] : parquet::PageAlignedRowRanges(*file, rg, columns, kUnitRows))
+      units.push_back({rg, b, e});
   auto read = [&](size_t u) {
     DataChunk chunk;
     SILT_RETURN_NOT_OK(

@@ -8,7 +8,7 @@ namespace {
 
 constexpr ErrorClassInfo kCatalogue[] = {
 #define SILT_ERROR_CLASS(name, cls, sql_state, origin) {cls, sql_state, Origin::origin},
-#include "common/error_classes.def"
+#include "silt/error_classes.def"
 #undef SILT_ERROR_CLASS
 };
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
 
 #include "common/error_classes.h"
 #include "delta/deletion_vector.h"
@@ -13,6 +12,7 @@
 #include "io/path.h"
 #include "io/read_confinement.h"
 #include "parquet/reader.h"
+#include "parquet/row_ranges.h"
 #include "vector/gather.h"
 
 namespace silt::delta {
@@ -366,39 +366,7 @@ bool TableScanFile::RowGroupMayMatch(
 
 std::vector<std::pair<int64_t, int64_t>> TableScanFile::SplitRowGroup(int rg,
                                                                       int64_t target_rows) const {
-  const int64_t rows = row_group_rows(rg);
-  std::vector<std::pair<int64_t, int64_t>> out;
-  // Rows where pages start, with how many of the columns read start one there. A column without
-  // a page index (or nested: ranges do not use it) would be decoded whole for every range: then
-  // the group stays one range.
-  std::map<int64_t, int> starts;
-  bool splittable = rows > target_rows && !read_cols_.empty();
-  for (size_t k = 0; splittable && k < read_cols_.size(); ++k) {
-    const parquet::ColumnNode& col = pf_->schema().columns()[static_cast<size_t>(read_cols_[k])];
-    auto oi = col.kind == parquet::ColumnNode::kLeaf
-                  ? pf_->ReadOffsetIndex(rg, col.leaf_index)
-                  : Result<parquet::OffsetIndex>(Status::NotFound("nested"));
-    splittable = oi.ok();
-    if (!splittable) break;
-    for (const auto& loc : oi->page_locations)
-      if (loc.first_row_index > 0 && loc.first_row_index < rows) ++starts[loc.first_row_index];
-  }
-  int64_t begin = 0;
-  if (splittable) {
-    // Each cut: the page start shared by most columns among [begin + target, begin + 2 * target),
-    // so that few columns decode a page twice and slice it (a dictionary falling back to PLAIN
-    // shifts one column's pages).
-    for (auto it = starts.lower_bound(begin + target_rows); it != starts.end();
-         it = starts.lower_bound(begin + target_rows)) {
-      auto best = it;
-      for (auto j = it; j != starts.end() && j->first < begin + 2 * target_rows; ++j)
-        if (j->second > best->second) best = j;
-      out.emplace_back(begin, best->first);
-      begin = best->first;
-    }
-  }
-  out.emplace_back(begin, rows);
-  return out;
+  return parquet::PageAlignedRowRanges(*pf_, rg, read_cols_, target_rows);
 }
 
 Status TableScanFile::OutputColumn(size_t k, size_t rows, Vector* raw, bool copy,

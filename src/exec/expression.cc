@@ -883,16 +883,4 @@ Result<Value> EvaluateConstant(const Expr& expr, const EvalContext& ctx) {
   return out.GetValue(0);
 }
 
-Result<std::vector<DataChunk>> CollectAll(Operator& op, ExecContext& ctx) {
-  std::vector<DataChunk> out;
-  DataChunk c;
-  while (true) {
-    SILT_ASSIGN_OR_RETURN(bool more, op.Next(ctx, &c));
-    if (!more) break;
-    if (c.size()) out.push_back(std::move(c));
-    c = DataChunk();
-  }
-  return out;
-}
-
 }  // namespace silt::exec

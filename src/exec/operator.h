@@ -74,7 +74,4 @@ class Operator {
 
 using OperatorPtr = std::unique_ptr<Operator>;
 
-// Pulls every chunk of op (test and command helper).
-Result<std::vector<DataChunk>> CollectAll(Operator& op, ExecContext& ctx);
-
 }  // namespace silt::exec

@@ -1,4 +1,4 @@
-// The error-class catalogue (common/error_classes.def) against Spark's and Delta's reference
+// The error-class catalogue (silt/error_classes.def) against Spark's and Delta's reference
 // catalogues, Spark's rendering of an error, and Result::status() on a temporary.
 #include "common/error_classes.h"
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exec/operator.h"
+#include "support/collect.h"
 #include "vector/value.h"
 #include "vector/vector.h"
 

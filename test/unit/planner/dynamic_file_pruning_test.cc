@@ -13,6 +13,7 @@
 #include "exec/hash_join.h"
 #include "ops/dml.h"
 #include "parquet/reader.h"
+#include "support/collect.h"
 #include "unit/ops/dml_test_util.h"
 
 namespace silt::planner {
