@@ -592,7 +592,10 @@ Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi,
     if (ansi && div_by_zero) return DivideByZero();
     if (ansi) {
       return Status::InvalidArgument(
-          "The result of the decimal operation cannot be represented as " + rt->ToString() + ".",
+          "The result of the decimal operation cannot be represented as Decimal(" +
+              std::to_string(rp) + ", " + std::to_string(rs) +
+              "). If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this "
+              "error, and return NULL instead.",
           errc::kNumericValueOutOfRange);
     }
     uint8_t* vv = out->mutable_validity();
