@@ -440,6 +440,18 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
   };
   if (t == TypeId::kString) return Value::String(CastToString(v));
   if (t == TypeId::kBinary && f == TypeId::kString) return Value::Binary(v.str());
+  if (t == TypeId::kBinary && IsIntegral(f)) {
+    // Non-ANSI only (BindCast refuses it under ANSI): the big-endian bytes of the value's width.
+    const int width = f == TypeId::kInt8    ? 1
+                      : f == TypeId::kInt16 ? 2
+                      : f == TypeId::kInt32 ? 4
+                                            : 8;
+    const uint64_t x = static_cast<uint64_t>(v.integer());
+    std::string bytes(static_cast<size_t>(width), '\0');
+    for (int i = 0; i < width; ++i)
+      bytes[static_cast<size_t>(i)] = static_cast<char>((x >> (8 * (width - 1 - i))) & 0xff);
+    return Value::Binary(std::move(bytes));
+  }
   if (v.type()->is_interval() || to->is_interval()) return CastIntervalValue(v, to, ansi);
 
   // Integral targets.

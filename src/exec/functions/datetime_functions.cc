@@ -1285,8 +1285,10 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                   default: {
                     int64_t s = static_cast<int64_t>(v.GetValue(r).integer());
                     if (__builtin_mul_overflow(s, kMicrosPerSecond, &micros)) {
-                      return Status::InvalidArgument("long overflow in timestamp_seconds",
-                                                     errc::kArithmeticOverflow);
+                      return Status::InvalidArgument(
+                          "Datetime operation overflow: create a TIMESTAMP from " +
+                              std::to_string(s) + "L seconds since the epoch.",
+                          errc::kDatetimeOverflow);
                     }
                   }
                 }
@@ -1311,8 +1313,11 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                               }
                               int64_t m;
                               if (__builtin_mul_overflow(ValAt<int64_t>(x[0], i), unit, &m)) {
-                                return Status::InvalidArgument("long overflow",
-                                                               errc::kArithmeticOverflow);
+                                return Status::InvalidArgument(
+                                    "Datetime operation overflow: create a TIMESTAMP from " +
+                                        std::to_string(ValAt<int64_t>(x[0], i)) +
+                                        "L milliseconds since the epoch.",
+                                    errc::kDatetimeOverflow);
                               }
                               w.Set(i, m);
                             }
