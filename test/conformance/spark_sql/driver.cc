@@ -4,8 +4,8 @@
 //
 // Rules reproduced: one session per file, statements in order (temporary views and SETs carry
 // over), session time zone America/Los_Angeles, ANSI on for results/ (the session default) and
-// off for results/nonansi/, the `--SET k=v` header lines of the input file, and the three tables Spark
-// creates before every file (testdata, arraydata, mapdata).
+// off for results/nonansi/, the `--SET k=v` header lines of the input file, and the three tables
+// Spark creates before every file (testdata, arraydata, mapdata).
 //
 // Each file runs in a forked child process with a per-statement timeout (SIGALRM). The child
 // reports, through a pipe, each statement before it starts and its outcome after it ends; when
