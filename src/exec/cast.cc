@@ -418,7 +418,8 @@ Result<Value> CastIntervalValue(const Value& v, const TypePtr& to, bool ansi) {
     __int128 num = d * unit;
     __int128 q = num / den, rem = num % den;
     if (rem != 0 && (rem < 0 ? -rem : rem) * 2 >= den) q += num < 0 ? -1 : 1;
-    x = q - q % unit;
+    // The SECOND field keeps its fraction (microseconds); a coarser end field is cut to it.
+    x = !ym && to->interval_end() == kIntervalSecond ? q : q - q % unit;
   } else {
     x = static_cast<__int128>(v.integer()) * unit;
   }
