@@ -812,6 +812,9 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
       Reg(r, {name}, [sub](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
         SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
         SILT_RETURN_NOT_OK(DateArg(n, a, 0, c));
+        // A string number of days: implicitly cast under ANSI; outside it only a literal is.
+        if (!c.ansi && a[1]->type->id() == TypeId::kString && a[1]->kind != ExprKind::kConstant)
+          return fn::UnexpectedType(n, 1, "(\"INT\" or \"SMALLINT\" or \"TINYINT\")", a[1]->type);
         SILT_RETURN_NOT_OK(IntArg(n, a, 1, c));
         return MakeCall(
             std::string(n), DateT(), std::move(a),
