@@ -359,6 +359,14 @@ Result<ExprPtr> BindIntervalArith(std::string_view name, char op, std::vector<Ex
   const bool li = IsInterval(l), ri = IsInterval(r);
   TypeId x = l->id(), y = r->id();
   if (!li && !ri) {
+    // A datetime + NULL: the NULL is read as an interval, so the sum is a NULL timestamp (Spark's
+    // TimeAdd; a date becomes a timestamp first).
+    if (op == '+' &&
+        ((IsDatetimeId(x) && y == TypeId::kNull) || (x == TypeId::kNull && IsDatetimeId(y)))) {
+      const TypeId d = x == TypeId::kNull ? y : x;
+      return MakeConstant(Value::Null(d == TypeId::kTimestampNtz ? DataType::TimestampNtz()
+                                                                 : DataType::Timestamp()));
+    }
     if (op != '-') return ExprPtr();
     // date - 'string' / NULL and the like: the other side takes the datetime's type first (a
     // string only under ANSI; Spark's legacy coercion has only 'string' - date).
