@@ -144,7 +144,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   bctx.catalog = db->catalog.get();
   bctx.config = &config;
   bctx.current_schema = current_schema;
-  bctx.bind.ansi = config.GetBool("spark.sql.ansi.enabled", false);
+  bctx.bind.ansi = config.GetBool("spark.sql.ansi.enabled", true);
   bctx.bind.time_zone = config.Get("spark.sql.session.timeZone").value_or("UTC");
   bctx.eval.ansi = bctx.bind.ansi;
   bctx.eval.time_zone = bctx.bind.time_zone;

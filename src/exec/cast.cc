@@ -116,6 +116,17 @@ Status Overflow(const Value& v, const TypePtr& to) {
       errc::kCastOverflow);
 }
 
+// Spark's NUMERIC_VALUE_OUT_OF_RANGE(.WITH_SUGGESTION): a value that does not fit a decimal type
+// (`text` is the value at the target's scale, as Spark prints it).
+Status DecimalOutOfRange(const std::string& text, const TypePtr& to) {
+  return Status::InvalidArgument(
+      text + " cannot be represented as Decimal(" + std::to_string(to->precision()) + ", " +
+          std::to_string(to->scale()) +
+          "). If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error, and "
+          "return NULL instead.",
+      errc::kNumericValueOutOfRange);
+}
+
 bool IntegralRange(TypeId t, int64_t* lo, int64_t* hi) {
   switch (t) {
     case TypeId::kInt8:
@@ -154,8 +165,8 @@ int64_t Wrap(int64_t v, TypeId t) {
 }
 
 // Parses a Spark numeric string for integral targets: optional sign, digits, optional fraction
-// (truncated, as UTF8String.toLong does).
-bool ParseIntegral(std::string_view s, int64_t* out) {
+// (truncated, as UTF8String.toLong does; refused under ANSI, as UTF8String.toLongExact does).
+bool ParseIntegral(std::string_view s, int64_t* out, bool allow_fraction = true) {
   s = Trim(s);
   if (s.empty()) return false;
   bool neg = false;
@@ -173,6 +184,7 @@ bool ParseIntegral(std::string_view s, int64_t* out) {
     if (v > (static_cast<__int128>(INT64_MAX) + 1)) return false;
   }
   if (i < s.size() && s[i] == '.') {
+    if (!allow_fraction) return false;
     ++i;
     for (; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i) digits = true;
   }
@@ -352,12 +364,10 @@ std::optional<int64_t> ParseIntervalText(std::string_view text, const TypePtr& t
 // CAST involving an interval type (CanCast allowed it). Numbers count units of the interval's
 // end field: to integers truncated, to decimals rounded HALF_UP to the scale; from decimals the
 // value is rounded HALF_UP to microseconds (months), then cut to the end field.
+// An overflow is an error in both modes, as in Spark (its interval casts use exact arithmetic).
 Result<Value> CastIntervalValue(const Value& v, const TypePtr& to, bool ansi) {
   const TypePtr& from = v.type();
-  auto overflow = [&]() -> Result<Value> {
-    if (ansi) return Overflow(v, to);
-    return Value::Null(to);
-  };
+  auto overflow = [&]() -> Result<Value> { return Overflow(v, to); };
   if (from->id() == TypeId::kString) {
     auto r = ParseIntervalText(v.str(), to);
     if (!r) {
@@ -380,7 +390,7 @@ Result<Value> CastIntervalValue(const Value& v, const TypePtr& to, bool ansi) {
       __int128 num = static_cast<__int128>(x) * Pow10(sc);
       __int128 q = num / unit, rem = num % unit;
       if (rem != 0 && (rem < 0 ? -rem : rem) * 2 >= unit) q += num < 0 ? -1 : 1;
-      if (!FitsPrecision(q, p)) return overflow();
+      if (!FitsPrecision(q, p)) return DecimalOutOfRange(FormatDecimal(q, sc), to);
       return Value::Decimal(p, sc, q);
     }
     int64_t n = x / unit, lo, hi;
@@ -408,7 +418,8 @@ Result<Value> CastIntervalValue(const Value& v, const TypePtr& to, bool ansi) {
     __int128 num = d * unit;
     __int128 q = num / den, rem = num % den;
     if (rem != 0 && (rem < 0 ? -rem : rem) * 2 >= den) q += num < 0 ? -1 : 1;
-    x = q - q % unit;
+    // The SECOND field keeps its fraction (microseconds); a coarser end field is cut to it.
+    x = !ym && to->interval_end() == kIntervalSecond ? q : q - q % unit;
   } else {
     x = static_cast<__int128>(v.integer()) * unit;
   }
@@ -430,6 +441,18 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
   };
   if (t == TypeId::kString) return Value::String(CastToString(v));
   if (t == TypeId::kBinary && f == TypeId::kString) return Value::Binary(v.str());
+  if (t == TypeId::kBinary && IsIntegral(f)) {
+    // Non-ANSI only (BindCast refuses it under ANSI): the big-endian bytes of the value's width.
+    const int width = f == TypeId::kInt8    ? 1
+                      : f == TypeId::kInt16 ? 2
+                      : f == TypeId::kInt32 ? 4
+                                            : 8;
+    const uint64_t x = static_cast<uint64_t>(v.integer());
+    std::string bytes(static_cast<size_t>(width), '\0');
+    for (int i = 0; i < width; ++i)
+      bytes[static_cast<size_t>(i)] = static_cast<char>((x >> (8 * (width - 1 - i))) & 0xff);
+    return Value::Binary(std::move(bytes));
+  }
   if (v.type()->is_interval() || to->is_interval()) return CastIntervalValue(v, to, ansi);
 
   // Integral targets.
@@ -470,7 +493,7 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
       }
       case TypeId::kString: {
         int64_t x;
-        if (!ParseIntegral(v.str(), &x) || x < lo || x > hi) return fail_invalid();
+        if (!ParseIntegral(v.str(), &x, !ansi) || x < lo || x > hi) return fail_invalid();
         return Value::Integer(to, x);
       }
       case TypeId::kTimestamp: {
@@ -513,7 +536,10 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
         double d = v.floating();
         if (!std::isfinite(d)) return fail_invalid();
         double scaled = d * std::pow(10.0, s);
-        if (std::fabs(scaled) >= 1e38) return fail_overflow();
+        if (std::fabs(scaled) >= 1e38) {
+          if (ansi) return DecimalOutOfRange(v.ToString(), to);
+          return Value::Null(to);
+        }
         u = static_cast<int128_t>(std::llround(scaled));
         if (std::fabs(scaled) >= 9e18) u = static_cast<int128_t>(scaled);
         break;
@@ -527,7 +553,10 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
         if (!IsIntegral(f)) return fail_invalid();
         u = static_cast<int128_t>(v.integer()) * Pow10(s);
     }
-    if (!FitsPrecision(u, p)) return fail_overflow();
+    if (!FitsPrecision(u, p)) {
+      if (ansi) return DecimalOutOfRange(FormatDecimal(u, s), to);
+      return Value::Null(to);
+    }
     return Value::Decimal(p, s, u);
   }
   if (t == TypeId::kBoolean) {

@@ -183,23 +183,37 @@ Result<Value> CastValueInZone(const Value& v, const TypePtr& to, bool ansi, cons
 
 Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const BindContext& ctx) {
   if (child->type->Equals(*target)) return child;
-  if (!CanCast(child->type, target)) {
+  // An integral number to BINARY (its big-endian bytes) only outside ANSI mode, as in Spark.
+  const bool integral_to_binary = IsIntegral(child->type->id()) && target->id() == TypeId::kBinary;
+  if (integral_to_binary && (ctx.ansi || try_cast)) {
+    return Status::InvalidArgument(
+        "Cannot resolve \"CAST(" + child->ToString() + " AS " + target->ToString() +
+            ")\" due to data type mismatch: cannot cast \"" + child->type->ToString() + "\" to \"" +
+            target->ToString() +
+            "\" with ANSI mode on. If you have to cast it, you can set \"spark.sql.ansi.enabled\" "
+            "as 'false'.",
+        errc::kDatatypeMismatchCastWithoutSuggestion);
+  }
+  if (!integral_to_binary && !CanCast(child->type, target)) {
     return Status::InvalidArgument(
         "Cannot resolve \"CAST(" + child->ToString() + " AS " + target->ToString() +
             ")\" due to data type mismatch: cannot cast \"" + child->type->ToString() + "\" to \"" +
             target->ToString() + "\".",
         errc::kDatatypeMismatchCastWithoutSuggestion);
   }
-  bool ansi = ctx.ansi && !try_cast;
+  // try_cast follows the ANSI rules (Spark's TRY eval mode: '1.23' is not an INT, 300 does not
+  // wrap into a TINYINT) and turns their errors into NULL.
+  const bool ansi = ctx.ansi || try_cast;
   std::shared_ptr<const TimeZone> zone;
   if (ZoneSensitiveCast(child->type->id(), target->id())) {
     SILT_ASSIGN_OR_RETURN(zone, TimeZone::Find(ctx.time_zone));
   }
   // Constant folding: a cast of a literal is computed once.
   if (child->kind == ExprKind::kConstant) {
-    SILT_ASSIGN_OR_RETURN(Value v, zone ? CastValueInZone(child->constant, target, ansi, *zone)
-                                        : CastValue(child->constant, target, ansi));
-    auto c = MakeConstant(std::move(v));
+    Result<Value> r = zone ? CastValueInZone(child->constant, target, ansi, *zone)
+                           : CastValue(child->constant, target, ansi);
+    if (!r.ok() && !try_cast) return r.status();
+    auto c = MakeConstant(r.ok() ? std::move(*r) : Value::Null(target));
     auto e = std::const_pointer_cast<Expr>(c);
     e->type = target;
     return ExprPtr(e);
@@ -212,8 +226,8 @@ Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const Bin
   e->nullable = true;
   e->deterministic = child->deterministic;
   TypePtr to = target;
-  e->kernel = [to, ansi, zone](std::span<const Arg> args, size_t rows, const EvalContext&,
-                               Vector* out) -> Status {
+  e->kernel = [to, ansi, try_cast, zone](std::span<const Arg> args, size_t rows, const EvalContext&,
+                                         Vector* out) -> Status {
     const Arg& a = args[0];
     if (!zone && !a.constant && !ansi && FastCast(*a.vector, rows, to, out)) return Status::OK();
     for (size_t i = 0; i < rows; ++i) {
@@ -222,9 +236,14 @@ Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const Bin
         out->AppendNull();
         continue;
       }
-      SILT_ASSIGN_OR_RETURN(Value v, zone ? CastValueInZone(a.vector->GetValue(r), to, ansi, *zone)
-                                          : CastValue(a.vector->GetValue(r), to, ansi));
-      SILT_RETURN_NOT_OK(out->AppendValue(v));
+      Result<Value> v = zone ? CastValueInZone(a.vector->GetValue(r), to, ansi, *zone)
+                             : CastValue(a.vector->GetValue(r), to, ansi);
+      if (!v.ok()) {
+        if (!try_cast) return v.status();
+        out->AppendNull();
+        continue;
+      }
+      SILT_RETURN_NOT_OK(out->AppendValue(*v));
     }
     return Status::OK();
   };

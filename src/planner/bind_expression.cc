@@ -286,12 +286,8 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
         return FieldAccess(base, idx->constant.str());
       }
       // Spark's a[i] is 0-based for arrays (element_at is 1-based).
-      if (base->type->id() == TypeId::kList) {
-        SILT_ASSIGN_OR_RETURN(
-            ExprPtr one,
-            exec::BindScalarFunction("+", {idx, exec::MakeConstant(Value::Int32(1))}, ctx().bind));
-        return exec::BindScalarFunction("try_element_at", {base, one}, ctx().bind);
-      }
+      if (base->type->id() == TypeId::kList)
+        return exec::BindScalarFunction("__array_item", {base, idx}, ctx().bind);
       return exec::BindScalarFunction("try_element_at", {base, idx}, ctx().bind);
     }
     case ExprType::kFieldAccess: {

@@ -15,8 +15,9 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
   using K = ConfigKey::Kind;
   static const std::vector<ConfigKey> keys = [] {
     std::vector<ConfigKey> k = {
-        {"spark.sql.ansi.enabled", "false",
-         "ANSI SQL mode: errors instead of NULL on bad casts, overflow, division by zero.",
+        {"spark.sql.ansi.enabled", "true",
+         "ANSI SQL mode (Spark 4's default): errors instead of NULL on bad casts, overflow, "
+         "division by zero, invalid dates and array indexes; false gives Spark 3's results.",
          K::kBool},
         {"spark.sql.session.timeZone", "UTC", "Time zone of the session (IANA name or +hh:mm).",
          K::kString},

@@ -579,6 +579,8 @@ Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi,
             } else {
               long double q = static_cast<long double>(l) / static_cast<long double>(r) *
                               std::pow(10.0L, shift);
+              // Past 38 digits the quotient cannot fit (and would not convert to int128).
+              if (!(std::fabs(q) < 1e38L)) return false;
               *v = std::fabs(q) >= 9e18L ? static_cast<int128_t>(q)
                                          : static_cast<int128_t>(std::llroundl(q));
             }
@@ -592,7 +594,10 @@ Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi,
     if (ansi && div_by_zero) return DivideByZero();
     if (ansi) {
       return Status::InvalidArgument(
-          "The result of the decimal operation cannot be represented as " + rt->ToString() + ".",
+          "The result of the decimal operation cannot be represented as Decimal(" +
+              std::to_string(rp) + ", " + std::to_string(rs) +
+              "). If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this "
+              "error, and return NULL instead.",
           errc::kNumericValueOutOfRange);
     }
     uint8_t* vv = out->mutable_validity();

@@ -812,6 +812,9 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
       Reg(r, {name}, [sub](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
         SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
         SILT_RETURN_NOT_OK(DateArg(n, a, 0, c));
+        // A string number of days: implicitly cast under ANSI; outside it only a literal is.
+        if (!c.ansi && a[1]->type->id() == TypeId::kString && a[1]->kind != ExprKind::kConstant)
+          return fn::UnexpectedType(n, 1, "(\"INT\" or \"SMALLINT\" or \"TINYINT\")", a[1]->type);
         SILT_RETURN_NOT_OK(IntArg(n, a, 1, c));
         return MakeCall(
             std::string(n), DateT(), std::move(a),
@@ -1285,8 +1288,10 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                   default: {
                     int64_t s = static_cast<int64_t>(v.GetValue(r).integer());
                     if (__builtin_mul_overflow(s, kMicrosPerSecond, &micros)) {
-                      return Status::InvalidArgument("long overflow in timestamp_seconds",
-                                                     errc::kArithmeticOverflow);
+                      return Status::InvalidArgument(
+                          "Datetime operation overflow: create a TIMESTAMP from " +
+                              std::to_string(s) + "L seconds since the epoch.",
+                          errc::kDatetimeOverflow);
                     }
                   }
                 }
@@ -1311,8 +1316,11 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                               }
                               int64_t m;
                               if (__builtin_mul_overflow(ValAt<int64_t>(x[0], i), unit, &m)) {
-                                return Status::InvalidArgument("long overflow",
-                                                               errc::kArithmeticOverflow);
+                                return Status::InvalidArgument(
+                                    "Datetime operation overflow: create a TIMESTAMP from " +
+                                        std::to_string(ValAt<int64_t>(x[0], i)) +
+                                        "L milliseconds since the epoch.",
+                                    errc::kDatetimeOverflow);
                               }
                               w.Set(i, m);
                             }

@@ -359,14 +359,22 @@ Result<ExprPtr> BindIntervalArith(std::string_view name, char op, std::vector<Ex
   const bool li = IsInterval(l), ri = IsInterval(r);
   TypeId x = l->id(), y = r->id();
   if (!li && !ri) {
+    // A datetime + NULL: the NULL is read as an interval, so the sum is a NULL timestamp (Spark's
+    // TimeAdd; a date becomes a timestamp first).
+    if (op == '+' &&
+        ((IsDatetimeId(x) && y == TypeId::kNull) || (x == TypeId::kNull && IsDatetimeId(y)))) {
+      const TypeId d = x == TypeId::kNull ? y : x;
+      return MakeConstant(Value::Null(d == TypeId::kTimestampNtz ? DataType::TimestampNtz()
+                                                                 : DataType::Timestamp()));
+    }
     if (op != '-') return ExprPtr();
     // date - 'string' / NULL and the like: the other side takes the datetime's type first (a
-    // string only under ANSI; Spark's legacy coercion has no such rule).
+    // string only under ANSI; Spark's legacy coercion has only 'string' - date).
     const bool ansi = ctx.ansi;
     auto soft = [ansi](TypeId t) { return t == TypeId::kNull || (ansi && t == TypeId::kString); };
     if (IsDatetimeId(x) && soft(y)) {
       SILT_ASSIGN_OR_RETURN(a[1], CoerceTo(a[1], l, ctx));
-    } else if (IsDatetimeId(y) && soft(x)) {
+    } else if (IsDatetimeId(y) && (soft(x) || (x == TypeId::kString && y == TypeId::kDate))) {
       SILT_ASSIGN_OR_RETURN(a[0], CoerceTo(a[0], r, ctx));
     }
     if (IsDatetimeId(a[0]->type->id()) && IsDatetimeId(a[1]->type->id())) {

@@ -406,6 +406,47 @@ Result<ExprPtr> BindElementAt(std::string_view name, Args& args, const BindConte
       });
 }
 
+// Spark's array subscript `array[index]` (GetArrayItem), bound by the planner as __array_item:
+// 0-based; an index out of bounds (or negative) is NULL, or INVALID_ARRAY_INDEX under ANSI.
+Result<ExprPtr> BindArrayItem(std::string_view name, Args& args, const BindContext& ctx) {
+  SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
+  if (args[0]->type->id() != TypeId::kList)
+    return fn::UnexpectedType(name, 0, "\"ARRAY\"", args[0]->type);
+  if (!fn::IsIntegralId(args[1]->type->id()) && !fn::IsNullTyped(args[1]))
+    return fn::UnexpectedType(name, 1, "\"INT\"", args[1]->type);
+  SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, DataType::Int32(), ctx));
+  TypePtr et = args[0]->type->element_type();
+  const bool ansi = ctx.ansi;
+  return MakeCall(
+      std::string(name), et, std::move(args),
+      [ansi](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
+        const Vector& arr = *a[0].vector;
+        for (size_t i = 0; i < rows; ++i) {
+          if (AnyNull(a, i)) {
+            out->AppendNull();
+            continue;
+          }
+          size_t r = a[0].index(i);
+          int64_t n = arr.offsets()[r + 1] - arr.offsets()[r];
+          int32_t k = ValAt<int32_t>(a[1], i);
+          if (k < 0 || k >= n) {
+            if (ansi) {
+              return Status::InvalidArgument(
+                  "The index " + std::to_string(k) + " is out of bounds. The array has " +
+                      std::to_string(n) +
+                      " elements. Use the SQL function `get()` to tolerate accessing element at "
+                      "invalid index and return NULL instead.",
+                  errc::kInvalidArrayIndex);
+            }
+            out->AppendNull();
+            continue;
+          }
+          out->AppendRange(arr.child(0), arr.offsets()[r] + static_cast<size_t>(k), 1);
+        }
+        return Status::OK();
+      });
+}
+
 }  // namespace
 
 void RegisterMiscFunctions(FunctionRegistry& r) {
@@ -579,6 +620,8 @@ void RegisterMiscFunctions(FunctionRegistry& r) {
   Reg(r, {"try_element_at"}, [](std::string_view n, Args& a, const BindContext& c) {
     return BindElementAt(n, a, c, true);
   });
+  Reg(r, {"__array_item"},
+      [](std::string_view n, Args& a, const BindContext& c) { return BindArrayItem(n, a, c); });
   Reg(r, {"named_struct", "struct"},
       [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
         bool named = n == "named_struct";

@@ -3,9 +3,9 @@
 // suite runs them, and lists the statements that crash the process.
 //
 // Rules reproduced: one session per file, statements in order (temporary views and SETs carry
-// over), session time zone America/Los_Angeles, ANSI on for results/ and off for
-// results/nonansi/, the `--SET k=v` header lines of the input file, and the three tables Spark
-// creates before every file (testdata, arraydata, mapdata).
+// over), session time zone America/Los_Angeles, ANSI on for results/ (the session default) and
+// off for results/nonansi/, the `--SET k=v` header lines of the input file, and the three tables
+// Spark creates before every file (testdata, arraydata, mapdata).
 //
 // Each file runs in a forked child process with a per-statement timeout (SIGALRM). The child
 // reports, through a pipe, each statement before it starts and its outcome after it ends; when
@@ -490,7 +490,8 @@ uint64_t HashText(const std::string& s) {
   }
   silt::Connection con(*db);
   (void)con.SetConfig("spark.sql.session.timeZone", "America/Los_Angeles");
-  (void)con.SetConfig("spark.sql.ansi.enabled", ansi ? "true" : "false");
+  // ANSI mode is the session default (as in Spark 4): only the nonansi/ results set it off.
+  if (!ansi) (void)con.SetConfig("spark.sql.ansi.enabled", "false");
   for (const auto& [k, v] : sets) (void)con.SetConfig(k, v);
   for (const char* s : kSetup) {
     auto r = con.Query(s);

@@ -51,21 +51,26 @@ class EngineTest : public ::testing::Test {
 };
 
 TEST_F(EngineTest, QueryAllRunsStatementsInOrderAndKeepsSessionSettings) {
+  // ANSI mode is the default (Spark 4): division by zero is an error.
+  EXPECT_EQ(con_->GetConfig("spark.sql.ansi.enabled").value_or(""), "true");
+  auto a = con_->Query("SELECT 1 / 0");
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().error_class(), "DIVIDE_BY_ZERO");
   auto all = con_->QueryAll(
       "CREATE TABLE t (a INT) USING DELTA; INSERT INTO t VALUES (1), (2); SET "
-      "spark.sql.ansi.enabled = true; SELECT sum(a) FROM t");
+      "spark.sql.ansi.enabled = false; SELECT sum(a) FROM t");
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   ASSERT_EQ(all->size(), 4u);
   EXPECT_EQ((*all)[3]->Row(0)[0].ToString(), "3");
-  EXPECT_EQ(con_->GetConfig("spark.sql.ansi.enabled").value_or(""), "true");
-  // ANSI on: division by zero is an error now.
-  auto r = con_->Query("SELECT 1 / 0");
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().error_class(), "DIVIDE_BY_ZERO");
-  Run("RESET spark.sql.ansi.enabled");
+  EXPECT_EQ(con_->GetConfig("spark.sql.ansi.enabled").value_or(""), "false");
+  // ANSI off: division by zero is NULL.
   auto n = Run("SELECT 1 / 0");
   ASSERT_EQ(n->num_rows(), 1u);
   EXPECT_TRUE(n->Row(0)[0].is_null());
+  Run("RESET spark.sql.ansi.enabled");
+  auto r = con_->Query("SELECT 1 / 0");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().error_class(), "DIVIDE_BY_ZERO");
 }
 
 TEST_F(EngineTest, StopsAtTheFirstErrorAndLeavesEarlierStatementsApplied) {
