@@ -176,7 +176,11 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       !(LookupUnit(Peek(1).text, true) && Peek(1).kind == TokenKind::kWord)) {
     SILT_ASSIGN_OR_RETURN(auto text, StringLit());
     auto r = ParseIntervalString(text);
-    if (!r.ok()) return invalid("'" + text + "'");
+    if (!r.ok()) {
+      return ClassError(errc::kInvalidTypedLiteral,
+                        "The value of the typed literal \"INTERVAL\" is invalid: '" + text + "'",
+                        pos);
+    }
     e->interval_months = r->first;
     e->interval_micros = r->second;
     // Spark types the literal by the units written in it, as the multi-unit form.
@@ -300,6 +304,19 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       for (int k = 0; k < nfields; ++k) {
         int rank = unit->rank + k;
         const std::string& part = parts[k];
+        if (k == 0 && rank < 5) {
+          // Spark's range of the leading field (Long.MaxValue microseconds in that unit).
+          static const char* const kFieldNames[] = {"day", "hour", "minute"};
+          static const int64_t kFieldMax[] = {106751991LL, 2562047788LL, 153722867280LL};
+          int64_t v;
+          if (num(part, &v) && v > kFieldMax[rank - 2]) {
+            return ClassError(errc::kLegacyErrorTemp0063,
+                              "requirement failed: " + std::string(kFieldNames[rank - 2]) + " " +
+                                  part + " outside range [0, " +
+                                  std::to_string(kFieldMax[rank - 2]) + "]",
+                              pos);
+          }
+        }
         int64_t per = rank == 2   ? 86400000000LL
                       : rank == 3 ? 3600000000LL
                       : rank == 4 ? 60000000LL
@@ -322,7 +339,10 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
           total += static_cast<__int128>(v) * per;
         }
       }
-      if (total > INT64_MAX) return invalid("'" + value_text + "' overflows");
+      // The negative range reaches Long.MinValue microseconds.
+      if (total > (sneg ? -static_cast<__int128>(INT64_MIN) : static_cast<__int128>(INT64_MAX))) {
+        return ClassError(errc::kLegacyErrorTemp0063, "long overflow", pos);
+      }
       e->interval_micros = static_cast<int64_t>(sneg ? -total : total);
       e->interval_qualifier = from_name + " TO " + to_name;
       return e;
@@ -366,9 +386,11 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       max_rank = rank;
       last_unit = qname;
     }
-    if (!(Peek().kind == TokenKind::kNumber || Peek().kind == TokenKind::kString ||
-          ((AtOp("-") || AtOp("+")) &&
-           (Peek(1).kind == TokenKind::kNumber || Peek(1).kind == TokenKind::kString)))) {
+    // Another element only when a unit follows its value: in `interval '2' year + '3-3'` the
+    // `+` is an operator (Spark's grammar backtracks there).
+    const size_t k = AtOp("-") || AtOp("+") ? 1 : 0;
+    if (!((Peek(k).kind == TokenKind::kNumber || Peek(k).kind == TokenKind::kString) &&
+          Peek(k + 1).kind == TokenKind::kWord && LookupUnit(Peek(k + 1).text, true))) {
       break;
     }
   }
