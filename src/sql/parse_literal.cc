@@ -251,6 +251,11 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       Next();
       std::string from_name = unit->name, to_name = to->name;
       std::string s = value_text;
+      // Spark trims the text first (String.trim: every character up to ' ').
+      while (!s.empty() && static_cast<unsigned char>(s.back()) <= ' ') s.pop_back();
+      size_t lead = 0;
+      while (lead < s.size() && static_cast<unsigned char>(s[lead]) <= ' ') ++lead;
+      s.erase(0, lead);
       bool sneg = neg;
       if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
         sneg = sneg != (s[0] == '-');
@@ -353,6 +358,12 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       // Trim and accept a sign inside the string.
       while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.erase(0, 1);
       while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
+      // As Spark's interval-string parser: blanks may follow the sign ('-\t 1' day is -1 day).
+      if (!v.empty() && (v[0] == '-' || v[0] == '+')) {
+        size_t k = 1;
+        while (k < v.size() && std::isspace(static_cast<unsigned char>(v[k]))) ++k;
+        v.erase(1, k - 1);
+      }
     }
     int128_t unscaled;
     int p, sc;
