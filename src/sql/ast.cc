@@ -68,15 +68,15 @@ std::string LiteralPretty(const Value& v) {
   }
 }
 
-std::string Pad2(int64_t v) {
+std::string Pad2(uint64_t v) {
   std::string s = std::to_string(v);
   return s.size() < 2 ? "0" + s : s;
 }
 
 // BigDecimal.valueOf(micros, 6).stripTrailingZeros.toPlainString
-std::string SecondsText(int64_t micros) {
+std::string SecondsText(uint64_t micros) {
   std::string s = std::to_string(micros / 1000000);
-  int64_t frac = micros % 1000000;
+  uint64_t frac = micros % 1000000;
   if (frac) {
     std::string f = std::to_string(frac);
     f = std::string(6 - f.size(), '0') + f;
@@ -118,7 +118,7 @@ std::string IntervalPretty(const ParsedExpr& e) {
     uint64_t mi = r / 60000000ULL;
     r %= 60000000ULL;
     if (mi) add(sg + std::to_string(mi) + " minutes");
-    if (r) add(sg + SecondsText(static_cast<int64_t>(r)) + " seconds");
+    if (r) add(sg + SecondsText(r) + " seconds");
     if (s.empty()) s = "0 seconds";
     return "INTERVAL '" + s + "'";
   }
@@ -141,7 +141,8 @@ std::string IntervalPretty(const ParsedExpr& e) {
   }
   int64_t us = e.interval_micros;
   std::string sg = us < 0 ? "-" : "";
-  int64_t rest = us < 0 ? -us : us;
+  // The magnitude, unsigned: -INT64_MIN (the day-time interval's lower bound) fits no int64_t.
+  uint64_t rest = us < 0 ? static_cast<uint64_t>(-(us + 1)) + 1 : static_cast<uint64_t>(us);
   std::string body;
   int start = FieldRank(from), stop = FieldRank(end);
   switch (start) {

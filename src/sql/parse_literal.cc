@@ -176,7 +176,11 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       !(LookupUnit(Peek(1).text, true) && Peek(1).kind == TokenKind::kWord)) {
     SILT_ASSIGN_OR_RETURN(auto text, StringLit());
     auto r = ParseIntervalString(text);
-    if (!r.ok()) return invalid("'" + text + "'");
+    if (!r.ok()) {
+      return ClassError(errc::kInvalidTypedLiteral,
+                        "The value of the typed literal \"INTERVAL\" is invalid: '" + text + "'",
+                        pos);
+    }
     e->interval_months = r->first;
     e->interval_micros = r->second;
     // Spark types the literal by the units written in it, as the multi-unit form.
@@ -247,6 +251,11 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       Next();
       std::string from_name = unit->name, to_name = to->name;
       std::string s = value_text;
+      // Spark trims the text first (String.trim: every character up to ' ').
+      while (!s.empty() && static_cast<unsigned char>(s.back()) <= ' ') s.pop_back();
+      size_t lead = 0;
+      while (lead < s.size() && static_cast<unsigned char>(s[lead]) <= ' ') ++lead;
+      s.erase(0, lead);
       bool sneg = neg;
       if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
         sneg = sneg != (s[0] == '-');
@@ -300,6 +309,19 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       for (int k = 0; k < nfields; ++k) {
         int rank = unit->rank + k;
         const std::string& part = parts[k];
+        if (k == 0 && rank < 5) {
+          // Spark's range of the leading field (Long.MaxValue microseconds in that unit).
+          static const char* const kFieldNames[] = {"day", "hour", "minute"};
+          static const int64_t kFieldMax[] = {106751991LL, 2562047788LL, 153722867280LL};
+          int64_t v;
+          if (num(part, &v) && v > kFieldMax[rank - 2]) {
+            return ClassError(errc::kInvalidIntervalFormat,
+                              "requirement failed: " + std::string(kFieldNames[rank - 2]) + " " +
+                                  part + " outside range [0, " +
+                                  std::to_string(kFieldMax[rank - 2]) + "]",
+                              pos);
+          }
+        }
         int64_t per = rank == 2   ? 86400000000LL
                       : rank == 3 ? 3600000000LL
                       : rank == 4 ? 60000000LL
@@ -322,7 +344,10 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
           total += static_cast<__int128>(v) * per;
         }
       }
-      if (total > INT64_MAX) return invalid("'" + value_text + "' overflows");
+      // The negative range reaches Long.MinValue microseconds.
+      if (total > (sneg ? -static_cast<__int128>(INT64_MIN) : static_cast<__int128>(INT64_MAX))) {
+        return ClassError(errc::kInvalidIntervalFormat, "long overflow", pos);
+      }
       e->interval_micros = static_cast<int64_t>(sneg ? -total : total);
       e->interval_qualifier = from_name + " TO " + to_name;
       return e;
@@ -333,6 +358,12 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       // Trim and accept a sign inside the string.
       while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.erase(0, 1);
       while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
+      // As Spark's interval-string parser: blanks may follow the sign ('-\t 1' day is -1 day).
+      if (!v.empty() && (v[0] == '-' || v[0] == '+')) {
+        size_t k = 1;
+        while (k < v.size() && std::isspace(static_cast<unsigned char>(v[k]))) ++k;
+        v.erase(1, k - 1);
+      }
     }
     int128_t unscaled;
     int p, sc;
@@ -366,9 +397,11 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       max_rank = rank;
       last_unit = qname;
     }
-    if (!(Peek().kind == TokenKind::kNumber || Peek().kind == TokenKind::kString ||
-          ((AtOp("-") || AtOp("+")) &&
-           (Peek(1).kind == TokenKind::kNumber || Peek(1).kind == TokenKind::kString)))) {
+    // Another element only when a unit follows its value: in `interval '2' year + '3-3'` the
+    // `+` is an operator (Spark's grammar backtracks there).
+    const size_t k = AtOp("-") || AtOp("+") ? 1 : 0;
+    if (!((Peek(k).kind == TokenKind::kNumber || Peek(k).kind == TokenKind::kString) &&
+          Peek(k + 1).kind == TokenKind::kWord && LookupUnit(Peek(k + 1).text, true))) {
       break;
     }
   }

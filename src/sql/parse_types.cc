@@ -92,8 +92,18 @@ Result<TypePtr> Parser::DataTypeRule() {
   if (name == "STRING") return no_params(DataType::String());
   if (name == "BINARY") return no_params(DataType::Binary());
   if (name == "DATE") return no_params(DataType::Date());
-  if (name == "TIMESTAMP" || name == "TIMESTAMP_LTZ") return no_params(DataType::Timestamp());
-  if (name == "TIMESTAMP_NTZ") return no_params(DataType::TimestampNtz());
+  if (name == "TIMESTAMP_LTZ" || name == "TIMESTAMP_NTZ") {
+    // TIMESTAMP_LTZ(6) is TIMESTAMP and TIMESTAMP_NTZ(6) is TIMESTAMP_NTZ; 7 to 9 are Spark 4.2's
+    // nanosecond timestamps, which silt does not have.
+    TypePtr micro = name == "TIMESTAMP_LTZ" ? DataType::Timestamp() : DataType::TimestampNtz();
+    if (params.size() == 1 && params[0] == 6) return micro;
+    if (params.size() == 1 && params[0] >= 7 && params[0] <= 9) {
+      return Status::NotImplemented("data type " + name + "(" + std::to_string(params[0]) +
+                                    ") (nanosecond precision) is not supported by silt");
+    }
+    return no_params(micro);
+  }
+  if (name == "TIMESTAMP") return no_params(DataType::Timestamp());
   if (name == "VOID") return no_params(DataType::Null());
   if (name == "CHAR" || name == "CHARACTER" || name == "VARCHAR") {
     if (params.size() != 1) {

@@ -23,7 +23,14 @@ void AppendJsonString(std::string* out, std::string_view s) {
 std::string FormatDate(int32_t days) {
   CivilDate c = CivilFromDays(days);
   char buf[32];
-  snprintf(buf, sizeof buf, "%04lld-%02d-%02d", static_cast<long long>(c.year), c.month, c.day);
+  // As java.time's LocalDate.toString (Spark's rendering): four digits at least, a sign outside
+  // years 0000..9999 ("+10000-01-01", "-0001-01-28").
+  const long long y = static_cast<long long>(c.year);
+  snprintf(buf, sizeof buf, "%s%04lld-%02d-%02d",
+           y < 0      ? "-"
+           : y > 9999 ? "+"
+                      : "",
+           y < 0 ? -y : y, c.month, c.day);
   return buf;
 }
 

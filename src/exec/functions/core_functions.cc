@@ -656,6 +656,13 @@ Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext&
                           const char* try_name = nullptr) {
   const char* name = try_name ? try_name : OpName(op);
   if (args.size() != 2) return WrongArgs(name, args.size(), "2");
+  // date + NULL: Spark reads the NULL as a calendar interval (DateAddInterval), a NULL TIMESTAMP.
+  if (op == ArOp::kAdd && !try_name) {
+    TypeId x = args[0]->type->id(), y = args[1]->type->id();
+    if ((x == TypeId::kDate && y == TypeId::kNull) || (x == TypeId::kNull && y == TypeId::kDate)) {
+      return MakeConstant(Value::Null(DataType::Timestamp()));
+    }
+  }
   // Intervals, and the datetime differences that give one.
   if (op == ArOp::kAdd || op == ArOp::kSub || op == ArOp::kMul || op == ArOp::kDiv) {
     SILT_ASSIGN_OR_RETURN(ExprPtr iv, fn::BindIntervalArith(name, OpName(op)[0], args, ctx));

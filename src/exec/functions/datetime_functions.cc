@@ -70,6 +70,47 @@ Status IntArg(std::string_view name, Args& args, size_t i, const BindContext& ct
   return fn::UnexpectedType(name, i, "(\"INT\" or \"SMALLINT\" or \"TINYINT\")", args[i]->type);
 }
 
+// make_timestamp(date[, time[, timezone]]) (Spark 4.1): the date at the time of day (midnight
+// without one) in `timezone`, else the session zone. silt has no TIME type yet, so the time
+// argument can only be NULL (the result is then NULL); a TIME value fails at parse or bind time.
+Result<ExprPtr> BindMakeTimestampFromDate(std::string_view name, Args& args,
+                                          const BindContext& ctx) {
+  TypeId d = args[0]->type->id();
+  if (d != TypeId::kDate && d != TypeId::kNull) {
+    return fn::UnexpectedType(name, 0, "\"DATE\"", args[0]->type);
+  }
+  SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DateT(), ctx));
+  if (args.size() >= 2) {
+    if (args[1]->type->id() != TypeId::kNull) {
+      return fn::UnexpectedType(name, 1, "\"TIME\"", args[1]->type);
+    }
+    SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, LongT(), ctx));  // an all-NULL column
+  }
+  if (args.size() == 3) {
+    SILT_RETURN_NOT_OK(CoerceArg(name, args, 2, DataType::String(), ctx));
+  }
+  return MakeCall(
+      std::string(name), TsT(), std::move(args),
+      [](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+        SILT_ASSIGN_OR_RETURN(TimeZonePtr session, SessionZone(ec));
+        FixedWriter<int64_t> w(out, rows);
+        for (size_t i = 0; i < rows; ++i) {
+          if (AnyNull(x, i)) {
+            w.SetNull(i);
+            continue;
+          }
+          const int64_t local = int64_t{ValAt<int32_t>(x[0], i)} * kMicrosPerDay;
+          if (x.size() == 3) {
+            SILT_ASSIGN_OR_RETURN(TimeZonePtr z, TimeZone::Find(StrAt(x[2], i)));
+            w.Set(i, z->LocalMicrosToUtc(local));
+          } else {
+            w.Set(i, session->LocalMicrosToUtc(local));
+          }
+        }
+        return Status::OK();
+      });
+}
+
 // Local wall micros of a timestamp column value (UTC instant in zone, or ntz as is).
 inline int64_t LocalMicros(int64_t v, const TimeZone* zone) {
   return zone ? zone->UtcMicrosToLocal(v) : v;
@@ -1165,10 +1206,18 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
           return Status::OK();
         });
   });
-  for (int ntz = 0; ntz < 2; ++ntz) {
-    Reg(r, {ntz ? "make_timestamp_ntz" : "make_timestamp"},
-        [ntz](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-          SILT_RETURN_NOT_OK(CheckArity(n, a, 6, ntz ? 6 : 7));
+  // make_timestamp / try_make_timestamp (NULL instead of the field errors) / make_timestamp_ntz.
+  for (int kind = 0; kind < 3; ++kind) {
+    const bool ntz = kind == 2;
+    const char* fname = kind == 0   ? "make_timestamp"
+                        : kind == 1 ? "try_make_timestamp"
+                                    : "make_timestamp_ntz";
+    Reg(r, {fname},
+        [ntz, kind](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+          if (!ntz && a.size() >= 1 && a.size() <= 3) return BindMakeTimestampFromDate(n, a, c);
+          if (ntz || a.size() != 6) {
+            SILT_RETURN_NOT_OK(CheckArity(n, a, 6, ntz ? 6 : 7));
+          }
           for (size_t i = 0; i < 5; ++i) {
             SILT_RETURN_NOT_OK(CoerceArg(n, a, i, IntT(), c));
           }
@@ -1176,7 +1225,7 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
           if (a.size() == 7) {
             SILT_RETURN_NOT_OK(CoerceArg(n, a, 6, DataType::String(), c));
           }
-          bool ansi = c.ansi;
+          bool ansi = c.ansi && kind != 1;
           return MakeCall(
               std::string(n), ntz ? DataType::TimestampNtz() : TsT(), std::move(a),
               [ansi, ntz](std::span<const Arg> x, size_t rows, const EvalContext& ec,
@@ -1318,8 +1367,9 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
                               if (__builtin_mul_overflow(ValAt<int64_t>(x[0], i), unit, &m)) {
                                 return Status::InvalidArgument(
                                     "Datetime operation overflow: create a TIMESTAMP from " +
-                                        std::to_string(ValAt<int64_t>(x[0], i)) +
-                                        "L milliseconds since the epoch.",
+                                        std::to_string(ValAt<int64_t>(x[0], i)) + "L " +
+                                        (unit == 1000 ? "milliseconds" : "microseconds") +
+                                        " since the epoch.",
                                     errc::kDatetimeOverflow);
                               }
                               w.Set(i, m);

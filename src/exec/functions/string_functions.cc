@@ -905,6 +905,68 @@ Result<ExprPtr> BindLocate(std::string_view name, Args& args, const BindContext&
                   });
 }
 
+// instr(str, substr[, start[, occurrence]]) as Spark 4.1 has it (Oracle's INSTR): the 1-based
+// character position of the occurrence-th match of substr, searching forward from character
+// `start`, or backward from character len + start + 1 when start is negative (a match counts when
+// it begins at or before that character); matches may overlap. 0 when there is none, when start
+// is 0 or out of range; 1 for an empty substr.
+Result<int32_t> InstrAt(std::string_view s, std::string_view sub, int64_t start,
+                        int64_t occurrence) {
+  if (occurrence < 1) {
+    return Status::InvalidArgument(
+        "The value of parameter(s) `occurrence` in `instr` is invalid: expects a positive "
+        "value, but got " +
+            std::to_string(occurrence) + ".",
+        errc::kInvalidParameterValue);
+  }
+  if (sub.empty()) return 1;
+  if (start == 0) return 0;
+  // Byte offsets of the matches, in order, with their character positions.
+  std::vector<std::pair<size_t, int64_t>> matches;
+  size_t at = 0;
+  int64_t chars = 0;  // characters before `at`
+  size_t pos = 0;
+  while ((pos = s.find(sub, pos)) != std::string_view::npos) {
+    chars += static_cast<int64_t>(fn::Utf8Length(s.substr(at, pos - at)));
+    at = pos;
+    matches.emplace_back(pos, chars + 1);
+    pos = fn::Utf8Advance(s, pos, 1);  // overlapping: next search one character on
+  }
+  if (start > 0) {
+    for (const auto& m : matches) {
+      if (m.second >= start && --occurrence == 0) return static_cast<int32_t>(m.second);
+    }
+    return 0;
+  }
+  const int64_t last = static_cast<int64_t>(fn::Utf8Length(s)) + start + 1;
+  for (auto it = matches.rbegin(); it != matches.rend(); ++it) {
+    if (it->second <= last && --occurrence == 0) return static_cast<int32_t>(it->second);
+  }
+  return 0;
+}
+
+Result<ExprPtr> BindInstr(std::string_view name, Args& args, const BindContext& ctx) {
+  SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 4));
+  SILT_RETURN_NOT_OK(AllToString(name, args, ctx, 0, 2));
+  // Spark shows the defaults in the column name: instr(s, sub, 1, 1).
+  while (args.size() < 4) args.push_back(MakeConstant(Value::Int32(1)));
+  SILT_RETURN_NOT_OK(CoerceArg(name, args, 2, Int(), ctx));
+  SILT_RETURN_NOT_OK(CoerceArg(name, args, 3, Int(), ctx));
+  return MakeCall(std::string(name), Int(), std::move(args),
+                  [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                    return FixedRows<int32_t>(a, rows, out, [&](size_t i, int32_t* v, Status* st) {
+                      auto r = InstrAt(StrAt(a[0], i), StrAt(a[1], i), ValAt<int32_t>(a[2], i),
+                                       ValAt<int32_t>(a[3], i));
+                      if (!r.ok()) {
+                        *st = r.status();
+                        return false;
+                      }
+                      *v = *r;
+                      return true;
+                    });
+                  });
+}
+
 Result<ExprPtr> BindTranslate(std::string_view name, Args& args, const BindContext& ctx) {
   SILT_RETURN_NOT_OK(CheckArity(name, args, 3, 3));
   SILT_RETURN_NOT_OK(AllToString(name, args, ctx));
@@ -1416,19 +1478,7 @@ void RegisterStringFunctions(FunctionRegistry& r) {
   Reg(r, {"rpad"}, [](std::string_view name, Args& args, const BindContext& ctx) {
     return BindPad(name, args, ctx, false);
   });
-  Reg(r, {"instr"},
-      [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-        SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
-        SILT_RETURN_NOT_OK(AllToString(name, args, ctx));
-        return MakeCall(
-            std::string(name), Int(), std::move(args),
-            [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
-              return FixedRows<int32_t>(a, rows, out, [&](size_t i, int32_t* v, Status*) {
-                *v = static_cast<int32_t>(IndexOfChars(StrAt(a[0], i), StrAt(a[1], i), 0) + 1);
-                return true;
-              });
-            });
-      });
+  Reg(r, {"instr"}, BindInstr);
   Reg(r, {"locate", "position"}, BindLocate);
   Reg(r, {"replace"},
       [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
