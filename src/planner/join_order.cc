@@ -144,6 +144,17 @@ double ScanSelectivity(const LogicalNode& scan) {
       if (!pattern.empty() && pattern[0] != '%' && pattern[0] != '_') {
         sel *= 0.1;
         used = true;
+      } else {
+        // A pattern holding a literal word ('%green%', '%BRASS') keeps a fifth.
+        size_t run = 0, longest = 0;
+        for (char ch : pattern) {
+          run = ch == '%' || ch == '_' || ch == '\\' ? 0 : run + 1;
+          longest = std::max(longest, run);
+        }
+        if (longest >= 3) {
+          sel *= 0.2;
+          used = true;
+        }
       }
     }
     if (!used) sel *= 0.5;
@@ -170,6 +181,8 @@ double EstimateRows(const LogicalNode& n) {
       return ScanRows(n) * ScanSelectivity(n);
     case LogicalKind::kValues: {
       if (n.is_range) return static_cast<double>(n.range_count);
+      // EXPLAIN's placeholder of a materialized CTE: as its plan.
+      if (!n.children.empty()) return EstimateRows(*n.children[0]);
       double rows = 0;
       for (const DataChunk& c : n.rows) rows += static_cast<double>(c.size());
       return rows;
@@ -190,6 +203,13 @@ double EstimateRows(const LogicalNode& n) {
     default:
       return n.children.empty() ? 1 : EstimateRows(*n.children[0]);
   }
+}
+
+bool SemiJoinBuildsOnLeft(const LogicalNode& n) {
+  if (n.kind != LogicalKind::kJoin || (n.join != JoinKind::kSemi && n.join != JoinKind::kAnti) ||
+      n.left_keys.empty() || n.null_aware_anti || n.children.size() != 2)
+    return false;
+  return EstimateRows(*n.children[1]) > 2 * EstimateRows(*n.children[0]);
 }
 
 namespace {
@@ -285,6 +305,11 @@ Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
     }
     return d;
   };
+  // Whether a chain column with d distinct values is a key of its leaf (as many values as rows).
+  auto unique = [&](int g, double d) {
+    const size_t leaf = static_cast<size_t>(leaf_of[static_cast<size_t>(g)]);
+    return d >= leaf_rows[leaf];
+  };
   std::vector<std::vector<int>> conj_cols;
   for (const ExprPtr& c : chain.conjuncts) conj_cols.push_back(Cols(c));
   std::vector<bool> applied(chain.conjuncts.size(), false);
@@ -303,10 +328,11 @@ Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
     }
     return out;
   };
-  // Selectivity of an equality between a column of a and one of b (1 when there is none):
-  // 1 / the larger number of distinct values of the two columns.
+  // Selectivity of an equality between a column of a and one of b (−1 when there is none):
+  // 1 / the number of distinct values meeting in the join (1 for a key of one value: a
+  // one-row dimension).
   auto selectivity = [&](const Component& a, const Component& b, const std::vector<size_t>& conj) {
-    double best = 1;
+    double best = -1;
     for (size_t k : conj) {
       const ExprPtr& c = chain.conjuncts[k];
       if (c->kind != ExprKind::kCall || (c->name != "=" && c->name != "<=>") ||
@@ -317,8 +343,15 @@ Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
       const bool crosses =
           (contains(a, x[0]) && contains(b, y[0])) || (contains(b, x[0]) && contains(a, y[0]));
       if (!crosses) continue;
-      double d = std::max(distinct(x[0]), distinct(y[0]));
-      if (d >= 1) best = std::min(best, 1 / d);
+      // Distinct values meeting in the join: the larger count of the two, except that a
+      // column holding as many distinct values as its table has rows is a key, and the other
+      // side (a foreign key: l_orderkey, whose range bound is no tighter than lineitem's rows)
+      // is taken to hold only values of it, so the key's count is used.
+      const double dx = distinct(x[0]), dy = distinct(y[0]);
+      const bool key = unique(x[0], dx) || unique(y[0], dy);
+      double d = key ? std::min(dx, dy) : std::max(dx, dy);
+      const double sel = 1 / std::max(d, 1.0);
+      best = best < 0 ? sel : std::min(best, sel);
     }
     return best;
   };
@@ -330,7 +363,7 @@ Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
     for (size_t i = 0; i < comps.size(); ++i) {
       for (size_t j = i + 1; j < comps.size(); ++j) {
         double sel = selectivity(comps[i], comps[j], applicable(comps[i], comps[j]));
-        if (sel >= 1) continue;
+        if (sel < 0) continue;
         double est = comps[i].rows * comps[j].rows * sel;
         if (est < best) {
           best = est;
