@@ -23,7 +23,9 @@ bool SemiJoinBuildsOnLeft(const LogicalNode& join);
 // A join on a = b is estimated at |A|·|B| / the larger distinct count of a and b (each its
 // table's rows, or its min/max range when narrower), or the key's count when one of them is a
 // key (as many distinct values as rows: the other is taken as its foreign key); inputs with
-// no condition between them are joined last, smallest first. The rebuilt joins carry their
+// no condition between them are joined last, smallest first. Column equalities implied by
+// transitivity (a = b, b = c: a = c) join inputs linked only through a third one, and an equality
+// the rows below a join already hold is left out of its keys. The rebuilt joins carry their
 // conditions as `condition` (predicate pushdown then extracts the hash keys), and a projection on
 // top restores the chain's column order. Chains with a nondeterministic condition are kept.
 // Expects filters already pushed into the scans (so the estimates see them).

@@ -212,6 +212,38 @@ TEST_F(OptimizerTest, ForeignKeyJoinIsEstimatedFromTheKeySide) {
   EXPECT_EQ(row[2].ToString(), "12250");
 }
 
+TEST_F(OptimizerTest, ImpliedEqualityLetsInputsLinkedThroughAThirdMeetFirst) {
+  // a.x = b.x AND b.x = c.x: a and c (10 and 20 rows) have no condition of their own, but
+  // a.x = c.x follows, so they meet first (about 10 rows) before the 1000 rows of b; b then
+  // joins on one key, the other equality being implied by the two already applied.
+  Run("CREATE TABLE a (x INT) USING delta");
+  Run("CREATE TABLE b (x INT) USING delta");
+  Run("CREATE TABLE c (x INT) USING delta");
+  Run("INSERT INTO a SELECT CAST(id AS INT) FROM range(10)");
+  Run("INSERT INTO b SELECT CAST(id AS INT) FROM range(1000)");
+  Run("INSERT INTO c SELECT CAST(id AS INT) FROM range(20)");
+  const std::string q = "SELECT count(*), sum(b.x) FROM a, b, c WHERE a.x = b.x AND b.x = c.x";
+  auto plan = BindAndOptimize(q);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto joins = Find(*plan, LogicalKind::kJoin);
+  ASSERT_EQ(joins.size(), 2u) << ExplainPlan(**plan);
+  PlanPtr inner;
+  for (const auto& c : joins[0]->children) {
+    if (!Find(c, LogicalKind::kJoin).empty()) inner = c;
+  }
+  ASSERT_NE(inner, nullptr) << ExplainPlan(**plan);
+  auto tables = ScanTables(inner);
+  std::sort(tables.begin(), tables.end());
+  EXPECT_EQ(tables, (std::vector<std::string>{"a", "c"})) << ExplainPlan(**plan);
+  EXPECT_EQ(joins[0]->left_keys.size(), 1u) << ExplainPlan(**plan);
+  EXPECT_EQ(joins[1]->left_keys.size(), 1u) << ExplainPlan(**plan);
+  auto res = con_->Query(q);
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  ASSERT_EQ((*res)->num_rows(), 1u);
+  EXPECT_EQ((*res)->Row(0)[0].ToString(), "10");
+  EXPECT_EQ((*res)->Row(0)[1].ToString(), "45");
+}
+
 TEST_F(OptimizerTest, LikeWithALiteralWordKeepsAFifthInTheEstimate) {
   Run("CREATE TABLE w (name STRING) USING delta");
   Run("INSERT INTO w SELECT 'n' || id FROM range(1000)");
