@@ -204,6 +204,8 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
     return collect(*op);
   };
   bctx.execute = run_plan;
+  bctx.explain_only = stmt.kind == sql::StatementKind::kExplain &&
+                      static_cast<const sql::ExplainStatement&>(stmt).mode != "analyze";
   planner::Binder binder(bctx);
 
   commands::CommandContext cctx;

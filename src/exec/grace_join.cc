@@ -16,10 +16,11 @@ constexpr int kGraceBits = 4;  // 16 partitions per split
 constexpr int64_t kBuildRowOverhead = 32;
 
 bool EmitsUnmatchedBuild(JoinType t) {
-  return t == JoinType::kRightOuter || t == JoinType::kFullOuter;
+  return t == JoinType::kRightOuter || t == JoinType::kFullOuter || t == JoinType::kRightAnti;
 }
 bool NeedsBuildRows(JoinType t) {
-  return t == JoinType::kInner || t == JoinType::kRightOuter || t == JoinType::kLeftSemi;
+  return t == JoinType::kInner || t == JoinType::kRightOuter || t == JoinType::kLeftSemi ||
+         t == JoinType::kRightSemi || t == JoinType::kRightAnti;
 }
 
 // Reads the chunks of one spill partition (none when file is null).

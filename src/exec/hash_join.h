@@ -45,12 +45,17 @@ enum class JoinType : uint8_t {
   kFullOuter,
   kLeftSemi,
   kLeftAnti,
+  // The build side's rows that have a match (RightSemi) or none (RightAnti), each once, after the
+  // probe side is consumed: a semi/anti join whose preserved side is the smaller one is built
+  // on it (TPC-H Q4's orders against lineitem). Output: the build (right) columns only.
+  kRightSemi,
+  kRightAnti,
 };
 
 const char* JoinTypeName(JoinType type);  // "Inner", "LeftOuter", ...
 
-// left fields then right fields (left only for semi/anti); fields of a side that outer joins pad
-// with NULLs become nullable.
+// left fields then right fields (left only for semi/anti, right only for right semi/anti);
+// fields of a side that outer joins pad with NULLs become nullable.
 Schema JoinOutputSchema(const Schema& left, const Schema& right, JoinType type);
 
 // Writes n joined rows to *out (schema: left fields then right fields; nl = number of left

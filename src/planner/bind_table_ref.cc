@@ -148,6 +148,16 @@ Result<PlanPtr> Binder::Impl::MaterializedCte(const CteScope& scope, size_t inde
     return body;
   }
   PlanPtr& cached = (*scope.materialized)[index];
+  if (!cached && ctx().explain_only) {
+    // EXPLAIN shows the materialization without running it: a LocalRelation with no rows whose
+    // child is the CTE's plan (shown in the logical plans, estimated from; never executed).
+    auto v = std::make_shared<LogicalNode>();
+    v->kind = LogicalKind::kValues;
+    v->columns = body->columns;
+    v->children = {body};
+    v->table_name = (*scope.ctes)[index].name;
+    cached = std::move(v);
+  }
   if (!cached) {
     // When running it fails, the body stays inlined, shared by the references (their execution
     // reports the same error, or runs where this could not, as in the planner's unit tests).

@@ -62,6 +62,9 @@ struct BinderContext {
   std::shared_ptr<Clock> clock;
   // Runs a plan to completion (uncorrelated scalar / EXISTS subqueries at bind time).
   std::function<Result<std::vector<DataChunk>>(const PlanPtr&)> execute;
+  // EXPLAIN (not EXPLAIN ANALYZE): a CTE that a run would materialize is not run; its references
+  // read a placeholder LocalRelation over the CTE's plan (Binder::Impl::MaterializedCte).
+  bool explain_only = false;
   // The session's temporary views (may be null): a one-part name resolves to one of them before
   // the catalog, as in Spark.
   const TempViews* temp_views = nullptr;

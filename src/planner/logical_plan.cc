@@ -64,6 +64,11 @@ std::string LogicalNode::Describe() const {
         return "Range (" + std::to_string(range_start) + ", " + std::to_string(range_end) +
                ", step=" + std::to_string(range_step) + ")";
       }
+      if (!children.empty()) {
+        return "LocalRelation (materialized CTE " + table_name +
+               ", computed once when the query runs; EXPLAIN does not run it) [" +
+               std::to_string(columns.size()) + " columns]";
+      }
       size_t n = 0;
       for (const auto& c : rows) n += c.size();
       return "LocalRelation " +

@@ -383,6 +383,13 @@ PlanPtr Prune(const PlanPtr& node, const std::vector<int>& needed) {
     }
     case LogicalKind::kValues: {
       auto n = Copy(node);
+      if (!node->children.empty()) {
+        // EXPLAIN's placeholder of a materialized CTE: its plan keeps all its columns (the
+        // physical plan runs it in the placeholder's place), a projection narrows them.
+        const std::vector<int> all_cols = All(node->columns.size());
+        n->children[0] = Prune(node->children[0], all_cols);
+        return Narrow(n, all_cols, needed);
+      }
       bool all = needed.size() == node->columns.size();
       for (size_t i = 0; i < needed.size() && all; ++i) all = needed[i] == static_cast<int>(i);
       if (all) return n;  // keeps sharing the rows

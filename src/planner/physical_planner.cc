@@ -262,6 +262,10 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
       return exec::OperatorPtr(std::move(op));
     }
     case LogicalKind::kValues:
+      // EXPLAIN's placeholder of a materialized CTE (not run while binding): its plan, so the
+      // physical plan shows what the CTE computes and a scalar subquery over it, which EXPLAIN
+      // still runs, gets the CTE's rows.
+      if (!n.children.empty()) return std::move(children[0]);
       if (n.is_range) {
         return exec::OperatorPtr(std::make_unique<exec::RangeOperator>(
             SchemaOf(n), n.range_start, n.range_step, n.range_count));
@@ -342,6 +346,20 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
                             (jt == exec::JoinType::kInner || jt == exec::JoinType::kLeftOuter)
                       : (jt == exec::JoinType::kInner || jt == exec::JoinType::kLeftOuter) &&
                             EstimateRows(*n.children[1]) > 2 * EstimateRows(*n.children[0]);
+      // A semi or anti join whose preserved (left) side is the smaller one builds on it and
+      // probes with the other side, marking the build rows that match: a right semi/anti join
+      // (TPC-H Q4: three months of orders against all of lineitem), same output columns.
+      if (!swap && n.dfp_pruned_side < 0 && !n.null_aware_anti &&
+          (jt == exec::JoinType::kLeftSemi || jt == exec::JoinType::kLeftAnti) &&
+          SemiJoinBuildsOnLeft(n)) {
+        const int lw = static_cast<int>(children[0]->output_schema().size());
+        const int rw = static_cast<int>(children[1]->output_schema().size());
+        return exec::OperatorPtr(std::make_unique<exec::HashJoinOperator>(
+            std::move(children[1]), std::move(children[0]),
+            jt == exec::JoinType::kLeftSemi ? exec::JoinType::kRightSemi
+                                            : exec::JoinType::kRightAnti,
+            n.right_keys, n.left_keys, n.null_safe, SwapSides(n.condition, lw, rw)));
+      }
       if (swap) {
         const int lw = static_cast<int>(children[0]->output_schema().size());
         const int rw = static_cast<int>(children[1]->output_schema().size());

@@ -185,7 +185,10 @@ PlanPtr ReduceJoins(const PlanPtr& node) {
     }
   }
   if (!best) return n;
-  if (PlanPtr r = ReduceBuildSide(n->children[1], n->right_keys[best_key], *best, semi))
+  // A semi/anti join built on its left side (SemiJoinBuildsOnLeft) probes with the whole right
+  // side once anyway: reducing it by the left side's keys would only repeat that probe.
+  const bool plain = semi && !SemiJoinBuildsOnLeft(*n);
+  if (PlanPtr r = ReduceBuildSide(n->children[1], n->right_keys[best_key], *best, plain))
     n->children[1] = r;
   return n;
 }

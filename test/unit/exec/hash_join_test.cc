@@ -23,7 +23,8 @@ using testing::SortedRows;
 using Rows = std::vector<std::vector<Value>>;
 
 const JoinType kAllTypes[] = {JoinType::kInner,     JoinType::kLeftOuter, JoinType::kRightOuter,
-                              JoinType::kFullOuter, JoinType::kLeftSemi,  JoinType::kLeftAnti};
+                              JoinType::kFullOuter, JoinType::kLeftSemi,  JoinType::kLeftAnti,
+                              JoinType::kRightSemi, JoinType::kRightAnti};
 
 // Reference: Spark semantics by brute force over Values. Keys are columns lk[k] / rk[k]; the
 // residual (optional) is `left[lres] < right[rres]`.
@@ -92,7 +93,8 @@ std::vector<std::string> RefJoin(const Rows& left, size_t lw, const Rows& right,
       if (!RefKeysMatch(l, right[j], s)) continue;
       any = true;
       rmatched[j] = true;
-      if (type != JoinType::kLeftSemi && type != JoinType::kLeftAnti) {
+      if (type != JoinType::kLeftSemi && type != JoinType::kLeftAnti &&
+          type != JoinType::kRightSemi && type != JoinType::kRightAnti) {
         out.push_back(RowJson(l, &right[j], rw));
       }
     }
@@ -100,6 +102,13 @@ std::vector<std::string> RefJoin(const Rows& left, size_t lw, const Rows& right,
     if (type == JoinType::kLeftAnti && !any) out.push_back(RowJson(l, nullptr, 0));
     if ((type == JoinType::kLeftOuter || type == JoinType::kFullOuter) && !any) {
       out.push_back(RowJson(l, nullptr, rw));
+    }
+  }
+  // Right semi/anti: each right row once, with a match (semi) or without one (anti).
+  if (type == JoinType::kRightSemi || type == JoinType::kRightAnti) {
+    for (size_t j = 0; j < right.size(); ++j) {
+      if (rmatched[j] == (type == JoinType::kRightSemi))
+        out.push_back(RowJson(right[j], nullptr, 0));
     }
   }
   if (type == JoinType::kRightOuter || type == JoinType::kFullOuter) {
@@ -383,14 +392,17 @@ TEST(HashJoinTest, ManyRowsSerialAndParallel) {
           }
         }
       }
-      size_t expected = type == JoinType::kInner || type == JoinType::kLeftSemi ||
-                                type == JoinType::kRightOuter || type == JoinType::kLeftAnti
+      // Every right row (the odd keys) has a match: right semi keeps them all, right anti none.
+      size_t expected = type == JoinType::kRightAnti ? 0
+                        : type == JoinType::kInner || type == JoinType::kLeftSemi ||
+                                type == JoinType::kRightOuter || type == JoinType::kLeftAnti ||
+                                type == JoinType::kRightSemi
                             ? n / 2
                             : n;
       EXPECT_EQ(rows, expected) << JoinTypeName(type) << " parallel=" << parallel;
       int64_t odd_sum = (n / 2) * (n / 2);  // 1 + 3 + ... + (n-1)
       int64_t all_sum = n * (n - 1) / 2;
-      if (type == JoinType::kInner || type == JoinType::kLeftSemi) {
+      if (type == JoinType::kInner || type == JoinType::kLeftSemi || type == JoinType::kRightSemi) {
         EXPECT_EQ(key_sum, odd_sum);
       }
       if (type == JoinType::kLeftAnti) {

@@ -170,6 +170,94 @@ TEST_F(OptimizerTest, JoinChainStartsWithTheSmallestConnectedPair) {
   EXPECT_EQ((*plan)->columns[3].name, "y");
 }
 
+TEST_F(OptimizerTest, ForeignKeyJoinIsEstimatedFromTheKeySide) {
+  // f: 1000 rows; f.ok a foreign key of o (values 0, 4, …, 996, four rows each: its min/max
+  // range, 997 values, is no tighter than f's rows, as for lineitem's l_orderkey), f.pk one of p.
+  // o: 250 rows, key ok. p: 100 rows, key pk, filtered to 50. The join f–o keeps all 1000 rows
+  // and f–p 500, so f meets p first. Taking the larger distinct count (997) for f–o would
+  // estimate it at 250 and start there.
+  Run("CREATE TABLE f (ok INT, pk INT) USING delta");
+  Run("CREATE TABLE o (ok INT, odate INT) USING delta");
+  Run("CREATE TABLE p (pk INT, pname STRING) USING delta");
+  Run("INSERT INTO f SELECT CAST(id DIV 4 * 4 AS INT), CAST(id % 100 AS INT) FROM range(1000)");
+  Run("INSERT INTO o SELECT CAST(id * 4 AS INT), CAST(id AS INT) FROM range(250)");
+  Run("INSERT INTO p SELECT CAST(id AS INT), 'n' || id FROM range(100)");
+  const std::string q =
+      "SELECT count(*), sum(odate), sum(p.pk) FROM f, o, p "
+      "WHERE f.ok = o.ok AND f.pk = p.pk AND p.pk < 50";
+  auto plan = BindAndOptimize(q);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto joins = Find(*plan, LogicalKind::kJoin);
+  ASSERT_EQ(joins.size(), 2u) << ExplainPlan(**plan);
+  PlanPtr inner;
+  for (const auto& c : joins[0]->children) {
+    if (!Find(c, LogicalKind::kJoin).empty()) inner = c;
+  }
+  ASSERT_NE(inner, nullptr) << ExplainPlan(**plan);
+  auto tables = ScanTables(inner);
+  std::sort(tables.begin(), tables.end());
+  EXPECT_EQ(tables, (std::vector<std::string>{"f", "p"})) << ExplainPlan(**plan);
+  // The answer: the 500 rows of f with pk < 50, each meeting one row of o (odate = ok / 4).
+  auto res = con_->Query(q);
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  ASSERT_EQ((*res)->num_rows(), 1u);
+  const auto row = (*res)->Row(0);
+  EXPECT_EQ(row[0].ToString(), "500");
+  // Σ over f rows with id % 100 < 50 of id div 4; Σ of pk: 10 × (0 + … + 49).
+  int64_t odate = 0;
+  for (int64_t id = 0; id < 1000; ++id) {
+    if (id % 100 < 50) odate += id / 4;
+  }
+  EXPECT_EQ(row[1].ToString(), std::to_string(odate));
+  EXPECT_EQ(row[2].ToString(), "12250");
+}
+
+TEST_F(OptimizerTest, ImpliedEqualityLetsInputsLinkedThroughAThirdMeetFirst) {
+  // a.x = b.x AND b.x = c.x: a and c (10 and 20 rows) have no condition of their own, but
+  // a.x = c.x follows, so they meet first (about 10 rows) before the 1000 rows of b; b then
+  // joins on one key, the other equality being implied by the two already applied.
+  Run("CREATE TABLE a (x INT) USING delta");
+  Run("CREATE TABLE b (x INT) USING delta");
+  Run("CREATE TABLE c (x INT) USING delta");
+  Run("INSERT INTO a SELECT CAST(id AS INT) FROM range(10)");
+  Run("INSERT INTO b SELECT CAST(id AS INT) FROM range(1000)");
+  Run("INSERT INTO c SELECT CAST(id AS INT) FROM range(20)");
+  const std::string q = "SELECT count(*), sum(b.x) FROM a, b, c WHERE a.x = b.x AND b.x = c.x";
+  auto plan = BindAndOptimize(q);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto joins = Find(*plan, LogicalKind::kJoin);
+  ASSERT_EQ(joins.size(), 2u) << ExplainPlan(**plan);
+  PlanPtr inner;
+  for (const auto& c : joins[0]->children) {
+    if (!Find(c, LogicalKind::kJoin).empty()) inner = c;
+  }
+  ASSERT_NE(inner, nullptr) << ExplainPlan(**plan);
+  auto tables = ScanTables(inner);
+  std::sort(tables.begin(), tables.end());
+  EXPECT_EQ(tables, (std::vector<std::string>{"a", "c"})) << ExplainPlan(**plan);
+  EXPECT_EQ(joins[0]->left_keys.size(), 1u) << ExplainPlan(**plan);
+  EXPECT_EQ(joins[1]->left_keys.size(), 1u) << ExplainPlan(**plan);
+  auto res = con_->Query(q);
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  ASSERT_EQ((*res)->num_rows(), 1u);
+  EXPECT_EQ((*res)->Row(0)[0].ToString(), "10");
+  EXPECT_EQ((*res)->Row(0)[1].ToString(), "45");
+}
+
+TEST_F(OptimizerTest, LikeWithALiteralWordKeepsAFifthInTheEstimate) {
+  Run("CREATE TABLE w (name STRING) USING delta");
+  Run("INSERT INTO w SELECT 'n' || id FROM range(1000)");
+  auto all = BindAndOptimize("SELECT * FROM w");
+  auto word = BindAndOptimize("SELECT * FROM w WHERE name LIKE '%green%'");
+  auto prefix = BindAndOptimize("SELECT * FROM w WHERE name LIKE 'green%'");
+  auto any = BindAndOptimize("SELECT * FROM w WHERE name LIKE '%g%'");
+  ASSERT_TRUE(all.ok() && word.ok() && prefix.ok() && any.ok());
+  const double rows = EstimateRows(**all);
+  EXPECT_DOUBLE_EQ(EstimateRows(**word), rows * 0.2);
+  EXPECT_DOUBLE_EQ(EstimateRows(**prefix), rows * 0.1);
+  EXPECT_DOUBLE_EQ(EstimateRows(**any), rows * 0.5);  // a one-letter word: any filter's half
+}
+
 TEST_F(OptimizerTest, CrossJoinWithAnEqualityFilterBecomesAHashJoin) {
   Run("CREATE TABLE l (id INT, v STRING) USING delta");
   Run("CREATE TABLE r (k INT, w STRING) USING delta");
