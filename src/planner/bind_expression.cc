@@ -350,6 +350,27 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
         return ref;
       }
     }
+    if (idx.status().error_class().rfind(errc::kUnresolvedColumn, 0) == 0) {
+      // A reference to an enclosing query (SubqueryByOuterValues), innermost first.
+      for (auto f = outer_frames.rbegin(); f != outer_frames.rend(); ++f) {
+        size_t oc = 0;
+        Result<int> o = ResolveColumn(e.names, *f->columns, &oc);
+        if (!o.ok()) continue;
+        const OutputColumn& c = (*f->columns)[static_cast<size_t>(*o)];
+        ExprPtr ref;
+        if (f->collected) {
+          f->collected->insert(*o);
+          ref = exec::MakeConstant(Value::Null(c.type));
+        } else {
+          SILT_ASSIGN_OR_RETURN(
+              ref, exec::CoerceTo(exec::MakeConstant((*f->values)[*o]), c.type, ctx().bind));
+        }
+        for (size_t i = oc; i < e.names.size(); ++i) {
+          SILT_ASSIGN_OR_RETURN(ref, FieldAccess(ref, e.names[i]));
+        }
+        return ref;
+      }
+    }
     return idx.status();
   }
   const OutputColumn& c = cols[*idx];

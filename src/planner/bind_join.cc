@@ -122,6 +122,7 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
   if (ref.join_condition) {
     ExprScope s;
     s.columns = &both;
+    s.domain = CrossJoin(l, r);  // the outer values of a correlated subquery in the condition
     SILT_ASSIGN_OR_RETURN(ExprPtr cond, Bind(*ref.join_condition, s));
     SILT_ASSIGN_OR_RETURN(cond, exec::CoerceTo(cond, DataType::Boolean(), ctx().bind));
     if (j->join == JoinKind::kCross) j->join = JoinKind::kInner;

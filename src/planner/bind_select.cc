@@ -190,6 +190,7 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
 
   AggState agg;
   agg.input = &cols;
+  agg.input_plan = plan;
   WindowState win;
   win.base_width = kWindowBase;
   ExprScope s;

@@ -46,6 +46,7 @@ std::vector<OutputColumn> Requalify(std::vector<OutputColumn> cols, const std::s
 // expressions (SELECT list, HAVING, ORDER BY).
 struct AggState {
   const std::vector<OutputColumn>* input = nullptr;  // pre-aggregation columns
+  PlanPtr input_plan;  // the plan producing *input (correlated subqueries read its key values)
   std::vector<std::string> group_texts;
   std::vector<ExprPtr> group_exprs;
   std::vector<AggregateCall> calls;
@@ -77,6 +78,19 @@ struct ExprScope {
       nullptr;  // (outer index, placeholder index) collected
   // Parameters of the lambdas being bound (innermost last): name → placeholder column.
   std::vector<std::pair<std::string, exec::ExprPtr>> lambda_vars;
+  // Without `plan`: a plan producing `columns` (a join condition's left × right), read by a
+  // correlated subquery for its outer values (SubqueryByOuterValues).
+  PlanPtr domain;
+};
+
+// An enclosing query's columns seen by a subquery being bound (SubqueryByOuterValues): a column
+// reference that resolves in none of the subquery's own scopes resolves here, innermost frame
+// first. Collecting, it records the column and binds as a typed NULL; substituting, it binds as
+// the constant `values[column]`.
+struct OuterFrame {
+  const std::vector<OutputColumn>* columns = nullptr;
+  std::set<int>* collected = nullptr;          // collecting mode
+  const std::vector<Value>* values = nullptr;  // substituting mode
 };
 
 // The CTEs of one WITH clause: name → its definitions' index. A CTE body sees only the CTEs defined
@@ -153,6 +167,15 @@ struct Binder::Impl {
   Result<std::optional<ExprPtr>> CorrelatedExistsAsJoin(const ParsedExpr& e, ExprScope& s);
   Status ApplyPredicateSubquery(const ParsedExpr& e, bool negated, PlanPtr* plan,
                                 std::vector<OutputColumn>* cols);
+  // Any correlated subquery expression (scalar, [NOT] EXISTS, x [NOT] IN) of any shape (set
+  // operations, aggregates, LIMIT, nesting, …) where the planner's decorrelation into joins does
+  // not apply: the subquery runs once per distinct value of the outer columns it reads (read from
+  // s.plan, s.domain or the aggregate's input), each time bound with those values as constants;
+  // the expression becomes a lookup of its answer by those columns. nullopt when the scope
+  // offers no plan to read the outer values from. At most kMaxOuterValues distinct values.
+  Result<std::optional<ExprPtr>> SubqueryByOuterValues(const ParsedExpr& e, ExprScope& s);
+  static constexpr size_t kMaxOuterValues = 10000;
+  std::vector<OuterFrame> outer_frames;
 
   // ------------------------------------------------------------------ FROM
   Result<PlanPtr> BindFromList(const sql::Query& q);
