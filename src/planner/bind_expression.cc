@@ -350,6 +350,10 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
         return ref;
       }
     }
+    if (s.agg && e.names.size() == 1 && NameEq(e.names[0], "grouping__id") &&
+        !s.agg->grouping_sets.empty()) {
+      return BindGrouping(e, s, "grouping_id");  // Spark's virtual column: grouping_id()
+    }
     if (idx.status().error_class().rfind(errc::kUnresolvedColumn, 0) == 0) {
       // A reference to an enclosing query (SubqueryByOuterValues), innermost first.
       for (auto f = outer_frames.rbegin(); f != outer_frames.rend(); ++f) {

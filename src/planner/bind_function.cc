@@ -180,7 +180,7 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
 // highest (BIGINT) — both read from the aggregate's spark_grouping_id column.
 Result<ExprPtr> Binder::Impl::BindGrouping(const ParsedExpr& e, ExprScope& s,
                                            const std::string& name) {
-  if (!s.agg || !s.agg->has_grouping_id()) {
+  if (!s.agg || s.agg->grouping_sets.empty()) {
     return Status::InvalidArgument(
         "grouping()/grouping_id() can only be used with "
         "GroupingSets/Cube/Rollup.",
@@ -196,6 +196,23 @@ Result<ExprPtr> Binder::Impl::BindGrouping(const ParsedExpr& e, ExprScope& s,
   const size_t nk = s.agg->group_exprs.size();
   ExprPtr gid =
       exec::MakeColumn(static_cast<int>(nk), DataType::Int64(), "spark_grouping_id", false);
+  if (s.agg->has_grouping_id() && nk < 48) {
+    // A repeated grouping set has bits above the keys' (HashAggregateOperator): not part of the
+    // id.
+    SILT_ASSIGN_OR_RETURN(
+        gid, exec::BindScalarFunction(
+                 "&", {gid, exec::MakeConstant(Value::Int64((int64_t{1} << nk) - 1))}, ctx().bind));
+  } else if (!s.agg->has_grouping_id()) {
+    // One grouping set (GROUP BY GROUPING SETS ((a))): the aggregate has no id column; the id
+    // is the set's, a 1 bit for each key outside it.
+    int64_t id = 0;
+    const std::vector<int>& set = s.agg->grouping_sets[0];
+    for (size_t k = 0; k < nk; ++k) {
+      if (std::find(set.begin(), set.end(), static_cast<int>(k)) == set.end())
+        id |= int64_t{1} << (nk - 1 - k);
+    }
+    gid = exec::MakeConstant(Value::Int64(id));
+  }
   std::vector<size_t> keys;  // indices of the listed keys
   for (const auto& a : e.children) {
     size_t k = 0;

@@ -433,7 +433,7 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     node->aggregates = agg.calls;
     node->grouping_sets = agg.grouping_sets;
     for (size_t i = 0; i < agg.group_exprs.size(); ++i) {
-      bool nullable = agg.group_exprs[i]->nullable || agg.grouping_sets.size() > 1;
+      bool nullable = agg.group_exprs[i]->nullable || !agg.grouping_sets.empty();
       node->columns.push_back(
           {ColumnNameOf(*group_ast_or_null(q, i)), agg.group_exprs[i]->type, nullable, ""});
     }

@@ -1,4 +1,6 @@
 // Queries: WITH, set operations, SELECT blocks, FROM/JOIN/LATERAL VIEW, VALUES, time travel.
+#include <functional>
+
 #include "common/error_classes.h"
 #include "sql/parser_internal.h"
 
@@ -296,15 +298,9 @@ Result<QueryNode> Parser::SelectBlock(std::vector<TableRefNode> from_first) {
     if (AtKw("ALL") && !AtOp("(", 1) && !AtOp(",", 1)) {
       Next();
       q->group_by_all = true;
-    } else if ((AtKw("ROLLUP") || AtKw("CUBE")) && AtOp("(", 1)) {
-      q->grouping = Next().Is("ROLLUP") ? GroupingKind::kRollup : GroupingKind::kCube;
-      Next();
-      SILT_ASSIGN_OR_RETURN(q->group_by, ExpressionList());
-      SILT_RETURN_NOT_OK(ExpectOp(")"));
-      if (AtOp(",")) return Status::NotImplemented("mixing ROLLUP/CUBE with other GROUP BY items");
-    } else if (AtKw("GROUPING") && AtKw("SETS", 1)) {
-      q->grouping = GroupingKind::kGroupingSets;
-      SILT_ASSIGN_OR_RETURN(q->grouping_sets, GroupingSetsClause());
+    } else if (((AtKw("ROLLUP") || AtKw("CUBE")) && AtOp("(", 1)) ||
+               (AtKw("GROUPING") && AtKw("SETS", 1)) || GroupByHasAnalytics()) {
+      SILT_RETURN_NOT_OK(GroupingAnalytics(q.get()));
     } else {
       SILT_ASSIGN_OR_RETURN(q->group_by, ExpressionList());
       if (AtKw("WITH") && (AtKw("ROLLUP", 1) || AtKw("CUBE", 1))) {
@@ -312,9 +308,10 @@ Result<QueryNode> Parser::SelectBlock(std::vector<TableRefNode> from_first) {
         q->grouping = Next().Is("ROLLUP") ? GroupingKind::kRollup : GroupingKind::kCube;
       } else if (AtKw("GROUPING") && AtKw("SETS", 1)) {
         // GROUP BY a, b GROUPING SETS ((a), (b))
+        // (the listed expressions stay the grouping columns: grouping__id's bits, and a column
+        // in no set is NULL)
         q->grouping = GroupingKind::kGroupingSets;
         SILT_ASSIGN_OR_RETURN(q->grouping_sets, GroupingSetsClause());
-        q->group_by.clear();
       }
     }
   }
@@ -561,6 +558,181 @@ Result<TableRefNode> Parser::RelationPrimary() {
   if (AtKw("TABLESAMPLE")) return Status::NotImplemented("TABLESAMPLE");
   SILT_RETURN_NOT_OK(TableAlias(r.get()));
   return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// GROUP BY with ROLLUP / CUBE / GROUPING SETS items (Spark's GroupingAnalytics)
+
+// Whether the GROUP BY item list starting here has a ROLLUP(, CUBE( or GROUPING SETS item after a
+// plain item (`GROUP BY a, ROLLUP(b, c)`), scanning at parenthesis depth 0 to the clause's end.
+bool Parser::GroupByHasAnalytics() const {
+  int depth = 0;
+  for (size_t k = 0;; ++k) {
+    const Token& t = Peek(k);
+    if (t.kind == TokenKind::kEnd) return false;
+    if (t.IsOp("(")) {
+      ++depth;
+    } else if (t.IsOp(")")) {
+      if (--depth < 0) return false;
+    } else if (depth == 0) {
+      if (t.IsOp(";")) return false;
+      if (t.IsOp(",")) {
+        if (((Peek(k + 1).Is("ROLLUP") || Peek(k + 1).Is("CUBE")) && Peek(k + 2).IsOp("(")) ||
+            (Peek(k + 1).Is("GROUPING") && Peek(k + 2).Is("SETS")))
+          return true;
+      } else if (t.kind != TokenKind::kOp && k > 0 &&
+                 (t.Is("HAVING") || t.Is("ORDER") || t.Is("LIMIT") || t.Is("WINDOW") ||
+                  t.Is("QUALIFY") || t.Is("UNION") || t.Is("EXCEPT") || t.Is("INTERSECT") ||
+                  t.Is("MINUS") || t.Is("SORT") || t.Is("CLUSTER") || t.Is("DISTRIBUTE") ||
+                  t.Is("WITH") || t.Is("OFFSET"))) {
+        return false;
+      }
+    }
+  }
+}
+
+// GROUP BY item, item, … where an item is an expression, ROLLUP(e, …), CUBE(e, …) or
+// GROUPING SETS(…) (whose elements may be tuples, expressions, or ROLLUP/CUBE/GROUPING SETS
+// again). The grouping sets are the cartesian product of the items' sets (`a, ROLLUP(b, c)` =
+// (a, b, c), (a, b), (a)); the grouping columns are the distinct expressions in order of
+// appearance. Sets are built as token positions and each expression is parsed again from its
+// position, so every set holds its own copy.
+Status Parser::GroupingAnalytics(silt::sql::Query* q) {
+  using Set = std::vector<size_t>;  // token positions of the set's expressions
+  using Sets = std::vector<Set>;
+  std::vector<size_t> all;  // every expression position, in order of appearance
+  auto expr_at_here = [&]() -> Result<size_t> {
+    size_t at = p_;
+    SILT_ASSIGN_OR_RETURN(auto e, Expression());
+    (void)e;
+    all.push_back(at);
+    return at;
+  };
+  // ( e, … ) or () as one set; a parenthesised expression that goes on (`(a + b) * 2`) is one
+  // expression.
+  auto tuple = [&]() -> Result<Set> {
+    size_t start = p_;
+    Next();  // (
+    Set set;
+    size_t mark = all.size();
+    if (!AtOp(")")) {
+      do {
+        SILT_ASSIGN_OR_RETURN(size_t at, expr_at_here());
+        set.push_back(at);
+      } while (AcceptOp(","));
+    }
+    SILT_RETURN_NOT_OK(ExpectOp(")"));
+    if (AtOp(",") || AtOp(")") || AtEnd() || (Peek().kind != TokenKind::kOp)) return set;
+    p_ = start;
+    all.resize(mark);
+    SILT_ASSIGN_OR_RETURN(size_t at, expr_at_here());
+    return Set{at};
+  };
+  std::function<Result<Sets>()> item = [&]() -> Result<Sets> {
+    if ((AtKw("ROLLUP") || AtKw("CUBE")) && AtOp("(", 1)) {
+      const bool rollup = Next().Is("ROLLUP");
+      Next();  // (
+      std::vector<Set> elems;
+      do {
+        if (AtOp("(")) {
+          SILT_ASSIGN_OR_RETURN(Set t, tuple());
+          if (t.empty()) {
+            return Status::InvalidArgument(std::string("Empty set in ") +
+                                               (rollup ? "ROLLUP" : "CUBE") +
+                                               " grouping sets is not supported.",
+                                           errc::kInvalidSqlSyntax);
+          }
+          elems.push_back(std::move(t));
+        } else {
+          SILT_ASSIGN_OR_RETURN(size_t at, expr_at_here());
+          elems.push_back(Set{at});
+        }
+      } while (AcceptOp(","));
+      SILT_RETURN_NOT_OK(ExpectOp(")"));
+      Sets out;
+      if (rollup) {
+        for (size_t n = elems.size() + 1; n-- > 0;) {
+          Set set;
+          for (size_t k = 0; k < n; ++k) set.insert(set.end(), elems[k].begin(), elems[k].end());
+          out.push_back(std::move(set));
+        }
+      } else {
+        // Spark's order: cube(x :: xs) = cube(xs).map(x ++ _) ++ cube(xs).
+        out.push_back(Set{});
+        for (size_t k = elems.size(); k-- > 0;) {
+          Sets with;
+          for (const Set& rest : out) {
+            Set set = elems[k];
+            set.insert(set.end(), rest.begin(), rest.end());
+            with.push_back(std::move(set));
+          }
+          with.insert(with.end(), out.begin(), out.end());
+          out = std::move(with);
+        }
+      }
+      return out;
+    }
+    if (AtKw("GROUPING") && AtKw("SETS", 1)) {
+      Next();
+      Next();
+      SILT_RETURN_NOT_OK(ExpectOp("("));
+      Sets out;
+      do {
+        if (AtOp("(")) {
+          SILT_ASSIGN_OR_RETURN(Set t, tuple());
+          out.push_back(std::move(t));
+        } else if (((AtKw("ROLLUP") || AtKw("CUBE")) && AtOp("(", 1)) ||
+                   (AtKw("GROUPING") && AtKw("SETS", 1))) {
+          SILT_ASSIGN_OR_RETURN(Sets inner, item());
+          out.insert(out.end(), inner.begin(), inner.end());
+        } else {
+          SILT_ASSIGN_OR_RETURN(size_t at, expr_at_here());
+          out.push_back(Set{at});
+        }
+      } while (AcceptOp(","));
+      SILT_RETURN_NOT_OK(ExpectOp(")"));
+      return out;
+    }
+    SILT_ASSIGN_OR_RETURN(size_t at, expr_at_here());
+    return Sets{Set{at}};
+  };
+  Sets product{Set{}};
+  do {
+    SILT_ASSIGN_OR_RETURN(Sets sets, item());
+    Sets next;
+    for (const Set& a : product) {
+      for (const Set& b : sets) {
+        Set set = a;
+        set.insert(set.end(), b.begin(), b.end());
+        next.push_back(std::move(set));
+      }
+    }
+    product = std::move(next);
+  } while (AcceptOp(","));
+  const size_t end = p_;
+  auto parse_at = [&](size_t at) -> Result<ExprNode> {
+    p_ = at;
+    return Expression();
+  };
+  std::vector<std::string> texts;
+  for (size_t at : all) {
+    SILT_ASSIGN_OR_RETURN(ExprNode e, parse_at(at));
+    std::string text = e->ToString();
+    if (std::find(texts.begin(), texts.end(), text) != texts.end()) continue;
+    texts.push_back(std::move(text));
+    q->group_by.push_back(std::move(e));
+  }
+  for (const Set& set : product) {
+    std::vector<ExprNode> exprs;
+    for (size_t at : set) {
+      SILT_ASSIGN_OR_RETURN(ExprNode e, parse_at(at));
+      exprs.push_back(std::move(e));
+    }
+    q->grouping_sets.push_back(std::move(exprs));
+  }
+  p_ = end;
+  q->grouping = GroupingKind::kGroupingSets;
+  return Status::OK();
 }
 
 }  // namespace silt::sql::internal
