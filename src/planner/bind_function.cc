@@ -275,7 +275,48 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
     SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*a, inner));
     args.push_back(b);
   }
-  const sql::WindowSpec& w = *e.over;
+  if (e.filter) {
+    // agg(x) FILTER (WHERE f) OVER …: agg(CASE WHEN f THEN x END), exact for an aggregate that
+    // skips NULLs (first/last/any_value only with IGNORE NULLS); count(*) counts the rows kept.
+    static const std::set<std::string> kKeepsNulls = {"first",      "first_value", "last",
+                                                      "last_value", "any_value",   "nth_value"};
+    if (!exec::IsAggregateFunction(name) || (kKeepsNulls.count(name) && !e.ignore_nulls)) {
+      return Status::NotImplemented("FILTER on the window function " + name +
+                                        " is not supported (only on aggregates that "
+                                        "skip NULLs, or with IGNORE NULLS)",
+                                    errc::kSiltUnsupportedExpression);
+    }
+    SILT_ASSIGN_OR_RETURN(ExprPtr f, Bind(*e.filter, inner));
+    SILT_ASSIGN_OR_RETURN(f, exec::CoerceTo(f, DataType::Boolean(), ctx().bind));
+    if (args.empty()) args.push_back(exec::MakeConstant(Value::Int32(1)));  // count(*)
+    for (ExprPtr& a : args) {
+      a = exec::MakeSpecial(ExprKind::kCase, a->type,
+                            {f, a, exec::MakeConstant(Value::Null(a->type))}, true);
+    }
+  }
+  // OVER w / OVER (w): the SELECT block's WINDOW w AS (…), the reference's own parts first.
+  const sql::WindowSpec* spec = e.over.get();
+  const sql::WindowSpec* def = spec;
+  if (!spec->name.empty()) {
+    def = nullptr;
+    if (s.window->named) {
+      for (const auto& [n, d] : *s.window->named) {
+        if (NameEq(n, spec->name)) def = &d;
+      }
+    }
+    if (!def) {
+      return Status::InvalidArgument(
+          "Window specification " + spec->name + " is not defined in the WINDOW clause.",
+          errc::kInvalidSqlSyntax);
+    }
+  }
+  struct {
+    const std::vector<sql::ExprNode>& partition_by;
+    const std::vector<sql::OrderItem>& order_by;
+    const std::optional<sql::WindowFrame>& frame;
+  } w{spec->partition_by.empty() ? def->partition_by : spec->partition_by,
+      spec->order_by.empty() ? def->order_by : spec->order_by,
+      spec->frame ? spec->frame : def->frame};
   for (const auto& p : w.partition_by) {
     SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*p, inner));
     call.partition_by.push_back(b);

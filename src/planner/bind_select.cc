@@ -193,6 +193,16 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   agg.input_plan = plan;
   WindowState win;
   win.base_width = kWindowBase;
+  win.named = &q.windows;
+  for (size_t i = 0; i < q.windows.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (NameEq(q.windows[i].first, q.windows[j].first)) {
+        return Status::InvalidArgument(
+            "The definition of window " + Backquote(q.windows[i].first) + " is repetitive.",
+            errc::kInvalidSqlSyntax);
+      }
+    }
+  }
   ExprScope s;
   s.columns = &cols;
   s.window = &win;

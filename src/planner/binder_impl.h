@@ -63,6 +63,8 @@ struct AggState {
 
 struct WindowState {
   size_t base_width = 0;
+  // The SELECT block's WINDOW clause: `OVER w` / `OVER (w)` name one of these.
+  const std::vector<std::pair<std::string, sql::WindowSpec>>* named = nullptr;
   std::vector<WindowCall> calls;
   std::vector<std::string> texts;
 };
