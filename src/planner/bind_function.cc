@@ -137,6 +137,11 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
         args.push_back(b);
       }
     }
+    if (e.ignore_nulls && args.size() == 1 &&
+        (name == "first" || name == "first_value" || name == "last" || name == "last_value" ||
+         name == "any_value")) {
+      args.push_back(exec::MakeConstant(Value::Boolean(true)));  // first(x) IGNORE NULLS
+    }
     AggregateCall call;
     call.name = text;
     call.function = name;
@@ -364,6 +369,11 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
     frame = f;
   }
   if (exec::IsAggregateFunction(name)) {
+    if (e.ignore_nulls && args.size() == 1 &&
+        (name == "first" || name == "first_value" || name == "last" || name == "last_value" ||
+         name == "any_value")) {
+      args.push_back(exec::MakeConstant(Value::Boolean(true)));  // first(x, ignoreNulls)
+    }
     SILT_ASSIGN_OR_RETURN(exec::BoundAggregate agg,
                           exec::BindAggregateFunction(name, args, e.distinct, ctx().bind));
     call.fn = exec::MakeAggregateWindowFunction(name, std::move(agg), frame);

@@ -215,8 +215,10 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
       for (const auto& it : items) {
         if (it.expr && !ContainsAggregate(*it.expr)) group_asts.push_back(it.expr);
         if (!it.expr) {
-          return Status::NotImplemented("GROUP BY ALL with * is not supported",
-                                        errc::kSiltUnsupportedExpression);
+          // A column of a * item (PIVOT's SELECT * EXCEPT (…), …, GROUP BY ALL).
+          const auto& c = cols[it.star_column];
+          agg.group_exprs.push_back(exec::MakeColumn(it.star_column, c.type, c.name, c.nullable));
+          agg.group_texts.push_back(c.name);
         }
       }
     }

@@ -289,6 +289,9 @@ Result<QueryNode> Parser::SelectBlock(std::vector<TableRefNode> from_first) {
     }
     q->lateral_views.push_back(std::move(lv));
   }
+  if (AtKw("PIVOT") && AtOp("(", 1) && !q->from.empty()) {
+    SILT_RETURN_NOT_OK(PivotClause(q.get()));
+  }
   if (AcceptKw("WHERE")) {
     SILT_ASSIGN_OR_RETURN(q->where, Expression());
   }
@@ -732,6 +735,169 @@ Status Parser::GroupingAnalytics(silt::sql::Query* q) {
   }
   p_ = end;
   q->grouping = GroupingKind::kGroupingSets;
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------------
+// PIVOT
+
+namespace {
+
+void CollectColumnNames(const ParsedExpr& e, std::vector<std::string>* out) {
+  if (e.type == ExprType::kColumnRef && !e.names.empty()) out->push_back(e.names.back());
+  for (const auto& c : e.children) CollectColumnNames(*c, out);
+  if (e.filter) CollectColumnNames(*e.filter, out);
+}
+
+ExprNode Binary(std::string op, ExprNode a, ExprNode b) {
+  auto e = NewExpr(ExprType::kBinary, a->pos);
+  e->op = std::move(op);
+  e->height = 1 + std::max(a->height, b->height);
+  e->children.push_back(std::move(a));
+  e->children.push_back(std::move(b));
+  return e;
+}
+
+}  // namespace
+
+// FROM … PIVOT (agg [AS a], … FOR col IN (v [AS n], …)) (also FOR (c1, c2) IN ((v1, v2) …)), as
+// Spark's Pivot: the FROM becomes
+//   (SELECT * EXCEPT (columns the aggregates and the pivot read),
+//           agg FILTER (WHERE col <=> v) AS `n[_a]`, … FROM … GROUP BY ALL)
+// so the other columns group the rows; a column is named after the value (its alias, or the
+// value as a string), with `_` and the aggregate's alias or text when there are several.
+// The expressions are parsed again from their token positions for each copy.
+Status Parser::PivotClause(silt::sql::Query* q) {
+  const SourcePos pos = Peek().pos;
+  Next();  // PIVOT
+  Next();  // (
+  struct Agg {
+    size_t at;
+    std::string alias, text;
+  };
+  std::vector<Agg> aggs;
+  std::vector<std::string> read;
+  do {
+    const size_t at = p_;
+    SILT_ASSIGN_OR_RETURN(ExprNode e, Expression());
+    if (e->type != ExprType::kFunction || e->over) {
+      return Status::NotImplemented("PIVOT aggregates other than an aggregate function call",
+                                    errc::kSiltUnsupportedExpression);
+    }
+    CollectColumnNames(*e, &read);
+    Agg a{at, "", e->ToString()};
+    if (AcceptKw("AS")) {
+      SILT_ASSIGN_OR_RETURN(a.alias, Identifier());
+    } else if (IsIdentToken(Peek()) && !AtKw("FOR")) {
+      a.alias = Next().text;
+    }
+    aggs.push_back(std::move(a));
+  } while (AcceptOp(","));
+  SILT_RETURN_NOT_OK(ExpectKw("FOR"));
+  std::vector<size_t> columns;
+  auto pivot_column = [&]() -> Status {
+    columns.push_back(p_);
+    SILT_ASSIGN_OR_RETURN(ExprNode c, PrimaryExpr());  // a column: `col IN (…)` follows
+    CollectColumnNames(*c, &read);
+    return Status::OK();
+  };
+  if (AcceptOp("(")) {
+    do {
+      SILT_RETURN_NOT_OK(pivot_column());
+    } while (AcceptOp(","));
+    SILT_RETURN_NOT_OK(ExpectOp(")"));
+  } else {
+    SILT_RETURN_NOT_OK(pivot_column());
+  }
+  SILT_RETURN_NOT_OK(ExpectKw("IN"));
+  SILT_RETURN_NOT_OK(ExpectOp("("));
+  struct Val {
+    std::vector<size_t> at;
+    std::string name;
+  };
+  std::vector<Val> values;
+  do {
+    Val v;
+    std::vector<std::string> texts;
+    auto one = [&]() -> Status {
+      v.at.push_back(p_);
+      SILT_ASSIGN_OR_RETURN(ExprNode e, Expression());
+      const bool str = e->type == ExprType::kLiteral && !e->literal.is_null() &&
+                       e->literal.type()->id() == TypeId::kString;
+      texts.push_back(
+          str ? std::string(e->literal.str())
+              : (e->type == ExprType::kLiteral && e->literal.is_null() ? "null" : e->ToString()));
+      return Status::OK();
+    };
+    if (columns.size() > 1) {
+      SILT_RETURN_NOT_OK(ExpectOp("("));
+      do {
+        SILT_RETURN_NOT_OK(one());
+      } while (AcceptOp(","));
+      SILT_RETURN_NOT_OK(ExpectOp(")"));
+    } else {
+      SILT_RETURN_NOT_OK(one());
+    }
+    if (v.at.size() != columns.size()) {
+      return Status::InvalidArgument("The pivot value does not have one value per pivot column.",
+                                     errc::kInvalidSqlSyntax);
+    }
+    if (AcceptKw("AS")) {
+      SILT_ASSIGN_OR_RETURN(v.name, Identifier());
+    } else if (IsIdentToken(Peek())) {
+      v.name = Next().text;
+    } else if (texts.size() == 1) {
+      v.name = texts[0];
+    } else {
+      v.name = "{";
+      for (size_t i = 0; i < texts.size(); ++i) v.name += (i ? ", " : "") + texts[i];
+      v.name += "}";
+    }
+    values.push_back(std::move(v));
+  } while (AcceptOp(","));
+  SILT_RETURN_NOT_OK(ExpectOp(")"));
+  SILT_RETURN_NOT_OK(ExpectOp(")"));
+  const size_t end = p_;
+  auto parse_at = [&](size_t at) -> Result<ExprNode> {
+    p_ = at;
+    return Expression();
+  };
+  auto inner = std::make_unique<struct Query>();
+  inner->pos = pos;
+  inner->from = std::move(q->from);
+  inner->lateral_views = std::move(q->lateral_views);
+  SelectItem star;
+  star.expr = NewExpr(ExprType::kStar, pos);
+  star.expr->except_columns = read;
+  inner->select.push_back(std::move(star));
+  for (const Val& v : values) {
+    for (const Agg& a : aggs) {
+      SILT_ASSIGN_OR_RETURN(ExprNode call, parse_at(a.at));
+      ExprNode cond;
+      for (size_t k = 0; k < columns.size(); ++k) {
+        p_ = columns[k];
+        SILT_ASSIGN_OR_RETURN(ExprNode c, PrimaryExpr());
+        SILT_ASSIGN_OR_RETURN(ExprNode x, parse_at(v.at[k]));
+        ExprNode eq = Binary("<=>", std::move(c), std::move(x));
+        cond = cond ? Binary("and", std::move(cond), std::move(eq)) : std::move(eq);
+      }
+      if (call->filter) cond = Binary("and", std::move(call->filter), std::move(cond));
+      call->height = std::max(call->height, cond->height + 1);
+      call->filter = std::move(cond);
+      SelectItem item;
+      item.expr = std::move(call);
+      item.alias = aggs.size() == 1 ? v.name : v.name + "_" + (a.alias.empty() ? a.text : a.alias);
+      inner->select.push_back(std::move(item));
+    }
+  }
+  inner->group_by_all = true;
+  p_ = end;
+  auto ref = std::make_unique<TableRef>();
+  ref->kind = TableRef::Kind::kSubquery;
+  ref->pos = pos;
+  ref->subquery = std::move(inner);
+  q->from.clear();
+  q->from.push_back(std::move(ref));
   return Status::OK();
 }
 

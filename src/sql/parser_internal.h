@@ -170,6 +170,7 @@ class Parser {
   Result<std::vector<std::vector<ExprNode>>> GroupingSetsClause();
   bool GroupByHasAnalytics() const;
   Status GroupingAnalytics(silt::sql::Query* q);
+  Status PivotClause(silt::sql::Query* q);
 
   // ---- queries
   Result<QueryNode> Query();
