@@ -52,7 +52,8 @@ Result<ExprPtr> Binder::Impl::BindScalarSubquery(const ParsedExpr& e, ExprScope&
 Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScope& s) {
   const sql::Query& q = *e.subquery;
   if (q.set_op != sql::SetOp::kNone || q.select.size() != 1 || !q.group_by.empty() ||
-      q.from.empty()) {
+      q.from.empty() || q.having || q.limit || q.offset || !q.ctes.empty() ||
+      !q.lateral_views.empty() || q.group_by_all || !q.grouping_sets.empty() || q.qualify) {
     return Status::NotImplemented(
         "correlated scalar subqueries are supported as a single aggregate over FROM … WHERE "
         "with equality correlation",
@@ -101,6 +102,32 @@ Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScop
   proj.push_back(value);
   names.push_back("__scalar");
   PlanPtr inner = MakeProject(agg_node, proj, names);
+  // An outer row without a matching group gets the value over no rows, which is not always
+  // NULL (Spark's "count bug": count(*) is 0, count(*) IS NULL false, coalesce(sum(x), 0) 0): it
+  // is computed once, from the aggregate over an empty input.
+  auto none = std::make_shared<LogicalNode>();
+  none->kind = LogicalKind::kValues;
+  none->columns = inner_cols;
+  auto empty_agg = std::make_shared<LogicalNode>();
+  empty_agg->kind = LogicalKind::kAggregate;
+  empty_agg->children = {none};
+  empty_agg->aggregates = agg.calls;
+  for (const auto& c : agg.calls)
+    empty_agg->columns.push_back({c.name, c.bound.function->result_type(), true, ""});
+  const int nk = static_cast<int>(agg.group_exprs.size());
+  if (nk == 0 || !ReadsOnly(value, nk, 1 << 30)) {
+    // No correlation key, or a value reading the key itself: left to SubqueryByOuterValues.
+    return Status::NotImplemented("correlated scalar subquery of this shape",
+                                  errc::kSiltUnsupportedSubquery);
+  }
+  ExprPtr on_empty = RemapColumns(value, [nk](int c) { return c - nk; });
+  if (!ctx().execute) return Status::Internal("no executor for subqueries");
+  SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> empty_rows,
+                        ctx().execute(MakeProject(empty_agg, {on_empty}, {"__empty"})));
+  Value empty_value = Value::Null(value->type);
+  for (const auto& c : empty_rows) {
+    if (c.size()) empty_value = c.columns[0].GetValue(0);
+  }
   PlanPtr left = *s.plan;
   int left_width = static_cast<int>(left->columns.size());
   auto join = std::make_shared<LogicalNode>();
@@ -122,13 +149,13 @@ Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScop
   *s.columns = join->columns;
   ExprPtr ref = exec::MakeColumn(left_width + static_cast<int>(corr.inner_keys.size()), value->type,
                                  "scalarsubquery()");
-  // count() over no matching rows is 0, not NULL (Spark's "count bug" handling).
-  if (value->kind == ExprKind::kColumn && agg.calls.size() == 1 &&
-      (agg.calls[0].function == "count" || agg.calls[0].function == "count_if")) {
-    return exec::BindScalarFunction("coalesce", {ref, exec::MakeConstant(Value::Int64(0))},
-                                    ctx().bind);
-  }
-  return ref;
+  if (empty_value.is_null()) return ref;
+  ExprPtr matched =
+      exec::MakeSpecial(ExprKind::kIsNotNull, DataType::Boolean(),
+                        {exec::MakeColumn(left_width, agg.group_exprs[0]->type, "__k0", true)});
+  SILT_ASSIGN_OR_RETURN(ExprPtr fallback,
+                        exec::CoerceTo(exec::MakeConstant(empty_value), value->type, ctx().bind));
+  return exec::MakeSpecial(ExprKind::kCase, value->type, {matched, ref, fallback}, true);
 }
 
 // EXISTS / IN (subquery) used as a value (not a top-level WHERE conjunct): uncorrelated only.
