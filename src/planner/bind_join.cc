@@ -127,7 +127,8 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
     SILT_ASSIGN_OR_RETURN(cond, exec::CoerceTo(cond, DataType::Boolean(), ctx().bind));
     if (j->join == JoinKind::kCross) j->join = JoinKind::kInner;
     ExtractJoinKeys(cond, lw, static_cast<int>(both.size()), j.get());
-  } else if (j->join != JoinKind::kCross && j->join != JoinKind::kInner) {
+  } else if (j->join != JoinKind::kCross && j->join != JoinKind::kInner && !ref.natural) {
+    // (a NATURAL join without a common column has no condition: every pair matches)
     return Status::InvalidArgument(std::string("join requires a condition"),
                                    errc::kInvalidSqlSyntax);
   }

@@ -193,6 +193,9 @@ Result<ExprPtr> Binder::Impl::BindPredicateSubqueryAsValue(const ParsedExpr& e, 
   // value IN (v1, v2, ...) over the subquery's rows.
   SILT_ASSIGN_OR_RETURN(ExprPtr v, Bind(*e.children[0], s));
   if (plan->columns.size() != 1) {
+    // (a, b) IN (SELECT c, d …)
+    SILT_ASSIGN_OR_RETURN(std::optional<ExprPtr> by_values, SubqueryByOuterValues(e, s));
+    if (by_values) return *by_values;
     return Status::InvalidArgument(
         "The number of columns in the "
         "left hand side of an IN subquery does not match the number of columns in the output of "
@@ -346,14 +349,26 @@ Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedE
   Result<PlanPtr> probe = self->BindQuery(*e.subquery);
   outer_frames.pop_back();
   if (!probe.ok()) return probe.status();
-  if (used.empty()) return std::optional<ExprPtr>();
   const bool in = e.type == ExprType::kInSubquery;
+  // IN's compared values: (a, b) IN (SELECT c, d …) compares a row constructor column by column.
+  std::vector<const ParsedExpr*> lhs;
+  if (in && !e.children.empty()) {
+    const ParsedExpr& x = *e.children[0];
+    const size_t width = (*probe)->columns.size();
+    if (width > 1 && x.type == ExprType::kFunction && x.names.size() == 1 &&
+        NameEq(x.names[0], "struct") && x.children.size() == width) {
+      for (const auto& c : x.children) lhs.push_back(c.get());
+    } else {
+      lhs.push_back(&x);
+    }
+  }
+  if (used.empty() && lhs.size() < 2) return std::optional<ExprPtr>();
   if (e.type == ExprType::kScalarSubquery && (*probe)->columns.size() != 1) {
     return Status::InvalidArgument("Scalar subquery must return only one column, but got " +
                                        std::to_string((*probe)->columns.size()) + ".",
                                    errc::kScalarSubqueryTooManyColumns);
   }
-  if (in && ((*probe)->columns.size() != 1 || e.children.empty())) {
+  if (in && ((*probe)->columns.size() != lhs.size() || e.children.empty())) {
     return Status::InvalidArgument(
         "The number of columns in the left hand side of an IN subquery does not match the number "
         "of columns in the output of subquery.",
@@ -379,21 +394,22 @@ Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedE
     domain_keys.push_back(d);
     names.push_back("k" + std::to_string(names.size()));
   }
-  TypePtr common;
-  if (in) {
+  std::vector<TypePtr> common;
+  for (size_t k = 0; k < lhs.size(); ++k) {
     // x IN (…): x is part of the key (bound over the domain's rows too, so not an aggregate).
     ExprScope ds;
     ds.columns = const_cast<std::vector<OutputColumn>*>(cols);
-    Result<ExprPtr> xd = Bind(*e.children[0], ds);
+    Result<ExprPtr> xd = Bind(*lhs[k], ds);
     if (!xd.ok()) return std::optional<ExprPtr>();
     ExprPtr x = *xd;
     if (s.agg) {
-      SILT_ASSIGN_OR_RETURN(x, Bind(*e.children[0], s));
+      SILT_ASSIGN_OR_RETURN(x, Bind(*lhs[k], s));
     }
-    SILT_ASSIGN_OR_RETURN(common, exec::CommonType(x->type, (*probe)->columns[0].type));
+    SILT_ASSIGN_OR_RETURN(TypePtr t, exec::CommonType(x->type, (*probe)->columns[k].type));
+    common.push_back(t);
     keys.push_back(x);
     domain_keys.push_back(*xd);
-    names.push_back("x");
+    names.push_back("x" + std::to_string(k));
   }
   auto distinct = std::make_shared<LogicalNode>();
   distinct->kind = LogicalKind::kDistinct;
@@ -416,15 +432,21 @@ Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedE
   auto answers = std::make_shared<Vector>(result_type);
   std::vector<Value> values(cols->size(), Value());
   const size_t n_used = used.size();
+  std::vector<DataChunk> result;
+  bool uncorrelated_done = false;
   for (const DataChunk& chunk : outer_rows) {
     for (size_t r = 0; r < chunk.size(); ++r) {
       size_t k = 0;
       for (int i : used) values[static_cast<size_t>(i)] = chunk.columns[k++].GetValue(r);
-      outer_frames.push_back({cols, nullptr, &values});
-      Result<PlanPtr> bound = self->BindQuery(*e.subquery);
-      outer_frames.pop_back();
-      if (!bound.ok()) return bound.status();
-      SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> result, ctx().execute(*bound));
+      if (!uncorrelated_done) {
+        // (an uncorrelated (a, b) IN (SELECT …) runs its subquery once)
+        outer_frames.push_back({cols, nullptr, &values});
+        Result<PlanPtr> bound = self->BindQuery(*e.subquery);
+        outer_frames.pop_back();
+        if (!bound.ok()) return bound.status();
+        SILT_ASSIGN_OR_RETURN(result, ctx().execute(*bound));
+        uncorrelated_done = used.empty();
+      }
       size_t rows = 0;
       for (const auto& c : result) rows += c.size();
       Value answer = Value::Null(result_type);
@@ -441,18 +463,44 @@ Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedE
         answer = Value::Boolean((rows > 0) != e.negated);
       } else if (rows == 0) {
         answer = Value::Boolean(e.negated);
+      } else if (lhs.size() > 1) {
+        // (x1, …) IN (rows): some row equal in every column (TRUE), else NULL when some row
+        // compares NULL, else FALSE.
+        ExprPtr test;
+        for (const auto& c : result) {
+          for (size_t i = 0; i < c.size(); ++i) {
+            ExprPtr row;
+            for (size_t k = 0; k < lhs.size(); ++k) {
+              SILT_ASSIGN_OR_RETURN(
+                  ExprPtr xv,
+                  exec::CoerceTo(exec::MakeConstant(chunk.columns[n_used + k].GetValue(r)),
+                                 common[k], ctx().bind));
+              SILT_ASSIGN_OR_RETURN(ExprPtr yv,
+                                    exec::CoerceTo(exec::MakeConstant(c.columns[k].GetValue(i)),
+                                                   common[k], ctx().bind));
+              SILT_ASSIGN_OR_RETURN(ExprPtr eq,
+                                    exec::BindScalarFunction("=", {xv, yv}, ctx().bind));
+              row = row ? exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(), {row, eq}) : eq;
+            }
+            test = test ? exec::MakeSpecial(ExprKind::kOr, DataType::Boolean(), {test, row}) : row;
+          }
+        }
+        if (e.negated) {
+          SILT_ASSIGN_OR_RETURN(test, exec::BindScalarFunction("not", {test}, ctx().bind));
+        }
+        SILT_ASSIGN_OR_RETURN(answer, exec::EvaluateConstant(*test, ctx().eval));
       } else {
         // x IN (rows): TRUE / NULL / FALSE as IN's three-valued answer.
         std::vector<ExprPtr> items;
         SILT_ASSIGN_OR_RETURN(ExprPtr xv,
                               exec::CoerceTo(exec::MakeConstant(chunk.columns[n_used].GetValue(r)),
-                                             common, ctx().bind));
+                                             common[0], ctx().bind));
         items.push_back(xv);
         for (const auto& c : result) {
           for (size_t i = 0; i < c.size(); ++i) {
             SILT_ASSIGN_OR_RETURN(
-                ExprPtr it,
-                exec::CoerceTo(exec::MakeConstant(c.columns[0].GetValue(i)), common, ctx().bind));
+                ExprPtr it, exec::CoerceTo(exec::MakeConstant(c.columns[0].GetValue(i)), common[0],
+                                           ctx().bind));
             items.push_back(it);
           }
         }
@@ -829,6 +877,8 @@ Status Binder::Impl::ApplyPredicateSubquery(const ParsedExpr& e, bool negated, P
       return Status::OK();
     }
     if (sub->columns.size() != 1) {
+      SILT_ASSIGN_OR_RETURN(bool done, by_values());  // (a, b) IN (SELECT c, d …)
+      if (done) return Status::OK();
       return Status::InvalidArgument(
           "The number of columns in the "
           "left hand side of an IN subquery does not match the number of columns in the output of "
@@ -869,6 +919,8 @@ Status Binder::Impl::ApplyPredicateSubquery(const ParsedExpr& e, bool negated, P
   for (auto& r : corr.residual) residual = MakeAnd(residual, r);
   if (e.type == ExprType::kInSubquery) {
     if (q.select.size() != 1) {
+      SILT_ASSIGN_OR_RETURN(bool done, by_values());  // (a, b) IN (SELECT c, d … WHERE …)
+      if (done) return Status::OK();
       return Status::InvalidArgument("IN subquery must return one column.",
                                      errc::kDatatypeMismatchInSubqueryLengthMismatch);
     }
