@@ -368,7 +368,11 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
     SILT_ASSIGN_OR_RETURN(f.end, bound(w.frame->end, w.frame->end_offset));
     frame = f;
   }
-  if (exec::IsAggregateFunction(name)) {
+  // first/last (and any_value, Spark's First) read the frame in its order: the window functions,
+  // not the aggregates (whose sliding frames do not keep the order).
+  const bool first_last = name == "first" || name == "first_value" || name == "last" ||
+                          name == "last_value" || name == "any_value";
+  if (exec::IsAggregateFunction(name) && !first_last) {
     if (e.ignore_nulls && args.size() == 1 &&
         (name == "first" || name == "first_value" || name == "last" || name == "last_value" ||
          name == "any_value")) {
@@ -378,7 +382,9 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
                           exec::BindAggregateFunction(name, args, e.distinct, ctx().bind));
     call.fn = exec::MakeAggregateWindowFunction(name, std::move(agg), frame);
   } else {
-    SILT_ASSIGN_OR_RETURN(call.fn, exec::BindWindowFunction(name, args, e.ignore_nulls));
+    SILT_ASSIGN_OR_RETURN(
+        call.fn,
+        exec::BindWindowFunction(name == "any_value" ? "first_value" : name, args, e.ignore_nulls));
     if (frame) call.fn.frame = frame;
   }
   call.type = call.fn.result_type;
