@@ -526,9 +526,11 @@ namespace {}  // namespace
 Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsIn(const ParsedExpr& e,
                                                                   ExprScope& s) {
   const sql::Query& q = *e.subquery;
+  bool select_has_agg = false;  // (a global aggregate always has a row)
+  for (const auto& it : q.select) select_has_agg |= it.expr && ContainsAggregate(*it.expr);
   const bool simple_block = q.set_op == sql::SetOp::kNone && q.group_by.empty() && !q.having &&
                             q.order_by.empty() && !q.limit && !q.distinct && !q.from.empty() &&
-                            q.ctes.empty();
+                            q.ctes.empty() && !select_has_agg;
   if (!simple_block || !ctx().execute) return std::optional<ExprPtr>();
   Result<Correlated> c = BindCorrelatedFrom(q, *s.columns);
   if (!c.ok() || !c->residual.empty() || c->outer_keys.empty()) return std::optional<ExprPtr>();
@@ -595,9 +597,11 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsIn(const ParsedEx
 Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsJoin(const ParsedExpr& e,
                                                                     ExprScope& s) {
   const sql::Query& q = *e.subquery;
+  bool select_has_agg = false;  // (a global aggregate always has a row)
+  for (const auto& it : q.select) select_has_agg |= it.expr && ContainsAggregate(*it.expr);
   const bool simple_block = q.set_op == sql::SetOp::kNone && q.group_by.empty() && !q.having &&
                             q.order_by.empty() && !q.limit && !q.distinct && !q.from.empty() &&
-                            q.ctes.empty();
+                            q.ctes.empty() && !select_has_agg;
   if (!simple_block || !s.plan || !*s.plan || s.agg || !s.columns ||
       s.columns->size() != (*s.plan)->columns.size()) {
     return std::optional<ExprPtr>();

@@ -896,6 +896,7 @@ Status Parser::PivotClause(silt::sql::Query* q) {
   ref->kind = TableRef::Kind::kSubquery;
   ref->pos = pos;
   ref->subquery = std::move(inner);
+  SILT_RETURN_NOT_OK(TableAlias(ref.get()));  // PIVOT (…) AS p
   q->from.clear();
   q->from.push_back(std::move(ref));
   return Status::OK();
