@@ -127,10 +127,12 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
     SILT_ASSIGN_OR_RETURN(cond, exec::CoerceTo(cond, DataType::Boolean(), ctx().bind));
     if (j->join == JoinKind::kCross) j->join = JoinKind::kInner;
     ExtractJoinKeys(cond, lw, static_cast<int>(both.size()), j.get());
-  } else if (j->join != JoinKind::kCross && j->join != JoinKind::kInner && !ref.natural) {
-    // (a NATURAL join without a common column has no condition: every pair matches)
-    return Status::InvalidArgument(std::string("join requires a condition"),
-                                   errc::kInvalidSqlSyntax);
+  } else if (j->join == JoinKind::kLeft || j->join == JoinKind::kRight ||
+             j->join == JoinKind::kFull || j->join == JoinKind::kSemi ||
+             j->join == JoinKind::kAnti) {
+    // An outer, semi or anti join without ON / USING (Spark allows it, and a NATURAL join of no
+    // common column is one): every pair matches.
+    j->condition = exec::MakeConstant(Value::Boolean(true));
   }
   j->columns = both;
   if (j->join == JoinKind::kLeft || j->join == JoinKind::kFull)
