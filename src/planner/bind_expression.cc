@@ -375,6 +375,18 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
         return ref;
       }
     }
+    if (s.lateral_aliases && e.names.size() == 1 &&
+        idx.status().error_class().rfind(errc::kUnresolvedColumn, 0) == 0) {
+      for (auto it = s.lateral_aliases->rbegin(); it != s.lateral_aliases->rend(); ++it) {
+        if (!NameEq(it->first, e.names[0])) continue;
+        // (an alias's item may itself name the aliases before it)
+        const std::vector<std::pair<std::string, const ParsedExpr*>> before(
+            s.lateral_aliases->begin(), std::prev(it.base()));
+        ExprScope ls = s;
+        ls.lateral_aliases = &before;
+        return Bind(*it->second, ls);
+      }
+    }
     return idx.status();
   }
   const OutputColumn& c = cols[*idx];

@@ -325,6 +325,8 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   std::vector<ExprPtr> exprs;
   std::vector<std::string> names;
   std::vector<Item> bound_items;  // items, with a generator's expanded to one per column
+  std::vector<std::pair<std::string, const ParsedExpr*>> lateral;
+  s.lateral_aliases = &lateral;
   for (const Item& it : items) {
     if (it.expr && it.expr == gen_call) {
       for (const auto& si : q.select) {
@@ -366,7 +368,12 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*it.expr, s));
     exprs.push_back(b);
     names.push_back(it.name);
+    // Later items may name this one by its alias (Spark's lateral column alias).
+    for (const auto& si : q.select) {
+      if (si.expr.get() == it.expr && !si.alias.empty()) lateral.emplace_back(si.alias, it.expr);
+    }
   }
+  s.lateral_aliases = nullptr;
   items = std::move(bound_items);
   const size_t visible = exprs.size();
 

@@ -80,6 +80,9 @@ struct ExprScope {
       nullptr;  // (outer index, placeholder index) collected
   // Parameters of the lambdas being bound (innermost last): name → placeholder column.
   std::vector<std::pair<std::string, exec::ExprPtr>> lambda_vars;
+  // The SELECT items bound so far that have an alias: a later item may name one (Spark's lateral
+  // column alias, `SELECT a + 1 AS b, b * 2`) when no column has that name.
+  const std::vector<std::pair<std::string, const ParsedExpr*>>* lateral_aliases = nullptr;
   // Without `plan`: a plan producing `columns` (a join condition's left × right), read by a
   // correlated subquery for its outer values (SubqueryByOuterValues).
   PlanPtr domain;
