@@ -375,16 +375,17 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
         return ref;
       }
     }
-    if (s.lateral_aliases && e.names.size() == 1 &&
+    if (lateral && lateral->columns == &cols && e.names.size() == 1 &&
         idx.status().error_class().rfind(errc::kUnresolvedColumn, 0) == 0) {
-      for (auto it = s.lateral_aliases->rbegin(); it != s.lateral_aliases->rend(); ++it) {
-        if (!NameEq(it->first, e.names[0])) continue;
+      const auto& aliases = lateral->aliases;
+      for (size_t k = aliases.size(); k-- > 0;) {
+        if (!NameEq(aliases[k].first, e.names[0])) continue;
         // (an alias's item may itself name the aliases before it)
-        const std::vector<std::pair<std::string, const ParsedExpr*>> before(
-            s.lateral_aliases->begin(), std::prev(it.base()));
-        ExprScope ls = s;
-        ls.lateral_aliases = &before;
-        return Bind(*it->second, ls);
+        LateralAliases before{lateral->columns, {aliases.begin(), aliases.begin() + k}};
+        LateralAliases* const saved = std::exchange(lateral, &before);
+        Result<ExprPtr> bound = Bind(*aliases[k].second, s);
+        lateral = saved;
+        return bound;
       }
     }
     return idx.status();

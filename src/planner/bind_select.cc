@@ -325,8 +325,11 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   std::vector<ExprPtr> exprs;
   std::vector<std::string> names;
   std::vector<Item> bound_items;  // items, with a generator's expanded to one per column
-  std::vector<std::pair<std::string, const ParsedExpr*>> lateral;
-  s.lateral_aliases = &lateral;
+  // (on the heap: this frame is on the path of every nested FROM)
+  auto lateral_aliases = std::make_unique<LateralAliases>();
+  lateral_aliases->columns = &cols;
+  lateral_aliases->restore = &lateral;
+  lateral_aliases->enclosing = std::exchange(lateral, lateral_aliases.get());
   for (const Item& it : items) {
     if (it.expr && it.expr == gen_call) {
       for (const auto& si : q.select) {
@@ -370,10 +373,12 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     names.push_back(it.name);
     // Later items may name this one by its alias (Spark's lateral column alias).
     for (const auto& si : q.select) {
-      if (si.expr.get() == it.expr && !si.alias.empty()) lateral.emplace_back(si.alias, it.expr);
+      if (si.expr.get() == it.expr && !si.alias.empty())
+        lateral_aliases->aliases.emplace_back(si.alias, it.expr);
     }
   }
-  s.lateral_aliases = nullptr;
+  lateral = lateral_aliases->enclosing;
+  lateral_aliases->restore = nullptr;
   items = std::move(bound_items);
   const size_t visible = exprs.size();
 

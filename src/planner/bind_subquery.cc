@@ -339,7 +339,10 @@ Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedE
                                                                    ExprScope& s) {
   if (!ctx().execute || !e.subquery) return std::optional<ExprPtr>();
   const std::vector<OutputColumn>* cols = s.agg ? s.agg->input : s.columns;
-  PlanPtr domain = s.agg ? s.agg->input_plan : (s.plan && *s.plan ? *s.plan : s.domain);
+  PlanPtr domain = s.agg                              ? s.agg->input_plan
+                   : s.plan && *s.plan                ? *s.plan
+                   : join_domain_columns == s.columns ? join_domain
+                                                      : nullptr;
   if (!cols || !domain || domain->columns.size() != cols->size()) {
     return std::optional<ExprPtr>();
   }

@@ -80,12 +80,20 @@ struct ExprScope {
       nullptr;  // (outer index, placeholder index) collected
   // Parameters of the lambdas being bound (innermost last): name → placeholder column.
   std::vector<std::pair<std::string, exec::ExprPtr>> lambda_vars;
-  // The SELECT items bound so far that have an alias: a later item may name one (Spark's lateral
-  // column alias, `SELECT a + 1 AS b, b * 2`) when no column has that name.
-  const std::vector<std::pair<std::string, const ParsedExpr*>>* lateral_aliases = nullptr;
-  // Without `plan`: a plan producing `columns` (a join condition's left × right), read by a
-  // correlated subquery for its outer values (SubqueryByOuterValues).
-  PlanPtr domain;
+};
+
+// The SELECT items bound so far that have an alias, over the block's `columns`: a later item may
+// name one (Spark's lateral column alias, `SELECT a + 1 AS b, b * 2`) when no column has that
+// name. Kept by Binder::Impl (not in ExprScope, whose size every binding frame pays).
+struct LateralAliases {
+  const std::vector<OutputColumn>* columns = nullptr;
+  std::vector<std::pair<std::string, const ParsedExpr*>> aliases;
+  // When set, *restore = enclosing at destruction (the SELECT block's, on every return).
+  LateralAliases** restore = nullptr;
+  LateralAliases* enclosing = nullptr;
+  ~LateralAliases() {
+    if (restore) *restore = enclosing;
+  }
 };
 
 // An enclosing query's columns seen by a subquery being bound (SubqueryByOuterValues): a column
@@ -175,12 +183,20 @@ struct Binder::Impl {
   // Any correlated subquery expression (scalar, [NOT] EXISTS, x [NOT] IN) of any shape (set
   // operations, aggregates, LIMIT, nesting, …) where the planner's decorrelation into joins does
   // not apply: the subquery runs once per distinct value of the outer columns it reads (read from
-  // s.plan, s.domain or the aggregate's input), each time bound with those values as constants;
-  // the expression becomes a lookup of its answer by those columns. nullopt when the scope
-  // offers no plan to read the outer values from. At most kMaxOuterValues distinct values.
+  // s.plan, the join being bound or the aggregate's input), each time bound with those values as
+  // constants; the expression becomes a lookup of its answer by those columns. nullopt when the
+  // scope offers no plan to read the outer values from. At most kMaxOuterValues distinct values.
   Result<std::optional<ExprPtr>> SubqueryByOuterValues(const ParsedExpr& e, ExprScope& s);
   static constexpr size_t kMaxOuterValues = 10000;
   std::vector<OuterFrame> outer_frames;
+  // The SELECT list being bound (innermost), see LateralAliases.
+  LateralAliases* lateral = nullptr;
+  // The join whose condition is being bound: a plan producing `join_domain_columns` (left ×
+  // right), where a correlated subquery in the condition reads its outer values.
+  const std::vector<OutputColumn>* join_domain_columns = nullptr;
+  PlanPtr join_domain;
+  Result<ExprPtr> BindJoinCondition(const ParsedExpr& cond, std::vector<OutputColumn>* both,
+                                    const PlanPtr& l, const PlanPtr& r);
 
   // ------------------------------------------------------------------ FROM
   Result<PlanPtr> BindFromList(const sql::Query& q);
