@@ -623,6 +623,13 @@ HashAggregateOperator::HashAggregateOperator(OperatorPtr child, std::vector<Expr
       }
     }
     for (int k : set) SILT_CHECK(k >= 0 && k < nk);
+    // A grouping set listed again (GROUP BY a, GROUPING SETS ((a), ())) makes its own groups, as
+    // Spark's _gen_grouping_pos does: its repeats are told apart by the bits above the keys'.
+    const int64_t repeats = std::count(set_ids_.begin(), set_ids_.end(), id) +
+                            std::count_if(set_ids_.begin(), set_ids_.end(), [&](int64_t o) {
+                              return nk < 48 && o != id && (o & ((int64_t{1} << nk) - 1)) == id;
+                            });
+    if (repeats > 0 && nk < 48) id |= repeats << nk;
     set_ids_.push_back(id);
   }
   for (int k = 0; k < nk; ++k) {

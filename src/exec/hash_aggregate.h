@@ -113,7 +113,8 @@ struct AggregateSpec {
 // grouping_sets lists, per set, the indices into group_keys that the set groups by (empty list
 // = one set of all keys). Each input row is aggregated once per set with the absent keys NULL;
 // spark_grouping_id has a 1 bit for each absent key, the first key in the highest bit (Spark's
-// bit order), so the binder implements ROLLUP/CUBE/GROUPING SETS, grouping() and grouping_id()
+// bit order; a set listed again also has bits above the keys', so that its groups stay apart),
+// so the binder implements ROLLUP/CUBE/GROUPING SETS, grouping() and grouping_id()
 // on top of it. The output order of groups is unspecified.
 //
 // Execution: the first Next() consumes the child. With ctx.pool, input chunks are aggregated on

@@ -346,6 +346,44 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
         return ref;
       }
     }
+    if (s.agg && e.names.size() == 1 && NameEq(e.names[0], "grouping__id") &&
+        !s.agg->grouping_sets.empty()) {
+      return BindGrouping(e, s, "grouping_id");  // Spark's virtual column: grouping_id()
+    }
+    if (idx.status().error_class().rfind(errc::kUnresolvedColumn, 0) == 0) {
+      // A reference to an enclosing query (SubqueryByOuterValues), innermost first.
+      for (auto f = outer_frames.rbegin(); f != outer_frames.rend(); ++f) {
+        size_t oc = 0;
+        Result<int> o = ResolveColumn(e.names, *f->columns, &oc);
+        if (!o.ok()) continue;
+        const OutputColumn& c = (*f->columns)[static_cast<size_t>(*o)];
+        ExprPtr ref;
+        if (f->collected) {
+          f->collected->insert(*o);
+          ref = exec::MakeConstant(Value::Null(c.type));
+        } else {
+          SILT_ASSIGN_OR_RETURN(
+              ref, exec::CoerceTo(exec::MakeConstant((*f->values)[*o]), c.type, ctx().bind));
+        }
+        for (size_t i = oc; i < e.names.size(); ++i) {
+          SILT_ASSIGN_OR_RETURN(ref, FieldAccess(ref, e.names[i]));
+        }
+        return ref;
+      }
+    }
+    if (lateral && lateral->columns == &cols && e.names.size() == 1 &&
+        idx.status().error_class().rfind(errc::kUnresolvedColumn, 0) == 0) {
+      const auto& aliases = lateral->aliases;
+      for (size_t k = aliases.size(); k-- > 0;) {
+        if (!NameEq(aliases[k].first, e.names[0])) continue;
+        // (an alias's item may itself name the aliases before it)
+        LateralAliases before{lateral->columns, {aliases.begin(), aliases.begin() + k}};
+        LateralAliases* const saved = std::exchange(lateral, &before);
+        Result<ExprPtr> bound = Bind(*aliases[k].second, s);
+        lateral = saved;
+        return bound;
+      }
+    }
     return idx.status();
   }
   const OutputColumn& c = cols[*idx];

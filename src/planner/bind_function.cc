@@ -137,6 +137,11 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
         args.push_back(b);
       }
     }
+    if (e.ignore_nulls && args.size() == 1 &&
+        (name == "first" || name == "first_value" || name == "last" || name == "last_value" ||
+         name == "any_value")) {
+      args.push_back(exec::MakeConstant(Value::Boolean(true)));  // first(x) IGNORE NULLS
+    }
     AggregateCall call;
     call.name = text;
     call.function = name;
@@ -180,7 +185,7 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
 // highest (BIGINT) — both read from the aggregate's spark_grouping_id column.
 Result<ExprPtr> Binder::Impl::BindGrouping(const ParsedExpr& e, ExprScope& s,
                                            const std::string& name) {
-  if (!s.agg || !s.agg->has_grouping_id()) {
+  if (!s.agg || s.agg->grouping_sets.empty()) {
     return Status::InvalidArgument(
         "grouping()/grouping_id() can only be used with "
         "GroupingSets/Cube/Rollup.",
@@ -196,6 +201,23 @@ Result<ExprPtr> Binder::Impl::BindGrouping(const ParsedExpr& e, ExprScope& s,
   const size_t nk = s.agg->group_exprs.size();
   ExprPtr gid =
       exec::MakeColumn(static_cast<int>(nk), DataType::Int64(), "spark_grouping_id", false);
+  if (s.agg->has_grouping_id() && nk < 48) {
+    // A repeated grouping set has bits above the keys' (HashAggregateOperator): not part of the
+    // id.
+    SILT_ASSIGN_OR_RETURN(
+        gid, exec::BindScalarFunction(
+                 "&", {gid, exec::MakeConstant(Value::Int64((int64_t{1} << nk) - 1))}, ctx().bind));
+  } else if (!s.agg->has_grouping_id()) {
+    // One grouping set (GROUP BY GROUPING SETS ((a))): the aggregate has no id column; the id
+    // is the set's, a 1 bit for each key outside it.
+    int64_t id = 0;
+    const std::vector<int>& set = s.agg->grouping_sets[0];
+    for (size_t k = 0; k < nk; ++k) {
+      if (std::find(set.begin(), set.end(), static_cast<int>(k)) == set.end())
+        id |= int64_t{1} << (nk - 1 - k);
+    }
+    gid = exec::MakeConstant(Value::Int64(id));
+  }
   std::vector<size_t> keys;  // indices of the listed keys
   for (const auto& a : e.children) {
     size_t k = 0;
@@ -258,7 +280,48 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
     SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*a, inner));
     args.push_back(b);
   }
-  const sql::WindowSpec& w = *e.over;
+  if (e.filter) {
+    // agg(x) FILTER (WHERE f) OVER …: agg(CASE WHEN f THEN x END), exact for an aggregate that
+    // skips NULLs (first/last/any_value only with IGNORE NULLS); count(*) counts the rows kept.
+    static const std::set<std::string> kKeepsNulls = {"first",      "first_value", "last",
+                                                      "last_value", "any_value",   "nth_value"};
+    if (!exec::IsAggregateFunction(name) || (kKeepsNulls.count(name) && !e.ignore_nulls)) {
+      return Status::NotImplemented("FILTER on the window function " + name +
+                                        " is not supported (only on aggregates that "
+                                        "skip NULLs, or with IGNORE NULLS)",
+                                    errc::kSiltUnsupportedExpression);
+    }
+    SILT_ASSIGN_OR_RETURN(ExprPtr f, Bind(*e.filter, inner));
+    SILT_ASSIGN_OR_RETURN(f, exec::CoerceTo(f, DataType::Boolean(), ctx().bind));
+    if (args.empty()) args.push_back(exec::MakeConstant(Value::Int32(1)));  // count(*)
+    for (ExprPtr& a : args) {
+      a = exec::MakeSpecial(ExprKind::kCase, a->type,
+                            {f, a, exec::MakeConstant(Value::Null(a->type))}, true);
+    }
+  }
+  // OVER w / OVER (w): the SELECT block's WINDOW w AS (…), the reference's own parts first.
+  const sql::WindowSpec* spec = e.over.get();
+  const sql::WindowSpec* def = spec;
+  if (!spec->name.empty()) {
+    def = nullptr;
+    if (s.window->named) {
+      for (const auto& [n, d] : *s.window->named) {
+        if (NameEq(n, spec->name)) def = &d;
+      }
+    }
+    if (!def) {
+      return Status::InvalidArgument(
+          "Window specification " + spec->name + " is not defined in the WINDOW clause.",
+          errc::kInvalidSqlSyntax);
+    }
+  }
+  struct {
+    const std::vector<sql::ExprNode>& partition_by;
+    const std::vector<sql::OrderItem>& order_by;
+    const std::optional<sql::WindowFrame>& frame;
+  } w{spec->partition_by.empty() ? def->partition_by : spec->partition_by,
+      spec->order_by.empty() ? def->order_by : spec->order_by,
+      spec->frame ? spec->frame : def->frame};
   for (const auto& p : w.partition_by) {
     SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*p, inner));
     call.partition_by.push_back(b);
@@ -305,12 +368,23 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
     SILT_ASSIGN_OR_RETURN(f.end, bound(w.frame->end, w.frame->end_offset));
     frame = f;
   }
-  if (exec::IsAggregateFunction(name)) {
+  // first/last (and any_value, Spark's First) read the frame in its order: the window functions,
+  // not the aggregates (whose sliding frames do not keep the order).
+  const bool first_last = name == "first" || name == "first_value" || name == "last" ||
+                          name == "last_value" || name == "any_value";
+  if (exec::IsAggregateFunction(name) && !first_last) {
+    if (e.ignore_nulls && args.size() == 1 &&
+        (name == "first" || name == "first_value" || name == "last" || name == "last_value" ||
+         name == "any_value")) {
+      args.push_back(exec::MakeConstant(Value::Boolean(true)));  // first(x, ignoreNulls)
+    }
     SILT_ASSIGN_OR_RETURN(exec::BoundAggregate agg,
                           exec::BindAggregateFunction(name, args, e.distinct, ctx().bind));
     call.fn = exec::MakeAggregateWindowFunction(name, std::move(agg), frame);
   } else {
-    SILT_ASSIGN_OR_RETURN(call.fn, exec::BindWindowFunction(name, args, e.ignore_nulls));
+    SILT_ASSIGN_OR_RETURN(
+        call.fn,
+        exec::BindWindowFunction(name == "any_value" ? "first_value" : name, args, e.ignore_nulls));
     if (frame) call.fn.frame = frame;
   }
   call.type = call.fn.result_type;

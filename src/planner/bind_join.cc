@@ -120,15 +120,16 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
     return p;
   }
   if (ref.join_condition) {
-    ExprScope s;
-    s.columns = &both;
-    SILT_ASSIGN_OR_RETURN(ExprPtr cond, Bind(*ref.join_condition, s));
+    SILT_ASSIGN_OR_RETURN(ExprPtr cond, BindJoinCondition(*ref.join_condition, &both, l, r));
     SILT_ASSIGN_OR_RETURN(cond, exec::CoerceTo(cond, DataType::Boolean(), ctx().bind));
     if (j->join == JoinKind::kCross) j->join = JoinKind::kInner;
     ExtractJoinKeys(cond, lw, static_cast<int>(both.size()), j.get());
-  } else if (j->join != JoinKind::kCross && j->join != JoinKind::kInner) {
-    return Status::InvalidArgument(std::string("join requires a condition"),
-                                   errc::kInvalidSqlSyntax);
+  } else if (j->join == JoinKind::kLeft || j->join == JoinKind::kRight ||
+             j->join == JoinKind::kFull || j->join == JoinKind::kSemi ||
+             j->join == JoinKind::kAnti) {
+    // An outer, semi or anti join without ON / USING (Spark allows it, and a NATURAL join of no
+    // common column is one): every pair matches.
+    j->condition = exec::MakeConstant(Value::Boolean(true));
   }
   j->columns = both;
   if (j->join == JoinKind::kLeft || j->join == JoinKind::kFull)
@@ -136,6 +137,22 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
   if (j->join == JoinKind::kRight || j->join == JoinKind::kFull) nullable_side(j->columns, 0, lw);
   if (j->join == JoinKind::kSemi || j->join == JoinKind::kAnti) j->columns = l->columns;
   return PlanPtr(j);
+}
+
+// Out of line: BindJoin's frame is on the path of every nested FROM (deep CTE chains).
+__attribute__((noinline)) Result<ExprPtr> Binder::Impl::BindJoinCondition(
+    const ParsedExpr& cond, std::vector<OutputColumn>* both, const PlanPtr& l, const PlanPtr& r) {
+  ExprScope s;
+  s.columns = both;
+  // The outer values of a correlated subquery in the condition: left × right.
+  const std::vector<OutputColumn>* saved_columns = join_domain_columns;
+  PlanPtr saved = std::move(join_domain);
+  join_domain_columns = both;
+  join_domain = CrossJoin(l, r);
+  Result<ExprPtr> bound = Bind(cond, s);
+  join_domain_columns = saved_columns;
+  join_domain = std::move(saved);
+  return bound;
 }
 
 // Splits a join condition over left ++ right into equi-keys and a residual.

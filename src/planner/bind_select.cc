@@ -190,8 +190,19 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
 
   AggState agg;
   agg.input = &cols;
+  agg.input_plan = plan;
   WindowState win;
   win.base_width = kWindowBase;
+  win.named = &q.windows;
+  for (size_t i = 0; i < q.windows.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (NameEq(q.windows[i].first, q.windows[j].first)) {
+        return Status::InvalidArgument(
+            "The definition of window " + Backquote(q.windows[i].first) + " is repetitive.",
+            errc::kInvalidSqlSyntax);
+      }
+    }
+  }
   ExprScope s;
   s.columns = &cols;
   s.window = &win;
@@ -204,8 +215,10 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
       for (const auto& it : items) {
         if (it.expr && !ContainsAggregate(*it.expr)) group_asts.push_back(it.expr);
         if (!it.expr) {
-          return Status::NotImplemented("GROUP BY ALL with * is not supported",
-                                        errc::kSiltUnsupportedExpression);
+          // A column of a * item (PIVOT's SELECT * EXCEPT (…), …, GROUP BY ALL).
+          const auto& c = cols[it.star_column];
+          agg.group_exprs.push_back(exec::MakeColumn(it.star_column, c.type, c.name, c.nullable));
+          agg.group_texts.push_back(c.name);
         }
       }
     }
@@ -312,6 +325,11 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   std::vector<ExprPtr> exprs;
   std::vector<std::string> names;
   std::vector<Item> bound_items;  // items, with a generator's expanded to one per column
+  // (on the heap: this frame is on the path of every nested FROM)
+  auto lateral_aliases = std::make_unique<LateralAliases>();
+  lateral_aliases->columns = &cols;
+  lateral_aliases->restore = &lateral;
+  lateral_aliases->enclosing = std::exchange(lateral, lateral_aliases.get());
   for (const Item& it : items) {
     if (it.expr && it.expr == gen_call) {
       for (const auto& si : q.select) {
@@ -353,7 +371,14 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*it.expr, s));
     exprs.push_back(b);
     names.push_back(it.name);
+    // Later items may name this one by its alias (Spark's lateral column alias).
+    for (const auto& si : q.select) {
+      if (si.expr.get() == it.expr && !si.alias.empty())
+        lateral_aliases->aliases.emplace_back(si.alias, it.expr);
+    }
   }
+  lateral = lateral_aliases->enclosing;
+  lateral_aliases->restore = nullptr;
   items = std::move(bound_items);
   const size_t visible = exprs.size();
 
@@ -432,7 +457,7 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
     node->aggregates = agg.calls;
     node->grouping_sets = agg.grouping_sets;
     for (size_t i = 0; i < agg.group_exprs.size(); ++i) {
-      bool nullable = agg.group_exprs[i]->nullable || agg.grouping_sets.size() > 1;
+      bool nullable = agg.group_exprs[i]->nullable || !agg.grouping_sets.empty();
       node->columns.push_back(
           {ColumnNameOf(*group_ast_or_null(q, i)), agg.group_exprs[i]->type, nullable, ""});
     }

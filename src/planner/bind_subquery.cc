@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "common/error_classes.h"
+#include "exec/cast.h"
 #include "exec/join_keys.h"
 #include "planner/binder_impl.h"
 
@@ -37,15 +38,22 @@ Result<ExprPtr> Binder::Impl::BindScalarSubquery(const ParsedExpr& e, ExprScope&
     auto c = exec::MakeConstant(v);
     return c;
   }
-  if (plan.status().error_class().rfind(errc::kUnresolvedColumn, 0) != 0 || !s.plan || s.agg)
-    return plan.status();
-  return BindCorrelatedScalar(e, s);
+  if (plan.status().error_class().rfind(errc::kUnresolvedColumn, 0) != 0) return plan.status();
+  if (s.plan && *s.plan && !s.agg) {
+    // The decorrelation into an aggregate left-joined onto the input (TPC-H's Q2, Q17).
+    Result<ExprPtr> joined = BindCorrelatedScalar(e, s);
+    if (joined.ok()) return joined;
+  }
+  SILT_ASSIGN_OR_RETURN(std::optional<ExprPtr> by_values, SubqueryByOuterValues(e, s));
+  if (by_values) return *by_values;
+  return plan.status();
 }
 
 Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScope& s) {
   const sql::Query& q = *e.subquery;
   if (q.set_op != sql::SetOp::kNone || q.select.size() != 1 || !q.group_by.empty() ||
-      q.from.empty()) {
+      q.from.empty() || q.having || q.limit || q.offset || !q.ctes.empty() ||
+      !q.lateral_views.empty() || q.group_by_all || !q.grouping_sets.empty() || q.qualify) {
     return Status::NotImplemented(
         "correlated scalar subqueries are supported as a single aggregate over FROM … WHERE "
         "with equality correlation",
@@ -94,6 +102,32 @@ Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScop
   proj.push_back(value);
   names.push_back("__scalar");
   PlanPtr inner = MakeProject(agg_node, proj, names);
+  // An outer row without a matching group gets the value over no rows, which is not always
+  // NULL (Spark's "count bug": count(*) is 0, count(*) IS NULL false, coalesce(sum(x), 0) 0): it
+  // is computed once, from the aggregate over an empty input.
+  auto none = std::make_shared<LogicalNode>();
+  none->kind = LogicalKind::kValues;
+  none->columns = inner_cols;
+  auto empty_agg = std::make_shared<LogicalNode>();
+  empty_agg->kind = LogicalKind::kAggregate;
+  empty_agg->children = {none};
+  empty_agg->aggregates = agg.calls;
+  for (const auto& c : agg.calls)
+    empty_agg->columns.push_back({c.name, c.bound.function->result_type(), true, ""});
+  const int nk = static_cast<int>(agg.group_exprs.size());
+  if (nk == 0 || !ReadsOnly(value, nk, 1 << 30)) {
+    // No correlation key, or a value reading the key itself: left to SubqueryByOuterValues.
+    return Status::NotImplemented("correlated scalar subquery of this shape",
+                                  errc::kSiltUnsupportedSubquery);
+  }
+  ExprPtr on_empty = RemapColumns(value, [nk](int c) { return c - nk; });
+  if (!ctx().execute) return Status::Internal("no executor for subqueries");
+  SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> empty_rows,
+                        ctx().execute(MakeProject(empty_agg, {on_empty}, {"__empty"})));
+  Value empty_value = Value::Null(value->type);
+  for (const auto& c : empty_rows) {
+    if (c.size()) empty_value = c.columns[0].GetValue(0);
+  }
   PlanPtr left = *s.plan;
   int left_width = static_cast<int>(left->columns.size());
   auto join = std::make_shared<LogicalNode>();
@@ -115,13 +149,13 @@ Result<ExprPtr> Binder::Impl::BindCorrelatedScalar(const ParsedExpr& e, ExprScop
   *s.columns = join->columns;
   ExprPtr ref = exec::MakeColumn(left_width + static_cast<int>(corr.inner_keys.size()), value->type,
                                  "scalarsubquery()");
-  // count() over no matching rows is 0, not NULL (Spark's "count bug" handling).
-  if (value->kind == ExprKind::kColumn && agg.calls.size() == 1 &&
-      (agg.calls[0].function == "count" || agg.calls[0].function == "count_if")) {
-    return exec::BindScalarFunction("coalesce", {ref, exec::MakeConstant(Value::Int64(0))},
-                                    ctx().bind);
-  }
-  return ref;
+  if (empty_value.is_null()) return ref;
+  ExprPtr matched =
+      exec::MakeSpecial(ExprKind::kIsNotNull, DataType::Boolean(),
+                        {exec::MakeColumn(left_width, agg.group_exprs[0]->type, "__k0", true)});
+  SILT_ASSIGN_OR_RETURN(ExprPtr fallback,
+                        exec::CoerceTo(exec::MakeConstant(empty_value), value->type, ctx().bind));
+  return exec::MakeSpecial(ExprKind::kCase, value->type, {matched, ref, fallback}, true);
 }
 
 // EXISTS / IN (subquery) used as a value (not a top-level WHERE conjunct): uncorrelated only.
@@ -142,6 +176,11 @@ Result<ExprPtr> Binder::Impl::BindPredicateSubqueryAsValue(const ParsedExpr& e, 
     SILT_ASSIGN_OR_RETURN(std::optional<ExprPtr> rewritten, CorrelatedExistsAsJoin(e, s));
     if (rewritten) return *rewritten;
   }
+  if (!standalone.ok() &&
+      standalone.status().error_class().rfind(errc::kUnresolvedColumn, 0) == 0) {
+    SILT_ASSIGN_OR_RETURN(std::optional<ExprPtr> by_values, SubqueryByOuterValues(e, s));
+    if (by_values) return *by_values;
+  }
   if (!standalone.ok()) return standalone.status();
   PlanPtr plan = *standalone;
   if (!ctx().execute) return Status::Internal("no executor for subqueries");
@@ -154,6 +193,9 @@ Result<ExprPtr> Binder::Impl::BindPredicateSubqueryAsValue(const ParsedExpr& e, 
   // value IN (v1, v2, ...) over the subquery's rows.
   SILT_ASSIGN_OR_RETURN(ExprPtr v, Bind(*e.children[0], s));
   if (plan->columns.size() != 1) {
+    // (a, b) IN (SELECT c, d …)
+    SILT_ASSIGN_OR_RETURN(std::optional<ExprPtr> by_values, SubqueryByOuterValues(e, s));
+    if (by_values) return *by_values;
     return Status::InvalidArgument(
         "The number of columns in the "
         "left hand side of an IN subquery does not match the number of columns in the output of "
@@ -234,14 +276,264 @@ ExprPtr TupleInSet(std::vector<ExprPtr> columns, std::shared_ptr<const DataChunk
   return e;
 }
 
+// `lookup(k1, …, kn)`: the value at the row of `keys` equal to (k1, …, kn) (NULLs equal), NULL
+// when none is. `values` holds one row per row of `keys`.
+ExprPtr LookupByKeys(std::vector<ExprPtr> columns, std::shared_ptr<const DataChunk> keys,
+                     std::shared_ptr<const Vector> values) {
+  auto index = std::make_shared<std::unordered_multimap<uint64_t, uint32_t>>();
+  std::vector<const Vector*> kv;
+  for (const Vector& v : keys->columns) kv.push_back(&v);
+  std::vector<uint64_t> h(keys->size());
+  if (!h.empty()) exec::HashKeyColumns(kv, 0, h.size(), h.data());
+  for (size_t r = 0; r < h.size(); ++r) index->emplace(h[r], static_cast<uint32_t>(r));
+  // The values with one NULL row after them: the answer for a key with no row.
+  auto padded = std::make_shared<Vector>(values->type());
+  padded->AppendRange(*values, 0, values->size());
+  padded->AppendNull();
+  auto e = std::make_shared<exec::Expr>();
+  e->kind = ExprKind::kCall;
+  e->type = values->type();
+  e->nullable = true;
+  e->name = "outer_values_lookup";
+  e->children = std::move(columns);
+  e->kernel = [keys = std::move(keys), index = std::move(index), padded = std::move(padded)](
+                  std::span<const exec::Arg> args, size_t rows, const exec::EvalContext&,
+                  Vector* out) -> Status {
+    std::vector<Vector> storage;
+    storage.reserve(args.size());
+    std::vector<const Vector*> cols;
+    for (const exec::Arg& a : args) {
+      if (!a.constant) {
+        cols.push_back(a.vector);
+        continue;
+      }
+      storage.emplace_back(a.vector->type());
+      for (size_t r = 0; r < rows; ++r) storage.back().AppendRange(*a.vector, 0, 1);
+      cols.push_back(&storage.back());
+    }
+    std::vector<const Vector*> kv;
+    for (const Vector& v : keys->columns) kv.push_back(&v);
+    std::vector<uint64_t> h(rows);
+    if (rows) exec::HashKeyColumns(cols, 0, rows, h.data());
+    const std::vector<bool> null_safe(cols.size(), true);
+    const uint32_t miss = static_cast<uint32_t>(padded->size() - 1);
+    std::vector<uint32_t> sel(rows, miss);
+    for (size_t r = 0; r < rows; ++r) {
+      auto [b, end] = index->equal_range(h[r]);
+      for (auto it = b; it != end; ++it) {
+        if (exec::KeysEqualAt(cols, r, kv, it->second, null_safe)) {
+          sel[r] = it->second;
+          break;
+        }
+      }
+    }
+    out->AppendSelected(*padded, sel.data(), rows);
+    return Status::OK();
+  };
+  return e;
+}
+
 }  // namespace
+
+Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedExpr& e,
+                                                                   ExprScope& s) {
+  if (!ctx().execute || !e.subquery) return std::optional<ExprPtr>();
+  const std::vector<OutputColumn>* cols = s.agg ? s.agg->input : s.columns;
+  PlanPtr domain = s.agg                              ? s.agg->input_plan
+                   : s.plan && *s.plan                ? *s.plan
+                   : join_domain_columns == s.columns ? join_domain
+                                                      : nullptr;
+  if (!cols || !domain || domain->columns.size() != cols->size()) {
+    return std::optional<ExprPtr>();
+  }
+  // Which outer columns the subquery reads (at any depth), and its shape.
+  std::set<int> used;
+  outer_frames.push_back({cols, &used, nullptr});
+  Result<PlanPtr> probe = self->BindQuery(*e.subquery);
+  outer_frames.pop_back();
+  if (!probe.ok()) return probe.status();
+  const bool in = e.type == ExprType::kInSubquery;
+  // IN's compared values: (a, b) IN (SELECT c, d …) compares a row constructor column by column.
+  std::vector<const ParsedExpr*> lhs;
+  if (in && !e.children.empty()) {
+    const ParsedExpr& x = *e.children[0];
+    const size_t width = (*probe)->columns.size();
+    if (width > 1 && x.type == ExprType::kFunction && x.names.size() == 1 &&
+        NameEq(x.names[0], "struct") && x.children.size() == width) {
+      for (const auto& c : x.children) lhs.push_back(c.get());
+    } else {
+      lhs.push_back(&x);
+    }
+  }
+  if (used.empty() && lhs.size() < 2) return std::optional<ExprPtr>();
+  if (e.type == ExprType::kScalarSubquery && (*probe)->columns.size() != 1) {
+    return Status::InvalidArgument("Scalar subquery must return only one column, but got " +
+                                       std::to_string((*probe)->columns.size()) + ".",
+                                   errc::kScalarSubqueryTooManyColumns);
+  }
+  if (in && ((*probe)->columns.size() != lhs.size() || e.children.empty())) {
+    return Status::InvalidArgument(
+        "The number of columns in the left hand side of an IN subquery does not match the number "
+        "of columns in the output of subquery.",
+        errc::kDatatypeMismatchInSubqueryLengthMismatch);
+  }
+  // The lookup keys: over the scope (an aggregate's group columns) and over the domain plan.
+  std::vector<ExprPtr> keys, domain_keys;
+  std::vector<std::string> names;
+  for (int i : used) {
+    const OutputColumn& c = (*cols)[static_cast<size_t>(i)];
+    ExprPtr d = exec::MakeColumn(i, c.type, c.name, c.nullable);
+    ExprPtr k = d;
+    if (s.agg) {
+      k = nullptr;
+      for (size_t g = 0; g < s.agg->group_exprs.size() && !k; ++g) {
+        const ExprPtr& ge = s.agg->group_exprs[g];
+        if (ge->kind == ExprKind::kColumn && ge->column == i)
+          k = exec::MakeColumn(static_cast<int>(g), c.type, c.name, true);
+      }
+      if (!k) return std::optional<ExprPtr>();  // not a grouping column
+    }
+    keys.push_back(k);
+    domain_keys.push_back(d);
+    names.push_back("k" + std::to_string(names.size()));
+  }
+  std::vector<TypePtr> common;
+  for (size_t k = 0; k < lhs.size(); ++k) {
+    // x IN (…): x is part of the key (bound over the domain's rows too, so not an aggregate).
+    ExprScope ds;
+    ds.columns = const_cast<std::vector<OutputColumn>*>(cols);
+    Result<ExprPtr> xd = Bind(*lhs[k], ds);
+    if (!xd.ok()) return std::optional<ExprPtr>();
+    ExprPtr x = *xd;
+    if (s.agg) {
+      SILT_ASSIGN_OR_RETURN(x, Bind(*lhs[k], s));
+    }
+    SILT_ASSIGN_OR_RETURN(TypePtr t, exec::CommonType(x->type, (*probe)->columns[k].type));
+    common.push_back(t);
+    keys.push_back(x);
+    domain_keys.push_back(*xd);
+    names.push_back("x" + std::to_string(k));
+  }
+  auto distinct = std::make_shared<LogicalNode>();
+  distinct->kind = LogicalKind::kDistinct;
+  distinct->children = {MakeProject(domain, domain_keys, names)};
+  distinct->columns = distinct->children[0]->columns;
+  SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> outer_rows, ctx().execute(distinct));
+  size_t n = 0;
+  for (const auto& c : outer_rows) n += c.size();
+  if (n > kMaxOuterValues) {
+    return Status::NotImplemented(
+        "this correlated subquery is not decorrelated into a join, and its outer query has " +
+            std::to_string(n) + " distinct values of the columns it reads (at most " +
+            std::to_string(kMaxOuterValues) + " are run one by one)",
+        errc::kSiltUnsupportedSubquery);
+  }
+  const TypePtr result_type =
+      e.type == ExprType::kScalarSubquery ? (*probe)->columns[0].type : DataType::Boolean();
+  auto key_rows = std::make_shared<DataChunk>();
+  for (const ExprPtr& k : domain_keys) key_rows->columns.emplace_back(k->type);
+  auto answers = std::make_shared<Vector>(result_type);
+  std::vector<Value> values(cols->size(), Value());
+  const size_t n_used = used.size();
+  std::vector<DataChunk> result;
+  bool uncorrelated_done = false;
+  for (const DataChunk& chunk : outer_rows) {
+    for (size_t r = 0; r < chunk.size(); ++r) {
+      size_t k = 0;
+      for (int i : used) values[static_cast<size_t>(i)] = chunk.columns[k++].GetValue(r);
+      if (!uncorrelated_done) {
+        // (an uncorrelated (a, b) IN (SELECT …) runs its subquery once)
+        outer_frames.push_back({cols, nullptr, &values});
+        Result<PlanPtr> bound = self->BindQuery(*e.subquery);
+        outer_frames.pop_back();
+        if (!bound.ok()) return bound.status();
+        SILT_ASSIGN_OR_RETURN(result, ctx().execute(*bound));
+        uncorrelated_done = used.empty();
+      }
+      size_t rows = 0;
+      for (const auto& c : result) rows += c.size();
+      Value answer = Value::Null(result_type);
+      if (e.type == ExprType::kScalarSubquery) {
+        if (rows > 1) {
+          return Status::InvalidArgument(
+              "More than one row returned by a subquery used as an expression.",
+              errc::kScalarSubqueryTooManyRows);
+        }
+        for (const auto& c : result) {
+          if (c.size()) answer = c.columns[0].GetValue(0);
+        }
+      } else if (!in) {
+        answer = Value::Boolean((rows > 0) != e.negated);
+      } else if (rows == 0) {
+        answer = Value::Boolean(e.negated);
+      } else if (lhs.size() > 1) {
+        // (x1, …) IN (rows): some row equal in every column (TRUE), else NULL when some row
+        // compares NULL, else FALSE.
+        ExprPtr test;
+        for (const auto& c : result) {
+          for (size_t i = 0; i < c.size(); ++i) {
+            ExprPtr row;
+            for (size_t k = 0; k < lhs.size(); ++k) {
+              SILT_ASSIGN_OR_RETURN(
+                  ExprPtr xv,
+                  exec::CoerceTo(exec::MakeConstant(chunk.columns[n_used + k].GetValue(r)),
+                                 common[k], ctx().bind));
+              SILT_ASSIGN_OR_RETURN(ExprPtr yv,
+                                    exec::CoerceTo(exec::MakeConstant(c.columns[k].GetValue(i)),
+                                                   common[k], ctx().bind));
+              SILT_ASSIGN_OR_RETURN(ExprPtr eq,
+                                    exec::BindScalarFunction("=", {xv, yv}, ctx().bind));
+              row = row ? exec::MakeSpecial(ExprKind::kAnd, DataType::Boolean(), {row, eq}) : eq;
+            }
+            test = test ? exec::MakeSpecial(ExprKind::kOr, DataType::Boolean(), {test, row}) : row;
+          }
+        }
+        if (e.negated) {
+          SILT_ASSIGN_OR_RETURN(test, exec::BindScalarFunction("not", {test}, ctx().bind));
+        }
+        SILT_ASSIGN_OR_RETURN(answer, exec::EvaluateConstant(*test, ctx().eval));
+      } else {
+        // x IN (rows): TRUE / NULL / FALSE as IN's three-valued answer.
+        std::vector<ExprPtr> items;
+        SILT_ASSIGN_OR_RETURN(ExprPtr xv,
+                              exec::CoerceTo(exec::MakeConstant(chunk.columns[n_used].GetValue(r)),
+                                             common[0], ctx().bind));
+        items.push_back(xv);
+        for (const auto& c : result) {
+          for (size_t i = 0; i < c.size(); ++i) {
+            SILT_ASSIGN_OR_RETURN(
+                ExprPtr it, exec::CoerceTo(exec::MakeConstant(c.columns[0].GetValue(i)), common[0],
+                                           ctx().bind));
+            items.push_back(it);
+          }
+        }
+        ExprPtr test = exec::MakeSpecial(ExprKind::kIn, DataType::Boolean(), std::move(items));
+        if (e.negated) {
+          SILT_ASSIGN_OR_RETURN(test, exec::BindScalarFunction("not", {test}, ctx().bind));
+        }
+        SILT_ASSIGN_OR_RETURN(answer, exec::EvaluateConstant(*test, ctx().eval));
+      }
+      for (size_t c = 0; c < key_rows->columns.size(); ++c)
+        key_rows->columns[c].AppendRange(chunk.columns[c], r, 1);
+      if (!answer.is_null() && !answer.type()->Equals(*result_type)) {
+        SILT_ASSIGN_OR_RETURN(answer, exec::CastValue(answer, result_type, false));
+      }
+      SILT_RETURN_NOT_OK(answers->AppendValue(answer));
+    }
+  }
+  return std::optional<ExprPtr>(LookupByKeys(std::move(keys), key_rows, answers));
+}
+
+namespace {}  // namespace
 
 Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsIn(const ParsedExpr& e,
                                                                   ExprScope& s) {
   const sql::Query& q = *e.subquery;
+  bool select_has_agg = false;  // (a global aggregate always has a row)
+  for (const auto& it : q.select) select_has_agg |= it.expr && ContainsAggregate(*it.expr);
   const bool simple_block = q.set_op == sql::SetOp::kNone && q.group_by.empty() && !q.having &&
                             q.order_by.empty() && !q.limit && !q.distinct && !q.from.empty() &&
-                            q.ctes.empty();
+                            q.ctes.empty() && !select_has_agg;
   if (!simple_block || !ctx().execute) return std::optional<ExprPtr>();
   Result<Correlated> c = BindCorrelatedFrom(q, *s.columns);
   if (!c.ok() || !c->residual.empty() || c->outer_keys.empty()) return std::optional<ExprPtr>();
@@ -308,9 +600,11 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsIn(const ParsedEx
 Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsJoin(const ParsedExpr& e,
                                                                     ExprScope& s) {
   const sql::Query& q = *e.subquery;
+  bool select_has_agg = false;  // (a global aggregate always has a row)
+  for (const auto& it : q.select) select_has_agg |= it.expr && ContainsAggregate(*it.expr);
   const bool simple_block = q.set_op == sql::SetOp::kNone && q.group_by.empty() && !q.having &&
                             q.order_by.empty() && !q.limit && !q.distinct && !q.from.empty() &&
-                            q.ctes.empty();
+                            q.ctes.empty() && !select_has_agg;
   if (!simple_block || !s.plan || !*s.plan || s.agg || !s.columns ||
       s.columns->size() != (*s.plan)->columns.size()) {
     return std::optional<ExprPtr>();
@@ -549,6 +843,29 @@ Status Binder::Impl::ApplyPredicateSubquery(const ParsedExpr& e, bool negated, P
   bool select_has_agg = false;
   for (const auto& it : q.select) select_has_agg |= it.expr && ContainsAggregate(*it.expr);
   Result<PlanPtr> standalone = self->BindQuery(q);
+  // Correlated, of a shape the semi/anti join below does not cover (or NOT IN with a correlation,
+  // a null-aware anti join on several keys): filtered by its value, run per outer value.
+  auto by_values = [&]() -> Result<bool> {
+    ExprScope vs;
+    vs.columns = cols;
+    vs.plan = plan;
+    SILT_ASSIGN_OR_RETURN(std::optional<ExprPtr> value, SubqueryByOuterValues(e, vs));
+    if (!value) return false;
+    ExprPtr pred = *value;
+    if (negated != e.negated) {
+      SILT_ASSIGN_OR_RETURN(pred, exec::BindScalarFunction("not", {pred}, ctx().bind));
+    }
+    *plan = MakeFilter(*plan, pred);
+    *cols = (*plan)->columns;
+    return true;
+  };
+  const bool correlated =
+      !standalone.ok() && standalone.status().error_class().rfind(errc::kUnresolvedColumn, 0) == 0;
+  if (correlated &&
+      (!simple_block || select_has_agg || (e.type == ExprType::kInSubquery && negated))) {
+    SILT_ASSIGN_OR_RETURN(bool done, by_values());
+    if (done) return Status::OK();
+  }
   if (standalone.ok() || !simple_block || select_has_agg) {
     if (!standalone.ok()) return standalone.status();
     // Uncorrelated.
@@ -567,6 +884,8 @@ Status Binder::Impl::ApplyPredicateSubquery(const ParsedExpr& e, bool negated, P
       return Status::OK();
     }
     if (sub->columns.size() != 1) {
+      SILT_ASSIGN_OR_RETURN(bool done, by_values());  // (a, b) IN (SELECT c, d …)
+      if (done) return Status::OK();
       return Status::InvalidArgument(
           "The number of columns in the "
           "left hand side of an IN subquery does not match the number of columns in the output of "
@@ -592,7 +911,13 @@ Status Binder::Impl::ApplyPredicateSubquery(const ParsedExpr& e, bool negated, P
     return Status::OK();
   }
   // Correlated: FROM … WHERE with outer references.
-  SILT_ASSIGN_OR_RETURN(Correlated corr, BindCorrelatedFrom(q, *cols));
+  Result<Correlated> corr_or = BindCorrelatedFrom(q, *cols);
+  if (!corr_or.ok()) {
+    SILT_ASSIGN_OR_RETURN(bool done, by_values());
+    if (done) return Status::OK();
+    return corr_or.status();
+  }
+  Correlated corr = std::move(*corr_or);
   join->children = {*plan, corr.plan};
   join->left_keys = corr.outer_keys;
   join->right_keys = corr.inner_keys;
@@ -601,6 +926,8 @@ Status Binder::Impl::ApplyPredicateSubquery(const ParsedExpr& e, bool negated, P
   for (auto& r : corr.residual) residual = MakeAnd(residual, r);
   if (e.type == ExprType::kInSubquery) {
     if (q.select.size() != 1) {
+      SILT_ASSIGN_OR_RETURN(bool done, by_values());  // (a, b) IN (SELECT c, d … WHERE …)
+      if (done) return Status::OK();
       return Status::InvalidArgument("IN subquery must return one column.",
                                      errc::kDatatypeMismatchInSubqueryLengthMismatch);
     }

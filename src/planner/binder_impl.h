@@ -46,6 +46,7 @@ std::vector<OutputColumn> Requalify(std::vector<OutputColumn> cols, const std::s
 // expressions (SELECT list, HAVING, ORDER BY).
 struct AggState {
   const std::vector<OutputColumn>* input = nullptr;  // pre-aggregation columns
+  PlanPtr input_plan;  // the plan producing *input (correlated subqueries read its key values)
   std::vector<std::string> group_texts;
   std::vector<ExprPtr> group_exprs;
   std::vector<AggregateCall> calls;
@@ -62,6 +63,8 @@ struct AggState {
 
 struct WindowState {
   size_t base_width = 0;
+  // The SELECT block's WINDOW clause: `OVER w` / `OVER (w)` name one of these.
+  const std::vector<std::pair<std::string, sql::WindowSpec>>* named = nullptr;
   std::vector<WindowCall> calls;
   std::vector<std::string> texts;
 };
@@ -77,6 +80,30 @@ struct ExprScope {
       nullptr;  // (outer index, placeholder index) collected
   // Parameters of the lambdas being bound (innermost last): name → placeholder column.
   std::vector<std::pair<std::string, exec::ExprPtr>> lambda_vars;
+};
+
+// The SELECT items bound so far that have an alias, over the block's `columns`: a later item may
+// name one (Spark's lateral column alias, `SELECT a + 1 AS b, b * 2`) when no column has that
+// name. Kept by Binder::Impl (not in ExprScope, whose size every binding frame pays).
+struct LateralAliases {
+  const std::vector<OutputColumn>* columns = nullptr;
+  std::vector<std::pair<std::string, const ParsedExpr*>> aliases;
+  // When set, *restore = enclosing at destruction (the SELECT block's, on every return).
+  LateralAliases** restore = nullptr;
+  LateralAliases* enclosing = nullptr;
+  ~LateralAliases() {
+    if (restore) *restore = enclosing;
+  }
+};
+
+// An enclosing query's columns seen by a subquery being bound (SubqueryByOuterValues): a column
+// reference that resolves in none of the subquery's own scopes resolves here, innermost frame
+// first. Collecting, it records the column and binds as a typed NULL; substituting, it binds as
+// the constant `values[column]`.
+struct OuterFrame {
+  const std::vector<OutputColumn>* columns = nullptr;
+  std::set<int>* collected = nullptr;          // collecting mode
+  const std::vector<Value>* values = nullptr;  // substituting mode
 };
 
 // The CTEs of one WITH clause: name → its definitions' index. A CTE body sees only the CTEs defined
@@ -153,6 +180,23 @@ struct Binder::Impl {
   Result<std::optional<ExprPtr>> CorrelatedExistsAsJoin(const ParsedExpr& e, ExprScope& s);
   Status ApplyPredicateSubquery(const ParsedExpr& e, bool negated, PlanPtr* plan,
                                 std::vector<OutputColumn>* cols);
+  // Any correlated subquery expression (scalar, [NOT] EXISTS, x [NOT] IN) of any shape (set
+  // operations, aggregates, LIMIT, nesting, …) where the planner's decorrelation into joins does
+  // not apply: the subquery runs once per distinct value of the outer columns it reads (read from
+  // s.plan, the join being bound or the aggregate's input), each time bound with those values as
+  // constants; the expression becomes a lookup of its answer by those columns. nullopt when the
+  // scope offers no plan to read the outer values from. At most kMaxOuterValues distinct values.
+  Result<std::optional<ExprPtr>> SubqueryByOuterValues(const ParsedExpr& e, ExprScope& s);
+  static constexpr size_t kMaxOuterValues = 10000;
+  std::vector<OuterFrame> outer_frames;
+  // The SELECT list being bound (innermost), see LateralAliases.
+  LateralAliases* lateral = nullptr;
+  // The join whose condition is being bound: a plan producing `join_domain_columns` (left ×
+  // right), where a correlated subquery in the condition reads its outer values.
+  const std::vector<OutputColumn>* join_domain_columns = nullptr;
+  PlanPtr join_domain;
+  Result<ExprPtr> BindJoinCondition(const ParsedExpr& cond, std::vector<OutputColumn>* both,
+                                    const PlanPtr& l, const PlanPtr& r);
 
   // ------------------------------------------------------------------ FROM
   Result<PlanPtr> BindFromList(const sql::Query& q);

@@ -1,4 +1,6 @@
 // Queries: WITH, set operations, SELECT blocks, FROM/JOIN/LATERAL VIEW, VALUES, time travel.
+#include <functional>
+
 #include "common/error_classes.h"
 #include "sql/parser_internal.h"
 
@@ -287,6 +289,9 @@ Result<QueryNode> Parser::SelectBlock(std::vector<TableRefNode> from_first) {
     }
     q->lateral_views.push_back(std::move(lv));
   }
+  if (AtKw("PIVOT") && AtOp("(", 1) && !q->from.empty()) {
+    SILT_RETURN_NOT_OK(PivotClause(q.get()));
+  }
   if (AcceptKw("WHERE")) {
     SILT_ASSIGN_OR_RETURN(q->where, Expression());
   }
@@ -296,15 +301,9 @@ Result<QueryNode> Parser::SelectBlock(std::vector<TableRefNode> from_first) {
     if (AtKw("ALL") && !AtOp("(", 1) && !AtOp(",", 1)) {
       Next();
       q->group_by_all = true;
-    } else if ((AtKw("ROLLUP") || AtKw("CUBE")) && AtOp("(", 1)) {
-      q->grouping = Next().Is("ROLLUP") ? GroupingKind::kRollup : GroupingKind::kCube;
-      Next();
-      SILT_ASSIGN_OR_RETURN(q->group_by, ExpressionList());
-      SILT_RETURN_NOT_OK(ExpectOp(")"));
-      if (AtOp(",")) return Status::NotImplemented("mixing ROLLUP/CUBE with other GROUP BY items");
-    } else if (AtKw("GROUPING") && AtKw("SETS", 1)) {
-      q->grouping = GroupingKind::kGroupingSets;
-      SILT_ASSIGN_OR_RETURN(q->grouping_sets, GroupingSetsClause());
+    } else if (((AtKw("ROLLUP") || AtKw("CUBE")) && AtOp("(", 1)) ||
+               (AtKw("GROUPING") && AtKw("SETS", 1)) || GroupByHasAnalytics()) {
+      SILT_RETURN_NOT_OK(GroupingAnalytics(q.get()));
     } else {
       SILT_ASSIGN_OR_RETURN(q->group_by, ExpressionList());
       if (AtKw("WITH") && (AtKw("ROLLUP", 1) || AtKw("CUBE", 1))) {
@@ -312,9 +311,10 @@ Result<QueryNode> Parser::SelectBlock(std::vector<TableRefNode> from_first) {
         q->grouping = Next().Is("ROLLUP") ? GroupingKind::kRollup : GroupingKind::kCube;
       } else if (AtKw("GROUPING") && AtKw("SETS", 1)) {
         // GROUP BY a, b GROUPING SETS ((a), (b))
+        // (the listed expressions stay the grouping columns: grouping__id's bits, and a column
+        // in no set is NULL)
         q->grouping = GroupingKind::kGroupingSets;
         SILT_ASSIGN_OR_RETURN(q->grouping_sets, GroupingSetsClause());
-        q->group_by.clear();
       }
     }
   }
@@ -561,6 +561,345 @@ Result<TableRefNode> Parser::RelationPrimary() {
   if (AtKw("TABLESAMPLE")) return Status::NotImplemented("TABLESAMPLE");
   SILT_RETURN_NOT_OK(TableAlias(r.get()));
   return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// GROUP BY with ROLLUP / CUBE / GROUPING SETS items (Spark's GroupingAnalytics)
+
+// Whether the GROUP BY item list starting here has a ROLLUP(, CUBE( or GROUPING SETS item after a
+// plain item (`GROUP BY a, ROLLUP(b, c)`), scanning at parenthesis depth 0 to the clause's end.
+bool Parser::GroupByHasAnalytics() const {
+  int depth = 0;
+  for (size_t k = 0;; ++k) {
+    const Token& t = Peek(k);
+    if (t.kind == TokenKind::kEnd) return false;
+    if (t.IsOp("(")) {
+      ++depth;
+    } else if (t.IsOp(")")) {
+      if (--depth < 0) return false;
+    } else if (depth == 0) {
+      if (t.IsOp(";")) return false;
+      if (t.IsOp(",")) {
+        if (((Peek(k + 1).Is("ROLLUP") || Peek(k + 1).Is("CUBE")) && Peek(k + 2).IsOp("(")) ||
+            (Peek(k + 1).Is("GROUPING") && Peek(k + 2).Is("SETS")))
+          return true;
+      } else if (t.kind != TokenKind::kOp && k > 0 &&
+                 (t.Is("HAVING") || t.Is("ORDER") || t.Is("LIMIT") || t.Is("WINDOW") ||
+                  t.Is("QUALIFY") || t.Is("UNION") || t.Is("EXCEPT") || t.Is("INTERSECT") ||
+                  t.Is("MINUS") || t.Is("SORT") || t.Is("CLUSTER") || t.Is("DISTRIBUTE") ||
+                  t.Is("WITH") || t.Is("OFFSET"))) {
+        return false;
+      }
+    }
+  }
+}
+
+// GROUP BY item, item, … where an item is an expression, ROLLUP(e, …), CUBE(e, …) or
+// GROUPING SETS(…) (whose elements may be tuples, expressions, or ROLLUP/CUBE/GROUPING SETS
+// again). The grouping sets are the cartesian product of the items' sets (`a, ROLLUP(b, c)` =
+// (a, b, c), (a, b), (a)); the grouping columns are the distinct expressions in order of
+// appearance. Sets are built as token positions and each expression is parsed again from its
+// position, so every set holds its own copy.
+Status Parser::GroupingAnalytics(silt::sql::Query* q) {
+  using Set = std::vector<size_t>;  // token positions of the set's expressions
+  using Sets = std::vector<Set>;
+  std::vector<size_t> all;  // every expression position, in order of appearance
+  auto expr_at_here = [&]() -> Result<size_t> {
+    size_t at = p_;
+    SILT_ASSIGN_OR_RETURN(auto e, Expression());
+    (void)e;
+    all.push_back(at);
+    return at;
+  };
+  // ( e, … ) or () as one set; a parenthesised expression that goes on (`(a + b) * 2`) is one
+  // expression.
+  auto tuple = [&]() -> Result<Set> {
+    size_t start = p_;
+    Next();  // (
+    Set set;
+    size_t mark = all.size();
+    if (!AtOp(")")) {
+      do {
+        SILT_ASSIGN_OR_RETURN(size_t at, expr_at_here());
+        set.push_back(at);
+      } while (AcceptOp(","));
+    }
+    SILT_RETURN_NOT_OK(ExpectOp(")"));
+    if (AtOp(",") || AtOp(")") || AtEnd() || (Peek().kind != TokenKind::kOp)) return set;
+    p_ = start;
+    all.resize(mark);
+    SILT_ASSIGN_OR_RETURN(size_t at, expr_at_here());
+    return Set{at};
+  };
+  std::function<Result<Sets>()> item = [&]() -> Result<Sets> {
+    if ((AtKw("ROLLUP") || AtKw("CUBE")) && AtOp("(", 1)) {
+      const bool rollup = Next().Is("ROLLUP");
+      Next();  // (
+      std::vector<Set> elems;
+      do {
+        if (AtOp("(")) {
+          SILT_ASSIGN_OR_RETURN(Set t, tuple());
+          if (t.empty()) {
+            return Status::InvalidArgument(std::string("Empty set in ") +
+                                               (rollup ? "ROLLUP" : "CUBE") +
+                                               " grouping sets is not supported.",
+                                           errc::kInvalidSqlSyntax);
+          }
+          elems.push_back(std::move(t));
+        } else {
+          SILT_ASSIGN_OR_RETURN(size_t at, expr_at_here());
+          elems.push_back(Set{at});
+        }
+      } while (AcceptOp(","));
+      SILT_RETURN_NOT_OK(ExpectOp(")"));
+      Sets out;
+      if (rollup) {
+        for (size_t n = elems.size() + 1; n-- > 0;) {
+          Set set;
+          for (size_t k = 0; k < n; ++k) set.insert(set.end(), elems[k].begin(), elems[k].end());
+          out.push_back(std::move(set));
+        }
+      } else {
+        // Spark's order: cube(x :: xs) = cube(xs).map(x ++ _) ++ cube(xs).
+        out.push_back(Set{});
+        for (size_t k = elems.size(); k-- > 0;) {
+          Sets with;
+          for (const Set& rest : out) {
+            Set set = elems[k];
+            set.insert(set.end(), rest.begin(), rest.end());
+            with.push_back(std::move(set));
+          }
+          with.insert(with.end(), out.begin(), out.end());
+          out = std::move(with);
+        }
+      }
+      return out;
+    }
+    if (AtKw("GROUPING") && AtKw("SETS", 1)) {
+      Next();
+      Next();
+      SILT_RETURN_NOT_OK(ExpectOp("("));
+      Sets out;
+      do {
+        if (AtOp("(")) {
+          SILT_ASSIGN_OR_RETURN(Set t, tuple());
+          out.push_back(std::move(t));
+        } else if (((AtKw("ROLLUP") || AtKw("CUBE")) && AtOp("(", 1)) ||
+                   (AtKw("GROUPING") && AtKw("SETS", 1))) {
+          SILT_ASSIGN_OR_RETURN(Sets inner, item());
+          out.insert(out.end(), inner.begin(), inner.end());
+        } else {
+          SILT_ASSIGN_OR_RETURN(size_t at, expr_at_here());
+          out.push_back(Set{at});
+        }
+      } while (AcceptOp(","));
+      SILT_RETURN_NOT_OK(ExpectOp(")"));
+      return out;
+    }
+    SILT_ASSIGN_OR_RETURN(size_t at, expr_at_here());
+    return Sets{Set{at}};
+  };
+  Sets product{Set{}};
+  do {
+    SILT_ASSIGN_OR_RETURN(Sets sets, item());
+    Sets next;
+    for (const Set& a : product) {
+      for (const Set& b : sets) {
+        Set set = a;
+        set.insert(set.end(), b.begin(), b.end());
+        next.push_back(std::move(set));
+      }
+    }
+    product = std::move(next);
+  } while (AcceptOp(","));
+  const size_t end = p_;
+  auto parse_at = [&](size_t at) -> Result<ExprNode> {
+    p_ = at;
+    return Expression();
+  };
+  std::vector<std::string> texts;
+  for (size_t at : all) {
+    SILT_ASSIGN_OR_RETURN(ExprNode e, parse_at(at));
+    std::string text = e->ToString();
+    if (std::find(texts.begin(), texts.end(), text) != texts.end()) continue;
+    texts.push_back(std::move(text));
+    q->group_by.push_back(std::move(e));
+  }
+  for (const Set& set : product) {
+    std::vector<ExprNode> exprs;
+    for (size_t at : set) {
+      SILT_ASSIGN_OR_RETURN(ExprNode e, parse_at(at));
+      exprs.push_back(std::move(e));
+    }
+    q->grouping_sets.push_back(std::move(exprs));
+  }
+  p_ = end;
+  q->grouping = GroupingKind::kGroupingSets;
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------------
+// PIVOT
+
+namespace {
+
+void CollectColumnNames(const ParsedExpr& e, std::vector<std::string>* out) {
+  if (e.type == ExprType::kColumnRef && !e.names.empty()) out->push_back(e.names.back());
+  for (const auto& c : e.children) CollectColumnNames(*c, out);
+  if (e.filter) CollectColumnNames(*e.filter, out);
+}
+
+ExprNode Binary(std::string op, ExprNode a, ExprNode b) {
+  auto e = NewExpr(ExprType::kBinary, a->pos);
+  e->op = std::move(op);
+  e->height = 1 + std::max(a->height, b->height);
+  e->children.push_back(std::move(a));
+  e->children.push_back(std::move(b));
+  return e;
+}
+
+}  // namespace
+
+// FROM … PIVOT (agg [AS a], … FOR col IN (v [AS n], …)) (also FOR (c1, c2) IN ((v1, v2) …)), as
+// Spark's Pivot: the FROM becomes
+//   (SELECT * EXCEPT (columns the aggregates and the pivot read),
+//           agg FILTER (WHERE col <=> v) AS `n[_a]`, … FROM … GROUP BY ALL)
+// so the other columns group the rows; a column is named after the value (its alias, or the
+// value as a string), with `_` and the aggregate's alias or text when there are several.
+// The expressions are parsed again from their token positions for each copy.
+Status Parser::PivotClause(silt::sql::Query* q) {
+  const SourcePos pos = Peek().pos;
+  Next();  // PIVOT
+  Next();  // (
+  struct Agg {
+    size_t at;
+    std::string alias, text;
+  };
+  std::vector<Agg> aggs;
+  std::vector<std::string> read;
+  do {
+    const size_t at = p_;
+    SILT_ASSIGN_OR_RETURN(ExprNode e, Expression());
+    if (e->type != ExprType::kFunction || e->over) {
+      return Status::NotImplemented("PIVOT aggregates other than an aggregate function call",
+                                    errc::kSiltUnsupportedExpression);
+    }
+    CollectColumnNames(*e, &read);
+    Agg a{at, "", e->ToString()};
+    if (AcceptKw("AS")) {
+      SILT_ASSIGN_OR_RETURN(a.alias, Identifier());
+    } else if (IsIdentToken(Peek()) && !AtKw("FOR")) {
+      a.alias = Next().text;
+    }
+    aggs.push_back(std::move(a));
+  } while (AcceptOp(","));
+  SILT_RETURN_NOT_OK(ExpectKw("FOR"));
+  std::vector<size_t> columns;
+  auto pivot_column = [&]() -> Status {
+    columns.push_back(p_);
+    SILT_ASSIGN_OR_RETURN(ExprNode c, PrimaryExpr());  // a column: `col IN (…)` follows
+    CollectColumnNames(*c, &read);
+    return Status::OK();
+  };
+  if (AcceptOp("(")) {
+    do {
+      SILT_RETURN_NOT_OK(pivot_column());
+    } while (AcceptOp(","));
+    SILT_RETURN_NOT_OK(ExpectOp(")"));
+  } else {
+    SILT_RETURN_NOT_OK(pivot_column());
+  }
+  SILT_RETURN_NOT_OK(ExpectKw("IN"));
+  SILT_RETURN_NOT_OK(ExpectOp("("));
+  struct Val {
+    std::vector<size_t> at;
+    std::string name;
+  };
+  std::vector<Val> values;
+  do {
+    Val v;
+    std::vector<std::string> texts;
+    auto one = [&]() -> Status {
+      v.at.push_back(p_);
+      SILT_ASSIGN_OR_RETURN(ExprNode e, Expression());
+      const bool str = e->type == ExprType::kLiteral && !e->literal.is_null() &&
+                       e->literal.type()->id() == TypeId::kString;
+      texts.push_back(
+          str ? std::string(e->literal.str())
+              : (e->type == ExprType::kLiteral && e->literal.is_null() ? "null" : e->ToString()));
+      return Status::OK();
+    };
+    if (columns.size() > 1) {
+      SILT_RETURN_NOT_OK(ExpectOp("("));
+      do {
+        SILT_RETURN_NOT_OK(one());
+      } while (AcceptOp(","));
+      SILT_RETURN_NOT_OK(ExpectOp(")"));
+    } else {
+      SILT_RETURN_NOT_OK(one());
+    }
+    if (v.at.size() != columns.size()) {
+      return Status::InvalidArgument("The pivot value does not have one value per pivot column.",
+                                     errc::kInvalidSqlSyntax);
+    }
+    if (AcceptKw("AS")) {
+      SILT_ASSIGN_OR_RETURN(v.name, Identifier());
+    } else if (IsIdentToken(Peek())) {
+      v.name = Next().text;
+    } else if (texts.size() == 1) {
+      v.name = texts[0];
+    } else {
+      v.name = "{";
+      for (size_t i = 0; i < texts.size(); ++i) v.name += (i ? ", " : "") + texts[i];
+      v.name += "}";
+    }
+    values.push_back(std::move(v));
+  } while (AcceptOp(","));
+  SILT_RETURN_NOT_OK(ExpectOp(")"));
+  SILT_RETURN_NOT_OK(ExpectOp(")"));
+  const size_t end = p_;
+  auto parse_at = [&](size_t at) -> Result<ExprNode> {
+    p_ = at;
+    return Expression();
+  };
+  auto inner = std::make_unique<struct Query>();
+  inner->pos = pos;
+  inner->from = std::move(q->from);
+  inner->lateral_views = std::move(q->lateral_views);
+  SelectItem star;
+  star.expr = NewExpr(ExprType::kStar, pos);
+  star.expr->except_columns = read;
+  inner->select.push_back(std::move(star));
+  for (const Val& v : values) {
+    for (const Agg& a : aggs) {
+      SILT_ASSIGN_OR_RETURN(ExprNode call, parse_at(a.at));
+      ExprNode cond;
+      for (size_t k = 0; k < columns.size(); ++k) {
+        p_ = columns[k];
+        SILT_ASSIGN_OR_RETURN(ExprNode c, PrimaryExpr());
+        SILT_ASSIGN_OR_RETURN(ExprNode x, parse_at(v.at[k]));
+        ExprNode eq = Binary("<=>", std::move(c), std::move(x));
+        cond = cond ? Binary("and", std::move(cond), std::move(eq)) : std::move(eq);
+      }
+      if (call->filter) cond = Binary("and", std::move(call->filter), std::move(cond));
+      call->height = std::max(call->height, cond->height + 1);
+      call->filter = std::move(cond);
+      SelectItem item;
+      item.expr = std::move(call);
+      item.alias = aggs.size() == 1 ? v.name : v.name + "_" + (a.alias.empty() ? a.text : a.alias);
+      inner->select.push_back(std::move(item));
+    }
+  }
+  inner->group_by_all = true;
+  p_ = end;
+  auto ref = std::make_unique<TableRef>();
+  ref->kind = TableRef::Kind::kSubquery;
+  ref->pos = pos;
+  ref->subquery = std::move(inner);
+  SILT_RETURN_NOT_OK(TableAlias(ref.get()));  // PIVOT (…) AS p
+  q->from.clear();
+  q->from.push_back(std::move(ref));
+  return Status::OK();
 }
 
 }  // namespace silt::sql::internal

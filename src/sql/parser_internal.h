@@ -168,6 +168,9 @@ class Parser {
   Result<std::vector<ExprNode>> ExpressionList();
   // "GROUPING SETS ( set [, set]* )" with set = "( [expr [, expr]*] )" or a bare expression.
   Result<std::vector<std::vector<ExprNode>>> GroupingSetsClause();
+  bool GroupByHasAnalytics() const;
+  Status GroupingAnalytics(silt::sql::Query* q);
+  Status PivotClause(silt::sql::Query* q);
 
   // ---- queries
   Result<QueryNode> Query();

@@ -64,11 +64,31 @@ TEST(QueryParser, WhereGroupHavingOrderLimit) {
 TEST(QueryParser, GroupingVariants) {
   auto all = ParseQuery("SELECT a, sum(b) FROM t GROUP BY ALL");
   EXPECT_TRUE(all->group_by_all);
+  // ROLLUP / CUBE items become their grouping sets (Spark's GroupingAnalytics).
   auto roll = ParseQuery("SELECT a, b FROM t GROUP BY ROLLUP(a, b)");
-  EXPECT_EQ(roll->grouping, GroupingKind::kRollup);
+  EXPECT_EQ(roll->grouping, GroupingKind::kGroupingSets);
   EXPECT_EQ(roll->group_by.size(), 2u);
+  ASSERT_EQ(roll->grouping_sets.size(), 3u);
+  EXPECT_EQ(roll->grouping_sets[0].size(), 2u);
+  EXPECT_EQ(roll->grouping_sets[2].size(), 0u);
   auto cube = ParseQuery("SELECT a, b FROM t GROUP BY CUBE (a, b)");
-  EXPECT_EQ(cube->grouping, GroupingKind::kCube);
+  EXPECT_EQ(cube->grouping, GroupingKind::kGroupingSets);
+  ASSERT_EQ(cube->grouping_sets.size(), 4u);
+  EXPECT_EQ(cube->grouping_sets[1][0]->ToString(), "a");  // (a, b), (a), (b), ()
+  EXPECT_EQ(cube->grouping_sets[2][0]->ToString(), "b");
+  // Items multiply: a × ((b, c), (b)) and a nested GROUPING SETS inside GROUPING SETS.
+  auto mixed = ParseQuery("SELECT a FROM t GROUP BY a, ROLLUP(b, c)");
+  EXPECT_EQ(mixed->group_by.size(), 3u);
+  ASSERT_EQ(mixed->grouping_sets.size(), 3u);
+  EXPECT_EQ(mixed->grouping_sets[0].size(), 3u);
+  EXPECT_EQ(mixed->grouping_sets[2].size(), 1u);
+  auto nested = ParseQuery("SELECT a FROM t GROUP BY GROUPING SETS (ROLLUP(a), (b), CUBE(a, b))");
+  EXPECT_EQ(nested->grouping_sets.size(), 7u);
+  // Tuples inside ROLLUP, and a parenthesised expression that goes on.
+  auto tuple = ParseQuery("SELECT 1 FROM t GROUP BY ROLLUP((a, b), (c + 1) * 2)");
+  ASSERT_EQ(tuple->grouping_sets.size(), 3u);
+  EXPECT_EQ(tuple->grouping_sets[0].size(), 3u);
+  EXPECT_EQ(tuple->grouping_sets[1].size(), 2u);
   auto with = ParseQuery("SELECT a, b FROM t GROUP BY a, b WITH ROLLUP");
   EXPECT_EQ(with->grouping, GroupingKind::kRollup);
   auto sets = ParseQuery("SELECT a, b FROM t GROUP BY GROUPING SETS ((a, b), (a), ())");
