@@ -9,6 +9,7 @@
 #include "delta/json_util.h"
 #include "delta/schema_json.h"
 #include "delta/snapshot.h"
+#include "delta/streaming_write.h"
 #include "delta/table_properties.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"

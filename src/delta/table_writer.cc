@@ -8,6 +8,7 @@
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
 #include "delta/stats_json.h"
+#include "delta/streaming_write.h"
 #include "delta/table_properties.h"
 #include "delta/z85.h"
 #include "io/path.h"

@@ -2,7 +2,6 @@
 // table creation and appends, each committed through one Transaction.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,22 +52,6 @@ Result<std::vector<AddFile>> WriteDataFiles(ObjectStore& store, const Metadata& 
                                             const std::vector<DataChunk>& chunks,
                                             const DataWriteOptions& options = {});
 
-// Hands rows to `write` a chunk at a time (a query's rows as they come, e.g.) and returns the
-// first error, its own or write's.
-using RowSource = std::function<Status(const std::function<Status(const DataChunk&)>& write)>;
-
-// What WriteDataFilesFrom wrote: the add actions (not yet committed) and the rows.
-struct WrittenFiles {
-  std::vector<AddFile> adds;
-  int64_t rows = 0;
-};
-// Writes the rows of `rows` through a DataFileWriter as they arrive (so only its row groups are
-// held): on any failure, the source's or the writer's, the files started are deleted and the
-// error returned.
-Result<WrittenFiles> WriteDataFilesFrom(ObjectStore& store, const Metadata& metadata,
-                                        const Schema& schema, const RowSource& rows,
-                                        const DataWriteOptions& options = {});
-
 // Writes data files from rows handed over a chunk at a time, as WriteDataFiles would write them
 // all at once (same columns, stats, constraints, file cuts at max_rows_per_file per partition):
 // rows are encoded into row groups as they arrive, so a caller that streams them (OPTIMIZE and
@@ -118,13 +101,6 @@ struct CreateTableOptions {
 Result<CommitResult> CreateTable(std::shared_ptr<ObjectStore> store, const Schema& schema,
                                  const std::vector<DataChunk>& rows,
                                  CreateTableOptions options = {});
-
-// CreateTable with the rows of `rows`, written as they arrive (CREATE TABLE AS SELECT streams the
-// query's rows into the files): version 0 is committed after the last file is complete; on
-// failure the files started are deleted and nothing is committed. The operation is CREATE TABLE
-// AS SELECT, with or without rows.
-Result<CommitResult> CreateTableFrom(std::shared_ptr<ObjectStore> store, const Schema& schema,
-                                     const RowSource& rows, CreateTableOptions options = {});
 
 // Appends rows (a blind append, Spark's WRITE with mode Append) to the latest version.
 Result<CommitResult> AppendRows(std::shared_ptr<ObjectStore> store,

@@ -13,6 +13,7 @@
 #include "delta/scan.h"
 #include "delta/snapshot.h"
 #include "delta/stats_json.h"
+#include "delta/streaming_write.h"
 #include "delta/table_features.h"
 #include "delta/transaction.h"
 #include "io/local_object_store.h"
