@@ -269,7 +269,6 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   txn_opts.clock = ctx.clock;
   delta::DataWriteOptions write;
   write.clock = ctx.clock;
-  write.parquet.pool = ctx.pool;  // columns are encoded in parallel (the files are the same)
   const std::string time_zone = ctx.binder->context().bind.time_zone;
   delta::RowSource rows = [&](const std::function<Status(const DataChunk&)>& out) -> Status {
     return StreamPlan(ctx, query, [&](DataChunk& c) -> Status {

@@ -211,7 +211,6 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
 
   delta::DataWriteOptions write;
   write.clock = ctx.clock;
-  write.parquet.pool = ctx.pool;  // columns are encoded in parallel (the files are the same)
   SILT_ASSIGN_OR_RETURN(write.row_validator, MakeRowValidator(snap.metadata(), schema, ctx));
   int64_t max_records = ctx.config->GetInt("spark.sql.files.maxRecordsPerFile", 0);
   if (max_records > 0) write.max_rows_per_file = max_records;
