@@ -3,6 +3,7 @@
 #include "commands/command.h"
 #include "common/error_classes.h"
 #include "delta/actions.h"
+#include "delta/streaming_write.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "exec/expression.h"
@@ -230,18 +231,17 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   // The rows go into the data files as the query produces them (files cut at max_rows_per_file),
   // so an INSERT larger than the memory limit holds only the writer's row groups. Nothing is
   // committed until every file is complete; on failure the writer deletes the files it started.
-  SILT_ASSIGN_OR_RETURN(std::unique_ptr<delta::DataFileWriter> writer,
-                        delta::DataFileWriter::Make(*table.store, snap.metadata(), schema, write));
-  Status streamed = StreamPlan(ctx, plan, [&](DataChunk& c) -> Status {
-    SILT_ASSIGN_OR_RETURN(DataChunk d, convert(c));
-    num_rows += static_cast<int64_t>(d.size());
-    return writer->Write(d);
-  });
-  if (!streamed.ok()) {
-    writer->Abort();
-    return streamed;
-  }
-  SILT_ASSIGN_OR_RETURN(std::vector<delta::AddFile> adds, writer->Finish());
+  delta::RowSource query_rows = [&](const std::function<Status(const DataChunk&)>& out) -> Status {
+    return StreamPlan(ctx, plan, [&](DataChunk& c) -> Status {
+      SILT_ASSIGN_OR_RETURN(DataChunk d, convert(c));
+      return out(d);
+    });
+  };
+  SILT_ASSIGN_OR_RETURN(
+      delta::WrittenFiles written,
+      delta::WriteDataFilesFrom(*table.store, snap.metadata(), schema, query_rows, write));
+  num_rows = written.rows;
+  std::vector<delta::AddFile> adds = std::move(written.adds);
   delta::TransactionOptions txn_opts;
   txn_opts.clock = ctx.clock;
   delta::Transaction txn(table.store, table.snapshot, txn_opts);

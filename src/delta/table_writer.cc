@@ -242,7 +242,10 @@ class FileCutter {
     SILT_ASSIGN_OR_RETURN(auto sink, store_.OpenWrite(f->key));
     started_.push_back(f->key);
     parquet::WriterOptions po = options_.parquet;
-    po.expected_rows = static_cast<int64_t>(max_rows_);
+    // Buffers sized for a full file (or the partition's known rows); parquet.expected_rows = 0
+    // (WriteDataFilesFrom: rows of a source of unknown size) sizes nothing ahead, so a small
+    // streamed INSERT does not reserve a row group's worth per column.
+    po.expected_rows = options_.parquet.expected_rows == 0 ? 0 : static_cast<int64_t>(max_rows_);
     if (auto r = remaining_.find(key); r != remaining_.end())
       po.expected_rows = std::min(po.expected_rows, r->second);
     SILT_ASSIGN_OR_RETURN(
@@ -531,8 +534,10 @@ Result<CommitResult> CreateTable(std::shared_ptr<ObjectStore> store, const Schem
 Result<WrittenFiles> WriteDataFilesFrom(ObjectStore& store, const Metadata& metadata,
                                         const Schema& schema, const RowSource& rows,
                                         const DataWriteOptions& options) {
+  DataWriteOptions unsized = options;
+  unsized.parquet.expected_rows = 0;  // how many rows come is not known: buffers grow as they come
   SILT_ASSIGN_OR_RETURN(std::unique_ptr<DataFileWriter> writer,
-                        DataFileWriter::Make(store, metadata, schema, options));
+                        DataFileWriter::Make(store, metadata, schema, std::move(unsized)));
   WrittenFiles out;
   Status st = rows([&](const DataChunk& c) -> Status {
     out.rows += static_cast<int64_t>(c.size());
