@@ -15,6 +15,15 @@
 
 namespace silt::commands {
 
+Status StreamPlan(CommandContext& ctx, const planner::PlanPtr& plan,
+                  const std::function<Status(DataChunk&)>& sink) {
+  auto each = [&](DataChunk& c) { return c.size() == 0 ? Status::OK() : sink(c); };
+  if (ctx.stream_plan) return ctx.stream_plan(plan, each);
+  SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> rows, ctx.run_plan(plan));
+  for (DataChunk& c : rows) SILT_RETURN_NOT_OK(each(c));
+  return Status::OK();
+}
+
 CommandResult StringRows(const std::vector<std::string>& column_names,
                          const std::vector<std::vector<std::string>>& rows) {
   CommandResult r;

@@ -44,10 +44,19 @@ struct CommandContext {
   std::function<void(const std::string&)> progress;
   // Optimizes and runs a bound plan, returning all its rows.
   std::function<Result<std::vector<DataChunk>>(const planner::PlanPtr&)> run_plan;
+  // Optimizes and runs a bound plan, handing each chunk to `sink` as it comes; nothing is kept, so
+  // a writer that takes the chunks (INSERT … SELECT, CTAS) holds what it buffers instead of every
+  // row. Empty: StreamPlan hands over run_plan's rows.
+  std::function<Status(const planner::PlanPtr&, const std::function<Status(DataChunk&)>& sink)>
+      stream_plan;
   // The session's temporary views (CREATE/DROP VIEW change them).
   planner::TempViews* temp_views = nullptr;
 };
 
+// Runs `plan` through ctx.stream_plan (ctx.run_plan when that is empty), calling `sink` for each
+// non-empty chunk in order; the first error (the plan's or the sink's) stops the run.
+Status StreamPlan(CommandContext& ctx, const planner::PlanPtr& plan,
+                  const std::function<Status(DataChunk&)>& sink);
 // Builds a one-row-per-value result of string columns (SHOW …, SET, DESCRIBE …).
 CommandResult StringRows(const std::vector<std::string>& column_names,
                          const std::vector<std::vector<std::string>>& rows);

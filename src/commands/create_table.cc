@@ -9,6 +9,7 @@
 #include "delta/json_util.h"
 #include "delta/schema_json.h"
 #include "delta/snapshot.h"
+#include "delta/streaming_write.h"
 #include "delta/table_properties.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
@@ -113,7 +114,6 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
 
   // Schema: the column list, or the query's output (CTAS).
   Schema schema;
-  std::vector<DataChunk> rows;
   for (const auto& c : stmt.columns)
     schema.push_back({c.name, c.type, c.nullable, CommentMetadata(c.comment)});
   for (size_t i = 0; i < schema.size(); ++i) {
@@ -124,16 +124,18 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
       }
     }
   }
+  // CTAS: the query is bound here and run when the table's files are written (its rows go into
+  // them as they come, cast to the declared columns when there are any).
+  planner::PlanPtr query;
+  Schema qschema;
+  bool cast = false;
   if (stmt.as_query) {
-    SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, ctx.binder->BindQuery(*stmt.as_query));
-    Schema qschema;
-    for (const auto& c : plan->columns) qschema.push_back({c.name, c.type, true, "{}"});
-    SILT_ASSIGN_OR_RETURN(rows, ctx.run_plan(plan));
+    SILT_ASSIGN_OR_RETURN(query, ctx.binder->BindQuery(*stmt.as_query));
+    for (const auto& c : query->columns) qschema.push_back({c.name, c.type, true, "{}"});
     if (schema.empty()) {
       schema = qschema;
     } else {
-      SILT_ASSIGN_OR_RETURN(rows, CastChunks(rows, qschema, schema, target.display,
-                                             ctx.binder->context().bind.time_zone));
+      cast = true;
     }
     for (const auto& f : schema) {
       if (f.type->id() == TypeId::kNull) {
@@ -267,7 +269,17 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   txn_opts.clock = ctx.clock;
   delta::DataWriteOptions write;
   write.clock = ctx.clock;
-  if (!rows.empty()) {
+  const std::string time_zone = ctx.binder->context().bind.time_zone;
+  delta::RowSource rows = [&](const std::function<Status(const DataChunk&)>& out) -> Status {
+    return StreamPlan(ctx, query, [&](DataChunk& c) -> Status {
+      if (!cast) return out(c);
+      std::vector<DataChunk> one(1);
+      one[0] = std::move(c);
+      SILT_ASSIGN_OR_RETURN(one, CastChunks(one, qschema, schema, target.display, time_zone));
+      return out(one[0]);
+    });
+  };
+  if (query) {
     delta::Metadata declared;  // CTAS rows meet the declared CHECK constraints
     declared.configuration = props;
     SILT_ASSIGN_OR_RETURN(write.row_validator, MakeRowValidator(declared, schema, ctx));
@@ -306,13 +318,12 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     params.Set("isManaged", target.managed ? "\"true\"" : "\"false\"");
     txn.SetOperation(
         stmt.as_query ? "CREATE OR REPLACE TABLE AS SELECT" : "CREATE OR REPLACE TABLE", params);
-    if (!rows.empty()) {
-      SILT_ASSIGN_OR_RETURN(auto adds, delta::WriteDataFiles(*store, md, schema, rows, write));
-      int64_t n = 0;
-      for (const auto& c : rows) n += static_cast<int64_t>(c.size());
-      txn.SetMetric("numOutputRows", n);
-      txn.SetMetric("numFiles", static_cast<int64_t>(adds.size()));
-      for (auto& a : adds) txn.Add(std::move(a));
+    if (query) {
+      SILT_ASSIGN_OR_RETURN(delta::WrittenFiles files,
+                            delta::WriteDataFilesFrom(*store, md, schema, rows, write));
+      txn.SetMetric("numOutputRows", files.rows);
+      txn.SetMetric("numFiles", static_cast<int64_t>(files.adds.size()));
+      for (auto& a : files.adds) txn.Add(std::move(a));
     }
     Result<delta::CommitResult> committed = txn.Commit();
     SILT_RETURN_NOT_OK(committed.status());
@@ -323,7 +334,8 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     if (!stmt.comment.empty()) opts.description = stmt.comment;
     opts.write = write;
     opts.txn = txn_opts;
-    Result<delta::CommitResult> created = delta::CreateTable(store, schema, rows, opts);
+    Result<delta::CommitResult> created = query ? delta::CreateTableFrom(store, schema, rows, opts)
+                                                : delta::CreateTable(store, schema, {}, opts);
     SILT_RETURN_NOT_OK(created.status());
   }
   if (target.catalog && !exists) {

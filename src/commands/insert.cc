@@ -3,6 +3,7 @@
 #include "commands/command.h"
 #include "common/error_classes.h"
 #include "delta/actions.h"
+#include "delta/streaming_write.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "exec/expression.h"
@@ -119,7 +120,6 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   }
 
   SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, ctx.binder->BindQuery(*stmt.query));
-  SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> rows, ctx.run_plan(plan));
   Schema qschema;
   for (const auto& c : plan->columns) qschema.push_back({c.name, c.type, true, "{}"});
 
@@ -180,7 +180,6 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
 
   // Arrange the rows in table column order, then cast with store-assignment rules.
   Schema arranged;
-  std::vector<DataChunk> arranged_rows;
   for (size_t i = 0; i < schema.size(); ++i) {
     if (source[i] >= 0)
       arranged.push_back(qschema[source[i]]);
@@ -188,8 +187,11 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
       arranged.push_back(
           {schema[i].name, fixed[i] ? fixed[i]->type() : schema[i].type, true, "{}"});
   }
-  for (const DataChunk& c : rows) {
-    DataChunk o;
+  // Each chunk of the query's rows in table column order, cast with store-assignment rules.
+  const std::string& time_zone = ctx.binder->context().bind.time_zone;
+  auto convert = [&](const DataChunk& c) -> Result<DataChunk> {
+    std::vector<DataChunk> one(1);
+    DataChunk& o = one[0];
     o.num_rows_without_columns = c.size();
     for (size_t i = 0; i < schema.size(); ++i) {
       if (source[i] >= 0) {
@@ -203,11 +205,10 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
       }
       o.columns.push_back(std::move(v));
     }
-    arranged_rows.push_back(std::move(o));
-  }
-  SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> data,
-                        CastChunks(arranged_rows, arranged, schema, table.display_name,
-                                   ctx.binder->context().bind.time_zone));
+    SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> cast,
+                          CastChunks(one, arranged, schema, table.display_name, time_zone));
+    return std::move(cast[0]);
+  };
 
   delta::DataWriteOptions write;
   write.clock = ctx.clock;
@@ -215,14 +216,32 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   int64_t max_records = ctx.config->GetInt("spark.sql.files.maxRecordsPerFile", 0);
   if (max_records > 0) write.max_rows_per_file = max_records;
   int64_t num_rows = 0;
-  for (const auto& c : data) num_rows += static_cast<int64_t>(c.size());
-  if (stmt.replace_where)
+  if (stmt.replace_where) {
+    // REPLACE WHERE checks every new row against its predicate before it deletes and writes in one
+    // pass (ops::ApplyRowChanges), so its rows are collected.
+    std::vector<DataChunk> data;
+    SILT_RETURN_NOT_OK(StreamPlan(ctx, plan, [&](DataChunk& c) -> Status {
+      SILT_ASSIGN_OR_RETURN(DataChunk d, convert(c));
+      num_rows += static_cast<int64_t>(d.size());
+      data.push_back(std::move(d));
+      return Status::OK();
+    }));
     return ReplaceWhere(stmt, table, std::move(data), num_rows, std::move(write), ctx);
-  std::vector<delta::AddFile> adds;
-  if (num_rows > 0) {
-    SILT_ASSIGN_OR_RETURN(
-        adds, delta::WriteDataFiles(*table.store, snap.metadata(), schema, data, write));
   }
+  // The rows go into the data files as the query produces them (files cut at max_rows_per_file),
+  // so an INSERT larger than the memory limit holds only the writer's row groups. Nothing is
+  // committed until every file is complete; on failure the writer deletes the files it started.
+  delta::RowSource query_rows = [&](const std::function<Status(const DataChunk&)>& out) -> Status {
+    return StreamPlan(ctx, plan, [&](DataChunk& c) -> Status {
+      SILT_ASSIGN_OR_RETURN(DataChunk d, convert(c));
+      return out(d);
+    });
+  };
+  SILT_ASSIGN_OR_RETURN(
+      delta::WrittenFiles written,
+      delta::WriteDataFilesFrom(*table.store, snap.metadata(), schema, query_rows, write));
+  num_rows = written.rows;
+  std::vector<delta::AddFile> adds = std::move(written.adds);
   delta::TransactionOptions txn_opts;
   txn_opts.clock = ctx.clock;
   delta::Transaction txn(table.store, table.snapshot, txn_opts);

@@ -8,6 +8,7 @@
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
 #include "delta/stats_json.h"
+#include "delta/streaming_write.h"
 #include "delta/table_properties.h"
 #include "delta/z85.h"
 #include "io/path.h"
@@ -241,7 +242,10 @@ class FileCutter {
     SILT_ASSIGN_OR_RETURN(auto sink, store_.OpenWrite(f->key));
     started_.push_back(f->key);
     parquet::WriterOptions po = options_.parquet;
-    po.expected_rows = static_cast<int64_t>(max_rows_);
+    // Buffers sized for a full file (or the partition's known rows); parquet.expected_rows = 0
+    // (WriteDataFilesFrom: rows of a source of unknown size) sizes nothing ahead, so a small
+    // streamed INSERT does not reserve a row group's worth per column.
+    po.expected_rows = options_.parquet.expected_rows == 0 ? 0 : static_cast<int64_t>(max_rows_);
     if (auto r = remaining_.find(key); r != remaining_.end())
       po.expected_rows = std::min(po.expected_rows, r->second);
     SILT_ASSIGN_OR_RETURN(
@@ -455,8 +459,14 @@ Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) 
   return p;
 }
 
-Result<CommitResult> CreateTable(std::shared_ptr<ObjectStore> store, const Schema& schema,
-                                 const std::vector<DataChunk>& rows, CreateTableOptions options) {
+namespace {
+
+// CreateTable's and CreateTableFrom's commit: `write_rows` writes the rows (if any) with the new
+// table's metadata and schema (physical names under column mapping), adds their files to the
+// transaction and sets its metrics; `ctas` names the operation.
+Result<CommitResult> CreateNewTable(
+    std::shared_ptr<ObjectStore> store, const Schema& schema, CreateTableOptions options, bool ctas,
+    const std::function<Status(const Metadata&, const Schema&, Transaction*)>& write_rows) {
   if (schema.empty())
     return Status::InvalidArgument("a table needs at least one column", errc::kDeltaEmptyData);
   for (const auto& p : options.partition_columns)
@@ -499,13 +509,65 @@ Result<CommitResult> CreateTable(std::shared_ptr<ObjectStore> store, const Schem
     AppendJsonString(&props, v);
   }
   params.Set("properties", JsonStr(props + "}"));
-  txn.SetOperation(rows.empty() ? "CREATE TABLE" : "CREATE TABLE AS SELECT", params);
-  if (!rows.empty()) {
-    SILT_ASSIGN_OR_RETURN(auto adds, WriteDataFiles(*store, md, table_schema, rows, options.write));
-    SetWriteMetrics(&txn, rows, adds);
-    for (auto& a : adds) txn.Add(std::move(a));
-  }
+  txn.SetOperation(ctas ? "CREATE TABLE AS SELECT" : "CREATE TABLE", params);
+  SILT_RETURN_NOT_OK(write_rows(md, table_schema, &txn));
   return txn.Commit();
+}
+
+}  // namespace
+
+Result<CommitResult> CreateTable(std::shared_ptr<ObjectStore> store, const Schema& schema,
+                                 const std::vector<DataChunk>& rows, CreateTableOptions options) {
+  const DataWriteOptions write = options.write;
+  ObjectStore& out = *store;
+  return CreateNewTable(
+      std::move(store), schema, std::move(options), !rows.empty(),
+      [&](const Metadata& md, const Schema& table_schema, Transaction* txn) -> Status {
+        if (rows.empty()) return Status::OK();
+        SILT_ASSIGN_OR_RETURN(auto adds, WriteDataFiles(out, md, table_schema, rows, write));
+        SetWriteMetrics(txn, rows, adds);
+        for (auto& a : adds) txn->Add(std::move(a));
+        return Status::OK();
+      });
+}
+
+Result<WrittenFiles> WriteDataFilesFrom(ObjectStore& store, const Metadata& metadata,
+                                        const Schema& schema, const RowSource& rows,
+                                        const DataWriteOptions& options) {
+  DataWriteOptions unsized = options;
+  unsized.parquet.expected_rows = 0;  // how many rows come is not known: buffers grow as they come
+  SILT_ASSIGN_OR_RETURN(std::unique_ptr<DataFileWriter> writer,
+                        DataFileWriter::Make(store, metadata, schema, std::move(unsized)));
+  WrittenFiles out;
+  Status st = rows([&](const DataChunk& c) -> Status {
+    out.rows += static_cast<int64_t>(c.size());
+    return writer->Write(c);
+  });
+  if (!st.ok()) {
+    writer->Abort();
+    return st;
+  }
+  SILT_ASSIGN_OR_RETURN(out.adds, writer->Finish());
+  return out;
+}
+
+Result<CommitResult> CreateTableFrom(std::shared_ptr<ObjectStore> store, const Schema& schema,
+                                     const RowSource& rows, CreateTableOptions options) {
+  const DataWriteOptions write = options.write;
+  ObjectStore& out = *store;
+  return CreateNewTable(
+      std::move(store), schema, std::move(options), /*ctas=*/true,
+      [&](const Metadata& md, const Schema& table_schema, Transaction* txn) -> Status {
+        SILT_ASSIGN_OR_RETURN(WrittenFiles files,
+                              WriteDataFilesFrom(out, md, table_schema, rows, write));
+        int64_t bytes = 0;
+        for (const auto& a : files.adds) bytes += a.size;
+        txn->SetMetric("numFiles", static_cast<int64_t>(files.adds.size()));
+        txn->SetMetric("numOutputRows", files.rows);
+        txn->SetMetric("numOutputBytes", bytes);
+        for (auto& a : files.adds) txn->Add(std::move(a));
+        return Status::OK();
+      });
 }
 
 Result<CommitResult> AppendRows(std::shared_ptr<ObjectStore> store,

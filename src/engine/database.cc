@@ -167,8 +167,9 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   ectx.pool = pool;
   ectx.memory = memory.get();
   // Rows the statement collects in memory (its result, a CTE or subquery run at bind time, the
-  // rows of INSERT … SELECT) count against the statement's memory limit while it runs: a result
-  // of many chunks, each passing every operator's check, must not grow past silt.memory.limit.
+  // source of MERGE; INSERT … SELECT and CTAS stream theirs, below) count against the statement's
+  // memory limit while it runs: a result of many chunks, each passing every operator's check, must
+  // not grow past silt.memory.limit.
   MemoryReservation collected(memory.get(), "rows collected by the statement");
   int64_t collected_bytes = 0;
   constexpr size_t kCompactRows = 256;
@@ -197,11 +198,25 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   // operators keep their in-memory paths.
   const bool limited = limit >= 0 || db->options.memory_limit_bytes >= 0;
   exec::SpillManager spill(temp_dir, limited && config.GetBool("silt.spill.enabled", true));
+  spill.set_shared_memory(db->memory.get());  // a database limit bounds the operators' budgets
   ectx.spill = &spill;
   auto run_plan = [&](const planner::PlanPtr& plan) -> Result<std::vector<DataChunk>> {
     SILT_ASSIGN_OR_RETURN(planner::PlanPtr optimized, planner::Optimize(plan, opt));
     SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op, planner::BuildPhysical(optimized));
     return collect(*op);
+  };
+  // INSERT … SELECT and CTAS take the rows as they come (written to data files), so only what the
+  // writer buffers is held, not the statement's whole result.
+  auto stream_plan = [&](const planner::PlanPtr& plan,
+                         const std::function<Status(DataChunk&)>& sink) -> Status {
+    SILT_ASSIGN_OR_RETURN(planner::PlanPtr optimized, planner::Optimize(plan, opt));
+    SILT_ASSIGN_OR_RETURN(exec::OperatorPtr op, planner::BuildPhysical(optimized));
+    for (DataChunk c;; c = DataChunk()) {
+      SILT_ASSIGN_OR_RETURN(bool more, op->Next(ectx, &c));
+      if (!more) break;
+      SILT_RETURN_NOT_OK(sink(c));
+    }
+    return Status::OK();
   };
   bctx.execute = run_plan;
   bctx.explain_only = stmt.kind == sql::StatementKind::kExplain &&
@@ -215,6 +230,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   cctx.binder = &binder;
   cctx.clock = db->clock;
   cctx.run_plan = run_plan;
+  cctx.stream_plan = stream_plan;
   cctx.pool = pool;
   cctx.progress = progress;
   cctx.temp_views = &temp_views;

@@ -69,7 +69,7 @@ Status SpillByKeys(const ExecContext& ctx, const DataChunk& chunk, const std::ve
 
 Result<bool> HashJoinOperator::BufferBuildOrSpill(ExecContext& ctx) {
   const Schema& build_schema = build_->output_schema();
-  const int64_t budget = SpillBudget(ctx.memory);
+  const int64_t budget = SpillBudget(ctx.memory, ctx.spill);
   DataChunk chunk;
   bool more = true;
   while (true) {

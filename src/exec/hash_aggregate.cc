@@ -785,7 +785,7 @@ Status HashAggregateOperator::ConsumeSpilling(ExecContext& ctx) {
     partials_.push_back(std::make_unique<AggTable>(*this, ctx.memory));
   }
   std::unique_ptr<std::mutex[]> locks(new std::mutex[parts]);
-  const int64_t all = SpillBudget(ctx.memory);
+  const int64_t all = SpillBudget(ctx.memory, ctx.spill);
   const int64_t budget = all < 0 ? -1 : all / static_cast<int64_t>(parts);
   auto add = [&](DataChunk& chunk) -> Status {
     if (parts == 1) return partials_[0]->AddOrSpill(chunk, ctx, spill_.get(), budget);
@@ -858,7 +858,7 @@ Result<bool> HashAggregateOperator::AggregateSpilledPartition(ExecContext& ctx) 
     }
     PartitionedSpill sub(ctx.spill, child_->output_schema(), kSpillBits, part.next_shift);
     auto table = std::make_unique<AggTable>(*this, ctx.memory);
-    const int64_t budget = SpillBudget(ctx.memory);
+    const int64_t budget = SpillBudget(ctx.memory, ctx.spill);
     DataChunk chunk;
     while (true) {
       if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");

@@ -769,7 +769,7 @@ Status SortOperator::Run(ExecContext& ctx) {
     // when the limit is hit, the buffer is sorted and written as a run (external_sort.h) and
     // buffering restarts.
     const int64_t per_row = 24 + EvaluatedKeyBytesPerRow(keys_);
-    const int64_t budget = SpillBudget(ctx.memory);
+    const int64_t budget = SpillBudget(ctx.memory, ctx.spill);
     DataChunk chunk;
     while (true) {
       if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <system_error>
 
 namespace silt::exec {
@@ -140,6 +141,18 @@ Status DecodeVector(const char* data, size_t size, size_t* pos, Vector* v) {
 }
 
 // ---------------------------------------------------------------- SpillManager
+
+int64_t SpillBudget(const MemoryTracker* memory, const SpillManager* spill) {
+  bool limited = false;
+  int64_t room = std::numeric_limits<int64_t>::max();
+  for (const MemoryTracker* t : {memory, spill ? spill->shared_memory() : nullptr}) {
+    if (!t || t->limit() < 0) continue;
+    limited = true;
+    room = std::min(room, t->limit() - t->used());
+  }
+  if (!limited) return -1;
+  return std::max<int64_t>(room, 0) * 3 / 4;
+}
 
 SpillManager::SpillManager(std::string temp_root, bool enabled)
     : temp_root_(std::move(temp_root)), enabled_(enabled) {}

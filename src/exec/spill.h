@@ -30,14 +30,14 @@
 namespace silt::exec {
 
 class SpillFile;
+class SpillManager;
 
-// What a spilling operator may fill before it spills: 3/4 of what the statement's limit leaves
-// when the operator starts, so the operators above and beside it keep room for their chunks.
-// -1 when the statement has no limit of its own (the operator spills when a reservation fails).
-inline int64_t SpillBudget(const MemoryTracker* memory) {
-  if (!memory || memory->limit() < 0) return -1;
-  return std::max<int64_t>((memory->limit() - memory->used()) * 3 / 4, 0);
-}
+// What a spilling operator may fill before it spills: 3/4 of what the limits leave when the
+// operator starts, so the operators above and beside it keep room for their chunks. The limits:
+// the statement's own (`memory`, silt.memory.limit) and the database's (spill->shared_memory(),
+// DatabaseOptions::memory_limit_bytes, shared by the statements running), the tighter room of
+// the two. -1 when neither has a limit (the operator spills when a reservation fails).
+int64_t SpillBudget(const MemoryTracker* memory, const SpillManager* spill);
 
 class SpillManager {
  public:
@@ -51,6 +51,10 @@ class SpillManager {
   SpillManager& operator=(const SpillManager&) = delete;
 
   bool CanSpill() const { return enabled_; }
+  // The database's tracker, whose limit (when set) bounds SpillBudget beside the statement's
+  // own; it must outlive the manager. Null: only the statement's limit applies.
+  void set_shared_memory(const MemoryTracker* memory) { shared_memory_ = memory; }
+  const MemoryTracker* shared_memory() const { return shared_memory_; }
   // A new, empty spill file for chunks of `schema` (creates the directory on first use).
   // Errors: IOError when the directory or file cannot be created.
   Result<std::unique_ptr<SpillFile>> CreateFile(const Schema& schema);
@@ -65,6 +69,7 @@ class SpillManager {
   Status EnsureDirectory();
   std::string temp_root_;
   bool enabled_;
+  const MemoryTracker* shared_memory_ = nullptr;
   mutable std::mutex mu_;
   std::string dir_;
   int64_t next_file_ = 0;

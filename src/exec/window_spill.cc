@@ -54,7 +54,7 @@ Result<bool> WindowOperator::BufferOrSpill(ExecContext& ctx) {
   // Room for the permutation and layout the in-memory path reserves (24 + 20 bytes a row) and
   // the evaluated keys.
   const int64_t per_row = 44 + EvaluatedKeyBytesPerRow(keys);
-  const int64_t budget = SpillBudget(ctx.memory);
+  const int64_t budget = SpillBudget(ctx.memory, ctx.spill);
   DataChunk chunk;
   while (true) {
     if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");

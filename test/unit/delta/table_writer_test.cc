@@ -13,6 +13,7 @@
 #include "delta/scan.h"
 #include "delta/snapshot.h"
 #include "delta/stats_json.h"
+#include "delta/streaming_write.h"
 #include "delta/table_features.h"
 #include "delta/transaction.h"
 #include "io/local_object_store.h"
@@ -295,6 +296,66 @@ TEST(TableWriterTest, StreamingWriterDeletesItsFilesWhenAChunkViolatesAConstrain
   EXPECT_EQ(st.error_class(), "DELTA_NOT_NULL_CONSTRAINT_VIOLATED") << st.ToString();
   EXPECT_EQ(data_files(), 0u);
   EXPECT_FALSE(writer->Finish().ok());
+}
+
+// CTAS's path: rows handed over by a source as they come. A source that fails after files were
+// written (a query error halfway) leaves no data file and no table; one that succeeds creates
+// version 0 with every row, its files cut at max_rows_per_file and Spark's CTAS metrics.
+TEST(TableWriterTest, CreateTableFromASourceWritesAsRowsComeAndLeavesNothingOnFailure) {
+  Schema schema = {{"id", DataType::Int64(), true, ""}};
+  auto chunk_of = [&](int64_t from, int64_t n) {
+    DataChunk c = DataChunk::FromSchema(schema);
+    for (int64_t i = 0; i < n; ++i) c.columns[0].Append<int64_t>(from + i);
+    return c;
+  };
+  auto files_in = [](ObjectStore& store) {
+    size_t n = 0;
+    EXPECT_TRUE(store
+                    .ListRecursive("",
+                                   [&](const ObjectMeta& m) {
+                                     n += m.key.find(".parquet") != std::string::npos;
+                                     n += m.key.find("_delta_log/") != std::string::npos;
+                                     return Status::OK();
+                                   })
+                    .ok());
+    return n;
+  };
+  CreateTableOptions opts = WallCreate();
+  opts.write.max_rows_per_file = 1000;
+  {
+    auto store = std::make_shared<InMemoryObjectStore>(WallClock());
+    int64_t written = 0;
+    RowSource failing = [&](const std::function<Status(const DataChunk&)>& write) -> Status {
+      for (int k = 0; k < 5; ++k) {
+        SILT_RETURN_NOT_OK(write(chunk_of(k * 700, 700)));
+        written += 700;
+      }
+      return Status::InvalidArgument("the query failed", "DIVIDE_BY_ZERO");
+    };
+    auto r = CreateTableFrom(store, schema, failing, opts);
+    EXPECT_EQ(r.status().error_class(), "DIVIDE_BY_ZERO") << r.status().ToString();
+    EXPECT_EQ(written, 3500);  // three files were complete when it failed
+    EXPECT_EQ(files_in(*store), 0u);
+  }
+  auto store = std::make_shared<InMemoryObjectStore>(WallClock());
+  RowSource rows = [&](const std::function<Status(const DataChunk&)>& write) -> Status {
+    for (int k = 0; k < 5; ++k) SILT_RETURN_NOT_OK(write(chunk_of(k * 700, 700)));
+    return Status::OK();
+  };
+  auto r = CreateTableFrom(store, schema, rows, opts);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->version, 0);
+  auto snap = Snapshot::Load(store).value();
+  EXPECT_EQ(snap->files().size(), 4u);  // 3500 rows by 1000
+  EXPECT_EQ(ScanRows(store).size(), 3500u);
+  auto history = ReadHistory(*store, std::nullopt).value();
+  ASSERT_EQ(history.size(), 1u);
+  ASSERT_TRUE(history[0].commit_info.has_value());
+  const CommitInfo& info = *history[0].commit_info;
+  EXPECT_EQ(info.operation, "CREATE TABLE AS SELECT");
+  ASSERT_TRUE(info.operation_metrics.has_value());
+  EXPECT_EQ(*info.operation_metrics->Find("numOutputRows"), "3500");
+  EXPECT_EQ(*info.operation_metrics->Find("numFiles"), "4");
 }
 
 TEST(TransactionTest, ConcurrentBlindAppendsAllLand) {

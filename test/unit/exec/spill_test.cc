@@ -150,6 +150,48 @@ TEST(SpillFileTest, UncreatableDirectoryIsAnIoError) {
   std::filesystem::remove(root);
 }
 
+// The budget of a spilling operator: 3/4 of the room the statement's limit and the database's
+// (the SpillManager's shared tracker) leave, the tighter of the two; -1 without any limit.
+TEST(SpillBudgetTest, TighterOfTheStatementAndTheDatabaseLimit) {
+  auto db = std::make_shared<MemoryTracker>("database", 1000);
+  MemoryTracker unlimited_db("database");
+  SpillManager spill("");
+  EXPECT_EQ(SpillBudget(nullptr, nullptr), -1);
+  EXPECT_EQ(SpillBudget(nullptr, &spill), -1);
+  {
+    // Only a database limit: the budget is what it leaves (before, -1: fill up to the limit).
+    MemoryTracker query("query", -1, db);
+    spill.set_shared_memory(db.get());
+    EXPECT_EQ(SpillBudget(&query, &spill), 750);
+    ASSERT_TRUE(query.Reserve(200).ok());
+    EXPECT_EQ(SpillBudget(&query, &spill), 600);
+    // Another statement's use of the database's memory counts as well.
+    MemoryTracker other("query", -1, db);
+    ASSERT_TRUE(other.Reserve(400).ok());
+    EXPECT_EQ(SpillBudget(&query, &spill), 300);
+    other.Release(400);
+    query.Release(200);
+  }
+  {
+    // The statement's own limit is tighter than the database's room, and the other way round.
+    MemoryTracker query("query", 400, db);
+    EXPECT_EQ(SpillBudget(&query, &spill), 300);
+    MemoryTracker big("query", 4000, db);
+    EXPECT_EQ(SpillBudget(&big, &spill), 750);
+    ASSERT_TRUE(big.Reserve(1000).ok());
+    EXPECT_EQ(SpillBudget(&big, &spill), 0);
+    big.Release(1000);
+  }
+  {
+    // An unlimited database: only the statement's limit.
+    spill.set_shared_memory(&unlimited_db);
+    MemoryTracker query("query", 400);
+    EXPECT_EQ(SpillBudget(&query, &spill), 300);
+    MemoryTracker none("query");
+    EXPECT_EQ(SpillBudget(&none, &spill), -1);
+  }
+}
+
 // External sort: a limit far below the input gives the in-memory sort's rows (stable: ties in
 // input order), spills several runs, and leaves no files behind.
 TEST(ExternalSortTest, TinyLimitSortsLikeInMemory) {
