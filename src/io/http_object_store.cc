@@ -144,14 +144,15 @@ Result<HttpResponse> HttpObjectStore::Call(const std::string& method, const std:
                                            Headers headers, std::string_view body, RequestKind kind,
                                            const std::string& what, bool* ambiguous, uint8_t* out,
                                            int64_t out_capacity) {
-  return http_->SendWithRetries(
-      [&]() -> Result<HttpRequest> {
-        SILT_ASSIGN_OR_RETURN(HttpRequest r, BuildRequest(method, name, query, headers, body));
-        r.out = out;
-        r.out_capacity = out_capacity;
-        return r;
-      },
-      kind, what, ambiguous);
+  auto build = [&]() -> Result<HttpRequest> {
+    SILT_ASSIGN_OR_RETURN(HttpRequest r, BuildRequest(method, name, query, headers, body));
+    r.out = out;
+    r.out_capacity = out_capacity;
+    return r;
+  };
+  Result<HttpResponse> r = http_->SendWithRetries(build, kind, what, ambiguous);
+  if (r.ok() && Redirected(*r)) r = http_->SendWithRetries(build, kind, what, ambiguous);
+  return r;
 }
 
 Status HttpObjectStore::ErrorFor(const HttpResponse& r, const std::string& what,

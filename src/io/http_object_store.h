@@ -129,6 +129,9 @@ class HttpObjectStore : public ObjectStore, public std::enable_shared_from_this<
   virtual Status DeleteBatch(std::span<const std::string_view> keys, std::span<const size_t> index,
                              std::span<Status> statuses) = 0;
 
+  // Whether `r` redirects the store (S3: a bucket in another region); the subclass then has
+  // changed its addressing and the request is sent once more.
+  virtual bool Redirected(const HttpResponse& /*r*/) { return false; }
   // The end of an exclusive create that met an object: OK when the create's outcome was unknown
   // (`ambiguous`) and the object holds `data` (our create won), else AlreadyExists.
   Status CreateConflict(const std::string& key, std::string_view data, bool ambiguous);

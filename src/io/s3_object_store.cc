@@ -112,6 +112,7 @@ struct Probes {
   std::mutex mu;
   std::map<std::string, bool> supported;  // endpoint + "/" + bucket -> honours If-None-Match
   std::map<std::string, std::unique_ptr<std::mutex>> create_locks;  // single-process creates
+  std::map<std::string, std::string> bucket_regions;  // endpoint + "/" + bucket -> region
 };
 Probes& GetProbes() {
   static Probes* p = new Probes();  // never destroyed: stores may be used at exit
@@ -324,6 +325,34 @@ Result<S3StoreOptions> S3OptionsFromConfig(const S3Location& loc) {
           errc::kInvalidConfValue);
     }
   }
+  // Server-side encryption (S3A's names; the legacy ones too).
+  auto algorithm = setting("encryption.algorithm");
+  if (!algorithm) algorithm = setting("server-side-encryption-algorithm");
+  auto sse_key = setting("encryption.key");
+  if (!sse_key) sse_key = setting("server-side-encryption.key");
+  if (algorithm && !algorithm->empty()) {
+    std::string a = cloud::Lower(*algorithm);
+    if (a == "sse-s3" || a == "aes256") {
+      o.encryption_headers = {{"x-amz-server-side-encryption", "AES256"}};
+    } else if (a == "sse-kms" || a == "aws:kms" || a == "dsse-kms") {
+      o.encryption_headers = {
+          {"x-amz-server-side-encryption", a == "dsse-kms" ? "aws:kms:dsse" : "aws:kms"}};
+      // Without a key S3 uses the account's default KMS key (aws/s3).
+      if (sse_key && !sse_key->empty()) {
+        o.encryption_headers.emplace_back("x-amz-server-side-encryption-aws-kms-key-id", *sse_key);
+      }
+    } else if (a == "sse-c" || a == "cse-kms") {
+      return Status::NotImplemented("fs.s3a.encryption.algorithm " + *algorithm +
+                                        " is not supported (SSE-S3 and SSE-KMS are)",
+                                    errc::kNotImplemented);
+    } else if (a != "none") {
+      return Status::InvalidArgument(
+          "fs.s3a.encryption.algorithm must be SSE-S3, SSE-KMS, "
+          "DSSE-KMS or none, not '" +
+              *algorithm + "'",
+          errc::kInvalidConfValue);
+    }
+  }
   // HTTP settings (Hadoop S3A names; durations take Hadoop's units, a bare number is ms).
   o.http.max_retries =
       static_cast<int>(cloud::IntSetting(setting("retry.limit"), o.http.max_retries));
@@ -372,14 +401,49 @@ S3ObjectStore::S3ObjectStore(S3Location location, S3StoreOptions options)
       options_(std::move(options)) {
   size_t sep = options_.endpoint.find("://");
   scheme_ = sep == std::string::npos ? "https" : options_.endpoint.substr(0, sep);
+  if (options_.path_style) base_path_ = "/" + UrlEncode(location_.bucket, false);
+  endpoint_follows_region_ =
+      options_.endpoint == "https://s3." + options_.region + ".amazonaws.com";
+  region_ = options_.region;
+  {
+    // A region a redirect taught this process.
+    Probes& p = GetProbes();
+    std::lock_guard<std::mutex> lock(p.mu);
+    if (auto it = p.bucket_regions.find(options_.endpoint + "/" + location_.bucket);
+        it != p.bucket_regions.end()) {
+      region_ = it->second;
+    }
+  }
+  host_ = HostFor(region_);
+}
+
+std::string S3ObjectStore::HostFor(const std::string& region) const {
+  size_t sep = options_.endpoint.find("://");
   std::string hostport =
       sep == std::string::npos ? options_.endpoint : options_.endpoint.substr(sep + 3);
-  if (options_.path_style) {
-    host_ = hostport;
-    base_path_ = "/" + UrlEncode(location_.bucket, false);
-  } else {
-    host_ = location_.bucket + "." + hostport;
+  if (endpoint_follows_region_) hostport = "s3." + region + ".amazonaws.com";
+  return options_.path_style ? hostport : location_.bucket + "." + hostport;
+}
+
+std::string S3ObjectStore::region() const {
+  std::lock_guard<std::mutex> lock(addressing_mu_);
+  return region_;
+}
+
+bool S3ObjectStore::Redirected(const HttpResponse& r) {
+  if (r.status != 301 && r.status != 307 && r.status != 400) return false;
+  std::string region(r.Header("x-amz-bucket-region"));
+  if (region.empty() || region.find_first_of("/:@ ") != std::string::npos) return false;
+  {
+    std::lock_guard<std::mutex> lock(addressing_mu_);
+    if (region == region_) return false;
+    region_ = region;
+    host_ = HostFor(region);
   }
+  Probes& p = GetProbes();
+  std::lock_guard<std::mutex> lock(p.mu);
+  p.bucket_regions[options_.endpoint + "/" + location_.bucket] = region;
+  return true;
 }
 
 Result<std::shared_ptr<S3ObjectStore>> S3ObjectStore::Open(std::string_view location) {
@@ -392,6 +456,12 @@ Result<HttpRequest> S3ObjectStore::BuildRequest(
     const std::string& method, const std::string& object_key,
     const std::vector<std::pair<std::string, std::string>>& query, Headers headers,
     std::string_view body) const {
+  std::string region, host;
+  {
+    std::lock_guard<std::mutex> lock(addressing_mu_);
+    region = region_;
+    host = host_;
+  }
   SigV4Request s;
   s.method = method;
   s.canonical_uri = base_path_;
@@ -407,7 +477,13 @@ Result<HttpRequest> S3ObjectStore::BuildRequest(
     for (auto& [k, v] : headers) has_type |= Lower(k) == "content-type";
     if (!has_type) headers.emplace_back("Content-Type", "application/octet-stream");
   }
-  headers.emplace_back("Host", host_);
+  // Server-side encryption where objects are created: PutObject, CreateMultipartUpload.
+  bool creates = (method == "PUT" && !object_key.empty() && query.empty()) ||
+                 (method == "POST" && query.size() == 1 && query[0].first == "uploads");
+  if (creates) {
+    for (const auto& h : options_.encryption_headers) headers.push_back(h);
+  }
+  headers.emplace_back("Host", host);
   headers.emplace_back("x-amz-content-sha256", s.payload_hash);
   const S3Credentials& c = options_.credentials;
   if (!c.access_key.empty()) {
@@ -415,7 +491,7 @@ Result<HttpRequest> S3ObjectStore::BuildRequest(
     headers.emplace_back("x-amz-date", date);
     if (!c.session_token.empty()) headers.emplace_back("x-amz-security-token", c.session_token);
     s.headers = headers;
-    headers.emplace_back("Authorization", SigV4Authorization(s, c, date, options_.region, "s3"));
+    headers.emplace_back("Authorization", SigV4Authorization(s, c, date, region, "s3"));
   }
   // The URL's query in the canonical (sorted, encoded) form.
   std::vector<std::pair<std::string, std::string>> q;
@@ -425,7 +501,7 @@ Result<HttpRequest> S3ObjectStore::BuildRequest(
   for (const auto& [k, v] : q) qs += (qs.empty() ? "?" : "&") + k + "=" + v;
   HttpRequest req;
   req.method = method;
-  req.url = scheme_ + "://" + host_ + s.canonical_uri + qs;
+  req.url = scheme_ + "://" + host + s.canonical_uri + qs;
   req.headers = std::move(headers);
   req.body = body;
   return req;
@@ -441,7 +517,8 @@ std::string S3ObjectStore::ErrorHint(int status, const std::string& code) const 
   if (status == 401 || status == 403) return " (check the credentials: docs/cloud-storage.md)";
   if (code == "NoSuchBucket") return " (bucket '" + location_.bucket + "' does not exist)";
   if (code == "PermanentRedirect" || code == "AuthorizationHeaderMalformed") {
-    return " (the bucket is in another region: set fs.s3a.endpoint.region)";
+    return " (the bucket is in another region and S3 did not say which: set "
+           "fs.s3a.endpoint.region)";
   }
   return "";
 }
@@ -521,6 +598,7 @@ void S3ObjectStore::ForgetConditionalWriteProbesForTesting() {
   Probes& p = GetProbes();
   std::lock_guard<std::mutex> lock(p.mu);
   p.supported.clear();
+  p.bucket_regions.clear();
 }
 
 Result<bool> S3ObjectStore::ConditionalWritesSupported() {

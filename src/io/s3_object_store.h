@@ -26,6 +26,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,6 +79,9 @@ struct S3StoreOptions {
   std::string region = "us-east-1";
   bool path_style = false;  // https://endpoint/bucket/key instead of https://bucket.endpoint/key
   S3Credentials credentials;
+  // Server-side encryption headers on every object created (PutObject, CreateMultipartUpload):
+  // x-amz-server-side-encryption and, for SSE-KMS, x-amz-server-side-encryption-aws-kms-key-id.
+  std::vector<std::pair<std::string, std::string>> encryption_headers;
   int64_t part_size = 8 << 20;             // OpenWrite's buffer and multipart part size
   int64_t multipart_threshold = 64 << 20;  // Put uses one PutObject up to this size
   int64_t prefetch_bytes = 256 << 10;      // OpenRead's first ranged read
@@ -106,8 +110,11 @@ class S3ObjectStore final : public HttpObjectStore {
 
   const S3Location& location() const { return location_; }
   const S3StoreOptions& options() const { return options_; }
-  // Forgets the process-wide result of the conditional-write probe (tests).
+  // Forgets the process-wide result of the conditional-write probe and the bucket regions
+  // learnt from redirects (tests).
   static void ForgetConditionalWriteProbesForTesting();
+  // The region requests are signed for: the configured one until S3 redirects to another.
+  std::string region() const;
 
   // Multipart upload: CreateMultipartUpload, UploadPart (part number index + 1; the part's
   // ETag), CompleteMultipartUpload (no conditional form: if_absent is refused),
@@ -128,6 +135,10 @@ class S3ObjectStore final : public HttpObjectStore {
                                    Headers headers, std::string_view body) const override;
   std::string ErrorCode(const HttpResponse& r) const override;
   std::string ErrorHint(int status, const std::string& code) const override;
+  // 301/307 PermanentRedirect or 400 AuthorizationHeaderMalformed with x-amz-bucket-region:
+  // the bucket lives in that region; signed for it from now on (and, with the default AWS
+  // endpoint, sent to that region's endpoint), remembered for the process's later stores.
+  bool Redirected(const HttpResponse& r) override;
   // DeleteObjects: up to 1000 keys per request.
   Status DeleteBatch(std::span<const std::string_view> keys, std::span<const size_t> index,
                      std::span<Status> statuses) override;
@@ -139,11 +150,17 @@ class S3ObjectStore final : public HttpObjectStore {
   // endpoint/bucket).
   Result<bool> ConditionalWritesSupported();
 
+  // The host of requests in `region` (the endpoint follows the region when it is AWS's default).
+  std::string HostFor(const std::string& region) const;
+
   S3Location location_;
   S3StoreOptions options_;
-  std::string scheme_;     // "https" or "http"
-  std::string host_;       // the Host of requests: bucket.endpoint-host or endpoint-host
-  std::string base_path_;  // "" or "/bucket" (path style)
+  std::string scheme_;                    // "https" or "http"
+  std::string base_path_;                 // "" or "/bucket" (path style)
+  bool endpoint_follows_region_ = false;  // the endpoint is s3.<region>.amazonaws.com
+  mutable std::mutex addressing_mu_;
+  std::string region_;  // the signing region (a redirect changes it)
+  std::string host_;    // the Host of requests: bucket.endpoint-host or endpoint-host
 };
 
 }  // namespace silt

@@ -220,7 +220,7 @@ FakeS3Server::Response FakeS3Server::Handle(const std::string& method, const std
   std::string region = RegionOf(header("authorization"));
 
   std::lock_guard<std::mutex> lock(mu_);
-  requests_.push_back({method, path, raw_query, region});
+  requests_.push_back({method, path, raw_query, region, headers});
   Response r;
   // Scripted faults, in order.
   for (auto it = faults_.begin(); it != faults_.end(); ++it) {

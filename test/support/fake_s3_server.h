@@ -51,9 +51,10 @@ class FakeS3Server {
 
   struct Request {
     std::string method;
-    std::string path;    // decoded, "/bucket/key"
-    std::string query;   // raw
-    std::string region;  // of the credential scope, "" when unsigned
+    std::string path;                            // decoded, "/bucket/key"
+    std::string query;                           // raw
+    std::string region;                          // of the credential scope, "" when unsigned
+    std::map<std::string, std::string> headers;  // names in lower case
   };
   std::vector<Request> requests() const;
   void ClearRequests();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/s3_object_store.h"
+#include "io/storage_config.h"
 #include "support/fake_s3_server.h"
 
 namespace silt {
@@ -169,6 +170,84 @@ TEST(S3FakeServerTest, SlowDownAndCutBodiesAreRetriedThenAClearError) {
   EXPECT_EQ(st.code(), StatusCode::kIoError);
   EXPECT_NE(st.message().find("HTTP 503 SlowDown"), std::string_view::npos) << st.ToString();
   EXPECT_EQ(server.objects("b").count("t/other"), 0u);
+}
+
+// A bucket in another region: S3 answers 301 PermanentRedirect (or 400
+// AuthorizationHeaderMalformed) with x-amz-bucket-region; the store signs for that region from
+// then on, and later stores of the process start there.
+TEST(S3FakeServerTest, RegionRedirectsAreFollowedAndRemembered) {
+  S3ObjectStore::ForgetConditionalWriteProbesForTesting();
+  FakeS3Server server;
+  server.SetBucketRegion("eu", "eu-central-1");
+  server.SetBucketRegion("ap", "ap-southeast-2", /*as_400=*/true);
+  auto store = Open("s3://eu/t", FakeOptions(server));
+  ASSERT_TRUE(store->Put("a", "1").ok());
+  EXPECT_EQ(store->region(), "eu-central-1");
+  EXPECT_EQ(*store->Get("a"), "1");
+  auto reqs = server.requests();
+  ASSERT_EQ(reqs.size(), 3u);  // the redirected PUT, the PUT again, the GET
+  EXPECT_EQ(reqs[0].region, "us-east-1");
+  EXPECT_EQ(reqs[1].region, "eu-central-1");
+  EXPECT_EQ(reqs[2].region, "eu-central-1");
+  // A new store of the same bucket starts in the learnt region: no redirect.
+  server.ClearRequests();
+  auto again = Open("s3://eu/other", FakeOptions(server));
+  EXPECT_EQ(again->region(), "eu-central-1");
+  EXPECT_TRUE(again->Head("a").status().IsNotFound());
+  EXPECT_EQ(server.requests().size(), 1u);
+  // The 400 form, on a listing.
+  auto ap = Open("s3://ap/t", FakeOptions(server));
+  server.PutObject("ap", "t/x", "y");
+  auto listed = ap->ListFrom("");
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ(listed->size(), 1u);
+  EXPECT_EQ(ap->region(), "ap-southeast-2");
+  S3ObjectStore::ForgetConditionalWriteProbesForTesting();
+}
+
+// SSE-S3 and SSE-KMS by S3A's names (and the legacy ones): the headers go on every object
+// creation (PutObject, CreateMultipartUpload), not on reads, lists or deletes.
+TEST(S3FakeServerTest, ServerSideEncryptionHeadersOnObjectCreation) {
+  FakeS3Server server;
+  auto loc = *ParseS3Location("s3://b/t");
+  auto header = [](const FakeS3Server::Request& r, const char* name) {
+    auto it = r.headers.find(name);
+    return it == r.headers.end() ? std::string("<none>") : it->second;
+  };
+  {
+    SetStorageConfig("fs.s3a.encryption.algorithm", "SSE-KMS");
+    SetStorageConfig("fs.s3a.encryption.key", "arn:aws:kms:eu-west-1:1:key/k1");
+    auto o = S3OptionsFromConfig(loc);
+    SetStorageConfig("fs.s3a.encryption.algorithm", std::nullopt);
+    SetStorageConfig("fs.s3a.encryption.key", std::nullopt);
+    ASSERT_TRUE(o.ok()) << o.status().ToString();
+    S3StoreOptions fo = FakeOptions(server);
+    fo.encryption_headers = o->encryption_headers;
+    auto store = Open("s3://b/t", fo);
+    server.ClearRequests();
+    ASSERT_TRUE(store->Put("a", "1").ok());
+    ASSERT_TRUE(store->Get("a").ok());
+    auto reqs = server.requests();
+    ASSERT_EQ(reqs.size(), 2u);
+    EXPECT_EQ(header(reqs[0], "x-amz-server-side-encryption"), "aws:kms");
+    EXPECT_EQ(header(reqs[0], "x-amz-server-side-encryption-aws-kms-key-id"),
+              "arn:aws:kms:eu-west-1:1:key/k1");
+    EXPECT_EQ(header(reqs[1], "x-amz-server-side-encryption"), "<none>");
+  }
+  SetStorageConfig("fs.s3a.server-side-encryption-algorithm", "AES256");
+  auto legacy = S3OptionsFromConfig(loc);
+  SetStorageConfig("fs.s3a.server-side-encryption-algorithm", std::nullopt);
+  ASSERT_TRUE(legacy.ok());
+  ASSERT_EQ(legacy->encryption_headers.size(), 1u);
+  EXPECT_EQ(legacy->encryption_headers[0].second, "AES256");
+  SetStorageConfig("fs.s3a.bucket.b.encryption.algorithm", "SSE-C");
+  auto ssec = S3OptionsFromConfig(loc);
+  SetStorageConfig("fs.s3a.bucket.b.encryption.algorithm", "ROT13");
+  auto bad = S3OptionsFromConfig(loc);
+  SetStorageConfig("fs.s3a.bucket.b.encryption.algorithm", std::nullopt);
+  EXPECT_EQ(ssec.status().code(), StatusCode::kNotImplemented);
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(S3OptionsFromConfig(loc)->encryption_headers.empty());
 }
 
 }  // namespace
