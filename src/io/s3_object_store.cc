@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "io/aws_credentials.h"
 #include "io/cloud_util.h"
 #include "io/path.h"
 #include "io/storage_config.h"
@@ -238,12 +239,59 @@ Result<S3StoreOptions> S3OptionsFromConfig(const S3Location& loc) {
     return GetStorageConfig("fs.s3a." + name);
   };
   Profile profile = LoadProfile();
-  // Credentials: configuration, then the environment, then the profile files.
+  // Credentials, as S3A's fs.s3a.aws.credentials.provider lists them (class names, the SDK v1
+  // and v2 ones), or by default the SDK chain: configuration, environment, web identity, profile
+  // files, container credentials, instance metadata. Static keys are read here; the other
+  // sources when a request needs them (AwsCredentialsProvider).
   S3Credentials& c = o.credentials;
-  std::string provider = setting("aws.credentials.provider").value_or("");
-  bool anonymous = provider.find("Anonymous") != std::string::npos;
-  auto access = setting("access.key");
-  auto secret = setting("secret.key");
+  bool want_config = false, want_env = false, want_profile = false, want_web = false,
+       want_container = false, want_instance = false, anonymous = false;
+  bool default_chain = true;
+  if (auto list = setting("aws.credentials.provider"); list && !Trim(*list).empty()) {
+    default_chain = false;
+    std::stringstream names(*list);
+    std::string name;
+    while (std::getline(names, name, ',')) {
+      name = Trim(name);
+      while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+      if (name.empty()) continue;
+      std::string simple =
+          name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+      if (simple == "SimpleAWSCredentialsProvider" || simple == "TemporaryAWSCredentialsProvider") {
+        want_config = true;
+      } else if (simple == "EnvironmentVariableCredentialsProvider") {
+        want_env = true;
+      } else if (simple == "ProfileCredentialsProvider") {
+        want_profile = true;
+      } else if (simple == "WebIdentityTokenCredentialsProvider" ||
+                 simple == "WebIdentityTokenFileCredentialsProvider") {
+        want_web = true;
+      } else if (simple == "ContainerCredentialsProvider") {
+        want_container = true;
+      } else if (simple == "InstanceProfileCredentialsProvider") {
+        want_instance = true;
+      } else if (simple == "IAMInstanceCredentialsProvider" ||
+                 simple == "EC2ContainerCredentialsProviderWrapper") {
+        want_container = want_instance = true;
+      } else if (simple == "AnonymousAWSCredentialsProvider" ||
+                 simple == "AnonymousCredentialsProvider") {
+        anonymous = true;
+      } else if (simple == "DefaultAWSCredentialsProviderChain" ||
+                 simple == "DefaultCredentialsProvider") {
+        default_chain = true;
+      } else {
+        return Status::NotImplemented("fs.s3a.aws.credentials.provider: " + name +
+                                          " is not supported (docs/cloud-storage.md lists "
+                                          "the providers silt resolves)",
+                                      errc::kNotImplemented);
+      }
+    }
+  }
+  if (default_chain) want_config = want_env = want_profile = want_web = want_container = true;
+  bool found = false;
+  auto access = want_config ? setting("access.key") : std::nullopt;
+  auto secret = want_config ? setting("secret.key") : std::nullopt;
+  auto env_access = want_env ? StorageSetting("", "AWS_ACCESS_KEY_ID") : std::nullopt;
   if (access || secret) {
     if (!access || !secret) {
       return Status::InvalidArgument(
@@ -255,7 +303,8 @@ Result<S3StoreOptions> S3OptionsFromConfig(const S3Location& loc) {
     c.access_key = *access;
     c.secret_key = *secret;
     c.session_token = setting("session.token").value_or("");
-  } else if (auto env_access = StorageSetting("", "AWS_ACCESS_KEY_ID")) {
+    found = true;
+  } else if (env_access) {
     auto env_secret = StorageSetting("", "AWS_SECRET_ACCESS_KEY");
     if (!env_secret) {
       return Status::InvalidArgument("AWS_ACCESS_KEY_ID is set but not AWS_SECRET_ACCESS_KEY",
@@ -264,7 +313,13 @@ Result<S3StoreOptions> S3OptionsFromConfig(const S3Location& loc) {
     c.access_key = *env_access;
     c.secret_key = *env_secret;
     c.session_token = StorageSetting("", "AWS_SESSION_TOKEN").value_or("");
-  } else if (!profile.Get("aws_access_key_id").empty()) {
+    found = true;
+  }
+  // Web identity comes before the profile files in the SDK chain.
+  auto web_token_file = StorageSetting("", "AWS_WEB_IDENTITY_TOKEN_FILE");
+  auto role_arn = StorageSetting("", "AWS_ROLE_ARN");
+  bool web_ready = want_web && web_token_file && role_arn;
+  if (!found && !web_ready && want_profile && !profile.Get("aws_access_key_id").empty()) {
     c.access_key = profile.Get("aws_access_key_id");
     c.secret_key = profile.Get("aws_secret_access_key");
     c.session_token = profile.Get("aws_session_token");
@@ -272,6 +327,7 @@ Result<S3StoreOptions> S3OptionsFromConfig(const S3Location& loc) {
       return Status::InvalidArgument(
           "the AWS profile has aws_access_key_id but no aws_secret_access_key", kErrorCloudAuth);
     }
+    found = true;
   }
   if (anonymous) c = S3Credentials{};
   // Region and endpoint.
@@ -283,6 +339,49 @@ Result<S3StoreOptions> S3OptionsFromConfig(const S3Location& loc) {
     o.region = *dr;
   } else if (!profile.Get("region").empty()) {
     o.region = profile.Get("region");
+  }
+  // The sources fetched when a request needs them.
+  if (!found && !anonymous) {
+    AwsCredentialsProvider::Options p;
+    if (web_ready || (want_web && !default_chain)) {
+      p.chain.push_back(AwsCredentialsProvider::Source::kWebIdentity);
+      p.token_file = web_token_file.value_or("");
+      p.role_arn = role_arn.value_or("");
+      p.session_name = StorageSetting("", "AWS_ROLE_SESSION_NAME").value_or("");
+      p.sts_endpoint = StorageSetting("", "AWS_ENDPOINT_URL_STS")
+                           .value_or("https://sts." + o.region + ".amazonaws.com");
+      while (!p.sts_endpoint.empty() && p.sts_endpoint.back() == '/') p.sts_endpoint.pop_back();
+    }
+    auto full_uri = StorageSetting("", "AWS_CONTAINER_CREDENTIALS_FULL_URI");
+    auto relative_uri = StorageSetting("", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI");
+    if (want_container && (relative_uri || full_uri || !default_chain)) {
+      p.chain.push_back(AwsCredentialsProvider::Source::kContainer);
+      p.container_uri =
+          relative_uri ? "http://169.254.170.2" + *relative_uri : full_uri.value_or("");
+      p.container_auth = StorageSetting("", "AWS_CONTAINER_AUTHORIZATION_TOKEN").value_or("");
+      p.container_auth_file =
+          StorageSetting("", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE").value_or("");
+    }
+    bool imds_off = cloud::IsTrue(StorageSetting("", "AWS_EC2_METADATA_DISABLED"));
+    if ((want_instance || default_chain) && !imds_off) {
+      p.chain.push_back(AwsCredentialsProvider::Source::kInstance);
+      p.imds_endpoint = StorageSetting("", "AWS_EC2_METADATA_SERVICE_ENDPOINT")
+                            .value_or("http://169.254.169.254");
+      while (!p.imds_endpoint.empty() && p.imds_endpoint.back() == '/') p.imds_endpoint.pop_back();
+    }
+    // The default chain with no source configured ends unsigned when the metadata service does
+    // not answer its one quick try (public buckets, emulators).
+    p.anonymous_fallback = default_chain && p.chain.size() == 1 &&
+                           p.chain[0] == AwsCredentialsProvider::Source::kInstance;
+    if (p.anonymous_fallback) p.http.max_retries = 0;
+    if (!p.chain.empty()) {
+      o.credentials_provider = AwsCredentialsProvider::Shared(p);
+    } else if (!default_chain) {
+      return Status::InvalidArgument(
+          "fs.s3a.aws.credentials.provider names no source with credentials for bucket '" +
+              loc.bucket + "'",
+          kErrorCloudAuth);
+    }
   }
   if (auto e = setting("endpoint")) {
     o.endpoint = *e;
@@ -485,7 +584,11 @@ Result<HttpRequest> S3ObjectStore::BuildRequest(
   }
   headers.emplace_back("Host", host);
   headers.emplace_back("x-amz-content-sha256", s.payload_hash);
-  const S3Credentials& c = options_.credentials;
+  S3Credentials c = options_.credentials;
+  if (options_.credentials_provider) {
+    SILT_ASSIGN_OR_RETURN(AwsSessionCredentials fetched, options_.credentials_provider->Get());
+    c = {fetched.access_key, fetched.secret_key, fetched.session_token};
+  }
   if (!c.access_key.empty()) {
     std::string date = AmzDate(SystemClock().NowMillis());
     headers.emplace_back("x-amz-date", date);

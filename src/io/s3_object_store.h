@@ -37,6 +37,8 @@
 
 namespace silt {
 
+class AwsCredentialsProvider;
+
 // A location on S3: s3://bucket/path or s3a://bucket/path.
 struct S3Location {
   std::string bucket;
@@ -79,6 +81,9 @@ struct S3StoreOptions {
   std::string region = "us-east-1";
   bool path_style = false;  // https://endpoint/bucket/key instead of https://bucket.endpoint/key
   S3Credentials credentials;
+  // Web identity, container or instance credentials, fetched and refreshed when requests need
+  // them (io/aws_credentials.h); wins over `credentials` when set.
+  std::shared_ptr<AwsCredentialsProvider> credentials_provider;
   // Server-side encryption headers on every object created (PutObject, CreateMultipartUpload):
   // x-amz-server-side-encryption and, for SSE-KMS, x-amz-server-side-encryption-aws-kms-key-id.
   std::vector<std::pair<std::string, std::string>> encryption_headers;

@@ -107,6 +107,11 @@ void FakeS3Server::FailInBatchOnce(const std::set<std::string>& keys, const std:
   for (const auto& k : keys) batch_failures_[k] = code;
 }
 
+void FakeS3Server::SetHandler(Handler handler) {
+  std::lock_guard<std::mutex> lock(mu_);
+  handler_ = std::move(handler);
+}
+
 std::vector<FakeS3Server::Request> FakeS3Server::requests() const {
   std::lock_guard<std::mutex> lock(mu_);
   return requests_;
@@ -222,6 +227,15 @@ FakeS3Server::Response FakeS3Server::Handle(const std::string& method, const std
   std::lock_guard<std::mutex> lock(mu_);
   requests_.push_back({method, path, raw_query, region, headers});
   Response r;
+  if (handler_) {
+    std::string answer;
+    int status = 0;
+    if (handler_(requests_.back(), body, &status, &answer)) {
+      r.status = status;
+      r.body = std::move(answer);
+      return r;
+    }
+  }
   // Scripted faults, in order.
   for (auto it = faults_.begin(); it != faults_.end(); ++it) {
     if ((!it->method.empty() && it->method != method) ||

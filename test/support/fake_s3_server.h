@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -56,6 +57,12 @@ class FakeS3Server {
     std::string region;                          // of the credential scope, "" when unsigned
     std::map<std::string, std::string> headers;  // names in lower case
   };
+  // A handler consulted before the S3 API (other services on the same port: STS, container
+  // credentials, instance metadata): true when it answered (status and body set).
+  using Handler = std::function<bool(const Request& request, const std::string& body, int* status,
+                                     std::string* response)>;
+  void SetHandler(Handler handler);
+
   std::vector<Request> requests() const;
   void ClearRequests();
   // The objects of `bucket` (full names -> bytes).
@@ -99,6 +106,7 @@ class FakeS3Server {
   std::deque<Fault> faults_;
   std::map<std::string, std::string> batch_failures_;
   std::vector<Request> requests_;
+  Handler handler_;
   int64_t etag_seq_ = 0;
 };
 
