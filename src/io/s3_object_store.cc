@@ -469,6 +469,9 @@ Result<S3StoreOptions> S3OptionsFromConfig(const S3Location& loc) {
   o.multipart_threshold = std::max<int64_t>(
       1, cloud::BytesSetting(setting("multipart.threshold"), o.multipart_threshold));
   o.prefetch_bytes = cloud::BytesSetting(setting("readahead.range"), o.prefetch_bytes);
+  // ListObjectsV2 max-keys (S3 answers at most 1000; emulators may take more).
+  o.list_page_size = static_cast<int>(std::clamp<int64_t>(
+      cloud::IntSetting(setting("paging.maximum"), o.list_page_size), 1, 1 << 20));
   return o;
 }
 

@@ -8,10 +8,13 @@
 #                                   directory) in the background; sets EMULATOR_PORT, EMULATOR_DIR (a temporary
 #                                   directory, removed at exit) and EMULATOR_PID; returns 1
 #                                   (reason in $EMULATOR_ERROR) when it dies before listening
-#   emulator_stop                   stops it (also run by the EXIT trap)
+#   emulator_stop                   stops every emulator started (also run by the EXIT trap)
+# Several may run at once (bench/cloud.sh): EMULATOR_PORT/DIR/PID are the last one's.
 EMULATOR_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 EMULATOR_PID=""
 EMULATOR_DIR=""
+EMULATOR_ALL_PIDS=()
+EMULATOR_ALL_DIRS=()
 EMULATOR_PORT=""
 EMULATOR_ERROR=""
 
@@ -30,18 +33,23 @@ emulator_install() {
 }
 
 emulator_stop() {
-  if [ -n "$EMULATOR_PID" ]; then
-    kill "$EMULATOR_PID" 2>/dev/null
-    wait "$EMULATOR_PID" 2>/dev/null
-    EMULATOR_PID=""
-  fi
-  if [ -n "$EMULATOR_DIR" ]; then rm -rf "$EMULATOR_DIR"; EMULATOR_DIR=""; fi
+  local pid dir
+  for pid in "${EMULATOR_ALL_PIDS[@]}"; do
+    kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  done
+  for dir in "${EMULATOR_ALL_DIRS[@]}"; do rm -rf "$dir"; done
+  EMULATOR_ALL_PIDS=()
+  EMULATOR_ALL_DIRS=()
+  EMULATOR_PID=""
+  EMULATOR_DIR=""
 }
 
 emulator_start() {
   local name="$1" arg
   shift
   EMULATOR_DIR=$(mktemp -d "${TMPDIR:-/tmp}/silt-$name-XXXXXX")
+  EMULATOR_ALL_DIRS+=("$EMULATOR_DIR")
   trap emulator_stop EXIT INT TERM
   # A free port (the kernel's choice).
   EMULATOR_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -53,6 +61,7 @@ emulator_start() {
   done
   "${cmd[@]}" >"$EMULATOR_DIR/$name.log" 2>&1 &
   EMULATOR_PID=$!
+  EMULATOR_ALL_PIDS+=("$EMULATOR_PID")
   for _ in $(seq 1 100); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$EMULATOR_PORT") 2>/dev/null; then return 0; fi
     if ! kill -0 "$EMULATOR_PID" 2>/dev/null; then

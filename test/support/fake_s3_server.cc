@@ -21,15 +21,6 @@ std::string Lower(std::string s) {
   return s;
 }
 
-std::string Iso8601(int64_t ms) {
-  time_t t = static_cast<time_t>(ms / 1000);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  char buf[40];
-  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S.000Z", &tm);
-  return buf;
-}
-
 std::map<std::string, std::string> ParseQuery(const std::string& q) {
   std::map<std::string, std::string> out;
   size_t pos = 0;
@@ -396,7 +387,7 @@ FakeS3Server::Response FakeS3Server::ListV2(const std::string& bucket,
           "<CommonPrefixes><Prefix>" + cloud::XmlEscape(entry) + "</Prefix></CommonPrefixes>";
     } else {
       contents += "<Contents><Key>" + cloud::XmlEscape(k) + "</Key><LastModified>" +
-                  Iso8601(it->second.mtime_ms) + "</LastModified><ETag>" +
+                  cloud::FormatIso8601Millis(it->second.mtime_ms) + "</LastModified><ETag>" +
                   cloud::XmlEscape(it->second.etag) + "</ETag><Size>" +
                   std::to_string(it->second.data.size()) +
                   "</Size><StorageClass>STANDARD</StorageClass></Contents>";

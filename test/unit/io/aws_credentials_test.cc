@@ -24,19 +24,10 @@ namespace {
 
 using cloudtest::ScopedEnv;
 
-std::string Iso(int64_t ms) {
-  time_t t = static_cast<time_t>(ms / 1000);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  char buf[40];
-  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string CredentialJson(const std::string& key, int64_t expires_ms) {
   return "{\"Code\":\"Success\",\"Type\":\"AWS-HMAC\",\"AccessKeyId\":\"" + key +
          "\",\"SecretAccessKey\":\"S\\/ECRET\",\"Token\":\"TOK-" + key + "\",\"Expiration\":\"" +
-         Iso(expires_ms) + "\"}";
+         cloud::FormatIso8601Millis(expires_ms) + "\"}";
 }
 
 std::string Header(const FakeS3Server::Request& r, const char* name) {
@@ -119,7 +110,7 @@ TEST_F(AwsCredentialsTest, WebIdentityTokenIsExchangedAtStsOnceAndSignsRequests)
             "<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult><Credentials>"
             "<AccessKeyId>ASIAWEB</AccessKeyId><SecretAccessKey>websecret</SecretAccessKey>"
             "<SessionToken>WEBTOKEN</SessionToken><Expiration>" +
-            Iso(SystemClock().NowMillis() + 3600 * 1000) +
+            cloud::FormatIso8601Millis(SystemClock().NowMillis() + 3600 * 1000) +
             "</Expiration></Credentials></AssumeRoleWithWebIdentityResult>"
             "</AssumeRoleWithWebIdentityResponse>";
         return true;
