@@ -35,8 +35,8 @@ emulator_install() {
 emulator_stop() {
   local pid dir
   for pid in "${EMULATOR_ALL_PIDS[@]}"; do
-    kill "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
   done
   for dir in "${EMULATOR_ALL_DIRS[@]}"; do rm -rf "$dir"; done
   EMULATOR_ALL_PIDS=()
