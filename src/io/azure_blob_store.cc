@@ -42,124 +42,6 @@ std::optional<std::string> BlobNameOf(std::string_view element) {
   return name;
 }
 
-// The error code of an Azure error response (<Code> of the body, else x-ms-error-code); never
-// the message, which may quote a signature.
-std::string ErrorCode(const HttpResponse& r) {
-  std::string code(r.Header("x-ms-error-code"));
-  if (code.empty()) {
-    if (auto c = XmlText(r.body, "Code")) code = *c;
-  }
-  return code;
-}
-
-// ---- Handles -----------------------------------------------------------------------------------
-
-// A blob opened for ranged reads: the first bytes are held (all of a small blob); the rest is read
-// with If-Match on the ETag seen at open.
-class AzureReadFile final : public RandomAccessFile {
- public:
-  AzureReadFile(AzureBlobStore* store, std::string key, int64_t size, std::string etag,
-                std::string head)
-      : keep_(store->weak_from_this().lock()),
-        store_(store),
-        key_(std::move(key)),
-        name_(store->Describe(key_)),
-        size_(size),
-        etag_(std::move(etag)),
-        head_(std::move(head)) {}
-  int64_t size() const override { return size_; }
-  const std::string& name() const override { return name_; }
-  Status ReadAt(int64_t offset, int64_t n, uint8_t* out) const override {
-    if (offset < 0 || n < 0 || offset > size_ || n > size_ - offset) {
-      return Status::IoError("read of " + std::to_string(n) + " bytes at " +
-                             std::to_string(offset) + " past the end of " + name_ + " (" +
-                             std::to_string(size_) + " bytes)");
-    }
-    if (n == 0) return Status::OK();
-    if (offset + n <= static_cast<int64_t>(head_.size())) {
-      std::memcpy(out, head_.data() + offset, static_cast<size_t>(n));
-      return Status::OK();
-    }
-    std::string what = "read " + name_;
-    Headers headers = {
-        {"x-ms-range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + n - 1)}};
-    if (!etag_.empty()) headers.emplace_back("If-Match", etag_);
-    SILT_ASSIGN_OR_RETURN(HttpResponse r,
-                          store_->Call("GET", store_->BlobName(key_), {}, headers, {},
-                                       RequestKind::kGet, what, nullptr, out, n));
-    if (r.status == 412) {
-      return Status::IoError(name_ + " changed since it was opened (ETag mismatch)",
-                             kErrorCloudStorage);
-    }
-    if (r.status == 404)
-      return Status::NotFound(name_ + " was deleted since it was opened", kErrorFileNotFound);
-    if (r.status != 206 && r.status != 200) return store_->ErrorFor(r, "read", key_);
-    if (r.out_bytes != n) {
-      return Status::IoError("short read of " + name_ + ": " + std::to_string(r.out_bytes) +
-                                 " of " + std::to_string(n) + " bytes",
-                             kErrorCloudStorage);
-    }
-    return Status::OK();
-  }
-
- private:
-  std::shared_ptr<AzureBlobStore> keep_;  // the store outlives the handle when shared-owned
-  AzureBlobStore* store_;
-  std::string key_;
-  std::string name_;
-  int64_t size_;
-  std::string etag_;
-  std::string head_;
-};
-
-// Buffers a block at a time; a blob that fits one block is one Put Blob at Close, a larger one
-// Put Blocks as it goes and commits them with Put Block List at Close.
-class AzureWriteFile final : public WritableFile {
- public:
-  AzureWriteFile(AzureBlobStore* store, std::string key)
-      : store_(store), key_(std::move(key)), upload_id_(RandomHex(16)) {}
-  Status Append(std::string_view data) override {
-    if (closed_) return Status::IoError("append to closed writer of " + store_->Describe(key_));
-    written_ += static_cast<int64_t>(data.size());
-    while (!data.empty()) {
-      size_t room = static_cast<size_t>(store_->block_size()) - buffer_.size();
-      size_t take = std::min(room, data.size());
-      buffer_.append(data.substr(0, take));
-      data.remove_prefix(take);
-      if (buffer_.size() == static_cast<size_t>(store_->block_size()) && !data.empty()) {
-        SILT_RETURN_NOT_OK(Flush());
-      }
-    }
-    return Status::OK();
-  }
-  Status Close() override {
-    if (closed_) return Status::OK();
-    closed_ = true;
-    if (block_ids_.empty()) return store_->WriteObject(key_, buffer_, /*if_absent=*/false);
-    if (!buffer_.empty()) SILT_RETURN_NOT_OK(Flush());
-    return store_->UploadBlocks(key_, block_ids_, /*if_absent=*/false, {});
-  }
-  int64_t bytes_written() const override { return written_; }
-
- private:
-  Status Flush() {
-    char num[16];
-    std::snprintf(num, sizeof(num), "%08zu", block_ids_.size());
-    std::string id = Base64Encode(upload_id_ + "-" + num);
-    SILT_RETURN_NOT_OK(store_->PutBlock(key_, id, buffer_));
-    block_ids_.push_back(std::move(id));
-    buffer_.clear();
-    return Status::OK();
-  }
-  AzureBlobStore* store_;
-  std::string key_;
-  std::string upload_id_;
-  std::string buffer_;
-  std::vector<std::string> block_ids_;
-  int64_t written_ = 0;
-  bool closed_ = false;
-};
-
 }  // namespace
 
 // ---- Locations and configuration ----------------------------------------------------------------
@@ -349,19 +231,36 @@ Result<AzureBlobStoreOptions> AzureOptionsFromConfig(const AzureLocation& loc) {
   return o;
 }
 
-// ---- The store
-// -----------------------------------------------------------------------------------
+// ---- The store -------------------------------------------------------------------------------
+
+namespace {
+
+HttpObjectStore::Traits AzureTraits(const AzureBlobStoreOptions& o) {
+  HttpObjectStore::Traits t;
+  t.range_header = "x-ms-range";
+  t.put_ok_status = 201;
+  t.put_headers = {{"x-ms-blob-type", "BlockBlob"}};
+  t.prefetch_bytes = o.prefetch_bytes;
+  t.part_size = o.block_size;
+  t.single_put_limit = o.single_put_limit;
+  t.list_page_size = o.list_page_size;
+  t.dir_probe_page_size = 1;
+  t.delete_batch_size = o.delete_batch_size;
+  t.max_delete_batch = 256;
+  return t;
+}
+
+}  // namespace
 
 AzureBlobStore::AzureBlobStore(AzureLocation location, AzureBlobStoreOptions options)
-    : location_(std::move(location)), options_(std::move(options)) {
-  root_ = location_.canonical + "/";
-  prefix_ = location_.path.empty() ? "" : location_.path + "/";
+    : HttpObjectStore(location.canonical, location.path, options.http, AzureTraits(options)),
+      location_(std::move(location)),
+      options_(std::move(options)) {
   size_t sep = options_.endpoint.find("://");
   size_t slash =
       sep == std::string::npos ? std::string::npos : options_.endpoint.find('/', sep + 3);
   base_url_ = options_.endpoint.substr(0, slash);
   endpoint_path_ = slash == std::string::npos ? "" : options_.endpoint.substr(slash);
-  http_ = std::make_unique<HttpClient>(options_.http);
 }
 
 Result<std::shared_ptr<AzureBlobStore>> AzureBlobStore::Open(std::string_view location) {
@@ -428,37 +327,32 @@ Result<HttpRequest> AzureBlobStore::Sign(
   return req;
 }
 
-Result<HttpResponse> AzureBlobStore::Call(const std::string& method, const std::string& blob,
-                                          std::vector<std::pair<std::string, std::string>> query,
-                                          Headers headers, std::string_view body, RequestKind kind,
-                                          const std::string& what, bool* ambiguous, uint8_t* out,
-                                          int64_t out_capacity) {
+Result<HttpRequest> AzureBlobStore::BuildRequest(
+    const std::string& method, const std::string& blob,
+    const std::vector<std::pair<std::string, std::string>>& query, Headers headers,
+    std::string_view body) const {
   std::string path = "/" + UrlEncode(location_.container, false);
   if (!blob.empty()) path += "/" + UrlEncode(blob, /*keep_slash=*/true);
-  return http_->SendWithRetries(
-      [&]() -> Result<HttpRequest> {
-        SILT_ASSIGN_OR_RETURN(HttpRequest r, Sign(method, path, query, headers, body));
-        r.out = out;
-        r.out_capacity = out_capacity;
-        return r;
-      },
-      kind, what, ambiguous);
+  return Sign(method, path, query, std::move(headers), body);
 }
 
-Status AzureBlobStore::ErrorFor(const HttpResponse& r, const std::string& what,
-                                const std::string& key) const {
-  std::string code = ErrorCode(r);
-  std::string msg = what + " " + Describe(key) + ": HTTP " + std::to_string(r.status) +
-                    (code.empty() ? "" : " " + code);
-  if (r.status == 401 || r.status == 403) {
-    return Status::IoError(msg + " (check the account's credentials: docs/cloud-storage.md)",
-                           kErrorCloudAuth);
+std::string AzureBlobStore::ErrorCode(const HttpResponse& r) const {
+  // x-ms-error-code, else <Code> of the body; never the message, which may quote a signature.
+  std::string code(r.Header("x-ms-error-code"));
+  if (code.empty()) {
+    if (auto c = XmlText(r.body, "Code")) code = *c;
+  }
+  return code;
+}
+
+std::string AzureBlobStore::ErrorHint(int status, const std::string& code) const {
+  if (status == 401 || status == 403) {
+    return " (check the account's credentials: docs/cloud-storage.md)";
   }
   if (code == "ContainerNotFound") {
-    return Status::IoError(msg + " (container '" + location_.container + "' does not exist)",
-                           kErrorCloudStorage);
+    return " (container '" + location_.container + "' does not exist)";
   }
-  return Status::IoError(msg, kErrorCloudStorage);
+  return "";
 }
 
 Status AzureBlobStore::CreateContainer() {
@@ -470,104 +364,23 @@ Status AzureBlobStore::CreateContainer() {
   return ErrorFor(r, "Create Container", "");
 }
 
-Result<ObjectMeta> AzureBlobStore::Head(const std::string& key) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
-  SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("HEAD", BlobName(key), {}, {}, {}, RequestKind::kHead,
-                                             "HEAD " + Describe(key)));
-  if (r.status == 404)
-    return Status::NotFound("object not found: " + Describe(key), kErrorFileNotFound);
-  if (r.status != 200) return ErrorFor(r, "HEAD", key);
-  ObjectMeta m;
-  m.key = key;
-  m.size = std::strtoll(std::string(r.Header("content-length")).c_str(), nullptr, 10);
-  m.modification_time_ms =
-      std::max<int64_t>(0, ParseHttpDate(std::string(r.Header("last-modified"))));
-  return m;
-}
+Result<std::string> AzureBlobStore::StartParts(const std::string&) { return RandomHex(16); }
 
-Result<std::string> AzureBlobStore::Get(const std::string& key) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
-  SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("GET", BlobName(key), {}, {}, {}, RequestKind::kGet,
-                                             "GET " + Describe(key)));
-  if (r.status == 404)
-    return Status::NotFound("object not found: " + Describe(key), kErrorFileNotFound);
-  if (r.status != 200) return ErrorFor(r, "GET", key);
-  return std::move(r.body);
-}
-
-Result<std::shared_ptr<RandomAccessFile>> AzureBlobStore::OpenRead(const std::string& key) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
-  int64_t want = std::max<int64_t>(1, options_.prefetch_bytes);
-  SILT_ASSIGN_OR_RETURN(
-      HttpResponse r,
-      Call("GET", BlobName(key), {}, {{"x-ms-range", "bytes=0-" + std::to_string(want - 1)}}, {},
-           RequestKind::kGet, "GET " + Describe(key)));
-  if (r.status == 404)
-    return Status::NotFound("object not found: " + Describe(key), kErrorFileNotFound);
-  if (r.status == 416) {
-    // A range from 0 is unsatisfiable only for an empty blob.
-    SILT_ASSIGN_OR_RETURN(ObjectMeta m, Head(key));
-    if (m.size != 0) return ErrorFor(r, "GET", key);
-    return std::shared_ptr<RandomAccessFile>(std::make_shared<AzureReadFile>(this, key, 0, "", ""));
-  }
-  if (r.status != 200 && r.status != 206) return ErrorFor(r, "GET", key);
-  int64_t size = static_cast<int64_t>(r.body.size());
-  std::string_view range = r.Header("content-range");  // "bytes 0-N/TOTAL"
-  if (r.status == 206) {
-    size_t slash = range.rfind('/');
-    if (slash == std::string_view::npos) return ErrorFor(r, "GET (no Content-Range)", key);
-    size = std::strtoll(std::string(range.substr(slash + 1)).c_str(), nullptr, 10);
-  }
-  std::string etag(r.Header("etag"));
-  return std::shared_ptr<RandomAccessFile>(
-      std::make_shared<AzureReadFile>(this, key, size, std::move(etag), std::move(r.body)));
-}
-
-Status AzureBlobStore::WriteObject(const std::string& key, std::string_view data, bool if_absent) {
-  if (static_cast<int64_t>(data.size()) > options_.single_put_limit) {
-    std::vector<std::string> ids;
-    std::string upload = RandomHex(16);
-    for (size_t pos = 0, i = 0; pos < data.size();
-         pos += static_cast<size_t>(options_.block_size), ++i) {
-      char num[16];
-      std::snprintf(num, sizeof(num), "%08zu", i);
-      ids.push_back(Base64Encode(upload + "-" + num));
-      SILT_RETURN_NOT_OK(
-          PutBlock(key, ids.back(), data.substr(pos, static_cast<size_t>(options_.block_size))));
-    }
-    return UploadBlocks(key, ids, if_absent, data);
-  }
-  Headers headers = {{"x-ms-blob-type", "BlockBlob"}};
-  if (if_absent) headers.emplace_back("If-None-Match", "*");
-  bool ambiguous = false;
+Result<std::string> AzureBlobStore::PutPart(const std::string& key, const std::string& upload,
+                                            int index, std::string_view data) {
+  char num[16];
+  std::snprintf(num, sizeof(num), "%08d", index);
+  std::string block_id = Base64Encode(upload + "-" + num);
   SILT_ASSIGN_OR_RETURN(HttpResponse r,
-                        Call("PUT", BlobName(key), {}, headers, data, RequestKind::kPut,
-                             "PUT " + Describe(key), &ambiguous));
-  if (r.status == 201) return Status::OK();
-  if (if_absent && (r.status == 409 || r.status == 412)) {
-    if (ambiguous) {
-      // An earlier attempt may have created it: our bytes there mean we won.
-      Result<std::string> now = Get(key);
-      if (now.ok() && *now == data) return Status::OK();
-    }
-    return Status::AlreadyExists("object already exists: " + Describe(key),
-                                 kErrorFileAlreadyExists);
-  }
-  return ErrorFor(r, "PUT", key);
-}
-
-Status AzureBlobStore::PutBlock(const std::string& key, const std::string& block_id,
-                                std::string_view data) {
-  SILT_ASSIGN_OR_RETURN(HttpResponse r,
-                        Call("PUT", BlobName(key), {{"comp", "block"}, {"blockid", block_id}}, {},
+                        Call("PUT", ObjectName(key), {{"comp", "block"}, {"blockid", block_id}}, {},
                              data, RequestKind::kPut, "Put Block " + Describe(key)));
   if (r.status != 201) return ErrorFor(r, "Put Block", key);
-  return Status::OK();
+  return block_id;
 }
 
-Status AzureBlobStore::UploadBlocks(const std::string& key,
-                                    const std::vector<std::string>& block_ids, bool if_absent,
-                                    std::string_view whole_for_check) {
+Status AzureBlobStore::CompleteParts(const std::string& key, const std::string& /*upload*/,
+                                     const std::vector<std::string>& block_ids, bool if_absent,
+                                     std::string_view whole) {
   std::string body = "<?xml version=\"1.0\" encoding=\"utf-8\"?><BlockList>";
   for (const auto& id : block_ids) body += "<Latest>" + id + "</Latest>";
   body += "</BlockList>";
@@ -575,59 +388,18 @@ Status AzureBlobStore::UploadBlocks(const std::string& key,
   if (if_absent) headers.emplace_back("If-None-Match", "*");
   bool ambiguous = false;
   SILT_ASSIGN_OR_RETURN(HttpResponse r,
-                        Call("PUT", BlobName(key), {{"comp", "blocklist"}}, headers, body,
+                        Call("PUT", ObjectName(key), {{"comp", "blocklist"}}, headers, body,
                              RequestKind::kPut, "Put Block List " + Describe(key), &ambiguous));
   if (r.status == 201) return Status::OK();
   if (if_absent && (r.status == 409 || r.status == 412)) {
-    if (ambiguous) {
-      Result<std::string> now = Get(key);
-      if (now.ok() && *now == whole_for_check) return Status::OK();
-    }
-    return Status::AlreadyExists("object already exists: " + Describe(key),
-                                 kErrorFileAlreadyExists);
+    return CreateConflict(key, whole, ambiguous);
   }
   return ErrorFor(r, "Put Block List", key);
-}
-
-Status AzureBlobStore::Put(const std::string& key, std::string_view data) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
-  return WriteObject(key, data, /*if_absent=*/false);
 }
 
 Status AzureBlobStore::PutIfAbsent(const std::string& key, std::string_view data) {
   SILT_RETURN_NOT_OK(ValidateObjectKey(key));
   return WriteObject(key, data, /*if_absent=*/true);
-}
-
-Result<std::unique_ptr<WritableFile>> AzureBlobStore::OpenWrite(const std::string& key) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
-  return std::unique_ptr<WritableFile>(std::make_unique<AzureWriteFile>(this, key));
-}
-
-Status AzureBlobStore::Delete(const std::string& key) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
-  SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("DELETE", BlobName(key), {}, {}, {},
-                                             RequestKind::kDelete, "DELETE " + Describe(key)));
-  if (r.status == 202 || r.status == 200 || r.status == 404) return Status::OK();
-  return ErrorFor(r, "DELETE", key);
-}
-
-void AzureBlobStore::DeleteKeys(std::span<const std::string_view> keys,
-                                std::span<Status> statuses) {
-  std::vector<size_t> todo;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    statuses[i] = ValidateObjectKey(keys[i]);
-    if (statuses[i].ok()) todo.push_back(i);
-  }
-  size_t per = static_cast<size_t>(std::max(0, options_.delete_batch_size));
-  for (size_t begin = 0; begin < todo.size();) {
-    size_t n = per == 0 ? 1 : std::min(per, todo.size() - begin);
-    std::span<const size_t> chunk(todo.data() + begin, n);
-    if (n < 2 || !DeleteBatch(keys, chunk, statuses).ok()) {
-      for (size_t i : chunk) statuses[i] = Delete(std::string(keys[i]));
-    }
-    begin += n;
-  }
 }
 
 Status AzureBlobStore::DeleteBatch(std::span<const std::string_view> keys,
@@ -637,7 +409,7 @@ Status AzureBlobStore::DeleteBatch(std::span<const std::string_view> keys,
   for (size_t j = 0; j < index.size(); ++j) {
     std::string key(keys[index[j]]);
     std::string path = "/" + UrlEncode(location_.container, false) + "/" +
-                       UrlEncode(BlobName(key), /*keep_slash=*/true);
+                       UrlEncode(ObjectName(key), /*keep_slash=*/true);
     SILT_ASSIGN_OR_RETURN(HttpRequest sub, Sign("DELETE", path, {}, {}, {}, /*subrequest=*/true));
     body += "--" + boundary +
             "\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n"
@@ -651,7 +423,7 @@ Status AzureBlobStore::DeleteBatch(std::span<const std::string_view> keys,
   SILT_ASSIGN_OR_RETURN(HttpResponse r,
                         Call("POST", "", {{"restype", "container"}, {"comp", "batch"}},
                              {{"Content-Type", "multipart/mixed; boundary=" + boundary}}, body,
-                             RequestKind::kDelete, "Blob Batch " + root_));
+                             RequestKind::kDelete, "Blob Batch " + root()));
   if (r.status != 202) return ErrorFor(r, "Blob Batch", "");
   // The parts answer in Content-ID order; each has a status line.
   std::vector<int> status(index.size(), 0);
@@ -682,11 +454,13 @@ Status AzureBlobStore::DeleteBatch(std::span<const std::string_view> keys,
   return Status::OK();
 }
 
-Result<AzureBlobStore::Page> AzureBlobStore::ListPage(const std::string& prefix, bool delimited,
-                                                      const std::string& marker, int max_results) {
+Result<HttpObjectStore::Page> AzureBlobStore::ListPage(const std::string& prefix, bool delimited,
+                                                       const std::string& marker,
+                                                       const std::string& /*start_after*/,
+                                                       int max_results) {
   std::vector<std::pair<std::string, std::string>> query = {{"restype", "container"},
                                                             {"comp", "list"}};
-  std::string full = prefix_ + prefix;
+  std::string full = name_prefix() + prefix;
   if (!full.empty()) query.emplace_back("prefix", full);
   if (delimited) query.emplace_back("delimiter", "/");
   if (!marker.empty()) query.emplace_back("marker", marker);
@@ -696,7 +470,7 @@ Result<AzureBlobStore::Page> AzureBlobStore::ListPage(const std::string& prefix,
   if (r.status == 404 && ErrorCode(r) == "ContainerNotFound") return Page{};  // nothing there
   if (r.status != 200) return ErrorFor(r, "LIST", prefix);
   Page page;
-  size_t n = prefix_.size();
+  size_t n = name_prefix().size();
   SILT_RETURN_NOT_OK(ForEachElement(r.body, "Blob", [&](std::string_view el) -> Status {
     auto name = BlobNameOf(el);
     if (!name || name->size() <= n) return Status::OK();
@@ -706,7 +480,7 @@ Result<AzureBlobStore::Page> AzureBlobStore::ListPage(const std::string& prefix,
     if (auto len = XmlText(el, "Content-Length")) m.size = std::strtoll(len->c_str(), nullptr, 10);
     if (auto lm = XmlText(el, "Last-Modified"))
       m.modification_time_ms = std::max<int64_t>(0, ParseHttpDate(*lm));
-    page.blobs.push_back(std::move(m));
+    page.objects.push_back(std::move(m));
     return Status::OK();
   }));
   SILT_RETURN_NOT_OK(ForEachElement(r.body, "BlobPrefix", [&](std::string_view el) -> Status {
@@ -714,91 +488,8 @@ Result<AzureBlobStore::Page> AzureBlobStore::ListPage(const std::string& prefix,
     if (name && name->size() > n) page.prefixes.push_back(name->substr(n));
     return Status::OK();
   }));
-  if (auto next = XmlText(r.body, "NextMarker")) page.next_marker = *next;
+  if (auto next = XmlText(r.body, "NextMarker")) page.next_token = *next;
   return page;
-}
-
-Result<std::vector<ObjectMeta>> AzureBlobStore::ListFrom(const std::string& key) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(key, /*allow_dir=*/true));
-  std::string dir = key.substr(0, key.rfind('/') == std::string::npos ? 0 : key.rfind('/') + 1);
-  std::vector<ObjectMeta> out;
-  std::string marker;
-  do {
-    SILT_ASSIGN_OR_RETURN(Page page,
-                          ListPage(dir, /*delimited=*/true, marker, options_.list_page_size));
-    for (auto& m : page.blobs) {
-      if (m.key >= key && m.key.find('/', dir.size()) == std::string::npos)
-        out.push_back(std::move(m));
-    }
-    marker = page.next_marker;
-  } while (!marker.empty());
-  std::sort(out.begin(), out.end(),
-            [](const ObjectMeta& a, const ObjectMeta& b) { return a.key < b.key; });
-  return out;
-}
-
-Status AzureBlobStore::ListRecursive(const std::string& dir, const ObjectVisitor& visit) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
-  std::string prefix = dir;
-  if (!prefix.empty() && prefix.back() != '/') prefix.push_back('/');
-  cloud::ImpliedDirs dirs(prefix);
-  std::string marker;
-  do {
-    SILT_ASSIGN_OR_RETURN(Page page,
-                          ListPage(prefix, /*delimited=*/false, marker, options_.list_page_size));
-    for (const ObjectMeta& m : page.blobs) {
-      if (!m.key.starts_with(prefix)) continue;
-      SILT_RETURN_NOT_OK(dirs.Visit(m, visit));
-    }
-    marker = page.next_marker;
-  } while (!marker.empty());
-  return Status::OK();
-}
-
-Result<std::vector<std::string>> AzureBlobStore::ListDirs(const std::string& dir) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
-  std::string prefix = dir;
-  if (!prefix.empty() && prefix.back() != '/') prefix.push_back('/');
-  std::vector<std::string> out;
-  std::string marker;
-  do {
-    SILT_ASSIGN_OR_RETURN(Page page,
-                          ListPage(prefix, /*delimited=*/true, marker, options_.list_page_size));
-    for (const auto& p : page.prefixes) {
-      if (p.size() > prefix.size() + 1 && p.starts_with(prefix)) {
-        out.push_back(p.substr(prefix.size(), p.size() - prefix.size() - 1));
-      }
-    }
-    marker = page.next_marker;
-  } while (!marker.empty());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-Result<bool> AzureBlobStore::DirExists(const std::string& dir) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
-  std::string prefix = dir;
-  if (!prefix.empty() && prefix.back() != '/') prefix.push_back('/');
-  SILT_ASSIGN_OR_RETURN(Page page, ListPage(prefix, /*delimited=*/false, "", 1));
-  return !page.blobs.empty();
-}
-
-Result<int64_t> AzureBlobStore::DeleteEmptyDirs(const std::string& dir) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
-  return int64_t{0};
-}
-
-Status AzureBlobStore::DeleteDir(const std::string& dir) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
-  if (dir.empty() || dir == "/") {
-    return Status::InvalidArgument("DeleteDir needs a directory below the root",
-                                   kErrorInvalidObjectKey);
-  }
-  SILT_ASSIGN_OR_RETURN(bool exists, DirExists(dir));
-  if (exists) {
-    return Status::IoError("directory not empty: " + Describe(dir), kErrorDirectoryNotEmpty);
-  }
-  return Status::OK();
 }
 
 }  // namespace silt

@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <random>
@@ -188,6 +189,17 @@ int64_t BytesSetting(const std::optional<std::string>& v, int64_t fallback) {
   if (unit == "g" || unit == "gb") return n << 30;
   if (unit == "t" || unit == "tb") return n << 40;
   return fallback;
+}
+
+std::string FormatIso8601Millis(int64_t millis) {
+  time_t t = static_cast<time_t>(millis / 1000);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  char buf[40];
+  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  char ms[8];
+  std::snprintf(ms, sizeof(ms), ".%03dZ", static_cast<int>(millis % 1000));
+  return std::string(buf) + ms;
 }
 
 int64_t ParseIso8601Millis(std::string_view text) {

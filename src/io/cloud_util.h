@@ -60,6 +60,8 @@ int64_t BytesSetting(const std::optional<std::string>& value, int64_t fallback);
 
 // Milliseconds since the epoch of an ISO-8601 UTC time ("2009-10-12T17:50:30.000Z"), or -1.
 int64_t ParseIso8601Millis(std::string_view text);
+// The ISO-8601 UTC time of `millis` since the epoch, with milliseconds ("…T17:50:30.000Z").
+std::string FormatIso8601Millis(int64_t millis);
 
 // ListRecursive over a flat, key-ordered listing: reports the directories implied by the names
 // between `prefix` (a directory prefix, "" or ending in '/') and each object once, before their

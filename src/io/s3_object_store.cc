@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "io/aws_credentials.h"
 #include "io/cloud_util.h"
 #include "io/path.h"
 #include "io/storage_config.h"
@@ -33,13 +34,6 @@ Status BadLocation(std::string_view location, const std::string& why) {
                                  kErrorInvalidPath);
 }
 
-// The error code of an S3 error response (<Code>); never the message, which may quote a
-// string to sign.
-std::string ErrorCode(const HttpResponse& r) {
-  if (auto c = XmlText(r.body, "Code")) return *c;
-  return "";
-}
-
 std::string Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
@@ -55,15 +49,6 @@ std::string AmzDate(int64_t millis) {
   char buf[32];
   strftime(buf, sizeof(buf), "%Y%m%dT%H%M%SZ", &tm);
   return buf;
-}
-
-// The longest prefix of `key` without its last character (whole UTF-8 sequences), for
-// ListObjectsV2's exclusive start-after: every key >= `key` sorts after it.
-std::string StartAfterFor(const std::string& key) {
-  if (key.empty()) return "";
-  size_t n = key.size() - 1;
-  while (n > 0 && (static_cast<unsigned char>(key[n]) & 0xC0) == 0x80) --n;
-  return key.substr(0, n);
 }
 
 // ---- AWS profile files ----------------------------------------------------------------------
@@ -128,122 +113,12 @@ struct Probes {
   std::mutex mu;
   std::map<std::string, bool> supported;  // endpoint + "/" + bucket -> honours If-None-Match
   std::map<std::string, std::unique_ptr<std::mutex>> create_locks;  // single-process creates
+  std::map<std::string, std::string> bucket_regions;  // endpoint + "/" + bucket -> region
 };
 Probes& GetProbes() {
   static Probes* p = new Probes();  // never destroyed: stores may be used at exit
   return *p;
 }
-
-// ---- Handles -----------------------------------------------------------------------------------
-
-class S3ReadFile final : public RandomAccessFile {
- public:
-  S3ReadFile(S3ObjectStore* store, std::string key, int64_t size, std::string etag,
-             std::string head)
-      : keep_(store->weak_from_this().lock()),
-        store_(store),
-        key_(std::move(key)),
-        name_(store->Describe(key_)),
-        size_(size),
-        etag_(std::move(etag)),
-        head_(std::move(head)) {}
-  int64_t size() const override { return size_; }
-  const std::string& name() const override { return name_; }
-  Status ReadAt(int64_t offset, int64_t n, uint8_t* out) const override {
-    if (offset < 0 || n < 0 || offset > size_ || n > size_ - offset) {
-      return Status::IoError("read of " + std::to_string(n) + " bytes at " +
-                             std::to_string(offset) + " past the end of " + name_ + " (" +
-                             std::to_string(size_) + " bytes)");
-    }
-    if (n == 0) return Status::OK();
-    if (offset + n <= static_cast<int64_t>(head_.size())) {
-      std::memcpy(out, head_.data() + offset, static_cast<size_t>(n));
-      return Status::OK();
-    }
-    Headers headers = {
-        {"Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + n - 1)}};
-    if (!etag_.empty()) headers.emplace_back("If-Match", etag_);
-    SILT_ASSIGN_OR_RETURN(HttpResponse r,
-                          store_->Call("GET", store_->ObjectKey(key_), {}, headers, {},
-                                       RequestKind::kGet, "read " + name_, nullptr, out, n));
-    if (r.status == 412) {
-      return Status::IoError(name_ + " changed since it was opened (ETag mismatch)",
-                             kErrorCloudStorage);
-    }
-    if (r.status == 404)
-      return Status::NotFound(name_ + " was deleted since it was opened", kErrorFileNotFound);
-    if (r.status != 206 && r.status != 200) return store_->ErrorFor(r, "read", key_);
-    if (r.out_bytes != n) {
-      return Status::IoError("short read of " + name_ + ": " + std::to_string(r.out_bytes) +
-                                 " of " + std::to_string(n) + " bytes",
-                             kErrorCloudStorage);
-    }
-    return Status::OK();
-  }
-
- private:
-  std::shared_ptr<S3ObjectStore> keep_;
-  S3ObjectStore* store_;
-  std::string key_;
-  std::string name_;
-  int64_t size_;
-  std::string etag_;
-  std::string head_;
-};
-
-// Buffers one part: an object that fits is one PutObject at Close; a larger one becomes a
-// multipart upload started at the first full part and completed at Close (aborted when the
-// writer is dropped unclosed or a part fails).
-class S3WriteFile final : public WritableFile {
- public:
-  S3WriteFile(S3ObjectStore* store, std::string key) : store_(store), key_(std::move(key)) {}
-  ~S3WriteFile() override {
-    if (!upload_id_.empty() && !completed_) store_->AbortMultipart(key_, upload_id_);
-  }
-  Status Append(std::string_view data) override {
-    if (closed_) return Status::IoError("append to closed writer of " + store_->Describe(key_));
-    written_ += static_cast<int64_t>(data.size());
-    size_t part = static_cast<size_t>(store_->options().part_size);
-    while (!data.empty()) {
-      size_t take = std::min(part - buffer_.size(), data.size());
-      buffer_.append(data.substr(0, take));
-      data.remove_prefix(take);
-      if (buffer_.size() == part && !data.empty()) SILT_RETURN_NOT_OK(Flush());
-    }
-    return Status::OK();
-  }
-  Status Close() override {
-    if (closed_) return Status::OK();
-    closed_ = true;
-    if (upload_id_.empty()) return store_->WriteObject(key_, buffer_);
-    if (!buffer_.empty()) SILT_RETURN_NOT_OK(Flush());
-    SILT_RETURN_NOT_OK(store_->CompleteMultipart(key_, upload_id_, etags_));
-    completed_ = true;
-    return Status::OK();
-  }
-  int64_t bytes_written() const override { return written_; }
-
- private:
-  Status Flush() {
-    if (upload_id_.empty()) {
-      SILT_ASSIGN_OR_RETURN(upload_id_, store_->StartMultipart(key_));
-    }
-    SILT_ASSIGN_OR_RETURN(
-        std::string etag,
-        store_->UploadPart(key_, upload_id_, static_cast<int>(etags_.size()) + 1, buffer_));
-    etags_.push_back(std::move(etag));
-    buffer_.clear();
-    return Status::OK();
-  }
-  S3ObjectStore* store_;
-  std::string key_;
-  std::string upload_id_;
-  std::vector<std::string> etags_;
-  std::string buffer_;
-  int64_t written_ = 0;
-  bool closed_ = false;
-  bool completed_ = false;
-};
 
 }  // namespace
 
@@ -364,12 +239,59 @@ Result<S3StoreOptions> S3OptionsFromConfig(const S3Location& loc) {
     return GetStorageConfig("fs.s3a." + name);
   };
   Profile profile = LoadProfile();
-  // Credentials: configuration, then the environment, then the profile files.
+  // Credentials, as S3A's fs.s3a.aws.credentials.provider lists them (class names, the SDK v1
+  // and v2 ones), or by default the SDK chain: configuration, environment, web identity, profile
+  // files, container credentials, instance metadata. Static keys are read here; the other
+  // sources when a request needs them (AwsCredentialsProvider).
   S3Credentials& c = o.credentials;
-  std::string provider = setting("aws.credentials.provider").value_or("");
-  bool anonymous = provider.find("Anonymous") != std::string::npos;
-  auto access = setting("access.key");
-  auto secret = setting("secret.key");
+  bool want_config = false, want_env = false, want_profile = false, want_web = false,
+       want_container = false, want_instance = false, anonymous = false;
+  bool default_chain = true;
+  if (auto list = setting("aws.credentials.provider"); list && !Trim(*list).empty()) {
+    default_chain = false;
+    std::stringstream names(*list);
+    std::string name;
+    while (std::getline(names, name, ',')) {
+      name = Trim(name);
+      while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+      if (name.empty()) continue;
+      std::string simple =
+          name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+      if (simple == "SimpleAWSCredentialsProvider" || simple == "TemporaryAWSCredentialsProvider") {
+        want_config = true;
+      } else if (simple == "EnvironmentVariableCredentialsProvider") {
+        want_env = true;
+      } else if (simple == "ProfileCredentialsProvider") {
+        want_profile = true;
+      } else if (simple == "WebIdentityTokenCredentialsProvider" ||
+                 simple == "WebIdentityTokenFileCredentialsProvider") {
+        want_web = true;
+      } else if (simple == "ContainerCredentialsProvider") {
+        want_container = true;
+      } else if (simple == "InstanceProfileCredentialsProvider") {
+        want_instance = true;
+      } else if (simple == "IAMInstanceCredentialsProvider" ||
+                 simple == "EC2ContainerCredentialsProviderWrapper") {
+        want_container = want_instance = true;
+      } else if (simple == "AnonymousAWSCredentialsProvider" ||
+                 simple == "AnonymousCredentialsProvider") {
+        anonymous = true;
+      } else if (simple == "DefaultAWSCredentialsProviderChain" ||
+                 simple == "DefaultCredentialsProvider") {
+        default_chain = true;
+      } else {
+        return Status::NotImplemented("fs.s3a.aws.credentials.provider: " + name +
+                                          " is not supported (docs/cloud-storage.md lists "
+                                          "the providers silt resolves)",
+                                      errc::kNotImplemented);
+      }
+    }
+  }
+  if (default_chain) want_config = want_env = want_profile = want_web = want_container = true;
+  bool found = false;
+  auto access = want_config ? setting("access.key") : std::nullopt;
+  auto secret = want_config ? setting("secret.key") : std::nullopt;
+  auto env_access = want_env ? StorageSetting("", "AWS_ACCESS_KEY_ID") : std::nullopt;
   if (access || secret) {
     if (!access || !secret) {
       return Status::InvalidArgument(
@@ -381,7 +303,8 @@ Result<S3StoreOptions> S3OptionsFromConfig(const S3Location& loc) {
     c.access_key = *access;
     c.secret_key = *secret;
     c.session_token = setting("session.token").value_or("");
-  } else if (auto env_access = StorageSetting("", "AWS_ACCESS_KEY_ID")) {
+    found = true;
+  } else if (env_access) {
     auto env_secret = StorageSetting("", "AWS_SECRET_ACCESS_KEY");
     if (!env_secret) {
       return Status::InvalidArgument("AWS_ACCESS_KEY_ID is set but not AWS_SECRET_ACCESS_KEY",
@@ -390,7 +313,13 @@ Result<S3StoreOptions> S3OptionsFromConfig(const S3Location& loc) {
     c.access_key = *env_access;
     c.secret_key = *env_secret;
     c.session_token = StorageSetting("", "AWS_SESSION_TOKEN").value_or("");
-  } else if (!profile.Get("aws_access_key_id").empty()) {
+    found = true;
+  }
+  // Web identity comes before the profile files in the SDK chain.
+  auto web_token_file = StorageSetting("", "AWS_WEB_IDENTITY_TOKEN_FILE");
+  auto role_arn = StorageSetting("", "AWS_ROLE_ARN");
+  bool web_ready = want_web && web_token_file && role_arn;
+  if (!found && !web_ready && want_profile && !profile.Get("aws_access_key_id").empty()) {
     c.access_key = profile.Get("aws_access_key_id");
     c.secret_key = profile.Get("aws_secret_access_key");
     c.session_token = profile.Get("aws_session_token");
@@ -398,6 +327,7 @@ Result<S3StoreOptions> S3OptionsFromConfig(const S3Location& loc) {
       return Status::InvalidArgument(
           "the AWS profile has aws_access_key_id but no aws_secret_access_key", kErrorCloudAuth);
     }
+    found = true;
   }
   if (anonymous) c = S3Credentials{};
   // Region and endpoint.
@@ -409,6 +339,49 @@ Result<S3StoreOptions> S3OptionsFromConfig(const S3Location& loc) {
     o.region = *dr;
   } else if (!profile.Get("region").empty()) {
     o.region = profile.Get("region");
+  }
+  // The sources fetched when a request needs them.
+  if (!found && !anonymous) {
+    AwsCredentialsProvider::Options p;
+    if (web_ready || (want_web && !default_chain)) {
+      p.chain.push_back(AwsCredentialsProvider::Source::kWebIdentity);
+      p.token_file = web_token_file.value_or("");
+      p.role_arn = role_arn.value_or("");
+      p.session_name = StorageSetting("", "AWS_ROLE_SESSION_NAME").value_or("");
+      p.sts_endpoint = StorageSetting("", "AWS_ENDPOINT_URL_STS")
+                           .value_or("https://sts." + o.region + ".amazonaws.com");
+      while (!p.sts_endpoint.empty() && p.sts_endpoint.back() == '/') p.sts_endpoint.pop_back();
+    }
+    auto full_uri = StorageSetting("", "AWS_CONTAINER_CREDENTIALS_FULL_URI");
+    auto relative_uri = StorageSetting("", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI");
+    if (want_container && (relative_uri || full_uri || !default_chain)) {
+      p.chain.push_back(AwsCredentialsProvider::Source::kContainer);
+      p.container_uri =
+          relative_uri ? "http://169.254.170.2" + *relative_uri : full_uri.value_or("");
+      p.container_auth = StorageSetting("", "AWS_CONTAINER_AUTHORIZATION_TOKEN").value_or("");
+      p.container_auth_file =
+          StorageSetting("", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE").value_or("");
+    }
+    bool imds_off = cloud::IsTrue(StorageSetting("", "AWS_EC2_METADATA_DISABLED"));
+    if ((want_instance || default_chain) && !imds_off) {
+      p.chain.push_back(AwsCredentialsProvider::Source::kInstance);
+      p.imds_endpoint = StorageSetting("", "AWS_EC2_METADATA_SERVICE_ENDPOINT")
+                            .value_or("http://169.254.169.254");
+      while (!p.imds_endpoint.empty() && p.imds_endpoint.back() == '/') p.imds_endpoint.pop_back();
+    }
+    // The default chain with no source configured ends unsigned when the metadata service does
+    // not answer its one quick try (public buckets, emulators).
+    p.anonymous_fallback = default_chain && p.chain.size() == 1 &&
+                           p.chain[0] == AwsCredentialsProvider::Source::kInstance;
+    if (p.anonymous_fallback) p.http.max_retries = 0;
+    if (!p.chain.empty()) {
+      o.credentials_provider = AwsCredentialsProvider::Shared(p);
+    } else if (!default_chain) {
+      return Status::InvalidArgument(
+          "fs.s3a.aws.credentials.provider names no source with credentials for bucket '" +
+              loc.bucket + "'",
+          kErrorCloudAuth);
+    }
   }
   if (auto e = setting("endpoint")) {
     o.endpoint = *e;
@@ -451,6 +424,34 @@ Result<S3StoreOptions> S3OptionsFromConfig(const S3Location& loc) {
           errc::kInvalidConfValue);
     }
   }
+  // Server-side encryption (S3A's names; the legacy ones too).
+  auto algorithm = setting("encryption.algorithm");
+  if (!algorithm) algorithm = setting("server-side-encryption-algorithm");
+  auto sse_key = setting("encryption.key");
+  if (!sse_key) sse_key = setting("server-side-encryption.key");
+  if (algorithm && !algorithm->empty()) {
+    std::string a = cloud::Lower(*algorithm);
+    if (a == "sse-s3" || a == "aes256") {
+      o.encryption_headers = {{"x-amz-server-side-encryption", "AES256"}};
+    } else if (a == "sse-kms" || a == "aws:kms" || a == "dsse-kms") {
+      o.encryption_headers = {
+          {"x-amz-server-side-encryption", a == "dsse-kms" ? "aws:kms:dsse" : "aws:kms"}};
+      // Without a key S3 uses the account's default KMS key (aws/s3).
+      if (sse_key && !sse_key->empty()) {
+        o.encryption_headers.emplace_back("x-amz-server-side-encryption-aws-kms-key-id", *sse_key);
+      }
+    } else if (a == "sse-c" || a == "cse-kms") {
+      return Status::NotImplemented("fs.s3a.encryption.algorithm " + *algorithm +
+                                        " is not supported (SSE-S3 and SSE-KMS are)",
+                                    errc::kNotImplemented);
+    } else if (a != "none") {
+      return Status::InvalidArgument(
+          "fs.s3a.encryption.algorithm must be SSE-S3, SSE-KMS, "
+          "DSSE-KMS or none, not '" +
+              *algorithm + "'",
+          errc::kInvalidConfValue);
+    }
+  }
   // HTTP settings (Hadoop S3A names; durations take Hadoop's units, a bare number is ms).
   o.http.max_retries =
       static_cast<int>(cloud::IntSetting(setting("retry.limit"), o.http.max_retries));
@@ -468,27 +469,83 @@ Result<S3StoreOptions> S3OptionsFromConfig(const S3Location& loc) {
   o.multipart_threshold = std::max<int64_t>(
       1, cloud::BytesSetting(setting("multipart.threshold"), o.multipart_threshold));
   o.prefetch_bytes = cloud::BytesSetting(setting("readahead.range"), o.prefetch_bytes);
+  // ListObjectsV2 max-keys (S3 answers at most 1000; emulators may take more).
+  o.list_page_size = static_cast<int>(std::clamp<int64_t>(
+      cloud::IntSetting(setting("paging.maximum"), o.list_page_size), 1, 1 << 20));
   return o;
 }
 
 // ---- The store -------------------------------------------------------------------------------
 
+namespace {
+
+HttpObjectStore::Traits S3Traits(const S3StoreOptions& o) {
+  HttpObjectStore::Traits t;
+  t.range_header = "Range";
+  t.put_ok_status = 200;
+  t.prefetch_bytes = o.prefetch_bytes;
+  t.part_size = o.part_size;
+  t.single_put_limit = o.multipart_threshold;
+  t.list_page_size = o.list_page_size;
+  // One full page rather than max-keys=1: a truncated answer needs a continuation token, which
+  // s3rver cannot make on current Node (DES); S3 answers either in one request.
+  t.dir_probe_page_size = o.list_page_size;
+  t.delete_batch_size = o.delete_batch_size;
+  t.max_delete_batch = 1000;
+  return t;
+}
+
+}  // namespace
+
 S3ObjectStore::S3ObjectStore(S3Location location, S3StoreOptions options)
-    : location_(std::move(location)), options_(std::move(options)) {
-  root_ = location_.canonical + "/";
-  prefix_ = location_.path.empty() ? "" : location_.path + "/";
+    : HttpObjectStore(location.canonical, location.path, options.http, S3Traits(options)),
+      location_(std::move(location)),
+      options_(std::move(options)) {
   size_t sep = options_.endpoint.find("://");
   scheme_ = sep == std::string::npos ? "https" : options_.endpoint.substr(0, sep);
+  if (options_.path_style) base_path_ = "/" + UrlEncode(location_.bucket, false);
+  endpoint_follows_region_ =
+      options_.endpoint == "https://s3." + options_.region + ".amazonaws.com";
+  region_ = options_.region;
+  {
+    // A region a redirect taught this process.
+    Probes& p = GetProbes();
+    std::lock_guard<std::mutex> lock(p.mu);
+    if (auto it = p.bucket_regions.find(options_.endpoint + "/" + location_.bucket);
+        it != p.bucket_regions.end()) {
+      region_ = it->second;
+    }
+  }
+  host_ = HostFor(region_);
+}
+
+std::string S3ObjectStore::HostFor(const std::string& region) const {
+  size_t sep = options_.endpoint.find("://");
   std::string hostport =
       sep == std::string::npos ? options_.endpoint : options_.endpoint.substr(sep + 3);
-  if (options_.path_style) {
-    host_ = hostport;
-    base_path_ = "/" + UrlEncode(location_.bucket, false);
-  } else {
-    host_ = location_.bucket + "." + hostport;
+  if (endpoint_follows_region_) hostport = "s3." + region + ".amazonaws.com";
+  return options_.path_style ? hostport : location_.bucket + "." + hostport;
+}
+
+std::string S3ObjectStore::region() const {
+  std::lock_guard<std::mutex> lock(addressing_mu_);
+  return region_;
+}
+
+bool S3ObjectStore::Redirected(const HttpResponse& r) {
+  if (r.status != 301 && r.status != 307 && r.status != 400) return false;
+  std::string region(r.Header("x-amz-bucket-region"));
+  if (region.empty() || region.find_first_of("/:@ ") != std::string::npos) return false;
+  {
+    std::lock_guard<std::mutex> lock(addressing_mu_);
+    if (region == region_) return false;
+    region_ = region;
+    host_ = HostFor(region);
   }
-  base_url_ = scheme_ + "://" + host_;
-  http_ = std::make_unique<HttpClient>(options_.http);
+  Probes& p = GetProbes();
+  std::lock_guard<std::mutex> lock(p.mu);
+  p.bucket_regions[options_.endpoint + "/" + location_.bucket] = region;
+  return true;
 }
 
 Result<std::shared_ptr<S3ObjectStore>> S3ObjectStore::Open(std::string_view location) {
@@ -497,10 +554,16 @@ Result<std::shared_ptr<S3ObjectStore>> S3ObjectStore::Open(std::string_view loca
   return std::make_shared<S3ObjectStore>(std::move(loc), std::move(options));
 }
 
-Result<HttpRequest> S3ObjectStore::Sign(
+Result<HttpRequest> S3ObjectStore::BuildRequest(
     const std::string& method, const std::string& object_key,
     const std::vector<std::pair<std::string, std::string>>& query, Headers headers,
     std::string_view body) const {
+  std::string region, host;
+  {
+    std::lock_guard<std::mutex> lock(addressing_mu_);
+    region = region_;
+    host = host_;
+  }
   SigV4Request s;
   s.method = method;
   s.canonical_uri = base_path_;
@@ -516,15 +579,25 @@ Result<HttpRequest> S3ObjectStore::Sign(
     for (auto& [k, v] : headers) has_type |= Lower(k) == "content-type";
     if (!has_type) headers.emplace_back("Content-Type", "application/octet-stream");
   }
-  headers.emplace_back("Host", host_);
+  // Server-side encryption where objects are created: PutObject, CreateMultipartUpload.
+  bool creates = (method == "PUT" && !object_key.empty() && query.empty()) ||
+                 (method == "POST" && query.size() == 1 && query[0].first == "uploads");
+  if (creates) {
+    for (const auto& h : options_.encryption_headers) headers.push_back(h);
+  }
+  headers.emplace_back("Host", host);
   headers.emplace_back("x-amz-content-sha256", s.payload_hash);
-  const S3Credentials& c = options_.credentials;
+  S3Credentials c = options_.credentials;
+  if (options_.credentials_provider) {
+    SILT_ASSIGN_OR_RETURN(AwsSessionCredentials fetched, options_.credentials_provider->Get());
+    c = {fetched.access_key, fetched.secret_key, fetched.session_token};
+  }
   if (!c.access_key.empty()) {
     std::string date = AmzDate(SystemClock().NowMillis());
     headers.emplace_back("x-amz-date", date);
     if (!c.session_token.empty()) headers.emplace_back("x-amz-security-token", c.session_token);
     s.headers = headers;
-    headers.emplace_back("Authorization", SigV4Authorization(s, c, date, options_.region, "s3"));
+    headers.emplace_back("Authorization", SigV4Authorization(s, c, date, region, "s3"));
   }
   // The URL's query in the canonical (sorted, encoded) form.
   std::vector<std::pair<std::string, std::string>> q;
@@ -534,45 +607,26 @@ Result<HttpRequest> S3ObjectStore::Sign(
   for (const auto& [k, v] : q) qs += (qs.empty() ? "?" : "&") + k + "=" + v;
   HttpRequest req;
   req.method = method;
-  req.url = scheme_ + "://" + host_ + s.canonical_uri + qs;
+  req.url = scheme_ + "://" + host + s.canonical_uri + qs;
   req.headers = std::move(headers);
   req.body = body;
   return req;
 }
 
-Result<HttpResponse> S3ObjectStore::Call(const std::string& method, const std::string& object_key,
-                                         std::vector<std::pair<std::string, std::string>> query,
-                                         Headers headers, std::string_view body, RequestKind kind,
-                                         const std::string& what, bool* ambiguous, uint8_t* out,
-                                         int64_t out_capacity) {
-  return http_->SendWithRetries(
-      [&]() -> Result<HttpRequest> {
-        SILT_ASSIGN_OR_RETURN(HttpRequest r, Sign(method, object_key, query, headers, body));
-        r.out = out;
-        r.out_capacity = out_capacity;
-        return r;
-      },
-      kind, what, ambiguous);
+std::string S3ObjectStore::ErrorCode(const HttpResponse& r) const {
+  // <Code>, never the message, which may quote a string to sign.
+  if (auto c = XmlText(r.body, "Code")) return *c;
+  return "";
 }
 
-Status S3ObjectStore::ErrorFor(const HttpResponse& r, const std::string& what,
-                               const std::string& key) const {
-  std::string code = ErrorCode(r);
-  std::string msg = what + " " + Describe(key) + ": HTTP " + std::to_string(r.status) +
-                    (code.empty() ? "" : " " + code);
-  if (r.status == 401 || r.status == 403) {
-    return Status::IoError(msg + " (check the credentials: docs/cloud-storage.md)",
-                           kErrorCloudAuth);
-  }
-  if (code == "NoSuchBucket") {
-    return Status::IoError(msg + " (bucket '" + location_.bucket + "' does not exist)",
-                           kErrorCloudStorage);
-  }
+std::string S3ObjectStore::ErrorHint(int status, const std::string& code) const {
+  if (status == 401 || status == 403) return " (check the credentials: docs/cloud-storage.md)";
+  if (code == "NoSuchBucket") return " (bucket '" + location_.bucket + "' does not exist)";
   if (code == "PermanentRedirect" || code == "AuthorizationHeaderMalformed") {
-    return Status::IoError(msg + " (the bucket is in another region: set fs.s3a.endpoint.region)",
-                           kErrorCloudStorage);
+    return " (the bucket is in another region and S3 did not say which: set "
+           "fs.s3a.endpoint.region)";
   }
-  return Status::IoError(msg, kErrorCloudStorage);
+  return "";
 }
 
 Status S3ObjectStore::CreateBucket() {
@@ -593,95 +647,9 @@ Status S3ObjectStore::CreateBucket() {
   return ErrorFor(r, "CreateBucket", "");
 }
 
-Result<ObjectMeta> S3ObjectStore::Head(const std::string& key) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
-  SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("HEAD", ObjectKey(key), {}, {}, {}, RequestKind::kHead,
-                                             "HEAD " + Describe(key)));
-  if (r.status == 404)
-    return Status::NotFound("object not found: " + Describe(key), kErrorFileNotFound);
-  if (r.status != 200) return ErrorFor(r, "HEAD", key);
-  ObjectMeta m;
-  m.key = key;
-  m.size = std::strtoll(std::string(r.Header("content-length")).c_str(), nullptr, 10);
-  m.modification_time_ms =
-      std::max<int64_t>(0, ParseHttpDate(std::string(r.Header("last-modified"))));
-  return m;
-}
-
-Result<std::string> S3ObjectStore::Get(const std::string& key) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
-  SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("GET", ObjectKey(key), {}, {}, {}, RequestKind::kGet,
-                                             "GET " + Describe(key)));
-  if (r.status == 404)
-    return Status::NotFound("object not found: " + Describe(key), kErrorFileNotFound);
-  if (r.status != 200) return ErrorFor(r, "GET", key);
-  return std::move(r.body);
-}
-
-Result<std::shared_ptr<RandomAccessFile>> S3ObjectStore::OpenRead(const std::string& key) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
-  int64_t want = std::max<int64_t>(1, options_.prefetch_bytes);
-  Result<HttpResponse> first =
-      Call("GET", ObjectKey(key), {}, {{"Range", "bytes=0-" + std::to_string(want - 1)}}, {},
-           RequestKind::kGet, "GET " + Describe(key));
-  if (!first.ok()) {
-    // Some endpoints (s3rver) answer a ranged GET of an empty object with a truncated 206
-    // instead of 416: an empty object is still an empty object.
-    Result<ObjectMeta> m = Head(key);
-    if (m.ok() && m->size == 0) {
-      return std::shared_ptr<RandomAccessFile>(std::make_shared<S3ReadFile>(this, key, 0, "", ""));
-    }
-    return first.status();
-  }
-  HttpResponse r = std::move(*first);
-  if (r.status == 404)
-    return Status::NotFound("object not found: " + Describe(key), kErrorFileNotFound);
-  if (r.status == 416) {
-    // A range from 0 is unsatisfiable only for an empty object.
-    SILT_ASSIGN_OR_RETURN(ObjectMeta m, Head(key));
-    if (m.size != 0) return ErrorFor(r, "GET", key);
-    return std::shared_ptr<RandomAccessFile>(std::make_shared<S3ReadFile>(this, key, 0, "", ""));
-  }
-  if (r.status != 200 && r.status != 206) return ErrorFor(r, "GET", key);
-  int64_t size = static_cast<int64_t>(r.body.size());
-  if (r.status == 206) {
-    std::string_view range = r.Header("content-range");  // "bytes 0-N/TOTAL"
-    size_t slash = range.rfind('/');
-    if (slash == std::string_view::npos) return ErrorFor(r, "GET (no Content-Range)", key);
-    size = std::strtoll(std::string(range.substr(slash + 1)).c_str(), nullptr, 10);
-  }
-  std::string etag(r.Header("etag"));
-  return std::shared_ptr<RandomAccessFile>(
-      std::make_shared<S3ReadFile>(this, key, size, std::move(etag), std::move(r.body)));
-}
-
-Status S3ObjectStore::WriteObject(const std::string& key, std::string_view data) {
-  if (static_cast<int64_t>(data.size()) > options_.multipart_threshold) {
-    SILT_ASSIGN_OR_RETURN(std::string upload, StartMultipart(key));
-    std::vector<std::string> etags;
-    size_t part = static_cast<size_t>(options_.part_size);
-    for (size_t pos = 0; pos < data.size(); pos += part) {
-      Result<std::string> etag =
-          UploadPart(key, upload, static_cast<int>(etags.size()) + 1, data.substr(pos, part));
-      if (!etag.ok()) {
-        AbortMultipart(key, upload);
-        return etag.status();
-      }
-      etags.push_back(*etag);
-    }
-    Status st = CompleteMultipart(key, upload, etags);
-    if (!st.ok()) AbortMultipart(key, upload);
-    return st;
-  }
-  SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("PUT", ObjectKey(key), {}, {}, data, RequestKind::kPut,
-                                             "PUT " + Describe(key)));
-  if (r.status == 200) return Status::OK();
-  return ErrorFor(r, "PUT", key);
-}
-
-Result<std::string> S3ObjectStore::StartMultipart(const std::string& key) {
+Result<std::string> S3ObjectStore::StartParts(const std::string& key) {
   SILT_ASSIGN_OR_RETURN(HttpResponse r,
-                        Call("POST", ObjectKey(key), {{"uploads", ""}}, {}, {}, RequestKind::kPut,
+                        Call("POST", ObjectName(key), {{"uploads", ""}}, {}, {}, RequestKind::kPut,
                              "CreateMultipartUpload " + Describe(key)));
   if (r.status != 200) return ErrorFor(r, "CreateMultipartUpload", key);
   auto id = XmlText(r.body, "UploadId");
@@ -689,30 +657,36 @@ Result<std::string> S3ObjectStore::StartMultipart(const std::string& key) {
   return *id;
 }
 
-Result<std::string> S3ObjectStore::UploadPart(const std::string& key, const std::string& upload_id,
-                                              int number, std::string_view data) {
+Result<std::string> S3ObjectStore::PutPart(const std::string& key, const std::string& upload_id,
+                                           int index, std::string_view data) {
   SILT_ASSIGN_OR_RETURN(
-      HttpResponse r,
-      Call("PUT", ObjectKey(key), {{"partNumber", std::to_string(number)}, {"uploadId", upload_id}},
-           {}, data, RequestKind::kPut, "UploadPart " + Describe(key)));
+      HttpResponse r, Call("PUT", ObjectName(key),
+                           {{"partNumber", std::to_string(index + 1)}, {"uploadId", upload_id}}, {},
+                           data, RequestKind::kPut, "UploadPart " + Describe(key)));
   if (r.status != 200) return ErrorFor(r, "UploadPart", key);
   std::string etag(r.Header("etag"));
   if (etag.empty()) return ErrorFor(r, "UploadPart (no ETag)", key);
   return etag;
 }
 
-Status S3ObjectStore::CompleteMultipart(const std::string& key, const std::string& upload_id,
-                                        const std::vector<std::string>& etags) {
+Status S3ObjectStore::CompleteParts(const std::string& key, const std::string& upload_id,
+                                    const std::vector<std::string>& etags, bool if_absent,
+                                    std::string_view /*whole*/) {
+  if (if_absent) {
+    // Conditional creates are single PutObjects (PutIfAbsent): commits are small.
+    return Status::NotImplemented("a conditional multipart upload of " + Describe(key),
+                                  errc::kNotImplemented);
+  }
   std::string body = "<CompleteMultipartUpload>";
   for (size_t i = 0; i < etags.size(); ++i) {
     body += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" +
             cloud::XmlEscape(etags[i]) + "</ETag></Part>";
   }
   body += "</CompleteMultipartUpload>";
-  SILT_ASSIGN_OR_RETURN(
-      HttpResponse r,
-      Call("POST", ObjectKey(key), {{"uploadId", upload_id}}, {{"Content-Type", "application/xml"}},
-           body, RequestKind::kPut, "CompleteMultipartUpload " + Describe(key)));
+  SILT_ASSIGN_OR_RETURN(HttpResponse r,
+                        Call("POST", ObjectName(key), {{"uploadId", upload_id}},
+                             {{"Content-Type", "application/xml"}}, body, RequestKind::kPut,
+                             "CompleteMultipartUpload " + Describe(key)));
   // S3 may answer 200 with an error document once the upload is under way.
   if (r.status != 200 || r.body.find("<Error>") != std::string::npos) {
     return ErrorFor(r, "CompleteMultipartUpload", key);
@@ -720,21 +694,17 @@ Status S3ObjectStore::CompleteMultipart(const std::string& key, const std::strin
   return Status::OK();
 }
 
-void S3ObjectStore::AbortMultipart(const std::string& key, const std::string& upload_id) {
+void S3ObjectStore::AbortParts(const std::string& key, const std::string& upload_id) {
   // Best effort: a leftover upload holds no visible object (a bucket lifecycle rule reaps it).
-  (void)Call("DELETE", ObjectKey(key), {{"uploadId", upload_id}}, {}, {}, RequestKind::kDelete,
+  (void)Call("DELETE", ObjectName(key), {{"uploadId", upload_id}}, {}, {}, RequestKind::kDelete,
              "AbortMultipartUpload " + Describe(key));
-}
-
-Status S3ObjectStore::Put(const std::string& key, std::string_view data) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
-  return WriteObject(key, data);
 }
 
 void S3ObjectStore::ForgetConditionalWriteProbesForTesting() {
   Probes& p = GetProbes();
   std::lock_guard<std::mutex> lock(p.mu);
   p.supported.clear();
+  p.bucket_regions.clear();
 }
 
 Result<bool> S3ObjectStore::ConditionalWritesSupported() {
@@ -746,8 +716,8 @@ Result<bool> S3ObjectStore::ConditionalWritesSupported() {
   }
   // A hidden probe object below the store's prefix (callers skip names starting with '.'),
   // written twice with If-None-Match: * : the second write must meet 412 (or 409).
-  std::string probe = ObjectKey(".silt-conditional-put-probe-" + cloud::RandomHex(16));
-  std::string what = "conditional-write probe " + root_;
+  std::string probe = ObjectName(".silt-conditional-put-probe-" + cloud::RandomHex(16));
+  std::string what = "conditional-write probe " + root();
   bool supported = false;
   SILT_ASSIGN_OR_RETURN(HttpResponse first, Call("PUT", probe, {}, {{"If-None-Match", "*"}},
                                                  "probe", RequestKind::kPut, what));
@@ -773,18 +743,10 @@ Status S3ObjectStore::ConditionalCreate(const std::string& key, std::string_view
   for (int attempt = 0;; ++attempt) {
     bool ambiguous = false;
     SILT_ASSIGN_OR_RETURN(HttpResponse r,
-                          Call("PUT", ObjectKey(key), {}, {{"If-None-Match", "*"}}, data,
+                          Call("PUT", ObjectName(key), {}, {{"If-None-Match", "*"}}, data,
                                RequestKind::kPut, "PUT " + Describe(key), &ambiguous));
     if (r.status == 200) return Status::OK();
-    if (r.status == 412) {
-      if (ambiguous) {
-        // An earlier attempt may have created it: our bytes there mean we won.
-        Result<std::string> now = Get(key);
-        if (now.ok() && *now == data) return Status::OK();
-      }
-      return Status::AlreadyExists("object already exists: " + Describe(key),
-                                   kErrorFileAlreadyExists);
-    }
+    if (r.status == 412) return CreateConflict(key, data, ambiguous);
     if (r.status == 501 || (r.status == 400 && ErrorCode(r) == "NotImplemented")) {
       return Status::NotImplemented(
           "the S3 endpoint of " + Describe(key) +
@@ -822,7 +784,7 @@ Status S3ObjectStore::PutIfAbsent(const std::string& key, std::string_view data)
                                    kErrorFileAlreadyExists);
     }
     if (!head.status().IsNotFound()) return head.status();
-    return WriteObject(key, data);
+    return WriteObject(key, data, /*if_absent=*/false);
   }
   SILT_ASSIGN_OR_RETURN(bool supported, ConditionalWritesSupported());
   if (!supported) {
@@ -836,47 +798,19 @@ Status S3ObjectStore::PutIfAbsent(const std::string& key, std::string_view data)
   return ConditionalCreate(key, data);
 }
 
-Result<std::unique_ptr<WritableFile>> S3ObjectStore::OpenWrite(const std::string& key) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
-  return std::unique_ptr<WritableFile>(std::make_unique<S3WriteFile>(this, key));
-}
-
-Status S3ObjectStore::Delete(const std::string& key) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(key));
-  SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("DELETE", ObjectKey(key), {}, {}, {},
-                                             RequestKind::kDelete, "DELETE " + Describe(key)));
-  if (r.status == 204 || r.status == 200 || r.status == 404) return Status::OK();
-  return ErrorFor(r, "DELETE", key);
-}
-
-void S3ObjectStore::DeleteKeys(std::span<const std::string_view> keys, std::span<Status> statuses) {
-  std::vector<size_t> todo;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    statuses[i] = ValidateObjectKey(keys[i]);
-    if (statuses[i].ok()) todo.push_back(i);
-  }
-  size_t per = static_cast<size_t>(std::clamp(options_.delete_batch_size, 0, 1000));
-  for (size_t begin = 0; begin < todo.size();) {
-    size_t n = per == 0 ? 1 : std::min(per, todo.size() - begin);
-    std::span<const size_t> chunk(todo.data() + begin, n);
-    if (n < 2 || !DeleteBatch(keys, chunk, statuses).ok()) {
-      for (size_t i : chunk) statuses[i] = Delete(std::string(keys[i]));
-    }
-    begin += n;
-  }
-}
-
 Status S3ObjectStore::DeleteBatch(std::span<const std::string_view> keys,
                                   std::span<const size_t> index, std::span<Status> statuses) {
   std::string body = "<Delete><Quiet>true</Quiet>";
   for (size_t i : index) {
-    body += "<Object><Key>" + cloud::XmlEscape(ObjectKey(std::string(keys[i]))) + "</Key></Object>";
+    body +=
+        "<Object><Key>" + cloud::XmlEscape(ObjectName(std::string(keys[i]))) + "</Key></Object>";
   }
   body += "</Delete>";
-  SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("POST", "", {{"delete", ""}},
-                                             {{"Content-Type", "application/xml"},
-                                              {"Content-MD5", Base64Encode(cloud::Md5(body))}},
-                                             body, RequestKind::kDelete, "DeleteObjects " + root_));
+  SILT_ASSIGN_OR_RETURN(
+      HttpResponse r,
+      Call("POST", "", {{"delete", ""}},
+           {{"Content-Type", "application/xml"}, {"Content-MD5", Base64Encode(cloud::Md5(body))}},
+           body, RequestKind::kDelete, "DeleteObjects " + root()));
   if (r.status != 200) return ErrorFor(r, "DeleteObjects", "");
   // Quiet mode: only the failures are listed.
   std::map<std::string, std::string> failed;  // full key -> code
@@ -887,7 +821,7 @@ Status S3ObjectStore::DeleteBatch(std::span<const std::string_view> keys,
   }));
   for (size_t i : index) {
     std::string key(keys[i]);
-    auto it = failed.find(ObjectKey(key));
+    auto it = failed.find(ObjectName(key));
     if (it == failed.end() || it->second == "NoSuchKey") {
       statuses[i] = Status::OK();
     } else if (it->second == "AccessDenied") {
@@ -901,27 +835,28 @@ Status S3ObjectStore::DeleteBatch(std::span<const std::string_view> keys,
   return Status::OK();
 }
 
-Result<S3ObjectStore::Page> S3ObjectStore::ListPage(const std::string& prefix, bool delimited,
-                                                    const std::string& token,
-                                                    const std::string& start_after, int max_keys) {
+Result<HttpObjectStore::Page> S3ObjectStore::ListPage(const std::string& prefix, bool delimited,
+                                                      const std::string& token,
+                                                      const std::string& start_after,
+                                                      int max_keys) {
   std::vector<std::pair<std::string, std::string>> query = {{"list-type", "2"}};
-  std::string full = prefix_ + prefix;
+  std::string full = name_prefix() + prefix;
   if (!full.empty()) query.emplace_back("prefix", full);
   if (delimited) query.emplace_back("delimiter", "/");
   if (!token.empty()) {
     query.emplace_back("continuation-token", token);
   } else if (!start_after.empty()) {
-    query.emplace_back("start-after", prefix_ + start_after);
+    query.emplace_back("start-after", name_prefix() + start_after);
   }
   query.emplace_back("max-keys", std::to_string(max_keys));
   SILT_ASSIGN_OR_RETURN(HttpResponse r, Call("GET", "", query, {}, {}, RequestKind::kList,
                                              "LIST " + Describe(prefix)));
   if (r.status != 200) return ErrorFor(r, "LIST", prefix);
   Page page;
-  size_t n = prefix_.size();
+  size_t n = name_prefix().size();
   SILT_RETURN_NOT_OK(ForEachElement(r.body, "Contents", [&](std::string_view el) -> Status {
     auto name = XmlText(el, "Key");
-    if (!name || name->size() <= n || !name->starts_with(prefix_)) return Status::OK();
+    if (!name || name->size() <= n || !name->starts_with(name_prefix())) return Status::OK();
     ObjectMeta m;
     m.key = name->substr(n);
     if (!ValidateObjectKey(m.key).ok()) return Status::OK();  // a name no key can reach
@@ -933,7 +868,7 @@ Result<S3ObjectStore::Page> S3ObjectStore::ListPage(const std::string& prefix, b
   }));
   SILT_RETURN_NOT_OK(ForEachElement(r.body, "CommonPrefixes", [&](std::string_view el) -> Status {
     auto name = XmlText(el, "Prefix");
-    if (name && name->size() > n && name->starts_with(prefix_))
+    if (name && name->size() > n && name->starts_with(name_prefix()))
       page.prefixes.push_back(name->substr(n));
     return Status::OK();
   }));
@@ -946,98 +881,6 @@ Result<S3ObjectStore::Page> S3ObjectStore::ListPage(const std::string& prefix, b
     }
   }
   return page;
-}
-
-Result<std::vector<ObjectMeta>> S3ObjectStore::ListFrom(const std::string& key) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(key, /*allow_dir=*/true));
-  std::string dir = key.substr(0, key.rfind('/') == std::string::npos ? 0 : key.rfind('/') + 1);
-  std::string start_after = key.size() > dir.size() ? StartAfterFor(key) : "";
-  if (start_after.size() < dir.size()) start_after.clear();
-  std::vector<ObjectMeta> out;
-  std::string token;
-  do {
-    SILT_ASSIGN_OR_RETURN(
-        Page page, ListPage(dir, /*delimited=*/true, token, start_after, options_.list_page_size));
-    for (auto& m : page.objects) {
-      if (m.key >= key && m.key.find('/', dir.size()) == std::string::npos)
-        out.push_back(std::move(m));
-    }
-    token = page.next_token;
-  } while (!token.empty());
-  std::sort(out.begin(), out.end(),
-            [](const ObjectMeta& a, const ObjectMeta& b) { return a.key < b.key; });
-  return out;
-}
-
-Status S3ObjectStore::ListRecursive(const std::string& dir, const ObjectVisitor& visit) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
-  std::string prefix = dir;
-  if (!prefix.empty() && prefix.back() != '/') prefix.push_back('/');
-  cloud::ImpliedDirs dirs(prefix);
-  std::string token;
-  do {
-    SILT_ASSIGN_OR_RETURN(
-        Page page, ListPage(prefix, /*delimited=*/false, token, "", options_.list_page_size));
-    // S3 lists in UTF-8 binary order; some emulators (s3rver) walk their directories instead,
-    // which puts "p=1/x" before "p=1.txt" within a page.
-    std::sort(page.objects.begin(), page.objects.end(),
-              [](const ObjectMeta& a, const ObjectMeta& b) { return a.key < b.key; });
-    for (const ObjectMeta& m : page.objects) {
-      if (!m.key.starts_with(prefix)) continue;
-      SILT_RETURN_NOT_OK(dirs.Visit(m, visit));
-    }
-    token = page.next_token;
-  } while (!token.empty());
-  return Status::OK();
-}
-
-Result<std::vector<std::string>> S3ObjectStore::ListDirs(const std::string& dir) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
-  std::string prefix = dir;
-  if (!prefix.empty() && prefix.back() != '/') prefix.push_back('/');
-  std::vector<std::string> out;
-  std::string token;
-  do {
-    SILT_ASSIGN_OR_RETURN(Page page,
-                          ListPage(prefix, /*delimited=*/true, token, "", options_.list_page_size));
-    for (const auto& p : page.prefixes) {
-      if (p.size() > prefix.size() + 1 && p.starts_with(prefix)) {
-        out.push_back(p.substr(prefix.size(), p.size() - prefix.size() - 1));
-      }
-    }
-    token = page.next_token;
-  } while (!token.empty());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-Result<bool> S3ObjectStore::DirExists(const std::string& dir) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
-  std::string prefix = dir;
-  if (!prefix.empty() && prefix.back() != '/') prefix.push_back('/');
-  // One full page rather than max-keys=1: a truncated answer needs a continuation token, which
-  // s3rver cannot make on current Node (DES); S3 answers either in one request.
-  SILT_ASSIGN_OR_RETURN(Page page,
-                        ListPage(prefix, /*delimited=*/false, "", "", options_.list_page_size));
-  return !page.objects.empty();
-}
-
-Result<int64_t> S3ObjectStore::DeleteEmptyDirs(const std::string& dir) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
-  return int64_t{0};
-}
-
-Status S3ObjectStore::DeleteDir(const std::string& dir) {
-  SILT_RETURN_NOT_OK(ValidateObjectKey(dir, /*allow_dir=*/true));
-  if (dir.empty() || dir == "/") {
-    return Status::InvalidArgument("DeleteDir needs a directory below the root",
-                                   kErrorInvalidObjectKey);
-  }
-  SILT_ASSIGN_OR_RETURN(bool exists, DirExists(dir));
-  if (exists) {
-    return Status::IoError("directory not empty: " + Describe(dir), kErrorDirectoryNotEmpty);
-  }
-  return Status::OK();
 }
 
 }  // namespace silt

@@ -3,12 +3,10 @@
 // docs/cloud-storage.md for the URL forms, configuration names, credentials and the emulator's
 // gaps.
 //
-// Mapping of the contracts:
-// - Head/Get: HeadObject / GetObject. OpenRead reads the first `prefetch_bytes` with one ranged
-//   GetObject that also returns the size and ETag; a small object is held whole, a larger one is
-//   read with ranged GetObject + If-Match on the ETag (a replaced object: IoError).
-// - Put: one PutObject (atomic) up to `multipart_threshold`, multipart upload above it; OpenWrite
-//   buffers `part_size` bytes: one PutObject at Close when it all fits, else a multipart upload
+// The requests, retries, reads, writes, listing loops and deletes are HttpObjectStore's
+// (io/http_object_store.h); this class holds what is S3's own:
+// - Addressing (virtual-hosted or path style) and SigV4 signing.
+// - Put above `multipart_threshold` and OpenWrite above `part_size`: a multipart upload
 //   (nothing visible until CompleteMultipartUpload; an abandoned writer aborts its upload).
 // - PutIfAbsent (the commit): PutObject with If-None-Match: * ; 412 -> AlreadyExists, 409
 //   (a concurrent conditional write in flight) is retried. Whether the endpoint honours the
@@ -19,27 +17,27 @@
 //   process writes the table) creates are serialised in this process and checked with
 //   HeadObject instead. A retried create whose first outcome is unknown reads the object back:
 //   our own bytes mean our create won.
-// - Listing: ListObjectsV2 with prefix, delimiter '/' (ListFrom, ListDirs) or flat
-//   (ListRecursive, with the directories implied by names), following continuation tokens;
-//   ListFrom starts after the key's parent-most prefix (start-after).
-// - Delete: DeleteObject (S3 answers 204 for a missing key); DeleteKeys (VACUUM) sends
-//   DeleteObjects of up to 1000 keys; keys it reports as failed with a retryable code, and a
-//   batch that fails as a whole, are deleted one by one with retries. No directories:
-//   DeleteEmptyDirs removes none, DeleteDir is OK when nothing lies below the directory.
+// - Listing: ListObjectsV2 with prefix, delimiter '/' or flat, continuation tokens; ListFrom
+//   starts after the key's parent-most prefix (start-after).
+// - DeleteKeys (VACUUM) sends DeleteObjects of up to 1000 keys; keys it reports as failed with a
+//   retryable code are deleted one by one with retries.
 // Transient failures (429, 500, 503 SlowDown, timeouts, dropped connections) are retried by the
 // HttpClient (io/http_client.h) with backoff and jitter.
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/error_classes.h"
 #include "io/http_client.h"
-#include "io/object_store.h"
+#include "io/http_object_store.h"
 
 namespace silt {
+
+class AwsCredentialsProvider;
 
 // A location on S3: s3://bucket/path or s3a://bucket/path.
 struct S3Location {
@@ -83,6 +81,12 @@ struct S3StoreOptions {
   std::string region = "us-east-1";
   bool path_style = false;  // https://endpoint/bucket/key instead of https://bucket.endpoint/key
   S3Credentials credentials;
+  // Web identity, container or instance credentials, fetched and refreshed when requests need
+  // them (io/aws_credentials.h); wins over `credentials` when set.
+  std::shared_ptr<AwsCredentialsProvider> credentials_provider;
+  // Server-side encryption headers on every object created (PutObject, CreateMultipartUpload):
+  // x-amz-server-side-encryption and, for SSE-KMS, x-amz-server-side-encryption-aws-kms-key-id.
+  std::vector<std::pair<std::string, std::string>> encryption_headers;
   int64_t part_size = 8 << 20;             // OpenWrite's buffer and multipart part size
   int64_t multipart_threshold = 64 << 20;  // Put uses one PutObject up to this size
   int64_t prefetch_bytes = 256 << 10;      // OpenRead's first ranged read
@@ -98,87 +102,70 @@ struct S3StoreOptions {
 // the AWS profile files (names in docs/cloud-storage.md).
 Result<S3StoreOptions> S3OptionsFromConfig(const S3Location& location);
 
-class S3ObjectStore final : public ObjectStore, public std::enable_shared_from_this<S3ObjectStore> {
+class S3ObjectStore final : public HttpObjectStore {
  public:
   S3ObjectStore(S3Location location, S3StoreOptions options);
   // The store at `location`, configured from the storage configuration.
   static Result<std::shared_ptr<S3ObjectStore>> Open(std::string_view location);
 
-  const std::string& root() const override { return root_; }
-
-  Result<std::vector<ObjectMeta>> ListFrom(const std::string& key) override;
-  Status ListRecursive(const std::string& dir, const ObjectVisitor& visit) override;
-  Result<ObjectMeta> Head(const std::string& key) override;
-  Result<std::string> Get(const std::string& key) override;
-  Result<std::shared_ptr<RandomAccessFile>> OpenRead(const std::string& key) override;
-  Status Put(const std::string& key, std::string_view data) override;
   Status PutIfAbsent(const std::string& key, std::string_view data) override;
-  Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& key) override;
-  Status Delete(const std::string& key) override;
-  // DeleteObjects: up to 1000 keys per request.
-  void DeleteKeys(std::span<const std::string_view> keys, std::span<Status> statuses) override;
-  Result<int64_t> DeleteEmptyDirs(const std::string& dir) override;
-  Status DeleteDir(const std::string& dir) override;
-  Result<std::vector<std::string>> ListDirs(const std::string& dir) override;
-  Result<bool> DirExists(const std::string& dir) override;
 
   // Creates the bucket (CreateBucket); OK when this account owns it already. Tests use it.
   Status CreateBucket();
 
-  HttpClient& http() { return *http_; }
-  RequestCounts counts() const { return http_->counts(); }
   const S3Location& location() const { return location_; }
   const S3StoreOptions& options() const { return options_; }
-  // Forgets the process-wide result of the conditional-write probe (tests).
+  // Forgets the process-wide result of the conditional-write probe and the bucket regions
+  // learnt from redirects (tests).
   static void ForgetConditionalWriteProbesForTesting();
+  // The region requests are signed for: the configured one until S3 redirects to another.
+  std::string region() const;
 
-  // Internal, for the read and write handles.
-  Result<HttpResponse> Call(const std::string& method, const std::string& object_key,
-                            std::vector<std::pair<std::string, std::string>> query,
-                            std::vector<std::pair<std::string, std::string>> headers,
-                            std::string_view body, RequestKind kind, const std::string& what,
-                            bool* ambiguous = nullptr, uint8_t* out = nullptr,
-                            int64_t out_capacity = 0);
-  Status ErrorFor(const HttpResponse& r, const std::string& what, const std::string& key) const;
-  std::string ObjectKey(const std::string& key) const { return prefix_ + key; }
-  std::string Describe(const std::string& key) const { return root_ + key; }
-  Status WriteObject(const std::string& key, std::string_view data);
-  Result<std::string> StartMultipart(const std::string& key);
-  Result<std::string> UploadPart(const std::string& key, const std::string& upload_id, int number,
-                                 std::string_view data);
-  Status CompleteMultipart(const std::string& key, const std::string& upload_id,
-                           const std::vector<std::string>& etags);
-  void AbortMultipart(const std::string& key, const std::string& upload_id);
+  // Multipart upload: CreateMultipartUpload, UploadPart (part number index + 1; the part's
+  // ETag), CompleteMultipartUpload (no conditional form: if_absent is refused),
+  // AbortMultipartUpload.
+  Result<std::string> StartParts(const std::string& key) override;
+  Result<std::string> PutPart(const std::string& key, const std::string& upload, int index,
+                              std::string_view data) override;
+  Status CompleteParts(const std::string& key, const std::string& upload,
+                       const std::vector<std::string>& parts, bool if_absent,
+                       std::string_view whole) override;
+  void AbortParts(const std::string& key, const std::string& upload) override;
+
+ protected:
+  Result<Page> ListPage(const std::string& prefix, bool delimited, const std::string& token,
+                        const std::string& start_after, int max_keys) override;
+  Result<HttpRequest> BuildRequest(const std::string& method, const std::string& object_key,
+                                   const std::vector<std::pair<std::string, std::string>>& query,
+                                   Headers headers, std::string_view body) const override;
+  std::string ErrorCode(const HttpResponse& r) const override;
+  std::string ErrorHint(int status, const std::string& code) const override;
+  // 301/307 PermanentRedirect or 400 AuthorizationHeaderMalformed with x-amz-bucket-region:
+  // the bucket lives in that region; signed for it from now on (and, with the default AWS
+  // endpoint, sent to that region's endpoint), remembered for the process's later stores.
+  bool Redirected(const HttpResponse& r) override;
+  // DeleteObjects: up to 1000 keys per request.
+  Status DeleteBatch(std::span<const std::string_view> keys, std::span<const size_t> index,
+                     std::span<Status> statuses) override;
 
  private:
-  struct Page {
-    std::vector<ObjectMeta> objects;    // keys relative to the store
-    std::vector<std::string> prefixes;  // relative, with trailing '/'
-    std::string next_token;
-  };
-  Result<Page> ListPage(const std::string& prefix, bool delimited, const std::string& token,
-                        const std::string& start_after, int max_keys);
-  Result<HttpRequest> Sign(const std::string& method, const std::string& object_key,
-                           const std::vector<std::pair<std::string, std::string>>& query,
-                           std::vector<std::pair<std::string, std::string>> headers,
-                           std::string_view body) const;
-  Status DeleteBatch(std::span<const std::string_view> keys, std::span<const size_t> index,
-                     std::span<Status> statuses);
-  // The conditional create; `probe`: the probe's own writes (no support check).
+  // The conditional create.
   Status ConditionalCreate(const std::string& key, std::string_view data);
   // Whether the endpoint honours If-None-Match: * on PutObject (probed once per process and
   // endpoint/bucket).
   Result<bool> ConditionalWritesSupported();
 
+  // The host of requests in `region` (the endpoint follows the region when it is AWS's default).
+  std::string HostFor(const std::string& region) const;
+
   S3Location location_;
   S3StoreOptions options_;
-  std::string root_;
-  std::string prefix_;     // location_.path + "/" or ""
-  std::string scheme_;     // "https" or "http"
-  std::string host_;       // the Host of requests: bucket.endpoint-host or endpoint-host
-  std::string base_url_;   // scheme://host (path style: scheme://host/bucket)
-  std::string base_path_;  // "" or "/bucket" (path style)
-  std::unique_ptr<HttpClient> http_;
+  std::string scheme_;                    // "https" or "http"
+  std::string base_path_;                 // "" or "/bucket" (path style)
+  bool endpoint_follows_region_ = false;  // the endpoint is s3.<region>.amazonaws.com
+  mutable std::mutex addressing_mu_;
+  std::string region_;  // the signing region (a redirect changes it)
+  std::string host_;    // the Host of requests: bucket.endpoint-host or endpoint-host
 };
 
 }  // namespace silt

@@ -2,7 +2,8 @@
 // (the retry tests against tiny local socket servers); the rest needs Azurite, which
 // test/cloud/run.sh starts (SILT_TEST_AZURE=1): they skip with a message otherwise. The generic
 // ObjectStore conformance suite runs on Azure too (object_store_test.cc, AzurePrefix and
-// AzureContainer), and so does the whole sqllogictest suite (silt_sql_tests --store azure).
+// AzureContainer), and so does the whole sqllogictest suite (silt_sql_tests --store azure);
+// tables on Azure are in cloud_store_test.cc.
 #include "io/azure_blob_store.h"
 
 #include <arpa/inet.h>
@@ -20,9 +21,13 @@
 #include "io/storage_config.h"
 #include "planner/session_config.h"
 #include "silt/silt.h"
+#include "unit/io/cloud_test_util.h"
 
 namespace silt {
 namespace {
+
+using cloudtest::ScopedEnv;
+using cloudtest::Unique;
 
 bool AzureAvailable() {
   const char* v = std::getenv("SILT_TEST_AZURE");
@@ -33,36 +38,6 @@ bool AzureAvailable() {
   if (!AzureAvailable())                                            \
   GTEST_SKIP() << "SKIP Azurite is not running (test/cloud/run.sh " \
                   "starts it)"
-
-std::string Unique(const char* what) {
-  static std::atomic<int> n{0};
-  return std::string(what) + "-" + std::to_string(::getpid()) + "-" + std::to_string(++n);
-}
-
-// Restores an environment variable on destruction.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    if (old != nullptr) old_ = old;
-    if (value != nullptr) {
-      ::setenv(name, value, 1);
-    } else {
-      ::unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      ::setenv(name_, old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 // ---- URL forms -------------------------------------------------------------------------------
 
@@ -609,198 +584,6 @@ TEST(AzureBlobStoreTest, PutIfAbsentWithALostResponseKnowsWhetherItWon) {
   EXPECT_EQ(st.code(), StatusCode::kIoError);
   EXPECT_NE(st.message().find("HTTP 503"), std::string_view::npos) << st.ToString();
   EXPECT_TRUE(store.Head("_delta_log/00000000000000000002.json").status().IsNotFound());
-}
-
-// ---- Tables on Azure
-// ------------------------------------------------------------------------------
-
-std::string Scalar(Connection& con, const std::string& sql) {
-  auto r = con.Query(sql);
-  if (!r.ok()) return "ERROR " + r.status().ToString();
-  if ((*r)->num_rows() == 0) return "<no rows>";
-  return (*r)->Row(0)[0].ToString();
-}
-
-void Exec(Connection& con, const std::string& sql) {
-  auto r = con.Query(sql);
-  ASSERT_TRUE(r.ok()) << sql << ": " << r.status().ToString();
-}
-
-class AzureTableTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!AzureAvailable())
-      GTEST_SKIP() << "SKIP Azurite is not running (test/cloud/run.sh starts it)";
-    container_ = OpenFresh("tables");
-    base_ = "az://tables/" + Unique("w");
-    DatabaseOptions options;
-    options.warehouse = base_ + "/warehouse";
-    options.threads = 2;
-    auto db = Database::Open(options);
-    ASSERT_TRUE(db.ok()) << db.status().ToString();
-    db_ = *db;
-  }
-  std::shared_ptr<AzureBlobStore> container_;
-  std::string base_;
-  std::shared_ptr<Database> db_;
-};
-
-TEST_F(AzureTableTest, DmlWithDeletionVectorsMaintenanceAndTimeTravel) {
-  Connection con(db_);
-  std::string t = base_ + "/t";
-  auto outside = *OpenObjectStore(base_, nullptr);
-  ASSERT_TRUE(outside->Put("t-sibling/keep.parquet", "x").ok());
-  ASSERT_TRUE(outside->Put("other/part-0.parquet", "x").ok());
-  Exec(con, "CREATE TABLE delta.`" + t +
-                "` (id BIGINT, s STRING) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' "
-                "= 'true')");
-  Exec(con, "INSERT INTO delta.`" + t + "` SELECT id, concat('v', id) FROM range(1000)");
-  Exec(con, "INSERT INTO delta.`" + t + "` SELECT id, 'w' FROM range(1000, 1500)");
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), "1500");
-  Exec(con, "DELETE FROM delta.`" + t + "` WHERE id % 10 = 0");
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), "1350");
-  Exec(con, "UPDATE delta.`" + t + "` SET s = 'u' WHERE id < 100");
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "` WHERE s = 'u'"), "90");
-  Exec(
-      con,
-      "MERGE INTO delta.`" + t +
-          "` AS d USING (SELECT id, 'm' AS s FROM range(1490, 1510)) AS src "
-          "ON d.id = src.id WHEN MATCHED THEN UPDATE SET s = src.s WHEN NOT MATCHED THEN INSERT *");
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "` WHERE s = 'm'"),
-            "20");  // 1491..1499 matched, 1490 (deleted) and 1500..1509 inserted
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), "1361");
-  Exec(con, "OPTIMIZE delta.`" + t + "`");
-  Exec(con, "REORG TABLE delta.`" + t + "` APPLY (PURGE)");
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), "1361");
-  // Time travel to the first insert.
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "` VERSION AS OF 1"), "1000");
-  // VACUUM deletes the table's unreferenced files, never anything outside it.
-  Exec(con, "SET spark.databricks.delta.retentionDurationCheck.enabled = false");
-  int64_t before = 0;
-  ASSERT_TRUE(outside
-                  ->ListRecursive("t",
-                                  [&](const ObjectMeta& m) {
-                                    before += m.is_dir ? 0 : 1;
-                                    return Status::OK();
-                                  })
-                  .ok());
-  Exec(con, "VACUUM delta.`" + t + "` RETAIN 0 HOURS");
-  int64_t after = 0;
-  ASSERT_TRUE(outside
-                  ->ListRecursive("t",
-                                  [&](const ObjectMeta& m) {
-                                    after += m.is_dir ? 0 : 1;
-                                    return Status::OK();
-                                  })
-                  .ok());
-  EXPECT_LT(after, before);
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), "1361");
-  EXPECT_EQ(*outside->Get("t-sibling/keep.parquet"), "x");
-  EXPECT_EQ(*outside->Get("other/part-0.parquet"), "x");
-  // A managed table in the warehouse, too.
-  Exec(con, "CREATE TABLE m (a INT) USING DELTA");
-  Exec(con, "INSERT INTO m VALUES (1), (2)");
-  EXPECT_EQ(Scalar(con, "SELECT sum(a) FROM m"), "3");
-}
-
-// 16 sessions append to one table at once: every commit lands at exactly one version, none lost.
-TEST_F(AzureTableTest, SixteenConcurrentCommittersOneWinnerPerVersion) {
-  std::string t = base_ + "/c";
-  {
-    Connection con(db_);
-    Exec(con, "CREATE TABLE delta.`" + t + "` (w INT, i INT) USING DELTA");
-  }
-  constexpr int kWriters = 16;
-  std::atomic<int> ok{0};
-  std::vector<std::string> errors(kWriters);
-  std::vector<std::thread> threads;
-  for (int w = 0; w < kWriters; ++w) {
-    threads.emplace_back([&, w] {
-      Connection con(db_);
-      auto r = con.Query("INSERT INTO delta.`" + t + "` VALUES (" + std::to_string(w) + ", 1)");
-      if (r.ok()) {
-        ok++;
-      } else {
-        errors[w] = r.status().ToString();
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  for (const auto& e : errors) {
-    if (!e.empty()) {
-      EXPECT_NE(e.find("CONCURRENT"), std::string::npos) << e;  // only conflicts
-    }
-  }
-  EXPECT_GE(ok.load(), 1);
-  Connection con(db_);
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), std::to_string(ok.load()));
-  EXPECT_EQ(Scalar(con, "SELECT count(DISTINCT w) FROM delta.`" + t + "`"),
-            std::to_string(ok.load()));
-  // The log: versions 0..ok, each exactly once.
-  auto store = *OpenObjectStore(t, nullptr);
-  auto log = *store->ListFrom("_delta_log/");
-  std::set<std::string> commits;
-  for (const auto& m : log) {
-    if (m.key.ends_with(".json")) commits.insert(m.key);
-  }
-  EXPECT_EQ(commits.size(), static_cast<size_t>(ok.load() + 1));
-  auto history = con.Query("DESCRIBE HISTORY delta.`" + t + "`");
-  ASSERT_TRUE(history.ok()) << history.status().ToString();
-  EXPECT_EQ((*history)->num_rows(), static_cast<size_t>(ok.load() + 1));
-}
-
-// Statements under injected throttling, timeouts and lost responses: each succeeds (retried) or
-// fails with a clear error; the table stays readable and holds exactly the successful inserts.
-TEST_F(AzureTableTest, InjectedFaultsNeverTearTheTable) {
-  std::string t = base_ + "/f";
-  // Short backoffs (the stores the statements open read them).
-  SetStorageConfig("fs.azure.io.retry.min.backoff.interval", "1");
-  SetStorageConfig("fs.azure.io.retry.max.backoff.interval", "20");
-  Connection con(db_);
-  Exec(con, "CREATE TABLE delta.`" + t + "` (i INT) USING DELTA");
-  std::atomic<uint64_t> seq{0};
-  SetGlobalFaultHookForTesting([&](const HttpRequest&, RequestKind kind) {
-    uint64_t x = seq.fetch_add(1) * 0x9E3779B97F4A7C15ull;
-    x ^= x >> 29;
-    FaultDecision d;
-    switch (x % 10) {
-      case 0:
-        d.action = FaultDecision::kStatus;
-        d.status = 429;
-        break;
-      case 1:
-        d.action = FaultDecision::kStatus;
-        d.status = 503;
-        break;
-      case 2:
-        d.action = FaultDecision::kTimeout;
-        break;
-      case 3:
-        if (kind == RequestKind::kPut) d.action = FaultDecision::kDropAfter;
-        break;
-      default:
-        break;
-    }
-    return d;
-  });
-  int succeeded = 0;
-  int64_t retries_before = GlobalRequestCounts().retries;
-  for (int i = 0; i < 10; ++i) {
-    auto r = con.Query("INSERT INTO delta.`" + t + "` VALUES (" + std::to_string(i) + ")");
-    if (r.ok()) {
-      ++succeeded;
-    } else {
-      EXPECT_EQ(r.status().code(), StatusCode::kIoError) << r.status().ToString();
-    }
-  }
-  SetGlobalFaultHookForTesting(nullptr);
-  EXPECT_GT(GlobalRequestCounts().retries - retries_before, 10);  // the faults were met
-  SetStorageConfig("fs.azure.io.retry.min.backoff.interval", std::nullopt);
-  SetStorageConfig("fs.azure.io.retry.max.backoff.interval", std::nullopt);
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), std::to_string(succeeded));
-  EXPECT_EQ(Scalar(con, "SELECT count(DISTINCT i) FROM delta.`" + t + "`"),
-            std::to_string(succeeded));
-  EXPECT_GE(succeeded, 8);
 }
 
 }  // namespace

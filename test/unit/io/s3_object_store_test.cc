@@ -2,7 +2,8 @@
 // (requests answered by a hook, never sent); the rest needs the S3 emulator (npm s3rver) that
 // test/cloud/run-s3.sh starts (SILT_TEST_S3=1): they skip with a message otherwise. The generic
 // ObjectStore conformance suite runs on S3 too (object_store_test.cc, S3Prefix and S3Bucket), and
-// so does the whole sqllogictest suite (silt_sql_tests --store s3).
+// so does the whole sqllogictest suite (silt_sql_tests --store s3); tables on S3 are in
+// cloud_store_test.cc.
 #include "io/s3_object_store.h"
 
 #include <gtest/gtest.h>
@@ -21,9 +22,13 @@
 #include "io/storage_config.h"
 #include "planner/session_config.h"
 #include "silt/silt.h"
+#include "unit/io/cloud_test_util.h"
 
 namespace silt {
 namespace {
+
+using cloudtest::ScopedEnv;
+using cloudtest::Unique;
 
 bool S3Available() {
   const char* v = std::getenv("SILT_TEST_S3");
@@ -33,35 +38,6 @@ bool S3Available() {
 #define REQUIRE_S3RVER() \
   if (!S3Available())    \
   GTEST_SKIP() << "SKIP the S3 emulator is not running (test/cloud/run-s3.sh starts it)"
-
-std::string Unique(const char* what) {
-  static std::atomic<int> n{0};
-  return std::string(what) + "-" + std::to_string(::getpid()) + "-" + std::to_string(++n);
-}
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    if (old != nullptr) old_ = old;
-    if (value != nullptr) {
-      ::setenv(name, value, 1);
-    } else {
-      ::unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      ::setenv(name_, old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 // ---- SigV4 against AWS's published examples ---------------------------------------------------
 
@@ -699,179 +675,6 @@ TEST(S3ObjectStoreTest, SingleProcessCreatesHaveExactlyOneWinner) {
   for (auto& t : threads) t.join();
   EXPECT_EQ(won.load(), 1);
   EXPECT_EQ(lost.load(), 15);
-}
-
-// ---- Tables on S3 -------------------------------------------------------------------------------
-
-std::string Scalar(Connection& con, const std::string& sql) {
-  auto r = con.Query(sql);
-  if (!r.ok()) return "ERROR " + r.status().ToString();
-  if ((*r)->num_rows() == 0) return "<no rows>";
-  return (*r)->Row(0)[0].ToString();
-}
-
-void Exec(Connection& con, const std::string& sql) {
-  auto r = con.Query(sql);
-  ASSERT_TRUE(r.ok()) << sql << ": " << r.status().ToString();
-}
-
-int64_t CountObjects(ObjectStore& store, const std::string& dir) {
-  int64_t n = 0;
-  EXPECT_TRUE(store
-                  .ListRecursive(dir,
-                                 [&](const ObjectMeta& m) {
-                                   n += m.is_dir ? 0 : 1;
-                                   return Status::OK();
-                                 })
-                  .ok());
-  return n;
-}
-
-class S3TableTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!S3Available())
-      GTEST_SKIP() << "SKIP the S3 emulator is not running (test/cloud/run-s3.sh starts it)";
-    OpenFresh("tables");
-    base_ = "s3a://tables/" + Unique("w");
-    DatabaseOptions options;
-    options.warehouse = base_ + "/warehouse";
-    options.threads = 2;
-    auto db = Database::Open(options);
-    ASSERT_TRUE(db.ok()) << db.status().ToString();
-    db_ = *db;
-  }
-  std::string base_;
-  std::shared_ptr<Database> db_;
-};
-
-TEST_F(S3TableTest, DmlWithDeletionVectorsMaintenanceAndTimeTravel) {
-  Connection con(db_);
-  std::string t = base_ + "/t";
-  auto outside = *OpenObjectStore(base_, nullptr);
-  ASSERT_TRUE(outside->Put("t-sibling/keep.parquet", "x").ok());
-  ASSERT_TRUE(outside->Put("other/part-0.parquet", "x").ok());
-  Exec(con, "CREATE TABLE delta.`" + t +
-                "` (id BIGINT, s STRING) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' "
-                "= 'true')");
-  Exec(con, "INSERT INTO delta.`" + t + "` SELECT id, concat('v', id) FROM range(1000)");
-  Exec(con, "INSERT INTO delta.`" + t + "` SELECT id, 'w' FROM range(1000, 1500)");
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), "1500");
-  Exec(con, "DELETE FROM delta.`" + t + "` WHERE id % 10 = 0");
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), "1350");
-  Exec(con, "UPDATE delta.`" + t + "` SET s = 'u' WHERE id < 100");
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "` WHERE s = 'u'"), "90");
-  Exec(
-      con,
-      "MERGE INTO delta.`" + t +
-          "` AS d USING (SELECT id, 'm' AS s FROM range(1490, 1510)) AS src "
-          "ON d.id = src.id WHEN MATCHED THEN UPDATE SET s = src.s WHEN NOT MATCHED THEN INSERT *");
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "` WHERE s = 'm'"), "20");
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), "1361");
-  Exec(con, "OPTIMIZE delta.`" + t + "`");
-  Exec(con, "REORG TABLE delta.`" + t + "` APPLY (PURGE)");
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), "1361");
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "` VERSION AS OF 1"), "1000");
-  Exec(con, "SET spark.databricks.delta.retentionDurationCheck.enabled = false");
-  int64_t before = CountObjects(*outside, "t");
-  Exec(con, "VACUUM delta.`" + t + "` RETAIN 0 HOURS");
-  EXPECT_LT(CountObjects(*outside, "t"), before);
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), "1361");
-  EXPECT_EQ(*outside->Get("t-sibling/keep.parquet"), "x");
-  EXPECT_EQ(*outside->Get("other/part-0.parquet"), "x");
-  Exec(con, "CREATE TABLE m (a INT) USING DELTA");
-  Exec(con, "INSERT INTO m VALUES (1), (2)");
-  EXPECT_EQ(Scalar(con, "SELECT sum(a) FROM m"), "3");
-}
-
-TEST_F(S3TableTest, SixteenConcurrentCommittersOneWinnerPerVersion) {
-  std::string t = base_ + "/c";
-  {
-    Connection con(db_);
-    Exec(con, "CREATE TABLE delta.`" + t + "` (w INT, i INT) USING DELTA");
-  }
-  constexpr int kWriters = 16;
-  std::atomic<int> ok{0};
-  std::vector<std::string> errors(kWriters);
-  std::vector<std::thread> threads;
-  for (int w = 0; w < kWriters; ++w) {
-    threads.emplace_back([&, w] {
-      Connection con(db_);
-      auto r = con.Query("INSERT INTO delta.`" + t + "` VALUES (" + std::to_string(w) + ", 1)");
-      if (r.ok()) {
-        ok++;
-      } else {
-        errors[w] = r.status().ToString();
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  for (const auto& e : errors) {
-    if (!e.empty()) {
-      EXPECT_NE(e.find("CONCURRENT"), std::string::npos) << e;
-    }
-  }
-  EXPECT_GE(ok.load(), 1);
-  Connection con(db_);
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), std::to_string(ok.load()));
-  EXPECT_EQ(Scalar(con, "SELECT count(DISTINCT w) FROM delta.`" + t + "`"),
-            std::to_string(ok.load()));
-  auto store = *OpenObjectStore(t, nullptr);
-  auto log = *store->ListFrom("_delta_log/");
-  std::set<std::string> commits;
-  for (const auto& m : log) {
-    if (m.key.ends_with(".json")) commits.insert(m.key);
-  }
-  EXPECT_EQ(commits.size(), static_cast<size_t>(ok.load() + 1));
-}
-
-TEST_F(S3TableTest, InjectedFaultsNeverTearTheTable) {
-  std::string t = base_ + "/f";
-  SetStorageConfig("fs.s3a.retry.interval", "1");
-  SetStorageConfig("fs.s3a.retry.max.interval", "20");
-  Connection con(db_);
-  Exec(con, "CREATE TABLE delta.`" + t + "` (i INT) USING DELTA");
-  std::atomic<uint64_t> seq{0};
-  SetGlobalFaultHookForTesting([&](const HttpRequest&, RequestKind kind) {
-    uint64_t x = seq.fetch_add(1) * 0x9E3779B97F4A7C15ull;
-    x ^= x >> 29;
-    FaultDecision d;
-    switch (x % 10) {
-      case 0:
-        d = {FaultDecision::kStatus, 503};  // SlowDown
-        break;
-      case 1:
-        d = {FaultDecision::kStatus, 500};
-        break;
-      case 2:
-        d.action = FaultDecision::kTimeout;
-        break;
-      case 3:
-        if (kind == RequestKind::kPut) d.action = FaultDecision::kDropAfter;
-        break;
-      default:
-        break;
-    }
-    return d;
-  });
-  int succeeded = 0;
-  int64_t retries_before = GlobalRequestCounts().retries;
-  for (int i = 0; i < 10; ++i) {
-    auto r = con.Query("INSERT INTO delta.`" + t + "` VALUES (" + std::to_string(i) + ")");
-    if (r.ok()) {
-      ++succeeded;
-    } else {
-      EXPECT_EQ(r.status().code(), StatusCode::kIoError) << r.status().ToString();
-    }
-  }
-  SetGlobalFaultHookForTesting(nullptr);
-  EXPECT_GT(GlobalRequestCounts().retries - retries_before, 10);
-  SetStorageConfig("fs.s3a.retry.interval", std::nullopt);
-  SetStorageConfig("fs.s3a.retry.max.interval", std::nullopt);
-  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + t + "`"), std::to_string(succeeded));
-  EXPECT_EQ(Scalar(con, "SELECT count(DISTINCT i) FROM delta.`" + t + "`"),
-            std::to_string(succeeded));
-  EXPECT_GE(succeeded, 8);
 }
 
 }  // namespace
