@@ -467,16 +467,43 @@ Status TableScanFile::ReadRowsSelecting(int rg, int64_t begin, int64_t end,
     has_deleted = live.size() != rows;
   }
   const size_t live_rows = has_deleted ? live.size() : rows;
-  // 1. The first columns, of the live rows; the others NULL-typed placeholders.
-  DataChunk raw_first;
+  // 1. The first columns, of the live rows; the others NULL-typed placeholders. A string column
+  // the file holds dictionary-encoded stays a dictionary (a placeholder in the chunk, its rows
+  // in dicts[k]) when it feeds one output column of its own type.
+  EncodedChunk enc_first;
   if (!first_cols.empty())
-    SILT_RETURN_NOT_OK(pf_->ReadRowGroup(rg, first_cols, &raw_first, begin, end - begin));
+    SILT_RETURN_NOT_OK(pf_->ReadRowGroupEncoded(rg, first_cols, &enc_first, begin, end - begin));
+  std::vector<std::optional<DictionaryVector>> dicts(num_out);
+  for (size_t pos = 0; pos < first_cols.size(); ++pos) {
+    if (!enc_first.is_dictionary(pos)) continue;
+    size_t outputs = 0, out_k = 0;
+    for (size_t k = 0; k < num_fields; ++k)
+      if (is_first[k] && source_[k] == first_cols[pos]) ++outputs, out_k = k;
+    DictionaryVector& d = *enc_first.dict[pos];
+    if (outputs == 1 && d.type()->Equals(*scan_->output_schema_[out_k].type)) {
+      if (has_deleted) {
+        std::vector<int32_t> idx(live.size());
+        for (size_t i = 0; i < live.size(); ++i) idx[i] = d.indices[live[i]];
+        d.indices = std::move(idx);
+        if (d.may_have_nulls()) {
+          std::vector<uint8_t> valid(live.size());
+          for (size_t i = 0; i < live.size(); ++i) valid[i] = d.validity[live[i]];
+          d.validity = std::move(valid);
+        }
+      }
+      dicts[out_k] = std::move(d);
+    } else {
+      enc_first.flat[pos] = Flatten(d);
+    }
+    enc_first.dict[pos].reset();
+  }
+  std::vector<Vector>& raw_first = enc_first.flat;
   DataChunk chunk;
   chunk.num_rows_without_columns = live_rows;
   chunk.columns.reserve(num_out);
   for (size_t k = 0; k < num_out; ++k) {
     chunk.columns.emplace_back(DataType::Null());
-    if (!is_first[k]) {
+    if (!is_first[k] || dicts[k]) {
       chunk.columns[k].Resize(live_rows);
       continue;
     }
@@ -487,7 +514,7 @@ Status TableScanFile::ReadRowsSelecting(int rg, int64_t begin, int64_t end,
       for (size_t i = 0; i < rows; ++i) p[i] = row_base + static_cast<int64_t>(i);
       chunk.columns[k] = std::move(idx);
     } else {
-      Vector* raw = source_[k] >= 0 ? &raw_first.columns[pos_of(first_cols, source_[k])] : nullptr;
+      Vector* raw = source_[k] >= 0 ? &raw_first[pos_of(first_cols, source_[k])] : nullptr;
       bool used_again = false;
       for (size_t j = k + 1; raw && j < num_fields; ++j)
         used_again |= is_first[j] && source_[j] == source_[k];
@@ -498,7 +525,7 @@ Status TableScanFile::ReadRowsSelecting(int rg, int64_t begin, int64_t end,
   // 2. The rows chosen among the live ones.
   std::vector<uint32_t> sel;
   bool all = false;
-  SILT_RETURN_NOT_OK(select(chunk, &sel, &all));
+  SILT_RETURN_NOT_OK(select(chunk, &dicts, &sel, &all));
   if (!all && sel.empty()) return Status::OK();
   // Their positions in the range: what the other columns decode.
   std::vector<uint32_t> phys;
@@ -526,9 +553,20 @@ Status TableScanFile::ReadRowsSelecting(int rg, int64_t begin, int64_t end,
     }
   }
   const size_t out_rows = !gathered ? rows : all ? live_rows : sel.size();
-  if (gathered && !all)
-    for (size_t k = 0; k < num_out; ++k)
-      if (is_first[k]) KeepRows(&chunk.columns[k], sel.data(), sel.size());
+  for (size_t k = 0; k < num_out; ++k) {
+    if (!is_first[k]) continue;
+    if (dicts[k]) {
+      // Still a dictionary: the chosen rows' values only (all live rows when not gathered).
+      Vector flat(dicts[k]->type());
+      if (gathered && !all)
+        AppendFlattenedSelected(*dicts[k], sel.data(), sel.size(), &flat);
+      else
+        AppendFlattened(*dicts[k], &flat);
+      SILT_RETURN_NOT_OK(OutputColumn(k, flat.size(), &flat, false, &chunk.columns[k]));
+    } else if (gathered && !all) {
+      KeepRows(&chunk.columns[k], sel.data(), sel.size());
+    }
+  }
   for (size_t k = 0; k < num_out; ++k) {
     if (is_first[k]) continue;
     if (k >= num_fields) {

@@ -13,6 +13,7 @@
 #include "common/status.h"
 #include "delta/deletion_vector.h"
 #include "delta/snapshot.h"
+#include "vector/dictionary.h"
 #include "vector/vector.h"
 
 namespace silt::parquet {
@@ -65,8 +66,13 @@ class TableScanFile {
                   const std::function<Status(DataChunk&)>& sink) const;
   // Late materialization. Chooses rows of a chunk holding only the output columns `first` (the
   // others NULL-typed placeholders of the same length): *all = true keeps every row, else *sel
-  // holds the kept rows' indices, ascending.
-  using SelectFn = std::function<Status(const DataChunk&, std::vector<uint32_t>* sel, bool* all)>;
+  // holds the kept rows' indices, ascending. A string column of `first` that the file holds
+  // dictionary-encoded comes as a placeholder too, its rows in (*dicts)[k] (k = output column):
+  // select may flatten it into the chunk (and reset (*dicts)[k]); the ones it leaves are
+  // flattened afterwards, for the chosen rows only.
+  using SelectFn =
+      std::function<Status(DataChunk&, std::vector<std::optional<DictionaryVector>>* dicts,
+                           std::vector<uint32_t>* sel, bool* all)>;
   // Receives a chunk with every column filled and the chosen rows of it: `sel` null = all.
   using SelectedSink = std::function<Status(DataChunk&, const std::vector<uint32_t>* sel)>;
   // As ReadRows, but decodes the output columns `first` first, lets `select` choose among the

@@ -7,6 +7,7 @@
 
 #include "common/thread_pool.h"
 #include "exec/basic_operators.h"
+#include "exec/dictionary_filter.h"
 
 namespace silt::exec {
 
@@ -138,8 +139,15 @@ void DeltaScanOperator::BuildAllFilters() {
     std::sort(cols.begin(), cols.end());
     cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
     const size_t width = scan_->output_schema().size();
-    if (!late_materialization_ || cols.empty() || cols.size() >= width || cols.front() < 0 ||
-        static_cast<size_t>(cols.back()) >= width)
+    // Filters over every column still pay when one is a string: the file may hold it
+    // dictionary-encoded, so its filters run once per dictionary value and only the chosen
+    // rows' strings are built (ReadRowsSelecting).
+    bool strings = false;
+    for (int c : cols)
+      strings = strings || (c >= 0 && static_cast<size_t>(c) < width &&
+                            scan_->output_schema()[static_cast<size_t>(c)].type->is_binary_like());
+    if (!late_materialization_ || cols.empty() || (cols.size() >= width && !strings) ||
+        cols.front() < 0 || static_cast<size_t>(cols.back()) >= width)
       cols.clear();
     return cols;
   };
@@ -161,17 +169,37 @@ std::string DeltaScanOperator::adaptive_filter_state() const {
 
 Status DeltaScanOperator::Select(ExecContext& ctx, const DataChunk& group,
                                  std::vector<uint32_t>* sel, bool* all) {
+  return SelectAdaptive(
+      [&](const std::vector<ExprPtr>& filters) {
+        return SelectRows(filters, ctx.eval, group, sel, all);
+      },
+      group.size(), sel, all);
+}
+
+Status DeltaScanOperator::SelectWithDictionaries(
+    ExecContext& ctx, DataChunk& group, std::vector<std::optional<DictionaryVector>>* dicts,
+    std::vector<uint32_t>* sel, bool* all) {
+  return SelectAdaptive(
+      [&](const std::vector<ExprPtr>& filters) {
+        return SelectRowsWithDictionaries(filters, ctx.eval, group, dicts, sel, all);
+      },
+      group.size(), sel, all);
+}
+
+Status DeltaScanOperator::SelectAdaptive(
+    const std::function<Status(const std::vector<ExprPtr>&)>& select_rows, size_t rows,
+    std::vector<uint32_t>* sel, bool* all) {
   *all = true;
   const int adaptive = adaptive_filters_.empty() ? kDrop : adaptive_state_.load();
   if (adaptive == kKeep) {
-    SILT_RETURN_NOT_OK(SelectRows(all_filters_, ctx.eval, group, sel, all));
+    SILT_RETURN_NOT_OK(select_rows(all_filters_));
   } else if (adaptive == kSampling) {
     // Rows after the other filters, then after the adaptive ones too: the adaptive filters'
     // own pass ratio.
-    SILT_RETURN_NOT_OK(SelectRows(filters_, ctx.eval, group, sel, all));
-    const int64_t before = static_cast<int64_t>(*all ? group.size() : sel->size());
-    SILT_RETURN_NOT_OK(SelectRows(all_filters_, ctx.eval, group, sel, all));
-    const int64_t after = static_cast<int64_t>(*all ? group.size() : sel->size());
+    SILT_RETURN_NOT_OK(select_rows(filters_));
+    const int64_t before = static_cast<int64_t>(*all ? rows : sel->size());
+    SILT_RETURN_NOT_OK(select_rows(all_filters_));
+    const int64_t after = static_cast<int64_t>(*all ? rows : sel->size());
     const int64_t seen = adaptive_seen_.fetch_add(before) + before;
     const int64_t passed = adaptive_passed_.fetch_add(after) + after;
     if (seen >= adaptive_sample_rows_) {
@@ -182,7 +210,7 @@ Status DeltaScanOperator::Select(ExecContext& ctx, const DataChunk& group,
                         : kKeep);
     }
   } else {
-    SILT_RETURN_NOT_OK(SelectRows(filters_, ctx.eval, group, sel, all));
+    SILT_RETURN_NOT_OK(select_rows(filters_));
   }
   return Status::OK();
 }
@@ -246,8 +274,9 @@ Status DeltaScanOperator::ReadUnit(ExecContext& ctx, const delta::TableScanFile&
   int64_t live = 0, kept = 0;
   SILT_RETURN_NOT_OK(file.ReadRowsSelecting(
       unit.row_group, unit.begin, unit.end, first,
-      [&](const DataChunk& partial, std::vector<uint32_t>* s, bool* all) -> Status {
-        SILT_RETURN_NOT_OK(Select(ctx, partial, s, all));
+      [&](DataChunk& partial, std::vector<std::optional<DictionaryVector>>* dicts,
+          std::vector<uint32_t>* s, bool* all) -> Status {
+        SILT_RETURN_NOT_OK(SelectWithDictionaries(ctx, partial, dicts, s, all));
         live = static_cast<int64_t>(partial.size());
         kept = *all ? live : static_cast<int64_t>(s->size());
         return Status::OK();

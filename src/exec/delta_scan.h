@@ -116,6 +116,14 @@ class DeltaScanOperator final : public Operator {
                    const std::function<Status(DataChunk&)>& emit);
   // The rows of `group` that the filters keep (the adaptive ones while they run).
   Status Select(ExecContext& ctx, const DataChunk& group, std::vector<uint32_t>* sel, bool* all);
+  // Select over a chunk whose dictionary-encoded filter columns are still dictionaries
+  // (TableScanFile::ReadRowsSelecting): conjuncts of one of them run once per dictionary value.
+  Status SelectWithDictionaries(ExecContext& ctx, DataChunk& group,
+                                std::vector<std::optional<DictionaryVector>>* dicts,
+                                std::vector<uint32_t>* sel, bool* all);
+  // The adaptive-filter bookkeeping around select_rows(filters) of Select.
+  Status SelectAdaptive(const std::function<Status(const std::vector<ExprPtr>&)>& select_rows,
+                        size_t rows, std::vector<uint32_t>* sel, bool* all);
   // Projects the rows `sel` (all: every row) of `group` and passes them to `emit` in kChunkRows
   // pieces.
   Status Emit(ExecContext& ctx, DataChunk& group, const std::vector<uint32_t>* sel, bool all,

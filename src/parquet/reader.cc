@@ -215,6 +215,12 @@ struct LeafData {
   Vector values;                  // max_rep == 0: one row per entry (spaced); else dense
   int64_t entries = 0;
   int64_t first_row = 0;  // row index (in the row group) of the first decoded record
+  // Dictionary mode (ChunkDecoder::set_keep_dictionary): while every page read is
+  // dictionary-encoded, rows are kept as indices into the decoder's dictionary (values stays
+  // empty); a page in another encoding flattens them into values and ends the mode.
+  bool dict_mode = false;
+  std::vector<int32_t> dict_indices;  // one per row (0 for a null row)
+  std::vector<uint8_t> dict_valid;    // one per row when the leaf is nullable
   explicit LeafData(TypePtr t) : values(std::move(t)) {}
 };
 
@@ -371,8 +377,20 @@ class ChunkDecoder {
   // Byte-array leaves without repetition: Decode hands each non-null value to `sink` (views into
   // the page or dictionary) instead of building out->values.
   void set_sink(const std::function<Status(std::string_view)>* sink) { sink_ = sink; }
+  // Flat string/binary leaves: Decode keeps dictionary-encoded pages as indices (LeafData's
+  // dictionary mode) instead of copying each row's bytes; TakeDictionary then hands over the
+  // dictionary they index.
+  void set_keep_dictionary(bool keep) { keep_dictionary_ = keep; }
+  std::shared_ptr<const Vector> TakeDictionary() {
+    auto d = std::make_shared<Vector>(std::move(dict_));
+    dict_ = Vector(leaf_.type);
+    has_dict_ = dict_loaded_ = false;
+    return d;
+  }
 
  private:
+  // Dictionary mode ends: the rows kept as indices become values.
+  void FlattenDictRows(LeafData* out);
   Status DecodeDataPage(const PageHeader& h, const uint8_t* data, size_t len, bool keep_def,
                         LeafData* out);
   Status DecodeValues(Encoding enc, const uint8_t* data, size_t len, size_t n, Vector* out);
@@ -424,7 +442,21 @@ class ChunkDecoder {
   int64_t expect_rows_ = 0;
   Staging staging_;
   const std::function<Status(std::string_view)>* sink_ = nullptr;
+  bool keep_dictionary_ = false;
 };
+
+void ChunkDecoder::FlattenDictRows(LeafData* out) {
+  out->dict_mode = false;
+  if (!out->dict_indices.empty()) {
+    DictionaryVector d;
+    d.dictionary = std::shared_ptr<const Vector>(std::shared_ptr<const Vector>(), &dict_);
+    d.indices = std::move(out->dict_indices);
+    d.validity = std::move(out->dict_valid);
+    AppendFlattened(d, &out->values);
+  }
+  out->dict_indices.clear();
+  out->dict_valid.clear();
+}
 
 Status ChunkDecoder::DecodeDictIndices(const uint8_t* data, size_t len, size_t n) {
   if (!has_dict_) return Corrupt(where_, "dictionary-encoded page without a dictionary page");
@@ -852,6 +884,38 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
         where_,
         "repetition levels of a column chunk (or v2 page) must start a new record (level 0), got " +
             std::to_string(rep[0]));
+  if (out->dict_mode) {
+    if (enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY) {
+      size_t dense = n;
+      if (byte_valid) {
+        dense = 0;
+        for (size_t i = 0; i < n; ++i) dense += valid[i];
+      } else if (has_def) {
+        dense = 0;
+        for (size_t i = 0; i < n; ++i) dense += def[i] == leaf_.max_def;
+      }
+      SILT_RETURN_NOT_OK(DecodeDictIndices(values, values_len, dense));
+      const size_t r0 = out->dict_indices.size();
+      out->dict_indices.resize(r0 + n);
+      int32_t* idx = out->dict_indices.data() + r0;
+      if (has_def) {
+        out->dict_valid.resize(r0 + n);
+        uint8_t* v = out->dict_valid.data() + r0;
+        size_t j = 0;
+        for (size_t i = 0; i < n; ++i) {
+          const uint8_t ok = byte_valid ? valid[i] : static_cast<uint8_t>(def[i] == leaf_.max_def);
+          v[i] = ok;
+          idx[i] = ok ? static_cast<int32_t>(indices_[j]) : 0;
+          j += ok;
+        }
+      } else {
+        for (size_t i = 0; i < n; ++i) idx[i] = static_cast<int32_t>(indices_[i]);
+      }
+      out->entries += num_values;
+      return Status::OK();
+    }
+    FlattenDictRows(out);
+  }
   size_t n_dense = n;
   if (byte_valid) {
     n_dense = 0;
@@ -888,6 +952,9 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
   // A dictionary page seen by an earlier Decode but never decoded points into that call's bytes.
   pending_dict_.reset();
   if (md.num_values < 0) return Corrupt(where_, "negative value count");
+  out->dict_mode = keep_dictionary_ && sink_ == nullptr && leaf_.max_rep == 0 &&
+                   leaf_.max_def <= 1 && leaf_.physical_type == Type::BYTE_ARRAY &&
+                   leaf_.conversion == LeafConversion::kNone && leaf_.type->is_binary_like();
   if (md.num_values == 0) return Status::OK();  // empty chunk: writers may leave offsets unset
   int64_t start = md.data_page_offset;
   if (md.dictionary_page_offset && *md.dictionary_page_offset > 0 &&
@@ -971,7 +1038,7 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
   // Flat columns: one value slot per row, so size the output once instead of growing it by pages.
   // The reservation is capped by the bytes held: a row count the pages do not back never sizes an
   // allocation (the pages' own counts are checked as they are decoded).
-  if (leaf_.max_rep == 0 && sink_ == nullptr) {
+  if (leaf_.max_rep == 0 && sink_ == nullptr && !out->dict_mode) {
     const int64_t cap = std::max<int64_t>(int64_t{1} << 16, size * 8);
     out->values.Reserve(out->values.size() +
                         static_cast<size_t>(std::min(end_row - first_row, cap)));
@@ -1526,7 +1593,8 @@ namespace {
 Status DecodeNode(const ParquetFile& pf, const std::shared_ptr<RandomAccessFile>& file,
                   const ReaderOptions& options, int rg, const ColumnNode& col, int64_t first_row,
                   int64_t end_row, const OffsetIndex* flat_oi, ChunkDecoder* flat_dec,
-                  std::vector<LeafData>* leaves_p, Vector* out) {
+                  std::vector<LeafData>* leaves_p, Vector* out,
+                  std::optional<DictionaryVector>* dict_out = nullptr) {
   const RowGroup& group = pf.metadata().row_groups[rg];
   std::vector<LeafData>& leaves = *leaves_p;
   std::vector<const ColumnNode*> col_leaves;
@@ -1551,9 +1619,32 @@ Status DecodeNode(const ParquetFile& pf, const std::shared_ptr<RandomAccessFile>
       dec = &own.emplace(pf, options, *leaf, where);
     LeafData& ld = leaves[leaf->leaf_index];
     ld = LeafData(leaf->type);
+    dec->set_keep_dictionary(dict_out != nullptr && col.kind == ColumnNode::kLeaf);
     SILT_RETURN_NOT_OK(dec->Decode(group.columns[leaf->leaf_index], file, first_row, end_row,
                                    use_oi, leaf != &col, &ld));
     col_first = ld.first_row;
+    if (ld.dict_mode) {
+      // Still dictionary-encoded: the indices of rows [first_row, end_row).
+      std::string where = pf.name() + ": column '" + col.name + "'";
+      const int64_t have = static_cast<int64_t>(ld.dict_indices.size());
+      const int64_t skip = first_row - col_first;
+      if (col_first + have < end_row || skip < 0)
+        return Corrupt(where, "decoded " + std::to_string(have) + " rows, row group has " +
+                                  std::to_string(group.num_rows));
+      DictionaryVector d;
+      d.dictionary = dec->TakeDictionary();
+      d.indices.assign(ld.dict_indices.begin() + skip,
+                       ld.dict_indices.begin() + (end_row - col_first));
+      if (!ld.dict_valid.empty() &&
+          std::find(ld.dict_valid.begin() + skip, ld.dict_valid.begin() + (end_row - col_first),
+                    0) != ld.dict_valid.begin() + (end_row - col_first))
+        d.validity.assign(ld.dict_valid.begin() + skip,
+                          ld.dict_valid.begin() + (end_row - col_first));
+      *out = Vector(col.type);
+      *dict_out = std::move(d);
+      ld = LeafData(leaf->type);
+      return Status::OK();
+    }
   }
   Vector v(col.type);
   std::string where = pf.name() + ": column '" + col.name + "'";
@@ -1594,6 +1685,39 @@ Status ParquetFile::ReadNodes(int rg, const std::vector<const ColumnNode*>& node
     SILT_RETURN_NOT_OK(DecodeNode(*this, file_, options_, rg, *node, first_row, end_row, nullptr,
                                   nullptr, &leaves, &v));
     out->columns.push_back(std::move(v));
+  }
+  return Status::OK();
+}
+
+Status ParquetFile::ReadRowGroupEncoded(int rg, const std::vector<int>& columns, EncodedChunk* out,
+                                        int64_t first_row, int64_t num_rows) const {
+  if (rg < 0 || rg >= num_row_groups())
+    return Status::InvalidArgument("row group " + std::to_string(rg) + " out of range");
+  std::vector<const ColumnNode*> nodes;
+  for (int ci : columns) {
+    if (ci < 0 || ci >= static_cast<int>(schema_.columns().size()))
+      return Status::InvalidArgument("column index out of range");
+    nodes.push_back(&schema_.columns()[ci]);
+  }
+  if (columns.empty())
+    for (const ColumnNode& c : schema_.columns()) nodes.push_back(&c);
+  const RowGroup& group = metadata_.row_groups[rg];
+  if (first_row < 0) first_row = 0;
+  if (first_row > group.num_rows) first_row = group.num_rows;
+  int64_t end_row = num_rows < 0 ? group.num_rows : std::min(group.num_rows, first_row + num_rows);
+  out->flat.clear();
+  out->dict.clear();
+  out->num_rows = static_cast<size_t>(end_row - first_row);
+  std::vector<LeafData> leaves;
+  leaves.reserve(schema_.num_leaves());
+  for (int i = 0; i < schema_.num_leaves(); ++i) leaves.emplace_back(schema_.leaf(i).type);
+  for (const ColumnNode* node : nodes) {
+    Vector v(node->type);
+    std::optional<DictionaryVector> d;
+    SILT_RETURN_NOT_OK(DecodeNode(*this, file_, options_, rg, *node, first_row, end_row, nullptr,
+                                  nullptr, &leaves, &v, &d));
+    out->flat.push_back(std::move(v));
+    out->dict.push_back(std::move(d));
   }
   return Status::OK();
 }

@@ -18,6 +18,7 @@
 #include "io/file.h"
 #include "parquet/metadata.h"
 #include "parquet/schema.h"
+#include "vector/dictionary.h"
 #include "vector/vector.h"
 
 namespace silt::parquet {
@@ -78,6 +79,13 @@ class ParquetFile {
   // the range.
   Status ReadRowGroup(int rg, const std::vector<int>& columns, DataChunk* out,
                       int64_t first_row = 0, int64_t num_rows = -1) const;
+
+  // As ReadRowGroup, but a flat string/binary column whose pages in the range are all
+  // dictionary-encoded comes back as a DictionaryVector (its dictionary decoded once, an index
+  // per row, no row's bytes copied). Other columns, and a string column whose writer fell back
+  // to another encoding within the range, come back flat.
+  Status ReadRowGroupEncoded(int rg, const std::vector<int>& columns, EncodedChunk* out,
+                             int64_t first_row = 0, int64_t num_rows = -1) const;
 
   // Rows `sel` (ascending, relative to first_row) of rows [first_row, first_row + num_rows) of row
   // group rg for the top-level columns `columns` (as ReadRowGroup; out->size() == sel.size()).

@@ -26,6 +26,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     DataChunk chunk;
     (void)(*pf)->ReadRowGroup(rg, {}, &chunk);
     (void)(*pf)->ReadRowGroup(rg, {}, &chunk, 3, 5);
+    // Dictionary-encoded strings kept as dictionaries: every index must be inside its dictionary
+    // (an out-of-range one is a decoder bug, not a bad input).
+    EncodedChunk enc;
+    if ((*pf)->ReadRowGroupEncoded(rg, {}, &enc, 2, 7).ok())
+      for (size_t c = 0; c < enc.num_columns(); ++c)
+        if (enc.is_dictionary(c) && !enc.dict[c]->Validate().ok()) __builtin_trap();
     for (int leaf = 0; leaf < (*pf)->schema().num_leaves() && leaf < 16; ++leaf)
       (void)(*pf)->GetStatistics(rg, leaf);
   }
