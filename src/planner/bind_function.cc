@@ -11,9 +11,10 @@ namespace silt::planner {
 Result<ExprPtr> Binder::Impl::BindHigherOrder(const ParsedExpr& e, ExprScope& s,
                                               const std::string& name) {
   std::vector<ExprPtr> args;
-  std::vector<const ParsedExpr*> lambdas;
+  std::vector<const ParsedExpr*> lambdas;  // a lambda, or an expression in a lambda's place
+  const size_t own = exec::HigherOrderArgs(name);
   for (const auto& c : e.children) {
-    if (c->type == ExprType::kLambda) {
+    if (c->type == ExprType::kLambda || args.size() >= own) {
       lambdas.push_back(c.get());
       continue;
     }
@@ -34,15 +35,19 @@ Result<ExprPtr> Binder::Impl::BindHigherOrder(const ParsedExpr& e, ExprScope& s,
   std::vector<ExprPtr> bodies;
   for (size_t k = 0; k < lambdas.size(); ++k) {
     const ParsedExpr& lam = *lambdas[k];
-    SILT_ASSIGN_OR_RETURN(std::vector<TypePtr> types,
-                          exec::LambdaParamTypes(name, args, k, lam.lambda_params.size(), bound));
+    const bool implicit = lam.type != ExprType::kLambda;
+    SILT_ASSIGN_OR_RETURN(
+        std::vector<TypePtr> types,
+        exec::LambdaParamTypes(name, args, k,
+                               implicit ? exec::kImplicitLambda : lam.lambda_params.size(),
+                               bound));
     ExprScope ls = s;
     for (size_t p = 0; p < types.size(); ++p) {
       ls.lambda_vars.push_back(
           {lam.lambda_params[p],
            exec::MakeColumn(base + static_cast<int>(p), types[p], lam.lambda_params[p])});
     }
-    SILT_ASSIGN_OR_RETURN(ExprPtr body, Bind(*lam.children[0], ls));
+    SILT_ASSIGN_OR_RETURN(ExprPtr body, Bind(implicit ? lam : *lam.children[0], ls));
     std::function<void(const ExprPtr&)> collect = [&](const ExprPtr& x) {
       if (x->kind == ExprKind::kColumn && x->column < base &&
           std::find(captured.begin(), captured.end(), x->column) == captured.end()) {
@@ -95,8 +100,9 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
     }
   }
   if (exec::IsHigherOrderFunction(name) &&
-      std::any_of(e.children.begin(), e.children.end(),
-                  [](const auto& c) { return c->type == ExprType::kLambda; })) {
+      (e.children.size() > exec::HigherOrderArgs(name) ||
+       std::any_of(e.children.begin(), e.children.end(),
+                   [](const auto& c) { return c->type == ExprType::kLambda; }))) {
     return BindHigherOrder(e, s, name);
   }
   if (exec::FindGenerator(name)) {

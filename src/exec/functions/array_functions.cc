@@ -99,6 +99,27 @@ ListRow RowOf(const Arg& a, size_t i) {
   return ListRow{&a.vector->child(0), off[r], off[r + 1]};
 }
 
+// A kernel giving, per non-null array, a selection of its elements (array_distinct,
+// array_sort): select(row, &sel) fills sel with indices into *row.el.
+template <typename Select>
+ScalarKernel SelectElementsKernel(Select select) {
+  return [select](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+    std::vector<uint32_t> sel;
+    for (size_t i = 0; i < rows; ++i) {
+      if (NullAt(x[0], i)) {
+        out->AppendNull();
+        continue;
+      }
+      ListRow row = RowOf(x[0], i);
+      sel.clear();
+      select(row, &sel);
+      out->child(0).AppendSelected(*row.el, sel.data(), sel.size());
+      out->FinishListRow();
+    }
+    return Status::OK();
+  };
+}
+
 // One cell of some vector (set operations mix the cells of two arrays).
 struct Cell {
   const Vector* v;
@@ -733,28 +754,15 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
         SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
         TypePtr t = a[0]->type;
         return MakeCall(std::string(n), t, std::move(a),
-                        [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                        SelectElementsKernel([](const ListRow& row, std::vector<uint32_t>* sel) {
                           std::vector<Cell> cells;
-                          std::vector<uint32_t> sel;
-                          for (size_t i = 0; i < rows; ++i) {
-                            if (NullAt(x[0], i)) {
-                              out->AppendNull();
-                              continue;
-                            }
-                            ListRow row = RowOf(x[0], i);
-                            cells.clear();
-                            for (uint32_t j = row.begin; j < row.end; ++j)
-                              cells.push_back({row.el, j});
-                            std::vector<uint8_t> keep = FirstOccurrences(cells);
-                            sel.clear();
-                            for (size_t k = 0; k < cells.size(); ++k) {
-                              if (keep[k]) sel.push_back(cells[k].i);
-                            }
-                            out->child(0).AppendSelected(*row.el, sel.data(), sel.size());
-                            out->FinishListRow();
+                          for (uint32_t j = row.begin; j < row.end; ++j)
+                            cells.push_back({row.el, j});
+                          std::vector<uint8_t> keep = FirstOccurrences(cells);
+                          for (size_t k = 0; k < cells.size(); ++k) {
+                            if (keep[k]) sel->push_back(cells[k].i);
                           }
-                          return Status::OK();
-                        });
+                        }));
       });
   Reg(r, {"arrays_overlap"},
       [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
@@ -1060,37 +1068,23 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
         },
         /*deterministic=*/false);
   });
+  // array_sort(array, comparator) is a higher-order function (exec/lambda.cc).
   Reg(r, {"array_sort"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    if (a.size() == 2) {
-      return Status::NotImplemented(
-          "array_sort with a comparator function is not supported (lambda functions)");
-    }
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
     SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
     TypePtr t = a[0]->type;
     return MakeCall(std::string(n), t, std::move(a),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                      std::vector<uint32_t> idx;
-                      for (size_t i = 0; i < rows; ++i) {
-                        if (NullAt(x[0], i)) {
-                          out->AppendNull();
-                          continue;
-                        }
-                        ListRow row = RowOf(x[0], i);
-                        const Vector& el = *row.el;
-                        idx.resize(row.size());
-                        std::iota(idx.begin(), idx.end(), row.begin);
-                        // Ascending with NULLs last (unlike sort_array's NULLs first).
-                        std::stable_sort(idx.begin(), idx.end(), [&](uint32_t p, uint32_t q) {
-                          bool np = el.IsNull(p), nq = el.IsNull(q);
-                          if (np || nq) return !np && nq;
-                          return CompareCells(el, p, el, q) < 0;
-                        });
-                        out->child(0).AppendSelected(el, idx.data(), idx.size());
-                        out->FinishListRow();
-                      }
-                      return Status::OK();
-                    });
+                    SelectElementsKernel([](const ListRow& row, std::vector<uint32_t>* idx) {
+                      const Vector& el = *row.el;
+                      idx->resize(row.size());
+                      std::iota(idx->begin(), idx->end(), row.begin);
+                      // Ascending with NULLs last (unlike sort_array's NULLs first).
+                      std::stable_sort(idx->begin(), idx->end(), [&](uint32_t p, uint32_t q) {
+                        bool np = el.IsNull(p), nq = el.IsNull(q);
+                        if (np || nq) return !np && nq;
+                        return CompareCells(el, p, el, q) < 0;
+                      });
+                    }));
   });
 }
 
