@@ -39,8 +39,7 @@ Result<ExprPtr> Binder::Impl::BindHigherOrder(const ParsedExpr& e, ExprScope& s,
     SILT_ASSIGN_OR_RETURN(
         std::vector<TypePtr> types,
         exec::LambdaParamTypes(name, args, k,
-                               implicit ? exec::kImplicitLambda : lam.lambda_params.size(),
-                               bound));
+                               implicit ? exec::kImplicitLambda : lam.lambda_params.size(), bound));
     ExprScope ls = s;
     for (size_t p = 0; p < types.size(); ++p) {
       ls.lambda_vars.push_back(
@@ -72,6 +71,51 @@ Result<ExprPtr> Binder::Impl::BindHigherOrder(const ParsedExpr& e, ExprScope& s,
                                        std::move(captured_refs), ctx().bind);
 }
 
+// percentile_cont / percentile_disc (p) WITHIN GROUP (ORDER BY v [DESC]): the aggregate's
+// arguments (v, p, descending); Spark's INVALID_WITHIN_GROUP_EXPRESSION errors for other forms.
+static bool IsOrderedSetAggregate(const std::string& name) {
+  return name == "percentile_cont" || name == "percentile_disc";
+}
+static Result<std::vector<ExprPtr>> WithinGroupArgs(
+    const ParsedExpr& e, const std::string& name,
+    const std::function<Result<ExprPtr>(const ParsedExpr&)>& bind) {
+  const std::string fn = Backquote(name);
+  if (e.within_group.empty()) {
+    return Status::InvalidArgument("Invalid function " + fn +
+                                       " with WITHIN GROUP. The function is invoked with DISTINCT "
+                                       "and WITHIN GROUP but expressions ... WITHIN GROUP is "
+                                       "required for the inverse distribution function " +
+                                       fn + ".",
+                                   "INVALID_WITHIN_GROUP_EXPRESSION.WITHIN_GROUP_MISSING");
+  }
+  if (e.distinct) {
+    return Status::InvalidArgument("Invalid function " + fn +
+                                       " with WITHIN GROUP. The function does not support DISTINCT "
+                                       "with WITHIN GROUP.",
+                                   "INVALID_WITHIN_GROUP_EXPRESSION.DISTINCT_UNSUPPORTED");
+  }
+  if (e.within_group.size() != 1) {
+    return Status::InvalidArgument("Invalid function " + fn +
+                                       " with WITHIN GROUP. The function requires 1 orderings in "
+                                       "WITHIN GROUP but got " +
+                                       std::to_string(e.within_group.size()) + ".",
+                                   "INVALID_WITHIN_GROUP_EXPRESSION.WRONG_NUM_ORDERINGS");
+  }
+  if (e.children.size() != 1) {
+    return Status::InvalidArgument("The " + fn +
+                                       " requires 1 parameters but the actual number is " +
+                                       std::to_string(e.children.size()) + ".",
+                                   errc::kWrongNumArgsWithoutSuggestion);
+  }
+  std::vector<ExprPtr> args;
+  SILT_ASSIGN_OR_RETURN(ExprPtr v, bind(*e.within_group[0].expr));
+  SILT_ASSIGN_OR_RETURN(ExprPtr p, bind(*e.children[0]));
+  args.push_back(v);
+  args.push_back(p);
+  args.push_back(exec::MakeConstant(Value::Boolean(!e.within_group[0].ascending)));
+  return args;
+}
+
 // Spark's cast aliases (FunctionRegistry.castAlias): float(x) is CAST(x AS FLOAT), and so on for
 // the type names below; nullptr for any other name.
 static TypePtr CastAliasType(const std::string& name) {
@@ -98,6 +142,11 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
       SILT_ASSIGN_OR_RETURN(ExprPtr arg, Bind(*e.children[0], s));
       return exec::BindCast(arg, to, /*try_cast=*/false, ctx().bind);
     }
+  }
+  if (!e.within_group.empty() && !IsOrderedSetAggregate(name)) {
+    return Status::InvalidArgument(
+        "Invalid SQL syntax: The function " + Backquote(name) + " does not support WITHIN GROUP.",
+        "INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX");
   }
   if (exec::IsHigherOrderFunction(name) &&
       (e.children.size() > exec::HigherOrderArgs(name) ||
@@ -131,7 +180,18 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
     ExprScope in;
     in.columns = const_cast<std::vector<OutputColumn>*>(s.agg->input);
     std::vector<ExprPtr> args;
-    if (!e.star_arg) {
+    if (IsOrderedSetAggregate(name)) {
+      for (const auto& o : e.within_group) {
+        if (ContainsAggregate(*o.expr)) {
+          return Status::InvalidArgument(
+              "It is not allowed to use an aggregate function "
+              "in the argument of another aggregate function.",
+              errc::kNestedAggregateFunction);
+        }
+      }
+      SILT_ASSIGN_OR_RETURN(
+          args, WithinGroupArgs(e, name, [&](const ParsedExpr& x) { return Bind(x, in); }));
+    } else if (!e.star_arg) {
       for (const auto& a : e.children) {
         if (ContainsAggregate(*a)) {
           return Status::InvalidArgument(
@@ -260,11 +320,21 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
   WindowCall call;
   call.name = text;
   std::vector<ExprPtr> args;
-  for (const auto& a : e.children) {
-    SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*a, inner));
-    args.push_back(b);
-  }
   const sql::WindowSpec& w = *e.over;
+  if (IsOrderedSetAggregate(name)) {
+    if (!w.order_by.empty() || w.frame) {
+      return Status::InvalidArgument(
+          "Cannot specify ORDER BY or a window frame for " + Backquote(name) + ".",
+          "INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC");
+    }
+    SILT_ASSIGN_OR_RETURN(
+        args, WithinGroupArgs(e, name, [&](const ParsedExpr& x) { return Bind(x, inner); }));
+  } else {
+    for (const auto& a : e.children) {
+      SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*a, inner));
+      args.push_back(b);
+    }
+  }
   for (const auto& p : w.partition_by) {
     SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*p, inner));
     call.partition_by.push_back(b);
