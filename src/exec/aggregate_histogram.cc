@@ -83,8 +83,9 @@ struct Histogram {
 class HistogramNumericFn final : public AggregateFunction {
  public:
   HistogramNumericFn(TypePtr type, size_t nb) : type_(std::move(type)), nb_(nb) {
-    result_type_ = DataType::List(
-        DataType::Struct({Field{"x", type_, true}, Field{"y", DataType::Double(), true}}), true);
+    result_type_ = DataType::List(DataType::Struct({Field{"x", type_, true, "{}"},
+                                                    Field{"y", DataType::Double(), true, "{}"}}),
+                                  true);
   }
   size_t state_size() const override { return sizeof(Histogram*); }
   void Init(uint8_t* s) const override { St<Histogram*>(s) = nullptr; }

@@ -33,12 +33,13 @@ enum class Tok {
 };
 
 struct Token {
+  explicit Token(Tok k, char ch = 0) : kind(k), c(ch) {}
   Tok kind;
   // kDigits: the digit runs, last run first (exact: a run starting with 0 before the point);
   // kInvalid: the character.
   std::vector<std::pair<int, bool>> runs;  // (count, exact)
   std::vector<bool> seps;                  // kDigits: the group's items reversed (true = ',')
-  char c = 0;
+  char c;
 };
 
 std::string TokenName(const Token& t) {
@@ -131,17 +132,15 @@ Result<NumberFormat> NumberFormat::Make(const std::string& format) {
       ++i;
     }
   }
-  for (size_t k = 0; has_open && k < open_at; ++k) f.tokens_.push_back({Tok::kOpenAngle});
+  for (size_t k = 0; has_open && k < open_at; ++k) f.tokens_.push_back(Token(Tok::kOpenAngle));
   // Group consecutive digit runs and separators into one kDigits token (items reversed).
   for (size_t k = 0; k < raw.size();) {
     if (raw[k].kind != Tok::kDigits) {
-      Token t{raw[k].kind};
-      t.c = raw[k].c;
-      f.tokens_.push_back(t);
+      f.tokens_.push_back(Token(raw[k].kind, raw[k].c));
       ++k;
       continue;
     }
-    Token t{Tok::kDigits};
+    Token t(Tok::kDigits);
     size_t j = k;
     for (; j < raw.size() && raw[j].kind == Tok::kDigits; ++j) {
       t.seps.push_back(raw[j].sep);
@@ -212,7 +211,7 @@ Status NumberFormat::Check() const {
   }
   for (Tok k : {Tok::kPoint, Tok::kSign, Tok::kMinus, Tok::kDollar, Tok::kCloseAngle}) {
     int n = 0;
-    Token name{k};
+    Token name(k);
     for (const Token& t : tokens_) n += t.kind == k;
     if (n > 1) {
       return Invalid("INVALID_FORMAT.WRONG_NUM_TOKEN", fmt,
