@@ -321,12 +321,14 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
   call.name = text;
   std::vector<ExprPtr> args;
   const sql::WindowSpec& w = *e.over;
-  if (IsOrderedSetAggregate(name)) {
+  if (IsOrderedSetAggregate(name) || name == "median") {
     if (!w.order_by.empty() || w.frame) {
       return Status::InvalidArgument(
           "Cannot specify ORDER BY or a window frame for " + Backquote(name) + ".",
           "INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC");
     }
+  }
+  if (IsOrderedSetAggregate(name)) {
     SILT_ASSIGN_OR_RETURN(
         args, WithinGroupArgs(e, name, [&](const ParsedExpr& x) { return Bind(x, inner); }));
   } else {
