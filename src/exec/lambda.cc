@@ -371,7 +371,7 @@ Status ComparatorNull(const Vector& el, size_t later, size_t earlier) {
           "negative integer for \"less than\". To revert to deprecated behavior where NULL is "
           "treated as 0 (equal), you must set "
           "\"spark.sql.legacy.allowNullComparisonResultInArraySort\" to \"true\".",
-      "COMPARATOR_RETURNS_NULL");
+      errc::kComparatorReturnsNull);
 }
 
 // Stable bottom-up merge sort of positions 0..n-1; less(later, earlier) decides.
@@ -548,10 +548,9 @@ Result<std::vector<TypePtr>> LambdaParamTypes(std::string_view name,
             "types are [\"" +
                 args[0]->type->key_type()->ToString() + "\", \"" +
                 args[1]->type->key_type()->ToString() + "\"].",
-            "DATATYPE_MISMATCH.MAP_FUNCTION_DIFF_TYPES");
+            errc::kDatatypeMismatchMapFunctionDiffTypes);
       }
-      types = {args[0]->type->key_type(), args[0]->type->value_type(),
-               args[1]->type->value_type()};
+      types = {args[0]->type->key_type(), args[0]->type->value_type(), args[1]->type->value_type()};
       min = max = 3;
       break;
     case Hof::kArraySort:
@@ -609,7 +608,7 @@ Result<ExprPtr> BindHigherOrderFunction(std::string_view name, std::vector<ExprP
             "Cannot resolve \"transform_keys\" due to data type mismatch: The key of map cannot "
             "be/contain \"" +
                 body->ToString() + "\".",
-            "DATATYPE_MISMATCH.INVALID_MAP_KEY_TYPE");
+            errc::kDatatypeMismatchInvalidMapKeyType);
       }
       rt = DataType::Map(body, args[0]->type->value_type());
       break;
@@ -622,7 +621,7 @@ Result<ExprPtr> BindHigherOrderFunction(std::string_view name, std::vector<ExprP
             "Cannot resolve \"array_sort\" due to data type mismatch: The `lambdafunction` "
             "requires the return type \"INT\", but the actual type is \"" +
                 body->ToString() + "\".",
-            "DATATYPE_MISMATCH.UNEXPECTED_RETURN_TYPE");
+            errc::kDatatypeMismatchUnexpectedReturnType);
       }
       rt = args[0]->type;
       break;

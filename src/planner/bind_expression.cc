@@ -311,7 +311,7 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
       return Status::InvalidArgument(
           "Invalid lambda function call. A lambda function should only be used in a higher order "
           "function. However, its class is not a higher order function.",
-          "INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION");
+          errc::kInvalidLambdaFunctionCallNonHigherOrderFunction);
     case ExprType::kNamedArgument:
     case ExprType::kPositional:
       break;

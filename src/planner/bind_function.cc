@@ -86,20 +86,20 @@ static Result<std::vector<ExprPtr>> WithinGroupArgs(
                                        "and WITHIN GROUP but expressions ... WITHIN GROUP is "
                                        "required for the inverse distribution function " +
                                        fn + ".",
-                                   "INVALID_WITHIN_GROUP_EXPRESSION.WITHIN_GROUP_MISSING");
+                                   errc::kInvalidWithinGroupExpressionWithinGroupMissing);
   }
   if (e.distinct) {
     return Status::InvalidArgument("Invalid function " + fn +
                                        " with WITHIN GROUP. The function does not support DISTINCT "
                                        "with WITHIN GROUP.",
-                                   "INVALID_WITHIN_GROUP_EXPRESSION.DISTINCT_UNSUPPORTED");
+                                   errc::kInvalidWithinGroupExpressionDistinctUnsupported);
   }
   if (e.within_group.size() != 1) {
     return Status::InvalidArgument("Invalid function " + fn +
                                        " with WITHIN GROUP. The function requires 1 orderings in "
                                        "WITHIN GROUP but got " +
                                        std::to_string(e.within_group.size()) + ".",
-                                   "INVALID_WITHIN_GROUP_EXPRESSION.WRONG_NUM_ORDERINGS");
+                                   errc::kInvalidWithinGroupExpressionWrongNumOrderings);
   }
   if (e.children.size() != 1) {
     return Status::InvalidArgument("The " + fn +
@@ -146,7 +146,7 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
   if (!e.within_group.empty() && !IsOrderedSetAggregate(name)) {
     return Status::InvalidArgument(
         "Invalid SQL syntax: The function " + Backquote(name) + " does not support WITHIN GROUP.",
-        "INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX");
+        errc::kInvalidSqlSyntaxFunctionWithUnsupportedSyntax);
   }
   if (exec::IsHigherOrderFunction(name) &&
       (e.children.size() > exec::HigherOrderArgs(name) ||
@@ -325,7 +325,7 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
     if (!w.order_by.empty() || w.frame) {
       return Status::InvalidArgument(
           "Cannot specify ORDER BY or a window frame for " + Backquote(name) + ".",
-          "INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC");
+          errc::kInvalidWindowSpecForAggregationFunc);
     }
   }
   if (IsOrderedSetAggregate(name)) {

@@ -867,7 +867,7 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
               "should have been \"ARRAY\" followed by a value with same element type, but it's "
               "[\"" +
                   a[0]->type->ToString() + "\", \"" + it->ToString() + "\"].",
-              "DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES");
+              errc::kDatatypeMismatchArrayFunctionDiffTypes);
         }
         if (!fn::IsIntegralId(a[1]->type->id()) && a[1]->type->id() != TypeId::kNull) {
           return fn::UnexpectedType(n, 1, "\"INT\"", a[1]->type);

@@ -107,7 +107,7 @@ void RegisterBitwiseFunctions(FunctionRegistry& r) {
                       "The value of parameter(s) `pos` in `" + name +
                           "` is invalid: expects an integer value in [0, " + std::to_string(width) +
                           "), but got " + std::to_string(pos) + ".",
-                      "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE");
+                      errc::kInvalidParameterValueBitPositionRange);
                 }
                 w.Set(i,
                       static_cast<int8_t>((static_cast<uint64_t>(IntegralAt(x[0], i)) >> pos) & 1));

@@ -173,20 +173,20 @@ Status NumberFormat::Check() const {
     return -1;
   };
   if (fmt.empty()) {
-    return Invalid("INVALID_FORMAT.EMPTY", fmt, "The number format string cannot be empty.");
+    return Invalid(errc::kInvalidFormatEmpty, fmt, "The number format string cannot be empty.");
   }
   const int first_digit = index_of(Tok::kDigits);
   if (first_digit < 0) {
-    return Invalid("INVALID_FORMAT.WRONG_NUM_DIGIT", fmt,
+    return Invalid(errc::kInvalidFormatWrongNumDigit, fmt,
                    "The format string requires at least one number digit.");
   }
   const int dollar = index_of(Tok::kDollar), point = index_of(Tok::kPoint);
   if (first_digit < dollar) {
-    return Invalid("INVALID_FORMAT.CUR_MUST_BEFORE_DIGIT", fmt,
+    return Invalid(errc::kInvalidFormatCurMustBeforeDigit, fmt,
                    "Currency characters must appear before digits in the number format.");
   }
   if (point != -1 && point < dollar) {
-    return Invalid("INVALID_FORMAT.CUR_MUST_BEFORE_DEC", fmt,
+    return Invalid(errc::kInvalidFormatCurMustBeforeDec, fmt,
                    "Currency characters must appear before any decimal point in the number "
                    "format.");
   }
@@ -198,13 +198,13 @@ Status NumberFormat::Check() const {
     if (before_point) {
       for (size_t j = 0; j < s.size(); ++j) {
         if (s[j] && (j == 0 || j + 1 == s.size() || s[j - 1] || s[j + 1])) {
-          return Invalid("INVALID_FORMAT.CONT_THOUSANDS_SEPS", fmt,
+          return Invalid(errc::kInvalidFormatContThousandsSeps, fmt,
                          "Thousands separators (, or G) must have digits in between them in the "
                          "number format.");
         }
       }
     } else if (s.size() > t.runs.size()) {
-      return Invalid("INVALID_FORMAT.THOUSANDS_SEPS_MUST_BEFORE_DEC", fmt,
+      return Invalid(errc::kInvalidFormatThousandsSepsMustBeforeDec, fmt,
                      "Thousands separators (, or G) may not appear after the decimal point in "
                      "the number format.");
     }
@@ -214,7 +214,7 @@ Status NumberFormat::Check() const {
     Token name(k);
     for (const Token& t : tokens_) n += t.kind == k;
     if (n > 1) {
-      return Invalid("INVALID_FORMAT.WRONG_NUM_TOKEN", fmt,
+      return Invalid(errc::kInvalidFormatWrongNumToken, fmt,
                      "At most one " + TokenName(name) + " is allowed in the number format.");
     }
   }
@@ -232,7 +232,7 @@ Status NumberFormat::Check() const {
     }
   }
   if (at < tokens_.size()) {
-    return Invalid("INVALID_FORMAT.UNEXPECTED_TOKEN", fmt,
+    return Invalid(errc::kInvalidFormatUnexpectedToken, fmt,
                    "Found the unexpected " + TokenName(tokens_[at]) +
                        " in the format string; the structure of the format string must match: "
                        "`[MI|S]` `[$]` `[0|9|G|,]*` `[.|D]` `[0|9]*` `[$]` `[PR|MI|S]`.");
@@ -348,7 +348,7 @@ void RegisterNumberFormatFunctions(FunctionRegistry& r) {
               "Cannot resolve \"" + std::string(n) +
                   "\" due to data type mismatch: the input format should be a foldable "
                   "\"STRING\" expression; however, got a non-constant.",
-              "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT");
+              errc::kDatatypeMismatchNonFoldableInput);
         }
         const bool null_format = fmt->is_null();
         std::string format = null_format ? "" : fmt->ToString();
@@ -376,7 +376,7 @@ void RegisterNumberFormatFunctions(FunctionRegistry& r) {
                   return Status::InvalidArgument("The input '" + std::string(StrAt(x[0], i)) +
                                                      "' does not match the given number format: '" +
                                                      format + "'.",
-                                                 "INVALID_FORMAT.MISMATCH_INPUT");
+                                                 errc::kInvalidFormatMismatchInput);
                 }
               }
               return Status::OK();

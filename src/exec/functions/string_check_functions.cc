@@ -102,13 +102,13 @@ Result<Charset> FindCharset(std::string_view fn_name, std::string_view name, boo
           "` is invalid: expects one of the iso-8859-1, us-ascii, utf-16, utf-16be, utf-16le, "
           "utf-32, utf-8, but got " +
           std::string(name) + ".",
-      "INVALID_PARAMETER_VALUE.CHARSET");
+      errc::kInvalidParameterValueCharset);
 }
 
 Status Malformed(std::string_view fn_name, std::string_view charset) {
   return Status::InvalidArgument("Invalid value found when performing `" + std::string(fn_name) +
                                      "` with `" + std::string(charset) + "`",
-                                 "MALFORMED_CHARACTER_CODING");
+                                 errc::kMalformedCharacterCoding);
 }
 
 void PutUnit(uint32_t u, int bytes, bool big, std::string* out) {
@@ -414,7 +414,7 @@ void RegisterStringCheckFunctions(FunctionRegistry& r) {
                     w.Finish();
                     return Status::InvalidArgument(
                         "Invalid UTF8 byte sequence found in string: " + RenderInvalid(s) + ".",
-                        "INVALID_UTF8_STRING");
+                        errc::kInvalidUtf8String);
                   }
                 }
                 w.Finish();
