@@ -146,6 +146,11 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   bctx.current_schema = current_schema;
   bctx.bind.ansi = config.GetBool("spark.sql.ansi.enabled", true);
   bctx.bind.time_zone = config.Get("spark.sql.session.timeZone").value_or("UTC");
+  bctx.bind.legacy_java_charsets = config.GetBool("spark.sql.legacy.javaCharsets", false);
+  bctx.bind.legacy_coding_error_action =
+      config.GetBool("spark.sql.legacy.codingErrorAction", false);
+  bctx.bind.legacy_negative_index_in_array_insert =
+      config.GetBool("spark.sql.legacy.negativeIndexInArrayInsert", false);
   bctx.eval.ansi = bctx.bind.ansi;
   bctx.eval.time_zone = bctx.bind.time_zone;
   bctx.eval.now_micros = db->clock->NowMicros();

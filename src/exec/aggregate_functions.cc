@@ -829,6 +829,75 @@ class BoolFn final : public AggregateFunction {
   bool and_;
 };
 
+// bit_and / bit_or / bit_xor of an integral column, typed as it; NULL when no non-NULL input.
+class BitFn final : public AggregateFunction {
+ public:
+  enum Op { kAnd, kOr, kXor };
+  BitFn(Op op, TypePtr t) : op_(op) { result_type_ = std::move(t); }
+  struct State {
+    int64_t value;
+    uint8_t has;
+  };
+  size_t state_size() const override { return sizeof(State); }
+  void Init(uint8_t* s) const override { St<State>(s) = State{op_ == kAnd ? -1 : 0, 0}; }
+  int64_t Apply(int64_t a, int64_t b) const {
+    return op_ == kAnd ? (a & b) : op_ == kOr ? (a | b) : (a ^ b);
+  }
+  Status Update(std::span<const Arg> args, size_t rows, uint8_t* const* states,
+                const EvalContext&) const override {
+    ArgView v(args[0]);
+    if (v.null_type) return Status::OK();
+    const TypeId id = result_type_->id();
+    for (size_t i = 0; i < rows; ++i) {
+      if (v.null(i)) continue;
+      const size_t r = v.row(i);
+      const int64_t x = id == TypeId::kInt8    ? v.data<int8_t>()[r]
+                        : id == TypeId::kInt16 ? v.data<int16_t>()[r]
+                        : id == TypeId::kInt32 ? v.data<int32_t>()[r]
+                                               : v.data<int64_t>()[r];
+      State& s = St<State>(states[i]);
+      s.value = Apply(s.value, x);
+      s.has = 1;
+    }
+    return Status::OK();
+  }
+  Status Combine(const uint8_t* src, uint8_t* dst, const EvalContext&) const override {
+    const State& a = St<State>(src);
+    State& b = St<State>(dst);
+    if (!a.has) return Status::OK();
+    b.value = b.has ? Apply(a.value, b.value) : a.value;
+    b.has = 1;
+    return Status::OK();
+  }
+  Status Finalize(const uint8_t* const* states, size_t n, Vector* out,
+                  const EvalContext&) const override {
+    for (size_t i = 0; i < n; ++i) {
+      const State& s = St<State>(states[i]);
+      if (!s.has) {
+        out->AppendNull();
+        continue;
+      }
+      switch (result_type_->id()) {
+        case TypeId::kInt8:
+          out->Append<int8_t>(static_cast<int8_t>(s.value));
+          break;
+        case TypeId::kInt16:
+          out->Append<int16_t>(static_cast<int16_t>(s.value));
+          break;
+        case TypeId::kInt32:
+          out->Append<int32_t>(static_cast<int32_t>(s.value));
+          break;
+        default:
+          out->Append<int64_t>(s.value);
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  Op op_;
+};
+
 // ---------------------------------------------------------------- collect_list
 
 // collect_list(x) → array<x> without NULL elements; [] for no rows. The values live in a heap
@@ -992,6 +1061,9 @@ const std::unordered_map<std::string, int>& AggregateNames() {
       {"last_value", 0},
       {"any_value", 0},
       {"count_if", 0},
+      {"bit_and", 0},
+      {"bit_or", 0},
+      {"bit_xor", 0},
       {"bool_and", 0},
       {"every", 0},
       {"bool_or", 0},
@@ -1012,6 +1084,9 @@ const std::unordered_map<std::string, int>& AggregateNames() {
       {"corr", 0},
       {"approx_count_distinct", 0},
       {"percentile", 0},
+      {"percentile_cont", 0},
+      {"histogram_numeric", 0},
+      {"percentile_disc", 0},
       {"median", 0},
       {"percentile_approx", 0},
       {"approx_percentile", 0},
@@ -1095,6 +1170,24 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
     }
     return FnPtr(std::make_shared<BoolFn>(n == "bool_and" || n == "every"));
   }
+  if (n == "bit_and" || n == "bit_or" || n == "bit_xor") {
+    SILT_RETURN_NOT_OK(CheckArity(n, na, 1, 1));
+    if (n != "bit_xor") *distinct = false;  // x & x = x, x | x = x; not so for xor
+    TypeId id = args[0]->type->id();
+    if (id == TypeId::kNull) {
+      SILT_ASSIGN_OR_RETURN(args[0], CoerceTo(args[0], DataType::Int64(), ctx));
+      id = TypeId::kInt64;
+    }
+    if (id != TypeId::kInt8 && id != TypeId::kInt16 && id != TypeId::kInt32 &&
+        id != TypeId::kInt64) {
+      return Mismatch(n,
+                      "requires an integral argument, not \"" + args[0]->type->ToString() + "\"");
+    }
+    return FnPtr(std::make_shared<BitFn>(n == "bit_and"  ? BitFn::kAnd
+                                         : n == "bit_or" ? BitFn::kOr
+                                                         : BitFn::kXor,
+                                         args[0]->type));
+  }
   if (n == "collect_list" || n == "array_agg" || n == "collect_set") {
     SILT_RETURN_NOT_OK(CheckArity(n, na, 1, 1));
     auto list = std::make_shared<CollectListFn>(args[0]->type);
@@ -1159,6 +1252,36 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
     if (p < 0.0 || p > 1.0) return Mismatch(n, "the percentage must be between 0.0 and 1.0");
     SILT_ASSIGN_OR_RETURN(args[0], ToDoubleArg(n, args[0], ctx));
     return agg::MakePercentile(p);
+  }
+  if (n == "histogram_numeric") {
+    SILT_RETURN_NOT_OK(CheckArity(n, na, 2, 2));
+    *distinct = false;
+    SILT_ASSIGN_OR_RETURN(double nb, DoubleConstant(n, args[1], "nb"));
+    if (nb < 2 || nb != std::floor(nb)) {
+      return Mismatch(n, "the number of histogram bins must be an integer of at least 2");
+    }
+    args.resize(1);
+    TypePtr t = args[0]->type;
+    if (t->id() == TypeId::kNull) {
+      SILT_ASSIGN_OR_RETURN(args[0], CoerceTo(args[0], DataType::Double(), ctx));
+      t = args[0]->type;
+    }
+    FnPtr f = agg::MakeHistogramNumeric(t, static_cast<size_t>(nb));
+    if (!f) {
+      return Mismatch(
+          n, "requires a numeric, datetime or interval argument, not \"" + t->ToString() + "\"");
+    }
+    return f;
+  }
+  if (n == "percentile_cont" || n == "percentile_disc") {
+    // (value, percentage, descending) from percentile_cont(p) WITHIN GROUP (ORDER BY value).
+    if (na != 3) return WrongArgs(n, na, "1");
+    SILT_ASSIGN_OR_RETURN(double p, DoubleConstant(n, args[1], "percentage"));
+    SILT_ASSIGN_OR_RETURN(bool desc, BoolConstant(n, args[2]));
+    if (p < 0.0 || p > 1.0) return Mismatch(n, "the percentage must be between 0.0 and 1.0");
+    args.resize(1);
+    SILT_ASSIGN_OR_RETURN(args[0], ToDoubleArg(n, args[0], ctx));
+    return agg::MakePercentile(p, n == "percentile_disc", desc);
   }
   if (n == "percentile_approx" || n == "approx_percentile") {
     SILT_RETURN_NOT_OK(CheckArity(n, na, 2, 3));

@@ -239,7 +239,10 @@ class HllFn final : public AggregateFunction {
 // Percentile), over the values as doubles.
 class PercentileFn final : public AggregateFunction {
  public:
-  explicit PercentileFn(double p) : p_(p) { result_type_ = DataType::Double(); }
+  PercentileFn(double p, bool discrete, bool descending)
+      : p_(p), discrete_(discrete), descending_(descending) {
+    result_type_ = DataType::Double();
+  }
   size_t state_size() const override { return sizeof(std::vector<double>*); }
   void Init(uint8_t* s) const override { St<std::vector<double>*>(s) = nullptr; }
   void Destroy(uint8_t* s) const override {
@@ -282,6 +285,13 @@ class PercentileFn final : public AggregateFunction {
       }
       std::vector<double> s(*v);
       std::sort(s.begin(), s.end(), [](double a, double b) { return Cmp(a, b) < 0; });
+      if (descending_) std::reverse(s.begin(), s.end());
+      if (discrete_) {
+        // The first value whose cumulative distribution reaches p.
+        const double rank = std::ceil(p_ * static_cast<double>(s.size()));
+        out->Append<double>(s[rank <= 1 ? 0 : static_cast<size_t>(rank) - 1]);
+        continue;
+      }
       double pos = static_cast<double>(s.size() - 1) * p_;
       double lo = std::floor(pos), hi = std::ceil(pos);
       size_t l = static_cast<size_t>(lo), h = static_cast<size_t>(hi);
@@ -292,6 +302,7 @@ class PercentileFn final : public AggregateFunction {
 
  private:
   double p_;
+  bool discrete_, descending_;
 };
 
 // percentile_approx(x, p, accuracy): computed exactly — the value at rank ceil(p * n), or the
@@ -370,7 +381,9 @@ class PercentileApproxFn final : public AggregateFunction {
 FnPtr MakeCentralMoment(MomentKind kind) { return std::make_shared<CentralMomentFn>(kind); }
 FnPtr MakeCovariance(CovKind kind) { return std::make_shared<CovarianceFn>(kind); }
 FnPtr MakeHll(int p) { return std::make_shared<HllFn>(p); }
-FnPtr MakePercentile(double p) { return std::make_shared<PercentileFn>(p); }
+FnPtr MakePercentile(double p, bool discrete, bool descending) {
+  return std::make_shared<PercentileFn>(p, discrete, descending);
+}
 
 FnPtr MakePercentileApprox(const TypePtr& t, double p, int64_t accuracy) {
   switch (t->id()) {

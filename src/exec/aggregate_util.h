@@ -108,8 +108,16 @@ FnPtr MakeCentralMoment(MomentKind kind);
 FnPtr MakeCovariance(CovKind kind);
 // approx_count_distinct as HyperLogLog with 2^p registers.
 FnPtr MakeHll(int p);
-// percentile / median (exact) of doubles.
-FnPtr MakePercentile(double p);
+// percentile / median / percentile_cont (exact, interpolated) and percentile_disc (discrete:
+// the first value whose cumulative distribution reaches p) of doubles, in ascending or
+// descending order.
+FnPtr MakePercentile(double p, bool discrete = false, bool descending = false);
+// ---- aggregate_histogram.cc
+
+// histogram_numeric(x, nb) of a numeric, datetime or interval argument of type `type` (null for
+// other types): array<struct<x: type, y: double>>.
+FnPtr MakeHistogramNumeric(const TypePtr& type, size_t nb);
+
 // percentile_approx of a numeric, date or timestamp argument of type `type`; null for other
 // types.
 FnPtr MakePercentileApprox(const TypePtr& type, double p, int64_t accuracy);

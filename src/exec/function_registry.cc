@@ -38,6 +38,10 @@ const FunctionRegistry& FunctionRegistry::Get() {
     RegisterMiscFunctions(r);
     RegisterArrayFunctions(r);
     RegisterJsonFunctions(r);
+    RegisterBitwiseFunctions(r);
+    RegisterStringCheckFunctions(r);
+    RegisterConditionalFunctions(r);
+    RegisterNumberFormatFunctions(r);
     return r;
   }();
   return registry;

@@ -22,8 +22,11 @@
 namespace silt::exec {
 
 struct BindContext {
-  bool ansi = false;              // spark.sql.ansi.enabled
-  std::string time_zone = "UTC";  // spark.sql.session.timeZone
+  bool ansi = false;                        // spark.sql.ansi.enabled
+  std::string time_zone = "UTC";            // spark.sql.session.timeZone
+  bool legacy_java_charsets = false;        // spark.sql.legacy.javaCharsets (encode/decode)
+  bool legacy_coding_error_action = false;  // spark.sql.legacy.codingErrorAction
+  bool legacy_negative_index_in_array_insert = false;  // spark.sql.legacy.negativeIndexIn…
   // The SQL type grammar ("array<int>", "struct<a:int>") for functions that take a type string
   // (from_json's schema). It lives in sql/, above exec, so the binder injects it; when unset,
   // such a schema fails with NOT_IMPLEMENTED.

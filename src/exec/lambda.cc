@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -21,7 +22,9 @@ enum class Hof {
   kZipWith,
   kMapFilter,
   kTransformKeys,
-  kTransformValues
+  kTransformValues,
+  kMapZipWith,
+  kArraySort
 };
 
 std::optional<Hof> FindHof(std::string_view name) {
@@ -34,6 +37,8 @@ std::optional<Hof> FindHof(std::string_view name) {
   if (name == "map_filter") return Hof::kMapFilter;
   if (name == "transform_keys") return Hof::kTransformKeys;
   if (name == "transform_values") return Hof::kTransformValues;
+  if (name == "map_zip_with") return Hof::kMapZipWith;
+  if (name == "array_sort") return Hof::kArraySort;
   return std::nullopt;
 }
 
@@ -99,6 +104,9 @@ Vector Positions(const std::vector<int32_t>& pos) {
 Result<Vector> Apply(const BoundLambda& f, std::vector<Vector> params,
                      std::span<const Arg> captured, const std::vector<uint32_t>& rows,
                      const EvalContext& ctx) {
+  // Only the parameters the lambda declares (a non-lambda argument in a lambda's place is a
+  // lambda of none).
+  if (params.size() > f.params) params.erase(params.begin() + f.params, params.end());
   DataChunk chunk = LambdaChunk(std::move(params), captured, rows);
   Vector out(f.body->type);
   SILT_RETURN_NOT_OK(Evaluate(*f.body, chunk, ctx, &out));
@@ -289,9 +297,197 @@ Status ZipWithKernel(const BoundLambda& f, std::span<const Arg> args, size_t row
   return Status::OK();
 }
 
+// map_zip_with(m1, m2, (k, v1, v2) -> …): the keys of m1 in their order, then the keys of m2
+// not in m1; v1 / v2 are NULL where a map lacks the key.
+Status MapZipWithKernel(const BoundLambda& f, std::span<const Arg> args, size_t rows,
+                        const EvalContext& ctx, Vector* out) {
+  const Arg& a = args[0];
+  const Arg& b = args[1];
+  std::span<const Arg> captured = args.subspan(2);
+  const Vector& ma = *a.vector;
+  const Vector& mb = *b.vector;
+  std::vector<uint32_t> elem_rows;
+  std::vector<int64_t> ia, ib;
+  std::vector<size_t> lens(rows, 0);
+  Vector keys(ma.child(0).type());
+  std::map<std::string, size_t> where;  // key text -> element of the current row
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t la = a.index(r), lb = b.index(r);
+    if (ma.IsNull(la) || mb.IsNull(lb)) continue;
+    where.clear();
+    const size_t first = ia.size();
+    for (uint32_t k = ma.offsets()[la]; k < ma.offsets()[la + 1]; ++k) {
+      where.emplace(ma.child(0).GetValue(k).ToString(), ia.size());
+      keys.AppendRange(ma.child(0), k, 1);
+      ia.push_back(k);
+      ib.push_back(-1);
+    }
+    for (uint32_t k = mb.offsets()[lb]; k < mb.offsets()[lb + 1]; ++k) {
+      auto [it, fresh] = where.emplace(mb.child(0).GetValue(k).ToString(), ia.size());
+      if (!fresh) {
+        ib[it->second] = k;
+        continue;
+      }
+      keys.AppendRange(mb.child(0), k, 1);
+      ia.push_back(-1);
+      ib.push_back(k);
+    }
+    lens[r] = ia.size() - first;
+    elem_rows.insert(elem_rows.end(), lens[r], static_cast<uint32_t>(r));
+  }
+  std::vector<Vector> params;
+  params.push_back(keys);
+  params.push_back(GatherOrNull(ma.child(1), ia));
+  params.push_back(GatherOrNull(mb.child(1), ib));
+  SILT_ASSIGN_OR_RETURN(Vector res, Apply(f, std::move(params), captured, elem_rows, ctx));
+  size_t k = 0;
+  for (size_t r = 0; r < rows; ++r) {
+    if (ma.IsNull(a.index(r)) || mb.IsNull(b.index(r))) {
+      out->AppendNull();
+      continue;
+    }
+    out->child(0).AppendRange(keys, k, lens[r]);
+    out->child(1).AppendRange(res, k, lens[r]);
+    out->FinishListRow();
+    k += lens[r];
+  }
+  return Status::OK();
+}
+
+// array_sort(array, (left, right) -> int): a stable merge sort of each array by the comparator.
+// The comparisons a merge sort of the original order makes are all of a later element (left)
+// against an earlier one (right), so for arrays of up to kPairwiseLimit elements every such pair
+// is evaluated at once over the batch (vectorized); longer arrays evaluate one comparison at a
+// time. A later element moves before an earlier one only when the comparator says it is less (as
+// Java's TimSort, which Spark uses: a comparator constant 0 or positive keeps the order).
+constexpr size_t kPairwiseLimit = 256;
+constexpr size_t kPairsPerBatch = size_t{1} << 16;
+
+Status ComparatorNull(const Vector& el, size_t later, size_t earlier) {
+  return Status::InvalidArgument(
+      "The comparator has returned a NULL for a comparison between " +
+          el.GetValue(later).ToString() + " and " + el.GetValue(earlier).ToString() +
+          ". It should return a positive integer for \"greater than\", 0 for \"equal\" and a "
+          "negative integer for \"less than\". To revert to deprecated behavior where NULL is "
+          "treated as 0 (equal), you must set "
+          "\"spark.sql.legacy.allowNullComparisonResultInArraySort\" to \"true\".",
+      errc::kComparatorReturnsNull);
+}
+
+// Stable bottom-up merge sort of positions 0..n-1; less(later, earlier) decides.
+template <typename Less>
+Status MergeSort(std::vector<uint32_t>* order, Less&& less) {
+  std::vector<uint32_t>& v = *order;
+  std::vector<uint32_t> tmp(v.size());
+  for (size_t width = 1; width < v.size(); width *= 2) {
+    for (size_t lo = 0; lo < v.size(); lo += 2 * width) {
+      const size_t mid = std::min(lo + width, v.size()), hi = std::min(lo + 2 * width, v.size());
+      size_t i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) {
+        SILT_ASSIGN_OR_RETURN(bool take_right, less(v[j], v[i]));
+        tmp[o++] = take_right ? v[j++] : v[i++];
+      }
+      while (i < mid) tmp[o++] = v[i++];
+      while (j < hi) tmp[o++] = v[j++];
+    }
+    std::copy(tmp.begin(), tmp.end(), v.begin());
+  }
+  return Status::OK();
+}
+
+Status ArraySortKernel(const BoundLambda& f, std::span<const Arg> args, size_t rows,
+                       const EvalContext& ctx, Vector* out) {
+  const Arg& a = args[0];
+  std::span<const Arg> captured = args.subspan(1);
+  const Vector& src = *a.vector;
+  const Vector& el = src.child(0);
+  const uint32_t* off = src.offsets();
+  // Pairwise results of the rows of the current group: row -> (first pair, n).
+  std::vector<size_t> pair_base(rows, 0);
+  std::vector<int32_t> cmp;
+  std::vector<uint8_t> cmp_null;
+  auto tri = [](size_t later, size_t earlier) { return later * (later - 1) / 2 + earlier; };
+  std::vector<uint32_t> order;
+  size_t r = 0;
+  while (r < rows) {
+    // A group of rows whose pairs fit one evaluation.
+    std::vector<uint32_t> pair_rows, left, right;
+    size_t end = r;
+    for (; end < rows; ++end) {
+      const size_t li = a.index(end);
+      if (src.IsNull(li)) continue;
+      const size_t n = off[li + 1] - off[li];
+      if (n > kPairwiseLimit) continue;
+      const size_t pairs = n * (n - 1) / 2;
+      if (!pair_rows.empty() && pair_rows.size() + pairs > kPairsPerBatch) break;
+      pair_base[end] = pair_rows.size();
+      for (size_t p = 1; p < n; ++p) {
+        for (size_t q = 0; q < p; ++q) {
+          pair_rows.push_back(static_cast<uint32_t>(end));
+          left.push_back(off[li] + static_cast<uint32_t>(p));
+          right.push_back(off[li] + static_cast<uint32_t>(q));
+        }
+      }
+    }
+    if (end == r) end = r + 1;  // a single row (null, or evaluated one pair at a time)
+    cmp.clear();
+    cmp_null.clear();
+    if (!pair_rows.empty()) {
+      std::vector<Vector> params;
+      params.push_back(Gather(el, left));
+      params.push_back(Gather(el, right));
+      SILT_ASSIGN_OR_RETURN(Vector res, Apply(f, std::move(params), captured, pair_rows, ctx));
+      for (size_t k = 0; k < res.size(); ++k) {
+        cmp_null.push_back(res.IsNull(k) ? 1 : 0);
+        cmp.push_back(res.IsNull(k) ? 0 : res.data<int32_t>()[k]);
+      }
+    }
+    for (; r < end; ++r) {
+      const size_t li = a.index(r);
+      if (src.IsNull(li)) {
+        out->AppendNull();
+        continue;
+      }
+      const uint32_t begin = off[li];
+      const size_t n = off[li + 1] - begin;
+      order.resize(n);
+      for (size_t k = 0; k < n; ++k) order[k] = static_cast<uint32_t>(k);
+      Status st;
+      if (n <= kPairwiseLimit) {
+        const size_t base = pair_base[r];
+        st = MergeSort(&order, [&](uint32_t later, uint32_t earlier) -> Result<bool> {
+          const size_t k = base + tri(later, earlier);
+          if (cmp_null[k]) return ComparatorNull(el, begin + later, begin + earlier);
+          return cmp[k] < 0;
+        });
+      } else {
+        st = MergeSort(&order, [&](uint32_t later, uint32_t earlier) -> Result<bool> {
+          std::vector<Vector> params;
+          params.push_back(Gather(el, {begin + later}));
+          params.push_back(Gather(el, {begin + earlier}));
+          SILT_ASSIGN_OR_RETURN(
+              Vector res, Apply(f, std::move(params), captured, {static_cast<uint32_t>(r)}, ctx));
+          if (res.IsNull(0)) return ComparatorNull(el, begin + later, begin + earlier);
+          return res.data<int32_t>()[0] < 0;
+        });
+      }
+      SILT_RETURN_NOT_OK(st);
+      for (uint32_t& k : order) k += begin;
+      out->child(0).AppendSelected(el, order.data(), order.size());
+      out->FinishListRow();
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 bool IsHigherOrderFunction(std::string_view name) { return FindHof(name).has_value(); }
+
+size_t HigherOrderArgs(std::string_view name) {
+  const Hof hof = *FindHof(name);
+  return hof == Hof::kAggregate || hof == Hof::kZipWith || hof == Hof::kMapZipWith ? 2 : 1;
+}
 
 Result<std::vector<TypePtr>> LambdaParamTypes(std::string_view name,
                                               const std::vector<ExprPtr>& args, size_t index,
@@ -342,7 +538,28 @@ Result<std::vector<TypePtr>> LambdaParamTypes(std::string_view name,
       types = {args[0]->type->key_type(), args[0]->type->value_type()};
       min = max = 2;
       break;
+    case Hof::kMapZipWith:
+      SILT_RETURN_NOT_OK(need(0, TypeId::kMap, "\"MAP\""));
+      SILT_RETURN_NOT_OK(need(1, TypeId::kMap, "\"MAP\""));
+      if (!args[0]->type->key_type()->Equals(*args[1]->type->key_type())) {
+        return Status::InvalidArgument(
+            "Cannot resolve \"map_zip_with\" due to data type mismatch: Input to the function "
+            "`map_zip_with` should have been two maps with compatible key types, but the key "
+            "types are [\"" +
+                args[0]->type->key_type()->ToString() + "\", \"" +
+                args[1]->type->key_type()->ToString() + "\"].",
+            errc::kDatatypeMismatchMapFunctionDiffTypes);
+      }
+      types = {args[0]->type->key_type(), args[0]->type->value_type(), args[1]->type->value_type()};
+      min = max = 3;
+      break;
+    case Hof::kArraySort:
+      SILT_RETURN_NOT_OK(need(0, TypeId::kList, "\"ARRAY\""));
+      types = {args[0]->type->element_type(), args[0]->type->element_type()};
+      min = max = 2;
+      break;
   }
+  if (params == kImplicitLambda) return std::vector<TypePtr>{};
   if (params < min || params > max) {
     return Status::InvalidArgument(
         "Invalid lambda function call. A higher "
@@ -359,7 +576,7 @@ Result<ExprPtr> BindHigherOrderFunction(std::string_view name, std::vector<ExprP
                                         std::vector<BoundLambda> lambdas,
                                         std::vector<ExprPtr> captured, const BindContext&) {
   const Hof hof = *FindHof(name);
-  const size_t own = hof == Hof::kAggregate || hof == Hof::kZipWith ? 2 : 1;
+  const size_t own = HigherOrderArgs(name);
   const size_t want_lambdas = hof == Hof::kAggregate ? (lambdas.size() == 2 ? 2 : 1) : 1;
   if (args.size() != own || lambdas.size() != want_lambdas) {
     return Status::InvalidArgument("The `" + std::string(name) + "` requires " +
@@ -386,7 +603,27 @@ Result<ExprPtr> BindHigherOrderFunction(std::string_view name, std::vector<ExprP
       rt = hof == Hof::kFilter || hof == Hof::kMapFilter ? args[0]->type : DataType::Boolean();
       break;
     case Hof::kTransformKeys:
+      if (body->id() == TypeId::kMap) {
+        return Status::InvalidArgument(
+            "Cannot resolve \"transform_keys\" due to data type mismatch: The key of map cannot "
+            "be/contain \"" +
+                body->ToString() + "\".",
+            errc::kDatatypeMismatchInvalidMapKeyType);
+      }
       rt = DataType::Map(body, args[0]->type->value_type());
+      break;
+    case Hof::kMapZipWith:
+      rt = DataType::Map(args[0]->type->key_type(), body);
+      break;
+    case Hof::kArraySort:
+      if (body->id() != TypeId::kInt32) {
+        return Status::InvalidArgument(
+            "Cannot resolve \"array_sort\" due to data type mismatch: The `lambdafunction` "
+            "requires the return type \"INT\", but the actual type is \"" +
+                body->ToString() + "\".",
+            errc::kDatatypeMismatchUnexpectedReturnType);
+      }
+      rt = args[0]->type;
       break;
     case Hof::kTransformValues:
       rt = DataType::Map(args[0]->type->key_type(), body);
@@ -421,6 +658,10 @@ Result<ExprPtr> BindHigherOrderFunction(std::string_view name, std::vector<ExprP
                                ctx, out);
       case Hof::kZipWith:
         return ZipWithKernel(lambdas[0], a, rows, ctx, out);
+      case Hof::kMapZipWith:
+        return MapZipWithKernel(lambdas[0], a, rows, ctx, out);
+      case Hof::kArraySort:
+        return ArraySortKernel(lambdas[0], a, rows, ctx, out);
       default:
         return ElementwiseKernel(hof, lambdas[0], a, rows, ctx, out);
     }

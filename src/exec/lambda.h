@@ -1,5 +1,6 @@
 // Higher-order functions over arrays and maps with lambda arguments, as Spark: transform, filter,
-// exists, forall, aggregate (reduce), zip_with, map_filter, transform_keys, transform_values.
+// exists, forall, aggregate (reduce), zip_with, map_filter, transform_keys, transform_values,
+// map_zip_with, array_sort with a comparator.
 //
 // The binder binds a lambda's body over a "lambda chunk": its first columns are the lambda's
 // parameters (one row per element), the next ones the columns the body reads from the enclosing
@@ -20,6 +21,15 @@ struct BoundLambda {
 };
 
 bool IsHigherOrderFunction(std::string_view name);
+
+// The number of non-lambda arguments of higher-order function `name` (transform: 1, aggregate:
+// 2); the arguments after them are lambdas. A non-lambda argument in a lambda's place is, as in
+// Spark, a lambda of no parameters whose body is that expression (transform(a, 0)).
+size_t HigherOrderArgs(std::string_view name);
+
+// `params` value of LambdaParamTypes for such an implicit lambda: the arguments are checked, the
+// parameter count is not, and no parameter types are returned.
+inline constexpr size_t kImplicitLambda = static_cast<size_t>(-1);
 
 // Types of the parameters of lambda `index` of `name` called with the (bound, non-lambda)
 // arguments `args`, for a lambda of `params` parameters; `lambdas` are the lambdas bound so far

@@ -304,6 +304,10 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
       }
     }
     case ExprType::kLambda:
+      return Status::InvalidArgument(
+          "Invalid lambda function call. A lambda function should only be used in a higher order "
+          "function. However, its class is not a higher order function.",
+          errc::kInvalidLambdaFunctionCallNonHigherOrderFunction);
     case ExprType::kNamedArgument:
     case ExprType::kPositional:
       break;

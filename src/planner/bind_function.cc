@@ -11,9 +11,10 @@ namespace silt::planner {
 Result<ExprPtr> Binder::Impl::BindHigherOrder(const ParsedExpr& e, ExprScope& s,
                                               const std::string& name) {
   std::vector<ExprPtr> args;
-  std::vector<const ParsedExpr*> lambdas;
+  std::vector<const ParsedExpr*> lambdas;  // a lambda, or an expression in a lambda's place
+  const size_t own = exec::HigherOrderArgs(name);
   for (const auto& c : e.children) {
-    if (c->type == ExprType::kLambda) {
+    if (c->type == ExprType::kLambda || args.size() >= own) {
       lambdas.push_back(c.get());
       continue;
     }
@@ -34,15 +35,18 @@ Result<ExprPtr> Binder::Impl::BindHigherOrder(const ParsedExpr& e, ExprScope& s,
   std::vector<ExprPtr> bodies;
   for (size_t k = 0; k < lambdas.size(); ++k) {
     const ParsedExpr& lam = *lambdas[k];
-    SILT_ASSIGN_OR_RETURN(std::vector<TypePtr> types,
-                          exec::LambdaParamTypes(name, args, k, lam.lambda_params.size(), bound));
+    const bool implicit = lam.type != ExprType::kLambda;
+    SILT_ASSIGN_OR_RETURN(
+        std::vector<TypePtr> types,
+        exec::LambdaParamTypes(name, args, k,
+                               implicit ? exec::kImplicitLambda : lam.lambda_params.size(), bound));
     ExprScope ls = s;
     for (size_t p = 0; p < types.size(); ++p) {
       ls.lambda_vars.push_back(
           {lam.lambda_params[p],
            exec::MakeColumn(base + static_cast<int>(p), types[p], lam.lambda_params[p])});
     }
-    SILT_ASSIGN_OR_RETURN(ExprPtr body, Bind(*lam.children[0], ls));
+    SILT_ASSIGN_OR_RETURN(ExprPtr body, Bind(implicit ? lam : *lam.children[0], ls));
     std::function<void(const ExprPtr&)> collect = [&](const ExprPtr& x) {
       if (x->kind == ExprKind::kColumn && x->column < base &&
           std::find(captured.begin(), captured.end(), x->column) == captured.end()) {
@@ -65,6 +69,51 @@ Result<ExprPtr> Binder::Impl::BindHigherOrder(const ParsedExpr& e, ExprScope& s,
   }
   return exec::BindHigherOrderFunction(name, std::move(args), std::move(bound),
                                        std::move(captured_refs), ctx().bind);
+}
+
+// percentile_cont / percentile_disc (p) WITHIN GROUP (ORDER BY v [DESC]): the aggregate's
+// arguments (v, p, descending); Spark's INVALID_WITHIN_GROUP_EXPRESSION errors for other forms.
+static bool IsOrderedSetAggregate(const std::string& name) {
+  return name == "percentile_cont" || name == "percentile_disc";
+}
+static Result<std::vector<ExprPtr>> WithinGroupArgs(
+    const ParsedExpr& e, const std::string& name,
+    const std::function<Result<ExprPtr>(const ParsedExpr&)>& bind) {
+  const std::string fn = Backquote(name);
+  if (e.within_group.empty()) {
+    return Status::InvalidArgument("Invalid function " + fn +
+                                       " with WITHIN GROUP. The function is invoked with DISTINCT "
+                                       "and WITHIN GROUP but expressions ... WITHIN GROUP is "
+                                       "required for the inverse distribution function " +
+                                       fn + ".",
+                                   errc::kInvalidWithinGroupExpressionWithinGroupMissing);
+  }
+  if (e.distinct) {
+    return Status::InvalidArgument("Invalid function " + fn +
+                                       " with WITHIN GROUP. The function does not support DISTINCT "
+                                       "with WITHIN GROUP.",
+                                   errc::kInvalidWithinGroupExpressionDistinctUnsupported);
+  }
+  if (e.within_group.size() != 1) {
+    return Status::InvalidArgument("Invalid function " + fn +
+                                       " with WITHIN GROUP. The function requires 1 orderings in "
+                                       "WITHIN GROUP but got " +
+                                       std::to_string(e.within_group.size()) + ".",
+                                   errc::kInvalidWithinGroupExpressionWrongNumOrderings);
+  }
+  if (e.children.size() != 1) {
+    return Status::InvalidArgument("The " + fn +
+                                       " requires 1 parameters but the actual number is " +
+                                       std::to_string(e.children.size()) + ".",
+                                   errc::kWrongNumArgsWithoutSuggestion);
+  }
+  std::vector<ExprPtr> args;
+  SILT_ASSIGN_OR_RETURN(ExprPtr v, bind(*e.within_group[0].expr));
+  SILT_ASSIGN_OR_RETURN(ExprPtr p, bind(*e.children[0]));
+  args.push_back(v);
+  args.push_back(p);
+  args.push_back(exec::MakeConstant(Value::Boolean(!e.within_group[0].ascending)));
+  return args;
 }
 
 // Spark's cast aliases (FunctionRegistry.castAlias): float(x) is CAST(x AS FLOAT), and so on for
@@ -94,9 +143,15 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
       return exec::BindCast(arg, to, /*try_cast=*/false, ctx().bind);
     }
   }
+  if (!e.within_group.empty() && !IsOrderedSetAggregate(name)) {
+    return Status::InvalidArgument(
+        "Invalid SQL syntax: The function " + Backquote(name) + " does not support WITHIN GROUP.",
+        errc::kInvalidSqlSyntaxFunctionWithUnsupportedSyntax);
+  }
   if (exec::IsHigherOrderFunction(name) &&
-      std::any_of(e.children.begin(), e.children.end(),
-                  [](const auto& c) { return c->type == ExprType::kLambda; })) {
+      (e.children.size() > exec::HigherOrderArgs(name) ||
+       std::any_of(e.children.begin(), e.children.end(),
+                   [](const auto& c) { return c->type == ExprType::kLambda; }))) {
     return BindHigherOrder(e, s, name);
   }
   if (exec::FindGenerator(name)) {
@@ -125,7 +180,18 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
     ExprScope in;
     in.columns = const_cast<std::vector<OutputColumn>*>(s.agg->input);
     std::vector<ExprPtr> args;
-    if (!e.star_arg) {
+    if (IsOrderedSetAggregate(name)) {
+      for (const auto& o : e.within_group) {
+        if (ContainsAggregate(*o.expr)) {
+          return Status::InvalidArgument(
+              "It is not allowed to use an aggregate function "
+              "in the argument of another aggregate function.",
+              errc::kNestedAggregateFunction);
+        }
+      }
+      SILT_ASSIGN_OR_RETURN(
+          args, WithinGroupArgs(e, name, [&](const ParsedExpr& x) { return Bind(x, in); }));
+    } else if (!e.star_arg) {
       for (const auto& a : e.children) {
         if (ContainsAggregate(*a)) {
           return Status::InvalidArgument(
@@ -276,9 +342,14 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
   WindowCall call;
   call.name = text;
   std::vector<ExprPtr> args;
-  for (const auto& a : e.children) {
-    SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*a, inner));
-    args.push_back(b);
+  if (IsOrderedSetAggregate(name)) {
+    SILT_ASSIGN_OR_RETURN(
+        args, WithinGroupArgs(e, name, [&](const ParsedExpr& x) { return Bind(x, inner); }));
+  } else {
+    for (const auto& a : e.children) {
+      SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*a, inner));
+      args.push_back(b);
+    }
   }
   if (e.filter) {
     // agg(x) FILTER (WHERE f) OVER …: agg(CASE WHEN f THEN x END), exact for an aggregate that
@@ -322,6 +393,13 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
   } w{spec->partition_by.empty() ? def->partition_by : spec->partition_by,
       spec->order_by.empty() ? def->order_by : spec->order_by,
       spec->frame ? spec->frame : def->frame};
+  if (IsOrderedSetAggregate(name) || name == "median") {
+    if (!w.order_by.empty() || w.frame) {
+      return Status::InvalidArgument(
+          "Cannot specify ORDER BY or a window frame for " + Backquote(name) + ".",
+          errc::kInvalidWindowSpecForAggregationFunc);
+    }
+  }
   for (const auto& p : w.partition_by) {
     SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*p, inner));
     call.partition_by.push_back(b);

@@ -99,6 +99,27 @@ ListRow RowOf(const Arg& a, size_t i) {
   return ListRow{&a.vector->child(0), off[r], off[r + 1]};
 }
 
+// A kernel giving, per non-null array, a selection of its elements (array_distinct,
+// array_sort): select(row, &sel) fills sel with indices into *row.el.
+template <typename Select>
+ScalarKernel SelectElementsKernel(Select select) {
+  return [select](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+    std::vector<uint32_t> sel;
+    for (size_t i = 0; i < rows; ++i) {
+      if (NullAt(x[0], i)) {
+        out->AppendNull();
+        continue;
+      }
+      ListRow row = RowOf(x[0], i);
+      sel.clear();
+      select(row, &sel);
+      out->child(0).AppendSelected(*row.el, sel.data(), sel.size());
+      out->FinishListRow();
+    }
+    return Status::OK();
+  };
+}
+
 // One cell of some vector (set operations mix the cells of two arrays).
 struct Cell {
   const Vector* v;
@@ -733,28 +754,15 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
         SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
         TypePtr t = a[0]->type;
         return MakeCall(std::string(n), t, std::move(a),
-                        [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                        SelectElementsKernel([](const ListRow& row, std::vector<uint32_t>* sel) {
                           std::vector<Cell> cells;
-                          std::vector<uint32_t> sel;
-                          for (size_t i = 0; i < rows; ++i) {
-                            if (NullAt(x[0], i)) {
-                              out->AppendNull();
-                              continue;
-                            }
-                            ListRow row = RowOf(x[0], i);
-                            cells.clear();
-                            for (uint32_t j = row.begin; j < row.end; ++j)
-                              cells.push_back({row.el, j});
-                            std::vector<uint8_t> keep = FirstOccurrences(cells);
-                            sel.clear();
-                            for (size_t k = 0; k < cells.size(); ++k) {
-                              if (keep[k]) sel.push_back(cells[k].i);
-                            }
-                            out->child(0).AppendSelected(*row.el, sel.data(), sel.size());
-                            out->FinishListRow();
+                          for (uint32_t j = row.begin; j < row.end; ++j)
+                            cells.push_back({row.el, j});
+                          std::vector<uint8_t> keep = FirstOccurrences(cells);
+                          for (size_t k = 0; k < cells.size(); ++k) {
+                            if (keep[k]) sel->push_back(cells[k].i);
                           }
-                          return Status::OK();
-                        });
+                        }));
       });
   Reg(r, {"arrays_overlap"},
       [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
@@ -843,6 +851,82 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
               });
         });
   }
+  // array_insert(array, pos, item): pos 1-based; past the end pads with NULLs; negative counts
+  // from the end (-1 appends; spark.sql.legacy.negativeIndexInArrayInsert: -1 inserts before the
+  // last); further left than the start, the item comes first and NULLs pad up to the array.
+  Reg(r, {"array_insert"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 3, 3));
+        SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
+        const TypePtr& et = a[0]->type->element_type();
+        const TypePtr& it = a[2]->type;
+        const bool et_str = et->id() == TypeId::kString, it_str = it->id() == TypeId::kString;
+        if (et_str != it_str && et->id() != TypeId::kNull && it->id() != TypeId::kNull) {
+          return Status::InvalidArgument(
+              "Cannot resolve \"array_insert\" due to data type mismatch: Input to `array_insert` "
+              "should have been \"ARRAY\" followed by a value with same element type, but it's "
+              "[\"" +
+                  a[0]->type->ToString() + "\", \"" + it->ToString() + "\"].",
+              errc::kDatatypeMismatchArrayFunctionDiffTypes);
+        }
+        if (!fn::IsIntegralId(a[1]->type->id()) && a[1]->type->id() != TypeId::kNull) {
+          return fn::UnexpectedType(n, 1, "\"INT\"", a[1]->type);
+        }
+        SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::Int32(), c));
+        Args pair = {a[0], a[2]};
+        SILT_RETURN_NOT_OK(CoerceArrayAndElement(n, pair, c));
+        a[0] = pair[0];
+        a[2] = pair[1];
+        const int base_offset = c.legacy_negative_index_in_array_insert ? 1 : 0;
+        TypePtr t = DataType::List(a[0]->type->element_type(), true);
+        return MakeCall(
+            std::string(n), t, std::move(a),
+            [base_offset](std::span<const Arg> x, size_t rows, const EvalContext&,
+                          Vector* out) -> Status {
+              Vector& el = out->child(0);
+              for (size_t i = 0; i < rows; ++i) {
+                if (NullAt(x[0], i) || NullAt(x[1], i)) {
+                  out->AppendNull();
+                  continue;
+                }
+                ListRow row = RowOf(x[0], i);
+                const int64_t len = row.size();
+                const int64_t pos = fn::ValAt<int32_t>(x[1], i);
+                if (pos == 0) {
+                  return Status::InvalidArgument(
+                      "The index 0 is invalid. An index shall be either < 0 or > 0 (the first "
+                      "element has index 1).",
+                      errc::kInvalidIndexOfZero);
+                }
+                auto item = [&] { el.AppendRange(*x[2].vector, x[2].index(i), 1); };
+                auto nulls = [&](int64_t k) {
+                  for (int64_t j = 0; j < k; ++j) el.AppendNull();
+                };
+                if (pos < 0 && -pos > len) {
+                  const int64_t new_len = -pos + base_offset;
+                  SILT_RETURN_NOT_OK(fn::CheckArrayResult("array_insert", new_len, 8));
+                  item();
+                  nulls(new_len - len - 1);
+                  el.AppendRange(*row.el, row.begin, row.size());
+                } else {
+                  const int64_t at = pos > 0 ? pos - 1 : pos + len + (1 - base_offset);
+                  if (at >= len) {
+                    SILT_RETURN_NOT_OK(fn::CheckArrayResult("array_insert", at + 1, 8));
+                    el.AppendRange(*row.el, row.begin, row.size());
+                    nulls(at - len);
+                    item();
+                  } else {
+                    el.AppendRange(*row.el, row.begin, static_cast<size_t>(at));
+                    item();
+                    el.AppendRange(*row.el, row.begin + static_cast<uint32_t>(at),
+                                   static_cast<size_t>(len - at));
+                  }
+                }
+                out->FinishListRow();
+              }
+              return Status::OK();
+            });
+      });
   Reg(r, {"array_size"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
     SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
@@ -1060,37 +1144,23 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
         },
         /*deterministic=*/false);
   });
+  // array_sort(array, comparator) is a higher-order function (exec/lambda.cc).
   Reg(r, {"array_sort"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
-    if (a.size() == 2) {
-      return Status::NotImplemented(
-          "array_sort with a comparator function is not supported (lambda functions)");
-    }
     SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 1));
     SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
     TypePtr t = a[0]->type;
     return MakeCall(std::string(n), t, std::move(a),
-                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
-                      std::vector<uint32_t> idx;
-                      for (size_t i = 0; i < rows; ++i) {
-                        if (NullAt(x[0], i)) {
-                          out->AppendNull();
-                          continue;
-                        }
-                        ListRow row = RowOf(x[0], i);
-                        const Vector& el = *row.el;
-                        idx.resize(row.size());
-                        std::iota(idx.begin(), idx.end(), row.begin);
-                        // Ascending with NULLs last (unlike sort_array's NULLs first).
-                        std::stable_sort(idx.begin(), idx.end(), [&](uint32_t p, uint32_t q) {
-                          bool np = el.IsNull(p), nq = el.IsNull(q);
-                          if (np || nq) return !np && nq;
-                          return CompareCells(el, p, el, q) < 0;
-                        });
-                        out->child(0).AppendSelected(el, idx.data(), idx.size());
-                        out->FinishListRow();
-                      }
-                      return Status::OK();
-                    });
+                    SelectElementsKernel([](const ListRow& row, std::vector<uint32_t>* idx) {
+                      const Vector& el = *row.el;
+                      idx->resize(row.size());
+                      std::iota(idx->begin(), idx->end(), row.begin);
+                      // Ascending with NULLs last (unlike sort_array's NULLs first).
+                      std::stable_sort(idx->begin(), idx->end(), [&](uint32_t p, uint32_t q) {
+                        bool np = el.IsNull(p), nq = el.IsNull(q);
+                        if (np || nq) return !np && nq;
+                        return CompareCells(el, p, el, q) < 0;
+                      });
+                    }));
   });
 }
 

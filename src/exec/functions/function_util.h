@@ -135,6 +135,25 @@ Result<ExprPtr> BindIntervalUnary(std::string_view name, std::vector<ExprPtr>& a
 // make_interval-family and interval helpers; called by RegisterDateTimeFunctions.
 void RegisterIntervalFunctions(FunctionRegistry& r);
 
+// The Oracle-style decode(expr, search, result, …, [default]) (conditional_functions.cc).
+Result<ExprPtr> BindDecodeCase(std::vector<ExprPtr>& args, const BindContext& ctx);
+
+// UTF-8 well-formedness (string_check_functions.cc): the length of the well-formed sequence at
+// s[i], or 0 with *bad the length of the ill-formed subpart to replace by one U+FFFD.
+size_t Utf8SequenceAt(std::string_view s, size_t i, size_t* bad);
+bool IsValidUtf8(std::string_view s);
+void MakeValidUtf8(std::string_view s, std::string* out);
+
+// Charsets of encode / decode (string_check_functions.cc): Spark's list (US-ASCII, ISO-8859-1,
+// UTF-8, UTF-16BE, UTF-16LE, UTF-16, UTF-32), plus WINDOWS-1252 when
+// spark.sql.legacy.javaCharsets is on. An unknown charset is INVALID_PARAMETER_VALUE.CHARSET;
+// an unmappable character is MALFORMED_CHARACTER_CODING unless legacy_coding_error_action
+// (then '?' / U+FFFD as Java's replacement).
+Status EncodeCharset(std::string_view fn_name, std::string_view charset, std::string_view s,
+                     bool legacy_charsets, bool legacy_errors, std::string* out);
+Status DecodeCharset(std::string_view fn_name, std::string_view charset, std::string_view s,
+                     bool legacy_charsets, bool legacy_errors, std::string* out);
+
 // ---------------------------------------------------------------------------------------------
 // Kernel helpers
 

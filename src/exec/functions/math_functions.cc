@@ -897,7 +897,8 @@ void RegisterMathFunctions(FunctionRegistry& r) {
       });
   for (int kind = 0; kind < 3; ++kind) {
     static const char* kNames[] = {"shiftleft", "shiftright", "shiftrightunsigned"};
-    Reg(r, {kNames[kind]},
+    static const char* kOperators[] = {"<<", ">>", ">>>"};  // the operators' spelling
+    Reg(r, {kNames[kind], kOperators[kind]},
         [kind](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
           SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
           TypeId id = a[0]->type->id();

@@ -1881,61 +1881,37 @@ void RegisterStringFunctions(FunctionRegistry& r) {
               });
             });
       });
+  // encode / decode with a charset (string_check_functions.cc); decode of more than two
+  // arguments is the Oracle-style CASE (conditional_functions.cc).
   Reg(r, {"encode"},
       [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
         SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
         SILT_RETURN_NOT_OK(AllToString(name, args, ctx));
+        const bool legacy_charsets = ctx.legacy_java_charsets;
+        const bool legacy_errors = ctx.legacy_coding_error_action;
         return MakeCall(std::string(name), DataType::Binary(), std::move(args),
-                        [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                        [=](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
                           return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
-                            std::string cs = AsciiUpper(StrAt(a[1], i));
-                            std::string_view s = StrAt(a[0], i);
-                            if (cs == "UTF-8" || cs == "UTF8") {
-                              b.append(s);
-                            } else if (cs == "US-ASCII" || cs == "ISO-8859-1" || cs == "LATIN1") {
-                              uint32_t limit = cs == "US-ASCII" ? 0x80 : 0x100;
-                              size_t p = 0;
-                              while (p < s.size()) {
-                                uint32_t cp = Utf8Decode(s, &p);
-                                b.push_back(static_cast<char>(cp < limit ? cp : '?'));
-                              }
-                            } else {
-                              *st = Status::NotImplemented(
-                                  "encode: charset '" + cs +
-                                  "' is not supported (UTF-8, US-ASCII, ISO-8859-1 are)");
-                              return false;
-                            }
-                            return true;
+                            *st = fn::EncodeCharset("encode", StrAt(a[1], i), StrAt(a[0], i),
+                                                    legacy_charsets, legacy_errors, &b);
+                            return st->ok();
                           });
                         });
       });
   Reg(r, {"decode"},
       [](std::string_view name, Args& args, const BindContext& ctx) -> Result<ExprPtr> {
-        if (args.size() > 2) {
-          return Status::NotImplemented(
-              "decode(expr, search, result, ...) is not supported yet; use CASE");
-        }
+        if (args.size() > 2) return fn::BindDecodeCase(args, ctx);
         SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
         SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DataType::Binary(), ctx));
         SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, Str(), ctx));
+        const bool legacy_charsets = ctx.legacy_java_charsets;
+        const bool legacy_errors = ctx.legacy_coding_error_action;
         return MakeCall(std::string(name), Str(), std::move(args),
-                        [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                        [=](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
                           return StrRows(a, rows, out, [&](size_t i, std::string& b, Status* st) {
-                            std::string cs = AsciiUpper(StrAt(a[1], i));
-                            std::string_view s = StrAt(a[0], i);
-                            if (cs == "UTF-8" || cs == "UTF8") {
-                              b.append(s);
-                            } else if (cs == "US-ASCII" || cs == "ISO-8859-1" || cs == "LATIN1") {
-                              for (unsigned char c : s) {
-                                Utf8Encode(cs == "US-ASCII" && c >= 0x80 ? 0xFFFD : c, &b);
-                              }
-                            } else {
-                              *st = Status::NotImplemented(
-                                  "decode: charset '" + cs +
-                                  "' is not supported (UTF-8, US-ASCII, ISO-8859-1 are)");
-                              return false;
-                            }
-                            return true;
+                            *st = fn::DecodeCharset("decode", StrAt(a[1], i), StrAt(a[0], i),
+                                                    legacy_charsets, legacy_errors, &b);
+                            return st->ok();
                           });
                         });
       });
