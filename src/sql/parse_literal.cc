@@ -315,7 +315,7 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
           static const int64_t kFieldMax[] = {106751991LL, 2562047788LL, 153722867280LL};
           int64_t v;
           if (num(part, &v) && v > kFieldMax[rank - 2]) {
-            return ClassError(errc::kInvalidIntervalFormat,
+            return ClassError(errc::kLegacyErrorTemp0063,
                               "requirement failed: " + std::string(kFieldNames[rank - 2]) + " " +
                                   part + " outside range [0, " +
                                   std::to_string(kFieldMax[rank - 2]) + "]",
@@ -346,7 +346,7 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       }
       // The negative range reaches Long.MinValue microseconds.
       if (total > (sneg ? -static_cast<__int128>(INT64_MIN) : static_cast<__int128>(INT64_MAX))) {
-        return ClassError(errc::kInvalidIntervalFormat, "long overflow", pos);
+        return ClassError(errc::kLegacyErrorTemp0063, "long overflow", pos);
       }
       e->interval_micros = static_cast<int64_t>(sneg ? -total : total);
       e->interval_qualifier = from_name + " TO " + to_name;

@@ -88,6 +88,8 @@ class DateTimePattern {
   // Compiles a Spark pattern; unsupported letters fail like Spark (week-based fields and
   // other letters Spark 3 rejects).
   static Result<DateTimePattern> Compile(std::string_view pattern);
+  // The same without the legacy-formatter check (Spark's and java.time's errors as such).
+  static Result<DateTimePattern> CompileStrict(std::string_view pattern);
 
   // Formats the UTC instant `micros` in `zone` (zone == nullptr: a local/ntz value, offsets
   // print as +00:00) and appends to *out.

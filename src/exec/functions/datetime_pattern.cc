@@ -80,6 +80,15 @@ Status PatternError(std::string_view pattern, const std::string& why, const char
       cls);
 }
 
+// A pattern java.time's DateTimeFormatter rejects (Spark's own checks passed).
+Status JavaPatternError(std::string_view pattern) {
+  return Status::InvalidArgument(
+      "Fail to recognize '" + std::string(pattern) +
+          "' pattern in the DateTimeFormatter. You can form a valid datetime pattern with the "
+          "guide from 'https://spark.apache.org/docs/latest/sql-ref-datetime-pattern.html'.",
+      errc::kInvalidDatetimePatternWithSuggestion);
+}
+
 bool IsNumericLetter(char c) { return std::strchr("yudDHhKkmsSMLQq", c) != nullptr; }
 
 void AppendPadded(std::string* out, int64_t v, int width) {
@@ -130,7 +139,53 @@ struct Fields {
 
 }  // namespace
 
+namespace {
+
+// Whether Java's SimpleDateFormat (Spark's LEGACY time parser) accepts the pattern: letters of
+// its set (X at most 3 times in a row), anything else a literal, quotes closed.
+bool LegacyAccepts(std::string_view pattern) {
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\'') {
+      size_t j = i + 1;
+      while (j < pattern.size() && pattern[j] != '\'') ++j;
+      if (j >= pattern.size()) return false;
+      i = j;
+      continue;
+    }
+    if (!std::isalpha(static_cast<unsigned char>(c))) continue;
+    if (!std::strchr("GyYMLwWDdFEuaHkKhmsSzZX", c)) return false;
+    size_t j = i;
+    while (j < pattern.size() && pattern[j] == c) ++j;
+    if (c == 'X' && j - i > 3) return false;
+    i = j - 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+// Spark checks a pattern itself (week-based letters, letters it does not support, some lengths),
+// then with java.time's DateTimeFormatter; when either rejects it and the legacy formatter would
+// have accepted it, the error is DATETIME_PATTERN_RECOGNITION (the pattern meant something before
+// Spark 3.0); otherwise Spark's own checks keep their class and java.time's errors become
+// INVALID_DATETIME_PATTERN.WITH_SUGGESTION.
 Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
+  Result<DateTimePattern> strict = CompileStrict(pattern);
+  if (strict.ok()) return strict;
+  if (LegacyAccepts(pattern)) {
+    return Status::InvalidArgument(
+        "Fail to recognize '" + std::string(pattern) +
+            "' pattern in the DateTimeFormatter. You can set \"spark.sql.legacy.timeParserPolicy\" "
+            "to \"LEGACY\" to restore the behavior before Spark 3.0. You can form a valid datetime "
+            "pattern with the guide from "
+            "'https://spark.apache.org/docs/latest/sql-ref-datetime-pattern.html'.",
+        errc::kInconsistentBehaviorCrossVersionDatetimePatternRecognition);
+  }
+  return strict;
+}
+
+Result<DateTimePattern> DateTimePattern::CompileStrict(std::string_view pattern) {
   DateTimePattern p;
   bool has_era = false;
   for (size_t i = 0; i < pattern.size(); ++i) {
@@ -150,8 +205,7 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
         lit += pattern[j++];
       }
       if (j >= pattern.size() && !(i + 1 < pattern.size() && pattern[i + 1] == '\'')) {
-        return PatternError(pattern, "Pattern ends with an incomplete string literal",
-                            errc::kInvalidDatetimePatternIllegalCharacter);
+        return JavaPatternError(pattern);  // "Pattern ends with an incomplete string literal"
       }
       if (j == i + 1) lit = "'";  // '' is a single quote
       Token t;
@@ -176,17 +230,23 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
                 ", Please use the SQL function EXTRACT instead",
             errc::kInconsistentBehaviorCrossVersionDatetimeWeekBasedPattern);
       }
-      if (!std::strchr("GyMLdDQqEFahKkHmsSVzOXxZ", c)) {
+      if (std::strchr("AnNpB", c)) {  // Spark's own list of unsupported letters
         return PatternError(pattern, std::string("Illegal pattern character: ") + c,
                             errc::kInvalidDatetimePatternIllegalCharacter);
       }
-      if ((std::strchr("GMLEQq", c) && count >= 5) || (c == 'y' && count >= 7) ||
-          (std::strchr("dHhKkms", c) && count > 2) || (c == 'D' && count > 3) ||
+      if (!std::strchr("GyMLdDQqEFahKkHmsSVzOXxZ", c)) {
+        return JavaPatternError(pattern);  // "Unknown pattern letter"
+      }
+      if ((std::strchr("GMLEQq", c) && count >= 5) || (c == 'y' && count >= 7)) {
+        // Spark's own length check.
+        return PatternError(pattern, std::string("Too many pattern letters: ") + c,
+                            errc::kInvalidDatetimePatternLength);
+      }
+      if ((std::strchr("dHhKkms", c) && count > 2) || (c == 'D' && count > 3) ||
           (c == 'a' && count > 1) || (c == 'V' && count != 2) || (c == 'S' && count > 9) ||
           (std::strchr("XxZ", c) && count > 5) || (c == 'O' && count != 1 && count != 4) ||
           (c == 'z' && count > 4) || (c == 'F' && count > 1)) {
-        return PatternError(pattern, std::string("Too many pattern letters: ") + c,
-                            errc::kInvalidDatetimePatternLength);
+        return JavaPatternError(pattern);  // java.time: "Too many pattern letters"
       }
       has_era = has_era || c == 'G';
       Token t;
