@@ -13,22 +13,24 @@ namespace silt::exec::agg {
 
 namespace {
 
-// java.util.Random: the 48-bit linear congruential generator, nextDouble().
+// java.util.Random: the 48-bit linear congruential generator, nextDouble(). Java's long
+// arithmetic wraps, so the state is unsigned here (signed overflow is undefined in C++).
 class JavaRandom {
  public:
-  explicit JavaRandom(int64_t seed) : seed_((seed ^ 0x5DEECE66DLL) & kMask) {}
+  explicit JavaRandom(int64_t seed) : seed_((static_cast<uint64_t>(seed) ^ kMultiplier) & kMask) {}
   double NextDouble() {
     const int64_t hi = Next(26), lo = Next(27);
     return static_cast<double>((hi << 27) + lo) * 0x1.0p-53;
   }
 
  private:
-  static constexpr int64_t kMask = (int64_t{1} << 48) - 1;
+  static constexpr uint64_t kMultiplier = 0x5DEECE66DULL;
+  static constexpr uint64_t kMask = (uint64_t{1} << 48) - 1;
   int64_t Next(int bits) {
-    seed_ = (seed_ * 0x5DEECE66DLL + 0xBLL) & kMask;
-    return static_cast<int64_t>(static_cast<uint64_t>(seed_) >> (48 - bits));
+    seed_ = (seed_ * kMultiplier + 0xBULL) & kMask;
+    return static_cast<int64_t>(seed_ >> (48 - bits));
   }
-  int64_t seed_;
+  uint64_t seed_;
 };
 
 struct Histogram {
