@@ -334,6 +334,33 @@ Status UserError(std::string msg) {
   return Status::InvalidArgument(std::move(msg), errc::kUserRaisedException);
 }
 
+// Element `position(k, n)` of each row's array (k: the index argument, n: the array's length).
+// A position outside the array is NULL, or `out_of_bounds(k, n)` under ANSI. element_at and the
+// subscript differ only in those two.
+template <typename Position, typename OutOfBounds>
+Status GatherArrayItems(std::span<const Arg> a, size_t rows, bool ansi, Position position,
+                        OutOfBounds out_of_bounds, Vector* out) {
+  const Vector& arr = *a[0].vector;
+  for (size_t i = 0; i < rows; ++i) {
+    if (AnyNull(a, i)) {
+      out->AppendNull();
+      continue;
+    }
+    size_t r = a[0].index(i);
+    int64_t n = arr.offsets()[r + 1] - arr.offsets()[r];
+    int32_t k = ValAt<int32_t>(a[1], i);
+    int64_t pos;
+    SILT_RETURN_NOT_OK(position(k, n, &pos));
+    if (pos < 0 || pos >= n) {
+      if (ansi) return out_of_bounds(k, n);
+      out->AppendNull();
+      continue;
+    }
+    out->AppendRange(arr.child(0), arr.offsets()[r] + static_cast<size_t>(pos), 1);
+  }
+  return Status::OK();
+}
+
 Result<ExprPtr> BindElementAt(std::string_view name, Args& args, const BindContext& ctx,
                               bool try_mode) {
   SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
@@ -372,37 +399,27 @@ Result<ExprPtr> BindElementAt(std::string_view name, Args& args, const BindConte
   return MakeCall(
       std::string(name), et, std::move(args),
       [ansi](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
-        const Vector& arr = *a[0].vector;
-        for (size_t i = 0; i < rows; ++i) {
-          if (AnyNull(a, i)) {
-            out->AppendNull();
-            continue;
-          }
-          size_t r = a[0].index(i);
-          int64_t n = arr.offsets()[r + 1] - arr.offsets()[r];
-          int32_t k = ValAt<int32_t>(a[1], i);
-          if (k == 0) {
-            return Status::InvalidArgument(
-                "The index 0 is invalid. An index shall be either < 0 or > 0 (the first "
-                "element has index 1).",
-                errc::kInvalidIndexOfZero);
-          }
-          int64_t pos = k > 0 ? k - 1 : n + k;
-          if (pos < 0 || pos >= n) {
-            if (ansi) {
+        return GatherArrayItems(
+            a, rows, ansi,
+            [](int32_t k, int64_t n, int64_t* pos) {
+              if (k == 0) {
+                return Status::InvalidArgument(
+                    "The index 0 is invalid. An index shall be either < 0 or > 0 (the first "
+                    "element has index 1).",
+                    errc::kInvalidIndexOfZero);
+              }
+              *pos = k > 0 ? k - 1 : n + k;
+              return Status::OK();
+            },
+            [](int32_t k, int64_t n) {
               return Status::InvalidArgument(
                   "The index " + std::to_string(k) + " is out of bounds. The array has " +
                       std::to_string(n) +
                       " elements. Use `try_element_at` to tolerate "
                       "accessing element at invalid index and return NULL instead.",
                   errc::kInvalidArrayIndexInElementAt);
-            }
-            out->AppendNull();
-            continue;
-          }
-          out->AppendRange(arr.child(0), arr.offsets()[r] + static_cast<size_t>(pos), 1);
-        }
-        return Status::OK();
+            },
+            out);
       });
 }
 
@@ -420,30 +437,21 @@ Result<ExprPtr> BindArrayItem(std::string_view name, Args& args, const BindConte
   return MakeCall(
       std::string(name), et, std::move(args),
       [ansi](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
-        const Vector& arr = *a[0].vector;
-        for (size_t i = 0; i < rows; ++i) {
-          if (AnyNull(a, i)) {
-            out->AppendNull();
-            continue;
-          }
-          size_t r = a[0].index(i);
-          int64_t n = arr.offsets()[r + 1] - arr.offsets()[r];
-          int32_t k = ValAt<int32_t>(a[1], i);
-          if (k < 0 || k >= n) {
-            if (ansi) {
+        return GatherArrayItems(
+            a, rows, ansi,
+            [](int32_t k, int64_t, int64_t* pos) {
+              *pos = k;
+              return Status::OK();
+            },
+            [](int32_t k, int64_t n) {
               return Status::InvalidArgument(
                   "The index " + std::to_string(k) + " is out of bounds. The array has " +
                       std::to_string(n) +
                       " elements. Use the SQL function `get()` to tolerate accessing element at "
                       "invalid index and return NULL instead.",
                   errc::kInvalidArrayIndex);
-            }
-            out->AppendNull();
-            continue;
-          }
-          out->AppendRange(arr.child(0), arr.offsets()[r] + static_cast<size_t>(k), 1);
-        }
-        return Status::OK();
+            },
+            out);
       });
 }
 
