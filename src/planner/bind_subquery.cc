@@ -226,15 +226,43 @@ Result<ExprPtr> Binder::Impl::BindPredicateSubqueryAsValue(const ParsedExpr& e, 
 
 namespace {
 
+// The rows of a key chunk by the hash of their keys.
+using KeyIndex = std::unordered_multimap<uint64_t, uint32_t>;
+std::shared_ptr<const KeyIndex> IndexKeys(const DataChunk& keys) {
+  auto index = std::make_shared<KeyIndex>();
+  std::vector<const Vector*> kv;
+  for (const Vector& v : keys.columns) kv.push_back(&v);
+  std::vector<uint64_t> h(keys.size());
+  if (!h.empty()) exec::HashKeyColumns(kv, 0, h.size(), h.data());
+  for (size_t r = 0; r < h.size(); ++r) index->emplace(h[r], static_cast<uint32_t>(r));
+  return index;
+}
+
+// A kernel's key arguments as columns of `rows` rows (a constant argument becomes a full column:
+// the probe reads row r of each), with each row's hash.
+struct ProbeKeys {
+  ProbeKeys(std::span<const exec::Arg> args, size_t rows) : hashes(rows) {
+    storage.reserve(args.size());
+    for (const exec::Arg& a : args) {
+      if (!a.constant) {
+        columns.push_back(a.vector);
+        continue;
+      }
+      storage.emplace_back(a.vector->type());
+      for (size_t r = 0; r < rows; ++r) storage.back().AppendRange(*a.vector, 0, 1);
+      columns.push_back(&storage.back());
+    }
+    if (rows) exec::HashKeyColumns(columns, 0, rows, hashes.data());
+  }
+  std::vector<Vector> storage;
+  std::vector<const Vector*> columns;
+  std::vector<uint64_t> hashes;
+};
+
 // `(k1, …, kn) IN (rows of `keys`)`, exactly, as a BOOLEAN that is never NULL: FALSE when a key
 // is NULL (the rows of `keys` hold no NULL). The key columns' types are those of `keys`.
 ExprPtr TupleInSet(std::vector<ExprPtr> columns, std::shared_ptr<const DataChunk> keys) {
-  auto index = std::make_shared<std::unordered_multimap<uint64_t, uint32_t>>();
-  std::vector<const Vector*> kv;
-  for (const Vector& v : keys->columns) kv.push_back(&v);
-  std::vector<uint64_t> h(keys->size());
-  if (!h.empty()) exec::HashKeyColumns(kv, 0, h.size(), h.data());
-  for (size_t r = 0; r < h.size(); ++r) index->emplace(h[r], static_cast<uint32_t>(r));
+  std::shared_ptr<const KeyIndex> index = IndexKeys(*keys);
   auto e = std::make_shared<exec::Expr>();
   e->kind = ExprKind::kCall;
   e->type = DataType::Boolean();
@@ -244,23 +272,11 @@ ExprPtr TupleInSet(std::vector<ExprPtr> columns, std::shared_ptr<const DataChunk
   e->kernel = [keys = std::move(keys), index = std::move(index)](
                   std::span<const exec::Arg> args, size_t rows, const exec::EvalContext&,
                   Vector* out) -> Status {
-    // Constant arguments become full columns (the probe reads row r of each).
-    std::vector<Vector> storage;
-    storage.reserve(args.size());
-    std::vector<const Vector*> cols;
-    for (const exec::Arg& a : args) {
-      if (!a.constant) {
-        cols.push_back(a.vector);
-        continue;
-      }
-      storage.emplace_back(a.vector->type());
-      for (size_t r = 0; r < rows; ++r) storage.back().AppendRange(*a.vector, 0, 1);
-      cols.push_back(&storage.back());
-    }
+    ProbeKeys probe(args, rows);
+    const std::vector<const Vector*>& cols = probe.columns;
+    const std::vector<uint64_t>& h = probe.hashes;
     std::vector<const Vector*> kv;
     for (const Vector& v : keys->columns) kv.push_back(&v);
-    std::vector<uint64_t> h(rows);
-    if (rows) exec::HashKeyColumns(cols, 0, rows, h.data());
     const std::vector<bool> null_safe(cols.size(), false);
     out->ResizeUninitialized(rows);
     uint8_t* dst = out->data<uint8_t>();
@@ -280,12 +296,7 @@ ExprPtr TupleInSet(std::vector<ExprPtr> columns, std::shared_ptr<const DataChunk
 // when none is. `values` holds one row per row of `keys`.
 ExprPtr LookupByKeys(std::vector<ExprPtr> columns, std::shared_ptr<const DataChunk> keys,
                      std::shared_ptr<const Vector> values) {
-  auto index = std::make_shared<std::unordered_multimap<uint64_t, uint32_t>>();
-  std::vector<const Vector*> kv;
-  for (const Vector& v : keys->columns) kv.push_back(&v);
-  std::vector<uint64_t> h(keys->size());
-  if (!h.empty()) exec::HashKeyColumns(kv, 0, h.size(), h.data());
-  for (size_t r = 0; r < h.size(); ++r) index->emplace(h[r], static_cast<uint32_t>(r));
+  std::shared_ptr<const KeyIndex> index = IndexKeys(*keys);
   // The values with one NULL row after them: the answer for a key with no row.
   auto padded = std::make_shared<Vector>(values->type());
   padded->AppendRange(*values, 0, values->size());
@@ -299,22 +310,11 @@ ExprPtr LookupByKeys(std::vector<ExprPtr> columns, std::shared_ptr<const DataChu
   e->kernel = [keys = std::move(keys), index = std::move(index), padded = std::move(padded)](
                   std::span<const exec::Arg> args, size_t rows, const exec::EvalContext&,
                   Vector* out) -> Status {
-    std::vector<Vector> storage;
-    storage.reserve(args.size());
-    std::vector<const Vector*> cols;
-    for (const exec::Arg& a : args) {
-      if (!a.constant) {
-        cols.push_back(a.vector);
-        continue;
-      }
-      storage.emplace_back(a.vector->type());
-      for (size_t r = 0; r < rows; ++r) storage.back().AppendRange(*a.vector, 0, 1);
-      cols.push_back(&storage.back());
-    }
+    ProbeKeys probe(args, rows);
+    const std::vector<const Vector*>& cols = probe.columns;
+    const std::vector<uint64_t>& h = probe.hashes;
     std::vector<const Vector*> kv;
     for (const Vector& v : keys->columns) kv.push_back(&v);
-    std::vector<uint64_t> h(rows);
-    if (rows) exec::HashKeyColumns(cols, 0, rows, h.data());
     const std::vector<bool> null_safe(cols.size(), true);
     const uint32_t miss = static_cast<uint32_t>(padded->size() - 1);
     std::vector<uint32_t> sel(rows, miss);
