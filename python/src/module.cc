@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "convert.h"
+#include "silt/arrow.h"
 #include "silt/silt.h"
 
 namespace silt_python {
@@ -99,6 +100,32 @@ py::list Rows(const silt::QueryResult& r, size_t start, size_t count) {
   return rows;
 }
 
+// The Arrow PyCapsule interface: an ArrowArrayStream in a capsule named "arrow_array_stream"
+// whose destructor releases the stream unless a consumer moved it out (release == NULL).
+py::capsule ArrowStreamCapsule(std::shared_ptr<silt::QueryResult> result) {
+  auto* stream = new ArrowArrayStream();
+  silt::Status st = silt::ExportArrowStream(std::move(result), stream);
+  if (!st.ok()) {
+    delete stream;
+    Raise(st);
+  }
+  PyObject* capsule = PyCapsule_New(stream, "arrow_array_stream", [](PyObject* c) {
+    auto* s = static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(c, "arrow_array_stream"));
+    if (s == nullptr) {
+      PyErr_Clear();
+      return;
+    }
+    if (s->release) s->release(s);
+    delete s;
+  });
+  if (!capsule) {
+    stream->release(stream);
+    delete stream;
+    throw py::error_already_set();
+  }
+  return py::reinterpret_steal<py::capsule>(capsule);
+}
+
 }  // namespace
 }  // namespace silt_python
 
@@ -174,5 +201,7 @@ PYBIND11_MODULE(_silt, m) {
       .def_property_readonly("time_zone", [](const silt::QueryResult& r) { return r.time_zone; })
       .def("rows", &Rows, py::arg("start") = 0, py::arg("count") = static_cast<size_t>(-1),
            "Rows [start, start+count) as tuples of Python values.")
-      .def("column_arrays", &ColumnArrays, py::arg("column"));
+      .def("column_arrays", &ColumnArrays, py::arg("column"))
+      .def("arrow_c_stream", &ArrowStreamCapsule,
+           "The result as an Arrow C stream in a PyCapsule (\"arrow_array_stream\").");
 }
