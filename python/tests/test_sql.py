@@ -172,7 +172,7 @@ def test_gil_released_while_a_query_runs(con):
 
     def run():
         try:
-            con.sql("SELECT count(*) FROM range(0, 3000) a CROSS JOIN range(0, 3000) b").fetchall()
+            con.sql("SELECT count(*) FROM range(0, 5000) a CROSS JOIN range(0, 5000) b").fetchall()
         except Exception as exc:  # pragma: no cover - reported below
             errors.append(exc)
         finally:
@@ -188,8 +188,9 @@ def test_gil_released_while_a_query_runs(con):
     t.join()
     elapsed = time.monotonic() - start
     assert not errors
-    # Holding the GIL for the whole query would leave this thread one or two ticks.
-    assert elapsed < 0.05 or ticks >= 10, (ticks, elapsed)
+    # Holding the GIL for the whole query would leave this thread one or two ticks however long
+    # the query runs; released, it ticks every few milliseconds.
+    assert elapsed < 0.1 or ticks >= 3, (ticks, elapsed)
 
 
 def test_threads_share_a_connection(con):
