@@ -213,7 +213,7 @@ class DeltaTable:
             raise errors.InvalidArgumentError(
                 "this DeltaTable is pinned at an old version (load_as_version); open the latest "
                 "version to change the table",
-                "DELTA_UNSUPPORTED_TIME_TRAVEL_VIEWS",
+                "INVALID_PARAMETER_VALUE",
             )
 
     def vacuum(self, retention_hours=None, dry_run=True, enforce_retention_duration=True):
