@@ -110,10 +110,8 @@ class DeltaTable:
     # --- reading ------------------------------------------------------------------------
     def version(self):
         """The version this object reads: the pinned one, else the latest."""
-        if isinstance(self._version, int):
-            return self._version
         if self._version is not None:
-            return self.history(1)[0]["version"]
+            return self._version
         rows = self._sql(f"DESCRIBE HISTORY {self._ref} LIMIT 1").fetchall()
         return rows[0][0]
 
@@ -134,6 +132,17 @@ class DeltaTable:
         except Exception:
             self._version = previous
             raise
+        if isinstance(version, str):
+            # The version TIMESTAMP AS OF reads: the last commit at or before the timestamp
+            # (a timestamp without a zone is UTC, the session's zone).
+            import datetime
+
+            at = datetime.datetime.fromisoformat(version)
+            if at.tzinfo is None:
+                at = at.replace(tzinfo=datetime.timezone.utc)
+            self._version = None
+            versions = [h["version"] for h in self.history() if h["timestamp"] <= at]
+            self._version = max(versions) if versions else previous
         return self
 
     def files(self):
