@@ -141,6 +141,12 @@ def test_history_metadata_version_travel(table):
     with pytest.raises(silt.InvalidArgumentError):
         dt.delete("id = 1")  # a pinned table is read-only
     assert len(silt.DeltaTable(path).to_pandas()) == 5
+    # Time travel by timestamp: the last commit at or before it.
+    h1, h0 = history[0]["timestamp"], history[1]["timestamp"]
+    assert h0.tzinfo is not None and h0 <= h1
+    by_time = silt.DeltaTable(path).load_as_version(h0)
+    assert by_time.version() == (0 if h0 < h1 else 1)
+    assert silt.DeltaTable(path).load_as_version(h1.isoformat()).version() == 1
 
 
 def test_missing_table(tmp_path):
