@@ -3,6 +3,7 @@ the GIL released while a query runs, the Arrow PyCapsule stream."""
 
 import ctypes
 import datetime
+import gc
 import decimal
 import io
 import math
@@ -265,9 +266,10 @@ def _capsule_pointer(capsule, name):
 
 
 def test_arrow_c_stream_capsule(con):
-    r = con.sql("SELECT id, CASE WHEN id % 3 = 0 THEN NULL ELSE CAST(id AS STRING) END AS s "
-                "FROM range(0, 4000)")
-    capsule = r.__arrow_c_stream__()
+    # The Result object goes right away: the stream keeps the rows alive.
+    capsule = con.sql("SELECT id, CASE WHEN id % 3 = 0 THEN NULL ELSE CAST(id AS STRING) END AS s "
+                      "FROM range(0, 4000)").__arrow_c_stream__()
+    gc.collect()
     stream = ArrowArrayStream.from_address(_capsule_pointer(capsule, b"arrow_array_stream"))
     schema = ArrowSchema()
     assert stream.get_schema(ctypes.byref(stream), ctypes.byref(schema)) == 0
