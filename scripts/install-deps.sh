@@ -9,6 +9,8 @@ PACKAGES=(
   libroaring-dev libsimdjson-dev libre2-dev libedit-dev libssl-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev googletest
   strace python3
+  pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-setuptools python3-pip
+  python3-venv
 )
 # Node.js + npm (for the DuckDB interop/bench peer) may come from outside Debian; take Debian's only when absent.
 command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)

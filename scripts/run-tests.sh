@@ -112,6 +112,11 @@ if [ -x "$RELEASE/silt" ]; then
   run_suite "concurrency" python3 test/reliability/concurrency.py "$RELEASE/silt" --seconds 30
 fi
 run_suite "cli usage" bash test/cli/usage.sh "$RELEASE/silt"
+# The Python package (python/): pytest on real tables, pip install; SKIPs without pybind11/pandas.
+run_suite "python" bash python/tests/run.sh "$RELEASE"
+# cmake --install into a temporary prefix; examples/cmake-project built against it with
+# find_package(silt) and with pkg-config, and run.
+run_suite "install + example" bash examples/cmake-project/run.sh "$RELEASE"
 run_suite "layers" bash scripts/check-layers.sh "$RELEASE"
 # Every error class is a constant of the catalogue (include/silt/error_classes.def), no message
 # repeats "[CLASS]".

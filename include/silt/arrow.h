@@ -1,0 +1,106 @@
+// Arrow interchange without an Arrow dependency: the Arrow C data interface and C stream
+// interface (https://arrow.apache.org/docs/format/CDataInterface.html, CStreamInterface.html),
+// their structs declared exactly as the specification does, and the export of query results.
+//
+//   silt::Connection con(db);
+//   auto result = con.Query("SELECT * FROM t");
+//   ArrowArrayStream stream;
+//   silt::Status st = silt::ExportArrowStream(std::move(*result), &stream);
+//   // hand &stream to any Arrow consumer (pyarrow, polars, DuckDB, nanoarrow...); the consumer
+//   // calls stream.release when done.
+//
+// Types: boolean b, byte c, short s, int i, long l, float f, double g, decimal(p,s) d:p,s (128
+// bits), string u, binary z, date tdD, timestamp tsu:UTC, timestamp_ntz tsu:, interval year to
+// month tiM, interval day to second tDu (a duration in microseconds), struct +s, array +l, map
+// +m (entries<key, value>), void n. A result streams as struct arrays ("+s"), one per chunk,
+// whose children are the columns. Fixed-width values, string bytes and offsets are shared with
+// the result (zero copy; the stream and its arrays keep the result alive); validity bitmaps and
+// booleans are packed into bits.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "silt/silt.h"
+
+extern "C" {
+
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+  // Array type description
+  const char* format;
+  const char* name;
+  const char* metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema** children;
+  struct ArrowSchema* dictionary;
+
+  // Release callback
+  void (*release)(struct ArrowSchema*);
+  // Opaque producer-specific data
+  void* private_data;
+};
+
+struct ArrowArray {
+  // Array data description
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void** buffers;
+  struct ArrowArray** children;
+  struct ArrowArray* dictionary;
+
+  // Release callback
+  void (*release)(struct ArrowArray*);
+  // Opaque producer-specific data
+  void* private_data;
+};
+
+#endif  // ARROW_C_DATA_INTERFACE
+
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+struct ArrowArrayStream {
+  // Callbacks providing stream functionality
+  int (*get_schema)(struct ArrowArrayStream*, struct ArrowSchema* out);
+  int (*get_next)(struct ArrowArrayStream*, struct ArrowArray* out);
+  const char* (*get_last_error)(struct ArrowArrayStream*);
+
+  // Release callback
+  void (*release)(struct ArrowArrayStream*);
+
+  // Opaque producer-specific data
+  void* private_data;
+};
+
+#endif  // ARROW_C_STREAM_INTERFACE
+}
+
+namespace silt {
+
+// Exports `schema` as an Arrow struct schema ("+s", no name) whose children are the fields.
+// On success *out is owned by the caller (call out->release).
+Status ExportArrowSchema(const Schema& schema, ArrowSchema* out);
+
+// Exports one type as an Arrow schema named `name`.
+Status ExportArrowField(const Field& field, ArrowSchema* out);
+
+// Exports chunk `index` of `result` as an Arrow struct array (one child per column); the array
+// keeps `result` alive until released.
+Status ExportArrowArray(std::shared_ptr<const QueryResult> result, size_t index, ArrowArray* out);
+
+// Exports `result` as an Arrow C stream: get_schema gives ExportArrowSchema of its schema,
+// get_next each chunk in order (then an array with release == NULL). The stream owns the result.
+Status ExportArrowStream(std::shared_ptr<const QueryResult> result, ArrowArrayStream* out);
+
+}  // namespace silt
