@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <cctype>
+
 #include "common/error_classes.h"
 #include "delta/json_util.h"
 #include "delta/snapshot.h"
@@ -191,7 +193,10 @@ Result<std::vector<std::string>> ResolveClusteringColumns(const Schema& schema,
       in_stats = leaves_before < num_indexed;
     }
     if (!SkippingEligible(*f.type)) {
-      unsupported.push_back(f.name + " : " + f.type->ToString());
+      // Spark's DataType.sql: the type name upper-cased (BOOLEAN, ARRAY<INT>).
+      std::string type = f.type->ToString();
+      for (char& ch : type) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      unsupported.push_back(f.name + " : " + type);
     } else if (!in_stats) {
       missing.push_back(f.name);
     }

@@ -426,7 +426,8 @@ TEST_F(ServiceTest, RoutineCompactionCheckpointAndLogCleanup) {
 // The routine compaction of a clustered table clusters it: the service calls the same
 // ops::Optimize as OPTIMIZE, which clusters tables with clustering columns.
 TEST_F(ServiceTest, RoutineCompactionClustersAClusteredTable) {
-  Sql("CREATE TABLE lc (k INT, v INT) USING DELTA CLUSTER BY (k)");
+  Sql("CREATE TABLE lc (k INT, v INT) USING DELTA CLUSTER BY (k) TBLPROPERTIES "
+      "('delta.checkpointInterval' = '100')");
   for (int i = 0; i < 12; ++i)
     Sql("INSERT INTO lc VALUES (" + std::to_string(11 - i) + ", " + std::to_string(i) + ")");
   MaintenanceConfig c = Config();
@@ -446,6 +447,9 @@ TEST_F(ServiceTest, RoutineCompactionClustersAClusteredTable) {
   ASSERT_TRUE(f.tags && f.tags->Find("ZCUBE_ZORDER_BY"));
   EXPECT_EQ(*f.tags->Find("ZCUBE_ZORDER_BY"), "[\"k\"]");
   EXPECT_EQ(Count("SELECT count(*) FROM lc"), 12);
+  // Clustered (one small z-cube): the compaction is no longer due.
+  r = Pass(c);
+  EXPECT_TRUE(OpTypes(r).empty());
 }
 
 // A hostile log (a "shallow clone" adding another table's files by absolute path) cannot make the
