@@ -29,7 +29,7 @@ Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTab
       o.clustering_min_cube_size);
   o.clustering_target_cube_size = ctx.config->GetBytes(
       "spark.databricks.delta.optimize.clustering.mergeStrategy.minCubeSize.targetCubeSize",
-      o.clustering_min_cube_size * 3 / 2);
+      o.clustering_target_cube_size);
   if (auto r = ctx.config->Get("spark.databricks.delta.optimize.maxDeletedRowsRatio")) {
     char* end = nullptr;
     double v = std::strtod(r->c_str(), &end);
