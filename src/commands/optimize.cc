@@ -80,8 +80,8 @@ Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandC
   if (delta::IsClusteredTable(*t.snapshot)) {
     if (stmt.where) {
       return Status::Unsupported(
-          "OPTIMIZE command for Delta table with clustering cannot specify partition "
-          "predicates. Please remove the WHERE clause.",
+          "OPTIMIZE command for Delta table with clustering doesn't support partition "
+          "predicates. Please remove the predicates (the WHERE clause).",
           "DELTA_CLUSTERING_WITH_PARTITION_PREDICATE");
     }
     if (!stmt.zorder_by.empty()) {

@@ -94,6 +94,8 @@ class ClusteringTest : public ::testing::Test {
     clock_->AdvanceMillis(1000);
   }
   std::shared_ptr<const delta::Snapshot> Latest() { return *delta::Snapshot::Load(store_); }
+  // A copy: a range-for over Latest()->files() would outlive the snapshot.
+  std::vector<delta::AddFile> Files() { return Latest()->files(); }
   OptimizeResult Run(OptimizeOptions o) {
     o.clock = clock_;
     auto r = Optimize(store_, o);
@@ -102,18 +104,20 @@ class ClusteringTest : public ::testing::Test {
   }
   int64_t TableBytes() {
     int64_t b = 0;
-    for (const auto& f : Latest()->files()) b += f.size;
+    for (const auto& f : Files()) b += f.size;
     return b;
   }
   // Average overlap depth of the files' [min, max] ranges of `column`: how many files cover a
   // value, averaged over the span the files cover (1 = the files partition the values).
   double AverageOverlapDepth(const std::string& column) {
     std::vector<std::pair<int64_t, int>> events;  // (value, +1 at a start / -1 after an end)
-    for (const auto& f : Latest()->files()) {
+    for (const auto& f : Files()) {
       auto st = delta::ParseStats(*f.stats, TableSchema());
-      EXPECT_TRUE(st.ok());
+      EXPECT_TRUE(st.ok()) << st.status().ToString() << " in " << *f.stats;
+      if (!st.ok()) return -1;
       const delta::ColumnStats* cs = st->FindPath({column});
-      EXPECT_TRUE(cs && cs->min && cs->max);
+      EXPECT_TRUE(cs && cs->min && cs->max) << *f.stats;
+      if (!cs || !cs->min || !cs->max) return -1;
       events.emplace_back(cs->min->integer(), +1);
       events.emplace_back(cs->max->integer() + 1, -1);
     }
@@ -132,7 +136,9 @@ class ClusteringTest : public ::testing::Test {
   }
   int64_t RowCount() { return RowCountOf(Latest()); }
   static int64_t RowCountOf(std::shared_ptr<const delta::Snapshot> snap) {
-    auto scan = *delta::TableScan::Make(std::move(snap));
+    auto made = delta::TableScan::Make(std::move(snap));
+    EXPECT_TRUE(made.ok());
+    auto scan = std::move(*made);
     int64_t n = 0;
     DataChunk c;
     while (*scan->Next(&c)) n += static_cast<int64_t>(c.size());
@@ -201,8 +207,7 @@ TEST_F(ClusteringTest, OptimizeLeavesFilesWhoseRangesBarelyOverlap) {
   EXPECT_EQ(RowCount(), 16000);
   const double x_after = AverageOverlapDepth("x"), y_after = AverageOverlapDepth("y");
   std::printf("average overlap depth over %lld files: x %.2f -> %.2f, y %.2f -> %.2f\n",
-              static_cast<long long>(Latest()->files().size()), x_before, x_after, y_before,
-              y_after);
+              static_cast<long long>(Files().size()), x_before, x_after, y_before, y_after);
   EXPECT_GT(x_before, 14);
   EXPECT_GT(y_before, 14);
   // A Hilbert curve over 2 columns cuts the plane into ~4 × 4 cells: about 4 files cover a value
@@ -211,7 +216,7 @@ TEST_F(ClusteringTest, OptimizeLeavesFilesWhoseRangesBarelyOverlap) {
   EXPECT_LT(y_after, 6);
   // Every file written is a liquid-clustered member of one z-cube.
   std::set<std::string> cubes;
-  for (const auto& f : Latest()->files()) {
+  for (const auto& f : Files()) {
     EXPECT_EQ(f.clustering_provider, std::optional<std::string>("liquid"));
     ASSERT_TRUE(f.tags);
     ASSERT_TRUE(f.tags->Find("ZCUBE_ID"));
@@ -240,8 +245,8 @@ TEST_F(ClusteringTest, UnclusteredOptimizeOnlyCompacts) {
   o.max_file_size = TableBytes() / 4;
   o.min_file_size = o.max_file_size;
   Run(o);
-  EXPECT_GT(AverageOverlapDepth("x"), 0.9 * static_cast<double>(Latest()->files().size()));
-  for (const auto& f : Latest()->files()) EXPECT_FALSE(f.clustering_provider);
+  EXPECT_GT(AverageOverlapDepth("x"), 0.9 * static_cast<double>(Files().size()));
+  for (const auto& f : Files()) EXPECT_FALSE(f.clustering_provider);
 }
 
 TEST_F(ClusteringTest, IncrementalOptimizeRewritesOnlyNewFiles) {
@@ -253,14 +258,14 @@ TEST_F(ClusteringTest, IncrementalOptimizeRewritesOnlyNewFiles) {
   o.clustering_target_cube_size = 1LL << 40;
   Run(o);
   std::set<std::string> clustered;
-  for (const auto& f : Latest()->files()) clustered.insert(f.path);
+  for (const auto& f : Files()) clustered.insert(f.path);
   // Nothing new: no commit.
   auto same = Run(o);
   EXPECT_FALSE(same.committed_version);
   Append(500);
   Append(500);
   std::set<std::string> fresh;
-  for (const auto& f : Latest()->files())
+  for (const auto& f : Files())
     if (!clustered.count(f.path)) fresh.insert(f.path);
   ASSERT_EQ(fresh.size(), 2u);
   auto r = Run(o);
@@ -269,7 +274,7 @@ TEST_F(ClusteringTest, IncrementalOptimizeRewritesOnlyNewFiles) {
   EXPECT_EQ(r.total_considered_files, static_cast<int64_t>(clustered.size() + 2));
   std::set<std::string> cubes;
   size_t kept = 0;
-  for (const auto& f : Latest()->files()) {
+  for (const auto& f : Files()) {
     EXPECT_FALSE(fresh.count(f.path));
     kept += clustered.count(f.path);
     cubes.insert(*f.tags->Find("ZCUBE_ID"));
@@ -284,7 +289,7 @@ TEST_F(ClusteringTest, IncrementalOptimizeRewritesOnlyNewFiles) {
   auto rf = Run(full);
   EXPECT_EQ(rf.num_files_removed, static_cast<int64_t>(clustered.size() + r.num_files_added));
   cubes.clear();
-  for (const auto& f : Latest()->files()) cubes.insert(*f.tags->Find("ZCUBE_ID"));
+  for (const auto& f : Files()) cubes.insert(*f.tags->Find("ZCUBE_ID"));
   EXPECT_EQ(cubes.size(), 1u);
   EXPECT_EQ(RowCount(), 5000);
 }
@@ -294,7 +299,7 @@ TEST_F(ClusteringTest, SmallZCubesAreMergedWithNewFilesAndOtherColumnsNeedFull) 
   for (int i = 0; i < 4; ++i) Append(500);
   OptimizeOptions o;  // Delta's defaults: a z-cube below 100 GB is merged with new files
   Run(o);
-  const size_t after_first = Latest()->files().size();
+  const size_t after_first = Files().size();
   Append(500);
   auto r = Run(o);
   EXPECT_EQ(r.num_files_removed, static_cast<int64_t>(after_first + 1));
@@ -314,7 +319,7 @@ TEST_F(ClusteringTest, SmallZCubesAreMergedWithNewFilesAndOtherColumnsNeedFull) 
   full.full = true;
   auto rf = Run(full);
   EXPECT_EQ(rf.num_files_removed, rf.total_considered_files);
-  for (const auto& f : Latest()->files()) EXPECT_EQ(*f.tags->Find("ZCUBE_ZORDER_BY"), "[\"y\"]");
+  for (const auto& f : Files()) EXPECT_EQ(*f.tags->Find("ZCUBE_ZORDER_BY"), "[\"y\"]");
 }
 
 TEST_F(ClusteringTest, ZOrderAndFullErrors) {
@@ -434,7 +439,9 @@ TEST_F(ClusteringTest, SparkLayoutTableRoundTrips) {
   EXPECT_EQ(*delta::ClusteringColumns(*reloaded), std::vector<std::string>{"k"});
   EXPECT_EQ(reloaded->files().size(), snap->files().size());
   // The files written use the physical column names: rows read back by logical name.
-  auto scan = *delta::TableScan::Make(reloaded);
+  auto made = delta::TableScan::Make(reloaded);
+  ASSERT_TRUE(made.ok());
+  auto scan = std::move(*made);
   int64_t sum = 0;
   DataChunk c;
   while (*scan->Next(&c))
