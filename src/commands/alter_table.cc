@@ -10,6 +10,7 @@
 #include "commands/command.h"
 #include "common/error_classes.h"
 #include "delta/auto_ttl.h"
+#include "delta/clustering.h"
 #include "delta/json_util.h"
 #include "delta/scan.h"
 #include "delta/schema_json.h"
@@ -530,12 +531,21 @@ Result<CommandResult> DropColumns(const sql::AlterTableStatement& stmt,
   }
   SILT_RETURN_NOT_OK(RequireColumnMapping(snap, "DROP COLUMN", errc::kDeltaUnsupportedDropColumn));
   Schema schema = snap.schema();
+  SILT_ASSIGN_OR_RETURN(std::vector<std::string> clustering, delta::ClusteringColumns(snap));
   std::vector<std::string> dropped;
   for (const std::string& name : stmt.column_names) {
     Result<FieldPath> at = Locate(&schema, name, "Cannot drop a column of");
     if (!at.ok() || at->index < 0) {
       if (stmt.if_exists) continue;
       return ColumnNotFound(name);
+    }
+    if (at->parent.empty() && !clustering.empty()) {
+      for (const auto& c : clustering) {
+        if (planner::LowerName(c) == planner::LowerName(at->leaf)) {
+          return Status::InvalidArgument("Dropping clustering columns (" + c + ") is not allowed.",
+                                         "DELTA_UNSUPPORTED_DROP_CLUSTERING_COLUMN");
+        }
+      }
     }
     if (at->parent.empty() && IsPartitionColumn(snap, at->leaf)) {
       return Status::InvalidArgument(
@@ -758,6 +768,48 @@ Result<CommandResult> RenameTable(const sql::AlterTableStatement& stmt,
 
 }  // namespace
 
+// ALTER TABLE t CLUSTER BY (cols) | CLUSTER BY NONE (Delta's AlterTableClusterByDeltaCommand):
+// sets the delta.clustering domain, turning the clustering feature on for a table that has not
+// got it; NONE on an unclustered table does nothing. Existing files stay as they are; OPTIMIZE
+// reclusters them (files clustered by other columns only with OPTIMIZE FULL).
+Result<CommandResult> ClusterBy(const sql::AlterTableStatement& stmt,
+                                const planner::ResolvedTable& t, CommandContext& ctx) {
+  const delta::Snapshot& snap = *t.snapshot;
+  const Schema& schema = snap.schema();
+  // The columns are checked first (Delta's validateClusterBySpec), then the partitioning.
+  SILT_ASSIGN_OR_RETURN(
+      std::vector<std::string> columns,
+      delta::ResolveClusteringColumns(schema, snap.metadata().configuration, stmt.column_names));
+  if (!snap.partition_columns().empty()) {
+    return Status::InvalidArgument(
+        "ALTER TABLE CLUSTER BY cannot be applied to a partitioned table.",
+        "DELTA_ALTER_TABLE_CLUSTER_BY_ON_PARTITIONED_TABLE_NOT_ALLOWED");
+  }
+  const bool clustered = delta::IsClusteredTable(snap);
+  if (stmt.column_names.empty() && !clustered) return CommandResult{};
+  SILT_ASSIGN_OR_RETURN(std::vector<std::string> old, delta::ClusteringColumns(snap));
+  delta::Protocol proto = snap.protocol();
+  if (!clustered) proto = delta::WithFeatures(proto, {"domainMetadata", delta::kClusteringFeature});
+  SILT_RETURN_NOT_OK(delta::CheckWriteSupported(proto, snap.metadata(), false, t.display_name));
+  delta::TransactionOptions topts;
+  topts.clock = ctx.clock;
+  delta::Transaction txn(t.store, t.snapshot, topts);
+  txn.SetReadScope(delta::ReadScope::kWholeTable);
+  if (proto != snap.protocol()) txn.UpdateProtocol(proto);
+  txn.SetDomain(delta::ClusteringDomainFor(schema, snap.column_mapping_mode(), columns));
+  auto join = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& c : v) out += (out.empty() ? "" : ",") + c;
+    return out;
+  };
+  delta::StringMap params;
+  params.Set("oldClusteringColumns", Json(join(old)));
+  params.Set("newClusteringColumns", Json(join(columns)));
+  txn.SetOperation("CLUSTER BY", params);
+  SILT_RETURN_NOT_OK(txn.Commit().status());
+  return CommandResult{};
+}
+
 Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t,
                         ctx.binder->ResolveTable(stmt.name, std::nullopt));
@@ -797,9 +849,7 @@ Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandCo
     case A::kSetTtl:
       return SetTtl(stmt, t, ctx);
     case A::kClusterBy:
-      return Status::NotImplemented(
-          "liquid clustering (ALTER TABLE … CLUSTER BY) is not implemented yet",
-          errc::kNotImplemented);
+      return ClusterBy(stmt, t, ctx);
   }
   return Status::NotImplemented("this ALTER TABLE form is not implemented yet",
                                 errc::kNotImplemented);

@@ -6,10 +6,12 @@
 #include "common/error_classes.h"
 #include "delta/actions.h"
 #include "delta/auto_ttl.h"
+#include "delta/clustering.h"
 #include "delta/json_util.h"
 #include "delta/schema_json.h"
 #include "delta/snapshot.h"
 #include "delta/streaming_write.h"
+#include "delta/table_features.h"
 #include "delta/table_properties.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
@@ -62,6 +64,25 @@ Result<Target> ResolveTarget(const sql::TableName& tn, const std::string& locati
   return t;
 }
 
+// CREATE TABLE … CLUSTER BY over an existing table (Delta's
+// validateClusteringColumnsInSnapshot): the columns must be the table's clustering columns.
+Status CheckSameClustering(const delta::Snapshot& snap, const std::vector<std::string>& given) {
+  SILT_ASSIGN_OR_RETURN(std::vector<std::string> have, delta::ClusteringColumns(snap));
+  bool same = have.size() == given.size();
+  for (size_t i = 0; same && i < have.size(); ++i)
+    same = planner::LowerName(have[i]) == planner::LowerName(given[i]);
+  if (same) return Status::OK();
+  auto join = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& c : v) out += (out.empty() ? "" : ",") + c;
+    return out;
+  };
+  return Status::InvalidArgument(
+      "The provided clustering columns do not match the existing table's.\n- provided: " +
+          join(given) + "\n- existing: " + join(have),
+      "DELTA_CLUSTERING_COLUMNS_MISMATCH");
+}
+
 }  // namespace
 
 Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx) {
@@ -70,10 +91,11 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
                                       " is not supported; silt creates Delta tables",
                                   errc::kSiltUnsupportedDataSource);
   }
-  if (!stmt.cluster_by.empty()) {
-    return Status::NotImplemented(
-        "liquid clustering (CREATE TABLE … CLUSTER BY) is not implemented yet",
-        errc::kNotImplemented);
+  if (!stmt.cluster_by.empty() && !stmt.partition_by.empty()) {
+    return Status::InvalidArgument(
+        "Clustering and partitioning cannot both be specified. Please remove partitionedBy if you "
+        "want to create a Delta table with clustering.",
+        "DELTA_CLUSTER_BY_WITH_PARTITIONED_BY");
   }
   for (const auto& c : stmt.columns) {
     if (c.generated_as || c.identity || c.default_value) {
@@ -170,6 +192,10 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
             " registers it as it is and cannot set an Auto-TTL policy; register it first, "
             "then use ALTER TABLE … DELETE ROWS n DAYS AFTER column.",
         errc::kAutoTtlUnsupportedTableType);
+  }
+  if (has_log && !stmt.or_replace && !stmt.cluster_by.empty()) {
+    // CREATE TABLE … CLUSTER BY over an existing table: its clustering columns must be these.
+    SILT_RETURN_NOT_OK(CheckSameClustering(**existing, stmt.cluster_by));
   }
   if (schema.empty() && has_log && !stmt.or_replace) {
     // CREATE TABLE t LOCATION '<existing delta table>': register it as it is.
@@ -296,6 +322,30 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     delta::Transaction txn(store, snap, txn_opts);
     txn.UpdateMetadata(md);
     delta::Protocol proto = delta::ProtocolForNewTable(schema, props);
+    // Clustering (Delta's ClusteredTableUtils.getDomainMetadataFromTransaction): CLUSTER BY sets
+    // the domain; without it a clustered table keeps the feature with no clustering columns.
+    const bool was_clustered = delta::IsClusteredTable(*snap);
+    std::vector<std::string> clustering;
+    if (!stmt.cluster_by.empty()) {
+      SILT_ASSIGN_OR_RETURN(clustering,
+                            delta::ResolveClusteringColumns(schema, props, stmt.cluster_by));
+    } else if (was_clustered && !stmt.partition_by.empty()) {
+      return Status::InvalidArgument(
+          "Replacing a clustered Delta table with a partitioned table is not allowed.",
+          "DELTA_CLUSTERING_REPLACE_TABLE_WITH_PARTITIONED_TABLE");
+    }
+    if (!stmt.cluster_by.empty() || snap->domains().count(delta::kClusteringDomain)) {
+      proto = delta::WithFeatures(proto, {"domainMetadata", delta::kClusteringFeature});
+      SILT_ASSIGN_OR_RETURN(
+          delta::ColumnMappingMode cm,
+          delta::ParseColumnMappingMode(
+              props.Find("delta.columnMapping.mode")
+                  ? std::optional<std::string>(*props.Find("delta.columnMapping.mode"))
+                  : std::nullopt));
+      txn.SetDomain(delta::ClusteringDomainFor(schema, cm, clustering));
+    } else if (was_clustered) {
+      proto = delta::WithFeatures(proto, {"domainMetadata", delta::kClusteringFeature});
+    }
     if (proto.min_reader_version > snap->protocol().min_reader_version ||
         proto.min_writer_version > snap->protocol().min_writer_version ||
         proto != snap->protocol()) {
@@ -316,6 +366,11 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     }
     delta::StringMap params;
     params.Set("isManaged", target.managed ? "\"true\"" : "\"false\"");
+    if (!stmt.cluster_by.empty()) {
+      std::string cb;
+      delta::AppendJacksonString(&cb, delta::ClusteringColumnsJson(clustering));
+      params.Set("clusterBy", cb);
+    }
     txn.SetOperation(
         stmt.as_query ? "CREATE OR REPLACE TABLE AS SELECT" : "CREATE OR REPLACE TABLE", params);
     if (query) {
@@ -331,6 +386,7 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     delta::CreateTableOptions opts;
     opts.partition_columns = stmt.partition_by;
     opts.properties = props;
+    if (!stmt.cluster_by.empty()) opts.clustering_columns = stmt.cluster_by;
     if (!stmt.comment.empty()) opts.description = stmt.comment;
     opts.write = write;
     opts.txn = txn_opts;

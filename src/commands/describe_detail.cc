@@ -2,6 +2,7 @@
 #include <set>
 
 #include "commands/command.h"
+#include "delta/clustering.h"
 
 namespace silt::commands {
 
@@ -50,7 +51,7 @@ Result<CommandResult> DescribeDetail(const sql::DescribeStatement& stmt, Command
                                 : Value::Null(DataType::Timestamp()));
   row.push_back(Value::Integer(DataType::Timestamp(), s.timestamp_ms() * 1000));
   row.push_back(list(md.partition_columns));
-  std::vector<std::string> clustering;
+  SILT_ASSIGN_OR_RETURN(std::vector<std::string> clustering, delta::ClusteringColumns(s));
   row.push_back(list(clustering));
   int64_t bytes = 0, dvs = 0, dv_rows = 0;
   for (const auto& f : s.files()) {

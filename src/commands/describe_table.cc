@@ -1,6 +1,7 @@
 // DESCRIBE [TABLE] [EXTENDED] t [time travel] and DESCRIBE QUERY q: columns, partition columns and,
 // with EXTENDED, the table's catalog details (Spark's col_name, data_type, comment rows).
 #include "commands/command.h"
+#include "delta/clustering.h"
 #include "delta/operations_history.h"
 
 namespace silt::commands {
@@ -60,6 +61,17 @@ Result<CommandResult> DescribeTable(const sql::DescribeStatement& stmt, CommandC
     rows.push_back({"# col_name", "data_type", "comment"});
     for (const auto& p : parts) {
       int fi = FindField(schema, p);
+      if (fi >= 0)
+        rows.push_back({schema[fi].name, schema[fi].type->ToString(), comment_of(schema[fi])});
+    }
+  }
+  // Spark 4's "# Clustering Information" section for a table with clustering columns.
+  SILT_ASSIGN_OR_RETURN(std::vector<std::string> clustering, delta::ClusteringColumns(*t.snapshot));
+  if (!clustering.empty()) {
+    rows.push_back({"# Clustering Information", "", ""});
+    rows.push_back({"# col_name", "data_type", "comment"});
+    for (const auto& c : clustering) {
+      int fi = FindField(schema, c);
       if (fi >= 0)
         rows.push_back({schema[fi].name, schema[fi].type->ToString(), comment_of(schema[fi])});
     }

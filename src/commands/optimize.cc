@@ -5,6 +5,7 @@
 
 #include "commands/command.h"
 #include "common/error_classes.h"
+#include "delta/clustering.h"
 
 namespace silt::commands {
 
@@ -23,6 +24,12 @@ Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTab
   }
   o.min_file_size =
       ctx.config->GetBytes("spark.databricks.delta.optimize.minFileSize", o.max_file_size);
+  o.clustering_min_cube_size = ctx.config->GetBytes(
+      "spark.databricks.delta.optimize.clustering.mergeStrategy.minCubeSize.threshold",
+      o.clustering_min_cube_size);
+  o.clustering_target_cube_size = ctx.config->GetBytes(
+      "spark.databricks.delta.optimize.clustering.mergeStrategy.minCubeSize.targetCubeSize",
+      o.clustering_target_cube_size);
   if (auto r = ctx.config->Get("spark.databricks.delta.optimize.maxDeletedRowsRatio")) {
     char* end = nullptr;
     double v = std::strtod(r->c_str(), &end);
@@ -68,11 +75,41 @@ Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandC
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t,
                         ctx.binder->ResolveTable(stmt.table, std::nullopt));
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "OPTIMIZE"));
+  // Clustered tables (Delta's OptimizeTableCommand): no WHERE, no ZORDER BY; FULL needs
+  // clustering columns (ops::Optimize checks those two again for API callers).
+  if (delta::IsClusteredTable(*t.snapshot)) {
+    if (stmt.where) {
+      return Status::Unsupported(
+          "OPTIMIZE command for Delta table with clustering doesn't support partition "
+          "predicates. Please remove the predicates (the WHERE clause).",
+          "DELTA_CLUSTERING_WITH_PARTITION_PREDICATE");
+    }
+    if (!stmt.zorder_by.empty()) {
+      std::string z;
+      for (const auto& path : stmt.zorder_by) {
+        std::string dotted;
+        for (const auto& p : path) dotted += (dotted.empty() ? "" : ".") + p;
+        z += (z.empty() ? "" : ", ") + dotted;
+      }
+      return Status::InvalidArgument(
+          "OPTIMIZE command for Delta table with clustering cannot specify ZORDER BY. Please "
+          "remove ZORDER BY (" +
+              z + ").",
+          "DELTA_CLUSTERING_WITH_ZORDER_BY");
+    }
+  }
   if (stmt.full) {
-    return Status::InvalidArgument("OPTIMIZE FULL is only for tables with liquid clustering.",
-                                   errc::kDeltaOptimizeFullNotSupported);
+    SILT_ASSIGN_OR_RETURN(std::vector<std::string> clustering,
+                          delta::ClusteringColumns(*t.snapshot));
+    if (clustering.empty()) {
+      return Status::Unsupported(
+          "OPTIMIZE FULL is only supported for clustered tables with non-empty clustering "
+          "columns.",
+          errc::kDeltaOptimizeFullNotSupported);
+    }
   }
   SILT_ASSIGN_OR_RETURN(ops::OptimizeOptions o, OptimizeStatementOptions(t, stmt.where.get(), ctx));
+  o.full = stmt.full;
   if (!stmt.zorder_by.empty()) {
     o.mode = ops::OptimizeOptions::Mode::kZOrder;
     for (const auto& path : stmt.zorder_by) {

@@ -12,6 +12,7 @@
 #include "commands/command.h"
 #include "common/ascii.h"
 #include "common/error_classes.h"
+#include "delta/clustering.h"
 
 namespace silt::commands {
 
@@ -170,6 +171,13 @@ Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandCon
   if (!parts.empty()) {
     out += "PARTITIONED BY (";
     for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + QuoteIfNeeded(parts[i]);
+    out += ")\n";
+  }
+  SILT_ASSIGN_OR_RETURN(std::vector<std::string> clustering, delta::ClusteringColumns(s));
+  if (!clustering.empty()) {
+    out += "CLUSTER BY (";
+    for (size_t i = 0; i < clustering.size(); ++i)
+      out += (i ? ", " : "") + QuoteIfNeeded(clustering[i]);
     out += ")\n";
   }
   if (s.metadata().description)

@@ -5,10 +5,12 @@
 #include <map>
 
 #include "common/error_classes.h"
+#include "delta/clustering.h"
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
 #include "delta/stats_json.h"
 #include "delta/streaming_write.h"
+#include "delta/table_features.h"
 #include "delta/table_properties.h"
 #include "delta/z85.h"
 #include "io/path.h"
@@ -495,10 +497,26 @@ Result<CommitResult> CreateNewTable(
   if (!options.txn.clock) return Status::Internal("TransactionOptions.clock is not set");
   md.created_time = options.txn.clock->NowMillis();
   Transaction txn(store, nullptr, options.txn);
-  txn.UpdateProtocol(ProtocolForNewTable(table_schema, options.properties));
+  Protocol protocol = ProtocolForNewTable(table_schema, options.properties);
+  std::vector<std::string> clustering;
+  if (options.clustering_columns) {
+    if (!options.partition_columns.empty()) {
+      return Status::InvalidArgument(
+          "Clustering and partitioning cannot both be specified. Please remove partitionedBy if "
+          "you want to create a Delta table with clustering.",
+          "DELTA_CLUSTER_BY_WITH_PARTITIONED_BY");
+    }
+    SILT_ASSIGN_OR_RETURN(clustering, ResolveClusteringColumns(table_schema, options.properties,
+                                                               *options.clustering_columns));
+    protocol = WithFeatures(protocol, {"domainMetadata", kClusteringFeature});
+    txn.SetDomain(ClusteringDomainFor(table_schema, cm, clustering));
+  }
+  txn.UpdateProtocol(protocol);
   txn.UpdateMetadata(md);
   StringMap params;
   params.Set("partitionBy", PartitionByParam(options.partition_columns));
+  if (options.clustering_columns)
+    params.Set("clusterBy", JsonStr(ClusteringColumnsJson(clustering)));
   params.Set("description", options.description ? JsonStr(*options.description) : "null");
   params.Set("isManaged", JsonStr("false"));
   std::string props = "{";

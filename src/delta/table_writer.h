@@ -89,6 +89,9 @@ struct CreateTableOptions {
   StringMap properties;
   std::optional<std::string> name;
   std::optional<std::string> description;
+  // CLUSTER BY (logical top-level columns, checked with ResolveClusteringColumns): the table
+  // gets the clustering + domainMetadata features and a delta.clustering domain.
+  std::optional<std::vector<std::string>> clustering_columns;
   DataWriteOptions write;
   TransactionOptions txn;
 };

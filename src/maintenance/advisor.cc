@@ -9,6 +9,7 @@
 
 #include "common/ascii.h"
 #include "common/error_classes.h"
+#include "delta/clustering.h"
 #include "delta/deletion_vector.h"
 #include "delta/log_segment.h"
 #include "delta/partition_values.h"
@@ -298,7 +299,18 @@ JobAdvice CompactionJob(const delta::Snapshot& snap, const Thresholds& t, int64_
   };
   std::map<std::string, std::vector<Candidate>> by_partition;
   int64_t small = 0, small_bytes = 0, excess_files = 0;
+  // A clustered table's OPTIMIZE clusters (ops/optimize.h): a small file already in a z-cube of
+  // the current clustering columns is not a reason to run it.
+  std::optional<std::string> clustered_by;
+  if (Result<std::vector<std::string>> cols = delta::ClusteringColumns(snap);
+      cols.ok() && !cols->empty())
+    clustered_by = delta::ClusteringColumnsJson(*cols);
   for (const delta::AddFile& f : snap.files()) {
+    if (clustered_by && f.tags) {
+      const std::string* by = f.tags->Find(delta::kZCubeZOrderByTag);
+      if (by && *by == *clustered_by && f.tags->Find(delta::kZCubeIdTag) && !f.deletion_vector)
+        continue;
+    }
     std::optional<int64_t> records = NumRecords(f);
     bool excess = false;
     if (f.deletion_vector) {

@@ -1,5 +1,7 @@
 #include "ops/optimize.h"
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -12,12 +14,14 @@
 
 #include "common/ascii.h"
 #include "common/error_classes.h"
+#include "delta/clustering.h"
 #include "delta/json_util.h"
 #include "delta/scan.h"
 #include "delta/stats_json.h"
 #include "delta/table_features.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
+#include "delta/z85.h"
 #include "ops/dml.h"
 #include "ops/ops.h"
 
@@ -99,6 +103,8 @@ int CompareRows(const Vector& v, uint32_t a, uint32_t b) {
 }
 
 constexpr uint32_t kNumRanges = 1000;  // spark.databricks.io.skipping.mdc.rangeId.max
+// Delta's hilbert_index bits: numberOfTrailingZeros(highestOneBit(kNumRanges)) + 1.
+constexpr int kHilbertBits = 10;
 
 // Range ids of a column: rows ranked by value, ranks scaled to [1, kNumRanges]; equal values
 // share an id; NULL is range 0.
@@ -236,6 +242,120 @@ std::string InterleaveBits(const std::vector<uint32_t>& ids) {
   return out;
 }
 
+uint64_t HilbertIndex(std::vector<uint32_t> x, int bits) {
+  const size_t n = x.size();
+  if (n == 0 || bits <= 0) return 0;
+  const uint32_t m = 1u << (bits - 1);
+  // Inverse undo excess work (Skilling, "Programming the Hilbert curve", AxesToTranspose).
+  for (uint32_t q = m; q > 1; q >>= 1) {
+    const uint32_t p = q - 1;
+    for (size_t i = 0; i < n; ++i) {
+      if (x[i] & q) {
+        x[0] ^= p;
+      } else {
+        uint32_t t = (x[0] ^ x[i]) & p;
+        x[0] ^= t;
+        x[i] ^= t;
+      }
+    }
+  }
+  // Gray encode.
+  for (size_t i = 1; i < n; ++i) x[i] ^= x[i - 1];
+  uint32_t t = 0;
+  for (uint32_t q = m; q > 1; q >>= 1)
+    if (x[n - 1] & q) t ^= q - 1;
+  for (size_t i = 0; i < n; ++i) x[i] ^= t;
+  // The transposed index, most significant bits first.
+  uint64_t h = 0;
+  for (int b = bits - 1; b >= 0; --b)
+    for (size_t i = 0; i < n; ++i) h = (h << 1) | ((x[i] >> b) & 1u);
+  return h;
+}
+
+namespace {
+
+// A file's z-cube (Delta's ZCubeInfo tags): its id and the columns it was clustered by.
+struct ZCube {
+  std::string id;
+  std::vector<std::string> columns;
+};
+
+std::optional<ZCube> ZCubeOf(const delta::AddFile& f) {
+  if (!f.tags) return std::nullopt;
+  const std::string* id = f.tags->Find(delta::kZCubeIdTag);
+  const std::string* by = f.tags->Find(delta::kZCubeZOrderByTag);
+  if (!id || !by) return std::nullopt;
+  ZCube z{*id, {}};
+  simdjson::dom::parser parser;
+  simdjson::dom::array cols;
+  if (parser.parse(*by).get(cols)) return z;  // unreadable columns: clustered by "other" ones
+  for (simdjson::dom::element c : cols) {
+    std::string_view name;
+    if (c.get(name)) return ZCube{*id, {"\x01"}};
+    z.columns.emplace_back(name);
+  }
+  return z;
+}
+
+// Liquid clustering's candidate files in bin order (Delta's ClusteringStrategy.applyMinZCube;
+// see optimize.h).
+std::vector<const delta::AddFile*> ClusteringCandidates(
+    const std::vector<const delta::AddFile*>& files, const std::vector<std::string>& columns,
+    const OptimizeOptions& o) {
+  struct Entry {
+    const delta::AddFile* file;
+    std::optional<ZCube> zcube;
+  };
+  std::vector<Entry> entries;
+  for (const delta::AddFile* f : files) {
+    Entry e{f, ZCubeOf(*f)};
+    if (!o.full) {
+      bool provider_ok =
+          !f->clustering_provider || *f->clustering_provider == delta::kLiquidClusteringProvider;
+      bool other_columns = e.zcube && e.zcube->columns != columns;
+      if (!provider_ok || other_columns) continue;
+    }
+    entries.push_back(std::move(e));
+  }
+  // Unclustered files first, then by z-cube id (the path orders files within one).
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    if (a.zcube.has_value() != b.zcube.has_value()) return !a.zcube.has_value();
+    if (a.zcube && a.zcube->id != b.zcube->id) return a.zcube->id < b.zcube->id;
+    return a.file->path < b.file->path;
+  });
+  std::vector<const delta::AddFile*> out;
+  if (o.full) {
+    for (const auto& e : entries) out.push_back(e.file);
+    return out;
+  }
+  // Drop the z-cubes that reached the minimum size.
+  std::vector<const delta::AddFile*> kept;
+  size_t unclustered = 0;
+  std::set<std::string> cubes;
+  for (size_t i = 0; i < entries.size();) {
+    if (!entries[i].zcube) {
+      kept.push_back(entries[i].file);
+      ++unclustered;
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    int64_t bytes = 0;
+    while (j < entries.size() && entries[j].zcube && entries[j].zcube->id == entries[i].zcube->id)
+      bytes += entries[j++].file->size;
+    if (bytes < o.clustering_min_cube_size) {
+      for (size_t k = i; k < j; ++k) kept.push_back(entries[k].file);
+      cubes.insert(entries[i].zcube->id);
+    }
+    i = j;
+  }
+  // One z-cube alone is already clustered: nothing to do.
+  if (unclustered == 0 && cubes.size() <= 1) return out;
+  return kept;
+}
+
+}  // namespace
+
 Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const OptimizeOptions& o) {
   SILT_RETURN_NOT_OK(RequireClock(o.clock, "OptimizeOptions"));
   OptimizeResult result;
@@ -248,6 +368,26 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   SILT_RETURN_NOT_OK(snap->CheckWriteSupported(false, store->root()));
   const Schema& schema = snap->schema();
   const auto& parts = snap->partition_columns();
+  // Liquid clustering: OPTIMIZE on a table with clustering columns clusters by them.
+  SILT_ASSIGN_OR_RETURN(const std::vector<std::string> clustering, delta::ClusteringColumns(*snap));
+  if (delta::IsClusteredTable(*snap) && o.mode == OptimizeOptions::Mode::kZOrder) {
+    std::string z;
+    for (const auto& c : o.zorder_by) z += (z.empty() ? "" : ", ") + c;
+    return Status::InvalidArgument(
+        "OPTIMIZE command for Delta table with clustering cannot specify ZORDER BY. Please "
+        "remove ZORDER BY (" +
+            z + ").",
+        "DELTA_CLUSTERING_WITH_ZORDER_BY");
+  }
+  if (o.full && clustering.empty()) {
+    return Status::Unsupported(
+        "OPTIMIZE FULL is only supported for clustered tables with "
+        "non-empty clustering columns.",
+        errc::kDeltaOptimizeFullNotSupported);
+  }
+  const bool cluster = o.mode == OptimizeOptions::Mode::kCompact && !clustering.empty();
+  // The columns of the space-filling curve: the clustering columns or ZORDER BY's.
+  const std::vector<std::string>& curve_columns = cluster ? clustering : o.zorder_by;
   for (const auto& z : o.zorder_by) {
     int fi = FindField(schema, z);
     if (fi < 0) {
@@ -269,12 +409,17 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
     bool for_deleted_rows;
   };
   std::map<std::string, std::vector<Candidate>> by_partition;
+  std::vector<const delta::AddFile*> considered;
   for (const auto& f : snap->files()) {
     if (o.partition_filter) {
       SILT_ASSIGN_OR_RETURN(bool keep, o.partition_filter(f));
       if (!keep) continue;
     }
     ++result.total_considered_files;
+    if (cluster) {
+      considered.push_back(&f);
+      continue;
+    }
     bool has_dv = f.deletion_vector && f.deletion_vector->cardinality > 0;
     std::optional<int64_t> records = NumRecords(f);
     bool excess = false;
@@ -305,6 +450,20 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   // 2. Bins.
   std::vector<std::vector<const delta::AddFile*>> bins;
   std::set<std::string> partitions;
+  if (cluster) {
+    // Each bin becomes one z-cube (clustered tables are unpartitioned).
+    const int64_t limit = std::max(o.clustering_target_cube_size, o.clustering_min_cube_size);
+    int64_t size = 0;
+    for (const delta::AddFile* f : ClusteringCandidates(considered, clustering, o)) {
+      if (bins.empty() || (!bins.back().empty() && size + f->size > limit)) {
+        bins.emplace_back();
+        size = 0;
+      }
+      bins.back().push_back(f);
+      size += f->size;
+      partitions.insert(PartitionKey(*f));
+    }
+  }
   for (auto& [key, files] : by_partition) {
     std::sort(files.begin(), files.end(),
               [](const Candidate& a, const Candidate& b) { return a.file->size < b.file->size; });
@@ -351,7 +510,7 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
     // The bin's files are read in parallel too (a table of small files is often one bin); the
     // pool's ParallelFor runs nested calls on the calling worker as well.
     const std::vector<const delta::AddFile*>& in = bins[b];
-    const bool sort = o.mode == OptimizeOptions::Mode::kZOrder && !o.zorder_by.empty();
+    const bool sort = !curve_columns.empty() && o.mode != OptimizeOptions::Mode::kReorgPurge;
     // Without sorting, and with the row count known from the files' statistics (to cut files
     // evenly), rows are written while the next ones are read.
     std::optional<int64_t> live = sort ? std::nullopt : LiveRows(in);
@@ -394,17 +553,29 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
     if (sort) {
       DataChunk all = Concat(chunks, schema);
       std::vector<std::vector<uint32_t>> ids;
-      for (const auto& z : o.zorder_by) ids.push_back(RangeIds(all.columns[FindField(schema, z)]));
-      std::vector<std::string> zvals(rows);
-      std::vector<uint32_t> row_ids(ids.size());
-      for (size_t r = 0; r < rows; ++r) {
-        for (size_t k = 0; k < ids.size(); ++k) row_ids[k] = ids[k][r];
-        zvals[r] = InterleaveBits(row_ids);
-      }
+      for (const auto& z : curve_columns)
+        ids.push_back(RangeIds(all.columns[FindField(schema, z)]));
       std::vector<uint32_t> order(rows);
       std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(),
-                       [&](uint32_t a, uint32_t c) { return zvals[a] < zvals[c]; });
+      std::vector<uint32_t> row_ids(ids.size());
+      if (cluster && ids.size() > 1) {
+        // Liquid clustering: a Hilbert curve over the range ids (10 bits hold 0..kNumRanges).
+        std::vector<uint64_t> hvals(rows);
+        for (size_t r = 0; r < rows; ++r) {
+          for (size_t k = 0; k < ids.size(); ++k) row_ids[k] = ids[k][r];
+          hvals[r] = HilbertIndex(row_ids, kHilbertBits);
+        }
+        std::stable_sort(order.begin(), order.end(),
+                         [&](uint32_t a, uint32_t c) { return hvals[a] < hvals[c]; });
+      } else {
+        std::vector<std::string> zvals(rows);
+        for (size_t r = 0; r < rows; ++r) {
+          for (size_t k = 0; k < ids.size(); ++k) row_ids[k] = ids[k][r];
+          zvals[r] = InterleaveBits(row_ids);
+        }
+        std::stable_sort(order.begin(), order.end(),
+                         [&](uint32_t a, uint32_t c) { return zvals[a] < zvals[c]; });
+      }
       DataChunk sorted = DataChunk::FromSchema(schema);
       for (size_t i = 0; i < sorted.columns.size(); ++i)
         sorted.columns[i].AppendSelected(all.columns[i], order.data(), rows);
@@ -442,8 +613,16 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
     }
   }
   for (auto& v : added) {
+    // Liquid clustering: each bin's files form a new z-cube.
+    const std::string zcube = cluster ? delta::Uuid::Random().ToString() : "";
     for (auto& a : v) {
       a.data_change = false;
+      if (cluster) {
+        if (!a.tags) a.tags = delta::StringMap{};
+        a.tags->Set(delta::kZCubeIdTag, zcube);
+        a.tags->Set(delta::kZCubeZOrderByTag, delta::ClusteringColumnsJson(clustering));
+        a.clustering_provider = delta::kLiquidClusteringProvider;
+      }
       added_sizes.push_back(a.size);
       txn.Add(std::move(a));
     }
@@ -464,7 +643,9 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
     std::string z = "[";
     for (size_t i = 0; i < o.zorder_by.size(); ++i) z += (i ? "," : "") + JsonStr(o.zorder_by[i]);
     params.Set("zOrderBy", JsonStr(z + "]"));
-    params.Set("clusterBy", JsonStr("[]"));
+    params.Set(
+        "clusterBy",
+        JsonStr(delta::ClusteringColumnsJson(cluster ? clustering : std::vector<std::string>{})));
     params.Set("auto", "false");
     txn.SetOperation("OPTIMIZE", params);
   }

@@ -15,6 +15,20 @@
 // of per-column range ids (quantiles of a sample, as Delta's range_partition_id), so files get
 // narrow min/max ranges on every z-order column.
 //
+// Liquid clustering (delta/clustering.h): on a table with clustering columns, OPTIMIZE
+// (kCompact) clusters instead of compacting, as Delta's ClusteringStrategy does. Candidates are
+// the files not clustered by another provider or by other columns (ZCUBE_ZORDER_BY tag); those
+// sorted by ZCUBE_ID (unclustered files first), z-cubes whose files total at least
+// clustering_min_cube_size dropped, and nothing at all when what is left is one z-cube and no
+// unclustered file. They are packed in that order into bins of max(clustering_target_cube_size,
+// clustering_min_cube_size) bytes; each bin (one file too) becomes a new z-cube: its rows ordered
+// by a Hilbert curve over the clustering columns' range ids (one column: its range ids, as
+// Delta), cut into max(1, bytes / max_file_size) files tagged ZCUBE_ID / ZCUBE_ZORDER_BY with
+// clusteringProvider "liquid". `full` (OPTIMIZE FULL) takes every file of the table instead
+// ([silt decision]: Delta OSS still skips large z-cubes; Databricks documents FULL as reclustering
+// all records). ZORDER BY on a clustered table is DELTA_CLUSTERING_WITH_ZORDER_BY; FULL on a
+// table without clustering columns DELTA_OPTIMIZE_FULL_NOT_SUPPORTED.
+//
 // REORG PURGE: every selected file with a non-empty deletion vector is rewritten (single-file
 // bins kept), so soft-deleted rows are physically gone from live files; files without DVs are
 // never touched.
@@ -49,7 +63,12 @@ struct OptimizeOptions {
   int64_t max_file_size = 1LL << 30;     // spark.databricks.delta.optimize.maxFileSize
   int64_t min_file_size = 1LL << 30;     // spark.databricks.delta.optimize.minFileSize
   double max_deleted_rows_ratio = 0.05;  // spark.databricks.delta.optimize.maxDeletedRowsRatio
-  ThreadPool* pool = nullptr;            // bins are rewritten in parallel when set
+  bool full = false;                     // OPTIMIZE FULL (clustered tables)
+  // spark.databricks.delta.optimize.clustering.mergeStrategy.minCubeSize.threshold /
+  // .targetCubeSize (defaults: 100 × maxFileSize's default, and 1.5 × that).
+  int64_t clustering_min_cube_size = 100LL << 30;
+  int64_t clustering_target_cube_size = 150LL << 30;
+  ThreadPool* pool = nullptr;  // bins are rewritten in parallel when set
   // Confines reads of absolute file paths (io/read_confinement.h); null: unconfined.
   std::shared_ptr<const ReadConfinement> read_confinement = nullptr;
   // Re-checks the table's SQL constraints on rewritten rows (WriteDataFiles needs one when the
@@ -102,5 +121,10 @@ std::string PartitionKey(const delta::AddFile& f);
 // The z-value of row i: bit-interleaving (MSB first) of each column's 32-bit range id.
 // Exposed for tests.
 std::string InterleaveBits(const std::vector<uint32_t>& range_ids);
+
+// The Hilbert index of a point whose coordinates (at most 64 / bits of them) have `bits` bits
+// each (Skilling's transpose algorithm, as Delta's hilbert_index): consecutive indexes are
+// neighbouring points. Exposed for tests.
+uint64_t HilbertIndex(std::vector<uint32_t> point, int bits);
 
 }  // namespace silt::ops

@@ -423,6 +423,35 @@ TEST_F(ServiceTest, RoutineCompactionCheckpointAndLogCleanup) {
   EXPECT_TRUE(commit0.status().IsNotFound()) << "expired log files are cleaned up";
 }
 
+// The routine compaction of a clustered table clusters it: the service calls the same
+// ops::Optimize as OPTIMIZE, which clusters tables with clustering columns.
+TEST_F(ServiceTest, RoutineCompactionClustersAClusteredTable) {
+  Sql("CREATE TABLE lc (k INT, v INT) USING DELTA CLUSTER BY (k) TBLPROPERTIES "
+      "('delta.checkpointInterval' = '100')");
+  for (int i = 0; i < 12; ++i)
+    Sql("INSERT INTO lc VALUES (" + std::to_string(11 - i) + ", " + std::to_string(i) + ")");
+  MaintenanceConfig c = Config();
+  c.routine_jobs = true;
+  c.conf = [](const std::string& key) -> std::optional<std::string> {
+    if (key == kCompactionMinFilesConf) return "10";
+    return std::nullopt;
+  };
+  PassReport r = Pass(c);
+  EXPECT_EQ(OpTypes(r), (std::vector<std::string>{"COMPACTION:SUCCESSFUL"}));
+  EXPECT_EQ(Operations("lc").back(), "OPTIMIZE");
+  auto snap = delta::Snapshot::Load(TableStore("lc"));
+  ASSERT_TRUE(snap.ok());
+  ASSERT_EQ((*snap)->files().size(), 1u);
+  const delta::AddFile& f = (*snap)->files()[0];
+  EXPECT_EQ(f.clustering_provider, std::optional<std::string>("liquid"));
+  ASSERT_TRUE(f.tags && f.tags->Find("ZCUBE_ZORDER_BY"));
+  EXPECT_EQ(*f.tags->Find("ZCUBE_ZORDER_BY"), "[\"k\"]");
+  EXPECT_EQ(Count("SELECT count(*) FROM lc"), 12);
+  // Clustered (one small z-cube): the compaction is no longer due.
+  r = Pass(c);
+  EXPECT_TRUE(OpTypes(r).empty());
+}
+
 // A hostile log (a "shallow clone" adding another table's files by absolute path) cannot make the
 // service read or rewrite files outside the table: its reads are confined unless the config says
 // otherwise (io/read_confinement.h).
