@@ -126,7 +126,9 @@ void CandidateSize(const LogicalNode& scan, int64_t* files, int64_t* bytes) {
 }
 
 void NoteReason(LogicalNode* scan, const std::string& reason) {
-  if (scan->runtime_filters.empty() && scan->dfp_reason.empty()) scan->dfp_reason = reason;
+  const bool planned = std::any_of(scan->runtime_filters.begin(), scan->runtime_filters.end(),
+                                   [](const RuntimeFilter& rf) { return !rf.rows_only; });
+  if (!planned && scan->dfp_reason.empty()) scan->dfp_reason = reason;
 }
 
 struct SideKey {
@@ -146,6 +148,49 @@ std::vector<SideKey> TraceSide(LogicalNode* join, int side) {
     if (t) out.push_back({i, *t});
   }
   return out;
+}
+
+// Below the DFP thresholds (a table smaller than deltaTableSizeThreshold, TPC-H's partsupp at
+// SF 1), an inner or semi join's probe-side scan of at least silt.runtimeFilter.rowFilterMinBytes
+// still gets the row-level filters of the build keys: the bloom (or min/max) filter drops the rows
+// no build key matches before the other columns are decoded (late materialization) and before the
+// join probes them (TPC-H Q11: 4% of partsupp joins Germany's suppliers; Q2's subquery: the
+// parts of the outer query, by a semi join above the suppliers' join). No file is pruned and
+// the scan's DFP metrics are those of a scan DFP did not apply to. The probe side is the one the
+// physical planner probes anyway (planner/physical_planner.cc: the right side is built unless
+// the estimates say it is more than twice the left), so the build side does not change. Returns
+// that side, with the filters planned appended to *filters (none: -1).
+int PlanRowFiltersOnly(LogicalNode* join, const std::vector<SideKey> (&sides)[2],
+                       const DfpOptions& options, int* next_id,
+                       std::vector<std::pair<int, int>>* filters) {
+  if (options.row_filter_min_bytes < 0 || !options.enabled) return -1;
+  const double left_rows = EstimateRows(*join->children[0]);
+  const double right_rows = EstimateRows(*join->children[1]);
+  int probe = right_rows > 2 * left_rows ? 1 : 0;
+  if (join->join == JoinKind::kSemi) {
+    // IN / EXISTS: the left side probes unless it is the smaller one (then it is built on).
+    if (join->null_aware_anti || SemiJoinBuildsOnLeft(*join)) return -1;
+    probe = 0;
+  } else if (join->join != JoinKind::kInner) {
+    return -1;
+  }
+  const double build_rows = probe == 0 ? right_rows : left_rows;
+  if (build_rows > static_cast<double>(options.exec.max_build_rows)) return -1;
+  const auto& build_keys = probe == 0 ? join->right_keys : join->left_keys;
+  for (const SideKey& k : sides[probe]) {
+    LogicalNode* scan = k.traced.scan;
+    int64_t files, bytes;
+    CandidateSize(*scan, &files, &bytes);
+    if (bytes < options.row_filter_min_bytes) continue;
+    RuntimeFilter rf;
+    rf.id = (*next_id)++;
+    rf.scan_column = k.traced.column;
+    rf.build_key = build_keys[k.key]->ToString();
+    rf.rows_only = true;
+    scan->runtime_filters.push_back(rf);
+    filters->emplace_back(rf.id, static_cast<int>(k.key));
+  }
+  return filters->empty() ? -1 : probe;
 }
 
 void PlanJoin(LogicalNode* join, const DfpOptions& options, int* next_id) {
@@ -197,6 +242,7 @@ void PlanJoin(LogicalNode* join, const DfpOptions& options, int* next_id) {
   if (!sides[0].empty() || !sides[1].empty()) side = side_bytes[0] >= side_bytes[1] ? 0 : 1;
   if (side < 0) return;
   std::vector<std::pair<int, int>> filters;
+  bool below_threshold = false;
   for (const SideKey& k : sides[side]) {
     LogicalNode* scan = k.traced.scan;
     int64_t files, bytes;
@@ -207,10 +253,12 @@ void PlanJoin(LogicalNode* join, const DfpOptions& options, int* next_id) {
     }
     if (bytes < options.size_threshold) {
       NoteReason(scan, "below_size_threshold");
+      below_threshold = true;
       continue;
     }
     if (files < options.files_threshold) {
       NoteReason(scan, "below_files_threshold");
+      below_threshold = true;
       continue;
     }
     // Building first on a side estimated bigger than both the limit and the pruned side would
@@ -229,6 +277,9 @@ void PlanJoin(LogicalNode* join, const DfpOptions& options, int* next_id) {
     scan->runtime_filters.push_back(rf);
     scan->dfp_reason.clear();
     filters.emplace_back(rf.id, static_cast<int>(k.key));
+  }
+  if (filters.empty() && below_threshold) {
+    side = PlanRowFiltersOnly(join, sides, options, next_id, &filters);
   }
   if (filters.empty()) return;
   join->dfp_pruned_side = side;
@@ -409,6 +460,8 @@ DfpOptions DfpOptionsFrom(const SessionConfig& config) {
       config.GetBytes("spark.databricks.optimizer.deltaTableSizeThreshold", o.size_threshold);
   o.files_threshold =
       config.GetInt("spark.databricks.optimizer.deltaTableFilesThreshold", o.files_threshold);
+  o.row_filter_min_bytes =
+      config.GetBytes("silt.runtimeFilter.rowFilterMinBytes", o.row_filter_min_bytes);
   o.exec.max_build_rows = config.GetInt("silt.dfp.maxBuildRows", o.exec.max_build_rows);
   o.exec.max_in_list_values = config.GetInt("silt.dfp.maxInListValues", o.exec.max_in_list_values);
   o.exec.per_value_probe_limit =
@@ -533,7 +586,9 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
   const exec::JoinBuildSummary* summary = join.build_summary();
   if (!summary) return Status::OK();
   for (const DfpTarget& t : targets) {
-    exec::DfpScanMetrics& m = t.scan->dfp_metrics();
+    // A rows-only filter (RuntimeFilter::rows_only) leaves the scan's DFP metrics alone.
+    exec::DfpScanMetrics rows_only_metrics;
+    exec::DfpScanMetrics& m = t.rows_only ? rows_only_metrics : t.scan->dfp_metrics();
     m.considered = true;
     if (summary->build_rows > options.max_build_rows) {
       if (!m.applied) m.reason_not_applied = "build_too_large";
@@ -661,7 +716,7 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
     } else if (row_pred && 2 * straddle > kept.size()) {
       t.scan->AddAdaptiveRowFilter(row_pred);
     }
-    SILT_RETURN_NOT_OK(t.scan->SetFiles(std::move(kept)));
+    if (!t.rows_only) SILT_RETURN_NOT_OK(t.scan->SetFiles(std::move(kept)));
     // Row groups of the kept files, by their Parquet statistics (values in the column's type only;
     // not strings, whose statistics a writer may truncate).
     if (ks.non_null_count > 0 && ks.min.type()->Equals(*t.column_type) &&
@@ -689,8 +744,9 @@ Status ApplyRuntimeFilters(exec::HashJoinOperator& join, const std::vector<DfpTa
   }
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  for (const DfpTarget& t : targets)
-    t.scan->dfp_metrics().time_ms += ms / static_cast<double>(targets.size());
+  for (const DfpTarget& t : targets) {
+    if (!t.rows_only) t.scan->dfp_metrics().time_ms += ms / static_cast<double>(targets.size());
+  }
   return Status::OK();
 }
 

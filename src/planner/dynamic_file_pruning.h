@@ -55,6 +55,7 @@ struct DfpTarget {
   int scan_column = -1;
   std::vector<std::string> scan_columns;
   TypePtr column_type;
+  bool rows_only = false;  // RuntimeFilter::rows_only: row filters, no file pruning, no metrics
 };
 
 // A closed interval [lo, hi] of key values.

@@ -49,8 +49,9 @@ std::string ScanDetails(const LogicalNode& scan) {
   std::string files = ScanFilesSummary(scan);
   if (!files.empty()) s += " " + files;
   for (const RuntimeFilter& rf : scan.runtime_filters) {
-    s += " [RuntimeFilter#" + std::to_string(rf.id) + ": " + scan.scan_columns[rf.scan_column] +
-         " IN dynamicpruning(" + rf.build_key + ")]";
+    s += std::string(rf.rows_only ? " [RuntimeRowFilter#" : " [RuntimeFilter#") +
+         std::to_string(rf.id) + ": " + scan.scan_columns[rf.scan_column] +
+         (rf.rows_only ? " IN runtimefilter(" : " IN dynamicpruning(") + rf.build_key + ")]";
   }
   return s;
 }

@@ -121,6 +121,11 @@ struct RuntimeFilter {
   int id = 0;
   int scan_column = -1;   // index into the scan's scan_columns
   std::string build_key;  // display of the build side's key ("dynamicpruning(...)")
+  // A scan below the DFP thresholds still gets the row-level part of the filter (bloom or
+  // min/max of the build keys, row groups by statistics) when it is big enough
+  // (silt.runtimeFilter.rowFilterMinBytes): its files are not pruned and its DFP metrics stay
+  // those of a scan DFP did not apply to.
+  bool rows_only = false;
 };
 
 // What the hash join needs at run time to turn its build side into runtime filters.

@@ -16,7 +16,10 @@ struct DfpOptions {
   bool enabled = true;                   // spark.databricks.optimizer.dynamicFilePruning
   int64_t size_threshold = 10000000000;  // spark.databricks.optimizer.deltaTableSizeThreshold
   int64_t files_threshold = 10;          // spark.databricks.optimizer.deltaTableFilesThreshold
-  DfpExecOptions exec;                   // silt.dfp.*
+  // silt.runtimeFilter.rowFilterMinBytes: an inner or semi join's probe-side scan below the
+  // thresholds above but at least this big gets the runtime row filters only (-1: never).
+  int64_t row_filter_min_bytes = 8000000;
+  DfpExecOptions exec;  // silt.dfp.*
 };
 
 struct OptimizerOptions {

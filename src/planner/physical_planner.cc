@@ -206,6 +206,7 @@ Status WireRuntimeFilters(const LogicalNode& n, const PhysicalContext& pctx,
       t.scan_column = rf.scan_column;
       t.scan_columns = scan.scan_columns;
       t.column_type = scan.columns[static_cast<size_t>(rf.scan_column)].type;
+      t.rows_only = rf.rows_only;
       targets.push_back(std::move(t));
     }
   }
@@ -255,7 +256,9 @@ Result<exec::OperatorPtr> BuildOperator(const PlanPtr& plan, PhysicalContext& pc
       op->SetExplainDetails(ScanDetails(n));
       op->SetLateMaterialization(n.late_materialization);
       for (const RuntimeFilter& rf : n.runtime_filters) pctx.scans[rf.id] = {op.get(), &n};
-      if (!n.runtime_filters.empty() || !n.dfp_reason.empty()) {
+      const bool dfp_planned = std::any_of(n.runtime_filters.begin(), n.runtime_filters.end(),
+                                           [](const RuntimeFilter& rf) { return !rf.rows_only; });
+      if (dfp_planned || !n.dfp_reason.empty()) {
         op->dfp_metrics().considered = true;
         op->dfp_metrics().reason_not_applied = n.dfp_reason;
       }

@@ -93,6 +93,12 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
          "this fraction of the integer values between the probe column's smallest and largest "
          "statistics (1.0: only when every value there is a key, so nothing could be pruned).",
          K::kDouble},
+        {"silt.runtimeFilter.rowFilterMinBytes", "8000000",
+         "An inner or semi join's probe-side Delta scan below the dynamic file pruning thresholds "
+         "but of "
+         "at least this many bytes still filters its rows by the build keys (bloom or min/max "
+         "filter, row groups by statistics) without pruning files.",
+         K::kBytes},
         {"spark.sql.optimizer.runtime.bloomFilter.enabled", "true",
          "Dynamic file pruning also filters the pruned scan's rows by a bloom filter of the join's "
          "build keys (adaptive: dropped when it keeps more than 95% of the first rows).",

@@ -363,5 +363,73 @@ TEST_F(OptimizerTest, AnAggregatingCteReadTwiceRunsOnceAndIsShared) {
   EXPECT_EQ(runs, 0);
 }
 
+// Below the DFP thresholds an inner join's probe-side scan of at least
+// silt.runtimeFilter.rowFilterMinBytes gets a rows-only runtime filter (no file pruning, the DFP
+// reason kept); the build side stays the one the estimates choose; outer joins get none.
+TEST_F(OptimizerTest, ProbeScanBelowTheDfpThresholdsGetsARowsOnlyRuntimeFilter) {
+  Run("CREATE TABLE f (k INT, v STRING) USING delta");
+  Run("INSERT INTO f VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')");
+  Run("INSERT INTO f VALUES (5, 'e'), (6, 'f')");
+  Run("CREATE TABLE d (k INT, name STRING) USING delta");
+  Run("INSERT INTO d VALUES (2, 'x'), (5, 'y')");
+  auto optimize = [&](const std::string& sql, int64_t min_bytes,
+                      int64_t size_threshold = DfpOptions{}.size_threshold) -> Result<PlanPtr> {
+    SILT_ASSIGN_OR_RETURN(PlanPtr plan, Bind(sql));
+    OptimizerOptions o;
+    o.dfp.row_filter_min_bytes = min_bytes;
+    o.dfp.size_threshold = size_threshold;
+    o.dfp.files_threshold = 0;
+    return Optimize(plan, o);
+  };
+  auto scan_of = [&](const PlanPtr& plan, const std::string& table) -> const LogicalNode* {
+    for (const LogicalNode* s : Find(plan, LogicalKind::kScan)) {
+      if (s->table_name == table) return s;
+    }
+    ADD_FAILURE() << table << " not scanned in " << ExplainPlan(*plan);
+    return nullptr;
+  };
+  const std::string inner = "SELECT f.v FROM f JOIN d ON f.k = d.k WHERE d.name = 'x'";
+
+  // The default minimum (8 MB) is above this table's size: no filter.
+  auto plan = optimize(inner, DfpOptions{}.row_filter_min_bytes);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const LogicalNode* f = scan_of(*plan, "default.f");
+  ASSERT_NE(f, nullptr);
+  EXPECT_TRUE(f->runtime_filters.empty()) << ExplainPlan(**plan);
+  EXPECT_EQ(f->dfp_reason, "below_size_threshold");
+
+  plan = optimize(inner, 0);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  f = scan_of(*plan, "default.f");
+  const LogicalNode* d = scan_of(*plan, "default.d");
+  ASSERT_NE(f, nullptr);
+  ASSERT_NE(d, nullptr);
+  ASSERT_EQ(f->runtime_filters.size(), 1u) << ExplainPlan(**plan);
+  EXPECT_TRUE(f->runtime_filters[0].rows_only);
+  EXPECT_EQ(f->scan_columns[static_cast<size_t>(f->runtime_filters[0].scan_column)], "k");
+  EXPECT_EQ(f->dfp_reason, "below_size_threshold");
+  EXPECT_TRUE(d->runtime_filters.empty());
+  auto joins = Find(*plan, LogicalKind::kJoin);
+  ASSERT_EQ(joins.size(), 1u);
+  EXPECT_EQ(joins[0]->dfp_pruned_side, 0);  // f probes, as without the filter
+  EXPECT_NE(ExplainPlan(**plan).find("[RuntimeRowFilter#1: k IN runtimefilter("), std::string::npos)
+      << ExplainPlan(**plan);
+
+  // Above the size threshold it is dynamic file pruning proper.
+  plan = optimize(inner, 0, 0);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  f = scan_of(*plan, "default.f");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->runtime_filters.size(), 1u) << ExplainPlan(**plan);
+  EXPECT_FALSE(f->runtime_filters[0].rows_only);
+  EXPECT_EQ(f->dfp_reason, "");
+
+  // An outer join: none (rows-only filters are for inner joins).
+  plan = optimize("SELECT f.v FROM f LEFT JOIN d ON f.k = d.k AND d.name = 'x'", 0);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  for (const LogicalNode* s : Find(*plan, LogicalKind::kScan))
+    EXPECT_TRUE(s->runtime_filters.empty()) << ExplainPlan(**plan);
+}
+
 }  // namespace
 }  // namespace silt::planner
