@@ -543,7 +543,7 @@ Result<CommandResult> DropColumns(const sql::AlterTableStatement& stmt,
       for (const auto& c : clustering) {
         if (planner::LowerName(c) == planner::LowerName(at->leaf)) {
           return Status::InvalidArgument("Dropping clustering columns (" + c + ") is not allowed.",
-                                         "DELTA_UNSUPPORTED_DROP_CLUSTERING_COLUMN");
+                                         errc::kDeltaUnsupportedDropClusteringColumn);
         }
       }
     }
@@ -783,7 +783,7 @@ Result<CommandResult> ClusterBy(const sql::AlterTableStatement& stmt,
   if (!snap.partition_columns().empty()) {
     return Status::InvalidArgument(
         "ALTER TABLE CLUSTER BY cannot be applied to a partitioned table.",
-        "DELTA_ALTER_TABLE_CLUSTER_BY_ON_PARTITIONED_TABLE_NOT_ALLOWED");
+        errc::kDeltaAlterTableClusterByOnPartitionedTableNotAllowed);
   }
   const bool clustered = delta::IsClusteredTable(snap);
   if (stmt.column_names.empty() && !clustered) return CommandResult{};

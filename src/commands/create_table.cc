@@ -80,7 +80,7 @@ Status CheckSameClustering(const delta::Snapshot& snap, const std::vector<std::s
   return Status::InvalidArgument(
       "The provided clustering columns do not match the existing table's.\n- provided: " +
           join(given) + "\n- existing: " + join(have),
-      "DELTA_CLUSTERING_COLUMNS_MISMATCH");
+      errc::kDeltaClusteringColumnsMismatch);
 }
 
 }  // namespace
@@ -95,7 +95,7 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     return Status::InvalidArgument(
         "Clustering and partitioning cannot both be specified. Please remove partitionedBy if you "
         "want to create a Delta table with clustering.",
-        "DELTA_CLUSTER_BY_WITH_PARTITIONED_BY");
+        errc::kDeltaClusterByWithPartitionedBy);
   }
   for (const auto& c : stmt.columns) {
     if (c.generated_as || c.identity || c.default_value) {
@@ -332,7 +332,7 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     } else if (was_clustered && !stmt.partition_by.empty()) {
       return Status::InvalidArgument(
           "Replacing a clustered Delta table with a partitioned table is not allowed.",
-          "DELTA_CLUSTERING_REPLACE_TABLE_WITH_PARTITIONED_TABLE");
+          errc::kDeltaClusteringReplaceTableWithPartitionedTable);
     }
     if (!stmt.cluster_by.empty() || snap->domains().count(delta::kClusteringDomain)) {
       proto = delta::WithFeatures(proto, {"domainMetadata", delta::kClusteringFeature});

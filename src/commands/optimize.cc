@@ -82,7 +82,7 @@ Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandC
       return Status::Unsupported(
           "OPTIMIZE command for Delta table with clustering doesn't support partition "
           "predicates. Please remove the predicates (the WHERE clause).",
-          "DELTA_CLUSTERING_WITH_PARTITION_PREDICATE");
+          errc::kDeltaClusteringWithPartitionPredicate);
     }
     if (!stmt.zorder_by.empty()) {
       std::string z;
@@ -95,7 +95,7 @@ Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandC
           "OPTIMIZE command for Delta table with clustering cannot specify ZORDER BY. Please "
           "remove ZORDER BY (" +
               z + ").",
-          "DELTA_CLUSTERING_WITH_ZORDER_BY");
+          errc::kDeltaClusteringWithZorderBy);
     }
   }
   if (stmt.full) {

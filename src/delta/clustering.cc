@@ -168,7 +168,7 @@ Result<std::vector<std::string>> ResolveClusteringColumns(const Schema& schema,
         "CLUSTER BY supports up to " + std::to_string(limit) +
             " clustering columns, but the table has " + std::to_string(names.size()) +
             " clustering columns. Please remove the extra clustering columns.",
-        "DELTA_CLUSTER_BY_INVALID_NUM_COLUMNS");
+        errc::kDeltaClusterByInvalidNumColumns);
   }
   // Which columns get statistics (StatisticsCollection's stats schema).
   int64_t num_indexed = 32;
@@ -206,7 +206,7 @@ Result<std::vector<std::string>> ResolveClusteringColumns(const Schema& schema,
     for (const auto& u : unsupported) list += (list.empty() ? "" : ", ") + u;
     return Status::Unsupported("CLUSTER BY is not supported because the following column(s): " +
                                    list + " don't support data skipping.",
-                               "DELTA_CLUSTERING_COLUMNS_DATATYPE_NOT_SUPPORTED");
+                               errc::kDeltaClusteringColumnsDatatypeNotSupported);
   }
   if (!missing.empty()) {
     std::string list;
@@ -215,7 +215,7 @@ Result<std::vector<std::string>> ResolveClusteringColumns(const Schema& schema,
         "Clustering requires clustering columns to have stats. Couldn't find clustering "
         "column(s) '" +
             list + "' in stats schema:\n" + DataType::Struct(schema)->ToString(),
-        "DELTA_CLUSTERING_COLUMN_MISSING_STATS");
+        errc::kDeltaClusteringColumnMissingStats);
   }
   return names;
 }

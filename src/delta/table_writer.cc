@@ -504,7 +504,7 @@ Result<CommitResult> CreateNewTable(
       return Status::InvalidArgument(
           "Clustering and partitioning cannot both be specified. Please remove partitionedBy if "
           "you want to create a Delta table with clustering.",
-          "DELTA_CLUSTER_BY_WITH_PARTITIONED_BY");
+          errc::kDeltaClusterByWithPartitionedBy);
     }
     SILT_ASSIGN_OR_RETURN(clustering, ResolveClusteringColumns(table_schema, options.properties,
                                                                *options.clustering_columns));

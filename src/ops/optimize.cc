@@ -377,7 +377,7 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
         "OPTIMIZE command for Delta table with clustering cannot specify ZORDER BY. Please "
         "remove ZORDER BY (" +
             z + ").",
-        "DELTA_CLUSTERING_WITH_ZORDER_BY");
+        errc::kDeltaClusteringWithZorderBy);
   }
   if (o.full && clustering.empty()) {
     return Status::Unsupported(
