@@ -142,6 +142,9 @@ class HashAggregateOperator : public Operator {
   Status Consume(ExecContext& ctx);
   Status Merge(ExecContext& ctx);
   Status ConsumeSpilling(ExecContext& ctx);
+  // DISTINCT aggregates under spilling (see "distinct aggregates" in the .cc).
+  bool CanSpillDistinct() const;
+  Status ConsumeDistinct(ExecContext& ctx);
   // Aggregates the next spilled partition into a new results_ table (false: none left).
   Result<bool> AggregateSpilledPartition(ExecContext& ctx);
 
@@ -154,6 +157,9 @@ class HashAggregateOperator : public Operator {
   std::vector<size_t> offsets_;
   size_t payload_bytes_ = 0;
   bool consumed_ = false;
+  // Distinct mode: the configuration of the final table (keys, the non-distinct aggregates and
+  // the inner functions of the distinct ones); outlives the tables in results_ that use it.
+  std::unique_ptr<HashAggregateOperator> final_op_;
   std::vector<std::unique_ptr<AggTable>> partials_;
   std::vector<std::unique_ptr<AggTable>> results_;
   size_t out_table_ = 0;
