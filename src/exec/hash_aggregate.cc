@@ -569,10 +569,25 @@ class HashAggregateOperator::AggTable {
     std::vector<const Vector*> keys;
     for (size_t k = 0; k < nk; ++k) keys.push_back(&sk[k]);
     groups_.resize(n);
-    size_t old = table_.size();
-    Status st = table_.FindOrCreate(keys, ids, n, nullptr, true, groups_.data());
-    InitNew(old);
-    SILT_RETURN_NOT_OK(st);
+    // Existing groups first, then only the misses create: the table reserves room for as many
+    // new groups as rows it is asked to create, and many tuples share a group here (a global
+    // aggregate: all of them).
+    SILT_RETURN_NOT_OK(table_.FindOrCreate(keys, ids, n, nullptr, false, groups_.data()));
+    std::vector<uint32_t> miss_pos, miss_ids;
+    for (size_t k = 0; k < n; ++k) {
+      if (groups_[k] != kNoGroup) continue;
+      miss_pos.push_back(static_cast<uint32_t>(k));
+      miss_ids.push_back(ids[k]);
+    }
+    if (!miss_pos.empty()) {
+      std::vector<uint32_t> created(miss_pos.size());
+      size_t old = table_.size();
+      Status st = table_.FindOrCreate(keys, miss_ids.data(), miss_ids.size(), nullptr, true,
+                                      created.data());
+      InitNew(old);
+      SILT_RETURN_NOT_OK(st);
+      for (size_t i = 0; i < miss_pos.size(); ++i) groups_[miss_pos[i]] = created[i];
+    }
     int64_t heap_before = HeapBefore(groups_.data(), n);
     std::vector<uint32_t> rows;  // ids of the groups whose distinct arguments are all non-NULL
     std::vector<uint32_t> pos;   // their positions k
@@ -1017,7 +1032,13 @@ Status HashAggregateOperator::ConsumeDistinct(ExecContext& ctx) {
   HashAggregateOperator p1(std::make_unique<BorrowedInput>(child_.get()), std::move(p1_keys),
                            std::move(p1_aggs));
   final_op_ = std::make_unique<HashAggregateOperator>(nullptr, keys_, std::move(fin_aggs));
+  // The final table's first block of groups (1024 payloads with their keys and slots) is held
+  // back from phase one: its tables are still full when the folding starts.
+  MemoryReservation headroom(ctx.memory, name());
+  SILT_RETURN_NOT_OK(headroom.Resize(static_cast<int64_t>(
+      1024 * ((final_op_->payload_bytes_ + 15) / 16 * 16 + 8 * (nk + 2)) + 4096)));
   SILT_RETURN_NOT_OK(p1.ConsumeSpilling(ctx));
+  SILT_RETURN_NOT_OK(headroom.Resize(0));
   auto fin = std::make_unique<AggTable>(*final_op_, ctx.memory);
   std::vector<uint32_t> ids;
   auto fold = [&](std::unique_ptr<AggTable> t) -> Status {
