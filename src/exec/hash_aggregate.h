@@ -122,7 +122,9 @@ struct AggregateSpec {
 // parallel (AggregateFunction::Combine). Memory is reserved on ctx.memory
 // (SILT_MEMORY_LIMIT_EXCEEDED when the limit is hit). With spilling on (ctx.spill: a memory limit
 // and silt.spill.enabled) and group keys, groups that do not fit are spilled by hash partition
-// and aggregated partition by partition after the others (see "spilling" in the .cc).
+// and aggregated partition by partition after the others (see "spilling" in the .cc); DISTINCT
+// aggregates over one argument list (grouped or global) then run in two phases, grouping by the
+// keys and the distinct arguments first (see "distinct aggregates" in the .cc).
 class HashAggregateOperator : public Operator {
  public:
   HashAggregateOperator(OperatorPtr child, std::vector<ExprPtr> group_keys,
