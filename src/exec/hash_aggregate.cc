@@ -319,6 +319,10 @@ Status GroupHashTable::FindOrCreate(std::span<const Vector* const> keys, const u
   } else {
     ProbeGeneric(keys, sel, n, hashes, create, groups);
   }
+  // Without creating, nothing grew: no accounting. (After a limit hit while creating, the groups
+  // exist but their key bytes (strings) may not be reserved; a spilling aggregate then freezes
+  // the table and must still find its groups here, over the limit by at most that chunk's keys.)
+  if (!create) return Status::OK();
   return Account();
 }
 
