@@ -239,6 +239,7 @@ class DistinctFn final : public AggregateFunction {
     for (size_t i = 0; i < a->size(); ++i) b->Insert(cols, i, a->hashes[i]);
     return Status::OK();
   }
+  const FnPtr& inner() const { return inner_; }
   Status Finalize(const uint8_t* const* states, size_t n, Vector* out,
                   const EvalContext& ctx) const override {
     size_t sz = (inner_->state_size() + 15) / 16 * 16;
@@ -270,6 +271,11 @@ class DistinctFn final : public AggregateFunction {
 };
 
 }  // namespace
+
+FnPtr DistinctInner(const AggregateFunction& fn) {
+  const auto* d = dynamic_cast<const DistinctFn*>(&fn);
+  return d ? d->inner() : nullptr;
+}
 
 FnPtr MakeDistinct(FnPtr inner, std::vector<TypePtr> arg_types) {
   return std::make_shared<DistinctFn>(std::move(inner), std::move(arg_types));

@@ -96,6 +96,9 @@ inline int Cmp(T a, T b) {
 
 // `inner` over the distinct argument tuples of each group (argument types `arg_types`).
 FnPtr MakeDistinct(FnPtr inner, std::vector<TypePtr> arg_types);
+// The inner aggregate of a MakeDistinct function (count of count(DISTINCT x), collect_list of
+// collect_set); null for any other function.
+FnPtr DistinctInner(const AggregateFunction& fn);
 
 // ---- aggregate_statistics.cc
 

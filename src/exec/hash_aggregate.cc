@@ -7,6 +7,7 @@
 
 #include "common/error_classes.h"
 #include "common/logging.h"
+#include "exec/aggregate_util.h"
 #include "exec/sort.h"
 #include "exec/spill.h"
 
@@ -318,6 +319,10 @@ Status GroupHashTable::FindOrCreate(std::span<const Vector* const> keys, const u
   } else {
     ProbeGeneric(keys, sel, n, hashes, create, groups);
   }
+  // Without creating, nothing grew: no accounting. (After a limit hit while creating, the groups
+  // exist but their key bytes (strings) may not be reserved; a spilling aggregate then freezes
+  // the table and must still find its groups here, over the limit by at most that chunk's keys.)
+  if (!create) return Status::OK();
   return Account();
 }
 
@@ -344,6 +349,7 @@ class HashAggregateOperator::AggTable {
   }
   size_t size() const { return table_.size(); }
   GroupHashTable& table() { return table_; }
+  const HashAggregateOperator& op() const { return op_; }
 
   void InitNew(size_t from) {
     for (size_t g = from; g < table_.size(); ++g) {
@@ -556,6 +562,77 @@ class HashAggregateOperator::AggTable {
     return AccountHeap(heap_before);
   }
 
+  // Distinct mode: folds the groups ids[0..n) of a phase-one table (keys: this table's nk keys,
+  // then the distinct arguments; states of the non-distinct aggregates) into this table. Per
+  // aggregate a, src_agg[a] is its index among phase one's aggregates (Combine), or -1 for a
+  // distinct one, whose inner function is updated with the group's distinct arguments when none
+  // of them is NULL (each (keys, arguments) tuple is one phase-one group, so it comes once).
+  Status MergeDistinct(AggTable& src, const std::vector<int>& src_agg, size_t nk,
+                       const uint32_t* ids, size_t n, const EvalContext& ev) {
+    const std::vector<Vector>& sk = src.table_.keys();
+    std::vector<const Vector*> keys;
+    for (size_t k = 0; k < nk; ++k) keys.push_back(&sk[k]);
+    groups_.resize(n);
+    // Existing groups first, then only the misses create: the table reserves room for as many
+    // new groups as rows it is asked to create, and many tuples share a group here (a global
+    // aggregate: all of them).
+    SILT_RETURN_NOT_OK(table_.FindOrCreate(keys, ids, n, nullptr, false, groups_.data()));
+    std::vector<uint32_t> miss_pos, miss_ids;
+    for (size_t k = 0; k < n; ++k) {
+      if (groups_[k] != kNoGroup) continue;
+      miss_pos.push_back(static_cast<uint32_t>(k));
+      miss_ids.push_back(ids[k]);
+    }
+    if (!miss_pos.empty()) {
+      std::vector<uint32_t> created(miss_pos.size());
+      size_t old = table_.size();
+      Status st = table_.FindOrCreate(keys, miss_ids.data(), miss_ids.size(), nullptr, true,
+                                      created.data());
+      InitNew(old);
+      SILT_RETURN_NOT_OK(st);
+      for (size_t i = 0; i < miss_pos.size(); ++i) groups_[miss_pos[i]] = created[i];
+    }
+    int64_t heap_before = HeapBefore(groups_.data(), n);
+    std::vector<uint32_t> rows;  // ids of the groups whose distinct arguments are all non-NULL
+    std::vector<uint32_t> pos;   // their positions k
+    std::vector<Vector> xs;
+    std::vector<Arg> xargs;
+    bool built = false;
+    for (size_t a = 0; a < op_.aggs_.size(); ++a) {
+      const AggregateFunction& fn = *op_.aggs_[a].agg.function;
+      const size_t off = op_.offsets_[a];
+      if (src_agg[a] >= 0) {
+        const size_t soff = src.op_.offsets_[src_agg[a]];
+        for (size_t k = 0; k < n; ++k) {
+          SILT_RETURN_NOT_OK(
+              fn.Combine(src.table_.payload(ids[k]) + soff, table_.payload(groups_[k]) + off, ev));
+        }
+        continue;
+      }
+      if (!built) {
+        built = true;
+        for (size_t k = 0; k < n; ++k) {
+          bool null = false;
+          for (size_t c = nk; c < sk.size() && !null; ++c) null = sk[c].IsNull(ids[k]);
+          if (null) continue;
+          rows.push_back(ids[k]);
+          pos.push_back(static_cast<uint32_t>(k));
+        }
+        xs.reserve(sk.size() - nk);
+        for (size_t c = nk; c < sk.size(); ++c) {
+          xs.emplace_back(sk[c].type());
+          xs.back().AppendSelected(sk[c], rows.data(), rows.size());
+        }
+        for (const Vector& v : xs) xargs.push_back(Arg{&v, false});
+      }
+      if (rows.empty()) continue;
+      states_.resize(rows.size());
+      for (size_t i = 0; i < rows.size(); ++i) states_[i] = table_.payload(groups_[pos[i]]) + off;
+      SILT_RETURN_NOT_OK(fn.Update(xargs, rows.size(), states_.data(), ev));
+    }
+    return AccountHeap(heap_before);
+  }
+
  private:
   // Heap bytes of the states outside the table (collect_list, DISTINCT, percentile): measured
   // on the groups a chunk touches, before and after its update, so the cost is per chunk row.
@@ -662,6 +739,7 @@ std::string HashAggregateOperator::details() const {
 }
 
 Status HashAggregateOperator::Consume(ExecContext& ctx) {
+  if (ctx.spill && ctx.spill->CanSpill() && CanSpillDistinct()) return ConsumeDistinct(ctx);
   if (ctx.spill && ctx.spill->CanSpill() && sets_.size() == 1 && !keys_.empty()) {
     return ConsumeSpilling(ctx);
   }
@@ -885,6 +963,117 @@ Result<bool> HashAggregateOperator::AggregateSpilledPartition(ExecContext& ctx) 
   return false;
 }
 
+// ------------------------------------------------------------------------- distinct aggregates
+//
+// With spilling on, aggregates over DISTINCT arguments (count(DISTINCT x), sum(DISTINCT x),
+// collect_set(x), ...; grouped or global) run in two phases instead of keeping a set of values
+// per group, as DuckDB does: phase one groups the input by (keys, distinct arguments) with the
+// spilling hash aggregation above, computing the non-distinct aggregates' states per such group;
+// phase two folds its groups, one table or spilled partition at a time, into the final table by
+// the keys alone: non-distinct states Combine, and each distinct (keys, arguments) tuple updates
+// the distinct aggregates' inner functions once. What has to fit is then one phase-one partition
+// and the final table (the keys' groups with fixed-size states for count/sum/avg). It applies
+// when the distinct aggregates share one argument list and have no FILTER, with one grouping set.
+
+namespace {
+// The aggregate's child seen by the phase-one aggregation (owned by the operator).
+class BorrowedInput final : public Operator {
+ public:
+  explicit BorrowedInput(Operator* op) : op_(op) { schema_ = op->output_schema(); }
+  Result<bool> Next(ExecContext& ctx, DataChunk* out) override { return op_->Next(ctx, out); }
+  Result<bool> PushAll(ExecContext& ctx, size_t workers, const ChunkSink& sink) override {
+    return op_->PushAll(ctx, workers, sink);
+  }
+  std::string name() const override { return op_->name(); }
+
+ private:
+  Operator* op_;
+};
+
+std::string ArgsKey(const std::vector<ExprPtr>& args) {
+  std::string s;
+  for (const ExprPtr& e : args) s += e->ToString() + "\x1f" + e->type->ToString() + "\x1e";
+  return s;
+}
+}  // namespace
+
+bool HashAggregateOperator::CanSpillDistinct() const {
+  if (sets_.size() != 1 || !child_) return false;
+  bool any = false;
+  std::string args;
+  for (const AggregateSpec& a : aggs_) {
+    if (!agg::DistinctInner(*a.agg.function)) continue;
+    if (a.filter || a.agg.args.empty()) return false;
+    std::string k = ArgsKey(a.agg.args);
+    if (any && k != args) return false;
+    any = true;
+    args = std::move(k);
+  }
+  return any;
+}
+
+Status HashAggregateOperator::ConsumeDistinct(ExecContext& ctx) {
+  const size_t nk = keys_.size();
+  std::vector<ExprPtr> p1_keys = keys_;
+  bool have_args = false;
+  std::vector<AggregateSpec> p1_aggs, fin_aggs;
+  std::vector<int> src_agg;
+  for (const AggregateSpec& a : aggs_) {
+    agg::FnPtr inner = agg::DistinctInner(*a.agg.function);
+    if (!inner) {
+      src_agg.push_back(static_cast<int>(p1_aggs.size()));
+      p1_aggs.push_back(a);
+      fin_aggs.push_back(a);
+      continue;
+    }
+    if (!have_args) {
+      have_args = true;
+      for (const ExprPtr& e : a.agg.args) p1_keys.push_back(e);
+    }
+    src_agg.push_back(-1);
+    fin_aggs.push_back(AggregateSpec{BoundAggregate{inner, a.agg.args}, nullptr, a.name});
+  }
+  HashAggregateOperator p1(std::make_unique<BorrowedInput>(child_.get()), std::move(p1_keys),
+                           std::move(p1_aggs));
+  final_op_ = std::make_unique<HashAggregateOperator>(nullptr, keys_, std::move(fin_aggs));
+  // The final table's first block of groups (1024 payloads with their keys and slots) is held
+  // back from phase one: its tables are still full when the folding starts.
+  MemoryReservation headroom(ctx.memory, name());
+  SILT_RETURN_NOT_OK(headroom.Resize(static_cast<int64_t>(
+      1024 * ((final_op_->payload_bytes_ + 15) / 16 * 16 + 8 * (nk + 2)) + 4096)));
+  SILT_RETURN_NOT_OK(p1.ConsumeSpilling(ctx));
+  SILT_RETURN_NOT_OK(headroom.Resize(0));
+  auto fin = std::make_unique<AggTable>(*final_op_, ctx.memory);
+  std::vector<uint32_t> ids;
+  auto fold = [&](std::unique_ptr<AggTable> t) -> Status {
+    for (size_t i = 0; i < t->size(); i += kChunkRows) {
+      if (ctx.is_cancelled()) return Status::Cancelled("query cancelled");
+      size_t cnt = std::min(kChunkRows, t->size() - i);
+      ids.resize(cnt);
+      for (size_t k = 0; k < cnt; ++k) ids[k] = static_cast<uint32_t>(i + k);
+      SILT_RETURN_NOT_OK(fin->MergeDistinct(*t, src_agg, nk, ids.data(), cnt, ctx.eval));
+    }
+    return Status::OK();  // t (its states and memory) goes here
+  };
+  std::vector<std::unique_ptr<AggTable>> first = std::move(p1.results_);
+  p1.results_.clear();
+  for (auto& t : first) SILT_RETURN_NOT_OK(fold(std::move(t)));
+  first.clear();
+  while (true) {
+    SILT_ASSIGN_OR_RETURN(bool more, p1.AggregateSpilledPartition(ctx));
+    if (!more) break;
+    std::unique_ptr<AggTable> t = std::move(p1.results_.back());
+    p1.results_.clear();
+    SILT_RETURN_NOT_OK(fold(std::move(t)));
+  }
+  spilled_rows_ += p1.spilled_rows_;
+  spilled_bytes_ += p1.spilled_bytes_;
+  spilled_partitions_ += p1.spilled_partitions_;
+  if (nk == 0 && fin->size() == 0) SILT_RETURN_NOT_OK(fin->EnsureGlobalGroup());
+  if (fin->size() > 0) results_.push_back(std::move(fin));
+  return Status::OK();
+}
+
 std::string HashAggregateOperator::RuntimeMetrics() const {
   if (spilled_partitions_ == 0) return "";
   return "spilled " + std::to_string(spilled_rows_) + " rows in " +
@@ -917,12 +1106,14 @@ Result<bool> HashAggregateOperator::Next(ExecContext& ctx, DataChunk* out) {
   const std::vector<Vector>& keys = t.table().keys();
   for (size_t c = 0; c < keys.size(); ++c) out->columns[c].AppendRange(keys[c], out_group_, cnt);
   std::vector<const uint8_t*> states(cnt);
-  for (size_t a = 0; a < aggs_.size(); ++a) {
+  // The table's own configuration: in distinct mode, the final table's (other state layout).
+  const HashAggregateOperator& top = t.op();
+  for (size_t a = 0; a < top.aggs_.size(); ++a) {
     for (size_t i = 0; i < cnt; ++i) {
-      states[i] = t.table().payload(static_cast<uint32_t>(out_group_ + i)) + offsets_[a];
+      states[i] = t.table().payload(static_cast<uint32_t>(out_group_ + i)) + top.offsets_[a];
     }
-    SILT_RETURN_NOT_OK(aggs_[a].agg.function->Finalize(states.data(), cnt,
-                                                       &out->columns[keys.size() + a], ctx.eval));
+    SILT_RETURN_NOT_OK(top.aggs_[a].agg.function->Finalize(
+        states.data(), cnt, &out->columns[keys.size() + a], ctx.eval));
   }
   out_group_ += cnt;
   return true;

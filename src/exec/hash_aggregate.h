@@ -122,7 +122,9 @@ struct AggregateSpec {
 // parallel (AggregateFunction::Combine). Memory is reserved on ctx.memory
 // (SILT_MEMORY_LIMIT_EXCEEDED when the limit is hit). With spilling on (ctx.spill: a memory limit
 // and silt.spill.enabled) and group keys, groups that do not fit are spilled by hash partition
-// and aggregated partition by partition after the others (see "spilling" in the .cc).
+// and aggregated partition by partition after the others (see "spilling" in the .cc); DISTINCT
+// aggregates over one argument list (grouped or global) then run in two phases, grouping by the
+// keys and the distinct arguments first (see "distinct aggregates" in the .cc).
 class HashAggregateOperator : public Operator {
  public:
   HashAggregateOperator(OperatorPtr child, std::vector<ExprPtr> group_keys,
@@ -142,6 +144,9 @@ class HashAggregateOperator : public Operator {
   Status Consume(ExecContext& ctx);
   Status Merge(ExecContext& ctx);
   Status ConsumeSpilling(ExecContext& ctx);
+  // DISTINCT aggregates under spilling (see "distinct aggregates" in the .cc).
+  bool CanSpillDistinct() const;
+  Status ConsumeDistinct(ExecContext& ctx);
   // Aggregates the next spilled partition into a new results_ table (false: none left).
   Result<bool> AggregateSpilledPartition(ExecContext& ctx);
 
@@ -154,6 +159,9 @@ class HashAggregateOperator : public Operator {
   std::vector<size_t> offsets_;
   size_t payload_bytes_ = 0;
   bool consumed_ = false;
+  // Distinct mode: the configuration of the final table (keys, the non-distinct aggregates and
+  // the inner functions of the distinct ones); outlives the tables in results_ that use it.
+  std::unique_ptr<HashAggregateOperator> final_op_;
   std::vector<std::unique_ptr<AggTable>> partials_;
   std::vector<std::unique_ptr<AggTable>> results_;
   size_t out_table_ = 0;

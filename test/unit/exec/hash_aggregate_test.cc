@@ -1,13 +1,16 @@
 #include "exec/hash_aggregate.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <random>
 
 #include "agg_test_util.h"
 #include "common/thread_pool.h"
+#include "exec/spill.h"
 
 namespace silt::exec {
 namespace {
@@ -483,6 +486,65 @@ TEST(HashAggregateTest, HeapStatesCountAgainstTheLimit) {
   EXPECT_EQ(RunAgg(std::move(op), ctx), (std::vector<std::string>{"200000"}));
   EXPECT_GT(tracker.peak(), 4 << 20);  // 200000 distinct strings of ~12 bytes plus the index
   EXPECT_EQ(tracker.used(), 0);
+}
+
+// With spilling, DISTINCT aggregates (and collect_set) run in two phases (group by keys and
+// arguments, spilling; then fold into the keys' groups): under a limit far below their distinct
+// values they give the unlimited results, mixed with plain aggregates (one with a FILTER), NULL
+// arguments skipped, grouped and global, serial and parallel.
+TEST(HashAggregateTest, DistinctAggregatesSpillUnderTheLimit) {
+  const size_t n = 200000;
+  auto i64 = DataType::Int64();
+  auto b = DataType::Boolean();
+  Vector k(i64), v(i64), f(b);
+  for (size_t i = 0; i < n; ++i) {
+    k.Append<int64_t>(static_cast<int64_t>(i % 3));
+    f.Append<bool>(i % 5 == 0);
+    if (i % 7 == 0) {
+      v.AppendNull();
+    } else {
+      v.Append<int64_t>(static_cast<int64_t>((i * 7919) % 150000));
+    }
+  }
+  DataChunk d = Chunk({std::move(k), std::move(v), std::move(f)});
+  auto make = [&](bool grouped) {
+    std::vector<AggregateSpec> aggs;
+    aggs.push_back(Agg("count", {C(1, i64)}, true));
+    aggs.push_back(Agg("count", {}));
+    aggs.push_back(Agg("sum", {C(1, i64)}, true));
+    aggs.push_back(Agg("sum", {C(1, i64)}, false, C(2, b)));
+    aggs.push_back(Agg("max", {C(1, i64)}));
+    std::vector<ExprPtr> keys;
+    if (grouped) keys.push_back(C(0, i64));
+    return std::make_unique<HashAggregateOperator>(Source(d), keys, std::move(aggs));
+  };
+  for (bool grouped : {false, true}) {
+    ExecContext plain;
+    std::vector<std::string> want = RunAgg(make(grouped), plain);
+    ASSERT_EQ(want.size(), grouped ? 3u : 1u);
+    for (bool parallel : {false, true}) {
+      SCOPED_TRACE(std::string(grouped ? "grouped" : "global") + (parallel ? " parallel" : ""));
+      auto root = std::filesystem::temp_directory_path() /
+                  ("silt-agg-distinct-" + std::to_string(::getpid()));
+      MemoryTracker tracker("query", 1 << 20);
+      ThreadPool pool(2);
+      SpillManager spill(root.string());
+      ExecContext ctx;
+      ctx.memory = &tracker;
+      ctx.spill = &spill;
+      ctx.pool = parallel ? &pool : nullptr;
+      Status st;
+      EXPECT_EQ(RunAgg(make(grouped), ctx, &st), want);
+      EXPECT_TRUE(st.ok()) << st.ToString();
+      EXPECT_GT(spill.files_created(), 0);
+      EXPECT_EQ(tracker.used(), 0);
+      // The sets of 150000 values would not have fit: without spilling the limit is an error.
+      SpillManager off(root.string(), /*enabled=*/false);
+      ctx.spill = &off;
+      RunAgg(make(grouped), ctx, &st);
+      EXPECT_EQ(st.error_class(), "SILT_MEMORY_LIMIT_EXCEEDED") << st.ToString();
+    }
+  }
 }
 
 TEST(HashAggregateTest, CancelledQuery) {
