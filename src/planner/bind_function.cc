@@ -289,11 +289,26 @@ Result<ExprPtr> Binder::Impl::BindGrouping(const ParsedExpr& e, ExprScope& s,
     size_t k = 0;
     while (k < nk && s.agg->group_texts[k] != a->ToString()) ++k;
     if (k == nk) {
+      if (name == "grouping_id") break;  // GROUPING_ID_COLUMN_MISMATCH below
       return Status::InvalidArgument(
           "Column of grouping (" + a->ToString() + ") can't be found in the grouping columns.",
           errc::kGroupingColumnMismatch);
     }
     keys.push_back(k);
+  }
+  // Spark: grouping_id(cols) must list exactly the GROUP BY columns, in order.
+  if (name == "grouping_id" && !e.children.empty()) {
+    bool same = keys.size() == nk && e.children.size() == nk;
+    for (size_t k = 0; same && k < nk; ++k) same = keys[k] == k;
+    if (!same) {
+      std::string group_by, listed;
+      for (size_t k = 0; k < nk; ++k) group_by += (k ? "," : "") + s.agg->group_texts[k];
+      for (size_t k = 0; k < e.children.size(); ++k)
+        listed += (k ? "," : "") + e.children[k]->ToString();
+      return Status::InvalidArgument("Columns of grouping_id (" + listed +
+                                         ") does not match grouping columns (" + group_by + ").",
+                                     "GROUPING_ID_COLUMN_MISMATCH");
+    }
   }
   if (name == "grouping_id" && keys.empty()) return gid;
   auto bit = [&](size_t k) -> Result<ExprPtr> {
@@ -383,7 +398,7 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
     if (!def) {
       return Status::InvalidArgument(
           "Window specification " + spec->name + " is not defined in the WINDOW clause.",
-          errc::kInvalidSqlSyntax);
+          "MISSING_WINDOW_SPECIFICATION");
     }
   }
   struct {
@@ -410,6 +425,18 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
     k.ascending = o.ascending;
     k.nulls_first = o.nulls_first.value_or(o.ascending);
     call.order_by.push_back(k);
+  }
+  // Spark: the ranking and offset window functions need an ordered window.
+  if (w.order_by.empty() &&
+      (name == "row_number" || name == "rank" || name == "dense_rank" || name == "percent_rank" ||
+       name == "cume_dist" || name == "ntile" || name == "lag" || name == "lead")) {
+    return Status::InvalidArgument("Window function " + Backquote(name) +
+                                       " requires window to be ordered, please add ORDER BY "
+                                       "clause. For example SELECT " +
+                                       name +
+                                       "(value_expr) OVER (PARTITION BY window_partition "
+                                       "ORDER BY window_ordering) from table.",
+                                   "WINDOW_FUNCTION_FRAME_NOT_ORDERED");
   }
   std::optional<exec::WindowFrame> frame;
   if (w.frame) {
