@@ -191,8 +191,31 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
       }
       SILT_ASSIGN_OR_RETURN(
           args, WithinGroupArgs(e, name, [&](const ParsedExpr& x) { return Bind(x, in); }));
+    } else if (e.star_arg && e.distinct && name == "count") {
+      // count(DISTINCT *): every column of the input (Spark expands the star).
+      for (size_t i = 0; i < in.columns->size(); ++i) {
+        const OutputColumn& c = (*in.columns)[i];
+        if (c.hidden) continue;
+        args.push_back(exec::MakeColumn(static_cast<int>(i), c.type, c.name, c.nullable));
+      }
     } else if (!e.star_arg) {
       for (const auto& a : e.children) {
+        if (a->type == ExprType::kStar && a->except_columns.empty()) {
+          // t.* / * as arguments (count(t.*)): the columns it stands for, as Spark expands them.
+          bool any = false;
+          for (size_t i = 0; i < in.columns->size(); ++i) {
+            const OutputColumn& c = (*in.columns)[i];
+            if (a->names.empty() ? c.hidden : !NameEq(c.qualifier, a->names.back())) continue;
+            args.push_back(exec::MakeColumn(static_cast<int>(i), c.type, c.name, c.nullable));
+            any = true;
+          }
+          if (!any && !a->names.empty()) {
+            return Status::InvalidArgument(
+                "Cannot resolve " + Backquote(a->names.back()) + ".* given input columns.",
+                errc::kCannotResolveStarExpand);
+          }
+          continue;
+        }
         if (ContainsAggregate(*a)) {
           return Status::InvalidArgument(
               "It is not allowed to use an aggregate function "
