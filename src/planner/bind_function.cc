@@ -143,6 +143,26 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
       return exec::BindCast(arg, to, /*try_cast=*/false, ctx().bind);
     }
   }
+  if (name == "struct" && e.names.size() == 1 && !e.over &&
+      std::any_of(e.children.begin(), e.children.end(), [](const auto& c) {
+        return c->type == ExprType::kNamedArgument && c->op == "as";
+      })) {
+    // struct(a AS x, b): named_struct with the aliases, the other fields named as struct names
+    // them (a column's name, else colN).
+    std::vector<ExprPtr> args;
+    for (size_t i = 0; i < e.children.size(); ++i) {
+      const ParsedExpr& c = *e.children[i];
+      const bool aliased = c.type == ExprType::kNamedArgument && c.op == "as";
+      SILT_ASSIGN_OR_RETURN(ExprPtr v, Bind(aliased ? *c.children[0] : c, s));
+      std::string field = aliased ? c.field
+                          : v->kind == ExprKind::kColumn && !v->name.empty()
+                              ? v->name
+                              : "col" + std::to_string(i + 1);
+      args.push_back(exec::MakeConstant(Value::String(field)));
+      args.push_back(std::move(v));
+    }
+    return exec::BindScalarFunction("named_struct", std::move(args), ctx().bind);
+  }
   if (!e.within_group.empty() && !IsOrderedSetAggregate(name)) {
     return Status::InvalidArgument(
         "Invalid SQL syntax: The function " + Backquote(name) + " does not support WITHIN GROUP.",
