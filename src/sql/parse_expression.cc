@@ -827,7 +827,8 @@ Result<ExprNode> Parser::PrimaryExpr() {
     // TIMESTAMPDIFF | DATEDIFF | DATE_DIFF (unit, start, end) and TIMESTAMPADD | DATEADD |
     // DATE_ADD (unit, quantity, ts): Spark's datetimeUnit keyword becomes a string literal first
     // argument of timestampdiff / timestampadd; the two-argument date forms stay as they are.
-    const bool diff_form = u == "TIMESTAMPDIFF" || u == "DATEDIFF" || u == "DATE_DIFF";
+    const bool diff_form =
+        u == "TIMESTAMPDIFF" || u == "DATEDIFF" || u == "DATE_DIFF" || u == "TIMEDIFF";
     const bool add_form = u == "TIMESTAMPADD" || u == "DATEADD" || u == "DATE_ADD";
     if ((diff_form || add_form) && AtOp("(", 1) && AtOp(",", 3)) {
       static const char* const kUnits[] = {"YEAR",   "QUARTER",     "MONTH",      "WEEK",
@@ -838,7 +839,19 @@ Result<ExprNode> Parser::PrimaryExpr() {
       const bool is_unit = unit_tok.kind == TokenKind::kWord &&
                            std::any_of(std::begin(kUnits), std::end(kUnits),
                                        [&](const char* k) { return unit == k; });
-      if (unit_tok.kind == TokenKind::kString && (u == "TIMESTAMPDIFF" || u == "TIMESTAMPADD")) {
+      // A quoted unit: Spark's invalidUnit alternative of the three-argument forms.
+      bool three_args = u == "TIMESTAMPDIFF" || u == "TIMESTAMPADD" || u == "TIMEDIFF";
+      if (unit_tok.kind == TokenKind::kString && !three_args) {
+        size_t save = p_;
+        Next();
+        Next();
+        Next();
+        Next();  // ,
+        DepthGuard g(&depth_);
+        three_args = Expression().ok() && AcceptOp(",") && Expression().ok() && AtOp(")");
+        p_ = save;
+      }
+      if (unit_tok.kind == TokenKind::kString && three_args) {
         return ClassError(errc::kInvalidParameterValueDatetimeUnit,
                           "The value of parameter(s) `unit` in `" + AsciiLower(u) +
                               "` is invalid: expects one of the units without quotes YEAR, "
