@@ -399,6 +399,13 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
       const ExprPtr& g = s.agg->group_exprs[i];
       if (g->kind == ExprKind::kColumn && g->column == *idx) group = static_cast<int>(i);
     }
+    if (group < 0 && s.agg->group_exprs.empty() && s.agg->grouping_sets.size() <= 1) {
+      // A global aggregate (no GROUP BY columns).
+      return Status::InvalidArgument(
+          "The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window "
+          "functions using OVER clauses.",
+          "MISSING_GROUP_BY");
+    }
     if (group < 0) {
       return Status::InvalidArgument(
           "The non-aggregating expression " + Backquote(c.name) +
