@@ -818,17 +818,18 @@ Result<ExprPtr> BindLogic(ExprKind kind, std::vector<ExprPtr> args, const BindCo
   return MakeSpecial(kind, DataType::Boolean(), std::move(args));
 }
 
-Result<TypePtr> CommonOf(const std::vector<ExprPtr>& args, size_t from = 0) {
+Result<TypePtr> CommonOf(const std::vector<ExprPtr>& args, const BindContext& ctx,
+                         size_t from = 0) {
   TypePtr t = DataType::Null();
   for (size_t i = from; i < args.size(); ++i) {
-    SILT_ASSIGN_OR_RETURN(t, CommonType(t, args[i]->type));
+    SILT_ASSIGN_OR_RETURN(t, CommonType(t, args[i]->type, ctx));
   }
   return t;
 }
 
 Result<ExprPtr> BindCoalesce(std::vector<ExprPtr> args, const BindContext& ctx) {
   if (args.empty()) return WrongArgs("coalesce", 0, "> 0");
-  SILT_ASSIGN_OR_RETURN(TypePtr t, CommonOf(args));
+  SILT_ASSIGN_OR_RETURN(TypePtr t, CommonOf(args, ctx));
   for (auto& a : args) {
     SILT_ASSIGN_OR_RETURN(a, CoerceTo(a, t, ctx));
   }
@@ -838,7 +839,7 @@ Result<ExprPtr> BindCoalesce(std::vector<ExprPtr> args, const BindContext& ctx) 
 Result<ExprPtr> BindIf(std::vector<ExprPtr> args, const BindContext& ctx) {
   if (args.size() != 3) return WrongArgs("if", args.size(), "3");
   SILT_ASSIGN_OR_RETURN(ExprPtr c, CoerceTo(args[0], DataType::Boolean(), ctx));
-  SILT_ASSIGN_OR_RETURN(TypePtr t, CommonType(args[1]->type, args[2]->type));
+  SILT_ASSIGN_OR_RETURN(TypePtr t, CommonType(args[1]->type, args[2]->type, ctx));
   SILT_ASSIGN_OR_RETURN(ExprPtr a, CoerceTo(args[1], t, ctx));
   SILT_ASSIGN_OR_RETURN(ExprPtr b, CoerceTo(args[2], t, ctx));
   return MakeSpecial(ExprKind::kCase, t, {c, a, b}, true);
@@ -861,7 +862,10 @@ Result<ExprPtr> BindGreatestLeast(bool greatest, std::vector<ExprPtr> args,
                                   const BindContext& ctx) {
   const char* name = greatest ? "greatest" : "least";
   if (args.size() < 2) return WrongArgs(name, args.size(), "> 1");
-  SILT_ASSIGN_OR_RETURN(TypePtr t, CommonOf(args));
+  // The mode-independent common type (ANSI's string promotion is not applied here).
+  BindContext plain = ctx;
+  plain.ansi = false;
+  SILT_ASSIGN_OR_RETURN(TypePtr t, CommonOf(args, plain));
   for (auto& a : args) {
     SILT_ASSIGN_OR_RETURN(a, CoerceTo(a, t, ctx));
   }
