@@ -33,6 +33,19 @@ if [ -z "$(ls -A "$seed" 2>/dev/null)" ]; then
     done
   fi
 fi
+# SQL seeds: every statement of Spark's SQL golden files (one file each).
+sql_seed=$corpus_root/sql_engine
+if [ -z "$(ls -A "$sql_seed" 2>/dev/null)" ]; then
+  mkdir -p "$sql_seed"
+  for f in ../shared/conformance/spark-sql/inputs/*.sql ../shared/conformance/spark-sql/inputs/*/*/*.sql; do
+    [ -f "$f" ] || continue
+    awk -v dir="$sql_seed" -v base="$(basename "$f" .sql)" '
+      /^--/ { next }
+      { stmt = stmt $0 "\n" }
+      /;[[:space:]]*$/ { n++; printf "%s", stmt > (dir "/" base "-" n ".sql"); close(dir "/" base "-" n ".sql"); stmt = "" }
+    ' "$f"
+  done
+fi
 passed=0; failed=0
 for fuzzer in "$build"/*_fuzzer; do
   [ -x "$fuzzer" ] || continue
@@ -44,13 +57,17 @@ for fuzzer in "$build"/*_fuzzer; do
     delta_log_fuzzer) seeds=$corpus_root/delta_log ;;
     deletion_vector_fuzzer) seeds=$corpus_root/deletion_vector ;;
     sql_parser_fuzzer) seeds=test/fuzz/sql_corpus ;;  # checked-in SQL seeds
+    sql_engine_fuzzer) seeds="$sql_seed test/fuzz/sql_corpus" ;;
     *) seeds=$work ;;
   esac
   # Committed seeds (test/fuzz/corpus/<target>: small real and hostile inputs) come first.
   committed=test/fuzz/corpus/${name%_fuzzer}
   [ -d "$committed" ] || committed=
-  if "$fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
-      -print_final_stats=1 "$work" "$seeds" $committed >"$corpus_root/$name.log" 2>&1; then
+  dict=
+  [ "$name" = sql_engine_fuzzer ] && dict=-dict=test/fuzz/sql.dict
+  # shellcheck disable=SC2086  # $seeds and $dict: word lists
+  if "$fuzzer" $dict -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
+      -print_final_stats=1 "$work" $seeds $committed >"$corpus_root/$name.log" 2>&1; then
     echo "PASS $name ($(grep -o 'stat::number_of_executed_units: [0-9]*' "$corpus_root/$name.log" | awk '{print $2}') runs)"
     passed=$((passed + 1))
   else

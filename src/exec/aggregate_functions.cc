@@ -1109,7 +1109,9 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
   if (n == "sum" || n == "try_sum" || n == "avg" || n == "mean" || n == "try_avg") {
     SILT_RETURN_NOT_OK(CheckArity(n, na, 1, 1));
     bool avg = n == "avg" || n == "mean" || n == "try_avg";
-    if (args[0]->type->id() == TypeId::kString) {
+    // Spark casts a string, and for avg a TIMESTAMP (its seconds), implicitly to DOUBLE.
+    if (args[0]->type->id() == TypeId::kString ||
+        (avg && args[0]->type->id() == TypeId::kTimestamp)) {
       SILT_ASSIGN_OR_RETURN(args[0], CoerceTo(args[0], DataType::Double(), ctx));
     }
     return MakeSum(n, args[0]->type, avg, n.starts_with("try_"));

@@ -306,6 +306,41 @@ Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b) {
   return Mismatch(a, b);
 }
 
+Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b, const BindContext& ctx) {
+  if (!ctx.ansi || a->Equals(*b)) return CommonType(a, b);
+  TypeId x = a->id(), y = b->id();
+  if ((x == TypeId::kString) != (y == TypeId::kString)) {
+    const TypePtr& other = x == TypeId::kString ? b : a;
+    TypeId o = other->id();
+    if (o == TypeId::kNull) return DataType::String();
+    if (other->is_interval()) return Mismatch(a, b);
+    if (!other->is_nested()) {
+      if (IsIntegral(o)) return DataType::Int64();
+      if (o == TypeId::kFloat || o == TypeId::kDouble) return DataType::Double();
+      return other;
+    }
+  }
+  if (x == y && x == TypeId::kList) {
+    SILT_ASSIGN_OR_RETURN(TypePtr e, CommonType(a->element_type(), b->element_type(), ctx));
+    return DataType::List(e, a->contains_null() || b->contains_null());
+  }
+  if (x == y && x == TypeId::kMap) {
+    SILT_ASSIGN_OR_RETURN(TypePtr k, CommonType(a->key_type(), b->key_type(), ctx));
+    SILT_ASSIGN_OR_RETURN(TypePtr v, CommonType(a->value_type(), b->value_type(), ctx));
+    return DataType::Map(k, v);
+  }
+  if (x == y && x == TypeId::kStruct && a->fields().size() == b->fields().size()) {
+    std::vector<Field> fields;
+    for (size_t i = 0; i < a->fields().size(); ++i) {
+      SILT_ASSIGN_OR_RETURN(TypePtr t, CommonType(a->fields()[i].type, b->fields()[i].type, ctx));
+      fields.push_back(
+          {a->fields()[i].name, t, a->fields()[i].nullable || b->fields()[i].nullable, "{}"});
+    }
+    return DataType::Struct(std::move(fields));
+  }
+  return CommonType(a, b);
+}
+
 Result<ExprPtr> CoerceTo(ExprPtr e, const TypePtr& type, const BindContext& ctx) {
   if (e->type->Equals(*type)) return e;
   BindContext lenient = ctx;

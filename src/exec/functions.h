@@ -53,6 +53,11 @@ Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const Bin
 // (findWiderTypeForTwo, incl. decimal widening and string promotion where Spark does it);
 // DATATYPE_MISMATCH error when there is none.
 Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b);
+// The same in the session's mode: under ANSI (Spark 4's AnsiTypeCoercion.findWiderTypeForString)
+// a string with an integral type gives BIGINT, with a floating type DOUBLE, with another atomic
+// type that type (a string that does not convert then fails with CAST_INVALID_INPUT), with an
+// interval none; without ANSI, STRING (CommonType above).
+Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b, const BindContext& ctx);
 // Casts e to `type` when it is not already (implicit coercion: never fails at run time in
 // non-ANSI mode).
 Result<ExprPtr> CoerceTo(ExprPtr e, const TypePtr& type, const BindContext& ctx);

@@ -480,6 +480,18 @@ Status ArraySortKernel(const BoundLambda& f, std::span<const Arg> args, size_t r
   return Status::OK();
 }
 
+// The same type but for struct field names (Spark's DataType.equalsStructurally).
+bool SameStructure(const DataType& a, const DataType& b) {
+  if (a.id() != b.id()) return false;
+  if (a.id() != TypeId::kStruct && a.id() != TypeId::kList && a.id() != TypeId::kMap)
+    return a.Equals(b);
+  if (a.fields().size() != b.fields().size()) return false;
+  for (size_t i = 0; i < a.fields().size(); ++i) {
+    if (!SameStructure(*a.fields()[i].type, *b.fields()[i].type)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool IsHigherOrderFunction(std::string_view name) { return FindHof(name).has_value(); }
@@ -492,7 +504,7 @@ size_t HigherOrderArgs(std::string_view name) {
 Result<std::vector<TypePtr>> LambdaParamTypes(std::string_view name,
                                               const std::vector<ExprPtr>& args, size_t index,
                                               size_t params,
-                                              const std::vector<BoundLambda>& lambdas) {
+                                              const std::vector<BoundLambda>& /*lambdas*/) {
   const Hof hof = *FindHof(name);
   std::vector<TypePtr> types;
   size_t min = 1, max = 1;
@@ -522,7 +534,7 @@ Result<std::vector<TypePtr>> LambdaParamTypes(std::string_view name,
         types = {args[1]->type, args[0]->type->element_type()};
         min = max = 2;
       } else {
-        types = {lambdas[0].body->type};
+        types = {args[1]->type};  // finish reads the accumulator, of zero's type (Spark)
       }
       break;
     case Hof::kZipWith:
@@ -629,10 +641,11 @@ Result<ExprPtr> BindHigherOrderFunction(std::string_view name, std::vector<ExprP
       rt = DataType::Map(args[0]->type->key_type(), body);
       break;
     case Hof::kAggregate:
-      // Spark requires merge to return the accumulator's (zero's) type.
-      if (!body->Equals(*args[1]->type))
+      // Spark requires merge to return the accumulator's (zero's) type, field names aside
+      // (DataType.equalsStructurally): (acc.sum + x, acc.n + 1) for a zero (0 AS sum, 0 AS n).
+      if (!SameStructure(*body, *args[1]->type))
         return TypeMismatch(name, 2, "\"" + args[1]->type->ToString() + "\" (merge result)", body);
-      rt = lambdas.size() == 2 ? lambdas[1].body->type : body;
+      rt = lambdas.size() == 2 ? lambdas[1].body->type : args[1]->type;
       break;
   }
   bool deterministic = true;

@@ -33,7 +33,8 @@ inline constexpr size_t kImplicitLambda = static_cast<size_t>(-1);
 
 // Types of the parameters of lambda `index` of `name` called with the (bound, non-lambda)
 // arguments `args`, for a lambda of `params` parameters; `lambdas` are the lambdas bound so far
-// (aggregate's finish takes the merge's type). INVALID_LAMBDA_FUNCTION_CALL.NUM_ARGS_MISMATCH
+// (unused: aggregate's finish takes the accumulator, of zero's type, as in Spark, whatever
+// struct field names merge gives). INVALID_LAMBDA_FUNCTION_CALL.NUM_ARGS_MISMATCH
 // for a wrong parameter count, DATATYPE_MISMATCH for arguments of the wrong type.
 Result<std::vector<TypePtr>> LambdaParamTypes(std::string_view name,
                                               const std::vector<ExprPtr>& args, size_t index,

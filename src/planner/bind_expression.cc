@@ -226,7 +226,7 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
       items.push_back(v);
       for (size_t i = 1; i < e.children.size(); ++i) {
         SILT_ASSIGN_OR_RETURN(ExprPtr it, Bind(*e.children[i], s));
-        SILT_ASSIGN_OR_RETURN(common, exec::CommonType(common, it->type));
+        SILT_ASSIGN_OR_RETURN(common, exec::CommonType(common, it->type, ctx().bind));
         items.push_back(it);
       }
       for (auto& it : items) {
@@ -399,6 +399,13 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
       const ExprPtr& g = s.agg->group_exprs[i];
       if (g->kind == ExprKind::kColumn && g->column == *idx) group = static_cast<int>(i);
     }
+    if (group < 0 && s.agg->group_exprs.empty() && s.agg->grouping_sets.size() <= 1) {
+      // A global aggregate (no GROUP BY columns).
+      return Status::InvalidArgument(
+          "The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window "
+          "functions using OVER clauses.",
+          "MISSING_GROUP_BY");
+    }
     if (group < 0) {
       return Status::InvalidArgument(
           "The non-aggregating expression " + Backquote(c.name) +
@@ -493,10 +500,10 @@ Result<ExprPtr> Binder::Impl::BindCase(const ParsedExpr& e, ExprScope& s) {
   }
   TypePtr type = values.empty() ? DataType::Null() : values[0]->type;
   for (const auto& v : values) {
-    SILT_ASSIGN_OR_RETURN(type, exec::CommonType(type, v->type));
+    SILT_ASSIGN_OR_RETURN(type, exec::CommonType(type, v->type, ctx().bind));
   }
   if (otherwise) {
-    SILT_ASSIGN_OR_RETURN(type, exec::CommonType(type, otherwise->type));
+    SILT_ASSIGN_OR_RETURN(type, exec::CommonType(type, otherwise->type, ctx().bind));
   }
   std::vector<ExprPtr> children;
   for (size_t k = 0; k < conds.size(); ++k) {

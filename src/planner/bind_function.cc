@@ -143,6 +143,26 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
       return exec::BindCast(arg, to, /*try_cast=*/false, ctx().bind);
     }
   }
+  if (name == "struct" && e.names.size() == 1 && !e.over &&
+      std::any_of(e.children.begin(), e.children.end(), [](const auto& c) {
+        return c->type == ExprType::kNamedArgument && c->op == "as";
+      })) {
+    // struct(a AS x, b): named_struct with the aliases, the other fields named as struct names
+    // them (a column's name, else colN).
+    std::vector<ExprPtr> args;
+    for (size_t i = 0; i < e.children.size(); ++i) {
+      const ParsedExpr& c = *e.children[i];
+      const bool aliased = c.type == ExprType::kNamedArgument && c.op == "as";
+      SILT_ASSIGN_OR_RETURN(ExprPtr v, Bind(aliased ? *c.children[0] : c, s));
+      std::string field = aliased ? c.field
+                          : v->kind == ExprKind::kColumn && !v->name.empty()
+                              ? v->name
+                              : "col" + std::to_string(i + 1);
+      args.push_back(exec::MakeConstant(Value::String(field)));
+      args.push_back(std::move(v));
+    }
+    return exec::BindScalarFunction("named_struct", std::move(args), ctx().bind);
+  }
   if (!e.within_group.empty() && !IsOrderedSetAggregate(name)) {
     return Status::InvalidArgument(
         "Invalid SQL syntax: The function " + Backquote(name) + " does not support WITHIN GROUP.",
@@ -191,8 +211,31 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
       }
       SILT_ASSIGN_OR_RETURN(
           args, WithinGroupArgs(e, name, [&](const ParsedExpr& x) { return Bind(x, in); }));
+    } else if (e.star_arg && e.distinct && name == "count") {
+      // count(DISTINCT *): every column of the input (Spark expands the star).
+      for (size_t i = 0; i < in.columns->size(); ++i) {
+        const OutputColumn& c = (*in.columns)[i];
+        if (c.hidden) continue;
+        args.push_back(exec::MakeColumn(static_cast<int>(i), c.type, c.name, c.nullable));
+      }
     } else if (!e.star_arg) {
       for (const auto& a : e.children) {
+        if (a->type == ExprType::kStar && a->except_columns.empty()) {
+          // t.* / * as arguments (count(t.*)): the columns it stands for, as Spark expands them.
+          bool any = false;
+          for (size_t i = 0; i < in.columns->size(); ++i) {
+            const OutputColumn& c = (*in.columns)[i];
+            if (a->names.empty() ? c.hidden : !NameEq(c.qualifier, a->names.back())) continue;
+            args.push_back(exec::MakeColumn(static_cast<int>(i), c.type, c.name, c.nullable));
+            any = true;
+          }
+          if (!any && !a->names.empty()) {
+            return Status::InvalidArgument(
+                "Cannot resolve " + Backquote(a->names.back()) + ".* given input columns.",
+                errc::kCannotResolveStarExpand);
+          }
+          continue;
+        }
         if (ContainsAggregate(*a)) {
           return Status::InvalidArgument(
               "It is not allowed to use an aggregate function "
@@ -289,11 +332,26 @@ Result<ExprPtr> Binder::Impl::BindGrouping(const ParsedExpr& e, ExprScope& s,
     size_t k = 0;
     while (k < nk && s.agg->group_texts[k] != a->ToString()) ++k;
     if (k == nk) {
+      if (name == "grouping_id") break;  // GROUPING_ID_COLUMN_MISMATCH below
       return Status::InvalidArgument(
           "Column of grouping (" + a->ToString() + ") can't be found in the grouping columns.",
           errc::kGroupingColumnMismatch);
     }
     keys.push_back(k);
+  }
+  // Spark: grouping_id(cols) must list exactly the GROUP BY columns, in order.
+  if (name == "grouping_id" && !e.children.empty()) {
+    bool same = keys.size() == nk && e.children.size() == nk;
+    for (size_t k = 0; same && k < nk; ++k) same = keys[k] == k;
+    if (!same) {
+      std::string group_by, listed;
+      for (size_t k = 0; k < nk; ++k) group_by += (k ? "," : "") + s.agg->group_texts[k];
+      for (size_t k = 0; k < e.children.size(); ++k)
+        listed += (k ? "," : "") + e.children[k]->ToString();
+      return Status::InvalidArgument("Columns of grouping_id (" + listed +
+                                         ") does not match grouping columns (" + group_by + ").",
+                                     "GROUPING_ID_COLUMN_MISMATCH");
+    }
   }
   if (name == "grouping_id" && keys.empty()) return gid;
   auto bit = [&](size_t k) -> Result<ExprPtr> {
@@ -383,7 +441,7 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
     if (!def) {
       return Status::InvalidArgument(
           "Window specification " + spec->name + " is not defined in the WINDOW clause.",
-          errc::kInvalidSqlSyntax);
+          "MISSING_WINDOW_SPECIFICATION");
     }
   }
   struct {
@@ -410,6 +468,18 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
     k.ascending = o.ascending;
     k.nulls_first = o.nulls_first.value_or(o.ascending);
     call.order_by.push_back(k);
+  }
+  // Spark: the ranking and offset window functions need an ordered window.
+  if (w.order_by.empty() &&
+      (name == "row_number" || name == "rank" || name == "dense_rank" || name == "percent_rank" ||
+       name == "cume_dist" || name == "ntile" || name == "lag" || name == "lead")) {
+    return Status::InvalidArgument("Window function " + Backquote(name) +
+                                       " requires window to be ordered, please add ORDER BY "
+                                       "clause. For example SELECT " +
+                                       name +
+                                       "(value_expr) OVER (PARTITION BY window_partition "
+                                       "ORDER BY window_ordering) from table.",
+                                   "WINDOW_FUNCTION_FRAME_NOT_ORDERED");
   }
   std::optional<exec::WindowFrame> frame;
   if (w.frame) {

@@ -31,7 +31,8 @@ Result<PlanPtr> Binder::Impl::BindSetOp(const sql::Query& q) {
   bool lcast = false, rcast = false;
   std::vector<OutputColumn> out = l->columns;
   for (size_t i = 0; i < out.size(); ++i) {
-    SILT_ASSIGN_OR_RETURN(TypePtr t, exec::CommonType(l->columns[i].type, r->columns[i].type));
+    SILT_ASSIGN_OR_RETURN(TypePtr t,
+                          exec::CommonType(l->columns[i].type, r->columns[i].type, ctx().bind));
     ExprPtr a = exec::MakeColumn(static_cast<int>(i), l->columns[i].type, l->columns[i].name);
     ExprPtr b = exec::MakeColumn(static_cast<int>(i), r->columns[i].type, r->columns[i].name);
     lcast |= !t->Equals(*l->columns[i].type);

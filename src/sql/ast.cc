@@ -386,6 +386,7 @@ struct Printer {
         return s + ")";
       }
       case ExprType::kNamedArgument:
+        if (e.op == "as") return Print(*e.children[0]) + " AS " + e.field;  // struct(x AS f)
         return e.field + " => " + Print(*e.children[0]);
       case ExprType::kPositional:
         return "?";

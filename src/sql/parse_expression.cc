@@ -468,6 +468,19 @@ Result<WindowSpec> Parser::WindowSpecBody() {
   return w;
 }
 
+// `value AS name` as a struct field (struct(a AS x), (a AS x, b AS y)): a kNamedArgument with
+// op "as"; the value alone without AS.
+Result<ExprNode> Parser::StructFieldAlias(ExprNode value) {
+  if (!AtKw("AS")) return value;
+  Next();
+  if (!IsIdentToken(Peek())) return ErrorHere();
+  auto na = NewExpr(ExprType::kNamedArgument, value->pos);
+  na->op = "as";
+  na->field = Next().text;
+  na->children.push_back(std::move(value));
+  return Finish(std::move(na));
+}
+
 Result<ExprNode> Parser::FunctionCall(std::vector<std::string> name, SourcePos pos) {
   // At '('.
   Next();
@@ -499,8 +512,10 @@ Result<ExprNode> Parser::FunctionCall(std::vector<std::string> name, SourcePos p
         continue;
       }
       SILT_ASSIGN_OR_RETURN(auto arg, Expression());
-      // struct(a AS x) / named_struct-like aliases are not modelled; Spark's first/last
-      // (x IGNORE NULLS) form is.
+      if (lname == "struct" && f->names.size() == 1) {
+        SILT_ASSIGN_OR_RETURN(arg, StructFieldAlias(std::move(arg)));
+      }
+      // Spark's first/last (x IGNORE NULLS) form.
       if ((lname == "first" || lname == "last" || lname == "first_value" || lname == "last_value" ||
            lname == "any_value") &&
           AtKw("IGNORE") && AtKw("NULLS", 1)) {
@@ -693,13 +708,15 @@ Result<ExprNode> Parser::PrimaryExpr() {
         }
         Next();
         SILT_ASSIGN_OR_RETURN(auto inner, Expression());
-        if (AtOp(",")) {
-          // Row constructor (a, b) → struct(a, b).
+        if (AtOp(",") || (AtKw("AS") && IsIdentToken(Peek(1)) && AtOp(",", 2))) {
+          // Row constructor (a, b) → struct(a, b); (a AS x, b AS y) names the fields.
           auto row = NewExpr(ExprType::kFunction, pos);
           row->names = {"struct"};
+          SILT_ASSIGN_OR_RETURN(inner, StructFieldAlias(std::move(inner)));
           row->children.push_back(std::move(inner));
           while (AcceptOp(",")) {
             SILT_ASSIGN_OR_RETURN(auto item, Expression());
+            SILT_ASSIGN_OR_RETURN(item, StructFieldAlias(std::move(item)));
             row->children.push_back(std::move(item));
           }
           SILT_RETURN_NOT_OK(ExpectOp(")"));
@@ -810,7 +827,8 @@ Result<ExprNode> Parser::PrimaryExpr() {
     // TIMESTAMPDIFF | DATEDIFF | DATE_DIFF (unit, start, end) and TIMESTAMPADD | DATEADD |
     // DATE_ADD (unit, quantity, ts): Spark's datetimeUnit keyword becomes a string literal first
     // argument of timestampdiff / timestampadd; the two-argument date forms stay as they are.
-    const bool diff_form = u == "TIMESTAMPDIFF" || u == "DATEDIFF" || u == "DATE_DIFF";
+    const bool diff_form =
+        u == "TIMESTAMPDIFF" || u == "DATEDIFF" || u == "DATE_DIFF" || u == "TIMEDIFF";
     const bool add_form = u == "TIMESTAMPADD" || u == "DATEADD" || u == "DATE_ADD";
     if ((diff_form || add_form) && AtOp("(", 1) && AtOp(",", 3)) {
       static const char* const kUnits[] = {"YEAR",   "QUARTER",     "MONTH",      "WEEK",
@@ -821,7 +839,19 @@ Result<ExprNode> Parser::PrimaryExpr() {
       const bool is_unit = unit_tok.kind == TokenKind::kWord &&
                            std::any_of(std::begin(kUnits), std::end(kUnits),
                                        [&](const char* k) { return unit == k; });
-      if (unit_tok.kind == TokenKind::kString && (u == "TIMESTAMPDIFF" || u == "TIMESTAMPADD")) {
+      // A quoted unit: Spark's invalidUnit alternative of the three-argument forms.
+      bool three_args = u == "TIMESTAMPDIFF" || u == "TIMESTAMPADD" || u == "TIMEDIFF";
+      if (unit_tok.kind == TokenKind::kString && !three_args) {
+        size_t save = p_;
+        Next();
+        Next();
+        Next();
+        Next();  // ,
+        DepthGuard g(&depth_);
+        three_args = Expression().ok() && AcceptOp(",") && Expression().ok() && AtOp(")");
+        p_ = save;
+      }
+      if (unit_tok.kind == TokenKind::kString && three_args) {
         return ClassError(errc::kInvalidParameterValueDatetimeUnit,
                           "The value of parameter(s) `unit` in `" + AsciiLower(u) +
                               "` is invalid: expects one of the units without quotes YEAR, "

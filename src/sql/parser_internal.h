@@ -160,6 +160,7 @@ class Parser {
   Result<ExprNode> NumberLiteral(const Token& t, bool negative);
   Result<ExprNode> IntervalLiteral(SourcePos pos);
   Result<ExprNode> FunctionCall(std::vector<std::string> name, SourcePos pos);
+  Result<ExprNode> StructFieldAlias(ExprNode value);
   Result<ExprNode> CaseExpr(SourcePos pos);
   Result<ExprNode> TypedStringLiteral(std::string_view type_kw, SourcePos pos);
   Result<WindowSpec> WindowSpecBody();

@@ -26,7 +26,7 @@ Result<ExprPtr> BindDecodeCase(Args& a, const BindContext& c) {
   if (a.size() % 2 == 0) results.push_back(a.back());  // the default
   TypePtr t = results[0]->type;
   for (size_t k = 1; k < results.size(); ++k) {
-    SILT_ASSIGN_OR_RETURN(t, CommonType(t, results[k]->type));
+    SILT_ASSIGN_OR_RETURN(t, CommonType(t, results[k]->type, c));
   }
   Args children;
   size_t i = 1;

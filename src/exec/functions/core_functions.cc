@@ -246,11 +246,22 @@ Status CompareKernel(std::span<const Arg> args, size_t rows, CmpOp op, Vector* o
 }
 
 // Spark's comparison coercion: a string against another atomic type is cast to that type.
-Result<std::vector<ExprPtr>> CoerceComparison(std::vector<ExprPtr> args, const BindContext& ctx) {
+Result<std::vector<ExprPtr>> CoerceComparison(std::vector<ExprPtr> args, const BindContext& ctx,
+                                              std::string_view name) {
   TypePtr a = args[0]->type, b = args[1]->type;
   if (a->Equals(*b)) return args;
   TypeId x = a->id(), y = b->id();
   TypePtr target;
+  // Spark has no implicit cast between strings and intervals.
+  if ((x == TypeId::kString && b->is_interval()) || (y == TypeId::kString && a->is_interval())) {
+    return Status::InvalidArgument(
+        "Cannot resolve \"(" + args[0]->ToString() + " " + std::string(name) + " " +
+            args[1]->ToString() +
+            ")\" due to data type mismatch: the left and right operands of the binary operator "
+            "have incompatible types (\"" +
+            a->ToString() + "\" and \"" + b->ToString() + "\").",
+        errc::kDatatypeMismatchBinaryOpDiffTypes);
+  }
   if (x == TypeId::kString && y != TypeId::kString && !b->is_nested() && y != TypeId::kNull &&
       y != TypeId::kBinary) {
     target = b;
@@ -269,7 +280,7 @@ Result<std::vector<ExprPtr>> CoerceComparison(std::vector<ExprPtr> args, const B
 void RegisterComparison(FunctionRegistry& r, const std::string& name, CmpOp op) {
   r.Add(name, [name, op](std::vector<ExprPtr> args, const BindContext& ctx) -> Result<ExprPtr> {
     if (args.size() != 2) return WrongArgs(name, args.size(), "2");
-    SILT_ASSIGN_OR_RETURN(args, CoerceComparison(std::move(args), ctx));
+    SILT_ASSIGN_OR_RETURN(args, CoerceComparison(std::move(args), ctx, name));
     if (args[0]->type->id() == TypeId::kMap) {
       return Status::InvalidArgument(
           "The `" + name + "` does not support ordering on type \"MAP\".",
@@ -650,6 +661,29 @@ const char* OpName(ArOp op) {
   return "?";
 }
 
+// An interval's months (year-month) or microseconds (day-time) as a BIGINT.
+ExprPtr IntervalValue(ExprPtr e) {
+  std::string name = e->ToString();
+  bool nullable = e->nullable;
+  return Call(
+      name, DataType::Int64(), {std::move(e)},
+      [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+        const Vector& v = *a[0].vector;
+        const bool ym = v.id() == TypeId::kYearMonthInterval;
+        fn::FixedWriter<int64_t> w(out, rows);
+        for (size_t i = 0; i < rows; ++i) {
+          size_t r = a[0].index(i);
+          if (v.IsNull(r)) {
+            w.SetNull(i);
+          } else {
+            w.Set(i, ym ? v.Get<int32_t>(r) : v.Get<int64_t>(r));
+          }
+        }
+        return Status::OK();
+      },
+      nullable);
+}
+
 // try_ = true binds try_add/try_subtract/try_multiply/try_divide/try_mod: NULL instead of an
 // overflow or a zero divisor, whatever spark.sql.ansi.enabled says.
 Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext& ctx,
@@ -667,6 +701,12 @@ Result<ExprPtr> BindArith(ArOp op, std::vector<ExprPtr> args, const BindContext&
   if (op == ArOp::kAdd || op == ArOp::kSub || op == ArOp::kMul || op == ArOp::kDiv) {
     SILT_ASSIGN_OR_RETURN(ExprPtr iv, fn::BindIntervalArith(name, OpName(op)[0], args, ctx));
     if (iv) return iv;
+  } else if (op == ArOp::kIntDiv && args[0]->type->is_interval() &&
+             args[0]->type->id() == args[1]->type->id()) {
+    // Spark: `div` of two year-month or two day-time intervals is the BIGINT quotient of their
+    // months or microseconds (zero divisor and overflow as for BIGINT).
+    for (auto& e : args) e = IntervalValue(e);
+    return BindArith(op, std::move(args), ctx, try_name);
   } else if (args[0]->type->is_interval() || args[1]->type->is_interval()) {
     return TypeError("\"(" + args[0]->ToString() + " " + name + " " + args[1]->ToString() +
                      ")\": the operator requires numeric operands, not \"" +
@@ -778,17 +818,18 @@ Result<ExprPtr> BindLogic(ExprKind kind, std::vector<ExprPtr> args, const BindCo
   return MakeSpecial(kind, DataType::Boolean(), std::move(args));
 }
 
-Result<TypePtr> CommonOf(const std::vector<ExprPtr>& args, size_t from = 0) {
+Result<TypePtr> CommonOf(const std::vector<ExprPtr>& args, const BindContext& ctx,
+                         size_t from = 0) {
   TypePtr t = DataType::Null();
   for (size_t i = from; i < args.size(); ++i) {
-    SILT_ASSIGN_OR_RETURN(t, CommonType(t, args[i]->type));
+    SILT_ASSIGN_OR_RETURN(t, CommonType(t, args[i]->type, ctx));
   }
   return t;
 }
 
 Result<ExprPtr> BindCoalesce(std::vector<ExprPtr> args, const BindContext& ctx) {
   if (args.empty()) return WrongArgs("coalesce", 0, "> 0");
-  SILT_ASSIGN_OR_RETURN(TypePtr t, CommonOf(args));
+  SILT_ASSIGN_OR_RETURN(TypePtr t, CommonOf(args, ctx));
   for (auto& a : args) {
     SILT_ASSIGN_OR_RETURN(a, CoerceTo(a, t, ctx));
   }
@@ -798,7 +839,7 @@ Result<ExprPtr> BindCoalesce(std::vector<ExprPtr> args, const BindContext& ctx) 
 Result<ExprPtr> BindIf(std::vector<ExprPtr> args, const BindContext& ctx) {
   if (args.size() != 3) return WrongArgs("if", args.size(), "3");
   SILT_ASSIGN_OR_RETURN(ExprPtr c, CoerceTo(args[0], DataType::Boolean(), ctx));
-  SILT_ASSIGN_OR_RETURN(TypePtr t, CommonType(args[1]->type, args[2]->type));
+  SILT_ASSIGN_OR_RETURN(TypePtr t, CommonType(args[1]->type, args[2]->type, ctx));
   SILT_ASSIGN_OR_RETURN(ExprPtr a, CoerceTo(args[1], t, ctx));
   SILT_ASSIGN_OR_RETURN(ExprPtr b, CoerceTo(args[2], t, ctx));
   return MakeSpecial(ExprKind::kCase, t, {c, a, b}, true);
@@ -821,7 +862,10 @@ Result<ExprPtr> BindGreatestLeast(bool greatest, std::vector<ExprPtr> args,
                                   const BindContext& ctx) {
   const char* name = greatest ? "greatest" : "least";
   if (args.size() < 2) return WrongArgs(name, args.size(), "> 1");
-  SILT_ASSIGN_OR_RETURN(TypePtr t, CommonOf(args));
+  // The mode-independent common type (ANSI's string promotion is not applied here).
+  BindContext plain = ctx;
+  plain.ansi = false;
+  SILT_ASSIGN_OR_RETURN(TypePtr t, CommonOf(args, plain));
   for (auto& a : args) {
     SILT_ASSIGN_OR_RETURN(a, CoerceTo(a, t, ctx));
   }
@@ -848,7 +892,7 @@ Result<ExprPtr> BindGreatestLeast(bool greatest, std::vector<ExprPtr> args,
 
 Result<ExprPtr> BindNullSafeEq(std::vector<ExprPtr> args, const BindContext& ctx) {
   if (args.size() != 2) return WrongArgs("<=>", args.size(), "2");
-  SILT_ASSIGN_OR_RETURN(args, CoerceComparison(std::move(args), ctx));
+  SILT_ASSIGN_OR_RETURN(args, CoerceComparison(std::move(args), ctx, "<=>"));
   return Call(
       "<=>", DataType::Boolean(), std::move(args),
       [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {

@@ -371,6 +371,17 @@ Result<ExprPtr> BindAbsNeg(std::string_view name, Args& args, const BindContext&
       });
 }
 
+// An interval's months (year-month) or microseconds (day-time) as a double.
+double IntervalAsDouble(const Arg& a, size_t row) {
+  return a.vector->id() == TypeId::kYearMonthInterval ? static_cast<double>(ValAt<int32_t>(a, row))
+                                                      : static_cast<double>(ValAt<int64_t>(a, row));
+}
+
+// A double argument, or an interval's months or microseconds.
+double NumberAsDouble(const Arg& a, size_t row) {
+  return a.vector->id() == TypeId::kDouble ? ValAt<double>(a, row) : IntervalAsDouble(a, row);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Unary double functions
 
@@ -623,9 +634,25 @@ void RegisterMathFunctions(FunctionRegistry& r) {
     SILT_RETURN_NOT_OK(NumericArg(n, a, 0, c));
     return a[0];
   });
-  Reg(r, {"sign", "signum"}, [](std::string_view n, Args& a, const BindContext& c) {
-    return BindUnaryDouble(n, a, c, Signum);
-  });
+  Reg(r, {"sign", "signum"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        if (a.size() == 1 && a[0]->type->is_interval()) {
+          // Spark: the sign of the interval's months or microseconds, as a double.
+          return MakeCall(std::string(n), Dbl(), std::move(a),
+                          [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                            FixedWriter<double> w(out, rows);
+                            for (size_t i = 0; i < rows; ++i) {
+                              if (NullAt(x[0], i)) {
+                                w.SetNull(i);
+                              } else {
+                                w.Set(i, Signum(IntervalAsDouble(x[0], i)));
+                              }
+                            }
+                            return Status::OK();
+                          });
+        }
+        return BindUnaryDouble(n, a, c, Signum);
+      });
   Reg(r, {"round"}, [](std::string_view n, Args& a, const BindContext& c) {
     return BindRound(n, a, c, Mode::kHalfUp);
   });
@@ -734,8 +761,26 @@ void RegisterMathFunctions(FunctionRegistry& r) {
   Reg(r, {"width_bucket"},
       [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
         SILT_RETURN_NOT_OK(CheckArity(n, a, 4, 4));
-        for (size_t i = 0; i < 3; ++i) {
-          SILT_RETURN_NOT_OK(CoerceArg(n, a, i, Dbl(), c));
+        bool intervals =
+            a[0]->type->is_interval() || a[1]->type->is_interval() || a[2]->type->is_interval();
+        if (intervals) {
+          // Spark: value, min and max all year-month or all day-time intervals; the buckets
+          // are computed on their months or microseconds.
+          TypeId family = TypeId::kNull;
+          for (size_t i = 0; i < 3; ++i) {
+            TypeId id = a[i]->type->id();
+            if (id == TypeId::kNull) continue;
+            if (!a[i]->type->is_interval() || (family != TypeId::kNull && id != family)) {
+              return TypeMismatch(n,
+                                  "the first three arguments must be numbers, or intervals "
+                                  "of the same kind (year-month or day-time)");
+            }
+            family = id;
+          }
+        } else {
+          for (size_t i = 0; i < 3; ++i) {
+            SILT_RETURN_NOT_OK(CoerceArg(n, a, i, Dbl(), c));
+          }
         }
         SILT_RETURN_NOT_OK(CoerceArg(n, a, 3, DataType::Int64(), c));
         return MakeCall(
@@ -743,11 +788,15 @@ void RegisterMathFunctions(FunctionRegistry& r) {
             [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
               FixedWriter<int64_t> w(out, rows);
               for (size_t i = 0; i < rows; ++i) {
-                double v = ValAt<double>(x[0], i), lo = ValAt<double>(x[1], i),
-                       hi = ValAt<double>(x[2], i);
+                if (AnyNull(x, i)) {
+                  w.SetNull(i);
+                  continue;
+                }
+                double v = NumberAsDouble(x[0], i), lo = NumberAsDouble(x[1], i),
+                       hi = NumberAsDouble(x[2], i);
                 int64_t nb = ValAt<int64_t>(x[3], i);
-                if (AnyNull(x, i) || nb <= 0 || nb == std::numeric_limits<int64_t>::max() ||
-                    std::isnan(v) || lo == hi || !std::isfinite(lo) || !std::isfinite(hi)) {
+                if (nb <= 0 || nb == std::numeric_limits<int64_t>::max() || std::isnan(v) ||
+                    lo == hi || !std::isfinite(lo) || !std::isfinite(hi)) {
                   w.SetNull(i);
                   continue;
                 }

@@ -65,7 +65,13 @@ TEST_F(BinderTest, MissingTableAndAggregationErrors) {
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().error_class(), "TABLE_OR_VIEW_NOT_FOUND") << plan.status().ToString();
 
+  // Without GROUP BY: Spark's MISSING_GROUP_BY; with it, a column outside the keys is
+  // MISSING_AGGREGATION.
   plan = Bind("SELECT name, count(*) FROM t");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().error_class(), "MISSING_GROUP_BY") << plan.status().ToString();
+
+  plan = Bind("SELECT name, count(*) FROM t GROUP BY id");
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().error_class(), "MISSING_AGGREGATION") << plan.status().ToString();
 
