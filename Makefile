@@ -90,7 +90,7 @@ BENCH_MAINT_SCALE ?= 1
 
 FUZZ_SECONDS ?= 300
 fuzz: deps
-	@CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSILT_FUZZ=ON >/dev/null
+	@CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSILT_FUZZ=ON -DSILT_FUZZ_ENGINE=ON >/dev/null
 	@ninja -C build/fuzz -j $(JOBS)
 	@bash scripts/run-fuzz.sh build/fuzz $(FUZZ_SECONDS)
 

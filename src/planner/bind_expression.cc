@@ -404,7 +404,7 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
       return Status::InvalidArgument(
           "The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window "
           "functions using OVER clauses.",
-          "MISSING_GROUP_BY");
+          errc::kMissingGroupBy);
     }
     if (group < 0) {
       return Status::InvalidArgument(

@@ -350,7 +350,7 @@ Result<ExprPtr> Binder::Impl::BindGrouping(const ParsedExpr& e, ExprScope& s,
         listed += (k ? "," : "") + e.children[k]->ToString();
       return Status::InvalidArgument("Columns of grouping_id (" + listed +
                                          ") does not match grouping columns (" + group_by + ").",
-                                     "GROUPING_ID_COLUMN_MISMATCH");
+                                     errc::kGroupingIdColumnMismatch);
     }
   }
   if (name == "grouping_id" && keys.empty()) return gid;
@@ -441,7 +441,7 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
     if (!def) {
       return Status::InvalidArgument(
           "Window specification " + spec->name + " is not defined in the WINDOW clause.",
-          "MISSING_WINDOW_SPECIFICATION");
+          errc::kMissingWindowSpecification);
     }
   }
   struct {
@@ -479,7 +479,7 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
                                        name +
                                        "(value_expr) OVER (PARTITION BY window_partition "
                                        "ORDER BY window_ordering) from table.",
-                                   "WINDOW_FUNCTION_FRAME_NOT_ORDERED");
+                                   errc::kWindowFunctionFrameNotOrdered);
   }
   std::optional<exec::WindowFrame> frame;
   if (w.frame) {
