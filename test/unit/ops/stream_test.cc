@@ -110,8 +110,9 @@ TEST(DeltaSourceOptionsTest, ValidationErrorsCarryDeltaClasses) {
   auto bad = [](std::string k, std::string v) {
     auto o = ParseDeltaSourceOptions({{k, v}});
     EXPECT_FALSE(o.ok()) << k << "=" << v;
-    return o.ok() ? std::string()
-                  : std::string(o.status().error_class()) + ": " + o.status().message();
+    return o.ok()
+               ? std::string()
+               : std::string(o.status().error_class()) + ": " + std::string(o.status().message());
   };
   EXPECT_EQ(bad("startingVersion", "-1").rfind("DELTA_ILLEGAL_OPTION", 0), 0u);
   EXPECT_NE(bad("startingVersion", "-1").find("must be greater than or equal to zero"),
@@ -556,7 +557,9 @@ TEST(DeltaSinkTest, CrashAtEveryStepThenRestartIsExactlyOnce) {
       auto again = s.Run();
       ASSERT_TRUE(again.ok()) << again.status().ToString();
       EXPECT_EQ(s.SinkIds(), (std::vector<int64_t>{0, 1, 10, 11, 20, 21, 30, 31, 100}));
-      if (std::string(step) == "sink") EXPECT_EQ(again->batches_skipped_by_sink, 1);
+      if (std::string(step) == "sink") {
+        EXPECT_EQ(again->batches_skipped_by_sink, 1);
+      }
     }
   }
 }
