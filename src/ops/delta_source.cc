@@ -206,6 +206,15 @@ Result<DeltaSourceOptions> ParseDeltaSourceOptions(
         return IllegalOption("excludeRegex", value, std::string("invalid regex: ") + e.what());
       }
       o.exclude_regex = value;
+    } else if (k == "schematrackinglocation" || k == "schemalocation") {
+      return Status::NotImplemented("the Delta source option " + key +
+                                    " (non-additive schema evolution) is not implemented");
+    } else if (k == "witheventtimeorder") {
+      SILT_ASSIGN_OR_RETURN(bool on, ParseBool("withEventTimeOrder", value));
+      if (on) {
+        return Status::NotImplemented(
+            "the Delta source option withEventTimeOrder=true is not implemented");
+      }
     } else if (k == "spark.databricks.delta.changedatafeed.timestampoutofrange.enabled") {
       SILT_ASSIGN_OR_RETURN(o.timestamp_out_of_range_enabled, ParseBool(key, value));
     }

@@ -124,6 +124,9 @@ TEST(DeltaSourceOptionsTest, ValidationErrorsCarryDeltaClasses) {
   EXPECT_EQ(bad("ignoreDeletes", "yes").rfind("DELTA_ILLEGAL_OPTION", 0), 0u);
   EXPECT_EQ(bad("excludeRegex", "([a-").rfind("DELTA_ILLEGAL_OPTION", 0), 0u);
 
+  EXPECT_EQ(bad("schemaTrackingLocation", "/cp/schema").rfind("NOT_IMPLEMENTED", 0), 0u);
+  EXPECT_EQ(bad("withEventTimeOrder", "true").rfind("NOT_IMPLEMENTED", 0), 0u);
+
   auto o = ParseDeltaSourceOptions({});
   ASSERT_TRUE(o.ok());
   EXPECT_FALSE(o->max_files_per_trigger.has_value());  // 1000 applies unless only bytes are set
