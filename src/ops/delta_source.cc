@@ -569,59 +569,80 @@ Result<std::vector<IndexedFile>> DeltaSource::FilesBetween(const DeltaSourceOffs
 
 Result<SourceBatch> DeltaSource::GetBatch(const DeltaSourceOffset& start,
                                           const DeltaSourceOffset& end) {
-  SILT_ASSIGN_OR_RETURN(std::vector<IndexedFile> files, FilesBetween(start, end));
   SourceBatch batch;
   batch.schema = schema_;
-  batch.num_files = static_cast<int64_t>(files.size());
-  if (files.empty()) return batch;
+  SILT_ASSIGN_OR_RETURN(batch.num_files, ScanBatch(start, end, [&](const DataChunk& c) -> Status {
+                          DataChunk copy;
+                          for (const auto& col : c.columns) {
+                            Vector v(col.type());
+                            v.AppendRange(col, 0, c.size());
+                            copy.columns.push_back(std::move(v));
+                          }
+                          copy.num_rows_without_columns = c.size();
+                          batch.num_rows += static_cast<int64_t>(c.size());
+                          batch.chunks.push_back(std::move(copy));
+                          return Status::OK();
+                        }));
+  return batch;
+}
+
+Result<int64_t> DeltaSource::ScanBatch(const DeltaSourceOffset& start, const DeltaSourceOffset& end,
+                                       const std::function<Status(const DataChunk&)>& sink) {
+  SILT_ASSIGN_OR_RETURN(std::vector<IndexedFile> files, FilesBetween(start, end));
+  const int64_t num_files = static_cast<int64_t>(files.size());
+  if (files.empty()) return num_files;
   SILT_RETURN_NOT_OK(LatestVersion().status());
   SILT_ASSIGN_OR_RETURN(auto scan, delta::TableScan::Make(latest_));
   const size_t ncols = table_schema_.size();
-  auto read_file = [&](const IndexedFile& f, std::vector<DataChunk>* out) -> Status {
-    return scan->ScanFile(*f.add, [&](DataChunk& chunk) -> Status {
-      if (chunk.size() > 0) AppendChunk(std::move(chunk), ncols, out);
-      return Status::OK();
-    });
-  };
   if (!options_.read_change_feed) {
-    for (const IndexedFile& f : files) SILT_RETURN_NOT_OK(read_file(f, &batch.chunks));
-  } else {
-    // Snapshot files are inserts at the snapshot version; commits come from the change feed,
-    // consecutive versions read as one range.
-    std::vector<int64_t> versions;
     for (const IndexedFile& f : files) {
-      if (f.is_snapshot) {
-        std::vector<DataChunk> rows;
-        SILT_RETURN_NOT_OK(read_file(f, &rows));
-        for (auto& c : rows) {
-          const size_t n = c.size();
-          Vector t(DataType::String()), v(DataType::Int64()), ts(DataType::Timestamp());
-          for (size_t i = 0; i < n; ++i) {
-            t.AppendString("insert");
-            v.Append<int64_t>(f.version);
-            ts.Append<int64_t>(f.commit_timestamp_ms * 1000);
-          }
-          c.columns.push_back(std::move(t));
-          c.columns.push_back(std::move(v));
-          c.columns.push_back(std::move(ts));
-          batch.chunks.push_back(std::move(c));
-        }
-      } else if (versions.empty() || versions.back() != f.version) {
-        versions.push_back(f.version);
-      }
+      SILT_RETURN_NOT_OK(scan->ScanFile(*f.add, [&](DataChunk& chunk) -> Status {
+        if (chunk.size() == 0) return Status::OK();
+        if (chunk.columns.size() == ncols) return sink(chunk);
+        std::vector<DataChunk> one;
+        AppendChunk(std::move(chunk), ncols, &one);
+        return sink(one.front());
+      }));
     }
-    size_t i = 0;
-    while (i < versions.size()) {
-      size_t j = i;
-      while (j + 1 < versions.size() && versions[j + 1] == versions[j] + 1) ++j;
-      SILT_ASSIGN_OR_RETURN(delta::ChangeFeed feed,
-                            delta::ReadChangeFeed(store_, versions[i], versions[j]));
-      for (auto& c : feed.chunks) batch.chunks.push_back(std::move(c));
-      i = j + 1;
+    return num_files;
+  }
+  // Snapshot files are inserts at the snapshot version; commits come from the change feed,
+  // consecutive versions read as one range.
+  std::vector<int64_t> versions;
+  for (const IndexedFile& f : files) {
+    if (f.is_snapshot) {
+      std::vector<DataChunk> rows;
+      SILT_RETURN_NOT_OK(scan->ScanFile(*f.add, [&](DataChunk& chunk) -> Status {
+        if (chunk.size() > 0) AppendChunk(std::move(chunk), ncols, &rows);
+        return Status::OK();
+      }));
+      for (auto& c : rows) {
+        const size_t n = c.size();
+        Vector t(DataType::String()), v(DataType::Int64()), ts(DataType::Timestamp());
+        for (size_t i = 0; i < n; ++i) {
+          t.AppendString("insert");
+          v.Append<int64_t>(f.version);
+          ts.Append<int64_t>(f.commit_timestamp_ms * 1000);
+        }
+        c.columns.push_back(std::move(t));
+        c.columns.push_back(std::move(v));
+        c.columns.push_back(std::move(ts));
+        SILT_RETURN_NOT_OK(sink(c));
+      }
+    } else if (versions.empty() || versions.back() != f.version) {
+      versions.push_back(f.version);
     }
   }
-  for (const auto& c : batch.chunks) batch.num_rows += static_cast<int64_t>(c.size());
-  return batch;
+  size_t i = 0;
+  while (i < versions.size()) {
+    size_t j = i;
+    while (j + 1 < versions.size() && versions[j + 1] == versions[j] + 1) ++j;
+    SILT_ASSIGN_OR_RETURN(delta::ChangeFeed feed,
+                          delta::ReadChangeFeed(store_, versions[i], versions[j]));
+    for (const auto& c : feed.chunks) SILT_RETURN_NOT_OK(sink(c));
+    i = j + 1;
+  }
+  return num_files;
 }
 
 }  // namespace silt::ops

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -160,6 +161,11 @@ class DeltaSource {
   // The rows of (start, end]: every file's rows with its deletion vector applied (or the change
   // feed with readChangeFeed).
   Result<SourceBatch> GetBatch(const DeltaSourceOffset& start, const DeltaSourceOffset& end);
+  // The same rows passed to `sink` a chunk at a time as the files are read (memory bounded by a
+  // chunk, not the batch; with readChangeFeed the change feed of the batch is read first).
+  // Returns the number of files read.
+  Result<int64_t> ScanBatch(const DeltaSourceOffset& start, const DeltaSourceOffset& end,
+                            const std::function<Status(const DataChunk&)>& sink);
 
   // The latest version of the table (reloaded).
   Result<int64_t> LatestVersion();

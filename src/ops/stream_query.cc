@@ -190,6 +190,46 @@ std::string RowKey(const DataChunk& chunk, const std::vector<size_t>& cols, size
 
 }  // namespace
 
+Result<bool> AppendRowsToSink(const DeltaSinkOptions& sink, const std::string& query_id,
+                              int64_t batch_id, const Schema& schema, const delta::RowSource& rows,
+                              int64_t* num_rows) {
+  SILT_RETURN_NOT_OK(RequireClock(sink.clock, "DeltaSinkOptions"));
+  *num_rows = 0;
+  SILT_ASSIGN_OR_RETURN(auto snap, LoadOrCreateSink(sink, schema, /*load_files=*/false));
+  auto t = snap->transactions().find(query_id);
+  if (t != snap->transactions().end() && t->second.version >= batch_id) return false;
+  SILT_RETURN_NOT_OK(CheckSinkSchema(*snap, schema));
+  delta::DataWriteOptions write;
+  write.clock = sink.clock;
+  SILT_ASSIGN_OR_RETURN(
+      delta::WrittenFiles written,
+      delta::WriteDataFilesFrom(*sink.table, snap->metadata(), snap->schema(), rows, write));
+  *num_rows = written.rows;
+  delta::TransactionOptions txn_options;
+  txn_options.clock = sink.clock;
+  delta::Transaction txn(sink.table, snap, txn_options);
+  delta::StringMap params;
+  params.Set("outputMode", "\"Append\"");
+  params.Set("queryId", "\"" + query_id + "\"");
+  params.Set("epochId", "\"" + std::to_string(batch_id) + "\"");
+  txn.SetOperation("STREAMING UPDATE", params);
+  int64_t bytes = 0;
+  for (const auto& a : written.adds) bytes += a.size;
+  txn.SetMetric("numAddedFiles", static_cast<int64_t>(written.adds.size()));
+  txn.SetMetric("numOutputRows", written.rows);
+  txn.SetMetric("numOutputBytes", bytes);
+  txn.SetMetric("numRemovedFiles", 0);
+  for (auto& a : written.adds) txn.Add(std::move(a));
+  delta::SetTransaction txn_action;
+  txn_action.app_id = query_id;
+  txn_action.version = batch_id;
+  txn_action.last_updated = sink.clock->NowMillis();
+  txn.SetAppTransaction(txn_action);
+  txn.SetReadScope(delta::ReadScope::kNothing);
+  SILT_RETURN_NOT_OK(txn.Commit().status());
+  return true;
+}
+
 Result<bool> AddBatchToSink(const DeltaSinkOptions& sink, const std::string& query_id,
                             int64_t batch_id, const SourceBatch& batch) {
   SILT_RETURN_NOT_OK(RequireClock(sink.clock, "DeltaSinkOptions"));
@@ -208,25 +248,14 @@ Result<bool> AddBatchToSink(const DeltaSinkOptions& sink, const std::string& que
   write.clock = sink.clock;
 
   if (!upsert) {
-    SILT_ASSIGN_OR_RETURN(auto adds, delta::WriteDataFiles(*sink.table, snap->metadata(),
-                                                           snap->schema(), batch.chunks, write));
-    delta::Transaction txn(sink.table, snap, txn_options);
-    delta::StringMap params;
-    params.Set("outputMode", "\"Append\"");
-    params.Set("queryId", "\"" + query_id + "\"");
-    params.Set("epochId", "\"" + std::to_string(batch_id) + "\"");
-    txn.SetOperation("STREAMING UPDATE", params);
-    int64_t bytes = 0;
-    for (const auto& a : adds) bytes += a.size;
-    txn.SetMetric("numAddedFiles", static_cast<int64_t>(adds.size()));
-    txn.SetMetric("numOutputRows", batch.num_rows);
-    txn.SetMetric("numOutputBytes", bytes);
-    txn.SetMetric("numRemovedFiles", 0);
-    for (auto& a : adds) txn.Add(std::move(a));
-    txn.SetAppTransaction(txn_action);
-    txn.SetReadScope(delta::ReadScope::kNothing);
-    SILT_RETURN_NOT_OK(txn.Commit().status());
-    return true;
+    int64_t rows = 0;
+    return AppendRowsToSink(
+        sink, query_id, batch_id, batch.schema,
+        [&](const std::function<Status(const DataChunk&)>& write) -> Status {
+          for (const auto& c : batch.chunks) SILT_RETURN_NOT_OK(write(c));
+          return Status::OK();
+        },
+        &rows);
   }
 
   // Upsert: the last batch row per key, and the table rows with those keys deleted.
@@ -348,14 +377,30 @@ Result<StreamQueryResult> RunStream(const StreamQueryOptions& options) {
   };
   auto run_batch = [&](int64_t batch, const DeltaSourceOffset& start,
                        const DeltaSourceOffset& end) -> Status {
-    SILT_ASSIGN_OR_RETURN(SourceBatch rows, source->GetBatch(start, end));
-    SILT_ASSIGN_OR_RETURN(bool written, AddBatchToSink(sink, cp.query_id(), batch, rows));
+    bool written = false;
+    int64_t num_rows = 0, num_files = 0;
+    if (sink.mode == SinkMode::kAppend) {
+      // Rows flow from the source files into the sink's writer a chunk at a time.
+      SILT_ASSIGN_OR_RETURN(
+          written, AppendRowsToSink(
+                       sink, cp.query_id(), batch, source->schema(),
+                       [&](const std::function<Status(const DataChunk&)>& write) -> Status {
+                         SILT_ASSIGN_OR_RETURN(num_files, source->ScanBatch(start, end, write));
+                         return Status::OK();
+                       },
+                       &num_rows));
+    } else {
+      SILT_ASSIGN_OR_RETURN(SourceBatch rows, source->GetBatch(start, end));
+      SILT_ASSIGN_OR_RETURN(written, AddBatchToSink(sink, cp.query_id(), batch, rows));
+      num_rows = rows.num_rows;
+      num_files = rows.num_files;
+    }
     if (!written) ++result.batches_skipped_by_sink;
     SILT_RETURN_NOT_OK(hook(batch, "sink"));
     SILT_RETURN_NOT_OK(cp.WriteCommit(batch));
     ++result.batches;
-    result.rows += rows.num_rows;
-    result.files += rows.num_files;
+    result.rows += num_rows;
+    result.files += num_files;
     result.last_batch_id = batch;
     return Status::OK();
   };

@@ -30,6 +30,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "delta/actions.h"
+#include "delta/streaming_write.h"
 #include "io/object_store.h"
 #include "ops/delta_source.h"
 
@@ -83,6 +84,14 @@ struct DeltaSinkOptions {
 // queryId, epochId).
 Result<bool> AddBatchToSink(const DeltaSinkOptions& sink, const std::string& query_id,
                             int64_t batch_id, const SourceBatch& batch);
+
+// AddBatchToSink in append mode for rows handed over a chunk at a time (`rows` is not called
+// when the batch is already committed): the data files are written as the rows arrive, so a
+// batch needs memory for the writer's row groups, not for its rows. *num_rows receives the
+// rows written.
+Result<bool> AppendRowsToSink(const DeltaSinkOptions& sink, const std::string& query_id,
+                              int64_t batch_id, const Schema& schema, const delta::RowSource& rows,
+                              int64_t* num_rows);
 
 enum class Trigger : uint8_t {
   kAvailableNow,    // every batch available at start (limits split it), then stop
