@@ -517,6 +517,39 @@ TEST(DeltaStreamTest, MissingCommitFailsOnDataLossUnlessDisabled) {
   EXPECT_EQ(lenient.SinkIds(), (std::vector<int64_t>{0, 1, 4, 5}));
 }
 
+TEST(DeltaStreamTest, AutoTtlSourceWarnsWithoutSkipChangeCommits) {
+  DmlTable t;
+  t.Create(Ids(0, 2), false, true,
+           {{"autottl.expireInDays", "30"}, {"autottl.timestampColumn", "v"}});
+  std::vector<std::string> warnings;
+  Stream plain(t, Opts({}));
+  plain.query().warn = [&](const std::string& w) { warnings.push_back(w); };
+  plain.RunOk();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("skipChangeCommits"), std::string::npos);
+  Stream skipping(t, Opts({{"skipChangeCommits", "true"}}));
+  skipping.query().warn = [&](const std::string& w) { warnings.push_back(w); };
+  skipping.RunOk();
+  EXPECT_EQ(warnings.size(), 1u);
+}
+
+TEST(DeltaStreamTest, ProcessingTimeTriggerRunsUntilTold) {
+  DmlTable t;
+  t.Create(Ids(0, 2), false, false);
+  Stream s(t, Opts({}));
+  s.query().trigger = Trigger::kProcessingTime;
+  int triggers = 0;
+  s.query().wait_for_trigger = [&]() {
+    ++triggers;
+    if (triggers == 1) t.Append(Ids(2, 4));  // arrives between triggers
+    return triggers < 3;
+  };
+  auto r = s.RunOk();
+  EXPECT_EQ(triggers, 3);
+  EXPECT_EQ(r.batches, 2);  // the third trigger found nothing new
+  EXPECT_EQ(s.SinkIds(), Range(0, 4));
+}
+
 // ---- the sink: exactly once ----------------------------------------------------------------
 
 TEST(DeltaSinkTest, TxnActionRecordsTheBatchInTheSameCommit) {
