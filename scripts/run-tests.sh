@@ -110,6 +110,8 @@ fi
 if [ -x "$RELEASE/silt" ]; then
   run_suite "crash harness" python3 test/reliability/crash_harness.py "$RELEASE/silt" --kills 200 --seconds 110
   run_suite "concurrency" python3 test/reliability/concurrency.py "$RELEASE/silt" --seconds 30
+  # Streaming exactly once (issue 25): 20 runs of `silt stream` SIGKILLed and restarted (~1 min).
+  run_suite "stream kill" python3 test/reliability/stream_kill.py "$RELEASE/silt" --runs 20
 fi
 run_suite "cli usage" bash test/cli/usage.sh "$RELEASE/silt"
 # The Python package (python/): pytest on real tables, pip install; SKIPs without pybind11/pandas.

@@ -18,5 +18,7 @@ int RunShell(const std::vector<std::string>& args);
 int RunInspect(const std::vector<std::string>& args);
 // `silt maintain`: the maintenance service, one pass or a daemon (cli/maintain_cmd.cc).
 int RunMaintain(const std::vector<std::string>& args);
+// `silt stream`: a Delta-to-Delta streaming query, exactly once (cli/stream_cmd.cc).
+int RunStream(const std::vector<std::string>& args);
 
 }  // namespace silt::cli

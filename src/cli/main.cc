@@ -46,6 +46,11 @@ constexpr CommandHelp kCommands[] = {
      "                                    VACUUM, compaction, checkpoints, log cleanup) once or\n"
      "                                    every DURATION until SIGTERM/SIGINT; --dry-run prints\n"
      "                                    what SHOW MAINTENANCE says and changes nothing\n"},
+    {"stream",
+     "  silt stream SOURCE SINK --checkpoint DIR [--option KEY=VALUE ...]\n"
+     "              [--available-now | --once | --interval DURATION] [--upsert-keys COLS]\n"
+     "                                    stream a Delta table into another exactly once\n"
+     "                                    (Spark's Delta source options and checkpoint layout)\n"},
     {"demo",
      "  silt demo [DIR]                   write a Parquet file of generated data and inspect it\n"},
     {"sql",
@@ -105,6 +110,7 @@ int main(int argc, char** argv) {
   if (cmd == "shell") return silt::cli::RunShell(rest);
   if (cmd == "inspect") return silt::cli::RunInspect(rest);
   if (cmd == "maintain") return silt::cli::RunMaintain(rest);
+  if (cmd == "stream") return silt::cli::RunStream(rest);
   std::fprintf(stderr, "silt: unknown command '%s' (see `silt help`)\n", cmd.c_str());
   return 2;
 }

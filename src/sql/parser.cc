@@ -231,6 +231,8 @@ Result<StatementNode> Parser::StatementBody() {
     r = StatementNode(std::move(qs));
   } else if (first.Is("EXPLAIN")) {
     r = Explain();
+  } else if (AtStreamingTable()) {
+    r = StreamingTable();
   } else if (first.Is("CREATE")) {
     r = Create();
   } else if (first.Is("REPLACE") && AtKw("TABLE", 1)) {

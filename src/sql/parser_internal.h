@@ -192,6 +192,9 @@ class Parser {
   Result<StatementNode> StatementBody();
   Result<StatementNode> Explain();
   Result<StatementNode> Create();
+  // CREATE [OR REFRESH] STREAMING TABLE / REFRESH STREAMING TABLE (parse_streaming.cc).
+  bool AtStreamingTable() const;
+  Result<StatementNode> StreamingTable();
   Result<StatementNode> CreateTable(bool or_replace, bool replace_only, SourcePos pos);
   Result<StatementNode> CreateView(bool or_replace, bool temporary, SourcePos pos);
   Result<StatementNode> Drop();
