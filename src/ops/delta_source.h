@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/error_classes.h"
 #include "common/status.h"
 #include "delta/actions.h"
 #include "delta/snapshot.h"
@@ -44,19 +45,19 @@
 
 namespace silt::ops {
 
-inline constexpr char kErrorIllegalDeltaOption[] = "DELTA_ILLEGAL_OPTION";
-inline constexpr char kErrorStartingVersionAndTimestamp[] =
-    "DELTA_STARTING_VERSION_AND_TIMESTAMP_BOTH_SET";
-inline constexpr char kErrorSourceIgnoreDelete[] = "DELTA_SOURCE_IGNORE_DELETE";
-inline constexpr char kErrorSourceIgnoreChanges[] = "DELTA_SOURCE_TABLE_IGNORE_CHANGES";
-inline constexpr char kErrorInvalidSourceVersion[] = "DELTA_INVALID_SOURCE_VERSION";
-inline constexpr char kErrorInvalidFormatFromSourceVersion[] =
-    "DELTA_INVALID_FORMAT_FROM_SOURCE_VERSION";
-inline constexpr char kErrorInvalidSourceOffsetFormat[] = "DELTA_INVALID_SOURCE_OFFSET_FORMAT";
-inline constexpr char kErrorDifferentTableReadByStream[] =
-    "DIFFERENT_DELTA_TABLE_READ_BY_STREAMING_SOURCE";
-inline constexpr char kErrorLogFileNotFoundForStream[] =
-    "DELTA_LOG_FILE_NOT_FOUND_FOR_STREAMING_SOURCE";
+inline constexpr auto& kErrorIllegalDeltaOption = errc::kDeltaIllegalOption;
+inline constexpr auto& kErrorStartingVersionAndTimestamp =
+    errc::kDeltaStartingVersionAndTimestampBothSet;
+inline constexpr auto& kErrorSourceIgnoreDelete = errc::kDeltaSourceIgnoreDelete;
+inline constexpr auto& kErrorSourceIgnoreChanges = errc::kDeltaSourceTableIgnoreChanges;
+inline constexpr auto& kErrorInvalidSourceVersion = errc::kDeltaInvalidSourceVersion;
+inline constexpr auto& kErrorInvalidFormatFromSourceVersion =
+    errc::kDeltaInvalidFormatFromSourceVersion;
+inline constexpr auto& kErrorInvalidSourceOffsetFormat = errc::kDeltaInvalidSourceOffsetFormat;
+inline constexpr auto& kErrorDifferentTableReadByStream =
+    errc::kDifferentDeltaTableReadByStreamingSource;
+inline constexpr auto& kErrorLogFileNotFoundForStream =
+    errc::kDeltaLogFileNotFoundForStreamingSource;
 
 // The C.1 reader options, parsed.
 struct DeltaSourceOptions {

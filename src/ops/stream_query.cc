@@ -20,7 +20,7 @@ namespace silt::ops {
 
 namespace {
 
-constexpr char kSchemaMismatch[] = "DELTA_METADATA_MISMATCH.SCHEMA_MISMATCH";
+constexpr auto& kSchemaMismatch = errc::kDeltaMetadataMismatchSchemaMismatch;
 
 std::string BatchKey(const std::string& dir, int64_t batch) {
   return dir + "/" + std::to_string(batch);
