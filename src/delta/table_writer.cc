@@ -439,6 +439,21 @@ Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) 
   // Row tracking keeps its high-water mark in a domain, so it needs domainMetadata too.
   if (GetBoolProperty(properties, "delta.enableRowTracking", false).ValueOr(false))
     writer.insert(writer.end(), {"domainMetadata", "rowTracking"});
+  // Generated, identity and default columns (column metadata); allowColumnDefaults also when
+  // asked for with delta.feature.allowColumnDefaults = supported (a later SET DEFAULT needs it).
+  bool generated = false, identity = false, defaults = false;
+  for (const auto& f : schema) {
+    generated |= f.metadata_json.find("\"delta.generationExpression\"") != std::string::npos;
+    identity |= f.metadata_json.find("\"delta.identity.start\"") != std::string::npos;
+    defaults |= f.metadata_json.find("\"CURRENT_DEFAULT\"") != std::string::npos;
+  }
+  for (const auto& [k, v] : properties.entries()) {
+    if (k == "delta.feature.allowColumnDefaults" && (v == "supported" || v == "enabled"))
+      defaults = true;
+  }
+  if (generated) writer.push_back("generatedColumns");
+  if (identity) writer.push_back("identityColumns");
+  if (defaults) writer.push_back("allowColumnDefaults");
   const std::string* cm_mode = properties.Find("delta.columnMapping.mode");
   bool column_mapping = cm_mode && ParseColumnMappingMode(*cm_mode).ValueOr(
                                        ColumnMappingMode::kNone) != ColumnMappingMode::kNone;
