@@ -154,9 +154,8 @@ delta::Metadata IdentityAllocator::UpdatedMetadata(const delta::Metadata& metada
   return m;
 }
 
-Result<std::string> CheckDefaultExpression(const sql::ParsedExpr& expr, const Field& field,
+Result<std::string> CheckDefaultExpression(const std::string& text, const Field& field,
                                            const std::string& command, CommandContext& ctx) {
-  const std::string text = expr.ToString();
   const std::string where = "Failed to execute " + command +
                             " command because the destination column or variable `" + field.name +
                             "` has a DEFAULT value " + text;
@@ -224,7 +223,7 @@ Status AddColumnValueMetadata(const std::vector<sql::ColumnDef>& defs,
                                            : "INVALID_DEFAULT_VALUE.UNRESOLVED_EXPRESSION");
       }
       SILT_ASSIGN_OR_RETURN(std::string text,
-                            CheckDefaultExpression(*d.default_value, f, command, ctx));
+                            CheckDefaultExpression(d.default_text, f, command, ctx));
       std::string v;
       delta::AppendJacksonString(&v, text);
       md = SetFieldMetadata(md, "CURRENT_DEFAULT", v);
@@ -253,7 +252,7 @@ Status AddColumnValueMetadata(const std::vector<sql::ColumnDef>& defs,
                             d.identity_always ? "false" : "true");
     }
     if (d.generated_as) {
-      const std::string text = d.generated_as->ToString();
+      const std::string& text = d.generated_text;
       const std::string bad_refs =
           "A generated column cannot use a non-existent column or another generated column";
       Result<sql::ExprNode> reparsed = sql::ParseExpression(text);

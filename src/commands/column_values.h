@@ -97,9 +97,9 @@ Status AddColumnValueMetadata(const std::vector<sql::ColumnDef>& defs,
                               const std::vector<std::string>& partition_by, bool defaults_enabled,
                               const std::string& command, Schema* schema, CommandContext& ctx);
 
-// A DEFAULT expression for column `field`, checked (constant, of a type that can be assigned to
-// the column) and returned as the text stored in CURRENT_DEFAULT.
-Result<std::string> CheckDefaultExpression(const sql::ParsedExpr& expr, const Field& field,
+// A DEFAULT expression's text (as written) for column `field`, checked (constant, of a type that
+// can be assigned to the column) and returned as the text to store in CURRENT_DEFAULT.
+Result<std::string> CheckDefaultExpression(const std::string& text, const Field& field,
                                            const std::string& command, CommandContext& ctx);
 
 // `metadata_json` (a field's metadata object) with `key` set to the JSON text `value` (removed

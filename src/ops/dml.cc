@@ -592,6 +592,7 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
   delta::Transaction txn(store, snapshot, options.txn);
   if (dv_write) txn.WaitBeforePublish([dv_write] { return dv_write->Run(); });
   txn.SetOperation(changes.operation, changes.parameters);
+  if (changes.new_metadata) txn.UpdateMetadata(*changes.new_metadata);
   for (auto& r : removes) txn.Remove(std::move(r));
   for (auto& a : adds) txn.Add(std::move(a));
   for (auto& c : cdc) txn.AddCdc(std::move(c));

@@ -204,6 +204,8 @@ struct RowChanges {
   // Known so far (e.g. the scan of DELETE/UPDATE); the primitive adds the rest.
   DmlMetrics metrics;
   int64_t start_time_ms = -1;  // for executionTimeMs; -1: now
+  // Committed with the changes when set (e.g. identity columns' new high-water marks).
+  std::optional<delta::Metadata> new_metadata;
 };
 
 // Builds the actions for `changes` (DVs or copy-on-write, as options say), writes the DV, data
