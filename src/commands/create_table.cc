@@ -203,6 +203,12 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     bool column_values = false;
     for (const auto& c : stmt.columns)
       column_values |= c.generated_as || c.identity || c.default_value;
+    if (column_values && stmt.as_query) {
+      return Status::NotImplemented(
+          "CREATE TABLE … AS SELECT with DEFAULT, GENERATED or IDENTITY columns is not "
+          "implemented yet",
+          errc::kNotImplemented);
+    }
     if (column_values) {
       const std::string* feature = props.Find("delta.feature.allowColumnDefaults");
       const bool defaults = feature && (*feature == "supported" || *feature == "enabled");

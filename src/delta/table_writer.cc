@@ -589,6 +589,15 @@ Result<CommitResult> AppendRows(std::shared_ptr<ObjectStore> store,
                                 const std::vector<DataChunk>& rows, DataWriteOptions write,
                                 TransactionOptions txn_options) {
   SILT_ASSIGN_OR_RETURN(auto snap, Snapshot::Load(store, std::nullopt, {.load_files = false}));
+  // Identity values are handed out (and their high-water mark kept) by the SQL layer's INSERT
+  // and MERGE (commands/column_values.h); rows appended here would bypass that.
+  for (const Field& f : snap->schema()) {
+    if (f.metadata_json.find("\"delta.identity.start\"") != std::string::npos) {
+      return Status::Unsupported("table " + store->root() + " has the IDENTITY column " + f.name +
+                                     ": append rows to it with SQL INSERT",
+                                 errc::kDeltaUnsupportedFeaturesForWrite);
+    }
+  }
   SILT_ASSIGN_OR_RETURN(auto adds,
                         WriteDataFiles(*store, snap->metadata(), snap->schema(), rows, write));
   Transaction txn(store, snap, txn_options);
