@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "commands/column_values.h"
 #include "commands/command.h"
 #include "common/error_classes.h"
 #include "delta/auto_ttl.h"
@@ -636,6 +637,70 @@ Result<CommandResult> AlterColumn(const sql::AlterTableStatement& stmt,
   if (stmt.set_not_null && !*stmt.set_not_null) f.nullable = true;
   if (stmt.new_comment) {
     SILT_ASSIGN_OR_RETURN(f.metadata_json, WithComment(f.metadata_json, *stmt.new_comment));
+  }
+  if (c.default_value || c.drop_default) {
+    // SET / DROP DEFAULT: CURRENT_DEFAULT in the column's metadata (allowColumnDefaults).
+    if (c.default_value) {
+      if (!delta::HasFeature(snap.protocol(), "allowColumnDefaults")) {
+        return Status::InvalidArgument(
+            "Failed to execute ALTER TABLE command because it assigned a column DEFAULT value, "
+            "but the corresponding table feature was not enabled. Please retry the command again "
+            "after executing ALTER TABLE tableName SET "
+            "TBLPROPERTIES('delta.feature.allowColumnDefaults' = 'supported').",
+            errc::kWrongColumnDefaultsForDeltaFeatureNotEnabled);
+      }
+      SILT_ASSIGN_OR_RETURN(std::string text,
+                            CheckDefaultExpression(c.default_text, f, "ALTER TABLE", ctx));
+      std::string v;
+      delta::AppendJacksonString(&v, text);
+      f.metadata_json = SetFieldMetadata(f.metadata_json, "CURRENT_DEFAULT", v);
+    } else {
+      f.metadata_json = SetFieldMetadata(f.metadata_json, "CURRENT_DEFAULT", "");
+    }
+  }
+  if (c.identity) {
+    // SYNC IDENTITY: the high-water mark follows the column's values (IdentityColumn.scala):
+    // the first start + n * step at or beyond the largest (smallest, for a negative step) value,
+    // never below the current mark.
+    Schema one{f};
+    SILT_ASSIGN_OR_RETURN(ColumnValueRules rules, ReadColumnValueRules(one));
+    if (!at.parent.empty() || !rules.identity[0]) {
+      return Status::InvalidArgument(
+          "ALTER TABLE ALTER COLUMN SYNC IDENTITY cannot be called on non IDENTITY columns.",
+          errc::kDeltaIdentityColumnsAlterNonIdentityColumn);
+    }
+    const IdentitySpec& id = *rules.identity[0];
+    delta::TableScanOptions so;
+    so.columns = {f.name};
+    SILT_ASSIGN_OR_RETURN(std::unique_ptr<delta::TableScan> scan,
+                          delta::TableScan::Make(t.snapshot, so));
+    std::optional<int64_t> extreme;
+    DataChunk chunk;
+    while (true) {
+      SILT_ASSIGN_OR_RETURN(bool more, scan->Next(&chunk));
+      if (!more) break;
+      const Vector& col = chunk.columns[0];
+      for (size_t r = 0; r < chunk.size(); ++r) {
+        if (col.IsNull(r)) continue;
+        const int64_t x = col.Get<int64_t>(r);
+        if (!extreme || (id.step > 0 ? x > *extreme : x < *extreme)) extreme = x;
+      }
+    }
+    if (extreme) {
+      const __int128 step = id.step, start = id.start, x = *extreme;
+      __int128 n = 0;
+      if ((step > 0 && x > start) || (step < 0 && x < start))
+        n = (x - start + step - (step > 0 ? 1 : -1)) / step;
+      __int128 mark = start + n * step;
+      if (id.high_water_mark)
+        mark = step > 0 ? std::max<__int128>(mark, *id.high_water_mark)
+                        : std::min<__int128>(mark, *id.high_water_mark);
+      if (mark <= INT64_MAX && mark >= INT64_MIN) {
+        std::string v;
+        delta::AppendInt(&v, static_cast<int64_t>(mark));
+        f.metadata_json = SetFieldMetadata(f.metadata_json, "delta.identity.highWaterMark", v);
+      }
+    }
   }
   at.fields->erase(at.fields->begin() + at.index);
   std::string position;

@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "commands/column_values.h"
 #include "commands/command.h"
 #include "common/error_classes.h"
 #include "delta/actions.h"
@@ -96,13 +97,6 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
         "Clustering and partitioning cannot both be specified. Please remove partitionedBy if you "
         "want to create a Delta table with clustering.",
         errc::kDeltaClusterByWithPartitionedBy);
-  }
-  for (const auto& c : stmt.columns) {
-    if (c.generated_as || c.identity || c.default_value) {
-      return Status::NotImplemented(
-          "generated, identity and default columns are not implemented yet (column " + c.name + ")",
-          errc::kNotImplemented);
-    }
   }
   std::string location = stmt.location;
   SILT_ASSIGN_OR_RETURN(Target target, ResolveTarget(stmt.name, location, ctx));
@@ -229,6 +223,24 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   for (size_t i = 0; i < stmt.constraints.size(); ++i) {
     props.Set("delta.constraints." + planner::LowerName(stmt.constraints[i].first),
               stmt.constraint_texts[i]);
+  }
+  // DEFAULT, GENERATED ALWAYS AS and IDENTITY: column metadata (commands/column_values.h).
+  {
+    bool column_values = false;
+    for (const auto& c : stmt.columns)
+      column_values |= c.generated_as || c.identity || c.default_value;
+    if (column_values && stmt.as_query) {
+      return Status::NotImplemented(
+          "CREATE TABLE … AS SELECT with DEFAULT, GENERATED or IDENTITY columns is not "
+          "implemented yet",
+          errc::kNotImplemented);
+    }
+    if (column_values) {
+      const std::string* feature = props.Find("delta.feature.allowColumnDefaults");
+      const bool defaults = feature && (*feature == "supported" || *feature == "enabled");
+      SILT_RETURN_NOT_OK(AddColumnValueMetadata(stmt.columns, stmt.partition_by, defaults,
+                                                "CREATE TABLE", &schema, ctx));
+    }
   }
   // Auto-TTL (spec A.3/A.4): the DELETE ROWS clause, or the keys given as TBLPROPERTIES, checked
   // against the new schema. Under column mapping the policy records the column's id, so the ids

@@ -1,5 +1,6 @@
 // INSERT INTO | OVERWRITE [TABLE] t [PARTITION (…)] [(cols) | BY NAME] [REPLACE WHERE pred] VALUES
 // … | SELECT …
+#include "commands/column_values.h"
 #include "commands/command.h"
 #include "common/error_classes.h"
 #include "delta/actions.h"
@@ -119,6 +120,7 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     fixed[fi] = v;
   }
 
+  SILT_ASSIGN_OR_RETURN(ColumnValueRules rules, ReadColumnValueRules(schema));
   SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, ctx.binder->BindQuery(*stmt.query));
   Schema qschema;
   for (const auto& c : plan->columns) qschema.push_back({c.name, c.type, true, "{}"});
@@ -164,6 +166,12 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     size_t next = 0;
     size_t wanted = 0;
     for (size_t i = 0; i < schema.size(); ++i) wanted += fixed[i] ? 0 : 1;
+    // Delta lets a positional INSERT leave out the generated and identity columns: the data
+    // then fills the other columns in order.
+    size_t ordinary = 0;
+    for (size_t i = 0; i < schema.size(); ++i) ordinary += fixed[i] || rules.computed(i) ? 0 : 1;
+    const bool skip_computed = !rules.empty() && ordinary != wanted && qschema.size() == ordinary;
+    if (skip_computed) wanted = ordinary;
     if (wanted != qschema.size()) {
       bool fewer = qschema.size() < wanted;
       return Status::InvalidArgument(
@@ -174,9 +182,32 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
                 : errc::kInsertColumnArityMismatchTooManyDataColumns);
     }
     for (size_t i = 0; i < schema.size(); ++i) {
-      if (!fixed[i]) source[i] = static_cast<int>(next++);
+      if (!fixed[i] && !(skip_computed && rules.computed(i))) source[i] = static_cast<int>(next++);
     }
   }
+  // Identity columns GENERATED ALWAYS take no values from the statement.
+  for (size_t i = 0; i < schema.size(); ++i) {
+    if (rules.identity[i] && rules.identity[i]->always && (source[i] >= 0 || fixed[i])) {
+      return Status::InvalidArgument("Providing values for GENERATED ALWAYS AS IDENTITY column " +
+                                         schema[i].name + " is not supported.",
+                                     errc::kDeltaIdentityColumnsExplicitInsertNotSupported);
+    }
+  }
+  // Columns the statement leaves out: generated and identity columns are computed below, the
+  // others take their default (CURRENT_DEFAULT, else NULL).
+  std::vector<bool> supplied(schema.size());
+  std::vector<std::optional<Value>> constant = fixed;  // static partition values and defaults
+  for (size_t i = 0; i < schema.size(); ++i) {
+    supplied[i] = source[i] >= 0 || fixed[i].has_value();
+    if (!supplied[i] && !rules.computed(i) && rules.defaults[i]) {
+      SILT_ASSIGN_OR_RETURN(Value d, ColumnDefault(rules, schema, i, ctx));
+      constant[i] = d;
+    }
+  }
+  SILT_ASSIGN_OR_RETURN(std::vector<exec::ExprPtr> generated,
+                        BindGenerationExpressions(rules, schema, ctx));
+  IdentityAllocator identity(rules);
+  const exec::EvalContext eval = ctx.binder->context().eval;
 
   // Arrange the rows in table column order, then cast with store-assignment rules.
   Schema arranged;
@@ -185,7 +216,7 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
       arranged.push_back(qschema[source[i]]);
     else
       arranged.push_back(
-          {schema[i].name, fixed[i] ? fixed[i]->type() : schema[i].type, true, "{}"});
+          {schema[i].name, constant[i] ? constant[i]->type() : schema[i].type, true, "{}"});
   }
   // Each chunk of the query's rows in table column order, cast with store-assignment rules.
   const std::string& time_zone = ctx.binder->context().bind.time_zone;
@@ -199,7 +230,7 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
         continue;
       }
       Vector v(arranged[i].type);
-      Value val = fixed[i] ? *fixed[i] : Value::Null(arranged[i].type);
+      Value val = constant[i] ? *constant[i] : Value::Null(arranged[i].type);
       for (size_t r = 0; r < c.size(); ++r) {
         SILT_RETURN_NOT_OK(v.AppendValue(val));
       }
@@ -207,7 +238,14 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     }
     SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> cast,
                           CastChunks(one, arranged, schema, table.display_name, time_zone));
-    return std::move(cast[0]);
+    DataChunk& out = cast[0];
+    if (!rules.empty()) {
+      for (size_t i = 0; i < schema.size(); ++i) {
+        if (rules.identity[i] && !supplied[i]) SILT_RETURN_NOT_OK(identity.Fill(i, &out));
+      }
+      SILT_RETURN_NOT_OK(ComputeGeneratedColumns(generated, supplied, eval, &out));
+    }
+    return std::move(out);
   };
 
   delta::DataWriteOptions write;
@@ -226,6 +264,11 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
       data.push_back(std::move(d));
       return Status::OK();
     }));
+    if (identity.allocated()) {
+      return Status::NotImplemented(
+          "INSERT … REPLACE WHERE into a table with IDENTITY columns is not implemented yet",
+          errc::kNotImplemented);
+    }
     return ReplaceWhere(stmt, table, std::move(data), num_rows, std::move(write), ctx);
   }
   // The rows go into the data files as the query produces them (files cut at max_rows_per_file),
@@ -281,6 +324,9 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     }
     txn.SetMetric("numRemovedFiles", removed);
   }
+  // The identity high-water marks go into the same commit (a metadata action: a concurrent
+  // writer that allocates values too fails with DELTA_METADATA_CHANGED).
+  if (identity.allocated()) txn.UpdateMetadata(identity.UpdatedMetadata(snap.metadata(), schema));
   txn.SetOperation("WRITE", params);
   txn.SetMetric("numFiles", static_cast<int64_t>(adds.size()));
   txn.SetMetric("numOutputRows", num_rows);

@@ -12,6 +12,7 @@
 #include <map>
 #include <unordered_set>
 
+#include "commands/column_values.h"
 #include "commands/command.h"
 #include "common/error_classes.h"
 #include "delta/change_data_feed.h"
@@ -60,6 +61,9 @@ struct BoundClause {
   exec::ExprPtr condition;            // over joined columns; null = always
   std::vector<exec::ExprPtr> values;  // UPDATE/INSERT: one per target column, over joined columns
   std::string condition_sql;
+  // UPDATE/INSERT: the columns the clause gives a value; generated columns it does not are
+  // computed over the new row, identity columns an INSERT does not are allocated.
+  std::vector<bool> supplied;
 };
 
 // Dynamic file pruning of the MERGE target (planner/dynamic_file_pruning.h): for each equality
@@ -144,6 +148,12 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
   SILT_ASSIGN_OR_RETURN(exec::ExprPtr on, ctx.binder->BindExpression(*stmt.on, joined));
   SILT_ASSIGN_OR_RETURN(on, exec::CoerceTo(on, DataType::Boolean(), ctx.binder->context().bind));
 
+  // Generated, identity and default columns (commands/column_values.h).
+  SILT_ASSIGN_OR_RETURN(ColumnValueRules rules, ReadColumnValueRules(schema));
+  SILT_ASSIGN_OR_RETURN(std::vector<exec::ExprPtr> generated,
+                        BindGenerationExpressions(rules, schema, ctx));
+  IdentityAllocator identity(rules);
+
   // Clauses.
   exec::BindContext store_assign = ctx.binder->context().bind;
   store_assign.ansi = true;
@@ -170,10 +180,32 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
       bool insert =
           c.action == MergeClause::Action::kInsert || c.action == MergeClause::Action::kInsertStar;
       b.values.assign(schema.size(), nullptr);
+      b.supplied.assign(schema.size(), false);
       if (c.action == MergeClause::Action::kUpdateStar ||
           c.action == MergeClause::Action::kInsertStar) {
         for (int i = 0; i < nt; ++i) {
           int si = -1;
+          // Computed columns the source lacks are left to the writer.
+          bool in_source = false;
+          for (int k = 0; k < ns; ++k)
+            in_source |= planner::LowerName(scols[k].name) == planner::LowerName(schema[i].name);
+          if (!in_source && rules.computed(static_cast<size_t>(i))) {
+            b.values[i] = insert ? exec::MakeConstant(Value::Null(schema[i].type))
+                                 : exec::MakeColumn(i, schema[i].type, schema[i].name);
+            continue;
+          }
+          if (rules.identity[i] && !insert) {
+            return Status::InvalidArgument(
+                "UPDATE on IDENTITY column " + schema[i].name + " is not supported.",
+                errc::kDeltaIdentityColumnsUpdateNotSupported);
+          }
+          if (rules.identity[i] && rules.identity[i]->always) {
+            return Status::InvalidArgument(
+                "Providing values for GENERATED ALWAYS AS IDENTITY column " + schema[i].name +
+                    " is not supported.",
+                errc::kDeltaIdentityColumnsExplicitInsertNotSupported);
+          }
+          b.supplied[i] = true;
           for (int k = 0; k < ns; ++k) {
             if (planner::LowerName(scols[k].name) == planner::LowerName(schema[i].name)) si = k;
           }
@@ -199,12 +231,25 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
                 "A column with name `" + c.insert_columns[k] + "` cannot be resolved.",
                 errc::kUnresolvedColumnWithSuggestion);
           }
+          if (!c.insert_values[k]) continue;  // DEFAULT: as an omitted column
+          if (rules.identity[i] && rules.identity[i]->always) {
+            return Status::InvalidArgument(
+                "Providing values for GENERATED ALWAYS AS IDENTITY column " + schema[i].name +
+                    " is not supported.",
+                errc::kDeltaIdentityColumnsExplicitInsertNotSupported);
+          }
           SILT_ASSIGN_OR_RETURN(exec::ExprPtr v,
                                 ctx.binder->BindExpression(*c.insert_values[k], joined));
           SILT_ASSIGN_OR_RETURN(b.values[i], target_value(i, v));
+          b.supplied[i] = true;
         }
         for (int i = 0; i < nt; ++i) {
-          if (!b.values[i]) b.values[i] = exec::MakeConstant(Value::Null(schema[i].type));
+          if (b.values[i]) continue;
+          SILT_ASSIGN_OR_RETURN(Value d,
+                                rules.computed(static_cast<size_t>(i))
+                                    ? Result<Value>(Value::Null(schema[i].type))
+                                    : ColumnDefault(rules, schema, static_cast<size_t>(i), ctx));
+          b.values[i] = exec::MakeConstant(d);
         }
       } else {
         for (const auto& a : c.set) {
@@ -219,7 +264,19 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
                 "A column with name `" + path[0] + "` cannot be resolved.",
                 errc::kUnresolvedColumnWithSuggestion);
           }
-          if (!a.value) return Status::NotImplemented("SET col = DEFAULT", errc::kNotImplemented);
+          if (rules.identity[i]) {
+            return Status::InvalidArgument(
+                "UPDATE on IDENTITY column " + schema[i].name + " is not supported.",
+                errc::kDeltaIdentityColumnsUpdateNotSupported);
+          }
+          if (!a.value && rules.generation[i]) continue;  // recomputed over the new row
+          b.supplied[i] = true;
+          if (!a.value) {
+            SILT_ASSIGN_OR_RETURN(Value d,
+                                  ColumnDefault(rules, schema, static_cast<size_t>(i), ctx));
+            b.values[i] = exec::MakeConstant(d);
+            continue;
+          }
           SILT_ASSIGN_OR_RETURN(exec::ExprPtr v, ctx.binder->BindExpression(*a.value, joined));
           SILT_ASSIGN_OR_RETURN(b.values[i], target_value(i, v));
         }
@@ -471,6 +528,14 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
         SILT_RETURN_NOT_OK(exec::Evaluate(*v, sub, eval, &col));
         out.columns.push_back(std::move(col));
       }
+      if (!rules.empty()) {
+        if (c.match == MergeClause::Match::kNotMatched) {
+          for (size_t i = 0; i < schema.size(); ++i) {
+            if (rules.identity[i] && !c.supplied[i]) SILT_RETURN_NOT_OK(identity.Fill(i, &out));
+          }
+        }
+        SILT_RETURN_NOT_OK(ComputeGeneratedColumns(generated, c.supplied, eval, &out));
+      }
       if (cdf) (modifies_target ? cdf_post : cdf_ins).rows.push_back(out);
       new_rows.push_back(std::move(out));
       if (c.match == MergeClause::Match::kNotMatched)
@@ -507,6 +572,9 @@ Result<CommandResult> MergeInto(const sql::MergeStatement& stmt, CommandContext&
     for (const auto& f : files) changes.read_files.push_back(f.path);
   }
   changes.new_rows = std::move(new_rows);
+  // The identity high-water marks go into the same commit.
+  if (identity.allocated())
+    changes.new_metadata = identity.UpdatedMetadata(t.snapshot->metadata(), schema);
   if (cdf)
     changes.change_rows = {std::move(cdf_pre), std::move(cdf_post), std::move(cdf_del),
                            std::move(cdf_ins)};

@@ -1,5 +1,6 @@
 // UPDATE t [[AS] a] SET col = expr, … [WHERE pred]: matched rows are deleted (deletion vector or
 // copy-on-write) and their new versions written in the same commit.
+#include "commands/column_values.h"
 #include "commands/command.h"
 #include "common/error_classes.h"
 #include "exec/functions.h"
@@ -17,6 +18,8 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
 
   // New value per column: the assignment (cast to the column's type) or the column itself.
   std::vector<exec::ExprPtr> values(schema.size());
+  SILT_ASSIGN_OR_RETURN(ColumnValueRules rules, ReadColumnValueRules(schema));
+  std::vector<bool> supplied(schema.size());
   exec::BindContext store_assign = ctx.binder->context().bind;
   store_assign.ansi = true;  // spark.sql.storeAssignmentPolicy=ANSI
   for (const auto& a : stmt.set) {
@@ -38,9 +41,23 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
           "There is a conflict from these SET columns: [`" + path[0] + "`].",
           errc::kDeltaConflictSetColumn);
     }
-    if (!a.value)
-      return Status::NotImplemented("SET col = DEFAULT is not implemented yet",
-                                    errc::kNotImplemented);
+    if (rules.identity[fi]) {
+      return Status::InvalidArgument(
+          "UPDATE on IDENTITY column " + schema[fi].name + " is not supported.",
+          errc::kDeltaIdentityColumnsUpdateNotSupported);
+    }
+    if (!a.value && rules.generation[fi]) {
+      // SET g = DEFAULT on a generated column: its expression over the new row (below).
+      values[fi] = exec::MakeColumn(fi, schema[fi].type, schema[fi].name, schema[fi].nullable);
+      continue;
+    }
+    supplied[fi] = true;
+    if (!a.value) {
+      // SET c = DEFAULT: the column's CURRENT_DEFAULT, else NULL.
+      SILT_ASSIGN_OR_RETURN(Value d, ColumnDefault(rules, schema, static_cast<size_t>(fi), ctx));
+      values[fi] = exec::MakeConstant(d);
+      continue;
+    }
     SILT_ASSIGN_OR_RETURN(exec::ExprPtr v, ctx.binder->BindExpression(*a.value, cols));
     if (!v->type->Equals(*schema[fi].type)) {
       SILT_ASSIGN_OR_RETURN(v, exec::BindCast(v, schema[fi].type, false, store_assign));
@@ -68,7 +85,11 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
   spec.matcher = std::move(b.matcher);
   spec.extra_metrics = std::move(b.skipping_metrics);
   const exec::EvalContext eval = b.eval;
-  spec.updater = [values, eval](const DataChunk& rows) -> Result<DataChunk> {
+  // Generated columns not SET are recomputed over the updated row; SET ones are checked (the
+  // "Generated Column" constraint).
+  SILT_ASSIGN_OR_RETURN(std::vector<exec::ExprPtr> generated,
+                        BindGenerationExpressions(rules, schema, ctx));
+  spec.updater = [values, eval, generated, supplied](const DataChunk& rows) -> Result<DataChunk> {
     DataChunk out;
     out.num_rows_without_columns = rows.size();
     for (const auto& v : values) {
@@ -76,6 +97,7 @@ Result<CommandResult> UpdateTable(const sql::UpdateStatement& stmt, CommandConte
       SILT_RETURN_NOT_OK(exec::Evaluate(*v, rows, eval, &col));
       out.columns.push_back(std::move(col));
     }
+    SILT_RETURN_NOT_OK(ComputeGeneratedColumns(generated, supplied, eval, &out));
     return out;
   };
   SILT_ASSIGN_OR_RETURN(ops::DmlResult r, ops::UpdateRows(store, snapshot, std::move(spec)));

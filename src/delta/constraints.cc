@@ -488,6 +488,17 @@ Result<TableConstraints> TableConstraints::Make(const Schema& schema, const Meta
     inv->columns = std::move(p.columns);
     c.invariants_.push_back(std::move(inv));
   }
+  // Generated columns (PROTOCOL.md "Generated Columns"): every written row must satisfy
+  // `(<value> <=> <generation expression>) IS TRUE`; Spark enforces it as the CHECK constraint
+  // "Generated Column".
+  for (const Field& f : schema) {
+    if (f.metadata_json.find("delta.generationExpression") == std::string::npos) continue;
+    std::optional<std::string> expr = MetadataString(f, "delta.generationExpression");
+    if (!expr) continue;
+    std::string quoted = "`";
+    for (char ch : f.name) quoted += ch == '`' ? std::string("``") : std::string(1, ch);
+    c.needs_validator_.push_back({"Generated Column", "(" + quoted + "` <=> (" + *expr + "))"});
+  }
   for (const auto& [k, v] : metadata.configuration.entries())
     if (k.rfind("delta.constraints.", 0) == 0)
       c.needs_validator_.push_back({k.substr(std::string_view("delta.constraints.").size()), v});

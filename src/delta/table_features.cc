@@ -41,14 +41,16 @@ const std::vector<std::string>& SupportedReaderFeatures() {
 
 const std::vector<std::string>& SupportedWriterFeatures() {
   // Features whose writer obligations silt meets (row tracking: Transaction assigns row ids;
-  // NOT NULL, invariants and CHECK constraints: WriteDataFiles, the last through the caller's
-  // RowValidator). Others (generated/identity columns, icebergCompat, catalog-managed tables)
-  // are refused until built.
+  // NOT NULL, invariants, CHECK constraints and generated columns: WriteDataFiles, the last two
+  // through the caller's RowValidator; identity columns and column defaults: the SQL commands,
+  // see commands/column_values.h). Others (icebergCompat, catalog-managed tables) are refused
+  // until built.
   static const std::vector<std::string> kFeatures = {
-      "appendOnly",           "invariants",     "deletionVectors",     "timestampNtz",
-      "domainMetadata",       "v2Checkpoint",   "vacuumProtocolCheck", "typeWidening",
-      "typeWidening-preview", "changeDataFeed", "columnMapping",       "inCommitTimestamp",
-      "clustering",           "rowTracking",    "checkConstraints"};
+      "appendOnly",           "invariants",         "deletionVectors",     "timestampNtz",
+      "domainMetadata",       "v2Checkpoint",       "vacuumProtocolCheck", "typeWidening",
+      "typeWidening-preview", "changeDataFeed",     "columnMapping",       "inCommitTimestamp",
+      "clustering",           "rowTracking",        "checkConstraints",    "generatedColumns",
+      "identityColumns",      "allowColumnDefaults"};
   return kFeatures;
 }
 

@@ -441,6 +441,21 @@ Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) 
   // Row tracking keeps its high-water mark in a domain, so it needs domainMetadata too.
   if (GetBoolProperty(properties, "delta.enableRowTracking", false).ValueOr(false))
     writer.insert(writer.end(), {"domainMetadata", "rowTracking"});
+  // Generated, identity and default columns (column metadata); allowColumnDefaults also when
+  // asked for with delta.feature.allowColumnDefaults = supported (a later SET DEFAULT needs it).
+  bool generated = false, identity = false, defaults = false;
+  for (const auto& f : schema) {
+    generated |= f.metadata_json.find("\"delta.generationExpression\"") != std::string::npos;
+    identity |= f.metadata_json.find("\"delta.identity.start\"") != std::string::npos;
+    defaults |= f.metadata_json.find("\"CURRENT_DEFAULT\"") != std::string::npos;
+  }
+  for (const auto& [k, v] : properties.entries()) {
+    if (k == "delta.feature.allowColumnDefaults" && (v == "supported" || v == "enabled"))
+      defaults = true;
+  }
+  if (generated) writer.push_back("generatedColumns");
+  if (identity) writer.push_back("identityColumns");
+  if (defaults) writer.push_back("allowColumnDefaults");
   const std::string* cm_mode = properties.Find("delta.columnMapping.mode");
   bool column_mapping = cm_mode && ParseColumnMappingMode(*cm_mode).ValueOr(
                                        ColumnMappingMode::kNone) != ColumnMappingMode::kNone;
@@ -592,6 +607,15 @@ Result<CommitResult> AppendRows(std::shared_ptr<ObjectStore> store,
                                 const std::vector<DataChunk>& rows, DataWriteOptions write,
                                 TransactionOptions txn_options) {
   SILT_ASSIGN_OR_RETURN(auto snap, Snapshot::Load(store, std::nullopt, {.load_files = false}));
+  // Identity values are handed out (and their high-water mark kept) by the SQL layer's INSERT
+  // and MERGE (commands/column_values.h); rows appended here would bypass that.
+  for (const Field& f : snap->schema()) {
+    if (f.metadata_json.find("\"delta.identity.start\"") != std::string::npos) {
+      return Status::Unsupported("table " + store->root() + " has the IDENTITY column " + f.name +
+                                     ": append rows to it with SQL INSERT",
+                                 errc::kDeltaUnsupportedFeaturesForWrite);
+    }
+  }
   SILT_ASSIGN_OR_RETURN(auto adds,
                         WriteDataFiles(*store, snap->metadata(), snap->schema(), rows, write));
   Transaction txn(store, snap, txn_options);

@@ -593,6 +593,7 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
   if (dv_write) txn.WaitBeforePublish([dv_write] { return dv_write->Run(); });
   txn.SetOperation(changes.operation, changes.parameters);
   for (const auto& t : changes.app_transactions) txn.SetAppTransaction(t);
+  if (changes.new_metadata) txn.UpdateMetadata(*changes.new_metadata);
   for (auto& r : removes) txn.Remove(std::move(r));
   for (auto& a : adds) txn.Add(std::move(a));
   for (auto& c : cdc) txn.AddCdc(std::move(c));

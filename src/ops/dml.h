@@ -206,6 +206,8 @@ struct RowChanges {
   int64_t start_time_ms = -1;  // for executionTimeMs; -1: now
   // `txn` actions committed with the changes (a streaming sink's batch id, exactly once).
   std::vector<delta::SetTransaction> app_transactions;
+  // Committed with the changes when set (e.g. identity columns' new high-water marks).
+  std::optional<delta::Metadata> new_metadata;
 };
 
 // Builds the actions for `changes` (DVs or copy-on-write, as options say), writes the DV, data

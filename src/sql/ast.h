@@ -344,7 +344,9 @@ struct ColumnDef {
   std::string comment;
   ExprNode default_value;  // DEFAULT expr
   ExprNode generated_as;   // GENERATED ALWAYS AS (expr)
-  bool identity = false;   // GENERATED ALWAYS|BY DEFAULT AS IDENTITY
+  // The DEFAULT / GENERATED ALWAYS AS expressions as written (Delta stores the text).
+  std::string default_text, generated_text;
+  bool identity = false;  // GENERATED ALWAYS|BY DEFAULT AS IDENTITY
   bool identity_always = false;
   int64_t identity_start = 1, identity_step = 1;
   // ALTER TABLE … ADD COLUMNS / ALTER COLUMN position: FIRST or AFTER <column>.

@@ -100,7 +100,9 @@ Result<ColumnDef> Parser::ColumnDefinition(bool require_type, bool qualified_nam
       SILT_ASSIGN_OR_RETURN(c.comment, StringLit());
     } else if (AcceptKw("DEFAULT")) {
       SILT_RETURN_NOT_OK(once("DEFAULT", p));
+      const int start = Peek().pos.offset;
       SILT_ASSIGN_OR_RETURN(c.default_value, Expression());
+      c.default_text = SourceText(start, Peek().pos.offset);
     } else if (AtKw("GENERATED")) {
       Next();
       SILT_RETURN_NOT_OK(once("GENERATED", p));
@@ -137,7 +139,9 @@ Result<ColumnDef> Parser::ColumnDefinition(bool require_type, bool qualified_nam
       } else {
         if (!always) return ErrorHere();
         SILT_RETURN_NOT_OK(ExpectOp("("));
+        const int start = Peek().pos.offset;
         SILT_ASSIGN_OR_RETURN(c.generated_as, Expression());
+        c.generated_text = SourceText(start, Peek().pos.offset);
         SILT_RETURN_NOT_OK(ExpectOp(")"));
       }
     } else {
@@ -508,11 +512,18 @@ Result<StatementNode> Parser::Alter() {
     } else if (AtKw("SET") && AtKw("DEFAULT", 1)) {
       Next();
       Next();
+      const int start = Peek().pos.offset;
       SILT_ASSIGN_OR_RETURN(c.default_value, Expression());
+      c.default_text = SourceText(start, Peek().pos.offset);
     } else if (AtKw("DROP") && AtKw("DEFAULT", 1)) {
       Next();
       Next();
       c.drop_default = true;
+    } else if (AtKw("SYNC") && AtKw("IDENTITY", 1)) {
+      // ALTER COLUMN c SYNC IDENTITY: ColumnDef::identity marks it in an ALTER COLUMN.
+      Next();
+      Next();
+      c.identity = true;
     } else if (AcceptKw("COMMENT")) {
       SILT_ASSIGN_OR_RETURN(auto cm, StringLit());
       s->new_comment = cm;
