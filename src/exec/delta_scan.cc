@@ -153,6 +153,22 @@ void DeltaScanOperator::BuildAllFilters() {
   };
   late_static_ = late_columns(filters_);
   late_all_ = late_columns(all_filters_);
+  // The columns the projection reads: Emit copies only these (a filter-only column such as Q6's
+  // l_shipdate is dropped, not copied row by row and then projected away).
+  projected_columns_.clear();
+  if (!projection_.empty()) {
+    std::vector<int> cols;
+    for (const ExprPtr& e : projection_) CollectColumns(*e, &cols);
+    const size_t width = scan_->output_schema().size();
+    projected_columns_.assign(width, 0);
+    for (int c : cols) {
+      if (c < 0 || static_cast<size_t>(c) >= width) {
+        projected_columns_.clear();  // not a scan column: copy everything, as before
+        break;
+      }
+      projected_columns_[static_cast<size_t>(c)] = 1;
+    }
+  }
 }
 
 std::string DeltaScanOperator::adaptive_filter_state() const {
@@ -232,7 +248,16 @@ Status DeltaScanOperator::Emit(ExecContext& ctx, DataChunk& group, const std::ve
     DataChunk piece;
     piece.num_rows_without_columns = n;
     piece.columns.reserve(group.columns.size());
-    for (const Vector& c : group.columns) {
+    for (size_t k = 0; k < group.columns.size(); ++k) {
+      const Vector& c = group.columns[k];
+      if (k < projected_columns_.size() && !projected_columns_[k]) {
+        // Not read by the projection: a NULL-typed placeholder of the piece's length (free), so
+        // the piece keeps its row count for expressions that read no column.
+        Vector placeholder(DataType::Null());
+        placeholder.Resize(n);
+        piece.columns.push_back(std::move(placeholder));
+        continue;
+      }
       Vector v(c.type());
       if (all) {
         v.AppendRange(c, off, n);

@@ -144,6 +144,8 @@ class DeltaScanOperator final : public Operator {
   std::atomic<int64_t> adaptive_seen_{0};    // sampled rows that passed filters_
   std::atomic<int64_t> adaptive_passed_{0};  // ... and the adaptive filters
   std::vector<ExprPtr> projection_;          // empty: the scan's columns as read
+  // Per scan column, 1 when projection_ reads it (built with the filters; empty: every column).
+  std::vector<uint8_t> projected_columns_;
   // Late materialization: the scan columns the filters read (empty: off), without and with the
   // adaptive filters; switched off for the rest of the scan once the filters kept more than
   // kLateKeepRatio of the first kAdaptiveSampleRows rows (nothing to skip, one more copy).
