@@ -4,12 +4,155 @@
 #include <atomic>
 #include <cstdio>
 #include <mutex>
+#include <optional>
+#include <type_traits>
 
 #include "common/thread_pool.h"
 #include "exec/basic_operators.h"
 #include "exec/dictionary_filter.h"
 
 namespace silt::exec {
+
+namespace {
+
+enum class CmpKind { kEq, kNe, kLt, kLe, kGt, kGe };
+
+template <typename T>
+inline int CompareValues(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const bool na = a != a, nb = b != b;  // NaN: equal to NaN, above every number
+    if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
+  }
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+template <typename T, CmpKind K>
+size_t RefineLoop(const T* x, const uint8_t* valid, T c, uint32_t* rows, size_t n) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t r = rows[i];
+    const int cmp = CompareValues<T>(x[r], c);
+    bool keep;
+    if constexpr (K == CmpKind::kEq) keep = cmp == 0;
+    if constexpr (K == CmpKind::kNe) keep = cmp != 0;
+    if constexpr (K == CmpKind::kLt) keep = cmp < 0;
+    if constexpr (K == CmpKind::kLe) keep = cmp <= 0;
+    if constexpr (K == CmpKind::kGt) keep = cmp > 0;
+    if constexpr (K == CmpKind::kGe) keep = cmp >= 0;
+    if (valid) keep = keep && valid[r];
+    rows[k] = r;  // branch-free compaction, as EvaluateFilter's
+    k += keep;
+  }
+  return k;
+}
+
+template <typename T>
+size_t Refine(CmpKind op, const Vector& col, T c, std::vector<uint32_t>* sel) {
+  const T* x = col.data<T>();
+  const uint8_t* v = col.validity();
+  uint32_t* rows = sel->data();
+  const size_t n = sel->size();
+  switch (op) {
+    case CmpKind::kEq:
+      return RefineLoop<T, CmpKind::kEq>(x, v, c, rows, n);
+    case CmpKind::kNe:
+      return RefineLoop<T, CmpKind::kNe>(x, v, c, rows, n);
+    case CmpKind::kLt:
+      return RefineLoop<T, CmpKind::kLt>(x, v, c, rows, n);
+    case CmpKind::kLe:
+      return RefineLoop<T, CmpKind::kLe>(x, v, c, rows, n);
+    case CmpKind::kGt:
+      return RefineLoop<T, CmpKind::kGt>(x, v, c, rows, n);
+    case CmpKind::kGe:
+      return RefineLoop<T, CmpKind::kGe>(x, v, c, rows, n);
+  }
+  return n;
+}
+
+std::optional<CmpKind> ComparisonOf(const std::string& name) {
+  if (name == "=" || name == "==") return CmpKind::kEq;
+  if (name == "<>" || name == "!=") return CmpKind::kNe;
+  if (name == "<") return CmpKind::kLt;
+  if (name == "<=") return CmpKind::kLe;
+  if (name == ">") return CmpKind::kGt;
+  if (name == ">=") return CmpKind::kGe;
+  return std::nullopt;
+}
+
+// `constant <op> column` as `column <mirrored op> constant`.
+CmpKind Mirror(CmpKind op) {
+  switch (op) {
+    case CmpKind::kLt:
+      return CmpKind::kGt;
+    case CmpKind::kLe:
+      return CmpKind::kGe;
+    case CmpKind::kGt:
+      return CmpKind::kLt;
+    case CmpKind::kGe:
+      return CmpKind::kLe;
+    default:
+      return op;
+  }
+}
+
+}  // namespace
+
+bool RefineByComparison(const Expr& filter, const DataChunk& chunk, std::vector<uint32_t>* sel) {
+  if (filter.kind != ExprKind::kCall || filter.children.size() != 2 ||
+      filter.type->id() != TypeId::kBoolean)
+    return false;
+  std::optional<CmpKind> op = ComparisonOf(filter.name);
+  if (!op) return false;
+  const Expr* column = filter.children[0].get();
+  const Expr* constant = filter.children[1].get();
+  if (column->kind == ExprKind::kConstant && constant->kind == ExprKind::kColumn) {
+    std::swap(column, constant);
+    op = Mirror(*op);
+  }
+  if (column->kind != ExprKind::kColumn || constant->kind != ExprKind::kConstant ||
+      constant->constant.is_null() || column->column < 0 ||
+      static_cast<size_t>(column->column) >= chunk.columns.size())
+    return false;
+  const Vector& col = chunk.columns[static_cast<size_t>(column->column)];
+  // The column as the binder typed it (not a placeholder), the constant of the same type.
+  if (!col.type()->Equals(*column->type) || !col.type()->Equals(*constant->constant.type()) ||
+      col.size() != chunk.size())
+    return false;
+  const Value& c = constant->constant;
+  size_t kept;
+  switch (col.id()) {
+    case TypeId::kInt8:
+      kept = Refine<int8_t>(*op, col, static_cast<int8_t>(c.integer()), sel);
+      break;
+    case TypeId::kInt16:
+      kept = Refine<int16_t>(*op, col, static_cast<int16_t>(c.integer()), sel);
+      break;
+    case TypeId::kInt32:
+    case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
+      kept = Refine<int32_t>(*op, col, static_cast<int32_t>(c.integer()), sel);
+      break;
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
+      kept = Refine<int64_t>(*op, col, c.integer(), sel);
+      break;
+    case TypeId::kFloat:
+      kept = Refine<float>(*op, col, static_cast<float>(c.floating()), sel);
+      break;
+    case TypeId::kDouble:
+      kept = Refine<double>(*op, col, c.floating(), sel);
+      break;
+    case TypeId::kDecimal:
+      kept = Refine<int128_t>(*op, col, c.decimal(), sel);
+      break;
+    default:
+      return false;
+  }
+  sel->resize(kept);
+  return true;
+}
 
 Status SelectRows(const std::vector<ExprPtr>& filters, const EvalContext& ctx,
                   const DataChunk& chunk, std::vector<uint32_t>* sel, bool* all) {
@@ -23,6 +166,7 @@ Status SelectRows(const std::vector<ExprPtr>& filters, const EvalContext& ctx,
       continue;
     }
     if (sel->empty()) break;
+    if (RefineByComparison(*f, chunk, sel)) continue;
     // Later conjuncts see only the surviving rows, and only the columns they read.
     SILT_RETURN_NOT_OK(EvaluateFilter(*f, SubsetFor(*f, chunk, *sel), ctx, &next));
     for (size_t k = 0; k < next.size(); ++k) next[k] = (*sel)[next[k]];
