@@ -26,12 +26,15 @@ inline int CompareValues(T a, T b) {
   return a < b ? -1 : (b < a ? 1 : 0);
 }
 
-template <typename T, CmpKind K>
-size_t RefineLoop(const T* x, const uint8_t* valid, T c, uint32_t* rows, size_t n) {
+// y is a column (kColumnY: row r's value) or a constant (y[0]); a NULL on either side drops the
+// row.
+template <typename T, CmpKind K, bool kColumnY>
+size_t RefineLoop(const T* x, const uint8_t* xv, const T* y, const uint8_t* yv, uint32_t* rows,
+                  size_t n) {
   size_t k = 0;
   for (size_t i = 0; i < n; ++i) {
     const uint32_t r = rows[i];
-    const int cmp = CompareValues<T>(x[r], c);
+    const int cmp = CompareValues<T>(x[r], y[kColumnY ? r : 0]);
     bool keep;
     if constexpr (K == CmpKind::kEq) keep = cmp == 0;
     if constexpr (K == CmpKind::kNe) keep = cmp != 0;
@@ -39,34 +42,43 @@ size_t RefineLoop(const T* x, const uint8_t* valid, T c, uint32_t* rows, size_t 
     if constexpr (K == CmpKind::kLe) keep = cmp <= 0;
     if constexpr (K == CmpKind::kGt) keep = cmp > 0;
     if constexpr (K == CmpKind::kGe) keep = cmp >= 0;
-    if (valid) keep = keep && valid[r];
+    if (xv) keep = keep && xv[r];
+    if (kColumnY && yv) keep = keep && yv[r];
     rows[k] = r;  // branch-free compaction, as EvaluateFilter's
     k += keep;
   }
   return k;
 }
 
-template <typename T>
-size_t Refine(CmpKind op, const Vector& col, T c, std::vector<uint32_t>* sel) {
-  const T* x = col.data<T>();
-  const uint8_t* v = col.validity();
+template <typename T, bool kColumnY>
+size_t RefineOp(CmpKind op, const T* x, const uint8_t* xv, const T* y, const uint8_t* yv,
+                std::vector<uint32_t>* sel) {
   uint32_t* rows = sel->data();
   const size_t n = sel->size();
   switch (op) {
     case CmpKind::kEq:
-      return RefineLoop<T, CmpKind::kEq>(x, v, c, rows, n);
+      return RefineLoop<T, CmpKind::kEq, kColumnY>(x, xv, y, yv, rows, n);
     case CmpKind::kNe:
-      return RefineLoop<T, CmpKind::kNe>(x, v, c, rows, n);
+      return RefineLoop<T, CmpKind::kNe, kColumnY>(x, xv, y, yv, rows, n);
     case CmpKind::kLt:
-      return RefineLoop<T, CmpKind::kLt>(x, v, c, rows, n);
+      return RefineLoop<T, CmpKind::kLt, kColumnY>(x, xv, y, yv, rows, n);
     case CmpKind::kLe:
-      return RefineLoop<T, CmpKind::kLe>(x, v, c, rows, n);
+      return RefineLoop<T, CmpKind::kLe, kColumnY>(x, xv, y, yv, rows, n);
     case CmpKind::kGt:
-      return RefineLoop<T, CmpKind::kGt>(x, v, c, rows, n);
+      return RefineLoop<T, CmpKind::kGt, kColumnY>(x, xv, y, yv, rows, n);
     case CmpKind::kGe:
-      return RefineLoop<T, CmpKind::kGe>(x, v, c, rows, n);
+      return RefineLoop<T, CmpKind::kGe, kColumnY>(x, xv, y, yv, rows, n);
   }
   return n;
+}
+
+// `col <op> c` (other == nullptr) or `col <op> other` (a column of the same type).
+template <typename T>
+size_t Refine(CmpKind op, const Vector& col, T c, const Vector* other, std::vector<uint32_t>* sel) {
+  if (other)
+    return RefineOp<T, true>(op, col.data<T>(), col.validity(), other->data<T>(), other->validity(),
+                             sel);
+  return RefineOp<T, false>(op, col.data<T>(), col.validity(), &c, nullptr, sel);
 }
 
 std::optional<CmpKind> ComparisonOf(const std::string& name) {
@@ -104,48 +116,59 @@ bool RefineByComparison(const Expr& filter, const DataChunk& chunk, std::vector<
   std::optional<CmpKind> op = ComparisonOf(filter.name);
   if (!op) return false;
   const Expr* column = filter.children[0].get();
-  const Expr* constant = filter.children[1].get();
-  if (column->kind == ExprKind::kConstant && constant->kind == ExprKind::kColumn) {
-    std::swap(column, constant);
+  const Expr* operand = filter.children[1].get();
+  if (column->kind == ExprKind::kConstant && operand->kind == ExprKind::kColumn) {
+    std::swap(column, operand);
     op = Mirror(*op);
   }
-  if (column->kind != ExprKind::kColumn || constant->kind != ExprKind::kConstant ||
-      constant->constant.is_null() || column->column < 0 ||
-      static_cast<size_t>(column->column) >= chunk.columns.size())
-    return false;
-  const Vector& col = chunk.columns[static_cast<size_t>(column->column)];
-  // The column as the binder typed it (not a placeholder), the constant of the same type.
-  if (!col.type()->Equals(*column->type) || !col.type()->Equals(*constant->constant.type()) ||
-      col.size() != chunk.size())
-    return false;
-  const Value& c = constant->constant;
+  // A column as the binder typed it (not a placeholder) with all the chunk's rows.
+  auto column_of = [&](const Expr* e) -> const Vector* {
+    if (e->kind != ExprKind::kColumn || e->column < 0 ||
+        static_cast<size_t>(e->column) >= chunk.columns.size())
+      return nullptr;
+    const Vector& v = chunk.columns[static_cast<size_t>(e->column)];
+    if (!v.type()->Equals(*e->type) || v.size() != chunk.size()) return nullptr;
+    return &v;
+  };
+  const Vector* colp = column_of(column);
+  if (!colp) return false;
+  const Vector& col = *colp;
+  const Vector* other = nullptr;
+  Value c;
+  if (operand->kind == ExprKind::kConstant) {
+    if (operand->constant.is_null() || !col.type()->Equals(*operand->constant.type())) return false;
+    c = operand->constant;
+  } else {
+    other = column_of(operand);
+    if (!other || !other->type()->Equals(*col.type())) return false;
+  }
   size_t kept;
   switch (col.id()) {
     case TypeId::kInt8:
-      kept = Refine<int8_t>(*op, col, static_cast<int8_t>(c.integer()), sel);
+      kept = Refine<int8_t>(*op, col, other ? 0 : static_cast<int8_t>(c.integer()), other, sel);
       break;
     case TypeId::kInt16:
-      kept = Refine<int16_t>(*op, col, static_cast<int16_t>(c.integer()), sel);
+      kept = Refine<int16_t>(*op, col, other ? 0 : static_cast<int16_t>(c.integer()), other, sel);
       break;
     case TypeId::kInt32:
     case TypeId::kDate:
     case TypeId::kYearMonthInterval:
-      kept = Refine<int32_t>(*op, col, static_cast<int32_t>(c.integer()), sel);
+      kept = Refine<int32_t>(*op, col, other ? 0 : static_cast<int32_t>(c.integer()), other, sel);
       break;
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
     case TypeId::kDayTimeInterval:
-      kept = Refine<int64_t>(*op, col, c.integer(), sel);
+      kept = Refine<int64_t>(*op, col, other ? 0 : c.integer(), other, sel);
       break;
     case TypeId::kFloat:
-      kept = Refine<float>(*op, col, static_cast<float>(c.floating()), sel);
+      kept = Refine<float>(*op, col, other ? 0 : static_cast<float>(c.floating()), other, sel);
       break;
     case TypeId::kDouble:
-      kept = Refine<double>(*op, col, c.floating(), sel);
+      kept = Refine<double>(*op, col, other ? 0 : c.floating(), other, sel);
       break;
     case TypeId::kDecimal:
-      kept = Refine<int128_t>(*op, col, c.decimal(), sel);
+      kept = Refine<int128_t>(*op, col, other ? 0 : c.decimal(), other, sel);
       break;
     default:
       return false;

@@ -174,11 +174,12 @@ Status ApplyFilters(const std::vector<ExprPtr>& filters, const EvalContext& ctx,
 // earlier ones kept: *all when every row passes (sel is then not filled), else their indices.
 Status SelectRows(const std::vector<ExprPtr>& filters, const EvalContext& ctx,
                   const DataChunk& chunk, std::vector<uint32_t>* sel, bool* all);
-// A conjunct `column <op> constant` (or `constant <op> column`; op one of = <> < <= > >=) over a
-// fixed-width column (integral, date/time, interval, float, double, decimal) applied to the rows
-// *sel of `chunk` in place, without gathering them first: the kept rows are those where the
-// comparison is TRUE (NULL drops a row; NaN equals NaN and is above every number, as in the
-// comparison kernels). False, with *sel untouched, when `filter` is not of that shape.
+// A conjunct `column <op> constant` (or `constant <op> column`, or `column <op> column` of one
+// type; op one of = <> < <= > >=) over a fixed-width column (integral, date/time, interval, float,
+// double, decimal) applied to the rows *sel of `chunk` in place, without gathering them first: the
+// kept rows are those where the comparison is TRUE (NULL drops a row; NaN equals NaN and is above
+// every number, as in the comparison kernels). False, with *sel untouched, when `filter` is not of
+// that shape.
 bool RefineByComparison(const Expr& filter, const DataChunk& chunk, std::vector<uint32_t>* sel);
 
 }  // namespace silt::exec

@@ -1,6 +1,7 @@
-// RefineByComparison (the scan's later conjuncts `column <op> constant` applied to a selection
-// in place) keeps exactly the rows the comparison kernels keep: every operator, both operand
-// orders, every fixed-width type, NULL rows, NaN and -0.0; other shapes are left to the evaluator.
+// RefineByComparison (the scan's later conjuncts `column <op> constant|column` applied to a
+// selection in place) keeps exactly the rows the comparison kernels keep: every operator, both
+// operand orders, column against column, every fixed-width type, NULL rows, NaN and -0.0; other
+// shapes are left to the evaluator.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -67,11 +68,29 @@ TEST(RefineByComparisonTest, MatchesTheComparisonKernels) {
           ASSERT_TRUE(col.AppendValue(tc.values[rng() % tc.values.size()]).ok());
         }
       }
+      Vector col2(tc.type);  // column 2: a second column of the type, for column <op> column
+      for (int i = 0; i < 500; ++i) {
+        if (nulls && rng() % 5 == 0) {
+          ASSERT_TRUE(col2.AppendValue(Value::Null(tc.type)).ok());
+        } else {
+          ASSERT_TRUE(col2.AppendValue(tc.values[rng() % tc.values.size()]).ok());
+        }
+      }
       chunk.columns.push_back(std::move(other));
       chunk.columns.push_back(std::move(col));
+      chunk.columns.push_back(std::move(col2));
       std::vector<uint32_t> sel;
       for (uint32_t i = 0; i < 500; ++i)
         if (rng() % 3 != 0) sel.push_back(i);
+      for (const char* op : ops) {
+        SCOPED_TRACE(tc.type->ToString() + " column " + op + " column" + (nulls ? " nulls" : ""));
+        auto pred = BindScalarFunction(
+            op, {MakeColumn(1, tc.type, "c"), MakeColumn(2, tc.type, "d")}, BindContext{});
+        ASSERT_TRUE(pred.ok()) << pred.status().ToString();
+        std::vector<uint32_t> got = sel;
+        ASSERT_TRUE(RefineByComparison(**pred, chunk, &got));
+        EXPECT_EQ(got, Reference(**pred, chunk, sel));
+      }
       for (const Value& c : tc.values) {
         for (const char* op : ops) {
           for (bool constant_first : {false, true}) {
@@ -113,8 +132,7 @@ TEST(RefineByComparisonTest, OtherShapesAreLeftToTheEvaluator) {
     EXPECT_EQ(s2, sel);  // untouched when not applied
     return done;
   };
-  // column vs column, a NULL constant, a string column, an expression operand, not a comparison.
-  EXPECT_FALSE(try_refine("<", {col, MakeColumn(0, DataType::Int64(), "a")}));
+  // A NULL constant, a string column, an expression operand, not a comparison.
   EXPECT_FALSE(try_refine("<", {col, MakeConstant(Value::Null(DataType::Int64()))}));
   EXPECT_FALSE(
       try_refine("=", {MakeColumn(1, DataType::String(), "s"), MakeConstant(Value::String("x3"))}));
