@@ -4,12 +4,178 @@
 #include <atomic>
 #include <cstdio>
 #include <mutex>
+#include <optional>
+#include <type_traits>
 
 #include "common/thread_pool.h"
 #include "exec/basic_operators.h"
 #include "exec/dictionary_filter.h"
 
 namespace silt::exec {
+
+namespace {
+
+enum class CmpKind { kEq, kNe, kLt, kLe, kGt, kGe };
+
+template <typename T>
+inline int CompareValues(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const bool na = a != a, nb = b != b;  // NaN: equal to NaN, above every number
+    if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
+  }
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+// y is a column (kColumnY: row r's value) or a constant (y[0]); a NULL on either side drops the
+// row.
+template <typename T, CmpKind K, bool kColumnY>
+size_t RefineLoop(const T* x, const uint8_t* xv, const T* y, const uint8_t* yv, uint32_t* rows,
+                  size_t n) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t r = rows[i];
+    const int cmp = CompareValues<T>(x[r], y[kColumnY ? r : 0]);
+    bool keep;
+    if constexpr (K == CmpKind::kEq) keep = cmp == 0;
+    if constexpr (K == CmpKind::kNe) keep = cmp != 0;
+    if constexpr (K == CmpKind::kLt) keep = cmp < 0;
+    if constexpr (K == CmpKind::kLe) keep = cmp <= 0;
+    if constexpr (K == CmpKind::kGt) keep = cmp > 0;
+    if constexpr (K == CmpKind::kGe) keep = cmp >= 0;
+    if (xv) keep = keep && xv[r];
+    if (kColumnY && yv) keep = keep && yv[r];
+    rows[k] = r;  // branch-free compaction, as EvaluateFilter's
+    k += keep;
+  }
+  return k;
+}
+
+template <typename T, bool kColumnY>
+size_t RefineOp(CmpKind op, const T* x, const uint8_t* xv, const T* y, const uint8_t* yv,
+                std::vector<uint32_t>* sel) {
+  uint32_t* rows = sel->data();
+  const size_t n = sel->size();
+  switch (op) {
+    case CmpKind::kEq:
+      return RefineLoop<T, CmpKind::kEq, kColumnY>(x, xv, y, yv, rows, n);
+    case CmpKind::kNe:
+      return RefineLoop<T, CmpKind::kNe, kColumnY>(x, xv, y, yv, rows, n);
+    case CmpKind::kLt:
+      return RefineLoop<T, CmpKind::kLt, kColumnY>(x, xv, y, yv, rows, n);
+    case CmpKind::kLe:
+      return RefineLoop<T, CmpKind::kLe, kColumnY>(x, xv, y, yv, rows, n);
+    case CmpKind::kGt:
+      return RefineLoop<T, CmpKind::kGt, kColumnY>(x, xv, y, yv, rows, n);
+    case CmpKind::kGe:
+      return RefineLoop<T, CmpKind::kGe, kColumnY>(x, xv, y, yv, rows, n);
+  }
+  return n;
+}
+
+// `col <op> c` (other == nullptr) or `col <op> other` (a column of the same type).
+template <typename T>
+size_t Refine(CmpKind op, const Vector& col, T c, const Vector* other, std::vector<uint32_t>* sel) {
+  if (other)
+    return RefineOp<T, true>(op, col.data<T>(), col.validity(), other->data<T>(), other->validity(),
+                             sel);
+  return RefineOp<T, false>(op, col.data<T>(), col.validity(), &c, nullptr, sel);
+}
+
+std::optional<CmpKind> ComparisonOf(const std::string& name) {
+  if (name == "=" || name == "==") return CmpKind::kEq;
+  if (name == "<>" || name == "!=") return CmpKind::kNe;
+  if (name == "<") return CmpKind::kLt;
+  if (name == "<=") return CmpKind::kLe;
+  if (name == ">") return CmpKind::kGt;
+  if (name == ">=") return CmpKind::kGe;
+  return std::nullopt;
+}
+
+// `constant <op> column` as `column <mirrored op> constant`.
+CmpKind Mirror(CmpKind op) {
+  switch (op) {
+    case CmpKind::kLt:
+      return CmpKind::kGt;
+    case CmpKind::kLe:
+      return CmpKind::kGe;
+    case CmpKind::kGt:
+      return CmpKind::kLt;
+    case CmpKind::kGe:
+      return CmpKind::kLe;
+    default:
+      return op;
+  }
+}
+
+}  // namespace
+
+bool RefineByComparison(const Expr& filter, const DataChunk& chunk, std::vector<uint32_t>* sel) {
+  if (filter.kind != ExprKind::kCall || filter.children.size() != 2 ||
+      filter.type->id() != TypeId::kBoolean)
+    return false;
+  std::optional<CmpKind> op = ComparisonOf(filter.name);
+  if (!op) return false;
+  const Expr* column = filter.children[0].get();
+  const Expr* operand = filter.children[1].get();
+  if (column->kind == ExprKind::kConstant && operand->kind == ExprKind::kColumn) {
+    std::swap(column, operand);
+    op = Mirror(*op);
+  }
+  // A column as the binder typed it (not a placeholder) with all the chunk's rows.
+  auto column_of = [&](const Expr* e) -> const Vector* {
+    if (e->kind != ExprKind::kColumn || e->column < 0 ||
+        static_cast<size_t>(e->column) >= chunk.columns.size())
+      return nullptr;
+    const Vector& v = chunk.columns[static_cast<size_t>(e->column)];
+    if (!v.type()->Equals(*e->type) || v.size() != chunk.size()) return nullptr;
+    return &v;
+  };
+  const Vector* colp = column_of(column);
+  if (!colp) return false;
+  const Vector& col = *colp;
+  const Vector* other = nullptr;
+  Value c;
+  if (operand->kind == ExprKind::kConstant) {
+    if (operand->constant.is_null() || !col.type()->Equals(*operand->constant.type())) return false;
+    c = operand->constant;
+  } else {
+    other = column_of(operand);
+    if (!other || !other->type()->Equals(*col.type())) return false;
+  }
+  size_t kept;
+  switch (col.id()) {
+    case TypeId::kInt8:
+      kept = Refine<int8_t>(*op, col, other ? 0 : static_cast<int8_t>(c.integer()), other, sel);
+      break;
+    case TypeId::kInt16:
+      kept = Refine<int16_t>(*op, col, other ? 0 : static_cast<int16_t>(c.integer()), other, sel);
+      break;
+    case TypeId::kInt32:
+    case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
+      kept = Refine<int32_t>(*op, col, other ? 0 : static_cast<int32_t>(c.integer()), other, sel);
+      break;
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
+      kept = Refine<int64_t>(*op, col, other ? 0 : c.integer(), other, sel);
+      break;
+    case TypeId::kFloat:
+      kept = Refine<float>(*op, col, other ? 0 : static_cast<float>(c.floating()), other, sel);
+      break;
+    case TypeId::kDouble:
+      kept = Refine<double>(*op, col, other ? 0 : c.floating(), other, sel);
+      break;
+    case TypeId::kDecimal:
+      kept = Refine<int128_t>(*op, col, other ? 0 : c.decimal(), other, sel);
+      break;
+    default:
+      return false;
+  }
+  sel->resize(kept);
+  return true;
+}
 
 Status SelectRows(const std::vector<ExprPtr>& filters, const EvalContext& ctx,
                   const DataChunk& chunk, std::vector<uint32_t>* sel, bool* all) {
@@ -23,6 +189,7 @@ Status SelectRows(const std::vector<ExprPtr>& filters, const EvalContext& ctx,
       continue;
     }
     if (sel->empty()) break;
+    if (RefineByComparison(*f, chunk, sel)) continue;
     // Later conjuncts see only the surviving rows, and only the columns they read.
     SILT_RETURN_NOT_OK(EvaluateFilter(*f, SubsetFor(*f, chunk, *sel), ctx, &next));
     for (size_t k = 0; k < next.size(); ++k) next[k] = (*sel)[next[k]];
@@ -153,6 +320,22 @@ void DeltaScanOperator::BuildAllFilters() {
   };
   late_static_ = late_columns(filters_);
   late_all_ = late_columns(all_filters_);
+  // The columns the projection reads: Emit copies only these (a filter-only column such as Q6's
+  // l_shipdate is dropped, not copied row by row and then projected away).
+  projected_columns_.clear();
+  if (!projection_.empty()) {
+    std::vector<int> cols;
+    for (const ExprPtr& e : projection_) CollectColumns(*e, &cols);
+    const size_t width = scan_->output_schema().size();
+    projected_columns_.assign(width, 0);
+    for (int c : cols) {
+      if (c < 0 || static_cast<size_t>(c) >= width) {
+        projected_columns_.clear();  // not a scan column: copy everything, as before
+        break;
+      }
+      projected_columns_[static_cast<size_t>(c)] = 1;
+    }
+  }
 }
 
 std::string DeltaScanOperator::adaptive_filter_state() const {
@@ -232,7 +415,16 @@ Status DeltaScanOperator::Emit(ExecContext& ctx, DataChunk& group, const std::ve
     DataChunk piece;
     piece.num_rows_without_columns = n;
     piece.columns.reserve(group.columns.size());
-    for (const Vector& c : group.columns) {
+    for (size_t k = 0; k < group.columns.size(); ++k) {
+      const Vector& c = group.columns[k];
+      if (k < projected_columns_.size() && !projected_columns_[k]) {
+        // Not read by the projection: a NULL-typed placeholder of the piece's length (free), so
+        // the piece keeps its row count for expressions that read no column.
+        Vector placeholder(DataType::Null());
+        placeholder.Resize(n);
+        piece.columns.push_back(std::move(placeholder));
+        continue;
+      }
       Vector v(c.type());
       if (all) {
         v.AppendRange(c, off, n);

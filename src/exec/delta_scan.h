@@ -144,6 +144,8 @@ class DeltaScanOperator final : public Operator {
   std::atomic<int64_t> adaptive_seen_{0};    // sampled rows that passed filters_
   std::atomic<int64_t> adaptive_passed_{0};  // ... and the adaptive filters
   std::vector<ExprPtr> projection_;          // empty: the scan's columns as read
+  // Per scan column, 1 when projection_ reads it (built with the filters; empty: every column).
+  std::vector<uint8_t> projected_columns_;
   // Late materialization: the scan columns the filters read (empty: off), without and with the
   // adaptive filters; switched off for the rest of the scan once the filters kept more than
   // kLateKeepRatio of the first kAdaptiveSampleRows rows (nothing to skip, one more copy).
@@ -172,5 +174,12 @@ Status ApplyFilters(const std::vector<ExprPtr>& filters, const EvalContext& ctx,
 // earlier ones kept: *all when every row passes (sel is then not filled), else their indices.
 Status SelectRows(const std::vector<ExprPtr>& filters, const EvalContext& ctx,
                   const DataChunk& chunk, std::vector<uint32_t>* sel, bool* all);
+// A conjunct `column <op> constant` (or `constant <op> column`, or `column <op> column` of one
+// type; op one of = <> < <= > >=) over a fixed-width column (integral, date/time, interval, float,
+// double, decimal) applied to the rows *sel of `chunk` in place, without gathering them first: the
+// kept rows are those where the comparison is TRUE (NULL drops a row; NaN equals NaN and is above
+// every number, as in the comparison kernels). False, with *sel untouched, when `filter` is not of
+// that shape.
+bool RefineByComparison(const Expr& filter, const DataChunk& chunk, std::vector<uint32_t>* sel);
 
 }  // namespace silt::exec

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "exec/delta_scan.h"
+
 namespace silt::exec {
 namespace {
 
@@ -127,6 +129,7 @@ Status SelectRowsWithDictionaries(const std::vector<ExprPtr>& filters, const Eva
       *all = sel->size() == rows;
       continue;
     }
+    if (RefineByComparison(*f, chunk, sel)) continue;
     // Later conjuncts see only the surviving rows, and only the columns they read.
     SILT_RETURN_NOT_OK(EvaluateFilter(*f, SubsetFor(*f, chunk, *sel), ctx, &next));
     for (size_t k = 0; k < next.size(); ++k) next[k] = (*sel)[next[k]];

@@ -506,6 +506,17 @@ Status EvalCall(const Expr& e, const DataChunk& in, const EvalContext& ctx, Vect
       args[i] = {&storage[i], true};
       continue;
     }
+    if (n > 0 && IsConstantExpr(c)) {
+      // A constant subtree (`CAST(0.06 - 0.01 AS DECIMAL(15,2))`, `upper('x')`): computed once,
+      // over one row, and passed as a constant, not once per row. With no rows it is not
+      // evaluated at all, as before (an overflow in it is raised only when a row needs it).
+      DataChunk one;
+      one.num_rows_without_columns = 1;
+      storage[i] = Vector(c.type);
+      SILT_RETURN_NOT_OK(EvalInto(c, one, ctx, &storage[i]));
+      args[i] = {&storage[i], true};
+      continue;
+    }
     SILT_RETURN_NOT_OK(EvalInto(c, in, ctx, &storage[i]));
     args[i] = {&storage[i], false};
   }

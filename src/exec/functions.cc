@@ -229,7 +229,9 @@ Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const Bin
   e->kernel = [to, ansi, try_cast, zone](std::span<const Arg> args, size_t rows, const EvalContext&,
                                          Vector* out) -> Status {
     const Arg& a = args[0];
-    if (!zone && !a.constant && !ansi && FastCast(*a.vector, rows, to, out)) return Status::OK();
+    // FastCast's casts are widenings that cannot fail, so ANSI mode (whose casts raise
+    // instead of returning NULL) takes them too.
+    if (!zone && !a.constant && FastCast(*a.vector, rows, to, out)) return Status::OK();
     for (size_t i = 0; i < rows; ++i) {
       size_t r = a.index(i);
       if (a.vector->IsNull(r)) {

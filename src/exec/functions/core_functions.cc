@@ -352,7 +352,53 @@ Status IntegralArith(const Arg& a, const Arg& b, size_t rows, ArOp op, ArMode mo
     set_null(i);
     return Status::OK();
   };
-  for (size_t i = 0; i < rows; ++i) {
+  if (op == ArOp::kAdd || op == ArOp::kSub || op == ArOp::kMul) {
+    // Wrapped results and an overflow flag in one branch-free pass (the operator and the constant
+    // operands hoisted out of the loop); only when some row overflowed are the rows walked again
+    // for the mode's answer (an error for a valid row under ANSI, NULL for try_, the wrapped
+    // value in legacy mode).
+    bool any_overflow = false;
+    auto pass = [&](auto xi, auto yi, auto f) SILT_ALWAYS_INLINE {
+      uint8_t ovf = 0;
+      for (size_t i = 0; i < rows; ++i) ovf |= f(x[xi(i)], y[yi(i)], &d[i]);
+      any_overflow = ovf != 0;
+    };
+    auto same = [](size_t i) SILT_ALWAYS_INLINE { return i; };
+    auto first = [](size_t) SILT_ALWAYS_INLINE { return size_t{0}; };
+    auto run = [&](auto f) SILT_ALWAYS_INLINE {
+      if (a.constant && !b.constant) {
+        pass(first, same, f);
+      } else if (b.constant && !a.constant) {
+        pass(same, first, f);
+      } else if (!a.constant) {
+        pass(same, same, f);
+      } else {
+        pass(first, first, f);
+      }
+    };
+    if (op == ArOp::kAdd) {
+      run([](T l, T r, T* o)
+              SILT_ALWAYS_INLINE -> uint8_t { return __builtin_add_overflow(l, r, o); });
+    } else if (op == ArOp::kSub) {
+      run([](T l, T r, T* o)
+              SILT_ALWAYS_INLINE -> uint8_t { return __builtin_sub_overflow(l, r, o); });
+    } else {
+      run([](T l, T r, T* o)
+              SILT_ALWAYS_INLINE -> uint8_t { return __builtin_mul_overflow(l, r, o); });
+    }
+    if (any_overflow && mode != ArMode::kLegacy) {
+      for (size_t i = 0; i < rows; ++i) {
+        T l = x[a.index(i)], r = y[b.index(i)], tmp;
+        const bool o = op == ArOp::kAdd   ? __builtin_add_overflow(l, r, &tmp)
+                       : op == ArOp::kSub ? __builtin_sub_overflow(l, r, &tmp)
+                                          : __builtin_mul_overflow(l, r, &tmp);
+        SILT_RETURN_NOT_OK(overflowed(i, o));
+      }
+    }
+  }
+  // The per-row loop: the dividing operators (the others were done above).
+  const size_t loop_rows = op == ArOp::kAdd || op == ArOp::kSub || op == ArOp::kMul ? 0 : rows;
+  for (size_t i = 0; i < loop_rows; ++i) {
     T l = x[a.index(i)], r = y[b.index(i)];
     bool row_valid = !valid || valid[i];
     T tmp;
