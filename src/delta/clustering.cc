@@ -23,26 +23,6 @@ int64_t LeafCount(const DataType& t) {
   return n;
 }
 
-// Delta's SkippingEligibleDataType: numbers, decimal, string, date, timestamp(_ntz).
-bool SkippingEligible(const DataType& t) {
-  switch (t.id()) {
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64:
-    case TypeId::kFloat:
-    case TypeId::kDouble:
-    case TypeId::kDecimal:
-    case TypeId::kString:
-    case TypeId::kDate:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool SameName(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
@@ -192,7 +172,7 @@ Result<std::vector<std::string>> ResolveClusteringColumns(const Schema& schema,
       for (int i = 0; i < index[k]; ++i) leaves_before += LeafCount(*schema[i].type);
       in_stats = leaves_before < num_indexed;
     }
-    if (!SkippingEligible(*f.type)) {
+    if (!MinMaxEligible(f.type->id())) {
       // Spark's DataType.sql: the type name upper-cased (BOOLEAN, ARRAY<INT>).
       std::string type = f.type->ToString();
       for (char& ch : type) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));

@@ -384,25 +384,6 @@ namespace {
 
 enum class StatKind { kMin, kMax, kNullCount };
 
-bool MinMaxEligible(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64:
-    case TypeId::kFloat:
-    case TypeId::kDouble:
-    case TypeId::kDecimal:
-    case TypeId::kString:
-    case TypeId::kDate:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Whether `v`'s storage fits the schema leaf type (guards the Value accessors).
 bool Compatible(const Value& v, const DataType& t) {
   TypeId a = v.type()->id(), b = t.id();
@@ -549,6 +530,25 @@ bool IsPrefix(const std::vector<std::string>& prefix, const std::vector<std::str
 }
 
 }  // namespace
+
+bool MinMaxEligible(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kFloat:
+    case TypeId::kDouble:
+    case TypeId::kDecimal:
+    case TypeId::kString:
+    case TypeId::kDate:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+      return true;
+    default:
+      return false;
+  }
+}
 
 std::string SerializeStats(const Schema& schema, int64_t num_records,
                            const std::vector<LeafStats>& leaves, const StatsOptions& options) {

@@ -101,6 +101,10 @@ std::string SerializeStats(const Schema& physical_schema, int64_t num_records,
 // tightBounds; nested structs by physical name). nullopt when the row's struct is null.
 std::optional<std::string> StatsJsonFromParsed(const Vector& stats_parsed, size_t row);
 
+// Types whose values get min/max statistics (Delta's SkippingEligibleDataType: numbers, decimal,
+// string, date, timestamp(_ntz)); clustering columns must be one of them.
+bool MinMaxEligible(TypeId id);
+
 // Parses delta.dataSkippingStatsColumns: comma-separated column names, nested with '.', parts
 // optionally backtick-quoted (`a.b` is one name; `` escapes a backtick). InvalidArgument when
 // malformed.
