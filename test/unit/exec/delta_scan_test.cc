@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <functional>
 #include <mutex>
 
 #include "common/thread_pool.h"
@@ -34,6 +35,29 @@ constexpr int64_t kUnit = exec::DeltaScanOperator::kScanUnitRows;
 bool Deleted(int64_t id) {
   return id % 10 == 3 || (id >= 4000 && id < 6500) || (id >= kUnit - 10 && id < kUnit + 30) ||
          (id >= kBigRows + 4000 && id < kBigRows + 6500);
+}
+
+// Reads every chunk of `op` through PushAll with `threads` workers (`check` runs under a lock)
+// or through Next.
+void Drain(exec::DeltaScanOperator& op, exec::ExecContext& ctx, bool push, size_t threads,
+           const std::function<void(const DataChunk&)>& check) {
+  if (push) {
+    std::mutex mu;
+    auto r = op.PushAll(ctx, threads, [&](size_t, DataChunk& c) {
+      std::lock_guard<std::mutex> lock(mu);
+      check(c);
+      return Status::OK();
+    });
+    ASSERT_TRUE(r.ok() && *r) << r.status().ToString();
+    return;
+  }
+  DataChunk c;
+  for (;;) {
+    auto r = op.Next(ctx, &c);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    if (!*r) break;
+    check(c);
+  }
 }
 
 DataChunk Rows(const Schema& schema, int64_t from, int64_t to) {
@@ -240,23 +264,7 @@ TEST_F(DeltaScanRowGroupTest, LateMaterializedRowFilterKeepsRowsWhole) {
             ASSERT_EQ(c.columns[2].GetString(i), "s" + std::to_string(id % 13)) << id;
           }
         };
-        if (push) {
-          std::mutex mu;
-          auto r = (*op)->PushAll(ctx, static_cast<size_t>(threads), [&](size_t, DataChunk& c) {
-            std::lock_guard<std::mutex> lock(mu);
-            check(c);
-            return Status::OK();
-          });
-          ASSERT_TRUE(r.ok() && *r) << r.status().ToString();
-        } else {
-          DataChunk c;
-          for (;;) {
-            auto r = (*op)->Next(ctx, &c);
-            ASSERT_TRUE(r.ok()) << r.status().ToString();
-            if (!*r) break;
-            check(c);
-          }
-        }
+        ASSERT_NO_FATAL_FAILURE(Drain(**op, ctx, push, static_cast<size_t>(threads), check));
         int64_t false_positives = 0;
         for (int64_t id = 0; id < kRows; ++id) {
           ASSERT_LE(seen[id], 1) << id;
@@ -336,23 +344,7 @@ TEST_F(DeltaScanRowGroupTest, ProjectionWithoutFilterOnlyColumns) {
             ++rows;
           }
         };
-        if (push) {
-          std::mutex mu;
-          auto r = (*op)->PushAll(ctx, 2, [&](size_t, DataChunk& c) {
-            std::lock_guard<std::mutex> lock(mu);
-            check(c);
-            return Status::OK();
-          });
-          ASSERT_TRUE(r.ok() && *r) << r.status().ToString();
-        } else {
-          DataChunk c;
-          for (;;) {
-            auto r = (*op)->Next(ctx, &c);
-            ASSERT_TRUE(r.ok()) << r.status().ToString();
-            if (!*r) break;
-            check(c);
-          }
-        }
+        ASSERT_NO_FATAL_FAILURE(Drain(**op, ctx, push, 2, check));
         EXPECT_EQ(rows, want_rows);
         EXPECT_EQ(sum_v, want_v);
       }
