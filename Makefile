@@ -4,7 +4,7 @@ CMAKE_FLAGS ?=
 RELEASE := build/release
 ASAN := build/asan
 
-.PHONY: deps build asan demo test unit bench bench-tpch-sf10 fuzz fuzz-smoke format clean stress tsan
+.PHONY: deps build asan demo deb test unit bench bench-tpch-sf10 fuzz fuzz-smoke format clean stress tsan
 
 deps:
 	@bash scripts/install-deps.sh
@@ -25,6 +25,10 @@ asan: deps $(ASAN)/build.ninja
 
 demo: build
 	@$(RELEASE)/silt demo demo-out
+
+# The Debian package of the release build (cmake/install.cmake): build/release/silt_<version>_<arch>.deb.
+deb: build
+	@cd $(RELEASE) && cpack -G DEB >/dev/null && ls $(CURDIR)/$(RELEASE)/silt_*.deb
 
 # Release + ASan/UBSan builds, unit tests in both, then SQL/conformance/interop suites and a
 # fuzz smoke run. Ends with one "N passed, N failed" line.

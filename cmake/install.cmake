@@ -40,3 +40,23 @@ endforeach()
 file(RELATIVE_PATH SILT_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
 configure_file(${CMAKE_SOURCE_DIR}/cmake/silt.pc.in ${CMAKE_BINARY_DIR}/silt.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/silt.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# A Debian package of the same install (`make deb`: cpack -G DEB in the release tree; cmake/deb-test.sh
+# checks it in `make test`): one package `silt` holding the static libraries, the public headers,
+# the CLI, the CMake package and silt.pc under /usr. Its dependencies: the shared libraries the CLI
+# links (dpkg-shlibdeps) and the -dev packages of the third-party libraries the static layers need
+# at link time (what siltConfig.cmake and silt.pc look up).
+set(CPACK_PACKAGE_NAME silt)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "Embeddable C++20 engine for Delta Lake tables (Spark SQL, table maintenance)")
+set(CPACK_PACKAGE_CONTACT "silt developers")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "libsnappy-dev, libzstd-dev, liblz4-dev, zlib1g-dev, libbrotli-dev, libsimdjson-dev, libre2-dev, libssl-dev, libcurl4-openssl-dev | libcurl-dev, libroaring-dev, pkg-config")
+set(CPACK_DEBIAN_COMPRESSION_TYPE gzip)  # fast to build; every dpkg reads it
+set(CPACK_GENERATOR DEB)
+include(CPack)

@@ -119,6 +119,8 @@ run_suite "python" bash python/tests/run.sh "$RELEASE"
 # cmake --install into a temporary prefix; examples/cmake-project built against it with
 # find_package(silt) and with pkg-config, and run.
 run_suite "install + example" bash examples/cmake-project/run.sh "$RELEASE"
+# The .deb (cpack -G DEB): its contents and dependencies, the example built against it.
+run_suite "deb package" bash cmake/deb-test.sh "$RELEASE"
 run_suite "layers" bash scripts/check-layers.sh "$RELEASE"
 # Every error class is a constant of the catalogue (include/silt/error_classes.def), no message
 # repeats "[CLASS]".

@@ -145,13 +145,110 @@ class DeltaTable:
             self._version = max(versions) if versions else previous
         return self
 
-    def files(self):
-        """The data files of this version. Not implemented: silt's SQL does not expose a
-        snapshot's file list yet (input_file_name() is empty)."""
-        raise errors.NotImplementedError(
-            "DeltaTable.files(): silt does not expose a snapshot's file list yet",
-            "NOT_IMPLEMENTED",
-        )
+    def _add_actions(self):
+        """The live files of the pinned (else latest) version: one dict per add action."""
+        from . import Result
+
+        version = self._version if isinstance(self._version, int) else None
+        r = Result(self._con._con.list_files(self._uri, version))
+        return [dict(zip(r.columns, row)) for row in r.fetchall()]
+
+    @staticmethod
+    def _partition_match(values, partition_filters):
+        """delta-rs partition filters: a conjunction of (column, op, value) on the log's
+        partition value strings; ops = == != in "not in"; None matches a NULL value."""
+        for f in partition_filters or []:
+            if len(f) != 3:
+                raise errors.InvalidArgumentError(f"a partition filter is (column, op, value), not {f!r}",
+                                                  "INVALID_PARAMETER_VALUE")
+            col, op, value = f
+            if col not in values:
+                raise errors.InvalidArgumentError(f"{col!r} is not a partition column",
+                                                  "INVALID_PARAMETER_VALUE")
+            have = values[col]
+
+            def text(v):
+                return None if v is None else str(v)
+
+            if op in ("=", "=="):
+                ok = have == text(value)
+            elif op == "!=":
+                ok = have != text(value)
+            elif op in ("in", "not in"):
+                if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+                    raise errors.InvalidArgumentError(f"the value of {op!r} must be a list",
+                                                      "INVALID_PARAMETER_VALUE")
+                ok = (have in [text(v) for v in value]) == (op == "in")
+            else:
+                raise errors.InvalidArgumentError(f"unsupported partition filter operator {op!r}",
+                                                  "INVALID_PARAMETER_VALUE")
+            if not ok:
+                return False
+        return True
+
+    def files(self, partition_filters=None):
+        """The live data files of this version: their paths relative to the table root (as
+        the log has them, percent-decoded), in log order; `partition_filters` keeps the files
+        whose partition values match (delta-rs's [(column, op, value)])."""
+        return [
+            a["path"] for a in self._add_actions()
+            if self._partition_match(a["partition_values"], partition_filters)
+        ]
+
+    def file_uris(self, partition_filters=None):
+        """The live data files' absolute URIs (what input_file_name() gives for their rows)."""
+        return [
+            a["uri"] for a in self._add_actions()
+            if self._partition_match(a["partition_values"], partition_filters)
+        ]
+
+    def get_add_actions(self, flatten=False):
+        """The live files' add actions as a pandas DataFrame (delta-rs's columns): path,
+        size_bytes, modification_time (UTC), data_change, num_records, null_count, min, max (from
+        the statistics; None without) and partition_values; with flatten=True the nested ones
+        become columns partition.<col>, null_count.<col>, min.<col>, max.<col> (nested
+        columns dotted: min.a.b)."""
+        import pandas as pd
+
+        rows = []
+        for a in self._add_actions():
+            stats = json.loads(a["stats"]) if a["stats"] else {}
+            row = {
+                "path": a["path"],
+                "size_bytes": a["size_bytes"],
+                "modification_time": a["modification_time"],
+                "data_change": a["data_change"],
+                "num_records": a["num_records"],
+            }
+            nested = {
+                "partition": dict(a["partition_values"]),
+                "null_count": stats.get("nullCount"),
+                "min": stats.get("minValues"),
+                "max": stats.get("maxValues"),
+            }
+            if not flatten:
+                row["partition_values"] = nested["partition"]
+                for k in ("null_count", "min", "max"):
+                    row[k] = nested[k]
+            else:
+                def flat(prefix, value):
+                    if isinstance(value, dict):
+                        for key, v in value.items():
+                            flat(f"{prefix}.{key}", v)
+                    else:
+                        row[prefix] = value
+
+                for k, v in nested.items():
+                    if v:
+                        flat(k, v)
+            rows.append(row)
+        columns = ["path", "size_bytes", "modification_time", "data_change", "num_records"]
+        if not flatten:
+            columns += ["partition_values", "null_count", "min", "max"]
+        df = pd.DataFrame(rows, columns=None if flatten and rows else columns)
+        if len(df):
+            df["modification_time"] = pd.to_datetime(df["modification_time"], utc=True)
+        return df
 
     def schema(self):
         """The table's schema (of the pinned version) as a Schema of Fields with Spark types."""

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "convert.h"
 #include "silt/arrow.h"
 #include "silt/silt.h"
+#include "silt/table_files.h"
 
 namespace silt_python {
 namespace {
@@ -48,6 +50,18 @@ class PyConnection {
     std::vector<std::shared_ptr<silt::QueryResult>> out;
     for (auto& r : *results) out.emplace_back(std::move(r));
     return out;
+  }
+
+  std::shared_ptr<silt::QueryResult> ListFiles(const std::string& table_uri,
+                                               std::optional<int64_t> version) {
+    silt::Result<std::unique_ptr<silt::QueryResult>> files = silt::Status::Internal("not run");
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      files = silt::ListTableFiles(con_, table_uri, version);
+    }
+    if (!files.ok()) Raise(files.status());
+    return std::shared_ptr<silt::QueryResult>(std::move(files).value());
   }
 
   py::object GetConfig(const std::string& key) {
@@ -167,6 +181,9 @@ PYBIND11_MODULE(_silt, m) {
           "execute_all",
           [](PyConnection& c, const std::string& sql) { return c.Execute(sql, true); },
           py::arg("sql"), "Runs ';'-separated statements; every statement's result.")
+      .def("list_files", &PyConnection::ListFiles, py::arg("table_uri"),
+           py::arg("version") = py::none(),
+           "The live data files of a Delta table's version (silt/table_files.h) as a result.")
       .def("get_config", &PyConnection::GetConfig, py::arg("key"))
       .def("set_config", &PyConnection::SetConfig, py::arg("key"), py::arg("value"))
       .def_property_readonly("current_schema", &PyConnection::CurrentSchema);

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import urllib.parse
 
 import numpy as np
 import pandas as pd
@@ -221,10 +222,54 @@ def test_optimize_vacuum_restore(tmp_path):
     assert dt.history(1)[0]["operation"] == "RESTORE"
 
 
-def test_files_not_implemented(table):
-    with pytest.raises(silt.NotImplementedError) as e:
-        table.files()
-    assert e.value.error_class == "NOT_IMPLEMENTED"
+def test_files_and_add_actions(table, tmp_path):
+    dt = table
+    path = dt.table_uri
+    log = _active_files(path)  # the test's own reading of the log
+    files = dt.files()
+    assert sorted(files) == sorted(urllib.parse.unquote(p) for p in log)
+    assert len(files) == 2  # one file per partition value
+    for f in files:
+        assert f.startswith("part=") and os.path.isfile(os.path.join(path, f))
+    uris = dt.file_uris()
+    assert len(uris) == 2
+    for f, u in zip(files, uris):
+        assert u.startswith("file:///") and urllib.parse.unquote(u[len("file://"):]) == os.path.join(
+            os.path.realpath(path), f)
+    assert dt.files([("part", "=", "x")]) == [f for f in files if f.startswith("part=x/")]
+    assert dt.files([("part", "in", ["x", "y"])]) == files
+    assert dt.files([("part", "not in", ["x", "y"])]) == []
+    with pytest.raises(silt.InvalidArgumentError):
+        dt.files([("id", "=", 1)])  # not a partition column
+
+    actions = dt.get_add_actions()
+    assert list(actions.columns) == ["path", "size_bytes", "modification_time", "data_change", "num_records",
+                                     "partition_values", "null_count", "min", "max"]
+    assert actions["path"].tolist() == files
+    by_path = {urllib.parse.unquote(p): a for p, a in log.items()}
+    for a in actions.itertuples(index=False):
+        want = by_path[a.path]
+        assert a.size_bytes == want["size"] == os.path.getsize(os.path.join(path, a.path))
+        assert a.modification_time == pd.Timestamp(want["modificationTime"], unit="ms", tz="UTC")
+        assert a.num_records == 2 and a.data_change
+        assert a.partition_values == want["partitionValues"]
+        assert a.min["id"] == min(r for r in sample_frame().query(f"part == '{a.partition_values['part']}'")["id"])
+    flat = dt.get_add_actions(flatten=True)
+    assert {"partition.part", "min.id", "max.id", "null_count.id"} <= set(flat.columns)
+    assert sorted(flat["partition.part"]) == ["x", "y"]
+    assert sorted(flat["max.id"]) == [3, 4]
+
+    # Another version: the files of version 0 stay listed after an append and a delete.
+    silt.write_deltalake(path, pd.DataFrame({"id": [9], "part": ["z"]}), mode="append")
+    assert len(silt.DeltaTable(path).files()) == 3
+    assert silt.DeltaTable(path, version=0).files() == files
+    dt.delete("part = 'x'")
+    assert len(silt.DeltaTable(path).files()) == 2
+    with pytest.raises(silt.Error) as e:
+        silt.DeltaTable(path, version=0).load_as_version(99)
+    with pytest.raises(silt.Error) as e:
+        silt.connect()._con.list_files(str(tmp_path / "nothing"))
+    assert e.value.error_class
 
 
 def test_conformance_table(conformance_table):
