@@ -88,11 +88,14 @@ int main(int argc, char** argv) {
   silt::TuneAllocatorForScans();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
-    if (args.size() > 1 && !PrintUsage(args[1])) {
+    // `silt help --help` / `silt help help`: the whole usage, like `silt help`.
+    const bool about_help =
+        args.size() > 1 && (args[1] == "--help" || args[1] == "-h" || args[1] == "help");
+    if (args.size() > 1 && !about_help && !PrintUsage(args[1])) {
       std::fprintf(stderr, "silt: unknown command '%s' (see `silt help`)\n", args[1].c_str());
       return 2;
     }
-    if (args.size() <= 1) PrintUsage();
+    if (args.size() <= 1 || about_help) PrintUsage();
     return args.empty() ? 1 : 0;
   }
   const std::string& cmd = args[0];

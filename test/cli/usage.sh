@@ -36,5 +36,15 @@ check "help of an unknown command: exit 2" 2 "unknown command 'nosuch'" '' -- he
 check "unknown option: exit 2" 2 "\[USAGE\] unknown option '--nosuch'" '' -- sql --nosuch
 check "'--help' inside SQL text is SQL" 0 '^--help$' 'usage:' -- sql --mode tabs -e "SELECT '--help' AS x"
 
+check "help --help: the whole usage" 0 'silt maintain' '' -- help --help
+check "--version" 0 '^silt [0-9]+\.[0-9]+\.[0-9]+$' '' -- --version
+# Every subcommand answers --help with its own usage line (exit 0), before parsing anything else.
+for cmd in version "parquet schema" "parquet meta" "parquet cat" "delta info" "delta files" \
+           "delta cat" "delta gen" inspect maintain stream demo sql shell; do
+  first=${cmd%% *}
+  # shellcheck disable=SC2086
+  check "$cmd --help" 0 "^  silt $first" 'unknown|\[USAGE\]' -- $cmd --help
+done
+
 echo "${passed} passed, ${failed} failed"
 [ "$failed" -eq 0 ]
