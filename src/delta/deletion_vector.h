@@ -3,7 +3,7 @@
 // descriptor that add/remove actions carry.
 //
 // Formats (all from delta-io/delta PROTOCOL.md and Spark's RoaringBitmapArray.scala /
-// DeletionVectorStore.scala; see /work/shared/specs/dml-dv-optimize-reorg.md section 1):
+// DeletionVectorStore.scala; see ../shared/specs/dml-dv-optimize-reorg.md section 1):
 //   bitmap   = u32 LE magic 1681511377, u64 LE numBuckets, then per bucket in ascending key order
 //              u32 LE key (row >> 32, MSB 0) + a 32-bit RoaringBitmap in the portable format.
 //   DV file  = u8 version 1, then per DV: u32 BE dataSize, dataSize bitmap bytes, u32 BE CRC-32

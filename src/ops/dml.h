@@ -1,7 +1,7 @@
 // Row-level DML core: DELETE and UPDATE of table rows chosen by caller-supplied callbacks, and the
 // "apply per-file row deletions plus new rows" primitive that MERGE builds on. No SQL here: the
 // binder/planner turns `DELETE FROM t WHERE …` / `UPDATE t SET … WHERE …` into the callbacks
-// (spec: /work/shared/specs/dml-dv-optimize-reorg.md §1–2, §8).
+// (spec: ../shared/specs/dml-dv-optimize-reorg.md §1–2, §8).
 //
 // How rows go away (Spark's DeleteCommand / UpdateCommand / DMLWithDeletionVectorsHelper):
 //   deletion vectors (delta.enableDeletionVectors=true and the deletionVectors feature): the

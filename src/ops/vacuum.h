@@ -1,5 +1,5 @@
 // VACUUM: physically deletes files under a Delta table's root that the table no longer needs and
-// that are older than a retention cutoff (spec: /work/shared/specs/vacuum.md; user docs:
+// that are older than a retention cutoff (spec: ../shared/specs/vacuum.md; user docs:
 // docs/vacuum.md). This is the command core without SQL: the parser/binder turns
 // `VACUUM t [LITE|FULL] [USING INVENTORY …] [RETAIN n HOURS] [DRY RUN]` into VacuumOptions.
 //

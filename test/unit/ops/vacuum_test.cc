@@ -1,4 +1,4 @@
-// VACUUM command core: the given/when/then scenarios of /work/shared/specs/vacuum.md §10 that need
+// VACUUM command core: the given/when/then scenarios of ../shared/specs/vacuum.md §10 that need
 // no SQL (each test is named after its scenario id), plus silt's own edge cases.
 #include "ops/vacuum.h"
 
