@@ -20,6 +20,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
+#include <vector>
 
 #include "silt/silt.h"
 
@@ -102,5 +104,48 @@ Status ExportArrowArray(std::shared_ptr<const QueryResult> result, size_t index,
 // Exports `result` as an Arrow C stream: get_schema gives ExportArrowSchema of its schema,
 // get_next each chunk in order (then an array with release == NULL). The stream owns the result.
 Status ExportArrowStream(std::shared_ptr<const QueryResult> result, ArrowArrayStream* out);
+
+// --- import -------------------------------------------------------------------------------
+//
+// The other direction: Arrow data (a pyarrow Table's or RecordBatchReader's __arrow_c_stream__,
+// polars, DuckDB, nanoarrow, or ExportArrowStream's own streams) into silt chunks. Values are
+// copied into silt's layout; the Arrow buffers are only read. Types: every format above, plus
+// unsigned integers C S I L as smallint / int / bigint / decimal(20,0), large strings and binaries
+// U Z, large lists +L, date64 tdm (floored to days), timestamps and durations in any unit
+// (ts{s,m,u,n}:zone: with a zone TIMESTAMP, without TIMESTAMP_NTZ; tD{s,m,u,n}: interval day to
+// second; nanoseconds floored to microseconds, seconds/milliseconds beyond the microsecond range
+// DATETIME_OVERFLOW), and dictionary-encoded arrays (decoded to their values' type). Other formats
+// (half floats, string/binary views, fixed-size binaries and lists, unions, times of day, run-end
+// encoding, 256-bit decimals) fail with NOT_IMPLEMENTED naming the format; a malformed array
+// (missing buffers, offsets or dictionary indices out of range) with INVALID_PARAMETER_VALUE.
+
+// Rows per chunk the import builds (a longer Arrow array is split).
+inline constexpr int64_t kArrowImportChunkRows = 65536;
+
+// The columns of a struct schema ("+s": the rows of a stream): names, types and nullability
+// (ARROW_FLAG_NULLABLE) of its children.
+Result<Schema> ImportArrowSchema(const ArrowSchema* schema);
+
+// Appends the rows of `array` (a struct array of `schema`; a NULL struct row is an error) to
+// *chunks. The array stays owned by the caller (not released).
+Status ImportArrowArray(const ArrowSchema* schema, const ArrowArray* array,
+                        std::vector<DataChunk>* chunks);
+
+// Reads a whole C stream: *schema from get_schema, every array of get_next appended to *chunks.
+// The stream is released before returning, on success and on error (a producer's error comes back
+// as an IoError with its get_last_error text).
+Status ImportArrowStream(ArrowArrayStream* stream, Schema* schema, std::vector<DataChunk>* chunks);
+
+// Makes in-memory rows (e.g. ImportArrowStream's) readable by the SQL statements of `con` as the
+// temporary view `view_name`, replacing a temporary view of that name:
+//   INSERT INTO t BY NAME SELECT * FROM view_name;   CREATE TABLE t AS SELECT … FROM view_name
+// The rows are not copied: plans read them in place. The connection keeps them until
+// DropTemporaryView, another registration under the name or its end; a SQL DROP VIEW (or a
+// CREATE OR REPLACE of the name) removes the view, and the rows go at the next registration.
+// Every chunk must have schema's columns (InvalidArgument otherwise).
+Status RegisterTemporaryView(Connection& con, std::string_view view_name, Schema schema,
+                             std::vector<DataChunk> rows);
+// Removes the temporary view `view_name` and its rows (nothing when there is none).
+Status DropTemporaryView(Connection& con, std::string_view view_name);
 
 }  // namespace silt

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "common/memory.h"
 #include "common/thread_pool.h"
 #include "planner/catalog.h"
+#include "planner/memory_relations.h"
 #include "planner/session_config.h"
 #include "silt/silt.h"
 #include "sql/ast.h"
@@ -34,6 +36,9 @@ class SessionState {
   planner::SessionConfig config;
   std::string current_schema = planner::Catalog::kDefaultSchema;
   planner::TempViews temp_views;
+  // The rows of the temporary views over in-memory data (silt::RegisterTemporaryView), by
+  // lower-case view name: the session owns them (planner/memory_relations.h).
+  std::map<std::string, std::shared_ptr<const planner::MemoryRelation>> memory_views;
   // Receives progress lines of long commands (VACUUM); empty: none are produced.
   std::function<void(const std::string&)> progress;
 

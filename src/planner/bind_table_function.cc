@@ -1,6 +1,7 @@
 // Binding table-valued functions in FROM: range() and table_changes / table_changes_by_path.
 #include "common/error_classes.h"
 #include "planner/binder_impl.h"
+#include "planner/memory_relations.h"
 
 namespace silt::planner {
 
@@ -157,6 +158,25 @@ Result<PlanPtr> Binder::Impl::BindTableFunction(const sql::TableRef& ref) {
     node->range_end = end;
     node->range_step = step;
     node->range_count = count;
+    sql::TableRef tmp;
+    tmp.column_aliases = ref.column_aliases;
+    return ApplyAlias(node, tmp);
+  }
+  if (fn == kMemoryRelationFunction) {
+    // An embedder's in-memory rows (planner/memory_relations.h): a Values node sharing them.
+    std::shared_ptr<const MemoryRelation> rel;
+    if (args.size() == 1 && !args[0].is_null() && args[0].type()->id() == TypeId::kString) {
+      rel = FindMemoryRelation(args[0].str());
+    }
+    if (!rel) {
+      return Status::NotFound("the in-memory relation of this view is no longer available",
+                              errc::kTableOrViewNotFound);
+    }
+    auto node = std::make_shared<LogicalNode>();
+    node->kind = LogicalKind::kValues;
+    for (const Field& f : rel->schema)
+      node->columns.push_back({f.name, f.type, f.nullable, ref.alias});
+    node->rows = rel->rows;
     sql::TableRef tmp;
     tmp.column_aliases = ref.column_aliases;
     return ApplyAlias(node, tmp);
