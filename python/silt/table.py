@@ -9,7 +9,8 @@ import json
 from dataclasses import dataclass, field as dc_field
 
 from . import errors
-from ._sqltext import filters_sql, quote_identifier, schema_sql, string_literal, table_ref, values_relation
+from ._ingest import source_relation
+from ._sqltext import filters_sql, quote_identifier, string_literal, table_ref, values_relation
 
 
 def _connection(connection):
@@ -515,7 +516,10 @@ def write_deltalake(
     description=None,
     connection=None,
 ):
-    """Writes a pandas DataFrame to the Delta table at `table_or_uri` in one commit.
+    """Writes `data` to the Delta table at `table_or_uri` in one commit: a pandas DataFrame
+    (its columns go to silt as numpy arrays), anything with ``__arrow_c_stream__`` (a pyarrow
+    Table or RecordBatchReader, a polars DataFrame, a silt Result: through the Arrow C stream
+    import), or what ``pandas.DataFrame(data)`` accepts.
 
     mode: "error" (fail when the table exists), "append", "overwrite" (replace the rows; with
     schema_mode="overwrite" also the schema and partitioning) or "ignore" (do nothing when the
@@ -536,30 +540,28 @@ def write_deltalake(
     if exists and mode == "error":
         raise errors.AlreadyExistsError(f"the Delta table {uri} already exists (mode='error')",
                                         "DELTA_TABLE_ALREADY_EXISTS")
-    relation = values_relation(data, "_src")
-    if not exists or (mode == "overwrite" and schema_mode == "overwrite"):
-        # One commit: CREATE ... AS SELECT of the rows (CREATE with the column list when there
-        # are none).
-        create = "CREATE OR REPLACE TABLE" if exists else "CREATE TABLE"
-        clauses = " USING DELTA"
-        if partition_by:
-            clauses += " PARTITIONED BY (" + ", ".join(quote_identifier(c) for c in partition_by) + ")"
-        if description:
-            clauses += f" COMMENT {string_literal(description)}"
-        if configuration:
-            props = ", ".join(f"{string_literal(k)} = {string_literal(str(v))}" for k, v in configuration.items())
-            clauses += f" TBLPROPERTIES ({props})"
-        if len(data):
-            con.sql(f"{create} {ref}{clauses} AS SELECT * FROM {relation}")
-        else:
-            con.sql(f"{create} {ref} ({schema_sql(data)}){clauses}")
-        return
-    if partition_by is not None:
+    if partition_by is not None and exists and not (mode == "overwrite" and schema_mode == "overwrite"):
         current = DeltaTable(uri, connection=con).metadata().partition_columns
         if list(current) != list(partition_by):
             raise errors.InvalidArgumentError(
                 f"partition_by {partition_by} differs from the table's partitioning {current}",
                 "INVALID_PARAMETER_VALUE",
             )
-    verb = "INSERT OVERWRITE" if mode == "overwrite" else "INSERT INTO"
-    con.sql(f"{verb} {ref} BY NAME SELECT * FROM {relation}")
+    # The rows reach the statement as a temporary view over silt vectors (_ingest.py).
+    with source_relation(con, data, "_src") as relation:
+        if not exists or (mode == "overwrite" and schema_mode == "overwrite"):
+            # One commit: CREATE ... AS SELECT of the rows.
+            create = "CREATE OR REPLACE TABLE" if exists else "CREATE TABLE"
+            clauses = " USING DELTA"
+            if partition_by:
+                clauses += " PARTITIONED BY (" + ", ".join(quote_identifier(c) for c in partition_by) + ")"
+            if description:
+                clauses += f" COMMENT {string_literal(description)}"
+            if configuration:
+                props = ", ".join(f"{string_literal(k)} = {string_literal(str(v))}"
+                                  for k, v in configuration.items())
+                clauses += f" TBLPROPERTIES ({props})"
+            con.sql(f"{create} {ref}{clauses} AS SELECT * FROM {relation}")
+            return
+        verb = "INSERT OVERWRITE" if mode == "overwrite" else "INSERT INTO"
+        con.sql(f"{verb} {ref} BY NAME SELECT * FROM {relation}")

@@ -6,6 +6,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -64,6 +66,35 @@ class PyConnection {
     return std::shared_ptr<silt::QueryResult>(std::move(files).value());
   }
 
+  // The rows of an Arrow C stream (consumed) as the temporary view `name` of this connection.
+  void RegisterArrow(const std::string& name, ArrowArrayStream* stream) {
+    silt::Status st;
+    {
+      py::gil_scoped_release release;  // a producer that needs the GIL takes it itself
+      silt::Schema schema;
+      std::vector<silt::DataChunk> chunks;
+      st = silt::ImportArrowStream(stream, &schema, &chunks);
+      if (st.ok()) {
+        std::lock_guard<std::mutex> lock(mu_);
+        st = silt::RegisterTemporaryView(con_, name, std::move(schema), std::move(chunks));
+      }
+    }
+    if (!st.ok()) Raise(st);
+  }
+
+  void RegisterRows(const std::string& name, silt::Schema schema,
+                    std::vector<silt::DataChunk> chunks) {
+    std::lock_guard<std::mutex> lock(mu_);
+    silt::Status st = silt::RegisterTemporaryView(con_, name, std::move(schema), std::move(chunks));
+    if (!st.ok()) Raise(st);
+  }
+
+  void DropView(const std::string& name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    silt::Status st = silt::DropTemporaryView(con_, name);
+    if (!st.ok()) Raise(st);
+  }
+
   py::object GetConfig(const std::string& key) {
     std::lock_guard<std::mutex> lock(mu_);
     auto v = con_.GetConfig(key);
@@ -112,6 +143,149 @@ py::list Rows(const silt::QueryResult& r, size_t start, size_t count) {
     base += rows_in;
   }
   return rows;
+}
+
+// --- ingest: Python data into silt chunks -------------------------------------------------
+
+constexpr size_t kIngestChunkRows = 65536;
+
+// One column of `columns` (see RegisterColumns) as vectors of kIngestChunkRows rows each.
+std::vector<silt::Vector> ColumnVectors(const std::string& name, const std::string& kind,
+                                        const py::object& values, const py::object& mask,
+                                        size_t rows, silt::TypePtr* type) {
+  std::vector<silt::Vector> out;
+  const bool* nulls = nullptr;
+  py::array_t<bool, py::array::c_style | py::array::forcecast> mask_array;
+  if (!mask.is_none()) {
+    mask_array = py::array_t<bool, py::array::c_style | py::array::forcecast>::ensure(mask);
+    if (!mask_array || static_cast<size_t>(mask_array.size()) != rows) {
+      throw py::value_error("column " + name + ": the mask does not have one entry per row");
+    }
+    nulls = mask_array.data();
+  }
+  auto fixed = [&](auto tag, silt::TypePtr t) {
+    using T = decltype(tag);
+    auto arr = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(values);
+    if (!arr || static_cast<size_t>(arr.size()) != rows) {
+      throw py::value_error("column " + name + ": not a 1-D array of " + std::to_string(rows) +
+                            " " + kind + " values");
+    }
+    const T* data = arr.data();
+    *type = t;
+    for (size_t start = 0; start < rows || (start == 0 && out.empty()); start += kIngestChunkRows) {
+      const size_t n = std::min(kIngestChunkRows, rows - start);
+      silt::Vector v(t);
+      v.ResizeUninitialized(n);
+      if (n) std::memcpy(v.data<T>(), data + start, n * sizeof(T));
+      if (nulls) {
+        for (size_t i = 0; i < n; ++i) {
+          if (nulls[start + i]) {
+            v.SetValid(i, false);
+            v.data<T>()[i] = T{};
+          }
+        }
+        v.CompactValidity();
+      }
+      out.push_back(std::move(v));
+      if (rows == 0) break;
+    }
+  };
+  if (kind == "bool") {
+    fixed(bool{}, silt::DataType::Boolean());
+  } else if (kind == "int8") {
+    fixed(int8_t{}, silt::DataType::Int8());
+  } else if (kind == "int16") {
+    fixed(int16_t{}, silt::DataType::Int16());
+  } else if (kind == "int32") {
+    fixed(int32_t{}, silt::DataType::Int32());
+  } else if (kind == "int64") {
+    fixed(int64_t{}, silt::DataType::Int64());
+  } else if (kind == "float32") {
+    fixed(float{}, silt::DataType::Float());
+  } else if (kind == "float64") {
+    fixed(double{}, silt::DataType::Double());
+  } else if (kind == "date") {
+    fixed(int32_t{}, silt::DataType::Date());
+  } else if (kind == "timestamp") {
+    fixed(int64_t{}, silt::DataType::Timestamp());
+  } else if (kind == "timestamp_ntz") {
+    fixed(int64_t{}, silt::DataType::TimestampNtz());
+  } else if (kind == "string" || kind == "binary") {
+    const bool text = kind == "string";
+    *type = text ? silt::DataType::String() : silt::DataType::Binary();
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(values);
+    if (static_cast<size_t>(py::len(seq)) != rows) {
+      throw py::value_error("column " + name + ": not " + std::to_string(rows) + " values");
+    }
+    silt::Vector v(*type);
+    for (size_t i = 0; i < rows; ++i) {
+      if (v.size() == kIngestChunkRows) {
+        out.push_back(std::move(v));
+        v = silt::Vector(*type);
+      }
+      py::object o = seq[i];
+      if (o.is_none() || (nulls && nulls[i])) {
+        v.AppendNull();
+      } else if (text && PyUnicode_Check(o.ptr())) {
+        Py_ssize_t len = 0;
+        const char* utf8 = PyUnicode_AsUTF8AndSize(o.ptr(), &len);
+        if (!utf8) throw py::error_already_set();
+        v.AppendString(std::string_view(utf8, static_cast<size_t>(len)));
+      } else if (!text && PyBytes_Check(o.ptr())) {
+        v.AppendString(std::string_view(PyBytes_AS_STRING(o.ptr()),
+                                        static_cast<size_t>(PyBytes_GET_SIZE(o.ptr()))));
+      } else if (!text && (PyByteArray_Check(o.ptr()) || PyMemoryView_Check(o.ptr()))) {
+        std::string b = py::bytes(o);
+        v.AppendString(b);
+      } else {
+        throw py::type_error("column " + name + ": expected " + (text ? "str" : "bytes") +
+                             " or None, got " +
+                             std::string(py::str(o.get_type().attr("__name__"))));
+      }
+    }
+    out.push_back(std::move(v));
+  } else {
+    throw py::value_error("column " + name + ": unknown column kind " + kind);
+  }
+  return out;
+}
+
+// Columns of Python data (kind, values, mask) as the temporary view `view` of the connection.
+// kinds: bool int8 int16 int32 int64 float32 float64 (numpy arrays of that dtype), date (int32
+// days), timestamp / timestamp_ntz (int64 microseconds), string / binary (sequences of str / bytes
+// or None); mask: a bool array (True = NULL) or None.
+void RegisterColumns(PyConnection& con, const std::string& view,
+                     const std::vector<std::string>& names, const std::vector<py::tuple>& columns,
+                     size_t rows) {
+  if (names.size() != columns.size()) throw py::value_error("one name per column");
+  silt::Schema schema;
+  std::vector<std::vector<silt::Vector>> vectors;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    if (columns[c].size() != 3) throw py::value_error("a column is (kind, values, mask)");
+    silt::TypePtr type;
+    vectors.push_back(ColumnVectors(names[c], columns[c][0].cast<std::string>(), columns[c][1],
+                                    columns[c][2], rows, &type));
+    schema.push_back({names[c], type, true, "{}"});
+  }
+  std::vector<silt::DataChunk> chunks;
+  const size_t n_chunks = vectors.empty() ? 0 : vectors[0].size();
+  for (size_t k = 0; k < n_chunks; ++k) {
+    silt::DataChunk chunk;
+    for (auto& column : vectors) chunk.columns.push_back(std::move(column[k]));
+    if (chunk.size()) chunks.push_back(std::move(chunk));
+  }
+  con.RegisterRows(view, std::move(schema), std::move(chunks));
+}
+
+// An object with __arrow_c_stream__ (or that method's capsule) as the temporary view `view`.
+void RegisterArrow(PyConnection& con, const std::string& view, py::object source) {
+  py::object capsule = source;
+  if (py::hasattr(source, "__arrow_c_stream__")) capsule = source.attr("__arrow_c_stream__")();
+  auto* stream =
+      static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(capsule.ptr(), "arrow_array_stream"));
+  if (!stream) throw py::error_already_set();
+  if (!stream->release) throw py::value_error("the Arrow stream was already consumed");
+  con.RegisterArrow(view, stream);  // releases the stream: the capsule's destructor sees it
 }
 
 // The Arrow PyCapsule interface: an ArrowArrayStream in a capsule named "arrow_array_stream"
@@ -184,6 +358,12 @@ PYBIND11_MODULE(_silt, m) {
       .def("list_files", &PyConnection::ListFiles, py::arg("table_uri"),
            py::arg("version") = py::none(),
            "The live data files of a Delta table's version (silt/table_files.h) as a result.")
+      .def("register_arrow", &RegisterArrow, py::arg("view"), py::arg("source"),
+           "An object with __arrow_c_stream__ (or its capsule) as a temporary view (consumed).")
+      .def("register_columns", &RegisterColumns, py::arg("view"), py::arg("names"),
+           py::arg("columns"), py::arg("rows"),
+           "Columns of (kind, values, mask) as a temporary view (see python/src/module.cc).")
+      .def("drop_view", &PyConnection::DropView, py::arg("view"))
       .def("get_config", &PyConnection::GetConfig, py::arg("key"))
       .def("set_config", &PyConnection::SetConfig, py::arg("key"), py::arg("value"))
       .def_property_readonly("current_schema", &PyConnection::CurrentSchema);

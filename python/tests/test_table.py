@@ -115,6 +115,89 @@ def test_write_modes(tmp_path):
         silt.write_deltalake(empty, pd.DataFrame({"a": [1]}), mode="upsert")
 
 
+ALL_TYPES_SQL = (
+    "SELECT * FROM VALUES "
+    "(true, CAST(1 AS TINYINT), CAST(-2 AS SMALLINT), 3, CAST(4 AS BIGINT), CAST(1.5 AS FLOAT), "
+    " 2.25D, CAST('-12.30' AS DECIMAL(5,2)), 'héllo', X'00FF', DATE'2024-01-02', "
+    " TIMESTAMP'2024-01-02 03:04:05.123456', TIMESTAMP_NTZ'1969-12-31 23:59:59', "
+    " array(1, NULL), map('k', named_struct('a', 1)), named_struct('x', array('p'), 'y', CAST(NULL AS STRING))),"
+    "(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)"
+    " AS t(bo, i1, i2, i4, i8, f4, f8, de, st, bi, da, ts, tn, l, m, s)"
+)
+
+
+def test_write_from_an_arrow_stream(tmp_path):
+    """A silt Result is an Arrow C stream source (__arrow_c_stream__): write_deltalake imports
+    it (silt/arrow.h ImportArrowStream) with every type, nested ones too."""
+    con = silt.connect()
+    path = str(tmp_path / "from_arrow")
+    source = con.sql(ALL_TYPES_SQL)
+    silt.write_deltalake(path, source, connection=con)
+    back = con.sql(f"SELECT * FROM delta.`{path}` ORDER BY i4 NULLS LAST")
+    assert back.types == source.types
+    assert back.fetchall() == con.sql(ALL_TYPES_SQL).fetchall()
+    # Append (by name) from a capsule, and from a stream already consumed.
+    capsule = con.sql("SELECT 7 AS i4, 'x' AS st").__arrow_c_stream__()
+    silt.write_deltalake(path, capsule, mode="append", connection=con)
+    assert con.sql(f"SELECT st FROM delta.`{path}` WHERE i4 = 7").fetchall() == [("x",)]
+    with pytest.raises(ValueError):
+        silt.write_deltalake(path, capsule, mode="append", connection=con)
+    # No temporary view is left behind.
+    assert [r for r in con.sql("SHOW VIEWS").fetchall() if "ingest" in str(r)] == []
+
+
+def test_write_pandas_columns_as_vectors(tmp_path):
+    """pandas columns of every dtype reach silt as arrays (no SQL literals): nullable dtypes,
+    categoricals, tz-aware timestamps, unsigned integers, Python dates / datetimes / decimals,
+    and object columns SQL literals still carry (lists, mixed values)."""
+    path = str(tmp_path / "vectors")
+    n = 5
+    df = pd.DataFrame({
+        "i8": np.arange(n, dtype="int8"),
+        "u16": np.arange(n, dtype="uint16") * 1000,
+        "u64": np.array([0, 1, 2**64 - 1, 5, 6], dtype="uint64"),
+        "ni": pd.Series([1, None, 3, None, 5], dtype="Int64"),
+        "nb": pd.Series([True, None, False, True, None], dtype="boolean"),
+        "f4": np.array([0.5, 1.5, np.nan, -1, 2], dtype="float32"),
+        "cat": pd.Categorical(["a", "b", None, "a", "b"]),
+        "sd": pd.Series(["x", None, "z", "", "é"], dtype="string"),
+        "tz": pd.to_datetime(["2024-01-01 00:00:00.000001", None, "1969-12-31 23:59:59.999999",
+                              "2000-01-01", "2000-01-02"]).tz_localize("Europe/Paris"),
+        "pyts": [datetime.datetime(1, 1, 1), None, datetime.datetime(9999, 12, 31, 23, 59, 59),
+                 datetime.datetime(2024, 5, 6, 7, 8, 9, 10), datetime.datetime(1970, 1, 1)],
+        "day": [datetime.date(1, 1, 1), datetime.date(9999, 12, 31), None, datetime.date(1970, 1, 1),
+                datetime.date(2024, 2, 29)],
+        "dec": [decimal.Decimal("1.5"), None, decimal.Decimal("-0.25"), decimal.Decimal("100"),
+                decimal.Decimal("0")],
+    })
+    silt.write_deltalake(path, df)
+    con = silt.connect()
+    r = con.sql(f"SELECT * FROM delta.`{path}` ORDER BY i8")
+    assert r.types == ["tinyint", "int", "decimal(20,0)", "bigint", "boolean", "float", "string", "string",
+                       "timestamp", "timestamp_ntz", "date", "decimal(18,2)"]
+    rows = r.fetchall()
+    assert [row[1] for row in rows] == [0, 1000, 2000, 3000, 4000]
+    assert [row[2] for row in rows] == [0, 1, 2**64 - 1, 5, 6]
+    assert [row[3] for row in rows] == [1, None, 3, None, 5]
+    assert [row[4] for row in rows] == [True, None, False, True, None]
+    assert rows[2][5] != rows[2][5]  # NaN stays NaN (not NULL)
+    assert [row[6] for row in rows] == ["a", "b", None, "a", "b"]
+    assert [row[7] for row in rows] == ["x", None, "z", "", "é"]
+    utc = datetime.timezone.utc
+    assert [row[8] for row in rows] == [
+        datetime.datetime(2023, 12, 31, 23, 0, 0, 1, tzinfo=utc), None,
+        datetime.datetime(1969, 12, 31, 22, 59, 59, 999999, tzinfo=utc),
+        datetime.datetime(1999, 12, 31, 23, 0, tzinfo=utc), datetime.datetime(2000, 1, 1, 23, 0, tzinfo=utc)]
+    assert [row[9] for row in rows] == list(df["pyts"].where(df["pyts"].notna(), None))
+    assert [row[10] for row in rows] == list(df["day"])
+    assert [row[11] for row in rows] == list(df["dec"])
+    # Columns SQL literals carry: lists, and an object column mixing types (cast to its type).
+    nested = str(tmp_path / "nested")
+    silt.write_deltalake(nested, pd.DataFrame({"l": [[1, 2], None], "mixed": ["a", 5]}))
+    assert con.sql(f"SELECT * FROM delta.`{nested}` ORDER BY mixed DESC").fetchall() == [([1, 2], "a"),
+                                                                                      (None, "5")]
+
+
 def test_history_metadata_version_travel(table):
     path = table.table_uri
     silt.write_deltalake(path, sample_frame().iloc[:1].assign(id=5, part="z"), mode="append")
