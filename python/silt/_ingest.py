@@ -117,7 +117,8 @@ def _frame_column(series, spark_type):
         return "date", days, mask, None
     if upper in ("STRING", "BINARY"):
         values = series.to_numpy(dtype=object)
-        return upper.lower(), values.tolist(), _object_mask(values), None
+        # In a column of strings a float NaN is pandas' missing value (e.g. a categorical's).
+        return upper.lower(), values.tolist(), pd.isna(values), None
     return None
 
 
