@@ -323,6 +323,9 @@ def test_files_and_add_actions(table, tmp_path):
     for f, u in zip(files, uris):
         assert u.startswith("file:///") and urllib.parse.unquote(u[len("file://"):]) == os.path.join(
             os.path.realpath(path), f)
+    # The same URIs input_file_name() gives for the files' rows.
+    read = silt.connect().sql(f"SELECT DISTINCT input_file_name() FROM delta.`{path}`").fetchall()
+    assert sorted(r[0] for r in read) == sorted(uris)
     assert dt.files([("part", "=", "x")]) == [f for f in files if f.startswith("part=x/")]
     assert dt.files([("part", "in", ["x", "y"])]) == files
     assert dt.files([("part", "not in", ["x", "y"])]) == []

@@ -10,6 +10,7 @@
 #include "common/thread_pool.h"
 #include "exec/basic_operators.h"
 #include "exec/dictionary_filter.h"
+#include "exec/input_file.h"
 
 namespace silt::exec {
 
@@ -503,6 +504,27 @@ std::vector<DeltaScanOperator::ScanUnit> DeltaScanOperator::SplitFile(
   return units;
 }
 
+std::shared_ptr<const std::string> DeltaScanOperator::FileUri(size_t file) {
+  // Called once per file index (by the worker or batch that opens it).
+  if (file_uris_.size() != files_.size()) file_uris_.resize(files_.size());
+  if (!file_uris_[file]) {
+    // Spark's input_file_name(): the file's URI, encoded as the log's add.path is.
+    const std::string& path = files_[file]->path;
+    std::string uri;
+    if (path.find("://") != std::string::npos || path.rfind("file:", 0) == 0) {
+      uri = path;
+    } else if (!path.empty() && path[0] == '/') {
+      uri = "file://" + path;
+    } else {
+      uri = snapshot_->store()->root();
+      if (!uri.empty() && uri.back() != '/') uri += '/';
+      uri += path;
+    }
+    file_uris_[file] = std::make_shared<const std::string>(std::move(uri));
+  }
+  return file_uris_[file];
+}
+
 Status DeltaScanOperator::FillBatch(ExecContext& ctx) {
   size_t threads = ctx.pool ? ctx.pool->num_threads() + 1 : 1;
   size_t n = std::min(files_.size() - next_file_, std::max<size_t>(threads * 2, 1));
@@ -516,21 +538,24 @@ Status DeltaScanOperator::FillBatch(ExecContext& ctx) {
   for (size_t i = 0; i < n; ++i)
     for (const ScanUnit& u : SplitFile(*opened[i])) units.emplace_back(i, u);
   std::vector<std::vector<DataChunk>> out(units.size());
+  for (size_t i = 0; i < n; ++i) FileUri(next_file_ + i);
   SILT_RETURN_NOT_OK(ParallelFor(ctx.pool, units.size(), [&](size_t u) -> Status {
     std::vector<uint32_t> sel;
     const ScanUnit& unit = units[u].second;
+    ScopedInputFile input_file(file_uris_[next_file_ + units[u].first]);
     return ReadUnit(ctx, *opened[units[u].first], unit, &sel, [&](DataChunk& c) {
       out[u].push_back(std::move(c));
       return Status::OK();
     });
   }));
-  next_file_ += n;
-  for (auto& v : out) {
-    for (auto& c : v) {
+  for (size_t u = 0; u < out.size(); ++u) {
+    for (auto& c : out[u]) {
       rows_read_ += static_cast<int64_t>(c.size());
       ready_.push_back(std::move(c));
+      ready_files_.push_back(next_file_ + units[u].first);
     }
   }
+  next_file_ += n;
   return Status::OK();
 }
 
@@ -542,12 +567,14 @@ Result<bool> DeltaScanOperator::PushAll(ExecContext& ctx, size_t workers, const 
     std::unique_ptr<delta::TableScanFile> file;
     std::vector<ScanUnit> units;
     std::atomic<size_t> next_unit{0};
+    std::shared_ptr<const std::string> uri;
   };
   std::mutex mu;
   size_t next_file = 0;  // guarded by mu
   std::deque<std::shared_ptr<OpenFile>>
       shared;  // guarded by mu: files that may have unread row groups
   std::atomic<int64_t> rows{0};
+  file_uris_.resize(files_.size());
   auto work = [&](size_t w) -> Status {
     std::vector<uint32_t> sel;
     auto emit = [&](DataChunk& c) {
@@ -571,6 +598,7 @@ Result<bool> DeltaScanOperator::PushAll(ExecContext& ctx, size_t workers, const 
       }
       if (!of) {
         of = std::make_shared<OpenFile>();
+        of->uri = FileUri(file);  // this worker alone opens `file`
         SILT_ASSIGN_OR_RETURN(of->file, scan_->OpenFile(*files_[file]));
         of->units = SplitFile(*of->file);
         if (of->units.size() > 1) {
@@ -580,6 +608,7 @@ Result<bool> DeltaScanOperator::PushAll(ExecContext& ctx, size_t workers, const 
       }
       for (size_t u; (u = of->next_unit.fetch_add(1)) < of->units.size();) {
         const ScanUnit& unit = of->units[u];
+        ScopedInputFile input_file(of->uri);
         SILT_RETURN_NOT_OK(ReadUnit(ctx, *of->file, unit, &sel, emit));
       }
     }
@@ -598,11 +627,17 @@ Result<bool> DeltaScanOperator::Next(ExecContext& ctx, DataChunk* out) {
   if (!started_) BuildAllFilters();
   started_ = true;
   while (ready_.empty()) {
-    if (next_file_ >= files_.size()) return false;
+    if (next_file_ >= files_.size()) {
+      SetInputFile({});
+      return false;
+    }
     SILT_RETURN_NOT_OK(FillBatch(ctx));
   }
   *out = std::move(ready_.front());
   ready_.pop_front();
+  // The rows returned are this file's for the operators above on this thread (input_file_name).
+  SetInputFile(file_uris_[ready_files_.front()]);
+  ready_files_.pop_front();
   return true;
 }
 

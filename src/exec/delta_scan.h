@@ -157,6 +157,10 @@ class DeltaScanOperator final : public Operator {
   std::string explain_details_;
   size_t next_file_ = 0;
   std::deque<DataChunk> ready_;
+  std::deque<size_t> ready_files_;  // the file (index into files_) of each ready_ chunk
+  // Per file, its URI for input_file_name() (exec/input_file.h), made when the file is opened.
+  std::vector<std::shared_ptr<const std::string>> file_uris_;
+  std::shared_ptr<const std::string> FileUri(size_t file);
   int64_t rows_read_ = 0;
   bool started_ = false;
   DfpScanMetrics dfp_;

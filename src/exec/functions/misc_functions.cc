@@ -3,8 +3,8 @@
 // xxhash64 (seed 42) bit-compatible with Spark over every type, typeof, assert_true,
 // raise_error, array/map/struct construction, size, array_contains, element_at, map_keys,
 // map_values, sort_array, and the session-ish constants spark_partition_id() (0: silt runs a
-// statement as one logical partition), input_file_name() ("": scans do not expose file names to
-// expressions yet) and version().
+// statement as one logical partition), input_file_name() (the URI of the Delta data file the row
+// was read from, as the scan below sets it: exec/input_file.h; "" without one) and version().
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -13,6 +13,7 @@
 #include "common/error_classes.h"
 #include "exec/function_registry.h"
 #include "exec/functions/function_util.h"
+#include "exec/input_file.h"
 
 namespace silt::exec {
 
@@ -482,8 +483,15 @@ void RegisterMiscFunctions(FunctionRegistry& r) {
   Reg(r, {"input_file_name"},
       [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
         SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
-        return MakeCall(std::string(n), DataType::String(), {}, ConstantStringKernel(""), false,
-                        false);
+        // The URI of the file the rows come from (exec/input_file.h); "" when unknown.
+        return MakeCall(
+            std::string(n), DataType::String(), {},
+            [](std::span<const Arg>, size_t rows, const EvalContext&, Vector* out) {
+              const std::string file = CurrentInputFile();
+              for (size_t i = 0; i < rows; ++i) out->AppendString(file);
+              return Status::OK();
+            },
+            false, false);
       });
   Reg(r, {"spark_partition_id"},
       [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
