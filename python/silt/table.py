@@ -431,10 +431,9 @@ class TableMerger:
         self._predicate = predicate
         self._source_alias = source_alias
         self._target_alias = target_alias
-        if isinstance(source, str):
-            self._source = f"{source} AS {quote_identifier(source_alias)}"
-        else:
-            self._source = values_relation(source, source_alias)
+        # A SQL relation (str) as written; data (a DataFrame, an Arrow stream source) becomes a
+        # temporary view while execute() runs (_ingest.source_relation).
+        self._source = source
         self._clauses = []
 
     def _cond(self, predicate):
@@ -476,18 +475,30 @@ class TableMerger:
         self._clauses.append(f"WHEN NOT MATCHED BY SOURCE{self._cond(predicate)} THEN DELETE")
         return self
 
-    def sql(self):
-        """The MERGE statement this builder runs."""
+    def _statement(self, relation):
         if not self._clauses:
             raise errors.InvalidArgumentError("merge() needs at least one WHEN clause", "INVALID_PARAMETER_VALUE")
         return (
             f"MERGE INTO {self._t._ref} AS {quote_identifier(self._target_alias)} "
-            f"USING {self._source} ON {self._predicate} " + " ".join(self._clauses)
+            f"USING {relation} ON {self._predicate} " + " ".join(self._clauses)
         )
+
+    def sql(self):
+        """The MERGE statement this builder runs (a DataFrame source shown as its VALUES; execute()
+        passes the rows as a temporary view instead)."""
+        if isinstance(self._source, str):
+            return self._statement(f"{self._source} AS {quote_identifier(self._source_alias)}")
+        if hasattr(self._source, "__arrow_c_stream__") and not hasattr(self._source, "itertuples"):
+            return self._statement(f"(SELECT * FROM <Arrow stream>) AS {quote_identifier(self._source_alias)}")
+        return self._statement(values_relation(self._source, self._source_alias))
 
     def execute(self):
         """Runs the MERGE; returns its metrics (num_affected_rows, num_updated_rows, ...)."""
-        return _row_dict(self._t._sql(self.sql()))
+        if isinstance(self._source, str):
+            return _row_dict(self._t._sql(self.sql()))
+        self._statement("")  # fails now without a WHEN clause
+        with source_relation(self._t._con, self._source, self._source_alias) as relation:
+            return _row_dict(self._t._sql(self._statement(relation)))
 
 
 def _table_exists(con, ref):

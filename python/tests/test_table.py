@@ -266,10 +266,19 @@ def test_delete_update_merge(table):
     assert rows == {1: "A", 2: "two", 10: "ten"}
     with pytest.raises(silt.InvalidArgumentError):
         dt.merge(source, "target.id = source.id").execute()  # no WHEN clause
+    # An Arrow stream source (a silt Result), as a temporary view while the MERGE runs.
+    arrow_source = silt.connect().sql("SELECT 10 AS id, 'TEN' AS name UNION ALL SELECT 11, 'eleven'")
+    merger = (dt.merge(arrow_source, "target.id = source.id")
+              .when_matched_update({"name": "source.name"})
+              .when_not_matched_insert({"id": "source.id", "name": "source.name", "part": "'z'"}))
+    assert "<Arrow stream>" in merger.sql()
+    assert merger.execute()["num_affected_rows"] == 2
+    rows = dict(silt.connect().sql(f"SELECT id, name FROM delta.`{dt.table_uri}`").fetchall())
+    assert rows == {1: "A", 2: "two", 10: "TEN", 11: "eleven"}
     with pytest.raises(silt.Error):
         dt.delete("no_such_column = 1")
     history = [h["operation"] for h in dt.history()]
-    assert history[:4] == ["MERGE", "UPDATE", "UPDATE", "DELETE"]
+    assert history[:5] == ["MERGE", "MERGE", "UPDATE", "UPDATE", "DELETE"]
 
 
 def test_optimize_vacuum_restore(tmp_path):
