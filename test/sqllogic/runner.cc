@@ -35,7 +35,7 @@ using silt::sqllogic::FileOutcome;
 namespace {
 
 std::string DefaultSharedDir() {
-  for (std::string base : {std::string(SILT_SHARED_DIR), std::string("/work/shared")}) {
+  for (std::string base : {std::string(SILT_SHARED_DIR)}) {
     std::error_code ec;
     if (fs::is_directory(base, ec)) return fs::canonical(base, ec).string();
   }

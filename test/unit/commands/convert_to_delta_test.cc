@@ -30,7 +30,7 @@ std::string ReadAll(const std::string& path) {
 }
 
 std::string ConformanceDir() {
-  for (std::string base : {std::string(SILT_SHARED_DIR), std::string("/work/shared")}) {
+  for (std::string base : {std::string(SILT_SHARED_DIR)}) {
     fs::path p = fs::path(base) / "conformance";
     std::error_code ec;
     if (fs::is_directory(p, ec)) return p.string();

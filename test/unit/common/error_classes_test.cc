@@ -46,7 +46,7 @@ std::map<std::string, std::string> LoadReference(const fs::path& path) {
 }
 
 fs::path ReferenceDir() {
-  for (std::string base : {std::string(SILT_SHARED_DIR), std::string("/work/shared")}) {
+  for (std::string base : {std::string(SILT_SHARED_DIR)}) {
     fs::path p = fs::path(base) / "reference";
     if (fs::exists(p / "spark-error-conditions.json")) return p;
   }

@@ -11,9 +11,9 @@
 
 namespace silt::delta::testing {
 
-// SILT_SHARED_DIR/conformance, falling back to /work/shared/conformance; "" when absent.
+// SILT_SHARED_DIR/conformance (the repository's ../shared/conformance); "" when absent.
 inline std::string ConformanceDir() {
-  for (std::string base : {std::string(SILT_SHARED_DIR), std::string("/work/shared")}) {
+  for (std::string base : {std::string(SILT_SHARED_DIR)}) {
     std::filesystem::path p = std::filesystem::path(base) / "conformance";
     std::error_code ec;
     if (std::filesystem::is_directory(p, ec)) return p.string();

@@ -648,7 +648,7 @@ TEST(DeletionVectorTest, CorruptDvFilesAreRejected) {
 // Real DV files written by Spark / Databricks (vendored kernel-rs and Delta golden tables).
 
 std::string ConformanceDir() {
-  for (std::string base : {std::string(SILT_SHARED_DIR), std::string("/work/shared")}) {
+  for (std::string base : {std::string(SILT_SHARED_DIR)}) {
     std::string dir = base + "/conformance";
     if (std::filesystem::is_directory(dir)) return dir;
   }

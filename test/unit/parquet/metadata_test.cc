@@ -893,8 +893,6 @@ std::filesystem::path ParquetTestingDir() {
   std::error_code ec;
   fs::path p = fs::path(SILT_SHARED_DIR) / rel;
   if (fs::is_directory(p, ec)) return p;
-  p = fs::path("/work/shared") / rel;
-  if (fs::is_directory(p, ec)) return p;
   return {};
 }
 
