@@ -753,7 +753,7 @@ void Server::Impl::PostAction(const Req& req, Res& res) {
                            "the console runs in read-only mode (--read-only): action '" + action +
                                "' changes the table"});
   }
-  (void)body["table"].get(table_sv);
+  if (body["table"].get(table_sv) != simdjson::SUCCESS) table_sv = {};
   std::optional<TableRef> ref;
   if (!table_sv.empty() || action.rfind("maintain", 0) != 0) {
     Result<TableRef> r = Resolve(std::string(table_sv));
