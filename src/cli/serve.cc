@@ -59,6 +59,12 @@ bool ParseInt(const std::string& s, long lo, long hi, long* out) {
 }  // namespace
 
 int RunServe(const std::vector<std::string>& args) {
+  if (!server::Available()) {
+    std::fprintf(stderr,
+                 "silt serve: this build has no web console (cpp-httplib, Debian "
+                 "libcpp-httplib-dev, was absent when it was configured)\n");
+    return 1;
+  }
   server::ServerOptions options;
   DatabaseOptions db_options;
   bool warehouse_given = false;
@@ -102,12 +108,6 @@ int RunServe(const std::vector<std::string>& args) {
       std::fprintf(stderr, "silt serve: one warehouse only ('%s')\n", a.c_str());
       return 2;
     }
-  }
-  if (!server::Available()) {
-    std::fprintf(stderr,
-                 "silt serve: this build has no web console (cpp-httplib, Debian "
-                 "libcpp-httplib-dev, was absent when it was configured)\n");
-    return 1;
   }
   bool generated = false;
   if (!server::IsLoopback(options.bind) && options.token.empty()) {
