@@ -306,7 +306,15 @@ class Server::Impl {
   int port_ = 0;
   bool started_ = false;
 
-  std::mutex mu_;  // paths_, jobs_, next_job_
+  std::mutex mu_;  // paths_, jobs_, next_job_, grids_
+  // DESCRIBE DETAIL / HISTORY and SHOW MAINTENANCE results per table location and statement.
+  struct CachedGrid {
+    int64_t version = 0;
+    int64_t made_ms = 0;
+    std::string json;
+  };
+  static constexpr int64_t kAdvisorFreshMs = 10000;
+  std::map<std::string, CachedGrid> grids_;
   std::vector<std::string> paths_;
   std::map<int64_t, std::shared_ptr<Job> > jobs_;
   int64_t next_job_ = 1;
@@ -644,9 +652,29 @@ void Server::Impl::GetTableSql(const Req& req, Res& res, const std::string& what
   } else {
     sql = "SHOW MAINTENANCE " + ref->sql;
   }
+  // Served from memory while the table's version is the same (the advisor's rows also depend on
+  // the clock: they are kept for kAdvisorFreshMs at most).
+  bool cached = false;
+  Result<std::shared_ptr<const TableFigures> > figures = figures_.Get(ref->location, &cached);
+  if (!figures.ok()) return SendError(res, FromStatus(figures.status()));
+  const int64_t version = (*figures)->version;
+  const std::string key = ref->location + '\n' + sql;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = grids_.find(key);
+    if (it != grids_.end() && it->second.version == version &&
+        (what != "advisor" || NowMs() - it->second.made_ms < kAdvisorFreshMs)) {
+      return SendJson(res, 200, it->second.json);
+    }
+  }
   Result<std::string> grid = RunGrid(sql, 100000);
   if (!grid.ok())
     return SendJson(res, HttpStatusOf(grid.status()), StatementErrorBody(grid.status()));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (grids_.size() > 1000) grids_.clear();
+    grids_[key] = CachedGrid{version, NowMs(), *grid};
+  }
   SendJson(res, 200, *grid);
 }
 
