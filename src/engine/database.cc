@@ -240,6 +240,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   cctx.pool = pool;
   cctx.progress = progress;
   cctx.temp_views = &temp_views;
+  cctx.cancelled = cancelled;
 
   using K = sql::StatementKind;
   switch (stmt.kind) {

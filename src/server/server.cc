@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "common/json_escape.h"
 #include "delta/json_util.h"
 #include "engine/engine.h"
@@ -334,7 +335,7 @@ bool Server::Impl::Admit(const Req& req, Res& res, bool write) {
       diff |= static_cast<unsigned char>(options_.token[i]) ^
               static_cast<unsigned char>(i < given.size() ? given[i] : 0);
     if (!same || diff != 0) {
-      SendError(res, {401, "CONSOLE_UNAUTHORIZED",
+      SendError(res, {401, "SILT_CONSOLE_UNAUTHORIZED",
                       given.empty() ? "this endpoint needs the console's token (header "
                                       "'Authorization: Bearer <token>')"
                                     : "wrong token"});
@@ -346,7 +347,7 @@ bool Server::Impl::Admit(const Req& req, Res& res, bool write) {
     // site's page cannot post to it.
     std::string ct = req.get_header_value("Content-Type");
     if (ct.rfind("application/json", 0) != 0) {
-      SendError(res, {415, "CONSOLE_UNSUPPORTED_MEDIA_TYPE",
+      SendError(res, {415, "SILT_CONSOLE_UNSUPPORTED_MEDIA_TYPE",
                       "write requests must be sent as application/json"});
       return false;
     }
@@ -359,11 +360,11 @@ std::optional<ApiError> Server::Impl::ParseBody(const Req& req, simdjson::dom::e
   auto doc = parser.parse(req.body.data(), req.body.size());
   if (doc.error()) {
     return ApiError{
-        400, "CONSOLE_MALFORMED_JSON",
+        400, "SILT_CONSOLE_MALFORMED_JSON",
         std::string("the request body is not valid JSON: ") + simdjson::error_message(doc.error())};
   }
   if (!doc.value().is_object()) {
-    return ApiError{400, "CONSOLE_MALFORMED_JSON", "the request body must be a JSON object"};
+    return ApiError{400, "SILT_CONSOLE_MALFORMED_JSON", "the request body must be a JSON object"};
   }
   *out = doc.value();
   return std::nullopt;
@@ -371,7 +372,7 @@ std::optional<ApiError> Server::Impl::ParseBody(const Req& req, simdjson::dom::e
 
 Result<TableRef> Server::Impl::Resolve(const std::string& table) {
   if (table.empty()) {
-    return Status::InvalidArgument("missing parameter 'table'", "CONSOLE_BAD_PARAMETER");
+    return Status::InvalidArgument("missing parameter 'table'", "SILT_CONSOLE_BAD_PARAMETER");
   }
   TableRef ref;
   const std::string& warehouse = db_->state().catalog->warehouse();
@@ -382,7 +383,7 @@ Result<TableRef> Server::Impl::Resolve(const std::string& table) {
       return Status::InvalidArgument("the path '" + table + "' is outside the warehouse " +
                                          warehouse +
                                          " (the console reads only tables under its warehouse)",
-                                     "CONSOLE_PATH_OUTSIDE_WAREHOUSE");
+                                     "SILT_CONSOLE_PATH_OUTSIDE_WAREHOUSE");
     }
     ref.display = loc;
     ref.location = loc;
@@ -399,7 +400,7 @@ Result<TableRef> Server::Impl::Resolve(const std::string& table) {
       db_->state().catalog->GetTable(planner::LowerName(schema), planner::LowerName(name)));
   if (entry.format != "delta") {
     return Status::InvalidArgument(table + " is a view, not a Delta table",
-                                   "EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE");
+                                   errc::kExpectTableNotViewNoAlternative);
   }
   ref.schema = entry.schema;
   ref.name = entry.name;
@@ -478,7 +479,7 @@ Status Server::Impl::CheckReadOnlySql(const std::string& sql) {
       return Status::Unsupported(
           "the console runs in read-only mode (--read-only): only queries, SHOW, DESCRIBE and "
           "EXPLAIN statements run",
-          "CONSOLE_READ_ONLY");
+          "SILT_CONSOLE_READ_ONLY");
     }
   }
   return Status::OK();
@@ -541,11 +542,12 @@ void Server::Impl::PostPath(const Req& req, Res& res) {
   if (auto e = ParseBody(req, &body)) return SendError(res, *e);
   std::string_view path;
   if (body["path"].get(path) != simdjson::SUCCESS || path.empty()) {
-    return SendError(res, {400, "CONSOLE_BAD_PARAMETER", "expected {\"path\": \"<table path>\"}"});
+    return SendError(res,
+                     {400, "SILT_CONSOLE_BAD_PARAMETER", "expected {\"path\": \"<table path>\"}"});
   }
   std::string p(path);
   if (!IsPathLike(p)) {
-    return SendError(res, {400, "CONSOLE_BAD_PARAMETER",
+    return SendError(res, {400, "SILT_CONSOLE_BAD_PARAMETER",
                            "'" + p + "' is not a path (a path table's location contains '/')"});
   }
   Result<TableRef> ref = Resolve(p);
@@ -645,7 +647,8 @@ void Server::Impl::GetTableSql(const Req& req, Res& res, const std::string& what
     std::string limit = param(req, "limit");
     if (!limit.empty()) {
       if (limit.find_first_not_of("0123456789") != std::string::npos || limit.size() > 9) {
-        return SendError(res, {400, "CONSOLE_BAD_PARAMETER", "limit must be a positive integer"});
+        return SendError(res,
+                         {400, "SILT_CONSOLE_BAD_PARAMETER", "limit must be a positive integer"});
       }
       sql += " LIMIT " + limit;
     }
@@ -701,7 +704,7 @@ void Server::Impl::GetOpsHistory(const Req& req, Res& res) {
   std::string limit = param(req, "limit");
   if (limit.empty()) limit = "200";
   if (limit.find_first_not_of("0123456789") != std::string::npos || limit.size() > 6) {
-    return SendError(res, {400, "CONSOLE_BAD_PARAMETER", "limit must be a positive integer"});
+    return SendError(res, {400, "SILT_CONSOLE_BAD_PARAMETER", "limit must be a positive integer"});
   }
   std::string sql =
       "SELECT start_time, end_time, catalog_name, schema_name, table_name, operation_type, "
@@ -721,12 +724,13 @@ void Server::Impl::PostSql(const Req& req, Res& res) {
   if (auto e = ParseBody(req, &body)) return SendError(res, *e);
   std::string_view sql;
   if (body["sql"].get(sql) != simdjson::SUCCESS) {
-    return SendError(res, {400, "CONSOLE_BAD_PARAMETER", "expected {\"sql\": \"<statements>\"}"});
+    return SendError(res,
+                     {400, "SILT_CONSOLE_BAD_PARAMETER", "expected {\"sql\": \"<statements>\"}"});
   }
   if (options_.read_only) {
     Status st = CheckReadOnlySql(std::string(sql));
     if (!st.ok()) {
-      return SendJson(res, st.error_class() == "CONSOLE_READ_ONLY" ? 403 : 400,
+      return SendJson(res, st.error_class() == "SILT_CONSOLE_READ_ONLY" ? 403 : 400,
                       StatementErrorBody(st));
     }
   }
@@ -764,7 +768,7 @@ void Server::Impl::PostAction(const Req& req, Res& res) {
   if (auto e = ParseBody(req, &body)) return SendError(res, *e);
   std::string_view action_sv, table_sv;
   if (body["action"].get(action_sv) != simdjson::SUCCESS) {
-    return SendError(res, {400, "CONSOLE_BAD_PARAMETER",
+    return SendError(res, {400, "SILT_CONSOLE_BAD_PARAMETER",
                            "expected {\"action\": \"vacuum_dry_run|vacuum|optimize|reorg_purge|"
                            "set_ttl|drop_ttl|maintain_dry_run|maintain\", \"table\": …}"});
   }
@@ -773,11 +777,11 @@ void Server::Impl::PostAction(const Req& req, Res& res) {
                                                  "reorg_purge",      "set_ttl", "drop_ttl",
                                                  "maintain_dry_run", "maintain"};
   if (!kActions.count(action)) {
-    return SendError(res, {400, "CONSOLE_BAD_PARAMETER", "unknown action '" + action + "'"});
+    return SendError(res, {400, "SILT_CONSOLE_BAD_PARAMETER", "unknown action '" + action + "'"});
   }
   const bool dry = action == "vacuum_dry_run" || action == "maintain_dry_run";
   if (options_.read_only && !dry) {
-    return SendError(res, {403, "CONSOLE_READ_ONLY",
+    return SendError(res, {403, "SILT_CONSOLE_READ_ONLY",
                            "the console runs in read-only mode (--read-only): action '" + action +
                                "' changes the table"});
   }
@@ -797,8 +801,8 @@ void Server::Impl::PostAction(const Req& req, Res& res) {
     auto h = body["retain_hours"];
     if (!h.error()) {
       if (h.get(hours) != simdjson::SUCCESS || hours < 0) {
-        return SendError(
-            res, {400, "CONSOLE_BAD_PARAMETER", "retain_hours must be a non-negative integer"});
+        return SendError(res, {400, "SILT_CONSOLE_BAD_PARAMETER",
+                               "retain_hours must be a non-negative integer"});
       }
       job->statement += " RETAIN " + std::to_string(hours) + " HOURS";
     }
@@ -812,7 +816,7 @@ void Server::Impl::PostAction(const Req& req, Res& res) {
     std::string_view column;
     if (body["days"].get(days) != simdjson::SUCCESS ||
         body["column"].get(column) != simdjson::SUCCESS || column.empty()) {
-      return SendError(res, {400, "CONSOLE_BAD_PARAMETER",
+      return SendError(res, {400, "SILT_CONSOLE_BAD_PARAMETER",
                              "set_ttl expects {\"days\": <integer>, \"column\": \"<column>\"}"});
     }
     job->statement = "ALTER TABLE " + ref->sql + " SET DELETE ROWS " + std::to_string(days) +
@@ -936,7 +940,7 @@ void Server::Impl::GetJob(const Req& req, Res& res) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = jobs_.find(id);
   if (it == jobs_.end()) {
-    return SendError(res, {404, "CONSOLE_NOT_FOUND", "no job " + req.matches[1].str()});
+    return SendError(res, {404, "SILT_CONSOLE_NOT_FOUND", "no job " + req.matches[1].str()});
   }
   SendJson(res, 200, JobJson(*it->second));
 }
@@ -947,7 +951,7 @@ void Server::Impl::PostCancel(const Req& req, Res& res) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = jobs_.find(id);
   if (it == jobs_.end()) {
-    return SendError(res, {404, "CONSOLE_NOT_FOUND", "no job " + req.matches[1].str()});
+    return SendError(res, {404, "SILT_CONSOLE_NOT_FOUND", "no job " + req.matches[1].str()});
   }
   it->second->cancel.store(true);
   SendJson(res, 202, JobJson(*it->second));
@@ -958,13 +962,13 @@ void Server::Impl::Routes() {
   http_.set_error_handler([this](const Req&, Res& res) {
     if (!res.body.empty()) return;
     if (res.status == 413) {
-      SendError(res, {413, "CONSOLE_BODY_TOO_LARGE",
+      SendError(res, {413, "SILT_CONSOLE_BODY_TOO_LARGE",
                       "the request body is larger than " + std::to_string(options_.max_body_bytes) +
                           " bytes"});
     } else if (res.status == 404) {
-      SendError(res, {404, "CONSOLE_NOT_FOUND", "no such endpoint or page"});
+      SendError(res, {404, "SILT_CONSOLE_NOT_FOUND", "no such endpoint or page"});
     } else {
-      SendError(res, {res.status, "CONSOLE_BAD_REQUEST", "the request failed"});
+      SendError(res, {res.status, "SILT_CONSOLE_BAD_REQUEST", "the request failed"});
     }
   });
   if (options_.log) {
@@ -987,7 +991,7 @@ void Server::Impl::Routes() {
   auto serve_asset = [this](const Req& req, Res& res) {
     std::string path = req.path == "/" ? "/index.html" : req.path;
     const Asset* a = FindAsset(path.substr(1));
-    if (!a) return SendError(res, {404, "CONSOLE_NOT_FOUND", "no page " + req.path});
+    if (!a) return SendError(res, {404, "SILT_CONSOLE_NOT_FOUND", "no page " + req.path});
     res.set_content(std::string(a->data, a->size), a->content_type);
     res.set_header("Cache-Control", "no-cache");
     res.set_header("X-Content-Type-Options", "nosniff");
@@ -1000,7 +1004,7 @@ Status Server::Impl::Start() {
   if (!IsLoopback(options_.bind) && options_.token.empty()) {
     return Status::InvalidArgument(
         "a bind address other than loopback (" + options_.bind + ") needs a token (--token)",
-        "CONSOLE_TOKEN_REQUIRED");
+        "SILT_CONSOLE_TOKEN_REQUIRED");
   }
   Routes();
   if (options_.port == 0) {

@@ -19,7 +19,7 @@ async function api(path, body) {
   }
   const res = await fetch(path, opts);
   let data;
-  try { data = await res.json(); } catch { data = { error_class: 'CONSOLE_BAD_RESPONSE', message: res.statusText, error: 'Error: ' + res.statusText }; }
+  try { data = await res.json(); } catch { data = { error_class: 'SILT_CONSOLE_BAD_RESPONSE', message: res.statusText, error: 'Error: ' + res.statusText }; }
   if (!res.ok && !data.error) data.error = 'Error: [' + data.error_class + '] ' + data.message;
   return { ok: res.ok, status: res.status, data };
 }

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <string>
 #include <thread>
 
+#include "engine/engine.h"
 #include "silt/silt.h"
 
 #if SILT_HAVE_HTTPLIB
@@ -151,7 +153,7 @@ TEST_F(ServerTest, InfoTreeAndStaticFiles) {
   auto missing = Get("/nope.js");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
-  EXPECT_EQ(Str(Parse(missing->body), "error_class"), "CONSOLE_NOT_FOUND");
+  EXPECT_EQ(Str(Parse(missing->body), "error_class"), "SILT_CONSOLE_NOT_FOUND");
 }
 
 TEST_F(ServerTest, TableFiguresEqualDescribeDetailAndAreCached) {
@@ -257,7 +259,7 @@ TEST_F(ServerTest, BadInputsAre4xxWithAClearMessage) {
   auto no_param = Get("/api/table");
   ASSERT_TRUE(no_param);
   EXPECT_EQ(no_param->status, 400);
-  EXPECT_EQ(Str(Parse(no_param->body), "error_class"), "CONSOLE_BAD_PARAMETER");
+  EXPECT_EQ(Str(Parse(no_param->body), "error_class"), "SILT_CONSOLE_BAD_PARAMETER");
   auto view = Get("/api/table?table=v");
   ASSERT_TRUE(view);
   EXPECT_EQ(view->status, 400);
@@ -266,7 +268,7 @@ TEST_F(ServerTest, BadInputsAre4xxWithAClearMessage) {
     auto r = Get("/api/table?table=" + outside);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 400) << outside;
-    EXPECT_EQ(Str(Parse(r->body), "error_class"), "CONSOLE_PATH_OUTSIDE_WAREHOUSE") << outside;
+    EXPECT_EQ(Str(Parse(r->body), "error_class"), "SILT_CONSOLE_PATH_OUTSIDE_WAREHOUSE") << outside;
     auto p = Post("/api/paths", "{\"path\": \"" + outside + "\"}");
     ASSERT_TRUE(p);
     EXPECT_EQ(p->status, 400) << outside;
@@ -278,14 +280,14 @@ TEST_F(ServerTest, BadInputsAre4xxWithAClearMessage) {
   auto malformed = Post("/api/sql", "{\"sql\": ");
   ASSERT_TRUE(malformed);
   EXPECT_EQ(malformed->status, 400);
-  EXPECT_EQ(Str(Parse(malformed->body), "error_class"), "CONSOLE_MALFORMED_JSON");
+  EXPECT_EQ(Str(Parse(malformed->body), "error_class"), "SILT_CONSOLE_MALFORMED_JSON");
   auto not_object = Post("/api/actions", "[1, 2]");
   ASSERT_TRUE(not_object);
   EXPECT_EQ(not_object->status, 400);
   auto huge = Post("/api/sql", "{\"sql\": \"" + std::string(10000, ' ') + "SELECT 1\"}");
   ASSERT_TRUE(huge);
   EXPECT_EQ(huge->status, 413);
-  EXPECT_EQ(Str(Parse(huge->body), "error_class"), "CONSOLE_BODY_TOO_LARGE");
+  EXPECT_EQ(Str(Parse(huge->body), "error_class"), "SILT_CONSOLE_BODY_TOO_LARGE");
   auto plain = Post("/api/sql", R"({"sql": "SELECT 1"})", "", "text/plain");
   ASSERT_TRUE(plain);
   EXPECT_EQ(plain->status, 415);
@@ -365,7 +367,7 @@ TEST_F(ServerTest, TokenRules) {
     auto none = Post(path, R"({"sql": "SELECT 1"})");
     ASSERT_TRUE(none);
     EXPECT_EQ(none->status, 401) << path;
-    EXPECT_EQ(Str(Parse(none->body), "error_class"), "CONSOLE_UNAUTHORIZED");
+    EXPECT_EQ(Str(Parse(none->body), "error_class"), "SILT_CONSOLE_UNAUTHORIZED");
     auto wrong = Post(path, R"({"sql": "SELECT 1"})", "s3cres");
     ASSERT_TRUE(wrong);
     EXPECT_EQ(wrong->status, 401) << path;
@@ -386,7 +388,7 @@ TEST_F(ServerTest, TokenRules) {
   Server refused(db_, wide);
   Status st = refused.Start();
   EXPECT_FALSE(st.ok());
-  EXPECT_EQ(st.error_class(), "CONSOLE_TOKEN_REQUIRED");
+  EXPECT_EQ(st.error_class(), "SILT_CONSOLE_TOKEN_REQUIRED");
   wide.token = "t0ken";
   Start(wide);
   auto anon = Get("/api/tree");
@@ -407,7 +409,7 @@ TEST_F(ServerTest, ReadOnlyRefusesWrites) {
   auto opt = Post("/api/actions", R"({"action": "optimize", "table": "events"})");
   ASSERT_TRUE(opt);
   EXPECT_EQ(opt->status, 403);
-  EXPECT_EQ(Str(Parse(opt->body), "error_class"), "CONSOLE_READ_ONLY");
+  EXPECT_EQ(Str(Parse(opt->body), "error_class"), "SILT_CONSOLE_READ_ONLY");
   for (const char* a : {"vacuum", "reorg_purge", "drop_ttl", "maintain"}) {
     auto r = Post("/api/actions", std::string(R"({"action": ")") + a + R"(", "table": "events"})");
     ASSERT_TRUE(r);
@@ -416,7 +418,7 @@ TEST_F(ServerTest, ReadOnlyRefusesWrites) {
   auto insert = Post("/api/sql", R"j({"sql": "INSERT INTO events VALUES (9, NULL, 'z')"})j");
   ASSERT_TRUE(insert);
   EXPECT_EQ(insert->status, 403);
-  EXPECT_EQ(Str(Parse(insert->body), "error_class"), "CONSOLE_READ_ONLY");
+  EXPECT_EQ(Str(Parse(insert->body), "error_class"), "SILT_CONSOLE_READ_ONLY");
   auto select = Post("/api/sql", R"({"sql": "SELECT count(*) AS n FROM events"})");
   ASSERT_TRUE(select);
   EXPECT_EQ(select->status, 200);
@@ -440,3 +442,38 @@ TEST(ServerTest, NotInThisBuild) {
 }
 
 #endif
+
+// The cancel flag a console job sets on its connection (engine::SessionState::cancelled): a
+// query, OPTIMIZE (before a bin's rewrite) and VACUUM (at its progress reports) stop with
+// Cancelled and commit nothing.
+TEST(ConsoleCancelTest, CancelFlagStopsQueryOptimizeAndVacuum) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "silt-cancel-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+  {
+    silt::DatabaseOptions options;
+    options.warehouse = tmpl;
+    auto db = silt::Database::Open(options);
+    ASSERT_TRUE(db.ok());
+    silt::Connection con(*db);
+    auto setup = con.Query(
+        "CREATE TABLE t (id INT) USING delta; INSERT INTO t VALUES (1); INSERT INTO t VALUES (2);"
+        "INSERT INTO t VALUES (3)");
+    ASSERT_TRUE(setup.ok()) << setup.status().ToString();
+    std::atomic<bool> cancel{true};
+    silt::Connection job(*db);
+    job.session().cancelled = &cancel;
+    for (const char* sql : {"SELECT count(*) FROM t", "OPTIMIZE t", "VACUUM t"}) {
+      auto r = job.Query(sql);
+      ASSERT_FALSE(r.ok()) << sql;
+      EXPECT_EQ(r.status().code(), silt::StatusCode::kCancelled)
+          << sql << ": " << r.status().ToString();
+    }
+    auto version = con.Query("DESCRIBE HISTORY t LIMIT 1");
+    ASSERT_TRUE(version.ok());
+    EXPECT_EQ((*version)->Row(0)[0].ToString(), "3");  // nothing committed after the inserts
+    cancel.store(false);
+    auto ok = job.Query("OPTIMIZE t");
+    EXPECT_TRUE(ok.ok()) << ok.status().ToString();
+  }
+  std::filesystem::remove_all(tmpl);
+}
