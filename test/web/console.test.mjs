@@ -52,6 +52,7 @@ async function jobEnd(nth = 0) {
 
 async function openTable() {
   await page.goto(url + '#/table/default.events');
+  await page.reload();  // a fresh page: the same URL with a hash does not load again
   await page.getByTestId('fig-num_files').waitFor();
 }
 
@@ -78,6 +79,9 @@ await check('table figures equal DESCRIBE DETAIL', async () => {
   await page.getByTestId('charts').waitFor();
   assert(await page.getByTestId('history-row').count() >= 3, 'history rows');
   assert(await page.getByTestId('advisor').locator('tbody tr').count() === 6, 'six advisor rows');
+  const dv = await page.getByTestId('fig-dv').textContent();
+  const stats = Object.fromEntries(detail.statistics);
+  assert(dv.startsWith(String(stats.numRowsDeletedByDeletionVectors) + ' '), `DV rows ${dv} vs ${JSON.stringify(detail.statistics)}`);
 });
 
 await check('VACUUM DRY RUN then VACUUM from the page, history updates', async () => {
@@ -118,7 +122,24 @@ await check('a failing action shows its error class', async () => {
   const cls = (await page.getByTestId('error-class').first().textContent()).trim();
   assert(cls === 'DELTA_VACUUM_RETENTION_PERIOD_TOO_SHORT', 'error class ' + cls);
   assert(await page.getByTestId('dialog-confirm').isHidden(), 'no confirm after a failed preview');
+  // The dialog stays open for the screenshot; the next check loads another page.
+});
+
+await check('a maintenance pass from the page fills the operations history', async () => {
+  await openTable();
+  await page.getByTestId('btn-maintain').click();
+  assert(await jobEnd(0) === 'succeeded', 'dry run failed');
+  const due = await page.getByTestId('job-result').first().locator('tbody tr').count();
+  assert(due === 6, 'the preview lists the six jobs, got ' + due);
+  await page.getByTestId('dialog-confirm').click();
+  assert(await jobEnd(1) === 'succeeded', 'the pass failed');
   await page.getByTestId('dialog-close').click();
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=ops-history] td')].some((td) => td.textContent === 'CHECKPOINT'));
+  await page.getByTestId('ops-operation').selectOption('VACUUM');
+  await page.getByTestId('ops-apply').click();
+  await page.waitForFunction(() => ![...document.querySelectorAll('[data-testid=ops-history] td')].some((td) => td.textContent === 'CHECKPOINT'));
+  const rows = sqlJson("SELECT operation_type FROM system.storage.maintenance_operations_history WHERE operation_type = 'CHECKPOINT'");
+  assert(rows.length === 1, 'one CHECKPOINT row in the history table');
 });
 
 await check('SQL box shows a grid and the CLI error', async () => {

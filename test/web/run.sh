@@ -45,10 +45,12 @@ WH="$WORK/warehouse"
 "$SILT" sql --warehouse "$WH" -e "
   CREATE TABLE events (id INT, ts TIMESTAMP, p STRING) USING delta PARTITIONED BY (p)
     TBLPROPERTIES ('delta.enableDeletionVectors' = 'true');
-  INSERT INTO events VALUES (1, TIMESTAMP '2026-01-01 00:00:00', 'a'), (2, TIMESTAMP '2026-01-02 00:00:00', 'b');
+  INSERT INTO events VALUES (1, TIMESTAMP '2026-01-01 00:00:00', 'a'), (2, TIMESTAMP '2026-01-02 00:00:00', 'b'),
+    (7, TIMESTAMP '2026-01-07 00:00:00', 'a');
   INSERT INTO events VALUES (3, TIMESTAMP '2026-01-03 00:00:00', 'a'), (4, TIMESTAMP '2026-01-04 00:00:00', 'b');
   INSERT INTO events VALUES (5, TIMESTAMP '2026-01-05 00:00:00', 'a');
   INSERT INTO events VALUES (6, TIMESTAMP '2026-01-06 00:00:00', 'a');
+  DELETE FROM events WHERE id = 1;
   DELETE FROM events WHERE id = 3;
   CREATE SCHEMA sales;
   CREATE TABLE sales.orders (o INT) USING delta;

@@ -320,7 +320,7 @@ function showHome() {
 
 async function route() {
   const h = location.hash || '#/';
-  $('dialog').open && !h.startsWith('#/table/') && $('dialog').close();
+  if ($('dialog').open) $('dialog').close();
   if (h.startsWith('#/table/')) return showTable(decodeURIComponent(h.slice(8)));
   if (h === '#/sql') return showSql();
   if (h === '#/ops') return showOps();
