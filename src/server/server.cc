@@ -928,6 +928,15 @@ void Server::Impl::RunJob(std::shared_ptr<Job> job, std::optional<TableRef> tabl
   }
   if (table) figures_.Invalidate(table->location);
   std::lock_guard<std::mutex> lock(mu_);
+  // An action can change what the advisor says without a new version (a checkpoint, VACUUM's
+  // deletes): the table's cached grids go (every table's after a warehouse-wide pass).
+  for (auto it = grids_.begin(); it != grids_.end();) {
+    if (!table || it->first.rfind(table->location + '\n', 0) == 0) {
+      it = grids_.erase(it);
+    } else {
+      ++it;
+    }
+  }
   job->result_json = std::move(result);
   job->error_json = std::move(error);
   job->ended_ms = NowMs();

@@ -135,6 +135,8 @@ await check('a maintenance pass from the page fills the operations history', asy
   assert(await jobEnd(1) === 'succeeded', 'the pass failed');
   await page.getByTestId('dialog-close').click();
   await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=ops-history] td')].some((td) => td.textContent === 'CHECKPOINT'));
+  const checkpointRow = page.getByTestId('advisor').locator('tbody tr').filter({ hasText: 'CHECKPOINT' });
+  assert((await checkpointRow.locator('td').nth(1).textContent()) === 'false', 'the advisor still says CHECKPOINT is due');
   await page.getByTestId('ops-operation').selectOption('VACUUM');
   await page.getByTestId('ops-apply').click();
   await page.waitForFunction(() => ![...document.querySelectorAll('[data-testid=ops-history] td')].some((td) => td.textContent === 'CHECKPOINT'));
