@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -1001,8 +1002,18 @@ void Server::Impl::Routes() {
     std::string path = req.path == "/" ? "/index.html" : req.path;
     const Asset* a = FindAsset(path.substr(1));
     if (!a) return SendError(res, {404, "SILT_CONSOLE_NOT_FOUND", "no page " + req.path});
-    res.set_content(std::string(a->data, a->size), a->content_type);
+    // Revalidated by ETag (the content's hash): a reload gets 304s, not the files again (which
+    // cpp-httplib would compress again on every request).
+    const std::string etag =
+        "\"" + std::to_string(std::hash<std::string_view>()(std::string_view(a->data, a->size))) +
+        "\"";
+    res.set_header("ETag", etag);
     res.set_header("Cache-Control", "no-cache");
+    if (req.get_header_value("If-None-Match") == etag) {
+      res.status = 304;
+      return;
+    }
+    res.set_content(std::string(a->data, a->size), a->content_type);
     res.set_header("X-Content-Type-Options", "nosniff");
   };
   http_.Get("/", serve_asset);

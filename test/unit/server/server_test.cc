@@ -150,6 +150,12 @@ TEST_F(ServerTest, InfoTreeAndStaticFiles) {
   ASSERT_TRUE(app);
   EXPECT_EQ(app->status, 200);
   EXPECT_NE(app->body.find("/api/actions"), std::string::npos);
+  std::string etag = app->get_header_value("ETag");
+  ASSERT_FALSE(etag.empty());
+  auto again = client_->Get("/app.js", httplib::Headers{{"If-None-Match", etag}});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 304);
+  EXPECT_TRUE(again->body.empty());
   auto missing = Get("/nope.js");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
