@@ -199,6 +199,15 @@ TEST_F(ServerTest, TableFiguresEqualDescribeDetailAndAreCached) {
   ASSERT_TRUE(again);
   EXPECT_EQ(Parse(again->body)["from_cache"].get(cached), simdjson::SUCCESS);
   EXPECT_TRUE(cached);
+  // A path table added by URL shows in the tree.
+  auto added = Post("/api/paths", "{\"path\": \"" + dir_ + "/wh/events/\"}");
+  ASSERT_TRUE(added);
+  EXPECT_EQ(added->status, 200) << added->body;
+  EXPECT_EQ(Str(Parse(added->body), "path"), dir_ + "/wh/events");
+  auto tree = Get("/api/tree");
+  ASSERT_TRUE(tree);
+  EXPECT_NE(tree->body.find("\"paths\":[\"" + dir_ + "/wh/events\"]"), std::string::npos)
+      << tree->body;
   // The same table by path.
   auto by_path = Get("/api/table?table=" + dir_ + "/wh/events");
   ASSERT_TRUE(by_path);
