@@ -842,8 +842,14 @@ void Server::Impl::PostAction(const Req& req, Res& res) {
       jobs_.erase(it);
     }
   }
-  job->thread = std::thread([this, job, ref] { RunJob(job, ref); });
-  SendJson(res, 202, JobJson(*job));
+  std::string started;
+  {
+    // Under the lock: Stop() and the pruning above read the job's thread.
+    std::lock_guard<std::mutex> lock(mu_);
+    started = JobJson(*job);
+    job->thread = std::thread([this, job, ref] { RunJob(job, ref); });
+  }
+  SendJson(res, 202, started);
 }
 
 void Server::Impl::RunJob(std::shared_ptr<Job> job, std::optional<TableRef> table) {
