@@ -24,7 +24,7 @@ pass() { passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 
 # The layers, bottom to top, and what each may include besides itself (docs/ARCHITECTURE.md).
-ORDER=(common vector io parquet delta sql exec planner ops maintenance commands engine cli)
+ORDER=(common vector io parquet delta sql exec planner ops maintenance commands engine server cli)
 declare -A USES=(
   [common]=""
   [vector]="common"
@@ -38,7 +38,8 @@ declare -A USES=(
   [maintenance]="common vector io parquet delta sql exec planner ops"
   [commands]="common vector io parquet delta sql exec planner ops maintenance"
   [engine]="common vector io parquet delta sql exec planner ops maintenance commands"
-  [cli]="common vector io parquet delta sql exec planner ops maintenance commands engine"
+  [server]="common vector io parquet delta sql exec planner ops maintenance commands engine"
+  [cli]="common vector io parquet delta sql exec planner ops maintenance commands engine server"
 )
 
 allowed() {  # allowed LAYER USED

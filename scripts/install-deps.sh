@@ -11,6 +11,7 @@ PACKAGES=(
   strace python3
   pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-setuptools python3-pip
   python3-venv
+  libcpp-httplib-dev chromium
 )
 # Node.js + npm (for the DuckDB interop/bench peer) may come from outside Debian; take Debian's only when absent.
 command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
@@ -23,6 +24,16 @@ if command -v npm >/dev/null 2>&1 && [ -f "$CLOUD_DIR/package-lock.json" ] &&
   (cd "$CLOUD_DIR" && npm ci --no-audit --no-fund >/dev/null 2>&1) ||
     echo "install-deps: npm ci in test/cloud failed (the cloud suites will skip)" >&2
 fi
+
+# The web console's chart library (src/server/web, vendored into the binary at build time) and its
+# browser suite's driver (test/web): npm, pinned by their package-lock.json files; without them
+# the console shows tables instead of charts and the browser suite skips.
+for WEB_DIR in "$(cd "$(dirname "$0")/.." && pwd)/src/server/web" "$(cd "$(dirname "$0")/.." && pwd)/test/web"; do
+  if command -v npm >/dev/null 2>&1 && [ -f "$WEB_DIR/package-lock.json" ] && [ ! -d "$WEB_DIR/node_modules" ]; then
+    (cd "$WEB_DIR" && npm ci --no-audit --no-fund >/dev/null 2>&1) ||
+      echo "install-deps: npm ci in $WEB_DIR failed (no charts / the browser suite will skip)" >&2
+  fi
+done
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -20,5 +20,7 @@ int RunInspect(const std::vector<std::string>& args);
 int RunMaintain(const std::vector<std::string>& args);
 // `silt stream`: a Delta-to-Delta streaming query, exactly once (cli/stream_cmd.cc).
 int RunStream(const std::vector<std::string>& args);
+// `silt serve`: the web console (cli/serve.cc, server/server.h).
+int RunServe(const std::vector<std::string>& args);
 
 }  // namespace silt::cli

@@ -51,6 +51,10 @@ constexpr CommandHelp kCommands[] = {
      "              [--available-now | --once | --interval DURATION] [--upsert-keys COLS]\n"
      "                                    stream a Delta table into another exactly once\n"
      "                                    (Spark's Delta source options and checkpoint layout)\n"},
+    {"serve",
+     "  silt serve [--port N] [--bind ADDR] [--token T] [--read-only] [WAREHOUSE]\n"
+     "                                    the web console: table health, history, advisor,\n"
+     "                                    maintenance actions and a SQL box (docs/console.md)\n"},
     {"demo",
      "  silt demo [DIR]                   write a Parquet file of generated data and inspect it\n"},
     {"sql",
@@ -114,6 +118,7 @@ int main(int argc, char** argv) {
   if (cmd == "inspect") return silt::cli::RunInspect(rest);
   if (cmd == "maintain") return silt::cli::RunMaintain(rest);
   if (cmd == "stream") return silt::cli::RunStream(rest);
+  if (cmd == "serve") return silt::cli::RunServe(rest);
   std::fprintf(stderr, "silt: unknown command '%s' (see `silt help`)\n", cmd.c_str());
   return 2;
 }

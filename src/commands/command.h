@@ -6,6 +6,7 @@
 // result rows (Spark's output schema for that command).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -51,6 +52,9 @@ struct CommandContext {
       stream_plan;
   // The session's temporary views (CREATE/DROP VIEW change them).
   planner::TempViews* temp_views = nullptr;
+  // Set by another thread to cancel the statement (engine::SessionState::cancelled): long
+  // commands check it between files (VACUUM's delete batches, OPTIMIZE's bins). Null: never.
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 // Runs `plan` through ctx.stream_plan (ctx.run_plan when that is empty), calling `sink` for each

@@ -15,6 +15,7 @@ Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTab
   ops::OptimizeOptions o;
   o.clock = ctx.clock;
   o.pool = ctx.pool;
+  o.cancelled = ctx.cancelled;
   o.read_confinement = t.snapshot->read_confinement();
   SILT_ASSIGN_OR_RETURN(o.row_validator,
                         MakeRowValidator(t.snapshot->metadata(), t.snapshot->schema(), ctx));

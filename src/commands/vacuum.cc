@@ -51,8 +51,10 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
   if (ctx.config->GetBool("silt.vacuum.parallelListing.enabled", true)) opts.list_pool = ctx.pool;
   opts.log_pool = ctx.pool;
   opts.clock = ctx.clock;
-  if (ctx.progress) {
+  if (ctx.progress || ctx.cancelled) {
     opts.progress = [&](const ops::VacuumProgress& p) -> Status {
+      if (ctx.cancelled && ctx.cancelled->load()) return Status::Cancelled("VACUUM cancelled");
+      if (!ctx.progress) return Status::OK();
       if (p.phase == ops::VacuumProgress::Phase::kListing) {
         ctx.progress("VACUUM: " + std::to_string(p.listed) + " listed");
       } else {

@@ -171,6 +171,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   ThreadPool* const pool = PoolForStatement();
   ectx.pool = pool;
   ectx.memory = memory.get();
+  ectx.cancelled = cancelled;
   // Rows the statement collects in memory (its result, a CTE or subquery run at bind time, the
   // source of MERGE; INSERT … SELECT and CTAS stream theirs, below) count against the statement's
   // memory limit while it runs: a result of many chunks, each passing every operator's check, must
@@ -239,6 +240,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   cctx.pool = pool;
   cctx.progress = progress;
   cctx.temp_views = &temp_views;
+  cctx.cancelled = cancelled;
 
   using K = sql::StatementKind;
   switch (stmt.kind) {

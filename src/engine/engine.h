@@ -3,6 +3,7 @@
 // and statement execution: parse → dispatch to a command or bind → optimize → execute.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -41,6 +42,9 @@ class SessionState {
   std::map<std::string, std::shared_ptr<const planner::MemoryRelation>> memory_views;
   // Receives progress lines of long commands (VACUUM); empty: none are produced.
   std::function<void(const std::string&)> progress;
+  // Set (by another thread) to cancel the running statement: query operators check it and fail
+  // with Status::Cancelled (exec/operator.h); null: never cancelled.
+  const std::atomic<bool>* cancelled = nullptr;
 
   // Runs one parsed statement.
   Result<std::unique_ptr<QueryResult>> Execute(const sql::Statement& stmt);

@@ -509,6 +509,7 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   auto rewrite = [&](size_t b) -> Status {
     // The bin's files are read in parallel too (a table of small files is often one bin); the
     // pool's ParallelFor runs nested calls on the calling worker as well.
+    if (o.cancelled && o.cancelled->load()) return Status::Cancelled("OPTIMIZE cancelled");
     const std::vector<const delta::AddFile*>& in = bins[b];
     const bool sort = !curve_columns.empty() && o.mode != OptimizeOptions::Mode::kReorgPurge;
     // Without sorting, and with the row count known from the files' statistics (to cut files

@@ -34,6 +34,7 @@
 // never touched.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -69,6 +70,9 @@ struct OptimizeOptions {
   int64_t clustering_min_cube_size = 100LL << 30;
   int64_t clustering_target_cube_size = 150LL << 30;
   ThreadPool* pool = nullptr;  // bins are rewritten in parallel when set
+  // Checked before each bin's rewrite: set, the run fails with Status::Cancelled and commits
+  // nothing (files already written are left for VACUUM). Null: never cancelled.
+  const std::atomic<bool>* cancelled = nullptr;
   // Confines reads of absolute file paths (io/read_confinement.h); null: unconfined.
   std::shared_ptr<const ReadConfinement> read_confinement = nullptr;
   // Re-checks the table's SQL constraints on rewritten rows (WriteDataFiles needs one when the

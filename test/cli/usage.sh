@@ -31,6 +31,7 @@ check "no arguments: usage, exit 1" 1 'silt sql \[-e SQL\]' '' --
 check "sql --help: that command and its options" 0 '--memory-limit SIZE' 'silt parquet' -- sql --help
 check "sql -h" 0 'silt sql \[-e SQL\]' 'silt maintain' -- sql -h
 check "help maintain" 0 'silt maintain \[--warehouse DIR\]' 'silt sql' -- help maintain
+check "help serve" 0 'silt serve \[--port N\]' 'silt sql' -- help serve
 check "parquet cat --help" 0 'silt parquet cat FILE' 'silt delta' -- parquet cat --help
 check "help of an unknown command: exit 2" 2 "unknown command 'nosuch'" '' -- help nosuch
 check "unknown option: exit 2" 2 "\[USAGE\] unknown option '--nosuch'" '' -- sql --nosuch
