@@ -208,11 +208,15 @@ Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const Bin
   if (ZoneSensitiveCast(child->type->id(), target->id())) {
     SILT_ASSIGN_OR_RETURN(zone, TimeZone::Find(ctx.time_zone));
   }
-  // Constant folding: a cast of a literal is computed once.
+  // Constant folding: a cast of a literal is computed once. One that fails stays a cast: its
+  // error is raised by the optimizer's constant folding (planner/constant_folding.h) unless the
+  // cast sits in a conditional branch (CASE, IF, COALESCE), where only a row taking it raises it.
+  Result<Value> r = Value::Null(target);
   if (child->kind == ExprKind::kConstant) {
-    Result<Value> r = zone ? CastValueInZone(child->constant, target, ansi, *zone)
-                           : CastValue(child->constant, target, ansi);
-    if (!r.ok() && !try_cast) return r.status();
+    r = zone ? CastValueInZone(child->constant, target, ansi, *zone)
+             : CastValue(child->constant, target, ansi);
+  }
+  if (child->kind == ExprKind::kConstant && (r.ok() || try_cast)) {
     auto c = MakeConstant(r.ok() ? std::move(*r) : Value::Null(target));
     auto e = std::const_pointer_cast<Expr>(c);
     e->type = target;

@@ -57,6 +57,28 @@ void HashFixed(const Vector& col, size_t n, RowOf rows, uint64_t* hashes, bool c
   }
 }
 
+inline uint64_t Rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+// HashBytes (common/hash.cc) of a string, with strings of 1 to 7 bytes (one-letter flags,
+// country codes: TPC-H's GROUP BY keys) hashed inline instead of by a call. The value is
+// HashBytes' own: row hashes meet hashes computed elsewhere (joins, spill partitions).
+inline uint64_t HashString(const char* p, size_t n) {
+  if (n == 0 || n >= 8) return HashBytes(p, n);
+  const auto* s = reinterpret_cast<const uint8_t*>(p);
+  uint64_t h = 0x8a5cd789635d2dffULL ^ (n * 0x9e3779b97f4a7c15ULL);
+  uint64_t w;
+  if (n >= 4) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, s, 4);
+    std::memcpy(&hi, s + n - 4, 4);
+    w = lo | static_cast<uint64_t>(hi) << 32;
+  } else {
+    w = s[0] | static_cast<uint64_t>(s[n >> 1]) << 8 | static_cast<uint64_t>(s[n - 1]) << 16;
+  }
+  h ^= Rotl64(w * 0x87c37b91114253d5ULL, 31) * 0x4cf5ad432745937fULL;
+  return HashMix(h);
+}
+
 template <typename RowOf>
 void HashStrings(const Vector& col, size_t n, RowOf rows, uint64_t* hashes, bool combine) {
   const uint32_t* off = col.offsets();
@@ -64,7 +86,7 @@ void HashStrings(const Vector& col, size_t n, RowOf rows, uint64_t* hashes, bool
   const uint8_t* valid = col.validity();
   for (size_t k = 0; k < n; ++k) {
     size_t r = rows(k);
-    uint64_t h = (valid && !valid[r]) ? kNullHash : HashBytes(bytes + off[r], off[r + 1] - off[r]);
+    uint64_t h = (valid && !valid[r]) ? kNullHash : HashString(bytes + off[r], off[r + 1] - off[r]);
     hashes[k] = combine ? HashCombine(hashes[k], h) : h;
   }
 }
@@ -305,11 +327,19 @@ size_t MatchColumn(const Vector& a, const uint32_t* a_rows, const Vector& b, con
       const uint32_t* bo = b.offsets();
       const char* ab = a.bytes().data();
       const char* bb = b.bytes().data();
-      return MatchLoop(
-          a, a_rows, b, b_rows, cand, n, nulls, miss, n_miss, [=](uint32_t i, uint32_t j) {
-            uint32_t la = ao[i + 1] - ao[i];
-            return la == bo[j + 1] - bo[j] && std::memcmp(ab + ao[i], bb + bo[j], la) == 0;
-          });
+      return MatchLoop(a, a_rows, b, b_rows, cand, n, nulls, miss, n_miss,
+                       [=](uint32_t i, uint32_t j) {
+                         uint32_t la = ao[i + 1] - ao[i];
+                         if (la != bo[j + 1] - bo[j]) return false;
+                         const char* pa = ab + ao[i];
+                         const char* pb = bb + bo[j];
+                         if (la > 8) return std::memcmp(pa, pb, la) == 0;
+                         // short keys: a few byte compares instead of a libc call
+                         for (uint32_t t = 0; t < la; ++t) {
+                           if (pa[t] != pb[t]) return false;
+                         }
+                         return true;
+                       });
     }
     default:
       return MatchLoop(a, a_rows, b, b_rows, cand, n, nulls, miss, n_miss,

@@ -11,6 +11,7 @@
 #include "exec/functions.h"
 #include "planner/binder.h"
 #include "planner/catalog.h"
+#include "planner/constant_folding.h"
 #include "planner/dynamic_file_pruning.h"
 #include "planner/join_order.h"
 #include "planner/or_factoring.h"
@@ -1089,6 +1090,9 @@ PlanPtr SinkSemiJoins(const PlanPtr& node, std::unordered_map<const LogicalNode*
 }  // namespace
 
 Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options) {
+  // Constants first (planner/constant_folding.h): pushdown, pruning and estimates see literals,
+  // and a constant's error is the statement's before any row is read.
+  SILT_ASSIGN_OR_RETURN(plan, FoldConstants(plan, options.eval));
   // Pushdown factors ORs first (planner/or_factoring.h: Q19's common key becomes a hash key, each
   // join input gets its part of the OR as a filter).
   plan = PushFilters(plan, {});

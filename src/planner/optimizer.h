@@ -1,8 +1,9 @@
-// Logical optimizations, in order: predicate pushdown (through projections, into joins — a
-// cross join with an equality filter becomes a hash join — and into scans), the order of inner
-// join chains (planner/join_order.h), projection pruning
-// (scans read only the columns a query needs), and file pruning of Delta scans by partition
-// values and per-file min/max/nullCount statistics.
+// Logical optimizations, in order: constant folding (planner/constant_folding.h: constant
+// expressions become literals, a constant's error is raised here), predicate pushdown (through
+// projections, into joins — a cross join with an equality filter becomes a hash join — and into
+// scans), the order of inner join chains (planner/join_order.h), projection pruning (scans read
+// only the columns a query needs), and file pruning of Delta scans by partition values and
+// per-file min/max/nullCount statistics.
 #pragma once
 
 #include "common/status.h"

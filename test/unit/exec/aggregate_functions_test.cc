@@ -260,6 +260,33 @@ TEST_P(AggFnTest, SumAvgDouble) {
   EXPECT_EQ(r.TypeOf("avg", {nulls}), "double");
 }
 
+// sum over decimals wider than 18 digits (a product of decimals, TPC-H Q1) adds 64-bit words when
+// every value of the chunk fits in 64 bits, and the 128-bit sum otherwise: both give the exact sum,
+// with NULLs skipped, partial words that wrap folded, and chunks of either kind mixed.
+TEST_P(AggFnTest, SumOfWideDecimalsWithSixtyFourBitValues) {
+  Runner r = R();
+  const int128_t big = static_cast<int128_t>(INT64_MAX) - 5;  // fits in 64 bits
+  const int128_t wide = static_cast<int128_t>(1) << 70;       // does not
+  auto exact = [](int128_t v) { return "\"" + Value::Decimal(38, 4, v).ToString() + "\""; };
+  // small values and NULLs
+  EXPECT_EQ(r.One("sum", {Decimals(32, 4, {10000, std::nullopt, -2500, 7})}), exact(7507));
+  // the 64-bit partial wraps (4 values near 2^63) and is folded into the 128-bit sum
+  EXPECT_EQ(r.One("sum", {Decimals(32, 4, {big, big, big, big, std::nullopt})}), exact(4 * big));
+  EXPECT_EQ(r.One("sum", {Decimals(32, 4, {-big, -big, -big, 3})}), exact(-3 * big + 3));
+  // a value beyond 64 bits in the chunk: the 128-bit loop, same sum
+  EXPECT_EQ(r.One("sum", {Decimals(32, 4, {big, wide, big, -1})}), exact(2 * big + wide - 1));
+  // all NULL, and no rows
+  EXPECT_EQ(r.One("sum", {Decimals(32, 4, {std::nullopt, std::nullopt})}), "null");
+  EXPECT_EQ(r.One("sum", {Decimals(32, 4, {})}), "null");
+  // avg takes the same path
+  EXPECT_EQ(r.One("avg", {Decimals(32, 4, {big, big, std::nullopt})}),
+            "\"" + Value::Decimal(36, 8, big * 10000).ToString() + "\"");
+  // per group, 64-bit and wide chunks
+  auto g = r.Run("sum", {Decimals(32, 4, {1, big, 2, big, big})}, {0, 1, 0, 1, 1}, 2);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(Json(*g), "[" + exact(3) + "," + exact(3 * big) + "]");
+}
+
 TEST_P(AggFnTest, SumAvgDecimal) {
   Runner r = R();
   Vector d = Decimals(10, 2, {100, 200, 200, std::nullopt});  // 1.00 2.00 2.00 NULL
