@@ -90,6 +90,51 @@ void FindScans(const planner::PlanPtr& node, const std::string& table_id,
   for (const auto& c : node->children) FindScans(c, table_id, out);
 }
 
+// Whether `node` reads the stream source; *stateful names the first stateful operator above the
+// stream's scan (what Structured Streaming runs with a state store and watermarks).
+bool ReadsStream(const planner::PlanPtr& node, const std::string& table_id, std::string* stateful) {
+  if (!node) return false;
+  bool reads = node->kind == planner::LogicalKind::kScan && node->snapshot &&
+               node->snapshot->metadata().id == table_id;
+  for (const auto& c : node->children) reads = ReadsStream(c, table_id, stateful) || reads;
+  if (reads && stateful->empty()) {
+    switch (node->kind) {
+      case planner::LogicalKind::kAggregate:
+        *stateful = "an aggregation";
+        break;
+      case planner::LogicalKind::kSort:
+        *stateful = "ORDER BY";
+        break;
+      case planner::LogicalKind::kLimit:
+        *stateful = "LIMIT";
+        break;
+      case planner::LogicalKind::kWindow:
+        *stateful = "a window function";
+        break;
+      case planner::LogicalKind::kDistinct:
+      case planner::LogicalKind::kSetOp:
+        *stateful = "DISTINCT / INTERSECT / EXCEPT";
+        break;
+      default:
+        break;
+    }
+  }
+  return reads;
+}
+
+// Streaming tables append what a stateless query makes of each micro-batch.
+Status CheckStateless(const planner::PlanPtr& plan, const std::string& source_id) {
+  std::string stateful;
+  ReadsStream(plan, source_id, &stateful);
+  if (stateful.empty()) return Status::OK();
+  return Status::NotImplemented(
+      "a streaming table's query with " + stateful +
+          " over its stream (stateful streaming: state store, watermarks) is not supported; "
+          "streaming tables append what projections, filters and joins with static tables make "
+          "of the new rows",
+      errc::kNotImplemented);
+}
+
 Status WrongObjectType(const std::string& operation, const std::string& name) {
   return Status::InvalidArgument("The operation " + operation +
                                      " requires a STREAMING TABLE. But " + name +
@@ -155,6 +200,7 @@ Result<CommandResult> Refresh(const planner::ResolvedTable& t, bool full, Comman
   const std::string& time_zone = ctx.binder->context().bind.time_zone;
   q.transform = [&](ops::SourceBatch batch) -> Result<ops::SourceBatch> {
     SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, ctx.binder->BindQuery(*dq.query));
+    SILT_RETURN_NOT_OK(CheckStateless(plan, source_id));
     std::vector<planner::LogicalNode*> scans;
     FindScans(plan, source_id, &scans);
     if (scans.size() != 1) {
@@ -258,6 +304,7 @@ Result<CommandResult> StreamingTable(const sql::StreamingTableStatement& stmt,
   SILT_ASSIGN_OR_RETURN(ops::DeltaSourceOptions checked, ops::ParseDeltaSourceOptions(dq.options));
   (void)checked;
   SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, ctx.binder->BindQuery(*dq.query));
+  if (src.snapshot) SILT_RETURN_NOT_OK(CheckStateless(plan, src.snapshot->metadata().id));
   std::vector<planner::OutputColumn> out_cols;
   for (const auto& c : plan->columns) {
     if (!c.hidden) out_cols.push_back(c);
