@@ -4,6 +4,7 @@
 #include "commands/streaming_table.h"
 
 #include "common/error_classes.h"
+#include "delta/json_util.h"
 #include "delta/transaction.h"
 #include "delta/z85.h"
 #include "ops/delta_source.h"
@@ -288,13 +289,55 @@ Result<CommandResult> StreamingTable(const sql::StreamingTableStatement& stmt,
     const std::string* stored =
         t.snapshot->metadata().configuration.Find(kStreamingTableQueryProperty);
     if (!stored) return WrongObjectType("CREATE OR REFRESH STREAMING TABLE", t.display_name);
-    if (*stored != stmt.query_text) {
+    if (*stored == stmt.query_text) return Refresh(t, /*full=*/false, ctx);
+    // A new query: as a pipeline update, it applies to the rows the stream reads from now on
+    // (REFRESH … FULL reprocesses everything). Its rows must still fit the table's columns.
+    if (!stmt.columns.empty() || !stmt.properties.empty() || !stmt.partition_by.empty() ||
+        !stmt.cluster_by.empty() || !stmt.location.empty() || !stmt.comment.empty() || stmt.ttl) {
       return Status::NotImplemented(
-          "changing the query of the streaming table " + t.display_name +
-              " (DROP it and create it again, or keep the query as it is: " + *stored + ")",
+          "changing the columns or table clauses of the streaming table " + t.display_name +
+              " with CREATE OR REFRESH (use ALTER TABLE, or DROP it and create it again)",
           errc::kNotImplemented);
     }
-    return Refresh(t, /*full=*/false, ctx);
+    SILT_ASSIGN_OR_RETURN(DefiningQuery dq, ParseDefiningQuery(stmt.query_text));
+    SILT_ASSIGN_OR_RETURN(planner::ResolvedTable src, ctx.binder->ResolveTable(dq.source, nullptr));
+    SILT_RETURN_NOT_OK(planner::ExpectTable(src, "STREAM"));
+    SILT_ASSIGN_OR_RETURN(ops::DeltaSourceOptions checked,
+                          ops::ParseDeltaSourceOptions(dq.options));
+    (void)checked;
+    SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, ctx.binder->BindQuery(*dq.query));
+    if (src.snapshot) SILT_RETURN_NOT_OK(CheckStateless(plan, src.snapshot->metadata().id));
+    size_t visible = 0;
+    for (const auto& c : plan->columns) visible += c.hidden ? 0 : 1;
+    if (visible != t.snapshot->schema().size()) {
+      return Status::InvalidArgument(
+          "The new query of the streaming table " + t.display_name + " returns " +
+              std::to_string(visible) + " columns; the table has " +
+              std::to_string(t.snapshot->schema().size()) +
+              " (a FULL refresh does not change columns either: DROP the table and create it "
+              "again)",
+          errc::kDeltaMetadataMismatchSchemaMismatch);
+    }
+    delta::TransactionOptions txn_options;
+    txn_options.clock = ctx.clock;
+    delta::Transaction txn(t.store, t.snapshot, txn_options);
+    delta::Metadata m = t.snapshot->metadata();
+    m.configuration.Set(kStreamingTableQueryProperty, stmt.query_text);
+    txn.UpdateMetadata(std::move(m));
+    std::string props = "{";
+    delta::AppendJacksonString(&props, kStreamingTableQueryProperty);
+    props += ":";
+    delta::AppendJacksonString(&props, stmt.query_text);
+    props += "}";
+    std::string param;
+    delta::AppendJacksonString(&param, props);
+    delta::StringMap params;
+    params.Set("properties", param);
+    txn.SetOperation("SET TBLPROPERTIES", params);
+    SILT_RETURN_NOT_OK(txn.Commit().status());
+    SILT_ASSIGN_OR_RETURN(planner::ResolvedTable updated,
+                          ctx.binder->ResolveTable(stmt.name, nullptr));
+    return Refresh(updated, /*full=*/false, ctx);
   }
 
   // A new streaming table: its columns are the query's (or the given ones).

@@ -14,13 +14,18 @@
 //                                   refresh empties the table and switches to a new directory in
 //                                   one commit
 // CREATE makes the table (columns from the query, or the given ones) and refreshes it; CREATE OR
-// REFRESH over the same streaming table with the same query refreshes it. DROP TABLE drops it as
-// any table (a managed table's directory, checkpoint included, is deleted).
+// REFRESH over an existing streaming table refreshes it, after storing the query when it
+// changed (a pipeline update: the new query applies to the rows read from then on; its columns
+// must still fit the table's). DROP TABLE drops it as any table (a managed table's directory,
+// checkpoint included, is deleted).
 //
 // Errors: TABLE_OR_VIEW_ALREADY_EXISTS (CREATE over an existing table);
 // WRONG_COMMAND_FOR_OBJECT_TYPE (REFRESH STREAMING TABLE / CREATE OR REFRESH over a table that is
 // not a streaming table); NOT_IMPLEMENTED for a query without exactly one STREAM source, for
-// changing an existing streaming table's query, and for STREAM read_files(…); the source's errors
+// stateful queries over the stream (aggregation, ORDER BY, LIMIT, window, DISTINCT), for new
+// columns or table clauses in CREATE OR REFRESH of an existing streaming table, and for
+// STREAM read_files(…); DELTA_METADATA_MISMATCH.SCHEMA_MISMATCH for a new query whose columns do
+// not fit the table; the source's errors
 // (option validation, DELTA_SOURCE_TABLE_IGNORE_CHANGES, DELTA_SCHEMA_CHANGED_WITH_VERSION, …).
 #pragma once
 
