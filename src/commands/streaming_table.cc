@@ -44,8 +44,8 @@ void CollectStreamRefs(sql::Query* q, std::vector<sql::TableRef*>* out) {
   for (auto& f : q->from) CollectStreamRefs(f.get(), out);
 }
 
-// The defining query parsed again, its STREAM reference turned into a plain reference to the
-// source table (bound per batch, its scan then replaced by the batch's rows).
+// The defining query parsed again; its STREAM reference binds to a micro-batch's rows
+// (BindWithStream).
 struct DefiningQuery {
   sql::StatementNode statement;  // the QueryStatement holding `query`
   sql::Query* query = nullptr;
@@ -76,28 +76,38 @@ Result<DefiningQuery> ParseDefiningQuery(const std::string& text) {
     d.options.emplace_back(ref->function_args[i]->literal.str(),
                            ref->function_args[i + 1]->literal.str());
   }
-  ref->function_name.clear();
-  ref->function_args.clear();
   return d;
 }
 
-void FindScans(const planner::PlanPtr& node, const std::string& table_id,
-               std::vector<planner::LogicalNode*>* out) {
-  if (!node) return;
-  if (node->kind == planner::LogicalKind::kScan && node->snapshot &&
-      node->snapshot->metadata().id == table_id) {
-    out->push_back(node.get());
-  }
-  for (const auto& c : node->children) FindScans(c, table_id, out);
+// Binds the defining query with its STREAM reference as the literal rows `rows` of `schema`
+// (columns qualified by the reference's alias, else the table's name, as a table's are);
+// *stream_node receives that node.
+Result<planner::PlanPtr> BindWithStream(CommandContext& ctx, const DefiningQuery& dq,
+                                        const Schema& schema, std::vector<DataChunk> rows,
+                                        const planner::LogicalNode** stream_node) {
+  planner::BinderContext bc = ctx.binder->context();
+  bc.bind_stream = [&](const sql::TableRef& ref) -> Result<planner::PlanPtr> {
+    auto v = std::make_shared<planner::LogicalNode>();
+    v->kind = planner::LogicalKind::kValues;
+    const std::string qualifier =
+        !ref.alias.empty() ? ref.alias : (ref.name.is_path() ? "" : ref.name.parts.back());
+    for (const Field& f : schema) v->columns.push_back({f.name, f.type, true, qualifier});
+    v->rows = std::move(rows);
+    v->table_name = ref.name.ToString();
+    *stream_node = v.get();
+    return planner::PlanPtr(v);
+  };
+  planner::Binder binder(bc);
+  return binder.BindQuery(*dq.query);
 }
 
-// Whether `node` reads the stream source; *stateful names the first stateful operator above the
-// stream's scan (what Structured Streaming runs with a state store and watermarks).
-bool ReadsStream(const planner::PlanPtr& node, const std::string& table_id, std::string* stateful) {
+// Whether `node` reads the stream (the node `stream`); *stateful names the first stateful
+// operator above it (what Structured Streaming runs with a state store and watermarks).
+bool ReadsStream(const planner::PlanPtr& node, const planner::LogicalNode* stream,
+                 std::string* stateful) {
   if (!node) return false;
-  bool reads = node->kind == planner::LogicalKind::kScan && node->snapshot &&
-               node->snapshot->metadata().id == table_id;
-  for (const auto& c : node->children) reads = ReadsStream(c, table_id, stateful) || reads;
+  bool reads = node.get() == stream;
+  for (const auto& c : node->children) reads = ReadsStream(c, stream, stateful) || reads;
   if (reads && stateful->empty()) {
     switch (node->kind) {
       case planner::LogicalKind::kAggregate:
@@ -124,9 +134,9 @@ bool ReadsStream(const planner::PlanPtr& node, const std::string& table_id, std:
 }
 
 // Streaming tables append what a stateless query makes of each micro-batch.
-Status CheckStateless(const planner::PlanPtr& plan, const std::string& source_id) {
+Status CheckStateless(const planner::PlanPtr& plan, const planner::LogicalNode* stream) {
   std::string stateful;
-  ReadsStream(plan, source_id, &stateful);
+  ReadsStream(plan, stream, &stateful);
   if (stateful.empty()) return Status::OK();
   return Status::NotImplemented(
       "a streaming table's query with " + stateful +
@@ -134,6 +144,30 @@ Status CheckStateless(const planner::PlanPtr& plan, const std::string& source_id
           "streaming tables append what projections, filters and joins with static tables make "
           "of the new rows",
       errc::kNotImplemented);
+}
+
+// The defining query's output columns, bound over an empty batch of the stream's schema (the
+// source's columns, plus the change data feed's with readChangeFeed). Checks the source (a
+// Delta table), the options and that the query is stateless over the stream.
+Result<std::vector<planner::OutputColumn>> QueryColumns(CommandContext& ctx,
+                                                        const DefiningQuery& dq) {
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable src,
+                        ctx.binder->ResolveTable(dq.source, nullptr, true, false));
+  SILT_RETURN_NOT_OK(planner::ExpectTable(src, "STREAM"));
+  if (!src.snapshot) {
+    return Status::NotFound(src.display_name + " is not a Delta table", errc::kDeltaTableNotFound);
+  }
+  SILT_ASSIGN_OR_RETURN(ops::DeltaSourceOptions options, ops::ParseDeltaSourceOptions(dq.options));
+  SILT_ASSIGN_OR_RETURN(auto source, ops::DeltaSource::Open(src.store, options, ctx.clock));
+  const planner::LogicalNode* stream_node = nullptr;
+  SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan,
+                        BindWithStream(ctx, dq, source->schema(), {}, &stream_node));
+  SILT_RETURN_NOT_OK(CheckStateless(plan, stream_node));
+  std::vector<planner::OutputColumn> out;
+  for (const auto& c : plan->columns) {
+    if (!c.hidden) out.push_back(c);
+  }
+  return out;
 }
 
 Status WrongObjectType(const std::string& operation, const std::string& name) {
@@ -200,39 +234,11 @@ Result<CommandResult> Refresh(const planner::ResolvedTable& t, bool full, Comman
   };
   const std::string& time_zone = ctx.binder->context().bind.time_zone;
   q.transform = [&](ops::SourceBatch batch) -> Result<ops::SourceBatch> {
-    SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, ctx.binder->BindQuery(*dq.query));
-    SILT_RETURN_NOT_OK(CheckStateless(plan, source_id));
-    std::vector<planner::LogicalNode*> scans;
-    FindScans(plan, source_id, &scans);
-    if (scans.size() != 1) {
-      return Status::NotImplemented("a streaming table's query that reads its stream source " +
-                                        src.display_name + " also as a static table",
-                                    errc::kNotImplemented);
-    }
-    planner::LogicalNode* scan = scans[0];
-    std::vector<size_t> cols;
-    for (const auto& c : scan->columns) {
-      size_t k = 0;
-      while (k < batch.schema.size() &&
-             planner::LowerName(batch.schema[k].name) != planner::LowerName(c.name)) {
-        ++k;
-      }
-      if (k == batch.schema.size()) {
-        return Status::Internal("stream batch has no column " + c.name);
-      }
-      cols.push_back(k);
-    }
-    std::vector<DataChunk> rows;
-    for (const auto& chunk : batch.chunks) {
-      DataChunk out;
-      for (size_t k : cols) out.columns.push_back(chunk.columns[k]);
-      out.num_rows_without_columns = chunk.size();
-      rows.push_back(std::move(out));
-    }
-    scan->kind = planner::LogicalKind::kValues;
-    scan->rows = std::move(rows);
-    scan->snapshot.reset();
-    scan->pruned_files.reset();
+    const planner::LogicalNode* stream_node = nullptr;
+    SILT_ASSIGN_OR_RETURN(
+        planner::PlanPtr plan,
+        BindWithStream(ctx, dq, batch.schema, std::move(batch.chunks), &stream_node));
+    SILT_RETURN_NOT_OK(CheckStateless(plan, stream_node));
     SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> result, ctx.run_plan(plan));
     Schema from;
     for (const auto& c : plan->columns) from.push_back({c.name, c.type, true, "{}"});
@@ -300,15 +306,8 @@ Result<CommandResult> StreamingTable(const sql::StreamingTableStatement& stmt,
           errc::kNotImplemented);
     }
     SILT_ASSIGN_OR_RETURN(DefiningQuery dq, ParseDefiningQuery(stmt.query_text));
-    SILT_ASSIGN_OR_RETURN(planner::ResolvedTable src, ctx.binder->ResolveTable(dq.source, nullptr));
-    SILT_RETURN_NOT_OK(planner::ExpectTable(src, "STREAM"));
-    SILT_ASSIGN_OR_RETURN(ops::DeltaSourceOptions checked,
-                          ops::ParseDeltaSourceOptions(dq.options));
-    (void)checked;
-    SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, ctx.binder->BindQuery(*dq.query));
-    if (src.snapshot) SILT_RETURN_NOT_OK(CheckStateless(plan, src.snapshot->metadata().id));
-    size_t visible = 0;
-    for (const auto& c : plan->columns) visible += c.hidden ? 0 : 1;
+    SILT_ASSIGN_OR_RETURN(std::vector<planner::OutputColumn> cols, QueryColumns(ctx, dq));
+    const size_t visible = cols.size();
     if (visible != t.snapshot->schema().size()) {
       return Status::InvalidArgument(
           "The new query of the streaming table " + t.display_name + " returns " +
@@ -342,16 +341,7 @@ Result<CommandResult> StreamingTable(const sql::StreamingTableStatement& stmt,
 
   // A new streaming table: its columns are the query's (or the given ones).
   SILT_ASSIGN_OR_RETURN(DefiningQuery dq, ParseDefiningQuery(stmt.query_text));
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable src, ctx.binder->ResolveTable(dq.source, nullptr));
-  SILT_RETURN_NOT_OK(planner::ExpectTable(src, "STREAM"));
-  SILT_ASSIGN_OR_RETURN(ops::DeltaSourceOptions checked, ops::ParseDeltaSourceOptions(dq.options));
-  (void)checked;
-  SILT_ASSIGN_OR_RETURN(planner::PlanPtr plan, ctx.binder->BindQuery(*dq.query));
-  if (src.snapshot) SILT_RETURN_NOT_OK(CheckStateless(plan, src.snapshot->metadata().id));
-  std::vector<planner::OutputColumn> out_cols;
-  for (const auto& c : plan->columns) {
-    if (!c.hidden) out_cols.push_back(c);
-  }
+  SILT_ASSIGN_OR_RETURN(std::vector<planner::OutputColumn> out_cols, QueryColumns(ctx, dq));
 
   // The statement again, as a plain CREATE TABLE without its query.
   SILT_ASSIGN_OR_RETURN(sql::StatementNode again, sql::ParseStatement(stmt.text));

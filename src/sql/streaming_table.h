@@ -9,8 +9,9 @@
 // command; REFRESH fills only `name` and `refresh_only`.
 //
 // In the query, a STREAM reference is a TableRef of kind kTable whose function_name is "STREAM"
-// and whose function_args are the options as string literals, key then value. A batch query
-// with a STREAM reference fails to bind (it reads a table as a stream).
+// and whose function_args are the options as string literals, key then value. The binder binds
+// it through BinderContext::bind_stream (a streaming table's refresh: the micro-batch's rows);
+// without that hook, as in a batch query, it fails with NOT_IMPLEMENTED.
 #pragma once
 
 #include <string>
