@@ -3,7 +3,8 @@
 // TPC-H-like data into Delta tables of an embedded warehouse and runs Spark SQL on them:
 // queries, a DELETE with deletion vectors, time travel, history, REORG PURGE and VACUUM; and
 // last an Auto-TTL table (DELETE ROWS 365 DAYS AFTER ts) maintained by `silt maintain` with a
-// pinned clock: rows before and after, and the operations-history system table.
+// pinned clock: rows before and after, and the operations-history system table; and a streaming
+// table kept in sync with a source that receives appends, DELETEs, OPTIMIZE and VACUUM.
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -143,6 +144,39 @@ int RunTtlDemo(const std::string& dir) {
             "operation_type"});
 }
 
+// A streaming table (CREATE STREAMING TABLE … AS … FROM STREAM(src)) kept in sync with a source
+// that receives appends, a DELETE with deletion vectors, OPTIMIZE and VACUUM: each REFRESH
+// appends exactly the new rows (skipChangeCommits skips the DELETE; OPTIMIZE and VACUUM are
+// invisible to the stream).
+int RunStreamingDemo(const std::string& dir) {
+  std::printf("\n== a streaming table following a Delta table (docs/streaming.md)\n");
+  DatabaseOptions dbo;
+  dbo.warehouse = dir + "/stream-warehouse";
+  auto db = Database::Open(dbo);
+  if (!db.ok()) {
+    std::fprintf(stderr, "%s\n", db.status().ToString().c_str());
+    return 1;
+  }
+  Connection con(*db);
+  return RunStatements(
+      con,
+      {"SET spark.databricks.delta.retentionDurationCheck.enabled = false",
+       "CREATE TABLE clicks (id BIGINT, page STRING) USING DELTA "
+       "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')",
+       "INSERT INTO clicks SELECT id, 'page' || (id % 5) FROM range(0, 1000)",
+       "CREATE STREAMING TABLE home_clicks AS SELECT id, upper(page) AS page FROM STREAM(clicks) "
+       "WITH ('skipChangeCommits' = 'true') WHERE page IN ('page0', 'page1')",
+       "SELECT page, count(*) AS clicks FROM home_clicks GROUP BY page ORDER BY page",
+       "INSERT INTO clicks SELECT id, 'page' || (id % 5) FROM range(1000, 1500)",
+       "DELETE FROM clicks WHERE id < 100", "OPTIMIZE clicks",
+       "REFRESH STREAMING TABLE home_clicks", "VACUUM clicks RETAIN 0 HOURS",
+       "INSERT INTO clicks VALUES (5000, 'page0'), (5001, 'page3')",
+       "REFRESH STREAMING TABLE home_clicks",
+       "SELECT page, count(*) AS clicks, max(id) AS last_id FROM home_clicks GROUP BY page "
+       "ORDER BY page",
+       "SELECT count(*) AS rows, count(DISTINCT id) AS distinct_ids FROM home_clicks"});
+}
+
 }  // namespace
 
 int RunDemo(const std::vector<std::string>& args) {
@@ -192,6 +226,7 @@ int RunDemo(const std::vector<std::string>& args) {
   }
   if (int rc = RunSqlDemo(dir)) return rc;
   if (int rc = RunTtlDemo(dir)) return rc;
+  if (int rc = RunStreamingDemo(dir)) return rc;
   std::printf("\n== done: files are in %s (try: silt sql --warehouse %s/warehouse)\n", dir.c_str(),
               dir.c_str());
   return 0;

@@ -44,6 +44,12 @@ SqlSession::SqlSession(std::shared_ptr<Database> db, ShellSettings settings)
       settings_(std::move(settings)),
       progress_(std::make_unique<ProgressLine>(stderr, isatty(STDERR_FILENO) != 0)) {
   con_.SetProgressHandler([p = progress_.get()](const std::string& line) {
+    // Warnings (e.g. a streaming table over an Auto-TTL source) stay on stderr, not redrawn.
+    if (line.rfind("WARNING: ", 0) == 0) {
+      p->Finish();
+      std::fprintf(stderr, "%s\n", line.c_str());
+      return;
+    }
     p->Update(line, ProgressLine::Clock::now());
   });
 }

@@ -4,6 +4,7 @@
 
 #include "commands/column_values.h"
 #include "commands/command.h"
+#include "commands/streaming_table.h"
 #include "common/error_classes.h"
 #include "delta/actions.h"
 #include "delta/auto_ttl.h"
@@ -87,6 +88,9 @@ Status CheckSameClustering(const delta::Snapshot& snap, const std::vector<std::s
 }  // namespace
 
 Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx) {
+  if (const auto* st = dynamic_cast<const sql::StreamingTableStatement*>(&stmt)) {
+    return StreamingTable(*st, ctx);
+  }
   if (!stmt.using_format.empty() && stmt.using_format != "delta") {
     return Status::NotImplemented("CREATE TABLE … USING " + stmt.using_format +
                                       " is not supported; silt creates Delta tables",

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "commands/command.h"
+#include "commands/streaming_table.h"
 #include "common/ascii.h"
 #include "common/error_classes.h"
 #include "delta/clustering.h"
@@ -157,7 +158,13 @@ Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandCon
     return r;
   }
   const delta::Snapshot& s = *t.snapshot;
-  std::string out = "CREATE TABLE " + V2Name(t) + " ";
+  // A streaming table (commands/streaming_table.h) prints as Databricks' CREATE STREAMING TABLE
+  // with its defining query; its silt.streamingTable.* properties are that query and the stream
+  // state, not clauses.
+  const std::string* streaming_query =
+      s.metadata().configuration.Find(kStreamingTableQueryProperty);
+  std::string out =
+      std::string(streaming_query ? "CREATE STREAMING TABLE " : "CREATE TABLE ") + V2Name(t) + " ";
   std::vector<std::string> cols;
   for (const Field& f : s.schema()) {
     std::string c =
@@ -185,9 +192,11 @@ Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandCon
   out += "LOCATION '" + EscapeSingleQuoted(LocationUri(t.location)) + "'\n";
   std::vector<std::string> props;
   for (const auto& [k, v] : TableProperties(s)) {
+    if (streaming_query && k.rfind("silt.streamingTable.", 0) == 0) continue;
     props.push_back("'" + EscapeSingleQuoted(k) + "' = '" + EscapeSingleQuoted(v) + "'");
   }
   if (!props.empty()) out += "TBLPROPERTIES " + MultiLines(props);
+  if (streaming_query) out += "AS " + *streaming_query + "\n";
   CommandResult r = StringRows({"createtab_stmt"}, {{out}});
   r.schema[0].nullable = false;
   return r;

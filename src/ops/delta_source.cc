@@ -13,6 +13,7 @@
 #include "delta/history.h"
 #include "delta/log_segment.h"
 #include "delta/scan.h"
+#include "delta/schema_json.h"
 #include "ops/ops.h"
 
 namespace silt::ops {
@@ -118,6 +119,29 @@ void AppendChunk(DataChunk&& from, size_t ncols, std::vector<DataChunk>* out) {
   }
   c.num_rows_without_columns = from.size();
   out->push_back(std::move(c));
+}
+
+// Spark's StructType.treeString for error messages.
+std::string TreeString(const Schema& schema) {
+  std::string out = "root\n";
+  for (const auto& f : schema) {
+    out += " |-- " + f.name + ": " + f.type->ToString() +
+           " (nullable = " + (f.nullable ? "true" : "false") + ")\n";
+  }
+  return out;
+}
+
+// SchemaUtils.isReadCompatible(existingSchema = data, readSchema = read) at the top level, types
+// compared exactly (no type widening).
+bool ReadCompatible(const Schema& data, const Schema& read) {
+  for (const auto& d : data) {
+    auto it = std::find_if(read.begin(), read.end(), [&](const Field& r) {
+      return AsciiLower(r.name) == AsciiLower(d.name);
+    });
+    if (it == read.end()) return false;  // a column the stream does not read: added
+    if (it->name != d.name || !it->type->Equals(*d.type)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -291,6 +315,7 @@ Result<std::unique_ptr<DeltaSource>> DeltaSource::Open(std::shared_ptr<ObjectSto
   if (s->options_.exclude_regex) s->exclude_.emplace(*s->options_.exclude_regex);
   SILT_RETURN_NOT_OK(s->LatestVersion().status());
   s->table_id_ = s->latest_->metadata().id;
+  s->init_version_ = s->latest_->version();
   s->table_schema_ = s->latest_->schema();
   s->schema_ = s->table_schema_;
   if (s->options_.read_change_feed) {
@@ -317,6 +342,65 @@ Status DeltaSource::CheckOffsetTable(const DeltaSourceOffset& offset) const {
           "new table or you deleted and re-created a table. Please revert your change or delete "
           "your streaming query checkpoint to restart from scratch.",
       kErrorDifferentTableReadByStream);
+}
+
+Status DeltaSource::CheckSchemaChange(const delta::Metadata& metadata, int64_t version) const {
+  if (!metadata.schema_string) return Status::OK();
+  SILT_ASSIGN_OR_RETURN(Schema data, delta::ParseSchemaString(*metadata.schema_string));
+  const std::string* mode_text = metadata.configuration.Find("delta.columnMapping.mode");
+  SILT_ASSIGN_OR_RETURN(delta::ColumnMappingMode mode,
+                        delta::ParseColumnMappingMode(
+                            mode_text ? std::optional<std::string>(*mode_text) : std::nullopt));
+  if (mode != delta::ColumnMappingMode::kNone) {
+    // DeltaColumnMapping.hasNoColumnMappingSchemaChanges(new, old): no column of the older
+    // schema dropped or renamed in the newer one (the data schema is the older one for a version
+    // before the source opened: a restarted stream reading old commits).
+    const bool data_older = version < init_version_;
+    const Schema& older = data_older ? data : table_schema_;
+    const Schema& newer = data_older ? table_schema_ : data;
+    for (const auto& r : older) {
+      const std::string physical = delta::PhysicalNameOrName(r, mode);
+      auto it = std::find_if(newer.begin(), newer.end(), [&](const Field& d) {
+        return delta::PhysicalNameOrName(d, mode) == physical;
+      });
+      if (it == newer.end() || it->name != r.name) {
+        return Status::InvalidArgument(
+            "Streaming read is not supported on tables with read-incompatible schema changes "
+            "(e.g. rename or drop or datatype changes).\nRead schema: " +
+                TreeString(table_schema_) + ". Incompatible data schema: " + TreeString(data) +
+                " (version " + std::to_string(version) + ", column " + r.name +
+                (it == newer.end() ? " dropped" : " renamed to " + it->name) + ").",
+            "DELTA_STREAMING_INCOMPATIBLE_SCHEMA_CHANGE_USE_SCHEMA_LOG");
+      }
+    }
+  }
+  if (ReadCompatible(data, table_schema_)) return Status::OK();
+  const bool starting = options_.starting_version || options_.starting_version_latest ||
+                        options_.starting_timestamp_ms;
+  std::string msg = "Detected schema change in version " + std::to_string(version) +
+                    ":\nstreaming source schema: " + TreeString(table_schema_) +
+                    "\ndata file schema: " + TreeString(data) +
+                    "\nPlease try restarting the query. If this issue repeats across query "
+                    "restarts without making progress, you have made an incompatible schema "
+                    "change and need to start your query from scratch using a new checkpoint "
+                    "directory.";
+  if (starting) {
+    msg +=
+        " If the issue persists after changing to a new checkpoint directory, you may need to "
+        "change the existing 'startingVersion' or 'startingTimestamp' option to start from a "
+        "version newer than " +
+        std::to_string(version) + " with a new checkpoint directory.";
+  }
+  return Status::InvalidArgument(msg, starting ? errc::kDeltaSchemaChangedWithStartingOptions
+                                               : errc::kDeltaSchemaChangedWithVersion);
+}
+
+Status DeltaSource::CheckSchemaAtStart(int64_t version) {
+  delta::SnapshotOptions no_files;
+  no_files.load_files = false;
+  auto snap = delta::Snapshot::Load(store_, version, no_files);
+  if (!snap.ok()) return Status::OK();  // gone from the log: the commits' own checks apply
+  return CheckSchemaChange((*snap)->metadata(), version);
 }
 
 Result<DeltaSourceOffset> DeltaSource::InitialOffset() {
@@ -418,6 +502,8 @@ Result<const std::vector<IndexedFile>*> DeltaSource::CommitEntries(int64_t versi
         }
       } else if (a.get_if<delta::AddCDCFile>() != nullptr) {
         ++change_files;
+      } else if (const auto* m = a.get_if<delta::Metadata>()) {
+        SILT_RETURN_NOT_OK(CheckSchemaChange(*m, version));
       } else if (const auto* c = a.get_if<delta::CommitInfo>()) {
         ci = c;
         if (c->in_commit_timestamp) ts = *c->in_commit_timestamp;

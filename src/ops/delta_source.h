@@ -175,6 +175,21 @@ class DeltaSource {
   // (DIFFERENT_DELTA_TABLE_READ_BY_STREAMING_SOURCE otherwise).
   Status CheckOffsetTable(const DeltaSourceOffset& offset) const;
 
+  // Delta's checkReadIncompatibleSchemaChanges: the table's schema as of a metaData action at
+  // `version` against the stream's read schema (the table's when the source opened). On a
+  // column-mapping table a column of the older of the two schemas that the newer one drops or
+  // renames (same physical name, other logical name) fails with
+  // DELTA_STREAMING_INCOMPATIBLE_SCHEMA_CHANGE_USE_SCHEMA_LOG; otherwise the data
+  // schema must be read-compatible (SchemaUtils.isReadCompatible: every column of it is a read
+  // column, same name and type) or DELTA_SCHEMA_CHANGED_WITH_VERSION
+  // (DELTA_SCHEMA_CHANGED_WITH_STARTING_OPTIONS when startingVersion/startingTimestamp is set).
+  // An added column therefore stops a running stream; restarted, the stream reads with the new
+  // schema (older files give NULL for it). Nullability is not compared.
+  Status CheckSchemaChange(const delta::Metadata& metadata, int64_t version) const;
+  // The same against the table's metadata as of `version` (a restarted stream's first version),
+  // as Delta checks once at stream start; a version no longer in the log is not checked.
+  Status CheckSchemaAtStart(int64_t version);
+
  private:
   DeltaSource() = default;
   // The entries of one version: BASE, the files, END (snapshot or commit).
@@ -191,6 +206,7 @@ class DeltaSource {
   DeltaSourceOptions options_;
   std::optional<std::regex> exclude_;
   std::string table_id_;
+  int64_t init_version_ = 0;  // the table's version when the source opened (its read schema's)
   Schema schema_;
   Schema table_schema_;
   std::shared_ptr<const delta::Snapshot> latest_;

@@ -379,7 +379,21 @@ Result<StreamQueryResult> RunStream(const StreamQueryOptions& options) {
                        const DeltaSourceOffset& end) -> Status {
     bool written = false;
     int64_t num_rows = 0, num_files = 0;
-    if (sink.mode == SinkMode::kAppend) {
+    if (options.transform) {
+      SILT_ASSIGN_OR_RETURN(SourceBatch rows, source->GetBatch(start, end));
+      num_rows = rows.num_rows;
+      num_files = rows.num_files;
+      SILT_ASSIGN_OR_RETURN(SourceBatch out, options.transform(std::move(rows)));
+      int64_t written_rows = 0;
+      SILT_ASSIGN_OR_RETURN(
+          written, AppendRowsToSink(
+                       sink, cp.query_id(), batch, out.schema,
+                       [&](const std::function<Status(const DataChunk&)>& write) -> Status {
+                         for (const auto& c : out.chunks) SILT_RETURN_NOT_OK(write(c));
+                         return Status::OK();
+                       },
+                       &written_rows));
+    } else if (sink.mode == SinkMode::kAppend) {
       // Rows flow from the source files into the sink's writer a chunk at a time.
       SILT_ASSIGN_OR_RETURN(
           written, AppendRowsToSink(
@@ -421,6 +435,13 @@ Result<StreamQueryResult> RunStream(const StreamQueryOptions& options) {
     current = end;
   }
 
+  if (!current.is_initial_snapshot) {
+    // A restarted stream: the schema where it resumes against the one it reads with now.
+    SILT_ASSIGN_OR_RETURN(int64_t latest, source->LatestVersion());
+    if (current.reservoir_version <= latest) {
+      SILT_RETURN_NOT_OK(source->CheckSchemaAtStart(current.reservoir_version));
+    }
+  }
   std::optional<int64_t> version_limit;
   if (options.trigger == Trigger::kAvailableNow) {
     SILT_ASSIGN_OR_RETURN(int64_t latest, source->LatestVersion());

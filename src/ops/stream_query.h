@@ -114,6 +114,10 @@ struct StreamQueryOptions {
   std::function<Status(int64_t batch, std::string_view step)> step_hook;
   // Called with each warning (e.g. an Auto-TTL source read without skipChangeCommits).
   std::function<void(const std::string&)> warn;
+  // A streaming table's defining query (commands/streaming_table.cc): when set, each batch's
+  // source rows pass through it and the sink (append mode) receives what it returns (also for a
+  // batch re-run after a crash, which the sink then skips as already committed).
+  std::function<Result<SourceBatch>(SourceBatch)> transform;
 };
 
 struct StreamQueryResult {

@@ -180,6 +180,20 @@ Result<PlanPtr> Binder::Impl::MaterializedCte(const CteScope& scope, size_t inde
 Result<PlanPtr> Binder::Impl::BindTableRef(const sql::TableRef& ref) {
   switch (ref.kind) {
     case sql::TableRef::Kind::kTable: {
+      if (ref.function_name == "STREAM" && ctx().bind_stream) {
+        SILT_ASSIGN_OR_RETURN(PlanPtr p, ctx().bind_stream(ref));
+        sql::TableRef tmp;
+        tmp.column_aliases = ref.column_aliases;
+        return ApplyAlias(p, tmp);
+      }
+      if (ref.function_name == "STREAM") {
+        // sql/streaming_table.h: only a streaming table's refresh reads a table as a stream.
+        return Status::NotImplemented(
+            "STREAM " + ref.name.ToString() +
+                " reads a table as a stream; only CREATE [OR REFRESH] STREAMING TABLE … AS a "
+                "query over it does that (a batch query reads the table without STREAM)",
+            errc::kNotImplemented);
+      }
       // CTE?
       if (!ref.name.is_path() && ref.name.parts.size() == 1) {
         std::string lower = LowerName(ref.name.parts[0]);

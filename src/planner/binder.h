@@ -68,6 +68,10 @@ struct BinderContext {
   // The session's temporary views (may be null): a one-part name resolves to one of them before
   // the catalog, as in Spark.
   const TempViews* temp_views = nullptr;
+  // Binds a STREAM reference (sql/streaming_table.h): a streaming table's refresh sets it to
+  // the rows of the current micro-batch (columns qualified as the binder qualifies a table's).
+  // Empty: a STREAM reference fails with NOT_IMPLEMENTED (a batch query cannot read a stream).
+  std::function<Result<PlanPtr>(const sql::TableRef&)> bind_stream;
 };
 
 class Binder {

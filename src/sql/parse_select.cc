@@ -500,6 +500,11 @@ Result<TableRefNode> Parser::RelationPrimary() {
     }
     return inner;
   }
+  SILT_ASSIGN_OR_RETURN(bool stream, StreamRelation(r.get()));
+  if (stream) {
+    SILT_RETURN_NOT_OK(TableAlias(r.get()));
+    return r;
+  }
   // Table-valued function: name(args).
   if (IsIdentToken(Peek()) && AtOp("(", 1)) {
     r->kind = TableRef::Kind::kFunction;

@@ -195,6 +195,9 @@ class Parser {
   // CREATE [OR REFRESH] STREAMING TABLE / REFRESH STREAMING TABLE (parse_streaming.cc).
   bool AtStreamingTable() const;
   Result<StatementNode> StreamingTable();
+  // FROM STREAM(t) / STREAM t [WITH (options)] (sql/streaming_table.h): fills *r, false when the
+  // tokens are not a stream reference.
+  Result<bool> StreamRelation(TableRef* r);
   Result<StatementNode> CreateTable(bool or_replace, bool replace_only, SourcePos pos);
   Result<StatementNode> CreateView(bool or_replace, bool temporary, SourcePos pos);
   Result<StatementNode> Drop();

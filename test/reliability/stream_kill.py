@@ -5,8 +5,10 @@ restarted until it has caught up; the sink must then hold every source row exact
 Per run: a source table (id BIGINT, v STRING) with deletion vectors and COMMITS three-row
 commits, then a DV DELETE and an OPTIMIZE (skipped / invisible with skipChangeCommits); the
 stream runs with maxFilesPerTrigger=1 (one micro-batch per commit) and is SIGKILLed after a
-random delay (growing after each kill), then restarted, until a run exits 0. The sink is then read with `silt sql`: its
-row count and distinct ids must equal the source's appended ids (each once).
+random delay (growing after each kill), then restarted, until a run exits 0. Every third run does the same with a SQL streaming table
+(`silt sql -e "CREATE OR REFRESH STREAMING TABLE delta.`sink` AS SELECT * FROM STREAM …"`, the
+checkpoint under the table). The sink is then read with `silt sql`: its row count and distinct
+ids must equal the source's appended ids (each once).
 Usage: stream_kill.py SILT_BINARY [--runs N] [--commits N] [--seed N] [--keep DIR]
 Prints "N passed, N failed"; exit 1 on any failure.
 """
@@ -53,6 +55,15 @@ def one_run(silt, root, rng, commits, run):
             "--option", "skipChangeCommits=true"]
     if not from_snapshot:
         args += ["--option", "startingVersion=0"]
+    if run % 3 == 2:
+        # Every third run: the same stream as a SQL streaming table (its checkpoint under the
+        # table), each attempt the same idempotent CREATE OR REFRESH.
+        options = "'maxFilesPerTrigger' = '1', 'skipChangeCommits' = 'true'"
+        if not from_snapshot:
+            options += ", 'startingVersion' = '0'"
+        args = [silt, "sql", "--warehouse", wh, "-e",
+                "CREATE OR REFRESH STREAMING TABLE delta.`%s` AS SELECT * FROM STREAM "
+                "delta.`%s` WITH (%s)" % (sink, src, options)]
     kills = 0
     # The kill delay starts far below one catch-up's time and grows after each kill, so every run
     # is killed at several points (on a fast machine a fixed window let whole runs finish unkilled)
@@ -74,7 +85,7 @@ def one_run(silt, root, rng, commits, run):
             continue
         out, err = p.communicate()
         if p.returncode != 0:
-            return "run %d: silt stream failed after %d kills: %s" % (run, kills, err.strip())
+            return "run %d: %s failed after %d kills: %s" % (run, args[1], kills, err.strip())
         break
     # A final run must find nothing new.
     out = sql(silt, wh, "SELECT id FROM delta.`%s` ORDER BY id" % sink)

@@ -9,7 +9,9 @@
 
 #include "delta/checkpoint_writer.h"
 #include "delta/history.h"
+#include "delta/schema_json.h"
 #include "delta/snapshot.h"
+#include "delta/transaction.h"
 #include "dml_test_util.h"
 #include "io/memory_object_store.h"
 #include "ops/delta_source.h"
@@ -548,6 +550,101 @@ TEST(DeltaStreamTest, ProcessingTimeTriggerRunsUntilTold) {
   EXPECT_EQ(triggers, 3);
   EXPECT_EQ(r.batches, 2);  // the third trigger found nothing new
   EXPECT_EQ(s.SinkIds(), Range(0, 4));
+}
+
+// ---- schema changes of the source (Delta's checkReadIncompatibleSchemaChanges) -------------
+
+// Commits a metaData action with the table's schema changed by `change`.
+void CommitSchema(DmlTable& t, const std::function<void(Schema*)>& change) {
+  auto snap = t.Latest();
+  delta::Metadata m = snap->metadata();
+  Schema schema = snap->schema();
+  change(&schema);
+  m.schema_string = delta::SerializeSchema(schema);
+  delta::Transaction txn(t.store(), snap, t.TxnOptions());
+  txn.UpdateMetadata(std::move(m));
+  txn.SetOperation("CHANGE COLUMN");
+  auto r = txn.Commit();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+}
+
+TEST(DeltaStreamTest, AddedColumnStopsARunningStreamUntilRestart) {
+  DmlTable t;
+  t.Create(Ids(0, 2), false, false);
+  auto running = DeltaSource::Open(t.store(), Opts({}), t.clock());
+  ASSERT_TRUE(running.ok()) << running.status().ToString();
+  auto from_v0 = DeltaSource::Open(t.store(), Opts({{"startingVersion", "0"}}), t.clock());
+  ASSERT_TRUE(from_v0.ok());
+  auto start = (*running)->InitialOffset();
+  ASSERT_TRUE(start.ok());
+  auto start_v0 = (*from_v0)->InitialOffset();
+  ASSERT_TRUE(start_v0.ok());
+  CommitSchema(t, [](Schema* s) { s->push_back(Field{"w", DataType::Int64(), true, "{}"}); });
+  // Opened before the change: the data schema has a column the stream does not read.
+  auto next = (*running)->NextOffset(*start, std::nullopt);
+  ASSERT_FALSE(next.ok());
+  EXPECT_EQ(next.status().error_class(), "DELTA_SCHEMA_CHANGED_WITH_VERSION");
+  EXPECT_NE(next.status().message().find("Detected schema change in version 1"), std::string::npos)
+      << next.status().ToString();
+  auto next_v0 = (*from_v0)->NextOffset(*start_v0, std::nullopt);
+  ASSERT_FALSE(next_v0.ok());
+  EXPECT_EQ(next_v0.status().error_class(), "DELTA_SCHEMA_CHANGED_WITH_STARTING_OPTIONS");
+  // Restarted: the stream reads with the new schema; the old schema is a subset of it.
+  auto restarted = DeltaSource::Open(t.store(), Opts({{"startingVersion", "0"}}), t.clock());
+  ASSERT_TRUE(restarted.ok());
+  auto s0 = (*restarted)->InitialOffset();
+  ASSERT_TRUE(s0.ok());
+  auto n = (*restarted)->NextOffset(*s0, std::nullopt);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  auto batch = (*restarted)->GetBatch(*s0, **n);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  EXPECT_EQ(batch->num_rows, 2);
+  ASSERT_FALSE(batch->schema.empty());
+  EXPECT_EQ(batch->schema.back().name, "w");
+}
+
+TEST(DeltaStreamTest, TypeChangeIsReadIncompatible) {
+  DmlTable t;
+  t.Create(Ids(0, 2), false, false);
+  auto source = DeltaSource::Open(t.store(), Opts({}), t.clock());
+  ASSERT_TRUE(source.ok());
+  auto start = (*source)->InitialOffset();
+  ASSERT_TRUE(start.ok());
+  CommitSchema(t, [](Schema* s) { (*s)[0].type = DataType::String(); });
+  auto next = (*source)->NextOffset(*start, std::nullopt);
+  ASSERT_FALSE(next.ok());
+  EXPECT_EQ(next.status().error_class(), "DELTA_SCHEMA_CHANGED_WITH_VERSION");
+}
+
+TEST(DeltaStreamTest, RenameOrDropOnColumnMappingNeedsASchemaLog) {
+  for (bool drop : {false, true}) {
+    DmlTable t;
+    t.Create(Ids(0, 2), false, false, {{"delta.columnMapping.mode", "name"}});
+    auto source = DeltaSource::Open(t.store(), Opts({}), t.clock());
+    ASSERT_TRUE(source.ok());
+    auto start = (*source)->InitialOffset();
+    ASSERT_TRUE(start.ok());
+    CommitSchema(t, [drop](Schema* s) {
+      if (drop) {
+        s->erase(s->begin() + 1);
+      } else {
+        (*s)[1].name = "v_renamed";
+      }
+    });
+    auto next = (*source)->NextOffset(*start, std::nullopt);
+    ASSERT_FALSE(next.ok()) << drop;
+    EXPECT_EQ(next.status().error_class(),
+              "DELTA_STREAMING_INCOMPATIBLE_SCHEMA_CHANGE_USE_SCHEMA_LOG");
+    EXPECT_NE(next.status().message().find(drop ? "column v dropped" : "renamed to v_renamed"),
+              std::string::npos)
+        << next.status().ToString();
+    // A stream restarted before the change (startingVersion 0) is checked at its start too.
+    Stream s(t, Opts({{"startingVersion", "0"}}));
+    auto r = s.Run();
+    ASSERT_FALSE(r.ok()) << drop;
+    EXPECT_EQ(r.status().error_class(),
+              "DELTA_STREAMING_INCOMPATIBLE_SCHEMA_CHANGE_USE_SCHEMA_LOG");
+  }
 }
 
 // ---- the sink: exactly once ----------------------------------------------------------------
