@@ -113,7 +113,10 @@ Transaction::Transaction(std::shared_ptr<ObjectStore> store,
 
 bool Transaction::row_tracking_supported() const {
   const Protocol& p = new_protocol_ ? *new_protocol_ : read_snapshot_->protocol();
-  return HasFeature(p, "rowTracking");
+  if (!HasFeature(p, "rowTracking")) return false;
+  // Supported but suspended (delta.rowTrackingSuspended = true): writers assign no row ids.
+  const Metadata& md = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();
+  return !GetBoolProperty(md.configuration, "delta.rowTrackingSuspended", false).ValueOr(false);
 }
 
 void Transaction::SetOperation(std::string operation, StringMap parameters) {
@@ -150,6 +153,7 @@ std::vector<Action> Transaction::BuildActions(int64_t version) const {
   ci.user_metadata = user_metadata_ ? user_metadata_ : options_.user_metadata;
   ci.engine_info = options_.engine_info;
   ci.txn_id = txn_id_;
+  if (!tags_.entries().empty()) ci.tags = tags_;
   const bool row_tracking = row_tracking_supported();
   // In-commit timestamps: strictly after the previous commit's, whatever the local clock says.
   const Metadata& md = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();

@@ -105,6 +105,9 @@ class Transaction {
   void SetOperation(std::string operation, StringMap parameters = {});
   void SetMetric(const std::string& key, int64_t value);
   void SetUserMetadata(std::string value) { user_metadata_ = std::move(value); }
+  // commitInfo.tags entry (e.g. delta.rowTracking.preserved = false for a commit that moved rows
+  // to new files without keeping their row ids).
+  void SetTag(const std::string& key, std::string value) { tags_.Set(key, std::move(value)); }
 
   void UpdateProtocol(Protocol p) { new_protocol_ = std::move(p); }
   void UpdateMetadata(Metadata m) { new_metadata_ = std::move(m); }
@@ -163,6 +166,7 @@ class Transaction {
   StringMap operation_parameters_;
   StringMap operation_metrics_;
   std::optional<std::string> user_metadata_;
+  StringMap tags_;
   std::optional<Protocol> new_protocol_;
   std::optional<Metadata> new_metadata_;
   std::vector<AddFile> adds_;
