@@ -347,6 +347,52 @@ TEST(RowLevelConcurrency, BlindAppendsConflictOnlyUnderSerializable) {
   }
 }
 
+// Row tracking as PROTOCOL.md requires: enabling it assigns the materialized column names; a
+// commit that moved rows into new files (UPDATE) says it did not preserve row ids; a DV-only
+// DELETE did.
+TEST(RowLevelConcurrency, RowTrackingMetadataAndPreservedTag) {
+  DmlTable t;
+  t.Create(Ids(0, 100), false, true, RowLevelProps());
+  const auto& conf = t.Latest()->metadata().configuration;
+  const std::string* id_col = conf.Find("delta.rowTracking.materializedRowIdColumnName");
+  const std::string* cv_col = conf.Find("delta.rowTracking.materializedRowCommitVersionColumnName");
+  ASSERT_NE(id_col, nullptr);
+  ASSERT_NE(cv_col, nullptr);
+  EXPECT_EQ(id_col->rfind("_row-id-col-", 0), 0u) << *id_col;
+  EXPECT_EQ(cv_col->rfind("_row-commit-version-col-", 0), 0u) << *cv_col;
+  auto tag = [&](int64_t version) -> std::string {
+    for (const auto& act : ActionsAt(*t.store(), version))
+      if (auto* ci = act.get_if<delta::CommitInfo>(); ci && ci->tags)
+        if (const std::string* v = ci->tags->Find("delta.rowTracking.preserved")) return *v;
+    return "<absent>";
+  };
+  ASSERT_TRUE(DeleteRows(t.store(), t.Latest(), DeleteIds(t, 1, 1)).ok());
+  EXPECT_EQ(tag(1), "true");
+  ASSERT_TRUE(UpdateRows(t.store(), t.Latest(), UpdateIds(t, 2, 2)).ok());
+  EXPECT_EQ(tag(2), "false");
+}
+
+// delta.rowTrackingSuspended = true: the feature stays, no row ids are assigned.
+TEST(RowLevelConcurrency, SuspendedRowTrackingAssignsNoRowIds) {
+  DmlTable t;
+  t.Create({}, false, true, RowLevelProps());
+  {
+    auto snap = t.Latest();
+    delta::Metadata md = snap->metadata();
+    md.configuration.Set("delta.enableRowTracking", "false");
+    md.configuration.Set("delta.rowTrackingSuspended", "true");
+    delta::Transaction txn(t.store(), snap, t.TxnOptions());
+    txn.SetOperation("SET TBLPROPERTIES");
+    txn.UpdateMetadata(md);
+    ASSERT_TRUE(txn.Commit().ok());
+  }
+  t.Append(Ids(0, 10));
+  auto snap = t.Latest();
+  ASSERT_EQ(snap->files().size(), 1u);
+  EXPECT_FALSE(snap->files()[0].base_row_id.has_value());
+  EXPECT_FALSE(snap->files()[0].default_row_commit_version.has_value());
+}
+
 // N writers on threads, all on the same snapshot (so every commit but the first must merge):
 // writer w deletes (even w) or updates (odd w) ids [w*100+10, w*100+19]; files hold the rows of
 // four writers each. All commit and the table equals the serial run, row for row.
