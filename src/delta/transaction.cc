@@ -218,7 +218,8 @@ std::vector<Action> Transaction::BuildActions(int64_t version) const {
 //   4. removed files: one we also remove → DELTA_CONCURRENT_DELETE_DELETE; one we read (or any
 //      dataChange remove when we read the whole table) → DELTA_CONCURRENT_DELETE_READ.
 // Row-level concurrency (RowLevelConcurrencyEnabled: DVs and row tracking on, unpartitioned,
-// silt.rowLevelConcurrency.enabled not false) changes 3 and 4 for one kind of winner action, the
+// silt.rowLevelConcurrency.enabled not false; for our DELETE, UPDATE and MERGE commits only, any
+// winner) changes 3 and 4 for one kind of winner action, the
 // DV update: a winner's remove of file F together with its add of the same path F (the same data
 // file, with a larger deletion vector; DELETE/UPDATE/MERGE with DVs write exactly that):
 //   a. the add is not an append (its rows are a subset of F's, which we read): rule 3 skips it;
@@ -234,6 +235,9 @@ std::vector<Action> Transaction::BuildActions(int64_t version) const {
 //   d. if we removed F entirely (all its rows deleted, copy-on-write): rule 4, as before.
 // Not DV updates, so conflicts as before: files the winner removed without re-adding the same
 // path (OPTIMIZE, PURGE/REORG, copy-on-write DML, a whole-file DELETE), and metadata changes.
+// Known limit (as Databricks' "can conflict when modifying the same row"): a MERGE's decision
+// that depends on a target row it matched but did not change (e.g. a source row not inserted
+// because it matched) is not re-checked when a concurrent DV update deleted that row.
 Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v) {
   const std::string where =
       "concurrent commit at version " + std::to_string(v) + " of " + store_->root();
@@ -485,7 +489,10 @@ Result<CommitResult> Transaction::CommitAfterWait() {
     }
   }
   // Row-level concurrency: our DV updates (a remove and an add of the same path with a DV).
+  // Only row-wise statements (DELETE, UPDATE, MERGE): an INSERT … SELECT from the table itself,
+  // say, must not miss rows a concurrent DV update hid from it.
   row_level_ = read_snapshot_ && !new_metadata_ && !new_protocol_ &&
+               (operation_ == "DELETE" || operation_ == "UPDATE" || operation_ == "MERGE") &&
                RowLevelConcurrencyEnabled(*read_snapshot_);
   dv_updates_.clear();
   if (row_level_) {
