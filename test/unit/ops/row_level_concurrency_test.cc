@@ -86,7 +86,9 @@ std::vector<delta::Action> ActionsAt(ObjectStore& store, int64_t version) {
   std::vector<delta::Action> actions;
   auto bytes = store.Get(delta::CommitKey(version));
   EXPECT_TRUE(bytes.ok());
-  if (bytes.ok()) EXPECT_TRUE(delta::ParseCommit(*bytes, &actions, "c").ok());
+  if (bytes.ok()) {
+    EXPECT_TRUE(delta::ParseCommit(*bytes, &actions, "c").ok());
+  }
   return actions;
 }
 
@@ -144,7 +146,9 @@ TEST(RowLevelConcurrency, LoserMergesItsDvWithTheWinnersAndCommits) {
   EXPECT_EQ(removes[0].base_row_id, original.base_row_id);
   // The commit says which version it read.
   for (const auto& act : v2)
-    if (auto* ci = act.get_if<delta::CommitInfo>()) EXPECT_EQ(ci->read_version, 0);
+    if (auto* ci = act.get_if<delta::CommitInfo>()) {
+      EXPECT_EQ(ci->read_version, 0);
+    }
 
   ASSERT_EQ(latest->files().size(), 1u);
   auto rows = ReadRows(t.store());
