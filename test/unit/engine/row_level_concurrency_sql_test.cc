@@ -90,8 +90,7 @@ void RunWriters(int n) {
   PruneSmallTables(setup);
   CreateTable(setup, ref, rows);
   CreateTable(setup, serial_ref, rows);
-  const std::string version_before =
-      Rows(setup, "SELECT max(version) FROM (DESCRIBE HISTORY " + ref + ")").at(0);
+  const size_t commits_before = Rows(setup, "DESCRIBE HISTORY " + ref).size();
 
   std::vector<std::string> errors(n);
   std::barrier sync(n);
@@ -115,9 +114,7 @@ void RunWriters(int n) {
   EXPECT_EQ(got, Rows(setup, q + serial_ref + " ORDER BY id"));
   EXPECT_LT(got.size(), static_cast<size_t>(rows));
   // One commit per writer.
-  auto history = Rows(setup, "SELECT version, operation, readVersion FROM (DESCRIBE HISTORY " +
-                                 ref + ") WHERE version > " + version_before);
-  EXPECT_EQ(history.size(), static_cast<size_t>(n));
+  EXPECT_EQ(Rows(setup, "DESCRIBE HISTORY " + ref).size(), commits_before + n);
 }
 
 TEST(RowLevelConcurrencySql, TwoWritersOnDisjointRowsBothCommit) { RunWriters(2); }

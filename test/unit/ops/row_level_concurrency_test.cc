@@ -120,9 +120,9 @@ TEST(RowLevelConcurrency, LoserMergesItsDvWithTheWinnersAndCommits) {
 
   // Version 2: remove(winner's add: its DV {1, 2}) + add(same file, DV {1, 2, 5, 6}).
   auto latest = t.Latest();
-  const delta::AddFile* winner_add = nullptr;
+  std::optional<delta::AddFile> winner_add;
   for (const auto& act : ActionsAt(*t.store(), 1))
-    if (auto* f = act.get_if<delta::AddFile>()) winner_add = f;
+    if (auto* f = act.get_if<delta::AddFile>()) winner_add = *f;
   std::vector<delta::RemoveFile> removes;
   std::vector<delta::AddFile> adds;
   auto v2 = ActionsAt(*t.store(), 2);
@@ -132,7 +132,7 @@ TEST(RowLevelConcurrency, LoserMergesItsDvWithTheWinnersAndCommits) {
   }
   ASSERT_EQ(removes.size(), 1u);
   ASSERT_EQ(adds.size(), 1u);
-  ASSERT_NE(winner_add, nullptr);
+  ASSERT_TRUE(winner_add.has_value());
   ASSERT_TRUE(winner_add->deletion_vector.has_value());
   EXPECT_EQ(removes[0].path, original.path);
   EXPECT_EQ(removes[0].deletion_vector, winner_add->deletion_vector);
@@ -158,22 +158,30 @@ TEST(RowLevelConcurrency, LoserMergesItsDvWithTheWinnersAndCommits) {
   }
 }
 
-// At the Transaction level: the result says how many files it merged.
-TEST(RowLevelConcurrency, CommitResultCountsMergedFiles) {
+// Two winners, each with a DV update of one of the two files the loser deletes from.
+TEST(RowLevelConcurrency, ALoserMergesWithSeveralWinners) {
   DmlTable t;
   t.Create(Ids(0, 10), false, true, RowLevelProps());
   t.Append(Ids(10, 20));
   auto snap = t.Latest();
   // The winner deletes from both files, the loser too (other rows).
   ASSERT_TRUE(DeleteRows(t.store(), snap, DeleteIds(t, 0, 0)).ok());
-  ASSERT_TRUE(DeleteRows(t.store(), snap, DeleteIds(t, 10, 10)).ok());
+  ASSERT_TRUE(DeleteRows(t.store(), snap, DeleteIds(t, 19, 19)).ok());
   // A third writer on the same snapshot, deleting from both files: two winners to merge with.
   auto changes = MatchDeletedRows(t.store(), snap, DeleteIds(t, 5, 15));
   ASSERT_TRUE(changes.ok());
   auto r = ApplyRowChanges(t.store(), snap, std::move(*changes), t.Options());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(*r->version, 3);
+  EXPECT_EQ(*r->version, 4);  // after the append (1) and the two winners (2, 3)
   EXPECT_EQ(ReadRows(t.store()).size(), 20u - 2 - 11);
+  auto latest = t.Latest();
+  ASSERT_EQ(latest->files().size(), 2u);
+  for (const auto& f : latest->files()) {
+    ASSERT_TRUE(f.deletion_vector.has_value());
+    // ids 0..9: the winner's {0} + ours {5..9}; ids 10..19: the winner's {19} + ours {10..15}.
+    const bool first = f.base_row_id == 0;  // the created file got row ids 0..9
+    EXPECT_EQ(f.deletion_vector->cardinality, first ? 6 : 7) << f.path;
+  }
 }
 
 TEST(RowLevelConcurrency, TheSameRowDeletedTwiceConflicts) {
@@ -227,7 +235,8 @@ TEST(RowLevelConcurrency, UpdateAndDeleteOfOtherRowsBothCommitAsASerialRun) {
   EXPECT_EQ(t.Latest()->files().size(), 2u);  // the original (merged DV) + the updated rows
   // Updated rows got fresh row ids after the high-water mark, none reused.
   std::set<int64_t> bases;
-  for (const auto& f : t.Latest()->files()) {
+  auto latest = t.Latest();
+  for (const auto& f : latest->files()) {
     ASSERT_TRUE(f.base_row_id.has_value());
     EXPECT_TRUE(bases.insert(*f.base_row_id).second);
   }
@@ -357,7 +366,8 @@ TEST(RowLevelConcurrency, BlindAppendsConflictOnlyUnderSerializable) {
 TEST(RowLevelConcurrency, RowTrackingMetadataAndPreservedTag) {
   DmlTable t;
   t.Create(Ids(0, 100), false, true, RowLevelProps());
-  const auto& conf = t.Latest()->metadata().configuration;
+  auto created = t.Latest();
+  const auto& conf = created->metadata().configuration;
   const std::string* id_col = conf.Find("delta.rowTracking.materializedRowIdColumnName");
   const std::string* cv_col = conf.Find("delta.rowTracking.materializedRowCommitVersionColumnName");
   ASSERT_NE(id_col, nullptr);
