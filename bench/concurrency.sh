@@ -9,15 +9,16 @@
 #
 #   bash bench/concurrency.sh [ROWS]     table rows (default 2000000), 8 files written in id order
 #                                        (CLUSTER BY (id), so the files' id ranges do not overlap)
-#   BENCH_RLC_ROUNDS=3 (rounds per mode, interleaved on/off)   BENCH_RLC_STATEMENTS=12 (per writer)
+#   BENCH_RLC_ROUNDS=3 (rounds per mode, interleaved on/off)   BENCH_RLC_STATEMENTS=12 (at least, per writer)
 #   BENCH_THREADS=2  BENCH_RECORD=1 (append the table to bench/RESULTS.md)  SILT=path/to/silt
 #
 # Table: id BIGINT, ts TIMESTAMP, v STRING; every tenth id (id % 10 = 0) is 400 days old, so
 # expired under the 365-day Auto-TTL policy, the rest is recent: every file holds expired rows.
 # Writer u (0..3) works on ids of its own quarter of the table, never on expired rows
-# (id % 10 <> 0): UPDATE ... SET v = ... / DELETE ... on 50 consecutive ids per statement. Each
-# round starts from a copy of the same table; the writers start, then `silt maintain --once
-# --no-routine TABLE` runs while they are still writing.
+# (id % 10 <> 0): UPDATE ... SET v = ... / DELETE ... on 50 consecutive ids per statement, one
+# `silt sql` process per statement. Each round starts from a copy of the same table; the writers
+# start, `silt maintain --once --no-routine TABLE` starts 0.5 s later, and the writers go on
+# until it is over (and for at least BENCH_RLC_STATEMENTS statements each).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 THREADS=${BENCH_THREADS:-2}
@@ -58,7 +59,10 @@ echo "# generated: $(find "$WORK/pristine_on" -name '*.parquet' | wc -l) data fi
 writer() {
   local t=$1 u=$2 wh="$WORK/wh_u$2" i committed=0 conflicts=0 failed=0 lo stmt out tries
   local quarter=$((ROWS / 4))
-  for i in $(seq 1 "$STMTS"); do
+  i=0
+  # At least STMTS statements, and on until the maintenance pass is over (the stop file).
+  while [ $i -lt "$STMTS" ] || [ ! -e "$WORK/stop" ]; do
+    i=$((i + 1))
     lo=$((u * quarter + (i * 7919 * 50) % (quarter - 100)))
     if [ $((i % 2)) = 0 ]; then
       stmt="UPDATE delta.\`$t\` SET v = concat('u$u-', CAST(id AS STRING)) WHERE id BETWEEN $lo AND $((lo + 49)) AND id % 10 <> 0"
@@ -86,13 +90,14 @@ done
 for r in $(seq 1 "$ROUNDS"); do
   for mode in $([ $((r % 2)) = 1 ] && echo "on off" || echo "off on"); do
     T="$WORK/r${r}_$mode"
-    rm -rf "$T"; cp -r "$WORK/pristine_$mode" "$T"
+    rm -rf "$T"; cp -r "$WORK/pristine_$mode" "$T"; rm -f "$WORK/stop"
     t0=$(date +%s.%N)
     for u in 0 1 2 3; do writer "$T" "$u" >"$WORK/w$u.out" & done
     sleep 0.5
     /usr/bin/time -f '%U %S' -o "$WORK/maint.time" \
       "$SILT" maintain --once --no-routine --threads "$THREADS" --warehouse "$WORK/wh_m" "$T" \
       >"$WORK/maint.log" 2>&1 || true
+    touch "$WORK/stop"
     wait
     wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     for u in 0 1 2 3; do
