@@ -162,8 +162,13 @@ std::vector<Action> Transaction::BuildActions(int64_t version) const {
   if (row_tracking &&
       GetBoolProperty(md.configuration, "delta.enableRowTracking", false).ValueOr(false)) {
     if (!ci.tags) ci.tags = StringMap{};
+    // A rewrite (dataChange=false adds, e.g. OPTIMIZE or PURGE) moves existing rows into files
+    // with fresh row ids: without materialized row id columns that does not preserve them.
+    const bool rewrites = std::any_of(adds_.begin(), adds_.end(), [](const AddFile& a) {
+      return !a.data_change && !a.base_row_id;
+    });
     if (!ci.tags->Contains("delta.rowTracking.preserved"))
-      ci.tags->Set("delta.rowTracking.preserved", "true");
+      ci.tags->Set("delta.rowTracking.preserved", rewrites ? "false" : "true");
   }
   out.push_back(std::move(ci));
   if (new_protocol_) out.push_back(*new_protocol_);

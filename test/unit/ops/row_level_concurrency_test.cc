@@ -384,6 +384,23 @@ TEST(RowLevelConcurrency, RowTrackingMetadataAndPreservedTag) {
   EXPECT_EQ(tag(1), "true");
   ASSERT_TRUE(UpdateRows(t.store(), t.Latest(), UpdateIds(t, 2, 2)).ok());
   EXPECT_EQ(tag(2), "false");
+  // A rewrite (dataChange=false, as OPTIMIZE commits it) of the updated rows' file: fresh row
+  // ids, so not preserved either.
+  auto snap = t.Latest();
+  const delta::AddFile* updated = nullptr;
+  for (const auto& f : snap->files())
+    if (!f.deletion_vector) updated = &f;
+  ASSERT_NE(updated, nullptr);
+  delta::Transaction txn(t.store(), snap, t.TxnOptions());
+  txn.SetOperation("OPTIMIZE");
+  txn.Remove(MakeRemove(*updated, testing::kT0, /*data_change=*/false));
+  delta::AddFile copy = *updated;
+  copy.data_change = false;
+  copy.base_row_id.reset();
+  copy.default_row_commit_version.reset();
+  txn.Add(copy);
+  ASSERT_TRUE(txn.Commit().ok());
+  EXPECT_EQ(tag(3), "false");
 }
 
 // delta.rowTrackingSuspended = true: the feature stays, no row ids are assigned.
