@@ -281,6 +281,13 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt,
           "be altered.",
           errc::kDeltaCannotChangeProvider);
     }
+    if (lower == "delta.feature.clustering") {
+      // Delta: the feature comes with CLUSTER BY, never from a property.
+      return Status::InvalidArgument(
+          "Cannot enable clustering table feature using ALTER TABLE SET TBLPROPERTIES. Please use "
+          "CREATE OR REPLACE TABLE CLUSTER BY to create a Delta table with clustering.",
+          errc::kDeltaAlterTableSetClusteringTableFeatureNotAllowed);
+    }
     if (k == "comment") {
       change.metadata.description = v;
       continue;

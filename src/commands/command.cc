@@ -212,12 +212,22 @@ namespace {
 void RowFilterFromScan(const TablePredicate& pred,
                        const std::shared_ptr<const delta::Snapshot>& snapshot,
                        const planner::LogicalNode& scan, const exec::EvalContext& eval,
-                       ops::FileFilter* file_filter, ops::RowMatcher* matcher) {
+                       bool stats_skipping, ops::FileFilter* file_filter,
+                       ops::RowMatcher* matcher) {
   std::unordered_set<const delta::AddFile*> candidates(scan.pruned_files->begin(),
                                                        scan.pruned_files->end());
-  *file_filter = [pred, candidates, snapshot,
-                  eval](const delta::AddFile& f) -> Result<ops::FileVerdict> {
-    if (!candidates.count(&f)) return ops::FileVerdict::kSkip;
+  *file_filter = [pred, candidates, snapshot, eval,
+                  stats_skipping](const delta::AddFile& f) -> Result<ops::FileVerdict> {
+    if (!candidates.count(&f)) {
+      // A file of the snapshot that pruning skipped; or one a concurrent commit added (the
+      // commit's conflict check asks, ops::DeleteSpec::file_filter): pruned by the same rules.
+      const auto& live = snapshot->files();
+      if (!live.empty() && &f >= live.data() && &f < live.data() + live.size())
+        return ops::FileVerdict::kSkip;
+      SILT_ASSIGN_OR_RETURN(auto kept, planner::PruneFileList(*snapshot, pred.columns, {pred.expr},
+                                                              {&f}, stats_skipping));
+      if (kept.empty()) return ops::FileVerdict::kSkip;
+    }
     if (pred.partition_only) {
       SILT_ASSIGN_OR_RETURN(bool all, PartitionMatches(pred, *snapshot, f, eval));
       return all ? ops::FileVerdict::kAll : ops::FileVerdict::kSkip;
@@ -239,7 +249,9 @@ Status BindRowFilter(const TablePredicate& pred, std::shared_ptr<const delta::Sn
                      ops::FileFilter* file_filter, ops::RowMatcher* matcher) {
   if (!pred.expr) return Status::OK();
   SILT_ASSIGN_OR_RETURN(planner::LogicalNode scan, PrunedScan(pred, snapshot, ctx));
-  RowFilterFromScan(pred, snapshot, scan, eval, file_filter, matcher);
+  RowFilterFromScan(pred, snapshot, scan, eval,
+                    ctx.config->GetBool("spark.databricks.delta.stats.skipping", true), file_filter,
+                    matcher);
   return Status::OK();
 }
 
@@ -359,7 +371,9 @@ Result<BoundDmlTarget> BindDmlTarget(planner::ResolvedTable resolved, const sql:
     }
   }
   if (b.predicate.expr) {
-    RowFilterFromScan(b.predicate, b.table.snapshot, b.scan, b.eval, &b.file_filter, &b.matcher);
+    RowFilterFromScan(b.predicate, b.table.snapshot, b.scan, b.eval,
+                      ctx.config->GetBool("spark.databricks.delta.stats.skipping", true),
+                      &b.file_filter, &b.matcher);
   }
   return b;
 }

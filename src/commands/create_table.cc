@@ -218,7 +218,17 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     }
   }
   delta::StringMap given;
-  for (const auto& [k, v] : stmt.properties) given.Set(k, v);
+  for (const auto& [k, v] : stmt.properties) {
+    // Delta (ClusteredTableUtils.validateExistingTableFeatureProperties): the feature comes with
+    // CLUSTER BY, never from a property.
+    if (planner::LowerName(k) == "delta.feature.clustering") {
+      return Status::InvalidArgument(
+          "Cannot enable clustering table feature using TBLPROPERTIES. Please use CREATE OR "
+          "REPLACE TABLE CLUSTER BY to create a Delta table with clustering.",
+          errc::kDeltaCreateTableSetClusteringTableFeatureNotAllowed);
+    }
+    given.Set(k, v);
+  }
   SILT_ASSIGN_OR_RETURN(
       delta::StringMap props,
       delta::ValidateTableProperties(

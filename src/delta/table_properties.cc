@@ -245,6 +245,7 @@ const std::vector<Known>& KnownProperties() {
       {"delta.randomPrefixLength", Kind::kPositiveInt, {}},
       {"delta.rowTracking.materializedRowCommitVersionColumnName", Kind::kInternal, {}},
       {"delta.rowTracking.materializedRowIdColumnName", Kind::kInternal, {}},
+      {"delta.rowTrackingSuspended", Kind::kBool, {}},
       {"delta.sampleRetentionDuration", Kind::kInterval, {}},
       {"delta.setTransactionRetentionDuration", Kind::kInterval, {}},
       {"delta.targetFileSize", Kind::kString, {}},

@@ -509,6 +509,19 @@ Result<CommitResult> CreateNewTable(
   md.schema_string = SerializeSchema(table_schema);
   md.partition_columns = options.partition_columns;
   md.configuration = options.properties;
+  // Row tracking (PROTOCOL.md "Writer Requirements for Row Tracking"): enabling it needs the
+  // materialized Row ID / Row Commit Version column names in the configuration, unique in the
+  // schema (Spark's MaterializedRowId / MaterializedRowCommitVersion prefixes plus a UUID).
+  if (GetBoolProperty(md.configuration, "delta.enableRowTracking", false).ValueOr(false)) {
+    for (const auto& [key, prefix] :
+         {std::pair<const char*, const char*>{"delta.rowTracking.materializedRowIdColumnName",
+                                              "_row-id-col-"},
+          {"delta.rowTracking.materializedRowCommitVersionColumnName",
+           "_row-commit-version-col-"}}) {
+      if (!md.configuration.Find(key))
+        md.configuration.Set(key, prefix + Uuid::Random().ToString());
+    }
+  }
   if (!options.txn.clock) return Status::Internal("TransactionOptions.clock is not set");
   md.created_time = options.txn.clock->NowMillis();
   Transaction txn(store, nullptr, options.txn);

@@ -3,6 +3,9 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <unordered_set>
 
@@ -12,6 +15,7 @@
 #include "delta/checkpoint_writer.h"
 #include "delta/log_cleanup.h"
 #include "delta/log_listing.h"
+#include "delta/scan.h"
 #include "delta/table_features.h"
 #include "delta/table_properties.h"
 #include "delta/z85.h"
@@ -60,7 +64,37 @@ bool SamePartition(const PartitionValues& a, const PartitionValues& b) {
   return true;
 }
 
+// The DV of `file` (empty when it has none).
+Result<DeletionVector> DvOf(const Snapshot& snapshot, const std::string& path,
+                            const std::optional<DeletionVectorDescriptor>& dv) {
+  if (!dv) return DeletionVector();
+  AddFile f;
+  f.path = path;
+  f.deletion_vector = dv;
+  SILT_ASSIGN_OR_RETURN(std::optional<DeletionVector> loaded, LoadDeletionVector(snapshot, f));
+  return loaded ? std::move(*loaded) : DeletionVector();
+}
+
 }  // namespace
+
+bool RowLevelConcurrencyEnabled(const Snapshot& snapshot) {
+  const auto& conf = snapshot.metadata().configuration;
+  auto on = [&](const char* key, bool dflt) {
+    return GetBoolProperty(conf, key, dflt).ValueOr(dflt);
+  };
+  return HasFeature(snapshot.protocol(), "deletionVectors") &&
+         HasFeature(snapshot.protocol(), "rowTracking") &&
+         on("delta.enableDeletionVectors", false) && on("delta.enableRowTracking", false) &&
+         snapshot.partition_columns().empty() && on(kRowLevelConcurrencyProperty, true);
+}
+
+std::string TableIsolationLevel(const Metadata& metadata) {
+  const std::string* v = metadata.configuration.Find("delta.isolationLevel");
+  if (!v) return "Serializable";
+  std::string lower;
+  for (char c : *v) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == "writeserializable" ? "WriteSerializable" : "Serializable";
+}
 
 Transaction::Transaction(std::shared_ptr<ObjectStore> store,
                          std::shared_ptr<const Snapshot> read_snapshot, TransactionOptions options)
@@ -79,7 +113,10 @@ Transaction::Transaction(std::shared_ptr<ObjectStore> store,
 
 bool Transaction::row_tracking_supported() const {
   const Protocol& p = new_protocol_ ? *new_protocol_ : read_snapshot_->protocol();
-  return HasFeature(p, "rowTracking");
+  if (!HasFeature(p, "rowTracking")) return false;
+  // Supported but suspended (delta.rowTrackingSuspended = true): writers assign no row ids.
+  const Metadata& md = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();
+  return !GetBoolProperty(md.configuration, "delta.rowTrackingSuspended", false).ValueOr(false);
 }
 
 void Transaction::SetOperation(std::string operation, StringMap parameters) {
@@ -89,6 +126,11 @@ void Transaction::SetOperation(std::string operation, StringMap parameters) {
 
 void Transaction::SetMetric(const std::string& key, int64_t value) {
   operation_metrics_.Set(key, std::to_string(value));
+}
+
+std::string Transaction::isolation_level() const {
+  if (options_.isolation_level != "Serializable") return options_.isolation_level;
+  return TableIsolationLevel(new_metadata_ ? *new_metadata_ : read_snapshot_->metadata());
 }
 
 bool Transaction::is_blind_append() const {
@@ -104,13 +146,14 @@ std::vector<Action> Transaction::BuildActions(int64_t version) const {
   ci.operation = operation_;
   ci.operation_parameters = operation_parameters_;
   if (read_snapshot_) ci.read_version = read_version();
-  ci.isolation_level = options_.isolation_level;
+  ci.isolation_level = isolation_level();
   ci.is_blind_append = is_blind_append();
   if (!operation_metrics_.entries().empty()) ci.operation_metrics = operation_metrics_;
   ci.user_name = options_.user_name;
   ci.user_metadata = user_metadata_ ? user_metadata_ : options_.user_metadata;
   ci.engine_info = options_.engine_info;
   ci.txn_id = txn_id_;
+  if (!tags_.entries().empty()) ci.tags = tags_;
   const bool row_tracking = row_tracking_supported();
   // In-commit timestamps: strictly after the previous commit's, whatever the local clock says.
   const Metadata& md = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();
@@ -119,8 +162,13 @@ std::vector<Action> Transaction::BuildActions(int64_t version) const {
   if (row_tracking &&
       GetBoolProperty(md.configuration, "delta.enableRowTracking", false).ValueOr(false)) {
     if (!ci.tags) ci.tags = StringMap{};
+    // A rewrite (dataChange=false adds, e.g. OPTIMIZE or PURGE) moves existing rows into files
+    // with fresh row ids: without materialized row id columns that does not preserve them.
+    const bool rewrites = std::any_of(adds_.begin(), adds_.end(), [](const AddFile& a) {
+      return !a.data_change && !a.base_row_id;
+    });
     if (!ci.tags->Contains("delta.rowTracking.preserved"))
-      ci.tags->Set("delta.rowTracking.preserved", "true");
+      ci.tags->Set("delta.rowTracking.preserved", rewrites ? "false" : "true");
   }
   out.push_back(std::move(ci));
   if (new_protocol_) out.push_back(*new_protocol_);
@@ -130,11 +178,14 @@ std::vector<Action> Transaction::BuildActions(int64_t version) const {
   // the new mark goes into the same commit. Recomputed per attempt, so a retry after a
   // concurrent commit never reuses the winner's ids.
   std::vector<AddFile> adds = adds_;
+  std::vector<bool> dropped(adds.size(), false);
+  for (const auto& [path, u] : dv_updates_) dropped[u.add_index] = u.dropped;
   int64_t hwm = row_id_high_water_mark_;
   bool assigned = false;
   if (row_tracking) {
     for (size_t i = 0; i < adds.size(); ++i) {
       AddFile& a = adds[i];
+      if (dropped[i]) continue;
       if (!a.base_row_id) {
         a.base_row_id = hwm + 1;
         hwm += add_num_records_[i];
@@ -151,12 +202,48 @@ std::vector<Action> Transaction::BuildActions(int64_t version) const {
     out.push_back(DomainMetadata{kRowTrackingDomain,
                                  "{\"rowIdHighWaterMark\":" + std::to_string(hwm) + "}", false});
   for (const auto& r : removes_) out.push_back(r);
-  for (auto& a : adds) out.push_back(std::move(a));
+  for (size_t i = 0; i < adds.size(); ++i)
+    if (!dropped[i]) out.push_back(std::move(adds[i]));
   for (const auto& c : cdcs_) out.push_back(c);
   return out;
 }
 
-Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v) const {
+// Conflict rules (Delta's ConflictChecker, plus Databricks' row-level concurrency). A commit that
+// lost version v checks every winning commit since its read version, in order:
+//   1. protocol change → DELTA_PROTOCOL_CHANGED; metadata change → DELTA_METADATA_CHANGED.
+//   2. a winner's `txn` for one of our app ids → DELTA_CONCURRENT_TRANSACTION; a winner's domain
+//      that we also set → DELTA_CONCURRENT_TRANSACTION (delta.rowTracking excepted: row ids are
+//      reassigned after the winner's high-water mark on retry).
+//   3. added files (dataChange=true) that our read could have seen → DELTA_CONCURRENT_APPEND:
+//      kWholeTable: any; kPartitions: one of our partitions; kPredicate: the read predicate
+//      holds for the file (DML: its file-level pruning does not skip it); kNothing (blind
+//      append): never. Isolation: under WriteSerializable (delta.isolationLevel) files of a
+//      winner that is itself a blind append are ignored (Delta's WriteSerializable); under
+//      Serializable (the default, as Delta) they count.
+//   4. removed files: one we also remove → DELTA_CONCURRENT_DELETE_DELETE; one we read (or any
+//      dataChange remove when we read the whole table) → DELTA_CONCURRENT_DELETE_READ.
+// Row-level concurrency (RowLevelConcurrencyEnabled: DVs and row tracking on, unpartitioned,
+// silt.rowLevelConcurrency.enabled not false; for our DELETE, UPDATE and MERGE commits only, any
+// winner) changes 3 and 4 for one kind of winner action, the
+// DV update: a winner's remove of file F together with its add of the same path F (the same data
+// file, with a larger deletion vector; DELETE/UPDATE/MERGE with DVs write exactly that):
+//   a. the add is not an append (its rows are a subset of F's, which we read): rule 3 skips it;
+//   b. if we only read F: no conflict (our statement is row-wise, the rows the winner hid are
+//      rows we did not change, so "winner, then us" gives our result);
+//   c. if we also updated F's DV (our remove of F + our add of F with a new DV): when the rows we
+//      deleted from F (our DV minus our read snapshot's) and the winner's DV are disjoint, our
+//      commit is rewritten to remove the winner's add and add F with the union of both DVs (a
+//      new DV file), and retried; a row in both → DELTA_CONCURRENT_DELETE_DELETE (the same row
+//      deleted or updated twice). When the union covers every row of F, F is removed instead.
+//      UPDATE/MERGE's rewritten rows stay in their own new files; those of the winner go through
+//      rule 3 (a winner's update that makes a row match our predicate still conflicts).
+//   d. if we removed F entirely (all its rows deleted, copy-on-write): rule 4, as before.
+// Not DV updates, so conflicts as before: files the winner removed without re-adding the same
+// path (OPTIMIZE, PURGE/REORG, copy-on-write DML, a whole-file DELETE), and metadata changes.
+// Known limit (as Databricks' "can conflict when modifying the same row"): a MERGE's decision
+// that depends on a target row it matched but did not change (e.g. a source row not inserted
+// because it matched) is not re-checked when a concurrent DV update deleted that row.
+Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v) {
   const std::string where =
       "concurrent commit at version " + std::to_string(v) + " of " + store_->root();
   ReadScope scope =
@@ -165,6 +252,24 @@ Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v)
   for (const auto& r : removes_) our_removes.insert(NormalizedPath(r.path));
   for (const auto& p : read_files_) our_reads.insert(NormalizedPath(p));
   for (const auto& r : removes_) our_reads.insert(NormalizedPath(r.path));
+  // The winner's DV updates (row-level concurrency only): path → its add.
+  std::map<std::string, const AddFile*> winner_dv_updates;
+  if (row_level_) {
+    std::unordered_set<std::string> removed;
+    for (const auto& a : winner)
+      if (const RemoveFile* r = a.get_if<RemoveFile>(); r && r->data_change)
+        removed.insert(NormalizedPath(r->path));
+    for (const auto& a : winner)
+      if (const AddFile* f = a.get_if<AddFile>();
+          f && f->data_change && f->deletion_vector && removed.count(NormalizedPath(f->path)))
+        winner_dv_updates.emplace(NormalizedPath(f->path), f);
+  }
+  bool winner_blind_append = false;
+  for (const auto& a : winner)
+    if (const CommitInfo* ci = a.get_if<CommitInfo>())
+      winner_blind_append = ci->is_blind_append.value_or(false);
+  const bool write_serializable = isolation_level() == "WriteSerializable";
+  std::vector<std::pair<std::string, const AddFile*>> to_merge;
   for (const auto& a : winner) {
     switch (a.kind()) {
       case ActionKind::kProtocol:
@@ -176,6 +281,10 @@ Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v)
       case ActionKind::kAdd: {
         const AddFile& f = *a.get_if<AddFile>();
         if (!f.data_change) break;  // compaction/stat rewrites add no new data
+        if (write_serializable && winner_blind_append) break;
+        if (auto it = winner_dv_updates.find(NormalizedPath(f.path));
+            it != winner_dv_updates.end() && it->second == &f)
+          break;  // rule a
         bool conflict = scope == ReadScope::kWholeTable;
         if (scope == ReadScope::kPartitions)
           for (const auto& p : read_partitions_)
@@ -190,6 +299,13 @@ Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v)
       case ActionKind::kRemove: {
         const RemoveFile& r = *a.get_if<RemoveFile>();
         std::string p = NormalizedPath(r.path);
+        if (auto it = winner_dv_updates.find(p); it != winner_dv_updates.end()) {
+          if (!our_removes.count(p)) break;  // rule b
+          if (dv_updates_.count(p)) {        // rule c
+            to_merge.emplace_back(p, it->second);
+            break;
+          }
+        }
         if (our_removes.count(p))
           return Conflict(errc::kDeltaConcurrentDeleteDelete,
                           "file " + r.path + " was already removed by a " + where);
@@ -220,6 +336,95 @@ Status Transaction::CheckConflicts(const std::vector<Action>& winner, int64_t v)
       default:
         break;
     }
+  }
+  if (to_merge.empty()) return Status::OK();
+  return MergeDeletionVectors(to_merge, v);
+}
+
+Status Transaction::MergeDeletionVectors(
+    const std::vector<std::pair<std::string, const AddFile*>>& files, int64_t v) {
+  // Our DV file may still be being written on another thread: it must exist before we read it.
+  if (wait_before_publish_) SILT_RETURN_NOT_OK(wait_before_publish_());
+  const Snapshot& snap = *read_snapshot_;
+  std::vector<DeletionVector> merged;
+  merged.reserve(files.size());
+  for (const auto& [path, winner_add] : files) {
+    DvUpdate& u = dv_updates_.at(path);
+    if (!u.ours) {
+      // The rows this transaction deleted: its DV minus the DV of the file it read.
+      const AddFile& ours = adds_[u.add_index];
+      const auto it = std::find_if(snap.files().begin(), snap.files().end(), [&](const AddFile& f) {
+        return NormalizedPath(f.path) == path;
+      });
+      SILT_ASSIGN_OR_RETURN(DeletionVector mine, DvOf(snap, ours.path, ours.deletion_vector));
+      DeletionVector base;
+      if (it != snap.files().end()) {
+        SILT_ASSIGN_OR_RETURN(base, DvOf(snap, it->path, it->deletion_vector));
+      }
+      DeletionVector fresh;
+      Status st;
+      mine.ForEach([&](uint64_t row) {
+        if (!base.Contains(row)) st = fresh.Add(row);
+        return st.ok();
+      });
+      SILT_RETURN_NOT_OK(st);
+      u.ours = std::move(fresh);
+    }
+    SILT_ASSIGN_OR_RETURN(DeletionVector theirs,
+                          DvOf(snap, winner_add->path, winner_add->deletion_vector));
+    std::optional<uint64_t> both;
+    u.ours->ForEach([&](uint64_t row) {
+      if (theirs.Contains(row)) both = row;
+      return !both;
+    });
+    if (both)
+      return Conflict(errc::kDeltaConcurrentDeleteDelete,
+                      "row " + std::to_string(*both) + " of file " + winner_add->path +
+                          " was deleted or updated both by this transaction and by a concurrent "
+                          "commit at version " +
+                          std::to_string(v) + " of " + store_->root());
+    theirs.Union(*u.ours);
+    merged.push_back(std::move(theirs));
+  }
+  // One new DV file for the merged DVs (those that do not delete the whole file).
+  std::vector<const DeletionVector*> to_write;
+  std::vector<size_t> written_index(files.size(), SIZE_MAX);
+  for (size_t i = 0; i < files.size(); ++i) {
+    const AddFile& a = adds_[dv_updates_.at(files[i].first).add_index];
+    std::optional<int64_t> n = NumRecords(a.stats);
+    if (n && static_cast<int64_t>(merged[i].Cardinality()) >= *n) continue;
+    written_index[i] = to_write.size();
+    to_write.push_back(&merged[i]);
+  }
+  NewDvFile dvf;
+  if (!to_write.empty()) {
+    int prefix = 0;
+    const auto& conf = snap.metadata().configuration;
+    if (GetBoolProperty(conf, "delta.randomizeFilePrefixes", false).ValueOr(false)) {
+      prefix = 2;
+      if (const std::string* n = conf.Find("delta.randomPrefixLength"))
+        prefix = std::atoi(n->c_str());
+    }
+    SILT_ASSIGN_OR_RETURN(dvf, EncodeNewDvFile(to_write, prefix));
+    SILT_RETURN_NOT_OK(store_->PutIfAbsent(dvf.relative_path, dvf.bytes));
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    DvUpdate& u = dv_updates_.at(files[i].first);
+    const AddFile& w = *files[i].second;
+    RemoveFile& r = removes_[u.remove_index];
+    // Remove the winner's add (Spark's AddFile.removeWithTimestamp), keeping our timestamp.
+    r.path = w.path;
+    r.data_change = true;
+    r.partition_values = w.partition_values;
+    r.size = w.size;
+    r.tags = w.tags;
+    r.deletion_vector = w.deletion_vector;
+    r.base_row_id = w.base_row_id;
+    r.default_row_commit_version = w.default_row_commit_version;
+    AddFile& a = adds_[u.add_index];
+    u.dropped = written_index[i] == SIZE_MAX;
+    if (!u.dropped) a.deletion_vector = dvf.descriptors[written_index[i]];
+    ++dv_merges_;
   }
   return Status::OK();
 }
@@ -288,6 +493,24 @@ Result<CommitResult> Transaction::CommitAfterWait() {
           CheckCdcColumns(read_snapshot_ ? &read_snapshot_->metadata() : nullptr, *new_metadata_));
     }
   }
+  // Row-level concurrency: our DV updates (a remove and an add of the same path with a DV).
+  // Only row-wise statements (DELETE, UPDATE, MERGE): an INSERT … SELECT from the table itself,
+  // say, must not miss rows a concurrent DV update hid from it.
+  row_level_ = read_snapshot_ && !new_metadata_ && !new_protocol_ &&
+               (operation_ == "DELETE" || operation_ == "UPDATE" || operation_ == "MERGE") &&
+               RowLevelConcurrencyEnabled(*read_snapshot_);
+  dv_updates_.clear();
+  if (row_level_) {
+    std::map<std::string, size_t> removed;
+    for (size_t i = 0; i < removes_.size(); ++i)
+      if (removes_[i].data_change) removed.emplace(NormalizedPath(removes_[i].path), i);
+    for (size_t i = 0; i < adds_.size(); ++i) {
+      std::string p = NormalizedPath(adds_[i].path);
+      auto it = removed.find(p);
+      if (it != removed.end() && adds_[i].deletion_vector && adds_[i].data_change)
+        dv_updates_.emplace(p, DvUpdate{it->second, i, std::nullopt, false});
+    }
+  }
   if (row_tracking_supported()) {
     add_num_records_.clear();
     for (const auto& a : adds_) {
@@ -309,6 +532,7 @@ Result<CommitResult> Transaction::CommitAfterWait() {
     if (s.ok()) {
       committed_ = true;
       CommitResult result{version, attempt};
+      result.dv_merges = dv_merges_;
       const CommitInfo& ci = *actions.front().get_if<CommitInfo>();
       result.timestamp_ms = ci.in_commit_timestamp.value_or(ci.timestamp.value_or(-1));
       if (options_.post_commit_hooks) RunPostCommitHooks(&result);

@@ -1,7 +1,10 @@
 // Transaction: one atomic commit to a Delta table. It collects actions against a read snapshot,
 // writes `_delta_log/<version>.json` with put-if-absent, and when another writer won that
 // version, checks the winning commits for logical conflicts (Delta's ConflictChecker rules) and
-// retries at the next version when there are none.
+// retries at the next version when there are none. With row-level concurrency (the rules are in
+// transaction.cc, above CheckConflicts, and in docs/concurrency.md) a loser whose deletion-vector
+// update of a file lost to a winner's deletion-vector update of the same file merges the two
+// DVs and retries, unless both changed the same row.
 //
 // Errors (Spark's exception classes as error classes): DELTA_CONCURRENT_APPEND,
 // DELTA_CONCURRENT_DELETE_READ, DELTA_CONCURRENT_DELETE_DELETE, DELTA_METADATA_CHANGED,
@@ -12,6 +15,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +24,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "delta/actions.h"
+#include "delta/deletion_vector.h"
 #include "delta/snapshot.h"
 #include "io/object_store.h"
 
@@ -43,6 +48,8 @@ struct TransactionOptions {
   std::shared_ptr<Clock> clock;
   int max_attempts = 100;
   std::string engine_info = std::string("silt/") + SILT_VERSION;
+  // commitInfo.isolationLevel and the conflict rules. "Serializable" (the default) follows the
+  // table's delta.isolationLevel (TableIsolationLevel); OPTIMIZE passes "SnapshotIsolation".
   std::string isolation_level = "Serializable";
   // After a successful commit: write a checkpoint when delta.checkpointInterval says one is due,
   // then clean up expired log files (delta.enableExpiredLogCleanup). Failures there are logged
@@ -61,7 +68,24 @@ struct CommitResult {
   int attempts = 0;
   bool checkpointed = false;  // a post-commit checkpoint was written
   int64_t timestamp_ms = -1;  // the commit's timestamp (its inCommitTimestamp when set)
+  // Row-level concurrency: files whose deletion vector this commit merged with a concurrent
+  // winner's (counted once per winner commit).
+  int dv_merges = 0;
 };
+
+// Table property that turns row-level concurrency off (true by default; silt's own name, as
+// Databricks has no documented switch).
+inline constexpr char kRowLevelConcurrencyProperty[] = "silt.rowLevelConcurrency.enabled";
+
+// Whether commits on this table resolve DV-vs-DV conflicts row by row: deletion vectors and row
+// tracking on (the deletionVectors and rowTracking features, delta.enableDeletionVectors and
+// delta.enableRowTracking true), no partition columns (as Databricks), and
+// silt.rowLevelConcurrency.enabled not false.
+bool RowLevelConcurrencyEnabled(const Snapshot& snapshot);
+
+// The isolation level DML commits run at: the table's delta.isolationLevel ("Serializable" or
+// "WriteSerializable", as Delta spells them), Serializable when unset (Delta's default).
+std::string TableIsolationLevel(const Metadata& metadata);
 
 class Transaction {
  public:
@@ -81,6 +105,9 @@ class Transaction {
   void SetOperation(std::string operation, StringMap parameters = {});
   void SetMetric(const std::string& key, int64_t value);
   void SetUserMetadata(std::string value) { user_metadata_ = std::move(value); }
+  // commitInfo.tags entry (e.g. delta.rowTracking.preserved = false for a commit that moved rows
+  // to new files without keeping their row ids).
+  void SetTag(const std::string& key, std::string value) { tags_.Set(key, std::move(value)); }
 
   void UpdateProtocol(Protocol p) { new_protocol_ = std::move(p); }
   void UpdateMetadata(Metadata m) { new_metadata_ = std::move(m); }
@@ -122,7 +149,12 @@ class Transaction {
 
  private:
   Result<CommitResult> CommitAfterWait();
-  Status CheckConflicts(const std::vector<Action>& winner, int64_t winner_version) const;
+  Status CheckConflicts(const std::vector<Action>& winner, int64_t winner_version);
+  // Row-level concurrency: merges the winner's DVs of `paths` (our DV updates of the same files)
+  // into ours, or fails when a row was changed by both.
+  Status MergeDeletionVectors(const std::vector<std::pair<std::string, const AddFile*>>& files,
+                              int64_t winner_version);
+  std::string isolation_level() const;
   void RunPostCommitHooks(CommitResult* result) const;
   bool is_blind_append() const;
   bool row_tracking_supported() const;
@@ -134,6 +166,7 @@ class Transaction {
   StringMap operation_parameters_;
   StringMap operation_metrics_;
   std::optional<std::string> user_metadata_;
+  StringMap tags_;
   std::optional<Protocol> new_protocol_;
   std::optional<Metadata> new_metadata_;
   std::vector<AddFile> adds_;
@@ -152,6 +185,18 @@ class Transaction {
   int64_t row_id_high_water_mark_ = -1;
   std::vector<int64_t> add_num_records_;
   bool committed_ = false;
+  // Row-level concurrency (computed by Commit): on for this commit, and our DV updates by
+  // normalized path: the indexes of the remove and the add in removes_/adds_, and the rows this
+  // transaction deleted from the file (its DV minus the read snapshot's), loaded on first use.
+  bool row_level_ = false;
+  struct DvUpdate {
+    size_t remove_index = 0;
+    size_t add_index = 0;
+    std::optional<DeletionVector> ours;
+    bool dropped = false;  // the merged DV covers every row: the add is dropped
+  };
+  std::map<std::string, DvUpdate> dv_updates_;
+  int dv_merges_ = 0;
   std::function<Status()> wait_before_publish_;
 };
 

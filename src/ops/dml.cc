@@ -606,6 +606,17 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
   m.execution_time_ms = clock.NowMillis() - start_ms;
   SetMetrics(&txn, changes.metric_names, m);
   for (const auto& [k, v] : changes.extra_metrics) txn.SetMetric(k, v);
+  // Row tracking: rows copied or updated into new files get fresh row ids there (silt writes no
+  // materialized row id column yet), so this commit does not preserve stable row ids.
+  {
+    bool moved = m.num_copied_rows > 0 || m.num_updated_rows > 0;
+    for (const auto& [k, v] : changes.extra_metrics)
+      moved |= (k == "numTargetRowsUpdated" || k == "numTargetRowsCopied") && v > 0;
+    if (moved && delta::HasFeature(snap.protocol(), "rowTracking") &&
+        delta::GetBoolProperty(snap.metadata().configuration, "delta.enableRowTracking", false)
+            .ValueOr(false))
+      txn.SetTag("delta.rowTracking.preserved", "false");
+  }
   SILT_ASSIGN_OR_RETURN(delta::CommitResult cr, txn.Commit());
   result.version = cr.version;
   result.metrics = m;
