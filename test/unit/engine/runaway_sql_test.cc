@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "silt/silt.h"
@@ -33,6 +34,15 @@ constexpr bool kSanitized = false;
 #endif
 constexpr double kSlow = kSanitized ? 10.0 : 1.0;
 
+// The address space the process already has (thread stacks and arenas of earlier tests count).
+uint64_t VmSizeBytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmSize:", 0) == 0) return std::stoull(line.substr(7)) * 1024;
+  return 0;
+}
+
 class RunawaySqlTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -52,8 +62,8 @@ class RunawaySqlTest : public ::testing::Test {
   }
 
   // Runs `sql` (a script; the last statement's result counts) in a forked child limited to
-  // `as_mb` of address space and `seconds` of CPU. Returns "ok:<first cell>" or
-  // "error:<class>", or "crash:<signal>" / "exit:<code>" when the child died.
+  // `as_mb` of address space beyond what it inherited, and `seconds` of CPU. Returns "ok:<first
+  // cell>" or "error:<class>", or "crash:<signal>" / "exit:<code>" when the child died.
   std::string InChild(const std::string& sql, int as_mb = 2048, int seconds = 20) {
     int fds[2];
     if (::pipe(fds) != 0) return "pipe failed";
@@ -61,7 +71,8 @@ class RunawaySqlTest : public ::testing::Test {
     if (pid == 0) {
       ::close(fds[0]);
       if (!kSanitized) {
-        rlimit as{static_cast<rlim_t>(as_mb) << 20, static_cast<rlim_t>(as_mb) << 20};
+        const rlim_t limit = VmSizeBytes() + (static_cast<rlim_t>(as_mb) << 20);
+        rlimit as{limit, limit};
         ::setrlimit(RLIMIT_AS, &as);
       }
       rlimit cpu{static_cast<rlim_t>(seconds * kSlow), static_cast<rlim_t>(seconds * kSlow)};
