@@ -9,7 +9,10 @@
 #include "delta/transaction.h"
 #include "exec/expression.h"
 #include "exec/functions.h"
+#include "io/object_store_factory.h"
+#include "io/path.h"
 #include "ops/dml.h"
+#include "planner/file_source.h"
 
 namespace silt::commands {
 
@@ -83,6 +86,61 @@ Result<CommandResult> ReplaceWhere(const sql::InsertStatement& stmt,
   Result<ops::DmlResult> done =
       ops::ApplyRowChanges(table.store, table.snapshot, std::move(changes), options);
   SILT_RETURN_NOT_OK(done.status());
+  return InsertedRows(num_rows);
+}
+
+// INSERT into a file-source table (planner/file_source.h): the rows go into new plain files of
+// its format, no commit; OVERWRITE then deletes the files it replaces (all, or those of the
+// static partitions).
+Result<CommandResult> InsertIntoFileSource(
+    const sql::InsertStatement& stmt, const planner::ResolvedTable& table,
+    const std::vector<std::optional<Value>>& fixed, const planner::PlanPtr& plan,
+    const std::function<Result<DataChunk>(const DataChunk&)>& convert, CommandContext& ctx) {
+  const delta::Snapshot& snap = *table.snapshot;
+  const Schema& schema = snap.schema();
+  if (stmt.replace_where) {
+    return Status::InvalidArgument(
+        "Table " + table.display_name + " does not support INSERT … REPLACE WHERE.",
+        errc::kUnsupportedFeatureTableOperation);
+  }
+  delta::RowSource rows = [&](const std::function<Status(const DataChunk&)>& out) -> Status {
+    return StreamPlan(ctx, plan, [&](DataChunk& c) -> Status {
+      SILT_ASSIGN_OR_RETURN(DataChunk d, convert(c));
+      return out(d);
+    });
+  };
+  int64_t num_rows = 0;
+  std::vector<std::string> written_keys;
+  if (table.entry->format == "json") {
+    SILT_ASSIGN_OR_RETURN(
+        num_rows, planner::WriteJsonFile(*table.store, schema, rows, ctx.binder->context().bind,
+                                         ctx.binder->context().eval));
+  } else {
+    delta::DataWriteOptions write;
+    write.clock = ctx.clock;
+    int64_t max_records = ctx.config->GetInt("spark.sql.files.maxRecordsPerFile", 0);
+    if (max_records > 0) write.max_rows_per_file = max_records;
+    SILT_ASSIGN_OR_RETURN(
+        delta::WrittenFiles written,
+        delta::WriteDataFilesFrom(*table.store, snap.metadata(), schema, rows, write));
+    num_rows = written.rows;
+  }
+  if (stmt.overwrite) {
+    for (const auto& f : snap.files()) {
+      bool match = true;
+      for (size_t i = 0; i < schema.size() && match; ++i) {
+        if (!fixed[i]) continue;
+        const std::optional<std::string>* pv = f.partition_values.Find(schema[i].name);
+        std::optional<std::string> want =
+            fixed[i]->is_null() ? std::nullopt : std::optional<std::string>(fixed[i]->ToString());
+        match = pv && *pv == want;
+      }
+      if (!match) continue;
+      SILT_ASSIGN_OR_RETURN(DeltaPath p, ParseDeltaPath(f.path));
+      std::optional<std::string> key = RelativeLocation(table.location, p.path);
+      if (key) SILT_RETURN_NOT_OK(table.store->Delete(*key));
+    }
+  }
   return InsertedRows(num_rows);
 }
 
@@ -248,6 +306,9 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     return std::move(out);
   };
 
+  if (table.entry && planner::IsFileSourceTable(*table.entry)) {
+    return InsertIntoFileSource(stmt, table, fixed, plan, convert, ctx);
+  }
   delta::DataWriteOptions write;
   write.clock = ctx.clock;
   SILT_ASSIGN_OR_RETURN(write.row_validator, MakeRowValidator(snap.metadata(), schema, ctx));

@@ -32,12 +32,17 @@ struct TableEntry {
   std::string name;              // lower case
   std::string location;          // absolute local path or URI of the table root
   bool managed = true;           // DROP TABLE deletes the data of managed tables
-  std::string format = "delta";  // "delta" | "view"
+  std::string format = "delta";  // "delta" | "view" | a file source: "parquet" | "json"
   std::string view_text;         // views: the SELECT text
   std::string comment;
   std::vector<std::string>
       view_columns;                 // views: the column names given at CREATE VIEW (may be empty)
   std::string view_current_schema;  // views: the schema unqualified names resolve in
+  // File-source tables (CREATE TABLE … USING parquet | json): the declared schema (Delta's
+  // schemaString JSON, partition columns included) and the partition columns; Spark's metastore
+  // keeps both, the data directory holds only plain files of that format.
+  std::string data_schema;
+  std::vector<std::string> partition_columns;
 };
 
 // A session's temporary view (CREATE TEMPORARY VIEW): its query text, bound again at each use as
