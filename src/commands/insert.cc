@@ -109,21 +109,18 @@ Result<CommandResult> InsertIntoFileSource(
       return out(d);
     });
   };
-  int64_t num_rows = 0;
-  std::vector<std::string> written_keys;
   if (table.entry->format == "json") {
-    SILT_ASSIGN_OR_RETURN(
-        num_rows, planner::WriteJsonFile(*table.store, schema, rows, ctx.binder->context().bind,
-                                         ctx.binder->context().eval));
+    SILT_RETURN_NOT_OK(planner::WriteJsonFile(*table.store, schema, rows,
+                                              ctx.binder->context().bind,
+                                              ctx.binder->context().eval)
+                           .status());
   } else {
     delta::DataWriteOptions write;
     write.clock = ctx.clock;
     int64_t max_records = ctx.config->GetInt("spark.sql.files.maxRecordsPerFile", 0);
     if (max_records > 0) write.max_rows_per_file = max_records;
-    SILT_ASSIGN_OR_RETURN(
-        delta::WrittenFiles written,
-        delta::WriteDataFilesFrom(*table.store, snap.metadata(), schema, rows, write));
-    num_rows = written.rows;
+    SILT_RETURN_NOT_OK(
+        delta::WriteDataFilesFrom(*table.store, snap.metadata(), schema, rows, write).status());
   }
   if (stmt.overwrite) {
     for (const auto& f : snap.files()) {
@@ -141,7 +138,9 @@ Result<CommandResult> InsertIntoFileSource(
       if (key) SILT_RETURN_NOT_OK(table.store->Delete(*key));
     }
   }
-  return InsertedRows(num_rows);
+  // Spark's InsertIntoHadoopFsRelationCommand returns no rows (the counts are Delta's, on
+  // Databricks).
+  return CommandResult{};
 }
 
 }  // namespace
@@ -396,7 +395,9 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   Result<delta::CommitResult> committed = txn.Commit();
   SILT_RETURN_NOT_OK(committed.status());
   // Spark's INSERT returns no rows (num_affected_rows on Databricks); silt reports the count.
-  return InsertedRows(num_rows);
+  // Spark's InsertIntoHadoopFsRelationCommand returns no rows (the counts are Delta's, on
+  // Databricks).
+  return CommandResult{};
 }
 
 }  // namespace silt::commands
