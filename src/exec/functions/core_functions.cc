@@ -955,9 +955,61 @@ Result<ExprPtr> BindNullSafeEq(std::vector<ExprPtr> args, const BindContext& ctx
       false);
 }
 
+// The DOUBLE or FLOAT argument of isnan / nanvl (Spark's TypeCollection(DoubleType, FloatType):
+// other numbers and strings cast implicitly to DOUBLE).
+Result<ExprPtr> FloatingArg(const char* name, ExprPtr a, bool to_double, const BindContext& ctx) {
+  TypeId id = a->type->id();
+  if (id == TypeId::kDouble || (id == TypeId::kFloat && !to_double)) return a;
+  bool ok = id == TypeId::kNull || id == TypeId::kString || id == TypeId::kFloat ||
+            id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 ||
+            id == TypeId::kInt64 || id == TypeId::kDecimal;
+  if (!ok) {
+    return Status::InvalidArgument(
+        std::string("Cannot resolve \"") + name + "\" due to data type mismatch: the input " +
+            "requires the (\"DOUBLE\" or \"FLOAT\") type, however it has the type \"" +
+            a->type->ToString() + "\".",
+        errc::kDatatypeMismatchUnexpectedInputType);
+  }
+  return CoerceTo(a, DataType::Double(), ctx);
+}
+
+// isnan(x): true for NaN, false otherwise (NULL included).
+Result<ExprPtr> BindIsNan(std::vector<ExprPtr> args, const BindContext& ctx) {
+  if (args.size() != 1) return WrongArgs("isnan", args.size(), "1");
+  SILT_ASSIGN_OR_RETURN(ExprPtr a, FloatingArg("isnan", args[0], false, ctx));
+  const bool is_float = a->type->id() == TypeId::kFloat;
+  return Call(
+      "isnan", DataType::Boolean(), {a},
+      [is_float](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
+        out->ResizeUninitialized(rows);
+        uint8_t* d = out->data<uint8_t>();
+        for (size_t i = 0; i < rows; ++i) {
+          size_t j = a[0].index(i);
+          d[i] = !a[0].vector->IsNull(j) && (is_float ? std::isnan(a[0].vector->Get<float>(j))
+                                                      : std::isnan(a[0].vector->Get<double>(j)));
+        }
+        return Status::OK();
+      },
+      false);
+}
+
+// nanvl(a, b): b when a is NaN, else a; b is evaluated only for NaN rows (Spark's NaNvl), so
+// `nanvl(c, 1/0)` fails only where c is NaN.
+Result<ExprPtr> BindNanvl(std::vector<ExprPtr> args, const BindContext& ctx) {
+  if (args.size() != 2) return WrongArgs("nanvl", args.size(), "2");
+  const bool both_float =
+      args[0]->type->id() == TypeId::kFloat && args[1]->type->id() == TypeId::kFloat;
+  SILT_ASSIGN_OR_RETURN(ExprPtr a, FloatingArg("nanvl", args[0], !both_float, ctx));
+  SILT_ASSIGN_OR_RETURN(ExprPtr b, FloatingArg("nanvl", args[1], !both_float, ctx));
+  SILT_ASSIGN_OR_RETURN(ExprPtr test, BindIsNan({a}, ctx));
+  return MakeSpecial(ExprKind::kCase, a->type, {test, b, a}, true);
+}
+
 }  // namespace
 
 void RegisterCoreFunctions(FunctionRegistry& r) {
+  r.Add("isnan", BindIsNan);
+  r.Add("nanvl", BindNanvl);
   RegisterComparison(r, "=", CmpOp::kEq);
   RegisterComparison(r, "==", CmpOp::kEq);
   RegisterComparison(r, "<>", CmpOp::kNe);
