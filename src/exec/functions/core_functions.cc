@@ -323,6 +323,15 @@ Status DivideByZero() {
       errc::kDivideByZero);
 }
 
+// `%` and pmod by zero (Spark's Remainder / Pmod): REMAINDER_BY_ZERO; `/` and div: DIVIDE_BY_ZERO.
+Status ZeroDivisor(ArOp op) {
+  if (op != ArOp::kMod) return DivideByZero();
+  return Status::InvalidArgument(
+      "Remainder by zero. Use `try_mod` to tolerate divisor being 0 and return NULL instead. If "
+      "necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
+      errc::kRemainderByZero);
+}
+
 template <typename T>
 Status IntegralArith(const Arg& a, const Arg& b, size_t rows, ArOp op, ArMode mode, Vector* out) {
   const bool ansi = mode == ArMode::kAnsi;
@@ -418,7 +427,7 @@ Status IntegralArith(const Arg& a, const Arg& b, size_t rows, ArOp op, ArMode mo
       case ArOp::kMod:
       case ArOp::kIntDiv:
         if (r == 0) {
-          if (ansi && row_valid) return DivideByZero();
+          if (ansi && row_valid) return ZeroDivisor(op);
           set_null(i);
           break;
         }
@@ -467,7 +476,7 @@ Status FloatArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi, V
   for (size_t i = 0; i < rows; ++i) {
     T r = y[b.index(i)];
     if (r == 0) {
-      if (ansi && (!out->validity() || out->validity()[i])) return DivideByZero();
+      if (ansi && (!out->validity() || out->validity()[i])) return ZeroDivisor(op);
       zero.push_back(static_cast<uint32_t>(i));
       d[i] = 0;
       continue;
@@ -648,7 +657,7 @@ Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi,
     }
   }
   if (!bad.empty()) {
-    if (ansi && div_by_zero) return DivideByZero();
+    if (ansi && div_by_zero) return ZeroDivisor(op);
     if (ansi) {
       return Status::InvalidArgument(
           "The result of the decimal operation cannot be represented as Decimal(" +
