@@ -249,6 +249,14 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
     }
     if (Peek().kind != TokenKind::kWord) return ErrorHere();
     auto unit = LookupUnit(Peek().text, true);
+    if (!unit &&
+        (AsciiUpper(Peek().text) == "NANOSECOND" || AsciiUpper(Peek().text) == "NANOSECONDS")) {
+      // Spark's grammar has the unit; its interval parser refuses it.
+      return ClassError("INVALID_INTERVAL_FORMAT.INVALID_UNIT",
+                        "Error parsing ' " + value_text + " " + Peek().text +
+                            "' to interval, invalid unit '" + Peek().text + "'.",
+                        pos);
+    }
     if (!unit) return ErrorHere();
     Next();
     ++count;

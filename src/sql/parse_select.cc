@@ -845,6 +845,17 @@ Status Parser::PivotClause(silt::sql::Query* q) {
               : (e->type == ExprType::kLiteral && e->literal.is_null() ? "null" : e->ToString()));
       return Status::OK();
     };
+    if (columns.size() > 1 && !AtOp("(") &&
+        (Peek().kind == TokenKind::kString || Peek().kind == TokenKind::kNumber)) {
+      // A single literal for several pivot columns (a struct): Spark's
+      // PIVOT_VALUE_DATA_TYPE_MISMATCH.
+      return ClassError("PIVOT_VALUE_DATA_TYPE_MISMATCH",
+                        "Invalid pivot value '" + Peek().text +
+                            "': the value is a single literal but the pivot column is a struct "
+                            "of " +
+                            std::to_string(columns.size()) + " columns.",
+                        Peek().pos);
+    }
     if (columns.size() > 1) {
       SILT_RETURN_NOT_OK(ExpectOp("("));
       do {
