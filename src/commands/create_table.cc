@@ -167,8 +167,8 @@ Result<CommandResult> CreateFileSourceTable(const sql::CreateTableStatement& stm
   e.managed = target.managed;
   e.format = format;
   e.comment = stmt.comment;
-  e.data_schema = delta::SerializeSchema(ordered);
-  e.partition_columns = partition_columns;
+  e.view_text = delta::SerializeSchema(ordered);  // the schema (planner/catalog.h)
+  e.view_columns = partition_columns;             // the partition columns
   if (!query) {
     SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
     return CommandResult{};
@@ -198,7 +198,7 @@ Result<CommandResult> CreateFileSourceTable(const sql::CreateTableStatement& stm
   } else {
     delta::Metadata md;
     md.format.provider = format;
-    md.schema_string = e.data_schema;
+    md.schema_string = e.view_text;
     md.partition_columns = partition_columns;
     delta::DataWriteOptions write;
     write.clock = ctx.clock;
@@ -323,17 +323,8 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   if (schema.empty() && has_log && !stmt.or_replace) {
     // CREATE TABLE t LOCATION '<existing delta table>': register it as it is.
     if (!target.catalog) return CommandResult{};
-    planner::TableEntry e{target.schema,
-                          target.name,
-                          target.location,
-                          false,
-                          "delta",
-                          "",
-                          stmt.comment,
-                          {},
-                          "",
-                          "",
-                          {}};
+    planner::TableEntry e{
+        target.schema, target.name, target.location, false, "delta", "", stmt.comment, {}, ""};
     SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
     return CommandResult{};
   }
@@ -435,17 +426,8 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
               target.location + ".",
           errc::kDeltaCreateTableSchemeMismatch);
     }
-    planner::TableEntry e{target.schema,
-                          target.name,
-                          target.location,
-                          false,
-                          "delta",
-                          "",
-                          stmt.comment,
-                          {},
-                          "",
-                          "",
-                          {}};
+    planner::TableEntry e{
+        target.schema, target.name, target.location, false, "delta", "", stmt.comment, {}, ""};
     SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
     return CommandResult{};
   }
@@ -554,17 +536,9 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     SILT_RETURN_NOT_OK(created.status());
   }
   if (target.catalog && !exists) {
-    planner::TableEntry e{target.schema,
-                          target.name,
-                          target.location,
-                          target.managed,
-                          "delta",
-                          "",
-                          stmt.comment,
-                          {},
-                          "",
-                          "",
-                          {}};
+    planner::TableEntry e{target.schema,  target.name, target.location,
+                          target.managed, "delta",     "",
+                          stmt.comment,   {},          ""};
     SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
   }
   return CommandResult{};

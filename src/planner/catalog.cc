@@ -32,7 +32,7 @@ std::string SerializeEntry(const TableEntry& e) {
   delta::AppendJacksonString(&out, e.format);
   out += ",\"viewText\":";
   delta::AppendJacksonString(&out, e.view_text);
-  if (e.format == "view") {
+  if (e.format == "view" || !e.view_columns.empty()) {
     out += ",\"viewColumns\":[";
     for (size_t i = 0; i < e.view_columns.size(); ++i) {
       if (i) out += ',';
@@ -40,16 +40,6 @@ std::string SerializeEntry(const TableEntry& e) {
     }
     out += "],\"viewCurrentSchema\":";
     delta::AppendJacksonString(&out, e.view_current_schema);
-  }
-  if (!e.data_schema.empty()) {
-    out += ",\"dataSchema\":";
-    delta::AppendJacksonString(&out, e.data_schema);
-    out += ",\"partitionColumns\":[";
-    for (size_t i = 0; i < e.partition_columns.size(); ++i) {
-      if (i) out += ',';
-      delta::AppendJacksonString(&out, e.partition_columns[i]);
-    }
-    out += "]";
   }
   out += ",\"comment\":";
   delta::AppendJacksonString(&out, e.comment);
@@ -76,14 +66,6 @@ Result<TableEntry> ParseEntry(const std::string& text, const std::string& path) 
   str("viewText", &e.view_text);
   str("comment", &e.comment);
   str("viewCurrentSchema", &e.view_current_schema);
-  str("dataSchema", &e.data_schema);
-  simdjson::dom::array parts;
-  if (doc["partitionColumns"].get_array().get(parts) == simdjson::SUCCESS) {
-    for (simdjson::dom::element c : parts) {
-      std::string_view v;
-      if (c.get_string().get(v) == simdjson::SUCCESS) e.partition_columns.emplace_back(v);
-    }
-  }
   simdjson::dom::array cols;
   if (doc["viewColumns"].get_array().get(cols) == simdjson::SUCCESS) {
     for (simdjson::dom::element c : cols) {

@@ -43,12 +43,12 @@ Result<std::shared_ptr<const delta::Snapshot>> FileSourceSnapshot(
   delta::Metadata md;
   md.id = "file-source:" + entry.schema + "." + entry.name;
   md.format.provider = entry.format;
-  md.schema_string = entry.data_schema;
-  md.partition_columns = entry.partition_columns;
+  md.schema_string = entry.view_text;
+  md.partition_columns = entry.view_columns;
   md.created_time = 0;
   actions.emplace_back(md);
   std::vector<std::string> lower_parts;
-  for (const auto& p : entry.partition_columns) lower_parts.push_back(LowerName(p));
+  for (const auto& p : entry.view_columns) lower_parts.push_back(LowerName(p));
   std::string listing_error;
   SILT_RETURN_NOT_OK(store->ListRecursive("", [&](const ObjectMeta& m) -> Status {
     if (m.is_dir || HiddenKey(m.key)) return Status::OK();
@@ -65,7 +65,7 @@ Result<std::shared_ptr<const delta::Snapshot>> FileSourceSnapshot(
       if (eq != std::string_view::npos) {
         std::string name = UnescapePathName(dir.substr(0, eq));
         std::string value = UnescapePathName(dir.substr(eq + 1));
-        for (const auto& p : entry.partition_columns) {
+        for (const auto& p : entry.view_columns) {
           if (LowerName(p) != LowerName(name)) continue;
           add.partition_values.Set(
               p, value == kHiveDefaultPartition ? std::nullopt : std::optional<std::string>(value));
@@ -73,7 +73,7 @@ Result<std::shared_ptr<const delta::Snapshot>> FileSourceSnapshot(
       }
       pos = slash + 1;
     }
-    for (const auto& p : entry.partition_columns)
+    for (const auto& p : entry.view_columns)
       if (!add.partition_values.Find(p)) return Status::OK();
     add.path = EncodePathUri(ChildLocation(entry.location, m.key));
     add.size = m.size;

@@ -1,6 +1,6 @@
 // File-source tables: CREATE TABLE … USING parquet | json, as Spark's session catalog keeps them
 // (HadoopFsRelation over an InMemoryFileIndex). The catalog entry records the provider, the
-// declared schema and the partition columns (TableEntry::data_schema / partition_columns); the
+// declared schema and the partition columns (TableEntry::view_text / view_columns); the
 // table directory holds only plain data files of that format, partitioned tables in Hive-style
 // `col=value/` directories. Files and directories whose name starts with '_' or '.' are not data
 // (Hadoop's hidden-path filter), as in Spark.
