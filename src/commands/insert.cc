@@ -395,9 +395,7 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   Result<delta::CommitResult> committed = txn.Commit();
   SILT_RETURN_NOT_OK(committed.status());
   // Spark's INSERT returns no rows (num_affected_rows on Databricks); silt reports the count.
-  // Spark's InsertIntoHadoopFsRelationCommand returns no rows (the counts are Delta's, on
-  // Databricks).
-  return CommandResult{};
+  return InsertedRows(num_rows);
 }
 
 }  // namespace silt::commands
