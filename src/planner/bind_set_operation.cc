@@ -34,7 +34,7 @@ Result<PlanPtr> Binder::Impl::BindSetOp(const sql::Query& q) {
   std::vector<OutputColumn> out = l->columns;
   for (size_t i = 0; i < out.size(); ++i) {
     Result<TypePtr> common = exec::CommonType(l->columns[i].type, r->columns[i].type, ctx().bind);
-    if (!common.ok() && common.status().error_class().rfind("DATATYPE_MISMATCH", 0) == 0) {
+    if (!common.ok() && common.status().error_class().rfind(errc::kDatatypeMismatch, 0) == 0) {
       // Spark's CheckAnalysis for set operations: INCOMPATIBLE_COLUMN_TYPE.
       static const char* const kOrdinals[] = {"first", "second", "third"};
       auto sql_type = [](const TypePtr& type) {
