@@ -9,8 +9,6 @@
 #include "delta/transaction.h"
 #include "exec/expression.h"
 #include "exec/functions.h"
-#include "io/object_store_factory.h"
-#include "io/path.h"
 #include "ops/dml.h"
 #include "planner/file_source.h"
 
@@ -123,6 +121,7 @@ Result<CommandResult> InsertIntoFileSource(
         delta::WriteDataFilesFrom(*table.store, snap.metadata(), schema, rows, write).status());
   }
   if (stmt.overwrite) {
+    std::vector<const delta::AddFile*> replaced;
     for (const auto& f : snap.files()) {
       bool match = true;
       for (size_t i = 0; i < schema.size() && match; ++i) {
@@ -132,11 +131,9 @@ Result<CommandResult> InsertIntoFileSource(
             fixed[i]->is_null() ? std::nullopt : std::optional<std::string>(fixed[i]->ToString());
         match = pv && *pv == want;
       }
-      if (!match) continue;
-      SILT_ASSIGN_OR_RETURN(DeltaPath p, ParseDeltaPath(f.path));
-      std::optional<std::string> key = RelativeLocation(table.location, p.path);
-      if (key) SILT_RETURN_NOT_OK(table.store->Delete(*key));
+      if (match) replaced.push_back(&f);
     }
+    SILT_RETURN_NOT_OK(planner::DeleteDataFiles(*table.store, table.location, replaced));
   }
   // Spark's InsertIntoHadoopFsRelationCommand returns no rows (the counts are Delta's, on
   // Databricks).

@@ -186,4 +186,17 @@ Result<int64_t> WriteJsonFile(ObjectStore& store, const Schema& schema, const Js
   return n;
 }
 
+Status DeleteDataFiles(ObjectStore& store, const std::string& location,
+                       const std::vector<const delta::AddFile*>& files) {
+  for (const delta::AddFile* f : files) {
+    SILT_ASSIGN_OR_RETURN(DeltaPath p, ParseDeltaPath(f->path));
+    std::optional<std::string> key = RelativeLocation(location, p.path);
+    if (!key) {
+      return Status::Internal("data file " + p.path + " is not below the table at " + location);
+    }
+    SILT_RETURN_NOT_OK(store.Delete(*key));
+  }
+  return Status::OK();
+}
+
 }  // namespace silt::planner

@@ -56,4 +56,9 @@ using JsonRowSource = std::function<Status(const std::function<Status(const Data
 Result<int64_t> WriteJsonFile(ObjectStore& store, const Schema& schema, const JsonRowSource& rows,
                               const exec::BindContext& bind, const exec::EvalContext& eval);
 
+// Deletes data files of the table at `location` (its store `store`) that FileSourceSnapshot listed
+// (INSERT OVERWRITE, TRUNCATE TABLE).
+Status DeleteDataFiles(ObjectStore& store, const std::string& location,
+                       const std::vector<const delta::AddFile*>& files);
+
 }  // namespace silt::planner
