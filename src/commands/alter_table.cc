@@ -19,6 +19,7 @@
 #include "delta/table_properties.h"
 #include "delta/transaction.h"
 #include "io/object_store_factory.h"
+#include "planner/file_source.h"
 
 namespace silt::commands {
 
@@ -886,6 +887,9 @@ Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandCo
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t,
                         ctx.binder->ResolveTable(stmt.name, std::nullopt));
   if (t.is_system) SILT_RETURN_NOT_OK(planner::ExpectTable(t, "ALTER TABLE"));  // read-only
+  // File-source tables (USING parquet | json) have no Delta log to change.
+  if (t.entry && planner::IsFileSourceTable(*t.entry))
+    SILT_RETURN_NOT_OK(planner::ExpectTable(t, "ALTER TABLE"));
   using A = sql::AlterTableStatement::Action;
   if (t.is_view && stmt.action == A::kSetTtl) {
     return Status::InvalidArgument(

@@ -1,4 +1,5 @@
-// CREATE [OR REPLACE] TABLE [IF NOT EXISTS] … USING DELTA, and CTAS.
+// CREATE [OR REPLACE] TABLE [IF NOT EXISTS] … USING DELTA, and CTAS; CREATE TABLE … USING
+// PARQUET | JSON (file-source tables, planner/file_source.h).
 
 #include <functional>
 
@@ -18,6 +19,7 @@
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "io/object_store_factory.h"
+#include "planner/file_source.h"
 
 namespace silt::commands {
 
@@ -85,12 +87,139 @@ Status CheckSameClustering(const delta::Snapshot& snap, const std::vector<std::s
       errc::kDeltaClusteringColumnsMismatch);
 }
 
+// CREATE TABLE … USING parquet | json [PARTITIONED BY (…)] [LOCATION …] [AS SELECT …]: Spark's
+// data-source table. The catalog entry keeps the provider and the schema; CTAS rows go into
+// plain files of that format (no Delta log).
+Result<CommandResult> CreateFileSourceTable(const sql::CreateTableStatement& stmt,
+                                            CommandContext& ctx) {
+  const std::string& format = stmt.using_format;
+  auto unsupported = [&](const std::string& what) {
+    return Status::NotImplemented(
+        what + " is not supported for CREATE TABLE … USING " + format + " (only Delta tables)",
+        errc::kSiltUnsupportedDataSource);
+  };
+  if (stmt.name.is_path()) return unsupported("a path as table name");
+  if (stmt.or_replace || stmt.replace_only) return unsupported("REPLACE TABLE");
+  if (!stmt.cluster_by.empty()) return unsupported("CLUSTER BY");
+  if (!stmt.constraints.empty()) return unsupported("CHECK constraints");
+  if (stmt.ttl) return unsupported("DELETE ROWS … AFTER");
+  if (!stmt.options.empty()) return unsupported("OPTIONS");
+  for (const auto& c : stmt.columns) {
+    if (c.generated_as || c.identity || c.default_value)
+      return unsupported("DEFAULT, GENERATED or IDENTITY columns");
+  }
+  if (format == "json" && !stmt.partition_by.empty()) return unsupported("PARTITIONED BY");
+  SILT_ASSIGN_OR_RETURN(Target target, ResolveTarget(stmt.name, stmt.location, ctx));
+  if (ctx.catalog->TableExists(target.schema, target.name)) {
+    if (stmt.if_not_exists) return CommandResult{};
+    return Status::AlreadyExists("Cannot create table or view `" + target.schema + "`.`" +
+                                     target.name + "` because it already exists.",
+                                 errc::kTableOrViewAlreadyExists);
+  }
+  Schema schema;
+  for (const auto& c : stmt.columns)
+    schema.push_back({c.name, c.type, c.nullable, CommentMetadata(c.comment)});
+  planner::PlanPtr query;
+  Schema qschema;
+  if (stmt.as_query) {
+    SILT_ASSIGN_OR_RETURN(query, ctx.binder->BindQuery(*stmt.as_query));
+    for (const auto& c : query->columns) qschema.push_back({c.name, c.type, true, "{}"});
+    if (schema.empty()) schema = qschema;
+  }
+  if (schema.empty()) {
+    return Status::InvalidArgument(
+        "Unable to infer schema for " + format + ". It must be specified manually.",
+        "UNABLE_TO_INFER_SCHEMA");
+  }
+  for (size_t i = 0; i < schema.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (planner::LowerName(schema[i].name) == planner::LowerName(schema[j].name)) {
+        return Status::InvalidArgument("The column `" + schema[i].name + "` already exists.",
+                                       errc::kColumnAlreadyExists);
+      }
+    }
+  }
+  // Partition columns go last, in PARTITIONED BY order (Spark's DataSource tables).
+  Schema ordered;
+  std::vector<bool> is_part(schema.size());
+  std::vector<std::string> partition_columns;
+  for (const auto& p : stmt.partition_by) {
+    int fi = FindField(schema, p);
+    if (fi < 0) {
+      return Status::InvalidArgument(
+          "The column `" + p + "` is not defined in table " + target.display + ".",
+          "COLUMN_NOT_DEFINED_IN_TABLE");
+    }
+    is_part[fi] = true;
+    partition_columns.push_back(schema[fi].name);
+  }
+  for (size_t i = 0; i < schema.size(); ++i)
+    if (!is_part[i]) ordered.push_back(schema[i]);
+  for (const auto& p : partition_columns) ordered.push_back(schema[FindField(schema, p)]);
+  const bool cast = query && !stmt.columns.empty();
+  // The CTAS rows in the table's column order.
+  std::vector<int> order;
+  for (const auto& f : ordered) order.push_back(FindField(schema, f.name));
+
+  planner::TableEntry e;
+  e.schema = target.schema;
+  e.name = target.name;
+  e.location = target.location;
+  e.managed = target.managed;
+  e.format = format;
+  e.comment = stmt.comment;
+  e.view_text = delta::SerializeSchema(ordered);  // the schema (planner/catalog.h)
+  e.view_columns = partition_columns;             // the partition columns
+  if (!query) {
+    SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
+    return CommandResult{};
+  }
+  SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store,
+                        planner::OpenTableStore(target.location, ctx.clock));
+  const std::string time_zone = ctx.binder->context().bind.time_zone;
+  delta::RowSource rows = [&](const std::function<Status(const DataChunk&)>& out) -> Status {
+    return StreamPlan(ctx, query, [&](DataChunk& c) -> Status {
+      if (cast) {
+        std::vector<DataChunk> one(1);
+        one[0] = std::move(c);
+        SILT_ASSIGN_OR_RETURN(one, CastChunks(one, qschema, schema, target.display, time_zone));
+        c = std::move(one[0]);
+      }
+      DataChunk r;
+      r.num_rows_without_columns = c.size();
+      for (int i : order) r.columns.push_back(c.columns[static_cast<size_t>(i)]);
+      return out(r);
+    });
+  };
+  Status written;
+  if (format == "json") {
+    written = planner::WriteJsonFile(*store, ordered, rows, ctx.binder->context().bind,
+                                     ctx.binder->context().eval)
+                  .status();
+  } else {
+    delta::Metadata md;
+    md.format.provider = format;
+    md.schema_string = e.view_text;
+    md.partition_columns = partition_columns;
+    delta::DataWriteOptions write;
+    write.clock = ctx.clock;
+    written = delta::WriteDataFilesFrom(*store, md, ordered, rows, write).status();
+  }
+  if (!written.ok()) {
+    if (target.managed) (void)DeleteLocation(target.location);
+    return written;
+  }
+  SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
+  return CommandResult{};
+}
+
 }  // namespace
 
 Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx) {
   if (const auto* st = dynamic_cast<const sql::StreamingTableStatement*>(&stmt)) {
     return StreamingTable(*st, ctx);
   }
+  if (planner::IsFileSourceFormat(stmt.using_format)) return CreateFileSourceTable(stmt, ctx);
   if (!stmt.using_format.empty() && stmt.using_format != "delta") {
     return Status::NotImplemented("CREATE TABLE … USING " + stmt.using_format +
                                       " is not supported; silt creates Delta tables",

@@ -3,6 +3,7 @@
 
 #include "commands/command.h"
 #include "delta/clustering.h"
+#include "planner/file_source.h"
 
 namespace silt::commands {
 
@@ -41,7 +42,9 @@ Result<CommandResult> DescribeDetail(const sql::DescribeStatement& stmt, Command
     return Value::Nested(sarr, std::move(vs));
   };
   const delta::Metadata& md = s.metadata();
-  row.push_back(Value::String("delta"));
+  // File-source tables (planner/file_source.h) show their provider.
+  row.push_back(
+      Value::String(t.entry && planner::IsFileSourceTable(*t.entry) ? t.entry->format : "delta"));
   row.push_back(Value::String(md.id));
   row.push_back(t.entry ? Value::String("spark_catalog." + t.entry->schema + "." + t.entry->name)
                         : strv(md.name));

@@ -86,7 +86,9 @@ Result<CommandResult> DescribeTable(const sql::DescribeStatement& stmt, CommandC
       rows.push_back({"Type", t.entry->managed ? "MANAGED" : "EXTERNAL", ""});
     }
     rows.push_back({"Location", t.location, ""});
-    rows.push_back({"Provider", "delta", ""});
+    // File-source tables (planner/file_source.h) record their provider; the rest are Delta.
+    rows.push_back(
+        {"Provider", t.entry && t.entry->format != "view" ? t.entry->format : "delta", ""});
     std::string props = "[";
     for (const auto& [k, v] : t.snapshot->metadata().configuration.entries())
       props += (props.size() > 1 ? "," : "") + k + "=" + v;

@@ -10,6 +10,7 @@
 #include "exec/expression.h"
 #include "exec/functions.h"
 #include "ops/dml.h"
+#include "planner/file_source.h"
 
 namespace silt::commands {
 
@@ -84,6 +85,59 @@ Result<CommandResult> ReplaceWhere(const sql::InsertStatement& stmt,
       ops::ApplyRowChanges(table.store, table.snapshot, std::move(changes), options);
   SILT_RETURN_NOT_OK(done.status());
   return InsertedRows(num_rows);
+}
+
+// INSERT into a file-source table (planner/file_source.h): the rows go into new plain files of
+// its format, no commit; OVERWRITE then deletes the files it replaces (all, or those of the
+// static partitions).
+Result<CommandResult> InsertIntoFileSource(
+    const sql::InsertStatement& stmt, const planner::ResolvedTable& table,
+    const std::vector<std::optional<Value>>& fixed, const planner::PlanPtr& plan,
+    const std::function<Result<DataChunk>(const DataChunk&)>& convert, CommandContext& ctx) {
+  const delta::Snapshot& snap = *table.snapshot;
+  const Schema& schema = snap.schema();
+  if (stmt.replace_where) {
+    return Status::InvalidArgument(
+        "Table " + table.display_name + " does not support INSERT … REPLACE WHERE.",
+        errc::kUnsupportedFeatureTableOperation);
+  }
+  delta::RowSource rows = [&](const std::function<Status(const DataChunk&)>& out) -> Status {
+    return StreamPlan(ctx, plan, [&](DataChunk& c) -> Status {
+      SILT_ASSIGN_OR_RETURN(DataChunk d, convert(c));
+      return out(d);
+    });
+  };
+  if (table.entry->format == "json") {
+    SILT_RETURN_NOT_OK(planner::WriteJsonFile(*table.store, schema, rows,
+                                              ctx.binder->context().bind,
+                                              ctx.binder->context().eval)
+                           .status());
+  } else {
+    delta::DataWriteOptions write;
+    write.clock = ctx.clock;
+    int64_t max_records = ctx.config->GetInt("spark.sql.files.maxRecordsPerFile", 0);
+    if (max_records > 0) write.max_rows_per_file = max_records;
+    SILT_RETURN_NOT_OK(
+        delta::WriteDataFilesFrom(*table.store, snap.metadata(), schema, rows, write).status());
+  }
+  if (stmt.overwrite) {
+    std::vector<const delta::AddFile*> replaced;
+    for (const auto& f : snap.files()) {
+      bool match = true;
+      for (size_t i = 0; i < schema.size() && match; ++i) {
+        if (!fixed[i]) continue;
+        const std::optional<std::string>* pv = f.partition_values.Find(schema[i].name);
+        std::optional<std::string> want =
+            fixed[i]->is_null() ? std::nullopt : std::optional<std::string>(fixed[i]->ToString());
+        match = pv && *pv == want;
+      }
+      if (match) replaced.push_back(&f);
+    }
+    SILT_RETURN_NOT_OK(planner::DeleteDataFiles(*table.store, table.location, replaced));
+  }
+  // Spark's InsertIntoHadoopFsRelationCommand returns no rows (the counts are Delta's, on
+  // Databricks).
+  return CommandResult{};
 }
 
 }  // namespace
@@ -248,6 +302,9 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     return std::move(out);
   };
 
+  if (table.entry && planner::IsFileSourceTable(*table.entry)) {
+    return InsertIntoFileSource(stmt, table, fixed, plan, convert, ctx);
+  }
   delta::DataWriteOptions write;
   write.clock = ctx.clock;
   SILT_ASSIGN_OR_RETURN(write.row_validator, MakeRowValidator(snap.metadata(), schema, ctx));

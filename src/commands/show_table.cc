@@ -14,6 +14,7 @@
 #include "common/ascii.h"
 #include "common/error_classes.h"
 #include "delta/clustering.h"
+#include "planner/file_source.h"
 
 namespace silt::commands {
 
@@ -124,7 +125,9 @@ Result<CommandResult> ShowTblProperties(const sql::ShowStatement& stmt, CommandC
                         ctx.binder->ResolveTable(stmt.table, std::nullopt));
   // A view has no Delta properties (TBLPROPERTIES given at CREATE VIEW are not kept).
   std::map<std::string, std::string> props =
-      t.is_view ? std::map<std::string, std::string>{} : TableProperties(*t.snapshot);
+      t.is_view || (t.entry && planner::IsFileSourceTable(*t.entry))
+          ? std::map<std::string, std::string>{}
+          : TableProperties(*t.snapshot);
   std::vector<std::vector<std::string>> rows;
   if (!stmt.property_key.empty()) {
     auto it = props.find(stmt.property_key);
@@ -173,7 +176,9 @@ Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandCon
     cols.push_back(std::move(c));
   }
   out += MultiLines(cols);
-  out += "USING delta\n";
+  // File-source tables (planner/file_source.h): their provider, and no Delta properties.
+  const bool file_source = t.entry && planner::IsFileSourceTable(*t.entry);
+  out += "USING " + (file_source ? t.entry->format : std::string("delta")) + "\n";
   const auto& parts = s.partition_columns();
   if (!parts.empty()) {
     out += "PARTITIONED BY (";
@@ -191,7 +196,8 @@ Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandCon
     out += "COMMENT '" + EscapeSingleQuoted(*s.metadata().description) + "'\n";
   out += "LOCATION '" + EscapeSingleQuoted(LocationUri(t.location)) + "'\n";
   std::vector<std::string> props;
-  for (const auto& [k, v] : TableProperties(s)) {
+  for (const auto& [k, v] :
+       file_source ? std::map<std::string, std::string>{} : TableProperties(s)) {
     if (streaming_query && k.rfind("silt.streamingTable.", 0) == 0) continue;
     props.push_back("'" + EscapeSingleQuoted(k) + "' = '" + EscapeSingleQuoted(v) + "'");
   }

@@ -213,7 +213,18 @@ Result<ExprPtr> Binder::Impl::BindPredicateSubqueryAsValue(const ParsedExpr& e, 
       items.push_back(it);
     }
   }
-  if (items.size() == 1) return exec::MakeConstant(Value::Boolean(e.negated));
+  if (items.size() == 1) {
+    // An empty subquery: IN is false and NOT IN true, even for a NULL value; Spark 3's
+    // spark.sql.legacy.nullInEmptyListBehavior=true answers NULL for a NULL value.
+    if (ctx().config && ctx().config->GetBool("spark.sql.legacy.nullInEmptyListBehavior", false)) {
+      return exec::MakeSpecial(ExprKind::kCase, DataType::Boolean(),
+                               {exec::MakeSpecial(ExprKind::kIsNull, DataType::Boolean(), {vv}),
+                                exec::MakeConstant(Value::Null(DataType::Boolean())),
+                                exec::MakeConstant(Value::Boolean(e.negated))},
+                               true);
+    }
+    return exec::MakeConstant(Value::Boolean(e.negated));
+  }
   auto marked = std::make_shared<exec::Expr>(
       *exec::MakeSpecial(ExprKind::kIn, DataType::Boolean(), std::move(items)));
   // Marks the list as an IN subquery's values (DML: a runtime filter, governed by

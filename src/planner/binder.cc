@@ -9,6 +9,7 @@
 #include "io/object_store_factory.h"
 #include "io/read_confinement.h"
 #include "planner/binder_impl.h"
+#include "planner/file_source.h"
 
 namespace silt::planner {
 
@@ -270,6 +271,14 @@ Status SystemTableReadOnly(const ResolvedTable& table, std::string_view command)
 Status ExpectTable(const ResolvedTable& table, std::string_view command) {
   if (table.is_system && command.rfind("DESCRIBE", 0) != 0)
     return SystemTableReadOnly(table, command);
+  if (table.entry && IsFileSourceTable(*table.entry) && command != "INSERT" &&
+      command.rfind("DESCRIBE", 0) != 0) {
+    // Spark's file-source tables (V1 tables) support neither the Delta commands nor row-level
+    // changes.
+    return Status::InvalidArgument("Table " + Backquote(table.display_name) + " does not support " +
+                                       std::string(command) + ".",
+                                   errc::kUnsupportedFeatureTableOperation);
+  }
   if (!table.is_view) return Status::OK();
   return Status::InvalidArgument("'" + std::string(command) + "' expects a table but " +
                                      Backquote(table.display_name) + " is a view.",
@@ -355,6 +364,16 @@ Result<ResolvedTable> Binder::ResolveTable(const sql::TableName& name, const sql
     t.display_name = e->schema + "." + e->name;
     t.is_view = e->format == "view";
     if (t.is_view) return t;
+    if (IsFileSourceTable(*e)) {
+      if (tt) {
+        return Status::InvalidArgument(
+            "Time travel on the relation: " + Backquote(t.display_name) + " is not supported.",
+            errc::kUnsupportedFeatureTimeTravel);
+      }
+      SILT_ASSIGN_OR_RETURN(t.store, OpenTableStore(t.location, ctx_.catalog->clock()));
+      SILT_ASSIGN_OR_RETURN(t.snapshot, FileSourceSnapshot(*e, t.store, ctx_.catalog->clock()));
+      return t;
+    }
   }
   SILT_ASSIGN_OR_RETURN(t.store, OpenTableStore(t.location, ctx_.catalog->clock()));
   std::optional<int64_t> version;
@@ -419,6 +438,17 @@ Result<PlanPtr> Binder::ScanPlan(const ResolvedTable& table, const std::string& 
   if (!table.snapshot) {
     return Status::NotFound("Delta table " + table.display_name + " doesn't exist.",
                             errc::kDeltaTableNotFound);
+  }
+  if (table.entry && table.entry->format == "json") {
+    // A JSON table: its rows, parsed now (file_source.h).
+    auto node = std::make_shared<LogicalNode>();
+    node->kind = LogicalKind::kValues;
+    for (const Field& f : table.snapshot->schema())
+      node->columns.push_back({f.name, f.type, f.nullable, qualifier});
+    SILT_ASSIGN_OR_RETURN(std::vector<DataChunk> rows,
+                          ReadJsonRows(*table.snapshot, ctx_.bind, ctx_.eval));
+    node->rows = std::move(rows);
+    return PlanPtr(node);
   }
   auto node = std::make_shared<LogicalNode>();
   node->kind = LogicalKind::kScan;

@@ -32,7 +32,7 @@ std::string SerializeEntry(const TableEntry& e) {
   delta::AppendJacksonString(&out, e.format);
   out += ",\"viewText\":";
   delta::AppendJacksonString(&out, e.view_text);
-  if (e.format == "view") {
+  if (e.format == "view" || !e.view_columns.empty()) {
     out += ",\"viewColumns\":[";
     for (size_t i = 0; i < e.view_columns.size(); ++i) {
       if (i) out += ',';

@@ -32,11 +32,15 @@ struct TableEntry {
   std::string name;              // lower case
   std::string location;          // absolute local path or URI of the table root
   bool managed = true;           // DROP TABLE deletes the data of managed tables
-  std::string format = "delta";  // "delta" | "view"
-  std::string view_text;         // views: the SELECT text
+  std::string format = "delta";  // "delta" | "view" | a file source: "parquet" | "json"
+  // Views: the SELECT text. File-source tables (planner/file_source.h): the declared schema, as
+  // Delta's schemaString JSON (the entry keeps its size: binding recurses with entries on the
+  // stack).
+  std::string view_text;
   std::string comment;
-  std::vector<std::string>
-      view_columns;                 // views: the column names given at CREATE VIEW (may be empty)
+  // Views: the column names given at CREATE VIEW (may be empty). File-source tables: the
+  // partition columns.
+  std::vector<std::string> view_columns;
   std::string view_current_schema;  // views: the schema unqualified names resolve in
 };
 

@@ -171,6 +171,16 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
   auto invalid = [&](const std::string& what) {
     return ClassError(errc::kInvalidIntervalFormat, "Error parsing interval: " + what, pos);
   };
+  // Spark's errorCapturingUnitToUnitInterval: `'…' unit TO unit` followed by more value-unit
+  // pairs or another `… TO …`.
+  auto SingleFromToError = [&]() {
+    return ClassError("_LEGACY_ERROR_TEMP_0024",
+                      "Can only have a single from-to unit in the interval literal syntax.", pos);
+  };
+  auto MoreIntervalUnits = [&]() {
+    return (Peek().kind == TokenKind::kNumber || Peek().kind == TokenKind::kString) &&
+           Peek(1).kind == TokenKind::kWord && LookupUnit(Peek(1).text, true);
+  };
   // INTERVAL 'string' alone: a calendar interval from the text.
   if (Peek().kind == TokenKind::kString &&
       !(LookupUnit(Peek(1).text, true) && Peek(1).kind == TokenKind::kWord)) {
@@ -239,11 +249,26 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
     }
     if (Peek().kind != TokenKind::kWord) return ErrorHere();
     auto unit = LookupUnit(Peek().text, true);
+    if (!unit &&
+        (AsciiUpper(Peek().text) == "NANOSECOND" || AsciiUpper(Peek().text) == "NANOSECONDS")) {
+      // Spark's grammar has the unit; its interval parser refuses it.
+      return ClassError("INVALID_INTERVAL_FORMAT.INVALID_UNIT",
+                        "Error parsing ' " + value_text + " " + Peek().text +
+                            "' to interval, invalid unit '" + Peek().text + "'.",
+                        pos);
+    }
     if (!unit) return ErrorHere();
     Next();
     ++count;
+    // Spark's errorCapturingMultiUnitsInterval: value-unit pairs followed by `… TO …`.
+    if (count > 1 && AtKw("TO")) return SingleFromToError();
     // Unit TO unit (only as the single element).
     if (count == 1 && AtKw("TO")) {
+      // Spark's visitUnitToUnitInterval: the value must be a string.
+      if (!is_string) {
+        return ClassError("_LEGACY_ERROR_TEMP_0027", "The value of from-to unit must be a string.",
+                          pos);
+      }
       Next();
       if (Peek().kind != TokenKind::kWord) return ErrorHere();
       auto to = LookupUnit(Peek().text, false);
@@ -281,6 +306,7 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
         if (sneg) months = -months;
         e->interval_months = static_cast<int64_t>(months);
         e->interval_qualifier = "YEAR TO MONTH";
+        if (MoreIntervalUnits()) return SingleFromToError();
         return e;
       }
       if (unit->year_month || to->year_month || unit->rank >= to->rank || unit->micros < 1000000 ||
@@ -350,6 +376,7 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       }
       e->interval_micros = static_cast<int64_t>(sneg ? -total : total);
       e->interval_qualifier = from_name + " TO " + to_name;
+      if (MoreIntervalUnits()) return SingleFromToError();
       return e;
     }
     // Single unit value.
@@ -363,6 +390,16 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
         size_t k = 1;
         while (k < v.size() && std::isspace(static_cast<unsigned char>(v[k]))) ++k;
         v.erase(1, k - 1);
+      }
+      // Spark's visitMultiUnitsInterval: a string value with letters ('1 day 2' day).
+      for (char c : value_text) {
+        if (std::isalpha(static_cast<unsigned char>(c))) {
+          return ClassError("_LEGACY_ERROR_TEMP_0026",
+                            "Can only use numbers in the interval value part for multiple unit "
+                            "value pairs interval form, but got invalid value: " +
+                                value_text + ".",
+                            pos);
+        }
       }
     }
     int128_t unscaled;

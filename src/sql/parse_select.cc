@@ -29,6 +29,22 @@ Result<QueryNode> Parser::Query() {
       SILT_RETURN_NOT_OK(ExpectOp(")"));
       ctes.push_back(std::move(cte));
     } while (AcceptOp(","));
+    // Spark's AstBuilder.withCTE: the names of one WITH must differ (compared as written).
+    std::string dups;
+    for (size_t i = 0; i < ctes.size(); ++i) {
+      bool first = true, dup = false;
+      for (size_t j = 0; j < ctes.size(); ++j) {
+        if (j != i && ctes[j].name == ctes[i].name) {
+          dup = true;
+          first = first && j > i;
+        }
+      }
+      if (dup && first) dups += (dups.empty() ? "`" : ", `") + ctes[i].name + "`";
+    }
+    if (!dups.empty()) {
+      return ClassError("DUPLICATED_CTE_NAMES",
+                        "CTE definition can't have duplicate names: " + dups + ".", pos);
+    }
   }
   SILT_ASSIGN_OR_RETURN(auto q, QueryTerm(0));
   // ORDER BY / LIMIT / OFFSET apply to the whole term; wrap when the term already has its own.
@@ -834,6 +850,17 @@ Status Parser::PivotClause(silt::sql::Query* q) {
               : (e->type == ExprType::kLiteral && e->literal.is_null() ? "null" : e->ToString()));
       return Status::OK();
     };
+    if (columns.size() > 1 && !AtOp("(") &&
+        (Peek().kind == TokenKind::kString || Peek().kind == TokenKind::kNumber)) {
+      // A single literal for several pivot columns (a struct): Spark's
+      // PIVOT_VALUE_DATA_TYPE_MISMATCH.
+      return ClassError("PIVOT_VALUE_DATA_TYPE_MISMATCH",
+                        "Invalid pivot value '" + Peek().text +
+                            "': the value is a single literal but the pivot column is a struct "
+                            "of " +
+                            std::to_string(columns.size()) + " columns.",
+                        Peek().pos);
+    }
     if (columns.size() > 1) {
       SILT_RETURN_NOT_OK(ExpectOp("("));
       do {

@@ -323,6 +323,15 @@ Status DivideByZero() {
       errc::kDivideByZero);
 }
 
+// `%` and pmod by zero (Spark's Remainder / Pmod): REMAINDER_BY_ZERO; `/` and div: DIVIDE_BY_ZERO.
+Status ZeroDivisor(ArOp op) {
+  if (op != ArOp::kMod) return DivideByZero();
+  return Status::InvalidArgument(
+      "Remainder by zero. Use `try_mod` to tolerate divisor being 0 and return NULL instead. If "
+      "necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
+      errc::kRemainderByZero);
+}
+
 template <typename T>
 Status IntegralArith(const Arg& a, const Arg& b, size_t rows, ArOp op, ArMode mode, Vector* out) {
   const bool ansi = mode == ArMode::kAnsi;
@@ -418,7 +427,7 @@ Status IntegralArith(const Arg& a, const Arg& b, size_t rows, ArOp op, ArMode mo
       case ArOp::kMod:
       case ArOp::kIntDiv:
         if (r == 0) {
-          if (ansi && row_valid) return DivideByZero();
+          if (ansi && row_valid) return ZeroDivisor(op);
           set_null(i);
           break;
         }
@@ -467,7 +476,7 @@ Status FloatArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi, V
   for (size_t i = 0; i < rows; ++i) {
     T r = y[b.index(i)];
     if (r == 0) {
-      if (ansi && (!out->validity() || out->validity()[i])) return DivideByZero();
+      if (ansi && (!out->validity() || out->validity()[i])) return ZeroDivisor(op);
       zero.push_back(static_cast<uint32_t>(i));
       d[i] = 0;
       continue;
@@ -527,16 +536,93 @@ void DecimalDispatch(const Arg& a, const Arg& b, const int128_t* x, const int128
 
 inline bool FitsInt64(int128_t v) { return v == static_cast<int128_t>(static_cast<int64_t>(v)); }
 
+// Exact 256-bit magnitudes for decimal products and quotients past 128 bits (Spark computes them
+// with java.math.BigDecimal, then rounds HALF_UP to the result scale).
+struct U256 {
+  uint64_t w[4] = {0, 0, 0, 0};  // little-endian 64-bit limbs
+};
+using u128 = unsigned __int128;
+
+U256 MulU128(u128 a, u128 b) {
+  const uint64_t a0 = static_cast<uint64_t>(a), a1 = static_cast<uint64_t>(a >> 64);
+  const uint64_t b0 = static_cast<uint64_t>(b), b1 = static_cast<uint64_t>(b >> 64);
+  const u128 p00 = static_cast<u128>(a0) * b0, p01 = static_cast<u128>(a0) * b1;
+  const u128 p10 = static_cast<u128>(a1) * b0, p11 = static_cast<u128>(a1) * b1;
+  U256 x;
+  x.w[0] = static_cast<uint64_t>(p00);
+  const u128 mid = (p00 >> 64) + static_cast<uint64_t>(p01) + static_cast<uint64_t>(p10);
+  x.w[1] = static_cast<uint64_t>(mid);
+  const u128 hi = (mid >> 64) + (p01 >> 64) + (p10 >> 64) + static_cast<uint64_t>(p11);
+  x.w[2] = static_cast<uint64_t>(hi);
+  x.w[3] = static_cast<uint64_t>((hi >> 64) + (p11 >> 64));
+  return x;
+}
+
+// *x *= m; false on overflow past 256 bits.
+bool MulSmall(U256* x, uint64_t m) {
+  u128 carry = 0;
+  for (uint64_t& w : x->w) {
+    const u128 cur = static_cast<u128>(w) * m + carry;
+    w = static_cast<uint64_t>(cur);
+    carry = cur >> 64;
+  }
+  return carry == 0;
+}
+
+// *x /= d; returns the remainder.
+uint64_t DivSmall(U256* x, uint64_t d) {
+  u128 rem = 0;
+  for (int i = 3; i >= 0; --i) {
+    const u128 cur = (rem << 64) | x->w[i];
+    x->w[i] = static_cast<uint64_t>(cur / d);
+    rem = cur % d;
+  }
+  return static_cast<uint64_t>(rem);
+}
+
+void AddOne(U256* x) {
+  for (uint64_t& w : x->w)
+    if (++w != 0) break;
+}
+
+uint64_t Pow10U64(int k) {
+  uint64_t p = 1;
+  for (int i = 0; i < k; ++i) p *= 10;
+  return p;
+}
+
+// x / 10^k rounded HALF_UP (on the magnitude).
+void DivPow10HalfUp(U256* x, int k) {
+  if (k <= 0) return;
+  for (int left = k - 1; left > 0;) {
+    const int step = std::min(left, 19);
+    DivSmall(x, Pow10U64(step));
+    left -= step;
+  }
+  if (DivSmall(x, 10) >= 5) AddOne(x);
+}
+
+// The signed value of a magnitude when it fits below `lim`.
+bool FromMagnitude(const U256& x, bool neg, int128_t lim, int128_t* v) {
+  if (x.w[3] != 0 || x.w[2] != 0 || (x.w[1] >> 63) != 0) return false;
+  const int128_t m = static_cast<int128_t>((static_cast<u128>(x.w[1]) << 64) | x.w[0]);
+  if (m >= lim) return false;
+  *v = neg ? -m : m;
+  return true;
+}
+
+u128 Magnitude(int128_t v) { return v < 0 ? -static_cast<u128>(v) : static_cast<u128>(v); }
+
 // l * r (scale `from`) at scale rs for operands beyond 64 bits; false when out of range (|v| must
 // stay below lim). Kept out of line so that the common 64-bit product inlines into its loop.
 [[gnu::noinline]] bool MultiplyWideDecimal(int128_t l, int128_t r, int from, int rs, int128_t lim,
                                            int128_t* v) {
   int128_t p;
   if (__builtin_mul_overflow(l, r, &p)) {
-    long double q =
-        static_cast<long double>(l) * static_cast<long double>(r) / std::pow(10.0L, from - rs);
-    if (!(std::fabs(q) < 1e38L)) return false;
-    *v = std::fabs(q) >= 9e18L ? static_cast<int128_t>(q) : static_cast<int128_t>(std::llroundl(q));
+    if (rs > from) return false;
+    U256 x = MulU128(Magnitude(l), Magnitude(r));
+    DivPow10HalfUp(&x, from - rs);
+    return FromMagnitude(x, (l < 0) != (r < 0), lim, v);
   } else {
     *v = from == rs ? p : Rescale(p, from, rs);
   }
@@ -608,6 +694,46 @@ bool DecimalArith64(const int128_t* x, bool ca, const int128_t* y, bool cb, size
     for (size_t i = 0; i < rows; ++i) d[i] = valid[i] ? d[i] : 0;
   }
   return true;
+}
+
+// (l * 10^shift) / r rounded HALF_UP when l * 10^shift is past 128 bits (r != 0).
+[[gnu::noinline]] bool DivideWideDecimal(int128_t l, int128_t r, int shift, int128_t lim,
+                                         int128_t* v) {
+  const bool neg = (l < 0) != (r < 0);
+  U256 x = MulU128(Magnitude(l), 1);
+  u128 d = Magnitude(r);
+  if (shift < 0) {
+    // A result scale below the dividend's: the divisor takes the power of ten.
+    int128_t scaled;
+    if (-shift > 38 || __builtin_mul_overflow(static_cast<int128_t>(d), Pow10(-shift), &scaled) ||
+        scaled >= (int128_t{1} << 126)) {
+      long double q =
+          static_cast<long double>(l) / static_cast<long double>(r) * std::pow(10.0L, shift);
+      if (!(std::fabs(q) < 1e38L)) return false;
+      *v = std::fabs(q) >= 9e18L ? static_cast<int128_t>(q)
+                                 : static_cast<int128_t>(std::llroundl(q));
+      return *v<lim&& * v> - lim;
+    }
+    d = static_cast<u128>(scaled);
+    shift = 0;
+  }
+  for (int left = shift; left > 0;) {
+    const int step = std::min(left, 19);
+    if (!MulSmall(&x, Pow10U64(step))) return false;
+    left -= step;
+  }
+  // Binary long division by d (< 2^127, so the running remainder stays within 128 bits).
+  U256 q;
+  u128 rem = 0;
+  for (int bit = 255; bit >= 0; --bit) {
+    rem = (rem << 1) | ((x.w[bit / 64] >> (bit % 64)) & 1);
+    if (rem >= d) {
+      rem -= d;
+      q.w[bit / 64] |= uint64_t{1} << (bit % 64);
+    }
+  }
+  if (rem >= d - rem) AddOne(&q);  // 2 * rem >= d
+  return FromMagnitude(q, neg, lim, v);
 }
 
 // Decimal arithmetic on unscaled int128 values; the result type was fixed at bind time. Division
@@ -712,12 +838,7 @@ Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi,
               if (2 * rem >= ar) q += ((num < 0) != (r < 0)) ? -1 : 1;
               *v = q;
             } else {
-              long double q = static_cast<long double>(l) / static_cast<long double>(r) *
-                              std::pow(10.0L, shift);
-              // Past 38 digits the quotient cannot fit (and would not convert to int128).
-              if (!(std::fabs(q) < 1e38L)) return false;
-              *v = std::fabs(q) >= 9e18L ? static_cast<int128_t>(q)
-                                         : static_cast<int128_t>(std::llroundl(q));
+              return DivideWideDecimal(l, r, shift, lim, v);
             }
             return fits(*v);
           },
@@ -726,7 +847,7 @@ Status DecimalArith(const Arg& a, const Arg& b, size_t rows, ArOp op, bool ansi,
     }
   }
   if (!bad.empty()) {
-    if (ansi && div_by_zero) return DivideByZero();
+    if (ansi && div_by_zero) return ZeroDivisor(op);
     if (ansi) {
       return Status::InvalidArgument(
           "The result of the decimal operation cannot be represented as Decimal(" +
@@ -1033,9 +1154,61 @@ Result<ExprPtr> BindNullSafeEq(std::vector<ExprPtr> args, const BindContext& ctx
       false);
 }
 
+// The DOUBLE or FLOAT argument of isnan / nanvl (Spark's TypeCollection(DoubleType, FloatType):
+// other numbers and strings cast implicitly to DOUBLE).
+Result<ExprPtr> FloatingArg(const char* name, ExprPtr a, bool to_double, const BindContext& ctx) {
+  TypeId id = a->type->id();
+  if (id == TypeId::kDouble || (id == TypeId::kFloat && !to_double)) return a;
+  bool ok = id == TypeId::kNull || id == TypeId::kString || id == TypeId::kFloat ||
+            id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 ||
+            id == TypeId::kInt64 || id == TypeId::kDecimal;
+  if (!ok) {
+    return Status::InvalidArgument(
+        std::string("Cannot resolve \"") + name + "\" due to data type mismatch: the input " +
+            "requires the (\"DOUBLE\" or \"FLOAT\") type, however it has the type \"" +
+            a->type->ToString() + "\".",
+        errc::kDatatypeMismatchUnexpectedInputType);
+  }
+  return CoerceTo(a, DataType::Double(), ctx);
+}
+
+// isnan(x): true for NaN, false otherwise (NULL included).
+Result<ExprPtr> BindIsNan(std::vector<ExprPtr> args, const BindContext& ctx) {
+  if (args.size() != 1) return WrongArgs("isnan", args.size(), "1");
+  SILT_ASSIGN_OR_RETURN(ExprPtr a, FloatingArg("isnan", args[0], false, ctx));
+  const bool is_float = a->type->id() == TypeId::kFloat;
+  return Call(
+      "isnan", DataType::Boolean(), {a},
+      [is_float](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
+        out->ResizeUninitialized(rows);
+        uint8_t* d = out->data<uint8_t>();
+        for (size_t i = 0; i < rows; ++i) {
+          size_t j = a[0].index(i);
+          d[i] = !a[0].vector->IsNull(j) && (is_float ? std::isnan(a[0].vector->Get<float>(j))
+                                                      : std::isnan(a[0].vector->Get<double>(j)));
+        }
+        return Status::OK();
+      },
+      false);
+}
+
+// nanvl(a, b): b when a is NaN, else a; b is evaluated only for NaN rows (Spark's NaNvl), so
+// `nanvl(c, 1/0)` fails only where c is NaN.
+Result<ExprPtr> BindNanvl(std::vector<ExprPtr> args, const BindContext& ctx) {
+  if (args.size() != 2) return WrongArgs("nanvl", args.size(), "2");
+  const bool both_float =
+      args[0]->type->id() == TypeId::kFloat && args[1]->type->id() == TypeId::kFloat;
+  SILT_ASSIGN_OR_RETURN(ExprPtr a, FloatingArg("nanvl", args[0], !both_float, ctx));
+  SILT_ASSIGN_OR_RETURN(ExprPtr b, FloatingArg("nanvl", args[1], !both_float, ctx));
+  SILT_ASSIGN_OR_RETURN(ExprPtr test, BindIsNan({a}, ctx));
+  return MakeSpecial(ExprKind::kCase, a->type, {test, b, a}, true);
+}
+
 }  // namespace
 
 void RegisterCoreFunctions(FunctionRegistry& r) {
+  r.Add("isnan", BindIsNan);
+  r.Add("nanvl", BindNanvl);
   RegisterComparison(r, "=", CmpOp::kEq);
   RegisterComparison(r, "==", CmpOp::kEq);
   RegisterComparison(r, "<>", CmpOp::kNe);

@@ -47,11 +47,12 @@ Status Overflow(std::string_view what) {
                                  errc::kArithmeticOverflow);
 }
 
-Status DivideByZero() {
+// mod / pmod by zero under ANSI (Spark's Remainder and Pmod).
+Status RemainderByZero() {
   return Status::InvalidArgument(
-      "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead. "
-      "If necessary set spark.sql.ansi.enabled to \"false\" to bypass this error.",
-      errc::kDivideByZero);
+      "Remainder by zero. Use `try_mod` to tolerate divisor being 0 and return NULL instead. "
+      "If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
+      errc::kRemainderByZero);
 }
 
 // Java's (long) cast of a double: saturating, NaN → 0.
@@ -498,7 +499,7 @@ Result<ExprPtr> BindMod(std::string_view name, Args& args, const BindContext& ct
                         int128_t x = ValAt<int128_t>(a[0], i) * Pow10(s - sa);
                         int128_t y = ValAt<int128_t>(a[1], i) * Pow10(s - sb);
                         if (y == 0) {
-                          if (ansi) return DivideByZero();
+                          if (ansi) return RemainderByZero();
                           w.SetNull(i);
                           continue;
                         }
@@ -520,7 +521,7 @@ Result<ExprPtr> BindMod(std::string_view name, Args& args, const BindContext& ct
                           T x = ValAt<T>(a[0], i), y = ValAt<T>(a[1], i);
                           if (y == 0) {
                             if (ansi) {
-                              st = DivideByZero();
+                              st = RemainderByZero();
                               return;
                             }
                             w.SetNull(i);

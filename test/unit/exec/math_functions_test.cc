@@ -132,7 +132,7 @@ TEST(MathFunctions, ModPmod) {
   EXPECT_EQ(E("pmod", {Dec(3, 1, -75), I(2)}), "\"0.5\"");
   EXPECT_EQ(E("mod", {I(5), I(0)}), "null");
   EXPECT_EQ(E("mod", {D(5), D(0)}), "null");
-  EXPECT_EQ(E("mod", {I(5), I(0)}, Ansi()), "error:DIVIDE_BY_ZERO");
+  EXPECT_EQ(E("mod", {I(5), I(0)}, Ansi()), "error:REMAINDER_BY_ZERO");
   EXPECT_EQ(E("mod", {I(INT_MIN), I(-1)}), "0");
   EXPECT_EQ(E("mod", {I(5), L(3)}), "2");
   EXPECT_EQ(T("mod", {I(5), L(3)}), "bigint");
