@@ -643,7 +643,7 @@ Status Parser::GroupingAnalytics(silt::sql::Query* q) {
             return Status::InvalidArgument(std::string("Empty set in ") +
                                                (rollup ? "ROLLUP" : "CUBE") +
                                                " grouping sets is not supported.",
-                                           "_LEGACY_ERROR_TEMP_0051");
+                                           errc::kLegacyErrorTemp0051);
           }
           elems.push_back(std::move(t));
         } else {
