@@ -2,6 +2,7 @@
 // X'..').
 #include "common/error_classes.h"
 #include "sql/parser_internal.h"
+#include "vector/time_text.h"
 
 namespace silt::sql::internal {
 
@@ -437,14 +438,29 @@ Result<ExprNode> Parser::TypedStringLiteral(std::string_view kw, SourcePos pos) 
     bool has_zone = false;
     auto ts = ParseSparkTimestamp(text, &has_zone);
     if (!ts) return invalid();
+    // More than six fraction digits: the literal keeps them (a nanosecond timestamp), so that
+    // `timestamp_ntz'… .123456789'::timestamp_ntz(9)` loses nothing, as in Spark.
+    const bool nanos = FractionDigits(text) > 6;
+    int64_t value = *ts;
+    if (nanos && !MicrosToNanos(*ts, &value)) return invalid();
+    if (nanos) value += SubMicroNanos(text);
     if (kw == "TIMESTAMP_NTZ") {
       // Spark ignores nothing here: a zone makes a TIMESTAMP_NTZ literal invalid.
       if (has_zone) return invalid();
-      e->literal = Value::Integer(DataType::TimestampNtz(), *ts);
+      e->literal =
+          Value::Integer(nanos ? DataType::TimestampNtzNanos(9) : DataType::TimestampNtz(), value);
     } else {
-      e->literal = Value::Integer(DataType::Timestamp(), *ts);
+      e->literal =
+          Value::Integer(nanos ? DataType::TimestampNanos(9) : DataType::Timestamp(), value);
       e->local_timestamp = !has_zone;
     }
+    return e;
+  }
+  if (kw == "TIME") {
+    // Spark's TIME literal: TIME(6) (the type's default), holding every digit of the text.
+    int64_t ns;
+    if (!ParseTimeText(text, &ns)) return invalid();
+    e->literal = Value::Integer(DataType::Time(FractionDigits(text) > 6 ? 9 : 6), ns);
     return e;
   }
   if (kw == "X") {
