@@ -133,6 +133,9 @@ auto DispatchSlot(const TypePtr& type, Make&& make)
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval:
       return make.template operator()<FixedSlot<int64_t>>();
     case TypeId::kFloat:

@@ -397,6 +397,9 @@ FnPtr MakePercentileApprox(const TypePtr& t, double p, int64_t accuracy) {
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
       return std::make_shared<PercentileApproxFn<int64_t>>(t, p, accuracy);
     case TypeId::kFloat:
       return std::make_shared<PercentileApproxFn<float>>(t, p, accuracy);
