@@ -598,6 +598,25 @@ Result<ExprPtr> BindIntervalExtract(std::string_view name, const std::string& fi
       });
 }
 
+// The nanoseconds of a time_trunc / time_diff unit (HOUR … MICROSECOND), from a string literal.
+Result<int64_t> TimeUnitNanos(std::string_view name, const ExprPtr& unit) {
+  const Value* v = ConstantOf(unit);
+  if (!v || v->is_null() || v->type()->id() != TypeId::kString) {
+    return TypeMismatch(name, "the unit argument must be a string literal");
+  }
+  const std::string u = AsciiUpper(v->str());
+  if (u == "HOUR") return 3600 * kNanosPerSecond;
+  if (u == "MINUTE") return 60 * kNanosPerSecond;
+  if (u == "SECOND") return kNanosPerSecond;
+  if (u == "MILLISECOND") return kNanosPerSecond / 1000;
+  if (u == "MICROSECOND") return kNanosPerMicro;
+  return Status::InvalidArgument("The value of parameter(s) `unit` in `" + std::string(name) +
+                                     "` is invalid: expects one of the units without quotes "
+                                     "HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND, but got '" +
+                                     v->str() + "'.",
+                                 errc::kInvalidParameterValue);
+}
+
 Result<ExprPtr> BindExtract(std::string_view name, Args& args, const BindContext& ctx) {
   SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
   const Value* fv = ConstantOf(args[0]);
@@ -632,6 +651,16 @@ Result<ExprPtr> BindExtract(std::string_view name, Args& args, const BindContext
   if (field == "SECOND" || field == "S" || field == "SEC" || field == "SECONDS" ||
       field == "SECS") {
     // SecondWithFraction: decimal(8,6) seconds including the fraction.
+    if (rest[0]->type->id() == TypeId::kTime) {
+      return MakeCall(
+          std::string(name), DataType::Decimal(8, 6), std::move(rest),
+          [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+            MapUnary<int128_t, int64_t>(a[0], rows, out, [](int64_t ns) {
+              return static_cast<int128_t>(ns % (60 * kNanosPerSecond) / kNanosPerMicro);
+            });
+            return Status::OK();
+          });
+    }
     SILT_RETURN_NOT_OK(TimestampArg(name, rest, 0, ctx));
     bool ntz = rest[0]->type->id() == TypeId::kTimestampNtz;
     return MakeCall(
@@ -853,6 +882,75 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
           for (size_t i = 0; i < rows; ++i) w.Set(i, d);
         });
       });
+  // current_time([p]): the session zone's time of day of the statement's instant, TIME(p).
+  Reg(r, {"current_time"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 1));
+    int p = 6;
+    if (a.size() == 1) {
+      const Value* v = ConstantOf(a[0]);
+      if (!v || v->is_null() || !fn::IsIntegralId(v->type()->id())) {
+        return TypeMismatch(n, "the precision must be an integer literal");
+      }
+      if (v->integer() < 0 || v->integer() > 9) {
+        return Status::InvalidArgument("The seconds precision " + std::to_string(v->integer()) +
+                                           " of the TIME data type is out of the supported range "
+                                           "[0, 9].",
+                                       errc::kUnsupportedTimePrecision);
+      }
+      p = static_cast<int>(v->integer());
+    }
+    return NowCall(n, DataType::Time(p),
+                   [p](const EvalContext& ec, size_t rows, Vector* out, Status* st) {
+                     auto zone = SessionZone(ec);
+                     if (!zone.ok()) {
+                       *st = zone.status();
+                       return;
+                     }
+                     int64_t local = (*zone)->UtcMicrosToLocal(ec.now_micros);
+                     int64_t ns = TruncateNanos(FloorMod(local, kMicrosPerDay) * kNanosPerMicro, p);
+                     FixedWriter<int64_t> w(out, rows);
+                     for (size_t i = 0; i < rows; ++i) w.Set(i, ns);
+                   });
+  });
+  // time_trunc(unit, time): the time floored to the unit, same TIME(p).
+  Reg(r, {"time_trunc"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+    SILT_ASSIGN_OR_RETURN(int64_t unit, TimeUnitNanos(n, a[0]));
+    if (a[1]->type->id() != TypeId::kTime) {
+      return fn::UnexpectedType(n, 1, "\"TIME\"", a[1]->type);
+    }
+    TypePtr t = a[1]->type;
+    Args rest{a[1]};
+    return MakeCall(std::string(n), t, std::move(rest),
+                    [unit](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      MapUnary<int64_t, int64_t>(x[0], rows, out,
+                                                 [unit](int64_t ns) { return ns / unit * unit; });
+                      return Status::OK();
+                    });
+  });
+  // time_diff(unit, start, end): whole units from start to end (toward zero), BIGINT.
+  Reg(r, {"time_diff"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 3, 3));
+    SILT_ASSIGN_OR_RETURN(int64_t unit, TimeUnitNanos(n, a[0]));
+    for (size_t i = 1; i < 3; ++i) {
+      if (a[i]->type->id() != TypeId::kTime)
+        return fn::UnexpectedType(n, i, "\"TIME\"", a[i]->type);
+    }
+    Args rest{a[1], a[2]};
+    return MakeCall(
+        std::string(n), LongT(), std::move(rest),
+        [unit](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+          FixedWriter<int64_t> w(out, rows);
+          for (size_t i = 0; i < rows; ++i) {
+            if (AnyNull(x, i)) {
+              w.SetNull(i);
+              continue;
+            }
+            w.Set(i, (ValAt<int64_t>(x[1], i) - ValAt<int64_t>(x[0], i)) / unit);
+          }
+          return Status::OK();
+        });
+  });
   Reg(r, {"current_timestamp", "now"},
       [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
         SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
