@@ -295,8 +295,22 @@ std::string CastToString(const Value& v) {
       return v.str();
     case TypeId::kStruct:
     case TypeId::kList:
-    case TypeId::kMap:
-      return v.ToString();
+    case TypeId::kMap: {
+      // Spark's castToString of a nested value: each element in its own string form ("null"
+      // for NULL), "[a, b]" / "{a, b}" / "{k -> v}".
+      auto elem = [](const Value& c) {
+        return c.is_null() ? std::string("null") : CastToString(c);
+      };
+      const bool map = v.type()->id() == TypeId::kMap;
+      std::string s = v.type()->id() == TypeId::kList ? "[" : "{";
+      const auto& ch = v.children();
+      for (size_t i = 0; i < ch.size(); i += map ? 2 : 1) {
+        if (i) s += ", ";
+        s += elem(ch[i]);
+        if (map && i + 1 < ch.size()) s += " -> " + elem(ch[i + 1]);
+      }
+      return s + (v.type()->id() == TypeId::kList ? "]" : "}");
+    }
     default:
       return std::to_string(v.integer());
   }

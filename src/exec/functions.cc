@@ -153,7 +153,18 @@ bool IsWallTime(TypeId id) {
   return id == TypeId::kString || id == TypeId::kDate || id == TypeId::kTimestampNtz ||
          id == TypeId::kTimestampNtzNanos || id == TypeId::kTime;
 }
-bool ZoneSensitiveCast(TypeId f, TypeId t) {
+bool HasInstant(const TypePtr& t) {
+  if (IsInstant(t->id())) return true;
+  if (t->id() == TypeId::kList) return HasInstant(t->element_type());
+  if (t->id() == TypeId::kMap) return HasInstant(t->key_type()) || HasInstant(t->value_type());
+  for (const Field& f : t->fields())
+    if (HasInstant(f.type)) return true;
+  return false;
+}
+bool ZoneSensitiveCast(const TypePtr& from, const TypePtr& to) {
+  const TypeId f = from->id(), t = to->id();
+  // A nested value with instants inside, as a string: each instant in the session zone.
+  if (t == TypeId::kString && from->is_nested()) return HasInstant(from);
   return (IsInstant(f) && IsWallTime(t)) || (IsInstant(t) && IsWallTime(f));
 }
 
@@ -192,6 +203,32 @@ Result<Value> TimeToTimestamp(const Value& v, const TypePtr& to, const TimeZone*
 Result<Value> CastValueInZone(const Value& v, const TypePtr& to, bool ansi, const TimeZone& zone) {
   if (v.is_null()) return Value::Null(to);
   TypeId f = v.type()->id();
+  if (to->id() == TypeId::kString && v.type()->is_nested()) {
+    // castToString of a nested value (CastToString's form) with the instants in the zone.
+    std::function<Result<std::string>(const Value&)> elem =
+        [&](const Value& c) -> Result<std::string> {
+      if (c.is_null()) return std::string("null");
+      if (IsInstant(c.type()->id()) || c.type()->is_nested()) {
+        SILT_ASSIGN_OR_RETURN(Value sv, CastValueInZone(c, to, ansi, zone));
+        return sv.str();
+      }
+      return CastToString(c);
+    };
+    if (!HasInstant(v.type())) return Value::String(CastToString(v));
+    const bool map = f == TypeId::kMap;
+    std::string s = f == TypeId::kList ? "[" : "{";
+    const auto& ch = v.children();
+    for (size_t i = 0; i < ch.size(); i += map ? 2 : 1) {
+      if (i) s += ", ";
+      SILT_ASSIGN_OR_RETURN(std::string a, elem(ch[i]));
+      s += a;
+      if (map && i + 1 < ch.size()) {
+        SILT_ASSIGN_OR_RETURN(std::string b, elem(ch[i + 1]));
+        s += " -> " + b;
+      }
+    }
+    return Value::String(s + (f == TypeId::kList ? "]" : "}"));
+  }
   if (IsInstant(f)) {
     // The wall time in the zone, then the zone-free cast.
     return CastValue(WallTime(v, zone), to, ansi);
@@ -246,7 +283,7 @@ Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const Bin
   // wrap into a TINYINT) and turns their errors into NULL.
   const bool ansi = ctx.ansi || try_cast;
   std::shared_ptr<const TimeZone> zone;
-  if (ZoneSensitiveCast(child->type->id(), target->id())) {
+  if (ZoneSensitiveCast(child->type, target)) {
     SILT_ASSIGN_OR_RETURN(zone, TimeZone::Find(ctx.time_zone));
   }
   // TIME → a timestamp: the current date of the statement (EvalContext::now_micros), so no
