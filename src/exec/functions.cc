@@ -299,7 +299,8 @@ Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const Bin
     e->name = try_cast ? "try_cast" : "cast";
     e->children = {child};
     e->nullable = child->nullable;
-    e->deterministic = false;  // depends on the current date
+    // The current date is the statement's (as current_date()), so the cast stays foldable.
+    e->deterministic = child->deterministic;
     TypePtr to = target;
     e->kernel = [to, tz](std::span<const Arg> args, size_t rows, const EvalContext& ectx,
                          Vector* out) -> Status {

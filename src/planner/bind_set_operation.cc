@@ -1,6 +1,7 @@
 // Binding UNION / INTERSECT / EXCEPT and ORDER BY over a plan's output columns.
 #include "common/error_classes.h"
 #include "planner/binder_impl.h"
+#include "vector/type_sql.h"
 
 namespace silt::planner {
 
@@ -31,8 +32,20 @@ Result<PlanPtr> Binder::Impl::BindSetOp(const sql::Query& q) {
   bool lcast = false, rcast = false;
   std::vector<OutputColumn> out = l->columns;
   for (size_t i = 0; i < out.size(); ++i) {
-    SILT_ASSIGN_OR_RETURN(TypePtr t,
-                          exec::CommonType(l->columns[i].type, r->columns[i].type, ctx().bind));
+    Result<TypePtr> common = exec::CommonType(l->columns[i].type, r->columns[i].type, ctx().bind);
+    if (!common.ok()) {
+      // Spark's INCOMPATIBLE_COLUMN_TYPE (e.g. TIME with a timestamp: no implicit conversion).
+      static const char* const kOrdinals[] = {"first", "second",  "third",  "fourth", "fifth",
+                                              "sixth", "seventh", "eighth", "ninth",  "tenth"};
+      std::string ord = i < 10 ? kOrdinals[i] : std::to_string(i + 1) + "th";
+      return Status::InvalidArgument(
+          "The set operation can only be performed on tables with compatible column types. The " +
+              ord + " column of the second table is \"" + TypeSql(r->columns[i].type) +
+              "\" type which is not compatible with \"" + TypeSql(l->columns[i].type) +
+              "\" at the same column of the first table.",
+          errc::kIncompatibleColumnType);
+    }
+    TypePtr t = *common;
     ExprPtr a = exec::MakeColumn(static_cast<int>(i), l->columns[i].type, l->columns[i].name);
     ExprPtr b = exec::MakeColumn(static_cast<int>(i), r->columns[i].type, r->columns[i].name);
     lcast |= !t->Equals(*l->columns[i].type);
