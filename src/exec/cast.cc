@@ -685,8 +685,9 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
         int64_t micros;
         bool has_zone;
         if (ParseIsoTimestamp(s, &micros, &has_zone)) {
-          if (!MicrosToNanos(micros, &n)) return fail_overflow();
-          n += SubMicroNanos(s);
+          if (!MicrosToNanos(micros, &n) || __builtin_add_overflow(n, SubMicroNanos(s), &n)) {
+            return fail_overflow();
+          }
           break;
         }
         int32_t days;

@@ -244,8 +244,14 @@ Result<Value> CastValueInZone(const Value& v, const TypePtr& to, bool ansi, cons
       const int64_t instant = has_zone ? micros : zone.LocalMicrosToUtc(micros);
       if (!nanos_to) return Value::Integer(to, instant);
       int64_t n;
-      if (!MicrosToNanos(instant, &n)) return CastValue(v, DataType::TimestampNtzNanos(), ansi);
-      return Value::Integer(to, TruncateNanos(n + SubMicroNanos(s), to->precision()));
+      if (!MicrosToNanos(instant, &n) || __builtin_add_overflow(n, SubMicroNanos(s), &n)) {
+        if (!ansi) return Value::Null(to);
+        return Status::InvalidArgument("The value '" + std::string(s) +
+                                           "' of the type \"string\" cannot be cast to \"" +
+                                           to->ToString() + "\" due to an overflow.",
+                                       errc::kCastOverflow);
+      }
+      return Value::Integer(to, TruncateNanos(n, to->precision()));
     }
   }
   // DATE, TIMESTAMP_NTZ(p) and date-only strings: their wall time, as an instant in the zone (a

@@ -442,8 +442,10 @@ Result<ExprNode> Parser::TypedStringLiteral(std::string_view kw, SourcePos pos) 
     // `timestamp_ntz'… .123456789'::timestamp_ntz(9)` loses nothing, as in Spark.
     const bool nanos = FractionDigits(text) > 6;
     int64_t value = *ts;
-    if (nanos && !MicrosToNanos(*ts, &value)) return invalid();
-    if (nanos) value += SubMicroNanos(text);
+    if (nanos && (!MicrosToNanos(*ts, &value) ||
+                  __builtin_add_overflow(value, SubMicroNanos(text), &value))) {
+      return invalid();
+    }
     if (kw == "TIMESTAMP_NTZ") {
       // Spark ignores nothing here: a zone makes a TIMESTAMP_NTZ literal invalid.
       if (has_zone) return invalid();
