@@ -37,7 +37,7 @@ EXEMPT = {'include/silt/error_classes.def', 'include/silt/error_classes.h', 'src
           'src/common/status.cc'}
 FACTORIES = ('InvalidArgument', 'NotFound', 'AlreadyExists', 'CommitConflict', 'Corruption', 'IoError',
              'NotImplemented', 'Unsupported', 'OutOfMemory')
-CLASS_RE = re.compile(r'[A-Z][A-Z0-9_]*(\.[A-Z][A-Z0-9_]*)*')
+CLASS_RE = re.compile(r'_LEGACY_ERROR_TEMP_[0-9A-Z_]+|[A-Z][A-Z0-9_]*(\.[A-Z][A-Z0-9_]*)*')
 
 
 # ----------------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@
 // Physical representation in a Vector (see vector.h):
 //   boolean → uint8_t (0/1)     byte → int8_t     short → int16_t    int, date → int32_t
 //   long, timestamp, timestamp_ntz (microseconds since epoch) → int64_t
+//   timestamp_ltz(p), timestamp_ntz(p) with p in 7..9 (nanoseconds since epoch) → int64_t
+//   time(p) (nanoseconds since midnight, p in 0..9 digits kept) → int64_t
 //   interval year to month (months) → int32_t    interval day to second (microseconds) → int64_t
 //   float → float   double → double   decimal(p,s) → __int128 unscaled value
 //   string, binary → offsets + bytes   struct → children   array → offsets + child
@@ -37,6 +39,9 @@ enum class TypeId : uint8_t {
   kMap,
   kYearMonthInterval,  // YearMonthIntervalType: int32 months; start/end fields in the type
   kDayTimeInterval,    // DayTimeIntervalType: int64 microseconds; start/end fields
+  kTime,               // TimeType(p): int64 nanoseconds since midnight; precision() = p
+  kTimestampNanos,     // timestamp_ltz(p), p 7..9: int64 nanoseconds since epoch, UTC instant
+  kTimestampNtzNanos,  // timestamp_ntz(p), p 7..9: int64 nanoseconds since epoch, no zone
 };
 
 // Interval fields (Spark's YearMonthIntervalType.YEAR/MONTH, DayTimeIntervalType.DAY..SECOND).
@@ -107,6 +112,11 @@ class DataType {
   static TypePtr Timestamp();
   static TypePtr TimestampNtz();
   static TypePtr Decimal(int precision, int scale);
+  // time(p): Spark's TimeType, p fractional-second digits (default 6).
+  static TypePtr Time(int precision = 6);
+  // timestamp_ltz(p) / timestamp_ntz(p) with nanosecond storage (p 7..9).
+  static TypePtr TimestampNanos(int precision = 9);
+  static TypePtr TimestampNtzNanos(int precision = 9);
   // interval year to month (start YEAR, end MONTH) unless given; interval day to second likewise.
   static TypePtr YearMonthInterval(int start = kIntervalYear, int end = kIntervalMonth);
   static TypePtr DayTimeInterval(int start = kIntervalDay, int end = kIntervalSecond);

@@ -67,6 +67,9 @@ std::string FormatDecimal(int128_t unscaled, int scale);
 std::string Int128ToString(int128_t v);
 std::string FormatDate(int32_t days);
 std::string FormatTimestampMicros(int64_t micros);
+// "yyyy-mm-dd hh:mm:ss.fffffffff" (nine fraction digits) and "hh:mm:ss.fffffffff" for time(p).
+std::string FormatTimestampNanos(int64_t nanos);
+std::string FormatTimeNanos(int64_t nanos_of_day);
 // Spark's interval text (IntervalUtils.toYearMonthIntervalString / toDayTimeIntervalString):
 // ansi = true gives the CAST(... AS STRING) form "INTERVAL '1-2' YEAR TO MONTH"; false gives the
 // Hive form spark-sql prints in results ("1-2", "1 02:03:04.500000000").

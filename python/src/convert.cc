@@ -109,6 +109,19 @@ py::object ToPython(const silt::Value& value) {
       return Timestamp(value.integer(), /*utc=*/true);
     case silt::TypeId::kTimestampNtz:
       return Timestamp(value.integer(), /*utc=*/false);
+    case silt::TypeId::kTimestampNanos:
+    case silt::TypeId::kTimestampNtzNanos: {
+      // Python's datetime holds microseconds: the sub-microsecond digits are dropped (floor).
+      const int64_t n = value.integer();
+      const int64_t us = n / 1000 - ((n % 1000) < 0 ? 1 : 0);
+      return Timestamp(us, /*utc=*/type.id() == silt::TypeId::kTimestampNanos);
+    }
+    case silt::TypeId::kTime: {
+      // datetime.time, to the microsecond.
+      const int64_t us = value.integer() / 1000;
+      return Module("datetime")
+          .attr("time")(us / 3600000000LL, us / 60000000LL % 60, us / 1000000 % 60, us % 1000000);
+    }
     case silt::TypeId::kYearMonthInterval:
       return py::int_(value.integer());
     case silt::TypeId::kDayTimeInterval:

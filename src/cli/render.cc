@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "common/datetime.h"
+#include "vector/time_text.h"
 #include "vector/value.h"
 
 namespace silt::cli {
@@ -136,6 +138,19 @@ void AppendCellImpl(const Vector& v, size_t i, CellStyle style, bool nested, con
       *out += FormatSparkTimestamp(micros);
       break;
     }
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos: {
+      int64_t n = v.Get<int64_t>(i);
+      if (zone && v.id() == TypeId::kTimestampNanos) {
+        const int64_t us = FloorDiv(n, 1000);
+        n = zone->UtcMicrosToLocal(us) * 1000 + (n - us * 1000);
+      }
+      *out += FormatTimestampNanosText(n);
+      break;
+    }
+    case TypeId::kTime:
+      *out += FormatTimeText(v.Get<int64_t>(i));
+      break;
     case TypeId::kList: {
       const Vector& el = v.child(0);
       const char* sep = style == CellStyle::kHive ? "," : ", ";
@@ -275,6 +290,13 @@ void AppendJsonCell(const Vector& v, size_t i, std::string* out) {
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
       AppendJsonString(out, FormatTimestampMicros(v.Get<int64_t>(i)));
+      return;
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
+      AppendJsonString(out, FormatTimestampNanos(v.Get<int64_t>(i)));
+      return;
+    case TypeId::kTime:
+      AppendJsonString(out, FormatTimeText(v.Get<int64_t>(i)));
       return;
     default:
       // Binary and nested values: rare in output, the slow path keeps one definition of the format.

@@ -499,6 +499,14 @@ Result<CommandResult> AddColumns(const sql::AlterTableStatement& stmt,
           "Column `" + c.name + "` has type void, which Delta tables do not support.",
           errc::kDeltaColumnDataTypeNotSupported);
     }
+    if (c.type->is_interval() || c.type->id() == TypeId::kTime ||
+        c.type->id() == TypeId::kTimestampNanos || c.type->id() == TypeId::kTimestampNtzNanos) {
+      return Status::InvalidArgument("Found columns using unsupported data types: [" + c.name +
+                                         ": " + c.type->ToString() +
+                                         "]. Delta tables cannot store interval, TIME or "
+                                         "nanosecond timestamp values.",
+                                     errc::kDeltaUnsupportedDataTypes);
+    }
     SILT_ASSIGN_OR_RETURN(FieldPath at, Locate(&schema, c.name, "Cannot add a column to"));
     if (at.index >= 0) {
       return Status::InvalidArgument("Cannot add column, because `" + at.leaf +

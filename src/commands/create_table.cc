@@ -129,7 +129,7 @@ Result<CommandResult> CreateFileSourceTable(const sql::CreateTableStatement& stm
   if (schema.empty()) {
     return Status::InvalidArgument(
         "Unable to infer schema for " + format + ". It must be specified manually.",
-        "UNABLE_TO_INFER_SCHEMA");
+        errc::kUnableToInferSchema);
   }
   for (size_t i = 0; i < schema.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
@@ -148,7 +148,7 @@ Result<CommandResult> CreateFileSourceTable(const sql::CreateTableStatement& stm
     if (fi < 0) {
       return Status::InvalidArgument(
           "The column `" + p + "` is not defined in table " + target.display + ".",
-          "COLUMN_NOT_DEFINED_IN_TABLE");
+          errc::kColumnNotDefinedInTable);
     }
     is_part[fi] = true;
     partition_columns.push_back(schema[fi].name);
@@ -295,10 +295,13 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     }
   }
   {
-    // Delta has no interval types (Delta's SchemaUtils.findUnsupportedDataTypes).
+    // Delta has no interval, TIME or nanosecond timestamp types (Delta's
+    // SchemaUtils.findUnsupportedDataTypes; the protocol's timestamps are microseconds).
     std::string bad;
     std::function<bool(const TypePtr&)> has_interval = [&](const TypePtr& t) {
-      if (t->is_interval()) return true;
+      if (t->is_interval() || t->id() == TypeId::kTime || t->id() == TypeId::kTimestampNanos ||
+          t->id() == TypeId::kTimestampNtzNanos)
+        return true;
       for (const Field& f : t->fields())
         if (has_interval(f.type)) return true;
       return false;
@@ -308,9 +311,10 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
         bad += std::string(bad.empty() ? "" : ", ") + f.name + ": " + f.type->ToString();
     }
     if (!bad.empty()) {
-      return Status::InvalidArgument("Found columns using unsupported data types: [" + bad +
-                                         "]. Delta tables cannot store interval values.",
-                                     errc::kDeltaUnsupportedDataTypes);
+      return Status::InvalidArgument(
+          "Found columns using unsupported data types: [" + bad +
+              "]. Delta tables cannot store interval, TIME or nanosecond timestamp values.",
+          errc::kDeltaUnsupportedDataTypes);
     }
   }
   if (schema.empty() && has_log && !stmt.or_replace && stmt.ttl) {

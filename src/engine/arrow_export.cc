@@ -65,6 +65,12 @@ Result<std::string> FormatOf(const DataType& type) {
       return std::string("tsu:UTC");
     case TypeId::kTimestampNtz:
       return std::string("tsu:");
+    case TypeId::kTimestampNanos:
+      return std::string("tsn:UTC");
+    case TypeId::kTimestampNtzNanos:
+      return std::string("tsn:");
+    case TypeId::kTime:  // time64 in nanoseconds since midnight
+      return std::string("ttn");
     case TypeId::kYearMonthInterval:
       return std::string("tiM");
     case TypeId::kDayTimeInterval:
@@ -260,6 +266,9 @@ Status FillArray(const std::shared_ptr<const QueryResult>& keep, const Vector& v
     case TypeId::kDate:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
+    case TypeId::kTime:
     case TypeId::kYearMonthInterval:
     case TypeId::kDayTimeInterval: {
       const void* data = v.data<uint8_t>();

@@ -45,6 +45,9 @@ struct DistinctSet {
       case TypeId::kYearMonthInterval:
       case TypeId::kTimestamp:
       case TypeId::kTimestampNtz:
+      case TypeId::kTime:
+      case TypeId::kTimestampNanos:
+      case TypeId::kTimestampNtzNanos:
       case TypeId::kDayTimeInterval:
         raw_width = types[0]->fixed_width();
         break;

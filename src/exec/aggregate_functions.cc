@@ -133,6 +133,9 @@ auto DispatchSlot(const TypePtr& type, Make&& make)
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval:
       return make.template operator()<FixedSlot<int64_t>>();
     case TypeId::kFloat:
@@ -1267,6 +1270,8 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
       args.pop_back();
     }
     if (p < 0.0 || p > 1.0) return Mismatch(n, "the percentage must be between 0.0 and 1.0");
+    if (args[0]->type->id() == TypeId::kTime)
+      return agg::MakePercentile(p, false, false, args[0]->type);
     SILT_ASSIGN_OR_RETURN(args[0], ToDoubleArg(n, args[0], ctx));
     return agg::MakePercentile(p);
   }
@@ -1297,6 +1302,9 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
     SILT_ASSIGN_OR_RETURN(bool desc, BoolConstant(n, args[2]));
     if (p < 0.0 || p > 1.0) return Mismatch(n, "the percentage must be between 0.0 and 1.0");
     args.resize(1);
+    if (args[0]->type->id() == TypeId::kTime) {
+      return agg::MakePercentile(p, n == "percentile_disc", desc, args[0]->type);
+    }
     SILT_ASSIGN_OR_RETURN(args[0], ToDoubleArg(n, args[0], ctx));
     return agg::MakePercentile(p, n == "percentile_disc", desc);
   }

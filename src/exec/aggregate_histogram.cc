@@ -199,6 +199,9 @@ FnPtr MakeHistogramNumeric(const TypePtr& type, size_t nb) {
     case TypeId::kDate:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kYearMonthInterval:
     case TypeId::kDayTimeInterval:
       return std::make_shared<HistogramNumericFn>(type, nb);

@@ -239,9 +239,10 @@ class HllFn final : public AggregateFunction {
 // Percentile), over the values as doubles.
 class PercentileFn final : public AggregateFunction {
  public:
-  PercentileFn(double p, bool discrete, bool descending)
+  PercentileFn(double p, bool discrete, bool descending, TypePtr result_type)
       : p_(p), discrete_(discrete), descending_(descending) {
-    result_type_ = DataType::Double();
+    result_type_ = result_type ? std::move(result_type) : DataType::Double();
+    time_ = result_type_->id() == TypeId::kTime;
   }
   size_t state_size() const override { return sizeof(std::vector<double>*); }
   void Init(uint8_t* s) const override { St<std::vector<double>*>(s) = nullptr; }
@@ -289,20 +290,29 @@ class PercentileFn final : public AggregateFunction {
       if (discrete_) {
         // The first value whose cumulative distribution reaches p.
         const double rank = std::ceil(p_ * static_cast<double>(s.size()));
-        out->Append<double>(s[rank <= 1 ? 0 : static_cast<size_t>(rank) - 1]);
+        Put(out, s[rank <= 1 ? 0 : static_cast<size_t>(rank) - 1]);
         continue;
       }
       double pos = static_cast<double>(s.size() - 1) * p_;
       double lo = std::floor(pos), hi = std::ceil(pos);
       size_t l = static_cast<size_t>(lo), h = static_cast<size_t>(hi);
-      out->Append<double>(l == h ? s[l] : (hi - pos) * s[l] + (pos - lo) * s[h]);
+      Put(out, l == h ? s[l] : (hi - pos) * s[l] + (pos - lo) * s[h]);
     }
     return Status::OK();
   }
 
  private:
+  void Put(Vector* out, double v) const {
+    if (time_) {
+      out->Append<int64_t>(static_cast<int64_t>(v));
+    } else {
+      out->Append<double>(v);
+    }
+  }
+
   double p_;
   bool discrete_, descending_;
+  bool time_ = false;
 };
 
 // percentile_approx(x, p, accuracy): computed exactly — the value at rank ceil(p * n), or the
@@ -381,8 +391,8 @@ class PercentileApproxFn final : public AggregateFunction {
 FnPtr MakeCentralMoment(MomentKind kind) { return std::make_shared<CentralMomentFn>(kind); }
 FnPtr MakeCovariance(CovKind kind) { return std::make_shared<CovarianceFn>(kind); }
 FnPtr MakeHll(int p) { return std::make_shared<HllFn>(p); }
-FnPtr MakePercentile(double p, bool discrete, bool descending) {
-  return std::make_shared<PercentileFn>(p, discrete, descending);
+FnPtr MakePercentile(double p, bool discrete, bool descending, TypePtr result_type) {
+  return std::make_shared<PercentileFn>(p, discrete, descending, std::move(result_type));
 }
 
 FnPtr MakePercentileApprox(const TypePtr& t, double p, int64_t accuracy) {
@@ -397,6 +407,9 @@ FnPtr MakePercentileApprox(const TypePtr& t, double p, int64_t accuracy) {
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
       return std::make_shared<PercentileApproxFn<int64_t>>(t, p, accuracy);
     case TypeId::kFloat:
       return std::make_shared<PercentileApproxFn<float>>(t, p, accuracy);

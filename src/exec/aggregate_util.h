@@ -65,6 +65,7 @@ inline void ToDoubles(const Arg& a, size_t rows, std::vector<double>* out,
       conv(int32_t{});
       break;
     case TypeId::kInt64:
+    case TypeId::kTime:  // nanoseconds since midnight: exact in a double (< 2^47)
       conv(int64_t{});
       break;
     case TypeId::kFloat:
@@ -114,7 +115,9 @@ FnPtr MakeHll(int p);
 // percentile / median / percentile_cont (exact, interpolated) and percentile_disc (discrete:
 // the first value whose cumulative distribution reaches p) of doubles, in ascending or
 // descending order.
-FnPtr MakePercentile(double p, bool discrete = false, bool descending = false);
+// `result_type` TIME(p) (a TIME argument): the percentile as a TIME, truncated to the nanosecond.
+FnPtr MakePercentile(double p, bool discrete = false, bool descending = false,
+                     TypePtr result_type = nullptr);
 // ---- aggregate_histogram.cc
 
 // histogram_numeric(x, nb) of a numeric, datetime or interval argument of type `type` (null for

@@ -11,6 +11,7 @@
 #include "common/datetime.h"
 #include "common/error_classes.h"
 #include "common/number_format.h"
+#include "vector/time_text.h"
 
 namespace silt::exec {
 
@@ -24,6 +25,16 @@ bool IsNumeric(TypeId id) {
 bool IsDatetime(TypeId id) {
   return id == TypeId::kDate || id == TypeId::kTimestamp || id == TypeId::kTimestampNtz;
 }
+
+namespace {
+// TIMESTAMP_LTZ(p) / TIMESTAMP_NTZ(p) with p 7..9; any of the four timestamp types.
+bool IsNanosTimestamp(TypeId id) {
+  return id == TypeId::kTimestampNanos || id == TypeId::kTimestampNtzNanos;
+}
+bool IsAnyTimestamp(TypeId id) {
+  return id == TypeId::kTimestamp || id == TypeId::kTimestampNtz || IsNanosTimestamp(id);
+}
+}  // namespace
 
 TypePtr DecimalForIntegral(TypeId id) {
   switch (id) {
@@ -67,6 +78,16 @@ bool CanCast(const TypePtr& from, const TypePtr& to) {
   if ((f == TypeId::kTimestamp && IsNumeric(t)) || (IsNumeric(f) && t == TypeId::kTimestamp))
     return true;
   if (f == TypeId::kBinary && t == TypeId::kString) return true;
+  // TIME: to and from strings and every timestamp, between precisions, to integral numbers and
+  // decimals (seconds since midnight). Nanosecond timestamps: to and from strings, dates and the
+  // other timestamps.
+  if (f == TypeId::kTime)
+    return t == TypeId::kTime || IsAnyTimestamp(t) || IsIntegral(t) || t == TypeId::kDecimal;
+  if (t == TypeId::kTime) return IsAnyTimestamp(f);
+  if (IsNanosTimestamp(f) || IsNanosTimestamp(t)) {
+    TypeId o = IsNanosTimestamp(f) ? t : f;
+    return o == TypeId::kDate || IsAnyTimestamp(o);
+  }
   // Intervals: to and from strings, within a kind, and to and from numbers, which count units of
   // the interval's end field (CAST(-122S AS INTERVAL YEAR TO MONTH) is -122 months).
   if (from->is_interval() || to->is_interval()) {
@@ -264,13 +285,32 @@ std::string CastToString(const Value& v) {
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
       return TimestampText(v.integer());
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
+      return FormatTimestampNanosText(v.integer());
+    case TypeId::kTime:
+      return FormatTimeText(v.integer());
     case TypeId::kString:
     case TypeId::kBinary:
       return v.str();
     case TypeId::kStruct:
     case TypeId::kList:
-    case TypeId::kMap:
-      return v.ToString();
+    case TypeId::kMap: {
+      // Spark's castToString of a nested value: each element in its own string form ("null"
+      // for NULL), "[a, b]" / "{a, b}" / "{k -> v}".
+      auto elem = [](const Value& c) {
+        return c.is_null() ? std::string("null") : CastToString(c);
+      };
+      const bool map = v.type()->id() == TypeId::kMap;
+      std::string s = v.type()->id() == TypeId::kList ? "[" : "{";
+      const auto& ch = v.children();
+      for (size_t i = 0; i < ch.size(); i += map ? 2 : 1) {
+        if (i) s += ", ";
+        s += elem(ch[i]);
+        if (map && i + 1 < ch.size()) s += " -> " + elem(ch[i + 1]);
+      }
+      return s + (v.type()->id() == TypeId::kList ? "]" : "}");
+    }
     default:
       return std::to_string(v.integer());
   }
@@ -501,6 +541,12 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
         if (secs < lo || secs > hi) return fail_overflow();
         return Value::Integer(to, secs);
       }
+      case TypeId::kTime: {
+        // Whole seconds since midnight (the fraction floored), as Spark's TIME → integral.
+        int64_t secs = FloorDiv(v.integer(), kNanosPerSecond);
+        if (secs < lo || secs > hi) return fail_overflow();
+        return Value::Integer(to, secs);
+      }
       default:
         break;
     }
@@ -549,6 +595,16 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
         if (!ParseDecimalText(txt, 38, s, &u)) return fail_invalid();
         break;
       }
+      case TypeId::kTime: {
+        // Seconds since midnight with nine fraction digits, rounded HALF_UP to the scale; the
+        // error shows the exact value (Spark's "60.000000000").
+        u = Rescale(static_cast<int128_t>(v.integer()), 9, s);
+        if (!FitsPrecision(u, p)) {
+          if (ansi) return DecimalOutOfRange(FormatDecimal(v.integer(), 9), to);
+          return Value::Null(to);
+        }
+        return Value::Decimal(p, s, u);
+      }
       default:
         if (!IsIntegral(f)) return fail_invalid();
         u = static_cast<int128_t>(v.integer()) * Pow10(s);
@@ -588,9 +644,74 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
       case TypeId::kTimestamp:
       case TypeId::kTimestampNtz:
         return Value::Integer(to, FloorDiv(v.integer(), kMicrosPerDay));
+      case TypeId::kTimestampNanos:
+      case TypeId::kTimestampNtzNanos:
+        return Value::Integer(to, FloorDiv(v.integer(), kNanosPerDay));
       default:
         break;
     }
+  }
+  if (t == TypeId::kTime) {
+    // The time of day (a timestamp's wall time: CastValueInZone gives a TIMESTAMP's), floored to
+    // the target's precision.
+    int64_t ns;
+    switch (f) {
+      case TypeId::kString:
+        if (!ParseTimeText(v.str(), &ns)) return fail_invalid();
+        break;
+      case TypeId::kTime:
+        ns = v.integer();
+        break;
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz:
+        ns = FloorMod(v.integer(), kMicrosPerDay) * kNanosPerMicro;
+        break;
+      case TypeId::kTimestampNanos:
+      case TypeId::kTimestampNtzNanos:
+        ns = FloorMod(v.integer(), kNanosPerDay);
+        break;
+      default:
+        return fail_invalid();
+    }
+    return Value::Integer(to, TruncateNanos(ns, to->precision()));
+  }
+  if (IsNanosTimestamp(t)) {
+    // Zone-free: a TIMESTAMP source is taken as UTC wall time here (CastValueInZone converts the
+    // zone-sensitive pairs before calling this).
+    int64_t n;
+    switch (f) {
+      case TypeId::kString: {
+        std::string_view s = Trim(v.str());
+        int64_t micros;
+        bool has_zone;
+        if (ParseIsoTimestamp(s, &micros, &has_zone)) {
+          if (!MicrosToNanos(micros, &n) || __builtin_add_overflow(n, SubMicroNanos(s), &n)) {
+            return fail_overflow();
+          }
+          break;
+        }
+        int32_t days;
+        if (!ParseIsoDate(s, &days)) return fail_invalid();
+        if (__builtin_mul_overflow(static_cast<int64_t>(days), kNanosPerDay, &n)) {
+          return fail_overflow();
+        }
+        break;
+      }
+      case TypeId::kDate:
+        if (__builtin_mul_overflow(v.integer(), kNanosPerDay, &n)) return fail_overflow();
+        break;
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz:
+        if (!MicrosToNanos(v.integer(), &n)) return fail_overflow();
+        break;
+      case TypeId::kTimestampNanos:
+      case TypeId::kTimestampNtzNanos:
+        n = v.integer();
+        break;
+      default:
+        return fail_invalid();
+    }
+    return Value::Integer(to, TruncateNanos(n, to->precision()));
   }
   if (t == TypeId::kTimestamp || t == TypeId::kTimestampNtz) {
     switch (f) {
@@ -608,6 +729,9 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
       case TypeId::kTimestamp:
       case TypeId::kTimestampNtz:
         return Value::Integer(to, v.integer());
+      case TypeId::kTimestampNanos:
+      case TypeId::kTimestampNtzNanos:  // the sub-microsecond digits dropped (floor)
+        return Value::Integer(to, NanosToMicros(v.integer()));
       default:
         if (t == TypeId::kTimestamp && IsNumeric(f)) {
           double secs = ToDouble(v);

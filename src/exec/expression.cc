@@ -61,6 +61,9 @@ bool InKeyAt(const Vector& v, size_t i, char* buf, std::string_view* key) {
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval:
     case TypeId::kDecimal: {
       size_t w = static_cast<size_t>(v.type()->fixed_width());
@@ -167,6 +170,9 @@ bool InSetType(const DataType& t) {
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval:
     case TypeId::kDecimal:
     case TypeId::kFloat:
@@ -468,6 +474,9 @@ bool EqualAt(const Vector& a, size_t i, const Vector& b, size_t j) {
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval:
       return a.data<int64_t>()[i] == b.data<int64_t>()[j];
     case TypeId::kFloat: {
@@ -716,8 +725,9 @@ Status EvalIn(const Expr& e, const DataChunk& in, const EvalContext& ctx, Vector
   if (e.children.size() > 1) {
     const TypeId id = value.type()->id();
     const bool i32 = id == TypeId::kInt32 || id == TypeId::kDate;
-    const bool i64 =
-        id == TypeId::kInt64 || id == TypeId::kTimestamp || id == TypeId::kTimestampNtz;
+    const bool i64 = id == TypeId::kInt64 || id == TypeId::kTimestamp ||
+                     id == TypeId::kTimestampNtz || id == TypeId::kTime ||
+                     id == TypeId::kTimestampNanos || id == TypeId::kTimestampNtzNanos;
     bool constants = i32 || i64;
     for (size_t c = 1; constants && c < e.children.size(); ++c) {
       const Expr& item = *e.children[c];

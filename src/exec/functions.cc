@@ -9,6 +9,7 @@
 #include "common/time_zones.h"
 #include "exec/cast.h"
 #include "exec/function_registry.h"
+#include "vector/time_text.h"
 
 namespace silt::exec {
 
@@ -146,22 +147,93 @@ bool FastCast(const Vector& in, size_t rows, const TypePtr& to, Vector* out) {
 // Casts whose result depends on the session time zone (Spark's TimeZoneAwareExpression casts): a
 // TIMESTAMP is an instant, shown and truncated to a date in the session zone; a string without an
 // offset, a DATE and a TIMESTAMP_NTZ are wall times in that zone.
-bool ZoneSensitiveCast(TypeId f, TypeId t) {
-  if (f == TypeId::kTimestamp) {
-    return t == TypeId::kString || t == TypeId::kDate || t == TypeId::kTimestampNtz;
+// TIMESTAMP_LTZ(p) (nanoseconds) is an instant like TIMESTAMP; TIMESTAMP_NTZ(p) a wall time.
+bool IsInstant(TypeId id) { return id == TypeId::kTimestamp || id == TypeId::kTimestampNanos; }
+bool IsWallTime(TypeId id) {
+  return id == TypeId::kString || id == TypeId::kDate || id == TypeId::kTimestampNtz ||
+         id == TypeId::kTimestampNtzNanos || id == TypeId::kTime;
+}
+bool HasInstant(const TypePtr& t) {
+  if (IsInstant(t->id())) return true;
+  if (t->id() == TypeId::kList) return HasInstant(t->element_type());
+  if (t->id() == TypeId::kMap) return HasInstant(t->key_type()) || HasInstant(t->value_type());
+  for (const Field& f : t->fields())
+    if (HasInstant(f.type)) return true;
+  return false;
+}
+bool ZoneSensitiveCast(const TypePtr& from, const TypePtr& to) {
+  const TypeId f = from->id(), t = to->id();
+  // A nested value with instants inside, as a string: each instant in the session zone.
+  if (t == TypeId::kString && from->is_nested()) return HasInstant(from);
+  return (IsInstant(f) && IsWallTime(t)) || (IsInstant(t) && IsWallTime(f));
+}
+
+// An instant's wall time in `zone`, as a TIMESTAMP_NTZ of the same precision.
+Value WallTime(const Value& v, const TimeZone& zone) {
+  if (v.type()->id() == TypeId::kTimestamp) {
+    return Value::Integer(DataType::TimestampNtz(), zone.UtcMicrosToLocal(v.integer()));
   }
-  return t == TypeId::kTimestamp &&
-         (f == TypeId::kString || f == TypeId::kDate || f == TypeId::kTimestampNtz);
+  const int64_t n = v.integer(), us = FloorDiv(n, 1000);
+  return Value::Integer(DataType::TimestampNtzNanos(v.type()->precision()),
+                        zone.UtcMicrosToLocal(us) * 1000 + (n - us * 1000));
+}
+
+// The instant of a wall time (TIMESTAMP_NTZ micros, or nanos when `to` is TIMESTAMP_LTZ(p)).
+Value Instant(int64_t wall, const TypePtr& to, const TimeZone& zone) {
+  if (to->id() == TypeId::kTimestamp) return Value::Integer(to, zone.LocalMicrosToUtc(wall));
+  const int64_t us = FloorDiv(wall, 1000);
+  return Value::Integer(to, zone.LocalMicrosToUtc(us) * 1000 + (wall - us * 1000));
+}
+
+// CAST(TIME AS TIMESTAMP…): the time of day on the current date (in the session zone), Spark's
+// TIME → TIMESTAMP_NTZ(p) / TIMESTAMP_LTZ(p).
+Result<Value> TimeToTimestamp(const Value& v, const TypePtr& to, const TimeZone* zone,
+                              int64_t now_micros) {
+  if (v.is_null()) return Value::Null(to);
+  const int64_t local_now = zone ? zone->UtcMicrosToLocal(now_micros) : now_micros;
+  const int64_t day = FloorDiv(local_now, kMicrosPerDay);
+  const int64_t ns = v.integer();
+  const bool nanos = to->id() == TypeId::kTimestampNanos || to->id() == TypeId::kTimestampNtzNanos;
+  int64_t wall = nanos ? TruncateNanos(day * kNanosPerDay + ns, to->precision())
+                       : day * kMicrosPerDay + FloorDiv(ns, kNanosPerMicro);
+  if (IsInstant(to->id())) return zone ? Instant(wall, to, *zone) : Value::Integer(to, wall);
+  return Value::Integer(to, wall);
 }
 
 Result<Value> CastValueInZone(const Value& v, const TypePtr& to, bool ansi, const TimeZone& zone) {
   if (v.is_null()) return Value::Null(to);
   TypeId f = v.type()->id();
-  if (f == TypeId::kTimestamp) {
-    // The wall time in the zone, then the zone-free cast.
-    return CastValue(Value::Integer(DataType::TimestampNtz(), zone.UtcMicrosToLocal(v.integer())),
-                     to, ansi);
+  if (to->id() == TypeId::kString && v.type()->is_nested()) {
+    // castToString of a nested value (CastToString's form) with the instants in the zone.
+    std::function<Result<std::string>(const Value&)> elem =
+        [&](const Value& c) -> Result<std::string> {
+      if (c.is_null()) return std::string("null");
+      if (IsInstant(c.type()->id()) || c.type()->is_nested()) {
+        SILT_ASSIGN_OR_RETURN(Value sv, CastValueInZone(c, to, ansi, zone));
+        return sv.str();
+      }
+      return CastToString(c);
+    };
+    if (!HasInstant(v.type())) return Value::String(CastToString(v));
+    const bool map = f == TypeId::kMap;
+    std::string s = f == TypeId::kList ? "[" : "{";
+    const auto& ch = v.children();
+    for (size_t i = 0; i < ch.size(); i += map ? 2 : 1) {
+      if (i) s += ", ";
+      SILT_ASSIGN_OR_RETURN(std::string a, elem(ch[i]));
+      s += a;
+      if (map && i + 1 < ch.size()) {
+        SILT_ASSIGN_OR_RETURN(std::string b, elem(ch[i + 1]));
+        s += " -> " + b;
+      }
+    }
+    return Value::String(s + (f == TypeId::kList ? "]" : "}"));
   }
+  if (IsInstant(f)) {
+    // The wall time in the zone, then the zone-free cast.
+    return CastValue(WallTime(v, zone), to, ansi);
+  }
+  const bool nanos_to = to->id() == TypeId::kTimestampNanos;
   if (f == TypeId::kString) {
     int64_t micros;
     bool has_zone;
@@ -169,14 +241,26 @@ Result<Value> CastValueInZone(const Value& v, const TypePtr& to, bool ansi, cons
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
     if (ParseIsoTimestamp(s, &micros, &has_zone)) {
-      return Value::Integer(to, has_zone ? micros : zone.LocalMicrosToUtc(micros));
+      const int64_t instant = has_zone ? micros : zone.LocalMicrosToUtc(micros);
+      if (!nanos_to) return Value::Integer(to, instant);
+      int64_t n;
+      if (!MicrosToNanos(instant, &n) || __builtin_add_overflow(n, SubMicroNanos(s), &n)) {
+        if (!ansi) return Value::Null(to);
+        return Status::InvalidArgument("The value '" + std::string(s) +
+                                           "' of the type \"string\" cannot be cast to \"" +
+                                           to->ToString() + "\" due to an overflow.",
+                                       errc::kCastOverflow);
+      }
+      return Value::Integer(to, TruncateNanos(n, to->precision()));
     }
   }
-  // DATE, TIMESTAMP_NTZ and date-only strings: their wall time, as an instant in the zone (a
+  // DATE, TIMESTAMP_NTZ(p) and date-only strings: their wall time, as an instant in the zone (a
   // string the zone-free cast rejects fails the same way here).
-  SILT_ASSIGN_OR_RETURN(Value local, CastValue(v, DataType::TimestampNtz(), ansi));
+  TypePtr wall_type =
+      nanos_to ? DataType::TimestampNtzNanos(to->precision()) : DataType::TimestampNtz();
+  SILT_ASSIGN_OR_RETURN(Value local, CastValue(v, wall_type, ansi));
   if (local.is_null()) return Value::Null(to);
-  return Value::Integer(to, zone.LocalMicrosToUtc(local.integer()));
+  return Instant(local.integer(), to, zone);
 }
 
 }  // namespace
@@ -205,8 +289,37 @@ Result<ExprPtr> BindCast(ExprPtr child, TypePtr target, bool try_cast, const Bin
   // wrap into a TINYINT) and turns their errors into NULL.
   const bool ansi = ctx.ansi || try_cast;
   std::shared_ptr<const TimeZone> zone;
-  if (ZoneSensitiveCast(child->type->id(), target->id())) {
+  if (ZoneSensitiveCast(child->type, target)) {
     SILT_ASSIGN_OR_RETURN(zone, TimeZone::Find(ctx.time_zone));
+  }
+  // TIME → a timestamp: the current date of the statement (EvalContext::now_micros), so no
+  // folding at bind time.
+  if (child->type->id() == TypeId::kTime && target->id() != TypeId::kTime &&
+      (target->id() == TypeId::kTimestamp || target->id() == TypeId::kTimestampNtz ||
+       target->id() == TypeId::kTimestampNanos || target->id() == TypeId::kTimestampNtzNanos)) {
+    std::shared_ptr<const TimeZone> tz;
+    SILT_ASSIGN_OR_RETURN(tz, TimeZone::Find(ctx.time_zone));
+    auto e = std::make_shared<Expr>();
+    e->kind = ExprKind::kCast;
+    e->type = target;
+    e->name = try_cast ? "try_cast" : "cast";
+    e->children = {child};
+    e->nullable = child->nullable;
+    // The current date is the statement's (as current_date()), so the cast stays foldable.
+    e->deterministic = child->deterministic;
+    TypePtr to = target;
+    e->kernel = [to, tz](std::span<const Arg> args, size_t rows, const EvalContext& ectx,
+                         Vector* out) -> Status {
+      const Arg& a = args[0];
+      for (size_t i = 0; i < rows; ++i) {
+        size_t r = a.index(i);
+        SILT_ASSIGN_OR_RETURN(
+            Value v, TimeToTimestamp(a.vector->GetValue(r), to, tz.get(), ectx.now_micros));
+        SILT_RETURN_NOT_OK(out->AppendValue(v));
+      }
+      return Status::OK();
+    };
+    return ExprPtr(e);
   }
   // Constant folding: a cast of a literal is computed once. One that fails stays a cast: its
   // error is raised by the optimizer's constant folding (planner/constant_folding.h) unless the
@@ -281,6 +394,17 @@ Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b) {
     int e = std::max(a->interval_end(), b->interval_end());
     return x == TypeId::kYearMonthInterval ? DataType::YearMonthInterval(s, e)
                                            : DataType::DayTimeInterval(s, e);
+  }
+  if (x == TypeId::kTime && y == TypeId::kTime) {
+    return DataType::Time(std::max(a->precision(), b->precision()));
+  }
+  const bool xn = x == TypeId::kTimestampNanos || x == TypeId::kTimestampNtzNanos;
+  const bool yn = y == TypeId::kTimestampNanos || y == TypeId::kTimestampNtzNanos;
+  if ((xn || yn) && (xn || IsDatetime(x)) && (yn || IsDatetime(y))) {
+    // A nanosecond timestamp with a date or another timestamp: the finer precision; LTZ wins.
+    int p = std::max(xn ? a->precision() : 0, yn ? b->precision() : 0);
+    bool ltz = IsInstant(x) || IsInstant(y);
+    return ltz ? DataType::TimestampNanos(p) : DataType::TimestampNtzNanos(p);
   }
   if (IsDatetime(x) && IsDatetime(y)) {
     if (x == TypeId::kTimestamp || y == TypeId::kTimestamp) return DataType::Timestamp();

@@ -38,6 +38,9 @@ GroupHashTable::GroupHashTable(std::vector<TypePtr> key_types, size_t payload_by
       case TypeId::kInt64:
       case TypeId::kTimestamp:
       case TypeId::kTimestampNtz:
+      case TypeId::kTime:
+      case TypeId::kTimestampNanos:
+      case TypeId::kTimestampNtzNanos:
       case TypeId::kDayTimeInterval:
         path_ = Path::kSingleInt;
         break;

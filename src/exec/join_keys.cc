@@ -61,9 +61,11 @@ void HashColumn(const Vector& v, size_t begin, size_t end, uint64_t* hashes, boo
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval: {
-      if (v.id() == TypeId::kInt64 || v.id() == TypeId::kTimestamp ||
-          v.id() == TypeId::kTimestampNtz || v.id() == TypeId::kDayTimeInterval) {
+      if (v.type()->fixed_width() == 8 && v.id() != TypeId::kDouble) {
         const int64_t* d = v.data<int64_t>();
         HashLoop(v, begin, end, hashes, first,
                  [d](size_t r) { return HashMix(static_cast<uint64_t>(d[r])); });
@@ -143,6 +145,9 @@ void EqColumn(const Vector& a, const Vector& b, bool null_safe, const uint32_t* 
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval: {
       const int64_t* x = a.data<int64_t>();
       const int64_t* y = b.data<int64_t>();
@@ -193,6 +198,9 @@ bool IsIntegralKeyType(TypeId id) {
     case TypeId::kYearMonthInterval:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval:
       return true;
     default:

@@ -115,6 +115,9 @@ void HashAny(const Vector& col, size_t n, RowOf rows, uint64_t* hashes, bool com
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval:
       HashFixed<int64_t>(col, n, rows, hashes, combine);
       break;
@@ -209,6 +212,9 @@ bool ValuesEqualAt(const Vector& a, size_t i, const Vector& b, size_t j, NullEqu
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval:
       return a.data<int64_t>()[i] == b.data<int64_t>()[j];
     case TypeId::kFloat:
@@ -313,6 +319,9 @@ size_t MatchColumn(const Vector& a, const uint32_t* a_rows, const Vector& b, con
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval:
       return MatchFixed<int64_t>(a, a_rows, b, b_rows, cand, n, nulls, miss, n_miss);
     case TypeId::kFloat:

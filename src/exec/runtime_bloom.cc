@@ -22,6 +22,9 @@ bool KeyBloomFilter::Supports(const DataType& build, const DataType& probe) {
         case TypeId::kYearMonthInterval:
         case TypeId::kTimestamp:
         case TypeId::kTimestampNtz:
+        case TypeId::kTime:
+        case TypeId::kTimestampNanos:
+        case TypeId::kTimestampNtzNanos:
         case TypeId::kDayTimeInterval:
         case TypeId::kBoolean:
           return static_cast<int>(id);

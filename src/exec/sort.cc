@@ -87,6 +87,9 @@ RowComparator::CompareFn CompareFnFor(const DataType& t) {
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval:
       return CmpInt<int64_t>;
     case TypeId::kFloat:
@@ -128,6 +131,9 @@ int NormalizedWidth(const DataType& t) {
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval:
     case TypeId::kDouble:
       return 8;
@@ -226,6 +232,9 @@ void EncodeColumn(const Vector& v, SortOrder o, bool with_null_byte, std::vector
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval: {
       const int64_t* d = v.data<int64_t>();
       put([&](size_t r) { return FlipSign<int64_t, uint64_t>(d[r]); });

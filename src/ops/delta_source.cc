@@ -370,7 +370,7 @@ Status DeltaSource::CheckSchemaChange(const delta::Metadata& metadata, int64_t v
                 TreeString(table_schema_) + ". Incompatible data schema: " + TreeString(data) +
                 " (version " + std::to_string(version) + ", column " + r.name +
                 (it == newer.end() ? " dropped" : " renamed to " + it->name) + ").",
-            "DELTA_STREAMING_INCOMPATIBLE_SCHEMA_CHANGE_USE_SCHEMA_LOG");
+            errc::kDeltaStreamingIncompatibleSchemaChangeUseSchemaLog);
       }
     }
   }

@@ -917,7 +917,7 @@ Result<VacuumResult> VacuumRun::Run() {
   if (options_.inventory && options_.mode == VacuumMode::kLite) {
     return Status::InvalidArgument(
         "Operation not allowed: Inventory option is not compatible with LITE",
-        "_LEGACY_ERROR_TEMP_0035");
+        errc::kLegacyErrorTemp0035);
   }
   SILT_RETURN_NOT_OK(ComputeRetention());
   if (options_.mode == VacuumMode::kLite) {

@@ -504,6 +504,23 @@ Status AppendElements(const std::string& name, const TypePtr& type, bool nullabl
       if (lt.is_adjusted_to_utc) e.converted_type = ConvertedType::TIMESTAMP_MICROS;
       break;
     }
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos: {
+      e.type = Type::INT64;
+      LogicalType lt = logical(LogicalType::TIMESTAMP);
+      lt.unit = TimeUnit::NANOS;
+      lt.is_adjusted_to_utc = type->id() == TypeId::kTimestampNanos;
+      e.logical_type = lt;
+      break;
+    }
+    case TypeId::kTime: {
+      e.type = Type::INT64;
+      LogicalType lt = logical(LogicalType::TIME);
+      lt.unit = TimeUnit::NANOS;
+      lt.is_adjusted_to_utc = false;
+      e.logical_type = lt;
+      break;
+    }
     case TypeId::kStruct: {
       if (type->fields().empty())
         return Status::InvalidArgument("cannot write empty struct '" + name + "' to Parquet",

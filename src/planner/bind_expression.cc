@@ -1,4 +1,5 @@
 // Binding expressions: column resolution, field access, operators, CASE, interval arithmetic.
+#include "common/datetime.h"
 #include "common/error_classes.h"
 #include "planner/binder_impl.h"
 
@@ -118,6 +119,12 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
     case ExprType::kLiteral:
       if (e.local_timestamp && !e.literal.is_null()) {
         SILT_ASSIGN_OR_RETURN(auto zone, exec::cal::TimeZone::Find(ctx().bind.time_zone));
+        if (e.literal.type()->id() == TypeId::kTimestampNanos) {
+          // Nanoseconds: the zone shifts the microseconds; the sub-microsecond digits stay.
+          const int64_t n = e.literal.integer(), us = FloorDiv(n, 1000);
+          return exec::MakeConstant(Value::Integer(
+              e.literal.type(), zone->LocalMicrosToUtc(us) * 1000 + (n - us * 1000)));
+        }
         return exec::MakeConstant(
             Value::Integer(DataType::Timestamp(), zone->LocalMicrosToUtc(e.literal.integer())));
       }

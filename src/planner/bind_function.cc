@@ -279,7 +279,8 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
     // Spark's ToCharacter: a datetime with a datetime pattern is date_format (in the session
     // time zone); numbers and binaries take number / encoding formats silt does not have.
     TypeId t = args[0]->type->id();
-    if (t == TypeId::kDate || t == TypeId::kTimestamp || t == TypeId::kTimestampNtz) {
+    if (t == TypeId::kDate || t == TypeId::kTimestamp || t == TypeId::kTimestampNtz ||
+        t == TypeId::kTime || t == TypeId::kTimestampNanos || t == TypeId::kTimestampNtzNanos) {
       return exec::BindScalarFunction("date_format", std::move(args), ctx().bind);
     }
     return Status::NotImplemented(name + " of a " + args[0]->type->ToString() +

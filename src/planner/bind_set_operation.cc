@@ -1,8 +1,7 @@
 // Binding UNION / INTERSECT / EXCEPT and ORDER BY over a plan's output columns.
-#include <cctype>
-
 #include "common/error_classes.h"
 #include "planner/binder_impl.h"
+#include "vector/type_sql.h"
 
 namespace silt::planner {
 
@@ -34,27 +33,24 @@ Result<PlanPtr> Binder::Impl::BindSetOp(const sql::Query& q) {
   std::vector<OutputColumn> out = l->columns;
   for (size_t i = 0; i < out.size(); ++i) {
     Result<TypePtr> common = exec::CommonType(l->columns[i].type, r->columns[i].type, ctx().bind);
-    if (!common.ok() && common.status().error_class().rfind(errc::kDatatypeMismatch, 0) == 0) {
-      // Spark's CheckAnalysis for set operations: INCOMPATIBLE_COLUMN_TYPE.
-      static const char* const kOrdinals[] = {"first", "second", "third"};
-      auto sql_type = [](const TypePtr& type) {
-        std::string s = type->ToString();
-        for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-        return "\"" + s + "\"";
-      };
+    if (!common.ok()) {
+      // Spark's CheckAnalysis for set operations: INCOMPATIBLE_COLUMN_TYPE (also TIME with a
+      // timestamp: no implicit conversion).
+      static const char* const kOrdinals[] = {"first", "second",  "third",  "fourth", "fifth",
+                                              "sixth", "seventh", "eighth", "ninth",  "tenth"};
+      std::string ord = i < 10 ? kOrdinals[i] : std::to_string(i + 1) + "th";
       std::string op = q.set_op == sql::SetOp::kUnion       ? "UNION"
                        : q.set_op == sql::SetOp::kIntersect ? "INTERSECT"
                                                             : "EXCEPT";
       if (q.set_all && q.set_op != sql::SetOp::kUnion) op += " ALL";
       return Status::InvalidArgument(
-          op + " can only be performed on tables with compatible column types. The " +
-              (i < 3 ? std::string(kOrdinals[i]) : std::to_string(i + 1) + "th") +
-              " column of the second table is " + sql_type(r->columns[i].type) +
-              " type which is not compatible with " + sql_type(l->columns[i].type) +
-              " at the same column of the first table.",
-          "INCOMPATIBLE_COLUMN_TYPE");
+          op + " can only be performed on tables with compatible column types. The " + ord +
+              " column of the second table is \"" + TypeSql(r->columns[i].type) +
+              "\" type which is not compatible with \"" + TypeSql(l->columns[i].type) +
+              "\" at the same column of the first table.",
+          errc::kIncompatibleColumnType);
     }
-    SILT_ASSIGN_OR_RETURN(TypePtr t, std::move(common));
+    TypePtr t = *common;
     ExprPtr a = exec::MakeColumn(static_cast<int>(i), l->columns[i].type, l->columns[i].name);
     ExprPtr b = exec::MakeColumn(static_cast<int>(i), r->columns[i].type, r->columns[i].name);
     lcast |= !t->Equals(*l->columns[i].type);

@@ -373,7 +373,7 @@ std::optional<ApiError> Server::Impl::ParseBody(const Req& req, simdjson::dom::e
 
 Result<TableRef> Server::Impl::Resolve(const std::string& table) {
   if (table.empty()) {
-    return Status::InvalidArgument("missing parameter 'table'", "SILT_CONSOLE_BAD_PARAMETER");
+    return Status::InvalidArgument("missing parameter 'table'", errc::kSiltConsoleBadParameter);
   }
   TableRef ref;
   const std::string& warehouse = db_->state().catalog->warehouse();
@@ -384,7 +384,7 @@ Result<TableRef> Server::Impl::Resolve(const std::string& table) {
       return Status::InvalidArgument("the path '" + table + "' is outside the warehouse " +
                                          warehouse +
                                          " (the console reads only tables under its warehouse)",
-                                     "SILT_CONSOLE_PATH_OUTSIDE_WAREHOUSE");
+                                     errc::kSiltConsolePathOutsideWarehouse);
     }
     ref.display = loc;
     ref.location = loc;
@@ -480,7 +480,7 @@ Status Server::Impl::CheckReadOnlySql(const std::string& sql) {
       return Status::Unsupported(
           "the console runs in read-only mode (--read-only): only queries, SHOW, DESCRIBE and "
           "EXPLAIN statements run",
-          "SILT_CONSOLE_READ_ONLY");
+          errc::kSiltConsoleReadOnly);
     }
   }
   return Status::OK();
@@ -543,12 +543,12 @@ void Server::Impl::PostPath(const Req& req, Res& res) {
   if (auto e = ParseBody(req, &body)) return SendError(res, *e);
   std::string_view path;
   if (body["path"].get(path) != simdjson::SUCCESS || path.empty()) {
-    return SendError(res,
-                     {400, "SILT_CONSOLE_BAD_PARAMETER", "expected {\"path\": \"<table path>\"}"});
+    return SendError(
+        res, {400, errc::kSiltConsoleBadParameter, "expected {\"path\": \"<table path>\"}"});
   }
   std::string p(path);
   if (!IsPathLike(p)) {
-    return SendError(res, {400, "SILT_CONSOLE_BAD_PARAMETER",
+    return SendError(res, {400, errc::kSiltConsoleBadParameter,
                            "'" + p + "' is not a path (a path table's location contains '/')"});
   }
   Result<TableRef> ref = Resolve(p);
@@ -649,7 +649,7 @@ void Server::Impl::GetTableSql(const Req& req, Res& res, const std::string& what
     if (!limit.empty()) {
       if (limit.find_first_not_of("0123456789") != std::string::npos || limit.size() > 9) {
         return SendError(res,
-                         {400, "SILT_CONSOLE_BAD_PARAMETER", "limit must be a positive integer"});
+                         {400, errc::kSiltConsoleBadParameter, "limit must be a positive integer"});
       }
       sql += " LIMIT " + limit;
     }
@@ -705,7 +705,8 @@ void Server::Impl::GetOpsHistory(const Req& req, Res& res) {
   std::string limit = param(req, "limit");
   if (limit.empty()) limit = "200";
   if (limit.find_first_not_of("0123456789") != std::string::npos || limit.size() > 6) {
-    return SendError(res, {400, "SILT_CONSOLE_BAD_PARAMETER", "limit must be a positive integer"});
+    return SendError(res,
+                     {400, errc::kSiltConsoleBadParameter, "limit must be a positive integer"});
   }
   std::string sql =
       "SELECT start_time, end_time, catalog_name, schema_name, table_name, operation_type, "
@@ -726,12 +727,12 @@ void Server::Impl::PostSql(const Req& req, Res& res) {
   std::string_view sql;
   if (body["sql"].get(sql) != simdjson::SUCCESS) {
     return SendError(res,
-                     {400, "SILT_CONSOLE_BAD_PARAMETER", "expected {\"sql\": \"<statements>\"}"});
+                     {400, errc::kSiltConsoleBadParameter, "expected {\"sql\": \"<statements>\"}"});
   }
   if (options_.read_only) {
     Status st = CheckReadOnlySql(std::string(sql));
     if (!st.ok()) {
-      return SendJson(res, st.error_class() == "SILT_CONSOLE_READ_ONLY" ? 403 : 400,
+      return SendJson(res, st.error_class() == errc::kSiltConsoleReadOnly ? 403 : 400,
                       StatementErrorBody(st));
     }
   }
@@ -769,7 +770,7 @@ void Server::Impl::PostAction(const Req& req, Res& res) {
   if (auto e = ParseBody(req, &body)) return SendError(res, *e);
   std::string_view action_sv, table_sv;
   if (body["action"].get(action_sv) != simdjson::SUCCESS) {
-    return SendError(res, {400, "SILT_CONSOLE_BAD_PARAMETER",
+    return SendError(res, {400, errc::kSiltConsoleBadParameter,
                            "expected {\"action\": \"vacuum_dry_run|vacuum|optimize|reorg_purge|"
                            "set_ttl|drop_ttl|maintain_dry_run|maintain\", \"table\": …}"});
   }
@@ -778,11 +779,11 @@ void Server::Impl::PostAction(const Req& req, Res& res) {
                                                  "reorg_purge",      "set_ttl", "drop_ttl",
                                                  "maintain_dry_run", "maintain"};
   if (!kActions.count(action)) {
-    return SendError(res, {400, "SILT_CONSOLE_BAD_PARAMETER", "unknown action '" + action + "'"});
+    return SendError(res, {400, errc::kSiltConsoleBadParameter, "unknown action '" + action + "'"});
   }
   const bool dry = action == "vacuum_dry_run" || action == "maintain_dry_run";
   if (options_.read_only && !dry) {
-    return SendError(res, {403, "SILT_CONSOLE_READ_ONLY",
+    return SendError(res, {403, errc::kSiltConsoleReadOnly,
                            "the console runs in read-only mode (--read-only): action '" + action +
                                "' changes the table"});
   }
@@ -802,7 +803,7 @@ void Server::Impl::PostAction(const Req& req, Res& res) {
     auto h = body["retain_hours"];
     if (!h.error()) {
       if (h.get(hours) != simdjson::SUCCESS || hours < 0) {
-        return SendError(res, {400, "SILT_CONSOLE_BAD_PARAMETER",
+        return SendError(res, {400, errc::kSiltConsoleBadParameter,
                                "retain_hours must be a non-negative integer"});
       }
       job->statement += " RETAIN " + std::to_string(hours) + " HOURS";
@@ -817,7 +818,7 @@ void Server::Impl::PostAction(const Req& req, Res& res) {
     std::string_view column;
     if (body["days"].get(days) != simdjson::SUCCESS ||
         body["column"].get(column) != simdjson::SUCCESS || column.empty()) {
-      return SendError(res, {400, "SILT_CONSOLE_BAD_PARAMETER",
+      return SendError(res, {400, errc::kSiltConsoleBadParameter,
                              "set_ttl expects {\"days\": <integer>, \"column\": \"<column>\"}"});
     }
     job->statement = "ALTER TABLE " + ref->sql + " SET DELETE ROWS " + std::to_string(days) +
@@ -1030,7 +1031,7 @@ Status Server::Impl::Start() {
   if (!IsLoopback(options_.bind) && options_.token.empty()) {
     return Status::InvalidArgument(
         "a bind address other than loopback (" + options_.bind + ") needs a token (--token)",
-        "SILT_CONSOLE_TOKEN_REQUIRED");
+        errc::kSiltConsoleTokenRequired);
   }
   Routes();
   if (options_.port == 0) {

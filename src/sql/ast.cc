@@ -12,6 +12,7 @@
 
 #include "common/ascii.h"
 #include "common/number_format.h"
+#include "vector/time_text.h"
 #include "vector/type_sql.h"
 
 namespace silt::sql {
@@ -63,6 +64,12 @@ std::string LiteralPretty(const Value& v) {
       return "TIMESTAMP '" + TimestampText(v.integer()) + "'";
     case TypeId::kTimestampNtz:
       return "TIMESTAMP_NTZ '" + TimestampText(v.integer()) + "'";
+    case TypeId::kTimestampNanos:
+      return "TIMESTAMP_LTZ '" + FormatTimestampNanosText(v.integer()) + "'";
+    case TypeId::kTimestampNtzNanos:
+      return "TIMESTAMP_NTZ '" + FormatTimestampNanosText(v.integer()) + "'";
+    case TypeId::kTime:
+      return "TIME '" + FormatTimeText(v.integer()) + "'";
     default:
       return v.ToString();
   }

@@ -756,7 +756,8 @@ Result<ExprNode> Parser::PrimaryExpr() {
       e->literal = Value::Boolean(u == "TRUE");
       return e;
     }
-    if ((u == "DATE" || u == "TIMESTAMP" || u == "TIMESTAMP_NTZ" || u == "TIMESTAMP_LTZ") &&
+    if ((u == "DATE" || u == "TIMESTAMP" || u == "TIMESTAMP_NTZ" || u == "TIMESTAMP_LTZ" ||
+         u == "TIME") &&
         Peek(1).kind == TokenKind::kString) {
       Next();
       return TypedStringLiteral(u, pos);

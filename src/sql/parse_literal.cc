@@ -2,6 +2,7 @@
 // X'..').
 #include "common/error_classes.h"
 #include "sql/parser_internal.h"
+#include "vector/time_text.h"
 
 namespace silt::sql::internal {
 
@@ -174,7 +175,7 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
   // Spark's errorCapturingUnitToUnitInterval: `'…' unit TO unit` followed by more value-unit
   // pairs or another `… TO …`.
   auto SingleFromToError = [&]() {
-    return ClassError("_LEGACY_ERROR_TEMP_0024",
+    return ClassError(errc::kLegacyErrorTemp0024,
                       "Can only have a single from-to unit in the interval literal syntax.", pos);
   };
   auto MoreIntervalUnits = [&]() {
@@ -252,7 +253,7 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
     if (!unit &&
         (AsciiUpper(Peek().text) == "NANOSECOND" || AsciiUpper(Peek().text) == "NANOSECONDS")) {
       // Spark's grammar has the unit; its interval parser refuses it.
-      return ClassError("INVALID_INTERVAL_FORMAT.INVALID_UNIT",
+      return ClassError(errc::kInvalidIntervalFormatInvalidUnit,
                         "Error parsing ' " + value_text + " " + Peek().text +
                             "' to interval, invalid unit '" + Peek().text + "'.",
                         pos);
@@ -266,7 +267,7 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
     if (count == 1 && AtKw("TO")) {
       // Spark's visitUnitToUnitInterval: the value must be a string.
       if (!is_string) {
-        return ClassError("_LEGACY_ERROR_TEMP_0027", "The value of from-to unit must be a string.",
+        return ClassError(errc::kLegacyErrorTemp0027, "The value of from-to unit must be a string.",
                           pos);
       }
       Next();
@@ -394,7 +395,7 @@ Result<ExprNode> Parser::IntervalLiteral(SourcePos pos) {
       // Spark's visitMultiUnitsInterval: a string value with letters ('1 day 2' day).
       for (char c : value_text) {
         if (std::isalpha(static_cast<unsigned char>(c))) {
-          return ClassError("_LEGACY_ERROR_TEMP_0026",
+          return ClassError(errc::kLegacyErrorTemp0026,
                             "Can only use numbers in the interval value part for multiple unit "
                             "value pairs interval form, but got invalid value: " +
                                 value_text + ".",
@@ -474,14 +475,31 @@ Result<ExprNode> Parser::TypedStringLiteral(std::string_view kw, SourcePos pos) 
     bool has_zone = false;
     auto ts = ParseSparkTimestamp(text, &has_zone);
     if (!ts) return invalid();
+    // More than six fraction digits: the literal keeps them (a nanosecond timestamp), so that
+    // `timestamp_ntz'… .123456789'::timestamp_ntz(9)` loses nothing, as in Spark.
+    const bool nanos = FractionDigits(text) > 6;
+    int64_t value = *ts;
+    if (nanos && (!MicrosToNanos(*ts, &value) ||
+                  __builtin_add_overflow(value, SubMicroNanos(text), &value))) {
+      return invalid();
+    }
     if (kw == "TIMESTAMP_NTZ") {
       // Spark ignores nothing here: a zone makes a TIMESTAMP_NTZ literal invalid.
       if (has_zone) return invalid();
-      e->literal = Value::Integer(DataType::TimestampNtz(), *ts);
+      e->literal =
+          Value::Integer(nanos ? DataType::TimestampNtzNanos(9) : DataType::TimestampNtz(), value);
     } else {
-      e->literal = Value::Integer(DataType::Timestamp(), *ts);
+      e->literal =
+          Value::Integer(nanos ? DataType::TimestampNanos(9) : DataType::Timestamp(), value);
       e->local_timestamp = !has_zone;
     }
+    return e;
+  }
+  if (kw == "TIME") {
+    // Spark's TIME literal: TIME(6) (the type's default), holding every digit of the text.
+    int64_t ns;
+    if (!ParseTimeText(text, &ns)) return invalid();
+    e->literal = Value::Integer(DataType::Time(FractionDigits(text) > 6 ? 9 : 6), ns);
     return e;
   }
   if (kw == "X") {

@@ -73,7 +73,7 @@ Result<StatementNode> Parser::Vacuum() {
   if (n_retain > 1) return dup("RETAIN", pos);
   if (n_dry > 1) return dup("DRY RUN", pos);
   if (n_inventory > 0 && lite) {
-    return ClassError("_LEGACY_ERROR_TEMP_0035",
+    return ClassError(errc::kLegacyErrorTemp0035,
                       "Operation not allowed: Inventory option is not compatible with LITE", pos);
   }
   (void)inv_pos;

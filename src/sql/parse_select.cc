@@ -42,7 +42,7 @@ Result<QueryNode> Parser::Query() {
       if (dup && first) dups += (dups.empty() ? "`" : ", `") + ctes[i].name + "`";
     }
     if (!dups.empty()) {
-      return ClassError("DUPLICATED_CTE_NAMES",
+      return ClassError(errc::kDuplicatedCteNames,
                         "CTE definition can't have duplicate names: " + dups + ".", pos);
     }
   }
@@ -664,7 +664,7 @@ Status Parser::GroupingAnalytics(silt::sql::Query* q) {
             return Status::InvalidArgument(std::string("Empty set in ") +
                                                (rollup ? "ROLLUP" : "CUBE") +
                                                " grouping sets is not supported.",
-                                           "_LEGACY_ERROR_TEMP_0051");
+                                           errc::kLegacyErrorTemp0051);
           }
           elems.push_back(std::move(t));
         } else {
@@ -854,7 +854,7 @@ Status Parser::PivotClause(silt::sql::Query* q) {
         (Peek().kind == TokenKind::kString || Peek().kind == TokenKind::kNumber)) {
       // A single literal for several pivot columns (a struct): Spark's
       // PIVOT_VALUE_DATA_TYPE_MISMATCH.
-      return ClassError("PIVOT_VALUE_DATA_TYPE_MISMATCH",
+      return ClassError(errc::kPivotValueDataTypeMismatch,
                         "Invalid pivot value '" + Peek().text +
                             "': the value is a single literal but the pivot column is a struct "
                             "of " +

@@ -92,18 +92,40 @@ Result<TypePtr> Parser::DataTypeRule() {
   if (name == "STRING") return no_params(DataType::String());
   if (name == "BINARY") return no_params(DataType::Binary());
   if (name == "DATE") return no_params(DataType::Date());
-  if (name == "TIMESTAMP_LTZ" || name == "TIMESTAMP_NTZ") {
-    // TIMESTAMP_LTZ(6) is TIMESTAMP and TIMESTAMP_NTZ(6) is TIMESTAMP_NTZ; 7 to 9 are Spark 4.2's
-    // nanosecond timestamps, which silt does not have.
-    TypePtr micro = name == "TIMESTAMP_LTZ" ? DataType::Timestamp() : DataType::TimestampNtz();
+  if (name == "TIMESTAMP_LTZ" || name == "TIMESTAMP_NTZ" || name == "TIMESTAMP") {
+    // TIMESTAMP_LTZ(6) is TIMESTAMP and TIMESTAMP_NTZ(6) is TIMESTAMP_NTZ; 7 to 9 are the
+    // nanosecond timestamps (TIMESTAMP(p) is TIMESTAMP_LTZ(p), spark.sql.timestampType's default).
+    const bool ntz = name == "TIMESTAMP_NTZ";
+    TypePtr micro = ntz ? DataType::TimestampNtz() : DataType::Timestamp();
+    if (params.empty()) return micro;
     if (params.size() == 1 && params[0] == 6) return micro;
     if (params.size() == 1 && params[0] >= 7 && params[0] <= 9) {
-      return Status::NotImplemented("data type " + name + "(" + std::to_string(params[0]) +
-                                    ") (nanosecond precision) is not supported by silt");
+      int p = static_cast<int>(params[0]);
+      return ntz ? DataType::TimestampNtzNanos(p) : DataType::TimestampNanos(p);
+    }
+    if (params.size() == 1) {
+      return ClassError(errc::kInvalidTimestampPrecision,
+                        "The precision " + std::to_string(params[0]) + " of the " +
+                            (ntz ? std::string("TIMESTAMP_NTZ") : std::string("TIMESTAMP_LTZ")) +
+                            " data type is out of the supported range [6, 9].",
+                        pos);
     }
     return no_params(micro);
   }
-  if (name == "TIMESTAMP") return no_params(DataType::Timestamp());
+  if (name == "TIME") {
+    // TIME(p): p fractional-second digits, 0 to 9 (TIME alone is TIME(6)).
+    if (params.empty()) return DataType::Time(6);
+    if (params.size() == 1 && params[0] >= 0 && params[0] <= 9) {
+      return DataType::Time(static_cast<int>(params[0]));
+    }
+    if (params.size() == 1) {
+      return ClassError(errc::kUnsupportedTimePrecision,
+                        "The seconds precision " + std::to_string(params[0]) +
+                            " of the TIME data type is out of the supported range [0, 9].",
+                        pos);
+    }
+    return ErrorAt(t_[p_ - 1]);
+  }
   if (name == "VOID") return no_params(DataType::Null());
   if (name == "CHAR" || name == "CHARACTER" || name == "VARCHAR") {
     if (params.size() != 1) {
@@ -165,7 +187,7 @@ Result<TypePtr> Parser::DataTypeRule() {
     }
     return ym ? DataType::YearMonthInterval(start, end) : DataType::DayTimeInterval(start, end);
   }
-  if (name == "VARIANT" || name == "TIME") {
+  if (name == "VARIANT") {
     return Status::NotImplemented("data type " + name + " is not supported by silt");
   }
   return ClassError(errc::kUnsupportedDatatype, "Unsupported data type \"" + name + "\"", pos);

@@ -95,6 +95,14 @@ void AppendOne(Vector* v, const TypePtr& t, Rng& rng, const GenerateOptions& o, 
     case TypeId::kTimestampNtz:
       v->Append<int64_t>(rng.Range(-2208988800LL, 4102444800LL) * 1000000LL + rng.Range(0, 999999));
       break;
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:  // 1900..2100 fits int64 nanoseconds
+      v->Append<int64_t>(rng.Range(-2208988800LL, 4102444800LL) * 1000000000LL +
+                         rng.Range(0, 999999999));
+      break;
+    case TypeId::kTime:
+      v->Append<int64_t>(rng.Range(0, 86399999999999LL));
+      break;
     case TypeId::kStruct: {
       for (size_t c = 0; c < t->fields().size(); ++c)
         Fill(&v->child(c), t->fields()[c].type, t->fields()[c].nullable, 1, rng, o, serial);

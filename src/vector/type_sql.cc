@@ -62,6 +62,12 @@ std::string TypeSql(const TypePtr& t) {
       return "TIMESTAMP";
     case TypeId::kTimestampNtz:
       return "TIMESTAMP_NTZ";
+    case TypeId::kTime:
+      return "TIME(" + std::to_string(t->precision()) + ")";
+    case TypeId::kTimestampNanos:
+      return "TIMESTAMP_LTZ(" + std::to_string(t->precision()) + ")";
+    case TypeId::kTimestampNtzNanos:
+      return "TIMESTAMP_NTZ(" + std::to_string(t->precision()) + ")";
     case TypeId::kYearMonthInterval:
     case TypeId::kDayTimeInterval: {
       std::string s = t->ToString();

@@ -21,6 +21,9 @@ int DataType::fixed_width() const {
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
     case TypeId::kDayTimeInterval:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
       return 8;
     case TypeId::kDecimal:
       return 16;
@@ -59,6 +62,12 @@ std::string DataType::ToString() const {
       return "timestamp";
     case TypeId::kTimestampNtz:
       return "timestamp_ntz";
+    case TypeId::kTime:
+      return "time(" + std::to_string(precision_) + ")";
+    case TypeId::kTimestampNanos:
+      return "timestamp_ltz(" + std::to_string(precision_) + ")";
+    case TypeId::kTimestampNtzNanos:
+      return "timestamp_ntz(" + std::to_string(precision_) + ")";
     case TypeId::kStruct: {
       std::string s = "struct<";
       for (size_t i = 0; i < fields_.size(); ++i) {
@@ -86,7 +95,8 @@ std::string DataType::ToString() const {
 
 bool DataType::Equals(const DataType& o, bool compare_nullability) const {
   if (id_ != o.id_) return false;
-  if (id_ == TypeId::kDecimal || is_interval())
+  if (id_ == TypeId::kDecimal || is_interval() || id_ == TypeId::kTime ||
+      id_ == TypeId::kTimestampNanos || id_ == TypeId::kTimestampNtzNanos)
     return precision_ == o.precision_ && scale_ == o.scale_;
   if (fields_.size() != o.fields_.size()) return false;
   for (size_t i = 0; i < fields_.size(); ++i) {
@@ -120,6 +130,15 @@ SILT_PRIMITIVE(TimestampNtz, kTimestampNtz)
 
 TypePtr DataType::Decimal(int precision, int scale) {
   return std::make_shared<DataType>(TypeId::kDecimal, precision, scale, std::vector<Field>{});
+}
+TypePtr DataType::Time(int precision) {
+  return std::make_shared<DataType>(TypeId::kTime, precision, 0, std::vector<Field>{});
+}
+TypePtr DataType::TimestampNanos(int precision) {
+  return std::make_shared<DataType>(TypeId::kTimestampNanos, precision, 0, std::vector<Field>{});
+}
+TypePtr DataType::TimestampNtzNanos(int precision) {
+  return std::make_shared<DataType>(TypeId::kTimestampNtzNanos, precision, 0, std::vector<Field>{});
 }
 TypePtr DataType::YearMonthInterval(int start, int end) {
   return std::make_shared<DataType>(TypeId::kYearMonthInterval, start, end, std::vector<Field>{});

@@ -46,6 +46,22 @@ std::string FormatTimestampMicros(int64_t micros) {
   return buf;
 }
 
+std::string FormatTimestampNanos(int64_t nanos) {
+  int64_t micros = FloorDiv(nanos, 1000);
+  char buf[8];
+  snprintf(buf, sizeof buf, "%03lld", static_cast<long long>(nanos - micros * 1000));
+  return FormatTimestampMicros(micros) + buf;
+}
+
+std::string FormatTimeNanos(int64_t ns) {
+  int64_t secs = ns / 1000000000, frac = ns % 1000000000;
+  char buf[48];
+  snprintf(buf, sizeof buf, "%02lld:%02lld:%02lld.%09lld", static_cast<long long>(secs / 3600),
+           static_cast<long long>((secs / 60) % 60), static_cast<long long>(secs % 60),
+           static_cast<long long>(frac));
+  return buf;
+}
+
 std::string FormatDouble(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
@@ -109,6 +125,11 @@ void ToJsonImpl(const Value& v, std::string* out) {
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
       AppendJsonString(out, FormatTimestampMicros(v.integer()));
+      break;
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
+    case TypeId::kTime:
+      AppendJsonString(out, v.ToString());
       break;
     case TypeId::kStruct: {
       *out += "{";
@@ -176,6 +197,11 @@ std::string Value::ToString() const {
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
       return FormatTimestampMicros(integer());
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
+      return FormatTimestampNanos(integer());
+    case TypeId::kTime:
+      return FormatTimeNanos(integer());
     case TypeId::kStruct:
     case TypeId::kList: {
       std::string s = type_->id() == TypeId::kList ? "[" : "{";

@@ -151,6 +151,9 @@ Status Vector::AppendValue(const Value& v) {
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
     case TypeId::kDayTimeInterval:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
       Append<int64_t>(v.integer());
       break;
     case TypeId::kFloat:
@@ -302,6 +305,9 @@ Value Vector::GetValue(size_t i) const {
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
     case TypeId::kDayTimeInterval:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
       return Value::Integer(type_, Get<int64_t>(i));
     case TypeId::kFloat:
       return Value::Floating(type_, Get<float>(i));

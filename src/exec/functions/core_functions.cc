@@ -210,6 +210,9 @@ Status CompareKernel(std::span<const Arg> args, size_t rows, CmpOp op, Vector* o
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval:
       CompareFixed<int64_t>(a, b, rows, op, out);
       return Status::OK();

@@ -13,6 +13,7 @@
 #include "exec/function_registry.h"
 #include "exec/functions/datetime_calendar.h"
 #include "exec/functions/function_util.h"
+#include "vector/time_text.h"
 
 namespace silt::exec {
 
@@ -56,7 +57,29 @@ Status DateArg(std::string_view name, Args& args, size_t i, const BindContext& c
 // Timestamp-ish argument: TIMESTAMP_NTZ stays, everything else becomes TIMESTAMP.
 Status TimestampArg(std::string_view name, Args& args, size_t i, const BindContext& ctx) {
   if (args[i]->type->id() == TypeId::kTimestampNtz) return Status::OK();
+  // TIMESTAMP_NTZ(p): its wall time in microseconds (the field functions' precision).
+  if (args[i]->type->id() == TypeId::kTimestampNtzNanos) {
+    return CoerceArg(name, args, i, DataType::TimestampNtz(), ctx);
+  }
   return CoerceArg(name, args, i, TsT(), ctx);
+}
+
+// A TIME value as the TIMESTAMP_NTZ of that time on 1970-01-01 (the formatting functions only
+// read its time fields).
+ExprPtr TimeAsEpochNtz(ExprPtr time) {
+  return MakeCall("time_as_ntz", DataType::TimestampNtz(), {std::move(time)},
+                  [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                    MapUnary<int64_t, int64_t>(
+                        a[0], rows, out, [](int64_t ns) { return FloorDiv(ns, kNanosPerMicro); });
+                    return Status::OK();
+                  });
+}
+
+Status CannotParseTime(std::string_view text, std::string_view fmt) {
+  return Status::InvalidArgument(
+      "The value '" + std::string(text) + "' cannot be parsed as TIME" +
+          (fmt.empty() ? std::string() : " with the format '" + std::string(fmt) + "'") + ".",
+      errc::kCannotParseTime);
 }
 
 // Integer day/month counts: int8/16/32; strings and NULL coerce to int; wider types are an error
@@ -71,8 +94,7 @@ Status IntArg(std::string_view name, Args& args, size_t i, const BindContext& ct
 }
 
 // make_timestamp(date[, time[, timezone]]) (Spark 4.1): the date at the time of day (midnight
-// without one) in `timezone`, else the session zone. silt has no TIME type yet, so the time
-// argument can only be NULL (the result is then NULL); a TIME value fails at parse or bind time.
+// without one) in `timezone`, else the session zone; the time's sub-microsecond digits dropped.
 Result<ExprPtr> BindMakeTimestampFromDate(std::string_view name, Args& args,
                                           const BindContext& ctx) {
   TypeId d = args[0]->type->id();
@@ -81,10 +103,12 @@ Result<ExprPtr> BindMakeTimestampFromDate(std::string_view name, Args& args,
   }
   SILT_RETURN_NOT_OK(CoerceArg(name, args, 0, DateT(), ctx));
   if (args.size() >= 2) {
-    if (args[1]->type->id() != TypeId::kNull) {
+    TypeId t = args[1]->type->id();
+    if (t != TypeId::kNull && t != TypeId::kTime) {
       return fn::UnexpectedType(name, 1, "\"TIME\"", args[1]->type);
     }
-    SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, LongT(), ctx));  // an all-NULL column
+    // TIME: nanoseconds since midnight; NULL: an all-NULL column of the same physical type.
+    if (t == TypeId::kNull) SILT_RETURN_NOT_OK(CoerceArg(name, args, 1, LongT(), ctx));
   }
   if (args.size() == 3) {
     SILT_RETURN_NOT_OK(CoerceArg(name, args, 2, DataType::String(), ctx));
@@ -99,7 +123,8 @@ Result<ExprPtr> BindMakeTimestampFromDate(std::string_view name, Args& args,
             w.SetNull(i);
             continue;
           }
-          const int64_t local = int64_t{ValAt<int32_t>(x[0], i)} * kMicrosPerDay;
+          int64_t local = int64_t{ValAt<int32_t>(x[0], i)} * kMicrosPerDay;
+          if (x.size() >= 2) local += FloorDiv(ValAt<int64_t>(x[1], i), kNanosPerMicro);
           if (x.size() == 3) {
             SILT_ASSIGN_OR_RETURN(TimeZonePtr z, TimeZone::Find(StrAt(x[2], i)));
             w.Set(i, z->LocalMicrosToUtc(local));
@@ -173,8 +198,23 @@ Result<ExprPtr> BindDateField(std::string_view name, Args& args, const BindConte
                   });
 }
 
+// hour/minute/second of a TIME value (nanoseconds since midnight).
+Result<ExprPtr> BindTimeOfDayField(std::string_view name, Args& args, Field f) {
+  return MakeCall(std::string(name), IntT(), std::move(args),
+                  [f](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+                    MapUnary<int32_t, int64_t>(a[0], rows, out, [f](int64_t ns) {
+                      int64_t secs = ns / kNanosPerSecond;
+                      if (f == Field::kHour) return static_cast<int32_t>(secs / 3600);
+                      if (f == Field::kMinute) return static_cast<int32_t>(secs / 60 % 60);
+                      return static_cast<int32_t>(secs % 60);
+                    });
+                    return Status::OK();
+                  });
+}
+
 Result<ExprPtr> BindTimeField(std::string_view name, Args& args, const BindContext& ctx, Field f) {
   SILT_RETURN_NOT_OK(CheckArity(name, args, 1, 1));
+  if (args[0]->type->id() == TypeId::kTime) return BindTimeOfDayField(name, args, f);
   SILT_RETURN_NOT_OK(TimestampArg(name, args, 0, ctx));
   bool ntz = args[0]->type->id() == TypeId::kTimestampNtz;
   return MakeCall(
@@ -558,6 +598,25 @@ Result<ExprPtr> BindIntervalExtract(std::string_view name, const std::string& fi
       });
 }
 
+// The nanoseconds of a time_trunc / time_diff unit (HOUR … MICROSECOND), from a string literal.
+Result<int64_t> TimeUnitNanos(std::string_view name, const ExprPtr& unit) {
+  const Value* v = ConstantOf(unit);
+  if (!v || v->is_null() || v->type()->id() != TypeId::kString) {
+    return TypeMismatch(name, "the unit argument must be a string literal");
+  }
+  const std::string u = AsciiUpper(v->str());
+  if (u == "HOUR") return 3600 * kNanosPerSecond;
+  if (u == "MINUTE") return 60 * kNanosPerSecond;
+  if (u == "SECOND") return kNanosPerSecond;
+  if (u == "MILLISECOND") return kNanosPerSecond / 1000;
+  if (u == "MICROSECOND") return kNanosPerMicro;
+  return Status::InvalidArgument("The value of parameter(s) `unit` in `" + std::string(name) +
+                                     "` is invalid: expects one of the units without quotes "
+                                     "HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND, but got '" +
+                                     v->str() + "'.",
+                                 errc::kInvalidParameterValue);
+}
+
 Result<ExprPtr> BindExtract(std::string_view name, Args& args, const BindContext& ctx) {
   SILT_RETURN_NOT_OK(CheckArity(name, args, 2, 2));
   const Value* fv = ConstantOf(args[0]);
@@ -592,6 +651,16 @@ Result<ExprPtr> BindExtract(std::string_view name, Args& args, const BindContext
   if (field == "SECOND" || field == "S" || field == "SEC" || field == "SECONDS" ||
       field == "SECS") {
     // SecondWithFraction: decimal(8,6) seconds including the fraction.
+    if (rest[0]->type->id() == TypeId::kTime) {
+      return MakeCall(
+          std::string(name), DataType::Decimal(8, 6), std::move(rest),
+          [](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) {
+            MapUnary<int128_t, int64_t>(a[0], rows, out, [](int64_t ns) {
+              return static_cast<int128_t>(ns % (60 * kNanosPerSecond) / kNanosPerMicro);
+            });
+            return Status::OK();
+          });
+    }
     SILT_RETURN_NOT_OK(TimestampArg(name, rest, 0, ctx));
     bool ntz = rest[0]->type->id() == TypeId::kTimestampNtz;
     return MakeCall(
@@ -813,6 +882,75 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
           for (size_t i = 0; i < rows; ++i) w.Set(i, d);
         });
       });
+  // current_time([p]): the session zone's time of day of the statement's instant, TIME(p).
+  Reg(r, {"current_time"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 1));
+    int p = 6;
+    if (a.size() == 1) {
+      const Value* v = ConstantOf(a[0]);
+      if (!v || v->is_null() || !fn::IsIntegralId(v->type()->id())) {
+        return TypeMismatch(n, "the precision must be an integer literal");
+      }
+      if (v->integer() < 0 || v->integer() > 9) {
+        return Status::InvalidArgument("The seconds precision " + std::to_string(v->integer()) +
+                                           " of the TIME data type is out of the supported range "
+                                           "[0, 9].",
+                                       errc::kUnsupportedTimePrecision);
+      }
+      p = static_cast<int>(v->integer());
+    }
+    return NowCall(n, DataType::Time(p),
+                   [p](const EvalContext& ec, size_t rows, Vector* out, Status* st) {
+                     auto zone = SessionZone(ec);
+                     if (!zone.ok()) {
+                       *st = zone.status();
+                       return;
+                     }
+                     int64_t local = (*zone)->UtcMicrosToLocal(ec.now_micros);
+                     int64_t ns = TruncateNanos(FloorMod(local, kMicrosPerDay) * kNanosPerMicro, p);
+                     FixedWriter<int64_t> w(out, rows);
+                     for (size_t i = 0; i < rows; ++i) w.Set(i, ns);
+                   });
+  });
+  // time_trunc(unit, time): the time floored to the unit, same TIME(p).
+  Reg(r, {"time_trunc"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+    SILT_ASSIGN_OR_RETURN(int64_t unit, TimeUnitNanos(n, a[0]));
+    if (a[1]->type->id() != TypeId::kTime) {
+      return fn::UnexpectedType(n, 1, "\"TIME\"", a[1]->type);
+    }
+    TypePtr t = a[1]->type;
+    Args rest{a[1]};
+    return MakeCall(std::string(n), t, std::move(rest),
+                    [unit](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      MapUnary<int64_t, int64_t>(x[0], rows, out,
+                                                 [unit](int64_t ns) { return ns / unit * unit; });
+                      return Status::OK();
+                    });
+  });
+  // time_diff(unit, start, end): whole units from start to end (toward zero), BIGINT.
+  Reg(r, {"time_diff"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 3, 3));
+    SILT_ASSIGN_OR_RETURN(int64_t unit, TimeUnitNanos(n, a[0]));
+    for (size_t i = 1; i < 3; ++i) {
+      if (a[i]->type->id() != TypeId::kTime)
+        return fn::UnexpectedType(n, i, "\"TIME\"", a[i]->type);
+    }
+    Args rest{a[1], a[2]};
+    return MakeCall(
+        std::string(n), LongT(), std::move(rest),
+        [unit](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+          FixedWriter<int64_t> w(out, rows);
+          for (size_t i = 0; i < rows; ++i) {
+            if (AnyNull(x, i)) {
+              w.SetNull(i);
+              continue;
+            }
+            w.Set(i, (ValAt<int64_t>(x[1], i) - ValAt<int64_t>(x[0], i)) / unit);
+          }
+          return Status::OK();
+        });
+  });
   Reg(r, {"current_timestamp", "now"},
       [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
         SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 0));
@@ -925,6 +1063,7 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
       });
   Reg(r, {"date_format"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+    if (a[0]->type->id() == TypeId::kTime) a[0] = TimeAsEpochNtz(a[0]);
     SILT_RETURN_NOT_OK(TimestampArg(n, a, 0, c));
     SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, DataType::String(), c));
     bool ntz = a[0]->type->id() == TypeId::kTimestampNtz;
@@ -966,6 +1105,87 @@ void RegisterDateTimeFunctions(FunctionRegistry& r) {
         SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
         return BindParse(n, a, c, ParseOut::kTimestampNtz, "");
       });
+  // to_time(str[, fmt]) / try_to_time: Spark's TIME(6) parse; without a format the CAST grammar
+  // ("h:m[:s[.f]]"), with one the datetime pattern (its time of day). to_time fails with
+  // CANNOT_PARSE_TIME in either mode; try_to_time gives NULL.
+  for (bool try_mode : {false, true}) {
+    Reg(r, {try_mode ? "try_to_time" : "to_time"},
+        [try_mode](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+          SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+          for (size_t i = 0; i < a.size(); ++i) {
+            SILT_RETURN_NOT_OK(CoerceArg(n, a, i, DataType::String(), c));
+          }
+          PatternSource src;
+          if (a.size() == 2) {
+            SILT_ASSIGN_OR_RETURN(src, PreparePattern(a[1], true));
+          }
+          return MakeCall(std::string(n), DataType::Time(6), std::move(a),
+                          [src, try_mode](std::span<const Arg> x, size_t rows, const EvalContext&,
+                                          Vector* out) -> Status {
+                            PatternCache cache(src, true);
+                            for (size_t i = 0; i < rows; ++i) {
+                              if (src.null_pattern || AnyNull(x, i)) {
+                                out->AppendNull();
+                                continue;
+                              }
+                              std::string_view text = StrAt(x[0], i);
+                              std::string_view fmt;
+                              int64_t ns = 0;
+                              bool ok;
+                              if (x.size() == 2) {
+                                fmt = StrAt(x[1], i);
+                                SILT_ASSIGN_OR_RETURN(const cal::DateTimePattern* p,
+                                                      cache.Get(fmt));
+                                std::optional<int64_t> v = p->Parse(text, nullptr);
+                                ok = v.has_value();
+                                if (ok) ns = FloorMod(*v, kMicrosPerDay) * kNanosPerMicro;
+                              } else {
+                                ok = ParseTimeText(text, &ns);
+                              }
+                              if (!ok) {
+                                if (!try_mode) return CannotParseTime(text, fmt);
+                                out->AppendNull();
+                                continue;
+                              }
+                              out->Append<int64_t>(TruncateNanos(ns, 6));
+                            }
+                            return Status::OK();
+                          });
+        });
+  }
+  // make_time(hour, minute, second DECIMAL(16, 6)) → TIME(6).
+  Reg(r, {"make_time"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 3, 3));
+    SILT_RETURN_NOT_OK(IntArg(n, a, 0, c));
+    SILT_RETURN_NOT_OK(IntArg(n, a, 1, c));
+    SILT_RETURN_NOT_OK(CoerceArg(n, a, 2, DataType::Decimal(16, 6), c));
+    return MakeCall(
+        std::string(n), DataType::Time(6), std::move(a),
+        [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+          for (size_t i = 0; i < rows; ++i) {
+            if (AnyNull(x, i)) {
+              out->AppendNull();
+              continue;
+            }
+            const int32_t h = ValAt<int32_t>(x[0], i), m = ValAt<int32_t>(x[1], i);
+            const int128_t sec_u = ValAt<int128_t>(x[2], i);
+            const int64_t whole = static_cast<int64_t>(sec_u / 1000000);
+            std::string err;
+            if (h < 0 || h > 23) {
+              err = "Invalid value for HourOfDay (valid values 0 - 23): " + std::to_string(h);
+            } else if (m < 0 || m > 59) {
+              err = "Invalid value for MinuteOfHour (valid values 0 - 59): " + std::to_string(m);
+            } else if (sec_u < 0 || whole > 59) {
+              err = "Invalid value for SecondOfMinute (valid values 0 - 59): " +
+                    std::to_string(whole);
+            }
+            if (!err.empty()) return FieldOutOfBounds(err);
+            out->Append<int64_t>((int64_t{h} * 3600 + int64_t{m} * 60) * kNanosPerSecond +
+                                 static_cast<int64_t>(sec_u) * kNanosPerMicro);
+          }
+          return Status::OK();
+        });
+  });
   Reg(r, {"unix_timestamp", "to_unix_timestamp"},
       [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
         SILT_RETURN_NOT_OK(CheckArity(n, a, n == "unix_timestamp" ? 0 : 1, 2));

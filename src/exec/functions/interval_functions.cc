@@ -12,6 +12,7 @@
 #include "exec/function_registry.h"
 #include "exec/functions/datetime_calendar.h"
 #include "exec/functions/function_util.h"
+#include "vector/time_text.h"
 
 namespace silt::exec::fn {
 
@@ -352,12 +353,70 @@ bool IsDatetimeId(TypeId t) {
 
 }  // namespace
 
+// TIME - TIME: an INTERVAL HOUR TO SECOND (microseconds, the nanoseconds dropped toward zero).
+// TIME ± day-time interval: a TIME of the wider precision (6 when the interval has seconds),
+// DATETIME_OVERFLOW outside the day.
+Result<ExprPtr> BindTimeArith(std::string_view name, char op, Args& a) {
+  const TypePtr l = a[0]->type, r = a[1]->type;
+  if (r->id() == TypeId::kTime) {
+    return MakeCall(
+        std::string(name), DataType::DayTimeInterval(kIntervalHour, kIntervalSecond), std::move(a),
+        [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+          FixedWriter<int64_t> w(out, rows);
+          for (size_t i = 0; i < rows; ++i) {
+            if (AnyNull(x, i)) {
+              w.SetNull(i);
+              continue;
+            }
+            w.Set(i, (ValAt<int64_t>(x[0], i) - ValAt<int64_t>(x[1], i)) / kNanosPerMicro);
+          }
+          return Status::OK();
+        });
+  }
+  if (r->id() == TypeId::kYearMonthInterval) {
+    return OperandError(Sql(a, op),
+                        "the left and right operands of the binary operator have incompatible "
+                        "types (\"" +
+                            l->ToString() + "\" and \"" + r->ToString() + "\").");
+  }
+  const int p = std::max(l->precision(), r->interval_end() == kIntervalSecond ? 6 : 0);
+  const bool minus = op == '-';
+  std::string sql = Sql(a, op);
+  return MakeCall(
+      std::string(name), DataType::Time(p), std::move(a),
+      [minus, sql](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+        FixedWriter<int64_t> w(out, rows);
+        for (size_t i = 0; i < rows; ++i) {
+          if (AnyNull(x, i)) {
+            w.SetNull(i);
+            continue;
+          }
+          const __int128 us = ValAt<int64_t>(x[1], i);
+          const __int128 v = ValAt<int64_t>(x[0], i) + (minus ? -us : us) * kNanosPerMicro;
+          if (v < 0 || v >= kNanosPerDay) {
+            return Status::InvalidArgument("Datetime operation overflow: " + sql + ".",
+                                           errc::kDatetimeOverflow);
+          }
+          w.Set(i, static_cast<int64_t>(v));
+        }
+        return Status::OK();
+      });
+}
+
 Result<ExprPtr> BindIntervalArith(std::string_view name, char op, std::vector<ExprPtr>& a,
                                   const BindContext& ctx) {
   if (a.size() != 2) return ExprPtr();
   const TypePtr l = a[0]->type, r = a[1]->type;
   const bool li = IsInterval(l), ri = IsInterval(r);
   TypeId x = l->id(), y = r->id();
+  if (x == TypeId::kTime &&
+      ((op == '-' && y == TypeId::kTime) || ((op == '-' || op == '+') && ri))) {
+    return BindTimeArith(name, op, a);
+  }
+  if (op == '+' && li && y == TypeId::kTime) {
+    std::swap(a[0], a[1]);
+    return BindTimeArith(name, op, a);
+  }
   if (!li && !ri) {
     // A datetime + NULL: the NULL is read as an interval, so the sum is a NULL timestamp (Spark's
     // TimeAdd; a date becomes a timestamp first).

@@ -18,6 +18,7 @@
 #include "exec/function_registry.h"
 #include "exec/functions/datetime_calendar.h"
 #include "exec/functions/function_util.h"
+#include "vector/time_text.h"
 #include "vector/type_sql.h"
 
 namespace silt::exec {
@@ -448,7 +449,7 @@ class JsonReader {
   // Custom formats (the timestampFormat, timestampNTZFormat and dateFormat options) replace
   // Spark's default lenient parsing when set.
   struct Formats {
-    std::optional<cal::DateTimePattern> timestamp, timestamp_ntz, date;
+    std::optional<cal::DateTimePattern> timestamp, timestamp_ntz, date, time;
   };
   JsonReader(const cal::TimeZone* zone, const Formats* formats) : zone_(zone), formats_(formats) {}
   bool malformed = false;
@@ -595,6 +596,21 @@ class JsonReader {
         if (v) v->Append<int64_t>(*ts);
         return true;
       }
+      case TypeId::kTime: {
+        // The timeFormat option's pattern (its time of day), else Spark's time grammar.
+        std::string_view s;
+        if (e.get_string().get(s)) return false;
+        int64_t ns;
+        if (formats_->time) {
+          auto micros = formats_->time->Parse(s, nullptr);
+          if (!micros) return false;
+          ns = cal::FloorMod(*micros, cal::kMicrosPerDay) * kNanosPerMicro;
+        } else if (!ParseTimeText(s, &ns)) {
+          return false;
+        }
+        if (v) v->Append<int64_t>(TruncateNanos(ns, t.precision()));
+        return true;
+      }
       case TypeId::kList: {
         simdjson::dom::array arr;
         if (e.get_array().get(arr)) return false;
@@ -679,7 +695,8 @@ bool OptionIs(const std::string& a, std::string_view b) { return EqualsIgnoreCas
 
 struct JsonWriter {
   cal::DateTimePattern timestamp_format, timestamp_ntz_format, date_format;
-  bool ignore_null_fields = true;  // the ignoreNullFields option
+  std::optional<cal::DateTimePattern> time_format;  // the timeFormat option
+  bool ignore_null_fields = true;                   // the ignoreNullFields option
 
   // Appends row r of v; timestamps are shown in `zone`.
   void Write(const Vector& v, size_t r, const cal::TimeZone* zone, std::string* out) const {
@@ -740,6 +757,17 @@ struct JsonWriter {
         bool ntz = v.id() == TypeId::kTimestampNtz;
         (ntz ? timestamp_ntz_format : timestamp_format)
             .Format(v.data<int64_t>()[r], ntz ? nullptr : zone, &s);
+        delta::AppendJacksonString(out, s);
+        break;
+      }
+      case TypeId::kTime: {
+        const int64_t ns = v.data<int64_t>()[r];
+        std::string s;
+        if (time_format) {
+          time_format->Format(cal::FloorDiv(ns, kNanosPerMicro), nullptr, &s);
+        } else {
+          s = FormatTimeText(ns);
+        }
         delta::AppendJacksonString(out, s);
         break;
       }
@@ -995,6 +1023,8 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
           SILT_ASSIGN_OR_RETURN(formats->timestamp_ntz, cal::DateTimePattern::Compile(v));
         } else if (OptionIs(k, "dateFormat")) {
           SILT_ASSIGN_OR_RETURN(formats->date, cal::DateTimePattern::Compile(v));
+        } else if (OptionIs(k, "timeFormat")) {
+          SILT_ASSIGN_OR_RETURN(formats->time, cal::DateTimePattern::Compile(v));
         }
         if (!OptionIs(k, "mode")) continue;
         if (OptionIs(v, "FAILFAST")) {
@@ -1082,6 +1112,9 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
         if (OptionIs(k, "timestampFormat")) ts = v;
         if (OptionIs(k, "timestampNTZFormat")) ts_ntz = v;
         if (OptionIs(k, "dateFormat")) date = v;
+        if (OptionIs(k, "timeFormat")) {
+          SILT_ASSIGN_OR_RETURN(writer->time_format, cal::DateTimePattern::Compile(v));
+        }
       }
       a.pop_back();
     }

@@ -37,6 +37,9 @@ int CompareCells(const Vector& a, size_t i, const Vector& b, size_t j) {
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval:
       return cmp(a.data<int64_t>()[i], b.data<int64_t>()[j]);
     case TypeId::kDecimal:
@@ -229,6 +232,9 @@ typename Hs::H HashCell(const Vector& v, size_t r, typename Hs::H seed) {
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kTime:
+    case TypeId::kTimestampNanos:
+    case TypeId::kTimestampNtzNanos:
     case TypeId::kDayTimeInterval:
       return Hs::Long(v.data<int64_t>()[r], seed);
     case TypeId::kFloat: {
