@@ -7,7 +7,7 @@
 #   SILT=path/to/silt  BENCH_THREADS=2  BENCH_KEEP=1  BENCH_STORES="local azure s3"
 #   BENCH_CREATE=insert|gen     default: insert up to 10000 files, gen above
 #   CLOUD_GEN=path/to/cloud_gen (default build/release/cloud_gen, built with -DSILT_BENCH=ON)
-#   BENCH_UPLOAD_PARALLEL=16
+#   BENCH_UPLOAD_PARALLEL=16    BENCH_CLOUD_COUNT=1 (run count on the cloud stores above 10k files)
 #
 # Operations, each in a fresh `silt sql` process (so the snapshot is loaded from storage):
 #   create     insert: CREATE TABLE + INSERT of N rows x 10 with spark.sql.files.maxRecordsPerFile
@@ -139,7 +139,13 @@ for store in $STORES; do
     gen_create "$store" "$T"
   fi
   run snapshot "$store" "$T" "DESCRIBE DETAIL @T"
-  run count "$store" "$T" "SELECT count(*) FROM @T"
+  if [ "$store" != local ] && [ "$N" -gt 10000 ] && [ -z "${BENCH_CLOUD_COUNT:-}" ]; then
+    # A GET per data file: Azurite spends ~6 ms of CPU on each (s3rver ~0.8 ms), 10 minutes of
+    # emulator CPU at 100k files, beyond this bench's budget. The 10k row shows the cost.
+    printf '%-10s %-7s %9s %9s %9s  %s\n' count "$store" - - - "skipped above 10000 files (BENCH_CLOUD_COUNT=1 runs it)"
+  else
+    run count "$store" "$T" "SELECT count(*) FROM @T"
+  fi
   run selective "$store" "$T" "SELECT * FROM @T WHERE id = $((ROWS / 2 + 3))"
   run delete "$store" "$T" "DELETE FROM @T WHERE id < $CUT"
   if [ "$store" = s3 ] && [ "$N" -gt 900 ]; then
