@@ -2,19 +2,93 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <type_traits>
 
 #include "common/thread_pool.h"
 #include "exec/basic_operators.h"
 #include "exec/dictionary_filter.h"
 #include "exec/input_file.h"
+#include "io/http_object_store.h"
 
 namespace silt::exec {
 
 namespace {
+
+// Files a scan on an object store opens ahead of the workers: opening one is a GET round trip
+// (the whole object when small, else its first range), so with only the query's threads opening
+// files a scan of many small files waits on one round trip per file and thread. Hadoop's ABFS
+// and S3A read ahead on a queue of similar depth.
+constexpr size_t kRemoteOpenAhead = 16;
+
+// Opens files[i] on `depth` threads of its own, at most `depth` files ahead of the lowest index
+// not yet taken; Take(i) waits for file i. Files are taken in increasing order (each once). The
+// destructor stops the threads (a scan that ends early leaves files unopened).
+class FileOpenAhead {
+ public:
+  using Opened = Result<std::unique_ptr<delta::TableScanFile>>;
+  FileOpenAhead(const delta::TableScan& scan, const std::vector<const delta::AddFile*>& files,
+                size_t depth)
+      : scan_(scan), files_(files), depth_(depth), slots_(files.size()) {
+    for (size_t t = 0; t < std::min(depth, files.size()); ++t)
+      threads_.emplace_back([this] { Run(); });
+  }
+  ~FileOpenAhead() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  FileOpenAhead(const FileOpenAhead&) = delete;
+  FileOpenAhead& operator=(const FileOpenAhead&) = delete;
+
+  Opened Take(size_t i) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return slots_[i].has_value(); });
+    Opened out = std::move(*slots_[i]);
+    slots_[i].reset();
+    ++taken_;
+    lock.unlock();
+    cv_.notify_all();
+    return out;
+  }
+
+ private:
+  void Run() {
+    while (true) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || next_ >= files_.size() || next_ < taken_ + depth_; });
+        if (stop_ || next_ >= files_.size()) return;
+        i = next_++;
+      }
+      Opened opened = scan_.OpenFile(*files_[i]);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        slots_[i].emplace(std::move(opened));
+      }
+      cv_.notify_all();
+    }
+  }
+
+  const delta::TableScan& scan_;
+  const std::vector<const delta::AddFile*>& files_;
+  const size_t depth_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::optional<Opened>> slots_;  // guarded by mu_
+  size_t next_ = 0;                           // next file to open; guarded by mu_
+  size_t taken_ = 0;                          // files taken; guarded by mu_
+  bool stop_ = false;                         // guarded by mu_
+  std::vector<std::thread> threads_;
+};
 
 enum class CmpKind { kEq, kNe, kLt, kLe, kGt, kGe };
 
@@ -575,6 +649,11 @@ Result<bool> DeltaScanOperator::PushAll(ExecContext& ctx, size_t workers, const 
       shared;  // guarded by mu: files that may have unread row groups
   std::atomic<int64_t> rows{0};
   file_uris_.resize(files_.size());
+  // On an object store the files are opened ahead (their GETs overlap); locally, where opening
+  // is cheap, by the worker that reads them.
+  std::optional<FileOpenAhead> ahead;
+  if (files_.size() > 1 && IsObjectStorage(*snapshot_->store()))
+    ahead.emplace(*scan_, files_, kRemoteOpenAhead);
   auto work = [&](size_t w) -> Status {
     std::vector<uint32_t> sel;
     auto emit = [&](DataChunk& c) {
@@ -599,7 +678,7 @@ Result<bool> DeltaScanOperator::PushAll(ExecContext& ctx, size_t workers, const 
       if (!of) {
         of = std::make_shared<OpenFile>();
         of->uri = FileUri(file);  // this worker alone opens `file`
-        SILT_ASSIGN_OR_RETURN(of->file, scan_->OpenFile(*files_[file]));
+        SILT_ASSIGN_OR_RETURN(of->file, ahead ? ahead->Take(file) : scan_->OpenFile(*files_[file]));
         of->units = SplitFile(*of->file);
         if (of->units.size() > 1) {
           std::lock_guard<std::mutex> lock(mu);

@@ -201,12 +201,27 @@ Result<std::string> HttpObjectStore::Get(const std::string& key) {
   return std::move(r.body);
 }
 
+namespace {
+
+// A Parquet object in a _delta_log/ directory at any depth of the key: a checkpoint (classic,
+// multi-part or V2) or a sidecar in _delta_log/_sidecars/.
+bool IsLogParquet(std::string_view key) {
+  if (!key.ends_with(".parquet")) return false;
+  size_t at = key.find("_delta_log/");
+  while (at != std::string_view::npos && at != 0 && key[at - 1] != '/')
+    at = key.find("_delta_log/", at + 1);
+  return at != std::string_view::npos;
+}
+
+}  // namespace
+
 Result<std::shared_ptr<RandomAccessFile>> HttpObjectStore::OpenRead(const std::string& key) {
   SILT_RETURN_NOT_OK(ValidateObjectKey(key));
   auto empty = [&]() {
     return std::shared_ptr<RandomAccessFile>(std::make_shared<HttpReadFile>(this, key, 0, "", ""));
   };
-  int64_t want = std::max<int64_t>(1, traits_.prefetch_bytes);
+  int64_t want = std::max<int64_t>(
+      1, IsLogParquet(key) ? traits_.log_parquet_prefetch_bytes : traits_.prefetch_bytes);
   Result<HttpResponse> first = Call("GET", ObjectName(key), {},
                                     {{traits_.range_header, "bytes=0-" + std::to_string(want - 1)}},
                                     {}, RequestKind::kGet, "GET " + Describe(key));

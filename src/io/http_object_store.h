@@ -5,8 +5,10 @@
 // - Head/Get: one HEAD / GET of the object. OpenRead reads the first `prefetch_bytes` with one
 //   ranged GET that also returns the size and ETag; a small object is then held whole (the handle
 //   keeps the bytes it opened), a larger one is read with ranged GETs + If-Match on the ETag, so a
-//   handle never mixes two versions (a replaced object: IoError). An endpoint that fails the
-//   ranged GET of an empty object (s3rver answers a truncated 206) still opens it as empty.
+//   handle never mixes two versions (a replaced object: IoError). A checkpoint or sidecar
+//   (`_delta_log/...parquet`) is prefetched up to `log_parquet_prefetch_bytes`: one GET. An
+//   endpoint that fails the ranged GET of an empty object (s3rver answers a truncated 206) still
+//   opens it as empty.
 // - Put and OpenWrite: one PUT up to `single_put_limit`, else an upload in parts (S3 multipart
 //   upload, Azure blocks + block list) that the subclass implements; OpenWrite buffers
 //   `part_size` bytes and uses one PUT at Close when everything fits.
@@ -39,10 +41,14 @@ class HttpObjectStore : public ObjectStore, public std::enable_shared_from_this<
 
   // The numbers and names in which the services' requests differ.
   struct Traits {
-    std::string range_header = "Range";   // Azure: x-ms-range
-    int put_ok_status = 200;              // a PUT's success (Azure: 201 Created)
-    Headers put_headers;                  // on every PUT of a whole object
-    int64_t prefetch_bytes = 256 << 10;   // OpenRead's first ranged read
+    std::string range_header = "Range";  // Azure: x-ms-range
+    int put_ok_status = 200;             // a PUT's success (Azure: 201 Created)
+    Headers put_headers;                 // on every PUT of a whole object
+    int64_t prefetch_bytes = 256 << 10;  // OpenRead's first ranged read
+    // OpenRead's first ranged read of a Parquet object in a _delta_log/ directory (checkpoints,
+    // sidecars): they are immutable and decoded nearly whole, so one GET of up to this many
+    // bytes holds them, instead of a GET per column chunk and row group (hundreds at 100k files).
+    int64_t log_parquet_prefetch_bytes = 64 << 20;
     int64_t part_size = 8 << 20;          // OpenWrite's buffer, and the part of a large Put
     int64_t single_put_limit = 64 << 20;  // one PUT up to this size, parts above
     int list_page_size = 1000;            // keys per listing request
@@ -144,5 +150,11 @@ class HttpObjectStore : public ObjectStore, public std::enable_shared_from_this<
   Traits traits_;
   std::unique_ptr<HttpClient> http_;
 };
+
+// Whether `store` is an object store on a REST API (every request a network round trip), for
+// callers that overlap requests there but not on the local file system.
+inline bool IsObjectStorage(const ObjectStore& store) {
+  return dynamic_cast<const HttpObjectStore*>(&store) != nullptr;
+}
 
 }  // namespace silt
