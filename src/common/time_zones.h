@@ -44,8 +44,8 @@ class TimeZone {
   }
 
   struct Type {
-    int32_t offset;
-    bool dst;
+    int32_t offset = 0;
+    bool dst = false;
     std::string abbr;
   };
   // POSIX TZ rule (TZif footer) for instants after the last transition.
