@@ -348,7 +348,9 @@ Status Transaction::MergeDeletionVectors(
   const Snapshot& snap = *read_snapshot_;
   std::vector<DeletionVector> merged;
   merged.reserve(files.size());
-  for (const auto& [path, winner_add] : files) {
+  for (const auto& file : files) {
+    const std::string& path = file.first;  // not a structured binding: the lambda below uses it
+    const AddFile* winner_add = file.second;
     DvUpdate& u = dv_updates_.at(path);
     if (!u.ours) {
       // The rows this transaction deleted: its DV minus the DV of the file it read.
