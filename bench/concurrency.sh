@@ -22,13 +22,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 THREADS=${BENCH_THREADS:-2}
-SILT=${SILT:-}
-if [ -z "$SILT" ]; then
-  for c in "$ROOT/build/bench/silt" "$ROOT/build/release/silt"; do
-    if [ -x "$c" ]; then SILT=$c; break; fi
-  done
-fi
-[ -n "$SILT" ] && [ -x "$SILT" ] || { echo "bench: no silt binary (build first, or set SILT=)" >&2; exit 2; }
+. "$ROOT/bench/find_silt.sh"
 ROWS=${1:-${BENCH_RLC_ROWS:-2000000}}
 ROUNDS=${BENCH_RLC_ROUNDS:-3}
 STMTS=${BENCH_RLC_STATEMENTS:-12}

@@ -3,13 +3,7 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH="$ROOT/bench"
 THREADS=${BENCH_THREADS:-2}
-SILT=${SILT:-}
-if [ -z "$SILT" ]; then
-  for c in "$ROOT/build/bench/silt" "$ROOT/build/release/silt"; do
-    if [ -x "$c" ]; then SILT=$c; break; fi
-  done
-fi
-[ -n "$SILT" ] && [ -x "$SILT" ] || { echo "bench: no silt binary (build first, or set SILT=)" >&2; exit 2; }
+. "$ROOT/bench/find_silt.sh"
 command -v node >/dev/null || { echo "bench: node not found" >&2; exit 2; }
 if [ ! -f "$BENCH/peers/node_modules/.package-lock.json" ] ||
    [ "$BENCH/peers/package-lock.json" -nt "$BENCH/peers/node_modules/.package-lock.json" ]; then

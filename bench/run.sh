@@ -16,13 +16,8 @@ SCALE=${BENCH_SCALE:-1}
 RUNS=${BENCH_RUNS:-3}
 CODEC=${BENCH_CODEC:-snappy}
 
-SILT=${1:-}
-if [ -z "$SILT" ]; then
-  for c in "$ROOT/build/bench/silt" "$ROOT/build/release/silt"; do
-    if [ -x "$c" ]; then SILT=$c; break; fi
-  done
-fi
-[ -n "$SILT" ] && [ -x "$SILT" ] || { echo "bench: no silt binary (build first, or pass its path)" >&2; exit 2; }
+SILT=${1:-${SILT:-}}
+. "$ROOT/bench/find_silt.sh"
 
 command -v node >/dev/null || { echo "bench: node not found" >&2; exit 2; }
 if [ ! -f "$BENCH/peers/node_modules/.package-lock.json" ] ||

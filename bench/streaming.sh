@@ -20,13 +20,7 @@ COMMITS=${1:-1000}
 PER=${2:-10000}
 RUNS=${BENCH_STREAM_RUNS:-2}
 THREADS=${BENCH_THREADS:-2}
-SILT=${SILT:-}
-if [ -z "$SILT" ]; then
-  for c in "$ROOT/build/bench/silt" "$ROOT/build/release/silt"; do
-    if [ -x "$c" ]; then SILT=$c; break; fi
-  done
-fi
-[ -n "$SILT" ] && [ -x "$SILT" ] || { echo "bench: no silt binary (build first, or set SILT=)" >&2; exit 2; }
+. "$ROOT/bench/find_silt.sh"
 WORK=$(mktemp -d "${BENCH_TMP:-${TMPDIR:-/tmp}}/silt-stream-bench-XXXXXX")
 [ -n "${BENCH_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
 LOAD_AT_START=$(cut -d' ' -f1 /proc/loadavg)

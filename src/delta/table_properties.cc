@@ -1,6 +1,7 @@
 #include "delta/table_properties.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <string>
@@ -81,6 +82,13 @@ Result<bool> GetBoolProperty(const StringMap& configuration, const char* key, bo
   if (lower == "true") return true;
   if (lower == "false") return false;
   return BadProperty(key, *v, "needs to be a boolean (true or false)");
+}
+
+int RandomPrefixLength(const StringMap& configuration) {
+  if (!GetBoolProperty(configuration, "delta.randomizeFilePrefixes", false).ValueOr(false))
+    return 0;
+  const std::string* n = configuration.Find("delta.randomPrefixLength");
+  return n ? std::atoi(n->c_str()) : 2;
 }
 
 Result<int64_t> ParseIntervalMillis(std::string_view text) {

@@ -52,6 +52,10 @@ Result<int64_t> ParseIntervalMillis(std::string_view text);
 // (DELTA_INVALID_TABLE_PROPERTY) for any other text.
 Result<bool> GetBoolProperty(const StringMap& configuration, const char* key, bool default_value);
 
+// The random directory prefix length of new files (Spark's delta.randomPrefixLength, 2 when
+// unset) when delta.randomizeFilePrefixes is true; 0 otherwise (lenient: bad text counts as off).
+int RandomPrefixLength(const StringMap& configuration);
+
 // delta.checkpointInterval: commits between checkpoints; an integer > 0, default 10.
 Result<int64_t> GetCheckpointInterval(const StringMap& configuration);
 // delta.logRetentionDuration: how long commits/checkpoints are kept; default 30 days.

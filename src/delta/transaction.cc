@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
-#include <cstdlib>
 #include <map>
 #include <unordered_set>
 
@@ -400,14 +399,8 @@ Status Transaction::MergeDeletionVectors(
   }
   NewDvFile dvf;
   if (!to_write.empty()) {
-    int prefix = 0;
-    const auto& conf = snap.metadata().configuration;
-    if (GetBoolProperty(conf, "delta.randomizeFilePrefixes", false).ValueOr(false)) {
-      prefix = 2;
-      if (const std::string* n = conf.Find("delta.randomPrefixLength"))
-        prefix = std::atoi(n->c_str());
-    }
-    SILT_ASSIGN_OR_RETURN(dvf, EncodeNewDvFile(to_write, prefix));
+    SILT_ASSIGN_OR_RETURN(
+        dvf, EncodeNewDvFile(to_write, RandomPrefixLength(snap.metadata().configuration)));
     SILT_RETURN_NOT_OK(store_->PutIfAbsent(dvf.relative_path, dvf.bytes));
   }
   for (size_t i = 0; i < files.size(); ++i) {

@@ -504,14 +504,9 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
   if (!dv_files.empty()) {
     std::vector<const DeletionVector*> dvs;
     for (const DvFile& d : dv_files) dvs.push_back(&d.dv);
-    int prefix = 0;
-    const auto& conf = snap.metadata().configuration;
-    if (delta::GetBoolProperty(conf, "delta.randomizeFilePrefixes", false).ValueOr(false)) {
-      prefix = 2;
-      if (const std::string* n = conf.Find("delta.randomPrefixLength"))
-        prefix = std::atoi(n->c_str());
-    }
-    SILT_ASSIGN_OR_RETURN(delta::NewDvFile dvf, delta::EncodeNewDvFile(dvs, prefix));
+    SILT_ASSIGN_OR_RETURN(
+        delta::NewDvFile dvf,
+        delta::EncodeNewDvFile(dvs, delta::RandomPrefixLength(snap.metadata().configuration)));
     // The DV file must be durable before the commit that references it is published, not before
     // the commit's own bytes are written: with a pool it is written there while the commit is
     // staged and synced (Transaction::WaitBeforePublish), so their syncs overlap.
