@@ -15,6 +15,21 @@
 namespace silt::commands {
 
 namespace {
+
+// Whether `f` lies in the static partitions of INSERT OVERWRITE … PARTITION (col = v, …): its
+// value of every fixed column equals the static one (NULL matches a null partition value).
+bool InStaticPartitions(const delta::AddFile& f, const Schema& schema,
+                        const std::vector<std::optional<Value>>& fixed) {
+  for (size_t i = 0; i < schema.size(); ++i) {
+    if (!fixed[i]) continue;
+    const std::optional<std::string>* pv = f.partition_values.Find(schema[i].name);
+    std::optional<std::string> want =
+        fixed[i]->is_null() ? std::nullopt : std::optional<std::string>(fixed[i]->ToString());
+    if (!pv || *pv != want) return false;
+  }
+  return true;
+}
+
 std::string JsonStr(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -123,15 +138,7 @@ Result<CommandResult> InsertIntoFileSource(
   if (stmt.overwrite) {
     std::vector<const delta::AddFile*> replaced;
     for (const auto& f : snap.files()) {
-      bool match = true;
-      for (size_t i = 0; i < schema.size() && match; ++i) {
-        if (!fixed[i]) continue;
-        const std::optional<std::string>* pv = f.partition_values.Find(schema[i].name);
-        std::optional<std::string> want =
-            fixed[i]->is_null() ? std::nullopt : std::optional<std::string>(fixed[i]->ToString());
-        match = pv && *pv == want;
-      }
-      if (match) replaced.push_back(&f);
+      if (InStaticPartitions(f, schema, fixed)) replaced.push_back(&f);
     }
     SILT_RETURN_NOT_OK(planner::DeleteDataFiles(*table.store, table.location, replaced));
   }
@@ -360,15 +367,7 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     int64_t now = ctx.clock->NowMillis();
     int64_t removed = 0;
     for (const auto& f : snap.files()) {
-      bool match = true;
-      for (size_t i = 0; i < schema.size() && match; ++i) {
-        if (!fixed[i]) continue;
-        const std::optional<std::string>* pv = f.partition_values.Find(schema[i].name);
-        std::optional<std::string> want =
-            fixed[i]->is_null() ? std::nullopt : std::optional<std::string>(fixed[i]->ToString());
-        match = pv && *pv == want;
-      }
-      if (!match) continue;
+      if (!InStaticPartitions(f, schema, fixed)) continue;
       delta::RemoveFile r;
       r.path = f.path;
       r.deletion_timestamp = now;
