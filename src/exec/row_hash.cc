@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "common/hash_rounds.h"
+
 namespace silt::exec {
 
 namespace {
@@ -57,26 +59,13 @@ void HashFixed(const Vector& col, size_t n, RowOf rows, uint64_t* hashes, bool c
   }
 }
 
-inline uint64_t Rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-
 // HashBytes (common/hash.cc) of a string, with strings of 1 to 7 bytes (one-letter flags,
-// country codes: TPC-H's GROUP BY keys) hashed inline instead of by a call. The value is
-// HashBytes' own: row hashes meet hashes computed elsewhere (joins, spill partitions).
+// country codes: TPC-H's GROUP BY keys) hashed inline instead of by a call, through HashBytes'
+// own rounds: row hashes meet hashes computed elsewhere (joins, spill partitions).
 inline uint64_t HashString(const char* p, size_t n) {
   if (n == 0 || n >= 8) return HashBytes(p, n);
-  const auto* s = reinterpret_cast<const uint8_t*>(p);
-  uint64_t h = 0x8a5cd789635d2dffULL ^ (n * 0x9e3779b97f4a7c15ULL);
-  uint64_t w;
-  if (n >= 4) {
-    uint32_t lo, hi;
-    std::memcpy(&lo, s, 4);
-    std::memcpy(&hi, s + n - 4, 4);
-    w = lo | static_cast<uint64_t>(hi) << 32;
-  } else {
-    w = s[0] | static_cast<uint64_t>(s[n >> 1]) << 8 | static_cast<uint64_t>(s[n - 1]) << 16;
-  }
-  h ^= Rotl64(w * 0x87c37b91114253d5ULL, 31) * 0x4cf5ad432745937fULL;
-  return HashMix(h);
+  return HashMix(hash_rounds::Fold(hash_rounds::Start(n),
+                                   hash_rounds::TailWord(reinterpret_cast<const uint8_t*>(p), n)));
 }
 
 template <typename RowOf>
