@@ -196,7 +196,7 @@ Result<CommandResult> Refresh(const planner::ResolvedTable& t, bool full, Comman
     const int64_t now = ctx.clock->NowMillis();
     int64_t removed = 0;
     for (const auto& a : t.snapshot->files()) {
-      txn.Remove(ops::MakeRemove(a, now));
+      txn.Remove(delta::MakeRemove(a, now));
       ++removed;
     }
     delta::Metadata m = t.snapshot->metadata();

@@ -95,6 +95,21 @@ std::string TableIsolationLevel(const Metadata& metadata) {
   return lower == "writeserializable" ? "WriteSerializable" : "Serializable";
 }
 
+RemoveFile MakeRemove(const AddFile& a, int64_t now_ms, bool data_change) {
+  RemoveFile r;
+  r.path = a.path;
+  r.deletion_timestamp = now_ms;
+  r.data_change = data_change;
+  r.extended_file_metadata = true;
+  r.partition_values = a.partition_values;
+  r.size = a.size;
+  r.tags = a.tags;
+  r.deletion_vector = a.deletion_vector;
+  r.base_row_id = a.base_row_id;
+  r.default_row_commit_version = a.default_row_commit_version;
+  return r;
+}
+
 Transaction::Transaction(std::shared_ptr<ObjectStore> store,
                          std::shared_ptr<const Snapshot> read_snapshot, TransactionOptions options)
     : store_(std::move(store)),
@@ -406,16 +421,11 @@ Status Transaction::MergeDeletionVectors(
   for (size_t i = 0; i < files.size(); ++i) {
     DvUpdate& u = dv_updates_.at(files[i].first);
     const AddFile& w = *files[i].second;
+    // Remove the winner's add instead (Spark's AddFile.removeWithTimestamp), at our timestamp.
     RemoveFile& r = removes_[u.remove_index];
-    // Remove the winner's add (Spark's AddFile.removeWithTimestamp), keeping our timestamp.
-    r.path = w.path;
-    r.data_change = true;
-    r.partition_values = w.partition_values;
-    r.size = w.size;
-    r.tags = w.tags;
-    r.deletion_vector = w.deletion_vector;
-    r.base_row_id = w.base_row_id;
-    r.default_row_commit_version = w.default_row_commit_version;
+    const std::optional<int64_t> ours = r.deletion_timestamp;
+    r = MakeRemove(w, 0);
+    r.deletion_timestamp = ours;
     AddFile& a = adds_[u.add_index];
     u.dropped = written_index[i] == SIZE_MAX;
     if (!u.dropped) a.deletion_vector = dvf.descriptors[written_index[i]];

@@ -77,6 +77,10 @@ struct CommitResult {
 // Databricks has no documented switch).
 inline constexpr char kRowLevelConcurrencyProperty[] = "silt.rowLevelConcurrency.enabled";
 
+// Spark's AddFile.removeWithTimestamp: the remove carries the add's DV (and tags, row ids), so
+// that under (path, dvId) reconciliation it cancels exactly that add.
+RemoveFile MakeRemove(const AddFile& a, int64_t now_ms, bool data_change = true);
+
 // Whether commits on this table resolve DV-vs-DV conflicts row by row: deletion vectors and row
 // tracking on (the deletionVectors and rowTracking features, delta.enableDeletionVectors and
 // delta.enableRowTracking true), no partition columns (as Databricks), and

@@ -335,21 +335,6 @@ DataChunk Gather(const DataChunk& chunk, size_t n, const std::vector<uint32_t>& 
   return out;
 }
 
-RemoveFile MakeRemove(const AddFile& a, int64_t now_ms, bool data_change) {
-  RemoveFile r;
-  r.path = a.path;
-  r.deletion_timestamp = now_ms;
-  r.data_change = data_change;
-  r.extended_file_metadata = true;
-  r.partition_values = a.partition_values;
-  r.size = a.size;
-  r.tags = a.tags;
-  r.deletion_vector = a.deletion_vector;
-  r.base_row_id = a.base_row_id;
-  r.default_row_commit_version = a.default_row_commit_version;
-  return r;
-}
-
 bool DeletionVectorsWritable(const Snapshot& snapshot) {
   return delta::HasFeature(snapshot.protocol(), "deletionVectors") &&
          delta::GetBoolProperty(snapshot.metadata().configuration, "delta.enableDeletionVectors",
@@ -452,7 +437,7 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
     const AddFile& f = d.file;
     const int64_t old_card = f.deletion_vector ? f.deletion_vector->cardinality : 0;
     if (d.all_rows) {
-      removes.push_back(MakeRemove(f, now));
+      removes.push_back(delta::MakeRemove(f, now));
       ++m.num_removed_files;
       m.num_removed_bytes += f.size;
       if (f.deletion_vector) ++m.num_deletion_vectors_removed;
@@ -478,7 +463,7 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
       dv_files.push_back({&f, std::move(combined), physical});
       continue;
     }
-    removes.push_back(MakeRemove(f, now));
+    removes.push_back(delta::MakeRemove(f, now));
     ++m.num_removed_files;
     m.num_removed_bytes += f.size;
     if (f.deletion_vector) ++m.num_deletion_vectors_removed;
@@ -521,7 +506,7 @@ Result<DmlResult> ApplyRowChanges(std::shared_ptr<ObjectStore> store,
     }
     for (size_t i = 0; i < dv_files.size(); ++i) {
       const AddFile& f = *dv_files[i].file;
-      removes.push_back(MakeRemove(f, now));
+      removes.push_back(delta::MakeRemove(f, now));
       AddFile a = f;
       a.data_change = true;
       a.deletion_vector = dvf.descriptors[i];

@@ -58,10 +58,6 @@ enum class FileVerdict : uint8_t {
 };
 // May return an error (it aborts the statement). Must be deterministic and cheap: the commit also
 // calls it on files that concurrent writers added, to decide whether they conflict.
-// Spark's AddFile.removeWithTimestamp: the remove carries the add's DV (and tags, row ids), so
-// that under (path, dvId) reconciliation it cancels exactly that add.
-delta::RemoveFile MakeRemove(const delta::AddFile& a, int64_t now_ms, bool data_change = true);
-
 using FileFilter = std::function<Result<FileVerdict>(const delta::AddFile& file)>;
 
 // Given a chunk of live rows (deletion-vector-masked) holding the spec's `columns`, returns the

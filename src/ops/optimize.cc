@@ -604,7 +604,7 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   std::vector<int64_t> removed_sizes, added_sizes;
   for (const auto& bin : bins) {
     for (const delta::AddFile* f : bin) {
-      txn.Remove(MakeRemove(*f, now, /*data_change=*/false));
+      txn.Remove(delta::MakeRemove(*f, now, /*data_change=*/false));
       txn.AddReadFile(f->path);
       removed_sizes.push_back(f->size);
       if (f->deletion_vector) {

@@ -95,7 +95,7 @@ Result<RestoreResult> Restore(std::shared_ptr<ObjectStore> store,
   const int64_t now = options.clock->NowMillis();
   int64_t removed_size = 0, restored_size = 0;
   for (const delta::AddFile* f : to_remove) {
-    txn.Remove(ops::MakeRemove(*f, now));
+    txn.Remove(delta::MakeRemove(*f, now));
     removed_size += f->size;
   }
   for (const delta::AddFile* f : to_add) {
