@@ -24,6 +24,7 @@
 #include "common/error_classes.h"
 #include "exec/aggregate.h"
 #include "exec/aggregate_util.h"
+#include "exec/kernel_util.h"
 #include "exec/row_hash.h"
 
 namespace silt::exec {
@@ -507,18 +508,6 @@ class DecimalSumFn final : public AggregateFunction {
     s.sum = t;
     return Status::OK();
   }
-  // Whether every value of the argument's rows (NULL slots too: they only cost the fast path)
-  // fits in 64 bits.
-  static bool FitsInt64(const int128_t* d, const ArgView& v, size_t rows) {
-    const size_t n = v.stride == 0 ? std::min<size_t>(rows, 1) : rows;
-    uint64_t bad = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const auto u = static_cast<unsigned __int128>(d[i]);
-      const auto lo = static_cast<uint64_t>(u), hi = static_cast<uint64_t>(u >> 64);
-      bad |= hi ^ static_cast<uint64_t>(static_cast<int64_t>(lo) >> 63);
-    }
-    return bad == 0;
-  }
   Status Update(std::span<const Arg> args, size_t rows, uint8_t* const* states,
                 const EvalContext& ctx) const override {
     ArgView v(args[0]);
@@ -530,7 +519,8 @@ class DecimalSumFn final : public AggregateFunction {
     // Wider inputs (a product of decimals, TPC-H Q1's sum(price * (1 - disc) * (1 + tax))) take
     // the same 64-bit loop when every value of the chunk fits in 64 bits: the limit is then
     // 10^(p + 10) >= 10^29 > 2^63.
-    if (word_partials() || (input_precision_ > 18 && !v.null_type && FitsInt64(d, v, rows))) {
+    if (word_partials() ||
+        (input_precision_ > 18 && !v.null_type && AllFitInt64(d, v.stride == 0, rows))) {
       for (size_t i = 0; i < rows; ++i) {
         if (nulls && v.null(i)) continue;
         State& s = St<State>(states[i]);

@@ -3,6 +3,7 @@
 // exec/functions/ use these so each function body is only its arithmetic.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -55,6 +56,20 @@ inline bool AnyNull(std::span<const Arg> args, size_t row) {
     if (a.vector->IsNull(a.index(row))) return true;
   }
   return false;
+}
+
+// Whether every value of decimal argument `x` (its one value when constant; NULL rows' slots
+// included, which only costs a fast path) fits in 64 bits. One pass the compiler vectorizes: the
+// high word must be the sign extension of the low one.
+inline bool AllFitInt64(const int128_t* x, bool constant, size_t rows) {
+  const size_t n = constant ? std::min<size_t>(rows, 1) : rows;
+  uint64_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const auto u = static_cast<unsigned __int128>(x[i]);
+    const auto lo = static_cast<uint64_t>(u), hi = static_cast<uint64_t>(u >> 64);
+    bad |= hi ^ static_cast<uint64_t>(static_cast<int64_t>(lo) >> 63);
+  }
+  return bad == 0;
 }
 
 // Sets out's validity (out already holds `rows` rows) to "all arguments valid".

@@ -632,20 +632,6 @@ u128 Magnitude(int128_t v) { return v < 0 ? -static_cast<u128>(v) : static_cast<
   return *v<lim&& * v> - lim;
 }
 
-// Whether every value of argument `x` (its one value when constant; NULL rows' slots included,
-// which only costs the fast path) fits in 64 bits. One pass the compiler vectorizes: the high word
-// must be the sign extension of the low one.
-bool AllFitInt64(const int128_t* x, bool constant, size_t rows) {
-  const size_t n = constant ? std::min<size_t>(rows, 1) : rows;
-  uint64_t bad = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const auto u = static_cast<unsigned __int128>(x[i]);
-    const auto lo = static_cast<uint64_t>(u), hi = static_cast<uint64_t>(u >> 64);
-    bad |= hi ^ static_cast<uint64_t>(static_cast<int64_t>(lo) >> 63);
-  }
-  return bad == 0;
-}
-
 // The 64-bit fast path of decimal + - * (DuckDB keeps decimals of up to 18 digits in 64 bits):
 // when every operand of the chunk fits in 64 bits and the result type guarantees the result is in
 // range, the rows are computed without a per-row range check or branch. Returns false (nothing
