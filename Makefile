@@ -67,7 +67,7 @@ tsan: deps $(TSAN)/build.ninja
 bench: deps
 	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSILT_BENCH=ON >/dev/null
 	@ninja -C build/bench -j $(JOBS)
-	@bash bench/run.sh
+	@BENCH_RECORD=1 bash bench/run.sh
 	@BENCH_RECORD=1 bash bench/tpch.sh 1
 	@BENCH_RECORD=1 bash bench/dml.sh $(BENCH_DML_SCALE)
 	@BENCH_RECORD=1 bash bench/compact.sh $(BENCH_COMPACT_SCALE)

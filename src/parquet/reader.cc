@@ -293,6 +293,19 @@ void SpreadNulls(Vector* v, size_t s0, const L* def, size_t entries, L max_def) 
   for (size_t i = 0; i < entries; ++i) valid[i] = def[i] == max_def;
 }
 
+// The number of 1s among n validity bytes (each 0 or 1), 8 bytes per step: the byte loop does not
+// vectorize (the bytes may alias the bound) and took a tenth of a flat nullable column's scan.
+size_t CountValid(const uint8_t* valid, size_t n) {
+  size_t count = 0, i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, valid + i, 8);
+    count += static_cast<size_t>((w * 0x0101010101010101ULL) >> 56);  // sum of the 8 bytes
+  }
+  for (; i < n; ++i) count += valid[i];
+  return count;
+}
+
 // Flat nullable columns (T: an unsigned integer type of the value's width): `valid` (0/1 per row of
 // a page, `last_end` = one past its last 1) puts the page's dense values in their rows in one
 // forward pass. Rows [0, last_end) always have a dense value at or after them, so the load of value
@@ -888,8 +901,7 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
     if (enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY) {
       size_t dense = n;
       if (byte_valid) {
-        dense = 0;
-        for (size_t i = 0; i < n; ++i) dense += valid[i];
+        dense = CountValid(valid, n);
       } else if (has_def) {
         dense = 0;
         for (size_t i = 0; i < n; ++i) dense += def[i] == leaf_.max_def;
@@ -901,12 +913,19 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
       if (has_def) {
         out->dict_valid.resize(r0 + n);
         uint8_t* v = out->dict_valid.data() + r0;
+        if (byte_valid) {
+          std::memcpy(v, valid, n);
+        } else {
+          for (size_t i = 0; i < n; ++i) v[i] = def[i] == leaf_.max_def;
+        }
+        // Row i takes the next dense index, masked to 0 on a null row: no branch on the nulls
+        // (unpredictable). The slot past the dense indices is read by trailing null rows.
+        indices_.push_back(0);
+        const uint32_t* in = indices_.data();
         size_t j = 0;
         for (size_t i = 0; i < n; ++i) {
-          const uint8_t ok = byte_valid ? valid[i] : static_cast<uint8_t>(def[i] == leaf_.max_def);
-          v[i] = ok;
-          idx[i] = ok ? static_cast<int32_t>(indices_[j]) : 0;
-          j += ok;
+          idx[i] = static_cast<int32_t>(in[j] & (0u - v[i]));
+          j += v[i];
         }
       } else {
         for (size_t i = 0; i < n; ++i) idx[i] = static_cast<int32_t>(indices_[i]);
@@ -918,8 +937,7 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* data, si
   }
   size_t n_dense = n;
   if (byte_valid) {
-    n_dense = 0;
-    for (size_t i = 0; i < n; ++i) n_dense += valid[i];  // levels are checked to be 0 or 1
+    n_dense = CountValid(valid, n);  // levels are checked to be 0 or 1
     if (n_dense != n)
       SILT_RETURN_NOT_OK(DecodeNullable(enc, values, values_len, n, n_dense, valid, &out->values));
     else
@@ -1038,11 +1056,16 @@ Status ChunkDecoder::Decode(const ColumnChunk& cc, const std::shared_ptr<RandomA
   // Flat columns: one value slot per row, so size the output once instead of growing it by pages.
   // The reservation is capped by the bytes held: a row count the pages do not back never sizes an
   // allocation (the pages' own counts are checked as they are decoded).
-  if (leaf_.max_rep == 0 && sink_ == nullptr && !out->dict_mode) {
+  if (leaf_.max_rep == 0 && sink_ == nullptr) {
     const int64_t cap = std::max<int64_t>(int64_t{1} << 16, size * 8);
-    out->values.Reserve(out->values.size() +
-                        static_cast<size_t>(std::min(end_row - first_row, cap)));
-    expect_rows_ = static_cast<int64_t>(out->values.size()) + std::min(end_row - first_row, cap);
+    const size_t rows = static_cast<size_t>(std::min(end_row - first_row, cap));
+    if (out->dict_mode) {
+      out->dict_indices.reserve(out->dict_indices.size() + rows);
+      if (leaf_.max_def > 0) out->dict_valid.reserve(out->dict_valid.size() + rows);
+    } else {
+      out->values.Reserve(out->values.size() + rows);
+      expect_rows_ = static_cast<int64_t>(out->values.size() + rows);
+    }
   }
   size_t page_no = 0;
   int64_t values_seen = 0;
@@ -1633,13 +1656,23 @@ Status DecodeNode(const ParquetFile& pf, const std::shared_ptr<RandomAccessFile>
                                   std::to_string(group.num_rows));
       DictionaryVector d;
       d.dictionary = dec->TakeDictionary();
-      d.indices.assign(ld.dict_indices.begin() + skip,
-                       ld.dict_indices.begin() + (end_row - col_first));
-      if (!ld.dict_valid.empty() &&
-          std::find(ld.dict_valid.begin() + skip, ld.dict_valid.begin() + (end_row - col_first),
-                    0) != ld.dict_valid.begin() + (end_row - col_first))
-        d.validity.assign(ld.dict_valid.begin() + skip,
-                          ld.dict_valid.begin() + (end_row - col_first));
+      const bool exact = skip == 0 && have == end_row - first_row;  // pages = the range
+      if (!ld.dict_valid.empty()) {
+        auto begin = ld.dict_valid.begin() + skip;
+        auto end = ld.dict_valid.begin() + (end_row - col_first);
+        if (std::find(begin, end, 0) == end) {
+          // No null row: validity stays empty.
+        } else if (exact) {
+          d.validity = std::move(ld.dict_valid);
+        } else {
+          d.validity.assign(begin, end);
+        }
+      }
+      if (exact)
+        d.indices = std::move(ld.dict_indices);
+      else
+        d.indices.assign(ld.dict_indices.begin() + skip,
+                         ld.dict_indices.begin() + (end_row - col_first));
       *out = Vector(col.type);
       *dict_out = std::move(d);
       ld = LeafData(leaf->type);
