@@ -346,6 +346,83 @@ ExprPtr LookupByKeys(std::vector<ExprPtr> columns, std::shared_ptr<const DataChu
 
 }  // namespace
 
+namespace {
+
+// The column references of e, outside nested subqueries.
+void CollectColumnRefs(const ParsedExpr& e, std::vector<const ParsedExpr*>* out) {
+  if (e.type == ExprType::kColumnRef) out->push_back(&e);
+  if (e.subquery) return;
+  for (const auto& c : e.children) {
+    if (c) CollectColumnRefs(*c, out);
+  }
+}
+
+}  // namespace
+
+Status Binder::Impl::CheckJoinConditionSubquery(const ParsedExpr& e,
+                                                const std::vector<OutputColumn>* scope,
+                                                const std::set<int>& used) {
+  if (scope != join_domain_columns || used.empty()) return Status::OK();
+  const int lw = static_cast<int>(join_domain_left_width);
+  if (*used.begin() >= lw || *used.rbegin() < lw) return Status::OK();
+  return Status::InvalidArgument(
+      "Unsupported subquery expression: Correlated column reference in a join condition "
+      "predicate is not supported when the subquery reads both join inputs: " +
+          e.ToString() + ".",
+      errc::kUnsupportedSubqueryExpressionCategoryUnsupportedCorrelatedExpressionInJoinCondition);
+}
+
+Status Binder::Impl::CheckCorrelatedGroupBy(const sql::Query& q,
+                                            const std::vector<OutputColumn>& outer) {
+  if (q.set_op != sql::SetOp::kNone || q.group_by.empty()) return Status::OK();
+  Result<PlanPtr> from = BindFromList(q);
+  if (!from.ok()) return Status::OK();  // (a FROM reading the outer query: not this check's)
+  const std::vector<OutputColumn>& inner = (*from)->columns;
+  size_t consumed = 0;
+  auto inner_column = [&](const ParsedExpr& c) -> int {
+    if (c.type != ExprType::kColumnRef) return -1;
+    Result<int> i = ResolveColumn(c.names, inner, &consumed);
+    return i.ok() ? *i : -1;
+  };
+  // An outer expression: reads outer columns only (at least one).
+  auto outer_only = [&](const ParsedExpr& x) {
+    std::vector<const ParsedExpr*> refs;
+    CollectColumnRefs(x, &refs);
+    for (const ParsedExpr* r : refs) {
+      if (inner_column(*r) >= 0 || !ResolveColumn(r->names, outer, &consumed).ok()) return false;
+    }
+    return !refs.empty();
+  };
+  std::set<int> correlated;  // inner columns equated to an outer expression
+  std::vector<const ParsedExpr*> conjuncts;
+  if (q.where) SplitConjuncts(q.where.get(), &conjuncts);
+  for (const ParsedExpr* c : conjuncts) {
+    if (c->type != ExprType::kBinary || c->children.size() != 2 ||
+        !(c->op == "=" || c->op == "==" || c->op == "<=>")) {
+      continue;
+    }
+    for (int side = 0; side < 2; ++side) {
+      int i = inner_column(*c->children[side]);
+      if (i >= 0 && outer_only(*c->children[1 - side])) correlated.insert(i);
+    }
+  }
+  for (const auto& g : q.group_by) {
+    std::vector<const ParsedExpr*> refs;
+    CollectColumnRefs(*g, &refs);
+    for (const ParsedExpr* r : refs) {
+      int i = inner_column(*r);
+      if (i >= 0 && !correlated.count(i)) {
+        return Status::InvalidArgument(
+            "Unsupported subquery expression: A GROUP BY clause in a scalar correlated subquery "
+            "cannot contain non-correlated columns: " +
+                inner[static_cast<size_t>(i)].name + ".",
+            errc::kUnsupportedSubqueryExpressionCategoryNonCorrelatedColumnsInGroupBy);
+      }
+    }
+  }
+  return Status::OK();
+}
+
 Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedExpr& e,
                                                                    ExprScope& s) {
   if (!ctx().execute || !e.subquery) return std::optional<ExprPtr>();
@@ -377,6 +454,10 @@ Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedE
     }
   }
   if (used.empty() && lhs.size() < 2) return std::optional<ExprPtr>();
+  SILT_RETURN_NOT_OK(CheckJoinConditionSubquery(e, cols, used));
+  if (e.type == ExprType::kScalarSubquery && !used.empty()) {
+    SILT_RETURN_NOT_OK(CheckCorrelatedGroupBy(*e.subquery, *cols));
+  }
   if (e.type == ExprType::kScalarSubquery && (*probe)->columns.size() != 1) {
     return Status::InvalidArgument("Scalar subquery must return only one column, but got " +
                                        std::to_string((*probe)->columns.size()) + ".",
@@ -548,9 +629,12 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsIn(const ParsedEx
   if (!simple_block || !ctx().execute) return std::optional<ExprPtr>();
   Result<Correlated> c = BindCorrelatedFrom(q, *s.columns);
   if (!c.ok() || !c->residual.empty() || c->outer_keys.empty()) return std::optional<ExprPtr>();
+  std::set<int> used;
   for (const ExprPtr& o : c->outer_keys) {
     if (o->kind != ExprKind::kColumn) return std::optional<ExprPtr>();
+    used.insert(o->column);
   }
+  SILT_RETURN_NOT_OK(CheckJoinConditionSubquery(e, s.columns, used));
   const size_t n = c->outer_keys.size();
   std::vector<ExprPtr> outer_c, inner_c;
   std::vector<std::string> names;
