@@ -461,14 +461,18 @@ Status CheckWindowFrame(const exec::WindowFrame& f, const std::vector<TypePtr>& 
                     "A range window frame with value boundaries cannot be used in a window "
                     "specification with multiple order by expressions.");
   }
-  // Spark casts a numeric bound to a numeric key's type; dates take days or year-month
-  // intervals, timestamps any interval; anything else must be the key's own type.
-  const TypeId key = order[0]->id(), bound = value->offset.type()->id();
+  // Spark casts a numeric bound to a numeric key's type; dates take days (an INT or an
+  // INTERVAL DAY) or year-month intervals, timestamps any interval; anything else must be the
+  // key's own type.
+  const DataType& bt = *value->offset.type();
+  const TypeId key = order[0]->id(), bound = bt.id();
   const bool timestamp = key == TypeId::kTimestamp || key == TypeId::kTimestampNtz;
-  const bool valid =
-      (exec::IsNumeric(key) && exec::IsNumeric(bound)) ||
-      (key == TypeId::kDate && (bound == TypeId::kInt32 || bound == TypeId::kYearMonthInterval)) ||
-      (timestamp && value->offset.type()->is_interval()) || key == bound;
+  const bool days = bound == TypeId::kInt32 ||
+                    (bound == TypeId::kDayTimeInterval && bt.interval_start() == kIntervalDay &&
+                     bt.interval_end() == kIntervalDay);
+  const bool valid = (exec::IsNumeric(key) && exec::IsNumeric(bound)) ||
+                     (key == TypeId::kDate && (days || bound == TypeId::kYearMonthInterval)) ||
+                     (timestamp && bt.is_interval()) || key == bound;
   if (!valid) {
     return mismatch("RANGE_FRAME_INVALID_TYPE",
                     "The data type \"" + TypeSql(order[0]) +

@@ -375,25 +375,34 @@ Status Binder::Impl::CheckJoinConditionSubquery(const ParsedExpr& e,
 Status Binder::Impl::CheckCorrelatedGroupBy(const sql::Query& q,
                                             const std::vector<OutputColumn>& outer) {
   if (q.set_op != sql::SetOp::kNone || q.group_by.empty()) return Status::OK();
+  // Spark 4 checks at run time instead (a group per outer row or SCALAR_SUBQUERY_TOO_MANY_ROWS,
+  // as SubqueryByOuterValues does) unless the single join is off; a legacy flag lifts it too.
+  if (!ctx().config ||
+      ctx().config->GetBool("spark.sql.optimizer.scalarSubqueryUseSingleJoin", true) ||
+      ctx().config->GetBool(
+          "spark.sql.legacy.scalarSubqueryAllowGroupByNonEqualityCorrelatedPredicate", false)) {
+    return Status::OK();
+  }
   Result<PlanPtr> from = BindFromList(q);
   if (!from.ok()) return Status::OK();  // (a FROM reading the outer query: not this check's)
   const std::vector<OutputColumn>& inner = (*from)->columns;
   size_t consumed = 0;
-  auto inner_column = [&](const ParsedExpr& c) -> int {
-    if (c.type != ExprType::kColumnRef) return -1;
-    Result<int> i = ResolveColumn(c.names, inner, &consumed);
-    return i.ok() ? *i : -1;
-  };
-  // An outer expression: reads outer columns only (at least one).
-  auto outer_only = [&](const ParsedExpr& x) {
+  // Which columns x reads: inner ones, outer ones.
+  auto reads = [&](const ParsedExpr& x, bool* inner_cols, bool* outer_cols) {
     std::vector<const ParsedExpr*> refs;
     CollectColumnRefs(x, &refs);
+    *inner_cols = *outer_cols = false;
     for (const ParsedExpr* r : refs) {
-      if (inner_column(*r) >= 0 || !ResolveColumn(r->names, outer, &consumed).ok()) return false;
+      if (ResolveColumn(r->names, inner, &consumed).ok()) {
+        *inner_cols = true;
+      } else if (ResolveColumn(r->names, outer, &consumed).ok()) {
+        *outer_cols = true;
+      }
     }
-    return !refs.empty();
   };
-  std::set<int> correlated;  // inner columns equated to an outer expression
+  // The inner expressions equated to a value of the outer row (outer columns and constants):
+  // one group per outer row, so they may group.
+  std::set<std::string> equated;
   std::vector<const ParsedExpr*> conjuncts;
   if (q.where) SplitConjuncts(q.where.get(), &conjuncts);
   for (const ParsedExpr* c : conjuncts) {
@@ -402,23 +411,21 @@ Status Binder::Impl::CheckCorrelatedGroupBy(const sql::Query& q,
       continue;
     }
     for (int side = 0; side < 2; ++side) {
-      int i = inner_column(*c->children[side]);
-      if (i >= 0 && outer_only(*c->children[1 - side])) correlated.insert(i);
+      bool in_a, out_a, in_b, out_b;
+      reads(*c->children[side], &in_a, &out_a);
+      reads(*c->children[1 - side], &in_b, &out_b);
+      if (in_a && !out_a && !in_b) equated.insert(AsciiLower(c->children[side]->ToString()));
     }
   }
   for (const auto& g : q.group_by) {
-    std::vector<const ParsedExpr*> refs;
-    CollectColumnRefs(*g, &refs);
-    for (const ParsedExpr* r : refs) {
-      int i = inner_column(*r);
-      if (i >= 0 && !correlated.count(i)) {
-        return Status::InvalidArgument(
-            "Unsupported subquery expression: A GROUP BY clause in a scalar correlated subquery "
-            "cannot contain non-correlated columns: " +
-                inner[static_cast<size_t>(i)].name + ".",
-            errc::kUnsupportedSubqueryExpressionCategoryNonCorrelatedColumnsInGroupBy);
-      }
-    }
+    bool in_g, out_g;
+    reads(*g, &in_g, &out_g);
+    if (!in_g || equated.count(AsciiLower(g->ToString()))) continue;
+    return Status::InvalidArgument(
+        "Unsupported subquery expression: A GROUP BY clause in a scalar correlated subquery "
+        "cannot contain non-correlated columns: " +
+            g->ToString() + ".",
+        errc::kUnsupportedSubqueryExpressionCategoryNonCorrelatedColumnsInGroupBy);
   }
   return Status::OK();
 }
