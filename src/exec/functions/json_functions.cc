@@ -678,7 +678,19 @@ class JsonReader {
 // Options of from_json/to_json: a constant map<string,string>.
 Result<std::vector<std::pair<std::string, std::string>>> JsonOptions(std::string_view name,
                                                                      const ExprPtr& e) {
-  if (e->type->id() != TypeId::kMap) return fn::UnexpectedType(name, 2, "\"MAP\"", e->type);
+  if (e->type->id() != TypeId::kMap) {
+    return Status::InvalidArgument("Invalid options: Must use the `map()` function for options.",
+                                   errc::kInvalidOptionsNonMapFunction);
+  }
+  const TypeId k = e->type->key_type()->id(), v_type = e->type->value_type()->id();
+  auto is_string = [](TypeId t) { return t == TypeId::kString || t == TypeId::kNull; };
+  if (!is_string(k) || !is_string(v_type)) {
+    return Status::InvalidArgument(
+        "Invalid options: A type of keys and values in `map()` must be "
+        "string, but got \"" +
+            TypeSql(e->type) + "\".",
+        errc::kInvalidOptionsNonStringType);
+  }
   SILT_ASSIGN_OR_RETURN(Value v, FoldedArg(name, e, "options"));
   std::vector<std::pair<std::string, std::string>> out;
   if (v.is_null()) return out;
