@@ -1004,6 +1004,25 @@ std::optional<Value> CsvValue(const std::string& s, const TypePtr& t, const CsvO
   }
 }
 
+// from_json / from_csv (text, schema, …): the text a string, the schema a foldable string.
+Result<TypePtr> TextAndSchemaArgs(std::string_view n, Args& a, const BindContext& c) {
+  SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
+  SILT_ASSIGN_OR_RETURN(Value sv, FoldedArg(n, a[1], "schema"));
+  if (sv.is_null() || sv.type()->id() != TypeId::kString) {
+    return fn::TypeMismatch(
+        n, "The input schema " + sv.ToString() + " must be a foldable \"STRING\".");
+  }
+  return ParseJsonSchema(sv.str(), c);
+}
+
+// A malformed record under mode FAILFAST.
+Status MalformedFailFast() {
+  return Status::InvalidArgument(
+      "Malformed records are detected in record parsing: [null]. Parse Mode: FAILFAST. To process "
+      "malformed records as null result, try setting the option 'mode' as 'PERMISSIVE'.",
+      errc::kMalformedRecordInParsingWithoutSuggestion);
+}
+
 }  // namespace
 
 void RegisterJsonFunctions(FunctionRegistry& r) {
@@ -1172,13 +1191,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
       });
   Reg(r, {"from_json"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 3));
-    SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
-    SILT_ASSIGN_OR_RETURN(Value sv, FoldedArg(n, a[1], "schema"));
-    if (sv.is_null() || sv.type()->id() != TypeId::kString) {
-      return fn::TypeMismatch(
-          n, "The input schema " + sv.ToString() + " must be a foldable \"STRING\".");
-    }
-    SILT_ASSIGN_OR_RETURN(TypePtr schema, ParseJsonSchema(sv.str(), c));
+    SILT_ASSIGN_OR_RETURN(TypePtr schema, TextAndSchemaArgs(n, a, c));
     TypeId sid = schema->id();
     if (sid != TypeId::kStruct && sid != TypeId::kList && sid != TypeId::kMap) {
       return Status::InvalidArgument(
@@ -1215,71 +1228,60 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
       a.pop_back();
     }
     a.pop_back();  // the schema is folded into the call's type
-    return MakeCall(
-        std::string(n), schema, std::move(a),
-        [failfast, formats](std::span<const Arg> x, size_t rows, const EvalContext& ec,
-                            Vector* out) -> Status {
-          SILT_ASSIGN_OR_RETURN(auto zone,
-                                cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
-          simdjson::dom::parser parser;
-          std::string scratch;
-          bool is_struct = out->id() == TypeId::kStruct;
-          for (size_t i = 0; i < rows; ++i) {
-            if (NullAt(x[0], i)) {
-              out->AppendNull();
-              continue;
-            }
-            std::string_view text = fn::StrAt(x[0], i);
-            if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-              out->AppendNull();  // no record at all
-              continue;
-            }
-            element doc;
-            JsonReader reader(zone.get(), formats.get());
-            bool parsed = ParseJsonLenient(parser, text, kSingleQuotes, &scratch, &doc);
-            if (parsed && out->id() == TypeId::kList && doc.is_object() &&
-                out->type()->element_type()->id() == TypeId::kStruct) {
-              // a single object read as an array of structs is an array of one
-              reader.AppendRootStruct(&out->child(0), doc.get_object().value_unsafe());
-              out->FinishListRow();
-            } else if (parsed && !doc.is_null() &&
-                       (is_struct                    ? doc.is_object()
-                        : out->id() == TypeId::kList ? doc.is_array()
-                                                     : doc.is_object())) {
-              if (is_struct) {
-                reader.AppendRootStruct(out, doc.get_object().value_unsafe());
-              } else {
-                reader.AppendRoot(out, doc);
-              }
-            } else {
-              reader.malformed = true;
-              if (is_struct) {
-                JsonReader::AppendNullFields(out);
-              } else {
-                out->AppendNull();
-              }
-            }
-            if (failfast && reader.malformed) {
-              return Status::InvalidArgument(
-                  "Malformed records are detected in record parsing: [null]. Parse Mode: FAILFAST. "
-                  "To "
-                  "process malformed records as null result, try setting the option 'mode' as "
-                  "'PERMISSIVE'.",
-                  errc::kMalformedRecordInParsingWithoutSuggestion);
-            }
-          }
-          return Status::OK();
-        });
+    return MakeCall(std::string(n), schema, std::move(a),
+                    [failfast, formats](std::span<const Arg> x, size_t rows, const EvalContext& ec,
+                                        Vector* out) -> Status {
+                      SILT_ASSIGN_OR_RETURN(
+                          auto zone,
+                          cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
+                      simdjson::dom::parser parser;
+                      std::string scratch;
+                      bool is_struct = out->id() == TypeId::kStruct;
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (NullAt(x[0], i)) {
+                          out->AppendNull();
+                          continue;
+                        }
+                        std::string_view text = fn::StrAt(x[0], i);
+                        if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+                          out->AppendNull();  // no record at all
+                          continue;
+                        }
+                        element doc;
+                        JsonReader reader(zone.get(), formats.get());
+                        bool parsed = ParseJsonLenient(parser, text, kSingleQuotes, &scratch, &doc);
+                        if (parsed && out->id() == TypeId::kList && doc.is_object() &&
+                            out->type()->element_type()->id() == TypeId::kStruct) {
+                          // a single object read as an array of structs is an array of one
+                          reader.AppendRootStruct(&out->child(0), doc.get_object().value_unsafe());
+                          out->FinishListRow();
+                        } else if (parsed && !doc.is_null() &&
+                                   (is_struct                    ? doc.is_object()
+                                    : out->id() == TypeId::kList ? doc.is_array()
+                                                                 : doc.is_object())) {
+                          if (is_struct) {
+                            reader.AppendRootStruct(out, doc.get_object().value_unsafe());
+                          } else {
+                            reader.AppendRoot(out, doc);
+                          }
+                        } else {
+                          reader.malformed = true;
+                          if (is_struct) {
+                            JsonReader::AppendNullFields(out);
+                          } else {
+                            out->AppendNull();
+                          }
+                        }
+                        if (failfast && reader.malformed) {
+                          return MalformedFailFast();
+                        }
+                      }
+                      return Status::OK();
+                    });
   });
   Reg(r, {"from_csv"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 3));
-    SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
-    SILT_ASSIGN_OR_RETURN(Value sv, FoldedArg(n, a[1], "schema"));
-    if (sv.is_null() || sv.type()->id() != TypeId::kString) {
-      return fn::TypeMismatch(
-          n, "The input schema " + sv.ToString() + " must be a foldable \"STRING\".");
-    }
-    SILT_ASSIGN_OR_RETURN(TypePtr schema, ParseJsonSchema(sv.str(), c));
+    SILT_ASSIGN_OR_RETURN(TypePtr schema, TextAndSchemaArgs(n, a, c));
     if (schema->id() != TypeId::kStruct) {
       return Status::InvalidArgument(
           "The input schema \"" + schema->ToString() + "\" is not a struct type.",
@@ -1330,11 +1332,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
               }
             }
             if (malformed && options->failfast) {
-              return Status::InvalidArgument(
-                  "Malformed records are detected in record parsing: [null]. Parse Mode: "
-                  "FAILFAST. To process malformed records as null result, try setting the option "
-                  "'mode' as 'PERMISSIVE'.",
-                  errc::kMalformedRecordInParsingWithoutSuggestion);
+              return MalformedFailFast();
             }
             out->SetSizeUnchecked(out->size() + 1);
           }
