@@ -344,10 +344,6 @@ ExprPtr LookupByKeys(std::vector<ExprPtr> columns, std::shared_ptr<const DataChu
   return e;
 }
 
-}  // namespace
-
-namespace {
-
 // The column references of e, outside nested subqueries.
 void CollectColumnRefs(const ParsedExpr& e, std::vector<const ParsedExpr*>* out) {
   if (e.type == ExprType::kColumnRef) out->push_back(&e);

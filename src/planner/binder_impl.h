@@ -191,7 +191,7 @@ struct Binder::Impl {
   std::vector<OuterFrame> outer_frames;
   // Where Spark's CheckAnalysis refuses a correlated reference (an aggregate's grouping keys or
   // list, the null-supplying side of an outer join inside the subquery): a reference resolving to
-  // outer_frames[i] with i < frames fails with that class. Set for a scope by OuterRefRefusal.
+  // outer_frames[i] with i < frames fails with that class. Set for a scope by RefuseOuterRefs.
   struct OuterRefRefusal {
     size_t frames = 0;
     const char* error_class = nullptr;
@@ -211,8 +211,8 @@ struct Binder::Impl {
       outer_ref_refusal = {outer_frames.size(), error_class, message};
     return Guard{&outer_ref_refusal, saved};  // a prvalue: no copy restores early
   }
-  // Spark's NON_CORRELATED_COLUMNS_IN_GROUP_BY: a correlated scalar subquery's GROUP BY keys must
-  // be inner columns equated to outer expressions in its WHERE.
+  // Spark's NON_CORRELATED_COLUMNS_IN_GROUP_BY (only with its single join off): a correlated
+  // scalar subquery's GROUP BY expressions must be equated in its WHERE to outer values/constants.
   Status CheckCorrelatedGroupBy(const sql::Query& q, const std::vector<OutputColumn>& outer);
   // Spark's UNSUPPORTED_CORRELATED_EXPRESSION_IN_JOIN_CONDITION: a subquery in a join condition
   // (`scope` is join_domain_columns) reading columns (`used`, of scope) of both join inputs.
