@@ -1022,6 +1022,22 @@ Result<ExprPtr> ToDoubleArg(std::string_view fn, ExprPtr e, const BindContext& c
   return Mismatch(fn, "requires a numeric argument, not \"" + e->type->ToString() + "\"");
 }
 
+// The result type of a percentile of TIME or interval values (Spark computes them on their
+// units and answers in the input's kind: intervals as YEAR TO MONTH / DAY TO SECOND); nullptr
+// for the other types (a DOUBLE percentile).
+TypePtr PercentileOwnType(const DataType& t) {
+  switch (t.id()) {
+    case TypeId::kTime:
+      return DataType::Time(t.precision());
+    case TypeId::kYearMonthInterval:
+      return DataType::YearMonthInterval();
+    case TypeId::kDayTimeInterval:
+      return DataType::DayTimeInterval();
+    default:
+      return nullptr;
+  }
+}
+
 Result<FnPtr> MakeSum(std::string_view fn, const TypePtr& t, bool avg, bool try_mode) {
   switch (t->id()) {
     case TypeId::kInt8:
@@ -1260,8 +1276,8 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
       args.pop_back();
     }
     if (p < 0.0 || p > 1.0) return Mismatch(n, "the percentage must be between 0.0 and 1.0");
-    if (args[0]->type->id() == TypeId::kTime)
-      return agg::MakePercentile(p, false, false, args[0]->type);
+    if (TypePtr t = PercentileOwnType(*args[0]->type))
+      return agg::MakePercentile(p, false, false, t);
     SILT_ASSIGN_OR_RETURN(args[0], ToDoubleArg(n, args[0], ctx));
     return agg::MakePercentile(p);
   }
@@ -1292,8 +1308,8 @@ Result<FnPtr> BindInner(const std::string& n, std::vector<ExprPtr>& args, bool* 
     SILT_ASSIGN_OR_RETURN(bool desc, BoolConstant(n, args[2]));
     if (p < 0.0 || p > 1.0) return Mismatch(n, "the percentage must be between 0.0 and 1.0");
     args.resize(1);
-    if (args[0]->type->id() == TypeId::kTime) {
-      return agg::MakePercentile(p, n == "percentile_disc", desc, args[0]->type);
+    if (TypePtr t = PercentileOwnType(*args[0]->type)) {
+      return agg::MakePercentile(p, n == "percentile_disc", desc, t);
     }
     SILT_ASSIGN_OR_RETURN(args[0], ToDoubleArg(n, args[0], ctx));
     return agg::MakePercentile(p, n == "percentile_disc", desc);

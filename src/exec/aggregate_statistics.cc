@@ -242,7 +242,6 @@ class PercentileFn final : public AggregateFunction {
   PercentileFn(double p, bool discrete, bool descending, TypePtr result_type)
       : p_(p), discrete_(discrete), descending_(descending) {
     result_type_ = result_type ? std::move(result_type) : DataType::Double();
-    time_ = result_type_->id() == TypeId::kTime;
   }
   size_t state_size() const override { return sizeof(std::vector<double>*); }
   void Init(uint8_t* s) const override { St<std::vector<double>*>(s) = nullptr; }
@@ -302,17 +301,23 @@ class PercentileFn final : public AggregateFunction {
   }
 
  private:
+  // TIME and intervals: the value truncated to the type's unit (Spark's toLong / toInt).
   void Put(Vector* out, double v) const {
-    if (time_) {
-      out->Append<int64_t>(static_cast<int64_t>(v));
-    } else {
-      out->Append<double>(v);
+    switch (result_type_->id()) {
+      case TypeId::kTime:
+      case TypeId::kDayTimeInterval:
+        out->Append<int64_t>(static_cast<int64_t>(v));
+        break;
+      case TypeId::kYearMonthInterval:
+        out->Append<int32_t>(static_cast<int32_t>(v));
+        break;
+      default:
+        out->Append<double>(v);
     }
   }
 
   double p_;
   bool discrete_, descending_;
-  bool time_ = false;
 };
 
 // percentile_approx(x, p, accuracy): computed exactly — the value at rank ceil(p * n), or the

@@ -41,8 +41,8 @@ struct ArgView {
   }
 };
 
-// Converts an argument to doubles (NULL rows: valid[i] = 0). Integral and floating inputs only;
-// decimals and strings are cast at bind time.
+// Converts an argument to doubles (NULL rows: valid[i] = 0). Integral, floating, TIME and
+// interval inputs only; decimals and strings are cast at bind time.
 inline void ToDoubles(const Arg& a, size_t rows, std::vector<double>* out,
                       std::vector<uint8_t>* valid) {
   ArgView v(a);
@@ -62,10 +62,12 @@ inline void ToDoubles(const Arg& a, size_t rows, std::vector<double>* out,
       conv(int16_t{});
       break;
     case TypeId::kInt32:
+    case TypeId::kYearMonthInterval:  // months
       conv(int32_t{});
       break;
     case TypeId::kInt64:
-    case TypeId::kTime:  // nanoseconds since midnight: exact in a double (< 2^47)
+    case TypeId::kTime:             // nanoseconds since midnight: exact in a double (< 2^47)
+    case TypeId::kDayTimeInterval:  // microseconds
       conv(int64_t{});
       break;
     case TypeId::kFloat:

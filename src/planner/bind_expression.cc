@@ -368,6 +368,11 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
         Result<int> o = ResolveColumn(e.names, *f->columns, &oc);
         if (!o.ok()) continue;
         const OutputColumn& c = (*f->columns)[static_cast<size_t>(*o)];
+        if (static_cast<size_t>(outer_frames.rend() - f) <= outer_ref_refusal.frames) {
+          return Status::InvalidArgument(std::string("Unsupported subquery expression: ") +
+                                             outer_ref_refusal.message + Backquote(c.name) + ".",
+                                         outer_ref_refusal.error_class);
+        }
         ExprPtr ref;
         if (f->collected) {
           f->collected->insert(*o);

@@ -1,7 +1,9 @@
 // Binding function calls: scalar and aggregate calls, higher-order lambdas, grouping(), window
 // calls.
 #include "common/error_classes.h"
+#include "exec/cast.h"
 #include "planner/binder_impl.h"
+#include "vector/type_sql.h"
 
 namespace silt::planner {
 
@@ -382,6 +384,106 @@ Result<ExprPtr> Binder::Impl::BindGrouping(const ParsedExpr& e, ExprScope& s,
   return out;
 }
 
+namespace {
+
+// A frame bound Spark's parser accepts: literals (intervals too) and arithmetic over them.
+bool IsFrameBoundLiteral(const ParsedExpr& e) {
+  switch (e.type) {
+    case ExprType::kLiteral:
+    case ExprType::kInterval:
+      return true;
+    case ExprType::kUnary:
+    case ExprType::kBinary:
+      for (const auto& c : e.children) {
+        if (!c || !IsFrameBoundLiteral(*c)) return false;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Spark's checks of a specified frame (SpecifiedWindowFrame and WindowSpecDefinition's
+// checkInputDataTypes, in that order) over the window's ORDER BY key types.
+Status CheckWindowFrame(const exec::WindowFrame& f, const std::vector<TypePtr>& order) {
+  using K = exec::WindowBoundKind;
+  auto mismatch = [](const std::string& sub, const std::string& msg) {
+    return Status::InvalidArgument(
+        "Cannot resolve the window frame due to data type mismatch: " + msg,
+        "DATATYPE_MISMATCH." + sub);
+  };
+  const bool rows = f.type == exec::WindowFrameType::kRows;
+  if (f.start.kind == K::kUnboundedFollowing || f.end.kind == K::kUnboundedPreceding) {
+    return mismatch("SPECIFIED_WINDOW_FRAME_INVALID_BOUND",
+                    "Window frame upper bound does not follow the lower bound.");
+  }
+  auto valued = [](const exec::WindowBound& b) {
+    return b.kind == K::kPreceding || b.kind == K::kFollowing;
+  };
+  if (valued(f.start) && valued(f.end)) {
+    const TypePtr& lt = f.start.offset.type();
+    const TypePtr& ut = f.end.offset.type();
+    if (lt->id() == ut->id() && exec::IsIntegral(lt->id()) && !f.start.offset.is_null() &&
+        !f.end.offset.is_null()) {
+      // PRECEDING is a negative offset in Spark's frame.
+      const int64_t lo = f.start.offset.integer() * (f.start.kind == K::kPreceding ? -1 : 1);
+      const int64_t hi = f.end.offset.integer() * (f.end.kind == K::kPreceding ? -1 : 1);
+      if (lo > hi) {
+        return mismatch("SPECIFIED_WINDOW_FRAME_WRONG_COMPARISON",
+                        "The lower bound of a window frame must be less than or equal to the "
+                        "upper bound.");
+      }
+    }
+  }
+  for (const exec::WindowBound* b : {&f.start, &f.end}) {
+    if (!valued(*b)) continue;
+    const TypePtr& t = b->offset.type();
+    const bool accepted =
+        rows ? t->id() == TypeId::kInt32 : exec::IsNumeric(t->id()) || t->is_interval();
+    if (!accepted) {
+      return mismatch("SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE",
+                      "The data type of the " + std::string(b == &f.start ? "lower" : "upper") +
+                          " bound \"" + TypeSql(t) + "\" does not match the expected data type \"" +
+                          (rows ? "INT" : "(NUMERIC or INTERVAL)") + "\".");
+    }
+  }
+  if (rows) return Status::OK();
+  const bool unbounded =
+      f.start.kind == K::kUnboundedPreceding && f.end.kind == K::kUnboundedFollowing;
+  if (!unbounded && order.empty()) {
+    return mismatch("RANGE_FRAME_WITHOUT_ORDER",
+                    "A range window frame cannot be used in an unordered window specification.");
+  }
+  const exec::WindowBound* value = valued(f.start) ? &f.start : valued(f.end) ? &f.end : nullptr;
+  if (!value) return Status::OK();
+  if (order.size() > 1) {
+    return mismatch("RANGE_FRAME_MULTI_ORDER",
+                    "A range window frame with value boundaries cannot be used in a window "
+                    "specification with multiple order by expressions.");
+  }
+  // Spark casts a numeric bound to a numeric key's type; dates take days (an INT or an
+  // INTERVAL DAY) or year-month intervals, timestamps any interval; anything else must be the
+  // key's own type.
+  const DataType& bt = *value->offset.type();
+  const TypeId key = order[0]->id(), bound = bt.id();
+  const bool timestamp = key == TypeId::kTimestamp || key == TypeId::kTimestampNtz;
+  const bool days = bound == TypeId::kInt32 ||
+                    (bound == TypeId::kDayTimeInterval && bt.interval_start() == kIntervalDay &&
+                     bt.interval_end() == kIntervalDay);
+  const bool valid = (exec::IsNumeric(key) && exec::IsNumeric(bound)) ||
+                     (key == TypeId::kDate && (days || bound == TypeId::kYearMonthInterval)) ||
+                     (timestamp && bt.is_interval()) || key == bound;
+  if (!valid) {
+    return mismatch("RANGE_FRAME_INVALID_TYPE",
+                    "The data type \"" + TypeSql(order[0]) +
+                        "\" used in the order specification does not support the data type \"" +
+                        TypeSql(value->offset.type()) + "\" which is used in the range frame.");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
                                              const std::string& name) {
   if (!s.window) {
@@ -508,6 +610,11 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
           b.kind = exec::WindowBoundKind::kFollowing;
           break;
       }
+      if (!IsFrameBoundLiteral(*off)) {
+        // Spark's parser: a frame bound is a literal (current_date or a column is refused).
+        return Status::InvalidArgument("Frame bound value must be a literal.",
+                                       "INVALID_SQL_SYNTAX.INVALID_WINDOW_FRAME_BOUND");
+      }
       std::vector<OutputColumn> none;
       SILT_ASSIGN_OR_RETURN(ExprPtr oe, self->BindExpression(*off, none));
       SILT_ASSIGN_OR_RETURN(b.offset, exec::EvaluateConstant(*oe, ctx().eval));
@@ -515,6 +622,9 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
     };
     SILT_ASSIGN_OR_RETURN(f.start, bound(w.frame->start, w.frame->start_offset));
     SILT_ASSIGN_OR_RETURN(f.end, bound(w.frame->end, w.frame->end_offset));
+    std::vector<TypePtr> order_types;
+    for (const SortSpec& k : call.order_by) order_types.push_back(k.expr->type);
+    SILT_RETURN_NOT_OK(CheckWindowFrame(f, order_types));
     frame = f;
   }
   // first/last (and any_value, Spark's First) read the frame in its order: the window functions,

@@ -6,8 +6,28 @@
 namespace silt::planner {
 
 Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
-  SILT_ASSIGN_OR_RETURN(PlanPtr l, BindTableRef(*ref.left));
-  SILT_ASSIGN_OR_RETURN(PlanPtr r, BindTableRef(*ref.right));
+  // Inside a correlated subquery, Spark refuses references to the enclosing queries under the
+  // side of an outer, semi or anti join that is not preserved (CheckAnalysis'
+  // failOnOuterReferenceInSubTree).
+  static constexpr const char* kClass =
+      errc::kUnsupportedSubqueryExpressionCategoryAccessingOuterQueryColumnIsNotAllowed;
+  static constexpr const char* kMessage =
+      "Accessing outer query column is not allowed in this location: ";
+  const sql::JoinType jt = ref.join_type;
+  Result<PlanPtr> left = [&] {
+    auto refusal = RefuseOuterRefs(kClass, kMessage,
+                                   jt == sql::JoinType::kRight || jt == sql::JoinType::kFull);
+    return BindTableRef(*ref.left);
+  }();
+  SILT_ASSIGN_OR_RETURN(PlanPtr l, std::move(left));
+  Result<PlanPtr> right = [&] {
+    auto refusal =
+        RefuseOuterRefs(kClass, kMessage,
+                        jt == sql::JoinType::kLeft || jt == sql::JoinType::kFull ||
+                            jt == sql::JoinType::kLeftSemi || jt == sql::JoinType::kLeftAnti);
+    return BindTableRef(*ref.right);
+  }();
+  SILT_ASSIGN_OR_RETURN(PlanPtr r, std::move(right));
   auto j = std::make_shared<LogicalNode>();
   j->kind = LogicalKind::kJoin;
   switch (ref.join_type) {
@@ -147,11 +167,14 @@ __attribute__((noinline)) Result<ExprPtr> Binder::Impl::BindJoinCondition(
   // The outer values of a correlated subquery in the condition: left × right.
   const std::vector<OutputColumn>* saved_columns = join_domain_columns;
   PlanPtr saved = std::move(join_domain);
+  const size_t saved_width = join_domain_left_width;
   join_domain_columns = both;
   join_domain = CrossJoin(l, r);
+  join_domain_left_width = l->columns.size();
   Result<ExprPtr> bound = Bind(cond, s);
   join_domain_columns = saved_columns;
   join_domain = std::move(saved);
+  join_domain_left_width = saved_width;
   return bound;
 }
 

@@ -55,6 +55,9 @@ PlanPtr Binder::Impl::MakeSort(PlanPtr child, std::vector<SortSpec> keys) {
 
 namespace {
 
+constexpr const char* kAggregateOuterRefMessage =
+    "Expressions referencing the outer query are not supported outside of WHERE/HAVING clauses: ";
+
 // A window call (f(…) OVER …) in e, outside subqueries.
 bool ContainsWindowCall(const ParsedExpr& e) {
   if (e.type == ExprType::kFunction && e.over) return true;
@@ -266,6 +269,9 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
       }
       group_asts.push_back(use);
     }
+    // Spark's Aggregate cannot host a correlated reference (only Filter and Project can).
+    auto refusal = RefuseOuterRefs(errc::kUnsupportedSubqueryExpressionCategoryCorrelatedReference,
+                                   kAggregateOuterRefMessage);
     for (const ParsedExpr* g : group_asts) {
       ExprScope gs;
       gs.columns = &cols;
@@ -330,51 +336,55 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   lateral_aliases->columns = &cols;
   lateral_aliases->restore = &lateral;
   lateral_aliases->enclosing = std::exchange(lateral, lateral_aliases.get());
-  for (const Item& it : items) {
-    if (it.expr && it.expr == gen_call) {
-      for (const auto& si : q.select) {
-        if (si.expr.get() == gen_call)
-          gen_aliases = !si.aliases.empty() ? si.aliases
-                        : si.alias.empty()  ? std::vector<std::string>{}
-                                            : std::vector<std::string>{si.alias};
+  {
+    auto refusal = RefuseOuterRefs(errc::kUnsupportedSubqueryExpressionCategoryCorrelatedReference,
+                                   kAggregateOuterRefMessage, has_agg);
+    for (const Item& it : items) {
+      if (it.expr && it.expr == gen_call) {
+        for (const auto& si : q.select) {
+          if (si.expr.get() == gen_call)
+            gen_aliases = !si.aliases.empty() ? si.aliases
+                          : si.alias.empty()  ? std::vector<std::string>{}
+                                              : std::vector<std::string>{si.alias};
+        }
+        SILT_ASSIGN_OR_RETURN(gen_arg, BindGeneratorArg(*gen_call, s));
+        std::optional<exec::Generator> g = exec::FindGenerator(gen_call->names.back());
+        SILT_ASSIGN_OR_RETURN(std::vector<Field> fields,
+                              exec::GeneratorOutput(*g, gen_arg->type, gen_call->ToString()));
+        SILT_RETURN_NOT_OK(CheckGeneratorAliases(fields, gen_aliases));
+        for (size_t k = 0; k < fields.size(); ++k) {
+          std::string n = gen_aliases.empty() ? fields[k].name : gen_aliases[k];
+          exprs.push_back(exec::MakeColumn(kGenerateBase + static_cast<int>(k), fields[k].type, n,
+                                           fields[k].nullable));
+          names.push_back(n);
+          bound_items.push_back({it.expr, -1, n});
+        }
+        continue;
       }
-      SILT_ASSIGN_OR_RETURN(gen_arg, BindGeneratorArg(*gen_call, s));
-      std::optional<exec::Generator> g = exec::FindGenerator(gen_call->names.back());
-      SILT_ASSIGN_OR_RETURN(std::vector<Field> fields,
-                            exec::GeneratorOutput(*g, gen_arg->type, gen_call->ToString()));
-      SILT_RETURN_NOT_OK(CheckGeneratorAliases(fields, gen_aliases));
-      for (size_t k = 0; k < fields.size(); ++k) {
-        std::string n = gen_aliases.empty() ? fields[k].name : gen_aliases[k];
-        exprs.push_back(exec::MakeColumn(kGenerateBase + static_cast<int>(k), fields[k].type, n,
-                                         fields[k].nullable));
-        names.push_back(n);
-        bound_items.push_back({it.expr, -1, n});
+      bound_items.push_back(it);
+      if (!it.expr) {
+        const auto& c = cols[it.star_column];
+        ExprPtr ref = exec::MakeColumn(it.star_column, c.type, c.name, c.nullable);
+        if (has_agg) {
+          ExprScope tmp = s;
+          ParsedExpr fake;
+          fake.type = ExprType::kColumnRef;
+          fake.names = {c.qualifier.empty() ? c.name : c.qualifier, c.name};
+          if (c.qualifier.empty()) fake.names = {c.name};
+          SILT_ASSIGN_OR_RETURN(ref, Bind(fake, tmp));
+        }
+        exprs.push_back(ref);
+        names.push_back(it.name);
+        continue;
       }
-      continue;
-    }
-    bound_items.push_back(it);
-    if (!it.expr) {
-      const auto& c = cols[it.star_column];
-      ExprPtr ref = exec::MakeColumn(it.star_column, c.type, c.name, c.nullable);
-      if (has_agg) {
-        ExprScope tmp = s;
-        ParsedExpr fake;
-        fake.type = ExprType::kColumnRef;
-        fake.names = {c.qualifier.empty() ? c.name : c.qualifier, c.name};
-        if (c.qualifier.empty()) fake.names = {c.name};
-        SILT_ASSIGN_OR_RETURN(ref, Bind(fake, tmp));
-      }
-      exprs.push_back(ref);
+      SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*it.expr, s));
+      exprs.push_back(b);
       names.push_back(it.name);
-      continue;
-    }
-    SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*it.expr, s));
-    exprs.push_back(b);
-    names.push_back(it.name);
-    // Later items may name this one by its alias (Spark's lateral column alias).
-    for (const auto& si : q.select) {
-      if (si.expr.get() == it.expr && !si.alias.empty())
-        lateral_aliases->aliases.emplace_back(si.alias, it.expr);
+      // Later items may name this one by its alias (Spark's lateral column alias).
+      for (const auto& si : q.select) {
+        if (si.expr.get() == it.expr && !si.alias.empty())
+          lateral_aliases->aliases.emplace_back(si.alias, it.expr);
+      }
     }
   }
   lateral = lateral_aliases->enclosing;

@@ -344,7 +344,87 @@ ExprPtr LookupByKeys(std::vector<ExprPtr> columns, std::shared_ptr<const DataChu
   return e;
 }
 
+// The column references of e, outside nested subqueries.
+void CollectColumnRefs(const ParsedExpr& e, std::vector<const ParsedExpr*>* out) {
+  if (e.type == ExprType::kColumnRef) out->push_back(&e);
+  if (e.subquery) return;
+  for (const auto& c : e.children) {
+    if (c) CollectColumnRefs(*c, out);
+  }
+}
+
 }  // namespace
+
+Status Binder::Impl::CheckJoinConditionSubquery(const ParsedExpr& e,
+                                                const std::vector<OutputColumn>* scope,
+                                                const std::set<int>& used) {
+  if (scope != join_domain_columns || used.empty()) return Status::OK();
+  const int lw = static_cast<int>(join_domain_left_width);
+  if (*used.begin() >= lw || *used.rbegin() < lw) return Status::OK();
+  return Status::InvalidArgument(
+      "Unsupported subquery expression: Correlated column reference in a join condition "
+      "predicate is not supported when the subquery reads both join inputs: " +
+          e.ToString() + ".",
+      errc::kUnsupportedSubqueryExpressionCategoryUnsupportedCorrelatedExpressionInJoinCondition);
+}
+
+Status Binder::Impl::CheckCorrelatedGroupBy(const sql::Query& q,
+                                            const std::vector<OutputColumn>& outer) {
+  if (q.set_op != sql::SetOp::kNone || q.group_by.empty()) return Status::OK();
+  // Spark 4 checks at run time instead (a group per outer row or SCALAR_SUBQUERY_TOO_MANY_ROWS,
+  // as SubqueryByOuterValues does) unless the single join is off; a legacy flag lifts it too.
+  if (!ctx().config ||
+      ctx().config->GetBool("spark.sql.optimizer.scalarSubqueryUseSingleJoin", true) ||
+      ctx().config->GetBool(
+          "spark.sql.legacy.scalarSubqueryAllowGroupByNonEqualityCorrelatedPredicate", false)) {
+    return Status::OK();
+  }
+  Result<PlanPtr> from = BindFromList(q);
+  if (!from.ok()) return Status::OK();  // (a FROM reading the outer query: not this check's)
+  const std::vector<OutputColumn>& inner = (*from)->columns;
+  size_t consumed = 0;
+  // Which columns x reads: inner ones, outer ones.
+  auto reads = [&](const ParsedExpr& x, bool* inner_cols, bool* outer_cols) {
+    std::vector<const ParsedExpr*> refs;
+    CollectColumnRefs(x, &refs);
+    *inner_cols = *outer_cols = false;
+    for (const ParsedExpr* r : refs) {
+      if (ResolveColumn(r->names, inner, &consumed).ok()) {
+        *inner_cols = true;
+      } else if (ResolveColumn(r->names, outer, &consumed).ok()) {
+        *outer_cols = true;
+      }
+    }
+  };
+  // The inner expressions equated to a value of the outer row (outer columns and constants):
+  // one group per outer row, so they may group.
+  std::set<std::string> equated;
+  std::vector<const ParsedExpr*> conjuncts;
+  if (q.where) SplitConjuncts(q.where.get(), &conjuncts);
+  for (const ParsedExpr* c : conjuncts) {
+    if (c->type != ExprType::kBinary || c->children.size() != 2 ||
+        !(c->op == "=" || c->op == "==" || c->op == "<=>")) {
+      continue;
+    }
+    for (int side = 0; side < 2; ++side) {
+      bool in_a, out_a, in_b, out_b;
+      reads(*c->children[side], &in_a, &out_a);
+      reads(*c->children[1 - side], &in_b, &out_b);
+      if (in_a && !out_a && !in_b) equated.insert(AsciiLower(c->children[side]->ToString()));
+    }
+  }
+  for (const auto& g : q.group_by) {
+    bool in_g, out_g;
+    reads(*g, &in_g, &out_g);
+    if (!in_g || equated.count(AsciiLower(g->ToString()))) continue;
+    return Status::InvalidArgument(
+        "Unsupported subquery expression: A GROUP BY clause in a scalar correlated subquery "
+        "cannot contain non-correlated columns: " +
+            g->ToString() + ".",
+        errc::kUnsupportedSubqueryExpressionCategoryNonCorrelatedColumnsInGroupBy);
+  }
+  return Status::OK();
+}
 
 Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedExpr& e,
                                                                    ExprScope& s) {
@@ -377,6 +457,10 @@ Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedE
     }
   }
   if (used.empty() && lhs.size() < 2) return std::optional<ExprPtr>();
+  SILT_RETURN_NOT_OK(CheckJoinConditionSubquery(e, cols, used));
+  if (e.type == ExprType::kScalarSubquery && !used.empty()) {
+    SILT_RETURN_NOT_OK(CheckCorrelatedGroupBy(*e.subquery, *cols));
+  }
   if (e.type == ExprType::kScalarSubquery && (*probe)->columns.size() != 1) {
     return Status::InvalidArgument("Scalar subquery must return only one column, but got " +
                                        std::to_string((*probe)->columns.size()) + ".",
@@ -548,9 +632,12 @@ Result<std::optional<ExprPtr>> Binder::Impl::CorrelatedExistsAsIn(const ParsedEx
   if (!simple_block || !ctx().execute) return std::optional<ExprPtr>();
   Result<Correlated> c = BindCorrelatedFrom(q, *s.columns);
   if (!c.ok() || !c->residual.empty() || c->outer_keys.empty()) return std::optional<ExprPtr>();
+  std::set<int> used;
   for (const ExprPtr& o : c->outer_keys) {
     if (o->kind != ExprKind::kColumn) return std::optional<ExprPtr>();
+    used.insert(o->column);
   }
+  SILT_RETURN_NOT_OK(CheckJoinConditionSubquery(e, s.columns, used));
   const size_t n = c->outer_keys.size();
   std::vector<ExprPtr> outer_c, inner_c;
   std::vector<std::string> names;

@@ -189,12 +189,42 @@ struct Binder::Impl {
   Result<std::optional<ExprPtr>> SubqueryByOuterValues(const ParsedExpr& e, ExprScope& s);
   static constexpr size_t kMaxOuterValues = 10000;
   std::vector<OuterFrame> outer_frames;
+  // Where Spark's CheckAnalysis refuses a correlated reference (an aggregate's grouping keys or
+  // list, the null-supplying side of an outer join inside the subquery): a reference resolving to
+  // outer_frames[i] with i < frames fails with that class. Set for a scope by RefuseOuterRefs.
+  struct OuterRefRefusal {
+    size_t frames = 0;
+    const char* error_class = nullptr;
+    const char* message = nullptr;  // Spark's, followed by the column
+  };
+  OuterRefRefusal outer_ref_refusal;
+  // Refuses references to every enclosing frame (the current outer_frames) with `error_class`
+  // until the returned guard is destroyed (when `refuse`; else changes nothing).
+  auto RefuseOuterRefs(const char* error_class, const char* message, bool refuse = true) {
+    struct Guard {
+      OuterRefRefusal* slot;
+      OuterRefRefusal saved;
+      ~Guard() { *slot = saved; }
+    };
+    const OuterRefRefusal saved = outer_ref_refusal;
+    if (refuse && !outer_frames.empty())
+      outer_ref_refusal = {outer_frames.size(), error_class, message};
+    return Guard{&outer_ref_refusal, saved};  // a prvalue: no copy restores early
+  }
+  // Spark's NON_CORRELATED_COLUMNS_IN_GROUP_BY (only with its single join off): a correlated
+  // scalar subquery's GROUP BY expressions must be equated in its WHERE to outer values/constants.
+  Status CheckCorrelatedGroupBy(const sql::Query& q, const std::vector<OutputColumn>& outer);
+  // Spark's UNSUPPORTED_CORRELATED_EXPRESSION_IN_JOIN_CONDITION: a subquery in a join condition
+  // (`scope` is join_domain_columns) reading columns (`used`, of scope) of both join inputs.
+  Status CheckJoinConditionSubquery(const ParsedExpr& e, const std::vector<OutputColumn>* scope,
+                                    const std::set<int>& used);
   // The SELECT list being bound (innermost), see LateralAliases.
   LateralAliases* lateral = nullptr;
   // The join whose condition is being bound: a plan producing `join_domain_columns` (left ×
   // right), where a correlated subquery in the condition reads its outer values.
   const std::vector<OutputColumn>* join_domain_columns = nullptr;
   PlanPtr join_domain;
+  size_t join_domain_left_width = 0;  // the left side's columns come first in join_domain
   Result<ExprPtr> BindJoinCondition(const ParsedExpr& cond, std::vector<OutputColumn>* both,
                                     const PlanPtr& l, const PlanPtr& r);
 

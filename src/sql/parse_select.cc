@@ -764,6 +764,15 @@ Status Parser::GroupingAnalytics(silt::sql::Query* q) {
 
 namespace {
 
+// Whether e calls a function anywhere (outside subqueries).
+bool ContainsCall(const ParsedExpr& e) {
+  if (e.type == ExprType::kFunction) return true;
+  for (const auto& c : e.children) {
+    if (c && ContainsCall(*c)) return true;
+  }
+  return false;
+}
+
 void CollectColumnNames(const ParsedExpr& e, std::vector<std::string>* out) {
   if (e.type == ExprType::kColumnRef && !e.names.empty()) out->push_back(e.names.back());
   for (const auto& c : e.children) CollectColumnNames(*c, out);
@@ -801,6 +810,13 @@ Status Parser::PivotClause(silt::sql::Query* q) {
   do {
     const size_t at = p_;
     SILT_ASSIGN_OR_RETURN(ExprNode e, Expression());
+    if (!ContainsCall(*e)) {
+      // No function at all (a column, a literal): Spark's analysis error.
+      return Status::InvalidArgument("Aggregate expression required for pivot, but '" +
+                                         e->ToString() +
+                                         "' did not appear in any aggregate function.",
+                                     "_LEGACY_ERROR_TEMP_1006");
+    }
     if (e->type != ExprType::kFunction || e->over) {
       return Status::NotImplemented("PIVOT aggregates other than an aggregate function call",
                                     errc::kSiltUnsupportedExpression);

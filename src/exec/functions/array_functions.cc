@@ -14,6 +14,7 @@
 #include "exec/functions/function_util.h"
 #include "exec/functions/random_util.h"
 #include "exec/functions/regex_util.h"
+#include "vector/type_sql.h"
 
 namespace silt::exec {
 
@@ -945,6 +946,8 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
   });
   Reg(r, {"get"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
+    // (Spark's get takes no untyped NULL array, unlike element_at)
+    if (fn::IsNullTyped(a[0])) return fn::UnexpectedType(n, 0, "\"ARRAY\"", a[0]->type);
     SILT_RETURN_NOT_OK(RequireArray(n, a, 0, c));
     if (!fn::IsIntegralId(a[1]->type->id()) && !fn::IsNullTyped(a[1])) {
       return fn::UnexpectedType(n, 1, "\"INT\"", a[1]->type);
@@ -1081,6 +1084,18 @@ void RegisterArrayFunctions(FunctionRegistry& r) {
       [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
         SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 2));
         SILT_RETURN_NOT_OK(RequireMap(n, a, 0));
+        // Spark widens the key without string promotion: a string against a non-string key
+        // has no common type.
+        const TypeId kt = a[0]->type->key_type()->id(), at = a[1]->type->id();
+        if (at != TypeId::kNull && (kt == TypeId::kString) != (at == TypeId::kString)) {
+          return Status::InvalidArgument(
+              "Cannot resolve \"" + std::string(n) + "\" due to data type mismatch: Input to `" +
+                  std::string(n) +
+                  "` should have been \"MAP\" followed by a value with same key type, but it's "
+                  "[\"" +
+                  TypeSql(a[0]->type) + "\", \"" + TypeSql(a[1]->type) + "\"].",
+              errc::kDatatypeMismatchMapFunctionDiffTypes);
+        }
         SILT_RETURN_NOT_OK(CoerceArg(n, a, 1, a[0]->type->key_type(), c));
         return MakeCall(std::string(n), DataType::Boolean(), std::move(a),
                         [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <optional>
 
 #include "common/ascii.h"
@@ -677,7 +678,19 @@ class JsonReader {
 // Options of from_json/to_json: a constant map<string,string>.
 Result<std::vector<std::pair<std::string, std::string>>> JsonOptions(std::string_view name,
                                                                      const ExprPtr& e) {
-  if (e->type->id() != TypeId::kMap) return fn::UnexpectedType(name, 2, "\"MAP\"", e->type);
+  if (e->type->id() != TypeId::kMap) {
+    return Status::InvalidArgument("Invalid options: Must use the `map()` function for options.",
+                                   errc::kInvalidOptionsNonMapFunction);
+  }
+  const TypeId k = e->type->key_type()->id(), v_type = e->type->value_type()->id();
+  auto is_string = [](TypeId t) { return t == TypeId::kString || t == TypeId::kNull; };
+  if (!is_string(k) || !is_string(v_type)) {
+    return Status::InvalidArgument(
+        "Invalid options: A type of keys and values in `map()` must be "
+        "string, but got \"" +
+            TypeSql(e->type) + "\".",
+        errc::kInvalidOptionsNonStringType);
+  }
   SILT_ASSIGN_OR_RETURN(Value v, FoldedArg(name, e, "options"));
   std::vector<std::pair<std::string, std::string>> out;
   if (v.is_null()) return out;
@@ -825,6 +838,189 @@ Status StringArg(std::string_view n, Args& a, size_t i, const BindContext& c) {
   if (id != TypeId::kString && id != TypeId::kNull)
     return fn::UnexpectedType(n, i, "\"STRING\"", a[i]->type);
   return CoerceArg(n, a, i, DataType::String(), c);
+}
+
+// ---------------------------------------------------------------------------------------------
+// from_csv: the same schema and datetime options as from_json, over one CSV record.
+
+struct CsvOptions {
+  char sep = ',';
+  char quote = '"';
+  char escape = '\\';
+  std::string null_value;  // nullValue: an unquoted field equal to it is NULL
+  std::string nan_value = "NaN", positive_inf = "Inf", negative_inf = "-Inf";
+  JsonReader::Formats formats;
+  bool failfast = false;
+};
+
+// One option's single character (sep, quote, escape): Spark takes "\t" as a tab and refuses a
+// longer string.
+Result<char> CsvOptionChar(const std::string& k, const std::string& v) {
+  if (v == "\\t") return '\t';
+  if (v.size() == 1) return v[0];
+  if (v.empty() && !OptionIs(k, "sep") && !OptionIs(k, "delimiter")) return '\0';
+  return Status::InvalidArgument("Unsupported special character for delimiter: " + v,
+                                 errc::kInvalidParameterValue);
+}
+
+Result<CsvOptions> ParseCsvOptions(std::string_view n, const ExprPtr& map) {
+  CsvOptions o;
+  SILT_ASSIGN_OR_RETURN(auto opts, JsonOptions(n, map));
+  for (const auto& [k, v] : opts) {
+    if (OptionIs(k, "sep") || OptionIs(k, "delimiter")) {
+      SILT_ASSIGN_OR_RETURN(o.sep, CsvOptionChar(k, v));
+    } else if (OptionIs(k, "quote")) {
+      SILT_ASSIGN_OR_RETURN(o.quote, CsvOptionChar(k, v));
+    } else if (OptionIs(k, "escape")) {
+      SILT_ASSIGN_OR_RETURN(o.escape, CsvOptionChar(k, v));
+    } else if (OptionIs(k, "nullValue")) {
+      o.null_value = v;
+    } else if (OptionIs(k, "nanValue")) {
+      o.nan_value = v;
+    } else if (OptionIs(k, "positiveInf")) {
+      o.positive_inf = v;
+    } else if (OptionIs(k, "negativeInf")) {
+      o.negative_inf = v;
+    } else if (OptionIs(k, "timestampFormat")) {
+      SILT_ASSIGN_OR_RETURN(o.formats.timestamp, cal::DateTimePattern::Compile(v));
+    } else if (OptionIs(k, "timestampNTZFormat")) {
+      SILT_ASSIGN_OR_RETURN(o.formats.timestamp_ntz, cal::DateTimePattern::Compile(v));
+    } else if (OptionIs(k, "dateFormat")) {
+      SILT_ASSIGN_OR_RETURN(o.formats.date, cal::DateTimePattern::Compile(v));
+    } else if (OptionIs(k, "mode")) {
+      if (OptionIs(v, "FAILFAST")) {
+        o.failfast = true;
+      } else if (!OptionIs(v, "PERMISSIVE")) {
+        return Status::InvalidArgument(std::string(n) + "() doesn't support the " + v +
+                                           " mode. Acceptable modes are PERMISSIVE and FAILFAST.",
+                                       errc::kParseModeUnsupported);
+      }
+    }
+  }
+  return o;
+}
+
+// Splits one CSV record into its fields; a quoted field's quotes and escapes are removed
+// (`quoted` tells which fields were quoted: they are never nullValue).
+void SplitCsv(std::string_view text, const CsvOptions& o, std::vector<std::string>* fields,
+              std::vector<bool>* quoted) {
+  fields->clear();
+  quoted->clear();
+  size_t i = 0;
+  while (true) {
+    std::string f;
+    bool q = o.quote && i < text.size() && text[i] == o.quote;
+    if (q) {
+      for (++i; i < text.size(); ++i) {
+        char c = text[i];
+        if (o.escape && c == o.escape && i + 1 < text.size() &&
+            (text[i + 1] == o.quote || text[i + 1] == o.escape)) {
+          f += text[++i];
+        } else if (c == o.quote && i + 1 < text.size() && text[i + 1] == o.quote) {
+          f += text[++i];  // a doubled quote
+        } else if (c == o.quote) {
+          ++i;
+          break;
+        } else {
+          f += c;
+        }
+      }
+      // (text after the closing quote up to the separator is kept, as univocity does)
+      while (i < text.size() && text[i] != o.sep) f += text[i++];
+    } else {
+      while (i < text.size() && text[i] != o.sep) f += text[i++];
+    }
+    fields->push_back(std::move(f));
+    quoted->push_back(q);
+    if (i >= text.size()) break;
+    ++i;  // the separator
+  }
+}
+
+// A CSV field as type t (Spark's UnivocityParser converters); nullopt when it does not fit.
+std::optional<Value> CsvValue(const std::string& s, const TypePtr& t, const CsvOptions& o,
+                              const cal::TimeZone& zone) {
+  switch (t->id()) {
+    case TypeId::kString:
+      return Value::String(s);
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64: {
+      // Java's parseInt: an optional sign and digits, no spaces.
+      std::string_view d = s;
+      if (!d.empty() && d[0] == '+') d.remove_prefix(1);
+      int64_t x = 0;
+      auto [end, ec] = std::from_chars(d.data(), d.data() + d.size(), x);
+      if (d.empty() || ec != std::errc() || end != d.data() + d.size()) return std::nullopt;
+      auto cast = CastValue(Value::Int64(x), t, true);
+      if (!cast.ok()) return std::nullopt;
+      return *cast;
+    }
+    case TypeId::kFloat:
+    case TypeId::kDouble: {
+      double d;
+      if (s == o.nan_value) {
+        d = std::nan("");
+      } else if (s == o.positive_inf) {
+        d = HUGE_VAL;
+      } else if (s == o.negative_inf) {
+        d = -HUGE_VAL;
+      } else {
+        auto cast = CastValue(Value::String(s), DataType::Double(), false);
+        if (!cast.ok() || cast->is_null()) return std::nullopt;
+        d = cast->floating();
+      }
+      return Value::Floating(t, t->id() == TypeId::kFloat ? static_cast<float>(d) : d);
+    }
+    case TypeId::kDate: {
+      std::optional<int32_t> d;
+      if (o.formats.date) {
+        auto micros = o.formats.date->Parse(s, nullptr);
+        if (micros) d = static_cast<int32_t>(cal::FloorDiv(*micros, cal::kMicrosPerDay));
+      } else {
+        d = cal::ParseDate(s);
+      }
+      if (!d) return std::nullopt;
+      return Value::Integer(t, *d);
+    }
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: {
+      const bool ntz = t->id() == TypeId::kTimestampNtz;
+      const std::optional<cal::DateTimePattern>& format =
+          ntz ? o.formats.timestamp_ntz : o.formats.timestamp;
+      auto ts = format ? format->Parse(s, ntz ? nullptr : &zone)
+                : ntz  ? cal::ParseTimestampNtz(s)
+                       : cal::ParseTimestamp(s, zone);
+      if (!ts) return std::nullopt;
+      return Value::Integer(t, *ts);
+    }
+    default: {
+      // Booleans, decimals, intervals, …: Spark's string conversions, as a non-ANSI CAST.
+      auto cast = CastValue(Value::String(s), t, false);
+      if (!cast.ok() || cast->is_null()) return std::nullopt;
+      return *cast;
+    }
+  }
+}
+
+// from_json / from_csv (text, schema, …): the text a string, the schema a foldable string.
+Result<TypePtr> TextAndSchemaArgs(std::string_view n, Args& a, const BindContext& c) {
+  SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
+  SILT_ASSIGN_OR_RETURN(Value sv, FoldedArg(n, a[1], "schema"));
+  if (sv.is_null() || sv.type()->id() != TypeId::kString) {
+    return fn::TypeMismatch(
+        n, "The input schema " + sv.ToString() + " must be a foldable \"STRING\".");
+  }
+  return ParseJsonSchema(sv.str(), c);
+}
+
+// A malformed record under mode FAILFAST.
+Status MalformedFailFast() {
+  return Status::InvalidArgument(
+      "Malformed records are detected in record parsing: [null]. Parse Mode: FAILFAST. To process "
+      "malformed records as null result, try setting the option 'mode' as 'PERMISSIVE'.",
+      errc::kMalformedRecordInParsingWithoutSuggestion);
 }
 
 }  // namespace
@@ -995,13 +1191,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
       });
   Reg(r, {"from_json"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 3));
-    SILT_RETURN_NOT_OK(StringArg(n, a, 0, c));
-    SILT_ASSIGN_OR_RETURN(Value sv, FoldedArg(n, a[1], "schema"));
-    if (sv.is_null() || sv.type()->id() != TypeId::kString) {
-      return fn::TypeMismatch(
-          n, "The input schema " + sv.ToString() + " must be a foldable \"STRING\".");
-    }
-    SILT_ASSIGN_OR_RETURN(TypePtr schema, ParseJsonSchema(sv.str(), c));
+    SILT_ASSIGN_OR_RETURN(TypePtr schema, TextAndSchemaArgs(n, a, c));
     TypeId sid = schema->id();
     if (sid != TypeId::kStruct && sid != TypeId::kList && sid != TypeId::kMap) {
       return Status::InvalidArgument(
@@ -1038,58 +1228,113 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
       a.pop_back();
     }
     a.pop_back();  // the schema is folded into the call's type
+    return MakeCall(std::string(n), schema, std::move(a),
+                    [failfast, formats](std::span<const Arg> x, size_t rows, const EvalContext& ec,
+                                        Vector* out) -> Status {
+                      SILT_ASSIGN_OR_RETURN(
+                          auto zone,
+                          cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
+                      simdjson::dom::parser parser;
+                      std::string scratch;
+                      bool is_struct = out->id() == TypeId::kStruct;
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (NullAt(x[0], i)) {
+                          out->AppendNull();
+                          continue;
+                        }
+                        std::string_view text = fn::StrAt(x[0], i);
+                        if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+                          out->AppendNull();  // no record at all
+                          continue;
+                        }
+                        element doc;
+                        JsonReader reader(zone.get(), formats.get());
+                        bool parsed = ParseJsonLenient(parser, text, kSingleQuotes, &scratch, &doc);
+                        if (parsed && out->id() == TypeId::kList && doc.is_object() &&
+                            out->type()->element_type()->id() == TypeId::kStruct) {
+                          // a single object read as an array of structs is an array of one
+                          reader.AppendRootStruct(&out->child(0), doc.get_object().value_unsafe());
+                          out->FinishListRow();
+                        } else if (parsed && !doc.is_null() &&
+                                   (is_struct                    ? doc.is_object()
+                                    : out->id() == TypeId::kList ? doc.is_array()
+                                                                 : doc.is_object())) {
+                          if (is_struct) {
+                            reader.AppendRootStruct(out, doc.get_object().value_unsafe());
+                          } else {
+                            reader.AppendRoot(out, doc);
+                          }
+                        } else {
+                          reader.malformed = true;
+                          if (is_struct) {
+                            JsonReader::AppendNullFields(out);
+                          } else {
+                            out->AppendNull();
+                          }
+                        }
+                        if (failfast && reader.malformed) {
+                          return MalformedFailFast();
+                        }
+                      }
+                      return Status::OK();
+                    });
+  });
+  Reg(r, {"from_csv"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 3));
+    SILT_ASSIGN_OR_RETURN(TypePtr schema, TextAndSchemaArgs(n, a, c));
+    if (schema->id() != TypeId::kStruct) {
+      return Status::InvalidArgument(
+          "The input schema \"" + schema->ToString() + "\" is not a struct type.",
+          errc::kInvalidSchemaNonStructType);
+    }
+    for (const Field& f : schema->fields()) {
+      TypeId id = f.type->id();
+      if (id == TypeId::kStruct || id == TypeId::kList || id == TypeId::kMap) {
+        return Status::InvalidArgument(
+            "CSV data source does not support " + TypeSql(f.type) + " data type.",
+            errc::kUnsupportedDataTypeForDatasource);
+      }
+    }
+    auto options = std::make_shared<CsvOptions>();
+    if (a.size() == 3) {
+      SILT_ASSIGN_OR_RETURN(*options, ParseCsvOptions(n, a[2]));
+      a.pop_back();
+    }
+    a.pop_back();  // the schema is folded into the call's type
     return MakeCall(
         std::string(n), schema, std::move(a),
-        [failfast, formats](std::span<const Arg> x, size_t rows, const EvalContext& ec,
-                            Vector* out) -> Status {
+        [options](std::span<const Arg> x, size_t rows, const EvalContext& ec,
+                  Vector* out) -> Status {
           SILT_ASSIGN_OR_RETURN(auto zone,
                                 cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
-          simdjson::dom::parser parser;
-          std::string scratch;
-          bool is_struct = out->id() == TypeId::kStruct;
+          const std::vector<Field>& fields = out->type()->fields();
+          std::vector<std::string> tokens;
+          std::vector<bool> quoted;
           for (size_t i = 0; i < rows; ++i) {
             if (NullAt(x[0], i)) {
               out->AppendNull();
               continue;
             }
-            std::string_view text = fn::StrAt(x[0], i);
-            if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-              out->AppendNull();  // no record at all
-              continue;
-            }
-            element doc;
-            JsonReader reader(zone.get(), formats.get());
-            bool parsed = ParseJsonLenient(parser, text, kSingleQuotes, &scratch, &doc);
-            if (parsed && out->id() == TypeId::kList && doc.is_object() &&
-                out->type()->element_type()->id() == TypeId::kStruct) {
-              // a single object read as an array of structs is an array of one
-              reader.AppendRootStruct(&out->child(0), doc.get_object().value_unsafe());
-              out->FinishListRow();
-            } else if (parsed && !doc.is_null() &&
-                       (is_struct                    ? doc.is_object()
-                        : out->id() == TypeId::kList ? doc.is_array()
-                                                     : doc.is_object())) {
-              if (is_struct) {
-                reader.AppendRootStruct(out, doc.get_object().value_unsafe());
-              } else {
-                reader.AppendRoot(out, doc);
+            SplitCsv(fn::StrAt(x[0], i), *options, &tokens, &quoted);
+            bool malformed = false;
+            for (size_t k = 0; k < fields.size(); ++k) {
+              // Missing fields are NULL; a field that does not convert is NULL (PERMISSIVE's
+              // partial result) or fails the statement (FAILFAST).
+              std::optional<Value> v;
+              if (k < tokens.size() && (quoted[k] || tokens[k] != options->null_value)) {
+                v = CsvValue(tokens[k], fields[k].type, *options, *zone);
+                malformed |= !v;
               }
-            } else {
-              reader.malformed = true;
-              if (is_struct) {
-                JsonReader::AppendNullFields(out);
+              if (v) {
+                SILT_RETURN_NOT_OK(out->child(k).AppendValue(*v));
               } else {
-                out->AppendNull();
+                out->child(k).AppendNull();
               }
             }
-            if (failfast && reader.malformed) {
-              return Status::InvalidArgument(
-                  "Malformed records are detected in record parsing: [null]. Parse Mode: FAILFAST. "
-                  "To "
-                  "process malformed records as null result, try setting the option 'mode' as "
-                  "'PERMISSIVE'.",
-                  errc::kMalformedRecordInParsingWithoutSuggestion);
+            if (malformed && options->failfast) {
+              return MalformedFailFast();
             }
+            out->SetSizeUnchecked(out->size() + 1);
           }
           return Status::OK();
         });

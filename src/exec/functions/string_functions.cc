@@ -1681,6 +1681,11 @@ void RegisterStringFunctions(FunctionRegistry& r) {
         SILT_RETURN_NOT_OK(AllToString(name, args, ctx));
         std::string fmt = "hex";
         if (args.size() == 2) {
+          if (!ConstantOf(args[1]) && IsConstantExpr(*args[1])) {
+            // A foldable format (substr('base64…', 0, 6)) is its value, as in Spark.
+            SILT_ASSIGN_OR_RETURN(Value v, EvaluateConstant(*args[1], EvalContext{}));
+            args[1] = MakeConstant(v);
+          }
           bool is_null = false;
           auto f = ConstString(args[1], &is_null);
           if (!f) return TypeMismatch(name, "the `fmt` argument must be a constant string");
