@@ -10,6 +10,7 @@
 #include "delta/actions.h"
 #include "delta/auto_ttl.h"
 #include "delta/clustering.h"
+#include "delta/iceberg_compat.h"
 #include "delta/json_util.h"
 #include "delta/schema_json.h"
 #include "delta/snapshot.h"
@@ -367,6 +368,8 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
       delta::ValidateTableProperties(
           given,
           ctx.config->GetBool("spark.databricks.delta.allowArbitraryProperties.enabled", false)));
+  // IcebergCompatV2's auto-set properties (column mapping) shape the files written below.
+  delta::ApplyIcebergCompatDefaults(&props);
   for (size_t i = 0; i < stmt.constraints.size(); ++i) {
     props.Set("delta.constraints." + planner::LowerName(stmt.constraints[i].first),
               stmt.constraint_texts[i]);

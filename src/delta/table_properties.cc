@@ -1,5 +1,6 @@
 #include "delta/table_properties.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <limits>
@@ -372,17 +373,33 @@ Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allo
           kUnknownConfigurationClass);
     }
     SILT_RETURN_NOT_OK(ValidateValue(*known, value));
-    // UniForm needs the icebergCompat protocol features and Iceberg metadata written beside each
-    // commit; storing the properties alone would claim a UniForm table that is not one.
+    // IcebergCompatV2 and UniForm (Iceberg) are built (delta/iceberg_compat.h); V1, Hudi and
+    // anything else would be a property that claims what the table does not do.
     const std::string_view k = known->key;
-    const bool enables =
-        k == "delta.universalFormat.enabledFormats" ? !value.empty() : AsciiLower(value) == "true";
-    if ((k == "delta.enableIcebergCompatV1" || k == "delta.enableIcebergCompatV2" ||
-         k == "delta.universalFormat.enabledFormats") &&
-        enables) {
+    if (k == "delta.enableIcebergCompatV1" && AsciiLower(value) == "true") {
       return Status::NotImplemented(
-          std::string("UniForm (") + known->key + " = " + value + ") is not implemented yet",
+          "IcebergCompatV1 (delta.enableIcebergCompatV1 = true) is not implemented; use "
+          "delta.enableIcebergCompatV2",
           errc::kNotImplemented);
+    }
+    if (k == "delta.universalFormat.enabledFormats") {
+      std::string list = AsciiLower(value);
+      for (size_t start = 0; start <= list.size();) {
+        size_t end = std::min(list.find(',', start), list.size());
+        std::string f = list.substr(start, end - start);
+        f.erase(0, f.find_first_not_of(' '));
+        f.erase(f.find_last_not_of(' ') + 1);
+        start = end + 1;
+        if (f == "iceberg" || (f.empty() && list.find_first_not_of(" ,") == std::string::npos))
+          continue;
+        if (f == "hudi") {
+          return Status::NotImplemented("UniForm (Hudi) is not implemented; only 'iceberg' is",
+                                        errc::kNotImplemented);
+        }
+        return BadProperty(known->key, value,
+                           "delta.universalFormat.enabledFormats needs to be a comma-separated "
+                           "list of formats among: iceberg, hudi.");
+      }
     }
     out.Set(known->key, value);
   }
