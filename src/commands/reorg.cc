@@ -2,10 +2,11 @@
 // kReorgPurge mode, which rewrites every selected file with a deletion vector.
 // REORG TABLE t APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = 2)): Delta's
 // ReorgTableForUpgradeUniformHelper — (1) one commit turns IcebergCompatV2 on (deletion vectors
-// off, column mapping name mode keeping today's column names as physical names), (2) the kUpgradeUniform
-// rewrite of every file not written under IcebergCompatV2 (which also purges deletion vectors),
-// (3) one commit turns UniForm (Iceberg) on, whose post-commit conversion writes the Iceberg
-// metadata. Each step is skipped when already done, so a rerun finishes an interrupted upgrade.
+// off, column mapping name mode keeping today's column names as physical names), (2) the
+// kUpgradeUniform rewrite of every file not written under IcebergCompatV2 (which also purges
+// deletion vectors), (3) one commit turns UniForm (Iceberg) on, whose post-commit conversion writes
+// the Iceberg metadata. Each step is skipped when already done, so a rerun finishes an interrupted
+// upgrade.
 #include <cctype>
 
 #include "commands/command.h"
@@ -46,8 +47,8 @@ Status CommitProperties(const std::shared_ptr<ObjectStore>& store,
                         const std::string& operation, const std::string& properties_json,
                         CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(Schema schema, delta::ParseSchemaString(md.schema_string.value_or("{}")));
-  delta::Protocol proto = delta::WithFeatures(
-      snap->protocol(), delta::FeaturesForMetadata(schema, md.configuration));
+  delta::Protocol proto =
+      delta::WithFeatures(snap->protocol(), delta::FeaturesForMetadata(schema, md.configuration));
   delta::TransactionOptions topts;
   topts.clock = ctx.clock;
   delta::Transaction txn(store, snap, topts);
@@ -63,10 +64,10 @@ Status CommitProperties(const std::shared_ptr<ObjectStore>& store,
 Result<CommandResult> UpgradeUniform(const sql::ReorgStatement& stmt, CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(int64_t version, CompatVersion(stmt.apply_args));
   if (version == 1 || version == 3) {
-    return Status::NotImplemented("REORG … UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = " +
-                                      std::to_string(version) +
-                                      ") is not implemented; only version 2 is",
-                                  errc::kNotImplemented);
+    return Status::NotImplemented(
+        "REORG … UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = " + std::to_string(version) +
+            ") is not implemented; only version 2 is",
+        errc::kNotImplemented);
   }
   if (version != 2) {
     return Status::InvalidArgument(
@@ -155,8 +156,8 @@ Result<CommandResult> UpgradeUniform(const sql::ReorgStatement& stmt, CommandCon
 Result<CommandResult> ReorgTable(const sql::ReorgStatement& stmt, CommandContext& ctx) {
   if (planner::LowerName(stmt.apply) == "upgrade uniform") return UpgradeUniform(stmt, ctx);
   if (planner::LowerName(stmt.apply) != "purge") {
-    return Status::NotImplemented(
-        "REORG TABLE … APPLY (" + stmt.apply + ") is not implemented", errc::kNotImplemented);
+    return Status::NotImplemented("REORG TABLE … APPLY (" + stmt.apply + ") is not implemented",
+                                  errc::kNotImplemented);
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable t,
                         ctx.binder->ResolveTable(stmt.table, std::nullopt));

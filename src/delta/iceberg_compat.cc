@@ -104,12 +104,9 @@ void ApplyIcebergCompatDefaults(StringMap* properties) {
     properties->Set("delta.enableDeletionVectors", "false");
 }
 
-Result<std::optional<Protocol>> EnforceIcebergCompat(const Snapshot* previous,
-                                                     const Protocol& protocol,
-                                                     const Metadata& metadata,
-                                                     bool metadata_changed,
-                                                     const std::string& operation,
-                                                     const std::vector<AddFile>& adds) {
+Result<std::optional<Protocol>> EnforceIcebergCompat(
+    const Snapshot* previous, const Protocol& protocol, const Metadata& metadata,
+    bool metadata_changed, const std::string& operation, const std::vector<AddFile>& adds) {
   const StringMap& conf = metadata.configuration;
   const bool compat = IcebergCompatV2Enabled(conf);
   if (!compat) {
@@ -125,9 +122,10 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(const Snapshot* previous,
   // Every add (Delta's CheckAddFileHasStats): Iceberg's record_count is required.
   for (const AddFile& a : adds) {
     if (!a.stats || !StatsNumRecords(*a.stats)) {
-      return Violation("", "IcebergCompatV2 requires all AddFiles to contain the numRecords "
-                           "statistic. AddFile " +
-                               a.path + " is missing this statistic.");
+      return Violation("",
+                       "IcebergCompatV2 requires all AddFiles to contain the numRecords "
+                       "statistic. AddFile " +
+                           a.path + " is missing this statistic.");
     }
     if (a.deletion_vector) {
       return Violation("DELETION_VECTORS_SHOULD_BE_DISABLED",
@@ -154,7 +152,8 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(const Snapshot* previous,
   // must be off — before this commit too (a concurrent writer may still add them), except for
   // REORG … UPGRADE UNIFORM, which turns them off and purges them in the same commit.
   const bool reorg = operation == kUpgradeUniformOperation;
-  const bool dv_before = previous && !reorg && HasFeature(previous->protocol(), "deletionVectors") &&
+  const bool dv_before = previous && !reorg &&
+                         HasFeature(previous->protocol(), "deletionVectors") &&
                          On(previous->metadata().configuration, "delta.enableDeletionVectors");
   if (HasFeature(protocol, "deletionVectors") &&
       (On(conf, "delta.enableDeletionVectors") || dv_before)) {

@@ -45,11 +45,8 @@ void ApplyIcebergCompatDefaults(StringMap* properties);
 // UNSUPPORTED_PARTITION_DATA_TYPE, REPLACE_TABLE_CHANGE_PARTITION_NAMES}, the parent class for
 // an add without numRecords, DELTA_UNIVERSAL_FORMAT_VIOLATION.ICEBERG_COMPAT_REQUIRED, and
 // NOT_IMPLEMENTED for array/map columns (their element ids, Delta's nested column mapping ids).
-Result<std::optional<Protocol>> EnforceIcebergCompat(const Snapshot* previous,
-                                                     const Protocol& protocol,
-                                                     const Metadata& metadata,
-                                                     bool metadata_changed,
-                                                     const std::string& operation,
-                                                     const std::vector<AddFile>& adds);
+Result<std::optional<Protocol>> EnforceIcebergCompat(
+    const Snapshot* previous, const Protocol& protocol, const Metadata& metadata,
+    bool metadata_changed, const std::string& operation, const std::vector<AddFile>& adds);
 
 }  // namespace silt::delta

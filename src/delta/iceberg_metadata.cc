@@ -293,8 +293,8 @@ struct IcebergSchema {
 };
 
 Status BuildFields(const std::vector<silt::Field>& fields, ColumnMappingMode mode,
-                   const std::vector<std::string>& parent, IcebergSchema* out,
-                   std::string* json, std::string* mapping) {
+                   const std::vector<std::string>& parent, IcebergSchema* out, std::string* json,
+                   std::string* mapping) {
   *json += "[";
   *mapping += "[";
   for (size_t i = 0; i < fields.size(); ++i) {
@@ -669,8 +669,8 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
   // Schema and partition spec.
   const ColumnMappingMode mode = snapshot.column_mapping_mode();
   IcebergSchema schema;
-  SILT_RETURN_NOT_OK(BuildFields(snapshot.schema(), mode, {}, &schema,
-                                 &schema.fields_json, &schema.name_mapping));
+  SILT_RETURN_NOT_OK(
+      BuildFields(snapshot.schema(), mode, {}, &schema, &schema.fields_json, &schema.name_mapping));
   if (const std::string* m = md.configuration.Find("delta.columnMapping.maxColumnId"))
     schema.max_id = std::max(schema.max_id, static_cast<int64_t>(std::atoll(m->c_str())));
   struct PartitionField {
@@ -694,9 +694,9 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
     if (i) spec_fields += ",", partition_avro += ",";
     spec_fields += "{\"name\":";
     AppendJacksonString(&spec_fields, parts[i].name);
-    spec_fields += ",\"transform\":\"identity\",\"source-id\":" +
-                   std::to_string(parts[i].source_id) +
-                   ",\"field-id\":" + std::to_string(field_id) + "}";
+    spec_fields +=
+        ",\"transform\":\"identity\",\"source-id\":" + std::to_string(parts[i].source_id) +
+        ",\"field-id\":" + std::to_string(field_id) + "}";
     partition_avro += "{\"name\":";
     AppendJacksonString(&partition_avro, AvroName(parts[i].name));
     partition_avro += ",\"type\":[\"null\"," + avro_type +
@@ -716,13 +716,13 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
 
   // The manifest: every live data file.
   AvroFileWriter manifest;
-  SILT_RETURN_NOT_OK(manifest.Init(ManifestEntrySchema(partition_avro),
-                                   {{"schema", schema_json},
-                                    {"schema-id", "0"},
-                                    {"partition-spec", spec_fields},
-                                    {"partition-spec-id", "0"},
-                                    {"format-version", "2"},
-                                    {"content", "data"}}));
+  SILT_RETURN_NOT_OK(
+      manifest.Init(ManifestEntrySchema(partition_avro), {{"schema", schema_json},
+                                                          {"schema-id", "0"},
+                                                          {"partition-spec", spec_fields},
+                                                          {"partition-spec-id", "0"},
+                                                          {"format-version", "2"},
+                                                          {"content", "data"}}));
   SILT_ASSIGN_OR_RETURN(Schema physical, ToPhysicalSchema(snapshot.schema(), mode));
   int64_t added_files = 0, existing_files = 0, added_rows = 0, existing_rows = 0, total_size = 0;
   std::vector<bool> part_has_null(parts.size(), false);
@@ -767,8 +767,8 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
     for (size_t i = 0; i < parts.size(); ++i) {
       const std::optional<std::string>* text = a.partition_values.Find(parts[i].physical_name);
       if (!text) text = a.partition_values.Find(parts[i].name);
-      SILT_ASSIGN_OR_RETURN(Value pv, ParsePartitionValue(text ? *text : std::nullopt,
-                                                          parts[i].type));
+      SILT_ASSIGN_OR_RETURN(Value pv,
+                            ParsePartitionValue(text ? *text : std::nullopt, parts[i].type));
       part_has_null[i] = part_has_null[i] || pv.is_null();
       avro_value_t u;
       if (avro_value_get_by_index(&part, i, &u, nullptr) != 0) return AvroError("partition");
@@ -827,13 +827,13 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
                                "-" + std::to_string(number) + "-" + uuid + ".avro";
   const bool any_file = !snapshot.files().empty();
   AvroFileWriter list;
-  SILT_RETURN_NOT_OK(list.Init(kManifestListSchema,
-                               {{"snapshot-id", std::to_string(snapshot_id)},
-                                {"parent-snapshot-id", cur.snapshot_id >= 0
-                                                           ? std::to_string(cur.snapshot_id)
-                                                           : std::string("null")},
-                                {"sequence-number", std::to_string(sequence)},
-                                {"format-version", "2"}}));
+  SILT_RETURN_NOT_OK(
+      list.Init(kManifestListSchema,
+                {{"snapshot-id", std::to_string(snapshot_id)},
+                 {"parent-snapshot-id",
+                  cur.snapshot_id >= 0 ? std::to_string(cur.snapshot_id) : std::string("null")},
+                 {"sequence-number", std::to_string(sequence)},
+                 {"format-version", "2"}}));
   if (any_file) {
     const std::string bytes = manifest.Finish();
     SILT_RETURN_NOT_OK(store.Put(manifest_key, bytes));
@@ -882,8 +882,7 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
   const char* operation = deleted_files == 0 ? "append" : added_files == 0 ? "delete" : "overwrite";
   const int64_t now = std::max(snapshot.timestamp_ms(), cur.last_updated_ms);
   std::string properties = "{\"delta-version\":\"" + std::to_string(snapshot.version()) +
-                           "\",\"delta-timestamp\":\"" +
-                           std::to_string(snapshot.timestamp_ms()) +
+                           "\",\"delta-timestamp\":\"" + std::to_string(snapshot.timestamp_ms()) +
                            "\",\"schema.name-mapping.default\":";
   AppendJacksonString(&properties, schema.name_mapping);
   // delta.universalFormat.config.<key> = v becomes the Iceberg property <key> = v (Delta's
@@ -909,16 +908,15 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
        "}],\"last-partition-id\":" +
        std::to_string(kFirstPartitionFieldId - 1 + static_cast<int>(parts.size())) +
        ",\"default-sort-order-id\":0,\"sort-orders\":[{\"order-id\":0,\"fields\":[]}]" +
-       ",\"properties\":" + properties + ",\"current-snapshot-id\":" +
-       std::to_string(snapshot_id) + ",\"refs\":{\"main\":{\"snapshot-id\":" +
-       std::to_string(snapshot_id) + ",\"type\":\"branch\"}},\"snapshots\":[{\"sequence-number\":" +
-       std::to_string(sequence) + ",\"snapshot-id\":" + std::to_string(snapshot_id);
+       ",\"properties\":" + properties + ",\"current-snapshot-id\":" + std::to_string(snapshot_id) +
+       ",\"refs\":{\"main\":{\"snapshot-id\":" + std::to_string(snapshot_id) +
+       ",\"type\":\"branch\"}},\"snapshots\":[{\"sequence-number\":" + std::to_string(sequence) +
+       ",\"snapshot-id\":" + std::to_string(snapshot_id);
   if (cur.snapshot_id >= 0) j += ",\"parent-snapshot-id\":" + std::to_string(cur.snapshot_id);
   j += ",\"timestamp-ms\":" + std::to_string(now) + ",\"summary\":{\"operation\":\"" + operation +
-       "\",\"added-data-files\":\"" + std::to_string(added_files) +
-       "\",\"deleted-data-files\":\"" + std::to_string(deleted_files) +
-       "\",\"added-records\":\"" + std::to_string(added_rows) + "\",\"deleted-records\":\"" +
-       std::to_string(deleted_rows) + "\",\"total-data-files\":\"" +
+       "\",\"added-data-files\":\"" + std::to_string(added_files) + "\",\"deleted-data-files\":\"" +
+       std::to_string(deleted_files) + "\",\"added-records\":\"" + std::to_string(added_rows) +
+       "\",\"deleted-records\":\"" + std::to_string(deleted_rows) + "\",\"total-data-files\":\"" +
        std::to_string(added_files + existing_files) + "\",\"total-records\":\"" +
        std::to_string(total_rows) + "\",\"total-files-size\":\"" + std::to_string(total_size) +
        "\",\"total-delete-files\":\"0\",\"total-position-deletes\":\"0\"," +

@@ -47,10 +47,10 @@ const std::vector<std::string>& SupportedWriterFeatures() {
   // Iceberg conversion, delta/iceberg_compat.h). Others (icebergCompatV1/V3, catalog-managed
   // tables) are refused until built.
   static const std::vector<std::string> kFeatures = {
-      "appendOnly",           "invariants",         "deletionVectors",     "timestampNtz",
-      "domainMetadata",       "v2Checkpoint",       "vacuumProtocolCheck", "typeWidening",
-      "typeWidening-preview", "changeDataFeed",     "columnMapping",       "inCommitTimestamp",
-      "clustering",           "rowTracking",        "checkConstraints",    "generatedColumns",
+      "appendOnly",           "invariants",          "deletionVectors",     "timestampNtz",
+      "domainMetadata",       "v2Checkpoint",        "vacuumProtocolCheck", "typeWidening",
+      "typeWidening-preview", "changeDataFeed",      "columnMapping",       "inCommitTimestamp",
+      "clustering",           "rowTracking",         "checkConstraints",    "generatedColumns",
       "identityColumns",      "allowColumnDefaults", "icebergCompatV2"};
   return kFeatures;
 }

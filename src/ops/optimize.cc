@@ -14,8 +14,8 @@
 
 #include "common/ascii.h"
 #include "common/error_classes.h"
-#include "delta/iceberg_compat.h"
 #include "delta/clustering.h"
+#include "delta/iceberg_compat.h"
 #include "delta/json_util.h"
 #include "delta/scan.h"
 #include "delta/stats_json.h"

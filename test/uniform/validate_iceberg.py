@@ -10,6 +10,7 @@ that the field ids are the column mapping ids, and that the summary totals add u
 Usage: validate_iceberg.py TABLE_DIR [EXPECTED_ROWS]
 Prints one line per failed check; exit 0 when all pass, 1 otherwise, 2 when python3-avro is absent.
 """
+import datetime
 import glob
 import json
 import os
@@ -219,8 +220,9 @@ def main():
             value = df["partition"].get(name)
             check((text is None) == (value is None), f"{path}: null partition {name}")
             if text is not None and value is not None:
-                if field["type"] == "date":
-                    import datetime
+                if isinstance(value, datetime.date):
+                    value = value.isoformat()
+                elif field["type"] == "date":
                     value = (datetime.date(1970, 1, 1) + datetime.timedelta(days=value)).isoformat()
                 check(str(value).lower() == text.lower(), f"{path}: partition {name} {value} != {text}")
     check(snap["summary"].get("total-records") == str(total), "summary total-records")
