@@ -16,6 +16,7 @@
 #include "delta/schema_json.h"
 #include "delta/snapshot.h"
 #include "delta/table_features.h"
+#include "delta/table_properties.h"
 #include "delta/transaction.h"
 #include "ops/optimize.h"
 
