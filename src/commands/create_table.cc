@@ -2,6 +2,7 @@
 // PARQUET | JSON (file-source tables, planner/file_source.h).
 
 #include <functional>
+#include <utility>
 
 #include "commands/column_values.h"
 #include "commands/command.h"
@@ -476,6 +477,19 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     // CREATE OR REPLACE over an existing table: one commit with the new metadata, every old file
     // removed and the new rows added (time travel still sees the old versions).
     const auto& snap = *existing;
+    // Column mapping of the replacing schema (Delta's assignColumnIdAndPhysicalName with the old
+    // metadata): fresh ids after the table's maxColumnId, so no id is reused for another column.
+    if (const std::string* cm_mode = props.Find("delta.columnMapping.mode");
+        cm_mode && planner::LowerName(*cm_mode) != "none") {
+      int64_t max_id = 0;
+      for (const delta::StringMap* conf :
+           {&snap->metadata().configuration, &std::as_const(props)}) {
+        if (const std::string* m = conf->Find("delta.columnMapping.maxColumnId"))
+          max_id = std::max<int64_t>(max_id, std::atoll(m->c_str()));
+      }
+      schema = delta::AssignColumnMapping(schema, &max_id);
+      props.Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
+    }
     delta::Metadata md = snap->metadata();
     md.schema_string = delta::SerializeSchema(schema);
     md.partition_columns = stmt.partition_by;
