@@ -69,6 +69,21 @@ step "ctas" "CREATE TABLE delta.\`$WORK/ctas\` USING DELTA TBLPROPERTIES (
   'delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg')
   AS SELECT id, id * 2 AS twice FROM range(0, 100)" && validate "ctas" "$WORK/ctas"
 
+step "replace" "CREATE OR REPLACE TABLE delta.\`$WORK/ctas\` (a INT, b STRING) USING DELTA
+  TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true',
+  'delta.universalFormat.enabledFormats' = 'iceberg')" &&
+  step "insert after replace" "INSERT INTO delta.\`$WORK/ctas\` VALUES (1, 'x')" &&
+  validate "create or replace" "$WORK/ctas"
+
+# ALTER on a table without deletion vectors: column mapping and UniForm in one statement.
+A=$WORK/altered
+step "create plain" "CREATE TABLE delta.\`$A\` (id INT) USING DELTA
+  TBLPROPERTIES ('delta.enableDeletionVectors' = 'false')" &&
+  step "insert plain" "INSERT INTO delta.\`$A\` SELECT id FROM range(0, 7)" &&
+  step "alter" "ALTER TABLE delta.\`$A\` SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name',
+  'delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg')" &&
+  validate "alter enables uniform" "$A"
+
 # REORG … UPGRADE UNIFORM on a table with deletion vectors and no column mapping.
 R=$WORK/reorg
 step "create dv table" "CREATE TABLE delta.\`$R\` (id INT, v STRING) USING DELTA
