@@ -36,7 +36,7 @@ Result<int64_t> CompatVersion(const std::string& args) {
     digits = std::isdigit(static_cast<unsigned char>(s[i]));
   if (s.rfind(prefix, 0) != 0 || !digits) {
     return Status::InvalidArgument(
-        "[PARSE_SYNTAX_ERROR] Syntax error in UPGRADE UNIFORM(" + args +
+        "Syntax error in UPGRADE UNIFORM(" + args +
             "): expected UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = <version>)",
         errc::kParseSyntaxError);
   }
@@ -122,11 +122,15 @@ Result<CommandResult> UpgradeUniform(const sql::ReorgStatement& stmt, CommandCon
   o.mode = ops::OptimizeOptions::Mode::kUpgradeUniform;
   Result<CommandResult> rewritten = RunOptimize(current, o);
   if (!rewritten.ok()) {
-    return Status(rewritten.status().code(), "DELTA_ICEBERG_COMPAT_VIOLATION.REWRITE_DATA_FAILED",
-                  "The validation of IcebergCompatV2 has failed. Rewriting data to "
-                  "IcebergCompatV2 failed. Please run the REORG TABLE table APPLY (UPGRADE "
-                  "UNIFORM (ICEBERG_COMPAT_VERSION=2) command again. Cause: " +
-                      rewritten.status().ToString());
+    // A concurrent writer's conflict stays retryable; anything else is the rewrite's failure.
+    const std::string msg =
+        "The validation of IcebergCompatV2 has failed. Rewriting data to IcebergCompatV2 failed. "
+        "Please run the REORG TABLE table APPLY (UPGRADE UNIFORM (ICEBERG_COMPAT_VERSION=2) "
+        "command again. Cause: " +
+        rewritten.status().ToString();
+    if (rewritten.status().code() == StatusCode::kCommitConflict)
+      return Status::CommitConflict(msg, "DELTA_ICEBERG_COMPAT_VIOLATION.REWRITE_DATA_FAILED");
+    return Status::IoError(msg, "DELTA_ICEBERG_COMPAT_VIOLATION.REWRITE_DATA_FAILED");
   }
   SILT_ASSIGN_OR_RETURN(snap, delta::Snapshot::Load(t.store));
 
@@ -144,9 +148,10 @@ Result<CommandResult> UpgradeUniform(const sql::ReorgStatement& stmt, CommandCon
   if (converted < snap->version()) {
     Status st = delta::ConvertToIceberg(*snap);
     if (!st.ok()) {
-      return Status(st.code(), "DELTA_UNIVERSAL_FORMAT_CONVERSION_FAILED",
-                    "Failed to convert the table version " + std::to_string(snap->version()) +
-                        " to the universal format iceberg. " + st.ToString());
+      return Status::IoError("Failed to convert the table version " +
+                                 std::to_string(snap->version()) +
+                                 " to the universal format iceberg. " + st.ToString(),
+                             "DELTA_UNIVERSAL_FORMAT_CONVERSION_FAILED");
     }
   }
   return rewritten;

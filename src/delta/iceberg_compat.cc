@@ -13,13 +13,8 @@
 namespace silt::delta {
 namespace {
 
-constexpr const char* kCompatClass = "DELTA_ICEBERG_COMPAT_VIOLATION";
-
-Status Violation(const std::string& subclass, const std::string& message) {
-  return Status::InvalidArgument(
-      "The validation of IcebergCompatV2 has failed. " + message,
-      subclass.empty() ? std::string(kCompatClass) : std::string(kCompatClass) + "." + subclass);
-}
+// Every DELTA_ICEBERG_COMPAT_VIOLATION message starts so (Delta's parent message).
+const std::string kFailed = "The validation of IcebergCompatV2 has failed. ";
 
 bool On(const StringMap& configuration, const char* key) {
   return GetBoolProperty(configuration, key, false).ValueOr(false);
@@ -61,9 +56,10 @@ Status CheckType(const TypePtr& type, const std::string& schema_text) {
     return Status::OK();
   }
   if (!PrimitiveAllowed(type->id())) {
-    return Violation("UNSUPPORTED_DATA_TYPE", "IcebergCompatV2 does not support the data type " +
-                                                  type->ToString() +
-                                                  " in your schema. Your schema:\n" + schema_text);
+    return Status::InvalidArgument(kFailed + "IcebergCompatV2 does not support the data type " +
+                                       type->ToString() + " in your schema. Your schema:\n" +
+                                       schema_text,
+                                   "DELTA_ICEBERG_COMPAT_VIOLATION.UNSUPPORTED_DATA_TYPE");
   }
   return Status::OK();
 }
@@ -122,31 +118,39 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
   // Every add (Delta's CheckAddFileHasStats): Iceberg's record_count is required.
   for (const AddFile& a : adds) {
     if (!a.stats || !StatsNumRecords(*a.stats)) {
-      return Violation("",
-                       "IcebergCompatV2 requires all AddFiles to contain the numRecords "
-                       "statistic. AddFile " +
-                           a.path + " is missing this statistic.");
+      return Status::InvalidArgument(
+          kFailed +
+              "IcebergCompatV2 requires all AddFiles to contain the numRecords "
+              "statistic. AddFile " +
+              a.path + " is missing this statistic.",
+          "DELTA_ICEBERG_COMPAT_VIOLATION");
     }
     if (a.deletion_vector) {
-      return Violation("DELETION_VECTORS_SHOULD_BE_DISABLED",
-                       "IcebergCompatV2 requires Deletion Vectors to be disabled on the table "
-                       "first. Then run REORG PURGE command to purge the Deletion Vectors on the "
-                       "table.");
+      return Status::InvalidArgument(
+          kFailed +
+              "IcebergCompatV2 requires Deletion Vectors to be disabled on the table "
+              "first. Then run REORG PURGE command to purge the Deletion Vectors on the "
+              "table.",
+          "DELTA_ICEBERG_COMPAT_VIOLATION.DELETION_VECTORS_SHOULD_BE_DISABLED");
     }
   }
   if (!metadata_changed) return std::optional<Protocol>();
 
   if (On(conf, "delta.enableIcebergCompatV1") || On(conf, "delta.enableIcebergCompatV3")) {
-    return Violation("VERSION_MUTUAL_EXCLUSIVE",
-                     "Only one IcebergCompat version can be enabled, please explicitly disable "
-                     "all other IcebergCompat versions that are not needed.");
+    return Status::InvalidArgument(
+        kFailed +
+            "Only one IcebergCompat version can be enabled, please explicitly disable "
+            "all other IcebergCompat versions that are not needed.",
+        "DELTA_ICEBERG_COMPAT_VIOLATION.VERSION_MUTUAL_EXCLUSIVE");
   }
   const std::string mode = ModeName(conf);
   if (mode != "name" && mode != "id") {
-    return Violation("WRONG_REQUIRED_TABLE_PROPERTY",
-                     "IcebergCompatV2 requires table property 'delta.columnMapping.mode' to be "
-                     "set to 'name'. Current value: '" +
-                         mode + "'.");
+    return Status::InvalidArgument(
+        kFailed +
+            "IcebergCompatV2 requires table property 'delta.columnMapping.mode' to be "
+            "set to 'name'. Current value: '" +
+            mode + "'.",
+        "DELTA_ICEBERG_COMPAT_VIOLATION.WRONG_REQUIRED_TABLE_PROPERTY");
   }
   // Delta's CheckDeletionVectorDisabled: the feature may stay supported, but new deletion vectors
   // must be off — before this commit too (a concurrent writer may still add them), except for
@@ -157,17 +161,21 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
                          On(previous->metadata().configuration, "delta.enableDeletionVectors");
   if (HasFeature(protocol, "deletionVectors") &&
       (On(conf, "delta.enableDeletionVectors") || dv_before)) {
-    return Violation("DELETION_VECTORS_SHOULD_BE_DISABLED",
-                     "IcebergCompatV2 requires Deletion Vectors to be disabled on the table first. "
-                     "Then run REORG PURGE command to purge the Deletion Vectors on the table.");
+    return Status::InvalidArgument(
+        kFailed +
+            "IcebergCompatV2 requires Deletion Vectors to be disabled on the table first. "
+            "Then run REORG PURGE command to purge the Deletion Vectors on the table.",
+        "DELTA_ICEBERG_COMPAT_VIOLATION.DELETION_VECTORS_SHOULD_BE_DISABLED");
   }
   const bool enabling = !previous || !IcebergCompatV2Enabled(previous->metadata().configuration);
   if (enabling && previous && !reorg && previous->files_loaded()) {
     for (const AddFile& f : previous->files()) {
       if (f.deletion_vector) {
-        return Violation("DELETION_VECTORS_NOT_PURGED",
-                         "IcebergCompatV2 requires Deletion Vectors to be completely purged from "
-                         "the table. Please run the REORG TABLE APPLY (PURGE) command.");
+        return Status::InvalidArgument(
+            kFailed +
+                "IcebergCompatV2 requires Deletion Vectors to be completely purged from "
+                "the table. Please run the REORG TABLE APPLY (PURGE) command.",
+            "DELTA_ICEBERG_COMPAT_VIOLATION.DELETION_VECTORS_NOT_PURGED");
       }
     }
   }
@@ -194,12 +202,14 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
       for (const auto& c : v) out += (out.empty() ? "" : ", ") + c;
       return "[" + out + "]";
     };
-    return Violation("REPLACE_TABLE_CHANGE_PARTITION_NAMES",
-                     "IcebergCompatV2 doesn't support replacing partitioned tables with a "
-                     "differently-named partition spec, because Iceberg-Spark 1.1.0 doesn't. "
-                     "Prev Partition Spec: " +
-                         list(previous->metadata().partition_columns) +
-                         " New Partition Spec: " + list(metadata.partition_columns));
+    return Status::InvalidArgument(
+        kFailed +
+            "IcebergCompatV2 doesn't support replacing partitioned tables with a "
+            "differently-named partition spec, because Iceberg-Spark 1.1.0 doesn't. "
+            "Prev Partition Spec: " +
+            list(previous->metadata().partition_columns) +
+            " New Partition Spec: " + list(metadata.partition_columns),
+        "DELTA_ICEBERG_COMPAT_VIOLATION.REPLACE_TABLE_CHANGE_PARTITION_NAMES");
   }
   Protocol with = WithFeatures(protocol, {"columnMapping", "icebergCompatV2"});
   if (with == protocol) return std::optional<Protocol>();

@@ -302,7 +302,7 @@ Status BuildFields(const std::vector<silt::Field>& fields, ColumnMappingMode mod
     std::optional<int64_t> id = ColumnMappingId(f);
     if (!id) {
       return Status::Corruption("column " + f.name + " has no column mapping id",
-                                "DELTA_COLUMN_MAPPING_MISSING_FIELD_ID");
+                                errc::kDeltaColumnMappingMissingFieldId);
     }
     out->max_id = std::max(out->max_id, *id);
     std::vector<std::string> path = parent;
