@@ -75,21 +75,25 @@ bool IcebergCompatV2Enabled(const StringMap& configuration) {
   return On(configuration, kIcebergCompatV2Key);
 }
 
+std::vector<std::string> UniversalFormats(std::string_view value) {
+  std::vector<std::string> out;
+  const std::string list = AsciiLower(value);
+  for (size_t start = 0; start <= list.size();) {
+    const size_t end = std::min(list.find(',', start), list.size());
+    std::string f = list.substr(start, end - start);
+    f.erase(0, f.find_first_not_of(' '));
+    f.erase(f.find_last_not_of(' ') + 1);
+    if (!f.empty()) out.push_back(std::move(f));
+    start = end + 1;
+  }
+  return out;
+}
+
 bool UniformIcebergEnabled(const StringMap& configuration) {
   const std::string* formats = configuration.Find(kUniversalFormatKey);
   if (!formats) return false;
-  // A comma-separated list ("iceberg", "iceberg,hudi"), matched case-insensitively.
-  std::string list = AsciiLower(*formats);
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t end = std::min(list.find(',', start), list.size());
-    std::string_view f(list.data() + start, end - start);
-    while (!f.empty() && f.front() == ' ') f.remove_prefix(1);
-    while (!f.empty() && f.back() == ' ') f.remove_suffix(1);
-    if (f == "iceberg") return true;
-    start = end + 1;
-  }
-  return false;
+  const std::vector<std::string> list = UniversalFormats(*formats);
+  return std::find(list.begin(), list.end(), "iceberg") != list.end();
 }
 
 void ApplyIcebergCompatDefaults(StringMap* properties) {

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -26,6 +27,9 @@ inline constexpr const char* kIcebergCompatVersionTag = "ICEBERG_COMPAT_VERSION"
 
 // delta.enableIcebergCompatV2 = true (lenient: bad text counts as off; validation rejects it).
 bool IcebergCompatV2Enabled(const StringMap& configuration);
+// The formats a delta.universalFormat.enabledFormats value lists: comma-separated, trimmed,
+// lower case, empty entries dropped ("Iceberg, hudi" → {"iceberg", "hudi"}).
+std::vector<std::string> UniversalFormats(std::string_view value);
 // delta.universalFormat.enabledFormats lists "iceberg".
 bool UniformIcebergEnabled(const StringMap& configuration);
 

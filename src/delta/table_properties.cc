@@ -1,6 +1,5 @@
 #include "delta/table_properties.h"
 
-#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <limits>
@@ -10,6 +9,7 @@
 
 #include "common/ascii.h"
 #include "common/error_classes.h"
+#include "delta/iceberg_compat.h"
 
 namespace silt::delta {
 namespace {
@@ -383,15 +383,8 @@ Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allo
           errc::kNotImplemented);
     }
     if (k == "delta.universalFormat.enabledFormats") {
-      std::string list = AsciiLower(value);
-      for (size_t start = 0; start <= list.size();) {
-        size_t end = std::min(list.find(',', start), list.size());
-        std::string f = list.substr(start, end - start);
-        f.erase(0, f.find_first_not_of(' '));
-        f.erase(f.find_last_not_of(' ') + 1);
-        start = end + 1;
-        if (f == "iceberg" || (f.empty() && list.find_first_not_of(" ,") == std::string::npos))
-          continue;
+      for (const std::string& f : UniversalFormats(value)) {
+        if (f == "iceberg") continue;
         if (f == "hudi") {
           return Status::NotImplemented("UniForm (Hudi) is not implemented; only 'iceberg' is",
                                         errc::kNotImplemented);
