@@ -643,9 +643,11 @@ Result<std::vector<std::string>> IcebergReferencedFiles(ObjectStore& store) {
   std::vector<std::string> out;
   if (cur.number == 0) return out;
   out.push_back(cur.key);
-  std::vector<std::string> uris{cur.manifest_list};
+  std::vector<std::string> manifests;
   std::vector<DataFileEntry> files;
-  SILT_RETURN_NOT_OK(ReadDataFiles(store, cur, &uris, &files));
+  SILT_RETURN_NOT_OK(ReadDataFiles(store, cur, &manifests, &files));
+  std::vector<std::string> uris{cur.manifest_list};
+  uris.insert(uris.end(), manifests.begin(), manifests.end());
   for (auto& f : files) uris.push_back(std::move(f.path));
   for (std::string& uri : uris) {
     if (uri.empty()) continue;
