@@ -56,7 +56,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libsnappy-dev, libzstd-dev, liblz4-dev, zlib1g-dev, libbrotli-dev, libsimdjson-dev, libre2-dev, libssl-dev, libcurl4-openssl-dev | libcurl-dev, libroaring-dev, pkg-config")
+    "libsnappy-dev, libzstd-dev, liblz4-dev, zlib1g-dev, libbrotli-dev, libsimdjson-dev, libre2-dev, libssl-dev, libcurl4-openssl-dev | libcurl-dev, libroaring-dev, libavro-dev, pkg-config")
 set(CPACK_DEBIAN_COMPRESSION_TYPE gzip)  # fast to build; every dpkg reads it
 set(CPACK_GENERATOR DEB)
 include(CPack)

@@ -6,11 +6,13 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache mold clang
   libsnappy-dev libzstd-dev liblz4-dev zlib1g-dev libbrotli-dev
-  libroaring-dev libsimdjson-dev libre2-dev libedit-dev libssl-dev libcurl4-openssl-dev
+  libroaring-dev libavro-dev libsimdjson-dev libre2-dev libedit-dev libssl-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev googletest
   strace python3
   pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-setuptools python3-pip
   python3-venv
+  # UniForm's test reads the Iceberg manifests with an Avro implementation independent of silt's.
+  python3-avro
   libcpp-httplib-dev chromium
 )
 # Node.js + npm (for the DuckDB interop/bench peer) may come from outside Debian; take Debian's only when absent.

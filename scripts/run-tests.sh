@@ -114,6 +114,9 @@ if [ -x "$RELEASE/silt" ]; then
   run_suite "stream kill" python3 test/reliability/stream_kill.py "$RELEASE/silt" --runs 20
 fi
 run_suite "cli usage" bash test/cli/usage.sh "$RELEASE/silt"
+# UniForm's Iceberg metadata read by an independent Avro implementation (python3-avro; SKIPs
+# without it).
+run_suite "uniform (iceberg)" bash test/uniform/run.sh "$RELEASE/silt"
 # The web console in Debian's chromium (playwright-core); SKIPs without node/chromium.
 run_suite "web console (chromium)" bash test/web/run.sh "$RELEASE"
 # The Python package (python/): pytest on real tables, pip install; SKIPs without pybind11/pandas.

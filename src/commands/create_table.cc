@@ -2,6 +2,7 @@
 // PARQUET | JSON (file-source tables, planner/file_source.h).
 
 #include <functional>
+#include <utility>
 
 #include "commands/column_values.h"
 #include "commands/command.h"
@@ -10,6 +11,7 @@
 #include "delta/actions.h"
 #include "delta/auto_ttl.h"
 #include "delta/clustering.h"
+#include "delta/iceberg_compat.h"
 #include "delta/json_util.h"
 #include "delta/schema_json.h"
 #include "delta/snapshot.h"
@@ -367,6 +369,8 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
       delta::ValidateTableProperties(
           given,
           ctx.config->GetBool("spark.databricks.delta.allowArbitraryProperties.enabled", false)));
+  // IcebergCompatV2's auto-set properties (column mapping) shape the files written below.
+  delta::ApplyIcebergCompatDefaults(&props);
   for (size_t i = 0; i < stmt.constraints.size(); ++i) {
     props.Set("delta.constraints." + planner::LowerName(stmt.constraints[i].first),
               stmt.constraint_texts[i]);
@@ -473,6 +477,19 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     // CREATE OR REPLACE over an existing table: one commit with the new metadata, every old file
     // removed and the new rows added (time travel still sees the old versions).
     const auto& snap = *existing;
+    // Column mapping of the replacing schema (Delta's assignColumnIdAndPhysicalName with the old
+    // metadata): fresh ids after the table's maxColumnId, so no id is reused for another column.
+    if (const std::string* cm_mode = props.Find("delta.columnMapping.mode");
+        cm_mode && planner::LowerName(*cm_mode) != "none") {
+      int64_t max_id = 0;
+      for (const delta::StringMap* conf :
+           {&snap->metadata().configuration, &std::as_const(props)}) {
+        if (const std::string* m = conf->Find("delta.columnMapping.maxColumnId"))
+          max_id = std::max<int64_t>(max_id, std::atoll(m->c_str()));
+      }
+      schema = delta::AssignColumnMapping(schema, &max_id);
+      props.Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
+    }
     delta::Metadata md = snap->metadata();
     md.schema_string = delta::SerializeSchema(schema);
     md.partition_columns = stmt.partition_by;

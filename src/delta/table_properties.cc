@@ -9,6 +9,7 @@
 
 #include "common/ascii.h"
 #include "common/error_classes.h"
+#include "delta/iceberg_compat.h"
 
 namespace silt::delta {
 namespace {
@@ -372,17 +373,26 @@ Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allo
           kUnknownConfigurationClass);
     }
     SILT_RETURN_NOT_OK(ValidateValue(*known, value));
-    // UniForm needs the icebergCompat protocol features and Iceberg metadata written beside each
-    // commit; storing the properties alone would claim a UniForm table that is not one.
+    // IcebergCompatV2 and UniForm (Iceberg) are built (delta/iceberg_compat.h); V1, Hudi and
+    // anything else would be a property that claims what the table does not do.
     const std::string_view k = known->key;
-    const bool enables =
-        k == "delta.universalFormat.enabledFormats" ? !value.empty() : AsciiLower(value) == "true";
-    if ((k == "delta.enableIcebergCompatV1" || k == "delta.enableIcebergCompatV2" ||
-         k == "delta.universalFormat.enabledFormats") &&
-        enables) {
+    if (k == "delta.enableIcebergCompatV1" && AsciiLower(value) == "true") {
       return Status::NotImplemented(
-          std::string("UniForm (") + known->key + " = " + value + ") is not implemented yet",
+          "IcebergCompatV1 (delta.enableIcebergCompatV1 = true) is not implemented; use "
+          "delta.enableIcebergCompatV2",
           errc::kNotImplemented);
+    }
+    if (k == "delta.universalFormat.enabledFormats") {
+      for (const std::string& f : UniversalFormats(value)) {
+        if (f == "iceberg") continue;
+        if (f == "hudi") {
+          return Status::NotImplemented("UniForm (Hudi) is not implemented; only 'iceberg' is",
+                                        errc::kNotImplemented);
+        }
+        return BadProperty(known->key, value,
+                           "delta.universalFormat.enabledFormats needs to be a comma-separated "
+                           "list of formats among: iceberg, hudi.");
+      }
     }
     out.Set(known->key, value);
   }

@@ -12,6 +12,8 @@
 #include "common/logging.h"
 #include "delta/change_data_feed.h"
 #include "delta/checkpoint_writer.h"
+#include "delta/iceberg_compat.h"
+#include "delta/iceberg_metadata.h"
 #include "delta/log_cleanup.h"
 #include "delta/log_listing.h"
 #include "delta/scan.h"
@@ -437,8 +439,21 @@ Status Transaction::MergeDeletionVectors(
 void Transaction::RunPostCommitHooks(CommitResult* result) const {
   const Metadata& md = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();
   auto interval = GetCheckpointInterval(md.configuration);
-  if (!interval.ok() || result->version == 0 || result->version % *interval != 0) return;
+  const bool checkpoint_due =
+      interval.ok() && result->version != 0 && result->version % *interval == 0;
+  // UniForm (Iceberg): Delta converts after the commit; a failure is logged, never the commit's.
+  const bool uniform = UniformIcebergEnabled(md.configuration);
+  if (!checkpoint_due && !uniform) return;
   auto snap = Snapshot::Load(store_, result->version);
+  if (uniform) {
+    Status converted = snap.ok() ? ConvertToIceberg(**snap) : snap.status();
+    if (!converted.ok()) {
+      SILT_LOG(kWarn) << "UniForm: converting version " << result->version
+                      << " to Iceberg failed (DELTA_UNIVERSAL_FORMAT_CONVERSION_FAILED): "
+                      << converted.ToString();
+    }
+  }
+  if (!checkpoint_due) return;
   Status s = snap.ok() ? Status::OK() : snap.status();
   if (s.ok() && ShouldCheckpoint(result->version, **snap)) {
     CheckpointOptions co;
@@ -480,6 +495,25 @@ Result<CommitResult> Transaction::CommitAfterWait() {
   if (!read_snapshot_ && (!new_metadata_ || !new_protocol_))
     return Status::InvalidArgument("creating a table needs protocol and metadata",
                                    errc::kDeltaMetadataAbsent);
+  // IcebergCompatV2 / UniForm: Delta's checks at commit, and the features they need.
+  {
+    const Metadata& m = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();
+    if (IcebergCompatV2Enabled(m.configuration) || UniformIcebergEnabled(m.configuration)) {
+      const Protocol& p = new_protocol_ ? *new_protocol_ : read_snapshot_->protocol();
+      SILT_ASSIGN_OR_RETURN(std::optional<Protocol> needed,
+                            EnforceIcebergCompat(read_snapshot_.get(), p, m,
+                                                 new_metadata_.has_value(), operation_, adds_));
+      if (needed) new_protocol_ = std::move(*needed);
+    }
+    // Delta tags every file written under IcebergCompatV2 (REORG … UPGRADE UNIFORM rewrites
+    // the untagged ones).
+    if (IcebergCompatV2Enabled(m.configuration)) {
+      for (AddFile& a : adds_) {
+        if (!a.tags) a.tags = StringMap{};
+        a.tags->Set(kIcebergCompatVersionTag, "2");
+      }
+    }
+  }
   // The protocol and metadata this commit leaves in force must be ones silt can write.
   {
     const Protocol& p = new_protocol_ ? *new_protocol_ : read_snapshot_->protocol();

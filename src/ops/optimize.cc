@@ -15,6 +15,7 @@
 #include "common/ascii.h"
 #include "common/error_classes.h"
 #include "delta/clustering.h"
+#include "delta/iceberg_compat.h"
 #include "delta/json_util.h"
 #include "delta/scan.h"
 #include "delta/stats_json.h"
@@ -442,6 +443,11 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
       case OptimizeOptions::Mode::kReorgPurge:
         selected = has_dv || (f.deletion_vector && !records);
         break;
+      case OptimizeOptions::Mode::kUpgradeUniform: {
+        const std::string* tag = f.tags ? f.tags->Find(delta::kIcebergCompatVersionTag) : nullptr;
+        selected = !tag || *tag != "2";
+        break;
+      }
     }
     if (!selected) continue;
     by_partition[PartitionKey(f)].push_back({&f, excess});
@@ -511,7 +517,8 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
     // pool's ParallelFor runs nested calls on the calling worker as well.
     if (o.cancelled && o.cancelled->load()) return Status::Cancelled("OPTIMIZE cancelled");
     const std::vector<const delta::AddFile*>& in = bins[b];
-    const bool sort = !curve_columns.empty() && o.mode != OptimizeOptions::Mode::kReorgPurge;
+    const bool sort = !curve_columns.empty() && o.mode != OptimizeOptions::Mode::kReorgPurge &&
+                      o.mode != OptimizeOptions::Mode::kUpgradeUniform;
     // Without sorting, and with the row count known from the files' statistics (to cut files
     // evenly), rows are written while the next ones are read.
     std::optional<int64_t> live = sort ? std::nullopt : LiveRows(in);
@@ -637,8 +644,9 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
 
   delta::StringMap params;
   params.Set("predicate", JsonStr("[" + o.predicate_text + "]"));
-  if (o.mode == OptimizeOptions::Mode::kReorgPurge) {
-    params.Set("applyPurge", "true");
+  if (o.mode == OptimizeOptions::Mode::kReorgPurge ||
+      o.mode == OptimizeOptions::Mode::kUpgradeUniform) {
+    params.Set("applyPurge", o.mode == OptimizeOptions::Mode::kReorgPurge ? "true" : "false");
     txn.SetOperation("REORG", params);
   } else {
     std::string z = "[";

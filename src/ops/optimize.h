@@ -55,7 +55,9 @@
 namespace silt::ops {
 
 struct OptimizeOptions {
-  enum class Mode : uint8_t { kCompact, kZOrder, kReorgPurge };
+  // kUpgradeUniform: REORG … APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = 2)) rewrites every
+  // file without the ICEBERG_COMPAT_VERSION = 2 tag (files written before IcebergCompatV2).
+  enum class Mode : uint8_t { kCompact, kZOrder, kReorgPurge, kUpgradeUniform };
   Mode mode = Mode::kCompact;
   // Partition filter: true when a file's partition is selected (WHERE); null = all files.
   std::function<Result<bool>(const delta::AddFile&)> partition_filter;

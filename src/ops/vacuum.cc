@@ -17,6 +17,8 @@
 #include "common/logging.h"
 #include "common/thread_pool.h"
 #include "delta/history.h"
+#include "delta/iceberg_compat.h"
+#include "delta/iceberg_metadata.h"
 #include "delta/log_segment.h"
 #include "delta/schema_json.h"
 #include "delta/snapshot.h"
@@ -338,9 +340,7 @@ Status VacuumRun::LoadSnapshot() {
       }
     }
   }
-  if (auto formats = snapshot_->property("delta.universalFormat.enabledFormats")) {
-    uniform_iceberg_ = AsciiLower(*formats).find("iceberg") != std::string::npos;
-  }
+  uniform_iceberg_ = delta::UniformIcebergEnabled(snapshot_->metadata().configuration);
   return Status::OK();
 }
 
@@ -481,7 +481,7 @@ Status VacuumRun::BuildValidSet(bool only_listed) {
     std::lock_guard<std::mutex> lock(valid_mu);
     valid_.insert(key);
   };
-  return snapshot_->ForEachFileActionOn(pool, [&]() -> delta::FileActionVisitor {
+  Status walked = snapshot_->ForEachFileActionOn(pool, [&]() -> delta::FileActionVisitor {
     // Files come grouped by directory: a task's last directory has its ancestors in already.
     // `slash`: where key's parent ends (npos: in the root).
     auto protect = [&, last_parent = std::string(), have_parent = false](std::string_view key,
@@ -518,6 +518,16 @@ Status VacuumRun::BuildValidSet(bool only_listed) {
       return Status::OK();
     };
   });
+  if (!walked.ok() || !uniform_iceberg_) return walked;
+  // UniForm (Iceberg): the current Iceberg snapshot may still name a file Delta removed (its
+  // conversion runs after the commit and may have failed); Iceberg readers must find it.
+  SILT_ASSIGN_OR_RETURN(std::vector<std::string> iceberg, delta::IcebergReferencedFiles(*store_));
+  for (const std::string& key : iceberg) {
+    if (HasUriScheme(key)) continue;  // outside the table: never listed here
+    keep(key);
+    ForEachAncestor(key, keep);
+  }
+  return Status::OK();
 }
 
 bool VacuumRun::IsHiddenKey(std::string_view key) const {

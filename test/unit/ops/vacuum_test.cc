@@ -521,7 +521,10 @@ TEST(VacuumFull, D_uniform_metadata_MetadataDirIsVacuumableUnlessIcebergUniformI
   t.RunOk(t.Options());
   EXPECT_FALSE(t.Exists("metadata"));
   VacuumTable u;
-  u.Create({{"delta.universalFormat.enabledFormats", "iceberg"}});
+  // A real UniForm table (IcebergCompatV2 is required): its commit writes metadata/ too.
+  u.Create({{"delta.enableIcebergCompatV2", "true"},
+            {"delta.columnMapping.mode", "name"},
+            {"delta.universalFormat.enabledFormats", "iceberg"}});
   u.Write("metadata/file1.json");
   u.clock()->AdvanceMillis(8 * kDay);
   EXPECT_TRUE(u.DryRunKeys().empty());

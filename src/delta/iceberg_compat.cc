@@ -1,0 +1,223 @@
+#include "delta/iceberg_compat.h"
+
+#include <algorithm>
+
+#include "common/ascii.h"
+#include "common/error_classes.h"
+#include "delta/schema_json.h"
+#include "delta/snapshot.h"
+#include "delta/stats_json.h"
+#include "delta/table_features.h"
+#include "delta/table_properties.h"
+
+namespace silt::delta {
+namespace {
+
+// Every DELTA_ICEBERG_COMPAT_VIOLATION message starts so (Delta's parent message).
+const std::string kFailed = "The validation of IcebergCompatV2 has failed. ";
+
+bool On(const StringMap& configuration, const char* key) {
+  return GetBoolProperty(configuration, key, false).ValueOr(false);
+}
+
+// Delta's CheckTypeInV2AllowList (nested types walked) and CheckPartitionDataTypeInV2AllowList.
+bool PrimitiveAllowed(TypeId id) {
+  switch (id) {
+    case TypeId::kBoolean:
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kFloat:
+    case TypeId::kDouble:
+    case TypeId::kDecimal:
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kDate:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Status CheckType(const TypePtr& type, const std::string& schema_text) {
+  if (type->id() == TypeId::kList || type->id() == TypeId::kMap) {
+    // Iceberg gives array elements and map keys/values field ids of their own; Delta keeps them
+    // in delta.columnMapping.nested.ids, which silt does not assign yet.
+    return Status::NotImplemented(
+        "IcebergCompatV2 with a column of type " + type->ToString() +
+            " (array and map columns need nested column mapping ids) is not implemented yet",
+        errc::kNotImplemented);
+  }
+  if (type->id() == TypeId::kStruct) {
+    for (const auto& f : type->fields()) SILT_RETURN_NOT_OK(CheckType(f.type, schema_text));
+    return Status::OK();
+  }
+  if (!PrimitiveAllowed(type->id())) {
+    return Status::InvalidArgument(kFailed + "IcebergCompatV2 does not support the data type " +
+                                       type->ToString() + " in your schema. Your schema:\n" +
+                                       schema_text,
+                                   "DELTA_ICEBERG_COMPAT_VIOLATION.UNSUPPORTED_DATA_TYPE");
+  }
+  return Status::OK();
+}
+
+std::string ModeName(const StringMap& configuration) {
+  const std::string* m = configuration.Find("delta.columnMapping.mode");
+  return m ? AsciiLower(*m) : "none";
+}
+
+}  // namespace
+
+bool IcebergCompatV2Enabled(const StringMap& configuration) {
+  return On(configuration, kIcebergCompatV2Key);
+}
+
+std::vector<std::string> UniversalFormats(std::string_view value) {
+  std::vector<std::string> out;
+  const std::string list = AsciiLower(value);
+  for (size_t start = 0; start <= list.size();) {
+    const size_t end = std::min(list.find(',', start), list.size());
+    std::string f = list.substr(start, end - start);
+    f.erase(0, f.find_first_not_of(' '));
+    f.erase(f.find_last_not_of(' ') + 1);
+    if (!f.empty()) out.push_back(std::move(f));
+    start = end + 1;
+  }
+  return out;
+}
+
+bool UniformIcebergEnabled(const StringMap& configuration) {
+  const std::string* formats = configuration.Find(kUniversalFormatKey);
+  if (!formats) return false;
+  const std::vector<std::string> list = UniversalFormats(*formats);
+  return std::find(list.begin(), list.end(), "iceberg") != list.end();
+}
+
+void ApplyIcebergCompatDefaults(StringMap* properties) {
+  if (!IcebergCompatV2Enabled(*properties)) return;
+  if (!properties->Contains("delta.columnMapping.mode"))
+    properties->Set("delta.columnMapping.mode", "name");
+  if (!properties->Contains("delta.enableDeletionVectors"))
+    properties->Set("delta.enableDeletionVectors", "false");
+}
+
+Result<std::optional<Protocol>> EnforceIcebergCompat(
+    const Snapshot* previous, const Protocol& protocol, const Metadata& metadata,
+    bool metadata_changed, const std::string& operation, const std::vector<AddFile>& adds) {
+  const StringMap& conf = metadata.configuration;
+  const bool compat = IcebergCompatV2Enabled(conf);
+  if (!compat) {
+    if (UniformIcebergEnabled(conf)) {
+      return Status::InvalidArgument(
+          "The validation of Universal Format (iceberg) has failed: Requires IcebergCompat to be "
+          "explicitly enabled in order for Universal Format (Iceberg) to be enabled on an "
+          "existing table. Supported versions are IcebergCompatV1 and IcebergCompatV2.",
+          "DELTA_UNIVERSAL_FORMAT_VIOLATION.ICEBERG_COMPAT_REQUIRED");
+    }
+    return std::optional<Protocol>();
+  }
+  // Every add (Delta's CheckAddFileHasStats): Iceberg's record_count is required.
+  for (const AddFile& a : adds) {
+    if (!a.stats || !StatsNumRecords(*a.stats)) {
+      return Status::InvalidArgument(
+          kFailed +
+              "IcebergCompatV2 requires all AddFiles to contain the numRecords "
+              "statistic. AddFile " +
+              a.path + " is missing this statistic.",
+          "DELTA_ICEBERG_COMPAT_VIOLATION");
+    }
+    if (a.deletion_vector) {
+      return Status::InvalidArgument(
+          kFailed +
+              "IcebergCompatV2 requires Deletion Vectors to be disabled on the table "
+              "first. Then run REORG PURGE command to purge the Deletion Vectors on the "
+              "table.",
+          "DELTA_ICEBERG_COMPAT_VIOLATION.DELETION_VECTORS_SHOULD_BE_DISABLED");
+    }
+  }
+  if (!metadata_changed) return std::optional<Protocol>();
+
+  if (On(conf, "delta.enableIcebergCompatV1") || On(conf, "delta.enableIcebergCompatV3")) {
+    return Status::InvalidArgument(
+        kFailed +
+            "Only one IcebergCompat version can be enabled, please explicitly disable "
+            "all other IcebergCompat versions that are not needed.",
+        "DELTA_ICEBERG_COMPAT_VIOLATION.VERSION_MUTUAL_EXCLUSIVE");
+  }
+  const std::string mode = ModeName(conf);
+  if (mode != "name" && mode != "id") {
+    return Status::InvalidArgument(
+        kFailed +
+            "IcebergCompatV2 requires table property 'delta.columnMapping.mode' to be "
+            "set to 'name'. Current value: '" +
+            mode + "'.",
+        "DELTA_ICEBERG_COMPAT_VIOLATION.WRONG_REQUIRED_TABLE_PROPERTY");
+  }
+  // Delta's CheckDeletionVectorDisabled: the feature may stay supported, but new deletion vectors
+  // must be off — before this commit too (a concurrent writer may still add them), except for
+  // REORG … UPGRADE UNIFORM, which turns them off and purges them in the same commit.
+  const bool reorg = operation == kUpgradeUniformOperation;
+  const bool dv_before = previous && !reorg &&
+                         HasFeature(previous->protocol(), "deletionVectors") &&
+                         On(previous->metadata().configuration, "delta.enableDeletionVectors");
+  if (HasFeature(protocol, "deletionVectors") &&
+      (On(conf, "delta.enableDeletionVectors") || dv_before)) {
+    return Status::InvalidArgument(
+        kFailed +
+            "IcebergCompatV2 requires Deletion Vectors to be disabled on the table first. "
+            "Then run REORG PURGE command to purge the Deletion Vectors on the table.",
+        "DELTA_ICEBERG_COMPAT_VIOLATION.DELETION_VECTORS_SHOULD_BE_DISABLED");
+  }
+  const bool enabling = !previous || !IcebergCompatV2Enabled(previous->metadata().configuration);
+  if (enabling && previous && !reorg && previous->files_loaded()) {
+    for (const AddFile& f : previous->files()) {
+      if (f.deletion_vector) {
+        return Status::InvalidArgument(
+            kFailed +
+                "IcebergCompatV2 requires Deletion Vectors to be completely purged from "
+                "the table. Please run the REORG TABLE APPLY (PURGE) command.",
+            "DELTA_ICEBERG_COMPAT_VIOLATION.DELETION_VECTORS_NOT_PURGED");
+      }
+    }
+  }
+  const std::string schema_text = metadata.schema_string.value_or("{}");
+  SILT_ASSIGN_OR_RETURN(Schema schema, ParseSchemaString(schema_text));
+  for (const Field& f : schema) SILT_RETURN_NOT_OK(CheckType(f.type, schema_text));
+  for (const std::string& p : metadata.partition_columns) {
+    for (const Field& f : schema) {
+      if (AsciiLower(f.name) != AsciiLower(p)) continue;
+      if (f.type->id() == TypeId::kDecimal) {
+        return Status::NotImplemented(
+            "IcebergCompatV2 with a DECIMAL partition column (" + f.name +
+                ") is not implemented yet: its Iceberg partition tuple is not converted",
+            errc::kNotImplemented);
+      }
+    }
+  }
+  // Delta's CheckNoPartitionEvolution: Iceberg-Spark cannot replace a partitioned table with a
+  // differently partitioned one.
+  if (previous && !previous->metadata().partition_columns.empty() &&
+      previous->metadata().partition_columns != metadata.partition_columns) {
+    auto list = [](const std::vector<std::string>& v) {
+      std::string out;
+      for (const auto& c : v) out += (out.empty() ? "" : ", ") + c;
+      return "[" + out + "]";
+    };
+    return Status::InvalidArgument(
+        kFailed +
+            "IcebergCompatV2 doesn't support replacing partitioned tables with a "
+            "differently-named partition spec, because Iceberg-Spark 1.1.0 doesn't. "
+            "Prev Partition Spec: " +
+            list(previous->metadata().partition_columns) +
+            " New Partition Spec: " + list(metadata.partition_columns),
+        "DELTA_ICEBERG_COMPAT_VIOLATION.REPLACE_TABLE_CHANGE_PARTITION_NAMES");
+  }
+  Protocol with = WithFeatures(protocol, {"columnMapping", "icebergCompatV2"});
+  if (with == protocol) return std::optional<Protocol>();
+  return std::optional<Protocol>(std::move(with));
+}
+
+}  // namespace silt::delta

@@ -1,0 +1,944 @@
+#include "delta/iceberg_metadata.h"
+
+#include <avro.h>
+#include <simdjson.h>
+#include <zlib.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "common/error_classes.h"
+#include "delta/iceberg_compat.h"
+#include "delta/json_util.h"
+#include "delta/partition_values.h"
+#include "delta/schema_json.h"
+#include "delta/snapshot.h"
+#include "delta/stats_json.h"
+#include "delta/z85.h"
+#include "io/path.h"
+
+namespace silt::delta {
+namespace {
+
+constexpr const char* kMetadataDir = "metadata/";
+constexpr const char* kVersionHint = "metadata/version-hint.text";
+constexpr int kFirstPartitionFieldId = 1000;  // Iceberg's PARTITION_DATA_ID_START
+
+// ---- Avro object container files (Avro spec "Object Container Files") ----
+// libavro encodes the records; the container framing is written here so that the file can carry
+// Iceberg's key-value metadata and go through the ObjectStore (libavro's writer needs a FILE*).
+
+void PutLong(std::string* out, int64_t v) {
+  uint64_t z = (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+  while (z & ~uint64_t{0x7F}) {
+    out->push_back(static_cast<char>((z & 0x7F) | 0x80));
+    z >>= 7;
+  }
+  out->push_back(static_cast<char>(z));
+}
+
+void PutBytes(std::string* out, std::string_view b) {
+  PutLong(out, static_cast<int64_t>(b.size()));
+  out->append(b);
+}
+
+Status AvroError(const std::string& what) {
+  return Status::Internal(what + ": " + avro_strerror());
+}
+
+// Owns a libavro schema, its generic value class and one reusable record value.
+class AvroRecordClass {
+ public:
+  ~AvroRecordClass() {
+    if (value_ok_) avro_value_decref(&value_);
+    if (iface_) avro_value_iface_decref(iface_);
+    if (schema_) avro_schema_decref(schema_);
+  }
+  Status Init(std::string_view schema_json) {
+    if (avro_schema_from_json_length(schema_json.data(), schema_json.size(), &schema_) != 0)
+      return AvroError("Avro schema");
+    iface_ = avro_generic_class_from_schema(schema_);
+    if (!iface_ || avro_generic_value_new(iface_, &value_) != 0) return AvroError("Avro class");
+    value_ok_ = true;
+    return Status::OK();
+  }
+  avro_value_t* value() { return &value_; }
+
+ private:
+  avro_schema_t schema_ = nullptr;
+  avro_value_iface_t* iface_ = nullptr;
+  avro_value_t value_{};
+  bool value_ok_ = false;
+};
+
+class AvroFileWriter {
+ public:
+  // `metadata`: the file's key-value metadata besides avro.schema and avro.codec.
+  Status Init(std::string schema_json, const std::vector<std::pair<std::string, std::string>>& md) {
+    SILT_RETURN_NOT_OK(record_.Init(schema_json));
+    Uuid sync = Uuid::Random();
+    sync_.assign(reinterpret_cast<const char*>(sync.bytes.data()), sync.bytes.size());
+    header_ = std::string("Obj\x01", 4);
+    PutLong(&header_, static_cast<int64_t>(md.size() + 2));
+    PutBytes(&header_, "avro.schema");
+    PutBytes(&header_, schema_json);
+    PutBytes(&header_, "avro.codec");
+    PutBytes(&header_, "null");
+    for (const auto& [k, v] : md) {
+      PutBytes(&header_, k);
+      PutBytes(&header_, v);
+    }
+    PutLong(&header_, 0);
+    header_ += sync_;
+    return Status::OK();
+  }
+  // The record to fill; every field must be set before Append.
+  avro_value_t* record() {
+    avro_value_reset(record_.value());
+    return record_.value();
+  }
+  Status Append() {
+    size_t n = 0;
+    if (avro_value_sizeof(record_.value(), &n) != 0) return AvroError("Avro record size");
+    std::string buf(n, '\0');
+    avro_writer_t w = avro_writer_memory(buf.data(), static_cast<int64_t>(n));
+    int rc = avro_value_write(w, record_.value());
+    avro_writer_free(w);
+    if (rc != 0) return AvroError("Avro record");
+    block_ += buf;
+    ++count_;
+    return Status::OK();
+  }
+  std::string Finish() const {
+    std::string out = header_;
+    if (count_ > 0) {
+      PutLong(&out, count_);
+      PutBytes(&out, block_);
+      out += sync_;
+    }
+    return out;
+  }
+
+ private:
+  AvroRecordClass record_;
+  std::string header_, sync_, block_;
+  int64_t count_ = 0;
+};
+
+// Reads a container file: the writer's schema, then each record (decompressed when deflate).
+class AvroFileReader {
+ public:
+  explicit AvroFileReader(std::string_view data, std::string name)
+      : data_(data), name_(std::move(name)) {}
+
+  Status ForEach(const std::function<Status(avro_value_t*)>& visit) {
+    if (data_.substr(0, 4) != std::string_view("Obj\x01", 4)) return Bad("not an Avro file");
+    pos_ = 4;
+    std::string schema, codec = "null";
+    for (;;) {
+      SILT_ASSIGN_OR_RETURN(int64_t n, Long());
+      if (n == 0) break;
+      if (n < 0) {
+        n = -n;
+        SILT_RETURN_NOT_OK(Long().status());
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        SILT_ASSIGN_OR_RETURN(std::string_view k, Bytes());
+        SILT_ASSIGN_OR_RETURN(std::string_view v, Bytes());
+        if (k == "avro.schema") schema = v;
+        if (k == "avro.codec") codec = v;
+      }
+    }
+    if (codec != "null" && codec != "deflate") return Bad("unsupported Avro codec " + codec);
+    if (pos_ + 16 > data_.size()) return Bad("truncated header");
+    std::string_view sync = data_.substr(pos_, 16);
+    pos_ += 16;
+    AvroRecordClass record;
+    SILT_RETURN_NOT_OK(record.Init(schema));
+    while (pos_ < data_.size()) {
+      SILT_ASSIGN_OR_RETURN(int64_t count, Long());
+      SILT_ASSIGN_OR_RETURN(std::string_view block, Bytes());
+      if (pos_ + 16 > data_.size() || data_.substr(pos_, 16) != sync) return Bad("bad sync");
+      pos_ += 16;
+      std::string inflated;
+      if (codec == "deflate") {
+        SILT_ASSIGN_OR_RETURN(inflated, Inflate(block));
+        block = inflated;
+      }
+      avro_reader_t r = avro_reader_memory(block.data(), static_cast<int64_t>(block.size()));
+      Status st;
+      for (int64_t i = 0; i < count && st.ok(); ++i) {
+        avro_value_reset(record.value());
+        if (avro_value_read(r, record.value()) != 0) {
+          st = Bad(std::string("record: ") + avro_strerror());
+        } else {
+          st = visit(record.value());
+        }
+      }
+      avro_reader_free(r);
+      SILT_RETURN_NOT_OK(st);
+    }
+    return Status::OK();
+  }
+
+ private:
+  Status Bad(const std::string& why) const {
+    return Status::Corruption("Iceberg Avro file " + name_ + ": " + why, errc::kInternalError);
+  }
+  Result<int64_t> Long() {
+    uint64_t z = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos_ >= data_.size()) return Bad("truncated");
+      uint8_t b = static_cast<uint8_t>(data_[pos_++]);
+      z |= static_cast<uint64_t>(b & 0x7F) << shift;
+      if (!(b & 0x80)) return static_cast<int64_t>((z >> 1) ^ (~(z & 1) + 1));
+    }
+    return Bad("bad varint");
+  }
+  Result<std::string_view> Bytes() {
+    SILT_ASSIGN_OR_RETURN(int64_t n, Long());
+    if (n < 0 || static_cast<uint64_t>(n) > data_.size() - pos_) return Bad("truncated");
+    std::string_view out = data_.substr(pos_, static_cast<size_t>(n));
+    pos_ += static_cast<size_t>(n);
+    return out;
+  }
+  Result<std::string> Inflate(std::string_view in) const {
+    z_stream zs{};
+    if (inflateInit2(&zs, -15) != Z_OK) return Bad("inflate init");
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    zs.avail_in = static_cast<uInt>(in.size());
+    std::string out;
+    char buf[65536];
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+      zs.next_out = reinterpret_cast<Bytef*>(buf);
+      zs.avail_out = sizeof(buf);
+      rc = inflate(&zs, Z_NO_FLUSH);
+      out.append(buf, sizeof(buf) - zs.avail_out);
+      if (rc == Z_BUF_ERROR && zs.avail_in == 0) break;
+    }
+    inflateEnd(&zs);
+    if (rc != Z_STREAM_END && rc != Z_BUF_ERROR) return Bad("inflate");
+    return out;
+  }
+
+  std::string_view data_;
+  std::string name_;
+  size_t pos_ = 0;
+};
+
+Status Field(avro_value_t* rec, const char* name, avro_value_t* out) {
+  if (avro_value_get_by_name(rec, name, out, nullptr) != 0) return AvroError(name);
+  return Status::OK();
+}
+
+// An optional (["null", T]) field: its T branch, or null when `present` is false.
+Status Optional(avro_value_t* rec, const char* name, bool present, avro_value_t* branch) {
+  avro_value_t u;
+  SILT_RETURN_NOT_OK(Field(rec, name, &u));
+  if (avro_value_set_branch(&u, present ? 1 : 0, branch) != 0) return AvroError(name);
+  if (!present) avro_value_set_null(branch);
+  return Status::OK();
+}
+
+// ---- The table's schema in Iceberg terms ----
+
+// A primitive leaf column: its field id, physical path (stats keys, partition values) and type.
+struct Leaf {
+  int64_t id;
+  std::vector<std::string> physical_path;
+  TypePtr type;
+};
+
+Result<std::string> IcebergType(const TypePtr& t) {
+  switch (t->id()) {
+    case TypeId::kBoolean:
+      return std::string("\"boolean\"");
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+      return std::string("\"int\"");
+    case TypeId::kInt64:
+      return std::string("\"long\"");
+    case TypeId::kFloat:
+      return std::string("\"float\"");
+    case TypeId::kDouble:
+      return std::string("\"double\"");
+    case TypeId::kDecimal:
+      return "\"decimal(" + std::to_string(t->precision()) + ", " + std::to_string(t->scale()) +
+             ")\"";
+    case TypeId::kString:
+      return std::string("\"string\"");
+    case TypeId::kBinary:
+      return std::string("\"binary\"");
+    case TypeId::kDate:
+      return std::string("\"date\"");
+    case TypeId::kTimestamp:
+      return std::string("\"timestamptz\"");
+    case TypeId::kTimestampNtz:
+      return std::string("\"timestamp\"");
+    default:
+      return Status::NotImplemented("type " + t->ToString() + " in Iceberg metadata",
+                                    errc::kNotImplemented);
+  }
+}
+
+struct IcebergSchema {
+  std::string fields_json;   // the "fields" array
+  std::string name_mapping;  // schema.name-mapping.default
+  std::vector<Leaf> leaves;
+  int64_t max_id = 0;
+};
+
+Status BuildFields(const std::vector<silt::Field>& fields, ColumnMappingMode mode,
+                   const std::vector<std::string>& parent, IcebergSchema* out, std::string* json,
+                   std::string* mapping) {
+  *json += "[";
+  *mapping += "[";
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const silt::Field& f = fields[i];
+    std::optional<int64_t> id = ColumnMappingId(f);
+    if (!id) {
+      return Status::Corruption("column " + f.name + " has no column mapping id",
+                                errc::kDeltaColumnMappingMissingFieldId);
+    }
+    out->max_id = std::max(out->max_id, *id);
+    std::vector<std::string> path = parent;
+    path.push_back(PhysicalNameOrName(f, mode));
+    if (i) *json += ",", *mapping += ",";
+    *json += "{\"id\":" + std::to_string(*id) + ",\"name\":";
+    AppendJacksonString(json, f.name);
+    *json += std::string(",\"required\":") + (f.nullable ? "false" : "true") + ",\"type\":";
+    *mapping += "{\"field-id\":" + std::to_string(*id) + ",\"names\":[";
+    AppendJacksonString(mapping, f.name);
+    if (path.back() != f.name) {
+      *mapping += ",";
+      AppendJacksonString(mapping, path.back());
+    }
+    *mapping += "]";
+    if (f.type->id() == TypeId::kStruct) {
+      *json += "{\"type\":\"struct\",\"fields\":";
+      *mapping += ",\"fields\":";
+      SILT_RETURN_NOT_OK(BuildFields(f.type->fields(), mode, path, out, json, mapping));
+      *json += "}";
+    } else {
+      SILT_ASSIGN_OR_RETURN(std::string t, IcebergType(f.type));
+      *json += t;
+      out->leaves.push_back({*id, path, f.type});
+    }
+    *json += "}";
+    *mapping += "}";
+  }
+  *json += "]";
+  *mapping += "]";
+  return Status::OK();
+}
+
+// Iceberg's AvroSchemaUtil.makeCompatibleName: Avro names are [A-Za-z_][A-Za-z0-9_]*.
+std::string AvroName(const std::string& name) {
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(name[i]);
+    const bool letter = std::isalpha(c) || c == '_';
+    const bool digit = std::isdigit(c);
+    if (letter || (digit && i > 0)) {
+      out.push_back(static_cast<char>(c));
+    } else if (digit) {
+      out += "_" + std::string(1, static_cast<char>(c));
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "_x%X", c);
+      out += hex;
+    }
+  }
+  return out;
+}
+
+Result<std::string> AvroPartitionType(const TypePtr& t) {
+  switch (t->id()) {
+    case TypeId::kBoolean:
+      return std::string("\"boolean\"");
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+      return std::string("\"int\"");
+    case TypeId::kInt64:
+      return std::string("\"long\"");
+    case TypeId::kFloat:
+      return std::string("\"float\"");
+    case TypeId::kDouble:
+      return std::string("\"double\"");
+    case TypeId::kString:
+      return std::string("\"string\"");
+    case TypeId::kBinary:
+      return std::string("\"bytes\"");
+    case TypeId::kDate:
+      return std::string("{\"type\":\"int\",\"logicalType\":\"date\"}");
+    case TypeId::kTimestamp:
+      return std::string(
+          "{\"type\":\"long\",\"logicalType\":\"timestamp-micros\",\"adjust-to-utc\":true}");
+    case TypeId::kTimestampNtz:
+      return std::string(
+          "{\"type\":\"long\",\"logicalType\":\"timestamp-micros\",\"adjust-to-utc\":false}");
+    default:
+      return Status::NotImplemented(
+          "partition column of type " + t->ToString() + " in Iceberg metadata",
+          errc::kNotImplemented);
+  }
+}
+
+Status SetPartitionValue(avro_value_t* branch, const Value& v) {
+  int rc = 0;
+  switch (v.type()->id()) {
+    case TypeId::kBoolean:
+      rc = avro_value_set_boolean(branch, v.boolean());
+      break;
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kDate:
+      rc = avro_value_set_int(branch, static_cast<int32_t>(v.integer()));
+      break;
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+      rc = avro_value_set_long(branch, v.integer());
+      break;
+    case TypeId::kFloat:
+      rc = avro_value_set_float(branch, static_cast<float>(v.floating()));
+      break;
+    case TypeId::kDouble:
+      rc = avro_value_set_double(branch, v.floating());
+      break;
+    case TypeId::kString:
+      rc = avro_value_set_string_len(branch, v.str().c_str(), v.str().size() + 1);
+      break;
+    case TypeId::kBinary:
+      rc = avro_value_set_bytes(branch, const_cast<char*>(v.str().data()), v.str().size());
+      break;
+    default:
+      return Status::NotImplemented("partition value of type " + v.type()->ToString(),
+                                    errc::kNotImplemented);
+  }
+  return rc == 0 ? Status::OK() : AvroError("partition value");
+}
+
+// Iceberg's single-value serialization (spec Appendix D) of a stats bound, for the types whose
+// Delta bounds are exact (timestamps are truncated to milliseconds and floats may hide NaN).
+std::optional<std::string> BoundBytes(const Value& v) {
+  if (v.is_null()) return std::nullopt;
+  auto le = [](uint64_t x, int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s.push_back(static_cast<char>((x >> (8 * i)) & 0xFF));
+    return s;
+  };
+  switch (v.type()->id()) {
+    case TypeId::kBoolean:
+      return std::string(1, v.boolean() ? '\1' : '\0');
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kDate:
+      return le(static_cast<uint32_t>(static_cast<int32_t>(v.integer())), 4);
+    case TypeId::kInt64:
+      return le(static_cast<uint64_t>(v.integer()), 8);
+    case TypeId::kString:
+      return v.str();
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string ManifestEntrySchema(const std::string& partition_fields) {
+  const std::string kv_long =
+      "{\"type\":\"array\",\"logicalType\":\"map\",\"items\":{\"type\":\"record\",\"name\":"
+      "\"k121_v122\",\"fields\":[{\"name\":\"key\",\"type\":\"int\",\"field-id\":121},{\"name\":"
+      "\"value\",\"type\":\"long\",\"field-id\":122}]}}";
+  auto kv_bytes = [](const char* name, int k, int v) {
+    return std::string("{\"type\":\"array\",\"logicalType\":\"map\",\"items\":{\"type\":") +
+           "\"record\",\"name\":\"" + name + "\",\"fields\":[{\"name\":\"key\",\"type\":\"int\"," +
+           "\"field-id\":" + std::to_string(k) + "},{\"name\":\"value\",\"type\":\"bytes\"," +
+           "\"field-id\":" + std::to_string(v) + "}]}}";
+  };
+  return std::string(
+             "{\"type\":\"record\",\"name\":\"manifest_entry\",\"fields\":["
+             "{\"name\":\"status\",\"type\":\"int\",\"field-id\":0},"
+             "{\"name\":\"snapshot_id\",\"type\":[\"null\",\"long\"],\"default\":null,"
+             "\"field-id\":1},"
+             "{\"name\":\"sequence_number\",\"type\":[\"null\",\"long\"],\"default\":null,"
+             "\"field-id\":3},"
+             "{\"name\":\"file_sequence_number\",\"type\":[\"null\",\"long\"],\"default\":null,"
+             "\"field-id\":4},"
+             "{\"name\":\"data_file\",\"type\":{\"type\":\"record\",\"name\":\"r2\",\"fields\":["
+             "{\"name\":\"content\",\"type\":\"int\",\"field-id\":134},"
+             "{\"name\":\"file_path\",\"type\":\"string\",\"field-id\":100},"
+             "{\"name\":\"file_format\",\"type\":\"string\",\"field-id\":101},"
+             "{\"name\":\"partition\",\"type\":{\"type\":\"record\",\"name\":\"r102\","
+             "\"fields\":") +
+         partition_fields +
+         "},\"field-id\":102},"
+         "{\"name\":\"record_count\",\"type\":\"long\",\"field-id\":103},"
+         "{\"name\":\"file_size_in_bytes\",\"type\":\"long\",\"field-id\":104},"
+         "{\"name\":\"null_value_counts\",\"type\":[\"null\"," +
+         kv_long +
+         "],\"default\":null,\"field-id\":110},"
+         "{\"name\":\"lower_bounds\",\"type\":[\"null\"," +
+         kv_bytes("k126_v127", 126, 127) +
+         "],\"default\":null,\"field-id\":125},"
+         "{\"name\":\"upper_bounds\",\"type\":[\"null\"," +
+         kv_bytes("k129_v130", 129, 130) +
+         "],\"default\":null,\"field-id\":128}"
+         "]},\"field-id\":2}]}";
+}
+
+constexpr const char* kManifestListSchema =
+    "{\"type\":\"record\",\"name\":\"manifest_file\",\"fields\":["
+    "{\"name\":\"manifest_path\",\"type\":\"string\",\"field-id\":500},"
+    "{\"name\":\"manifest_length\",\"type\":\"long\",\"field-id\":501},"
+    "{\"name\":\"partition_spec_id\",\"type\":\"int\",\"field-id\":502},"
+    "{\"name\":\"content\",\"type\":\"int\",\"field-id\":517},"
+    "{\"name\":\"sequence_number\",\"type\":\"long\",\"field-id\":515},"
+    "{\"name\":\"min_sequence_number\",\"type\":\"long\",\"field-id\":516},"
+    "{\"name\":\"added_snapshot_id\",\"type\":\"long\",\"field-id\":503},"
+    "{\"name\":\"added_files_count\",\"type\":\"int\",\"field-id\":504},"
+    "{\"name\":\"existing_files_count\",\"type\":\"int\",\"field-id\":505},"
+    "{\"name\":\"deleted_files_count\",\"type\":\"int\",\"field-id\":506},"
+    "{\"name\":\"added_rows_count\",\"type\":\"long\",\"field-id\":512},"
+    "{\"name\":\"existing_rows_count\",\"type\":\"long\",\"field-id\":513},"
+    "{\"name\":\"deleted_rows_count\",\"type\":\"long\",\"field-id\":514},"
+    "{\"name\":\"partitions\",\"type\":[\"null\",{\"type\":\"array\",\"items\":{\"type\":"
+    "\"record\",\"name\":\"r508\",\"fields\":["
+    "{\"name\":\"contains_null\",\"type\":\"boolean\",\"field-id\":509},"
+    "{\"name\":\"contains_nan\",\"type\":[\"null\",\"boolean\"],\"default\":null,"
+    "\"field-id\":518},"
+    "{\"name\":\"lower_bound\",\"type\":[\"null\",\"bytes\"],\"default\":null,\"field-id\":510},"
+    "{\"name\":\"upper_bound\",\"type\":[\"null\",\"bytes\"],\"default\":null,\"field-id\":511}"
+    "]},\"element-id\":508}],\"default\":null,\"field-id\":507}]}";
+
+// ---- Reading the current metadata back ----
+
+struct CurrentMetadata {
+  int64_t number = 0;  // N of vN.metadata.json; 0: none
+  std::string key;
+  int64_t delta_version = -1;
+  int64_t snapshot_id = -1;
+  int64_t last_updated_ms = 0;
+  std::string manifest_list;  // absolute URI
+};
+
+Result<CurrentMetadata> ReadCurrent(ObjectStore& store) {
+  CurrentMetadata cur;
+  Result<std::string> hint = store.Get(kVersionHint);
+  if (!hint.ok()) {
+    if (hint.status().IsNotFound()) return cur;
+    return hint.status();
+  }
+  cur.number = std::atoll(hint->c_str());
+  if (cur.number <= 0)
+    return Status::Corruption("Iceberg version hint of " + store.root() + " is '" + *hint + "'",
+                              errc::kInternalError);
+  cur.key = std::string(kMetadataDir) + "v" + std::to_string(cur.number) + ".metadata.json";
+  SILT_ASSIGN_OR_RETURN(std::string text, store.Get(cur.key));
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(text).get(doc) != simdjson::SUCCESS)
+    return Status::Corruption("Iceberg metadata " + cur.key + " is not JSON", errc::kInternalError);
+  int64_t id = -1;
+  if (doc["current-snapshot-id"].get(id) == simdjson::SUCCESS) cur.snapshot_id = id;
+  int64_t ts = 0;
+  if (doc["last-updated-ms"].get(ts) == simdjson::SUCCESS) cur.last_updated_ms = ts;
+  std::string_view dv;
+  if (doc["properties"]["delta-version"].get(dv) == simdjson::SUCCESS)
+    cur.delta_version = std::atoll(std::string(dv).c_str());
+  simdjson::dom::array snaps;
+  if (doc["snapshots"].get(snaps) == simdjson::SUCCESS) {
+    for (simdjson::dom::element s : snaps) {
+      int64_t sid = 0;
+      std::string_view list;
+      if (s["snapshot-id"].get(sid) == simdjson::SUCCESS && sid == cur.snapshot_id &&
+          s["manifest-list"].get(list) == simdjson::SUCCESS)
+        cur.manifest_list = list;
+    }
+  }
+  return cur;
+}
+
+// The object key of an absolute URI written by ConvertToIceberg for this store; nullopt for a
+// file outside the table (a shallow clone's source file).
+std::optional<std::string> KeyOf(const ObjectStore& store, const std::string& uri) {
+  std::string root = store.root();
+  if (!root.empty() && root.back() != '/') root += '/';
+  if (uri.rfind(root, 0) == 0) return uri.substr(root.size());
+  return std::nullopt;
+}
+
+struct DataFileEntry {
+  std::string path;
+  int64_t record_count = 0;
+};
+
+// The data files of the current snapshot (status ADDED or EXISTING) and the manifests read.
+Status ReadDataFiles(ObjectStore& store, const CurrentMetadata& cur,
+                     std::vector<std::string>* manifests, std::vector<DataFileEntry>* files) {
+  if (cur.manifest_list.empty()) return Status::OK();
+  std::optional<std::string> list_key = KeyOf(store, cur.manifest_list);
+  if (!list_key)
+    return Status::Corruption("manifest list " + cur.manifest_list + " is outside the table",
+                              errc::kInternalError);
+  SILT_ASSIGN_OR_RETURN(std::string list, store.Get(*list_key));
+  SILT_RETURN_NOT_OK(AvroFileReader(list, *list_key).ForEach([&](avro_value_t* rec) {
+    avro_value_t f;
+    const char* s = nullptr;
+    size_t n = 0;
+    SILT_RETURN_NOT_OK(Field(rec, "manifest_path", &f));
+    if (avro_value_get_string(&f, &s, &n) != 0) return AvroError("manifest_path");
+    manifests->emplace_back(s, n ? n - 1 : 0);
+    return Status::OK();
+  }));
+  for (const std::string& m : *manifests) {
+    std::optional<std::string> key = KeyOf(store, m);
+    if (!key)
+      return Status::Corruption("manifest " + m + " is outside the table", errc::kInternalError);
+    SILT_ASSIGN_OR_RETURN(std::string bytes, store.Get(*key));
+    SILT_RETURN_NOT_OK(AvroFileReader(bytes, *key).ForEach([&](avro_value_t* rec) {
+      avro_value_t status, df, path, count;
+      int32_t st = 0;
+      SILT_RETURN_NOT_OK(Field(rec, "status", &status));
+      if (avro_value_get_int(&status, &st) != 0) return AvroError("status");
+      if (st == 2) return Status::OK();  // DELETED
+      SILT_RETURN_NOT_OK(Field(rec, "data_file", &df));
+      SILT_RETURN_NOT_OK(Field(&df, "file_path", &path));
+      SILT_RETURN_NOT_OK(Field(&df, "record_count", &count));
+      const char* s = nullptr;
+      size_t n = 0;
+      int64_t rc = 0;
+      if (avro_value_get_string(&path, &s, &n) != 0 || avro_value_get_long(&count, &rc) != 0)
+        return AvroError("data_file");
+      files->push_back({std::string(s, n ? n - 1 : 0), rc});
+      return Status::OK();
+    }));
+  }
+  return Status::OK();
+}
+
+int64_t RandomSnapshotId() {
+  Uuid u = Uuid::Random();
+  int64_t id = 0;
+  std::memcpy(&id, u.bytes.data(), sizeof(id));
+  id &= INT64_MAX;
+  return id == 0 ? 1 : id;
+}
+
+}  // namespace
+
+Result<int64_t> IcebergConvertedVersion(ObjectStore& store) {
+  SILT_ASSIGN_OR_RETURN(CurrentMetadata cur, ReadCurrent(store));
+  return cur.delta_version;
+}
+
+Result<std::vector<std::string>> IcebergReferencedFiles(ObjectStore& store) {
+  SILT_ASSIGN_OR_RETURN(CurrentMetadata cur, ReadCurrent(store));
+  std::vector<std::string> out;
+  if (cur.number == 0) return out;
+  out.push_back(cur.key);
+  std::vector<std::string> manifests;
+  std::vector<DataFileEntry> files;
+  SILT_RETURN_NOT_OK(ReadDataFiles(store, cur, &manifests, &files));
+  std::vector<std::string> uris{cur.manifest_list};
+  uris.insert(uris.end(), manifests.begin(), manifests.end());
+  for (auto& f : files) uris.push_back(std::move(f.path));
+  for (std::string& uri : uris) {
+    if (uri.empty()) continue;
+    std::optional<std::string> key = KeyOf(store, uri);
+    out.push_back(key ? std::move(*key) : std::move(uri));
+  }
+  return out;
+}
+
+Status ConvertToIceberg(const Snapshot& snapshot) {
+  ObjectStore& store = *snapshot.store();
+  const Metadata& md = snapshot.metadata();
+  SILT_ASSIGN_OR_RETURN(CurrentMetadata cur, ReadCurrent(store));
+  if (cur.delta_version >= snapshot.version()) return Status::OK();
+  std::vector<std::string> old_manifests;
+  std::vector<DataFileEntry> old_files;
+  SILT_RETURN_NOT_OK(ReadDataFiles(store, cur, &old_manifests, &old_files));
+  std::map<std::string, int64_t> previous;
+  for (const auto& f : old_files) previous[f.path] = f.record_count;
+
+  // Schema and partition spec.
+  const ColumnMappingMode mode = snapshot.column_mapping_mode();
+  IcebergSchema schema;
+  SILT_RETURN_NOT_OK(
+      BuildFields(snapshot.schema(), mode, {}, &schema, &schema.fields_json, &schema.name_mapping));
+  if (const std::string* m = md.configuration.Find("delta.columnMapping.maxColumnId"))
+    schema.max_id = std::max(schema.max_id, static_cast<int64_t>(std::atoll(m->c_str())));
+  struct PartitionField {
+    std::string name;           // logical
+    std::string physical_name;  // key of partitionValues
+    int64_t source_id;
+    TypePtr type;
+  };
+  std::vector<PartitionField> parts;
+  for (const std::string& p : md.partition_columns) {
+    const silt::Field* f = nullptr;
+    for (const auto& x : snapshot.schema())
+      if (x.name == p) f = &x;
+    if (!f) return Status::Corruption("partition column " + p + " is not in the schema");
+    parts.push_back({f->name, PhysicalNameOrName(*f, mode), *ColumnMappingId(*f), f->type});
+  }
+  std::string spec_fields = "[", partition_avro = "[";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const int field_id = kFirstPartitionFieldId + static_cast<int>(i);
+    SILT_ASSIGN_OR_RETURN(std::string avro_type, AvroPartitionType(parts[i].type));
+    if (i) spec_fields += ",", partition_avro += ",";
+    spec_fields += "{\"name\":";
+    AppendJacksonString(&spec_fields, parts[i].name);
+    spec_fields +=
+        ",\"transform\":\"identity\",\"source-id\":" + std::to_string(parts[i].source_id) +
+        ",\"field-id\":" + std::to_string(field_id) + "}";
+    partition_avro += "{\"name\":";
+    AppendJacksonString(&partition_avro, AvroName(parts[i].name));
+    partition_avro += ",\"type\":[\"null\"," + avro_type +
+                      "],\"default\":null,\"field-id\":" + std::to_string(field_id) + "}";
+  }
+  spec_fields += "]";
+  partition_avro += "]";
+  const std::string schema_json =
+      "{\"type\":\"struct\",\"schema-id\":0,\"fields\":" + schema.fields_json + "}";
+
+  std::string root = store.root();
+  if (!root.empty() && root.back() != '/') root += '/';
+  const int64_t number = cur.number + 1;
+  const int64_t sequence = number;
+  const int64_t snapshot_id = RandomSnapshotId();
+  const std::string uuid = Uuid::Random().ToString();
+
+  // The manifest: every live data file.
+  AvroFileWriter manifest;
+  SILT_RETURN_NOT_OK(
+      manifest.Init(ManifestEntrySchema(partition_avro), {{"schema", schema_json},
+                                                          {"schema-id", "0"},
+                                                          {"partition-spec", spec_fields},
+                                                          {"partition-spec-id", "0"},
+                                                          {"format-version", "2"},
+                                                          {"content", "data"}}));
+  SILT_ASSIGN_OR_RETURN(Schema physical, ToPhysicalSchema(snapshot.schema(), mode));
+  int64_t added_files = 0, existing_files = 0, added_rows = 0, existing_rows = 0, total_size = 0;
+  std::vector<bool> part_has_null(parts.size(), false);
+  std::set<std::string> live;
+  for (const AddFile& a : snapshot.files()) {
+    SILT_ASSIGN_OR_RETURN(DeltaPath dp, ParseDeltaPath(a.path));
+    const std::string path = dp.absolute ? dp.path : root + dp.path;
+    live.insert(path);
+    if (a.deletion_vector) {
+      // Iceberg v2 would need position delete files; IcebergCompatV2 tables have none.
+      return Status::InvalidArgument("data file " + a.path + " has a deletion vector",
+                                     "DELTA_ICEBERG_COMPAT_VIOLATION.DELETION_VECTORS_NOT_PURGED");
+    }
+    std::optional<int64_t> records = a.stats ? StatsNumRecords(*a.stats) : std::nullopt;
+    if (!records) {
+      return Status::InvalidArgument("data file " + a.path + " has no numRecords statistic",
+                                     "DELTA_ICEBERG_COMPAT_VIOLATION");
+    }
+    const bool added = !previous.count(path);
+    (added ? added_files : existing_files) += 1;
+    (added ? added_rows : existing_rows) += *records;
+    total_size += a.size;
+    avro_value_t* e = manifest.record();
+    avro_value_t v, b, df;
+    SILT_RETURN_NOT_OK(Field(e, "status", &v));
+    avro_value_set_int(&v, added ? 1 : 0);
+    SILT_RETURN_NOT_OK(Optional(e, "snapshot_id", true, &b));
+    avro_value_set_long(&b, snapshot_id);
+    SILT_RETURN_NOT_OK(Optional(e, "sequence_number", true, &b));
+    avro_value_set_long(&b, sequence);
+    SILT_RETURN_NOT_OK(Optional(e, "file_sequence_number", true, &b));
+    avro_value_set_long(&b, sequence);
+    SILT_RETURN_NOT_OK(Field(e, "data_file", &df));
+    SILT_RETURN_NOT_OK(Field(&df, "content", &v));
+    avro_value_set_int(&v, 0);
+    SILT_RETURN_NOT_OK(Field(&df, "file_path", &v));
+    avro_value_set_string_len(&v, path.c_str(), path.size() + 1);
+    SILT_RETURN_NOT_OK(Field(&df, "file_format", &v));
+    avro_value_set_string(&v, "PARQUET");
+    avro_value_t part;
+    SILT_RETURN_NOT_OK(Field(&df, "partition", &part));
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const std::optional<std::string>* text = a.partition_values.Find(parts[i].physical_name);
+      if (!text) text = a.partition_values.Find(parts[i].name);
+      SILT_ASSIGN_OR_RETURN(Value pv,
+                            ParsePartitionValue(text ? *text : std::nullopt, parts[i].type));
+      part_has_null[i] = part_has_null[i] || pv.is_null();
+      avro_value_t u;
+      if (avro_value_get_by_index(&part, i, &u, nullptr) != 0) return AvroError("partition");
+      if (avro_value_set_branch(&u, pv.is_null() ? 0 : 1, &b) != 0) return AvroError("partition");
+      if (pv.is_null()) {
+        avro_value_set_null(&b);
+      } else {
+        SILT_RETURN_NOT_OK(SetPartitionValue(&b, pv));
+      }
+    }
+    SILT_RETURN_NOT_OK(Field(&df, "record_count", &v));
+    avro_value_set_long(&v, *records);
+    SILT_RETURN_NOT_OK(Field(&df, "file_size_in_bytes", &v));
+    avro_value_set_long(&v, a.size);
+    // Column metrics from the Delta stats (Delta's IcebergStatsConverter): null counts, and
+    // bounds where they are exact.
+    Result<FileStats> stats = ParseStats(*a.stats, physical);
+    avro_value_t nulls, lowers, uppers;
+    SILT_RETURN_NOT_OK(Optional(&df, "null_value_counts", stats.ok(), &nulls));
+    SILT_RETURN_NOT_OK(Optional(&df, "lower_bounds", stats.ok(), &lowers));
+    SILT_RETURN_NOT_OK(Optional(&df, "upper_bounds", stats.ok(), &uppers));
+    if (stats.ok()) {
+      for (const Leaf& leaf : schema.leaves) {
+        const ColumnStats* cs = stats->FindPath(leaf.physical_path);
+        if (!cs) continue;
+        avro_value_t kv, k, val;
+        if (cs->null_count) {
+          avro_value_append(&nulls, &kv, nullptr);
+          avro_value_get_by_index(&kv, 0, &k, nullptr);
+          avro_value_set_int(&k, static_cast<int32_t>(leaf.id));
+          avro_value_get_by_index(&kv, 1, &val, nullptr);
+          avro_value_set_long(&val, *cs->null_count);
+        }
+        if (!stats->TightBounds()) continue;
+        for (auto [bound, target] : {std::pair{&cs->min, &lowers}, std::pair{&cs->max, &uppers}}) {
+          std::optional<std::string> bytes = *bound ? BoundBytes(**bound) : std::nullopt;
+          if (!bytes) continue;
+          avro_value_append(target, &kv, nullptr);
+          avro_value_get_by_index(&kv, 0, &k, nullptr);
+          avro_value_set_int(&k, static_cast<int32_t>(leaf.id));
+          avro_value_get_by_index(&kv, 1, &val, nullptr);
+          avro_value_set_bytes(&val, bytes->data(), bytes->size());
+        }
+      }
+    }
+    SILT_RETURN_NOT_OK(manifest.Append());
+  }
+  int64_t deleted_files = 0, deleted_rows = 0;
+  for (const auto& [path, rows] : previous) {
+    if (!live.count(path)) ++deleted_files, deleted_rows += rows;
+  }
+
+  // Objects first, the version hint that publishes them last.
+  const std::string manifest_key = std::string(kMetadataDir) + uuid + "-m0.avro";
+  const std::string list_key = std::string(kMetadataDir) + "snap-" + std::to_string(snapshot_id) +
+                               "-" + std::to_string(number) + "-" + uuid + ".avro";
+  const bool any_file = !snapshot.files().empty();
+  AvroFileWriter list;
+  SILT_RETURN_NOT_OK(
+      list.Init(kManifestListSchema,
+                {{"snapshot-id", std::to_string(snapshot_id)},
+                 {"parent-snapshot-id",
+                  cur.snapshot_id >= 0 ? std::to_string(cur.snapshot_id) : std::string("null")},
+                 {"sequence-number", std::to_string(sequence)},
+                 {"format-version", "2"}}));
+  if (any_file) {
+    const std::string bytes = manifest.Finish();
+    SILT_RETURN_NOT_OK(store.Put(manifest_key, bytes));
+    avro_value_t* m = list.record();
+    avro_value_t v, b;
+    auto set_long = [&](const char* name, int64_t x) -> Status {
+      SILT_RETURN_NOT_OK(Field(m, name, &v));
+      avro_value_set_long(&v, x);
+      return Status::OK();
+    };
+    auto set_int = [&](const char* name, int64_t x) -> Status {
+      SILT_RETURN_NOT_OK(Field(m, name, &v));
+      avro_value_set_int(&v, static_cast<int32_t>(x));
+      return Status::OK();
+    };
+    SILT_RETURN_NOT_OK(Field(m, "manifest_path", &v));
+    const std::string manifest_uri = root + manifest_key;
+    avro_value_set_string_len(&v, manifest_uri.c_str(), manifest_uri.size() + 1);
+    SILT_RETURN_NOT_OK(set_long("manifest_length", static_cast<int64_t>(bytes.size())));
+    SILT_RETURN_NOT_OK(set_int("partition_spec_id", 0));
+    SILT_RETURN_NOT_OK(set_int("content", 0));
+    SILT_RETURN_NOT_OK(set_long("sequence_number", sequence));
+    SILT_RETURN_NOT_OK(set_long("min_sequence_number", sequence));
+    SILT_RETURN_NOT_OK(set_long("added_snapshot_id", snapshot_id));
+    SILT_RETURN_NOT_OK(set_int("added_files_count", added_files));
+    SILT_RETURN_NOT_OK(set_int("existing_files_count", existing_files));
+    SILT_RETURN_NOT_OK(set_int("deleted_files_count", 0));
+    SILT_RETURN_NOT_OK(set_long("added_rows_count", added_rows));
+    SILT_RETURN_NOT_OK(set_long("existing_rows_count", existing_rows));
+    SILT_RETURN_NOT_OK(set_long("deleted_rows_count", 0));
+    avro_value_t arr, summary, x;
+    SILT_RETURN_NOT_OK(Optional(m, "partitions", true, &arr));
+    for (size_t i = 0; i < parts.size(); ++i) {
+      avro_value_append(&arr, &summary, nullptr);
+      SILT_RETURN_NOT_OK(Field(&summary, "contains_null", &x));
+      avro_value_set_boolean(&x, part_has_null[i]);
+      for (const char* name : {"contains_nan", "lower_bound", "upper_bound"})
+        SILT_RETURN_NOT_OK(Optional(&summary, name, false, &b));
+    }
+    SILT_RETURN_NOT_OK(list.Append());
+  }
+  SILT_RETURN_NOT_OK(store.Put(list_key, list.Finish()));
+
+  // metadata.json (Iceberg table spec, format version 2).
+  int64_t total_rows = added_rows + existing_rows;
+  const char* operation = deleted_files == 0 ? "append" : added_files == 0 ? "delete" : "overwrite";
+  const int64_t now = std::max(snapshot.timestamp_ms(), cur.last_updated_ms);
+  std::string properties = "{\"delta-version\":\"" + std::to_string(snapshot.version()) +
+                           "\",\"delta-timestamp\":\"" + std::to_string(snapshot.timestamp_ms()) +
+                           "\",\"schema.name-mapping.default\":";
+  AppendJacksonString(&properties, schema.name_mapping);
+  // delta.universalFormat.config.<key> = v becomes the Iceberg property <key> = v (Delta's
+  // DeltaToIcebergConverter.properties).
+  for (const auto& [k, v] : md.configuration) {
+    constexpr std::string_view kPrefix = "delta.universalFormat.config.";
+    if (k.rfind(kPrefix, 0) != 0) continue;
+    properties += ",";
+    AppendJacksonString(&properties, k.substr(kPrefix.size()));
+    properties += ":";
+    AppendJacksonString(&properties, v);
+  }
+  properties += "}";
+  std::string j = "{\"format-version\":2,\"table-uuid\":";
+  AppendJacksonString(&j, md.id);
+  j += ",\"location\":";
+  AppendJacksonString(&j, root.substr(0, root.size() - 1));
+  j += ",\"last-sequence-number\":" + std::to_string(sequence) +
+       ",\"last-updated-ms\":" + std::to_string(now) +
+       ",\"last-column-id\":" + std::to_string(schema.max_id) +
+       ",\"current-schema-id\":0,\"schemas\":[" + schema_json +
+       "],\"default-spec-id\":0,\"partition-specs\":[{\"spec-id\":0,\"fields\":" + spec_fields +
+       "}],\"last-partition-id\":" +
+       std::to_string(kFirstPartitionFieldId - 1 + static_cast<int>(parts.size())) +
+       ",\"default-sort-order-id\":0,\"sort-orders\":[{\"order-id\":0,\"fields\":[]}]" +
+       ",\"properties\":" + properties + ",\"current-snapshot-id\":" + std::to_string(snapshot_id) +
+       ",\"refs\":{\"main\":{\"snapshot-id\":" + std::to_string(snapshot_id) +
+       ",\"type\":\"branch\"}},\"snapshots\":[{\"sequence-number\":" + std::to_string(sequence) +
+       ",\"snapshot-id\":" + std::to_string(snapshot_id);
+  if (cur.snapshot_id >= 0) j += ",\"parent-snapshot-id\":" + std::to_string(cur.snapshot_id);
+  j += ",\"timestamp-ms\":" + std::to_string(now) + ",\"summary\":{\"operation\":\"" + operation +
+       "\",\"added-data-files\":\"" + std::to_string(added_files) + "\",\"deleted-data-files\":\"" +
+       std::to_string(deleted_files) + "\",\"added-records\":\"" + std::to_string(added_rows) +
+       "\",\"deleted-records\":\"" + std::to_string(deleted_rows) + "\",\"total-data-files\":\"" +
+       std::to_string(added_files + existing_files) + "\",\"total-records\":\"" +
+       std::to_string(total_rows) + "\",\"total-files-size\":\"" + std::to_string(total_size) +
+       "\",\"total-delete-files\":\"0\",\"total-position-deletes\":\"0\"," +
+       "\"total-equality-deletes\":\"0\",\"delta-version\":\"" +
+       std::to_string(snapshot.version()) + "\"},\"manifest-list\":";
+  AppendJacksonString(&j, root + list_key);
+  j += ",\"schema-id\":0}],\"statistics\":[],\"snapshot-log\":[{\"timestamp-ms\":" +
+       std::to_string(now) + ",\"snapshot-id\":" + std::to_string(snapshot_id) +
+       "}],\"metadata-log\":[";
+  if (cur.number > 0) {
+    j += "{\"timestamp-ms\":" + std::to_string(cur.last_updated_ms) + ",\"metadata-file\":";
+    AppendJacksonString(&j, root + cur.key);
+    j += "}";
+  }
+  j += "]}";
+  const std::string metadata_key =
+      std::string(kMetadataDir) + "v" + std::to_string(number) + ".metadata.json";
+  // A concurrent converter that took this number first wins; its metadata is as good as ours.
+  SILT_RETURN_NOT_OK(store.PutIfAbsent(metadata_key, j));
+  return store.Put(kVersionHint, std::to_string(number));
+}
+
+}  // namespace silt::delta

@@ -1,0 +1,43 @@
+// UniForm (Iceberg): the Iceberg table metadata of a Delta table, written beside its log under
+// <table>/metadata/ so that Iceberg readers see the same data files (Delta's IcebergConverter).
+//
+// Layout (Iceberg's file-system tables, format version 2):
+//   metadata/v<N>.metadata.json          schema (field ids = column mapping ids), partition spec,
+//                                        one current snapshot, properties delta-version,
+//                                        delta-timestamp and schema.name-mapping.default
+//   metadata/version-hint.text           "<N>": the current metadata file
+//   metadata/snap-<id>-<N>-<uuid>.avro   the manifest list (Avro, Iceberg's manifest_file schema)
+//   metadata/<uuid>-m0.avro              the manifest: every live data file (absolute path, record
+//                                        count, size, partition tuple, null counts and bounds)
+// Each conversion describes the whole Delta snapshot, so readers never depend on older Iceberg
+// files; N counts conversions. Objects are written before the version hint that points at them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "io/object_store.h"
+
+namespace silt::delta {
+
+class Snapshot;
+
+// Writes the Iceberg metadata of `snapshot` (which must have its files loaded) into its store.
+// Skipped (OK) when the current Iceberg metadata already records this Delta version or a newer
+// one. Errors: NotImplemented for what the conversion does not cover (decimal partition values),
+// storage errors as IoError. Callers after a commit log the error and never fail the commit.
+Status ConvertToIceberg(const Snapshot& snapshot);
+
+// The Delta version the current Iceberg metadata of the table in `store` was converted from
+// (its delta-version property); -1 when there is none.
+Result<int64_t> IcebergConvertedVersion(ObjectStore& store);
+
+// The files the current Iceberg metadata references: the metadata file, its manifest list, the
+// manifests and their data files, as object keys of `store` (files outside the table, e.g. a
+// shallow clone's, as their absolute URIs). Empty when the table has no Iceberg metadata. Reads
+// Avro written with the null or deflate codec. Corruption for a malformed file.
+Result<std::vector<std::string>> IcebergReferencedFiles(ObjectStore& store);
+
+}  // namespace silt::delta

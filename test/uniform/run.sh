@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# UniForm (Iceberg) end to end: tables written by `silt sql` (INSERT, DELETE, UPDATE, OPTIMIZE,
+# REORG … UPGRADE UNIFORM), then their Iceberg metadata checked by validate_iceberg.py, which
+# reads it with Apache Avro's Python implementation (python3-avro) and replays the Delta log by
+# itself: exactly the live data files, their row counts, sizes and partition values.
+# Usage: test/uniform/run.sh SILT_BINARY. Ends with one "N passed, N failed[, N skipped]" line.
+set -uo pipefail
+SILT=${1:?usage: $0 SILT_BINARY}
+SILT=$(cd "$(dirname "$SILT")" && pwd)/$(basename "$SILT")
+HERE=$(cd "$(dirname "$0")" && pwd)
+# The Debian interpreter: python3-avro installs there (a pyenv python3 on PATH may lack it).
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+passed=0
+failed=0
+skipped=0
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+if ! "$PY" -c 'import avro' 2>/dev/null; then
+  echo "SKIP uniform: python3-avro is not installed (scripts/install-deps.sh installs it)"
+  echo "0 passed, 0 failed, 1 skipped"
+  exit 0
+fi
+
+sql() { (cd "$WORK" && "$SILT" sql -e "$1" 2>&1); }
+
+# validate NAME TABLE_DIR: the metadata against the table's own row count.
+validate() {
+  local name=$1 dir=$2 rows out
+  rows=$(sql "SELECT count(*) AS n FROM delta.\`$dir\`" | grep -oE '[0-9]+' | tail -1)
+  if out=$("$PY" "$HERE/validate_iceberg.py" "$dir" "$rows" 2>&1); then
+    echo "PASS $name ($rows rows)"; passed=$((passed + 1))
+  else
+    echo "FAIL $name"; echo "$out" | head -20; failed=$((failed + 1))
+  fi
+}
+
+# step NAME SQL: a statement that must succeed.
+step() {
+  local out
+  if ! out=$(sql "$2") || grep -q 'Error\|error' <<<"$out"; then
+    echo "FAIL $1: $out" | head -5; failed=$((failed + 1)); return 1
+  fi
+}
+
+T=$WORK/plain
+step "create" "CREATE TABLE delta.\`$T\` (id BIGINT NOT NULL, name STRING, s STRUCT<x: INT, y: DATE>)
+  USING DELTA TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true',
+  'delta.universalFormat.enabledFormats' = 'iceberg')" && validate "create (empty)" "$T"
+step "insert" "INSERT INTO delta.\`$T\` VALUES (1, 'a', named_struct('x', 1, 'y', DATE'2024-01-01')),
+  (2, NULL, NULL), (3, 'c', named_struct('x', 3, 'y', NULL))" && validate "insert" "$T"
+step "insert 2" "INSERT INTO delta.\`$T\` SELECT id, CAST(id AS STRING), NULL FROM range(10, 60)" &&
+  validate "second insert" "$T"
+step "delete" "DELETE FROM delta.\`$T\` WHERE id % 3 = 0" && validate "delete" "$T"
+step "update" "UPDATE delta.\`$T\` SET name = 'u' WHERE id < 20" && validate "update" "$T"
+step "optimize" "OPTIMIZE delta.\`$T\`" && validate "optimize" "$T"
+
+P=$WORK/partitioned
+step "create partitioned" "CREATE TABLE delta.\`$P\` (v INT, p STRING, d DATE, k INT) USING DELTA
+  PARTITIONED BY (p, d) TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true',
+  'delta.universalFormat.enabledFormats' = 'iceberg')" &&
+  step "insert partitioned" "INSERT INTO delta.\`$P\` VALUES (1, 'a', DATE'2024-01-01', 1),
+  (2, 'a', DATE'2024-01-02', 2), (3, NULL, NULL, 3), (4, 'b c', DATE'2024-01-01', 4)" &&
+  validate "partitioned insert" "$P"
+step "delete partition" "DELETE FROM delta.\`$P\` WHERE p = 'a' AND v = 1" &&
+  validate "partitioned delete" "$P"
+step "ctas" "CREATE TABLE delta.\`$WORK/ctas\` USING DELTA TBLPROPERTIES (
+  'delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg')
+  AS SELECT id, id * 2 AS twice FROM range(0, 100)" && validate "ctas" "$WORK/ctas"
+
+step "replace" "CREATE OR REPLACE TABLE delta.\`$WORK/ctas\` (a INT, b STRING) USING DELTA
+  TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true',
+  'delta.universalFormat.enabledFormats' = 'iceberg')" &&
+  step "insert after replace" "INSERT INTO delta.\`$WORK/ctas\` VALUES (1, 'x')" &&
+  validate "create or replace" "$WORK/ctas"
+
+# ALTER on a table without deletion vectors: column mapping and UniForm in one statement.
+A=$WORK/altered
+step "create plain" "CREATE TABLE delta.\`$A\` (id INT) USING DELTA
+  TBLPROPERTIES ('delta.enableDeletionVectors' = 'false')" &&
+  step "insert plain" "INSERT INTO delta.\`$A\` SELECT id FROM range(0, 7)" &&
+  step "alter" "ALTER TABLE delta.\`$A\` SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name',
+  'delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg')" &&
+  validate "alter enables uniform" "$A"
+
+# REORG … UPGRADE UNIFORM on a table with deletion vectors and no column mapping.
+R=$WORK/reorg
+step "create dv table" "CREATE TABLE delta.\`$R\` (id INT, v STRING) USING DELTA
+  TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')" &&
+  step "insert dv table" "INSERT INTO delta.\`$R\` SELECT id, CAST(id AS STRING) FROM range(0, 40)" &&
+  step "delete with dv" "DELETE FROM delta.\`$R\` WHERE id < 5" &&
+  step "reorg upgrade" "REORG TABLE delta.\`$R\` APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = 2))" &&
+  validate "reorg upgrade uniform" "$R"
+step "insert after reorg" "INSERT INTO delta.\`$R\` VALUES (100, 'x')" &&
+  validate "insert after reorg" "$R"
+
+echo "${passed} passed, ${failed} failed, ${skipped} skipped"
+[ "$failed" -eq 0 ]
