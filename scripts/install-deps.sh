@@ -12,6 +12,8 @@ PACKAGES=(
   pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-setuptools python3-pip
   python3-venv
   libcpp-httplib-dev chromium
+  # bench/cloud.sh above 10k files: a private MariaDB for Azurite's SQL metadata store (no service)
+  mariadb-server-core mariadb-client-core
 )
 # Node.js + npm (for the DuckDB interop/bench peer) may come from outside Debian; take Debian's only when absent.
 command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
