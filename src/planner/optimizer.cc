@@ -694,6 +694,20 @@ ColRange RangeOf(int col, const StatsView& v) {
   return r;
 }
 
+// `lit op col` becomes `col op' lit` (the comparison mirrored), so the column comes first.
+void ColumnFirst(ExprPtr* col, ExprPtr* lit, std::string* op) {
+  if ((*col)->kind == ExprKind::kColumn || (*lit)->kind != ExprKind::kColumn) return;
+  std::swap(*col, *lit);
+  if (*op == "<")
+    *op = ">";
+  else if (*op == ">")
+    *op = "<";
+  else if (*op == "<=")
+    *op = ">=";
+  else if (*op == ">=")
+    *op = "<=";
+}
+
 Tri MayMatch(const ExprPtr& e, const StatsView& v) {
   switch (e->kind) {
     case ExprKind::kAnd: {
@@ -740,17 +754,7 @@ Tri MayMatch(const ExprPtr& e, const StatsView& v) {
       if (e->children.size() != 2) return Tri::kUnknown;
       std::string op = e->name;
       ExprPtr col = e->children[0], lit = e->children[1];
-      if (col->kind != ExprKind::kColumn && lit->kind == ExprKind::kColumn) {
-        std::swap(col, lit);
-        if (op == "<")
-          op = ">";
-        else if (op == ">")
-          op = "<";
-        else if (op == "<=")
-          op = ">=";
-        else if (op == ">=")
-          op = "<=";
-      }
+      ColumnFirst(&col, &lit, &op);
       if (col->kind != ExprKind::kColumn) return Tri::kUnknown;
       auto c = ConstOf(lit);
       if (!c) return Tri::kUnknown;
@@ -804,20 +808,11 @@ bool AllTrue(const ExprPtr& e, const StatsView& v) {
     }
     case ExprKind::kIn:
     case ExprKind::kCall: {
-      if (e->kind == ExprKind::kCall && e->children.size() != 2) return false;
+      if (e->children.size() < 2 || (e->kind == ExprKind::kCall && e->children.size() != 2))
+        return false;
       std::string op = e->kind == ExprKind::kIn ? "in" : e->name;
       ExprPtr col = e->children[0], lit = e->children[1];
-      if (op != "in" && col->kind != ExprKind::kColumn && lit->kind == ExprKind::kColumn) {
-        std::swap(col, lit);
-        if (op == "<")
-          op = ">";
-        else if (op == ">")
-          op = "<";
-        else if (op == "<=")
-          op = ">=";
-        else if (op == ">=")
-          op = "<=";
-      }
+      if (op != "in") ColumnFirst(&col, &lit, &op);
       if (col->kind != ExprKind::kColumn) return false;
       ColRange r = RangeOf(col->column, v);
       if (!r.has_minmax) return false;

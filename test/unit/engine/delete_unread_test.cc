@@ -166,6 +166,18 @@ TEST_F(DeleteUnreadTest, DeletionVectorRowsAreNotCountedTwice) {
   EXPECT_EQ(m["numRemovedFiles"], "1");
 }
 
+// UPDATE shares the filter: a proven file is read and every row updated without the condition
+// being evaluated; the rows and metrics are the reading path's.
+TEST_F(DeleteUnreadTest, UpdateOfProvenFilesMatchesTheReadingPath) {
+  for (const char* name : {"proving", "reading"}) {
+    MakeTable(name, "'delta.enableDeletionVectors' = 'true'");
+    const std::string extra = std::string(name) == "reading" ? " AND abs(id) >= 0" : "";
+    EXPECT_EQ(Affected("UPDATE " + Table(name) + " SET n = -n WHERE n < 100" + extra), 29);
+  }
+  EXPECT_EQ(Rows(Table("proving")), Rows(Table("reading")));
+  EXPECT_EQ(Metrics(Table("proving")), Metrics(Table("reading")));
+}
+
 // Without statistics skipping nothing is proven (the files are read).
 TEST_F(DeleteUnreadTest, StatsSkippingOffReadsTheFiles) {
   MakeTable("t", "'delta.enableDeletionVectors' = 'true'");
