@@ -79,7 +79,8 @@ class DeleteUnreadTest : public ::testing::Test {
     auto r = Run("DESCRIBE HISTORY " + table + " LIMIT 1");
     std::map<std::string, std::string> out;
     if (r->num_rows() != 1 || r->schema().size() < 13) return out;
-    const std::vector<Value>& kv = r->Row(0)[12].children();  // key0, value0, key1, ...
+    const std::vector<Value> row = r->Row(0);
+    const std::vector<Value>& kv = row[12].children();  // key0, value0, key1, ...
     for (size_t i = 0; i + 1 < kv.size(); i += 2) {
       const std::string k = kv[i].str();
       if (k.size() > 6 && k.compare(k.size() - 6, 6, "TimeMs") == 0) continue;
@@ -116,9 +117,9 @@ const Case kCases[] = {
 };
 
 TEST_F(DeleteUnreadTest, StatsProvenFilesAreDroppedUnreadWithTheReadingPathsMetrics) {
+  int k = 0;
   for (const char* props :
        {"'delta.enableDeletionVectors' = 'true'", "'delta.enableDeletionVectors' = 'false'"}) {
-    int k = 0;
     for (const Case& c : kCases) {
       SCOPED_TRACE(std::string(props) + " WHERE " + c.where);
       const std::string proving = "p" + std::to_string(k), reading = "r" + std::to_string(k++);
