@@ -5,7 +5,8 @@
 #
 #   bash bench/cloud.sh [N]     default N = 10000 data files
 #   SILT=path/to/silt  BENCH_THREADS=2  BENCH_KEEP=1
-#   BENCH_STORES="local azure s3" (default up to 10000 files; "local s3" above, see below)
+#   BENCH_STORES="local azure s3" (the default)
+#   BENCH_AZURITE_META=loki|mariadb  default: loki up to 10000 files, mariadb above (see below)
 #   BENCH_CREATE=insert|gen     default: insert up to 10000 files, gen above
 #   CLOUD_GEN=path/to/cloud_gen (default build/release/cloud_gen, built with -DSILT_BENCH=ON)
 #   BENCH_UPLOAD_PARALLEL=16    BENCH_CLOUD_COUNT=1 (run count on the cloud stores above 10k files)
