@@ -5,7 +5,8 @@
 #
 #   bash bench/cloud.sh [N]     default N = 10000 data files
 #   SILT=path/to/silt  BENCH_THREADS=2  BENCH_KEEP=1
-#   BENCH_STORES="local azure s3" (default up to 10000 files; "local s3" above, see below)
+#   BENCH_STORES="local azure s3" (the default)
+#   BENCH_AZURITE_META=loki|mariadb  default: loki up to 10000 files, mariadb above (see below)
 #   BENCH_CREATE=insert|gen     default: insert up to 10000 files, gen above
 #   CLOUD_GEN=path/to/cloud_gen (default build/release/cloud_gen, built with -DSILT_BENCH=ON)
 #   BENCH_UPLOAD_PARALLEL=16    BENCH_CLOUD_COUNT=1 (run count on the cloud stores above 10k files)
@@ -21,21 +22,29 @@
 #   snapshot   DESCRIBE DETAIL (the snapshot load alone)
 #   count      SELECT count(*) (a scan of every file)
 #   selective  SELECT … WHERE id = <one value> (file skipping by stats: one file read)
-#   delete     DELETE of the first 10% of ids (whole files removed)
+#   delete     DELETE of the first 10% of ids (whole files, proven by their statistics: removed
+#              unread)
+#   vacuum_dry VACUUM RETAIN 0 HOURS DRY RUN (lists the table)
 #   vacuum     VACUUM RETAIN 0 HOURS (lists the table, deletes the N/10 removed files)
 # The emulators run on 127.0.0.1 with random ports (test/cloud/emulator.sh), in node: their
 # per-request cost dominates, so the ratio to local is an upper bound for a real account in the
-# same region. Prints a table; does
-# not write bench/RESULTS.md.
+# same region. Prints a table; does not write bench/RESULTS.md.
+#
+# Azurite's metadata (BENCH_AZURITE_META): `loki` (its default store, in memory) answers every
+# request that names a blob with a LokiJS query whose first filter (the account, indexed) matches
+# every blob and whose other filters (container, name) scan them, so each PUT/GET/DELETE costs
+# O(blobs stored) — 72% of its CPU at 20k blobs, ~47 ms a PUT at 28k: 100k files take hours.
+# `mariadb` (default above 10000 files) runs Azurite on its documented SQL metadata store
+# (AZURITE_DB) with a private MariaDB server (Debian's mariadb-server-core, started here on a random
+# port with a temporary data directory), indexed lookups, and Azurite's extents and MariaDB's data
+# on tmpfs (/dev/shm: Azurite fdatasyncs every extent write, ~20 ms on a loaded disk).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 N=${1:-10000}
 THREADS=${BENCH_THREADS:-2}
 SILT=${SILT:-$ROOT/build/release/silt}
-# Azurite above 10000 files: its cost per PUT grows with the blobs already in the container (3 ms
-# of CPU each for the first 10k, ~47 ms at ~28k; hours for 100k), so by default the larger runs
-# use s3rver (constant ~1 ms a PUT) as the cloud store; BENCH_STORES="local azure" still runs it.
-STORES=${BENCH_STORES:-$([ "$N" -le 10000 ] && echo "local azure s3" || echo "local s3")}
+AZ_META=${BENCH_AZURITE_META:-$([ "$N" -le 10000 ] && echo loki || echo mariadb)}
+STORES=${BENCH_STORES:-local azure s3}
 CREATE=${BENCH_CREATE:-$([ "$N" -le 10000 ] && echo insert || echo gen)}
 PARALLEL=${BENCH_UPLOAD_PARALLEL:-16}
 GEN=${CLOUD_GEN:-$ROOT/build/release/cloud_gen}
@@ -47,14 +56,34 @@ emulator_install azurite-blob || { echo "bench: $EMULATOR_ERROR" >&2; exit 2; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/silt-cloudbench-XXXXXX")
 cleanup() {
   emulator_stop
+  [ -z "$SHM" ] || rm -rf "$SHM"
   [ -n "${BENCH_KEEP:-}" ] || rm -rf "$WORK"
 }
 emulator_start s3rver "$ROOT/test/cloud/node_modules/.bin/s3rver" --directory @DIR --address 127.0.0.1 \
   --port @PORT --silent --no-vhost-buckets --configure-bucket bench || { echo "bench: $EMULATOR_ERROR" >&2; exit 2; }
 S3_PORT=$EMULATOR_PORT
 S3_PID=$EMULATOR_PID
-emulator_start azurite "$ROOT/test/cloud/node_modules/.bin/azurite-blob" --blobHost 127.0.0.1 --blobPort @PORT \
-  --inMemoryPersistence --skipApiVersionCheck --loose --silent || { echo "bench: $EMULATOR_ERROR" >&2; exit 2; }
+SHM=""
+MDB_PID=""
+if [ "$AZ_META" = mariadb ]; then
+  command -v mariadbd >/dev/null && command -v mariadb-install-db >/dev/null ||
+    { echo "bench: BENCH_AZURITE_META=mariadb needs mariadbd (mariadb-server-core, scripts/install-deps.sh)" >&2; exit 2; }
+  SHM=$(mktemp -d /dev/shm/silt-cloudbench-XXXXXX)
+  mariadb-install-db --no-defaults --datadir="$SHM/db" --auth-root-authentication-method=normal \
+    --skip-test-db >"$SHM/install.log" 2>&1 || { cat "$SHM/install.log" >&2; exit 2; }
+  emulator_start mariadb mariadbd --no-defaults --datadir="$SHM/db" --socket="$SHM/sock" --port=@PORT \
+    --bind-address=127.0.0.1 --skip-grant-tables --user="$(id -un)" --skip-log-bin \
+    --innodb-flush-log-at-trx-commit=0 || { echo "bench: $EMULATOR_ERROR" >&2; exit 2; }
+  MDB_PID=$EMULATOR_PID
+  mariadb --socket="$SHM/sock" -e "CREATE DATABASE azurite_blob"
+  export AZURITE_DB="mysql://root:@127.0.0.1:$EMULATOR_PORT/azurite_blob"
+  emulator_start azurite "$ROOT/test/cloud/node_modules/.bin/azurite-blob" --blobHost 127.0.0.1 --blobPort @PORT \
+    --location "$SHM/azurite" --skipApiVersionCheck --loose --silent || { echo "bench: $EMULATOR_ERROR" >&2; exit 2; }
+  unset AZURITE_DB
+else
+  emulator_start azurite "$ROOT/test/cloud/node_modules/.bin/azurite-blob" --blobHost 127.0.0.1 --blobPort @PORT \
+    --inMemoryPersistence --skipApiVersionCheck --loose --silent || { echo "bench: $EMULATOR_ERROR" >&2; exit 2; }
+fi
 PORT=$EMULATOR_PORT
 AZ_PID=$EMULATOR_PID
 trap cleanup EXIT INT TERM
@@ -85,13 +114,15 @@ EOF
 ROWS=$((N * 10))
 CUT=$((ROWS / 10))
 LOAD=$(cut -d' ' -f1 /proc/loadavg)
-echo "# cloud bench: $N data files ($ROWS rows), create by $CREATE, threads $THREADS, load $LOAD at start"
+echo "# cloud bench: $N data files ($ROWS rows), create by $CREATE, threads $THREADS, azurite metadata $AZ_META, load $LOAD at start"
 printf '%-10s %-7s %9s %9s %9s  %s\n' operation store seconds cpu_s emu_cpu_s requests
-# emu_cpu STORE: CPU seconds the store's emulator process has used so far (0 for local).
+# emu_cpu STORE: CPU seconds the store's emulator processes (Azurite and its MariaDB) have used
+# so far (0 for local).
 emu_cpu() {
-  local pid
-  case $1 in azure) pid=$AZ_PID ;; s3) pid=$S3_PID ;; *) echo 0; return ;; esac
-  awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$pid/stat"
+  local pids
+  case $1 in azure) pids="$AZ_PID $MDB_PID" ;; s3) pids=$S3_PID ;; *) echo 0; return ;; esac
+  for pid in $pids; do cat "/proc/$pid/stat"; done |
+    awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); t += $12 + $13 } END { printf "%.2f", t / hz }'
 }
 # run OP STORE TABLE SQL
 run() {
@@ -127,7 +158,8 @@ gen_create() {
   /usr/bin/time -f '%U %S' -o "$WORK/time" "$GEN" upload "$WORK/gen" "$table" --parallel "$PARALLEL" \
     >"$WORK/upload.$store.out" 2>&1 || { cat "$WORK/upload.$store.out" >&2; exit 1; }
   out=$(cat "$WORK/upload.$store.out")
-  printf '%-10s %-7s %9s %9s %9s  %s\n' upload "$store" "$(echo "$out" | sed -nE 's/.*seconds=([0-9.]+).*/\1/p')" \
+  echo "$out" | sed -nE "s/^progress (.*)/# upload $store progress: \1/p"
+  printf '%-10s %-7s %9s %9s %9s  %s\n' upload "$store" "$(echo "$out" | sed -nE 's/^gen=upload seconds=([0-9.]+).*/\1/p')" \
     "$(awk '{ printf "%.2f", $1 + $2 }' "$WORK/time")" \
     "$(awk -v a="$emu0" -v b="$(emu_cpu "$store")" 'BEGIN { printf "%.2f", b - a }')" "$(echo "$out" | sed -nE 's/^gen=upload.*requests: (.*)/\1/p')"
 }
@@ -155,6 +187,7 @@ for store in $STORES; do
   if [ "$store" = s3 ] && [ "$N" -gt 900 ]; then
     printf '%-10s %-7s %9s %9s %9s  %s\n' vacuum s3 - - - "skipped: s3rver cannot page past 1000 keys"
   else
+    run vacuum_dry "$store" "$T" "VACUUM @T RETAIN 0 HOURS DRY RUN"
     run vacuum "$store" "$T" "VACUUM @T RETAIN 0 HOURS"
   fi
 done

@@ -15,7 +15,9 @@
 //     order with _delta_log/_last_checkpoint last, so the table appears only when complete.
 //
 // Prints one line: `gen=<mode> seconds=<s> objects=<n> bytes=<b> version=<v>` (create) or
-// `gen=upload seconds=<s> objects=<n> bytes=<b> requests: <list=…>` (upload).
+// `gen=upload seconds=<s> objects=<n> bytes=<b> requests: <list=…>` (upload); upload also prints
+// `progress objects=<n> seconds=<s> rate=<objects/s over the last 10000>` every 10000 objects
+// (an emulator whose cost per PUT grows with the objects already stored shows it there).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -174,6 +176,8 @@ int Upload(const Args& a) {
   std::mutex mu;
   silt::Status failed = silt::Status::OK();
   // Puts `keys` on `parallel` threads; the first failure stops the others.
+  std::atomic<int64_t> done{0};
+  double last_progress = t0;
   auto put_all = [&](const std::vector<std::string>& keys, int64_t parallel) {
     std::atomic<size_t> next{0};
     std::atomic<bool> stop{false};
@@ -191,6 +195,14 @@ int Upload(const Args& a) {
           std::lock_guard<std::mutex> lock(mu);
           if (failed.ok()) failed = s;
           stop = true;
+        }
+        if (const int64_t n = ++done; n % 10000 == 0) {
+          std::lock_guard<std::mutex> lock(mu);
+          const double now = Now();
+          std::printf("progress objects=%lld seconds=%.1f rate=%.0f\n", static_cast<long long>(n),
+                      now - t0, 10000 / (now - last_progress));
+          std::fflush(stdout);
+          last_progress = now;
         }
       }
     };

@@ -14,6 +14,8 @@ PACKAGES=(
   # UniForm's test reads the Iceberg manifests with an Avro implementation independent of silt's.
   python3-avro
   libcpp-httplib-dev chromium
+  # bench/cloud.sh above 10k files: a private MariaDB for Azurite's SQL metadata store (no service)
+  mariadb-server-core mariadb-client-core
 )
 # Node.js + npm (for the DuckDB interop/bench peer) may come from outside Debian; take Debian's only when absent.
 command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)

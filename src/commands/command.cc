@@ -208,16 +208,23 @@ CommandResult CountRows(const std::vector<std::pair<std::string, int64_t>>& coun
 
 namespace {
 
-// The core's file filter and row matcher from `scan` (PrunedScan of `pred`).
-void RowFilterFromScan(const TablePredicate& pred,
-                       const std::shared_ptr<const delta::Snapshot>& snapshot,
-                       const planner::LogicalNode& scan, const exec::EvalContext& eval,
-                       bool stats_skipping, ops::FileFilter* file_filter,
-                       ops::RowMatcher* matcher) {
+// The core's file filter and row matcher from `scan` (PrunedScan of `pred`). With statistics
+// skipping on, a file whose statistics prove every row matches is kAll (DELETE drops it unread,
+// numDeletedRows from numRecords), as Delta does for files a partition-only predicate matches.
+Status RowFilterFromScan(const TablePredicate& pred,
+                         const std::shared_ptr<const delta::Snapshot>& snapshot,
+                         const planner::LogicalNode& scan, const exec::EvalContext& eval,
+                         bool stats_skipping, ops::FileFilter* file_filter,
+                         ops::RowMatcher* matcher) {
+  std::optional<planner::AllRowsProver> prover;
+  if (stats_skipping && !pred.partition_only) {
+    SILT_ASSIGN_OR_RETURN(prover,
+                          planner::AllRowsProver::Make(*snapshot, pred.columns, {pred.expr}));
+  }
   std::unordered_set<const delta::AddFile*> candidates(scan.pruned_files->begin(),
                                                        scan.pruned_files->end());
-  *file_filter = [pred, candidates, snapshot, eval,
-                  stats_skipping](const delta::AddFile& f) -> Result<ops::FileVerdict> {
+  *file_filter = [pred, candidates, snapshot, eval, stats_skipping,
+                  prover](const delta::AddFile& f) -> Result<ops::FileVerdict> {
     if (!candidates.count(&f)) {
       // A file of the snapshot that pruning skipped; or one a concurrent commit added (the
       // commit's conflict check asks, ops::DeleteSpec::file_filter): pruned by the same rules.
@@ -232,6 +239,7 @@ void RowFilterFromScan(const TablePredicate& pred,
       SILT_ASSIGN_OR_RETURN(bool all, PartitionMatches(pred, *snapshot, f, eval));
       return all ? ops::FileVerdict::kAll : ops::FileVerdict::kSkip;
     }
+    if (prover && prover->AllRowsMatch(f)) return ops::FileVerdict::kAll;
     return ops::FileVerdict::kMaybe;
   };
   exec::ExprPtr e = pred.expr;
@@ -240,6 +248,7 @@ void RowFilterFromScan(const TablePredicate& pred,
     SILT_RETURN_NOT_OK(exec::EvaluateFilter(*e, rows, eval, &sel));
     return sel;
   };
+  return Status::OK();
 }
 
 }  // namespace
@@ -249,10 +258,9 @@ Status BindRowFilter(const TablePredicate& pred, std::shared_ptr<const delta::Sn
                      ops::FileFilter* file_filter, ops::RowMatcher* matcher) {
   if (!pred.expr) return Status::OK();
   SILT_ASSIGN_OR_RETURN(planner::LogicalNode scan, PrunedScan(pred, snapshot, ctx));
-  RowFilterFromScan(pred, snapshot, scan, eval,
-                    ctx.config->GetBool("spark.databricks.delta.stats.skipping", true), file_filter,
-                    matcher);
-  return Status::OK();
+  return RowFilterFromScan(pred, snapshot, scan, eval,
+                           ctx.config->GetBool("spark.databricks.delta.stats.skipping", true),
+                           file_filter, matcher);
 }
 
 Result<planner::ResolvedTable> ResolveDmlTable(const sql::TableName& table,
@@ -371,9 +379,10 @@ Result<BoundDmlTarget> BindDmlTarget(planner::ResolvedTable resolved, const sql:
     }
   }
   if (b.predicate.expr) {
-    RowFilterFromScan(b.predicate, b.table.snapshot, b.scan, b.eval,
-                      ctx.config->GetBool("spark.databricks.delta.stats.skipping", true),
-                      &b.file_filter, &b.matcher);
+    SILT_RETURN_NOT_OK(
+        RowFilterFromScan(b.predicate, b.table.snapshot, b.scan, b.eval,
+                          ctx.config->GetBool("spark.databricks.delta.stats.skipping", true),
+                          &b.file_filter, &b.matcher));
   }
   return b;
 }

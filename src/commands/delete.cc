@@ -1,7 +1,8 @@
 // DELETE FROM t [[AS] a] [WHERE pred]: deletion vectors (or copy-on-write) through the DML core
-// (ops::DeleteRows); files that partition values or statistics exclude are never read, files a
-// partition-only predicate fully matches are dropped unread. The statement binds its target once
-// (BindDmlTarget); the core checks write support once, and the commit reuses that verdict.
+// (ops::DeleteRows); files that partition values or statistics exclude are never read, files
+// whose partition values or statistics prove every row matches are dropped unread. The statement
+// binds its target once (BindDmlTarget); the core checks write support once, and the commit
+// reuses that verdict.
 #include "commands/command.h"
 #include "ops/dml.h"
 

@@ -694,6 +694,20 @@ ColRange RangeOf(int col, const StatsView& v) {
   return r;
 }
 
+// `lit op col` becomes `col op' lit` (the comparison mirrored), so the column comes first.
+void ColumnFirst(ExprPtr* col, ExprPtr* lit, std::string* op) {
+  if ((*col)->kind == ExprKind::kColumn || (*lit)->kind != ExprKind::kColumn) return;
+  std::swap(*col, *lit);
+  if (*op == "<")
+    *op = ">";
+  else if (*op == ">")
+    *op = "<";
+  else if (*op == "<=")
+    *op = ">=";
+  else if (*op == ">=")
+    *op = "<=";
+}
+
 Tri MayMatch(const ExprPtr& e, const StatsView& v) {
   switch (e->kind) {
     case ExprKind::kAnd: {
@@ -740,17 +754,7 @@ Tri MayMatch(const ExprPtr& e, const StatsView& v) {
       if (e->children.size() != 2) return Tri::kUnknown;
       std::string op = e->name;
       ExprPtr col = e->children[0], lit = e->children[1];
-      if (col->kind != ExprKind::kColumn && lit->kind == ExprKind::kColumn) {
-        std::swap(col, lit);
-        if (op == "<")
-          op = ">";
-        else if (op == ">")
-          op = "<";
-        else if (op == "<=")
-          op = ">=";
-        else if (op == ">=")
-          op = "<=";
-      }
+      ColumnFirst(&col, &lit, &op);
       if (col->kind != ExprKind::kColumn) return Tri::kUnknown;
       auto c = ConstOf(lit);
       if (!c) return Tri::kUnknown;
@@ -784,6 +788,122 @@ Tri MayMatch(const ExprPtr& e, const StatsView& v) {
   }
 }
 
+// Is `e` TRUE for every row of a file with these stats? (conservative: false when unsure). A
+// NULL result is not TRUE, so a comparison needs the column proven NULL-free (nullCount 0 or a
+// non-NULL partition value). Floating-point columns prove nothing: NaN sorts above every number
+// in Spark but Parquet statistics may leave it out of the maximum.
+bool AllTrue(const ExprPtr& e, const StatsView& v) {
+  switch (e->kind) {
+    case ExprKind::kAnd:
+      return AllTrue(e->children[0], v) && AllTrue(e->children[1], v);
+    case ExprKind::kOr:
+      return AllTrue(e->children[0], v) || AllTrue(e->children[1], v);
+    case ExprKind::kIsNull:
+    case ExprKind::kIsNotNull: {
+      if (e->children[0]->kind != ExprKind::kColumn) return false;
+      ColRange r = RangeOf(e->children[0]->column, v);
+      if (r.exact_partition) return (*r.nulls != 0) == (e->kind == ExprKind::kIsNull);
+      if (!r.nulls || !r.rows || *r.rows <= 0) return false;
+      return e->kind == ExprKind::kIsNull ? *r.nulls == *r.rows : *r.nulls == 0;
+    }
+    case ExprKind::kIn:
+    case ExprKind::kCall: {
+      if (e->children.size() < 2 || (e->kind == ExprKind::kCall && e->children.size() != 2))
+        return false;
+      std::string op = e->kind == ExprKind::kIn ? "in" : e->name;
+      ExprPtr col = e->children[0], lit = e->children[1];
+      if (op != "in") ColumnFirst(&col, &lit, &op);
+      if (col->kind != ExprKind::kColumn) return false;
+      ColRange r = RangeOf(col->column, v);
+      if (!r.has_minmax) return false;
+      if (!r.exact_partition && (!r.nulls || *r.nulls != 0 || !r.rows || *r.rows <= 0))
+        return false;
+      const TypeId t = r.min.type()->id();
+      if (t == TypeId::kFloat || t == TypeId::kDouble) return false;
+      auto cmp = [](const Value& a, const Value& b, int* out) {
+        bool ok = false;
+        *out = CompareForPrune(a, b, &ok);
+        return ok;
+      };
+      if (op == "in") {
+        // Every row equal to one listed value: the file holds a single value (min = max).
+        int same = 0;
+        if (!cmp(r.min, r.max, &same) || same != 0) return false;
+        for (size_t i = 1; i < e->children.size(); ++i) {
+          auto c = ConstOf(e->children[i]);
+          int eq = 0;
+          if (c && !c->is_null() && cmp(*c, r.min, &eq) && eq == 0) return true;
+        }
+        return false;
+      }
+      auto c = ConstOf(lit);
+      if (!c || c->is_null()) return false;
+      int vs_min = 0, vs_max = 0;
+      if (!cmp(*c, r.min, &vs_min) || !cmp(*c, r.max, &vs_max)) return false;
+      if (op == "=" || op == "==" || op == "<=>") return vs_min == 0 && vs_max == 0;
+      if (op == "<") return vs_max > 0;  // every value < c: max < c
+      if (op == "<=") return vs_max >= 0;
+      if (op == ">") return vs_min < 0;  // every value > c: min > c
+      if (op == ">=") return vs_min <= 0;
+      if (op == "<>" || op == "!=") return vs_min < 0 || vs_max > 0;
+      return false;
+    }
+    default:
+      return false;
+  }
+}
+
+// Per scan column: the partition column's physical key or the statistics key of a top-level
+// primitive column, its type, and the physical schema the statistics are parsed with.
+struct ColumnKeys {
+  std::vector<std::string> part_keys, stat_keys;
+  std::vector<TypePtr> types;
+  Schema physical;
+  bool any_stats_col = false;
+
+  static Result<ColumnKeys> Make(const delta::Snapshot& snap,
+                                 const std::vector<std::string>& scan_columns) {
+    ColumnKeys k;
+    k.part_keys.resize(scan_columns.size());
+    k.stat_keys.resize(scan_columns.size());
+    k.types.resize(scan_columns.size());
+    const Schema& schema = snap.schema();
+    delta::ColumnMappingMode mode = snap.column_mapping_mode();
+    for (size_t i = 0; i < scan_columns.size(); ++i) {
+      int fi = FindField(schema, scan_columns[i]);
+      if (fi < 0) continue;
+      const Field& f = schema[fi];
+      k.types[i] = f.type;
+      std::string phys = delta::PhysicalNameOrName(f, mode);
+      bool is_part = false;
+      for (const auto& p : snap.partition_columns()) is_part |= LowerName(p) == LowerName(f.name);
+      if (is_part)
+        k.part_keys[i] = phys;
+      else if (!f.type->is_nested())
+        k.stat_keys[i] = delta::StatsPathKey({phys});
+    }
+    SILT_ASSIGN_OR_RETURN(k.physical, delta::ToPhysicalSchema(schema, mode));
+    k.any_stats_col = std::any_of(k.stat_keys.begin(), k.stat_keys.end(),
+                                  [](const std::string& s) { return !s.empty(); });
+    return k;
+  }
+
+  // The file's partition value per scan column (nullopt: not a partition column or unparsable).
+  std::vector<std::optional<Value>> PartitionValues(const delta::AddFile& f) const {
+    std::vector<std::optional<Value>> pv(part_keys.size());
+    for (size_t i = 0; i < part_keys.size(); ++i) {
+      if (part_keys[i].empty()) continue;
+      std::optional<std::string> text;
+      for (const auto& [key, val] : f.partition_values) {
+        if (key == part_keys[i]) text = val;
+      }
+      Result<Value> v = delta::ParsePartitionValue(text, types[i]);
+      if (v.ok()) pv[i] = *v;
+    }
+    return pv;
+  }
+};
+
 }  // namespace
 
 Status PruneFiles(LogicalNode* scan, const OptimizerOptions& options) {
@@ -815,67 +935,60 @@ Result<std::vector<const delta::AddFile*>> PruneFileList(
     bool stats_skipping, int64_t* after_partition) {
   std::vector<const delta::AddFile*> kept;
   kept.reserve(files.size());
-  // Per scan column: partition column physical key, stats key of top-level primitive columns.
-  const Schema& schema = snap.schema();
-  delta::ColumnMappingMode mode = snap.column_mapping_mode();
-  std::vector<std::string> part_keys(scan_columns.size()), stat_keys(scan_columns.size());
-  std::vector<TypePtr> types(scan_columns.size());
-  Schema physical;
-  for (size_t i = 0; i < scan_columns.size(); ++i) {
-    int fi = FindField(schema, scan_columns[i]);
-    if (fi < 0) continue;
-    const Field& f = schema[fi];
-    types[i] = f.type;
-    std::string phys = delta::PhysicalNameOrName(f, mode);
-    bool is_part = false;
-    for (const auto& p : snap.partition_columns()) is_part |= LowerName(p) == LowerName(f.name);
-    if (is_part)
-      part_keys[i] = phys;
-    else if (!f.type->is_nested())
-      stat_keys[i] = delta::StatsPathKey({phys});
-  }
-  SILT_ASSIGN_OR_RETURN(physical, delta::ToPhysicalSchema(schema, mode));
-  auto partition_values = [&](const delta::AddFile& f) {
-    std::vector<std::optional<Value>> pv(scan_columns.size());
-    for (size_t i = 0; i < part_keys.size(); ++i) {
-      if (part_keys[i].empty()) continue;
-      std::optional<std::string> text;
-      for (const auto& [k, val] : f.partition_values) {
-        if (k == part_keys[i]) text = val;
-      }
-      Result<Value> v = delta::ParsePartitionValue(text, types[i]);
-      if (v.ok()) pv[i] = *v;
-    }
-    return pv;
-  };
+  SILT_ASSIGN_OR_RETURN(ColumnKeys keys, ColumnKeys::Make(snap, scan_columns));
   std::vector<const delta::AddFile*> after_part;
   for (const delta::AddFile* f : files) {
-    std::vector<std::optional<Value>> pv = partition_values(*f);
-    StatsView view{nullptr, &stat_keys, &pv};
+    std::vector<std::optional<Value>> pv = keys.PartitionValues(*f);
+    StatsView view{nullptr, &keys.stat_keys, &pv};
     bool drop = false;
     for (const auto& c : filters) drop |= MayMatch(c, view) == Tri::kFalse;
     if (!drop) after_part.push_back(f);
   }
   if (after_partition) *after_partition = static_cast<int64_t>(after_part.size());
-  bool any_stats_col = std::any_of(stat_keys.begin(), stat_keys.end(),
-                                   [](const std::string& s) { return !s.empty(); });
   for (const delta::AddFile* f : after_part) {
-    if (!stats_skipping || !any_stats_col || !f->stats) {
+    if (!stats_skipping || !keys.any_stats_col || !f->stats) {
       kept.push_back(f);
       continue;
     }
-    Result<delta::FileStats> st = delta::ParseStats(*f->stats, physical);
+    Result<delta::FileStats> st = delta::ParseStats(*f->stats, keys.physical);
     if (!st.ok()) {
       kept.push_back(f);
       continue;
     }
-    std::vector<std::optional<Value>> pv = partition_values(*f);
-    StatsView view{&*st, &stat_keys, &pv};
+    std::vector<std::optional<Value>> pv = keys.PartitionValues(*f);
+    StatsView view{&*st, &keys.stat_keys, &pv};
     bool drop = false;
     for (const auto& c : filters) drop |= MayMatch(c, view) == Tri::kFalse;
     if (!drop) kept.push_back(f);
   }
   return kept;
+}
+
+struct AllRowsProver::Keys : ColumnKeys {};
+
+Result<AllRowsProver> AllRowsProver::Make(const delta::Snapshot& snapshot,
+                                          const std::vector<std::string>& scan_columns,
+                                          std::vector<ExprPtr> filters) {
+  AllRowsProver p;
+  SILT_ASSIGN_OR_RETURN(ColumnKeys keys, ColumnKeys::Make(snapshot, scan_columns));
+  p.keys_ = std::make_shared<const Keys>(Keys{std::move(keys)});
+  p.filters_ = std::move(filters);
+  return p;
+}
+
+bool AllRowsProver::AllRowsMatch(const delta::AddFile& file) const {
+  if (filters_.empty()) return false;
+  std::optional<delta::FileStats> stats;
+  if (keys_->any_stats_col && file.stats) {
+    Result<delta::FileStats> st = delta::ParseStats(*file.stats, keys_->physical);
+    if (st.ok()) stats = std::move(*st);
+  }
+  std::vector<std::optional<Value>> pv = keys_->PartitionValues(file);
+  StatsView view{stats ? &*stats : nullptr, &keys_->stat_keys, &pv};
+  for (const auto& c : filters_) {
+    if (!AllTrue(c, view)) return false;
+  }
+  return true;
 }
 
 Result<std::vector<FileColumnRange>> FileColumnRanges(

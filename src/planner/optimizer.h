@@ -6,6 +6,9 @@
 // per-file min/max/nullCount statistics.
 #pragma once
 
+#include <memory>
+#include <vector>
+
 #include "common/status.h"
 #include "exec/expression.h"
 #include "planner/logical_plan.h"
@@ -47,6 +50,25 @@ Result<std::vector<const delta::AddFile*>> PruneFileList(
     const delta::Snapshot& snapshot, const std::vector<std::string>& scan_columns,
     const std::vector<exec::ExprPtr>& filters, const std::vector<const delta::AddFile*>& in,
     bool stats_skipping, int64_t* after_partition = nullptr);
+
+// Proves from partition values and min/max/nullCount statistics (the rules of PruneFileList,
+// read the other way) that every row of a file makes every one of `filters` TRUE: then DELETE can
+// drop the file unread. Never true when unsure: a comparison needs the column NULL-free (nullCount
+// 0), a file without statistics or with a truncated string maximum proves nothing, nor do
+// floating-point columns (NaN). Rows a deletion vector hides are covered too (the statistics
+// describe every physical row). Copyable; AllRowsMatch is thread-safe.
+class AllRowsProver {
+ public:
+  static Result<AllRowsProver> Make(const delta::Snapshot& snapshot,
+                                    const std::vector<std::string>& scan_columns,
+                                    std::vector<exec::ExprPtr> filters);
+  bool AllRowsMatch(const delta::AddFile& file) const;
+
+ private:
+  struct Keys;
+  std::shared_ptr<const Keys> keys_;
+  std::vector<exec::ExprPtr> filters_;
+};
 
 // What data skipping knows of scan column `column` (an index into `scan_columns`) in each file of
 // `in`, read with the rules of PruneFileList (partition value exactly; else the statistics'
