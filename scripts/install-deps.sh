@@ -10,7 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev googletest
   strace python3
   pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-setuptools python3-pip
-  python3-venv
+  python3-venv python3-dask python3-distributed
   libcpp-httplib-dev chromium
 )
 # Node.js + npm (for the DuckDB interop/bench peer) may come from outside Debian; take Debian's only when absent.

@@ -17,6 +17,7 @@
 
 #include "convert.h"
 #include "silt/arrow.h"
+#include "silt/distributed.h"
 #include "silt/silt.h"
 #include "silt/table_files.h"
 
@@ -114,6 +115,30 @@ class PyConnection {
   std::string CurrentSchema() {
     std::lock_guard<std::mutex> lock(mu_);
     return con_.current_schema();
+  }
+
+  // silt/distributed.h: the statement planned into tasks on this connection.
+  std::shared_ptr<silt::DistributedJob> PlanDistributed(const std::string& statement) {
+    silt::Result<std::unique_ptr<silt::DistributedJob>> job = silt::Status::Internal("not run");
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      job = silt::DistributedJob::Plan(con_, statement);
+    }
+    if (!job.ok()) Raise(job.status());
+    return std::shared_ptr<silt::DistributedJob>(std::move(job).value());
+  }
+
+  // One task of a job (on a worker): its output for DistributedJob.commit.
+  std::string RunDistributedTask(const std::string& task) {
+    silt::Result<std::string> out = silt::Status::Internal("not run");
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      out = silt::RunDistributedTask(con_, task);
+    }
+    if (!out.ok()) Raise(out.status());
+    return std::move(out).value();
   }
 
  private:
@@ -366,7 +391,32 @@ PYBIND11_MODULE(_silt, m) {
       .def("drop_view", &PyConnection::DropView, py::arg("view"))
       .def("get_config", &PyConnection::GetConfig, py::arg("key"))
       .def("set_config", &PyConnection::SetConfig, py::arg("key"), py::arg("value"))
-      .def_property_readonly("current_schema", &PyConnection::CurrentSchema);
+      .def_property_readonly("current_schema", &PyConnection::CurrentSchema)
+      .def("plan_distributed", &PyConnection::PlanDistributed, py::arg("statement"),
+           "An OPTIMIZE / REORG statement planned into tasks (silt/distributed.h).")
+      .def("run_distributed_task", &PyConnection::RunDistributedTask, py::arg("task"),
+           "Runs one task of a DistributedJob; returns its output (JSON text).");
+
+  py::class_<silt::DistributedJob, std::shared_ptr<silt::DistributedJob>>(m, "DistributedJob")
+      .def_property_readonly("tasks",
+                             [](const silt::DistributedJob& j) {
+                               std::vector<std::string> tasks;
+                               for (size_t i = 0; i < j.num_tasks(); ++i) tasks.push_back(j.task(i));
+                               return tasks;
+                             })
+      .def_property_readonly("read_version", &silt::DistributedJob::read_version)
+      .def(
+          "commit",
+          [](silt::DistributedJob& j, const std::vector<std::string>& outputs) {
+            silt::Result<std::unique_ptr<silt::QueryResult>> r = silt::Status::Internal("not run");
+            {
+              py::gil_scoped_release release;
+              r = j.Commit(outputs);
+            }
+            if (!r.ok()) Raise(r.status());
+            return std::shared_ptr<silt::QueryResult>(std::move(r).value());
+          },
+          py::arg("outputs"), "Commits the tasks' outputs once; the statement's result.");
 
   py::class_<silt::QueryResult, std::shared_ptr<silt::QueryResult>>(m, "QueryResult")
       .def_property_readonly("columns",

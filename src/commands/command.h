@@ -55,6 +55,10 @@ struct CommandContext {
   // Set by another thread to cancel the statement (engine::SessionState::cancelled): long
   // commands check it between files (VACUUM's delete batches, OPTIMIZE's bins). Null: never.
   const std::atomic<bool>* cancelled = nullptr;
+  // Set: OPTIMIZE and REORG hand their resolved table and options here instead of running
+  // (silt::DistributedJob plans them for a cluster, include/silt/distributed.h) and return no
+  // rows. Empty: they run in process.
+  std::function<Status(const planner::ResolvedTable&, const ops::OptimizeOptions&)> plan_optimize;
 };
 
 // Runs `plan` through ctx.stream_plan (ctx.run_plan when that is empty), calling `sink` for each
@@ -185,8 +189,9 @@ Result<CommandResult> ReorgTable(const sql::ReorgStatement& stmt, CommandContext
 Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTable& t,
                                                       const sql::ParsedExpr* where,
                                                       CommandContext& ctx);
-// Runs ops::Optimize and shapes Spark's (path, metrics) row.
-Result<CommandResult> RunOptimize(const planner::ResolvedTable& t, const ops::OptimizeOptions& o);
+// Runs ops::Optimize (or hands it to ctx.plan_optimize) and shapes Spark's (path, metrics) row.
+Result<CommandResult> RunOptimize(const planner::ResolvedTable& t, const ops::OptimizeOptions& o,
+                                  CommandContext& ctx);
 Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ShowTblProperties(const sql::ShowStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandContext& ctx);
