@@ -21,7 +21,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,5 +67,45 @@ class DistributedJob {
 // written through the table's store; error classes are the local command's (a table's CHECK
 // constraints are checked on rewritten rows as there).
 Result<std::string> RunDistributedTask(Connection& con, std::string_view task);
+
+// VACUUM with its file deletes elsewhere: `deleter` gets the table's URI and each batch of keys
+// (paths below the table root, decoded) and returns one status per key (OK for a key already
+// gone); a failed delete is counted as VACUUM counts it (the next run retries the file). The
+// rest — listing, retention rules and checks, the VACUUM START / END commits, directories — is
+// the local statement's, run here. `statement` is a VACUUM statement (NOT_IMPLEMENTED
+// otherwise); the result is the statement's.
+using FileDeleter = std::function<std::vector<Status>(const std::string& table_uri,
+                                                      const std::vector<std::string>& keys)>;
+Result<std::unique_ptr<QueryResult>> VacuumWithDeleter(Connection& con, std::string_view statement,
+                                                       FileDeleter deleter);
+
+// A deleter's work on a worker: deletes `keys` below the root of the table at `table_uri`
+// (opened with `con`'s storage settings); one status per key. A key that is absolute, climbs out
+// of the root ("..") or names the log (`_delta_log/`) is refused (SILT_INVALID_DISTRIBUTED_TASK)
+// and nothing is deleted.
+Result<std::vector<Status>> DeleteTableFiles(Connection& con, std::string_view table_uri,
+                                             const std::vector<std::string>& keys);
+
+// Distributed reads (silt.dask.read_delta). The planning half: the live files of version
+// `version` (nullopt: the latest) of the table at `table_uri` that may hold rows for which
+// `predicate` (a SQL boolean expression over the table's columns; empty: every file) is true —
+// pruned by partition values and min/max statistics as a query's scan prunes them.
+struct TableFiles {
+  int64_t version = 0;
+  std::vector<std::string> paths;  // add.path as the log has it
+  std::vector<int64_t> sizes;
+};
+Result<TableFiles> PruneTableFiles(Connection& con, std::string_view table_uri,
+                                   std::optional<int64_t> version, std::string_view predicate);
+
+// The reading half, on a worker: the rows of `paths` (files of `version`, as PruneTableFiles
+// gives them), deletion vectors applied, for which `predicate` is true (empty: all rows), with
+// `columns` (empty: all) in that order. A path that is not a live file of that version is
+// refused (SILT_INVALID_DISTRIBUTED_TASK). Errors as a SELECT's.
+Result<std::unique_ptr<QueryResult>> ReadTableFiles(Connection& con, std::string_view table_uri,
+                                                    int64_t version,
+                                                    const std::vector<std::string>& paths,
+                                                    const std::vector<std::string>& columns,
+                                                    std::string_view predicate);
 
 }  // namespace silt

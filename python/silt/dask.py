@@ -10,6 +10,12 @@ of a lost attempt are never referenced and are left for VACUUM. Tasks hold the t
 version and add actions only: each worker opens the table with its own storage settings, nothing
 with credentials is pickled. Errors raised on a worker reach the caller with their error class.
 
+``read_delta`` prunes the live files here (partition values and statistics, as a query's scan)
+and reads one group of files per Dask partition on the workers (deletion vectors applied there).
+
+``vacuum`` runs the local VACUUM here (listing, retention rules, the VACUUM START / END commits)
+and shards each batch of file deletes over the workers.
+
 Needs Debian's python3-distributed (``dask.distributed.Client``); see docs/scale-out.md.
 """
 
@@ -18,7 +24,7 @@ import threading
 from ._sqltext import filters_sql, quote_identifier, table_ref
 from .table import _connection, _metrics, _row_dict
 
-__all__ = ["optimize", "zorder", "reorg_purge"]
+__all__ = ["read_delta", "optimize", "zorder", "reorg_purge", "vacuum"]
 
 _worker = None
 _worker_lock = threading.Lock()
@@ -89,4 +95,91 @@ def reorg_purge(uri, client, where=None, *, partition_filters=None, connection=N
         client,
         f"REORG TABLE {table_ref(str(uri))}{_where(where, partition_filters)} APPLY (PURGE)",
         connection,
+    )
+
+
+def _delete_shard(table_uri, keys):
+    """A shard of VACUUM's deletes on a worker: "" per deleted (or absent) key, else the error."""
+    return _worker_connection()._con.delete_table_files(table_uri, keys)
+
+
+def vacuum(uri, client, retention_hours=None, *, lite=False, enforce_retention_duration=True,
+           connection=None):
+    """VACUUM [LITE] [RETAIN n HOURS] of the Delta table at `uri` with its file deletes sharded
+    over the Dask `client`'s workers; the rest is the local statement's (same retention rules and
+    errors, same VACUUM START / END commits). Returns the paths of the deleted files."""
+    con = _connection(connection)
+    retain = f" RETAIN {float(retention_hours)!r} HOURS" if retention_hours is not None else ""
+    statement = f"VACUUM {table_ref(str(uri))}{' LITE' if lite else ''}{retain}"
+    deleted = []
+
+    def deleter(table_uri, keys):
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        per = max(1, -(-len(keys) // (2 * workers)))
+        shards = [keys[i : i + per] for i in range(0, len(keys), per)]
+        futures = client.map(_delete_shard, [table_uri] * len(shards), shards, pure=False)
+        errors = [e for shard in client.gather(futures) for e in shard]
+        root = table_uri.rstrip("/")
+        deleted.extend(f"{root}/{k}" for k, e in zip(keys, errors) if not e)
+        return errors
+
+    key = "spark.databricks.delta.retentionDurationCheck.enabled"
+    previous = con.get_config(key)
+    if not enforce_retention_duration:
+        con.set_config(key, "false")
+    try:
+        con._con.vacuum_with_deleter(statement, deleter)
+    finally:
+        if not enforce_retention_duration:
+            con.set_config(key, previous if previous is not None else "true")
+    return deleted
+
+
+_TARGET_PARTITION_BYTES = 128 << 20
+
+
+def _read_files(paths, uri, version, columns, predicate):
+    """One Dask partition on a worker: the rows of `paths` as a pandas DataFrame."""
+    from . import Result
+
+    con = _worker_connection()._con
+    return Result(con.read_table_files(uri, version, list(paths), columns, predicate)).df()
+
+
+def read_delta(uri, version=None, columns=None, filters=None, *, connection=None,
+               partition_bytes=_TARGET_PARTITION_BYTES):
+    """The Delta table at `uri` (its latest version, or `version`) as a Dask DataFrame: one
+    partition per group of live files of about `partition_bytes`, the files pruned by
+    partition values and statistics here with `filters` (delta-rs DNF: [(col, op, value), ...]
+    or a list of such lists; the rows are filtered too), deletion vectors applied on the
+    workers. `columns` selects columns."""
+    import dask.dataframe as dd
+
+    from . import Result
+
+    con = _connection(connection)
+    uri = str(uri)
+    predicate = filters_sql(filters) or ""
+    columns = list(columns) if columns else []
+    version, paths, sizes = con._con.prune_table_files(uri, version, predicate)
+    meta = Result(con._con.read_table_files(uri, version, [], columns, predicate)).df()
+    groups, group, size = [], [], 0
+    for path, n in zip(paths, sizes):
+        if group and size + n > partition_bytes:
+            groups.append(tuple(group))
+            group, size = [], 0
+        group.append(path)
+        size += n
+    if group or not groups:
+        groups.append(tuple(group))
+    return dd.from_map(
+        _read_files,
+        groups,
+        uri=uri,
+        version=version,
+        columns=columns,
+        predicate=predicate,
+        meta=meta,
+        label="silt-read-delta",
+        enforce_metadata=False,
     )

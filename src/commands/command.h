@@ -9,7 +9,9 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -59,6 +61,11 @@ struct CommandContext {
   // (silt::DistributedJob plans them for a cluster, include/silt/distributed.h) and return no
   // rows. Empty: they run in process.
   std::function<Status(const planner::ResolvedTable&, const ops::OptimizeOptions&)> plan_optimize;
+  // Set: VACUUM's file deletes go here (ops::VacuumOptions::delete_files, with the table's
+  // location first) instead of to the store; silt::VacuumWithDeleter sets it. Empty: the store.
+  std::function<void(const std::string& location, std::span<const std::string_view> keys,
+                     std::span<Status> statuses)>
+      delete_files;
 };
 
 // Runs `plan` through ctx.stream_plan (ctx.run_plan when that is empty), calling `sink` for each

@@ -247,6 +247,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   cctx.temp_views = &temp_views;
   cctx.cancelled = cancelled;
   cctx.plan_optimize = plan_optimize;
+  cctx.delete_files = delete_files;
 
   using K = sql::StatementKind;
   switch (stmt.kind) {

@@ -7,7 +7,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "common/clock.h"
 #include "common/memory.h"
@@ -51,6 +53,11 @@ class SessionState {
   // Set: OPTIMIZE and REORG statements hand their table and options here instead of running
   // (commands::CommandContext::plan_optimize; silt::DistributedJob::Plan sets it for one call).
   std::function<Status(const planner::ResolvedTable&, const ops::OptimizeOptions&)> plan_optimize;
+  // Set: VACUUM's file deletes go here (commands::CommandContext::delete_files;
+  // silt::VacuumWithDeleter sets it for one call).
+  std::function<void(const std::string& location, std::span<const std::string_view> keys,
+                     std::span<Status> statuses)>
+      delete_files;
 
   // Runs one parsed statement.
   Result<std::unique_ptr<QueryResult>> Execute(const sql::Statement& stmt);

@@ -599,8 +599,7 @@ Result<std::vector<delta::AddFile>> RewriteOptimizeBin(
   if (sort) {
     DataChunk all = Concat(chunks, schema);
     std::vector<std::vector<uint32_t>> ids;
-    for (const auto& z : curve_columns)
-      ids.push_back(RangeIds(all.columns[FindField(schema, z)]));
+    for (const auto& z : curve_columns) ids.push_back(RangeIds(all.columns[FindField(schema, z)]));
     std::vector<uint32_t> order(rows);
     std::iota(order.begin(), order.end(), 0);
     std::vector<uint32_t> row_ids(ids.size());
@@ -632,8 +631,7 @@ Result<std::vector<delta::AddFile>> RewriteOptimizeBin(
   delta::DataWriteOptions w = write;
   int64_t files = std::max<int64_t>(1, bytes / std::max<int64_t>(o.max_file_size, 1));
   w.max_rows_per_file = std::max<int64_t>(1, (static_cast<int64_t>(rows) + files - 1) / files);
-  SILT_ASSIGN_OR_RETURN(added,
-                        delta::WriteDataFiles(*store, snap->metadata(), schema, chunks, w));
+  SILT_ASSIGN_OR_RETURN(added, delta::WriteDataFiles(*store, snap->metadata(), schema, chunks, w));
   return FinishBin(std::move(added), clustering);
 }
 
@@ -802,8 +800,8 @@ Result<OptimizeTask> ParseOptimizeTask(std::string_view json) {
   std::string_view job, table, mode;
   simdjson::dom::array zorder;
   simdjson::dom::element files;
-  if (obj["job"].get(job) || obj["table"].get(table) || obj["version"].get(t.version) || obj["bin"].get(t.bin) ||
-      obj["mode"].get(mode) || obj["zorderBy"].get(zorder) ||
+  if (obj["job"].get(job) || obj["table"].get(table) || obj["version"].get(t.version) ||
+      obj["bin"].get(t.bin) || obj["mode"].get(mode) || obj["zorderBy"].get(zorder) ||
       obj["maxFileSize"].get(t.max_file_size) || obj["files"].get(files)) {
     return BadTask("a field is missing or mistyped");
   }

@@ -139,7 +139,8 @@ Result<OptimizePlan> PlanOptimize(const std::shared_ptr<ObjectStore>& store,
 // clock, cancelled. Thread-safe: bins of one plan may be rewritten concurrently, in any process
 // that loads the same snapshot version. Files of a failed call are left for VACUUM.
 Result<std::vector<delta::AddFile>> RewriteOptimizeBin(
-    const std::shared_ptr<ObjectStore>& store, const std::shared_ptr<const delta::Snapshot>& snapshot,
+    const std::shared_ptr<ObjectStore>& store,
+    const std::shared_ptr<const delta::Snapshot>& snapshot,
     const std::vector<const delta::AddFile*>& bin, const OptimizeOptions& options);
 
 // Commits the plan once: removes every file of its bins, adds `added` (added[i]: bin i's files),

@@ -383,5 +383,168 @@ TEST(InterleaveBitsTest, MostSignificantBitsFirstAlternatingColumns) {
   EXPECT_EQ(InterleaveBits({1u}), std::string("\0\0\0\1", 4));
 }
 
+// The distributed steps (docs/scale-out.md): each bin travels as a serialized task, is rewritten
+// against the planned version loaded anew (as a worker does) and comes back as a serialized
+// output; the commit then matches the local command's.
+class DistributedOptimizeTest : public OptimizeTest {
+ protected:
+  // What a worker does with a task: parse it, load its version, rewrite, serialize the output.
+  std::string RunTask(const std::string& text) {
+    auto task = ParseOptimizeTask(text);
+    EXPECT_TRUE(task.ok()) << task.status().ToString();
+    auto snap = *delta::Snapshot::Load(store_, task->version);
+    std::vector<const delta::AddFile*> bin;
+    for (const auto& f : task->files) {
+      for (const auto& live : snap->files())
+        if (live.path == f.path) bin.push_back(&live);
+    }
+    EXPECT_EQ(bin.size(), task->files.size());
+    OptimizeOptions o;
+    o.clock = clock_;
+    o.mode = task->mode;
+    o.zorder_by = task->zorder_by;
+    o.max_file_size = task->max_file_size;
+    auto added = RewriteOptimizeBin(store_, snap, bin, o);
+    EXPECT_TRUE(added.ok()) << added.status().ToString();
+    return SerializeOptimizeOutput(
+        {task->job, task->bin, added.ok() ? *added : std::vector<delta::AddFile>{}});
+  }
+  std::vector<std::string> Tasks(const OptimizePlan& plan, const OptimizeOptions& o) {
+    std::vector<std::string> out;
+    for (size_t b = 0; b < plan.bins.size(); ++b) {
+      OptimizeTask t{"job-1", "mem://t",   plan.snapshot->version(), static_cast<int64_t>(b),
+                     o.mode,  o.zorder_by, o.max_file_size,          {}};
+      for (const auto* f : plan.bins[b]) t.files.push_back(*f);
+      out.push_back(SerializeOptimizeTask(t));
+    }
+    return out;
+  }
+  Result<OptimizeResult> Commit(const OptimizePlan& plan, const std::vector<std::string>& outputs,
+                                const OptimizeOptions& o) {
+    std::vector<std::vector<delta::AddFile>> added(plan.bins.size());
+    for (const auto& text : outputs) {
+      auto out = ParseOptimizeOutput(text);
+      EXPECT_TRUE(out.ok()) << out.status().ToString();
+      EXPECT_EQ(out->job, "job-1");
+      added[static_cast<size_t>(out->bin)] = out->added;
+    }
+    return CommitOptimize(store_, plan, std::move(added), o);
+  }
+  void Fill() {
+    Create(true);
+    Append(0, 100, "a");
+    Append(100, 100, "a");
+    Append(200, 100, "b");
+    Append(300, 100, "b");
+    Append(400, 100, "c");
+    DeleteRows(400, {1, 2, 3, 4, 5, 6});  // 6 %: the lone file of c is rewritten
+  }
+};
+
+TEST_F(DistributedOptimizeTest, TheStepsCommitWhatOptimizeCommits) {
+  Fill();
+  OptimizeOptions o;
+  o.clock = clock_;
+  auto plan = PlanOptimize(store_, Latest(), o);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->bins.size(), 3u);
+  std::vector<std::string> outputs;
+  for (const auto& t : Tasks(*plan, o)) outputs.push_back(RunTask(t));
+  std::reverse(outputs.begin(), outputs.end());  // outputs arrive in any order
+  auto r = Commit(*plan, outputs, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_files_removed, 5);
+  EXPECT_EQ(r->num_files_added, 3);
+  EXPECT_EQ(r->num_deletion_vectors_removed, 1);
+  EXPECT_EQ(r->partitions_optimized, 3);
+  EXPECT_EQ(Latest()->files().size(), 3u);
+  std::vector<int64_t> want = Range(0, 400);
+  for (int64_t i = 407; i < 500; ++i) want.push_back(i);
+  want.push_back(400);
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(Ids(), want);
+  auto hist = *delta::ReadHistory(*store_, 1);
+  EXPECT_EQ(*hist[0].commit_info->operation, "OPTIMIZE");
+  EXPECT_EQ(*hist[0].commit_info->operation_metrics->Find("numRemovedFiles"), "5");
+  EXPECT_EQ(*hist[0].commit_info->operation_metrics->Find("numAddedFiles"), "3");
+  EXPECT_EQ(*hist[0].commit_info->read_version, plan->snapshot->version());
+
+  // The local command on the same input commits the same shape.
+  store_ = std::make_shared<InMemoryObjectStore>(clock_);
+  Fill();
+  auto local = Run({});
+  EXPECT_EQ(local.num_files_removed, r->num_files_removed);
+  EXPECT_EQ(local.num_files_added, r->num_files_added);
+  EXPECT_EQ(local.files_added.total_files, r->files_added.total_files);
+  EXPECT_EQ(Ids(), want);
+}
+
+TEST_F(DistributedOptimizeTest, ALostAttemptsFilesAreNeverReferenced) {
+  Create(false);
+  Append(0, 50);
+  Append(50, 50);
+  DeleteRows(0, {3});
+  OptimizeOptions o;
+  o.clock = clock_;
+  o.mode = OptimizeOptions::Mode::kReorgPurge;
+  auto plan = *PlanOptimize(store_, Latest(), o);
+  ASSERT_EQ(plan.bins.size(), 1u);
+  const std::string task = Tasks(plan, o)[0];
+  const std::string lost = RunTask(task);   // a worker that died before reporting
+  const std::string retry = RunTask(task);  // Dask's retry
+  ASSERT_NE(lost, retry);
+  ASSERT_TRUE(Commit(plan, {retry}, o).ok());
+  const std::string lost_path = ParseOptimizeOutput(lost)->added.at(0).path;
+  for (const auto& f : Latest()->files()) EXPECT_NE(f.path, lost_path);
+  EXPECT_TRUE(store_->Head(lost_path).ok()) << "left for VACUUM";
+  auto ids = Ids();
+  EXPECT_EQ(ids.size(), 99u);
+  auto hist = *delta::ReadHistory(*store_, 1);
+  EXPECT_EQ(*hist[0].commit_info->operation, "REORG");
+}
+
+TEST_F(DistributedOptimizeTest, AConcurrentDeleteOfAPlannedFileConflictsAsLocally) {
+  Create(false);
+  Append(0, 50);
+  Append(50, 50);
+  OptimizeOptions o;
+  o.clock = clock_;
+  auto plan = *PlanOptimize(store_, Latest(), o);
+  std::vector<std::string> outputs;
+  for (const auto& t : Tasks(plan, o)) outputs.push_back(RunTask(t));
+  DeleteRows(0, {1});  // a user's DELETE commits while the cluster rewrites
+  const int64_t before = Latest()->version();
+  auto r = Commit(plan, outputs, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().error_class(), "DELTA_CONCURRENT_DELETE_READ");
+  EXPECT_EQ(Latest()->version(), before);
+  EXPECT_EQ(Ids().size(), 99u);
+}
+
+TEST_F(DistributedOptimizeTest, MalformedTasksAndOutputsAreRefused) {
+  Create(false);
+  Append(0, 10);
+  Append(10, 10);
+  OptimizeOptions o;
+  o.clock = clock_;
+  auto plan = *PlanOptimize(store_, Latest(), o);
+  const int64_t before = Latest()->version();
+  auto missing = CommitOptimize(store_, plan, {}, o);
+  EXPECT_EQ(missing.status().error_class(), "SILT_OPTIMIZE_BIN_MISMATCH");
+  EXPECT_EQ(Latest()->version(), before);
+  for (const char* bad : {"", "[]", "{}", "{\"job\":1}"}) {
+    EXPECT_EQ(ParseOptimizeTask(bad).status().error_class(), "SILT_INVALID_DISTRIBUTED_TASK")
+        << bad;
+    EXPECT_EQ(ParseOptimizeOutput(bad).status().error_class(), "SILT_INVALID_DISTRIBUTED_TASK")
+        << bad;
+  }
+  // A task survives its round trip exactly.
+  const std::string text = Tasks(plan, o)[0];
+  auto parsed = ParseOptimizeTask(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(SerializeOptimizeTask(*parsed), text);
+  EXPECT_EQ(parsed->files.size(), 2u);
+}
+
 }  // namespace
 }  // namespace silt::ops
