@@ -19,6 +19,7 @@ and shards each batch of file deletes over the workers.
 Needs Debian's python3-distributed (``dask.distributed.Client``); see docs/scale-out.md.
 """
 
+import os
 import threading
 
 from ._sqltext import filters_sql, quote_identifier, table_ref
@@ -31,13 +32,14 @@ _worker_lock = threading.Lock()
 
 
 def _worker_connection():
-    """The silt connection of this worker process (its own in-memory warehouse, opened once)."""
+    """The silt connection of this worker process (its own in-memory warehouse, opened once;
+    SILT_DASK_WORKER_THREADS in the worker's environment caps its threads, default: its cores)."""
     global _worker
     with _worker_lock:
         if _worker is None:
             from . import connect
 
-            _worker = connect()
+            _worker = connect(threads=int(os.environ.get("SILT_DASK_WORKER_THREADS", "0")))
         return _worker
 
 
