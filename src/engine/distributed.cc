@@ -14,6 +14,7 @@
 #include "commands/command.h"
 #include "common/error_classes.h"
 #include "common/exception_status.h"
+#include "delta/scan.h"
 #include "delta/z85.h"
 #include "engine/engine.h"
 #include "ops/optimize.h"
