@@ -221,7 +221,8 @@ def _task_after_user_commit(task, path, statement, marker):
 @pytest.mark.parametrize(
     "user_statement, conflict",
     [
-        ("DELETE FROM {} WHERE id = 100", "DELTA_CONCURRENT_DELETE_READ"),
+        # File 0 already has a deletion vector: the DELETE and the OPTIMIZE both remove it.
+        ("DELETE FROM {} WHERE id = 100", "DELTA_CONCURRENT_DELETE_DELETE"),
         ("INSERT INTO {} VALUES (99999, 'a', 1.0)", None),
     ],
 )
@@ -242,8 +243,8 @@ def test_a_concurrent_commit_has_the_local_outcome(
     )
     before = last_commit(con, path)["version"]
     if conflict:
-        # A local OPTIMIZE that read the file a DELETE then rewrote fails the same way
-        # (test/unit/ops/optimize_test.cc: AConcurrentDeleteOfAPlannedFileConflictsAsLocally).
+        # A local OPTIMIZE with the same DELETE landing before its commit fails the same way
+        # (test/unit/ops/optimize_test.cc: AConcurrentCommitEndsAsItDoesForTheLocalCommand).
         with pytest.raises(silt.CommitConflictError) as e:
             silt.dask.optimize(str(path), client)
         assert e.value.error_class == conflict

@@ -16,6 +16,7 @@
 #include "io/memory_object_store.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
+#include "support/forwarding_object_store.h"
 #include "support/wall_clock.h"
 
 namespace silt::ops {
@@ -503,22 +504,69 @@ TEST_F(DistributedOptimizeTest, ALostAttemptsFilesAreNeverReferenced) {
   EXPECT_EQ(*hist[0].commit_info->operation, "REORG");
 }
 
-TEST_F(DistributedOptimizeTest, AConcurrentDeleteOfAPlannedFileConflictsAsLocally) {
-  Create(false);
-  Append(0, 50);
-  Append(50, 50);
-  OptimizeOptions o;
-  o.clock = clock_;
-  auto plan = *PlanOptimize(store_, Latest(), o);
-  std::vector<std::string> outputs;
-  for (const auto& t : Tasks(plan, o)) outputs.push_back(RunTask(t));
-  DeleteRows(0, {1});  // a user's DELETE commits while the cluster rewrites
-  const int64_t before = Latest()->version();
-  auto r = Commit(plan, outputs, o);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().error_class(), "DELTA_CONCURRENT_DELETE_READ");
-  EXPECT_EQ(Latest()->version(), before);
-  EXPECT_EQ(Ids().size(), 99u);
+// Runs `before_commit` (another writer's commit) once, just before the next commit is published.
+class InterleavingStore : public ForwardingObjectStore {
+ public:
+  using ForwardingObjectStore::ForwardingObjectStore;
+  std::function<void()> before_commit;
+  Status PutIfAbsent(const std::string& key, std::string_view data) override {
+    if (before_commit && key.starts_with("_delta_log/") && key.ends_with(".json")) {
+      std::function<void()> commit = std::move(before_commit);
+      before_commit = nullptr;
+      commit();
+    }
+    return ForwardingObjectStore::PutIfAbsent(key, data);
+  }
+};
+
+// The same other writer's commit lands while OPTIMIZE runs locally and while the cluster
+// rewrites: both end the same way.
+TEST_F(DistributedOptimizeTest, AConcurrentCommitEndsAsItDoesForTheLocalCommand) {
+  struct Case {
+    bool dv_before;           // the planned file already has a deletion vector
+    bool delete_rows;         // the other writer deletes a row of a planned file (else appends)
+    const char* error_class;  // "" = the OPTIMIZE commits
+  };
+  for (const Case& c :
+       {Case{false, true, "DELTA_CONCURRENT_DELETE_READ"},
+        Case{true, true, "DELTA_CONCURRENT_DELETE_DELETE"}, Case{false, false, ""}}) {
+    SCOPED_TRACE(std::to_string(c.dv_before) + std::to_string(c.delete_rows));
+    auto other_writer = [&] {
+      if (c.delete_rows) {
+        DeleteRows(0, c.dv_before ? std::vector<uint64_t>{1, 2, 7} : std::vector<uint64_t>{1, 2});
+      } else {
+        Append(1000, 10);
+      }
+    };
+    std::string outcome[2];
+    for (int distributed = 0; distributed < 2; ++distributed) {
+      store_ = std::make_shared<InMemoryObjectStore>(clock_);
+      Create(false);
+      Append(0, 50);
+      Append(50, 50);
+      if (c.dv_before) DeleteRows(0, {7});
+      const int64_t before = Latest()->version();
+      OptimizeOptions o;
+      o.clock = clock_;
+      Result<OptimizeResult> r = Status::Internal("not run");
+      if (distributed) {
+        auto plan = *PlanOptimize(store_, Latest(), o);
+        std::vector<std::string> outputs;
+        for (const auto& t : Tasks(plan, o)) outputs.push_back(RunTask(t));
+        other_writer();
+        r = Commit(plan, outputs, o);
+      } else {
+        auto store = std::make_shared<InterleavingStore>(store_);
+        store->before_commit = other_writer;
+        r = Optimize(store, o);
+      }
+      outcome[distributed] = r.ok() ? "" : r.status().error_class();
+      EXPECT_EQ(outcome[distributed], c.error_class);
+      EXPECT_EQ(Latest()->version(), before + (r.ok() ? 2 : 1));
+      EXPECT_EQ(Ids().size(), c.delete_rows ? 100u - (c.dv_before ? 3 : 2) : 110u);
+    }
+    EXPECT_EQ(outcome[0], outcome[1]);
+  }
 }
 
 TEST_F(DistributedOptimizeTest, MalformedTasksAndOutputsAreRefused) {
