@@ -3,8 +3,8 @@ processes, against the local statement in the same run, with the coordinator's o
 
     PYTHONPATH=build/release/python /usr/bin/python3 bench/dask_maintenance.py [ROWS] [WORKERS...]
 
-ROWS (default 2000000) rows in 8 partitions of 16 files each; every file of the REORG table has
-10% of its rows deleted through deletion vectors. Each worker runs one task at a time on one silt
+ROWS (default 8000000) rows in 8 partitions of 16 files each; every file of the REORG table has
+1/7 of its rows deleted through deletion vectors. Each worker runs one task at a time on one silt
 thread (SILT_DASK_WORKER_THREADS=1); the local statement runs with silt.threads = 1 and with the
 default (every core). Every run starts from a fresh copy of the table. BENCH_RECORD=1 appends the
 table to bench/RESULTS.md. DuckDB has no OPTIMIZE or REORG of Delta tables: there is no peer figure
@@ -25,7 +25,7 @@ import distributed  # noqa: E402
 import silt  # noqa: E402
 import silt.dask  # noqa: E402
 
-ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000_000
+ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 8_000_000
 WORKERS = [int(w) for w in sys.argv[2:]] or [1, 2, 4]
 PARTITIONS, FILES_PER_PARTITION = 8, 16
 
@@ -47,7 +47,11 @@ def make(con, path, deletes):
             f"concat('s', CAST(id % 997 AS STRING)) FROM range({lo}, {lo + per * PARTITIONS})"
         )
     if deletes:
-        con.sql(f"DELETE FROM {ref(path)} WHERE id % 10 = 0")
+        con.sql(f"DELETE FROM {ref(path)} WHERE id % 7 = 0")
+
+
+def _open_worker():
+    silt.dask._worker_connection()
 
 
 def timed(fn):
@@ -100,7 +104,7 @@ def main():
                 with distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                               dashboard_address=None) as cluster, \
                         distributed.Client(cluster) as client:
-                    client.run(silt.dask._worker_connection)  # each worker opens silt once
+                    client.run(_open_worker)  # each worker opens silt before the clock starts
                     path = fresh(f"dask{n}")
                     total, tasks, plan_s, commit_s, noop_s = distributed_run(
                         con, client, statement.format(ref(path)))
@@ -133,7 +137,7 @@ def main():
         "",
         f"{ROWS} rows (id, p, v, s) in {PARTITIONS} partitions × {FILES_PER_PARTITION} files "
         "(MB/s: the input Parquet bytes over the statement's time); REORG after `DELETE … WHERE "
-        "id % 10 = 0` (every file has a deletion vector). One bin per partition, so one task per "
+        "id % 7 = 0` (14% of the rows; every file has a deletion vector). One bin per partition, so one task per "
         "partition. Dask runs: plan + tasks + commit as silt.dask does them, each worker one task "
         "at a time on one silt thread; scheduler ms/task: a map of as many no-op tasks; "
         "coordinator ms/task: (plan + commit + that round trip) / tasks. DuckDB has no OPTIMIZE or "
