@@ -26,8 +26,6 @@ namespace silt {
 
 namespace {
 
-constexpr const char* kInvalidTask = "SILT_INVALID_DISTRIBUTED_TASK";
-
 // The table at `table_uri` at `version` (nullopt: the latest), for the distributed calls.
 Result<planner::ResolvedTable> ResolveAt(planner::Binder& binder, std::string_view table_uri,
                                          std::optional<int64_t> version, bool load_files = true) {
@@ -133,12 +131,13 @@ Result<std::unique_ptr<QueryResult>> DistributedJob::Commit(
     const std::vector<std::string>& outputs) {
   State& s = *state_;
   if (s.committed) {
-    return Status::InvalidArgument("this distributed job was already committed", kInvalidTask);
+    return Status::InvalidArgument("this distributed job was already committed",
+                                   "SILT_INVALID_DISTRIBUTED_TASK");
   }
   if (outputs.size() != s.tasks.size()) {
     return Status::InvalidArgument(std::to_string(outputs.size()) + " outputs for " +
                                        std::to_string(s.tasks.size()) + " tasks",
-                                   kInvalidTask);
+                                   "SILT_INVALID_DISTRIBUTED_TASK");
   }
   std::vector<std::vector<delta::AddFile>> added(s.tasks.size());
   std::set<int64_t> seen;
@@ -149,7 +148,7 @@ Result<std::unique_ptr<QueryResult>> DistributedJob::Commit(
       return Status::InvalidArgument(
           "an output of another job, or a task's output given twice (bin " +
               std::to_string(out.bin) + ")",
-          kInvalidTask);
+          "SILT_INVALID_DISTRIBUTED_TASK");
     }
     added[static_cast<size_t>(out.bin)] = std::move(out.added);
   }
@@ -179,7 +178,7 @@ Result<std::string> RunDistributedTask(Connection& con, std::string_view text) {
     if (it == live.end()) {
       return Status::InvalidArgument(
           "the task names " + f.path + ", not a file of version " + std::to_string(task.version),
-          kInvalidTask);
+          "SILT_INVALID_DISTRIBUTED_TASK");
     }
     bin.push_back(it->second);
   }
@@ -234,7 +233,8 @@ Result<std::vector<Status>> DeleteTableFiles(Connection& con, std::string_view t
                         k.ends_with("/..");
     if (k.empty() || k.front() == '/' || k.find("://") != std::string::npos || climbs ||
         k.starts_with("_delta_log/")) {
-      return Status::InvalidArgument("not a file below the table root: " + k, kInvalidTask);
+      return Status::InvalidArgument("not a file below the table root: " + k,
+                                     "SILT_INVALID_DISTRIBUTED_TASK");
     }
   }
   engine::SessionState& session = con.session();
@@ -289,7 +289,7 @@ Result<std::unique_ptr<QueryResult>> ReadTableFiles(Connection& con, std::string
     auto it = live.find(p);
     if (it == live.end()) {
       return Status::InvalidArgument("not a file of version " + std::to_string(version) + ": " + p,
-                                     kInvalidTask);
+                                     "SILT_INVALID_DISTRIBUTED_TASK");
     }
     files.push_back(it->second);
   }
