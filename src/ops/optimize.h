@@ -144,8 +144,8 @@ Result<std::vector<delta::AddFile>> RewriteOptimizeBin(
     const std::vector<const delta::AddFile*>& bin, const OptimizeOptions& options);
 
 // Commits the plan once: removes every file of its bins, adds `added` (added[i]: bin i's files),
-// with the operation, parameters and metrics of the local command. Errors: commit conflicts
-// (DELTA_CONCURRENT_DELETE_READ when a compacted file was removed concurrently), and
+// with the operation, parameters and metrics of the local command. Errors: Optimize's commit
+// conflicts (the same for the same concurrent commit), and
 // SILT_OPTIMIZE_BIN_MISMATCH when `added` does not have one entry per bin.
 Result<OptimizeResult> CommitOptimize(const std::shared_ptr<ObjectStore>& store,
                                       const OptimizePlan& plan,
