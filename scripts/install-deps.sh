@@ -10,7 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev googletest
   strace python3
   pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-setuptools python3-pip
-  python3-venv
+  python3-venv python3-dask python3-distributed
   # UniForm's test reads the Iceberg manifests with an Avro implementation independent of silt's.
   python3-avro
   libcpp-httplib-dev chromium

@@ -18,6 +18,11 @@ class Error(Exception):
             text += f" SQLSTATE: {sql_state}"
         super().__init__(text)
 
+    def __reduce__(self):
+        # Pickled with its class, message, error class and SQLSTATE (a Dask worker's error
+        # reaches the client as it was raised).
+        return (type(self), (self.message, self.error_class, self.sql_state))
+
 
 class InvalidArgumentError(Error, ValueError):
     """The input is wrong: bad SQL, a bad value or option (ANSI errors included)."""

@@ -17,6 +17,7 @@
 
 #include "convert.h"
 #include "silt/arrow.h"
+#include "silt/distributed.h"
 #include "silt/silt.h"
 #include "silt/table_files.h"
 
@@ -114,6 +115,103 @@ class PyConnection {
   std::string CurrentSchema() {
     std::lock_guard<std::mutex> lock(mu_);
     return con_.current_schema();
+  }
+
+  // silt/distributed.h: the statement planned into tasks on this connection.
+  std::shared_ptr<silt::DistributedJob> PlanDistributed(const std::string& statement) {
+    silt::Result<std::unique_ptr<silt::DistributedJob>> job = silt::Status::Internal("not run");
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      job = silt::DistributedJob::Plan(con_, statement);
+    }
+    if (!job.ok()) Raise(job.status());
+    return std::shared_ptr<silt::DistributedJob>(std::move(job).value());
+  }
+
+  // VACUUM whose file deletes go to `deleter(table_uri, keys)` (Python: a list with one string per
+  // key, "" for a delete that succeeded, else its error), called with the GIL held.
+  std::shared_ptr<silt::QueryResult> VacuumWithDeleter(const std::string& statement,
+                                                       const py::function& deleter) {
+    // The engine copies the callback with the GIL released: it holds a pointer, never a
+    // reference-counted Python object.
+    const py::function* fn = &deleter;
+    silt::FileDeleter d = [fn](const std::string& uri, const std::vector<std::string>& keys) {
+      py::gil_scoped_acquire gil;
+      std::vector<silt::Status> out;
+      try {
+        for (py::handle item : (*fn)(uri, keys)) {
+          std::string error = py::cast<std::string>(item);
+          out.push_back(error.empty() ? silt::Status::OK() : silt::Status::IoError(error));
+        }
+      } catch (py::error_already_set& e) {
+        out.assign(keys.size(),
+                   silt::Status::IoError(std::string("the deletes failed: ") + e.what()));
+      }
+      return out;
+    };
+    silt::Result<std::unique_ptr<silt::QueryResult>> r = silt::Status::Internal("not run");
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      r = silt::VacuumWithDeleter(con_, statement, d);
+    }
+    if (!r.ok()) Raise(r.status());
+    return std::shared_ptr<silt::QueryResult>(std::move(r).value());
+  }
+
+  // A deleter's shard on a worker: "" per deleted (or absent) key, else the error.
+  std::vector<std::string> DeleteTableFiles(const std::string& table_uri,
+                                            const std::vector<std::string>& keys) {
+    silt::Result<std::vector<silt::Status>> r = silt::Status::Internal("not run");
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      r = silt::DeleteTableFiles(con_, table_uri, keys);
+    }
+    if (!r.ok()) Raise(r.status());
+    std::vector<std::string> out;
+    for (const silt::Status& st : *r) out.push_back(st.ok() ? "" : st.ToString());
+    return out;
+  }
+
+  // silt/distributed.h's reads: (version, paths, sizes) of the pruned live files.
+  py::tuple PruneTableFiles(const std::string& table_uri, std::optional<int64_t> version,
+                            const std::string& predicate) {
+    silt::Result<silt::TableFiles> r = silt::Status::Internal("not run");
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      r = silt::PruneTableFiles(con_, table_uri, version, predicate);
+    }
+    if (!r.ok()) Raise(r.status());
+    return py::make_tuple(r->version, r->paths, r->sizes);
+  }
+
+  std::shared_ptr<silt::QueryResult> ReadTableFiles(const std::string& table_uri, int64_t version,
+                                                    const std::vector<std::string>& paths,
+                                                    const std::vector<std::string>& columns,
+                                                    const std::string& predicate) {
+    silt::Result<std::unique_ptr<silt::QueryResult>> r = silt::Status::Internal("not run");
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      r = silt::ReadTableFiles(con_, table_uri, version, paths, columns, predicate);
+    }
+    if (!r.ok()) Raise(r.status());
+    return std::shared_ptr<silt::QueryResult>(std::move(r).value());
+  }
+
+  // One task of a job (on a worker): its output for DistributedJob.commit.
+  std::string RunDistributedTask(const std::string& task) {
+    silt::Result<std::string> out = silt::Status::Internal("not run");
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      out = silt::RunDistributedTask(con_, task);
+    }
+    if (!out.ok()) Raise(out.status());
+    return std::move(out).value();
   }
 
  private:
@@ -366,7 +464,43 @@ PYBIND11_MODULE(_silt, m) {
       .def("drop_view", &PyConnection::DropView, py::arg("view"))
       .def("get_config", &PyConnection::GetConfig, py::arg("key"))
       .def("set_config", &PyConnection::SetConfig, py::arg("key"), py::arg("value"))
-      .def_property_readonly("current_schema", &PyConnection::CurrentSchema);
+      .def_property_readonly("current_schema", &PyConnection::CurrentSchema)
+      .def("plan_distributed", &PyConnection::PlanDistributed, py::arg("statement"),
+           "An OPTIMIZE / REORG statement planned into tasks (silt/distributed.h).")
+      .def("run_distributed_task", &PyConnection::RunDistributedTask, py::arg("task"),
+           "Runs one task of a DistributedJob; returns its output (JSON text).")
+      .def("prune_table_files", &PyConnection::PruneTableFiles, py::arg("table_uri"),
+           py::arg("version"), py::arg("predicate"),
+           "(version, paths, sizes) of the live files a predicate may match (pruned).")
+      .def("read_table_files", &PyConnection::ReadTableFiles, py::arg("table_uri"),
+           py::arg("version"), py::arg("paths"), py::arg("columns"), py::arg("predicate"),
+           "The rows of some files of a version (DVs applied), filtered and projected.")
+      .def("vacuum_with_deleter", &PyConnection::VacuumWithDeleter, py::arg("statement"),
+           py::arg("deleter"), "A VACUUM statement whose file deletes go to deleter(uri, keys).")
+      .def("delete_table_files", &PyConnection::DeleteTableFiles, py::arg("table_uri"),
+           py::arg("keys"), "Deletes keys below a table's root; '' or the error per key.");
+
+  py::class_<silt::DistributedJob, std::shared_ptr<silt::DistributedJob>>(m, "DistributedJob")
+      .def_property_readonly("tasks",
+                             [](const silt::DistributedJob& j) {
+                               std::vector<std::string> tasks;
+                               for (size_t i = 0; i < j.num_tasks(); ++i)
+                                 tasks.push_back(j.task(i));
+                               return tasks;
+                             })
+      .def_property_readonly("read_version", &silt::DistributedJob::read_version)
+      .def(
+          "commit",
+          [](silt::DistributedJob& j, const std::vector<std::string>& outputs) {
+            silt::Result<std::unique_ptr<silt::QueryResult>> r = silt::Status::Internal("not run");
+            {
+              py::gil_scoped_release release;
+              r = j.Commit(outputs);
+            }
+            if (!r.ok()) Raise(r.status());
+            return std::shared_ptr<silt::QueryResult>(std::move(r).value());
+          },
+          py::arg("outputs"), "Commits the tasks' outputs once; the statement's result.");
 
   py::class_<silt::QueryResult, std::shared_ptr<silt::QueryResult>>(m, "QueryResult")
       .def_property_readonly("columns",

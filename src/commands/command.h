@@ -9,7 +9,9 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -55,6 +57,15 @@ struct CommandContext {
   // Set by another thread to cancel the statement (engine::SessionState::cancelled): long
   // commands check it between files (VACUUM's delete batches, OPTIMIZE's bins). Null: never.
   const std::atomic<bool>* cancelled = nullptr;
+  // Set: OPTIMIZE and REORG hand their resolved table and options here instead of running
+  // (silt::DistributedJob plans them for a cluster, include/silt/distributed.h) and return no
+  // rows. Empty: they run in process.
+  std::function<Status(const planner::ResolvedTable&, const ops::OptimizeOptions&)> plan_optimize;
+  // Set: VACUUM's file deletes go here (ops::VacuumOptions::delete_files, with the table's
+  // location first) instead of to the store; silt::VacuumWithDeleter sets it. Empty: the store.
+  std::function<void(const std::string& location, std::span<const std::string_view> keys,
+                     std::span<Status> statuses)>
+      delete_files;
 };
 
 // Runs `plan` through ctx.stream_plan (ctx.run_plan when that is empty), calling `sink` for each
@@ -185,8 +196,9 @@ Result<CommandResult> ReorgTable(const sql::ReorgStatement& stmt, CommandContext
 Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTable& t,
                                                       const sql::ParsedExpr* where,
                                                       CommandContext& ctx);
-// Runs ops::Optimize and shapes Spark's (path, metrics) row.
-Result<CommandResult> RunOptimize(const planner::ResolvedTable& t, const ops::OptimizeOptions& o);
+// Runs ops::Optimize (or hands it to ctx.plan_optimize) and shapes Spark's (path, metrics) row.
+Result<CommandResult> RunOptimize(const planner::ResolvedTable& t, const ops::OptimizeOptions& o,
+                                  CommandContext& ctx);
 Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ShowTblProperties(const sql::ShowStatement& stmt, CommandContext& ctx);
 Result<CommandResult> ShowCreateTable(const sql::ShowStatement& stmt, CommandContext& ctx);

@@ -63,7 +63,12 @@ Result<ops::OptimizeOptions> OptimizeStatementOptions(const planner::ResolvedTab
   return o;
 }
 
-Result<CommandResult> RunOptimize(const planner::ResolvedTable& t, const ops::OptimizeOptions& o) {
+Result<CommandResult> RunOptimize(const planner::ResolvedTable& t, const ops::OptimizeOptions& o,
+                                  CommandContext& ctx) {
+  if (ctx.plan_optimize) {
+    SILT_RETURN_NOT_OK(ctx.plan_optimize(t, o));
+    return CommandResult{};
+  }
   SILT_ASSIGN_OR_RETURN(ops::OptimizeResult r, ops::Optimize(t.store, o));
   CommandResult out;
   out.schema = ops::OptimizeResultSchema();
@@ -120,7 +125,7 @@ Result<CommandResult> OptimizeTable(const sql::OptimizeStatement& stmt, CommandC
       o.zorder_by.push_back(path[0]);
     }
   }
-  return RunOptimize(t, o);
+  return RunOptimize(t, o, ctx);
 }
 
 }  // namespace silt::commands

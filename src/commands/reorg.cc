@@ -170,7 +170,7 @@ Result<CommandResult> ReorgTable(const sql::ReorgStatement& stmt, CommandContext
   SILT_RETURN_NOT_OK(planner::ExpectTable(t, "REORG TABLE"));
   SILT_ASSIGN_OR_RETURN(ops::OptimizeOptions o, OptimizeStatementOptions(t, stmt.where.get(), ctx));
   o.mode = ops::OptimizeOptions::Mode::kReorgPurge;
-  return RunOptimize(t, o);
+  return RunOptimize(t, o, ctx);
 }
 
 }  // namespace silt::commands

@@ -50,6 +50,11 @@ Result<CommandResult> VacuumTable(const sql::VacuumStatement& stmt, CommandConte
   // [silt decision] the FULL listing reads directories in parallel on the statement's pool.
   if (ctx.config->GetBool("silt.vacuum.parallelListing.enabled", true)) opts.list_pool = ctx.pool;
   opts.log_pool = ctx.pool;
+  if (ctx.delete_files) {
+    opts.delete_files = [&](std::span<const std::string_view> keys, std::span<Status> statuses) {
+      ctx.delete_files(table.location, keys, statuses);
+    };
+  }
   opts.clock = ctx.clock;
   if (ctx.progress || ctx.cancelled) {
     opts.progress = [&](const ops::VacuumProgress& p) -> Status {

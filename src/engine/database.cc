@@ -138,8 +138,7 @@ ThreadPool* SessionState::PoolForStatement() {
   return own_pool_.get();
 }
 
-Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement& stmt) {
-  // Per-statement settings: ANSI mode, time zone, a fixed current_timestamp().
+planner::BinderContext SessionState::StatementBinderContext() const {
   planner::BinderContext bctx;
   bctx.catalog = db->catalog.get();
   bctx.config = &config;
@@ -156,6 +155,12 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   bctx.eval.now_micros = db->clock->NowMicros();
   bctx.clock = db->clock;
   bctx.temp_views = &temp_views;
+  return bctx;
+}
+
+Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement& stmt) {
+  // Per-statement settings: ANSI mode, time zone, a fixed current_timestamp().
+  planner::BinderContext bctx = StatementBinderContext();
 
   int64_t limit = config.GetBytes("silt.memory.limit", -1);
   auto memory = std::make_shared<MemoryTracker>("query", limit, db->memory);
@@ -241,6 +246,8 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   cctx.progress = progress;
   cctx.temp_views = &temp_views;
   cctx.cancelled = cancelled;
+  cctx.plan_optimize = plan_optimize;
+  cctx.delete_files = delete_files;
 
   using K = sql::StatementKind;
   switch (stmt.kind) {

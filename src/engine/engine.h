@@ -7,11 +7,15 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "common/clock.h"
 #include "common/memory.h"
 #include "common/thread_pool.h"
+#include "ops/optimize.h"
+#include "planner/binder.h"
 #include "planner/catalog.h"
 #include "planner/memory_relations.h"
 #include "planner/session_config.h"
@@ -46,8 +50,21 @@ class SessionState {
   // with Status::Cancelled (exec/operator.h); null: never cancelled.
   const std::atomic<bool>* cancelled = nullptr;
 
+  // Set: OPTIMIZE and REORG statements hand their table and options here instead of running
+  // (commands::CommandContext::plan_optimize; silt::DistributedJob::Plan sets it for one call).
+  std::function<Status(const planner::ResolvedTable&, const ops::OptimizeOptions&)> plan_optimize;
+  // Set: VACUUM's file deletes go here (commands::CommandContext::delete_files;
+  // silt::VacuumWithDeleter sets it for one call).
+  std::function<void(const std::string& location, std::span<const std::string_view> keys,
+                     std::span<Status> statuses)>
+      delete_files;
+
   // Runs one parsed statement.
   Result<std::unique_ptr<QueryResult>> Execute(const sql::Statement& stmt);
+
+  // A statement's binder settings: the session's catalog, schema, configuration (ANSI mode, time
+  // zone, legacy flags), temporary views and clock; current_timestamp() fixed to now.
+  planner::BinderContext StatementBinderContext() const;
 
   // The pool a statement runs on: the database's, unless `SET silt.threads = N` (N > 0) asks for
   // another number of threads (the caller's thread counts as one: N = 1 runs on the caller only,

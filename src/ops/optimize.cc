@@ -357,19 +357,60 @@ std::vector<const delta::AddFile*> ClusteringCandidates(
 
 }  // namespace
 
+namespace {
+
+// A bin's new files: dataChange=false and, on a clustered table, one new z-cube for the bin.
+std::vector<delta::AddFile> FinishBin(std::vector<delta::AddFile> added,
+                                      const std::vector<std::string>& clustering) {
+  const std::string zcube = clustering.empty() ? "" : delta::Uuid::Random().ToString();
+  for (auto& a : added) {
+    a.data_change = false;
+    if (clustering.empty()) continue;
+    if (!a.tags) a.tags = delta::StringMap{};
+    a.tags->Set(delta::kZCubeIdTag, zcube);
+    a.tags->Set(delta::kZCubeZOrderByTag, delta::ClusteringColumnsJson(clustering));
+    a.clustering_provider = delta::kLiquidClusteringProvider;
+  }
+  return added;
+}
+
+// Liquid clustering: OPTIMIZE (kCompact) on a table with clustering columns clusters by them.
+// Empty: the table is not clustered or the mode is not kCompact.
+Result<std::vector<std::string>> ClusterColumns(const delta::Snapshot& snap,
+                                                const OptimizeOptions& o) {
+  if (o.mode != OptimizeOptions::Mode::kCompact) return std::vector<std::string>{};
+  return delta::ClusteringColumns(snap);
+}
+
+}  // namespace
+
 Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const OptimizeOptions& o) {
   SILT_RETURN_NOT_OK(RequireClock(o.clock, "OptimizeOptions"));
-  OptimizeResult result;
-  result.table_path = store->root();
-  result.start_time_ms = o.clock->NowMillis();
   SILT_ASSIGN_OR_RETURN(
       std::shared_ptr<const delta::Snapshot> snap,
       delta::Snapshot::Load(store, std::nullopt,
                             delta::SnapshotOptions{.read_confinement = o.read_confinement}));
+  SILT_ASSIGN_OR_RETURN(OptimizePlan plan, PlanOptimize(store, snap, o));
+  if (plan.bins.empty()) return plan.result;
+  std::vector<std::vector<delta::AddFile>> added(plan.bins.size());
+  SILT_RETURN_NOT_OK(ParallelFor(o.pool, plan.bins.size(), [&](size_t b) -> Status {
+    SILT_ASSIGN_OR_RETURN(added[b], RewriteOptimizeBin(store, snap, plan.bins[b], o));
+    return Status::OK();
+  }));
+  return CommitOptimize(store, plan, std::move(added), o);
+}
+
+Result<OptimizePlan> PlanOptimize(const std::shared_ptr<ObjectStore>& store,
+                                  std::shared_ptr<const delta::Snapshot> snap,
+                                  const OptimizeOptions& o) {
+  SILT_RETURN_NOT_OK(RequireClock(o.clock, "OptimizeOptions"));
+  OptimizePlan plan;
+  OptimizeResult& result = plan.result;
+  result.table_path = store->root();
+  result.start_time_ms = o.clock->NowMillis();
   SILT_RETURN_NOT_OK(snap->CheckWriteSupported(false, store->root()));
   const Schema& schema = snap->schema();
   const auto& parts = snap->partition_columns();
-  // Liquid clustering: OPTIMIZE on a table with clustering columns clusters by them.
   SILT_ASSIGN_OR_RETURN(const std::vector<std::string> clustering, delta::ClusteringColumns(*snap));
   if (delta::IsClusteredTable(*snap) && o.mode == OptimizeOptions::Mode::kZOrder) {
     std::string z;
@@ -387,8 +428,6 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
         errc::kDeltaOptimizeFullNotSupported);
   }
   const bool cluster = o.mode == OptimizeOptions::Mode::kCompact && !clustering.empty();
-  // The columns of the space-filling curve: the clustering columns or ZORDER BY's.
-  const std::vector<std::string>& curve_columns = cluster ? clustering : o.zorder_by;
   for (const auto& z : o.zorder_by) {
     int fi = FindField(schema, z);
     if (fi < 0) {
@@ -454,7 +493,7 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   }
 
   // 2. Bins.
-  std::vector<std::vector<const delta::AddFile*>> bins;
+  std::vector<std::vector<const delta::AddFile*>>& bins = plan.bins;
   std::set<std::string> partitions;
   if (cluster) {
     // Each bin becomes one z-cube (clustered tables are unpartitioned).
@@ -499,108 +538,127 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   int64_t selected_files = 0;
   for (const auto& b : bins) selected_files += static_cast<int64_t>(b.size());
   result.total_files_skipped = result.total_considered_files - selected_files;
-  if (bins.empty()) {
-    result.end_time_ms = o.clock->NowMillis();
-    return result;
-  }
+  if (bins.empty()) result.end_time_ms = o.clock->NowMillis();
+  plan.snapshot = std::move(snap);
+  return plan;
+}
 
-  // 3. Rewrite each bin (deleted rows dropped by the scan), in parallel.
+Result<std::vector<delta::AddFile>> RewriteOptimizeBin(
+    const std::shared_ptr<ObjectStore>& store, const std::shared_ptr<const delta::Snapshot>& snap,
+    const std::vector<const delta::AddFile*>& in, const OptimizeOptions& o) {
+  SILT_RETURN_NOT_OK(RequireClock(o.clock, "OptimizeOptions"));
+  // The bin's files are read in parallel too (a table of small files is often one bin); the
+  // pool's ParallelFor runs nested calls on the calling worker as well.
+  if (o.cancelled && o.cancelled->load()) return Status::Cancelled("OPTIMIZE cancelled");
+  const Schema& schema = snap->schema();
+  SILT_ASSIGN_OR_RETURN(const std::vector<std::string> clustering, ClusterColumns(*snap, o));
+  const bool cluster = !clustering.empty();
+  // The columns of the space-filling curve: the clustering columns or ZORDER BY's.
+  const std::vector<std::string>& curve_columns = cluster ? clustering : o.zorder_by;
   SILT_ASSIGN_OR_RETURN(std::unique_ptr<delta::TableScan> scan, delta::TableScan::Make(snap));
-  std::vector<std::vector<delta::AddFile>> added(bins.size());
+  std::vector<delta::AddFile> added;
   delta::DataWriteOptions write;
   write.clock = o.clock;
   write.row_validator = o.row_validator;
   // Columns are encoded in parallel too: a table of small files is often a single bin.
   write.parquet.pool = o.pool;
-  auto rewrite = [&](size_t b) -> Status {
-    // The bin's files are read in parallel too (a table of small files is often one bin); the
-    // pool's ParallelFor runs nested calls on the calling worker as well.
-    if (o.cancelled && o.cancelled->load()) return Status::Cancelled("OPTIMIZE cancelled");
-    const std::vector<const delta::AddFile*>& in = bins[b];
-    const bool sort = !curve_columns.empty() && o.mode != OptimizeOptions::Mode::kReorgPurge &&
-                      o.mode != OptimizeOptions::Mode::kUpgradeUniform;
-    // Without sorting, and with the row count known from the files' statistics (to cut files
-    // evenly), rows are written while the next ones are read.
-    std::optional<int64_t> live = sort ? std::nullopt : LiveRows(in);
-    if (live) {
-      int64_t bytes = 0;
-      for (const delta::AddFile* f : in) bytes += f->size;
-      delta::DataWriteOptions w = write;
-      int64_t files = std::max<int64_t>(1, bytes / std::max<int64_t>(o.max_file_size, 1));
-      w.max_rows_per_file = std::max<int64_t>(1, (*live + files - 1) / files);
-      SILT_ASSIGN_OR_RETURN(auto writer,
-                            delta::DataFileWriter::Make(*store, snap->metadata(), schema, w));
-      Status st = ScanInOrder(*scan, in, o.pool, [&](DataChunk& c) { return writer->Write(c); });
-      if (!st.ok()) {
-        writer->Abort();
-        return st;
-      }
-      SILT_ASSIGN_OR_RETURN(added[b], writer->Finish());
-      return Status::OK();
-    }
-    std::vector<std::vector<DataChunk>> per_file(in.size());
-    auto read = [&](size_t i) -> Status {
-      return scan->ScanFile(*in[i], [&](DataChunk& c) -> Status {
-        if (c.size()) per_file[i].push_back(std::move(c));
-        return Status::OK();
-      });
-    };
-    SILT_RETURN_NOT_OK(ParallelFor(o.pool, in.size(), read));
-    std::vector<DataChunk> chunks;
+  const bool sort = !curve_columns.empty() && o.mode != OptimizeOptions::Mode::kReorgPurge &&
+                    o.mode != OptimizeOptions::Mode::kUpgradeUniform;
+  // Without sorting, and with the row count known from the files' statistics (to cut files
+  // evenly), rows are written while the next ones are read.
+  std::optional<int64_t> live = sort ? std::nullopt : LiveRows(in);
+  if (live) {
     int64_t bytes = 0;
-    for (size_t i = 0; i < in.size(); ++i) {
-      bytes += in[i]->size;
-      for (auto& c : per_file[i]) chunks.push_back(std::move(c));
-    }
-    per_file.clear();
-    size_t rows = 0;
-    for (const auto& c : chunks) rows += c.size();
-    if (rows == 0) return Status::OK();  // every row was deleted: the files just go away
-    // The writer cuts files by max_rows_per_file across chunks, so the rows are only
-    // concatenated when they are to be sorted.
-    if (sort) {
-      DataChunk all = Concat(chunks, schema);
-      std::vector<std::vector<uint32_t>> ids;
-      for (const auto& z : curve_columns)
-        ids.push_back(RangeIds(all.columns[FindField(schema, z)]));
-      std::vector<uint32_t> order(rows);
-      std::iota(order.begin(), order.end(), 0);
-      std::vector<uint32_t> row_ids(ids.size());
-      if (cluster && ids.size() > 1) {
-        // Liquid clustering: a Hilbert curve over the range ids (10 bits hold 0..kNumRanges).
-        std::vector<uint64_t> hvals(rows);
-        for (size_t r = 0; r < rows; ++r) {
-          for (size_t k = 0; k < ids.size(); ++k) row_ids[k] = ids[k][r];
-          hvals[r] = HilbertIndex(row_ids, kHilbertBits);
-        }
-        std::stable_sort(order.begin(), order.end(),
-                         [&](uint32_t a, uint32_t c) { return hvals[a] < hvals[c]; });
-      } else {
-        std::vector<std::string> zvals(rows);
-        for (size_t r = 0; r < rows; ++r) {
-          for (size_t k = 0; k < ids.size(); ++k) row_ids[k] = ids[k][r];
-          zvals[r] = InterleaveBits(row_ids);
-        }
-        std::stable_sort(order.begin(), order.end(),
-                         [&](uint32_t a, uint32_t c) { return zvals[a] < zvals[c]; });
-      }
-      DataChunk sorted = DataChunk::FromSchema(schema);
-      for (size_t i = 0; i < sorted.columns.size(); ++i)
-        sorted.columns[i].AppendSelected(all.columns[i], order.data(), rows);
-      sorted.num_rows_without_columns = rows;
-      chunks.clear();
-      chunks.push_back(std::move(sorted));
-    }
+    for (const delta::AddFile* f : in) bytes += f->size;
     delta::DataWriteOptions w = write;
     int64_t files = std::max<int64_t>(1, bytes / std::max<int64_t>(o.max_file_size, 1));
-    w.max_rows_per_file = std::max<int64_t>(1, (static_cast<int64_t>(rows) + files - 1) / files);
-    SILT_ASSIGN_OR_RETURN(added[b],
-                          delta::WriteDataFiles(*store, snap->metadata(), schema, chunks, w));
-    return Status::OK();
+    w.max_rows_per_file = std::max<int64_t>(1, (*live + files - 1) / files);
+    SILT_ASSIGN_OR_RETURN(auto writer,
+                          delta::DataFileWriter::Make(*store, snap->metadata(), schema, w));
+    Status st = ScanInOrder(*scan, in, o.pool, [&](DataChunk& c) { return writer->Write(c); });
+    if (!st.ok()) {
+      writer->Abort();
+      return st;
+    }
+    SILT_ASSIGN_OR_RETURN(added, writer->Finish());
+    return FinishBin(std::move(added), clustering);
+  }
+  std::vector<std::vector<DataChunk>> per_file(in.size());
+  auto read = [&](size_t i) -> Status {
+    return scan->ScanFile(*in[i], [&](DataChunk& c) -> Status {
+      if (c.size()) per_file[i].push_back(std::move(c));
+      return Status::OK();
+    });
   };
-  SILT_RETURN_NOT_OK(ParallelFor(o.pool, bins.size(), rewrite));
+  SILT_RETURN_NOT_OK(ParallelFor(o.pool, in.size(), read));
+  std::vector<DataChunk> chunks;
+  int64_t bytes = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    bytes += in[i]->size;
+    for (auto& c : per_file[i]) chunks.push_back(std::move(c));
+  }
+  per_file.clear();
+  size_t rows = 0;
+  for (const auto& c : chunks) rows += c.size();
+  if (rows == 0) return added;  // every row was deleted: the files just go away
+  // The writer cuts files by max_rows_per_file across chunks, so the rows are only
+  // concatenated when they are to be sorted.
+  if (sort) {
+    DataChunk all = Concat(chunks, schema);
+    std::vector<std::vector<uint32_t>> ids;
+    for (const auto& z : curve_columns) ids.push_back(RangeIds(all.columns[FindField(schema, z)]));
+    std::vector<uint32_t> order(rows);
+    std::iota(order.begin(), order.end(), 0);
+    std::vector<uint32_t> row_ids(ids.size());
+    if (cluster && ids.size() > 1) {
+      // Liquid clustering: a Hilbert curve over the range ids (10 bits hold 0..kNumRanges).
+      std::vector<uint64_t> hvals(rows);
+      for (size_t r = 0; r < rows; ++r) {
+        for (size_t k = 0; k < ids.size(); ++k) row_ids[k] = ids[k][r];
+        hvals[r] = HilbertIndex(row_ids, kHilbertBits);
+      }
+      std::stable_sort(order.begin(), order.end(),
+                       [&](uint32_t a, uint32_t c) { return hvals[a] < hvals[c]; });
+    } else {
+      std::vector<std::string> zvals(rows);
+      for (size_t r = 0; r < rows; ++r) {
+        for (size_t k = 0; k < ids.size(); ++k) row_ids[k] = ids[k][r];
+        zvals[r] = InterleaveBits(row_ids);
+      }
+      std::stable_sort(order.begin(), order.end(),
+                       [&](uint32_t a, uint32_t c) { return zvals[a] < zvals[c]; });
+    }
+    DataChunk sorted = DataChunk::FromSchema(schema);
+    for (size_t i = 0; i < sorted.columns.size(); ++i)
+      sorted.columns[i].AppendSelected(all.columns[i], order.data(), rows);
+    sorted.num_rows_without_columns = rows;
+    chunks.clear();
+    chunks.push_back(std::move(sorted));
+  }
+  delta::DataWriteOptions w = write;
+  int64_t files = std::max<int64_t>(1, bytes / std::max<int64_t>(o.max_file_size, 1));
+  w.max_rows_per_file = std::max<int64_t>(1, (static_cast<int64_t>(rows) + files - 1) / files);
+  SILT_ASSIGN_OR_RETURN(added, delta::WriteDataFiles(*store, snap->metadata(), schema, chunks, w));
+  return FinishBin(std::move(added), clustering);
+}
 
-  // 4. One commit: removes and adds, dataChange=false.
+Result<OptimizeResult> CommitOptimize(const std::shared_ptr<ObjectStore>& store,
+                                      const OptimizePlan& plan,
+                                      std::vector<std::vector<delta::AddFile>> added,
+                                      const OptimizeOptions& o) {
+  SILT_RETURN_NOT_OK(RequireClock(o.clock, "OptimizeOptions"));
+  if (added.size() != plan.bins.size()) {
+    return Status::InvalidArgument("OPTIMIZE commit: " + std::to_string(added.size()) +
+                                       " rewritten bins for a plan of " +
+                                       std::to_string(plan.bins.size()),
+                                   "SILT_OPTIMIZE_BIN_MISMATCH");
+  }
+  OptimizeResult result = plan.result;
+  if (plan.bins.empty()) return result;
+  const std::shared_ptr<const delta::Snapshot>& snap = plan.snapshot;
+  SILT_ASSIGN_OR_RETURN(const std::vector<std::string> clustering, ClusterColumns(*snap, o));
+  const bool cluster = !clustering.empty();
+  // One commit: removes and adds, dataChange=false.
   delta::TransactionOptions topts;
   topts.clock = o.clock;
   topts.isolation_level = "SnapshotIsolation";
@@ -609,7 +667,7 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   delta::Transaction txn(store, snap, topts);
   int64_t now = o.clock->NowMillis();
   std::vector<int64_t> removed_sizes, added_sizes;
-  for (const auto& bin : bins) {
+  for (const auto& bin : plan.bins) {
     for (const delta::AddFile* f : bin) {
       txn.Remove(delta::MakeRemove(*f, now, /*data_change=*/false));
       txn.AddReadFile(f->path);
@@ -621,16 +679,7 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
     }
   }
   for (auto& v : added) {
-    // Liquid clustering: each bin's files form a new z-cube.
-    const std::string zcube = cluster ? delta::Uuid::Random().ToString() : "";
     for (auto& a : v) {
-      a.data_change = false;
-      if (cluster) {
-        if (!a.tags) a.tags = delta::StringMap{};
-        a.tags->Set(delta::kZCubeIdTag, zcube);
-        a.tags->Set(delta::kZCubeZOrderByTag, delta::ClusteringColumnsJson(clustering));
-        a.clustering_provider = delta::kLiquidClusteringProvider;
-      }
       added_sizes.push_back(a.size);
       txn.Add(std::move(a));
     }
@@ -679,6 +728,133 @@ Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const Optimi
   result.committed_version = committed->version;
   result.end_time_ms = o.clock->NowMillis();
   return result;
+}
+
+namespace {
+
+Status BadTask(const std::string& what) {
+  return Status::InvalidArgument("not a distributed OPTIMIZE task or result: " + what,
+                                 "SILT_INVALID_DISTRIBUTED_TASK");
+}
+
+const char* ModeName(OptimizeOptions::Mode m) {
+  switch (m) {
+    case OptimizeOptions::Mode::kZOrder:
+      return "zorder";
+    case OptimizeOptions::Mode::kReorgPurge:
+      return "purge";
+    case OptimizeOptions::Mode::kCompact:
+      break;
+  }
+  return "compact";
+}
+
+void AppendAdds(std::string* out, const std::vector<delta::AddFile>& files) {
+  *out += '[';
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (i) *out += ',';
+    *out += delta::SerializeAction(delta::Action(files[i]));
+  }
+  *out += ']';
+}
+
+Result<std::vector<delta::AddFile>> ParseAdds(simdjson::dom::element e) {
+  simdjson::dom::array arr;
+  if (e.get(arr)) return BadTask("the files are not an array");
+  std::vector<delta::AddFile> out;
+  for (simdjson::dom::element a : arr) {
+    std::string line;
+    delta::AppendJsonElement(&line, a);
+    delta::Action action;
+    SILT_RETURN_NOT_OK(delta::ParseActionLine(line, &action));
+    delta::AddFile* add = action.get_if<delta::AddFile>();
+    if (!add) return BadTask("a file that is not an add action");
+    out.push_back(std::move(*add));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string SerializeOptimizeTask(const OptimizeTask& t) {
+  std::string out = "{\"job\":";
+  delta::AppendJacksonString(&out, t.job);
+  out += ",\"table\":";
+  delta::AppendJacksonString(&out, t.table_uri);
+  out += ",\"version\":";
+  delta::AppendInt(&out, t.version);
+  out += ",\"bin\":";
+  delta::AppendInt(&out, t.bin);
+  out += ",\"mode\":\"";
+  out += ModeName(t.mode);
+  out += "\",\"zorderBy\":[";
+  for (size_t i = 0; i < t.zorder_by.size(); ++i) {
+    if (i) out += ',';
+    delta::AppendJacksonString(&out, t.zorder_by[i]);
+  }
+  out += "],\"maxFileSize\":";
+  delta::AppendInt(&out, t.max_file_size);
+  out += ",\"files\":";
+  AppendAdds(&out, t.files);
+  out += '}';
+  return out;
+}
+
+Result<OptimizeTask> ParseOptimizeTask(std::string_view json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::object obj;
+  if (parser.parse(json.data(), json.size()).get(obj)) return BadTask("not a JSON object");
+  OptimizeTask t;
+  std::string_view job, table, mode;
+  simdjson::dom::array zorder;
+  simdjson::dom::element files;
+  if (obj["job"].get(job) || obj["table"].get(table) || obj["version"].get(t.version) ||
+      obj["bin"].get(t.bin) || obj["mode"].get(mode) || obj["zorderBy"].get(zorder) ||
+      obj["maxFileSize"].get(t.max_file_size) || obj["files"].get(files)) {
+    return BadTask("a field is missing or mistyped");
+  }
+  t.job = std::string(job);
+  t.table_uri = std::string(table);
+  if (mode == "zorder") {
+    t.mode = OptimizeOptions::Mode::kZOrder;
+  } else if (mode == "purge") {
+    t.mode = OptimizeOptions::Mode::kReorgPurge;
+  } else if (mode != "compact") {
+    return BadTask("unknown mode " + std::string(mode));
+  }
+  for (simdjson::dom::element z : zorder) {
+    std::string_view name;
+    if (z.get(name)) return BadTask("a ZORDER BY column is not a string");
+    t.zorder_by.emplace_back(name);
+  }
+  SILT_ASSIGN_OR_RETURN(t.files, ParseAdds(files));
+  return t;
+}
+
+std::string SerializeOptimizeOutput(const OptimizeOutput& output) {
+  std::string out = "{\"job\":";
+  delta::AppendJacksonString(&out, output.job);
+  out += ",\"bin\":";
+  delta::AppendInt(&out, output.bin);
+  out += ",\"added\":";
+  AppendAdds(&out, output.added);
+  out += '}';
+  return out;
+}
+
+Result<OptimizeOutput> ParseOptimizeOutput(std::string_view json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::object obj;
+  if (parser.parse(json.data(), json.size()).get(obj)) return BadTask("not a JSON object");
+  OptimizeOutput out;
+  std::string_view job;
+  simdjson::dom::element added;
+  if (obj["job"].get(job) || obj["bin"].get(out.bin) || obj["added"].get(added)) {
+    return BadTask("a field is missing or mistyped");
+  }
+  out.job = std::string(job);
+  SILT_ASSIGN_OR_RETURN(out.added, ParseAdds(added));
+  return out;
 }
 
 Schema OptimizeResultSchema() {

@@ -40,6 +40,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/clock.h"
@@ -114,6 +116,69 @@ struct OptimizeResult {
 // write-support errors, commit conflicts (DELTA_CONCURRENT_DELETE_READ when a compacted file
 // was removed concurrently).
 Result<OptimizeResult> Optimize(std::shared_ptr<ObjectStore> store, const OptimizeOptions& options);
+
+// The three steps of Optimize, so the rewrites can run elsewhere (a Dask cluster:
+// docs/scale-out.md) and one process commits: Optimize(store, o) is PlanOptimize, then
+// RewriteOptimizeBin for each bin, then CommitOptimize.
+struct OptimizePlan {
+  std::shared_ptr<const delta::Snapshot> snapshot;  // the version planned on and committed on
+  // The bins, each rewritten into new files; pointers into snapshot->files().
+  std::vector<std::vector<const delta::AddFile*>> bins;
+  // Planning's figures (considered, skipped, bins, partitions, start time); CommitOptimize
+  // completes them.
+  OptimizeResult result;
+};
+
+// Checks the options against `snapshot` (the errors listed for Optimize) and packs the bins.
+// No bins: nothing to do.
+Result<OptimizePlan> PlanOptimize(const std::shared_ptr<ObjectStore>& store,
+                                  std::shared_ptr<const delta::Snapshot> snapshot,
+                                  const OptimizeOptions& options);
+
+// Writes the rows of `bin` (files of `snapshot`, deleted rows dropped) into new data files of the
+// table and returns their add actions (dataChange=false, z-cube tags when the table is
+// clustered), uncommitted. Uses options' mode, zorder_by, max_file_size, pool, row_validator,
+// clock, cancelled. Thread-safe: bins of one plan may be rewritten concurrently, in any process
+// that loads the same snapshot version. Files of a failed call are left for VACUUM.
+Result<std::vector<delta::AddFile>> RewriteOptimizeBin(
+    const std::shared_ptr<ObjectStore>& store,
+    const std::shared_ptr<const delta::Snapshot>& snapshot,
+    const std::vector<const delta::AddFile*>& bin, const OptimizeOptions& options);
+
+// Commits the plan once: removes every file of its bins, adds `added` (added[i]: bin i's files),
+// with the operation, parameters and metrics of the local command. Errors: Optimize's commit
+// conflicts (the same for the same concurrent commit), and
+// SILT_OPTIMIZE_BIN_MISMATCH when `added` does not have one entry per bin.
+Result<OptimizeResult> CommitOptimize(const std::shared_ptr<ObjectStore>& store,
+                                      const OptimizePlan& plan,
+                                      std::vector<std::vector<delta::AddFile>> added,
+                                      const OptimizeOptions& options);
+
+// A bin as a self-contained task for another process (JSON, no credentials: the worker opens
+// the table by its URI with its own storage settings): the table URI, the snapshot version, the
+// options a rewrite uses and the bin's add actions.
+struct OptimizeTask {
+  std::string job;  // the job's id, echoed by the output: outputs of another job are refused
+  std::string table_uri;
+  int64_t version = 0;
+  int64_t bin = 0;  // index in the plan
+  OptimizeOptions::Mode mode = OptimizeOptions::Mode::kCompact;
+  std::vector<std::string> zorder_by;
+  int64_t max_file_size = 0;
+  std::vector<delta::AddFile> files;
+};
+std::string SerializeOptimizeTask(const OptimizeTask& task);
+// Errors: SILT_INVALID_DISTRIBUTED_TASK for text that is not a serialized task.
+Result<OptimizeTask> ParseOptimizeTask(std::string_view json);
+// A task's outcome: its job, its bin index and the added files (JSON with the add actions as the
+// log writes them).
+struct OptimizeOutput {
+  std::string job;
+  int64_t bin = 0;
+  std::vector<delta::AddFile> added;
+};
+std::string SerializeOptimizeOutput(const OptimizeOutput& output);
+Result<OptimizeOutput> ParseOptimizeOutput(std::string_view json);
 
 // Spark's OPTIMIZE/REORG result row: (path STRING, metrics STRUCT<…>).
 Schema OptimizeResultSchema();

@@ -829,7 +829,9 @@ Status VacuumRun::DeleteCandidates() {
     statuses.assign(n, Status::OK());
     // A missing key is OK: a concurrent or earlier VACUUM got there first.
     std::span<const std::string_view> batch_keys(keys.data() + begin, n);
-    if (options_.delete_pool != nullptr) {
+    if (options_.delete_files) {
+      options_.delete_files(batch_keys, statuses);
+    } else if (options_.delete_pool != nullptr) {
       const size_t slices =
           std::min(n, 4 * std::max<size_t>(1, options_.delete_pool->num_threads()));
       const size_t per = (n + slices - 1) / slices;

@@ -25,7 +25,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/clock.h"
@@ -128,6 +130,12 @@ struct VacuumOptions {
   // LITE reads the checkpoint's file actions (the probe of its candidates) in parallel page
   // ranges on this pool when set (the statement's pool), else in the caller's thread. Not owned.
   ThreadPool* log_pool = nullptr;
+  // Set: each batch's file deletes go here instead of to the store (silt.dask shards them over a
+  // cluster's workers, docs/scale-out.md). It gets the batch's keys (below the table root, raw,
+  // decoded) and fills one status per key as ObjectStore::DeleteKeys does (OK for a missing
+  // key). Directories are still deleted by Vacuum, after the files.
+  std::function<void(std::span<const std::string_view> keys, std::span<Status> statuses)>
+      delete_files;
   // Deletes handed to the pool at a time; progress is reported after each batch (>= 1).
   size_t delete_batch_size = 1000;
   // The latest snapshot of the table when the caller has just loaded it (the SQL statement's

@@ -16,6 +16,7 @@
 #include "io/memory_object_store.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
+#include "support/forwarding_object_store.h"
 #include "support/wall_clock.h"
 
 namespace silt::ops {
@@ -60,9 +61,11 @@ class OptimizeTest : public ::testing::Test {
   void DeleteRows(int64_t first_id, const std::vector<uint64_t>& rows) {
     auto snap = Latest();
     for (const auto& f : snap->files()) {
-      // The file's minimum id (stats ignore the DV, so later deletes still find it).
-      bool mine = f.stats && f.stats->find("\"minValues\":{\"id\":" + std::to_string(first_id) +
-                                           ",") != std::string::npos;
+      // The file's minimum id (stats ignore the DV, so later deletes still find it); partitioned
+      // files have no other column in their statistics.
+      const std::string min = "\"minValues\":{\"id\":" + std::to_string(first_id);
+      bool mine = f.stats && (f.stats->find(min + ",") != std::string::npos ||
+                              f.stats->find(min + "}") != std::string::npos);
       if (!mine) continue;
       delta::DeletionVector dv;
       for (uint64_t r : rows) {
@@ -381,6 +384,216 @@ TEST(InterleaveBitsTest, MostSignificantBitsFirstAlternatingColumns) {
   ASSERT_EQ(z.size(), 8u);
   EXPECT_EQ(static_cast<uint8_t>(z[0]), 0x90);
   EXPECT_EQ(InterleaveBits({1u}), std::string("\0\0\0\1", 4));
+}
+
+// The distributed steps (docs/scale-out.md): each bin travels as a serialized task, is rewritten
+// against the planned version loaded anew (as a worker does) and comes back as a serialized
+// output; the commit then matches the local command's.
+class DistributedOptimizeTest : public OptimizeTest {
+ protected:
+  // What a worker does with a task: parse it, load its version, rewrite, serialize the output.
+  std::string RunTask(const std::string& text) {
+    auto task = ParseOptimizeTask(text);
+    EXPECT_TRUE(task.ok()) << task.status().ToString();
+    auto snap = *delta::Snapshot::Load(store_, task->version);
+    std::vector<const delta::AddFile*> bin;
+    for (const auto& f : task->files) {
+      for (const auto& live : snap->files())
+        if (live.path == f.path) bin.push_back(&live);
+    }
+    EXPECT_EQ(bin.size(), task->files.size());
+    OptimizeOptions o;
+    o.clock = clock_;
+    o.mode = task->mode;
+    o.zorder_by = task->zorder_by;
+    o.max_file_size = task->max_file_size;
+    auto added = RewriteOptimizeBin(store_, snap, bin, o);
+    EXPECT_TRUE(added.ok()) << added.status().ToString();
+    return SerializeOptimizeOutput(
+        {task->job, task->bin, added.ok() ? *added : std::vector<delta::AddFile>{}});
+  }
+  std::vector<std::string> Tasks(const OptimizePlan& plan, const OptimizeOptions& o) {
+    std::vector<std::string> out;
+    for (size_t b = 0; b < plan.bins.size(); ++b) {
+      OptimizeTask t{"job-1", "mem://t",   plan.snapshot->version(), static_cast<int64_t>(b),
+                     o.mode,  o.zorder_by, o.max_file_size,          {}};
+      for (const auto* f : plan.bins[b]) t.files.push_back(*f);
+      out.push_back(SerializeOptimizeTask(t));
+    }
+    return out;
+  }
+  Result<OptimizeResult> Commit(const OptimizePlan& plan, const std::vector<std::string>& outputs,
+                                const OptimizeOptions& o) {
+    std::vector<std::vector<delta::AddFile>> added(plan.bins.size());
+    for (const auto& text : outputs) {
+      auto out = ParseOptimizeOutput(text);
+      EXPECT_TRUE(out.ok()) << out.status().ToString();
+      EXPECT_EQ(out->job, "job-1");
+      added[static_cast<size_t>(out->bin)] = out->added;
+    }
+    return CommitOptimize(store_, plan, std::move(added), o);
+  }
+  void Fill() {
+    Create(true);
+    Append(0, 100, "a");
+    Append(100, 100, "a");
+    Append(200, 100, "b");
+    Append(300, 100, "b");
+    Append(400, 100, "c");
+    DeleteRows(400, {1, 2, 3, 4, 5, 6});  // 6 %: the lone file of c is rewritten
+  }
+};
+
+TEST_F(DistributedOptimizeTest, TheStepsCommitWhatOptimizeCommits) {
+  Fill();
+  OptimizeOptions o;
+  o.clock = clock_;
+  auto plan = PlanOptimize(store_, Latest(), o);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->bins.size(), 3u);
+  std::vector<std::string> outputs;
+  for (const auto& t : Tasks(*plan, o)) outputs.push_back(RunTask(t));
+  std::reverse(outputs.begin(), outputs.end());  // outputs arrive in any order
+  auto r = Commit(*plan, outputs, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_files_removed, 5);
+  EXPECT_EQ(r->num_files_added, 3);
+  EXPECT_EQ(r->num_deletion_vectors_removed, 1);
+  EXPECT_EQ(r->partitions_optimized, 3);
+  EXPECT_EQ(Latest()->files().size(), 3u);
+  std::vector<int64_t> want = Range(0, 400);
+  for (int64_t i = 407; i < 500; ++i) want.push_back(i);
+  want.push_back(400);
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(Ids(), want);
+  auto hist = *delta::ReadHistory(*store_, 1);
+  EXPECT_EQ(*hist[0].commit_info->operation, "OPTIMIZE");
+  EXPECT_EQ(*hist[0].commit_info->operation_metrics->Find("numRemovedFiles"), "5");
+  EXPECT_EQ(*hist[0].commit_info->operation_metrics->Find("numAddedFiles"), "3");
+  EXPECT_EQ(*hist[0].commit_info->read_version, plan->snapshot->version());
+
+  // The local command on the same input commits the same shape.
+  store_ = std::make_shared<InMemoryObjectStore>(clock_);
+  Fill();
+  auto local = Run({});
+  EXPECT_EQ(local.num_files_removed, r->num_files_removed);
+  EXPECT_EQ(local.num_files_added, r->num_files_added);
+  EXPECT_EQ(local.files_added.total_files, r->files_added.total_files);
+  EXPECT_EQ(Ids(), want);
+}
+
+TEST_F(DistributedOptimizeTest, ALostAttemptsFilesAreNeverReferenced) {
+  Create(false);
+  Append(0, 50);
+  Append(50, 50);
+  DeleteRows(0, {3});
+  OptimizeOptions o;
+  o.clock = clock_;
+  o.mode = OptimizeOptions::Mode::kReorgPurge;
+  auto plan = *PlanOptimize(store_, Latest(), o);
+  ASSERT_EQ(plan.bins.size(), 1u);
+  const std::string task = Tasks(plan, o)[0];
+  const std::string lost = RunTask(task);   // a worker that died before reporting
+  const std::string retry = RunTask(task);  // Dask's retry
+  ASSERT_NE(lost, retry);
+  ASSERT_TRUE(Commit(plan, {retry}, o).ok());
+  const std::string lost_path = ParseOptimizeOutput(lost)->added.at(0).path;
+  for (const auto& f : Latest()->files()) EXPECT_NE(f.path, lost_path);
+  EXPECT_TRUE(store_->Head(lost_path).ok()) << "left for VACUUM";
+  auto ids = Ids();
+  EXPECT_EQ(ids.size(), 99u);
+  auto hist = *delta::ReadHistory(*store_, 1);
+  EXPECT_EQ(*hist[0].commit_info->operation, "REORG");
+}
+
+// Runs `before_commit` (another writer's commit) once, just before the next commit is published.
+class InterleavingStore : public ForwardingObjectStore {
+ public:
+  using ForwardingObjectStore::ForwardingObjectStore;
+  std::function<void()> before_commit;
+  Status PutIfAbsent(const std::string& key, std::string_view data) override {
+    if (before_commit && key.starts_with("_delta_log/") && key.ends_with(".json")) {
+      std::function<void()> commit = std::move(before_commit);
+      before_commit = nullptr;
+      commit();
+    }
+    return ForwardingObjectStore::PutIfAbsent(key, data);
+  }
+};
+
+// The same other writer's commit lands while OPTIMIZE runs locally and while the cluster
+// rewrites: both end the same way.
+TEST_F(DistributedOptimizeTest, AConcurrentCommitEndsAsItDoesForTheLocalCommand) {
+  struct Case {
+    bool dv_before;           // the planned file already has a deletion vector
+    bool delete_rows;         // the other writer deletes a row of a planned file (else appends)
+    const char* error_class;  // "" = the OPTIMIZE commits
+  };
+  for (const Case& c :
+       {Case{false, true, "DELTA_CONCURRENT_DELETE_DELETE"},
+        Case{true, true, "DELTA_CONCURRENT_DELETE_DELETE"}, Case{false, false, ""}}) {
+    SCOPED_TRACE(std::to_string(c.dv_before) + std::to_string(c.delete_rows));
+    auto other_writer = [&] {
+      if (c.delete_rows) {
+        DeleteRows(0, c.dv_before ? std::vector<uint64_t>{1, 2, 7} : std::vector<uint64_t>{1, 2});
+      } else {
+        Append(1000, 10);
+      }
+    };
+    std::string outcome[2];
+    for (int distributed = 0; distributed < 2; ++distributed) {
+      store_ = std::make_shared<InMemoryObjectStore>(clock_);
+      Create(false);
+      Append(0, 50);
+      Append(50, 50);
+      if (c.dv_before) DeleteRows(0, {7});
+      const int64_t before = Latest()->version();
+      OptimizeOptions o;
+      o.clock = clock_;
+      Result<OptimizeResult> r = Status::Internal("not run");
+      if (distributed) {
+        auto plan = *PlanOptimize(store_, Latest(), o);
+        std::vector<std::string> outputs;
+        for (const auto& t : Tasks(plan, o)) outputs.push_back(RunTask(t));
+        other_writer();
+        r = Commit(plan, outputs, o);
+      } else {
+        auto store = std::make_shared<InterleavingStore>(store_);
+        store->before_commit = other_writer;
+        r = Optimize(store, o);
+      }
+      outcome[distributed] = r.ok() ? "" : r.status().error_class();
+      EXPECT_EQ(outcome[distributed], c.error_class);
+      EXPECT_EQ(Latest()->version(), before + (r.ok() ? 2 : 1));
+      EXPECT_EQ(Ids().size(), c.delete_rows ? 100u - (c.dv_before ? 3 : 2) : 110u);
+    }
+    EXPECT_EQ(outcome[0], outcome[1]);
+  }
+}
+
+TEST_F(DistributedOptimizeTest, MalformedTasksAndOutputsAreRefused) {
+  Create(false);
+  Append(0, 10);
+  Append(10, 10);
+  OptimizeOptions o;
+  o.clock = clock_;
+  auto plan = *PlanOptimize(store_, Latest(), o);
+  const int64_t before = Latest()->version();
+  auto missing = CommitOptimize(store_, plan, {}, o);
+  EXPECT_EQ(missing.status().error_class(), "SILT_OPTIMIZE_BIN_MISMATCH");
+  EXPECT_EQ(Latest()->version(), before);
+  for (const char* bad : {"", "[]", "{}", "{\"job\":1}"}) {
+    EXPECT_EQ(ParseOptimizeTask(bad).status().error_class(), "SILT_INVALID_DISTRIBUTED_TASK")
+        << bad;
+    EXPECT_EQ(ParseOptimizeOutput(bad).status().error_class(), "SILT_INVALID_DISTRIBUTED_TASK")
+        << bad;
+  }
+  // A task survives its round trip exactly.
+  const std::string text = Tasks(plan, o)[0];
+  auto parsed = ParseOptimizeTask(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(SerializeOptimizeTask(*parsed), text);
+  EXPECT_EQ(parsed->files.size(), 2u);
 }
 
 }  // namespace

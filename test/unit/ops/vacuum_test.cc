@@ -177,6 +177,34 @@ TEST(VacuumBasic, D_scala_api_DefaultRetentionDeletesOldUntrackedThenZeroDeletes
   EXPECT_EQ(t.RunOk(t.Options(0)).deleted, Keys{"a.parquet"});
 }
 
+// silt.dask's seam: the deletes of each batch go to delete_files (a cluster) instead of the store;
+// its failures count as the store's would.
+TEST(VacuumBasic, S_delete_files_TheBatchesGoToTheHookAndItsFailuresAreCounted) {
+  VacuumTable t;
+  t.Create();
+  t.AddFileCommitted("a.parquet");
+  t.Write("x.parquet");
+  t.Write("y.parquet");
+  t.Write("z.parquet");
+  t.clock()->AdvanceMillis(8 * kDay);
+  VacuumOptions o = t.Options();
+  o.delete_batch_size = 2;
+  std::vector<Keys> batches;
+  o.delete_files = [&](std::span<const std::string_view> keys, std::span<Status> statuses) {
+    batches.emplace_back(keys.begin(), keys.end());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      statuses[i] = keys[i] == "y.parquet" ? Status::IoError("worker lost") : Status::OK();
+    }
+  };
+  VacuumResult r = t.RunOk(o);
+  EXPECT_EQ(batches, (std::vector<Keys>{{"x.parquet", "y.parquet"}, {"z.parquet"}}));
+  EXPECT_EQ(r.deleted, (Keys{"x.parquet", "z.parquet"}));
+  EXPECT_EQ(r.num_failed_deletes, 1);
+  EXPECT_EQ(r.first_delete_error.message(), "worker lost");
+  EXPECT_TRUE(t.Exists("x.parquet")) << "the hook deletes, not Vacuum";
+  EXPECT_TRUE(t.Exists("a.parquet"));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Retention and the safety check
 

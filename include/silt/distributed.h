@@ -1,0 +1,111 @@
+// Table maintenance spread over a cluster (silt.dask on Dask's distributed scheduler,
+// docs/scale-out.md): one process plans the statement with the kernel, any number of processes
+// run its tasks, and the planning process commits once.
+//
+//   silt::Connection con(db);
+//   auto job = silt::DistributedJob::Plan(con, "OPTIMIZE delta.`/data/events` WHERE day = 3");
+//   std::vector<std::string> outputs;
+//   for (size_t i = 0; i < (*job)->num_tasks(); ++i)              // anywhere, in any order,
+//     outputs.push_back(*silt::RunDistributedTask(other_con, (*job)->task(i)));  // retried at will
+//   auto rows = (*job)->Commit(outputs);   // the statement's own result row, one commit
+//
+// Statements: OPTIMIZE [WHERE] [ZORDER BY] (liquid clustering too) and REORG TABLE … APPLY
+// (PURGE), each on a table named by path or catalog name. The plan is the local command's (same
+// settings, table properties, bin packing, 5% deleted-rows rule); each task is one bin. A task
+// and its output are JSON text holding the table's URI, the planned version and add actions —
+// no credentials: a worker opens the table with its own storage settings. A task writes new data
+// files only; files of an attempt whose output is not committed (a killed worker, a retry that
+// lost the race) are never referenced and are left for VACUUM. The commit is the local
+// command's: operation, parameters, metrics, isolation and conflict checks against the planned
+// version.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "silt/silt.h"
+
+namespace silt {
+
+class DistributedJob {
+ public:
+  ~DistributedJob();
+  DistributedJob(const DistributedJob&) = delete;
+  DistributedJob& operator=(const DistributedJob&) = delete;
+
+  // Binds and plans `statement` on `con` (its session settings apply) against the table's latest
+  // version. Errors: the local statement's (table not found, DELTA_NON_PARTITION_COLUMN_REFERENCE,
+  // ZORDER BY errors, …); NOT_IMPLEMENTED for any other statement.
+  static Result<std::unique_ptr<DistributedJob>> Plan(Connection& con, std::string_view statement);
+
+  // The tasks (zero: nothing to do; Commit then returns the statement's result without a commit).
+  size_t num_tasks() const;
+  const std::string& task(size_t i) const;
+  // The version the plan read (the commit's read version).
+  int64_t read_version() const;
+
+  // Commits the outputs of RunDistributedTask, exactly one per task in any order, as one commit
+  // and returns the local statement's result (path, metrics). Errors: commit conflicts as the
+  // local command's; SILT_INVALID_DISTRIBUTED_TASK for missing, duplicate or foreign outputs.
+  // A job commits at most once.
+  Result<std::unique_ptr<QueryResult>> Commit(const std::vector<std::string>& outputs);
+
+  struct State;
+
+ private:
+  explicit DistributedJob(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// Runs one task of a DistributedJob on `con`'s database (any process; concurrent calls on
+// different connections are safe) and returns its output for Commit. The task's files are
+// written through the table's store; error classes are the local command's (a table's CHECK
+// constraints are checked on rewritten rows as there).
+Result<std::string> RunDistributedTask(Connection& con, std::string_view task);
+
+// VACUUM with its file deletes elsewhere: `deleter` gets the table's URI and each batch of keys
+// (paths below the table root, decoded) and returns one status per key (OK for a key already
+// gone); a failed delete is counted as VACUUM counts it (the next run retries the file). The
+// rest — listing, retention rules and checks, the VACUUM START / END commits, directories — is
+// the local statement's, run here. `statement` is a VACUUM statement (NOT_IMPLEMENTED
+// otherwise); the result is the statement's.
+using FileDeleter = std::function<std::vector<Status>(const std::string& table_uri,
+                                                      const std::vector<std::string>& keys)>;
+Result<std::unique_ptr<QueryResult>> VacuumWithDeleter(Connection& con, std::string_view statement,
+                                                       FileDeleter deleter);
+
+// A deleter's work on a worker: deletes `keys` below the root of the table at `table_uri`
+// (opened with `con`'s storage settings); one status per key. A key that is absolute, climbs out
+// of the root ("..") or names the log (`_delta_log/`) is refused (SILT_INVALID_DISTRIBUTED_TASK)
+// and nothing is deleted.
+Result<std::vector<Status>> DeleteTableFiles(Connection& con, std::string_view table_uri,
+                                             const std::vector<std::string>& keys);
+
+// Distributed reads (silt.dask.read_delta). The planning half: the live files of version
+// `version` (nullopt: the latest) of the table at `table_uri` that may hold rows for which
+// `predicate` (a SQL boolean expression over the table's columns; empty: every file) is true —
+// pruned by partition values and min/max statistics as a query's scan prunes them.
+struct TableFiles {
+  int64_t version = 0;
+  std::vector<std::string> paths;  // add.path as the log has it
+  std::vector<int64_t> sizes;
+};
+Result<TableFiles> PruneTableFiles(Connection& con, std::string_view table_uri,
+                                   std::optional<int64_t> version, std::string_view predicate);
+
+// The reading half, on a worker: the rows of `paths` (files of `version`, as PruneTableFiles
+// gives them), deletion vectors applied, for which `predicate` is true (empty: all rows), with
+// `columns` (empty: all) in that order. A path that is not a live file of that version is
+// refused (SILT_INVALID_DISTRIBUTED_TASK). Errors as a SELECT's.
+Result<std::unique_ptr<QueryResult>> ReadTableFiles(Connection& con, std::string_view table_uri,
+                                                    int64_t version,
+                                                    const std::vector<std::string>& paths,
+                                                    const std::vector<std::string>& columns,
+                                                    std::string_view predicate);
+
+}  // namespace silt

@@ -1,0 +1,187 @@
+"""silt.dask: one Delta table's maintenance spread over a Dask cluster, one atomic commit.
+
+``optimize``, ``zorder`` and ``reorg_purge`` plan the statement in this process with silt's kernel
+(the local command's settings, table properties, bin packing and 5% deleted-rows rule), run one
+Dask task per bin on the cluster's workers (each rewrites its files through silt's ops layer and
+returns their add actions) and commit once from this process, with the local command's operation,
+parameters and metrics (DESCRIBE HISTORY shows the same) and its conflict checks. A task that Dask
+retries (a killed worker) writes new files; only the outputs gathered here are committed, so files
+of a lost attempt are never referenced and are left for VACUUM. Tasks hold the table's URI, a
+version and add actions only: each worker opens the table with its own storage settings, nothing
+with credentials is pickled. Errors raised on a worker reach the caller with their error class.
+
+``read_delta`` prunes the live files here (partition values and statistics, as a query's scan)
+and reads one group of files per Dask partition on the workers (deletion vectors applied there).
+
+``vacuum`` runs the local VACUUM here (listing, retention rules, the VACUUM START / END commits)
+and shards each batch of file deletes over the workers.
+
+Needs Debian's python3-distributed (``dask.distributed.Client``); see docs/scale-out.md.
+"""
+
+import os
+import threading
+
+from ._sqltext import filters_sql, quote_identifier, table_ref
+from .table import _connection, _metrics, _row_dict
+
+__all__ = ["read_delta", "optimize", "zorder", "reorg_purge", "vacuum"]
+
+_worker = None
+_worker_lock = threading.Lock()
+
+
+def _worker_connection():
+    """The silt connection of this worker process (its own in-memory warehouse, opened once;
+    SILT_DASK_WORKER_THREADS in the worker's environment caps its threads, default: its cores)."""
+    global _worker
+    with _worker_lock:
+        if _worker is None:
+            from . import connect
+
+            _worker = connect(threads=int(os.environ.get("SILT_DASK_WORKER_THREADS", "0")))
+        return _worker
+
+
+def _run_task(task):
+    """One bin's rewrite on a worker: the task's output (JSON text) for the commit."""
+    return _worker_connection()._con.run_distributed_task(task)
+
+
+def _run(client, statement, connection):
+    con = _connection(connection)
+    job = con._con.plan_distributed(statement)
+    tasks = job.tasks
+    outputs = []
+    if tasks:
+        # pure=False: every call is a fresh attempt; Dask reruns the tasks of a lost worker.
+        futures = client.map(_run_task, tasks, pure=False)
+        outputs = client.gather(futures)
+    from . import Result
+
+    return _metrics(_row_dict(Result(job.commit(list(outputs)))).get("metrics"))
+
+
+def _where(where, partition_filters):
+    if where is not None and partition_filters is not None:
+        raise ValueError("give where or partition_filters, not both")
+    text = where if where is not None else filters_sql(partition_filters)
+    return f" WHERE {text}" if text else ""
+
+
+def optimize(uri, client, where=None, *, partition_filters=None, connection=None):
+    """OPTIMIZE (bin packing; liquid clustering on a clustered table) of the Delta table at `uri`
+    on the Dask `client`'s cluster. `where` is a partition predicate in SQL (or
+    `partition_filters` as delta-rs's [(column, op, value)]). Returns OPTIMIZE's metrics (a dict,
+    the local command's)."""
+    return _run(client, f"OPTIMIZE {table_ref(str(uri))}{_where(where, partition_filters)}",
+                connection)
+
+
+def zorder(uri, client, columns, where=None, *, partition_filters=None, connection=None):
+    """OPTIMIZE … ZORDER BY (columns) on the cluster (one task per partition); the metrics."""
+    if isinstance(columns, str):
+        columns = [columns]
+    by = ", ".join(quote_identifier(c) for c in columns)
+    return _run(
+        client,
+        f"OPTIMIZE {table_ref(str(uri))}{_where(where, partition_filters)} ZORDER BY ({by})",
+        connection,
+    )
+
+
+def reorg_purge(uri, client, where=None, *, partition_filters=None, connection=None):
+    """REORG TABLE … APPLY (PURGE) on the cluster: every file with a deletion vector is
+    rewritten without its deleted rows (one task per bin); the metrics."""
+    return _run(
+        client,
+        f"REORG TABLE {table_ref(str(uri))}{_where(where, partition_filters)} APPLY (PURGE)",
+        connection,
+    )
+
+
+def _delete_shard(table_uri, keys):
+    """A shard of VACUUM's deletes on a worker: "" per deleted (or absent) key, else the error."""
+    return _worker_connection()._con.delete_table_files(table_uri, keys)
+
+
+def vacuum(uri, client, retention_hours=None, *, lite=False, enforce_retention_duration=True,
+           connection=None):
+    """VACUUM [LITE] [RETAIN n HOURS] of the Delta table at `uri` with its file deletes sharded
+    over the Dask `client`'s workers; the rest is the local statement's (same retention rules and
+    errors, same VACUUM START / END commits). Returns the paths of the deleted files."""
+    con = _connection(connection)
+    retain = f" RETAIN {float(retention_hours)!r} HOURS" if retention_hours is not None else ""
+    statement = f"VACUUM {table_ref(str(uri))}{' LITE' if lite else ''}{retain}"
+    deleted = []
+
+    def deleter(table_uri, keys):
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        per = max(1, -(-len(keys) // (2 * workers)))
+        shards = [keys[i : i + per] for i in range(0, len(keys), per)]
+        futures = client.map(_delete_shard, [table_uri] * len(shards), shards, pure=False)
+        errors = [e for shard in client.gather(futures) for e in shard]
+        root = table_uri.rstrip("/")
+        deleted.extend(f"{root}/{k}" for k, e in zip(keys, errors) if not e)
+        return errors
+
+    key = "spark.databricks.delta.retentionDurationCheck.enabled"
+    previous = con.get_config(key)
+    if not enforce_retention_duration:
+        con.set_config(key, "false")
+    try:
+        con._con.vacuum_with_deleter(statement, deleter)
+    finally:
+        if not enforce_retention_duration:
+            con.set_config(key, previous if previous is not None else "true")
+    return deleted
+
+
+_TARGET_PARTITION_BYTES = 128 << 20
+
+
+def _read_files(paths, uri, version, columns, predicate):
+    """One Dask partition on a worker: the rows of `paths` as a pandas DataFrame."""
+    from . import Result
+
+    con = _worker_connection()._con
+    return Result(con.read_table_files(uri, version, list(paths), columns, predicate)).df()
+
+
+def read_delta(uri, version=None, columns=None, filters=None, *, connection=None,
+               partition_bytes=_TARGET_PARTITION_BYTES):
+    """The Delta table at `uri` (its latest version, or `version`) as a Dask DataFrame: one
+    partition per group of live files of about `partition_bytes`, the files pruned by
+    partition values and statistics here with `filters` (delta-rs DNF: [(col, op, value), ...]
+    or a list of such lists; the rows are filtered too), deletion vectors applied on the
+    workers. `columns` selects columns."""
+    import dask.dataframe as dd
+
+    from . import Result
+
+    con = _connection(connection)
+    uri = str(uri)
+    predicate = filters_sql(filters) or ""
+    columns = list(columns) if columns else []
+    version, paths, sizes = con._con.prune_table_files(uri, version, predicate)
+    meta = Result(con._con.read_table_files(uri, version, [], columns, predicate)).df()
+    groups, group, size = [], [], 0
+    for path, n in zip(paths, sizes):
+        if group and size + n > partition_bytes:
+            groups.append(tuple(group))
+            group, size = [], 0
+        group.append(path)
+        size += n
+    if group or not groups:
+        groups.append(tuple(group))
+    return dd.from_map(
+        _read_files,
+        groups,
+        uri=uri,
+        version=version,
+        columns=columns,
+        predicate=predicate,
+        meta=meta,
+        label="silt-read-delta",
+        enforce_metadata=False,
+    )

@@ -1,0 +1,323 @@
+// silt::DistributedJob and silt::RunDistributedTask (include/silt/distributed.h): the statement is
+// bound by its own command (commands/optimize.cc, reorg.cc), which hands its table and options
+// over instead of running; the ops layer plans, rewrites one bin per task and commits.
+#include "silt/distributed.h"
+
+#include <optional>
+#include <set>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "commands/command.h"
+#include "common/error_classes.h"
+#include "common/exception_status.h"
+#include "delta/scan.h"
+#include "delta/z85.h"
+#include "engine/engine.h"
+#include "ops/optimize.h"
+#include "planner/binder.h"
+#include "silt/arrow.h"
+#include "sql/parser.h"
+
+namespace silt {
+
+namespace {
+
+// The table at `table_uri` at `version` (nullopt: the latest), for the distributed calls.
+Result<planner::ResolvedTable> ResolveAt(planner::Binder& binder, std::string_view table_uri,
+                                         std::optional<int64_t> version, bool load_files = true) {
+  sql::TableName name;
+  name.path_format = "delta";
+  name.path = std::string(table_uri);
+  sql::TimeTravel travel;
+  travel.version = version;
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table,
+                        binder.ResolveTable(name, version ? &travel : nullptr,
+                                            /*must_exist=*/true, load_files));
+  if (!table.snapshot) {
+    return Status::NotFound("`" + name.path + "` is not a Delta table", errc::kDeltaTableNotFound);
+  }
+  return table;
+}
+
+// A command context for binding on `binder` outside a statement (no plans run).
+commands::CommandContext BindingContext(engine::SessionState& session, planner::Binder& binder) {
+  commands::CommandContext ctx;
+  ctx.catalog = session.db->catalog.get();
+  ctx.config = &session.config;
+  ctx.binder = &binder;
+  ctx.clock = session.db->clock;
+  ctx.pool = session.PoolForStatement();
+  return ctx;
+}
+
+std::string QuoteIdentifier(std::string_view name) {
+  std::string out = "`";
+  for (char c : name) out += c == '`' ? std::string("``") : std::string(1, c);
+  return out + "`";
+}
+
+}  // namespace
+
+struct DistributedJob::State {
+  std::string id;
+  std::string kind;  // the statement's QueryResult::statement ("optimize", "reorg")
+  std::shared_ptr<ObjectStore> store;
+  ops::OptimizeOptions options;
+  ops::OptimizePlan plan;
+  std::vector<std::string> tasks;
+  bool committed = false;
+};
+
+DistributedJob::DistributedJob(std::unique_ptr<State> state) : state_(std::move(state)) {}
+DistributedJob::~DistributedJob() = default;
+size_t DistributedJob::num_tasks() const { return state_->tasks.size(); }
+const std::string& DistributedJob::task(size_t i) const { return state_->tasks.at(i); }
+int64_t DistributedJob::read_version() const { return state_->plan.snapshot->version(); }
+
+Result<std::unique_ptr<DistributedJob>> DistributedJob::Plan(Connection& con,
+                                                             std::string_view statement) {
+  SILT_ASSIGN_OR_RETURN(sql::StatementNode stmt,
+                        CatchAsStatus([&] { return sql::ParseStatement(statement); }));
+  auto state = std::make_unique<State>();
+  if (stmt->kind == sql::StatementKind::kOptimize) {
+    state->kind = "optimize";
+  } else if (stmt->kind == sql::StatementKind::kReorg) {
+    state->kind = "reorg";
+  } else {
+    return Status::NotImplemented(
+        "only OPTIMIZE and REORG TABLE … APPLY (PURGE) run distributed so far",
+        errc::kNotImplemented);
+  }
+  engine::SessionState& session = con.session();
+  std::optional<planner::ResolvedTable> table;
+  session.plan_optimize = [&](const planner::ResolvedTable& t, const ops::OptimizeOptions& o) {
+    table = t;
+    state->options = o;
+    return Status::OK();
+  };
+  Result<std::unique_ptr<QueryResult>> bound =
+      CatchAsStatus([&] { return session.Execute(*stmt); });
+  session.plan_optimize = nullptr;
+  SILT_RETURN_NOT_OK(bound.status());
+  if (!table) return Status::Internal("the statement did not reach OPTIMIZE's planning");
+  // The rewrites run on the workers: the client's pool and cancel flag (the statement's) are not
+  // the commit's business.
+  state->options.pool = nullptr;
+  state->options.cancelled = nullptr;
+  state->store = table->store;
+  SILT_ASSIGN_OR_RETURN(state->plan,
+                        ops::PlanOptimize(table->store, table->snapshot, state->options));
+  state->id = delta::Uuid::Random().ToString();
+  for (size_t b = 0; b < state->plan.bins.size(); ++b) {
+    ops::OptimizeTask task;
+    task.job = state->id;
+    task.table_uri = table->location;
+    task.version = table->snapshot->version();
+    task.bin = static_cast<int64_t>(b);
+    task.mode = state->options.mode;
+    task.zorder_by = state->options.zorder_by;
+    task.max_file_size = state->options.max_file_size;
+    for (const delta::AddFile* f : state->plan.bins[b]) task.files.push_back(*f);
+    state->tasks.push_back(ops::SerializeOptimizeTask(task));
+  }
+  return std::unique_ptr<DistributedJob>(new DistributedJob(std::move(state)));
+}
+
+Result<std::unique_ptr<QueryResult>> DistributedJob::Commit(
+    const std::vector<std::string>& outputs) {
+  State& s = *state_;
+  if (s.committed) {
+    return Status::InvalidArgument("this distributed job was already committed",
+                                   "SILT_INVALID_DISTRIBUTED_TASK");
+  }
+  if (outputs.size() != s.tasks.size()) {
+    return Status::InvalidArgument(std::to_string(outputs.size()) + " outputs for " +
+                                       std::to_string(s.tasks.size()) + " tasks",
+                                   "SILT_INVALID_DISTRIBUTED_TASK");
+  }
+  std::vector<std::vector<delta::AddFile>> added(s.tasks.size());
+  std::set<int64_t> seen;
+  for (const std::string& text : outputs) {
+    SILT_ASSIGN_OR_RETURN(ops::OptimizeOutput out, ops::ParseOptimizeOutput(text));
+    if (out.job != s.id || out.bin < 0 || out.bin >= static_cast<int64_t>(s.tasks.size()) ||
+        !seen.insert(out.bin).second) {
+      return Status::InvalidArgument(
+          "an output of another job, or a task's output given twice (bin " +
+              std::to_string(out.bin) + ")",
+          "SILT_INVALID_DISTRIBUTED_TASK");
+    }
+    added[static_cast<size_t>(out.bin)] = std::move(out.added);
+  }
+  SILT_ASSIGN_OR_RETURN(ops::OptimizeResult result,
+                        ops::CommitOptimize(s.store, s.plan, std::move(added), s.options));
+  s.committed = true;
+  SILT_ASSIGN_OR_RETURN(DataChunk row, ops::OptimizeResultChunk(result));
+  std::vector<DataChunk> chunks;
+  chunks.push_back(std::move(row));
+  auto out = std::make_unique<QueryResult>(ops::OptimizeResultSchema(), std::move(chunks));
+  out->statement = s.kind;
+  return out;
+}
+
+Result<std::string> RunDistributedTask(Connection& con, std::string_view text) {
+  SILT_ASSIGN_OR_RETURN(ops::OptimizeTask task, ops::ParseOptimizeTask(text));
+  engine::SessionState& session = con.session();
+  planner::Binder binder(session.StatementBinderContext());
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table,
+                        ResolveAt(binder, task.table_uri, task.version));
+  // The bin's files as the planned version has them: a task naming other files is refused.
+  std::unordered_map<std::string_view, const delta::AddFile*> live;
+  for (const delta::AddFile& f : table.snapshot->files()) live.emplace(f.path, &f);
+  std::vector<const delta::AddFile*> bin;
+  for (const delta::AddFile& f : task.files) {
+    auto it = live.find(f.path);
+    if (it == live.end()) {
+      return Status::InvalidArgument(
+          "the task names " + f.path + ", not a file of version " + std::to_string(task.version),
+          "SILT_INVALID_DISTRIBUTED_TASK");
+    }
+    bin.push_back(it->second);
+  }
+  commands::CommandContext ctx = BindingContext(session, binder);
+  ops::OptimizeOptions o;
+  o.mode = task.mode;
+  o.zorder_by = task.zorder_by;
+  o.max_file_size = task.max_file_size;
+  o.clock = session.db->clock;
+  o.pool = ctx.pool;
+  o.cancelled = session.cancelled;
+  o.read_confinement = table.snapshot->read_confinement();
+  SILT_ASSIGN_OR_RETURN(o.row_validator, commands::MakeRowValidator(table.snapshot->metadata(),
+                                                                    table.snapshot->schema(), ctx));
+  ops::OptimizeOutput out;
+  out.job = task.job;
+  out.bin = task.bin;
+  SILT_ASSIGN_OR_RETURN(out.added, CatchAsStatus([&] {
+                          return ops::RewriteOptimizeBin(table.store, table.snapshot, bin, o);
+                        }));
+  return ops::SerializeOptimizeOutput(out);
+}
+
+Result<std::unique_ptr<QueryResult>> VacuumWithDeleter(Connection& con, std::string_view statement,
+                                                       FileDeleter deleter) {
+  SILT_ASSIGN_OR_RETURN(sql::StatementNode stmt,
+                        CatchAsStatus([&] { return sql::ParseStatement(statement); }));
+  if (stmt->kind != sql::StatementKind::kVacuum) {
+    return Status::NotImplemented("VacuumWithDeleter runs VACUUM statements only",
+                                  errc::kNotImplemented);
+  }
+  engine::SessionState& session = con.session();
+  session.delete_files = [&](const std::string& location, std::span<const std::string_view> keys,
+                             std::span<Status> statuses) {
+    std::vector<Status> out = deleter(location, std::vector<std::string>(keys.begin(), keys.end()));
+    for (size_t i = 0; i < statuses.size(); ++i) {
+      statuses[i] =
+          i < out.size()
+              ? std::move(out[i])
+              : Status::IoError("the deleter reported no status for " + std::string(keys[i]));
+    }
+  };
+  Result<std::unique_ptr<QueryResult>> r = CatchAsStatus([&] { return session.Execute(*stmt); });
+  session.delete_files = nullptr;
+  return r;
+}
+
+Result<std::vector<Status>> DeleteTableFiles(Connection& con, std::string_view table_uri,
+                                             const std::vector<std::string>& keys) {
+  for (const std::string& k : keys) {
+    const bool climbs = k == ".." || k.starts_with("../") || k.find("/../") != std::string::npos ||
+                        k.ends_with("/..");
+    if (k.empty() || k.front() == '/' || k.find("://") != std::string::npos || climbs ||
+        k.starts_with("_delta_log/")) {
+      return Status::InvalidArgument("not a file below the table root: " + k,
+                                     "SILT_INVALID_DISTRIBUTED_TASK");
+    }
+  }
+  engine::SessionState& session = con.session();
+  planner::Binder binder(session.StatementBinderContext());
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table,
+                        ResolveAt(binder, table_uri, std::nullopt, /*load_files=*/false));
+  if (!table.store) {
+    SILT_ASSIGN_OR_RETURN(table.store, planner::OpenTableStore(table.location, session.db->clock));
+  }
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::vector<Status> statuses(keys.size());
+  table.store->DeleteKeys(views, statuses);
+  return statuses;
+}
+
+Result<TableFiles> PruneTableFiles(Connection& con, std::string_view table_uri,
+                                   std::optional<int64_t> version, std::string_view predicate) {
+  engine::SessionState& session = con.session();
+  planner::Binder binder(session.StatementBinderContext());
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table, ResolveAt(binder, table_uri, version));
+  TableFiles out;
+  out.version = table.snapshot->version();
+  std::optional<std::unordered_set<const delta::AddFile*>> candidates;
+  if (!predicate.empty()) {
+    SILT_ASSIGN_OR_RETURN(sql::ExprNode where,
+                          CatchAsStatus([&] { return sql::ParseExpression(predicate); }));
+    commands::CommandContext ctx = BindingContext(session, binder);
+    SILT_ASSIGN_OR_RETURN(commands::TablePredicate pred,
+                          commands::BindTablePredicate(where.get(), *table.snapshot, "", ctx));
+    SILT_ASSIGN_OR_RETURN(candidates, commands::CandidateFiles(pred, table.snapshot, ctx));
+  }
+  for (const delta::AddFile& f : table.snapshot->files()) {
+    if (candidates && !candidates->contains(&f)) continue;
+    out.paths.push_back(f.path);
+    out.sizes.push_back(f.size);
+  }
+  return out;
+}
+
+Result<std::unique_ptr<QueryResult>> ReadTableFiles(Connection& con, std::string_view table_uri,
+                                                    int64_t version,
+                                                    const std::vector<std::string>& paths,
+                                                    const std::vector<std::string>& columns,
+                                                    std::string_view predicate) {
+  engine::SessionState& session = con.session();
+  planner::Binder binder(session.StatementBinderContext());
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table, ResolveAt(binder, table_uri, version));
+  std::unordered_map<std::string_view, const delta::AddFile*> live;
+  for (const delta::AddFile& f : table.snapshot->files()) live.emplace(f.path, &f);
+  std::vector<const delta::AddFile*> files;
+  for (const std::string& p : paths) {
+    auto it = live.find(p);
+    if (it == live.end()) {
+      return Status::InvalidArgument("not a file of version " + std::to_string(version) + ": " + p,
+                                     "SILT_INVALID_DISTRIBUTED_TASK");
+    }
+    files.push_back(it->second);
+  }
+  if (!predicate.empty()) {  // one expression, never more SQL
+    SILT_RETURN_NOT_OK(CatchAsStatus([&] { return sql::ParseExpression(predicate); }).status());
+  }
+  SILT_ASSIGN_OR_RETURN(std::unique_ptr<delta::TableScan> scan,
+                        delta::TableScan::Make(table.snapshot));
+  std::vector<DataChunk> chunks;
+  for (const delta::AddFile* f : files) {
+    SILT_RETURN_NOT_OK(scan->ScanFile(*f, [&](DataChunk& c) {
+      if (c.size()) chunks.push_back(std::move(c));
+      return Status::OK();
+    }));
+  }
+  // The predicate and the projection are a query over the rows read: the same evaluation,
+  // casts and errors as SELECT.
+  const std::string view = "__silt_read_" + delta::Uuid::Random().ToString().substr(0, 8);
+  SILT_RETURN_NOT_OK(RegisterTemporaryView(con, view, scan->output_schema(), std::move(chunks)));
+  std::string select;
+  for (const std::string& c : columns) select += (select.empty() ? "" : ", ") + QuoteIdentifier(c);
+  std::string query = "SELECT " + (select.empty() ? std::string("*") : select) + " FROM " + view;
+  if (!predicate.empty()) query += " WHERE " + std::string(predicate);
+  Result<std::unique_ptr<QueryResult>> rows = con.Query(query);
+  Status dropped = DropTemporaryView(con, view);
+  SILT_RETURN_NOT_OK(rows.status());
+  SILT_RETURN_NOT_OK(dropped);
+  return rows;
+}
+
+}  // namespace silt
