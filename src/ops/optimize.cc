@@ -743,6 +743,8 @@ const char* ModeName(OptimizeOptions::Mode m) {
       return "zorder";
     case OptimizeOptions::Mode::kReorgPurge:
       return "purge";
+    case OptimizeOptions::Mode::kUpgradeUniform:
+      return "upgradeUniform";
     case OptimizeOptions::Mode::kCompact:
       break;
   }
@@ -819,6 +821,8 @@ Result<OptimizeTask> ParseOptimizeTask(std::string_view json) {
     t.mode = OptimizeOptions::Mode::kZOrder;
   } else if (mode == "purge") {
     t.mode = OptimizeOptions::Mode::kReorgPurge;
+  } else if (mode == "upgradeUniform") {
+    t.mode = OptimizeOptions::Mode::kUpgradeUniform;
   } else if (mode != "compact") {
     return BadTask("unknown mode " + std::string(mode));
   }
