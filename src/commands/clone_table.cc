@@ -150,8 +150,8 @@ Result<planner::ResolvedTable> ResolveSource(const sql::CreateTableStatement& st
 // The target's metadata made from the source's: new id (an existing target's id when it is
 // replaced), no name/description of the source, TBLPROPERTIES over the source's configuration.
 Result<delta::Metadata> TargetMetadata(const sql::CreateTableStatement& stmt,
-                                       const delta::Snapshot& src,
-                                       const delta::Snapshot* existing, CommandContext& ctx) {
+                                       const delta::Snapshot& src, const delta::Snapshot* existing,
+                                       CommandContext& ctx) {
   delta::Metadata md = src.metadata();
   md.id = existing ? existing->metadata().id : delta::Uuid::Random().ToString();
   md.name = existing ? existing->metadata().name : std::nullopt;
@@ -171,8 +171,8 @@ Result<delta::Metadata> TargetMetadata(const sql::CreateTableStatement& stmt,
 // feature the replaced table's protocol has (Delta never downgrades a protocol on CLONE).
 delta::Protocol TargetProtocol(const delta::Snapshot& src, const delta::Metadata& md,
                                const delta::Snapshot* existing) {
-  delta::Protocol p = delta::WithFeatures(src.protocol(),
-                                          delta::FeaturesForMetadata(src.schema(), md.configuration));
+  delta::Protocol p = delta::WithFeatures(
+      src.protocol(), delta::FeaturesForMetadata(src.schema(), md.configuration));
   if (existing) p = delta::WithFeatures(p, delta::ProtocolFeatures(existing->protocol()));
   return p;
 }
@@ -274,14 +274,17 @@ Result<CommandResult> CloneTable(const sql::CreateTableStatement& stmt, CommandC
   params.Set("isShallow", shallow ? "true" : "false");
   txn.SetOperation("CLONE", params);
   const std::vector<std::pair<std::string, int64_t>> metrics = {
-      {"sourceTableSize", source_bytes}, {"sourceNumOfFiles", static_cast<int64_t>(s.files().size())},
-      {"numRemovedFiles", removed},      {"numCopiedFiles", copied},
-      {"removedFilesSize", removed_bytes}, {"copiedFilesSize", copied_bytes}};
+      {"sourceTableSize", source_bytes},
+      {"sourceNumOfFiles", static_cast<int64_t>(s.files().size())},
+      {"numRemovedFiles", removed},
+      {"numCopiedFiles", copied},
+      {"removedFilesSize", removed_bytes},
+      {"copiedFilesSize", copied_bytes}};
   for (const auto& [k, v] : metrics) txn.SetMetric(k, v);
   SILT_RETURN_NOT_OK(txn.Commit().status());
   if (target.catalog && !exists) {
-    planner::TableEntry e{target.schema,  target.name, target.location, target.managed, "delta",
-                          "",             "",          {},              ""};
+    planner::TableEntry e{
+        target.schema, target.name, target.location, target.managed, "delta", "", "", {}, ""};
     SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
   }
   // Delta's output row: source_table_size, source_num_of_files, num_removed_files,
@@ -344,9 +347,15 @@ Result<CommandResult> CreateTableLike(const sql::CreateTableStatement& stmt, Com
   txn.SetOperation("CREATE TABLE", params);
   SILT_RETURN_NOT_OK(txn.Commit().status());
   if (target.catalog) {
-    planner::TableEntry e{target.schema, target.name,           target.location, target.managed,
-                          "delta",       "",
-                          md.description.value_or(""), {}, ""};
+    planner::TableEntry e{target.schema,
+                          target.name,
+                          target.location,
+                          target.managed,
+                          "delta",
+                          "",
+                          md.description.value_or(""),
+                          {},
+                          ""};
     SILT_RETURN_NOT_OK(ctx.catalog->RegisterTable(e));
   }
   return CommandResult{};

@@ -32,7 +32,6 @@ std::string CommentMetadata(const std::string& comment) {
   return out + "}";
 }
 
-
 // CREATE TABLE … CLUSTER BY over an existing table (Delta's
 // validateClusteringColumnsInSnapshot): the columns must be the table's clustering columns.
 Status CheckSameClustering(const delta::Snapshot& snap, const std::vector<std::string>& given) {
@@ -181,7 +180,7 @@ Result<CommandResult> CreateFileSourceTable(const sql::CreateTableStatement& stm
 }  // namespace
 
 Result<CreateTarget> ResolveCreateTarget(const sql::TableName& tn, const std::string& location,
-                             CommandContext& ctx) {
+                                         CommandContext& ctx) {
   CreateTarget t;
   if (tn.is_path()) {
     t.location = tn.path;

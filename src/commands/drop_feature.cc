@@ -43,30 +43,62 @@ constexpr int64_t kDayMs = 24LL * 3600 * 1000;
 // Features Delta knows (TableFeature.allSupportedFeaturesMap): a name outside this list is
 // DELTA_FEATURE_DROP_UNSUPPORTED_CLIENT_FEATURE.
 const std::vector<std::string>& KnownFeatures() {
-  static const std::vector<std::string> k = {
-      "appendOnly",          "invariants",           "checkConstraints",
-      "changeDataFeed",      "generatedColumns",     "columnMapping",
-      "identityColumns",     "timestampNtz",         "deletionVectors",
-      "rowTracking",         "domainMetadata",       "icebergCompatV1",
-      "icebergCompatV2",     "icebergCompatV3",      "clustering",
-      "allowColumnDefaults", "v2Checkpoint",         "typeWidening",
-      "typeWidening-preview", "inCommitTimestamp",   "vacuumProtocolCheck",
-      "checkpointProtection", "variantType",         "variantType-preview",
-      "variantShredding",    "variantShredding-preview", "coordinatedCommits-preview",
-      "catalogManaged",      "catalogOwned-preview", "redirectReaderWriter-preview",
-      "redirectWriterOnly-preview", "materializePartitionColumns", "geospatial"};
+  static const std::vector<std::string> k = {"appendOnly",
+                                             "invariants",
+                                             "checkConstraints",
+                                             "changeDataFeed",
+                                             "generatedColumns",
+                                             "columnMapping",
+                                             "identityColumns",
+                                             "timestampNtz",
+                                             "deletionVectors",
+                                             "rowTracking",
+                                             "domainMetadata",
+                                             "icebergCompatV1",
+                                             "icebergCompatV2",
+                                             "icebergCompatV3",
+                                             "clustering",
+                                             "allowColumnDefaults",
+                                             "v2Checkpoint",
+                                             "typeWidening",
+                                             "typeWidening-preview",
+                                             "inCommitTimestamp",
+                                             "vacuumProtocolCheck",
+                                             "checkpointProtection",
+                                             "variantType",
+                                             "variantType-preview",
+                                             "variantShredding",
+                                             "variantShredding-preview",
+                                             "coordinatedCommits-preview",
+                                             "catalogManaged",
+                                             "catalogOwned-preview",
+                                             "redirectReaderWriter-preview",
+                                             "redirectWriterOnly-preview",
+                                             "materializePartitionColumns",
+                                             "geospatial"};
   return k;
 }
 
 // Delta's RemovableFeature objects; of these, silt implements the ones DropFeature handles below.
 const std::vector<std::string>& RemovableFeatures() {
-  static const std::vector<std::string> k = {
-      "checkConstraints",    "columnMapping",       "identityColumns",
-      "deletionVectors",     "rowTracking",         "domainMetadata",
-      "v2Checkpoint",        "typeWidening",        "typeWidening-preview",
-      "inCommitTimestamp",   "vacuumProtocolCheck", "checkpointProtection",
-      "coordinatedCommits-preview", "catalogOwned-preview", "redirectReaderWriter-preview",
-      "redirectWriterOnly-preview", "materializePartitionColumns", "geospatial"};
+  static const std::vector<std::string> k = {"checkConstraints",
+                                             "columnMapping",
+                                             "identityColumns",
+                                             "deletionVectors",
+                                             "rowTracking",
+                                             "domainMetadata",
+                                             "v2Checkpoint",
+                                             "typeWidening",
+                                             "typeWidening-preview",
+                                             "inCommitTimestamp",
+                                             "vacuumProtocolCheck",
+                                             "checkpointProtection",
+                                             "coordinatedCommits-preview",
+                                             "catalogOwned-preview",
+                                             "redirectReaderWriter-preview",
+                                             "redirectWriterOnly-preview",
+                                             "materializePartitionColumns",
+                                             "geospatial"};
   return k;
 }
 
@@ -159,9 +191,9 @@ class FeatureDropper {
     }
     if (SnapshotClean(*snap, feature_)) return false;
     if (feature_ == "inCommitTimestamp") {
-      SILT_RETURN_NOT_OK(UnsetProperties(snap, {"delta.enableInCommitTimestamps",
-                                                "delta.inCommitTimestampEnablementVersion",
-                                                "delta.inCommitTimestampEnablementTimestamp"}));
+      SILT_RETURN_NOT_OK(UnsetProperties(
+          snap, {"delta.enableInCommitTimestamps", "delta.inCommitTimestampEnablementVersion",
+                 "delta.inCommitTimestampEnablementTimestamp"}));
       return true;
     }
     // deletionVectors: stop new DVs first, then rewrite the files that have one.
@@ -223,10 +255,10 @@ class FeatureDropper {
       SILT_ASSIGN_OR_RETURN(snap, Latest());
       Status st = delta::WriteCheckpoint(*t_.store, *snap);
       if (!st.ok()) {
-        return Status::IoError("Dropping " + feature_ +
-                                   " failed due to a failure in checkpoint creation: " +
-                                   st.message(),
-                               errc::kDeltaFeatureDropCheckpointFailed);
+        return Status::IoError(
+            "Dropping " + feature_ +
+                " failed due to a failure in checkpoint creation: " + st.message(),
+            errc::kDeltaFeatureDropCheckpointFailed);
       }
     }
     return Status::OK();
@@ -276,7 +308,12 @@ Result<CommandResult> DropFeature(const sql::AlterTableStatement& stmt,
                                        "and not a table feature.",
                                    errc::kDeltaFeatureDropFeatureIsDeltaProperty);
   }
-  if (!Contains(KnownFeatures(), feature)) {
+  // Delta looks names up case-insensitively (featureNameToFeature) but checks the protocol for the
+  // name as written.
+  const bool known =
+      std::any_of(KnownFeatures().begin(), KnownFeatures().end(),
+                  [&](const std::string& f) { return planner::LowerName(f) == lower; });
+  if (!known) {
     return Status::NotImplemented("Cannot drop " + feature +
                                       " because it is not supported by this Delta version. "
                                       "Consider using Delta with a higher version.",
@@ -355,8 +392,7 @@ Result<CommandResult> DropFeature(const sql::AlterTableStatement& stmt,
   } else {
     cleanup.truncation = delta::CutoffTruncation::kDay;
   }
-  SILT_RETURN_NOT_OK(
-      delta::CleanupExpiredLogs(*t.store, *latest, *ctx.clock, cleanup).status());
+  SILT_RETURN_NOT_OK(delta::CleanupExpiredLogs(*t.store, *latest, *ctx.clock, cleanup).status());
   SILT_ASSIGN_OR_RETURN(bool in_history, HistoryContainsFeature(t.store, *latest, feature));
   if (in_history) {
     return Status::InvalidArgument(

@@ -438,8 +438,8 @@ struct AlterTableStatement : Statement {
   TypePtr new_type;
   std::optional<bool> set_not_null;  // true: SET NOT NULL, false: DROP NOT NULL
   std::optional<std::string> new_comment;
-  std::optional<TtlClause> ttl;  // kSetTtl (nullopt: drop)
-  std::string feature;           // kDropFeature: the table feature's name as written
+  std::optional<TtlClause> ttl;   // kSetTtl (nullopt: drop)
+  std::string feature;            // kDropFeature: the table feature's name as written
   bool truncate_history = false;  // kDropFeature … TRUNCATE HISTORY
 };
 

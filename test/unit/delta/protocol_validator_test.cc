@@ -424,7 +424,8 @@ TEST(RemoveFeatureTest, NormalizesLikeDelta) {
   legacy.min_reader_version = 1;
   legacy.min_writer_version = 2;
   EXPECT_EQ(RemoveFeature(dv, "deletionVectors"), legacy);
-  Protocol protected_p = RemoveFeature(WithFeatures(dv, {"checkpointProtection"}), "deletionVectors");
+  Protocol protected_p =
+      RemoveFeature(WithFeatures(dv, {"checkpointProtection"}), "deletionVectors");
   EXPECT_EQ(protected_p.min_reader_version, 1);
   EXPECT_EQ(protected_p.min_writer_version, 7);
   EXPECT_FALSE(protected_p.reader_features);
@@ -437,18 +438,17 @@ TEST(RemoveFeatureTest, NormalizesLikeDelta) {
   EXPECT_EQ(RemoveFeature(three, "checkConstraints"), legacy);
   Protocol no_inv = RemoveFeature(three, "invariants");
   EXPECT_EQ(no_inv.min_writer_version, 7);
-  EXPECT_EQ(*no_inv.writer_features,
-            (std::vector<std::string>{"appendOnly", "checkConstraints"}));
+  EXPECT_EQ(*no_inv.writer_features, (std::vector<std::string>{"appendOnly", "checkConstraints"}));
 }
 
 TEST(DropFeatureLogTest, DeletionVectorsDropValidatesAndDowngrades) {
   std::string tmpl = (fs::temp_directory_path() / "silt-dropfeature-XXXXXX").string();
   ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
   const std::string dir = tmpl;
-  auto clock = std::make_shared<ManualClock>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count());
+  auto clock =
+      std::make_shared<ManualClock>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
   {
     DatabaseOptions opts;
     opts.warehouse = dir + "/wh";
