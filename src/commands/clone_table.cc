@@ -189,28 +189,9 @@ Result<CommandResult> CloneTable(const sql::CreateTableStatement& stmt, CommandC
             stmt.location + " at the same time as the path " + stmt.name.ToString() + ".",
         errc::kDeltaCloneAmbiguousTarget);
   }
-  SILT_ASSIGN_OR_RETURN(CreateTarget target, ResolveCreateTarget(stmt.name, stmt.location, ctx));
-  const bool exists = target.catalog && ctx.catalog->TableExists(target.schema, target.name);
-  if (exists && stmt.if_not_exists) return CommandResult{};
-  if (exists && !stmt.or_replace) {
-    return Status::AlreadyExists("Cannot create table or view `" + target.schema + "`.`" +
-                                     target.name + "` because it already exists.",
-                                 errc::kTableOrViewAlreadyExists);
-  }
-  if (stmt.replace_only && !exists && target.catalog) {
-    return Status::NotFound("The table " + target.display + " cannot be found.",
-                            errc::kTableOrViewNotFound);
-  }
-  if (exists) {
-    SILT_ASSIGN_OR_RETURN(planner::TableEntry e, ctx.catalog->GetTable(target.schema, target.name));
-    if (e.format != "delta") {
-      return Status::AlreadyExists("Cannot create table `" + target.schema + "`.`" + target.name +
-                                       "` because a " + e.format + " of that name exists.",
-                                   errc::kTableOrViewAlreadyExists);
-    }
-    target.location = e.location;
-    target.managed = e.managed;
-  }
+  SILT_ASSIGN_OR_RETURN(CreateTarget target, ResolveTableTarget(stmt, ctx));
+  if (target.skip) return CommandResult{};
+  const bool exists = target.exists;
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable src, ResolveSource(stmt, ctx));
   const delta::Snapshot& s = *src.snapshot;
 

@@ -160,21 +160,6 @@ Result<std::vector<planner::OutputColumn>> ViewColumns(const sql::TableName& nam
 // One row (or one per value) of BIGINT counters, e.g. num_affected_rows.
 CommandResult CountRows(const std::vector<std::pair<std::string, int64_t>>& counters);
 
-// Where CREATE [OR REPLACE] TABLE puts its table: a path, or a catalog name (its LOCATION, else
-// the managed location; an existing entry's location). Errors: too many name parts, a missing
-// schema, TABLE_OR_VIEW_ALREADY_EXISTS (without OR REPLACE / IF NOT EXISTS, or a view of that
-// name), TABLE_OR_VIEW_NOT_FOUND for REPLACE TABLE of a missing table.
-struct CreateTarget {
-  std::string location;
-  std::string display;  // delta.`/p` or spark_catalog.schema.name
-  bool catalog = false;
-  std::string schema, name;
-  bool managed = true;
-  bool exists = false;  // a catalog entry of that name exists
-  bool skip = false;    // IF NOT EXISTS and it exists: nothing to do
-};
-Result<CreateTarget> ResolveCreateTarget(const sql::CreateTableStatement& stmt,
-                                         CommandContext& ctx);
 // Where CREATE TABLE puts its table: a path (unmanaged), or a catalog name in an existing schema
 // (LOCATION, else the managed location). Errors: too many name parts, a missing schema.
 struct CreateTarget {
@@ -183,9 +168,15 @@ struct CreateTarget {
   bool catalog = false;
   std::string schema, name;
   bool managed = true;
+  bool exists = false;  // ResolveTableTarget: a catalog entry of that name exists
+  bool skip = false;    // ResolveTableTarget: IF NOT EXISTS and it exists, nothing to do
 };
 Result<CreateTarget> ResolveCreateTarget(const sql::TableName& tn, const std::string& location,
                                          CommandContext& ctx);
+// The same for CREATE [OR REPLACE] TABLE / REPLACE TABLE `stmt` over what the catalog holds (an
+// existing entry's location). Errors: TABLE_OR_VIEW_ALREADY_EXISTS (without OR REPLACE, or a
+// view of that name), TABLE_OR_VIEW_NOT_FOUND for REPLACE TABLE of a missing table.
+Result<CreateTarget> ResolveTableTarget(const sql::CreateTableStatement& stmt, CommandContext& ctx);
 Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx);
 // CREATE TABLE … [SHALLOW | DEEP] CLONE src and CREATE TABLE … LIKE src (clone_table.cc).
 Result<CommandResult> CloneTable(const sql::CreateTableStatement& stmt, CommandContext& ctx);

@@ -207,29 +207,15 @@ Result<CreateTarget> ResolveCreateTarget(const sql::TableName& tn, const std::st
   return t;
 }
 
-Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx) {
-  if (const auto* st = dynamic_cast<const sql::StreamingTableStatement*>(&stmt)) {
-    return StreamingTable(*st, ctx);
+Result<CreateTarget> ResolveTableTarget(const sql::CreateTableStatement& stmt,
+                                        CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(CreateTarget target, ResolveCreateTarget(stmt.name, stmt.location, ctx));
+  const bool exists = target.catalog && ctx.catalog->TableExists(target.schema, target.name);
+  target.exists = exists;
+  if (exists && stmt.if_not_exists) {
+    target.skip = true;
+    return target;
   }
-  using C = sql::CreateTableStatement::CopyFrom;
-  if (stmt.copy_from == C::kLike) return CreateTableLike(stmt, ctx);
-  if (stmt.copy_from != C::kNone) return CloneTable(stmt, ctx);
-  if (planner::IsFileSourceFormat(stmt.using_format)) return CreateFileSourceTable(stmt, ctx);
-  if (!stmt.using_format.empty() && stmt.using_format != "delta") {
-    return Status::NotImplemented("CREATE TABLE … USING " + stmt.using_format +
-                                      " is not supported; silt creates Delta tables",
-                                  errc::kSiltUnsupportedDataSource);
-  }
-  if (!stmt.cluster_by.empty() && !stmt.partition_by.empty()) {
-    return Status::InvalidArgument(
-        "Clustering and partitioning cannot both be specified. Please remove partitionedBy if you "
-        "want to create a Delta table with clustering.",
-        errc::kDeltaClusterByWithPartitionedBy);
-  }
-  std::string location = stmt.location;
-  SILT_ASSIGN_OR_RETURN(CreateTarget target, ResolveCreateTarget(stmt.name, location, ctx));
-  bool exists = target.catalog && ctx.catalog->TableExists(target.schema, target.name);
-  if (exists && stmt.if_not_exists) return CommandResult{};
   if (exists && !stmt.or_replace) {
     return Status::AlreadyExists("Cannot create table or view `" + target.schema + "`.`" +
                                      target.name + "` because it already exists.",
@@ -249,6 +235,31 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     target.location = e.location;
     target.managed = e.managed;
   }
+  return target;
+}
+
+Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx) {
+  if (const auto* st = dynamic_cast<const sql::StreamingTableStatement*>(&stmt)) {
+    return StreamingTable(*st, ctx);
+  }
+  using C = sql::CreateTableStatement::CopyFrom;
+  if (stmt.copy_from == C::kLike) return CreateTableLike(stmt, ctx);
+  if (stmt.copy_from != C::kNone) return CloneTable(stmt, ctx);
+  if (planner::IsFileSourceFormat(stmt.using_format)) return CreateFileSourceTable(stmt, ctx);
+  if (!stmt.using_format.empty() && stmt.using_format != "delta") {
+    return Status::NotImplemented("CREATE TABLE … USING " + stmt.using_format +
+                                      " is not supported; silt creates Delta tables",
+                                  errc::kSiltUnsupportedDataSource);
+  }
+  if (!stmt.cluster_by.empty() && !stmt.partition_by.empty()) {
+    return Status::InvalidArgument(
+        "Clustering and partitioning cannot both be specified. Please remove partitionedBy if you "
+        "want to create a Delta table with clustering.",
+        errc::kDeltaClusterByWithPartitionedBy);
+  }
+  SILT_ASSIGN_OR_RETURN(CreateTarget target, ResolveTableTarget(stmt, ctx));
+  if (target.skip) return CommandResult{};
+  const bool exists = target.exists;
   SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store,
                         planner::OpenTableStore(target.location, ctx.clock));
   Result<std::shared_ptr<const delta::Snapshot>> existing =
