@@ -24,6 +24,7 @@
 #include "common/error_classes.h"
 #include "delta/checkpoint_writer.h"
 #include "delta/history.h"
+#include "delta/json_util.h"
 #include "delta/log_cleanup.h"
 #include "delta/log_segment.h"
 #include "delta/table_features.h"
@@ -216,9 +217,10 @@ class FeatureDropper {
     SILT_ASSIGN_OR_RETURN(snap, Latest());
     Status st = delta::WriteCheckpoint(*t_.store, *snap);
     if (!st.ok()) {
-      return Status::IoError("Dropping " + feature_ +
-                                 " failed due to a failure in checkpoint creation: " + st.message(),
-                             errc::kDeltaFeatureDropCheckpointFailed);
+      return Status::IoError(
+          "Dropping " + feature_ +
+              " failed due to a failure in checkpoint creation: " + std::string(st.message()),
+          errc::kDeltaFeatureDropCheckpointFailed);
     }
     return Status::OK();
   }
@@ -257,7 +259,7 @@ class FeatureDropper {
       if (!st.ok()) {
         return Status::IoError(
             "Dropping " + feature_ +
-                " failed due to a failure in checkpoint creation: " + st.message(),
+                " failed due to a failure in checkpoint creation: " + std::string(st.message()),
             errc::kDeltaFeatureDropCheckpointFailed);
       }
     }
