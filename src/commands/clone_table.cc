@@ -220,19 +220,13 @@ Result<CommandResult> CloneTable(const sql::CreateTableStatement& stmt, CommandC
     if (!d.removed && name != kRowTrackingDomain) txn.SetDomain(d);
   }
 
-  const int64_t now = ctx.clock->NowMillis();
-  int64_t removed = 0, removed_bytes = 0;
-  if (existing) {
-    for (const auto& f : existing->files()) {
-      txn.Remove(delta::MakeRemove(f, now));
-      ++removed;
-      removed_bytes += f.size;
-    }
-  }
   SILT_ASSIGN_OR_RETURN(std::string src_base, AbsoluteBase(src.location));
   SILT_ASSIGN_OR_RETURN(std::string target_base, AbsoluteBase(target.location));
   int64_t source_bytes = 0, copied = 0, copied_bytes = 0;
-  std::set<std::string> copied_dvs;
+  std::set<std::string> copied_dvs, added;
+  auto logical_id = [](const delta::AddFile& a) {
+    return a.path + (a.deletion_vector ? "#" + a.deletion_vector->UniqueId() : "");
+  };
   for (const auto& f : s.files()) {
     source_bytes += f.size;
     delta::AddFile a;
@@ -247,7 +241,21 @@ Result<CommandResult> CloneTable(const sql::CreateTableStatement& stmt, CommandC
     a.data_change = true;
     a.base_row_id.reset();
     a.default_row_commit_version.reset();
+    added.insert(logical_id(a));
     txn.Add(std::move(a));
+  }
+  // OR REPLACE: the replaced table's files go, except those re-added as they are (a shallow clone
+  // replaced by a newer clone of the same source shares files with it; a commit may not both add
+  // and remove one path with the same DV).
+  const int64_t now = ctx.clock->NowMillis();
+  int64_t removed = 0, removed_bytes = 0;
+  if (existing) {
+    for (const auto& f : existing->files()) {
+      if (added.count(logical_id(f))) continue;
+      txn.Remove(delta::MakeRemove(f, now));
+      ++removed;
+      removed_bytes += f.size;
+    }
   }
   delta::StringMap params;
   params.Set("source", Json(src.display_name));

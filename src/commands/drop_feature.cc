@@ -215,7 +215,7 @@ class FeatureDropper {
     txn.SetOperation("Empty Commit");
     SILT_RETURN_NOT_OK(txn.Commit().status());
     SILT_ASSIGN_OR_RETURN(snap, Latest());
-    Status st = delta::WriteCheckpoint(*t_.store, *snap);
+    Status st = Checkpoint(*snap);
     if (!st.ok()) {
       return Status::IoError(
           "Dropping " + feature_ +
@@ -255,7 +255,7 @@ class FeatureDropper {
     SILT_RETURN_NOT_OK(txn.Commit().status());
     if (protect) {
       SILT_ASSIGN_OR_RETURN(snap, Latest());
-      Status st = delta::WriteCheckpoint(*t_.store, *snap);
+      Status st = Checkpoint(*snap);
       if (!st.ok()) {
         return Status::IoError(
             "Dropping " + feature_ +
@@ -267,6 +267,12 @@ class FeatureDropper {
   }
 
  private:
+  Status Checkpoint(const delta::Snapshot& snap) {
+    delta::CheckpointOptions o;
+    o.clock = ctx_.clock.get();
+    return delta::WriteCheckpoint(*t_.store, snap, o);
+  }
+
   Status UnsetProperties(const std::shared_ptr<const delta::Snapshot>& snap,
                          const std::vector<std::string>& keys) {
     delta::Metadata md = snap->metadata();
