@@ -43,14 +43,15 @@ const std::vector<std::string>& SupportedWriterFeatures() {
   // Features whose writer obligations silt meets (row tracking: Transaction assigns row ids;
   // NOT NULL, invariants, CHECK constraints and generated columns: WriteDataFiles, the last two
   // through the caller's RowValidator; identity columns and column defaults: the SQL commands,
-  // see commands/column_values.h). Others (icebergCompat, catalog-managed tables) are refused
-  // until built.
+  // see commands/column_values.h; checkpointProtection: log cleanup truncates nothing on such a
+  // table and checkpoints are only written at the latest version, log_cleanup.h). Others
+  // (icebergCompat, catalog-managed tables) are refused until built.
   static const std::vector<std::string> kFeatures = {
-      "appendOnly",           "invariants",         "deletionVectors",     "timestampNtz",
-      "domainMetadata",       "v2Checkpoint",       "vacuumProtocolCheck", "typeWidening",
-      "typeWidening-preview", "changeDataFeed",     "columnMapping",       "inCommitTimestamp",
-      "clustering",           "rowTracking",        "checkConstraints",    "generatedColumns",
-      "identityColumns",      "allowColumnDefaults"};
+      "appendOnly",           "invariants",          "deletionVectors",     "timestampNtz",
+      "domainMetadata",       "v2Checkpoint",        "vacuumProtocolCheck", "typeWidening",
+      "typeWidening-preview", "changeDataFeed",      "columnMapping",       "inCommitTimestamp",
+      "clustering",           "rowTracking",         "checkConstraints",    "generatedColumns",
+      "identityColumns",      "allowColumnDefaults", "checkpointProtection"};
   return kFeatures;
 }
 
