@@ -409,6 +409,7 @@ TEST_F(GeneratedColumnsLogTest, IdentityValuesStayUniqueUnderEightConcurrentWrit
 // ALTER TABLE … DROP FEATURE deletionVectors on a table silt made: every commit the procedure
 // writes passes ValidateCommit, and the protocol ends as Delta's: (1, 7) with checkpointProtection
 // after the fast drop, the legacy (1, 2) after TRUNCATE HISTORY — no reader feature either way.
+// The commits of SHALLOW and DEEP clones pass ValidateCommit as well.
 namespace silt::delta {
 namespace {
 
@@ -502,6 +503,25 @@ TEST(DropFeatureLogTest, DeletionVectorsDropValidatesAndDowngrades) {
       }
       EXPECT_GT(checked, 0);
       EXPECT_TRUE(exec("INSERT INTO " + t + " VALUES (4)").ok());
+    }
+    // Shallow and deep clones of a DV table (absolute paths and 'p' DVs, copied files), and a
+    // DELETE on the shallow clone, write logs that validate too.
+    const std::string src = "delta.`" + dir + "/csrc`";
+    ASSERT_TRUE(exec("CREATE TABLE " + src + " (id INT) USING DELTA").ok());
+    ASSERT_TRUE(exec("INSERT INTO " + src + " VALUES (1), (2), (3)").ok());
+    ASSERT_TRUE(exec("DELETE FROM " + src + " WHERE id = 2").ok());
+    for (const char* kind : {"SHALLOW", "DEEP"}) {
+      const std::string root = dir + "/c" + kind;
+      const std::string t = "delta.`" + root + "`";
+      Status st = exec("CREATE TABLE " + t + " " + kind + " CLONE " + src);
+      ASSERT_TRUE(st.ok()) << st.ToString();
+      ASSERT_TRUE(exec("DELETE FROM " + t + " WHERE id = 3").ok());
+      auto store = std::make_shared<LocalObjectStore>(root);
+      for (int64_t v = 0; v <= 1; ++v) {
+        auto bytes = store->Get(CommitKey(v));
+        ASSERT_TRUE(bytes.ok()) << v;
+        ValidateCommit(*bytes, CommitKey(v));
+      }
     }
   }
   fs::remove_all(dir);
