@@ -934,6 +934,8 @@ Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandCo
       return SetTtl(stmt, t, ctx);
     case A::kClusterBy:
       return ClusterBy(stmt, t, ctx);
+    case A::kDropFeature:
+      return DropFeature(stmt, t, ctx);
   }
   return Status::NotImplemented("this ALTER TABLE form is not implemented yet",
                                 errc::kNotImplemented);

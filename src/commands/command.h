@@ -171,13 +171,36 @@ Result<std::vector<planner::OutputColumn>> ViewColumns(const sql::TableName& nam
 // One row (or one per value) of BIGINT counters, e.g. num_affected_rows.
 CommandResult CountRows(const std::vector<std::pair<std::string, int64_t>>& counters);
 
+// Where CREATE TABLE puts its table: a path (unmanaged), or a catalog name in an existing schema
+// (LOCATION, else the managed location). Errors: too many name parts, a missing schema.
+struct CreateTarget {
+  std::string location;
+  std::string display;  // delta.`/p` or spark_catalog.schema.name
+  bool catalog = false;
+  std::string schema, name;
+  bool managed = true;
+  bool exists = false;  // ResolveTableTarget: a catalog entry of that name exists
+  bool skip = false;    // ResolveTableTarget: IF NOT EXISTS and it exists, nothing to do
+};
+Result<CreateTarget> ResolveCreateTarget(const sql::TableName& tn, const std::string& location,
+                                         CommandContext& ctx);
+// The same for CREATE [OR REPLACE] TABLE / REPLACE TABLE `stmt` over what the catalog holds (an
+// existing entry's location). Errors: TABLE_OR_VIEW_ALREADY_EXISTS (without OR REPLACE, or a
+// view of that name), TABLE_OR_VIEW_NOT_FOUND for REPLACE TABLE of a missing table.
+Result<CreateTarget> ResolveTableTarget(const sql::CreateTableStatement& stmt, CommandContext& ctx);
 Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx);
+// CREATE TABLE … [SHALLOW | DEEP] CLONE src and CREATE TABLE … LIKE src (clone_table.cc).
+Result<CommandResult> CloneTable(const sql::CreateTableStatement& stmt, CommandContext& ctx);
+Result<CommandResult> CreateTableLike(const sql::CreateTableStatement& stmt, CommandContext& ctx);
 Result<CommandResult> DropTable(const sql::DropTableStatement& stmt, CommandContext& ctx);
 Result<CommandResult> TruncateTable(const sql::TruncateStatement& stmt, CommandContext& ctx);
 Result<CommandResult> CreateView(const sql::CreateViewStatement& stmt,
                                  CommandContext& ctx);  // views.cc
 Result<CommandResult> DropView(const sql::DropViewStatement& stmt, CommandContext& ctx);
 Result<CommandResult> AlterTable(const sql::AlterTableStatement& stmt, CommandContext& ctx);
+// ALTER TABLE t DROP FEATURE f [TRUNCATE HISTORY] (drop_feature.cc), `t` resolved by AlterTable.
+Result<CommandResult> DropFeature(const sql::AlterTableStatement& stmt,
+                                  const planner::ResolvedTable& t, CommandContext& ctx);
 Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& ctx);
 Result<CommandResult> SchemaCommand(const sql::Statement& stmt,
                                     CommandContext& ctx);  // CREATE/DROP/USE/SHOW SCHEMAS

@@ -34,42 +34,6 @@ std::string CommentMetadata(const std::string& comment) {
   return out + "}";
 }
 
-struct Target {
-  std::string location;
-  std::string display;
-  bool catalog = false;
-  std::string schema, name;
-  bool managed = true;
-};
-
-Result<Target> ResolveTarget(const sql::TableName& tn, const std::string& location,
-                             CommandContext& ctx) {
-  Target t;
-  if (tn.is_path()) {
-    t.location = tn.path;
-    t.display = "delta.`" + tn.path + "`";
-    t.managed = false;
-    return t;
-  }
-  if (tn.parts.size() > 2 &&
-      !(tn.parts.size() == 3 && planner::LowerName(tn.parts[0]) == "spark_catalog")) {
-    return Status::InvalidArgument(tn.ToString() + " has too many name parts.",
-                                   errc::kRequiresSinglePartNamespace);
-  }
-  t.catalog = true;
-  t.schema = planner::LowerName(tn.parts.size() >= 2 ? tn.parts[tn.parts.size() - 2]
-                                                     : *ctx.current_schema);
-  t.name = planner::LowerName(tn.parts.back());
-  if (!ctx.catalog->SchemaExists(t.schema)) {
-    return Status::NotFound("The schema `" + t.schema + "` cannot be found.",
-                            errc::kSchemaNotFound);
-  }
-  t.display = "spark_catalog." + t.schema + "." + t.name;
-  t.managed = location.empty();
-  t.location = location.empty() ? ctx.catalog->ManagedLocation(t.schema, t.name) : location;
-  return t;
-}
-
 // CREATE TABLE … CLUSTER BY over an existing table (Delta's
 // validateClusteringColumnsInSnapshot): the columns must be the table's clustering columns.
 Status CheckSameClustering(const delta::Snapshot& snap, const std::vector<std::string>& given) {
@@ -111,7 +75,7 @@ Result<CommandResult> CreateFileSourceTable(const sql::CreateTableStatement& stm
       return unsupported("DEFAULT, GENERATED or IDENTITY columns");
   }
   if (format == "json" && !stmt.partition_by.empty()) return unsupported("PARTITIONED BY");
-  SILT_ASSIGN_OR_RETURN(Target target, ResolveTarget(stmt.name, stmt.location, ctx));
+  SILT_ASSIGN_OR_RETURN(CreateTarget target, ResolveCreateTarget(stmt.name, stmt.location, ctx));
   if (ctx.catalog->TableExists(target.schema, target.name)) {
     if (stmt.if_not_exists) return CommandResult{};
     return Status::AlreadyExists("Cannot create table or view `" + target.schema + "`.`" +
@@ -217,26 +181,43 @@ Result<CommandResult> CreateFileSourceTable(const sql::CreateTableStatement& stm
 
 }  // namespace
 
-Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx) {
-  if (const auto* st = dynamic_cast<const sql::StreamingTableStatement*>(&stmt)) {
-    return StreamingTable(*st, ctx);
+Result<CreateTarget> ResolveCreateTarget(const sql::TableName& tn, const std::string& location,
+                                         CommandContext& ctx) {
+  CreateTarget t;
+  if (tn.is_path()) {
+    t.location = tn.path;
+    t.display = "delta.`" + tn.path + "`";
+    t.managed = false;
+    return t;
   }
-  if (planner::IsFileSourceFormat(stmt.using_format)) return CreateFileSourceTable(stmt, ctx);
-  if (!stmt.using_format.empty() && stmt.using_format != "delta") {
-    return Status::NotImplemented("CREATE TABLE … USING " + stmt.using_format +
-                                      " is not supported; silt creates Delta tables",
-                                  errc::kSiltUnsupportedDataSource);
+  if (tn.parts.size() > 2 &&
+      !(tn.parts.size() == 3 && planner::LowerName(tn.parts[0]) == "spark_catalog")) {
+    return Status::InvalidArgument(tn.ToString() + " has too many name parts.",
+                                   errc::kRequiresSinglePartNamespace);
   }
-  if (!stmt.cluster_by.empty() && !stmt.partition_by.empty()) {
-    return Status::InvalidArgument(
-        "Clustering and partitioning cannot both be specified. Please remove partitionedBy if you "
-        "want to create a Delta table with clustering.",
-        errc::kDeltaClusterByWithPartitionedBy);
+  t.catalog = true;
+  t.schema = planner::LowerName(tn.parts.size() >= 2 ? tn.parts[tn.parts.size() - 2]
+                                                     : *ctx.current_schema);
+  t.name = planner::LowerName(tn.parts.back());
+  if (!ctx.catalog->SchemaExists(t.schema)) {
+    return Status::NotFound("The schema `" + t.schema + "` cannot be found.",
+                            errc::kSchemaNotFound);
   }
-  std::string location = stmt.location;
-  SILT_ASSIGN_OR_RETURN(Target target, ResolveTarget(stmt.name, location, ctx));
-  bool exists = target.catalog && ctx.catalog->TableExists(target.schema, target.name);
-  if (exists && stmt.if_not_exists) return CommandResult{};
+  t.display = "spark_catalog." + t.schema + "." + t.name;
+  t.managed = location.empty();
+  t.location = location.empty() ? ctx.catalog->ManagedLocation(t.schema, t.name) : location;
+  return t;
+}
+
+Result<CreateTarget> ResolveTableTarget(const sql::CreateTableStatement& stmt,
+                                        CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(CreateTarget target, ResolveCreateTarget(stmt.name, stmt.location, ctx));
+  const bool exists = target.catalog && ctx.catalog->TableExists(target.schema, target.name);
+  target.exists = exists;
+  if (exists && stmt.if_not_exists) {
+    target.skip = true;
+    return target;
+  }
   if (exists && !stmt.or_replace) {
     return Status::AlreadyExists("Cannot create table or view `" + target.schema + "`.`" +
                                      target.name + "` because it already exists.",
@@ -256,6 +237,31 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     target.location = e.location;
     target.managed = e.managed;
   }
+  return target;
+}
+
+Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, CommandContext& ctx) {
+  if (const auto* st = dynamic_cast<const sql::StreamingTableStatement*>(&stmt)) {
+    return StreamingTable(*st, ctx);
+  }
+  using C = sql::CreateTableStatement::CopyFrom;
+  if (stmt.copy_from == C::kLike) return CreateTableLike(stmt, ctx);
+  if (stmt.copy_from != C::kNone) return CloneTable(stmt, ctx);
+  if (planner::IsFileSourceFormat(stmt.using_format)) return CreateFileSourceTable(stmt, ctx);
+  if (!stmt.using_format.empty() && stmt.using_format != "delta") {
+    return Status::NotImplemented("CREATE TABLE … USING " + stmt.using_format +
+                                      " is not supported; silt creates Delta tables",
+                                  errc::kSiltUnsupportedDataSource);
+  }
+  if (!stmt.cluster_by.empty() && !stmt.partition_by.empty()) {
+    return Status::InvalidArgument(
+        "Clustering and partitioning cannot both be specified. Please remove partitionedBy if you "
+        "want to create a Delta table with clustering.",
+        errc::kDeltaClusterByWithPartitionedBy);
+  }
+  SILT_ASSIGN_OR_RETURN(CreateTarget target, ResolveTableTarget(stmt, ctx));
+  if (target.skip) return CommandResult{};
+  const bool exists = target.exists;
   SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store,
                         planner::OpenTableStore(target.location, ctx.clock));
   Result<std::shared_ptr<const delta::Snapshot>> existing =

@@ -44,14 +44,15 @@ const std::vector<std::string>& SupportedWriterFeatures() {
   // NOT NULL, invariants, CHECK constraints and generated columns: WriteDataFiles, the last two
   // through the caller's RowValidator; identity columns and column defaults: the SQL commands,
   // see commands/column_values.h; icebergCompatV2: Transaction's checks and the post-commit
-  // Iceberg conversion, delta/iceberg_compat.h). Others (icebergCompatV1/V3, catalog-managed
-  // tables) are refused until built.
+  // Iceberg conversion, delta/iceberg_compat.h; checkpointProtection: log cleanup truncates
+  // nothing on such a table and checkpoints are only written at the latest version,
+  // log_cleanup.h). Others (icebergCompatV1/V3, catalog-managed tables) are refused until built.
   static const std::vector<std::string> kFeatures = {
       "appendOnly",           "invariants",          "deletionVectors",     "timestampNtz",
       "domainMetadata",       "v2Checkpoint",        "vacuumProtocolCheck", "typeWidening",
       "typeWidening-preview", "changeDataFeed",      "columnMapping",       "inCommitTimestamp",
       "clustering",           "rowTracking",         "checkConstraints",    "generatedColumns",
-      "identityColumns",      "allowColumnDefaults", "icebergCompatV2"};
+      "identityColumns",      "allowColumnDefaults", "icebergCompatV2",     "checkpointProtection"};
   return kFeatures;
 }
 
@@ -211,6 +212,44 @@ Protocol WithFeatures(const Protocol& current, const std::vector<std::string>& f
   p.writer_features = writer;
   if (reader.empty()) {
     p.min_reader_version = current.min_reader_version;
+  } else {
+    p.min_reader_version = 3;
+    p.reader_features = reader;
+  }
+  return p;
+}
+
+std::vector<std::string> ProtocolFeatures(const Protocol& p) {
+  if (!p.writer_features && !p.reader_features) {
+    std::vector<std::string> out = LegacyWriterFeatures(p.min_writer_version);
+    if (p.min_reader_version >= 2) AddUnique(&out, "columnMapping");
+    return out;
+  }
+  std::vector<std::string> out = p.writer_features.value_or(std::vector<std::string>{});
+  for (const auto& f : p.reader_features.value_or(std::vector<std::string>{})) AddUnique(&out, f);
+  return out;
+}
+
+Protocol RemoveFeature(const Protocol& protocol, const std::string& feature) {
+  std::vector<std::string> rest;
+  for (const auto& f : ProtocolFeatures(protocol))
+    if (f != feature) rest.push_back(f);
+  // TableFeatureProtocolUtils.minimumRequiredVersions: legacy features keep their versions,
+  // reader-writer features need (3, 7), writer features (1, 7).
+  Protocol legacy;
+  legacy.min_reader_version = 1;
+  legacy.min_writer_version = 1;
+  legacy = WithFeatures(legacy, rest);
+  std::vector<std::string> implied = ProtocolFeatures(legacy);
+  if (!legacy.writer_features && implied.size() == rest.size()) return legacy;  // same set
+  Protocol p;
+  p.min_writer_version = 7;
+  p.writer_features = rest;
+  std::vector<std::string> reader;
+  for (const auto& f : rest)
+    if (IsReaderWriterFeature(f)) reader.push_back(f);
+  if (reader.empty()) {
+    p.min_reader_version = 1;
   } else {
     p.min_reader_version = 3;
     p.reader_features = reader;

@@ -37,6 +37,16 @@ bool IsReaderWriterFeature(const std::string& feature);
 // plus the new ones. Never lowers a version.
 Protocol WithFeatures(const Protocol& current, const std::vector<std::string>& features);
 
+// Every feature the protocol supports: its reader/writer feature lists, or for a legacy protocol
+// the features its versions imply (Delta's implicitlyAndExplicitlySupportedFeatures).
+std::vector<std::string> ProtocolFeatures(const Protocol& protocol);
+
+// Delta's Protocol.removeFeature: `protocol` (denormalized) without `feature`, then normalized to
+// the weakest equivalent form — a legacy protocol when the remaining features are exactly what
+// legacy versions imply (e.g. {appendOnly, invariants} is (1, 2), nothing is (1, 1)), else
+// writer 7 listing them, reader 3 only while a reader-writer feature remains.
+Protocol RemoveFeature(const Protocol& protocol, const std::string& feature);
+
 // The features a table's metadata requires: timestampNtz columns, and the properties
 // delta.enableDeletionVectors, delta.enableChangeDataFeed, delta.enableInCommitTimestamps,
 // delta.enableRowTracking (+ domainMetadata), delta.columnMapping.mode name/id and

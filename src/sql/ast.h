@@ -385,6 +385,12 @@ struct CreateTableStatement : Statement {
   PropertyList options;     // OPTIONS
   std::optional<TtlClause> ttl;
   QueryNode as_query;  // CTAS
+  // CREATE TABLE t [SHALLOW | DEEP] CLONE source [VERSION | TIMESTAMP AS OF …] (Delta) and
+  // CREATE TABLE t LIKE source (Spark): the table is made from `source` (clone_table.cc).
+  enum class CopyFrom : uint8_t { kNone, kShallowClone, kDeepClone, kLike };
+  CopyFrom copy_from = CopyFrom::kNone;
+  TableName source;
+  std::optional<TimeTravel> source_time_travel;  // CLONE only
 };
 
 struct DropTableStatement : Statement {
@@ -415,6 +421,7 @@ struct AlterTableStatement : Statement {
     kDropConstraint,   // DROP CONSTRAINT [IF EXISTS] name
     kSetTtl,           // SET DELETE ROWS … / DROP TTL (ttl unset)
     kClusterBy,        // CLUSTER BY (cols) | CLUSTER BY NONE
+    kDropFeature,      // DROP FEATURE name [TRUNCATE HISTORY]
   };
   TableName name;
   Action action = Action::kSetProperties;
@@ -431,7 +438,9 @@ struct AlterTableStatement : Statement {
   TypePtr new_type;
   std::optional<bool> set_not_null;  // true: SET NOT NULL, false: DROP NOT NULL
   std::optional<std::string> new_comment;
-  std::optional<TtlClause> ttl;  // kSetTtl (nullopt: drop)
+  std::optional<TtlClause> ttl;   // kSetTtl (nullopt: drop)
+  std::string feature;            // kDropFeature: the table feature's name as written
+  bool truncate_history = false;  // kDropFeature … TRUNCATE HISTORY
 };
 
 struct InsertStatement : Statement {

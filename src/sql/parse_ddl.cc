@@ -215,6 +215,9 @@ Result<StatementNode> Parser::CreateTable(bool or_replace, bool replace_only, So
     }
   }
   SILT_ASSIGN_OR_RETURN(s->name, ParseTableName(false));
+  if (AtKw("SHALLOW") || AtKw("DEEP") || AtKw("CLONE") || AtKw("LIKE")) {
+    return CloneOrLikeTail(std::move(s));
+  }
   if (AtOp("(") && !AtQueryStart()) {
     Next();
     do {
@@ -301,6 +304,50 @@ Result<StatementNode> Parser::CreateTable(bool or_replace, bool replace_only, So
     SILT_ASSIGN_OR_RETURN(s->as_query, Query());
   } else if (untyped) {
     return ErrorHere("column types are required unless the table is created AS a query");
+  }
+  return StatementNode(std::move(s));
+}
+
+// … [SHALLOW | DEEP] CLONE source [VERSION AS OF n | TIMESTAMP AS OF ts] [TBLPROPERTIES (…)]
+// [LOCATION path] (Delta's cloneTableHeader rule; clauses in either order, each once), or
+// … LIKE source [USING format] [TBLPROPERTIES (…)] [LOCATION path] (Spark's createTableLike).
+Result<StatementNode> Parser::CloneOrLikeTail(std::unique_ptr<CreateTableStatement> s) {
+  using C = CreateTableStatement::CopyFrom;
+  const bool like = AcceptKw("LIKE");
+  if (like) {
+    if (s->or_replace) return ErrorAt(t_[p_ - 1]);
+    s->copy_from = C::kLike;
+  } else {
+    // Databricks: CLONE without SHALLOW is a deep clone.
+    s->copy_from = AcceptKw("SHALLOW") ? C::kShallowClone : C::kDeepClone;
+    AcceptKw("DEEP");
+    SILT_RETURN_NOT_OK(ExpectKw("CLONE"));
+  }
+  SILT_ASSIGN_OR_RETURN(s->source, ParseTableName(false));
+  if (!like) {
+    SILT_ASSIGN_OR_RETURN(s->source_time_travel, TemporalClause());
+  }
+  std::set<std::string> seen;
+  while (true) {
+    SourcePos p = Peek().pos;
+    std::string clause;
+    if (like && AcceptKw("USING")) {
+      clause = "USING";
+      SILT_ASSIGN_OR_RETURN(auto fmt, Identifier());
+      s->using_format = AsciiLower(fmt);
+    } else if (AcceptKw("TBLPROPERTIES")) {
+      clause = "TBLPROPERTIES";
+      SILT_ASSIGN_OR_RETURN(s->properties, PropertyListClause());
+    } else if (AcceptKw("LOCATION")) {
+      clause = "LOCATION";
+      SILT_ASSIGN_OR_RETURN(s->location, StringLit());
+    } else {
+      break;
+    }
+    if (!seen.insert(clause).second) {
+      return ClassError(errc::kDuplicateClauses,
+                        "Found duplicate clauses: " + clause + ". Please, remove one of them", p);
+    }
   }
   return StatementNode(std::move(s));
 }
@@ -456,6 +503,20 @@ Result<StatementNode> Parser::Alter() {
       }
       s->action = A::kSetTtl;
       s->ttl.reset();
+      return StatementNode(std::move(s));
+    }
+    if (AcceptKw("FEATURE")) {
+      // Delta's grammar: the name is an identifier or a string literal.
+      s->action = A::kDropFeature;
+      if (Peek().kind == TokenKind::kString) {
+        SILT_ASSIGN_OR_RETURN(s->feature, StringLit());
+      } else {
+        SILT_ASSIGN_OR_RETURN(s->feature, Identifier());
+      }
+      if (AcceptKw("TRUNCATE")) {
+        SILT_RETURN_NOT_OK(ExpectKw("HISTORY"));
+        s->truncate_history = true;
+      }
       return StatementNode(std::move(s));
     }
     if (AtKw("PARTITION")) return Status::NotImplemented("ALTER TABLE DROP PARTITION");

@@ -199,6 +199,7 @@ class Parser {
   // tokens are not a stream reference.
   Result<bool> StreamRelation(TableRef* r);
   Result<StatementNode> CreateTable(bool or_replace, bool replace_only, SourcePos pos);
+  Result<StatementNode> CloneOrLikeTail(std::unique_ptr<CreateTableStatement> s);
   Result<StatementNode> CreateView(bool or_replace, bool temporary, SourcePos pos);
   Result<StatementNode> Drop();
   Result<StatementNode> Use();

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -400,6 +401,130 @@ TEST_F(GeneratedColumnsLogTest, IdentityValuesStayUniqueUnderEightConcurrentWrit
   const std::string n = std::to_string(expected);
   EXPECT_EQ(got, n + "|" + n + "|1|" + n + "|" + n + "|");
   EXPECT_EQ(HighWaterMark(root), expected);
+}
+
+}  // namespace
+}  // namespace silt::delta
+
+// ALTER TABLE … DROP FEATURE deletionVectors on a table silt made: every commit the procedure
+// writes passes ValidateCommit, and the protocol ends as Delta's: (1, 7) with checkpointProtection
+// after the fast drop, the legacy (1, 2) after TRUNCATE HISTORY — no reader feature either way.
+// The commits of SHALLOW and DEEP clones pass ValidateCommit as well.
+namespace silt::delta {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(RemoveFeatureTest, NormalizesLikeDelta) {
+  Protocol dv;
+  dv.min_reader_version = 3;
+  dv.min_writer_version = 7;
+  dv.reader_features = std::vector<std::string>{"deletionVectors"};
+  dv.writer_features = std::vector<std::string>{"appendOnly", "invariants", "deletionVectors"};
+  Protocol legacy;
+  legacy.min_reader_version = 1;
+  legacy.min_writer_version = 2;
+  EXPECT_EQ(RemoveFeature(dv, "deletionVectors"), legacy);
+  Protocol protected_p =
+      RemoveFeature(WithFeatures(dv, {"checkpointProtection"}), "deletionVectors");
+  EXPECT_EQ(protected_p.min_reader_version, 1);
+  EXPECT_EQ(protected_p.min_writer_version, 7);
+  EXPECT_FALSE(protected_p.reader_features);
+  EXPECT_EQ(*protected_p.writer_features,
+            (std::vector<std::string>{"appendOnly", "invariants", "checkpointProtection"}));
+  // Legacy (1, 3) without checkConstraints is (1, 2); without invariants it needs features.
+  Protocol three;
+  three.min_reader_version = 1;
+  three.min_writer_version = 3;
+  EXPECT_EQ(RemoveFeature(three, "checkConstraints"), legacy);
+  Protocol no_inv = RemoveFeature(three, "invariants");
+  EXPECT_EQ(no_inv.min_writer_version, 7);
+  EXPECT_EQ(*no_inv.writer_features, (std::vector<std::string>{"appendOnly", "checkConstraints"}));
+}
+
+TEST(DropFeatureLogTest, DeletionVectorsDropValidatesAndDowngrades) {
+  std::string tmpl = (fs::temp_directory_path() / "silt-dropfeature-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+  const std::string dir = tmpl;
+  auto clock =
+      std::make_shared<ManualClock>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
+  {
+    DatabaseOptions opts;
+    opts.warehouse = dir + "/wh";
+    opts.clock = clock;
+    opts.threads = 2;
+    auto db = Database::Open(opts);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    Connection con(*db);
+    auto exec = [&](const std::string& sql) { return con.Query(sql).status(); };
+    for (const char* name : {"fast", "trunc"}) {
+      const std::string root = dir + "/" + name;
+      const std::string t = "delta.`" + root + "`";
+      ASSERT_TRUE(exec("CREATE TABLE " + t +
+                       " (id INT) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = "
+                       "'true')")
+                      .ok());
+      ASSERT_TRUE(exec("INSERT INTO " + t + " VALUES (1), (2), (3)").ok());
+      ASSERT_TRUE(exec("DELETE FROM " + t + " WHERE id = 2").ok());
+      const bool fast = std::string(name) == "fast";
+      if (fast) {
+        Status st = exec("ALTER TABLE " + t + " DROP FEATURE deletionVectors");
+        ASSERT_TRUE(st.ok()) << st.ToString();
+      } else {
+        Status st = exec("ALTER TABLE " + t + " DROP FEATURE deletionVectors TRUNCATE HISTORY");
+        EXPECT_EQ(st.error_class(), "DELTA_FEATURE_DROP_WAIT_FOR_RETENTION_PERIOD");
+        clock->AdvanceHours(25);
+        st = exec("ALTER TABLE " + t + " DROP FEATURE deletionVectors TRUNCATE HISTORY");
+        ASSERT_TRUE(st.ok()) << st.ToString();
+      }
+      auto store = std::make_shared<LocalObjectStore>(root);
+      auto snap = Snapshot::Load(store, std::nullopt);
+      ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+      const Protocol& p = (*snap)->protocol();
+      EXPECT_EQ(p.min_reader_version, 1);
+      EXPECT_FALSE(p.reader_features);
+      if (fast) {
+        EXPECT_EQ(p.min_writer_version, 7);
+        EXPECT_EQ(*p.writer_features,
+                  (std::vector<std::string>{"appendOnly", "invariants", "checkpointProtection"}));
+      } else {
+        EXPECT_EQ(p.min_writer_version, 2);
+        EXPECT_FALSE(p.writer_features);
+      }
+      for (const auto& f : (*snap)->files()) EXPECT_FALSE(f.deletion_vector) << f.path;
+      int checked = 0;
+      for (int64_t v = 0; v <= (*snap)->version(); ++v) {
+        auto bytes = store->Get(CommitKey(v));
+        if (!bytes.ok()) continue;  // truncated history
+        ValidateCommit(*bytes, CommitKey(v));
+        ++checked;
+      }
+      EXPECT_GT(checked, 0);
+      EXPECT_TRUE(exec("INSERT INTO " + t + " VALUES (4)").ok());
+    }
+    // Shallow and deep clones of a DV table (absolute paths and 'p' DVs, copied files), and a
+    // DELETE on the shallow clone, write logs that validate too.
+    const std::string src = "delta.`" + dir + "/csrc`";
+    ASSERT_TRUE(exec("CREATE TABLE " + src + " (id INT) USING DELTA").ok());
+    ASSERT_TRUE(exec("INSERT INTO " + src + " VALUES (1), (2), (3)").ok());
+    ASSERT_TRUE(exec("DELETE FROM " + src + " WHERE id = 2").ok());
+    for (const char* kind : {"SHALLOW", "DEEP"}) {
+      const std::string root = dir + "/c" + kind;
+      const std::string t = "delta.`" + root + "`";
+      Status st = exec("CREATE TABLE " + t + " " + kind + " CLONE " + src);
+      ASSERT_TRUE(st.ok()) << st.ToString();
+      ASSERT_TRUE(exec("DELETE FROM " + t + " WHERE id = 3").ok());
+      auto store = std::make_shared<LocalObjectStore>(root);
+      for (int64_t v = 0; v <= 1; ++v) {
+        auto bytes = store->Get(CommitKey(v));
+        ASSERT_TRUE(bytes.ok()) << v;
+        ValidateCommit(*bytes, CommitKey(v));
+      }
+    }
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace
