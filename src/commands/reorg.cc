@@ -75,7 +75,7 @@ Result<CommandResult> UpgradeUniform(const sql::ReorgStatement& stmt, CommandCon
         "The validation of IcebergCompatV" + std::to_string(version) +
             " has failed. IcebergCompatVersion = " + std::to_string(version) +
             " is not supported. Supported versions are between 1 and 3",
-        "DELTA_ICEBERG_COMPAT_VIOLATION.COMPAT_VERSION_NOT_SUPPORTED");
+        errc::kDeltaIcebergCompatViolationCompatVersionNotSupported);
   }
   if (stmt.where) {
     return Status::NotImplemented(
@@ -129,8 +129,8 @@ Result<CommandResult> UpgradeUniform(const sql::ReorgStatement& stmt, CommandCon
         "command again. Cause: " +
         rewritten.status().ToString();
     if (rewritten.status().code() == StatusCode::kCommitConflict)
-      return Status::CommitConflict(msg, "DELTA_ICEBERG_COMPAT_VIOLATION.REWRITE_DATA_FAILED");
-    return Status::IoError(msg, "DELTA_ICEBERG_COMPAT_VIOLATION.REWRITE_DATA_FAILED");
+      return Status::CommitConflict(msg, errc::kDeltaIcebergCompatViolationRewriteDataFailed);
+    return Status::IoError(msg, errc::kDeltaIcebergCompatViolationRewriteDataFailed);
   }
   SILT_ASSIGN_OR_RETURN(snap, delta::Snapshot::Load(t.store));
 
@@ -151,7 +151,7 @@ Result<CommandResult> UpgradeUniform(const sql::ReorgStatement& stmt, CommandCon
       return Status::IoError("Failed to convert the table version " +
                                  std::to_string(snap->version()) +
                                  " to the universal format iceberg. " + st.ToString(),
-                             "DELTA_UNIVERSAL_FORMAT_CONVERSION_FAILED");
+                             errc::kDeltaUniversalFormatConversionFailed);
     }
   }
   return rewritten;

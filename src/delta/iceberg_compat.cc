@@ -59,7 +59,7 @@ Status CheckType(const TypePtr& type, const std::string& schema_text) {
     return Status::InvalidArgument(kFailed + "IcebergCompatV2 does not support the data type " +
                                        type->ToString() + " in your schema. Your schema:\n" +
                                        schema_text,
-                                   "DELTA_ICEBERG_COMPAT_VIOLATION.UNSUPPORTED_DATA_TYPE");
+                                   errc::kDeltaIcebergCompatViolationUnsupportedDataType);
   }
   return Status::OK();
 }
@@ -115,7 +115,7 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
           "The validation of Universal Format (iceberg) has failed: Requires IcebergCompat to be "
           "explicitly enabled in order for Universal Format (Iceberg) to be enabled on an "
           "existing table. Supported versions are IcebergCompatV1 and IcebergCompatV2.",
-          "DELTA_UNIVERSAL_FORMAT_VIOLATION.ICEBERG_COMPAT_REQUIRED");
+          errc::kDeltaUniversalFormatViolationIcebergCompatRequired);
     }
     return std::optional<Protocol>();
   }
@@ -127,7 +127,7 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
               "IcebergCompatV2 requires all AddFiles to contain the numRecords "
               "statistic. AddFile " +
               a.path + " is missing this statistic.",
-          "DELTA_ICEBERG_COMPAT_VIOLATION");
+          errc::kDeltaIcebergCompatViolation);
     }
     if (a.deletion_vector) {
       return Status::InvalidArgument(
@@ -135,7 +135,7 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
               "IcebergCompatV2 requires Deletion Vectors to be disabled on the table "
               "first. Then run REORG PURGE command to purge the Deletion Vectors on the "
               "table.",
-          "DELTA_ICEBERG_COMPAT_VIOLATION.DELETION_VECTORS_SHOULD_BE_DISABLED");
+          errc::kDeltaIcebergCompatViolationDeletionVectorsShouldBeDisabled);
     }
   }
   if (!metadata_changed) return std::optional<Protocol>();
@@ -145,7 +145,7 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
         kFailed +
             "Only one IcebergCompat version can be enabled, please explicitly disable "
             "all other IcebergCompat versions that are not needed.",
-        "DELTA_ICEBERG_COMPAT_VIOLATION.VERSION_MUTUAL_EXCLUSIVE");
+        errc::kDeltaIcebergCompatViolationVersionMutualExclusive);
   }
   const std::string mode = ModeName(conf);
   if (mode != "name" && mode != "id") {
@@ -154,7 +154,7 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
             "IcebergCompatV2 requires table property 'delta.columnMapping.mode' to be "
             "set to 'name'. Current value: '" +
             mode + "'.",
-        "DELTA_ICEBERG_COMPAT_VIOLATION.WRONG_REQUIRED_TABLE_PROPERTY");
+        errc::kDeltaIcebergCompatViolationWrongRequiredTableProperty);
   }
   // Delta's CheckDeletionVectorDisabled: the feature may stay supported, but new deletion vectors
   // must be off — before this commit too (a concurrent writer may still add them), except for
@@ -169,7 +169,7 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
         kFailed +
             "IcebergCompatV2 requires Deletion Vectors to be disabled on the table first. "
             "Then run REORG PURGE command to purge the Deletion Vectors on the table.",
-        "DELTA_ICEBERG_COMPAT_VIOLATION.DELETION_VECTORS_SHOULD_BE_DISABLED");
+        errc::kDeltaIcebergCompatViolationDeletionVectorsShouldBeDisabled);
   }
   const bool enabling = !previous || !IcebergCompatV2Enabled(previous->metadata().configuration);
   if (enabling && previous && !reorg && previous->files_loaded()) {
@@ -179,7 +179,7 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
             kFailed +
                 "IcebergCompatV2 requires Deletion Vectors to be completely purged from "
                 "the table. Please run the REORG TABLE APPLY (PURGE) command.",
-            "DELTA_ICEBERG_COMPAT_VIOLATION.DELETION_VECTORS_NOT_PURGED");
+            errc::kDeltaIcebergCompatViolationDeletionVectorsNotPurged);
       }
     }
   }
@@ -213,7 +213,7 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
             "Prev Partition Spec: " +
             list(previous->metadata().partition_columns) +
             " New Partition Spec: " + list(metadata.partition_columns),
-        "DELTA_ICEBERG_COMPAT_VIOLATION.REPLACE_TABLE_CHANGE_PARTITION_NAMES");
+        errc::kDeltaIcebergCompatViolationReplaceTableChangePartitionNames);
   }
   Protocol with = WithFeatures(protocol, {"columnMapping", "icebergCompatV2"});
   if (with == protocol) return std::optional<Protocol>();

@@ -736,12 +736,12 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
     if (a.deletion_vector) {
       // Iceberg v2 would need position delete files; IcebergCompatV2 tables have none.
       return Status::InvalidArgument("data file " + a.path + " has a deletion vector",
-                                     "DELTA_ICEBERG_COMPAT_VIOLATION.DELETION_VECTORS_NOT_PURGED");
+                                     errc::kDeltaIcebergCompatViolationDeletionVectorsNotPurged);
     }
     std::optional<int64_t> records = a.stats ? StatsNumRecords(*a.stats) : std::nullopt;
     if (!records) {
       return Status::InvalidArgument("data file " + a.path + " has no numRecords statistic",
-                                     "DELTA_ICEBERG_COMPAT_VIOLATION");
+                                     errc::kDeltaIcebergCompatViolation);
     }
     const bool added = !previous.count(path);
     (added ? added_files : existing_files) += 1;

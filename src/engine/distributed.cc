@@ -132,12 +132,12 @@ Result<std::unique_ptr<QueryResult>> DistributedJob::Commit(
   State& s = *state_;
   if (s.committed) {
     return Status::InvalidArgument("this distributed job was already committed",
-                                   "SILT_INVALID_DISTRIBUTED_TASK");
+                                   errc::kSiltInvalidDistributedTask);
   }
   if (outputs.size() != s.tasks.size()) {
     return Status::InvalidArgument(std::to_string(outputs.size()) + " outputs for " +
                                        std::to_string(s.tasks.size()) + " tasks",
-                                   "SILT_INVALID_DISTRIBUTED_TASK");
+                                   errc::kSiltInvalidDistributedTask);
   }
   std::vector<std::vector<delta::AddFile>> added(s.tasks.size());
   std::set<int64_t> seen;
@@ -148,7 +148,7 @@ Result<std::unique_ptr<QueryResult>> DistributedJob::Commit(
       return Status::InvalidArgument(
           "an output of another job, or a task's output given twice (bin " +
               std::to_string(out.bin) + ")",
-          "SILT_INVALID_DISTRIBUTED_TASK");
+          errc::kSiltInvalidDistributedTask);
     }
     added[static_cast<size_t>(out.bin)] = std::move(out.added);
   }
@@ -178,7 +178,7 @@ Result<std::string> RunDistributedTask(Connection& con, std::string_view text) {
     if (it == live.end()) {
       return Status::InvalidArgument(
           "the task names " + f.path + ", not a file of version " + std::to_string(task.version),
-          "SILT_INVALID_DISTRIBUTED_TASK");
+          errc::kSiltInvalidDistributedTask);
     }
     bin.push_back(it->second);
   }
@@ -234,7 +234,7 @@ Result<std::vector<Status>> DeleteTableFiles(Connection& con, std::string_view t
     if (k.empty() || k.front() == '/' || k.find("://") != std::string::npos || climbs ||
         k.starts_with("_delta_log/")) {
       return Status::InvalidArgument("not a file below the table root: " + k,
-                                     "SILT_INVALID_DISTRIBUTED_TASK");
+                                     errc::kSiltInvalidDistributedTask);
     }
   }
   engine::SessionState& session = con.session();
@@ -289,7 +289,7 @@ Result<std::unique_ptr<QueryResult>> ReadTableFiles(Connection& con, std::string
     auto it = live.find(p);
     if (it == live.end()) {
       return Status::InvalidArgument("not a file of version " + std::to_string(version) + ": " + p,
-                                     "SILT_INVALID_DISTRIBUTED_TASK");
+                                     errc::kSiltInvalidDistributedTask);
     }
     files.push_back(it->second);
   }

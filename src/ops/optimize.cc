@@ -651,7 +651,7 @@ Result<OptimizeResult> CommitOptimize(const std::shared_ptr<ObjectStore>& store,
     return Status::InvalidArgument("OPTIMIZE commit: " + std::to_string(added.size()) +
                                        " rewritten bins for a plan of " +
                                        std::to_string(plan.bins.size()),
-                                   "SILT_OPTIMIZE_BIN_MISMATCH");
+                                   errc::kSiltOptimizeBinMismatch);
   }
   OptimizeResult result = plan.result;
   if (plan.bins.empty()) return result;
@@ -734,7 +734,7 @@ namespace {
 
 Status BadTask(const std::string& what) {
   return Status::InvalidArgument("not a distributed OPTIMIZE task or result: " + what,
-                                 "SILT_INVALID_DISTRIBUTED_TASK");
+                                 errc::kSiltInvalidDistributedTask);
 }
 
 const char* ModeName(OptimizeOptions::Mode m) {

@@ -613,7 +613,7 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(const ParsedExpr& e, ExprScope& s,
       if (!IsFrameBoundLiteral(*off)) {
         // Spark's parser: a frame bound is a literal (current_date or a column is refused).
         return Status::InvalidArgument("Frame bound value must be a literal.",
-                                       "INVALID_SQL_SYNTAX.INVALID_WINDOW_FRAME_BOUND");
+                                       errc::kInvalidSqlSyntaxInvalidWindowFrameBound);
       }
       std::vector<OutputColumn> none;
       SILT_ASSIGN_OR_RETURN(ExprPtr oe, self->BindExpression(*off, none));

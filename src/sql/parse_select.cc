@@ -815,7 +815,7 @@ Status Parser::PivotClause(silt::sql::Query* q) {
       return Status::InvalidArgument("Aggregate expression required for pivot, but '" +
                                          e->ToString() +
                                          "' did not appear in any aggregate function.",
-                                     "_LEGACY_ERROR_TEMP_1006");
+                                     errc::kLegacyErrorTemp1006);
     }
     if (e->type != ExprType::kFunction || e->over) {
       return Status::NotImplemented("PIVOT aggregates other than an aggregate function call",
