@@ -470,9 +470,9 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
       const bool fewer = qschema.size() < schema.size();
       return Status::InvalidArgument(
           "Cannot write to " + target.display + ", the reason is " +
-              (fewer ? "not enough" : "too many") + " data columns:\nTable columns: " +
-              std::to_string(schema.size()) + ".\nData columns: " +
-              std::to_string(qschema.size()) + ".",
+              (fewer ? "not enough" : "too many") +
+              " data columns:\nTable columns: " + std::to_string(schema.size()) +
+              ".\nData columns: " + std::to_string(qschema.size()) + ".",
           fewer ? errc::kInsertColumnArityMismatchNotEnoughDataColumns
                 : errc::kInsertColumnArityMismatchTooManyDataColumns);
     }
@@ -511,9 +511,8 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
           one[0].columns.push_back(std::move(v));
         }
       }
-      SILT_ASSIGN_OR_RETURN(
-          one, CastChunks(one, rules.empty() ? qschema : arranged, schema, target.display,
-                          time_zone));
+      SILT_ASSIGN_OR_RETURN(one, CastChunks(one, rules.empty() ? qschema : arranged, schema,
+                                            target.display, time_zone));
       for (size_t i = 0; i < supplied.size(); ++i) {
         if (rules.identity[i] && !supplied[i]) SILT_RETURN_NOT_OK(identity.Fill(i, &one[0]));
       }

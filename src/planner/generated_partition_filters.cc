@@ -65,7 +65,8 @@ std::optional<int64_t> IntConstant(const Expr& e) {
   return e.constant.integer();
 }
 
-// A cast that keeps order: timestamp/date → date, date → timestamp, integer → wider integer.
+// A cast that keeps order: timestamp/date → date, date → timestamp, integer → wider integer
+// (any other cast is still a function of its input: equality carries over).
 bool OrderKeepingCast(const Expr& cast) {
   TypeId from = cast.children[0]->type->id(), to = cast.type->id();
   if (to == TypeId::kDate) return IsDateTime(from);
@@ -90,7 +91,8 @@ bool Analyze(const ExprPtr& e, int* base, bool* monotone, bool* signed_years) {
       *base = e->column;
       return true;
     case ExprKind::kCast:
-      return OrderKeepingCast(*e) && Analyze(e->children[0], base, monotone, signed_years);
+      if (!OrderKeepingCast(*e)) *monotone = false;
+      return Analyze(e->children[0], base, monotone, signed_years);
     case ExprKind::kCall:
       break;
     default:
@@ -335,11 +337,21 @@ Result<GeneratedPartitionFilters> DeriveGeneratedPartitionFilters(
     // `ts / 10` binds with a cast of the 10: fold it so that the divisor is a literal.
     bound = FoldConstantExpr(*bound, eval);
     if (!bound.ok()) continue;
+    // Written values are the expression cast to the column's type: the cast is part of the
+    // function (an order-changing one, e.g. to STRING, leaves only equality).
+    if (!(*bound)->type->Equals(*schema[part].type)) {
+      bound = exec::BindCast(*bound, schema[part].type, false, bctx.bind);
+      if (!bound.ok()) continue;
+    }
     Rule r;
     r.part = part;
     r.gen = *bound;
     r.monotone = true;
     if (!Analyze(r.gen, &r.base, &r.monotone, &r.signed_years)) continue;
+    // Equality alone carries over only where `=` means the same value: not for floating point
+    // (0.0 = -0.0, yet they format differently).
+    const TypeId base_type = schema[r.base].type->id();
+    if (!r.monotone && (base_type == TypeId::kFloat || base_type == TypeId::kDouble)) continue;
     r.component = ComponentOf(*r.gen);
     rules.push_back(std::move(r));
   }

@@ -12,11 +12,12 @@
 //   col > c, col >= c  →  part >= f(c)       col IN (c1, …)      →  part IN (f(c1), …)
 //   col IS NULL        →  part IS NULL
 // each OR `part IS NULL` (a NULL partition value is kept, as Delta keeps what yields NULL).
-// Functions that are not monotone (month, day, hour, substring from a later position) give the
-// equality, IN and IS NULL forms only; year/month[/day[/hour]] partition columns of one column
-// together give the lexicographic range filter of Delta's YearMonthDayHourPartitionExpr. f(c) is
-// evaluated under the session's time zone and ANSI mode, which the writer's must match (Delta's
-// assumption too); a literal whose f(c) is NULL or fails gives no filter.
+// Functions that are not monotone (month, day, hour, substring from a later position, other
+// casts, date_format with other patterns) give the equality, IN and IS NULL forms only, and
+// nothing over a floating-point column (0.0 = -0.0); year/month[/day[/hour]] partition columns of
+// one column together give the lexicographic range filter of Delta's YearMonthDayHourPartitionExpr.
+// f(c) is evaluated under the session's time zone and ANSI mode, which the writer's must match
+// (Delta's assumption too); a literal whose f(c) is NULL or fails gives no filter.
 #pragma once
 
 #include <string>

@@ -42,7 +42,8 @@ void Conjuncts(const exec::ExprPtr& e, std::vector<exec::ExprPtr>* out);
 
 // Keeps the files of `scan`'s snapshot that may hold rows matching its pushed filters and the
 // partition filters they imply for generated partition columns (fills pruned_files,
-// generated_partition_filters and the counters). Exposed for DML commands, which prune the same way.
+// generated_partition_filters and the counters). Exposed for DML commands, which prune the same
+// way.
 Status PruneFiles(LogicalNode* scan, const OptimizerOptions& options);
 // The files of `in` (live files of `snapshot`) that may hold rows where every one of `filters`
 // (conjuncts over the columns `scan_columns`) is true: partition values exactly, then min/max/
