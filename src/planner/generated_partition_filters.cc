@@ -285,14 +285,7 @@ bool Normalize(const ExprPtr& e, int* column, std::string* op, std::vector<Value
   ExprPtr col = e->children[0], lit = e->children[1];
   if (col->kind == ExprKind::kConstant && lit->kind == ExprKind::kColumn) {
     std::swap(col, lit);
-    if (name == "<")
-      name = ">";
-    else if (name == ">")
-      name = "<";
-    else if (name == "<=")
-      name = ">=";
-    else if (name == ">=")
-      name = "<=";
+    name = SwappedComparison(name);
   }
   if (col->kind != ExprKind::kColumn || lit->kind != ExprKind::kConstant) return false;
   if (lit->constant.is_null()) return false;

@@ -32,6 +32,14 @@ bool Deterministic(const ExprPtr& e) {
   return true;
 }
 
+std::string SwappedComparison(const std::string& op) {
+  if (op == "<") return ">";
+  if (op == ">") return "<";
+  if (op == "<=") return ">=";
+  if (op == ">=") return "<=";
+  return op;
+}
+
 void Conjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
   if (e->kind == ExprKind::kAnd) {
     Conjuncts(e->children[0], out);
@@ -743,14 +751,7 @@ Tri MayMatch(const ExprPtr& e, const StatsView& v) {
       ExprPtr col = e->children[0], lit = e->children[1];
       if (col->kind != ExprKind::kColumn && lit->kind == ExprKind::kColumn) {
         std::swap(col, lit);
-        if (op == "<")
-          op = ">";
-        else if (op == ">")
-          op = "<";
-        else if (op == "<=")
-          op = ">=";
-        else if (op == ">=")
-          op = "<=";
+        op = SwappedComparison(op);
       }
       if (col->kind != ExprKind::kColumn) return Tri::kUnknown;
       auto c = ConstOf(lit);

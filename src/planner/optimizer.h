@@ -39,6 +39,8 @@ Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options);
 bool Deterministic(const exec::ExprPtr& e);
 // The conjuncts of `e` (its AND tree flattened, left to right) appended to *out.
 void Conjuncts(const exec::ExprPtr& e, std::vector<exec::ExprPtr>* out);
+// The comparison operator op' with `b op' a` equivalent to `a op b` ("<" → ">", "=" → "=").
+std::string SwappedComparison(const std::string& op);
 
 // Keeps the files of `scan`'s snapshot that may hold rows matching its pushed filters and the
 // partition filters they imply for generated partition columns (fills pruned_files,
