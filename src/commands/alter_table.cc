@@ -489,10 +489,15 @@ Result<CommandResult> AddColumns(const sql::AlterTableStatement& stmt,
           "COLUMNS` is not supported for Delta tables",
           errc::kDeltaOperationNotAllowed);
     }
-    if (c.default_value || c.generated_as || c.identity) {
-      return Status::NotImplemented(
-          "default, generated and identity columns are not implemented yet (column " + c.name + ")",
-          errc::kNotImplemented);
+    // Delta (SchemaUtils.addColumn) refuses a DEFAULT here whatever the table's features: rows
+    // written before would need it too. GENERATED / IDENTITY are not in the grammar (parser).
+    if (c.default_value) {
+      return Status::InvalidArgument(
+          "Failed to execute the command because DEFAULT values are not supported when adding "
+          "new columns to previously existing Delta tables; please add the column without a "
+          "default value first, then run a second ALTER TABLE ALTER COLUMN SET DEFAULT command "
+          "to apply for future inserted rows instead.",
+          errc::kWrongColumnDefaultsForDeltaAlterTableAddColumnNotSupported);
     }
     if (c.type->id() == TypeId::kNull) {
       return Status::InvalidArgument(

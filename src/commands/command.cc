@@ -179,6 +179,8 @@ Result<planner::LogicalNode> PrunedScan(const TablePredicate& pred,
   if (pred.expr) scan.pushed_filters = {pred.expr};
   planner::OptimizerOptions opt;
   opt.stats_skipping = ctx.config->GetBool("spark.databricks.delta.stats.skipping", true);
+  opt.generated_partition_filters = ctx.config->GetBool(
+      "spark.databricks.delta.generatedColumn.partitionFilterOptimization.enabled", true);
   opt.eval = ctx.binder->context().eval;
   SILT_RETURN_NOT_OK(planner::PruneFiles(&scan, opt));
   return scan;

@@ -386,12 +386,6 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     bool column_values = false;
     for (const auto& c : stmt.columns)
       column_values |= c.generated_as || c.identity || c.default_value;
-    if (column_values && stmt.as_query) {
-      return Status::NotImplemented(
-          "CREATE TABLE … AS SELECT with DEFAULT, GENERATED or IDENTITY columns is not "
-          "implemented yet",
-          errc::kNotImplemented);
-    }
     if (column_values) {
       const std::string* feature = props.Find("delta.feature.allowColumnDefaults");
       const bool defaults = feature && (*feature == "supported" || *feature == "enabled");
@@ -465,12 +459,75 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
   delta::DataWriteOptions write;
   write.clock = ctx.clock;
   const std::string time_zone = ctx.binder->context().bind.time_zone;
+  // CTAS into declared DEFAULT, GENERATED or IDENTITY columns (as Databricks): the query's
+  // columns fill the declared ones in order, leaving out the generated and identity columns when
+  // it has exactly as many columns as the others (a positional INSERT's rule); identity values
+  // are then assigned and generated ones computed, and the identity high-water marks are
+  // committed with the table.
+  ColumnValueRules rules;
+  if (query && cast) {
+    SILT_ASSIGN_OR_RETURN(rules, ReadColumnValueRules(schema));
+  }
+  std::vector<int> source;  // per table column: the query column that fills it, -1 computed
+  Schema arranged;          // the chunk CastChunks converts: query or computed column types
+  std::vector<exec::ExprPtr> generated;
+  IdentityAllocator identity(rules);
+  if (!rules.empty()) {
+    size_t ordinary = 0;
+    for (size_t i = 0; i < schema.size(); ++i) ordinary += rules.computed(i) ? 0 : 1;
+    const bool skip_computed = qschema.size() != schema.size() && qschema.size() == ordinary;
+    if (!skip_computed && qschema.size() != schema.size()) {
+      const bool fewer = qschema.size() < schema.size();
+      return Status::InvalidArgument(
+          "Cannot write to " + target.display + ", the reason is " +
+              (fewer ? "not enough" : "too many") +
+              " data columns:\nTable columns: " + std::to_string(schema.size()) +
+              ".\nData columns: " + std::to_string(qschema.size()) + ".",
+          fewer ? errc::kInsertColumnArityMismatchNotEnoughDataColumns
+                : errc::kInsertColumnArityMismatchTooManyDataColumns);
+    }
+    int next = 0;
+    for (size_t i = 0; i < schema.size(); ++i) {
+      const bool computed = skip_computed && rules.computed(i);
+      source.push_back(computed ? -1 : next++);
+      if (!computed && rules.identity[i] && rules.identity[i]->always) {
+        return Status::InvalidArgument("Providing values for GENERATED ALWAYS AS IDENTITY column " +
+                                           schema[i].name + " is not supported.",
+                                       errc::kDeltaIdentityColumnsExplicitInsertNotSupported);
+      }
+      arranged.push_back(computed ? schema[i] : qschema[source.back()]);
+    }
+    SILT_ASSIGN_OR_RETURN(generated, BindGenerationExpressions(rules, schema, ctx));
+  }
+  const exec::EvalContext eval = ctx.binder->context().eval;
+  std::vector<bool> supplied;
+  for (int s : source) supplied.push_back(s >= 0);
   delta::RowSource rows = [&](const std::function<Status(const DataChunk&)>& out) -> Status {
     return StreamPlan(ctx, query, [&](DataChunk& c) -> Status {
       if (!cast) return out(c);
       std::vector<DataChunk> one(1);
-      one[0] = std::move(c);
-      SILT_ASSIGN_OR_RETURN(one, CastChunks(one, qschema, schema, target.display, time_zone));
+      if (rules.empty()) {
+        one[0] = std::move(c);
+      } else {
+        one[0].num_rows_without_columns = c.size();
+        for (size_t i = 0; i < schema.size(); ++i) {
+          if (source[i] >= 0) {
+            one[0].columns.push_back(c.columns[source[i]]);
+            continue;
+          }
+          Vector v(schema[i].type);
+          for (size_t r = 0; r < c.size(); ++r)
+            SILT_RETURN_NOT_OK(v.AppendValue(Value::Null(schema[i].type)));
+          one[0].columns.push_back(std::move(v));
+        }
+      }
+      SILT_ASSIGN_OR_RETURN(one, CastChunks(one, rules.empty() ? qschema : arranged, schema,
+                                            target.display, time_zone));
+      for (size_t i = 0; i < supplied.size(); ++i) {
+        if (rules.identity[i] && !supplied[i]) SILT_RETURN_NOT_OK(identity.Fill(i, &one[0]));
+      }
+      if (!rules.empty())
+        SILT_RETURN_NOT_OK(ComputeGeneratedColumns(generated, supplied, eval, &one[0]));
       return out(one[0]);
     });
   };
@@ -561,6 +618,7 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
       txn.SetMetric("numOutputRows", files.rows);
       txn.SetMetric("numFiles", static_cast<int64_t>(files.adds.size()));
       for (auto& a : files.adds) txn.Add(std::move(a));
+      if (identity.allocated()) txn.UpdateMetadata(identity.UpdatedMetadata(md, schema));
     }
     Result<delta::CommitResult> committed = txn.Commit();
     SILT_RETURN_NOT_OK(committed.status());
@@ -572,6 +630,13 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     if (!stmt.comment.empty()) opts.description = stmt.comment;
     opts.write = write;
     opts.txn = txn_opts;
+    opts.final_metadata = [&](const delta::Metadata& md) -> Result<delta::Metadata> {
+      if (!identity.allocated()) return md;
+      // The table's schema (with its column mapping metadata) gets the high-water marks.
+      SILT_ASSIGN_OR_RETURN(Schema table_schema,
+                            delta::ParseSchemaString(md.schema_string.value_or("{}")));
+      return identity.UpdatedMetadata(md, table_schema);
+    };
     Result<delta::CommitResult> created = query ? delta::CreateTableFrom(store, schema, rows, opts)
                                                 : delta::CreateTable(store, schema, {}, opts);
     SILT_RETURN_NOT_OK(created.status());

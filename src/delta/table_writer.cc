@@ -557,6 +557,10 @@ Result<CommitResult> CreateNewTable(
   params.Set("properties", JsonStr(props + "}"));
   txn.SetOperation(ctas ? "CREATE TABLE AS SELECT" : "CREATE TABLE", params);
   SILT_RETURN_NOT_OK(write_rows(md, table_schema, &txn));
+  if (options.final_metadata) {
+    SILT_ASSIGN_OR_RETURN(Metadata final_md, options.final_metadata(md));
+    txn.UpdateMetadata(std::move(final_md));
+  }
   return txn.Commit();
 }
 

@@ -2,6 +2,7 @@
 // table creation and appends, each committed through one Transaction.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -94,6 +95,9 @@ struct CreateTableOptions {
   std::optional<std::vector<std::string>> clustering_columns;
   DataWriteOptions write;
   TransactionOptions txn;
+  // The metadata committed, given the one the rows were written with (CTAS: identity columns'
+  // high-water marks, known once the rows are written). Unset: that one.
+  std::function<Result<Metadata>(const Metadata&)> final_metadata;
 };
 
 // Creates a table at the store's root (version 0), optionally with rows (CTAS). With

@@ -168,6 +168,8 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   ScopedQueryMemory query_memory(memory);
   planner::OptimizerOptions opt;
   opt.stats_skipping = config.GetBool("spark.databricks.delta.stats.skipping", true);
+  opt.generated_partition_filters = config.GetBool(
+      "spark.databricks.delta.generatedColumn.partitionFilterOptimization.enabled", true);
   opt.eval = bctx.eval;
   opt.dfp = planner::DfpOptionsFrom(config);
   opt.late_materialization = config.GetBool("silt.lateMaterialization", true);

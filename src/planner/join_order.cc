@@ -110,14 +110,7 @@ double ScanSelectivity(const LogicalNode& scan) {
       ExprPtr col = f->children[0], lit = f->children[1];
       if (col->kind != ExprKind::kColumn) {
         std::swap(col, lit);
-        if (op == "<")
-          op = ">";
-        else if (op == ">")
-          op = "<";
-        else if (op == "<=")
-          op = ">=";
-        else if (op == ">=")
-          op = "<=";
+        op = SwappedComparison(op);
       }
       const bool range_op =
           op == "<" || op == "<=" || op == ">" || op == ">=" || op == "=" || op == "==";

@@ -46,6 +46,8 @@ std::string ScanDetails(const LogicalNode& scan) {
   for (size_t i = 0; i < scan.scan_columns.size(); ++i) s += (i ? ", " : "") + scan.scan_columns[i];
   s += "]";
   if (!scan.pushed_filters.empty()) s += " filters=[" + Join(scan.pushed_filters) + "]";
+  if (!scan.generated_partition_filters.empty())
+    s += " generatedPartitionFilters=[" + Join(scan.generated_partition_filters) + "]";
   std::string files = ScanFilesSummary(scan);
   if (!files.empty()) s += " " + files;
   for (const RuntimeFilter& rf : scan.runtime_filters) {

@@ -151,6 +151,9 @@ struct LogicalNode {
   std::vector<std::string> scan_columns;  // logical names read, in output order
   std::vector<exec::ExprPtr>
       pushed_filters;  // conjuncts over the scan output (pruning + filtering)
+  // Partition filters the pushed filters imply for generated partition columns (filled by
+  // PruneFiles; over the scan's columns then the partition columns it does not read).
+  std::vector<exec::ExprPtr> generated_partition_filters;
   // Files kept after pruning (filled by the optimizer; nullopt = all live files).
   std::optional<std::vector<const delta::AddFile*>> pruned_files;
   int64_t files_total = 0;

@@ -13,6 +13,7 @@
 #include "planner/catalog.h"
 #include "planner/constant_folding.h"
 #include "planner/dynamic_file_pruning.h"
+#include "planner/generated_partition_filters.h"
 #include "planner/join_order.h"
 #include "planner/or_factoring.h"
 #include "planner/semi_join_reduction.h"
@@ -29,6 +30,14 @@ bool Deterministic(const ExprPtr& e) {
     if (!Deterministic(c)) return false;
   }
   return true;
+}
+
+std::string SwappedComparison(const std::string& op) {
+  if (op == "<") return ">";
+  if (op == ">") return "<";
+  if (op == "<=") return ">=";
+  if (op == ">=") return "<=";
+  return op;
 }
 
 void Conjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
@@ -698,14 +707,7 @@ ColRange RangeOf(int col, const StatsView& v) {
 void ColumnFirst(ExprPtr* col, ExprPtr* lit, std::string* op) {
   if ((*col)->kind == ExprKind::kColumn || (*lit)->kind != ExprKind::kColumn) return;
   std::swap(*col, *lit);
-  if (*op == "<")
-    *op = ">";
-  else if (*op == ">")
-    *op = "<";
-  else if (*op == "<=")
-    *op = ">=";
-  else if (*op == ">=")
-    *op = "<=";
+  *op = SwappedComparison(*op);
 }
 
 Tri MayMatch(const ExprPtr& e, const StatsView& v) {
@@ -919,10 +921,20 @@ Status PruneFiles(LogicalNode* scan, const OptimizerOptions& options) {
     scan->pruned_files = std::move(all);
     return Status::OK();
   }
+  GeneratedPartitionFilters generated;
+  generated.columns = scan->scan_columns;
+  if (options.generated_partition_filters) {
+    SILT_ASSIGN_OR_RETURN(
+        generated, DeriveGeneratedPartitionFilters(snap, scan->scan_columns, scan->pushed_filters,
+                                                   options.eval));
+  }
+  scan->generated_partition_filters = generated.filters;
+  std::vector<ExprPtr> filters = scan->pushed_filters;
+  filters.insert(filters.end(), generated.filters.begin(), generated.filters.end());
   int64_t after_part = 0;
-  SILT_ASSIGN_OR_RETURN(std::vector<const delta::AddFile*> kept,
-                        PruneFileList(snap, scan->scan_columns, scan->pushed_filters, all,
-                                      options.stats_skipping, &after_part));
+  SILT_ASSIGN_OR_RETURN(
+      std::vector<const delta::AddFile*> kept,
+      PruneFileList(snap, generated.columns, filters, all, options.stats_skipping, &after_part));
   scan->files_after_partition_pruning = after_part;
   scan->files_after_stats_pruning = static_cast<int64_t>(kept.size());
   scan->pruned_files = std::move(kept);

@@ -29,6 +29,10 @@ struct DfpOptions {
 struct OptimizerOptions {
   bool stats_skipping = true;        // spark.databricks.delta.stats.skipping
   bool late_materialization = true;  // silt.lateMaterialization: on every Delta scan
+  // spark.databricks.delta.generatedColumn.partitionFilterOptimization.enabled: partition filters
+  // implied by filters on the base columns of generated partition columns
+  // (planner/generated_partition_filters.h).
+  bool generated_partition_filters = true;
   exec::EvalContext eval;
   DfpOptions dfp;
 };
@@ -38,9 +42,13 @@ Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options);
 bool Deterministic(const exec::ExprPtr& e);
 // The conjuncts of `e` (its AND tree flattened, left to right) appended to *out.
 void Conjuncts(const exec::ExprPtr& e, std::vector<exec::ExprPtr>* out);
+// The comparison operator op' with `b op' a` equivalent to `a op b` ("<" → ">", "=" → "=").
+std::string SwappedComparison(const std::string& op);
 
-// Keeps the files of `scan`'s snapshot that may hold rows matching its pushed filters (fills
-// pruned_files and the counters). Exposed for DML commands, which prune the same way.
+// Keeps the files of `scan`'s snapshot that may hold rows matching its pushed filters and the
+// partition filters they imply for generated partition columns (fills pruned_files,
+// generated_partition_filters and the counters). Exposed for DML commands, which prune the same
+// way.
 Status PruneFiles(LogicalNode* scan, const OptimizerOptions& options);
 // The files of `in` (live files of `snapshot`) that may hold rows where every one of `filters`
 // (conjuncts over the columns `scan_columns`) is true: partition values exactly, then min/max/

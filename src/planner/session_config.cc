@@ -47,6 +47,10 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
          "Schema evolution on write/MERGE.", K::kBool},
         {"spark.databricks.delta.stats.skipping", "true", "Skip files by their min/max statistics.",
          K::kBool},
+        {"spark.databricks.delta.generatedColumn.partitionFilterOptimization.enabled", "true",
+         "Derive partition filters from filters on the columns generated partition columns are "
+         "computed from.",
+         K::kBool},
         {"spark.databricks.delta.merge.enableLowShuffle", "true", "Accepted for compatibility.",
          K::kBool},
         {"spark.databricks.delta.optimizeWrite.enabled", "false", "Accepted for compatibility.",

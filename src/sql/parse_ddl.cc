@@ -103,7 +103,9 @@ Result<ColumnDef> Parser::ColumnDefinition(bool require_type, bool qualified_nam
       const int start = Peek().pos.offset;
       SILT_ASSIGN_OR_RETURN(c.default_value, Expression());
       c.default_text = SourceText(start, Peek().pos.offset);
-    } else if (AtKw("GENERATED")) {
+    } else if (AtKw("GENERATED") && !qualified_name) {
+      // ALTER TABLE ADD COLUMNS (qualified names; Spark's qualifiedColTypeWithPosition) has no
+      // GENERATED clause: it stays a syntax error there, as in Spark and Delta.
       Next();
       SILT_RETURN_NOT_OK(once("GENERATED", p));
       bool always = true;

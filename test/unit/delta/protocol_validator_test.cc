@@ -16,6 +16,7 @@
 #include "delta/log_segment.h"
 #include "delta/table_features.h"
 #include "delta/table_writer.h"
+#include "io/http_client.h"
 #include "io/local_object_store.h"
 #include "io/memory_object_store.h"
 #include "io/object_store.h"
@@ -401,6 +402,114 @@ TEST_F(GeneratedColumnsLogTest, IdentityValuesStayUniqueUnderEightConcurrentWrit
   const std::string n = std::to_string(expected);
   EXPECT_EQ(got, n + "|" + n + "|1|" + n + "|" + n + "|");
   EXPECT_EQ(HighWaterMark(root), expected);
+}
+
+// A table with a generated partition column as Databricks makes it, its data files written by
+// DuckDB 1.5.6 (`SET TimeZone = 'UTC'`, then
+//   COPY (SELECT * FROM (VALUES (1::BIGINT, TIMESTAMPTZ '2024-01-01 10:00:00+00', 5, 6, 'x'),
+//     (2::BIGINT, TIMESTAMPTZ '2024-01-01 20:00:00+00', 7, 8, 'x')) v(id, ts, a, g, s))
+//     TO 'p1.parquet' (FORMAT parquet, COMPRESSION uncompressed)
+// and the same for (3, '2024-01-02 09:00:00+00', 9, 10, 'y') to p2.parquet; the bytes below)
+// and a log built by hand: id identity, g = a + 1, s DEFAULT 'none', d DATE GENERATED ALWAYS AS
+// (CAST(ts AS DATE)) the partition column. Filters on ts prune d's partitions, the writes compute
+// d, g, id and s, and every commit passes ValidateCommit.
+constexpr const char* kDuckDbPart1 =
+    "UEFSMRUAFSwVLCwVBBUAFQYVBgAAAgAAAAQBAQAAAAAAAAACAAAAAAAAABUAFSwVLCwVBBUAFQYVBgAAAgAAAAQBAI"
+    "jlcd8NBgAA8KnT5w0GABUAFRwVHCwVBBUAFQYVBgAAAgAAAAQBBQAAAAcAAAAVABUcFRwsFQQVABUGFQYAAAIAAAAE"
+    "AQYAAAAIAAAAFQAVIBUgLBUEFQAVBhUGAAACAAAABAEBAAAAeAEAAAB4FQIZbDUAGA1kdWNrZGJfc2NoZW1hFQoAFQ"
+    "QlAhgCaWQlJAAVBCUCGAJ0cyUUTIwRHCwAAAAAABUCJQIYAWElIgAVAiUCGAFnJSIAFQwlAhgBcyUAABYEGRwZXCYA"
+    "HBUEGRUAGRgCaWQVABYEFk4WTiYIPBgIAgAAAAAAAAAYCAEAAAAAAAAAFgAoCAIAAAAAAAAAGAgBAAAAAAAAABERAA"
+    "AAJgAcFQQZFQAZGAJ0cxUAFgQWThZOJlY8GAgA8KnT5w0GABgIAIjlcd8NBgAWACgIAPCp0+cNBgAYCACI5XHfDQYA"
+    "EREAAAAmABwVAhkVABkYAWEVABYEFj4WPiakATwYBAcAAAAYBAUAAAAWACgEBwAAABgEBQAAABERAAAAJgAcFQIZFQ"
+    "AZGAFnFQAWBBY+Fj4m4gE8GAQIAAAAGAQGAAAAFgAoBAgAAAAYBAYAAAAREQAAACYAHBUMGRUAGRgBcxUAFgQWQhZC"
+    "JqACPBgBeBgBeBYAKAF4GAF4EREAAAAW2gIWBCYIFtoCACgoRHVja0RCIHZlcnNpb24gdjEuNS42IChidWlsZCAwNj"
+    "ljYzlmOWI1KRlcHAAAHAAAHAAAHAAAHAAAAMkBAABQQVIx";
+constexpr const char* kDuckDbPart2 =
+    "UEFSMRUAFRwVHCwVAhUAFQYVBgAAAgAAAAIBAwAAAAAAAAAVABUcFRwsFQIVABUGFQYAAAIAAAACAQBEKbnyDQYAFQ"
+    "AVFBUULBUCFQAVBhUGAAACAAAAAgEJAAAAFQAVFBUULBUCFQAVBhUGAAACAAAAAgEKAAAAFQAVFhUWLBUCFQAVBhUG"
+    "AAACAAAAAgEBAAAAeRUCGWw1ABgNZHVja2RiX3NjaGVtYRUKABUEJQIYAmlkJSQAFQQlAhgCdHMlFEyMERwsAAAAAA"
+    "AVAiUCGAFhJSIAFQIlAhgBZyUiABUMJQIYAXMlAAAWAhkcGVwmABwVBBkVABkYAmlkFQAWAhY+Fj4mCDwYCAMAAAAA"
+    "AAAAGAgDAAAAAAAAABYAKAgDAAAAAAAAABgIAwAAAAAAAAAREQAAACYAHBUEGRUAGRgCdHMVABYCFj4WPiZGPBgIAE"
+    "QpufINBgAYCABEKbnyDQYAFgAoCABEKbnyDQYAGAgARCm58g0GABERAAAAJgAcFQIZFQAZGAFhFQAWAhY2FjYmhAE8"
+    "GAQJAAAAGAQJAAAAFgAoBAkAAAAYBAkAAAAREQAAACYAHBUCGRUAGRgBZxUAFgIWNhY2JroBPBgECgAAABgECgAAAB"
+    "YAKAQKAAAAGAQKAAAAEREAAAAmABwVDBkVABkYAXMVABYCFjgWOCbwATwYAXkYAXkWACgBeRgBeRERAAAAFqACFgIm"
+    "CBagAgAoKER1Y2tEQiB2ZXJzaW9uIHYxLjUuNiAoYnVpbGQgMDY5Y2M5ZjliNSkZXBwAABwAABwAABwAABwAAADJAQ"
+    "AAUEFSMQ==";
+
+TEST_F(GeneratedColumnsLogTest, DuckDbFilesWithGeneratedPartitionColumnArePrunedAndWritten) {
+  const std::string root = dir_ + "/duck";
+  const std::pair<const char*, const char*> parts[] = {{"2024-01-01", kDuckDbPart1},
+                                                       {"2024-01-02", kDuckDbPart2}};
+  std::string adds;
+  for (const auto& [day, b64] : parts) {
+    fs::create_directories(root + "/d=" + day);
+    auto bytes = Base64Decode(b64);
+    ASSERT_TRUE(bytes.ok());
+    const std::string path = std::string("d=") + day + "/part-00000-duckdb.parquet";
+    std::ofstream(root + "/" + path, std::ios::binary) << *bytes;
+    adds += R"({"add":{"path":")" + path + R"(","partitionValues":{"d":")" + day + R"("},"size":)" +
+            std::to_string(bytes->size()) +
+            R"(,"modificationTime":1700000000000,"dataChange":true,"stats":"{\"numRecords\":)" +
+            (day[9] == '1' ? "2" : "1") + R"(}"}})" + "\n";
+  }
+  const std::string schema =
+      R"({"type":"struct","fields":[)"
+      R"({"name":"id","type":"long","nullable":true,"metadata":{"delta.identity.start":1,"delta.identity.step":1,"delta.identity.highWaterMark":3,"delta.identity.allowExplicitInsert":false}},)"
+      R"({"name":"ts","type":"timestamp","nullable":true,"metadata":{}},)"
+      R"({"name":"a","type":"integer","nullable":true,"metadata":{}},)"
+      R"({"name":"g","type":"integer","nullable":true,"metadata":{"delta.generationExpression":"a + 1"}},)"
+      R"({"name":"s","type":"string","nullable":true,"metadata":{"CURRENT_DEFAULT":"'none'"}},)"
+      R"js({"name":"d","type":"date","nullable":true,"metadata":{"delta.generationExpression":"CAST(ts AS DATE)"}}]})js";
+  std::string escaped;
+  for (char c : schema) escaped += c == '"' ? std::string("\\\"") : std::string(1, c);
+  fs::create_directories(root + "/_delta_log");
+  std::ofstream(root + "/_delta_log/00000000000000000000.json")
+      << R"({"commitInfo":{"timestamp":1700000000000,"operation":"CREATE TABLE","operationParameters":{}}})"
+      << "\n"
+      << R"({"protocol":{"minReaderVersion":1,"minWriterVersion":7,"writerFeatures":["appendOnly","invariants","generatedColumns","identityColumns","allowColumnDefaults"]}})"
+      << "\n"
+      << R"({"metaData":{"id":"5b2c2a9e-0000-4000-8000-000000000002","format":{"provider":"parquet","options":{}},"schemaString":")"
+      << escaped << R"(","partitionColumns":["d"],"configuration":{},"createdTime":1700000000000}})"
+      << "\n"
+      << adds;
+  const std::string t = "delta.`" + root + "`";
+  Connection con(db_);
+  const std::vector<std::string> plan =
+      Rows(con, "EXPLAIN SELECT a FROM " + t + " WHERE ts >= TIMESTAMP'2024-01-02 00:00:00'");
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_NE(plan[0].find("generatedPartitionFilters=[((d >= DATE '2024-01-02') OR (d IS NULL))]"),
+            std::string::npos)
+      << plan[0];
+  EXPECT_NE(plan[0].find("files: 1 of 2 (partition pruning: 1 skipped"), std::string::npos)
+      << plan[0];
+  EXPECT_EQ(Rows(con, "SELECT a FROM " + t + " WHERE ts >= TIMESTAMP'2024-01-02 00:00:00'"),
+            (std::vector<std::string>{"9|"}));
+  ASSERT_TRUE(
+      Exec(con, "INSERT INTO " + t + " (ts, a) VALUES (TIMESTAMP'2024-01-03 08:00:00', 11)").ok());
+  EXPECT_EQ(HighWaterMark(root), 4);
+  ASSERT_TRUE(
+      Exec(con, "UPDATE " + t + " SET a = 50 WHERE ts >= TIMESTAMP'2024-01-02 00:00:00' AND a = 9")
+          .ok());
+  ASSERT_TRUE(Exec(con, "DELETE FROM " + t + " WHERE ts < TIMESTAMP'2024-01-01 12:00:00'").ok());
+  ASSERT_TRUE(Exec(con, "MERGE INTO " + t +
+                            " USING (SELECT TIMESTAMP'2024-01-01 20:00:00' AS k, 70 AS v UNION ALL"
+                            " SELECT TIMESTAMP'2024-01-04 00:00:00', 80) s ON ts = s.k"
+                            " WHEN MATCHED THEN UPDATE SET a = s.v"
+                            " WHEN NOT MATCHED THEN INSERT (ts, a) VALUES (s.k, s.v)")
+                  .ok());
+  EXPECT_EQ(HighWaterMark(root), 5);
+  EXPECT_EQ(Rows(con, "SELECT id, CAST(ts AS STRING), a, g, s, CAST(d AS STRING) FROM " + t +
+                          " ORDER BY id"),
+            (std::vector<std::string>{"2|2024-01-01 20:00:00|70|71|x|2024-01-01|",
+                                      "3|2024-01-02 09:00:00|50|51|y|2024-01-02|",
+                                      "4|2024-01-03 08:00:00|11|12|none|2024-01-03|",
+                                      "5|2024-01-04 00:00:00|80|81|none|2024-01-04|"}));
+  auto store = std::make_shared<LocalObjectStore>(root);
+  for (int64_t v = 1; v <= 4; ++v) {
+    auto bytes = store->Get(CommitKey(v));
+    ASSERT_TRUE(bytes.ok()) << v;
+    ValidateCommit(*bytes, CommitKey(v));
+  }
 }
 
 }  // namespace
