@@ -425,7 +425,7 @@ Status AddImpliedEqualities(const PlanPtr& root, const std::vector<int>& leaf_of
 Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
   const size_t total = root->columns.size();
   std::vector<int> leaf_of(total, 0);
-  std::vector<double> leaf_rows(chain.leaves.size());  // estimated
+  std::vector<double> leaf_rows(chain.leaves.size());  // estimated: a column not traced to a scan
   for (size_t i = 0; i < chain.leaves.size(); ++i) {
     for (size_t k = 0; k < chain.leaves[i]->columns.size(); ++k)
       leaf_of[static_cast<size_t>(chain.offsets[i]) + k] = static_cast<int>(i);
