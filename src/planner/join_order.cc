@@ -168,6 +168,89 @@ double ScanSelectivity(const LogicalNode& scan) {
   return sel;
 }
 
+// The values a column of a plan's output is drawn from, traced down to the scan column it reads
+// (through filters, projections of a column, joins, group keys): the scan's distinct values
+// (its rows before filters, or fewer when the min/max statistics bound an integer column's
+// range) and the scan's rows (a column with as many values as rows is a key). Filters below do
+// not shrink the domain: a filtered dimension holds fewer of its key's values, not other ones.
+struct Domain {
+  double values;
+  double table_rows;
+  bool key() const { return values >= table_rows; }
+};
+
+std::optional<Domain> ColumnDomain(const LogicalNode& n, size_t col) {
+  switch (n.kind) {
+    case LogicalKind::kScan: {
+      if (col >= n.columns.size()) return std::nullopt;
+      const double rows = ScanRows(n);
+      auto bound = IntegerDistinctBound(n, col);
+      return Domain{bound ? std::min(rows, *bound) : rows, rows};
+    }
+    case LogicalKind::kFilter:
+    case LogicalKind::kSort:
+    case LogicalKind::kLimit:
+      return ColumnDomain(*n.children[0], col);
+    case LogicalKind::kProject:
+      if (col >= n.exprs.size() || n.exprs[col]->kind != ExprKind::kColumn) return std::nullopt;
+      return ColumnDomain(*n.children[0], static_cast<size_t>(n.exprs[col]->column));
+    case LogicalKind::kAggregate:
+      if (col >= n.group_keys.size() || n.group_keys[col]->kind != ExprKind::kColumn)
+        return std::nullopt;
+      return ColumnDomain(*n.children[0], static_cast<size_t>(n.group_keys[col]->column));
+    case LogicalKind::kJoin: {
+      const size_t lw = n.children[0]->columns.size();
+      if (col < lw) return ColumnDomain(*n.children[0], col);
+      if (n.join == JoinKind::kSemi || n.join == JoinKind::kAnti) return std::nullopt;
+      return ColumnDomain(*n.children[1], col - lw);
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+// The values both columns of a join equality are drawn from: the larger domain of the two,
+// except that when one is a key the other (a foreign key: l_orderkey, whose range bound is no
+// tighter than lineitem's rows) is taken to hold only its values, so the key's domain is used.
+double JoinDomain(const Domain& x, const Domain& y) {
+  const double d = x.key() || y.key() ? std::min(x.values, y.values) : std::max(x.values, y.values);
+  return std::max(d, 1.0);
+}
+
+// The domain of an equi-join's keys (the smallest over its key pairs: the most selective one),
+// from its hash keys or, before they are extracted, from its condition's column equalities;
+// nullopt when no pair traces to scan columns.
+std::optional<double> JoinKeyDomain(const LogicalNode& n) {
+  std::optional<double> best;
+  auto pair = [&](const LogicalNode& l, size_t lc, const LogicalNode& r, size_t rc) {
+    auto x = ColumnDomain(l, lc), y = ColumnDomain(r, rc);
+    if (!x || !y) return;
+    const double d = JoinDomain(*x, *y);
+    best = best ? std::min(*best, d) : d;
+  };
+  const LogicalNode &l = *n.children[0], &r = *n.children[1];
+  for (size_t k = 0; k < n.left_keys.size() && k < n.right_keys.size(); ++k) {
+    if (n.left_keys[k]->kind == ExprKind::kColumn && n.right_keys[k]->kind == ExprKind::kColumn)
+      pair(l, static_cast<size_t>(n.left_keys[k]->column), r,
+           static_cast<size_t>(n.right_keys[k]->column));
+  }
+  if (n.condition) {
+    const int lw = static_cast<int>(l.columns.size());
+    std::vector<ExprPtr> cs;
+    Conjuncts(n.condition, &cs);
+    for (const ExprPtr& c : cs) {
+      if (c->kind != ExprKind::kCall || (c->name != "=" && c->name != "<=>") ||
+          c->children.size() != 2 || c->children[0]->kind != ExprKind::kColumn ||
+          c->children[1]->kind != ExprKind::kColumn)
+        continue;
+      int a = c->children[0]->column, b = c->children[1]->column;
+      if (a > b) std::swap(a, b);
+      if (a < lw && b >= lw) pair(l, static_cast<size_t>(a), r, static_cast<size_t>(b - lw));
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 double EstimateRows(const LogicalNode& n) {
@@ -191,9 +274,20 @@ double EstimateRows(const LogicalNode& n) {
       return n.limit ? std::min(below, static_cast<double>(*n.limit)) : below;
     }
     case LogicalKind::kJoin: {
-      double l = EstimateRows(*n.children[0]);
-      if (n.join == JoinKind::kSemi || n.join == JoinKind::kAnti) return l;
-      return std::max(l, EstimateRows(*n.children[1]));  // key–foreign-key joins
+      const double l = EstimateRows(*n.children[0]);
+      if (n.join == JoinKind::kAnti) return l;
+      const double r = EstimateRows(*n.children[1]);
+      const std::optional<double> domain =
+          n.join == JoinKind::kCross ? std::nullopt : JoinKeyDomain(n);
+      if (n.join == JoinKind::kSemi) return domain ? l * std::min(1.0, r / *domain) : l;
+      if (n.join == JoinKind::kCross) return l * r;
+      // Uniform keys over their domain: each left row meets r / domain right rows (a fact table
+      // joined to a filtered dimension keeps the dimension's fraction of its keys). Without a
+      // traceable key: as a key–foreign-key join (the larger side).
+      double rows = domain ? l * r / *domain : std::max(l, r);
+      if (n.join == JoinKind::kLeft || n.join == JoinKind::kFull) rows = std::max(rows, l);
+      if (n.join == JoinKind::kRight || n.join == JoinKind::kFull) rows = std::max(rows, r);
+      return std::max(rows, 1.0);
     }
     default:
       return n.children.empty() ? 1 : EstimateRows(*n.children[0]);
@@ -324,7 +418,7 @@ Status AddImpliedEqualities(const PlanPtr& root, const std::vector<int>& leaf_of
 Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
   const size_t total = root->columns.size();
   std::vector<int> leaf_of(total, 0);
-  std::vector<double> leaf_rows(chain.leaves.size());  // before the leaf's filters, for scans
+  std::vector<double> leaf_rows(chain.leaves.size());  // estimated: a column not traced to a scan
   for (size_t i = 0; i < chain.leaves.size(); ++i) {
     for (size_t k = 0; k < chain.leaves[i]->columns.size(); ++k)
       leaf_of[static_cast<size_t>(chain.offsets[i]) + k] = static_cast<int>(i);
@@ -339,28 +433,19 @@ Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
       c.globals.push_back(g);
       leaf_of[static_cast<size_t>(g)] = static_cast<int>(i);
     }
-    leaf_rows[i] = leaf.kind == LogicalKind::kScan ? ScanRows(leaf) : c.rows;
+    leaf_rows[i] = c.rows;
     comps.push_back(std::move(c));
   }
-  // Distinct values of a chain column (computed on first use): its table's rows, or fewer when
-  // the statistics bound an integer column's range.
-  std::vector<double> ndv(total, -1);
-  auto distinct = [&](int g) {
-    double& d = ndv[static_cast<size_t>(g)];
-    if (d >= 0) return d;
+  // The domain of a chain column (computed on first use): traced to its scan column, else the
+  // leaf's estimated rows, taken as a key.
+  std::vector<std::optional<Domain>> domains(total);
+  auto domain = [&](int g) {
+    std::optional<Domain>& d = domains[static_cast<size_t>(g)];
+    if (d) return *d;
     const size_t leaf = static_cast<size_t>(leaf_of[static_cast<size_t>(g)]);
-    d = leaf_rows[leaf];
-    if (chain.leaves[leaf]->kind == LogicalKind::kScan) {
-      auto bound =
-          IntegerDistinctBound(*chain.leaves[leaf], static_cast<size_t>(g - chain.offsets[leaf]));
-      if (bound) d = std::min(d, *bound);
-    }
-    return d;
-  };
-  // Whether a chain column with d distinct values is a key of its leaf (as many values as rows).
-  auto unique = [&](int g, double d) {
-    const size_t leaf = static_cast<size_t>(leaf_of[static_cast<size_t>(g)]);
-    return d >= leaf_rows[leaf];
+    d = ColumnDomain(*chain.leaves[leaf], static_cast<size_t>(g - chain.offsets[leaf]));
+    if (!d) d = Domain{leaf_rows[leaf], leaf_rows[leaf]};
+    return *d;
   };
   std::vector<std::vector<int>> conj_cols;
   for (const ExprPtr& c : chain.conjuncts) conj_cols.push_back(Cols(c));
@@ -395,14 +480,7 @@ Result<PlanPtr> ReorderChain(const PlanPtr& root, Chain chain) {
       const bool crosses =
           (contains(a, x[0]) && contains(b, y[0])) || (contains(b, x[0]) && contains(a, y[0]));
       if (!crosses) continue;
-      // Distinct values meeting in the join: the larger count of the two, except that a
-      // column holding as many distinct values as its table has rows is a key, and the other
-      // side (a foreign key: l_orderkey, whose range bound is no tighter than lineitem's rows)
-      // is taken to hold only values of it, so the key's count is used.
-      const double dx = distinct(x[0]), dy = distinct(y[0]);
-      const bool key = unique(x[0], dx) || unique(y[0], dy);
-      double d = key ? std::min(dx, dy) : std::max(dx, dy);
-      const double sel = 1 / std::max(d, 1.0);
+      const double sel = 1 / JoinDomain(domain(x[0]), domain(y[0]));
       best = best < 0 ? sel : std::min(best, sel);
     }
     return best;

@@ -6,9 +6,14 @@
 namespace silt::planner {
 
 // A rough row count of a plan's output: scans from the statistics of the files they read (the
-// pruned ones once file pruning ran), each pushed filter and each Filter node halving it, joins
-// as key–foreign-key joins (the larger side); LIKE with a literal prefix keeps a tenth, with a
-// literal word of three characters or more ('%green%') a fifth. Used to order joins and choose
+// pruned ones once file pruning ran), each pushed filter and each Filter node halving it; LIKE
+// with a literal prefix keeps a tenth, with a literal word of three characters or more
+// ('%green%') a fifth. An equi-join whose keys trace to scan columns is |L|·|R| / the keys'
+// domain (as ReorderJoins estimates it; its most selective key pair), so a fact table joined to
+// a filtered dimension keeps the dimension's fraction (TPC-H Q21's lineitem ⋈ supplier ⋈ one
+// nation); an outer join keeps at least its preserved side(s); a semi join keeps the left
+// side's fraction |R| / domain (at most all of it), an anti join all of it; other joins as
+// key–foreign-key joins (the larger side), cross joins |L|·|R|. Used to order joins and choose
 // build sides.
 double EstimateRows(const LogicalNode& n);
 

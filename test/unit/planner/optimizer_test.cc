@@ -244,6 +244,35 @@ TEST_F(OptimizerTest, ImpliedEqualityLetsInputsLinkedThroughAThirdMeetFirst) {
   EXPECT_EQ((*res)->Row(0)[1].ToString(), "45");
 }
 
+// A join's estimate is |L|·|R| / its key's domain (min/max statistics): a filter on the
+// dimension carries through to the fact table it joins, a semi join keeps the left side's
+// fraction of the keys the right side holds, an outer join at least its preserved side.
+TEST_F(OptimizerTest, JoinEstimatesCarryTheDimensionsFilter) {
+  Run("CREATE TABLE fact (k INT) USING delta");
+  Run("INSERT INTO fact SELECT CAST(id % 100 AS INT) FROM range(1000)");
+  Run("CREATE TABLE dim (id INT, g INT) USING delta");
+  Run("INSERT INTO dim SELECT CAST(id AS INT), CAST(id % 10 AS INT) FROM range(100)");
+  auto estimate = [&](const std::string& q) {
+    auto plan = BindAndOptimize(q);
+    EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+    auto joins = Find(*plan, LogicalKind::kJoin);
+    EXPECT_EQ(joins.size(), 1u) << ExplainPlan(**plan);
+    return joins.empty() ? -1 : EstimateRows(*joins[0]);
+  };
+  EXPECT_DOUBLE_EQ(estimate("SELECT * FROM fact JOIN dim ON fact.k = dim.id"), 1000);
+  EXPECT_DOUBLE_EQ(estimate("SELECT * FROM fact JOIN dim ON fact.k = dim.id WHERE dim.g = 3"), 100);
+  EXPECT_DOUBLE_EQ(estimate("SELECT * FROM fact, dim WHERE dim.id = fact.k AND dim.g = 3"), 100);
+  EXPECT_DOUBLE_EQ(estimate("SELECT * FROM fact WHERE k IN (SELECT id FROM dim WHERE g = 3)"), 100);
+  EXPECT_DOUBLE_EQ(
+      estimate("SELECT * FROM fact WHERE NOT EXISTS (SELECT 1 FROM dim WHERE id = k AND g = 3)"),
+      1000);
+  EXPECT_DOUBLE_EQ(
+      estimate("SELECT * FROM fact LEFT JOIN (SELECT * FROM dim WHERE g = 3) d ON fact.k = d.id"),
+      1000);
+  EXPECT_DOUBLE_EQ(estimate("SELECT * FROM fact CROSS JOIN (SELECT * FROM dim WHERE g = 3) d"),
+                   10000);
+}
+
 TEST_F(OptimizerTest, LikeWithALiteralWordKeepsAFifthInTheEstimate) {
   Run("CREATE TABLE w (name STRING) USING delta");
   Run("INSERT INTO w SELECT 'n' || id FROM range(1000)");
