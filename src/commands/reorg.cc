@@ -120,7 +120,7 @@ Result<CommandResult> UpgradeUniform(const sql::ReorgStatement& stmt, CommandCon
   current.snapshot = snap;
   SILT_ASSIGN_OR_RETURN(ops::OptimizeOptions o, OptimizeStatementOptions(current, nullptr, ctx));
   o.mode = ops::OptimizeOptions::Mode::kUpgradeUniform;
-  Result<CommandResult> rewritten = RunOptimize(current, o);
+  Result<CommandResult> rewritten = RunOptimize(current, o, ctx);
   if (!rewritten.ok()) {
     // A concurrent writer's conflict stays retryable; anything else is the rewrite's failure.
     const std::string msg =
