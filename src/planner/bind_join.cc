@@ -13,21 +13,23 @@ Result<PlanPtr> Binder::Impl::BindJoin(const sql::TableRef& ref) {
       errc::kUnsupportedSubqueryExpressionCategoryAccessingOuterQueryColumnIsNotAllowed;
   static constexpr const char* kMessage =
       "Accessing outer query column is not allowed in this location: ";
+  // Scoped blocks, not lambdas returning Results: this frame is on the recursion path of nested
+  // queries (RunawaySqlTest's CTE chain), so it keeps no extra temporaries.
   const sql::JoinType jt = ref.join_type;
-  Result<PlanPtr> left = [&] {
+  PlanPtr l;
+  PlanPtr r;
+  {
     auto refusal = RefuseOuterRefs(kClass, kMessage,
                                    jt == sql::JoinType::kRight || jt == sql::JoinType::kFull);
-    return BindTableRef(*ref.left);
-  }();
-  SILT_ASSIGN_OR_RETURN(PlanPtr l, std::move(left));
-  Result<PlanPtr> right = [&] {
+    SILT_ASSIGN_OR_RETURN(l, BindTableRef(*ref.left));
+  }
+  {
     auto refusal =
         RefuseOuterRefs(kClass, kMessage,
                         jt == sql::JoinType::kLeft || jt == sql::JoinType::kFull ||
                             jt == sql::JoinType::kLeftSemi || jt == sql::JoinType::kLeftAnti);
-    return BindTableRef(*ref.right);
-  }();
-  SILT_ASSIGN_OR_RETURN(PlanPtr r, std::move(right));
+    SILT_ASSIGN_OR_RETURN(r, BindTableRef(*ref.right));
+  }
   auto j = std::make_shared<LogicalNode>();
   j->kind = LogicalKind::kJoin;
   switch (ref.join_type) {
