@@ -498,7 +498,8 @@ TEST_F(DistributedOptimizeTest, ALostAttemptsFilesAreNeverReferenced) {
   ASSERT_NE(lost, retry);
   ASSERT_TRUE(Commit(plan, {retry}, o).ok());
   const std::string lost_path = ParseOptimizeOutput(lost)->added.at(0).path;
-  for (const auto& f : Latest()->files()) EXPECT_NE(f.path, lost_path);
+  auto latest = Latest();  // held: the loop reads its files
+  for (const auto& f : latest->files()) EXPECT_NE(f.path, lost_path);
   EXPECT_TRUE(store_->Head(lost_path).ok()) << "left for VACUUM";
   auto ids = Ids();
   EXPECT_EQ(ids.size(), 99u);
