@@ -214,15 +214,7 @@ class FeatureDropper {
     delta::Transaction txn(t_.store, snap, txn_opts_);
     txn.SetOperation("Empty Commit");
     SILT_RETURN_NOT_OK(txn.Commit().status());
-    SILT_ASSIGN_OR_RETURN(snap, Latest());
-    Status st = Checkpoint(*snap);
-    if (!st.ok()) {
-      return Status::IoError(
-          "Dropping " + feature_ +
-              " failed due to a failure in checkpoint creation: " + std::string(st.message()),
-          errc::kDeltaFeatureDropCheckpointFailed);
-    }
-    return Status::OK();
+    return CheckpointLatest();
   }
 
   // The downgrade commit; `protect`: add checkpointProtection up to this commit's version.
@@ -253,24 +245,21 @@ class FeatureDropper {
     params.Set("truncateHistory", truncate_history ? "true" : "false");
     txn.SetOperation("DROP FEATURE", params);
     SILT_RETURN_NOT_OK(txn.Commit().status());
-    if (protect) {
-      SILT_ASSIGN_OR_RETURN(snap, Latest());
-      Status st = Checkpoint(*snap);
-      if (!st.ok()) {
-        return Status::IoError(
-            "Dropping " + feature_ +
-                " failed due to a failure in checkpoint creation: " + std::string(st.message()),
-            errc::kDeltaFeatureDropCheckpointFailed);
-      }
-    }
-    return Status::OK();
+    return protect ? CheckpointLatest() : Status::OK();
   }
 
  private:
-  Status Checkpoint(const delta::Snapshot& snap) {
+  // A checkpoint of the latest version; its failure fails the drop with Delta's class.
+  Status CheckpointLatest() {
+    SILT_ASSIGN_OR_RETURN(auto snap, Latest());
     delta::CheckpointOptions o;
     o.clock = ctx_.clock.get();
-    return delta::WriteCheckpoint(*t_.store, snap, o);
+    Status st = delta::WriteCheckpoint(*t_.store, *snap, o);
+    if (st.ok()) return st;
+    return Status::IoError(
+        "Dropping " + feature_ +
+            " failed due to a failure in checkpoint creation: " + std::string(st.message()),
+        errc::kDeltaFeatureDropCheckpointFailed);
   }
 
   Status UnsetProperties(const std::shared_ptr<const delta::Snapshot>& snap,
