@@ -16,6 +16,7 @@
 #include "io/object_store.h"
 #include "parquet/writer.h"
 #include "silt/silt.h"
+#include "unit/shared_dir.h"
 
 namespace silt {
 namespace {
@@ -30,7 +31,7 @@ std::string ReadAll(const std::string& path) {
 }
 
 std::string ConformanceDir() {
-  for (std::string base : {std::string(SILT_SHARED_DIR)}) {
+  for (std::string base : {std::string(silt::testing::SharedDir())}) {
     fs::path p = fs::path(base) / "conformance";
     std::error_code ec;
     if (fs::is_directory(p, ec)) return p.string();

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "common/status.h"
+#include "unit/shared_dir.h"
 
 namespace silt {
 namespace {
@@ -46,7 +47,7 @@ std::map<std::string, std::string> LoadReference(const fs::path& path) {
 }
 
 fs::path ReferenceDir() {
-  for (std::string base : {std::string(SILT_SHARED_DIR)}) {
+  for (std::string base : {std::string(silt::testing::SharedDir())}) {
     fs::path p = fs::path(base) / "reference";
     if (fs::exists(p / "spark-error-conditions.json")) return p;
   }

@@ -9,11 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "unit/shared_dir.h"
+
 namespace silt::delta::testing {
 
-// SILT_SHARED_DIR/conformance (the repository's ../shared/conformance); "" when absent.
+// SharedDir()/conformance (the repository's ../shared/conformance); "" when absent.
 inline std::string ConformanceDir() {
-  for (std::string base : {std::string(SILT_SHARED_DIR)}) {
+  for (std::string base : {std::string(silt::testing::SharedDir())}) {
     std::filesystem::path p = std::filesystem::path(base) / "conformance";
     std::error_code ec;
     if (std::filesystem::is_directory(p, ec)) return p.string();

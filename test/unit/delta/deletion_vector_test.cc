@@ -7,6 +7,8 @@
 #include <random>
 #include <set>
 
+#include "unit/shared_dir.h"
+
 namespace silt::delta {
 namespace {
 
@@ -648,7 +650,7 @@ TEST(DeletionVectorTest, CorruptDvFilesAreRejected) {
 // Real DV files written by Spark / Databricks (vendored kernel-rs and Delta golden tables).
 
 std::string ConformanceDir() {
-  for (std::string base : {std::string(SILT_SHARED_DIR)}) {
+  for (std::string base : {std::string(silt::testing::SharedDir())}) {
     std::string dir = base + "/conformance";
     if (std::filesystem::is_directory(dir)) return dir;
   }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "parquet/thrift.h"
+#include "unit/shared_dir.h"
 
 namespace silt::parquet {
 namespace {
@@ -891,7 +892,7 @@ std::filesystem::path ParquetTestingDir() {
   namespace fs = std::filesystem;
   const fs::path rel = "conformance/parquet-testing/data";
   std::error_code ec;
-  fs::path p = fs::path(SILT_SHARED_DIR) / rel;
+  fs::path p = fs::path(silt::testing::SharedDir()) / rel;
   if (fs::is_directory(p, ec)) return p;
   return {};
 }

@@ -1,0 +1,7 @@
+#include "shared_dir.h"
+
+namespace silt::testing {
+
+const char* SharedDir() { return SILT_SHARED_DIR; }
+
+}  // namespace silt::testing
