@@ -10,6 +10,7 @@
 #include "common/allocator.h"
 #include "common/error_classes.h"
 #include "common/exception_status.h"
+#include "common/large_stack.h"
 #include "common/query_memory.h"
 #include "engine/engine.h"
 #include "exec/operator.h"
@@ -79,6 +80,10 @@ auto Guarded(F&& f) -> decltype(f()) {
   return CatchAsStatus(std::forward<F>(f));
 }
 
+// The stack a statement gets when the caller's is too small to bind it (address space only: the
+// pages are touched as the recursion goes).
+constexpr size_t kDeepQueryStackBytes = size_t{16} << 20;
+
 }  // namespace
 
 Result<std::vector<std::unique_ptr<QueryResult>>> Connection::QueryAll(std::string_view sql) {
@@ -86,8 +91,15 @@ Result<std::vector<std::unique_ptr<QueryResult>>> Connection::QueryAll(std::stri
                         Guarded([&] { return sql::ParseScript(sql); }));
   std::vector<std::unique_ptr<QueryResult>> out;
   for (const auto& s : stmts) {
-    SILT_ASSIGN_OR_RETURN(std::unique_ptr<QueryResult> r,
-                          Guarded([&] { return session_->Execute(*s); }));
+    Result<std::unique_ptr<QueryResult>> attempt = Guarded([&] { return session_->Execute(*s); });
+    if (!attempt.ok() && attempt.status().error_class() == errc::kSiltQueryTooDeep) {
+      // The binder stops at half of the calling thread's stack, which the host chose (8 MB on a
+      // main thread, less on many others), before anything is written. A deeply nested query
+      // binds, plans and runs again on a stack of its own; past half of that it is too deep.
+      RunOnLargeStack(kDeepQueryStackBytes,
+                      [&] { attempt = Guarded([&] { return session_->Execute(*s); }); });
+    }
+    SILT_ASSIGN_OR_RETURN(std::unique_ptr<QueryResult> r, std::move(attempt));
     r->time_zone = session_->config.Get("spark.sql.session.timeZone").value_or("UTC");
     out.push_back(std::move(r));
   }

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/large_stack.h"
 #include "silt/silt.h"
 
 namespace silt {
@@ -249,15 +250,17 @@ TEST_F(RunawaySqlTest, VeryLongCteChainsHitTheDepthGuard) {
 }
 
 TEST_F(RunawaySqlTest, DeeplyNestedCteBodiesHitTheStackGuard) {
-  // Each CTE nests four queries: 700 of them (2,800 nested binds) overflowed the stack.
+  // Each CTE nests four queries: 700 of them (2,800 nested binds) overflowed the stack. A
+  // statement too deep for the caller's stack binds again on a 16 MB one, about 600 levels of
+  // this chain; 1,400 are past both.
   std::string sql = "WITH c0 AS (SELECT 1 AS v, 2 AS w)";
-  for (int i = 1; i < 700; ++i) {
+  for (int i = 1; i < 1400; ++i) {
     sql += ", c" + std::to_string(i) +
            " AS (SELECT * FROM (SELECT v + 1 AS v, w FROM (SELECT * FROM c" +
            std::to_string(i - 1) +
            " WHERE v > 0) x JOIN (SELECT 1 AS k) y ON v > 0 - k) z ORDER BY v)";
   }
-  sql += " SELECT v FROM c699";
+  sql += " SELECT v FROM c1399";
   EXPECT_EQ(InChild(sql, 512), "error:SILT_QUERY_TOO_DEEP");
 }
 
@@ -347,6 +350,18 @@ TEST_F(RunawaySqlTest, FilteredCteChainPushesDownInBoundedMemory) {
   std::string r = InChild(FilteredCteChain(300), 512, 60);
   if (kSanitized && r == "error:SILT_QUERY_TOO_DEEP") r = "ok:300";  // ASan frames are larger
   EXPECT_EQ(r, "ok:300");
+}
+
+// A host thread with a small stack (256 KiB: binding stops at half of it, about 10 levels of the
+// chain) still gets its deep query answered: the statement runs again on a stack of its own.
+TEST_F(RunawaySqlTest, DeepQueryFromASmallStackRunsOnAStackOfItsOwn) {
+  auto con = Open();
+  std::string answer;
+  ASSERT_TRUE(RunOnLargeStack(256 << 10, [&] {
+    auto r = con->Query(FilteredCteChain(100));
+    answer = r.ok() ? (*r)->Row(0)[0].ToString() : r.status().ToString();
+  }));
+  EXPECT_EQ(answer, "100");
 }
 
 TEST_F(RunawaySqlTest, ResultSetCountsAgainstTheMemoryLimit) {
