@@ -25,6 +25,7 @@
 #include "commands/command.h"
 #include "common/error_classes.h"
 #include "delta/actions.h"
+#include "delta/iceberg_metadata.h"
 #include "delta/json_util.h"
 #include "delta/schema_json.h"
 #include "delta/table_features.h"
@@ -139,7 +140,8 @@ std::map<std::string, const delta::AddFile*> FilesByKey(const delta::Snapshot* t
 
 // Deep clone: copies the file (and its DV file, once per DV file) into the target's store and
 // returns the add that references the copies; *copied is false when the target already holds
-// this copy (same key, size and modification time: a file an earlier clone copied). A relative
+// this copy (same key and size: a file an earlier clone copied; Delta, Spark and Iceberg writers
+// never rewrite a data file in place, and an Iceberg file's time is not stable). A relative
 // source path keeps its key, as does an absolute one below the source's root (a Parquet table's
 // partition directories); any other (a clone of a shallow clone) lands at the root under its file
 // name.
@@ -156,8 +158,7 @@ Result<delta::AddFile> DeepAdd(const delta::AddFile& f, const CloneSource& src,
     key = RelativeLocation(root, file).value_or(BaseName(p.path));
   }
   auto same = existing.find(key);
-  *copied = same == existing.end() || same->second->size != f.size ||
-            same->second->modification_time != f.modification_time;
+  *copied = same == existing.end() || same->second->size != f.size;
   if (*copied) {
     SILT_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> in, OpenSourceFile(src, p));
     SILT_RETURN_NOT_OK(CopyFile(*in, target, key));
@@ -187,22 +188,63 @@ Result<delta::AddFile> DeepAdd(const delta::AddFile& f, const CloneSource& src,
 
 Status UnsupportedSource(const std::string& name, const std::string& format) {
   return Status::NotImplemented("Unsupported clone source '" + name + "', whose format is " +
-                                    format + ". silt clones Delta and Parquet tables.",
+                                    format +
+                                    ". The supported formats are 'delta', 'iceberg' and 'parquet'.",
                                 errc::kDeltaCloneUnsupportedSource);
 }
 
-// parquet.`dir`: the Parquet files below dir as CONVERT TO DELTA would describe them, without
-// partition columns (Databricks clones a partitioned Parquet table by its catalog name only).
-Result<CloneSource> ParquetDirectorySource(const sql::CreateTableStatement& stmt,
-                                           CommandContext& ctx) {
+// A format.`dir` source without a Delta log: its store; time travel refused as Spark does for
+// relations that have no versions.
+Result<CloneSource> PathSource(const sql::CreateTableStatement& stmt, CommandContext& ctx,
+                               const std::string& format) {
   const std::string& path = stmt.source.path;
-  CloneSource src{"parquet.`" + path + "`", path, nullptr, nullptr, false};
+  CloneSource src{format + ".`" + path + "`", path, nullptr, nullptr, false};
   if (stmt.source_time_travel) {
     return Status::InvalidArgument(
         "Time travel on the relation: `" + src.display_name + "` is not supported.",
         errc::kUnsupportedFeatureTimeTravel);
   }
   SILT_ASSIGN_OR_RETURN(src.data, planner::OpenTableStore(path, ctx.clock));
+  return src;
+}
+
+// The snapshot of a source without a Delta log: one commit of a new table's protocol, this
+// metadata and the files.
+Result<std::shared_ptr<const delta::Snapshot>> DescribedSnapshot(
+    const Schema& schema, const std::vector<std::string>& partition_columns,
+    const delta::StringMap& configuration, std::vector<delta::AddFile> files, CommandContext& ctx) {
+  delta::Metadata md;
+  md.id = delta::Uuid::Random().ToString();
+  md.schema_string = delta::SerializeSchema(schema);
+  md.partition_columns = partition_columns;
+  md.configuration = configuration;
+  md.created_time = ctx.clock->NowMillis();
+  std::vector<delta::Action> actions;
+  actions.emplace_back(delta::ProtocolForNewTable(schema, md.configuration));
+  actions.emplace_back(std::move(md));
+  for (delta::AddFile& f : files) actions.emplace_back(std::move(f));
+  return planner::SnapshotOfActions(actions, ctx.clock);
+}
+
+// iceberg.`dir`: the Iceberg table's current snapshot (delta::ReadIcebergTable), with column
+// mapping in id mode as Delta's Iceberg conversion sets it (the data files carry field ids).
+Result<CloneSource> IcebergSource(const sql::CreateTableStatement& stmt, CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(CloneSource src, PathSource(stmt, ctx, "iceberg"));
+  SILT_ASSIGN_OR_RETURN(delta::IcebergTable t, delta::ReadIcebergTable(*src.data));
+  delta::StringMap config;
+  config.Set("delta.columnMapping.mode", "id");
+  config.Set("delta.columnMapping.maxColumnId", std::to_string(t.max_column_id));
+  SILT_ASSIGN_OR_RETURN(src.snapshot, DescribedSnapshot(t.schema, t.partition_columns, config,
+                                                        std::move(t.files), ctx));
+  return src;
+}
+
+// parquet.`dir`: the Parquet files below dir as CONVERT TO DELTA would describe them, without
+// partition columns (Databricks clones a partitioned Parquet table by its catalog name only).
+Result<CloneSource> ParquetDirectorySource(const sql::CreateTableStatement& stmt,
+                                           CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(CloneSource src, PathSource(stmt, ctx, "parquet"));
+  const std::string& path = stmt.source.path;
   ops::ConvertOptions options;
   options.display_path = path;
   options.collect_stats = ctx.config->GetBool("spark.databricks.delta.stats.collect", true);
@@ -216,27 +258,20 @@ Result<CloneSource> ParquetDirectorySource(const sql::CreateTableStatement& stmt
                       "PARTITIONED BY … LOCATION …), as on Databricks.");
   }
   if (!dir.ok()) return dir.status();
-  delta::Metadata md;
-  md.id = delta::Uuid::Random().ToString();
-  md.schema_string = delta::SerializeSchema(dir->schema);
-  md.partition_columns = dir->partition_columns;
-  md.created_time = ctx.clock->NowMillis();
-  std::vector<delta::Action> actions;
-  actions.emplace_back(delta::ProtocolForNewTable(dir->schema, md.configuration));
-  actions.emplace_back(std::move(md));
-  for (delta::AddFile& f : dir->files) actions.emplace_back(std::move(f));
-  SILT_ASSIGN_OR_RETURN(src.snapshot, planner::SnapshotOfActions(actions, ctx.clock));
+  SILT_ASSIGN_OR_RETURN(src.snapshot, DescribedSnapshot(dir->schema, dir->partition_columns, {},
+                                                        std::move(dir->files), ctx));
   return src;
 }
 
 // The source of a CLONE or LIKE: a Delta table (at the requested version), a Parquet table in
-// the catalog, or parquet.`dir` (CLONE only). Views, system tables, JSON tables and other
-// formats: DELTA_CLONE_UNSUPPORTED_SOURCE.
+// the catalog, parquet.`dir` or iceberg.`dir` (CLONE only). Views, system tables, JSON tables and
+// other formats: DELTA_CLONE_UNSUPPORTED_SOURCE.
 Result<CloneSource> ResolveSource(const sql::CreateTableStatement& stmt, CommandContext& ctx,
-                                  bool allow_parquet) {
+                                  bool allow_files) {
   const std::string format = planner::LowerName(stmt.source.path_format);
   if (stmt.source.is_path() && format != "delta" && !format.empty()) {
-    if (format == "parquet" && allow_parquet) return ParquetDirectorySource(stmt, ctx);
+    if (format == "parquet" && allow_files) return ParquetDirectorySource(stmt, ctx);
+    if (format == "iceberg" && allow_files) return IcebergSource(stmt, ctx);
     return UnsupportedSource(format + ".`" + stmt.source.path + "`", format);
   }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable src,
@@ -245,7 +280,7 @@ Result<CloneSource> ResolveSource(const sql::CreateTableStatement& stmt, Command
   if (src.is_view || src.is_temp_view) unsupported = "View";
   if (src.is_system) unsupported = "System table";
   const bool parquet = src.entry && src.entry->format == "parquet";
-  if (src.entry && planner::IsFileSourceTable(*src.entry) && !(parquet && allow_parquet))
+  if (src.entry && planner::IsFileSourceTable(*src.entry) && !(parquet && allow_files))
     unsupported = src.entry->format;
   if (!unsupported.empty()) return UnsupportedSource(src.display_name, unsupported);
   if (!src.snapshot) {
@@ -300,7 +335,7 @@ Result<CommandResult> CloneTable(const sql::CreateTableStatement& stmt, CommandC
   SILT_ASSIGN_OR_RETURN(CreateTarget target, ResolveTableTarget(stmt, ctx));
   if (target.skip) return CommandResult{};
   const bool exists = target.exists;
-  SILT_ASSIGN_OR_RETURN(CloneSource src, ResolveSource(stmt, ctx, /*allow_parquet=*/true));
+  SILT_ASSIGN_OR_RETURN(CloneSource src, ResolveSource(stmt, ctx, /*allow_files=*/true));
   const delta::Snapshot& s = *src.snapshot;
 
   SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store,
@@ -412,7 +447,7 @@ Result<CommandResult> CreateTableLike(const sql::CreateTableStatement& stmt, Com
                                      target.name + "` because it already exists.",
                                  errc::kTableOrViewAlreadyExists);
   }
-  SILT_ASSIGN_OR_RETURN(CloneSource src, ResolveSource(stmt, ctx, /*allow_parquet=*/false));
+  SILT_ASSIGN_OR_RETURN(CloneSource src, ResolveSource(stmt, ctx, /*allow_files=*/false));
   const delta::Snapshot& s = *src.snapshot;
   SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store,
                         planner::OpenTableStore(target.location, ctx.clock));
