@@ -1005,9 +1005,16 @@ Result<std::string> CurrentMetadataKey(ObjectStore& store) {
   return best;
 }
 
-// Reads a whole file that an Iceberg metadata file names (an absolute URI or path).
+// Reads a whole manifest list or manifest that an Iceberg metadata file names (an absolute URI or
+// path). Manifests are small (Iceberg targets 8 MB); a larger file than kMaxManifestBytes is
+// refused rather than held in memory.
+constexpr int64_t kMaxManifestBytes = 256 << 20;
 Result<std::string> ReadIcebergFile(const std::string& uri) {
   SILT_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> f, OpenLocationForRead(uri));
+  if (f->size() > kMaxManifestBytes) {
+    return Status::NotImplemented("Iceberg manifest " + uri + " is larger than 256 MiB",
+                                  errc::kDeltaCloneIncompatibleSource);
+  }
   std::string out(static_cast<size_t>(f->size()), '\0');
   SILT_RETURN_NOT_OK(f->ReadAt(0, f->size(), reinterpret_cast<uint8_t*>(out.data())));
   return out;
@@ -1184,23 +1191,29 @@ Result<IcebergTable> ReadIcebergTable(ObjectStore& store) {
   // The default partition spec: identity transforms of top-level columns only.
   int64_t spec_id = 0;
   Opt(doc["default-spec-id"], &spec_id);
-  simdjson::dom::array spec_fields;
-  simdjson::dom::array specs;
+  // (A default-constructed dom::array is not iterable: only found arrays are kept.)
+  std::optional<simdjson::dom::array> spec_fields;
+  simdjson::dom::array specs, fields;
   if (doc["partition-specs"].get(specs) == simdjson::SUCCESS) {
     for (simdjson::dom::element s : specs) {
       int64_t id = -1;
-      if (s["spec-id"].get(id) == simdjson::SUCCESS && id == spec_id)
-        Opt(s["fields"], &spec_fields);
+      if (s["spec-id"].get(id) == simdjson::SUCCESS && id == spec_id &&
+          s["fields"].get(fields) == simdjson::SUCCESS)
+        spec_fields = fields;
     }
-  } else {
-    Opt(doc["partition-spec"], &spec_fields);
+  } else if (doc["partition-spec"].get(fields) == simdjson::SUCCESS) {
+    spec_fields = fields;
+  }
+  if (!spec_fields) {
+    return IncompatibleIceberg(
+        root, "has no partition spec " + std::to_string(spec_id) + " (its default-spec-id)");
   }
   struct PartField {
     std::string name;  // in the partition tuple
     const silt::Field* column;
   };
   std::vector<PartField> parts;
-  for (simdjson::dom::element pf : spec_fields) {
+  for (simdjson::dom::element pf : *spec_fields) {
     std::string_view name, transform;
     int64_t source = -1;
     Opt(pf["name"], &name);

@@ -93,8 +93,15 @@ TEST_F(IcebergTableTest, RefusesNonIdentityTransforms) {
 }
 
 TEST_F(IcebergTableTest, RefusesPartitionEvolution) {
-  EditMetadata("\"default-spec-id\":0", "\"default-spec-id\":1");
+  // A second spec (unpartitioned) made the default: the manifests hold spec 0's files.
+  EditMetadata("\"default-spec-id\":0,\"partition-specs\":[",
+               "\"default-spec-id\":1,\"partition-specs\":[{\"spec-id\":1,\"fields\":[]},");
   ExpectRefused("partition evolution");
+}
+
+TEST_F(IcebergTableTest, RefusesAMissingDefaultSpec) {
+  EditMetadata("\"default-spec-id\":0", "\"default-spec-id\":7");
+  ExpectRefused("no partition spec 7");
 }
 
 TEST_F(IcebergTableTest, RefusesListColumns) {
