@@ -245,6 +245,15 @@ Result<CloneSource> ParquetDirectorySource(const sql::CreateTableStatement& stmt
                                            CommandContext& ctx) {
   SILT_ASSIGN_OR_RETURN(CloneSource src, PathSource(stmt, ctx, "parquet"));
   const std::string& path = stmt.source.path;
+  // A Delta table's directory also holds files its log no longer references.
+  Result<std::shared_ptr<const delta::Snapshot>> delta_table =
+      delta::Snapshot::Load(src.data, std::nullopt, {.load_files = false});
+  if (delta_table.ok()) {
+    return Status::InvalidArgument("The clone source parquet.`" + path +
+                                       "` is a Delta table: clone it as delta.`" + path + "`.",
+                                   errc::kDeltaCloneIncompatibleSource);
+  }
+  if (delta_table.status().code() != StatusCode::kNotFound) return delta_table.status();
   ops::ConvertOptions options;
   options.display_path = path;
   options.collect_stats = ctx.config->GetBool("spark.databricks.delta.stats.collect", true);
