@@ -13,11 +13,12 @@
 // again. Source or target may be on any store (local, memory://, Azure, S3): shallow clones name
 // the source's files by URIs Spark opens too (file://, abfss://, s3://).
 //
-// Databricks' clone for Parquet: `CLONE parquet.`/dir`` (unpartitioned directories, as
-// Databricks allows by path) and `CLONE t` of a Parquet table in the catalog (its PARTITIONED BY
-// columns) clone the Parquet files as a Delta table would describe them (CONVERT TO DELTA's
-// listing, schema and stats); re-running CREATE OR REPLACE adds the new files and removes the
-// deleted ones.
+// Databricks' clone for Parquet and Iceberg: `CLONE parquet.`/dir`` (unpartitioned directories,
+// as Databricks allows by path) and `CLONE t` of a Parquet table in the catalog (its PARTITIONED
+// BY columns) clone the Parquet files as a Delta table would describe them (CONVERT TO DELTA's
+// listing, schema and stats); `CLONE iceberg.`/dir`` clones the Iceberg table's current snapshot
+// (delta::ReadIcebergTable, column mapping in id mode). Re-running CREATE OR REPLACE adds the new
+// files and removes the deleted ones.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -75,8 +76,8 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// What a CLONE reads: a Delta table at a version, or Parquet files described as a one-commit
-// Delta snapshot (planner::SnapshotOfActions) whose relative paths are keys of `data`.
+// What a CLONE reads: a Delta table at a version, or Parquet / Iceberg files described as a
+// one-commit Delta snapshot (planner::SnapshotOfActions) whose relative paths are keys of `data`.
 struct CloneSource {
   std::string display_name;
   std::string location;  // the source's root
