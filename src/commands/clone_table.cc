@@ -8,21 +8,37 @@
 // Shallow: each add (and its deletion vector, as a 'p' descriptor) names the source's file by
 // absolute URI, so the clone reads the source's files and every later write lands in its own
 // root. Deep (Databricks; Delta OSS answers DELTA_UNSUPPORTED_DEEP_CLONE): the data and DV files
-// are copied into the target's root first and referenced there.
+// are copied into the target's root first and referenced there; files the target already holds
+// as copies of the same source files (an incremental CREATE OR REPLACE … CLONE) are not copied
+// again. Source or target may be on any store (local, memory://, Azure, S3): shallow clones name
+// the source's files by URIs Spark opens too (file://, abfss://, s3://).
+//
+// Databricks' clone for Parquet and Iceberg: `CLONE parquet.`/dir`` (unpartitioned directories,
+// as Databricks allows by path) and `CLONE t` of a Parquet table in the catalog (its PARTITIONED
+// BY columns) clone the Parquet files as a Delta table would describe them (CONVERT TO DELTA's
+// listing, schema and stats); `CLONE iceberg.`/dir`` clones the Iceberg table's current snapshot
+// (delta::ReadIcebergTable, column mapping in id mode). Re-running CREATE OR REPLACE adds the new
+// files and removes the deleted ones.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "commands/command.h"
 #include "common/error_classes.h"
 #include "delta/actions.h"
+#include "delta/iceberg_metadata.h"
 #include "delta/json_util.h"
+#include "delta/schema_json.h"
 #include "delta/table_features.h"
 #include "delta/table_properties.h"
+#include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "delta/z85.h"
+#include "io/azure_blob_store.h"
 #include "io/object_store_factory.h"
 #include "io/path.h"
 #include "io/read_confinement.h"
+#include "ops/convert_to_delta.h"
 #include "planner/file_source.h"
 
 namespace silt::commands {
@@ -40,11 +56,19 @@ std::string Json(const std::string& s) {
   return out;
 }
 
-// The absolute URI of a table root as a clone's add.path prefix (Hadoop's qualified form).
-Result<std::string> AbsoluteBase(const std::string& location) {
+// A location as a shallow clone's add.path names it (Hadoop's qualified, URI-encoded form):
+// file:///… for local paths, abfss://container@account.dfs.core.windows.net/… for Azure (az:// and
+// https:// are silt's and the SDKs' forms, which Spark does not open), s3://… as written.
+Result<std::string> QualifiedUri(std::string_view location) {
   SILT_ASSIGN_OR_RETURN(std::string canonical, CanonicalLocation(location));
   if (!canonical.empty() && canonical[0] == '/') return LocalPathToFileUri(canonical);
-  return canonical;
+  const std::string scheme = UriScheme(canonical);
+  if (IsAzureLocation(canonical) && (scheme == "az" || scheme == "azure" || scheme == "https")) {
+    SILT_ASSIGN_OR_RETURN(AzureLocation loc, ParseAzureLocation(canonical));
+    const std::string host = loc.onelake ? loc.host : loc.account + ".dfs.core.windows.net";
+    canonical = "abfss://" + loc.container + "@" + host + (loc.path.empty() ? "" : "/" + loc.path);
+  }
+  return EncodePathUri(canonical);
 }
 
 std::string BaseName(const std::string& path) {
@@ -52,13 +76,23 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Opens a file the source's log names: relative paths in its store, absolute ones where they are
+// What a CLONE reads: a Delta table at a version, or Parquet / Iceberg files described as a
+// one-commit Delta snapshot (planner::SnapshotOfActions) whose relative paths are keys of `data`.
+struct CloneSource {
+  std::string display_name;
+  std::string location;  // the source's root
+  std::shared_ptr<ObjectStore> data;
+  std::shared_ptr<const delta::Snapshot> snapshot;
+  bool is_delta = true;
+};
+
+// Opens a file the source names: relative paths in its store, absolute ones where they are
 // (under the source's read confinement, as the scan reads them).
-Result<std::shared_ptr<RandomAccessFile>> OpenSourceFile(const delta::Snapshot& src,
+Result<std::shared_ptr<RandomAccessFile>> OpenSourceFile(const CloneSource& src,
                                                          const DeltaPath& p) {
-  if (!p.absolute) return src.store()->OpenRead(p.path);
-  if (const ReadConfinement* c = src.read_confinement().get())
-    SILT_RETURN_NOT_OK(CheckConfinedRead(*c, src.store()->root(), p.path));
+  if (!p.absolute) return src.data->OpenRead(p.path);
+  if (const ReadConfinement* c = src.snapshot->read_confinement().get())
+    SILT_RETURN_NOT_OK(CheckConfinedRead(*c, src.data->root(), p.path));
   return OpenLocationForRead(p.path);
 }
 
@@ -75,11 +109,16 @@ Status CopyFile(const RandomAccessFile& in, ObjectStore& out, const std::string&
   return w->Close();
 }
 
-// The add a shallow clone commits for a source file: paths made absolute, row ids dropped.
+// The add a shallow clone commits for a source file: paths made absolute (absolute ones
+// re-qualified: a Parquet table's '/…' paths, az:// URIs), row ids dropped.
 Result<delta::AddFile> ShallowAdd(const delta::AddFile& f, const std::string& src_base) {
   delta::AddFile a = f;
   SILT_ASSIGN_OR_RETURN(DeltaPath p, ParseDeltaPath(f.path));
-  if (!p.absolute) a.path = JoinPath(src_base, f.path);
+  if (p.absolute) {
+    SILT_ASSIGN_OR_RETURN(a.path, QualifiedUri(p.path));
+  } else {
+    a.path = JoinPath(src_base, f.path);
+  }
   if (a.deletion_vector && a.deletion_vector->storage_type == 'u') {
     SILT_ASSIGN_OR_RETURN(std::string dv, a.deletion_vector->AbsolutePath(src_base));
     a.deletion_vector->storage_type = 'p';
@@ -88,16 +127,40 @@ Result<delta::AddFile> ShallowAdd(const delta::AddFile& f, const std::string& sr
   return a;
 }
 
+// The target's files by object key (relative paths only: a deep clone's copies), so that an
+// incremental deep clone does not copy a file again.
+std::map<std::string, const delta::AddFile*> FilesByKey(const delta::Snapshot* target) {
+  std::map<std::string, const delta::AddFile*> out;
+  if (!target) return out;
+  for (const auto& f : target->files()) {
+    Result<DeltaPath> p = ParseDeltaPath(f.path);
+    if (p.ok() && !p->absolute) out.emplace(p->path, &f);
+  }
+  return out;
+}
+
 // Deep clone: copies the file (and its DV file, once per DV file) into the target's store and
-// returns the add that references the copies. A relative source path keeps its key; an absolute
-// one (a clone of a shallow clone) lands at the root under its file name.
-Result<delta::AddFile> DeepAdd(const delta::AddFile& f, const delta::Snapshot& src,
+// returns the add that references the copies; *copied is false when the target already holds
+// this copy (same key and size: a file an earlier clone copied; Delta, Spark and Iceberg writers
+// never rewrite a data file in place, and an Iceberg file's time is not stable). A relative
+// source path keeps its key, as does an absolute one below the source's root (a Parquet table's
+// partition directories); any other (a clone of a shallow clone) lands at the root under its file
+// name.
+Result<delta::AddFile> DeepAdd(const delta::AddFile& f, const CloneSource& src,
+                               const std::map<std::string, const delta::AddFile*>& existing,
                                ObjectStore& target, const std::string& target_base,
-                               std::set<std::string>* copied_dvs, int64_t* dv_bytes) {
+                               std::set<std::string>* copied_dvs, int64_t* dv_bytes, bool* copied) {
   delta::AddFile a = f;
   SILT_ASSIGN_OR_RETURN(DeltaPath p, ParseDeltaPath(f.path));
-  const std::string key = p.absolute ? BaseName(p.path) : p.path;
-  {
+  std::string key = p.path;
+  if (p.absolute) {
+    SILT_ASSIGN_OR_RETURN(std::string root, CanonicalLocation(src.location));
+    SILT_ASSIGN_OR_RETURN(std::string file, CanonicalLocation(p.path));
+    key = RelativeLocation(root, file).value_or(BaseName(p.path));
+  }
+  auto same = existing.find(key);
+  *copied = same == existing.end() || same->second->size != f.size;
+  if (*copied) {
     SILT_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> in, OpenSourceFile(src, p));
     SILT_RETURN_NOT_OK(CopyFile(*in, target, key));
   }
@@ -124,27 +187,117 @@ Result<delta::AddFile> DeepAdd(const delta::AddFile& f, const delta::Snapshot& s
   return a;
 }
 
-// The source of a CLONE or LIKE: a Delta table (at the requested version). Views and
-// file-source tables: DELTA_CLONE_UNSUPPORTED_SOURCE.
-Result<planner::ResolvedTable> ResolveSource(const sql::CreateTableStatement& stmt,
-                                             CommandContext& ctx) {
+Status UnsupportedSource(const std::string& name, const std::string& format) {
+  return Status::NotImplemented("Unsupported clone source '" + name + "', whose format is " +
+                                    format +
+                                    ". The supported formats are 'delta', 'iceberg' and 'parquet'.",
+                                errc::kDeltaCloneUnsupportedSource);
+}
+
+// A format.`dir` source without a Delta log: its store; time travel refused as Spark does for
+// relations that have no versions.
+Result<CloneSource> PathSource(const sql::CreateTableStatement& stmt, CommandContext& ctx,
+                               const std::string& format) {
+  const std::string& path = stmt.source.path;
+  CloneSource src{format + ".`" + path + "`", path, nullptr, nullptr, false};
+  if (stmt.source_time_travel) {
+    return Status::InvalidArgument(
+        "Time travel on the relation: `" + src.display_name + "` is not supported.",
+        errc::kUnsupportedFeatureTimeTravel);
+  }
+  SILT_ASSIGN_OR_RETURN(src.data, planner::OpenTableStore(path, ctx.clock));
+  return src;
+}
+
+// The snapshot of a source without a Delta log: one commit of a new table's protocol, this
+// metadata and the files.
+Result<std::shared_ptr<const delta::Snapshot>> DescribedSnapshot(
+    const Schema& schema, const std::vector<std::string>& partition_columns,
+    const delta::StringMap& configuration, std::vector<delta::AddFile> files, CommandContext& ctx) {
+  delta::Metadata md;
+  md.id = delta::Uuid::Random().ToString();
+  md.schema_string = delta::SerializeSchema(schema);
+  md.partition_columns = partition_columns;
+  md.configuration = configuration;
+  md.created_time = ctx.clock->NowMillis();
+  std::vector<delta::Action> actions;
+  actions.emplace_back(delta::ProtocolForNewTable(schema, md.configuration));
+  actions.emplace_back(std::move(md));
+  for (delta::AddFile& f : files) actions.emplace_back(std::move(f));
+  return planner::SnapshotOfActions(actions, ctx.clock);
+}
+
+// iceberg.`dir`: the Iceberg table's current snapshot (delta::ReadIcebergTable), with column
+// mapping in id mode as Delta's Iceberg conversion sets it (the data files carry field ids).
+Result<CloneSource> IcebergSource(const sql::CreateTableStatement& stmt, CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(CloneSource src, PathSource(stmt, ctx, "iceberg"));
+  SILT_ASSIGN_OR_RETURN(delta::IcebergTable t, delta::ReadIcebergTable(*src.data));
+  delta::StringMap config;
+  config.Set("delta.columnMapping.mode", "id");
+  config.Set("delta.columnMapping.maxColumnId", std::to_string(t.max_column_id));
+  SILT_ASSIGN_OR_RETURN(src.snapshot, DescribedSnapshot(t.schema, t.partition_columns, config,
+                                                        std::move(t.files), ctx));
+  return src;
+}
+
+// parquet.`dir`: the Parquet files below dir as CONVERT TO DELTA would describe them, without
+// partition columns (Databricks clones a partitioned Parquet table by its catalog name only).
+Result<CloneSource> ParquetDirectorySource(const sql::CreateTableStatement& stmt,
+                                           CommandContext& ctx) {
+  SILT_ASSIGN_OR_RETURN(CloneSource src, PathSource(stmt, ctx, "parquet"));
+  const std::string& path = stmt.source.path;
+  // A Delta table's directory also holds files its log no longer references.
+  Result<std::shared_ptr<const delta::Snapshot>> delta_table =
+      delta::Snapshot::Load(src.data, std::nullopt, {.load_files = false});
+  if (delta_table.ok()) {
+    return Status::InvalidArgument("The clone source parquet.`" + path +
+                                       "` is a Delta table: clone it as delta.`" + path + "`.",
+                                   errc::kDeltaCloneIncompatibleSource);
+  }
+  if (delta_table.status().code() != StatusCode::kNotFound) return delta_table.status();
+  ops::ConvertOptions options;
+  options.display_path = path;
+  options.collect_stats = ctx.config->GetBool("spark.databricks.delta.stats.collect", true);
+  Result<ops::ParquetDirectory> dir = ops::PlanParquetDirectory(*src.data, options);
+  if (!dir.ok() &&
+      dir.status().error_class() == errc::kDeltaUnexpectedNumPartitionColumnsFromFileName) {
+    return Status(dir.status().code(), std::string(dir.status().error_class()),
+                  std::string(dir.status().message()) +
+                      ". A partitioned Parquet directory is cloned by the name of a table "
+                      "registered with its partition columns (CREATE TABLE … USING parquet "
+                      "PARTITIONED BY … LOCATION …), as on Databricks.");
+  }
+  if (!dir.ok()) return dir.status();
+  SILT_ASSIGN_OR_RETURN(src.snapshot, DescribedSnapshot(dir->schema, dir->partition_columns, {},
+                                                        std::move(dir->files), ctx));
+  return src;
+}
+
+// The source of a CLONE or LIKE: a Delta table (at the requested version), a Parquet table in
+// the catalog, parquet.`dir` or iceberg.`dir` (CLONE only). Views, system tables, JSON tables and
+// other formats: DELTA_CLONE_UNSUPPORTED_SOURCE.
+Result<CloneSource> ResolveSource(const sql::CreateTableStatement& stmt, CommandContext& ctx,
+                                  bool allow_files) {
+  const std::string format = planner::LowerName(stmt.source.path_format);
+  if (stmt.source.is_path() && format != "delta" && !format.empty()) {
+    if (format == "parquet" && allow_files) return ParquetDirectorySource(stmt, ctx);
+    if (format == "iceberg" && allow_files) return IcebergSource(stmt, ctx);
+    return UnsupportedSource(format + ".`" + stmt.source.path + "`", format);
+  }
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable src,
                         ctx.binder->ResolveTable(stmt.source, stmt.source_time_travel));
-  std::string format;
-  if (src.is_view || src.is_temp_view) format = "View";
-  if (src.is_system) format = "System table";
-  if (src.entry && planner::IsFileSourceTable(*src.entry)) format = src.entry->format;
-  if (!format.empty()) {
-    return Status::NotImplemented("Unsupported clone source '" + src.display_name +
-                                      "', whose format is " + format +
-                                      ". silt clones Delta tables only.",
-                                  errc::kDeltaCloneUnsupportedSource);
-  }
+  std::string unsupported;
+  if (src.is_view || src.is_temp_view) unsupported = "View";
+  if (src.is_system) unsupported = "System table";
+  const bool parquet = src.entry && src.entry->format == "parquet";
+  if (src.entry && planner::IsFileSourceTable(*src.entry) && !(parquet && allow_files))
+    unsupported = src.entry->format;
+  if (!unsupported.empty()) return UnsupportedSource(src.display_name, unsupported);
   if (!src.snapshot) {
     return Status::NotFound("The table " + src.display_name + " is not a Delta table.",
                             errc::kDeltaTableNotFound);
   }
-  return src;
+  return CloneSource{src.display_name, src.location, src.store, src.snapshot, !parquet};
 }
 
 // The target's metadata made from the source's: new id (an existing target's id when it is
@@ -192,7 +345,7 @@ Result<CommandResult> CloneTable(const sql::CreateTableStatement& stmt, CommandC
   SILT_ASSIGN_OR_RETURN(CreateTarget target, ResolveTableTarget(stmt, ctx));
   if (target.skip) return CommandResult{};
   const bool exists = target.exists;
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable src, ResolveSource(stmt, ctx));
+  SILT_ASSIGN_OR_RETURN(CloneSource src, ResolveSource(stmt, ctx, /*allow_files=*/true));
   const delta::Snapshot& s = *src.snapshot;
 
   SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store,
@@ -220,8 +373,9 @@ Result<CommandResult> CloneTable(const sql::CreateTableStatement& stmt, CommandC
     if (!d.removed && name != kRowTrackingDomain) txn.SetDomain(d);
   }
 
-  SILT_ASSIGN_OR_RETURN(std::string src_base, AbsoluteBase(src.location));
-  SILT_ASSIGN_OR_RETURN(std::string target_base, AbsoluteBase(target.location));
+  SILT_ASSIGN_OR_RETURN(std::string src_base, QualifiedUri(src.location));
+  SILT_ASSIGN_OR_RETURN(std::string target_base, QualifiedUri(target.location));
+  const std::map<std::string, const delta::AddFile*> target_files = FilesByKey(existing.get());
   int64_t source_bytes = 0, copied = 0, copied_bytes = 0;
   std::set<std::string> copied_dvs, added;
   auto logical_id = [](const delta::AddFile& a) {
@@ -234,9 +388,13 @@ Result<CommandResult> CloneTable(const sql::CreateTableStatement& stmt, CommandC
       SILT_ASSIGN_OR_RETURN(a, ShallowAdd(f, src_base));
     } else {
       if (ctx.cancelled && ctx.cancelled->load()) return Status::Cancelled("CLONE cancelled");
-      SILT_ASSIGN_OR_RETURN(a, DeepAdd(f, s, *store, target_base, &copied_dvs, &copied_bytes));
-      ++copied;
-      copied_bytes += f.size;
+      bool is_copy = false;
+      SILT_ASSIGN_OR_RETURN(a, DeepAdd(f, src, target_files, *store, target_base, &copied_dvs,
+                                       &copied_bytes, &is_copy));
+      if (is_copy) {
+        ++copied;
+        copied_bytes += f.size;
+      }
     }
     a.data_change = true;
     a.base_row_id.reset();
@@ -259,7 +417,7 @@ Result<CommandResult> CloneTable(const sql::CreateTableStatement& stmt, CommandC
   }
   delta::StringMap params;
   params.Set("source", Json(src.display_name));
-  params.Set("sourceVersion", std::to_string(s.version()));
+  if (src.is_delta) params.Set("sourceVersion", std::to_string(s.version()));
   params.Set("isShallow", shallow ? "true" : "false");
   txn.SetOperation("CLONE", params);
   const std::vector<std::pair<std::string, int64_t>> metrics = {
@@ -299,7 +457,7 @@ Result<CommandResult> CreateTableLike(const sql::CreateTableStatement& stmt, Com
                                      target.name + "` because it already exists.",
                                  errc::kTableOrViewAlreadyExists);
   }
-  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable src, ResolveSource(stmt, ctx));
+  SILT_ASSIGN_OR_RETURN(CloneSource src, ResolveSource(stmt, ctx, /*allow_files=*/false));
   const delta::Snapshot& s = *src.snapshot;
   SILT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store,
                         planner::OpenTableStore(target.location, ctx.clock));

@@ -4,9 +4,12 @@
 #include <simdjson.h>
 #include <zlib.h>
 
+#include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "common/error_classes.h"
@@ -17,6 +20,7 @@
 #include "delta/snapshot.h"
 #include "delta/stats_json.h"
 #include "delta/z85.h"
+#include "io/object_store_factory.h"
 #include "io/path.h"
 
 namespace silt::delta {
@@ -939,6 +943,396 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
   // A concurrent converter that took this number first wins; its metadata is as good as ours.
   SILT_RETURN_NOT_OK(store.PutIfAbsent(metadata_key, j));
   return store.Put(kVersionHint, std::to_string(number));
+}
+
+// ---- Reading an Iceberg table (CLONE iceberg.`path`) ----
+
+namespace {
+
+// Reads an optional metadata field into *out (left as it was when absent or of another type).
+template <typename T>
+void Opt(simdjson::simdjson_result<simdjson::dom::element> field, T* out) {
+  T v;
+  if (field.get(v) == simdjson::SUCCESS) *out = v;
+}
+
+Status IncompatibleIceberg(const std::string& root, const std::string& why) {
+  return Status::NotImplemented(
+      "The clone source has valid format, but has unsupported feature with Delta: the Iceberg "
+      "table at " +
+          root + " " + why + ".",
+      errc::kDeltaCloneIncompatibleSource);
+}
+
+// N of "vN.metadata.json" (Hadoop tables) or "NNNNN-<uuid>.metadata.json" (catalog tables); -1
+// for other names.
+int64_t MetadataFileNumber(std::string_view name) {
+  if (!name.ends_with(".metadata.json")) return -1;
+  size_t i = name.starts_with("v") ? 1 : 0;
+  int64_t n = 0;
+  size_t digits = 0;
+  for (; i < name.size() && name[i] >= '0' && name[i] <= '9' && digits < 18; ++i, ++digits)
+    n = n * 10 + (name[i] - '0');
+  if (digits == 0 || (name[i] != '.' && name[i] != '-')) return -1;
+  return n;
+}
+
+// The key of the current metadata file: the version hint's, else the highest-numbered one.
+Result<std::string> CurrentMetadataKey(ObjectStore& store) {
+  Result<std::string> hint = store.Get(kVersionHint);
+  if (hint.ok()) {
+    std::string key = std::string(kMetadataDir) + "v" + std::to_string(std::atoll(hint->c_str())) +
+                      ".metadata.json";
+    if (store.Head(key).ok()) return key;
+  } else if (!hint.status().IsNotFound()) {
+    return hint.status();
+  }
+  std::string best;
+  int64_t best_n = -1;
+  SILT_RETURN_NOT_OK(store.ListRecursive("metadata", [&](const ObjectMeta& m) -> Status {
+    const size_t slash = m.key.find_last_of('/');
+    const int64_t n =
+        MetadataFileNumber(slash == std::string::npos ? std::string_view(m.key)
+                                                      : std::string_view(m.key).substr(slash + 1));
+    if (!m.is_dir && n > best_n) best_n = n, best = m.key;
+    return Status::OK();
+  }));
+  if (best.empty()) {
+    return Status::NotFound(
+        "No Iceberg table metadata (metadata/*.metadata.json) at " + store.root() + ".",
+        errc::kDeltaCloneUnsupportedSource);
+  }
+  return best;
+}
+
+// Reads a whole manifest list or manifest that an Iceberg metadata file names (an absolute URI or
+// path). Manifests are small (Iceberg targets 8 MB); a larger file than kMaxManifestBytes is
+// refused rather than held in memory.
+constexpr int64_t kMaxManifestBytes = 256 << 20;
+Result<std::string> ReadIcebergFile(const std::string& uri) {
+  SILT_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> f, OpenLocationForRead(uri));
+  if (f->size() > kMaxManifestBytes) {
+    return Status::NotImplemented("Iceberg manifest " + uri + " is larger than 256 MiB",
+                                  errc::kDeltaCloneIncompatibleSource);
+  }
+  std::string out(static_cast<size_t>(f->size()), '\0');
+  SILT_RETURN_NOT_OK(f->ReadAt(0, f->size(), reinterpret_cast<uint8_t*>(out.data())));
+  return out;
+}
+
+// An Iceberg field's type as a Delta type; nested struct fields get their ids too. Lists and maps
+// (whose element ids Delta keeps in delta.columnMapping.nested.ids) are not converted.
+Result<TypePtr> FromIcebergType(simdjson::dom::element type, const std::string& root,
+                                int64_t* max_id);
+
+Result<silt::Field> FromIcebergField(simdjson::dom::element f, const std::string& root,
+                                     int64_t* max_id) {
+  int64_t id = 0;
+  std::string_view name;
+  bool required = false;
+  simdjson::dom::element type;
+  if (f["id"].get(id) != simdjson::SUCCESS || f["name"].get(name) != simdjson::SUCCESS ||
+      f["type"].get(type) != simdjson::SUCCESS) {
+    return Status::Corruption("Iceberg schema field without id, name or type at " + root,
+                              errc::kInternalError);
+  }
+  Opt(f["required"], &required);
+  *max_id = std::max(*max_id, id);
+  SILT_ASSIGN_OR_RETURN(TypePtr t, FromIcebergType(type, root, max_id));
+  std::string md = "{\"delta.columnMapping.id\":" + std::to_string(id) +
+                   ",\"delta.columnMapping.physicalName\":";
+  AppendJacksonString(&md, name);
+  md += "}";
+  return silt::Field{std::string(name), std::move(t), !required, std::move(md)};
+}
+
+Result<TypePtr> FromIcebergType(simdjson::dom::element type, const std::string& root,
+                                int64_t* max_id) {
+  std::string_view s;
+  if (type.get(s) == simdjson::SUCCESS) {
+    static const std::map<std::string_view, TypePtr (*)()> kPrimitive = {
+        {"boolean", &DataType::Boolean},
+        {"int", &DataType::Int32},
+        {"long", &DataType::Int64},
+        {"float", &DataType::Float},
+        {"double", &DataType::Double},
+        {"date", &DataType::Date},
+        {"timestamp", &DataType::TimestampNtz},
+        {"timestamptz", &DataType::Timestamp},
+        {"string", &DataType::String},
+        {"binary", &DataType::Binary}};
+    if (auto it = kPrimitive.find(s); it != kPrimitive.end()) return it->second();
+    int p = 0, sc = 0;
+    if (std::sscanf(std::string(s).c_str(), "decimal(%d, %d)", &p, &sc) == 2 ||
+        std::sscanf(std::string(s).c_str(), "decimal(%d,%d)", &p, &sc) == 2)
+      return DataType::Decimal(p, sc);
+    return IncompatibleIceberg(root, "has a column of type " + std::string(s));
+  }
+  std::string_view kind;
+  if (type["type"].get(kind) != simdjson::SUCCESS || kind != "struct") {
+    return IncompatibleIceberg(root, "has a " + std::string(kind) + " column (not converted)");
+  }
+  simdjson::dom::array fields;
+  if (type["fields"].get(fields) != simdjson::SUCCESS)
+    return Status::Corruption("Iceberg struct without fields at " + root, errc::kInternalError);
+  std::vector<silt::Field> out;
+  for (simdjson::dom::element f : fields) {
+    SILT_ASSIGN_OR_RETURN(silt::Field x, FromIcebergField(f, root, max_id));
+    out.push_back(std::move(x));
+  }
+  return DataType::Struct(std::move(out));
+}
+
+// A partition tuple value (the [null, T] union's branch) as Delta's partition value text.
+Result<std::optional<std::string>> PartitionText(avro_value_t* field, const TypePtr& type) {
+  avro_value_t branch;
+  if (avro_value_get_current_branch(field, &branch) != 0) return AvroError("partition");
+  int32_t i = 0;
+  int64_t l = 0;
+  const char* s = nullptr;
+  size_t n = 0;
+  int b = 0;
+  float f = 0;
+  double d = 0;
+  switch (avro_value_get_type(&branch)) {
+    case AVRO_NULL:
+      return std::optional<std::string>();
+    case AVRO_INT32:
+      if (avro_value_get_int(&branch, &i) != 0) return AvroError("partition int");
+      return FormatPartitionValue(Value::Integer(type, i));
+    case AVRO_INT64:
+      if (avro_value_get_long(&branch, &l) != 0) return AvroError("partition long");
+      return FormatPartitionValue(Value::Integer(type, l));
+    case AVRO_STRING:
+      if (avro_value_get_string(&branch, &s, &n) != 0) return AvroError("partition string");
+      return std::optional<std::string>(std::string(s, n ? n - 1 : 0));
+    case AVRO_BOOLEAN:
+      if (avro_value_get_boolean(&branch, &b) != 0) return AvroError("partition boolean");
+      return std::optional<std::string>(b ? "true" : "false");
+    case AVRO_FLOAT:
+      if (avro_value_get_float(&branch, &f) != 0) return AvroError("partition float");
+      return FormatPartitionValue(Value::Floating(type, f));
+    case AVRO_DOUBLE:
+      if (avro_value_get_double(&branch, &d) != 0) return AvroError("partition double");
+      return FormatPartitionValue(Value::Floating(type, d));
+    default:
+      return Status::NotImplemented(
+          "Iceberg partition values of type " + type->ToString() + " are not converted",
+          errc::kDeltaCloneIncompatibleSource);
+  }
+}
+
+std::string AvroString(avro_value_t* v) {
+  const char* s = nullptr;
+  size_t n = 0;
+  if (avro_value_get_string(v, &s, &n) != 0) return "";
+  return std::string(s, n ? n - 1 : 0);
+}
+
+// An optional long field of `rec` (a [null, long] union or a plain long); nullopt when absent.
+std::optional<int64_t> OptionalLong(avro_value_t* rec, const char* name) {
+  avro_value_t v, branch;
+  int64_t out = 0;
+  if (avro_value_get_by_name(rec, name, &v, nullptr) != 0) return std::nullopt;
+  if (avro_value_get_type(&v) == AVRO_UNION) {
+    if (avro_value_get_current_branch(&v, &branch) != 0) return std::nullopt;
+    v = branch;
+  }
+  if (avro_value_get_type(&v) == AVRO_INT64 && avro_value_get_long(&v, &out) == 0) return out;
+  return std::nullopt;
+}
+
+int32_t IntOr(avro_value_t* rec, const char* name, int32_t fallback) {
+  avro_value_t v;
+  int32_t out = fallback;
+  if (avro_value_get_by_name(rec, name, &v, nullptr) == 0) (void)avro_value_get_int(&v, &out);
+  return out;
+}
+
+}  // namespace
+
+Result<IcebergTable> ReadIcebergTable(ObjectStore& store) {
+  const std::string root = store.root();
+  SILT_ASSIGN_OR_RETURN(std::string key, CurrentMetadataKey(store));
+  SILT_ASSIGN_OR_RETURN(std::string text, store.Get(key));
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(text).get(doc) != simdjson::SUCCESS)
+    return Status::Corruption("Iceberg metadata " + key + " is not JSON", errc::kInternalError);
+
+  // The current schema (format v2: schemas + current-schema-id; v1: schema).
+  IcebergTable out;
+  int64_t schema_id = 0;
+  simdjson::dom::element schema;
+  bool found = false;
+  simdjson::dom::array schemas;
+  if (doc["current-schema-id"].get(schema_id) == simdjson::SUCCESS &&
+      doc["schemas"].get(schemas) == simdjson::SUCCESS) {
+    for (simdjson::dom::element s : schemas) {
+      int64_t id = -1;
+      if (s["schema-id"].get(id) == simdjson::SUCCESS && id == schema_id) schema = s, found = true;
+    }
+  } else {
+    found = doc["schema"].get(schema) == simdjson::SUCCESS;
+  }
+  if (!found) return Status::Corruption("Iceberg metadata " + key + " has no current schema");
+  SILT_ASSIGN_OR_RETURN(TypePtr row, FromIcebergType(schema, root, &out.max_column_id));
+  out.schema = row->fields();
+  std::map<int64_t, const silt::Field*> by_id;
+  for (const silt::Field& f : out.schema) {
+    simdjson::dom::parser p;
+    simdjson::dom::element m;
+    int64_t id = 0;
+    if (p.parse(f.metadata_json).get(m) == simdjson::SUCCESS &&
+        m["delta.columnMapping.id"].get(id) == simdjson::SUCCESS)
+      by_id[id] = &f;
+  }
+
+  // The default partition spec: identity transforms of top-level columns only.
+  int64_t spec_id = 0;
+  Opt(doc["default-spec-id"], &spec_id);
+  // (A default-constructed dom::array is not iterable: only found arrays are kept.)
+  std::optional<simdjson::dom::array> spec_fields;
+  simdjson::dom::array specs, fields;
+  if (doc["partition-specs"].get(specs) == simdjson::SUCCESS) {
+    for (simdjson::dom::element s : specs) {
+      int64_t id = -1;
+      if (s["spec-id"].get(id) == simdjson::SUCCESS && id == spec_id &&
+          s["fields"].get(fields) == simdjson::SUCCESS)
+        spec_fields = fields;
+    }
+  } else if (doc["partition-spec"].get(fields) == simdjson::SUCCESS) {
+    spec_fields = fields;
+  }
+  if (!spec_fields) {
+    return IncompatibleIceberg(
+        root, "has no partition spec " + std::to_string(spec_id) + " (its default-spec-id)");
+  }
+  struct PartField {
+    std::string name;  // in the partition tuple
+    const silt::Field* column;
+  };
+  std::vector<PartField> parts;
+  for (simdjson::dom::element pf : *spec_fields) {
+    std::string_view name, transform;
+    int64_t source = -1;
+    Opt(pf["name"], &name);
+    Opt(pf["transform"], &transform);
+    Opt(pf["source-id"], &source);
+    if (transform != "identity") {
+      return IncompatibleIceberg(root, "is partitioned by " + std::string(transform) + "(" +
+                                           std::string(name) +
+                                           "); only identity partitions are converted");
+    }
+    auto col = by_id.find(source);
+    if (col == by_id.end()) {
+      return IncompatibleIceberg(
+          root, "is partitioned by the nested or missing field id " + std::to_string(source));
+    }
+    parts.push_back({std::string(name), col->second});
+    out.partition_columns.push_back(col->second->name);
+  }
+
+  // The current snapshot's manifests, and the snapshots' times (a file's modification time is
+  // the time of the snapshot that added it, stable across re-clones).
+  int64_t current = -1;
+  Opt(doc["current-snapshot-id"], &current);
+  out.snapshot_id = current;
+  std::map<int64_t, int64_t> snapshot_ms;
+  std::string manifest_list;
+  simdjson::dom::array snaps;
+  std::vector<std::string> v1_manifests;
+  if (doc["snapshots"].get(snaps) == simdjson::SUCCESS) {
+    for (simdjson::dom::element s : snaps) {
+      int64_t id = -1, ts = 0;
+      Opt(s["snapshot-id"], &id);
+      Opt(s["timestamp-ms"], &ts);
+      snapshot_ms[id] = ts;
+      if (id != current) continue;
+      std::string_view list;
+      simdjson::dom::array manifests;
+      if (s["manifest-list"].get(list) == simdjson::SUCCESS) {
+        manifest_list = list;
+      } else if (s["manifests"].get(manifests) == simdjson::SUCCESS) {
+        for (simdjson::dom::element m : manifests) {
+          std::string_view path;
+          if (m.get(path) == simdjson::SUCCESS) v1_manifests.emplace_back(path);
+        }
+      }
+    }
+  }
+  struct Manifest {
+    std::string path;
+    int32_t content = 0;  // 0 data, 1 deletes
+    int32_t spec_id = 0;
+    int64_t added_snapshot = -1;
+  };
+  std::vector<Manifest> manifests;
+  for (const std::string& m : v1_manifests)
+    manifests.push_back({m, 0, static_cast<int32_t>(spec_id), current});
+  if (!manifest_list.empty()) {
+    SILT_ASSIGN_OR_RETURN(std::string list, ReadIcebergFile(manifest_list));
+    SILT_RETURN_NOT_OK(AvroFileReader(list, manifest_list).ForEach([&](avro_value_t* rec) {
+      avro_value_t f;
+      SILT_RETURN_NOT_OK(Field(rec, "manifest_path", &f));
+      Manifest m{AvroString(&f), IntOr(rec, "content", 0), IntOr(rec, "partition_spec_id", 0),
+                 OptionalLong(rec, "added_snapshot_id").value_or(current)};
+      manifests.push_back(std::move(m));
+      return Status::OK();
+    }));
+  }
+  for (const Manifest& m : manifests) {
+    if (m.spec_id != spec_id) {
+      return IncompatibleIceberg(root,
+                                 "has data files of an older partition spec (partition "
+                                 "evolution)");
+    }
+    SILT_ASSIGN_OR_RETURN(std::string bytes, ReadIcebergFile(m.path));
+    SILT_RETURN_NOT_OK(AvroFileReader(bytes, m.path).ForEach([&](avro_value_t* rec) {
+      avro_value_t status, df, v;
+      int32_t st = 0;
+      SILT_RETURN_NOT_OK(Field(rec, "status", &status));
+      if (avro_value_get_int(&status, &st) != 0) return AvroError("status");
+      if (st == 2) return Status::OK();  // DELETED
+      SILT_RETURN_NOT_OK(Field(rec, "data_file", &df));
+      if (m.content != 0 || IntOr(&df, "content", 0) != 0) {
+        return IncompatibleIceberg(root,
+                                   "has delete files (merge-on-read deletes, updates or "
+                                   "merges); Databricks does not clone such tables either");
+      }
+      SILT_RETURN_NOT_OK(Field(&df, "file_format", &v));
+      std::string format = AvroString(&v);
+      for (char& c : format) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (format != "PARQUET") return IncompatibleIceberg(root, "has " + format + " data files");
+      AddFile add;
+      SILT_RETURN_NOT_OK(Field(&df, "file_path", &v));
+      add.path = EncodePathUri(AvroString(&v));
+      int64_t records = 0;
+      SILT_RETURN_NOT_OK(Field(&df, "record_count", &v));
+      if (avro_value_get_long(&v, &records) != 0) return AvroError("record_count");
+      SILT_RETURN_NOT_OK(Field(&df, "file_size_in_bytes", &v));
+      if (avro_value_get_long(&v, &add.size) != 0) return AvroError("file_size_in_bytes");
+      const int64_t added_by = OptionalLong(rec, "snapshot_id").value_or(m.added_snapshot);
+      auto ts = snapshot_ms.find(added_by);
+      add.modification_time = ts == snapshot_ms.end() ? 0 : ts->second;
+      add.data_change = true;
+      add.stats = "{\"numRecords\":" + std::to_string(records) + "}";
+      if (!parts.empty()) {
+        avro_value_t tuple, pv;
+        SILT_RETURN_NOT_OK(Field(&df, "partition", &tuple));
+        for (const PartField& p : parts) {
+          if (avro_value_get_by_name(&tuple, p.name.c_str(), &pv, nullptr) != 0)
+            return AvroError("partition " + p.name);
+          SILT_ASSIGN_OR_RETURN(std::optional<std::string> text,
+                                PartitionText(&pv, p.column->type));
+          add.partition_values.Set(p.column->name, std::move(text));
+        }
+      }
+      out.files.push_back(std::move(add));
+      return Status::OK();
+    }));
+  }
+  return out;
 }
 
 }  // namespace silt::delta

@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "common/status.h"
+#include "delta/actions.h"
 #include "io/object_store.h"
+#include "vector/types.h"
 
 namespace silt::delta {
 
@@ -39,5 +41,26 @@ Result<int64_t> IcebergConvertedVersion(ObjectStore& store);
 // shallow clone's, as their absolute URIs). Empty when the table has no Iceberg metadata. Reads
 // Avro written with the null or deflate codec. Corruption for a malformed file.
 Result<std::vector<std::string>> IcebergReferencedFiles(ObjectStore& store);
+
+// An Iceberg table's current snapshot as a Delta table describes it (Databricks' CLONE
+// iceberg.`path`, Delta's Iceberg conversion): the current schema with column mapping in id mode
+// (each field's delta.columnMapping.id is its Iceberg field id, as the data files' field ids
+// are; physicalName its name), the default spec's identity partitions as partition columns, and
+// one add per live data file: its path as the manifest names it (absolute), size, record count,
+// partition values and, as modification time, the time of the snapshot that added it.
+struct IcebergTable {
+  Schema schema;
+  std::vector<std::string> partition_columns;
+  int64_t max_column_id = 0;  // delta.columnMapping.maxColumnId
+  int64_t snapshot_id = -1;   // -1: no snapshot (an empty table)
+  std::vector<AddFile> files;
+};
+// Reads the metadata file of `store`'s root (metadata/version-hint.text's, else the highest
+// numbered metadata/*.metadata.json), its manifest list and manifests (Avro, null or deflate
+// codec; format v1 and v2). Refused with DELTA_CLONE_INCOMPATIBLE_SOURCE: delete files (position
+// or equality deletes), data files of another partition spec (partition evolution), non-identity
+// partition transforms, list/map/uuid/time/fixed columns, non-Parquet data files. No metadata:
+// DELTA_CLONE_UNSUPPORTED_SOURCE (NotFound).
+Result<IcebergTable> ReadIcebergTable(ObjectStore& store);
 
 }  // namespace silt::delta

@@ -210,21 +210,13 @@ Result<std::vector<std::pair<std::string, std::optional<std::string>>>> ParsePar
 
 }  // namespace
 
-Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store,
-                                     const ConvertOptions& options) {
-  SILT_RETURN_NOT_OK(RequireClock(options.clock, "ConvertOptions"));
-  const std::string& path = options.display_path.empty() ? store->root() : options.display_path;
-  // Idempotent: a directory that already has a Delta log is left alone.
-  Result<std::shared_ptr<const delta::Snapshot>> existing =
-      delta::Snapshot::Load(store, std::nullopt, {.load_files = false});
-  if (existing.ok()) return ConvertResult{};
-  if (existing.status().code() != StatusCode::kNotFound) return existing.status();
-
-  std::string root = store->root();
+Result<ParquetDirectory> PlanParquetDirectory(ObjectStore& store, const ConvertOptions& options) {
+  const std::string& path = options.display_path.empty() ? store.root() : options.display_path;
+  std::string root = store.root();
   if (!root.empty() && root.back() != '/') root += "/";
   bool root_exists = false;
   std::vector<SourceFile> files;
-  SILT_RETURN_NOT_OK(store->ListRecursive("", [&](const ObjectMeta& m) -> Status {
+  SILT_RETURN_NOT_OK(store.ListRecursive("", [&](const ObjectMeta& m) -> Status {
     root_exists = true;
     std::vector<std::string> parts = SplitKey(m.key);
     for (size_t i = 0; i + 1 < parts.size(); ++i) {
@@ -239,7 +231,7 @@ Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store,
   }));
   if (!root_exists) {
     // A missing directory lists as empty; tell it apart from an empty one.
-    Result<bool> dir_exists = store->DirExists("");
+    Result<bool> dir_exists = store.DirExists("");
     if (!dir_exists.ok() || !*dir_exists) {
       return Status::NotFound(root + " doesn't exist", kErrorFileNotFound);
     }
@@ -293,7 +285,7 @@ Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store,
   // Footers and the merged schema.
   Schema data_schema;
   for (SourceFile& f : files) {
-    SILT_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> handle, store->OpenRead(f.meta.key));
+    SILT_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> handle, store.OpenRead(f.meta.key));
     Result<std::unique_ptr<parquet::ParquetFile>> pf = parquet::ParquetFile::Open(handle);
     if (!pf.ok()) {
       return Status(pf.status().code(), std::string(pf.status().error_class()),
@@ -327,24 +319,10 @@ Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store,
                                    errc::kDeltaFailedInferSchema);
   }
 
-  delta::StringMap props;
-  if (options.enable_deletion_vectors) {
-    props.Set("delta.enableDeletionVectors", "true");
-  }
+  ParquetDirectory out;
+  out.schema = std::move(schema);
+  out.partition_columns = std::move(expected);
   const bool collect_stats = options.collect_stats;
-
-  delta::Metadata md;
-  md.id = delta::Uuid::Random().ToString();
-  md.schema_string = delta::SerializeSchema(schema);
-  md.partition_columns = expected;
-  md.configuration = props;
-  md.created_time = options.clock->NowMillis();
-
-  delta::TransactionOptions topts = options.txn;
-  topts.clock = options.clock;
-  delta::Transaction txn(store, nullptr, topts);
-  txn.UpdateProtocol(delta::ProtocolForNewTable(schema, props));
-  txn.UpdateMetadata(md);
   for (SourceFile& f : files) {
     delta::AddFile add;
     add.path = ToDeltaPath(f.meta.key);
@@ -389,24 +367,56 @@ Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store,
       for (const Field& fld : fs.schema()) file_schema.push_back({fld.name, fld.type, true, "{}"});
       add.stats = delta::SerializeStats(file_schema, f.footer->num_rows(), stats);
     }
-    txn.Add(std::move(add));
+    out.files.push_back(std::move(add));
   }
+  return out;
+}
+
+Result<ConvertResult> ConvertToDelta(std::shared_ptr<ObjectStore> store,
+                                     const ConvertOptions& options) {
+  SILT_RETURN_NOT_OK(RequireClock(options.clock, "ConvertOptions"));
+  // Idempotent: a directory that already has a Delta log is left alone.
+  Result<std::shared_ptr<const delta::Snapshot>> existing =
+      delta::Snapshot::Load(store, std::nullopt, {.load_files = false});
+  if (existing.ok()) return ConvertResult{};
+  if (existing.status().code() != StatusCode::kNotFound) return existing.status();
+  SILT_ASSIGN_OR_RETURN(ParquetDirectory dir, PlanParquetDirectory(*store, options));
+  const std::vector<std::string>& expected = dir.partition_columns;
+  const size_t num_files = dir.files.size();
+
+  delta::StringMap props;
+  if (options.enable_deletion_vectors) {
+    props.Set("delta.enableDeletionVectors", "true");
+  }
+  delta::Metadata md;
+  md.id = delta::Uuid::Random().ToString();
+  md.schema_string = delta::SerializeSchema(dir.schema);
+  md.partition_columns = expected;
+  md.configuration = props;
+  md.created_time = options.clock->NowMillis();
+
+  delta::TransactionOptions topts = options.txn;
+  topts.clock = options.clock;
+  delta::Transaction txn(store, nullptr, topts);
+  txn.UpdateProtocol(delta::ProtocolForNewTable(dir.schema, props));
+  txn.UpdateMetadata(md);
+  for (delta::AddFile& add : dir.files) txn.Add(std::move(add));
   delta::StringMap params;
-  params.Set("numFiles", std::to_string(files.size()));
+  params.Set("numFiles", std::to_string(num_files));
   std::string cols = "[";
   for (size_t i = 0; i < expected.size(); ++i) {
     if (i) cols += ",";
     AppendJsonString(&cols, expected[i]);
   }
   params.Set("partitionedBy", JsonStr(cols + "]"));
-  params.Set("collectStats", collect_stats ? "true" : "false");
+  params.Set("collectStats", options.collect_stats ? "true" : "false");
   params.Set("sourceFormat", JsonStr("parquet"));
   txn.SetOperation("CONVERT", params);
-  txn.SetMetric("numConvertedFiles", static_cast<int64_t>(files.size()));
+  txn.SetMetric("numConvertedFiles", static_cast<int64_t>(num_files));
   SILT_ASSIGN_OR_RETURN(delta::CommitResult committed, txn.Commit());
   ConvertResult result;
   result.version = committed.version;
-  result.num_converted_files = static_cast<int64_t>(files.size());
+  result.num_converted_files = static_cast<int64_t>(num_files);
   return result;
 }
 

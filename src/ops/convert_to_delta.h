@@ -59,6 +59,17 @@ struct ConvertResult {
   int64_t num_converted_files = 0;  // numConvertedFiles
 };
 
+// The Parquet files below `store`'s root as a Delta table would describe them (the listing,
+// partitions, schema and stats above): adds with paths relative to the root, dataChange true.
+// `options.clock` and `options.txn` are not used. Errors: those of ConvertToDelta below but the
+// commit's. CLONE parquet.`path` (commands/clone_table.cc) clones from it.
+struct ParquetDirectory {
+  Schema schema;                               // data columns, then the partition columns
+  std::vector<std::string> partition_columns;  // PARTITIONED BY names
+  std::vector<delta::AddFile> files;           // sorted by path
+};
+Result<ParquetDirectory> PlanParquetDirectory(ObjectStore& store, const ConvertOptions& options);
+
 // Converts the Parquet files below `store`'s root in place. Errors (Spark's classes):
 // DELTA_FILE_NOT_FOUND (no such directory), DELTA_EMPTY_DIRECTORY,
 // DELTA_UNEXPECTED_NUM_PARTITION_COLUMNS_FROM_FILE_NAME,

@@ -7,9 +7,11 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "common/ascii.h"
 #include "common/error_classes.h"
@@ -25,7 +27,9 @@
 #include "delta/table_features.h"
 #include "delta/table_properties.h"
 #include "delta/transaction.h"
+#include "io/azure_blob_store.h"
 #include "io/path.h"
+#include "io/s3_object_store.h"
 #include "ops/ops.h"
 
 namespace silt::ops {
@@ -73,6 +77,22 @@ Uri ParseDecodedUri(std::string_view text) {
   u.path = std::string(rest);
   while (!u.path.empty() && u.path.back() == '/') u.path.pop_back();
   return u;
+}
+
+// The store (Azure account and container, S3 bucket) and key of a cloud location, whatever URL
+// form names it (az:// and abfss://, s3:// and s3a://); nullopt for other locations.
+std::optional<std::pair<std::string, std::string>> CloudStoreKey(std::string_view location) {
+  if (IsAzureLocation(location)) {
+    Result<AzureLocation> l = ParseAzureLocation(location);
+    if (!l.ok()) return std::nullopt;
+    return std::make_pair("azure:" + l->account + "/" + l->container, l->path);
+  }
+  if (IsS3Location(location)) {
+    Result<S3Location> l = ParseS3Location(location);
+    if (!l.ok()) return std::nullopt;
+    return std::make_pair("s3:" + l->bucket, l->path);
+  }
+  return std::nullopt;
 }
 
 // "./a//b/" → "a/b": the canonical key form of a relative log path ([silt decision] §3.4).
@@ -254,6 +274,7 @@ class VacuumRun {
   VacuumOptions options_;
   VacuumResult result_;
   Uri root_;
+  std::string root_text_;  // the decoded store root
   std::shared_ptr<const Snapshot> snapshot_;
   std::vector<std::string> partition_prefixes_;
   bool uniform_iceberg_ = false;
@@ -277,6 +298,7 @@ Status VacuumRun::InitRoot() {
   SILT_ASSIGN_OR_RETURN(std::string decoded, PercentDecode(store_->root()));
   if (!HasUriScheme(decoded)) decoded = "file://" + decoded;
   root_ = ParseDecodedUri(decoded);
+  root_text_ = decoded;
   result_.table_path = root_.scheme + "://" + root_.authority + root_.path;
   return Status::OK();
 }
@@ -415,6 +437,17 @@ Result<std::optional<std::string>> VacuumRun::Relativize(std::string_view log_pa
   } else {
     u = ParseDecodedUri(dp.path);
     if (u.scheme != root_.scheme || u.authority != root_.authority) {
+      // The table's own store under another spelling (a shallow clone names files by the form
+      // Spark opens, abfss:// or s3a://, whatever form silt opened the table by): its keys.
+      const auto path_store = CloudStoreKey(dp.path);
+      const auto root_store = path_store ? CloudStoreKey(root_text_) : std::nullopt;
+      if (root_store && path_store->first == root_store->first) {
+        const std::string prefix = root_store->second.empty() ? "" : root_store->second + "/";
+        if (!path_store->second.starts_with(prefix)) return std::optional<std::string>();
+        std::string key = NormalizeKey(std::string_view(path_store->second).substr(prefix.size()));
+        if (key.empty()) return std::optional<std::string>();
+        return std::optional<std::string>(std::move(key));
+      }
       if (ignore_cross_fs || options_.relativize_ignore_error) return std::optional<std::string>();
       return Status::InvalidArgument(
           "Failed to relativize the path (" + std::string(log_path) +

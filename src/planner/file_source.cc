@@ -81,6 +81,11 @@ Result<std::shared_ptr<const delta::Snapshot>> FileSourceSnapshot(
     actions.emplace_back(std::move(add));
     return Status::OK();
   }));
+  return SnapshotOfActions(actions, clock);
+}
+
+Result<std::shared_ptr<const delta::Snapshot>> SnapshotOfActions(
+    const std::vector<delta::Action>& actions, const std::shared_ptr<Clock>& clock) {
   auto log = std::make_shared<InMemoryObjectStore>(clock);
   SILT_RETURN_NOT_OK(
       log->Put("_delta_log/00000000000000000000.json", delta::SerializeCommit(actions)));

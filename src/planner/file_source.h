@@ -24,6 +24,7 @@
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "delta/actions.h"
 #include "delta/snapshot.h"
 #include "exec/expression.h"
 #include "exec/functions.h"
@@ -41,6 +42,11 @@ inline bool IsFileSourceTable(const TableEntry& e) { return IsFileSourceFormat(e
 Result<std::shared_ptr<const delta::Snapshot>> FileSourceSnapshot(
     const TableEntry& entry, const std::shared_ptr<ObjectStore>& store,
     const std::shared_ptr<Clock>& clock);
+
+// A snapshot (files loaded) of a one-commit log of `actions` (a protocol, a metadata, adds) in a
+// private in-memory store: how tables without a Delta log are described to the Delta machinery.
+Result<std::shared_ptr<const delta::Snapshot>> SnapshotOfActions(
+    const std::vector<delta::Action>& actions, const std::shared_ptr<Clock>& clock);
 
 // The rows of a JSON table's files (the snapshot FileSourceSnapshot made), in its schema's
 // column order: the data columns parsed from each line, the partition columns from the paths.

@@ -47,8 +47,8 @@ const std::set<std::string>& NotAColumn() {
 }
 
 const std::set<std::string>& PathFormats() {
-  static const std::set<std::string> k = {"delta", "parquet", "json", "csv",
-                                          "orc",   "text",    "avro", "binaryfile"};
+  static const std::set<std::string> k = {"delta", "parquet", "json",       "csv",    "orc",
+                                          "text",  "avro",    "binaryfile", "iceberg"};
   return k;
 }
 

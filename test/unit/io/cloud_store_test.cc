@@ -1,13 +1,15 @@
 // Tables on each cloud store (issue 24's "Must show"), one typed fixture over Azure and S3: a
 // warehouse created and queried, DELETE/UPDATE/MERGE with deletion vectors, OPTIMIZE, REORG PURGE,
 // VACUUM (nothing outside the table deleted), time travel; 16 concurrent committers; injected
-// throttling, timeouts and lost responses. Each needs its emulator (test/cloud/run.sh starts
-// Azurite, test/cloud/run-s3.sh s3rver) and skips with a message otherwise. The test names carry
-// the store ("CloudTableTest/Azure.…", "CloudTableTest/S3.…"), so the scripts' filters pick them.
+// throttling, timeouts and lost responses; shallow and deep CLONE (issue 28). Each needs its
+// emulator (test/cloud/run.sh starts Azurite, test/cloud/run-s3.sh s3rver) and skips with a message
+// otherwise. The test names carry the store ("CloudTableTest/Azure.…", "CloudTableTest/S3.…"), so
+// the scripts' filters pick them.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <thread>
 #include <vector>
@@ -234,6 +236,52 @@ TYPED_TEST(CloudTableTest, InjectedFaultsNeverTearTheTable) {
   EXPECT_EQ(Scalar(con, "SELECT count(DISTINCT i) FROM delta.`" + t + "`"),
             std::to_string(succeeded));
   EXPECT_GE(succeeded, 8);
+}
+
+// CLONE (issue 28): a shallow clone of a table opened by az:// (or s3a://) names the source's
+// files by the URIs Spark opens (abfss://container@account.dfs.core.windows.net/…, s3a://… as
+// written), silt reads them back, VACUUM on the clone keeps them, and a deep clone into a local
+// directory owns copies.
+TYPED_TEST(CloudTableTest, ShallowCloneNamesSparkUrisAndDeepCloneCopiesAcrossStores) {
+  Connection con(this->db_);
+  const std::string src = this->base_ + "/src", sc = this->base_ + "/sc";
+  Exec(con, "CREATE TABLE delta.`" + src +
+                "` (id BIGINT) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
+  Exec(con, "INSERT INTO delta.`" + src + "` SELECT id FROM range(100)");
+  Exec(con, "DELETE FROM delta.`" + src + "` WHERE id < 10");
+  Exec(con, "CREATE TABLE delta.`" + sc + "` SHALLOW CLONE delta.`" + src + "`");
+
+  // The clone's commit: every add (and its DV) by the source's URI in Spark's form.
+  auto store = OpenObjectStore(sc, nullptr);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto log = (*store)->Get("_delta_log/00000000000000000000.json");
+  std::string uri_prefix = this->base_ + "/";
+  if (uri_prefix.rfind("az://tables/", 0) == 0)
+    uri_prefix = "abfss://tables@devstoreaccount1.dfs.core.windows.net/" + uri_prefix.substr(12);
+  ASSERT_TRUE(log.ok()) << log.status().ToString();
+  const std::string data_uri = "\"path\":\"" + uri_prefix + "src/part-";
+  const std::string dv_uri = "\"pathOrInlineDv\":\"" + uri_prefix + "src/deletion_vector_";
+  EXPECT_NE(log->find(data_uri), std::string::npos) << *log;
+  EXPECT_NE(log->find(dv_uri), std::string::npos) << *log;
+  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + sc + "`"), "90");
+
+  // VACUUM on the clone (opened by another URL form than its paths) keeps the source's files.
+  Exec(con, "SET spark.databricks.delta.retentionDurationCheck.enabled = false");
+  Exec(con, "VACUUM delta.`" + sc + "` RETAIN 0 HOURS");
+  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + src + "`"), "90");
+  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + sc + "`"), "90");
+
+  // A deep clone into a local directory owns copies: the source's data can go.
+  char local_dir[] = "/tmp/silt-clone-XXXXXX";
+  ASSERT_NE(::mkdtemp(local_dir), nullptr);
+  const std::string dc = std::string(local_dir) + "/dc";
+  Exec(con, "CREATE TABLE delta.`" + dc + "` CLONE delta.`" + src + "`");
+  Exec(con, "TRUNCATE TABLE delta.`" + src + "`");
+  Exec(con, "VACUUM delta.`" + src + "` RETAIN 0 HOURS");
+  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + dc + "`"), "90");
+  EXPECT_EQ(Scalar(con, "SELECT count(*) FROM delta.`" + sc + "`").rfind("ERROR", 0), 0u);
+  std::error_code ec;
+  std::filesystem::remove_all(local_dir, ec);
 }
 
 }  // namespace
