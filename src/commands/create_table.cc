@@ -639,9 +639,9 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
                             delta::ParseSchemaString(md.schema_string.value_or("{}")));
       return identity.UpdatedMetadata(md, table_schema);
     };
-    Result<delta::CommitResult> created = query ? delta::CreateTableFrom(store, schema, rows, opts,
-                                                                         ctx.write_files)
-                                                : delta::CreateTable(store, schema, {}, opts);
+    Result<delta::CommitResult> created =
+        query ? delta::CreateTableFrom(store, schema, rows, opts, ctx.write_files)
+              : delta::CreateTable(store, schema, {}, opts);
     SILT_RETURN_NOT_OK(created.status());
   }
   if (target.catalog && !exists) {

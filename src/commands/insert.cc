@@ -309,7 +309,8 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     return std::move(out);
   };
 
-  if (ctx.write_files && (stmt.replace_where || (table.entry && planner::IsFileSourceTable(*table.entry)))) {
+  if (ctx.write_files &&
+      (stmt.replace_where || (table.entry && planner::IsFileSourceTable(*table.entry)))) {
     return Status::NotImplemented(
         "distributed writes run INSERT INTO | OVERWRITE of a Delta table without REPLACE WHERE",
         errc::kNotImplemented);

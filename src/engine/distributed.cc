@@ -463,9 +463,11 @@ Result<std::string> RunDistributedWrite(Connection& con, std::string_view statem
               " has been changed since the distributed write was planned.",
           errc::kDeltaMetadataChanged);
     }
-    SILT_ASSIGN_OR_RETURN(written, delta::WriteDataFilesFrom(store, *want, want_schema, rows, write));
+    SILT_ASSIGN_OR_RETURN(written,
+                          delta::WriteDataFilesFrom(store, *want, want_schema, rows, write));
     // The statement must not go on to commit: this unwinds it (the caller sees `written`).
-    return Status::Cancelled("distributed write: the files are written, the commit is the client's");
+    return Status::Cancelled(
+        "distributed write: the files are written, the commit is the client's");
   };
   Result<std::unique_ptr<QueryResult>> r = ExecuteWriting(con, *stmt, write_files);
   if (!written) {

@@ -33,8 +33,9 @@ class DistributedWriteTest : public ::testing::Test {
     con_ = std::make_unique<Connection>(db_);
     worker_ = std::make_unique<Connection>(db_);
     // The client binds over `src` with no rows (silt.dask: the DataFrame's meta).
-    Run(*con_, "CREATE TEMPORARY VIEW src AS SELECT id, concat('p', id % 3) AS p, id * 0.5 AS v "
-               "FROM range(0, 0)");
+    Run(*con_,
+        "CREATE TEMPORARY VIEW src AS SELECT id, concat('p', id % 3) AS p, id * 0.5 AS v "
+        "FROM range(0, 0)");
   }
   void TearDown() override {
     worker_.reset();
@@ -55,9 +56,10 @@ class DistributedWriteTest : public ::testing::Test {
     return [this, lost, lose_first](const std::string& task) -> Result<std::vector<std::string>> {
       std::vector<std::string> outputs;
       for (int k = 0; k < 3; ++k) {
-        Run(*worker_, "CREATE OR REPLACE TEMPORARY VIEW src AS SELECT id, concat('p', id % 3) AS "
-                      "p, id * 0.5 AS v FROM range(" +
-                          std::to_string(k * 100) + ", " + std::to_string(k * 100 + 100) + ")");
+        Run(*worker_,
+            "CREATE OR REPLACE TEMPORARY VIEW src AS SELECT id, concat('p', id % 3) AS "
+            "p, id * 0.5 AS v FROM range(" +
+                std::to_string(k * 100) + ", " + std::to_string(k * 100 + 100) + ")");
         SILT_ASSIGN_OR_RETURN(std::string out, RunDistributedWrite(*worker_, statement_, task));
         if (lose_first && k == 0 && lost) {  // the attempt's output never arrives: retried
           lost->push_back(out);
@@ -75,8 +77,9 @@ class DistributedWriteTest : public ::testing::Test {
   }
   // The same statement run locally over all the rows.
   void Local(const std::string& statement) {
-    Run(*con_, "CREATE OR REPLACE TEMPORARY VIEW all_src AS SELECT id, concat('p', id % 3) AS p, "
-               "id * 0.5 AS v FROM range(0, 300)");
+    Run(*con_,
+        "CREATE OR REPLACE TEMPORARY VIEW all_src AS SELECT id, concat('p', id % 3) AS p, "
+        "id * 0.5 AS v FROM range(0, 300)");
     std::string s = statement;
     s.replace(s.rfind("src"), 3, "all_src");
     Run(*con_, s);
@@ -231,8 +234,9 @@ TEST_F(DistributedWriteTest, ConflictsAreTheLocalStatements) {
 
 TEST_F(DistributedWriteTest, WhatItCannotRunIsRefused) {
   const std::string t = Table("refused");
-  Run(*con_, "CREATE TABLE " + t + " (id BIGINT GENERATED ALWAYS AS IDENTITY, p STRING, v DOUBLE)"
-             " USING DELTA");
+  Run(*con_, "CREATE TABLE " + t +
+                 " (id BIGINT GENERATED ALWAYS AS IDENTITY, p STRING, v DOUBLE)"
+                 " USING DELTA");
   WriteTaskRunner none = [](const std::string&) -> Result<std::vector<std::string>> {
     ADD_FAILURE() << "no task should run";
     return std::vector<std::string>{};
