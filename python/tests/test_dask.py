@@ -394,13 +394,17 @@ def schema(con, path):
 @pytest.mark.parametrize("partition_by", [None, ["p"]])
 def test_write_deltalake_matches_the_local_write(client, con, tmp_path, partition_by):
     local, dist = tmp_path / "local", tmp_path / "dist"
-    steps = [("error", 0, 1000), ("append", 1000, 1500), ("overwrite", 200, 900),
-             ("ignore", 0, 10)]
-    for mode, lo, hi in steps:
+    # (mode, schema_mode, rows): CTAS, INSERT INTO, CREATE OR REPLACE … AS SELECT,
+    # INSERT OVERWRITE, nothing.
+    steps = [("error", None, 0, 1000), ("append", None, 1000, 1500),
+             ("overwrite", "overwrite", 100, 300), ("overwrite", None, 200, 900),
+             ("ignore", None, 0, 10)]
+    for mode, schema_mode, lo, hi in steps:
         silt.write_deltalake(str(local), frame(lo, hi), mode=mode, partition_by=partition_by,
-                             connection=con)
+                             schema_mode=schema_mode, connection=con)
         silt.dask.write_deltalake(str(dist), dask_frame(lo, hi), mode=mode,
-                                  partition_by=partition_by, client=client)
+                                  partition_by=partition_by, schema_mode=schema_mode,
+                                  client=client)
         assert rows(con, dist) == rows(con, local), mode
         assert commit_shape(con, dist) == commit_shape(con, local), mode
         assert schema(con, dist) == schema(con, local)

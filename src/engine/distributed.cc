@@ -1,6 +1,9 @@
 // silt::DistributedJob and silt::RunDistributedTask (include/silt/distributed.h): the statement is
 // bound by its own command (commands/optimize.cc, reorg.cc), which hands its table and options
 // over instead of running; the ops layer plans, rewrites one bin per task and commits.
+// silt::WriteWithWorkers and silt::RunDistributedWrite run INSERT / CTAS with their data files
+// written through CommandContext::write_files: elsewhere on the client, up to the files on a
+// worker.
 #include "silt/distributed.h"
 
 #include <simdjson.h>
@@ -422,9 +425,7 @@ Result<std::unique_ptr<QueryResult>> WriteWithWorkers(Connection& con, std::stri
     }
     return all;
   };
-  SILT_ASSIGN_OR_RETURN(std::unique_ptr<QueryResult> result,
-                        ExecuteWriting(con, *stmt, write_files));
-  return result;
+  return ExecuteWriting(con, *stmt, write_files);
 }
 
 Result<std::string> RunDistributedWrite(Connection& con, std::string_view statement,
