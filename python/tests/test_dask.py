@@ -516,3 +516,12 @@ def test_write_deltalake_a_concurrent_commit_has_the_local_outcome(
         silt.dask.write_deltalake(str(path), dask_frame(0, 50), mode=mode, client=client)
         assert last_commit(con, path)["version"] == 2  # a blind append commits after the user's
         assert con.sql(f"SELECT count(*) FROM {ref(path)}").fetchall() == [(151,)]
+
+
+def test_write_deltalake_on_dasks_default_scheduler(client, con, tmp_path):
+    path = tmp_path / "t"
+    # No client given: Dask's default scheduler (here the fixture's client, the current one).
+    silt.dask.write_deltalake(str(path), dask_frame(0, 300, npartitions=3), partition_by="p")
+    assert rows(con, path) == [tuple(r) for r in frame(0, 300).sort_values("id").itertuples(
+        index=False)]
+    assert detail(con, path)["numFiles"] == 9
