@@ -212,6 +212,8 @@ def write_deltalake(uri, ddf, mode="error", partition_by=None, *, schema_mode=No
 
     con = _connection(connection)
     uri = str(uri)
+    if "://" not in uri:  # a relative path names the same table on every worker
+        uri = os.path.abspath(uri)
     statement = _write_statement(con, uri, mode, partition_by, schema_mode, configuration,
                                  description)
     if statement is None:

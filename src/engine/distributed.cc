@@ -455,10 +455,14 @@ Result<std::string> RunDistributedWrite(Connection& con, std::string_view statem
     // INSERT: the table must still have the planned metadata. CTAS: this process built its own
     // (fresh ids, column mapping names): the columns and partitioning must be the planned ones,
     // and the files are written with the planned metadata, which is the one committed.
+    if (store.root() != table) {
+      return BadWrite("the statement writes to " + store.root() + ", the task's table is " +
+                      std::string(table));
+    }
     const bool same = creates ? SameColumns(schema, want_schema) &&
                                     md.partition_columns == want->partition_columns
                               : md == *want;
-    if (!same || store.root() != table) {
+    if (!same) {
       return Status::InvalidArgument(
           "The metadata of the Delta table " + std::string(table) +
               " has been changed since the distributed write was planned.",

@@ -260,6 +260,21 @@ TEST_F(DistributedWriteTest, WhatItCannotRunIsRefused) {
   auto r = Distributed("CREATE TABLE " + u + " USING DELTA AS SELECT * FROM src", foreign);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().error_class(), "SILT_INVALID_DISTRIBUTED_TASK");
+  // A worker's statement writing another table than the task's.
+  const std::string other = Table("other");
+  Run(*con_, "CREATE TABLE " + other + " (id BIGINT, p STRING, v DOUBLE) USING DELTA");
+  Run(*worker_, "CREATE OR REPLACE TEMPORARY VIEW src AS SELECT 1L AS id, 'a' AS p, 1.0D AS v");
+  WriteTaskRunner elsewhere = [&](const std::string& task) -> Result<std::vector<std::string>> {
+    SILT_ASSIGN_OR_RETURN(
+        std::string out,
+        RunDistributedWrite(*worker_, "INSERT INTO " + plain + " SELECT * FROM src", task));
+    return std::vector<std::string>{out};
+  };
+  auto misdirected =
+      WriteWithWorkers(*con_, "INSERT INTO " + other + " SELECT * FROM src", elsewhere);
+  ASSERT_FALSE(misdirected.ok());
+  EXPECT_EQ(misdirected.status().error_class(), "SILT_INVALID_DISTRIBUTED_TASK");
+  EXPECT_TRUE(DataFiles("plain").empty());
   auto task = RunDistributedWrite(*worker_, "INSERT INTO " + t + " SELECT * FROM src", "{}");
   ASSERT_FALSE(task.ok());
   EXPECT_EQ(task.status().error_class(), "SILT_INVALID_DISTRIBUTED_TASK");
