@@ -1,6 +1,6 @@
-// Table maintenance spread over a cluster (silt.dask on Dask's distributed scheduler,
-// docs/scale-out.md): one process plans the statement with the kernel, any number of processes
-// run its tasks, and the planning process commits once.
+// Table maintenance, scans and writes spread over a cluster (silt.dask on Dask's distributed
+// scheduler, docs/scale-out.md): one process plans the statement with the kernel, any number of
+// processes run its tasks, and the planning process commits once.
 //
 //   silt::Connection con(db);
 //   auto job = silt::DistributedJob::Plan(con, "OPTIMIZE delta.`/data/events` WHERE day = 3");
