@@ -1,6 +1,6 @@
-// Table maintenance spread over a cluster (silt.dask on Dask's distributed scheduler,
-// docs/scale-out.md): one process plans the statement with the kernel, any number of processes
-// run its tasks, and the planning process commits once.
+// Table maintenance, scans and writes spread over a cluster (silt.dask on Dask's distributed
+// scheduler, docs/scale-out.md): one process plans the statement with the kernel, any number of
+// processes run its tasks, and the planning process commits once.
 //
 //   silt::Connection con(db);
 //   auto job = silt::DistributedJob::Plan(con, "OPTIMIZE delta.`/data/events` WHERE day = 3");
@@ -107,5 +107,30 @@ Result<std::unique_ptr<QueryResult>> ReadTableFiles(Connection& con, std::string
                                                     const std::vector<std::string>& paths,
                                                     const std::vector<std::string>& columns,
                                                     std::string_view predicate);
+
+// Distributed writes (silt.dask.write_deltalake): the local statement — INSERT INTO | OVERWRITE
+// [TABLE] t … SELECT or CREATE [OR REPLACE] TABLE t … AS SELECT, t a Delta table — runs on `con`
+// (binding, checks, table creation, operation, parameters, metrics, conflict checks: all its
+// own, in one commit), except that where it would write its query's rows it calls `run` once
+// with a task (JSON text: the table's URI and the metadata the files must be written with, no
+// credentials) and commits the add actions of the outputs `run` returns — the outputs of
+// RunDistributedWrite for that task, one per share of the rows, in the order their files are to
+// be listed. The query's own rows on `con` are not read. Errors: the statement's; `run`'s;
+// SILT_INVALID_DISTRIBUTED_TASK for a foreign or malformed output; NOT_IMPLEMENTED for other
+// statements, INSERT … REPLACE WHERE, file-source tables and tables with IDENTITY columns (the
+// values would have to be handed out across processes).
+using WriteTaskRunner = std::function<Result<std::vector<std::string>>(const std::string& task)>;
+Result<std::unique_ptr<QueryResult>> WriteWithWorkers(Connection& con, std::string_view statement,
+                                                      const WriteTaskRunner& run);
+
+// A share of a distributed write on a worker: runs `statement` — the planning statement's form
+// whose query reads this worker's rows — on `con` up to its data files, written with the task's
+// metadata through the table's store, and returns their add actions and row count (the output
+// for WriteWithWorkers); nothing is committed. Rows are converted and checked as the local
+// statement does (casts, defaults, generated columns, CHECK constraints, NOT NULL). Errors: the
+// statement's; DELTA_METADATA_CHANGED when the table's metadata is no longer the task's. Files of
+// a failed call are deleted; those of a call whose output is never committed are left for VACUUM.
+Result<std::string> RunDistributedWrite(Connection& con, std::string_view statement,
+                                        std::string_view task);
 
 }  // namespace silt

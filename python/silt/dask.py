@@ -13,6 +13,11 @@ with credentials is pickled. Errors raised on a worker reach the caller with the
 ``read_delta`` prunes the live files here (partition values and statistics, as a query's scan)
 and reads one group of files per Dask partition on the workers (deletion vectors applied there).
 
+``write_deltalake`` runs write_deltalake's statement (CREATE TABLE … AS SELECT, INSERT INTO |
+OVERWRITE) here — checks, table creation, one commit with its operation and metrics — while each
+Dask partition's rows are converted, checked and written to data files on a worker by the same
+statement, which stops short of committing and returns its add actions.
+
 ``vacuum`` runs the local VACUUM here (listing, retention rules, the VACUUM START / END commits)
 and shards each batch of file deletes over the workers.
 
@@ -23,9 +28,10 @@ import os
 import threading
 
 from ._sqltext import filters_sql, quote_identifier, table_ref
-from .table import _connection, _metrics, _row_dict
+from ._ingest import source_relation
+from .table import _connection, _metrics, _row_dict, _write_statement
 
-__all__ = ["read_delta", "optimize", "zorder", "reorg_purge", "vacuum"]
+__all__ = ["read_delta", "write_deltalake", "optimize", "zorder", "reorg_purge", "vacuum"]
 
 _worker = None
 _worker_lock = threading.Lock()
@@ -185,3 +191,52 @@ def read_delta(uri, version=None, columns=None, filters=None, *, connection=None
         label="silt-read-delta",
         enforce_metadata=False,
     )
+
+
+def _write_partition(part, statement, task):
+    """One Dask partition's share of write_deltalake on a worker: its rows written to data files
+    by `statement` + the relation of the rows (not committed); the output (JSON text)."""
+    con = _worker_connection()
+    with source_relation(con, part, "_src") as relation:
+        return con._con.run_distributed_write(statement + relation, task)
+
+
+def write_deltalake(uri, ddf, mode="error", partition_by=None, *, schema_mode=None,
+                    configuration=None, description=None, client=None, connection=None):
+    """Writes the Dask DataFrame `ddf` to the Delta table at `uri` as silt.write_deltalake writes
+    a pandas DataFrame (same modes, schema mapping, checks, errors, operation and metrics in one
+    commit), each partition's files written on a worker. `client`: the Dask client whose cluster
+    runs the writes (None: Dask's default scheduler). A task Dask retries writes new files; only
+    the outputs gathered here are committed, the others are left for VACUUM."""
+    import dask
+
+    con = _connection(connection)
+    uri = str(uri)
+    if "://" not in uri:  # a relative path names the same table on every worker
+        uri = os.path.abspath(uri)
+    statement = _write_statement(con, uri, mode, partition_by, schema_mode, configuration,
+                                 description)
+    if statement is None:
+        return
+    failed = []
+
+    def run(task):
+        # pure=False: every call is a fresh attempt (its files are its own).
+        writes = [dask.delayed(_write_partition, pure=False)(part, statement, task)
+                  for part in ddf.to_delayed()]
+        try:
+            if client is None:
+                return list(dask.compute(*writes))
+            return list(client.gather(client.compute(writes)))
+        except BaseException as e:  # re-raised below with its own class (e.g. a worker's error)
+            failed.append(e)
+            raise
+
+    # The client binds the statement over the DataFrame's empty meta: same schema, no rows.
+    with source_relation(con, ddf._meta, "_src") as relation:
+        try:
+            con._con.write_with_workers(statement + relation, run)
+        except Exception:
+            if failed:
+                raise failed[0] from None
+            raise

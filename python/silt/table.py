@@ -537,17 +537,31 @@ def write_deltalake(
     table exists). A new table gets the DataFrame's schema (pandas dtypes mapped to Spark
     types), `partition_by` columns, `configuration` table properties and `description`.
     """
+    con = _connection(connection)
+    uri = table_or_uri.table_uri if isinstance(table_or_uri, DeltaTable) else str(table_or_uri)
+    statement = _write_statement(con, uri, mode, partition_by, schema_mode, configuration,
+                                 description)
+    if statement is None:
+        return
+    # The rows reach the statement as a temporary view over silt vectors (_ingest.py).
+    with source_relation(con, data, "_src") as relation:
+        con.sql(statement + relation)
+
+
+def _write_statement(con, uri, mode, partition_by, schema_mode, configuration, description):
+    """write_deltalake's statement up to its rows' relation (it ends with ``SELECT * FROM``; the
+    caller appends the relation), after the mode's checks; None when mode="ignore" finds the
+    table. One commit: CREATE [OR REPLACE] TABLE … AS SELECT or INSERT INTO | OVERWRITE … BY
+    NAME. silt.dask.write_deltalake runs the same statement with its rows on the workers."""
     if mode not in ("error", "append", "overwrite", "ignore"):
         raise errors.InvalidArgumentError(f"mode must be error, append, overwrite or ignore, not {mode!r}",
                                           "INVALID_PARAMETER_VALUE")
-    uri = table_or_uri.table_uri if isinstance(table_or_uri, DeltaTable) else str(table_or_uri)
-    con = _connection(connection)
     ref = table_ref(uri)
     if isinstance(partition_by, str):
         partition_by = [partition_by]
     exists = _table_exists(con, ref)
     if exists and mode == "ignore":
-        return
+        return None
     if exists and mode == "error":
         raise errors.AlreadyExistsError(f"the Delta table {uri} already exists (mode='error')",
                                         "DELTA_TABLE_ALREADY_EXISTS")
@@ -558,21 +572,17 @@ def write_deltalake(
                 f"partition_by {partition_by} differs from the table's partitioning {current}",
                 "INVALID_PARAMETER_VALUE",
             )
-    # The rows reach the statement as a temporary view over silt vectors (_ingest.py).
-    with source_relation(con, data, "_src") as relation:
-        if not exists or (mode == "overwrite" and schema_mode == "overwrite"):
-            # One commit: CREATE ... AS SELECT of the rows.
-            create = "CREATE OR REPLACE TABLE" if exists else "CREATE TABLE"
-            clauses = " USING DELTA"
-            if partition_by:
-                clauses += " PARTITIONED BY (" + ", ".join(quote_identifier(c) for c in partition_by) + ")"
-            if description:
-                clauses += f" COMMENT {string_literal(description)}"
-            if configuration:
-                props = ", ".join(f"{string_literal(k)} = {string_literal(str(v))}"
-                                  for k, v in configuration.items())
-                clauses += f" TBLPROPERTIES ({props})"
-            con.sql(f"{create} {ref}{clauses} AS SELECT * FROM {relation}")
-            return
-        verb = "INSERT OVERWRITE" if mode == "overwrite" else "INSERT INTO"
-        con.sql(f"{verb} {ref} BY NAME SELECT * FROM {relation}")
+    if not exists or (mode == "overwrite" and schema_mode == "overwrite"):
+        create = "CREATE OR REPLACE TABLE" if exists else "CREATE TABLE"
+        clauses = " USING DELTA"
+        if partition_by:
+            clauses += " PARTITIONED BY (" + ", ".join(quote_identifier(c) for c in partition_by) + ")"
+        if description:
+            clauses += f" COMMENT {string_literal(description)}"
+        if configuration:
+            props = ", ".join(f"{string_literal(k)} = {string_literal(str(v))}"
+                              for k, v in configuration.items())
+            clauses += f" TBLPROPERTIES ({props})"
+        return f"{create} {ref}{clauses} AS SELECT * FROM "
+    verb = "INSERT OVERWRITE" if mode == "overwrite" else "INSERT INTO"
+    return f"{verb} {ref} BY NAME SELECT * FROM "

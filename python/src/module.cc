@@ -202,6 +202,46 @@ class PyConnection {
     return std::shared_ptr<silt::QueryResult>(std::move(r).value());
   }
 
+  // silt/distributed.h's writes: `statement` committed here, its rows written by `run(task)` (a
+  // list of RunDistributedWrite outputs), called with the GIL held. A Python exception in `run`
+  // fails the statement (the caller re-raises it: the message here is all C++ keeps).
+  std::shared_ptr<silt::QueryResult> WriteWithWorkers(const std::string& statement,
+                                                      const py::function& run) {
+    const py::function* fn = &run;  // as VacuumWithDeleter: no Python object copied unlocked
+    silt::WriteTaskRunner runner =
+        [fn](const std::string& task) -> silt::Result<std::vector<std::string>> {
+      py::gil_scoped_acquire gil;
+      try {
+        return py::cast<std::vector<std::string>>((*fn)(task));
+      } catch (py::error_already_set& e) {
+        return silt::Status::IoError(std::string("the distributed write failed: ") + e.what());
+      } catch (py::cast_error& e) {
+        return silt::Status::InvalidArgument(
+            std::string("the distributed write's outputs are not strings: ") + e.what());
+      }
+    };
+    silt::Result<std::unique_ptr<silt::QueryResult>> r = silt::Status::Internal("not run");
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      r = silt::WriteWithWorkers(con_, statement, runner);
+    }
+    if (!r.ok()) Raise(r.status());
+    return std::shared_ptr<silt::QueryResult>(std::move(r).value());
+  }
+
+  // A share of a distributed write (on a worker): its output for WriteWithWorkers.
+  std::string RunDistributedWrite(const std::string& statement, const std::string& task) {
+    silt::Result<std::string> out = silt::Status::Internal("not run");
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      out = silt::RunDistributedWrite(con_, statement, task);
+    }
+    if (!out.ok()) Raise(out.status());
+    return std::move(out).value();
+  }
+
   // One task of a job (on a worker): its output for DistributedJob.commit.
   std::string RunDistributedTask(const std::string& task) {
     silt::Result<std::string> out = silt::Status::Internal("not run");
@@ -478,7 +518,11 @@ PYBIND11_MODULE(_silt, m) {
       .def("vacuum_with_deleter", &PyConnection::VacuumWithDeleter, py::arg("statement"),
            py::arg("deleter"), "A VACUUM statement whose file deletes go to deleter(uri, keys).")
       .def("delete_table_files", &PyConnection::DeleteTableFiles, py::arg("table_uri"),
-           py::arg("keys"), "Deletes keys below a table's root; '' or the error per key.");
+           py::arg("keys"), "Deletes keys below a table's root; '' or the error per key.")
+      .def("write_with_workers", &PyConnection::WriteWithWorkers, py::arg("statement"),
+           py::arg("run"), "INSERT / CTAS committed here, its rows written by run(task).")
+      .def("run_distributed_write", &PyConnection::RunDistributedWrite, py::arg("statement"),
+           py::arg("task"), "A share of a distributed write: its files' output (JSON text).");
 
   py::class_<silt::DistributedJob, std::shared_ptr<silt::DistributedJob>>(m, "DistributedJob")
       .def_property_readonly("tasks",

@@ -357,3 +357,171 @@ def test_read_delta_time_travel_and_an_empty_result(client, con, tmp_path):
     none = silt.dask.read_delta(str(path), filters=[("p", "=", "zzz")])
     got = client.compute(none).result()
     assert len(got) == 0 and list(got.columns) == ["id", "p", "v"]
+
+
+# --- write_deltalake ----------------------------------------------------------------------------
+
+
+def frame(lo, hi):
+    import pandas as pd
+
+    ids = list(range(lo, hi))
+    return pd.DataFrame({"id": ids, "p": ["abc"[i % 3] for i in ids],
+                         "v": [i * 0.5 for i in ids]})
+
+
+def dask_frame(lo, hi, npartitions=4):
+    import dask.dataframe as dd
+
+    return dd.from_pandas(frame(lo, hi), npartitions=npartitions)
+
+
+def commit_shape(con, path):
+    """The last commit without what depends on how the rows were split into files."""
+    c = last_commit(con, path)
+    metrics = {k: v for k, v in dict(c["operationMetrics"]).items()
+               if k not in ("numFiles", "numOutputBytes", "numRemovedFiles")
+               and not k.endswith("TimeMs")}
+    return {k: c[k] for k in ("version", "operation", "operationParameters", "readVersion",
+                              "isolationLevel", "isBlindAppend")}, metrics
+
+
+def schema(con, path):
+    r = con.sql(f"SELECT * FROM {ref(path)} LIMIT 0")
+    return list(zip(r.columns, r.types))
+
+
+@pytest.mark.parametrize("partition_by", [None, ["p"]])
+def test_write_deltalake_matches_the_local_write(client, con, tmp_path, partition_by):
+    local, dist = tmp_path / "local", tmp_path / "dist"
+    # (mode, schema_mode, rows): CTAS, INSERT INTO, CREATE OR REPLACE … AS SELECT,
+    # INSERT OVERWRITE, nothing.
+    steps = [("error", None, 0, 1000), ("append", None, 1000, 1500),
+             ("overwrite", "overwrite", 100, 300), ("overwrite", None, 200, 900),
+             ("ignore", None, 0, 10)]
+    for mode, schema_mode, lo, hi in steps:
+        silt.write_deltalake(str(local), frame(lo, hi), mode=mode, partition_by=partition_by,
+                             schema_mode=schema_mode, connection=con)
+        silt.dask.write_deltalake(str(dist), dask_frame(lo, hi), mode=mode,
+                                  partition_by=partition_by, schema_mode=schema_mode,
+                                  client=client)
+        assert rows(con, dist) == rows(con, local), mode
+        assert commit_shape(con, dist) == commit_shape(con, local), mode
+        assert schema(con, dist) == schema(con, local)
+    assert detail(con, dist)["partitionColumns"] == detail(con, local)["partitionColumns"]
+    # Each Dask partition wrote its own files (one per partition value).
+    assert detail(con, dist)["numFiles"] == 4 * (3 if partition_by else 1)
+    q = "SELECT p, count(*), sum(v) FROM {} WHERE id > 500 GROUP BY p ORDER BY p"
+    assert con.sql(q.format(ref(dist))).fetchall() == con.sql(q.format(ref(local))).fetchall()
+
+
+def test_write_deltalake_modes_and_schema_errors_are_the_local_ones(client, con, tmp_path):
+    path = tmp_path / "t"
+    silt.dask.write_deltalake(str(path), dask_frame(0, 100), client=client)
+    version = last_commit(con, path)["version"]
+    with pytest.raises(silt.Error) as e:
+        silt.dask.write_deltalake(str(path), dask_frame(0, 100), client=client)
+    assert e.value.error_class == "DELTA_TABLE_ALREADY_EXISTS"
+    extra = dask_frame(0, 100).assign(w=1)
+    with pytest.raises(silt.Error) as local_error:
+        silt.write_deltalake(str(path), extra.compute(), mode="append", connection=con)
+    with pytest.raises(silt.Error) as dist_error:
+        silt.dask.write_deltalake(str(path), extra, mode="append", client=client)
+    assert dist_error.value.error_class == local_error.value.error_class
+    with pytest.raises(silt.Error) as e:
+        silt.dask.write_deltalake(str(path), dask_frame(0, 10), mode="append",
+                                  partition_by=["p"], client=client)
+    assert e.value.error_class == "INVALID_PARAMETER_VALUE"
+    assert last_commit(con, path)["version"] == version  # nothing was committed
+
+
+def test_write_deltalake_checks_constraints_on_the_workers(client, con, tmp_path):
+    path = tmp_path / "t"
+    con.sql(f"CREATE TABLE {ref(path)} (id BIGINT, p STRING, v DOUBLE) USING DELTA")
+    con.sql(f"ALTER TABLE {ref(path)} ADD CONSTRAINT small CHECK (id < 150)")
+    with pytest.raises(silt.Error) as local_error:
+        silt.write_deltalake(str(path), frame(0, 200), mode="append", connection=con)
+    with pytest.raises(silt.Error) as dist_error:
+        silt.dask.write_deltalake(str(path), dask_frame(0, 200), mode="append", client=client)
+    assert dist_error.value.error_class == local_error.value.error_class
+    assert dist_error.value.error_class == "DELTA_VIOLATE_CONSTRAINT_WITH_VALUES"
+    assert last_commit(con, path)["version"] == 1
+    assert rows(con, path) == []
+
+
+def _write_then_die_once(part, statement, task, marker):
+    """Writes the partition's files, then, on the first call only, kills its own worker process
+    before the output reaches the client."""
+    out = silt.dask._worker_connection()
+    from silt._ingest import source_relation
+
+    with source_relation(out, part, "_src") as relation:
+        result = out._con.run_distributed_write(statement + relation, task)
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return result
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_write_deltalake_a_killed_worker_gives_one_commit(client, con, tmp_path, monkeypatch):
+    local, dist = tmp_path / "local", tmp_path / "dist"
+    marker = str(tmp_path / "killed")
+    monkeypatch.setattr(silt.dask, "_write_partition",
+                        functools.partial(_write_then_die_once, marker=marker))
+    silt.write_deltalake(str(local), frame(0, 2000), partition_by=["p"], connection=con)
+    silt.dask.write_deltalake(str(dist), dask_frame(0, 2000), partition_by=["p"], client=client)
+    assert os.path.exists(marker), "a worker was killed"
+    assert last_commit(con, dist)["version"] == 0, "exactly one commit"
+    assert rows(con, dist) == rows(con, local)
+    assert commit_shape(con, dist) == commit_shape(con, local)
+    live = {r[0] for r in con._con.list_files(str(dist)).rows(0, 1 << 30)}
+    assert len(live) == 12  # 4 Dask partitions × 3 partition values
+    # The lost attempts' files (the killed task's, and those of tasks whose outputs died with the
+    # worker) exist, referenced by no version: left for VACUUM.
+    assert len(data_files(dist)) > len(live)
+    assert live <= data_files(dist)
+
+
+def _write_after_user_commit(part, statement, task, path, marker):
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
+        silt.connect().sql(f"INSERT INTO {ref(path)} VALUES (-1, 'x', 0.0)")
+    except FileExistsError:
+        pass
+    con = silt.dask._worker_connection()
+    from silt._ingest import source_relation
+
+    with source_relation(con, part, "_src") as relation:
+        return con._con.run_distributed_write(statement + relation, task)
+
+
+@pytest.mark.parametrize("mode, conflict", [("append", None),
+                                            ("overwrite", "DELTA_CONCURRENT_APPEND")])
+def test_write_deltalake_a_concurrent_commit_has_the_local_outcome(
+    client, con, tmp_path, monkeypatch, mode, conflict
+):
+    path = tmp_path / "t"
+    silt.write_deltalake(str(path), frame(0, 100), connection=con)
+    monkeypatch.setattr(silt.dask, "_write_partition",
+                        functools.partial(_write_after_user_commit, path=str(path),
+                                          marker=str(tmp_path / "done")))
+    if conflict:
+        # INSERT OVERWRITE read the whole table: the user's append conflicts, as it does locally.
+        with pytest.raises(silt.CommitConflictError) as e:
+            silt.dask.write_deltalake(str(path), dask_frame(0, 50), mode=mode, client=client)
+        assert e.value.error_class == conflict
+        assert last_commit(con, path)["version"] == 1  # the user's commit only
+    else:
+        silt.dask.write_deltalake(str(path), dask_frame(0, 50), mode=mode, client=client)
+        assert last_commit(con, path)["version"] == 2  # a blind append commits after the user's
+        assert con.sql(f"SELECT count(*) FROM {ref(path)}").fetchall() == [(151,)]
+
+
+def test_write_deltalake_on_dasks_default_scheduler(client, con, tmp_path):
+    path = tmp_path / "t"
+    # No client given: Dask's default scheduler (here the fixture's client, the current one).
+    silt.dask.write_deltalake(str(path), dask_frame(0, 300, npartitions=3), partition_by="p")
+    assert rows(con, path) == [tuple(r) for r in frame(0, 300).sort_values("id").itertuples(
+        index=False)]
+    assert detail(con, path)["numFiles"] == 9

@@ -19,6 +19,7 @@
 #include "common/status.h"
 #include "common/thread_pool.h"
 #include "delta/snapshot.h"
+#include "delta/streaming_write.h"
 #include "exec/expression.h"
 #include "ops/dml.h"
 #include "ops/optimize.h"
@@ -66,6 +67,10 @@ struct CommandContext {
   std::function<void(const std::string& location, std::span<const std::string_view> keys,
                      std::span<Status> statuses)>
       delete_files;
+  // Set: INSERT … SELECT and CREATE [OR REPLACE] TABLE … AS SELECT write their rows through it
+  // and commit the files it returns (silt/distributed.h's distributed writes); INSERT forms it
+  // cannot serve (REPLACE WHERE, file-source tables) are refused. Empty: WriteDataFilesFrom.
+  delta::WriteFiles write_files;
 };
 
 // Runs `plan` through ctx.stream_plan (ctx.run_plan when that is empty), calling `sink` for each

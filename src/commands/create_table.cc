@@ -614,7 +614,9 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
         stmt.as_query ? "CREATE OR REPLACE TABLE AS SELECT" : "CREATE OR REPLACE TABLE", params);
     if (query) {
       SILT_ASSIGN_OR_RETURN(delta::WrittenFiles files,
-                            delta::WriteDataFilesFrom(*store, md, schema, rows, write));
+                            ctx.write_files
+                                ? ctx.write_files(*store, md, schema, rows, write)
+                                : delta::WriteDataFilesFrom(*store, md, schema, rows, write));
       txn.SetMetric("numOutputRows", files.rows);
       txn.SetMetric("numFiles", static_cast<int64_t>(files.adds.size()));
       for (auto& a : files.adds) txn.Add(std::move(a));
@@ -637,8 +639,9 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
                             delta::ParseSchemaString(md.schema_string.value_or("{}")));
       return identity.UpdatedMetadata(md, table_schema);
     };
-    Result<delta::CommitResult> created = query ? delta::CreateTableFrom(store, schema, rows, opts)
-                                                : delta::CreateTable(store, schema, {}, opts);
+    Result<delta::CommitResult> created =
+        query ? delta::CreateTableFrom(store, schema, rows, opts, ctx.write_files)
+              : delta::CreateTable(store, schema, {}, opts);
     SILT_RETURN_NOT_OK(created.status());
   }
   if (target.catalog && !exists) {

@@ -309,6 +309,12 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
     return std::move(out);
   };
 
+  if (ctx.write_files &&
+      (stmt.replace_where || (table.entry && planner::IsFileSourceTable(*table.entry)))) {
+    return Status::NotImplemented(
+        "distributed writes run INSERT INTO | OVERWRITE of a Delta table without REPLACE WHERE",
+        errc::kNotImplemented);
+  }
   if (table.entry && planner::IsFileSourceTable(*table.entry)) {
     return InsertIntoFileSource(stmt, table, fixed, plan, convert, ctx);
   }
@@ -346,7 +352,9 @@ Result<CommandResult> Insert(const sql::InsertStatement& stmt, CommandContext& c
   };
   SILT_ASSIGN_OR_RETURN(
       delta::WrittenFiles written,
-      delta::WriteDataFilesFrom(*table.store, snap.metadata(), schema, query_rows, write));
+      ctx.write_files
+          ? ctx.write_files(*table.store, snap.metadata(), schema, query_rows, write)
+          : delta::WriteDataFilesFrom(*table.store, snap.metadata(), schema, query_rows, write));
   num_rows = written.rows;
   std::vector<delta::AddFile> adds = std::move(written.adds);
   delta::TransactionOptions txn_opts;

@@ -28,12 +28,17 @@ struct WrittenFiles {
 Result<WrittenFiles> WriteDataFilesFrom(ObjectStore& store, const Metadata& metadata,
                                         const Schema& schema, const RowSource& rows,
                                         const DataWriteOptions& options = {});
+// Where a command's rows go instead of WriteDataFilesFrom (same signature and contract): the
+// distributed writes of silt/distributed.h write them on other processes.
+using WriteFiles = std::function<Result<WrittenFiles>(ObjectStore&, const Metadata&, const Schema&,
+                                                      const RowSource&, const DataWriteOptions&)>;
 
 // CreateTable with the rows of `rows`, written as they arrive (CREATE TABLE AS SELECT streams the
 // query's rows into the files): version 0 is committed after the last file is complete; on
 // failure the files started are deleted and nothing is committed. The operation is CREATE TABLE
-// AS SELECT, with or without rows.
+// AS SELECT, with or without rows. `write_files` set: the rows are written by it.
 Result<CommitResult> CreateTableFrom(std::shared_ptr<ObjectStore> store, const Schema& schema,
-                                     const RowSource& rows, CreateTableOptions options = {});
+                                     const RowSource& rows, CreateTableOptions options = {},
+                                     const WriteFiles& write_files = nullptr);
 
 }  // namespace silt::delta

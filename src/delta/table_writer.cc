@@ -602,14 +602,16 @@ Result<WrittenFiles> WriteDataFilesFrom(ObjectStore& store, const Metadata& meta
 }
 
 Result<CommitResult> CreateTableFrom(std::shared_ptr<ObjectStore> store, const Schema& schema,
-                                     const RowSource& rows, CreateTableOptions options) {
+                                     const RowSource& rows, CreateTableOptions options,
+                                     const WriteFiles& write_files) {
   const DataWriteOptions write = options.write;
   ObjectStore& out = *store;
   return CreateNewTable(
       std::move(store), schema, std::move(options), /*ctas=*/true,
       [&](const Metadata& md, const Schema& table_schema, Transaction* txn) -> Status {
         SILT_ASSIGN_OR_RETURN(WrittenFiles files,
-                              WriteDataFilesFrom(out, md, table_schema, rows, write));
+                              write_files ? write_files(out, md, table_schema, rows, write)
+                                          : WriteDataFilesFrom(out, md, table_schema, rows, write));
         int64_t bytes = 0;
         for (const auto& a : files.adds) bytes += a.size;
         txn->SetMetric("numFiles", static_cast<int64_t>(files.adds.size()));

@@ -262,6 +262,7 @@ Result<std::unique_ptr<QueryResult>> SessionState::Execute(const sql::Statement&
   cctx.cancelled = cancelled;
   cctx.plan_optimize = plan_optimize;
   cctx.delete_files = delete_files;
+  cctx.write_files = write_files;
 
   using K = sql::StatementKind;
   switch (stmt.kind) {

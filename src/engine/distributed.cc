@@ -1,7 +1,12 @@
 // silt::DistributedJob and silt::RunDistributedTask (include/silt/distributed.h): the statement is
 // bound by its own command (commands/optimize.cc, reorg.cc), which hands its table and options
 // over instead of running; the ops layer plans, rewrites one bin per task and commits.
+// silt::WriteWithWorkers and silt::RunDistributedWrite run INSERT / CTAS with their data files
+// written through CommandContext::write_files: elsewhere on the client, up to the files on a
+// worker.
 #include "silt/distributed.h"
+
+#include <simdjson.h>
 
 #include <optional>
 #include <set>
@@ -14,13 +19,17 @@
 #include "commands/command.h"
 #include "common/error_classes.h"
 #include "common/exception_status.h"
+#include "delta/json_util.h"
 #include "delta/scan.h"
+#include "delta/schema_json.h"
+#include "delta/streaming_write.h"
 #include "delta/z85.h"
 #include "engine/engine.h"
 #include "ops/optimize.h"
 #include "planner/binder.h"
 #include "silt/arrow.h"
 #include "sql/parser.h"
+#include "sql/streaming_table.h"
 
 namespace silt {
 
@@ -318,6 +327,169 @@ Result<std::unique_ptr<QueryResult>> ReadTableFiles(Connection& con, std::string
   SILT_RETURN_NOT_OK(rows.status());
   SILT_RETURN_NOT_OK(dropped);
   return rows;
+}
+
+namespace {
+
+Status BadWrite(const std::string& what) {
+  return Status::InvalidArgument("not a distributed write task or output: " + what,
+                                 errc::kSiltInvalidDistributedTask);
+}
+
+// The statements a distributed write runs (WriteWithWorkers' contract), parsed.
+Result<sql::StatementNode> ParseWriteStatement(std::string_view statement) {
+  SILT_ASSIGN_OR_RETURN(sql::StatementNode stmt,
+                        CatchAsStatus([&] { return sql::ParseStatement(statement); }));
+  if (stmt->kind == sql::StatementKind::kInsert) return stmt;
+  if (stmt->kind == sql::StatementKind::kCreateTable) {
+    const auto& c = static_cast<const sql::CreateTableStatement&>(*stmt);
+    if (c.as_query && c.copy_from == sql::CreateTableStatement::CopyFrom::kNone &&
+        (c.using_format.empty() || c.using_format == "delta") &&
+        !dynamic_cast<const sql::StreamingTableStatement*>(&c)) {
+      return stmt;
+    }
+  }
+  return Status::NotImplemented(
+      "distributed writes run INSERT … SELECT and CREATE TABLE … AS SELECT of Delta tables",
+      errc::kNotImplemented);
+}
+
+// Runs `stmt` on `con` with its rows written through `write_files`.
+Result<std::unique_ptr<QueryResult>> ExecuteWriting(Connection& con, const sql::Statement& stmt,
+                                                    delta::WriteFiles write_files) {
+  engine::SessionState& session = con.session();
+  session.write_files = std::move(write_files);
+  Result<std::unique_ptr<QueryResult>> r = CatchAsStatus([&] { return session.Execute(stmt); });
+  session.write_files = nullptr;
+  return r;
+}
+
+bool SameColumns(const Schema& a, const Schema& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].name != b[i].name || a[i].nullable != b[i].nullable || !a[i].type->Equals(*b[i].type))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<QueryResult>> WriteWithWorkers(Connection& con, std::string_view statement,
+                                                      const WriteTaskRunner& run) {
+  SILT_ASSIGN_OR_RETURN(sql::StatementNode stmt, ParseWriteStatement(statement));
+  const std::string job = delta::Uuid::Random().ToString();
+  bool called = false;
+  auto write_files = [&](ObjectStore& store, const delta::Metadata& md, const Schema& schema,
+                         const delta::RowSource&,
+                         const delta::DataWriteOptions&) -> Result<delta::WrittenFiles> {
+    if (called) return Status::Internal("a distributed write wrote its rows twice");
+    called = true;
+    for (const Field& f : schema) {
+      if (f.metadata_json.find("\"delta.identity.start\"") != std::string::npos) {
+        return Status::NotImplemented("distributed writes into a table with the IDENTITY column " +
+                                          f.name + " are not implemented",
+                                      errc::kNotImplemented);
+      }
+    }
+    std::string task = "{\"job\":";
+    delta::AppendJacksonString(&task, job);
+    task += ",\"table\":";
+    delta::AppendJacksonString(&task, store.root());
+    task += ",\"metadata\":";
+    task += delta::SerializeAction(delta::Action(md));
+    task += '}';
+    SILT_ASSIGN_OR_RETURN(std::vector<std::string> outputs, run(task));
+    delta::WrittenFiles all;
+    simdjson::dom::parser parser;
+    for (const std::string& text : outputs) {
+      simdjson::dom::object obj;
+      std::string_view out_job;
+      int64_t rows = 0;
+      simdjson::dom::array added;
+      if (parser.parse(text.data(), text.size()).get(obj) || obj["job"].get(out_job) ||
+          obj["rows"].get(rows) || obj["added"].get(added)) {
+        return BadWrite("a field is missing or mistyped");
+      }
+      if (out_job != job) return BadWrite("an output of another job");
+      all.rows += rows;
+      for (simdjson::dom::element a : added) {
+        std::string line;
+        delta::AppendJsonElement(&line, a);
+        delta::Action action;
+        SILT_RETURN_NOT_OK(delta::ParseActionLine(line, &action));
+        delta::AddFile* add = action.get_if<delta::AddFile>();
+        if (!add) return BadWrite("a file that is not an add action");
+        all.adds.push_back(std::move(*add));
+      }
+    }
+    return all;
+  };
+  return ExecuteWriting(con, *stmt, write_files);
+}
+
+Result<std::string> RunDistributedWrite(Connection& con, std::string_view statement,
+                                        std::string_view task) {
+  SILT_ASSIGN_OR_RETURN(sql::StatementNode stmt, ParseWriteStatement(statement));
+  simdjson::dom::parser parser;
+  simdjson::dom::object obj;
+  std::string_view job, table;
+  simdjson::dom::element metadata;
+  if (parser.parse(task.data(), task.size()).get(obj) || obj["job"].get(job) ||
+      obj["table"].get(table) || obj["metadata"].get(metadata)) {
+    return BadWrite("a field is missing or mistyped");
+  }
+  std::string line;
+  delta::AppendJsonElement(&line, metadata);
+  delta::Action action;
+  SILT_RETURN_NOT_OK(delta::ParseActionLine(line, &action));
+  const delta::Metadata* want = action.get_if<delta::Metadata>();
+  if (!want) return BadWrite("the metadata is not a metaData action");
+  SILT_ASSIGN_OR_RETURN(Schema want_schema,
+                        delta::ParseSchemaString(want->schema_string.value_or("{}")));
+  const bool creates = stmt->kind == sql::StatementKind::kCreateTable;
+  std::optional<delta::WrittenFiles> written;
+  auto write_files = [&](ObjectStore& store, const delta::Metadata& md, const Schema& schema,
+                         const delta::RowSource& rows,
+                         const delta::DataWriteOptions& write) -> Result<delta::WrittenFiles> {
+    // INSERT: the table must still have the planned metadata. CTAS: this process built its own
+    // (fresh ids, column mapping names): the columns and partitioning must be the planned ones,
+    // and the files are written with the planned metadata, which is the one committed.
+    if (store.root() != table) {
+      return BadWrite("the statement writes to " + store.root() + ", the task's table is " +
+                      std::string(table));
+    }
+    const bool same = creates ? SameColumns(schema, want_schema) &&
+                                    md.partition_columns == want->partition_columns
+                              : md == *want;
+    if (!same) {
+      return Status::InvalidArgument(
+          "The metadata of the Delta table " + std::string(table) +
+              " has been changed since the distributed write was planned.",
+          errc::kDeltaMetadataChanged);
+    }
+    SILT_ASSIGN_OR_RETURN(written,
+                          delta::WriteDataFilesFrom(store, *want, want_schema, rows, write));
+    // The statement must not go on to commit: this unwinds it (the caller sees `written`).
+    return Status::Cancelled(
+        "distributed write: the files are written, the commit is the client's");
+  };
+  Result<std::unique_ptr<QueryResult>> r = ExecuteWriting(con, *stmt, write_files);
+  if (!written) {
+    SILT_RETURN_NOT_OK(r.status());
+    return Status::Internal("the statement wrote no rows through the distributed write");
+  }
+  std::string out = "{\"job\":";
+  delta::AppendJacksonString(&out, job);
+  out += ",\"rows\":";
+  delta::AppendInt(&out, written->rows);
+  out += ",\"added\":[";
+  for (size_t i = 0; i < written->adds.size(); ++i) {
+    if (i) out += ',';
+    out += delta::SerializeAction(delta::Action(written->adds[i]));
+  }
+  out += "]}";
+  return out;
 }
 
 }  // namespace silt

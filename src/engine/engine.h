@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "common/memory.h"
 #include "common/thread_pool.h"
+#include "delta/streaming_write.h"
 #include "ops/optimize.h"
 #include "planner/binder.h"
 #include "planner/catalog.h"
@@ -58,6 +59,9 @@ class SessionState {
   std::function<void(const std::string& location, std::span<const std::string_view> keys,
                      std::span<Status> statuses)>
       delete_files;
+  // Set: INSERT and CTAS write their rows through it (commands::CommandContext::write_files;
+  // silt::WriteWithWorkers and silt::RunDistributedWrite set it for one call).
+  delta::WriteFiles write_files;
 
   // Runs one parsed statement.
   Result<std::unique_ptr<QueryResult>> Execute(const sql::Statement& stmt);
