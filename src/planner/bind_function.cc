@@ -188,6 +188,13 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
   if (name == "grouping" || name == "grouping_id") return BindGrouping(e, s, name);
   if (exec::IsAggregateFunction(name)) {
     if (!s.agg) {
+      if (const OuterFrame* f = s.columns ? OuterAggregateFrame(e, *s.columns) : nullptr)
+        return BindOuterAggregate(e, *f);
+      // (a column of no scope: UNRESOLVED_COLUMN, which lets a subquery try its outer frames)
+      for (const auto& a : e.children) {
+        if (a->type != ExprType::kStar && a->type != ExprType::kLambda)
+          SILT_RETURN_NOT_OK(Bind(*a, s).status());
+      }
       return Status::InvalidArgument("Aggregate function " + e.ToString() + " is not allowed here.",
                                      errc::kUnsupportedExprForOperator);
     }

@@ -53,10 +53,36 @@ PlanPtr Binder::Impl::MakeSort(PlanPtr child, std::vector<SortSpec> keys) {
   return node;
 }
 
+PlanPtr AggregateNode(const AggState& agg, PlanPtr input,
+                      const std::vector<std::string>& key_names) {
+  auto node = std::make_shared<LogicalNode>();
+  node->kind = LogicalKind::kAggregate;
+  node->children = {std::move(input)};
+  node->group_keys = agg.group_exprs;
+  node->aggregates = agg.calls;
+  node->grouping_sets = agg.grouping_sets;
+  for (size_t i = 0; i < agg.group_exprs.size(); ++i) {
+    bool nullable = agg.group_exprs[i]->nullable || !agg.grouping_sets.empty();
+    node->columns.push_back({key_names[i], agg.group_exprs[i]->type, nullable, ""});
+  }
+  if (agg.has_grouping_id())
+    node->columns.push_back({"spark_grouping_id", DataType::Int64(), false, ""});
+  for (const auto& c : agg.calls)
+    node->columns.push_back({c.name, c.bound.function->result_type(), true, ""});
+  return node;
+}
+
 namespace {
 
 constexpr const char* kAggregateOuterRefMessage =
     "Expressions referencing the outer query are not supported outside of WHERE/HAVING clauses: ";
+
+Status AggregateInWhere(const ParsedExpr& condition) {
+  return Status::InvalidArgument(
+      "The WHERE condition " + condition.ToString() +
+          " contains invalid expressions: aggregate functions are not allowed in WHERE.",
+      errc::kInvalidWhereCondition);
+}
 
 // A window call (f(…) OVER …) in e, outside subqueries.
 bool ContainsWindowCall(const ParsedExpr& e) {
@@ -97,11 +123,8 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
 
   // WHERE: subquery predicates become semi/anti joins, the rest one filter.
   if (q.where) {
-    if (ContainsAggregate(*q.where)) {
-      return Status::InvalidArgument(
-          "The WHERE condition " + q.where->ToString() +
-              " contains invalid expressions: aggregate functions are not allowed in WHERE.",
-          errc::kInvalidWhereCondition);
+    if (ContainsLocalAggregate(*q.where, cols)) {
+      return AggregateInWhere(*q.where);
     }
     std::vector<const ParsedExpr*> conj;
     SplitConjuncts(q.where.get(), &conj);
@@ -141,7 +164,11 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   if (having_ast && q.group_by.empty() && !q.group_by_all && q.grouping_sets.empty() &&
       ctx().config &&
       ctx().config->GetBool("spark.sql.legacy.parser.havingWithoutGroupByAsWhere", false)) {
-    bool aggregates = ContainsAggregate(*having_ast);
+    if (ContainsAggregate(*having_ast)) {
+      // Spark's parser made it a Filter: an aggregate there is one in WHERE.
+      return AggregateInWhere(*having_ast);
+    }
+    bool aggregates = false;
     for (const auto& si : q.select) aggregates |= si.expr && ContainsAggregate(*si.expr);
     for (const auto& o : q.order_by) aggregates |= ContainsAggregate(*o.expr);
     if (!aggregates) {
@@ -460,22 +487,10 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
 
   // Build: aggregate → having → window → project → distinct → sort → drop hidden → limit.
   if (has_agg) {
-    auto node = std::make_shared<LogicalNode>();
-    node->kind = LogicalKind::kAggregate;
-    node->children = {plan};
-    node->group_keys = agg.group_exprs;
-    node->aggregates = agg.calls;
-    node->grouping_sets = agg.grouping_sets;
-    for (size_t i = 0; i < agg.group_exprs.size(); ++i) {
-      bool nullable = agg.group_exprs[i]->nullable || !agg.grouping_sets.empty();
-      node->columns.push_back(
-          {ColumnNameOf(*group_ast_or_null(q, i)), agg.group_exprs[i]->type, nullable, ""});
-    }
-    if (agg.has_grouping_id())
-      node->columns.push_back({"spark_grouping_id", DataType::Int64(), false, ""});
-    for (const auto& c : agg.calls)
-      node->columns.push_back({c.name, c.bound.function->result_type(), true, ""});
-    plan = node;
+    std::vector<std::string> key_names;
+    for (size_t i = 0; i < agg.group_exprs.size(); ++i)
+      key_names.push_back(ColumnNameOf(*group_ast_or_null(q, i)));
+    plan = AggregateNode(agg, plan, key_names);
     if (having) plan = MakeFilter(plan, having);
   }
   size_t base = plan->columns.size();
