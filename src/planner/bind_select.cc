@@ -164,13 +164,12 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   if (having_ast && q.group_by.empty() && !q.group_by_all && q.grouping_sets.empty() &&
       ctx().config &&
       ctx().config->GetBool("spark.sql.legacy.parser.havingWithoutGroupByAsWhere", false)) {
-    if (ContainsAggregate(*having_ast)) {
-      // Spark's parser made it a Filter: an aggregate there is one in WHERE.
-      return AggregateInWhere(*having_ast);
-    }
     bool aggregates = false;
     for (const auto& si : q.select) aggregates |= si.expr && ContainsAggregate(*si.expr);
     for (const auto& o : q.order_by) aggregates |= ContainsAggregate(*o.expr);
+    // Spark's parser made it a Filter over the projection: over an aggregating one it is a
+    // HAVING again (ResolveAggregateFunctions), else an aggregate in it is one in WHERE.
+    if (!aggregates && ContainsAggregate(*having_ast)) return AggregateInWhere(*having_ast);
     if (!aggregates) {
       ExprScope hs;
       hs.columns = &cols;

@@ -228,6 +228,18 @@ std::string OneLine(std::string s) {
   return s;
 }
 
+// Where two row lists first differ, for --verbose: ": got `…` expected `…`" (a missing row
+// as "(none)").
+std::string FirstDifference(const std::vector<std::string>& got,
+                            const std::vector<std::string>& want) {
+  size_t i = 0;
+  while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
+  auto row = [&](const std::vector<std::string>& rows) {
+    return i < rows.size() ? "`" + OneLine(rows[i]).substr(0, 200) + "`" : std::string("(none)");
+  };
+  return ": row " + std::to_string(i) + " got " + row(got) + " expected " + row(want);
+}
+
 const char* kSetup[] = {
     "CREATE TABLE testdata AS SELECT CAST(id AS INT) AS key, CAST(id AS STRING) AS value FROM "
     "range(1, 101)",
@@ -539,7 +551,7 @@ uint64_t HashText(const std::string& s) {
             std::sort(got.begin(), got.end());
             std::sort(want.begin(), want.end());
           }
-          outcome = got == want ? "pass" : "fail rows differ";
+          outcome = got == want ? "pass" : "fail rows differ" + FirstDifference(got, want);
         }
       } catch (const std::exception& e) {
         // An exception escaping the API would terminate an embedding host: a crash.
