@@ -220,6 +220,14 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
       }
       SILT_ASSIGN_OR_RETURN(
           args, WithinGroupArgs(e, name, [&](const ParsedExpr& x) { return Bind(x, in); }));
+    } else if (name == "count" && !e.star_arg && e.children.empty() &&
+               !(ctx().config &&
+                 ctx().config->GetBool("spark.sql.legacy.allowParameterlessCount", false))) {
+      return Status::InvalidArgument(
+          "The `count` requires >= 1 parameters but the actual number is 0. Please, if you need "
+          "to call this function with 0 parameters, set the legacy configuration "
+          "\"spark.sql.legacy.allowParameterlessCount\" to \"true\".",
+          "WRONG_NUM_ARGS.WITH_SUGGESTION");
     } else if (e.star_arg && e.distinct && name == "count") {
       // count(DISTINCT *): every column of the input (Spark expands the star).
       for (size_t i = 0; i < in.columns->size(); ++i) {
@@ -242,6 +250,18 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
             return Status::InvalidArgument(
                 "Cannot resolve " + Backquote(a->names.back()) + ".* given input columns.",
                 errc::kCannotResolveStarExpand);
+          }
+          // Spark refuses count(t.*) alone: it counts rows with a non-null column, unlike
+          // count(*) (count(t1.*, t2.*) is allowed).
+          if (name == "count" && e.children.size() == 1 && !a->names.empty() &&
+              !(ctx().config &&
+                ctx().config->GetBool("spark.sql.legacy.allowStarWithSingleTableIdentifierInCount",
+                                      false))) {
+            return Status::InvalidArgument(
+                "count(" + Backquote(a->names.back()) +
+                    ".*) is not allowed. Please use count(*) or expand the columns manually, e.g. "
+                    "count(col1, col2).",
+                errc::kInvalidUsageOfStarWithTableIdentifierInCount);
           }
           continue;
         }

@@ -87,6 +87,14 @@ std::string TrimNewlines(std::string s) {
   return s.substr(b);
 }
 
+// SQLQueryTestSuite writes a result as answer.mkString("\n").replaceAll("\\s+$", ""): the
+// whitespace ending the whole output (a last row of spaces included) is not in the file.
+std::string TrimTrailingWhitespace(std::string s) {
+  auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };  // Java's \s
+  while (!s.empty() && space(s.back())) s.pop_back();
+  return s;
+}
+
 // Splits a .sql.out file into its blocks: "-- !query", statement, "-- !query schema", schema,
 // "-- !query output", output.
 std::vector<Query> ParseResults(const std::string& text) {
@@ -545,7 +553,7 @@ uint64_t HashText(const std::string& s) {
         } else {
           render.time_zone = silt::cli::RenderZone((*r)->time_zone);
           std::string text = silt::cli::RenderToString((*r)->schema(), (*r)->chunks(), render);
-          auto got = SplitLines(TrimNewlines(text));
+          auto got = SplitLines(TrimNewlines(TrimTrailingWhitespace(text)));
           auto want = SplitLines(q.output);
           if (!HasTopLevelOrderBy(q.sql)) {
             std::sort(got.begin(), got.end());
