@@ -412,7 +412,7 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
     // Outside an aggregate call a column must be a grouping column.
     int group = -1;
     for (size_t i = 0; i < s.agg->group_exprs.size(); ++i) {
-      const ExprPtr& g = s.agg->group_exprs[i];
+      const ExprPtr& g = GroupKeySource(s.agg->group_exprs[i]);
       if (g->kind == ExprKind::kColumn && g->column == *idx) group = static_cast<int>(i);
     }
     if (group < 0 && s.agg->group_exprs.empty() && s.agg->grouping_sets.size() <= 1) {

@@ -1,6 +1,7 @@
 // Binding a SELECT block: WHERE, GROUP BY / grouping sets, aggregates, HAVING, windows, QUALIFY,
 // ORDER BY, LIMIT.
 #include "common/error_classes.h"
+#include "exec/sort.h"
 #include "planner/binder_impl.h"
 
 namespace silt::planner {
@@ -302,6 +303,10 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
       ExprScope gs;
       gs.columns = &cols;
       SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*g, gs));
+      if (!exec::CheckOrderable(*b->type).ok()) {
+        // A key holding maps groups by their entries in key order (Spark 4's MapSort).
+        SILT_ASSIGN_OR_RETURN(b, exec::BindScalarFunction("__map_sort", {b}, ctx().bind));
+      }
       agg.group_exprs.push_back(b);
       agg.group_texts.push_back(g->ToString());
     }

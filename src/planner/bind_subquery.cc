@@ -581,9 +581,11 @@ Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedE
     if (s.agg) {
       k = nullptr;
       for (size_t g = 0; g < s.agg->group_exprs.size() && !k; ++g) {
-        const ExprPtr& ge = s.agg->group_exprs[g];
-        if (ge->kind == ExprKind::kColumn && ge->column == i)
+        const ExprPtr& ge = GroupKeySource(s.agg->group_exprs[g]);
+        if (ge->kind == ExprKind::kColumn && ge->column == i) {
           k = exec::MakeColumn(static_cast<int>(g), c.type, c.name, true);
+          d = s.agg->group_exprs[g];  // (the key's value: a map's entries sorted)
+        }
       }
       if (!k) return std::optional<ExprPtr>();  // not a grouping column
     }

@@ -91,6 +91,10 @@ bool ContainsAggregate(const ParsedExpr& e) {
   return false;
 }
 
+const ExprPtr& GroupKeySource(const ExprPtr& key) {
+  return key->kind == ExprKind::kCall && key->name == "__map_sort" ? key->children[0] : key;
+}
+
 ExprPtr MakeAnd(ExprPtr a, ExprPtr b) {
   if (!a) return b;
   if (!b) return a;

@@ -39,6 +39,8 @@ void SplitConjuncts(const ParsedExpr* e, std::vector<const ParsedExpr*>* out);
 void SplitBound(const ExprPtr& e, std::vector<ExprPtr>* out);
 bool ReadsOnly(const ExprPtr& e, int lo, int hi);
 bool ContainsAggregate(const ParsedExpr& e);
+// The expression a GROUP BY key was bound from (a key holding maps is wrapped in __map_sort).
+const ExprPtr& GroupKeySource(const ExprPtr& key);
 ExprPtr MakeAnd(ExprPtr a, ExprPtr b);
 std::vector<OutputColumn> Requalify(std::vector<OutputColumn> cols, const std::string& q);
 
