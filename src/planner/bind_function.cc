@@ -185,6 +185,18 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
         errc::kUnsupportedGeneratorNestedInExpressions);
   }
   if (e.over) return BindWindowCall(e, s, name);
+  if (name == "__pivot_agg" && e.children.size() == 2) {
+    if (!ContainsAggregate(*e.children[0])) {
+      return Status::InvalidArgument("Aggregate expression required for pivot, but '" +
+                                         e.children[0]->ToString() +
+                                         "' did not appear in any aggregate function.",
+                                     errc::kLegacyErrorTemp1006);
+    }
+    const ParsedExpr* saved = std::exchange(pivot_filter, e.children[1].get());
+    Result<ExprPtr> bound = Bind(*e.children[0], s);
+    pivot_filter = saved;
+    return bound;
+  }
   if (name == "grouping" || name == "grouping_id") return BindGrouping(e, s, name);
   if (exec::IsAggregateFunction(name)) {
     if (!s.agg) {
@@ -199,6 +211,7 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
                                      errc::kUnsupportedExprForOperator);
     }
     std::string text = e.ToString();
+    if (pivot_filter) text += " PIVOT FILTER " + pivot_filter->ToString();
     for (size_t i = 0; i < s.agg->call_texts.size(); ++i) {
       if (s.agg->call_texts[i] == text) {
         const AggregateCall& c = s.agg->calls[i];
@@ -286,9 +299,12 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
     call.distinct = e.distinct;
     SILT_ASSIGN_OR_RETURN(
         call.bound, exec::BindAggregateFunction(name, std::move(args), e.distinct, ctx().bind));
-    if (e.filter) {
-      SILT_ASSIGN_OR_RETURN(ExprPtr f, Bind(*e.filter, in));
-      SILT_ASSIGN_OR_RETURN(call.filter, exec::CoerceTo(f, DataType::Boolean(), ctx().bind));
+    for (const ParsedExpr* filter :
+         {static_cast<const ParsedExpr*>(e.filter.get()), pivot_filter}) {
+      if (!filter) continue;
+      SILT_ASSIGN_OR_RETURN(ExprPtr f, Bind(*filter, in));
+      SILT_ASSIGN_OR_RETURN(f, exec::CoerceTo(f, DataType::Boolean(), ctx().bind));
+      call.filter = MakeAnd(call.filter, f);
     }
     TypePtr type = call.bound.function->result_type();
     s.agg->calls.push_back(std::move(call));

@@ -239,6 +239,9 @@ struct Binder::Impl {
   // (`scope` is join_domain_columns) reading columns (`used`, of scope) of both join inputs.
   Status CheckJoinConditionSubquery(const ParsedExpr& e, const std::vector<OutputColumn>* scope,
                                     const std::set<int>& used);
+  // PIVOT's condition for the value being bound (__pivot_agg): added to every aggregate call's
+  // FILTER.
+  const ParsedExpr* pivot_filter = nullptr;
   // The SELECT list being bound (innermost), see LateralAliases.
   LateralAliases* lateral = nullptr;
   // The join whose condition is being bound: a plan producing `join_domain_columns` (left ×

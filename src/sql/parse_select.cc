@@ -764,15 +764,6 @@ Status Parser::GroupingAnalytics(silt::sql::Query* q) {
 
 namespace {
 
-// Whether e calls a function anywhere (outside subqueries).
-bool ContainsCall(const ParsedExpr& e) {
-  if (e.type == ExprType::kFunction) return true;
-  for (const auto& c : e.children) {
-    if (c && ContainsCall(*c)) return true;
-  }
-  return false;
-}
-
 void CollectColumnNames(const ParsedExpr& e, std::vector<std::string>* out) {
   if (e.type == ExprType::kColumnRef && !e.names.empty()) out->push_back(e.names.back());
   for (const auto& c : e.children) CollectColumnNames(*c, out);
@@ -810,17 +801,6 @@ Status Parser::PivotClause(silt::sql::Query* q) {
   do {
     const size_t at = p_;
     SILT_ASSIGN_OR_RETURN(ExprNode e, Expression());
-    if (!ContainsCall(*e)) {
-      // No function at all (a column, a literal): Spark's analysis error.
-      return Status::InvalidArgument("Aggregate expression required for pivot, but '" +
-                                         e->ToString() +
-                                         "' did not appear in any aggregate function.",
-                                     errc::kLegacyErrorTemp1006);
-    }
-    if (e->type != ExprType::kFunction || e->over) {
-      return Status::NotImplemented("PIVOT aggregates other than an aggregate function call",
-                                    errc::kSiltUnsupportedExpression);
-    }
     CollectColumnNames(*e, &read);
     Agg a{at, "", e->ToString()};
     if (AcceptKw("AS")) {
@@ -920,18 +900,26 @@ Status Parser::PivotClause(silt::sql::Query* q) {
   inner->select.push_back(std::move(star));
   for (const Val& v : values) {
     for (const Agg& a : aggs) {
-      SILT_ASSIGN_OR_RETURN(ExprNode call, parse_at(a.at));
+      SILT_ASSIGN_OR_RETURN(ExprNode agg, parse_at(a.at));
       ExprNode cond;
       for (size_t k = 0; k < columns.size(); ++k) {
         p_ = columns[k];
         SILT_ASSIGN_OR_RETURN(ExprNode c, PrimaryExpr());
         SILT_ASSIGN_OR_RETURN(ExprNode x, parse_at(v.at[k]));
-        ExprNode eq = Binary("<=>", std::move(c), std::move(x));
+        ExprNode eq = NewExpr(ExprType::kFunction, c->pos);
+        eq->names = {"__pivot_match"};  // <=>, refusing an incomparable column
+        eq->height = 1 + std::max(c->height, x->height);
+        eq->children.push_back(std::move(c));
+        eq->children.push_back(std::move(x));
         cond = cond ? Binary("and", std::move(cond), std::move(eq)) : std::move(eq);
       }
-      if (call->filter) cond = Binary("and", std::move(call->filter), std::move(cond));
-      call->height = std::max(call->height, cond->height + 1);
-      call->filter = std::move(cond);
+      // __pivot_agg(agg, cond): the binder adds cond to the FILTER of every aggregate call in agg
+      // (and refuses an agg without one, as Spark).
+      ExprNode call = NewExpr(ExprType::kFunction, agg->pos);
+      call->names = {"__pivot_agg"};
+      call->height = 1 + std::max(agg->height, cond->height);
+      call->children.push_back(std::move(agg));
+      call->children.push_back(std::move(cond));
       SelectItem item;
       item.expr = std::move(call);
       item.alias = aggs.size() == 1 ? v.name : v.name + "_" + (a.alias.empty() ? a.text : a.alias);
