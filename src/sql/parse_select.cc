@@ -307,6 +307,8 @@ Result<QueryNode> Parser::SelectBlock(std::vector<TableRefNode> from_first) {
   }
   if (AtKw("PIVOT") && AtOp("(", 1) && !q->from.empty()) {
     SILT_RETURN_NOT_OK(PivotClause(q.get()));
+    // The pivoted relation may be joined further (`PIVOT (…) p JOIN t ON …`).
+    SILT_ASSIGN_OR_RETURN(q->from[0], JoinChain(std::move(q->from[0])));
   }
   if (AcceptKw("WHERE")) {
     SILT_ASSIGN_OR_RETURN(q->where, Expression());
@@ -371,6 +373,10 @@ Result<TableRefNode> Parser::Relation() {
     if (left->kind != TableRef::Kind::kSubquery) return ErrorHere();
     left->lateral = true;
   }
+  return JoinChain(std::move(left));
+}
+
+Result<TableRefNode> Parser::JoinChain(TableRefNode left) {
   int chain = 0;
   while (true) {
     SourcePos pos = Peek().pos;
