@@ -6,13 +6,27 @@
 
 namespace silt::planner {
 
-Result<int64_t> Binder::Impl::ConstantInt(const ParsedExpr& e, const char* what) {
-  std::vector<OutputColumn> none;
-  SILT_ASSIGN_OR_RETURN(ExprPtr b, self->BindExpression(e, none));
+Result<int64_t> Binder::Impl::ConstantInt(const ParsedExpr& e, const char* what,
+                                          const std::vector<OutputColumn>& columns) {
+  // Bound over the input, so a column is "not a constant" rather than unresolved (Spark).
+  SILT_ASSIGN_OR_RETURN(ExprPtr b, self->BindExpression(e, columns));
   if (!exec::IsConstantExpr(*b)) {
     return Status::InvalidArgument(
         std::string("The ") + what + " expression must evaluate to a constant value.",
         errc::kInvalidLimitLikeExpressionIsUnfoldable);
+  }
+  switch (b->type->id()) {
+    case TypeId::kNull:
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+      break;
+    default:
+      return Status::InvalidArgument(std::string("The ") + what +
+                                         " expression must be integer type, but got \"" +
+                                         b->type->ToString() + "\".",
+                                     errc::kInvalidLimitLikeExpressionDataType);
   }
   SILT_ASSIGN_OR_RETURN(b, exec::CoerceTo(b, DataType::Int64(), ctx().bind));
   SILT_ASSIGN_OR_RETURN(Value v, exec::EvaluateConstant(*b, ctx().eval));
@@ -36,11 +50,11 @@ Result<PlanPtr> Binder::Impl::ApplyLimit(PlanPtr plan, const sql::Query& q) {
   node->columns = plan->columns;
   node->children = {plan};
   if (q.limit) {
-    SILT_ASSIGN_OR_RETURN(int64_t n, ConstantInt(*q.limit, "limit"));
+    SILT_ASSIGN_OR_RETURN(int64_t n, ConstantInt(*q.limit, "limit", plan->columns));
     node->limit = n;
   }
   if (q.offset) {
-    SILT_ASSIGN_OR_RETURN(node->offset, ConstantInt(*q.offset, "offset"));
+    SILT_ASSIGN_OR_RETURN(node->offset, ConstantInt(*q.offset, "offset", plan->columns));
   }
   return PlanPtr(node);
 }

@@ -278,7 +278,8 @@ struct Binder::Impl {
   static constexpr int kGenerateBase = 1 << 21;
   // Lambda parameters' placeholder columns (exec/lambda.h), 64 per nesting level.
   static constexpr int kLambdaBase = 1 << 22;
-  Result<int64_t> ConstantInt(const ParsedExpr& e, const char* what);
+  Result<int64_t> ConstantInt(const ParsedExpr& e, const char* what,
+                              const std::vector<OutputColumn>& columns);
   Result<PlanPtr> ApplyLimit(PlanPtr plan, const sql::Query& q);
   PlanPtr MakeSort(PlanPtr child, std::vector<SortSpec> keys);
   Result<PlanPtr> BindSetOp(const sql::Query& q);
