@@ -1,6 +1,7 @@
 // Binding a SELECT block: WHERE, GROUP BY / grouping sets, aggregates, HAVING, windows, QUALIFY,
 // ORDER BY, LIMIT.
 #include "common/error_classes.h"
+#include "exec/cast.h"
 #include "exec/sort.h"
 #include "planner/binder_impl.h"
 
@@ -15,18 +16,11 @@ Result<int64_t> Binder::Impl::ConstantInt(const ParsedExpr& e, const char* what,
         std::string("The ") + what + " expression must evaluate to a constant value.",
         errc::kInvalidLimitLikeExpressionIsUnfoldable);
   }
-  switch (b->type->id()) {
-    case TypeId::kNull:
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64:
-      break;
-    default:
-      return Status::InvalidArgument(std::string("The ") + what +
-                                         " expression must be integer type, but got \"" +
-                                         b->type->ToString() + "\".",
-                                     errc::kInvalidLimitLikeExpressionDataType);
+  if (b->type->id() != TypeId::kNull && !exec::IsIntegral(b->type->id())) {
+    return Status::InvalidArgument(std::string("The ") + what +
+                                       " expression must be integer type, but got \"" +
+                                       b->type->ToString() + "\".",
+                                   errc::kInvalidLimitLikeExpressionDataType);
   }
   SILT_ASSIGN_OR_RETURN(b, exec::CoerceTo(b, DataType::Int64(), ctx().bind));
   SILT_ASSIGN_OR_RETURN(Value v, exec::EvaluateConstant(*b, ctx().eval));

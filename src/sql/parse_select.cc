@@ -790,9 +790,11 @@ ExprNode Binary(std::string op, ExprNode a, ExprNode b) {
 // FROM … PIVOT (agg [AS a], … FOR col IN (v [AS n], …)) (also FOR (c1, c2) IN ((v1, v2) …)), as
 // Spark's Pivot: the FROM becomes
 //   (SELECT * EXCEPT (columns the aggregates and the pivot read),
-//           agg FILTER (WHERE col <=> v) AS `n[_a]`, … FROM … GROUP BY ALL)
+//           __pivot_agg(agg, __pivot_match(col, v)) AS `n[_a]`, … FROM … GROUP BY ALL)
 // so the other columns group the rows; a column is named after the value (its alias, or the
-// value as a string), with `_` and the aggregate's alias or text when there are several.
+// value as a string), with `_` and the aggregate's alias or text when there are several. The
+// binder gives every aggregate call in agg the FILTER (WHERE col <=> v) and makes Spark's checks,
+// which need resolution (an aggregate in agg, a comparable column, constant values).
 // The expressions are parsed again from their token positions for each copy.
 Status Parser::PivotClause(silt::sql::Query* q) {
   const SourcePos pos = Peek().pos;
