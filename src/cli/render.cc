@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/datetime.h"
+#include "exec/functions/function_util.h"
 #include "vector/time_text.h"
 #include "vector/value.h"
 
@@ -115,7 +116,8 @@ void AppendCellImpl(const Vector& v, size_t i, CellStyle style, bool nested, con
       if (style == CellStyle::kPretty) {
         AppendHexBytes(v.GetString(i), out);
       } else {
-        *out += v.GetString(i);
+        // HiveResult's new String(bytes, UTF_8): each ill-formed subpart becomes U+FFFD.
+        exec::fn::MakeValidUtf8(v.GetString(i), out);
       }
       break;
     case TypeId::kDate:

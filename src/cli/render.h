@@ -20,7 +20,7 @@
 //            text; structs {"f":1,"g":"x"}; doubles as Java's Double.toString (1.0, 1.0E10,
 //            NaN, Infinity); timestamps yyyy-MM-dd HH:mm:ss[.fraction without trailing zeros]
 //            (TIMESTAMP in the given zone, UTC when none; TIMESTAMP_NTZ as stored); binary as its
-//            raw bytes.
+//            bytes read as UTF-8, each ill-formed subpart as U+FFFD (Java's new String).
 //   kPretty  Dataset.show (Spark's ToPrettyString): NULL everywhere; arrays [1, 2]; maps
 //            {a -> 1}; structs {1, x}; binary as [0A FF]; other values as kHive.
 #pragma once

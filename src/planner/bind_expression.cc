@@ -247,11 +247,16 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
       SILT_ASSIGN_OR_RETURN(ExprPtr v, Bind(*e.children[0], s));
       std::string fn = LowerName(e.op);
       if (!e.quantifier.empty()) {
+        // Spark's NotLikeAll / NotLikeAny negate each match: `x NOT LIKE ALL (p, q)` is
+        // `x NOT LIKE p AND x NOT LIKE q`, not `NOT (x LIKE ALL (p, q))`.
         ExprPtr acc;
         bool any = NameEq(e.quantifier, "any") || NameEq(e.quantifier, "some");
         for (size_t i = 1; i < e.children.size(); ++i) {
           SILT_ASSIGN_OR_RETURN(ExprPtr p, Bind(*e.children[i], s));
           SILT_ASSIGN_OR_RETURN(ExprPtr m, exec::BindScalarFunction(fn, {v, p}, ctx().bind));
+          if (e.negated) {
+            SILT_ASSIGN_OR_RETURN(m, exec::BindScalarFunction("not", {m}, ctx().bind));
+          }
           if (!acc) {
             acc = m;
           } else if (any) {
@@ -267,8 +272,7 @@ Result<ExprPtr> Binder::Impl::Bind(const ParsedExpr& e, ExprScope& s) {
               "something between '(' and ')'.",
               errc::kInvalidSqlSyntaxEmptyQuantifiedPattern);
         }
-        if (!e.negated) return acc;
-        return exec::BindScalarFunction("not", {acc}, ctx().bind);
+        return acc;
       }
       std::vector<ExprPtr> args = {v};
       for (size_t i = 1; i < e.children.size(); ++i) {
@@ -408,7 +412,7 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(const ParsedExpr& e, ExprScope& s) {
     // Outside an aggregate call a column must be a grouping column.
     int group = -1;
     for (size_t i = 0; i < s.agg->group_exprs.size(); ++i) {
-      const ExprPtr& g = s.agg->group_exprs[i];
+      const ExprPtr& g = GroupKeySource(s.agg->group_exprs[i]);
       if (g->kind == ExprKind::kColumn && g->column == *idx) group = static_cast<int>(i);
     }
     if (group < 0 && s.agg->group_exprs.empty() && s.agg->grouping_sets.size() <= 1) {

@@ -185,13 +185,33 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
         errc::kUnsupportedGeneratorNestedInExpressions);
   }
   if (e.over) return BindWindowCall(e, s, name);
+  if (name == "__pivot_agg" && e.children.size() == 2) {
+    if (!ContainsAggregate(*e.children[0])) {
+      return Status::InvalidArgument("Aggregate expression required for pivot, but '" +
+                                         e.children[0]->ToString() +
+                                         "' did not appear in any aggregate function.",
+                                     errc::kLegacyErrorTemp1006);
+    }
+    const ParsedExpr* saved = std::exchange(pivot_filter, e.children[1].get());
+    Result<ExprPtr> bound = Bind(*e.children[0], s);
+    pivot_filter = saved;
+    return bound;
+  }
   if (name == "grouping" || name == "grouping_id") return BindGrouping(e, s, name);
   if (exec::IsAggregateFunction(name)) {
     if (!s.agg) {
+      if (const OuterFrame* f = s.columns ? OuterAggregateFrame(e, *s.columns) : nullptr)
+        return BindOuterAggregate(e, *f);
+      // (a column of no scope: UNRESOLVED_COLUMN, which lets a subquery try its outer frames)
+      for (const auto& a : e.children) {
+        if (a->type != ExprType::kStar && a->type != ExprType::kLambda)
+          SILT_RETURN_NOT_OK(Bind(*a, s).status());
+      }
       return Status::InvalidArgument("Aggregate function " + e.ToString() + " is not allowed here.",
                                      errc::kUnsupportedExprForOperator);
     }
     std::string text = e.ToString();
+    if (pivot_filter) text += " PIVOT FILTER " + pivot_filter->ToString();
     for (size_t i = 0; i < s.agg->call_texts.size(); ++i) {
       if (s.agg->call_texts[i] == text) {
         const AggregateCall& c = s.agg->calls[i];
@@ -213,6 +233,14 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
       }
       SILT_ASSIGN_OR_RETURN(
           args, WithinGroupArgs(e, name, [&](const ParsedExpr& x) { return Bind(x, in); }));
+    } else if (name == "count" && !e.star_arg && e.children.empty() &&
+               !(ctx().config &&
+                 ctx().config->GetBool("spark.sql.legacy.allowParameterlessCount", false))) {
+      return Status::InvalidArgument(
+          "The `count` requires >= 1 parameters but the actual number is 0. Please, if you need "
+          "to call this function with 0 parameters, set the legacy configuration "
+          "\"spark.sql.legacy.allowParameterlessCount\" to \"true\".",
+          "WRONG_NUM_ARGS.WITH_SUGGESTION");
     } else if (e.star_arg && e.distinct && name == "count") {
       // count(DISTINCT *): every column of the input (Spark expands the star).
       for (size_t i = 0; i < in.columns->size(); ++i) {
@@ -235,6 +263,18 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
             return Status::InvalidArgument(
                 "Cannot resolve " + Backquote(a->names.back()) + ".* given input columns.",
                 errc::kCannotResolveStarExpand);
+          }
+          // Spark refuses count(t.*) alone: it counts rows with a non-null column, unlike
+          // count(*) (count(t1.*, t2.*) is allowed).
+          if (name == "count" && e.children.size() == 1 && !a->names.empty() &&
+              !(ctx().config &&
+                ctx().config->GetBool("spark.sql.legacy.allowStarWithSingleTableIdentifierInCount",
+                                      false))) {
+            return Status::InvalidArgument(
+                "count(" + Backquote(a->names.back()) +
+                    ".*) is not allowed. Please use count(*) or expand the columns manually, e.g. "
+                    "count(col1, col2).",
+                errc::kInvalidUsageOfStarWithTableIdentifierInCount);
           }
           continue;
         }
@@ -259,9 +299,12 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
     call.distinct = e.distinct;
     SILT_ASSIGN_OR_RETURN(
         call.bound, exec::BindAggregateFunction(name, std::move(args), e.distinct, ctx().bind));
-    if (e.filter) {
-      SILT_ASSIGN_OR_RETURN(ExprPtr f, Bind(*e.filter, in));
-      SILT_ASSIGN_OR_RETURN(call.filter, exec::CoerceTo(f, DataType::Boolean(), ctx().bind));
+    for (const ParsedExpr* filter :
+         {static_cast<const ParsedExpr*>(e.filter.get()), pivot_filter}) {
+      if (!filter) continue;
+      SILT_ASSIGN_OR_RETURN(ExprPtr f, Bind(*filter, in));
+      SILT_ASSIGN_OR_RETURN(f, exec::CoerceTo(f, DataType::Boolean(), ctx().bind));
+      call.filter = MakeAnd(call.filter, f);
     }
     TypePtr type = call.bound.function->result_type();
     s.agg->calls.push_back(std::move(call));

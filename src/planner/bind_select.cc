@@ -1,17 +1,26 @@
 // Binding a SELECT block: WHERE, GROUP BY / grouping sets, aggregates, HAVING, windows, QUALIFY,
 // ORDER BY, LIMIT.
 #include "common/error_classes.h"
+#include "exec/cast.h"
+#include "exec/sort.h"
 #include "planner/binder_impl.h"
 
 namespace silt::planner {
 
-Result<int64_t> Binder::Impl::ConstantInt(const ParsedExpr& e, const char* what) {
-  std::vector<OutputColumn> none;
-  SILT_ASSIGN_OR_RETURN(ExprPtr b, self->BindExpression(e, none));
+Result<int64_t> Binder::Impl::ConstantInt(const ParsedExpr& e, const char* what,
+                                          const std::vector<OutputColumn>& columns) {
+  // Bound over the input, so a column is "not a constant" rather than unresolved (Spark).
+  SILT_ASSIGN_OR_RETURN(ExprPtr b, self->BindExpression(e, columns));
   if (!exec::IsConstantExpr(*b)) {
     return Status::InvalidArgument(
         std::string("The ") + what + " expression must evaluate to a constant value.",
         errc::kInvalidLimitLikeExpressionIsUnfoldable);
+  }
+  if (b->type->id() != TypeId::kNull && !exec::IsIntegral(b->type->id())) {
+    return Status::InvalidArgument(std::string("The ") + what +
+                                       " expression must be integer type, but got \"" +
+                                       b->type->ToString() + "\".",
+                                   errc::kInvalidLimitLikeExpressionDataType);
   }
   SILT_ASSIGN_OR_RETURN(b, exec::CoerceTo(b, DataType::Int64(), ctx().bind));
   SILT_ASSIGN_OR_RETURN(Value v, exec::EvaluateConstant(*b, ctx().eval));
@@ -35,11 +44,11 @@ Result<PlanPtr> Binder::Impl::ApplyLimit(PlanPtr plan, const sql::Query& q) {
   node->columns = plan->columns;
   node->children = {plan};
   if (q.limit) {
-    SILT_ASSIGN_OR_RETURN(int64_t n, ConstantInt(*q.limit, "limit"));
+    SILT_ASSIGN_OR_RETURN(int64_t n, ConstantInt(*q.limit, "limit", plan->columns));
     node->limit = n;
   }
   if (q.offset) {
-    SILT_ASSIGN_OR_RETURN(node->offset, ConstantInt(*q.offset, "offset"));
+    SILT_ASSIGN_OR_RETURN(node->offset, ConstantInt(*q.offset, "offset", plan->columns));
   }
   return PlanPtr(node);
 }
@@ -53,10 +62,36 @@ PlanPtr Binder::Impl::MakeSort(PlanPtr child, std::vector<SortSpec> keys) {
   return node;
 }
 
+PlanPtr AggregateNode(const AggState& agg, PlanPtr input,
+                      const std::vector<std::string>& key_names) {
+  auto node = std::make_shared<LogicalNode>();
+  node->kind = LogicalKind::kAggregate;
+  node->children = {std::move(input)};
+  node->group_keys = agg.group_exprs;
+  node->aggregates = agg.calls;
+  node->grouping_sets = agg.grouping_sets;
+  for (size_t i = 0; i < agg.group_exprs.size(); ++i) {
+    bool nullable = agg.group_exprs[i]->nullable || !agg.grouping_sets.empty();
+    node->columns.push_back({key_names[i], agg.group_exprs[i]->type, nullable, ""});
+  }
+  if (agg.has_grouping_id())
+    node->columns.push_back({"spark_grouping_id", DataType::Int64(), false, ""});
+  for (const auto& c : agg.calls)
+    node->columns.push_back({c.name, c.bound.function->result_type(), true, ""});
+  return node;
+}
+
 namespace {
 
 constexpr const char* kAggregateOuterRefMessage =
     "Expressions referencing the outer query are not supported outside of WHERE/HAVING clauses: ";
+
+Status AggregateInWhere(const ParsedExpr& condition) {
+  return Status::InvalidArgument(
+      "The WHERE condition " + condition.ToString() +
+          " contains invalid expressions: aggregate functions are not allowed in WHERE.",
+      errc::kInvalidWhereCondition);
+}
 
 // A window call (f(…) OVER …) in e, outside subqueries.
 bool ContainsWindowCall(const ParsedExpr& e) {
@@ -97,11 +132,8 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
 
   // WHERE: subquery predicates become semi/anti joins, the rest one filter.
   if (q.where) {
-    if (ContainsAggregate(*q.where)) {
-      return Status::InvalidArgument(
-          "The WHERE condition " + q.where->ToString() +
-              " contains invalid expressions: aggregate functions are not allowed in WHERE.",
-          errc::kInvalidWhereCondition);
+    if (ContainsLocalAggregate(*q.where, cols)) {
+      return AggregateInWhere(*q.where);
     }
     std::vector<const ParsedExpr*> conj;
     SplitConjuncts(q.where.get(), &conj);
@@ -141,9 +173,12 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
   if (having_ast && q.group_by.empty() && !q.group_by_all && q.grouping_sets.empty() &&
       ctx().config &&
       ctx().config->GetBool("spark.sql.legacy.parser.havingWithoutGroupByAsWhere", false)) {
-    bool aggregates = ContainsAggregate(*having_ast);
+    bool aggregates = false;
     for (const auto& si : q.select) aggregates |= si.expr && ContainsAggregate(*si.expr);
     for (const auto& o : q.order_by) aggregates |= ContainsAggregate(*o.expr);
+    // Spark's parser made it a Filter over the projection: over an aggregating one it is a
+    // HAVING again (ResolveAggregateFunctions), else an aggregate in it is one in WHERE.
+    if (!aggregates && ContainsAggregate(*having_ast)) return AggregateInWhere(*having_ast);
     if (!aggregates) {
       ExprScope hs;
       hs.columns = &cols;
@@ -276,6 +311,10 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
       ExprScope gs;
       gs.columns = &cols;
       SILT_ASSIGN_OR_RETURN(ExprPtr b, Bind(*g, gs));
+      if (!exec::CheckOrderable(*b->type).ok()) {
+        // A key holding maps groups by their entries in key order (Spark 4's MapSort).
+        SILT_ASSIGN_OR_RETURN(b, exec::BindScalarFunction("__map_sort", {b}, ctx().bind));
+      }
       agg.group_exprs.push_back(b);
       agg.group_texts.push_back(g->ToString());
     }
@@ -460,22 +499,10 @@ Result<PlanPtr> Binder::Impl::BindSelect(const sql::Query& q) {
 
   // Build: aggregate → having → window → project → distinct → sort → drop hidden → limit.
   if (has_agg) {
-    auto node = std::make_shared<LogicalNode>();
-    node->kind = LogicalKind::kAggregate;
-    node->children = {plan};
-    node->group_keys = agg.group_exprs;
-    node->aggregates = agg.calls;
-    node->grouping_sets = agg.grouping_sets;
-    for (size_t i = 0; i < agg.group_exprs.size(); ++i) {
-      bool nullable = agg.group_exprs[i]->nullable || !agg.grouping_sets.empty();
-      node->columns.push_back(
-          {ColumnNameOf(*group_ast_or_null(q, i)), agg.group_exprs[i]->type, nullable, ""});
-    }
-    if (agg.has_grouping_id())
-      node->columns.push_back({"spark_grouping_id", DataType::Int64(), false, ""});
-    for (const auto& c : agg.calls)
-      node->columns.push_back({c.name, c.bound.function->result_type(), true, ""});
-    plan = node;
+    std::vector<std::string> key_names;
+    for (size_t i = 0; i < agg.group_exprs.size(); ++i)
+      key_names.push_back(ColumnNameOf(*group_ast_or_null(q, i)));
+    plan = AggregateNode(agg, plan, key_names);
     if (having) plan = MakeFilter(plan, having);
   }
   size_t base = plan->columns.size();

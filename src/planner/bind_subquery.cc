@@ -426,6 +426,103 @@ Status Binder::Impl::CheckCorrelatedGroupBy(const sql::Query& q,
   return Status::OK();
 }
 
+namespace {
+
+// The column references of e outside subqueries; false when e holds something whose names are
+// not plain columns (a lambda, a star).
+bool AggregateArgumentRefs(const ParsedExpr& e, std::vector<const ParsedExpr*>* out) {
+  if (e.type == ExprType::kLambda || e.type == ExprType::kStar || e.subquery) return false;
+  if (e.type == ExprType::kColumnRef) out->push_back(&e);
+  for (const auto& c : e.children) {
+    if (c && !AggregateArgumentRefs(*c, out)) return false;
+  }
+  for (const auto& o : e.within_group) {
+    if (!AggregateArgumentRefs(*o.expr, out)) return false;
+  }
+  return !e.filter || AggregateArgumentRefs(*e.filter, out);
+}
+
+bool IsAggregateCall(const ParsedExpr& e) {
+  return e.type == ExprType::kFunction && !e.over && !e.names.empty() &&
+         exec::IsAggregateFunction(e.names.back());
+}
+
+}  // namespace
+
+const OuterFrame* Binder::Impl::OuterAggregateFrame(const ParsedExpr& call,
+                                                    const std::vector<OutputColumn>& local) {
+  std::vector<const ParsedExpr*> refs;
+  if (outer_frames.empty() || call.star_arg || !AggregateArgumentRefs(call, &refs) || refs.empty())
+    return nullptr;
+  size_t consumed = 0;
+  for (const ParsedExpr* r : refs) {
+    if (ResolveColumn(r->names, local, &consumed).ok()) return nullptr;
+  }
+  for (auto f = outer_frames.rbegin(); f != outer_frames.rend(); ++f) {
+    bool all = true;
+    for (const ParsedExpr* r : refs)
+      all = all && ResolveColumn(r->names, *f->columns, &consumed).ok();
+    if (all) return f->aggs ? &*f : nullptr;
+  }
+  return nullptr;
+}
+
+bool Binder::Impl::ContainsLocalAggregate(const ParsedExpr& e,
+                                          const std::vector<OutputColumn>& local) {
+  if (IsAggregateCall(e)) {
+    // A call naming a column of no scope is left to binding (UNRESOLVED_COLUMN, which sends a
+    // subquery to SubqueryByOuterValues, whose frames may host it).
+    std::vector<const ParsedExpr*> refs;
+    size_t consumed = 0;
+    bool unresolved = false;
+    if (!e.star_arg && AggregateArgumentRefs(e, &refs)) {
+      for (const ParsedExpr* r : refs) {
+        bool found = ResolveColumn(r->names, local, &consumed).ok();
+        for (const OuterFrame& f : outer_frames)
+          found = found || ResolveColumn(r->names, *f.columns, &consumed).ok();
+        unresolved = unresolved || !found;
+      }
+    }
+    return !unresolved && !OuterAggregateFrame(e, local);
+  }
+  if (e.type == ExprType::kScalarSubquery || e.type == ExprType::kExists ||
+      e.type == ExprType::kInSubquery) {
+    return e.type == ExprType::kInSubquery && !e.children.empty() &&
+           ContainsLocalAggregate(*e.children[0], local);
+  }
+  for (const auto& c : e.children) {
+    if (c && ContainsLocalAggregate(*c, local)) return true;
+  }
+  return e.filter && ContainsLocalAggregate(*e.filter, local);
+}
+
+Result<ExprPtr> Binder::Impl::BindOuterAggregate(const ParsedExpr& call, const OuterFrame& frame) {
+  const std::string text = call.ToString();
+  if (frame.collected) {
+    for (const auto& [t, bound] : *frame.aggs) {
+      if (t == text) return exec::MakeConstant(Value::Null(bound->type));
+    }
+    // Bound in the enclosing query, with only the frames enclosing it visible.
+    const size_t depth = static_cast<size_t>(&frame - outer_frames.data());
+    std::vector<OuterFrame> saved = outer_frames;
+    auto* const aggs = frame.aggs;
+    ExprScope* const scope = frame.agg_scope;
+    outer_frames.resize(depth);
+    Result<ExprPtr> bound = Bind(call, *scope);
+    outer_frames = std::move(saved);
+    SILT_RETURN_NOT_OK(bound.status());
+    aggs->emplace_back(text, *bound);
+    return exec::MakeConstant(Value::Null((*bound)->type));
+  }
+  for (size_t i = 0; i < frame.aggs->size(); ++i) {
+    if ((*frame.aggs)[i].first == text) {
+      return exec::CoerceTo(exec::MakeConstant((*frame.agg_values)[i]),
+                            (*frame.aggs)[i].second->type, ctx().bind);
+    }
+  }
+  return Status::Internal("outer aggregate " + text + " was not collected");
+}
+
 Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedExpr& e,
                                                                    ExprScope& s) {
   if (!ctx().execute || !e.subquery) return std::optional<ExprPtr>();
@@ -439,7 +536,9 @@ Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedE
   }
   // Which outer columns the subquery reads (at any depth), and its shape.
   std::set<int> used;
-  outer_frames.push_back({cols, &used, nullptr});
+  std::vector<std::pair<std::string, ExprPtr>> outer_aggs;  // (an aggregating scope only)
+  outer_frames.push_back(
+      {cols, &used, nullptr, s.agg ? &s : nullptr, s.agg ? &outer_aggs : nullptr});
   Result<PlanPtr> probe = self->BindQuery(*e.subquery);
   outer_frames.pop_back();
   if (!probe.ok()) return probe.status();
@@ -456,7 +555,7 @@ Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedE
       lhs.push_back(&x);
     }
   }
-  if (used.empty() && lhs.size() < 2) return std::optional<ExprPtr>();
+  if (used.empty() && outer_aggs.empty() && lhs.size() < 2) return std::optional<ExprPtr>();
   SILT_RETURN_NOT_OK(CheckJoinConditionSubquery(e, cols, used));
   if (e.type == ExprType::kScalarSubquery && !used.empty()) {
     SILT_RETURN_NOT_OK(CheckCorrelatedGroupBy(*e.subquery, *cols));
@@ -482,25 +581,35 @@ Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedE
     if (s.agg) {
       k = nullptr;
       for (size_t g = 0; g < s.agg->group_exprs.size() && !k; ++g) {
-        const ExprPtr& ge = s.agg->group_exprs[g];
-        if (ge->kind == ExprKind::kColumn && ge->column == i)
+        const ExprPtr& ge = GroupKeySource(s.agg->group_exprs[g]);
+        if (ge->kind == ExprKind::kColumn && ge->column == i) {
           k = exec::MakeColumn(static_cast<int>(g), c.type, c.name, true);
+          d = s.agg->group_exprs[g];  // (the key's value: a map's entries sorted)
+        }
       }
       if (!k) return std::optional<ExprPtr>();  // not a grouping column
     }
     keys.push_back(k);
-    domain_keys.push_back(d);
+    domain_keys.push_back(outer_aggs.empty() ? d : k);
+    names.push_back("k" + std::to_string(names.size()));
+  }
+  // Outer aggregates: their values are keys too, so the domain is the enclosing aggregate itself
+  // (its group columns and calls, the keys' own columns).
+  for (const auto& [text, bound] : outer_aggs) {
+    keys.push_back(bound);
+    domain_keys.push_back(bound);
     names.push_back("k" + std::to_string(names.size()));
   }
   std::vector<TypePtr> common;
   for (size_t k = 0; k < lhs.size(); ++k) {
-    // x IN (…): x is part of the key (bound over the domain's rows too, so not an aggregate).
+    // x IN (…): x is part of the key (bound over the domain's rows too, so not an aggregate,
+    // unless the domain is the aggregate).
     ExprScope ds;
     ds.columns = const_cast<std::vector<OutputColumn>*>(cols);
-    Result<ExprPtr> xd = Bind(*lhs[k], ds);
+    Result<ExprPtr> xd = outer_aggs.empty() ? Bind(*lhs[k], ds) : Bind(*lhs[k], s);
     if (!xd.ok()) return std::optional<ExprPtr>();
     ExprPtr x = *xd;
-    if (s.agg) {
+    if (s.agg && outer_aggs.empty()) {
       SILT_ASSIGN_OR_RETURN(x, Bind(*lhs[k], s));
     }
     SILT_ASSIGN_OR_RETURN(TypePtr t, exec::CommonType(x->type, (*probe)->columns[k].type));
@@ -509,6 +618,7 @@ Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedE
     domain_keys.push_back(*xd);
     names.push_back("x" + std::to_string(k));
   }
+  if (!outer_aggs.empty()) domain = AggregateNode(*s.agg, s.agg->input_plan, s.agg->group_texts);
   auto distinct = std::make_shared<LogicalNode>();
   distinct->kind = LogicalKind::kDistinct;
   distinct->children = {MakeProject(domain, domain_keys, names)};
@@ -529,21 +639,23 @@ Result<std::optional<ExprPtr>> Binder::Impl::SubqueryByOuterValues(const ParsedE
   for (const ExprPtr& k : domain_keys) key_rows->columns.emplace_back(k->type);
   auto answers = std::make_shared<Vector>(result_type);
   std::vector<Value> values(cols->size(), Value());
-  const size_t n_used = used.size();
+  std::vector<Value> agg_values(outer_aggs.size());
+  const size_t n_used = used.size() + outer_aggs.size();
   std::vector<DataChunk> result;
   bool uncorrelated_done = false;
   for (const DataChunk& chunk : outer_rows) {
     for (size_t r = 0; r < chunk.size(); ++r) {
       size_t k = 0;
       for (int i : used) values[static_cast<size_t>(i)] = chunk.columns[k++].GetValue(r);
+      for (Value& v : agg_values) v = chunk.columns[k++].GetValue(r);
       if (!uncorrelated_done) {
         // (an uncorrelated (a, b) IN (SELECT …) runs its subquery once)
-        outer_frames.push_back({cols, nullptr, &values});
+        outer_frames.push_back({cols, nullptr, &values, nullptr, &outer_aggs, &agg_values});
         Result<PlanPtr> bound = self->BindQuery(*e.subquery);
         outer_frames.pop_back();
         if (!bound.ok()) return bound.status();
         SILT_ASSIGN_OR_RETURN(result, ctx().execute(*bound));
-        uncorrelated_done = used.empty();
+        uncorrelated_done = used.empty() && outer_aggs.empty();
       }
       size_t rows = 0;
       for (const auto& c : result) rows += c.size();

@@ -75,7 +75,7 @@ bool ReadsOnly(const ExprPtr& e, int lo, int hi) {
 
 bool ContainsAggregate(const ParsedExpr& e) {
   if (e.type == ExprType::kFunction && !e.over && !e.names.empty() &&
-      exec::IsAggregateFunction(e.names.back())) {
+      (exec::IsAggregateFunction(e.names.back()) || e.names.back() == "__pivot_agg")) {
     return true;
   }
   if (e.type == ExprType::kScalarSubquery || e.type == ExprType::kExists ||
@@ -89,6 +89,10 @@ bool ContainsAggregate(const ParsedExpr& e) {
   }
   if (e.filter && ContainsAggregate(*e.filter)) return true;
   return false;
+}
+
+const ExprPtr& GroupKeySource(const ExprPtr& key) {
+  return key->kind == ExprKind::kCall && key->name == "__map_sort" ? key->children[0] : key;
 }
 
 ExprPtr MakeAnd(ExprPtr a, ExprPtr b) {

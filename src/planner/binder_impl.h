@@ -39,6 +39,8 @@ void SplitConjuncts(const ParsedExpr* e, std::vector<const ParsedExpr*>* out);
 void SplitBound(const ExprPtr& e, std::vector<ExprPtr>* out);
 bool ReadsOnly(const ExprPtr& e, int lo, int hi);
 bool ContainsAggregate(const ParsedExpr& e);
+// The expression a GROUP BY key was bound from (a key holding maps is wrapped in __map_sort).
+const ExprPtr& GroupKeySource(const ExprPtr& key);
 ExprPtr MakeAnd(ExprPtr a, ExprPtr b);
 std::vector<OutputColumn> Requalify(std::vector<OutputColumn> cols, const std::string& q);
 
@@ -60,6 +62,10 @@ struct AggState {
   }
   size_t width() const { return group_exprs.size() + calls.size() + (has_grouping_id() ? 1 : 0); }
 };
+
+// The Aggregate node of `agg` over `input` (its output columns in AggState's order).
+PlanPtr AggregateNode(const AggState& agg, PlanPtr input,
+                      const std::vector<std::string>& key_names);
 
 struct WindowState {
   size_t base_width = 0;
@@ -100,10 +106,18 @@ struct LateralAliases {
 // reference that resolves in none of the subquery's own scopes resolves here, innermost frame
 // first. Collecting, it records the column and binds as a typed NULL; substituting, it binds as
 // the constant `values[column]`.
+//
+// An aggregating enclosing query also hosts the subquery's outer aggregates (Spark's
+// `HAVING EXISTS (SELECT … WHERE b < min(outer.x))`): an aggregate call in the subquery whose
+// columns are all the frame's. Collecting, it is bound in `agg_scope` (added to the enclosing
+// aggregate) and recorded in `aggs`; substituting, it binds as `agg_values[i]` of `aggs[i]`.
 struct OuterFrame {
   const std::vector<OutputColumn>* columns = nullptr;
   std::set<int>* collected = nullptr;          // collecting mode
   const std::vector<Value>* values = nullptr;  // substituting mode
+  ExprScope* agg_scope = nullptr;              // collecting mode, aggregating enclosing query
+  std::vector<std::pair<std::string, ExprPtr>>* aggs = nullptr;  // text → bound in agg_scope
+  const std::vector<Value>* agg_values = nullptr;                // substituting mode
 };
 
 // The CTEs of one WITH clause: name → its definitions' index. A CTE body sees only the CTEs defined
@@ -187,6 +201,13 @@ struct Binder::Impl {
   // constants; the expression becomes a lookup of its answer by those columns. nullopt when the
   // scope offers no plan to read the outer values from. At most kMaxOuterValues distinct values.
   Result<std::optional<ExprPtr>> SubqueryByOuterValues(const ParsedExpr& e, ExprScope& s);
+  // The aggregating enclosing frame whose columns an aggregate call reads, all of them and none of
+  // `local` (an outer aggregate, see OuterFrame); nullptr when there is none.
+  const OuterFrame* OuterAggregateFrame(const ParsedExpr& call,
+                                        const std::vector<OutputColumn>& local);
+  // An aggregate call in e (outside subqueries) that is not an outer aggregate.
+  bool ContainsLocalAggregate(const ParsedExpr& e, const std::vector<OutputColumn>& local);
+  Result<ExprPtr> BindOuterAggregate(const ParsedExpr& call, const OuterFrame& frame);
   static constexpr size_t kMaxOuterValues = 10000;
   std::vector<OuterFrame> outer_frames;
   // Where Spark's CheckAnalysis refuses a correlated reference (an aggregate's grouping keys or
@@ -218,6 +239,9 @@ struct Binder::Impl {
   // (`scope` is join_domain_columns) reading columns (`used`, of scope) of both join inputs.
   Status CheckJoinConditionSubquery(const ParsedExpr& e, const std::vector<OutputColumn>* scope,
                                     const std::set<int>& used);
+  // PIVOT's condition for the value being bound (__pivot_agg): added to every aggregate call's
+  // FILTER.
+  const ParsedExpr* pivot_filter = nullptr;
   // The SELECT list being bound (innermost), see LateralAliases.
   LateralAliases* lateral = nullptr;
   // The join whose condition is being bound: a plan producing `join_domain_columns` (left ×
@@ -254,7 +278,8 @@ struct Binder::Impl {
   static constexpr int kGenerateBase = 1 << 21;
   // Lambda parameters' placeholder columns (exec/lambda.h), 64 per nesting level.
   static constexpr int kLambdaBase = 1 << 22;
-  Result<int64_t> ConstantInt(const ParsedExpr& e, const char* what);
+  Result<int64_t> ConstantInt(const ParsedExpr& e, const char* what,
+                              const std::vector<OutputColumn>& columns);
   Result<PlanPtr> ApplyLimit(PlanPtr plan, const sql::Query& q);
   PlanPtr MakeSort(PlanPtr child, std::vector<SortSpec> keys);
   Result<PlanPtr> BindSetOp(const sql::Query& q);

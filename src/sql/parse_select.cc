@@ -307,6 +307,8 @@ Result<QueryNode> Parser::SelectBlock(std::vector<TableRefNode> from_first) {
   }
   if (AtKw("PIVOT") && AtOp("(", 1) && !q->from.empty()) {
     SILT_RETURN_NOT_OK(PivotClause(q.get()));
+    // The pivoted relation may be joined further (`PIVOT (…) p JOIN t ON …`).
+    SILT_ASSIGN_OR_RETURN(q->from[0], JoinChain(std::move(q->from[0])));
   }
   if (AcceptKw("WHERE")) {
     SILT_ASSIGN_OR_RETURN(q->where, Expression());
@@ -371,6 +373,10 @@ Result<TableRefNode> Parser::Relation() {
     if (left->kind != TableRef::Kind::kSubquery) return ErrorHere();
     left->lateral = true;
   }
+  return JoinChain(std::move(left));
+}
+
+Result<TableRefNode> Parser::JoinChain(TableRefNode left) {
   int chain = 0;
   while (true) {
     SourcePos pos = Peek().pos;
@@ -764,15 +770,6 @@ Status Parser::GroupingAnalytics(silt::sql::Query* q) {
 
 namespace {
 
-// Whether e calls a function anywhere (outside subqueries).
-bool ContainsCall(const ParsedExpr& e) {
-  if (e.type == ExprType::kFunction) return true;
-  for (const auto& c : e.children) {
-    if (c && ContainsCall(*c)) return true;
-  }
-  return false;
-}
-
 void CollectColumnNames(const ParsedExpr& e, std::vector<std::string>* out) {
   if (e.type == ExprType::kColumnRef && !e.names.empty()) out->push_back(e.names.back());
   for (const auto& c : e.children) CollectColumnNames(*c, out);
@@ -793,9 +790,11 @@ ExprNode Binary(std::string op, ExprNode a, ExprNode b) {
 // FROM … PIVOT (agg [AS a], … FOR col IN (v [AS n], …)) (also FOR (c1, c2) IN ((v1, v2) …)), as
 // Spark's Pivot: the FROM becomes
 //   (SELECT * EXCEPT (columns the aggregates and the pivot read),
-//           agg FILTER (WHERE col <=> v) AS `n[_a]`, … FROM … GROUP BY ALL)
+//           __pivot_agg(agg, __pivot_match(col, v)) AS `n[_a]`, … FROM … GROUP BY ALL)
 // so the other columns group the rows; a column is named after the value (its alias, or the
-// value as a string), with `_` and the aggregate's alias or text when there are several.
+// value as a string), with `_` and the aggregate's alias or text when there are several. The
+// binder gives every aggregate call in agg the FILTER (WHERE col <=> v) and makes Spark's checks,
+// which need resolution (an aggregate in agg, a comparable column, constant values).
 // The expressions are parsed again from their token positions for each copy.
 Status Parser::PivotClause(silt::sql::Query* q) {
   const SourcePos pos = Peek().pos;
@@ -810,17 +809,6 @@ Status Parser::PivotClause(silt::sql::Query* q) {
   do {
     const size_t at = p_;
     SILT_ASSIGN_OR_RETURN(ExprNode e, Expression());
-    if (!ContainsCall(*e)) {
-      // No function at all (a column, a literal): Spark's analysis error.
-      return Status::InvalidArgument("Aggregate expression required for pivot, but '" +
-                                         e->ToString() +
-                                         "' did not appear in any aggregate function.",
-                                     errc::kLegacyErrorTemp1006);
-    }
-    if (e->type != ExprType::kFunction || e->over) {
-      return Status::NotImplemented("PIVOT aggregates other than an aggregate function call",
-                                    errc::kSiltUnsupportedExpression);
-    }
     CollectColumnNames(*e, &read);
     Agg a{at, "", e->ToString()};
     if (AcceptKw("AS")) {
@@ -920,18 +908,26 @@ Status Parser::PivotClause(silt::sql::Query* q) {
   inner->select.push_back(std::move(star));
   for (const Val& v : values) {
     for (const Agg& a : aggs) {
-      SILT_ASSIGN_OR_RETURN(ExprNode call, parse_at(a.at));
+      SILT_ASSIGN_OR_RETURN(ExprNode agg, parse_at(a.at));
       ExprNode cond;
       for (size_t k = 0; k < columns.size(); ++k) {
         p_ = columns[k];
         SILT_ASSIGN_OR_RETURN(ExprNode c, PrimaryExpr());
         SILT_ASSIGN_OR_RETURN(ExprNode x, parse_at(v.at[k]));
-        ExprNode eq = Binary("<=>", std::move(c), std::move(x));
+        ExprNode eq = NewExpr(ExprType::kFunction, c->pos);
+        eq->names = {"__pivot_match"};  // <=>, refusing an incomparable column
+        eq->height = 1 + std::max(c->height, x->height);
+        eq->children.push_back(std::move(c));
+        eq->children.push_back(std::move(x));
         cond = cond ? Binary("and", std::move(cond), std::move(eq)) : std::move(eq);
       }
-      if (call->filter) cond = Binary("and", std::move(call->filter), std::move(cond));
-      call->height = std::max(call->height, cond->height + 1);
-      call->filter = std::move(cond);
+      // __pivot_agg(agg, cond): the binder adds cond to the FILTER of every aggregate call in agg
+      // (and refuses an agg without one, as Spark).
+      ExprNode call = NewExpr(ExprType::kFunction, agg->pos);
+      call->names = {"__pivot_agg"};
+      call->height = 1 + std::max(agg->height, cond->height);
+      call->children.push_back(std::move(agg));
+      call->children.push_back(std::move(cond));
       SelectItem item;
       item.expr = std::move(call);
       item.alias = aggs.size() == 1 ? v.name : v.name + "_" + (a.alias.empty() ? a.text : a.alias);

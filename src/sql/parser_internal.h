@@ -182,6 +182,8 @@ class Parser {
   Result<QueryNode> ValuesQuery();
   Result<std::vector<TableRefNode>> FromList();
   Result<TableRefNode> Relation();
+  // The joins following `left` (none: left itself).
+  Result<TableRefNode> JoinChain(TableRefNode left);
   Result<TableRefNode> RelationPrimary();
   Status TableAlias(TableRef* r);
   Result<std::optional<TimeTravel>> TemporalClause();

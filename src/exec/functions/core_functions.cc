@@ -10,6 +10,7 @@
 #include "exec/function_registry.h"
 #include "exec/functions/function_util.h"
 #include "exec/kernel_util.h"
+#include "exec/sort.h"
 
 namespace silt::exec {
 
@@ -1208,6 +1209,21 @@ void RegisterCoreFunctions(FunctionRegistry& r) {
   RegisterComparison(r, ">=", CmpOp::kGe);
   r.Add("<=>", BindNullSafeEq);
   r.Add("equal_null", BindNullSafeEq);
+  // PIVOT's `column <=> value` (the parser's rewrite of each pivot value), with Spark's checks:
+  // a pivot column that cannot be ordered (maps) and a value that is not a constant.
+  r.Add("__pivot_match", [](std::vector<ExprPtr> a, const BindContext& c) -> Result<ExprPtr> {
+    if (a.size() == 2 && !CheckOrderable(*a[0]->type).ok()) {
+      return Status::InvalidArgument(
+          "Invalid pivot column `" + a[0]->name + "`. Pivot columns must be comparable.",
+          errc::kIncomparablePivotColumn);
+    }
+    if (a.size() == 2 && !IsConstantExpr(*a[1])) {
+      return Status::InvalidArgument(
+          "Literal expressions required for pivot values, found \"" + a[1]->name + "\".",
+          errc::kNonLiteralPivotValues);
+    }
+    return BindNullSafeEq(std::move(a), c);
+  });
   r.Add("+", [](std::vector<ExprPtr> a, const BindContext& c) {
     return BindArith(ArOp::kAdd, std::move(a), c);
   });

@@ -14,6 +14,7 @@
 #include "exec/function_registry.h"
 #include "exec/functions/function_util.h"
 #include "exec/input_file.h"
+#include "exec/sort.h"
 
 namespace silt::exec {
 
@@ -462,6 +463,43 @@ Result<ExprPtr> BindArrayItem(std::string_view name, Args& args, const BindConte
       });
 }
 
+// Appends src[row] to *out with every map's entries (at any depth) ordered by key.
+void AppendMapsSorted(const Vector& src, size_t row, Vector* out) {
+  if (src.IsNull(row)) {
+    out->AppendNull();
+    return;
+  }
+  switch (src.id()) {
+    case TypeId::kMap: {
+      const uint32_t b = src.offsets()[row], e = src.offsets()[row + 1];
+      std::vector<uint32_t> order(e - b);
+      std::iota(order.begin(), order.end(), b);
+      std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+        return CompareValues(src.child(0), x, src.child(0), y) < 0;
+      });
+      for (uint32_t k : order) {
+        AppendMapsSorted(src.child(0), k, &out->child(0));
+        AppendMapsSorted(src.child(1), k, &out->child(1));
+      }
+      out->FinishListRow();
+      return;
+    }
+    case TypeId::kList: {
+      for (uint32_t k = src.offsets()[row]; k < src.offsets()[row + 1]; ++k)
+        AppendMapsSorted(src.child(0), k, &out->child(0));
+      out->FinishListRow();
+      return;
+    }
+    case TypeId::kStruct:
+      for (size_t c = 0; c < src.num_children(); ++c)
+        AppendMapsSorted(src.child(c), row, &out->child(c));
+      out->SetSizeUnchecked(out->size() + 1);
+      return;
+    default:
+      out->AppendRange(src, row, 1);
+  }
+}
+
 }  // namespace
 
 void RegisterMiscFunctions(FunctionRegistry& r) {
@@ -644,6 +682,18 @@ void RegisterMiscFunctions(FunctionRegistry& r) {
   });
   Reg(r, {"__array_item"},
       [](std::string_view n, Args& a, const BindContext& c) { return BindArrayItem(n, a, c); });
+  // Spark's MapSort (InsertMapSortInGroupingExpressions): a grouping key holding maps groups
+  // by its entries in key order, so MAP(1, 2, 2, 3) and MAP(2, 3, 1, 2) are one group.
+  Reg(r, {"__map_sort"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    if (a.size() != 1) return Status::InvalidArgument("__map_sort takes one argument");
+    TypePtr type = a[0]->type;
+    return MakeCall(std::string(n), type, std::move(a),
+                    [](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) {
+                      for (size_t i = 0; i < rows; ++i)
+                        AppendMapsSorted(*x[0].vector, x[0].index(i), out);
+                      return Status::OK();
+                    });
+  });
   Reg(r, {"named_struct", "struct"},
       [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
         bool named = n == "named_struct";

@@ -87,6 +87,14 @@ std::string TrimNewlines(std::string s) {
   return s.substr(b);
 }
 
+// SQLQueryTestSuite writes a result as answer.mkString("\n").replaceAll("\\s+$", ""): the
+// whitespace ending the whole output (a last row of spaces included) is not in the file.
+std::string TrimTrailingWhitespace(std::string s) {
+  auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };  // Java's \s
+  while (!s.empty() && space(s.back())) s.pop_back();
+  return s;
+}
+
 // Splits a .sql.out file into its blocks: "-- !query", statement, "-- !query schema", schema,
 // "-- !query output", output.
 std::vector<Query> ParseResults(const std::string& text) {
@@ -226,6 +234,18 @@ std::string OneLine(std::string s) {
     if (c == '\n' || c == '\t' || c == '\r') c = ' ';
   if (s.size() > 300) s = s.substr(0, 300) + "...";
   return s;
+}
+
+// Where two row lists first differ, for --verbose: ": got `…` expected `…`" (a missing row
+// as "(none)").
+std::string FirstDifference(const std::vector<std::string>& got,
+                            const std::vector<std::string>& want) {
+  size_t i = 0;
+  while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
+  auto row = [&](const std::vector<std::string>& rows) {
+    return i < rows.size() ? "`" + OneLine(rows[i]).substr(0, 200) + "`" : std::string("(none)");
+  };
+  return ": row " + std::to_string(i) + " got " + row(got) + " expected " + row(want);
 }
 
 const char* kSetup[] = {
@@ -533,13 +553,13 @@ uint64_t HashText(const std::string& s) {
         } else {
           render.time_zone = silt::cli::RenderZone((*r)->time_zone);
           std::string text = silt::cli::RenderToString((*r)->schema(), (*r)->chunks(), render);
-          auto got = SplitLines(TrimNewlines(text));
+          auto got = SplitLines(TrimNewlines(TrimTrailingWhitespace(text)));
           auto want = SplitLines(q.output);
           if (!HasTopLevelOrderBy(q.sql)) {
             std::sort(got.begin(), got.end());
             std::sort(want.begin(), want.end());
           }
-          outcome = got == want ? "pass" : "fail rows differ";
+          outcome = got == want ? "pass" : "fail rows differ" + FirstDifference(got, want);
         }
       } catch (const std::exception& e) {
         // An exception escaping the API would terminate an embedding host: a crash.

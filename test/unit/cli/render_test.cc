@@ -81,6 +81,10 @@ TEST(RenderTest, HiveCellsOfPrimitives) {
   EXPECT_EQ(Hive(Value::String("")), "");
   EXPECT_EQ(Hive(Value::String("a b")), "a b");
   EXPECT_EQ(Hive(Value::Binary("ab")), "ab");
+  // Java's new String(bytes, UTF_8): one U+FFFD per ill-formed subpart, valid sequences kept.
+  EXPECT_EQ(Hive(Value::Binary(std::string("i\xb7\x1d", 3))), "i\xEF\xBF\xBD\x1d");
+  EXPECT_EQ(Hive(Value::Binary(std::string("\xff\xc3\xa9\xe2\x82", 5))),
+            "\xEF\xBF\xBD\xC3\xA9\xEF\xBF\xBD");
   EXPECT_EQ(Hive(Value::Integer(DataType::Date(), 19000)), "2022-01-08");
   EXPECT_EQ(Hive(Value::Integer(DataType::Timestamp(), 1000000)), "1970-01-01 00:00:01");
   EXPECT_EQ(Hive(Value::Integer(DataType::TimestampNtz(), 10)), "1970-01-01 00:00:00.00001");
