@@ -128,7 +128,7 @@ using TaskRunner =
     std::function<Result<std::vector<std::string>>(const std::vector<std::string>& tasks)>;
 struct MaintenanceOperation {
   std::string operation_type;    // DELETE, PURGE, VACUUM, MAINTENANCE
-  std::string operation_status;  // SUCCESSFUL or FAILED
+  std::string operation_status;  // SUCCESSFUL or "FAILED: INTERNAL_ERROR" (as the history says)
   std::vector<std::pair<std::string, std::string>> metrics;
 };
 struct AutoTtlReport {
