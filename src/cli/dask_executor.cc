@@ -88,12 +88,11 @@ struct Runner {
     text << f.rdbuf();
     const std::string json = text.str();
     if (!f || json.empty()) {
-      return Status::InvalidArgument(python + " -m silt._dask_runner ended (status " +
-                                         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status)
-                                                                          : -1) +
-                                         ") without an answer: can " + python +
-                                         " import the silt package (PYTHONPATH)?",
-                                     kUnavailable);
+      return Status::InvalidArgument(
+          python + " -m silt._dask_runner ended (status " +
+              std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+              ") without an answer: can " + python + " import the silt package (PYTHONPATH)?",
+          kUnavailable);
     }
     simdjson::dom::parser parser;
     simdjson::dom::object obj;

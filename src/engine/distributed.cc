@@ -3,8 +3,8 @@
 // over instead of running; the ops layer plans, rewrites one bin per task and commits.
 #include "silt/distributed.h"
 
-#include <optional>
 #include <chrono>
+#include <optional>
 #include <set>
 #include <span>
 #include <string_view>
@@ -322,7 +322,8 @@ Result<AutoTtlReport> RunAutoTtl(Connection& con, std::string_view table_uri,
   maintenance::MaintenanceConfig config;
   config.routine_jobs = false;
   config.pool = session.PoolForStatement();
-  config.open_store = [store = table.store](const std::string&) -> Result<std::shared_ptr<ObjectStore>> {
+  config.open_store =
+      [store = table.store](const std::string&) -> Result<std::shared_ptr<ObjectStore>> {
     return store;
   };
   config.wait = [clock](int64_t ms) {
@@ -339,9 +340,9 @@ Result<AutoTtlReport> RunAutoTtl(Connection& con, std::string_view table_uri,
   remote.delete_files = std::move(deleter);
   config.remote = std::move(remote);
   maintenance::MaintenanceService service(session.db->options.warehouse, clock, std::move(config));
-  SILT_ASSIGN_OR_RETURN(maintenance::PassReport pass,
-                        service.RunPass({maintenance::MaintainedTable{
-                            table.location, "", "", table.location}}));
+  SILT_ASSIGN_OR_RETURN(
+      maintenance::PassReport pass,
+      service.RunPass({maintenance::MaintainedTable{table.location, "", "", table.location}}));
   AutoTtlReport out;
   for (maintenance::OperationRecord& r : pass.operations) {
     out.operations.push_back(

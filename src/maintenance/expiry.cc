@@ -329,8 +329,7 @@ Result<TtlDeleteResult> RunTtlDelete(std::shared_ptr<ObjectStore> store,
     out.skipped_by_precheck = true;
     return out;
   }
-  SILT_ASSIGN_OR_RETURN(ops::DeleteSpec spec,
-                        TtlDeleteSpec(cutoff, *snapshot, std::move(options)));
+  SILT_ASSIGN_OR_RETURN(ops::DeleteSpec spec, TtlDeleteSpec(cutoff, *snapshot, std::move(options)));
   SILT_ASSIGN_OR_RETURN(out.dml, ops::DeleteRows(store, snapshot, std::move(spec)));
   SILT_ASSIGN_OR_RETURN(out.dv_files, DvFilesOf(*store, out.dml));
   return out;

@@ -508,12 +508,13 @@ Status MaintenanceService::TableRun::VacuumStep() {
   o.commit_user_metadata = Tag(kTriggerAutoTtl, state_.run_id);
   if (remote_) {
     o.delete_files = [this](std::span<const std::string_view> keys, std::span<Status> statuses) {
-      std::vector<Status> out =
-          cfg_.remote->delete_files(table_.location, std::vector<std::string>(keys.begin(), keys.end()));
+      std::vector<Status> out = cfg_.remote->delete_files(
+          table_.location, std::vector<std::string>(keys.begin(), keys.end()));
       for (size_t i = 0; i < statuses.size(); ++i) {
-        statuses[i] = i < out.size() ? std::move(out[i])
-                                     : Status::IoError("the remote executor reported no status for " +
-                                                       std::string(keys[i]));
+        statuses[i] = i < out.size()
+                          ? std::move(out[i])
+                          : Status::IoError("the remote executor reported no status for " +
+                                            std::string(keys[i]));
       }
     };
   }

@@ -324,7 +324,6 @@ delta::ReadFilePredicate ReadPredicateOf(const FileFilter& filter) {
   };
 }
 
-
 DataChunk Gather(const DataChunk& chunk, size_t n, const std::vector<uint32_t>& sel) {
   DataChunk out;
   for (size_t k = 0; k < n; ++k) {

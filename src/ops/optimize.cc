@@ -882,9 +882,9 @@ std::vector<std::string> OptimizeTasks(const OptimizePlan& plan, const OptimizeO
 Result<std::vector<std::vector<delta::AddFile>>> CollectOptimizeOutputs(
     const std::string& job, size_t num_bins, const std::vector<std::string>& outputs) {
   if (outputs.size() != num_bins) {
-    return Status::InvalidArgument(std::to_string(outputs.size()) + " outputs for " +
-                                       std::to_string(num_bins) + " tasks",
-                                   errc::kSiltInvalidDistributedTask);
+    return Status::InvalidArgument(
+        std::to_string(outputs.size()) + " outputs for " + std::to_string(num_bins) + " tasks",
+        errc::kSiltInvalidDistributedTask);
   }
   std::vector<std::vector<delta::AddFile>> added(num_bins);
   std::vector<bool> seen(num_bins, false);
