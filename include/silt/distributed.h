@@ -63,8 +63,9 @@ class DistributedJob {
   std::unique_ptr<State> state_;
 };
 
-// Runs one task of a DistributedJob on `con`'s database (any process; concurrent calls on
-// different connections are safe) and returns its output for Commit. The task's files are
+// Runs one task of a DistributedJob or of RunAutoTtl (below) on `con`'s database (any process;
+// concurrent calls on different connections are safe) and returns its output for Commit (or the
+// task runner's caller). The task's files are
 // written through the table's store; error classes are the local command's (a table's CHECK
 // constraints are checked on rewritten rows as there).
 Result<std::string> RunDistributedTask(Connection& con, std::string_view task);

@@ -1,11 +1,12 @@
 // silt::DistributedJob and silt::RunDistributedTask (include/silt/distributed.h): the statement is
 // bound by its own command (commands/optimize.cc, reorg.cc), which hands its table and options
 // over instead of running; the ops layer plans, rewrites one bin per task and commits.
+// silt::RunAutoTtl runs the maintenance service's pass with a remote executor
+// (maintenance/service.h), whose TTL DELETE tasks RunDistributedTask also runs.
 #include "silt/distributed.h"
 
 #include <chrono>
 #include <optional>
-#include <set>
 #include <span>
 #include <string_view>
 #include <thread>
@@ -43,6 +44,18 @@ Result<planner::ResolvedTable> ResolveAt(planner::Binder& binder, std::string_vi
                                             /*must_exist=*/true, load_files));
   if (!table.snapshot) {
     return Status::NotFound("`" + name.path + "` is not a Delta table", errc::kDeltaTableNotFound);
+  }
+  return table;
+}
+
+// The table's latest version (without its files) and its store.
+Result<planner::ResolvedTable> ResolveLatestWithStore(planner::Binder& binder,
+                                                      std::string_view table_uri,
+                                                      const std::shared_ptr<Clock>& clock) {
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table,
+                        ResolveAt(binder, table_uri, std::nullopt, /*load_files=*/false));
+  if (!table.store) {
+    SILT_ASSIGN_OR_RETURN(table.store, planner::OpenTableStore(table.location, clock));
   }
   return table;
 }
@@ -226,10 +239,7 @@ Result<std::vector<Status>> DeleteTableFiles(Connection& con, std::string_view t
   engine::SessionState& session = con.session();
   planner::Binder binder(session.StatementBinderContext());
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table,
-                        ResolveAt(binder, table_uri, std::nullopt, /*load_files=*/false));
-  if (!table.store) {
-    SILT_ASSIGN_OR_RETURN(table.store, planner::OpenTableStore(table.location, session.db->clock));
-  }
+                        ResolveLatestWithStore(binder, table_uri, session.db->clock));
   std::vector<std::string_view> views(keys.begin(), keys.end());
   std::vector<Status> statuses(keys.size());
   table.store->DeleteKeys(views, statuses);
@@ -312,10 +322,7 @@ Result<AutoTtlReport> RunAutoTtl(Connection& con, std::string_view table_uri,
   engine::SessionState& session = con.session();
   planner::Binder binder(session.StatementBinderContext());
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table,
-                        ResolveAt(binder, table_uri, std::nullopt, /*load_files=*/false));
-  if (!table.store) {
-    SILT_ASSIGN_OR_RETURN(table.store, planner::OpenTableStore(table.location, session.db->clock));
-  }
+                        ResolveLatestWithStore(binder, table_uri, session.db->clock));
   // `silt maintain --now` pins the clock the same way.
   std::shared_ptr<Clock> clock = session.db->clock;
   if (now_ms) clock = std::make_shared<ManualClock>(*now_ms);

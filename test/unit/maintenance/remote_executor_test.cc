@@ -38,10 +38,10 @@ class RemoteExecutorTest : public testing::MaintenanceFixture {
     Sql("CREATE TABLE " + name + " (id INT, ts TIMESTAMP) USING DELTA TBLPROPERTIES (" +
         "'delta.enableDeletionVectors' = '" + (dvs ? "true" : "false") +
         "', 'autottl.expireInDays' = '30', 'autottl.timestampColumn' = 'ts')");
-    Sql("INSERT INTO " + name + " VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (2, TIMESTAMP '" +
-        Ts(-35 * kDayMs) + "')");
-    Sql("INSERT INTO " + name + " VALUES (3, TIMESTAMP '" + Ts(-40 * kDayMs) + "'), (4, TIMESTAMP '" +
-        Ts(-1 * kDayMs) + "'), (5, NULL)");
+    Sql("INSERT INTO " + name + " VALUES (1, TIMESTAMP '" + Ts(-40 * kDayMs) +
+        "'), (2, TIMESTAMP '" + Ts(-35 * kDayMs) + "')");
+    Sql("INSERT INTO " + name + " VALUES (3, TIMESTAMP '" + Ts(-40 * kDayMs) +
+        "'), (4, TIMESTAMP '" + Ts(-1 * kDayMs) + "'), (5, NULL)");
     Sql("INSERT INTO " + name + " VALUES (6, TIMESTAMP '" + Ts(-2 * kDayMs) + "')");
   }
   MaintainedTable Table(const std::string& name) {
@@ -53,7 +53,8 @@ class RemoteExecutorTest : public testing::MaintenanceFixture {
     r.name = "remote";
     r.min_table_bytes = -1;
     r.ttl_task_bytes = 1;  // one file per TTL DELETE task
-    r.run_tasks = [this](const std::vector<std::string>& tasks) -> Result<std::vector<std::string>> {
+    r.run_tasks =
+        [this](const std::vector<std::string>& tasks) -> Result<std::vector<std::string>> {
       std::vector<std::string> out;
       // In reverse: the outputs may come back in any order.
       for (size_t i = tasks.size(); i-- > 0;) {
@@ -162,8 +163,8 @@ TEST_F(RemoteExecutorTest, TheCycleEndsAsTheLocalOne) {
   EXPECT_EQ(OpTypes(remote), (std::vector<std::string>{"VACUUM:SUCCESSFUL"}));
   EXPECT_EQ(Metric(remote.operations[0], "num_vacuumed_files"),
             Metric(local.operations[0], "num_vacuumed_files"));
-  EXPECT_EQ(deletes_, static_cast<size_t>(std::stoll(Metric(remote.operations[0],
-                                                              "num_vacuumed_files"))));
+  EXPECT_EQ(deletes_,
+            static_cast<size_t>(std::stoll(Metric(remote.operations[0], "num_vacuumed_files"))));
   ExpectSameHistory("l_dv", "r_dv");
 }
 
@@ -186,8 +187,8 @@ TEST_F(RemoteExecutorTest, OutputsOfAnotherTaskOrJobAreRefused) {
   MaintenanceConfig c = RemoteConfig();
   auto run = c.remote->run_tasks;
   for (int mode = 0; mode < 3; ++mode) {
-    c.remote->run_tasks = [&, mode](const std::vector<std::string>& tasks)
-        -> Result<std::vector<std::string>> {
+    c.remote->run_tasks =
+        [&, mode](const std::vector<std::string>& tasks) -> Result<std::vector<std::string>> {
       SILT_ASSIGN_OR_RETURN(std::vector<std::string> out, run(tasks));
       if (mode == 0) out.push_back(out.front());  // one output too many
       if (mode == 1) {                            // a task that does not exist
