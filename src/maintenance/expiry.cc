@@ -18,6 +18,7 @@
 #include "delta/stats_json.h"
 #include "delta/z85.h"
 #include "maintenance/advisor.h"
+#include "ops/ops.h"
 #include "vector/value.h"
 
 namespace silt::maintenance {
@@ -347,7 +348,7 @@ Result<TtlDeleteResult> RunTtlDeleteRemotely(std::shared_ptr<ObjectStore> store,
     return out;
   }
   SILT_RETURN_NOT_OK(RefuseChangeDataFeed(*snapshot));
-  if (!options.clock) return Status::InvalidArgument("a distributed TTL DELETE needs a clock");
+  SILT_RETURN_NOT_OK(ops::RequireClock(options.clock, "DmlOptions"));
   Clock& clock = *options.clock;
   const int64_t start = clock.NowMillis();
   SILT_RETURN_NOT_OK(snapshot->CheckWriteSupported(true, store->root()));
