@@ -1,6 +1,8 @@
 """silt.dask on a distributed.LocalCluster of 2 worker processes: the same table content, log
-shape and query results as the local statements; a worker killed mid-task still gives exactly one
-commit; a user's commit during the job has the local command's conflict outcome."""
+shape and query results as the local statements (and, for ttl_delete, as the local TTL job of
+`silt maintain`); a worker killed mid-task still gives exactly one commit; a user's commit during
+the job has the local command's conflict outcome; `silt maintain --dask-scheduler` sends a large
+table's jobs to the cluster and fails at start without Dask."""
 
 import functools
 import os
