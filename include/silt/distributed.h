@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "silt/silt.h"
@@ -62,8 +63,9 @@ class DistributedJob {
   std::unique_ptr<State> state_;
 };
 
-// Runs one task of a DistributedJob on `con`'s database (any process; concurrent calls on
-// different connections are safe) and returns its output for Commit. The task's files are
+// Runs one task of a DistributedJob or of RunAutoTtl (below) on `con`'s database (any process;
+// concurrent calls on different connections are safe) and returns its output for Commit (or the
+// task runner's caller). The task's files are
 // written through the table's store; error classes are the local command's (a table's CHECK
 // constraints are checked on rewritten rows as there).
 Result<std::string> RunDistributedTask(Connection& con, std::string_view task);
@@ -132,5 +134,34 @@ Result<std::unique_ptr<QueryResult>> WriteWithWorkers(Connection& con, std::stri
 // a failed call are deleted; those of a call whose output is never committed are left for VACUUM.
 Result<std::string> RunDistributedWrite(Connection& con, std::string_view statement,
                                         std::string_view task);
+// The Auto-TTL cycle of the maintenance service (`silt maintain`, docs/auto-ttl.md) on one table,
+// its work spread over a cluster (silt.dask.ttl_delete): the same pass as
+// `silt maintain --once --no-routine <table_uri>` — lease, TTL state, DELETE (cutoff of the
+// table's `DELETE ROWS n DAYS AFTER col` policy at `now_ms`, nullopt: the database's clock) →
+// REORG … APPLY (PURGE) of the files it gave deletion vectors → VACUUM LITE once the retention
+// has passed, with the same commits (userName silt-maintenance, userMetadata
+// {"trigger":"autottl","runId":…}) — except that the DELETE's file scans and the PURGE's
+// rewrites are tasks handed to `run_tasks` (each run by RunDistributedTask on a worker; one
+// output per task, any order) and VACUUM's file deletes go to `deleter`. Files fully expired by
+// their statistics are removed unread, as locally. The operations history goes to the
+// database's warehouse (`executor` = `executor_name` in each row's metrics). Returns one entry
+// per operation as the history records it, and the reason when the pass skipped the table (e.g.
+// another maintenance process holds its lease). Errors: a failed step is a FAILED entry (its
+// error_class and error_message in the metrics), as the service records it; an error here only
+// when the table cannot be opened or the history cannot be written.
+using TaskRunner =
+    std::function<Result<std::vector<std::string>>(const std::vector<std::string>& tasks)>;
+struct MaintenanceOperation {
+  std::string operation_type;    // DELETE, PURGE, VACUUM, MAINTENANCE
+  std::string operation_status;  // SUCCESSFUL or "FAILED: INTERNAL_ERROR" (as the history says)
+  std::vector<std::pair<std::string, std::string>> metrics;
+};
+struct AutoTtlReport {
+  std::vector<MaintenanceOperation> operations;
+  std::vector<std::string> skipped;
+};
+Result<AutoTtlReport> RunAutoTtl(Connection& con, std::string_view table_uri,
+                                 std::optional<int64_t> now_ms, const std::string& executor_name,
+                                 TaskRunner run_tasks, FileDeleter deleter);
 
 }  // namespace silt

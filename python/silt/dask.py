@@ -21,6 +21,11 @@ statement, which stops short of committing and returns its add actions.
 ``vacuum`` runs the local VACUUM here (listing, retention rules, the VACUUM START / END commits)
 and shards each batch of file deletes over the workers.
 
+``ttl_delete`` is the maintenance service's Auto-TTL pass on one table (``silt maintain``: lease,
+TTL state, DELETE → REORG PURGE → VACUUM and their commits and history rows, run here) with the
+DELETE's file scans and the PURGE's rewrites as tasks on the cluster and VACUUM's deletes sharded
+over the workers.
+
 Needs Debian's python3-distributed (``dask.distributed.Client``); see docs/scale-out.md.
 """
 
@@ -31,7 +36,8 @@ from ._sqltext import filters_sql, quote_identifier, table_ref
 from ._ingest import source_relation
 from .table import _connection, _metrics, _row_dict, _write_statement
 
-__all__ = ["read_delta", "write_deltalake", "optimize", "zorder", "reorg_purge", "vacuum"]
+__all__ = ["read_delta", "write_deltalake", "optimize", "zorder", "reorg_purge", "vacuum",
+           "ttl_delete"]
 
 _worker = None
 _worker_lock = threading.Lock()
@@ -50,19 +56,22 @@ def _worker_connection():
 
 
 def _run_task(task):
-    """One bin's rewrite on a worker: the task's output (JSON text) for the commit."""
+    """One task on a worker (a bin's rewrite, a TTL DELETE's scan): its output (JSON text)."""
     return _worker_connection()._con.run_distributed_task(task)
+
+
+def _run_tasks(client, tasks):
+    """The outputs of `tasks`, each run on the cluster (in task order)."""
+    if not tasks:
+        return []
+    # pure=False: every call is a fresh attempt; Dask reruns the tasks of a lost worker.
+    return list(client.gather(client.map(_run_task, list(tasks), pure=False)))
 
 
 def _run(client, statement, connection):
     con = _connection(connection)
     job = con._con.plan_distributed(statement)
-    tasks = job.tasks
-    outputs = []
-    if tasks:
-        # pure=False: every call is a fresh attempt; Dask reruns the tasks of a lost worker.
-        futures = client.map(_run_task, tasks, pure=False)
-        outputs = client.gather(futures)
+    outputs = _run_tasks(client, job.tasks)
     from . import Result
 
     return _metrics(_row_dict(Result(job.commit(list(outputs)))).get("metrics"))
@@ -111,6 +120,15 @@ def _delete_shard(table_uri, keys):
     return _worker_connection()._con.delete_table_files(table_uri, keys)
 
 
+def _delete_keys(client, table_uri, keys):
+    """Deletes `keys` (below the table root) in shards over the workers: "" or an error per key."""
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    per = max(1, -(-len(keys) // (2 * workers)))
+    shards = [keys[i : i + per] for i in range(0, len(keys), per)]
+    futures = client.map(_delete_shard, [table_uri] * len(shards), shards, pure=False)
+    return [e for shard in client.gather(futures) for e in shard]
+
+
 def vacuum(uri, client, retention_hours=None, *, lite=False, enforce_retention_duration=True,
            connection=None):
     """VACUUM [LITE] [RETAIN n HOURS] of the Delta table at `uri` with its file deletes sharded
@@ -122,11 +140,7 @@ def vacuum(uri, client, retention_hours=None, *, lite=False, enforce_retention_d
     deleted = []
 
     def deleter(table_uri, keys):
-        workers = max(1, len(client.scheduler_info().get("workers", {})))
-        per = max(1, -(-len(keys) // (2 * workers)))
-        shards = [keys[i : i + per] for i in range(0, len(keys), per)]
-        futures = client.map(_delete_shard, [table_uri] * len(shards), shards, pure=False)
-        errors = [e for shard in client.gather(futures) for e in shard]
+        errors = _delete_keys(client, table_uri, keys)
         root = table_uri.rstrip("/")
         deleted.extend(f"{root}/{k}" for k, e in zip(keys, errors) if not e)
         return errors
@@ -240,3 +254,55 @@ def write_deltalake(uri, ddf, mode="error", partition_by=None, *, schema_mode=No
             if failed:
                 raise failed[0] from None
             raise
+
+
+def _now_ms(now):
+    """`now` (None, epoch milliseconds, a datetime — naive means UTC — or an ISO-8601 text) as
+    epoch milliseconds, or None."""
+    import datetime as _dt
+
+    if now is None:
+        return None
+    if isinstance(now, str):
+        now = _dt.datetime.fromisoformat(now.replace("Z", "+00:00"))
+    if isinstance(now, _dt.datetime):
+        if now.tzinfo is None:
+            now = now.replace(tzinfo=_dt.timezone.utc)
+        return int(now.timestamp() * 1000)
+    return int(now)
+
+
+def _operations(ops):
+    return [{"operation_type": t, "operation_status": st, "metrics": dict(m)} for t, st, m in ops]
+
+
+def ttl_delete(uri, client, now=None, *, connection=None, executor=None):
+    """The Auto-TTL pass of the maintenance service (``silt maintain --once --no-routine``) on the
+    Delta table at `uri`, its work on the Dask `client`'s cluster: the TTL DELETE of the table's
+    ``DELETE ROWS n DAYS AFTER col`` policy at `now` (None: the connection's clock; epoch ms, a
+    datetime or ISO text pins it as ``silt maintain --now`` does), then REORG … APPLY (PURGE) of
+    the files it gave deletion vectors, then VACUUM LITE once the table's retention has passed
+    since (a later call runs it when it is not yet due). Files whose statistics prove every row
+    expired are removed unread; the others are scanned by the workers; the commits, lease, state
+    and history rows are the service's (the connection's warehouse holds the history, with
+    ``executor`` = `executor`, default "dask <scheduler address>"). Returns the operations as the
+    history records them: [{"operation_type", "operation_status", "metrics"}] (a failed step is a
+    FAILED row with its error_class, as the service records it). Raises silt.Error when the table
+    cannot be opened, and SILT_MAINTENANCE_TABLE_SKIPPED when the service skips it (another
+    maintenance process holds its lease, silt.maintenance.enabled = false, a failed step's retry
+    backoff)."""
+    con = _connection(connection)
+    name = executor or f"dask {client.scheduler.address}"
+
+    def run_tasks(tasks):
+        return _run_tasks(client, tasks)
+
+    def deleter(table_uri, keys):
+        return _delete_keys(client, table_uri, keys)
+
+    ops, skipped = con._con.run_auto_ttl(str(uri), _now_ms(now), name, run_tasks, deleter)
+    if skipped:
+        from .errors import Error
+
+        raise Error(skipped[0], "SILT_MAINTENANCE_TABLE_SKIPPED")
+    return _operations(ops)

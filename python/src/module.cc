@@ -133,23 +133,7 @@ class PyConnection {
   // key, "" for a delete that succeeded, else its error), called with the GIL held.
   std::shared_ptr<silt::QueryResult> VacuumWithDeleter(const std::string& statement,
                                                        const py::function& deleter) {
-    // The engine copies the callback with the GIL released: it holds a pointer, never a
-    // reference-counted Python object.
-    const py::function* fn = &deleter;
-    silt::FileDeleter d = [fn](const std::string& uri, const std::vector<std::string>& keys) {
-      py::gil_scoped_acquire gil;
-      std::vector<silt::Status> out;
-      try {
-        for (py::handle item : (*fn)(uri, keys)) {
-          std::string error = py::cast<std::string>(item);
-          out.push_back(error.empty() ? silt::Status::OK() : silt::Status::IoError(error));
-        }
-      } catch (py::error_already_set& e) {
-        out.assign(keys.size(),
-                   silt::Status::IoError(std::string("the deletes failed: ") + e.what()));
-      }
-      return out;
-    };
+    silt::FileDeleter d = PythonDeleter(&deleter);
     silt::Result<std::unique_ptr<silt::QueryResult>> r = silt::Status::Internal("not run");
     {
       py::gil_scoped_release release;
@@ -158,6 +142,38 @@ class PyConnection {
     }
     if (!r.ok()) Raise(r.status());
     return std::shared_ptr<silt::QueryResult>(std::move(r).value());
+  }
+
+  // silt/distributed.h's RunAutoTtl with Python callables (called with the GIL held):
+  // run_tasks(list of task texts) -> list of outputs, deleter as for VacuumWithDeleter. Returns
+  // (operations as (type, status, [(key, value)…]), skipped reasons).
+  py::tuple RunAutoTtl(const std::string& table_uri, std::optional<int64_t> now_ms,
+                       const std::string& executor, const py::function& run_tasks,
+                       const py::function& deleter) {
+    const py::function* fn = &run_tasks;
+    silt::TaskRunner runner =
+        [fn](const std::vector<std::string>& tasks) -> silt::Result<std::vector<std::string>> {
+      py::gil_scoped_acquire gil;
+      try {
+        return py::cast<std::vector<std::string>>((*fn)(tasks));
+      } catch (py::error_already_set& e) {
+        return StatusOf(e);
+      } catch (const py::cast_error& e) {
+        return silt::Status::InvalidArgument(std::string("the task runner: ") + e.what());
+      }
+    };
+    silt::Result<silt::AutoTtlReport> r = silt::Status::Internal("not run");
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      r = silt::RunAutoTtl(con_, table_uri, now_ms, executor, runner, PythonDeleter(&deleter));
+    }
+    if (!r.ok()) Raise(r.status());
+    py::list ops;
+    for (const silt::MaintenanceOperation& op : r->operations) {
+      ops.append(py::make_tuple(op.operation_type, op.operation_status, op.metrics));
+    }
+    return py::make_tuple(ops, r->skipped);
   }
 
   // A deleter's shard on a worker: "" per deleted (or absent) key, else the error.
@@ -255,6 +271,36 @@ class PyConnection {
   }
 
  private:
+  // A Python deleter(uri, keys) -> ["" or error per key] as a FileDeleter. The engine copies the
+  // callback with the GIL released: it holds a pointer, never a reference-counted Python object.
+  static silt::FileDeleter PythonDeleter(const py::function* fn) {
+    return [fn](const std::string& uri, const std::vector<std::string>& keys) {
+      py::gil_scoped_acquire gil;
+      std::vector<silt::Status> out;
+      try {
+        for (py::handle item : (*fn)(uri, keys)) {
+          std::string error = py::cast<std::string>(item);
+          out.push_back(error.empty() ? silt::Status::OK() : silt::Status::IoError(error));
+        }
+      } catch (py::error_already_set& e) {
+        out.assign(keys.size(),
+                   silt::Status::IoError(std::string("the deletes failed: ") + e.what()));
+      }
+      return out;
+    };
+  }
+
+  // A Python exception raised by a task (a silt.Error keeps its error class and message).
+  static silt::Status StatusOf(const py::error_already_set& e) {
+    py::object v = e.value();
+    std::string cls, message = e.what();
+    if (py::hasattr(v, "error_class") && py::hasattr(v, "message")) {
+      cls = py::str(v.attr("error_class"));
+      message = py::str(v.attr("message"));
+    }
+    return silt::Status(silt::StatusCode::kIoError, cls, message);
+  }
+
   std::mutex mu_;
   silt::Connection con_;
 };
@@ -517,6 +563,10 @@ PYBIND11_MODULE(_silt, m) {
            "The rows of some files of a version (DVs applied), filtered and projected.")
       .def("vacuum_with_deleter", &PyConnection::VacuumWithDeleter, py::arg("statement"),
            py::arg("deleter"), "A VACUUM statement whose file deletes go to deleter(uri, keys).")
+      .def("run_auto_ttl", &PyConnection::RunAutoTtl, py::arg("table_uri"), py::arg("now_ms"),
+           py::arg("executor"), py::arg("run_tasks"), py::arg("deleter"),
+           "The maintenance service's Auto-TTL pass on one table with its tasks run by "
+           "run_tasks (silt/distributed.h RunAutoTtl).")
       .def("delete_table_files", &PyConnection::DeleteTableFiles, py::arg("table_uri"),
            py::arg("keys"), "Deletes keys below a table's root; '' or the error per key.")
       .def("write_with_workers", &PyConnection::WriteWithWorkers, py::arg("statement"),

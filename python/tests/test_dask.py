@@ -1,11 +1,14 @@
 """silt.dask on a distributed.LocalCluster of 2 worker processes: the same table content, log
-shape and query results as the local statements; a worker killed mid-task still gives exactly one
-commit; a user's commit during the job has the local command's conflict outcome."""
+shape and query results as the local statements (and, for ttl_delete, as the local TTL job of
+`silt maintain`); a worker killed mid-task still gives exactly one commit; a user's commit during
+the job has the local command's conflict outcome; `silt maintain --dask-scheduler` sends a large
+table's jobs to the cluster and fails at start without Dask."""
 
 import functools
 import os
 import shutil
 import signal
+import subprocess
 import sys
 
 import pytest
@@ -525,3 +528,226 @@ def test_write_deltalake_on_dasks_default_scheduler(client, con, tmp_path):
     assert rows(con, path) == [tuple(r) for r in frame(0, 300).sort_values("id").itertuples(
         index=False)]
     assert detail(con, path)["numFiles"] == 9
+
+
+# --- Auto-TTL: ttl_delete and `silt maintain --dask-scheduler` ----------------------------------
+
+NOW = "2026-03-01T00:00:00Z"  # cutoff of the 30-day policy: 2026-01-30 00:00:00Z
+# VACUUM's turn: the retention is 0 hours, but a commit's time is its file's modification time
+# (no in-commit timestamps), so VACUUM waits until the real time has passed; no new row expired.
+LATER = "2029-12-01T00:00:00Z"
+
+
+def make_ttl_table(con, path, files=6):
+    """`files` files of 1000 rows, 100 rows a day from 2026-01-01 and from id 2901 on four years
+    later (id order = time order): at NOW (and LATER) files 0-1 are wholly expired (removed
+    unread), file 2 partly (a deletion vector), the rest not at all."""
+    con.sql(
+        f"CREATE TABLE {ref(path)} (id BIGINT, ts TIMESTAMP, v DOUBLE) USING DELTA "
+        "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
+        "'delta.deletedFileRetentionDuration' = 'interval 0 hours') DELETE ROWS 30 DAYS AFTER ts"
+    )
+    for i in range(files):
+        con.sql(
+            f"INSERT INTO {ref(path)} SELECT id, timestamp_seconds(1767225600 + id * 864 + "
+            f"CASE WHEN id > 2900 THEN 126230400 ELSE 0 END), id * 0.5 "
+            f"FROM range({i * 1000}, {(i + 1) * 1000})"
+        )
+
+
+def silt_binary():
+    path = os.path.join(os.path.dirname(silt.__file__), os.pardir, os.pardir, "silt")
+    if not os.path.exists(path):
+        pytest.skip(f"no silt binary beside the Python module ({path})")
+    return os.path.abspath(path)
+
+
+def maintain(table, warehouse, now, *extra):
+    """`silt maintain --once --no-routine --now NOW TABLE…`: the local TTL job."""
+    tables = [str(t) for t in (table if isinstance(table, list) else [table])]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    r = subprocess.run(
+        [silt_binary(), "maintain", "--once", "--no-routine", "--warehouse", str(warehouse),
+         "--now", now, *extra, *tables],
+        capture_output=True, text=True, env=env, timeout=300,
+    )
+    return r
+
+
+def history(con, path):
+    h = con.sql(f"DESCRIBE HISTORY {ref(path)}")
+    return [dict(zip(h.columns, r)) for r in h.fetchall()]
+
+
+TIMES = {"executionTimeMs", "scanTimeMs", "rewriteTimeMs"}
+
+
+def assert_same_ttl_history(con, local, dist):
+    lh, dh = history(con, local), history(con, dist)
+    assert [c["operation"] for c in dh] == [c["operation"] for c in lh]
+    for lc, dc in zip(lh, dh):
+        for key in ("version", "operationParameters", "readVersion", "userName", "isolationLevel"):
+            assert dc[key] == lc[key], (lc["operation"], key)
+        lm, dm = dict(lc["operationMetrics"] or {}), dict(dc["operationMetrics"] or {})
+        assert dm.keys() == lm.keys(), lc["operation"]
+        for key in lm.keys() - TIMES:
+            assert dm[key] == lm[key], (lc["operation"], key)
+        if lc["userMetadata"]:
+            assert '"trigger":"autottl"' in dc["userMetadata"]
+
+
+def service_metrics(op):
+    """A history row's metrics without what differs between two runs of the same job."""
+    return {k: v for k, v in op["metrics"].items() if k not in ("executor", "step_delay_ms")}
+
+
+def test_ttl_delete_matches_the_local_ttl_job(client, con, tmp_path):
+    local, dist = tmp_path / "local", tmp_path / "dist"
+    make_ttl_table(con, local)
+    shutil.copytree(local, dist)
+    r = maintain(local, tmp_path / "wh", NOW)
+    assert r.returncode == 0, r.stderr
+    ops = silt.dask.ttl_delete(str(dist), client, now=NOW)
+    assert [o["operation_type"] for o in ops] == ["DELETE", "PURGE"]
+    assert all(o["operation_status"] == "SUCCESSFUL" for o in ops)
+    assert ops[0]["metrics"]["executor"] == f"dask {client.scheduler.address}"
+    assert ops[0]["metrics"]["num_deleted_rows"] == "2901"
+    assert ops[0]["metrics"]["num_removed_files"] == "2"  # files 0-1 unread, file 2 got a DV
+    assert ops[0]["metrics"]["num_dvs_added"] == "1"
+    for op in ops:  # the local job's log lines carry the same metrics
+        line = next(l for l in r.stdout.splitlines() if f" {op['operation_type']} SUCCESSFUL" in l)
+        for k, v in service_metrics(op).items():
+            assert f"{k}={v}" in line, (k, line)
+    assert rows(con, dist) == rows(con, local)
+    assert_same_ttl_history(con, local, dist)
+    # Once the retention has passed: VACUUM LITE deletes the replaced files, as locally.
+    r = maintain(local, tmp_path / "wh", LATER)
+    assert r.returncode == 0, r.stderr
+    ops = silt.dask.ttl_delete(str(dist), client, now=LATER)
+    assert [o["operation_type"] for o in ops] == ["VACUUM"], r.stdout
+    assert ops[0]["metrics"]["vacuum_mode"] == "LITE"
+    assert int(ops[0]["metrics"]["num_vacuumed_files"]) >= 3
+    live = {r[0] for r in con._con.list_files(str(dist)).rows(0, 1 << 30)}
+    assert data_files(dist) == live  # only the live files are left
+    assert len(data_files(dist)) == len(data_files(local))
+    assert rows(con, dist) == rows(con, local)
+    assert_same_ttl_history(con, local, dist)
+    # Nothing is left to do: no commit, no operation.
+    assert silt.dask.ttl_delete(str(dist), client, now=LATER) == []
+
+
+def test_ttl_delete_with_a_killed_worker_commits_once(client, con, tmp_path, monkeypatch):
+    local, dist = tmp_path / "local", tmp_path / "dist"
+    make_ttl_table(con, local)
+    shutil.copytree(local, dist)
+    assert maintain(local, tmp_path / "wh", NOW).returncode == 0
+    before = history(con, dist)[0]["version"]
+    marker = str(tmp_path / "killed")
+    monkeypatch.setattr(
+        silt.dask, "_run_task", functools.partial(_task_then_die_once, marker=marker)
+    )
+    ops = silt.dask.ttl_delete(str(dist), client, now=NOW)
+    assert os.path.exists(marker), "a worker was killed"
+    assert [o["operation_type"] for o in ops] == ["DELETE", "PURGE"]
+    assert [c["operation"] for c in history(con, dist)[:2]] == ["REORG", "DELETE"]
+    assert history(con, dist)[0]["version"] == before + 2, "one DELETE and one REORG commit"
+    assert rows(con, dist) == rows(con, local)
+    assert_same_ttl_history(con, local, dist)
+
+
+@pytest.mark.parametrize(
+    "user_statement, retries",
+    [
+        # The user's DELETE rewrites the DV of file 2, which the TTL DELETE read: the service's
+        # commit conflicts and is retried on a fresh snapshot, as the local job does.
+        ("DELETE FROM {} WHERE id = 2950", "1"),
+        ("INSERT INTO {} VALUES (99999, TIMESTAMP '2031-02-20 00:00:00', 1.0)", "0"),
+    ],
+)
+def test_ttl_delete_and_a_concurrent_commit(client, con, tmp_path, monkeypatch, user_statement,
+                                            retries):
+    path = tmp_path / "t"
+    make_ttl_table(con, path)
+    monkeypatch.setattr(
+        silt.dask,
+        "_run_task",
+        functools.partial(
+            _task_after_user_commit,
+            path=str(path),
+            statement=user_statement,
+            marker=str(tmp_path / "done"),
+        ),
+    )
+    ops = silt.dask.ttl_delete(str(path), client, now=NOW)
+    assert ops[0]["operation_type"] == "DELETE"
+    assert ops[0]["operation_status"] == "SUCCESSFUL"
+    assert ops[0]["metrics"]["retries"] == retries
+    ids = [r[0] for r in con.sql(f"SELECT id FROM {ref(path)} ORDER BY id").fetchall()]
+    assert ids[0] == 2901  # every expired row is gone
+    assert (2950 in ids) == ("INSERT" in user_statement)
+    assert (99999 in ids) == ("INSERT" in user_statement)
+    ops_in_log = [c["operation"] for c in history(con, path)[:3]]
+    assert ops_in_log[:2] == ["REORG", "DELETE"]
+    assert ops_in_log[2] in ("DELETE", "WRITE")  # the user's commit came first
+
+
+def test_ttl_delete_refuses_a_change_data_feed_table(client, con, tmp_path):
+    path = tmp_path / "t"
+    make_ttl_table(con, path, files=3)
+    con.sql(f"ALTER TABLE {ref(path)} SET TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')")
+    version = history(con, path)[0]["version"]
+    ops = silt.dask.ttl_delete(str(path), client, now=NOW)
+    assert [o["operation_type"] for o in ops] == ["DELETE"]
+    assert ops[0]["operation_status"].startswith("FAILED")
+    assert ops[0]["metrics"]["error_class"] == "NOT_IMPLEMENTED"
+    assert history(con, path)[0]["version"] == version  # the table is as it was
+
+
+def test_silt_maintain_sends_large_tables_to_the_scheduler(client, con, tmp_path):
+    big, small, twin = tmp_path / "big", tmp_path / "small", tmp_path / "twin"
+    make_ttl_table(con, big)
+    make_ttl_table(con, small, files=3)
+    shutil.copytree(big, twin)
+    threshold = str(sum(os.path.getsize(big / f) for f in data_files(big)) - 1)
+    assert int(threshold) > sum(os.path.getsize(small / f) for f in data_files(small))
+    r = maintain([big, small], tmp_path / "wh", NOW, "--dask-scheduler", client.scheduler.address,
+                 "--dask-min-table-size", threshold,
+                 "--conf", f"silt.maintenance.dask.python={sys.executable}")
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    big_lines = [l for l in lines if f" {big} " in l and " SUCCESSFUL " in l]
+    small_lines = [l for l in lines if f" {small} " in l and " SUCCESSFUL " in l]
+    assert len(big_lines) == 2 and len(small_lines) == 2  # DELETE and PURGE each
+    assert all(f"executor=dask {client.scheduler.address}" in l for l in big_lines)
+    assert all("executor=local" in l for l in small_lines)
+    # The same content and table history as the local job; the history table says where.
+    assert maintain(twin, tmp_path / "wh2", NOW).returncode == 0
+    assert rows(con, big) == rows(con, twin)
+    assert_same_ttl_history(con, twin, big)
+    wh = silt.connect(str(tmp_path / "wh"))
+    got = wh.sql(
+        "SELECT table_name, operation_type, operation_metrics['executor'] "
+        "FROM system.storage.maintenance_operations_history ORDER BY table_name, start_time, "
+        "operation_type"
+    ).fetchall()
+    dask = f"dask {client.scheduler.address}"
+    assert sorted(got) == sorted([
+        (str(big), "DELETE", dask), (str(big), "PURGE", dask),
+        (str(small), "DELETE", "local"), (str(small), "PURGE", "local"),
+    ])
+
+
+def test_silt_maintain_without_dask_fails_at_start(con, tmp_path):
+    path = tmp_path / "t"
+    make_ttl_table(con, path, files=3)
+    version = history(con, path)[0]["version"]
+    nodask = tmp_path / "python-without-dask"
+    # -S: no site-packages, so Debian's dask is not importable (silt is, through PYTHONPATH).
+    nodask.write_text(f"#!/bin/sh\nexec {sys.executable} -S \"$@\"\n")
+    nodask.chmod(0o755)
+    for python in (str(nodask), str(tmp_path / "no-such-python")):
+        r = maintain(path, tmp_path / "wh", NOW, "--dask-scheduler", "tcp://127.0.0.1:9",
+                     "--conf", f"silt.maintenance.dask.python={python}")
+        assert r.returncode == 1
+        assert "SILT_DASK_UNAVAILABLE" in r.stderr, r.stderr
+        assert history(con, path)[0]["version"] == version  # nothing ran, not even locally

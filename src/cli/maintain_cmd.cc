@@ -4,6 +4,9 @@
 // --interval runs a pass every DURATION until SIGTERM/SIGINT, which stop it cleanly after the
 // current table. --now pins the service's clock (one pass only). One line per operation.
 // --dry-run prints the advisor's rows; --conf KEY=VALUE sets a threshold key (thresholds.h).
+// --dask-scheduler ADDRESS (silt.maintenance.dask.scheduler) sends the jobs of tables larger than
+// --dask-min-table-size (silt.maintenance.dask.minTableSize, default 10g) to a Dask cluster
+// (cli/dask_executor.h); Dask or the scheduler missing is an error at start.
 #include <signal.h>
 
 #include <atomic>
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/dask_executor.h"
 #include "common/clock.h"
 #include "common/error_classes.h"
 #include "common/thread_pool.h"
@@ -27,6 +31,7 @@
 #include "io/object_store_factory.h"
 #include "maintenance/service.h"
 #include "planner/catalog.h"
+#include "planner/session_config.h"
 
 namespace silt::cli {
 namespace {
@@ -40,12 +45,16 @@ void Usage() {
       stderr,
       "usage: silt maintain [--warehouse DIR] [--once | --interval DURATION] [--now TIMESTAMP]\n"
       "                     [--dry-run] [--no-routine] [--conf KEY=VALUE ...]\n"
-      "                     [--threads N] [TABLE ...]\n"
+      "                     [--threads N] [--dask-scheduler ADDRESS]\n"
+      "                     [--dask-min-table-size SIZE] [TABLE ...]\n"
       "  TABLE: a table path, or [SCHEMA.]NAME in the warehouse; none: every warehouse table\n"
       "  DURATION: 30s, 15m, 1h, 1d or an interval such as '1 hour'\n"
       "  TIMESTAMP: pins the clock, e.g. 2026-01-01T00:00:00Z (with --once only)\n"
       "  --dry-run: print the advisor's rows (as SHOW MAINTENANCE) and change nothing\n"
-      "  --conf: a threshold key such as silt.maintenance.optimize.minNumFiles=10\n");
+      "  --conf: a threshold key such as silt.maintenance.optimize.minNumFiles=10\n"
+      "  --dask-scheduler: run the jobs of large tables on this Dask scheduler (tcp://host:8786)\n"
+      "  --dask-min-table-size: tables above this size (bytes, or 512m, 10g) go there (10g)\n"
+      "  (or --conf silt.maintenance.dask.scheduler=…, .minTableSize=…, .python=python3)\n");
 }
 
 Result<int64_t> ParseDurationMillis(const std::string& text) {
@@ -84,6 +93,33 @@ Result<maintenance::MaintainedTable> Resolve(const std::string& target,
                                    errc::kExpectTableNotViewNoAlternative);
   }
   return maintenance::MaintainedTable{entry.location, "spark_catalog", entry.schema, entry.name};
+}
+
+constexpr char kDaskSchedulerConf[] = "silt.maintenance.dask.scheduler";
+constexpr char kDaskMinTableSizeConf[] = "silt.maintenance.dask.minTableSize";
+constexpr char kDaskPythonConf[] = "silt.maintenance.dask.python";
+constexpr char kDaskMinTableSizeDefault[] = "10g";
+
+// The Dask executor the configuration asks for (nullopt: none); an error when it cannot be
+// used, never a silent local run.
+Result<std::optional<maintenance::RemoteExecutor>> DaskExecutor(
+    const std::map<std::string, std::string>& conf) {
+  auto get = [&](const char* key, const char* def) {
+    auto it = conf.find(key);
+    return it == conf.end() ? std::string(def) : it->second;
+  };
+  const std::string scheduler = get(kDaskSchedulerConf, "");
+  if (scheduler.empty()) return std::optional<maintenance::RemoteExecutor>();
+  const std::string size = get(kDaskMinTableSizeConf, kDaskMinTableSizeDefault);
+  std::optional<int64_t> bytes = planner::ParseByteSize(size);
+  if (!bytes || *bytes < 0) {
+    return Status::InvalidArgument("The value '" + size + "' in the config \"" +
+                                       kDaskMinTableSizeConf + "\" is invalid: a byte size",
+                                   errc::kInvalidConfValue);
+  }
+  SILT_ASSIGN_OR_RETURN(maintenance::RemoteExecutor ex,
+                        MakeDaskExecutor(scheduler, get(kDaskPythonConf, "python3"), *bytes));
+  return std::optional<maintenance::RemoteExecutor>(std::move(ex));
 }
 
 std::string IsoNow(const Clock& clock) {
@@ -138,6 +174,10 @@ int RunMaintain(const std::vector<std::string>& args) {
         return 2;
       }
       conf[kv.substr(0, eq)] = kv.substr(eq + 1);
+    } else if (a == "--dask-scheduler" && has_value) {
+      conf[kDaskSchedulerConf] = args[++i];
+    } else if (a == "--dask-min-table-size" && has_value) {
+      conf[kDaskMinTableSizeConf] = args[++i];
     } else if (a == "--dry-run") {
       dry_run = true;
     } else if (a == "--no-routine") {
@@ -193,6 +233,19 @@ int RunMaintain(const std::vector<std::string>& args) {
     std::printf("%s %s\n", IsoNow(*clock).c_str(), line.c_str());
     std::fflush(stdout);
   };
+  if (!dry_run) {
+    Result<std::optional<maintenance::RemoteExecutor>> dask = DaskExecutor(conf);
+    if (!dask.ok()) {
+      std::fprintf(stderr, "silt maintain: %s\n", dask.status().ToString().c_str());
+      return 1;
+    }
+    config.remote = std::move(*dask);
+    if (config.remote) {
+      config.log(std::string("jobs of tables larger than ") +
+                 std::to_string(config.remote->min_table_bytes) + " bytes run on " +
+                 config.remote->name);
+    }
+  }
   maintenance::MaintenanceService service(*canonical, clock, config);
 
   auto tables = [&]() -> Result<std::vector<maintenance::MaintainedTable>> {

@@ -3,15 +3,17 @@
 // over instead of running; the ops layer plans, rewrites one bin per task and commits.
 // silt::WriteWithWorkers and silt::RunDistributedWrite run INSERT / CTAS with their data files
 // written through CommandContext::write_files: elsewhere on the client, up to the files on a
-// worker.
+// worker. silt::RunAutoTtl runs the maintenance service's pass with a remote executor
+// (maintenance/service.h), whose TTL DELETE tasks RunDistributedTask also runs.
 #include "silt/distributed.h"
 
 #include <simdjson.h>
 
+#include <chrono>
 #include <optional>
-#include <set>
 #include <span>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -25,6 +27,8 @@
 #include "delta/streaming_write.h"
 #include "delta/z85.h"
 #include "engine/engine.h"
+#include "maintenance/expiry.h"
+#include "maintenance/service.h"
 #include "ops/optimize.h"
 #include "planner/binder.h"
 #include "silt/arrow.h"
@@ -48,6 +52,18 @@ Result<planner::ResolvedTable> ResolveAt(planner::Binder& binder, std::string_vi
                                             /*must_exist=*/true, load_files));
   if (!table.snapshot) {
     return Status::NotFound("`" + name.path + "` is not a Delta table", errc::kDeltaTableNotFound);
+  }
+  return table;
+}
+
+// The table's latest version (without its files) and its store.
+Result<planner::ResolvedTable> ResolveLatestWithStore(planner::Binder& binder,
+                                                      std::string_view table_uri,
+                                                      const std::shared_ptr<Clock>& clock) {
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table,
+                        ResolveAt(binder, table_uri, std::nullopt, /*load_files=*/false));
+  if (!table.store) {
+    SILT_ASSIGN_OR_RETURN(table.store, planner::OpenTableStore(table.location, clock));
   }
   return table;
 }
@@ -121,18 +137,7 @@ Result<std::unique_ptr<DistributedJob>> DistributedJob::Plan(Connection& con,
   SILT_ASSIGN_OR_RETURN(state->plan,
                         ops::PlanOptimize(table->store, table->snapshot, state->options));
   state->id = delta::Uuid::Random().ToString();
-  for (size_t b = 0; b < state->plan.bins.size(); ++b) {
-    ops::OptimizeTask task;
-    task.job = state->id;
-    task.table_uri = table->location;
-    task.version = table->snapshot->version();
-    task.bin = static_cast<int64_t>(b);
-    task.mode = state->options.mode;
-    task.zorder_by = state->options.zorder_by;
-    task.max_file_size = state->options.max_file_size;
-    for (const delta::AddFile* f : state->plan.bins[b]) task.files.push_back(*f);
-    state->tasks.push_back(ops::SerializeOptimizeTask(task));
-  }
+  state->tasks = ops::OptimizeTasks(state->plan, state->options, state->id, table->location);
   return std::unique_ptr<DistributedJob>(new DistributedJob(std::move(state)));
 }
 
@@ -143,24 +148,8 @@ Result<std::unique_ptr<QueryResult>> DistributedJob::Commit(
     return Status::InvalidArgument("this distributed job was already committed",
                                    errc::kSiltInvalidDistributedTask);
   }
-  if (outputs.size() != s.tasks.size()) {
-    return Status::InvalidArgument(std::to_string(outputs.size()) + " outputs for " +
-                                       std::to_string(s.tasks.size()) + " tasks",
-                                   errc::kSiltInvalidDistributedTask);
-  }
-  std::vector<std::vector<delta::AddFile>> added(s.tasks.size());
-  std::set<int64_t> seen;
-  for (const std::string& text : outputs) {
-    SILT_ASSIGN_OR_RETURN(ops::OptimizeOutput out, ops::ParseOptimizeOutput(text));
-    if (out.job != s.id || out.bin < 0 || out.bin >= static_cast<int64_t>(s.tasks.size()) ||
-        !seen.insert(out.bin).second) {
-      return Status::InvalidArgument(
-          "an output of another job, or a task's output given twice (bin " +
-              std::to_string(out.bin) + ")",
-          errc::kSiltInvalidDistributedTask);
-    }
-    added[static_cast<size_t>(out.bin)] = std::move(out.added);
-  }
+  SILT_ASSIGN_OR_RETURN(std::vector<std::vector<delta::AddFile>> added,
+                        ops::CollectOptimizeOutputs(s.id, s.tasks.size(), outputs));
   SILT_ASSIGN_OR_RETURN(ops::OptimizeResult result,
                         ops::CommitOptimize(s.store, s.plan, std::move(added), s.options));
   s.committed = true;
@@ -173,9 +162,18 @@ Result<std::unique_ptr<QueryResult>> DistributedJob::Commit(
 }
 
 Result<std::string> RunDistributedTask(Connection& con, std::string_view text) {
-  SILT_ASSIGN_OR_RETURN(ops::OptimizeTask task, ops::ParseOptimizeTask(text));
   engine::SessionState& session = con.session();
   planner::Binder binder(session.StatementBinderContext());
+  if (maintenance::IsTtlDeleteTask(text)) {  // RunAutoTtl's DELETE scans
+    SILT_ASSIGN_OR_RETURN(maintenance::TtlTaskTable at, maintenance::TtlDeleteTaskTable(text));
+    SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table,
+                          ResolveAt(binder, at.table_uri, at.version));
+    return CatchAsStatus([&] {
+      return maintenance::RunTtlDeleteTask(table.store, table.snapshot, text, session.db->clock,
+                                           session.PoolForStatement());
+    });
+  }
+  SILT_ASSIGN_OR_RETURN(ops::OptimizeTask task, ops::ParseOptimizeTask(text));
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table,
                         ResolveAt(binder, task.table_uri, task.version));
   // The bin's files as the planned version has them: a task naming other files is refused.
@@ -249,10 +247,7 @@ Result<std::vector<Status>> DeleteTableFiles(Connection& con, std::string_view t
   engine::SessionState& session = con.session();
   planner::Binder binder(session.StatementBinderContext());
   SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table,
-                        ResolveAt(binder, table_uri, std::nullopt, /*load_files=*/false));
-  if (!table.store) {
-    SILT_ASSIGN_OR_RETURN(table.store, planner::OpenTableStore(table.location, session.db->clock));
-  }
+                        ResolveLatestWithStore(binder, table_uri, session.db->clock));
   std::vector<std::string_view> views(keys.begin(), keys.end());
   std::vector<Status> statuses(keys.size());
   table.store->DeleteKeys(views, statuses);
@@ -489,6 +484,49 @@ Result<std::string> RunDistributedWrite(Connection& con, std::string_view statem
     out += delta::SerializeAction(delta::Action(written->adds[i]));
   }
   out += "]}";
+  return out;
+}
+
+Result<AutoTtlReport> RunAutoTtl(Connection& con, std::string_view table_uri,
+                                 std::optional<int64_t> now_ms, const std::string& executor_name,
+                                 TaskRunner run_tasks, FileDeleter deleter) {
+  engine::SessionState& session = con.session();
+  planner::Binder binder(session.StatementBinderContext());
+  SILT_ASSIGN_OR_RETURN(planner::ResolvedTable table,
+                        ResolveLatestWithStore(binder, table_uri, session.db->clock));
+  // `silt maintain --now` pins the clock the same way.
+  std::shared_ptr<Clock> clock = session.db->clock;
+  if (now_ms) clock = std::make_shared<ManualClock>(*now_ms);
+  maintenance::MaintenanceConfig config;
+  config.routine_jobs = false;
+  config.pool = session.PoolForStatement();
+  config.open_store =
+      [store = table.store](const std::string&) -> Result<std::shared_ptr<ObjectStore>> {
+    return store;
+  };
+  config.wait = [clock](int64_t ms) {
+    if (auto* manual = dynamic_cast<ManualClock*>(clock.get())) {
+      manual->AdvanceMillis(ms);
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    }
+  };
+  maintenance::RemoteExecutor remote;
+  remote.name = executor_name;
+  remote.min_table_bytes = -1;  // every table: the caller asked for the cluster
+  remote.run_tasks = std::move(run_tasks);
+  remote.delete_files = std::move(deleter);
+  config.remote = std::move(remote);
+  maintenance::MaintenanceService service(session.db->options.warehouse, clock, std::move(config));
+  SILT_ASSIGN_OR_RETURN(
+      maintenance::PassReport pass,
+      service.RunPass({maintenance::MaintainedTable{table.location, "", "", table.location}}));
+  AutoTtlReport out;
+  for (maintenance::OperationRecord& r : pass.operations) {
+    out.operations.push_back(
+        {std::move(r.operation_type), std::move(r.operation_status), std::move(r.metrics)});
+  }
+  out.skipped = std::move(pass.skipped);
   return out;
 }
 

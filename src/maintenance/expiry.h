@@ -21,13 +21,17 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/error_classes.h"
 #include "common/status.h"
+#include "common/thread_pool.h"
 #include "delta/auto_ttl.h"
 #include "delta/snapshot.h"
 #include "io/object_store.h"
@@ -77,5 +81,49 @@ struct TtlDeleteResult {
 Result<TtlDeleteResult> RunTtlDelete(std::shared_ptr<ObjectStore> store,
                                      std::shared_ptr<const delta::Snapshot> snapshot,
                                      const TtlCutoff& cutoff, ops::DmlOptions options);
+
+// Distributed TTL DELETE (silt.dask.ttl_delete; `silt maintain` with a Dask scheduler;
+// docs/scale-out.md). Planned here exactly as RunTtlDelete plans it: the stats pre-check, then
+// every live file judged by ExpiryVerdict — kAll files are removed unread by the commit, kSkip
+// files never opened, and the kMaybe files are grouped (about `task_bytes` of files per group)
+// into tasks. A task (JSON: table URI, planned version, the cutoff, the group's paths; no
+// credentials) is scanned by a worker with RunTtlDelete's matcher and returns the matched rows of
+// each file. The commit is RunTtlDelete's, against the planned version: one DELETE with the same
+// parameters, metrics, one DV file (or copy-on-write rewrites, done here, when the table does not
+// use deletion vectors) and the same conflict checks. A table with the change data feed on is
+// NOT_IMPLEMENTED (its deleted rows would have to travel back).
+
+// Runs `tasks` somewhere and returns one output per task, in any order.
+using TaskRunner =
+    std::function<Result<std::vector<std::string>>(const std::vector<std::string>& tasks)>;
+
+inline constexpr int64_t kDefaultTtlTaskBytes = 256LL << 20;
+
+// RunTtlDelete with the scans run by `run_tasks`; `table_uri` is what a worker opens.
+// Errors: RunTtlDelete's, the tasks' (their classes unchanged), SILT_INVALID_DISTRIBUTED_TASK
+// for missing, duplicate or foreign outputs.
+Result<TtlDeleteResult> RunTtlDeleteRemotely(std::shared_ptr<ObjectStore> store,
+                                             std::shared_ptr<const delta::Snapshot> snapshot,
+                                             const TtlCutoff& cutoff, ops::DmlOptions options,
+                                             const std::string& table_uri,
+                                             const TaskRunner& run_tasks,
+                                             int64_t task_bytes = kDefaultTtlTaskBytes);
+
+// The table a TTL DELETE task names; an error (SILT_INVALID_DISTRIBUTED_TASK) when `task` is not
+// one (RunDistributedTask tells the kinds of task apart with it).
+struct TtlTaskTable {
+  std::string table_uri;
+  int64_t version = 0;
+};
+Result<TtlTaskTable> TtlDeleteTaskTable(std::string_view task);
+bool IsTtlDeleteTask(std::string_view task);
+
+// A worker's part: scans the task's files in `snapshot` (the task's table at its version) and
+// returns the output for RunTtlDeleteRemotely. A path that is not a live file of that version is
+// refused (SILT_INVALID_DISTRIBUTED_TASK).
+Result<std::string> RunTtlDeleteTask(const std::shared_ptr<ObjectStore>& store,
+                                     const std::shared_ptr<const delta::Snapshot>& snapshot,
+                                     std::string_view task, std::shared_ptr<Clock> clock,
+                                     ThreadPool* pool);
 
 }  // namespace silt::maintenance

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <span>
 #include <utility>
 
 #include "common/ascii.h"
@@ -51,6 +52,7 @@ class MaintenanceService::TableRun {
   struct Op {
     OperationRecord record;
     double cpu0 = 0;
+    bool remote = false;  // ran on the remote executor
   };
   Op Begin(const char* type) {
     Op op;
@@ -69,6 +71,7 @@ class MaintenanceService::TableRun {
     r.end_ms = svc_->clock_->NowMillis();
     r.cpu_seconds = std::max(0.0, ProcessCpuSeconds() - op->cpu0);
     r.metrics.emplace_back("retries", std::to_string(retries));
+    if (cfg_.remote) r.metrics.emplace_back("executor", op->remote ? cfg_.remote->name : "local");
     if (!st.ok()) {
       r.operation_status = kStatusFailed;
       r.metrics.emplace_back("error_class", std::string(st.error_class()));
@@ -134,6 +137,9 @@ class MaintenanceService::TableRun {
       Log(line);
     }
   }
+  // OPTIMIZE / REORG PURGE with `o`: its bins rewritten by the remote executor when the table
+  // goes remote, else here.
+  Result<ops::OptimizeResult> Optimize(const ops::OptimizeOptions& o);
   Status TtlJobs();
   Status TtlDelete(const delta::AutoTtlPolicy& policy);
   Status Purge();
@@ -266,7 +272,22 @@ class MaintenanceService::TableRun {
   std::optional<Lease> lease_;
   bool deferred_ = false;
   bool snap_is_latest_ = true;  // snap_ is the latest unless a step of this run committed since
+  // The table's jobs run on cfg_.remote (its live data files exceed the executor's threshold).
+  bool remote_ = false;
 };
+
+Result<ops::OptimizeResult> MaintenanceService::TableRun::Optimize(const ops::OptimizeOptions& o) {
+  if (!remote_) return ops::Optimize(store_, o);
+  SILT_ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> snap, Latest());
+  SILT_ASSIGN_OR_RETURN(ops::OptimizePlan plan, ops::PlanOptimize(store_, snap, o));
+  if (plan.bins.empty()) return plan.result;
+  const std::string job = delta::Uuid::Random().ToString();
+  SILT_ASSIGN_OR_RETURN(std::vector<std::string> outputs,
+                        cfg_.remote->run_tasks(ops::OptimizeTasks(plan, o, job, table_.location)));
+  SILT_ASSIGN_OR_RETURN(std::vector<std::vector<delta::AddFile>> added,
+                        ops::CollectOptimizeOutputs(job, plan.bins.size(), outputs));
+  return ops::CommitOptimize(store_, plan, std::move(added), o);
+}
 
 // A VACUUM that becomes due this soon after the table's steps (a short retention: due 1 ms after
 // the PURGE with a zero one) is left for the end of the pass, under the lease, instead of the next
@@ -371,6 +392,7 @@ Status MaintenanceService::TableRun::TtlDelete(const delta::AutoTtlPolicy& polic
   o.txn.user_metadata = Tag(kTriggerAutoTtl, run_id);
   o.pool = cfg_.pool;
   Op op = Begin("DELETE");
+  op.remote = remote_;
   int retries = 0;
   Result<TtlDeleteResult> del = WithRetries<TtlDeleteResult>(
       [&]() -> Result<TtlDeleteResult> {
@@ -381,6 +403,10 @@ Status MaintenanceService::TableRun::TtlDelete(const delta::AutoTtlPolicy& polic
           SILT_ASSIGN_OR_RETURN(snap, Latest());
         }
         snap_is_latest_ = false;
+        if (remote_) {
+          return RunTtlDeleteRemotely(store_, snap, *cutoff, o, table_.location,
+                                      cfg_.remote->run_tasks, cfg_.remote->ttl_task_bytes);
+        }
         return RunTtlDelete(store_, snap, *cutoff, o);
       },
       &retries);
@@ -438,11 +464,12 @@ Status MaintenanceService::TableRun::Purge() {
   o.commit_user_name = cfg_.principal;
   o.commit_user_metadata = Tag(kTriggerAutoTtl, state_.run_id);
   Op op = Begin("PURGE");
+  op.remote = remote_;
   snap_is_latest_ = false;
   RecordDelay(&op, state_.delete_time_ms);
   int retries = 0;
   Result<ops::OptimizeResult> r =
-      WithRetries<ops::OptimizeResult>([&] { return ops::Optimize(store_, o); }, &retries);
+      WithRetries<ops::OptimizeResult>([&] { return Optimize(o); }, &retries);
   if (!r.ok()) {
     Finish(&op, r.status(), retries);
     Failed();
@@ -479,7 +506,20 @@ Status MaintenanceService::TableRun::VacuumStep() {
   o.clock = svc_->clock_;
   o.commit_user_name = cfg_.principal;
   o.commit_user_metadata = Tag(kTriggerAutoTtl, state_.run_id);
+  if (remote_) {
+    o.delete_files = [this](std::span<const std::string_view> keys, std::span<Status> statuses) {
+      std::vector<Status> out = cfg_.remote->delete_files(
+          table_.location, std::vector<std::string>(keys.begin(), keys.end()));
+      for (size_t i = 0; i < statuses.size(); ++i) {
+        statuses[i] = i < out.size()
+                          ? std::move(out[i])
+                          : Status::IoError("the remote executor reported no status for " +
+                                            std::string(keys[i]));
+      }
+    };
+  }
   Op op = Begin("VACUUM");
+  op.remote = remote_;
   snap_is_latest_ = false;
   RecordDelay(&op, state_.vacuum_due_ms);
   int retries = 0;
@@ -651,9 +691,10 @@ Status MaintenanceService::TableRun::RoutineJobs() {
     o.commit_user_name = cfg_.principal;
     o.commit_user_metadata = Tag(kTriggerMaintenance, delta::Uuid::Random().ToString());
     Op op = Begin(JobName(Job::kCompaction));
+    op.remote = remote_;
     int retries = 0;
     Result<ops::OptimizeResult> r =
-        WithRetries<ops::OptimizeResult>([&] { return ops::Optimize(store_, o); }, &retries);
+        WithRetries<ops::OptimizeResult>([&] { return Optimize(o); }, &retries);
     if (!r.ok()) {
       Finish(&op, r.status(), retries);
     } else if (r->committed_version) {
@@ -723,6 +764,11 @@ Status MaintenanceService::TableRun::Run() {
   }
   snap_ = *snap;
   table_id_ = snap_->metadata().id;
+  if (cfg_.remote) {
+    int64_t bytes = 0;
+    for (const delta::AddFile& f : snap_->files()) bytes += f.size;
+    remote_ = bytes > cfg_.remote->min_table_bytes;
+  }
   const delta::StringMap conf = snap_->metadata().configuration;  // a copy: snap_ is reloaded below
   Result<bool> enabled = delta::GetBoolProperty(conf, kPropMaintenanceEnabled, true);
   if (!enabled.ok()) return Misconfigured(enabled.status());

@@ -52,6 +52,7 @@
 #include "io/object_store.h"
 #include "io/read_confinement.h"
 #include "maintenance/advisor.h"
+#include "maintenance/expiry.h"
 #include "maintenance/history_writer.h"
 #include "maintenance/lease.h"
 #include "maintenance/thresholds.h"
@@ -68,6 +69,24 @@ inline constexpr char kPropMaxDelayPerStep[] = "silt.autottl.maxDelayPerStep";
 
 inline constexpr char kTriggerAutoTtl[] = "autottl";
 inline constexpr char kTriggerMaintenance[] = "maintenance";
+
+// Where a large table's jobs run instead of this process (`silt maintain --dask-scheduler`,
+// silt.dask.ttl_delete; docs/scale-out.md): the TTL DELETE's scans and the PURGE / COMPACTION
+// rewrites go to `run_tasks` as tasks (silt::RunDistributedTask runs each on a worker), VACUUM's
+// file deletes to `delete_files`; the planning, commits, leases, state and history stay in this
+// process, so a table's history is the same wherever its jobs ran. Checkpoints and log cleanup
+// always run here.
+struct RemoteExecutor {
+  std::string name;  // where the jobs ran: the history's `executor` metric ("dask tcp://…")
+  // Tables whose live data files total more bytes than this go remote; the others run here.
+  int64_t min_table_bytes = 0;
+  int64_t ttl_task_bytes = kDefaultTtlTaskBytes;  // files per TTL DELETE task
+  TaskRunner run_tasks;
+  // One status per key (paths below the table root), OK for a key already gone.
+  std::function<std::vector<Status>(const std::string& table_uri,
+                                    const std::vector<std::string>& keys)>
+      delete_files;
+};
 
 struct MaintenanceConfig {
   // commitInfo.userName of maintenance commits.
@@ -95,6 +114,9 @@ struct MaintenanceConfig {
   // commits); null: OpenObjectStore (io/object_store_factory.h).
   std::function<Result<std::shared_ptr<ObjectStore>>(const std::string& location)> open_store;
   ThreadPool* pool = nullptr;  // for scans and rewrites; null: the calling thread
+  // Set: tables above its size threshold have their jobs run there, and every history row of a
+  // TTL DELETE, PURGE, VACUUM or COMPACTION gets the metric `executor` (its name, or "local").
+  std::optional<RemoteExecutor> remote;
 };
 
 // A table the service maintains.

@@ -312,6 +312,8 @@ std::vector<uint32_t> AllRows(size_t n) {
   return v;
 }
 
+}  // namespace
+
 delta::ReadFilePredicate ReadPredicateOf(const FileFilter& filter) {
   if (!filter) return nullptr;
   // An error while judging a concurrent file is treated as "could match": conflict, never a
@@ -321,8 +323,6 @@ delta::ReadFilePredicate ReadPredicateOf(const FileFilter& filter) {
     return !v.ok() || *v != FileVerdict::kSkip;
   };
 }
-
-}  // namespace
 
 DataChunk Gather(const DataChunk& chunk, size_t n, const std::vector<uint32_t>& sel) {
   DataChunk out;

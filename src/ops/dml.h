@@ -223,6 +223,10 @@ Result<RowChanges> MatchDeletedRows(const std::shared_ptr<ObjectStore>& store,
 // Whether DML on this table writes deletion vectors by default (spec §2.1 dvWritable).
 bool DeletionVectorsWritable(const delta::Snapshot& snapshot);
 
+// The commit's read predicate for a DELETE / UPDATE pruned by `filter`: a concurrently added file
+// conflicts unless the filter says kSkip (an error counts as a match). Null filter: null.
+delta::ReadFilePredicate ReadPredicateOf(const FileFilter& filter);
+
 // operationParameters.predicate for a condition's SQL text ("" → "[]").
 std::string PredicateParameter(const std::string& predicate_sql);
 

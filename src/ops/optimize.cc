@@ -861,6 +861,48 @@ Result<OptimizeOutput> ParseOptimizeOutput(std::string_view json) {
   return out;
 }
 
+std::vector<std::string> OptimizeTasks(const OptimizePlan& plan, const OptimizeOptions& options,
+                                       const std::string& job, const std::string& table_uri) {
+  std::vector<std::string> tasks;
+  for (size_t b = 0; b < plan.bins.size(); ++b) {
+    OptimizeTask task;
+    task.job = job;
+    task.table_uri = table_uri;
+    task.version = plan.snapshot->version();
+    task.bin = static_cast<int64_t>(b);
+    task.mode = options.mode;
+    task.zorder_by = options.zorder_by;
+    task.max_file_size = options.max_file_size;
+    for (const delta::AddFile* f : plan.bins[b]) task.files.push_back(*f);
+    tasks.push_back(SerializeOptimizeTask(task));
+  }
+  return tasks;
+}
+
+Result<std::vector<std::vector<delta::AddFile>>> CollectOptimizeOutputs(
+    const std::string& job, size_t num_bins, const std::vector<std::string>& outputs) {
+  if (outputs.size() != num_bins) {
+    return Status::InvalidArgument(
+        std::to_string(outputs.size()) + " outputs for " + std::to_string(num_bins) + " tasks",
+        errc::kSiltInvalidDistributedTask);
+  }
+  std::vector<std::vector<delta::AddFile>> added(num_bins);
+  std::vector<bool> seen(num_bins, false);
+  for (const std::string& text : outputs) {
+    SILT_ASSIGN_OR_RETURN(OptimizeOutput out, ParseOptimizeOutput(text));
+    if (out.job != job || out.bin < 0 || out.bin >= static_cast<int64_t>(num_bins) ||
+        seen[static_cast<size_t>(out.bin)]) {
+      return Status::InvalidArgument(
+          "an output of another job, or a task's output given twice (bin " +
+              std::to_string(out.bin) + ")",
+          errc::kSiltInvalidDistributedTask);
+    }
+    seen[static_cast<size_t>(out.bin)] = true;
+    added[static_cast<size_t>(out.bin)] = std::move(out.added);
+  }
+  return added;
+}
+
 Schema OptimizeResultSchema() {
   auto i64 = [](const char* n) { return Field{n, DataType::Int64(), true, "{}"}; };
   TypePtr sizes = DataType::Struct({i64("min"),

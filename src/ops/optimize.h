@@ -180,6 +180,16 @@ struct OptimizeOutput {
 std::string SerializeOptimizeOutput(const OptimizeOutput& output);
 Result<OptimizeOutput> ParseOptimizeOutput(std::string_view json);
 
+// The plan's bins as tasks of job `job` on the table at `table_uri`, one per bin in bin order
+// (what DistributedJob and the maintenance service's remote executor send to workers).
+std::vector<std::string> OptimizeTasks(const OptimizePlan& plan, const OptimizeOptions& options,
+                                       const std::string& job, const std::string& table_uri);
+// The added files per bin (CommitOptimize's `added`) from the outputs of job `job`'s tasks, one
+// per bin in any order. Errors: SILT_INVALID_DISTRIBUTED_TASK for a missing, duplicate or
+// foreign output.
+Result<std::vector<std::vector<delta::AddFile>>> CollectOptimizeOutputs(
+    const std::string& job, size_t num_bins, const std::vector<std::string>& outputs);
+
 // Spark's OPTIMIZE/REORG result row: (path STRING, metrics STRUCT<…>).
 Schema OptimizeResultSchema();
 Result<DataChunk> OptimizeResultChunk(const OptimizeResult& result);
