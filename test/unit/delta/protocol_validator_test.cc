@@ -20,6 +20,7 @@
 #include "io/local_object_store.h"
 #include "io/memory_object_store.h"
 #include "io/object_store.h"
+#include "parquet/reader.h"
 #include "parquet/writer.h"
 #include "silt/silt.h"
 #include "support/wall_clock.h"
@@ -632,6 +633,152 @@ TEST(DropFeatureLogTest, DeletionVectorsDropValidatesAndDowngrades) {
         ValidateCommit(*bytes, CommitKey(v));
       }
     }
+  }
+  fs::remove_all(dir);
+}
+
+// DROP FEATURE v2Checkpoint, rowTracking and domainMetadata: every commit validates, the last
+// snapshot carries no trace of the feature and the protocol is the one Delta leaves.
+TEST(DropFeatureLogTest, V2CheckpointRowTrackingAndDomainMetadataDrops) {
+  std::string tmpl = (fs::temp_directory_path() / "silt-dropfeature-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+  const std::string dir = tmpl;
+  auto clock = std::make_shared<ManualClock>(1'700'000'000'000);
+  {
+    DatabaseOptions opts;
+    opts.warehouse = dir + "/wh";
+    opts.clock = clock;
+    opts.threads = 2;
+    auto db = Database::Open(opts);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    Connection con(*db);
+    auto exec = [&](const std::string& sql) { return con.Query(sql).status(); };
+    auto validate_all = [&](const std::shared_ptr<ObjectStore>& store, int64_t last) {
+      for (int64_t v = 0; v <= last; ++v) {
+        auto bytes = store->Get(CommitKey(v));
+        ASSERT_TRUE(bytes.ok()) << v;
+        ValidateCommit(*bytes, CommitKey(v));
+      }
+    };
+
+    // v2Checkpoint: a table whose log holds a V2 checkpoint.
+    const std::string v2root = dir + "/v2";
+    const std::string v2 = "delta.`" + v2root + "`";
+    ASSERT_TRUE(exec("CREATE TABLE " + v2 +
+                     " (id INT) USING DELTA TBLPROPERTIES ('delta.checkpointPolicy' = 'v2', "
+                     "'delta.checkpointInterval' = '1', 'delta.enableDeletionVectors' = 'false')")
+                    .ok());
+    ASSERT_TRUE(exec("INSERT INTO " + v2 + " VALUES (1), (2)").ok());
+    auto v2store = std::make_shared<LocalObjectStore>(v2root);
+    auto before = Snapshot::Load(v2store);
+    ASSERT_TRUE(before.ok());
+    ASSERT_EQ((*before)->segment().checkpoint_parts.at(0).kind, LogFileKind::kUuidCheckpoint);
+    Status st = exec("ALTER TABLE " + v2 + " DROP FEATURE v2Checkpoint");
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    auto after = Snapshot::Load(v2store);
+    ASSERT_TRUE(after.ok());
+    EXPECT_EQ((*after)->segment().checkpoint_parts.at(0).kind, LogFileKind::kCheckpoint);
+    EXPECT_EQ((*after)->protocol().min_reader_version, 1);
+    EXPECT_FALSE((*after)->protocol().reader_features);
+    EXPECT_FALSE(HasFeature((*after)->protocol(), "v2Checkpoint"));
+    EXPECT_TRUE(HasFeature((*after)->protocol(), "checkpointProtection"));
+    EXPECT_EQ((*after)->property("delta.checkpointPolicy"), "classic");
+    validate_all(v2store, (*after)->version());
+
+    // rowTracking, then domainMetadata.
+    const std::string rtroot = dir + "/rt";
+    const std::string rt = "delta.`" + rtroot + "`";
+    ASSERT_TRUE(exec("CREATE TABLE " + rt +
+                     " (id INT) USING DELTA TBLPROPERTIES ('delta.enableRowTracking' = 'true', "
+                     "'delta.enableDeletionVectors' = 'false')")
+                    .ok());
+    ASSERT_TRUE(exec("INSERT INTO " + rt + " VALUES (1), (2)").ok());
+    ASSERT_TRUE(exec("INSERT INTO " + rt + " VALUES (3)").ok());
+    auto rtstore = std::make_shared<LocalObjectStore>(rtroot);
+    auto tracked = Snapshot::Load(rtstore);
+    ASSERT_TRUE(tracked.ok());
+    ASSERT_EQ((*tracked)->files().size(), 2u);
+    for (const auto& f : (*tracked)->files()) ASSERT_TRUE(f.base_row_id) << f.path;
+    ASSERT_TRUE((*tracked)->domains().count("delta.rowTracking"));
+    st = exec("ALTER TABLE " + rt + " DROP FEATURE rowTracking");
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    auto untracked = Snapshot::Load(rtstore);
+    ASSERT_TRUE(untracked.ok());
+    ASSERT_EQ((*untracked)->files().size(), 2u);
+    for (const auto& f : (*untracked)->files()) {
+      EXPECT_FALSE(f.base_row_id) << f.path;
+      EXPECT_FALSE(f.default_row_commit_version) << f.path;
+    }
+    EXPECT_TRUE((*untracked)->domains().empty());
+    for (const char* k : {"delta.enableRowTracking", "delta.rowTrackingSuspended"})
+      EXPECT_FALSE((*untracked)->property(k)) << k;
+    EXPECT_FALSE(HasFeature((*untracked)->protocol(), "rowTracking"));
+    EXPECT_TRUE(HasFeature((*untracked)->protocol(), "domainMetadata"));
+    ASSERT_TRUE(exec("ALTER TABLE " + rt + " DROP FEATURE domainMetadata").ok());
+    ASSERT_TRUE(exec("INSERT INTO " + rt + " VALUES (4)").ok());
+    auto legacy = Snapshot::Load(rtstore);
+    ASSERT_TRUE(legacy.ok());
+    EXPECT_EQ((*legacy)->protocol().min_writer_version, 2);
+    EXPECT_FALSE((*legacy)->protocol().writer_features);
+    for (const auto& f : (*legacy)->files()) EXPECT_FALSE(f.base_row_id) << f.path;
+    validate_all(rtstore, (*legacy)->version());
+
+    // columnMapping: the rewritten files name their columns by the logical names (a renamed
+    // column too), carry no field ids, and the schema has no column mapping metadata left.
+    const std::string cmroot = dir + "/cm";
+    const std::string cm = "delta.`" + cmroot + "`";
+    ASSERT_TRUE(exec("CREATE TABLE " + cm +
+                     " (id INT, v STRING) USING DELTA TBLPROPERTIES ("
+                     "'delta.columnMapping.mode' = 'name', 'delta.enableDeletionVectors' = "
+                     "'false')")
+                    .ok());
+    ASSERT_TRUE(exec("INSERT INTO " + cm + " VALUES (1, 'a'), (2, 'b')").ok());
+    ASSERT_TRUE(exec("ALTER TABLE " + cm + " RENAME COLUMN v TO w").ok());
+    st = exec("ALTER TABLE " + cm + " DROP FEATURE columnMapping");
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    auto cmstore = std::make_shared<LocalObjectStore>(cmroot);
+    auto plain = Snapshot::Load(cmstore);
+    ASSERT_TRUE(plain.ok());
+    EXPECT_EQ((*plain)->column_mapping_mode(), ColumnMappingMode::kNone);
+    EXPECT_EQ(SerializeSchema((*plain)->schema()),
+              R"({"type":"struct","fields":[{"name":"id","type":"integer","nullable":true,)"
+              R"("metadata":{}},{"name":"w","type":"string","nullable":true,"metadata":{}}]})");
+    EXPECT_FALSE((*plain)->protocol().reader_features);
+    EXPECT_EQ((*plain)->protocol().min_reader_version, 1);
+    ASSERT_EQ((*plain)->files().size(), 1u);
+    auto pf = parquet::ParquetFile::Open(*cmstore->OpenRead((*plain)->files()[0].path));
+    ASSERT_TRUE(pf.ok()) << pf.status().ToString();
+    const Schema& file_schema = (*pf)->schema().schema();
+    ASSERT_EQ(file_schema.size(), 2u);
+    EXPECT_EQ(file_schema[0].name, "id");
+    EXPECT_EQ(file_schema[1].name, "w");
+    validate_all(cmstore, (*plain)->version());
+
+    // A hand-built table with a domain no feature owns (Delta's "leaked" domain metadata): the
+    // pre-downgrade removes it in a DOMAIN METADATA CLEANUP commit, then the feature goes.
+    const std::string dmroot = dir + "/dm";
+    auto dmstore = std::make_shared<LocalObjectStore>(dmroot);
+    const std::string commit0 =
+        R"({"commitInfo":{"timestamp":1700000000000,"operation":"CREATE TABLE","operationParameters":{},"isBlindAppend":true}}
+{"protocol":{"minReaderVersion":1,"minWriterVersion":7,"writerFeatures":["domainMetadata"]}}
+{"metaData":{"id":"6f9d3c1e-0000-4000-8000-000000000001","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":[],"configuration":{},"createdTime":1700000000000}}
+{"domainMetadata":{"domain":"myApp.settings","configuration":"{}","removed":false}}
+)";
+    ASSERT_TRUE(dmstore->PutIfAbsent(CommitKey(0), commit0).ok());
+    st = exec("ALTER TABLE delta.`" + dmroot + "` DROP FEATURE domainMetadata");
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    auto dm = Snapshot::Load(dmstore);
+    ASSERT_TRUE(dm.ok()) << dm.status().ToString();
+    EXPECT_EQ((*dm)->version(), 2);
+    EXPECT_TRUE((*dm)->domains().empty());
+    EXPECT_FALSE(HasFeature((*dm)->protocol(), "domainMetadata"));
+    EXPECT_EQ((*dm)->protocol().min_writer_version, 1);
+    auto cleanup = dmstore->Get(CommitKey(1));
+    ASSERT_TRUE(cleanup.ok());
+    EXPECT_NE(cleanup->find("\"DOMAIN METADATA CLEANUP\""), std::string::npos);
+    EXPECT_NE(cleanup->find("\"domainMetadataRemovedCount\":\"1\""), std::string::npos);
+    EXPECT_NE(cleanup->find("\"removed\":true"), std::string::npos);
+    validate_all(dmstore, 2);
   }
   fs::remove_all(dir);
 }
