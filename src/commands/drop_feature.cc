@@ -12,8 +12,8 @@
 //    the mode and the fields' column mapping metadata (refused for names only column mapping
 //    allows); typeWidening: unset delta.enableTypeWidening, rewrite the files stored in other
 //    types than the table's, then remove the fields' delta.typeChanges; vacuumProtocolCheck:
-//    nothing. A feature that another supported feature requires is refused
-//    first (DELTA_FEATURE_DROP_DEPENDENT_FEATURE).
+//    nothing. A feature that another supported feature requires is refused first
+//    (DELTA_FEATURE_DROP_DEPENDENT_FEATURE).
 // 2. Protocol downgrade. Writer features go at once. Reader-writer features leave traces in
 //    history that old readers would replay:
 //    - default (spark.databricks.delta.tableFeatures.fastDropFeature.enabled, Delta 4): three
@@ -26,8 +26,11 @@
 //      delta.logRetentionDuration and drops the feature only when no retained version uses it
 //      (else DELTA_FEATURE_DROP_HISTORICAL_VERSIONS_EXIST).
 // The downgrade commit also removes what Delta removes there (rowTracking: its properties and its
-// domain). The protocol is normalized after the removal (delta::RemoveFeature), so a table left with
-// only legacy features gets legacy versions back and older readers can read it.
+// domain). The protocol is normalized after the removal (delta::RemoveFeature), so a table left
+// with only legacy features gets legacy versions back and older readers can read it.
+#include <simdjson.h>
+#include <strings.h>
+
 #include <algorithm>
 
 #include "commands/command.h"
@@ -37,13 +40,15 @@
 #include "delta/json_util.h"
 #include "delta/log_cleanup.h"
 #include "delta/log_segment.h"
-#include "delta/table_features.h"
-#include "delta/table_properties.h"
 #include "delta/scan.h"
 #include "delta/schema_json.h"
+#include "delta/table_features.h"
+#include "delta/table_properties.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
+#include "io/path.h"
 #include "ops/optimize.h"
+#include "parquet/reader.h"
 
 namespace silt::commands {
 
@@ -120,6 +125,97 @@ bool Contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
+// `type` with the metadata entries named `keys` removed from its nested fields' metadata.
+TypePtr TypeWithoutMetadata(const TypePtr& type, const std::vector<std::string>& keys);
+
+Field FieldWithoutMetadata(const Field& f, const std::vector<std::string>& keys) {
+  Field out = f;
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::object obj;
+  if (f.metadata_json.size() > 2 &&
+      !parser.parse(f.metadata_json.data(), f.metadata_json.size()).get_object().get(obj)) {
+    out.metadata_json = "{";
+    for (auto [k, v] : obj) {
+      if (std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
+      if (out.metadata_json.size() > 1) out.metadata_json += ',';
+      delta::AppendJacksonString(&out.metadata_json, k);
+      out.metadata_json += ':';
+      delta::AppendJsonElement(&out.metadata_json, v);
+    }
+    out.metadata_json += '}';
+  }
+  out.type = TypeWithoutMetadata(f.type, keys);
+  return out;
+}
+
+TypePtr TypeWithoutMetadata(const TypePtr& type, const std::vector<std::string>& keys) {
+  switch (type->id()) {
+    case TypeId::kStruct: {
+      std::vector<Field> fields;
+      for (const Field& f : type->fields()) fields.push_back(FieldWithoutMetadata(f, keys));
+      return DataType::Struct(std::move(fields));
+    }
+    case TypeId::kList:
+      return DataType::List(TypeWithoutMetadata(type->element_type(), keys), type->contains_null());
+    case TypeId::kMap: {
+      TypePtr k = TypeWithoutMetadata(type->key_type(), keys);
+      return DataType::Map(std::move(k), TypeWithoutMetadata(type->value_type(), keys),
+                           type->value_contains_null());
+    }
+    default:
+      return type;
+  }
+}
+
+// `schema` with the metadata entries named `keys` removed from every field, nested ones too
+// (the column mapping keys, delta.typeChanges).
+Schema WithoutFieldMetadata(const Schema& schema, const std::vector<std::string>& keys) {
+  Schema out;
+  for (const Field& f : schema) out.push_back(FieldWithoutMetadata(f, keys));
+  return out;
+}
+
+// The file column among `nodes` that holds table field `f`, matched as the scan matches it (field
+// id under id mode, else the physical name, exactly then case-insensitively); -1 when missing.
+int MatchFileColumn(const std::vector<parquet::ColumnNode>& nodes, const Field& f,
+                    delta::ColumnMappingMode mode) {
+  if (mode == delta::ColumnMappingMode::kId) {
+    if (auto id = delta::ColumnMappingId(f))
+      for (size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].field_id && *nodes[i].field_id == *id) return static_cast<int>(i);
+  }
+  const std::string name = delta::PhysicalNameOrName(f, mode);
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].name == name) return static_cast<int>(i);
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (strcasecmp(nodes[i].name.c_str(), name.c_str()) == 0) return static_cast<int>(i);
+  return -1;
+}
+
+// Whether file column `node` stores another type than `target` anywhere (Delta's
+// ReorgTableHelper.fileHasDifferentTypes); fields missing from the file do not count.
+bool TypesDiffer(const parquet::ColumnNode& node, const TypePtr& target,
+                 delta::ColumnMappingMode mode) {
+  using parquet::ColumnNode;
+  if (target->id() == TypeId::kStruct) {
+    if (node.kind != ColumnNode::kStruct) return true;
+    for (const Field& f : target->fields()) {
+      int c = MatchFileColumn(node.children, f, mode);
+      if (c >= 0 && TypesDiffer(node.children[static_cast<size_t>(c)], f.type, mode)) return true;
+    }
+    return false;
+  }
+  if (target->id() == TypeId::kList || target->id() == TypeId::kMap) {
+    if (node.kind != (target->id() == TypeId::kList ? ColumnNode::kList : ColumnNode::kMap) ||
+        node.children.size() < target->fields().size())
+      return true;
+    for (size_t k = 0; k < target->fields().size(); ++k)
+      if (TypesDiffer(node.children[k], target->fields()[k].type, mode)) return true;
+    return false;
+  }
+  return !node.type || !node.type->Equals(*target);
+}
+
 // The features that require `feature` (Delta's TableFeature.getDependentFeatures: the inverse of
 // requiredFeatures).
 std::vector<std::string> DependentFeatures(const std::string& feature) {
@@ -194,7 +290,7 @@ constexpr char kTypeChangesKey[] = "delta.typeChanges";
 
 // TypeWideningMetadata.containsTypeWideningMetadata.
 bool HasTypeChanges(const Schema& schema) {
-  return !delta::SchemaEquals(delta::WithoutFieldMetadata(schema, {kTypeChangesKey}), schema);
+  return !delta::SchemaEquals(WithoutFieldMetadata(schema, {kTypeChangesKey}), schema);
 }
 
 bool V2CheckpointPolicy(const delta::Metadata& m) {
@@ -254,12 +350,13 @@ bool SnapshotClean(const delta::Snapshot& snap, const std::string& feature) {
     return !BoolProperty(c, "delta.enableTypeWidening") && !HasTypeChanges(snap.schema());
   if (feature == "columnMapping") {
     return !ColumnMappingOn(snap.metadata()) &&
-           delta::SchemaEquals(delta::WithoutFieldMetadata(snap.schema(), kColumnMappingKeys),
+           delta::SchemaEquals(WithoutFieldMetadata(snap.schema(), kColumnMappingKeys),
                                snap.schema());
   }
   if (feature == "rowTracking") {
     // The properties and domain that only the downgrade commit removes do not count.
-    if (BoolProperty(c, "delta.enableRowTracking") || !BoolProperty(c, "delta.rowTrackingSuspended"))
+    if (BoolProperty(c, "delta.enableRowTracking") ||
+        !BoolProperty(c, "delta.rowTrackingSuspended"))
       return false;
     for (const auto& f : snap.files())
       if (f.base_row_id || f.default_row_commit_version) return false;
@@ -267,18 +364,23 @@ bool SnapshotClean(const delta::Snapshot& snap, const std::string& feature) {
   return true;
 }
 
-// Whether any version the log can still reconstruct uses the feature (Delta's
-// historyContainsFeature): the oldest reconstructable snapshot and every commit after it.
+// Whether any version the log still holds uses the feature (Delta's historyContainsFeature): the
+// oldest reconstructable snapshot, and every commit file up to the latest version (those before
+// that snapshot's checkpoint too: a reader may still read them).
 Result<bool> HistoryContainsFeature(const std::shared_ptr<ObjectStore>& store,
                                     const delta::Snapshot& latest, const std::string& feature) {
   SILT_ASSIGN_OR_RETURN(int64_t earliest, delta::EarliestRecreatableVersion(*store));
   SILT_ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> first,
                         delta::Snapshot::Load(store, earliest, {.load_files = true}));
   if (!SnapshotClean(*first, feature)) return true;
-  for (int64_t v = earliest + 1; v <= latest.version(); ++v) {
-    SILT_ASSIGN_OR_RETURN(std::string bytes, store->Get(delta::CommitKey(v)));
+  SILT_ASSIGN_OR_RETURN(std::vector<ObjectMeta> listing, store->ListFrom(delta::kLogDir));
+  for (const ObjectMeta& m : listing) {
+    if (m.key.rfind(delta::kLogDir, 0) != 0) break;
+    auto f = delta::ParseLogFileName(m);
+    if (!f || f->kind != delta::LogFileKind::kCommit || f->version > latest.version()) continue;
+    SILT_ASSIGN_OR_RETURN(std::string bytes, store->Get(m.key));
     std::vector<delta::Action> actions;
-    SILT_RETURN_NOT_OK(delta::ParseCommit(bytes, &actions, delta::CommitKey(v)));
+    SILT_RETURN_NOT_OK(delta::ParseCommit(bytes, &actions, m.key));
     for (const auto& a : actions)
       if (ActionUsesFeature(a, feature)) return true;
   }
@@ -491,7 +593,7 @@ class FeatureDropper {
   // metadata and without delta.columnMapping.mode / maxColumnId, and every live file rewritten
   // (deleted rows dropped) into files whose columns carry the logical names.
   Status RemoveColumnMapping(const std::shared_ptr<const delta::Snapshot>& snap) {
-    Schema logical = delta::WithoutFieldMetadata(snap->schema(), kColumnMappingKeys);
+    Schema logical = WithoutFieldMetadata(snap->schema(), kColumnMappingKeys);
     std::vector<std::string> invalid;
     InvalidColumnNames(logical, "", &invalid);
     if (!invalid.empty()) {
@@ -553,11 +655,10 @@ class FeatureDropper {
   // Delta's REORG … (REWRITE_TYPE_WIDENING): the files with a column stored in another type than
   // the table's are rewritten in the table's types.
   Status RewriteWidenedFiles(const std::shared_ptr<const delta::Snapshot>& snap) {
-    SILT_ASSIGN_OR_RETURN(std::unique_ptr<delta::TableScan> scan, delta::TableScan::Make(snap));
     std::vector<delta::AddFile> widened;
     for (const auto& f : snap->files()) {
-      SILT_ASSIGN_OR_RETURN(auto opened, scan->OpenFile(f));
-      if (opened->HasOtherTypes()) widened.push_back(f);
+      SILT_ASSIGN_OR_RETURN(bool differs, FileHasOtherTypes(*snap, f));
+      if (differs) widened.push_back(f);
     }
     if (widened.empty()) return Status::OK();
     delta::Transaction txn(t_.store, snap, txn_opts_);
@@ -569,11 +670,29 @@ class FeatureDropper {
     return txn.Commit().status();
   }
 
+  // Whether a column of `f` is stored in another type than the table's, read from its footer.
+  // Files outside the table root (shallow clones) count as differing: rewriting them is safe,
+  // only slower.
+  static Result<bool> FileHasOtherTypes(const delta::Snapshot& snap, const delta::AddFile& f) {
+    SILT_ASSIGN_OR_RETURN(DeltaPath p, ParseDeltaPath(f.path));
+    if (p.absolute) return true;
+    SILT_ASSIGN_OR_RETURN(auto file, snap.store()->OpenRead(p.path));
+    SILT_ASSIGN_OR_RETURN(auto pf, parquet::ParquetFile::Open(std::move(file)));
+    const auto& columns = pf->schema().columns();
+    for (const Field& field : snap.schema()) {
+      int c = MatchFileColumn(columns, field, snap.column_mapping_mode());
+      if (c >= 0 &&
+          TypesDiffer(columns[static_cast<size_t>(c)], field.type, snap.column_mapping_mode()))
+        return true;
+    }
+    return false;
+  }
+
   // TypeWideningPreDowngradeCommand.removeMetadataIfNeeded: the schema without delta.typeChanges,
   // committed as Delta's UpdateColumnMetadata("DROP FEATURE", changed columns).
   Status RemoveTypeChanges(const std::shared_ptr<const delta::Snapshot>& snap) {
     const Schema& schema = snap->schema();
-    Schema clean = delta::WithoutFieldMetadata(schema, {kTypeChangesKey});
+    Schema clean = WithoutFieldMetadata(schema, {kTypeChangesKey});
     delta::Metadata md = snap->metadata();
     md.schema_string = delta::SerializeSchema(clean);
     std::string columns;
@@ -693,8 +812,8 @@ Result<CommandResult> DropFeature(const sql::AlterTableStatement& stmt,
                                    errc::kDeltaFeatureDropDependentFeature);
   }
   static const std::vector<std::string> kImplemented = {
-      "deletionVectors", "checkConstraints", "inCommitTimestamp", "vacuumProtocolCheck",
-      "v2Checkpoint",    "domainMetadata",   "rowTracking",       "columnMapping",
+      "deletionVectors", "checkConstraints",    "inCommitTimestamp", "vacuumProtocolCheck",
+      "v2Checkpoint",    "domainMetadata",      "rowTracking",       "columnMapping",
       "typeWidening",    "typeWidening-preview"};
   if (!Contains(kImplemented, feature)) {
     return Status::NotImplemented("ALTER TABLE … DROP FEATURE " + feature +

@@ -49,8 +49,7 @@
 // (it is optional). A failure after the checkpoint is published leaves a valid checkpoint and a
 // stale hint; both are harmless for readers (the hint is only a hint).
 //
-// Tables with the v2Checkpoint feature and delta.checkpointPolicy = v2 get a V2-spec checkpoint
-// instead (as Delta; the classic policy, the default, gives classic checkpoints):
+// Tables with the v2Checkpoint feature get a V2-spec checkpoint instead:
 // `<v>.checkpoint.<uuid>.parquet` with one more column, checkpointMetadata
 // struct<version:long, tags:map<string,string>>, whose row (version = v) comes first, and every
 // action inline (no sidecars); part_size is ignored. A non-empty UUID checkpoint already present

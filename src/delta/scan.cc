@@ -187,28 +187,6 @@ Result<Vector> Conform(Vector v, const ColumnNode& node, const TypePtr& target,
   return Widen(std::move(v), name, target);
 }
 
-// Whether the file column `node` holds another type than `target` anywhere (fields matched as
-// Conform matches them; missing fields do not count).
-bool TypesDiffer(const ColumnNode& node, const TypePtr& target, ColumnMappingMode mode) {
-  if (target->id() == TypeId::kStruct) {
-    if (node.kind != ColumnNode::kStruct) return true;
-    for (const Field& f : target->fields()) {
-      int c = MatchColumn(node.children, f, mode);
-      if (c >= 0 && TypesDiffer(node.children[static_cast<size_t>(c)], f.type, mode)) return true;
-    }
-    return false;
-  }
-  if (target->id() == TypeId::kList || target->id() == TypeId::kMap) {
-    if (node.kind != (target->id() == TypeId::kList ? ColumnNode::kList : ColumnNode::kMap) ||
-        node.children.size() < target->fields().size())
-      return true;
-    for (size_t k = 0; k < target->fields().size(); ++k)
-      if (TypesDiffer(node.children[k], target->fields()[k].type, mode)) return true;
-    return false;
-  }
-  return !node.type || !node.type->Equals(*target);
-}
-
 // A vector of `rows` copies of one partition value.
 Result<Vector> PartitionColumn(const Field& f, const std::optional<std::string>& text,
                                size_t rows) {
@@ -389,17 +367,6 @@ bool TableScanFile::RowGroupMayMatch(
 std::vector<std::pair<int64_t, int64_t>> TableScanFile::SplitRowGroup(int rg,
                                                                       int64_t target_rows) const {
   return parquet::PageAlignedRowRanges(*pf_, rg, read_cols_, target_rows);
-}
-
-bool TableScanFile::HasOtherTypes() const {
-  const ColumnMappingMode mode = scan_->snapshot_->column_mapping_mode();
-  for (size_t k = 0; k < source_.size(); ++k) {
-    if (source_[k] < 0) continue;
-    if (TypesDiffer(pf_->schema().columns()[static_cast<size_t>(source_[k])],
-                    scan_->output_schema_[k].type, mode))
-      return true;
-  }
-  return false;
 }
 
 Status TableScanFile::OutputColumn(size_t k, size_t rows, Vector* raw, bool copy,

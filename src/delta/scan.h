@@ -53,10 +53,6 @@ class TableScanFile {
   // the page index says pages of (most of) the columns read start, so a range decodes few pages
   // of its neighbours; one range when a column read has no page index or the group is small.
   std::vector<std::pair<int64_t, int64_t>> SplitRowGroup(int rg, int64_t target_rows) const;
-  // Whether a column (or nested field) of the file has another type than the table's, i.e. is
-  // widened on read (Delta's ReorgTableHelper.fileHasDifferentTypes: written before a type
-  // change). DROP FEATURE typeWidening rewrites such files.
-  bool HasOtherTypes() const;
   // Whether row group rg may hold a row whose output column `column` satisfies all predicates of
   // one of `alternatives` (their `column` fields are ignored: this column's file column is
   // used), judged by the row group's statistics. True when the column does not come from the

@@ -494,60 +494,6 @@ Schema AssignColumnMapping(const Schema& logical, int64_t* max_column_id, Physic
   return out;
 }
 
-namespace {
-
-TypePtr TypeWithoutMetadata(const TypePtr& type, const std::vector<std::string>& keys);
-
-Field FieldWithoutMetadata(const Field& f, const std::vector<std::string>& keys) {
-  Field out = f;
-  element doc;
-  object obj;
-  simdjson::dom::parser& parser = MetadataParser();
-  if (f.metadata_json.size() > 2 &&
-      !parser.parse(f.metadata_json.data(), f.metadata_json.size()).get(doc) &&
-      !doc.get_object().get(obj)) {
-    out.metadata_json = "{";
-    for (auto [k, v] : obj) {
-      if (std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
-      if (out.metadata_json.size() > 1) out.metadata_json += ',';
-      AppendJacksonString(&out.metadata_json, k);
-      out.metadata_json += ':';
-      AppendJsonElement(&out.metadata_json, v);
-    }
-    out.metadata_json += '}';
-  }
-  out.type = TypeWithoutMetadata(f.type, keys);
-  return out;
-}
-
-TypePtr TypeWithoutMetadata(const TypePtr& type, const std::vector<std::string>& keys) {
-  switch (type->id()) {
-    case TypeId::kStruct: {
-      std::vector<Field> fields;
-      for (const Field& f : type->fields()) fields.push_back(FieldWithoutMetadata(f, keys));
-      return DataType::Struct(std::move(fields));
-    }
-    case TypeId::kList:
-      return DataType::List(TypeWithoutMetadata(type->element_type(), keys),
-                            type->contains_null());
-    case TypeId::kMap: {
-      TypePtr k = TypeWithoutMetadata(type->key_type(), keys);
-      return DataType::Map(std::move(k), TypeWithoutMetadata(type->value_type(), keys),
-                           type->value_contains_null());
-    }
-    default:
-      return type;
-  }
-}
-
-}  // namespace
-
-Schema WithoutFieldMetadata(const Schema& schema, const std::vector<std::string>& keys) {
-  Schema out;
-  for (const Field& f : schema) out.push_back(FieldWithoutMetadata(f, keys));
-  return out;
-}
-
 bool SchemaEquals(const Schema& a, const Schema& b) { return FieldsEqual(a, b); }
 
 }  // namespace silt::delta

@@ -74,10 +74,6 @@ enum class PhysicalNames : uint8_t { kRandom, kLogical };
 Schema AssignColumnMapping(const Schema& logical, int64_t* max_column_id,
                            PhysicalNames names = PhysicalNames::kRandom);
 
-// `schema` with the metadata entries named `keys` removed from every field, nested ones too
-// (DROP FEATURE columnMapping / typeWidening strip their keys this way).
-Schema WithoutFieldMetadata(const Schema& schema, const std::vector<std::string>& keys);
-
 // Field-by-field equality including names, nullability and metadata text.
 bool SchemaEquals(const Schema& a, const Schema& b);
 

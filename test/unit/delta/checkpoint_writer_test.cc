@@ -324,10 +324,10 @@ TEST(CheckpointWriterTest, V2CheckpointTablesGetAUuidNamedV2Checkpoint) {
   p.reader_features->push_back("v2Checkpoint");
   p.writer_features->push_back("v2Checkpoint");
   int64_t ts = kT0;
-  ASSERT_TRUE(t.Commit(0, {TestCommitInfo(ts), p,
-                           TestMetadata(StringMap{{"delta.checkpointPolicy", "v2"}}),
-                           TestAdd("a.parquet", "x", ts), TestAdd("b.parquet", "y", ts)})
-                  .ok());
+  ASSERT_TRUE(
+      t.Commit(0, {TestCommitInfo(ts), p, TestMetadata(StringMap{{"delta.checkpointPolicy", "v2"}}),
+                   TestAdd("a.parquet", "x", ts), TestAdd("b.parquet", "y", ts)})
+          .ok());
   auto json = t.Load();
   ASSERT_TRUE(json.ok()) << json.status().ToString();
   CheckpointOptions options = WallCheckpoint();
