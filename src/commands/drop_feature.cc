@@ -738,7 +738,7 @@ class FeatureDropper {
     }
     if (any) {
       delta::StringMap params;
-      params.Set("batchId", "0");
+      params.Set("batchId", "\"0\"");  // Delta's JsonUtils.toJson(batchId), a string
       txn.SetOperation("ROW TRACKING UNBACKFILL", params);
       SILT_RETURN_NOT_OK(txn.Commit().status());
     }

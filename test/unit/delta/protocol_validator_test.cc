@@ -776,7 +776,7 @@ TEST(DropFeatureLogTest, V2CheckpointRowTrackingAndDomainMetadataDrops) {
     auto cleanup = dmstore->Get(CommitKey(1));
     ASSERT_TRUE(cleanup.ok());
     EXPECT_NE(cleanup->find("\"DOMAIN METADATA CLEANUP\""), std::string::npos);
-    EXPECT_NE(cleanup->find("\"domainMetadataRemovedCount\":\"1\""), std::string::npos);
+    EXPECT_NE(cleanup->find("\"domainMetadataRemovedCount\":1"), std::string::npos);
     EXPECT_NE(cleanup->find("\"removed\":true"), std::string::npos);
     validate_all(dmstore, 2);
   }
