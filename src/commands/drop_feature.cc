@@ -515,9 +515,7 @@ class FeatureDropper {
     txn.UpdateProtocol(delta::RemoveFeature(p, feature_));
     if (md != snap->metadata()) txn.UpdateMetadata(md);
     delta::StringMap params;
-    std::string name;
-    delta::AppendJacksonString(&name, feature_);
-    params.Set("featureName", name);
+    params.Set("featureName", JsonString(feature_));
     params.Set("truncateHistory", truncate_history ? "true" : "false");
     txn.SetOperation("DROP FEATURE", params);
     SILT_RETURN_NOT_OK(txn.Commit().status());
@@ -556,15 +554,27 @@ class FeatureDropper {
       list += list.empty() ? "" : ",";
       delta::AppendJacksonString(&list, k);
     }
+    delta::StringMap params;
+    params.Set("properties", JsonString("[" + list + "]"));
+    params.Set("ifExists", "true");
+    return CommitMetadata(snap, std::move(md), "UNSET TBLPROPERTIES", std::move(params));
+  }
+
+  // Commits `md` alone as `operation` with `params` (JSON texts, as Delta's commitInfo holds
+  // them).
+  Status CommitMetadata(const std::shared_ptr<const delta::Snapshot>& snap, delta::Metadata md,
+                        const std::string& operation, delta::StringMap params) {
     delta::Transaction txn(t_.store, snap, txn_opts_);
     txn.UpdateMetadata(std::move(md));
-    delta::StringMap params;
-    std::string json;
-    delta::AppendJacksonString(&json, "[" + list + "]");
-    params.Set("properties", json);
-    params.Set("ifExists", "true");
-    txn.SetOperation("UNSET TBLPROPERTIES", params);
+    txn.SetOperation(operation, std::move(params));
     return txn.Commit().status();
+  }
+
+  // `text` as a JSON string: how Delta writes a parameter it encoded as JSON itself.
+  static std::string JsonString(const std::string& text) {
+    std::string out;
+    delta::AppendJacksonString(&out, text);
+    return out;
   }
 
   // Delta's AlterTableSetPropertiesDeltaCommand for `props` (in order).
@@ -579,14 +589,9 @@ class FeatureDropper {
       map += ":";
       delta::AppendJacksonString(&map, v);
     }
-    delta::Transaction txn(t_.store, snap, txn_opts_);
-    txn.UpdateMetadata(std::move(md));
     delta::StringMap params;
-    std::string json;
-    delta::AppendJacksonString(&json, map + "}");
-    params.Set("properties", json);
-    txn.SetOperation("SET TBLPROPERTIES", params);
-    return txn.Commit().status();
+    params.Set("properties", JsonString(map + "}"));
+    return CommitMetadata(snap, std::move(md), "SET TBLPROPERTIES", std::move(params));
   }
 
   // Delta's RemoveColumnMappingCommand, in one commit: the schema without column mapping
@@ -708,14 +713,9 @@ class FeatureDropper {
       columns += std::string(",\"nullable\":") + (clean[i].nullable ? "true" : "false");
       columns += ",\"metadata\":" + clean[i].metadata_json + "}";
     }
-    delta::Transaction txn(t_.store, snap, txn_opts_);
-    txn.UpdateMetadata(md);
     delta::StringMap params;
-    std::string json;
-    delta::AppendJacksonString(&json, columns + "]");
-    params.Set("columns", json);
-    txn.SetOperation("DROP FEATURE", params);
-    return txn.Commit().status();
+    params.Set("columns", JsonString(columns + "]"));
+    return CommitMetadata(snap, std::move(md), "DROP FEATURE", std::move(params));
   }
 
   // RowTrackingPreDowngradeCommand: stop row id generation, then commit every file that carries
@@ -738,7 +738,7 @@ class FeatureDropper {
     }
     if (any) {
       delta::StringMap params;
-      params.Set("batchId", "\"0\"");  // Delta's JsonUtils.toJson(batchId), a string
+      params.Set("batchId", JsonString("0"));  // Delta's JsonUtils.toJson(batchId)
       txn.SetOperation("ROW TRACKING UNBACKFILL", params);
       SILT_RETURN_NOT_OK(txn.Commit().status());
     }
