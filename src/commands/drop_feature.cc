@@ -132,11 +132,16 @@ Field FieldWithoutMetadata(const Field& f, const std::vector<std::string>& keys)
   Field out = f;
   thread_local simdjson::dom::parser parser;
   simdjson::dom::object obj;
+  auto named = [&](std::string_view k) {
+    return std::find(keys.begin(), keys.end(), k) != keys.end();
+  };
+  // Rewritten only when a key goes, so an untouched field keeps its text byte for byte.
   if (f.metadata_json.size() > 2 &&
-      !parser.parse(f.metadata_json.data(), f.metadata_json.size()).get_object().get(obj)) {
+      !parser.parse(f.metadata_json.data(), f.metadata_json.size()).get_object().get(obj) &&
+      std::any_of(obj.begin(), obj.end(), [&](auto kv) { return named(kv.key); })) {
     out.metadata_json = "{";
     for (auto [k, v] : obj) {
-      if (std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
+      if (named(k)) continue;
       if (out.metadata_json.size() > 1) out.metadata_json += ',';
       delta::AppendJacksonString(&out.metadata_json, k);
       out.metadata_json += ':';
