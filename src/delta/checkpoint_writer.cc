@@ -32,9 +32,14 @@ bool HasFeature(const std::optional<std::vector<std::string>>& features, std::st
   return features && std::find(features->begin(), features->end(), name) != features->end();
 }
 
-bool IsV2CheckpointTable(const Protocol& p) {
-  return HasFeature(p.reader_features, "v2Checkpoint") ||
-         HasFeature(p.writer_features, "v2Checkpoint");
+// Delta writes a V2 checkpoint when delta.checkpointPolicy is v2 (which needs the v2Checkpoint
+// feature); with the feature and the classic policy (e.g. while DROP FEATURE v2Checkpoint runs),
+// classic checkpoints.
+bool WritesV2Checkpoint(const Protocol& p, const Metadata& m) {
+  const std::string* policy = m.configuration.Find("delta.checkpointPolicy");
+  return (HasFeature(p.reader_features, "v2Checkpoint") ||
+          HasFeature(p.writer_features, "v2Checkpoint")) &&
+         policy && *policy == "v2";
 }
 
 Status CheckWritable(const Protocol& p, const std::string& table) {
@@ -346,7 +351,7 @@ Status WriteCheckpoint(ObjectStore& store, const Snapshot& snapshot,
   out.num_actions = 2 + txns + static_cast<int64_t>(snapshot.domains().size()) + out.num_add_files +
                     out.num_tombstones;
 
-  const bool v2 = IsV2CheckpointTable(snapshot.protocol());
+  const bool v2 = WritesV2Checkpoint(snapshot.protocol(), snapshot.metadata());
   if (v2) {
     // V2 spec (PROTOCOL.md "V2 Checkpoint"): one UUID-named Parquet file with a
     // checkpointMetadata row and every action inline (no sidecars). A V2 checkpoint of this

@@ -49,7 +49,8 @@
 // (it is optional). A failure after the checkpoint is published leaves a valid checkpoint and a
 // stale hint; both are harmless for readers (the hint is only a hint).
 //
-// Tables with the v2Checkpoint feature get a V2-spec checkpoint instead:
+// Tables with delta.checkpointPolicy = v2 (and the v2Checkpoint feature it needs) get a V2-spec
+// checkpoint instead (the feature with the classic policy gives classic ones, as in Delta):
 // `<v>.checkpoint.<uuid>.parquet` with one more column, checkpointMetadata
 // struct<version:long, tags:map<string,string>>, whose row (version = v) comes first, and every
 // action inline (no sidecars); part_size is ignored. A non-empty UUID checkpoint already present

@@ -160,6 +160,8 @@ std::vector<std::string> FeaturesForMetadata(const Schema& schema, const StringM
   for (const auto& [k, v] : configuration) {
     if (k.rfind("delta.constraints.", 0) == 0) AddUnique(&out, "checkConstraints");
   }
+  const std::string* policy = configuration.Find("delta.checkpointPolicy");
+  if (policy && *policy == "v2") out.push_back("v2Checkpoint");
   const std::string* cm = configuration.Find("delta.columnMapping.mode");
   if (cm &&
       ParseColumnMappingMode(*cm).ValueOr(ColumnMappingMode::kNone) != ColumnMappingMode::kNone) {

@@ -49,8 +49,8 @@ Protocol RemoveFeature(const Protocol& protocol, const std::string& feature);
 
 // The features a table's metadata requires: timestampNtz columns, and the properties
 // delta.enableDeletionVectors, delta.enableChangeDataFeed, delta.enableInCommitTimestamps,
-// delta.enableRowTracking (+ domainMetadata), delta.columnMapping.mode name/id and
-// delta.constraints.* (checkConstraints).
+// delta.enableRowTracking (+ domainMetadata), delta.checkpointPolicy = v2 (v2Checkpoint),
+// delta.columnMapping.mode name/id and delta.constraints.* (checkConstraints).
 std::vector<std::string> FeaturesForMetadata(const Schema& schema, const StringMap& configuration);
 
 }  // namespace silt::delta

@@ -438,6 +438,10 @@ Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) 
     if (k.rfind("delta.constraints.", 0) == 0 &&
         std::find(writer.begin(), writer.end(), "checkConstraints") == writer.end())
       writer.push_back("checkConstraints");
+  // V2 checkpoints (Delta's CheckpointPolicy.V2 needs the v2Checkpoint reader-writer feature).
+  if (const std::string* policy = properties.Find("delta.checkpointPolicy");
+      policy && *policy == "v2")
+    reader.push_back("v2Checkpoint"), writer.push_back("v2Checkpoint");
   // Row tracking keeps its high-water mark in a domain, so it needs domainMetadata too.
   if (GetBoolProperty(properties, "delta.enableRowTracking", false).ValueOr(false))
     writer.insert(writer.end(), {"domainMetadata", "rowTracking"});

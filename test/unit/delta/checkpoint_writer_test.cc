@@ -324,9 +324,10 @@ TEST(CheckpointWriterTest, V2CheckpointTablesGetAUuidNamedV2Checkpoint) {
   p.reader_features->push_back("v2Checkpoint");
   p.writer_features->push_back("v2Checkpoint");
   int64_t ts = kT0;
-  ASSERT_TRUE(t.Commit(0, {TestCommitInfo(ts), p, TestMetadata(), TestAdd("a.parquet", "x", ts),
-                           TestAdd("b.parquet", "y", ts)})
-                  .ok());
+  ASSERT_TRUE(
+      t.Commit(0, {TestCommitInfo(ts), p, TestMetadata(StringMap{{"delta.checkpointPolicy", "v2"}}),
+                   TestAdd("a.parquet", "x", ts), TestAdd("b.parquet", "y", ts)})
+          .ok());
   auto json = t.Load();
   ASSERT_TRUE(json.ok()) << json.status().ToString();
   CheckpointOptions options = WallCheckpoint();
@@ -358,6 +359,29 @@ TEST(CheckpointWriterTest, V2CheckpointTablesGetAUuidNamedV2Checkpoint) {
   ASSERT_TRUE(WriteCheckpoint(*t.store, **ckpt, WallCheckpoint(), &again).ok());
   EXPECT_TRUE(again.already_existed);
   EXPECT_EQ(again.key, info.key);
+}
+
+// As Delta's Checkpoints.getV2CheckpointFormatOpt: the v2Checkpoint feature alone (the classic
+// policy, e.g. while DROP FEATURE v2Checkpoint runs) gives a classic checkpoint.
+TEST(CheckpointWriterTest, V2CheckpointFeatureWithClassicPolicyGetsAClassicCheckpoint) {
+  for (const char* policy : {"", "classic"}) {
+    TestTable t;
+    Protocol p = TestProtocol();
+    p.reader_features->push_back("v2Checkpoint");
+    p.writer_features->push_back("v2Checkpoint");
+    StringMap config;
+    if (*policy) config.Set("delta.checkpointPolicy", policy);
+    ASSERT_TRUE(t.Commit(0, {p, TestMetadata(config), TestAdd("a.parquet", "x", kT0)}).ok());
+    auto snap = t.Load();
+    ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+    CheckpointInfo info;
+    ASSERT_TRUE(WriteCheckpoint(*t.store, **snap, WallCheckpoint(), &info).ok());
+    EXPECT_EQ(info.key, CheckpointKey(0)) << policy;
+    EXPECT_EQ(info.num_actions, 3);  // protocol + metaData + add, no checkpointMetadata
+    auto again = t.Load();
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ((*again)->segment().checkpoint_parts.at(0).kind, LogFileKind::kCheckpoint);
+  }
 }
 
 TEST(CheckpointWriterTest, RefusesUnknownWriterFeatures) {
