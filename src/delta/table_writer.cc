@@ -6,6 +6,7 @@
 
 #include "common/error_classes.h"
 #include "delta/clustering.h"
+#include "delta/iceberg_compat.h"
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
 #include "delta/stats_json.h"
@@ -502,6 +503,8 @@ Result<CommitResult> CreateNewTable(
     table_schema = AssignColumnMapping(schema, &max_id);
     options.properties.Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
   }
+  // IcebergCompatV2: the array/map nested ids, before the rows are written with them.
+  AssignIcebergNestedIds(&table_schema, &options.properties);
   Metadata md;
   md.id = Uuid::Random().ToString();
   md.name = options.name;
