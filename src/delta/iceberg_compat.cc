@@ -43,13 +43,13 @@ bool PrimitiveAllowed(TypeId id) {
 // V1 refuses arrays and maps as well (Delta's CheckNoListMapNullType); silt holds V1 to V2's
 // allow list too, since its Iceberg metadata has no other types.
 Status CheckType(const TypePtr& type, int version, const std::string& schema_text) {
-  const bool nested_ok = version >= 2 || type->id() == TypeId::kStruct;
-  if (type->is_nested() && nested_ok) {
+  const bool collection = type->id() == TypeId::kList || type->id() == TypeId::kMap;
+  if (type->is_nested() && (version >= 2 || !collection)) {
     for (const auto& f : type->fields())
       SILT_RETURN_NOT_OK(CheckType(f.type, version, schema_text));
     return Status::OK();
   }
-  if (!nested_ok || !PrimitiveAllowed(type->id())) {
+  if (collection || !PrimitiveAllowed(type->id())) {
     const std::string name = "IcebergCompatV" + std::to_string(version);
     return Status::InvalidArgument("The validation of " + name + " has failed. " + name +
                                        " does not support the data type " + type->ToString() +

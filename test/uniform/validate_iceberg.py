@@ -425,7 +425,16 @@ def main():
                 if isinstance(value, decimal.Decimal):
                     check(value == decimal.Decimal(text), f"{path}: partition {name} {value} != {text}")
                     continue
-                if isinstance(value, datetime.date):
+                if isinstance(value, datetime.datetime):
+                    check(value.replace(tzinfo=None) == datetime.datetime.fromisoformat(text),
+                          f"{path}: partition {name} {value} != {text}")
+                    continue
+                if isinstance(value, bytes):
+                    value = value.decode()
+                elif field["type"] == "timestamp_ntz":
+                    value = str(datetime.datetime(1970, 1, 1) + datetime.timedelta(microseconds=value))
+                    text = str(datetime.datetime.fromisoformat(text))
+                elif isinstance(value, datetime.date):
                     value = value.isoformat()
                 elif field["type"] == "date":
                     value = (datetime.date(1970, 1, 1) + datetime.timedelta(days=value)).isoformat()
@@ -436,10 +445,13 @@ def main():
     def expect_parquet(nodes, fields, path):
         by_name = {name: (fid, kids) for name, fid, kids in nodes}
         for f in fields:
+            if fields is delta_schema["fields"] and f["name"] in delta_md["partitionColumns"]:
+                continue  # not in the data files
             physical = f["metadata"].get("delta.columnMapping.physicalName", f["name"])
-            if not check(physical in by_name, f"{path}: no Parquet column {physical}"):
-                continue
+            if physical not in by_name:
+                continue  # a column added after the file was written
             fid, kids = by_name[physical]
+            parquet_checked[0] += 1
             check(fid == f["metadata"]["delta.columnMapping.id"], f"{path}: field_id of {physical}")
             expect_type(kids, f["type"], f, physical, path)
 
@@ -453,15 +465,19 @@ def main():
         inner = kids[0][2] if kids else []  # the repeated "list" / "key_value" group
         names = ["element"] if t["type"] == "array" else ["key", "value"]
         types = [t["elementType"]] if t["type"] == "array" else [t["keyType"], t["valueType"]]
-        for (name, fid, grand), want, sub in zip(inner, names, types):
-            check(name == want and fid == nested.get(f"{key}.{want}"),
-                  f"{path}: Parquet {key}.{name} field_id {fid} != {nested.get(key + '.' + want)}")
-            expect_type(grand, sub, holder, f"{key}.{want}", path)
+        for (name, fid, grand), want_name, sub in zip(inner, names, types):
+            check(name == want_name and fid == nested.get(f"{key}.{want_name}"),
+                  f"{path}: Parquet {key}.{name} field_id {fid} != "
+                  f"{nested.get(key + '.' + want_name)}")
+            expect_type(grand, sub, holder, f"{key}.{want_name}", path)
 
+    parquet_checked = [0]
     for path in want:
         if os.path.exists(path) and any(k == "ICEBERG_COMPAT_VERSION"
                                         for k in (want[path].get("tags") or {})):
+            before = parquet_checked[0]
             expect_parquet(parquet_field_ids(path), delta_schema["fields"], path)
+            check(parquet_checked[0] > before, f"{path}: no column of the schema in the file")
     check(snap["summary"].get("total-records") == str(total), "summary total-records")
     check(snap["summary"].get("total-data-files") == str(len(want)), "summary total-data-files")
     if expected_rows is not None:
