@@ -445,9 +445,10 @@ def main():
     def expect_parquet(nodes, fields, path):
         by_name = {name: (fid, kids) for name, fid, kids in nodes}
         for f in fields:
-            if fields is delta_schema["fields"] and f["name"] in delta_md["partitionColumns"]:
-                continue  # not in the data files
             physical = f["metadata"].get("delta.columnMapping.physicalName", f["name"])
+            # Partition columns are written into the files too, as Delta does under IcebergCompat.
+            if fields is delta_schema["fields"] and f["name"] in delta_md["partitionColumns"]:
+                check(physical in by_name, f"{path}: partition column {f['name']} not in the file")
             if physical not in by_name:
                 continue  # a column added after the file was written
             fid, kids = by_name[physical]
