@@ -123,6 +123,16 @@ step "create decimal partitioned" "CREATE TABLE delta.\`$D\` (v INT, d DECIMAL(1
   (2, -0.01, 0, X'', TIMESTAMP_NTZ'1960-01-01 00:00:00'), (3, NULL, NULL, NULL, NULL)" &&
   validate "decimal partitions" "$D"
 
+# IcebergCompatV1 (no arrays or maps): the same metadata, then REORG … UPGRADE UNIFORM to V2.
+V1=$WORK/v1
+step "create v1" "CREATE TABLE delta.\`$V1\` (id INT, p STRING, s STRUCT<x: INT>) USING DELTA
+  PARTITIONED BY (p) TBLPROPERTIES ('delta.enableIcebergCompatV1' = 'true',
+  'delta.universalFormat.enabledFormats' = 'iceberg')" &&
+  step "insert v1" "INSERT INTO delta.\`$V1\` VALUES (1, 'a', named_struct('x', 1)), (2, 'b', NULL)" &&
+  validate "icebergCompatV1" "$V1"
+step "v1 to v2" "REORG TABLE delta.\`$V1\` APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = 2))" &&
+  validate "icebergCompatV1 upgraded to V2" "$V1"
+
 # Snapshot history: every conversion keeps the earlier snapshots (Iceberg's default 5 days) …
 H=$WORK/history
 step "create history" "CREATE TABLE delta.\`$H\` (id INT) USING DELTA $UF" &&
