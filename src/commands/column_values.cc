@@ -287,28 +287,7 @@ Status AddColumnValueMetadata(const std::vector<sql::ColumnDef>& defs,
 
 std::string SetFieldMetadata(const std::string& metadata_json, const std::string& key,
                              const std::string& value) {
-  std::string out = "{";
-  bool first = true;
-  auto put = [&](std::string_view k) {
-    if (!first) out += ",";
-    first = false;
-    delta::AppendJacksonString(&out, k);
-    out += ":";
-  };
-  simdjson::dom::parser parser;
-  simdjson::dom::object obj;
-  if (!parser.parse(metadata_json).get(obj)) {
-    for (auto [k, v] : obj) {
-      if (k == key) continue;
-      put(k);
-      delta::AppendJsonElement(&out, v);
-    }
-  }
-  if (!value.empty()) {
-    put(key);
-    out += value;
-  }
-  return out + "}";
+  return delta::WithMetadataEntry(metadata_json, key, value);
 }
 
 }  // namespace silt::commands

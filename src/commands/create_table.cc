@@ -552,6 +552,7 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
       }
       schema = delta::AssignColumnMapping(schema, &max_id);
       props.Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
+      delta::AssignIcebergNestedIds(&schema, &props);
     }
     delta::Metadata md = snap->metadata();
     md.schema_string = delta::SerializeSchema(schema);

@@ -97,6 +97,11 @@ Result<CommandResult> UpgradeUniform(const sql::ReorgStatement& stmt, CommandCon
     delta::Metadata md = snap->metadata();
     std::string props = "{\"delta.enableIcebergCompatV2\":\"true\"";
     md.configuration.Set(delta::kIcebergCompatV2Key, "true");
+    // Delta's enableIcebergCompat disables the version the table had (V1 → V2).
+    if (delta::IcebergCompatVersion(conf) == 1) {
+      md.configuration.Set(delta::kIcebergCompatV1Key, "false");
+      props += ",\"delta.enableIcebergCompatV1\":\"false\"";
+    }
     if (delta::HasFeature(snap->protocol(), "deletionVectors") || dv_on) {
       md.configuration.Set("delta.enableDeletionVectors", "false");
       props += ",\"delta.enableDeletionVectors\":\"false\"";

@@ -1,6 +1,7 @@
 #include "delta/iceberg_compat.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "common/ascii.h"
 #include "common/error_classes.h"
@@ -12,9 +13,6 @@
 
 namespace silt::delta {
 namespace {
-
-// Every DELTA_ICEBERG_COMPAT_VIOLATION message starts so (Delta's parent message).
-const std::string kFailed = "The validation of IcebergCompatV2 has failed. ";
 
 bool On(const StringMap& configuration, const char* key) {
   return GetBoolProperty(configuration, key, false).ValueOr(false);
@@ -42,23 +40,20 @@ bool PrimitiveAllowed(TypeId id) {
   }
 }
 
-Status CheckType(const TypePtr& type, const std::string& schema_text) {
-  if (type->id() == TypeId::kList || type->id() == TypeId::kMap) {
-    // Iceberg gives array elements and map keys/values field ids of their own; Delta keeps them
-    // in delta.columnMapping.nested.ids, which silt does not assign yet.
-    return Status::NotImplemented(
-        "IcebergCompatV2 with a column of type " + type->ToString() +
-            " (array and map columns need nested column mapping ids) is not implemented yet",
-        errc::kNotImplemented);
-  }
-  if (type->id() == TypeId::kStruct) {
-    for (const auto& f : type->fields()) SILT_RETURN_NOT_OK(CheckType(f.type, schema_text));
+// V1 refuses arrays and maps as well (Delta's CheckNoListMapNullType); silt holds V1 to V2's
+// allow list too, since its Iceberg metadata has no other types.
+Status CheckType(const TypePtr& type, int version, const std::string& schema_text) {
+  const bool collection = type->id() == TypeId::kList || type->id() == TypeId::kMap;
+  if (type->is_nested() && (version >= 2 || !collection)) {
+    for (const auto& f : type->fields())
+      SILT_RETURN_NOT_OK(CheckType(f.type, version, schema_text));
     return Status::OK();
   }
-  if (!PrimitiveAllowed(type->id())) {
-    return Status::InvalidArgument(kFailed + "IcebergCompatV2 does not support the data type " +
-                                       type->ToString() + " in your schema. Your schema:\n" +
-                                       schema_text,
+  if (collection || !PrimitiveAllowed(type->id())) {
+    const std::string name = "IcebergCompatV" + std::to_string(version);
+    return Status::InvalidArgument("The validation of " + name + " has failed. " + name +
+                                       " does not support the data type " + type->ToString() +
+                                       " in your schema. Your schema:\n" + schema_text,
                                    errc::kDeltaIcebergCompatViolationUnsupportedDataType);
   }
   return Status::OK();
@@ -75,6 +70,11 @@ bool IcebergCompatV2Enabled(const StringMap& configuration) {
   return On(configuration, kIcebergCompatV2Key);
 }
 
+int IcebergCompatVersion(const StringMap& configuration) {
+  if (IcebergCompatV2Enabled(configuration)) return 2;
+  return On(configuration, kIcebergCompatV1Key) ? 1 : 0;
+}
+
 std::vector<std::string> UniversalFormats(std::string_view value) {
   std::vector<std::string> out;
   const std::string list = AsciiLower(value);
@@ -89,6 +89,22 @@ std::vector<std::string> UniversalFormats(std::string_view value) {
   return out;
 }
 
+bool AssignIcebergNestedIds(Schema* schema, StringMap* configuration) {
+  const std::string mode = ModeName(*configuration);
+  if (!IcebergCompatV2Enabled(*configuration) || (mode != "name" && mode != "id")) return false;
+  int64_t max_id = 0;
+  const std::string* m = configuration->Find("delta.columnMapping.maxColumnId");
+  if (m) max_id = std::atoll(m->c_str());
+  Schema with = AssignNestedColumnIds(*schema, &max_id);
+  bool changed = !SchemaEquals(with, *schema);
+  if (changed) *schema = std::move(with);
+  if (!m || std::to_string(max_id) != *m) {
+    configuration->Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
+    changed = true;
+  }
+  return changed;
+}
+
 bool UniformIcebergEnabled(const StringMap& configuration) {
   const std::string* formats = configuration.Find(kUniversalFormatKey);
   if (!formats) return false;
@@ -97,7 +113,7 @@ bool UniformIcebergEnabled(const StringMap& configuration) {
 }
 
 void ApplyIcebergCompatDefaults(StringMap* properties) {
-  if (!IcebergCompatV2Enabled(*properties)) return;
+  if (IcebergCompatVersion(*properties) == 0) return;
   if (!properties->Contains("delta.columnMapping.mode"))
     properties->Set("delta.columnMapping.mode", "name");
   if (!properties->Contains("delta.enableDeletionVectors"))
@@ -108,8 +124,11 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
     const Snapshot* previous, const Protocol& protocol, const Metadata& metadata,
     bool metadata_changed, const std::string& operation, const std::vector<AddFile>& adds) {
   const StringMap& conf = metadata.configuration;
-  const bool compat = IcebergCompatV2Enabled(conf);
-  if (!compat) {
+  const int version = IcebergCompatVersion(conf);
+  const std::string name = "IcebergCompatV" + std::to_string(version);
+  // Every DELTA_ICEBERG_COMPAT_VIOLATION message starts so (Delta's parent message).
+  const std::string failed = "The validation of " + name + " has failed. ";
+  if (version == 0) {
     if (UniformIcebergEnabled(conf)) {
       return Status::InvalidArgument(
           "The validation of Universal Format (iceberg) has failed: Requires IcebergCompat to be "
@@ -122,17 +141,16 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
   // Every add (Delta's CheckAddFileHasStats): Iceberg's record_count is required.
   for (const AddFile& a : adds) {
     if (!a.stats || !StatsNumRecords(*a.stats)) {
-      return Status::InvalidArgument(
-          kFailed +
-              "IcebergCompatV2 requires all AddFiles to contain the numRecords "
-              "statistic. AddFile " +
-              a.path + " is missing this statistic.",
-          errc::kDeltaIcebergCompatViolation);
+      return Status::InvalidArgument(failed + name +
+                                         " requires all AddFiles to contain the numRecords "
+                                         "statistic. AddFile " +
+                                         a.path + " is missing this statistic.",
+                                     errc::kDeltaIcebergCompatViolation);
     }
     if (a.deletion_vector) {
       return Status::InvalidArgument(
-          kFailed +
-              "IcebergCompatV2 requires Deletion Vectors to be disabled on the table "
+          failed + name +
+              " requires Deletion Vectors to be disabled on the table "
               "first. Then run REORG PURGE command to purge the Deletion Vectors on the "
               "table.",
           errc::kDeltaIcebergCompatViolationDeletionVectorsShouldBeDisabled);
@@ -140,21 +158,20 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
   }
   if (!metadata_changed) return std::optional<Protocol>();
 
-  if (On(conf, "delta.enableIcebergCompatV1") || On(conf, "delta.enableIcebergCompatV3")) {
+  if ((version == 2 && On(conf, kIcebergCompatV1Key)) || On(conf, "delta.enableIcebergCompatV3")) {
     return Status::InvalidArgument(
-        kFailed +
+        failed +
             "Only one IcebergCompat version can be enabled, please explicitly disable "
             "all other IcebergCompat versions that are not needed.",
         errc::kDeltaIcebergCompatViolationVersionMutualExclusive);
   }
   const std::string mode = ModeName(conf);
   if (mode != "name" && mode != "id") {
-    return Status::InvalidArgument(
-        kFailed +
-            "IcebergCompatV2 requires table property 'delta.columnMapping.mode' to be "
-            "set to 'name'. Current value: '" +
-            mode + "'.",
-        errc::kDeltaIcebergCompatViolationWrongRequiredTableProperty);
+    return Status::InvalidArgument(failed + name +
+                                       " requires table property 'delta.columnMapping.mode' to be "
+                                       "set to 'name'. Current value: '" +
+                                       mode + "'.",
+                                   errc::kDeltaIcebergCompatViolationWrongRequiredTableProperty);
   }
   // Delta's CheckDeletionVectorDisabled: the feature may stay supported, but new deletion vectors
   // must be off — before this commit too (a concurrent writer may still add them), except for
@@ -166,18 +183,19 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
   if (HasFeature(protocol, "deletionVectors") &&
       (On(conf, "delta.enableDeletionVectors") || dv_before)) {
     return Status::InvalidArgument(
-        kFailed +
-            "IcebergCompatV2 requires Deletion Vectors to be disabled on the table first. "
+        failed + name +
+            " requires Deletion Vectors to be disabled on the table first. "
             "Then run REORG PURGE command to purge the Deletion Vectors on the table.",
         errc::kDeltaIcebergCompatViolationDeletionVectorsShouldBeDisabled);
   }
-  const bool enabling = !previous || !IcebergCompatV2Enabled(previous->metadata().configuration);
+  const bool enabling =
+      !previous || IcebergCompatVersion(previous->metadata().configuration) != version;
   if (enabling && previous && !reorg && previous->files_loaded()) {
     for (const AddFile& f : previous->files()) {
       if (f.deletion_vector) {
         return Status::InvalidArgument(
-            kFailed +
-                "IcebergCompatV2 requires Deletion Vectors to be completely purged from "
+            failed + name +
+                " requires Deletion Vectors to be completely purged from "
                 "the table. Please run the REORG TABLE APPLY (PURGE) command.",
             errc::kDeltaIcebergCompatViolationDeletionVectorsNotPurged);
       }
@@ -185,18 +203,7 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
   }
   const std::string schema_text = metadata.schema_string.value_or("{}");
   SILT_ASSIGN_OR_RETURN(Schema schema, ParseSchemaString(schema_text));
-  for (const Field& f : schema) SILT_RETURN_NOT_OK(CheckType(f.type, schema_text));
-  for (const std::string& p : metadata.partition_columns) {
-    for (const Field& f : schema) {
-      if (AsciiLower(f.name) != AsciiLower(p)) continue;
-      if (f.type->id() == TypeId::kDecimal) {
-        return Status::NotImplemented(
-            "IcebergCompatV2 with a DECIMAL partition column (" + f.name +
-                ") is not implemented yet: its Iceberg partition tuple is not converted",
-            errc::kNotImplemented);
-      }
-    }
-  }
+  for (const Field& f : schema) SILT_RETURN_NOT_OK(CheckType(f.type, version, schema_text));
   // Delta's CheckNoPartitionEvolution: Iceberg-Spark cannot replace a partitioned table with a
   // differently partitioned one.
   if (previous && !previous->metadata().partition_columns.empty() &&
@@ -207,15 +214,16 @@ Result<std::optional<Protocol>> EnforceIcebergCompat(
       return "[" + out + "]";
     };
     return Status::InvalidArgument(
-        kFailed +
-            "IcebergCompatV2 doesn't support replacing partitioned tables with a "
+        failed + name +
+            " doesn't support replacing partitioned tables with a "
             "differently-named partition spec, because Iceberg-Spark 1.1.0 doesn't. "
             "Prev Partition Spec: " +
             list(previous->metadata().partition_columns) +
             " New Partition Spec: " + list(metadata.partition_columns),
         errc::kDeltaIcebergCompatViolationReplaceTableChangePartitionNames);
   }
-  Protocol with = WithFeatures(protocol, {"columnMapping", "icebergCompatV2"});
+  Protocol with = WithFeatures(
+      protocol, {"columnMapping", version == 1 ? "icebergCompatV1" : "icebergCompatV2"});
   if (with == protocol) return std::optional<Protocol>();
   return std::optional<Protocol>(std::move(with));
 }

@@ -13,15 +13,18 @@
 #include <set>
 
 #include "common/error_classes.h"
+#include "common/logging.h"
 #include "delta/iceberg_compat.h"
 #include "delta/json_util.h"
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
 #include "delta/snapshot.h"
 #include "delta/stats_json.h"
+#include "delta/table_properties.h"
 #include "delta/z85.h"
 #include "io/object_store_factory.h"
 #include "io/path.h"
+#include "parquet/schema.h"
 
 namespace silt::delta {
 namespace {
@@ -296,9 +299,18 @@ struct IcebergSchema {
   int64_t max_id = 0;
 };
 
+// Delta's IcebergSchemaUtils.convertStruct and Iceberg's MappingUtil.create: the Iceberg type of
+// `type` into *json and its name mapping's nested "fields" into *mapping. `holder` is the nearest
+// struct field (its delta.columnMapping.nested.ids give the list element and map key/value ids),
+// `path` the type's path from it. `in_collection`: below a list or map, where Delta keeps no
+// column stats, so no leaf is recorded.
+Status BuildType(const TypePtr& type, const silt::Field& holder, const std::string& path,
+                 ColumnMappingMode mode, const std::vector<std::string>& parent, bool in_collection,
+                 IcebergSchema* out, std::string* json, std::string* mapping);
+
 Status BuildFields(const std::vector<silt::Field>& fields, ColumnMappingMode mode,
-                   const std::vector<std::string>& parent, IcebergSchema* out, std::string* json,
-                   std::string* mapping) {
+                   const std::vector<std::string>& parent, bool in_collection, IcebergSchema* out,
+                   std::string* json, std::string* mapping) {
   *json += "[";
   *mapping += "[";
   for (size_t i = 0; i < fields.size(); ++i) {
@@ -322,22 +334,79 @@ Status BuildFields(const std::vector<silt::Field>& fields, ColumnMappingMode mod
       AppendJacksonString(mapping, path.back());
     }
     *mapping += "]";
-    if (f.type->id() == TypeId::kStruct) {
-      *json += "{\"type\":\"struct\",\"fields\":";
-      *mapping += ",\"fields\":";
-      SILT_RETURN_NOT_OK(BuildFields(f.type->fields(), mode, path, out, json, mapping));
-      *json += "}";
-    } else {
-      SILT_ASSIGN_OR_RETURN(std::string t, IcebergType(f.type));
-      *json += t;
-      out->leaves.push_back({*id, path, f.type});
-    }
+    SILT_RETURN_NOT_OK(
+        BuildType(f.type, f, path.back(), mode, path, in_collection, out, json, mapping));
+    if (!f.type->is_nested() && !in_collection) out->leaves.push_back({*id, path, f.type});
     *json += "}";
     *mapping += "}";
   }
   *json += "]";
   *mapping += "]";
   return Status::OK();
+}
+
+Status BuildType(const TypePtr& type, const silt::Field& holder, const std::string& path,
+                 ColumnMappingMode mode, const std::vector<std::string>& parent, bool in_collection,
+                 IcebergSchema* out, std::string* json, std::string* mapping) {
+  // One nested id (Delta's getNestedFieldId), and its name mapping entry ("element", "key" …).
+  auto nested = [&](const std::string& name, const std::string& key_path) -> Result<int64_t> {
+    for (const auto& [k, v] : NestedColumnIds(holder)) {
+      if (k != key_path) continue;
+      out->max_id = std::max(out->max_id, v);
+      *mapping += "{\"field-id\":" + std::to_string(v) + ",\"names\":[\"" + name + "\"]";
+      return v;
+    }
+    return Status::Corruption("column " + holder.name + " has no nested column mapping id " +
+                                  key_path + " (delta.columnMapping.nested.ids)",
+                              errc::kDeltaColumnMappingMissingFieldId);
+  };
+  // A list element's or map key's/value's type, then the end of its name mapping entry.
+  auto child = [&](const TypePtr& t, const std::string& child_path) -> Status {
+    SILT_RETURN_NOT_OK(BuildType(t, holder, child_path, mode, parent, true, out, json, mapping));
+    *mapping += "}";
+    return Status::OK();
+  };
+  // A nested type adds ,"fields":[…] to its name mapping entry; a primitive adds nothing.
+  switch (type->id()) {
+    case TypeId::kStruct:
+      *json += "{\"type\":\"struct\",\"fields\":";
+      *mapping += ",\"fields\":";
+      SILT_RETURN_NOT_OK(
+          BuildFields(type->fields(), mode, parent, in_collection, out, json, mapping));
+      *json += "}";
+      return Status::OK();
+    case TypeId::kList: {
+      const std::string element = path + ".element";
+      *mapping += ",\"fields\":[";
+      SILT_ASSIGN_OR_RETURN(int64_t id, nested("element", element));
+      *json += "{\"type\":\"list\",\"element-id\":" + std::to_string(id) + ",\"element\":";
+      SILT_RETURN_NOT_OK(child(type->element_type(), element));
+      *json +=
+          std::string(",\"element-required\":") + (type->contains_null() ? "false" : "true") + "}";
+      *mapping += "]";
+      return Status::OK();
+    }
+    case TypeId::kMap: {
+      const std::string key = path + ".key", value = path + ".value";
+      *mapping += ",\"fields\":[";
+      SILT_ASSIGN_OR_RETURN(int64_t key_id, nested("key", key));
+      *json += "{\"type\":\"map\",\"key-id\":" + std::to_string(key_id) + ",\"key\":";
+      SILT_RETURN_NOT_OK(child(type->key_type(), key));
+      *mapping += ",";
+      SILT_ASSIGN_OR_RETURN(int64_t value_id, nested("value", value));
+      *json += ",\"value-id\":" + std::to_string(value_id) + ",\"value\":";
+      SILT_RETURN_NOT_OK(child(type->value_type(), value));
+      *json += std::string(",\"value-required\":") +
+               (type->value_contains_null() ? "false" : "true") + "}";
+      *mapping += "]";
+      return Status::OK();
+    }
+    default: {
+      SILT_ASSIGN_OR_RETURN(std::string t, IcebergType(type));
+      *json += t;
+      return Status::OK();
+    }
+  }
 }
 
 // Iceberg's AvroSchemaUtil.makeCompatibleName: Avro names are [A-Za-z_][A-Za-z0-9_]*.
@@ -360,8 +429,20 @@ std::string AvroName(const std::string& name) {
   return out;
 }
 
-Result<std::string> AvroPartitionType(const TypePtr& t) {
+// `defined`: the Avro named types (decimal fixeds) already defined in the schema, which later
+// uses must name instead of defining again.
+Result<std::string> AvroPartitionType(const TypePtr& t, std::set<std::string>* defined) {
   switch (t->id()) {
+    case TypeId::kDecimal: {
+      // Iceberg's TypeToSchema: a fixed of TypeUtil.decimalRequiredBytes(precision) bytes.
+      const std::string name =
+          "decimal_" + std::to_string(t->precision()) + "_" + std::to_string(t->scale());
+      if (!defined->insert(name).second) return "\"" + name + "\"";
+      return "{\"type\":\"fixed\",\"name\":\"" + name +
+             "\",\"size\":" + std::to_string(parquet::DecimalBytesForPrecision(t->precision())) +
+             ",\"logicalType\":\"decimal\",\"precision\":" + std::to_string(t->precision()) +
+             ",\"scale\":" + std::to_string(t->scale()) + "}";
+    }
     case TypeId::kBoolean:
       return std::string("\"boolean\"");
     case TypeId::kInt8:
@@ -422,6 +503,17 @@ Status SetPartitionValue(avro_value_t* branch, const Value& v) {
     case TypeId::kBinary:
       rc = avro_value_set_bytes(branch, const_cast<char*>(v.str().data()), v.str().size());
       break;
+    case TypeId::kDecimal: {
+      // The unscaled value, big-endian two's complement in the fixed's size (at most 16 bytes
+      // for precision 38).
+      const int size = parquet::DecimalBytesForPrecision(v.type()->precision());
+      const auto u = static_cast<unsigned __int128>(v.decimal());
+      std::string bytes(static_cast<size_t>(size), '\0');
+      for (int i = 0; i < size; ++i)
+        bytes[static_cast<size_t>(size - 1 - i)] = static_cast<char>((u >> (8 * i)) & 0xFF);
+      rc = avro_value_set_fixed(branch, bytes.data(), bytes.size());
+      break;
+    }
     default:
       return Status::NotImplemented("partition value of type " + v.type()->ToString(),
                                     errc::kNotImplemented);
@@ -523,13 +615,28 @@ constexpr const char* kManifestListSchema =
 
 // ---- Reading the current metadata back ----
 
+// One entry of the metadata's snapshots list, kept as written for the next metadata file.
+struct SnapshotEntry {
+  int64_t id = 0;
+  int64_t timestamp_ms = 0;
+  std::string manifest_list;  // absolute URI
+  std::string json;
+};
+
 struct CurrentMetadata {
   int64_t number = 0;  // N of vN.metadata.json; 0: none
   std::string key;
   int64_t delta_version = -1;
   int64_t snapshot_id = -1;
   int64_t last_updated_ms = 0;
+  int64_t last_sequence_number = 0;
   std::string manifest_list;  // absolute URI
+  std::string spec_fields;    // the default partition spec's fields, as JSON
+  // The history the next metadata file carries on (Iceberg's snapshots, snapshot-log and
+  // metadata-log), oldest first.
+  std::vector<SnapshotEntry> snapshots;
+  std::vector<std::pair<int64_t, int64_t>> snapshot_log;      // timestamp-ms, snapshot-id
+  std::vector<std::pair<int64_t, std::string>> metadata_log;  // timestamp-ms, metadata-file
 };
 
 Result<CurrentMetadata> ReadCurrent(ObjectStore& store) {
@@ -556,14 +663,53 @@ Result<CurrentMetadata> ReadCurrent(ObjectStore& store) {
   std::string_view dv;
   if (doc["properties"]["delta-version"].get(dv) == simdjson::SUCCESS)
     cur.delta_version = std::atoll(std::string(dv).c_str());
-  simdjson::dom::array snaps;
-  if (doc["snapshots"].get(snaps) == simdjson::SUCCESS) {
-    for (simdjson::dom::element s : snaps) {
-      int64_t sid = 0;
+  int64_t seq = 0;
+  if (doc["last-sequence-number"].get(seq) == simdjson::SUCCESS) cur.last_sequence_number = seq;
+  int64_t spec_id = 0;
+  simdjson::dom::array specs;
+  if (doc["default-spec-id"].get(spec_id) == simdjson::SUCCESS &&
+      doc["partition-specs"].get(specs) == simdjson::SUCCESS) {
+    for (simdjson::dom::element spec : specs) {
+      int64_t id = -1;
+      simdjson::dom::element fields;
+      if (spec["spec-id"].get(id) == simdjson::SUCCESS && id == spec_id &&
+          spec["fields"].get(fields) == simdjson::SUCCESS)
+        AppendJsonElement(&cur.spec_fields, fields);
+    }
+  }
+  simdjson::dom::array entries;
+  if (doc["snapshots"].get(entries) == simdjson::SUCCESS) {
+    for (simdjson::dom::element e : entries) {
+      SnapshotEntry snap;
       std::string_view list;
-      if (s["snapshot-id"].get(sid) == simdjson::SUCCESS && sid == cur.snapshot_id &&
-          s["manifest-list"].get(list) == simdjson::SUCCESS)
-        cur.manifest_list = list;
+      if (e["snapshot-id"].get(snap.id) != simdjson::SUCCESS ||
+          e["manifest-list"].get(list) != simdjson::SUCCESS)
+        return Status::Corruption("Iceberg metadata " + cur.key +
+                                      ": a snapshot without id or "
+                                      "manifest-list",
+                                  errc::kInternalError);
+      if (e["timestamp-ms"].get(snap.timestamp_ms) != simdjson::SUCCESS) snap.timestamp_ms = 0;
+      snap.manifest_list = list;
+      AppendJsonElement(&snap.json, e);
+      if (snap.id == cur.snapshot_id) cur.manifest_list = snap.manifest_list;
+      cur.snapshots.push_back(std::move(snap));
+    }
+  }
+  if (doc["snapshot-log"].get(entries) == simdjson::SUCCESS) {
+    for (simdjson::dom::element e : entries) {
+      int64_t t = 0, id = 0;
+      if (e["timestamp-ms"].get(t) == simdjson::SUCCESS &&
+          e["snapshot-id"].get(id) == simdjson::SUCCESS)
+        cur.snapshot_log.emplace_back(t, id);
+    }
+  }
+  if (doc["metadata-log"].get(entries) == simdjson::SUCCESS) {
+    for (simdjson::dom::element e : entries) {
+      int64_t t = 0;
+      std::string_view file;
+      if (e["timestamp-ms"].get(t) == simdjson::SUCCESS &&
+          e["metadata-file"].get(file) == simdjson::SUCCESS)
+        cur.metadata_log.emplace_back(t, std::string(file));
     }
   }
   return cur;
@@ -581,32 +727,75 @@ std::optional<std::string> KeyOf(const ObjectStore& store, const std::string& ur
 struct DataFileEntry {
   std::string path;
   int64_t record_count = 0;
+  // The snapshot that added the file and its sequence numbers, which EXISTING entries keep
+  // (an ADDED entry's nulls inherited from its manifest, as the spec says).
+  int64_t snapshot_id = 0;
+  int64_t sequence_number = 0;
+  int64_t file_sequence_number = 0;
 };
+
+// A manifest_file record of a manifest list: its path and what its ADDED entries inherit.
+struct ManifestRef {
+  std::string path;  // absolute URI
+  int64_t sequence_number = 0;
+  int64_t added_snapshot_id = 0;
+};
+
+// The object key of a metadata file the conversion reads or deletes (Corruption outside the table).
+Result<std::string> MetadataKey(const ObjectStore& store, const std::string& uri,
+                                const char* what) {
+  std::optional<std::string> key = KeyOf(store, uri);
+  if (!key)
+    return Status::Corruption(std::string(what) + " " + uri + " is outside the table",
+                              errc::kInternalError);
+  return *key;
+}
+
+Result<std::vector<ManifestRef>> ReadManifestList(ObjectStore& store, const std::string& uri) {
+  SILT_ASSIGN_OR_RETURN(std::string key, MetadataKey(store, uri, "manifest list"));
+  SILT_ASSIGN_OR_RETURN(std::string list, store.Get(key));
+  std::vector<ManifestRef> out;
+  SILT_RETURN_NOT_OK(AvroFileReader(list, key).ForEach([&](avro_value_t* rec) {
+    avro_value_t f;
+    const char* s = nullptr;
+    size_t n = 0;
+    ManifestRef m;
+    SILT_RETURN_NOT_OK(Field(rec, "manifest_path", &f));
+    if (avro_value_get_string(&f, &s, &n) != 0) return AvroError("manifest_path");
+    m.path.assign(s, n ? n - 1 : 0);
+    // Written by format-version 1 writers without sequence numbers: 0, as the spec reads them.
+    if (avro_value_get_by_name(rec, "sequence_number", &f, nullptr) == 0)
+      avro_value_get_long(&f, &m.sequence_number);
+    SILT_RETURN_NOT_OK(Field(rec, "added_snapshot_id", &f));
+    if (avro_value_get_long(&f, &m.added_snapshot_id) != 0) return AvroError("added_snapshot_id");
+    out.push_back(std::move(m));
+    return Status::OK();
+  }));
+  return out;
+}
+
+// An optional long of a manifest entry; nullopt when null (or absent).
+std::optional<int64_t> OptionalLong(avro_value_t* rec, const char* name) {
+  avro_value_t u, b;
+  int64_t v = 0;
+  if (avro_value_get_by_name(rec, name, &u, nullptr) != 0) return std::nullopt;
+  if (avro_value_get_type(&u) == AVRO_INT64) return avro_value_get_long(&u, &v) == 0 ? v : 0;
+  if (avro_value_get_current_branch(&u, &b) != 0 || avro_value_get_type(&b) != AVRO_INT64 ||
+      avro_value_get_long(&b, &v) != 0)
+    return std::nullopt;
+  return v;
+}
 
 // The data files of the current snapshot (status ADDED or EXISTING) and the manifests read.
 Status ReadDataFiles(ObjectStore& store, const CurrentMetadata& cur,
                      std::vector<std::string>* manifests, std::vector<DataFileEntry>* files) {
   if (cur.manifest_list.empty()) return Status::OK();
-  std::optional<std::string> list_key = KeyOf(store, cur.manifest_list);
-  if (!list_key)
-    return Status::Corruption("manifest list " + cur.manifest_list + " is outside the table",
-                              errc::kInternalError);
-  SILT_ASSIGN_OR_RETURN(std::string list, store.Get(*list_key));
-  SILT_RETURN_NOT_OK(AvroFileReader(list, *list_key).ForEach([&](avro_value_t* rec) {
-    avro_value_t f;
-    const char* s = nullptr;
-    size_t n = 0;
-    SILT_RETURN_NOT_OK(Field(rec, "manifest_path", &f));
-    if (avro_value_get_string(&f, &s, &n) != 0) return AvroError("manifest_path");
-    manifests->emplace_back(s, n ? n - 1 : 0);
-    return Status::OK();
-  }));
-  for (const std::string& m : *manifests) {
-    std::optional<std::string> key = KeyOf(store, m);
-    if (!key)
-      return Status::Corruption("manifest " + m + " is outside the table", errc::kInternalError);
-    SILT_ASSIGN_OR_RETURN(std::string bytes, store.Get(*key));
-    SILT_RETURN_NOT_OK(AvroFileReader(bytes, *key).ForEach([&](avro_value_t* rec) {
+  SILT_ASSIGN_OR_RETURN(std::vector<ManifestRef> refs, ReadManifestList(store, cur.manifest_list));
+  for (const ManifestRef& m : refs) {
+    manifests->push_back(m.path);
+    SILT_ASSIGN_OR_RETURN(std::string key, MetadataKey(store, m.path, "manifest"));
+    SILT_ASSIGN_OR_RETURN(std::string bytes, store.Get(key));
+    SILT_RETURN_NOT_OK(AvroFileReader(bytes, key).ForEach([&](avro_value_t* rec) {
       avro_value_t status, df, path, count;
       int32_t st = 0;
       SILT_RETURN_NOT_OK(Field(rec, "status", &status));
@@ -620,7 +809,12 @@ Status ReadDataFiles(ObjectStore& store, const CurrentMetadata& cur,
       int64_t rc = 0;
       if (avro_value_get_string(&path, &s, &n) != 0 || avro_value_get_long(&count, &rc) != 0)
         return AvroError("data_file");
-      files->push_back({std::string(s, n ? n - 1 : 0), rc});
+      DataFileEntry e{std::string(s, n ? n - 1 : 0), rc};
+      e.snapshot_id = OptionalLong(rec, "snapshot_id").value_or(m.added_snapshot_id);
+      e.sequence_number = OptionalLong(rec, "sequence_number").value_or(m.sequence_number);
+      e.file_sequence_number =
+          OptionalLong(rec, "file_sequence_number").value_or(e.sequence_number);
+      files->push_back(std::move(e));
       return Status::OK();
     }));
   }
@@ -633,6 +827,113 @@ int64_t RandomSnapshotId() {
   std::memcpy(&id, u.bytes.data(), sizeof(id));
   id &= INT64_MAX;
   return id == 0 ? 1 : id;
+}
+
+// Iceberg's defaults of history.expire.max-snapshot-age-ms (5 days) and
+// write.metadata.previous-versions-max.
+constexpr int64_t kDefaultMaxSnapshotAgeMs = 5 * kMillisPerDay;
+constexpr int64_t kDefaultPreviousVersionsMax = 100;
+constexpr std::string_view kIcebergConfigPrefix = "delta.universalFormat.config.";
+
+// The history the next metadata file carries on, after expiry.
+struct History {
+  std::vector<SnapshotEntry> kept;                            // previous snapshots kept
+  std::vector<std::pair<int64_t, int64_t>> snapshot_log;      // their snapshot-log entries
+  std::vector<std::pair<int64_t, std::string>> metadata_log;  // the current file included
+  std::vector<std::string> expired_lists;                     // manifest lists of the others
+};
+
+// history.expire.max-snapshot-age-ms as Delta's RetentionPeriodComputer sets it: the smaller of
+// delta.logRetentionDuration and delta.deletedFileRetentionDuration when either is set and below
+// Iceberg's default; an explicit delta.universalFormat.config.history.expire.max-snapshot-age-ms
+// must not exceed Delta's retention (their defaults when unset).
+Result<int64_t> MaxSnapshotAgeMs(const StringMap& conf) {
+  SILT_ASSIGN_OR_RETURN(int64_t log, GetLogRetentionMillis(conf));
+  SILT_ASSIGN_OR_RETURN(int64_t tombstones, GetDeletedFileRetentionMillis(conf));
+  const std::string key = std::string(kIcebergConfigPrefix) + "history.expire.max-snapshot-age-ms";
+  if (const std::string* given = conf.Find(key)) {
+    char* end = nullptr;
+    const long long v = std::strtoll(given->c_str(), &end, 10);
+    if (given->empty() || *end != '\0' || v < 0 || v > std::min(log, tombstones)) {
+      return Status::InvalidArgument(
+          "Uniform iceberg's history.expire.max-snapshot-age-ms should be no larger than the min "
+          "of delta's delta.logRetentionDuration and delta.deletedFileRetentionDuration. Current "
+          "delta retention min in MS: " +
+              std::to_string(std::min(log, tombstones)) +
+              ". Proposed iceberg retention in Ms: " + *given,
+          errc::kDeltaUniversalFormatConversionFailed);
+    }
+    return static_cast<int64_t>(v);
+  }
+  int64_t age = kDefaultMaxSnapshotAgeMs;
+  if (conf.Find(kLogRetentionDurationKey)) age = std::min(age, log);
+  if (conf.Find(kDeletedFileRetentionDurationKey)) age = std::min(age, tombstones);
+  return age;
+}
+
+// Iceberg's ExpireSnapshots (expireOlderThan = now - max age) run at every conversion, and the
+// metadata-log capped at write.metadata.previous-versions-max: the new snapshot is always kept.
+Result<History> KeptHistory(const CurrentMetadata& cur, const StringMap& conf, int64_t now,
+                            const std::string& root, bool same_spec) {
+  SILT_ASSIGN_OR_RETURN(int64_t max_age, MaxSnapshotAgeMs(conf));
+  History h;
+  std::set<int64_t> kept_ids;
+  for (const SnapshotEntry& e : cur.snapshots) {
+    if (same_spec && e.timestamp_ms >= now - max_age) {
+      kept_ids.insert(e.id);
+      h.kept.push_back(e);
+    } else {
+      h.expired_lists.push_back(e.manifest_list);
+    }
+  }
+  for (const auto& entry : cur.snapshot_log)
+    if (kept_ids.count(entry.second)) h.snapshot_log.push_back(entry);
+  h.metadata_log = cur.metadata_log;
+  if (cur.number > 0) h.metadata_log.emplace_back(cur.last_updated_ms, root + cur.key);
+  int64_t max_versions = kDefaultPreviousVersionsMax;
+  const std::string key =
+      std::string(kIcebergConfigPrefix) + "write.metadata.previous-versions-max";
+  if (const std::string* given = conf.Find(key))
+    max_versions = std::max(1LL, std::atoll(given->c_str()));
+  if (static_cast<int64_t>(h.metadata_log.size()) > max_versions)
+    h.metadata_log.erase(h.metadata_log.begin(), h.metadata_log.end() - max_versions);
+  return h;
+}
+
+// Deletes the manifest lists of expired snapshots and their manifests that no kept snapshot
+// (nor the new one, `new_list`) references, inside the table only (Delta's deleteWith keeps to
+// the metadata location). Failures are logged: the new metadata is already published and the
+// leftovers are harmless.
+void DeleteExpiredFiles(ObjectStore& store, const History& h, const std::string& new_list) {
+  if (h.expired_lists.empty()) return;
+  std::set<std::string> in_use;
+  std::vector<std::string> lists{new_list};
+  for (const SnapshotEntry& e : h.kept) lists.push_back(e.manifest_list);
+  for (const std::string& l : lists) {
+    Result<std::vector<ManifestRef>> refs = ReadManifestList(store, l);
+    if (!refs.ok()) {
+      SILT_LOG(kWarn) << "Iceberg snapshot expiry of " << store.root()
+                      << " skipped: " << refs.status().ToString();
+      return;
+    }
+    for (const ManifestRef& m : *refs) in_use.insert(m.path);
+  }
+  auto remove = [&](const std::string& uri) {
+    std::optional<std::string> key = KeyOf(store, uri);
+    if (!key) return;
+    Status st = store.Delete(*key);
+    if (!st.ok() && !st.IsNotFound()) {
+      SILT_LOG(kWarn) << "Iceberg snapshot expiry: " << st.ToString();
+    }
+  };
+  for (const std::string& l : h.expired_lists) {
+    if (Result<std::vector<ManifestRef>> refs = ReadManifestList(store, l); refs.ok()) {
+      for (const ManifestRef& m : *refs) {
+        if (in_use.insert(m.path).second) remove(m.path);
+      }
+    }
+    remove(l);
+  }
 }
 
 }  // namespace
@@ -669,14 +970,14 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
   std::vector<std::string> old_manifests;
   std::vector<DataFileEntry> old_files;
   SILT_RETURN_NOT_OK(ReadDataFiles(store, cur, &old_manifests, &old_files));
-  std::map<std::string, int64_t> previous;
-  for (const auto& f : old_files) previous[f.path] = f.record_count;
+  std::map<std::string, DataFileEntry> previous;
+  for (auto& f : old_files) previous.emplace(f.path, std::move(f));
 
   // Schema and partition spec.
   const ColumnMappingMode mode = snapshot.column_mapping_mode();
   IcebergSchema schema;
-  SILT_RETURN_NOT_OK(
-      BuildFields(snapshot.schema(), mode, {}, &schema, &schema.fields_json, &schema.name_mapping));
+  SILT_RETURN_NOT_OK(BuildFields(snapshot.schema(), mode, {}, false, &schema, &schema.fields_json,
+                                 &schema.name_mapping));
   if (const std::string* m = md.configuration.Find("delta.columnMapping.maxColumnId"))
     schema.max_id = std::max(schema.max_id, static_cast<int64_t>(std::atoll(m->c_str())));
   struct PartitionField {
@@ -694,9 +995,10 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
     parts.push_back({f->name, PhysicalNameOrName(*f, mode), *ColumnMappingId(*f), f->type});
   }
   std::string spec_fields = "[", partition_avro = "[";
+  std::set<std::string> named;
   for (size_t i = 0; i < parts.size(); ++i) {
     const int field_id = kFirstPartitionFieldId + static_cast<int>(i);
-    SILT_ASSIGN_OR_RETURN(std::string avro_type, AvroPartitionType(parts[i].type));
+    SILT_ASSIGN_OR_RETURN(std::string avro_type, AvroPartitionType(parts[i].type, &named));
     if (i) spec_fields += ",", partition_avro += ",";
     spec_fields += "{\"name\":";
     AppendJacksonString(&spec_fields, parts[i].name);
@@ -715,8 +1017,13 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
 
   std::string root = store.root();
   if (!root.empty() && root.back() != '/') root += '/';
+  const int64_t now = std::max(snapshot.timestamp_ms(), cur.last_updated_ms);
+  // Earlier snapshots stay only under the same partition spec (their manifests' spec id 0).
+  SILT_ASSIGN_OR_RETURN(History history, KeptHistory(cur, md.configuration, now, root,
+                                                     cur.spec_fields == spec_fields));
   const int64_t number = cur.number + 1;
-  const int64_t sequence = number;
+  const int64_t sequence = cur.last_sequence_number + 1;
+  int64_t min_sequence = sequence;
   const int64_t snapshot_id = RandomSnapshotId();
   const std::string uuid = Uuid::Random().ToString();
 
@@ -747,20 +1054,24 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
       return Status::InvalidArgument("data file " + a.path + " has no numRecords statistic",
                                      errc::kDeltaIcebergCompatViolation);
     }
-    const bool added = !previous.count(path);
+    const auto old = previous.find(path);
+    const bool added = old == previous.end();
     (added ? added_files : existing_files) += 1;
     (added ? added_rows : existing_rows) += *records;
     total_size += a.size;
+    // An EXISTING entry keeps the snapshot that added the file and its sequence numbers.
+    const int64_t file_seq = added ? sequence : old->second.sequence_number;
+    min_sequence = std::min(min_sequence, file_seq);
     avro_value_t* e = manifest.record();
     avro_value_t v, b, df;
     SILT_RETURN_NOT_OK(Field(e, "status", &v));
     avro_value_set_int(&v, added ? 1 : 0);
     SILT_RETURN_NOT_OK(Optional(e, "snapshot_id", true, &b));
-    avro_value_set_long(&b, snapshot_id);
+    avro_value_set_long(&b, added ? snapshot_id : old->second.snapshot_id);
     SILT_RETURN_NOT_OK(Optional(e, "sequence_number", true, &b));
-    avro_value_set_long(&b, sequence);
+    avro_value_set_long(&b, file_seq);
     SILT_RETURN_NOT_OK(Optional(e, "file_sequence_number", true, &b));
-    avro_value_set_long(&b, sequence);
+    avro_value_set_long(&b, added ? sequence : old->second.file_sequence_number);
     SILT_RETURN_NOT_OK(Field(e, "data_file", &df));
     SILT_RETURN_NOT_OK(Field(&df, "content", &v));
     avro_value_set_int(&v, 0);
@@ -823,8 +1134,8 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
     SILT_RETURN_NOT_OK(manifest.Append());
   }
   int64_t deleted_files = 0, deleted_rows = 0;
-  for (const auto& [path, rows] : previous) {
-    if (!live.count(path)) ++deleted_files, deleted_rows += rows;
+  for (const auto& [path, f] : previous) {
+    if (!live.count(path)) ++deleted_files, deleted_rows += f.record_count;
   }
 
   // Objects first, the version hint that publishes them last.
@@ -862,7 +1173,7 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
     SILT_RETURN_NOT_OK(set_int("partition_spec_id", 0));
     SILT_RETURN_NOT_OK(set_int("content", 0));
     SILT_RETURN_NOT_OK(set_long("sequence_number", sequence));
-    SILT_RETURN_NOT_OK(set_long("min_sequence_number", sequence));
+    SILT_RETURN_NOT_OK(set_long("min_sequence_number", min_sequence));
     SILT_RETURN_NOT_OK(set_long("added_snapshot_id", snapshot_id));
     SILT_RETURN_NOT_OK(set_int("added_files_count", added_files));
     SILT_RETURN_NOT_OK(set_int("existing_files_count", existing_files));
@@ -886,7 +1197,6 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
   // metadata.json (Iceberg table spec, format version 2).
   int64_t total_rows = added_rows + existing_rows;
   const char* operation = deleted_files == 0 ? "append" : added_files == 0 ? "delete" : "overwrite";
-  const int64_t now = std::max(snapshot.timestamp_ms(), cur.last_updated_ms);
   std::string properties = "{\"delta-version\":\"" + std::to_string(snapshot.version()) +
                            "\",\"delta-timestamp\":\"" + std::to_string(snapshot.timestamp_ms()) +
                            "\",\"schema.name-mapping.default\":";
@@ -894,10 +1204,9 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
   // delta.universalFormat.config.<key> = v becomes the Iceberg property <key> = v (Delta's
   // DeltaToIcebergConverter.properties).
   for (const auto& [k, v] : md.configuration) {
-    constexpr std::string_view kPrefix = "delta.universalFormat.config.";
-    if (k.rfind(kPrefix, 0) != 0) continue;
+    if (k.rfind(kIcebergConfigPrefix, 0) != 0) continue;
     properties += ",";
-    AppendJacksonString(&properties, k.substr(kPrefix.size()));
+    AppendJacksonString(&properties, k.substr(kIcebergConfigPrefix.size()));
     properties += ":";
     AppendJacksonString(&properties, v);
   }
@@ -916,7 +1225,9 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
        ",\"default-sort-order-id\":0,\"sort-orders\":[{\"order-id\":0,\"fields\":[]}]" +
        ",\"properties\":" + properties + ",\"current-snapshot-id\":" + std::to_string(snapshot_id) +
        ",\"refs\":{\"main\":{\"snapshot-id\":" + std::to_string(snapshot_id) +
-       ",\"type\":\"branch\"}},\"snapshots\":[{\"sequence-number\":" + std::to_string(sequence) +
+       ",\"type\":\"branch\"}},\"snapshots\":[";
+  for (const SnapshotEntry& kept : history.kept) j += kept.json + ",";
+  j += "{\"sequence-number\":" + std::to_string(sequence) +
        ",\"snapshot-id\":" + std::to_string(snapshot_id);
   if (cur.snapshot_id >= 0) j += ",\"parent-snapshot-id\":" + std::to_string(cur.snapshot_id);
   j += ",\"timestamp-ms\":" + std::to_string(now) + ",\"summary\":{\"operation\":\"" + operation +
@@ -929,12 +1240,16 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
        "\"total-equality-deletes\":\"0\",\"delta-version\":\"" +
        std::to_string(snapshot.version()) + "\"},\"manifest-list\":";
   AppendJacksonString(&j, root + list_key);
-  j += ",\"schema-id\":0}],\"statistics\":[],\"snapshot-log\":[{\"timestamp-ms\":" +
-       std::to_string(now) + ",\"snapshot-id\":" + std::to_string(snapshot_id) +
-       "}],\"metadata-log\":[";
-  if (cur.number > 0) {
-    j += "{\"timestamp-ms\":" + std::to_string(cur.last_updated_ms) + ",\"metadata-file\":";
-    AppendJacksonString(&j, root + cur.key);
+  j += ",\"schema-id\":0}],\"statistics\":[],\"snapshot-log\":[";
+  for (const auto& [t, id] : history.snapshot_log)
+    j += "{\"timestamp-ms\":" + std::to_string(t) + ",\"snapshot-id\":" + std::to_string(id) + "},";
+  j += "{\"timestamp-ms\":" + std::to_string(now) +
+       ",\"snapshot-id\":" + std::to_string(snapshot_id) + "}],\"metadata-log\":[";
+  for (size_t i = 0; i < history.metadata_log.size(); ++i) {
+    if (i) j += ",";
+    j += "{\"timestamp-ms\":" + std::to_string(history.metadata_log[i].first) +
+         ",\"metadata-file\":";
+    AppendJacksonString(&j, history.metadata_log[i].second);
     j += "}";
   }
   j += "]}";
@@ -942,7 +1257,10 @@ Status ConvertToIceberg(const Snapshot& snapshot) {
       std::string(kMetadataDir) + "v" + std::to_string(number) + ".metadata.json";
   // A concurrent converter that took this number first wins; its metadata is as good as ours.
   SILT_RETURN_NOT_OK(store.PutIfAbsent(metadata_key, j));
-  return store.Put(kVersionHint, std::to_string(number));
+  SILT_RETURN_NOT_OK(store.Put(kVersionHint, std::to_string(number)));
+  // Only now, with the new metadata published, the expired snapshots' files go.
+  DeleteExpiredFiles(store, history, root + list_key);
+  return Status::OK();
 }
 
 // ---- Reading an Iceberg table (CLONE iceberg.`path`) ----

@@ -2,15 +2,22 @@
 // <table>/metadata/ so that Iceberg readers see the same data files (Delta's IcebergConverter).
 //
 // Layout (Iceberg's file-system tables, format version 2):
-//   metadata/v<N>.metadata.json          schema (field ids = column mapping ids), partition spec,
-//                                        one current snapshot, properties delta-version,
+//   metadata/v<N>.metadata.json          schema (field ids = column mapping ids, list element and
+//                                        map key/value ids = delta.columnMapping.nested.ids),
+//                                        partition spec, the snapshots kept (current last) with
+//                                        snapshot-log and metadata-log, properties delta-version,
 //                                        delta-timestamp and schema.name-mapping.default
 //   metadata/version-hint.text           "<N>": the current metadata file
-//   metadata/snap-<id>-<N>-<uuid>.avro   the manifest list (Avro, Iceberg's manifest_file schema)
-//   metadata/<uuid>-m0.avro              the manifest: every live data file (absolute path, record
-//                                        count, size, partition tuple, null counts and bounds)
-// Each conversion describes the whole Delta snapshot, so readers never depend on older Iceberg
-// files; N counts conversions. Objects are written before the version hint that points at them.
+//   metadata/snap-<id>-<N>-<uuid>.avro   a snapshot's manifest list (Iceberg's manifest_file)
+//   metadata/<uuid>-m0.avro              its manifest: every live data file (absolute path, record
+//                                        count, size, partition tuple, null counts and bounds);
+//                                        files kept from the previous snapshot are EXISTING with
+//                                        their original snapshot id and sequence numbers
+// Each conversion describes the whole Delta snapshot in a manifest of its own, so the current
+// snapshot never depends on older manifests; N counts conversions. Earlier snapshots are kept
+// up to history.expire.max-snapshot-age-ms (from Delta's retention, as Delta sets it) and then
+// expired with their manifest lists and manifests. Objects are written before the version hint
+// that points at them; expired files are deleted after it.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +35,9 @@ class Snapshot;
 
 // Writes the Iceberg metadata of `snapshot` (which must have its files loaded) into its store.
 // Skipped (OK) when the current Iceberg metadata already records this Delta version or a newer
-// one. Errors: NotImplemented for what the conversion does not cover (decimal partition values),
-// storage errors as IoError. Callers after a commit log the error and never fail the commit.
+// one. Errors: InvalidArgument (DELTA_UNIVERSAL_FORMAT_CONVERSION_FAILED) for an Iceberg snapshot
+// age above Delta's retention, Corruption for unreadable earlier metadata, storage errors as
+// IoError. Callers after a commit log the error and never fail the commit.
 Status ConvertToIceberg(const Snapshot& snapshot);
 
 // The Delta version the current Iceberg metadata of the table in `store` was converted from

@@ -237,6 +237,19 @@ simdjson::dom::parser& MetadataParser() {
   return parser;
 }
 
+// Appends "key":value_json to a field's metadata object that lacks `key`.
+void AddMetadataEntry(std::string* metadata_json, std::string_view key,
+                      const std::string& value_json) {
+  std::string entry;
+  AppendJacksonString(&entry, key);
+  entry += ":" + value_json;
+  if (metadata_json->size() <= 2) {
+    *metadata_json = "{" + entry + "}";
+  } else {
+    metadata_json->insert(metadata_json->size() - 1, "," + entry);
+  }
+}
+
 Result<TypePtr> PhysicalType(const TypePtr& type, ColumnMappingMode mode);
 
 Result<Field> PhysicalField(const Field& f, ColumnMappingMode mode) {
@@ -250,13 +263,15 @@ Result<Field> PhysicalField(const Field& f, ColumnMappingMode mode) {
         "column mapping mode id: field '" + f.name + "' has no " + kColumnMappingIdKey,
         errc::kDeltaColumnMappingMissingFieldId);
   }
-  if (id && !MetadataInt(f, kParquetFieldIdKey)) {
-    std::string entry = "\"" + std::string(kParquetFieldIdKey) + "\":" + std::to_string(*id);
-    if (out.metadata_json.size() <= 2) {
-      out.metadata_json = "{" + entry + "}";
-    } else {
-      out.metadata_json.insert(out.metadata_json.size() - 1, "," + entry);
-    }
+  if (id && !MetadataInt(f, kParquetFieldIdKey))
+    AddMetadataEntry(&out.metadata_json, kParquetFieldIdKey, std::to_string(*id));
+  // Delta's getColumnMappingMetadata: the nested ids go to the Parquet writer as well.
+  element nested;
+  if (MetadataElement(MetadataParser(), f, kColumnMappingNestedIdsKey, &nested) &&
+      nested.is_object()) {
+    std::string json;
+    AppendJsonElement(&json, nested);
+    out.metadata_json = WithMetadataEntry(out.metadata_json, kParquetFieldNestedIdsKey, json);
   }
   SILT_ASSIGN_OR_RETURN(out.type, PhysicalType(f.type, mode));
   return out;
@@ -426,19 +441,6 @@ Result<Schema> ToPhysicalSchema(const Schema& logical, ColumnMappingMode mode) {
 
 namespace {
 
-// Appends "key":value_json to a field's metadata object.
-void AddMetadataEntry(std::string* metadata_json, std::string_view key,
-                      const std::string& value_json) {
-  std::string entry;
-  AppendJacksonString(&entry, key);
-  entry += ":" + value_json;
-  if (metadata_json->size() <= 2) {
-    *metadata_json = "{" + entry + "}";
-  } else {
-    metadata_json->insert(metadata_json->size() - 1, "," + entry);
-  }
-}
-
 TypePtr AssignType(const TypePtr& type, int64_t* next_id, PhysicalNames names);
 
 Field AssignField(const Field& f, int64_t* max_id, PhysicalNames names) {
@@ -474,23 +476,122 @@ TypePtr AssignType(const TypePtr& type, int64_t* max_id, PhysicalNames names) {
   }
 }
 
-void MaxId(const TypePtr& type, int64_t* max_id) {
-  for (const Field& f : type->fields()) {
-    if (auto id = ColumnMappingId(f)) *max_id = std::max(*max_id, *id);
-    MaxId(f.type, max_id);
+// Delta's findMaxColumnId: the fields' ids and their nested ids.
+void MaxId(const Field& f, int64_t* max_id) {
+  if (auto id = ColumnMappingId(f)) *max_id = std::max(*max_id, *id);
+  for (const auto& [path, id] : NestedColumnIds(f)) *max_id = std::max(*max_id, id);
+  // A list's element and a map's key and value are fields of their type too.
+  for (const Field& c : f.type->fields()) MaxId(c, max_id);
+}
+
+using NestedIds = std::vector<std::pair<std::string, int64_t>>;
+
+Field NestField(const Field& f, int64_t* max_id);
+
+// rewriteFieldIdsForIceberg's transform: `path` is the type's path from its field.
+TypePtr NestType(const TypePtr& type, const std::string& path, NestedIds* ids, int64_t* max_id) {
+  auto id_for = [&](const std::string& key) {
+    for (const auto& [k, v] : *ids)
+      if (k == key) return;
+    ids->emplace_back(key, ++*max_id);
+  };
+  switch (type->id()) {
+    case TypeId::kStruct: {
+      std::vector<Field> fields;
+      for (const Field& f : type->fields()) fields.push_back(NestField(f, max_id));
+      return DataType::Struct(std::move(fields));
+    }
+    case TypeId::kList: {
+      const std::string element = path + ".element";
+      id_for(element);
+      return DataType::List(NestType(type->element_type(), element, ids, max_id),
+                            type->contains_null());
+    }
+    case TypeId::kMap: {
+      const std::string key = path + ".key", value = path + ".value";
+      id_for(key);
+      TypePtr k = NestType(type->key_type(), key, ids, max_id);
+      id_for(value);
+      return DataType::Map(std::move(k), NestType(type->value_type(), value, ids, max_id),
+                           type->value_contains_null());
+    }
+    default:
+      return type;
   }
+}
+
+Field NestField(const Field& f, int64_t* max_id) {
+  NestedIds ids = NestedColumnIds(f);
+  const size_t before = ids.size();
+  Field out = f;
+  out.type = NestType(f.type, PhysicalNameOrName(f, ColumnMappingMode::kName), &ids, max_id);
+  element present;
+  if (ids.size() == before &&
+      MetadataElement(MetadataParser(), f, kColumnMappingNestedIdsKey, &present) &&
+      present.is_object()) {
+    return out;  // nothing new: the metadata text stays as it is
+  }
+  std::string json = "{";
+  for (const auto& [k, v] : ids) {
+    if (json.size() > 1) json += ",";
+    AppendJacksonString(&json, k);
+    json += ":" + std::to_string(v);
+  }
+  out.metadata_json = WithMetadataEntry(f.metadata_json, kColumnMappingNestedIdsKey, json + "}");
+  return out;
 }
 
 }  // namespace
 
 Schema AssignColumnMapping(const Schema& logical, int64_t* max_column_id, PhysicalNames names) {
   // Existing ids first, so new ones never collide with them.
-  for (const Field& f : logical) {
-    if (auto id = ColumnMappingId(f)) *max_column_id = std::max(*max_column_id, *id);
-    MaxId(f.type, max_column_id);
-  }
+  for (const Field& f : logical) MaxId(f, max_column_id);
   Schema out;
   for (const Field& f : logical) out.push_back(AssignField(f, max_column_id, names));
+  return out;
+}
+
+Schema AssignNestedColumnIds(const Schema& schema, int64_t* max_column_id) {
+  for (const Field& f : schema) MaxId(f, max_column_id);
+  Schema out;
+  for (const Field& f : schema) out.push_back(NestField(f, max_column_id));
+  return out;
+}
+
+std::string WithMetadataEntry(std::string_view metadata_json, std::string_view key,
+                              std::string_view value_json) {
+  std::string out = "{";
+  auto put = [&](std::string_view k) {
+    if (out.size() > 1) out += ",";
+    AppendJacksonString(&out, k);
+    out += ":";
+  };
+  simdjson::dom::parser parser;
+  object obj;
+  if (!parser.parse(metadata_json.data(), metadata_json.size()).get(obj)) {
+    for (auto [k, v] : obj) {
+      if (k == key) continue;
+      put(k);
+      AppendJsonElement(&out, v);
+    }
+  }
+  if (!value_json.empty()) {
+    put(key);
+    out += value_json;
+  }
+  return out + "}";
+}
+
+std::vector<std::pair<std::string, int64_t>> NestedColumnIds(const Field& field) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  element e;
+  object obj;
+  if (!MetadataElement(MetadataParser(), field, kColumnMappingNestedIdsKey, &e) || e.get(obj))
+    return out;
+  for (auto [k, v] : obj) {
+    int64_t id;
+    if (!v.get_int64().get(id)) out.emplace_back(std::string(k), id);
+  }
   return out;
 }
 

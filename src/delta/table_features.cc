@@ -43,16 +43,17 @@ const std::vector<std::string>& SupportedWriterFeatures() {
   // Features whose writer obligations silt meets (row tracking: Transaction assigns row ids;
   // NOT NULL, invariants, CHECK constraints and generated columns: WriteDataFiles, the last two
   // through the caller's RowValidator; identity columns and column defaults: the SQL commands,
-  // see commands/column_values.h; icebergCompatV2: Transaction's checks and the post-commit
+  // see commands/column_values.h; icebergCompatV1/V2: Transaction's checks and the post-commit
   // Iceberg conversion, delta/iceberg_compat.h; checkpointProtection: log cleanup truncates
   // nothing on such a table and checkpoints are only written at the latest version,
-  // log_cleanup.h). Others (icebergCompatV1/V3, catalog-managed tables) are refused until built.
+  // log_cleanup.h). Others (icebergCompatV3, catalog-managed tables) are refused until built.
   static const std::vector<std::string> kFeatures = {
       "appendOnly",           "invariants",          "deletionVectors",     "timestampNtz",
       "domainMetadata",       "v2Checkpoint",        "vacuumProtocolCheck", "typeWidening",
       "typeWidening-preview", "changeDataFeed",      "columnMapping",       "inCommitTimestamp",
       "clustering",           "rowTracking",         "checkConstraints",    "generatedColumns",
-      "identityColumns",      "allowColumnDefaults", "icebergCompatV2",     "checkpointProtection"};
+      "identityColumns",      "allowColumnDefaults", "icebergCompatV1",     "icebergCompatV2",
+      "checkpointProtection"};
   return kFeatures;
 }
 

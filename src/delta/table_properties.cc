@@ -373,15 +373,9 @@ Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allo
           kUnknownConfigurationClass);
     }
     SILT_RETURN_NOT_OK(ValidateValue(*known, value));
-    // IcebergCompatV2 and UniForm (Iceberg) are built (delta/iceberg_compat.h); V1, Hudi and
+    // IcebergCompatV1/V2 and UniForm (Iceberg) are built (delta/iceberg_compat.h); Hudi and
     // anything else would be a property that claims what the table does not do.
     const std::string_view k = known->key;
-    if (k == "delta.enableIcebergCompatV1" && AsciiLower(value) == "true") {
-      return Status::NotImplemented(
-          "IcebergCompatV1 (delta.enableIcebergCompatV1 = true) is not implemented; use "
-          "delta.enableIcebergCompatV2",
-          errc::kNotImplemented);
-    }
     if (k == "delta.universalFormat.enabledFormats") {
       for (const std::string& f : UniversalFormats(value)) {
         if (f == "iceberg") continue;

@@ -6,6 +6,7 @@
 
 #include "common/error_classes.h"
 #include "delta/clustering.h"
+#include "delta/iceberg_compat.h"
 #include "delta/partition_values.h"
 #include "delta/schema_json.h"
 #include "delta/stats_json.h"
@@ -76,8 +77,9 @@ using PartitionKey = std::vector<std::optional<std::string>>;
 // What a write derives from the table's metadata once: the files' (physical) columns, the
 // partition columns, stats options and constraints.
 struct WritePlan {
-  Schema schema;  // logical, as the rows come
-  Schema data_schema;
+  Schema schema;        // logical, as the rows come
+  Schema data_schema;   // the files' columns
+  Schema stats_schema;  // the columns with stats: data_schema without partition columns
   std::vector<int> data_cols, part_cols;
   std::vector<std::string> part_names;
   StatsOptions stats_options;
@@ -104,12 +106,19 @@ Result<WritePlan> MakeWritePlan(const Metadata& metadata, const Schema& schema,
     plan.part_cols.push_back(i);
     plan.part_names.push_back(physical[static_cast<size_t>(i)].name);
   }
-  for (size_t i = 0; i < schema.size(); ++i)
-    if (std::find(plan.part_cols.begin(), plan.part_cols.end(), static_cast<int>(i)) ==
-        plan.part_cols.end()) {
+  // Under IcebergCompat Delta writes the partition columns into the data files as well ("Iceberg
+  // spec requires partition columns in data files", TransactionalWrite); stats stay on the
+  // other columns.
+  const bool materialize = IcebergCompatVersion(metadata.configuration) > 0;
+  for (size_t i = 0; i < schema.size(); ++i) {
+    const bool part = std::find(plan.part_cols.begin(), plan.part_cols.end(),
+                                static_cast<int>(i)) != plan.part_cols.end();
+    if (!part || materialize) {
       plan.data_cols.push_back(static_cast<int>(i));
       plan.data_schema.push_back(physical[i]);
     }
+    if (!part) plan.stats_schema.push_back(physical[i]);
+  }
   if (const std::string* n = metadata.configuration.Find("delta.dataSkippingNumIndexedCols")) {
     char* end = nullptr;
     long v = std::strtol(n->c_str(), &end, 10);
@@ -297,6 +306,9 @@ class FileCutter {
       if (st.min) ls.min = *st.min;
       if (st.max) ls.max = *st.max;
       ls.null_count = st.null_count;
+      if (std::find(plan_.part_names.begin(), plan_.part_names.end(), ls.path[0]) !=
+          plan_.part_names.end())
+        continue;  // a materialized partition column
       leaves.push_back(std::move(ls));
     }
     AddFile add;
@@ -305,7 +317,7 @@ class FileCutter {
     add.size = f.writer->bytes_written();
     add.modification_time = options_.clock->NowMillis();
     add.data_change = true;
-    add.stats = SerializeStats(plan_.data_schema, static_cast<int64_t>(f.rows), leaves,
+    add.stats = SerializeStats(plan_.stats_schema, static_cast<int64_t>(f.rows), leaves,
                                plan_.stats_options);
     return add;
   }
@@ -506,6 +518,8 @@ Result<CommitResult> CreateNewTable(
     table_schema = AssignColumnMapping(schema, &max_id);
     options.properties.Set("delta.columnMapping.maxColumnId", std::to_string(max_id));
   }
+  // IcebergCompatV2: the array/map nested ids, before the rows are written with them.
+  AssignIcebergNestedIds(&table_schema, &options.properties);
   Metadata md;
   md.id = Uuid::Random().ToString();
   md.name = options.name;

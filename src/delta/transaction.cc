@@ -17,6 +17,7 @@
 #include "delta/log_cleanup.h"
 #include "delta/log_listing.h"
 #include "delta/scan.h"
+#include "delta/schema_json.h"
 #include "delta/table_features.h"
 #include "delta/table_properties.h"
 #include "delta/z85.h"
@@ -497,20 +498,28 @@ Result<CommitResult> Transaction::CommitAfterWait() {
                                    errc::kDeltaMetadataAbsent);
   // IcebergCompatV2 / UniForm: Delta's checks at commit, and the features they need.
   {
+    // Nested ids of array/map columns new in this metadata (ALTER … ADD COLUMNS, enabling it).
+    if (new_metadata_ && new_metadata_->schema_string &&
+        IcebergCompatV2Enabled(new_metadata_->configuration)) {
+      SILT_ASSIGN_OR_RETURN(Schema schema, ParseSchemaString(*new_metadata_->schema_string));
+      if (AssignIcebergNestedIds(&schema, &new_metadata_->configuration))
+        new_metadata_->schema_string = SerializeSchema(schema);
+    }
     const Metadata& m = new_metadata_ ? *new_metadata_ : read_snapshot_->metadata();
-    if (IcebergCompatV2Enabled(m.configuration) || UniformIcebergEnabled(m.configuration)) {
+    const int compat = IcebergCompatVersion(m.configuration);
+    if (compat > 0 || UniformIcebergEnabled(m.configuration)) {
       const Protocol& p = new_protocol_ ? *new_protocol_ : read_snapshot_->protocol();
       SILT_ASSIGN_OR_RETURN(std::optional<Protocol> needed,
                             EnforceIcebergCompat(read_snapshot_.get(), p, m,
                                                  new_metadata_.has_value(), operation_, adds_));
       if (needed) new_protocol_ = std::move(*needed);
     }
-    // Delta tags every file written under IcebergCompatV2 (REORG … UPGRADE UNIFORM rewrites
-    // the untagged ones).
-    if (IcebergCompatV2Enabled(m.configuration)) {
+    // Delta tags every file written under IcebergCompat with its version (REORG … UPGRADE
+    // UNIFORM rewrites the files without the version it upgrades to).
+    if (compat > 0) {
       for (AddFile& a : adds_) {
         if (!a.tags) a.tags = StringMap{};
-        a.tags->Set(kIcebergCompatVersionTag, "2");
+        a.tags->Set(kIcebergCompatVersionTag, std::to_string(compat));
       }
     }
   }

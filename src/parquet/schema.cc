@@ -5,6 +5,8 @@
 #include <climits>
 #include <cmath>
 #include <functional>
+#include <map>
+#include <string>
 
 #include "common/error_classes.h"
 
@@ -406,21 +408,44 @@ int DecimalBytesForPrecision(int precision) {
 namespace {
 
 // Spark's convention (ParquetUtils.FIELD_ID_METADATA_KEY): a struct field whose metadata holds
-// "parquet.field.id" is written with that Parquet field_id (Delta column mapping sets it).
-std::optional<int32_t> FieldIdFromMetadata(const std::string& metadata_json) {
-  if (metadata_json.find("parquet.field.id") == std::string::npos) return std::nullopt;
+// "parquet.field.id" is written with that Parquet field_id (Delta column mapping sets it), and
+// Delta's "parquet.field.nested.ids" (IcebergCompatV2) gives the ids of the list elements and map
+// keys/values below it, keyed by their path from the field ("col-1.element", "col-1.value.key").
+struct FieldIds {
+  std::optional<int32_t> id;
+  std::map<std::string, int32_t, std::less<>> nested;
+};
+
+FieldIds FieldIdsFromMetadata(const std::string& metadata_json) {
+  FieldIds out;
+  if (metadata_json.find("parquet.field.") == std::string::npos) return out;
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
-  if (parser.parse(metadata_json).get(doc)) return std::nullopt;
-  int64_t id;
-  if (doc["parquet.field.id"].get_int64().get(id) || id < INT32_MIN || id > INT32_MAX)
-    return std::nullopt;
-  return static_cast<int32_t>(id);
+  if (parser.parse(metadata_json).get(doc)) return out;
+  auto int32 = [](simdjson::dom::element e) -> std::optional<int32_t> {
+    int64_t id;
+    if (e.get_int64().get(id) || id < INT32_MIN || id > INT32_MAX) return std::nullopt;
+    return static_cast<int32_t>(id);
+  };
+  simdjson::dom::element id;
+  if (!doc["parquet.field.id"].get(id)) out.id = int32(id);
+  simdjson::dom::object nested;
+  if (!doc["parquet.field.nested.ids"].get(nested)) {
+    for (auto [k, v] : nested)
+      if (auto i = int32(v)) out.nested.emplace(std::string(k), *i);
+  }
+  return out;
 }
 
+// `ids`: the enclosing struct field's ids; `path`: this node's path from that field.
 Status AppendElements(const std::string& name, const TypePtr& type, bool nullable,
-                      std::vector<SchemaElement>* out,
-                      std::optional<int32_t> field_id = std::nullopt) {
+                      std::vector<SchemaElement>* out, const FieldIds& ids, const std::string& path,
+                      std::optional<int32_t> field_id) {
+  auto nested_id = [&](const std::string& p) -> std::optional<int32_t> {
+    auto it = ids.nested.find(p);
+    if (it == ids.nested.end()) return std::nullopt;
+    return it->second;
+  };
   SchemaElement e;
   e.name = name;
   e.field_id = field_id;
@@ -527,9 +552,11 @@ Status AppendElements(const std::string& name, const TypePtr& type, bool nullabl
                                        errc::kDeltaEmptyData);
       e.num_children = static_cast<int32_t>(type->fields().size());
       out->push_back(e);
-      for (const Field& f : type->fields())
+      for (const Field& f : type->fields()) {
+        const FieldIds child = FieldIdsFromMetadata(f.metadata_json);
         SILT_RETURN_NOT_OK(
-            AppendElements(f.name, f.type, f.nullable, out, FieldIdFromMetadata(f.metadata_json)));
+            AppendElements(f.name, f.type, f.nullable, out, child, f.name, child.id));
+      }
       return Status::OK();
     }
     case TypeId::kList: {
@@ -542,7 +569,9 @@ Status AppendElements(const std::string& name, const TypePtr& type, bool nullabl
       rep.repetition_type = Repetition::REPEATED;
       rep.num_children = 1;
       out->push_back(rep);
-      return AppendElements("element", type->element_type(), type->contains_null(), out);
+      const std::string element = path + ".element";
+      return AppendElements("element", type->element_type(), type->contains_null(), out, ids,
+                            element, nested_id(element));
     }
     case TypeId::kMap: {
       e.num_children = 1;
@@ -554,8 +583,11 @@ Status AppendElements(const std::string& name, const TypePtr& type, bool nullabl
       kv.repetition_type = Repetition::REPEATED;
       kv.num_children = 2;
       out->push_back(kv);
-      SILT_RETURN_NOT_OK(AppendElements("key", type->key_type(), false, out));
-      return AppendElements("value", type->value_type(), type->value_contains_null(), out);
+      const std::string key = path + ".key", value = path + ".value";
+      SILT_RETURN_NOT_OK(
+          AppendElements("key", type->key_type(), false, out, ids, key, nested_id(key)));
+      return AppendElements("value", type->value_type(), type->value_contains_null(), out, ids,
+                            value, nested_id(value));
     }
     case TypeId::kYearMonthInterval:
     case TypeId::kDayTimeInterval:
@@ -576,9 +608,10 @@ Result<std::vector<SchemaElement>> MakeParquetSchema(const Schema& schema) {
   root.name = "spark_schema";
   root.num_children = static_cast<int32_t>(schema.size());
   out.push_back(root);
-  for (const Field& f : schema)
-    SILT_RETURN_NOT_OK(
-        AppendElements(f.name, f.type, f.nullable, &out, FieldIdFromMetadata(f.metadata_json)));
+  for (const Field& f : schema) {
+    const FieldIds ids = FieldIdsFromMetadata(f.metadata_json);
+    SILT_RETURN_NOT_OK(AppendElements(f.name, f.type, f.nullable, &out, ids, f.name, ids.id));
+  }
   return out;
 }
 

@@ -95,5 +95,56 @@ step "create dv table" "CREATE TABLE delta.\`$R\` (id INT, v STRING) USING DELTA
 step "insert after reorg" "INSERT INTO delta.\`$R\` VALUES (100, 'x')" &&
   validate "insert after reorg" "$R"
 
+# Array, map and nested struct columns: Delta's nested column mapping ids on CREATE and ALTER …
+# ADD COLUMNS, Iceberg's element/key/value ids, and the same ids in the data files' Parquet schema.
+N=$WORK/nested
+UF="TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true',
+  'delta.universalFormat.enabledFormats' = 'iceberg')"
+step "create nested" "CREATE TABLE delta.\`$N\` (id INT, tags ARRAY<STRING>, attrs MAP<STRING, INT>,
+  s STRUCT<a: INT, b: ARRAY<STRUCT<c: INT, d: MAP<INT, ARRAY<INT>>>>>) USING DELTA $UF" &&
+  step "insert nested" "INSERT INTO delta.\`$N\` VALUES (1, array('a', 'b'), map('k', 1),
+  named_struct('a', 1, 'b', array(named_struct('c', 2, 'd', map(3, array(4, 5)))))),
+  (2, NULL, map(), NULL)" && validate "nested columns" "$N"
+step "add nested columns" "ALTER TABLE delta.\`$N\` ADD COLUMNS (more ARRAY<ARRAY<BIGINT>>,
+  kv MAP<INT, STRUCT<x: INT, y: ARRAY<STRING>>>)" &&
+  step "insert after add" "INSERT INTO delta.\`$N\` VALUES (3, array('z'), NULL, NULL,
+  array(array(7)), map(1, named_struct('x', 1, 'y', array('w'))))" &&
+  validate "nested columns added" "$N"
+step "ctas nested" "CREATE TABLE delta.\`$WORK/ctas_nested\` USING DELTA $UF
+  AS SELECT id, array(id, id + 1) AS arr, map('k', id) AS m FROM range(0, 20)" &&
+  validate "ctas nested" "$WORK/ctas_nested"
+
+# Decimal, binary and timestamp_ntz partition values (Iceberg's fixed-size decimal in the tuple).
+D=$WORK/decimal_parts
+step "create decimal partitioned" "CREATE TABLE delta.\`$D\` (v INT, d DECIMAL(10, 2),
+  big DECIMAL(30, 5), b BINARY, ts TIMESTAMP_NTZ) USING DELTA PARTITIONED BY (d, big, b, ts) $UF" &&
+  step "insert decimal partitions" "INSERT INTO delta.\`$D\` VALUES
+  (1, 12.34, -123456789012345678901.5, X'6869', TIMESTAMP_NTZ'2024-01-02 03:04:05'),
+  (2, -0.01, 0, X'', TIMESTAMP_NTZ'1960-01-01 00:00:00'), (3, NULL, NULL, NULL, NULL)" &&
+  validate "decimal partitions" "$D"
+
+# IcebergCompatV1 (no arrays or maps): the same metadata, then REORG … UPGRADE UNIFORM to V2.
+V1=$WORK/v1
+step "create v1" "CREATE TABLE delta.\`$V1\` (id INT, p STRING, s STRUCT<x: INT>) USING DELTA
+  PARTITIONED BY (p) TBLPROPERTIES ('delta.enableIcebergCompatV1' = 'true',
+  'delta.universalFormat.enabledFormats' = 'iceberg')" &&
+  step "insert v1" "INSERT INTO delta.\`$V1\` VALUES (1, 'a', named_struct('x', 1)), (2, 'b', NULL)" &&
+  validate "icebergCompatV1" "$V1"
+step "v1 to v2" "REORG TABLE delta.\`$V1\` APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = 2))" &&
+  validate "icebergCompatV1 upgraded to V2" "$V1"
+
+# Snapshot history: every conversion keeps the earlier snapshots (Iceberg's default 5 days) …
+H=$WORK/history
+step "create history" "CREATE TABLE delta.\`$H\` (id INT) USING DELTA $UF" &&
+  step "history 1" "INSERT INTO delta.\`$H\` VALUES (1)" &&
+  step "history 2" "INSERT INTO delta.\`$H\` VALUES (2)" &&
+  step "history 3" "DELETE FROM delta.\`$H\` WHERE id = 1" &&
+  EXPECT_SNAPSHOTS=4 validate "snapshot history" "$H"
+# … and expires them past history.expire.max-snapshot-age-ms, with their manifests.
+step "expire all" "ALTER TABLE delta.\`$H\` SET TBLPROPERTIES (
+  'delta.universalFormat.config.history.expire.max-snapshot-age-ms' = '0')" &&
+  step "history 4" "INSERT INTO delta.\`$H\` VALUES (4)" &&
+  EXPECT_SNAPSHOTS=1 validate "snapshot expiry" "$H"
+
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"
 [ "$failed" -eq 0 ]

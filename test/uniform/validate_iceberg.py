@@ -11,6 +11,7 @@ Usage: validate_iceberg.py TABLE_DIR [EXPECTED_ROWS]
 Prints one line per failed check; exit 0 when all pass, 1 otherwise, 2 when python3-avro is absent.
 """
 import datetime
+import decimal
 import glob
 import json
 import os
@@ -66,6 +67,93 @@ def field_ids(avro_schema, out):
             field_ids(avro_schema["items"], out)
 
 
+class CompactReader:
+    """Just enough of Thrift's compact protocol to read a Parquet footer's schema elements."""
+
+    def __init__(self, data):
+        self.data, self.pos = data, 0
+
+    def byte(self):
+        b = self.data[self.pos]
+        self.pos += 1
+        return b
+
+    def varint(self):
+        shift = out = 0
+        while True:
+            b = self.byte()
+            out |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                return out
+
+    def zigzag(self):
+        v = self.varint()
+        return (v >> 1) ^ -(v & 1)
+
+    def value(self, t):
+        if t in (1, 2):
+            return t == 1
+        if t == 3:
+            return self.byte()
+        if t in (4, 5, 6):
+            return self.zigzag()
+        if t == 7:
+            self.pos += 8
+            return None
+        if t == 8:
+            n = self.varint()
+            self.pos += n
+            return self.data[self.pos - n:self.pos]
+        if t in (9, 10):
+            h = self.byte()
+            n, et = h >> 4, h & 0x0F
+            if n == 15:
+                n = self.varint()
+            return [self.value(et) for _ in range(n)]
+        if t == 11:
+            n = self.varint()
+            if n:
+                kv = self.byte()
+                for _ in range(n):
+                    self.value(kv >> 4)
+                    self.value(kv & 0x0F)
+            return None
+        if t == 12:
+            return self.struct()
+        raise ValueError(f"thrift type {t}")
+
+    def struct(self):
+        out, last = {}, 0
+        while True:
+            h = self.byte()
+            if h == 0:
+                return out
+            delta, t = h >> 4, h & 0x0F
+            fid = last + delta if delta else self.zigzag()
+            last = fid
+            out[fid] = self.value(t)
+
+
+def parquet_field_ids(path):
+    """The Parquet schema of a data file as nested (name, field_id, children) tuples."""
+    with open(path, "rb") as f:
+        data = f.read()
+    check(data[-4:] == b"PAR1", f"{path} is not Parquet")
+    n = int.from_bytes(data[-8:-4], "little")
+    elements = CompactReader(data[-8 - n:-8]).struct()[2]
+    pos = 0
+
+    def node():
+        nonlocal pos
+        e = elements[pos]
+        pos += 1
+        children = [node() for _ in range(e.get(5) or 0)]
+        return (e[4].decode(), e.get(9), children)
+
+    return node()[2]
+
+
 def delta_state(table):
     """Live adds and the latest metadata by replaying _delta_log/*.json (no checkpoints)."""
     live, metadata, version = {}, None, -1
@@ -115,27 +203,98 @@ def main():
           f"delta-version {md['properties'].get('delta-version')} != Delta version {delta_version}")
     check("schema.name-mapping.default" in md["properties"], "no name mapping")
 
-    # Field ids are the column mapping ids, names the logical names.
+    # Field ids are the column mapping ids, names the logical names; list elements and map
+    # keys/values have the ids of delta.columnMapping.nested.ids (Delta's
+    # rewriteFieldIdsForIceberg), keyed by their path from the nearest struct field's physical
+    # name. `ids` maps a top-level/struct path to its id (for the partition spec).
     delta_schema = json.loads(delta_md["schemaString"])
     ids = {}
+    primitive = {"integer": "int", "short": "int", "byte": "int", "long": "long",
+                 "timestamp": "timestamptz", "timestamp_ntz": "timestamp"}
 
-    def walk_delta(fields, prefix):
+    def expected_type(t, holder, path, prefix):
+        if isinstance(t, str):
+            if t.startswith("decimal"):
+                return t.replace(",", ", ")
+            return primitive.get(t, t)
+        nested = holder["metadata"].get("delta.columnMapping.nested.ids", {}) if holder else {}
+        if t["type"] == "struct":
+            return {"type": "struct", "fields": expected_fields(t["fields"], prefix)}
+        if t["type"] == "array":
+            key = path + ".element"
+            check(key in nested, f"no nested id {key} in {holder['name']}'s metadata")
+            return {"type": "list", "element-id": nested.get(key),
+                    "element": expected_type(t["elementType"], holder, key, prefix + "[]."),
+                    "element-required": not t["containsNull"]}
+        key, value = path + ".key", path + ".value"
+        check(key in nested and value in nested, f"no nested ids {key}/{value}")
+        return {"type": "map", "key-id": nested.get(key),
+                "key": expected_type(t["keyType"], holder, key, prefix + "{key}."),
+                "value-id": nested.get(value),
+                "value": expected_type(t["valueType"], holder, value, prefix + "{value}."),
+                "value-required": not t["valueContainsNull"]}
+
+    def expected_fields(fields, prefix):
+        out = []
         for f in fields:
-            ids[prefix + f["name"]] = f["metadata"]["delta.columnMapping.id"]
-            if isinstance(f["type"], dict) and f["type"].get("type") == "struct":
-                walk_delta(f["type"]["fields"], prefix + f["name"] + ".")
+            md_ = f["metadata"]
+            ids[prefix + f["name"]] = md_["delta.columnMapping.id"]
+            physical = md_.get("delta.columnMapping.physicalName", f["name"])
+            out.append({"id": md_["delta.columnMapping.id"], "name": f["name"],
+                        "required": not f["nullable"],
+                        "type": expected_type(f["type"], f, physical, prefix + f["name"] + ".")})
+        return out
 
-    def walk_iceberg(fields, prefix, out):
+    def strip(fields):  # the Iceberg fields without optional keys (doc, defaults)
+        keep = ("id", "name", "required", "type")
+        out = []
         for f in fields:
-            out[prefix + f["name"]] = f["id"]
-            if isinstance(f["type"], dict) and f["type"].get("type") == "struct":
-                walk_iceberg(f["type"]["fields"], prefix + f["name"] + ".", out)
+            out.append({k: strip_type(f[k]) if k == "type" else f[k] for k in keep})
+        return out
 
-    walk_delta(delta_schema["fields"], "")
-    iceberg_ids = {}
-    walk_iceberg(schema[0]["fields"], "", iceberg_ids)
-    check(ids == iceberg_ids, f"Iceberg field ids {iceberg_ids} != column mapping ids {ids}")
-    check(md["last-column-id"] >= max(ids.values()), "last-column-id below a field id")
+    def strip_type(t):
+        if isinstance(t, str):
+            return t
+        t = dict(t)
+        if t["type"] == "struct":
+            t["fields"] = strip(t["fields"])
+        for k in ("element", "key", "value"):
+            if k in t:
+                t[k] = strip_type(t[k])
+        return t
+
+    want_fields = expected_fields(delta_schema["fields"], "")
+    check(strip(schema[0]["fields"]) == want_fields,
+          f"Iceberg schema {schema[0]['fields']} != the Delta schema's {want_fields}")
+
+    def all_ids(t, out):
+        if isinstance(t, dict):
+            for k in ("id", "element-id", "key-id", "value-id"):
+                if k in t:
+                    out.append(t[k])
+            for f in t.get("fields", []):
+                all_ids(f, out)
+            for k in ("type", "element", "key", "value"):
+                all_ids(t.get(k), out)
+        return out
+
+    every_id = all_ids({"fields": schema[0]["fields"]}, [])
+    check(len(every_id) == len(set(every_id)), f"duplicate Iceberg field ids {sorted(every_id)}")
+    check(md["last-column-id"] >= max(every_id), "last-column-id below a field id")
+    check(int(delta_md["configuration"].get("delta.columnMapping.maxColumnId", "0")) >=
+          max(every_id), "delta.columnMapping.maxColumnId below a (nested) field id")
+
+    # The name mapping (Iceberg's MappingUtil.create): every id with its logical name.
+    def mapping_ids(entries, out):
+        for e in entries:
+            out.append(e["field-id"])
+            mapping_ids(e.get("fields", []), out)
+        return out
+
+    mapping = json.loads(md["properties"]["schema.name-mapping.default"])
+    check(sorted(mapping_ids(mapping, [])) == sorted(every_id),
+          "name mapping ids != schema ids")
+    iceberg_ids = {k: v for k, v in ids.items()}
     by_id = {v: k for k, v in iceberg_ids.items()}
     partition_names = [f["name"] for f in spec["fields"]]
     check(partition_names == delta_md["partitionColumns"],
@@ -153,6 +312,43 @@ def main():
     check(snap["sequence-number"] <= md["last-sequence-number"], "sequence number too high")
     check(snap["summary"]["operation"] in ("append", "replace", "overwrite", "delete"),
           "summary.operation is not an Iceberg operation")
+
+    # History (spec "Snapshots", "Snapshot log", "Metadata log"): every kept snapshot readable,
+    # in sequence order, chained by parent ids; the logs name kept snapshots and existing files;
+    # no manifest list or manifest of an expired snapshot left behind.
+    history = md["snapshots"]
+    seqs = [x["sequence-number"] for x in history]
+    check(seqs == sorted(seqs) and len(set(seqs)) == len(seqs), f"snapshot sequence numbers {seqs}")
+    check(history[-1]["snapshot-id"] == snap["snapshot-id"], "current snapshot is not the last")
+    snap_ids = {x["snapshot-id"] for x in history}
+    for prev, nxt in zip(history, history[1:]):
+        check(nxt.get("parent-snapshot-id") == prev["snapshot-id"],
+              f"snapshot {nxt['snapshot-id']}'s parent is not {prev['snapshot-id']}")
+    referenced = set()
+    for x in history:
+        lpath = local_path(x["manifest-list"])
+        if check(os.path.exists(lpath), f"manifest list {lpath} of a kept snapshot is missing"):
+            referenced.add(lpath)
+            for m in read_avro(lpath)[2]:
+                mpath = local_path(m["manifest_path"])
+                check(os.path.exists(mpath), f"manifest {mpath} of a kept snapshot is missing")
+                referenced.add(mpath)
+    log = md.get("snapshot-log", [])
+    check(log and log[-1]["snapshot-id"] == snap["snapshot-id"], "snapshot-log does not end at current")
+    for e in log:
+        check(e["snapshot-id"] in snap_ids, f"snapshot-log names expired snapshot {e['snapshot-id']}")
+    mlog = md.get("metadata-log", [])
+    check(len(mlog) == min(n - 1, 100), f"metadata-log has {len(mlog)} entries for v{n}")
+    for i, e in enumerate(mlog):
+        want_file = os.path.join(mdir, f"v{n - len(mlog) + i}.metadata.json")
+        check(local_path(e["metadata-file"]) == want_file, f"metadata-log entry {e['metadata-file']}")
+        check(os.path.exists(want_file), f"{want_file} is missing")
+    avro_files = set(glob.glob(os.path.join(mdir, "*.avro")))
+    check(avro_files == referenced,
+          f"Avro files no kept snapshot references: {sorted(avro_files - referenced)}")
+    if os.environ.get("EXPECT_SNAPSHOTS"):
+        check(len(history) == int(os.environ["EXPECT_SNAPSHOTS"]),
+              f"{len(history)} snapshots kept, expected {os.environ['EXPECT_SNAPSHOTS']}")
 
     _, list_schema, manifests = read_avro(local_path(snap["manifest-list"]))
     list_ids = set()
@@ -187,6 +383,12 @@ def main():
             check(df["content"] == 0 and df["file_format"] == "PARQUET", "data_file content/format")
             check(e["sequence_number"] is not None or e["status"] == 1,
                   "EXISTING entry without a sequence number")
+            if e["status"] == 1:
+                check(e["snapshot_id"] == snap["snapshot-id"], "ADDED entry of another snapshot")
+            else:
+                check(e["sequence_number"] < snap["sequence-number"] and
+                      e["file_sequence_number"] <= e["sequence_number"],
+                      "EXISTING entry without its original sequence numbers")
             path = local_path(df["file_path"])
             check(path not in found, f"{path} listed twice")
             found[path] = df
@@ -220,11 +422,63 @@ def main():
             value = df["partition"].get(name)
             check((text is None) == (value is None), f"{path}: null partition {name}")
             if text is not None and value is not None:
-                if isinstance(value, datetime.date):
+                if isinstance(value, decimal.Decimal):
+                    check(value == decimal.Decimal(text), f"{path}: partition {name} {value} != {text}")
+                    continue
+                if isinstance(value, datetime.datetime):
+                    check(value.replace(tzinfo=None) == datetime.datetime.fromisoformat(text),
+                          f"{path}: partition {name} {value} != {text}")
+                    continue
+                if isinstance(value, bytes):
+                    value = value.decode()
+                elif field["type"] == "timestamp_ntz":
+                    value = str(datetime.datetime(1970, 1, 1) + datetime.timedelta(microseconds=value))
+                    text = str(datetime.datetime.fromisoformat(text))
+                elif isinstance(value, datetime.date):
                     value = value.isoformat()
                 elif field["type"] == "date":
                     value = (datetime.date(1970, 1, 1) + datetime.timedelta(days=value)).isoformat()
                 check(str(value).lower() == text.lower(), f"{path}: partition {name} {value} != {text}")
+    # Each data file's Parquet schema carries the ids Iceberg reads it by: the column mapping
+    # ids on struct fields and the nested ids on list elements and map keys/values (Delta's
+    # parquet.field.nested.ids).
+    def expect_parquet(nodes, fields, path):
+        by_name = {name: (fid, kids) for name, fid, kids in nodes}
+        for f in fields:
+            physical = f["metadata"].get("delta.columnMapping.physicalName", f["name"])
+            # Partition columns are written into the files too, as Delta does under IcebergCompat.
+            if fields is delta_schema["fields"] and f["name"] in delta_md["partitionColumns"]:
+                check(physical in by_name, f"{path}: partition column {f['name']} not in the file")
+            if physical not in by_name:
+                continue  # a column added after the file was written
+            fid, kids = by_name[physical]
+            parquet_checked[0] += 1
+            check(fid == f["metadata"]["delta.columnMapping.id"], f"{path}: field_id of {physical}")
+            expect_type(kids, f["type"], f, physical, path)
+
+    def expect_type(kids, t, holder, key, path):
+        if isinstance(t, str):
+            return
+        if t["type"] == "struct":
+            expect_parquet(kids, t["fields"], path)
+            return
+        nested = holder["metadata"].get("delta.columnMapping.nested.ids", {})
+        inner = kids[0][2] if kids else []  # the repeated "list" / "key_value" group
+        names = ["element"] if t["type"] == "array" else ["key", "value"]
+        types = [t["elementType"]] if t["type"] == "array" else [t["keyType"], t["valueType"]]
+        for (name, fid, grand), want_name, sub in zip(inner, names, types):
+            check(name == want_name and fid == nested.get(f"{key}.{want_name}"),
+                  f"{path}: Parquet {key}.{name} field_id {fid} != "
+                  f"{nested.get(key + '.' + want_name)}")
+            expect_type(grand, sub, holder, f"{key}.{want_name}", path)
+
+    parquet_checked = [0]
+    for path in want:
+        if os.path.exists(path) and any(k == "ICEBERG_COMPAT_VERSION"
+                                        for k in (want[path].get("tags") or {})):
+            before = parquet_checked[0]
+            expect_parquet(parquet_field_ids(path), delta_schema["fields"], path)
+            check(parquet_checked[0] > before, f"{path}: no column of the schema in the file")
     check(snap["summary"].get("total-records") == str(total), "summary total-records")
     check(snap["summary"].get("total-data-files") == str(len(want)), "summary total-data-files")
     if expected_rows is not None:

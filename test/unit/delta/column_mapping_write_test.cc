@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "delta/scan.h"
 #include "delta/schema_json.h"
@@ -13,6 +14,7 @@
 #include "io/memory_object_store.h"
 #include "io/object_store.h"
 #include "parquet/reader.h"
+#include "parquet/schema.h"
 #include "support/wall_clock.h"
 
 namespace silt::delta {
@@ -147,6 +149,64 @@ TEST_P(ColumnMappingWriteTest, CreateAppendScanWithPhysicalNames) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, ColumnMappingWriteTest, ::testing::Values("name", "id"));
+
+// Delta's example for rewriteFieldIdsForIceberg: col1 ARRAY<INT>, col2 MAP<INT, INT>,
+// col3 STRUCT<a INT, b ARRAY<STRUCT<c INT, d MAP<INT, INT>>>>. The nested ids live on the nearest
+// struct field, keyed by the path from its physical name, after the largest column id.
+TEST(ColumnMappingWriteTest, NestedIdsForIceberg) {
+  auto field = [](const char* name, TypePtr t, int id, const char* physical) {
+    return Field{name, std::move(t), true,
+                 std::string(R"({"delta.columnMapping.id":)") + std::to_string(id) +
+                     R"(,"delta.columnMapping.physicalName":")" + physical + "\"}"};
+  };
+  TypePtr inner =
+      DataType::Struct({field("c", DataType::Int32(), 6, "pc"),
+                        field("d", DataType::Map(DataType::Int32(), DataType::Int32()), 7, "pd")});
+  Schema schema = {field("col1", DataType::List(DataType::Int32()), 1, "p1"),
+                   field("col2", DataType::Map(DataType::Int32(), DataType::Int32()), 2, "p2"),
+                   field("col3",
+                         DataType::Struct({field("a", DataType::Int32(), 4, "pa"),
+                                           field("b", DataType::List(inner), 5, "pb")}),
+                         3, "p3")};
+  int64_t max_id = 0;
+  Schema out = AssignNestedColumnIds(schema, &max_id);
+  using Ids = std::vector<std::pair<std::string, int64_t>>;
+  EXPECT_EQ(NestedColumnIds(out[0]), (Ids{{"p1.element", 8}}));
+  EXPECT_EQ(NestedColumnIds(out[1]), (Ids{{"p2.key", 9}, {"p2.value", 10}}));
+  EXPECT_EQ(NestedColumnIds(out[2]), Ids{});
+  EXPECT_NE(out[2].metadata_json.find(R"("delta.columnMapping.nested.ids":{})"), std::string::npos);
+  const Field& b = out[2].type->fields()[1];
+  EXPECT_EQ(NestedColumnIds(b), (Ids{{"pb.element", 11}}));
+  const Field& d = b.type->element_type()->fields()[1];
+  EXPECT_EQ(NestedColumnIds(d), (Ids{{"pd.key", 12}, {"pd.value", 13}}));
+  EXPECT_EQ(max_id, 13);
+
+  // Idempotent, and existing ids are kept when a column is added.
+  int64_t again = 13;
+  EXPECT_TRUE(SchemaEquals(AssignNestedColumnIds(out, &again), out));
+  EXPECT_EQ(again, 13);
+  out.push_back(field("col4", DataType::List(DataType::String()), 14, "p4"));
+  again = 14;
+  Schema added = AssignNestedColumnIds(out, &again);
+  EXPECT_EQ(NestedColumnIds(added[0]), (Ids{{"p1.element", 8}}));
+  EXPECT_EQ(NestedColumnIds(added[3]), (Ids{{"p4.element", 15}}));
+  // AssignColumnMapping counts nested ids as taken.
+  int64_t next = 0;
+  AssignColumnMapping(added, &next);
+  EXPECT_EQ(next, 15);
+
+  // The Parquet schema: field ids on the element and key/value nodes too.
+  auto physical = ToPhysicalSchema(added, ColumnMappingMode::kName);
+  ASSERT_TRUE(physical.ok()) << physical.status().ToString();
+  auto elements = parquet::MakeParquetSchema(*physical);
+  ASSERT_TRUE(elements.ok()) << elements.status().ToString();
+  std::map<std::string, int32_t> ids;
+  for (const auto& e : *elements)
+    if (e.field_id) ids[e.name + "#" + std::to_string(*e.field_id)] = *e.field_id;
+  for (const char* want : {"p1#1", "element#8", "key#9", "value#10", "pb#5", "element#11", "pd#7",
+                           "key#12", "value#13", "element#15"})
+    EXPECT_TRUE(ids.count(want)) << want;
+}
 
 TEST(ColumnMappingWriteTest, AssignKeepsExistingIdsAndNames) {
   Schema schema = TestSchema();

@@ -512,11 +512,11 @@ TEST(TableFeaturesTest, WritesRefuseWhatSiltCannotHonour) {
   Protocol p;
   p.min_reader_version = 1;
   p.min_writer_version = 7;
-  p.writer_features = std::vector<std::string>{"appendOnly", "icebergCompatV1"};
+  p.writer_features = std::vector<std::string>{"appendOnly", "icebergCompatV3"};
   up.UpdateProtocol(p);
   auto res = up.Commit();
   EXPECT_EQ(res.status().error_class(), "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE");
-  EXPECT_NE(res.status().message().find("icebergCompatV1"), std::string::npos);
+  EXPECT_NE(res.status().message().find("icebergCompatV3"), std::string::npos);
   // Nothing was committed by the refused transactions.
   EXPECT_EQ(Snapshot::Load(store).value()->version(), 1);
 }

@@ -110,7 +110,7 @@ TEST(VacuumResolution, S_vacuumProtocolCheck_UnsupportedWriterFeatureIsRefusedBe
   p.min_reader_version = 3;
   p.min_writer_version = 7;
   p.reader_features = std::vector<std::string>{"vacuumProtocolCheck"};
-  p.writer_features = std::vector<std::string>{"vacuumProtocolCheck", "icebergCompatV1"};
+  p.writer_features = std::vector<std::string>{"vacuumProtocolCheck", "icebergCompatV3"};
   t.Create({}, {}, &p);
   t.Write("junk.parquet", "x", kT0 - 30 * kDay);
   for (bool dry : {true, false}) {
