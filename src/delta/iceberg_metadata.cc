@@ -774,17 +774,19 @@ Result<std::vector<ManifestRef>> ReadManifestList(ObjectStore& store, const std:
   return out;
 }
 
-// An optional long of a manifest entry; nullopt when null (or absent).
+// An optional long field of `rec` (a [null, long] union or a plain long); nullopt when absent.
 std::optional<int64_t> OptionalLong(avro_value_t* rec, const char* name) {
-  avro_value_t u, b;
-  int64_t v = 0;
-  if (avro_value_get_by_name(rec, name, &u, nullptr) != 0) return std::nullopt;
-  if (avro_value_get_type(&u) == AVRO_INT64) return avro_value_get_long(&u, &v) == 0 ? v : 0;
-  if (avro_value_get_current_branch(&u, &b) != 0 || avro_value_get_type(&b) != AVRO_INT64 ||
-      avro_value_get_long(&b, &v) != 0)
-    return std::nullopt;
-  return v;
+  avro_value_t v, branch;
+  int64_t out = 0;
+  if (avro_value_get_by_name(rec, name, &v, nullptr) != 0) return std::nullopt;
+  if (avro_value_get_type(&v) == AVRO_UNION) {
+    if (avro_value_get_current_branch(&v, &branch) != 0) return std::nullopt;
+    v = branch;
+  }
+  if (avro_value_get_type(&v) == AVRO_INT64 && avro_value_get_long(&v, &out) == 0) return out;
+  return std::nullopt;
 }
+
 
 // The data files of the current snapshot (status ADDED or EXISTING) and the manifests read.
 Status ReadDataFiles(ObjectStore& store, const CurrentMetadata& cur,
@@ -1445,19 +1447,6 @@ std::string AvroString(avro_value_t* v) {
   size_t n = 0;
   if (avro_value_get_string(v, &s, &n) != 0) return "";
   return std::string(s, n ? n - 1 : 0);
-}
-
-// An optional long field of `rec` (a [null, long] union or a plain long); nullopt when absent.
-std::optional<int64_t> OptionalLong(avro_value_t* rec, const char* name) {
-  avro_value_t v, branch;
-  int64_t out = 0;
-  if (avro_value_get_by_name(rec, name, &v, nullptr) != 0) return std::nullopt;
-  if (avro_value_get_type(&v) == AVRO_UNION) {
-    if (avro_value_get_current_branch(&v, &branch) != 0) return std::nullopt;
-    v = branch;
-  }
-  if (avro_value_get_type(&v) == AVRO_INT64 && avro_value_get_long(&v, &out) == 0) return out;
-  return std::nullopt;
 }
 
 int32_t IntOr(avro_value_t* rec, const char* name, int32_t fallback) {
