@@ -504,6 +504,10 @@ Result<CommandResult> AddColumns(const sql::AlterTableStatement& stmt,
           "Column `" + c.name + "` has type void, which Delta tables do not support.",
           errc::kDeltaColumnDataTypeNotSupported);
     }
+    if (c.type->id() == TypeId::kCalendarInterval) {
+      return Status::InvalidArgument("Cannot use \"INTERVAL\" type in the table schema.",
+                                     "_LEGACY_ERROR_TEMP_1183");
+    }
     if (c.type->is_interval() || c.type->id() == TypeId::kTime ||
         c.type->id() == TypeId::kTimestampNanos || c.type->id() == TypeId::kTimestampNtzNanos) {
       return Status::InvalidArgument("Found columns using unsupported data types: [" + c.name +

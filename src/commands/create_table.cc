@@ -306,9 +306,11 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     // Delta has no interval, TIME or nanosecond timestamp types (Delta's
     // SchemaUtils.findUnsupportedDataTypes; the protocol's timestamps are microseconds).
     std::string bad;
+    bool calendar = false;
     std::function<bool(const TypePtr&)> has_interval = [&](const TypePtr& t) {
-      if (t->is_interval() || t->id() == TypeId::kTime || t->id() == TypeId::kTimestampNanos ||
-          t->id() == TypeId::kTimestampNtzNanos)
+      if (t->id() == TypeId::kCalendarInterval) calendar = true;
+      if (t->is_interval() || t->id() == TypeId::kCalendarInterval || t->id() == TypeId::kTime ||
+          t->id() == TypeId::kTimestampNanos || t->id() == TypeId::kTimestampNtzNanos)
         return true;
       for (const Field& f : t->fields())
         if (has_interval(f.type)) return true;
@@ -317,6 +319,12 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     for (const auto& f : schema) {
       if (has_interval(f.type))
         bad += std::string(bad.empty() ? "" : ", ") + f.name + ": " + f.type->ToString();
+    }
+    // Spark's analyzer refuses the legacy calendar interval in any table schema before the
+    // source is asked (SchemaUtils.failWithIntervalType).
+    if (calendar) {
+      return Status::InvalidArgument("Cannot use \"INTERVAL\" type in the table schema.",
+                                     "_LEGACY_ERROR_TEMP_1183");
     }
     if (!bad.empty()) {
       return Status::InvalidArgument(
