@@ -191,12 +191,7 @@ Result<ExprPtr> BindDatetimePlusInterval(std::string_view name, bool sub, Args& 
     return Binary2<int64_t, int32_t, int64_t>(
         std::string(name), rt, std::move(a),
         [sub](int64_t ts, int32_t m, const TimeZone* zone, int64_t* r) -> Status {
-          int64_t months = sub ? -int64_t{m} : m;
-          int64_t local = zone ? zone->UtcMicrosToLocal(ts) : ts;
-          int64_t days = FloorDiv(local, kMicrosPerDay);
-          local =
-              cal::AddMonthsToDays(days, months) * kMicrosPerDay + (local - days * kMicrosPerDay);
-          *r = zone ? zone->LocalMicrosToUtc(local) : local;
+          *r = cal::AddMonthsToMicros(ts, sub ? -int64_t{m} : m, zone);
           return Status::OK();
         },
         !ntz);
@@ -444,7 +439,7 @@ Result<ExprPtr> BindCalendarArith(std::string_view name, char op, Args& a, const
     }
   }
   TypeId x = a[0]->type->id(), y = a[1]->type->id();
-  const bool lc = x == TypeId::kCalendarInterval, rc = y == TypeId::kCalendarInterval;
+  bool lc = x == TypeId::kCalendarInterval, rc = y == TypeId::kCalendarInterval;
   auto mismatch = [&]() {
     return OperandError(Sql(a, op), "the left and right operands of the binary operator have "
                                     "incompatible types (\"" +
@@ -474,6 +469,7 @@ Result<ExprPtr> BindCalendarArith(std::string_view name, char op, Args& a, const
                                       y == TypeId::kTimestampNtz || y == TypeId::kNull)) {
     std::swap(a[0], a[1]);
     std::swap(x, y);
+    std::swap(lc, rc);
   }
   if ((op == '+' || op == '-') && rc) {
     const bool sub = op == '-';
@@ -679,7 +675,7 @@ Result<ExprPtr> BindIntervalUnary(std::string_view name, std::vector<ExprPtr>& a
     // UnaryMinus: IntervalUtils.negateExact under ANSI, negate (wrapping) otherwise.
     const bool ansi = ctx.ansi;
     return MakeCall(
-        std::string(name), a[0]->type, std::move(a),
+        std::string(name), DataType::CalendarInterval(), std::move(a),
         [ansi](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
           FixedWriter<int128_t> w(out, rows);
           for (size_t i = 0; i < rows; ++i) {

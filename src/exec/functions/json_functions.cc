@@ -647,6 +647,18 @@ class JsonReader {
         if (v) v->SetSizeUnchecked(v->size() + 1);
         return true;
       }
+      case TypeId::kYearMonthInterval:
+      case TypeId::kDayTimeInterval:
+      case TypeId::kCalendarInterval: {
+        // Spark's JacksonParser: the string as CAST(s AS <interval type>) (a calendar interval
+        // through safeStringToInterval).
+        std::string_view s;
+        if (e.get_string().get(s)) return false;
+        auto iv = CastValue(Value::String(std::string(s)), std::make_shared<DataType>(t), false);
+        if (!iv.ok() || iv->is_null()) return false;
+        if (v) return v->AppendValue(*iv).ok();
+        return true;
+      }
       case TypeId::kBinary: {  // base64 text, as Jackson's getBinaryValue
         std::string_view s;
         if (e.get_string().get(s)) return false;
@@ -773,6 +785,12 @@ struct JsonWriter {
         delta::AppendJacksonString(out, s);
         break;
       }
+      case TypeId::kYearMonthInterval:
+      case TypeId::kDayTimeInterval:
+      case TypeId::kCalendarInterval:
+        // JacksonGenerator: the interval's CAST(... AS STRING) text.
+        delta::AppendJacksonString(out, CastToString(v.GetValue(r)));
+        break;
       case TypeId::kTime: {
         const int64_t ns = v.data<int64_t>()[r];
         std::string s;
@@ -936,6 +954,59 @@ void SplitCsv(std::string_view text, const CsvOptions& o, std::vector<std::strin
     ++i;  // the separator
   }
 }
+
+// to_csv's record writer (Spark's UnivocityGenerator with the writer settings Spark gives
+// univocity): dates and timestamps through their patterns, intervals in their ANSI / calendar
+// text, everything else as its string form; NULL is nullValue, an empty string `""`; a value is
+// trimmed, and quoted (its quotes escaped) when it holds the separator, a quote or a line break.
+struct CsvWriter {
+  CsvOptions options;
+  cal::DateTimePattern timestamp_format, timestamp_ntz_format, date_format;
+
+  void Field(const Vector& v, size_t r, const cal::TimeZone* zone, std::string* out) const {
+    if (v.id() == TypeId::kNull || v.IsNull(r)) {
+      *out += options.null_value;
+      return;
+    }
+    std::string s;
+    switch (v.id()) {
+      case TypeId::kDate:
+        date_format.Format(static_cast<int64_t>(v.data<int32_t>()[r]) * cal::kMicrosPerDay,
+                           nullptr, &s);
+        break;
+      case TypeId::kTimestamp:
+        timestamp_format.Format(v.data<int64_t>()[r], zone, &s);
+        break;
+      case TypeId::kTimestampNtz:
+        timestamp_ntz_format.Format(v.data<int64_t>()[r], nullptr, &s);
+        break;
+      default:
+        s = CastToString(v.GetValue(r));
+        break;
+    }
+    size_t b = 0, e = s.size();
+    while (b < e && static_cast<unsigned char>(s[b]) <= ' ') ++b;
+    while (e > b && static_cast<unsigned char>(s[e - 1]) <= ' ') --e;
+    std::string_view t(s.data() + b, e - b);
+    const char quote = options.quote;
+    if (t.empty()) {
+      if (quote) *out += std::string(2, quote);
+      return;
+    }
+    const bool needs_quotes =
+        quote && t.find_first_of(std::string{options.sep, quote, '\n', '\r'}) != t.npos;
+    if (!needs_quotes) {
+      *out += t;
+      return;
+    }
+    *out += quote;
+    for (char c : t) {
+      if (c == quote && options.escape) *out += options.escape;
+      *out += c;
+    }
+    *out += quote;
+  }
+};
 
 // A CSV field as type t (Spark's UnivocityParser converters); nullopt when it does not fit.
 std::optional<Value> CsvValue(const std::string& s, const TypePtr& t, const CsvOptions& o,
@@ -1275,6 +1346,58 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                         if (failfast && reader.malformed) {
                           return MalformedFailFast();
                         }
+                      }
+                      return Status::OK();
+                    });
+  });
+  // to_csv(struct[, options]): one CSV record of the struct's fields.
+  Reg(r, {"to_csv"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+    const TypePtr& t = a[0]->type;
+    bool ok = t->id() == TypeId::kStruct;
+    for (const Field& f : t->fields()) ok = ok && !f.type->is_nested();
+    if (!ok) {
+      return Status::InvalidArgument("Cannot resolve \"" + a[0]->ToString() + "\" due to data " +
+                                         "type mismatch: The input of `to_csv` can't be " +
+                                         TypeSql(t) + " type data.",
+                                     "DATATYPE_MISMATCH.UNSUPPORTED_INPUT_TYPE");
+    }
+    auto writer = std::make_shared<CsvWriter>();
+    if (a.size() == 2) {
+      SILT_ASSIGN_OR_RETURN(writer->options, ParseCsvOptions(n, a[1]));
+      a.pop_back();
+    }
+    // The option's pattern, else Spark's writing default.
+    auto pattern = [](const std::optional<cal::DateTimePattern>& given,
+                      std::string_view deflt) -> Result<cal::DateTimePattern> {
+      if (given) return *given;
+      return cal::DateTimePattern::Compile(deflt);
+    };
+    const JsonReader::Formats& f = writer->options.formats;
+    SILT_ASSIGN_OR_RETURN(writer->timestamp_format,
+                          pattern(f.timestamp, "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"));
+    SILT_ASSIGN_OR_RETURN(writer->timestamp_ntz_format,
+                          pattern(f.timestamp_ntz, "yyyy-MM-dd'T'HH:mm:ss.SSS"));
+    SILT_ASSIGN_OR_RETURN(writer->date_format, pattern(f.date, "yyyy-MM-dd"));
+    return MakeCall(std::string(n), DataType::String(), std::move(a),
+                    [writer](std::span<const Arg> x, size_t rows, const EvalContext& ec,
+                             Vector* out) -> Status {
+                      SILT_ASSIGN_OR_RETURN(
+                          auto zone,
+                          cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
+                      fn::StringWriter w(out, rows);
+                      for (size_t i = 0; i < rows; ++i) {
+                        if (NullAt(x[0], i)) {
+                          w.CommitNull();
+                          continue;
+                        }
+                        const Vector& row = *x[0].vector;
+                        const size_t k = x[0].index(i);
+                        for (size_t c = 0; c < row.num_children(); ++c) {
+                          if (c) w.buf() += writer->options.sep;
+                          writer->Field(row.child(c), k, zone.get(), &w.buf());
+                        }
+                        w.Commit();
                       }
                       return Status::OK();
                     });
