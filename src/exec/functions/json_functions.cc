@@ -1399,6 +1399,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                         }
                         w.Commit();
                       }
+                      w.Finish();
                       return Status::OK();
                     });
   });
