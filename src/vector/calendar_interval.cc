@@ -72,7 +72,7 @@ std::optional<CalendarInterval> ParseCalendarInterval(std::string_view text) {
     }
     if (!digits || i == s.size() || !IsSpace(s[i])) return std::nullopt;
     while (i < s.size() && IsSpace(s[i])) ++i;
-    if (i == s.size()) return std::nullopt;  // a number without its unit
+    if (i == s.size()) return std::nullopt;                // a number without its unit
     if (has_fraction && s[i] != 's') return std::nullopt;  // only seconds have a fraction
     if (negative) {
       value = -value;

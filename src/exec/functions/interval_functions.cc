@@ -441,10 +441,10 @@ Result<ExprPtr> BindCalendarArith(std::string_view name, char op, Args& a, const
   TypeId x = a[0]->type->id(), y = a[1]->type->id();
   bool lc = x == TypeId::kCalendarInterval, rc = y == TypeId::kCalendarInterval;
   auto mismatch = [&]() {
-    return OperandError(Sql(a, op), "the left and right operands of the binary operator have "
-                                    "incompatible types (\"" +
-                                        a[0]->type->ToString() + "\" and \"" +
-                                        a[1]->type->ToString() + "\").");
+    return OperandError(Sql(a, op),
+                        "the left and right operands of the binary operator have "
+                        "incompatible types (\"" +
+                            a[0]->type->ToString() + "\" and \"" + a[1]->type->ToString() + "\").");
   };
   if ((op == '+' || op == '-') && lc && rc) {
     const bool sub = op == '-';
@@ -465,8 +465,9 @@ Result<ExprPtr> BindCalendarArith(std::string_view name, char op, Args& a, const
           return Status::OK();
         });
   }
-  if (op == '+' && lc && (x != y) && (y == TypeId::kDate || y == TypeId::kTimestamp ||
-                                      y == TypeId::kTimestampNtz || y == TypeId::kNull)) {
+  if (op == '+' && lc && (x != y) &&
+      (y == TypeId::kDate || y == TypeId::kTimestamp || y == TypeId::kTimestampNtz ||
+       y == TypeId::kNull)) {
     std::swap(a[0], a[1]);
     std::swap(x, y);
     std::swap(lc, rc);
@@ -503,8 +504,8 @@ Result<ExprPtr> BindCalendarArith(std::string_view name, char op, Args& a, const
             } else {
               // Through the timestamp of the date's midnight in the session time zone.
               int64_t ts;
-              if (!TimestampAddCalendar(zone->LocalMicrosToUtc(int64_t{d} * kMicrosPerDay), c,
-                                        zone, &ts)) {
+              if (!TimestampAddCalendar(zone->LocalMicrosToUtc(int64_t{d} * kMicrosPerDay), c, zone,
+                                        &ts)) {
                 return CalOverflow("long");
               }
               days = FloorDiv(zone->UtcMicrosToLocal(ts), kMicrosPerDay);
@@ -804,18 +805,17 @@ void RegisterIntervalFunctions(FunctionRegistry& r) {
         const bool fail = c.ansi && n == "make_interval";
         return MakeCall(
             std::string(n), DataType::CalendarInterval(), std::move(a),
-            [fail](std::span<const Arg> x, size_t rows, const EvalContext&,
-                   Vector* out) -> Status {
+            [fail](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
               FixedWriter<int128_t> w(out, rows);
               for (size_t i = 0; i < rows; ++i) {
                 if (AnyNull(x, i)) {
                   w.SetNull(i);
                   continue;
                 }
-                auto v = MakeCalendarInterval(
-                    ValAt<int32_t>(x[0], i), ValAt<int32_t>(x[1], i), ValAt<int32_t>(x[2], i),
-                    ValAt<int32_t>(x[3], i), ValAt<int32_t>(x[4], i), ValAt<int32_t>(x[5], i),
-                    static_cast<int64_t>(ValAt<int128_t>(x[6], i)));
+                auto v = MakeCalendarInterval(ValAt<int32_t>(x[0], i), ValAt<int32_t>(x[1], i),
+                                              ValAt<int32_t>(x[2], i), ValAt<int32_t>(x[3], i),
+                                              ValAt<int32_t>(x[4], i), ValAt<int32_t>(x[5], i),
+                                              static_cast<int64_t>(ValAt<int128_t>(x[6], i)));
                 if (v) {
                   w.Set(i, PackCalendarInterval(*v));
                 } else if (fail) {

@@ -971,8 +971,8 @@ struct CsvWriter {
     std::string s;
     switch (v.id()) {
       case TypeId::kDate:
-        date_format.Format(static_cast<int64_t>(v.data<int32_t>()[r]) * cal::kMicrosPerDay,
-                           nullptr, &s);
+        date_format.Format(static_cast<int64_t>(v.data<int32_t>()[r]) * cal::kMicrosPerDay, nullptr,
+                           &s);
         break;
       case TypeId::kTimestamp:
         timestamp_format.Format(v.data<int64_t>()[r], zone, &s);
