@@ -1008,6 +1008,29 @@ struct CsvWriter {
   }
 };
 
+// A string per row of the first argument (to_json, to_csv): `write(v, r, zone, out)` appends
+// row r of v, timestamps shown in the session zone; NULL in, NULL out.
+template <typename W>
+ExprPtr TextPerRow(std::string_view n, Args a, W write) {
+  return MakeCall(
+      std::string(n), DataType::String(), std::move(a),
+      [write](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+        SILT_ASSIGN_OR_RETURN(auto zone,
+                              cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
+        fn::StringWriter w(out, rows);
+        for (size_t i = 0; i < rows; ++i) {
+          if (NullAt(x[0], i)) {
+            w.CommitNull();
+            continue;
+          }
+          write(*x[0].vector, x[0].index(i), zone.get(), &w.buf());
+          w.Commit();
+        }
+        w.Finish();
+        return Status::OK();
+      });
+}
+
 // A CSV field as type t (Spark's UnivocityParser converters); nullopt when it does not fit.
 std::optional<Value> CsvValue(const std::string& s, const TypePtr& t, const CsvOptions& o,
                               const cal::TimeZone& zone) {
@@ -1379,29 +1402,14 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
     SILT_ASSIGN_OR_RETURN(writer->timestamp_ntz_format,
                           pattern(f.timestamp_ntz, "yyyy-MM-dd'T'HH:mm:ss.SSS"));
     SILT_ASSIGN_OR_RETURN(writer->date_format, pattern(f.date, "yyyy-MM-dd"));
-    return MakeCall(std::string(n), DataType::String(), std::move(a),
-                    [writer](std::span<const Arg> x, size_t rows, const EvalContext& ec,
-                             Vector* out) -> Status {
-                      SILT_ASSIGN_OR_RETURN(
-                          auto zone,
-                          cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
-                      fn::StringWriter w(out, rows);
-                      for (size_t i = 0; i < rows; ++i) {
-                        if (NullAt(x[0], i)) {
-                          w.CommitNull();
-                          continue;
-                        }
-                        const Vector& row = *x[0].vector;
-                        const size_t k = x[0].index(i);
-                        for (size_t c = 0; c < row.num_children(); ++c) {
-                          if (c) w.buf() += writer->options.sep;
-                          writer->Field(row.child(c), k, zone.get(), &w.buf());
-                        }
-                        w.Commit();
-                      }
-                      w.Finish();
-                      return Status::OK();
-                    });
+    return TextPerRow(
+        n, std::move(a),
+        [writer](const Vector& row, size_t r, const cal::TimeZone* zone, std::string* out) {
+          for (size_t c = 0; c < row.num_children(); ++c) {
+            if (c) *out += writer->options.sep;
+            writer->Field(row.child(c), r, zone, out);
+          }
+        });
   });
   Reg(r, {"from_csv"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 3));
@@ -1490,24 +1498,9 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
     SILT_ASSIGN_OR_RETURN(writer->timestamp_format, cal::DateTimePattern::Compile(ts));
     SILT_ASSIGN_OR_RETURN(writer->timestamp_ntz_format, cal::DateTimePattern::Compile(ts_ntz));
     SILT_ASSIGN_OR_RETURN(writer->date_format, cal::DateTimePattern::Compile(date));
-    return MakeCall(std::string(n), DataType::String(), std::move(a),
-                    [writer](std::span<const Arg> x, size_t rows, const EvalContext& ec,
-                             Vector* out) -> Status {
-                      SILT_ASSIGN_OR_RETURN(
-                          auto zone,
-                          cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
-                      fn::StringWriter w(out, rows);
-                      for (size_t i = 0; i < rows; ++i) {
-                        if (NullAt(x[0], i)) {
-                          w.CommitNull();
-                          continue;
-                        }
-                        writer->Write(*x[0].vector, x[0].index(i), zone.get(), &w.buf());
-                        w.Commit();
-                      }
-                      w.Finish();
-                      return Status::OK();
-                    });
+    return TextPerRow(n, std::move(a),
+                      [writer](const Vector& v, size_t r, const cal::TimeZone* zone,
+                               std::string* out) { writer->Write(v, r, zone, out); });
   });
 }
 
