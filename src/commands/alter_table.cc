@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "commands/column_values.h"
 #include "commands/command.h"
@@ -504,7 +505,14 @@ Result<CommandResult> AddColumns(const sql::AlterTableStatement& stmt,
           "Column `" + c.name + "` has type void, which Delta tables do not support.",
           errc::kDeltaColumnDataTypeNotSupported);
     }
-    if (c.type->id() == TypeId::kCalendarInterval) {
+    // Spark refuses the legacy calendar interval anywhere in a table schema.
+    std::function<bool(const TypePtr&)> calendar = [&](const TypePtr& t) {
+      if (t->id() == TypeId::kCalendarInterval) return true;
+      for (const Field& f : t->fields())
+        if (calendar(f.type)) return true;
+      return false;
+    };
+    if (calendar(c.type)) {
       return Status::InvalidArgument("Cannot use \"INTERVAL\" type in the table schema.",
                                      "_LEGACY_ERROR_TEMP_1183");
     }

@@ -53,6 +53,24 @@ Status CheckSameClustering(const delta::Snapshot& snap, const std::vector<std::s
       errc::kDeltaClusteringColumnsMismatch);
 }
 
+// Spark's analyzer refuses the legacy calendar interval anywhere in a table schema, whatever the
+// source (SchemaUtils.failWithIntervalType).
+Status RefuseCalendarInterval(const Schema& schema) {
+  std::function<bool(const TypePtr&)> has = [&](const TypePtr& t) {
+    if (t->id() == TypeId::kCalendarInterval) return true;
+    for (const Field& f : t->fields())
+      if (has(f.type)) return true;
+    return false;
+  };
+  for (const auto& f : schema) {
+    if (has(f.type)) {
+      return Status::InvalidArgument("Cannot use \"INTERVAL\" type in the table schema.",
+                                     "_LEGACY_ERROR_TEMP_1183");
+    }
+  }
+  return Status::OK();
+}
+
 // CREATE TABLE … USING parquet | json [PARTITIONED BY (…)] [LOCATION …] [AS SELECT …]: Spark's
 // data-source table. The catalog entry keeps the provider and the schema; CTAS rows go into
 // plain files of that format (no Delta log).
@@ -97,6 +115,7 @@ Result<CommandResult> CreateFileSourceTable(const sql::CreateTableStatement& stm
         "Unable to infer schema for " + format + ". It must be specified manually.",
         errc::kUnableToInferSchema);
   }
+  SILT_RETURN_NOT_OK(RefuseCalendarInterval(schema));
   for (size_t i = 0; i < schema.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (planner::LowerName(schema[i].name) == planner::LowerName(schema[j].name)) {
@@ -302,15 +321,14 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
       }
     }
   }
+  SILT_RETURN_NOT_OK(RefuseCalendarInterval(schema));
   {
     // Delta has no interval, TIME or nanosecond timestamp types (Delta's
     // SchemaUtils.findUnsupportedDataTypes; the protocol's timestamps are microseconds).
     std::string bad;
-    bool calendar = false;
     std::function<bool(const TypePtr&)> has_interval = [&](const TypePtr& t) {
-      if (t->id() == TypeId::kCalendarInterval) calendar = true;
-      if (t->is_interval() || t->id() == TypeId::kCalendarInterval || t->id() == TypeId::kTime ||
-          t->id() == TypeId::kTimestampNanos || t->id() == TypeId::kTimestampNtzNanos)
+      if (t->is_interval() || t->id() == TypeId::kTime || t->id() == TypeId::kTimestampNanos ||
+          t->id() == TypeId::kTimestampNtzNanos)
         return true;
       for (const Field& f : t->fields())
         if (has_interval(f.type)) return true;
@@ -319,12 +337,6 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
     for (const auto& f : schema) {
       if (has_interval(f.type))
         bad += std::string(bad.empty() ? "" : ", ") + f.name + ": " + f.type->ToString();
-    }
-    // Spark's analyzer refuses the legacy calendar interval in any table schema before the
-    // source is asked (SchemaUtils.failWithIntervalType).
-    if (calendar) {
-      return Status::InvalidArgument("Cannot use \"INTERVAL\" type in the table schema.",
-                                     "_LEGACY_ERROR_TEMP_1183");
     }
     if (!bad.empty()) {
       return Status::InvalidArgument(
