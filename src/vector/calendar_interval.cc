@@ -2,11 +2,13 @@
 
 #include <cctype>
 
+#include "common/datetime.h"
+
 namespace silt {
 
 namespace {
 
-constexpr int64_t kUsPerSecond = 1000000;
+constexpr int64_t kUsPerSecond = kMicrosPerSecond;
 constexpr int64_t kUsPerMinute = 60 * kUsPerSecond;
 constexpr int64_t kUsPerHour = 60 * kUsPerMinute;
 

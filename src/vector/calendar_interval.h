@@ -1,11 +1,11 @@
 // Spark's legacy CalendarInterval (TypeId::kCalendarInterval, struct CalendarInterval in
-// include/silt/types.h): parsing its text as IntervalUtils.stringToInterval does, the exact
-// arithmetic Spark applies to it, and applying it to dates and timestamps.
+// include/silt/types.h): reading its text as IntervalUtils.stringToInterval does and building
+// one as IntervalUtils.makeInterval. The arithmetic is in exec/functions/interval_functions.cc,
+// the printing (FormatCalendarInterval) in vector/value.h.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <string_view>
 
 #include "vector/types.h"
