@@ -7,6 +7,7 @@
 //   timestamp_ltz(p), timestamp_ntz(p) with p in 7..9 (nanoseconds since epoch) → int64_t
 //   time(p) (nanoseconds since midnight, p in 0..9 digits kept) → int64_t
 //   interval year to month (months) → int32_t    interval day to second (microseconds) → int64_t
+//   interval (Spark's legacy CalendarInterval) → __int128 packing months, days, microseconds
 //   float → float   double → double   decimal(p,s) → __int128 unscaled value
 //   string, binary → offsets + bytes   struct → children   array → offsets + child
 //   map → offsets + one struct child {key, value}         void (null) → no storage
@@ -42,6 +43,10 @@ enum class TypeId : uint8_t {
   kTime,               // TimeType(p): int64 nanoseconds since midnight; precision() = p
   kTimestampNanos,     // timestamp_ltz(p), p 7..9: int64 nanoseconds since epoch, UTC instant
   kTimestampNtzNanos,  // timestamp_ntz(p), p 7..9: int64 nanoseconds since epoch, no zone
+  // Spark's legacy CalendarIntervalType ("interval"): months, days and microseconds kept apart
+  // (a month has no fixed number of days, a day no fixed number of microseconds across DST).
+  // Not orderable and never stored in a table, as in Spark; packed in an int128 (see below).
+  kCalendarInterval,
 };
 
 // Interval fields (Spark's YearMonthIntervalType.YEAR/MONTH, DayTimeIntervalType.DAY..SECOND).
@@ -54,6 +59,27 @@ enum DayTimeField : int {
 };
 
 using int128_t = __int128;
+
+// One value of kCalendarInterval (Spark's CalendarInterval). In a Vector and a Value it is one
+// int128: months in bits 96..127, days in 64..95, microseconds in 0..63.
+struct CalendarInterval {
+  int32_t months = 0;
+  int32_t days = 0;
+  int64_t microseconds = 0;
+  bool operator==(const CalendarInterval&) const = default;
+};
+inline int128_t PackCalendarInterval(const CalendarInterval& c) {
+  using u128 = unsigned __int128;
+  return static_cast<int128_t>((static_cast<u128>(static_cast<uint32_t>(c.months)) << 96) |
+                               (static_cast<u128>(static_cast<uint32_t>(c.days)) << 64) |
+                               static_cast<u128>(static_cast<uint64_t>(c.microseconds)));
+}
+inline CalendarInterval UnpackCalendarInterval(int128_t v) {
+  using u128 = unsigned __int128;
+  const u128 u = static_cast<u128>(v);
+  return {static_cast<int32_t>(static_cast<uint32_t>(u >> 96)),
+          static_cast<int32_t>(static_cast<uint32_t>(u >> 64)), static_cast<int64_t>(u)};
+}
 
 class DataType;
 using TypePtr = std::shared_ptr<const DataType>;
@@ -120,6 +146,8 @@ class DataType {
   // interval year to month (start YEAR, end MONTH) unless given; interval day to second likewise.
   static TypePtr YearMonthInterval(int start = kIntervalYear, int end = kIntervalMonth);
   static TypePtr DayTimeInterval(int start = kIntervalDay, int end = kIntervalSecond);
+  // Spark's legacy calendar "interval" (CalendarIntervalType).
+  static TypePtr CalendarInterval();
   static TypePtr Struct(std::vector<Field> fields);
   static TypePtr List(TypePtr element, bool contains_null = true);
   static TypePtr Map(TypePtr key, TypePtr value, bool value_contains_null = true);

@@ -25,6 +25,9 @@ class Value {
   static Value Decimal(int precision, int scale, int128_t unscaled) {
     return Value(DataType::Decimal(precision, scale), Storage(unscaled));
   }
+  static Value CalendarInterval(const silt::CalendarInterval& c) {
+    return Value(DataType::CalendarInterval(), Storage(PackCalendarInterval(c)));
+  }
   static Value String(std::string v) { return Value(DataType::String(), Storage(std::move(v))); }
   static Value Binary(std::string v) { return Value(DataType::Binary(), Storage(std::move(v))); }
   // struct: one child per field; list: the elements; map: key0, value0, key1, value1, ...
@@ -38,6 +41,9 @@ class Value {
   int64_t integer() const { return std::get<int64_t>(v_); }
   double floating() const { return std::get<double>(v_); }
   int128_t decimal() const { return std::get<int128_t>(v_); }
+  silt::CalendarInterval calendar_interval() const {
+    return UnpackCalendarInterval(std::get<int128_t>(v_));
+  }
   const std::string& str() const { return std::get<std::string>(v_); }
   const std::vector<Value>& children() const { return std::get<std::vector<Value>>(v_); }
 
@@ -75,6 +81,9 @@ std::string FormatTimeNanos(int64_t nanos_of_day);
 // Hive form spark-sql prints in results ("1-2", "1 02:03:04.500000000").
 std::string FormatYearMonthInterval(int32_t months, int start, int end, bool ansi);
 std::string FormatDayTimeInterval(int64_t micros, int start, int end, bool ansi);
+// Spark's CalendarInterval.toString: "1 years 2 months 3 days 4 hours 5 minutes 6.5 seconds"
+// (zero units left out, "0 seconds" when all are zero).
+std::string FormatCalendarInterval(const CalendarInterval& c);
 void AppendJsonString(std::string* out, std::string_view s);
 std::string FormatDouble(double v);
 

@@ -153,6 +153,9 @@ void AppendCellImpl(const Vector& v, size_t i, CellStyle style, bool nested, con
     case TypeId::kTime:
       *out += FormatTimeText(v.Get<int64_t>(i));
       break;
+    case TypeId::kCalendarInterval:
+      *out += FormatCalendarInterval(UnpackCalendarInterval(v.Get<int128_t>(i)));
+      break;
     case TypeId::kList: {
       const Vector& el = v.child(0);
       const char* sep = style == CellStyle::kHive ? "," : ", ";

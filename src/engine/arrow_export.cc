@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "silt/arrow.h"
+#include "vector/value.h"
 
 namespace silt {
 
@@ -75,6 +77,8 @@ Result<std::string> FormatOf(const DataType& type) {
       return std::string("tiM");
     case TypeId::kDayTimeInterval:
       return std::string("tDu");
+    case TypeId::kCalendarInterval:  // month_day_nano: int32 months, int32 days, int64 nanos
+      return std::string("tin");
     case TypeId::kStruct:
       return std::string("+s");
     case TypeId::kList:
@@ -275,6 +279,25 @@ Status FillArray(const std::shared_ptr<const QueryResult>& keep, const Vector& v
       p->buffers = {validity, data ? data : static_cast<const void*>(kZeroes)};
       if (v.size() && !data)
         st = Status::Internal("Arrow export: a fixed-width vector without data");
+      break;
+    }
+    case TypeId::kCalendarInterval: {
+      // Arrow's month_day_nano layout differs from silt's packing and counts nanoseconds.
+      std::vector<uint8_t> bytes(v.size() * 16);
+      for (size_t i = 0; i < v.size() && st.ok(); ++i) {
+        const CalendarInterval c = UnpackCalendarInterval(v.Get<int128_t>(i));
+        int64_t nanos;
+        if (__builtin_mul_overflow(c.microseconds, int64_t{1000}, &nanos)) {
+          st = Status::InvalidArgument(
+              "Arrow export: the interval " + FormatCalendarInterval(c) +
+                  " does not fit Arrow's month_day_nano (int64 nanoseconds)",
+              errc::kArithmeticOverflow);
+        }
+        std::memcpy(&bytes[i * 16], &c.months, 4);
+        std::memcpy(&bytes[i * 16 + 4], &c.days, 4);
+        std::memcpy(&bytes[i * 16 + 8], &nanos, 8);
+      }
+      p->buffers = {validity, Owned(p, std::move(bytes))};
       break;
     }
     case TypeId::kString:

@@ -41,6 +41,7 @@ struct DistinctSet {
       case TypeId::kInt32:
       case TypeId::kInt64:
       case TypeId::kDecimal:
+      case TypeId::kCalendarInterval:
       case TypeId::kDate:
       case TypeId::kYearMonthInterval:
       case TypeId::kTimestamp:

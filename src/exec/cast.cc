@@ -11,6 +11,7 @@
 #include "common/datetime.h"
 #include "common/error_classes.h"
 #include "common/number_format.h"
+#include "vector/calendar_interval.h"
 #include "vector/time_text.h"
 
 namespace silt::exec {
@@ -69,6 +70,9 @@ bool CanCast(const TypePtr& from, const TypePtr& to) {
   TypeId f = from->id(), t = to->id();
   if (from->Equals(*to)) return true;
   if (f == TypeId::kNull) return true;
+  // The legacy calendar interval casts only to and from strings (Spark's Cast.canCast).
+  if (f == TypeId::kCalendarInterval || t == TypeId::kCalendarInterval)
+    return f == TypeId::kString || t == TypeId::kString;
   if (t == TypeId::kString) return f != TypeId::kNull || true;
   if (f == TypeId::kString) return t != TypeId::kStruct && t != TypeId::kList && t != TypeId::kMap;
   if (IsNumeric(f) && IsNumeric(t)) return true;
@@ -290,6 +294,8 @@ std::string CastToString(const Value& v) {
       return FormatTimestampNanosText(v.integer());
     case TypeId::kTime:
       return FormatTimeText(v.integer());
+    case TypeId::kCalendarInterval:
+      return FormatCalendarInterval(v.calendar_interval());
     case TypeId::kString:
     case TypeId::kBinary:
       return v.str();
@@ -480,6 +486,11 @@ Result<Value> CastValue(const Value& v, const TypePtr& to, bool ansi) {
     return Value::Null(to);
   };
   if (t == TypeId::kString) return Value::String(CastToString(v));
+  if (t == TypeId::kCalendarInterval) {
+    // Spark's safeStringToInterval: a malformed string is NULL in both modes.
+    auto c = ParseCalendarInterval(v.str());
+    return c ? Value::CalendarInterval(*c) : Value::Null(to);
+  }
   if (t == TypeId::kBinary && f == TypeId::kString) return Value::Binary(v.str());
   if (t == TypeId::kBinary && IsIntegral(f)) {
     // Non-ANSI only (BindCast refuses it under ANSI): the big-endian bytes of the value's width.

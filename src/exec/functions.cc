@@ -374,6 +374,8 @@ Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b) {
   TypeId x = a->id(), y = b->id();
   if (x == TypeId::kNull) return b;
   if (y == TypeId::kNull) return a;
+  // The legacy calendar interval is not atomic: no type (a string included) widens to it.
+  if (x == TypeId::kCalendarInterval || y == TypeId::kCalendarInterval) return Mismatch(a, b);
   if (IsNumeric(x) && IsNumeric(y)) {
     if (x == TypeId::kDecimal || y == TypeId::kDecimal) {
       if (x == TypeId::kFloat || x == TypeId::kDouble || y == TypeId::kFloat ||
@@ -443,7 +445,7 @@ Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b, const BindContext
     const TypePtr& other = x == TypeId::kString ? b : a;
     TypeId o = other->id();
     if (o == TypeId::kNull) return DataType::String();
-    if (other->is_interval()) return Mismatch(a, b);
+    if (other->is_interval() || o == TypeId::kCalendarInterval) return Mismatch(a, b);
     if (!other->is_nested()) {
       if (IsIntegral(o)) return DataType::Int64();
       if (o == TypeId::kFloat || o == TypeId::kDouble) return DataType::Double();

@@ -89,7 +89,8 @@ void HashColumn(const Vector& v, size_t begin, size_t end, uint64_t* hashes, boo
       HashLoop(v, begin, end, hashes, first, [d](size_t r) { return HashDouble(d[r]); });
       break;
     }
-    case TypeId::kDecimal: {
+    case TypeId::kDecimal:
+    case TypeId::kCalendarInterval: {
       const int128_t* d = v.data<int128_t>();
       HashLoop(v, begin, end, hashes, first, [d](size_t r) { return HashInt128(d[r]); });
       break;

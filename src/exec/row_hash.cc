@@ -117,6 +117,7 @@ void HashAny(const Vector& col, size_t n, RowOf rows, uint64_t* hashes, bool com
       HashFixed<double>(col, n, rows, hashes, combine);
       break;
     case TypeId::kDecimal:
+    case TypeId::kCalendarInterval:
       HashFixed<int128_t>(col, n, rows, hashes, combine);
       break;
     case TypeId::kString:
@@ -211,6 +212,7 @@ bool ValuesEqualAt(const Vector& a, size_t i, const Vector& b, size_t j, NullEqu
     case TypeId::kDouble:
       return EqOne(a.data<double>()[i], b.data<double>()[j]);
     case TypeId::kDecimal:
+    case TypeId::kCalendarInterval:
       return a.data<int128_t>()[i] == b.data<int128_t>()[j];
     case TypeId::kString:
     case TypeId::kBinary:
@@ -318,6 +320,7 @@ size_t MatchColumn(const Vector& a, const uint32_t* a_rows, const Vector& b, con
     case TypeId::kDouble:
       return MatchFixed<double>(a, a_rows, b, b_rows, cand, n, nulls, miss, n_miss);
     case TypeId::kDecimal:
+    case TypeId::kCalendarInterval:
       return MatchFixed<int128_t>(a, a_rows, b, b_rows, cand, n, nulls, miss, n_miss);
     case TypeId::kString:
     case TypeId::kBinary: {

@@ -97,6 +97,7 @@ RowComparator::CompareFn CompareFnFor(const DataType& t) {
     case TypeId::kDouble:
       return CmpFloat<double>;
     case TypeId::kDecimal:
+    case TypeId::kCalendarInterval:
       return CmpInt<int128_t>;
     case TypeId::kString:
     case TypeId::kBinary:
@@ -501,9 +502,9 @@ Status NormalizedSort(std::span<const Vector* const> keys, std::span<const SortO
 // ---------------------------------------------------------------- public comparison
 
 Status CheckOrderable(const DataType& type) {
-  if (type.id() == TypeId::kMap) {
+  if (type.id() == TypeId::kMap || type.id() == TypeId::kCalendarInterval) {
     return Status::InvalidArgument("cannot sort or compare values of type " + type.ToString() +
-                                       " (map types are not orderable)",
+                                       " (map and calendar interval types are not orderable)",
                                    errc::kDatatypeMismatch);
   }
   for (const Field& f : type.fields()) {

@@ -10,6 +10,7 @@
 #include "common/ascii.h"
 #include "common/datetime.h"
 #include "common/error_classes.h"
+#include "exec/functions/datetime_calendar.h"
 #include "exec/spill.h"
 #include "exec/window_spill.h"
 
@@ -294,6 +295,7 @@ int128_t Pow10(int n) {
 // keys, doubles for floating keys.
 struct RangeOffset {
   bool floating = false;
+  bool months = false;  // `i` counts months (a year-month interval over a date/timestamp key)
   int128_t i = 0;
   double d = 0;
 };
@@ -322,6 +324,11 @@ Result<RangeOffset> RangeOffsetFor(const WindowBound& b, const DataType& key) {
       o.i = v.integer() / kMicrosPerDay;
     } else if ((k == TypeId::kTimestamp || k == TypeId::kTimestampNtz) && dt) {
       o.i = v.integer();
+    } else if ((k == TypeId::kDate || k == TypeId::kTimestamp || k == TypeId::kTimestampNtz) &&
+               !dt) {
+      // Spark's DateAddYMInterval / TimestampAddYMInterval on the key.
+      o.i = v.integer();
+      o.months = true;
     } else if (k == vt) {
       o.i = v.integer();
     } else {
@@ -704,6 +711,7 @@ Status WindowOperator::Compute(const WindowFunction& fn, const Layout& L, ExecCo
     std::vector<int128_t> ikey;
     std::vector<double> dkey;
     RangeOffset ro_start, ro_end;
+    TimeZonePtr zone;  // a year-month offset over a TIMESTAMP key moves its local date
     bool asc = true, nulls_first = true, floating = false;
     const Vector* okey = nullptr;
     if (value_bounds) {
@@ -722,6 +730,10 @@ Status WindowOperator::Compute(const WindowFunction& fn, const Layout& L, ExecCo
       SILT_ASSIGN_OR_RETURN(
           RangeOffset probe,
           RangeOffsetFor(WindowBound{WindowBoundKind::kPreceding, Value::Int64(0)}, kt));
+      if ((ro_start.months || ro_end.months) && kt.id() == TypeId::kTimestamp) {
+        SILT_ASSIGN_OR_RETURN(
+            zone, TimeZone::Find(ctx.eval.time_zone.empty() ? "UTC" : ctx.eval.time_zone));
+      }
       floating = probe.floating;
       if (floating) {
         dkey.resize(n);
@@ -775,7 +787,15 @@ Status WindowOperator::Compute(const WindowFunction& fn, const Layout& L, ExecCo
             double x = dkey[q];
             return asc ? (for_end ? x <= b : x < b) : (for_end ? x >= b : x > b);
           }
-          int128_t b = minus ? ikey[p] - ro.i : ikey[p] + ro.i;
+          int128_t b;
+          if (ro.months) {
+            const int64_t m = static_cast<int64_t>(minus ? -ro.i : ro.i);
+            const int64_t k = static_cast<int64_t>(ikey[p]);
+            b = okey->id() == TypeId::kDate ? cal::AddMonthsToDays(k, m)
+                                            : cal::AddMonthsToMicros(k, m, zone.get());
+          } else {
+            b = minus ? ikey[p] - ro.i : ikey[p] + ro.i;
+          }
           int128_t x = ikey[q];
           return asc ? (for_end ? x <= b : x < b) : (for_end ? x >= b : x > b);
         };

@@ -591,6 +591,7 @@ Status AppendElements(const std::string& name, const TypePtr& type, bool nullabl
     }
     case TypeId::kYearMonthInterval:
     case TypeId::kDayTimeInterval:
+    case TypeId::kCalendarInterval:
       // Spark's Parquet data source does not support interval types either.
       return Status::InvalidArgument("The Parquet datasource doesn't support the column `" + name +
                                          "` of the type \"" + type->ToString() + "\".",

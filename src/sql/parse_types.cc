@@ -171,9 +171,8 @@ Result<TypePtr> Parser::DataTypeRule() {
     };
     int start, end;
     bool ym, ym_end;
-    if (!field(&start, &ym)) {
-      return Status::NotImplemented("the legacy calendar INTERVAL type is not supported by silt");
-    }
+    // A bare INTERVAL is Spark's legacy CalendarIntervalType.
+    if (!field(&start, &ym)) return DataType::CalendarInterval();
     end = start;
     ym_end = ym;
     if (AcceptKw("TO")) {

@@ -103,6 +103,11 @@ void AppendOne(Vector* v, const TypePtr& t, Rng& rng, const GenerateOptions& o, 
     case TypeId::kTime:
       v->Append<int64_t>(rng.Range(0, 86399999999999LL));
       break;
+    case TypeId::kCalendarInterval:
+      v->Append<int128_t>(PackCalendarInterval({static_cast<int32_t>(rng.Range(-1200, 1200)),
+                                                static_cast<int32_t>(rng.Range(-400, 400)),
+                                                rng.Range(-86400000000LL, 86400000000LL)}));
+      break;
     case TypeId::kStruct: {
       for (size_t c = 0; c < t->fields().size(); ++c)
         Fill(&v->child(c), t->fields()[c].type, t->fields()[c].nullable, 1, rng, o, serial);

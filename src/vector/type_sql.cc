@@ -68,6 +68,8 @@ std::string TypeSql(const TypePtr& t) {
       return "TIMESTAMP_LTZ(" + std::to_string(t->precision()) + ")";
     case TypeId::kTimestampNtzNanos:
       return "TIMESTAMP_NTZ(" + std::to_string(t->precision()) + ")";
+    case TypeId::kCalendarInterval:
+      return "INTERVAL";
     case TypeId::kYearMonthInterval:
     case TypeId::kDayTimeInterval: {
       std::string s = t->ToString();

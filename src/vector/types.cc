@@ -26,6 +26,7 @@ int DataType::fixed_width() const {
     case TypeId::kTimestampNtzNanos:
       return 8;
     case TypeId::kDecimal:
+    case TypeId::kCalendarInterval:
       return 16;
     default:
       return 0;
@@ -68,6 +69,8 @@ std::string DataType::ToString() const {
       return "timestamp_ltz(" + std::to_string(precision_) + ")";
     case TypeId::kTimestampNtzNanos:
       return "timestamp_ntz(" + std::to_string(precision_) + ")";
+    case TypeId::kCalendarInterval:
+      return "interval";
     case TypeId::kStruct: {
       std::string s = "struct<";
       for (size_t i = 0; i < fields_.size(); ++i) {
@@ -126,6 +129,7 @@ SILT_PRIMITIVE(Binary, kBinary)
 SILT_PRIMITIVE(Date, kDate)
 SILT_PRIMITIVE(Timestamp, kTimestamp)
 SILT_PRIMITIVE(TimestampNtz, kTimestampNtz)
+SILT_PRIMITIVE(CalendarInterval, kCalendarInterval)
 #undef SILT_PRIMITIVE
 
 TypePtr DataType::Decimal(int precision, int scale) {

@@ -129,6 +129,7 @@ void ToJsonImpl(const Value& v, std::string* out) {
     case TypeId::kTimestampNanos:
     case TypeId::kTimestampNtzNanos:
     case TypeId::kTime:
+    case TypeId::kCalendarInterval:
       AppendJsonString(out, v.ToString());
       break;
     case TypeId::kStruct: {
@@ -202,6 +203,8 @@ std::string Value::ToString() const {
       return FormatTimestampNanos(integer());
     case TypeId::kTime:
       return FormatTimeNanos(integer());
+    case TypeId::kCalendarInterval:
+      return FormatCalendarInterval(calendar_interval());
     case TypeId::kStruct:
     case TypeId::kList: {
       std::string s = type_->id() == TypeId::kList ? "[" : "{";
@@ -277,6 +280,32 @@ std::string Two(uint64_t v) {
   return buf;
 }
 }  // namespace
+
+std::string FormatCalendarInterval(const CalendarInterval& c) {
+  if (c.months == 0 && c.days == 0 && c.microseconds == 0) return "0 seconds";
+  std::string s;
+  auto unit = [&](int64_t v, const char* name) {
+    if (v != 0) s += std::to_string(v) + " " + name + " ";
+  };
+  // Java's truncating division and remainder, as CalendarInterval.toString.
+  unit(c.months / 12, "years");
+  unit(c.months % 12, "months");
+  unit(c.days, "days");
+  int64_t rest = c.microseconds;
+  unit(rest / kUsPerHour, "hours");
+  rest %= kUsPerHour;
+  unit(rest / kUsPerMinute, "minutes");
+  rest %= kUsPerMinute;
+  if (rest != 0) {
+    // BigDecimal.valueOf(rest, 6).stripTrailingZeros().toPlainString(): no forced leading zero.
+    const uint64_t mag = rest < 0 ? static_cast<uint64_t>(-rest) : static_cast<uint64_t>(rest);
+    std::string secs = AnsiSeconds(mag);
+    if (secs.size() > 1 && secs[0] == '0' && secs[1] != '.') secs.erase(0, 1);
+    s += (rest < 0 ? "-" : "") + secs + " seconds ";
+  }
+  s.pop_back();
+  return s;
+}
 
 std::string FormatDayTimeInterval(int64_t micros, int start, int end, bool ansi) {
   static const char* const kNames[] = {"DAY", "HOUR", "MINUTE", "SECOND"};

@@ -163,6 +163,7 @@ Status Vector::AppendValue(const Value& v) {
       Append<double>(v.floating());
       break;
     case TypeId::kDecimal:
+    case TypeId::kCalendarInterval:
       Append<int128_t>(v.decimal());
       break;
     case TypeId::kString:
@@ -315,6 +316,8 @@ Value Vector::GetValue(size_t i) const {
       return Value::Floating(type_, Get<double>(i));
     case TypeId::kDecimal:
       return Value::Decimal(type_->precision(), type_->scale(), Get<int128_t>(i));
+    case TypeId::kCalendarInterval:
+      return Value::CalendarInterval(UnpackCalendarInterval(Get<int128_t>(i)));
     case TypeId::kString:
       return Value::String(std::string(GetString(i)));
     case TypeId::kBinary:

@@ -285,10 +285,12 @@ void RegisterComparison(FunctionRegistry& r, const std::string& name, CmpOp op) 
   r.Add(name, [name, op](std::vector<ExprPtr> args, const BindContext& ctx) -> Result<ExprPtr> {
     if (args.size() != 2) return WrongArgs(name, args.size(), "2");
     SILT_ASSIGN_OR_RETURN(args, CoerceComparison(std::move(args), ctx, name));
-    if (args[0]->type->id() == TypeId::kMap) {
-      return Status::InvalidArgument(
-          "The `" + name + "` does not support ordering on type \"MAP\".",
-          errc::kDatatypeMismatchInvalidOrderingType);
+    // Maps and the legacy calendar interval have no ordering in Spark, equality included.
+    const TypeId t = args[0]->type->id();
+    if (t == TypeId::kMap || t == TypeId::kCalendarInterval) {
+      return Status::InvalidArgument("The `" + name + "` does not support ordering on type \"" +
+                                         (t == TypeId::kMap ? "MAP" : "INTERVAL") + "\".",
+                                     errc::kDatatypeMismatchInvalidOrderingType);
     }
     bool nullable = args[0]->nullable || args[1]->nullable;
     return Call(

@@ -65,6 +65,16 @@ using silt::ParseOffset;
 using silt::TimeZone;
 using silt::TimeZonePtr;
 
+// Months added to a timestamp's local date, its time of day kept (Spark's timestampAddMonths):
+// with `zone` the microseconds are a UTC instant read in that zone, without a timestamp_ntz.
+inline int64_t AddMonthsToMicros(int64_t ts, int64_t months, const TimeZone* zone) {
+  const int64_t local = zone ? zone->UtcMicrosToLocal(ts) : ts;
+  const int64_t days = FloorDiv(local, kMicrosPerDay);
+  const int64_t shifted =
+      AddMonthsToDays(days, months) * kMicrosPerDay + (local - days * kMicrosPerDay);
+  return zone ? zone->LocalMicrosToUtc(shifted) : shifted;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Spark's string → date / timestamp conversions (the CAST and to_date/to_timestamp without a
 // pattern): "[+-]yyyy[-[m]m[-[d]d]]" dates, optionally followed by "[T ]hh[:mm[:ss[.ffffff]]]"

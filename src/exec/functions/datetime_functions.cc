@@ -524,6 +524,76 @@ ExprPtr NowCall(std::string_view name, TypePtr type,
       true, false);
 }
 
+// extract / date_part of a legacy calendar interval (Spark's ExtractInterval* over
+// IntervalUtils.getYears …): YEAR → int (months / 12), MONTH → tinyint (months % 12), DAY →
+// int (the days), HOUR → bigint, MINUTE → tinyint, SECOND → decimal(8,6), from the microseconds.
+Result<ExprPtr> BindCalendarExtract(std::string_view name, const std::string& field_text,
+                                    const std::string& field, Args& rest) {
+  enum { kYears, kMonths, kDays, kHours, kMinutes, kSeconds } f;
+  TypePtr rt;
+  if (field == "YEAR" || field == "Y" || field == "YEARS" || field == "YR" || field == "YRS") {
+    f = kYears;
+    rt = IntT();
+  } else if (field == "MONTH" || field == "MON" || field == "MONS" || field == "MONTHS") {
+    f = kMonths;
+    rt = DataType::Int8();
+  } else if (field == "DAY" || field == "D" || field == "DAYS") {
+    f = kDays;
+    rt = IntT();
+  } else if (field == "HOUR" || field == "H" || field == "HOURS" || field == "HR" ||
+             field == "HRS") {
+    f = kHours;
+    rt = DataType::Int64();
+  } else if (field == "MINUTE" || field == "M" || field == "MIN" || field == "MINS" ||
+             field == "MINUTES") {
+    f = kMinutes;
+    rt = DataType::Int8();
+  } else if (field == "SECOND" || field == "S" || field == "SEC" || field == "SECONDS" ||
+             field == "SECS") {
+    f = kSeconds;
+    rt = DataType::Decimal(8, 6);
+  } else {
+    return Status::InvalidArgument(
+        "Cannot extract " + field_text + " from " + rest[0]->ToString() + ".",
+        errc::kInvalidExtractField);
+  }
+  return MakeCall(
+      std::string(name), rt, std::move(rest),
+      [f](std::span<const Arg> a, size_t rows, const EvalContext&, Vector* out) -> Status {
+        constexpr int64_t kHour = 3600 * kMicrosPerSecond, kMinute = 60 * kMicrosPerSecond;
+        auto cal = [](int128_t v) { return UnpackCalendarInterval(v); };
+        switch (f) {
+          case kYears:
+            MapUnary<int32_t, int128_t>(a[0], rows, out,
+                                        [&](int128_t v) { return cal(v).months / 12; });
+            break;
+          case kMonths:
+            MapUnary<int8_t, int128_t>(a[0], rows, out, [&](int128_t v) {
+              return static_cast<int8_t>(cal(v).months % 12);
+            });
+            break;
+          case kDays:
+            MapUnary<int32_t, int128_t>(a[0], rows, out, [&](int128_t v) { return cal(v).days; });
+            break;
+          case kHours:
+            MapUnary<int64_t, int128_t>(a[0], rows, out,
+                                        [&](int128_t v) { return cal(v).microseconds / kHour; });
+            break;
+          case kMinutes:
+            MapUnary<int8_t, int128_t>(a[0], rows, out, [&](int128_t v) {
+              return static_cast<int8_t>(cal(v).microseconds % kHour / kMinute);
+            });
+            break;
+          case kSeconds:
+            MapUnary<int128_t, int128_t>(a[0], rows, out, [&](int128_t v) {
+              return static_cast<int128_t>(cal(v).microseconds % kMinute);
+            });
+            break;
+        }
+        return Status::OK();
+      });
+}
+
 // extract / date_part of a year-month or day-time interval (Spark's ExtractANSIInterval*): the
 // field must be one of the type's fields. YEAR → int, MONTH → tinyint, DAY → int, HOUR and
 // MINUTE → tinyint, SECOND → decimal(8,6) with the fraction; negative intervals give negative
@@ -532,7 +602,9 @@ Result<ExprPtr> BindIntervalExtract(std::string_view name, const std::string& fi
                                     const std::string& field, Args& rest) {
   const TypePtr& t = rest[0]->type;
   const bool ym = t->id() == TypeId::kYearMonthInterval;
+  const bool calendar = t->id() == TypeId::kCalendarInterval;
   int f = -1;
+  if (calendar) return BindCalendarExtract(name, field_text, field, rest);
   if (ym) {
     if (field == "YEAR" || field == "Y" || field == "YEARS" || field == "YR" || field == "YRS")
       f = kIntervalYear;
@@ -625,7 +697,9 @@ Result<ExprPtr> BindExtract(std::string_view name, Args& args, const BindContext
   }
   std::string field = AsciiUpper(fv->str());
   Args rest{args[1]};
-  if (rest[0]->type->is_interval()) return BindIntervalExtract(name, fv->str(), field, rest);
+  if (rest[0]->type->is_interval() || rest[0]->type->id() == TypeId::kCalendarInterval) {
+    return BindIntervalExtract(name, fv->str(), field, rest);
+  }
   auto date_field = [&](Field f) { return BindDateField(name, rest, ctx, f); };
   auto time_field = [&](Field f) { return BindTimeField(name, rest, ctx, f); };
   if (field == "YEAR" || field == "Y" || field == "YEARS" || field == "YR" || field == "YRS") {

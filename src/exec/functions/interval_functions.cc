@@ -6,12 +6,14 @@
 // Java exact operations), division by zero INTERVAL_DIVIDED_BY_ZERO.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "common/error_classes.h"
 #include "exec/cast.h"
 #include "exec/function_registry.h"
 #include "exec/functions/datetime_calendar.h"
 #include "exec/functions/function_util.h"
+#include "vector/calendar_interval.h"
 #include "vector/time_text.h"
 
 namespace silt::exec::fn {
@@ -189,12 +191,7 @@ Result<ExprPtr> BindDatetimePlusInterval(std::string_view name, bool sub, Args& 
     return Binary2<int64_t, int32_t, int64_t>(
         std::string(name), rt, std::move(a),
         [sub](int64_t ts, int32_t m, const TimeZone* zone, int64_t* r) -> Status {
-          int64_t months = sub ? -int64_t{m} : m;
-          int64_t local = zone ? zone->UtcMicrosToLocal(ts) : ts;
-          int64_t days = FloorDiv(local, kMicrosPerDay);
-          local =
-              cal::AddMonthsToDays(days, months) * kMicrosPerDay + (local - days * kMicrosPerDay);
-          *r = zone ? zone->LocalMicrosToUtc(local) : local;
+          *r = cal::AddMonthsToMicros(ts, sub ? -int64_t{m} : m, zone);
           return Status::OK();
         },
         !ntz);
@@ -403,9 +400,191 @@ Result<ExprPtr> BindTimeArith(std::string_view name, char op, Args& a) {
       });
 }
 
+bool IsCal(const TypePtr& t) { return t->id() == TypeId::kCalendarInterval; }
+
+Status CalOverflow(const char* what) {
+  return Status::InvalidArgument(std::string(what) +
+                                     " overflow. If necessary set \"spark.sql.ansi.enabled\" to "
+                                     "\"false\" to bypass this error.",
+                                 errc::kArithmeticOverflow);
+}
+
+// DateTimeUtils.timestampAddInterval: months then days on the local date-time in `zone` (none for
+// timestamp_ntz), then the microseconds on the instant; false on overflow.
+bool TimestampAddCalendar(int64_t ts, const CalendarInterval& c, const TimeZone* zone,
+                          int64_t* out) {
+  int64_t t = ts;
+  if (c.months != 0 || c.days != 0) {
+    int64_t local = zone ? zone->UtcMicrosToLocal(ts) : ts;
+    int64_t days = FloorDiv(local, kMicrosPerDay);
+    int64_t tod = local - days * kMicrosPerDay;
+    days = cal::AddMonthsToDays(days, c.months) + c.days;
+    __int128 l = static_cast<__int128>(days) * kMicrosPerDay + tod;
+    if (l > INT64_MAX || l < INT64_MIN) return false;
+    t = zone ? zone->LocalMicrosToUtc(static_cast<int64_t>(l)) : static_cast<int64_t>(l);
+  }
+  return !__builtin_add_overflow(t, c.microseconds, out);
+}
+
+// Spark's legacy calendar interval in + - * / : Add / Subtract of two (IntervalUtils.addExact,
+// wrapping when not ANSI), TimeAdd and DateAddInterval with a date or timestamp,
+// MultiplyInterval / DivideInterval by a number (IntervalUtils.fromDoubles: the fraction of a
+// day goes to microseconds, a fraction of a month is dropped). Overflow and a zero divisor fail
+// under ANSI and give NULL otherwise (* and /) — Spark's own exceptions there carry no class.
+Result<ExprPtr> BindCalendarArith(std::string_view name, char op, Args& a, const BindContext& ctx) {
+  const bool ansi = ctx.ansi;
+  for (int k = 0; k < 2; ++k) {
+    if (a[k]->type->id() == TypeId::kNull && IsCal(a[1 - k]->type) && (op == '+' || op == '-')) {
+      SILT_ASSIGN_OR_RETURN(a[k], CoerceTo(a[k], DataType::CalendarInterval(), ctx));
+    }
+  }
+  TypeId x = a[0]->type->id(), y = a[1]->type->id();
+  bool lc = x == TypeId::kCalendarInterval, rc = y == TypeId::kCalendarInterval;
+  auto mismatch = [&]() {
+    return OperandError(Sql(a, op),
+                        "the left and right operands of the binary operator have "
+                        "incompatible types (\"" +
+                            a[0]->type->ToString() + "\" and \"" + a[1]->type->ToString() + "\").");
+  };
+  if ((op == '+' || op == '-') && lc && rc) {
+    const bool sub = op == '-';
+    return Binary2<int128_t, int128_t, int128_t>(
+        std::string(name), DataType::CalendarInterval(), std::move(a),
+        [sub, ansi](int128_t p, int128_t q, const TimeZone*, int128_t* r) -> Status {
+          CalendarInterval u = UnpackCalendarInterval(p), v = UnpackCalendarInterval(q), w;
+          auto step = [sub](auto p, auto q, auto* out) {
+            return sub ? __builtin_sub_overflow(p, q, out) : __builtin_add_overflow(p, q, out);
+          };
+          const bool ovf_m = step(u.months, v.months, &w.months);
+          const bool ovf_d = step(u.days, v.days, &w.days);
+          const bool ovf_us = step(u.microseconds, v.microseconds, &w.microseconds);
+          if (ansi && (ovf_m || ovf_d || ovf_us)) {
+            return CalOverflow(ovf_us && !ovf_m && !ovf_d ? "long" : "integer");
+          }
+          *r = PackCalendarInterval(w);
+          return Status::OK();
+        });
+  }
+  if (op == '+' && lc && (x != y) &&
+      (y == TypeId::kDate || y == TypeId::kTimestamp || y == TypeId::kTimestampNtz ||
+       y == TypeId::kNull)) {
+    std::swap(a[0], a[1]);
+    std::swap(x, y);
+    std::swap(lc, rc);
+  }
+  if ((op == '+' || op == '-') && rc) {
+    const bool sub = op == '-';
+    if (x == TypeId::kNull) {
+      SILT_ASSIGN_OR_RETURN(a[0], CoerceTo(a[0], DataType::Timestamp(), ctx));
+      x = TypeId::kTimestamp;
+    }
+    auto negate = [sub](int128_t p, CalendarInterval* c) {
+      *c = UnpackCalendarInterval(p);
+      if (!sub) return true;
+      if (c->months == INT32_MIN || c->days == INT32_MIN || c->microseconds == INT64_MIN) {
+        return false;
+      }
+      *c = {-c->months, -c->days, -c->microseconds};
+      return true;
+    };
+    if (x == TypeId::kDate) {
+      return Binary2<int32_t, int128_t, int32_t>(
+          std::string(name), DataType::Date(), std::move(a),
+          [ansi, negate](int32_t d, int128_t p, const TimeZone* zone, int32_t* r) -> Status {
+            CalendarInterval c;
+            if (!negate(p, &c)) return CalOverflow("integer");
+            int64_t days;
+            if (c.microseconds == 0) {
+              days = cal::AddMonthsToDays(d, c.months) + c.days;
+            } else if (ansi) {
+              return Status::InvalidArgument(
+                  "Cannot add an interval to a date because its microseconds part is not 0. If "
+                  "necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
+                  "INVALID_INTERVAL_WITH_MICROSECONDS_ADDITION");
+            } else {
+              // Through the timestamp of the date's midnight in the session time zone.
+              int64_t ts;
+              if (!TimestampAddCalendar(zone->LocalMicrosToUtc(int64_t{d} * kMicrosPerDay), c, zone,
+                                        &ts)) {
+                return CalOverflow("long");
+              }
+              days = FloorDiv(zone->UtcMicrosToLocal(ts), kMicrosPerDay);
+            }
+            if (days > INT32_MAX || days < INT32_MIN) return CalOverflow("integer");
+            *r = static_cast<int32_t>(days);
+            return Status::OK();
+          },
+          true);
+    }
+    if (x == TypeId::kTimestamp || x == TypeId::kTimestampNtz) {
+      TypePtr rt = a[0]->type;
+      const bool ntz = x == TypeId::kTimestampNtz;
+      return Binary2<int64_t, int128_t, int64_t>(
+          std::string(name), rt, std::move(a),
+          [negate](int64_t ts, int128_t p, const TimeZone* zone, int64_t* r) -> Status {
+            CalendarInterval c;
+            if (!negate(p, &c) || !TimestampAddCalendar(ts, c, zone, r)) {
+              return CalOverflow("long");
+            }
+            return Status::OK();
+          },
+          !ntz);
+    }
+    return mismatch();
+  }
+  if ((op == '*' && (lc != rc)) || (op == '/' && lc && !rc)) {
+    if (rc) std::swap(a[0], a[1]);
+    const TypeId n = a[1]->type->id();
+    if (!IsNumeric(n) && n != TypeId::kNull && n != TypeId::kString) return mismatch();
+    SILT_ASSIGN_OR_RETURN(a[1], CoerceTo(a[1], DataType::Double(), ctx));
+    const bool div = op == '/';
+    return MakeCall(
+        std::string(name), DataType::CalendarInterval(), std::move(a),
+        [div, ansi](std::span<const Arg> x, size_t rows, const EvalContext&,
+                    Vector* out) -> Status {
+          FixedWriter<int128_t> w(out, rows);
+          for (size_t i = 0; i < rows; ++i) {
+            if (AnyNull(x, i)) {
+              w.SetNull(i);
+              continue;
+            }
+            const CalendarInterval c = UnpackCalendarInterval(ValAt<int128_t>(x[0], i));
+            const double k = ValAt<double>(x[1], i);
+            if (div && k == 0) {
+              if (ansi) return DividedByZero();
+              w.SetNull(i);
+              continue;
+            }
+            auto scale = [&](double v) { return div ? v / k : v * k; };
+            const double m = scale(c.months), d = scale(c.days), us = scale(c.microseconds);
+            // Java's double.toLong saturates (NaN is 0), then Math.toIntExact.
+            auto to_long = [](double v) -> int64_t {
+              if (std::isnan(v)) return 0;
+              if (v >= 9223372036854775807.0) return INT64_MAX;
+              if (v <= -9223372036854775808.0) return INT64_MIN;
+              return static_cast<int64_t>(v);
+            };
+            const int64_t tm = to_long(m), td = to_long(d);
+            if (tm > INT32_MAX || tm < INT32_MIN || td > INT32_MAX || td < INT32_MIN) {
+              if (ansi) return CalOverflow("integer");
+              w.SetNull(i);
+              continue;
+            }
+            // Math.round: floor(v + 0.5), saturating.
+            const double micros = us + static_cast<double>(kMicrosPerDay) * (d - td);
+            w.Set(i, PackCalendarInterval({static_cast<int32_t>(tm), static_cast<int32_t>(td),
+                                           to_long(std::floor(micros + 0.5))}));
+          }
+          return Status::OK();
+        });
+  }
+  return mismatch();
+}
+
 Result<ExprPtr> BindIntervalArith(std::string_view name, char op, std::vector<ExprPtr>& a,
                                   const BindContext& ctx) {
   if (a.size() != 2) return ExprPtr();
+  if (IsCal(a[0]->type) || IsCal(a[1]->type)) return BindCalendarArith(name, op, a, ctx);
   const TypePtr l = a[0]->type, r = a[1]->type;
   const bool li = IsInterval(l), ri = IsInterval(r);
   TypeId x = l->id(), y = r->id();
@@ -491,7 +670,34 @@ Result<ExprPtr> BindIntervalArith(std::string_view name, char op, std::vector<Ex
 }
 
 Result<ExprPtr> BindIntervalUnary(std::string_view name, std::vector<ExprPtr>& a,
-                                  const BindContext&) {
+                                  const BindContext& ctx) {
+  if (a.size() == 1 && IsCal(a[0]->type) && name != "abs") {
+    if (name == "positive") return a[0];
+    // UnaryMinus: IntervalUtils.negateExact under ANSI, negate (wrapping) otherwise.
+    const bool ansi = ctx.ansi;
+    return MakeCall(
+        std::string(name), DataType::CalendarInterval(), std::move(a),
+        [ansi](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+          FixedWriter<int128_t> w(out, rows);
+          for (size_t i = 0; i < rows; ++i) {
+            if (NullAt(x[0], i)) {
+              w.SetNull(i);
+              continue;
+            }
+            const CalendarInterval c = UnpackCalendarInterval(ValAt<int128_t>(x[0], i));
+            if (ansi && (c.months == INT32_MIN || c.days == INT32_MIN)) {
+              return CalOverflow("integer");
+            }
+            if (ansi && c.microseconds == INT64_MIN) return CalOverflow("long");
+            const auto neg = [](auto v) {
+              using U = std::make_unsigned_t<decltype(v)>;
+              return static_cast<decltype(v)>(U{0} - static_cast<U>(v));
+            };
+            w.Set(i, PackCalendarInterval({neg(c.months), neg(c.days), neg(c.microseconds)}));
+          }
+          return Status::OK();
+        });
+  }
   if (a.size() != 1 || !IsInterval(a[0]->type)) return ExprPtr();
   if (name == "positive") return a[0];
   const bool abs = name == "abs";
@@ -580,6 +786,47 @@ void RegisterIntervalFunctions(FunctionRegistry& r) {
                              ValAt<int128_t>(x[3], i);
                 if (v > INT64_MAX || v < INT64_MIN) return IntervalOverflow("added");
                 w.Set(i, static_cast<int64_t>(v));
+              }
+              return Status::OK();
+            });
+      });
+  // make_interval([years[, months[, weeks[, days[, hours[, mins[, secs]]]]]]]) → the legacy
+  // calendar interval; secs is decimal(18,6). An int overflow is ARITHMETIC_OVERFLOW under ANSI
+  // and NULL otherwise (always NULL for try_make_interval), as Spark's MakeInterval.
+  Reg(r, {"make_interval", "try_make_interval"},
+      [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
+        SILT_RETURN_NOT_OK(CheckArity(n, a, 0, 7));
+        while (a.size() < 6) a.push_back(MakeConstant(Value::Int32(0)));
+        if (a.size() < 7) a.push_back(MakeConstant(Value::Decimal(18, 6, 0)));
+        for (size_t i = 0; i < 6; ++i) {
+          SILT_RETURN_NOT_OK(CoerceArg(n, a, i, DataType::Int32(), c));
+        }
+        SILT_RETURN_NOT_OK(CoerceArg(n, a, 6, DataType::Decimal(18, 6), c));
+        const bool fail = c.ansi && n == "make_interval";
+        return MakeCall(
+            std::string(n), DataType::CalendarInterval(), std::move(a),
+            [fail](std::span<const Arg> x, size_t rows, const EvalContext&, Vector* out) -> Status {
+              FixedWriter<int128_t> w(out, rows);
+              for (size_t i = 0; i < rows; ++i) {
+                if (AnyNull(x, i)) {
+                  w.SetNull(i);
+                  continue;
+                }
+                auto v = MakeCalendarInterval(ValAt<int32_t>(x[0], i), ValAt<int32_t>(x[1], i),
+                                              ValAt<int32_t>(x[2], i), ValAt<int32_t>(x[3], i),
+                                              ValAt<int32_t>(x[4], i), ValAt<int32_t>(x[5], i),
+                                              static_cast<int64_t>(ValAt<int128_t>(x[6], i)));
+                if (v) {
+                  w.Set(i, PackCalendarInterval(*v));
+                } else if (fail) {
+                  return Status::InvalidArgument(
+                      "integer overflow. Use 'try_make_interval' to tolerate overflow and return "
+                      "NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to "
+                      "bypass this error.",
+                      errc::kArithmeticOverflow);
+                } else {
+                  w.SetNull(i);
+                }
               }
               return Status::OK();
             });

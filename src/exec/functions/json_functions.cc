@@ -647,6 +647,18 @@ class JsonReader {
         if (v) v->SetSizeUnchecked(v->size() + 1);
         return true;
       }
+      case TypeId::kYearMonthInterval:
+      case TypeId::kDayTimeInterval:
+      case TypeId::kCalendarInterval: {
+        // Spark's JacksonParser: the string as CAST(s AS <interval type>) (a calendar interval
+        // through safeStringToInterval).
+        std::string_view s;
+        if (e.get_string().get(s)) return false;
+        auto iv = CastValue(Value::String(std::string(s)), std::make_shared<DataType>(t), false);
+        if (!iv.ok() || iv->is_null()) return false;
+        if (v) return v->AppendValue(*iv).ok();
+        return true;
+      }
       case TypeId::kBinary: {  // base64 text, as Jackson's getBinaryValue
         std::string_view s;
         if (e.get_string().get(s)) return false;
@@ -773,6 +785,12 @@ struct JsonWriter {
         delta::AppendJacksonString(out, s);
         break;
       }
+      case TypeId::kYearMonthInterval:
+      case TypeId::kDayTimeInterval:
+      case TypeId::kCalendarInterval:
+        // JacksonGenerator: the interval's CAST(... AS STRING) text.
+        delta::AppendJacksonString(out, CastToString(v.GetValue(r)));
+        break;
       case TypeId::kTime: {
         const int64_t ns = v.data<int64_t>()[r];
         std::string s;
@@ -935,6 +953,82 @@ void SplitCsv(std::string_view text, const CsvOptions& o, std::vector<std::strin
     if (i >= text.size()) break;
     ++i;  // the separator
   }
+}
+
+// to_csv's record writer (Spark's UnivocityGenerator with the writer settings Spark gives
+// univocity): dates and timestamps through their patterns, intervals in their ANSI / calendar
+// text, everything else as its string form; NULL is nullValue, an empty string `""`; a value is
+// trimmed, and quoted (its quotes escaped) when it holds the separator, a quote or a line break.
+struct CsvWriter {
+  CsvOptions options;
+  cal::DateTimePattern timestamp_format, timestamp_ntz_format, date_format;
+
+  void Field(const Vector& v, size_t r, const cal::TimeZone* zone, std::string* out) const {
+    if (v.id() == TypeId::kNull || v.IsNull(r)) {
+      *out += options.null_value;
+      return;
+    }
+    std::string s;
+    switch (v.id()) {
+      case TypeId::kDate:
+        date_format.Format(static_cast<int64_t>(v.data<int32_t>()[r]) * cal::kMicrosPerDay, nullptr,
+                           &s);
+        break;
+      case TypeId::kTimestamp:
+        timestamp_format.Format(v.data<int64_t>()[r], zone, &s);
+        break;
+      case TypeId::kTimestampNtz:
+        timestamp_ntz_format.Format(v.data<int64_t>()[r], nullptr, &s);
+        break;
+      default:
+        s = CastToString(v.GetValue(r));
+        break;
+    }
+    size_t b = 0, e = s.size();
+    while (b < e && static_cast<unsigned char>(s[b]) <= ' ') ++b;
+    while (e > b && static_cast<unsigned char>(s[e - 1]) <= ' ') --e;
+    std::string_view t(s.data() + b, e - b);
+    const char quote = options.quote;
+    if (t.empty()) {
+      if (quote) *out += std::string(2, quote);
+      return;
+    }
+    const bool needs_quotes =
+        quote && t.find_first_of(std::string{options.sep, quote, '\n', '\r'}) != t.npos;
+    if (!needs_quotes) {
+      *out += t;
+      return;
+    }
+    *out += quote;
+    for (char c : t) {
+      if (c == quote && options.escape) *out += options.escape;
+      *out += c;
+    }
+    *out += quote;
+  }
+};
+
+// A string per row of the first argument (to_json, to_csv): `write(v, r, zone, out)` appends
+// row r of v, timestamps shown in the session zone; NULL in, NULL out.
+template <typename W>
+ExprPtr TextPerRow(std::string_view n, Args a, W write) {
+  return MakeCall(
+      std::string(n), DataType::String(), std::move(a),
+      [write](std::span<const Arg> x, size_t rows, const EvalContext& ec, Vector* out) -> Status {
+        SILT_ASSIGN_OR_RETURN(auto zone,
+                              cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
+        fn::StringWriter w(out, rows);
+        for (size_t i = 0; i < rows; ++i) {
+          if (NullAt(x[0], i)) {
+            w.CommitNull();
+            continue;
+          }
+          write(*x[0].vector, x[0].index(i), zone.get(), &w.buf());
+          w.Commit();
+        }
+        w.Finish();
+        return Status::OK();
+      });
 }
 
 // A CSV field as type t (Spark's UnivocityParser converters); nullopt when it does not fit.
@@ -1279,6 +1373,44 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
                       return Status::OK();
                     });
   });
+  // to_csv(struct[, options]): one CSV record of the struct's fields.
+  Reg(r, {"to_csv"}, [](std::string_view n, Args& a, const BindContext&) -> Result<ExprPtr> {
+    SILT_RETURN_NOT_OK(CheckArity(n, a, 1, 2));
+    const TypePtr& t = a[0]->type;
+    bool ok = t->id() == TypeId::kStruct;
+    for (const Field& f : t->fields()) ok = ok && !f.type->is_nested();
+    if (!ok) {
+      return Status::InvalidArgument("Cannot resolve \"" + a[0]->ToString() + "\" due to data " +
+                                         "type mismatch: The input of `to_csv` can't be " +
+                                         TypeSql(t) + " type data.",
+                                     "DATATYPE_MISMATCH.UNSUPPORTED_INPUT_TYPE");
+    }
+    auto writer = std::make_shared<CsvWriter>();
+    if (a.size() == 2) {
+      SILT_ASSIGN_OR_RETURN(writer->options, ParseCsvOptions(n, a[1]));
+      a.pop_back();
+    }
+    // The option's pattern, else Spark's writing default.
+    auto pattern = [](const std::optional<cal::DateTimePattern>& given,
+                      std::string_view deflt) -> Result<cal::DateTimePattern> {
+      if (given) return *given;
+      return cal::DateTimePattern::Compile(deflt);
+    };
+    const JsonReader::Formats& f = writer->options.formats;
+    SILT_ASSIGN_OR_RETURN(writer->timestamp_format,
+                          pattern(f.timestamp, "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"));
+    SILT_ASSIGN_OR_RETURN(writer->timestamp_ntz_format,
+                          pattern(f.timestamp_ntz, "yyyy-MM-dd'T'HH:mm:ss.SSS"));
+    SILT_ASSIGN_OR_RETURN(writer->date_format, pattern(f.date, "yyyy-MM-dd"));
+    return TextPerRow(
+        n, std::move(a),
+        [writer](const Vector& row, size_t r, const cal::TimeZone* zone, std::string* out) {
+          for (size_t c = 0; c < row.num_children(); ++c) {
+            if (c) *out += writer->options.sep;
+            writer->Field(row.child(c), r, zone, out);
+          }
+        });
+  });
   Reg(r, {"from_csv"}, [](std::string_view n, Args& a, const BindContext& c) -> Result<ExprPtr> {
     SILT_RETURN_NOT_OK(CheckArity(n, a, 2, 3));
     SILT_ASSIGN_OR_RETURN(TypePtr schema, TextAndSchemaArgs(n, a, c));
@@ -1366,24 +1498,9 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
     SILT_ASSIGN_OR_RETURN(writer->timestamp_format, cal::DateTimePattern::Compile(ts));
     SILT_ASSIGN_OR_RETURN(writer->timestamp_ntz_format, cal::DateTimePattern::Compile(ts_ntz));
     SILT_ASSIGN_OR_RETURN(writer->date_format, cal::DateTimePattern::Compile(date));
-    return MakeCall(std::string(n), DataType::String(), std::move(a),
-                    [writer](std::span<const Arg> x, size_t rows, const EvalContext& ec,
-                             Vector* out) -> Status {
-                      SILT_ASSIGN_OR_RETURN(
-                          auto zone,
-                          cal::TimeZone::Find(ec.time_zone.empty() ? "UTC" : ec.time_zone));
-                      fn::StringWriter w(out, rows);
-                      for (size_t i = 0; i < rows; ++i) {
-                        if (NullAt(x[0], i)) {
-                          w.CommitNull();
-                          continue;
-                        }
-                        writer->Write(*x[0].vector, x[0].index(i), zone.get(), &w.buf());
-                        w.Commit();
-                      }
-                      w.Finish();
-                      return Status::OK();
-                    });
+    return TextPerRow(n, std::move(a),
+                      [writer](const Vector& v, size_t r, const cal::TimeZone* zone,
+                               std::string* out) { writer->Write(v, r, zone, out); });
   });
 }
 

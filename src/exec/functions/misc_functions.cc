@@ -284,6 +284,10 @@ typename Hs::H HashCell(const Vector& v, size_t r, typename Hs::H seed) {
     case TypeId::kStruct:
       for (size_t k = 0; k < v.num_children(); ++k) seed = HashCell<Hs>(v.child(k), r, seed);
       return seed;
+    case TypeId::kCalendarInterval: {  // InterpretedHashFunction: microseconds, days, months
+      const CalendarInterval c = UnpackCalendarInterval(v.data<int128_t>()[r]);
+      return Hs::Int(c.months, Hs::Int(c.days, Hs::Long(c.microseconds, seed)));
+    }
     default:
       return seed;
   }
