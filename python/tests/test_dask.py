@@ -542,11 +542,12 @@ def make_ttl_table(con, path, files=6):
     """`files` files of 1000 rows, 100 rows a day from 2026-01-01 and from id 2901 on four years
     later (id order = time order): at NOW (and LATER) files 0-1 are wholly expired (removed
     unread), file 2 partly (a deletion vector), the rest not at all.
-    The log retention outlasts LATER: with the default 30 days, the checkpoint of version 10
-    (VACUUM END) deletes every older commit file, except that Delta keeps a commit whose file
-    has the same modification time as the next one (Spark's BufferingLogDeletionIterator) —
-    ext4 stamps files at the kernel tick (4 ms), so whether a fast VACUUM START survived
-    depended on timing, and two histories could differ without either job doing wrong."""
+    The log retention outlasts LATER: with the default 30 days the pinned clock expires every
+    commit, and the checkpoint of version 10 (VACUUM END) deletes the commit files before it
+    except those sharing its modification time, which Delta keeps (log_cleanup.h rule 6,
+    Spark's BufferingLogDeletionIterator). ext4 stamps files at the kernel tick (4 ms here), so
+    whether a fast VACUUM START survived depended on timing: two histories differed without
+    either job doing wrong."""
     con.sql(
         f"CREATE TABLE {ref(path)} (id BIGINT, ts TIMESTAMP, v DOUBLE) USING DELTA "
         "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
