@@ -541,11 +541,18 @@ LATER = "2029-12-01T00:00:00Z"
 def make_ttl_table(con, path, files=6):
     """`files` files of 1000 rows, 100 rows a day from 2026-01-01 and from id 2901 on four years
     later (id order = time order): at NOW (and LATER) files 0-1 are wholly expired (removed
-    unread), file 2 partly (a deletion vector), the rest not at all."""
+    unread), file 2 partly (a deletion vector), the rest not at all.
+    The log retention outlasts LATER: with the default 30 days the pinned clock expires every
+    commit, and the checkpoint of version 10 (VACUUM END) deletes the commit files before it
+    except those sharing its modification time, which Delta keeps (log_cleanup.h rule 6,
+    Spark's BufferingLogDeletionIterator). ext4 stamps files at the kernel tick (4 ms here), so
+    whether a fast VACUUM START survived depended on timing: two histories differed without
+    either job doing wrong."""
     con.sql(
         f"CREATE TABLE {ref(path)} (id BIGINT, ts TIMESTAMP, v DOUBLE) USING DELTA "
         "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
-        "'delta.deletedFileRetentionDuration' = 'interval 0 hours') DELETE ROWS 30 DAYS AFTER ts"
+        "'delta.deletedFileRetentionDuration' = 'interval 0 hours', "
+        "'delta.logRetentionDuration' = 'interval 3650 days') DELETE ROWS 30 DAYS AFTER ts"
     )
     for i in range(files):
         con.sql(
@@ -632,6 +639,10 @@ def test_ttl_delete_matches_the_local_ttl_job(client, con, tmp_path):
     assert len(data_files(dist)) == len(data_files(local))
     assert rows(con, dist) == rows(con, local)
     assert_same_ttl_history(con, local, dist)
+    # ... over the whole log: every commit is kept, so VACUUM START is compared too.
+    assert [(c["version"], c["operation"]) for c in history(con, local)[:5]] == [
+        (10, "VACUUM END"), (9, "VACUUM START"), (8, "REORG"), (7, "DELETE"), (6, "WRITE")]
+    assert len(history(con, local)) == 11
     # Nothing is left to do: no commit, no operation.
     assert silt.dask.ttl_delete(str(dist), client, now=LATER) == []
 
