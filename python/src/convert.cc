@@ -126,6 +126,10 @@ py::object ToPython(const silt::Value& value) {
       return py::int_(value.integer());
     case silt::TypeId::kDayTimeInterval:
       return Module("datetime").attr("timedelta")(py::arg("microseconds") = value.integer());
+    case silt::TypeId::kCalendarInterval:
+      // No Python type keeps months, days and microseconds apart (PySpark has none either): the
+      // text Spark prints, e.g. "1 years 2 months 3 days".
+      return Text(silt::FormatCalendarInterval(value.calendar_interval()));
     case silt::TypeId::kStruct: {
       py::dict out;
       const auto& fields = type.fields();

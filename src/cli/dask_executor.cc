@@ -15,14 +15,13 @@
 #include <utility>
 #include <vector>
 
+#include "common/error_classes.h"
 #include "delta/json_util.h"
 
 extern char** environ;
 
 namespace silt::cli {
 namespace {
-
-constexpr char kUnavailable[] = "SILT_DASK_UNAVAILABLE";
 
 std::string JsonList(const std::vector<std::string>& items) {
   std::string out = "[";
@@ -77,7 +76,8 @@ struct Runner {
     pid_t pid = 0;
     if (int err = posix_spawnp(&pid, python.c_str(), nullptr, nullptr, cargv.data(), environ)) {
       return Status::InvalidArgument(
-          "cannot run " + python + " for the Dask executor: " + std::strerror(err), kUnavailable);
+          "cannot run " + python + " for the Dask executor: " + std::strerror(err),
+          errc::kSiltDaskUnavailable);
     }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) {
@@ -92,7 +92,7 @@ struct Runner {
           python + " -m silt._dask_runner ended (status " +
               std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
               ") without an answer: can " + python + " import the silt package (PYTHONPATH)?",
-          kUnavailable);
+          errc::kSiltDaskUnavailable);
     }
     simdjson::dom::parser parser;
     simdjson::dom::object obj;
@@ -102,7 +102,7 @@ struct Runner {
     std::string_view cls, message;
     if (!obj["error_class"].get(cls) && !obj["message"].get(message)) {
       const StatusCode code =
-          cls == kUnavailable ? StatusCode::kInvalidArgument : StatusCode::kIoError;
+          cls == errc::kSiltDaskUnavailable ? StatusCode::kInvalidArgument : StatusCode::kIoError;
       return Status(code, std::string(cls),
                     std::string(message) + " (Dask scheduler " + scheduler + ")");
     }

@@ -514,7 +514,7 @@ Result<CommandResult> AddColumns(const sql::AlterTableStatement& stmt,
     };
     if (calendar(c.type)) {
       return Status::InvalidArgument("Cannot use \"INTERVAL\" type in the table schema.",
-                                     "_LEGACY_ERROR_TEMP_1183");
+                                     errc::kLegacyErrorTemp1183);
     }
     if (c.type->is_interval() || c.type->id() == TypeId::kTime ||
         c.type->id() == TypeId::kTimestampNanos || c.type->id() == TypeId::kTimestampNtzNanos) {

@@ -65,7 +65,7 @@ Status RefuseCalendarInterval(const Schema& schema) {
   for (const auto& f : schema) {
     if (has(f.type)) {
       return Status::InvalidArgument("Cannot use \"INTERVAL\" type in the table schema.",
-                                     "_LEGACY_ERROR_TEMP_1183");
+                                     errc::kLegacyErrorTemp1183);
     }
   }
   return Status::OK();

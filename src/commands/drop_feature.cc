@@ -616,7 +616,7 @@ class FeatureDropper {
               ".\nColumn mapping cannot be removed when there are invalid characters in the "
               "column names.\nPlease rename the columns to remove the invalid characters and "
               "execute this command again.",
-          "DELTA_INVALID_COLUMN_NAMES_WHEN_REMOVING_COLUMN_MAPPING");
+          errc::kDeltaInvalidColumnNamesWhenRemovingColumnMapping);
     }
     delta::Metadata md = snap->metadata();
     md.configuration.Erase("delta.columnMapping.mode");
@@ -802,7 +802,7 @@ Result<CommandResult> DropFeature(const sql::AlterTableStatement& stmt,
         "Could not drop the Checkpoint Protection feature.\nThis feature can only be dropped by "
         "truncating history.\nPlease try again with the TRUNCATE HISTORY option:\n\n    ALTER "
         "TABLE table_name DROP FEATURE checkpointProtection TRUNCATE HISTORY",
-        "DELTA_FEATURE_CAN_ONLY_DROP_CHECKPOINT_PROTECTION_WITH_HISTORY_TRUNCATION");
+        errc::kDeltaFeatureCanOnlyDropCheckpointProtectionWithHistoryTruncation);
   }
   std::string dependents;
   for (const auto& d : DependentFeatures(feature)) {

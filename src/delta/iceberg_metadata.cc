@@ -787,7 +787,6 @@ std::optional<int64_t> OptionalLong(avro_value_t* rec, const char* name) {
   return std::nullopt;
 }
 
-
 // The data files of the current snapshot (status ADDED or EXISTING) and the manifests read.
 Status ReadDataFiles(ObjectStore& store, const CurrentMetadata& cur,
                      std::vector<std::string>* manifests, std::vector<DataFileEntry>* files) {

@@ -240,7 +240,7 @@ Result<ExprPtr> Binder::Impl::BindFunction(const ParsedExpr& e, ExprScope& s) {
           "The `count` requires >= 1 parameters but the actual number is 0. Please, if you need "
           "to call this function with 0 parameters, set the legacy configuration "
           "\"spark.sql.legacy.allowParameterlessCount\" to \"true\".",
-          "WRONG_NUM_ARGS.WITH_SUGGESTION");
+          errc::kWrongNumArgsWithSuggestion);
     } else if (e.star_arg && e.distinct && name == "count") {
       // count(DISTINCT *): every column of the input (Spark expands the star).
       for (size_t i = 0; i < in.columns->size(); ++i) {

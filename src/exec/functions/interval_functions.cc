@@ -500,7 +500,7 @@ Result<ExprPtr> BindCalendarArith(std::string_view name, char op, Args& a, const
               return Status::InvalidArgument(
                   "Cannot add an interval to a date because its microseconds part is not 0. If "
                   "necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
-                  "INVALID_INTERVAL_WITH_MICROSECONDS_ADDITION");
+                  errc::kInvalidIntervalWithMicrosecondsAddition);
             } else {
               // Through the timestamp of the date's midnight in the session time zone.
               int64_t ts;

@@ -1383,7 +1383,7 @@ void RegisterJsonFunctions(FunctionRegistry& r) {
       return Status::InvalidArgument("Cannot resolve \"" + a[0]->ToString() + "\" due to data " +
                                          "type mismatch: The input of `to_csv` can't be " +
                                          TypeSql(t) + " type data.",
-                                     "DATATYPE_MISMATCH.UNSUPPORTED_INPUT_TYPE");
+                                     errc::kDatatypeMismatchUnsupportedInputType);
     }
     auto writer = std::make_shared<CsvWriter>();
     if (a.size() == 2) {
