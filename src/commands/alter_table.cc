@@ -323,31 +323,8 @@ Result<CommandResult> SetProperties(const sql::AlterTableStatement& stmt,
   delta::StringMap config = snap.metadata().configuration;
   for (const auto& [k, v] : props) {
     if (k == "delta.minReaderVersion" || k == "delta.minWriterVersion") continue;
-    if (planner::LowerName(k).rfind("delta.feature.", 0) == 0) {
-      std::string name = k.substr(std::string_view("delta.feature.").size());
-      std::string status = planner::LowerName(v);
-      if (status != "supported" && status != "enabled") {
-        return Status::InvalidArgument("Unable to enable table feature " + name +
-                                           " because it requires the status 'supported', got '" +
-                                           v + "'.",
-                                       errc::kDeltaUnsupportedFeatureStatus);
-      }
-      auto known = [&](const std::vector<std::string>& list) {
-        for (const auto& f : list) {
-          if (planner::LowerName(f) == planner::LowerName(name)) return f;
-        }
-        return std::string();
-      };
-      std::string canonical = known(delta::SupportedWriterFeatures());
-      if (canonical.empty()) canonical = known(delta::SupportedReaderFeatures());
-      if (canonical.empty()) {
-        return Status::InvalidArgument(
-            "The following table features specified in "
-            "config are not recognized or not supported by silt: " +
-                name,
-            errc::kDeltaUnsupportedFeaturesInConfig);
-      }
-      features.push_back(canonical);
+    if (k.rfind("delta.feature.", 0) == 0) {  // validated: Delta's spelling of the name
+      features.push_back(k.substr(std::string_view("delta.feature.").size()));
       continue;
     }
     config.Set(k, v);

@@ -10,6 +10,7 @@
 #include "common/ascii.h"
 #include "common/error_classes.h"
 #include "delta/iceberg_compat.h"
+#include "delta/table_features.h"
 
 namespace silt::delta {
 namespace {
@@ -342,6 +343,31 @@ const Known* FindKnown(std::string_view key) {
   return it == kByLower.end() ? nullptr : it->second;
 }
 
+// `delta.feature.<name> = supported` (Delta's TableFeatureProtocolUtils): the feature's name as
+// Delta spells it. The status must be supported (or enabled, its older spelling), and the
+// feature one silt can write: a table claiming a feature silt does not implement is refused
+// rather than created with a protocol that lies.
+Result<std::string> FeatureOfProperty(const std::string& key, const std::string& value) {
+  const std::string name = key.substr(std::string_view("delta.feature.").size());
+  const std::string status = AsciiLower(value);
+  if (status != "supported" && status != "enabled") {
+    return Status::InvalidArgument("Unable to enable table feature " + name +
+                                       " because it requires the status 'supported', got '" +
+                                       value + "'.",
+                                   errc::kDeltaUnsupportedFeatureStatus);
+  }
+  for (const auto* list : {&SupportedWriterFeatures(), &SupportedReaderFeatures()}) {
+    for (const std::string& f : *list) {
+      if (AsciiLower(f) == AsciiLower(name)) return f;
+    }
+  }
+  return Status::InvalidArgument(
+      "The following table features specified in config are not recognized or not supported "
+      "by silt: " +
+          name,
+      errc::kDeltaUnsupportedFeaturesInConfig);
+}
+
 }  // namespace
 
 std::string NormalizeTablePropertyKey(std::string_view key) {
@@ -353,8 +379,12 @@ Result<StringMap> ValidateTableProperties(const StringMap& properties, bool allo
   StringMap out;
   for (const auto& [key, value] : properties) {
     std::string lower = AsciiLower(key);
+    if (lower.rfind("delta.feature.", 0) == 0) {
+      SILT_ASSIGN_OR_RETURN(std::string feature, FeatureOfProperty(key, value));
+      out.Set("delta.feature." + feature, value);
+      continue;
+    }
     if (lower.rfind("delta.", 0) != 0 || lower.rfind("delta.constraints.", 0) == 0 ||
-        lower.rfind("delta.feature.", 0) == 0 ||
         lower.rfind("delta.universalformat.config.", 0) == 0) {
       out.Set(key, value);
       continue;

@@ -457,21 +457,26 @@ Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) 
   // Row tracking keeps its high-water mark in a domain, so it needs domainMetadata too.
   if (GetBoolProperty(properties, "delta.enableRowTracking", false).ValueOr(false))
     writer.insert(writer.end(), {"domainMetadata", "rowTracking"});
-  // Generated, identity and default columns (column metadata); allowColumnDefaults also when
-  // asked for with delta.feature.allowColumnDefaults = supported (a later SET DEFAULT needs it).
+  // Generated, identity and default columns (column metadata).
   bool generated = false, identity = false, defaults = false;
   for (const auto& f : schema) {
     generated |= f.metadata_json.find("\"delta.generationExpression\"") != std::string::npos;
     identity |= f.metadata_json.find("\"delta.identity.start\"") != std::string::npos;
     defaults |= f.metadata_json.find("\"CURRENT_DEFAULT\"") != std::string::npos;
   }
-  for (const auto& [k, v] : properties.entries()) {
-    if (k == "delta.feature.allowColumnDefaults" && (v == "supported" || v == "enabled"))
-      defaults = true;
-  }
   if (generated) writer.push_back("generatedColumns");
   if (identity) writer.push_back("identityColumns");
   if (defaults) writer.push_back("allowColumnDefaults");
+  // Features asked for by name (delta.feature.<name> = supported, checked and spelled as Delta
+  // does by ValidateTableProperties), e.g. allowColumnDefaults for a later SET DEFAULT.
+  for (const auto& [k, v] : properties.entries()) {
+    if (k.rfind("delta.feature.", 0) != 0) continue;
+    std::string feature = k.substr(std::string_view("delta.feature.").size());
+    if (std::find(writer.begin(), writer.end(), feature) == writer.end()) writer.push_back(feature);
+    if (IsReaderWriterFeature(feature) &&
+        std::find(reader.begin(), reader.end(), feature) == reader.end())
+      reader.push_back(feature);
+  }
   const std::string* cm_mode = properties.Find("delta.columnMapping.mode");
   bool column_mapping = cm_mode && ParseColumnMappingMode(*cm_mode).ValueOr(
                                        ColumnMappingMode::kNone) != ColumnMappingMode::kNone;
@@ -484,7 +489,10 @@ Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) 
   }
   if (column_mapping) reader.push_back("columnMapping"), writer.push_back("columnMapping");
   // Table features: list the legacy writer features version 2 implies, as Spark does.
-  writer.insert(writer.begin(), {"appendOnly", "invariants"});
+  for (const char* legacy : {"invariants", "appendOnly"}) {
+    if (std::find(writer.begin(), writer.end(), legacy) == writer.end())
+      writer.insert(writer.begin(), legacy);
+  }
   p.min_reader_version = reader.empty() ? 1 : 3;
   p.min_writer_version = 7;
   if (!reader.empty()) p.reader_features = reader;

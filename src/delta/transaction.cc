@@ -496,6 +496,15 @@ Result<CommitResult> Transaction::CommitAfterWait() {
   if (!read_snapshot_ && (!new_metadata_ || !new_protocol_))
     return Status::InvalidArgument("creating a table needs protocol and metadata",
                                    errc::kDeltaMetadataAbsent);
+  // delta.feature.* asks for a protocol change; like Delta (Protocol's
+  // filterProtocolPropsFromTableProps) the keys are not kept in the table's configuration.
+  if (new_metadata_) {
+    std::vector<std::string> feature_keys;
+    for (const auto& [k, v] : new_metadata_->configuration) {
+      if (k.rfind("delta.feature.", 0) == 0) feature_keys.push_back(k);
+    }
+    for (const std::string& k : feature_keys) new_metadata_->configuration.Erase(k);
+  }
   // IcebergCompatV2 / UniForm: Delta's checks at commit, and the features they need.
   {
     // Nested ids of array/map columns new in this metadata (ALTER … ADD COLUMNS, enabling it).
