@@ -6,7 +6,6 @@
 #include <simdjson.h>
 
 #include <algorithm>
-#include <functional>
 
 #include "commands/column_values.h"
 #include "commands/command.h"
@@ -482,17 +481,7 @@ Result<CommandResult> AddColumns(const sql::AlterTableStatement& stmt,
           "Column `" + c.name + "` has type void, which Delta tables do not support.",
           errc::kDeltaColumnDataTypeNotSupported);
     }
-    // Spark refuses the legacy calendar interval anywhere in a table schema.
-    std::function<bool(const TypePtr&)> calendar = [&](const TypePtr& t) {
-      if (t->id() == TypeId::kCalendarInterval) return true;
-      for (const Field& f : t->fields())
-        if (calendar(f.type)) return true;
-      return false;
-    };
-    if (calendar(c.type)) {
-      return Status::InvalidArgument("Cannot use \"INTERVAL\" type in the table schema.",
-                                     errc::kLegacyErrorTemp1183);
-    }
+    SILT_RETURN_NOT_OK(RefuseCalendarInterval(c.type));
     if (c.type->is_interval() || c.type->id() == TypeId::kTime ||
         c.type->id() == TypeId::kTimestampNanos || c.type->id() == TypeId::kTimestampNtzNanos) {
       return Status::InvalidArgument("Found columns using unsupported data types: [" + c.name +

@@ -452,4 +452,13 @@ Result<delta::RowValidator> MakeRowValidator(const delta::Metadata& metadata, co
   });
 }
 
+Status RefuseCalendarInterval(const TypePtr& type) {
+  if (type->id() == TypeId::kCalendarInterval) {
+    return Status::InvalidArgument("Cannot use \"INTERVAL\" type in the table schema.",
+                                   errc::kLegacyErrorTemp1183);
+  }
+  for (const Field& f : type->fields()) SILT_RETURN_NOT_OK(RefuseCalendarInterval(f.type));
+  return Status::OK();
+}
+
 }  // namespace silt::commands

@@ -189,6 +189,9 @@ struct CreateTarget {
 };
 Result<CreateTarget> ResolveCreateTarget(const sql::TableName& tn, const std::string& location,
                                          CommandContext& ctx);
+// Spark's analyzer refuses its legacy calendar interval anywhere in a table schema, whatever the
+// source (SchemaUtils.failWithIntervalType): _LEGACY_ERROR_TEMP_1183 when `type` holds one.
+Status RefuseCalendarInterval(const TypePtr& type);
 // The same for CREATE [OR REPLACE] TABLE / REPLACE TABLE `stmt` over what the catalog holds (an
 // existing entry's location). Errors: TABLE_OR_VIEW_ALREADY_EXISTS (without OR REPLACE, or a
 // view of that name), TABLE_OR_VIEW_NOT_FOUND for REPLACE TABLE of a missing table.

@@ -53,24 +53,6 @@ Status CheckSameClustering(const delta::Snapshot& snap, const std::vector<std::s
       errc::kDeltaClusteringColumnsMismatch);
 }
 
-// Spark's analyzer refuses the legacy calendar interval anywhere in a table schema, whatever the
-// source (SchemaUtils.failWithIntervalType).
-Status RefuseCalendarInterval(const Schema& schema) {
-  std::function<bool(const TypePtr&)> has = [&](const TypePtr& t) {
-    if (t->id() == TypeId::kCalendarInterval) return true;
-    for (const Field& f : t->fields())
-      if (has(f.type)) return true;
-    return false;
-  };
-  for (const auto& f : schema) {
-    if (has(f.type)) {
-      return Status::InvalidArgument("Cannot use \"INTERVAL\" type in the table schema.",
-                                     errc::kLegacyErrorTemp1183);
-    }
-  }
-  return Status::OK();
-}
-
 // CREATE TABLE … USING parquet | json [PARTITIONED BY (…)] [LOCATION …] [AS SELECT …]: Spark's
 // data-source table. The catalog entry keeps the provider and the schema; CTAS rows go into
 // plain files of that format (no Delta log).
@@ -115,7 +97,7 @@ Result<CommandResult> CreateFileSourceTable(const sql::CreateTableStatement& stm
         "Unable to infer schema for " + format + ". It must be specified manually.",
         errc::kUnableToInferSchema);
   }
-  SILT_RETURN_NOT_OK(RefuseCalendarInterval(schema));
+  for (const auto& f : schema) SILT_RETURN_NOT_OK(RefuseCalendarInterval(f.type));
   for (size_t i = 0; i < schema.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (planner::LowerName(schema[i].name) == planner::LowerName(schema[j].name)) {
@@ -321,7 +303,7 @@ Result<CommandResult> CreateTable(const sql::CreateTableStatement& stmt, Command
       }
     }
   }
-  SILT_RETURN_NOT_OK(RefuseCalendarInterval(schema));
+  for (const auto& f : schema) SILT_RETURN_NOT_OK(RefuseCalendarInterval(f.type));
   {
     // Delta has no interval, TIME or nanosecond timestamp types (Delta's
     // SchemaUtils.findUnsupportedDataTypes; the protocol's timestamps are microseconds).
