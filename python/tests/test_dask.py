@@ -221,6 +221,17 @@ def _task_after_user_commit(task, path, statement, marker):
     return silt.dask._worker_connection()._con.run_distributed_task(task)
 
 
+def commit_during_first_task(monkeypatch, path, statement, marker):
+    """The job's first task to run commits `statement` on the table before its own work."""
+    monkeypatch.setattr(
+        silt.dask,
+        "_run_task",
+        functools.partial(
+            _task_after_user_commit, path=str(path), statement=statement, marker=str(marker)
+        ),
+    )
+
+
 @pytest.mark.parametrize(
     "user_statement, conflict",
     [
@@ -234,16 +245,7 @@ def test_a_concurrent_commit_has_the_local_outcome(
 ):
     path = tmp_path / "t"
     make_table(con, path)
-    monkeypatch.setattr(
-        silt.dask,
-        "_run_task",
-        functools.partial(
-            _task_after_user_commit,
-            path=str(path),
-            statement=user_statement,
-            marker=str(tmp_path / "done"),
-        ),
-    )
+    commit_during_first_task(monkeypatch, path, user_statement, tmp_path / "done")
     before = last_commit(con, path)["version"]
     if conflict:
         # A local OPTIMIZE with the same DELETE landing before its commit fails the same way
@@ -679,16 +681,7 @@ def test_ttl_delete_and_a_concurrent_commit(client, con, tmp_path, monkeypatch, 
                                             retries):
     path = tmp_path / "t"
     make_ttl_table(con, path)
-    monkeypatch.setattr(
-        silt.dask,
-        "_run_task",
-        functools.partial(
-            _task_after_user_commit,
-            path=str(path),
-            statement=user_statement,
-            marker=str(tmp_path / "done"),
-        ),
-    )
+    commit_during_first_task(monkeypatch, path, user_statement, tmp_path / "done")
     ops = silt.dask.ttl_delete(str(path), client, now=NOW)
     assert ops[0]["operation_type"] == "DELETE"
     assert ops[0]["operation_status"] == "SUCCESSFUL"
