@@ -472,10 +472,8 @@ Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) 
   for (const auto& [k, v] : properties.entries()) {
     if (k.rfind("delta.feature.", 0) != 0) continue;
     std::string feature = k.substr(std::string_view("delta.feature.").size());
-    if (std::find(writer.begin(), writer.end(), feature) == writer.end()) writer.push_back(feature);
-    if (IsReaderWriterFeature(feature) &&
-        std::find(reader.begin(), reader.end(), feature) == reader.end())
-      reader.push_back(feature);
+    writer.push_back(feature);
+    if (IsReaderWriterFeature(feature)) reader.push_back(feature);
   }
   const std::string* cm_mode = properties.Find("delta.columnMapping.mode");
   bool column_mapping = cm_mode && ParseColumnMappingMode(*cm_mode).ValueOr(
@@ -489,14 +487,18 @@ Protocol ProtocolForNewTable(const Schema& schema, const StringMap& properties) 
   }
   if (column_mapping) reader.push_back("columnMapping"), writer.push_back("columnMapping");
   // Table features: list the legacy writer features version 2 implies, as Spark does.
-  for (const char* legacy : {"invariants", "appendOnly"}) {
-    if (std::find(writer.begin(), writer.end(), legacy) == writer.end())
-      writer.insert(writer.begin(), legacy);
-  }
+  writer.insert(writer.begin(), {"appendOnly", "invariants"});
+  // A feature implied by a property and also asked for by name is listed once.
+  auto unique = [](const std::vector<std::string>& v) {
+    std::vector<std::string> out;
+    for (const std::string& f : v)
+      if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+    return out;
+  };
   p.min_reader_version = reader.empty() ? 1 : 3;
   p.min_writer_version = 7;
-  if (!reader.empty()) p.reader_features = reader;
-  p.writer_features = writer;
+  if (!reader.empty()) p.reader_features = unique(reader);
+  p.writer_features = unique(writer);
   return p;
 }
 
